@@ -1,0 +1,610 @@
+/*
+ * codegen_pointwise/emit.c: writes OpenCL C for pointwise kernels.
+ *
+ * One kernel is specialised on the op, the storage dtype of the output and
+ * of every operand, the compute dtype, the rank after coalescing (0 for the
+ * contiguous fast path, 1..PW_SPEC_RANKS unrolled, PW_GENERIC_RANK for a
+ * loop over up to CLOPS_MAX_DIMS dimensions) and the index width.  Sizes,
+ * strides, offsets, scalar operands and parameters are kernel arguments, so
+ * one binary serves every shape and value.
+ *
+ * Kernel arguments, in order:
+ *   __global OUT *out, __global const INj *inj (one per operand),
+ *   a struct of indices { n; ndim; off[1 + n_in]; size[R]; stride[1 + n_in][R] },
+ *   one scalar per operand in its compute type (used when the operand is a
+ *   scalar: flag bit j), uint flags (bit j: operand j is a scalar; bit 8 + j:
+ *   operand j is a tensor read at one element), then the op's parameters.
+ *
+ * The contiguous fast path moves PW_VEC elements per work item with vector
+ * loads and stores and evaluates the expression once per lane; both paths
+ * use grid-stride loops.
+ *
+ * Grouping into programs (see pw_emit_program): on devices where a program
+ * build has a large fixed cost (POCL, CPU drivers) all "standard" kernels of
+ * an op (every accepted dtype with all operands of that dtype, every rank)
+ * share one program; elsewhere one program holds the ranks of one dtype
+ * signature.  Anything else (mixed dtypes, casting outputs) gets a program
+ * per signature.  64-bit-index kernels live in programs of their own, built
+ * only when a tensor needs them.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "codegen_pointwise/pw.h"
+#include "host/host.h"
+
+#define PW_VEC 4
+
+/* OpenCL storage type of a dtype. */
+static const char *cl_storage_type(clops_dtype dt)
+{
+    switch (dt) {
+    case CLOPS_BOOL:
+    case CLOPS_UINT8:
+        return "uchar";
+    case CLOPS_INT8:
+        return "char";
+    case CLOPS_INT16:
+        return "short";
+    case CLOPS_INT32:
+        return "int";
+    case CLOPS_INT64:
+        return "long";
+    case CLOPS_FLOAT16:
+        return "half";
+    case CLOPS_BFLOAT16:
+        return "ushort";
+    case CLOPS_FLOAT32:
+        return "float";
+    case CLOPS_FLOAT64:
+        return "double";
+    default:
+        return "void";
+    }
+}
+
+/* The dtype whose C type a dtype computes in (float for the 16-bit floats). */
+static clops_dtype compute_of(clops_dtype dt)
+{
+    return (dt == CLOPS_FLOAT16 || dt == CLOPS_BFLOAT16) ? CLOPS_FLOAT32 : dt;
+}
+
+const char *pw_cl_compute_type(clops_dtype dt)
+{
+    return cl_storage_type(compute_of(dt));
+}
+
+/* Unsigned counterpart of a compute type (floats map to themselves). */
+static const char *cl_unsigned_type(clops_dtype dt)
+{
+    switch (compute_of(dt)) {
+    case CLOPS_INT8:
+        return "uchar";
+    case CLOPS_INT16:
+        return "ushort";
+    case CLOPS_INT32:
+        return "uint";
+    case CLOPS_INT64:
+        return "ulong";
+    default:
+        return pw_cl_compute_type(dt);
+    }
+}
+
+const char *pw_dtype_tag(clops_dtype dt)
+{
+    static const char *const tags[CLOPS_DTYPE_COUNT] = {"b8",  "u8",  "i8",   "i16", "i32",
+                                                        "i64", "f16", "bf16", "f32", "f64"};
+    return (dt >= 0 && dt < CLOPS_DTYPE_COUNT) ? tags[dt] : "xx";
+}
+
+pw_class pw_dtype_class(clops_dtype dt)
+{
+    if (dt == CLOPS_BOOL)
+        return PW_CLASS_BOOL;
+    if (dt == CLOPS_UINT8)
+        return PW_CLASS_UINT;
+    if (clops_dtype_is_floating(dt))
+        return PW_CLASS_FLOAT;
+    return PW_CLASS_SINT;
+}
+
+/* Dtype an operand is computed in. */
+static clops_dtype operand_compute(const pw_spec *s, int j)
+{
+    switch (s->op->roles[j]) {
+    case PW_ROLE_BOOL:
+        return CLOPS_BOOL;
+    case PW_ROLE_OWN:
+        return compute_of(s->in_dtype[j]);
+    default:
+        return s->compute;
+    }
+}
+
+/* Dtype the expression's value has: bool for predicates, else compute. */
+static clops_dtype result_compute(const pw_spec *s)
+{
+    if (s->op->promotion == PW_PROMOTE_ALWAYS_BOOL || s->op->fixed_result == CLOPS_BOOL)
+        return CLOPS_BOOL;
+    if (s->op->fixed_result != CLOPS_DTYPE_NONE)
+        return compute_of(s->op->fixed_result);
+    return s->compute;
+}
+
+/* C type of a parameter in this spec. */
+static const char *param_type(const pw_spec *s, int k)
+{
+    switch (s->op->params[k]) {
+    case PW_PARAM_INT:
+        return "long";
+    case PW_PARAM_FLOAT:
+        return s->compute == CLOPS_FLOAT64 ? "double" : "float";
+    default:
+        return pw_cl_compute_type(s->compute);
+    }
+}
+
+/* Appends `x` converted from compute dtype `from` to compute dtype `to`
+ * with PyTorch's cast rules (to bool: x != 0; float to uint8 through int64). */
+static void emit_convert(strbuf *sb, const char *x, clops_dtype from, clops_dtype to)
+{
+    from = compute_of(from);
+    to = compute_of(to);
+    if (from == to)
+        sb_printf(sb, "(%s)", x);
+    else if (to == CLOPS_BOOL)
+        sb_printf(sb, "(uchar)((%s) != 0)", x);
+    else if (to == CLOPS_UINT8 && clops_dtype_is_floating(from))
+        sb_printf(sb, "(uchar)(long)(%s)", x);
+    else
+        sb_printf(sb, "(%s)(%s)", cl_storage_type(to), x);
+}
+
+/* Appends a load of element `idx` of buffer `ptr` (storage dtype dt),
+ * converted to compute dtype `to`. */
+static void emit_load(strbuf *sb, const char *ptr, const char *idx, clops_dtype dt, clops_dtype to)
+{
+    char raw[160];
+    if (dt == CLOPS_FLOAT16)
+        snprintf(raw, sizeof raw, "vload_half(0, %s + %s)", ptr, idx);
+    else if (dt == CLOPS_BFLOAT16)
+        snprintf(raw, sizeof raw, "clops_bf16_to_float(%s[%s])", ptr, idx);
+    else
+        snprintf(raw, sizeof raw, "%s[%s]", ptr, idx);
+    emit_convert(sb, raw, dt, to);
+}
+
+/* Appends a statement storing `val` (compute dtype `from`) to element idx
+ * of out (storage dtype dt). */
+static void emit_store(strbuf *sb, const char *idx, const char *val, clops_dtype from,
+                       clops_dtype dt)
+{
+    strbuf v = STRBUF_INIT;
+    emit_convert(&v, val, from, dt);
+    if (dt == CLOPS_FLOAT16)
+        sb_printf(sb, "vstore_half_rte(%s, 0, out + %s);", sb_str(&v), idx);
+    else if (dt == CLOPS_BFLOAT16)
+        sb_printf(sb, "out[%s] = clops_float_to_bf16(%s);", idx, sb_str(&v));
+    else
+        sb_printf(sb, "out[%s] = %s;", idx, sb_str(&v));
+    if (v.failed)
+        sb->failed = true;
+    sb_free(&v);
+}
+
+/* Appends the op's expression for this spec with $T/$U/$R replaced. */
+static clops_status emit_expr(strbuf *sb, const pw_spec *s)
+{
+    const pw_op *op = s->op;
+    const char *e = op->expr[pw_dtype_class(s->compute)];
+    if (!e)
+        e = op->expr_default;
+    if (!e)
+        return clops__fail(CLOPS_INVALID_DTYPE, "%s: no expression for compute dtype %s", op->name,
+                           clops_dtype_name(s->compute));
+    sb_putc(sb, '(');
+    for (const char *p = e; *p; p++) {
+        if (p[0] == '$' && p[1] == 'T') {
+            sb_append(sb, pw_cl_compute_type(s->compute));
+            p++;
+        } else if (p[0] == '$' && p[1] == 'U') {
+            sb_append(sb, cl_unsigned_type(s->compute));
+            p++;
+        } else if (p[0] == '$' && p[1] == 'R') {
+            sb_append(sb, pw_cl_compute_type(result_compute(s)));
+            p++;
+        } else {
+            sb_putc(sb, *p);
+        }
+    }
+    sb_putc(sb, ')');
+    return CLOPS_OK;
+}
+
+void pw_kernel_name(const pw_spec *s, char *buf, size_t cap)
+{
+    int n = snprintf(buf, cap, "pw_%s_%s_%s", s->op->name, pw_dtype_tag(s->out_dtype),
+                     pw_dtype_tag(s->compute));
+    for (int j = 0; j < s->op->n_in && n > 0 && (size_t)n < cap; j++)
+        n += snprintf(buf + n, cap - (size_t)n, "_%s", pw_dtype_tag(s->in_dtype[j]));
+    if (n > 0 && (size_t)n < cap) {
+        if (s->rank == 0)
+            snprintf(buf + n, cap - (size_t)n, "_c%s", s->index64 ? "64" : "32");
+        else if (s->rank == PW_GENERIC_RANK)
+            snprintf(buf + n, cap - (size_t)n, "_rn%s", s->index64 ? "64" : "32");
+        else
+            snprintf(buf + n, cap - (size_t)n, "_r%d%s", s->rank, s->index64 ? "64" : "32");
+    }
+}
+
+/* Number of dims the meta struct carries for a rank. */
+static int meta_dims(int rank)
+{
+    return rank == PW_GENERIC_RANK ? CLOPS_MAX_DIMS : rank;
+}
+
+/* Appends the kernel's parameter list. */
+static void emit_signature(strbuf *sb, const pw_spec *s, const char *name, const char *idx)
+{
+    const pw_op *op = s->op;
+    int nt = 1 + op->n_in;
+    int md = meta_dims(s->rank);
+    sb_printf(sb, "typedef struct { %s n; %s ndim; %s off[%d];", idx, idx, idx, nt);
+    if (md)
+        sb_printf(sb, " %s size[%d]; %s stride[%d][%d];", idx, md, idx, nt, md);
+    sb_printf(sb, " } M_%s;\n", name);
+    sb_printf(sb, "__kernel void %s(__global %s *out", name, cl_storage_type(s->out_dtype));
+    for (int j = 0; j < op->n_in; j++)
+        sb_printf(sb, ", __global const %s *in%d", cl_storage_type(s->in_dtype[j]), j);
+    sb_printf(sb, ", M_%s m", name);
+    for (int j = 0; j < op->n_in; j++)
+        sb_printf(sb, ", %s sc%d", pw_cl_compute_type(operand_compute(s, j)), j);
+    sb_append(sb, ", uint flags");
+    for (int k = 0; k < op->n_params; k++)
+        sb_printf(sb, ", %s p%d", param_type(s, k), k);
+    sb_append(sb, ")\n{\n");
+}
+
+/* Appends declarations of the operands a, b, c, d at offsets o1..on. */
+static void emit_operands(strbuf *sb, const pw_spec *s, const char *indent)
+{
+    static const char names[] = "abcd";
+    for (int j = 0; j < s->op->n_in; j++) {
+        clops_dtype ct = operand_compute(s, j);
+        char ptr[8], idx[8];
+        snprintf(ptr, sizeof ptr, "in%d", j);
+        snprintf(idx, sizeof idx, "o%d", j + 1);
+        sb_printf(sb, "%s%s %c = (flags & %uu) ? sc%d : ", indent, pw_cl_compute_type(ct), names[j],
+                  1u << j, j);
+        emit_load(sb, ptr, idx, s->in_dtype[j], ct);
+        sb_append(sb, ";\n");
+    }
+}
+
+/* Appends "o0 = m.off[0] + ..." offsets for the strided kernels. */
+static void emit_offsets(strbuf *sb, const pw_spec *s, const char *idx)
+{
+    int nt = 1 + s->op->n_in;
+    if (s->rank == PW_GENERIC_RANK) {
+        for (int k = 0; k < nt; k++)
+            sb_printf(sb, "        %s o%d = m.off[%d];\n", idx, k, k);
+        sb_printf(sb, "        %s rem = i;\n", idx);
+        sb_append(sb, "        for (int dd = 0; dd < (int)m.ndim; dd++) {\n");
+        sb_printf(sb, "            %s c = rem %% m.size[dd];\n", idx);
+        sb_append(sb, "            rem /= m.size[dd];\n");
+        for (int k = 0; k < nt; k++)
+            sb_printf(sb, "            o%d += c * m.stride[%d][dd];\n", k, k);
+        sb_append(sb, "        }\n");
+        return;
+    }
+    if (s->rank == 1) {
+        for (int k = 0; k < nt; k++)
+            sb_printf(sb, "        %s o%d = m.off[%d] + i * m.stride[%d][0];\n", idx, k, k, k);
+        return;
+    }
+    sb_printf(sb, "        %s rem = i;\n", idx);
+    for (int dd = 0; dd < s->rank; dd++) {
+        if (dd + 1 < s->rank)
+            sb_printf(sb, "        %s c%d = rem %% m.size[%d]; rem /= m.size[%d];\n", idx, dd, dd,
+                      dd);
+        else
+            sb_printf(sb, "        %s c%d = rem;\n", idx, dd);
+    }
+    for (int k = 0; k < nt; k++) {
+        sb_printf(sb, "        %s o%d = m.off[%d]", idx, k, k);
+        for (int dd = 0; dd < s->rank; dd++)
+            sb_printf(sb, " + c%d * m.stride[%d][%d]", dd, k, dd);
+        sb_append(sb, ";\n");
+    }
+}
+
+/* Appends the body of a strided kernel. */
+static clops_status emit_strided(strbuf *sb, const pw_spec *s, const char *idx)
+{
+    sb_printf(sb, "    for (%s i = get_global_id(0); i < m.n; i += get_global_size(0)) {\n", idx);
+    emit_offsets(sb, s, idx);
+    emit_operands(sb, s, "        ");
+    sb_printf(sb, "        %s r = ", pw_cl_compute_type(result_compute(s)));
+    clops_status st = emit_expr(sb, s);
+    sb_append(sb, ";\n        ");
+    emit_store(sb, "o0", "r", result_compute(s), s->out_dtype);
+    sb_append(sb, "\n    }\n");
+    return st;
+}
+
+/* Appends the vector-load of lane values for operand j in the fast path:
+ * declares a_0..a_{VEC-1} for operand name `nm`. */
+static void emit_vec_load(strbuf *sb, const pw_spec *s, int j, char nm)
+{
+    clops_dtype dt = s->in_dtype[j];
+    clops_dtype ct = operand_compute(s, j);
+    const char *ctn = pw_cl_compute_type(ct);
+    sb_printf(sb, "        %s %c_0", ctn, nm);
+    for (int l = 1; l < PW_VEC; l++)
+        sb_printf(sb, ", %c_%d", nm, l);
+    sb_append(sb, ";\n");
+    sb_printf(sb, "        if (flags & %uu) {\n           ", 1u << j);
+    for (int l = 0; l < PW_VEC; l++)
+        sb_printf(sb, " %c_%d =", nm, l);
+    sb_printf(sb, " sc%d;\n        } else if (flags & %uu) {\n            %s u = ", j, 1u << (8 + j),
+              ctn);
+    char ptr[8], idx[16];
+    snprintf(ptr, sizeof ptr, "in%d", j);
+    snprintf(idx, sizeof idx, "m.off[%d]", j + 1);
+    emit_load(sb, ptr, idx, dt, ct);
+    sb_append(sb, ";\n           ");
+    for (int l = 0; l < PW_VEC; l++)
+        sb_printf(sb, " %c_%d =", nm, l);
+    sb_append(sb, " u;\n        } else {\n");
+    const char *st = cl_storage_type(dt);
+    if (dt == CLOPS_FLOAT16)
+        sb_printf(sb, "            float%d v = vload_half%d(0, in%d + m.off[%d] + base);\n", PW_VEC,
+                  PW_VEC, j, j + 1);
+    else
+        sb_printf(sb, "            %s%d v = vload%d(0, in%d + m.off[%d] + base);\n", st, PW_VEC,
+                  PW_VEC, j, j + 1);
+    for (int l = 0; l < PW_VEC; l++) {
+        char lane[32];
+        if (dt == CLOPS_BFLOAT16)
+            snprintf(lane, sizeof lane, "clops_bf16_to_float(v.s%d)", l);
+        else
+            snprintf(lane, sizeof lane, "v.s%d", l);
+        sb_printf(sb, "            %c_%d = ", nm, l);
+        emit_convert(sb, lane, dt == CLOPS_FLOAT16 ? CLOPS_FLOAT32 : dt, ct);
+        sb_append(sb, ";\n");
+    }
+    sb_append(sb, "        }\n");
+}
+
+/* Appends the body of the contiguous fast path. */
+static clops_status emit_contiguous(strbuf *sb, const pw_spec *s, const char *idx)
+{
+    static const char names[] = "abcd";
+    const pw_op *op = s->op;
+    clops_dtype rc = result_compute(s);
+    const char *rct = pw_cl_compute_type(rc);
+    clops_status st = CLOPS_OK;
+    sb_printf(sb, "    %s nvec = m.n / %d;\n", idx, PW_VEC);
+    sb_printf(sb, "    for (%s v_i = get_global_id(0); v_i < nvec; v_i += get_global_size(0)) {\n",
+              idx);
+    sb_printf(sb, "        %s base = v_i * %d;\n", idx, PW_VEC);
+    for (int j = 0; j < op->n_in; j++)
+        emit_vec_load(sb, s, j, names[j]);
+    sb_printf(sb, "        %s r_0", rct);
+    for (int l = 1; l < PW_VEC; l++)
+        sb_printf(sb, ", r_%d", l);
+    sb_append(sb, ";\n");
+    for (int l = 0; l < PW_VEC; l++) {
+        sb_append(sb, "        {");
+        for (int j = 0; j < op->n_in; j++)
+            sb_printf(sb, " %s %c = %c_%d;", pw_cl_compute_type(operand_compute(s, j)), names[j],
+                      names[j], l);
+        sb_printf(sb, " r_%d = ", l);
+        st = emit_expr(sb, s);
+        if (st)
+            return st;
+        sb_append(sb, "; }\n");
+    }
+    /* Store the lanes as one vector. */
+    clops_dtype od = s->out_dtype;
+    clops_dtype oc = compute_of(od);
+    strbuf lanes = STRBUF_INIT;
+    for (int l = 0; l < PW_VEC; l++) {
+        char r[8];
+        snprintf(r, sizeof r, "r_%d", l);
+        if (l)
+            sb_append(&lanes, ", ");
+        if (od == CLOPS_BFLOAT16) {
+            sb_append(&lanes, "clops_float_to_bf16(");
+            emit_convert(&lanes, r, rc, oc);
+            sb_append(&lanes, ")");
+        } else {
+            emit_convert(&lanes, r, rc, oc);
+        }
+    }
+    if (od == CLOPS_FLOAT16)
+        sb_printf(sb, "        vstore_half%d_rte((float%d)(%s), 0, out + m.off[0] + base);\n", PW_VEC,
+                  PW_VEC, sb_str(&lanes));
+    else
+        sb_printf(sb, "        vstore%d((%s%d)(%s), 0, out + m.off[0] + base);\n", PW_VEC,
+                  cl_storage_type(od), PW_VEC, sb_str(&lanes));
+    if (lanes.failed)
+        sb->failed = true;
+    sb_free(&lanes);
+    sb_append(sb, "    }\n");
+    /* The tail: the first (n % VEC) work items take one element each. */
+    sb_printf(sb, "    %s i = nvec * %d + get_global_id(0);\n", idx, PW_VEC);
+    sb_append(sb, "    if (i < m.n) {\n");
+    sb_printf(sb, "        %s o0 = m.off[0] + i;\n", idx);
+    for (int j = 0; j < op->n_in; j++)
+        sb_printf(sb, "        %s o%d = m.off[%d] + ((flags & %uu) ? 0 : i);\n", idx, j + 1, j + 1,
+                  1u << (8 + j));
+    emit_operands(sb, s, "        ");
+    sb_printf(sb, "        %s r = ", rct);
+    st = emit_expr(sb, s);
+    sb_append(sb, ";\n        ");
+    emit_store(sb, "o0", "r", rc, od);
+    sb_append(sb, "\n    }\n");
+    return st;
+}
+
+clops_status pw_emit_kernel(const pw_spec *s, const clops_device *d, strbuf *sb)
+{
+    (void)d;
+    char name[128];
+    pw_kernel_name(s, name, sizeof name);
+    const char *idx = s->index64 ? "ulong" : "uint";
+    const pw_op *op = s->op;
+    sb_printf(sb, "\n/* ---- %s: out %s, compute %s, in", op->name, clops_dtype_name(s->out_dtype),
+              clops_dtype_name(s->compute));
+    for (int j = 0; j < op->n_in; j++)
+        sb_printf(sb, " %s", clops_dtype_name(s->in_dtype[j]));
+    if (s->rank == 0)
+        sb_printf(sb, "; contiguous fast path, %d-wide vectors", PW_VEC);
+    else if (s->rank == PW_GENERIC_RANK)
+        sb_printf(sb, "; strided, any rank up to %d", CLOPS_MAX_DIMS);
+    else
+        sb_printf(sb, "; strided, rank %d", s->rank);
+    sb_printf(sb, "; %s index ---- */\n", s->index64 ? "64-bit" : "32-bit");
+    emit_signature(sb, s, name, idx);
+    clops_status st = s->rank == 0 ? emit_contiguous(sb, s, idx) : emit_strided(sb, s, idx);
+    sb_append(sb, "}\n");
+    return st;
+}
+
+/* ---- programs ------------------------------------------------------------ */
+
+bool pw_standard_spec(const pw_op *op, clops_dtype common, int rank, bool index64, pw_spec *out)
+{
+    if (!(op->dtypes & (1u << common)))
+        return false;
+    memset(out, 0, sizeof *out);
+    out->op = op;
+    clops_dtype compute, result;
+    pw_compute_types(op->promotion, common, &compute, &result);
+    if (compute == CLOPS_DTYPE_NONE)
+        return false;
+    out->compute = compute;
+    out->out_dtype = op->fixed_result != CLOPS_DTYPE_NONE ? op->fixed_result : result;
+    for (int j = 0; j < op->n_in; j++)
+        out->in_dtype[j] = op->roles[j] == PW_ROLE_BOOL ? CLOPS_BOOL : common;
+    out->rank = rank;
+    out->index64 = index64;
+    return true;
+}
+
+/* True when a and b are the same kernel signature (ignoring rank). */
+static bool same_signature(const pw_spec *a, const pw_spec *b)
+{
+    if (a->op != b->op || a->out_dtype != b->out_dtype || a->compute != b->compute ||
+        a->index64 != b->index64)
+        return false;
+    for (int j = 0; j < a->op->n_in; j++)
+        if (a->in_dtype[j] != b->in_dtype[j])
+            return false;
+    return true;
+}
+
+/* The common dtype a standard spec was made from (its first COMMON operand's
+ * dtype), or NONE when the op has no COMMON operand. */
+static clops_dtype spec_common(const pw_spec *s)
+{
+    for (int j = 0; j < s->op->n_in; j++)
+        if (s->op->roles[j] == PW_ROLE_COMMON)
+            return s->in_dtype[j];
+    return CLOPS_DTYPE_NONE;
+}
+
+bool pw_spec_is_standard(const pw_spec *s)
+{
+    if (s->op->is_cast)
+        return s->compute == compute_of(s->out_dtype);
+    clops_dtype common = spec_common(s);
+    pw_spec std;
+    return common != CLOPS_DTYPE_NONE && pw_standard_spec(s->op, common, s->rank, s->index64, &std) &&
+           same_signature(s, &std);
+}
+
+bool pw_group_by_op(const clops_device *d)
+{
+    return d->info.vendor == CLOPS_VENDOR_POCL || !d->info.is_gpu;
+}
+
+static const int group_ranks[] = {0, 1, 2, 3, 4, PW_GENERIC_RANK};
+
+/* Appends every rank variant of one signature. */
+static clops_status emit_signature_ranks(const pw_spec *sig, const clops_device *d, strbuf *sb)
+{
+    for (size_t r = 0; r < sizeof group_ranks / sizeof group_ranks[0]; r++) {
+        pw_spec k = *sig;
+        k.rank = group_ranks[r];
+        clops_status st = pw_emit_kernel(&k, d, sb);
+        if (st)
+            return st;
+    }
+    return CLOPS_OK;
+}
+
+void pw_program_name(const pw_spec *s, const clops_device *d, char *buf, size_t cap)
+{
+    if (pw_group_by_op(d) && pw_spec_is_standard(s)) {
+        snprintf(buf, cap, "pw/%s/all-dtypes/i%s", s->op->name, s->index64 ? "64" : "32");
+        return;
+    }
+    pw_spec k = *s;
+    k.rank = 0;
+    char name[128];
+    pw_kernel_name(&k, name, sizeof name);
+    snprintf(buf, cap, "pw/%s/%s", s->op->name, name);
+}
+
+clops_status pw_emit_program(const pw_spec *s, const clops_device *d, strbuf *sb)
+{
+    const char *prelude = NULL;
+    clops_status st = host_cl_source("pw_prelude.clh", &prelude);
+    if (st)
+        return st;
+    char pname[160];
+    pw_program_name(s, d, pname, sizeof pname);
+    sb_printf(sb, "/* clops pointwise program %s (generated; see codegen_pointwise/emit.c) */\n",
+              pname);
+    sb_append(sb, prelude);
+    if (s->op->helpers) {
+        sb_printf(sb, "\n/* ---- helpers of %s ---- */\n", s->op->name);
+        sb_append(sb, s->op->helpers);
+        sb_append(sb, "\n");
+    }
+    if (pw_group_by_op(d) && pw_spec_is_standard(s) && s->op->is_cast) {
+        /* Every (input, output) pair of a cast. */
+        for (int o = 0; o < CLOPS_DTYPE_COUNT; o++)
+            for (int i = 0; i < CLOPS_DTYPE_COUNT; i++) {
+                if (!d->info.fp64 && (o == CLOPS_FLOAT64 || i == CLOPS_FLOAT64))
+                    continue;
+                pw_spec sig = *s;
+                sig.out_dtype = (clops_dtype)o;
+                sig.compute = compute_of((clops_dtype)o);
+                sig.in_dtype[0] = (clops_dtype)i;
+                st = emit_signature_ranks(&sig, d, sb);
+                if (st)
+                    return st;
+            }
+        return CLOPS_OK;
+    }
+    if (pw_group_by_op(d) && pw_spec_is_standard(s)) {
+        for (int dt = 0; dt < CLOPS_DTYPE_COUNT; dt++) {
+            pw_spec sig;
+            if (dt == CLOPS_FLOAT64 && !d->info.fp64)
+                continue;
+            if (!pw_standard_spec(s->op, (clops_dtype)dt, 0, s->index64, &sig))
+                continue;
+            if (sig.compute == CLOPS_FLOAT64 && !d->info.fp64)
+                continue;
+            st = emit_signature_ranks(&sig, d, sb);
+            if (st)
+                return st;
+        }
+        return CLOPS_OK;
+    }
+    return emit_signature_ranks(s, d, sb);
+}

@@ -1,0 +1,287 @@
+/*
+ * codegen_pointwise/pw.h: the pointwise engine.
+ *
+ * Every elementwise operation (casts and copies included) goes through this
+ * engine.  A pointwise op is described once, by a pw_op record: its operands,
+ * its scalar parameters, how the result dtype is promoted, which dtypes it
+ * accepts, an OpenCL C expression per dtype class, and a C reference
+ * function.  pw_run then does TensorIterator's work:
+ *
+ *   plan.c   broadcast the operands, compute the result dtype, allocate (or
+ *            check) the output in the inputs' stride order, reorder and
+ *            coalesce dimensions, choose 32- or 64-bit indexing and the
+ *            contiguous fast path;
+ *   emit.c   write OpenCL C for a kernel specialised on (op, dtypes, compute
+ *            dtype, rank, index width, fast path), grouped with its siblings
+ *            in one program per op (see grouping below);
+ *   run.c    find the kernel by its packed specialisation key and launch it
+ *            with sizes, strides and scalars as arguments, so a new shape or
+ *            scalar value never compiles anything; on the CPU device run the
+ *            C reference loop instead (ref/pw_ref.c).
+ */
+#ifndef CLOPS_PW_H
+#define CLOPS_PW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "clops/tensor.h"
+#include "codegen_pointwise/promote.h"
+#include "core/strbuf.h"
+#include "core/tensor_impl.h"
+
+#define PW_MAX_IN 4     /* operands (tensor or scalar) */
+#define PW_MAX_PARAMS 4 /* scalar parameters */
+#define PW_MAX_OPERANDS (PW_MAX_IN + 1)
+
+/* How an operand takes part in the op. */
+typedef enum pw_role {
+    PW_ROLE_COMMON, /* promoted with the others; converted to the compute dtype */
+    PW_ROLE_BOOL,   /* a condition or mask: read as bool, not promoted */
+    PW_ROLE_OWN     /* kept in its own dtype's compute type, not promoted
+                       (e.g. an int exponent); the expression sees it as
+                       `b` of type `Tb` (see emit.c) */
+} pw_role;
+
+/* How a scalar parameter is passed to the kernel. */
+typedef enum pw_param_kind {
+    PW_PARAM_COMPUTE, /* converted to the compute dtype (alpha, clamp bounds) */
+    PW_PARAM_FLOAT,   /* float in a float compute, double in a double one
+                         (negative_slope, beta); an int compute uses float */
+    PW_PARAM_INT      /* a 64-bit integer (round's decimals) */
+} pw_param_kind;
+
+/* The dtype classes an expression can be written for. */
+typedef enum pw_class {
+    PW_CLASS_BOOL,
+    PW_CLASS_UINT, /* uint8 */
+    PW_CLASS_SINT, /* int8..int64 */
+    PW_CLASS_FLOAT,
+    PW_CLASS_COUNT
+} pw_class;
+
+/* Accepted-dtype masks for pw_op.dtypes (bit per common dtype). */
+#define PW_DT(d) (1u << (d))
+#define PW_DT_FLOATS (PW_DT(CLOPS_FLOAT16) | PW_DT(CLOPS_BFLOAT16) | PW_DT(CLOPS_FLOAT32) | PW_DT(CLOPS_FLOAT64))
+#define PW_DT_INTS (PW_DT(CLOPS_UINT8) | PW_DT(CLOPS_INT8) | PW_DT(CLOPS_INT16) | PW_DT(CLOPS_INT32) | PW_DT(CLOPS_INT64))
+#define PW_DT_BOOL PW_DT(CLOPS_BOOL)
+#define PW_DT_NOBOOL (PW_DT_INTS | PW_DT_FLOATS)
+#define PW_DT_ALL (PW_DT_BOOL | PW_DT_INTS | PW_DT_FLOATS)
+
+/* Input values the test-case generator uses for an op (its mathematical
+ * domain), so checks exercise the interesting range. */
+typedef enum pw_domain {
+    PW_DOMAIN_ANY,      /* [-10, 10] plus 0, -0, +-inf, nan and integer extremes */
+    PW_DOMAIN_POSITIVE, /* (0, 10] */
+    PW_DOMAIN_UNIT,     /* (-1, 1) */
+    PW_DOMAIN_GE1,      /* [1, 10] */
+    PW_DOMAIN_SMALL,    /* [-3, 3] (exp-like growth, pow) */
+    PW_DOMAIN_PROB      /* (0, 1) */
+} pw_domain;
+
+/* A value handed to a reference function: the operand converted to the
+ * reference compute type (double for floating computes, int64 for integer
+ * and bool computes). */
+typedef union pw_value {
+    double f;
+    int64_t i;
+} pw_value;
+
+/* What a reference function knows about the call. */
+typedef struct pw_ref_ctx {
+    clops_dtype compute;           /* the device compute dtype */
+    clops_dtype in_dtype[PW_MAX_IN];
+    pw_value params[PW_MAX_PARAMS];/* converted like the operands (PW_PARAM_INT: .i) */
+    bool params_float;             /* params hold .f (floating compute) */
+} pw_ref_ctx;
+
+/* Computes one element.  For a floating compute the inputs and result are
+ * .f; for integer/bool computes .i, and the engine wraps the result to the
+ * result dtype on store.  Results for ALWAYS_BOOL ops are .i = 0/1. */
+typedef pw_value (*pw_ref_fn)(const pw_ref_ctx *ctx, const pw_value *in);
+
+typedef struct pw_op {
+    const char *name;   /* "add"; also names the program on devices */
+    int id;             /* dense index among registered pointwise ops */
+    int n_in;
+    int n_params;
+    pw_role roles[PW_MAX_IN];
+    pw_param_kind params[PW_MAX_PARAMS];
+    const char *param_names[PW_MAX_PARAMS];
+    pw_promotion promotion;
+    uint32_t dtypes;    /* bit (1u << dtype) per accepted common dtype */
+    /* OpenCL C expressions over a, b, c, d (operands, in their compute
+     * type), p0..p3 (params) and the type macros of emit.c; one per dtype
+     * class, NULL where `expr` (the default) applies. */
+    const char *expr[PW_CLASS_COUNT];
+    const char *expr_default;
+    /* Extra OpenCL C helper functions the expressions call (may be NULL);
+     * emitted once per program. */
+    const char *helpers;
+    pw_ref_fn ref;
+    /* Reference computes floating ops in double unless set: then in the
+     * compute dtype's own precision (for ops with discontinuities such as
+     * floor_divide, where double and float legitimately differ). */
+    bool ref_same_precision;
+    /* Result-dtype override: when not CLOPS_DTYPE_NONE the result is this
+     * dtype whatever the promotion says (e.g. signbit -> bool). */
+    clops_dtype fixed_result;
+    /* A cast op (copy_, _to_copy): the output dtype is free and the compute
+     * dtype is the output's; every (input, output) dtype pair is standard. */
+    bool is_cast;
+    /* For the case generator and checks. */
+    pw_domain domain;
+    /* Largest error allowed for a float32 compute against the double
+     * reference, in float32 ULPs of the reference value (0 means 2).  Float16
+     * and bfloat16 results allow 1 ULP of their own type plus this. */
+    int ulp;
+} pw_op;
+
+/* One operand of a call: a tensor, or a scalar (a Python number, or a
+ * zero-dim CPU tensor joining a device op, passed by value). */
+typedef struct pw_operand {
+    const clops_tensor *tensor; /* NULL for a scalar */
+    clops_scalar scalar;
+    bool is_cpu_scalar; /* scalar came from a zero-dim tensor: it promotes as a
+                           zero-dim tensor of dtype scalar_dtype */
+    clops_dtype scalar_dtype;
+} pw_operand;
+
+static inline pw_operand pw_tensor(const clops_tensor *t)
+{
+    pw_operand o = {0};
+    o.tensor = t;
+    o.scalar_dtype = CLOPS_DTYPE_NONE;
+    return o;
+}
+
+static inline pw_operand pw_scalar(clops_scalar s)
+{
+    pw_operand o = {0};
+    o.scalar = s;
+    o.scalar_dtype = CLOPS_DTYPE_NONE;
+    return o;
+}
+
+/* Which variant of an op is being run (changes output handling). */
+typedef enum pw_variant {
+    PW_FUNCTIONAL, /* allocate the output */
+    PW_INPLACE,    /* write into operand 0 */
+    PW_OUT         /* write into the given out tensor (resized if needed) */
+} pw_variant;
+
+/* Optional knobs of a call. */
+typedef struct pw_options {
+    /* Force the compute/result dtype (casts): the result is `result` and
+     * operands are converted to `compute`. CLOPS_DTYPE_NONE: promote. */
+    clops_dtype result;
+    clops_dtype compute;
+    /* Name in messages ("add.Tensor"); defaults to op->name. */
+    const char *opname;
+    /* The destination's shape is the iteration shape and the operands must
+     * broadcast to it (copy_, fill_), instead of out= resizing rules. */
+    bool dst_defines_shape;
+} pw_options;
+
+/*
+ * Runs op over operands.  For PW_FUNCTIONAL a new tensor is returned in
+ * *out; for PW_INPLACE operand 0 is the destination (and *out receives a new
+ * reference to it when out is not NULL); for PW_OUT `dst` is the destination.
+ * params holds n_params scalars.  opts may be NULL.
+ */
+clops_status pw_run(const pw_op *op, pw_variant variant, const pw_operand *operands,
+                    const clops_scalar *params, clops_tensor *dst, const pw_options *opts,
+                    clops_tensor **out);
+
+/* The built-in identity op used for copies and casts (one COMMON operand,
+ * every dtype). */
+extern const pw_op pw_op_copy;
+
+/* --- planning (plan.c) ---------------------------------------------------- */
+
+/* The iteration space after broadcasting, reordering and coalescing. */
+typedef struct pw_plan {
+    int ndim;                         /* after coalescing (0 for one element) */
+    int64_t numel;
+    int64_t sizes[CLOPS_MAX_DIMS];    /* innermost dimension first */
+    int n_tensors;                    /* output + tensor inputs */
+    int64_t strides[PW_MAX_OPERANDS][CLOPS_MAX_DIMS]; /* per tensor, in elements */
+    int64_t offsets[PW_MAX_OPERANDS];
+    bool index64;                     /* some offset does not fit in int32 */
+    bool contiguous;                  /* every tensor operand is contiguous over
+                                         numel or uniform (all strides 0) */
+    bool uniform[PW_MAX_OPERANDS];    /* operand reads one element (all strides 0) */
+} pw_plan;
+
+/* Broadcast shape of the tensor operands (PyTorch's rules and errors). */
+clops_status pw_broadcast_shape(const char *opname, const clops_tensor *const *tensors, int n,
+                                int *ndim, int64_t *sizes);
+
+/* Strides for a new output of the given shape following the layout of the
+ * inputs (PyTorch's stride-order rule: a transposed or channels-last input
+ * gives an output laid out the same way). */
+void pw_output_strides(const clops_tensor *const *inputs, int n_inputs, int ndim,
+                       const int64_t *sizes, int64_t *strides);
+
+/* Builds the iteration plan over tensors[0] (the output) and the others, all
+ * already broadcast-compatible with shape (ndim, sizes). */
+clops_status pw_make_plan(const char *opname, const clops_tensor *const *tensors, int n, int ndim,
+                          const int64_t *sizes, pw_plan *plan);
+
+/* --- emission (emit.c) ---------------------------------------------------- */
+
+/* Everything a device kernel is specialised on. */
+typedef struct pw_spec {
+    const pw_op *op;
+    clops_dtype out_dtype;
+    clops_dtype compute;
+    clops_dtype in_dtype[PW_MAX_IN];   /* storage dtype of each operand */
+    bool in_is_scalar[PW_MAX_IN];      /* passed by value */
+    bool in_uniform[PW_MAX_IN];        /* tensor read at one element */
+    int rank;                          /* 0 = contiguous fast path; 1..PW_SPEC_RANKS
+                                          unrolled; PW_GENERIC_RANK = loop */
+    bool index64;
+} pw_spec;
+
+#define PW_SPEC_RANKS 4
+#define PW_GENERIC_RANK 15
+
+/* Kernel entry-point name for a spec ("pw_add_f32_f32_f32__r2_i32"). */
+void pw_kernel_name(const pw_spec *spec, char *buf, size_t cap);
+/* Appends the source of one kernel. */
+clops_status pw_emit_kernel(const pw_spec *spec, const clops_device *d, strbuf *sb);
+/* Appends the source of the program that holds spec's kernel: the shared
+ * prelude, the op's helpers, and every kernel of spec's group. */
+clops_status pw_emit_program(const pw_spec *spec, const clops_device *d, strbuf *sb);
+/* The "standard" spec of an op for one common dtype (all COMMON operands
+ * of that dtype, the promoted output); false when the op refuses it. */
+bool pw_standard_spec(const pw_op *op, clops_dtype common, int rank, bool index64, pw_spec *out);
+bool pw_spec_is_standard(const pw_spec *s);
+/* Whether this device groups all standard kernels of an op in one program
+ * (devices with a large fixed cost per program build). */
+bool pw_group_by_op(const clops_device *d);
+/* Name of the program that holds spec's kernel on device d. */
+void pw_program_name(const pw_spec *s, const clops_device *d, char *buf, size_t cap);
+/* Short dtype tag used in kernel names ("f32", "bf16", "b8"). */
+const char *pw_dtype_tag(clops_dtype dt);
+/* OpenCL C type that computes in dt ("float" for float16/bfloat16). */
+const char *pw_cl_compute_type(clops_dtype dt);
+/* Dtype class of a dtype. */
+pw_class pw_dtype_class(clops_dtype dt);
+
+/* --- CPU reference execution (ref/pw_ref.c) -------------------------------- */
+
+/* Runs the op's reference function over a plan whose tensors live on the
+ * CPU device.  tensors[0] is the output; scalar operands come by value in
+ * spec order. */
+clops_status pw_ref_execute(const pw_spec *spec, const pw_plan *plan,
+                            const clops_tensor *const *tensors, const pw_value *scalar_in,
+                            const pw_ref_ctx *ctx);
+
+/* Reads element `index` (in elements from the storage start) of a host
+ * buffer of dtype dt as a pw_value of the given compute dtype. */
+pw_value pw_ref_load(const void *base, int64_t index, clops_dtype dt, clops_dtype compute);
+/* Stores v (computed in `compute`) into element index of dtype dt. */
+void pw_ref_store(void *base, int64_t index, clops_dtype dt, clops_dtype compute, pw_value v);
+
+#endif /* CLOPS_PW_H */

@@ -1,0 +1,234 @@
+/*
+ * host/host.h: the OpenCL runtime inside clops.
+ *
+ * This is the only layer that talks to OpenCL directly.  It owns
+ *   - discovery of platforms and devices and the clops_device records
+ *     (host/device.c),
+ *   - one context and one in-order queue per device,
+ *   - the caching buffer allocator (host/alloc.c),
+ *   - program builds, the in-memory kernel cache and the on-disk binary
+ *     cache (host/program.c, host/diskcache.c),
+ *   - kernel launches and host<->device transfers (host/launch.c),
+ *   - mapping OpenCL error codes to clops statuses (host/cl_errors.c),
+ *   - the embedded cl_kernels/ sources (host/cl_source.c).
+ *
+ * Threading: every function here may be called from several threads at
+ * once.  A cl_kernel's arguments are not thread-safe in OpenCL, so a
+ * host_kernel carries a lock that host_launch holds from the first
+ * clSetKernelArg to the enqueue.
+ */
+#ifndef CLOPS_HOST_HOST_H
+#define CLOPS_HOST_HOST_H
+
+#include <CL/cl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "clops/device.h"
+#include "clops/status.h"
+#include "core/error.h"
+#include "core/strbuf.h"
+
+typedef struct host_allocator host_allocator;
+typedef struct host_kernel_cache host_kernel_cache;
+
+/* The library's record of one device (CPU or OpenCL). */
+struct clops_device {
+    clops_device_info info; /* info.fp64/fp16 reflect capability overrides */
+    bool hw_fp64;           /* what the hardware reports */
+    bool hw_fp16;
+    char label[24];         /* "cpu", "opencl:0" */
+    int cl_index;           /* K of "opencl:K", -1 for the CPU */
+
+    /* OpenCL objects; NULL for the CPU device. */
+    cl_platform_id platform;
+    cl_device_id id;
+    cl_context context;
+    cl_command_queue queue;
+
+    /* Identity for the disk cache: hash of platform name and version, device
+     * name, driver version and the clops version; and the per-device cache
+     * folder name derived from it ("NVIDIA_H200-3fa2c1d0"). */
+    uint64_t identity_hash;
+    char cache_tag[96];
+    /* Whether compiled programs go to clops' disk cache (see
+     * host/program.c for why POCL is left to its own cache). */
+    bool cache_binaries;
+
+    /* Launch geometry chosen for this device. */
+    size_t wg_size;     /* work-group size for 1-D elementwise kernels */
+    size_t max_groups;  /* grid-stride loops use at most this many groups */
+
+    host_allocator *alloc;
+    host_kernel_cache *kcache;
+};
+
+/* --- lifetime (host/device.c) ------------------------------------------ */
+
+/* Discovers devices once (thread-safe); later calls return the first
+ * result. */
+clops_status host_init(void);
+void host_shutdown(void);
+int host_device_count(void);
+/* Recomputes identity_hash and cache_tag from the info strings (after a
+ * test changed, e.g., driver_version). */
+void host_device_refresh_identity(clops_device *d);
+/* Device by index without checks (index must be valid, init done). */
+clops_device *host_device_at(int index);
+
+static inline bool host_is_cpu(const clops_device *d)
+{
+    return d->info.type == CLOPS_DEVICE_CPU;
+}
+
+/* --- errors (host/cl_errors.c) ------------------------------------------ */
+
+/* "CL_OUT_OF_RESOURCES" for -5; "CL_UNKNOWN_ERROR" when unknown. */
+const char *host_cl_error_name(cl_int err);
+/* Records "<what> failed: CL_X (n) on <device label> (<device name>)" and
+ * returns the clops status for err (memory errors -> CLOPS_OUT_OF_MEMORY,
+ * build errors -> CLOPS_BUILD_FAILURE, else CLOPS_OPENCL_ERROR). */
+clops_status host_cl_fail(cl_int err, const char *what, const clops_device *d);
+
+/* --- allocator (host/alloc.c) ------------------------------------------- */
+
+/* A device buffer handed out by the caching allocator. */
+typedef struct host_block {
+    cl_mem mem;
+    size_t size;      /* rounded size actually allocated */
+    clops_device *device;
+    struct host_block *next; /* free-list link while cached */
+} host_block;
+
+clops_status host_alloc_create(clops_device *d);
+void host_alloc_destroy(clops_device *d);
+/* A buffer of at least nbytes (> 0).  Errors name the request, the device's
+ * limits and what is in use. */
+clops_status host_alloc(clops_device *d, size_t nbytes, host_block **out);
+/* Returns the block to the device's cache.  NULL is a no-op. */
+void host_free(host_block *b);
+/* Releases cached (unused) blocks to the driver. */
+void host_alloc_trim(clops_device *d);
+/* Bytes handed out and bytes cached, for diagnostics and tests. */
+void host_alloc_stats(clops_device *d, size_t *in_use, size_t *cached);
+
+/* --- programs and kernels (host/program.c) ------------------------------ */
+
+/*
+ * A specialisation key: what makes one compiled kernel differ from another.
+ * Callers pack their choices (family, op, dtypes, rank, index width, fast
+ * path) into these words; a lookup hashes the words, it never builds a
+ * string.  Two different kernels must never share a key.
+ */
+typedef struct host_kkey {
+    uint64_t w[4];
+} host_kkey;
+
+/* A ready kernel and the lock that makes setting its arguments and
+ * enqueueing one atomic step. */
+typedef struct host_kernel {
+    cl_kernel kernel;
+    pthread_mutex_t lock;
+    struct host_program *program;
+    size_t wg_size;       /* work-group size to launch with */
+    char name[64];
+} host_kernel;
+
+/*
+ * How to make a kernel on a cache miss.  The program groups several kernels
+ * (program_name identifies the group; its source must be the same whichever
+ * kernel of the group asked first, so the disk cache sees one program).
+ */
+typedef struct host_kernel_request {
+    const char *program_name;  /* e.g. "pointwise/add"; used in dumps, errors */
+    const char *kernel_name;   /* entry point inside the program */
+    /* Writes the whole program source into sb.  Called only on a miss. */
+    clops_status (*gen_source)(void *ctx, const clops_device *d, strbuf *sb);
+    void *ctx;
+    const char *build_options; /* extra options after the defaults; may be NULL */
+} host_kernel_request;
+
+clops_status host_kcache_create(clops_device *d);
+void host_kcache_destroy(clops_device *d);
+/* O(1) lookup; NULL on a miss. */
+host_kernel *host_kernel_lookup(clops_device *d, const host_kkey *key);
+/* Lookup, and on a miss build (or load from disk) the program and create
+ * the kernel.  Never builds the same program twice, even when several
+ * threads miss at once. */
+clops_status host_kernel_get(clops_device *d, const host_kkey *key, const host_kernel_request *req,
+                             host_kernel **out);
+/* Counters for tests and `clops cache info`. */
+typedef struct host_kcache_stats {
+    uint64_t kernel_hits, kernel_misses;
+    uint64_t programs_built, programs_loaded; /* built from source / from disk */
+    uint64_t disk_rejected; /* corrupt, truncated or unloadable cache files */
+    double build_seconds;   /* total time in clBuildProgram */
+} host_kcache_stats;
+void host_kcache_get_stats(clops_device *d, host_kcache_stats *out);
+
+/* --- disk cache (host/diskcache.c) -------------------------------------- */
+
+/* The cache directory (CLOPS_CACHE_DIR, else $XDG_CACHE_HOME/clops, else
+ * ~/.cache/clops) into buf; false when CLOPS_CACHE=0 or no home is known.
+ * Read from the environment on each call (only miss paths call it). */
+bool host_cache_dir(char *buf, size_t cap);
+/* mkdir -p; false on failure (errno set). */
+bool host_make_dirs(const char *path);
+/* The folder holding one device's kernel binaries into buf. */
+bool host_cache_device_dir(const clops_device *d, char *buf, size_t cap);
+/* 128-bit key of a program binary: source, options, device identity. */
+typedef struct host_dkey {
+    uint64_t lo, hi;
+} host_dkey;
+host_dkey host_disk_key(const clops_device *d, const char *source, size_t source_len,
+                        const char *options);
+/* Loads a cached binary (malloc'd into *data).  CLOPS_OK with *data NULL on
+ * a miss; a corrupt or truncated file is deleted, counted and reported as a
+ * miss. */
+clops_status host_disk_load(const clops_device *d, host_dkey key, unsigned char **data,
+                            size_t *size, bool *rejected);
+/* Stores a binary atomically (temp file + rename) with a checksum.  Failing
+ * to write the cache is not an error for the caller (returns CLOPS_OK and
+ * warns once). */
+clops_status host_disk_store(const clops_device *d, host_dkey key, const unsigned char *data,
+                             size_t size);
+
+/* --- launches and transfers (host/launch.c) ----------------------------- */
+
+/* One kernel argument: size bytes at value (a cl_mem is passed by address). */
+typedef struct host_arg {
+    size_t size;
+    const void *value;
+} host_arg;
+
+/* Sets the arguments and enqueues a 1-D range of `global` work items in
+ * groups of k->wg_size (global is rounded up to a multiple).  Returns without
+ * waiting. */
+clops_status host_launch(clops_device *d, host_kernel *k, int nargs, const host_arg *args,
+                         size_t global);
+/* Work items for an elementwise kernel over n elements with a grid-stride
+ * loop: at most d->max_groups groups. */
+size_t host_grid_size(const clops_device *d, const host_kernel *k, uint64_t n);
+
+
+clops_status host_write(clops_device *d, cl_mem dst, size_t offset, const void *src, size_t n);
+clops_status host_read(clops_device *d, cl_mem src, size_t offset, void *dst, size_t n);
+clops_status host_copy_buffer(clops_device *d, cl_mem src, size_t src_off, cl_mem dst,
+                              size_t dst_off, size_t n);
+clops_status host_finish(clops_device *d);
+
+/* --- embedded sources (host/cl_source.c) -------------------------------- */
+
+/* The text of cl_kernels/<name> (NUL-terminated), from the embedded copy or,
+ * in a CLOPS_KERNELS_FROM_DISK build or when CLOPS_KERNEL_DIR is set, read
+ * from disk.  CLOPS_IO_ERROR if absent. */
+clops_status host_cl_source(const char *name, const char **text);
+
+/* --- environment -------------------------------------------------------- */
+
+/* getenv wrapper that treats "" as unset. */
+const char *host_env(const char *name);
+
+#endif /* CLOPS_HOST_HOST_H */

@@ -1,0 +1,80 @@
+/*
+ * host/launch.c: kernel launches and transfers on a device's queue.
+ *
+ * Every command of a device goes to its one in-order queue, so commands run
+ * in the order they were issued and a buffer returned to the allocator can be
+ * reused by the next command without waiting.  Launches do not wait; reads to
+ * host memory do.
+ */
+#include "host/host.h"
+
+size_t host_grid_size(const clops_device *d, const host_kernel *k, uint64_t n)
+{
+    size_t wg = k->wg_size;
+    uint64_t groups = (n + wg - 1) / wg;
+    if (groups > d->max_groups)
+        groups = d->max_groups;
+    if (groups == 0)
+        groups = 1;
+    return (size_t)groups * wg;
+}
+
+clops_status host_launch(clops_device *d, host_kernel *k, int nargs, const host_arg *args,
+                         size_t global)
+{
+    size_t local = k->wg_size;
+    global = (global + local - 1) / local * local;
+    cl_int err = CL_SUCCESS;
+    pthread_mutex_lock(&k->lock);
+    for (int i = 0; i < nargs && err == CL_SUCCESS; i++)
+        err = clSetKernelArg(k->kernel, (cl_uint)i, args[i].size, args[i].value);
+    if (err == CL_SUCCESS)
+        err = clEnqueueNDRangeKernel(d->queue, k->kernel, 1, NULL, &global, &local, 0, NULL, NULL);
+    pthread_mutex_unlock(&k->lock);
+    if (err != CL_SUCCESS) {
+        clops_status st = host_cl_fail(err, "launching kernel", d);
+        return clops__error_prefix(st, "%s", k->name);
+    }
+    return CLOPS_OK;
+}
+
+clops_status host_write(clops_device *d, cl_mem dst, size_t offset, const void *src, size_t n)
+{
+    if (n == 0)
+        return CLOPS_OK;
+    cl_int err = clEnqueueWriteBuffer(d->queue, dst, CL_TRUE, offset, n, src, 0, NULL, NULL);
+    if (err != CL_SUCCESS)
+        return host_cl_fail(err, "clEnqueueWriteBuffer", d);
+    return CLOPS_OK;
+}
+
+clops_status host_read(clops_device *d, cl_mem src, size_t offset, void *dst, size_t n)
+{
+    if (n == 0)
+        return CLOPS_OK;
+    cl_int err = clEnqueueReadBuffer(d->queue, src, CL_TRUE, offset, n, dst, 0, NULL, NULL);
+    if (err != CL_SUCCESS)
+        return host_cl_fail(err, "clEnqueueReadBuffer", d);
+    return CLOPS_OK;
+}
+
+clops_status host_copy_buffer(clops_device *d, cl_mem src, size_t src_off, cl_mem dst,
+                              size_t dst_off, size_t n)
+{
+    if (n == 0)
+        return CLOPS_OK;
+    cl_int err = clEnqueueCopyBuffer(d->queue, src, dst, src_off, dst_off, n, 0, NULL, NULL);
+    if (err != CL_SUCCESS)
+        return host_cl_fail(err, "clEnqueueCopyBuffer", d);
+    return CLOPS_OK;
+}
+
+clops_status host_finish(clops_device *d)
+{
+    if (!d->queue)
+        return CLOPS_OK;
+    cl_int err = clFinish(d->queue);
+    if (err != CL_SUCCESS)
+        return host_cl_fail(err, "clFinish", d);
+    return CLOPS_OK;
+}

@@ -1,0 +1,437 @@
+/*
+ * host/program.c: program builds and the in-memory kernel cache.
+ *
+ * A kernel is found by its specialisation key (host_kkey) in an
+ * open-addressed table: one hash of four words and a probe, no strings.  On
+ * a miss the caller's request says which program holds the kernel and how to
+ * write that program's source.  The program is looked up by the hash of its
+ * source and build options; if it is not in memory it is loaded from the disk
+ * cache or, failing that, built from source and stored there.
+ *
+ * Programs group many kernels: on POCL a build costs about a second whatever
+ * the kernel count, and each kernel is compiled on its first launch.
+ *
+ * Which devices use the disk cache (d->cache_binaries): asking POCL for a
+ * program binary makes it compile every kernel of the program first (54 s
+ * for the 600-kernel cast program, against 3 s to build it), and POCL keeps
+ * its own cache of built programs and compiled kernels (a warm rebuild of
+ * that program takes 0.08 s).  So on POCL clops leaves caching to POCL,
+ * pointed at clops' cache folder (host/device.c), unless CLOPS_CACHE_POCL=1
+ * asks for clops' cache there too; every other driver, whose binaries are
+ * ready after the build, uses clops' cache.
+ *
+ * Builds on one device are serialised by a build lock, so two threads that
+ * miss on the same program never build it twice; lookups never wait for a
+ * build of another program except for the short table lock.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <xxhash.h>
+
+#include "host/host.h"
+
+typedef struct host_program {
+    host_dkey dkey;
+    cl_program program;
+    char name[96];
+    struct host_program *next;
+} host_program;
+
+typedef struct kentry {
+    host_kkey key;
+    host_kernel *kernel; /* NULL: empty slot */
+} kentry;
+
+struct host_kernel_cache {
+    pthread_mutex_t lock;       /* the kernel table and stats */
+    pthread_mutex_t build_lock; /* program list and builds */
+    kentry *table;
+    size_t cap; /* power of two */
+    size_t count;
+    host_program *programs;
+    host_kcache_stats stats;
+};
+
+/* Hash of a specialisation key. */
+static uint64_t kkey_hash(const host_kkey *k)
+{
+    return XXH3_64bits(k->w, sizeof k->w);
+}
+
+static bool kkey_eq(const host_kkey *a, const host_kkey *b)
+{
+    return memcmp(a->w, b->w, sizeof a->w) == 0;
+}
+
+clops_status host_kcache_create(clops_device *d)
+{
+    host_kernel_cache *c = calloc(1, sizeof *c);
+    if (!c)
+        return CLOPS__HOST_OOM("kernel cache");
+    c->cap = 256;
+    c->table = calloc(c->cap, sizeof *c->table);
+    if (!c->table) {
+        free(c);
+        return CLOPS__HOST_OOM("kernel cache");
+    }
+    pthread_mutex_init(&c->lock, NULL);
+    pthread_mutex_init(&c->build_lock, NULL);
+    d->kcache = c;
+    return CLOPS_OK;
+}
+
+void host_kcache_destroy(clops_device *d)
+{
+    host_kernel_cache *c = d->kcache;
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->cap; i++) {
+        host_kernel *k = c->table[i].kernel;
+        if (!k)
+            continue;
+        clReleaseKernel(k->kernel);
+        pthread_mutex_destroy(&k->lock);
+        free(k);
+    }
+    host_program *p = c->programs;
+    while (p) {
+        host_program *next = p->next;
+        clReleaseProgram(p->program);
+        free(p);
+        p = next;
+    }
+    free(c->table);
+    pthread_mutex_destroy(&c->lock);
+    pthread_mutex_destroy(&c->build_lock);
+    free(c);
+    d->kcache = NULL;
+}
+
+/* Probe for key: the slot holding it or the empty slot where it goes. */
+static kentry *probe(kentry *table, size_t cap, const host_kkey *key)
+{
+    size_t i = (size_t)kkey_hash(key) & (cap - 1);
+    for (;;) {
+        kentry *e = &table[i];
+        if (!e->kernel || kkey_eq(&e->key, key))
+            return e;
+        i = (i + 1) & (cap - 1);
+    }
+}
+
+host_kernel *host_kernel_lookup(clops_device *d, const host_kkey *key)
+{
+    host_kernel_cache *c = d->kcache;
+    pthread_mutex_lock(&c->lock);
+    kentry *e = probe(c->table, c->cap, key);
+    host_kernel *k = e->kernel;
+    if (k)
+        c->stats.kernel_hits++;
+    pthread_mutex_unlock(&c->lock);
+    return k;
+}
+
+/* Inserts a kernel (table lock held), growing the table at 50% load. */
+static clops_status insert_locked(host_kernel_cache *c, const host_kkey *key, host_kernel *k)
+{
+    if ((c->count + 1) * 2 > c->cap) {
+        size_t ncap = c->cap * 2;
+        kentry *nt = calloc(ncap, sizeof *nt);
+        if (!nt)
+            return CLOPS__HOST_OOM("kernel cache table");
+        for (size_t i = 0; i < c->cap; i++)
+            if (c->table[i].kernel)
+                *probe(nt, ncap, &c->table[i].key) = c->table[i];
+        free(c->table);
+        c->table = nt;
+        c->cap = ncap;
+    }
+    kentry *e = probe(c->table, c->cap, key);
+    e->key = *key;
+    e->kernel = k;
+    c->count++;
+    return CLOPS_OK;
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Fetches the program's binary (single device); malloc'd. */
+static clops_status program_binary(const clops_device *d, cl_program p, unsigned char **data,
+                                   size_t *size)
+{
+    size_t n = 0;
+    cl_int err = clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof n, &n, NULL);
+    if (err != CL_SUCCESS)
+        return host_cl_fail(err, "clGetProgramInfo(CL_PROGRAM_BINARY_SIZES)", d);
+    if (n == 0) {
+        *data = NULL;
+        *size = 0;
+        return CLOPS_OK;
+    }
+    unsigned char *buf = malloc(n);
+    if (!buf)
+        return CLOPS__HOST_OOM("program binary");
+    err = clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof buf, &buf, NULL);
+    if (err != CL_SUCCESS) {
+        free(buf);
+        return host_cl_fail(err, "clGetProgramInfo(CL_PROGRAM_BINARIES)", d);
+    }
+    *data = buf;
+    *size = n;
+    return CLOPS_OK;
+}
+
+/* Writes a freshly built program's binary to the disk cache. */
+static void store_program(const clops_device *d, host_program *p)
+{
+    char dir[1024];
+    if (!d->cache_binaries || !host_cache_dir(dir, sizeof dir))
+        return;
+    unsigned char *bin = NULL;
+    size_t n = 0;
+    if (program_binary(d, p->program, &bin, &n) == CLOPS_OK && n > 0)
+        host_disk_store(d, p->dkey, bin, n);
+    free(bin);
+}
+
+/* Writes source to <dir>/<name>-<hash>.cl; returns the path in `path`. */
+static bool dump_source(const char *dir, const char *name, host_dkey key, const char *src,
+                        char *path, size_t cap)
+{
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+        return false;
+    char clean[96];
+    size_t j = 0;
+    for (const char *s = name; *s && j + 1 < sizeof clean; s++)
+        clean[j++] = (*s == '/' || *s == ' ') ? '_' : *s;
+    clean[j] = '\0';
+    snprintf(path, cap, "%s/%s-%016llx.cl", dir, clean, (unsigned long long)key.lo);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return false;
+    fputs(src, f);
+    return fclose(f) == 0;
+}
+
+/* Records a build failure with the build log and where the source went. */
+static clops_status build_failed(const clops_device *d, cl_program prog, cl_int err,
+                                 const char *name, host_dkey key, const char *src)
+{
+    clops_status st = host_cl_fail(err, "clBuildProgram", d);
+    clops__error_prefix(st, "building program '%s'", name);
+    size_t n = 0;
+    char *log = NULL;
+    if (clGetProgramBuildInfo(prog, d->id, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) == CL_SUCCESS && n &&
+        (log = malloc(n + 1)) != NULL &&
+        clGetProgramBuildInfo(prog, d->id, CL_PROGRAM_BUILD_LOG, n, log, NULL) == CL_SUCCESS) {
+        log[n] = '\0';
+        clops__error_append("\nbuild log:\n");
+        clops__error_append(log);
+    }
+    free(log);
+    const char *dir = host_env("CLOPS_DUMP_KERNELS");
+    char tmpdir[512];
+    if (!dir) {
+        const char *t = host_env("TMPDIR");
+        snprintf(tmpdir, sizeof tmpdir, "%s/clops-failed-builds", t ? t : "/tmp");
+        dir = tmpdir;
+    }
+    char path[1024];
+    if (dump_source(dir, name, key, src, path, sizeof path)) {
+        clops__error_append("\nsource written to ");
+        clops__error_append(path);
+    }
+    return st;
+}
+
+/* Default build options for every program on a device. */
+static void build_options(const clops_device *d, const char *extra, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "-cl-std=CL1.2%s%s%s", d->info.fp64 ? " -DCLOPS_HAS_FP64=1" : "",
+             extra ? " " : "", extra ? extra : "");
+}
+
+/* Creates a program from a cached binary; NULL when absent or unusable. */
+static cl_program load_program(clops_device *d, host_dkey key, const char *options)
+{
+    host_kernel_cache *c = d->kcache;
+    unsigned char *bin = NULL;
+    size_t n = 0;
+    bool rejected = false;
+    if (!d->cache_binaries)
+        return NULL;
+    if (host_disk_load(d, key, &bin, &n, &rejected) != CLOPS_OK || !bin) {
+        if (rejected)
+            c->stats.disk_rejected++;
+        return NULL;
+    }
+    cl_int err = CL_SUCCESS, bstatus = CL_SUCCESS;
+    const unsigned char *bp = bin;
+    cl_program p = clCreateProgramWithBinary(d->context, 1, &d->id, &n, &bp, &bstatus, &err);
+    free(bin);
+    if (p && err == CL_SUCCESS && bstatus == CL_SUCCESS)
+        err = clBuildProgram(p, 1, &d->id, options, NULL, NULL);
+    if (!p || err != CL_SUCCESS || bstatus != CL_SUCCESS) {
+        /* The driver refused the file (e.g. written by another driver build):
+         * count it and rebuild from source, which overwrites it. */
+        if (p)
+            clReleaseProgram(p);
+        c->stats.disk_rejected++;
+        return NULL;
+    }
+    return p;
+}
+
+/* Finds or creates the program for a request (build lock held). */
+static clops_status get_program(clops_device *d, const host_kernel_request *req,
+                                host_program **out)
+{
+    host_kernel_cache *c = d->kcache;
+    strbuf src = STRBUF_INIT;
+    clops_status st = req->gen_source(req->ctx, d, &src);
+    if (st == CLOPS_OK)
+        st = sb_finish(&src, "kernel source");
+    if (st) {
+        sb_free(&src);
+        return st;
+    }
+    char options[512];
+    build_options(d, req->build_options, options, sizeof options);
+    host_dkey key = host_disk_key(d, sb_str(&src), src.len, options);
+
+    for (host_program *p = c->programs; p; p = p->next)
+        if (p->dkey.lo == key.lo && p->dkey.hi == key.hi) {
+            sb_free(&src);
+            *out = p;
+            return CLOPS_OK;
+        }
+
+    host_program *p = calloc(1, sizeof *p);
+    if (!p) {
+        sb_free(&src);
+        return CLOPS__HOST_OOM("program record");
+    }
+    p->dkey = key;
+    snprintf(p->name, sizeof p->name, "%s", req->program_name);
+    const char *dump = host_env("CLOPS_DUMP_KERNELS");
+    if (dump) {
+        char path[1024];
+        dump_source(dump, req->program_name, key, sb_str(&src), path, sizeof path);
+    }
+
+    double t0 = now_seconds();
+    p->program = load_program(d, key, options);
+    if (p->program) {
+        c->stats.programs_loaded++;
+    } else {
+        cl_int err = CL_SUCCESS;
+        const char *text = sb_str(&src);
+        p->program = clCreateProgramWithSource(d->context, 1, &text, &src.len, &err);
+        if (!p->program || err != CL_SUCCESS) {
+            st = host_cl_fail(err, "clCreateProgramWithSource", d);
+            goto fail;
+        }
+        err = clBuildProgram(p->program, 1, &d->id, options, NULL, NULL);
+        if (err != CL_SUCCESS) {
+            st = build_failed(d, p->program, err, req->program_name, key, text);
+            goto fail;
+        }
+        c->stats.programs_built++;
+        store_program(d, p);
+    }
+    c->stats.build_seconds += now_seconds() - t0;
+    sb_free(&src);
+    p->next = c->programs;
+    c->programs = p;
+    *out = p;
+    return CLOPS_OK;
+
+fail:
+    if (p->program)
+        clReleaseProgram(p->program);
+    free(p);
+    sb_free(&src);
+    return st;
+}
+
+clops_status host_kernel_get(clops_device *d, const host_kkey *key, const host_kernel_request *req,
+                             host_kernel **out)
+{
+    host_kernel *k = host_kernel_lookup(d, key);
+    if (k) {
+        *out = k;
+        return CLOPS_OK;
+    }
+    host_kernel_cache *c = d->kcache;
+    pthread_mutex_lock(&c->build_lock);
+    clops_status st = CLOPS_OK;
+    /* Another thread may have made it while we waited. */
+    pthread_mutex_lock(&c->lock);
+    k = probe(c->table, c->cap, key)->kernel;
+    pthread_mutex_unlock(&c->lock);
+    if (k)
+        goto done;
+
+    host_program *p = NULL;
+    st = get_program(d, req, &p);
+    if (st)
+        goto done;
+
+    k = calloc(1, sizeof *k);
+    if (!k) {
+        st = CLOPS__HOST_OOM("kernel record");
+        goto done;
+    }
+    cl_int err = CL_SUCCESS;
+    k->kernel = clCreateKernel(p->program, req->kernel_name, &err);
+    if (!k->kernel || err != CL_SUCCESS) {
+        st = host_cl_fail(err, "clCreateKernel", d);
+        clops__error_prefix(st, "kernel '%s' of program '%s'", req->kernel_name, req->program_name);
+        free(k);
+        k = NULL;
+        goto done;
+    }
+    size_t kwg = 0;
+    clGetKernelWorkGroupInfo(k->kernel, d->id, CL_KERNEL_WORK_GROUP_SIZE, sizeof kwg, &kwg, NULL);
+    k->wg_size = (kwg && kwg < d->wg_size) ? kwg : d->wg_size;
+    k->program = p;
+    snprintf(k->name, sizeof k->name, "%s", req->kernel_name);
+    pthread_mutex_init(&k->lock, NULL);
+
+    pthread_mutex_lock(&c->lock);
+    st = insert_locked(c, key, k);
+    if (st == CLOPS_OK)
+        c->stats.kernel_misses++;
+    pthread_mutex_unlock(&c->lock);
+    if (st) {
+        clReleaseKernel(k->kernel);
+        pthread_mutex_destroy(&k->lock);
+        free(k);
+        k = NULL;
+    }
+done:
+    pthread_mutex_unlock(&c->build_lock);
+    if (st == CLOPS_OK)
+        *out = k;
+    return st;
+}
+
+void host_kcache_get_stats(clops_device *d, host_kcache_stats *out)
+{
+    host_kernel_cache *c = d->kcache;
+    pthread_mutex_lock(&c->build_lock);
+    pthread_mutex_lock(&c->lock);
+    *out = c->stats;
+    pthread_mutex_unlock(&c->lock);
+    pthread_mutex_unlock(&c->build_lock);
+}
