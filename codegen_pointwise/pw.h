@@ -89,6 +89,7 @@ typedef union pw_value {
 
 /* What a reference function knows about the call. */
 typedef struct pw_ref_ctx {
+    const struct pw_op *op;        /* the op being computed */
     clops_dtype compute;           /* the device compute dtype */
     clops_dtype in_dtype[PW_MAX_IN];
     pw_value params[PW_MAX_PARAMS];/* converted like the operands (PW_PARAM_INT: .i) */
@@ -129,6 +130,8 @@ typedef struct pw_op {
     /* A cast op (copy_, _to_copy): the output dtype is free and the compute
      * dtype is the output's; every (input, output) dtype pair is standard. */
     bool is_cast;
+    /* Data of a user-registered op (clops_pointwise_register). */
+    const void *user;
     /* For the case generator and checks. */
     pw_domain domain;
     /* Largest error allowed for a float32 compute against the double
@@ -192,6 +195,9 @@ typedef struct pw_options {
 clops_status pw_run(const pw_op *op, pw_variant variant, const pw_operand *operands,
                     const clops_scalar *params, clops_tensor *dst, const pw_options *opts,
                     clops_tensor **out);
+
+/* Frees the records of ops made by clops_pointwise_register (shutdown). */
+void pw_user_ops_free(void);
 
 /* The built-in identity op used for copies and casts (one COMMON operand,
  * every dtype). */

@@ -436,6 +436,7 @@ static clops_status run_reference(const pw_call *c, const pw_spec *spec, const p
     const pw_op *op = c->op;
     pw_ref_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
+    ctx.op = op;
     ctx.compute = spec->compute;
     pw_value scal[PW_MAX_IN];
     for (int j = 0; j < op->n_in; j++) {

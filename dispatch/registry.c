@@ -298,6 +298,7 @@ void dispatch_shutdown(void)
     pthread_mutex_lock(&reg_lock);
     if (atomic_load(&dispatch_ready)) {
         free_registry();
+        pw_user_ops_free();
         atomic_store(&dispatch_ready, false);
     }
     pthread_mutex_unlock(&reg_lock);
@@ -420,6 +421,7 @@ clops_status clops_op_define(const char *schema, const char *tags, const clops_o
     if (st == CLOPS_OK) {
         op->id = nops;
         dispatch_resolve_op(op);
+        dispatch_fallback_on_define(op);
         ops[nops++] = op;
         if (out)
             *out = op;

@@ -232,4 +232,14 @@ int schema_find_arg(const op_schema *s, const char *name);
  * for NULL or on OOM. */
 char *schema_qualified_name(const op_schema *s);
 
+/* ---- variants (dispatch/schema_variants.c) ---- */
+
+/* The usual overload of an out variant: "out" for an empty or "Tensor"
+ * overload, else "<overload>_out". */
+void schema_out_overload(const op_schema *f, char *buf, size_t cap);
+
+/* Appends the schema text of the in-place (inplace=true) or out variant of
+ * the functional schema f; out_overload NULL means schema_out_overload. */
+void schema_derive_variant(strbuf *sb, const op_schema *f, bool inplace, const char *out_overload);
+
 #endif /* CLOPS_DISPATCH_SCHEMA_H */

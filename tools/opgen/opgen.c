@@ -183,59 +183,11 @@ static op_schema *parse_schema(const char *file, int line, const char *text)
     return s;
 }
 
-/* The out variant's overload name by PyTorch's usual rule. */
-static void out_overload_of(const op_schema *s, char *buf, size_t cap)
-{
-    if (!s->overload[0] || strcmp(s->overload, "Tensor") == 0)
-        snprintf(buf, cap, "out");
-    else
-        snprintf(buf, cap, "%s_out", s->overload);
-}
-
 /* Builds the schema text of a derived variant of a functional schema. */
 static char *derive_schema(const op_schema *f, gen_variant v, const char *out_overload)
 {
     strbuf sb = STRBUF_INIT;
-    if (v == GEN_INPLACE) {
-        sb_printf(&sb, "%s_", f->name);
-        if (f->overload[0])
-            sb_printf(&sb, ".%s", f->overload);
-    } else {
-        char ov[128];
-        if (out_overload)
-            snprintf(ov, sizeof ov, "%s", out_overload);
-        else
-            out_overload_of(f, ov, sizeof ov);
-        sb_printf(&sb, "%s.%s", f->name, ov);
-    }
-    sb_putc(&sb, '(');
-    bool kw = false;
-    for (int i = 0; i < f->nargs; i++) {
-        const schema_arg *a = &f->args[i];
-        if (i)
-            sb_append(&sb, ", ");
-        if (a->kwarg_only && !kw) {
-            sb_append(&sb, "*, ");
-            kw = true;
-        }
-        if (v == GEN_INPLACE && i == 0) {
-            schema_alias al = {0};
-            al.present = true;
-            snprintf(al.set, sizeof al.set, "a");
-            al.is_write = true;
-            schema_type_print(&sb, &a->type, &al);
-        } else {
-            schema_type_print(&sb, &a->type, &a->alias);
-        }
-        sb_printf(&sb, " %s", a->name);
-        if (a->def.kind != SCHEMA_DEFAULT_NONE_GIVEN && a->def.text)
-            sb_printf(&sb, "=%s", a->def.text);
-    }
-    if (v == GEN_OUT) {
-        sb_append(&sb, f->nargs ? (kw ? ", " : ", *, ") : "*, ");
-        sb_append(&sb, "Tensor(a!) out");
-    }
-    sb_append(&sb, ") -> Tensor(a!)");
+    schema_derive_variant(&sb, f, v == GEN_INPLACE, out_overload);
     return sb_take(&sb);
 }
 

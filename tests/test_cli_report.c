@@ -1,0 +1,539 @@
+/*
+ * tests/test_cli_report.c: the report model and writers of `clops compare`
+ * (tools/cli/report*.c).
+ *
+ * A model with three devices, passing, failing, erroring and skipped cases,
+ * CPU fallbacks, bandwidth and compute results is rendered to JSON, Markdown
+ * and HTML.  The JSON is parsed back with cJSON and checked against the
+ * fields docs/json-format.md documents, then read back into a model that
+ * must render identically; the HTML must be self-contained (no http:// or
+ * https:// reference, no script) and have a row per op; malformed
+ * report.json files are refused with messages naming the file.
+ *
+ * Set CLOPS_TEST_REPORT_DIR to keep the rendered sample report there (used
+ * to take the screenshot in docs/).
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+
+#include "clops/tensor.h"
+#include "core/strbuf.h"
+
+#ifdef CLOPS_CLI_LIB
+#include "tools/cli/report.h"
+#else
+#include "tools/cli/output.c"
+#include "tools/cli/report.c"
+#include "tools/cli/report_agg.c"
+#include "tools/cli/report_html.c"
+#include "tools/cli/report_md.c"
+#endif
+
+static char tmpdir[256];
+
+static int setup_tmpdir(void **state)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/clops-test-report-XXXXXX");
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int remove_tmpdir(void **state)
+{
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Adds a device with measured figures. */
+static void add_device(report *r, int index, const char *label, clops_vendor vendor, bool gpu,
+                       const char *platform, const char *name, const char *driver, double peak,
+                       double launch, double cold)
+{
+    clops_device_info in;
+    memset(&in, 0, sizeof in);
+    in.index = index;
+    in.type = CLOPS_DEVICE_OPENCL;
+    in.vendor = vendor;
+    in.is_gpu = gpu;
+    snprintf(in.name, sizeof in.name, "%s", name);
+    snprintf(in.vendor_name, sizeof in.vendor_name, "%s",
+             gpu ? "NVIDIA Corporation" : "AuthenticAMD");
+    snprintf(in.platform_name, sizeof in.platform_name, "%s", platform);
+    snprintf(in.platform_version, sizeof in.platform_version, "OpenCL 3.0 %s", driver);
+    snprintf(in.device_version, sizeof in.device_version, "OpenCL 3.0");
+    snprintf(in.driver_version, sizeof in.driver_version, "%s", driver);
+    in.compute_units = gpu ? 132 : 16;
+    in.global_mem_bytes = gpu ? 150ull << 30 : 64ull << 30;
+    in.max_alloc_bytes = in.global_mem_bytes / 4;
+    in.local_mem_bytes = 48 << 10;
+    in.max_work_group_size = gpu ? 1024 : 4096;
+    in.max_parameter_size = 4352;
+    in.mem_base_addr_align = 1024;
+    in.fp64 = true;
+    in.fp16 = !gpu;
+    report_device *d;
+    assert_int_equal(report_add_device(r, &in, label, &d), CLOPS_OK);
+    d->copy_peak_gbs = peak;
+    d->launch_us = launch;
+    d->enqueue_us = launch / 5;
+    d->build_cold_s = cold;
+    d->build_warm_s = cold / 20;
+    d->compile_total_s = cold * 40;
+}
+
+static const char *const ops[] = {"add.Tensor", "mul.Tensor", "exp", "sum.dim_IntList",
+                                  "_softmax", "native_layer_norm", "cumsum", "sort.stable",
+                                  "mm", "where.self"};
+#define NOPS (sizeof ops / sizeof ops[0])
+static const char *const evil_op = "evil<script>alert(1)</script>|op";
+
+/* The sample model: 3 devices, 10 ops (11 with the evil name). */
+static void build_model(report *r, bool evil)
+{
+    report_init(r, "compare");
+    snprintf(r->mode, sizeof r->mode, "representative");
+    r->wall_s = 212.4;
+    add_device(r, 1, "opencl:0", CLOPS_VENDOR_POCL, false, "Portable Computing Language",
+               "pthread-skylake-avx512-AMD EPYC 7B13", "3.1+debian", 23.1, 45, 0.92);
+    add_device(r, 2, "opencl:1", CLOPS_VENDOR_POCL, false, "Portable Computing Language",
+               "cpu-x86-64-AMD EPYC 9454 (16 cores)", "5.0", 128.4, 55, 0.9);
+    add_device(r, 3, "opencl:2", CLOPS_VENDOR_NVIDIA, true, "NVIDIA CUDA", "NVIDIA H200",
+               "550.90.07", 4262, 15, 0.23);
+    static const char *const dtypes[] = {"float32", "float16", "int64"};
+    static const char *const cases[] = {"5x7x11x13 contiguous", "5x7x11x13 transposed",
+                                        "[8192,1] broadcast"};
+    size_t nops = NOPS + (evil ? 1 : 0);
+    for (size_t o = 0; o < nops; o++) {
+        const char *op = o < NOPS ? ops[o] : evil_op;
+        for (int dev = 1; dev <= 3; dev++)
+            for (int t = 0; t < 3; t++)
+                for (int k = 0; k < 3; k++) {
+                    report_check c;
+                    report_check_init(&c);
+                    snprintf(c.op, sizeof c.op, "%s", op);
+                    snprintf(c.dtype, sizeof c.dtype, "%s", dtypes[t]);
+                    snprintf(c.case_name, sizeof c.case_name, "%s", cases[k]);
+                    c.device = dev;
+                    c.status = REPORT_PASS;
+                    c.kernel = REPORT_KERNEL_DEVICE;
+                    bool flt = t < 2;
+                    c.max_abs_err = flt ? (t == 0 ? 2.4e-7 : 9.8e-4) * (1 + (int)o % 3) : 0;
+                    c.max_ulp_err = flt ? 1 + (int)o % 2 : NAN;
+                    c.seconds = 0.01;
+                    if (strcmp(op, "cumsum") == 0 && dev == 1 && t == 1)
+                        c.kernel = REPORT_KERNEL_FALLBACK;
+                    if (strcmp(op, "sort.stable") == 0 && dev == 3)
+                        c.kernel = REPORT_KERNEL_FALLBACK;
+                    if (strcmp(op, "sum.dim_IntList") == 0 && dev == 3)
+                        c.kernel = REPORT_KERNEL_OVERRIDE;
+                    if (strcmp(op, "native_layer_norm") == 0 && dev == 2 && t == 1 && k == 1) {
+                        c.status = REPORT_FAIL;
+                        c.max_abs_err = 0.0625;
+                        c.max_ulp_err = 64;
+                        c.message = "max abs error 0.0625 > tolerance 0.001 at index [2, 3, 0, "
+                                    "7] | got 1.0625, want 1";
+                    }
+                    if (strcmp(op, "mm") == 0 && dev == 1 && t == 2) {
+                        c.status = REPORT_SKIP;
+                        c.max_abs_err = c.max_ulp_err = NAN;
+                        c.kernel = REPORT_KERNEL_NONE;
+                        c.message = "mm: int64 is not supported by CLBlast";
+                    }
+                    if (strcmp(op, "sort.stable") == 0 && dev == 2 && t == 0 && k == 2) {
+                        c.status = REPORT_ERROR;
+                        c.max_abs_err = c.max_ulp_err = NAN;
+                        c.message = "sort.stable: clEnqueueNDRangeKernel failed: "
+                                    "CL_OUT_OF_RESOURCES (-5) on opencl:1";
+                    }
+                    assert_int_equal(report_add_check(r, &c), CLOPS_OK);
+                }
+        for (int dev = 1; dev <= 3; dev++) {
+            report_bench b;
+            report_bench_init(&b);
+            snprintf(b.op, sizeof b.op, "%s", op);
+            snprintf(b.dtype, sizeof b.dtype, "float32");
+            snprintf(b.case_name, sizeof b.case_name, "%s",
+                     strcmp(op, "mm") == 0 ? "4096x4096x4096" : "[8192,8192]");
+            b.device = dev;
+            b.status = REPORT_PASS;
+            b.kernel = REPORT_KERNEL_DEVICE;
+            double peak = r->devices[dev - 1].copy_peak_gbs;
+            double eff = 0.35 + 0.06 * (double)((o * 7 + (size_t)dev * 3) % 10);
+            if (strcmp(op, "mm") == 0) {
+                b.gflops = dev == 3 ? 31000 : dev == 2 ? 30 : 4.1;
+            } else {
+                b.gbs = peak * eff;
+                b.ratio_to_peak = eff;
+            }
+            b.device_us = 805306368.0 / (peak * eff * 1e3);
+            b.host_us = r->devices[dev - 1].enqueue_us * 1.3;
+            b.cold_compile_s = r->devices[dev - 1].build_cold_s * 1.1;
+            b.warm_first_call_s = r->devices[dev - 1].build_warm_s * 1.2;
+            b.reps = 20;
+            if (strcmp(op, "sort.stable") == 0 && dev == 3)
+                b.kernel = REPORT_KERNEL_FALLBACK;
+            if (strcmp(op, "cumsum") == 0 && dev == 2) {
+                b.status = REPORT_SKIP;
+                b.kernel = REPORT_KERNEL_NONE;
+                b.gbs = b.ratio_to_peak = NAN;
+                b.message = "cumsum: skipped by --op filter";
+            }
+            assert_int_equal(report_add_bench(r, &b), CLOPS_OK);
+        }
+    }
+}
+
+/* Renders one document into a malloc'd string. */
+static char *render(const report *r, clops_status (*fn)(const report *, strbuf *))
+{
+    strbuf sb = STRBUF_INIT;
+    assert_int_equal(fn(r, &sb), CLOPS_OK);
+    return sb_take(&sb);
+}
+
+/* The report as JSON text, parsed back with cJSON. */
+static cJSON *json_of(const report *r)
+{
+    cJSON *j = report_to_json(r);
+    assert_non_null(j);
+    char *text = cJSON_Print(j);
+    cJSON_Delete(j);
+    assert_non_null(text);
+    cJSON *back = cJSON_Parse(text);
+    cJSON_free(text);
+    assert_non_null(back);
+    return back;
+}
+
+/* A string member's value (fails the test when absent). */
+static const char *str_of(const cJSON *o, const char *key)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!cJSON_IsString(it))
+        fail_msg("'%s' is not a string", key);
+    return it->valuestring;
+}
+
+static void json_has_the_documented_fields(void **state)
+{
+    report r;
+    build_model(&r, false);
+    cJSON *j = json_of(&r);
+    assert_string_equal(str_of(j, "clops_version"), clops_version());
+    assert_string_equal(str_of(j, "command"), "compare");
+    const cJSON *devs = cJSON_GetObjectItemCaseSensitive(j, "devices");
+    assert_true(cJSON_IsArray(devs));
+    assert_int_equal(cJSON_GetArraySize(devs), 3);
+    bool seen[8] = {false};
+    const cJSON *d;
+    cJSON_ArrayForEach(d, devs)
+    {
+        const cJSON *idx = cJSON_GetObjectItemCaseSensitive(d, "index");
+        assert_true(cJSON_IsNumber(idx));
+        assert_true(idx->valueint > 0 && idx->valueint < 8);
+        seen[idx->valueint] = true;
+        str_of(d, "platform");
+        str_of(d, "name");
+        str_of(d, "driver");
+        assert_true(strcmp(str_of(d, "vendor"), "pocl") == 0 ||
+                    strcmp(str_of(d, "vendor"), "nvidia") == 0);
+        const cJSON *cap = cJSON_GetObjectItemCaseSensitive(d, "capabilities");
+        assert_true(cJSON_IsObject(cap));
+        assert_true(cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(cap, "fp64")));
+        assert_true(cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(cap, "fp16")));
+        assert_true(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(cap, "global_mem_bytes")));
+        const cJSON *m = cJSON_GetObjectItemCaseSensitive(d, "measured");
+        assert_true(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(m, "copy_peak_gbs")));
+        assert_true(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(m, "launch_us")));
+    }
+    const cJSON *res = cJSON_GetObjectItemCaseSensitive(j, "results");
+    assert_int_equal(cJSON_GetArraySize(res), r.nchecks + r.nbenches);
+    int passed = 0, failed = 0, skipped = 0;
+    const cJSON *o;
+    cJSON_ArrayForEach(o, res)
+    {
+        const char *kind = str_of(o, "kind");
+        str_of(o, "op");
+        str_of(o, "dtype");
+        str_of(o, "case");
+        const cJSON *dev = cJSON_GetObjectItemCaseSensitive(o, "device");
+        assert_true(cJSON_IsNumber(dev) && seen[dev->valueint]);
+        const char *st = str_of(o, "status");
+        report_status s = REPORT_SKIP;
+        assert_true(report_status_from_name(st, &s));
+        report_kernel k;
+        assert_true(report_kernel_from_name(str_of(o, "kernel"), &k));
+        if (strcmp(kind, "check") == 0) {
+            const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, "max_abs_error");
+            assert_true(cJSON_IsNumber(e) || cJSON_IsNull(e));
+            assert_non_null(cJSON_GetObjectItemCaseSensitive(o, "max_ulp_error"));
+            passed += s == REPORT_PASS;
+            failed += s == REPORT_FAIL || s == REPORT_ERROR;
+            skipped += s == REPORT_SKIP;
+        } else {
+            assert_string_equal(kind, "bench");
+            assert_non_null(cJSON_GetObjectItemCaseSensitive(o, "gbs"));
+            assert_non_null(cJSON_GetObjectItemCaseSensitive(o, "ratio_to_peak"));
+            assert_non_null(cJSON_GetObjectItemCaseSensitive(o, "host_us_per_call"));
+            assert_non_null(cJSON_GetObjectItemCaseSensitive(o, "cold_compile_s"));
+            assert_non_null(cJSON_GetObjectItemCaseSensitive(o, "warm_first_call_s"));
+        }
+    }
+    const cJSON *sum = cJSON_GetObjectItemCaseSensitive(j, "summary");
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(sum, "passed")->valueint, passed);
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(sum, "failed")->valueint, failed);
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(sum, "skipped")->valueint, skipped);
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(sum, "errors")->valueint, 1);
+    assert_int_equal(failed, 2); /* one fail, one error */
+    cJSON_Delete(j);
+    report_free(&r);
+}
+
+static void unmeasured_figures_are_null(void **state)
+{
+    report r;
+    build_model(&r, false);
+    r.devices[0].copy_peak_gbs = NAN;
+    cJSON *j = json_of(&r);
+    const cJSON *d0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "devices"), 0);
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(d0, "measured");
+    assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(m, "copy_peak_gbs")));
+    /* mm has GFLOP/s only: its gbs is null. */
+    const cJSON *o;
+    bool found = false;
+    cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(j, "results"))
+    {
+        if (strcmp(str_of(o, "op"), "mm") == 0 && strcmp(str_of(o, "kind"), "bench") == 0) {
+            assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(o, "gbs")));
+            assert_true(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(o, "gflops")));
+            found = true;
+        }
+    }
+    assert_true(found);
+    cJSON_Delete(j);
+    report_free(&r);
+}
+
+static void json_reads_back_into_an_identical_report(void **state)
+{
+    report r, back;
+    build_model(&r, true);
+    cJSON *j = report_to_json(&r);
+    assert_int_equal(report_from_json(j, "mem.json", &back), CLOPS_OK);
+    cJSON_Delete(j);
+    assert_int_equal(back.ndevices, r.ndevices);
+    assert_int_equal(back.nchecks, r.nchecks);
+    assert_int_equal(back.nbenches, r.nbenches);
+    assert_string_equal(back.devices[2].info.name, "NVIDIA H200");
+    assert_int_equal(back.devices[2].info.vendor, CLOPS_VENDOR_NVIDIA);
+    assert_int_equal(back.devices[2].info.global_mem_bytes, 150ull << 30);
+    char *a = render(&r, report_render_md), *b = render(&back, report_render_md);
+    assert_string_equal(a, b);
+    free(a);
+    free(b);
+    a = render(&r, report_render_html);
+    b = render(&back, report_render_html);
+    assert_string_equal(a, b);
+    free(a);
+    free(b);
+    report_free(&r);
+    report_free(&back);
+}
+
+static void markdown_has_a_row_per_op_and_escapes_cells(void **state)
+{
+    report r;
+    build_model(&r, true);
+    char *md = render(&r, report_render_md);
+    for (size_t i = 0; i < NOPS; i++) {
+        char row[160];
+        snprintf(row, sizeof row, "\n| %s |", ops[i]);
+        if (!strstr(md, row))
+            fail_msg("no matrix row for %s", ops[i]);
+    }
+    assert_non_null(strstr(md, "evil<script>alert(1)</script>\\|op"));
+    assert_non_null(strstr(md, "at index [2, 3, 0, 7] \\| got 1.0625"));
+    assert_non_null(strstr(md, "## Devices"));
+    assert_non_null(strstr(md, "NVIDIA H200"));
+    assert_non_null(strstr(md, "`sort.stable`"));     /* fell back on the H200 */
+    assert_non_null(strstr(md, "**FAIL** 8/9"));      /* layer_norm on opencl:1 */
+    free(md);
+    report_free(&r);
+}
+
+static void html_is_self_contained_with_a_row_per_op(void **state)
+{
+    report r;
+    build_model(&r, true);
+    char *html = render(&r, report_render_html);
+    assert_null(strstr(html, "http://"));
+    assert_null(strstr(html, "https://"));
+    assert_null(strstr(html, "<script"));
+    assert_null(strstr(html, "<link"));
+    assert_null(strstr(html, "@import"));
+    assert_null(strstr(html, "url("));
+    assert_non_null(strstr(html, "<svg"));
+    assert_non_null(strstr(html, "evil&lt;script&gt;alert(1)&lt;/script&gt;|op"));
+    for (size_t i = 0; i < NOPS; i++) {
+        char row[160];
+        snprintf(row, sizeof row, "<tr><td class=\"op\">%s</td>", ops[i]);
+        if (!strstr(html, row))
+            fail_msg("no matrix row for %s", ops[i]);
+    }
+    int open = 0, close = 0;
+    for (const char *p = html; (p = strstr(p, "<table")); p++)
+        open++;
+    for (const char *p = html; (p = strstr(p, "</table>")); p++)
+        close++;
+    assert_int_equal(open, close);
+    assert_non_null(strstr(html, "<span class=\"chip op\">sort.stable</span>"));
+    assert_non_null(strstr(html, "CL_OUT_OF_RESOURCES"));
+    free(html);
+    report_free(&r);
+}
+
+static void empty_report_renders(void **state)
+{
+    report r;
+    report_init(&r, "check");
+    char *s = render(&r, report_render_md);
+    assert_non_null(strstr(s, "0 passed"));
+    free(s);
+    s = render(&r, report_render_html);
+    assert_non_null(strstr(s, "</html>"));
+    free(s);
+    cJSON *j = json_of(&r);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "results")), 0);
+    cJSON_Delete(j);
+    report_free(&r);
+}
+
+static void writes_a_report_folder_and_reads_it_back(void **state)
+{
+    report r, back;
+    build_model(&r, false);
+    const char *keep = getenv("CLOPS_TEST_REPORT_DIR");
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/sub/report", tmpdir);
+    assert_int_equal(report_write_dir(&r, dir), CLOPS_OK);
+    if (keep && *keep)
+        assert_int_equal(report_write_dir(&r, keep), CLOPS_OK);
+    static const char *const names[] = {"report.json", "report.md", "report.html"};
+    for (int i = 0; i < 3; i++) {
+        char p[400];
+        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+        assert_int_equal(access(p, R_OK), 0);
+    }
+    char p[400];
+    snprintf(p, sizeof p, "%s/report.json", dir);
+    assert_int_equal(report_read_json(p, &back), CLOPS_OK);
+    report_summary a = report_summarize(&r), b = report_summarize(&back);
+    assert_memory_equal(&a, &b, sizeof a);
+    assert_string_equal(back.mode, "representative");
+    assert_true(fabs(back.wall_s - 212.4) < 1e-9);
+    report_free(&back);
+    report_free(&r);
+}
+
+/* Writes text to a file in tmpdir and returns its path (static buffer). */
+static const char *write_tmp(const char *name, const char *text)
+{
+    static char path[400];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+static void refuses_malformed_report_json(void **state)
+{
+    static const char *const bad[] = {
+        "{ not json",
+        "[1, 2, 3]",
+        "{\"clops_version\": \"0.1.0\", \"results\": []}",
+        "{\"clops_version\": \"0.1.0\", \"devices\": [], \"results\": [{\"kind\": \"check\", "
+        "\"op\": \"add\", \"device\": 4, \"status\": \"pass\"}]}",
+        "{\"clops_version\": \"0.1.0\", \"devices\": [{\"index\": 1}], \"results\": "
+        "[{\"kind\": \"check\", \"op\": \"add\", \"device\": 1, \"status\": \"great\"}]}",
+        "{\"clops_version\": \"0.1.0\", \"devices\": [{\"index\": 1}], \"results\": "
+        "[{\"kind\": \"poll\", \"op\": \"add\", \"device\": 1, \"status\": \"pass\"}]}",
+        "{\"clops_version\": \"0.1.0\", \"devices\": [{\"index\": 1}, {\"index\": 1}], "
+        "\"results\": []}",
+        "{\"clops_version\": \"0.1.0\", \"devices\": [{\"name\": \"x\"}], \"results\": []}",
+        "{\"clops_version\": \"0.1.0\", \"devices\": [{\"index\": 1}], \"results\": "
+        "[{\"kind\": \"check\", \"op\": 7, \"device\": 1, \"status\": \"pass\"}]}",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *path = write_tmp("bad.json", bad[i]);
+        report r;
+        clops_status st = report_read_json(path, &r);
+        if (st != CLOPS_INVALID_ARGUMENT)
+            fail_msg("case %zu: expected INVALID_ARGUMENT, got %s", i, clops_status_name(st));
+        assert_non_null(strstr(clops_last_error(), path));
+        assert_int_equal(r.ndevices + r.nchecks + r.nbenches, 0);
+        report_free(&r);
+    }
+    report r;
+    char missing[400];
+    snprintf(missing, sizeof missing, "%s/none.json", tmpdir);
+    assert_int_equal(report_read_json(missing, &r), CLOPS_IO_ERROR);
+}
+
+static void matrix_aggregates_over_dtypes_and_cases(void **state)
+{
+    report r;
+    build_model(&r, false);
+    report_matrix m;
+    assert_int_equal(report_matrix_build(&r, &m), CLOPS_OK);
+    assert_int_equal(m.nops, (int)NOPS);
+    assert_string_equal(m.ops[0], "add.Tensor");
+    int ln = 5, so = 7, cs = 6, mm = 8;
+    assert_string_equal(m.ops[ln], "native_layer_norm");
+    const report_cell *c = report_matrix_cell(&m, ln, 1);
+    assert_int_equal(c->pass, 8);
+    assert_int_equal(c->fail, 1);
+    assert_true(c->max_abs_err == 0.0625);
+    assert_true(report_matrix_cell(&m, so, 2)->fallback);
+    assert_false(report_matrix_cell(&m, so, 0)->fallback);
+    assert_true(report_matrix_cell(&m, cs, 0)->fallback);
+    assert_int_equal(report_matrix_cell(&m, mm, 0)->skip, 3);
+    assert_int_equal(report_matrix_cell(&m, so, 1)->error, 1);
+    report_matrix_free(&m);
+    report_bench_table t;
+    assert_int_equal(report_bench_table_build(&r, &t), CLOPS_OK);
+    assert_int_equal(t.nrows, (int)NOPS);
+    for (int k = 0; k < t.nrows; k++)
+        for (int j = 0; j < 3; j++)
+            assert_non_null(t.rows[k].per_device[j]);
+    report_bench_table_free(&t);
+    report_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(json_has_the_documented_fields),
+        cmocka_unit_test(unmeasured_figures_are_null),
+        cmocka_unit_test(json_reads_back_into_an_identical_report),
+        cmocka_unit_test(markdown_has_a_row_per_op_and_escapes_cells),
+        cmocka_unit_test(html_is_self_contained_with_a_row_per_op),
+        cmocka_unit_test(empty_report_renders),
+        cmocka_unit_test(writes_a_report_folder_and_reads_it_back),
+        cmocka_unit_test(refuses_malformed_report_json),
+        cmocka_unit_test(matrix_aggregates_over_dtypes_and_cases),
+    };
+    return cmocka_run_group_tests(tests, setup_tmpdir, remove_tmpdir);
+}

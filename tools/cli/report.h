@@ -1,0 +1,226 @@
+/*
+ * tools/cli/report.h: the result model of `clops check`, `bench` and
+ * `compare`, and the writers of report.json, report.md and report.html.
+ *
+ * A report holds the devices that took part (their capability record and
+ * the figures measured on them: copy peak, launch overhead, compile times),
+ * one check result per (op, dtype, case, device) and one bench result per
+ * measured (op, dtype, case, device).  Commands fill it while they run; the
+ * writers render it; report_read_json() turns a report.json back into the
+ * model so a report can be re-rendered (and tested) without re-running.
+ *
+ * Figures that were not measured are NAN and appear as null in JSON and as
+ * "-" in the documents.  Device numbers in results are clops device indices
+ * (the `index` of a device entry), not positions in the device array.
+ *
+ * The JSON layout is documented in docs/json-format.md; the rendering
+ * functions live in report_md.c and report_html.c, the model and JSON in
+ * report.c.  Ownership: the report owns every string it holds (copied on
+ * add); report_free releases everything.
+ */
+#ifndef CLOPS_TOOLS_CLI_REPORT_H
+#define CLOPS_TOOLS_CLI_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "clops/device.h"
+#include "clops/status.h"
+#include "core/strbuf.h"
+
+#include <cjson/cJSON.h>
+
+#define REPORT_NAME_MAX 128
+
+/* X(ENUM, json name) */
+#define REPORT_STATUS_LIST(X) X(PASS, "pass") X(FAIL, "fail") X(SKIP, "skip") X(ERROR, "error")
+
+typedef enum report_status {
+#define REPORT__STATUS_ENUM(e, name) REPORT_##e,
+    REPORT_STATUS_LIST(REPORT__STATUS_ENUM)
+#undef REPORT__STATUS_ENUM
+    REPORT_STATUS_COUNT
+} report_status;
+
+/* Which kernel ran.  X(ENUM, json name, human name) */
+#define REPORT_KERNEL_LIST(X)                                                       \
+    X(NONE, "none", "none")                   /* nothing ran (skip, early error) */ \
+    X(DEVICE, "device", "device kernel")      /* the generic OpenCL kernel */       \
+    X(OVERRIDE, "override", "vendor override") /* a vendor key's kernel */          \
+    X(FALLBACK, "fallback", "CPU fallback")   /* the boxed CPU fallback */          \
+    X(REFERENCE, "reference", "CPU reference") /* the CPU device's own kernel */
+
+typedef enum report_kernel {
+#define REPORT__KERNEL_ENUM(e, name, human) REPORT_KERNEL_##e,
+    REPORT_KERNEL_LIST(REPORT__KERNEL_ENUM)
+#undef REPORT__KERNEL_ENUM
+    REPORT_KERNEL_COUNT
+} report_kernel;
+
+/* A device and what was measured on it. */
+typedef struct report_device {
+    clops_device_info info;   /* info.index is the device's clops index */
+    char label[24];           /* "cpu", "opencl:0" */
+    double copy_peak_gbs;     /* plain copy kernel, large buffer, GB/s */
+    double launch_us;         /* launch + finish of a tiny kernel, µs (median) */
+    double enqueue_us;        /* host cost of one enqueue, µs (median) */
+    double build_cold_s;      /* one program built from source, s (median) */
+    double build_warm_s;      /* the same program from the binary cache, s */
+    double compile_total_s;   /* all program builds during the run, s */
+} report_device;
+
+/* One (op, dtype, case, device) correctness result. */
+typedef struct report_check {
+    char op[REPORT_NAME_MAX];        /* "add.Tensor" */
+    char dtype[32];                  /* "float32", or "float16,float32" for mixed cases */
+    char case_name[REPORT_NAME_MAX]; /* "5x7x11x13 transposed" */
+    int device;                      /* clops device index */
+    report_status status;
+    report_kernel kernel;
+    double max_abs_err;              /* NAN when not applicable */
+    double max_ulp_err;              /* floats only; NAN otherwise */
+    double seconds;                  /* wall time of the case, NAN if unknown */
+    char *message;                   /* why it failed/skipped/errored; may be NULL */
+} report_check;
+
+/* One (op, dtype, case, device) performance result. */
+typedef struct report_bench {
+    char op[REPORT_NAME_MAX];
+    char dtype[32];
+    char case_name[REPORT_NAME_MAX];
+    int device;
+    report_status status;            /* pass (measured), skip or error */
+    report_kernel kernel;
+    double gbs;                      /* achieved GB/s (bytes read + written) */
+    double gflops;                   /* GFLOP/s for compute-bound ops, else NAN */
+    double ratio_to_peak;            /* gbs / device copy peak */
+    double host_us;                  /* host time per call (enqueue path), µs */
+    double device_us;                /* median time per call, µs */
+    double cold_compile_s;           /* first call with an empty cache, s */
+    double warm_first_call_s;        /* first call in a new process, warm cache, s */
+    int reps;                        /* repetitions behind the medians */
+    char *message;
+} report_bench;
+
+typedef struct report {
+    char clops_version[32];
+    char command[16];     /* "compare", "check", "bench" */
+    char created[32];     /* "2026-11-03T12:00:00Z" */
+    char host[128];       /* host name */
+    char mode[32];        /* "representative", "full" or "" */
+    double wall_s;        /* NAN when unknown */
+    char *note;           /* device discovery note; may be NULL */
+    report_device *devices;
+    int ndevices, devices_cap;
+    report_check *checks;
+    int nchecks, checks_cap;
+    report_bench *benches;
+    int nbenches, benches_cap;
+} report;
+
+/* Counts over the check results.  failed counts fail and error; errors is
+ * the error part of it. */
+typedef struct report_summary {
+    int passed, failed, skipped, errors;
+} report_summary;
+
+const char *report_status_name(report_status s);
+bool report_status_from_name(const char *name, report_status *out);
+const char *report_kernel_name(report_kernel k);  /* "fallback" */
+const char *report_kernel_human(report_kernel k); /* "CPU fallback" */
+bool report_kernel_from_name(const char *name, report_kernel *out);
+
+/* --- building --------------------------------------------------------------- */
+
+/* An empty report for `command`, stamped with the version, time and host. */
+void report_init(report *r, const char *command);
+void report_free(report *r);
+/* Sets the discovery note (copied; NULL clears). */
+clops_status report_set_note(report *r, const char *note);
+/* Adds a device (figures NAN); *out (may be NULL) points at it until the
+ * next add.  CLOPS_INVALID_ARGUMENT when the index is already present. */
+clops_status report_add_device(report *r, const clops_device_info *info, const char *label,
+                               report_device **out);
+/* The device with clops index `index`, or NULL. */
+report_device *report_find_device(const report *r, int index);
+/* Results with every figure NAN, status skip, kernel none. */
+void report_check_init(report_check *c);
+void report_bench_init(report_bench *b);
+/* Copies a result into the report (message duplicated). */
+clops_status report_add_check(report *r, const report_check *c);
+clops_status report_add_bench(report *r, const report_bench *b);
+report_summary report_summarize(const report *r);
+
+/* --- JSON -------------------------------------------------------------------------- */
+
+/* A device object as `clops devices --json` and report.json write it
+ * (index, label, type, platform, name, vendor, driver, capabilities, ...). */
+cJSON *report_device_info_json(const clops_device_info *info, const char *label);
+/* The whole report as one JSON object (NULL on out-of-memory). */
+cJSON *report_to_json(const report *r);
+/* Fills an empty report from a parsed report.json; `name` names the source
+ * in messages.  On failure r is left empty (report_free is still safe). */
+clops_status report_from_json(const cJSON *root, const char *name, report *r);
+/* Reads and parses a report.json file. */
+clops_status report_read_json(const char *path, report *r);
+
+/* --- documents -------------------------------------------------------------------- */
+
+/* Appends the Markdown report to out. */
+clops_status report_render_md(const report *r, strbuf *out);
+/* Appends the self-contained HTML report to out. */
+clops_status report_render_html(const report *r, strbuf *out);
+/* Creates dir (and parents) and writes report.json, report.md and
+ * report.html into it (each through a temporary file). */
+clops_status report_write_dir(const report *r, const char *dir);
+
+/* --- aggregation (shared by the renderers) ------------------------------------------- */
+
+/* Everything known about one op on one device, over its dtypes and cases. */
+typedef struct report_cell {
+    int pass, fail, skip, error;
+    double max_abs_err, max_ulp_err; /* maxima over the cases; NAN if none */
+    bool fallback;                   /* some case ran on the CPU fallback */
+    bool override_used;              /* some case ran a vendor override */
+} report_cell;
+
+/* The op × device matrix: ops in order of first appearance (checks, then
+ * benches), devices in report order. */
+typedef struct report_matrix {
+    int nops;
+    const char **ops;   /* point into the report's results */
+    int ndevices;
+    report_cell *cells; /* nops * ndevices, row-major by op */
+} report_matrix;
+
+clops_status report_matrix_build(const report *r, report_matrix *m);
+void report_matrix_free(report_matrix *m);
+/* Cell of op i on the device at position j of r->devices. */
+static inline const report_cell *report_matrix_cell(const report_matrix *m, int i, int j)
+{
+    return &m->cells[(size_t)i * (size_t)m->ndevices + (size_t)j];
+}
+/* Position of the device with clops index `index` in r->devices, or -1. */
+int report_device_pos(const report *r, int index);
+
+/* Bench results grouped by (op, dtype, case) with one entry per device. */
+typedef struct report_bench_row {
+    const report_bench *first;        /* op, dtype, case come from here */
+    const report_bench **per_device;  /* ndevices entries, NULL where absent */
+} report_bench_row;
+
+typedef struct report_bench_table {
+    int nrows, ndevices;
+    report_bench_row *rows;
+    const report_bench **slots;       /* storage behind per_device */
+} report_bench_table;
+
+clops_status report_bench_table_build(const report *r, report_bench_table *t);
+void report_bench_table_free(report_bench_table *t);
+
+/* Formats a figure: "-" for NAN, else printf with `fmt`.  Returns buf. */
+char *report_fmt(double v, const char *fmt, char *buf, size_t cap);
+/* Formats an error magnitude compactly ("0", "3.1e-07", "0.25"). */
+char *report_fmt_err(double v, char *buf, size_t cap);
+
+#endif /* CLOPS_TOOLS_CLI_REPORT_H */

@@ -1,0 +1,613 @@
+/*
+ * tools/cli/report_html.c: report.html, the self-contained HTML report.
+ *
+ * One file that opens anywhere, offline: inline CSS, inline SVG charts, no
+ * scripts, no fonts or images from the network (the tests check that the
+ * output holds no http:// or https:// reference).  Sections: summary cards,
+ * the device table with measured figures, the op × device pass/fail matrix
+ * with maximum errors, a bar chart of each op's bandwidth as a ratio of each
+ * device's copy peak (one bar per device, side by side), a table of
+ * performance details, the ops that fell back to the CPU per device, and the
+ * failing cases.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tools/cli/cli.h"
+#include "tools/cli/report.h"
+
+/* Most failing cases listed in full. */
+#define HTML_MAX_FAILURES 500
+
+/* Device colours (colour-blind friendly, none of them the red of "fail"). */
+static const char *const html_palette[] = {"#4e79a7", "#f28e2b", "#76b7b2", "#b07aa1",
+                                           "#59a14f", "#9c755f", "#ff9da7", "#bab0ac"};
+
+/* Colour of the device at position j. */
+static const char *html_color(int j)
+{
+    return html_palette[j % (int)(sizeof html_palette / sizeof html_palette[0])];
+}
+
+/* Appends text with &, <, >, " and ' escaped. */
+static void html_esc(strbuf *sb, const char *s)
+{
+    for (const char *p = s ? s : ""; *p; p++) {
+        switch (*p) {
+        case '&': sb_append(sb, "&amp;"); break;
+        case '<': sb_append(sb, "&lt;"); break;
+        case '>': sb_append(sb, "&gt;"); break;
+        case '"': sb_append(sb, "&quot;"); break;
+        case '\'': sb_append(sb, "&#39;"); break;
+        default: sb_putc(sb, *p);
+        }
+    }
+}
+
+static const char html_css[] =
+    ":root{--bg:#f4f5f7;--card:#fff;--ink:#1c2230;--muted:#606a7b;--line:#e4e7ec;"
+    "--pass:#1a7f37;--pass-bg:#e7f5ec;--fail:#c62828;--fail-bg:#fdeceb;--skip:#6b7280;"
+    "--skip-bg:#eef0f3;--err:#8e24aa;--err-bg:#f6e9f9;--warn:#a15c00;--warn-bg:#fff3dc}\n"
+    "*{box-sizing:border-box}\n"
+    "body{margin:0;background:var(--bg);color:var(--ink);font:14px/1.5 system-ui,-apple-system,"
+    "'Segoe UI',Roboto,'Helvetica Neue',Arial,sans-serif}\n"
+    ".wrap{max-width:1380px;margin:0 auto;padding:0 28px}\n"
+    "header.top{background:#1e2633;color:#fff;padding:26px 0 22px}\n"
+    "header.top h1{margin:0;font-size:23px;font-weight:600;letter-spacing:.2px}\n"
+    "header.top .meta{margin:6px 0 0;color:#c3cad6;font-size:13px}\n"
+    "header.top .meta b{color:#fff;font-weight:600}\n"
+    "nav.toc{margin:18px 0 0;font-size:13px}\n"
+    "nav.toc a{color:#9fc2ff;text-decoration:none;margin-right:18px}\n"
+    ".cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(150px,1fr));gap:14px;"
+    "margin:22px 0}\n"
+    ".card{background:var(--card);border:1px solid var(--line);border-radius:10px;"
+    "padding:14px 18px}\n"
+    ".card .num{font-size:26px;font-weight:650;line-height:1.2;"
+    "font-variant-numeric:tabular-nums}\n"
+    ".card .lbl{color:var(--muted);font-size:11.5px;text-transform:uppercase;"
+    "letter-spacing:.6px}\n"
+    ".card.ok .num{color:var(--pass)}.card.bad .num{color:var(--fail)}"
+    ".card.warn .num{color:var(--warn)}\n"
+    "section.panel{background:var(--card);border:1px solid var(--line);border-radius:10px;"
+    "padding:20px 24px 22px;margin:20px 0;box-shadow:0 1px 2px rgba(16,24,40,.04)}\n"
+    "h2{font-size:17px;font-weight:620;margin:0 0 4px}\n"
+    "p.hint{color:var(--muted);margin:0 0 14px;font-size:13px}\n"
+    ".scroll{overflow-x:auto}\n"
+    "table{border-collapse:collapse;width:100%;font-size:13px}\n"
+    "th,td{padding:7px 10px;border-bottom:1px solid var(--line);text-align:left;"
+    "vertical-align:top}\n"
+    "th{font-weight:600;color:var(--muted);font-size:12px;background:#f9fafb;"
+    "white-space:nowrap;vertical-align:bottom}\n"
+    "td.dev{min-width:240px}td.plat{min-width:190px}\n"
+    "tbody tr:hover td{background:#fafbfd}\n"
+    "td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
+    "td.na{color:#a3aab6}\n"
+    ".op,code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,'Liberation Mono',"
+    "monospace;font-size:12.5px}\n"
+    ".sub{display:block;color:var(--muted);font-size:12px;font-weight:400}\n"
+    ".dot{display:inline-block;width:10px;height:10px;border-radius:3px;margin-right:7px;"
+    "vertical-align:0}\n"
+    ".pill{display:inline-block;padding:0 8px;border-radius:999px;font-size:11px;"
+    "font-weight:650;text-transform:uppercase;letter-spacing:.4px;line-height:18px}\n"
+    ".pill.pass{background:var(--pass-bg);color:var(--pass)}"
+    ".pill.fail{background:var(--fail-bg);color:var(--fail)}"
+    ".pill.skip{background:var(--skip-bg);color:var(--skip)}"
+    ".pill.error{background:var(--err-bg);color:var(--err)}"
+    ".pill.cpu{background:var(--warn-bg);color:var(--warn)}\n"
+    ".pill.yes{background:var(--pass-bg);color:var(--pass)}"
+    ".pill.no{background:var(--skip-bg);color:#9aa1ad;text-decoration:line-through}\n"
+    "td.m{white-space:nowrap;min-width:150px}\n"
+    "td.m.bad{background:#fff8f7}\n"
+    ".frac{margin-left:6px;font-variant-numeric:tabular-nums;color:var(--ink)}\n"
+    ".err{display:block;color:var(--muted);font-size:11.5px;font-variant-numeric:tabular-nums}\n"
+    ".legend{margin:0 0 10px;font-size:13px}\n"
+    ".legend>span{margin-right:20px;white-space:nowrap;display:inline-block}\n"
+    "td.nw{white-space:nowrap}\n"
+    "tr.grp td{border-top:2px solid #d5d9e0}\n"
+    ".chip{display:inline-block;background:var(--warn-bg);color:#6e4300;border-radius:6px;"
+    "padding:1px 8px;margin:3px 6px 3px 0;font-size:12px}\n"
+    ".fb h3{font-size:14px;margin:14px 0 4px}\n"
+    ".none{color:var(--muted);font-size:13px}\n"
+    ".note{background:var(--warn-bg);border-radius:8px;padding:8px 12px;margin:10px 0 0;"
+    "font-size:13px}\n"
+    "td.msg{max-width:520px;white-space:pre-wrap;word-break:break-word;color:#3b4250}\n"
+    "svg text{font-family:system-ui,-apple-system,'Segoe UI',Roboto,Arial,sans-serif}\n"
+    "svg .mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}\n"
+    "footer{color:var(--muted);font-size:12px;padding:6px 0 40px}\n";
+
+/* Header bar, summary cards and table of contents. */
+static void html_head(const report *r, const report_matrix *m, strbuf *sb)
+{
+    report_summary s = report_summarize(r);
+    int fallbacks = 0;
+    for (int i = 0; i < m->nops; i++)
+        for (int j = 0; j < m->ndevices; j++)
+            fallbacks += report_matrix_cell(m, i, j)->fallback;
+    char wall[32];
+    sb_append(sb, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                  "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
+    sb_printf(sb, "<title>clops report: %d devices, %d ops</title>\n<style>\n", r->ndevices,
+              m->nops);
+    sb_append(sb, html_css);
+    sb_append(sb, "</style>\n</head>\n<body>\n<header class=\"top\"><div class=\"wrap\">\n"
+                  "<h1>clops operator report</h1>\n<p class=\"meta\">clops <b>");
+    html_esc(sb, r->clops_version);
+    sb_append(sb, "</b> &middot; <code>clops ");
+    html_esc(sb, r->command);
+    sb_append(sb, "</code>");
+    if (r->mode[0]) {
+        sb_append(sb, " (");
+        html_esc(sb, r->mode);
+        sb_append(sb, " run)");
+    }
+    sb_append(sb, " &middot; ");
+    html_esc(sb, r->created[0] ? r->created : "unknown time");
+    sb_append(sb, " &middot; host <b>");
+    html_esc(sb, r->host[0] ? r->host : "?");
+    sb_printf(sb, "</b> &middot; %s</p>\n", cli_fmt_seconds(r->wall_s, wall, sizeof wall));
+    sb_append(sb, "<nav class=\"toc\"><a href=\"#devices\">Devices</a><a href=\"#matrix\">"
+                  "Correctness</a><a href=\"#bandwidth\">Bandwidth</a><a href=\"#perf\">"
+                  "Performance</a><a href=\"#fallbacks\">CPU fallbacks</a><a href=\"#failures\">"
+                  "Failures</a></nav>\n</div></header>\n<main class=\"wrap\">\n"
+                  "<section class=\"cards\">\n");
+    struct {
+        const char *cls, *label;
+        int value;
+    } cards[] = {{"", "devices", r->ndevices},        {"", "ops", m->nops},
+                 {"ok", "cases passed", s.passed},    {s.failed ? "bad" : "", "failed", s.failed},
+                 {"", "skipped", s.skipped},          {fallbacks ? "warn" : "", "CPU fallbacks",
+                                                       fallbacks}};
+    for (size_t i = 0; i < sizeof cards / sizeof cards[0]; i++)
+        sb_printf(sb, "<div class=\"card %s\"><div class=\"num\">%d</div>"
+                      "<div class=\"lbl\">%s</div></div>\n",
+                  cards[i].cls, cards[i].value, cards[i].label);
+    sb_append(sb, "</section>\n");
+}
+
+/* A numeric table cell ("-" cells greyed). */
+static void html_num(strbuf *sb, double v, const char *fmt)
+{
+    char buf[48];
+    report_fmt(v, fmt, buf, sizeof buf);
+    sb_printf(sb, "<td class=\"num%s\">%s</td>", isfinite(v) ? "" : " na", buf);
+}
+
+/* Device name with its colour dot and label underneath. */
+static void html_device_name(strbuf *sb, const report_device *d, int j)
+{
+    sb_printf(sb, "<span class=\"dot\" style=\"background:%s\"></span>", html_color(j));
+    html_esc(sb, d->info.name);
+    sb_append(sb, "<span class=\"sub\">");
+    html_esc(sb, d->label);
+    sb_append(sb, " &middot; ");
+    html_esc(sb, clops_vendor_name(d->info.vendor));
+    sb_append(sb, "</span>");
+}
+
+/* The device table. */
+static void html_devices(const report *r, strbuf *sb)
+{
+    sb_append(sb, "<section class=\"panel\" id=\"devices\"><h2>Devices</h2>\n"
+                  "<p class=\"hint\">Capabilities as the driver reports them, and figures "
+                  "measured in this run: copy peak (a plain copy kernel on a large buffer), "
+                  "launch overhead (launch + finish of a tiny kernel), host enqueue cost and "
+                  "program build times.</p>\n<div class=\"scroll\"><table><thead><tr>"
+                  "<th>#</th><th>Device</th><th>Platform</th><th>Driver</th><th>Type</th>"
+                  "<th class=\"num\">CUs</th><th class=\"num\">Memory</th><th>Float types</th>"
+                  "<th class=\"num\">Copy peak<br>GB/s</th><th class=\"num\">Launch<br>&micro;s"
+                  "</th><th class=\"num\">Enqueue<br>&micro;s</th><th class=\"num\">Build s<br>"
+                  "cold / warm</th></tr></thead><tbody>\n");
+    for (int j = 0; j < r->ndevices; j++) {
+        const report_device *d = &r->devices[j];
+        char mem[32];
+        sb_printf(sb, "<tr><td class=\"num\">%d</td><td class=\"dev\">", d->info.index);
+        html_device_name(sb, d, j);
+        sb_append(sb, "</td><td class=\"plat\">");
+        html_esc(sb, d->info.platform_name);
+        sb_append(sb, "<span class=\"sub\">");
+        html_esc(sb, d->info.platform_version);
+        sb_append(sb, "</span></td><td>");
+        html_esc(sb, d->info.driver_version);
+        sb_printf(sb, "</td><td>%s</td><td class=\"num\">%u</td><td class=\"num\">%s</td>",
+                  d->info.type == CLOPS_DEVICE_CPU ? "host" : d->info.is_gpu ? "GPU" : "CPU",
+                  d->info.compute_units, cli_fmt_bytes(d->info.global_mem_bytes, mem, sizeof mem));
+        sb_printf(sb, "<td class=\"nw\"><span class=\"pill %s\">fp64</span> "
+                      "<span class=\"pill %s\">fp16</span></td>",
+                  d->info.fp64 ? "yes" : "no", d->info.fp16 ? "yes" : "no");
+        html_num(sb, d->copy_peak_gbs, "%.1f");
+        html_num(sb, d->launch_us, "%.1f");
+        html_num(sb, d->enqueue_us, "%.1f");
+        char cold[32], warm[32];
+        sb_printf(sb, "<td class=\"num\">%s / %s</td>",
+                  report_fmt(d->build_cold_s, "%.2f", cold, sizeof cold),
+                  report_fmt(d->build_warm_s, "%.3f", warm, sizeof warm));
+        sb_append(sb, "</tr>\n");
+    }
+    sb_append(sb, "</tbody></table></div>\n");
+    if (r->note && *r->note) {
+        sb_append(sb, "<p class=\"note\"><b>Device discovery:</b> ");
+        html_esc(sb, r->note);
+        sb_append(sb, "</p>\n");
+    }
+    sb_append(sb, "</section>\n");
+}
+
+/* One cell of the pass/fail matrix. */
+static void html_matrix_cell(strbuf *sb, const report_cell *c)
+{
+    int ran = c->pass + c->fail + c->error;
+    if (ran + c->skip == 0) {
+        sb_append(sb, "<td class=\"m na\">&mdash;</td>");
+        return;
+    }
+    bool bad = c->fail || c->error;
+    const char *cls = c->fail ? "fail" : c->error ? "error" : ran ? "pass" : "skip";
+    sb_printf(sb, "<td class=\"m%s\"><span class=\"pill %s\">%s</span>", bad ? " bad" : "", cls,
+              cls);
+    if (ran)
+        sb_printf(sb, "<span class=\"frac\">%d/%d</span>", c->pass, ran);
+    if (c->fallback)
+        sb_append(sb, " <span class=\"pill cpu\" title=\"ran on the CPU fallback\">cpu</span>");
+    if (isfinite(c->max_abs_err)) {
+        char e[32], u[32];
+        sb_printf(sb, "<span class=\"err\">max err %s",
+                  report_fmt_err(c->max_abs_err, e, sizeof e));
+        if (isfinite(c->max_ulp_err))
+            sb_printf(sb, " &middot; %s ulp", report_fmt(c->max_ulp_err, "%.0f", u, sizeof u));
+        sb_append(sb, "</span>");
+    } else if (c->skip && ran) {
+        sb_printf(sb, "<span class=\"err\">%d skipped</span>", c->skip);
+    }
+    sb_append(sb, "</td>");
+}
+
+/* The op × device pass/fail matrix. */
+static void html_matrix(const report *r, const report_matrix *m, strbuf *sb)
+{
+    sb_append(sb, "<section class=\"panel\" id=\"matrix\"><h2>Correctness: op &times; device"
+                  "</h2>\n<p class=\"hint\">Each cell counts the cases (dtypes &times; shapes "
+                  "&times; layouts) that passed against the CPU reference, with the largest "
+                  "absolute error and, for floating types, the largest error in ULPs. "
+                  "<span class=\"pill cpu\">cpu</span> marks ops that ran on the CPU fallback."
+                  "</p>\n");
+    if (r->nchecks == 0) {
+        sb_append(sb, "<p class=\"none\">No correctness results in this report.</p></section>\n");
+        return;
+    }
+    sb_append(sb, "<div class=\"scroll\"><table><thead><tr><th>Op</th>");
+    for (int j = 0; j < r->ndevices; j++) {
+        sb_append(sb, "<th>");
+        html_device_name(sb, &r->devices[j], j);
+        sb_append(sb, "</th>");
+    }
+    sb_append(sb, "</tr></thead><tbody>\n");
+    for (int i = 0; i < m->nops; i++) {
+        sb_append(sb, "<tr><td class=\"op\">");
+        html_esc(sb, m->ops[i]);
+        sb_append(sb, "</td>");
+        for (int j = 0; j < r->ndevices; j++)
+            html_matrix_cell(sb, report_matrix_cell(m, i, j));
+        sb_append(sb, "</tr>\n");
+    }
+    sb_append(sb, "</tbody></table></div></section>\n");
+}
+
+/* True when a bench row has a bandwidth figure on some device. */
+static bool html_row_has_bw(const report_bench_table *t, int k)
+{
+    for (int j = 0; j < t->ndevices; j++) {
+        const report_bench *b = t->rows[k].per_device[j];
+        if (b && b->status == REPORT_PASS && isfinite(b->gbs))
+            return true;
+    }
+    return false;
+}
+
+/* Chart geometry. */
+enum {
+    SVG_W = 1240,   /* viewBox width */
+    SVG_LABEL = 300, /* left column for op labels */
+    SVG_RIGHT = 150, /* room for value labels after the longest bar */
+    SVG_BAR = 13,    /* bar height */
+    SVG_GAP = 3,     /* between bars of one op */
+    SVG_PAD = 12,    /* above and below each op's group */
+    SVG_TOP = 28     /* axis labels */
+};
+
+/* The bandwidth chart: per op, one bar per device, length = ratio to that
+ * device's copy peak. */
+static void html_chart(const report *r, const report_bench_table *t, strbuf *sb)
+{
+    double maxr = 1.0;
+    int rows = 0;
+    for (int k = 0; k < t->nrows; k++) {
+        if (!html_row_has_bw(t, k))
+            continue;
+        rows++;
+        for (int j = 0; j < t->ndevices; j++) {
+            const report_bench *b = t->rows[k].per_device[j];
+            if (b && isfinite(b->ratio_to_peak) && b->ratio_to_peak > maxr)
+                maxr = b->ratio_to_peak;
+        }
+    }
+    maxr = ceil(maxr * 4.0) / 4.0; /* axis in steps of 25 % */
+    if (maxr > 4.0)
+        maxr = 4.0;
+    int nd = t->ndevices > 0 ? t->ndevices : 1;
+    int group = nd * SVG_BAR + (nd - 1) * SVG_GAP + 2 * SVG_PAD;
+    int height = SVG_TOP + rows * group + 8;
+    double x0 = SVG_LABEL, plot = SVG_W - SVG_LABEL - SVG_RIGHT;
+    sb_printf(sb, "<svg viewBox=\"0 0 %d %d\" width=\"100%%\" role=\"img\" "
+                  "aria-label=\"bandwidth as a ratio of copy peak\">\n",
+              SVG_W, height);
+    /* Alternate row shading, then the grid, then bars above both. */
+    for (int k = 0; k < rows; k++)
+        if (k % 2 == 0)
+            sb_printf(sb, "<rect x=\"0\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#f7f8fa\"/>\n",
+                      SVG_TOP + k * group, SVG_W, group);
+    for (double g = 0; g <= maxr + 1e-9; g += 0.25) {
+        double x = x0 + plot * g / maxr;
+        bool peak = fabs(g - 1.0) < 1e-9;
+        sb_printf(sb, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" "
+                      "stroke-width=\"1\"%s/>\n",
+                  x, SVG_TOP - 6, x, height - 8, peak ? "#8a93a3" : "#e3e6eb",
+                  peak ? " stroke-dasharray=\"4 3\"" : "");
+        sb_printf(sb, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" fill=\"#606a7b\" "
+                      "text-anchor=\"middle\">%.0f%%%s</text>\n",
+                  x, SVG_TOP - 12, g * 100, peak ? " of peak" : "");
+    }
+    int row = 0;
+    for (int k = 0; k < t->nrows; k++) {
+        if (!html_row_has_bw(t, k))
+            continue;
+        const report_bench *f = t->rows[k].first;
+        int y0 = SVG_TOP + row * group + SVG_PAD;
+        int mid = y0 + (group - 2 * SVG_PAD) / 2;
+        sb_printf(sb, "<text class=\"mono\" x=\"12\" y=\"%d\" font-size=\"12.5\" "
+                      "fill=\"#1c2230\">",
+                  mid - 2);
+        html_esc(sb, f->op);
+        sb_printf(sb, "</text>\n<text x=\"12\" y=\"%d\" font-size=\"11\" fill=\"#606a7b\">",
+                  mid + 12);
+        html_esc(sb, f->dtype);
+        if (f->case_name[0]) {
+            sb_append(sb, " &#183; ");
+            html_esc(sb, f->case_name);
+        }
+        sb_append(sb, "</text>\n");
+        for (int j = 0; j < t->ndevices; j++) {
+            const report_bench *b = t->rows[k].per_device[j];
+            int y = y0 + j * (SVG_BAR + SVG_GAP);
+            char v[64], p[32];
+            if (!b || b->status != REPORT_PASS || !isfinite(b->gbs)) {
+                sb_printf(sb, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" fill=\"#a3aab6\">%s"
+                              "</text>\n",
+                          x0 + 4, y + SVG_BAR - 3,
+                          !b ? "not measured" : report_status_name(b->status));
+                continue;
+            }
+            double ratio = isfinite(b->ratio_to_peak) ? b->ratio_to_peak : 0;
+            double w = plot * (ratio > maxr ? maxr : ratio) / maxr;
+            if (w < 1.5)
+                w = 1.5;
+            snprintf(v, sizeof v, "%.1f GB/s", b->gbs);
+            if (isfinite(b->ratio_to_peak))
+                snprintf(p, sizeof p, " &#183; %.0f%%", b->ratio_to_peak * 100);
+            else
+                snprintf(p, sizeof p, " &#183; no peak");
+            sb_printf(sb, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" rx=\"2\" "
+                          "fill=\"%s\"><title>",
+                      x0, y, w, SVG_BAR, html_color(j));
+            html_esc(sb, r->devices[j].label);
+            sb_append(sb, ": ");
+            html_esc(sb, v);
+            sb_printf(sb, "%s</title></rect>\n<text x=\"%.1f\" y=\"%d\" font-size=\"11\" "
+                          "fill=\"#3b4250\">%s%s</text>\n",
+                      p, x0 + w + 6, y + SVG_BAR - 3, v, p);
+        }
+        row++;
+    }
+    sb_append(sb, "</svg>\n");
+}
+
+/* The bandwidth section: legend and chart. */
+static void html_bandwidth(const report *r, const report_bench_table *t, strbuf *sb)
+{
+    sb_append(sb, "<section class=\"panel\" id=\"bandwidth\"><h2>Bandwidth relative to each "
+                  "device&#39;s copy peak</h2>\n<p class=\"hint\">Achieved GB/s (bytes read plus "
+                  "bytes written, median over repeated runs) divided by the same device&#39;s "
+                  "measured copy bandwidth: bars compare how close each runtime gets to its own "
+                  "hardware, not the devices with each other.</p>\n");
+    bool any = false;
+    for (int k = 0; k < t->nrows && !any; k++)
+        any = html_row_has_bw(t, k);
+    if (!any) {
+        sb_append(sb, "<p class=\"none\">No bandwidth results in this report.</p></section>\n");
+        return;
+    }
+    sb_append(sb, "<div class=\"legend\">");
+    for (int j = 0; j < r->ndevices; j++) {
+        char peak[32];
+        sb_printf(sb, "<span><span class=\"dot\" style=\"background:%s\"></span>", html_color(j));
+        html_esc(sb, r->devices[j].label);
+        sb_append(sb, " ");
+        html_esc(sb, r->devices[j].info.name);
+        sb_printf(sb, " (peak %s GB/s)</span>",
+                  report_fmt(r->devices[j].copy_peak_gbs, "%.1f", peak, sizeof peak));
+    }
+    sb_append(sb, "</div>\n");
+    html_chart(r, t, sb);
+    sb_append(sb, "</section>\n");
+}
+
+/* The performance details table: one row per (op, dtype, case, device). */
+static void html_perf(const report *r, const report_bench_table *t, strbuf *sb)
+{
+    sb_append(sb, "<section class=\"panel\" id=\"perf\"><h2>Performance details</h2>\n"
+                  "<p class=\"hint\">Medians over repeated runs. Host &micro;s is the host-side "
+                  "cost of one call; cold compile is the first call with an empty kernel cache; "
+                  "warm first call is the first call of a new process with the cache filled."
+                  "</p>\n");
+    if (t->nrows == 0) {
+        sb_append(sb, "<p class=\"none\">No performance results in this report.</p></section>\n");
+        return;
+    }
+    sb_append(sb, "<div class=\"scroll\"><table><thead><tr><th>Op</th><th>Device</th>"
+                  "<th class=\"num\">GB/s</th><th class=\"num\">GFLOP/s</th><th class=\"num\">"
+                  "% of peak</th><th class=\"num\">Time/call &micro;s</th><th class=\"num\">Host "
+                  "&micro;s/call</th><th class=\"num\">Cold compile s</th><th class=\"num\">"
+                  "Warm first call s</th><th>Kernel</th></tr></thead><tbody>\n");
+    for (int k = 0; k < t->nrows; k++) {
+        const report_bench *f = t->rows[k].first;
+        int present = 0;
+        for (int j = 0; j < t->ndevices; j++)
+            present += t->rows[k].per_device[j] != NULL;
+        bool first = true;
+        for (int j = 0; j < t->ndevices; j++) {
+            const report_bench *b = t->rows[k].per_device[j];
+            if (!b)
+                continue;
+            if (first) {
+                sb_printf(sb, "<tr class=\"grp\"><td rowspan=\"%d\"><span class=\"op\">", present);
+                html_esc(sb, f->op);
+                sb_append(sb, "</span><span class=\"sub\">");
+                html_esc(sb, f->dtype);
+                sb_append(sb, " &middot; ");
+                html_esc(sb, f->case_name);
+                sb_append(sb, "</span></td>");
+            } else {
+                sb_append(sb, "<tr>");
+            }
+            first = false;
+            sb_printf(sb, "<td class=\"nw\"><span class=\"dot\" style=\"background:%s\"></span>",
+                      html_color(j));
+            html_esc(sb, r->devices[j].label);
+            sb_append(sb, "</td>");
+            if (b->status != REPORT_PASS) {
+                sb_printf(sb, "<td colspan=\"7\"><span class=\"pill %s\">%s</span> ",
+                          report_status_name(b->status), report_status_name(b->status));
+                html_esc(sb, b->message);
+                sb_append(sb, "</td>");
+            } else {
+                html_num(sb, b->gbs, "%.1f");
+                html_num(sb, b->gflops, "%.1f");
+                html_num(sb, isfinite(b->ratio_to_peak) ? b->ratio_to_peak * 100 : NAN, "%.0f%%");
+                html_num(sb, b->device_us, "%.1f");
+                html_num(sb, b->host_us, "%.1f");
+                html_num(sb, b->cold_compile_s, "%.2f");
+                html_num(sb, b->warm_first_call_s, "%.3f");
+            }
+            sb_printf(sb, "<td class=\"nw\">%s</td></tr>\n",
+                      b->kernel == REPORT_KERNEL_NONE ? "-" : report_kernel_human(b->kernel));
+        }
+    }
+    sb_append(sb, "</tbody></table></div></section>\n");
+}
+
+/* The ops that ran on the CPU fallback, per device. */
+static void html_fallbacks(const report *r, const report_matrix *m, strbuf *sb)
+{
+    sb_append(sb, "<section class=\"panel fb\" id=\"fallbacks\"><h2>Ops that fell back to the "
+                  "CPU</h2>\n<p class=\"hint\">These ops have no kernel for the device: their "
+                  "inputs were copied to the host, computed by the CPU reference and copied "
+                  "back.</p>\n");
+    for (int j = 0; j < r->ndevices; j++) {
+        const report_device *d = &r->devices[j];
+        if (d->info.type == CLOPS_DEVICE_CPU)
+            continue;
+        int n = 0;
+        for (int i = 0; i < m->nops; i++)
+            n += report_matrix_cell(m, i, j)->fallback;
+        sb_printf(sb, "<h3><span class=\"dot\" style=\"background:%s\"></span>", html_color(j));
+        html_esc(sb, d->label);
+        sb_append(sb, " &middot; ");
+        html_esc(sb, d->info.name);
+        sb_printf(sb, " <span class=\"sub\" style=\"display:inline\">(%d)</span></h3>\n<div>", n);
+        if (n == 0)
+            sb_append(sb, "<span class=\"none\">None: every op ran on the device.</span>");
+        for (int i = 0; i < m->nops; i++)
+            if (report_matrix_cell(m, i, j)->fallback) {
+                sb_append(sb, "<span class=\"chip op\">");
+                html_esc(sb, m->ops[i]);
+                sb_append(sb, "</span>");
+            }
+        sb_append(sb, "</div>\n");
+    }
+    sb_append(sb, "</section>\n");
+}
+
+/* The failing and erroring cases. */
+static void html_failures(const report *r, strbuf *sb)
+{
+    report_summary s = report_summarize(r);
+    sb_printf(sb, "<section class=\"panel\" id=\"failures\"><h2>Failures (%d)</h2>\n", s.failed);
+    if (s.failed == 0) {
+        sb_append(sb, "<p class=\"none\">No failing case.</p></section>\n");
+        return;
+    }
+    sb_append(sb, "<div class=\"scroll\"><table><thead><tr><th>Op</th><th>dtype</th>"
+                  "<th>Case</th><th>Device</th><th>Status</th><th>Kernel</th><th class=\"num\">"
+                  "Max abs err</th><th class=\"num\">Max ulp</th><th>Message</th></tr></thead>"
+                  "<tbody>\n");
+    int shown = 0;
+    for (int i = 0; i < r->nchecks && shown < HTML_MAX_FAILURES; i++) {
+        const report_check *c = &r->checks[i];
+        if (c->status != REPORT_FAIL && c->status != REPORT_ERROR)
+            continue;
+        int j = report_device_pos(r, c->device);
+        char e[32];
+        sb_append(sb, "<tr><td class=\"op\">");
+        html_esc(sb, c->op);
+        sb_append(sb, "</td><td>");
+        html_esc(sb, c->dtype);
+        sb_append(sb, "</td><td>");
+        html_esc(sb, c->case_name);
+        sb_printf(sb, "</td><td class=\"nw\"><span class=\"dot\" style=\"background:%s\">"
+                      "</span>",
+                  html_color(j < 0 ? 0 : j));
+        html_esc(sb, j < 0 ? "?" : r->devices[j].label);
+        sb_printf(sb, "</td><td><span class=\"pill %s\">%s</span></td><td class=\"nw\">%s</td>"
+                      "<td class=\"num\">%s</td>",
+                  report_status_name(c->status), report_status_name(c->status),
+                  report_kernel_human(c->kernel), report_fmt_err(c->max_abs_err, e, sizeof e));
+        html_num(sb, c->max_ulp_err, "%.0f");
+        sb_append(sb, "<td class=\"msg\">");
+        html_esc(sb, c->message);
+        sb_append(sb, "</td></tr>\n");
+        shown++;
+    }
+    sb_append(sb, "</tbody></table></div>\n");
+    if (s.failed > shown)
+        sb_printf(sb, "<p class=\"hint\">%d more in report.json.</p>\n", s.failed - shown);
+    sb_append(sb, "</section>\n");
+}
+
+clops_status report_render_html(const report *r, strbuf *sb)
+{
+    report_matrix m;
+    report_bench_table t;
+    clops_status st = report_matrix_build(r, &m);
+    if (st)
+        return st;
+    st = report_bench_table_build(r, &t);
+    if (st) {
+        report_matrix_free(&m);
+        return st;
+    }
+    html_head(r, &m, sb);
+    html_devices(r, sb);
+    html_matrix(r, &m, sb);
+    html_bandwidth(r, &t, sb);
+    html_perf(r, &t, sb);
+    html_fallbacks(r, &m, sb);
+    html_failures(r, sb);
+    sb_append(sb, "</main>\n<footer class=\"wrap\">Generated by clops ");
+    html_esc(sb, r->clops_version);
+    sb_append(sb, ". This page is self-contained: it loads nothing from the network. The same "
+                  "results are in report.json (machine-readable) and report.md (for bug "
+                  "reports).</footer>\n</body>\n</html>\n");
+    report_matrix_free(&m);
+    report_bench_table_free(&t);
+    return sb_finish(sb, "report.html");
+}

@@ -1,0 +1,311 @@
+/*
+ * tools/cli/report_md.c: report.md, the Markdown form of a report.
+ *
+ * This is the text people paste into a bug report to a driver vendor or an
+ * issue tracker, so it favours plain GitHub-flavoured tables over layout:
+ * the devices with their measured figures, the op × device pass/fail matrix
+ * with maximum errors, bandwidth and call costs per op and device, the ops
+ * that fell back to the CPU, and the failing cases with their messages.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tools/cli/cli.h"
+#include "tools/cli/report.h"
+
+/* Most failing cases listed in full; the JSON has all of them. */
+#define MD_MAX_FAILURES 200
+
+/* Appends text as one table cell: '|' escaped, newlines flattened. */
+static void md_cell(strbuf *sb, const char *s)
+{
+    sb_append(sb, " ");
+    for (const char *p = s ? s : ""; *p; p++) {
+        if (*p == '|')
+            sb_append(sb, "\\|");
+        else if (*p == '\n' || *p == '\r' || *p == '\t')
+            sb_putc(sb, ' ');
+        else
+            sb_putc(sb, *p);
+    }
+    sb_append(sb, " |");
+}
+
+/* Appends a header row and its separator; align is 'l' or 'r' per column. */
+static void md_header(strbuf *sb, int n, const char *const *names, const char *align)
+{
+    sb_append(sb, "|");
+    for (int i = 0; i < n; i++)
+        md_cell(sb, names[i]);
+    sb_append(sb, "\n|");
+    for (int i = 0; i < n; i++)
+        sb_append(sb, align[i] == 'r' ? " ---: |" : " --- |");
+    sb_putc(sb, '\n');
+}
+
+/* "opencl:0 (NVIDIA H200)" for column headings. */
+static void md_device_title(const report_device *d, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s (%.60s)", d->label[0] ? d->label : "?", d->info.name);
+}
+
+/* The devices table. */
+static void md_devices(const report *r, strbuf *sb)
+{
+    static const char *const h[] = {"#", "Device", "Platform", "Driver", "Type", "CUs",
+                                    "Memory", "fp64", "fp16", "Copy peak GB/s", "Launch µs",
+                                    "Enqueue µs", "Build cold s", "Build warm s"};
+    sb_append(sb, "## Devices\n\n");
+    md_header(sb, 14, h, "lllllrrllrrrrr");
+    for (int i = 0; i < r->ndevices; i++) {
+        const report_device *d = &r->devices[i];
+        char buf[300];
+        sb_append(sb, "|");
+        snprintf(buf, sizeof buf, "%d", d->info.index);
+        md_cell(sb, buf);
+        snprintf(buf, sizeof buf, "%s %s", d->label, d->info.name);
+        md_cell(sb, buf);
+        snprintf(buf, sizeof buf, "%s (%s)", d->info.platform_name,
+                 clops_vendor_name(d->info.vendor));
+        md_cell(sb, buf);
+        md_cell(sb, d->info.driver_version);
+        md_cell(sb, d->info.type == CLOPS_DEVICE_CPU ? "host" : d->info.is_gpu ? "GPU" : "CPU");
+        snprintf(buf, sizeof buf, "%u", d->info.compute_units);
+        md_cell(sb, buf);
+        md_cell(sb, cli_fmt_bytes(d->info.global_mem_bytes, buf, sizeof buf));
+        md_cell(sb, d->info.fp64 ? "yes" : "no");
+        md_cell(sb, d->info.fp16 ? "yes" : "no");
+        md_cell(sb, report_fmt(d->copy_peak_gbs, "%.1f", buf, sizeof buf));
+        md_cell(sb, report_fmt(d->launch_us, "%.1f", buf, sizeof buf));
+        md_cell(sb, report_fmt(d->enqueue_us, "%.1f", buf, sizeof buf));
+        md_cell(sb, report_fmt(d->build_cold_s, "%.2f", buf, sizeof buf));
+        md_cell(sb, report_fmt(d->build_warm_s, "%.3f", buf, sizeof buf));
+        sb_putc(sb, '\n');
+    }
+    if (r->note && *r->note)
+        sb_printf(sb, "\nDevice discovery: %s\n", r->note);
+    sb_putc(sb, '\n');
+}
+
+/* One matrix cell's text: "pass 12/12, err 3.0e-07 (1 ulp)". */
+static void md_matrix_text(const report_cell *c, char *buf, size_t cap)
+{
+    int ran = c->pass + c->fail + c->error;
+    int n = 0;
+    if (ran + c->skip == 0)
+        n = snprintf(buf, cap, "-");
+    else if (c->fail || c->error)
+        n = snprintf(buf, cap, "**%s** %d/%d", c->error && !c->fail ? "ERROR" : "FAIL", c->pass,
+                     ran);
+    else if (ran == 0)
+        n = snprintf(buf, cap, "skip");
+    else
+        n = snprintf(buf, cap, "pass %d/%d", c->pass, ran);
+    char e[32], u[32];
+    if (isfinite(c->max_abs_err) && n > 0 && (size_t)n < cap)
+        n += snprintf(buf + n, cap - (size_t)n, ", err %s",
+                      report_fmt_err(c->max_abs_err, e, sizeof e));
+    if (isfinite(c->max_ulp_err) && c->max_ulp_err > 0 && n > 0 && (size_t)n < cap)
+        n += snprintf(buf + n, cap - (size_t)n, " (%s ulp)", report_fmt(c->max_ulp_err, "%.0f", u,
+                                                                        sizeof u));
+    if (c->skip && ran && n > 0 && (size_t)n < cap)
+        n += snprintf(buf + n, cap - (size_t)n, ", %d skipped", c->skip);
+    if (c->fallback && n > 0 && (size_t)n < cap)
+        snprintf(buf + n, cap - (size_t)n, ", CPU fallback");
+}
+
+/* The op × device pass/fail matrix. */
+static void md_matrix(const report *r, const report_matrix *m, strbuf *sb)
+{
+    if (r->nchecks == 0)
+        return;
+    sb_append(sb, "## Correctness: op × device\n\n"
+                  "Each cell: passed/ran cases over every dtype and case, the largest absolute "
+                  "error, and the largest ULP error for floating types.\n\n|");
+    md_cell(sb, "Op");
+    for (int j = 0; j < r->ndevices; j++) {
+        char t[128];
+        md_device_title(&r->devices[j], t, sizeof t);
+        md_cell(sb, t);
+    }
+    sb_append(sb, "\n| --- |");
+    for (int j = 0; j < r->ndevices; j++)
+        sb_append(sb, " --- |");
+    sb_putc(sb, '\n');
+    for (int i = 0; i < m->nops; i++) {
+        sb_append(sb, "|");
+        md_cell(sb, m->ops[i]);
+        for (int j = 0; j < r->ndevices; j++) {
+            char buf[160];
+            md_matrix_text(report_matrix_cell(m, i, j), buf, sizeof buf);
+            md_cell(sb, buf);
+        }
+        sb_putc(sb, '\n');
+    }
+    sb_putc(sb, '\n');
+}
+
+/* Bandwidth and call costs, one row per (op, dtype, case). */
+static void md_bench(const report *r, const report_bench_table *t, strbuf *sb)
+{
+    if (t->nrows == 0)
+        return;
+    sb_append(sb, "## Performance\n\n"
+                  "Achieved GB/s (or GFLOP/s) and, in parentheses, the ratio to the device's "
+                  "copy peak.\n\n|");
+    md_cell(sb, "Op");
+    md_cell(sb, "dtype");
+    md_cell(sb, "case");
+    for (int j = 0; j < r->ndevices; j++) {
+        char h[128];
+        md_device_title(&r->devices[j], h, sizeof h);
+        md_cell(sb, h);
+    }
+    sb_append(sb, "\n| --- | --- | --- |");
+    for (int j = 0; j < r->ndevices; j++)
+        sb_append(sb, " ---: |");
+    sb_putc(sb, '\n');
+    for (int k = 0; k < t->nrows; k++) {
+        const report_bench *f = t->rows[k].first;
+        sb_append(sb, "|");
+        md_cell(sb, f->op);
+        md_cell(sb, f->dtype);
+        md_cell(sb, f->case_name);
+        for (int j = 0; j < r->ndevices; j++) {
+            const report_bench *b = t->rows[k].per_device[j];
+            char buf[96], a[32], p[32];
+            if (!b)
+                snprintf(buf, sizeof buf, "-");
+            else if (b->status != REPORT_PASS)
+                snprintf(buf, sizeof buf, "%s", report_status_name(b->status));
+            else if (isfinite(b->gflops) && !isfinite(b->gbs))
+                snprintf(buf, sizeof buf, "%s GFLOP/s", report_fmt(b->gflops, "%.1f", a, sizeof a));
+            else
+                snprintf(buf, sizeof buf, "%s GB/s (%s)", report_fmt(b->gbs, "%.1f", a, sizeof a),
+                         isfinite(b->ratio_to_peak)
+                             ? (snprintf(p, sizeof p, "%.0f%%", b->ratio_to_peak * 100), p)
+                             : "-");
+            md_cell(sb, buf);
+        }
+        sb_putc(sb, '\n');
+    }
+    sb_append(sb, "\nCall costs per device: host µs per call / cold compile s / warm first "
+                  "call s.\n\n|");
+    md_cell(sb, "Op");
+    md_cell(sb, "dtype");
+    md_cell(sb, "case");
+    for (int j = 0; j < r->ndevices; j++)
+        md_cell(sb, r->devices[j].label);
+    sb_append(sb, "\n| --- | --- | --- |");
+    for (int j = 0; j < r->ndevices; j++)
+        sb_append(sb, " ---: |");
+    sb_putc(sb, '\n');
+    for (int k = 0; k < t->nrows; k++) {
+        const report_bench *f = t->rows[k].first;
+        sb_append(sb, "|");
+        md_cell(sb, f->op);
+        md_cell(sb, f->dtype);
+        md_cell(sb, f->case_name);
+        for (int j = 0; j < r->ndevices; j++) {
+            const report_bench *b = t->rows[k].per_device[j];
+            char buf[128], h[32], c[32], w[32];
+            if (!b)
+                snprintf(buf, sizeof buf, "-");
+            else
+                snprintf(buf, sizeof buf, "%s / %s / %s",
+                         report_fmt(b->host_us, "%.1f", h, sizeof h),
+                         report_fmt(b->cold_compile_s, "%.2f", c, sizeof c),
+                         report_fmt(b->warm_first_call_s, "%.3f", w, sizeof w));
+            md_cell(sb, buf);
+        }
+        sb_putc(sb, '\n');
+    }
+    sb_putc(sb, '\n');
+}
+
+/* The ops that ran on the CPU fallback, per device. */
+static void md_fallbacks(const report *r, const report_matrix *m, strbuf *sb)
+{
+    sb_append(sb, "## Ops that fell back to the CPU\n\n");
+    for (int j = 0; j < r->ndevices; j++) {
+        const report_device *d = &r->devices[j];
+        if (d->info.type == CLOPS_DEVICE_CPU)
+            continue;
+        int n = 0;
+        sb_printf(sb, "- **%s** (%s):", d->label, d->info.name);
+        for (int i = 0; i < m->nops; i++)
+            if (report_matrix_cell(m, i, j)->fallback)
+                sb_printf(sb, "%s `%s`", n++ ? "," : "", m->ops[i]);
+        sb_append(sb, n ? "\n" : " none\n");
+    }
+    sb_putc(sb, '\n');
+}
+
+/* The failing and erroring cases, with their messages. */
+static void md_failures(const report *r, strbuf *sb)
+{
+    report_summary s = report_summarize(r);
+    if (s.failed == 0)
+        return;
+    static const char *const h[] = {"Op", "dtype", "case", "device", "status", "kernel",
+                                    "max abs err", "max ulp", "message"};
+    sb_printf(sb, "## Failures (%d)\n\n", s.failed);
+    md_header(sb, 9, h, "llllllrrl");
+    int shown = 0;
+    for (int i = 0; i < r->nchecks && shown < MD_MAX_FAILURES; i++) {
+        const report_check *c = &r->checks[i];
+        if (c->status != REPORT_FAIL && c->status != REPORT_ERROR)
+            continue;
+        const report_device *d = report_find_device(r, c->device);
+        char e[32], u[32];
+        sb_append(sb, "|");
+        md_cell(sb, c->op);
+        md_cell(sb, c->dtype);
+        md_cell(sb, c->case_name);
+        md_cell(sb, d ? d->label : "?");
+        md_cell(sb, report_status_name(c->status));
+        md_cell(sb, report_kernel_human(c->kernel));
+        md_cell(sb, report_fmt_err(c->max_abs_err, e, sizeof e));
+        md_cell(sb, report_fmt(c->max_ulp_err, "%.0f", u, sizeof u));
+        md_cell(sb, c->message);
+        sb_putc(sb, '\n');
+        shown++;
+    }
+    if (s.failed > shown)
+        sb_printf(sb, "\n%d more in report.json.\n", s.failed - shown);
+    sb_putc(sb, '\n');
+}
+
+clops_status report_render_md(const report *r, strbuf *sb)
+{
+    report_matrix m;
+    report_bench_table t;
+    clops_status st = report_matrix_build(r, &m);
+    if (st)
+        return st;
+    st = report_bench_table_build(r, &t);
+    if (st) {
+        report_matrix_free(&m);
+        return st;
+    }
+    char wall[32];
+    report_summary s = report_summarize(r);
+    sb_printf(sb, "# clops report\n\nclops %s · `clops %s`%s%s%s · %s · host `%s` · %s\n\n",
+              r->clops_version, r->command, r->mode[0] ? " (" : "", r->mode,
+              r->mode[0] ? " run)" : "", r->created[0] ? r->created : "unknown time",
+              r->host[0] ? r->host : "?", cli_fmt_seconds(r->wall_s, wall, sizeof wall));
+    sb_printf(sb, "**Summary:** %d passed, %d failed", s.passed, s.failed);
+    if (s.errors)
+        sb_printf(sb, " (%d error%s)", s.errors, s.errors == 1 ? "" : "s");
+    sb_printf(sb, ", %d skipped, over %d op%s on %d device%s.\n\n", s.skipped, m.nops,
+              m.nops == 1 ? "" : "s", r->ndevices, r->ndevices == 1 ? "" : "s");
+    md_devices(r, sb);
+    md_matrix(r, &m, sb);
+    md_bench(r, &t, sb);
+    md_fallbacks(r, &m, sb);
+    md_failures(r, sb);
+    report_matrix_free(&m);
+    report_bench_table_free(&t);
+    return sb_finish(sb, "report.md");
+}

@@ -1,0 +1,19 @@
+#!/bin/sh
+# Installs what clops needs to build, test and run on Debian 12 (or a
+# derivative), from Debian's own packages.  docs/dependencies.md says why
+# each package is there.  Uses sudo when not run as root.
+set -eu
+PACKAGES="build-essential cmake pkg-config git
+ ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo
+ libclblast-dev libcmocka-dev libxxhash-dev libcjson-dev libyaml-dev
+ valgrind"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+    SUDO="sudo"
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $PACKAGES >/dev/null
+echo "clops: build dependencies installed; OpenCL platforms:"
+clinfo -l || true
