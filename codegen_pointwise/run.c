@@ -35,35 +35,35 @@ typedef union scalar_bytes {
     double f64;
 } scalar_bytes;
 
-/* Converts a scalar to the storage of compute dtype ct; returns its size. */
+/* Converts a scalar to the storage of compute dtype ct; returns its size.
+ * (Launch hot path: each case converts only the way it needs.) */
 static size_t scalar_to_compute(clops_scalar s, clops_dtype ct, scalar_bytes *out)
 {
-    double f = clops_scalar_to_double(s);
-    int64_t i = clops_scalar_to_int64(s);
     switch (ct) {
     case CLOPS_BOOL:
-        out->u8 = s.kind == CLOPS_SCALAR_FLOAT ? (f != 0.0) : (i != 0);
+        out->u8 = s.kind == CLOPS_SCALAR_FLOAT ? (clops_scalar_to_double(s) != 0.0)
+                                               : (clops_scalar_to_int64(s) != 0);
         return 1;
     case CLOPS_UINT8:
-        out->u8 = (uint8_t)i;
+        out->u8 = (uint8_t)clops_scalar_to_int64(s);
         return 1;
     case CLOPS_INT8:
-        out->i8 = (int8_t)i;
+        out->i8 = (int8_t)clops_scalar_to_int64(s);
         return 1;
     case CLOPS_INT16:
-        out->i16 = (int16_t)i;
+        out->i16 = (int16_t)clops_scalar_to_int64(s);
         return 2;
     case CLOPS_INT32:
-        out->i32 = (int32_t)i;
+        out->i32 = (int32_t)clops_scalar_to_int64(s);
         return 4;
     case CLOPS_INT64:
-        out->i64 = i;
+        out->i64 = clops_scalar_to_int64(s);
         return 8;
     case CLOPS_FLOAT64:
-        out->f64 = f;
+        out->f64 = clops_scalar_to_double(s);
         return 8;
     default: /* float32 and the 16-bit floats compute in float */
-        out->f32 = (float)f;
+        out->f32 = (float)clops_scalar_to_double(s);
         return 4;
     }
 }
@@ -376,9 +376,16 @@ static clops_status launch(const pw_call *c, const pw_spec *spec, const pw_plan 
         mems[1 + j] = (t && t->storage->block) ? t->storage->block->mem : NULL;
         args[na++] = (host_arg){sizeof(cl_mem), &mems[1 + j]};
     }
-    /* The plan holds only the tensors; widen to one slot per operand. */
-    pw_plan full = *plan;
+    /* The plan holds only the tensors; widen to one slot per operand.  Only
+     * what pack_meta reads is filled in: copying the whole plan (16 dims of
+     * strides per operand) was the largest single cost of this function. */
+    pw_plan full;
+    full.numel = plan->numel;
+    full.ndim = plan->ndim;
     full.n_tensors = 1 + op->n_in;
+    memcpy(full.sizes, plan->sizes, sizeof(int64_t) * (size_t)plan->ndim);
+    full.offsets[0] = plan->offsets[0];
+    memcpy(full.strides[0], plan->strides[0], sizeof(int64_t) * (size_t)plan->ndim);
     uint32_t flags = 0;
     for (int j = op->n_in - 1; j >= 0; j--) {
         int src = tmap[j];

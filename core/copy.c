@@ -64,13 +64,27 @@ clops_status core_copy_(clops_tensor *dst, clops_tensor *src, bool non_blocking)
         return copy_same_device(dst, src);
     /* Across devices: bring src to host memory, upload it in its own dtype
      * to dst's device, then convert and scatter there. */
-    clops_status st = check_dtype_on_device("copy_", src->dtype, dd);
-    if (st)
+    /* A float64 source bound for a device without fp64 is converted on its
+     * own device first, as PyTorch converts on the host. */
+    clops_tensor *conv = NULL;
+    clops_status st = CLOPS_OK;
+    if ((src->dtype == CLOPS_FLOAT64 && !dd->info.fp64)) {
+        st = core_to_copy(src, dst->dtype, sd, &conv);
+        if (st)
+            return st;
+        src = conv;
+    }
+    st = check_dtype_on_device("copy_", src->dtype, dd);
+    if (st) {
+        clops_tensor_release(conv);
         return st;
+    }
     size_t bytes = (size_t)tensor_numel(src) * clops_dtype_size(src->dtype);
     void *buf = malloc(bytes ? bytes : 1);
-    if (!buf)
+    if (!buf) {
+        clops_tensor_release(conv);
         return CLOPS__HOST_OOM("copy_ staging buffer");
+    }
     clops_tensor *staged = NULL;
     st = clops_tensor_to_host(src, buf, bytes);
     if (st == CLOPS_OK)
@@ -79,6 +93,7 @@ clops_status core_copy_(clops_tensor *dst, clops_tensor *src, bool non_blocking)
     if (st == CLOPS_OK)
         st = copy_same_device(dst, staged);
     clops_tensor_release(staged);
+    clops_tensor_release(conv);
     return st;
 }
 

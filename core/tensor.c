@@ -338,7 +338,8 @@ clops_status clops_empty_strided(clops_device *device, clops_dtype dtype, int nd
 {
     if (!out || (ndim > 0 && (!sizes || !strides)))
         return clops__fail(CLOPS_INVALID_ARGUMENT, "empty_strided: NULL sizes, strides or out");
-    return tensor_new(device, dtype, ndim, sizes, strides, out);
+    clops_status st = tensor_new(device, dtype, ndim, sizes, strides, out);
+    return st ? clops__error_prefix(st, "empty_strided") : st;
 }
 
 clops_status tensor_fill(clops_tensor *t, clops_scalar value)
@@ -353,38 +354,48 @@ clops_status tensor_fill(clops_tensor *t, clops_scalar value)
     return pw_run(&pw_op_copy, PW_OUT, &v, NULL, t, &opts, NULL);
 }
 
-clops_status clops_full(clops_device *device, clops_dtype dtype, int ndim, const int64_t *sizes,
-                        clops_scalar value, clops_tensor **out)
+/* full() under the name of the factory the caller used. */
+static clops_status full_named(const char *op, clops_device *device, clops_dtype dtype, int ndim,
+                               const int64_t *sizes, clops_scalar value, clops_tensor **out)
 {
+    if (!out)
+        return clops__fail(CLOPS_INVALID_ARGUMENT, "%s: out is NULL", op);
     clops_tensor *t = NULL;
     clops_status st = clops_empty(device, dtype, ndim, sizes, &t);
-    if (st)
-        return st;
-    st = tensor_fill(t, value);
+    if (st == CLOPS_OK)
+        st = tensor_fill(t, value);
     if (st) {
         clops_tensor_release(t);
-        return clops__error_prefix(st, "full");
+        return clops__error_prefix(st, "%s", op);
     }
     *out = t;
     return CLOPS_OK;
 }
 
+clops_status clops_full(clops_device *device, clops_dtype dtype, int ndim, const int64_t *sizes,
+                        clops_scalar value, clops_tensor **out)
+{
+    return full_named("full", device, dtype, ndim, sizes, value, out);
+}
+
 clops_status clops_zeros(clops_device *device, clops_dtype dtype, int ndim, const int64_t *sizes,
                          clops_tensor **out)
 {
-    return clops_full(device, dtype, ndim, sizes, clops_scalar_int(0), out);
+    return full_named("zeros", device, dtype, ndim, sizes, clops_scalar_int(0), out);
 }
 
 clops_status clops_ones(clops_device *device, clops_dtype dtype, int ndim, const int64_t *sizes,
                         clops_tensor **out)
 {
-    return clops_full(device, dtype, ndim, sizes, clops_scalar_int(1), out);
+    return full_named("ones", device, dtype, ndim, sizes, clops_scalar_int(1), out);
 }
 
 clops_status clops_from_host(clops_device *device, clops_dtype dtype, int ndim,
                              const int64_t *sizes, const void *data, size_t nbytes,
                              clops_tensor **out)
 {
+    if (!out)
+        return clops__fail(CLOPS_INVALID_ARGUMENT, "from_host: out is NULL");
     clops_tensor *t = NULL;
     clops_status st = clops_empty(device, dtype, ndim, sizes, &t);
     if (st)

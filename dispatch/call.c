@@ -152,7 +152,9 @@ clops_status clops_call_boxed(const clops_op *cop, clops_value *args, int nargs,
     int nlist = 0;
     clops_device *device_arg = NULL;
     for (int i = 0; i < s->nargs; i++) {
-        if (full[i].tag == CLOPS_V_TENSOR)
+        /* Copies (device_check: NoCheck) take the device of their first
+         * tensor, as their typed wrappers do. */
+        if (full[i].tag == CLOPS_V_TENSOR && !(op->no_device_check && nts))
             ts[nts++] = full[i].v.t;
         else if (full[i].tag == CLOPS_V_TENSOR_LIST && !list) {
             list = full[i].v.tensors.data;

@@ -47,6 +47,8 @@ typedef struct dispatch_builtin_op {
     dispatch_adapter adapter;
     const dispatch_builtin_kernel *kernels;
     int nkernels;
+    const char *check; /* `check:` hints of the inventory as JSON, or NULL */
+    bool no_device_check; /* device_check: NoCheck: the first tensor decides */
 } dispatch_builtin_op;
 
 extern const dispatch_builtin_op dispatch_builtin_ops[];
@@ -77,7 +79,11 @@ struct clops_op {
     char *name;   /* "add.Tensor" */
     char *text;   /* canonical schema */
     char *tags;
+    const char *check;        /* inventory check hints (JSON) or NULL */
     dispatch_adapter adapter; /* NULL for user-defined ops */
+    /* device_check: NoCheck (copies): the call's device is the first tensor
+     * argument's; the others may be anywhere. */
+    bool no_device_check;
     dispatch_kernel *slots[CLOPS_KEY_COUNT];
     _Atomic(dispatch_kernel *) resolved[DISPATCH_NTARGETS];
     /* Defaults per argument, built once from the schema (NONE tag = no
@@ -106,6 +112,9 @@ extern atomic_bool dispatch_ready;
 /* The op with a generated id (valid after init). */
 struct clops_op *dispatch_op(int id);
 void dispatch_shutdown(void);
+/* The op's `check:` hints from the inventory (JSON text), or NULL. */
+const char *dispatch_op_check_hints(const clops_op *op);
+int dispatch_op_id(const clops_op *op);
 
 /* Resolves the kernel for a call.  ts: tensor arguments (NULL entries
  * skipped), list: a Tensor[] argument; device_arg: a Device argument (or
@@ -155,6 +164,9 @@ void dispatch_trace_call(const char *kind, const struct clops_op *op, const disp
 extern dispatch_kernel dispatch_fallback_kernel;
 /* Reads CLOPS_FALLBACK_DENY once the registry exists (op names resolve). */
 void dispatch_fallback_after_init(void);
+/* Applies CLOPS_FALLBACK_DENY to an operator defined after start (user
+ * ops; registry lock held). */
+void dispatch_fallback_on_define(struct clops_op *op);
 /* The kernel an override's fallback call reaches (NULL: none). */
 dispatch_kernel *dispatch_next_kernel(const struct clops_op *op, const dispatch_kernel *k,
                                       int target);

@@ -76,29 +76,44 @@ void clops_fallback_reset_counts(void)
     }
 }
 
-/* Applies CLOPS_FALLBACK_DENY="op1,op2" once the registry exists. */
+/* True when the comma/space separated list holds name. */
+static bool list_has(const char *list, const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *p = list; *p;) {
+        size_t n = strcspn(p, ", ");
+        if (n == len && strncmp(p, name, n) == 0)
+            return true;
+        p += n;
+        while (*p == ',' || *p == ' ')
+            p++;
+    }
+    return false;
+}
+
+/* Applies CLOPS_FALLBACK_DENY="op1,op2" once the registry exists.  Names
+ * that are not builtin operators are not an error: they may name user
+ * operators, which dispatch_fallback_on_define checks when they are
+ * defined. */
 static void apply_deny_env(void)
 {
     const char *env = host_env("CLOPS_FALLBACK_DENY");
     if (!env)
         return;
-    char name[256];
-    for (const char *p = env; *p;) {
-        size_t n = strcspn(p, ", ");
-        if (n && n < sizeof name) {
-            memcpy(name, p, n);
-            name[n] = '\0';
-            const clops_op *op = NULL;
-            if (clops_op_find(name, &op) == CLOPS_OK)
-                clops_fallback_deny(op, true);
-            else
-                fprintf(stderr, "clops: warning: CLOPS_FALLBACK_DENY names unknown op '%s'\n",
-                        name);
-        }
-        p += n;
-        while (*p == ',' || *p == ' ')
-            p++;
+    int n = clops_op_count();
+    for (int i = 0; i < n; i++) {
+        struct clops_op *op = (struct clops_op *)clops_op_at(i);
+        if (op && list_has(env, op->name))
+            atomic_store(&op->fallback_denied, true);
     }
+}
+
+/* Marks a newly defined operator denied when CLOPS_FALLBACK_DENY names it. */
+void dispatch_fallback_on_define(struct clops_op *op)
+{
+    const char *env = host_env("CLOPS_FALLBACK_DENY");
+    if (env && list_has(env, op->name))
+        atomic_store(&op->fallback_denied, true);
 }
 
 /* Copies every device tensor of v to the CPU into cpu (new references). */
@@ -116,9 +131,13 @@ static clops_status to_cpu(clops_device *cpu, const clops_value *v, clops_value 
             return clops__fail(CLOPS_INVALID_ARGUMENT, "CPU fallback: too many list tensors");
         clops_tensor **dst = list_store + *list_used;
         *list_used += n;
+        /* All entries are released by the caller, also after a failure
+         * part-way through the list. */
+        for (int i = 0; i < n; i++)
+            dst[i] = NULL;
+        c->v.tensors.data = dst;
         for (int i = 0; i < n; i++) {
             clops_tensor *t = v->v.tensors.data[i];
-            dst[i] = NULL;
             if (!t)
                 continue;
             clops_status st = host_is_cpu(t->storage->device)
@@ -127,7 +146,6 @@ static clops_status to_cpu(clops_device *cpu, const clops_value *v, clops_value 
             if (st)
                 return st;
         }
-        c->v.tensors.data = dst;
     }
     return CLOPS_OK;
 }

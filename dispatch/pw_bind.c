@@ -13,8 +13,9 @@
 
 clops_status pw_binding_resolve(pw_binding *b)
 {
-    if (atomic_load_explicit(&b->ready, memory_order_acquire))
-        return b->status;
+    if (atomic_load_explicit(&b->ready, memory_order_acquire) && b->status == CLOPS_OK)
+        return CLOPS_OK;
+    bool detailed = false; /* this call recorded the detailed message */
     pthread_mutex_lock(&b->lock);
     if (!atomic_load_explicit(&b->ready, memory_order_relaxed)) {
         const pw_op *op = b->op;
@@ -36,17 +37,23 @@ clops_status pw_binding_resolve(pw_binding *b)
         }
         if (st == CLOPS_OK && (nin != op->n_in || np != op->n_params))
             st = CLOPS_INTERNAL;
-        if (st)
+        if (st) {
             clops__fail(st, "%s: schema does not match pw_op_%s (%d operands and %d parameters in "
                             "the schema, %d and %d in the op)",
                         b->opname, op->name, nin, np, op->n_in, op->n_params);
+            detailed = true;
+        }
         b->status = st;
         atomic_store_explicit(&b->ready, true, memory_order_release);
     }
     pthread_mutex_unlock(&b->lock);
-    if (b->status)
-        return clops__fail(b->status, "%s: schema does not match pw_op_%s", b->opname, b->op->name);
-    return CLOPS_OK;
+    /* Later calls of a broken binding fail with a message too (the
+     * detailed one was recorded on the first call's thread). */
+    if (b->status && !detailed)
+        return clops__fail(b->status, "%s: schema does not match pw_op_%s (operands %d, "
+                                      "parameters %d)",
+                           b->opname, b->op->name, b->op->n_in, b->op->n_params);
+    return b->status;
 }
 
 clops_status pw_bound_run(pw_binding *b, pw_variant variant, clops_tensor *dst, const pw_arg *args,

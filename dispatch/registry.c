@@ -130,17 +130,21 @@ static dispatch_kernel *resolve_from(const struct clops_op *op, int target, int 
     return NULL;
 }
 
-/* The kernel an override's fallback call reaches. */
+/* The kernel an override's fallback call reaches.  The stacks are read
+ * under the registry lock: another thread may be registering or removing a
+ * kernel of the same op (calls through the resolved table never lock; only
+ * this redispatch path does). */
 dispatch_kernel *dispatch_next_kernel(const struct clops_op *op, const dispatch_kernel *k,
                                       int target)
 {
     if (k->flags & CLOPS_OVERRIDE_UNCONDITIONAL)
         return NULL;
-    if (k->below)
-        return k->below;
     if (k == &dispatch_fallback_kernel)
         return NULL;
-    return resolve_from(op, target, k->key);
+    pthread_mutex_lock(&reg_lock);
+    dispatch_kernel *next = k->below ? k->below : resolve_from(op, target, k->key);
+    pthread_mutex_unlock(&reg_lock);
+    return next;
 }
 
 void dispatch_resolve_op(struct clops_op *op)
@@ -240,6 +244,8 @@ static clops_status build_registry(void)
         if (st)
             return clops__error_prefix(st, "registering builtin operator %d", i);
         op->id = i;
+        op->check = b->check;
+        op->no_device_check = b->no_device_check;
         ops[nops++] = op;
         for (int k = 0; k < b->nkernels; k++) {
             st = install_builtin(op, &b->kernels[k]);
@@ -385,6 +391,17 @@ bool clops_op_has_tag(const clops_op *op, const char *tag)
             p++;
     }
     return false;
+}
+
+const char *dispatch_op_check_hints(const clops_op *op)
+{
+    return op ? op->check : NULL;
+}
+
+/* Index of the op in the registry. */
+int dispatch_op_id(const clops_op *op)
+{
+    return op ? op->id : -1;
 }
 
 int clops_op_num_args(const clops_op *op)

@@ -19,6 +19,7 @@
 #include <xxhash.h>
 
 #include "core/tensor_impl.h"
+#include "host/blas.h"
 #include "host/host.h"
 
 #ifndef CLOPS_VERSION_STRING
@@ -441,6 +442,9 @@ void host_shutdown(void)
 {
     pthread_mutex_lock(&init_lock);
     if (atomic_load(&initialized)) {
+        /* CLBlast caches programs per context: drop them before the
+         * contexts go. */
+        blas_shutdown();
         for (int i = device_count - 1; i >= 0; i--) {
             destroy_device(devices[i]);
             devices[i] = NULL;

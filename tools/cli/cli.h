@@ -114,7 +114,8 @@ typedef struct cli_command {
  */
 #define CLI_COMMAND_LIST(X) \
     X(devices)              \
-    X(cache)
+    X(cache)                \
+    X(tune)
 
 #define CLI__DECLARE_COMMAND(name) extern const cli_command cli_cmd_##name;
 CLI_COMMAND_LIST(CLI__DECLARE_COMMAND)

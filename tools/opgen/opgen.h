@@ -49,6 +49,7 @@ typedef struct gen_op {
     int dst_arg;          /* in-place/out: index of the written argument */
     bool derived;         /* generated from another entry's `variants` */
     bool no_device_check; /* device from the first tensor only (copies) */
+    char *check;          /* `check:` hints as JSON text, NULL if none */
     const char *file;
     int line;
 } gen_op;

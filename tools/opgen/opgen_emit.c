@@ -746,8 +746,13 @@ static void emit_source(strbuf *sb, const gen_model *m)
         c_string(sb, op->schema_text);
         sb_append(sb, ", ");
         c_string(sb, op->tags ? op->tags : "");
-        sb_printf(sb, ", \"%s\", ad_%s, %s%s, %d},\n", op->cname, op->ident, n ? "kt_" : "NULL",
+        sb_printf(sb, ", \"%s\", ad_%s, %s%s, %d, ", op->cname, op->ident, n ? "kt_" : "NULL",
                   n ? op->ident : "", n);
+        if (op->check)
+            c_string(sb, op->check);
+        else
+            sb_append(sb, "NULL");
+        sb_printf(sb, ", %s},\n", op->no_device_check ? "true" : "false");
     }
     sb_printf(sb, "};\nconst int dispatch_builtin_op_count = %d;\n\n", m->nops);
     sb_append(sb, "/* ---- public wrappers ---- */\n");

@@ -1,0 +1,275 @@
+/*
+ * bench/bench_gemm.c: matrix-product throughput per OpenCL device, with
+ * CLBlast's default kernel parameters and with the device's tuned ones
+ * (clops tune gemm), measured in the same run and reported as a ratio.
+ *
+ *     bench_gemm [--device SEL]... [--dtype float32|float64] [--tune SECONDS]
+ *                [--big] [--reps-seconds S]
+ *
+ * Shapes (M x N x K; "b x" for a batch), on GPUs:
+ *     square 1024 and 4096 (and 8192 with --big),
+ *     transformer MLP 4096 x 4096 x 11008 (linear's down projection),
+ *     attention scores 32 x 512 x 512 x 64 (bmm);
+ * on CPU devices (POCL) the same set scaled down so a run takes seconds:
+ *     square 256 and 512, 512 x 512 x 1376, 8 x 128 x 128 x 64.
+ *
+ * The run measures every shape with CLBlast's defaults first (the tuning
+ * file is not applied until then), then applies the device's tuning file
+ * (or, with --tune, searches for the given time first) and measures again:
+ * absolute TFLOP/s on a shared machine are noise, the tuned/default ratio of
+ * one run is the figure to keep.  Operands are random, outputs preallocated
+ * (mm.out / bmm.out), each figure the best of several timed rounds after a
+ * warm-up call that also builds the programs.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "clops/ops.h"
+#include "core/tensor_impl.h"
+#include "host/blas.h"
+#include "host/host.h"
+
+typedef struct shape {
+    const char *name;
+    int64_t batch, m, n, k;
+} shape;
+
+static const shape gpu_shapes[] = {
+    {"square 1024", 1, 1024, 1024, 1024},          {"square 4096", 1, 4096, 4096, 4096},
+    {"mlp 4096x4096x11008", 1, 4096, 4096, 11008}, {"attention 32x512x512x64", 32, 512, 512, 64},
+    {"square 8192", 1, 8192, 8192, 8192},
+};
+
+static const shape cpu_shapes[] = {
+    {"square 256", 1, 256, 256, 256},
+    {"square 512", 1, 512, 512, 512},
+    {"mlp 512x512x1376", 1, 512, 512, 1376},
+    {"attention 8x128x128x64", 8, 128, 128, 64},
+};
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* A tensor of uniform values in [-1, 1). */
+static clops_status random_tensor(clops_device *d, clops_dtype dt, int nd, const int64_t *sizes,
+                                  uint64_t seed, clops_tensor **out)
+{
+    int64_t n = 1;
+    for (int i = 0; i < nd; i++)
+        n *= sizes[i];
+    size_t es = clops_dtype_size(dt);
+    void *buf = malloc((size_t)n * es);
+    if (!buf)
+        return CLOPS_HOST_OUT_OF_MEMORY;
+    for (int64_t i = 0; i < n; i++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        double v = (double)(seed >> 11) / 9007199254740992.0 * 2 - 1;
+        if (dt == CLOPS_FLOAT64)
+            ((double *)buf)[i] = v;
+        else
+            ((float *)buf)[i] = (float)v;
+    }
+    clops_status st = clops_from_host(d, dt, nd, sizes, buf, (size_t)n * es, out);
+    free(buf);
+    return st;
+}
+
+/* The operands of one shape. */
+typedef struct problem {
+    clops_tensor *a, *b, *c;
+} problem;
+
+static clops_status make_problem(clops_device *d, clops_dtype dt, const shape *s, problem *p)
+{
+    memset(p, 0, sizeof *p);
+    int nd = s->batch > 1 ? 3 : 2;
+    int64_t sa[3], sb[3], sc[3];
+    int64_t *dims[3] = {sa, sb, sc};
+    int64_t rows[3] = {s->m, s->k, s->m}, cols[3] = {s->k, s->n, s->n};
+    for (int i = 0; i < 3; i++) {
+        if (nd == 3)
+            dims[i][0] = s->batch;
+        dims[i][nd - 2] = rows[i];
+        dims[i][nd - 1] = cols[i];
+    }
+    clops_status st = random_tensor(d, dt, nd, sa, 1, &p->a);
+    if (st == CLOPS_OK)
+        st = random_tensor(d, dt, nd, sb, 2, &p->b);
+    if (st == CLOPS_OK)
+        st = clops_empty(d, dt, nd, sc, &p->c);
+    return st;
+}
+
+static void free_problem(problem *p)
+{
+    clops_tensor_release(p->a);
+    clops_tensor_release(p->b);
+    clops_tensor_release(p->c);
+    memset(p, 0, sizeof *p);
+}
+
+/* One product into the preallocated output. */
+static clops_status run_once(const shape *s, problem *p)
+{
+    return s->batch > 1 ? clops_bmm_out(p->a, p->b, p->c) : clops_mm_out(p->a, p->b, p->c);
+}
+
+/* TFLOP/s of a shape: warm-up, then the best of 3 rounds of at least
+ * `secs` seconds each.  0 on failure (the error is printed). */
+static double measure(clops_device *d, const shape *s, problem *p, double secs)
+{
+    clops_status st = run_once(s, p);
+    if (st == CLOPS_OK)
+        st = clops_device_synchronize(d);
+    if (st) {
+        fprintf(stderr, "bench_gemm: %s on %s: %s\n", s->name, d->label, clops_last_error());
+        return 0;
+    }
+    double flops = 2.0 * (double)s->batch * (double)s->m * (double)s->n * (double)s->k;
+    double best = 0;
+    for (int round = 0; round < 3; round++) {
+        int reps = 0;
+        double t0 = now_seconds(), el = 0;
+        while (el < secs || reps < 2) {
+            if ((st = run_once(s, p)) != CLOPS_OK)
+                break;
+            reps++;
+            if (reps % 4 == 0 || el + 0.001 >= secs) {
+                clops_device_synchronize(d);
+                el = now_seconds() - t0;
+            }
+        }
+        clops_device_synchronize(d);
+        el = now_seconds() - t0;
+        if (st) {
+            fprintf(stderr, "bench_gemm: %s on %s: %s\n", s->name, d->label, clops_last_error());
+            return 0;
+        }
+        double tf = flops * reps / el * 1e-12;
+        if (tf > best)
+            best = tf;
+    }
+    return best;
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: bench_gemm [--device SEL]... [--dtype float32|float64] "
+                    "[--tune SECONDS] [--big] [--reps-seconds S]\n");
+}
+
+int main(int argc, char **argv)
+{
+    const char *sels[16];
+    int nsel = 0;
+    clops_dtype dt = CLOPS_FLOAT32;
+    double tune = 0, secs = -1;
+    bool big = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--device") == 0 && i + 1 < argc && nsel < 16)
+            sels[nsel++] = argv[++i];
+        else if (strcmp(argv[i], "--dtype") == 0 && i + 1 < argc)
+            dt = strcmp(argv[++i], "float64") == 0 ? CLOPS_FLOAT64 : CLOPS_FLOAT32;
+        else if (strcmp(argv[i], "--tune") == 0 && i + 1 < argc)
+            tune = atof(argv[++i]);
+        else if (strcmp(argv[i], "--reps-seconds") == 0 && i + 1 < argc)
+            secs = atof(argv[++i]);
+        else if (strcmp(argv[i], "--big") == 0)
+            big = true;
+        else {
+            usage();
+            return 2;
+        }
+    }
+    /* Defaults first: the tuning file waits until they are measured. */
+    blas_tune_set_autoload(false);
+    clops_device *devs[64];
+    int nd = 0, count = 0;
+    if (clops_device_count(&count)) {
+        fprintf(stderr, "bench_gemm: %s\n", clops_last_error());
+        return 3;
+    }
+    if (nsel == 0) {
+        for (int i = 1; i < count && nd < 64; i++)
+            clops_device_get(i, &devs[nd++]);
+    } else {
+        for (int i = 0; i < nsel; i++)
+            if (clops_device_find(sels[i], &devs[nd]) == CLOPS_OK && !host_is_cpu(devs[nd]))
+                nd++;
+            else
+                fprintf(stderr, "bench_gemm: skipping '%s': %s\n", sels[i],
+                        clops_last_error()[0] ? clops_last_error() : "not an OpenCL device");
+    }
+    if (nd == 0) {
+        fprintf(stderr, "bench_gemm: no OpenCL device (%s)\n", clops_device_discovery_note());
+        return 3;
+    }
+    printf("# GEMM throughput, %s, CLBlast %s: default vs tuned parameters in one run\n",
+           clops_dtype_name(dt), blas_clblast_version());
+    for (int di = 0; di < nd; di++) {
+        clops_device *d = devs[di];
+        if (dt == CLOPS_FLOAT64 && !d->info.fp64) {
+            printf("\n## %s (%s): no float64\n", d->label, d->info.name);
+            continue;
+        }
+        bool gpu = d->info.is_gpu;
+        const shape *shapes = gpu ? gpu_shapes : cpu_shapes;
+        int ns = gpu ? (big ? 5 : 4) : 4;
+        double rsecs = secs > 0 ? secs : (gpu ? 0.2 : 0.5);
+        double def[8] = {0}, tuned[8] = {0};
+        printf("\n## %s (%s, %s)\n", d->label, d->info.name, d->info.driver_version);
+        fflush(stdout);
+        for (int i = 0; i < ns; i++) {
+            problem p;
+            if (make_problem(d, dt, &shapes[i], &p) == CLOPS_OK)
+                def[i] = measure(d, &shapes[i], &p, rsecs);
+            else
+                fprintf(stderr, "bench_gemm: %s: %s\n", shapes[i].name, clops_last_error());
+            free_problem(&p);
+        }
+        bool applied = false;
+        blas_tune_apply(d, &applied);
+        if (!applied && tune > 0) {
+            blas_tune_options o;
+            memset(&o, 0, sizeof o);
+            o.skip_float64 = dt != CLOPS_FLOAT64;
+            o.skip_float32 = dt == CLOPS_FLOAT64;
+            fprintf(stderr, "bench_gemm: no tuning file for %s; tuning for %.0f s\n", d->label,
+                    tune);
+            if (blas_tune_gemm(d, tune, stderr, &o) == CLOPS_OK)
+                applied = true;
+            else
+                fprintf(stderr, "bench_gemm: tuning failed: %s\n", clops_last_error());
+        }
+        if (applied)
+            for (int i = 0; i < ns; i++) {
+                problem p;
+                if (make_problem(d, dt, &shapes[i], &p) == CLOPS_OK)
+                    tuned[i] = measure(d, &shapes[i], &p, rsecs);
+                free_problem(&p);
+            }
+        printf("| shape (b x M x N x K) | default TFLOP/s | tuned TFLOP/s | tuned/default |\n");
+        printf("| --- | ---: | ---: | ---: |\n");
+        for (int i = 0; i < ns; i++) {
+            if (applied && def[i] > 0 && tuned[i] > 0)
+                printf("| %s | %.3f | %.3f | %.2fx |\n", shapes[i].name, def[i], tuned[i],
+                       tuned[i] / def[i]);
+            else
+                printf("| %s | %.3f | %s | - |\n", shapes[i].name, def[i],
+                       applied ? "failed" : "no tuning file");
+        }
+        if (!applied)
+            printf("(no tuning file for this device: run `clops tune gemm --device %s`, or "
+                   "pass --tune SECONDS)\n",
+                   d->label);
+        fflush(stdout);
+    }
+    clops_shutdown();
+    return 0;
+}
