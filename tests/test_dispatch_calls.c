@@ -498,7 +498,7 @@ static void boxed_local_scalar_dense_returns_a_scalar(void **state)
         ct_set_device(devs[i]);
         clops_tensor *t = iota(devs[i], 1, CT_I64(4));
         clops_tensor *e = NULL;
-        CT_OK(clops_select_int(t, 0, 3, &e));
+        CT_OK(clops_select(t, 0, 3, &e));
         clops_value v[1] = {clops_value_tensor(e)};
         clops_value r[1];
         CT_OK(clops_call_boxed(find_op("_local_scalar_dense"), v, 1, r, 1));
@@ -539,10 +539,10 @@ static void typed_view_wrappers_share_storage_and_give_pytorch_geometry(void **s
         CT_ASSERT(v->sizes[0] == 4 && v->strides[0] == 1 && v->strides[1] == 12);
         CT_ASSERT(clops_tensor_shares_storage(v, t));
         clops_tensor_release(v);
-        CT_OK(clops_transpose_int(t, 0, -1, &v));
+        CT_OK(clops_transpose(t, 0, -1, &v));
         CT_ASSERT(v->sizes[0] == 4 && v->sizes[2] == 2 && v->strides[2] == 12);
         clops_tensor_release(v);
-        CT_OK(clops_select_int(t, 1, -1, &v));
+        CT_OK(clops_select(t, 1, -1, &v));
         CT_ASSERT(v->ndim == 2 && v->offset == 8);
         clops_tensor_release(v);
         CT_OK(clops_slice(t, 2, CT_I64(1), NULL, 2, &v));
@@ -554,7 +554,7 @@ static void typed_view_wrappers_share_storage_and_give_pytorch_geometry(void **s
         CT_OK(clops_expand(t, CT_I64(5, 2, 3, 4), 4, false, &v));
         CT_ASSERT(v->ndim == 4 && v->strides[0] == 0);
         clops_tensor_release(v);
-        CT_OK(clops_flatten_using_ints(t, 1, -1, &v));
+        CT_OK(clops_flatten(t, 1, -1, &v));
         CT_ASSERT(v->ndim == 2 && v->sizes[1] == 12);
         clops_tensor_release(v);
         CT_OK(clops_diagonal(t, 0, 1, 2, &v));
