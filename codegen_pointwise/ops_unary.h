@@ -20,8 +20,9 @@
 
 #include "codegen_pointwise/pw.h"
 
-/* X(name): every pw_op record of this family, as pw_op_<name>. */
-#define PW_UNARY_OPS(X)                                                             \
+/* X(name): the unary math, rounding and classification ops, as pw_op_<name>
+ * (ops_unary*.c); their references are ref_unary_<name> (ref/ref_unary.c). */
+#define PW_UNARY_MATH_OPS(X)                                                        \
     X(abs)                                                                          \
     X(neg)                                                                          \
     X(sign)                                                                         \
@@ -68,7 +69,11 @@
     X(erfinv)                                                                       \
     X(lgamma)                                                                       \
     X(digamma)                                                                      \
-    X(sinc)                                                                         \
+    X(sinc)
+
+/* X(name): the activations and their backward ops (ops_activation*.c);
+ * their references are ref_act_<name> (ref/ref_activation.c). */
+#define PW_ACTIVATION_OPS(X)                                                        \
     X(relu)                                                                         \
     X(hardtanh)                                                                     \
     X(leaky_relu)                                                                   \
@@ -99,6 +104,9 @@
     X(hardsigmoid_backward)                                                         \
     X(hardswish_backward)                                                           \
     X(logit_backward)
+
+/* X(name): every pw_op record of this family, as pw_op_<name>. */
+#define PW_UNARY_OPS(X) PW_UNARY_MATH_OPS(X) PW_ACTIVATION_OPS(X)
 
 #define PW_UNARY__DECLARE(name) extern const pw_op pw_op_##name;
 PW_UNARY_OPS(PW_UNARY__DECLARE)

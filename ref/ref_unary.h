@@ -18,95 +18,12 @@
 #ifndef CLOPS_REF_UNARY_H
 #define CLOPS_REF_UNARY_H
 
-#include "codegen_pointwise/pw.h"
-
-/* X(name): reference functions named ref_unary_<name> (ref_unary.c). */
-#define REF_UNARY_LIST(X)                                                           \
-    X(abs)                                                                          \
-    X(neg)                                                                          \
-    X(sign)                                                                         \
-    X(signbit)                                                                      \
-    X(square)                                                                       \
-    X(reciprocal)                                                                   \
-    X(floor)                                                                        \
-    X(ceil)                                                                         \
-    X(round)                                                                        \
-    X(round_decimals)                                                               \
-    X(trunc)                                                                        \
-    X(frac)                                                                         \
-    X(isnan)                                                                        \
-    X(isinf)                                                                        \
-    X(isposinf)                                                                     \
-    X(isneginf)                                                                     \
-    X(isfinite)                                                                     \
-    X(nan_to_num)                                                                   \
-    X(deg2rad)                                                                      \
-    X(rad2deg)                                                                      \
-    X(sqrt)                                                                         \
-    X(rsqrt)                                                                        \
-    X(exp)                                                                          \
-    X(exp2)                                                                         \
-    X(expm1)                                                                        \
-    X(log)                                                                          \
-    X(log2)                                                                         \
-    X(log10)                                                                        \
-    X(log1p)                                                                        \
-    X(sin)                                                                          \
-    X(cos)                                                                          \
-    X(tan)                                                                          \
-    X(asin)                                                                         \
-    X(acos)                                                                         \
-    X(atan)                                                                         \
-    X(sinh)                                                                         \
-    X(cosh)                                                                         \
-    X(tanh)                                                                         \
-    X(asinh)                                                                        \
-    X(acosh)                                                                        \
-    X(atanh)                                                                        \
-    X(erf)                                                                          \
-    X(erfc)                                                                         \
-    X(erfinv)                                                                       \
-    X(lgamma)                                                                       \
-    X(digamma)                                                                      \
-    X(sinc)
-
-/* X(name): reference functions named ref_act_<name> (ref_activation.c). */
-#define REF_ACT_LIST(X)                                                             \
-    X(relu)                                                                         \
-    X(hardtanh)                                                                     \
-    X(leaky_relu)                                                                   \
-    X(elu)                                                                          \
-    X(gelu)                                                                         \
-    X(gelu_tanh)                                                                    \
-    X(silu)                                                                         \
-    X(mish)                                                                         \
-    X(softplus)                                                                     \
-    X(softshrink)                                                                   \
-    X(hardshrink)                                                                   \
-    X(hardsigmoid)                                                                  \
-    X(hardswish)                                                                    \
-    X(sigmoid)                                                                      \
-    X(logsigmoid)                                                                   \
-    X(logit)                                                                        \
-    X(threshold)                                                                    \
-    X(threshold_backward)                                                           \
-    X(gelu_backward)                                                                \
-    X(gelu_backward_tanh)                                                           \
-    X(silu_backward)                                                                \
-    X(sigmoid_backward)                                                             \
-    X(tanh_backward)                                                                \
-    X(leaky_relu_backward)                                                          \
-    X(elu_backward)                                                                 \
-    X(elu_backward_result)                                                          \
-    X(softplus_backward)                                                            \
-    X(hardsigmoid_backward)                                                         \
-    X(hardswish_backward)                                                           \
-    X(logit_backward)
+#include "codegen_pointwise/ops_unary.h"
 
 #define REF_UNARY__DECLARE(name) pw_value ref_unary_##name(const pw_ref_ctx *ctx, const pw_value *in);
 #define REF_ACT__DECLARE(name) pw_value ref_act_##name(const pw_ref_ctx *ctx, const pw_value *in);
-REF_UNARY_LIST(REF_UNARY__DECLARE)
-REF_ACT_LIST(REF_ACT__DECLARE)
+PW_UNARY_MATH_OPS(REF_UNARY__DECLARE)
+PW_ACTIVATION_OPS(REF_ACT__DECLARE)
 #undef REF_UNARY__DECLARE
 #undef REF_ACT__DECLARE
 
