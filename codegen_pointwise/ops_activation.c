@@ -215,7 +215,7 @@ const pw_op pw_op_hardswish = {
     ACT_COMMON,
     .promotion = PW_PROMOTE_DEFAULT,
     .dtypes = PW_DT_FLOATS,
-    .expr = {[PW_CLASS_FLOAT] = "a * clops_relu6_$T(a + ($T)3) / ($T)6"},
+    .expr = {[PW_CLASS_FLOAT] = "a * (clops_relu6_$T(a + ($T)3) / ($T)6)"},
     .helpers = relu6_helpers,
     .ref = ref_act_hardswish,
     .domain = PW_DOMAIN_ANY,

@@ -121,8 +121,10 @@ static clops_status to_cpu(clops_device *cpu, const clops_value *v, clops_value 
                            clops_tensor **list_store, int *list_used, int list_cap)
 {
     *c = *v;
+    /* core_to_copy keeps the tensor's layout, so a kernel sees a transposed
+     * input as transposed and lays its result out the same way. */
     if (v->tag == CLOPS_V_TENSOR && !host_is_cpu(v->v.t->storage->device))
-        return clops_tensor_to_device(v->v.t, cpu, &c->v.t);
+        return core_to_copy(v->v.t, CLOPS_DTYPE_NONE, cpu, &c->v.t);
     if (v->tag == CLOPS_V_TENSOR)
         c->v.t = clops_tensor_retain(v->v.t);
     if (v->tag == CLOPS_V_TENSOR_LIST) {
@@ -142,7 +144,7 @@ static clops_status to_cpu(clops_device *cpu, const clops_value *v, clops_value 
                 continue;
             clops_status st = host_is_cpu(t->storage->device)
                                   ? (dst[i] = clops_tensor_retain(t), CLOPS_OK)
-                                  : clops_tensor_to_device(t, cpu, &dst[i]);
+                                  : core_to_copy(t, CLOPS_DTYPE_NONE, cpu, &dst[i]);
             if (st)
                 return st;
         }
@@ -247,7 +249,7 @@ static clops_status fallback(const clops_kernel_ctx *ctx, clops_value *args, int
             rets[r] = clops_value_tensor(clops_tensor_retain(args[alias].v.t));
         } else {
             clops_tensor *t = NULL;
-            st = clops_tensor_to_device(crets[r].v.t, dev, &t);
+            st = core_to_copy(crets[r].v.t, CLOPS_DTYPE_NONE, dev, &t);
             rets[r] = clops_value_tensor(t);
         }
     }

@@ -329,7 +329,7 @@ static void test_float_to_bfloat16_keeps_float_subnormals_and_signed_zeros(void 
 }
 
 
-/* --- ULPs (tests/support/ulp.c, shared with `clops check`) ----------------- */
+/* --- ULPs (tools/check/ulp.c, shared with `clops check`) ----------------- */
 
 static void test_ulp_spacing_is_the_gap_above_a_value_in_each_dtype(void **state)
 {

@@ -31,6 +31,10 @@
  *               before the first element, after the last and in the gaps of
  *               a strided layout; CT_GUARDS_INTACT() fails if an op wrote
  *               any byte outside the view's elements.
+ *   The generator, the layouts, the guards and the comparison are the check
+ *   engine's (tools/check/, library clops_check), so the tests and `clops
+ *   check` share one implementation; these helpers add cmocka failures.
+ *
  *   comparison  ct_compare() compares two tensors of any devices and
  *               layouts elementwise under a tolerance (ulp.h's rule: exact
  *               for integer and bool; ULPs of the dtype with an absolute
@@ -61,7 +65,10 @@
 #include "clops/tensor.h"
 #include "codegen_pointwise/pw.h"
 #include "core/tensor_impl.h"
-#include "ulp.h"
+#include "tools/check/check_compare.h"
+#include "tools/check/check_guard.h"
+#include "tools/check/check_random.h"
+#include "tools/check/ulp.h"
 
 #define CT_MAX_DEVICES 64
 
@@ -137,10 +144,8 @@ bool ct_device_supports(const clops_device *d, clops_dtype dt);
 
 /* --- deterministic values (tests/support/ct_random.c) --------------------- */
 
-/* A splitmix64 generator: small, fast, the same sequence everywhere. */
-typedef struct ct_rng {
-    uint64_t state;
-} ct_rng;
+/* The check engine's splitmix64 generator (tools/check/check_random.h). */
+typedef chk_rng ct_rng;
 
 /* A generator for `seed`, mixed with CLOPS_TEST_SEED when that is set (to
  * rerun a suite with other values). */
@@ -152,7 +157,7 @@ double ct_rng_uniform(ct_rng *r);
 int64_t ct_rng_range(ct_rng *r, int64_t lo, int64_t hi);
 
 /* One in how many ANY-domain values is a special value. */
-#define CT_SPECIAL_RATE 16
+#define CT_SPECIAL_RATE CHK_SPECIAL_RATE
 
 /*
  * Writes n elements of dtype dt into buf (row-major host memory), drawn from
@@ -170,14 +175,18 @@ void ct_fill_for_cast(void *buf, int64_t n, clops_dtype dt, clops_dtype to, ct_r
 
 /* --- tensors (tests/support/ct_tensors.c) --------------------------------- */
 
-typedef enum ct_layout {
-    CT_CONTIGUOUS, /* row-major at storage offset 0 */
-    CT_TRANSPOSED, /* every dim reversed in memory (a permuted view, dense) */
-    CT_SLICED,     /* elements 1, 3, 5, ... of each dim of a larger base:
-                      step-2 strides and a storage offset, gaps between */
-    CT_EXPANDED,   /* every other dim (0, 2, ...) has stride 0; read-only */
-    CT_LAYOUT_COUNT
-} ct_layout;
+/* The check engine's layouts (tools/check/check_guard.h):
+ *   CT_CONTIGUOUS  row-major at storage offset 0
+ *   CT_TRANSPOSED  every dim reversed in memory (a permuted view, dense)
+ *   CT_SLICED      elements 1, 3, 5, ... of each dim of a larger base:
+ *                  step-2 strides and a storage offset, gaps between
+ *   CT_EXPANDED    every other dim (0, 2, ...) has stride 0; read-only */
+typedef chk_layout ct_layout;
+#define CT_CONTIGUOUS CHK_CONTIGUOUS
+#define CT_TRANSPOSED CHK_TRANSPOSED
+#define CT_SLICED CHK_SLICED
+#define CT_EXPANDED CHK_EXPANDED
+#define CT_LAYOUT_COUNT CHK_LAYOUT_COUNT
 
 /* "contiguous", "transposed", "sliced", "expanded". */
 const char *ct_layout_name(ct_layout layout);
@@ -215,13 +224,11 @@ clops_tensor *ct_to_cpu(const clops_tensor *t);
 /* --- guard regions (tests/support/ct_guard.c) ------------------------------ */
 
 /* Elements of sentinel before the first and after the last element. */
-#define CT_GUARD_ELEMS 64
+#define CT_GUARD_ELEMS CHK_GUARD_ELEMS
 
-typedef struct ct_guarded {
-    clops_tensor *t;     /* the view an op writes into */
-    clops_tensor *bytes; /* uint8 view of the whole storage */
-    size_t nbytes;
-} ct_guarded;
+/* The check engine's guarded tensor: t (the view an op writes into), bytes
+ * (uint8 view of the whole storage), nbytes. */
+typedef chk_guarded ct_guarded;
 
 /*
  * An output view of the layout (contiguous, transposed or sliced; not
@@ -250,15 +257,12 @@ ct_tol ct_tol_ulp(double ulp);
 ct_tol ct_tol_ulp_atol(double ulp, double atol);
 
 /* How many mismatches the report lists. */
-#define CT_REPORT_MISMATCHES 8
+#define CT_REPORT_MISMATCHES CHK_CMP_MISMATCHES
 
-typedef struct ct_report {
-    int64_t numel;
-    int64_t mismatches;
-    double max_abs_err; /* over finite pairs */
-    double max_ulp_err; /* over finite pairs, in ULPs of the dtype */
-    char detail[2048];  /* "mismatch at [1, 2]: got 1.5 expected 1.25 (2 ULP)..." */
-} ct_report;
+/* The check engine's comparison report (tools/check/check_compare.h):
+ * numel, mismatches, max_abs_err, max_ulp_err (over finite pairs) and
+ * detail ("mismatch at [1, 2]: got 1.5 expected 1.25 (2 ULP)..."). */
+typedef chk_cmp ct_report;
 
 /*
  * Compares actual with expected elementwise in row-major order: same dtype
@@ -286,6 +290,14 @@ void ct_assert_close_host_at(const void *actual, const void *expected, clops_dty
 
 /* "[1, 0, 3]": the multi-index of row-major position `linear` in a shape. */
 char *ct_format_index(char *buf, size_t cap, int ndim, const int64_t *sizes, int64_t linear);
+
+/* --- the operator suite (tests/support/ct_check.c) -------------------------- */
+
+/* Runs the check engine's `ci` cases of every op whose name starts with a
+ * character in [first, last] on the OpenCL devices under test (the CPU
+ * device against itself when there is none), printing each failing case;
+ * fails the test when a case failed or errored. */
+void ct_check_ops_range(char first, char last);
 
 /* --- files (tests/support/ct_files.c) ---------------------------------------- */
 

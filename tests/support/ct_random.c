@@ -1,23 +1,18 @@
 /*
  * tests/support/ct_random.c: deterministic test values for every dtype.
  *
- * A splitmix64 generator (the same numbers on every machine and compiler)
- * feeds ct_fill, which draws from an op's mathematical domain (pw_domain in
- * codegen_pointwise/pw.h) and, for PW_DOMAIN_ANY, mixes in the values where
- * kernels usually go wrong: zeros of both signs, infinities, NaN, the
- * largest finite value, the smallest subnormal and normal, and the extremes
- * of integer types.  Values are stored with the library's own conversions
- * (pw_ref_store), so a float16 value is exactly what a float16 tensor holds.
+ * The generator and the fill over op domains are the check engine's
+ * (tools/check/check_random.c), so the tests and `clops check` draw their
+ * inputs from one implementation.  What the tests add is CLOPS_TEST_SEED:
+ * when set, it is mixed into every seed, to rerun a suite with other values.
  */
-#include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "clops_test.h"
 
 ct_rng ct_rng_seeded(uint64_t seed)
 {
-    ct_rng r = {seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull};
+    ct_rng r = chk_rng_seeded(seed);
     const char *env = getenv("CLOPS_TEST_SEED");
     if (env && *env)
         r.state ^= strtoull(env, NULL, 0) * 0xD1B54A32D192ED03ull;
@@ -26,181 +21,25 @@ ct_rng ct_rng_seeded(uint64_t seed)
 
 uint64_t ct_rng_next(ct_rng *r)
 {
-    uint64_t z = (r->state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+    return chk_rng_next(r);
 }
 
 double ct_rng_uniform(ct_rng *r)
 {
-    return (double)(ct_rng_next(r) >> 11) * 0x1.0p-53;
+    return chk_rng_uniform(r);
 }
 
 int64_t ct_rng_range(ct_rng *r, int64_t lo, int64_t hi)
 {
-    uint64_t span = (uint64_t)hi - (uint64_t)lo + 1;
-    if (span == 0) /* the full int64 range */
-        return (int64_t)ct_rng_next(r);
-    return (int64_t)((uint64_t)lo + ct_rng_next(r) % span);
-}
-
-/* Bounds of a domain and whether each end is open. */
-static void domain_bounds(pw_domain dom, double *lo, double *hi, bool *lo_open, bool *hi_open)
-{
-    *lo_open = *hi_open = false;
-    switch (dom) {
-    case PW_DOMAIN_POSITIVE:
-        *lo = 0.0, *hi = 10.0, *lo_open = true;
-        break;
-    case PW_DOMAIN_UNIT:
-        *lo = -1.0, *hi = 1.0, *lo_open = *hi_open = true;
-        break;
-    case PW_DOMAIN_GE1:
-        *lo = 1.0, *hi = 10.0;
-        break;
-    case PW_DOMAIN_SMALL:
-        *lo = -3.0, *hi = 3.0;
-        break;
-    case PW_DOMAIN_PROB:
-        *lo = 0.0, *hi = 1.0, *lo_open = *hi_open = true;
-        break;
-    default:
-        *lo = -10.0, *hi = 10.0;
-        break;
-    }
-}
-
-/* The value x after a round trip through a floating dtype. */
-static double round_to(clops_dtype dt, double x)
-{
-    uint64_t raw = 0;
-    pw_value v = {.f = x};
-    pw_ref_store(&raw, 0, dt, CLOPS_FLOAT64, v);
-    return pw_ref_load(&raw, 0, dt, CLOPS_FLOAT64).f;
-}
-
-/* A special floating value of dt (ANY domain only). */
-static double float_special(clops_dtype dt, ct_rng *r)
-{
-    double tiny = ldexp(1.0, ulp_min_exponent(dt) - ulp_precision(dt) + 1);
-    switch (ct_rng_next(r) % 10) {
-    case 0:
-        return 0.0;
-    case 1:
-        return -0.0;
-    case 2:
-        return INFINITY;
-    case 3:
-        return -INFINITY;
-    case 4:
-        return NAN;
-    case 5:
-        return ulp_max_finite(dt);
-    case 6:
-        return -ulp_max_finite(dt);
-    case 7:
-        return tiny;
-    case 8:
-        return -tiny;
-    default:
-        return ldexp(1.0, ulp_min_exponent(dt));
-    }
-}
-
-/* One floating value of dt from dom, already rounded to dt. */
-static double float_value(clops_dtype dt, pw_domain dom, ct_rng *r)
-{
-    if (dom == PW_DOMAIN_ANY && ct_rng_next(r) % CT_SPECIAL_RATE == 0)
-        return float_special(dt, r);
-    double lo, hi;
-    bool lo_open, hi_open;
-    domain_bounds(dom, &lo, &hi, &lo_open, &hi_open);
-    for (;;) {
-        double x = round_to(dt, lo + (hi - lo) * ct_rng_uniform(r));
-        if ((lo_open && x <= lo) || (hi_open && x >= hi) || x < lo || x > hi)
-            continue; /* rounding reached a bound the domain excludes */
-        return x;
-    }
-}
-
-/* Range of an integer dtype. */
-static void int_range(clops_dtype dt, int64_t *lo, int64_t *hi)
-{
-    switch (dt) {
-    case CLOPS_BOOL:
-        *lo = 0, *hi = 1;
-        break;
-    case CLOPS_UINT8:
-        *lo = 0, *hi = 255;
-        break;
-    case CLOPS_INT8:
-        *lo = INT8_MIN, *hi = INT8_MAX;
-        break;
-    case CLOPS_INT16:
-        *lo = INT16_MIN, *hi = INT16_MAX;
-        break;
-    case CLOPS_INT32:
-        *lo = INT32_MIN, *hi = INT32_MAX;
-        break;
-    default:
-        *lo = INT64_MIN, *hi = INT64_MAX;
-        break;
-    }
-}
-
-/* One integer value of dt from dom. */
-static int64_t int_value(clops_dtype dt, pw_domain dom, ct_rng *r)
-{
-    int64_t tlo, thi;
-    int_range(dt, &tlo, &thi);
-    if (dt == CLOPS_BOOL) {
-        if (dom == PW_DOMAIN_POSITIVE || dom == PW_DOMAIN_GE1)
-            return 1;
-        return (int64_t)(ct_rng_next(r) & 1);
-    }
-    if (dom == PW_DOMAIN_ANY && ct_rng_next(r) % CT_SPECIAL_RATE == 0) {
-        const int64_t specials[] = {tlo, thi, tlo + 1, thi - 1, 0, tlo < 0 ? -1 : 1};
-        return specials[ct_rng_next(r) % CT_COUNT(specials)];
-    }
-    double lo, hi;
-    bool lo_open, hi_open;
-    domain_bounds(dom, &lo, &hi, &lo_open, &hi_open);
-    double x = round(lo + (hi - lo) * ct_rng_uniform(r));
-    if (tlo == 0)
-        x = fabs(x);
-    if (x < (double)tlo)
-        x = (double)tlo;
-    if (x > (double)thi)
-        x = (double)thi;
-    return (int64_t)x;
+    return chk_rng_range(r, lo, hi);
 }
 
 void ct_fill(void *buf, int64_t n, clops_dtype dt, pw_domain dom, ct_rng *r)
 {
-    bool is_float = clops_dtype_is_floating(dt);
-    for (int64_t i = 0; i < n; i++) {
-        pw_value v;
-        if (is_float) {
-            v.f = float_value(dt, dom, r);
-            pw_ref_store(buf, i, dt, CLOPS_FLOAT64, v);
-        } else {
-            v.i = int_value(dt, dom, r);
-            pw_ref_store(buf, i, dt, CLOPS_INT64, v);
-        }
-    }
+    chk_fill(buf, n, dt, dom, r);
 }
 
 void ct_fill_for_cast(void *buf, int64_t n, clops_dtype dt, clops_dtype to, ct_rng *r)
 {
-    ct_fill(buf, n, dt, PW_DOMAIN_ANY, r);
-    if (!clops_dtype_is_floating(dt) || !clops_dtype_is_integral(to))
-        return;
-    for (int64_t i = 0; i < n; i++) {
-        double x = pw_ref_load(buf, i, dt, CLOPS_FLOAT64).f;
-        if (!isfinite(x) || fabs(x) > 100.0) {
-            pw_value v = {.f = round_to(dt, 200.0 * ct_rng_uniform(r) - 100.0)};
-            pw_ref_store(buf, i, dt, CLOPS_FLOAT64, v);
-        }
-    }
+    chk_fill_for_cast(buf, n, dt, to, r);
 }

@@ -19,26 +19,12 @@
 
 const char *ct_layout_name(ct_layout layout)
 {
-    switch (layout) {
-    case CT_CONTIGUOUS:
-        return "contiguous";
-    case CT_TRANSPOSED:
-        return "transposed";
-    case CT_SLICED:
-        return "sliced";
-    case CT_EXPANDED:
-        return "expanded";
-    default:
-        return "invalid layout";
-    }
+    return chk_layout_name(layout);
 }
 
 int64_t ct_numel(int ndim, const int64_t *sizes)
 {
-    int64_t n = 1;
-    for (int i = 0; i < ndim; i++)
-        n *= sizes[i];
-    return n;
+    return chk_numel(ndim, sizes);
 }
 
 /* Replaces *t by the result of a view call on it (releasing the old one). */
@@ -91,8 +77,7 @@ static clops_tensor *make_sliced(clops_device *dev, clops_dtype dt, int ndim,
 /* Shape of the base of an expanded tensor: 1 in dims 0, 2, 4, ... */
 static void expanded_base(int ndim, const int64_t *sizes, int64_t *base)
 {
-    for (int i = 0; i < ndim; i++)
-        base[i] = (i % 2 == 0) ? 1 : sizes[i];
+    chk_expanded_base(ndim, sizes, base);
 }
 
 clops_tensor *ct_empty_layout(clops_device *dev, clops_dtype dt, int ndim, const int64_t *sizes,

@@ -108,13 +108,17 @@ typedef struct cli_command {
 
 /*
  * Every command, in the order `clops --help` lists them.  X(name) refers to
- * `cli_cmd_<name>` defined in tools/cli/cmd_<name>.c.  The commands built on
- * the op registry (ops, check, bench, compare, run, warmup, tune) join here
- * as their files land.
+ * `cli_cmd_<name>` defined in tools/cli/cmd_<name>.c.
  */
 #define CLI_COMMAND_LIST(X) \
     X(devices)              \
     X(cache)                \
+    X(ops)                  \
+    X(check)                \
+    X(bench)                \
+    X(compare)              \
+    X(run)                  \
+    X(warmup)               \
     X(tune)
 
 #define CLI__DECLARE_COMMAND(name) extern const cli_command cli_cmd_##name;

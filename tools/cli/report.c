@@ -357,6 +357,7 @@ cJSON *report_to_json(const report *r)
             ok = false;
             break;
         }
+        rj_str(o, "kernel_name", c->kernel_name, &ok);
         rj_num(o, "max_abs_error", c->max_abs_err, &ok);
         rj_num(o, "max_ulp_error", c->max_ulp_err, &ok);
         rj_num(o, "seconds", c->seconds, &ok);
@@ -371,6 +372,7 @@ cJSON *report_to_json(const report *r)
             ok = false;
             break;
         }
+        rj_str(o, "kernel_name", b->kernel_name, &ok);
         rj_num(o, "gbs", b->gbs, &ok);
         rj_num(o, "gflops", b->gflops, &ok);
         rj_num(o, "ratio_to_peak", b->ratio_to_peak, &ok);
@@ -503,7 +505,7 @@ static clops_status rj_read_device(const cJSON *o, const char *name, int i, repo
 /* Reads one result object (check or bench) into the report. */
 static clops_status rj_read_result(const cJSON *o, const char *name, int i, report *r)
 {
-    char kind[16], status[16], kernel[16], message[4096];
+    char kind[16], status[16], kernel[16], kernel_name[96], message[4096];
     char op[REPORT_NAME_MAX], dtype[32], case_name[REPORT_NAME_MAX];
     int device;
     if (!cJSON_IsObject(o))
@@ -513,6 +515,7 @@ static clops_status rj_read_result(const cJSON *o, const char *name, int i, repo
         !rj_get_str(o, "case", case_name, sizeof case_name) ||
         !rj_get_str(o, "status", status, sizeof status) ||
         !rj_get_str(o, "kernel", kernel, sizeof kernel) ||
+        !rj_get_str(o, "kernel_name", kernel_name, sizeof kernel_name) ||
         !rj_get_str(o, "message", message, sizeof message))
         return clops__fail(CLOPS_INVALID_ARGUMENT, "%s: results[%d]: a text field has a "
                            "non-string value", name, i);
@@ -538,6 +541,7 @@ static clops_status rj_read_result(const cJSON *o, const char *name, int i, repo
         c.device = device;
         c.status = st;
         c.kernel = k;
+        memcpy(c.kernel_name, kernel_name, sizeof c.kernel_name);
         c.max_abs_err = rj_get_num(o, "max_abs_error");
         c.max_ulp_err = rj_get_num(o, "max_ulp_error");
         c.seconds = rj_get_num(o, "seconds");
@@ -553,6 +557,7 @@ static clops_status rj_read_result(const cJSON *o, const char *name, int i, repo
         b.device = device;
         b.status = st;
         b.kernel = k;
+        memcpy(b.kernel_name, kernel_name, sizeof b.kernel_name);
         b.gbs = rj_get_num(o, "gbs");
         b.gflops = rj_get_num(o, "gflops");
         b.ratio_to_peak = rj_get_num(o, "ratio_to_peak");

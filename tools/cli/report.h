@@ -77,6 +77,7 @@ typedef struct report_check {
     int device;                      /* clops device index */
     report_status status;
     report_kernel kernel;
+    char kernel_name[96];            /* the kernel's label ("pointwise:add"); "" if unknown */
     double max_abs_err;              /* NAN when not applicable */
     double max_ulp_err;              /* floats only; NAN otherwise */
     double seconds;                  /* wall time of the case, NAN if unknown */
@@ -91,6 +92,7 @@ typedef struct report_bench {
     int device;
     report_status status;            /* pass (measured), skip or error */
     report_kernel kernel;
+    char kernel_name[96];            /* the kernel's label; "" if unknown */
     double gbs;                      /* achieved GB/s (bytes read + written) */
     double gflops;                   /* GFLOP/s for compute-bound ops, else NAN */
     double ratio_to_peak;            /* gbs / device copy peak */

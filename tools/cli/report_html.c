@@ -100,7 +100,9 @@ static const char html_css[] =
     "td.m{white-space:nowrap;min-width:150px}\n"
     "td.m.bad{background:#fff8f7}\n"
     ".frac{margin-left:6px;font-variant-numeric:tabular-nums;color:var(--ink)}\n"
-    ".err{display:block;color:var(--muted);font-size:11.5px;font-variant-numeric:tabular-nums}\n"
+    ".err{display:inline-block;margin-left:10px;color:var(--muted);font-size:11.5px;"
+    "font-variant-numeric:tabular-nums}\n"
+    "td.op,td.m{padding-top:4px;padding-bottom:4px}\n"
     ".legend{margin:0 0 10px;font-size:13px}\n"
     ".legend>span{margin-right:20px;white-space:nowrap;display:inline-block}\n"
     "td.nw{white-space:nowrap}\n"
@@ -498,8 +500,14 @@ static void html_perf(const report *r, const report_bench_table *t, strbuf *sb)
                 html_num(sb, b->cold_compile_s, "%.2f");
                 html_num(sb, b->warm_first_call_s, "%.3f");
             }
-            sb_printf(sb, "<td class=\"nw\">%s</td></tr>\n",
+            sb_printf(sb, "<td class=\"nw\">%s",
                       b->kernel == REPORT_KERNEL_NONE ? "-" : report_kernel_human(b->kernel));
+            if (b->kernel != REPORT_KERNEL_NONE && b->kernel_name[0]) {
+                sb_append(sb, "<span class=\"sub\">");
+                html_esc(sb, b->kernel_name);
+                sb_append(sb, "</span>");
+            }
+            sb_append(sb, "</td></tr>\n");
         }
     }
     sb_append(sb, "</tbody></table></div></section>\n");

@@ -1,11 +1,12 @@
 /*
- * tests/support/ulp.h: distances between floating-point values measured in
+ * tools/check/ulp.h: distances between floating-point values measured in
  * units in the last place (ULPs) of a clops dtype, and the tolerance rule
  * every comparison of a device result with the CPU reference uses.
  *
  * These are pure functions of their arguments (no clops state, no test
- * framework), so the tests (tests/support/) and the CLI's `clops check`
- * compile the same file and judge results by the same rule:
+ * framework).  They are part of the check engine (tools/check/, the static
+ * library clops_check), so the tests (tests/support/ wraps them) and the
+ * CLI's `clops check` judge results by one copy of the same rule:
  *
  *   actual matches expected when
  *     - both are NaN, or
@@ -22,8 +23,8 @@
  * float64), and the subnormal spacing below the smallest normal.  Integer and
  * bool dtypes have an ULP of 1.
  */
-#ifndef CLOPS_TESTS_ULP_H
-#define CLOPS_TESTS_ULP_H
+#ifndef CLOPS_TOOLS_CHECK_ULP_H
+#define CLOPS_TOOLS_CHECK_ULP_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -70,4 +71,4 @@ uint64_t ulp_distance(clops_dtype dt, double a, double b);
  * integer and bool dtypes the values must be equal (tol is ignored). */
 bool ulp_close(clops_dtype dt, double actual, double expected, const ulp_tol *tol);
 
-#endif /* CLOPS_TESTS_ULP_H */
+#endif /* CLOPS_TOOLS_CHECK_ULP_H */

@@ -1,11 +1,12 @@
 /*
- * tests/support/ulp.c: ULP spacing, ULP error and ULP distance per dtype,
+ * tools/check/ulp.c: ULP spacing, ULP error and ULP distance per dtype,
  * and the tolerance rule of ulp.h.
  *
  * Everything is computed from each dtype's precision and exponent range with
  * frexp/ldexp, so the same code serves float16, bfloat16, float32 and
  * float64 without bit tricks per format.  This file depends on nothing but
- * clops/dtype.h's enum and libm; the CLI compiles it as it is.
+ * clops/dtype.h's enum and libm; it is part of the check engine (libclops_check),
+ * which both the tests and the `clops` program link.
  */
 #include <math.h>
 #include <stdint.h>

@@ -1,0 +1,554 @@
+/*
+ * tests/test_cli_cmds.c: the `clops` commands ops, check, bench, compare,
+ * run and warmup, run as the real program (CLOPS_CLI_EXE, the clops
+ * executable of this build) in child processes, the way users and CI run
+ * them: exit codes, error messages for bad arguments and bad .npy files,
+ * the JSON documents of docs/json-format.md parsed with cJSON field by
+ * field, and `clops run` round trips against the library's own result.
+ */
+#include <cjson/cJSON.h>
+#include <fcntl.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "clops/ops.h"
+#include "support/clops_test.h"
+#include "tools/cli/npy.h"
+
+#ifndef CLOPS_CLI_EXE
+#error "CLOPS_CLI_EXE must name the clops executable"
+#endif
+
+extern char **environ;
+
+static char tmpdir[512];
+
+/* --- running the program ------------------------------------------------------ */
+
+/* What a run printed and returned. */
+typedef struct run_out {
+    int code;
+    char *out, *err; /* malloc'd, NUL-terminated */
+} run_out;
+
+/* Reads a whole file (malloc'd; "" when missing). */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    long n = 0;
+    if (f && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
+        buf = malloc((size_t)n + 1);
+        if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n)
+            n = 0;
+    }
+    if (f)
+        fclose(f);
+    if (!buf)
+        buf = malloc(1), n = 0;
+    assert_non_null(buf);
+    buf[n] = '\0';
+    return buf;
+}
+
+/* Runs `clops ARGS...` (NULL-terminated) with stdout and stderr in files. */
+static run_out clops_run(const char *first, ...)
+{
+    const char *argv[64] = {CLOPS_CLI_EXE};
+    int argc = 1;
+    va_list ap;
+    va_start(ap, first);
+    for (const char *a = first; a && argc < 63; a = va_arg(ap, const char *))
+        argv[argc++] = a;
+    va_end(ap);
+    argv[argc] = NULL;
+    char out_path[600], err_path[600];
+    snprintf(out_path, sizeof out_path, "%s/stdout.txt", tmpdir);
+    snprintf(err_path, sizeof err_path, "%s/stderr.txt", tmpdir);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid;
+    int rc = posix_spawn(&pid, CLOPS_CLI_EXE, &fa, NULL, (char *const *)argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    CT_ASSERT_MSG(rc == 0, "cannot run %s", CLOPS_CLI_EXE);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    run_out r = {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out_path), slurp(err_path)};
+    return r;
+}
+
+/* Frees what a run printed. */
+static void run_free(run_out *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+/* Fails unless the run exited with `code`, printing what it said. */
+#define EXPECT_EXIT(r, c)                                                                  \
+    CT_ASSERT_MSG((r).code == (c), "exit %d, expected %d\nstdout:\n%s\nstderr:\n%s", (r).code, \
+                  (c), (r).out, (r).err)
+
+/* A path in the test's temporary directory. */
+static const char *path_of(const char *name)
+{
+    static char buf[8][700];
+    static int k;
+    char *p = buf[k++ % 8];
+    snprintf(p, 700, "%s/%s", tmpdir, name);
+    return p;
+}
+
+/* Writes bytes to a file in the temporary directory; returns its path. */
+static const char *write_bytes(const char *name, const void *data, size_t len)
+{
+    const char *p = path_of(name);
+    FILE *f = fopen(p, "wb");
+    CT_ASSERT(f && fwrite(data, 1, len, f) == len);
+    fclose(f);
+    return p;
+}
+
+/* Writes a float32 .npy file. */
+static const char *write_f32(const char *name, int ndim, const int64_t *shape, const float *v)
+{
+    npy_array a = NPY_ARRAY_INIT;
+    CT_OK(npy_alloc(&a, CLOPS_FLOAT32, ndim, shape));
+    memcpy(a.data, v, a.nbytes);
+    const char *p = path_of(name);
+    CT_OK(npy_write_file(p, &a));
+    npy_free(&a);
+    return p;
+}
+
+/* Parses a JSON file (fails the test when it is not JSON). */
+static cJSON *read_json(const char *path)
+{
+    char *text = slurp(path);
+    cJSON *doc = cJSON_Parse(text);
+    CT_ASSERT_MSG(doc != NULL, "%s is not JSON:\n%.2000s", path, text);
+    free(text);
+    return doc;
+}
+
+/* Member `key` of o; fails the test when it is missing. */
+static const cJSON *get(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    CT_ASSERT_MSG(v != NULL, "missing key '%s'", key);
+    return v;
+}
+
+/* A number or null, as the format says for figures. */
+static void expect_number_or_null(const cJSON *o, const char *key)
+{
+    const cJSON *v = get(o, key);
+    CT_ASSERT_MSG(cJSON_IsNumber(v) || cJSON_IsNull(v), "'%s' is neither a number nor null", key);
+}
+
+/* Checks the envelope and the device objects of a document; returns the
+ * results array. */
+static const cJSON *check_envelope(const cJSON *doc, const char *command)
+{
+    CT_ASSERT(cJSON_IsString(get(doc, "clops_version")));
+    CT_ASSERT(strcmp(get(doc, "command")->valuestring, command) == 0);
+    const cJSON *devs = get(doc, "devices");
+    CT_ASSERT(cJSON_IsArray(devs) && cJSON_GetArraySize(devs) > 0);
+    for (const cJSON *d = devs->child; d; d = d->next) {
+        CT_ASSERT(cJSON_IsNumber(get(d, "index")));
+        const char *keys[] = {"label", "platform", "name", "vendor", "driver"};
+        for (size_t k = 0; k < CT_COUNT(keys); k++)
+            CT_ASSERT(cJSON_IsString(get(d, keys[k])));
+        const cJSON *caps = get(d, "capabilities");
+        CT_ASSERT(cJSON_IsBool(get(caps, "fp64")) && cJSON_IsNumber(get(caps, "compute_units")));
+    }
+    const cJSON *res = get(doc, "results");
+    CT_ASSERT(cJSON_IsArray(res));
+    for (const cJSON *r = res->child; r; r = r->next) {
+        const cJSON *dev = get(r, "device");
+        bool found = false;
+        for (const cJSON *d = devs->child; d && !found; d = d->next)
+            found = get(d, "index")->valueint == dev->valueint;
+        CT_ASSERT_MSG(found, "result device %d is not in 'devices'", dev->valueint);
+        const char *st = get(r, "status")->valuestring;
+        CT_ASSERT(strcmp(st, "pass") == 0 || strcmp(st, "fail") == 0 || strcmp(st, "skip") == 0 ||
+                  strcmp(st, "error") == 0);
+        CT_ASSERT(cJSON_IsString(get(r, "op")) && cJSON_IsString(get(r, "dtype")) &&
+                  cJSON_IsString(get(r, "case")) && cJSON_IsString(get(r, "kernel")));
+        const cJSON *m = get(r, "message");
+        CT_ASSERT(cJSON_IsString(m) || cJSON_IsNull(m));
+    }
+    return res;
+}
+
+/* --- fixtures --------------------------------------------------------------------- */
+
+static int setup(void **state)
+{
+    (void)state;
+    ct_temp_dir("cli-cmds", tmpdir, sizeof tmpdir);
+    setenv("CLOPS_PROGRESS", "plain", 1);
+    return 0;
+}
+
+/* Removes the temporary directory and shuts clops down. */
+static int teardown(void **state)
+{
+    ct_remove_tree(tmpdir);
+    return ct_teardown_group(state);
+}
+
+/* --- argument errors ----------------------------------------------------------------- */
+
+/* Every command answers --help with its usage and exit 0. */
+static void test_every_command_has_help(void **state)
+{
+    (void)state;
+    const char *cmds[] = {"ops", "check", "bench", "compare", "run", "warmup"};
+    for (size_t i = 0; i < CT_COUNT(cmds); i++) {
+        run_out r = clops_run(cmds[i], "--help", NULL);
+        EXPECT_EXIT(r, 0);
+        CT_ASSERT_MSG(strstr(r.out, "clops ") && strstr(r.out, cmds[i]), "%s --help: %s",
+                      cmds[i], r.out);
+        run_free(&r);
+    }
+}
+
+/* An unknown op, device, option or case set is a usage error (exit 2)
+ * that names it. */
+static void test_unknown_names_are_usage_errors(void **state)
+{
+    (void)state;
+    run_out r = clops_run("run", "nosuch_op.Tensor", "x.npy", "-o", "y.npy", NULL);
+    EXPECT_EXIT(r, 2);
+    CT_ASSERT(strstr(r.err, "nosuch_op"));
+    run_free(&r);
+    r = clops_run("check", "--op", "nosuch_op*", NULL);
+    EXPECT_EXIT(r, 2);
+    CT_ASSERT(strstr(r.err, "no operator"));
+    run_free(&r);
+    r = clops_run("check", "--device", "no-such-device-xyz", "--op", "abs", NULL);
+    EXPECT_EXIT(r, 2);
+    CT_ASSERT(strstr(r.err, "no-such-device-xyz"));
+    run_free(&r);
+    r = clops_run("bench", "--set", "huge", NULL);
+    EXPECT_EXIT(r, 2);
+    CT_ASSERT(strstr(r.err, "huge"));
+    run_free(&r);
+    r = clops_run("check", "--dtype", "float128", "--op", "abs", NULL);
+    EXPECT_EXIT(r, 2);
+    run_free(&r);
+    r = clops_run("ops", "--table", "nosuch_op", NULL);
+    EXPECT_EXIT(r, 2);
+    run_free(&r);
+}
+
+/* clops run refuses bad .npy files clearly: wrong magic, truncated data,
+ * a dtype clops lacks; a missing argument and an unknown --arg too. */
+static void test_bad_npy_files_are_usage_errors(void **state)
+{
+    (void)state;
+    const char *bad_magic = write_bytes("bad_magic.npy", "PK\x03\x04not numpy at all", 20);
+    run_out r = clops_run("run", "neg", bad_magic, "-o", path_of("o.npy"), NULL);
+    EXPECT_EXIT(r, 2);
+    CT_ASSERT_MSG(strstr(r.err, "bad_magic.npy"), "%s", r.err);
+    run_free(&r);
+
+    /* A valid header for 6 floats followed by 8 bytes of data. */
+    unsigned char *img = NULL;
+    size_t len = 0;
+    npy_array a = NPY_ARRAY_INIT;
+    CT_OK(npy_alloc(&a, CLOPS_FLOAT32, 1, (const int64_t[]){6}));
+    memset(a.data, 0, a.nbytes);
+    CT_OK(npy_encode(&a, 1, &img, &len));
+    npy_free(&a);
+    const char *trunc = write_bytes("truncated.npy", img, len - 16);
+    free(img);
+    r = clops_run("run", "neg", trunc, "-o", path_of("o.npy"), NULL);
+    EXPECT_EXIT(r, 2);
+    CT_ASSERT_MSG(strstr(r.err, "truncated.npy"), "%s", r.err);
+    run_free(&r);
+
+    static const char c8[] = "\x93NUMPY\x01\x00\x76\x00{'descr': '<c8', 'fortran_order': False, "
+                             "'shape': (2,), }";
+    char hdr[10 + 118];
+    memset(hdr, ' ', sizeof hdr);
+    memcpy(hdr, c8, sizeof c8 - 1);
+    hdr[sizeof hdr - 1] = '\n';
+    char file[sizeof hdr + 16];
+    memcpy(file, hdr, sizeof hdr);
+    memset(file + sizeof hdr, 0, 16);
+    const char *complex = write_bytes("complex.npy", file, sizeof file);
+    r = clops_run("run", "neg", complex, "-o", path_of("o.npy"), NULL);
+    EXPECT_EXIT(r, 2);
+    CT_ASSERT_MSG(strstr(r.err, "complex.npy") && strstr(r.err, "c8"), "%s", r.err);
+    run_free(&r);
+
+    const float v[2] = {1, 2};
+    const char *good = write_f32("good.npy", 1, (const int64_t[]){2}, v);
+    r = clops_run("run", "add.Tensor", good, "-o", path_of("o.npy"), NULL);
+    EXPECT_EXIT(r, 2);
+    CT_ASSERT_MSG(strstr(r.err, "other"), "%s", r.err);
+    run_free(&r);
+    r = clops_run("run", "neg", good, "--arg", "bogus=1", "-o", path_of("o.npy"), NULL);
+    EXPECT_EXIT(r, 2);
+    CT_ASSERT_MSG(strstr(r.err, "bogus"), "%s", r.err);
+    run_free(&r);
+}
+
+/* --- clops run ------------------------------------------------------------------------- */
+
+/* Reads a float32 .npy result. */
+static npy_array read_npy(const char *path)
+{
+    npy_array a = NPY_ARRAY_INIT;
+    CT_OK(npy_read_file(path, 0, &a));
+    return a;
+}
+
+/* add.Tensor on .npy inputs equals the library's own add, on the device. */
+static void test_run_round_trip_equals_the_library(void **state)
+{
+    (void)state;
+    float x[6] = {1.5f, -2.0f, 3.25f, 0.0f, -0.5f, 100.0f}, y[3] = {0.25f, 4.0f, -8.0f};
+    const char *a = write_f32("a.npy", 2, (const int64_t[]){2, 3}, x);
+    const char *b = write_f32("b.npy", 1, (const int64_t[]){3}, y);
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_devices(devs, CT_MAX_DEVICES);
+    for (int k = 0; k < nd; k++) {
+        ct_set_device(devs[k]);
+        const char *out = path_of("sum.npy");
+        run_out r = clops_run("run", "add.Tensor", "--device", clops_device_label(devs[k]),
+                              "--arg", "alpha=2", a, b, "-o", out, NULL);
+        EXPECT_EXIT(r, 0);
+        CT_ASSERT_MSG(strstr(r.out, "add.Tensor(") && strstr(r.out, "float32[2, 3]"), "%s", r.out);
+        run_free(&r);
+        npy_array got = read_npy(out);
+        CT_ASSERT(got.dtype == CLOPS_FLOAT32 && got.ndim == 2 && got.shape[0] == 2 &&
+                  got.shape[1] == 3);
+        clops_tensor *ta = NULL, *tb = NULL, *want = NULL;
+        CT_OK(clops_from_host(ct_cpu(), CLOPS_FLOAT32, 2, (const int64_t[]){2, 3}, x, sizeof x,
+                              &ta));
+        CT_OK(clops_from_host(ct_cpu(), CLOPS_FLOAT32, 1, (const int64_t[]){3}, y, sizeof y, &tb));
+        CT_OK(clops_add(ta, tb, clops_scalar_int(2), &want));
+        float expect[6];
+        CT_OK(clops_tensor_to_host(want, expect, sizeof expect));
+        CT_ASSERT_CLOSE_HOST(got.data, expect, CLOPS_FLOAT32, 2, got.shape, CT_TOL_EXACT);
+        npy_free(&got);
+        clops_tensor_release(ta);
+        clops_tensor_release(tb);
+        clops_tensor_release(want);
+    }
+    ct_clear_context();
+}
+
+/* A Fortran-ordered input is read in its logical order. */
+static void test_run_reads_fortran_order(void **state)
+{
+    (void)state;
+    /* The 2 x 3 array [[1, 2, 3], [4, 5, 6]] stored column by column. */
+    static const char head[] = "\x93NUMPY\x01\x00\x76\x00{'descr': '<f4', 'fortran_order': True, "
+                               "'shape': (2, 3), }";
+    char file[128 + 24];
+    memset(file, ' ', 128);
+    memcpy(file, head, sizeof head - 1);
+    file[127] = '\n';
+    const float cols[6] = {1, 4, 2, 5, 3, 6};
+    memcpy(file + 128, cols, sizeof cols);
+    const char *in = write_bytes("fortran.npy", file, 128 + sizeof cols);
+    const char *out = path_of("neg.npy");
+    run_out r = clops_run("run", "neg", "--device", "cpu", in, "-o", out, NULL);
+    EXPECT_EXIT(r, 0);
+    run_free(&r);
+    npy_array got = read_npy(out);
+    const float want[6] = {-1, -2, -3, -4, -5, -6};
+    CT_ASSERT(got.ndim == 2 && got.shape[0] == 2 && got.shape[1] == 3);
+    CT_ASSERT(memcmp(got.data, want, sizeof want) == 0);
+    npy_free(&got);
+}
+
+/* Scalar parameters, None for an optional tensor, and an in-place op. */
+static void test_run_parses_arguments_by_schema_type(void **state)
+{
+    (void)state;
+    float x[4] = {-2.0f, -0.5f, 0.5f, 7.0f};
+    const char *in = write_f32("x.npy", 1, (const int64_t[]){4}, x);
+    const char *out = path_of("clamped.npy");
+    run_out r = clops_run("run", "clamp", "--device", "cpu", "--arg", "min=-1", "--arg",
+                          "max=inf", in, "-o", out, NULL);
+    EXPECT_EXIT(r, 0);
+    run_free(&r);
+    npy_array got = read_npy(out);
+    const float want[4] = {-1.0f, -0.5f, 0.5f, 7.0f};
+    CT_ASSERT(memcmp(got.data, want, sizeof want) == 0);
+    npy_free(&got);
+    r = clops_run("run", "leaky_relu_", "--arg", "negative_slope=0.5", in, "-o", out, NULL);
+    EXPECT_EXIT(r, 0);
+    run_free(&r);
+    got = read_npy(out);
+    const float lr[4] = {-1.0f, -0.25f, 0.5f, 7.0f};
+    CT_ASSERT(memcmp(got.data, lr, sizeof lr) == 0);
+    npy_free(&got);
+}
+
+/* --- JSON documents ----------------------------------------------------------------------- */
+
+/* check --json: the envelope, one result per case with the documented
+ * fields, and the summary; exit 0 when nothing failed. */
+static void test_check_json_has_the_documented_fields(void **state)
+{
+    (void)state;
+    const char *json = path_of("check.json");
+    run_out r = clops_run("check", "--op", "abs", "--dtype", "float32,int32", "--json", json,
+                          NULL);
+    EXPECT_EXIT(r, 0);
+    CT_ASSERT(strstr(r.out, "passed"));
+    run_free(&r);
+    cJSON *doc = read_json(json);
+    const cJSON *res = check_envelope(doc, "check");
+    int n = 0;
+    for (const cJSON *o = res->child; o; o = o->next, n++) {
+        CT_ASSERT(strcmp(get(o, "kind")->valuestring, "check") == 0);
+        CT_ASSERT(strncmp(get(o, "op")->valuestring, "abs", 3) == 0);
+        expect_number_or_null(o, "max_abs_error");
+        expect_number_or_null(o, "max_ulp_error");
+        expect_number_or_null(o, "seconds");
+        CT_ASSERT(cJSON_IsString(get(o, "kernel_name")));
+        if (strcmp(get(o, "dtype")->valuestring, "int32") == 0)
+            CT_ASSERT(cJSON_IsNull(get(o, "max_ulp_error")));
+    }
+    CT_ASSERT(n >= 2 * 9);
+    const cJSON *sum = get(doc, "summary");
+    CT_ASSERT(get(sum, "passed")->valueint > 0 && get(sum, "failed")->valueint == 0);
+    CT_ASSERT(cJSON_IsNumber(get(sum, "skipped")) && cJSON_IsNumber(get(sum, "errors")));
+    cJSON_Delete(doc);
+}
+
+/* compare writes report.html, report.md and report.json with checks,
+ * benchmarks and the devices' measured figures, and says where. */
+static void test_compare_writes_the_report(void **state)
+{
+    (void)state;
+    const char *dir = path_of("report");
+    run_out r = clops_run("compare", "--op", "abs", "--out", dir, "--reps", "2", NULL);
+    EXPECT_EXIT(r, 0);
+    CT_ASSERT_MSG(strstr(r.out, "Report written to") && strstr(r.out, "report.html"), "%s", r.out);
+    run_free(&r);
+    char p[800];
+    snprintf(p, sizeof p, "%s/report.html", dir);
+    char *html = slurp(p);
+    CT_ASSERT(strstr(html, "<html") && strstr(html, "<svg") && !strstr(html, "http://") &&
+              !strstr(html, "<script"));
+    free(html);
+    snprintf(p, sizeof p, "%s/report.md", dir);
+    char *md = slurp(p);
+    CT_ASSERT(strstr(md, "abs"));
+    free(md);
+    snprintf(p, sizeof p, "%s/report.json", dir);
+    cJSON *doc = read_json(p);
+    const cJSON *res = check_envelope(doc, "compare");
+    CT_ASSERT(strcmp(get(doc, "mode")->valuestring, "representative") == 0);
+    CT_ASSERT(cJSON_IsString(get(doc, "created")) && cJSON_IsString(get(doc, "host")));
+    expect_number_or_null(doc, "wall_seconds");
+    int checks = 0, benches = 0;
+    for (const cJSON *o = res->child; o; o = o->next) {
+        const char *kind = get(o, "kind")->valuestring;
+        if (strcmp(kind, "check") == 0) {
+            checks++;
+        } else {
+            CT_ASSERT(strcmp(kind, "bench") == 0);
+            benches++;
+            const char *keys[] = {"gbs", "gflops", "ratio_to_peak", "host_us_per_call",
+                                  "device_us_per_call", "cold_compile_s", "warm_first_call_s"};
+            for (size_t k = 0; k < CT_COUNT(keys); k++)
+                expect_number_or_null(o, keys[k]);
+            CT_ASSERT(cJSON_IsNumber(get(o, "reps")));
+            if (strcmp(get(o, "status")->valuestring, "pass") == 0)
+                CT_ASSERT(cJSON_IsNumber(get(o, "gbs")) && get(o, "gbs")->valuedouble > 0);
+        }
+    }
+    CT_ASSERT(checks > 0 && benches > 0);
+    for (const cJSON *d = get(doc, "devices")->child; d; d = d->next) {
+        const cJSON *m = get(d, "measured");
+        expect_number_or_null(m, "copy_peak_gbs");
+        expect_number_or_null(m, "launch_us");
+        expect_number_or_null(m, "build_cold_s");
+    }
+    const cJSON *sum = get(doc, "summary");
+    CT_ASSERT(cJSON_IsNumber(get(sum, "passed")));
+    cJSON_Delete(doc);
+}
+
+/* ops --json: one op result per device with schema, tags and kernels. */
+static void test_ops_json_lists_kernels(void **state)
+{
+    (void)state;
+    const char *json = path_of("ops.json");
+    run_out r = clops_run("ops", "--op", "add.Tensor", "--json", json, NULL);
+    EXPECT_EXIT(r, 0);
+    run_free(&r);
+    cJSON *doc = read_json(json);
+    const cJSON *res = check_envelope(doc, "ops");
+    CT_ASSERT(cJSON_GetArraySize(res) >= 1);
+    const cJSON *o = res->child;
+    CT_ASSERT(strcmp(get(o, "kind")->valuestring, "op") == 0);
+    CT_ASSERT(strstr(get(o, "schema")->valuestring, "add.Tensor(Tensor self"));
+    CT_ASSERT(cJSON_IsArray(get(o, "tags")));
+    const cJSON *cpu = get(get(o, "kernels"), "CPU");
+    CT_ASSERT(strcmp(get(cpu, "provenance")->valuestring, "kernel") == 0);
+    cJSON_Delete(doc);
+    r = clops_run("ops", "--table", "add.out", NULL);
+    EXPECT_EXIT(r, 0);
+    CT_ASSERT(strstr(r.out, "structured") && strstr(r.out, "OpenCL"));
+    run_free(&r);
+}
+
+/* bench --json and warmup --json carry their figures. */
+static void test_bench_and_warmup_report_times(void **state)
+{
+    (void)state;
+    const char *json = path_of("bench.json");
+    run_out r = clops_run("bench", "--op", "neg", "--reps", "2", "--json", json, NULL);
+    EXPECT_EXIT(r, 0);
+    run_free(&r);
+    cJSON *doc = read_json(json);
+    const cJSON *res = check_envelope(doc, "bench");
+    CT_ASSERT(cJSON_GetArraySize(res) >= 1);
+    cJSON_Delete(doc);
+    json = path_of("warmup.json");
+    r = clops_run("warmup", "--op", "neg", "--dtype", "float32", "--json", json, NULL);
+    EXPECT_EXIT(r, 0);
+    run_free(&r);
+    doc = read_json(json);
+    const cJSON *w = get(doc, "warmup");
+    CT_ASSERT(cJSON_IsArray(w) && cJSON_GetArraySize(w) >= 1);
+    CT_ASSERT(cJSON_IsNumber(get(w->child, "cold_s")));
+    expect_number_or_null(w->child, "warm_s");
+    CT_ASSERT(cJSON_IsNumber(get(w->child, "kernels")));
+    cJSON_Delete(doc);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_command_has_help),
+        cmocka_unit_test(test_unknown_names_are_usage_errors),
+        cmocka_unit_test(test_bad_npy_files_are_usage_errors),
+        cmocka_unit_test(test_run_round_trip_equals_the_library),
+        cmocka_unit_test(test_run_reads_fortran_order),
+        cmocka_unit_test(test_run_parses_arguments_by_schema_type),
+        cmocka_unit_test(test_check_json_has_the_documented_fields),
+        cmocka_unit_test(test_compare_writes_the_report),
+        cmocka_unit_test(test_ops_json_lists_kernels),
+        cmocka_unit_test(test_bench_and_warmup_report_times),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,460 @@
+/*
+ * tools/check/check_bench.c: the measurements behind `clops bench`.
+ *
+ * Absolute times on shared machines are noise; the figures that count are
+ * ratios within one run, so each device's own copy peak is measured in the
+ * same run as its ops:
+ *
+ *   copy peak      a float4 copy kernel (one float4 per work item) over a buffer of
+ *                  256 MiB, or an eighth of the largest allocation if
+ *                  smaller: 2 x bytes / median time (memcpy on the CPU
+ *                  device);
+ *   launch         launch + finish of a one-work-item kernel, median of 200;
+ *   enqueue        host time of one enqueue without waiting, median of 200;
+ *   cold build     building a program whose source no cache has seen (the
+ *                  copy kernel with a unique comment), once.
+ *
+ * An op's bench case is its first standard case scaled up: contiguous
+ * tensors of 2^23 to 2^26 elements (a call moves at least 2 ms of data at
+ * the device's copy peak, and the tensors do not fit in CPU caches), or
+ * matrices of side 256 (CPU-like
+ * devices) / 2048 (GPUs) for ops with shape hints.  Timed figures are
+ * medians over `reps` repetitions, each a batch of calls ended by one
+ * synchronisation (the batch is sized so it lasts at least 2 ms), after two
+ * untimed calls.  GB/s counts the bytes of the inputs (an expanded input its
+ * base) and of the outputs once (an op that writes nothing, a view, has
+ * no GB/s); GFLOP/s counts 2 x result elements x the
+ * reduction length for ops whose hints name a reduction (the matrix
+ * family).  The host cost is the time to issue one call of the small
+ * (standard) case without waiting, over 100 back-to-back calls.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "host/host.h"
+#include "tools/check/check_internal.h"
+
+#define DEFAULT_REPS 20
+
+/* Monotonic clock in seconds. */
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* qsort order of doubles. */
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median of v[0..n) (sorts v). */
+static double median(double *v, int n)
+{
+    if (n <= 0)
+        return NAN;
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* --- device figures -------------------------------------------------------------- */
+
+/* The kernels of the device measurements; `nonce` makes the source unique
+ * for the cold build. */
+typedef struct src_ctx {
+    char nonce[64];
+} src_ctx;
+
+/* Writes the device-figures program (host_kernel_request.gen_source). */
+static clops_status bench_source(void *vctx, const clops_device *d, strbuf *sb)
+{
+    const src_ctx *c = vctx;
+    (void)d;
+    sb_printf(sb,
+              "/* clops check engine: device figures %s */\n"
+              "__kernel void chk_copy4(__global float4 *restrict dst,\n"
+              "                        __global const float4 *restrict src, ulong n)\n"
+              "{\n"
+              "    ulong i = get_global_id(0);\n"
+              "    if (i < n)\n"
+              "        dst[i] = src[i];\n"
+              "}\n"
+              "__kernel void chk_empty(__global int *p)\n"
+              "{\n"
+              "    if (get_global_id(0) == 1u << 30)\n"
+              "        p[0] = 0;\n"
+              "}\n",
+              c->nonce);
+    return CLOPS_OK;
+}
+
+/* Gets kernel `name` of the device-figures program (key tag 1: the
+ * reusable program; tag 2 + nonce: a unique one). */
+static clops_status get_kernel(clops_device *d, const char *name, uint64_t tag, src_ctx *sc,
+                               host_kernel **k)
+{
+    host_kkey key = {{0x63686b62656e6368ull, tag, strcmp(name, "chk_empty") == 0, 0}};
+    char pname[96];
+    snprintf(pname, sizeof pname, "check/device-figures/%llx", (unsigned long long)tag);
+    host_kernel_request req = {pname, name, bench_source, sc, NULL};
+    return host_kernel_get(d, &key, &req, k);
+}
+
+/* The copy peak of the CPU device: memcpy of 64 MiB. */
+static double cpu_copy_peak(int reps)
+{
+    size_t bytes = (size_t)64 << 20;
+    char *a = malloc(bytes), *b = malloc(bytes);
+    double t[64], gbs = NAN;
+    if (a && b) {
+        memset(a, 1, bytes);
+        memset(b, 2, bytes);
+        for (int r = 0; r < reps && r < 64; r++) {
+            double t0 = now_s();
+            memcpy(b, a, bytes);
+            t[r] = now_s() - t0;
+            a[r] = b[bytes - 1 - (size_t)r];
+        }
+        gbs = 2.0 * (double)bytes / median(t, reps < 64 ? reps : 64) / 1e9;
+    }
+    free(a);
+    free(b);
+    return gbs;
+}
+
+clops_status chk_bench_device(clops_device *d, int reps, chk_device_figures *out)
+{
+    out->copy_peak_gbs = out->launch_us = out->enqueue_us = out->build_cold_s = NAN;
+    if (reps <= 0)
+        reps = 10;
+    if (reps > 64)
+        reps = 64;
+    if (host_is_cpu(d)) {
+        out->copy_peak_gbs = cpu_copy_peak(reps);
+        return CLOPS_OK;
+    }
+    src_ctx sc;
+    snprintf(sc.nonce, sizeof sc.nonce, "reusable");
+    host_kernel *copy = NULL, *empty = NULL;
+    clops_status st = get_kernel(d, "chk_copy4", 1, &sc, &copy);
+    if (st == CLOPS_OK)
+        st = get_kernel(d, "chk_empty", 1, &sc, &empty);
+    if (st)
+        return st;
+
+    /* Copy peak. */
+    size_t bytes = (size_t)256 << 20;
+    if (bytes > d->info.max_alloc_bytes / 8)
+        bytes = (size_t)(d->info.max_alloc_bytes / 8) & ~(size_t)15;
+    host_block *src = NULL, *dst = NULL;
+    st = host_alloc(d, bytes, &src);
+    if (st == CLOPS_OK)
+        st = host_alloc(d, bytes, &dst);
+    if (st == CLOPS_OK) {
+        /* Real data in both buffers: pages the OS never handed out read as
+         * one shared zero page, which would flatter the peak. */
+        unsigned char *fill = malloc(bytes);
+        if (!fill)
+            st = clops__fail(CLOPS_HOST_OUT_OF_MEMORY, "bench: %zu bytes", bytes);
+        else
+            memset(fill, 0x3c, bytes);
+        if (st == CLOPS_OK)
+            st = host_write(d, src->mem, 0, fill, bytes);
+        if (st == CLOPS_OK)
+            st = host_write(d, dst->mem, 0, fill, bytes);
+        free(fill);
+    }
+    if (st == CLOPS_OK) {
+        cl_ulong n4 = bytes / 16;
+        host_arg args[3] = {{sizeof dst->mem, &dst->mem}, {sizeof src->mem, &src->mem},
+                            {sizeof n4, &n4}};
+        size_t global = (size_t)n4;
+        st = host_launch(d, copy, 3, args, global);
+        if (st == CLOPS_OK)
+            st = host_finish(d);
+        double t[64];
+        for (int r = 0; r < reps && st == CLOPS_OK; r++) {
+            double t0 = now_s();
+            st = host_launch(d, copy, 3, args, global);
+            if (st == CLOPS_OK)
+                st = host_finish(d);
+            t[r] = now_s() - t0;
+        }
+        if (st == CLOPS_OK)
+            out->copy_peak_gbs = 2.0 * (double)bytes / median(t, reps) / 1e9;
+    }
+    host_free(src);
+    host_free(dst);
+    if (st)
+        return st;
+
+    /* Launch + finish, and enqueue alone, of a one-item kernel. */
+    host_block *one = NULL;
+    st = host_alloc(d, 64, &one);
+    if (st)
+        return st;
+    host_arg a1 = {sizeof one->mem, &one->mem};
+    double tl[200], te[200];
+    for (int r = 0; r < 200 && st == CLOPS_OK; r++) {
+        double t0 = now_s();
+        st = host_launch(d, empty, 1, &a1, 1);
+        double t1 = now_s();
+        if (st == CLOPS_OK)
+            st = host_finish(d);
+        tl[r] = now_s() - t0;
+        te[r] = t1 - t0;
+    }
+    if (st == CLOPS_OK) {
+        out->launch_us = median(tl, 200) * 1e6;
+        out->enqueue_us = median(te, 200) * 1e6;
+    }
+    host_free(one);
+    if (st)
+        return st;
+
+    /* A cold build: the same program with a source no cache has seen. */
+    snprintf(sc.nonce, sizeof sc.nonce, "unique %ld.%ld", (long)getpid(), (long)(now_s() * 1e6));
+    uint64_t tag = chk_hash_str(CHK_HASH_INIT, sc.nonce) | 2;
+    host_kernel *cold = NULL;
+    double t0 = now_s();
+    st = get_kernel(d, "chk_copy4", tag, &sc, &cold);
+    if (st == CLOPS_OK)
+        out->build_cold_s = now_s() - t0;
+    return st;
+}
+
+clops_status chk_time_program_build(clops_device *d, double *seconds)
+{
+    *seconds = NAN;
+    if (host_is_cpu(d))
+        return CLOPS_OK;
+    src_ctx sc;
+    snprintf(sc.nonce, sizeof sc.nonce, "reusable");
+    host_kernel *k = NULL;
+    double t0 = now_s();
+    clops_status st = get_kernel(d, "chk_copy4", 1, &sc, &k);
+    if (st == CLOPS_OK)
+        *seconds = now_s() - t0;
+    return st;
+}
+
+/* --- bench cases ----------------------------------------------------------------------- */
+
+bool chk_bench_case(const chk_opinfo *info, clops_dtype dt, int64_t elems, int64_t side,
+                    chk_case *out)
+{
+    chk_case *cases = NULL;
+    int n = 0;
+    if (chk_cases(info, CHK_SET_CI, dt, &cases, &n, NULL, 0) != CLOPS_OK || n == 0) {
+        free(cases);
+        return false;
+    }
+    *out = cases[0];
+    free(cases);
+    if (elems <= 0 && side <= 0)
+        return true;
+    bool hinted = cJSON_IsArray(chk_hint(info, "shapes"));
+    int64_t cols = 1024, rows = elems / cols > 0 ? elems / cols : 1;
+    char shape[96] = "";
+    for (int i = 0; i < out->nargs; i++) {
+        chk_argval *a = &out->args[i];
+        if (a->role == CHK_ROLE_VALUE && a->tag == CLOPS_V_INT_LIST && info->ninputs == 0 &&
+            strcmp(info->schema->args[i].name, "size") == 0) {
+            a->nints = 2;
+            a->ints[0] = rows;
+            a->ints[1] = cols;
+            snprintf(shape, sizeof shape, "[%lld, %lld]", (long long)rows, (long long)cols);
+        }
+        if ((a->role != CHK_ROLE_INPUT && a->role != CHK_ROLE_MUTATED) || a->t.none)
+            continue;
+        chk_tspec *t = &a->t;
+        t->layout = CHK_CONTIGUOUS;
+        if (hinted) {
+            for (int d = 0; d < t->ndim; d++)
+                if (t->sizes[d] > 1)
+                    t->sizes[d] = t->ndim >= 3 && d < t->ndim - 2 ? 8 : side;
+        } else {
+            t->ndim = 2;
+            t->sizes[0] = rows;
+            t->sizes[1] = cols;
+        }
+        if (!shape[0]) {
+            char s[80];
+            clops__fmt_shape(s, sizeof s, t->ndim, t->sizes);
+            snprintf(shape, sizeof shape, "%s", s);
+        }
+    }
+    snprintf(out->name, sizeof out->name, "%s contiguous", shape[0] ? shape : "default");
+    return true;
+}
+
+/* --- one op ---------------------------------------------------------------------------- */
+
+/* Median seconds per call of p over reps batches (each at least ~2 ms). */
+static clops_status time_calls(chk_prepared *p, int reps, double *per_call, double *out_bytes)
+{
+    clops_status st = chk_prepared_call(p, true, out_bytes);
+    if (st == CLOPS_OK)
+        st = chk_prepared_call(p, true, NULL);
+    double t0 = now_s();
+    if (st == CLOPS_OK)
+        st = chk_prepared_call(p, true, NULL);
+    double one = now_s() - t0;
+    int batch = one > 0 ? (int)ceil(2e-3 / one) : 64;
+    if (batch < 1)
+        batch = 1;
+    if (batch > 64)
+        batch = 64;
+    double *t = calloc((size_t)reps, sizeof *t);
+    if (!t)
+        return clops__fail(CLOPS_HOST_OUT_OF_MEMORY, "bench: timings");
+    for (int r = 0; r < reps && st == CLOPS_OK; r++) {
+        t0 = now_s();
+        for (int b = 0; b < batch && st == CLOPS_OK; b++)
+            st = chk_prepared_call(p, b == batch - 1, NULL);
+        t[r] = (now_s() - t0) / batch;
+    }
+    if (st == CLOPS_OK)
+        *per_call = median(t, reps);
+    free(t);
+    return st;
+}
+
+/* Host time to issue one call of p (no waiting), over 100 calls. */
+static clops_status host_cost(chk_prepared *p, double *us)
+{
+    clops_status st = CLOPS_OK;
+    for (int i = 0; i < 3 && st == CLOPS_OK; i++)
+        st = chk_prepared_call(p, i == 2, NULL);
+    if (st)
+        return st;
+    double t0 = now_s();
+    for (int i = 0; i < 100 && st == CLOPS_OK; i++)
+        st = chk_prepared_call(p, false, NULL);
+    double t1 = now_s();
+    if (st == CLOPS_OK)
+        st = chk_prepared_call(p, true, NULL);
+    *us = (t1 - t0) / 100 * 1e6;
+    return st;
+}
+
+/* Elements per tensor for a device: a call moves ~2 ms of data at its copy
+ * peak, within [2^23, 2^26] (at least 32 MiB of float32 per tensor, more
+ * than the last-level caches of the CPUs POCL runs on, so GB/s is memory
+ * bandwidth, comparable with the copy peak). */
+static int64_t bench_elems(const chk_device_figures *fig, int ntensors)
+{
+    double peak = fig && isfinite(fig->copy_peak_gbs) ? fig->copy_peak_gbs : 20.0;
+    double e = peak * 1e9 * 2e-3 / (4.0 * (ntensors > 0 ? ntensors : 1));
+    if (e < 8388608)
+        e = 8388608;
+    if (e > 67108864)
+        e = 67108864;
+    return (int64_t)e;
+}
+
+clops_status chk_bench_op(const clops_op *op, clops_device *d, clops_dtype dt,
+                          const chk_device_figures *fig, int reps, chk_bench_result *out)
+{
+    memset(out, 0, sizeof *out);
+    out->op = clops_op_name(op);
+    snprintf(out->dtype, sizeof out->dtype, "%s", clops_dtype_name(dt));
+    out->device = d->info.index;
+    out->status = CHK_SKIP;
+    out->gbs = out->gflops = out->ratio_to_peak = out->host_us = out->device_us = NAN;
+    out->cold_compile_s = out->warm_first_call_s = NAN;
+    out->reps = reps > 0 ? reps : DEFAULT_REPS;
+    chk_opinfo info;
+    clops_status st = chk_opinfo_init(op, &info);
+    if (st)
+        return st;
+    out->kernel = chk_resolve_kernel(op, d, out->kernel_name, sizeof out->kernel_name);
+    chk_case big, small;
+    int64_t side = d->info.is_gpu ? 2048 : 256;
+    if (info.skip[0] || !chk_bench_case(&info, dt, 0, 0, &small) ||
+        !chk_bench_case(&info, dt, bench_elems(fig, info.ninputs + 1), side, &big)) {
+        snprintf(out->message, sizeof out->message, "%s",
+                 info.skip[0] ? info.skip : "no bench case for this dtype");
+        snprintf(out->case_name, sizeof out->case_name, "-");
+        chk_opinfo_free(&info);
+        return CLOPS_OK;
+    }
+    snprintf(out->case_name, sizeof out->case_name, "%s", big.name);
+    chk_prepared *p = NULL;
+    clops_clear_error();
+    clops_status op_st = chk_prepare(&info, &big, d, true, &p);
+    double per_call = NAN, out_bytes = 0;
+    if (op_st == CLOPS_OK)
+        op_st = time_calls(p, out->reps, &per_call, &out_bytes);
+    if (op_st == CLOPS_OK) {
+        double bytes = chk_prepared_input_bytes(p) + out_bytes;
+        out->device_us = per_call * 1e6;
+        /* An op that writes nothing (a view) moves no data: no GB/s. */
+        if (out_bytes > 0)
+            out->gbs = bytes / per_call / 1e9;
+        if (out_bytes > 0 && fig && isfinite(fig->copy_peak_gbs) && fig->copy_peak_gbs > 0)
+            out->ratio_to_peak = out->gbs / fig->copy_peak_gbs;
+        if (info.reduce_arg >= 0 && clops_op_has_tag(op, "blas") && out_bytes > 0) {
+            const chk_tspec *t = &big.args[info.reduce_arg].t;
+            int dim = info.reduce_dim < 0 ? t->ndim + info.reduce_dim : info.reduce_dim;
+            if (dim >= 0 && dim < t->ndim) {
+                /* result elements: the output bytes over the dtype size */
+                double res_elems = out_bytes / (double)clops_dtype_size(dt);
+                out->gflops = 2.0 * res_elems * (double)t->sizes[dim] / per_call / 1e9;
+            }
+        }
+    }
+    chk_prepared_free(p);
+    p = NULL;
+    if (op_st == CLOPS_OK) {
+        op_st = chk_prepare(&info, &small, d, false, &p);
+        if (op_st == CLOPS_OK)
+            op_st = host_cost(p, &out->host_us);
+        chk_prepared_free(p);
+    }
+    if (op_st == CLOPS_OK) {
+        out->status = CHK_PASS;
+    } else {
+        bool refused = op_st == CLOPS_INVALID_DTYPE || op_st == CLOPS_UNSUPPORTED;
+        out->status = refused ? CHK_SKIP : CHK_ERROR;
+        snprintf(out->message, sizeof out->message, "%s%s",
+                 refused ? "not supported for this dtype: " : "", clops_last_error());
+        out->gbs = out->gflops = out->ratio_to_peak = out->device_us = out->host_us = NAN;
+    }
+    chk_opinfo_free(&info);
+    return CLOPS_OK;
+}
+
+clops_status chk_first_call(const clops_op *op, clops_device *d, clops_dtype dt, double *seconds,
+                            char *msg, size_t cap)
+{
+    *seconds = NAN;
+    if (msg && cap)
+        msg[0] = '\0';
+    chk_opinfo info;
+    clops_status st = chk_opinfo_init(op, &info);
+    if (st)
+        return st;
+    chk_case c;
+    if (info.skip[0] || !chk_bench_case(&info, dt, 0, 0, &c)) {
+        if (msg && cap)
+            snprintf(msg, cap, "%s", info.skip[0] ? info.skip : "no case for this dtype");
+        chk_opinfo_free(&info);
+        return CLOPS_OK;
+    }
+    st = chk_call_case(&info, &c, d, seconds);
+    if (st) {
+        *seconds = NAN;
+        if (msg && cap)
+            snprintf(msg, cap, "%s", clops_last_error());
+    }
+    chk_opinfo_free(&info);
+    return st;
+}
