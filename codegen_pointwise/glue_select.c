@@ -5,12 +5,14 @@
  *
  * They check what PyTorch checks before its kernels run and pick the
  * pw_op: clamp with both bounds is pw_op_clamp, with one Scalar bound
- * clamp_min/clamp_max (a NaN bound ignored), with one Tensor bound
+ * clamp_min/clamp_max (a NaN bound ignored; the clamp_min/clamp_max ops
+ * themselves fill with a NaN bound), with one Tensor bound
  * maximum/minimum (NaN propagating), as PyTorch's clamp kernels do.  Scalar
  * values a kernel converts to its dtype (clamp bounds, masked_fill and fill
  * values) must fit that dtype (pw_check_scalar_fits), like c10's checked
  * conversions.
  */
+#include <math.h>
 #include <string.h>
 
 #include "codegen_pointwise/ops_binary.h"
@@ -75,20 +77,31 @@ clops_status pw_fn_clamp_tensor(pw_variant variant, clops_tensor *dst, clops_ten
                        NULL, out);
 }
 
-/* clamp_min with a Scalar bound. */
+/* True for a floating Scalar holding NaN. */
+static bool scalar_is_nan(clops_scalar s)
+{
+    return s.kind == CLOPS_SCALAR_FLOAT && isnan(s.v.f);
+}
+
+/* clamp_min with a Scalar bound.  Unlike clamp(self, min=NaN), which ignores
+ * the bound, PyTorch's clamp_min fills the result with a NaN bound; the
+ * NaN-propagating maximum does exactly that. */
 clops_status pw_fn_clamp_min(pw_variant variant, clops_tensor *dst, clops_tensor *self,
                              clops_scalar min, clops_tensor **out)
 {
     const pw_operand ops[2] = {pw_tensor(self), pw_scalar(min)};
-    return clamp_scalars("clamp_min", &pw_op_clamp_min, variant, dst, ops, 2, out);
+    return clamp_scalars("clamp_min", scalar_is_nan(min) ? &pw_op_maximum : &pw_op_clamp_min,
+                         variant, dst, ops, 2, out);
 }
 
-/* clamp_max with a Scalar bound. */
+/* clamp_max with a Scalar bound; a NaN bound fills the result (see
+ * clamp_min). */
 clops_status pw_fn_clamp_max(pw_variant variant, clops_tensor *dst, clops_tensor *self,
                              clops_scalar max, clops_tensor **out)
 {
     const pw_operand ops[2] = {pw_tensor(self), pw_scalar(max)};
-    return clamp_scalars("clamp_max", &pw_op_clamp_max, variant, dst, ops, 2, out);
+    return clamp_scalars("clamp_max", scalar_is_nan(max) ? &pw_op_minimum : &pw_op_clamp_max,
+                         variant, dst, ops, 2, out);
 }
 
 /* ---- where --------------------------------------------------------------- */

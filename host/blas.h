@@ -202,10 +202,12 @@ bool blas_tune_file_path(const clops_device *d, char *buf, size_t cap);
 
 /*
  * Reads the device's tuning file and applies its entries through CLBlast's
- * override API.  *applied (may be NULL) says whether a valid file was
- * found.  A missing file is not an error; a malformed, truncated or
- * foreign file is ignored (CLOPS_OK, *applied false) and reported once on
- * stderr.  CLOPS_GEMM_TUNING=0 in the environment disables it.
+ * override API; without a file, applies the parameters clops ships for the
+ * device (host/blas_tune_builtin.c), if any.  *applied (may be NULL) says
+ * whether parameters were applied.  A missing file is not an error; a
+ * malformed, truncated or foreign file is ignored (CLOPS_OK, *applied
+ * false) and reported once on stderr.  CLOPS_GEMM_TUNING=0 in the
+ * environment disables both.
  */
 clops_status blas_tune_apply(clops_device *d, bool *applied);
 
@@ -221,5 +223,18 @@ void blas_tune_set_autoload(bool on);
 /* Prints the device's tuning file in words (what is tuned, the measured
  * gain) to f; "no tuning file" when absent. */
 clops_status blas_tune_describe(const clops_device *d, FILE *f);
+
+/* --- shipped parameters (host/blas_tune_builtin.c) ------------------------------ */
+
+/* The "param ..." lines clops ships for a device name and CLBlast version,
+ * or NULL; *source (may be NULL) says where they were measured. */
+const char *blas_tune_builtin(const char *device_name, const char *clblast_version,
+                              const char **source);
+/* Number of shipped entries, and entry i's lines and device name (tests). */
+int blas_tune_builtin_count(void);
+const char *blas_tune_builtin_at(int i, const char **device_name);
+/* Parses "param ..." lines as a tuning file's; false on a malformed line
+ * (tests check every shipped entry with it). */
+bool blas_tune_parse_params(const char *lines, int *nentries);
 
 #endif /* CLOPS_HOST_BLAS_H */

@@ -470,6 +470,43 @@ static void mark_loaded(const clops_device *d)
         atomic_store(&loaded[i], d);
 }
 
+/* Parses "param ..." lines into tf; false on a malformed or surplus line. */
+static bool parse_param_lines(const char *lines, tune_file *tf)
+{
+    memset(tf, 0, sizeof *tf);
+    while (lines && *lines) {
+        const char *nl = strchr(lines, '\n');
+        size_t len = nl ? (size_t)(nl - lines) : strlen(lines);
+        char line[1024];
+        if (len >= sizeof line || len < 6 || strncmp(lines, "param ", 6) != 0 ||
+            tf->nentries >= MAX_ENTRIES)
+            return false;
+        memcpy(line, lines, len);
+        line[len] = '\0';
+        if (!parse_param_line(line + 6, &tf->e[tf->nentries]))
+            return false;
+        tf->nentries++;
+        lines = nl ? nl + 1 : lines + len;
+    }
+    return tf->nentries > 0;
+}
+
+bool blas_tune_parse_params(const char *lines, int *nentries)
+{
+    tune_file tf;
+    bool ok = parse_param_lines(lines, &tf);
+    if (nentries)
+        *nentries = ok ? tf.nentries : 0;
+    return ok;
+}
+
+/* The shipped parameters for d into tf; false when there are none. */
+static bool builtin_tune_file(const clops_device *d, tune_file *tf, const char **source)
+{
+    const char *lines = blas_tune_builtin(d->info.name, blas_clblast_version(), source);
+    return lines && parse_param_lines(lines, tf);
+}
+
 clops_status blas_tune_apply(clops_device *d, bool *applied)
 {
     if (applied)
@@ -477,14 +514,20 @@ clops_status blas_tune_apply(clops_device *d, bool *applied)
     if (!d || host_is_cpu(d))
         return clops__fail(CLOPS_INVALID_ARGUMENT, "GEMM tuning: an OpenCL device is needed");
     const char *off = host_env("CLOPS_GEMM_TUNING");
-    char path[1200];
-    if ((off && strcmp(off, "0") == 0) || !blas_tune_file_path(d, path, sizeof path))
+    if (off && strcmp(off, "0") == 0)
         return CLOPS_OK;
+    char path[1200];
     tune_file tf;
     const char *why = NULL;
-    clops_status st = read_tune_file(d, path, &tf, &why);
-    if (st == CLOPS_IO_ERROR)
-        return CLOPS_OK;
+    clops_status st = blas_tune_file_path(d, path, sizeof path)
+                          ? read_tune_file(d, path, &tf, &why)
+                          : CLOPS_IO_ERROR;
+    if (st == CLOPS_IO_ERROR) {
+        if (!builtin_tune_file(d, &tf, NULL))
+            return CLOPS_OK;
+        snprintf(path, sizeof path, "clops' shipped parameters for %s", d->info.name);
+        st = CLOPS_OK;
+    }
     for (int i = 0; st == CLOPS_OK && i < tf.nentries; i++) {
         st = apply_entry(d, &tf.e[i]);
         if (st)
@@ -514,38 +557,49 @@ void blas_tune_autoload(clops_device *d)
     pthread_mutex_unlock(&load_lock);
 }
 
-clops_status blas_tune_describe(const clops_device *d, FILE *f)
+/* Prints a tuning file's entries and notes, indented. */
+static void print_entries(const tune_file *tf, FILE *f)
 {
-    char path[1200];
-    if (!d || host_is_cpu(d))
-        return clops__fail(CLOPS_INVALID_ARGUMENT, "GEMM tuning: an OpenCL device is needed");
-    if (!blas_tune_file_path(d, path, sizeof path)) {
-        fprintf(f, "%s (%s): the cache is disabled (CLOPS_CACHE=0); no tuning file\n", d->label,
-                d->info.name);
-        return CLOPS_OK;
-    }
-    tune_file tf;
-    const char *why = NULL;
-    clops_status st = read_tune_file(d, path, &tf, &why);
-    if (st == CLOPS_IO_ERROR) {
-        fprintf(f, "%s (%s): no tuning file (%s); CLBlast's defaults apply\n", d->label,
-                d->info.name, path);
-        return CLOPS_OK;
-    }
-    if (st) {
-        fprintf(f, "%s (%s): tuning file %s is ignored: %s\n", d->label, d->info.name, path, why);
-        return CLOPS_OK;
-    }
-    fprintf(f, "%s (%s): tuning file %s (CLBlast %s)\n", d->label, d->info.name, path,
-            blas_clblast_version());
-    for (int i = 0; i < tf.nentries; i++) {
-        fprintf(f, "  float%d %s:", tf.e[i].precision, tf.e[i].kernel);
-        for (int j = 0; j < tf.e[i].n; j++)
-            fprintf(f, " %s=%zu", tf.e[i].names[j], tf.e[i].values[j]);
+    for (int i = 0; i < tf->nentries; i++) {
+        fprintf(f, "  float%d %s:", tf->e[i].precision, tf->e[i].kernel);
+        for (int j = 0; j < tf->e[i].n; j++)
+            fprintf(f, " %s=%zu", tf->e[i].names[j], tf->e[i].values[j]);
         fputc('\n', f);
     }
-    for (int i = 0; i < tf.nnotes; i++)
-        fprintf(f, "  %s\n", tf.notes[i]);
+    for (int i = 0; i < tf->nnotes; i++)
+        fprintf(f, "  %s\n", tf->notes[i]);
+}
+
+clops_status blas_tune_describe(const clops_device *d, FILE *f)
+{
+    char path[1200] = "";
+    if (!d || host_is_cpu(d))
+        return clops__fail(CLOPS_INVALID_ARGUMENT, "GEMM tuning: an OpenCL device is needed");
+    tune_file tf;
+    const char *why = NULL;
+    clops_status st = CLOPS_IO_ERROR;
+    if (blas_tune_file_path(d, path, sizeof path))
+        st = read_tune_file(d, path, &tf, &why);
+    else
+        snprintf(path, sizeof path, "the cache is disabled (CLOPS_CACHE=0)");
+    if (st == CLOPS_OK) {
+        fprintf(f, "%s (%s): tuning file %s (CLBlast %s)\n", d->label, d->info.name, path,
+                blas_clblast_version());
+        print_entries(&tf, f);
+        return CLOPS_OK;
+    }
+    if (st != CLOPS_IO_ERROR)
+        fprintf(f, "%s (%s): tuning file %s is ignored: %s\n", d->label, d->info.name, path, why);
+    const char *source = NULL;
+    if (builtin_tune_file(d, &tf, &source)) {
+        fprintf(f, "%s (%s): %sclops' shipped parameters apply (CLBlast %s; %s)\n", d->label,
+                d->info.name, st == CLOPS_IO_ERROR ? "no tuning file; " : "", blas_clblast_version(),
+                source);
+        print_entries(&tf, f);
+    } else if (st == CLOPS_IO_ERROR) {
+        fprintf(f, "%s (%s): no tuning file (%s); CLBlast's defaults apply\n", d->label,
+                d->info.name, path);
+    }
     return CLOPS_OK;
 }
 

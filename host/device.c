@@ -281,6 +281,9 @@ static clops_device *make_cl_device(cl_platform_id p, cl_device_id id, int cl_in
     clGetDeviceInfo(id, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof dcfg, &dcfg, NULL);
     d->hw_fp64 = device_has_extension(id, "cl_khr_fp64") || dcfg != 0;
     d->hw_fp16 = device_has_extension(id, "cl_khr_fp16");
+    cl_device_fp_config scfg = 0;
+    clGetDeviceInfo(id, CL_DEVICE_SINGLE_FP_CONFIG, sizeof scfg, &scfg, NULL);
+    d->exact_div_sqrt = (scfg & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
     in->fp64 = d->hw_fp64;
     in->fp16 = d->hw_fp16;
     const char *force = host_env("CLOPS_CACHE_POCL");
@@ -358,10 +361,39 @@ static void configure_pocl_cache(void)
         setenv("POCL_CACHE_DIR", pocl, 0);
 }
 
-/* Lists every OpenCL device after the CPU device. */
-static void discover_opencl(void)
+/*
+ * Some driver stacks change the ICD loader's variables while they load: on
+ * our H100 machines (Ubuntu 24.04, POCL 5.0 and NVIDIA 580) the process has
+ * OCL_ICD_FILENAMES=libpocl.so.2 after discovery, so every child process --
+ * `clops compare`'s first-call runs, a user's own subprocesses -- saw POCL
+ * and lost the GPU.  Discovery puts these variables back as it found them.
+ */
+static const char *const icd_vars[] = {"OCL_ICD_FILENAMES", "OCL_ICD_VENDORS"};
+#define N_ICD_VARS (sizeof icd_vars / sizeof icd_vars[0])
+
+static void icd_env_save(char **saved)
 {
-    configure_pocl_cache();
+    for (size_t i = 0; i < N_ICD_VARS; i++) {
+        const char *v = getenv(icd_vars[i]);
+        saved[i] = v ? strdup(v) : NULL;
+    }
+}
+
+static void icd_env_restore(char **saved)
+{
+    for (size_t i = 0; i < N_ICD_VARS; i++) {
+        const char *now = getenv(icd_vars[i]);
+        if (saved[i] && (!now || strcmp(now, saved[i]) != 0))
+            setenv(icd_vars[i], saved[i], 1);
+        else if (!saved[i] && now)
+            unsetenv(icd_vars[i]);
+        free(saved[i]);
+    }
+}
+
+/* Lists the devices of every OpenCL platform. */
+static void discover_platforms(void)
+{
     cl_uint nplat = 0;
     cl_int err = clGetPlatformIDs(0, NULL, &nplat);
     if (err != CL_SUCCESS || nplat == 0) {
@@ -409,6 +441,16 @@ static void discover_opencl(void)
         free(ids);
     }
     free(plats);
+}
+
+/* Lists every OpenCL device after the CPU device. */
+static void discover_opencl(void)
+{
+    char *saved[N_ICD_VARS];
+    icd_env_save(saved);
+    configure_pocl_cache();
+    discover_platforms();
+    icd_env_restore(saved);
 }
 
 clops_status host_init(void)

@@ -39,6 +39,9 @@ struct clops_device {
     clops_device_info info; /* info.fp64/fp16 reflect capability overrides */
     bool hw_fp64;           /* what the hardware reports */
     bool hw_fp16;
+    /* CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT: programs are built with
+     * -cl-fp32-correctly-rounded-divide-sqrt. */
+    bool exact_div_sqrt;
     char label[24];         /* "cpu", "opencl:0" */
     int cl_index;           /* K of "opencl:K", -1 for the CPU */
 

@@ -1196,6 +1196,39 @@ static void a_short_tuning_search_writes_a_usable_file(void **state)
     ct_clear_context();
 }
 
+/* The parameters clops ships parse as tuning-file lines, set only CLBlast's
+ * GEMM kernels, and match a device name exactly and CLBlast's major.minor. */
+static void shipped_parameters_parse_and_match_exactly(void **state)
+{
+    (void)state;
+    CT_ASSERT(blas_tune_builtin_count() >= 2);
+    for (int i = 0; i < blas_tune_builtin_count(); i++) {
+        const char *name = NULL;
+        const char *lines = blas_tune_builtin_at(i, &name);
+        int n = 0;
+        CT_ASSERT_MSG(lines && name && blas_tune_parse_params(lines, &n) && n >= 2,
+                      "entry %d (%s) does not parse", i, name ? name : "?");
+        for (const char *l = lines; *l; l = strchr(l, '\n') + 1) {
+            CT_ASSERT_MSG(strncmp(l, "param 32 Xgemm ", 15) == 0 ||
+                              strncmp(l, "param 32 XgemmDirect ", 21) == 0 ||
+                              strncmp(l, "param 32 GemmRoutine ", 21) == 0,
+                          "entry %s: unexpected line %.60s", name, l);
+            CT_ASSERT(strchr(l, '\n'));
+        }
+        const char *source = NULL;
+        CT_ASSERT(blas_tune_builtin(name, "1.5.3", &source) == lines && source);
+    }
+    CT_ASSERT(blas_tune_builtin("NVIDIA H100 80GB HBM3", "1.5", NULL) != NULL);
+    CT_ASSERT(blas_tune_builtin("NVIDIA H100 80GB HBM3", "1.50.1", NULL) == NULL);
+    CT_ASSERT(blas_tune_builtin("NVIDIA H100 80GB HBM3", "2.0.0", NULL) == NULL);
+    CT_ASSERT(blas_tune_builtin("NVIDIA H100", "1.5.3", NULL) == NULL);
+    CT_ASSERT(blas_tune_builtin("nvidia h200", "1.5.3", NULL) == NULL);
+    int n = 0;
+    CT_ASSERT(!blas_tune_parse_params("param 32 Xgemm KWG\n", &n) && n == 0);
+    CT_ASSERT(!blas_tune_parse_params("note hello\n", &n));
+    CT_ASSERT(!blas_tune_parse_params("", &n));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1217,6 +1250,7 @@ int main(void)
         cmocka_unit_test(addbmm_sums_the_batch_products),
         cmocka_unit_test(expressible_views_reach_clblast_without_copies),
         cmocka_unit_test(offsets_past_the_index_limit_are_rebased),
+        cmocka_unit_test(shipped_parameters_parse_and_match_exactly),
         cmocka_unit_test(tuning_files_are_checked_before_use),
         cmocka_unit_test(a_short_tuning_search_writes_a_usable_file),
     };

@@ -62,7 +62,11 @@ static void check_clamp(clops_device *d)
     pwt_expect(FN(pw_fn_clamp, x, &nan, &hi), LF(FLOAT32, NAN, NAN, NAN, NAN));
     pwt_expect(FN(pw_fn_clamp, x, &two, &hi), LF(FLOAT32, NAN, 1.0, 1.0, 1.0));
     pwt_expect(FN(pw_fn_clamp, x, &nan, NULL), LF(FLOAT32, NAN, 5.0, -5.0, 0.5));
-    pwt_expect(FN(pw_fn_clamp_min, x, F(NAN)), LF(FLOAT32, NAN, 5.0, -5.0, 0.5));
+    /* clamp(min=NaN) ignores the bound, clamp_min/clamp_max fill with it
+     * (PyTorch 2.11, tests/data/golden_binary.json). */
+    pwt_expect(FN(pw_fn_clamp_min, x, F(NAN)), LF(FLOAT32, NAN, NAN, NAN, NAN));
+    pwt_expect(FN(pw_fn_clamp_max, x, F(NAN)), LF(FLOAT32, NAN, NAN, NAN, NAN));
+    pwt_expect(FN(pw_fn_clamp_min, T(LI(INT32, 3, -4)), F(NAN)), LF(FLOAT32, NAN, NAN));
     pwt_expect(FN(pw_fn_clamp_max, x, F(1.0)), LF(FLOAT32, NAN, 1.0, -5.0, 0.5));
     clops_tensor *tlo = T(LF(FLOAT32, NAN, 0.0, 0.0, 0.0));
     clops_tensor *thi = T(LF(FLOAT32, 1.0, 1.0, 1.0, NAN));

@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""bench/torch_gemm.py: PyTorch's float32 matrix products (cuBLAS, TF32 off)
+on the GPU shapes of bench_gemm.c, so a run on the GPU machine compares
+clops/CLBlast with PyTorch on the same GPU in the same session.
+
+    python3 bench/torch_gemm.py [--big] [--json FILE]
+
+Shapes (M x N x K, "b x" for a batch): square 1024 and 4096 (8192 with
+--big), the transformer MLP 4096 x 4096 x 11008 and attention scores
+32 x 512 x 512 x 64 (bmm).  Operands are uniform in [-1, 1), outputs
+preallocated (torch.mm/torch.bmm with out=), each figure the best of several
+CUDA-event-timed rounds after a warm-up call, as bench_gemm does.
+"""
+import argparse
+import json
+
+import torch
+
+SHAPES = [
+    ("square 1024", 1, 1024, 1024, 1024),
+    ("square 4096", 1, 4096, 4096, 4096),
+    ("mlp 4096x4096x11008", 1, 4096, 4096, 11008),
+    ("attention 32x512x512x64", 32, 512, 512, 64),
+    ("square 8192", 1, 8192, 8192, 8192),
+]
+
+
+def best_seconds(fn, min_seconds=0.5, rounds=5):
+    fn()
+    torch.cuda.synchronize()
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+    start.record()
+    fn()
+    end.record()
+    torch.cuda.synchronize()
+    one = max(start.elapsed_time(end) / 1e3, 1e-6)
+    reps = max(1, int(min_seconds / rounds / one))
+    best = float("inf")
+    for _ in range(rounds):
+        start.record()
+        for _ in range(reps):
+            fn()
+        end.record()
+        torch.cuda.synchronize()
+        best = min(best, start.elapsed_time(end) / 1e3 / reps)
+    return best
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--big", action="store_true", help="include square 8192")
+    ap.add_argument("--json", help="write the figures here")
+    args = ap.parse_args()
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    dev = torch.device("cuda")
+    print(f"PyTorch {torch.__version__} on {torch.cuda.get_device_name()}: float32, TF32 off")
+    rows = []
+    for name, b, m, n, k in SHAPES:
+        if name == "square 8192" and not args.big:
+            continue
+        if b == 1:
+            a = torch.rand(m, k, device=dev) * 2 - 1
+            w = torch.rand(k, n, device=dev) * 2 - 1
+            out = torch.empty(m, n, device=dev)
+            secs = best_seconds(lambda: torch.mm(a, w, out=out))
+        else:
+            a = torch.rand(b, m, k, device=dev) * 2 - 1
+            w = torch.rand(b, k, n, device=dev) * 2 - 1
+            out = torch.empty(b, m, n, device=dev)
+            secs = best_seconds(lambda: torch.bmm(a, w, out=out))
+        tflops = 2.0 * b * m * n * k / secs / 1e12
+        print(f"  {name:28s} {tflops:8.1f} TFLOP/s")
+        rows.append({"shape": name, "batch": b, "m": m, "n": n, "k": k, "tflops": round(tflops, 2)})
+        del a, w, out
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"torch": torch.__version__, "device": torch.cuda.get_device_name(),
+                       "rows": rows}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
