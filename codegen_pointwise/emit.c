@@ -33,15 +33,22 @@
 #include "codegen_pointwise/pw.h"
 #include "host/host.h"
 
-/* Four lanes for every dtype.  Eight lanes for 1- and 2-byte dtypes (16-byte
- * loads, like float32's) were tried and measured slower: float16 add fell
- * from 0.87 to 0.60 of the copy peak on an H200 with NVIDIA's driver. */
-#define PW_VEC 4
-
-int pw_emit_vec_width(const pw_spec *s)
+/*
+ * Lanes per work item: 4, so a float32 load is 16 bytes.  On CPU devices
+ * (POCL), 8 when every array has a 1- or 2-byte dtype: measured on 16-core
+ * Xeon hosts with POCL 5.0, float16 add went from 0.28 to 0.59 of the copy
+ * peak and bfloat16 from 0.14 to 0.27.  Not on GPUs: on an H200 with
+ * NVIDIA's driver, 8 lanes took float16 add from 0.87 down to 0.60.
+ */
+int pw_emit_vec_width(const pw_spec *s, const clops_device *d)
 {
-    (void)s;
-    return PW_VEC;
+    if (d->info.is_gpu)
+        return 4;
+    size_t widest = clops_dtype_size(s->out_dtype);
+    for (int j = 0; j < s->op->n_in; j++)
+        if (!s->in_is_scalar[j] && !s->in_uniform[j] && clops_dtype_size(s->in_dtype[j]) > widest)
+            widest = clops_dtype_size(s->in_dtype[j]);
+    return widest <= 2 ? 8 : 4;
 }
 
 /* OpenCL storage type of a dtype. */
@@ -344,12 +351,11 @@ static clops_status emit_strided(strbuf *sb, const pw_spec *s, const char *idx)
 
 /* Appends the vector-load of lane values for operand j in the fast path:
  * declares a_0..a_{VEC-1} for operand name `nm`. */
-static void emit_vec_load(strbuf *sb, const pw_spec *s, int j, char nm)
+static void emit_vec_load(strbuf *sb, const pw_spec *s, int vw, int j, char nm)
 {
     clops_dtype dt = s->in_dtype[j];
     clops_dtype ct = operand_compute(s, j);
     const char *ctn = pw_cl_compute_type(ct);
-    const int vw = pw_emit_vec_width(s);
     sb_printf(sb, "        %s %c_0", ctn, nm);
     for (int l = 1; l < vw; l++)
         sb_printf(sb, ", %c_%d", nm, l);
@@ -388,20 +394,19 @@ static void emit_vec_load(strbuf *sb, const pw_spec *s, int j, char nm)
 }
 
 /* Appends the body of the contiguous fast path. */
-static clops_status emit_contiguous(strbuf *sb, const pw_spec *s, const char *idx)
+static clops_status emit_contiguous(strbuf *sb, const pw_spec *s, int vw, const char *idx)
 {
     static const char names[] = "abcd";
     const pw_op *op = s->op;
     clops_dtype rc = result_compute(s);
     const char *rct = pw_cl_compute_type(rc);
     clops_status st = CLOPS_OK;
-    const int vw = pw_emit_vec_width(s);
     sb_printf(sb, "    %s nvec = m.n / %d;\n", idx, vw);
     sb_printf(sb, "    for (%s v_i = get_global_id(0); v_i < nvec; v_i += get_global_size(0)) {\n",
               idx);
     sb_printf(sb, "        %s base = v_i * %d;\n", idx, vw);
     for (int j = 0; j < op->n_in; j++)
-        emit_vec_load(sb, s, j, names[j]);
+        emit_vec_load(sb, s, vw, j, names[j]);
     sb_printf(sb, "        %s r_0", rct);
     for (int l = 1; l < vw; l++)
         sb_printf(sb, ", r_%d", l);
@@ -463,7 +468,6 @@ static clops_status emit_contiguous(strbuf *sb, const pw_spec *s, const char *id
 
 clops_status pw_emit_kernel(const pw_spec *s, const clops_device *d, strbuf *sb)
 {
-    (void)d;
     char name[128];
     pw_kernel_name(s, name, sizeof name);
     const char *idx = s->index64 ? "ulong" : "uint";
@@ -473,14 +477,15 @@ clops_status pw_emit_kernel(const pw_spec *s, const clops_device *d, strbuf *sb)
     for (int j = 0; j < op->n_in; j++)
         sb_printf(sb, " %s", clops_dtype_name(s->in_dtype[j]));
     if (s->rank == 0)
-        sb_printf(sb, "; contiguous fast path, %d-wide vectors", pw_emit_vec_width(s));
+        sb_printf(sb, "; contiguous fast path, %d-wide vectors", pw_emit_vec_width(s, d));
     else if (s->rank == PW_GENERIC_RANK)
         sb_printf(sb, "; strided, any rank up to %d", CLOPS_MAX_DIMS);
     else
         sb_printf(sb, "; strided, rank %d", s->rank);
     sb_printf(sb, "; %s index ---- */\n", s->index64 ? "64-bit" : "32-bit");
     emit_signature(sb, s, name, idx);
-    clops_status st = s->rank == 0 ? emit_contiguous(sb, s, idx) : emit_strided(sb, s, idx);
+    clops_status st = s->rank == 0 ? emit_contiguous(sb, s, pw_emit_vec_width(s, d), idx)
+                                    : emit_strided(sb, s, idx);
     sb_append(sb, "}\n");
     return st;
 }

@@ -254,8 +254,9 @@ typedef struct pw_spec {
 
 /* Kernel entry-point name for a spec ("pw_add_f32_f32_f32__r2_i32"). */
 void pw_kernel_name(const pw_spec *spec, char *buf, size_t cap);
-/* Elements per work item of the contiguous fast path (4). */
-int pw_emit_vec_width(const pw_spec *spec);
+/* Elements per work item of the contiguous fast path on device d (4, or 8
+ * on CPU devices when every array has a 1- or 2-byte dtype). */
+int pw_emit_vec_width(const pw_spec *spec, const clops_device *d);
 /* Appends the source of one kernel. */
 clops_status pw_emit_kernel(const pw_spec *spec, const clops_device *d, strbuf *sb);
 /* Appends the source of the program that holds spec's kernel: the shared
