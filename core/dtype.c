@@ -9,6 +9,7 @@
 
 #include "clops/dtype.h"
 #include "core/error.h"
+#include "core/tensor_impl.h"
 
 typedef struct dtype_entry {
     const char *name;
@@ -91,6 +92,30 @@ bool clops_dtype_is_signed(clops_dtype dtype)
 {
     return dtype != CLOPS_BOOL && dtype != CLOPS_UINT8 && (int)dtype >= 0 &&
            dtype < CLOPS_DTYPE_COUNT;
+}
+
+void dtype_int_range(clops_dtype dtype, int64_t *lo, int64_t *hi)
+{
+    switch (dtype) {
+    case CLOPS_BOOL:
+        *lo = 0, *hi = 1;
+        break;
+    case CLOPS_UINT8:
+        *lo = 0, *hi = UINT8_MAX;
+        break;
+    case CLOPS_INT8:
+        *lo = INT8_MIN, *hi = INT8_MAX;
+        break;
+    case CLOPS_INT16:
+        *lo = INT16_MIN, *hi = INT16_MAX;
+        break;
+    case CLOPS_INT32:
+        *lo = INT32_MIN, *hi = INT32_MAX;
+        break;
+    default:
+        *lo = INT64_MIN, *hi = INT64_MAX;
+        break;
+    }
 }
 
 double clops_scalar_to_double(clops_scalar s)

@@ -111,6 +111,10 @@ clops_status wrap_dim(const char *op, int64_t dim, int ndim, int *out);
 /* "float32[5, 7] strides [7, 1] offset 0 on opencl:0" */
 char *tensor_describe(const clops_tensor *t, char *buf, size_t cap);
 
+/* Smallest and largest value of an integer or bool dtype (int64's for the
+ * others). */
+void dtype_int_range(clops_dtype dtype, int64_t *lo, int64_t *hi);
+
 /* Device check for the float64/fp16 capability of a dtype on a device:
  * CLOPS_UNSUPPORTED naming op and device when missing. */
 clops_status check_dtype_on_device(const char *op, clops_dtype dtype, const clops_device *device);

@@ -1197,6 +1197,58 @@ bool schema_is_inplace(const op_schema *s)
     return inplace && !schema_is_out_variant(s);
 }
 
+/* True when two types and aliases are the same. */
+static bool same_type(const schema_type *a, const schema_alias *aa, const schema_type *b,
+                      const schema_alias *ba)
+{
+    return a->base == b->base && a->elem_optional == b->elem_optional && a->is_list == b->is_list &&
+           a->list_size == b->list_size && a->optional == b->optional &&
+           aa->present == ba->present && strcmp(aa->set, ba->set) == 0 &&
+           aa->is_write == ba->is_write && aa->to_wildcard == ba->to_wildcard &&
+           strcmp(aa->after, ba->after) == 0;
+}
+
+/* True when two defaults have the same kind and value (NaN equals NaN). */
+static bool same_default(const schema_default *a, const schema_default *b)
+{
+    if (a->kind != b->kind)
+        return false;
+    switch (a->kind) {
+    case SCHEMA_DEFAULT_INT: return a->i == b->i;
+    case SCHEMA_DEFAULT_FLOAT: return a->f == b->f || (a->f != a->f && b->f != b->f);
+    case SCHEMA_DEFAULT_BOOL: return a->b == b->b;
+    case SCHEMA_DEFAULT_STRING:
+    case SCHEMA_DEFAULT_IDENT: return strcmp(a->s, b->s) == 0;
+    case SCHEMA_DEFAULT_INT_LIST:
+        return a->n_ints == b->n_ints &&
+               (a->n_ints == 0 ||
+                memcmp(a->ints, b->ints, (size_t)a->n_ints * sizeof *a->ints) == 0);
+    default: return true;
+    }
+}
+
+/* True when two schemas have the same structure. */
+bool schema_equal(const op_schema *a, const op_schema *b)
+{
+    if (strcmp(a->name, b->name) != 0 || strcmp(a->overload, b->overload) != 0 ||
+        a->nargs != b->nargs || a->nrets != b->nrets ||
+        a->rets_parenthesized != b->rets_parenthesized)
+        return false;
+    for (int i = 0; i < a->nargs; i++) {
+        const schema_arg *x = &a->args[i], *y = &b->args[i];
+        if (strcmp(x->name, y->name) != 0 || x->kwarg_only != y->kwarg_only ||
+            !same_type(&x->type, &x->alias, &y->type, &y->alias) || !same_default(&x->def, &y->def))
+            return false;
+    }
+    for (int i = 0; i < a->nrets; i++) {
+        const schema_ret *x = &a->rets[i], *y = &b->rets[i];
+        if ((x->name == NULL) != (y->name == NULL) || (x->name && strcmp(x->name, y->name) != 0) ||
+            !same_type(&x->type, &x->alias, &y->type, &y->alias))
+            return false;
+    }
+    return true;
+}
+
 int schema_find_arg(const op_schema *s, const char *name)
 {
     if (!s || !name || !s->args)

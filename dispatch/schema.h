@@ -225,6 +225,11 @@ bool schema_is_out_variant(const op_schema *s);
  * in-place dunder (`__iand__`), and it is not an out variant. */
 bool schema_is_inplace(const op_schema *s);
 
+/* Whether two parsed schemas have the same structure: names, overload,
+ * arguments (types, aliases, kwarg-only, defaults; NaN equals NaN) and
+ * returns. */
+bool schema_equal(const op_schema *a, const op_schema *b);
+
 /* Index of the argument called name, or -1 (also for NULL arguments). */
 int schema_find_arg(const op_schema *s, const char *name);
 

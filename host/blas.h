@@ -66,6 +66,10 @@ clops_status blas_gemm_opencl(const char *op, const clops_tensor *a, const clops
 clops_status ref_gemm(const char *op, const clops_tensor *a, const clops_tensor *b, clops_tensor *c,
                       clops_scalar alpha, clops_scalar beta);
 
+/* The engine for a tensor's device: ref_gemm on the CPU device, CLBlast on
+ * OpenCL devices (t may be NULL: the op's device check reports that). */
+blas_gemm_fn gemm_engine_of(const clops_tensor *t);
+
 /* Whether an engine takes dtype on device: CLOPS_INVALID_DTYPE (integer or
  * bool dtypes on OpenCL, bool on the CPU) or CLOPS_UNSUPPORTED (float64
  * without fp64), with a message naming op, dtype and device. */

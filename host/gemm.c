@@ -5,9 +5,9 @@
  * product of views onto the engines of host/blas.h).
  *
  * Each operator is one structured family function (docs/operator-
- * inventory.md) written once over an engine and registered twice, with
- * ref_gemm for the CPU key and blas_gemm_opencl for the OpenCL key
- * (dispatch/ops/blas.yaml).  A family function checks its arguments, computes
+ * inventory.md) written once over an engine and registered for the CPU and
+ * OpenCL keys (dispatch/ops/blas.yaml); gemm_engine_of picks ref_gemm or
+ * blas_gemm_opencl from the tensors' device.  A family function checks its arguments, computes
  * the result shape, gets its destination from structured_begin (a new
  * tensor, self, or out resized), seeds it with beta * self where the op has
  * an input term, and runs the engine on views: transposes, slices and
@@ -84,6 +84,11 @@ clops_status gemm_failf(clops_status st, const char *op, clops_tensor *const *ts
     clops_status r = clops__fail(st, "%s", sb.failed ? text : sb_str(&sb));
     sb_free(&sb);
     return r;
+}
+
+blas_gemm_fn gemm_engine_of(const clops_tensor *t)
+{
+    return t && !host_is_cpu(t->storage->device) ? blas_gemm_opencl : ref_gemm;
 }
 
 clops_status gemm_check_devices(const char *op, clops_tensor *const *tensors, const bool *optional,
@@ -634,75 +639,38 @@ static clops_status addbmm_impl(blas_gemm_fn engine, pw_variant variant, clops_t
 
 #undef FAIL
 
-/* --- the family functions of dispatch/ops/blas.yaml, per key ------------------ */
+/* --- the family functions of dispatch/ops/blas.yaml: one for every device, the
+ * engine chosen from the tensors' device (gemm_engine_of) ------------------- */
 
-/* mm on the CPU (reference engine) and on OpenCL devices (CLBlast). */
-clops_status gemm_mm_cpu(pw_variant variant, clops_tensor *dst, clops_tensor *self,
-                         clops_tensor *mat2, clops_tensor **out)
+clops_status gemm_mm(pw_variant variant, clops_tensor *dst, clops_tensor *self, clops_tensor *mat2,
+                     clops_tensor **out)
 {
-    return mm_impl(ref_gemm, variant, dst, self, mat2, out);
+    return mm_impl(gemm_engine_of(self), variant, dst, self, mat2, out);
 }
 
-clops_status gemm_mm_cl(pw_variant variant, clops_tensor *dst, clops_tensor *self,
-                        clops_tensor *mat2, clops_tensor **out)
+clops_status gemm_bmm(pw_variant variant, clops_tensor *dst, clops_tensor *self, clops_tensor *mat2,
+                      clops_tensor **out)
 {
-    return mm_impl(blas_gemm_opencl, variant, dst, self, mat2, out);
+    return bmm_impl(gemm_engine_of(self), variant, dst, self, mat2, out);
 }
 
-/* bmm on the CPU and on OpenCL devices. */
-clops_status gemm_bmm_cpu(pw_variant variant, clops_tensor *dst, clops_tensor *self,
-                          clops_tensor *mat2, clops_tensor **out)
+clops_status gemm_addmm(pw_variant variant, clops_tensor *dst, clops_tensor *self,
+                        clops_tensor *mat1, clops_tensor *mat2, clops_scalar beta,
+                        clops_scalar alpha, clops_tensor **out)
 {
-    return bmm_impl(ref_gemm, variant, dst, self, mat2, out);
+    return addmm_impl(gemm_engine_of(self), variant, dst, self, mat1, mat2, beta, alpha, out);
 }
 
-clops_status gemm_bmm_cl(pw_variant variant, clops_tensor *dst, clops_tensor *self,
-                         clops_tensor *mat2, clops_tensor **out)
+clops_status gemm_baddbmm(pw_variant variant, clops_tensor *dst, clops_tensor *self,
+                          clops_tensor *batch1, clops_tensor *batch2, clops_scalar beta,
+                          clops_scalar alpha, clops_tensor **out)
 {
-    return bmm_impl(blas_gemm_opencl, variant, dst, self, mat2, out);
+    return baddbmm_impl(gemm_engine_of(self), variant, dst, self, batch1, batch2, beta, alpha, out);
 }
 
-/* addmm on the CPU and on OpenCL devices. */
-clops_status gemm_addmm_cpu(pw_variant variant, clops_tensor *dst, clops_tensor *self,
-                            clops_tensor *mat1, clops_tensor *mat2, clops_scalar beta,
-                            clops_scalar alpha, clops_tensor **out)
+clops_status gemm_addbmm(pw_variant variant, clops_tensor *dst, clops_tensor *self,
+                         clops_tensor *batch1, clops_tensor *batch2, clops_scalar beta,
+                         clops_scalar alpha, clops_tensor **out)
 {
-    return addmm_impl(ref_gemm, variant, dst, self, mat1, mat2, beta, alpha, out);
-}
-
-clops_status gemm_addmm_cl(pw_variant variant, clops_tensor *dst, clops_tensor *self,
-                           clops_tensor *mat1, clops_tensor *mat2, clops_scalar beta,
-                           clops_scalar alpha, clops_tensor **out)
-{
-    return addmm_impl(blas_gemm_opencl, variant, dst, self, mat1, mat2, beta, alpha, out);
-}
-
-/* baddbmm on the CPU and on OpenCL devices. */
-clops_status gemm_baddbmm_cpu(pw_variant variant, clops_tensor *dst, clops_tensor *self,
-                              clops_tensor *batch1, clops_tensor *batch2, clops_scalar beta,
-                              clops_scalar alpha, clops_tensor **out)
-{
-    return baddbmm_impl(ref_gemm, variant, dst, self, batch1, batch2, beta, alpha, out);
-}
-
-clops_status gemm_baddbmm_cl(pw_variant variant, clops_tensor *dst, clops_tensor *self,
-                             clops_tensor *batch1, clops_tensor *batch2, clops_scalar beta,
-                             clops_scalar alpha, clops_tensor **out)
-{
-    return baddbmm_impl(blas_gemm_opencl, variant, dst, self, batch1, batch2, beta, alpha, out);
-}
-
-/* addbmm on the CPU and on OpenCL devices. */
-clops_status gemm_addbmm_cpu(pw_variant variant, clops_tensor *dst, clops_tensor *self,
-                             clops_tensor *batch1, clops_tensor *batch2, clops_scalar beta,
-                             clops_scalar alpha, clops_tensor **out)
-{
-    return addbmm_impl(ref_gemm, variant, dst, self, batch1, batch2, beta, alpha, out);
-}
-
-clops_status gemm_addbmm_cl(pw_variant variant, clops_tensor *dst, clops_tensor *self,
-                            clops_tensor *batch1, clops_tensor *batch2, clops_scalar beta,
-                            clops_scalar alpha, clops_tensor **out)
-{
-    return addbmm_impl(blas_gemm_opencl, variant, dst, self, batch1, batch2, beta, alpha, out);
+    return addbmm_impl(gemm_engine_of(self), variant, dst, self, batch1, batch2, beta, alpha, out);
 }

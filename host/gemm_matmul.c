@@ -512,112 +512,56 @@ static clops_status addr_impl(blas_gemm_fn engine, pw_variant variant, clops_ten
 
 #undef FAIL
 
-/* --- the family functions of dispatch/ops/blas.yaml, per key ------------------ */
+/* --- the family functions of dispatch/ops/blas.yaml: one for every device, the
+ * engine chosen from the tensors' device (gemm_engine_of) ------------------- */
 
-/* matmul on the CPU (reference engine) and on OpenCL devices (CLBlast). */
-clops_status gemm_matmul_cpu(pw_variant variant, clops_tensor *dst, clops_tensor *self,
-                             clops_tensor *other, clops_tensor **out)
+clops_status gemm_matmul(pw_variant variant, clops_tensor *dst, clops_tensor *self,
+                         clops_tensor *other, clops_tensor **out)
 {
-    return gemm_matmul_impl(ref_gemm, "matmul", variant, dst, self, other, NULL, out);
+    return gemm_matmul_impl(gemm_engine_of(self), "matmul", variant, dst, self, other, NULL, out);
 }
 
-clops_status gemm_matmul_cl(pw_variant variant, clops_tensor *dst, clops_tensor *self,
-                            clops_tensor *other, clops_tensor **out)
+clops_status gemm_linear(pw_variant variant, clops_tensor *dst, clops_tensor *input,
+                         clops_tensor *weight, clops_tensor *bias, clops_tensor **out)
 {
-    return gemm_matmul_impl(blas_gemm_opencl, "matmul", variant, dst, self, other, NULL, out);
+    return linear_impl(gemm_engine_of(input), variant, dst, input, weight, bias, out);
 }
 
-/* linear on the CPU and on OpenCL devices. */
-clops_status gemm_linear_cpu(pw_variant variant, clops_tensor *dst, clops_tensor *input,
-                             clops_tensor *weight, clops_tensor *bias, clops_tensor **out)
+clops_status gemm_mv(pw_variant variant, clops_tensor *dst, clops_tensor *self, clops_tensor *vec,
+                     clops_tensor **out)
 {
-    return linear_impl(ref_gemm, variant, dst, input, weight, bias, out);
+    return mv_impl(gemm_engine_of(self), variant, dst, self, vec, out);
 }
 
-clops_status gemm_linear_cl(pw_variant variant, clops_tensor *dst, clops_tensor *input,
-                            clops_tensor *weight, clops_tensor *bias, clops_tensor **out)
+clops_status gemm_addmv(pw_variant variant, clops_tensor *dst, clops_tensor *self,
+                        clops_tensor *mat, clops_tensor *vec, clops_scalar beta, clops_scalar alpha,
+                        clops_tensor **out)
 {
-    return linear_impl(blas_gemm_opencl, variant, dst, input, weight, bias, out);
+    return addmv_impl(gemm_engine_of(self), variant, dst, self, mat, vec, beta, alpha, out);
 }
 
-/* mv on the CPU and on OpenCL devices. */
-clops_status gemm_mv_cpu(pw_variant variant, clops_tensor *dst, clops_tensor *self,
-                         clops_tensor *vec, clops_tensor **out)
+clops_status gemm_dot(pw_variant variant, clops_tensor *dst, clops_tensor *self,
+                      clops_tensor *tensor, clops_tensor **out)
 {
-    return mv_impl(ref_gemm, variant, dst, self, vec, out);
+    return dot_impl(gemm_engine_of(self), variant, dst, self, tensor, out);
 }
 
-clops_status gemm_mv_cl(pw_variant variant, clops_tensor *dst, clops_tensor *self,
-                        clops_tensor *vec, clops_tensor **out)
+clops_status gemm_outer(pw_variant variant, clops_tensor *dst, clops_tensor *self,
+                        clops_tensor *vec2, clops_tensor **out)
 {
-    return mv_impl(blas_gemm_opencl, variant, dst, self, vec, out);
+    return outer_impl(gemm_engine_of(self), "outer", variant, dst, self, vec2, out);
 }
 
-/* addmv on the CPU and on OpenCL devices. */
-clops_status gemm_addmv_cpu(pw_variant variant, clops_tensor *dst, clops_tensor *self,
-                            clops_tensor *mat, clops_tensor *vec, clops_scalar beta,
-                            clops_scalar alpha, clops_tensor **out)
+/* ger: outer's deprecated alias. */
+clops_status gemm_ger(pw_variant variant, clops_tensor *dst, clops_tensor *self, clops_tensor *vec2,
+                      clops_tensor **out)
 {
-    return addmv_impl(ref_gemm, variant, dst, self, mat, vec, beta, alpha, out);
+    return outer_impl(gemm_engine_of(self), "ger", variant, dst, self, vec2, out);
 }
 
-clops_status gemm_addmv_cl(pw_variant variant, clops_tensor *dst, clops_tensor *self,
-                           clops_tensor *mat, clops_tensor *vec, clops_scalar beta,
-                           clops_scalar alpha, clops_tensor **out)
+clops_status gemm_addr(pw_variant variant, clops_tensor *dst, clops_tensor *self,
+                       clops_tensor *vec1, clops_tensor *vec2, clops_scalar beta,
+                       clops_scalar alpha, clops_tensor **out)
 {
-    return addmv_impl(blas_gemm_opencl, variant, dst, self, mat, vec, beta, alpha, out);
-}
-
-/* dot on the CPU and on OpenCL devices. */
-clops_status gemm_dot_cpu(pw_variant variant, clops_tensor *dst, clops_tensor *self,
-                          clops_tensor *tensor, clops_tensor **out)
-{
-    return dot_impl(ref_gemm, variant, dst, self, tensor, out);
-}
-
-clops_status gemm_dot_cl(pw_variant variant, clops_tensor *dst, clops_tensor *self,
-                         clops_tensor *tensor, clops_tensor **out)
-{
-    return dot_impl(blas_gemm_opencl, variant, dst, self, tensor, out);
-}
-
-/* outer on the CPU and on OpenCL devices. */
-clops_status gemm_outer_cpu(pw_variant variant, clops_tensor *dst, clops_tensor *self,
-                            clops_tensor *vec2, clops_tensor **out)
-{
-    return outer_impl(ref_gemm, "outer", variant, dst, self, vec2, out);
-}
-
-clops_status gemm_outer_cl(pw_variant variant, clops_tensor *dst, clops_tensor *self,
-                           clops_tensor *vec2, clops_tensor **out)
-{
-    return outer_impl(blas_gemm_opencl, "outer", variant, dst, self, vec2, out);
-}
-
-/* ger (outer's deprecated alias) on the CPU and on OpenCL devices. */
-clops_status gemm_ger_cpu(pw_variant variant, clops_tensor *dst, clops_tensor *self,
-                          clops_tensor *vec2, clops_tensor **out)
-{
-    return outer_impl(ref_gemm, "ger", variant, dst, self, vec2, out);
-}
-
-clops_status gemm_ger_cl(pw_variant variant, clops_tensor *dst, clops_tensor *self,
-                         clops_tensor *vec2, clops_tensor **out)
-{
-    return outer_impl(blas_gemm_opencl, "ger", variant, dst, self, vec2, out);
-}
-
-/* addr on the CPU and on OpenCL devices. */
-clops_status gemm_addr_cpu(pw_variant variant, clops_tensor *dst, clops_tensor *self,
-                           clops_tensor *vec1, clops_tensor *vec2, clops_scalar beta,
-                           clops_scalar alpha, clops_tensor **out)
-{
-    return addr_impl(ref_gemm, variant, dst, self, vec1, vec2, beta, alpha, out);
-}
-
-clops_status gemm_addr_cl(pw_variant variant, clops_tensor *dst, clops_tensor *self,
-                          clops_tensor *vec1, clops_tensor *vec2, clops_scalar beta,
-                          clops_scalar alpha, clops_tensor **out)
-{
-    return addr_impl(blas_gemm_opencl, variant, dst, self, vec1, vec2, beta, alpha, out);
+    return addr_impl(gemm_engine_of(self), variant, dst, self, vec1, vec2, beta, alpha, out);
 }

@@ -153,6 +153,11 @@ typedef struct host_kernel_request {
     const char *build_options; /* extra options after the defaults; may be NULL */
 } host_kernel_request;
 
+/* The options every program of device d is built with, then extra (may be
+ * NULL): -cl-std=CL1.2, -DCLOPS_HAS_FP64=1 with fp64, and
+ * -cl-fp32-correctly-rounded-divide-sqrt where the device offers it. */
+void host_build_options(const clops_device *d, const char *extra, char *buf, size_t cap);
+
 clops_status host_kcache_create(clops_device *d);
 void host_kcache_destroy(clops_device *d);
 /* O(1) lookup; NULL on a miss. */

@@ -260,7 +260,7 @@ static clops_status build_failed(const clops_device *d, cl_program prog, cl_int 
  * 1.9999999, so div(rounding_mode='trunc') gives 1, and quotients near the
  * float range overflow), while PyTorch's CUDA and CPU kernels divide exactly.
  * Every device that can divide exactly is asked to. */
-static void build_options(const clops_device *d, const char *extra, char *buf, size_t cap)
+void host_build_options(const clops_device *d, const char *extra, char *buf, size_t cap)
 {
     snprintf(buf, cap, "-cl-std=CL1.2%s%s%s%s", d->info.fp64 ? " -DCLOPS_HAS_FP64=1" : "",
              d->exact_div_sqrt ? " -cl-fp32-correctly-rounded-divide-sqrt" : "", extra ? " " : "",
@@ -312,7 +312,7 @@ static clops_status get_program(clops_device *d, const host_kernel_request *req,
         return st;
     }
     char options[512];
-    build_options(d, req->build_options, options, sizeof options);
+    host_build_options(d, req->build_options, options, sizeof options);
     host_dkey key = host_disk_key(d, sb_str(&src), src.len, options);
 
     for (host_program *p = c->programs; p; p = p->next)

@@ -20,60 +20,12 @@
 #ifndef CLOPS_REF_BINARY_H
 #define CLOPS_REF_BINARY_H
 
-#include "codegen_pointwise/pw.h"
+#include "codegen_pointwise/ops_binary.h"
 
-/* X(name): every reference function of this family, declared as
+/* One reference function per op of the family (PW_BINARY_OPS), declared as
  * pw_value ref_<name>(const pw_ref_ctx *ctx, const pw_value *in). */
-#define REF_BINARY_LIST(X)                                                                         \
-    X(add)                                                                                         \
-    X(sub)                                                                                         \
-    X(mul)                                                                                         \
-    X(div)                                                                                         \
-    X(div_trunc)                                                                                   \
-    X(div_floor)                                                                                   \
-    X(remainder)                                                                                   \
-    X(fmod)                                                                                        \
-    X(pow)                                                                                         \
-    X(lerp)                                                                                        \
-    X(lerp_tensor)                                                                                 \
-    X(addcmul)                                                                                     \
-    X(addcdiv)                                                                                     \
-    X(atan2)                                                                                       \
-    X(hypot)                                                                                       \
-    X(copysign)                                                                                    \
-    X(nextafter)                                                                                   \
-    X(xlogy)                                                                                       \
-    X(logaddexp)                                                                                   \
-    X(logaddexp2)                                                                                  \
-    X(heaviside)                                                                                   \
-    X(eq)                                                                                          \
-    X(ne)                                                                                          \
-    X(lt)                                                                                          \
-    X(le)                                                                                          \
-    X(gt)                                                                                          \
-    X(ge)                                                                                          \
-    X(maximum)                                                                                     \
-    X(minimum)                                                                                     \
-    X(fmax)                                                                                        \
-    X(fmin)                                                                                        \
-    X(clamp)                                                                                       \
-    X(clamp_min)                                                                                   \
-    X(clamp_max)                                                                                   \
-    X(where)                                                                                       \
-    X(masked_fill)                                                                                 \
-    X(logical_and)                                                                                 \
-    X(logical_or)                                                                                  \
-    X(logical_xor)                                                                                 \
-    X(logical_not)                                                                                 \
-    X(bitwise_and)                                                                                 \
-    X(bitwise_or)                                                                                  \
-    X(bitwise_xor)                                                                                 \
-    X(bitwise_not)                                                                                 \
-    X(bitwise_left_shift)                                                                          \
-    X(bitwise_right_shift)
-
 #define REF_BINARY_DECLARE(name) pw_value ref_##name(const pw_ref_ctx *ctx, const pw_value *in);
-REF_BINARY_LIST(REF_BINARY_DECLARE)
+PW_BINARY_OPS(REF_BINARY_DECLARE)
 #undef REF_BINARY_DECLARE
 
 /* Modes of the pow op's `mode` parameter (chosen by the pow glue from the

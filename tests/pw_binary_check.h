@@ -71,30 +71,6 @@ static inline double pwt_unit(uint64_t *s)
     return (double)pwt_next(s) / 9007199254740992.0;
 }
 
-/* Largest and smallest value of an integer dtype. */
-static inline void pwt_int_range(clops_dtype dt, int64_t *lo, int64_t *hi)
-{
-    switch (dt) {
-    case CLOPS_BOOL:
-        *lo = 0, *hi = 1;
-        break;
-    case CLOPS_UINT8:
-        *lo = 0, *hi = 255;
-        break;
-    case CLOPS_INT8:
-        *lo = INT8_MIN, *hi = INT8_MAX;
-        break;
-    case CLOPS_INT16:
-        *lo = INT16_MIN, *hi = INT16_MAX;
-        break;
-    case CLOPS_INT32:
-        *lo = INT32_MIN, *hi = INT32_MAX;
-        break;
-    default:
-        *lo = INT64_MIN, *hi = INT64_MAX;
-    }
-}
-
 /* Bits of an integer dtype. */
 static inline int pwt_bits(clops_dtype dt)
 {
@@ -110,7 +86,7 @@ static inline pw_value pwt_value(clops_dtype dt, pwt_gen gen, uint64_t *s, int64
     pw_value v;
     bool fl = clops_dtype_is_floating(dt);
     int64_t lo, hi;
-    pwt_int_range(dt, &lo, &hi);
+    dtype_int_range(dt, &lo, &hi);
     uint64_t r = pwt_next(s);
     switch (gen) {
     case PWT_POSITIVE:

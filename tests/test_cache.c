@@ -537,6 +537,33 @@ static void test_a_syntax_error_fails_with_the_build_log_and_the_saved_source(vo
     ct_clear_context();
 }
 
+/* Programs ask for exactly rounded float division and sqrt on every device
+ * that offers it (OpenCL otherwise allows 2.5 ULP, which NVIDIA's driver
+ * uses: trunc division of an exact 2 gave 1), and keep the caller's options. */
+static void test_programs_ask_for_exact_division_where_the_device_has_it(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_devices(devs, CT_MAX_DEVICES);
+    int checked = 0;
+    for (int k = 0; k < nd; k++) {
+        if (host_is_cpu(devs[k]))
+            continue;
+        cl_device_fp_config cfg = 0;
+        CT_ASSERT(clGetDeviceInfo(devs[k]->id, CL_DEVICE_SINGLE_FP_CONFIG, sizeof cfg, &cfg,
+                                  NULL) == CL_SUCCESS);
+        char opts[512];
+        host_build_options(devs[k], "-DEXTRA=1", opts, sizeof opts);
+        bool asked = strstr(opts, "-cl-fp32-correctly-rounded-divide-sqrt") != NULL;
+        CT_ASSERT_MSG(asked == ((cfg & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0),
+                      "%s: options '%s'", clops_device_label(devs[k]), opts);
+        CT_ASSERT(strstr(opts, "-cl-std=CL1.2") && strstr(opts, "-DEXTRA=1"));
+        checked++;
+    }
+    if (checked == 0)
+        print_message("skipped: no OpenCL device\n");
+}
+
 int main(int argc, char **argv)
 {
     /* Before clops initialises: test clops' cache on POCL too. */
@@ -566,6 +593,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_clops_cache_0_writes_nothing_and_loads_nothing),
         cmocka_unit_test(test_pocl_devices_leave_binaries_to_pocl_unless_clops_cache_pocl_is_set),
         cmocka_unit_test(test_a_syntax_error_fails_with_the_build_log_and_the_saved_source),
+        cmocka_unit_test(test_programs_ask_for_exact_division_where_the_device_has_it),
     };
     int rc = cmocka_run_group_tests(tests, NULL, ct_teardown_group);
     ct_remove_tree(test_root);

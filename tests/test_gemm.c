@@ -907,7 +907,7 @@ static void opencl_refuses_integers_and_missing_fp64_clearly(void **state)
         clops_tensor *a = NULL, *b = NULL, *r = NULL;
         CT_OK(clops_zeros(devs[0], CLOPS_FLOAT32, 2, I64(2, 2), &a));
         CT_OK(clops_zeros(ct_cpu(), CLOPS_FLOAT32, 2, I64(2, 2), &b));
-        CT_ASSERT(gemm_mm_cl(PW_FUNCTIONAL, NULL, a, b, &r) == CLOPS_DEVICE_MISMATCH);
+        CT_ASSERT(gemm_mm(PW_FUNCTIONAL, NULL, a, b, &r) == CLOPS_DEVICE_MISMATCH);
         CT_ERROR_CONTAINS("Expected all tensors to be on the same device");
         rel(a, b, NULL, NULL, NULL, NULL);
     }

@@ -70,57 +70,49 @@ static char *print_new(const op_schema *s)
     return t;
 }
 
-/* True when two types and aliases are the same. */
-static bool same_type(const schema_type *a, const schema_alias *aa, const schema_type *b,
-                      const schema_alias *ba)
-{
-    return a->base == b->base && a->elem_optional == b->elem_optional && a->is_list == b->is_list &&
-           a->list_size == b->list_size && a->optional == b->optional &&
-           aa->present == ba->present && strcmp(aa->set, ba->set) == 0 &&
-           aa->is_write == ba->is_write && aa->to_wildcard == ba->to_wildcard &&
-           strcmp(aa->after, ba->after) == 0;
-}
-
-/* True when two defaults have the same kind and value (NaN equals NaN). */
-static bool same_default(const schema_default *a, const schema_default *b)
-{
-    if (a->kind != b->kind)
-        return false;
-    switch (a->kind) {
-    case SCHEMA_DEFAULT_INT: return a->i == b->i;
-    case SCHEMA_DEFAULT_FLOAT: return a->f == b->f || (a->f != a->f && b->f != b->f);
-    case SCHEMA_DEFAULT_BOOL: return a->b == b->b;
-    case SCHEMA_DEFAULT_STRING:
-    case SCHEMA_DEFAULT_IDENT: return strcmp(a->s, b->s) == 0;
-    case SCHEMA_DEFAULT_INT_LIST:
-        return a->n_ints == b->n_ints &&
-               (a->n_ints == 0 ||
-                memcmp(a->ints, b->ints, (size_t)a->n_ints * sizeof *a->ints) == 0);
-    default: return true;
-    }
-}
-
-/* Asserts that two schemas have the same structure. */
+/* Asserts that two schemas have the same structure, printing both. */
 static void assert_same_schema(const op_schema *a, const op_schema *b)
 {
-    assert_string_equal(a->name, b->name);
-    assert_string_equal(a->overload, b->overload);
-    assert_int_equal(a->nargs, b->nargs);
-    assert_int_equal(a->nrets, b->nrets);
-    for (int i = 0; i < a->nargs; i++) {
-        assert_string_equal(a->args[i].name, b->args[i].name);
-        assert_true(
-            same_type(&a->args[i].type, &a->args[i].alias, &b->args[i].type, &b->args[i].alias));
-        assert_int_equal(a->args[i].kwarg_only, b->args[i].kwarg_only);
-        assert_true(same_default(&a->args[i].def, &b->args[i].def));
+    if (!schema_equal(a, b)) {
+        char *ta = schema_to_string(a), *tb = schema_to_string(b);
+        print_error("schemas differ:\n  %s\n  %s\n", ta ? ta : "?", tb ? tb : "?");
+        free(ta);
+        free(tb);
+        fail();
     }
-    for (int i = 0; i < a->nrets; i++) {
-        assert_true((a->rets[i].name == NULL) == (b->rets[i].name == NULL));
-        if (a->rets[i].name)
-            assert_string_equal(a->rets[i].name, b->rets[i].name);
-        assert_true(
-            same_type(&a->rets[i].type, &a->rets[i].alias, &b->rets[i].type, &b->rets[i].alias));
-    }
+}
+
+/* schema_equal tells schemas apart by every part of their structure and
+ * treats NaN defaults as equal. */
+static void schema_equal_compares_structure(void **state)
+{
+    (void)state;
+    static const char *const texts[] = {
+        "f(Tensor self, float x=nan) -> Tensor",
+        "f(Tensor other, float x=nan) -> Tensor",
+        "f(Tensor(a!) self, float x=nan) -> Tensor",
+        "f(Tensor self, *, float x=nan) -> Tensor",
+        "f(Tensor self, float x=1.5) -> Tensor",
+        "f(Tensor? self, float x=nan) -> Tensor",
+        "f(Tensor self, float x=nan) -> (Tensor)",
+        "f(Tensor self, float x=nan) -> Tensor[]",
+        "f.o(Tensor self, float x=nan) -> Tensor",
+        "g(Tensor self, float x=nan) -> Tensor",
+    };
+    enum { N = sizeof texts / sizeof texts[0] };
+    op_schema *s[N];
+    for (int i = 0; i < N; i++)
+        s[i] = parse_ok(texts[i]);
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++)
+            if (schema_equal(s[i], s[j]) != (i == j))
+                fail_msg("schema_equal(%s, %s) should be %s", texts[i], texts[j],
+                         i == j ? "true" : "false");
+    op_schema *again = parse_ok(texts[0]);
+    assert_true(schema_equal(s[0], again));
+    schema_free(again);
+    for (int i = 0; i < N; i++)
+        schema_free(s[i]);
 }
 
 /* Calls fn(line, ctx) for each non-comment, non-blank line of a data file;
@@ -1093,6 +1085,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(corpus_holds_at_least_150_schemas),
+        cmocka_unit_test(schema_equal_compares_structure),
         cmocka_unit_test(every_corpus_schema_prints_back_exactly),
         cmocka_unit_test(every_corpus_schema_is_a_fixed_point_of_parse_and_print),
         cmocka_unit_test(every_malformed_schema_fails_at_its_column),

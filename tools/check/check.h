@@ -224,7 +224,7 @@ typedef struct chk_result {
     int device;                  /* clops device index */
     chk_status status;
     chk_kernel kernel;
-    char kernel_name[96];        /* "pointwise:add", "structured:gemm_mm_cl" */
+    char kernel_name[96];        /* "pointwise:add", "structured:gemm_mm" */
     double max_abs_err;          /* NAN when nothing was compared */
     double max_ulp_err;          /* floats only; NAN otherwise */
     double seconds;              /* wall time of the device side of the case */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/tensor_impl.h"
 #include "tools/check/check_random.h"
 #include "tools/check/ulp.h"
 
@@ -117,36 +118,11 @@ static double float_value(clops_dtype dt, pw_domain dom, chk_rng *r)
     }
 }
 
-/* Range of an integer dtype. */
-static void int_range(clops_dtype dt, int64_t *lo, int64_t *hi)
-{
-    switch (dt) {
-    case CLOPS_BOOL:
-        *lo = 0, *hi = 1;
-        break;
-    case CLOPS_UINT8:
-        *lo = 0, *hi = 255;
-        break;
-    case CLOPS_INT8:
-        *lo = INT8_MIN, *hi = INT8_MAX;
-        break;
-    case CLOPS_INT16:
-        *lo = INT16_MIN, *hi = INT16_MAX;
-        break;
-    case CLOPS_INT32:
-        *lo = INT32_MIN, *hi = INT32_MAX;
-        break;
-    default:
-        *lo = INT64_MIN, *hi = INT64_MAX;
-        break;
-    }
-}
-
 /* One integer value of dt from dom. */
 static int64_t int_value(clops_dtype dt, pw_domain dom, chk_rng *r)
 {
     int64_t tlo, thi;
-    int_range(dt, &tlo, &thi);
+    dtype_int_range(dt, &tlo, &thi);
     if (dt == CLOPS_BOOL) {
         if (dom == PW_DOMAIN_POSITIVE || dom == PW_DOMAIN_GE1)
             return 1;
