@@ -127,6 +127,13 @@ typedef struct pw_op {
     /* Result-dtype override: when not CLOPS_DTYPE_NONE the result is this
      * dtype whatever the promotion says (e.g. signbit -> bool). */
     clops_dtype fixed_result;
+    /* A scalar operand (a Python-style scalar, or a zero-dim tensor on the
+     * CPU) joins in the compute dtype without being rounded to a
+     * float16/bfloat16 common dtype first: PyTorch's CPU kernels of mul and
+     * div (every rounding mode) read it with original_scalar_value, so
+     * float16 x * 0.1 multiplies by float32 0.1 while x + 0.1 adds
+     * float16 0.1 (tests/data/golden_binary.json, CONVERT_PAIRS). */
+    bool scalar_opmath;
     /* A cast op (copy_, _to_copy): the output dtype is free and the compute
      * dtype is the output's; every (input, output) dtype pair is standard. */
     bool is_cast;

@@ -84,7 +84,7 @@ static float round_to_common(float f, clops_dtype round)
  * rounded to (see round_to_common). */
 static clops_dtype scalar_rounding(const pw_op *op, int j, clops_dtype common)
 {
-    if (op->is_cast || op->roles[j] != PW_ROLE_COMMON)
+    if (op->is_cast || op->scalar_opmath || op->roles[j] != PW_ROLE_COMMON)
         return CLOPS_DTYPE_NONE;
     return (common == CLOPS_FLOAT16 || common == CLOPS_BFLOAT16) ? common : CLOPS_DTYPE_NONE;
 }

@@ -215,6 +215,10 @@ clops_status pw_ref_execute(const pw_spec *spec, const pw_plan *plan,
         in_ct[j] = operand_compute(spec, j);
         /* Converted to the common dtype first, as on devices (emit.c). */
         in_round[j] = pw_operand_rounding(spec, j);
+        /* A zero-dim tensor on the CPU is a CPU scalar to PyTorch, which
+         * some ops keep in opmath precision (pw_op.scalar_opmath). */
+        if (op->scalar_opmath && tensors[1 + j] && tensors[1 + j]->ndim == 0)
+            in_round[j] = CLOPS_DTYPE_NONE;
     }
     int nd = plan->ndim;
     int64_t coord[CLOPS_MAX_DIMS] = {0};

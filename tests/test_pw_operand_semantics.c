@@ -83,6 +83,10 @@ static void check_reduced_float_common(clops_device *d)
     /* add(2048, 1.0001) in float16: 1.0001 is 1 in float16, 2049 ties to 2048. */
     pwt_expect(bin_ops(&pw_op_add, pwt_lit_op(d, LF(FLOAT16, 2048)), pw_scalar(F(1.0001)), &one),
                LF(FLOAT16, 2048));
+    /* mul and div keep a scalar in float32 (PyTorch's original_scalar_value):
+     * 3 * 0.1f is 0.300049 in float16, 3 * half(0.1) would be 0.299805. */
+    pwt_expect(bin_ops(&pw_op_mul, pwt_lit_op(d, LF(FLOAT16, 3, 7)), pw_scalar(F(0.1)), NULL),
+               LF(FLOAT16, 0.300048828125, 0.7001953125));
     /* float32 common: an int64 operand is rounded to float32, not kept. */
     pwt_expect(pwt_bin(d, &pw_op_eq, LI(INT64, 16777217), LF(FLOAT32, 16777216), NULL),
                LI(BOOL, 1));
