@@ -120,6 +120,10 @@ static void check_integer_wrap(clops_device *d)
     pwt_expect(bin_ops(&pw_op_add, pwt_lit_op(d, LI(UINT8, 1)),
                        pw_tensor(zero_dim(d, CLOPS_INT32, 257)), &one),
                LI(UINT8, 2));
+    /* Ops that promote integers to float convert every operand to float32
+     * directly: 300 stays 300. */
+    pwt_expect_close(bin_ops(&pw_op_div, a, pw_tensor(zero_dim(d, CLOPS_INT32, 300)), NULL),
+                     LF(FLOAT32, 1.0 / 300.0, 50.0 / 300.0), 1);
 }
 
 static void test_integer_operands_wrap_to_a_narrower_common_dtype(void **state)
