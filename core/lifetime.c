@@ -6,6 +6,7 @@
  * cache, so a process that calls it leaves nothing behind for leak checkers.
  */
 #include "clops/tensor.h"
+#include "core/generator_impl.h"
 #include "dispatch/dispatch.h"
 #include "host/host.h"
 
@@ -22,4 +23,5 @@ void clops_shutdown(void)
 {
     dispatch_shutdown();
     host_shutdown();
+    generator_shutdown();
 }

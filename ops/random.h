@@ -1,0 +1,26 @@
+/*
+ * ops/random.h: the engine of the random family (ops/random.c), used by the
+ * op functions in ops/random_ops.c and ops/random_factories.c.
+ */
+#ifndef CLOPS_OPS_RANDOM_H
+#define CLOPS_OPS_RANDOM_H
+
+#include "clops/generator.h"
+#include "clops/tensor.h"
+#include "ref/random.h"
+
+/* Fills every element of dst (any strides, any device) from distribution
+ * f.dist with parameters f.a/b/c/ia/ib, drawing from gen (NULL: the
+ * default generator of dst's device) and advancing it by rnd_counters(). */
+clops_status random_fill(const char *op, clops_tensor *dst, rnd_fill f, clops_generator *gen);
+
+/* native_dropout of a floating tensor: new contiguous out (input's dtype)
+ * and mask (bool); keep when the word >= thr. */
+clops_status random_dropout(const char *op, clops_tensor *input, uint64_t thr, double scale,
+                            clops_generator *gen, clops_tensor **out, clops_tensor **mask);
+
+/* Reserves counters for a host algorithm (multinomial, randperm). */
+clops_status random_reserve(clops_generator *gen, clops_device *device, uint64_t counters,
+                            uint64_t *seed, uint64_t *offset);
+
+#endif /* CLOPS_OPS_RANDOM_H */
