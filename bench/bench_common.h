@@ -7,7 +7,10 @@
 #ifndef CLOPS_BENCH_COMMON_H
 #define CLOPS_BENCH_COMMON_H
 
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "clops/tensor.h"
@@ -113,6 +116,55 @@ static double copy_peak(clops_device *d, int64_t n1, int reps)
     host_free(src);
     host_free(dst);
     return gbs;
+}
+
+/* The command line every bench takes: [--device SEL]... [--scale S]
+ * [--reps N] [--json FILE]. */
+typedef struct bench_args {
+    const char *sel[8];
+    int nsel, reps;
+    double scale;
+    const char *json;
+} bench_args;
+
+/* Parses argv into a (defaults: every device, scale 1, 20 reps); prints the
+ * usage line of `prog` and returns false on a bad argument. */
+static bool bench_parse_args(int argc, char **argv, const char *prog, bench_args *a)
+{
+    a->nsel = 0;
+    a->reps = 20;
+    a->scale = 1.0;
+    a->json = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--device") == 0 && i + 1 < argc && a->nsel < 8)
+            a->sel[a->nsel++] = argv[++i];
+        else if (strcmp(argv[i], "--scale") == 0 && i + 1 < argc)
+            a->scale = atof(argv[++i]);
+        else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
+            a->reps = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc)
+            a->json = argv[++i];
+        else {
+            fprintf(stderr, "usage: %s [--device SEL]... [--scale S] [--reps N] [--json FILE]\n",
+                    prog);
+            return false;
+        }
+    }
+    if (a->scale < 1.0)
+        a->scale = 1.0;
+    return true;
+}
+
+/* Whether device d is selected (every OpenCL device when none is named). */
+static bool bench_wanted(const bench_args *a, clops_device *d)
+{
+    bool wanted = a->nsel == 0;
+    for (int s = 0; s < a->nsel; s++) {
+        clops_device *x = NULL;
+        if (clops_device_find(a->sel[s], &x) == CLOPS_OK && x == d)
+            wanted = true;
+    }
+    return wanted;
 }
 
 #endif /* CLOPS_BENCH_COMMON_H */

@@ -66,26 +66,18 @@
         }                                                                                        \
     }
 
-/* geometric_ computed in float32, stored into an integer (or float16/
- * bfloat16/float32) output. */
-#define RND_GKERNEL(NAME, ST, VT, CONV)                                                          \
-    __kernel void NAME(__global ST *out, ulong out_off, ulong n, ulong offset, uint k0, uint k1,  \
-                       float a, float b, float c)                                                \
-    {                                                                                            \
-        out += out_off;                                                                          \
-        ulong nc = (n + 3) >> 2;                                                                 \
-        for (ulong ci = get_global_id(0); ci < nc; ci += get_global_size(0)) {                   \
-            uint w[4];                                                                           \
-            float f[4];                                                                          \
-            long v[4];                                                                           \
-            rnd_philox(offset + ci, k0, k1, w);                                                  \
-            rnd_blockf(RND_GEOMETRIC, w, a, b, c, 24, f);                                        \
-            for (int j = 0; j < 4; j++)                                                          \
-                v[j] = rnd_f32_to_i64(f[j]);                                                     \
-            ulong base = ci << 2;                                                                \
-            RND_STORE4(out, base, n, ST, VT, CONV, v)                                            \
-        }                                                                                        \
-    }
+/* geometric_ computes in float32 and stores integers (or floats) through
+ * a saturating conversion to a 64-bit integer. */
+#define GV(IV, x) IV(rnd_f32_to_i64(x))
+#define GV_bool(x) GV(IV_bool, x)
+#define GV_uint8(x) GV(IV_uint8, x)
+#define GV_int8(x) GV(IV_int8, x)
+#define GV_int16(x) GV(IV_int16, x)
+#define GV_int32(x) GV(IV_int32, x)
+#define GV_int64(x) GV(IV_int64, x)
+#define GV_float16(x) GV(IV_float16, x)
+#define GV_bfloat16(x) GV(IV_bfloat16, x)
+#define GV_float32(x) GV(IV_float32, x)
 
 /* An integer distribution (ranges, Bernoulli) into any output. */
 #define RND_IKERNEL(NAME, DIST, ST, VT, CONV)                                                    \
@@ -152,15 +144,16 @@ RND_F_FOR(RND_LOG_NORMAL, log_normal)
 RND_F_FOR(RND_EXPONENTIAL, exponential)
 RND_F_FOR(RND_CAUCHY, cauchy)
 
-RND_GKERNEL(rnd_geometric_bool, uchar, uchar4, IV_bool)
-RND_GKERNEL(rnd_geometric_uint8, uchar, uchar4, IV_uint8)
-RND_GKERNEL(rnd_geometric_int8, char, char4, IV_int8)
-RND_GKERNEL(rnd_geometric_int16, short, short4, IV_int16)
-RND_GKERNEL(rnd_geometric_int32, int, int4, IV_int32)
-RND_GKERNEL(rnd_geometric_int64, long, long4, IV_int64)
-RND_GKERNEL(rnd_geometric_float16, ushort, ushort4, IV_float16)
-RND_GKERNEL(rnd_geometric_bfloat16, ushort, ushort4, IV_bfloat16)
-RND_GKERNEL(rnd_geometric_float32, float, float4, IV_float32)
+#define RND_G(st, T, VT) RND_FKERNEL(rnd_geometric_##st, RND_GEOMETRIC, T, VT, GV_##st, 24)
+RND_G(bool, uchar, uchar4)
+RND_G(uint8, uchar, uchar4)
+RND_G(int8, char, char4)
+RND_G(int16, short, short4)
+RND_G(int32, int, int4)
+RND_G(int64, long, long4)
+RND_G(float16, ushort, ushort4)
+RND_G(bfloat16, ushort, ushort4)
+RND_G(float32, float, float4)
 
 #define RND_I_FOR(DIST, dname)                                                                   \
     RND_IKERNEL(rnd_##dname##_bool, DIST, uchar, uchar, IV_bool)                                 \

@@ -104,13 +104,12 @@ clops_status random_finish(pw_variant variant, clops_tensor *target, clops_statu
     return st;
 }
 
-/* Runs one sampler: target, parameters for its dtype (set_params may be
- * NULL), fill, result. */
-typedef clops_status (*params_fn)(const char *op, clops_dtype dtype, const double *args,
-                                  rnd_fill *f);
+static clops_status sampler_params(const char *op, rnd_dist dist, clops_dtype dtype,
+                                   const double *args, rnd_fill *f);
 
+/* Runs one sampler: target, parameters for its dtype, fill, result. */
 static clops_status sample(const char *op, pw_variant variant, clops_tensor *dst,
-                           clops_tensor *self, params_fn set_params, const double *args,
+                           clops_tensor *self, rnd_dist dist, const double *args,
                            clops_generator *gen, clops_tensor **out)
 {
     clops_tensor *t = NULL;
@@ -118,7 +117,7 @@ static clops_status sample(const char *op, pw_variant variant, clops_tensor *dst
     if (st)
         return st;
     rnd_fill f = {0};
-    st = set_params(op, t->dtype, args, &f);
+    st = sampler_params(op, dist, t->dtype, args, &f);
     if (st == CLOPS_OK)
         st = random_fill(op, t, f, gen);
     return random_finish(variant, t, st, out);
@@ -159,37 +158,48 @@ clops_status random_uniform_params(const char *op, clops_dtype dtype, const doub
     return CLOPS_OK;
 }
 
-/* normal: args mean, std. */
-static clops_status normal_params(const char *op, clops_dtype dtype, const double *args, rnd_fill *f)
+/* The checks of the continuous samplers other than uniform_: which
+ * argument must be positive (or, for normal, non-negative), PyTorch's
+ * messages, and the kernel name PyTorch's dtype error shows. */
+typedef struct cont_rule {
+    const char *kernel;
+    int arg;
+    bool strict;
+    const char *msg;
+} cont_rule;
+
+static const cont_rule CONT_RULES[] = {
+    [RND_DIST_NORMAL] = {"normal_kernel_cpu", 1, false, "normal expects std >= 0.0, but found std %g"},
+    [RND_DIST_LOG_NORMAL] = {"log_normal_cpu", 1, true,
+                             "log_normal_ expects std > 0.0, but found std=%g"},
+    [RND_DIST_EXPONENTIAL] = {"exponential_cpu", 0, true,
+                              "exponential_ expects lambda > 0.0, but found lambda=%g"},
+    [RND_DIST_CAUCHY] = {"cauchy_cpu", 1, true, "cauchy_ expects sigma > 0.0, but found sigma=%g"},
+};
+
+/* normal (mean, std), log_normal (mean, std), exponential (lambd), cauchy
+ * (median, sigma). */
+static clops_status continuous_params(rnd_dist dist, clops_dtype dtype, const double *args,
+                                      rnd_fill *f)
 {
+    const cont_rule *r = &CONT_RULES[dist];
     if (!clops_dtype_is_floating(dtype))
-        return clops__fail(CLOPS_INVALID_DTYPE, "\"normal_kernel_cpu\" not implemented for '%s'",
+        return clops__fail(CLOPS_INVALID_DTYPE, "\"%s\" not implemented for '%s'", r->kernel,
                            random_torch_dtype(dtype));
-    if (!(args[1] >= 0.0))
-        return clops__fail(CLOPS_INVALID_ARGUMENT, "normal expects std >= 0.0, but found std %g",
-                           args[1]);
-    f->dist = RND_DIST_NORMAL;
-    f->a = to_compute(dtype, args[0]);
-    f->b = to_compute(dtype, args[1]);
+    double x = args[r->arg];
+    if (r->strict ? !(x > 0.0) : !(x >= 0.0))
+        return clops__fail(CLOPS_INVALID_ARGUMENT, r->msg, x);
+    f->dist = dist;
+    if (dist == RND_DIST_EXPONENTIAL) {
+        f->a = to_compute(dtype, -1.0 / args[0]);
+    } else {
+        f->a = to_compute(dtype, args[0]);
+        f->b = to_compute(dtype, args[1]);
+    }
     return CLOPS_OK;
 }
 
-static clops_status exponential_params(const char *op, clops_dtype dtype, const double *args,
-                                       rnd_fill *f)
-{
-    if (!clops_dtype_is_floating(dtype))
-        return clops__fail(CLOPS_INVALID_DTYPE, "\"exponential_cpu\" not implemented for '%s'",
-                           random_torch_dtype(dtype));
-    if (!(args[0] > 0.0))
-        return clops__fail(CLOPS_INVALID_ARGUMENT,
-                           "exponential_ expects lambda > 0.0, but found lambda=%g", args[0]);
-    f->dist = RND_DIST_EXPONENTIAL;
-    f->a = to_compute(dtype, -1.0 / args[0]);
-    return CLOPS_OK;
-}
-
-static clops_status geometric_params(const char *op, clops_dtype dtype, const double *args,
-                                     rnd_fill *f)
+static clops_status geometric_params(clops_dtype dtype, const double *args, rnd_fill *f)
 {
     if (dtype == CLOPS_BOOL)
         return clops__fail(CLOPS_INVALID_DTYPE, "\"geometric_cpu\" not implemented for 'Bool'");
@@ -201,52 +211,34 @@ static clops_status geometric_params(const char *op, clops_dtype dtype, const do
     return CLOPS_OK;
 }
 
-static clops_status log_normal_params(const char *op, clops_dtype dtype, const double *args,
-                                      rnd_fill *f)
+/* The parameters of sampler dist for dtype. */
+static clops_status sampler_params(const char *op, rnd_dist dist, clops_dtype dtype,
+                                   const double *args, rnd_fill *f)
 {
-    if (!clops_dtype_is_floating(dtype))
-        return clops__fail(CLOPS_INVALID_DTYPE, "\"log_normal_cpu\" not implemented for '%s'",
-                           random_torch_dtype(dtype));
-    if (!(args[1] > 0.0))
-        return clops__fail(CLOPS_INVALID_ARGUMENT, "log_normal_ expects std > 0.0, but found std=%g",
-                           args[1]);
-    f->dist = RND_DIST_LOG_NORMAL;
-    f->a = to_compute(dtype, args[0]);
-    f->b = to_compute(dtype, args[1]);
-    return CLOPS_OK;
-}
-
-static clops_status cauchy_params(const char *op, clops_dtype dtype, const double *args, rnd_fill *f)
-{
-    if (!clops_dtype_is_floating(dtype))
-        return clops__fail(CLOPS_INVALID_DTYPE, "\"cauchy_cpu\" not implemented for '%s'",
-                           random_torch_dtype(dtype));
-    if (!(args[1] > 0.0))
-        return clops__fail(CLOPS_INVALID_ARGUMENT, "cauchy_ expects sigma > 0.0, but found sigma=%g",
-                           args[1]);
-    f->dist = RND_DIST_CAUCHY;
-    f->a = to_compute(dtype, args[0]);
-    f->b = to_compute(dtype, args[1]);
-    return CLOPS_OK;
+    if (dist == RND_DIST_UNIFORM)
+        return random_uniform_params(op, dtype, args, f);
+    if (dist == RND_DIST_GEOMETRIC)
+        return geometric_params(dtype, args, f);
+    return continuous_params(dist, dtype, args, f);
 }
 
 clops_status random_uniform(pw_variant variant, clops_tensor *dst, clops_tensor *self, double from,
                             double to, clops_generator *generator, clops_tensor **out)
 {
     double a[2] = {from, to};
-    return sample("uniform_", variant, dst, self, random_uniform_params, a, generator, out);
+    return sample("uniform_", variant, dst, self, RND_DIST_UNIFORM, a, generator, out);
 }
 
 clops_status random_exponential(pw_variant variant, clops_tensor *dst, clops_tensor *self,
                                 double lambd, clops_generator *generator, clops_tensor **out)
 {
-    return sample("exponential_", variant, dst, self, exponential_params, &lambd, generator, out);
+    return sample("exponential_", variant, dst, self, RND_DIST_EXPONENTIAL, &lambd, generator, out);
 }
 
 clops_status random_geometric(pw_variant variant, clops_tensor *dst, clops_tensor *self, double p,
                               clops_generator *generator, clops_tensor **out)
 {
-    return sample("geometric_", variant, dst, self, geometric_params, &p, generator, out);
+    return sample("geometric_", variant, dst, self, RND_DIST_GEOMETRIC, &p, generator, out);
 }
 
 clops_status random_log_normal(pw_variant variant, clops_tensor *dst, clops_tensor *self,
@@ -254,7 +246,7 @@ clops_status random_log_normal(pw_variant variant, clops_tensor *dst, clops_tens
                                clops_tensor **out)
 {
     double a[2] = {mean, std};
-    return sample("log_normal_", variant, dst, self, log_normal_params, a, generator, out);
+    return sample("log_normal_", variant, dst, self, RND_DIST_LOG_NORMAL, a, generator, out);
 }
 
 clops_status random_cauchy(pw_variant variant, clops_tensor *dst, clops_tensor *self,
@@ -262,7 +254,7 @@ clops_status random_cauchy(pw_variant variant, clops_tensor *dst, clops_tensor *
                            clops_tensor **out)
 {
     double a[2] = {median, sigma};
-    return sample("cauchy_", variant, dst, self, cauchy_params, a, generator, out);
+    return sample("cauchy_", variant, dst, self, RND_DIST_CAUCHY, a, generator, out);
 }
 
 /* --- random_ ----------------------------------------------------------------------- */
@@ -377,21 +369,21 @@ clops_status random_op_normal_(clops_tensor *self, double mean, double std,
                                clops_generator *generator)
 {
     double a[2] = {mean, std};
-    return sample("normal_", PW_INPLACE, self, self, normal_params, a, generator, NULL);
+    return sample("normal_", PW_INPLACE, self, self, RND_DIST_NORMAL, a, generator, NULL);
 }
 
 clops_status random_op_normal_out(clops_tensor *self, double mean, double std,
                                   clops_generator *generator, clops_tensor *out)
 {
     double a[2] = {mean, std};
-    return sample("normal", PW_OUT, out, self, normal_params, a, generator, NULL);
+    return sample("normal", PW_OUT, out, self, RND_DIST_NORMAL, a, generator, NULL);
 }
 
 clops_status random_normal_fill(clops_tensor *t, double mean, double std, clops_generator *gen)
 {
     double a[2] = {mean, std};
     rnd_fill f = {0};
-    clops_status st = normal_params("normal", t->dtype, a, &f);
+    clops_status st = continuous_params(RND_DIST_NORMAL, t->dtype, a, &f);
     return st ? st : random_fill("normal", t, f, gen);
 }
 
