@@ -102,8 +102,17 @@
     }
 
 /* native_dropout: out = (in * keep) * scale, mask = keep, with keep = word >=
- * threshold (threshold = floor(p * 2^32)), float32 compute. */
-#define RND_DROPOUT_KERNEL(NAME, ST, LOAD, CONV)                                                 \
+ * threshold (threshold = floor(p * 2^32)), float32 compute.  Full blocks of
+ * 4 use vector loads and stores. */
+#define RND_DROPOUT_ONE(j, xin, thr, scale, LOAD, CONV, r, mk)                                   \
+    {                                                                                            \
+        float m_ = (ulong)w[j] >= (thr) ? 1.0f : 0.0f;                                           \
+        float x_ = LOAD(xin) * m_;                                                               \
+        r[j] = CONV(x_ * (scale));                                                               \
+        mk[j] = (uchar)(m_ != 0.0f);                                                             \
+    }
+
+#define RND_DROPOUT_KERNEL(NAME, ST, VT, LOAD, CONV)                                             \
     __kernel void NAME(__global const ST *in, ulong in_off, __global ST *out, ulong out_off,     \
                        __global uchar *mask, ulong mask_off, ulong n, ulong offset, uint k0,     \
                        uint k1, ulong thr, float scale)                                          \
@@ -114,15 +123,26 @@
         ulong nc = (n + 3) >> 2;                                                                 \
         for (ulong ci = get_global_id(0); ci < nc; ci += get_global_size(0)) {                   \
             uint w[4];                                                                           \
+            ST r[4];                                                                             \
+            uchar mk[4];                                                                         \
             rnd_philox(offset + ci, k0, k1, w);                                                  \
             ulong base = ci << 2;                                                                \
-            for (int j = 0; j < 4; j++) {                                                        \
-                ulong i = base + (ulong)j;                                                       \
-                if (i < n) {                                                                     \
-                    float m = (ulong)w[j] >= thr ? 1.0f : 0.0f;                                  \
-                    float x = LOAD(in[i]) * m;                                                   \
-                    out[i] = CONV(x * scale);                                                    \
-                    mask[i] = (uchar)(m != 0.0f);                                                \
+            if (base + 4 <= n) {                                                                 \
+                VT x = vload4(0, in + base);                                                     \
+                RND_DROPOUT_ONE(0, x.s0, thr, scale, LOAD, CONV, r, mk)                          \
+                RND_DROPOUT_ONE(1, x.s1, thr, scale, LOAD, CONV, r, mk)                          \
+                RND_DROPOUT_ONE(2, x.s2, thr, scale, LOAD, CONV, r, mk)                          \
+                RND_DROPOUT_ONE(3, x.s3, thr, scale, LOAD, CONV, r, mk)                          \
+                vstore4((VT)(r[0], r[1], r[2], r[3]), 0, out + base);                            \
+                vstore4((uchar4)(mk[0], mk[1], mk[2], mk[3]), 0, mask + base);                   \
+            } else {                                                                             \
+                for (int j = 0; j < 4; j++) {                                                    \
+                    ulong i = base + (ulong)j;                                                   \
+                    if (i < n) {                                                                 \
+                        RND_DROPOUT_ONE(j, in[i], thr, scale, LOAD, CONV, r, mk)                 \
+                        out[i] = r[j];                                                           \
+                        mask[i] = mk[j];                                                         \
+                    }                                                                            \
                 }                                                                                \
             }                                                                                    \
         }                                                                                        \
@@ -170,9 +190,9 @@ RND_I_FOR(RND_RANGE32, range32)
 RND_I_FOR(RND_RANGE64, range64)
 RND_I_FOR(RND_BERNOULLI, bernoulli)
 
-RND_DROPOUT_KERNEL(rnd_dropout_float32, float, LD_float32, CV_float32)
-RND_DROPOUT_KERNEL(rnd_dropout_float16, ushort, LD_float16, CV_float16)
-RND_DROPOUT_KERNEL(rnd_dropout_bfloat16, ushort, LD_bfloat16, CV_bfloat16)
+RND_DROPOUT_KERNEL(rnd_dropout_float32, float, float4, LD_float32, CV_float32)
+RND_DROPOUT_KERNEL(rnd_dropout_float16, ushort, ushort4, LD_float16, CV_float16)
+RND_DROPOUT_KERNEL(rnd_dropout_bfloat16, ushort, ushort4, LD_bfloat16, CV_bfloat16)
 
 #ifdef CLOPS_HAS_FP64
 /* float64: 2 elements per counter. */

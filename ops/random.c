@@ -159,7 +159,10 @@ clops_status random_dropout(const char *op, clops_tensor *input, uint64_t thr, d
 {
     clops_device *d = input->storage->device;
     clops_tensor *in = NULL, *o = NULL, *m = NULL;
-    clops_status st = core_contiguous(input, &in);
+    clops_status st = check_dtype_on_device(op, input->dtype, d);
+    if (st)
+        return st;
+    st = core_contiguous(input, &in);
     if (st == CLOPS_OK)
         st = tensor_new(d, input->dtype, input->ndim, input->sizes, NULL, &o);
     if (st == CLOPS_OK)

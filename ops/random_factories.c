@@ -112,6 +112,18 @@ static clops_status factory_like(const char *op, const factory_args *a, clops_te
     return random_finish(PW_FUNCTIONAL, t, st, out);
 }
 
+/* The _like out form: out resized to self's shape, then filled in out's
+ * dtype. */
+static clops_status factory_like_out(const char *op, const factory_args *a, clops_tensor *self,
+                                     clops_generator *gen, int64_t memory_format,
+                                     clops_tensor *out)
+{
+    clops_status st = check_layout(op, -1, memory_format);
+    if (st == CLOPS_OK)
+        st = tensor_resize(out, self->ndim, self->sizes);
+    return st ? st : factory_fill(op, out, a, gen);
+}
+
 static const factory_args UNIFORM = {F_UNIFORM, 0.0, 0.0, 0, 0};
 static const factory_args NORMAL = {F_NORMAL, 0.0, 1.0, 0, 0};
 
@@ -367,6 +379,77 @@ clops_status random_op_randint_like_tensor_generator(clops_tensor *self, clops_t
     return st ? st
               : random_op_randint_like_generator(self, h, generator, dtype, layout, device,
                                                  pin_memory, memory_format, out);
+}
+
+/* --- *_like out forms -------------------------------------------------------------------- */
+
+clops_status random_op_rand_like_out(clops_tensor *self, int64_t memory_format, clops_tensor *out)
+{
+    return factory_like_out("rand_like", &UNIFORM, self, NULL, memory_format, out);
+}
+
+clops_status random_op_rand_like_generator_out(clops_tensor *self, clops_generator *generator,
+                                               int64_t memory_format, clops_tensor *out)
+{
+    return factory_like_out("rand_like", &UNIFORM, self, generator, memory_format, out);
+}
+
+clops_status random_op_randn_like_out(clops_tensor *self, int64_t memory_format, clops_tensor *out)
+{
+    return factory_like_out("randn_like", &NORMAL, self, NULL, memory_format, out);
+}
+
+clops_status random_op_randn_like_generator_out(clops_tensor *self, clops_generator *generator,
+                                                int64_t memory_format, clops_tensor *out)
+{
+    return factory_like_out("randn_like", &NORMAL, self, generator, memory_format, out);
+}
+
+clops_status random_op_randint_like_low_generator_dtype_out(clops_tensor *self, int64_t low,
+                                                            int64_t high,
+                                                            clops_generator *generator,
+                                                            int64_t memory_format,
+                                                            clops_tensor *out)
+{
+    factory_args a = range_args(low, high);
+    return factory_like_out("randint_like", &a, self, generator, memory_format, out);
+}
+
+clops_status random_op_randint_like_low_dtype_out(clops_tensor *self, int64_t low, int64_t high,
+                                                  int64_t memory_format, clops_tensor *out)
+{
+    return random_op_randint_like_low_generator_dtype_out(self, low, high, NULL, memory_format, out);
+}
+
+clops_status random_op_randint_like_generator_out(clops_tensor *self, int64_t high,
+                                                  clops_generator *generator,
+                                                  int64_t memory_format, clops_tensor *out)
+{
+    return random_op_randint_like_low_generator_dtype_out(self, 0, high, generator, memory_format,
+                                                          out);
+}
+
+clops_status random_op_randint_like_out(clops_tensor *self, int64_t high, int64_t memory_format,
+                                        clops_tensor *out)
+{
+    return random_op_randint_like_low_generator_dtype_out(self, 0, high, NULL, memory_format, out);
+}
+
+clops_status random_op_randint_like_tensor_generator_out(clops_tensor *self, clops_tensor *high,
+                                                         clops_generator *generator,
+                                                         int64_t memory_format, clops_tensor *out)
+{
+    int64_t h = 0;
+    clops_status st = high_value(high, &h);
+    return st ? st
+              : random_op_randint_like_low_generator_dtype_out(self, 0, h, generator,
+                                                               memory_format, out);
+}
+
+clops_status random_op_randint_like_tensor_out(clops_tensor *self, clops_tensor *high,
+                                               int64_t memory_format, clops_tensor *out)
+{
+    return random_op_randint_like_tensor_generator_out(self, high, NULL, memory_format, out);
 }
 
 /* --- randperm --------------------------------------------------------------------------- */

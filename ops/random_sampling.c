@@ -173,6 +173,24 @@ clops_status random_op_native_dropout(clops_tensor *input, double p, const bool 
     return random_dropout("native_dropout", input, threshold_of(p), scale, NULL, out0, out1);
 }
 
+clops_status random_op_native_dropout_out(clops_tensor *input, double p, const bool *train,
+                                          clops_tensor *out0, clops_tensor *out1)
+{
+    clops_tensor *o = NULL, *m = NULL;
+    clops_status st = random_op_native_dropout(input, p, train, &o, &m);
+    if (st == CLOPS_OK)
+        st = tensor_resize(out0, input->ndim, input->sizes);
+    if (st == CLOPS_OK)
+        st = tensor_resize(out1, input->ndim, input->sizes);
+    if (st == CLOPS_OK)
+        st = core_copy_(out0, o, false);
+    if (st == CLOPS_OK)
+        st = core_copy_(out1, m, false);
+    clops_tensor_release(o);
+    clops_tensor_release(m);
+    return st;
+}
+
 /* PyTorch's _dropout: the checks and shortcuts before native_dropout. */
 static clops_status dropout_common(clops_tensor *input, double p, bool train, bool *done)
 {

@@ -124,6 +124,35 @@ static void default_generators_are_per_device_and_seeded_together(void **state)
     clops_tensor_release(t);
 }
 
+/* A boxed call passes a generator as CLOPS_V_GENERATOR; another tag where
+ * a Generator is expected is refused with the schema type in the message. */
+static void boxed_calls_take_a_generator_value(void **state)
+{
+    (void)state;
+    const clops_op *op = NULL;
+    CT_OK(clops_op_find("normal_", &op));
+    clops_generator *g1 = NULL, *g2 = NULL;
+    CT_OK(clops_generator_create(ct_cpu(), &g1));
+    CT_OK(clops_generator_create(ct_cpu(), &g2));
+    clops_tensor *a = ct_empty_layout(ct_cpu(), CLOPS_FLOAT32, 1, CT_I64(9), CT_CONTIGUOUS);
+    clops_tensor *b = ct_empty_layout(ct_cpu(), CLOPS_FLOAT32, 1, CT_I64(9), CT_CONTIGUOUS);
+    clops_value args[4] = {clops_value_tensor(a), clops_value_float(0.0), clops_value_float(1.0),
+                           clops_value_generator(g1)};
+    clops_value ret = clops_value_none();
+    CT_OK(clops_call_boxed(op, args, 4, &ret, 1));
+    clops_value_clear(&ret);
+    CT_OK(clops_normal_(b, 0.0, 1.0, g2));
+    CT_ASSERT_CLOSE(a, b, CT_TOL_EXACT);
+    CT_ASSERT(clops_generator_offset(g1) == 3);
+    args[3] = clops_value_int(5);
+    CT_STATUS(clops_call_boxed(op, args, 4, &ret, 1), CLOPS_INVALID_ARGUMENT);
+    CT_ERROR_CONTAINS("must be Generator?, not int");
+    clops_tensor_release(a);
+    clops_tensor_release(b);
+    clops_generator_release(g1);
+    clops_generator_release(g2);
+}
+
 /* --- the op cases ---------------------------------------------------------------------- */
 
 /* One op run: fills *out (new tensor(s)) on device d from generator g. */
@@ -466,6 +495,7 @@ int main(void)
         cmocka_unit_test(philox_known_answer_on_every_device),
         cmocka_unit_test(generator_state_layout_is_seed_then_offset),
         cmocka_unit_test(default_generators_are_per_device_and_seeded_together),
+        cmocka_unit_test(boxed_calls_take_a_generator_value),
         cmocka_unit_test(same_bits_on_every_device),
         cmocka_unit_test(get_state_set_state_replays_the_sequence),
         cmocka_unit_test(offset_advances_by_the_documented_counters),

@@ -386,6 +386,31 @@ static void out_variants_resize_and_fill(void **state)
     CT_OK(clops_normal_tensor_float_out(m, 0.0, NULL, out));
     CT_ASSERT(clops_tensor_numel(out) == 6);
     CT_STATUS(clops_multinomial_out(m, 2, true, NULL, out), CLOPS_INVALID_ARGUMENT);
+    /* *_like out forms take self's shape and keep out's dtype. */
+    clops_tensor *hi = NULL, *io = NULL;
+    int64_t seven = 7;
+    CT_OK(clops_from_host(ct_cpu(), CLOPS_INT64, 0, NULL, &seven, sizeof seven, &hi));
+    CT_OK(clops_empty(ct_cpu(), CLOPS_INT16, 1, CT_I64(1), &io));
+    CT_OK(clops_randint_like_tensor_out(m, hi, -1, io));
+    CT_ASSERT(clops_tensor_numel(io) == 6 && clops_tensor_dtype(io) == CLOPS_INT16);
+    int16_t *iv = ct_to_host(io);
+    for (int i = 0; i < 6; i++)
+        CT_ASSERT(iv[i] >= 0 && iv[i] < 7);
+    free(iv);
+    CT_OK(clops_randint_like_tensor(m, hi, CLOPS_DTYPE_NONE, -1, NULL, NULL, -1, &r));
+    CT_ASSERT(clops_tensor_dtype(r) == CLOPS_FLOAT32 && clops_tensor_numel(r) == 6);
+    clops_tensor_release(r);
+    CT_OK(clops_rand_like_out(m, -1, out));
+    CT_ASSERT(clops_tensor_numel(out) == 6 && clops_tensor_dtype(out) == CLOPS_FLOAT64);
+    /* native_dropout.out writes both results. */
+    clops_tensor *mo = NULL;
+    bool train = true;
+    CT_OK(clops_empty(ct_cpu(), CLOPS_BOOL, 1, CT_I64(1), &mo));
+    CT_OK(clops_native_dropout_out(m, 0.5, &train, out, mo));
+    CT_ASSERT(clops_tensor_numel(mo) == 6 && clops_tensor_numel(out) == 6);
+    clops_tensor_release(mo);
+    clops_tensor_release(io);
+    clops_tensor_release(hi);
     CT_OK(clops_uniform(m, 2.0, 3.0, NULL, &r));
     float *v = ct_to_host(r);
     for (int i = 0; i < 6; i++)
