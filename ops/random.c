@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/generator_impl.h"
 #include "core/tensor_impl.h"
 #include "host/host.h"
+#include "ops/core.h"
 #include "ops/random.h"
 
 /* --- kernels ---------------------------------------------------------------------- */

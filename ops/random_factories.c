@@ -14,9 +14,10 @@
 #include <string.h>
 
 #include "core/tensor_impl.h"
+#include "ops/core.h"
 #include "ops/random.h"
 #include "ops/random_internal.h"
-#include "ops_generated.h"
+#include "ops/kernels_generated.h"
 
 #define LAYOUT_STRIDED 0
 #define MEMORY_FORMAT_CONTIGUOUS 0

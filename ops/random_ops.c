@@ -18,10 +18,11 @@
 
 #include "codegen_pointwise/ops_binary.h"
 #include "core/tensor_impl.h"
+#include "ops/core.h"
 #include "dispatch/structured.h"
 #include "ops/random.h"
 #include "ops/random_internal.h"
-#include "ops_generated.h"
+#include "ops/kernels_generated.h"
 
 /* --- dtype names as PyTorch prints them ------------------------------------------ */
 

@@ -16,10 +16,11 @@
 
 #include "codegen_pointwise/ops_binary.h"
 #include "core/tensor_impl.h"
+#include "ops/core.h"
 #include "dispatch/structured.h"
 #include "ops/random.h"
 #include "ops/random_internal.h"
-#include "ops_generated.h"
+#include "ops/kernels_generated.h"
 
 /* A float64 copy of t on the CPU device (new reference). */
 static clops_status host_f64_copy(clops_tensor *t, clops_tensor **out)

@@ -11,7 +11,7 @@
 
 #include "clops/generator.h"
 #include "clops/ops.h"
-#include "clops_test.h"
+#include "support/clops_test.h"
 #include "cl_kernels/random_math.clh"
 
 #define SEED 20261124ull

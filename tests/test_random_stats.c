@@ -16,7 +16,8 @@
 
 #include "clops/generator.h"
 #include "clops/ops.h"
-#include "clops_test.h"
+#include "support/clops_test.h"
+#include "ops/core.h"
 
 #define N 200000
 

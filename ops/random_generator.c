@@ -1,5 +1,5 @@
 /*
- * core/generator.c: the clops_generator objects (clops/generator.h).
+ * ops/random_generator.c: the clops_generator objects (clops/generator.h).
  *
  * A generator is a seed and an offset behind a mutex.  Ops reserve counters
  * with generator_reserve (one locked step: read seed and offset, advance the
@@ -17,7 +17,7 @@
 
 #include "clops/generator.h"
 #include "core/error.h"
-#include "core/generator_impl.h"
+#include "ops/random.h"
 
 struct clops_generator {
     pthread_mutex_t lock;
