@@ -100,8 +100,8 @@ int main(int argc, char **argv)
                             "%s  {\"device\": \"%s\", \"device_name\": \"%s\", \"case\": \"%s\", "
                             "\"gbs\": %.3f, \"peak_gbs\": %.3f, \"ratio_to_peak\": %.4f, "
                             "\"us_per_call\": %.3f}",
-                            first ? "" : ",\n", clops_device_label(d), in->name, CASES[i].name,
-                            gbs, peak, peak > 0 ? gbs / peak : 0, t * 1e6);
+                            first ? "" : ",\n", clops_device_label(d), in->name, CASES[i].name, gbs,
+                            peak, peak > 0 ? gbs / peak : 0, t * 1e6);
                 first = false;
             }
             clops_tensor_release(c.t);

@@ -47,8 +47,8 @@ static clops_status gen_source(void *ctx, const clops_device *d, strbuf *sb)
 /* The kernel of (dist, dtype) on device d. */
 static clops_status get_kernel(clops_device *d, rnd_dist dist, clops_dtype dtype, host_kernel **out)
 {
-    host_kkey key = {{(0x52ull << 56) | ((uint64_t)dist << 8) | (uint64_t)dtype, 0, 0,
-                      0x72616e646f6dull}};
+    host_kkey key = {
+        {(0x52ull << 56) | ((uint64_t)dist << 8) | (uint64_t)dtype, 0, 0, 0x72616e646f6dull}};
     host_kernel *k = host_kernel_lookup(d, &key);
     if (k) {
         *out = k;
@@ -106,8 +106,8 @@ static clops_status run_fill(const char *op, clops_tensor *t, int64_t off, const
     cl_mem mem = t->storage->block->mem;
     uint64_t uoff = (uint64_t)off;
     cl_uint k0 = (cl_uint)f->seed, k1 = (cl_uint)(f->seed >> 32);
-    host_arg args[9] = {{sizeof mem, &mem}, {8, &uoff}, {8, &f->n}, {8, &f->offset},
-                        {4, &k0},          {4, &k1}};
+    host_arg args[9] = {{sizeof mem, &mem}, {8, &uoff}, {8, &f->n},
+                        {8, &f->offset},    {4, &k0},   {4, &k1}};
     float fa = (float)f->a, fb = (float)f->b, fc = (float)f->c;
     if (f->dist >= RND_DIST_RANGE32) {
         args[6] = (host_arg){8, &f->ia};

@@ -28,8 +28,8 @@ typedef enum factory_kind { F_UNIFORM, F_NORMAL, F_RANGE } factory_kind;
 
 typedef struct factory_args {
     factory_kind kind;
-    double mean, std;   /* F_NORMAL */
-    int64_t low, high;  /* F_RANGE */
+    double mean, std;  /* F_NORMAL */
+    int64_t low, high; /* F_RANGE */
 } factory_args;
 
 /* Refuses layouts and memory formats other than strided / contiguous or
@@ -116,8 +116,7 @@ static clops_status factory_like(const char *op, const factory_args *a, clops_te
 /* The _like out form: out resized to self's shape, then filled in out's
  * dtype. */
 static clops_status factory_like_out(const char *op, const factory_args *a, clops_tensor *self,
-                                     clops_generator *gen, int64_t memory_format,
-                                     clops_tensor *out)
+                                     clops_generator *gen, int64_t memory_format, clops_tensor *out)
 {
     clops_status st = check_layout(op, -1, memory_format);
     if (st == CLOPS_OK)
@@ -168,8 +167,8 @@ clops_status random_op_randn(const int64_t *size, int size_len, clops_dtype dtyp
 
 clops_status random_op_randn_generator(const int64_t *size, int size_len,
                                        clops_generator *generator, clops_dtype dtype,
-                                       int64_t layout, clops_device *device,
-                                       const bool *pin_memory, clops_tensor **out)
+                                       int64_t layout, clops_device *device, const bool *pin_memory,
+                                       clops_tensor **out)
 {
     return factory("randn", &NORMAL, size, size_len, generator, dtype, layout, device, out);
 }
@@ -253,8 +252,8 @@ clops_status random_op_randint_generator_out(int64_t high, const int64_t *size, 
     return factory_out("randint", &a, size, size_len, generator, out);
 }
 
-clops_status random_op_randint_low_out(int64_t low, int64_t high, const int64_t *size,
-                                       int size_len, clops_tensor *out)
+clops_status random_op_randint_low_out(int64_t low, int64_t high, const int64_t *size, int size_len,
+                                       clops_tensor *out)
 {
     factory_args a = range_args(low, high);
     return factory_out("randint", &a, size, size_len, NULL, out);
@@ -419,12 +418,13 @@ clops_status random_op_randint_like_low_generator_dtype_out(clops_tensor *self, 
 clops_status random_op_randint_like_low_dtype_out(clops_tensor *self, int64_t low, int64_t high,
                                                   int64_t memory_format, clops_tensor *out)
 {
-    return random_op_randint_like_low_generator_dtype_out(self, low, high, NULL, memory_format, out);
+    return random_op_randint_like_low_generator_dtype_out(self, low, high, NULL, memory_format,
+                                                          out);
 }
 
 clops_status random_op_randint_like_generator_out(clops_tensor *self, int64_t high,
-                                                  clops_generator *generator,
-                                                  int64_t memory_format, clops_tensor *out)
+                                                  clops_generator *generator, int64_t memory_format,
+                                                  clops_tensor *out)
 {
     return random_op_randint_like_low_generator_dtype_out(self, 0, high, generator, memory_format,
                                                           out);
@@ -443,8 +443,8 @@ clops_status random_op_randint_like_tensor_generator_out(clops_tensor *self, clo
     int64_t h = 0;
     clops_status st = high_value(high, &h);
     return st ? st
-              : random_op_randint_like_low_generator_dtype_out(self, 0, h, generator,
-                                                               memory_format, out);
+              : random_op_randint_like_low_generator_dtype_out(self, 0, h, generator, memory_format,
+                                                               out);
 }
 
 clops_status random_op_randint_like_tensor_out(clops_tensor *self, clops_tensor *high,

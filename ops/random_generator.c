@@ -111,7 +111,8 @@ clops_device *clops_generator_device(const clops_generator *g)
 clops_status clops_generator_manual_seed(clops_generator *g, uint64_t seed)
 {
     if (!g)
-        return clops__fail(CLOPS_INVALID_ARGUMENT, "clops_generator_manual_seed: generator is NULL");
+        return clops__fail(CLOPS_INVALID_ARGUMENT,
+                           "clops_generator_manual_seed: generator is NULL");
     pthread_mutex_lock(&g->lock);
     g->seed = seed;
     g->offset = 0;

@@ -105,12 +105,12 @@ clops_status random_finish(pw_variant variant, clops_tensor *target, clops_statu
     return st;
 }
 
-static clops_status sampler_params(const char *op, rnd_dist dist, clops_dtype dtype,
-                                   const double *args, rnd_fill *f);
+/* Computes a fill's parameters for the target's dtype from ctx. */
+typedef clops_status (*params_fn)(const char *op, clops_dtype dtype, const void *ctx, rnd_fill *f);
 
 /* Runs one sampler: target, parameters for its dtype, fill, result. */
 static clops_status sample(const char *op, pw_variant variant, clops_tensor *dst,
-                           clops_tensor *self, rnd_dist dist, const double *args,
+                           clops_tensor *self, params_fn params, const void *ctx,
                            clops_generator *gen, clops_tensor **out)
 {
     clops_tensor *t = NULL;
@@ -118,7 +118,7 @@ static clops_status sample(const char *op, pw_variant variant, clops_tensor *dst
     if (st)
         return st;
     rnd_fill f = {0};
-    st = sampler_params(op, dist, t->dtype, args, &f);
+    st = params(op, t->dtype, ctx, &f);
     if (st == CLOPS_OK)
         st = random_fill(op, t, f, gen);
     return random_finish(variant, t, st, out);
@@ -140,11 +140,11 @@ clops_status random_uniform_params(const char *op, clops_dtype dtype, const doub
         return clops__fail(CLOPS_INVALID_DTYPE, "\"check_uniform_bounds\" not implemented for '%s'",
                            random_torch_dtype(dtype));
     if (!(from <= to))
-        return clops__fail(CLOPS_INVALID_ARGUMENT,
-                           "uniform_ expects to return a [from, to) range, but found from=%g > to=%g",
-                           from, to);
-    double lim = dtype == CLOPS_FLOAT64 ? 1.7976931348623157e308
-                 : dtype == CLOPS_FLOAT16 ? 65504.0
+        return clops__fail(
+            CLOPS_INVALID_ARGUMENT,
+            "uniform_ expects to return a [from, to) range, but found from=%g > to=%g", from, to);
+    double lim = dtype == CLOPS_FLOAT64    ? 1.7976931348623157e308
+                 : dtype == CLOPS_FLOAT16  ? 65504.0
                  : dtype == CLOPS_BFLOAT16 ? 3.3895313892515355e38
                                            : 3.4028234663852886e38;
     if (!(to - from <= lim))
@@ -170,7 +170,8 @@ typedef struct cont_rule {
 } cont_rule;
 
 static const cont_rule CONT_RULES[] = {
-    [RND_DIST_NORMAL] = {"normal_kernel_cpu", 1, false, "normal expects std >= 0.0, but found std %g"},
+    [RND_DIST_NORMAL] = {"normal_kernel_cpu", 1, false,
+                         "normal expects std >= 0.0, but found std %g"},
     [RND_DIST_LOG_NORMAL] = {"log_normal_cpu", 1, true,
                              "log_normal_ expects std > 0.0, but found std=%g"},
     [RND_DIST_EXPONENTIAL] = {"exponential_cpu", 0, true,
@@ -205,41 +206,57 @@ static clops_status geometric_params(clops_dtype dtype, const double *args, rnd_
     if (dtype == CLOPS_BOOL)
         return clops__fail(CLOPS_INVALID_DTYPE, "\"geometric_cpu\" not implemented for 'Bool'");
     if (!(args[0] > 0.0 && args[0] < 1.0))
-        return clops__fail(CLOPS_INVALID_ARGUMENT, "geometric_ expects p to be in (0, 1), but got p=%g",
-                           args[0]);
+        return clops__fail(CLOPS_INVALID_ARGUMENT,
+                           "geometric_ expects p to be in (0, 1), but got p=%g", args[0]);
     f->dist = RND_DIST_GEOMETRIC;
     f->a = to_compute(dtype, 1.0 / log1p(-args[0]));
     return CLOPS_OK;
 }
 
-/* The parameters of sampler dist for dtype. */
-static clops_status sampler_params(const char *op, rnd_dist dist, clops_dtype dtype,
-                                   const double *args, rnd_fill *f)
+/* A continuous sampler and its double arguments. */
+typedef struct sampler_ctx {
+    rnd_dist dist;
+    const double *args;
+} sampler_ctx;
+
+/* The parameters of a continuous sampler for dtype (a params_fn). */
+static clops_status sampler_params(const char *op, clops_dtype dtype, const void *ctx, rnd_fill *f)
 {
-    if (dist == RND_DIST_UNIFORM)
-        return random_uniform_params(op, dtype, args, f);
-    if (dist == RND_DIST_GEOMETRIC)
-        return geometric_params(dtype, args, f);
-    return continuous_params(dist, dtype, args, f);
+    const sampler_ctx *c = ctx;
+    if (c->dist == RND_DIST_UNIFORM)
+        return random_uniform_params(op, dtype, c->args, f);
+    if (c->dist == RND_DIST_GEOMETRIC)
+        return geometric_params(dtype, c->args, f);
+    return continuous_params(c->dist, dtype, c->args, f);
+}
+
+/* sample() of a continuous sampler. */
+static clops_status sample_dist(const char *op, pw_variant variant, clops_tensor *dst,
+                                clops_tensor *self, rnd_dist dist, const double *args,
+                                clops_generator *gen, clops_tensor **out)
+{
+    sampler_ctx c = {dist, args};
+    return sample(op, variant, dst, self, sampler_params, &c, gen, out);
 }
 
 clops_status random_uniform(pw_variant variant, clops_tensor *dst, clops_tensor *self, double from,
                             double to, clops_generator *generator, clops_tensor **out)
 {
     double a[2] = {from, to};
-    return sample("uniform_", variant, dst, self, RND_DIST_UNIFORM, a, generator, out);
+    return sample_dist("uniform_", variant, dst, self, RND_DIST_UNIFORM, a, generator, out);
 }
 
 clops_status random_exponential(pw_variant variant, clops_tensor *dst, clops_tensor *self,
                                 double lambd, clops_generator *generator, clops_tensor **out)
 {
-    return sample("exponential_", variant, dst, self, RND_DIST_EXPONENTIAL, &lambd, generator, out);
+    return sample_dist("exponential_", variant, dst, self, RND_DIST_EXPONENTIAL, &lambd, generator,
+                       out);
 }
 
 clops_status random_geometric(pw_variant variant, clops_tensor *dst, clops_tensor *self, double p,
                               clops_generator *generator, clops_tensor **out)
 {
-    return sample("geometric_", variant, dst, self, RND_DIST_GEOMETRIC, &p, generator, out);
+    return sample_dist("geometric_", variant, dst, self, RND_DIST_GEOMETRIC, &p, generator, out);
 }
 
 clops_status random_log_normal(pw_variant variant, clops_tensor *dst, clops_tensor *self,
@@ -247,15 +264,14 @@ clops_status random_log_normal(pw_variant variant, clops_tensor *dst, clops_tens
                                clops_tensor **out)
 {
     double a[2] = {mean, std};
-    return sample("log_normal_", variant, dst, self, RND_DIST_LOG_NORMAL, a, generator, out);
+    return sample_dist("log_normal_", variant, dst, self, RND_DIST_LOG_NORMAL, a, generator, out);
 }
 
-clops_status random_cauchy(pw_variant variant, clops_tensor *dst, clops_tensor *self,
-                           double median, double sigma, clops_generator *generator,
-                           clops_tensor **out)
+clops_status random_cauchy(pw_variant variant, clops_tensor *dst, clops_tensor *self, double median,
+                           double sigma, clops_generator *generator, clops_tensor **out)
 {
     double a[2] = {median, sigma};
-    return sample("cauchy_", variant, dst, self, RND_DIST_CAUCHY, a, generator, out);
+    return sample_dist("cauchy_", variant, dst, self, RND_DIST_CAUCHY, a, generator, out);
 }
 
 /* --- random_ ----------------------------------------------------------------------- */
@@ -320,48 +336,53 @@ clops_status random_range_params(const char *op, clops_dtype dtype, int64_t from
     return CLOPS_OK;
 }
 
-/* Fills target with random_(from, to) (to NULL: up to the dtype's limit). */
-static clops_status random_range(const char *op, pw_variant variant, clops_tensor *dst,
-                                 clops_tensor *self, int64_t from, const int64_t *to,
-                                 clops_generator *gen, clops_tensor **out)
+/* random_'s bounds: from, and to (NULL: up to the dtype's limit; absent:
+ * random_() with its per-dtype default range). */
+typedef struct range_ctx {
+    int64_t from;
+    const int64_t *to;
+    bool defaults;
+} range_ctx;
+
+/* The parameters of random_ for dtype (a params_fn). */
+static clops_status range_params(const char *op, clops_dtype dtype, const void *ctx, rnd_fill *f)
 {
-    clops_tensor *t = NULL;
-    clops_status st = random_target(op, variant, dst, self, &t);
-    if (st)
-        return st;
-    rnd_fill f = {0};
-    st = random_range_params(op, t->dtype, from, to, &f);
-    if (st == CLOPS_OK)
-        st = random_fill(op, t, f, gen);
-    return random_finish(variant, t, st, out);
+    const range_ctx *c = ctx;
+    if (!c->defaults)
+        return random_range_params(op, dtype, c->from, c->to, f);
+    /* [0, 2^digits] for floating dtypes, [0, max] for integers, {0, 1} for bool. */
+    set_range(f, 0, (uint64_t)dtype_max_int(dtype) + 1);
+    return CLOPS_OK;
+}
+
+/* Fills target with random_(from, to). */
+static clops_status random_range(const char *op, pw_variant variant, clops_tensor *dst,
+                                 clops_tensor *self, range_ctx c, clops_generator *gen,
+                                 clops_tensor **out)
+{
+    return sample(op, variant, dst, self, range_params, &c, gen, out);
 }
 
 clops_status random_random_from(pw_variant variant, clops_tensor *dst, clops_tensor *self,
                                 int64_t from, const int64_t *to, clops_generator *generator,
                                 clops_tensor **out)
 {
-    return random_range("random_", variant, dst, self, from, to, generator, out);
+    range_ctx c = {from, to, false};
+    return random_range("random_", variant, dst, self, c, generator, out);
 }
 
-clops_status random_random_to(pw_variant variant, clops_tensor *dst, clops_tensor *self,
-                              int64_t to, clops_generator *generator, clops_tensor **out)
+clops_status random_random_to(pw_variant variant, clops_tensor *dst, clops_tensor *self, int64_t to,
+                              clops_generator *generator, clops_tensor **out)
 {
-    return random_range("random_", variant, dst, self, 0, &to, generator, out);
+    range_ctx c = {0, &to, false};
+    return random_range("random_", variant, dst, self, c, generator, out);
 }
 
 clops_status random_random(pw_variant variant, clops_tensor *dst, clops_tensor *self,
                            clops_generator *generator, clops_tensor **out)
 {
-    clops_tensor *t = NULL;
-    clops_status st = random_target("random_", variant, dst, self, &t);
-    if (st)
-        return st;
-    rnd_fill f = {0};
-    /* [0, 2^digits] for floating dtypes, [0, max] for integers, {0, 1} for bool. */
-    int64_t hi = dtype_max_int(t->dtype);
-    set_range(&f, 0, (uint64_t)hi + 1);
-    st = random_fill("random_", t, f, generator);
-    return random_finish(variant, t, st, out);
+    range_ctx c = {0, NULL, true};
+    return random_range("random_", variant, dst, self, c, generator, out);
 }
 
 /* --- normal ----------------------------------------------------------------------- */
@@ -370,14 +391,14 @@ clops_status random_op_normal_(clops_tensor *self, double mean, double std,
                                clops_generator *generator)
 {
     double a[2] = {mean, std};
-    return sample("normal_", PW_INPLACE, self, self, RND_DIST_NORMAL, a, generator, NULL);
+    return sample_dist("normal_", PW_INPLACE, self, self, RND_DIST_NORMAL, a, generator, NULL);
 }
 
 clops_status random_op_normal_out(clops_tensor *self, double mean, double std,
                                   clops_generator *generator, clops_tensor *out)
 {
     double a[2] = {mean, std};
-    return sample("normal", PW_OUT, out, self, RND_DIST_NORMAL, a, generator, NULL);
+    return sample_dist("normal", PW_OUT, out, self, RND_DIST_NORMAL, a, generator, NULL);
 }
 
 clops_status random_normal_fill(clops_tensor *t, double mean, double std, clops_generator *gen)
@@ -421,7 +442,8 @@ static clops_status normal_tensors(const char *op, pw_variant variant, clops_ten
     if (st == CLOPS_OK && std)
         st = check_std_tensor(std);
     else if (st == CLOPS_OK && !(std_v >= 0.0))
-        st = clops__fail(CLOPS_INVALID_ARGUMENT, "normal expects std >= 0.0, but found std %g", std_v);
+        st = clops__fail(CLOPS_INVALID_ARGUMENT, "normal expects std >= 0.0, but found std %g",
+                         std_v);
     if (st)
         return st;
     int ndim = like->ndim;

@@ -42,8 +42,8 @@ static uint64_t threshold_of(double p)
 static clops_status bernoulli_scalar(clops_tensor *t, double p, clops_generator *gen)
 {
     if (!(p >= 0.0 && p <= 1.0))
-        return clops__fail(CLOPS_INVALID_ARGUMENT, "bernoulli_ expects p to be in [0, 1], but got p=%g",
-                           p);
+        return clops__fail(CLOPS_INVALID_ARGUMENT,
+                           "bernoulli_ expects p to be in [0, 1], but got p=%g", p);
     rnd_fill f = {0};
     f.dist = RND_DIST_BERNOULLI;
     f.ia = threshold_of(p);
@@ -102,7 +102,8 @@ clops_status random_bernoulli(pw_variant variant, clops_tensor *dst, clops_tenso
 }
 
 clops_status random_bernoulli_tensor(pw_variant variant, clops_tensor *dst, clops_tensor *self,
-                                     clops_tensor *p, clops_generator *generator, clops_tensor **out)
+                                     clops_tensor *p, clops_generator *generator,
+                                     clops_tensor **out)
 {
     clops_tensor *t = NULL;
     clops_status st = random_target("bernoulli", variant, dst, self, &t);
@@ -168,8 +169,8 @@ clops_status random_op_native_dropout(clops_tensor *input, double p, const bool 
     }
     double p1m = 1.0 - p;
     if (!(p1m >= 0.0 && p1m <= 1.0))
-        return clops__fail(CLOPS_INVALID_ARGUMENT, "bernoulli_ expects p to be in [0, 1], but got p=%g",
-                           p1m);
+        return clops__fail(CLOPS_INVALID_ARGUMENT,
+                           "bernoulli_ expects p to be in [0, 1], but got p=%g", p1m);
     double scale = p1m == 0.0 ? 0.0 : 1.0 / p1m;
     return random_dropout("native_dropout", input, threshold_of(p), scale, NULL, out0, out1);
 }
@@ -274,8 +275,9 @@ static clops_status multinomial_check(clops_tensor *self, int64_t num_samples, b
         return clops__fail(CLOPS_INVALID_ARGUMENT, "cannot sample n_sample <= 0 samples");
     int64_t k = self->sizes[self->ndim - 1];
     if (!replacement && num_samples > k)
-        return clops__fail(CLOPS_INVALID_ARGUMENT,
-                           "cannot sample n_sample > prob_dist.size(-1) samples without replacement");
+        return clops__fail(
+            CLOPS_INVALID_ARGUMENT,
+            "cannot sample n_sample > prob_dist.size(-1) samples without replacement");
     if (k > ((int64_t)1 << 24))
         return clops__fail(CLOPS_INVALID_ARGUMENT, "number of categories cannot exceed 2^24");
     return CLOPS_OK;

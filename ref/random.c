@@ -230,8 +230,8 @@ static int race_cmp(const void *pa, const void *pb)
     return a->index < b->index ? -1 : a->index > b->index;
 }
 
-bool ref_multinomial(const double *w, int64_t rows, int64_t k, int64_t num_samples, bool replacement,
-                     uint64_t seed, uint64_t offset, int64_t *out)
+bool ref_multinomial(const double *w, int64_t rows, int64_t k, int64_t num_samples,
+                     bool replacement, uint64_t seed, uint64_t offset, int64_t *out)
 {
     rnd_u32 k0 = (rnd_u32)seed, k1 = (rnd_u32)(seed >> 32);
     double *cum = malloc((size_t)(k > 0 ? k : 1) * sizeof *cum);
@@ -249,7 +249,8 @@ bool ref_multinomial(const double *w, int64_t rows, int64_t k, int64_t num_sampl
             for (int64_t j = 0; j < k; j++)
                 cum[j] = total += p[j];
             for (int64_t s = 0; s < num_samples; s++) {
-                double t = element_u01((uint64_t)(row * num_samples + s), k0, k1, offset, false) * total;
+                double t =
+                    element_u01((uint64_t)(row * num_samples + s), k0, k1, offset, false) * total;
                 /* First category whose cumulative weight exceeds t (binary
                  * search); zero-weight categories are never chosen. */
                 int64_t lo = 0, hi = k - 1;

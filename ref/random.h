@@ -71,8 +71,8 @@ bool ref_randperm(int64_t n, uint64_t seed, uint64_t offset, int64_t *out);
  * the num_samples largest keys log(u_j)/w_j of the exponential race over
  * element r*k+j (2 per counter) win, ties by index.  Uses the counters
  * rnd_multinomial_counters gives.  False when out of host memory. */
-bool ref_multinomial(const double *w, int64_t rows, int64_t k, int64_t num_samples, bool replacement,
-                     uint64_t seed, uint64_t offset, int64_t *out);
+bool ref_multinomial(const double *w, int64_t rows, int64_t k, int64_t num_samples,
+                     bool replacement, uint64_t seed, uint64_t offset, int64_t *out);
 uint64_t rnd_multinomial_counters(int64_t rows, int64_t k, int64_t num_samples, bool replacement);
 
 #endif /* CLOPS_REF_RANDOM_H */

@@ -56,7 +56,8 @@ static void philox_known_answer_on_every_device(void **state)
         CT_OK(clops_empty(devs[i], CLOPS_INT64, 1, CT_I64(2), &t));
         CT_OK(clops_random_from_(t, INT64_MIN, NULL, g));
         int64_t *v = ct_to_host(t);
-        uint64_t w0 = (uint64_t)v[0] ^ 0x8000000000000000ull, w1 = (uint64_t)v[1] ^ 0x8000000000000000ull;
+        uint64_t w0 = (uint64_t)v[0] ^ 0x8000000000000000ull,
+                 w1 = (uint64_t)v[1] ^ 0x8000000000000000ull;
         CT_ASSERT(w0 == (((uint64_t)KAT[0][6] << 32) | KAT[0][7]));
         CT_ASSERT(w1 == (((uint64_t)KAT[0][8] << 32) | KAT[0][9]));
         CT_ASSERT(clops_generator_offset(g) == 1);
@@ -164,9 +165,27 @@ typedef struct rcase {
 } rcase;
 
 enum {
-    K_RAND, K_RANDN, K_UNIFORM_T, K_NORMAL_T, K_LOG_NORMAL, K_EXPONENTIAL, K_CAUCHY, K_GEOMETRIC,
-    K_RANDOM, K_RANDOM_FROM, K_RANDOM_FULL, K_RANDINT, K_BERNOULLI_P, K_BERNOULLI_T, K_DROPOUT,
-    K_DROPOUT_MASK, K_MULTINOMIAL, K_MULTINOMIAL_R, K_RANDPERM, K_NORMAL_TT, K_RANDN_LIKE
+    K_RAND,
+    K_RANDN,
+    K_UNIFORM_T,
+    K_NORMAL_T,
+    K_LOG_NORMAL,
+    K_EXPONENTIAL,
+    K_CAUCHY,
+    K_GEOMETRIC,
+    K_RANDOM,
+    K_RANDOM_FROM,
+    K_RANDOM_FULL,
+    K_RANDINT,
+    K_BERNOULLI_P,
+    K_BERNOULLI_T,
+    K_DROPOUT,
+    K_DROPOUT_MASK,
+    K_MULTINOMIAL,
+    K_MULTINOMIAL_R,
+    K_RANDPERM,
+    K_NORMAL_TT,
+    K_RANDN_LIKE
 };
 
 static const int64_t SHAPE[2] = {17, 59};
@@ -226,8 +245,8 @@ static clops_tensor *run_case(const rcase *c, clops_device *d, clops_generator *
         CT_OK(clops_random_from_(t, INT64_MIN, NULL, g));
         break;
     case K_RANDINT:
-        CT_OK(clops_randint_low_generator((int64_t)c->a, (int64_t)c->b, SHAPE, 2, g, c->dtype, -1, d,
-                                          NULL, &t));
+        CT_OK(clops_randint_low_generator((int64_t)c->a, (int64_t)c->b, SHAPE, 2, g, c->dtype, -1,
+                                          d, NULL, &t));
         break;
     case K_BERNOULLI_P:
         t = ct_empty_layout(d, c->dtype, 2, SHAPE, CT_CONTIGUOUS);
@@ -268,13 +287,16 @@ static clops_tensor *run_case(const rcase *c, clops_device *d, clops_generator *
     return t;
 }
 
-#define F4(name, kind, a, b)                                                                      \
-    {name, CLOPS_FLOAT32, kind, a, b}, {name, CLOPS_FLOAT64, kind, a, b},                        \
-        {name, CLOPS_FLOAT16, kind, a, b}, {name, CLOPS_BFLOAT16, kind, a, b}
-#define ALL10(name, kind, a, b)                                                                   \
-    {name, CLOPS_BOOL, kind, a, b}, {name, CLOPS_UINT8, kind, a, b}, {name, CLOPS_INT8, kind, a, b}, \
-        {name, CLOPS_INT16, kind, a, b}, {name, CLOPS_INT32, kind, a, b},                        \
-        {name, CLOPS_INT64, kind, a, b}, F4(name, kind, a, b)
+#define F4(name, kind, a, b)                                                                       \
+    {name, CLOPS_FLOAT32, kind, a, b}, {name, CLOPS_FLOAT64, kind, a, b},                          \
+        {name, CLOPS_FLOAT16, kind, a, b},                                                         \
+    {                                                                                              \
+        name, CLOPS_BFLOAT16, kind, a, b                                                           \
+    }
+#define ALL10(name, kind, a, b)                                                                    \
+    {name, CLOPS_BOOL, kind, a, b}, {name, CLOPS_UINT8, kind, a, b},                               \
+        {name, CLOPS_INT8, kind, a, b}, {name, CLOPS_INT16, kind, a, b},                           \
+        {name, CLOPS_INT32, kind, a, b}, {name, CLOPS_INT64, kind, a, b}, F4(name, kind, a, b)
 
 static const rcase CASES[] = {
     F4("rand", K_RAND, 0, 0),
@@ -429,9 +451,9 @@ static void offset_advances_by_the_documented_counters(void **state)
         clops_dtype dt;
         uint64_t counters;
     } cases[] = {
-        {K_RAND, CLOPS_FLOAT32, (1003 + 3) / 4},  {K_RAND, CLOPS_FLOAT64, (1003 + 1) / 2},
-        {K_RANDN, CLOPS_FLOAT16, (1003 + 3) / 4}, {K_RANDOM_FULL, CLOPS_INT64, (1003 + 1) / 2},
-        {K_RANDINT, CLOPS_INT64, (1003 + 3) / 4}, {K_DROPOUT, CLOPS_FLOAT64, (1003 + 3) / 4},
+        {K_RAND, CLOPS_FLOAT32, (1003 + 3) / 4},   {K_RAND, CLOPS_FLOAT64, (1003 + 1) / 2},
+        {K_RANDN, CLOPS_FLOAT16, (1003 + 3) / 4},  {K_RANDOM_FULL, CLOPS_INT64, (1003 + 1) / 2},
+        {K_RANDINT, CLOPS_INT64, (1003 + 3) / 4},  {K_DROPOUT, CLOPS_FLOAT64, (1003 + 3) / 4},
         {K_RANDPERM, CLOPS_INT64, (1001 + 1) / 2},
     };
     clops_generator *dflt = NULL;

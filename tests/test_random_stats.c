@@ -146,7 +146,8 @@ static void randint_and_bernoulli_fit(void **state)
     }
     for (int i = 0; i < 10; i++)
         expect[i] = N / 10.0;
-    CT_ASSERT_MSG(chi2(count, expect, 10) < 33.72, "randint chi2 %g", chi2(count, expect, 10)); /* df 9, 0.01% */
+    CT_ASSERT_MSG(chi2(count, expect, 10) < 33.72, "randint chi2 %g",
+                  chi2(count, expect, 10)); /* df 9, 0.01% */
     free(v);
     clops_tensor_release(t);
 
@@ -213,7 +214,8 @@ static void multinomial_fits_and_never_picks_zero_weights(void **state)
             expect[j] = 50000 * w[i] / 10.0;
             got[j++] = count[i];
         }
-    CT_ASSERT_MSG(chi2(got, expect, 4) < 21.11, "multinomial chi2 %g", chi2(got, expect, 4)); /* df 3 */
+    CT_ASSERT_MSG(chi2(got, expect, 4) < 21.11, "multinomial chi2 %g",
+                  chi2(got, expect, 4)); /* df 3 */
     free(v);
     clops_tensor_release(s);
     clops_tensor_release(p);
@@ -224,8 +226,8 @@ static void multinomial_fits_and_never_picks_zero_weights(void **state)
     double *rows = malloc(sizeof(double) * ROWS * 5);
     for (int r = 0; r < ROWS; r++)
         memcpy(rows + r * 5, w, sizeof w);
-    CT_OK(clops_from_host(ct_cpu(), CLOPS_FLOAT64, 2, CT_I64(ROWS, 5), rows, sizeof(double) * ROWS * 5,
-                          &p));
+    CT_OK(clops_from_host(ct_cpu(), CLOPS_FLOAT64, 2, CT_I64(ROWS, 5), rows,
+                          sizeof(double) * ROWS * 5, &p));
     CT_OK(clops_multinomial(p, 4, false, g, &s));
     v = ct_to_host(s);
     double first[5] = {0};
@@ -344,16 +346,18 @@ static void values_stay_in_each_dtypes_range(void **state)
         CT_OK(clops_random_(t, g));
         CT_OK(core_to_copy(t, CLOPS_FLOAT64, ct_cpu(), &d));
         v = ct_to_host(d);
-        double hi = fl[k] == CLOPS_FLOAT16 ? 2048 : fl[k] == CLOPS_BFLOAT16 ? 256
-                    : fl[k] == CLOPS_FLOAT32 ? 16777216 : 9007199254740992.0;
+        double hi = fl[k] == CLOPS_FLOAT16    ? 2048
+                    : fl[k] == CLOPS_BFLOAT16 ? 256
+                    : fl[k] == CLOPS_FLOAT32  ? 16777216
+                                              : 9007199254740992.0;
         for (int64_t i = 0; i < N; i++)
             CT_ASSERT(v[i] >= 0.0 && v[i] <= hi && v[i] == floor(v[i]));
         free(v);
         clops_tensor_release(d);
         clops_tensor_release(t);
     }
-    static const clops_dtype in[] = {CLOPS_BOOL, CLOPS_UINT8, CLOPS_INT8, CLOPS_INT16, CLOPS_INT32,
-                                     CLOPS_INT64};
+    static const clops_dtype in[] = {CLOPS_BOOL,  CLOPS_UINT8, CLOPS_INT8,
+                                     CLOPS_INT16, CLOPS_INT32, CLOPS_INT64};
     for (size_t k = 0; k < CT_COUNT(in); k++) {
         ct_set_case("random_ %s", clops_dtype_name(in[k]));
         clops_tensor *t = NULL, *d = NULL;
@@ -423,10 +427,10 @@ static void out_variants_resize_and_fill(void **state)
 }
 
 /* Expects status st and a message containing msg. */
-#define EXPECT_ERROR(expr, st, msg)                                                              \
-    do {                                                                                         \
-        CT_STATUS(expr, st);                                                                     \
-        CT_ERROR_CONTAINS(msg);                                                                  \
+#define EXPECT_ERROR(expr, st, msg)                                                                \
+    do {                                                                                           \
+        CT_STATUS(expr, st);                                                                       \
+        CT_ERROR_CONTAINS(msg);                                                                    \
     } while (0)
 
 static void bad_arguments_get_pytorchs_errors(void **state)
@@ -474,8 +478,8 @@ static void bad_arguments_get_pytorchs_errors(void **state)
                  CLOPS_INVALID_ARGUMENT, "but got from=0 >= to=0");
     EXPECT_ERROR(clops_rand(CT_I64(2), 1, CLOPS_INT32, -1, ct_cpu(), NULL, &o), CLOPS_INVALID_DTYPE,
                  "not implemented for 'Int'");
-    EXPECT_ERROR(clops_randperm(-1, CLOPS_DTYPE_NONE, -1, ct_cpu(), NULL, &o), CLOPS_INVALID_ARGUMENT,
-                 "n must be non-negative");
+    EXPECT_ERROR(clops_randperm(-1, CLOPS_DTYPE_NONE, -1, ct_cpu(), NULL, &o),
+                 CLOPS_INVALID_ARGUMENT, "n must be non-negative");
     EXPECT_ERROR(clops_randperm(300, CLOPS_INT8, -1, ct_cpu(), NULL, &o), CLOPS_INVALID_ARGUMENT,
                  "n is too large for result tensor type: 'Char'");
     float nv[3] = {1, -1, 0}, zv[3] = {0, 0, 0};
