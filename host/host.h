@@ -264,6 +264,10 @@ typedef struct host_arg {
  * waiting. */
 clops_status host_launch(clops_device *d, host_kernel *k, int nargs, const host_arg *args,
                          size_t global);
+/* The same with an explicit work-group size (global rounded up to a
+ * multiple of local); for test hooks that vary the launch geometry. */
+clops_status host_launch_local(clops_device *d, host_kernel *k, int nargs, const host_arg *args,
+                               size_t global, size_t local);
 /* Work items for an elementwise kernel over n elements with a grid-stride
  * loop: at most d->max_groups groups. */
 size_t host_grid_size(const clops_device *d, const host_kernel *k, uint64_t n);

@@ -22,7 +22,12 @@ size_t host_grid_size(const clops_device *d, const host_kernel *k, uint64_t n)
 clops_status host_launch(clops_device *d, host_kernel *k, int nargs, const host_arg *args,
                          size_t global)
 {
-    size_t local = k->wg_size;
+    return host_launch_local(d, k, nargs, args, global, k->wg_size);
+}
+
+clops_status host_launch_local(clops_device *d, host_kernel *k, int nargs, const host_arg *args,
+                               size_t global, size_t local)
+{
     global = (global + local - 1) / local * local;
     cl_int err = CL_SUCCESS;
     pthread_mutex_lock(&k->lock);

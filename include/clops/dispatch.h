@@ -28,6 +28,7 @@
 
 #include "clops/device.h"
 #include "clops/dtype.h"
+#include "clops/generator.h"
 #include "clops/status.h"
 #include "clops/tensor.h"
 
@@ -76,7 +77,8 @@ typedef enum clops_value_tag {
     CLOPS_V_DTYPE,
     CLOPS_V_STRING,
     CLOPS_V_DEVICE,
-    CLOPS_V_ENUM /* Layout, MemoryFormat: an integer code */
+    CLOPS_V_ENUM, /* Layout, MemoryFormat: an integer code */
+    CLOPS_V_GENERATOR /* Generator: a borrowed clops_generator * */
 } clops_value_tag;
 
 /*
@@ -111,6 +113,7 @@ typedef struct clops_value {
         clops_dtype dtype;
         const char *str;
         clops_device *device;
+        clops_generator *gen;
     } v;
 } clops_value;
 
@@ -192,6 +195,15 @@ static inline clops_value clops_value_device(clops_device *d)
     clops_value v;
     v.tag = d ? CLOPS_V_DEVICE : CLOPS_V_NONE;
     v.v.device = d;
+    return v;
+}
+
+/* A generator value; NULL gives None (the device's default generator). */
+static inline clops_value clops_value_generator(clops_generator *g)
+{
+    clops_value v;
+    v.tag = g ? CLOPS_V_GENERATOR : CLOPS_V_NONE;
+    v.v.gen = g;
     return v;
 }
 

@@ -75,6 +75,9 @@ static void c_param(strbuf *sb, const schema_arg *a)
     case SCHEMA_DEVICE:
         sb_printf(sb, "clops_device *%s", n);
         return;
+    case SCHEMA_GENERATOR:
+        sb_printf(sb, "clops_generator *%s", n);
+        return;
     default:
         sb_printf(sb, "int64_t %s", n);
         return;
@@ -398,6 +401,9 @@ static void box_arg(strbuf *sb, const schema_arg *a)
         case SCHEMA_DEVICE:
             sb_printf(sb, "clops_value_device(%s)", n);
             break;
+        case SCHEMA_GENERATOR:
+            sb_printf(sb, "clops_value_generator(%s)", n);
+            break;
         default:
             sb_printf(sb, "%s < 0 ? clops_value_none() : (clops_value){.tag = CLOPS_V_ENUM, .v.i = %s}",
                       n, n);
@@ -444,6 +450,9 @@ static void unbox_arg(strbuf *sb, const schema_arg *a, const char *v)
             break;
         case SCHEMA_DEVICE:
             sb_printf(sb, "%s.tag == CLOPS_V_NONE ? NULL : %s.v.device", v, v);
+            break;
+        case SCHEMA_GENERATOR:
+            sb_printf(sb, "%s.tag == CLOPS_V_NONE ? NULL : %s.v.gen", v, v);
             break;
         default:
             sb_printf(sb, "%s.tag == CLOPS_V_NONE ? -1 : %s.v.i", v, v);
