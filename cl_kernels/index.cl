@@ -1,0 +1,128 @@
+/*
+ * cl_kernels/index.cl: device code of the indexing family (ops/index*.c).
+ *
+ * ix_gather_<elsize>_<index type> runs a gather plan (ops/index.h): every
+ * work item walks result elements in a grid-stride loop, turns the linear
+ * element number into coordinates of the IX_NDIM-dim iteration space, and
+ * reads the source at its strided offset plus, for each of IX_NIDX index
+ * tensors, index value * kstride.  Gathering copies bits, so kernels exist
+ * per element size (uchar, ushort, uint, ulong), not per dtype.
+ *
+ * Build options fix the shape of the code: IX_NDIM (1..8), IX_NIDX (0..4)
+ * and IX_I64 (64-bit offset arithmetic when a tensor needs it).
+ *
+ * Out-of-range indices: the first work item that finds one claims err[0]
+ * with an atomic compare-and-swap (an int32 atomic, core OpenCL 1.1) and
+ * records the value and which index tensor held it in err's long slots
+ * 1 and 2; the host reads err after the launch.  The element is not
+ * written.  Negative values wrap when the plan says so (take, index.Tensor),
+ * else they are out of range (gather, index_select, embedding).
+ */
+#ifndef IX_NDIM
+#define IX_NDIM 1
+#endif
+#ifndef IX_NIDX
+#define IX_NIDX 0
+#endif
+#define IX_MAXD 8
+#define IX_MAXK 4
+
+#if IX_I64
+typedef long ixt;
+#else
+typedef int ixt;
+#endif
+
+/* Mirrors ix_geom in ops/index_gather.c: only longs, so both sides agree on
+ * the layout. */
+typedef struct ix_geom {
+    long sizes[IX_MAXD];
+    long out_st[IX_MAXD];
+    long src_st[IX_MAXD];
+    long idx_st[IX_MAXK][IX_MAXD];
+    long idx_off[IX_MAXK];
+    long ksize[IX_MAXK];
+    long kstride[IX_MAXK];
+    long out_off;
+    long src_off;
+    long numel;
+    long wrap;
+    long tri;
+    long tri_k;
+} ix_geom;
+
+/* Records an out-of-range index (first reporter wins). */
+void ix_report(__global int *err, long value, int k)
+{
+    if (atomic_cmpxchg(err, 0, 1) == 0) {
+        __global long *e = (__global long *)err;
+        e[1] = value;
+        e[2] = (long)k;
+    }
+}
+
+/* Adds index k's contribution to the source offset; false when out of range. */
+#define IX_APPLY(K, PTR)                                                        \
+    if (IX_NIDX > K && ok) {                                                    \
+        long v = (long)PTR[io[K]];                                              \
+        long n = g.ksize[K];                                                    \
+        long w = (v < 0 && g.wrap) ? v + n : v;                                 \
+        if (w < 0 || w >= n) {                                                  \
+            ix_report(err, v, K);                                               \
+            ok = false;                                                         \
+        } else {                                                                \
+            s += (ixt)w * (ixt)g.kstride[K];                                    \
+        }                                                                       \
+    }
+
+#define IX_GATHER_KERNEL(NAME, T, I)                                                         \
+    __kernel void NAME(__global T *out, __global const T *src, __global const I *i0,         \
+                       __global const I *i1, __global const I *i2, __global const I *i3,     \
+                       __global int *err, const ix_geom g)                                  \
+    {                                                                                        \
+        const ixt numel = (ixt)g.numel;                                                      \
+        for (ixt lin = (ixt)get_global_id(0); lin < numel; lin += (ixt)get_global_size(0)) { \
+            ixt rem = lin;                                                                   \
+            ixt o = (ixt)g.out_off, s = (ixt)g.src_off;                                      \
+            ixt io[IX_MAXK];                                                                 \
+            for (int k = 0; k < IX_NIDX; k++)                                                \
+                io[k] = (ixt)g.idx_off[k];                                                   \
+            ixt row = 0, col = 0;                                                            \
+            for (int d = IX_NDIM - 1; d >= 0; d--) {                                         \
+                ixt sz = (ixt)g.sizes[d];                                                    \
+                ixt c = d ? rem % sz : rem;                                                  \
+                rem = d ? rem / sz : 0;                                                      \
+                o += c * (ixt)g.out_st[d];                                                   \
+                s += c * (ixt)g.src_st[d];                                                   \
+                for (int k = 0; k < IX_NIDX; k++)                                            \
+                    io[k] += c * (ixt)g.idx_st[k][d];                                        \
+                if (d == IX_NDIM - 1)                                                        \
+                    col = c;                                                                 \
+                if (d == IX_NDIM - 2)                                                        \
+                    row = c;                                                                 \
+            }                                                                                \
+            bool ok = true;                                                                  \
+            IX_APPLY(0, i0)                                                                  \
+            IX_APPLY(1, i1)                                                                  \
+            IX_APPLY(2, i2)                                                                  \
+            IX_APPLY(3, i3)                                                                  \
+            if (!ok)                                                                         \
+                continue;                                                                    \
+            T val = src[s];                                                                  \
+            if (g.tri) {                                                                     \
+                long diff = (long)col - (long)row;                                           \
+                if (g.tri == 1 ? diff > g.tri_k : diff < g.tri_k)                            \
+                    val = (T)0;                                                              \
+            }                                                                                \
+            out[o] = val;                                                                    \
+        }                                                                                    \
+    }
+
+IX_GATHER_KERNEL(ix_gather_1_i32, uchar, int)
+IX_GATHER_KERNEL(ix_gather_2_i32, ushort, int)
+IX_GATHER_KERNEL(ix_gather_4_i32, uint, int)
+IX_GATHER_KERNEL(ix_gather_8_i32, ulong, int)
+IX_GATHER_KERNEL(ix_gather_1_i64, uchar, long)
+IX_GATHER_KERNEL(ix_gather_2_i64, ushort, long)
+IX_GATHER_KERNEL(ix_gather_4_i64, uint, long)
+IX_GATHER_KERNEL(ix_gather_8_i64, ulong, long)

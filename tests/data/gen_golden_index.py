@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""Writes tests/data/golden_index.json: PyTorch's answers for the indexing
+family (result shapes of advanced indexing, negative indices, duplicate
+indices, empty index tensors, zero-size inputs, errors), read by
+tests/test_index_golden.c.  Run with the PyTorch venv:
+
+    /work/torchenv/bin/python tests/data/gen_golden_index.py
+
+Each case: {"op": schema name, "args": [boxed args], "result": tensor |
+{"list": [tensors]} | {"error": true}}.  Tensor values are row-major lists;
+float inputs hold small integers so JSON is exact.
+"""
+import json
+import os
+
+import torch
+
+DT = {torch.float32: "float32", torch.float64: "float64", torch.int64: "int64",
+      torch.int32: "int32", torch.bool: "bool", torch.uint8: "uint8", torch.int8: "int8",
+      torch.float16: "float16", torch.int16: "int16", torch.bfloat16: "bfloat16"}
+
+
+def T(x):
+    return {"t": {"dtype": DT[x.dtype], "shape": list(x.shape),
+                  "values": x.reshape(-1).tolist() if x.dtype != torch.bfloat16
+                  else x.float().reshape(-1).tolist()}}
+
+
+def TL(xs):
+    return {"tl": [T(x)["t"] if x is not None else None for x in xs]}
+
+
+def I(v):
+    return {"i": v}
+
+
+def IL(v):
+    return {"ints": list(v)}
+
+
+def S(v):
+    return {"s": v}
+
+
+def B(v):
+    return {"b": v}
+
+
+NONE = {"none": True}
+cases = []
+
+
+def case(op, args, fn):
+    try:
+        r = fn()
+    except Exception as e:  # noqa: BLE001 - every PyTorch error is an expected error here
+        cases.append({"op": op, "args": args, "result": {"error": True}, "why": str(e)[:120]})
+        return
+    if isinstance(r, (tuple, list)):
+        cases.append({"op": op, "args": args, "result": {"list": [T(t)["t"] for t in r]}})
+    else:
+        cases.append({"op": op, "args": args, "result": T(r)})
+
+
+def ar(*shape, dtype=torch.float32, start=0):
+    n = 1
+    for s in shape:
+        n *= s
+    return (torch.arange(n) + start).to(dtype).reshape(shape)
+
+
+x = ar(4, 5)
+x3 = ar(3, 4, 5)
+L = torch.int64
+
+# index_select
+for dim, idx in [(0, [3, 0, 3]), (1, [4, 4, 0, 2]), (1, []), (-1, [1])]:
+    it = torch.tensor(idx, dtype=L)
+    case("index_select", [T(x), I(dim), T(it)], lambda: torch.index_select(x, dim, it))
+i32 = torch.tensor([2, 1], dtype=torch.int32)
+case("index_select", [T(x3), I(2), T(i32)], lambda: torch.index_select(x3, 2, i32))
+for bad in ([4], [-1]):
+    it = torch.tensor(bad)
+    case("index_select", [T(x), I(0), T(it)], lambda: torch.index_select(x, 0, it))
+z = ar(0, 3)
+case("index_select", [T(z), I(1), T(torch.tensor([2, 0]))], lambda: torch.index_select(z, 1, torch.tensor([2, 0])))
+s0 = torch.tensor(7.)
+case("index_select", [T(s0), I(0), T(torch.tensor([0]))], lambda: torch.index_select(s0, 0, torch.tensor([0])))
+
+# gather
+g = torch.tensor([[0, 0, 3], [1, 2, 2]])
+case("gather", [T(x), I(0), T(g)], lambda: torch.gather(x, 0, g))
+g1 = torch.tensor([[4, 4], [0, 1], [2, 2], [3, 0]])
+case("gather", [T(x), I(1), T(g1)], lambda: torch.gather(x, 1, g1))
+case("gather", [T(x), I(1), T(torch.tensor([[5]]))], lambda: torch.gather(x, 1, torch.tensor([[5]])))
+case("gather", [T(x), I(1), T(torch.tensor([[-1]]))], lambda: torch.gather(x, 1, torch.tensor([[-1]])))
+ge = torch.zeros(4, 0, dtype=L)
+case("gather", [T(x), I(1), T(ge)], lambda: torch.gather(x, 1, ge))
+g3 = torch.tensor([[[1, 0], [2, 2]], [[0, 0], [1, 1]]])
+case("gather", [T(x3), I(0), T(g3)], lambda: torch.gather(x3, 0, g3))
+
+# take / take_along_dim
+tk = torch.tensor([[0, -1], [19, -20]])
+case("take", [T(x), T(tk)], lambda: torch.take(x, tk))
+case("take", [T(x), T(torch.tensor([20]))], lambda: torch.take(x, torch.tensor([20])))
+case("take", [T(x), T(torch.tensor([-21]))], lambda: torch.take(x, torch.tensor([-21])))
+ta = torch.tensor([[0], [-1], [2], [4]])
+case("take_along_dim", [T(x), T(ta), I(1)], lambda: torch.take_along_dim(x, ta, 1))
+tb = torch.tensor([[1, 3, 0, -1, 2]])
+case("take_along_dim", [T(x), T(tb), I(0)], lambda: torch.take_along_dim(x, tb, 0))
+tc = torch.tensor([3, -2, 19])
+case("take_along_dim", [T(x), T(tc), NONE], lambda: torch.take_along_dim(x, tc))
+
+# embedding
+w = ar(6, 3)
+ei = torch.tensor([[5, 0, 5], [2, 2, 1]])
+case("embedding", [T(w), T(ei)], lambda: torch.nn.functional.embedding(ei, w))
+ei32 = torch.tensor([1, 4], dtype=torch.int32)
+case("embedding", [T(w), T(ei32)], lambda: torch.nn.functional.embedding(ei32, w))
+case("embedding", [T(w), T(torch.tensor([6]))], lambda: torch.nn.functional.embedding(torch.tensor([6]), w))
+case("embedding", [T(w), T(torch.tensor([-1]))], lambda: torch.nn.functional.embedding(torch.tensor([-1]), w))
+case("embedding", [T(w), T(torch.zeros(0, dtype=L))], lambda: torch.nn.functional.embedding(torch.zeros(0, dtype=L), w))
+
+# index.Tensor
+a = torch.tensor([2, -1, 0])
+b = torch.tensor([[1], [3]])
+c = torch.tensor([0, 4, -5])
+m = torch.tensor([True, False, True, False])
+m2 = (x.remainder(3) == 0)
+adv = [
+    ("x[a]", x, [a]),
+    ("x[:, c]", x, [None, c]),
+    ("x[b, c]", x, [b, c]),
+    ("x3[a, :, c]", x3, [a, None, c]),
+    ("x3[:, b, c]", x3, [None, b, torch.tensor([1, 2, 3])]),
+    ("x3[b]", x3, [b]),
+    ("x[m]", x, [m]),
+    ("x[m2]", x, [m2]),
+    ("x3[:, m]", x3, [None, m]),
+    ("x[empty]", x, [torch.zeros(0, dtype=L)]),
+    ("x[i32]", x, [torch.tensor([3, 1], dtype=torch.int32)]),
+    ("x[oob]", x, [torch.tensor([4])]),
+    ("x[neg oob]", x, [None, torch.tensor([-6])]),
+    ("z[idx]", ar(0, 3), [None, torch.tensor([1, 1])]),
+]
+for name, src, idx in adv:
+    case("index.Tensor", [T(src), TL(idx)], lambda: src[tuple(slice(None) if i is None else i for i in idx)])
+
+# cat / stack
+xi = ar(2, 5, dtype=torch.int32)
+case("cat", [TL([x, xi]), I(0)], lambda: torch.cat([x, xi], 0))
+case("cat", [TL([x, ar(4, 2), ar(4, 0)]), I(-1)], lambda: torch.cat([x, ar(4, 2), ar(4, 0)], -1))
+case("cat", [TL([torch.zeros(0), x]), I(0)], lambda: torch.cat([torch.zeros(0), x], 0))
+case("cat", [TL([x, ar(3, 4)]), I(0)], lambda: torch.cat([x, ar(3, 4)], 0))
+case("cat", [TL([ar(2, dtype=torch.bool), ar(3, dtype=torch.uint8)]), I(0)],
+     lambda: torch.cat([ar(2, dtype=torch.bool), ar(3, dtype=torch.uint8)], 0))
+case("stack", [TL([x, x + 1]), I(1)], lambda: torch.stack([x, x + 1], 1))
+case("stack", [TL([x, x + 1]), I(-1)], lambda: torch.stack([x, x + 1], -1))
+case("stack", [TL([x, ar(5, 4)]), I(0)], lambda: torch.stack([x, ar(5, 4)], 0))
+
+# splitting
+case("split.Tensor", [T(x), I(3), I(1)], lambda: torch.split(x, 3, 1))
+case("split.Tensor", [T(ar(0, 2)), I(0), I(0)], lambda: torch.split(ar(0, 2), 0, 0))
+case("split_with_sizes", [T(x), IL([1, 0, 3]), I(0)], lambda: torch.split(x, [1, 0, 3], 0))
+case("split_with_sizes", [T(x), IL([1, 2]), I(0)], lambda: torch.split(x, [1, 2], 0))
+case("chunk", [T(x), I(3), I(1)], lambda: torch.chunk(x, 3, 1))
+case("chunk", [T(ar(0, 2)), I(3), I(0)], lambda: torch.chunk(ar(0, 2), 3, 0))
+case("chunk", [T(ar(6)), I(4), I(0)], lambda: torch.chunk(ar(6), 4, 0))
+case("unbind.int", [T(x3), I(1)], lambda: torch.unbind(x3, 1))
+case("tensor_split.sections", [T(ar(7)), I(3), I(0)], lambda: torch.tensor_split(ar(7), 3, 0))
+case("tensor_split.indices", [T(x), IL([1, -1, 9]), I(1)], lambda: torch.tensor_split(x, [1, -1, 9], 1))
+case("tensor_split.tensor_indices_or_sections", [T(x), T(torch.tensor(2)), I(0)],
+     lambda: torch.tensor_split(x, torch.tensor(2), 0))
+case("tensor_split.tensor_indices_or_sections", [T(x), T(torch.tensor([1, 3])), I(1)],
+     lambda: torch.tensor_split(x, torch.tensor([1, 3]), 1))
+
+# layout
+case("flip", [T(x3), IL([0, 2])], lambda: torch.flip(x3, [0, 2]))
+case("flip", [T(x), IL([0, 0])], lambda: torch.flip(x, [0, 0]))
+case("roll", [T(x), IL([2]), IL([])], lambda: torch.roll(x, 2))
+case("roll", [T(x3), IL([1, -7]), IL([0, 2])], lambda: torch.roll(x3, [1, -7], [0, 2]))
+case("repeat", [T(ar(2, 3)), IL([2, 1, 3])], lambda: ar(2, 3).repeat(2, 1, 3))
+case("repeat", [T(ar(2, 3)), IL([0, 2])], lambda: ar(2, 3).repeat(0, 2))
+case("repeat", [T(ar(2, 3)), IL([2])], lambda: ar(2, 3).repeat(2))
+for k in (0, 1, -2, 9):
+    case("tril", [T(x3), I(k)], lambda: torch.tril(x3, k))
+    case("triu", [T(x3), I(k)], lambda: torch.triu(x3, k))
+case("tril", [T(ar(5)), I(0)], lambda: torch.tril(ar(5)))
+case("constant_pad_nd", [T(x), IL([1, 2]), S(7)], lambda: torch.constant_pad_nd(x, [1, 2], 7))
+case("constant_pad_nd", [T(x3), IL([-1, 2, 0, -3]), S(-1)], lambda: torch.constant_pad_nd(x3, [-1, 2, 0, -3], -1))
+case("constant_pad_nd", [T(x), IL([-3, -3]), S(0)], lambda: torch.constant_pad_nd(x, [-3, -3]))
+
+out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden_index.json")
+with open(out, "w") as f:
+    json.dump({"torch": torch.__version__, "cases": cases}, f, indent=0)
+print(f"{len(cases)} cases -> {out}")
