@@ -80,22 +80,31 @@ void ix_report(__global int *err, long value, int k)
                        __global const I *i1, __global const I *i2, __global const I *i3,     \
                        __global int *err, const ix_geom g)                                  \
     {                                                                                        \
-        const ixt numel = (ixt)g.numel;                                                      \
+        /* The geometry in private registers, read once per work item. */                  \
+        ixt sz[IX_NDIM], ost[IX_NDIM], sst[IX_NDIM], ist[IX_MAXK][IX_NDIM];                  \
+        for (int d = 0; d < IX_NDIM; d++) {                                                  \
+            sz[d] = (ixt)g.sizes[d];                                                         \
+            ost[d] = (ixt)g.out_st[d];                                                       \
+            sst[d] = (ixt)g.src_st[d];                                                       \
+            for (int k = 0; k < IX_NIDX; k++)                                                \
+                ist[k][d] = (ixt)g.idx_st[k][d];                                             \
+        }                                                                                    \
+        const ixt numel = (ixt)g.numel, out_off = (ixt)g.out_off, src_off = (ixt)g.src_off;  \
+        const long tri = g.tri, tri_k = g.tri_k;                                             \
         for (ixt lin = (ixt)get_global_id(0); lin < numel; lin += (ixt)get_global_size(0)) { \
             ixt rem = lin;                                                                   \
-            ixt o = (ixt)g.out_off, s = (ixt)g.src_off;                                      \
+            ixt o = out_off, s = src_off;                                                    \
             ixt io[IX_MAXK];                                                                 \
             for (int k = 0; k < IX_NIDX; k++)                                                \
                 io[k] = (ixt)g.idx_off[k];                                                   \
             ixt row = 0, col = 0;                                                            \
             for (int d = IX_NDIM - 1; d >= 0; d--) {                                         \
-                ixt sz = (ixt)g.sizes[d];                                                    \
-                ixt c = d ? rem % sz : rem;                                                  \
-                rem = d ? rem / sz : 0;                                                      \
-                o += c * (ixt)g.out_st[d];                                                   \
-                s += c * (ixt)g.src_st[d];                                                   \
+                ixt c = d ? rem % sz[d] : rem;                                               \
+                rem = d ? rem / sz[d] : 0;                                                   \
+                o += c * ost[d];                                                             \
+                s += c * sst[d];                                                             \
                 for (int k = 0; k < IX_NIDX; k++)                                            \
-                    io[k] += c * (ixt)g.idx_st[k][d];                                        \
+                    io[k] += c * ist[k][d];                                                  \
                 if (d == IX_NDIM - 1)                                                        \
                     col = c;                                                                 \
                 if (d == IX_NDIM - 2)                                                        \
@@ -109,9 +118,9 @@ void ix_report(__global int *err, long value, int k)
             if (!ok)                                                                         \
                 continue;                                                                    \
             T val = src[s];                                                                  \
-            if (g.tri) {                                                                     \
+            if (tri) {                                                                       \
                 long diff = (long)col - (long)row;                                           \
-                if (g.tri == 1 ? diff > g.tri_k : diff < g.tri_k)                            \
+                if (tri == 1 ? diff > tri_k : diff < tri_k)                                  \
                     val = (T)0;                                                              \
             }                                                                                \
             out[o] = val;                                                                    \
