@@ -18,6 +18,8 @@
  * written.  Negative values wrap when the plan says so (take, index.Tensor),
  * else they are out of range (gather, index_select, embedding).
  */
+#ifndef IX_SEGMENT /* ---- gather plans ---- */
+
 #ifndef IX_NDIM
 #define IX_NDIM 1
 #endif
@@ -135,3 +137,108 @@ IX_GATHER_KERNEL(ix_gather_1_i64, uchar, long)
 IX_GATHER_KERNEL(ix_gather_2_i64, ushort, long)
 IX_GATHER_KERNEL(ix_gather_4_i64, uint, long)
 IX_GATHER_KERNEL(ix_gather_8_i64, ulong, long)
+
+#endif /* !IX_SEGMENT */
+
+#ifdef IX_SEGMENT
+/* ---- segment plans (ops/index_scatter.c) ----------------------------------
+ *
+ * ix_segment_<dtype> writes the accumulating and overwriting scatters
+ * (scatter, scatter_add, scatter_reduce, index_add, index_copy, index_fill,
+ * index_put_, put_, embedding_dense_backward).  The host has sorted the
+ * index entries by the self element (or row) they target, keeping source
+ * order inside each target: segment s holds entries seg_start[s] ..
+ * seg_start[s+1]-1, targets self offset seg_target[s], and entry k reads
+ * the source at row_src[k].  A work item owns one (segment, inner element)
+ * pair and folds its segment in order, so sums are the same bits on every
+ * run and need no atomics.  Modes: 0 copy (the last entry wins), 1 sum
+ * (times alpha), 2 prod, 3 mean, 4 amax, 5 amin; include_self folds self's
+ * old value first; scale_count makes alpha 1 / segment length (embedding's
+ * scale_grad_by_freq, which scales each row before adding, as PyTorch).
+ */
+#define IX_MAXD 8
+
+typedef struct ix_sgeom {
+    long sizes[IX_MAXD];
+    long self_st[IX_MAXD];
+    long src_st[IX_MAXD];
+    long ndim, inner, nseg, mode, include_self, scale_count, alpha_i;
+    double alpha_f;
+} ix_sgeom;
+
+#define IX_SEG_KERNEL(NAME, T, C, LOAD, STORE, ISF)                                          \
+    __kernel void NAME(__global T *self, __global const T *src,                              \
+                       __global const long *seg_start, __global const long *seg_target,      \
+                       __global const long *row_src, const ix_sgeom g)                      \
+    {                                                                                        \
+        const long total = g.nseg * g.inner;                                                 \
+        for (long lin = get_global_id(0); lin < total; lin += get_global_size(0)) {          \
+            long s = lin / g.inner, rem = lin % g.inner, so = seg_target[s], sr = 0;         \
+            for (int d = (int)g.ndim - 1; d >= 0; d--) {                                     \
+                long c = rem % g.sizes[d];                                                   \
+                rem /= g.sizes[d];                                                           \
+                so += c * g.self_st[d];                                                      \
+                sr += c * g.src_st[d];                                                       \
+            }                                                                                \
+            long k0 = seg_start[s], k1 = seg_start[s + 1];                                   \
+            C acc;                                                                           \
+            if (g.mode == 0) {                                                               \
+                acc = LOAD(src, row_src[k1 - 1] + sr);                                       \
+            } else {                                                                         \
+                bool have = g.include_self != 0;                                             \
+                acc = have ? LOAD(self, so) : (C)(g.mode == 2 ? 1 : 0);                      \
+                C al = ISF ? (C)g.alpha_f : (C)g.alpha_i;                                    \
+                if (g.scale_count)                                                           \
+                    al = (C)1 / (C)(k1 - k0);                                                \
+                for (long k = k0; k < k1; k++) {                                             \
+                    C v = LOAD(src, row_src[k] + sr);                                        \
+                    if (g.mode == 1)                                                         \
+                        acc += v * al;                                                       \
+                    else if (g.mode == 3)                                                    \
+                        acc += v;                                                            \
+                    else if (g.mode == 2)                                                    \
+                        acc *= v;                                                            \
+                    else if (!have)                                                          \
+                        acc = v;                                                             \
+                    else if (g.mode == 4)                                                    \
+                        acc = (ISF && (acc != acc || v != v)) ? (acc != acc ? acc : v)       \
+                                                              : (v > acc ? v : acc);         \
+                    else                                                                     \
+                        acc = (ISF && (acc != acc || v != v)) ? (acc != acc ? acc : v)       \
+                                                              : (v < acc ? v : acc);         \
+                    have = true;                                                             \
+                }                                                                            \
+                if (g.mode == 3) {                                                           \
+                    long n = k1 - k0 + (g.include_self ? 1 : 0);                             \
+                    if (ISF)                                                                 \
+                        acc = acc / (C)n;                                                    \
+                    else                                                                     \
+                        acc = (C)((long)acc >= 0 ? (long)acc / n : -((-(long)acc + n - 1) / n)); \
+                }                                                                            \
+            }                                                                                \
+            STORE(self, so, acc);                                                            \
+        }                                                                                    \
+    }
+
+#define IX_LD_PLAIN(p, i) (p[i])
+#define IX_ST_PLAIN(p, i, v) (p[i] = (v))
+#define IX_LD_INT(p, i) ((long)p[i])
+#define IX_ST_BOOL(p, i, v) (p[i] = (uchar)((v) != 0))
+#define IX_LD_HALF(p, i) vload_half((size_t)(i), p)
+#define IX_ST_HALF(p, i, v) vstore_half_rte((v), (size_t)(i), p)
+#define IX_LD_BF16(p, i) clops_bf16_to_float(p[i])
+#define IX_ST_BF16(p, i, v) (p[i] = clops_float_to_bf16(v))
+
+IX_SEG_KERNEL(ix_segment_bool, uchar, long, IX_LD_INT, IX_ST_BOOL, 0)
+IX_SEG_KERNEL(ix_segment_uint8, uchar, long, IX_LD_INT, IX_ST_PLAIN, 0)
+IX_SEG_KERNEL(ix_segment_int8, char, long, IX_LD_INT, IX_ST_PLAIN, 0)
+IX_SEG_KERNEL(ix_segment_int16, short, long, IX_LD_INT, IX_ST_PLAIN, 0)
+IX_SEG_KERNEL(ix_segment_int32, int, long, IX_LD_INT, IX_ST_PLAIN, 0)
+IX_SEG_KERNEL(ix_segment_int64, long, long, IX_LD_PLAIN, IX_ST_PLAIN, 0)
+IX_SEG_KERNEL(ix_segment_float16, half, float, IX_LD_HALF, IX_ST_HALF, 1)
+IX_SEG_KERNEL(ix_segment_bfloat16, ushort, float, IX_LD_BF16, IX_ST_BF16, 1)
+IX_SEG_KERNEL(ix_segment_float32, float, float, IX_LD_PLAIN, IX_ST_PLAIN, 1)
+#ifdef CLOPS_HAS_FP64
+IX_SEG_KERNEL(ix_segment_float64, double, double, IX_LD_PLAIN, IX_ST_PLAIN, 1)
+#endif
+#endif /* IX_SEGMENT */

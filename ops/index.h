@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/strbuf.h"
 #include "core/tensor_impl.h"
 #include "dispatch/structured.h"
 
@@ -75,6 +76,55 @@ clops_status ix_gather_run(ix_plan *p);
 /* The C executor of a gather plan (ref/index.c): same semantics, host
  * memory.  ix_gather_run calls it on the CPU device. */
 clops_status ref_index_gather(const ix_plan *p);
+
+/* A segment plan (ops/index_scatter.c): n entries, each writing self at
+ * target[i] (+ the inner offsets; -1 skips the entry) from src at
+ * srcoff[i] (+ inner), folded per target in entry order. */
+typedef enum ix_seg_mode {
+    IX_SEG_COPY = 0, /* the last entry wins */
+    IX_SEG_SUM = 1,  /* times alpha */
+    IX_SEG_PROD = 2,
+    IX_SEG_MEAN = 3,
+    IX_SEG_AMAX = 4,
+    IX_SEG_AMIN = 5
+} ix_seg_mode;
+
+typedef struct ix_seg {
+    const char *op;
+    clops_tensor *self;      /* written in place */
+    const clops_tensor *src; /* same dtype and device as self */
+    int ndim;                /* inner dims walked by every entry */
+    int64_t sizes[IX_MAXD];
+    int64_t self_st[IX_MAXD];
+    int64_t src_st[IX_MAXD];
+    int64_t n;
+    int64_t *target; /* malloc'd, freed by ix_segment_run */
+    int64_t *srcoff; /* malloc'd, freed by ix_segment_run */
+    ix_seg_mode mode;
+    bool include_self;
+    bool scale_count;
+    clops_scalar alpha;
+} ix_seg;
+
+/* Allocates s->target and s->srcoff for n entries (sets s->n). */
+clops_status ix_seg_alloc(ix_seg *s, int64_t n);
+/* Sorts the entries by target (stable), then folds each target's segment
+ * on self's device (ref_index_segment on the CPU device).  Frees target
+ * and srcoff whatever happens. */
+clops_status ix_segment_run(ix_seg *s);
+/* The C executor of a sorted segment plan: segments [seg_start[k],
+ * seg_start[k+1]) of entries reading src at row_src, writing self at
+ * seg_target[k]. */
+clops_status ref_index_segment(const ix_seg *s, int64_t nseg, const int64_t *seg_start,
+                               const int64_t *seg_target, const int64_t *row_src);
+/* Writes the source of an index program (prelude + cl_kernels/index.cl). */
+clops_status ix_program_source(void *ctx, const clops_device *d, strbuf *sb);
+
+/* The k long index tensors (on self's device) of a k-dim bool/uint8 mask's
+ * true coordinates; the mask addresses self's dims first, first+1, ...
+ * whose sizes it must match.  Reads the mask to the host. */
+clops_status ix_mask_to_indices(const clops_tensor *self, const clops_tensor *mask, int first,
+                                clops_tensor **outs);
 
 /* Common checks. */
 /* CLOPS_INVALID_ARGUMENT unless t's dtype is int32 or int64 (int64 only when

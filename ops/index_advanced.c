@@ -19,8 +19,8 @@
 
 /* The k index tensors of a mask's true coordinates (mask addresses self's
  * dims first..first+mask->ndim-1, whose sizes it must match). */
-static clops_status mask_to_indices(const clops_tensor *self, const clops_tensor *mask, int first,
-                                    clops_tensor **outs)
+clops_status ix_mask_to_indices(const clops_tensor *self, const clops_tensor *mask, int first,
+                                clops_tensor **outs)
 {
     int k = mask->ndim;
     for (int j = 0; j < k; j++)
@@ -89,7 +89,7 @@ clops_status ix_fn_index(pw_variant variant, clops_tensor *dst, clops_tensor *se
                                  self->ndim);
                 break;
             }
-            st = mask_to_indices(self, t, dim, owned + nown);
+            st = ix_mask_to_indices(self, t, dim, owned + nown);
             for (int j = 0; j < t->ndim && st == CLOPS_OK; j++) {
                 idx[dim] = owned[nown++];
                 if (first < 0)
@@ -148,7 +148,7 @@ clops_status ix_fn_index(pw_variant variant, clops_tensor *dst, clops_tensor *se
     /* Result shape and where B sits in it. */
     int64_t sizes[CLOPS_MAX_DIMS];
     int rmap[CLOPS_MAX_DIMS]; /* result dim -> self dim, or -1 inside B */
-    int ndim = 0, bstart = adjacent && first >= 0 ? first : 0;
+    int ndim = 0;
     if (st == CLOPS_OK && self->ndim - nidx + nb > CLOPS_MAX_DIMS)
         st = clops__fail(CLOPS_INVALID_SHAPE, "%s: result has too many dims", op);
     if (st == CLOPS_OK) {
@@ -216,7 +216,6 @@ clops_status ix_fn_index(pw_variant variant, clops_tensor *dst, clops_tensor *se
     }
     if (begun)
         st = structured_finish(&call, st, out);
-    (void)bstart;
     for (int i = 0; i < nown; i++)
         clops_tensor_release(owned[i]);
     return st;

@@ -174,15 +174,19 @@ typedef struct gather_spec {
     int ndim, nidx, i64, elsize, idx64;
 } gather_spec;
 
-/* Writes the program source for a spec's group (rank, index count, width). */
-static clops_status gather_source(void *ctx, const clops_device *d, strbuf *sb)
+/* Writes the source of an index program: the pointwise prelude (bfloat16
+ * helpers) and cl_kernels/index.cl; build options pick the kernels. */
+clops_status ix_program_source(void *ctx, const clops_device *d, strbuf *sb)
 {
     (void)ctx;
     (void)d;
-    const char *text = NULL;
-    clops_status st = host_cl_source("index.cl", &text);
+    const char *prelude = NULL, *text = NULL;
+    clops_status st = host_cl_source("pw_prelude.clh", &prelude);
+    if (st == CLOPS_OK)
+        st = host_cl_source("index.cl", &text);
     if (st)
         return st;
+    sb_append(sb, prelude);
     sb_append(sb, text);
     return CLOPS_OK;
 }
@@ -202,7 +206,7 @@ static clops_status gather_kernel(clops_device *d, const gather_spec *s, host_ke
              s->i64 ? "i64" : "i32");
     snprintf(kname, sizeof kname, "ix_gather_%d_%s", s->elsize, s->idx64 ? "i64" : "i32");
     snprintf(opts, sizeof opts, "-DIX_NDIM=%d -DIX_NIDX=%d -DIX_I64=%d", s->ndim, s->nidx, s->i64);
-    host_kernel_request req = {pname, kname, gather_source, NULL, opts};
+    host_kernel_request req = {pname, kname, ix_program_source, NULL, opts};
     return host_kernel_get(d, &key, &req, out);
 }
 

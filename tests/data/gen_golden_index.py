@@ -190,6 +190,69 @@ case("constant_pad_nd", [T(x), IL([1, 2]), S(7)], lambda: torch.constant_pad_nd(
 case("constant_pad_nd", [T(x3), IL([-1, 2, 0, -3]), S(-1)], lambda: torch.constant_pad_nd(x3, [-1, 2, 0, -3], -1))
 case("constant_pad_nd", [T(x), IL([-3, -3]), S(0)], lambda: torch.constant_pad_nd(x, [-3, -3]))
 
+
+# writing ops: duplicates accumulate in order, negative indices, errors
+xs = ar(3, 5)
+si = torch.tensor([[0, 1, 2, 0, 0], [2, 0, 0, 1, 2]])
+src = ar(2, 5, start=1)
+case("scatter.src", [T(xs), I(0), T(si), T(src)], lambda: xs.scatter(0, si, src))
+case("scatter.value", [T(xs), I(1), T(torch.tensor([[4], [0]])), S(-2)],
+     lambda: xs.scatter(1, torch.tensor([[4], [0]]), -2))
+case("scatter.reduce", [T(xs), I(0), T(si), T(src), {"str": "multiply"}],
+     lambda: xs.scatter(0, si, src, reduce="multiply"))
+case("scatter_add", [T(xs), I(0), T(si), T(src)], lambda: xs.scatter_add(0, si, src))
+dup = torch.tensor([[0, 0, 0, 0, 0, 3, 3, 1]])
+dsrc = ar(1, 8, start=1)
+case("scatter_add", [T(ar(1, 5)), I(1), T(dup), T(dsrc)], lambda: ar(1, 5).scatter_add(1, dup, dsrc))
+case("scatter_add", [T(xs), I(1), T(torch.tensor([[5]])), T(src)], lambda: xs.scatter_add(1, torch.tensor([[5]]), src))
+case("scatter_add", [T(xs), I(1), T(torch.tensor([[-1]])), T(src)], lambda: xs.scatter_add(1, torch.tensor([[-1]]), src))
+case("scatter_add", [T(xs), I(1), T(torch.zeros(0, dtype=L).reshape(0, 0)), T(src)],
+     lambda: xs.scatter_add(1, torch.zeros(0, dtype=L).reshape(0, 0), src))
+for red in ("sum", "prod", "mean", "amax", "amin"):
+    for inc in (True, False):
+        case("scatter_reduce.two", [T(ar(1, 5)), I(1), T(dup), T(dsrc), {"str": red}, B(inc)],
+             lambda: ar(1, 5).scatter_reduce(1, dup, dsrc, red, include_self=inc))
+xi64 = ar(1, 5, dtype=torch.int64, start=-2)
+case("scatter_reduce.two", [T(xi64), I(1), T(dup), T(ar(1, 8, dtype=torch.int64, start=-3)), {"str": "mean"}, B(True)],
+     lambda: xi64.scatter_reduce(1, dup, ar(1, 8, dtype=torch.int64, start=-3), "mean", include_self=True))
+ia = torch.tensor([1, 3, 1, 1])
+case("index_add", [T(ar(4, 3)), I(0), T(ia), T(ar(4, 3, start=5)), S(2)],
+     lambda: ar(4, 3).index_add(0, ia, ar(4, 3, start=5), alpha=2))
+case("index_add", [T(ar(4, 3)), I(1), T(torch.tensor([2, 2], dtype=torch.int32)), T(ar(4, 2)), S(1)],
+     lambda: ar(4, 3).index_add(1, torch.tensor([2, 2], dtype=torch.int32), ar(4, 2)))
+case("index_add", [T(ar(4, 3)), I(0), T(torch.tensor([4])), T(ar(1, 3)), S(1)],
+     lambda: ar(4, 3).index_add(0, torch.tensor([4]), ar(1, 3)))
+case("index_copy", [T(ar(4, 3)), I(0), T(torch.tensor([3, 0])), T(ar(2, 3, start=50))],
+     lambda: ar(4, 3).index_copy(0, torch.tensor([3, 0]), ar(2, 3, start=50)))
+case("index_fill.int_Scalar", [T(ar(4, 3)), I(1), T(torch.tensor([-1, 0])), S(9)],
+     lambda: ar(4, 3).index_fill(1, torch.tensor([-1, 0]), 9))
+case("index_fill.int_Tensor", [T(ar(4, 3)), I(0), T(torch.tensor([2])), T(torch.tensor(-4.))],
+     lambda: ar(4, 3).index_fill(0, torch.tensor([2]), torch.tensor(-4.)))
+pv = ar(3, start=100)
+for name, idx, vals, acc in [
+    ("x[a] = v acc", [torch.tensor([0, 2, 0])], ar(3, 5), True),
+    ("x[a] = v", [torch.tensor([1, -1])], ar(2, 5, start=30), False),
+    ("x[:, c] += v", [None, torch.tensor([4, 4, 0])], ar(3), True),
+    ("x[b, c] += s", [torch.tensor([[0], [1]]), torch.tensor([1, 1, 2])], torch.tensor(5.), True),
+    ("x[m] = v", [torch.tensor([True, False, True])], ar(5), False),
+    ("x[oob]", [torch.tensor([3])], ar(5), False),
+]:
+    base = ar(3, 5)
+    case("index_put", [T(base), TL(idx), T(vals), B(acc)],
+         lambda: torch.ops.aten.index_put(base, idx, vals, acc))
+case("put", [T(ar(3, 4)), T(torch.tensor([0, -1, 0, 5])), T(ar(4, start=10)), B(True)],
+     lambda: ar(3, 4).put(torch.tensor([0, -1, 0, 5]), ar(4, start=10), accumulate=True))
+case("put", [T(ar(3, 4)), T(torch.tensor([[1, 12]])), T(ar(1, 2)), B(False)],
+     lambda: ar(3, 4).put(torch.tensor([[1, 12]]), ar(1, 2)))
+go = ar(2, 3, 4, start=1)
+ei2 = torch.tensor([[0, 2, 0], [4, 2, 0]])
+for pad, sc in [(-1, False), (2, False), (-1, True)]:
+    case("embedding_dense_backward", [T(go), T(ei2), I(5), I(pad), B(sc)],
+         lambda: torch.ops.aten.embedding_dense_backward(go, ei2, 5, pad, sc))
+case("one_hot", [T(torch.tensor([[0, 3], [1, 1]])), I(-1)],
+     lambda: torch.nn.functional.one_hot(torch.tensor([[0, 3], [1, 1]])))
+case("one_hot", [T(torch.tensor([0, 3])), I(3)], lambda: torch.nn.functional.one_hot(torch.tensor([0, 3]), 3))
+
 out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden_index.json")
 with open(out, "w") as f:
     json.dump({"torch": torch.__version__, "cases": cases}, f, indent=0)
