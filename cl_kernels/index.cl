@@ -141,6 +141,9 @@ IX_GATHER_KERNEL(ix_gather_8_i64, ulong, long)
 #endif /* !IX_SEGMENT */
 
 #ifdef IX_SEGMENT
+/* Products and sums round separately, as in the C reference (and PyTorch's
+ * alpha * source + self). */
+#pragma OPENCL FP_CONTRACT OFF
 /* ---- segment plans (ops/index_scatter.c) ----------------------------------
  *
  * ix_segment_<dtype> writes the accumulating and overwriting scatters
