@@ -10,6 +10,9 @@
  *   gather    [N, N] float32 along dim 1 with an [N, N] int64 index
  *   embedding 32768 int64 ids into a [50000, 1024] float32 table
  *   index_select  8192 random rows of [N, N] float32
+ *   scatter_add   [N/2, 1024] float32 into [N/2, 16] along dim 1 (every
+ *                 target hit 64 times; clops' deterministic segment plan
+ *                 against PyTorch's atomics)
  * Bytes count what each op must read and write once (index tensors
  * included); bench/torch_index.py counts the same for PyTorch.  Every
  * figure is a median of batches of back-to-back calls ended by one
@@ -86,8 +89,10 @@ static clops_status run_case(void *vctx)
         clops_tensor_release(r);
         return st;
     }
-    default:
+    case 4:
         return clops_index_select_out(c->a, 0, c->idx, c->out);
+    default:
+        return clops_scatter_add_out(c->out, 1, c->idx, c->a, c->b);
     }
 }
 
@@ -130,8 +135,11 @@ static void release_case(case_ctx *c)
 
 static const char *const case_names[] = {"copy (peak)", "cat 2x[N,N] dim 0", "gather [N,N] dim 1",
                                          "embedding 32768 ids [50000,1024]",
-                                         "index_select 8192 rows [N,N]"};
-static const char *const torch_names[] = {"copy", "cat", "gather", "embedding", "index_select"};
+                                         "index_select 8192 rows [N,N]",
+                                         "scatter_add [N/2,1024]->[N/2,16]"};
+static const char *const torch_names[] = {"copy",         "cat",        "gather", "embedding",
+                                          "index_select", "scatter_add"};
+#define NCASES 6
 
 /* Sets up case i; returns the bytes it moves (0 on failure). */
 static double setup(int i, clops_device *d, int64_t n, double scale, case_ctx *c)
@@ -162,6 +170,16 @@ static double setup(int i, clops_device *d, int64_t n, double scale, case_ctx *c
         c->a = ones(d, rows, dim);
         c->idx = rand_index(d, 1, &ids, rows, 2);
         return c->a && c->idx ? (double)ids * 8 + 2.0 * (double)ids * (double)dim * 4 : 0;
+    }
+    case 5: {
+        int64_t r = n / 2, sz[2] = {r, 1024};
+        c->a = ones(d, r, 1024);
+        c->idx = rand_index(d, 2, sz, 16, 4);
+        c->out = ones(d, r, 16);
+        c->b = ones(d, r, 16);
+        return c->a && c->idx && c->out && c->b
+                   ? (double)(r * 1024) * (4 + 8) + 2.0 * (double)(r * 16) * 4
+                   : 0;
     }
     default: {
         int64_t rows = n < 8192 ? n : 8192;
@@ -220,7 +238,7 @@ int main(int argc, char **argv)
                in->platform_name, in->driver_version, (long long)n);
         printf("  %-36s %10s %8s %10s\n", "case", "GB/s", "/copy", "us/call");
         double peak = 0;
-        for (int i = 0; i < 5; i++) {
+        for (int i = 0; i < NCASES; i++) {
             case_ctx c;
             double bytes = setup(i, d, n, scale, &c);
             clops_status st = bytes > 0 ? CLOPS_OK : CLOPS_OUT_OF_MEMORY;

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """bench/torch_index.py: PyTorch on the cases of bench_index.c (cat, gather,
-embedding, index_select, and the copy they are compared with), so a run on
+embedding, index_select, scatter_add, and the copy they are compared with), so a run on
 the GPU machine puts clops and PyTorch side by side in one session.
 
     python3 bench/torch_index.py [--scale S] [--reps N] [--json FILE]
@@ -74,6 +74,14 @@ def main():
     s_out = torch.empty(rows, n, **f32)
     cases.append(("index_select", lambda: torch.index_select(x, 0, si, out=s_out),
                   rows * 8 + 2.0 * rows * n * 4))
+
+    r = n // 2
+    sa_src = torch.ones(r, 1024, **f32)
+    sa_idx = torch.randint(0, 16, (r, 1024), generator=g).to(dev)
+    sa_self = torch.ones(r, 16, **f32)
+    sa_out = torch.empty(r, 16, **f32)
+    cases.append(("scatter_add", lambda: torch.scatter_add(sa_self, 1, sa_idx, sa_src, out=sa_out),
+                  r * 1024 * (4 + 8) + 2.0 * r * 16 * 4))
 
     name = torch.cuda.get_device_name() if cuda else "cpu"
     print(f"torch {torch.__version__} on {name}, N = {n}")

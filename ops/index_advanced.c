@@ -15,7 +15,7 @@
 
 #include "codegen_pointwise/pw.h"
 #include "ops/index.h"
-#include "ops_generated.h"
+#include "ops/kernels_generated.h"
 
 /* The k index tensors of a mask's true coordinates (mask addresses self's
  * dims first..first+mask->ndim-1, whose sizes it must match). */

@@ -15,7 +15,7 @@
 
 #include "codegen_pointwise/promote.h"
 #include "ops/index.h"
-#include "ops_generated.h"
+#include "ops/kernels_generated.h"
 
 /* ---- cat / stack ------------------------------------------------------------- */
 

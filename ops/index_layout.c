@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "ops/index.h"
-#include "ops_generated.h"
+#include "ops/kernels_generated.h"
 
 /* repeat(self, repeats): self tiled repeats[i] times along dim i (leading
  * repeats add dims). */

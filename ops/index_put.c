@@ -16,7 +16,7 @@
 
 #include "codegen_pointwise/pw.h"
 #include "ops/index.h"
-#include "ops_generated.h"
+#include "ops/kernels_generated.h"
 
 /* Per-dim index tensors of an index list (masks expanded); owned entries
  * go to owned[]. */

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "ops/index.h"
-#include "ops_generated.h"
+#include "ops/kernels_generated.h"
 
 /* Begins an op that writes into a copy of self (functional, out=) or into
  * self (in place): call->target holds self's values. */

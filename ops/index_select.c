@@ -15,7 +15,7 @@
 
 #include "codegen_pointwise/pw.h"
 #include "ops/index.h"
-#include "ops_generated.h"
+#include "ops/kernels_generated.h"
 
 /* Runs a plan built by `build` into a structured destination. */
 typedef clops_status (*plan_builder)(ix_plan *p, clops_tensor *target, void *ctx);

@@ -15,7 +15,8 @@
 #include <string.h>
 
 #include "clops/dispatch.h"
-#include "clops_test.h"
+#include "support/clops_test.h"
+#include "ops/core.h"
 
 #define GOLDEN_FILE CLOPS_TEST_DATA_DIR "/golden_index.json"
 

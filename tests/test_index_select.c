@@ -10,7 +10,8 @@
 #include <string.h>
 
 #include "clops/ops.h"
-#include "clops_test.h"
+#include "support/clops_test.h"
+#include "ops/core.h"
 
 /* An int64 (or int32) index tensor on dev from values. */
 static clops_tensor *ix_tensor(clops_device *dev, clops_dtype dt, int ndim, const int64_t *sizes,
