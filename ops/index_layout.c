@@ -4,10 +4,14 @@
  *
  * repeat views its result as [r0, s0, r1, s1, ...] and copies self,
  * expanded along the r dims, into it (PyTorch's own formulation); roll
- * writes the two halves of each rolled dim with one copy each; padding
- * fills the result and copies self (narrowed where pads are negative) into
- * the interior.  Each is one read and one write per element.
+ * writes the two halves of each rolled dim with one copy each; constant
+ * padding fills the result and copies self (narrowed where pads are
+ * negative) into the interior; reflection and replication padding are
+ * gather plans whose index vectors (output position -> input position of
+ * each padded dim) are computed on the host and uploaded.  Each is one read
+ * and one write per element.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "ops/index.h"
@@ -235,4 +239,134 @@ clops_status ix_fn_constant_pad_nd(pw_variant variant, clops_tensor *dst, clops_
     clops_tensor_release(src);
     clops_tensor_release(to);
     return structured_finish(&call, st, out);
+}
+
+/* ---- reflection and replication padding ------------------------------------ */
+
+typedef struct pad_ctx {
+    const char *op;
+    const clops_tensor *self;
+    int npad;                 /* padded trailing dims: 1 or 2 */
+    clops_tensor *idx[2];     /* per padded dim: output position -> input position */
+} pad_ctx;
+
+/* Source position of output position o of a padded dim (pads lo, size n). */
+static int64_t pad_source(bool reflect, int64_t o, int64_t lo, int64_t n)
+{
+    int64_t i = o - lo;
+    if (reflect) {
+        if (i < 0)
+            i = -i;
+        if (i >= n)
+            i = 2 * (n - 1) - i;
+        return i;
+    }
+    return i < 0 ? 0 : i >= n ? n - 1 : i;
+}
+
+static clops_status build_pad(ix_plan *p, clops_tensor *t, void *vctx)
+{
+    const pad_ctx *c = vctx;
+    int nd = t->ndim;
+    int64_t src_st[CLOPS_MAX_DIMS];
+    memcpy(src_st, c->self->strides, sizeof(int64_t) * (size_t)nd);
+    for (int k = 0; k < c->npad; k++)
+        src_st[nd - c->npad + k] = 0;
+    ix_plan_init(p, c->op, t, c->self, src_st, c->self->offset);
+    clops_status st = CLOPS_OK;
+    for (int k = 0; k < c->npad && st == CLOPS_OK; k++) {
+        int d = nd - c->npad + k;
+        int64_t ist[CLOPS_MAX_DIMS] = {0};
+        ist[d] = 1;
+        st = ix_plan_add_index(p, c->idx[k], ist, d, c->self->sizes[d], c->self->strides[d]);
+    }
+    return st;
+}
+
+/* reflection_pad / replication_pad over the last npad dims (pad holds
+ * (left, right) pairs from the last dim backwards). */
+static clops_status pad_common(const char *op, bool reflect, int npad, pw_variant variant,
+                               clops_tensor *dst, clops_tensor *self, const int64_t *pad,
+                               int pad_len, clops_tensor **out)
+{
+    if (pad_len != 2 * npad)
+        return clops__fail(CLOPS_INVALID_ARGUMENT, "%s: padding size is expected to be %d", op,
+                           2 * npad);
+    if (self->ndim != npad + 1 && self->ndim != npad + 2)
+        return clops__fail(CLOPS_INVALID_SHAPE,
+                           "%s: expected %dD or %dD (batch mode) tensor with possibly 0 batch size "
+                           "and other non-zero dimensions for input, but got: %dD",
+                           op, npad + 1, npad + 2, self->ndim);
+    int64_t sizes[CLOPS_MAX_DIMS];
+    memcpy(sizes, self->sizes, sizeof(int64_t) * (size_t)self->ndim);
+    pad_ctx c = {op, self, npad, {NULL, NULL}};
+    clops_status st = CLOPS_OK;
+    for (int k = 0; k < npad && st == CLOPS_OK; k++) {
+        int d = self->ndim - npad + k;
+        int64_t lo = pad[2 * (npad - 1 - k)], hi = pad[2 * (npad - 1 - k) + 1], n = self->sizes[d];
+        sizes[d] = n + lo + hi;
+        if (reflect && (lo >= n || hi >= n))
+            st = clops__fail(CLOPS_INVALID_ARGUMENT,
+                             "%s: Padding size should be less than the corresponding input "
+                             "dimension, but got: padding (%lld, %lld) at dimension %d of input "
+                             "of size %lld",
+                             op, (long long)lo, (long long)hi, d, (long long)n);
+        else if (sizes[d] < 1 || n < 1)
+            st = clops__fail(CLOPS_INVALID_SHAPE,
+                             "%s: input size %lld at dimension %d with padding (%lld, %lld) "
+                             "gives output size %lld, which is invalid",
+                             op, (long long)n, d, (long long)lo, (long long)hi,
+                             (long long)sizes[d]);
+        int64_t *v = st ? NULL : malloc((size_t)sizes[d] * sizeof *v);
+        if (st == CLOPS_OK && !v)
+            st = clops__fail(CLOPS_HOST_OUT_OF_MEMORY, "%s: out of host memory", op);
+        for (int64_t o = 0; v && o < sizes[d]; o++)
+            v[o] = pad_source(reflect, o, lo, n);
+        if (st == CLOPS_OK)
+            st = clops_from_host(self->storage->device, CLOPS_INT64, 1, &sizes[d], v,
+                                 (size_t)sizes[d] * sizeof *v, &c.idx[k]);
+        free(v);
+    }
+    if (st == CLOPS_OK) {
+        structured_call call;
+        clops_tensor *const inputs[1] = {self};
+        st = structured_begin(&call, op, variant, dst, self->storage->device, self->dtype,
+                              self->ndim, sizes, inputs, 1);
+        if (st == CLOPS_OK) {
+            ix_plan p;
+            st = build_pad(&p, call.target, &c);
+            if (st == CLOPS_OK)
+                st = ix_gather_run(&p);
+            st = structured_finish(&call, st, out);
+        }
+    }
+    clops_tensor_release(c.idx[0]);
+    clops_tensor_release(c.idx[1]);
+    return st;
+}
+
+clops_status ix_fn_reflection_pad1d(pw_variant variant, clops_tensor *dst, clops_tensor *self,
+                                    const int64_t *padding, int padding_len, clops_tensor **out)
+{
+    return pad_common("reflection_pad1d", true, 1, variant, dst, self, padding, padding_len, out);
+}
+
+clops_status ix_fn_reflection_pad2d(pw_variant variant, clops_tensor *dst, clops_tensor *self,
+                                    const int64_t *padding, int padding_len, clops_tensor **out)
+{
+    return pad_common("reflection_pad2d", true, 2, variant, dst, self, padding, padding_len, out);
+}
+
+clops_status ix_fn_replication_pad1d(pw_variant variant, clops_tensor *dst, clops_tensor *self,
+                                     const int64_t *padding, int padding_len, clops_tensor **out)
+{
+    return pad_common("replication_pad1d", false, 1, variant, dst, self, padding, padding_len,
+                      out);
+}
+
+clops_status ix_fn_replication_pad2d(pw_variant variant, clops_tensor *dst, clops_tensor *self,
+                                     const int64_t *padding, int padding_len, clops_tensor **out)
+{
+    return pad_common("replication_pad2d", false, 2, variant, dst, self, padding, padding_len,
+                      out);
 }

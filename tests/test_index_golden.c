@@ -91,12 +91,20 @@ static void run_case(const cJSON *c, clops_device *dev, int idx)
             for (int k = 0; k < n; k++)
                 ints[ni][k] = (int64_t)cJSON_GetArrayItem(x, k)->valuedouble;
             v[i] = clops_value_ints(ints[ni++], n);
-        } else if ((x = cJSON_GetObjectItem(a, "i"))) {
+        } else if ((x = cJSON_GetObjectItem(a, "i")) && !cJSON_GetObjectItem(a, "dtype")) {
             v[i] = clops_value_int((int64_t)x->valuedouble);
         } else if ((x = cJSON_GetObjectItem(a, "s"))) {
             double d = x->valuedouble;
             v[i] = clops_value_scalar(d == (double)(int64_t)d ? clops_scalar_int((int64_t)d)
                                                               : clops_scalar_float(d));
+        } else if ((x = cJSON_GetObjectItem(a, "dev"))) {
+            v[i] = clops_value_device(dev);
+        } else if ((x = cJSON_GetObjectItem(a, "dtype"))) {
+            clops_dtype dt;
+            CT_OK(clops_dtype_from_name(x->valuestring, &dt));
+            v[i] = clops_value_dtype(dt);
+        } else if ((x = cJSON_GetObjectItem(a, "f"))) {
+            v[i] = clops_value_float(x->valuedouble);
         } else if ((x = cJSON_GetObjectItem(a, "str"))) {
             v[i] = clops_value_string(x->valuestring);
         } else if ((x = cJSON_GetObjectItem(a, "b"))) {

@@ -253,6 +253,49 @@ case("one_hot", [T(torch.tensor([[0, 3], [1, 1]])), I(-1)],
      lambda: torch.nn.functional.one_hot(torch.tensor([[0, 3], [1, 1]])))
 case("one_hot", [T(torch.tensor([0, 3])), I(3)], lambda: torch.nn.functional.one_hot(torch.tensor([0, 3]), 3))
 
+
+# padding, diagonals, repeats, factories
+DEV = {"dev": True}
+p1 = ar(2, 5)
+case("reflection_pad1d", [T(p1), IL([2, 4])], lambda: torch.ops.aten.reflection_pad1d(p1, [2, 4]))
+case("reflection_pad1d", [T(p1), IL([5, 0])], lambda: torch.ops.aten.reflection_pad1d(p1, [5, 0]))
+p2 = ar(2, 3, 4)
+case("reflection_pad2d", [T(p2), IL([1, 3, 2, 0])], lambda: torch.ops.aten.reflection_pad2d(p2, [1, 3, 2, 0]))
+case("replication_pad1d", [T(p1), IL([3, -1])], lambda: torch.ops.aten.replication_pad1d(p1, [3, -1]))
+case("replication_pad2d", [T(ar(1, 2, 3, 4)), IL([2, 1, 0, 3])],
+     lambda: torch.ops.aten.replication_pad2d(ar(1, 2, 3, 4), [2, 1, 0, 3]))
+for off, d1, d2 in [(0, -2, -1), (1, 0, 2), (-2, 1, 0)]:
+    case("diag_embed", [T(ar(2, 3)), I(off), I(d1), I(d2)], lambda: torch.diag_embed(ar(2, 3), off, d1, d2))
+case("repeat_interleave.self_int", [T(ar(2, 3)), I(2), NONE, NONE],
+     lambda: torch.repeat_interleave(ar(2, 3), 2))
+case("repeat_interleave.self_int", [T(ar(2, 3)), I(3), I(1), NONE],
+     lambda: torch.repeat_interleave(ar(2, 3), 3, dim=1))
+rt = torch.tensor([1, 0, 2])
+case("repeat_interleave.self_Tensor", [T(ar(3, 2)), T(rt), I(0), NONE],
+     lambda: torch.repeat_interleave(ar(3, 2), rt, dim=0))
+case("repeat_interleave.Tensor", [T(rt), NONE], lambda: torch.repeat_interleave(rt))
+case("repeat_interleave.self_Tensor", [T(ar(3, 2)), T(torch.tensor([1, -1, 2])), I(0), NONE],
+     lambda: torch.repeat_interleave(ar(3, 2), torch.tensor([1, -1, 2]), dim=0))
+xl = ar(2, 3, dtype=torch.int32)
+case("zeros_like", [T(xl), NONE, NONE, NONE, NONE, NONE], lambda: torch.zeros_like(xl))
+case("ones_like", [T(xl), {"dtype": "float64"}, NONE, NONE, NONE, NONE], lambda: torch.ones_like(xl, dtype=torch.float64))
+case("full_like", [T(x), S(-2.5), NONE, NONE, NONE, NONE, NONE], lambda: torch.full_like(x, -2.5))
+case("scalar_tensor", [S(3), NONE, NONE, DEV, NONE], lambda: torch.scalar_tensor(3))
+case("eye", [I(3), NONE, NONE, DEV, NONE], lambda: torch.eye(3))
+case("eye.m", [I(2), I(4), {"dtype": "int64"}, NONE, DEV, NONE], lambda: torch.eye(2, 4, dtype=torch.int64))
+case("arange", [S(5), NONE, NONE, DEV, NONE], lambda: torch.arange(5))
+case("arange.start", [S(-2), S(2.5), NONE, NONE, DEV, NONE], lambda: torch.arange(-2, 2.5))
+for a, b, n in [(0, 1, 5), (-3, 7, 4), (2, 2, 1), (0, 1, 0)]:
+    case("linspace", [S(a), S(b), I(n), NONE, NONE, DEV, NONE], lambda: torch.linspace(a, b, n))
+case("linspace", [S(0), S(10), I(6), {"dtype": "float64"}, NONE, DEV, NONE],
+     lambda: torch.linspace(0, 10, 6, dtype=torch.float64))
+case("logspace", [S(0), S(3), I(4), {"f": 10.0}, NONE, NONE, DEV, NONE], lambda: torch.logspace(0, 3, 4))
+case("logspace", [S(-1), S(2), I(4), {"f": 2.0}, {"dtype": "float64"}, NONE, DEV, NONE],
+     lambda: torch.logspace(-1, 2, 4, 2.0, dtype=torch.float64))
+for r, c, o in [(3, 4, 0), (4, 3, -1), (3, 3, 1)]:
+    case("tril_indices", [I(r), I(c), I(o), NONE, NONE, DEV, NONE], lambda: torch.tril_indices(r, c, o))
+    case("triu_indices", [I(r), I(c), I(o), NONE, NONE, DEV, NONE], lambda: torch.triu_indices(r, c, o))
+
 out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden_index.json")
 with open(out, "w") as f:
     json.dump({"torch": torch.__version__, "cases": cases}, f, indent=0)
