@@ -244,4 +244,33 @@ IX_SEG_KERNEL(ix_segment_float32, float, float, IX_LD_PLAIN, IX_ST_PLAIN, 1)
 #ifdef CLOPS_HAS_FP64
 IX_SEG_KERNEL(ix_segment_float64, double, double, IX_LD_PLAIN, IX_ST_PLAIN, 1)
 #endif
+
+/* isin: out[i] = (elements[i] equals some test[j]) != invert, both
+ * contiguous and of one dtype (the host promotes them); NaN equals
+ * nothing.  A brute-force loop over test (docs/index.md). */
+#define IX_ISIN_KERNEL(NAME, T, C, LOAD)                                                     \
+    __kernel void NAME(__global uchar *out, __global const T *el, __global const T *test,   \
+                       const long n, const long m, const int invert)                        \
+    {                                                                                        \
+        for (long i = get_global_id(0); i < n; i += get_global_size(0)) {                    \
+            C e = LOAD(el, i);                                                               \
+            int hit = 0;                                                                     \
+            for (long j = 0; j < m && !hit; j++)                                             \
+                hit = LOAD(test, j) == e;                                                    \
+            out[i] = (uchar)(hit != invert);                                                 \
+        }                                                                                    \
+    }
+
+IX_ISIN_KERNEL(ix_isin_bool, uchar, long, IX_LD_INT)
+IX_ISIN_KERNEL(ix_isin_uint8, uchar, long, IX_LD_INT)
+IX_ISIN_KERNEL(ix_isin_int8, char, long, IX_LD_INT)
+IX_ISIN_KERNEL(ix_isin_int16, short, long, IX_LD_INT)
+IX_ISIN_KERNEL(ix_isin_int32, int, long, IX_LD_INT)
+IX_ISIN_KERNEL(ix_isin_int64, long, long, IX_LD_PLAIN)
+IX_ISIN_KERNEL(ix_isin_float16, half, float, IX_LD_HALF)
+IX_ISIN_KERNEL(ix_isin_bfloat16, ushort, float, IX_LD_BF16)
+IX_ISIN_KERNEL(ix_isin_float32, float, float, IX_LD_PLAIN)
+#ifdef CLOPS_HAS_FP64
+IX_ISIN_KERNEL(ix_isin_float64, double, double, IX_LD_PLAIN)
+#endif
 #endif /* IX_SEGMENT */

@@ -33,7 +33,9 @@ static clops_tensor *json_tensor(const cJSON *j, clops_device *dev)
     double *buf = calloc((size_t)n + 1, sizeof *buf);
     for (int k = 0; k < n; k++) {
         const cJSON *v = cJSON_GetArrayItem(vals, k);
-        buf[k] = cJSON_IsBool(v) ? (double)cJSON_IsTrue(v) : v->valuedouble;
+        buf[k] = cJSON_IsBool(v)     ? (double)cJSON_IsTrue(v)
+                 : cJSON_IsString(v) ? strtod(v->valuestring, NULL) /* "nan", "inf" */
+                                     : v->valuedouble;
     }
     clops_tensor *h = NULL, *t = NULL;
     CT_OK(clops_from_host(ct_cpu(), CLOPS_FLOAT64, ndim, sizes, buf, (size_t)n * sizeof *buf, &h));

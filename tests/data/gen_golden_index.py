@@ -20,10 +20,16 @@ DT = {torch.float32: "float32", torch.float64: "float64", torch.int64: "int64",
       torch.float16: "float16", torch.int16: "int16", torch.bfloat16: "bfloat16"}
 
 
+def jv(v):
+    """JSON has no NaN or infinities: they travel as strings."""
+    if isinstance(v, float) and (v != v or v in (float("inf"), float("-inf"))):
+        return str(v)
+    return v
+
+
 def T(x):
-    return {"t": {"dtype": DT[x.dtype], "shape": list(x.shape),
-                  "values": x.reshape(-1).tolist() if x.dtype != torch.bfloat16
-                  else x.float().reshape(-1).tolist()}}
+    vals = x.reshape(-1).tolist() if x.dtype != torch.bfloat16 else x.float().reshape(-1).tolist()
+    return {"t": {"dtype": DT[x.dtype], "shape": list(x.shape), "values": [jv(v) for v in vals]}}
 
 
 def TL(xs):
@@ -295,6 +301,19 @@ case("logspace", [S(-1), S(2), I(4), {"f": 2.0}, {"dtype": "float64"}, NONE, DEV
 for r, c, o in [(3, 4, 0), (4, 3, -1), (3, 3, 1)]:
     case("tril_indices", [I(r), I(c), I(o), NONE, NONE, DEV, NONE], lambda: torch.tril_indices(r, c, o))
     case("triu_indices", [I(r), I(c), I(o), NONE, NONE, DEV, NONE], lambda: torch.triu_indices(r, c, o))
+
+
+# isin
+ie = torch.tensor([[1., float("nan"), -0.0], [3., 2., 7.]])
+it = torch.tensor([0, 2, 7], dtype=torch.int32)
+case("isin.Tensor_Tensor", [T(ie), T(it), B(False), B(False)], lambda: torch.isin(ie, it))
+case("isin.Tensor_Tensor", [T(ie), T(it), B(False), B(True)], lambda: torch.isin(ie, it, invert=True))
+case("isin.Tensor_Tensor", [T(ar(2, 2, dtype=torch.int64)), T(torch.zeros(0, dtype=torch.int64)), B(False), B(False)],
+     lambda: torch.isin(ar(2, 2, dtype=torch.int64), torch.zeros(0, dtype=torch.int64)))
+case("isin.Tensor_Scalar", [T(ar(5, dtype=torch.int64)), S(3), B(False), B(False)],
+     lambda: torch.isin(ar(5, dtype=torch.int64), 3))
+case("isin.Scalar_Tensor", [S(2.5), T(torch.tensor([1.0, 2.5])), B(False), B(False)],
+     lambda: torch.isin(2.5, torch.tensor([1.0, 2.5])))
 
 out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden_index.json")
 with open(out, "w") as f:
