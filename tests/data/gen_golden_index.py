@@ -315,6 +315,14 @@ case("isin.Tensor_Scalar", [T(ar(5, dtype=torch.int64)), S(3), B(False), B(False
 case("isin.Scalar_Tensor", [S(2.5), T(torch.tensor([1.0, 2.5])), B(False), B(False)],
      lambda: torch.isin(2.5, torch.tensor([1.0, 2.5])))
 
+
+# masked_scatter
+msk = torch.tensor([[True, False, True, False, False], [False, True, True, True, False]])
+case("masked_scatter", [T(ar(2, 5)), T(msk), T(ar(2, 4, start=100))], lambda: ar(2, 5).masked_scatter(msk, ar(2, 4, start=100)))
+mrow = torch.tensor([False, True, False, False, True])
+case("masked_scatter", [T(ar(3, 5)), T(mrow), T(ar(7, start=50))], lambda: ar(3, 5).masked_scatter(mrow, ar(7, start=50)))
+case("masked_scatter", [T(ar(2, 5)), T(msk), T(ar(3))], lambda: ar(2, 5).masked_scatter(msk, ar(3)))
+
 out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden_index.json")
 with open(out, "w") as f:
     json.dump({"torch": torch.__version__, "cases": cases}, f, indent=0)
