@@ -127,6 +127,28 @@ clops_status ix_program_source(void *ctx, const clops_device *d, strbuf *sb);
 clops_status ix_mask_to_indices(const clops_tensor *self, const clops_tensor *mask, int first,
                                 clops_tensor **outs);
 
+/* How an index list (index.Tensor, index_put_) lays out its result: the
+ * index tensor of each self dim (NULL where not indexed; masks become long
+ * tensors), their broadcast shape B, and the result's shape R with B at
+ * bstart and rmap[r] = the self dim of result dim r (-1 inside B). */
+typedef struct ix_layout {
+    const clops_tensor *idx[CLOPS_MAX_DIMS];
+    clops_tensor *owned[CLOPS_MAX_DIMS];
+    int nown;
+    int nidx;
+    int nb;
+    int64_t bshape[CLOPS_MAX_DIMS];
+    int nr;
+    int64_t rs[CLOPS_MAX_DIMS];
+    int rmap[CLOPS_MAX_DIMS];
+    int bstart;
+} ix_layout;
+/* Resolves indices for self (widen: make mixed int32/int64 all int64).
+ * On failure nothing is held; else ix_layout_free releases. */
+clops_status ix_layout_make(const char *op, const clops_tensor *self, clops_tensor *const *indices,
+                            int n, bool widen, ix_layout *L);
+void ix_layout_free(ix_layout *L);
+
 /* Common checks. */
 /* CLOPS_INVALID_ARGUMENT unless t's dtype is int32 or int64 (int64 only when
  * long_only), naming op and argument. */

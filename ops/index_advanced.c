@@ -62,120 +62,118 @@ clops_status ix_mask_to_indices(const clops_tensor *self, const clops_tensor *ma
     return st;
 }
 
-/* index.Tensor(self, indices): advanced indexing. */
-clops_status ix_fn_index(pw_variant variant, clops_tensor *dst, clops_tensor *self,
-                         clops_tensor *const *indices, int indices_len, clops_tensor **out)
+void ix_layout_free(ix_layout *L)
 {
-    const char *op = "index";
-    clops_tensor *owned[CLOPS_MAX_DIMS] = {NULL};
-    clops_tensor *idx[CLOPS_MAX_DIMS] = {NULL}; /* per self dim, NULL = not indexed */
-    int nown = 0, dim = 0, nidx = 0, first = -1, last = -1;
+    for (int i = 0; i < L->nown; i++)
+        clops_tensor_release(L->owned[i]);
+    L->nown = 0;
+}
+
+clops_status ix_layout_make(const char *op, const clops_tensor *self, clops_tensor *const *indices,
+                            int n, bool widen, ix_layout *L)
+{
+    memset(L, 0, sizeof *L);
+    int dim = 0, first = -1, last = -1;
     bool any64 = false, any32 = false;
     clops_status st = CLOPS_OK;
-    if (indices_len > self->ndim)
+    if (n > self->ndim)
         return clops__fail(CLOPS_INDEX_OUT_OF_RANGE,
                            "%s: too many indices for tensor of dimension %d (got %d)", op,
-                           self->ndim, indices_len);
-    for (int i = 0; i < indices_len && st == CLOPS_OK; i++) {
+                           self->ndim, n);
+    for (int i = 0; i < n && st == CLOPS_OK; i++) {
         clops_tensor *t = indices[i];
         if (!t) {
             dim++;
             continue;
         }
-        if (t->dtype == CLOPS_BOOL || t->dtype == CLOPS_UINT8) {
+        st = ix_check_same_device(op, self, t);
+        if (st == CLOPS_OK && (t->dtype == CLOPS_BOOL || t->dtype == CLOPS_UINT8)) {
             if (dim + t->ndim > self->ndim) {
                 st = clops__fail(CLOPS_INDEX_OUT_OF_RANGE,
                                  "%s: too many indices for tensor of dimension %d", op,
                                  self->ndim);
                 break;
             }
-            st = ix_mask_to_indices(self, t, dim, owned + nown);
-            for (int j = 0; j < t->ndim && st == CLOPS_OK; j++) {
-                idx[dim] = owned[nown++];
-                if (first < 0)
-                    first = dim;
-                last = dim++;
-                nidx++;
-                any64 = true;
+            st = ix_mask_to_indices(self, t, dim, L->owned + L->nown);
+            if (st) {
+                L->nown += t->ndim; /* release whatever was made */
+                break;
             }
-            if (st)
-                nown += t->ndim; /* release whatever was made */
+            for (int j = 0; j < t->ndim; j++) {
+                L->idx[dim] = L->owned[L->nown++];
+                first = first < 0 ? dim : first;
+                last = dim++;
+                L->nidx++;
+            }
+            any64 = true;
             continue;
         }
-        if (t->dtype != CLOPS_INT64 && t->dtype != CLOPS_INT32) {
+        if (st == CLOPS_OK && t->dtype != CLOPS_INT64 && t->dtype != CLOPS_INT32)
             st = clops__fail(CLOPS_INDEX_OUT_OF_RANGE,
                              "%s: tensors used as indices must be long, int, byte or bool "
                              "tensors, got %s",
                              op, clops_dtype_name(t->dtype));
-            break;
-        }
-        st = ix_check_same_device(op, self, t);
         any64 |= t->dtype == CLOPS_INT64;
         any32 |= t->dtype == CLOPS_INT32;
-        idx[dim] = t;
-        if (first < 0)
-            first = dim;
+        L->idx[dim] = t;
+        first = first < 0 ? dim : first;
         last = dim++;
-        nidx++;
+        L->nidx++;
     }
-    if (st == CLOPS_OK && nidx > IX_MAXK)
-        st = clops__fail(CLOPS_UNSUPPORTED, "%s: at most %d indexed dims are supported, got %d",
-                         op, IX_MAXK, nidx);
-    /* Mixed widths: widen the int32 ones. */
-    for (int d = 0; d < self->ndim && st == CLOPS_OK && any64 && any32; d++)
-        if (idx[d] && idx[d]->dtype == CLOPS_INT32) {
-            st = core_to_copy(idx[d], CLOPS_INT64, NULL, &owned[nown]);
+    /* Mixed widths: widen the int32 ones (the kernels take one index type). */
+    for (int d = 0; d < self->ndim && st == CLOPS_OK && widen && any64 && any32; d++)
+        if (L->idx[d] && L->idx[d]->dtype == CLOPS_INT32) {
+            st = core_to_copy((clops_tensor *)L->idx[d], CLOPS_INT64, NULL, &L->owned[L->nown]);
             if (st == CLOPS_OK)
-                idx[d] = owned[nown++];
+                L->idx[d] = L->owned[L->nown++];
         }
-    /* Broadcast shape of the indices. */
     const clops_tensor *list[CLOPS_MAX_DIMS];
-    int nl = 0, nb = 0;
-    int64_t bshape[CLOPS_MAX_DIMS];
+    int nl = 0;
     for (int d = 0; d < self->ndim; d++)
-        if (idx[d])
-            list[nl++] = idx[d];
+        if (L->idx[d])
+            list[nl++] = L->idx[d];
     if (st == CLOPS_OK && nl)
-        st = pw_broadcast_shape(op, list, nl, &nb, bshape);
-    if (st == CLOPS_OK && nidx == 0) {
-        /* x[None, ...] style: a view-like copy of self. */
-        nb = 0;
-    }
+        st = pw_broadcast_shape(op, list, nl, &L->nb, L->bshape);
     bool adjacent = true;
     for (int d = first; d >= 0 && d <= last; d++)
-        if (!idx[d])
-            adjacent = false;
-    /* Result shape and where B sits in it. */
-    int64_t sizes[CLOPS_MAX_DIMS];
-    int rmap[CLOPS_MAX_DIMS]; /* result dim -> self dim, or -1 inside B */
-    int ndim = 0;
-    if (st == CLOPS_OK && self->ndim - nidx + nb > CLOPS_MAX_DIMS)
+        adjacent &= L->idx[d] != NULL;
+    if (st == CLOPS_OK && self->ndim - L->nidx + L->nb > CLOPS_MAX_DIMS)
         st = clops__fail(CLOPS_INVALID_SHAPE, "%s: result has too many dims", op);
-    if (st == CLOPS_OK) {
-        if (nidx && !adjacent) {
-            for (int j = 0; j < nb; j++, ndim++) {
-                sizes[ndim] = bshape[j];
-                rmap[ndim] = -1;
-            }
-            for (int d = 0; d < self->ndim; d++)
-                if (!idx[d]) {
-                    sizes[ndim] = self->sizes[d];
-                    rmap[ndim++] = d;
-                }
-        } else {
-            for (int d = 0; d < self->ndim; d++) {
-                if (d == first)
-                    for (int j = 0; j < nb; j++, ndim++) {
-                        sizes[ndim] = bshape[j];
-                        rmap[ndim] = -1;
-                    }
-                if (!idx[d]) {
-                    sizes[ndim] = self->sizes[d];
-                    rmap[ndim++] = d;
-                }
+    if (st) {
+        ix_layout_free(L);
+        return st;
+    }
+    /* B first when separated; else where the indexed dims were. */
+    L->bstart = (L->nidx && !adjacent) || first < 0 ? 0 : -1;
+    for (int d = 0; d <= self->ndim; d++) {
+        bool put_b = L->nidx && (adjacent ? d == first : d == 0);
+        if (put_b) {
+            L->bstart = L->nr;
+            for (int j = 0; j < L->nb; j++, L->nr++) {
+                L->rs[L->nr] = L->bshape[j];
+                L->rmap[L->nr] = -1;
             }
         }
+        if (d < self->ndim && !L->idx[d]) {
+            L->rs[L->nr] = self->sizes[d];
+            L->rmap[L->nr++] = d;
+        }
     }
+    return CLOPS_OK;
+}
+
+/* index.Tensor(self, indices): advanced indexing. */
+clops_status ix_fn_index(pw_variant variant, clops_tensor *dst, clops_tensor *self,
+                         clops_tensor *const *indices, int indices_len, clops_tensor **out)
+{
+    const char *op = "index";
+    ix_layout L;
+    clops_status st = ix_layout_make(op, self, indices, indices_len, true, &L);
+    if (st)
+        return st;
+    if (L.nidx > IX_MAXK)
+        st = clops__fail(CLOPS_UNSUPPORTED, "%s: at most %d indexed dims are supported, got %d",
+                         op, IX_MAXK, L.nidx);
     structured_call call;
     bool begun = false;
     if (st == CLOPS_OK) {
@@ -185,29 +183,26 @@ clops_status ix_fn_index(pw_variant variant, clops_tensor *dst, clops_tensor *se
         for (int i = 0; i < indices_len; i++)
             if (indices[i])
                 inputs[ni++] = indices[i];
-        st = structured_begin(&call, op, variant, dst, self->storage->device, self->dtype, ndim,
-                              sizes, inputs, ni);
+        st = structured_begin(&call, op, variant, dst, self->storage->device, self->dtype, L.nr,
+                              L.rs, inputs, ni);
         begun = st == CLOPS_OK;
     }
     if (st == CLOPS_OK) {
         ix_plan p;
         int64_t src_st[CLOPS_MAX_DIMS] = {0};
-        for (int r = 0; r < ndim; r++)
-            src_st[r] = rmap[r] >= 0 ? self->strides[rmap[r]] : 0;
+        for (int r = 0; r < L.nr; r++)
+            src_st[r] = L.rmap[r] >= 0 ? self->strides[L.rmap[r]] : 0;
         ix_plan_init(&p, op, call.target, self, src_st, self->offset);
         p.wrap = true;
         for (int d = 0; d < self->ndim && st == CLOPS_OK; d++) {
-            if (!idx[d])
+            const clops_tensor *t = L.idx[d];
+            if (!t)
                 continue;
-            const clops_tensor *t = idx[d];
             int64_t ist[CLOPS_MAX_DIMS] = {0};
-            for (int r = 0, j = 0; r < ndim; r++) {
-                if (rmap[r] >= 0)
-                    continue;
-                int td = j - (nb - t->ndim);
+            for (int j = 0; j < L.nb; j++) {
+                int td = j - (L.nb - t->ndim);
                 if (td >= 0 && t->sizes[td] != 1)
-                    ist[r] = t->strides[td];
-                j++;
+                    ist[L.bstart + j] = t->strides[td];
             }
             st = ix_plan_add_index(&p, t, ist, d, self->sizes[d], self->strides[d]);
         }
@@ -216,7 +211,6 @@ clops_status ix_fn_index(pw_variant variant, clops_tensor *dst, clops_tensor *se
     }
     if (begun)
         st = structured_finish(&call, st, out);
-    for (int i = 0; i < nown; i++)
-        clops_tensor_release(owned[i]);
+    ix_layout_free(&L);
     return st;
 }

@@ -114,15 +114,7 @@ static void simplify(ix_plan *p)
             p->src_st[d] = p->src_st[d + 1];
             for (int k = 0; k < p->nidx; k++)
                 p->idx_st[k][d] = p->idx_st[k][d + 1];
-            /* dim d now holds both; remove d+1 by shifting. */
-            for (int e = d + 1; e + 1 < p->ndim; e++) {
-                p->sizes[e] = p->sizes[e + 1];
-                p->out_st[e] = p->out_st[e + 1];
-                p->src_st[e] = p->src_st[e + 1];
-                for (int k = 0; k < p->nidx; k++)
-                    p->idx_st[k][e] = p->idx_st[k][e + 1];
-            }
-            p->ndim--;
+            drop_dim(p, d + 1); /* dim d now holds both */
         }
     if (p->ndim == 0) {
         p->ndim = 1;

@@ -19,58 +19,6 @@
 #include "ops/index.h"
 #include "ops/kernels_generated.h"
 
-/* Per-dim index tensors of an index list (masks expanded); owned entries
- * go to owned[]. */
-static clops_status resolve(const char *op, clops_tensor *self, clops_tensor *const *indices,
-                            int n, const clops_tensor **idx, clops_tensor **owned, int *nown,
-                            int *nidx, int *first, int *last)
-{
-    int dim = 0;
-    *nidx = 0;
-    *first = *last = -1;
-    if (n > self->ndim)
-        return clops__fail(CLOPS_INDEX_OUT_OF_RANGE,
-                           "%s: too many indices for tensor of dimension %d (got %d)", op,
-                           self->ndim, n);
-    for (int i = 0; i < n; i++) {
-        clops_tensor *t = indices[i];
-        if (!t) {
-            dim++;
-            continue;
-        }
-        if (t->dtype == CLOPS_BOOL || t->dtype == CLOPS_UINT8) {
-            if (dim + t->ndim > self->ndim)
-                return clops__fail(CLOPS_INDEX_OUT_OF_RANGE,
-                                   "%s: too many indices for tensor of dimension %d", op,
-                                   self->ndim);
-            clops_status st = ix_mask_to_indices(self, t, dim, owned + *nown);
-            if (st) {
-                *nown += t->ndim;
-                return st;
-            }
-            for (int j = 0; j < t->ndim; j++) {
-                idx[dim] = owned[(*nown)++];
-                if (*first < 0)
-                    *first = dim;
-                *last = dim++;
-                (*nidx)++;
-            }
-            continue;
-        }
-        if (t->dtype != CLOPS_INT64 && t->dtype != CLOPS_INT32)
-            return clops__fail(CLOPS_INDEX_OUT_OF_RANGE,
-                               "%s: tensors used as indices must be long, int, byte or bool "
-                               "tensors, got %s",
-                               op, clops_dtype_name(t->dtype));
-        idx[dim] = t;
-        if (*first < 0)
-            *first = dim;
-        *last = dim++;
-        (*nidx)++;
-    }
-    return CLOPS_OK;
-}
-
 /* Broadcast strides of a tensor of shape (ndim, sizes) with contiguous
  * strides over a shape of rank nb (aligned right, 0 where it broadcasts). */
 static void bcast_contig(int ndim, const int64_t *sizes, int nb, int64_t *st)
@@ -88,127 +36,85 @@ clops_status ix_fn_index_put(pw_variant variant, clops_tensor *dst, clops_tensor
                              bool accumulate, clops_tensor **out)
 {
     const char *op = "index_put";
-    const clops_tensor *idx[CLOPS_MAX_DIMS] = {NULL};
-    clops_tensor *owned[CLOPS_MAX_DIMS] = {NULL};
-    int64_t *vals[CLOPS_MAX_DIMS] = {NULL};
-    int nown = 0, nidx = 0, first = -1, last = -1;
     if (values->dtype != self->dtype)
         return clops__fail(CLOPS_INVALID_DTYPE,
                            "%s: Index put requires the source and destination dtypes match, got "
                            "%s for the destination and %s for the source.",
                            op, clops_dtype_name(self->dtype), clops_dtype_name(values->dtype));
-    clops_status st = resolve(op, self, indices, indices_len, idx, owned, &nown, &nidx, &first,
-                              &last);
-    /* Broadcast shape B of the indices. */
-    const clops_tensor *list[CLOPS_MAX_DIMS];
-    int nl = 0, nb = 0;
-    int64_t bshape[CLOPS_MAX_DIMS];
-    for (int d = 0; d < self->ndim; d++)
-        if (idx[d])
-            list[nl++] = idx[d];
-    if (st == CLOPS_OK && nl)
-        st = pw_broadcast_shape(op, list, nl, &nb, bshape);
-    bool adjacent = true;
-    for (int d = first; d >= 0 && d <= last; d++)
-        adjacent &= idx[d] != NULL;
-    /* The indexed result's shape R: which dims are B (rmap -1) and which
-     * are self's. */
-    int64_t rs[CLOPS_MAX_DIMS];
-    int rmap[CLOPS_MAX_DIMS], nr = 0, bpos = 0;
-    if (st == CLOPS_OK && self->ndim - nidx + nb > CLOPS_MAX_DIMS)
-        st = clops__fail(CLOPS_INVALID_SHAPE, "%s: too many dims", op);
-    if (st == CLOPS_OK) {
-        if (nidx && !adjacent) {
-            for (int j = 0; j < nb; j++, nr++)
-                rs[nr] = bshape[j], rmap[nr] = -1;
-            for (int d = 0; d < self->ndim; d++)
-                if (!idx[d])
-                    rs[nr] = self->sizes[d], rmap[nr++] = d;
-        } else {
-            for (int d = 0; d < self->ndim; d++) {
-                if (d == first) {
-                    bpos = nr;
-                    for (int j = 0; j < nb; j++, nr++)
-                        rs[nr] = bshape[j], rmap[nr] = -1;
-                }
-                if (!idx[d])
-                    rs[nr] = self->sizes[d], rmap[nr++] = d;
-            }
-        }
-    }
-    /* values must broadcast to R. */
+    ix_layout L;
+    clops_status st = ix_layout_make(op, self, indices, indices_len, false, &L);
+    if (st)
+        return st;
+    /* values must broadcast to the indexed result's shape R. */
     int64_t vst[CLOPS_MAX_DIMS] = {0};
-    for (int r = 0; st == CLOPS_OK && r < nr; r++) {
-        int vd = r - (nr - values->ndim);
+    if (values->ndim > L.nr)
+        st = clops__fail(CLOPS_INVALID_SHAPE,
+                         "%s: value tensor has more dims than the indexing result", op);
+    for (int r = 0; st == CLOPS_OK && r < L.nr; r++) {
+        int vd = r - (L.nr - values->ndim);
         if (vd < 0)
             continue;
-        if (values->sizes[vd] != rs[r] && values->sizes[vd] != 1) {
+        if (values->sizes[vd] != L.rs[r] && values->sizes[vd] != 1) {
             char a[96], b[96];
             st = clops__fail(CLOPS_INVALID_SHAPE,
                              "%s: shape mismatch: value tensor of shape %s cannot be broadcast "
                              "to indexing result of shape %s",
                              op, clops__fmt_shape(a, sizeof a, values->ndim, values->sizes),
-                             clops__fmt_shape(b, sizeof b, nr, rs));
+                             clops__fmt_shape(b, sizeof b, L.nr, L.rs));
             break;
         }
         vst[r] = values->sizes[vd] == 1 ? 0 : values->strides[vd];
     }
-    if (st == CLOPS_OK && values->ndim > nr)
-        st = clops__fail(CLOPS_INVALID_SHAPE, "%s: value tensor has more dims than the indexing "
-                                              "result",
-                         op);
-    if (st == CLOPS_OK && nr - nb > IX_MAXD)
+    if (st == CLOPS_OK && L.nr - L.nb > IX_MAXD)
         st = clops__fail(CLOPS_UNSUPPORTED, "%s: at most %d unindexed dims", op, IX_MAXD);
-    if (st) {
-        for (int i = 0; i < nown; i++)
-            clops_tensor_release(owned[i]);
-        return st;
-    }
     structured_call call;
-    clops_tensor *inputs[2 + CLOPS_MAX_DIMS];
-    int ni = 0;
-    inputs[ni++] = self;
-    inputs[ni++] = values;
-    for (int i = 0; i < indices_len; i++)
-        if (indices[i])
-            inputs[ni++] = indices[i];
-    st = structured_begin(&call, op, variant, dst, self->storage->device, self->dtype, self->ndim,
-                          self->sizes, inputs, ni);
-    bool begun = st == CLOPS_OK;
+    bool begun = false;
+    if (st == CLOPS_OK) {
+        clops_tensor *inputs[2 + CLOPS_MAX_DIMS];
+        int ni = 0;
+        inputs[ni++] = self;
+        inputs[ni++] = values;
+        for (int i = 0; i < indices_len; i++)
+            if (indices[i])
+                inputs[ni++] = indices[i];
+        st = structured_begin(&call, op, variant, dst, self->storage->device, self->dtype,
+                              self->ndim, self->sizes, inputs, ni);
+        begun = st == CLOPS_OK;
+    }
     if (begun && call.target != self)
         st = core_copy_(call.target, self, false);
     clops_tensor *t = begun ? call.target : NULL;
     ix_seg s = {.op = op, .self = t, .src = values, .mode = accumulate ? IX_SEG_SUM : IX_SEG_COPY,
                 .include_self = true, .alpha = clops_scalar_int(1)};
-    for (int r = 0; st == CLOPS_OK && r < nr; r++)
-        if (rmap[r] >= 0) {
-            s.sizes[s.ndim] = rs[r];
-            s.self_st[s.ndim] = t->strides[rmap[r]];
+    for (int r = 0; st == CLOPS_OK && r < L.nr; r++)
+        if (L.rmap[r] >= 0) {
+            s.sizes[s.ndim] = L.rs[r];
+            s.self_st[s.ndim] = t->strides[L.rmap[r]];
             s.src_st[s.ndim++] = vst[r];
         }
     int64_t nbn = 1;
-    for (int j = 0; j < nb; j++)
-        nbn *= bshape[j];
+    for (int j = 0; j < L.nb; j++)
+        nbn *= L.bshape[j];
     /* Index values on the host, with their broadcast strides over B. */
+    int64_t *vals[CLOPS_MAX_DIMS] = {NULL};
     int64_t ist[CLOPS_MAX_DIMS][CLOPS_MAX_DIMS];
     for (int d = 0; d < self->ndim && st == CLOPS_OK; d++) {
-        if (!idx[d])
+        if (!L.idx[d])
             continue;
         int64_t cnt = 0;
-        st = ix_read_int_elems(idx[d], &vals[d], &cnt);
-        bcast_contig(idx[d]->ndim, idx[d]->sizes, nb, ist[d]);
+        st = ix_read_int_elems(L.idx[d], &vals[d], &cnt);
+        bcast_contig(L.idx[d]->ndim, L.idx[d]->sizes, L.nb, ist[d]);
     }
     if (st == CLOPS_OK)
-        st = ix_seg_alloc(&s, nidx ? nbn : 1);
+        st = ix_seg_alloc(&s, L.nidx ? nbn : 1);
     int64_t coord[CLOPS_MAX_DIMS] = {0};
-    int bstart = (nidx && !adjacent) ? 0 : bpos;
     for (int64_t b = 0; b < s.n && st == CLOPS_OK; b++) {
         int64_t to = t->offset, so = values->offset;
         for (int d = 0; d < self->ndim && st == CLOPS_OK; d++) {
-            if (!idx[d])
+            if (!L.idx[d])
                 continue;
             int64_t e = 0;
-            for (int j = 0; j < nb; j++)
+            for (int j = 0; j < L.nb; j++)
                 e += coord[j] * ist[d][j];
             int64_t v = vals[d][e], n = self->sizes[d], w = v < 0 ? v + n : v;
             if (w < 0 || w >= n)
@@ -217,12 +123,12 @@ clops_status ix_fn_index_put(pw_variant variant, clops_tensor *dst, clops_tensor
                                  op, (long long)v, d, (long long)n);
             to += w * t->strides[d];
         }
-        for (int j = 0; j < nb; j++)
-            so += coord[j] * vst[bstart + j];
+        for (int j = 0; j < L.nb; j++)
+            so += coord[j] * vst[L.bstart + j];
         s.target[b] = to;
         s.srcoff[b] = so;
-        for (int j = nb - 1; j >= 0; j--) {
-            if (++coord[j] < bshape[j])
+        for (int j = L.nb - 1; j >= 0; j--) {
+            if (++coord[j] < L.bshape[j])
                 break;
             coord[j] = 0;
         }
@@ -233,8 +139,7 @@ clops_status ix_fn_index_put(pw_variant variant, clops_tensor *dst, clops_tensor
     free(s.srcoff);
     for (int d = 0; d < CLOPS_MAX_DIMS; d++)
         free(vals[d]);
-    for (int i = 0; i < nown; i++)
-        clops_tensor_release(owned[i]);
+    ix_layout_free(&L);
     return begun ? structured_finish(&call, st, out) : st;
 }
 

@@ -19,27 +19,43 @@
 #include "ops/kernels_generated.h"
 
 /* Begins an op that writes into a copy of self (functional, out=) or into
- * self (in place): call->target holds self's values. */
-static clops_status begin_self(structured_call *call, const char *op, pw_variant variant,
-                               clops_tensor *dst, clops_tensor *self, clops_tensor *const *inputs,
-                               int n)
+ * self (in place): call->target holds self's values.  When *src is NULL
+ * the Scalar value becomes a 0-dim source tensor, handed out in *vt (the
+ * caller releases it).  On failure nothing is held. */
+static clops_status begin_write(structured_call *call, const char *op, pw_variant variant,
+                                clops_tensor *dst, clops_tensor *self, clops_tensor *index,
+                                clops_tensor **src, const clops_scalar *value, clops_tensor **vt)
 {
-    clops_status st = structured_begin(call, op, variant, dst, self->storage->device, self->dtype,
-                                       self->ndim, self->sizes, inputs, n);
-    if (st)
-        return st;
-    if (call->target != self)
+    *vt = NULL;
+    clops_status st = CLOPS_OK;
+    if (!*src) {
+        st = clops_full(self->storage->device, self->dtype, 0, NULL, *value, vt);
+        if (st)
+            return st;
+        *src = *vt;
+    }
+    clops_tensor *const inputs[3] = {self, index, *src};
+    st = structured_begin(call, op, variant, dst, self->storage->device, self->dtype, self->ndim,
+                          self->sizes, inputs, *vt ? 2 : 3);
+    if (st == CLOPS_OK && call->target != self) {
         st = core_copy_(call->target, self, false);
-    if (st)
-        return structured_finish(call, st, NULL);
-    return CLOPS_OK;
+        if (st)
+            st = structured_finish(call, st, NULL);
+    }
+    if (st) {
+        clops_tensor_release(*vt);
+        *vt = NULL;
+    }
+    return st;
 }
 
-/* A 0-dim tensor holding value in dtype on device (a broadcast source). */
-static clops_status value_tensor(clops_device *d, clops_dtype dt, clops_scalar value,
-                                 clops_tensor **out)
+/* The dim argument wrapped and the index dtype checked (int64, or also
+ * int32 unless long_only). */
+static clops_status dim_and_index(const char *op, const clops_tensor *self, int64_t dim,
+                                  const clops_tensor *index, bool long_only, int *d)
 {
-    return clops_full(d, dt, 0, NULL, value, out);
+    clops_status st = wrap_dim(op, dim, self->ndim, d);
+    return st ? st : ix_check_index_dtype(op, "index", index, long_only);
 }
 
 /* The error of a bad index value. */
@@ -86,9 +102,7 @@ static clops_status scatter_core(const char *op, pw_variant variant, clops_tenso
                                  bool include_self, clops_tensor **out)
 {
     int d = 0;
-    clops_status st = wrap_dim(op, dim, self->ndim, &d);
-    if (st == CLOPS_OK)
-        st = ix_check_index_dtype(op, "index", index, false);
+    clops_status st = dim_and_index(op, self, dim, index, false, &d);
     if (st)
         return st;
     int64_t inumel = tensor_numel(index);
@@ -120,19 +134,10 @@ static clops_status scatter_core(const char *op, pw_variant variant, clops_tenso
         }
     }
     clops_tensor *vt = NULL;
-    if (!src) {
-        st = value_tensor(self->storage->device, self->dtype, *value, &vt);
-        if (st)
-            return st;
-        src = vt;
-    }
     structured_call call;
-    clops_tensor *const inputs[3] = {self, index, src};
-    st = begin_self(&call, op, variant, dst, self, inputs, vt ? 2 : 3);
-    if (st) {
-        clops_tensor_release(vt);
+    st = begin_write(&call, op, variant, dst, self, index, &src, value, &vt);
+    if (st)
         return st;
-    }
     clops_tensor *t = call.target;
     int64_t *iv = NULL, n = 0;
     ix_seg s = {.op = op, .self = t, .src = src, .mode = mode, .include_self = include_self,
@@ -246,9 +251,7 @@ static clops_status index_dim_core(const char *op, pw_variant variant, clops_ten
                                    bool long_only, clops_tensor **out)
 {
     int d = 0;
-    clops_status st = wrap_dim(op, dim, self->ndim, &d);
-    if (st == CLOPS_OK)
-        st = ix_check_index_dtype(op, "index", index, long_only);
+    clops_status st = dim_and_index(op, self, dim, index, long_only, &d);
     if (st)
         return st;
     if (index->ndim > 1)
@@ -278,19 +281,10 @@ static clops_status index_dim_core(const char *op, pw_variant variant, clops_ten
         return clops__fail(CLOPS_UNSUPPORTED, "%s: at most %d dims are supported", op,
                            IX_MAXD + 1);
     clops_tensor *vt = NULL;
-    if (!source) {
-        st = value_tensor(self->storage->device, self->dtype, *value, &vt);
-        if (st)
-            return st;
-        source = vt;
-    }
     structured_call call;
-    clops_tensor *const inputs[3] = {self, index, source};
-    st = begin_self(&call, op, variant, dst, self, inputs, vt ? 2 : 3);
-    if (st) {
-        clops_tensor_release(vt);
+    st = begin_write(&call, op, variant, dst, self, index, &source, value, &vt);
+    if (st)
         return st;
-    }
     clops_tensor *t = call.target;
     ix_seg s = {.op = op, .self = t, .src = source, .mode = mode, .include_self = true,
                 .alpha = alpha};
@@ -486,7 +480,7 @@ clops_status ix_fn_one_hot(pw_variant variant, clops_tensor *dst, clops_tensor *
     clops_tensor *t = call.target, *one = NULL;
     st = tensor_fill(t, clops_scalar_int(0));
     if (st == CLOPS_OK)
-        st = value_tensor(self->storage->device, CLOPS_INT64, clops_scalar_int(1), &one);
+        st = clops_full(self->storage->device, CLOPS_INT64, 0, NULL, clops_scalar_int(1), &one);
     ix_seg s = {.op = op, .self = t, .src = one, .mode = IX_SEG_COPY,
                 .alpha = clops_scalar_int(1)};
     if (st == CLOPS_OK)
