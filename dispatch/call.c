@@ -135,8 +135,14 @@ void clops_value_clear(clops_value *v)
 clops_status clops_call_boxed(const clops_op *cop, clops_value *args, int nargs, clops_value *rets,
                               int nrets)
 {
+    if (nargs < 0 || nrets < 0)
+        return clops__fail(CLOPS_INVALID_ARGUMENT,
+                           "clops_call_boxed%s%s: negative %s count %d", cop ? " " : "",
+                           cop ? cop->name : "", nargs < 0 ? "argument" : "result",
+                           nargs < 0 ? nargs : nrets);
     if (!cop || (nargs && !args) || (nrets && !rets))
-        return clops__fail(CLOPS_INVALID_ARGUMENT, "clops_call_boxed: NULL argument");
+        return clops__fail(CLOPS_INVALID_ARGUMENT, "clops_call_boxed: %s is NULL",
+                           !cop ? "op" : (nargs && !args) ? "args" : "rets");
     struct clops_op *op = (struct clops_op *)cop;
     const op_schema *s = op->schema;
     if (nrets != s->nrets)

@@ -97,7 +97,8 @@ clops_status structured_begin(structured_call *call, const char *opname, pw_vari
     if (dst->storage->device != device)
         return clops__fail(CLOPS_DEVICE_MISMATCH, "%s: output is on %s but the inputs are on %s",
                            opname, dst->storage->device->label, device->label);
-    bool same = dst->ndim == ndim && memcmp(dst->sizes, sizes, sizeof(int64_t) * (size_t)ndim) == 0;
+    bool same = dst->ndim == ndim &&
+                (ndim == 0 || memcmp(dst->sizes, sizes, sizeof(int64_t) * (size_t)ndim) == 0);
     if (!same) {
         if (variant == PW_INPLACE)
             return clops__fail(CLOPS_INVALID_SHAPE,

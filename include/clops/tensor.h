@@ -133,8 +133,16 @@ CLOPS_API clops_status clops_tensor_item(const clops_tensor *t, clops_scalar *ou
 CLOPS_API clops_status clops_init(void);
 /*
  * Frees every device resource, cached buffers and kernels, after writing
- * pending kernel binaries to the disk cache.  Tensors still alive become
- * invalid.  Afterwards the library may be initialised again.
+ * pending kernel binaries to the disk cache.  Afterwards the library may be
+ * initialised again.  Must not run while other threads call clops.
+ *
+ * Tensors still alive become invalid, with one exception: releasing them
+ * (clops_tensor_release, also of views) stays allowed and is safe after
+ * shutdown and after a later re-initialisation: it frees the tensor's host
+ * record and its device buffer (directly to the driver, since the device's
+ * allocator is gone), so `release at exit after shutdown` neither crashes
+ * nor leaks.  Every other use of a tensor, device or op handle from before
+ * the shutdown is undefined.
  */
 CLOPS_API void clops_shutdown(void);
 /* Returns cached (unused) device buffers of the device to the driver. NULL
