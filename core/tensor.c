@@ -291,6 +291,17 @@ void clops_tensor_release(clops_tensor *t)
     free(t);
 }
 
+void clops_tensor_list_free(clops_tensor_list *list)
+{
+    if (!list)
+        return;
+    for (int i = 0; i < list->len; i++)
+        clops_tensor_release(list->data ? list->data[i] : NULL);
+    free(list->data);
+    list->data = NULL;
+    list->len = 0;
+}
+
 int clops_tensor_ndim(const clops_tensor *t)
 {
     return t ? t->ndim : -1;

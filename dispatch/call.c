@@ -125,6 +125,10 @@ void clops_value_clear(clops_value *v)
         return;
     if (v->tag == CLOPS_V_TENSOR)
         clops_tensor_release(v->v.t);
+    if (v->tag == CLOPS_V_TENSOR_LIST) { /* a result list owns its array */
+        clops_tensor_list l = {(clops_tensor **)v->v.tensors.data, v->v.tensors.len};
+        clops_tensor_list_free(&l);
+    }
     *v = clops_value_none();
 }
 

@@ -277,6 +277,9 @@ clops_status host_write(clops_device *d, cl_mem dst, size_t offset, const void *
 clops_status host_read(clops_device *d, cl_mem src, size_t offset, void *dst, size_t n);
 clops_status host_copy_buffer(clops_device *d, cl_mem src, size_t src_off, cl_mem dst,
                               size_t dst_off, size_t n);
+/* Enqueues zeroing n bytes of dst at offset (clEnqueueFillBuffer); does
+ * not wait. */
+clops_status host_fill_zero(clops_device *d, cl_mem dst, size_t offset, size_t n);
 clops_status host_finish(clops_device *d);
 
 /* --- embedded sources (host/cl_source.c) -------------------------------- */

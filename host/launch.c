@@ -74,6 +74,17 @@ clops_status host_copy_buffer(clops_device *d, cl_mem src, size_t src_off, cl_me
     return CLOPS_OK;
 }
 
+clops_status host_fill_zero(clops_device *d, cl_mem dst, size_t offset, size_t n)
+{
+    static const cl_uchar zero = 0;
+    if (n == 0)
+        return CLOPS_OK;
+    cl_int err = clEnqueueFillBuffer(d->queue, dst, &zero, 1, offset, n, 0, NULL, NULL);
+    if (err != CL_SUCCESS)
+        return host_cl_fail(err, "clEnqueueFillBuffer", d);
+    return CLOPS_OK;
+}
+
 clops_status host_finish(clops_device *d)
 {
     if (!d->queue)

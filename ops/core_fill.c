@@ -14,9 +14,25 @@
 #include "codegen_pointwise/pw.h"
 #include "ops/core.h"
 
-/* Fills every element of t with value through the pointwise copy op. */
+/* Fills every element of t with value through the pointwise copy op.  An
+ * expanded tensor (stride-0 dims) aliases its elements: filling it is
+ * filling the distinct elements, so the view with those dims collapsed to
+ * size 1 is filled (PyTorch allows fill_ here, unlike other in-place ops). */
 clops_status tensor_fill(clops_tensor *t, clops_scalar value)
 {
+    for (int d = 0; d < t->ndim; d++)
+        if (t->strides[d] == 0 && t->sizes[d] > 1) {
+            int64_t sizes[CLOPS_MAX_DIMS];
+            for (int e = 0; e < t->ndim; e++)
+                sizes[e] = t->strides[e] == 0 ? 1 : t->sizes[e];
+            clops_tensor *v = NULL;
+            clops_status st = tensor_make_view("fill_", t, t->ndim, sizes, t->strides, t->offset,
+                                               &v);
+            if (st == CLOPS_OK)
+                st = tensor_fill(v, value);
+            clops_tensor_release(v);
+            return st;
+        }
     pw_operand v = pw_scalar(value);
     pw_options opts = {.result = t->dtype,
                        .compute = (t->dtype == CLOPS_FLOAT16 || t->dtype == CLOPS_BFLOAT16)

@@ -84,7 +84,9 @@ typedef enum clops_value_tag {
 /*
  * One argument or result.  Arguments are borrowed: tensors, lists and
  * strings belong to the caller for the duration of the call.  Tensor
- * results are new references the caller releases (clops_value_clear).
+ * results are new references the caller releases (clops_value_clear); a
+ * `Tensor[]` result is a CLOPS_V_TENSOR_LIST that owns its malloc'd array
+ * and the references in it (clops_value_clear frees both).
  */
 typedef struct clops_value {
     clops_value_tag tag;
@@ -207,7 +209,8 @@ static inline clops_value clops_value_generator(clops_generator *g)
     return v;
 }
 
-/* Releases a result value's tensor (if any) and sets it to none. */
+/* Releases a result value's tensor or tensor list (if any) and sets it to
+ * none.  Only for results: argument lists are borrowed. */
 CLOPS_API void clops_value_clear(clops_value *v);
 
 /* --- operators ------------------------------------------------------------ */

@@ -44,6 +44,16 @@ CLOPS_API clops_tensor *clops_tensor_retain(clops_tensor *t);
  * user) at zero.  NULL is a no-op. */
 CLOPS_API void clops_tensor_release(clops_tensor *t);
 
+/* A list of tensors returned by an op whose schema returns `Tensor[]`
+ * (split, unbind, chunk, ...): `data` is a malloc'd array of `len` new
+ * references.  clops_tensor_list_free releases every tensor and the array
+ * and leaves the list empty; an empty list is a no-op. */
+typedef struct clops_tensor_list {
+    clops_tensor **data;
+    int len;
+} clops_tensor_list;
+CLOPS_API void clops_tensor_list_free(clops_tensor_list *list);
+
 /* --- metadata ----------------------------------------------------------- */
 
 CLOPS_API int clops_tensor_ndim(const clops_tensor *t);

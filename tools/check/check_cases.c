@@ -161,6 +161,8 @@ static bool is_optional_tensor(const chk_opinfo *info, int i)
 static clops_dtype tensor_dtype(const chk_opinfo *info, int i, clops_dtype dt)
 {
     const char *n = info->schema->args[i].name;
+    if (info->arg_dtype[i] != CLOPS_DTYPE_NONE)
+        return info->arg_dtype[i];
     if (strcmp(n, "condition") == 0 || strcmp(n, "mask") == 0)
         return CLOPS_BOOL;
     if (info->pw) {
