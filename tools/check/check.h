@@ -101,6 +101,10 @@ typedef enum chk_role {
     CHK_ROLE_VALUE    /* everything else: Scalar, int, float, bool, str, lists, dtypes */
 } chk_role;
 
+/* reduce_dim of a reduction over every element of its argument (hint
+ * `reduction: all`). */
+#define CHK_REDUCE_ALL (-1000)
+
 typedef struct chk_opinfo {
     const clops_op *op;
     const char *name;          /* "add.Tensor" (the registry's string) */
@@ -123,7 +127,8 @@ typedef struct chk_opinfo {
     pw_domain arg_domain[CHK_MAX_ARGS];/* per tensor argument */
     double ulp;                        /* float tolerance in ULPs (see chk_tolerance) */
     double atol;                       /* absolute floor (0: none) */
-    int reduce_arg, reduce_dim;        /* reduction length: dim of arg (-1: none) */
+    int reduce_arg, reduce_dim;        /* reduction length: dim of arg (-1: none;
+                                          CHK_REDUCE_ALL: every element of arg) */
     uint32_t dtypes;                   /* dtypes to try (mask), before the set's */
     char skip[192];                    /* non-empty: the op is not checkable by value */
     cJSON *hints;                      /* parsed hints (owned), or NULL */
