@@ -15,17 +15,17 @@
  * mean, sqrt for std and the 2-norm) are part of these steps, so a
  * reduction is one pass over its input.
  *
- * Three kernels per kind, all with work-groups of RWG items, local memory
+ * Two kernels per kind, both with work-groups of RWG items, local memory
  * and barriers only, and a reduction order fixed by the shape (the same bits
  * on every run):
  *   _row    L lanes per output (L a power of two): lane j folds elements
  *           j, j+L, ... of its output's range (4-wide vector loads when the
  *           reduced dimension is contiguous), then a tree in local memory;
- *           RWG/L outputs per group.  With a split S > 1 each group folds
- *           one of S chunks and writes its state to `part`.
- *   _col    one output per work item, which walks its range sequentially
- *           (outputs adjacent in memory: loads coalesce across items); the
- *           same split into chunks.
+ *           RWG/L outputs per group.  With L = 1 it is the column kernel:
+ *           one output per work item, walking its range sequentially
+ *           (outputs adjacent in memory, so loads coalesce across items).
+ *           With a split S > 1 each group folds one of S chunks and writes
+ *           its state to `part`.
  *   _merge  folds the S partial states of each output (L lanes per output,
  *           tree in local memory) and writes the outputs.
  */
@@ -478,25 +478,6 @@ __kernel __attribute__((reqd_work_group_size(RWG, 1, 1))) void KNAME(_row)(
     RED_TREE(a, lm, lid, lane, L);
     if (lane == 0 && ob < O)
         RED_EMIT(a, ob, s, S);
-}
-
-/* Reduced dimension strided, outputs adjacent: one output per item. */
-__kernel __attribute__((reqd_work_group_size(RWG, 1, 1))) void KNAME(_col)(
-    global const TIN_T *x, long xoff, global ACC *part, int L, long S, long chunk, int vec,
-    RED_GEOM_ARGS)
-{
-    long g = (long)get_group_id(0);
-    long s = g % S;
-    long ob = (g / S) * RWG + (long)get_local_id(0);
-    if (ob >= O)
-        return;
-    ACC a;
-    A_INIT(a);
-    long xb = xoff + red_koff(ob, ksz, kis);
-    long r0 = s * chunk;
-    long r1 = min(R, r0 + chunk);
-    RED_FOLD(a, xb, r0, r1, 0, 1, 0);
-    RED_EMIT(a, ob, s, S);
 }
 
 /* Second launch of a split reduction: folds the S states of each output. */

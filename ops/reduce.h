@@ -17,7 +17,9 @@
 
 #include "dispatch/structured.h"
 
-/* Reduction kinds; the numbers are RK in cl_kernels/reduce.cl. */
+/* Reduction kinds; the numbers are RK in cl_kernels/reduce.cl, the names
+ * part of kernel names (not "any"/"all": OpenCL drivers may define those as
+ * macros). */
 #define REDUCE_KIND_LIST(X)                                                                \
     X(SUM, 0, sum)                                                                         \
     X(NANSUM, 1, nansum)                                                                   \
@@ -28,8 +30,8 @@
     X(AMIN, 6, amin)                                                                       \
     X(ARGMAX, 7, argmax)                                                                   \
     X(ARGMIN, 8, argmin)                                                                   \
-    X(ANY, 9, any)                                                                         \
-    X(ALL, 10, all)                                                                        \
+    X(ANY, 9, logical_any)                                                                       \
+    X(ALL, 10, logical_all)                                                                      \
     X(COUNT_NZ, 11, count_nonzero)                                                         \
     X(VAR, 12, var)                                                                        \
     X(NORM1, 13, norm1)                                                                    \

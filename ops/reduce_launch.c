@@ -3,14 +3,15 @@
  * kernels of cl_kernels/reduce.cl.
  *
  * Programs: one per input dtype and device ("reduce/float32"), holding the
- * three kernels (_row, _col, _merge) of every kind that accepts that dtype,
+ * two kernels (_row, _merge) of every kind that accepts that dtype,
  * so a cold cache builds at most one program per dtype.
  *
  * Strategy, all from the plan's shape (never from the device's compute-unit
  * count, so the order of floating-point operations, and so the bits, are
  * the same on every run and on every device with the same work-group size):
  *   col  when the innermost kept dim is denser in memory than the reduced
- *        one and there are at least 64 outputs: one output per work item;
+ *        one and there are at least 64 outputs: the row kernel with L = 1,
+ *        one output per work item;
  *   row  otherwise: L lanes per output, L the power of two nearest R/8
  *        (at most the work-group size), with 4-wide loads when the reduced
  *        dim is contiguous;
@@ -27,8 +28,8 @@
 #define RED_TARGET_GROUPS 1024
 #define RED_STATE_BYTES 32 /* upper bound of sizeof(accumulator) on any device */
 
-enum { K_ROW, K_COL, K_MERGE };
-static const char *const kernel_suffix[] = {"row", "col", "merge"};
+enum { K_ROW, K_MERGE };
+static const char *const kernel_suffix[] = {"row", "merge"};
 
 /* OpenCL type names of an input dtype: storage, compute, IN_KIND. */
 static void type_info(clops_dtype dt, const char **tin, const char **ct, int *kind)
@@ -184,7 +185,7 @@ clops_status reduce_cl_run(const reduce_call *c, const reduce_plan *p)
         S = (p->R + chunk - 1) / chunk;
     }
     host_kernel *k1 = NULL, *k2 = NULL;
-    clops_status st = get_kernel(d, kind, c->x->dtype, col ? K_COL : K_ROW, c->opname, &k1);
+    clops_status st = get_kernel(d, kind, c->x->dtype, K_ROW, c->opname, &k1);
     if (!st && S > 1)
         st = get_kernel(d, kind, c->x->dtype, K_MERGE, c->opname, &k2);
     if (st)
@@ -226,7 +227,7 @@ clops_status reduce_cl_run(const reduce_call *c, const reduce_plan *p)
     args[na++] = (host_arg){sizeof cvec, &cvec};
     memcpy(args + na, geom, sizeof geom);
     na += NGEOM;
-    int64_t per_group = col ? wg : wg / L;
+    int64_t per_group = wg / L;
     size_t global = (size_t)(((p->O + per_group - 1) / per_group) * S * wg);
     st = host_launch(d, k1, na, args, global);
     if (!st && S > 1) {

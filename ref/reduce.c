@@ -85,7 +85,7 @@ static void reduce_one(const reduce_call *c, bool fl, const double *vf, const in
     case RK_AMINMAX:
     case RK_ARGMAX:
     case RK_ARGMIN: {
-        bool mx = c->kind == RK_AMAX || c->kind == RK_ARGMAX;
+        bool mx = c->kind == RK_AMAX || c->kind == RK_ARGMAX || c->kind == RK_AMINMAX;
         int64_t best = -1, lo = -1;
         for (int64_t r = 0; r < R; r++) {
             double a = fl ? vf[r] : 0;
@@ -160,7 +160,12 @@ static void reduce_one(const reduce_call *c, bool fl, const double *vf, const in
         double dv = (double)R - c->p1;
         double var = t / (dv > 0 ? dv : 0);
         r1->f = c->p0 != 0 ? sqrt(var) : var;
-        r2->f = R > 0 ? mean : NAN;
+        /* PyTorch's Welford mean turns NaN once an infinity meets any
+         * other element (inf - inf in the update); so does the kernel's. */
+        bool finite = true;
+        for (int64_t r = 0; r < R; r++)
+            finite &= isfinite(vf[r]) != 0;
+        r2->f = R == 0 ? NAN : (!finite && R > 1) ? NAN : mean;
         return;
     }
     case RK_NORM1:

@@ -103,6 +103,27 @@ bool chk_value_from_hint(const chk_opinfo *info, int i, const cJSON *v, chk_argv
         out->tag = CLOPS_V_NONE;
         return true;
     }
+    /* JSON has no infinities or NaN: "inf", "-inf" and "nan" stand for them
+     * where a Scalar or float is expected. */
+    double special = 0;
+    bool is_special = cJSON_IsString(v) && (a->type.base == SCHEMA_SCALAR ||
+                                            a->type.base == SCHEMA_FLOAT) && !a->type.is_list;
+    if (is_special) {
+        if (strcmp(v->valuestring, "inf") == 0)
+            special = INFINITY;
+        else if (strcmp(v->valuestring, "-inf") == 0)
+            special = -INFINITY;
+        else if (strcmp(v->valuestring, "nan") == 0)
+            special = NAN;
+        else
+            is_special = false;
+    }
+    if (is_special) {
+        out->tag = a->type.base == SCHEMA_SCALAR ? CLOPS_V_SCALAR : CLOPS_V_FLOAT;
+        out->s = clops_scalar_float(special);
+        out->f = special;
+        return true;
+    }
     switch (a->type.base) {
     case SCHEMA_SCALAR:
         if (cJSON_IsBool(v)) {
