@@ -104,6 +104,12 @@ clops_status reduce_ref_run(const reduce_call *c, const reduce_plan *p);
 /* The OpenCL launcher (ops/reduce_launch.c). */
 clops_status reduce_cl_run(const reduce_call *c, const reduce_plan *p);
 
+/* The work-group size of every reduction and row kernel on d: 256, or the
+ * largest power of two the device allows below that (ops/reduce_launch.c). */
+size_t reduce_wg(const clops_device *d);
+/* Largest power of two <= v (v >= 1). */
+int64_t reduce_pow2_floor(int64_t v);
+
 /* --- argument helpers shared by the operators (ops/reduce_plan.c) ------ */
 
 /*

@@ -56,9 +56,8 @@ static bool kind_accepts(reduce_kind k, clops_dtype dt)
     return clops_dtype_is_floating(dt) || !reduce_kind_float_only(k);
 }
 
-/* The work-group size of every reduction kernel on d: 256, or the largest
- * power of two the device allows below that. */
-static size_t red_wg(const clops_device *d)
+/* The work-group size of the reduction kernels (see ops/reduce.h). */
+size_t reduce_wg(const clops_device *d)
 {
     size_t w = 1;
     while (w * 2 <= d->wg_size && w * 2 <= 256)
@@ -89,7 +88,7 @@ static clops_status gen_program(void *vctx, const clops_device *d, strbuf *sb)
     sb_printf(sb,
               "\n#define RWG %zu\n#define TIN_T %s\n#define CT %s\n#define CT4 %s4\n"
               "#define IN_KIND %d\n#define CT_FLOAT %d\n#define PT %s\n",
-              red_wg(d), tin, ct, ct, kind, clops_dtype_is_floating(g->dtype) ? 1 : 0,
+              reduce_wg(d), tin, ct, ct, kind, clops_dtype_is_floating(g->dtype) ? 1 : 0,
               g->dtype == CLOPS_FLOAT64 ? "double" : "float");
     for (int k = 0; k < RK_COUNT; k++) {
         if (!kind_accepts((reduce_kind)k, g->dtype))
@@ -105,7 +104,7 @@ static clops_status get_kernel(clops_device *d, reduce_kind k, clops_dtype dt, i
                                const char *op, host_kernel **out)
 {
     host_kkey key = {{(3ull << 56) | ((uint64_t)k << 16) | ((uint64_t)which << 8) | (uint64_t)dt,
-                      red_wg(d), 0, 0}};
+                      reduce_wg(d), 0, 0}};
     host_kernel *kern = host_kernel_lookup(d, &key);
     if (!kern) {
         char pname[64], kname[64];
@@ -117,17 +116,17 @@ static clops_status get_kernel(clops_device *d, reduce_kind k, clops_dtype dt, i
         if (st)
             return clops__error_prefix(st, "%s", op);
     }
-    if (kern->wg_size != red_wg(d))
+    if (kern->wg_size != reduce_wg(d))
         return clops__fail(CLOPS_UNSUPPORTED,
                            "%s: kernel %s can run only %zu work items per group on %s, the "
                            "reduction kernels need %zu",
-                           op, kern->name, kern->wg_size, d->label, red_wg(d));
+                           op, kern->name, kern->wg_size, d->label, reduce_wg(d));
     *out = kern;
     return CLOPS_OK;
 }
 
 /* Largest power of two <= v (v >= 1). */
-static int64_t pow2_floor(int64_t v)
+int64_t reduce_pow2_floor(int64_t v)
 {
     int64_t p = 1;
     while (p * 2 <= v)
@@ -151,7 +150,7 @@ static cl_mem mem_of(const clops_tensor *t)
 clops_status reduce_cl_run(const reduce_call *c, const reduce_plan *p)
 {
     clops_device *d = c->x->storage->device;
-    int64_t wg = (int64_t)red_wg(d);
+    int64_t wg = (int64_t)reduce_wg(d);
     reduce_kind kind = c->kind;
     bool index = reduce_kind_has_index(kind);
     /* Strategy (see the file comment). */
@@ -166,7 +165,7 @@ clops_status reduce_cl_run(const reduce_call *c, const reduce_plan *p)
                 S = p->R / 32;
         }
     } else {
-        L = pow2_floor(p->R / 8 > 1 ? p->R / 8 : 1);
+        L = reduce_pow2_floor(p->R / 8 > 1 ? p->R / 8 : 1);
         if (L > wg)
             L = wg;
         vec = p->rd == 1 && p->ris[0] == 1 && (!index || p->rlm[0] == 1);
@@ -231,7 +230,7 @@ clops_status reduce_cl_run(const reduce_call *c, const reduce_plan *p)
     size_t global = (size_t)(((p->O + per_group - 1) / per_group) * S * wg);
     st = host_launch(d, k1, na, args, global);
     if (!st && S > 1) {
-        cl_int mL = (cl_int)(S < wg ? pow2_floor(S) : wg);
+        cl_int mL = (cl_int)(S < wg ? reduce_pow2_floor(S) : wg);
         na = 0;
         args[na++] = (host_arg){sizeof pm, &pm};
         args[na++] = (host_arg){sizeof mL, &mL};

@@ -116,6 +116,14 @@ def data(dt, shape, special=True, seed=0):
     return x.to(dt).reshape(shape)
 
 
+def write(out, cases):
+    with open(out, "w") as f:
+        f.write("[\n")
+        f.write(",\n".join(json.dumps(c, sort_keys=True) for c in cases))
+        f.write("\n]\n")
+    print(f"{out}: {len(cases)} cases")
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__),
                                                               "golden_reduce.json")
@@ -215,11 +223,7 @@ def main():
     case("sum", torch.tensor([2**62, 2**62, 2**62], dtype=torch.int64), None)
     case("prod", torch.tensor([200, 2], dtype=torch.uint8), None)
     case("any", torch.tensor([0, 7], dtype=torch.uint8))
-    with open(out, "w") as f:
-        f.write("[\n")
-        f.write(",\n".join(json.dumps(c, sort_keys=True) for c in CASES))
-        f.write("\n]\n")
-    print(f"{out}: {len(CASES)} cases")
+    write(out, CASES)
 
 
 if __name__ == "__main__":
