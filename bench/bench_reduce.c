@@ -7,7 +7,8 @@
  * Cases (issue 13): float32 [N, N] (N = 8192) sum over rows (dim 1), over
  * columns (dim 0) and over everything, mean, amax and var over rows,
  * argmax over rows; sum over rows of [M, 64] (M = 2^20) in float32 and
- * bfloat16.  Each is timed through the public API into a preallocated
+ * bfloat16; softmax and log_softmax over rows of [N, N] float32 and softmax
+ * of bfloat16.  Each is timed through the public API into a preallocated
  * out= tensor (so the allocator is not measured), as the median of
  * batches of back-to-back calls ended by one clFinish; bandwidth counts the
  * bytes read and written once.  bench/torch_reduce.py runs the same cases
@@ -28,7 +29,7 @@ typedef struct red_ctx {
     int64_t dim;
 } red_ctx;
 
-enum { K_SUM, K_MEAN, K_AMAX, K_VAR, K_ARGMAX, K_SUM_ALL };
+enum { K_SUM, K_MEAN, K_AMAX, K_VAR, K_ARGMAX, K_SUM_ALL, K_SOFTMAX, K_LOG_SOFTMAX };
 
 static clops_status run_red(void *vctx)
 {
@@ -45,6 +46,10 @@ static clops_status run_red(void *vctx)
         return clops_argmax_out(c->x, &c->dim, false, c->out);
     case K_SUM_ALL:
         return clops_sum_out(c->x, CLOPS_DTYPE_NONE, c->out);
+    case K_SOFTMAX:
+        return clops__softmax_out(c->x, c->dim, false, c->out);
+    case K_LOG_SOFTMAX:
+        return clops__log_softmax_out(c->x, c->dim, false, c->out);
     default:
         return clops_sum_intlist_out(c->x, &c->dim, 1, false, CLOPS_DTYPE_NONE, c->out);
     }
@@ -68,6 +73,9 @@ static const red_spec specs[] = {
     {"argmax_rows_f32", K_ARGMAX, CLOPS_FLOAT32, 0, 1},
     {"sum_short_rows_f32", K_SUM, CLOPS_FLOAT32, 1, 1},
     {"sum_short_rows_bf16", K_SUM, CLOPS_BFLOAT16, 1, 1},
+    {"softmax_rows_f32", K_SOFTMAX, CLOPS_FLOAT32, 0, 1},
+    {"log_softmax_rows_f32", K_LOG_SOFTMAX, CLOPS_FLOAT32, 0, 1},
+    {"softmax_rows_bf16", K_SOFTMAX, CLOPS_BFLOAT16, 0, 1},
 };
 
 /* Makes the input and output of spec s; bytes moved into *bytes. */
@@ -80,10 +88,12 @@ static bool setup(const red_spec *s, clops_device *d, int64_t n, int64_t m, red_
     int64_t sizes[2] = {s->shape ? m : n, s->shape ? 64 : n};
     if (clops_full(d, s->dt, 2, sizes, clops_scalar_float(1.0), &c->x) != CLOPS_OK)
         return false;
-    int64_t outn = s->kind == K_SUM_ALL ? 1 : sizes[1 - s->dim];
+    bool rowwise = s->kind == K_SOFTMAX || s->kind == K_LOG_SOFTMAX;
+    int64_t outn = s->kind == K_SUM_ALL ? 1 : rowwise ? sizes[0] * sizes[1] : sizes[1 - s->dim];
     clops_dtype odt = s->kind == K_ARGMAX ? CLOPS_INT64 : s->dt;
-    int nd = s->kind == K_SUM_ALL ? 0 : 1;
-    if (clops_full(d, odt, nd, &outn, clops_scalar_float(0.0), &c->out) != CLOPS_OK)
+    int nd = s->kind == K_SUM_ALL ? 0 : rowwise ? 2 : 1;
+    if (clops_full(d, odt, nd, rowwise ? sizes : &outn, clops_scalar_float(0.0), &c->out) !=
+        CLOPS_OK)
         return false;
     *bytes = (double)(sizes[0] * sizes[1]) * (double)clops_dtype_size(s->dt) +
              (double)outn * (double)clops_dtype_size(odt);

@@ -84,6 +84,12 @@ def main():
         so = torch.empty(m, device=dev, dtype=dt)
         es = s.element_size()
         case(name, lambda s=s, so=so: torch.sum(s, 1, out=so), es * (m * 64 + m))
+    y = torch.empty_like(x)
+    case("softmax_rows_f32", lambda: torch._softmax(x, 1, False, out=y), 8 * n * n)
+    case("log_softmax_rows_f32", lambda: torch._log_softmax(x, 1, False, out=y), 8 * n * n)
+    xb = torch.ones(n, n, device=dev, dtype=torch.bfloat16)
+    yb = torch.empty_like(xb)
+    case("softmax_rows_bf16", lambda: torch._softmax(xb, 1, False, out=yb), 4 * n * n)
     name = torch.cuda.get_device_name() if cuda else f"cpu ({torch.get_num_threads()} threads)"
     if args.json:
         with open(args.json, "w") as f:
