@@ -15,9 +15,10 @@
 #include <string.h>
 
 #include "host/host.h"
+#include "ops/core.h"
 #include "ops/norm.h"
 #include "ops/reduce.h"
-#include "ops_generated.h"
+#include "ops/kernels_generated.h"
 
 /* OpenCL storage type and kind (0 plain, 1 half, 2 bfloat16) of dt. */
 static const char *cl_type(clops_dtype dt, int *kind)

@@ -12,7 +12,7 @@
 
 #include "host/host.h"
 #include "ops/reduce.h"
-#include "ops_generated.h"
+#include "ops/kernels_generated.h"
 
 /* amax/amin over a dim list (empty: every dim). */
 static clops_status amax_like(const char *op, pw_variant variant, clops_tensor *dst,

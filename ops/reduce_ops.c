@@ -14,7 +14,7 @@
 
 #include "host/host.h"
 #include "ops/reduce.h"
-#include "ops_generated.h"
+#include "ops/kernels_generated.h"
 
 /* "<op>: ... Got: <dtype>" failures name the input and its device. */
 static clops_status dtype_fail(const char *op, const char *what, const clops_tensor *x,

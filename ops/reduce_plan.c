@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "host/host.h"
+#include "ops/core.h"
 #include "ops/reduce.h"
 
 static const char *const kind_names[RK_COUNT] = {
