@@ -145,3 +145,82 @@ norm_softmax_backward(global const TIN_T *g, long goff, global const TIN_T *yv, 
         STY(out, ooff + i, logm ? gv - exp(yy) * acc : yy * (gv - acc));
     }
 }
+
+/* layer_norm (flags & 4 == 0) or rms_norm (flags & 4) of rows of n
+ * contiguous elements: y = (x - mean) * rstd * w + b, or x * rstd * w, with
+ * rstd = 1 / sqrt(var + eps) (biased variance; Welford per lane, Chan's
+ * merge) or 1 / sqrt(mean(x^2) + eps).  w and b (flags 1 and 2, contiguous
+ * from woff and boff) are in the compute type; with flags & 8 the row's mean and rstd go to mean[row] and
+ * rstd[row] (compute type). */
+__kernel __attribute__((reqd_work_group_size(RWG, 1, 1))) void
+norm_layer(global const TIN_T *x, long xoff, global const CT *w, long woff, global const CT *b,
+           long boff, int flags,
+           global TOUT_T *y, long yoff, global CT *mean, global CT *rstd, long rows, long n,
+           int L, CT eps)
+{
+    local CT lmean[RWG], lm2[RWG];
+    local long lcnt[RWG];
+    long inner = 1;
+    NORM_ROW
+    bool rms = (flags & 4) != 0;
+    CT m = (CT)0, m2 = (CT)0;
+    long cnt = 0;
+    if (live)
+        for (long j = lane; j < n; j += L) {
+            CT v = LDX(x, xoff + base + j);
+            if (rms) {
+                m2 += v * v;
+            } else {
+                cnt++;
+                CT d = v - m;
+                m += d / (CT)cnt;
+                m2 += d * (v - m);
+            }
+        }
+    lmean[lid] = m;
+    lm2[lid] = m2;
+    lcnt[lid] = cnt;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int h = L / 2; h > 0; h >>= 1) {
+        if (lane < h) {
+            CT bm = lmean[lid + h], bm2 = lm2[lid + h];
+            long bn = lcnt[lid + h];
+            if (rms) {
+                m2 += bm2;
+            } else if (bn > 0) {
+                if (cnt == 0) {
+                    m = bm;
+                    m2 = bm2;
+                    cnt = bn;
+                } else {
+                    long nn = cnt + bn;
+                    CT d = bm - m, f = (CT)bn / (CT)nn;
+                    m += d * f;
+                    m2 += bm2 + d * d * (CT)cnt * f;
+                    cnt = nn;
+                }
+            }
+            lmean[lid] = m;
+            lm2[lid] = m2;
+            lcnt[lid] = cnt;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    m = rms ? (CT)0 : lmean[lid - lane];
+    CT var = lm2[lid - lane] / (CT)n;
+    CT rs = (CT)1 / sqrt(var + eps);
+    if (!live)
+        return;
+    if ((flags & 8) && lane == 0) {
+        mean[row] = m;
+        rstd[row] = rs;
+    }
+    for (long j = lane; j < n; j += L) {
+        CT v = (LDX(x, xoff + base + j) - m) * rs;
+        if (flags & 1)
+            v *= w[woff + j];
+        if (flags & 2)
+            v += b[boff + j];
+        STY(y, yoff + base + j, v);
+    }
+}

@@ -9,7 +9,8 @@
  * devices run cl_kernels/norm.cl with L lanes per row: L near n/8 (at most
  * the work-group size) when rows are contiguous (inner == 1), else 1 (rows
  * interleaved in memory: neighbouring items read neighbouring elements).
- * One program per (input dtype, output dtype) holds every kernel.
+ * One program per (input dtype, output dtype) holds every kernel (layer
+ * and rms norm too: ops/norm_layer.c).
  */
 #include <stdio.h>
 #include <string.h>
@@ -57,10 +58,10 @@ static clops_status gen_program(void *vctx, const clops_device *d, strbuf *sb)
     return sb->failed ? CLOPS__HOST_OOM("normalization program source") : CLOPS_OK;
 }
 
-/* The kernel `name` (0 softmax, 1 backward) for the dtype pair. */
-static clops_status get_kernel(clops_device *d, int which, clops_dtype in, clops_dtype out,
-                               const char *op, host_kernel **k)
+clops_status norm_get_kernel(clops_device *d, int which, clops_dtype in, clops_dtype out,
+                            const char *op, host_kernel **k)
 {
+    static const char *const names[] = {"norm_softmax", "norm_softmax_backward", "norm_layer"};
     host_kkey key = {{(4ull << 56) | ((uint64_t)which << 16) | ((uint64_t)in << 8) | out,
                       reduce_wg(d), 0, 0}};
     *k = host_kernel_lookup(d, &key);
@@ -68,8 +69,7 @@ static clops_status get_kernel(clops_device *d, int which, clops_dtype in, clops
         char pname[64];
         snprintf(pname, sizeof pname, "norm/%s-%s", clops_dtype_name(in), clops_dtype_name(out));
         gen_ctx g = {in, out};
-        host_kernel_request req = {pname, which ? "norm_softmax_backward" : "norm_softmax",
-                                   gen_program, &g, NULL};
+        host_kernel_request req = {pname, names[which], gen_program, &g, NULL};
         clops_status st = host_kernel_get(d, &key, &req, k);
         if (st)
             return clops__error_prefix(st, "%s", op);
@@ -110,7 +110,7 @@ static clops_status run_rows(const char *op, int which, bool logm, const clops_t
         return which ? norm_ref_softmax_backward(a, b, y, rows, n, inner, logm)
                      : norm_ref_softmax(a, y, rows, n, inner, logm);
     host_kernel *k = NULL;
-    clops_status st = get_kernel(d, which, a->dtype, y->dtype, op, &k);
+    clops_status st = norm_get_kernel(d, which, a->dtype, y->dtype, op, &k);
     if (st)
         return st;
     int64_t wg = (int64_t)reduce_wg(d);

@@ -63,3 +63,33 @@ clops_status norm_ref_softmax_backward(const clops_tensor *g, const clops_tensor
     }
     return CLOPS_OK;
 }
+
+clops_status norm_ref_layer(const clops_tensor *x, const clops_tensor *w, const clops_tensor *b,
+                            clops_tensor *y, clops_tensor *mean, clops_tensor *rstd, int64_t rows,
+                            int64_t n, double eps, bool rms)
+{
+    for (int64_t r = 0; r < rows; r++) {
+        double s = 0, s2 = 0;
+        for (int64_t j = 0; j < n; j++)
+            s += ld(x, r * n + j);
+        double m = rms ? 0 : s / (double)n;
+        for (int64_t j = 0; j < n; j++) {
+            double d = ld(x, r * n + j) - m;
+            s2 += d * d;
+        }
+        double rs = 1.0 / sqrt(s2 / (double)n + eps);
+        if (mean)
+            st(mean, r, m);
+        if (rstd)
+            st(rstd, r, rs);
+        for (int64_t j = 0; j < n; j++) {
+            double v = (ld(x, r * n + j) - m) * rs;
+            if (w)
+                v *= ld(w, j);
+            if (b)
+                v += ld(b, j);
+            st(y, r * n + j, v);
+        }
+    }
+    return CLOPS_OK;
+}

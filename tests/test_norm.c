@@ -71,6 +71,44 @@ static void test_row_strategies_match_the_reference(void **state)
     ct_clear_context();
 }
 
+/* layer_norm and rms_norm over long rows (a whole group per row, Welford
+ * states merged by the tree) and short rows, with weight and bias, against
+ * the CPU reference; the statistics too. */
+static void test_layer_norm_rows_match_the_reference(void **state)
+{
+    (void)state;
+    static const int64_t shapes[][2] = {{6, 5000}, {300, 64}, {17, 3}};
+    clops_device *devs[CT_MAX_DEVICES];
+    int n = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < n; di++) {
+        ct_set_device(devs[di]);
+        for (size_t si = 0; si < CT_COUNT(shapes); si++) {
+            ct_set_case("layer_norm [%lld, %lld]", (long long)shapes[si][0],
+                        (long long)shapes[si][1]);
+            clops_tensor *x = ct_random(devs[di], CLOPS_FLOAT32, 2, shapes[si], CT_TRANSPOSED,
+                                        PW_DOMAIN_SMALL, 11);
+            clops_tensor *w = ct_random(devs[di], CLOPS_FLOAT32, 1, &shapes[si][1], CT_SLICED,
+                                        PW_DOMAIN_SMALL, 12);
+            clops_tensor *b = ct_random(devs[di], CLOPS_FLOAT32, 1, &shapes[si][1],
+                                        CT_CONTIGUOUS, PW_DOMAIN_SMALL, 13);
+            clops_tensor *xc = ct_to_cpu(x), *wc = ct_to_cpu(w), *bc = ct_to_cpu(b);
+            clops_tensor *o[3] = {NULL}, *oc[3] = {NULL}, *r = NULL, *rc = NULL;
+            CT_OK(clops_native_layer_norm(x, &shapes[si][1], 1, w, b, 1e-5, &o[0], &o[1], &o[2]));
+            CT_OK(clops_native_layer_norm(xc, &shapes[si][1], 1, wc, bc, 1e-5, &oc[0], &oc[1],
+                                          &oc[2]));
+            for (int i = 0; i < 3; i++)
+                CT_ASSERT_CLOSE(o[i], oc[i], ct_tol_ulp_atol(64, 1e-5));
+            CT_OK(clops_rms_norm(x, &shapes[si][1], 1, w, NULL, &r));
+            CT_OK(clops_rms_norm(xc, &shapes[si][1], 1, wc, NULL, &rc));
+            CT_ASSERT_CLOSE(r, rc, ct_tol_ulp_atol(64, 1e-5));
+            clops_tensor *ts[] = {x, w, b, xc, wc, bc, o[0], o[1], o[2], oc[0], oc[1], oc[2], r, rc};
+            for (size_t i = 0; i < CT_COUNT(ts); i++)
+                clops_tensor_release(ts[i]);
+        }
+    }
+    ct_clear_context();
+}
+
 /* half_to_float: a float16 input gives the float32 softmax of its values;
  * other dtypes are refused as PyTorch's CUDA kernels refuse them. */
 static void test_half_to_float_gives_float32(void **state)
@@ -104,6 +142,7 @@ int main(void)
         cmocka_unit_test(test_softmax_matches_pytorch),
         cmocka_unit_test(test_row_strategies_match_the_reference),
         cmocka_unit_test(test_half_to_float_gives_float32),
+        cmocka_unit_test(test_layer_norm_rows_match_the_reference),
     };
     return cmocka_run_group_tests(tests, NULL, ct_teardown_group);
 }

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Writes tests/data/golden_norm.json: PyTorch's CPU results for the
 normalization ops of clops (dispatch/ops/norm.yaml): _softmax, _log_softmax
-and their backward ops on every floating dtype, over the last, first and a
+and their backward ops, native_layer_norm, rms_norm and _fused_rms_norm on
+every floating dtype (layer norm also on a large mean and with mismatched
+shapes), over the last, first and a
 middle dim, with rows holding NaN, +inf and only -inf, zero-dim and empty
 inputs, and the calls PyTorch refuses (integer inputs).  The format and the
 case helper are those of gen_golden_reduce.py; tests/test_norm.c replays the
@@ -38,6 +40,19 @@ def main():
                 y = fw(x.double(), d).to(dt)
                 go = g.data(dt, [3, 4, 5], special=False, seed=4)
                 g.case(f, go, y, d, dt)
+        # layer and rms norm: with and without weight/bias, large means
+        w = g.data(dt, [5], special=False, seed=5)
+        b = g.data(dt, [5], special=False, seed=6)
+        big = (g.data(torch.float64, [3, 4, 5], special=False, seed=7) + 1000).to(dt)
+        for t in (x, big):
+            g.case("native_layer_norm", t, [5], w, b, 1e-5)
+            g.case("native_layer_norm", t, [4, 5], None, None, 1e-5)
+            g.case("rms_norm", t, [5], w, None)
+            g.case("rms_norm", t, [5], None, 1e-6)
+            g.case("_fused_rms_norm", t, [5], w, None)
+        g.case("native_layer_norm", torch.zeros(0, 5, dtype=dt), [5], w, b, 1e-5)
+        g.case("native_layer_norm", x, [4], w, b, 1e-5)
+        g.case("native_layer_norm", x, [5], w[:4], b, 1e-5)
     g.case("_softmax", torch.arange(6).reshape(2, 3), 1, False)
     g.case("_softmax", torch.ones(2, 3), 2, False)
     g.write(out, g.CASES)
