@@ -8,7 +8,10 @@
  * columns (dim 0) and over everything, mean, amax and var over rows,
  * argmax over rows; sum over rows of [M, 64] (M = 2^20) in float32 and
  * bfloat16; softmax and log_softmax over rows of [N, N] float32 and softmax
- * of bfloat16.  Each is timed through the public API into a preallocated
+ * of bfloat16; layer_norm (weight and bias) and rms_norm (weight) over rows
+ * of [N, N] float32 (their results are allocated per call, as PyTorch's
+ * functional calls do; bytes count the input and output, not the
+ * statistics or the weights).  Each is timed through the public API into a preallocated
  * out= tensor (so the allocator is not measured), as the median of
  * batches of back-to-back calls ended by one clFinish; bandwidth counts the
  * bytes read and written once.  bench/torch_reduce.py runs the same cases
@@ -26,10 +29,22 @@
 typedef struct red_ctx {
     int kind;
     clops_tensor *x, *out, *out2;
-    int64_t dim;
+    clops_tensor *w, *b; /* layer/rms norm weight and bias */
+    int64_t dim, n;
 } red_ctx;
 
-enum { K_SUM, K_MEAN, K_AMAX, K_VAR, K_ARGMAX, K_SUM_ALL, K_SOFTMAX, K_LOG_SOFTMAX };
+enum {
+    K_SUM,
+    K_MEAN,
+    K_AMAX,
+    K_VAR,
+    K_ARGMAX,
+    K_SUM_ALL,
+    K_SOFTMAX,
+    K_LOG_SOFTMAX,
+    K_LAYER_NORM,
+    K_RMS_NORM
+};
 
 static clops_status run_red(void *vctx)
 {
@@ -50,6 +65,21 @@ static clops_status run_red(void *vctx)
         return clops__softmax_out(c->x, c->dim, false, c->out);
     case K_LOG_SOFTMAX:
         return clops__log_softmax_out(c->x, c->dim, false, c->out);
+    case K_LAYER_NORM: {
+        clops_tensor *o0 = NULL, *o1 = NULL, *o2 = NULL;
+        clops_status st = clops_native_layer_norm(c->x, &c->n, 1, c->w, c->b, 1e-5, &o0, &o1, &o2);
+        clops_tensor_release(o0);
+        clops_tensor_release(o1);
+        clops_tensor_release(o2);
+        return st;
+    }
+    case K_RMS_NORM: {
+        clops_tensor *o = NULL;
+        double eps = 1e-6;
+        clops_status st = clops_rms_norm(c->x, &c->n, 1, c->w, &eps, &o);
+        clops_tensor_release(o);
+        return st;
+    }
     default:
         return clops_sum_intlist_out(c->x, &c->dim, 1, false, CLOPS_DTYPE_NONE, c->out);
     }
@@ -76,6 +106,8 @@ static const red_spec specs[] = {
     {"softmax_rows_f32", K_SOFTMAX, CLOPS_FLOAT32, 0, 1},
     {"log_softmax_rows_f32", K_LOG_SOFTMAX, CLOPS_FLOAT32, 0, 1},
     {"softmax_rows_bf16", K_SOFTMAX, CLOPS_BFLOAT16, 0, 1},
+    {"layer_norm_rows_f32", K_LAYER_NORM, CLOPS_FLOAT32, 0, 1},
+    {"rms_norm_rows_f32", K_RMS_NORM, CLOPS_FLOAT32, 0, 1},
 };
 
 /* Makes the input and output of spec s; bytes moved into *bytes. */
@@ -88,7 +120,12 @@ static bool setup(const red_spec *s, clops_device *d, int64_t n, int64_t m, red_
     int64_t sizes[2] = {s->shape ? m : n, s->shape ? 64 : n};
     if (clops_full(d, s->dt, 2, sizes, clops_scalar_float(1.0), &c->x) != CLOPS_OK)
         return false;
-    bool rowwise = s->kind == K_SOFTMAX || s->kind == K_LOG_SOFTMAX;
+    bool rowwise = s->kind >= K_SOFTMAX;
+    c->n = sizes[1];
+    if (s->kind >= K_LAYER_NORM &&
+        (clops_full(d, s->dt, 1, &sizes[1], clops_scalar_float(1.0), &c->w) != CLOPS_OK ||
+         clops_full(d, s->dt, 1, &sizes[1], clops_scalar_float(0.0), &c->b) != CLOPS_OK))
+        return false;
     int64_t outn = s->kind == K_SUM_ALL ? 1 : rowwise ? sizes[0] * sizes[1] : sizes[1 - s->dim];
     clops_dtype odt = s->kind == K_ARGMAX ? CLOPS_INT64 : s->dt;
     int nd = s->kind == K_SUM_ALL ? 0 : rowwise ? 2 : 1;
@@ -175,6 +212,8 @@ int main(int argc, char **argv)
             clops_tensor_release(c.x);
             clops_tensor_release(c.out);
             clops_tensor_release(c.out2);
+            clops_tensor_release(c.w);
+            clops_tensor_release(c.b);
         }
     }
     if (jf) {

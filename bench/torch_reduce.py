@@ -90,6 +90,11 @@ def main():
     xb = torch.ones(n, n, device=dev, dtype=torch.bfloat16)
     yb = torch.empty_like(xb)
     case("softmax_rows_bf16", lambda: torch._softmax(xb, 1, False, out=yb), 4 * n * n)
+    w = torch.ones(n, device=dev)
+    b = torch.zeros(n, device=dev)
+    case("layer_norm_rows_f32", lambda: torch.ops.aten.native_layer_norm(x, [n], w, b, 1e-5),
+         8 * n * n)
+    case("rms_norm_rows_f32", lambda: torch.ops.aten.rms_norm(x, [n], w, 1e-6), 8 * n * n)
     name = torch.cuda.get_device_name() if cuda else f"cpu ({torch.get_num_threads()} threads)"
     if args.json:
         with open(args.json, "w") as f:
