@@ -9,6 +9,8 @@ inputs, and the calls PyTorch refuses (integer inputs).  The format and the
 case helper are those of gen_golden_reduce.py; tests/test_norm.c replays the
 file.  half_to_float is a CUDA-only feature in PyTorch (the CPU refuses it),
 so it is not in the file; tests/test_norm.c checks it against float32.
+_fused_rms_norm_backward has only a CUDA kernel in PyTorch, so it is not
+here either (the operator suite checks it against the CPU reference).
 
 Usage: python3 gen_golden_norm.py [OUT.json]   (needs torch; CPU only)
 """
@@ -50,6 +52,12 @@ def main():
             g.case("rms_norm", t, [5], w, None)
             g.case("rms_norm", t, [5], None, 1e-6)
             g.case("_fused_rms_norm", t, [5], w, None)
+        for t in (x, big):
+            go = g.data(dt, [3, 4, 5], special=False, seed=8)
+            _, mu, rs = torch.ops.aten.native_layer_norm(t, [5], w, b, 1e-5)
+            g.case("native_layer_norm_backward", go, t, [5], mu, rs, w, b, [True, True, True])
+            g.case("native_layer_norm_backward", go, t, [5], mu, rs, None, None,
+                   [True, False, False])
         g.case("native_layer_norm", torch.zeros(0, 5, dtype=dt), [5], w, b, 1e-5)
         g.case("native_layer_norm", x, [4], w, b, 1e-5)
         g.case("native_layer_norm", x, [5], w[:4], b, 1e-5)

@@ -19,6 +19,8 @@ Format: a JSON array, one case per line:
    "nrets": 1,                                             # schema's return count
    "error": 1,                                             # PyTorch raised
    "outputs": [{"dtype": "int64", "shape": [2], "values": [...]}, ...]}
+                                          # ({"none": 1} for a None result;
+                                          #  {"bools": [...]} for bool[N] args)
 Values are strings: repr() of the float ("nan", "inf", "-0.0") or the
 decimal integer.
 
@@ -69,6 +71,8 @@ def enc(a):
         return {"scalar": repr(a)}
     if isinstance(a, torch.dtype):
         return {"dtype": NAMES[a]}
+    if isinstance(a, (list, tuple)) and a and all(isinstance(v, bool) for v in a):
+        return {"bools": list(a)}
     if isinstance(a, (list, tuple)):
         return {"ints": list(a)}
     raise TypeError(a)
@@ -92,7 +96,8 @@ def case(func, *args, scalar_int=()):
     try:
         r = fn(*pos, **kw)
         rs = r if isinstance(r, (tuple, list)) else (r,)
-        row["outputs"] = [{"dtype": NAMES[o.dtype], "shape": list(o.shape), "values": vals(o)}
+        row["outputs"] = [{"none": 1} if o is None else
+                          {"dtype": NAMES[o.dtype], "shape": list(o.shape), "values": vals(o)}
                           for o in rs]
     except Exception:  # noqa: BLE001 - any refusal is what we record
         row["error"] = 1

@@ -103,6 +103,7 @@ typedef struct replay {
     clops_value args[MAX_ARGS];
     int nargs;
     int64_t ints[MAX_ARGS][8];
+    bool bools[MAX_ARGS][8];
     double scale; /* largest |finite input| */
     int64_t len;  /* input elements */
 } replay;
@@ -136,6 +137,13 @@ static void build_args(const cJSON *jargs, clops_device *dev, replay *r)
             for (const cJSON *s = it->child; s; s = s->next)
                 r->ints[r->nargs][n++] = (int64_t)s->valuedouble;
             *v = clops_value_ints(r->ints[r->nargs], n);
+        } else if ((it = cJSON_GetObjectItem(a, "bools"))) {
+            int n = 0;
+            for (const cJSON *s = it->child; s && n < 8; s = s->next)
+                r->bools[r->nargs][n++] = cJSON_IsTrue(s);
+            v->tag = CLOPS_V_BOOL_LIST;
+            v->v.bools.data = r->bools[r->nargs];
+            v->v.bools.len = n;
         } else if ((it = cJSON_GetObjectItem(a, "int"))) {
             *v = clops_value_int((int64_t)it->valuedouble);
         } else if ((it = cJSON_GetObjectItem(a, "bool"))) {
@@ -231,9 +239,13 @@ void ct_replay_golden(const char *name)
             } else {
                 CT_ASSERT_MSG(st == CLOPS_OK, "failed: %s", clops_last_error());
                 int j = 0;
-                for (const cJSON *o = outs->child; o && st == CLOPS_OK; o = o->next, j++)
+                for (const cJSON *o = outs->child; o && st == CLOPS_OK; o = o->next, j++) {
+                    bool none = cJSON_GetObjectItem(o, "none") != NULL;
+                    CT_ASSERT_MSG(none == (rets[j].tag == CLOPS_V_NONE),
+                                  "result %d: PyTorch gives %s", j, none ? "None" : "a tensor");
                     if (rets[j].tag == CLOPS_V_TENSOR)
                         check_output(rets[j].v.t, o, &r);
+                }
             }
             for (int j = 0; j < nrets; j++)
                 clops_value_clear(&rets[j]);

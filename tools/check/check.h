@@ -181,8 +181,9 @@ typedef struct chk_argval {
     double f;
     bool b;
     clops_dtype dtype;
-    int nints;
+    int nints; /* entries of ints, or of bools for a bool list */
     int64_t ints[CLOPS_MAX_DIMS];
+    bool bools[CLOPS_MAX_DIMS];
     char str[32];
 } chk_argval;
 
