@@ -17,7 +17,7 @@
 #include "host/host.h"
 
 /* Seconds on a monotonic clock. */
-static double now(void)
+static inline double now(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -25,7 +25,7 @@ static double now(void)
 }
 
 /* Ascending order of doubles. */
-static int cmp_double(const void *a, const void *b)
+static inline int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
@@ -41,7 +41,7 @@ typedef struct bench_case {
 } bench_case;
 
 /* Median seconds per call over `batches` batches of `reps` calls. */
-static double time_calls(clops_device *d, clops_status (*run)(void *), void *ctx, int reps,
+static inline double time_calls(clops_device *d, clops_status (*run)(void *), void *ctx, int reps,
                          int batches, clops_status *st)
 {
     double t[16];
@@ -78,7 +78,7 @@ static const char copy_src[] =
     "        dst[i] = src[i];\n"
     "}\n";
 
-static clops_status copy_source(void *ctx, const clops_device *d, strbuf *sb)
+static inline clops_status copy_source(void *ctx, const clops_device *d, strbuf *sb)
 {
     (void)ctx;
     (void)d;
@@ -86,7 +86,7 @@ static clops_status copy_source(void *ctx, const clops_device *d, strbuf *sb)
     return CLOPS_OK;
 }
 
-static clops_status run_copy(void *vctx)
+static inline clops_status run_copy(void *vctx)
 {
     copy_ctx *c = vctx;
     host_arg args[3] = {{sizeof c->dst, &c->dst}, {sizeof c->src, &c->src}, {sizeof c->n4, &c->n4}};
@@ -94,7 +94,7 @@ static clops_status run_copy(void *vctx)
 }
 
 /* Measures the copy peak of d in GB/s (0 on failure). */
-static double copy_peak(clops_device *d, int64_t n1, int reps)
+static inline double copy_peak(clops_device *d, int64_t n1, int reps)
 {
     copy_ctx c = {0};
     c.d = d;
@@ -129,7 +129,7 @@ typedef struct bench_args {
 
 /* Parses argv into a (defaults: every device, scale 1, 20 reps); prints the
  * usage line of `prog` and returns false on a bad argument. */
-static bool bench_parse_args(int argc, char **argv, const char *prog, bench_args *a)
+static inline bool bench_parse_args(int argc, char **argv, const char *prog, bench_args *a)
 {
     a->nsel = 0;
     a->reps = 20;
@@ -156,7 +156,7 @@ static bool bench_parse_args(int argc, char **argv, const char *prog, bench_args
 }
 
 /* Whether device d is selected (every OpenCL device when none is named). */
-static bool bench_wanted(const bench_args *a, clops_device *d)
+static inline bool bench_wanted(const bench_args *a, clops_device *d)
 {
     bool wanted = a->nsel == 0;
     for (int s = 0; s < a->nsel; s++) {

@@ -302,6 +302,13 @@ char *ct_format_index(char *buf, size_t cap, int ndim, const int64_t *sizes, int
  * fails the test when a case failed or errored. */
 void ct_check_ops_range(char first, char last);
 
+/* --- golden files (tests/support/ct_golden.c) ------------------------------ */
+
+/* Replays every case of tests/data/<name> (PyTorch's results, the format of
+ * tests/data/gen_golden_reduce.py) on every device under test; skips the
+ * test, saying so, when the file is absent. */
+void ct_replay_golden(const char *name);
+
 /* --- files (tests/support/ct_files.c) ---------------------------------------- */
 
 /* Creates a fresh directory under $TMPDIR (or /tmp) named

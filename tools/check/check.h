@@ -101,6 +101,10 @@ typedef enum chk_role {
     CHK_ROLE_VALUE    /* everything else: Scalar, int, float, bool, str, lists, dtypes */
 } chk_role;
 
+/* reduce_dim of a reduction over every element of its argument (hint
+ * `reduction: all`). */
+#define CHK_REDUCE_ALL (-1000)
+
 typedef struct chk_opinfo {
     const clops_op *op;
     const char *name;          /* "add.Tensor" (the registry's string) */
@@ -125,7 +129,8 @@ typedef struct chk_opinfo {
                                           tensors), CLOPS_DTYPE_NONE: the case's */
     double ulp;                        /* float tolerance in ULPs (see chk_tolerance) */
     double atol;                       /* absolute floor (0: none) */
-    int reduce_arg, reduce_dim;        /* reduction length: dim of arg (-1: none) */
+    int reduce_arg, reduce_dim;        /* reduction length: dim of arg (-1: none;
+                                          CHK_REDUCE_ALL: every element of arg) */
     uint32_t dtypes;                   /* dtypes to try (mask), before the set's */
     char skip[192];                    /* non-empty: the op is not checkable by value */
     cJSON *hints;                      /* parsed hints (owned), or NULL */
@@ -178,8 +183,9 @@ typedef struct chk_argval {
     double f;
     bool b;
     clops_dtype dtype;
-    int nints;
+    int nints; /* entries of ints, or of bools for a bool list */
     int64_t ints[CLOPS_MAX_DIMS];
+    bool bools[CLOPS_MAX_DIMS];
     char str[32];
 } chk_argval;
 

@@ -30,6 +30,11 @@ clops_value chk_arg_value(const chk_argval *a)
         return clops_value_bool(a->b);
     case CLOPS_V_INT_LIST:
         return clops_value_ints(a->ints, a->nints);
+    case CLOPS_V_BOOL_LIST:
+        v.tag = CLOPS_V_BOOL_LIST;
+        v.v.bools.data = a->bools;
+        v.v.bools.len = a->nints;
+        return v;
     case CLOPS_V_DTYPE:
         return clops_value_dtype(a->dtype);
     case CLOPS_V_STRING:
@@ -71,6 +76,13 @@ static bool store_value(chk_argval *out, const clops_value *v)
         if (v->v.ints.len)
             memcpy(out->ints, v->v.ints.data, sizeof(int64_t) * (size_t)v->v.ints.len);
         return true;
+    case CLOPS_V_BOOL_LIST:
+        if (v->v.bools.len > CLOPS_MAX_DIMS)
+            return false;
+        out->nints = v->v.bools.len;
+        if (v->v.bools.len)
+            memcpy(out->bools, v->v.bools.data, sizeof(bool) * (size_t)v->v.bools.len);
+        return true;
     case CLOPS_V_DTYPE:
         out->dtype = v->v.dtype;
         return true;
@@ -101,6 +113,27 @@ bool chk_value_from_hint(const chk_opinfo *info, int i, const cJSON *v, chk_argv
     out->role = CHK_ROLE_VALUE;
     if (cJSON_IsNull(v)) {
         out->tag = CLOPS_V_NONE;
+        return true;
+    }
+    /* JSON has no infinities or NaN: "inf", "-inf" and "nan" stand for them
+     * where a Scalar or float is expected. */
+    double special = 0;
+    bool is_special = cJSON_IsString(v) && (a->type.base == SCHEMA_SCALAR ||
+                                            a->type.base == SCHEMA_FLOAT) && !a->type.is_list;
+    if (is_special) {
+        if (strcmp(v->valuestring, "inf") == 0)
+            special = INFINITY;
+        else if (strcmp(v->valuestring, "-inf") == 0)
+            special = -INFINITY;
+        else if (strcmp(v->valuestring, "nan") == 0)
+            special = NAN;
+        else
+            is_special = false;
+    }
+    if (is_special) {
+        out->tag = a->type.base == SCHEMA_SCALAR ? CLOPS_V_SCALAR : CLOPS_V_FLOAT;
+        out->s = clops_scalar_float(special);
+        out->f = special;
         return true;
     }
     switch (a->type.base) {
@@ -144,6 +177,15 @@ bool chk_value_from_hint(const chk_opinfo *info, int i, const cJSON *v, chk_argv
         out->f = v->valuedouble;
         return true;
     case SCHEMA_BOOL:
+        if (a->type.is_list && cJSON_IsArray(v) && cJSON_GetArraySize(v) <= CLOPS_MAX_DIMS) {
+            out->tag = CLOPS_V_BOOL_LIST;
+            for (const cJSON *e = v->child; e; e = e->next) {
+                if (!cJSON_IsBool(e))
+                    goto bad;
+                out->bools[out->nints++] = cJSON_IsTrue(e);
+            }
+            return true;
+        }
         if (!cJSON_IsBool(v))
             break;
         out->tag = CLOPS_V_BOOL;
@@ -298,6 +340,15 @@ void chk_value_text(const chk_opinfo *info, int i, const chk_argval *a, char *bu
     case CLOPS_V_DTYPE:
         snprintf(buf, cap, "%s=%s", n, clops_dtype_name(a->dtype));
         break;
+    case CLOPS_V_BOOL_LIST: {
+        size_t len = (size_t)snprintf(buf, cap, "%s=[", n);
+        for (int k = 0; k < a->nints && len < cap; k++)
+            len += (size_t)snprintf(buf + len, cap - len, "%s%s", k ? ", " : "",
+                                    a->bools[k] ? "True" : "False");
+        if (len < cap)
+            snprintf(buf + len, cap - len, "]");
+        break;
+    }
     case CLOPS_V_INT_LIST: {
         char shape[CLOPS_MAX_DIMS * 22 + 4];
         snprintf(buf, cap, "%s=%s", n, clops__fmt_shape(shape, sizeof shape, a->nints, a->ints));

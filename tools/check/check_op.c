@@ -250,7 +250,10 @@ static clops_status apply_hints(chk_opinfo *info, const char *text)
         }
     }
     it = chk_hint(info, "reduction");
-    if (cJSON_IsNumber(it)) {
+    if (cJSON_IsString(it) && strcmp(it->valuestring, "all") == 0) {
+        info->reduce_arg = tensor_input_index(info, 0);
+        info->reduce_dim = CHK_REDUCE_ALL;
+    } else if (cJSON_IsNumber(it)) {
         info->reduce_arg = tensor_input_index(info, 0);
         info->reduce_dim = it->valueint;
     } else if (cJSON_IsArray(it) && cJSON_GetArraySize(it) == 2) {

@@ -17,6 +17,8 @@ static int64_t reduce_len(const chk_opinfo *info, const chk_case *c)
     if (info->reduce_arg < 0 || info->reduce_arg >= c->nargs)
         return 0;
     const chk_tspec *t = &c->args[info->reduce_arg].t;
+    if (info->reduce_dim == CHK_REDUCE_ALL)
+        return chk_numel(t->ndim, t->sizes);
     int d = info->reduce_dim < 0 ? t->ndim + info->reduce_dim : info->reduce_dim;
     if (d < 0 || d >= t->ndim)
         return 0;

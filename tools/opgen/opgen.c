@@ -92,7 +92,8 @@ static yaml_node_t *map_get(yaml_document_t *doc, yaml_node_t *map, const char *
 
 static const char *const known_keys[] = {"func",      "tags",       "variants", "out_overload",
                                          "cname",     "kernel",     "kernels",  "pointwise",
-                                         "structured", "variant",   "device_check", "check", NULL};
+                                         "structured", "variant",   "device_check", "check", "out_arg",
+                                         NULL};
 
 /* Index of a dispatch key name, or -1. */
 static int key_index(const char *name)
@@ -183,12 +184,22 @@ static op_schema *parse_schema(const char *file, int line, const char *text)
     return s;
 }
 
-/* Builds the schema text of a derived variant of a functional schema. */
-static char *derive_schema(const op_schema *f, gen_variant v, const char *out_overload)
+/* Builds the schema text of a derived variant of a functional schema;
+ * out_arg (NULL: "out") names the out variant's written argument. */
+static char *derive_schema(const op_schema *f, gen_variant v, const char *out_overload,
+                           const char *out_arg)
 {
     strbuf sb = STRBUF_INIT;
     schema_derive_variant(&sb, f, v == GEN_INPLACE, out_overload);
-    return sb_take(&sb);
+    char *text = sb_take(&sb);
+    const char *mark = "Tensor(a!) out)";
+    char *at = text && v == GEN_OUT && out_arg ? strstr(text, mark) : NULL;
+    if (!at)
+        return text;
+    strbuf r = STRBUF_INIT;
+    sb_printf(&r, "%.*sTensor(a!) %s)%s", (int)(at - text), text, out_arg, at + strlen(mark));
+    free(text);
+    return sb_take(&r);
 }
 
 /* Index of the written argument of an in-place/out schema. */
@@ -457,6 +468,7 @@ static int load_entry(gen_model *m, const char *file, yaml_document_t *doc, yaml
     if (proto.variant != GEN_FUNCTIONAL || s->nrets != 1 || s->rets[0].type.base != SCHEMA_TENSOR)
         return fail(file, line, "`variants` needs a functional schema returning one Tensor");
     const char *out_ov = scalar(doc, map_get(doc, e, "out_overload"));
+    const char *out_arg = scalar(doc, map_get(doc, e, "out_arg"));
     for (yaml_node_item_t *it = vars->data.sequence.items.start;
          vars->type == YAML_SEQUENCE_NODE && it < vars->data.sequence.items.top; it++) {
         const char *v = scalar(doc, yaml_document_get_node(doc, *it));
@@ -467,7 +479,7 @@ static int load_entry(gen_model *m, const char *file, yaml_document_t *doc, yaml
             gv = GEN_OUT;
         else
             return fail(file, line, "unknown variant '%s' (inplace, out)", v ? v : "?");
-        char *text = derive_schema(s, gv, out_ov);
+        char *text = derive_schema(s, gv, out_ov, out_arg);
         op_schema *ds = text ? parse_schema(file, line, text) : NULL;
         free(text);
         if (!ds)

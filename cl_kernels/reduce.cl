@@ -1,0 +1,531 @@
+/*
+ * cl_kernels/reduce.cl: the reduction kernels (sum, mean, amax, argmax, var,
+ * logsumexp, norms, ...), one template instantiated once per reduction kind.
+ *
+ * The host (ops/reduce_launch.c) builds one program per input dtype: the
+ * prelude (pw_prelude.clh), the type macros of that dtype (TIN_T storage
+ * type, CT compute type, IN_KIND), then this file once per kind with RK (the
+ * kind number, see ops/reduce.h) and KN (its name) defined.  Each kind
+ * defines an accumulator struct and five steps:
+ *   A_INIT(a)          the identity;
+ *   A_ADD(a, x, i)     fold element x (compute type) with logical index i;
+ *   A_MERGE(a, b)      fold the state b of another range into a;
+ *   A_FINAL(a)         write the outputs (y at yo, y2 at yo2) from the state;
+ * pointwise prologues (abs, x*x, NaN skipping) and epilogues (divide for
+ * mean, sqrt for std and the 2-norm) are part of these steps, so a
+ * reduction is one pass over its input.
+ *
+ * Two kernels per kind, both with work-groups of RWG items, local memory
+ * and barriers only, and a reduction order fixed by the shape (the same bits
+ * on every run):
+ *   _row    L lanes per output (L a power of two): lane j folds elements
+ *           j, j+L, ... of its output's range (4-wide vector loads when the
+ *           reduced dimension is contiguous), then a tree in local memory;
+ *           RWG/L outputs per group.  With L = 1 it is the column kernel:
+ *           one output per work item, walking its range sequentially
+ *           (outputs adjacent in memory, so loads coalesce across items).
+ *           With a split S > 1 each group folds one of S chunks and writes
+ *           its state to `part`.
+ *   _merge  folds the S partial states of each output (L lanes per output,
+ *           tree in local memory) and writes the outputs.
+ */
+#ifndef RED_COMMON
+#define RED_COMMON
+#define RCAT_(a, b) a##b
+#define RCAT(a, b) RCAT_(a, b)
+
+/* Loads element i of p as the compute type. */
+#if IN_KIND == 1
+#define LD(p, i) vload_half(0, (p) + (i))
+#define VLD4(p, i) vload_half4(0, (p) + (i))
+#elif IN_KIND == 2
+#define LD(p, i) clops_bf16_to_float((p)[i])
+#define VLD4(p, i) red_bf16x4(vload4(0, (p) + (i)))
+float4 red_bf16x4(ushort4 u)
+{
+    return (float4)(clops_bf16_to_float(u.s0), clops_bf16_to_float(u.s1),
+                    clops_bf16_to_float(u.s2), clops_bf16_to_float(u.s3));
+}
+#else
+#define LD(p, i) ((CT)(p)[i])
+#define VLD4(p, i) RCAT(convert_, CT4)(vload4(0, (p) + (i)))
+#endif
+
+/* Stores compute value v into p[i] as the input's storage type. */
+#if IN_KIND == 1
+#define ST_IN(p, i, v) vstore_half_rte((v), 0, (p) + (i))
+#elif IN_KIND == 2
+#define ST_IN(p, i, v) ((p)[i] = clops_float_to_bf16((float)(v)))
+#elif IN_KIND == 5
+#define ST_IN(p, i, v) ((p)[i] = (uchar)((v) != 0))
+#else
+#define ST_IN(p, i, v) ((p)[i] = (TIN_T)(v))
+#endif
+
+#if CT_FLOAT
+#define CADD(a, b) ((a) + (b))
+#define CMUL(a, b) ((a) * (b))
+#define CT_LOWEST (-(CT)INFINITY)
+#define CT_HIGHEST ((CT)INFINITY)
+#define CISNAN(x) isnan(x)
+#define CABS(x) fabs(x)
+#else
+/* Integer sums and products wrap as two's complement, as PyTorch's do. */
+#define CADD(a, b) ((long)((ulong)(a) + (ulong)(b)))
+#define CMUL(a, b) ((long)((ulong)(a) * (ulong)(b)))
+#define CT_LOWEST LONG_MIN
+#define CT_HIGHEST LONG_MAX
+#define CISNAN(x) 0
+#define CABS(x) ((x) < 0 ? -(x) : (x))
+#endif
+
+/* Offset of the kept coordinates of output o: its input base, or with the
+ * output strides its place in an output. */
+long red_koff(long o, long4 sz, long4 st)
+{
+    long c0 = o % sz.x;
+    o /= sz.x;
+    long c1 = o % sz.y;
+    o /= sz.y;
+    long c2 = o % sz.z;
+    o /= sz.z;
+    return c0 * st.x + c1 * st.y + c2 * st.z + o * st.w;
+}
+#endif /* RED_COMMON */
+
+/* ---- the kind's accumulator ---- */
+#define ACC RCAT(acc_, KN)
+#define KNAME(s) RCAT(RCAT(red_, KN), s)
+#define A_ADD4(a, v, r)                                                                    \
+    do {                                                                                   \
+        A_ADD(a, (v).s0, (r));                                                             \
+        A_ADD(a, (v).s1, (r) + 1);                                                         \
+        A_ADD(a, (v).s2, (r) + 2);                                                         \
+        A_ADD(a, (v).s3, (r) + 3);                                                         \
+    } while (0)
+/* Result storage types: same as the input, int64, or bool/uint8 bytes. */
+#define TOUT_SAME TIN_T
+#define ST_SAME(p, i, v) ST_IN(p, i, v)
+#define ST_LONG(p, i, v) ((p)[i] = (long)(v))
+
+#if RK == 0 || RK == 3 || RK == 1 || RK == 13 || RK == 15
+/* sum (0), mean (3), nansum (1), 1-norm (13), 2-norm (15) */
+typedef struct {
+    CT v;
+} ACC;
+#define A_INIT(a) ((a).v = (CT)0)
+#if RK == 1
+#define A_ADD(a, x, i) ((a).v = CISNAN(x) ? (a).v : CADD((a).v, (x)))
+#elif RK == 13
+#define A_ADD(a, x, i) ((a).v = CADD((a).v, CABS(x)))
+#elif RK == 15
+#define A_ADD(a, x, i) ((a).v = (a).v + (x) * (x))
+#else
+#define A_ADD(a, x, i) ((a).v = CADD((a).v, (x)))
+#endif
+#define A_MERGE(a, b) ((a).v = CADD((a).v, (b).v))
+#if RK == 3
+#define A_FINAL(a) ST_OUT(y, yo, (a).v / (CT)R)
+#elif RK == 15
+#define A_FINAL(a) ST_OUT(y, yo, sqrt((a).v))
+#else
+#define A_FINAL(a) ST_OUT(y, yo, (a).v)
+#endif
+#if CT_FLOAT || RK == 3
+#define TOUT_T TOUT_SAME
+#define ST_OUT ST_SAME
+#else
+#define TOUT_T long
+#define ST_OUT ST_LONG
+#endif
+
+#elif RK == 2
+/* prod */
+typedef struct {
+    CT v;
+} ACC;
+#define A_INIT(a) ((a).v = (CT)1)
+#define A_ADD(a, x, i) ((a).v = CMUL((a).v, (x)))
+#define A_MERGE(a, b) ((a).v = CMUL((a).v, (b).v))
+#define A_FINAL(a) ST_OUT(y, yo, (a).v)
+#if CT_FLOAT
+#define TOUT_T TOUT_SAME
+#define ST_OUT ST_SAME
+#else
+#define TOUT_T long
+#define ST_OUT ST_LONG
+#endif
+
+#elif RK == 4
+/* nanmean: sum and count of the non-NaN elements */
+typedef struct {
+    CT v;
+    long n;
+} ACC;
+#define A_INIT(a) ((a).v = (CT)0, (a).n = 0)
+#define A_ADD(a, x, i) (CISNAN(x) ? 0 : ((a).v += (x), (a).n++))
+#define A_MERGE(a, b) ((a).v += (b).v, (a).n += (b).n)
+#define A_FINAL(a) ST_OUT(y, yo, (a).v / (CT)(a).n)
+#define TOUT_T TOUT_SAME
+#define ST_OUT ST_SAME
+
+#elif RK == 5 || RK == 6 || RK == 16 || RK == 17
+/* amax (5), amin (6), inf-norm (16), -inf-norm (17): NaN propagates */
+typedef struct {
+    CT v;
+} ACC;
+#if RK == 5 || RK == 16
+#define A_INIT(a) ((a).v = CT_LOWEST)
+#define RBETTER(x, v) ((x) > (v) || CISNAN(x))
+#else
+#define A_INIT(a) ((a).v = CT_HIGHEST)
+#define RBETTER(x, v) ((x) < (v) || CISNAN(x))
+#endif
+#if RK >= 16
+#define RPRE(x) CABS(x)
+#else
+#define RPRE(x) (x)
+#endif
+#define A_ADD(a, x, i) ((a).v = RBETTER(RPRE(x), (a).v) ? RPRE(x) : (a).v)
+#define A_MERGE(a, b) ((a).v = RBETTER((b).v, (a).v) ? (b).v : (a).v)
+#define A_FINAL(a) ST_OUT(y, yo, (a).v)
+#define TOUT_T TOUT_SAME
+#define ST_OUT ST_SAME
+
+#elif RK == 7 || RK == 8
+/* argmax (7), argmin (8), also max.dim/min.dim (values to y2): the first
+ * index of the extreme; a NaN is the extreme, the first NaN wins. */
+typedef struct {
+    CT v;
+    long i;
+} ACC;
+#define A_INIT(a) ((a).v = (RK == 7 ? CT_LOWEST : CT_HIGHEST), (a).i = LONG_MAX)
+#if RK == 7
+#define RGT(x, v) ((x) > (v))
+#else
+#define RGT(x, v) ((x) < (v))
+#endif
+#define RTAKE(x, xi, v, vi)                                                                \
+    (CISNAN(x) ? (!CISNAN(v) || (xi) < (vi))                                               \
+               : (!CISNAN(v) && (RGT(x, v) || ((x) == (v) && (xi) < (vi)))))
+#define A_ADD(a, x, idx)                                                                   \
+    do {                                                                                   \
+        CT x_ = (x);                                                                       \
+        long i_ = (idx);                                                                   \
+        if (RTAKE(x_, i_, (a).v, (a).i)) {                                                 \
+            (a).v = x_;                                                                    \
+            (a).i = i_;                                                                    \
+        }                                                                                  \
+    } while (0)
+#define A_MERGE(a, b) A_ADD(a, (b).v, (b).i)
+#define A_FINAL(a)                                                                         \
+    do {                                                                                   \
+        y[yo] = (a).i;                                                                     \
+        if (w2)                                                                            \
+            ST_IN(y2, yo2, (a).v);                                                         \
+    } while (0)
+#define TOUT_T long
+#define TOUT2_T TIN_T
+
+#elif RK == 9 || RK == 10
+/* any (9), all (10) */
+typedef struct {
+    int v;
+} ACC;
+#if RK == 9
+#define A_INIT(a) ((a).v = 0)
+#define A_ADD(a, x, i) ((a).v |= ((x) != 0))
+#define A_MERGE(a, b) ((a).v |= (b).v)
+#else
+#define A_INIT(a) ((a).v = 1)
+#define A_ADD(a, x, i) ((a).v &= ((x) != 0))
+#define A_MERGE(a, b) ((a).v &= (b).v)
+#endif
+#define A_FINAL(a) (y[yo] = (uchar)(a).v)
+#define TOUT_T uchar
+
+#elif RK == 11 || RK == 18
+/* count_nonzero (11, int64 result), 0-"norm" (18, result of the input) */
+typedef struct {
+    long v;
+} ACC;
+#define A_INIT(a) ((a).v = 0)
+#define A_ADD(a, x, i) ((a).v += ((x) != 0))
+#define A_MERGE(a, b) ((a).v += (b).v)
+#if RK == 11
+#define A_FINAL(a) (y[yo] = (a).v)
+#define TOUT_T long
+#else
+#define A_FINAL(a) ST_IN(y, yo, (CT)(a).v)
+#define TOUT_T TOUT_SAME
+#endif
+
+#elif RK == 12
+/* var/std (Welford; p0: 1 for std; p1: correction), mean to y2 */
+typedef struct {
+    CT m;
+    CT m2;
+    long n;
+} ACC;
+#define A_INIT(a) ((a).m = (CT)0, (a).m2 = (CT)0, (a).n = 0)
+#define A_ADD(a, x, i)                                                                     \
+    do {                                                                                   \
+        CT x_ = (x);                                                                       \
+        (a).n++;                                                                           \
+        CT d_ = x_ - (a).m;                                                                \
+        (a).m += d_ / (CT)(a).n;                                                           \
+        (a).m2 += d_ * (x_ - (a).m);                                                       \
+    } while (0)
+#define A_MERGE(a, b)                                                                      \
+    do {                                                                                   \
+        if ((b).n > 0) {                                                                   \
+            if ((a).n == 0) {                                                              \
+                (a) = (b);                                                                 \
+            } else {                                                                       \
+                long n_ = (a).n + (b).n;                                                   \
+                CT d_ = (b).m - (a).m;                                                     \
+                CT f_ = (CT)(b).n / (CT)n_;                                                \
+                (a).m += d_ * f_;                                                          \
+                (a).m2 += (b).m2 + d_ * d_ * (CT)(a).n * f_;                               \
+                (a).n = n_;                                                                \
+            }                                                                              \
+        }                                                                                  \
+    } while (0)
+/* Four elements at once: their mean and squared deviations in registers,
+ * merged as one block (one division instead of four). */
+#undef A_ADD4
+#define A_ADD4(a, v, r)                                                                    \
+    do {                                                                                   \
+        ACC b_;                                                                            \
+        CT s_ = ((v).s0 + (v).s1) + ((v).s2 + (v).s3);                                     \
+        b_.m = s_ * (CT)0.25;                                                              \
+        CT e0 = (v).s0 - b_.m, e1 = (v).s1 - b_.m, e2 = (v).s2 - b_.m, e3 = (v).s3 - b_.m; \
+        b_.m2 = (e0 * e0 + e1 * e1) + (e2 * e2 + e3 * e3);                                 \
+        b_.n = 4;                                                                          \
+        A_MERGE(a, b_);                                                                    \
+    } while (0)
+#define A_FINAL(a)                                                                         \
+    do {                                                                                   \
+        CT dv_ = (CT)(a).n - (CT)p1;                                                       \
+        CT var_ = (a).m2 / (dv_ > (CT)0 ? dv_ : (CT)0);                                    \
+        ST_IN(y, yo, p0 != 0 ? sqrt(var_) : var_);                                         \
+        if (w2)                                                                            \
+            ST_IN(y2, yo2, (a).n > 0 ? (a).m : (CT)NAN);                                   \
+    } while (0)
+#define TOUT_T TOUT_SAME
+
+#elif RK == 14
+/* p-norm (p0 = p): sum |x|^p, then ^(1/p) */
+typedef struct {
+    CT v;
+} ACC;
+#define A_INIT(a) ((a).v = (CT)0)
+#define A_ADD(a, x, i) ((a).v += pow(fabs(x), (CT)p0))
+#define A_MERGE(a, b) ((a).v += (b).v)
+#define A_FINAL(a) ST_IN(y, yo, pow((a).v, (CT)1 / (CT)p0))
+#define TOUT_T TOUT_SAME
+
+#elif RK == 19
+/* logsumexp: online max and sum of exp(x - max) */
+typedef struct {
+    CT m;
+    CT s;
+} ACC;
+#define A_INIT(a) ((a).m = -(CT)INFINITY, (a).s = (CT)0)
+#define A_ADD(a, x, i)                                                                     \
+    do {                                                                                   \
+        CT x_ = (x);                                                                       \
+        if (isnan(x_)) {                                                                   \
+            (a).m = x_;                                                                    \
+        } else if (!isnan((a).m) && x_ != -(CT)INFINITY) {                                 \
+            if (x_ > (a).m) {                                                              \
+                (a).s = (a).s * exp((a).m - x_) + (CT)1;                                   \
+                (a).m = x_;                                                                \
+            } else if ((a).m != (CT)INFINITY) {                                            \
+                (a).s += exp(x_ - (a).m);                                                  \
+            }                                                                              \
+        }                                                                                  \
+    } while (0)
+#define A_MERGE(a, b)                                                                      \
+    do {                                                                                   \
+        if (isnan((b).m)) {                                                                \
+            (a).m = (b).m;                                                                 \
+        } else if (!isnan((a).m) && (b).m != -(CT)INFINITY) {                              \
+            if ((a).m == -(CT)INFINITY) {                                                  \
+                (a) = (b);                                                                 \
+            } else if ((a).m == (CT)INFINITY || (b).m == (CT)INFINITY) {                   \
+                (a).m = (CT)INFINITY;                                                      \
+            } else if ((a).m >= (b).m) {                                                   \
+                (a).s += (b).s * exp((b).m - (a).m);                                       \
+            } else {                                                                       \
+                (a).s = (a).s * exp((a).m - (b).m) + (b).s;                                \
+                (a).m = (b).m;                                                             \
+            }                                                                              \
+        }                                                                                  \
+    } while (0)
+#define A_FINAL(a) ST_IN(y, yo, (isnan((a).m) || isinf((a).m)) ? (a).m : log((a).s) + (a).m)
+#define TOUT_T TOUT_SAME
+
+#elif RK == 20
+/* aminmax: min to y, max to y2 */
+typedef struct {
+    CT lo;
+    CT hi;
+} ACC;
+#define A_INIT(a) ((a).lo = CT_HIGHEST, (a).hi = CT_LOWEST)
+#define A_ADD(a, x, i)                                                                     \
+    do {                                                                                   \
+        CT x_ = (x);                                                                       \
+        (a).lo = ((x_ < (a).lo) || CISNAN(x_)) ? x_ : (a).lo;                              \
+        (a).hi = ((x_ > (a).hi) || CISNAN(x_)) ? x_ : (a).hi;                              \
+    } while (0)
+#define A_MERGE(a, b)                                                                      \
+    do {                                                                                   \
+        A_ADD(a, (b).lo, 0);                                                               \
+        A_ADD(a, (b).hi, 0);                                                               \
+    } while (0)
+#define A_FINAL(a)                                                                         \
+    do {                                                                                   \
+        ST_IN(y, yo, (a).lo);                                                              \
+        ST_IN(y2, yo2, (a).hi);                                                            \
+    } while (0)
+#define TOUT_T TOUT_SAME
+#endif
+
+#ifndef TOUT2_T
+#define TOUT2_T TOUT_T
+#endif
+
+/* The geometry every kernel of the kind takes (see ops/reduce.h). */
+#define RED_GEOM_ARGS                                                                      \
+    global TOUT_T *y, long yoff, global TOUT2_T *y2, long yoff2, int w2, long O, long R,   \
+        long4 ksz, long4 kis, long4 kos, long4 kos2, long4 rsz, long4 ris, long4 rlm,      \
+        int rrank, PT p0, PT p1
+
+/* Element offset (relative to the output's base) and logical index of
+ * reduced position r. */
+#define RED_ROFF(r) (rrank == 1 ? (r) * ris.x : red_koff((r), rsz, ris))
+#define RED_RIDX(r) (rrank == 1 ? (r) * rlm.x : red_koff((r), rsz, rlm))
+
+/* Folds the input elements [r0, r1) of one output starting at lane, step L. */
+#define RED_FOLD(a, xb, r0, r1, lane, L, vec)                                              \
+    do {                                                                                   \
+        if (vec) {                                                                         \
+            long nq_ = ((r1) - (r0)) / 4;                                                  \
+            for (long q_ = (lane); q_ < nq_; q_ += (L)) {                                  \
+                long r_ = (r0) + 4 * q_;                                                   \
+                A_ADD4(a, VLD4(x, (xb) + r_), r_);                                         \
+            }                                                                              \
+            for (long r_ = (r0) + 4 * nq_ + (lane); r_ < (r1); r_ += (L))                  \
+                A_ADD(a, LD(x, (xb) + r_), r_);                                            \
+        } else if (rrank == 1) {                                                           \
+            for (long r_ = (r0) + (lane); r_ < (r1); r_ += (L))                            \
+                A_ADD(a, LD(x, (xb) + r_ * ris.x), r_ * rlm.x);                            \
+        } else {                                                                           \
+            for (long r_ = (r0) + (lane); r_ < (r1); r_ += (L))                            \
+                A_ADD(a, LD(x, (xb) + red_koff(r_, rsz, ris)), red_koff(r_, rsz, rlm));    \
+        }                                                                                  \
+    } while (0)
+
+/* Tree of the L lanes of each slot in local memory; lane 0 ends with the
+ * slot's state in a.  Every item of the group must reach it. */
+#define RED_TREE(a, lm, lid, lane, L)                                                      \
+    do {                                                                                   \
+        lm[lid] = a;                                                                       \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                      \
+        for (int h_ = (L) / 2; h_ > 0; h_ >>= 1) {                                         \
+            if ((lane) < h_) {                                                             \
+                ACC b_ = lm[(lid) + h_];                                                   \
+                A_MERGE(a, b_);                                                            \
+                lm[lid] = a;                                                               \
+            }                                                                              \
+            barrier(CLK_LOCAL_MEM_FENCE);                                                  \
+        }                                                                                  \
+    } while (0)
+
+/* Writes the outputs of output ob, or its partial state for split s. */
+#define RED_EMIT(a, ob, s, S)                                                              \
+    do {                                                                                   \
+        if ((S) == 1) {                                                                    \
+            long yo = yoff + red_koff((ob), ksz, kos);                                     \
+            long yo2 = yoff2 + red_koff((ob), ksz, kos2);                                  \
+            (void)yo2;                                                                     \
+            A_FINAL(a);                                                                    \
+        } else {                                                                           \
+            part[(ob) * (S) + (s)] = a;                                                    \
+        }                                                                                  \
+    } while (0)
+
+/* Reduced dimension contiguous (or few outputs): L lanes per output. */
+__kernel __attribute__((reqd_work_group_size(RWG, 1, 1))) void KNAME(_row)(
+    global const TIN_T *x, long xoff, global ACC *part, int L, long S, long chunk, int vec,
+    RED_GEOM_ARGS)
+{
+    local ACC lm[RWG];
+    int lid = (int)get_local_id(0);
+    int lane = lid & (L - 1);
+    long g = (long)get_group_id(0);
+    long s = g % S;
+    long ob = (g / S) * (RWG / L) + lid / L;
+    ACC a;
+    A_INIT(a);
+    if (ob < O) {
+        long xb = xoff + red_koff(ob, ksz, kis);
+        long r0 = s * chunk;
+        long r1 = min(R, r0 + chunk);
+        RED_FOLD(a, xb, r0, r1, lane, L, vec);
+    }
+    RED_TREE(a, lm, lid, lane, L);
+    if (lane == 0 && ob < O)
+        RED_EMIT(a, ob, s, S);
+}
+
+/* Second launch of a split reduction: folds the S states of each output. */
+__kernel __attribute__((reqd_work_group_size(RWG, 1, 1))) void KNAME(_merge)(
+    global const ACC *part, int L, long S, RED_GEOM_ARGS)
+{
+    local ACC lm[RWG];
+    int lid = (int)get_local_id(0);
+    int lane = lid & (L - 1);
+    long ob = (long)get_group_id(0) * (RWG / L) + lid / L;
+    ACC a;
+    A_INIT(a);
+    if (ob < O)
+        for (long j = lane; j < S; j += L) {
+            ACC b = part[ob * S + j];
+            A_MERGE(a, b);
+        }
+    RED_TREE(a, lm, lid, lane, L);
+    if (lane == 0 && ob < O) {
+        long yo = yoff + red_koff(ob, ksz, kos);
+        long yo2 = yoff2 + red_koff(ob, ksz, kos2);
+        (void)yo2;
+        A_FINAL(a);
+    }
+}
+
+#undef ACC
+#undef KNAME
+#undef A_INIT
+#undef A_ADD
+#undef A_ADD4
+#undef A_MERGE
+#undef A_FINAL
+#undef TOUT_T
+#undef TOUT2_T
+#undef TOUT_SAME
+#undef ST_OUT
+#undef ST_SAME
+#undef ST_LONG
+#undef RBETTER
+#undef RPRE
+#undef RGT
+#undef RTAKE
+#undef RED_GEOM_ARGS
+#undef RED_ROFF
+#undef RED_RIDX
+#undef RED_FOLD
+#undef RED_TREE
+#undef RED_EMIT
+#undef RK
+#undef KN

@@ -1,0 +1,148 @@
+/*
+ * tests/test_norm.c: the normalization family (_softmax, _log_softmax and
+ * their backward ops): PyTorch's own results on every device
+ * (tests/data/golden_norm.json from tests/data/gen_golden_norm.py, replayed
+ * by tests/support/ct_golden.c), the row strategies of ops/norm.c against
+ * the CPU reference on long, short and strided rows, half_to_float, and
+ * run-to-run determinism.  The layout sweeps are the operator suite's
+ * (test_check_ops_*).
+ */
+#include <math.h>
+
+#include "clops/ops.h"
+#include "support/clops_test.h"
+
+/* Every golden case on every device. */
+static void test_softmax_matches_pytorch(void **state)
+{
+    (void)state;
+    ct_replay_golden("golden_norm.json");
+}
+
+/* Long rows (all lanes of a group on one row), short rows (several rows
+ * per group) and strided rows (softmax over a leading dim), forward and
+ * backward, against the CPU reference, twice for the same bits. */
+static void test_row_strategies_match_the_reference(void **state)
+{
+    (void)state;
+    static const struct {
+        int ndim;
+        int64_t sizes[3];
+        int64_t dim;
+    } shapes[] = {{2, {7, 5000}, 1}, {2, {1000, 64}, 1}, {2, {9, 3}, -1}, {3, {300, 4, 33}, 0}};
+    clops_device *devs[CT_MAX_DEVICES];
+    int n = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < n; di++) {
+        ct_set_device(devs[di]);
+        for (size_t si = 0; si < CT_COUNT(shapes); si++)
+            for (int logm = 0; logm < 2; logm++) {
+                ct_set_case("%s over dim %lld of shape %zu", logm ? "log_softmax" : "softmax",
+                            (long long)shapes[si].dim, si);
+                clops_tensor *x = ct_random(devs[di], CLOPS_FLOAT32, shapes[si].ndim,
+                                            shapes[si].sizes, CT_TRANSPOSED, PW_DOMAIN_SMALL, 3);
+                clops_tensor *xc = ct_to_cpu(x);
+                clops_tensor *y = NULL, *y2 = NULL, *yc = NULL, *gi = NULL, *gic = NULL;
+                int64_t dim = shapes[si].dim;
+                if (logm) {
+                    CT_OK(clops__log_softmax(x, dim, false, &y));
+                    CT_OK(clops__log_softmax(x, dim, false, &y2));
+                    CT_OK(clops__log_softmax(xc, dim, false, &yc));
+                } else {
+                    CT_OK(clops__softmax(x, dim, false, &y));
+                    CT_OK(clops__softmax(x, dim, false, &y2));
+                    CT_OK(clops__softmax(xc, dim, false, &yc));
+                }
+                CT_ASSERT_CLOSE(y, yc, ct_tol_ulp_atol(16, 1e-6));
+                CT_ASSERT_CLOSE(y, y2, CT_TOL_EXACT);
+                clops_tensor *ycpu = ct_to_cpu(y);
+                if (logm) {
+                    CT_OK(clops__log_softmax_backward_data(x, y, dim, CLOPS_FLOAT32, &gi));
+                    CT_OK(clops__log_softmax_backward_data(xc, ycpu, dim, CLOPS_FLOAT32, &gic));
+                } else {
+                    CT_OK(clops__softmax_backward_data(x, y, dim, CLOPS_FLOAT32, &gi));
+                    CT_OK(clops__softmax_backward_data(xc, ycpu, dim, CLOPS_FLOAT32, &gic));
+                }
+                CT_ASSERT_CLOSE(gi, gic, ct_tol_ulp_atol(64, 1e-5));
+                clops_tensor *ts[] = {x, xc, y, y2, yc, gi, gic, ycpu};
+                for (size_t i = 0; i < CT_COUNT(ts); i++)
+                    clops_tensor_release(ts[i]);
+            }
+    }
+    ct_clear_context();
+}
+
+/* layer_norm and rms_norm over long rows (a whole group per row, Welford
+ * states merged by the tree) and short rows, with weight and bias, against
+ * the CPU reference; the statistics too. */
+static void test_layer_norm_rows_match_the_reference(void **state)
+{
+    (void)state;
+    static const int64_t shapes[][2] = {{6, 5000}, {300, 64}, {17, 3}};
+    clops_device *devs[CT_MAX_DEVICES];
+    int n = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < n; di++) {
+        ct_set_device(devs[di]);
+        for (size_t si = 0; si < CT_COUNT(shapes); si++) {
+            ct_set_case("layer_norm [%lld, %lld]", (long long)shapes[si][0],
+                        (long long)shapes[si][1]);
+            clops_tensor *x = ct_random(devs[di], CLOPS_FLOAT32, 2, shapes[si], CT_TRANSPOSED,
+                                        PW_DOMAIN_SMALL, 11);
+            clops_tensor *w = ct_random(devs[di], CLOPS_FLOAT32, 1, &shapes[si][1], CT_SLICED,
+                                        PW_DOMAIN_SMALL, 12);
+            clops_tensor *b = ct_random(devs[di], CLOPS_FLOAT32, 1, &shapes[si][1],
+                                        CT_CONTIGUOUS, PW_DOMAIN_SMALL, 13);
+            clops_tensor *xc = ct_to_cpu(x), *wc = ct_to_cpu(w), *bc = ct_to_cpu(b);
+            clops_tensor *o[3] = {NULL}, *oc[3] = {NULL}, *r = NULL, *rc = NULL;
+            CT_OK(clops_native_layer_norm(x, &shapes[si][1], 1, w, b, 1e-5, &o[0], &o[1], &o[2]));
+            CT_OK(clops_native_layer_norm(xc, &shapes[si][1], 1, wc, bc, 1e-5, &oc[0], &oc[1],
+                                          &oc[2]));
+            for (int i = 0; i < 3; i++)
+                CT_ASSERT_CLOSE(o[i], oc[i], ct_tol_ulp_atol(64, 1e-5));
+            CT_OK(clops_rms_norm(x, &shapes[si][1], 1, w, NULL, &r));
+            CT_OK(clops_rms_norm(xc, &shapes[si][1], 1, wc, NULL, &rc));
+            CT_ASSERT_CLOSE(r, rc, ct_tol_ulp_atol(64, 1e-5));
+            clops_tensor *ts[] = {x, w, b, xc, wc, bc, o[0], o[1], o[2], oc[0], oc[1], oc[2], r, rc};
+            for (size_t i = 0; i < CT_COUNT(ts); i++)
+                clops_tensor_release(ts[i]);
+        }
+    }
+    ct_clear_context();
+}
+
+/* half_to_float: a float16 input gives the float32 softmax of its values;
+ * other dtypes are refused as PyTorch's CUDA kernels refuse them. */
+static void test_half_to_float_gives_float32(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int n = ct_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < n; di++) {
+        ct_set_device(devs[di]);
+        clops_tensor *h = ct_random(devs[di], CLOPS_FLOAT16, 2, CT_I64(6, 40), CT_CONTIGUOUS,
+                                    PW_DOMAIN_SMALL, 9);
+        clops_tensor *f = NULL, *y = NULL, *want = NULL;
+        CT_OK(clops__to_copy(h, CLOPS_FLOAT32, -1, NULL, NULL, false, -1, &f));
+        CT_OK(clops__softmax(h, 1, true, &y));
+        CT_OK(clops__softmax(f, 1, false, &want));
+        CT_ASSERT(clops_tensor_dtype(y) == CLOPS_FLOAT32);
+        CT_ASSERT_CLOSE(y, want, ct_tol_ulp_atol(8, 1e-7));
+        clops_tensor *bad = NULL;
+        CT_STATUS(clops__softmax(f, 1, true, &bad), CLOPS_INVALID_ARGUMENT);
+        clops_tensor_release(h);
+        clops_tensor_release(f);
+        clops_tensor_release(y);
+        clops_tensor_release(want);
+    }
+    ct_clear_context();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_softmax_matches_pytorch),
+        cmocka_unit_test(test_row_strategies_match_the_reference),
+        cmocka_unit_test(test_half_to_float_gives_float32),
+        cmocka_unit_test(test_layer_norm_rows_match_the_reference),
+    };
+    return cmocka_run_group_tests(tests, NULL, ct_teardown_group);
+}
