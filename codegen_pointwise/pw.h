@@ -273,6 +273,8 @@ bool pw_group_by_op(const clops_device *d);
 void pw_program_name(const pw_spec *s, const clops_device *d, char *buf, size_t cap);
 /* Short dtype tag used in kernel names ("f32", "bf16", "b8"). */
 const char *pw_dtype_tag(clops_dtype dt);
+/* OpenCL C storage type of dt ("half" for float16, "ushort" for bfloat16). */
+const char *pw_cl_storage_type(clops_dtype dt);
 /* OpenCL C type that computes in dt ("float" for float16/bfloat16). */
 const char *pw_cl_compute_type(clops_dtype dt);
 /* Dtype class of a dtype. */
