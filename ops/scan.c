@@ -27,6 +27,7 @@
 
 #include "dispatch/structured.h"
 #include "host/host.h"
+#include "ops/lines.h"
 #include "ops/scan.h"
 
 /* Kernel-cache family tag of the scan kernels (pointwise uses 1). */
@@ -39,50 +40,6 @@
 #define SCAN_MAX_BLOCKS 1024
 /* A cols chunk is at least this long. */
 #define SCAN_MIN_CHUNK 64
-
-/* The lines of a tensor along dim: outer x n x inner with three strides. */
-typedef struct scan_geom {
-    int64_t outer, n, inner;
-    int64_t s_o, s_n, s_i;
-    int64_t offset;
-} scan_geom;
-
-/* Coalesces dims [a, b) of t into one (size, stride); false when they are
- * not one arithmetic progression. */
-static bool coalesce(const clops_tensor *t, int a, int b, int64_t *size, int64_t *stride)
-{
-    int64_t sz = 1, st = 0;
-    bool any = false;
-    for (int i = b - 1; i >= a; i--) {
-        if (t->sizes[i] == 1)
-            continue;
-        if (!any) {
-            st = t->strides[i];
-            any = true;
-        } else if (t->strides[i] != st * sz) {
-            return false;
-        }
-        sz *= t->sizes[i];
-    }
-    *size = sz;
-    *stride = st;
-    return true;
-}
-
-/* The line geometry of t along dim; false when it needs a dense copy. */
-static bool geom_of(const clops_tensor *t, int dim, scan_geom *g)
-{
-    g->offset = t->offset;
-    if (t->ndim == 0) {
-        g->outer = g->n = g->inner = 1;
-        g->s_o = g->s_n = g->s_i = 0;
-        return true;
-    }
-    g->n = t->sizes[dim];
-    g->s_n = t->strides[dim];
-    return coalesce(t, 0, dim, &g->outer, &g->s_o) &&
-           coalesce(t, dim + 1, t->ndim, &g->inner, &g->s_i);
-}
 
 /* --- kernel source --------------------------------------------------------- */
 
@@ -190,15 +147,6 @@ static clops_status gen_source(void *ctx, const clops_device *d, strbuf *sb)
     return CLOPS_OK;
 }
 
-/* The work-group size of the rows kernel on d: a power of two <= 256. */
-static int rows_wg(const clops_device *d)
-{
-    int wg = 1;
-    while (wg * 2 <= 256 && (size_t)(wg * 2) <= d->wg_size)
-        wg *= 2;
-    return wg;
-}
-
 static const char *const kind_names[SCAN_NOPS] = {"sum", "prod", "max", "min", "logsumexp"};
 
 /* One of the program's three kernels. */
@@ -226,11 +174,6 @@ static clops_status get_kernel(clops_device *d, const scan_spec *s, int which, h
     return CLOPS_OK;
 }
 
-static int64_t cdiv(int64_t a, int64_t b)
-{
-    return (a + b - 1) / b;
-}
-
 static int64_t abs64(int64_t v)
 {
     return v < 0 ? -v : v;
@@ -238,12 +181,12 @@ static int64_t abs64(int64_t v)
 
 /* Runs the kernels over geometry-compatible src/dst(/idx) on an OpenCL
  * device. */
-static clops_status run_cl(scan_op kind, clops_tensor *src, const scan_geom *gs,
-                           clops_tensor *dst, const scan_geom *gd, clops_tensor *idx)
+static clops_status run_cl(scan_op kind, clops_tensor *src, const ops_lines *gs,
+                           clops_tensor *dst, const ops_lines *gd, clops_tensor *idx)
 {
     clops_device *d = dst->storage->device;
     bool with_idx = kind == SCAN_MAX || kind == SCAN_MIN;
-    scan_spec spec = {kind, src->dtype, dst->dtype, rows_wg(d), 8};
+    scan_spec spec = {kind, src->dtype, dst->dtype, ops_wg_pow2(d, 256), 8};
     if (with_idx || clops_dtype_size(dst->dtype) == 8 || kind == SCAN_LOGSUMEXP)
         spec.vt = with_idx ? 4 : 8;
     int64_t lines = gs->outer * gs->inner, n = gs->n;
@@ -252,24 +195,24 @@ static clops_status run_cl(scan_op kind, clops_tensor *src, const scan_geom *gs,
     bool rows = lines == 1 || abs64(gs->s_n) <= abs64(line_stride);
     int64_t nblk = 1, tpb = 1, chunk = n;
     if (rows) {
-        int64_t ntiles = cdiv(n, (int64_t)spec.wg * spec.vt);
+        int64_t ntiles = ops_cdiv(n, (int64_t)spec.wg * spec.vt);
         if (lines < SCAN_TARGET_GROUPS)
-            nblk = cdiv(SCAN_TARGET_GROUPS, lines);
+            nblk = ops_cdiv(SCAN_TARGET_GROUPS, lines);
         if (nblk > SCAN_MAX_BLOCKS)
             nblk = SCAN_MAX_BLOCKS;
         if (nblk > ntiles)
             nblk = ntiles;
-        tpb = cdiv(ntiles, nblk);
-        nblk = cdiv(ntiles, tpb);
+        tpb = ops_cdiv(ntiles, nblk);
+        nblk = ops_cdiv(ntiles, tpb);
     } else {
         if (lines < SCAN_TARGET_ITEMS)
-            nblk = cdiv(SCAN_TARGET_ITEMS, lines);
+            nblk = ops_cdiv(SCAN_TARGET_ITEMS, lines);
         if (nblk > SCAN_MAX_BLOCKS)
             nblk = SCAN_MAX_BLOCKS;
-        if (nblk > cdiv(n, SCAN_MIN_CHUNK))
-            nblk = cdiv(n, SCAN_MIN_CHUNK);
-        chunk = cdiv(n, nblk);
-        nblk = cdiv(n, chunk);
+        if (nblk > ops_cdiv(n, SCAN_MIN_CHUNK))
+            nblk = ops_cdiv(n, SCAN_MIN_CHUNK);
+        chunk = ops_cdiv(n, nblk);
+        nblk = ops_cdiv(n, chunk);
     }
     host_kernel *k = NULL, *ks = NULL;
     clops_status st = get_kernel(d, &spec, rows ? 0 : 1, &k);
@@ -355,17 +298,17 @@ clops_status scan_run(const char *op, scan_op kind, clops_tensor *src, int dim, 
     if (st)
         return st;
     clops_tensor *s = NULL, *t = NULL, *ti = NULL;
-    scan_geom gs, gd, gx;
-    if (!geom_of(src, dim, &gs)) {
+    ops_lines gs, gd, gx;
+    if (!ops_lines_of(src, dim, &gs)) {
         if ((st = core_contiguous(src, &s)))
             return st;
-        geom_of(s, dim, &gs);
+        ops_lines_of(s, dim, &gs);
     }
     clops_tensor *dd = dst, *xx = with_idx ? idx : NULL;
-    bool dense_dst = geom_of(dst, dim, &gd);
+    bool dense_dst = ops_lines_of(dst, dim, &gd);
     /* The kernels address idx with dst's strides. */
     if (dense_dst && xx) {
-        dense_dst = geom_of(xx, dim, &gx) && gx.s_o == gd.s_o && gx.s_n == gd.s_n &&
+        dense_dst = ops_lines_of(xx, dim, &gx) && gx.s_o == gd.s_o && gx.s_n == gd.s_n &&
                     gx.s_i == gd.s_i;
     }
     if (!dense_dst) {
@@ -376,7 +319,7 @@ clops_status scan_run(const char *op, scan_op kind, clops_tensor *src, int dim, 
             goto done;
         dd = t;
         xx = ti;
-        geom_of(t, dim, &gd);
+        ops_lines_of(t, dim, &gd);
     }
     st = run_cl(kind, s ? s : src, &gs, dd, &gd, xx);
     if (st == CLOPS_OK && t)

@@ -1,0 +1,38 @@
+/*
+ * ops/lines.h: a tensor seen as lines along one dim, for the families that
+ * work along a dim (scan, sort): the dims before `dim` coalesced into one
+ * (outer), the dims after it into another (inner), so line l = (o, i) with
+ * o = l / inner, i = l % inner has element k at
+ *     offset + o * s_o + k * s_n + i * s_i.
+ * Dense tensors and the usual views (transposed, step-sliced with an
+ * offset, expanded) have such a geometry; a tensor that has none (a
+ * permuted view with gaps) is copied by the caller.
+ */
+#ifndef CLOPS_OPS_LINES_H
+#define CLOPS_OPS_LINES_H
+
+#include <stdbool.h>
+
+#include "core/tensor_impl.h"
+
+typedef struct ops_lines {
+    int64_t outer, n, inner;
+    int64_t s_o, s_n, s_i;
+    int64_t offset;
+} ops_lines;
+
+/* The line geometry of t along dim (0 for a 0-dim tensor: one line of one
+ * element); false when the dims before or after dim do not coalesce. */
+bool ops_lines_of(const clops_tensor *t, int dim, ops_lines *g);
+
+/* The largest power of two <= cap that d runs as a work-group (kernels
+ * with a fixed reqd_work_group_size and local arrays sized by it). */
+int ops_wg_pow2(const clops_device *d, int cap);
+
+/* Ceiling division of non-negative numbers. */
+static inline int64_t ops_cdiv(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+#endif /* CLOPS_OPS_LINES_H */

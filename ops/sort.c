@@ -1,0 +1,219 @@
+/*
+ * ops/sort.c: the sort machinery (sort_run, ops/sort.h): planning and
+ * launching cl_kernels/sort.cl, and the CPU device's path to the reference
+ * (ref/sort.c).
+ *
+ * Every line along `dim` is sorted as pairs (key, position), a total order,
+ * so the result is the stable sort on every device (PyTorch's unstable
+ * sort may order equal keys any way; the stable order is one of them).
+ * A line of at most LMAX elements is one work-group's bitonic sort in local
+ * memory, reading the input through its strides and writing values and
+ * indices through theirs (no copies, any dim).  Longer lines are sorted in
+ * blocks of LMAX, then merged by log2(n / LMAX) merge launches over
+ * temporary (key, position) arrays, then written out.  Each phase is its
+ * own launch; no work-group waits on another.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "host/host.h"
+#include "ops/lines.h"
+#include "ops/sort.h"
+
+/* Kernel-cache family tag (pointwise 1, scan 2). */
+#define SORT_KEY_FAMILY (3ull << 56)
+/* Block length of sort_block (a power of two; LMAX pairs fit in 24 KiB). */
+#define SORT_LMAX 2048
+
+typedef struct sort_spec {
+    clops_dtype dt;
+    int wg;
+} sort_spec;
+
+/* The key expression of a dtype's storage value v (ascending order). */
+static const char *key_expr(clops_dtype dt)
+{
+    switch (dt) {
+    case CLOPS_BOOL:
+    case CLOPS_UINT8:
+        return "((uint)(v))";
+    case CLOPS_INT8:
+        return "((uint)((int)(v) + 128))";
+    case CLOPS_INT16:
+        return "((uint)((int)(v) + 32768))";
+    case CLOPS_INT32:
+        return "(as_uint(v) ^ 0x80000000u)";
+    case CLOPS_INT64:
+        return "(as_ulong(v) ^ 0x8000000000000000UL)";
+    case CLOPS_FLOAT16:
+        return "sort_key_f16((uint)(v), 0x7c00u)";
+    case CLOPS_BFLOAT16:
+        return "sort_key_f16((uint)(v), 0x7f80u)";
+    case CLOPS_FLOAT32:
+        return "sort_key_f32(as_uint(v))";
+    default:
+        return "sort_key_f64(as_ulong(v))";
+    }
+}
+
+/* The program of one dtype: prelude, defines, sort.cl. */
+static clops_status gen_source(void *ctx, const clops_device *d, strbuf *sb)
+{
+    (void)d;
+    const sort_spec *s = ctx;
+    const char *prelude = NULL, *body = NULL;
+    clops_status st = host_cl_source("pw_prelude.clh", &prelude);
+    if (st == CLOPS_OK)
+        st = host_cl_source("sort.cl", &body);
+    if (st)
+        return st;
+    /* float16 moves as its bits (no cl_khr_fp16 needed). */
+    const char *t = s->dt == CLOPS_FLOAT16 ? "ushort" : pw_cl_storage_type(s->dt);
+    sb_append(sb, prelude);
+    sb_printf(sb, "\n#define T %s\n#define KEY %s\n#define TOKEY(v) %s\n#define WG %d\n",
+              t, clops_dtype_size(s->dt) == 8 ? "ulong" : "uint", key_expr(s->dt), s->wg);
+    sb_printf(sb, "#define LMAX %d\n#line 1 \"sort.cl\"\n%s", SORT_LMAX, body);
+    return CLOPS_OK;
+}
+
+/* One of the program's three kernels. */
+static clops_status get_kernel(clops_device *d, const sort_spec *s, int which, host_kernel **out)
+{
+    static const char *const names[3] = {"sort_block", "sort_merge", "sort_write"};
+    host_kkey key = {{SORT_KEY_FAMILY | ((uint64_t)s->dt << 24) | ((uint64_t)which << 16) |
+                          (uint64_t)s->wg,
+                      0, 0, 0}};
+    host_kernel *k = host_kernel_lookup(d, &key);
+    if (!k) {
+        char pname[64];
+        snprintf(pname, sizeof pname, "sort/%s", pw_dtype_tag(s->dt));
+        host_kernel_request req = {pname, names[which], gen_source, (void *)s, NULL};
+        clops_status st = host_kernel_get(d, &key, &req, &k);
+        if (st)
+            return st;
+    }
+    if (which == 0 && k->wg_size != (size_t)s->wg)
+        return clops__fail(CLOPS_UNSUPPORTED,
+                           "sort kernel needs work-groups of %d items; %s allows %zu", s->wg,
+                           d->label, k->wg_size);
+    *out = k;
+    return CLOPS_OK;
+}
+
+/* Sorts on an OpenCL device; geometries already checked. */
+static clops_status run_cl(clops_tensor *src, const ops_lines *gs, bool desc, clops_tensor *vals,
+                           const ops_lines *gv, clops_tensor *idx, const ops_lines *gx)
+{
+    clops_device *d = src->storage->device;
+    sort_spec spec = {src->dtype, ops_wg_pow2(d, 256)};
+    int64_t n = gs->n, lines = gs->outer * gs->inner;
+    int64_t nblk = ops_cdiv(n, SORT_LMAX);
+    host_kernel *kb = NULL, *km = NULL, *kw = NULL;
+    clops_status st = get_kernel(d, &spec, 0, &kb);
+    if (st == CLOPS_OK && nblk > 1)
+        st = get_kernel(d, &spec, 1, &km);
+    if (st == CLOPS_OK && nblk > 1)
+        st = get_kernel(d, &spec, 2, &kw);
+    if (st)
+        return st;
+    size_t ks = clops_dtype_size(src->dtype) == 8 ? 8 : 4;
+    size_t cnt = (size_t)(lines * n);
+    host_block *k0 = NULL, *k1 = NULL, *i0 = NULL, *i1 = NULL;
+    if (nblk > 1) {
+        if ((st = host_alloc(d, cnt * ks, &k0)) || (st = host_alloc(d, cnt * ks, &k1)) ||
+            (st = host_alloc(d, cnt * 4, &i0)) || (st = host_alloc(d, cnt * 4, &i1)))
+            goto done;
+    }
+    cl_mem msrc = src->storage->block->mem;
+    cl_mem mval = vals ? vals->storage->block->mem : msrc;
+    cl_mem midx = idx ? idx->storage->block->mem : msrc;
+    cl_mem mk0 = k0 ? k0->mem : msrc, mi0 = i0 ? i0->mem : msrc;
+    cl_long soff = gs->offset, s_o = gs->s_o, s_n = gs->s_n, s_i = gs->s_i;
+    cl_long a_n = n, inner = gs->inner, a_nblk = nblk, a_lines = lines;
+    cl_long voff = vals ? gv->offset : 0, v_o = vals ? gv->s_o : 0, v_n = vals ? gv->s_n : 0,
+            v_i = vals ? gv->s_i : 0;
+    cl_long xoff = idx ? gx->offset : 0, x_o = idx ? gx->s_o : 0, x_n = idx ? gx->s_n : 0,
+            x_i = idx ? gx->s_i : 0;
+    cl_int a_desc = desc, want_v = vals != NULL, want_x = idx != NULL;
+#define A(x) {sizeof(x), &(x)}
+    host_arg bargs[] = {A(msrc), A(soff), A(s_o),  A(s_n),  A(s_i),  A(a_n),    A(inner),
+                        A(a_nblk), A(a_desc), A(mk0), A(mi0), A(mval), A(voff), A(v_o),
+                        A(v_n),  A(v_i),  A(midx),  A(xoff), A(x_o), A(x_n),  A(x_i),
+                        A(want_v), A(want_x)};
+    st = host_launch(d, kb, (int)(sizeof bargs / sizeof bargs[0]), bargs,
+                     (size_t)(lines * nblk) * (size_t)spec.wg);
+    /* Merge runs of SORT_LMAX, 2 SORT_LMAX, ... ping-ponging the arrays. */
+    cl_mem kin = mk0, iin = mi0, kout = k1 ? k1->mem : msrc, iout = i1 ? i1->mem : msrc;
+    for (cl_long w = SORT_LMAX; st == CLOPS_OK && nblk > 1 && w < n; w *= 2) {
+        host_arg margs[] = {A(kin), A(iin), A(kout), A(iout), A(a_n), A(a_lines), A(w)};
+        st = host_launch(d, km, 7, margs, cnt);
+        cl_mem t = kin;
+        kin = kout;
+        kout = t;
+        t = iin;
+        iin = iout;
+        iout = t;
+    }
+    if (st == CLOPS_OK && nblk > 1) {
+        host_arg wargs[] = {A(iin),  A(msrc), A(soff), A(s_o),  A(s_n),  A(s_i),  A(a_n),
+                            A(inner), A(a_lines), A(mval), A(voff), A(v_o), A(v_n),  A(v_i),
+                            A(midx), A(xoff), A(x_o),  A(x_n),  A(x_i),  A(want_v), A(want_x)};
+        st = host_launch(d, kw, (int)(sizeof wargs / sizeof wargs[0]), wargs, cnt);
+    }
+#undef A
+done:
+    host_free(k0);
+    host_free(k1);
+    host_free(i0);
+    host_free(i1);
+    return st;
+}
+
+clops_status sort_run(const char *op, clops_tensor *src, int dim, bool descending,
+                      clops_tensor *vals, clops_tensor *idx)
+{
+    int64_t numel = tensor_numel(src);
+    if (numel == 0)
+        return CLOPS_OK;
+    clops_device *d = src->storage->device;
+    if (host_is_cpu(d))
+        return ref_sort(src, dim, descending, vals, idx);
+    clops_status st = check_dtype_on_device(op, src->dtype, d);
+    if (st)
+        return st;
+    if (src->ndim && src->sizes[dim] > INT32_MAX)
+        return clops__fail(CLOPS_UNSUPPORTED, "%s: lines of more than 2^31-1 elements (%lld)",
+                           op, (long long)src->sizes[dim]);
+    clops_tensor *s = NULL, *tv = NULL, *tx = NULL;
+    ops_lines gs, gv, gx;
+    if (!ops_lines_of(src, dim, &gs)) {
+        if ((st = core_contiguous(src, &s)))
+            return st;
+        ops_lines_of(s, dim, &gs);
+    }
+    clops_tensor *v = vals, *x = idx;
+    if (v && !ops_lines_of(v, dim, &gv)) {
+        if ((st = tensor_new(d, v->dtype, v->ndim, v->sizes, NULL, &tv)))
+            goto done;
+        v = tv;
+        ops_lines_of(v, dim, &gv);
+    }
+    if (x && !ops_lines_of(x, dim, &gx)) {
+        if ((st = tensor_new(d, CLOPS_INT64, x->ndim, x->sizes, NULL, &tx)))
+            goto done;
+        x = tx;
+        ops_lines_of(x, dim, &gx);
+    }
+    st = run_cl(s ? s : src, &gs, descending, v, &gv, x, &gx);
+    if (st == CLOPS_OK && tv)
+        st = core_copy_(vals, tv, false);
+    if (st == CLOPS_OK && tx)
+        st = core_copy_(idx, tx, false);
+done:
+    clops_tensor_release(s);
+    clops_tensor_release(tv);
+    clops_tensor_release(tx);
+    if (st)
+        return clops__error_prefix(st, "%s", op);
+    return CLOPS_OK;
+}

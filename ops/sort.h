@@ -1,0 +1,23 @@
+/*
+ * ops/sort.h: the sort family's internal API: sort_run sorts every line of
+ * a tensor along one dim on any device (the CPU device runs ref/sort.c,
+ * OpenCL devices cl_kernels/sort.cl), stably: equal keys keep their input
+ * order, NaN sorts after +inf ascending and before it descending, -0.0 and
+ * +0.0 are equal.  topk, kthvalue and msort build on it.
+ */
+#ifndef CLOPS_OPS_SORT_H
+#define CLOPS_OPS_SORT_H
+
+#include <stdbool.h>
+
+#include "codegen_pointwise/pw.h"
+#include "core/tensor_impl.h"
+#include "ref/ref_sort.h"
+
+/* Sorted values of src along dim into vals (src's dtype and shape) and
+ * positions into idx (int64, src's shape); either may be NULL; any
+ * strides.  vals/idx must not overlap src.  `op` names the caller. */
+clops_status sort_run(const char *op, clops_tensor *src, int dim, bool descending,
+                      clops_tensor *vals, clops_tensor *idx);
+
+#endif /* CLOPS_OPS_SORT_H */
