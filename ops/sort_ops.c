@@ -195,6 +195,8 @@ static clops_status topk_into(clops_tensor *self, int64_t k, int64_t dim, bool l
     clops_status st = wrap_dim(op, dim, self->ndim, &d);
     if (st)
         return st;
+    if (self->dtype == CLOPS_BOOL)
+        return sort_fail(CLOPS_INVALID_DTYPE, op, self, "topk does not support bool dtypes");
     int64_t n = self->ndim ? self->sizes[d] : 1;
     if (k < 0 || k > n)
         return sort_fail(CLOPS_INDEX_OUT_OF_RANGE, op, self, "selected index k out of range");
@@ -245,6 +247,8 @@ static clops_status kth_into(clops_tensor *self, int64_t k, int64_t dim, bool ke
     clops_status st = wrap_dim(op, dim, self->ndim, &d);
     if (st)
         return st;
+    if (self->dtype == CLOPS_BOOL)
+        return sort_fail(CLOPS_INVALID_DTYPE, op, self, "not implemented for 'Bool'");
     int64_t n = self->ndim ? self->sizes[d] : 1;
     if (k < 1 || k > n) {
         char msg[128];

@@ -19,78 +19,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cjson/cJSON.h>
-
 #include "clops/ops.h"
 #include "support/clops_test.h"
-
-/* A JSON value ("nan", "-0", a decimal string or a number) as pw_value of
- * the dtype's reference compute type. */
-static pw_value decode(const cJSON *j, bool fl)
-{
-    pw_value v = {0};
-    if (cJSON_IsString(j)) {
-        const char *s = j->valuestring;
-        if (fl) {
-            v.f = strcmp(s, "nan") == 0    ? NAN
-                  : strcmp(s, "inf") == 0  ? INFINITY
-                  : strcmp(s, "-inf") == 0 ? -INFINITY
-                  : strcmp(s, "-0") == 0   ? -0.0
-                                           : strtod(s, NULL);
-        } else {
-            v.i = strtoll(s, NULL, 10);
-        }
-    } else if (fl) {
-        v.f = j->valuedouble;
-    } else {
-        v.i = (int64_t)j->valuedouble;
-    }
-    return v;
-}
-
-/* Row-major host buffer of dtype dt from a JSON array. */
-static void *decode_array(const cJSON *arr, clops_dtype dt)
-{
-    int n = cJSON_GetArraySize(arr);
-    bool fl = clops_dtype_is_floating(dt);
-    clops_dtype compute = fl ? CLOPS_FLOAT64 : CLOPS_INT64;
-    void *buf = calloc((size_t)(n > 0 ? n : 1), clops_dtype_size(dt));
-    for (int i = 0; i < n; i++)
-        pw_ref_store(buf, i, dt, compute, decode(cJSON_GetArrayItem(arr, i), fl));
-    return buf;
-}
-
-static clops_dtype dtype_named(const char *s)
-{
-    for (int d = 0; d < CLOPS_DTYPE_COUNT; d++)
-        if (strcmp(clops_dtype_name((clops_dtype)d), s) == 0)
-            return (clops_dtype)d;
-    return CLOPS_DTYPE_NONE;
-}
-
-/* torch.testing's default tolerance for a dtype, zeros signed where the
- * dtype keeps the sign bit in every path. */
-static ct_tol golden_tol(clops_dtype dt)
-{
-    switch (dt) {
-    case CLOPS_FLOAT16:
-        return (ct_tol){1.0, 1e-5, false};
-    case CLOPS_BFLOAT16:
-        return (ct_tol){1.0, 1e-5, false};
-    case CLOPS_FLOAT32:
-        return (ct_tol){16.0, 1e-5, true};
-    case CLOPS_FLOAT64:
-        return (ct_tol){16.0, 1e-7, true};
-    default:
-        return CT_TOL_EXACT;
-    }
-}
+#include "support/ct_json.h"
 
 /* Replays one case on one device. */
 static void run_case(clops_device *dev, const cJSON *c)
 {
     const char *op = cJSON_GetObjectItem(c, "op")->valuestring;
-    clops_dtype dt = dtype_named(cJSON_GetObjectItem(c, "dtype")->valuestring);
+    clops_dtype dt = ct_dtype_named(cJSON_GetObjectItem(c, "dtype")->valuestring);
     if (!ct_device_supports(dev, dt))
         return;
     const cJSON *shape = cJSON_GetObjectItem(c, "shape");
@@ -105,7 +42,7 @@ static void run_case(clops_device *dev, const cJSON *c)
              (long long)dim, in_text ? in_text : "?");
     free(in_text);
     ct_set_case("%s", label);
-    void *in = decode_array(cJSON_GetObjectItem(c, "input"), dt);
+    void *in = ct_json_values(cJSON_GetObjectItem(c, "input"), dt);
     clops_tensor *x = ct_from_values(dev, dt, nd, sizes, CT_CONTIGUOUS, in);
     free(in);
     clops_tensor *v = NULL, *ix = NULL;
@@ -126,17 +63,17 @@ static void run_case(clops_device *dev, const cJSON *c)
                       cJSON_GetObjectItem(c, "error")->valuestring);
     } else {
         CT_OK(st);
-        clops_dtype rdt = dtype_named(cJSON_GetObjectItem(c, "out_dtype")->valuestring);
+        clops_dtype rdt = ct_dtype_named(cJSON_GetObjectItem(c, "out_dtype")->valuestring);
         CT_ASSERT(v && v->dtype == rdt);
         if (v && v->dtype == rdt) {
-            void *want = decode_array(cJSON_GetObjectItem(c, "values"), rdt);
+            void *want = ct_json_values(cJSON_GetObjectItem(c, "values"), rdt);
             void *got = ct_to_host(v);
-            CT_ASSERT_CLOSE_HOST(got, want, rdt, nd, sizes, golden_tol(rdt));
+            CT_ASSERT_CLOSE_HOST(got, want, rdt, nd, sizes, ct_torch_tol(rdt));
             free(want);
             free(got);
         }
         if (two && ix) {
-            void *want = decode_array(cJSON_GetObjectItem(c, "indices"), CLOPS_INT64);
+            void *want = ct_json_values(cJSON_GetObjectItem(c, "indices"), CLOPS_INT64);
             void *got = ct_to_host(ix);
             CT_ASSERT_CLOSE_HOST(got, want, CLOPS_INT64, nd, sizes, CT_TOL_EXACT);
             free(want);
@@ -152,22 +89,11 @@ static void run_case(clops_device *dev, const cJSON *c)
 static void test_golden_scan(void **state)
 {
     (void)state;
-    char path[1024];
-    snprintf(path, sizeof path, "%s/golden_scan.json", CLOPS_TEST_DATA_DIR);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    cJSON *root = ct_json_load("golden_scan.json");
+    if (!root) {
         print_message("golden_scan.json absent: skipped\n");
         skip();
     }
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = malloc((size_t)len + 1);
-    size_t got = fread(text, 1, (size_t)len, f);
-    fclose(f);
-    text[got] = '\0';
-    cJSON *root = cJSON_Parse(text);
-    free(text);
     CT_ASSERT(root && cJSON_IsArray(root));
     clops_device *devs[CT_MAX_DEVICES];
     int nd = ct_devices(devs, CT_MAX_DEVICES);
