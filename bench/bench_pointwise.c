@@ -27,19 +27,7 @@
 #include "clops/ops.h"
 #include "core/tensor_impl.h"
 #include "host/host.h"
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
+#include "bench_common.h"
 
 /* A benchmark case: runs one call; bytes is what the op must move. */
 typedef struct bench_case {
@@ -49,59 +37,6 @@ typedef struct bench_case {
     void *ctx;
     double bytes;
 } bench_case;
-
-/* Median seconds per call over `batches` batches of `reps` calls. */
-static double time_calls(clops_device *d, clops_status (*run)(void *), void *ctx, int reps,
-                         int batches, clops_status *st)
-{
-    double t[16];
-    if (batches > 16)
-        batches = 16;
-    *st = run(ctx); /* warm-up: compiles */
-    if (*st == CLOPS_OK)
-        *st = clops_device_synchronize(d);
-    for (int b = 0; b < batches && *st == CLOPS_OK; b++) {
-        double t0 = now();
-        for (int r = 0; r < reps && *st == CLOPS_OK; r++)
-            *st = run(ctx);
-        if (*st == CLOPS_OK)
-            *st = clops_device_synchronize(d);
-        t[b] = (now() - t0) / reps;
-    }
-    qsort(t, (size_t)batches, sizeof t[0], cmp_double);
-    return t[batches / 2];
-}
-
-/* ---- the copy peak ------------------------------------------------------- */
-
-typedef struct copy_ctx {
-    clops_device *d;
-    host_kernel *k;
-    cl_mem src, dst;
-    cl_ulong n4;
-} copy_ctx;
-
-static const char copy_src[] =
-    "__kernel void bench_copy4(__global float4 *dst, __global const float4 *src, ulong n)\n"
-    "{\n"
-    "    for (ulong i = get_global_id(0); i < n; i += get_global_size(0))\n"
-    "        dst[i] = src[i];\n"
-    "}\n";
-
-static clops_status copy_source(void *ctx, const clops_device *d, strbuf *sb)
-{
-    (void)ctx;
-    (void)d;
-    sb_append(sb, copy_src);
-    return CLOPS_OK;
-}
-
-static clops_status run_copy(void *vctx)
-{
-    copy_ctx *c = vctx;
-    host_arg args[3] = {{sizeof c->dst, &c->dst}, {sizeof c->src, &c->src}, {sizeof c->n4, &c->n4}};
-    return host_launch(c->d, c->k, 3, args, host_grid_size(c->d, c->k, c->n4));
-}
 
 /* ---- the op cases -------------------------------------------------------- */
 
@@ -220,31 +155,6 @@ static bool setup_case(int i, clops_device *d, int64_t n2, int64_t n1, op_ctx *c
         return false;
     }
     return true;
-}
-
-/* Measures the copy peak of d in GB/s (0 on failure). */
-static double copy_peak(clops_device *d, int64_t n1, int reps)
-{
-    copy_ctx c = {0};
-    c.d = d;
-    c.n4 = (cl_ulong)(n1 / 4);
-    size_t bytes = (size_t)n1 * 4;
-    host_block *src = NULL, *dst = NULL;
-    host_kkey key = {{0x62656e6368636f70ull, 1, 0, 0}};
-    host_kernel_request req = {"bench/copy4", "bench_copy4", copy_source, NULL, NULL};
-    double gbs = 0;
-    if (host_alloc(d, bytes, &src) == CLOPS_OK && host_alloc(d, bytes, &dst) == CLOPS_OK &&
-        host_kernel_get(d, &key, &req, &c.k) == CLOPS_OK) {
-        c.src = src->mem;
-        c.dst = dst->mem;
-        clops_status st;
-        double t = time_calls(d, run_copy, &c, reps, 5, &st);
-        if (st == CLOPS_OK)
-            gbs = 2.0 * (double)bytes / t / 1e9;
-    }
-    host_free(src);
-    host_free(dst);
-    return gbs;
 }
 
 int main(int argc, char **argv)
