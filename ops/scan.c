@@ -27,6 +27,7 @@
 
 #include "dispatch/structured.h"
 #include "host/host.h"
+#include "ops/core.h"
 #include "ops/lines.h"
 #include "ops/scan.h"
 

@@ -12,7 +12,7 @@
 
 #include "dispatch/structured.h"
 #include "ops/scan.h"
-#include "ops_generated.h"
+#include "ops/kernels_generated.h"
 
 /* Records "op: message (self: float32[5, 7] ... on opencl:0)". */
 static clops_status scan_fail(clops_status st, const char *op, const clops_tensor *self,

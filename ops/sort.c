@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "host/host.h"
+#include "ops/core.h"
 #include "ops/lines.h"
 #include "ops/sort.h"
 

@@ -12,8 +12,9 @@
 #include <stdio.h>
 
 #include "dispatch/structured.h"
+#include "ops/core.h"
 #include "ops/sort.h"
-#include "ops_generated.h"
+#include "ops/kernels_generated.h"
 
 /* Records "op: message (self: float32[5, 7] ... on opencl:0)". */
 static clops_status sort_fail(clops_status st, const char *op, const clops_tensor *self,

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "support/ct_json.h"
+#include "ct_json.h"
 
 cJSON *ct_json_load(const char *name)
 {

@@ -7,7 +7,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "support/clops_test.h"
+#include "clops_test.h"
 
 /* The parsed file tests/data/<name>, or NULL when absent or unparsable
  * (free with cJSON_Delete). */
