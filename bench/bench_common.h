@@ -2,12 +2,15 @@
  * bench/bench_common.h: what the benchmark programs share: a monotonic
  * clock, the median time of batches of back-to-back calls, and the
  * device's copy peak (a float4 copy kernel), against which memory-bound
- * ops are reported.  Header-only: each bench program includes it.
+ * ops are reported, the command line and the device selection.  Header-only: each bench program includes it.
  */
 #ifndef CLOPS_BENCH_COMMON_H
 #define CLOPS_BENCH_COMMON_H
 
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "clops/device.h"
@@ -106,6 +109,51 @@ static inline double copy_peak(clops_device *d, int64_t n1, int reps)
     host_free(src);
     host_free(dst);
     return gbs;
+}
+
+/* Command line of the benchmark programs:
+ *     PROG [--device SEL]... [--scale S] [--reps N] [--json FILE]
+ * Fills the selectors (at most 8), scale (>= 1), reps and json (NULL when
+ * absent); false (after printing the usage) on anything else. */
+typedef struct bench_args {
+    const char *sel[8];
+    int nsel, reps;
+    double scale;
+    const char *json;
+} bench_args;
+
+static inline bool bench_parse_args(int argc, char **argv, bench_args *a)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--device") == 0 && i + 1 < argc && a->nsel < 8)
+            a->sel[a->nsel++] = argv[++i];
+        else if (strcmp(argv[i], "--scale") == 0 && i + 1 < argc)
+            a->scale = atof(argv[++i]);
+        else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
+            a->reps = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc)
+            a->json = argv[++i];
+        else {
+            fprintf(stderr, "usage: %s [--device SEL]... [--scale S] [--reps N] [--json FILE]\n",
+                    argv[0]);
+            return false;
+        }
+    }
+    if (a->scale < 1.0)
+        a->scale = 1.0;
+    return true;
+}
+
+/* Whether device d is among the selected ones (all when none is given). */
+static inline bool bench_wanted(const bench_args *a, clops_device *d)
+{
+    bool wanted = a->nsel == 0;
+    for (int s = 0; s < a->nsel; s++) {
+        clops_device *x = NULL;
+        if (clops_device_find(a->sel[s], &x) == CLOPS_OK && x == d)
+            wanted = true;
+    }
+    return wanted;
 }
 
 #endif /* CLOPS_BENCH_COMMON_H */

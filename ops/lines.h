@@ -14,6 +14,7 @@
 #include <stdbool.h>
 
 #include "core/tensor_impl.h"
+#include "host/host.h"
 
 typedef struct ops_lines {
     int64_t outer, n, inner;
@@ -28,6 +29,21 @@ bool ops_lines_of(const clops_tensor *t, int dim, ops_lines *g);
 /* The largest power of two <= cap that d runs as a work-group (kernels
  * with a fixed reqd_work_group_size and local arrays sized by it). */
 int ops_wg_pow2(const clops_device *d, int cap);
+
+/*
+ * The kernel `kname` of a hand-written family program: a lookup by key, and
+ * on a miss a build of the program `pname` whose source gen writes.  When
+ * wg > 0 the kernel must run work-groups of exactly wg items (kernels with
+ * reqd_work_group_size and local arrays sized by it): CLOPS_UNSUPPORTED
+ * naming the device otherwise.
+ */
+clops_status ops_kernel(clops_device *d, host_kkey key, const char *pname, const char *kname,
+                        clops_status (*gen)(void *, const clops_device *, strbuf *), void *ctx,
+                        int wg, host_kernel **out);
+
+/* Appends cl_kernels/pw_prelude.clh, the text `defines`, a #line marker and
+ * cl_kernels/<file> to sb: a family program's source. */
+clops_status ops_program_source(strbuf *sb, const char *defines, const char *file);
 
 /* Ceiling division of non-negative numbers. */
 static inline int64_t ops_cdiv(int64_t a, int64_t b)

@@ -92,20 +92,14 @@ static void io_macros(strbuf *sb, clops_dtype in, clops_dtype out)
 
 /* The program of one (op, input dtype, result dtype): prelude, the
  * defines of scan.cl's header, scan.cl. */
-static clops_status gen_source(void *ctx, const clops_device *d, strbuf *sb)
+static clops_status gen_source(void *ctx, const clops_device *d, strbuf *dst)
 {
     (void)d;
     const scan_spec *s = ctx;
-    const char *prelude = NULL, *body = NULL;
-    clops_status st = host_cl_source("pw_prelude.clh", &prelude);
-    if (st == CLOPS_OK)
-        st = host_cl_source("scan.cl", &body);
-    if (st)
-        return st;
+    strbuf defs = STRBUF_INIT, *sb = &defs;
     bool fl = clops_dtype_is_floating(s->out);
     const char *acc = pw_cl_compute_type(s->out);
-    sb_append(sb, prelude);
-    sb_printf(sb, "\n#define T_IN %s\n#define T_OUT %s\n#define ACC %s\n",
+    sb_printf(sb, "#define T_IN %s\n#define T_OUT %s\n#define ACC %s\n",
               pw_cl_storage_type(s->in), pw_cl_storage_type(s->out), acc);
     sb_printf(sb, "#define WG %d\n#define VT %d\n", s->wg, s->vt);
     io_macros(sb, s->in, s->out);
@@ -144,8 +138,9 @@ static clops_status gen_source(void *ctx, const clops_device *d, strbuf *sb)
         break;
     }
     }
-    sb_printf(sb, "#line 1 \"scan.cl\"\n%s", body);
-    return CLOPS_OK;
+    clops_status st = ops_program_source(dst, sb_str(&defs), "scan.cl");
+    sb_free(&defs);
+    return st;
 }
 
 static const char *const kind_names[SCAN_NOPS] = {"sum", "prod", "max", "min", "logsumexp"};
@@ -157,22 +152,11 @@ static clops_status get_kernel(clops_device *d, const scan_spec *s, int which, h
     host_kkey key = {{SCAN_KEY_FAMILY | ((uint64_t)s->kind << 40) | ((uint64_t)s->in << 32) |
                           ((uint64_t)s->out << 24) | ((uint64_t)which << 16) | (uint64_t)s->wg,
                       0, 0, 0}};
-    host_kernel *k = host_kernel_lookup(d, &key);
-    if (!k) {
-        char pname[96];
-        snprintf(pname, sizeof pname, "scan/%s_%s_%s", kind_names[s->kind], pw_dtype_tag(s->in),
-                 pw_dtype_tag(s->out));
-        host_kernel_request req = {pname, names[which], gen_source, (void *)s, NULL};
-        clops_status st = host_kernel_get(d, &key, &req, &k);
-        if (st)
-            return st;
-    }
-    if (which == 0 && k->wg_size != (size_t)s->wg)
-        return clops__fail(CLOPS_UNSUPPORTED,
-                           "scan kernel needs work-groups of %d items; %s allows %zu", s->wg,
-                           d->label, k->wg_size);
-    *out = k;
-    return CLOPS_OK;
+    char pname[96];
+    snprintf(pname, sizeof pname, "scan/%s_%s_%s", kind_names[s->kind], pw_dtype_tag(s->in),
+             pw_dtype_tag(s->out));
+    return ops_kernel(d, key, pname, names[which], gen_source, (void *)s, which == 0 ? s->wg : 0,
+                      out);
 }
 
 static int64_t abs64(int64_t v)

@@ -62,19 +62,15 @@ static clops_status gen_source(void *ctx, const clops_device *d, strbuf *sb)
 {
     (void)d;
     const sort_spec *s = ctx;
-    const char *prelude = NULL, *body = NULL;
-    clops_status st = host_cl_source("pw_prelude.clh", &prelude);
-    if (st == CLOPS_OK)
-        st = host_cl_source("sort.cl", &body);
-    if (st)
-        return st;
     /* float16 moves as its bits (no cl_khr_fp16 needed). */
     const char *t = s->dt == CLOPS_FLOAT16 ? "ushort" : pw_cl_storage_type(s->dt);
-    sb_append(sb, prelude);
-    sb_printf(sb, "\n#define T %s\n#define KEY %s\n#define TOKEY(v) %s\n#define WG %d\n",
-              t, clops_dtype_size(s->dt) == 8 ? "ulong" : "uint", key_expr(s->dt), s->wg);
-    sb_printf(sb, "#define LMAX %d\n#line 1 \"sort.cl\"\n%s", SORT_LMAX, body);
-    return CLOPS_OK;
+    strbuf defs = STRBUF_INIT;
+    sb_printf(&defs, "#define T %s\n#define KEY %s\n#define TOKEY(v) %s\n#define WG %d\n", t,
+              clops_dtype_size(s->dt) == 8 ? "ulong" : "uint", key_expr(s->dt), s->wg);
+    sb_printf(&defs, "#define LMAX %d\n", SORT_LMAX);
+    clops_status st = ops_program_source(sb, sb_str(&defs), "sort.cl");
+    sb_free(&defs);
+    return st;
 }
 
 /* One of the program's three kernels. */
@@ -84,21 +80,10 @@ static clops_status get_kernel(clops_device *d, const sort_spec *s, int which, h
     host_kkey key = {{SORT_KEY_FAMILY | ((uint64_t)s->dt << 24) | ((uint64_t)which << 16) |
                           (uint64_t)s->wg,
                       0, 0, 0}};
-    host_kernel *k = host_kernel_lookup(d, &key);
-    if (!k) {
-        char pname[64];
-        snprintf(pname, sizeof pname, "sort/%s", pw_dtype_tag(s->dt));
-        host_kernel_request req = {pname, names[which], gen_source, (void *)s, NULL};
-        clops_status st = host_kernel_get(d, &key, &req, &k);
-        if (st)
-            return st;
-    }
-    if (which == 0 && k->wg_size != (size_t)s->wg)
-        return clops__fail(CLOPS_UNSUPPORTED,
-                           "sort kernel needs work-groups of %d items; %s allows %zu", s->wg,
-                           d->label, k->wg_size);
-    *out = k;
-    return CLOPS_OK;
+    char pname[64];
+    snprintf(pname, sizeof pname, "sort/%s", pw_dtype_tag(s->dt));
+    return ops_kernel(d, key, pname, names[which], gen_source, (void *)s, which == 0 ? s->wg : 0,
+                      out);
 }
 
 /* Sorts on an OpenCL device; geometries already checked. */

@@ -89,24 +89,7 @@ static void run_case(clops_device *dev, const cJSON *c)
 static void test_golden_scan(void **state)
 {
     (void)state;
-    cJSON *root = ct_json_load("golden_scan.json");
-    if (!root) {
-        print_message("golden_scan.json absent: skipped\n");
-        skip();
-    }
-    CT_ASSERT(root && cJSON_IsArray(root));
-    clops_device *devs[CT_MAX_DEVICES];
-    int nd = ct_devices(devs, CT_MAX_DEVICES);
-    for (int d = 0; d < nd; d++) {
-        ct_set_device(devs[d]);
-        const cJSON *c;
-        cJSON_ArrayForEach(c, root)
-        {
-            run_case(devs[d], c);
-        }
-    }
-    cJSON_Delete(root);
-    ct_clear_context();
+    ct_json_replay("golden_scan.json", run_case);
 }
 
 int main(void)

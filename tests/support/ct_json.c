@@ -87,3 +87,25 @@ ct_tol ct_torch_tol(clops_dtype dt)
         return CT_TOL_EXACT;
     }
 }
+
+void ct_json_replay(const char *name, void (*fn)(clops_device *dev, const cJSON *c))
+{
+    cJSON *root = ct_json_load(name);
+    if (!root) {
+        print_message("%s absent: skipped\n", name);
+        skip();
+    }
+    CT_ASSERT(cJSON_IsArray(root));
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_devices(devs, CT_MAX_DEVICES);
+    for (int d = 0; d < nd; d++) {
+        ct_set_device(devs[d]);
+        const cJSON *c;
+        cJSON_ArrayForEach(c, root)
+        {
+            fn(devs[d], c);
+        }
+    }
+    cJSON_Delete(root);
+    ct_clear_context();
+}

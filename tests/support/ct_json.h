@@ -22,4 +22,9 @@ void *ct_json_values(const cJSON *arr, clops_dtype dt);
  * zeros must have PyTorch's sign for float32 and float64. */
 ct_tol ct_torch_tol(clops_dtype dt);
 
+/* Replays every case (array element) of tests/data/<name> on every device
+ * under test through fn, with the device context set; skips the cmocka
+ * test, saying so, when the file is absent. */
+void ct_json_replay(const char *name, void (*fn)(clops_device *dev, const cJSON *c));
+
 #endif /* CLOPS_TESTS_SUPPORT_CT_JSON_H */
