@@ -180,3 +180,29 @@ __kernel void sort_write(__global const int *iin, __global const T *src, long so
     if (want_idx)
         idx[LINE_BASE(xoff, line, inner, x_o, x_i) + j * x_n] = at;
 }
+
+/* One work-item per line of a sorted (ascending) tensor: the median
+ * (mode 0: the first NaN when the line has one, else the lower median) or
+ * the nanmedian (mode 1: the lower median of the non-NaN prefix; position 0
+ * when all are NaN) into ov/oi[line].  NaN sorts last, so the NaN count is
+ * found by a binary search for the first NaN key. */
+__kernel void sort_pick(__global const T *sv, __global const long *si, long n, long inner,
+                        long s_o, long s_n, long s_i, long lines, int mode, __global T *ov,
+                        __global long *oi)
+{
+    const long g = (long)get_global_id(0);
+    if (g >= lines)
+        return;
+    const long base = LINE_BASE(0, g, inner, s_o, s_i);
+    long lo = 0, hi = n;
+    while (lo < hi) {
+        long mid = lo + ((hi - lo) >> 1);
+        if (IS_NAN_KEY(TOKEY(sv[base + mid * s_n])))
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    long pos = mode == 0 ? (lo < n ? lo : (n - 1) / 2) : (lo > 0 ? (lo - 1) / 2 : 0);
+    ov[g] = sv[base + pos * s_n];
+    oi[g] = si[base + pos * s_n];
+}

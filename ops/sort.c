@@ -68,6 +68,15 @@ static clops_status gen_source(void *ctx, const clops_device *d, strbuf *sb)
     sb_printf(&defs, "#define T %s\n#define KEY %s\n#define TOKEY(v) %s\n#define WG %d\n", t,
               clops_dtype_size(s->dt) == 8 ? "ulong" : "uint", key_expr(s->dt), s->wg);
     sb_printf(&defs, "#define LMAX %d\n", SORT_LMAX);
+    /* The NaN key of each float dtype (integers have none). */
+    const char *nan_key = s->dt == CLOPS_FLOAT32                                   ? "0xffffffffu"
+                          : s->dt == CLOPS_FLOAT64                                 ? "0xffffffffffffffffUL"
+                          : s->dt == CLOPS_FLOAT16 || s->dt == CLOPS_BFLOAT16 ? "0xffffu"
+                                                                                   : NULL;
+    if (nan_key)
+        sb_printf(&defs, "#define IS_NAN_KEY(k) ((k) == %s)\n", nan_key);
+    else
+        sb_append(&defs, "#define IS_NAN_KEY(k) 0\n");
     clops_status st = ops_program_source(sb, sb_str(&defs), "sort.cl");
     sb_free(&defs);
     return st;
@@ -76,7 +85,7 @@ static clops_status gen_source(void *ctx, const clops_device *d, strbuf *sb)
 /* One of the program's three kernels. */
 static clops_status get_kernel(clops_device *d, const sort_spec *s, int which, host_kernel **out)
 {
-    static const char *const names[3] = {"sort_block", "sort_merge", "sort_write"};
+    static const char *const names[4] = {"sort_block", "sort_merge", "sort_write", "sort_pick"};
     host_kkey key = {{SORT_KEY_FAMILY | ((uint64_t)s->dt << 24) | ((uint64_t)which << 16) |
                           (uint64_t)s->wg,
                       0, 0, 0}};
@@ -202,4 +211,45 @@ done:
     if (st)
         return clops__error_prefix(st, "%s", op);
     return CLOPS_OK;
+}
+
+clops_status sort_pick_median(const char *op, clops_tensor *sv, clops_tensor *si, int dim,
+                              bool nan_median, clops_tensor *ov, clops_tensor *oi)
+{
+    ops_lines g;
+    if (!ops_lines_of(sv, dim, &g))
+        return clops__fail(CLOPS_INTERNAL, "%s: sorted temporary is not dense", op);
+    int64_t lines = g.outer * g.inner, n = g.n;
+    clops_device *d = sv->storage->device;
+    if (host_is_cpu(d)) {
+        /* The same selection on the host. */
+        size_t es = clops_dtype_size(sv->dtype);
+        const char *vb = sv->storage->host_ptr;
+        const int64_t *ib = si->storage->host_ptr;
+        for (int64_t l = 0; l < lines; l++) {
+            int64_t base = (l / g.inner) * g.s_o + (l % g.inner) * g.s_i, m = 0;
+            bool fl = clops_dtype_is_floating(sv->dtype);
+            while (m < n && !(fl && ref_sort_key(vb, base + m * g.s_n, sv->dtype) == UINT64_MAX))
+                m++;
+            int64_t pos = !nan_median ? (m < n ? m : (n - 1) / 2) : (m > 0 ? (m - 1) / 2 : 0);
+            memcpy((char *)ov->storage->host_ptr + (size_t)l * es,
+                   vb + (size_t)(base + pos * g.s_n) * es, es);
+            ((int64_t *)oi->storage->host_ptr)[l] = ib[base + pos * g.s_n];
+        }
+        return CLOPS_OK;
+    }
+    sort_spec spec = {sv->dtype, ops_wg_pow2(d, 256)};
+    host_kernel *k = NULL;
+    clops_status st = get_kernel(d, &spec, 3, &k);
+    if (st)
+        return st;
+    cl_mem mv = sv->storage->block->mem, mi = si->storage->block->mem;
+    cl_mem mo = ov->storage->block->mem, mx = oi->storage->block->mem;
+    cl_long a_n = n, inner = g.inner, s_o = g.s_o, s_n = g.s_n, s_i = g.s_i, a_lines = lines;
+    cl_int mode = nan_median;
+#define A(x) {sizeof(x), &(x)}
+    host_arg args[] = {A(mv), A(mi), A(a_n), A(inner), A(s_o), A(s_n), A(s_i), A(a_lines),
+                       A(mode), A(mo), A(mx)};
+#undef A
+    return host_launch(d, k, 11, args, (size_t)lines);
 }

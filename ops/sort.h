@@ -20,4 +20,12 @@
 clops_status sort_run(const char *op, clops_tensor *src, int dim, bool descending,
                       clops_tensor *vals, clops_tensor *idx);
 
+/* Median selection over a sorted (ascending, NaN last) contiguous sv with
+ * positions si, along dim: per line, into contiguous ov (sv's dtype) and oi
+ * (int64) holding one element per line in row-major line order.  median:
+ * the first NaN if any, else the lower median; nanmedian (nan_median): the
+ * lower median of the non-NaN elements (position 0 when all are NaN). */
+clops_status sort_pick_median(const char *op, clops_tensor *sv, clops_tensor *si, int dim,
+                              bool nan_median, clops_tensor *ov, clops_tensor *oi);
+
 #endif /* CLOPS_OPS_SORT_H */

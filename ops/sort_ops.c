@@ -9,6 +9,7 @@
  * input comes first (PyTorch's CPU quickselect orders ties otherwise; the
  * values agree, the indices of tied elements may not: docs/sort.md).
  */
+#include <math.h>
 #include <stdio.h>
 
 #include "dispatch/structured.h"
@@ -292,4 +293,143 @@ clops_status sort_kthvalue_out(clops_tensor *self, int64_t k, int64_t dim, bool 
                                clops_tensor *values, clops_tensor *indices)
 {
     return kth_into(self, k, dim, keepdim, values, indices);
+}
+
+/* median/nanmedian along d into values/indices of the reduced shape
+ * (keepdim or not), through a sorted temporary and sort_pick_median. */
+static clops_status median_into(const char *op, bool nan_median, clops_tensor *self, int64_t dim,
+                                bool keepdim, clops_tensor *values, clops_tensor *indices)
+{
+    int d = 0;
+    clops_status st = wrap_dim(op, dim, self->ndim, &d);
+    if (st)
+        return st;
+    if (self->dtype == CLOPS_BOOL)
+        return sort_fail(CLOPS_INVALID_DTYPE, op, self, "not implemented for 'Bool'");
+    if (self->ndim && self->sizes[d] == 0) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "Expected reduction dim %d to have non-zero size.", d);
+        return sort_fail(CLOPS_INDEX_OUT_OF_RANGE, op, self, msg);
+    }
+    int64_t sizes[CLOPS_MAX_DIMS];
+    int nd = 0;
+    for (int j = 0; j < self->ndim; j++)
+        if (j != d || keepdim)
+            sizes[nd++] = j == d ? 1 : self->sizes[j];
+    if ((st = prep_out(op, self, values, self->dtype, nd, sizes)) ||
+        (st = prep_out(op, self, indices, CLOPS_INT64, nd, sizes)))
+        return st;
+    if (tensor_numel(self) == 0)
+        return CLOPS_OK;
+    clops_device *dev = self->storage->device;
+    clops_tensor *tv = NULL, *ti = NULL, *ov = NULL, *oi = NULL;
+    st = tensor_new(dev, self->dtype, self->ndim, self->sizes, NULL, &tv);
+    if (st == CLOPS_OK)
+        st = tensor_new(dev, CLOPS_INT64, self->ndim, self->sizes, NULL, &ti);
+    if (st == CLOPS_OK)
+        st = tensor_new(dev, self->dtype, nd, sizes, NULL, &ov);
+    if (st == CLOPS_OK)
+        st = tensor_new(dev, CLOPS_INT64, nd, sizes, NULL, &oi);
+    if (st == CLOPS_OK)
+        st = sort_run(op, self, d, false, tv, ti);
+    if (st == CLOPS_OK)
+        st = sort_pick_median(op, tv, ti, d, nan_median, ov, oi);
+    if (st == CLOPS_OK)
+        st = core_copy_(values, ov, false);
+    if (st == CLOPS_OK)
+        st = core_copy_(indices, oi, false);
+    clops_tensor_release(tv);
+    clops_tensor_release(ti);
+    clops_tensor_release(ov);
+    clops_tensor_release(oi);
+    return st;
+}
+
+/* Fresh values and indices of median_into. */
+static clops_status median_fresh(const char *op, bool nan_median, clops_tensor *self, int64_t dim,
+                                 bool keepdim, clops_tensor **values, clops_tensor **indices)
+{
+    clops_tensor *v = NULL, *i = NULL;
+    clops_status st = tensor_new(self->storage->device, self->dtype, 0, NULL, NULL, &v);
+    if (st == CLOPS_OK)
+        st = tensor_new(self->storage->device, CLOPS_INT64, 0, NULL, NULL, &i);
+    if (st == CLOPS_OK)
+        st = median_into(op, nan_median, self, dim, keepdim, v, i);
+    if (st || !indices) {
+        clops_tensor_release(i);
+        i = NULL;
+    }
+    if (st) {
+        clops_tensor_release(v);
+        return st;
+    }
+    *values = v;
+    if (indices)
+        *indices = i;
+    return CLOPS_OK;
+}
+
+/* median()/nanmedian() of every element: a 0-dim result; NaN when empty
+ * (floating; integers give their smallest value, as PyTorch's CPU). */
+static clops_status median_all(const char *op, bool nan_median, clops_tensor *self,
+                               clops_tensor **out)
+{
+    if (tensor_numel(self) == 0) {
+        if (self->dtype == CLOPS_BOOL)
+            return sort_fail(CLOPS_INVALID_DTYPE, op, self, "not implemented for 'Bool'");
+        clops_tensor *t = NULL;
+        clops_status st = tensor_new(self->storage->device, self->dtype, 0, NULL, NULL, &t);
+        int64_t lo = 0, hi = 0;
+        dtype_int_range(self->dtype, &lo, &hi);
+        if (st == CLOPS_OK)
+            st = tensor_fill(t, clops_dtype_is_floating(self->dtype) ? clops_scalar_float(NAN)
+                                                                     : clops_scalar_int(lo));
+        if (st) {
+            clops_tensor_release(t);
+            return st;
+        }
+        *out = t;
+        return CLOPS_OK;
+    }
+    clops_tensor *flat = NULL;
+    int64_t m1 = -1;
+    clops_status st = core_reshape(self, &m1, 1, &flat);
+    if (st == CLOPS_OK)
+        st = median_fresh(op, nan_median, flat, 0, false, out, NULL);
+    clops_tensor_release(flat);
+    return st;
+}
+
+clops_status sort_median(clops_tensor *self, clops_tensor **out)
+{
+    return median_all("median", false, self, out);
+}
+
+clops_status sort_nanmedian(clops_tensor *self, clops_tensor **out)
+{
+    return median_all("nanmedian", true, self, out);
+}
+
+clops_status sort_median_dim(clops_tensor *self, int64_t dim, bool keepdim, clops_tensor **values,
+                             clops_tensor **indices)
+{
+    return median_fresh("median", false, self, dim, keepdim, values, indices);
+}
+
+clops_status sort_nanmedian_dim(clops_tensor *self, int64_t dim, bool keepdim,
+                                clops_tensor **values, clops_tensor **indices)
+{
+    return median_fresh("nanmedian", true, self, dim, keepdim, values, indices);
+}
+
+clops_status sort_median_dim_out(clops_tensor *self, int64_t dim, bool keepdim,
+                                 clops_tensor *values, clops_tensor *indices)
+{
+    return median_into("median", false, self, dim, keepdim, values, indices);
+}
+
+clops_status sort_nanmedian_dim_out(clops_tensor *self, int64_t dim, bool keepdim,
+                                    clops_tensor *values, clops_tensor *indices)
+{
+    return median_into("nanmedian", true, self, dim, keepdim, values, indices);
 }

@@ -1,6 +1,6 @@
 /*
  * tests/test_sort.c: the sort family (sort, argsort, msort, topk,
- * kthvalue) on every OpenCL device against the CPU reference.
+ * kthvalue, median, nanmedian) on every OpenCL device against the CPU reference.
  *
  * Sorting is exact, so every comparison is bitwise: values, and indices
  * (the order is total: key, then input position, on both sides).  What
@@ -12,7 +12,8 @@
  *     zeros and denormals, int64 extremes;
  *   - a stress test of the multi-launch path (block sorts, merge passes,
  *     write-out) over many work-groups, and determinism;
- *   - topk / kthvalue shapes and their errors.
+ *   - topk / kthvalue shapes and their errors; median / nanmedian with
+ *     NaN-heavy and all-NaN lines.
  */
 #include <math.h>
 #include <stdio.h>
@@ -259,6 +260,53 @@ static void test_topk_kthvalue(void **state)
     ct_clear_context();
 }
 
+/* median / nanmedian against the CPU: rows with many NaN, an all-NaN row,
+ * lines longer than a block, the full reduction. */
+static void test_median(void **state)
+{
+    (void)state;
+    enum { R = 4, N = 3001 };
+    float *h = malloc(sizeof(float) * R * N);
+    for (int r = 0; r < R; r++)
+        for (int j = 0; j < N; j++)
+            h[r * N + j] = r == 3 ? NAN : (j * 7 + r) % 5 == 0 ? NAN : (float)((j * 37) % 101);
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    clops_tensor *xc = ct_from_values(ct_cpu(), CLOPS_FLOAT32, 2, I64(R, N), CT_CONTIGUOUS, h);
+    for (int di = 0; di < nd; di++) {
+        ct_set_device(devs[di]);
+        clops_tensor *x = ct_from_values(devs[di], CLOPS_FLOAT32, 2, I64(R, N), CT_TRANSPOSED, h);
+        for (int nan = 0; nan < 2; nan++) {
+            ct_set_case("%s dim 1 keepdim", nan ? "nanmedian" : "median");
+            clops_tensor *v = NULL, *i = NULL, *ev = NULL, *ei = NULL;
+            if (nan) {
+                CT_OK(clops_nanmedian_dim(x, 1, true, &v, &i));
+                CT_OK(clops_nanmedian_dim(xc, 1, true, &ev, &ei));
+            } else {
+                CT_OK(clops_median_dim(x, 1, true, &v, &i));
+                CT_OK(clops_median_dim(xc, 1, true, &ev, &ei));
+            }
+            CT_ASSERT_CLOSE(v, ev, CT_TOL_EXACT);
+            CT_ASSERT_CLOSE(i, ei, CT_TOL_EXACT);
+            clops_tensor_release(v);
+            clops_tensor_release(i);
+            clops_tensor_release(ev);
+            clops_tensor_release(ei);
+            ct_set_case("%s of all elements", nan ? "nanmedian" : "median");
+            CT_OK(nan ? clops_nanmedian(x, &v) : clops_median(x, &v));
+            CT_OK(nan ? clops_nanmedian(xc, &ev) : clops_median(xc, &ev));
+            CT_ASSERT(v->ndim == 0);
+            CT_ASSERT_CLOSE(v, ev, CT_TOL_EXACT);
+            clops_tensor_release(v);
+            clops_tensor_release(ev);
+        }
+        clops_tensor_release(x);
+    }
+    clops_tensor_release(xc);
+    free(h);
+    ct_clear_context();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -267,6 +315,7 @@ int main(void)
         cmocka_unit_test(test_adversarial),
         cmocka_unit_test(test_stress_and_determinism),
         cmocka_unit_test(test_topk_kthvalue),
+        cmocka_unit_test(test_median),
     };
     return cmocka_run_group_tests(tests, NULL, ct_teardown_group);
 }

@@ -5,10 +5,11 @@
  * tests/data/golden_sort.json is written by tests/data/gen_golden_sort.py
  * (torch on a CPU): stable sorts ascending and descending of inputs with
  * NaN, infinities, signed zeros, denormals, ties, integer extremes and
- * bool, 1- and 2-D along each dim; topk and kthvalue values (and the
+ * bool, 1- and 2-D along each dim; topk, kthvalue, median and nanmedian
+ * values (and the
  * errors PyTorch raises for bool).  Each case must give PyTorch's values
  * bit for bit (zeros of the input's sign: a sort moves elements, it never
- * computes them) and, for sorts, PyTorch's indices; topk and kthvalue
+ * computes them) and, for sorts, PyTorch's indices; the selections
  * equal values (a tie between -0.0 and +0.0 may pick either).  The test is skipped,
  * saying so, when the file is absent.
  */
@@ -56,7 +57,12 @@ static void run_case(clops_device *dev, const cJSON *c)
         st = clops_topk(x, k, dim, flag, true, &v, &ix);
         osz[d] = k;
     } else {
-        st = clops_kthvalue(x, k, dim, false, &v, &ix);
+        if (strcmp(op, "median") == 0)
+            st = clops_median_dim(x, dim, false, &v, &ix);
+        else if (strcmp(op, "nanmedian") == 0)
+            st = clops_nanmedian_dim(x, dim, false, &v, &ix);
+        else
+            st = clops_kthvalue(x, k, dim, false, &v, &ix);
         for (int i = d; i + 1 < nd; i++)
             osz[i] = osz[i + 1];
         ond = nd - 1;
@@ -70,7 +76,7 @@ static void run_case(clops_device *dev, const cJSON *c)
             CT_ASSERT(v->dtype == dt && v->ndim == ond);
             void *want = ct_json_values(cJSON_GetObjectItem(c, "values"), dt);
             void *got = ct_to_host(v);
-            /* topk/kthvalue pick among ties in their own order: equal
+            /* Selections pick among ties in their own order: equal
              * values, but a -0.0 may stand where PyTorch has +0.0. */
             ct_tol tol = CT_TOL_EXACT;
             tol.signed_zero = strcmp(op, "sort") == 0;

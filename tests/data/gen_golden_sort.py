@@ -3,8 +3,8 @@
 that pin down the order: NaN after +inf ascending and before it
 descending, -0.0 equal to +0.0 (input order kept), ties in input order,
 integer extremes, bool, float16/bfloat16.  Also msort, and the values (not
-the indices: PyTorch's CPU quickselect orders ties its own way) of topk and
-kthvalue.
+the indices: PyTorch's CPU quickselect orders ties its own way) of topk,
+kthvalue, median and nanmedian along a dim.
 
 Each case: op, dtype, shape, dim, descending/largest/k, input (row-major;
 floats as numbers or "nan", "inf", "-inf", "-0"; integers beyond 2^53 as
@@ -87,6 +87,14 @@ def main():
                      "largest": largest, "input": inp}
                 try:
                     r = torch.topk(t, k, dim=dim, largest=largest)
+                    c["values"] = [enc(v) for v in r.values.flatten().tolist()]
+                except (RuntimeError, NotImplementedError) as e:
+                    c["error"] = str(e).splitlines()[0]
+                out.append(c)
+            for op in ("median", "nanmedian"):
+                c = {"op": op, "dtype": dt, "shape": shape, "dim": dim, "input": inp}
+                try:
+                    r = getattr(torch, op)(t, dim)
                     c["values"] = [enc(v) for v in r.values.flatten().tolist()]
                 except (RuntimeError, NotImplementedError) as e:
                     c["error"] = str(e).splitlines()[0]
