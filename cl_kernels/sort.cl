@@ -206,3 +206,32 @@ __kernel void sort_pick(__global const T *sv, __global const long *si, long n, l
     ov[g] = sv[base + pos * s_n];
     oi[g] = si[base + pos * s_n];
 }
+
+/* searchsorted/bucketize: one work-item per value.  bd holds rows of nb
+ * boundaries (one row when brows == 1, else row = value index / vrow);
+ * sorter (when has_sorter) gives each row's ascending order.  PyTorch's
+ * comparisons: left finds the first boundary b with !(b < v) written as
+ * (b >= v), right the first with (b > v); a NaN value goes past the end. */
+__kernel void sort_search(__global const T *bd, __global const T *v, __global const long *sorter,
+                          int has_sorter, long nb, long brows, long vrow, long total, int right,
+                          __global long *out)
+{
+    const long g = (long)get_global_id(0);
+    if (g >= total)
+        return;
+    const long row = brows == 1 ? 0 : g / vrow;
+    const long base = row * nb;
+    const VT val = LOADV(v, g);
+    long lo = 0, hi = nb;
+    while (lo < hi) {
+        long mid = lo + ((hi - lo) >> 1);
+        long at = has_sorter ? sorter[base + mid] + base : base + mid;
+        VT b = LOADV(bd, at);
+        bool go_right = right ? !(b > val) : !(b >= val);
+        if (go_right)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    out[g] = lo;
+}

@@ -73,6 +73,13 @@ static clops_status gen_source(void *ctx, const clops_device *d, strbuf *sb)
                           : s->dt == CLOPS_FLOAT64                                 ? "0xffffffffffffffffUL"
                           : s->dt == CLOPS_FLOAT16 || s->dt == CLOPS_BFLOAT16 ? "0xffffu"
                                                                                    : NULL;
+    /* Values as numbers (searchsorted). */
+    if (s->dt == CLOPS_FLOAT16)
+        sb_append(&defs, "#define VT float\n#define LOADV(p, i) vload_half((size_t)(i), (__global const half *)(p))\n");
+    else if (s->dt == CLOPS_BFLOAT16)
+        sb_append(&defs, "#define VT float\n#define LOADV(p, i) clops_bf16_to_float((p)[i])\n");
+    else
+        sb_printf(&defs, "#define VT %s\n#define LOADV(p, i) ((p)[i])\n", t);
     if (nan_key)
         sb_printf(&defs, "#define IS_NAN_KEY(k) ((k) == %s)\n", nan_key);
     else
@@ -85,7 +92,8 @@ static clops_status gen_source(void *ctx, const clops_device *d, strbuf *sb)
 /* One of the program's three kernels. */
 static clops_status get_kernel(clops_device *d, const sort_spec *s, int which, host_kernel **out)
 {
-    static const char *const names[4] = {"sort_block", "sort_merge", "sort_write", "sort_pick"};
+    static const char *const names[5] = {"sort_block", "sort_merge", "sort_write", "sort_pick",
+                                         "sort_search"};
     host_kkey key = {{SORT_KEY_FAMILY | ((uint64_t)s->dt << 24) | ((uint64_t)which << 16) |
                           (uint64_t)s->wg,
                       0, 0, 0}};
@@ -252,4 +260,39 @@ clops_status sort_pick_median(const char *op, clops_tensor *sv, clops_tensor *si
                        A(mode), A(mo), A(mx)};
 #undef A
     return host_launch(d, k, 11, args, (size_t)lines);
+}
+
+clops_status sort_search_run(clops_tensor *bd, clops_tensor *v, clops_tensor *sorter, bool right,
+                             clops_tensor *out)
+{
+    int64_t total = tensor_numel(v);
+    if (total == 0)
+        return CLOPS_OK;
+    int64_t nb = bd->ndim ? bd->sizes[bd->ndim - 1] : 1;
+    int64_t brows = nb ? tensor_numel(bd) / nb : 1;
+    if (brows < 1)
+        brows = 1;
+    int64_t vrow = v->ndim ? v->sizes[v->ndim - 1] : 1;
+    clops_device *d = v->storage->device;
+    if (host_is_cpu(d)) {
+        ref_searchsorted(bd->storage->host_ptr, v->storage->host_ptr,
+                         sorter ? sorter->storage->host_ptr : NULL, v->dtype, nb, brows, vrow,
+                         total, right, out->storage->host_ptr);
+        return CLOPS_OK;
+    }
+    sort_spec spec = {v->dtype, ops_wg_pow2(d, 256)};
+    host_kernel *k = NULL;
+    clops_status st = get_kernel(d, &spec, 4, &k);
+    if (st)
+        return st;
+    cl_mem mb = bd->storage->block ? bd->storage->block->mem : v->storage->block->mem;
+    cl_mem mv = v->storage->block->mem, mo = out->storage->block->mem;
+    cl_mem ms = sorter && sorter->storage->block ? sorter->storage->block->mem : mv;
+    cl_int has = sorter != NULL, a_right = right;
+    cl_long a_nb = nb, a_brows = brows, a_vrow = vrow, a_total = total;
+#define A(x) {sizeof(x), &(x)}
+    host_arg args[] = {A(mb), A(mv), A(ms), A(has), A(a_nb), A(a_brows), A(a_vrow), A(a_total),
+                       A(a_right), A(mo)};
+#undef A
+    return host_launch(d, k, 10, args, (size_t)total);
 }

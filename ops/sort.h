@@ -28,4 +28,12 @@ clops_status sort_run(const char *op, clops_tensor *src, int dim, bool descendin
 clops_status sort_pick_median(const char *op, clops_tensor *sv, clops_tensor *si, int dim,
                               bool nan_median, clops_tensor *ov, clops_tensor *oi);
 
+/* searchsorted on contiguous tensors of one dtype: for each of v's
+ * elements the insertion position among the nb boundaries of its row of bd
+ * (one row, or rows matching v's leading dims: row = index / v's last
+ * size), in the order sorter gives (NULL: bd is sorted), left or right;
+ * int64 positions into contiguous out. */
+clops_status sort_search_run(clops_tensor *bd, clops_tensor *v, clops_tensor *sorter, bool right,
+                             clops_tensor *out);
+
 #endif /* CLOPS_OPS_SORT_H */

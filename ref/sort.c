@@ -88,3 +88,27 @@ clops_status ref_sort(const clops_tensor *src, int dim, bool descending, clops_t
     free(pairs);
     return CLOPS_OK;
 }
+
+void ref_searchsorted(const void *bd, const void *v, const int64_t *sorter, clops_dtype dt,
+                      int64_t nb, int64_t brows, int64_t vrow, int64_t total, bool right,
+                      int64_t *out)
+{
+    bool fl = clops_dtype_is_floating(dt);
+    clops_dtype ct = fl ? CLOPS_FLOAT64 : CLOPS_INT64;
+    for (int64_t g = 0; g < total; g++) {
+        int64_t base = (brows == 1 ? 0 : g / vrow) * nb, lo = 0, hi = nb;
+        pw_value val = pw_ref_load(v, g, dt, ct);
+        while (lo < hi) {
+            int64_t mid = lo + ((hi - lo) >> 1);
+            int64_t at = sorter ? sorter[base + mid] + base : base + mid;
+            pw_value b = pw_ref_load(bd, at, dt, ct);
+            bool go_right = fl ? (right ? !(b.f > val.f) : !(b.f >= val.f))
+                               : (right ? !(b.i > val.i) : !(b.i >= val.i));
+            if (go_right)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        out[g] = lo;
+    }
+}

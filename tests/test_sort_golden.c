@@ -10,7 +10,9 @@
  * errors PyTorch raises for bool).  Each case must give PyTorch's values
  * bit for bit (zeros of the input's sign: a sort moves elements, it never
  * computes them) and, for sorts, PyTorch's indices; the selections
- * equal values (a tie between -0.0 and +0.0 may pick either).  The test is skipped,
+ * equal values (a tie between -0.0 and +0.0 may pick either); searchsorted
+ * (left, right, side, sorter, N-D boundaries, NaN, mixed dtypes) PyTorch's
+ * positions.  The test is skipped,
  * saying so, when the file is absent.
  */
 #include <stdio.h>
@@ -50,7 +52,29 @@ static void run_case(clops_device *dev, const cJSON *c)
     clops_tensor *v = NULL, *ix = NULL;
     clops_status st;
     int ond = nd;
-    if (strcmp(op, "sort") == 0) {
+    if (strcmp(op, "searchsorted") == 0) {
+        clops_dtype bdt = ct_dtype_named(cJSON_GetObjectItem(c, "bdtype")->valuestring);
+        const cJSON *bs = cJSON_GetObjectItem(c, "bshape");
+        int bnd = cJSON_GetArraySize(bs);
+        int64_t bsz[CLOPS_MAX_DIMS];
+        for (int i = 0; i < bnd; i++)
+            bsz[i] = (int64_t)cJSON_GetArrayItem(bs, i)->valuedouble;
+        void *bv = ct_json_values(cJSON_GetObjectItem(c, "boundaries"), bdt);
+        clops_tensor *b = ct_from_values(dev, bdt, bnd, bsz, CT_CONTIGUOUS, bv);
+        free(bv);
+        clops_tensor *so = NULL;
+        const cJSON *js = cJSON_GetObjectItem(c, "sorter");
+        if (cJSON_IsArray(js)) {
+            void *sv = ct_json_values(js, CLOPS_INT64);
+            so = ct_from_values(dev, CLOPS_INT64, bnd, bsz, CT_CONTIGUOUS, sv);
+            free(sv);
+        }
+        const cJSON *side = cJSON_GetObjectItem(c, "side");
+        st = clops_searchsorted(b, x, false, cJSON_IsTrue(cJSON_GetObjectItem(c, "right")),
+                                cJSON_IsString(side) ? side->valuestring : NULL, so, &ix);
+        clops_tensor_release(b);
+        clops_tensor_release(so);
+    } else if (strcmp(op, "sort") == 0) {
         bool stable = true;
         st = clops_sort_stable(x, &stable, dim, flag, &v, &ix);
     } else if (strcmp(op, "topk") == 0) {

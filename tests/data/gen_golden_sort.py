@@ -67,6 +67,37 @@ def cases():
         yield dt, [len(x)], x
 
 
+def search_cases():
+    """searchsorted: left/right/side, NaN values and boundaries, sorter,
+    N-D boundaries, integer and float16 dtypes, mixed dtypes."""
+    out = []
+    b1 = [1.0, 2.0, 2.0, 3.0, nan]
+    v1 = [2.0, nan, 0.0, 5.0, -inf, 3.0, 1.0]
+    specs = [
+        ("float32", [5], b1, "float32", [7], v1, None),
+        ("float16", [5], b1, "float16", [7], v1, None),
+        ("float64", [2, 3], [1.0, 3.0, 5.0, 2.0, 2.0, 4.0], "float64", [2, 2],
+         [3.0, 0.0, 2.0, 9.0], None),
+        ("int64", [6], [-5, 0, 0, 7, 7, 100], "int64", [5], [0, 7, -9, 101, 6], None),
+        ("float32", [4], [3.0, 1.0, 2.0, 1.0], "float32", [4], [1.0, 2.0, 0.5, 3.0],
+         [1, 3, 2, 0]),
+        ("int32", [4], [1, 3, 5, 7], "float32", [3], [3.0, 4.5, 7.0], None),
+    ]
+    for bdt, bshape, bvals, vdt, vshape, vvals, sorter in specs:
+        bt = torch.tensor(bvals, dtype=DT[bdt]).reshape(bshape)
+        vt = torch.tensor(vvals, dtype=DT[vdt]).reshape(vshape)
+        st = torch.tensor(sorter) if sorter else None
+        for right, side in ((False, None), (True, None), (False, "right"), (False, "left")):
+            r = torch.searchsorted(bt, vt, right=right, side=side, sorter=st)
+            out.append({"op": "searchsorted", "dtype": vdt, "shape": vshape, "dim": 0,
+                        "input": [enc(x) for x in vt.flatten().tolist()],
+                        "bdtype": bdt, "bshape": bshape,
+                        "boundaries": [enc(x) for x in bt.flatten().tolist()],
+                        "sorter": sorter, "right": right, "side": side,
+                        "indices": r.flatten().tolist()})
+    return out
+
+
 def main():
     out = []
     for dt, shape, x in cases():
@@ -108,6 +139,7 @@ def main():
                 except (RuntimeError, NotImplementedError) as e:
                     c["error"] = str(e).splitlines()[0]
                 out.append(c)
+    out += search_cases()
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden_sort.json")
     with open(path, "w") as f:
         f.write("[\n" + ",\n".join(json.dumps(c) for c in out) + "\n]\n")
