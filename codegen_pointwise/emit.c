@@ -51,8 +51,8 @@ int pw_emit_vec_width(const pw_spec *s, const clops_device *d)
     return widest <= 2 ? 8 : 4;
 }
 
-/* OpenCL storage type of a dtype. */
-static const char *cl_storage_type(clops_dtype dt)
+/* OpenCL storage type of a dtype (pw.h). */
+const char *pw_cl_storage_type(clops_dtype dt)
 {
     switch (dt) {
     case CLOPS_BOOL:
@@ -87,7 +87,7 @@ static clops_dtype compute_of(clops_dtype dt)
 
 const char *pw_cl_compute_type(clops_dtype dt)
 {
-    return cl_storage_type(compute_of(dt));
+    return pw_cl_storage_type(compute_of(dt));
 }
 
 /* Unsigned counterpart of a compute type (floats map to themselves). */
@@ -174,7 +174,7 @@ static void emit_convert(strbuf *sb, const char *x, clops_dtype from, clops_dtyp
     else if (to == CLOPS_UINT8 && clops_dtype_is_floating(from))
         sb_printf(sb, "(uchar)(long)(%s)", x);
     else
-        sb_printf(sb, "(%s)(%s)", cl_storage_type(to), x);
+        sb_printf(sb, "(%s)(%s)", pw_cl_storage_type(to), x);
 }
 
 clops_dtype pw_operand_rounding(const pw_spec *s, int j)
@@ -306,9 +306,9 @@ static void emit_signature(strbuf *sb, const pw_spec *s, const char *name, const
     if (md)
         sb_printf(sb, " %s size[%d]; %s stride[%d][%d];", idx, md, idx, nt, md);
     sb_printf(sb, " } M_%s;\n", name);
-    sb_printf(sb, "__kernel void %s(__global %s *out", name, cl_storage_type(s->out_dtype));
+    sb_printf(sb, "__kernel void %s(__global %s *out", name, pw_cl_storage_type(s->out_dtype));
     for (int j = 0; j < op->n_in; j++)
-        sb_printf(sb, ", __global const %s *in%d", cl_storage_type(s->in_dtype[j]), j);
+        sb_printf(sb, ", __global const %s *in%d", pw_cl_storage_type(s->in_dtype[j]), j);
     sb_printf(sb, ", M_%s m", name);
     for (int j = 0; j < op->n_in; j++)
         sb_printf(sb, ", %s sc%d", pw_cl_compute_type(operand_compute(s, j)), j);
@@ -409,7 +409,7 @@ static void emit_vec_load(strbuf *sb, const pw_spec *s, int vw, int j, char nm)
     for (int l = 0; l < vw; l++)
         sb_printf(sb, " %c_%d =", nm, l);
     sb_append(sb, " u;\n        } else {\n");
-    const char *st = cl_storage_type(dt);
+    const char *st = pw_cl_storage_type(dt);
     if (dt == CLOPS_FLOAT16)
         sb_printf(sb, "            float%d v = vload_half%d(0, in%d + m.off[%d] + base);\n", vw,
                   vw, j, j + 1);
@@ -480,7 +480,7 @@ static clops_status emit_contiguous(strbuf *sb, const pw_spec *s, int vw, const 
                   vw, sb_str(&lanes));
     else
         sb_printf(sb, "        vstore%d((%s%d)(%s), 0, out + m.off[0] + base);\n", vw,
-                  cl_storage_type(od), vw, sb_str(&lanes));
+                  pw_cl_storage_type(od), vw, sb_str(&lanes));
     if (lanes.failed)
         sb->failed = true;
     sb_free(&lanes);

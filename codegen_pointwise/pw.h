@@ -287,6 +287,8 @@ bool pw_group_by_op(const clops_device *d);
 void pw_program_name(const pw_spec *s, const clops_device *d, char *buf, size_t cap);
 /* Short dtype tag used in kernel names ("f32", "bf16", "b8"). */
 const char *pw_dtype_tag(clops_dtype dt);
+/* OpenCL C storage type of dt ("half" for float16, "ushort" for bfloat16). */
+const char *pw_cl_storage_type(clops_dtype dt);
 /* The reduced-precision float (float16 or bfloat16) operand j of spec s must
  * be rounded to after loading, or CLOPS_DTYPE_NONE: set for a COMMON operand
  * whose storage dtype differs from a float16/bfloat16 common dtype. */

@@ -1,0 +1,233 @@
+/*
+ * cl_kernels/scan.cl: inclusive scans along one dimension (cumsum, cumprod,
+ * cummax/cummin with indices, logcumsumexp) by reduce-then-scan.
+ *
+ * The host (ops/scan.c) views the tensor as lines: line l = (o, i) with
+ * o < outer, i < inner, element k of a line at offset + o*s_o + k*s_n +
+ * i*s_i.  It prepends pw_prelude.clh and these defines:
+ *   T_IN, T_OUT      storage types of input and output
+ *   ACC              compute type (float for float16/bfloat16)
+ *   LOAD(p, k)       element k of p as ACC;  STORE(p, k, v)
+ *   IDENT            identity of the combine
+ *   COMBINE(a, b)    a (earlier) combined with b (later); SCAN_IDX ops
+ *                    combine (value, index) pairs with PICK_LATER(a, b)
+ *   WG, VT           work-group size of scan_rows and values per item
+ *
+ * Three kernels, three phases (only barriers inside a work-group, separate
+ * launches between phases; nothing waits on another work-group):
+ *   scan_rows  one work-group per (line, block) of consecutive tiles of
+ *              WG*VT elements, staged coalesced through local memory.
+ *              mode 0 reduces the block into sums[line*nblk + blk]; mode 1
+ *              scans the block starting from the exclusive prefix in sums
+ *              (or IDENT when nblk == 1) and writes it.
+ *   scan_cols  one work-item per (line, chunk of the dim), consecutive items
+ *              on consecutive lines (coalesced when lines are adjacent in
+ *              memory); the same two modes.
+ *   scan_sums  one work-item per line: exclusive scan of its nblk sums.
+ * With one block (or chunk) per line only mode 1 runs: one launch.
+ * Combination order is fixed by the tile sizes, so results are bitwise
+ * reproducible.
+ */
+
+#if SCAN_IDX
+#define DECL_IDX(x, init) long x = (init)
+#else
+#define DECL_IDX(x, init)
+#endif
+
+#if SCAN_IDX
+/* (av, ai) <- combine((av, ai), (bv, bi)): the later pair wins ties and NaN. */
+#define COMBINE_P(av, ai, bv, bi)                                                          \
+    do {                                                                                   \
+        if (PICK_LATER(av, bv)) {                                                          \
+            av = (bv);                                                                     \
+            ai = (bi);                                                                     \
+        }                                                                                  \
+    } while (0)
+#else
+#define COMBINE_P(av, ai, bv, bi) av = COMBINE(av, bv)
+#endif
+
+/* Pointer to line `line`'s element 0 (offset in elements). */
+#define LINE_BASE(off, line, inner, s_o, s_i) ((off) + ((line) / (inner)) * (s_o) + ((line) % (inner)) * (s_i))
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+scan_rows(__global const T_IN *src, long soff, long s_o, long s_n, long s_i, __global T_OUT *dst,
+          long doff, long d_o, long d_n, long d_i, __global long *idx, long xoff, long n,
+          long inner, long tpb, long nblk, int mode, __global ACC *sums, __global long *sidx)
+{
+    __local ACC lv[WG * VT];
+    __local ACC wv[WG];
+#if SCAN_IDX
+    __local long li[WG * VT];
+    __local long wi[WG];
+#endif
+    const int lid = (int)get_local_id(0);
+    const long g = (long)get_group_id(0);
+    const long line = g / nblk, blk = g % nblk;
+    const long sbase = LINE_BASE(soff, line, inner, s_o, s_i);
+    const long dbase = LINE_BASE(doff, line, inner, d_o, d_i);
+    const long xbase = LINE_BASE(xoff, line, inner, d_o, d_i);
+
+    ACC carry = IDENT;
+    DECL_IDX(carry_i, -1);
+    if (mode == 1 && nblk > 1) {
+        carry = sums[line * nblk + blk];
+#if SCAN_IDX
+        carry_i = sidx[line * nblk + blk];
+#endif
+    }
+    const long tile = (long)WG * VT;
+    long t0 = blk * tpb, t1 = t0 + tpb;
+    const long ntiles = (n + tile - 1) / tile;
+    if (t1 > ntiles)
+        t1 = ntiles;
+    for (long t = t0; t < t1; t++) {
+        const long base = t * tile;
+        /* Coalesced load into local memory; padding gets the identity. */
+        for (int j = 0; j < VT; j++) {
+            long k = base + (long)j * WG + lid;
+            lv[j * WG + lid] = k < n ? LOAD(src, sbase + k * s_n) : IDENT;
+#if SCAN_IDX
+            li[j * WG + lid] = k;
+#endif
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        /* Each item scans its VT consecutive values. */
+        ACC a = lv[lid * VT];
+        DECL_IDX(ai, 0);
+#if SCAN_IDX
+        ai = li[lid * VT];
+#endif
+        for (int j = 1; j < VT; j++) {
+            COMBINE_P(a, ai, lv[lid * VT + j], li[lid * VT + j]);
+            if (mode == 1) {
+                lv[lid * VT + j] = a;
+#if SCAN_IDX
+                li[lid * VT + j] = ai;
+#endif
+            }
+        }
+        wv[lid] = a;
+#if SCAN_IDX
+        wi[lid] = ai;
+#endif
+        barrier(CLK_LOCAL_MEM_FENCE);
+        /* Inclusive scan of the item totals (Hillis-Steele). */
+        for (int off = 1; off < WG; off <<= 1) {
+            ACC x = IDENT;
+            DECL_IDX(xi, -1);
+            if (lid >= off) {
+                x = wv[lid - off];
+#if SCAN_IDX
+                xi = wi[lid - off];
+#endif
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (lid >= off) {
+                COMBINE_P(x, xi, wv[lid], wi[lid]);
+                wv[lid] = x;
+#if SCAN_IDX
+                wi[lid] = xi;
+#endif
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (mode == 1) {
+            /* Prefix of this item = carry + totals of the items before it. */
+            ACC p = carry;
+            DECL_IDX(pi, carry_i);
+            if (lid > 0)
+                COMBINE_P(p, pi, wv[lid - 1], wi[lid - 1]);
+            for (int j = 0; j < VT; j++) {
+                ACC v = p;
+                DECL_IDX(vi, pi);
+                COMBINE_P(v, vi, lv[lid * VT + j], li[lid * VT + j]);
+                lv[lid * VT + j] = v;
+#if SCAN_IDX
+                li[lid * VT + j] = vi;
+#endif
+            }
+        }
+        COMBINE_P(carry, carry_i, wv[WG - 1], wi[WG - 1]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (mode == 1) {
+            for (int j = 0; j < VT; j++) {
+                long k = base + (long)j * WG + lid;
+                if (k < n) {
+                    STORE(dst, dbase + k * d_n, lv[j * WG + lid]);
+#if SCAN_IDX
+                    idx[xbase + k * d_n] = li[j * WG + lid];
+#endif
+                }
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (mode == 0 && lid == 0) {
+        sums[line * nblk + blk] = carry;
+#if SCAN_IDX
+        sidx[line * nblk + blk] = carry_i;
+#endif
+    }
+}
+
+__kernel void scan_cols(__global const T_IN *src, long soff, long s_o, long s_n, long s_i,
+                        __global T_OUT *dst, long doff, long d_o, long d_n, long d_i,
+                        __global long *idx, long xoff, long n, long inner, long lines, long chunk,
+                        long nblk, int mode, __global ACC *sums, __global long *sidx)
+{
+    const long g = (long)get_global_id(0);
+    if (g >= lines * nblk)
+        return;
+    const long line = g % lines, blk = g / lines;
+    const long sbase = LINE_BASE(soff, line, inner, s_o, s_i);
+    const long dbase = LINE_BASE(doff, line, inner, d_o, d_i);
+    const long xbase = LINE_BASE(xoff, line, inner, d_o, d_i);
+    ACC carry = IDENT;
+    DECL_IDX(carry_i, -1);
+    if (mode == 1 && nblk > 1) {
+        carry = sums[line * nblk + blk];
+#if SCAN_IDX
+        carry_i = sidx[line * nblk + blk];
+#endif
+    }
+    long k0 = blk * chunk, k1 = k0 + chunk;
+    if (k1 > n)
+        k1 = n;
+    for (long k = k0; k < k1; k++) {
+        ACC v = LOAD(src, sbase + k * s_n);
+        COMBINE_P(carry, carry_i, v, k);
+        if (mode == 1) {
+            STORE(dst, dbase + k * d_n, carry);
+#if SCAN_IDX
+            idx[xbase + k * d_n] = carry_i;
+#endif
+        }
+    }
+    if (mode == 0) {
+        sums[line * nblk + blk] = carry;
+#if SCAN_IDX
+        sidx[line * nblk + blk] = carry_i;
+#endif
+    }
+}
+
+__kernel void scan_sums(__global ACC *sums, __global long *sidx, long lines, long nblk)
+{
+    const long line = (long)get_global_id(0);
+    if (line >= lines)
+        return;
+    ACC carry = IDENT;
+    DECL_IDX(carry_i, -1);
+    for (long b = 0; b < nblk; b++) {
+        ACC v = sums[line * nblk + b];
+        DECL_IDX(vi, 0);
+#if SCAN_IDX
+        vi = sidx[line * nblk + b];
+        sidx[line * nblk + b] = carry_i;
+#endif
+        sums[line * nblk + b] = carry;
+        COMBINE_P(carry, carry_i, v, vi);
+    }
+}

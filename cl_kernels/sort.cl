@@ -1,0 +1,237 @@
+/*
+ * cl_kernels/sort.cl: stable sort of every line of a tensor along one dim
+ * (sort, argsort, msort, topk, kthvalue build on it), by bitonic sorts in
+ * local memory and, for lines longer than one block, merge passes.
+ *
+ * Every element becomes a pair (key, position): the key is an unsigned
+ * integer whose order is PyTorch's order of the values (NaN after +inf,
+ * -0.0 equal to +0.0; all ones-complemented for descending, which puts NaN
+ * first), the position is the element's index in its line.  Pairs compare
+ * by key, then position, so the order is total: the result is the stable
+ * sort, the same on every device and every run.
+ *
+ * The host (ops/sort.c) prepends pw_prelude.clh and defines T (storage
+ * type), KEY (uint or ulong), TOKEY(v) (storage value -> ascending key),
+ * WG (work-group size) and LMAX (block length, a power of two).
+ *
+ *   sort_block   one work-group per (line, block of LMAX elements): loads
+ *                the block's pairs, bitonic-sorts them in local memory;
+ *                with one block per line it writes the results (values
+ *                gathered from the input, and indices), else the pairs.
+ *   sort_merge   one work-item per element: merges runs of width w into
+ *                runs of 2w.  An element's output position is its rank in
+ *                its own run plus the number of elements of the partner run
+ *                that precede it (binary search), which needs no other
+ *                work-item's result.
+ *   sort_write   one work-item per element: values and indices from pairs.
+ */
+
+#define LINE_BASE(off, line, inner, s_o, s_i)                                              \
+    ((off) + ((line) / (inner)) * (s_o) + ((line) % (inner)) * (s_i))
+
+/* The key of element k of a line (ascending or descending). */
+#define LOAD_KEY(src, base, k, s_n, desc) ((desc) ? ~TOKEY((src)[(base) + (k) * (s_n)]) : TOKEY((src)[(base) + (k) * (s_n)]))
+
+/* Canonical float keys: NaN largest, both zeros equal. */
+uint sort_key_f32(uint u)
+{
+    if ((u & 0x7fffffffu) > 0x7f800000u)
+        return 0xffffffffu;
+    if ((u & 0x7fffffffu) == 0)
+        u = 0;
+    return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+
+uint sort_key_f16(uint h, uint expmask)
+{
+    if ((h & 0x7fffu) > expmask)
+        return 0xffffu;
+    if ((h & 0x7fffu) == 0)
+        h = 0;
+    return (h & 0x8000u) ? (~h & 0xffffu) : (h | 0x8000u);
+}
+
+#ifdef CLOPS_HAS_FP64
+ulong sort_key_f64(ulong u)
+{
+    if ((u & 0x7fffffffffffffffUL) > 0x7ff0000000000000UL)
+        return 0xffffffffffffffffUL;
+    if ((u & 0x7fffffffffffffffUL) == 0)
+        u = 0;
+    return (u & 0x8000000000000000UL) ? ~u : (u | 0x8000000000000000UL);
+}
+#endif
+
+/* Whether pair a comes after pair b. */
+#define PAIR_GT(ka, ia, kb, ib) ((ka) > (kb) || ((ka) == (kb) && (ia) > (ib)))
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+sort_block(__global const T *src, long soff, long s_o, long s_n, long s_i, long n, long inner,
+           long nblk, int desc, __global KEY *kout, __global int *iout, __global T *vals,
+           long voff, long v_o, long v_n, long v_i, __global long *idx, long xoff, long x_o,
+           long x_n, long x_i, int want_vals, int want_idx)
+{
+    __local KEY lk[LMAX];
+    __local int li[LMAX];
+    const int lid = (int)get_local_id(0);
+    const long g = (long)get_group_id(0);
+    const long line = g / nblk, b = g % nblk;
+    const long sbase = LINE_BASE(soff, line, inner, s_o, s_i);
+    const long k0 = b * LMAX;
+    long m = n - k0;
+    if (m > LMAX)
+        m = LMAX;
+    int p = 1;
+    while (p < m)
+        p <<= 1;
+    for (int j = lid; j < p; j += WG) {
+        if (j < m) {
+            lk[j] = LOAD_KEY(src, sbase, k0 + j, s_n, desc);
+            li[j] = (int)(k0 + j);
+        } else {
+            lk[j] = (KEY)~(KEY)0;
+            li[j] = 0x7fffffff;
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int k = 2; k <= p; k <<= 1) {
+        for (int j = k >> 1; j > 0; j >>= 1) {
+            for (int t = lid; t < (p >> 1); t += WG) {
+                int i = ((t & ~(j - 1)) << 1) | (t & (j - 1));
+                int l = i + j;
+                bool up = (i & k) == 0;
+                KEY ka = lk[i], kb = lk[l];
+                int ia = li[i], ib = li[l];
+                if (PAIR_GT(ka, ia, kb, ib) == up) {
+                    lk[i] = kb;
+                    lk[l] = ka;
+                    li[i] = ib;
+                    li[l] = ia;
+                }
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+    }
+    if (nblk == 1) {
+        const long vbase = LINE_BASE(voff, line, inner, v_o, v_i);
+        const long xbase = LINE_BASE(xoff, line, inner, x_o, x_i);
+        for (int j = lid; j < m; j += WG) {
+            int at = li[j];
+            if (want_vals)
+                vals[vbase + j * v_n] = src[sbase + at * s_n];
+            if (want_idx)
+                idx[xbase + j * x_n] = at;
+        }
+    } else {
+        for (int j = lid; j < m; j += WG) {
+            kout[line * n + k0 + j] = lk[j];
+            iout[line * n + k0 + j] = li[j];
+        }
+    }
+}
+
+__kernel void sort_merge(__global const KEY *kin, __global const int *iin, __global KEY *kout,
+                         __global int *iout, long n, long lines, long w)
+{
+    const long g = (long)get_global_id(0);
+    if (g >= lines * n)
+        return;
+    const long line = g / n, j = g % n;
+    const long r0 = (j / (2 * w)) * (2 * w);
+    const bool in_a = j - r0 < w;
+    long a1 = r0 + w;
+    if (a1 > n)
+        a1 = n;
+    long b1 = r0 + 2 * w;
+    if (b1 > n)
+        b1 = n;
+    __global const KEY *kl = kin + line * n;
+    const KEY key = kl[j];
+    /* Count partner elements before this one: in B those with a smaller
+     * key (equal keys of B come later: larger positions); in A those with
+     * a key <= ours. */
+    long lo = in_a ? a1 : r0, hi = in_a ? b1 : a1;
+    while (lo < hi) {
+        long mid = lo + ((hi - lo) >> 1);
+        bool before = in_a ? kl[mid] < key : kl[mid] <= key;
+        if (before)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    long pos = in_a ? (j - r0) + (lo - a1) : (j - a1) + (lo - r0);
+    kout[line * n + r0 + pos] = key;
+    iout[line * n + r0 + pos] = iin[line * n + j];
+}
+
+__kernel void sort_write(__global const int *iin, __global const T *src, long soff, long s_o,
+                         long s_n, long s_i, long n, long inner, long lines, __global T *vals,
+                         long voff, long v_o, long v_n, long v_i, __global long *idx, long xoff,
+                         long x_o, long x_n, long x_i, int want_vals, int want_idx)
+{
+    const long g = (long)get_global_id(0);
+    if (g >= lines * n)
+        return;
+    const long line = g / n, j = g % n;
+    const int at = iin[g];
+    if (want_vals)
+        vals[LINE_BASE(voff, line, inner, v_o, v_i) + j * v_n] =
+            src[LINE_BASE(soff, line, inner, s_o, s_i) + at * s_n];
+    if (want_idx)
+        idx[LINE_BASE(xoff, line, inner, x_o, x_i) + j * x_n] = at;
+}
+
+/* One work-item per line of a sorted (ascending) tensor: the median
+ * (mode 0: the first NaN when the line has one, else the lower median) or
+ * the nanmedian (mode 1: the lower median of the non-NaN prefix; position 0
+ * when all are NaN) into ov/oi[line].  NaN sorts last, so the NaN count is
+ * found by a binary search for the first NaN key. */
+__kernel void sort_pick(__global const T *sv, __global const long *si, long n, long inner,
+                        long s_o, long s_n, long s_i, long lines, int mode, __global T *ov,
+                        __global long *oi)
+{
+    const long g = (long)get_global_id(0);
+    if (g >= lines)
+        return;
+    const long base = LINE_BASE(0, g, inner, s_o, s_i);
+    long lo = 0, hi = n;
+    while (lo < hi) {
+        long mid = lo + ((hi - lo) >> 1);
+        if (IS_NAN_KEY(TOKEY(sv[base + mid * s_n])))
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    long pos = mode == 0 ? (lo < n ? lo : (n - 1) / 2) : (lo > 0 ? (lo - 1) / 2 : 0);
+    ov[g] = sv[base + pos * s_n];
+    oi[g] = si[base + pos * s_n];
+}
+
+/* searchsorted/bucketize: one work-item per value.  bd holds rows of nb
+ * boundaries (one row when brows == 1, else row = value index / vrow);
+ * sorter (when has_sorter) gives each row's ascending order.  PyTorch's
+ * comparisons: left finds the first boundary b with !(b < v) written as
+ * (b >= v), right the first with (b > v); a NaN value goes past the end. */
+__kernel void sort_search(__global const T *bd, __global const T *v, __global const long *sorter,
+                          int has_sorter, long nb, long brows, long vrow, long total, int right,
+                          __global long *out)
+{
+    const long g = (long)get_global_id(0);
+    if (g >= total)
+        return;
+    const long row = brows == 1 ? 0 : g / vrow;
+    const long base = row * nb;
+    const VT val = LOADV(v, g);
+    long lo = 0, hi = nb;
+    while (lo < hi) {
+        long mid = lo + ((hi - lo) >> 1);
+        long at = has_sorter ? sorter[base + mid] + base : base + mid;
+        VT b = LOADV(bd, at);
+        bool go_right = right ? !(b > val) : !(b >= val);
+        if (go_right)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    out[g] = lo;
+}

@@ -1,0 +1,298 @@
+/*
+ * ops/sort.c: the sort machinery (sort_run, ops/sort.h): planning and
+ * launching cl_kernels/sort.cl, and the CPU device's path to the reference
+ * (ref/sort.c).
+ *
+ * Every line along `dim` is sorted as pairs (key, position), a total order,
+ * so the result is the stable sort on every device (PyTorch's unstable
+ * sort may order equal keys any way; the stable order is one of them).
+ * A line of at most LMAX elements is one work-group's bitonic sort in local
+ * memory, reading the input through its strides and writing values and
+ * indices through theirs (no copies, any dim).  Longer lines are sorted in
+ * blocks of LMAX, then merged by log2(n / LMAX) merge launches over
+ * temporary (key, position) arrays, then written out.  Each phase is its
+ * own launch; no work-group waits on another.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "host/host.h"
+#include "ops/core.h"
+#include "ops/lines.h"
+#include "ops/sort.h"
+
+/* Kernel-cache family tag (pointwise 1, scan 2). */
+#define SORT_KEY_FAMILY (3ull << 56)
+/* Block length of sort_block (a power of two; LMAX pairs fit in 24 KiB). */
+#define SORT_LMAX 2048
+
+typedef struct sort_spec {
+    clops_dtype dt;
+    int wg;
+} sort_spec;
+
+/* The key expression of a dtype's storage value v (ascending order). */
+static const char *key_expr(clops_dtype dt)
+{
+    switch (dt) {
+    case CLOPS_BOOL:
+    case CLOPS_UINT8:
+        return "((uint)(v))";
+    case CLOPS_INT8:
+        return "((uint)((int)(v) + 128))";
+    case CLOPS_INT16:
+        return "((uint)((int)(v) + 32768))";
+    case CLOPS_INT32:
+        return "(as_uint(v) ^ 0x80000000u)";
+    case CLOPS_INT64:
+        return "(as_ulong(v) ^ 0x8000000000000000UL)";
+    case CLOPS_FLOAT16:
+        return "sort_key_f16((uint)(v), 0x7c00u)";
+    case CLOPS_BFLOAT16:
+        return "sort_key_f16((uint)(v), 0x7f80u)";
+    case CLOPS_FLOAT32:
+        return "sort_key_f32(as_uint(v))";
+    default:
+        return "sort_key_f64(as_ulong(v))";
+    }
+}
+
+/* The program of one dtype: prelude, defines, sort.cl. */
+static clops_status gen_source(void *ctx, const clops_device *d, strbuf *sb)
+{
+    (void)d;
+    const sort_spec *s = ctx;
+    /* float16 moves as its bits (no cl_khr_fp16 needed). */
+    const char *t = s->dt == CLOPS_FLOAT16 ? "ushort" : pw_cl_storage_type(s->dt);
+    strbuf defs = STRBUF_INIT;
+    sb_printf(&defs, "#define T %s\n#define KEY %s\n#define TOKEY(v) %s\n#define WG %d\n", t,
+              clops_dtype_size(s->dt) == 8 ? "ulong" : "uint", key_expr(s->dt), s->wg);
+    sb_printf(&defs, "#define LMAX %d\n", SORT_LMAX);
+    /* The NaN key of each float dtype (integers have none). */
+    const char *nan_key = s->dt == CLOPS_FLOAT32                                   ? "0xffffffffu"
+                          : s->dt == CLOPS_FLOAT64                                 ? "0xffffffffffffffffUL"
+                          : s->dt == CLOPS_FLOAT16 || s->dt == CLOPS_BFLOAT16 ? "0xffffu"
+                                                                                   : NULL;
+    /* Values as numbers (searchsorted). */
+    if (s->dt == CLOPS_FLOAT16)
+        sb_append(&defs, "#define VT float\n#define LOADV(p, i) vload_half((size_t)(i), (__global const half *)(p))\n");
+    else if (s->dt == CLOPS_BFLOAT16)
+        sb_append(&defs, "#define VT float\n#define LOADV(p, i) clops_bf16_to_float((p)[i])\n");
+    else
+        sb_printf(&defs, "#define VT %s\n#define LOADV(p, i) ((p)[i])\n", t);
+    if (nan_key)
+        sb_printf(&defs, "#define IS_NAN_KEY(k) ((k) == %s)\n", nan_key);
+    else
+        sb_append(&defs, "#define IS_NAN_KEY(k) 0\n");
+    clops_status st = ops_program_source(sb, sb_str(&defs), "sort.cl");
+    sb_free(&defs);
+    return st;
+}
+
+/* One of the program's three kernels. */
+static clops_status get_kernel(clops_device *d, const sort_spec *s, int which, host_kernel **out)
+{
+    static const char *const names[5] = {"sort_block", "sort_merge", "sort_write", "sort_pick",
+                                         "sort_search"};
+    host_kkey key = {{SORT_KEY_FAMILY | ((uint64_t)s->dt << 24) | ((uint64_t)which << 16) |
+                          (uint64_t)s->wg,
+                      0, 0, 0}};
+    char pname[64];
+    snprintf(pname, sizeof pname, "sort/%s", pw_dtype_tag(s->dt));
+    return ops_kernel(d, key, pname, names[which], gen_source, (void *)s, which == 0 ? s->wg : 0,
+                      out);
+}
+
+/* Sorts on an OpenCL device; geometries already checked. */
+static clops_status run_cl(clops_tensor *src, const ops_lines *gs, bool desc, clops_tensor *vals,
+                           const ops_lines *gv, clops_tensor *idx, const ops_lines *gx)
+{
+    clops_device *d = src->storage->device;
+    sort_spec spec = {src->dtype, ops_wg_pow2(d, 256)};
+    int64_t n = gs->n, lines = gs->outer * gs->inner;
+    int64_t nblk = ops_cdiv(n, SORT_LMAX);
+    host_kernel *kb = NULL, *km = NULL, *kw = NULL;
+    clops_status st = get_kernel(d, &spec, 0, &kb);
+    if (st == CLOPS_OK && nblk > 1)
+        st = get_kernel(d, &spec, 1, &km);
+    if (st == CLOPS_OK && nblk > 1)
+        st = get_kernel(d, &spec, 2, &kw);
+    if (st)
+        return st;
+    size_t ks = clops_dtype_size(src->dtype) == 8 ? 8 : 4;
+    size_t cnt = (size_t)(lines * n);
+    host_block *k0 = NULL, *k1 = NULL, *i0 = NULL, *i1 = NULL;
+    if (nblk > 1) {
+        if ((st = host_alloc(d, cnt * ks, &k0)) || (st = host_alloc(d, cnt * ks, &k1)) ||
+            (st = host_alloc(d, cnt * 4, &i0)) || (st = host_alloc(d, cnt * 4, &i1)))
+            goto done;
+    }
+    cl_mem msrc = src->storage->block->mem;
+    cl_mem mval = vals ? vals->storage->block->mem : msrc;
+    cl_mem midx = idx ? idx->storage->block->mem : msrc;
+    cl_mem mk0 = k0 ? k0->mem : msrc, mi0 = i0 ? i0->mem : msrc;
+    cl_long soff = gs->offset, s_o = gs->s_o, s_n = gs->s_n, s_i = gs->s_i;
+    cl_long a_n = n, inner = gs->inner, a_nblk = nblk, a_lines = lines;
+    cl_long voff = vals ? gv->offset : 0, v_o = vals ? gv->s_o : 0, v_n = vals ? gv->s_n : 0,
+            v_i = vals ? gv->s_i : 0;
+    cl_long xoff = idx ? gx->offset : 0, x_o = idx ? gx->s_o : 0, x_n = idx ? gx->s_n : 0,
+            x_i = idx ? gx->s_i : 0;
+    cl_int a_desc = desc, want_v = vals != NULL, want_x = idx != NULL;
+#define A(x) {sizeof(x), &(x)}
+    host_arg bargs[] = {A(msrc), A(soff), A(s_o),  A(s_n),  A(s_i),  A(a_n),    A(inner),
+                        A(a_nblk), A(a_desc), A(mk0), A(mi0), A(mval), A(voff), A(v_o),
+                        A(v_n),  A(v_i),  A(midx),  A(xoff), A(x_o), A(x_n),  A(x_i),
+                        A(want_v), A(want_x)};
+    st = host_launch(d, kb, (int)(sizeof bargs / sizeof bargs[0]), bargs,
+                     (size_t)(lines * nblk) * (size_t)spec.wg);
+    /* Merge runs of SORT_LMAX, 2 SORT_LMAX, ... ping-ponging the arrays. */
+    cl_mem kin = mk0, iin = mi0, kout = k1 ? k1->mem : msrc, iout = i1 ? i1->mem : msrc;
+    for (cl_long w = SORT_LMAX; st == CLOPS_OK && nblk > 1 && w < n; w *= 2) {
+        host_arg margs[] = {A(kin), A(iin), A(kout), A(iout), A(a_n), A(a_lines), A(w)};
+        st = host_launch(d, km, 7, margs, cnt);
+        cl_mem t = kin;
+        kin = kout;
+        kout = t;
+        t = iin;
+        iin = iout;
+        iout = t;
+    }
+    if (st == CLOPS_OK && nblk > 1) {
+        host_arg wargs[] = {A(iin),  A(msrc), A(soff), A(s_o),  A(s_n),  A(s_i),  A(a_n),
+                            A(inner), A(a_lines), A(mval), A(voff), A(v_o), A(v_n),  A(v_i),
+                            A(midx), A(xoff), A(x_o),  A(x_n),  A(x_i),  A(want_v), A(want_x)};
+        st = host_launch(d, kw, (int)(sizeof wargs / sizeof wargs[0]), wargs, cnt);
+    }
+#undef A
+done:
+    host_free(k0);
+    host_free(k1);
+    host_free(i0);
+    host_free(i1);
+    return st;
+}
+
+clops_status sort_run(const char *op, clops_tensor *src, int dim, bool descending,
+                      clops_tensor *vals, clops_tensor *idx)
+{
+    int64_t numel = tensor_numel(src);
+    if (numel == 0)
+        return CLOPS_OK;
+    clops_device *d = src->storage->device;
+    if (host_is_cpu(d))
+        return ref_sort(src, dim, descending, vals, idx);
+    clops_status st = check_dtype_on_device(op, src->dtype, d);
+    if (st)
+        return st;
+    if (src->ndim && src->sizes[dim] > INT32_MAX)
+        return clops__fail(CLOPS_UNSUPPORTED, "%s: lines of more than 2^31-1 elements (%lld)",
+                           op, (long long)src->sizes[dim]);
+    clops_tensor *s = NULL, *tv = NULL, *tx = NULL;
+    ops_lines gs, gv, gx;
+    if (!ops_lines_of(src, dim, &gs)) {
+        if ((st = core_contiguous(src, &s)))
+            return st;
+        ops_lines_of(s, dim, &gs);
+    }
+    clops_tensor *v = vals, *x = idx;
+    if (v && !ops_lines_of(v, dim, &gv)) {
+        if ((st = tensor_new(d, v->dtype, v->ndim, v->sizes, NULL, &tv)))
+            goto done;
+        v = tv;
+        ops_lines_of(v, dim, &gv);
+    }
+    if (x && !ops_lines_of(x, dim, &gx)) {
+        if ((st = tensor_new(d, CLOPS_INT64, x->ndim, x->sizes, NULL, &tx)))
+            goto done;
+        x = tx;
+        ops_lines_of(x, dim, &gx);
+    }
+    st = run_cl(s ? s : src, &gs, descending, v, &gv, x, &gx);
+    if (st == CLOPS_OK && tv)
+        st = core_copy_(vals, tv, false);
+    if (st == CLOPS_OK && tx)
+        st = core_copy_(idx, tx, false);
+done:
+    clops_tensor_release(s);
+    clops_tensor_release(tv);
+    clops_tensor_release(tx);
+    if (st)
+        return clops__error_prefix(st, "%s", op);
+    return CLOPS_OK;
+}
+
+clops_status sort_pick_median(const char *op, clops_tensor *sv, clops_tensor *si, int dim,
+                              bool nan_median, clops_tensor *ov, clops_tensor *oi)
+{
+    ops_lines g;
+    if (!ops_lines_of(sv, dim, &g))
+        return clops__fail(CLOPS_INTERNAL, "%s: sorted temporary is not dense", op);
+    int64_t lines = g.outer * g.inner, n = g.n;
+    clops_device *d = sv->storage->device;
+    if (host_is_cpu(d)) {
+        /* The same selection on the host. */
+        size_t es = clops_dtype_size(sv->dtype);
+        const char *vb = sv->storage->host_ptr;
+        const int64_t *ib = si->storage->host_ptr;
+        for (int64_t l = 0; l < lines; l++) {
+            int64_t base = (l / g.inner) * g.s_o + (l % g.inner) * g.s_i, m = 0;
+            bool fl = clops_dtype_is_floating(sv->dtype);
+            while (m < n && !(fl && ref_sort_key(vb, base + m * g.s_n, sv->dtype) == UINT64_MAX))
+                m++;
+            int64_t pos = !nan_median ? (m < n ? m : (n - 1) / 2) : (m > 0 ? (m - 1) / 2 : 0);
+            memcpy((char *)ov->storage->host_ptr + (size_t)l * es,
+                   vb + (size_t)(base + pos * g.s_n) * es, es);
+            ((int64_t *)oi->storage->host_ptr)[l] = ib[base + pos * g.s_n];
+        }
+        return CLOPS_OK;
+    }
+    sort_spec spec = {sv->dtype, ops_wg_pow2(d, 256)};
+    host_kernel *k = NULL;
+    clops_status st = get_kernel(d, &spec, 3, &k);
+    if (st)
+        return st;
+    cl_mem mv = sv->storage->block->mem, mi = si->storage->block->mem;
+    cl_mem mo = ov->storage->block->mem, mx = oi->storage->block->mem;
+    cl_long a_n = n, inner = g.inner, s_o = g.s_o, s_n = g.s_n, s_i = g.s_i, a_lines = lines;
+    cl_int mode = nan_median;
+#define A(x) {sizeof(x), &(x)}
+    host_arg args[] = {A(mv), A(mi), A(a_n), A(inner), A(s_o), A(s_n), A(s_i), A(a_lines),
+                       A(mode), A(mo), A(mx)};
+#undef A
+    return host_launch(d, k, 11, args, (size_t)lines);
+}
+
+clops_status sort_search_run(clops_tensor *bd, clops_tensor *v, clops_tensor *sorter, bool right,
+                             clops_tensor *out)
+{
+    int64_t total = tensor_numel(v);
+    if (total == 0)
+        return CLOPS_OK;
+    int64_t nb = bd->ndim ? bd->sizes[bd->ndim - 1] : 1;
+    int64_t brows = nb ? tensor_numel(bd) / nb : 1;
+    if (brows < 1)
+        brows = 1;
+    int64_t vrow = v->ndim ? v->sizes[v->ndim - 1] : 1;
+    clops_device *d = v->storage->device;
+    if (host_is_cpu(d)) {
+        ref_searchsorted(bd->storage->host_ptr, v->storage->host_ptr,
+                         sorter ? sorter->storage->host_ptr : NULL, v->dtype, nb, brows, vrow,
+                         total, right, out->storage->host_ptr);
+        return CLOPS_OK;
+    }
+    sort_spec spec = {v->dtype, ops_wg_pow2(d, 256)};
+    host_kernel *k = NULL;
+    clops_status st = get_kernel(d, &spec, 4, &k);
+    if (st)
+        return st;
+    cl_mem mb = bd->storage->block ? bd->storage->block->mem : v->storage->block->mem;
+    cl_mem mv = v->storage->block->mem, mo = out->storage->block->mem;
+    cl_mem ms = sorter && sorter->storage->block ? sorter->storage->block->mem : mv;
+    cl_int has = sorter != NULL, a_right = right;
+    cl_long a_nb = nb, a_brows = brows, a_vrow = vrow, a_total = total;
+#define A(x) {sizeof(x), &(x)}
+    host_arg args[] = {A(mb), A(mv), A(ms), A(has), A(a_nb), A(a_brows), A(a_vrow), A(a_total),
+                       A(a_right), A(mo)};
+#undef A
+    return host_launch(d, k, 10, args, (size_t)total);
+}

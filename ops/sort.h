@@ -1,0 +1,39 @@
+/*
+ * ops/sort.h: the sort family's internal API: sort_run sorts every line of
+ * a tensor along one dim on any device (the CPU device runs ref/sort.c,
+ * OpenCL devices cl_kernels/sort.cl), stably: equal keys keep their input
+ * order, NaN sorts after +inf ascending and before it descending, -0.0 and
+ * +0.0 are equal.  topk, kthvalue and msort build on it.
+ */
+#ifndef CLOPS_OPS_SORT_H
+#define CLOPS_OPS_SORT_H
+
+#include <stdbool.h>
+
+#include "codegen_pointwise/pw.h"
+#include "core/tensor_impl.h"
+#include "ref/ref_sort.h"
+
+/* Sorted values of src along dim into vals (src's dtype and shape) and
+ * positions into idx (int64, src's shape); either may be NULL; any
+ * strides.  vals/idx must not overlap src.  `op` names the caller. */
+clops_status sort_run(const char *op, clops_tensor *src, int dim, bool descending,
+                      clops_tensor *vals, clops_tensor *idx);
+
+/* Median selection over a sorted (ascending, NaN last) contiguous sv with
+ * positions si, along dim: per line, into contiguous ov (sv's dtype) and oi
+ * (int64) holding one element per line in row-major line order.  median:
+ * the first NaN if any, else the lower median; nanmedian (nan_median): the
+ * lower median of the non-NaN elements (position 0 when all are NaN). */
+clops_status sort_pick_median(const char *op, clops_tensor *sv, clops_tensor *si, int dim,
+                              bool nan_median, clops_tensor *ov, clops_tensor *oi);
+
+/* searchsorted on contiguous tensors of one dtype: for each of v's
+ * elements the insertion position among the nb boundaries of its row of bd
+ * (one row, or rows matching v's leading dims: row = index / v's last
+ * size), in the order sorter gives (NULL: bd is sorted), left or right;
+ * int64 positions into contiguous out. */
+clops_status sort_search_run(clops_tensor *bd, clops_tensor *v, clops_tensor *sorter, bool right,
+                             clops_tensor *out);
+
+#endif /* CLOPS_OPS_SORT_H */
