@@ -24,6 +24,7 @@
  * View ops never go there: their geometry is computed on the Meta device
  * and applied to the same storage.
  */
+#include <ATen/ATen.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/native/CPUFallback.h>
 #include <torch/csrc/jit/frontend/function_schema_parser.h>
@@ -270,6 +271,20 @@ static void meta_view(const c10::OperatorHandle &op, torch::jit::Stack *stack)
     }
 }
 
+/* Applies the fallback policy to one op about to run on the CPU, and counts
+ * it: raises in strict mode, warns once per op in warn mode. */
+static void enter_fallback(const std::string &name)
+{
+    clops_fallback_policy policy = clops_get_fallback_policy();
+    TORCH_CHECK_NOT_IMPLEMENTED(policy != CLOPS_FALLBACK_ERROR, "clops: ", name,
+                                " has no kernel on the clops device and CLOPS_FALLBACK=error "
+                                "forbids running it on the CPU");
+    std::lock_guard<std::mutex> lock(g_mu);
+    g_fallbacks[name]++;
+    if (policy == CLOPS_FALLBACK_WARN && g_warned.insert(name).second)
+        TORCH_WARN("clops: ", name, " runs on the CPU (no kernel on the clops device)");
+}
+
 /* The PrivateUse1 fallback: views on Meta, everything else on the CPU
  * (counted, subject to the policy). */
 static void cpu_fallback(const c10::OperatorHandle &op, torch::jit::Stack *stack)
@@ -278,18 +293,42 @@ static void cpu_fallback(const c10::OperatorHandle &op, torch::jit::Stack *stack
         meta_view(op, stack);
         return;
     }
-    std::string name = op_label(op);
-    clops_fallback_policy policy = clops_get_fallback_policy();
-    TORCH_CHECK_NOT_IMPLEMENTED(policy != CLOPS_FALLBACK_ERROR, "clops: ", name,
-                                " has no kernel on the clops device and CLOPS_FALLBACK=error "
-                                "forbids running it on the CPU");
-    {
-        std::lock_guard<std::mutex> lock(g_mu);
-        g_fallbacks[name]++;
-        if (policy == CLOPS_FALLBACK_WARN && g_warned.insert(name).second)
-            TORCH_WARN("clops: ", name, " runs on the CPU (no kernel on the clops device)");
-    }
+    enter_fallback(op_label(op));
     at::native::cpu_fallback(op, stack);
+}
+
+/* PyTorch routes convolutions of other backends to these two ops, whose
+ * only implementation raises; their CPU fallback runs PyTorch's own
+ * convolution on the CPU and moves the results back. */
+static at::Tensor conv_fallback(const at::Tensor &input, const at::Tensor &weight,
+                                const std::optional<at::Tensor> &bias, c10::IntArrayRef stride,
+                                c10::IntArrayRef padding, c10::IntArrayRef dilation,
+                                bool transposed, c10::IntArrayRef output_padding, int64_t groups)
+{
+    enter_fallback("convolution_overrideable");
+    std::optional<at::Tensor> b;
+    if (bias && bias->defined())
+        b = bias->cpu();
+    return at::convolution(input.cpu(), weight.cpu(), b, stride, padding, dilation, transposed,
+                           output_padding, groups)
+        .to(input.device());
+}
+
+static std::tuple<at::Tensor, at::Tensor, at::Tensor>
+conv_backward_fallback(const at::Tensor &grad_output, const at::Tensor &input,
+                       const at::Tensor &weight, c10::IntArrayRef stride,
+                       c10::IntArrayRef padding, c10::IntArrayRef dilation, bool transposed,
+                       c10::IntArrayRef output_padding, int64_t groups,
+                       std::array<bool, 3> output_mask)
+{
+    enter_fallback("convolution_backward_overrideable");
+    int64_t out_channels = transposed ? weight.size(1) * groups : weight.size(0);
+    std::vector<int64_t> bias_sizes{out_channels};
+    auto r = at::convolution_backward(grad_output.cpu(), input.cpu(), weight.cpu(),
+                                      c10::IntArrayRef(bias_sizes), stride, padding, dilation,
+                                      transposed, output_padding, groups, output_mask);
+    auto back = [&](const at::Tensor &t) { return t.defined() ? t.to(input.device()) : t; };
+    return {back(std::get<0>(r)), back(std::get<1>(r)), back(std::get<2>(r))};
 }
 
 static void fallback_boxed(const c10::OperatorHandle &op, torch::jit::Stack *stack)
@@ -642,6 +681,18 @@ void register_generic_ops()
                                     std::make_unique<GenericKernel>(op, std::move(a), std::move(r))));
         g_registered.push_back(name);
     }
+    /* PyTorch gives these a CompositeExplicitAutograd kernel that only
+     * raises "not implemented" for other backends, which would keep the
+     * backend fallback from ever running: send them to the CPU fallback
+     * unless clops provides them. */
+    auto unbound = [&](const char *name) {
+        auto h = dispatcher.findSchema({std::string("aten::") + name, ""});
+        return h && !h->hasKernelForDispatchKey(c10::DispatchKey::PrivateUse1);
+    };
+    if (unbound("convolution_overrideable"))
+        lib->impl("convolution_overrideable", TORCH_FN(conv_fallback));
+    if (unbound("convolution_backward_overrideable"))
+        lib->impl("convolution_backward_overrideable", TORCH_FN(conv_backward_fallback));
 }
 
 } // namespace clops_torch

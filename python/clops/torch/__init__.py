@@ -182,6 +182,14 @@ def fallback_table(counts=None):
     return "\n".join(f"{k:<{w}}  {v:>6}" for k, v in rows)
 
 
+# module.to("clops") must keep tied parameters tied (GPT-2's lm_head and wte).
+# PyTorch replaces a parameter by a new Parameter object when the old and new
+# tensor types cannot be shallow-copied into each other, which is always the
+# case between CPU and PrivateUse1; swapping the tensors instead keeps every
+# Parameter object, and with it the tying and any outside references.
+if not os.environ.get("CLOPS_KEEP_MODULE_CONVERSION"):
+    torch.__future__.set_swap_module_params_on_conversion(True)
+
 _module = types.ModuleType("torch.clops")
 for _name in ("is_available device_count current_device set_device device synchronize get_device_name "
               "memory_allocated memory_reserved empty_cache default_generator manual_seed "
