@@ -28,7 +28,7 @@
 
 #include "clops/ops.h"
 #include "core/tensor_impl.h"
-#include "host/blas.h"
+#include "ops/gemm.h"
 #include "host/host.h"
 
 typedef struct shape {

@@ -18,6 +18,7 @@
 #include "codegen_pointwise/ops_binary.h"
 #include "dispatch/structured.h"
 #include "host/host.h"
+#include "ops/core.h"
 
 /* ---- clamp --------------------------------------------------------------- */
 

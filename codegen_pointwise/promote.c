@@ -13,6 +13,7 @@
 
 #include "codegen_pointwise/promote.h"
 #include "core/error.h"
+#include "core/tensor_impl.h"
 
 /* Kind of a dtype; the order is the promotion order between kinds. */
 typedef enum pw_kind { KIND_BOOL, KIND_INT, KIND_FLOAT } pw_kind;
@@ -210,9 +211,7 @@ void pw_compute_types(pw_promotion method, clops_dtype common, clops_dtype *comp
 /* c10::canCast without complex types: the kind may stay or rise, never fall. */
 bool pw_can_cast(clops_dtype from, clops_dtype to)
 {
-    if (!dtype_valid(from) || !dtype_valid(to))
-        return false;
-    return dtype_kind[from] <= dtype_kind[to];
+    return dtype_can_cast(from, to);
 }
 
 /* A scalar operand: category SCALAR, the dtype standing for its kind. */

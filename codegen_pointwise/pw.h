@@ -29,6 +29,7 @@
 #include "codegen_pointwise/promote.h"
 #include "core/strbuf.h"
 #include "core/tensor_impl.h"
+#include "dispatch/structured.h"
 
 #define PW_MAX_IN 4     /* operands (tensor or scalar) */
 #define PW_MAX_PARAMS 4 /* scalar parameters */
@@ -165,13 +166,6 @@ static inline pw_operand pw_scalar(clops_scalar s)
     o.scalar_dtype = CLOPS_DTYPE_NONE;
     return o;
 }
-
-/* Which variant of an op is being run (changes output handling). */
-typedef enum pw_variant {
-    PW_FUNCTIONAL, /* allocate the output */
-    PW_INPLACE,    /* write into operand 0 */
-    PW_OUT         /* write into the given out tensor (resized if needed) */
-} pw_variant;
 
 /* Optional knobs of a call. */
 typedef struct pw_options {

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "clops/pointwise.h"
+#include "codegen_pointwise/pw.h"
 #include "dispatch/dispatch.h"
 
 /* One registered op and everything it owns. */

@@ -88,6 +88,22 @@ bool clops_dtype_is_integral(clops_dtype dtype)
            dtype == CLOPS_INT32 || dtype == CLOPS_INT64;
 }
 
+/* 0 bool, 1 integral, 2 floating; -1 for an invalid dtype. */
+static int dtype_kind_rank(clops_dtype d)
+{
+    if (d == CLOPS_BOOL)
+        return 0;
+    if (clops_dtype_is_integral(d))
+        return 1;
+    return clops_dtype_is_floating(d) ? 2 : -1;
+}
+
+bool dtype_can_cast(clops_dtype from, clops_dtype to)
+{
+    int a = dtype_kind_rank(from), b = dtype_kind_rank(to);
+    return a >= 0 && b >= 0 && a <= b;
+}
+
 bool clops_dtype_is_signed(clops_dtype dtype)
 {
     return dtype != CLOPS_BOOL && dtype != CLOPS_UINT8 && (int)dtype >= 0 &&

@@ -1,26 +1,87 @@
 /*
  * core/tensor.c: storage and tensor objects, reference counting, metadata
- * accessors and the factories (empty, zeros, ones, full, arange, from host
- * data).
+ * accessors and the factories that write nothing (empty, empty_strided).
  *
  * Storage on the CPU device is 64-byte aligned host memory; on an OpenCL
- * device it is a block of the caching allocator.  A tensor holds one
- * reference to its storage.  Filling factories go through the pointwise
- * engine, so they run on the device without a host round trip.
+ * device it is a block of the caching allocator.  Both come from the device
+ * runtime through the memory hooks (core/hooks.h), which host/ installs.  A
+ * tensor holds one reference to its storage.  The filling factories (zeros,
+ * ones, full, arange, from_host) are kernels: ops/core_fill.c.
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen_pointwise/pw.h"
 #include "core/tensor_impl.h"
-#include "host/host.h"
+
+/* ---- hooks ----------------------------------------------------------- */
+
+static _Atomic(const core_memory_hooks *) memory_hooks;
+static _Atomic(const core_kernel_hooks *) kernel_hooks;
+
+void core_set_memory_hooks(const core_memory_hooks *hooks)
+{
+    atomic_store_explicit(&memory_hooks, hooks, memory_order_release);
+}
+
+void core_set_kernel_hooks(const core_kernel_hooks *hooks)
+{
+    atomic_store_explicit(&kernel_hooks, hooks, memory_order_release);
+}
+
+const core_memory_hooks *core_memory(void)
+{
+    return atomic_load_explicit(&memory_hooks, memory_order_acquire);
+}
+
+const core_kernel_hooks *core_kernels(void)
+{
+    return atomic_load_explicit(&kernel_hooks, memory_order_acquire);
+}
+
+/* The installed memory hooks, or NULL after recording why there are none. */
+static const core_memory_hooks *memory_or_fail(clops_status *st)
+{
+    const core_memory_hooks *m = core_memory();
+    *st = m ? CLOPS_OK
+            : clops__fail(CLOPS_INTERNAL, "storage: no device runtime installed the memory hooks "
+                                          "(core/hooks.h)");
+    return m;
+}
+
+/* The installed kernel hooks, or NULL after recording why there are none. */
+static const core_kernel_hooks *kernels_or_fail(const char *op, clops_status *st)
+{
+    const core_kernel_hooks *k = core_kernels();
+    *st = k ? CLOPS_OK
+            : clops__fail(CLOPS_INTERNAL, "%s: no copy kernel installed the kernel hooks "
+                                          "(core/hooks.h)", op);
+    return k;
+}
+
+clops_status tensor_copy(clops_tensor *dst, clops_tensor *src)
+{
+    clops_status st;
+    const core_kernel_hooks *k = kernels_or_fail("copy_", &st);
+    return k ? k->copy_(dst, src) : st;
+}
+
+clops_status tensor_to_copy(clops_tensor *src, clops_dtype dtype, clops_device *device,
+                            clops_tensor **out)
+{
+    clops_status st;
+    const core_kernel_hooks *k = kernels_or_fail("_to_copy", &st);
+    return k ? k->to_copy(src, dtype, device, out) : st;
+}
 
 /* ---- storage --------------------------------------------------------- */
 
 clops_status storage_new(clops_device *device, size_t nbytes, clops_storage **out)
 {
+    clops_status st;
+    const core_memory_hooks *m = memory_or_fail(&st);
+    if (!m)
+        return st;
     clops_storage *s = calloc(1, sizeof *s);
     if (!s)
         return CLOPS__HOST_OOM("storage record");
@@ -28,20 +89,10 @@ clops_status storage_new(clops_device *device, size_t nbytes, clops_storage **ou
     s->device = device;
     s->nbytes = nbytes;
     if (nbytes > 0) {
-        if (host_is_cpu(device)) {
-            size_t rounded = (nbytes + 63) / 64 * 64;
-            s->host_ptr = rounded >= nbytes ? aligned_alloc(64, rounded) : NULL;
-            if (!s->host_ptr) {
-                free(s);
-                return clops__fail(CLOPS_HOST_OUT_OF_MEMORY,
-                                   "out of host memory: cannot allocate %zu bytes on cpu", nbytes);
-            }
-        } else {
-            clops_status st = host_alloc(device, nbytes, &s->block);
-            if (st) {
-                free(s);
-                return st;
-            }
+        st = m->alloc(s);
+        if (st) {
+            free(s);
+            return st;
         }
     }
     *out = s;
@@ -58,8 +109,10 @@ void storage_release(clops_storage *s)
 {
     if (!s || atomic_fetch_sub_explicit(&s->refcount, 1, memory_order_acq_rel) != 1)
         return;
-    free(s->host_ptr);
-    host_free(s->block);
+    /* A storage only exists after storage_new found the hooks. */
+    const core_memory_hooks *m = core_memory();
+    if (m)
+        m->release(s);
     free(s);
 }
 
@@ -71,12 +124,8 @@ clops_status storage_grow(clops_storage *s, size_t nbytes)
     clops_status st = storage_new(s->device, nbytes, &fresh);
     if (st)
         return st;
-    if (s->nbytes) {
-        if (host_is_cpu(s->device))
-            memcpy(fresh->host_ptr, s->host_ptr, s->nbytes);
-        else
-            st = host_copy_buffer(s->device, s->block->mem, 0, fresh->block->mem, 0, s->nbytes);
-    }
+    if (s->nbytes)
+        st = core_memory()->copy(fresh, s, s->nbytes);
     if (st) {
         storage_release(fresh);
         return st;
@@ -208,13 +257,20 @@ int64_t tensor_numel(const clops_tensor *t)
     return n;
 }
 
+/* The device's label from the runtime ("?" before one is installed). */
+static const char *device_label(const clops_device *d)
+{
+    const core_memory_hooks *m = core_memory();
+    return m ? m->label(d) : "?";
+}
+
 char *tensor_describe(const clops_tensor *t, char *buf, size_t cap)
 {
     char sz[400], st[400];
     snprintf(buf, cap, "%s%s strides %s offset %lld on %s", clops_dtype_name(t->dtype),
              clops__fmt_shape(sz, sizeof sz, t->ndim, t->sizes),
              clops__fmt_shape(st, sizeof st, t->ndim, t->strides), (long long)t->offset,
-             t->storage->device->label);
+             device_label(t->storage->device));
     return buf;
 }
 
@@ -343,133 +399,4 @@ clops_status clops_empty_strided(clops_device *device, clops_dtype dtype, int nd
         return clops__fail(CLOPS_INVALID_ARGUMENT, "empty_strided: NULL sizes, strides or out");
     clops_status st = tensor_new(device, dtype, ndim, sizes, strides, out);
     return st ? clops__error_prefix(st, "empty_strided") : st;
-}
-
-clops_status tensor_fill(clops_tensor *t, clops_scalar value)
-{
-    pw_operand v = pw_scalar(value);
-    pw_options opts = {.result = t->dtype,
-                       .compute = (t->dtype == CLOPS_FLOAT16 || t->dtype == CLOPS_BFLOAT16)
-                                      ? CLOPS_FLOAT32
-                                      : t->dtype,
-                       .opname = "fill_",
-                       .dst_defines_shape = true};
-    return pw_run(&pw_op_copy, PW_OUT, &v, NULL, t, &opts, NULL);
-}
-
-/* full() under the name of the factory the caller used. */
-static clops_status full_named(const char *op, clops_device *device, clops_dtype dtype, int ndim,
-                               const int64_t *sizes, clops_scalar value, clops_tensor **out)
-{
-    if (!out)
-        return clops__fail(CLOPS_INVALID_ARGUMENT, "%s: out is NULL", op);
-    clops_tensor *t = NULL;
-    clops_status st = clops_empty(device, dtype, ndim, sizes, &t);
-    if (st == CLOPS_OK)
-        st = tensor_fill(t, value);
-    if (st) {
-        clops_tensor_release(t);
-        return clops__error_prefix(st, "%s", op);
-    }
-    *out = t;
-    return CLOPS_OK;
-}
-
-clops_status clops_full(clops_device *device, clops_dtype dtype, int ndim, const int64_t *sizes,
-                        clops_scalar value, clops_tensor **out)
-{
-    return full_named("full", device, dtype, ndim, sizes, value, out);
-}
-
-clops_status clops_zeros(clops_device *device, clops_dtype dtype, int ndim, const int64_t *sizes,
-                         clops_tensor **out)
-{
-    return full_named("zeros", device, dtype, ndim, sizes, clops_scalar_int(0), out);
-}
-
-clops_status clops_ones(clops_device *device, clops_dtype dtype, int ndim, const int64_t *sizes,
-                        clops_tensor **out)
-{
-    return full_named("ones", device, dtype, ndim, sizes, clops_scalar_int(1), out);
-}
-
-clops_status clops_from_host(clops_device *device, clops_dtype dtype, int ndim,
-                             const int64_t *sizes, const void *data, size_t nbytes,
-                             clops_tensor **out)
-{
-    if (!out)
-        return clops__fail(CLOPS_INVALID_ARGUMENT, "from_host: out is NULL");
-    clops_tensor *t = NULL;
-    clops_status st = clops_empty(device, dtype, ndim, sizes, &t);
-    if (st)
-        return st;
-    st = clops_tensor_from_host(t, data, nbytes);
-    if (st) {
-        clops_tensor_release(t);
-        return st;
-    }
-    *out = t;
-    return CLOPS_OK;
-}
-
-clops_status clops_arange(clops_device *device, clops_dtype dtype, clops_scalar start,
-                          clops_scalar end, clops_scalar step, clops_tensor **out)
-{
-    static const char op[] = "arange";
-    if (!out)
-        return clops__fail(CLOPS_INVALID_ARGUMENT, "%s: out is NULL", op);
-    bool all_int = start.kind != CLOPS_SCALAR_FLOAT && end.kind != CLOPS_SCALAR_FLOAT &&
-                   step.kind != CLOPS_SCALAR_FLOAT;
-    if (dtype == CLOPS_DTYPE_NONE)
-        dtype = all_int ? CLOPS_INT64 : CLOPS_FLOAT32;
-    double s0 = clops_scalar_to_double(start), s1 = clops_scalar_to_double(end),
-           st_ = clops_scalar_to_double(step);
-    if (!isfinite(s0) || !isfinite(s1))
-        return clops__fail(CLOPS_INVALID_ARGUMENT, "%s: unsupported range: %g -> %g", op, s0, s1);
-    if (st_ == 0.0)
-        return clops__fail(CLOPS_INVALID_ARGUMENT, "%s: step must be nonzero", op);
-    if ((st_ > 0 && s1 < s0) || (st_ < 0 && s1 > s0))
-        return clops__fail(CLOPS_INVALID_ARGUMENT,
-                           "%s: upper bound and larger bound inconsistent with step sign", op);
-    int64_t n;
-    if (all_int) {
-        int64_t a = start.kind == CLOPS_SCALAR_BOOL ? start.v.b : start.v.i;
-        int64_t b = end.kind == CLOPS_SCALAR_BOOL ? end.v.b : end.v.i;
-        int64_t s = step.kind == CLOPS_SCALAR_BOOL ? step.v.b : step.v.i;
-        /* ceil((b - a) / s) in integers */
-        int64_t span = b - a;
-        n = s > 0 ? (span + s - 1) / s : (span + s + 1) / s;
-    } else {
-        n = (int64_t)ceil((s1 - s0) / st_);
-    }
-    if (n < 0)
-        n = 0;
-    int64_t size[1] = {n};
-    size_t es = clops_dtype_size(dtype);
-    if (es == 0)
-        return clops__fail(CLOPS_INVALID_DTYPE, "%s: invalid dtype", op);
-    if ((uint64_t)n > SIZE_MAX / 8)
-        return clops__fail(CLOPS_INVALID_SHAPE, "%s: %lld elements is too many", op, (long long)n);
-    /* Values are start + i * step in double (int64 for integer ranges), as
-     * PyTorch computes them, written on the host and uploaded once. */
-    void *buf = malloc(n ? (size_t)n * es : 1);
-    if (!buf)
-        return CLOPS__HOST_OOM("arange values");
-    int64_t a = clops_scalar_to_int64(start), s = clops_scalar_to_int64(step);
-    clops_dtype vt = all_int ? CLOPS_INT64 : CLOPS_FLOAT64;
-    for (int64_t i = 0; i < n; i++) {
-        pw_value v;
-        if (all_int)
-            v.i = (int64_t)((uint64_t)a + (uint64_t)i * (uint64_t)s);
-        else
-            v.f = s0 + (double)i * st_;
-        pw_ref_store(buf, i, dtype, vt, v);
-    }
-    clops_tensor *t = NULL;
-    clops_status st = clops_from_host(device, dtype, 1, size, buf, (size_t)n * es, &t);
-    free(buf);
-    if (st)
-        return clops__error_prefix(st, "%s", op);
-    *out = t;
-    return CLOPS_OK;
 }

@@ -22,6 +22,7 @@
 
 #include "clops/tensor.h"
 #include "core/error.h"
+#include "core/hooks.h"
 
 typedef struct host_block host_block;
 
@@ -75,21 +76,16 @@ clops_status tensor_new(clops_device *device, clops_dtype dtype, int ndim, const
 /* Gives t new sizes with contiguous strides, growing its storage when
  * needed (resize_, out= resizing).  Contents of new elements are undefined. */
 clops_status tensor_resize(clops_tensor *t, int ndim, const int64_t *sizes);
-/* Fills every element of t with value (fill_). */
-clops_status tensor_fill(clops_tensor *t, clops_scalar value);
 
-/* --- copies (core/copy.c) ----------------------------------------------- */
+/* --- copies (kernels reached through core_kernel_hooks) ---------------- */
 
-/* copy_: writes src, broadcast to dst's shape and converted to dst's dtype,
- * into dst.  Any devices. */
-clops_status core_copy_(clops_tensor *dst, clops_tensor *src, bool non_blocking);
-/* A new tensor with src's data, contiguous, on `device` (NULL: src's) and
- * of `dtype` (CLOPS_DTYPE_NONE: src's). */
-clops_status core_to_copy(clops_tensor *src, clops_dtype dtype, clops_device *device,
-                          clops_tensor **out);
-clops_status core_clone(clops_tensor *self, clops_tensor **out);
-/* self when already contiguous (a new reference), else a contiguous copy. */
-clops_status core_contiguous(clops_tensor *self, clops_tensor **out);
+/* copy_ (ops/core_copy.c's core_copy_): writes src, broadcast to dst's shape
+ * and converted to dst's dtype, into dst.  Any devices. */
+clops_status tensor_copy(clops_tensor *dst, clops_tensor *src);
+/* to_copy (core_to_copy): a new contiguous tensor with src's data on
+ * `device` (NULL: src's) and of `dtype` (CLOPS_DTYPE_NONE: src's). */
+clops_status tensor_to_copy(clops_tensor *src, clops_dtype dtype, clops_device *device,
+                            clops_tensor **out);
 
 /* --- geometry helpers --------------------------------------------------- */
 
@@ -115,6 +111,11 @@ char *tensor_describe(const clops_tensor *t, char *buf, size_t cap);
  * others). */
 void dtype_int_range(clops_dtype dtype, int64_t *lo, int64_t *hi);
 
+/* PyTorch's can_cast: floating to integral/bool and integral to bool are
+ * refused, everything else is allowed; false for invalid dtypes.  (The
+ * pointwise engine's pw_can_cast is this rule.) */
+bool dtype_can_cast(clops_dtype from, clops_dtype to);
+
 /* Device check for the float64/fp16 capability of a dtype on a device:
  * CLOPS_UNSUPPORTED naming op and device when missing. */
 clops_status check_dtype_on_device(const char *op, clops_dtype dtype, const clops_device *device);
@@ -124,8 +125,6 @@ clops_status check_dtype_on_device(const char *op, clops_dtype dtype, const clop
  * resulting geometry follow PyTorch. */
 
 clops_status core_view(clops_tensor *self, const int64_t *size, int size_len, clops_tensor **out);
-clops_status core_reshape(clops_tensor *self, const int64_t *shape, int shape_len,
-                          clops_tensor **out);
 clops_status core_as_strided(clops_tensor *self, const int64_t *size, int size_len,
                              const int64_t *stride, int stride_len, const int64_t *storage_offset,
                              clops_tensor **out);
@@ -146,14 +145,19 @@ clops_status core_squeeze_dim(clops_tensor *self, int64_t dim, clops_tensor **ou
 clops_status core_squeeze_dims(clops_tensor *self, const int64_t *dims, int dims_len,
                                clops_tensor **out);
 clops_status core_unsqueeze(clops_tensor *self, int64_t dim, clops_tensor **out);
-clops_status core_flatten(clops_tensor *self, int64_t start_dim, int64_t end_dim,
-                          clops_tensor **out);
 clops_status core_unflatten(clops_tensor *self, int64_t dim, const int64_t *sizes, int sizes_len,
                             clops_tensor **out);
 clops_status core_diagonal(clops_tensor *self, int64_t offset, int64_t dim1, int64_t dim2,
                            clops_tensor **out);
 clops_status core_alias(clops_tensor *self, clops_tensor **out);
-clops_status core_contiguous_copy(clops_tensor *self, clops_tensor **out);
+
+/* Helpers the view operators share (core/view.c). */
+/* Product of sizes that already passed check_sizes. */
+int64_t view_shape_numel(int ndim, const int64_t *sizes);
+/* self and out must be given; clears *out. */
+clops_status view_check_self_out(const char *op, const clops_tensor *self, clops_tensor **out);
+/* An int list argument: a non-negative length and a pointer when non-empty. */
+clops_status view_check_list(const char *op, const char *what, const int64_t *list, int len);
 
 /* View geometry alone (no tensor object), as PyTorch's computeStride: the
  * strides that let `self` be viewed as `size`, or false when no view exists.

@@ -12,8 +12,9 @@
  * ATen; the failures map onto status codes as PyTorch's exception types do:
  * IndexError is CLOPS_INDEX_OUT_OF_RANGE, a shape that cannot work is
  * CLOPS_INVALID_SHAPE, and any other bad argument CLOPS_INVALID_ARGUMENT.
- * reshape and flatten are views when a view exists and contiguous copies
- * (core_contiguous_copy) otherwise, as in PyTorch.  The functions are the
+ * reshape and flatten, which are views when a view exists and contiguous
+ * copies otherwise (as in PyTorch), copy, so they are kernels:
+ * ops/core_reshape.c.  The functions are the
  * typed kernels the dispatcher registers; they borrow `self` and hand out one
  * new reference through `out`, which is NULL after a failure.
  */
@@ -27,7 +28,7 @@
 
 /* Product of the sizes (callers pass shapes that already passed
  * check_sizes, so it cannot overflow). */
-static int64_t shape_numel(int ndim, const int64_t *sizes)
+int64_t view_shape_numel(int ndim, const int64_t *sizes)
 {
     int64_t n = 1;
     for (int d = 0; d < ndim; d++)
@@ -51,7 +52,7 @@ static char *fmt(char *buf, int ndim, const int64_t *values)
 }
 
 /* Common argument check: self and out must be given; clears *out. */
-static clops_status check_self_out(const char *op, const clops_tensor *self, clops_tensor **out)
+clops_status view_check_self_out(const char *op, const clops_tensor *self, clops_tensor **out)
 {
     if (!out)
         return clops__fail(CLOPS_INVALID_ARGUMENT, "%s: out is NULL", op);
@@ -62,7 +63,7 @@ static clops_status check_self_out(const char *op, const clops_tensor *self, clo
 }
 
 /* An int list argument: a non-negative length and a pointer when non-empty. */
-static clops_status check_list(const char *op, const char *what, const int64_t *list, int len)
+clops_status view_check_list(const char *op, const char *what, const int64_t *list, int len)
 {
     if (len < 0)
         return clops__fail(CLOPS_INVALID_ARGUMENT, "%s: %s has negative length %d", op, what, len);
@@ -94,14 +95,14 @@ clops_status core_view(clops_tensor *self, const int64_t *size, int size_len, cl
     char in_sizes[SHAPE_BUF], in_strides[SHAPE_BUF], requested[SHAPE_BUF];
     int64_t sizes[CLOPS_MAX_DIMS];
     int64_t strides[CLOPS_MAX_DIMS];
-    clops_status st = check_self_out("view", self, out);
+    clops_status st = view_check_self_out("view", self, out);
 
     if (st)
         return st;
-    st = check_list("view", "size", size, size_len);
+    st = view_check_list("view", "size", size, size_len);
     if (st)
         return st;
-    st = infer_size("view", shape_numel(self->ndim, self->sizes), size, size_len, sizes);
+    st = infer_size("view", view_shape_numel(self->ndim, self->sizes), size, size_len, sizes);
     if (st)
         return st;
     if (!view_compute_strides(self->ndim, self->sizes, self->strides, size_len, sizes, strides))
@@ -116,57 +117,6 @@ clops_status core_view(clops_tensor *self, const int64_t *size, int size_len, cl
 }
 
 /*
- * reshape and flatten: a view of self as `shape` when one exists, otherwise
- * a view of a contiguous copy of self (so the result is contiguous, at
- * offset 0, and shares nothing with self).  `op` names the caller.
- */
-static clops_status reshape_as(const char *op, clops_tensor *self, const int64_t *shape,
-                               int shape_len, clops_tensor **out)
-{
-    int64_t sizes[CLOPS_MAX_DIMS];
-    int64_t strides[CLOPS_MAX_DIMS];
-    clops_tensor *copy = NULL;
-    clops_status st;
-
-    st = infer_size(op, shape_numel(self->ndim, self->sizes), shape, shape_len, sizes);
-    if (st)
-        return st;
-    if (view_compute_strides(self->ndim, self->sizes, self->strides, shape_len, sizes, strides))
-        return tensor_make_view(op, self, shape_len, sizes, strides, self->offset, out);
-
-    st = core_contiguous_copy(self, &copy);
-    if (st) {
-        clops__error_prefix(st, "%s", op);
-        goto cleanup;
-    }
-    if (!view_compute_strides(copy->ndim, copy->sizes, copy->strides, shape_len, sizes,
-                              strides)) {
-        st = clops__fail(CLOPS_INTERNAL, "%s: the contiguous copy cannot be viewed", op);
-        goto cleanup;
-    }
-    st = tensor_make_view(op, copy, shape_len, sizes, strides, copy->offset, out);
-
-cleanup:
-    clops_tensor_release(copy);
-    return st;
-}
-
-/* Reshapes self to `shape` (one -1 allowed): a view when possible, else a
- * contiguous copy. */
-clops_status core_reshape(clops_tensor *self, const int64_t *shape, int shape_len,
-                          clops_tensor **out)
-{
-    clops_status st = check_self_out("reshape", self, out);
-
-    if (st)
-        return st;
-    st = check_list("reshape", "shape", shape, shape_len);
-    if (st)
-        return st;
-    return reshape_as("reshape", self, shape, shape_len, out);
-}
-
-/*
  * Any geometry over self's storage: sizes and strides of equal length,
  * strides >= 0, and an offset >= 0 (NULL keeps self's).  Whether it fits in
  * the storage is tensor_make_view's check.
@@ -177,13 +127,13 @@ clops_status core_as_strided(clops_tensor *self, const int64_t *size, int size_l
 {
     char size_str[SHAPE_BUF], stride_str[SHAPE_BUF];
     int64_t offset;
-    clops_status st = check_self_out("as_strided", self, out);
+    clops_status st = view_check_self_out("as_strided", self, out);
 
     if (st)
         return st;
-    st = check_list("as_strided", "size", size, size_len);
+    st = view_check_list("as_strided", "size", size, size_len);
     if (!st)
-        st = check_list("as_strided", "stride", stride, stride_len);
+        st = view_check_list("as_strided", "stride", stride, stride_len);
     if (st)
         return st;
     if (size_len != stride_len)
@@ -220,11 +170,11 @@ clops_status core_permute(clops_tensor *self, const int64_t *dims, int dims_len,
     int64_t sizes[CLOPS_MAX_DIMS];
     int64_t strides[CLOPS_MAX_DIMS];
     bool seen[CLOPS_MAX_DIMS] = {false};
-    clops_status st = check_self_out("permute", self, out);
+    clops_status st = view_check_self_out("permute", self, out);
 
     if (st)
         return st;
-    st = check_list("permute", "dims", dims, dims_len);
+    st = view_check_list("permute", "dims", dims, dims_len);
     if (st)
         return st;
     if (dims_len != self->ndim)
@@ -256,7 +206,7 @@ clops_status core_transpose(clops_tensor *self, int64_t dim0, int64_t dim1, clop
     int64_t strides[CLOPS_MAX_DIMS];
     int64_t tmp;
     int d0, d1;
-    clops_status st = check_self_out("transpose", self, out);
+    clops_status st = view_check_self_out("transpose", self, out);
 
     if (st)
         return st;
@@ -281,7 +231,7 @@ clops_status core_transpose(clops_tensor *self, int64_t dim0, int64_t dim1, clop
  * than two dims is an error. */
 clops_status core_t(clops_tensor *self, clops_tensor **out)
 {
-    clops_status st = check_self_out("t", self, out);
+    clops_status st = view_check_self_out("t", self, out);
 
     if (st)
         return st;
@@ -305,12 +255,12 @@ clops_status core_expand(clops_tensor *self, const int64_t *size, int size_len, 
     char target[SHAPE_BUF], have[SHAPE_BUF];
     int64_t sizes[CLOPS_MAX_DIMS];
     int64_t strides[CLOPS_MAX_DIMS];
-    clops_status st = check_self_out("expand", self, out);
+    clops_status st = view_check_self_out("expand", self, out);
 
     (void)implicit;
     if (st)
         return st;
-    st = check_list("expand", "size", size, size_len);
+    st = view_check_list("expand", "size", size, size_len);
     if (st)
         return st;
     fmt(have, self->ndim, self->sizes);
@@ -378,7 +328,7 @@ clops_status core_narrow(clops_tensor *self, int64_t dim, int64_t start, int64_t
     int64_t strides[CLOPS_MAX_DIMS];
     int64_t cur;
     int d;
-    clops_status st = check_self_out("narrow", self, out);
+    clops_status st = view_check_self_out("narrow", self, out);
 
     if (st)
         return st;
@@ -423,7 +373,7 @@ clops_status core_slice(clops_tensor *self, int64_t dim, const int64_t *start, c
     int64_t strides[CLOPS_MAX_DIMS];
     int64_t cur, lo, hi, len;
     int d;
-    clops_status st = check_self_out("slice", self, out);
+    clops_status st = view_check_self_out("slice", self, out);
 
     if (st)
         return st;
@@ -469,7 +419,7 @@ clops_status core_select(clops_tensor *self, int64_t dim, int64_t index, clops_t
     int64_t strides[CLOPS_MAX_DIMS];
     int64_t cur, offset;
     int d;
-    clops_status st = check_self_out("select", self, out);
+    clops_status st = view_check_self_out("select", self, out);
 
     if (st)
         return st;
@@ -516,7 +466,7 @@ static clops_status squeeze_mask(const char *op, clops_tensor *self, const bool 
 clops_status core_squeeze(clops_tensor *self, clops_tensor **out)
 {
     bool drop[CLOPS_MAX_DIMS];
-    clops_status st = check_self_out("squeeze", self, out);
+    clops_status st = view_check_self_out("squeeze", self, out);
 
     if (st)
         return st;
@@ -530,7 +480,7 @@ clops_status core_squeeze_dim(clops_tensor *self, int64_t dim, clops_tensor **ou
 {
     bool drop[CLOPS_MAX_DIMS] = {false};
     int d;
-    clops_status st = check_self_out("squeeze", self, out);
+    clops_status st = view_check_self_out("squeeze", self, out);
 
     if (st)
         return st;
@@ -547,11 +497,11 @@ clops_status core_squeeze_dims(clops_tensor *self, const int64_t *dims, int dims
                                clops_tensor **out)
 {
     bool drop[CLOPS_MAX_DIMS] = {false};
-    clops_status st = check_self_out("squeeze", self, out);
+    clops_status st = view_check_self_out("squeeze", self, out);
 
     if (st)
         return st;
-    st = check_list("squeeze", "dims", dims, dims_len);
+    st = view_check_list("squeeze", "dims", dims, dims_len);
     if (st)
         return st;
     for (int i = 0; i < dims_len; i++) {
@@ -575,7 +525,7 @@ clops_status core_unsqueeze(clops_tensor *self, int64_t dim, clops_tensor **out)
     int64_t sizes[CLOPS_MAX_DIMS];
     int64_t strides[CLOPS_MAX_DIMS];
     int d;
-    clops_status st = check_self_out("unsqueeze", self, out);
+    clops_status st = view_check_self_out("unsqueeze", self, out);
 
     if (st)
         return st;
@@ -597,42 +547,6 @@ clops_status core_unsqueeze(clops_tensor *self, int64_t dim, clops_tensor **out)
         j++;
     }
     return tensor_make_view("unsqueeze", self, self->ndim + 1, sizes, strides, self->offset, out);
-}
-
-/* Merges dims start_dim..end_dim into one: a view when possible, else a
- * contiguous copy.  A zero-dim self becomes shape [1]. */
-clops_status core_flatten(clops_tensor *self, int64_t start_dim, int64_t end_dim,
-                          clops_tensor **out)
-{
-    int64_t shape[CLOPS_MAX_DIMS];
-    int n = 0;
-    int s, e;
-    clops_status st = check_self_out("flatten", self, out);
-
-    if (st)
-        return st;
-    st = wrap_dim("flatten", start_dim, self->ndim, &s);
-    if (!st)
-        st = wrap_dim("flatten", end_dim, self->ndim, &e);
-    if (st)
-        return st;
-    if (s > e)
-        return clops__fail(CLOPS_INVALID_ARGUMENT,
-                           "flatten: flatten() has invalid args: start_dim cannot come after "
-                           "end_dim (start_dim %lld, end_dim %lld)",
-                           (long long)start_dim, (long long)end_dim);
-    if (self->ndim == 0) {
-        shape[0] = 1;
-        return reshape_as("flatten", self, shape, 1, out);
-    }
-    if (s == e)
-        return core_alias(self, out);
-    for (int d = 0; d < s; d++)
-        shape[n++] = self->sizes[d];
-    shape[n++] = shape_numel(e - s + 1, self->sizes + s);
-    for (int d = e + 1; d < self->ndim; d++)
-        shape[n++] = self->sizes[d];
-    return reshape_as("flatten", self, shape, n, out);
 }
 
 /* True when `sizes` (already free of entries < -1 and of a second -1) can
@@ -670,11 +584,11 @@ clops_status core_unflatten(clops_tensor *self, int64_t dim, const int64_t *size
     bool negative = false;
     int n = 0;
     int d;
-    clops_status st = check_self_out("unflatten", self, out);
+    clops_status st = view_check_self_out("unflatten", self, out);
 
     if (st)
         return st;
-    st = check_list("unflatten", "sizes", sizes, sizes_len);
+    st = view_check_list("unflatten", "sizes", sizes, sizes_len);
     if (st)
         return st;
     st = wrap_dim("unflatten", dim, self->ndim, &d);
@@ -730,7 +644,7 @@ clops_status core_diagonal(clops_tensor *self, int64_t offset, int64_t dim1, int
     int64_t strides[CLOPS_MAX_DIMS];
     int64_t diag, start;
     int d1, d2;
-    clops_status st = check_self_out("diagonal", self, out);
+    clops_status st = view_check_self_out("diagonal", self, out);
 
     if (st)
         return st;
@@ -769,7 +683,7 @@ clops_status core_diagonal(clops_tensor *self, int64_t offset, int64_t dim1, int
 /* A new tensor object with self's geometry over the same storage. */
 clops_status core_alias(clops_tensor *self, clops_tensor **out)
 {
-    clops_status st = check_self_out("alias", self, out);
+    clops_status st = view_check_self_out("alias", self, out);
 
     if (st)
         return st;

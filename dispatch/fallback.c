@@ -121,10 +121,10 @@ static clops_status to_cpu(clops_device *cpu, const clops_value *v, clops_value 
                            clops_tensor **list_store, int *list_used, int list_cap)
 {
     *c = *v;
-    /* core_to_copy keeps the tensor's layout, so a kernel sees a transposed
+    /* tensor_to_copy keeps the tensor's layout, so a kernel sees a transposed
      * input as transposed and lays its result out the same way. */
     if (v->tag == CLOPS_V_TENSOR && !host_is_cpu(v->v.t->storage->device))
-        return core_to_copy(v->v.t, CLOPS_DTYPE_NONE, cpu, &c->v.t);
+        return tensor_to_copy(v->v.t, CLOPS_DTYPE_NONE, cpu, &c->v.t);
     if (v->tag == CLOPS_V_TENSOR)
         c->v.t = clops_tensor_retain(v->v.t);
     if (v->tag == CLOPS_V_TENSOR_LIST) {
@@ -144,7 +144,7 @@ static clops_status to_cpu(clops_device *cpu, const clops_value *v, clops_value 
                 continue;
             clops_status st = host_is_cpu(t->storage->device)
                                   ? (dst[i] = clops_tensor_retain(t), CLOPS_OK)
-                                  : core_to_copy(t, CLOPS_DTYPE_NONE, cpu, &dst[i]);
+                                  : tensor_to_copy(t, CLOPS_DTYPE_NONE, cpu, &dst[i]);
             if (st)
                 return st;
         }
@@ -165,7 +165,7 @@ static clops_status write_back(clops_tensor *orig, clops_tensor *cpu)
         if (st)
             return st;
     }
-    return core_copy_(orig, cpu, false);
+    return tensor_copy(orig, cpu);
 }
 
 /* The fallback kernel. */
@@ -249,7 +249,7 @@ static clops_status fallback(const clops_kernel_ctx *ctx, clops_value *args, int
             rets[r] = clops_value_tensor(clops_tensor_retain(args[alias].v.t));
         } else {
             clops_tensor *t = NULL;
-            st = core_to_copy(crets[r].v.t, CLOPS_DTYPE_NONE, dev, &t);
+            st = tensor_to_copy(crets[r].v.t, CLOPS_DTYPE_NONE, dev, &t);
             rets[r] = clops_value_tensor(t);
         }
     }

@@ -304,7 +304,6 @@ void dispatch_shutdown(void)
     pthread_mutex_lock(&reg_lock);
     if (atomic_load(&dispatch_ready)) {
         free_registry();
-        pw_user_ops_free();
         atomic_store(&dispatch_ready, false);
     }
     pthread_mutex_unlock(&reg_lock);

@@ -104,7 +104,7 @@ clops_status structured_begin(structured_call *call, const char *opname, pw_vari
         if (st)
             return clops__error_prefix(st, "%s: resizing out", opname);
     }
-    if (!pw_can_cast(dtype, dst->dtype))
+    if (!dtype_can_cast(dtype, dst->dtype))
         return clops__fail(CLOPS_INVALID_DTYPE,
                            "%s: result type %s can't be cast to the desired output type %s",
                            opname, clops_dtype_name(dtype), clops_dtype_name(dst->dtype));
@@ -122,7 +122,7 @@ clops_status structured_begin(structured_call *call, const char *opname, pw_vari
 clops_status structured_finish(structured_call *call, clops_status st, clops_tensor **out)
 {
     if (st == CLOPS_OK && call->variant != PW_FUNCTIONAL && call->target != call->dst)
-        st = core_copy_(call->dst, call->target, false);
+        st = tensor_copy(call->dst, call->target);
     if (st == CLOPS_OK && call->variant == PW_FUNCTIONAL && out) {
         *out = call->target;
         call->target = NULL;

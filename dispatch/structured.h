@@ -17,7 +17,14 @@
 #ifndef CLOPS_DISPATCH_STRUCTURED_H
 #define CLOPS_DISPATCH_STRUCTURED_H
 
-#include "codegen_pointwise/pw.h"
+#include "core/tensor_impl.h"
+
+/* Which variant of an op is being run (changes output handling). */
+typedef enum pw_variant {
+    PW_FUNCTIONAL, /* allocate the output */
+    PW_INPLACE,    /* write into operand 0 */
+    PW_OUT         /* write into the given out tensor (resized if needed) */
+} pw_variant;
 
 typedef struct structured_call {
     const char *opname;

@@ -19,7 +19,6 @@
 #include <xxhash.h>
 
 #include "core/tensor_impl.h"
-#include "host/blas.h"
 #include "host/host.h"
 
 #ifndef CLOPS_VERSION_STRING
@@ -461,6 +460,7 @@ clops_status host_init(void)
     clops_status st = CLOPS_OK;
     if (!atomic_load_explicit(&initialized, memory_order_relaxed)) {
         discovery_note[0] = '\0';
+        host_install_memory_hooks();
         clops_device *cpu = make_cpu_device();
         if (!cpu || !device_runtime_create(cpu)) {
             free(cpu);
@@ -484,9 +484,6 @@ void host_shutdown(void)
 {
     pthread_mutex_lock(&init_lock);
     if (atomic_load(&initialized)) {
-        /* CLBlast caches programs per context: drop them before the
-         * contexts go. */
-        blas_shutdown();
         for (int i = device_count - 1; i >= 0; i--) {
             destroy_device(devices[i]);
             devices[i] = NULL;

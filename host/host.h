@@ -10,7 +10,11 @@
  *     cache (host/program.c, host/diskcache.c),
  *   - kernel launches and host<->device transfers (host/launch.c),
  *   - mapping OpenCL error codes to clops statuses (host/cl_errors.c),
- *   - the embedded cl_kernels/ sources (host/cl_source.c).
+ *   - the embedded cl_kernels/ sources (host/cl_source.c),
+ *   - the device memory behind core's storage records (host/storage.c).
+ *
+ * It sits above core/ and below dispatch/ (docs/architecture.md): it
+ * includes nothing from dispatch/, the kernels or generated code.
  *
  * Threading: every function here may be called from several threads at
  * once.  A cl_kernel's arguments are not thread-safe in OpenCL, so a
@@ -85,6 +89,11 @@ static inline bool host_is_cpu(const clops_device *d)
 {
     return d->info.type == CLOPS_DEVICE_CPU;
 }
+
+/* --- storage memory (host/storage.c) ----------------------------------- */
+
+/* Installs core's memory hooks (core/hooks.h); host_init calls it. */
+void host_install_memory_hooks(void);
 
 /* --- errors (host/cl_errors.c) ------------------------------------------ */
 

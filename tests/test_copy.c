@@ -1,6 +1,6 @@
 /*
  * tests/test_copy.c: copies and conversions between tensors, devices and
- * host memory (core/copy.c), and the filling factories (core/tensor.c).
+ * host memory (ops/core_copy.c), and the filling factories (core/tensor.c).
  *
  * Every element-wise copy runs the pointwise engine's cast op, so these tests
  * check the conversion rules once for all of clops: for every (source,
@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops/core.h"
 #include "support/clops_test.h"
 
 /* A shape per rank class used by the pair tests: odd sizes so no dimension

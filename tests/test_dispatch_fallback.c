@@ -27,6 +27,7 @@
 #include "clops/ops.h"
 #include "dispatch/dispatch.h"
 #include "host/host.h"
+#include "ops/core.h"
 #include "support/clops_test.h"
 
 extern char **environ;

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops/core.h"
 #include "support/clops_test.h"
 
 /* --- helpers ---------------------------------------------------------------- */

@@ -28,7 +28,7 @@
 
 #include "clops/ops.h"
 #include "support/clops_test.h"
-#include "host/blas.h"
+#include "ops/gemm.h"
 #include "host/host.h"
 #include "ops_generated.h"
 

@@ -16,8 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "support/clops_test.h"
+#include "codegen_pointwise/pw_bind.h"
 #include "dispatch/dispatch.h"
+#include "support/clops_test.h"
 
 #define OPS_DOC CLOPS_SOURCE_DIR "/docs/ops.md"
 

@@ -21,6 +21,7 @@
 
 #include "dispatch/structured.h"
 #include "host/host.h"
+#include "ops/core.h"
 #include "support/clops_test.h"
 
 /* Loops over the devices under test with the failure context set. */

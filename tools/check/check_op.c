@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codegen_pointwise/pw_bind.h"
 #include "tools/check/check_internal.h"
 
 /* --- functional counterparts ---------------------------------------------- */

@@ -1,6 +1,6 @@
 /*
  * tools/cli/cmd_tune.c: `clops tune gemm`, the per-device search of
- * CLBlast's GEMM kernel parameters (host/blas_tune.c, docs/gemm.md).
+ * CLBlast's GEMM kernel parameters (ops/gemm_tune.c, docs/gemm.md).
  *
  *     clops tune gemm [--device SEL] [--budget SECONDS]
  *                     [--precision float32|float64|all] [--dry-run] [--show]
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host/blas.h"
+#include "ops/gemm.h"
 #include "host/host.h"
 #include "tools/cli/cli.h"
 

@@ -3,8 +3,10 @@
  * inventory generates.
  *
  *   include/clops/ops.h   public typed wrappers, one per operator
- *   ops_generated.h       op ids, typed-kernel typedefs, prototypes of every
- *                         kernel and structured function the inventory names
+ *   ops/kernels_generated.h  op ids, typed-kernel typedefs, prototypes of
+ *                         every kernel and structured function the inventory
+ *                         names (kernel layer: what ops/ includes)
+ *   ops_generated.h       the registration layer's header (includes the above)
  *   ops_generated.c       the wrappers, the boxed adapters, the kernels
  *                         derived for pointwise and structured families, the
  *                         pointwise bindings and the registration table
@@ -254,7 +256,7 @@ static void emit_public(strbuf *sb, const gen_model *m)
     sb_append(sb, "#ifdef __cplusplus\n}\n#endif\n\n#endif /* CLOPS_OPS_H */\n");
 }
 
-/* ---- ops_generated.h ---------------------------------------------------- */
+/* ---- ops/kernels_generated.h and ops_generated.h ------------------------- */
 
 /* True if fn was already declared by an earlier op. */
 static bool declared_before(const gen_model *m, int upto, const char *fn)
@@ -270,11 +272,13 @@ static bool declared_before(const gen_model *m, int upto, const char *fn)
 static void emit_internal_header(strbuf *sb, const gen_model *m)
 {
     sb_append(sb, banner);
-    sb_append(sb, "/*\n * ops_generated.h: operator ids, typed kernel types and the prototypes of\n"
-                  " * every kernel and structured family function the inventory names.  A file\n"
-                  " * that implements one includes this header, so a signature that does not\n"
-                  " * match the schema fails to compile.\n */\n");
-    sb_append(sb, "#ifndef CLOPS_OPS_GENERATED_H\n#define CLOPS_OPS_GENERATED_H\n\n"
+    sb_append(sb, "/*\n * ops/kernels_generated.h: operator ids, typed kernel types and the\n"
+                  " * prototypes of every kernel and structured family function the inventory\n"
+                  " * names.  A file that implements one includes this header, so a signature\n"
+                  " * that does not match the schema fails to compile.  It belongs to the\n"
+                  " * kernel layer (ops/), below the generated registration (ops_generated.h).\n"
+                  " */\n");
+    sb_append(sb, "#ifndef CLOPS_OPS_KERNELS_GENERATED_H\n#define CLOPS_OPS_KERNELS_GENERATED_H\n\n"
                   "#include \"clops/ops.h\"\n#include \"codegen_pointwise/pw.h\"\n\n");
     sb_append(sb, "enum {\n");
     for (int i = 0; i < m->nops; i++)
@@ -323,7 +327,20 @@ static void emit_internal_header(strbuf *sb, const gen_model *m)
         if (!seen)
             sb_printf(sb, "extern const pw_op pw_op_%s;\n", op->pw_name);
     }
-    sb_append(sb, "\n#endif /* CLOPS_OPS_GENERATED_H */\n");
+    sb_append(sb, "\n#endif /* CLOPS_OPS_KERNELS_GENERATED_H */\n");
+}
+
+/* ops_generated.h: the registration layer's header (the kernels' contract
+ * plus the dispatcher and the pointwise bindings it registers). */
+static void emit_registration_header(strbuf *sb)
+{
+    sb_append(sb, banner);
+    sb_append(sb, "/*\n * ops_generated.h: what the generated registration (ops_generated.c)\n"
+                  " * needs.  Only generated code, tools/, tests/ and bench/ include it; kernels\n"
+                  " * include ops/kernels_generated.h.\n */\n");
+    sb_append(sb, "#ifndef CLOPS_OPS_GENERATED_H\n#define CLOPS_OPS_GENERATED_H\n\n"
+                  "#include \"codegen_pointwise/pw_bind.h\"\n#include \"dispatch/dispatch.h\"\n"
+                  "#include \"ops/kernels_generated.h\"\n\n#endif /* CLOPS_OPS_GENERATED_H */\n");
 }
 
 /* ---- ops_generated.c ------------------------------------------------------ */
@@ -803,8 +820,8 @@ int gen_emit(const gen_model *m, const char *dir)
     char path[1024];
     int rc = 0;
     strbuf sb = STRBUF_INIT;
-    const char *sub[] = {"", "/include", "/include/clops"};
-    for (int i = 0; i < 3; i++) {
+    const char *sub[] = {"", "/include", "/include/clops", "/ops"};
+    for (int i = 0; i < 4; i++) {
         snprintf(path, sizeof path, "%s%s", dir, sub[i]);
         if (mkdir(path, 0755) != 0 && errno != EEXIST) {
             fprintf(stderr, "clops-opgen: cannot create %s\n", path);
@@ -816,6 +833,10 @@ int gen_emit(const gen_model *m, const char *dir)
     rc |= write_if_changed(path, &sb);
     sb_clear(&sb);
     emit_internal_header(&sb, m);
+    snprintf(path, sizeof path, "%s/ops/kernels_generated.h", dir);
+    rc |= write_if_changed(path, &sb);
+    sb_clear(&sb);
+    emit_registration_header(&sb);
     snprintf(path, sizeof path, "%s/ops_generated.h", dir);
     rc |= write_if_changed(path, &sb);
     sb_clear(&sb);

@@ -1,5 +1,5 @@
 /*
- * dispatch/pw_bind.c: running an inventory operator through its pw_op.
+ * codegen_pointwise/pw_bind.c: running an inventory operator through its pw_op.
  *
  * An entry `pointwise: NAME` binds a schema to pw_op_NAME: arguments whose
  * names are among the pw_op's parameter names are its scalar parameters, the
@@ -9,7 +9,7 @@
  */
 #include <string.h>
 
-#include "dispatch/dispatch.h"
+#include "codegen_pointwise/pw_bind.h"
 
 clops_status pw_binding_resolve(pw_binding *b)
 {

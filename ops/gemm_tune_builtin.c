@@ -1,5 +1,5 @@
 /*
- * host/blas_tune_builtin.c: GEMM parameters that `clops tune gemm` found on
+ * ops/gemm_tune_builtin.c: GEMM parameters that `clops tune gemm` found on
  * the GPUs we have measured, shipped with the library so those devices are
  * fast without a search of their own.
  *
@@ -14,7 +14,7 @@
  */
 #include <string.h>
 
-#include "host/blas.h"
+#include "ops/gemm.h"
 
 typedef struct builtin_entry {
     const char *device;  /* CL_DEVICE_NAME, exact */

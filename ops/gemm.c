@@ -1,27 +1,28 @@
 /*
- * host/gemm.c: the matrix-product operators mm, bmm, addmm, baddbmm and
+ * ops/gemm.c: the matrix-product operators mm, bmm, addmm, baddbmm and
  * addbmm, and the helpers every GEMM-family operator shares (argument
  * checks worded as PyTorch words them, and gemm_run_nd, which maps a batched
- * product of views onto the engines of host/blas.h).
+ * product of views onto the engines of ops/gemm.h).
  *
  * Each operator is one structured family function (docs/operator-
  * inventory.md) written once over an engine and registered for the CPU and
- * OpenCL keys (dispatch/ops/blas.yaml); gemm_engine_of picks ref_gemm or
+ * OpenCL keys (dispatch/ops/gemm.yaml); gemm_engine_of picks ref_gemm or
  * blas_gemm_opencl from the tensors' device.  A family function checks its arguments, computes
  * the result shape, gets its destination from structured_begin (a new
  * tensor, self, or out resized), seeds it with beta * self where the op has
  * an input term, and runs the engine on views: transposes, slices and
  * broadcast batches reach the engine as strides, never as copies.  matmul,
- * linear and the vector products live in host/gemm_matmul.c.
+ * linear and the vector products live in ops/gemm_matmul.c.
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "dispatch/structured.h"
-#include "host/blas.h"
 #include "host/host.h"
-#include "ops_generated.h"
+#include "ops/core.h"
+#include "ops/gemm.h"
+#include "ops/kernels_generated.h"
 
 /* --- names and messages --------------------------------------------------- */
 
@@ -639,7 +640,7 @@ static clops_status addbmm_impl(blas_gemm_fn engine, pw_variant variant, clops_t
 
 #undef FAIL
 
-/* --- the family functions of dispatch/ops/blas.yaml: one for every device, the
+/* --- the family functions of dispatch/ops/gemm.yaml: one for every device, the
  * engine chosen from the tensors' device (gemm_engine_of) ------------------- */
 
 clops_status gemm_mm(pw_variant variant, clops_tensor *dst, clops_tensor *self, clops_tensor *mat2,

@@ -1,5 +1,5 @@
 /*
- * core/core_ops.c: the typed kernels of the core operators whose schema
+ * ops/core_ops.c: the typed kernels of the core operators whose schema
  * form differs from the core functions they use (factories with
  * dtype/layout/device/pin_memory arguments, clone/contiguous with a memory
  * format, the copy helpers PyTorch's backends implement, resize_, set_,
@@ -8,7 +8,8 @@
  */
 #include "core/tensor_impl.h"
 #include "host/host.h"
-#include "ops_generated.h"
+#include "ops/core.h"
+#include "ops/kernels_generated.h"
 
 /* PyTorch's numbering of layouts and memory formats. */
 #define LAYOUT_STRIDED 0

@@ -1,5 +1,5 @@
 /*
- * host/blas_tune.c: per-device tuning of CLBlast's GEMM kernel, its
+ * ops/gemm_tune.c: per-device tuning of CLBlast's GEMM kernel, its
  * persistence in the clops cache folder, and its automatic application.
  *
  * CLBlast picks kernel parameters from a database compiled into it; devices
@@ -47,8 +47,8 @@
 
 #include <xxhash.h>
 
-#include "host/blas.h"
 #include "host/host.h"
+#include "ops/gemm.h"
 
 /* --- the tunable kernels ------------------------------------------------------ */
 
@@ -652,7 +652,7 @@ static void tlog(const tune_ctx *t, const char *fmt, ...)
 }
 
 /* One GEMM through CLBlast, column-major without transposes: the form
- * host/blas.c gives CLBlast for a row-major result (which it swaps into
+ * ops/gemm_blas.c gives CLBlast for a row-major result (which it swaps into
  * C^T = B^T A^T), so the search times what the ops run. */
 static CLBlastStatusCode run_once(const tune_ctx *t, int m, int n, int k, clops_tensor *a,
                                   clops_tensor *b, clops_tensor *c)

@@ -1,5 +1,5 @@
 /*
- * core/copy.c: copies between tensors and between host memory and tensors.
+ * ops/core_copy.c: copies between tensors and between host memory and tensors.
  *
  * Every element-wise copy (contiguous, clone, casts, strided writes) runs the
  * pointwise engine's cast op, so any pair of views of any dtypes works and the
@@ -7,13 +7,17 @@
  * platforms, which share no context) stage through host memory in the
  * source's dtype; the conversion then happens on the destination device.
  * Dense same-dtype copies within one device use a plain buffer copy.
+ *
+ * core/ sits below the kernels and reaches the copies through
+ * core_kernel_hooks (core/hooks.h), which this file installs when the
+ * library is loaded.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "codegen_pointwise/pw.h"
-#include "core/tensor_impl.h"
 #include "host/host.h"
+#include "ops/core.h"
 
 /* Byte offset of a tensor's first element. */
 static size_t byte_offset(const clops_tensor *t)
@@ -292,4 +296,25 @@ clops_status clops_tensor_item(const clops_tensor *t, clops_scalar *out)
     else
         *out = clops_scalar_int(pw_ref_load(&raw, 0, t->dtype, CLOPS_INT64).i);
     return CLOPS_OK;
+}
+
+/* copy_ with the hook's signature (no non_blocking: every copy is ordered
+ * on the device's queue). */
+static clops_status hook_copy(clops_tensor *dst, clops_tensor *src)
+{
+    return core_copy_(dst, src, false);
+}
+
+static const core_kernel_hooks copy_hooks = {
+    .copy_ = hook_copy,
+    .to_copy = core_to_copy,
+};
+
+/* Installs the copy kernels for core/ when the library is loaded (before
+ * main, or at dlopen), so no tensor can exist before they are set.  This
+ * object is always linked: the generated registration table names its
+ * kernels (copy_, _to_copy, clone, contiguous). */
+__attribute__((constructor)) static void install_copy_hooks(void)
+{
+    core_set_kernel_hooks(&copy_hooks);
 }

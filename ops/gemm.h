@@ -1,8 +1,8 @@
 /*
- * host/blas.h: the matrix-multiplication engines and the CLBlast glue.
+ * ops/gemm.h: the matrix-multiplication engines and the CLBlast glue.
  *
  * The GEMM operator family (mm, bmm, addmm, addmv, mv, dot, outer/ger, addr,
- * baddbmm, addbmm, matmul, linear; host/gemm.c and host/gemm_matmul.c) checks
+ * baddbmm, addbmm, matmul, linear; ops/gemm.c and ops/gemm_matmul.c) checks
  * arguments, computes result shapes and maps every op onto one primitive,
  * the batched GEMM of three 3-D views:
  *
@@ -11,12 +11,12 @@
  * with A [B, M, K], B [B, K, N] and C [B, M, N] of any strides (A and B may
  * repeat one matrix with batch stride 0).  Two engines implement it:
  *
- *   blas_gemm_opencl   CLBlast on an OpenCL device (host/blas.c): views map
+ *   blas_gemm_opencl   CLBlast on an OpenCL device (ops/gemm_blas.c): views map
  *                      to CLBlast's layouts, transpose flags, leading
  *                      dimensions, offsets and batch strides without copies
  *                      wherever CLBlast can express them; float16/bfloat16
  *                      go through float32; integer dtypes are refused.
- *   ref_gemm           the C reference on the CPU device (ref/ref_gemm.c):
+ *   ref_gemm           the C reference on the CPU device (ref/gemm.c):
  *                      every dtype but bool, cache-blocked, accumulating in
  *                      double (floats) or wrapping int64 (integers).
  *
@@ -25,7 +25,7 @@
  * and Inf included, as PyTorch does.  C must not overlap A or B, and no two
  * elements of C may share memory (the op layer guarantees both).
  *
- * The tuning half (host/blas_tune.c) searches CLBlast's Xgemm kernel
+ * The tuning half (ops/gemm_tune.c) searches CLBlast's Xgemm kernel
  * parameters for a device, stores the winners in the clops cache folder and
  * applies them, through CLBlast's override API, the first time a GEMM runs
  * on the device.  `clops tune gemm` drives it (docs/gemm.md).
@@ -34,8 +34,8 @@
  * searching tuning parameters changes CLBlast's process-wide state for a
  * device and must not race with GEMMs on that device.
  */
-#ifndef CLOPS_HOST_BLAS_H
-#define CLOPS_HOST_BLAS_H
+#ifndef CLOPS_OPS_GEMM_H
+#define CLOPS_OPS_GEMM_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -91,7 +91,7 @@ typedef struct blas_stats {
 
 void blas_get_stats(blas_stats *out);
 
-/* --- the shared op-level helpers (host/gemm.c) ---------------------------- */
+/* --- the shared op-level helpers (ops/gemm.c) ---------------------------- */
 
 /*
  * Runs the engine on views with any number of batch dimensions:
@@ -144,14 +144,14 @@ clops_status gemm_view(const clops_tensor *t, int ndim, const int64_t *sizes,
  * nothing when beta is zero or target already is self. */
 clops_status gemm_seed(clops_tensor *target, clops_tensor *self, clops_scalar beta);
 
-/* The matmul core shared by matmul and linear (host/gemm_matmul.c): the
+/* The matmul core shared by matmul and linear (ops/gemm_matmul.c): the
  * product of a and b with PyTorch's matmul rules, plus `addend` broadcast
  * to the result (NULL: none) times beta. */
 clops_status gemm_matmul_impl(blas_gemm_fn engine, const char *op, pw_variant variant,
                               clops_tensor *dst, clops_tensor *a, clops_tensor *b,
                               clops_tensor *addend, clops_tensor **out);
 
-/* --- CLBlast status codes (host/blas.c) ------------------------------------- */
+/* --- CLBlast status codes (ops/gemm_blas.c) ------------------------------------- */
 
 /* "CLBlastInvalidLeadDimA" for -1016; "CLBlastUnknownStatus" when unknown. */
 const char *blas_status_name(int code);
@@ -164,12 +164,12 @@ clops_status blas_fail(int code, const char *what, const clops_device *d);
 /* The CLBlast version the library was built against ("1.5.3"). */
 const char *blas_clblast_version(void);
 /* Drops CLBlast's in-memory programs, which keep the devices' OpenCL
- * contexts alive; for host_shutdown, before the contexts are released.
+ * contexts alive; for clops_shutdown, before the contexts are released.
  * Parameter overrides stay in force: CLBlast keeps them per device for the
  * life of the process. */
 void blas_shutdown(void);
 
-/* --- tuning (host/blas_tune.c) ------------------------------------------------ */
+/* --- tuning (ops/gemm_tune.c) ------------------------------------------------ */
 
 /* Knobs of a search; NULL options mean the defaults noted here. */
 typedef struct blas_tune_options {
@@ -207,7 +207,7 @@ bool blas_tune_file_path(const clops_device *d, char *buf, size_t cap);
 /*
  * Reads the device's tuning file and applies its entries through CLBlast's
  * override API; without a file, applies the parameters clops ships for the
- * device (host/blas_tune_builtin.c), if any.  *applied (may be NULL) says
+ * device (ops/gemm_tune_builtin.c), if any.  *applied (may be NULL) says
  * whether parameters were applied.  A missing file is not an error; a
  * malformed, truncated or foreign file is ignored (CLOPS_OK, *applied
  * false) and reported once on stderr.  CLOPS_GEMM_TUNING=0 in the
@@ -228,7 +228,7 @@ void blas_tune_set_autoload(bool on);
  * gain) to f; "no tuning file" when absent. */
 clops_status blas_tune_describe(const clops_device *d, FILE *f);
 
-/* --- shipped parameters (host/blas_tune_builtin.c) ------------------------------ */
+/* --- shipped parameters (ops/gemm_tune_builtin.c) ------------------------------ */
 
 /* The "param ..." lines clops ships for a device name and CLBlast version,
  * or NULL; *source (may be NULL) says where they were measured. */
@@ -241,4 +241,4 @@ const char *blas_tune_builtin_at(int i, const char **device_name);
  * (tests check every shipped entry with it). */
 bool blas_tune_parse_params(const char *lines, int *nentries);
 
-#endif /* CLOPS_HOST_BLAS_H */
+#endif /* CLOPS_OPS_GEMM_H */

@@ -1,6 +1,6 @@
 /*
- * ref/ref_gemm.c: the reference GEMM engine of the CPU device (see
- * host/blas.h), which serves the CPU dispatch key of the whole GEMM family
+ * ref/gemm.c: the reference GEMM engine of the CPU device (see
+ * ops/gemm.h), which serves the CPU dispatch key of the whole GEMM family
  * and is the oracle of tests/test_gemm.c.
  *
  * It reads views of any strides and dtypes directly (no copies) and is
@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host/blas.h"
 #include "host/host.h"
+#include "ops/gemm.h"
 
 #define MB 64  /* tile rows */
 #define NB 64  /* tile columns */

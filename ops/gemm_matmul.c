@@ -1,7 +1,7 @@
 /*
- * host/gemm_matmul.c: matmul and linear, and the vector products mv, addmv,
+ * ops/gemm_matmul.c: matmul and linear, and the vector products mv, addmv,
  * dot, outer (ger) and addr, all as views over the batched GEMM of
- * host/blas.h.
+ * ops/gemm.h.
  *
  * matmul is composite in PyTorch (dot, mv, mm or bmm after expand and
  * reshape); here every rank combination becomes one gemm_run_nd call:
@@ -18,9 +18,10 @@
 #include <string.h>
 
 #include "dispatch/structured.h"
-#include "host/blas.h"
 #include "host/host.h"
-#include "ops_generated.h"
+#include "ops/core.h"
+#include "ops/gemm.h"
+#include "ops/kernels_generated.h"
 
 /* Fails with the op's argument list appended (tensors ts named nm). */
 #define FAIL(st, ...) gemm_failf((st), op, ts, nm, (int)(sizeof nm / sizeof nm[0]), __VA_ARGS__)
@@ -512,7 +513,7 @@ static clops_status addr_impl(blas_gemm_fn engine, pw_variant variant, clops_ten
 
 #undef FAIL
 
-/* --- the family functions of dispatch/ops/blas.yaml: one for every device, the
+/* --- the family functions of dispatch/ops/gemm.yaml: one for every device, the
  * engine chosen from the tensors' device (gemm_engine_of) ------------------- */
 
 clops_status gemm_matmul(pw_variant variant, clops_tensor *dst, clops_tensor *self,

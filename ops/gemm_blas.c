@@ -1,5 +1,5 @@
 /*
- * host/blas.c: the CLBlast engine of the GEMM family (see host/blas.h).
+ * ops/gemm_blas.c: the CLBlast engine of the GEMM family (see ops/gemm.h).
  *
  * A call C[b] = alpha * A[b] @ B[b] + beta * C[b] over 3-D views becomes one
  * CLBlast call whenever the views can be described to CLBlast as they are:
@@ -40,8 +40,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host/blas.h"
 #include "host/host.h"
+#include "ops/core.h"
+#include "ops/gemm.h"
 
 /* X(name, value, meaning): every CLBlastStatusCode of clblast_c.h 1.5.3. */
 /* clang-format off */
