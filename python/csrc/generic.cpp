@@ -331,6 +331,33 @@ conv_backward_fallback(const at::Tensor &grad_output, const at::Tensor &input,
     return {back(std::get<0>(r)), back(std::get<1>(r)), back(std::get<2>(r))};
 }
 
+/* native_batch_norm updates running_mean and running_var in training mode
+ * although its schema does not mark them mutable, so the generic fallback
+ * would not copy them back: this one does. */
+static std::tuple<at::Tensor, at::Tensor, at::Tensor>
+batch_norm_fallback(const at::Tensor &input, const std::optional<at::Tensor> &weight,
+                    const std::optional<at::Tensor> &bias,
+                    const std::optional<at::Tensor> &running_mean,
+                    const std::optional<at::Tensor> &running_var, bool training,
+                    double momentum, double eps)
+{
+    enter_fallback("native_batch_norm");
+    auto cpu = [](const std::optional<at::Tensor> &t) -> std::optional<at::Tensor> {
+        if (t && t->defined())
+            return t->cpu();
+        return std::nullopt;
+    };
+    std::optional<at::Tensor> rm = cpu(running_mean), rv = cpu(running_var);
+    auto r = at::native_batch_norm(input.cpu(), cpu(weight), cpu(bias), rm, rv, training,
+                                   momentum, eps);
+    if (training && rm)
+        running_mean->copy_(*rm);
+    if (training && rv)
+        running_var->copy_(*rv);
+    return {std::get<0>(r).to(input.device()), std::get<1>(r).to(input.device()),
+            std::get<2>(r).to(input.device())};
+}
+
 static void fallback_boxed(const c10::OperatorHandle &op, torch::jit::Stack *stack)
 {
     cpu_fallback(op, stack);
@@ -681,16 +708,19 @@ void register_generic_ops()
                                     std::make_unique<GenericKernel>(op, std::move(a), std::move(r))));
         g_registered.push_back(name);
     }
-    /* PyTorch gives these a CompositeExplicitAutograd kernel that only
-     * raises "not implemented" for other backends, which would keep the
-     * backend fallback from ever running: send them to the CPU fallback
-     * unless clops provides them. */
+    /* Fallbacks the generic one cannot do, unless clops binds the op:
+     * PyTorch gives the two convolution ops a CompositeExplicitAutograd
+     * kernel that only raises for other backends (so the backend fallback
+     * never runs), and native_batch_norm mutates arguments its schema does
+     * not mark. */
     auto unbound = [&](const char *name) {
         auto h = dispatcher.findSchema({std::string("aten::") + name, ""});
         return h && !h->hasKernelForDispatchKey(c10::DispatchKey::PrivateUse1);
     };
     if (unbound("convolution_overrideable"))
         lib->impl("convolution_overrideable", TORCH_FN(conv_fallback));
+    if (unbound("native_batch_norm"))
+        lib->impl("native_batch_norm", TORCH_FN(batch_norm_fallback));
     if (unbound("convolution_backward_overrideable"))
         lib->impl("convolution_backward_overrideable", TORCH_FN(conv_backward_fallback));
 }
