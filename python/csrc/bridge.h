@@ -71,6 +71,9 @@ void register_generic_ops();
 /* "name.overload -> reason" for every clops op not bound to PyTorch. */
 std::vector<std::string> schema_mismatches();
 std::vector<std::string> registered_ops();
+/* The rule register_generic_ops applies, on two schema texts: "" when a
+ * call with the first schema's stack can go to an op with the second. */
+std::string compare_schema_texts(const std::string &torch_schema, const std::string &clops_schema);
 /* Ops that ran through PyTorch's CPU fallback, and through clops' own
  * reference fallback, with their counts. */
 std::vector<std::pair<std::string, uint64_t>> fallback_counts();

@@ -660,6 +660,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)
     m.def("default_generator", [](int i) { return default_generator((c10::DeviceIndex)i); });
     m.def("schema_mismatches", &schema_mismatches);
     m.def("registered_ops", &registered_ops);
+    m.def("compare_schemas", &compare_schema_texts);
     m.def("fallback_counts", &fallback_counts);
     m.def("reset_fallback_counts", &reset_fallback_counts);
     m.def("set_fallback_policy", &set_fallback_policy);

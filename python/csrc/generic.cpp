@@ -151,6 +151,11 @@ static std::string compare_schemas(const c10::FunctionSchema &th, const c10::Fun
     return "";
 }
 
+std::string compare_schema_texts(const std::string &torch_schema, const std::string &clops_schema)
+{
+    return compare_schemas(torch::jit::parseSchema(torch_schema), torch::jit::parseSchema(clops_schema));
+}
+
 /* ---- fallback counters --------------------------------------------------------- */
 
 static std::mutex g_mu;

@@ -68,3 +68,18 @@ def test_schema_listing_and_registration():
         assert ": " in line
     # Ops PyTorch decomposes itself are not bound (their autograd stays PyTorch's).
     assert "matmul" not in reg and "linear" not in reg
+
+
+def test_differing_schemas_are_detected():
+    cmp = clops.torch._C.compare_schemas
+    add = "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"
+    assert cmp(add, add) == ""
+    # SymInt and int are the same to a boxed call; defaults may differ.
+    assert cmp("view(Tensor(a) self, SymInt[] size) -> Tensor(a)",
+               "view(Tensor(a) self, int[] size) -> Tensor(a)") == ""
+    assert "keyword-only" in cmp(add, "add.Tensor(Tensor self, Tensor other, Scalar alpha=1) -> Tensor")
+    assert "'other'" in cmp(add, "add.Tensor(Tensor self, Tensor x, *, Scalar alpha=1) -> Tensor")
+    assert "type" in cmp(add, "add.Tensor(Tensor self, Tensor other, *, float alpha=1) -> Tensor")
+    assert "alias" in cmp("abs_(Tensor(a!) self) -> Tensor(a!)", "abs_(Tensor self) -> Tensor")
+    assert "count" in cmp(add, "add.Tensor(Tensor self, Tensor other) -> Tensor")
+    assert "[2]" in cmp("f(int[2] k) -> Tensor", "f(int[] k) -> Tensor")
