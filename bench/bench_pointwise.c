@@ -27,81 +27,7 @@
 #include "clops/ops.h"
 #include "core/tensor_impl.h"
 #include "host/host.h"
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* A benchmark case: runs one call; bytes is what the op must move. */
-typedef struct bench_case {
-    const char *name;
-    const char *torch_name; /* the matching case in torch_pointwise.py */
-    clops_status (*run)(void *ctx);
-    void *ctx;
-    double bytes;
-} bench_case;
-
-/* Median seconds per call over `batches` batches of `reps` calls. */
-static double time_calls(clops_device *d, clops_status (*run)(void *), void *ctx, int reps,
-                         int batches, clops_status *st)
-{
-    double t[16];
-    if (batches > 16)
-        batches = 16;
-    *st = run(ctx); /* warm-up: compiles */
-    if (*st == CLOPS_OK)
-        *st = clops_device_synchronize(d);
-    for (int b = 0; b < batches && *st == CLOPS_OK; b++) {
-        double t0 = now();
-        for (int r = 0; r < reps && *st == CLOPS_OK; r++)
-            *st = run(ctx);
-        if (*st == CLOPS_OK)
-            *st = clops_device_synchronize(d);
-        t[b] = (now() - t0) / reps;
-    }
-    qsort(t, (size_t)batches, sizeof t[0], cmp_double);
-    return t[batches / 2];
-}
-
-/* ---- the copy peak ------------------------------------------------------- */
-
-typedef struct copy_ctx {
-    clops_device *d;
-    host_kernel *k;
-    cl_mem src, dst;
-    cl_ulong n4;
-} copy_ctx;
-
-static const char copy_src[] =
-    "__kernel void bench_copy4(__global float4 *dst, __global const float4 *src, ulong n)\n"
-    "{\n"
-    "    for (ulong i = get_global_id(0); i < n; i += get_global_size(0))\n"
-    "        dst[i] = src[i];\n"
-    "}\n";
-
-static clops_status copy_source(void *ctx, const clops_device *d, strbuf *sb)
-{
-    (void)ctx;
-    (void)d;
-    sb_append(sb, copy_src);
-    return CLOPS_OK;
-}
-
-static clops_status run_copy(void *vctx)
-{
-    copy_ctx *c = vctx;
-    host_arg args[3] = {{sizeof c->dst, &c->dst}, {sizeof c->src, &c->src}, {sizeof c->n4, &c->n4}};
-    return host_launch(c->d, c->k, 3, args, host_grid_size(c->d, c->k, c->n4));
-}
+#include "bench/bench_common.h"
 
 /* ---- the op cases -------------------------------------------------------- */
 
@@ -222,54 +148,14 @@ static bool setup_case(int i, clops_device *d, int64_t n2, int64_t n1, op_ctx *c
     return true;
 }
 
-/* Measures the copy peak of d in GB/s (0 on failure). */
-static double copy_peak(clops_device *d, int64_t n1, int reps)
-{
-    copy_ctx c = {0};
-    c.d = d;
-    c.n4 = (cl_ulong)(n1 / 4);
-    size_t bytes = (size_t)n1 * 4;
-    host_block *src = NULL, *dst = NULL;
-    host_kkey key = {{0x62656e6368636f70ull, 1, 0, 0}};
-    host_kernel_request req = {"bench/copy4", "bench_copy4", copy_source, NULL, NULL};
-    double gbs = 0;
-    if (host_alloc(d, bytes, &src) == CLOPS_OK && host_alloc(d, bytes, &dst) == CLOPS_OK &&
-        host_kernel_get(d, &key, &req, &c.k) == CLOPS_OK) {
-        c.src = src->mem;
-        c.dst = dst->mem;
-        clops_status st;
-        double t = time_calls(d, run_copy, &c, reps, 5, &st);
-        if (st == CLOPS_OK)
-            gbs = 2.0 * (double)bytes / t / 1e9;
-    }
-    host_free(src);
-    host_free(dst);
-    return gbs;
-}
-
 int main(int argc, char **argv)
 {
-    const char *sel[8];
-    int nsel = 0, reps = 20;
-    double scale = 1.0;
-    const char *json = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--device") == 0 && i + 1 < argc && nsel < 8)
-            sel[nsel++] = argv[++i];
-        else if (strcmp(argv[i], "--scale") == 0 && i + 1 < argc)
-            scale = atof(argv[++i]);
-        else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
-            reps = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc)
-            json = argv[++i];
-        else {
-            fprintf(stderr, "usage: bench_pointwise [--device SEL]... [--scale S] [--reps N] "
-                            "[--json FILE]\n");
-            return 2;
-        }
-    }
-    if (scale < 1.0)
-        scale = 1.0;
+    bench_args args;
+    if (!bench_parse_args(argc, argv, "bench_pointwise", &args))
+        return 2;
+    double scale = args.scale;
+    int reps = args.reps;
+    const char *json = args.json;
     int64_t n2 = (int64_t)(8192 / sqrt(scale));
     int64_t n1 = (int64_t)((double)(1 << 26) / scale);
     n1 -= n1 % 4;
@@ -282,13 +168,7 @@ int main(int argc, char **argv)
     for (int di = 1; di < ndev; di++) {
         clops_device *d = NULL;
         clops_device_get(di, &d);
-        bool wanted = nsel == 0;
-        for (int s = 0; s < nsel; s++) {
-            clops_device *x = NULL;
-            if (clops_device_find(sel[s], &x) == CLOPS_OK && x == d)
-                wanted = true;
-        }
-        if (!wanted)
+        if (!bench_wanted(&args, d))
             continue;
         const clops_device_info *in = clops_device_get_info(d);
         double peak = copy_peak(d, n1, reps);

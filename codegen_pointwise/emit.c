@@ -177,18 +177,52 @@ static void emit_convert(strbuf *sb, const char *x, clops_dtype from, clops_dtyp
         sb_printf(sb, "(%s)(%s)", cl_storage_type(to), x);
 }
 
-/* Appends a load of element `idx` of buffer `ptr` (storage dtype dt),
- * converted to compute dtype `to`. */
-static void emit_load(strbuf *sb, const char *ptr, const char *idx, clops_dtype dt, clops_dtype to)
+clops_dtype pw_operand_rounding(const pw_spec *s, int j)
+{
+    if (s->op->is_cast || s->op->roles[j] != PW_ROLE_COMMON || s->in_dtype[j] == s->common)
+        return CLOPS_DTYPE_NONE;
+    return (s->common == CLOPS_FLOAT16 || s->common == CLOPS_BFLOAT16) ? s->common
+                                                                       : CLOPS_DTYPE_NONE;
+}
+
+/* Whether some operand of s is rounded to the common dtype after loading. */
+static bool spec_rounds(const pw_spec *s)
+{
+    for (int j = 0; j < s->op->n_in; j++)
+        if (pw_operand_rounding(s, j) != CLOPS_DTYPE_NONE)
+            return true;
+    return false;
+}
+
+/* Appends `x` (a value of compute dtype `from`, as loaded) converted to the
+ * compute dtype of operand j: first to the common dtype, as PyTorch converts
+ * every input to it (pw_operand_rounding), then to the compute type. */
+static void emit_operand_convert(strbuf *sb, const char *x, clops_dtype from, const pw_spec *s,
+                                 int j)
+{
+    clops_dtype round = pw_operand_rounding(s, j);
+    if (round == CLOPS_DTYPE_NONE) {
+        emit_convert(sb, x, from, operand_compute(s, j));
+        return;
+    }
+    sb_append(sb, round == CLOPS_FLOAT16 ? "clops_round_half(" : "clops_round_bf16(");
+    emit_convert(sb, x, from, CLOPS_FLOAT32);
+    sb_putc(sb, ')');
+}
+
+/* Appends a load of element `idx` of buffer `ptr` (operand j), converted
+ * to the operand's compute dtype. */
+static void emit_load(strbuf *sb, const char *ptr, const char *idx, const pw_spec *s, int j)
 {
     char raw[160];
+    clops_dtype dt = s->in_dtype[j];
     if (dt == CLOPS_FLOAT16)
         snprintf(raw, sizeof raw, "vload_half(0, %s + %s)", ptr, idx);
     else if (dt == CLOPS_BFLOAT16)
         snprintf(raw, sizeof raw, "clops_bf16_to_float(%s[%s])", ptr, idx);
     else
         snprintf(raw, sizeof raw, "%s[%s]", ptr, idx);
-    emit_convert(sb, raw, dt, to);
+    emit_operand_convert(sb, raw, dt, s, j);
 }
 
 /* Appends a statement storing `val` (compute dtype `from`) to element idx
@@ -244,6 +278,8 @@ void pw_kernel_name(const pw_spec *s, char *buf, size_t cap)
                      pw_dtype_tag(s->compute));
     for (int j = 0; j < s->op->n_in && n > 0 && (size_t)n < cap; j++)
         n += snprintf(buf + n, cap - (size_t)n, "_%s", pw_dtype_tag(s->in_dtype[j]));
+    if (n > 0 && (size_t)n < cap && spec_rounds(s))
+        n += snprintf(buf + n, cap - (size_t)n, "_to%s", pw_dtype_tag(s->common));
     if (n > 0 && (size_t)n < cap) {
         if (s->rank == 0)
             snprintf(buf + n, cap - (size_t)n, "_c%s", s->index64 ? "64" : "32");
@@ -293,7 +329,7 @@ static void emit_operands(strbuf *sb, const pw_spec *s, const char *indent)
         snprintf(idx, sizeof idx, "o%d", j + 1);
         sb_printf(sb, "%s%s %c = (flags & %uu) ? sc%d : ", indent, pw_cl_compute_type(ct), names[j],
                   1u << j, j);
-        emit_load(sb, ptr, idx, s->in_dtype[j], ct);
+        emit_load(sb, ptr, idx, s, j);
         sb_append(sb, ";\n");
     }
 }
@@ -368,7 +404,7 @@ static void emit_vec_load(strbuf *sb, const pw_spec *s, int vw, int j, char nm)
     char ptr[8], idx[16];
     snprintf(ptr, sizeof ptr, "in%d", j);
     snprintf(idx, sizeof idx, "m.off[%d]", j + 1);
-    emit_load(sb, ptr, idx, dt, ct);
+    emit_load(sb, ptr, idx, s, j);
     sb_append(sb, ";\n           ");
     for (int l = 0; l < vw; l++)
         sb_printf(sb, " %c_%d =", nm, l);
@@ -387,7 +423,7 @@ static void emit_vec_load(strbuf *sb, const pw_spec *s, int vw, int j, char nm)
         else
             snprintf(lane, sizeof lane, "v.s%d", l);
         sb_printf(sb, "            %c_%d = ", nm, l);
-        emit_convert(sb, lane, dt == CLOPS_FLOAT16 ? CLOPS_FLOAT32 : dt, ct);
+        emit_operand_convert(sb, lane, dt, s, j);
         sb_append(sb, ";\n");
     }
     sb_append(sb, "        }\n");
@@ -504,6 +540,7 @@ bool pw_standard_spec(const pw_op *op, clops_dtype common, int rank, bool index6
         return false;
     out->compute = compute;
     out->out_dtype = op->fixed_result != CLOPS_DTYPE_NONE ? op->fixed_result : result;
+    out->common = common;
     for (int j = 0; j < op->n_in; j++)
         out->in_dtype[j] = op->roles[j] == PW_ROLE_BOOL ? CLOPS_BOOL : common;
     out->rank = rank;
@@ -515,7 +552,7 @@ bool pw_standard_spec(const pw_op *op, clops_dtype common, int rank, bool index6
 static bool same_signature(const pw_spec *a, const pw_spec *b)
 {
     if (a->op != b->op || a->out_dtype != b->out_dtype || a->compute != b->compute ||
-        a->index64 != b->index64)
+        a->index64 != b->index64 || spec_rounds(a) != spec_rounds(b))
         return false;
     for (int j = 0; j < a->op->n_in; j++)
         if (a->in_dtype[j] != b->in_dtype[j])

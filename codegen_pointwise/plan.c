@@ -121,9 +121,35 @@ static void order_dims(int ndim, const int64_t *sizes, int nt, int64_t strides[]
     }
 }
 
+/* Whether every input has exactly the shape (ndim, sizes). */
+static bool all_same_shape(const clops_tensor *const *inputs, int n, int ndim, const int64_t *sizes)
+{
+    for (int k = 0; k < n; k++)
+        if (inputs[k]->ndim != ndim ||
+            memcmp(inputs[k]->sizes, sizes, sizeof(int64_t) * (size_t)ndim) != 0)
+            return false;
+    return true;
+}
+
 void pw_output_strides(const clops_tensor *const *inputs, int n_inputs, int ndim,
                        const int64_t *sizes, int64_t *strides)
 {
+    pw_result_strides(inputs, n_inputs, 0, ndim, sizes, strides);
+}
+
+void pw_result_strides(const clops_tensor *const *inputs, int n_inputs, int n_scalars, int ndim,
+                       const int64_t *sizes, int64_t *strides)
+{
+    int64_t numel = 1;
+    for (int i = 0; i < ndim; i++)
+        numel *= sizes[i];
+    /* TensorIterator's fast setup: operands of one shape that are all
+     * contiguous give a contiguous result, and an empty tensor always counts
+     * as contiguous.  (A scalar operand is a zero-dim tensor there.) */
+    if (numel == 0 && n_scalars == 0 && all_same_shape(inputs, n_inputs, ndim, sizes)) {
+        contiguous_strides(ndim, sizes, strides);
+        return;
+    }
     int64_t st[PW_MAX_OPERANDS][CLOPS_MAX_DIMS];
     int nt = n_inputs < PW_MAX_OPERANDS ? n_inputs : PW_MAX_OPERANDS;
     for (int k = 0; k < nt; k++)

@@ -77,7 +77,8 @@ typedef enum pw_domain {
     PW_DOMAIN_UNIT,     /* (-1, 1) */
     PW_DOMAIN_GE1,      /* [1, 10] */
     PW_DOMAIN_SMALL,    /* [-3, 3] (exp-like growth, pow) */
-    PW_DOMAIN_PROB      /* (0, 1) */
+    PW_DOMAIN_PROB,     /* (0, 1) */
+    PW_DOMAIN_INDEX     /* [0, 2]: index tensors of the checks (every dim has size >= 3) */
 } pw_domain;
 
 /* A value handed to a reference function: the operand converted to the
@@ -128,6 +129,13 @@ typedef struct pw_op {
     /* Result-dtype override: when not CLOPS_DTYPE_NONE the result is this
      * dtype whatever the promotion says (e.g. signbit -> bool). */
     clops_dtype fixed_result;
+    /* A scalar operand (a Python-style scalar, or a zero-dim tensor on the
+     * CPU) joins in the compute dtype without being rounded to a
+     * float16/bfloat16 common dtype first: PyTorch's CPU kernels of mul and
+     * div (every rounding mode) read it with original_scalar_value, so
+     * float16 x * 0.1 multiplies by float32 0.1 while x + 0.1 adds
+     * float16 0.1 (tests/data/golden_binary.json, CONVERT_PAIRS). */
+    bool scalar_opmath;
     /* A cast op (copy_, _to_copy): the output dtype is free and the compute
      * dtype is the output's; every (input, output) dtype pair is standard. */
     bool is_cast;
@@ -222,6 +230,13 @@ clops_status pw_broadcast_shape(const char *opname, const clops_tensor *const *t
  * gives an output laid out the same way). */
 void pw_output_strides(const clops_tensor *const *inputs, int n_inputs, int ndim,
                        const int64_t *sizes, int64_t *strides);
+/* The same for the result of a call that also has n_scalars scalar operands
+ * (they are zero-dim operands of PyTorch's TensorIterator).  As there, an
+ * empty result is contiguous when every operand has its shape; otherwise its
+ * strides follow the inputs' order and may be 0 after a size-0 dim, exactly
+ * as PyTorch's (`empty(2, 0, 1) + 1.0` has strides (0, 1, 0)). */
+void pw_result_strides(const clops_tensor *const *inputs, int n_inputs, int n_scalars, int ndim,
+                       const int64_t *sizes, int64_t *strides);
 
 /* Builds the iteration plan over tensors[0] (the output) and the others, all
  * already broadcast-compatible with shape (ndim, sizes). */
@@ -235,6 +250,11 @@ typedef struct pw_spec {
     const pw_op *op;
     clops_dtype out_dtype;
     clops_dtype compute;
+    /* The common dtype of the call.  Every COMMON operand is converted to it
+     * before computing, as PyTorch does: when it is float16 or bfloat16 and
+     * an operand has another dtype, the loaded value is rounded to it
+     * (int16 2049 becomes 2048) before widening to the float compute. */
+    clops_dtype common;
     clops_dtype in_dtype[PW_MAX_IN];   /* storage dtype of each operand */
     bool in_is_scalar[PW_MAX_IN];      /* passed by value */
     bool in_uniform[PW_MAX_IN];        /* tensor read at one element */
@@ -267,6 +287,10 @@ bool pw_group_by_op(const clops_device *d);
 void pw_program_name(const pw_spec *s, const clops_device *d, char *buf, size_t cap);
 /* Short dtype tag used in kernel names ("f32", "bf16", "b8"). */
 const char *pw_dtype_tag(clops_dtype dt);
+/* The reduced-precision float (float16 or bfloat16) operand j of spec s must
+ * be rounded to after loading, or CLOPS_DTYPE_NONE: set for a COMMON operand
+ * whose storage dtype differs from a float16/bfloat16 common dtype. */
+clops_dtype pw_operand_rounding(const pw_spec *s, int j);
 /* OpenCL C type that computes in dt ("float" for float16/bfloat16). */
 const char *pw_cl_compute_type(clops_dtype dt);
 /* Dtype class of a dtype. */

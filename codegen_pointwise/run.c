@@ -68,6 +68,27 @@ static size_t scalar_to_compute(clops_scalar s, clops_dtype ct, scalar_bytes *ou
     }
 }
 
+/* Rounds a float to the reduced-precision common dtype `round` (float16 or
+ * bfloat16; CLOPS_DTYPE_NONE leaves it): PyTorch converts a scalar operand
+ * to the common dtype before computing, so 0.1 meets float16 as 0.099976. */
+static float round_to_common(float f, clops_dtype round)
+{
+    if (round == CLOPS_FLOAT16)
+        return clops_half_to_float(clops_float_to_half(f));
+    if (round == CLOPS_BFLOAT16)
+        return clops_bfloat16_to_float(clops_float_to_bfloat16(f));
+    return f;
+}
+
+/* The dtype a scalar operand j of a call with common dtype `common` is
+ * rounded to (see round_to_common). */
+static clops_dtype scalar_rounding(const pw_op *op, int j, clops_dtype common)
+{
+    if (op->is_cast || op->scalar_opmath || op->roles[j] != PW_ROLE_COMMON)
+        return CLOPS_DTYPE_NONE;
+    return (common == CLOPS_FLOAT16 || common == CLOPS_BFLOAT16) ? common : CLOPS_DTYPE_NONE;
+}
+
 /* Value of a scalar for the reference functions in compute dtype ct. */
 static pw_value scalar_to_value(clops_scalar s, clops_dtype ct)
 {
@@ -251,12 +272,15 @@ static clops_status prepare_output(pw_call *c, pw_variant variant, clops_tensor 
     clops_tensor *dst = NULL;
     if (variant == PW_FUNCTIONAL) {
         const clops_tensor *inputs[PW_MAX_IN];
-        int ni = 0;
-        for (int j = 0; j < c->op->n_in; j++)
+        int ni = 0, nscalars = 0;
+        for (int j = 0; j < c->op->n_in; j++) {
             if (c->operands[j].tensor)
                 inputs[ni++] = c->operands[j].tensor;
+            else
+                nscalars++;
+        }
         int64_t strides[CLOPS_MAX_DIMS];
-        pw_output_strides(inputs, ni, ndim, sizes, strides);
+        pw_result_strides(inputs, ni, nscalars, ndim, sizes, strides);
         clops_status st = tensor_new(c->device, c->result, ndim, sizes, strides, &dst);
         if (st)
             return clops__error_prefix(st, "%s", c->opname);
@@ -342,6 +366,7 @@ static host_kkey spec_key(const pw_spec *s)
              ((uint64_t)s->rank << 8) | (uint64_t)s->index64;
     for (int j = 0; j < s->op->n_in; j++)
         k.w[1] |= (uint64_t)s->in_dtype[j] << (8 * j);
+    k.w[1] |= (uint64_t)(unsigned)s->common << 40;
     /* The op record's address separates user ops that reuse a name. */
     k.w[2] = (uint64_t)(uintptr_t)s->op;
     return k;
@@ -410,6 +435,8 @@ static clops_status launch(const pw_call *c, const pw_spec *spec, const pw_plan 
         clops_dtype ct = operand_compute_dtype(op, j, spec->compute, spec->in_dtype[j]);
         clops_scalar s = tmap[j] < 0 ? c->operands[j].scalar : clops_scalar_int(0);
         size_t sz = scalar_to_compute(s, ct, &sc[j]);
+        if (tmap[j] < 0 && ct == CLOPS_FLOAT32)
+            sc[j].f32 = round_to_common(sc[j].f32, scalar_rounding(op, j, spec->common));
         args[na++] = (host_arg){sz, &sc[j]};
     }
     args[na++] = (host_arg){sizeof flags, &flags};
@@ -436,6 +463,25 @@ static clops_status launch(const pw_call *c, const pw_spec *spec, const pw_plan 
     return CLOPS_OK;
 }
 
+/*
+ * Whether the contiguous fast path may use its vector loads and stores:
+ * every tensor it moves vectors of (the output and the inputs not read at
+ * one element) starts at a multiple of the vector width.  vloadN needs only
+ * element alignment in OpenCL C, but POCL 3.1 emits an aligned N-element
+ * load for vload_half8 and crashes on a view at an offset of 3 halves; so on
+ * every device an unaligned view takes the rank-1 strided kernel (the same
+ * program) instead.  Buffers themselves start aligned (CL_DEVICE_MEM_BASE_
+ * ADDR_ALIGN is at least the largest vector type).
+ */
+static bool vector_aligned(const pw_spec *spec, const pw_plan *plan, const clops_device *d)
+{
+    int64_t vw = pw_emit_vec_width(spec, d);
+    for (int k = 0; k < plan->n_tensors; k++)
+        if ((k == 0 || !plan->uniform[k]) && plan->offsets[k] % vw != 0)
+            return false;
+    return true;
+}
+
 /* Runs the reference loop on the CPU device. */
 static clops_status run_reference(const pw_call *c, const pw_spec *spec, const pw_plan *plan,
                                   const clops_tensor *const *tensors, const int *tmap,
@@ -449,9 +495,13 @@ static clops_status run_reference(const pw_call *c, const pw_spec *spec, const p
     pw_value scal[PW_MAX_IN];
     for (int j = 0; j < op->n_in; j++) {
         ctx.in_dtype[j] = spec->in_dtype[j];
-        if (tmap[j] < 0)
+        if (tmap[j] < 0) {
             scal[j] = scalar_to_value(c->operands[j].scalar,
                                       operand_compute_dtype(op, j, spec->compute, spec->in_dtype[j]));
+            clops_dtype round = scalar_rounding(op, j, spec->common);
+            if (round != CLOPS_DTYPE_NONE)
+                scal[j].f = round_to_common((float)scal[j].f, round);
+        }
     }
     ctx.params_float = clops_dtype_is_floating(spec->compute);
     for (int p = 0; p < op->n_params; p++) {
@@ -551,6 +601,7 @@ clops_status pw_run(const pw_op *op, pw_variant variant, const pw_operand *opera
         spec.op = op;
         spec.out_dtype = result->dtype;
         spec.compute = c.compute;
+        spec.common = c.common;
         for (int j = 0; j < op->n_in; j++) {
             if (tmap[j] >= 0)
                 spec.in_dtype[j] = c.operands[j].tensor->dtype;
@@ -561,6 +612,8 @@ clops_status pw_run(const pw_op *op, pw_variant variant, const pw_operand *opera
         spec.rank = plan.contiguous ? 0
                     : plan.ndim <= PW_SPEC_RANKS ? plan.ndim
                                                  : PW_GENERIC_RANK;
+        if (spec.rank == 0 && !host_is_cpu(c.device) && !vector_aligned(&spec, &plan, c.device))
+            spec.rank = 1;
         if (host_is_cpu(c.device))
             st = run_reference(&c, &spec, &plan, tens, tmap, params);
         else

@@ -211,11 +211,48 @@ static clops_status define_variant(user_pw *u, const char *schema, const char *t
     return st;
 }
 
+/* Refuses an expression (or helpers) longer than max bytes or with
+ * brackets nested deeper than CLOPS_POINTWISE_MAX_NESTING. */
+static clops_status check_text(const char *schema, const char *field, const char *text, size_t max)
+{
+    if (!text)
+        return CLOPS_OK;
+    size_t len = strlen(text);
+    if (len > max)
+        return clops__fail(CLOPS_INVALID_ARGUMENT,
+                           "clops_pointwise_register: %s of '%.80s' is %zu bytes long; the limit "
+                           "is %zu (OpenCL compilers crash on very long expressions)",
+                           field, schema, len, max);
+    int depth = 0;
+    for (const char *p = text; *p; p++) {
+        if (*p == '(' || *p == '[' || *p == '{')
+            depth++;
+        else if (*p == ')' || *p == ']' || *p == '}')
+            depth--;
+        if (depth > CLOPS_POINTWISE_MAX_NESTING)
+            return clops__fail(CLOPS_INVALID_ARGUMENT,
+                               "clops_pointwise_register: %s of '%.80s' nests brackets more than "
+                               "%d deep (at byte %td); OpenCL compilers crash on very deep "
+                               "expressions",
+                               field, schema, CLOPS_POINTWISE_MAX_NESTING, p - text);
+    }
+    return CLOPS_OK;
+}
+
 clops_status clops_pointwise_register(const clops_pointwise_def *def, const clops_op **out)
 {
     if (!def || !def->schema || !def->expr)
         return clops__fail(CLOPS_INVALID_ARGUMENT,
                            "clops_pointwise_register: schema and expr are required");
+    clops_status lim = check_text(def->schema, "expr", def->expr, CLOPS_POINTWISE_MAX_EXPR_LEN);
+    if (lim == CLOPS_OK)
+        lim = check_text(def->schema, "expr_int", def->expr_int, CLOPS_POINTWISE_MAX_EXPR_LEN);
+    if (lim == CLOPS_OK)
+        lim = check_text(def->schema, "expr_bool", def->expr_bool, CLOPS_POINTWISE_MAX_EXPR_LEN);
+    if (lim == CLOPS_OK)
+        lim = check_text(def->schema, "helpers", def->helpers, CLOPS_POINTWISE_MAX_HELPERS_LEN);
+    if (lim)
+        return lim;
     op_schema *s = NULL;
     clops_status st = schema_parse(def->schema, &s);
     if (st)

@@ -230,7 +230,7 @@ clops_status tensor_resize(clops_tensor *t, int ndim, const int64_t *sizes)
     if (st)
         return st;
     /* Same sizes: nothing changes, strides included (PyTorch's resize_). */
-    if (ndim == t->ndim && memcmp(sizes, t->sizes, sizeof(int64_t) * (size_t)ndim) == 0)
+    if (ndim == t->ndim && (ndim == 0 || memcmp(sizes, t->sizes, sizeof(int64_t) * (size_t)ndim) == 0))
         return CLOPS_OK;
     int64_t strides[CLOPS_MAX_DIMS];
     contiguous_strides(ndim, sizes, strides);
@@ -289,6 +289,17 @@ void clops_tensor_release(clops_tensor *t)
         return;
     storage_release(t->storage);
     free(t);
+}
+
+void clops_tensor_list_free(clops_tensor_list *list)
+{
+    if (!list)
+        return;
+    for (int i = 0; i < list->len; i++)
+        clops_tensor_release(list->data ? list->data[i] : NULL);
+    free(list->data);
+    list->data = NULL;
+    list->len = 0;
 }
 
 int clops_tensor_ndim(const clops_tensor *t)

@@ -38,8 +38,8 @@ static const char *tag_name(clops_value_tag t)
     static const char *const names[] = {"None",      "Tensor",     "Scalar",     "int",
                                         "float",     "bool",       "int list",   "float list",
                                         "bool list", "Tensor list", "ScalarType", "str",
-                                        "Device",    "enum"};
-    return (int)t >= 0 && t <= CLOPS_V_ENUM ? names[t] : "?";
+                                        "Device",    "enum",       "Generator"};
+    return (int)t >= 0 && t <= CLOPS_V_GENERATOR ? names[t] : "?";
 }
 
 clops_status dispatch_build_defaults(struct clops_op *op)
@@ -158,7 +158,9 @@ static clops_status fit(const struct clops_op *op, int idx, const schema_arg *a,
             goto mismatch;
         default:
             if (v->tag == CLOPS_V_INT_LIST) {
-                if (t->list_size > 0 && v->v.ints.len != t->list_size && v->v.ints.len != 1)
+                /* int[N] takes N ints or one (expanded); int[1] (roll's
+                 * shifts and dims) takes any number, as in PyTorch. */
+                if (t->list_size > 1 && v->v.ints.len != t->list_size && v->v.ints.len != 1)
                     return clops__fail(CLOPS_INVALID_ARGUMENT,
                                        "%s: argument '%s' (position %d) expects %d ints, got %d",
                                        op->name, a->name, idx, t->list_size, v->v.ints.len);
@@ -246,6 +248,10 @@ static clops_status fit(const struct clops_op *op, int idx, const schema_arg *a,
         break;
     case SCHEMA_DEVICE:
         if (v->tag == CLOPS_V_DEVICE && v->v.device)
+            return CLOPS_OK;
+        break;
+    case SCHEMA_GENERATOR:
+        if (v->tag == CLOPS_V_GENERATOR && v->v.gen)
             return CLOPS_OK;
         break;
     default:

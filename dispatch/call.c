@@ -125,14 +125,24 @@ void clops_value_clear(clops_value *v)
         return;
     if (v->tag == CLOPS_V_TENSOR)
         clops_tensor_release(v->v.t);
+    if (v->tag == CLOPS_V_TENSOR_LIST) { /* a result list owns its array */
+        clops_tensor_list l = {(clops_tensor **)v->v.tensors.data, v->v.tensors.len};
+        clops_tensor_list_free(&l);
+    }
     *v = clops_value_none();
 }
 
 clops_status clops_call_boxed(const clops_op *cop, clops_value *args, int nargs, clops_value *rets,
                               int nrets)
 {
+    if (nargs < 0 || nrets < 0)
+        return clops__fail(CLOPS_INVALID_ARGUMENT,
+                           "clops_call_boxed%s%s: negative %s count %d", cop ? " " : "",
+                           cop ? cop->name : "", nargs < 0 ? "argument" : "result",
+                           nargs < 0 ? nargs : nrets);
     if (!cop || (nargs && !args) || (nrets && !rets))
-        return clops__fail(CLOPS_INVALID_ARGUMENT, "clops_call_boxed: NULL argument");
+        return clops__fail(CLOPS_INVALID_ARGUMENT, "clops_call_boxed: %s is NULL",
+                           !cop ? "op" : (nargs && !args) ? "args" : "rets");
     struct clops_op *op = (struct clops_op *)cop;
     const op_schema *s = op->schema;
     if (nrets != s->nrets)

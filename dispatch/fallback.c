@@ -235,6 +235,21 @@ static clops_status fallback(const clops_kernel_ctx *ctx, clops_value *args, int
      * tensors move to the device. */
     for (int r = 0; r < nrets && st == CLOPS_OK; r++) {
         const schema_ret *sr = &s->rets[r];
+        if (crets[r].tag == CLOPS_V_TENSOR_LIST) {
+            /* A Tensor[] result: each tensor moves to the device (the CPU
+             * list is freed below with crets). */
+            int n = crets[r].v.tensors.len;
+            clops_tensor **moved = calloc(n ? (size_t)n : 1, sizeof *moved);
+            if (!moved) {
+                st = clops__fail(CLOPS_HOST_OUT_OF_MEMORY, "CPU fallback: out of host memory");
+                break;
+            }
+            rets[r] = (clops_value){.tag = CLOPS_V_TENSOR_LIST, .v.tensors = {moved, n}};
+            for (int j = 0; j < n && st == CLOPS_OK; j++)
+                if (crets[r].v.tensors.data[j])
+                    st = tensor_to_copy(crets[r].v.tensors.data[j], CLOPS_DTYPE_NONE, dev, &moved[j]);
+            continue;
+        }
         if (crets[r].tag != CLOPS_V_TENSOR) {
             rets[r] = crets[r];
             crets[r] = clops_value_none();

@@ -43,6 +43,11 @@ static bool same_view(const clops_tensor *a, const clops_tensor *b)
 clops_status structured_check_overlap(const char *opname, const clops_tensor *dst,
                                       clops_tensor *const *inputs, int n)
 {
+    /* An empty tensor has no element to share (PyTorch: an empty tensor is
+     * non-overlapping and dense whatever its strides). */
+    int64_t numel = tensor_numel(dst);
+    if (numel == 0)
+        return CLOPS_OK;
     for (int i = 0; i < dst->ndim; i++)
         if (dst->strides[i] == 0 && dst->sizes[i] > 1)
             return clops__fail(CLOPS_MEMORY_OVERLAP,
@@ -50,8 +55,7 @@ clops_status structured_check_overlap(const char *opname, const clops_tensor *ds
                                "tensor refers to a single memory location; clone() the tensor "
                                "before performing the operation",
                                opname);
-    int64_t numel = tensor_numel(dst);
-    if (numel == 0 || !non_overlapping_dense(dst))
+    if (!non_overlapping_dense(dst))
         return CLOPS_OK;
     int64_t es = (int64_t)clops_dtype_size(dst->dtype);
     int64_t d0 = dst->offset * es, d1 = d0 + numel * es;
@@ -93,7 +97,8 @@ clops_status structured_begin(structured_call *call, const char *opname, pw_vari
     if (dst->storage->device != device)
         return clops__fail(CLOPS_DEVICE_MISMATCH, "%s: output is on %s but the inputs are on %s",
                            opname, dst->storage->device->label, device->label);
-    bool same = dst->ndim == ndim && memcmp(dst->sizes, sizes, sizeof(int64_t) * (size_t)ndim) == 0;
+    bool same = dst->ndim == ndim &&
+                (ndim == 0 || memcmp(dst->sizes, sizes, sizeof(int64_t) * (size_t)ndim) == 0);
     if (!same) {
         if (variant == PW_INPLACE)
             return clops__fail(CLOPS_INVALID_SHAPE,

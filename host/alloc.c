@@ -197,6 +197,7 @@ clops_status host_alloc(clops_device *d, size_t nbytes, host_block **out)
     }
     b->size = size;
     b->device = d;
+    b->generation = host_generation();
     a->in_use += size;
     pthread_mutex_unlock(&a->lock);
     *out = b;
@@ -207,6 +208,13 @@ void host_free(host_block *b)
 {
     if (!b)
         return;
+    if (b->generation != host_generation()) {
+        /* Released after clops_shutdown: the device record is gone, but the
+         * buffer still holds its context; releasing it frees both. */
+        clReleaseMemObject(b->mem);
+        free(b);
+        return;
+    }
     host_allocator *a = b->device->alloc;
     pthread_mutex_lock(&a->lock);
     a->in_use -= b->size;

@@ -10,6 +10,7 @@
  * in the discovery note, so `clops devices` can say why a device is missing.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@
 
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_bool initialized;
+static atomic_uint generation; /* bumped by each host_shutdown */
 static clops_device *devices[MAX_DEVICES];
 static int device_count;
 static char discovery_note[2048];
@@ -344,7 +346,11 @@ static bool device_runtime_create(clops_device *d)
  * POCL keeps its own cache of built programs and compiled kernels.  Unless
  * the user configured it, put it inside clops' cache folder (so `clops cache
  * clear` clears it) and switch it off with CLOPS_CACHE=0 (so a cold start is
- * really cold).  Must run before the ICD loader initialises POCL.
+ * really cold).  A cache folder this user cannot write (a cache filled by
+ * root when a container image was built) or refuses as unsafe leaves POCL's
+ * cache where POCL puts it by default, with one warning: pointing POCL into
+ * a read-only folder makes every build fail.  Must run before the ICD loader
+ * initialises POCL.
  */
 static void configure_pocl_cache(void)
 {
@@ -355,9 +361,16 @@ static void configure_pocl_cache(void)
     }
     if (getenv("POCL_CACHE_DIR"))
         return;
-    snprintf(pocl, sizeof pocl, "%s/pocl", dir);
-    if (host_make_dirs(pocl))
+    errno = 0;
+    bool made = host_cache_subdir("pocl", true, pocl, sizeof pocl);
+    if (made && access(pocl, W_OK | X_OK) == 0) {
         setenv("POCL_CACHE_DIR", pocl, 0);
+        return;
+    }
+    if (made || errno) /* (an unsafe folder was reported already) */
+        fprintf(stderr, "clops: warning: the kernel cache folder %s is not writable (%s); POCL "
+                        "keeps its own cache in its default place\n",
+                dir, strerror(made ? EACCES : errno));
 }
 
 /*
@@ -442,14 +455,38 @@ static void discover_platforms(void)
     free(plats);
 }
 
-/* Lists every OpenCL device after the CPU device. */
-static void discover_opencl(void)
+/*
+ * The process-wide environment changes of discovery, done once per process
+ * (pthread_once) during the first initialisation, before clops has created
+ * any thread (it creates none of its own): POCL's cache variables are set
+ * and the ICD loader's variables are put back after the loader has loaded
+ * its vendors (the first clGetPlatformIDs).  setenv races with getenv in
+ * other threads, so a program whose own threads may read the environment
+ * then calls clops_init() before starting them, or sets CLOPS_NO_SETENV=1:
+ * clops then changes no variable (POCL uses its own cache settings and the
+ * ICD variables stay as the drivers leave them).  docs/architecture.md
+ * describes this.
+ */
+static pthread_once_t env_once = PTHREAD_ONCE_INIT;
+
+static void setup_process_env(void)
 {
+    const char *off = getenv("CLOPS_NO_SETENV");
+    if (off && *off && strcmp(off, "0") != 0)
+        return;
     char *saved[N_ICD_VARS];
     icd_env_save(saved);
     configure_pocl_cache();
-    discover_platforms();
+    cl_uint n = 0;
+    clGetPlatformIDs(0, NULL, &n); /* the ICD loader loads its vendors now */
     icd_env_restore(saved);
+}
+
+/* Lists every OpenCL device after the CPU device. */
+static void discover_opencl(void)
+{
+    pthread_once(&env_once, setup_process_env);
+    discover_platforms();
 }
 
 clops_status host_init(void)
@@ -489,9 +526,15 @@ void host_shutdown(void)
             devices[i] = NULL;
         }
         device_count = 0;
+        atomic_fetch_add(&generation, 1);
         atomic_store(&initialized, false);
     }
     pthread_mutex_unlock(&init_lock);
+}
+
+unsigned host_generation(void)
+{
+    return atomic_load_explicit(&generation, memory_order_acquire);
 }
 
 int host_device_count(void)
@@ -570,6 +613,10 @@ clops_status clops_device_find(const char *selector, clops_device **device)
 {
     if (!selector || !device)
         return clops__fail(CLOPS_INVALID_ARGUMENT, "clops_device_find: NULL argument");
+    if (!*selector)
+        return clops__fail(CLOPS_INVALID_ARGUMENT,
+                           "clops_device_find: the selector is empty (give an index, 'cpu', "
+                           "'opencl:K' or a name substring)");
     clops_status st = host_init();
     if (st)
         return st;

@@ -19,8 +19,19 @@
  *
  * CLOPS_CACHE=0 disables the disk cache.  A cache that cannot be written is
  * not an error: the library warns once on stderr and carries on.
+ *
+ * Another local user must not be able to redirect what clops writes: every
+ * folder clops creates under the cache root is created 0700; a cache folder
+ * (the root or any folder under it that clops uses) that is writable by
+ * others without the sticky bit, or owned by someone other than the user or
+ * root, is refused with one warning and the library carries on without the
+ * disk cache; files are written through mkstemp() in their own folder
+ * (O_CREAT|O_EXCL, so a planted symlink is never followed) and renamed into
+ * place.  A root-owned folder is accepted so a cache filled when a
+ * container image was built can be read by the user that runs it.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +41,10 @@
 #include <xxhash.h>
 
 #include "host/host.h"
+
+#ifndef S_ISVTX
+#define S_ISVTX 01000 /* XSI; the sticky bit */
+#endif
 
 #define CACHE_MAGIC "CLOPSKC1"
 #define CACHE_FORMAT 1u
@@ -45,6 +60,7 @@ typedef struct cache_header {
 } cache_header;
 
 static atomic_bool warned;
+static atomic_bool warned_unsafe;
 
 bool host_cache_dir(char *buf, size_t cap)
 {
@@ -69,16 +85,83 @@ bool host_cache_dir(char *buf, size_t cap)
     return false;
 }
 
-bool host_cache_device_dir(const clops_device *d, char *buf, size_t cap)
+/* Warns once per process that a cache folder is refused. */
+static void warn_unsafe_once(const char *path, const char *why)
+{
+    if (!atomic_exchange(&warned_unsafe, true))
+        fprintf(stderr, "clops: warning: refusing the kernel cache folder %s: %s; carrying on "
+                        "without the disk cache\n",
+                path, why);
+}
+
+bool host_dir_is_safe(const char *path, const char **why)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        *why = "cannot stat it";
+        return false;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        *why = "not a folder";
+        return false;
+    }
+    if (st.st_uid != geteuid() && st.st_uid != 0) {
+        *why = "owned by another user";
+        return false;
+    }
+    if ((st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX)) {
+        *why = "writable by every user, without the sticky bit";
+        return false;
+    }
+    return true;
+}
+
+bool host_cache_subdir(const char *sub, bool create, char *buf, size_t cap)
 {
     char root[1024];
     if (!host_cache_dir(root, sizeof root))
         return false;
-    int n = snprintf(buf, cap, "%s/kernels/%s", root, d->cache_tag);
-    return n > 0 && (size_t)n < cap;
+    int n = snprintf(buf, cap, "%s%s%s", root, sub && *sub ? "/" : "", sub ? sub : "");
+    if (n <= 0 || (size_t)n >= cap)
+        return false;
+    if (create && !host_make_dirs_mode(root, 0700) && errno != EACCES && errno != EROFS)
+        return false;
+    /* Check the root and then every folder below it, creating each (0700)
+     * when asked; a folder that does not exist yet is checked once made. */
+    size_t len = strlen(root);
+    for (;;) {
+        char save = buf[len];
+        buf[len] = '\0';
+        struct stat st;
+        bool exists = stat(buf, &st) == 0;
+        if (!exists && create && mkdir(buf, 0700) == 0)
+            exists = true;
+        const char *why = NULL;
+        if (exists && !host_dir_is_safe(buf, &why)) {
+            warn_unsafe_once(buf, why);
+            buf[len] = save;
+            errno = 0; /* warned already: not a write failure */
+            return false;
+        }
+        buf[len] = save;
+        if (!exists)
+            return !create; /* a lookup of a missing folder just misses */
+        if (save == '\0')
+            return true;
+        len++;
+        while (buf[len] && buf[len] != '/')
+            len++;
+    }
 }
 
-bool host_make_dirs(const char *path)
+bool host_cache_device_dir(const clops_device *d, char *buf, size_t cap)
+{
+    char sub[128];
+    snprintf(sub, sizeof sub, "kernels/%s", d->cache_tag);
+    return host_cache_subdir(sub, false, buf, cap);
+}
+
+bool host_make_dirs_mode(const char *path, mode_t mode)
 {
     char tmp[1024];
     int n = snprintf(tmp, sizeof tmp, "%s", path);
@@ -88,11 +171,36 @@ bool host_make_dirs(const char *path)
         if (*p != '/')
             continue;
         *p = '\0';
-        if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
+        if (mkdir(tmp, mode) != 0 && errno != EEXIST)
             return false;
         *p = '/';
     }
-    return mkdir(tmp, 0755) == 0 || errno == EEXIST;
+    return mkdir(tmp, mode) == 0 || errno == EEXIST;
+}
+
+bool host_make_dirs(const char *path)
+{
+    return host_make_dirs_mode(path, 0755);
+}
+
+FILE *host_create_temp(const char *final_path, char *tmp, size_t cap)
+{
+    int n = snprintf(tmp, cap, "%s.tmp.XXXXXX", final_path);
+    if (n <= 0 || (size_t)n >= cap) {
+        errno = ENAMETOOLONG;
+        return NULL;
+    }
+    int fd = mkstemp(tmp); /* O_CREAT|O_EXCL, mode 0600: never follows a link */
+    if (fd < 0)
+        return NULL;
+    FILE *f = fdopen(fd, "wb");
+    if (!f) {
+        int err = errno;
+        close(fd);
+        unlink(tmp);
+        errno = err;
+    }
+    return f;
 }
 
 host_dkey host_disk_key(const clops_device *d, const char *source, size_t source_len,
@@ -171,18 +279,27 @@ static void warn_once(const char *path, int err)
                 path, strerror(err));
 }
 
+void host_disk_remove(const clops_device *d, host_dkey key)
+{
+    char path[1200];
+    if (key_path(d, key, path, sizeof path))
+        unlink(path);
+}
+
 clops_status host_disk_store(const clops_device *d, host_dkey key, const unsigned char *data,
                              size_t size)
 {
     char dir[1024], path[1200], tmp[1300];
-    if (!host_cache_device_dir(d, dir, sizeof dir) || !key_path(d, key, path, sizeof path))
-        return CLOPS_OK;
-    if (!host_make_dirs(dir)) {
-        warn_once(dir, errno);
+    char sub[128];
+    snprintf(sub, sizeof sub, "kernels/%s", d->cache_tag);
+    errno = 0;
+    if (!host_cache_subdir(sub, true, dir, sizeof dir)) {
+        if (errno)
+            warn_once(dir, errno);
         return CLOPS_OK;
     }
-    static atomic_uint counter;
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%u", path, (long)getpid(), atomic_fetch_add(&counter, 1));
+    if (!key_path(d, key, path, sizeof path))
+        return CLOPS_OK;
     cache_header h;
     memset(&h, 0, sizeof h);
     memcpy(h.magic, CACHE_MAGIC, 8);
@@ -193,9 +310,9 @@ clops_status host_disk_store(const clops_device *d, host_dkey key, const unsigne
     h.key_hi = key.hi;
     h.identity = d->identity_hash;
     h.checksum = XXH3_64bits(data, size);
-    FILE *f = fopen(tmp, "wb");
+    FILE *f = host_create_temp(path, tmp, sizeof tmp);
     if (!f) {
-        warn_once(tmp, errno);
+        warn_once(dir, errno);
         return CLOPS_OK;
     }
     bool ok = fwrite(&h, sizeof h, 1, f) == 1 && fwrite(data, 1, size, f) == size;

@@ -29,6 +29,8 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
 
 #include "clops/device.h"
 #include "clops/status.h"
@@ -110,7 +112,8 @@ clops_status host_cl_fail(cl_int err, const char *what, const clops_device *d);
 typedef struct host_block {
     cl_mem mem;
     size_t size;      /* rounded size actually allocated */
-    clops_device *device;
+    clops_device *device;    /* not to be used once generation is stale */
+    unsigned generation;     /* host_generation() when allocated */
     struct host_block *next; /* free-list link while cached */
 } host_block;
 
@@ -119,8 +122,12 @@ void host_alloc_destroy(clops_device *d);
 /* A buffer of at least nbytes (> 0).  Errors name the request, the device's
  * limits and what is in use. */
 clops_status host_alloc(clops_device *d, size_t nbytes, host_block **out);
-/* Returns the block to the device's cache.  NULL is a no-op. */
+/* Returns the block to the device's cache.  NULL is a no-op.  A block of
+ * an earlier generation (allocated before clops_shutdown) is released to
+ * the driver directly: its device record and allocator are gone. */
 void host_free(host_block *b);
+/* Counts clops_shutdown calls: devices of an older generation are freed. */
+unsigned host_generation(void);
 /* Releases cached (unused) blocks to the driver. */
 void host_alloc_trim(clops_device *d);
 /* Bytes handed out and bytes cached, for diagnostics and tests. */
@@ -185,16 +192,45 @@ typedef struct host_kcache_stats {
 } host_kcache_stats;
 void host_kcache_get_stats(clops_device *d, host_kcache_stats *out);
 
+/* --- source limits (host/source_check.c) ------------------------------ */
+
+/* Bracket nesting and statement length beyond which a program source is not
+ * handed to the driver (deeper sources crash compilers in clBuildProgram). */
+#define HOST_SOURCE_MAX_DEPTH 200
+#define HOST_SOURCE_MAX_STATEMENT 20000
+/* CLOPS_BUILD_FAILURE naming the program and the line when src is deeper or
+ * longer than those limits; comments and literals are skipped. */
+clops_status host_source_check(const char *program_name, const char *src);
+
 /* --- disk cache (host/diskcache.c) -------------------------------------- */
 
 /* The cache directory (CLOPS_CACHE_DIR, else $XDG_CACHE_HOME/clops, else
  * ~/.cache/clops) into buf; false when CLOPS_CACHE=0 or no home is known.
  * Read from the environment on each call (only miss paths call it). */
 bool host_cache_dir(char *buf, size_t cap);
-/* mkdir -p; false on failure (errno set). */
+/* mkdir -p with mode 0755 (report folders and the like); false on failure
+ * (errno set). */
 bool host_make_dirs(const char *path);
-/* The folder holding one device's kernel binaries into buf. */
+/* mkdir -p with the given mode for the folders it creates. */
+bool host_make_dirs_mode(const char *path, mode_t mode);
+/* Whether a cache folder may be trusted: a folder owned by the user or by
+ * root, not writable by others unless sticky.  *why says what is wrong. */
+bool host_dir_is_safe(const char *path, const char **why);
+/* <cache root>/<sub> into buf ("" or NULL: the root).  Every folder from the
+ * root down is checked with host_dir_is_safe (an unsafe one: one warning per
+ * process and false, errno 0); with create, missing folders are made 0700
+ * (false with errno set when that fails).  Without create a missing folder
+ * is fine (lookups just miss).  False too when there is no cache. */
+bool host_cache_subdir(const char *sub, bool create, char *buf, size_t cap);
+/* The folder holding one device's kernel binaries into buf (checked, not
+ * created). */
 bool host_cache_device_dir(const clops_device *d, char *buf, size_t cap);
+/* Opens a new temporary file "<final_path>.tmp.XXXXXX" (mkstemp: created
+ * with O_EXCL and mode 0600, so a planted symlink is never followed) for
+ * writing; its name goes to tmp.  Write, fclose, then rename it to
+ * final_path (rename replaces a link, never writes through it).  NULL with
+ * errno set on failure. */
+FILE *host_create_temp(const char *final_path, char *tmp, size_t cap);
 /* 128-bit key of a program binary: source, options, device identity. */
 typedef struct host_dkey {
     uint64_t lo, hi;
@@ -206,6 +242,9 @@ host_dkey host_disk_key(const clops_device *d, const char *source, size_t source
  * miss. */
 clops_status host_disk_load(const clops_device *d, host_dkey key, unsigned char **data,
                             size_t *size, bool *rejected);
+/* Deletes a key's cache file (a binary the driver accepted but that does
+ * not hold what its key promises). */
+void host_disk_remove(const clops_device *d, host_dkey key);
 /* Stores a binary atomically (temp file + rename) with a checksum.  Failing
  * to write the cache is not an error for the caller (returns CLOPS_OK and
  * warns once). */
@@ -225,6 +264,10 @@ typedef struct host_arg {
  * waiting. */
 clops_status host_launch(clops_device *d, host_kernel *k, int nargs, const host_arg *args,
                          size_t global);
+/* The same with an explicit work-group size (global rounded up to a
+ * multiple of local); for test hooks that vary the launch geometry. */
+clops_status host_launch_local(clops_device *d, host_kernel *k, int nargs, const host_arg *args,
+                               size_t global, size_t local);
 /* Work items for an elementwise kernel over n elements with a grid-stride
  * loop: at most d->max_groups groups. */
 size_t host_grid_size(const clops_device *d, const host_kernel *k, uint64_t n);
@@ -234,6 +277,9 @@ clops_status host_write(clops_device *d, cl_mem dst, size_t offset, const void *
 clops_status host_read(clops_device *d, cl_mem src, size_t offset, void *dst, size_t n);
 clops_status host_copy_buffer(clops_device *d, cl_mem src, size_t src_off, cl_mem dst,
                               size_t dst_off, size_t n);
+/* Enqueues zeroing n bytes of dst at offset (clEnqueueFillBuffer); does
+ * not wait. */
+clops_status host_fill_zero(clops_device *d, cl_mem dst, size_t offset, size_t n);
 clops_status host_finish(clops_device *d);
 
 /* --- embedded sources (host/cl_source.c) -------------------------------- */

@@ -22,7 +22,12 @@ size_t host_grid_size(const clops_device *d, const host_kernel *k, uint64_t n)
 clops_status host_launch(clops_device *d, host_kernel *k, int nargs, const host_arg *args,
                          size_t global)
 {
-    size_t local = k->wg_size;
+    return host_launch_local(d, k, nargs, args, global, k->wg_size);
+}
+
+clops_status host_launch_local(clops_device *d, host_kernel *k, int nargs, const host_arg *args,
+                               size_t global, size_t local)
+{
     global = (global + local - 1) / local * local;
     cl_int err = CL_SUCCESS;
     pthread_mutex_lock(&k->lock);
@@ -66,6 +71,17 @@ clops_status host_copy_buffer(clops_device *d, cl_mem src, size_t src_off, cl_me
     cl_int err = clEnqueueCopyBuffer(d->queue, src, dst, src_off, dst_off, n, 0, NULL, NULL);
     if (err != CL_SUCCESS)
         return host_cl_fail(err, "clEnqueueCopyBuffer", d);
+    return CLOPS_OK;
+}
+
+clops_status host_fill_zero(clops_device *d, cl_mem dst, size_t offset, size_t n)
+{
+    static const cl_uchar zero = 0;
+    if (n == 0)
+        return CLOPS_OK;
+    cl_int err = clEnqueueFillBuffer(d->queue, dst, &zero, 1, offset, n, 0, NULL, NULL);
+    if (err != CL_SUCCESS)
+        return host_cl_fail(err, "clEnqueueFillBuffer", d);
     return CLOPS_OK;
 }
 

@@ -30,6 +30,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <xxhash.h>
 
@@ -38,6 +39,7 @@
 typedef struct host_program {
     host_dkey dkey;
     cl_program program;
+    bool from_disk; /* loaded from a cached binary (not yet proven good) */
     char name[96];
     struct host_program *next;
 } host_program;
@@ -204,26 +206,35 @@ static void store_program(const clops_device *d, host_program *p)
     free(bin);
 }
 
-/* Writes source to <dir>/<name>-<hash>.cl; returns the path in `path`. */
+/* Writes source to <dir>/<name>-<hash>.cl through a temporary file (no
+ * planted link is ever followed) and creates dir 0700 when missing; returns
+ * the path in `path`. */
 static bool dump_source(const char *dir, const char *name, host_dkey key, const char *src,
                         char *path, size_t cap)
 {
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+    if (!host_make_dirs_mode(dir, 0700))
         return false;
-    char clean[96];
+    char clean[96], tmp[1100];
     size_t j = 0;
     for (const char *s = name; *s && j + 1 < sizeof clean; s++)
         clean[j++] = (*s == '/' || *s == ' ') ? '_' : *s;
     clean[j] = '\0';
     snprintf(path, cap, "%s/%s-%016llx.cl", dir, clean, (unsigned long long)key.lo);
-    FILE *f = fopen(path, "w");
+    FILE *f = host_create_temp(path, tmp, sizeof tmp);
     if (!f)
         return false;
-    fputs(src, f);
-    return fclose(f) == 0;
+    bool ok = fputs(src, f) >= 0;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        unlink(tmp);
+        return false;
+    }
+    return true;
 }
 
-/* Records a build failure with the build log and where the source went. */
+/* Records a build failure with the build log and where the source went:
+ * CLOPS_DUMP_KERNELS when set, else <cache>/failed-builds (a folder of the
+ * user's own, checked like the rest of the cache). */
 static clops_status build_failed(const clops_device *d, cl_program prog, cl_int err,
                                  const char *name, host_dkey key, const char *src)
 {
@@ -240,14 +251,11 @@ static clops_status build_failed(const clops_device *d, cl_program prog, cl_int 
     }
     free(log);
     const char *dir = host_env("CLOPS_DUMP_KERNELS");
-    char tmpdir[512];
-    if (!dir) {
-        const char *t = host_env("TMPDIR");
-        snprintf(tmpdir, sizeof tmpdir, "%s/clops-failed-builds", t ? t : "/tmp");
-        dir = tmpdir;
-    }
-    char path[1024];
-    if (dump_source(dir, name, key, src, path, sizeof path)) {
+    char cdir[1024];
+    if (!dir && host_cache_subdir("failed-builds", true, cdir, sizeof cdir))
+        dir = cdir;
+    char path[1200];
+    if (dir && dump_source(dir, name, key, src, path, sizeof path)) {
         clops__error_append("\nsource written to ");
         clops__error_append(path);
     }
@@ -289,13 +297,55 @@ static cl_program load_program(clops_device *d, host_dkey key, const char *optio
         err = clBuildProgram(p, 1, &d->id, options, NULL, NULL);
     if (!p || err != CL_SUCCESS || bstatus != CL_SUCCESS) {
         /* The driver refused the file (e.g. written by another driver build):
-         * count it and rebuild from source, which overwrites it. */
+         * delete and count it; the caller rebuilds from source. */
         if (p)
             clReleaseProgram(p);
+        host_disk_remove(d, key);
         c->stats.disk_rejected++;
         return NULL;
     }
     return p;
+}
+
+/* Writes the request's source into src and its build options and disk key;
+ * the source is checked against the compiler limits first. */
+static clops_status make_source(clops_device *d, const host_kernel_request *req, strbuf *src,
+                                char *options, size_t cap, host_dkey *key)
+{
+    clops_status st = req->gen_source(req->ctx, d, src);
+    if (st == CLOPS_OK)
+        st = sb_finish(src, "kernel source");
+    if (st == CLOPS_OK)
+        st = host_source_check(req->program_name, sb_str(src));
+    if (st)
+        return st;
+    host_build_options(d, req->build_options, options, cap);
+    *key = host_disk_key(d, sb_str(src), src->len, options);
+    return CLOPS_OK;
+}
+
+/* Builds a program from source into *out (build lock held). */
+static clops_status build_from_source(clops_device *d, const host_kernel_request *req,
+                                      const strbuf *src, const char *options, host_dkey key,
+                                      cl_program *out)
+{
+    cl_int err = CL_SUCCESS;
+    const char *text = sb_str(src);
+    cl_program prog = clCreateProgramWithSource(d->context, 1, &text, &src->len, &err);
+    if (!prog || err != CL_SUCCESS) {
+        if (prog)
+            clReleaseProgram(prog);
+        return host_cl_fail(err, "clCreateProgramWithSource", d);
+    }
+    err = clBuildProgram(prog, 1, &d->id, options, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        clops_status st = build_failed(d, prog, err, req->program_name, key, text);
+        clReleaseProgram(prog);
+        return st;
+    }
+    d->kcache->stats.programs_built++;
+    *out = prog;
+    return CLOPS_OK;
 }
 
 /* Finds or creates the program for a request (build lock held). */
@@ -304,16 +354,13 @@ static clops_status get_program(clops_device *d, const host_kernel_request *req,
 {
     host_kernel_cache *c = d->kcache;
     strbuf src = STRBUF_INIT;
-    clops_status st = req->gen_source(req->ctx, d, &src);
-    if (st == CLOPS_OK)
-        st = sb_finish(&src, "kernel source");
+    char options[512];
+    host_dkey key;
+    clops_status st = make_source(d, req, &src, options, sizeof options, &key);
     if (st) {
         sb_free(&src);
         return st;
     }
-    char options[512];
-    host_build_options(d, req->build_options, options, sizeof options);
-    host_dkey key = host_disk_key(d, sb_str(&src), src.len, options);
 
     for (host_program *p = c->programs; p; p = p->next)
         if (p->dkey.lo == key.lo && p->dkey.hi == key.hi) {
@@ -331,28 +378,22 @@ static clops_status get_program(clops_device *d, const host_kernel_request *req,
     snprintf(p->name, sizeof p->name, "%s", req->program_name);
     const char *dump = host_env("CLOPS_DUMP_KERNELS");
     if (dump) {
-        char path[1024];
+        char path[1200];
         dump_source(dump, req->program_name, key, sb_str(&src), path, sizeof path);
     }
 
     double t0 = now_seconds();
     p->program = load_program(d, key, options);
     if (p->program) {
+        p->from_disk = true;
         c->stats.programs_loaded++;
     } else {
-        cl_int err = CL_SUCCESS;
-        const char *text = sb_str(&src);
-        p->program = clCreateProgramWithSource(d->context, 1, &text, &src.len, &err);
-        if (!p->program || err != CL_SUCCESS) {
-            st = host_cl_fail(err, "clCreateProgramWithSource", d);
-            goto fail;
+        st = build_from_source(d, req, &src, options, key, &p->program);
+        if (st) {
+            free(p);
+            sb_free(&src);
+            return st;
         }
-        err = clBuildProgram(p->program, 1, &d->id, options, NULL, NULL);
-        if (err != CL_SUCCESS) {
-            st = build_failed(d, p->program, err, req->program_name, key, text);
-            goto fail;
-        }
-        c->stats.programs_built++;
         store_program(d, p);
     }
     c->stats.build_seconds += now_seconds() - t0;
@@ -361,13 +402,37 @@ static clops_status get_program(clops_device *d, const host_kernel_request *req,
     c->programs = p;
     *out = p;
     return CLOPS_OK;
+}
 
-fail:
-    if (p->program)
-        clReleaseProgram(p->program);
-    free(p);
+/* A program loaded from a cached binary could not give a kernel: the binary
+ * is not what its key promises (another program's binary, a driver that
+ * accepts but mangles it).  Deletes the file and rebuilds the program from
+ * source in place, once (build lock held).  Kernels already made from the
+ * old program keep it alive through their own reference. */
+static clops_status rebuild_program(clops_device *d, const host_kernel_request *req,
+                                    host_program *p)
+{
+    host_kernel_cache *c = d->kcache;
+    strbuf src = STRBUF_INIT;
+    char options[512];
+    host_dkey key;
+    clops_status st = make_source(d, req, &src, options, sizeof options, &key);
+    cl_program fresh = NULL;
+    if (st == CLOPS_OK) {
+        host_disk_remove(d, p->dkey);
+        c->stats.disk_rejected++;
+        double t0 = now_seconds();
+        st = build_from_source(d, req, &src, options, key, &fresh);
+        c->stats.build_seconds += now_seconds() - t0;
+    }
     sb_free(&src);
-    return st;
+    if (st)
+        return st;
+    clReleaseProgram(p->program);
+    p->program = fresh;
+    p->from_disk = false;
+    store_program(d, p);
+    return CLOPS_OK;
 }
 
 clops_status host_kernel_get(clops_device *d, const host_kkey *key, const host_kernel_request *req,
@@ -400,6 +465,20 @@ clops_status host_kernel_get(clops_device *d, const host_kkey *key, const host_k
     }
     cl_int err = CL_SUCCESS;
     k->kernel = clCreateKernel(p->program, req->kernel_name, &err);
+    if ((!k->kernel || err != CL_SUCCESS) && p->from_disk) {
+        /* The cached binary lied: discard it and rebuild from source. */
+        if (k->kernel)
+            clReleaseKernel(k->kernel);
+        k->kernel = NULL;
+        st = rebuild_program(d, req, p);
+        if (st) {
+            free(k);
+            k = NULL;
+            goto done;
+        }
+        err = CL_SUCCESS;
+        k->kernel = clCreateKernel(p->program, req->kernel_name, &err);
+    }
     if (!k->kernel || err != CL_SUCCESS) {
         st = host_cl_fail(err, "clCreateKernel", d);
         clops__error_prefix(st, "kernel '%s' of program '%s'", req->kernel_name, req->program_name);

@@ -14,9 +14,25 @@
 #include "codegen_pointwise/pw.h"
 #include "ops/core.h"
 
-/* Fills every element of t with value through the pointwise copy op. */
+/* Fills every element of t with value through the pointwise copy op.  An
+ * expanded tensor (stride-0 dims) aliases its elements: filling it is
+ * filling the distinct elements, so the view with those dims collapsed to
+ * size 1 is filled (PyTorch allows fill_ here, unlike other in-place ops). */
 clops_status tensor_fill(clops_tensor *t, clops_scalar value)
 {
+    for (int d = 0; d < t->ndim; d++)
+        if (t->strides[d] == 0 && t->sizes[d] > 1) {
+            int64_t sizes[CLOPS_MAX_DIMS];
+            for (int e = 0; e < t->ndim; e++)
+                sizes[e] = t->strides[e] == 0 ? 1 : t->sizes[e];
+            clops_tensor *v = NULL;
+            clops_status st = tensor_make_view("fill_", t, t->ndim, sizes, t->strides, t->offset,
+                                               &v);
+            if (st == CLOPS_OK)
+                st = tensor_fill(v, value);
+            clops_tensor_release(v);
+            return st;
+        }
     pw_operand v = pw_scalar(value);
     pw_options opts = {.result = t->dtype,
                        .compute = (t->dtype == CLOPS_FLOAT16 || t->dtype == CLOPS_BFLOAT16)
@@ -106,11 +122,24 @@ clops_status clops_arange(clops_device *device, clops_dtype dtype, clops_scalar 
         int64_t a = start.kind == CLOPS_SCALAR_BOOL ? start.v.b : start.v.i;
         int64_t b = end.kind == CLOPS_SCALAR_BOOL ? end.v.b : end.v.i;
         int64_t s = step.kind == CLOPS_SCALAR_BOOL ? step.v.b : step.v.i;
-        /* ceil((b - a) / s) in integers */
-        int64_t span = b - a;
-        n = s > 0 ? (span + s - 1) / s : (span + s + 1) / s;
+        /* ceil((b - a) / s) in integers; a span or a rounding term that
+         * does not fit int64 is PyTorch's "possible overflow" error. */
+        int64_t span, t;
+        if (__builtin_sub_overflow(b, a, &span) ||
+            __builtin_add_overflow(span, s > 0 ? s - 1 : s + 1, &t))
+            return clops__fail(CLOPS_INVALID_ARGUMENT,
+                               "%s: invalid size, possible overflow? (start %lld, end %lld, step "
+                               "%lld)",
+                               op, (long long)a, (long long)b, (long long)s);
+        n = t / s;
     } else {
-        n = (int64_t)ceil((s1 - s0) / st_);
+        /* PyTorch: the size must be a finite count that fits int64. */
+        double size_d = ceil((s1 - s0) / st_);
+        if (!(size_d >= 0 && size_d <= 9223372036854775807.0))
+            return clops__fail(CLOPS_INVALID_ARGUMENT,
+                               "%s: invalid size, possible overflow? (start %g, end %g, step %g)",
+                               op, s0, s1, st_);
+        n = (int64_t)size_d;
     }
     if (n < 0)
         n = 0;

@@ -14,6 +14,7 @@
 #include "dispatch/dispatch.h"
 #include "host/host.h"
 #include "ops/gemm.h"
+#include "ops/random.h"
 
 #ifndef CLOPS_VERSION_STRING
 #define CLOPS_VERSION_STRING "0.0.0"
@@ -33,4 +34,5 @@ void clops_shutdown(void)
     if (host_device_count() > 0)
         blas_shutdown();
     host_shutdown();
+    generator_shutdown();
 }

@@ -405,10 +405,9 @@ static clops_status write_tune_file(const clops_device *d, const char *path, con
     char *slash = strrchr(dir, '/');
     if (slash)
         *slash = '\0';
-    if (!host_make_dirs(dir))
+    if (!host_make_dirs_mode(dir, 0700))
         return clops__fail(CLOPS_IO_ERROR, "cannot create the tuning folder %s", dir);
-    snprintf(tmp, sizeof tmp, "%.1200s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
+    FILE *f = host_create_temp(path, tmp, sizeof tmp);
     if (!f)
         return clops__fail(CLOPS_IO_ERROR, "cannot write %s", tmp);
     char id[4][300];

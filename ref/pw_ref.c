@@ -6,7 +6,10 @@
  * codegen_pointwise/plan.c with plain strided loops, converts every operand
  * to the reference compute type (double for floating computes, int64 for
  * integer and bool computes), calls the op's C reference function, and
- * stores the result with PyTorch's conversion rules.  Floating results are
+ * stores the result with PyTorch's conversion rules.  Like PyTorch (and the
+ * kernels), an operand is converted to the common dtype first: an integer
+ * wraps to a narrower integer common dtype, any other dtype rounds to a
+ * float16/bfloat16 common dtype before it widens to the compute type.  Floating results are
  * rounded to the compute dtype first (float for float16/bfloat16/float32)
  * so that, say, a float32 op rounds like the device does before the store.
  */
@@ -20,6 +23,25 @@
 static double round_f32(double x)
 {
     return (double)(float)x;
+}
+
+/* Wraps an int64 to the width of an integer dtype (two's complement). */
+static int64_t wrap_int(int64_t x, clops_dtype dt)
+{
+    switch (dt) {
+    case CLOPS_BOOL:
+        return x != 0;
+    case CLOPS_UINT8:
+        return (uint8_t)(uint64_t)x;
+    case CLOPS_INT8:
+        return (int8_t)(uint8_t)(uint64_t)x;
+    case CLOPS_INT16:
+        return (int16_t)(uint16_t)(uint64_t)x;
+    case CLOPS_INT32:
+        return (int32_t)(uint32_t)(uint64_t)x;
+    default:
+        return x;
+    }
 }
 
 pw_value pw_ref_load(const void *base, int64_t index, clops_dtype dt, clops_dtype compute)
@@ -85,28 +107,11 @@ pw_value pw_ref_load(const void *base, int64_t index, clops_dtype dt, clops_dtyp
             t = -9.2233720368547758e18;
         v.i = (int64_t)t;
     } else {
-        v.i = i;
+        /* An integer narrows to an integer compute dtype by wrapping, as a
+         * C cast does (int32 300 read as int8 is 44). */
+        v.i = wrap_int(i, compute);
     }
     return v;
-}
-
-/* Wraps an int64 to the width of an integer dtype (two's complement). */
-static int64_t wrap_int(int64_t x, clops_dtype dt)
-{
-    switch (dt) {
-    case CLOPS_BOOL:
-        return x != 0;
-    case CLOPS_UINT8:
-        return (uint8_t)(uint64_t)x;
-    case CLOPS_INT8:
-        return (int8_t)(uint8_t)(uint64_t)x;
-    case CLOPS_INT16:
-        return (int16_t)(uint16_t)(uint64_t)x;
-    case CLOPS_INT32:
-        return (int32_t)(uint32_t)(uint64_t)x;
-    default:
-        return x;
-    }
 }
 
 void pw_ref_store(void *base, int64_t index, clops_dtype dt, clops_dtype compute, pw_value v)
@@ -204,10 +209,16 @@ clops_status pw_ref_execute(const pw_spec *spec, const pw_plan *plan,
     clops_dtype rc = result_compute(spec);
     void *out_base = tensors[0]->storage->host_ptr;
     const void *in_base[PW_MAX_IN];
-    clops_dtype in_ct[PW_MAX_IN];
+    clops_dtype in_ct[PW_MAX_IN], in_round[PW_MAX_IN];
     for (int j = 0; j < nin; j++) {
         in_base[j] = tensors[1 + j] ? tensors[1 + j]->storage->host_ptr : NULL;
         in_ct[j] = operand_compute(spec, j);
+        /* Converted to the common dtype first, as on devices (emit.c). */
+        in_round[j] = pw_operand_rounding(spec, j);
+        /* A zero-dim tensor on the CPU is a CPU scalar to PyTorch, which
+         * some ops keep in opmath precision (pw_op.scalar_opmath). */
+        if (op->scalar_opmath && tensors[1 + j] && tensors[1 + j]->ndim == 0)
+            in_round[j] = CLOPS_DTYPE_NONE;
     }
     int nd = plan->ndim;
     int64_t coord[CLOPS_MAX_DIMS] = {0};
@@ -216,9 +227,17 @@ clops_status pw_ref_execute(const pw_spec *spec, const pw_plan *plan,
         off[k] = plan->offsets[k];
     pw_value in[PW_MAX_IN];
     for (int64_t e = 0; e < plan->numel; e++) {
-        for (int j = 0; j < nin; j++)
-            in[j] = in_base[j] ? pw_ref_load(in_base[j], off[1 + j], spec->in_dtype[j], in_ct[j])
-                               : scalar_in[j];
+        for (int j = 0; j < nin; j++) {
+            if (!in_base[j]) {
+                in[j] = scalar_in[j];
+                continue;
+            }
+            in[j] = pw_ref_load(in_base[j], off[1 + j], spec->in_dtype[j], in_ct[j]);
+            if (in_round[j] == CLOPS_FLOAT16)
+                in[j].f = clops_half_to_float(clops_float_to_half((float)in[j].f));
+            else if (in_round[j] == CLOPS_BFLOAT16)
+                in[j].f = clops_bfloat16_to_float(clops_float_to_bfloat16((float)in[j].f));
+        }
         pw_value r = finish(spec, rc, op->ref(ctx, in));
         pw_ref_store(out_base, off[0], spec->out_dtype, rc, r);
         /* Advance the innermost-first odometer. */

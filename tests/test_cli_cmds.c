@@ -350,6 +350,57 @@ static void test_run_round_trip_equals_the_library(void **state)
     ct_clear_context();
 }
 
+/* The exit-code rule of `clops run` (docs/cli.md): 2 when the command line
+ * is wrong before the op is called, 3 when the op refuses its inputs. */
+static void test_run_exits_3_when_the_op_refuses_its_inputs(void **state)
+{
+    (void)state;
+    float x[6] = {1, 2, 3, 4, 5, 6}, y[4] = {1, 2, 3, 4};
+    const char *a = write_f32("a23.npy", 2, (const int64_t[]){2, 3}, x);
+    const char *b = write_f32("b4.npy", 1, (const int64_t[]){4}, y);
+    /* Shapes that do not broadcast. */
+    run_out r = clops_run("run", "add.Tensor", "--device", "cpu", a, b, "-o", path_of("o.npy"),
+                          NULL);
+    EXPECT_EXIT(r, 3);
+    CT_ASSERT_MSG(strstr(r.err, "add.Tensor"), "%s", r.err);
+    run_free(&r);
+    /* A value the op does not accept. */
+    r = clops_run("run", "gelu", "--device", "cpu", "--arg", "approximate=cubic", a, "-o",
+                  path_of("o.npy"), NULL);
+    EXPECT_EXIT(r, 3);
+    CT_ASSERT_MSG(strstr(r.err, "approximate"), "%s", r.err);
+    run_free(&r);
+    /* A value that does not parse as its schema type is the command line's. */
+    r = clops_run("run", "add.Tensor", "--device", "cpu", "--arg", "alpha=abc", a, a, "-o",
+                  path_of("o.npy"), NULL);
+    EXPECT_EXIT(r, 2);
+    run_free(&r);
+}
+
+/* Mistyped op names, options and dtypes get the closest names. */
+static void test_mistyped_names_get_suggestions(void **state)
+{
+    (void)state;
+    run_out r = clops_run("check", "--op", "addd", NULL);
+    EXPECT_EXIT(r, 2);
+    CT_ASSERT_MSG(strstr(r.err, "no operator matches 'addd'") && strstr(r.err, "did you mean") &&
+                      strstr(r.err, "'add'"),
+                  "%s", r.err);
+    run_free(&r);
+    r = clops_run("check", "--devcie", "cpu", NULL);
+    EXPECT_EXIT(r, 2);
+    CT_ASSERT_MSG(strstr(r.err, "did you mean '--device'"), "%s", r.err);
+    run_free(&r);
+    r = clops_run("check", "--op", "abs", "--dtype", "flaot32", NULL);
+    EXPECT_EXIT(r, 2);
+    CT_ASSERT_MSG(strstr(r.err, "did you mean 'float32'"), "%s", r.err);
+    run_free(&r);
+    r = clops_run("ops", "--op", "relu_x", NULL);
+    EXPECT_EXIT(r, 2);
+    CT_ASSERT_MSG(strstr(r.err, "'relu_'"), "%s", r.err);
+    run_free(&r);
+}
+
 /* A Fortran-ordered input is read in its logical order. */
 static void test_run_reads_fortran_order(void **state)
 {
@@ -485,6 +536,25 @@ static void test_compare_writes_the_report(void **state)
     const cJSON *sum = get(doc, "summary");
     CT_ASSERT(cJSON_IsNumber(get(sum, "passed")));
     cJSON_Delete(doc);
+    /* clops report renders the same documents again from report.json. */
+    const char *again = path_of("report-again");
+    r = clops_run("report", p, "--out", again, NULL);
+    EXPECT_EXIT(r, 0);
+    run_free(&r);
+    char p2[800];
+    snprintf(p, sizeof p, "%s/report.md", dir);
+    snprintf(p2, sizeof p2, "%s/report.md", again);
+    char *md1 = slurp(p), *md2 = slurp(p2);
+    CT_ASSERT_MSG(md2[0] && strcmp(md1, md2) == 0, "report.md differs when rendered again");
+    free(md1);
+    free(md2);
+    snprintf(p2, sizeof p2, "%s/report.html", again);
+    char *html2 = slurp(p2);
+    CT_ASSERT(strstr(html2, "<html") && strstr(html2, "abs"));
+    free(html2);
+    r = clops_run("report", path_of("no-such-report.json"), NULL);
+    EXPECT_EXIT(r, 2);
+    run_free(&r);
 }
 
 /* ops --json: one op result per device with schema, tags and kernels. */
@@ -543,6 +613,8 @@ int main(void)
         cmocka_unit_test(test_unknown_names_are_usage_errors),
         cmocka_unit_test(test_bad_npy_files_are_usage_errors),
         cmocka_unit_test(test_run_round_trip_equals_the_library),
+        cmocka_unit_test(test_run_exits_3_when_the_op_refuses_its_inputs),
+        cmocka_unit_test(test_mistyped_names_get_suggestions),
         cmocka_unit_test(test_run_reads_fortran_order),
         cmocka_unit_test(test_run_parses_arguments_by_schema_type),
         cmocka_unit_test(test_check_json_has_the_documented_fields),

@@ -503,6 +503,22 @@ static void survives_mutated_files(void **state)
     (void)ok;
 }
 
+/* A descr with a NUL byte inside its quotes ('<f4\0') is not '<f4': numpy
+ * would not read it, and neither does clops. */
+static void refuses_a_nul_byte_inside_the_descr(void **state)
+{
+    (void)state;
+    char zeros[64] = {0};
+    size_t len;
+    char *img = make_npy(1, "{'descr': '<f4@', 'fortran_order': False, 'shape': (2,), }", zeros, 8,
+                         &len);
+    char *at = memchr(img, '@', len);
+    assert_non_null(at);
+    *at = '\0';
+    expect_error(img, len, CLOPS_INVALID_ARGUMENT, "NUL");
+    free(img);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -523,6 +539,7 @@ int main(void)
         cmocka_unit_test(refuses_bad_shape_text),
         cmocka_unit_test(refuses_absurd_sizes),
         cmocka_unit_test(refuses_malformed_dicts),
+        cmocka_unit_test(refuses_a_nul_byte_inside_the_descr),
         cmocka_unit_test(file_errors_name_the_file),
         cmocka_unit_test(survives_mutated_files),
     };

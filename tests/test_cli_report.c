@@ -522,6 +522,43 @@ static void matrix_aggregates_over_dtypes_and_cases(void **state)
     report_free(&r);
 }
 
+/* A skipped result ran nothing, so it names no kernel, whatever the case
+ * generator resolved before deciding to skip (docs/json-format.md). */
+static void skipped_results_carry_no_kernel_name(void **state)
+{
+    (void)state;
+    report r;
+    report_init(&r, "check");
+    report_check c;
+    report_check_init(&c);
+    snprintf(c.op, sizeof c.op, "add.Tensor");
+    snprintf(c.dtype, sizeof c.dtype, "float64");
+    c.status = REPORT_SKIP;
+    c.kernel = REPORT_KERNEL_DEVICE;
+    snprintf(c.kernel_name, sizeof c.kernel_name, "pointwise:add");
+    c.message = "add: float64 is not supported on this device";
+    assert_int_equal(report_add_check(&r, &c), CLOPS_OK);
+    report_bench b;
+    report_bench_init(&b);
+    snprintf(b.op, sizeof b.op, "add.Tensor");
+    b.status = REPORT_SKIP;
+    b.kernel = REPORT_KERNEL_DEVICE;
+    snprintf(b.kernel_name, sizeof b.kernel_name, "pointwise:add");
+    assert_int_equal(report_add_bench(&r, &b), CLOPS_OK);
+    cJSON *json = report_to_json(&r);
+    assert_non_null(json);
+    const cJSON *res = cJSON_GetObjectItemCaseSensitive(json, "results");
+    int n = 0;
+    for (const cJSON *o = res->child; o; o = o->next, n++) {
+        assert_string_equal(cJSON_GetObjectItemCaseSensitive(o, "status")->valuestring, "skip");
+        assert_string_equal(cJSON_GetObjectItemCaseSensitive(o, "kernel")->valuestring, "none");
+        assert_string_equal(cJSON_GetObjectItemCaseSensitive(o, "kernel_name")->valuestring, "");
+    }
+    assert_int_equal(n, 2);
+    cJSON_Delete(json);
+    report_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -534,6 +571,7 @@ int main(void)
         cmocka_unit_test(writes_a_report_folder_and_reads_it_back),
         cmocka_unit_test(refuses_malformed_report_json),
         cmocka_unit_test(matrix_aggregates_over_dtypes_and_cases),
+        cmocka_unit_test(skipped_results_carry_no_kernel_name),
     };
     return cmocka_run_group_tests(tests, setup_tmpdir, remove_tmpdir);
 }

@@ -87,7 +87,8 @@ CLOPS_API clops_status clops_device_get(int index, clops_device **device);
  * Device by selector: a decimal index ("2"), "cpu", "opencl:K" (the K-th
  * OpenCL device), or a case-insensitive substring of the device name, vendor
  * or platform name ("h200", "nvidia", "pocl").  CLOPS_NO_DEVICE with the list
- * of devices in the message when nothing matches.
+ * of devices in the message when nothing matches; CLOPS_INVALID_ARGUMENT for
+ * an empty selector (which would otherwise match every name).
  */
 CLOPS_API clops_status clops_device_find(const char *selector, clops_device **device);
 

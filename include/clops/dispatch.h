@@ -28,6 +28,7 @@
 
 #include "clops/device.h"
 #include "clops/dtype.h"
+#include "clops/generator.h"
 #include "clops/status.h"
 #include "clops/tensor.h"
 
@@ -76,13 +77,16 @@ typedef enum clops_value_tag {
     CLOPS_V_DTYPE,
     CLOPS_V_STRING,
     CLOPS_V_DEVICE,
-    CLOPS_V_ENUM /* Layout, MemoryFormat: an integer code */
+    CLOPS_V_ENUM, /* Layout, MemoryFormat: an integer code */
+    CLOPS_V_GENERATOR /* Generator: a borrowed clops_generator * */
 } clops_value_tag;
 
 /*
  * One argument or result.  Arguments are borrowed: tensors, lists and
  * strings belong to the caller for the duration of the call.  Tensor
- * results are new references the caller releases (clops_value_clear).
+ * results are new references the caller releases (clops_value_clear); a
+ * `Tensor[]` result is a CLOPS_V_TENSOR_LIST that owns its malloc'd array
+ * and the references in it (clops_value_clear frees both).
  */
 typedef struct clops_value {
     clops_value_tag tag;
@@ -111,6 +115,7 @@ typedef struct clops_value {
         clops_dtype dtype;
         const char *str;
         clops_device *device;
+        clops_generator *gen;
     } v;
 } clops_value;
 
@@ -195,7 +200,17 @@ static inline clops_value clops_value_device(clops_device *d)
     return v;
 }
 
-/* Releases a result value's tensor (if any) and sets it to none. */
+/* A generator value; NULL gives None (the device's default generator). */
+static inline clops_value clops_value_generator(clops_generator *g)
+{
+    clops_value v;
+    v.tag = g ? CLOPS_V_GENERATOR : CLOPS_V_NONE;
+    v.v.gen = g;
+    return v;
+}
+
+/* Releases a result value's tensor or tensor list (if any) and sets it to
+ * none.  Only for results: argument lists are borrowed. */
 CLOPS_API void clops_value_clear(clops_value *v);
 
 /* --- operators ------------------------------------------------------------ */

@@ -44,6 +44,20 @@ extern "C" {
  */
 typedef double (*clops_pointwise_ref_fn)(const double *in, const double *params, void *user);
 
+/*
+ * Limits on what a definition may hold, checked at registration
+ * (CLOPS_INVALID_ARGUMENT beyond them): OpenCL compilers parse and walk
+ * expressions recursively, and a very long chain of operators or very deep
+ * brackets overflows the compiler's stack inside the driver.  Each of expr,
+ * expr_int and expr_bool may be at most CLOPS_POINTWISE_MAX_EXPR_LEN bytes
+ * with brackets ((), [], {}) nested at most CLOPS_POINTWISE_MAX_NESTING
+ * deep; helpers at most CLOPS_POINTWISE_MAX_HELPERS_LEN bytes with the same
+ * nesting limit.
+ */
+#define CLOPS_POINTWISE_MAX_EXPR_LEN 4096
+#define CLOPS_POINTWISE_MAX_HELPERS_LEN 16384
+#define CLOPS_POINTWISE_MAX_NESTING 32
+
 typedef struct clops_pointwise_def {
     const char *schema;    /* functional schema, returning one Tensor */
     const char *expr;      /* OpenCL C expression for floating computes (and others
@@ -71,7 +85,8 @@ typedef struct clops_pointwise_def {
  * CLOPS_SCHEMA_ERROR (the message points into the schema),
  * CLOPS_ALREADY_REGISTERED, CLOPS_INVALID_ARGUMENT (unknown promotion,
  * parameter names not in the schema, more than 4 operands or parameters,
- * non-Tensor/Scalar arguments).  The expression is compiled on the first
+ * non-Tensor/Scalar arguments, an expression or helpers beyond the limits
+ * above).  The expression is compiled on the first
  * call on each device; a syntax error then fails that call with
  * CLOPS_BUILD_FAILURE and the build log.
  */

@@ -44,6 +44,16 @@ CLOPS_API clops_tensor *clops_tensor_retain(clops_tensor *t);
  * user) at zero.  NULL is a no-op. */
 CLOPS_API void clops_tensor_release(clops_tensor *t);
 
+/* A list of tensors returned by an op whose schema returns `Tensor[]`
+ * (split, unbind, chunk, ...): `data` is a malloc'd array of `len` new
+ * references.  clops_tensor_list_free releases every tensor and the array
+ * and leaves the list empty; an empty list is a no-op. */
+typedef struct clops_tensor_list {
+    clops_tensor **data;
+    int len;
+} clops_tensor_list;
+CLOPS_API void clops_tensor_list_free(clops_tensor_list *list);
+
 /* --- metadata ----------------------------------------------------------- */
 
 CLOPS_API int clops_tensor_ndim(const clops_tensor *t);
@@ -160,8 +170,16 @@ CLOPS_API clops_status clops_memory_stats(clops_device *device, size_t *in_use,
 CLOPS_API clops_status clops_init(void);
 /*
  * Frees every device resource, cached buffers and kernels, after writing
- * pending kernel binaries to the disk cache.  Tensors still alive become
- * invalid.  Afterwards the library may be initialised again.
+ * pending kernel binaries to the disk cache.  Afterwards the library may be
+ * initialised again.  Must not run while other threads call clops.
+ *
+ * Tensors still alive become invalid, with one exception: releasing them
+ * (clops_tensor_release, also of views) stays allowed and is safe after
+ * shutdown and after a later re-initialisation: it frees the tensor's host
+ * record and its device buffer (directly to the driver, since the device's
+ * allocator is gone), so `release at exit after shutdown` neither crashes
+ * nor leaks.  Every other use of a tensor, device or op handle from before
+ * the shutdown is undefined.
  */
 CLOPS_API void clops_shutdown(void);
 /* Returns cached (unused) device buffers of the device to the driver. NULL

@@ -180,15 +180,18 @@ void ct_fill_for_cast(void *buf, int64_t n, clops_dtype dt, clops_dtype to, ct_r
  *   CT_TRANSPOSED  every dim reversed in memory (a permuted view, dense)
  *   CT_SLICED      elements 1, 3, 5, ... of each dim of a larger base:
  *                  step-2 strides and a storage offset, gaps between
- *   CT_EXPANDED    every other dim (0, 2, ...) has stride 0; read-only */
+ *   CT_EXPANDED    every other dim (0, 2, ...) has stride 0; read-only
+ *   CT_OFFSET      row-major at a storage offset of CHK_ODD_OFFSET (3)
+ *                  elements: aligned to no vector width */
 typedef chk_layout ct_layout;
 #define CT_CONTIGUOUS CHK_CONTIGUOUS
 #define CT_TRANSPOSED CHK_TRANSPOSED
 #define CT_SLICED CHK_SLICED
 #define CT_EXPANDED CHK_EXPANDED
+#define CT_OFFSET CHK_OFFSET
 #define CT_LAYOUT_COUNT CHK_LAYOUT_COUNT
 
-/* "contiguous", "transposed", "sliced", "expanded". */
+/* "contiguous", "transposed", "sliced", "expanded", "offset". */
 const char *ct_layout_name(ct_layout layout);
 
 /* Number of elements of a shape. */

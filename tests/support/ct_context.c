@@ -6,10 +6,8 @@
  * and dtypes needs to say which iteration failed.  The context lives in
  * thread-local buffers set by the loops and is printed by every ct_ check.
  *
- * This file also holds the LeakSanitizer suppressions of a CLOPS_SANITIZE
- * build (it is linked into every test that uses a ct_ check): POCL and the
- * LLVM inside it keep allocations from kernel compilation until exit.  Like
- * tests/valgrind.supp they name only those libraries, never clops code.
+ * (The LeakSanitizer suppressions of a CLOPS_SANITIZE build are in
+ * tests/lsan.supp, which tests/CMakeLists.txt hands to every test.)
  */
 #include <stdio.h>
 #include <string.h>
@@ -102,15 +100,3 @@ int ct_teardown_group(void **state)
     clops_shutdown();
     return 0;
 }
-
-#if defined(__SANITIZE_ADDRESS__)
-const char *__lsan_default_suppressions(void);
-/* Read by LeakSanitizer at exit: leaks whose stacks pass through POCL or its
- * LLVM are theirs. */
-const char *__lsan_default_suppressions(void)
-{
-    return "leak:libpocl\n"
-           "leak:libLLVM\n"
-           "leak:libclang\n";
-}
-#endif

@@ -10,7 +10,8 @@
  *   sliced      a base of size 2n+1 per dim, sliced [1::2] in every dim:
  *               strides doubled, a storage offset, a gap after every element;
  *   expanded    a base with size 1 in dims 0, 2, 4, ..., expanded: stride 0
- *               there (several elements share one memory location).
+ *               there (several elements share one memory location);
+ *   offset      contiguous in a flat base after CHK_ODD_OFFSET elements.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +95,16 @@ clops_tensor *ct_empty_layout(clops_device *dev, clops_dtype dt, int ndim, const
         expanded_base(ndim, sizes, base);
         CT_OK(clops_empty(dev, dt, ndim, base, &t));
         CT_OK(core_expand(t, sizes, ndim, false, &next));
+        replace(&t, next);
+        return t;
+    }
+    case CT_OFFSET: {
+        /* A flat base with CHK_ODD_OFFSET leading elements, viewed. */
+        int64_t n = ct_numel(ndim, sizes) + CHK_ODD_OFFSET, strides[CLOPS_MAX_DIMS];
+        contiguous_strides(ndim, sizes, strides);
+        int64_t off = CHK_ODD_OFFSET;
+        CT_OK(clops_empty(dev, dt, 1, &n, &t));
+        CT_OK(core_as_strided(t, sizes, ndim, strides, ndim, &off, &next));
         replace(&t, next);
         return t;
     }

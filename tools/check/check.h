@@ -121,6 +121,8 @@ typedef struct chk_opinfo {
     /* Knowledge beyond the schema (hints, pw_op, built-in table). */
     pw_domain domain;                  /* tensor values */
     pw_domain arg_domain[CHK_MAX_ARGS];/* per tensor argument */
+    clops_dtype arg_dtype[CHK_MAX_ARGS];/* fixed dtype of a tensor argument (index
+                                          tensors), CLOPS_DTYPE_NONE: the case's */
     double ulp;                        /* float tolerance in ULPs (see chk_tolerance) */
     double atol;                       /* absolute floor (0: none) */
     int reduce_arg, reduce_dim;        /* reduction length: dim of arg (-1: none) */

@@ -14,6 +14,13 @@
  *   zdmix     [5, 7] with the others zero-dim (the zero-dim promotion category)
  *   zerosize  all [5, 0, 7]
  *   out_t     [5, 7, 11] inputs and out= into a transposed view
+ *   offset    [5, 7, 11] contiguous at a storage offset of 3 elements, every
+ *             input and output (aligned to no vector width)
+ *   convert   pointwise ops (no casts): [5, 7, 11] with the others in a
+ *             dtype converted to its dtype:
+ *             float: int16 tensors (rounded to float16/bfloat16), integer:
+ *             zero-dim int64 (wrapped to a narrower dtype); the ci set runs
+ *             it for float16 and int8 only (one extra kernel each)
  *   cpuscal   [5, 7] with the others zero-dim tensors left on the CPU (full)
  *   mixed     [5, 7, 11] with the others in a second dtype (full)
  *   rank5     [3, 2, 3, 2, 3] sliced: the generic-rank kernel (full)
@@ -48,6 +55,8 @@ typedef enum kind {
     K_ZDMIX,
     K_ZEROSIZE,
     K_OUT_T,
+    K_OFFSET,
+    K_CONVERT,
     K_CPUSCAL,
     K_MIXED,
     K_RANK5,
@@ -61,20 +70,23 @@ static const char *const kind_names[K_COUNT] = {
     "5x7x11 + 7x1 broadcast",    "5x1x11 + 7x1 broadcast both ways",
     "zero-dim",                  "5x7 + zero-dim",
     "5x0x7 zero-size",           "5x7x11 out= transposed",
+    "5x7x11 at storage offset 3", "5x7x11 + others converted to its dtype",
     "5x7 + zero-dim on the CPU", "5x7x11 mixed dtypes",
     "3x2x3x2x3 sliced (rank 5)", "5x7x11x13 optional tensors None",
 };
 
-/* Which kinds each set runs. */
-static bool set_has_kind(chk_set set, kind k)
+/* Which kinds each set runs for dtype dt. */
+static bool set_has_kind(chk_set set, kind k, clops_dtype dt)
 {
     switch (set) {
     case CHK_SET_FULL:
-        return true;
+        return k != K_CONVERT || dt != CLOPS_BOOL;
     case CHK_SET_REPRESENTATIVE:
         return k == K_CONTIG || k == K_TRANSP || k == K_BCAST || k == K_ZERODIM || k == K_OUT_T;
     default:
-        return k <= K_OUT_T;
+        if (k == K_CONVERT)
+            return dt == CLOPS_FLOAT16 || dt == CLOPS_INT8;
+        return k <= K_OFFSET;
     }
 }
 
@@ -149,6 +161,8 @@ static bool is_optional_tensor(const chk_opinfo *info, int i)
 static clops_dtype tensor_dtype(const chk_opinfo *info, int i, clops_dtype dt)
 {
     const char *n = info->schema->args[i].name;
+    if (info->arg_dtype[i] != CLOPS_DTYPE_NONE)
+        return info->arg_dtype[i];
     if (strcmp(n, "condition") == 0 || strcmp(n, "mask") == 0)
         return CLOPS_BOOL;
     if (info->pw) {
@@ -213,6 +227,10 @@ static bool kind_applies(const chk_opinfo *info, kind k)
     case K_CPUSCAL:
     case K_MIXED:
         return ninputs >= 2;
+    case K_CONVERT:
+        /* Pointwise ops (casts and copies convert anything to anything, out
+         * of range is undefined there). */
+        return ninputs >= 2 && info->pw && !info->pw->is_cast;
     case K_BCAST2:
         return ninputs >= 2 && !info->inplace;
     case K_EXPANDED:
@@ -246,7 +264,9 @@ static void default_tensors(const chk_opinfo *info, kind k, clops_dtype dt, chk_
         t->layout = CHK_CONTIGUOUS;
         if (r == CHK_ROLE_OUT) {
             t->from_result = info->functional != NULL;
-            t->layout = k == K_OUT_T ? CHK_TRANSPOSED : CHK_CONTIGUOUS;
+            t->layout = k == K_OUT_T    ? CHK_TRANSPOSED
+                        : k == K_OFFSET ? CHK_OFFSET
+                                        : CHK_CONTIGUOUS;
             if (!t->from_result)
                 set_shape(t, 1, (const int64_t[]){0});
             int idx = 0;
@@ -309,6 +329,19 @@ static void default_tensors(const chk_opinfo *info, kind k, clops_dtype dt, chk_
             set_shape(t, 3, s3);
             if (!first && t->dtype == dt)
                 t->dtype = partner_dtype(dt);
+            break;
+        case K_OFFSET:
+            set_shape(t, 3, s3);
+            t->layout = CHK_OFFSET;
+            break;
+        case K_CONVERT:
+            set_shape(t, 3, s3);
+            if (!first && t->dtype == dt && clops_dtype_is_floating(dt)) {
+                t->dtype = CLOPS_INT16;
+            } else if (!first && t->dtype == dt && dt != CLOPS_INT64) {
+                t->dtype = CLOPS_INT64;
+                set_shape(t, 0, NULL);
+            }
             break;
         case K_RANK5:
             set_shape(t, 5, s5d);
@@ -687,7 +720,7 @@ clops_status chk_cases(const chk_opinfo *info, chk_set set, clops_dtype dt, chk_
     } else {
         bool first = true;
         for (int k = 0; k < K_COUNT && st == CLOPS_OK && !unfit; k++) {
-            if (!set_has_kind(set, (kind)k) || !kind_applies(info, (kind)k))
+            if (!set_has_kind(set, (kind)k, dt) || !kind_applies(info, (kind)k))
                 continue;
             chk_case proto;
             memset(&proto, 0, sizeof proto);

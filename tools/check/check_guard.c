@@ -24,6 +24,8 @@ const char *chk_layout_name(chk_layout layout)
         return "sliced";
     case CHK_EXPANDED:
         return "expanded";
+    case CHK_OFFSET:
+        return "offset";
     default:
         return "invalid layout";
     }
@@ -85,6 +87,10 @@ static void layout_geometry(chk_layout layout, int ndim, const int64_t *sizes, i
         for (int i = 0; i < ndim; i++)
             if (tmp[i] == 1 && sizes[i] != 1)
                 strides[i] = 0;
+        break;
+    case CHK_OFFSET:
+        contiguous_strides(ndim, sizes, strides);
+        *offset = CHK_ODD_OFFSET;
         break;
     default:
         contiguous_strides(ndim, sizes, strides);

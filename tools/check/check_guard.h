@@ -41,10 +41,15 @@ typedef enum chk_layout {
     CHK_TRANSPOSED,
     CHK_SLICED,
     CHK_EXPANDED,
+    CHK_OFFSET, /* contiguous at a storage offset of CHK_ODD_OFFSET elements */
     CHK_LAYOUT_COUNT
 } chk_layout;
 
-/* "contiguous", "transposed", "sliced", "expanded". */
+/* The storage offset of CHK_OFFSET: a multiple of no vector width, so
+ * vector loads and stores meet a view that is not aligned to them. */
+#define CHK_ODD_OFFSET 3
+
+/* "contiguous", "transposed", "sliced", "expanded", "offset". */
 const char *chk_layout_name(chk_layout layout);
 
 /* Shape of the base of an expanded tensor: 1 in dims 0, 2, 4, ... */

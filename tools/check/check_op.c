@@ -221,6 +221,17 @@ static clops_status apply_hints(chk_opinfo *info, const char *text)
                                name, d->string);
         info->arg_domain[i] = dom;
     }
+    it = chk_hint(info, "arg_dtypes");
+    for (const cJSON *d = cJSON_IsObject(it) ? it->child : NULL; d; d = d->next) {
+        int i = arg_index(info, d->string);
+        clops_dtype dt;
+        if (i < 0 || !cJSON_IsString(d) || clops_dtype_from_name(d->valuestring, &dt) != CLOPS_OK)
+            return clops__fail(CLOPS_INVALID_ARGUMENT,
+                               "%s: check hint 'arg_dtypes': '%s' is not an argument with a dtype "
+                               "name",
+                               name, d->string);
+        info->arg_dtype[i] = dt;
+    }
     it = chk_hint(info, "ulp");
     if (cJSON_IsNumber(it))
         info->ulp = it->valuedouble;
@@ -292,6 +303,8 @@ clops_status chk_opinfo_init(const clops_op *op, chk_opinfo *info)
     info->schema = op->schema;
     info->reduce_arg = info->reduce_dim = -1;
     info->dtypes = (1u << CLOPS_DTYPE_COUNT) - 1;
+    for (int i = 0; i < CHK_MAX_ARGS; i++)
+        info->arg_dtype[i] = CLOPS_DTYPE_NONE;
     info->hint_source = "";
     const op_schema *s = op->schema;
     if (s->nargs > CHK_MAX_ARGS) {

@@ -59,6 +59,9 @@ static void domain_bounds(pw_domain dom, double *lo, double *hi, bool *lo_open, 
     case PW_DOMAIN_PROB:
         *lo = 0.0, *hi = 1.0, *lo_open = *hi_open = true;
         break;
+    case PW_DOMAIN_INDEX:
+        *lo = 0.0, *hi = 2.0;
+        break;
     default:
         *lo = -10.0, *hi = 10.0;
         break;
@@ -183,7 +186,7 @@ double chk_domain_bound(pw_domain dom)
 }
 
 /* Names of the domains, in enum order. */
-static const char *const domain_names[] = {"any", "positive", "unit", "ge1", "small", "prob"};
+static const char *const domain_names[] = {"any", "positive", "unit", "ge1", "small", "prob", "index"};
 
 const char *chk_domain_name(pw_domain dom)
 {

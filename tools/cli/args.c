@@ -9,11 +9,13 @@
  * command, and `--help`/`-h` anywhere prints the command's help.
  */
 #include <ctype.h>
+#include <stdio.h>
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "clops/dispatch.h"
 #include "tools/cli/cli.h"
 
 /* Index of the option with this long name in cmd's table, or -1. */
@@ -23,6 +25,22 @@ static int find_long(const cli_command *cmd, const char *name, size_t len)
         if (strlen(cmd->options[i].name) == len && strncmp(cmd->options[i].name, name, len) == 0)
             return i;
     return -1;
+}
+
+/* "; did you mean '--x'?" for a mistyped long option, or "". */
+static void option_hint(const cli_command *cmd, const char *typed, char *out, size_t cap)
+{
+    char dashed[64][40];
+    const char *names[64];
+    char with[80];
+    int n = 0;
+    for (int i = 0; cmd->options && cmd->options[i].name && n < 64; i++) {
+        snprintf(dashed[n], sizeof dashed[n], "--%s", cmd->options[i].name);
+        names[n] = dashed[n];
+        n++;
+    }
+    snprintf(with, sizeof with, "--%s", typed);
+    cli_suggest(with, names, n, out, cap);
 }
 
 /* Index of the option with this short letter, or -1. */
@@ -88,8 +106,12 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *out)
             const char *name = w + 2, *eq = strchr(name, '=');
             size_t len = eq ? (size_t)(eq - name) : strlen(name);
             opt = find_long(cmd, name, len);
-            if (opt < 0)
-                return cli_usage_error(cmd, "unknown option '--%.*s'", (int)len, name);
+            if (opt < 0) {
+                char typed[64], hint[256];
+                snprintf(typed, sizeof typed, "%.*s", (int)(len < 63 ? len : 63), name);
+                option_hint(cmd, typed, hint, sizeof hint);
+                return cli_usage_error(cmd, "unknown option '--%.*s'%s", (int)len, name, hint);
+            }
             if (eq)
                 inline_val = eq + 1;
         } else {
@@ -318,7 +340,10 @@ int cli_select_dtypes(const cli_args *a, uint32_t def, uint32_t *mask)
                     strcat(names, i ? ", " : "");
                     strcat(names, clops_dtype_name((clops_dtype)i));
                 }
-                return cli_usage_error(a->cmd, "unknown dtype '%s' (dtypes: %s)", tok, names);
+                char hint[256];
+                cli_suggest_dtype(tok, hint, sizeof hint);
+                return cli_usage_error(a->cmd, "unknown dtype '%s'%s (dtypes: %s)", tok, hint,
+                                       names);
             }
             *mask |= 1u << dt;
         }
@@ -338,6 +363,30 @@ static bool glob_matches(const char *glob, const char *op_name)
     memcpy(base, op_name, n);
     base[n] = '\0';
     return fnmatch(glob, base, 0) == 0;
+}
+
+void cli_op_glob_hint(const cli_args *a, char *out, size_t cap)
+{
+    out[0] = '\0';
+    int count = clops_op_count();
+    for (int k = 0; k < cli_count(a, "op"); k++) {
+        char buf[512];
+        snprintf(buf, sizeof buf, "%s", cli_value_at(a, "op", k));
+        for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
+             tok = strtok_r(NULL, ",", &save)) {
+            while (isspace((unsigned char)*tok))
+                tok++;
+            bool hit = false;
+            for (int i = 0; i < count && !hit; i++)
+                hit = glob_matches(tok, clops_op_name(clops_op_at(i)));
+            if (hit || !*tok)
+                continue;
+            char hint[256];
+            cli_suggest_op(tok, hint, sizeof hint);
+            snprintf(out, cap, "no operator matches '%s'%s", tok, hint);
+            return;
+        }
+    }
 }
 
 bool cli_op_selected(const cli_args *a, const char *op_name)

@@ -117,6 +117,7 @@ typedef struct cli_command {
     X(check)                \
     X(bench)                \
     X(compare)              \
+    X(report)               \
     X(run)                  \
     X(warmup)               \
     X(tune)
@@ -186,6 +187,9 @@ int cli_select_dtypes(const cli_args *a, uint32_t def, uint32_t *mask);
  * before the dot ("add"); globs use fnmatch syntax (* ? [..]).
  */
 bool cli_op_selected(const cli_args *a, const char *op_name);
+/* "no operator matches 'GLOB'; did you mean ...?" for the first --op glob
+ * that matches no registered operator, or "" when each matches one. */
+void cli_op_glob_hint(const cli_args *a, char *out, size_t cap);
 
 /* --- output ------------------------------------------------------------------ */
 
@@ -196,6 +200,20 @@ void cli_warn(const char *fmt, ...) CLOPS__PRINTF(1, 2);
 /* Prints "clops CMD: <message>" and a pointer to --help; returns
  * CLI_EXIT_USAGE. */
 int cli_usage_error(const cli_command *cmd, const char *fmt, ...) CLOPS__PRINTF(2, 3);
+
+/* --- "did you mean" (tools/cli/suggest.c) ---------------------------------- */
+
+/* Levenshtein distance of two names of up to 31 characters (99 beyond). */
+int cli_edit_distance(const char *a, const char *b);
+/* Writes "; did you mean 'x', 'y'?" naming up to three of names[] closest
+ * to typed (within two edits, or that typed is a prefix of), or "" when
+ * none is close. */
+void cli_suggest(const char *typed, const char *const *names, int n, char *out, size_t cap);
+/* The same over the registered operator names (base names for a typed name
+ * without '.', qualified names otherwise). */
+void cli_suggest_op(const char *typed, char *out, size_t cap);
+/* The same over the dtype names. */
+void cli_suggest_dtype(const char *typed, char *out, size_t cap);
 /* Prints "clops: error: <what>: <clops_last_error() or the status text>"
  * and returns CLI_EXIT_RUNTIME (CLI_EXIT_USAGE for statuses that mean bad
  * user input: unknown op/device/dtype, invalid argument or shape). */

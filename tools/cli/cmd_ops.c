@@ -234,7 +234,10 @@ static int run_ops(const cli_args *args)
         cli_table_free(&t);
         cJSON_Delete(doc);
         free(devs);
-        return cli_usage_error(cmd, "--op/--tag select no operator");
+        char hint[512];
+        cli_op_glob_hint(args, hint, sizeof hint);
+        return cli_usage_error(cmd, "--op/--tag select no operator%s%s", hint[0] ? ": " : "",
+                               hint);
     }
     if (text) {
         if (!verbose)

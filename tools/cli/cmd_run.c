@@ -405,8 +405,12 @@ static int run_run(const cli_args *args)
         secs = cli_now() - t0;
         if (clops_fallback_count(op) > fb)
             kind = CHK_KERNEL_FALLBACK;
-        if (st)
-            rc = cli_status_error(st, "%s on %s", clops_op_name(op), clops_device_label(dev));
+        /* The command line was fine; the op refused its inputs or failed
+         * while running: exit 3 whatever the status (docs/cli.md). */
+        if (st) {
+            cli_status_error(st, "%s on %s", clops_op_name(op), clops_device_label(dev));
+            rc = CLI_EXIT_RUNTIME;
+        }
     }
     if (rc == CLI_EXIT_OK) {
         printf("%s\n  device       %s (%s)\n  kernel       %s %s\n", clops_op_schema(op),
@@ -478,9 +482,12 @@ const cli_command cli_cmd_run = {
             "bool: true/false; int[]: [0,1] or 0,1; ScalarType: float16; str) or takes its "
             "default.  One -o per tensor result, in order (a Tensor[] result writes OUT_0.npy, "
             "OUT_1.npy, ...).  Prints the schema, the device, the kernel that ran (device, "
-            "override, fallback), the shapes and the time.  Bad .npy files (wrong magic, "
-            "truncated data, unsupported dtype, ...) are usage errors (exit 2); a failing op "
-            "is exit 3.",
+            "override, fallback), the shapes and the time.  Exit 2: the command line is wrong "
+            "before the op is called (unknown op, option, device or argument, a value that "
+            "does not parse, a bad .npy file: wrong magic, truncated data, unsupported dtype; "
+            "more -o than results).  Exit 3: the op was called and refused its inputs (shapes "
+            "that do not broadcast, a dtype it does not take, an unsupported value such as "
+            "approximate='cubic', int64 mm on OpenCL) or failed while running.",
     .options = run_options,
     .min_pos = 1,
     .max_pos = -1,

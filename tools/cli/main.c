@@ -50,45 +50,17 @@ static void print_overview(FILE *f)
                "Reference: docs/cli.md.\n");
 }
 
-/* Edit distance between two short strings (for "did you mean"). */
-static int edit_distance(const char *a, const char *b)
-{
-    int la = (int)strlen(a), lb = (int)strlen(b);
-    if (la > 31 || lb > 31)
-        return 99;
-    int d[32][32];
-    for (int i = 0; i <= la; i++)
-        d[i][0] = i;
-    for (int j = 0; j <= lb; j++)
-        d[0][j] = j;
-    for (int i = 1; i <= la; i++)
-        for (int j = 1; j <= lb; j++) {
-            int sub = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-            int del = d[i - 1][j] + 1, ins = d[i][j - 1] + 1;
-            d[i][j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-        }
-    return d[la][lb];
-}
-
 /* Reports an unknown command with the closest names; returns the usage
  * exit code. */
 static int unknown_command(const char *name)
 {
-    fprintf(stderr, "clops: unknown command '%s'", name);
-    const char *best = NULL;
-    int best_d = 3; /* suggest only names within two edits, or with this prefix */
-    size_t len = strlen(name);
-    for (int i = 0; cli_commands[i]; i++) {
-        int dist = edit_distance(name, cli_commands[i]->name);
-        if (len >= 2 && strncmp(name, cli_commands[i]->name, len) == 0)
-            dist = 1;
-        if (dist < best_d) {
-            best_d = dist;
-            best = cli_commands[i]->name;
-        }
-    }
-    if (best)
-        fprintf(stderr, "; did you mean '%s'?", best);
+    const char *names[64];
+    int n = 0;
+    for (int i = 0; cli_commands[i] && n < 64; i++)
+        names[n++] = cli_commands[i]->name;
+    char hint[256];
+    cli_suggest(name, names, n, hint, sizeof hint);
+    fprintf(stderr, "clops: unknown command '%s'%s", name, hint);
     fprintf(stderr, "\nCommands:");
     for (int i = 0; cli_commands[i]; i++)
         fprintf(stderr, " %s", cli_commands[i]->name);

@@ -140,6 +140,9 @@ static clops_status npy_read_string(const char *name, const char **pp, const cha
     char q = *p++;
     size_t n = 0;
     while (p < e && *p != q) {
+        if (*p == '\0')
+            return clops__fail(CLOPS_INVALID_ARGUMENT,
+                               "%s: malformed header: the %s string holds a NUL byte", name, what);
         if (*p == '\\' || *p == '\n' || n + 1 >= cap)
             return clops__fail(CLOPS_INVALID_ARGUMENT,
                                "%s: malformed header: bad or overlong %s string", name, what);

@@ -194,6 +194,11 @@ clops_status report_add_check(report *r, const report_check *c)
         return CLOPS__HOST_OOM("report checks");
     report_check *d = &r->checks[r->nchecks];
     *d = *c;
+    if (d->status == REPORT_SKIP) {
+        /* Nothing ran: no kernel, no name (docs/json-format.md). */
+        d->kernel = REPORT_KERNEL_NONE;
+        d->kernel_name[0] = '\0';
+    }
     d->message = rj_strdup(c->message);
     if (c->message && !d->message)
         return CLOPS__HOST_OOM("report message");
@@ -207,6 +212,10 @@ clops_status report_add_bench(report *r, const report_bench *b)
         return CLOPS__HOST_OOM("report benches");
     report_bench *d = &r->benches[r->nbenches];
     *d = *b;
+    if (d->status == REPORT_SKIP) {
+        d->kernel = REPORT_KERNEL_NONE;
+        d->kernel_name[0] = '\0';
+    }
     d->message = rj_strdup(b->message);
     if (b->message && !d->message)
         return CLOPS__HOST_OOM("report message");

@@ -175,6 +175,9 @@ clops_status report_render_html(const report *r, strbuf *out);
 /* Creates dir (and parents) and writes report.json, report.md and
  * report.html into it (each through a temporary file). */
 clops_status report_write_dir(const report *r, const char *dir);
+/* Creates dir (and parents) and writes only report.md and report.html (for
+ * `clops report`, which must not rewrite the JSON it read). */
+clops_status report_write_docs(const report *r, const char *dir);
 
 /* --- aggregation (shared by the renderers) ------------------------------------------- */
 

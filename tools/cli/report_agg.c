@@ -248,6 +248,30 @@ static clops_status rj_write(const char *dir, const char *name, const char *text
     return clops__fail(CLOPS_IO_ERROR, "%s: cannot write: %s", path, strerror(err));
 }
 
+/* Writes report.md and report.html into an existing dir. */
+static clops_status write_documents(const report *r, const char *dir)
+{
+    strbuf sb = STRBUF_INIT;
+    clops_status st = report_render_md(r, &sb);
+    if (!st)
+        st = rj_write(dir, "report.md", sb_str(&sb), sb.len);
+    sb_clear(&sb);
+    if (!st)
+        st = report_render_html(r, &sb);
+    if (!st)
+        st = rj_write(dir, "report.html", sb_str(&sb), sb.len);
+    sb_free(&sb);
+    return st;
+}
+
+clops_status report_write_docs(const report *r, const char *dir)
+{
+    if (!host_make_dirs(dir))
+        return clops__fail(CLOPS_IO_ERROR, "%s: cannot create the directory: %s", dir,
+                           strerror(errno));
+    return write_documents(r, dir);
+}
+
 clops_status report_write_dir(const report *r, const char *dir)
 {
     if (!host_make_dirs(dir))
@@ -265,16 +289,6 @@ clops_status report_write_dir(const report *r, const char *dir)
     clops_status st = sb_finish(&sb, "report.json");
     if (!st)
         st = rj_write(dir, "report.json", sb_str(&sb), sb.len);
-    sb_clear(&sb);
-    if (!st)
-        st = report_render_md(r, &sb);
-    if (!st)
-        st = rj_write(dir, "report.md", sb_str(&sb), sb.len);
-    sb_clear(&sb);
-    if (!st)
-        st = report_render_html(r, &sb);
-    if (!st)
-        st = rj_write(dir, "report.html", sb_str(&sb), sb.len);
     sb_free(&sb);
-    return st;
+    return st ? st : write_documents(r, dir);
 }

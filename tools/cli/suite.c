@@ -60,11 +60,10 @@ int cli_suite_ops(const cli_suite *s, const clops_op ***ops, int *n)
     if (*n == 0 && cli_count(s->args, "op") > 0) {
         free(*ops);
         *ops = NULL;
-        const clops_op *probe = NULL;
-        clops_op_find(cli_value_at(s->args, "op", 0), &probe);
+        char hint[512];
+        cli_op_glob_hint(s->args, hint, sizeof hint);
         return cli_usage_error(s->args->cmd, "--op selects no operator: %s",
-                               clops_last_error()[0] ? clops_last_error()
-                                                     : "no name matches the globs");
+                               hint[0] ? hint : "the globs match no operator of this command");
     }
     return CLI_EXIT_OK;
 }

@@ -308,6 +308,38 @@ static int read_fns(const char *file, int line, yaml_document_t *doc, yaml_node_
     return 0;
 }
 
+/* Frees what an op owns (its schema and strings). */
+static void free_op(gen_op *op)
+{
+    schema_free(op->schema);
+    free(op->qname);
+    free(op->schema_text);
+    free(op->cname);
+    free(op->ident);
+    free(op->tags);
+    for (int k = 0; k < GEN_NKEYS; k++)
+        free(op->fns[k]);
+    free(op->pw_name);
+    free(op->check);
+    memset(op, 0, sizeof *op);
+}
+
+/* Frees an entry that never made it into the model and passes rc on. */
+static int drop_proto(gen_op *proto, op_schema *s, int rc)
+{
+    proto->schema = s;
+    free_op(proto);
+    return rc;
+}
+
+void gen_model_free(gen_model *m)
+{
+    for (int i = 0; i < m->nops; i++)
+        free_op(&m->ops[i]);
+    free(m->ops);
+    memset(m, 0, sizeof *m);
+}
+
 /* Adds one YAML entry (and its derived variants) to the model. */
 static int load_entry(gen_model *m, const char *file, yaml_document_t *doc, yaml_node_t *e)
 {
@@ -343,7 +375,7 @@ static int load_entry(gen_model *m, const char *file, yaml_document_t *doc, yaml
     else if (variant && strcmp(variant, "out") == 0)
         proto.variant = GEN_OUT;
     else if (variant && strcmp(variant, "functional") != 0)
-        return fail(file, line, "variant must be functional, inplace or out");
+        return drop_proto(&proto, s, fail(file, line, "variant must be functional, inplace or out"));
 
     int nimpl = 0;
     yaml_node_t *n;
@@ -351,26 +383,26 @@ static int load_entry(gen_model *m, const char *file, yaml_document_t *doc, yaml
         nimpl++;
         proto.impl = GEN_IMPL_KERNELS;
         if (!scalar(doc, n))
-            return fail(file, line, "`kernel` takes one function name");
+            return drop_proto(&proto, s, fail(file, line, "`kernel` takes one function name"));
         read_fns(file, line, doc, n, proto.fns);
     }
     if ((n = map_get(doc, e, "kernels")) != NULL) {
         nimpl++;
         proto.impl = GEN_IMPL_KERNELS;
         if (read_fns(file, line, doc, n, proto.fns))
-            return 1;
+            return drop_proto(&proto, s, 1);
     }
     if ((n = map_get(doc, e, "structured")) != NULL) {
         nimpl++;
         proto.impl = GEN_IMPL_STRUCTURED;
         if (read_fns(file, line, doc, n, proto.fns))
-            return 1;
+            return drop_proto(&proto, s, 1);
     }
     if ((n = map_get(doc, e, "pointwise")) != NULL) {
         nimpl++;
         proto.impl = GEN_IMPL_POINTWISE;
         if (!scalar(doc, n))
-            return fail(file, line, "`pointwise` takes a pw_op name");
+            return drop_proto(&proto, s, fail(file, line, "`pointwise` takes a pw_op name"));
         proto.pw_name = xstrdup(scalar(doc, n));
         proto.binding = m->nbindings++;
         for (int i = 0; i < s->nargs; i++) {
@@ -378,21 +410,21 @@ static int load_entry(gen_model *m, const char *file, yaml_document_t *doc, yaml
             bool okarg = !t->is_list && !t->optional &&
                          (t->base == SCHEMA_TENSOR || t->base == SCHEMA_SCALAR);
             if (!okarg)
-                return fail(file, line,
+                return drop_proto(&proto, s, fail(file, line,
                             "pointwise op '%s' has argument '%s' that is not a Tensor or Scalar; "
                             "use a `structured` function",
-                            func, s->args[i].name);
+                            func, s->args[i].name));
         }
         /* Pointwise entries serve every device through pw_run. */
         proto.fns[GEN_KEY_CPU] = xstrdup(proto.pw_name);
         proto.fns[GEN_KEY_OPENCL] = xstrdup(proto.pw_name);
     }
     if (nimpl > 1)
-        return fail(file, line, "give only one of kernel, kernels, structured, pointwise");
+        return drop_proto(&proto, s, fail(file, line, "give only one of kernel, kernels, structured, pointwise"));
     const char *cname = scalar(doc, map_get(doc, e, "cname"));
     const char *dc = scalar(doc, map_get(doc, e, "device_check"));
     if (dc && strcmp(dc, "NoCheck") != 0)
-        return fail(file, line, "device_check takes NoCheck");
+        return drop_proto(&proto, s, fail(file, line, "device_check takes NoCheck"));
     proto.no_device_check = dc != NULL;
     yaml_node_t *chk = map_get(doc, e, "check");
     if (chk) {
@@ -542,7 +574,9 @@ int main(int argc, char **argv)
         return 2;
     }
     gen_model m;
-    if (gen_load(&m, argv + 2, argc - 2))
-        return 1;
-    return gen_emit(&m, argv[1]);
+    int rc = gen_load(&m, argv + 2, argc - 2);
+    if (rc == 0)
+        rc = gen_emit(&m, argv[1]);
+    gen_model_free(&m);
+    return rc;
 }

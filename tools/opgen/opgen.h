@@ -63,6 +63,8 @@ typedef struct gen_model {
 
 /* Loads and checks every file; CLOPS_OK or an error printed to stderr. */
 int gen_load(gen_model *m, char **files, int nfiles);
+/* Frees everything the model owns (also after a failed gen_load). */
+void gen_model_free(gen_model *m);
 
 /* Writes the outputs into dir.  Returns 0 on success. */
 int gen_emit(const gen_model *m, const char *dir);

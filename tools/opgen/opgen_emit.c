@@ -75,6 +75,9 @@ static void c_param(strbuf *sb, const schema_arg *a)
     case SCHEMA_DEVICE:
         sb_printf(sb, "clops_device *%s", n);
         return;
+    case SCHEMA_GENERATOR:
+        sb_printf(sb, "clops_generator *%s", n);
+        return;
     default:
         sb_printf(sb, "int64_t %s", n);
         return;
@@ -91,10 +94,12 @@ static void c_arg_names(strbuf *sb, const schema_arg *a)
 }
 
 /* What a return becomes in C. */
-typedef enum ret_kind { RET_FRESH, RET_ALIAS, RET_SCALAR, RET_BAD } ret_kind;
+typedef enum ret_kind { RET_FRESH, RET_ALIAS, RET_SCALAR, RET_LIST, RET_BAD } ret_kind;
 
 static ret_kind ret_kind_of(const schema_ret *r)
 {
+    if (r->type.base == SCHEMA_TENSOR && r->type.is_list)
+        return RET_LIST; /* a clops_tensor_list of new references */
     if (r->type.base == SCHEMA_TENSOR && !r->type.is_list)
         return (r->alias.present && r->alias.is_write) ? RET_ALIAS : RET_FRESH;
     if (!r->type.is_list && (r->type.base == SCHEMA_SCALAR || r->type.base == SCHEMA_INT ||
@@ -157,7 +162,10 @@ static void op_params(strbuf *sb, const op_schema *s)
         ret_name(s, k, name, sizeof name);
         if (n++)
             sb_append(sb, ", ");
-        sb_printf(sb, rk == RET_SCALAR ? "clops_scalar *%s" : "clops_tensor **%s", name);
+        sb_printf(sb, rk == RET_SCALAR ? "clops_scalar *%s"
+                      : rk == RET_LIST ? "clops_tensor_list *%s"
+                                       : "clops_tensor **%s",
+                  name);
     }
     if (n == 0)
         sb_append(sb, "void");
@@ -398,6 +406,9 @@ static void box_arg(strbuf *sb, const schema_arg *a)
         case SCHEMA_DEVICE:
             sb_printf(sb, "clops_value_device(%s)", n);
             break;
+        case SCHEMA_GENERATOR:
+            sb_printf(sb, "clops_value_generator(%s)", n);
+            break;
         default:
             sb_printf(sb, "%s < 0 ? clops_value_none() : (clops_value){.tag = CLOPS_V_ENUM, .v.i = %s}",
                       n, n);
@@ -445,6 +456,9 @@ static void unbox_arg(strbuf *sb, const schema_arg *a, const char *v)
         case SCHEMA_DEVICE:
             sb_printf(sb, "%s.tag == CLOPS_V_NONE ? NULL : %s.v.device", v, v);
             break;
+        case SCHEMA_GENERATOR:
+            sb_printf(sb, "%s.tag == CLOPS_V_NONE ? NULL : %s.v.gen", v, v);
+            break;
         default:
             sb_printf(sb, "%s.tag == CLOPS_V_NONE ? -1 : %s.v.i", v, v);
         }
@@ -465,6 +479,8 @@ static void emit_adapter(strbuf *sb, const gen_op *op)
             sb_printf(sb, "    clops_tensor *r%d = NULL;\n", k);
         else if (rk == RET_SCALAR)
             sb_printf(sb, "    clops_scalar r%d = clops_scalar_int(0);\n", k);
+        else if (rk == RET_LIST)
+            sb_printf(sb, "    clops_tensor_list r%d = {NULL, 0};\n", k);
     }
     sb_printf(sb, "    clops_status st = ((clops__fn_%s)fn)(", op->ident);
     int n = 0;
@@ -489,6 +505,9 @@ static void emit_adapter(strbuf *sb, const gen_op *op)
             sb_printf(sb, "    r[%d] = clops_value_tensor(r%d);\n", k, k);
         else if (rk == RET_SCALAR)
             sb_printf(sb, "    r[%d] = clops_value_scalar(r%d);\n", k, k);
+        else if (rk == RET_LIST)
+            sb_printf(sb, "    r[%d] = (clops_value){.tag = CLOPS_V_TENSOR_LIST, "
+                          ".v.tensors = {r%d.data, r%d.len}};\n", k, k, k);
         else
             sb_printf(sb, "    r[%d] = clops_value_tensor(clops_tensor_retain(a[%d].v.t));\n", k,
                       ret_alias_arg(s, &s->rets[k]));
@@ -576,6 +595,9 @@ static void emit_wrapper(strbuf *sb, const gen_op *op)
             sb_printf(sb, "            *%s = r_[%d].v.t;\n", name, k);
         else if (rk == RET_SCALAR)
             sb_printf(sb, "            *%s = r_[%d].v.s;\n", name, k);
+        else if (rk == RET_LIST)
+            sb_printf(sb, "            *%s = (clops_tensor_list){(clops_tensor **)r_[%d].v.tensors.data, "
+                          "r_[%d].v.tensors.len};\n", name, k, k);
         else
             sb_printf(sb, "            clops_value_clear(&r_[%d]);\n", k);
     }

@@ -1,0 +1,276 @@
+/*
+ * cl_kernels/index.cl: device code of the indexing family (ops/index*.c).
+ *
+ * ix_gather_<elsize>_<index type> runs a gather plan (ops/index.h): every
+ * work item walks result elements in a grid-stride loop, turns the linear
+ * element number into coordinates of the IX_NDIM-dim iteration space, and
+ * reads the source at its strided offset plus, for each of IX_NIDX index
+ * tensors, index value * kstride.  Gathering copies bits, so kernels exist
+ * per element size (uchar, ushort, uint, ulong), not per dtype.
+ *
+ * Build options fix the shape of the code: IX_NDIM (1..8), IX_NIDX (0..4)
+ * and IX_I64 (64-bit offset arithmetic when a tensor needs it).
+ *
+ * Out-of-range indices: the first work item that finds one claims err[0]
+ * with an atomic compare-and-swap (an int32 atomic, core OpenCL 1.1) and
+ * records the value and which index tensor held it in err's long slots
+ * 1 and 2; the host reads err after the launch.  The element is not
+ * written.  Negative values wrap when the plan says so (take, index.Tensor),
+ * else they are out of range (gather, index_select, embedding).
+ */
+#ifndef IX_SEGMENT /* ---- gather plans ---- */
+
+#ifndef IX_NDIM
+#define IX_NDIM 1
+#endif
+#ifndef IX_NIDX
+#define IX_NIDX 0
+#endif
+#define IX_MAXD 8
+#define IX_MAXK 4
+
+#if IX_I64
+typedef long ixt;
+#else
+typedef int ixt;
+#endif
+
+/* Mirrors ix_geom in ops/index_gather.c: only longs, so both sides agree on
+ * the layout. */
+typedef struct ix_geom {
+    long sizes[IX_MAXD];
+    long out_st[IX_MAXD];
+    long src_st[IX_MAXD];
+    long idx_st[IX_MAXK][IX_MAXD];
+    long idx_off[IX_MAXK];
+    long ksize[IX_MAXK];
+    long kstride[IX_MAXK];
+    long out_off;
+    long src_off;
+    long numel;
+    long wrap;
+    long tri;
+    long tri_k;
+} ix_geom;
+
+/* Records an out-of-range index (first reporter wins). */
+void ix_report(__global int *err, long value, int k)
+{
+    if (atomic_cmpxchg(err, 0, 1) == 0) {
+        __global long *e = (__global long *)err;
+        e[1] = value;
+        e[2] = (long)k;
+    }
+}
+
+/* Adds index k's contribution to the source offset; false when out of range. */
+#define IX_APPLY(K, PTR)                                                        \
+    if (IX_NIDX > K && ok) {                                                    \
+        long v = (long)PTR[io[K]];                                              \
+        long n = g.ksize[K];                                                    \
+        long w = (v < 0 && g.wrap) ? v + n : v;                                 \
+        if (w < 0 || w >= n) {                                                  \
+            ix_report(err, v, K);                                               \
+            ok = false;                                                         \
+        } else {                                                                \
+            s += (ixt)w * (ixt)g.kstride[K];                                    \
+        }                                                                       \
+    }
+
+#define IX_GATHER_KERNEL(NAME, T, I)                                                         \
+    __kernel void NAME(__global T *out, __global const T *src, __global const I *i0,         \
+                       __global const I *i1, __global const I *i2, __global const I *i3,     \
+                       __global int *err, const ix_geom g)                                  \
+    {                                                                                        \
+        /* The geometry in private registers, read once per work item. */                  \
+        ixt sz[IX_NDIM], ost[IX_NDIM], sst[IX_NDIM], ist[IX_MAXK][IX_NDIM];                  \
+        for (int d = 0; d < IX_NDIM; d++) {                                                  \
+            sz[d] = (ixt)g.sizes[d];                                                         \
+            ost[d] = (ixt)g.out_st[d];                                                       \
+            sst[d] = (ixt)g.src_st[d];                                                       \
+            for (int k = 0; k < IX_NIDX; k++)                                                \
+                ist[k][d] = (ixt)g.idx_st[k][d];                                             \
+        }                                                                                    \
+        const ixt numel = (ixt)g.numel, out_off = (ixt)g.out_off, src_off = (ixt)g.src_off;  \
+        const long tri = g.tri, tri_k = g.tri_k;                                             \
+        for (ixt lin = (ixt)get_global_id(0); lin < numel; lin += (ixt)get_global_size(0)) { \
+            ixt rem = lin;                                                                   \
+            ixt o = out_off, s = src_off;                                                    \
+            ixt io[IX_MAXK];                                                                 \
+            for (int k = 0; k < IX_NIDX; k++)                                                \
+                io[k] = (ixt)g.idx_off[k];                                                   \
+            ixt row = 0, col = 0;                                                            \
+            for (int d = IX_NDIM - 1; d >= 0; d--) {                                         \
+                ixt c = d ? rem % sz[d] : rem;                                               \
+                rem = d ? rem / sz[d] : 0;                                                   \
+                o += c * ost[d];                                                             \
+                s += c * sst[d];                                                             \
+                for (int k = 0; k < IX_NIDX; k++)                                            \
+                    io[k] += c * ist[k][d];                                                  \
+                if (d == IX_NDIM - 1)                                                        \
+                    col = c;                                                                 \
+                if (d == IX_NDIM - 2)                                                        \
+                    row = c;                                                                 \
+            }                                                                                \
+            bool ok = true;                                                                  \
+            IX_APPLY(0, i0)                                                                  \
+            IX_APPLY(1, i1)                                                                  \
+            IX_APPLY(2, i2)                                                                  \
+            IX_APPLY(3, i3)                                                                  \
+            if (!ok)                                                                         \
+                continue;                                                                    \
+            T val = src[s];                                                                  \
+            if (tri) {                                                                       \
+                long diff = (long)col - (long)row;                                           \
+                if (tri == 1 ? diff > tri_k : diff < tri_k)                                  \
+                    val = (T)0;                                                              \
+            }                                                                                \
+            out[o] = val;                                                                    \
+        }                                                                                    \
+    }
+
+IX_GATHER_KERNEL(ix_gather_1_i32, uchar, int)
+IX_GATHER_KERNEL(ix_gather_2_i32, ushort, int)
+IX_GATHER_KERNEL(ix_gather_4_i32, uint, int)
+IX_GATHER_KERNEL(ix_gather_8_i32, ulong, int)
+IX_GATHER_KERNEL(ix_gather_1_i64, uchar, long)
+IX_GATHER_KERNEL(ix_gather_2_i64, ushort, long)
+IX_GATHER_KERNEL(ix_gather_4_i64, uint, long)
+IX_GATHER_KERNEL(ix_gather_8_i64, ulong, long)
+
+#endif /* !IX_SEGMENT */
+
+#ifdef IX_SEGMENT
+/* Products and sums round separately, as in the C reference (and PyTorch's
+ * alpha * source + self). */
+#pragma OPENCL FP_CONTRACT OFF
+/* ---- segment plans (ops/index_scatter.c) ----------------------------------
+ *
+ * ix_segment_<dtype> writes the accumulating and overwriting scatters
+ * (scatter, scatter_add, scatter_reduce, index_add, index_copy, index_fill,
+ * index_put_, put_, embedding_dense_backward).  The host has sorted the
+ * index entries by the self element (or row) they target, keeping source
+ * order inside each target: segment s holds entries seg_start[s] ..
+ * seg_start[s+1]-1, targets self offset seg_target[s], and entry k reads
+ * the source at row_src[k].  A work item owns one (segment, inner element)
+ * pair and folds its segment in order, so sums are the same bits on every
+ * run and need no atomics.  Modes: 0 copy (the last entry wins), 1 sum
+ * (times alpha), 2 prod, 3 mean, 4 amax, 5 amin; include_self folds self's
+ * old value first; scale_count makes alpha 1 / segment length (embedding's
+ * scale_grad_by_freq, which scales each row before adding, as PyTorch).
+ */
+#define IX_MAXD 8
+
+typedef struct ix_sgeom {
+    long sizes[IX_MAXD];
+    long self_st[IX_MAXD];
+    long src_st[IX_MAXD];
+    long ndim, inner, nseg, mode, include_self, scale_count, alpha_i;
+    double alpha_f;
+} ix_sgeom;
+
+#define IX_SEG_KERNEL(NAME, T, C, LOAD, STORE, ISF)                                          \
+    __kernel void NAME(__global T *self, __global const T *src,                              \
+                       __global const long *seg_start, __global const long *seg_target,      \
+                       __global const long *row_src, const ix_sgeom g)                      \
+    {                                                                                        \
+        const long total = g.nseg * g.inner;                                                 \
+        for (long lin = get_global_id(0); lin < total; lin += get_global_size(0)) {          \
+            long s = lin / g.inner, rem = lin % g.inner, so = seg_target[s], sr = 0;         \
+            for (int d = (int)g.ndim - 1; d >= 0; d--) {                                     \
+                long c = rem % g.sizes[d];                                                   \
+                rem /= g.sizes[d];                                                           \
+                so += c * g.self_st[d];                                                      \
+                sr += c * g.src_st[d];                                                       \
+            }                                                                                \
+            long k0 = seg_start[s], k1 = seg_start[s + 1];                                   \
+            C acc;                                                                           \
+            if (g.mode == 0) {                                                               \
+                acc = LOAD(src, row_src[k1 - 1] + sr);                                       \
+            } else {                                                                         \
+                bool have = g.include_self != 0;                                             \
+                acc = have ? LOAD(self, so) : (C)(g.mode == 2 ? 1 : 0);                      \
+                C al = ISF ? (C)g.alpha_f : (C)g.alpha_i;                                    \
+                if (g.scale_count)                                                           \
+                    al = (C)1 / (C)(k1 - k0);                                                \
+                for (long k = k0; k < k1; k++) {                                             \
+                    C v = LOAD(src, row_src[k] + sr);                                        \
+                    if (g.mode == 1)                                                         \
+                        acc += v * al;                                                       \
+                    else if (g.mode == 3)                                                    \
+                        acc += v;                                                            \
+                    else if (g.mode == 2)                                                    \
+                        acc *= v;                                                            \
+                    else if (!have)                                                          \
+                        acc = v;                                                             \
+                    else if (g.mode == 4)                                                    \
+                        acc = (ISF && (acc != acc || v != v)) ? (acc != acc ? acc : v)       \
+                                                              : (v > acc ? v : acc);         \
+                    else                                                                     \
+                        acc = (ISF && (acc != acc || v != v)) ? (acc != acc ? acc : v)       \
+                                                              : (v < acc ? v : acc);         \
+                    have = true;                                                             \
+                }                                                                            \
+                if (g.mode == 3) {                                                           \
+                    long n = k1 - k0 + (g.include_self ? 1 : 0);                             \
+                    if (ISF)                                                                 \
+                        acc = acc / (C)n;                                                    \
+                    else                                                                     \
+                        acc = (C)((long)acc >= 0 ? (long)acc / n : -((-(long)acc + n - 1) / n)); \
+                }                                                                            \
+            }                                                                                \
+            STORE(self, so, acc);                                                            \
+        }                                                                                    \
+    }
+
+#define IX_LD_PLAIN(p, i) (p[i])
+#define IX_ST_PLAIN(p, i, v) (p[i] = (v))
+#define IX_LD_INT(p, i) ((long)p[i])
+#define IX_ST_BOOL(p, i, v) (p[i] = (uchar)((v) != 0))
+#define IX_LD_HALF(p, i) vload_half((size_t)(i), p)
+#define IX_ST_HALF(p, i, v) vstore_half_rte((v), (size_t)(i), p)
+#define IX_LD_BF16(p, i) clops_bf16_to_float(p[i])
+#define IX_ST_BF16(p, i, v) (p[i] = clops_float_to_bf16(v))
+
+IX_SEG_KERNEL(ix_segment_bool, uchar, long, IX_LD_INT, IX_ST_BOOL, 0)
+IX_SEG_KERNEL(ix_segment_uint8, uchar, long, IX_LD_INT, IX_ST_PLAIN, 0)
+IX_SEG_KERNEL(ix_segment_int8, char, long, IX_LD_INT, IX_ST_PLAIN, 0)
+IX_SEG_KERNEL(ix_segment_int16, short, long, IX_LD_INT, IX_ST_PLAIN, 0)
+IX_SEG_KERNEL(ix_segment_int32, int, long, IX_LD_INT, IX_ST_PLAIN, 0)
+IX_SEG_KERNEL(ix_segment_int64, long, long, IX_LD_PLAIN, IX_ST_PLAIN, 0)
+IX_SEG_KERNEL(ix_segment_float16, half, float, IX_LD_HALF, IX_ST_HALF, 1)
+IX_SEG_KERNEL(ix_segment_bfloat16, ushort, float, IX_LD_BF16, IX_ST_BF16, 1)
+IX_SEG_KERNEL(ix_segment_float32, float, float, IX_LD_PLAIN, IX_ST_PLAIN, 1)
+#ifdef CLOPS_HAS_FP64
+IX_SEG_KERNEL(ix_segment_float64, double, double, IX_LD_PLAIN, IX_ST_PLAIN, 1)
+#endif
+
+/* isin: out[i] = (elements[i] equals some test[j]) != invert, both
+ * contiguous and of one dtype (the host promotes them); NaN equals
+ * nothing.  A brute-force loop over test (docs/index.md). */
+#define IX_ISIN_KERNEL(NAME, T, C, LOAD)                                                     \
+    __kernel void NAME(__global uchar *out, __global const T *el, __global const T *test,   \
+                       const long n, const long m, const int invert)                        \
+    {                                                                                        \
+        for (long i = get_global_id(0); i < n; i += get_global_size(0)) {                    \
+            C e = LOAD(el, i);                                                               \
+            int hit = 0;                                                                     \
+            for (long j = 0; j < m && !hit; j++)                                             \
+                hit = LOAD(test, j) == e;                                                    \
+            out[i] = (uchar)(hit != invert);                                                 \
+        }                                                                                    \
+    }
+
+IX_ISIN_KERNEL(ix_isin_bool, uchar, long, IX_LD_INT)
+IX_ISIN_KERNEL(ix_isin_uint8, uchar, long, IX_LD_INT)
+IX_ISIN_KERNEL(ix_isin_int8, char, long, IX_LD_INT)
+IX_ISIN_KERNEL(ix_isin_int16, short, long, IX_LD_INT)
+IX_ISIN_KERNEL(ix_isin_int32, int, long, IX_LD_INT)
+IX_ISIN_KERNEL(ix_isin_int64, long, long, IX_LD_PLAIN)
+IX_ISIN_KERNEL(ix_isin_float16, half, float, IX_LD_HALF)
+IX_ISIN_KERNEL(ix_isin_bfloat16, ushort, float, IX_LD_BF16)
+IX_ISIN_KERNEL(ix_isin_float32, float, float, IX_LD_PLAIN)
+#ifdef CLOPS_HAS_FP64
+IX_ISIN_KERNEL(ix_isin_float64, double, double, IX_LD_PLAIN)
+#endif
+#endif /* IX_SEGMENT */

@@ -1,0 +1,249 @@
+/*
+ * cl_kernels/random.cl: the kernels of the random family (ops/random.c).
+ *
+ * The host builds one program per device from random_math.clh,
+ * random_dist.clh and this file, in that order.  Every kernel walks the
+ * Philox counters of its output with a grid-stride loop: counter ci serves
+ * elements ci*E .. ci*E+E-1 (E = 4 or 2, see random_dist.clh), so the values
+ * depend on (seed, offset, element index) only, never on the launch
+ * geometry.  Outputs are contiguous: `out + out_off`, n elements.  Kernel
+ * names: rnd_<dist>_<storage>; the storage suffixes are the dtype names.
+ *
+ * Contraction is off (random_math.clh) and no builtin with an error bound is
+ * called, so the results equal the CPU reference's bit for bit.
+ */
+#ifdef CLOPS_HAS_FP64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+/* Conversions from the compute value to the storage type. */
+#define CV_float32(x) (x)
+#define CV_float16(x) ((ushort)rnd_f32_to_f16(x))
+#define CV_bfloat16(x) ((ushort)rnd_f32_to_bf16(x))
+/* From a 64-bit integer value. */
+#define IV_bool(x) ((uchar)((x) != 0))
+#define IV_uint8(x) ((uchar)(x))
+#define IV_int8(x) ((char)(x))
+#define IV_int16(x) ((short)(x))
+#define IV_int32(x) ((int)(x))
+#define IV_int64(x) ((long)(x))
+#define IV_float16(x) ((ushort)rnd_f32_to_f16((float)(x)))
+#define IV_bfloat16(x) ((ushort)rnd_f32_to_bf16((float)(x)))
+#define IV_float32(x) ((float)(x))
+#define IV_float64(x) ((double)(x))
+
+/* Stores 4 (or the remaining) converted values at element base. */
+#define RND_STORE4(out, base, n, ST, VT, CONV, v)                                                \
+    if ((base) + 4 <= (n)) {                                                                     \
+        vstore4((VT)(CONV(v[0]), CONV(v[1]), CONV(v[2]), CONV(v[3])), 0, (out) + (base));        \
+    } else {                                                                                     \
+        for (int j = 0; j < 4; j++)                                                              \
+            if ((base) + (ulong)j < (n))                                                         \
+                (out)[(base) + (ulong)j] = CONV(v[j]);                                           \
+    }
+
+#define RND_STORE2(out, base, n, ST, VT, CONV, v)                                                \
+    if ((base) + 2 <= (n)) {                                                                     \
+        vstore2((VT)(CONV(v[0]), CONV(v[1])), 0, (out) + (base));                                \
+    } else if ((base) < (n)) {                                                                   \
+        (out)[base] = CONV(v[0]);                                                                \
+    }
+
+/* A float32-compute distribution into a float32/float16/bfloat16 output. */
+#define RND_FKERNEL(NAME, DIST, ST, VT, CONV, DIGITS)                                            \
+    __kernel void NAME(__global ST *out, ulong out_off, ulong n, ulong offset, uint k0, uint k1,  \
+                       float a, float b, float c)                                                \
+    {                                                                                            \
+        out += out_off;                                                                          \
+        ulong nc = (n + 3) >> 2;                                                                 \
+        for (ulong ci = get_global_id(0); ci < nc; ci += get_global_size(0)) {                   \
+            uint w[4];                                                                           \
+            float v[4];                                                                          \
+            rnd_philox(offset + ci, k0, k1, w);                                                  \
+            rnd_blockf(DIST, w, a, b, c, DIGITS, v);                                             \
+            ulong base = ci << 2;                                                                \
+            RND_STORE4(out, base, n, ST, VT, CONV, v)                                            \
+        }                                                                                        \
+    }
+
+/* geometric_ computes in float32 and stores integers (or floats) through
+ * a saturating conversion to a 64-bit integer. */
+#define GV(IV, x) IV(rnd_f32_to_i64(x))
+#define GV_bool(x) GV(IV_bool, x)
+#define GV_uint8(x) GV(IV_uint8, x)
+#define GV_int8(x) GV(IV_int8, x)
+#define GV_int16(x) GV(IV_int16, x)
+#define GV_int32(x) GV(IV_int32, x)
+#define GV_int64(x) GV(IV_int64, x)
+#define GV_float16(x) GV(IV_float16, x)
+#define GV_bfloat16(x) GV(IV_bfloat16, x)
+#define GV_float32(x) GV(IV_float32, x)
+
+/* An integer distribution (ranges, Bernoulli) into any output. */
+#define RND_IKERNEL(NAME, DIST, ST, VT, CONV)                                                    \
+    __kernel void NAME(__global ST *out, ulong out_off, ulong n, ulong offset, uint k0, uint k1,  \
+                       ulong ia, ulong ib)                                                       \
+    {                                                                                            \
+        out += out_off;                                                                          \
+        int per = DIST == RND_RANGE64 ? 2 : 4;                                                   \
+        ulong nc = (n + (ulong)per - 1) / (ulong)per;                                            \
+        for (ulong ci = get_global_id(0); ci < nc; ci += get_global_size(0)) {                   \
+            uint w[4];                                                                           \
+            long v[4];                                                                           \
+            rnd_philox(offset + ci, k0, k1, w);                                                  \
+            rnd_blocki(DIST, w, ia, ib, v);                                                      \
+            ulong base = ci * (ulong)per;                                                        \
+            if (DIST == RND_RANGE64) {                                                           \
+                RND_STORE2(out, base, n, ST, VT##2, CONV, v)                                     \
+            } else {                                                                             \
+                RND_STORE4(out, base, n, ST, VT##4, CONV, v)                                     \
+            }                                                                                    \
+        }                                                                                        \
+    }
+
+/* native_dropout: out = (in * keep) * scale, mask = keep, with keep = word >=
+ * threshold (threshold = floor(p * 2^32)), float32 compute.  Full blocks of
+ * 4 use vector loads and stores. */
+#define RND_DROPOUT_ONE(j, xin, thr, scale, LOAD, CONV, r, mk)                                   \
+    {                                                                                            \
+        float m_ = (ulong)w[j] >= (thr) ? 1.0f : 0.0f;                                           \
+        float x_ = LOAD(xin) * m_;                                                               \
+        r[j] = CONV(x_ * (scale));                                                               \
+        mk[j] = (uchar)(m_ != 0.0f);                                                             \
+    }
+
+#define RND_DROPOUT_KERNEL(NAME, ST, VT, LOAD, CONV)                                             \
+    __kernel void NAME(__global const ST *in, ulong in_off, __global ST *out, ulong out_off,     \
+                       __global uchar *mask, ulong mask_off, ulong n, ulong offset, uint k0,     \
+                       uint k1, ulong thr, float scale)                                          \
+    {                                                                                            \
+        in += in_off;                                                                            \
+        out += out_off;                                                                          \
+        mask += mask_off;                                                                        \
+        ulong nc = (n + 3) >> 2;                                                                 \
+        for (ulong ci = get_global_id(0); ci < nc; ci += get_global_size(0)) {                   \
+            uint w[4];                                                                           \
+            ST r[4];                                                                             \
+            uchar mk[4];                                                                         \
+            rnd_philox(offset + ci, k0, k1, w);                                                  \
+            ulong base = ci << 2;                                                                \
+            if (base + 4 <= n) {                                                                 \
+                VT x = vload4(0, in + base);                                                     \
+                RND_DROPOUT_ONE(0, x.s0, thr, scale, LOAD, CONV, r, mk)                          \
+                RND_DROPOUT_ONE(1, x.s1, thr, scale, LOAD, CONV, r, mk)                          \
+                RND_DROPOUT_ONE(2, x.s2, thr, scale, LOAD, CONV, r, mk)                          \
+                RND_DROPOUT_ONE(3, x.s3, thr, scale, LOAD, CONV, r, mk)                          \
+                vstore4((VT)(r[0], r[1], r[2], r[3]), 0, out + base);                            \
+                vstore4((uchar4)(mk[0], mk[1], mk[2], mk[3]), 0, mask + base);                   \
+            } else {                                                                             \
+                for (int j = 0; j < 4; j++) {                                                    \
+                    ulong i = base + (ulong)j;                                                   \
+                    if (i < n) {                                                                 \
+                        RND_DROPOUT_ONE(j, in[i], thr, scale, LOAD, CONV, r, mk)                 \
+                        out[i] = r[j];                                                           \
+                        mask[i] = mk[j];                                                         \
+                    }                                                                            \
+                }                                                                                \
+            }                                                                                    \
+        }                                                                                        \
+    }
+
+#define LD_float32(x) (x)
+#define LD_float16(x) rnd_f16_to_f32(x)
+#define LD_bfloat16(x) rnd_bf16_to_f32(x)
+
+/* The float32-compute distributions for each float32-compute storage. */
+#define RND_F_FOR(DIST, dname)                                                                   \
+    RND_FKERNEL(rnd_##dname##_float32, DIST, float, float4, CV_float32, 24)                      \
+    RND_FKERNEL(rnd_##dname##_float16, DIST, ushort, ushort4, CV_float16, 11)                    \
+    RND_FKERNEL(rnd_##dname##_bfloat16, DIST, ushort, ushort4, CV_bfloat16, 8)
+
+RND_F_FOR(RND_UNIFORM, uniform)
+RND_F_FOR(RND_NORMAL, normal)
+RND_F_FOR(RND_LOG_NORMAL, log_normal)
+RND_F_FOR(RND_EXPONENTIAL, exponential)
+RND_F_FOR(RND_CAUCHY, cauchy)
+
+#define RND_G(st, T, VT) RND_FKERNEL(rnd_geometric_##st, RND_GEOMETRIC, T, VT, GV_##st, 24)
+RND_G(bool, uchar, uchar4)
+RND_G(uint8, uchar, uchar4)
+RND_G(int8, char, char4)
+RND_G(int16, short, short4)
+RND_G(int32, int, int4)
+RND_G(int64, long, long4)
+RND_G(float16, ushort, ushort4)
+RND_G(bfloat16, ushort, ushort4)
+RND_G(float32, float, float4)
+
+#define RND_I_FOR(DIST, dname)                                                                   \
+    RND_IKERNEL(rnd_##dname##_bool, DIST, uchar, uchar, IV_bool)                                 \
+    RND_IKERNEL(rnd_##dname##_uint8, DIST, uchar, uchar, IV_uint8)                               \
+    RND_IKERNEL(rnd_##dname##_int8, DIST, char, char, IV_int8)                                   \
+    RND_IKERNEL(rnd_##dname##_int16, DIST, short, short, IV_int16)                               \
+    RND_IKERNEL(rnd_##dname##_int32, DIST, int, int, IV_int32)                                   \
+    RND_IKERNEL(rnd_##dname##_int64, DIST, long, long, IV_int64)                                 \
+    RND_IKERNEL(rnd_##dname##_float16, DIST, ushort, ushort, IV_float16)                         \
+    RND_IKERNEL(rnd_##dname##_bfloat16, DIST, ushort, ushort, IV_bfloat16)                       \
+    RND_IKERNEL(rnd_##dname##_float32, DIST, float, float, IV_float32)
+
+RND_I_FOR(RND_RANGE32, range32)
+RND_I_FOR(RND_RANGE64, range64)
+RND_I_FOR(RND_BERNOULLI, bernoulli)
+
+RND_DROPOUT_KERNEL(rnd_dropout_float32, float, float4, LD_float32, CV_float32)
+RND_DROPOUT_KERNEL(rnd_dropout_float16, ushort, ushort4, LD_float16, CV_float16)
+RND_DROPOUT_KERNEL(rnd_dropout_bfloat16, ushort, ushort4, LD_bfloat16, CV_bfloat16)
+
+#ifdef CLOPS_HAS_FP64
+/* float64: 2 elements per counter. */
+#define RND_DKERNEL(NAME, DIST)                                                                  \
+    __kernel void NAME(__global double *out, ulong out_off, ulong n, ulong offset, uint k0,      \
+                       uint k1, double a, double b, double c)                                    \
+    {                                                                                            \
+        out += out_off;                                                                          \
+        ulong nc = (n + 1) >> 1;                                                                 \
+        for (ulong ci = get_global_id(0); ci < nc; ci += get_global_size(0)) {                   \
+            uint w[4];                                                                           \
+            double v[2];                                                                         \
+            rnd_philox(offset + ci, k0, k1, w);                                                  \
+            rnd_blockd(DIST, w, a, b, c, v);                                                     \
+            ulong base = ci << 1;                                                                \
+            RND_STORE2(out, base, n, double, double2, CV_float32, v)                             \
+        }                                                                                        \
+    }
+
+RND_DKERNEL(rnd_uniform_float64, RND_UNIFORM)
+RND_DKERNEL(rnd_normal_float64, RND_NORMAL)
+RND_DKERNEL(rnd_log_normal_float64, RND_LOG_NORMAL)
+RND_DKERNEL(rnd_exponential_float64, RND_EXPONENTIAL)
+RND_DKERNEL(rnd_cauchy_float64, RND_CAUCHY)
+RND_DKERNEL(rnd_geometric_float64, RND_GEOMETRIC)
+
+RND_IKERNEL(rnd_range32_float64, RND_RANGE32, double, double, IV_float64)
+RND_IKERNEL(rnd_range64_float64, RND_RANGE64, double, double, IV_float64)
+RND_IKERNEL(rnd_bernoulli_float64, RND_BERNOULLI, double, double, IV_float64)
+
+/* dropout on float64 computes in float64. */
+__kernel void rnd_dropout_float64(__global const double *in, ulong in_off, __global double *out,
+                                  ulong out_off, __global uchar *mask, ulong mask_off, ulong n,
+                                  ulong offset, uint k0, uint k1, ulong thr, double scale)
+{
+    in += in_off;
+    out += out_off;
+    mask += mask_off;
+    ulong nc = (n + 3) >> 2;
+    for (ulong ci = get_global_id(0); ci < nc; ci += get_global_size(0)) {
+        uint w[4];
+        rnd_philox(offset + ci, k0, k1, w);
+        ulong base = ci << 2;
+        for (int j = 0; j < 4; j++) {
+            ulong i = base + (ulong)j;
+            if (i < n) {
+                double m = (ulong)w[j] >= thr ? 1.0 : 0.0;
+                out[i] = (in[i] * m) * scale;
+                mask[i] = (uchar)(m != 0.0);
+            }
+        }
+    }
+}
+#endif

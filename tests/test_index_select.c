@@ -1,0 +1,192 @@
+/*
+ * tests/test_index_select.c: the indexing family's selecting ops on every
+ * device beyond what the check engine's standard cases cover (those run in
+ * tests/test_check_ops_*.c): out-of-range indices reported by the device
+ * kernels with the op, value, dim and size; int32 indices; views as index
+ * tensors; plans of more dims than one launch walks; fill_ into an
+ * expanded tensor; results against the CPU reference.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "clops/ops.h"
+#include "support/clops_test.h"
+#include "ops/core.h"
+
+/* An int64 (or int32) index tensor on dev from values. */
+static clops_tensor *ix_tensor(clops_device *dev, clops_dtype dt, int ndim, const int64_t *sizes,
+                               const int64_t *vals)
+{
+    int64_t n = ct_numel(ndim, sizes);
+    clops_tensor *h = NULL, *t = NULL;
+    CT_OK(clops_from_host(ct_cpu(), CLOPS_INT64, ndim, sizes, vals, (size_t)n * sizeof(int64_t), &h));
+    CT_OK(core_to_copy(h, dt, dev, &t));
+    clops_tensor_release(h);
+    return t;
+}
+
+/* Out-of-range and negative indices on every device: errors name the op,
+ * the value, the dim and its size; nothing crashes. */
+static void test_out_of_range(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_devices(devs, CT_MAX_DEVICES);
+    for (int d = 0; d < nd; d++) {
+        clops_device *dev = devs[d];
+        ct_set_device(dev);
+        clops_tensor *x = ct_random(dev, CLOPS_FLOAT32, 2, CT_I64(4, 6), CT_CONTIGUOUS,
+                                    PW_DOMAIN_ANY, 1);
+        clops_tensor *bad = ix_tensor(dev, CLOPS_INT64, 1, CT_I64(3), CT_I64(1, 9, 0));
+        clops_tensor *neg = ix_tensor(dev, CLOPS_INT32, 1, CT_I64(2), CT_I64(-1, 0));
+        clops_tensor *bad2 = ix_tensor(dev, CLOPS_INT64, 2, CT_I64(1, 2), CT_I64(0, -7));
+        clops_tensor *r = NULL;
+        CT_STATUS(clops_index_select(x, 1, bad, &r), CLOPS_INDEX_OUT_OF_RANGE);
+        CT_ERROR_CONTAINS("index_select: index 9 is out of bounds for dimension 1 with size 6");
+        CT_STATUS(clops_index_select(x, 0, neg, &r), CLOPS_INDEX_OUT_OF_RANGE);
+        CT_ERROR_CONTAINS("index -1 is out of bounds for dimension 0 with size 4");
+        CT_STATUS(clops_gather(x, 1, bad2, false, &r), CLOPS_INDEX_OUT_OF_RANGE);
+        CT_ERROR_CONTAINS("gather: index -7 is out of bounds for dimension 1 with size 6");
+        CT_STATUS(clops_embedding(x, bad, -1, false, false, &r), CLOPS_INDEX_OUT_OF_RANGE);
+        CT_ERROR_CONTAINS("embedding: index 9 is out of bounds for dimension 0 with size 4");
+        clops_tensor *bt = ix_tensor(dev, CLOPS_INT64, 1, CT_I64(1), CT_I64(-25));
+        CT_STATUS(clops_take(x, bt, &r), CLOPS_INDEX_OUT_OF_RANGE);
+        CT_ERROR_CONTAINS("take: index -25 is out of bounds for dimension 0 with size 24");
+        clops_tensor_release(bt);
+        /* take wraps -1 .. -24; index.Tensor wraps along its dim. */
+        clops_tensor *wrap = ix_tensor(dev, CLOPS_INT64, 1, CT_I64(2), CT_I64(-1, -24));
+        CT_OK(clops_take(x, wrap, &r));
+        clops_tensor_release(r);
+        r = NULL;
+        clops_tensor *const idx[2] = {NULL, bad};
+        CT_STATUS(clops_index(x, idx, 2, &r), CLOPS_INDEX_OUT_OF_RANGE);
+        CT_ERROR_CONTAINS("index: index 9 is out of bounds for dimension 1 with size 6");
+        CT_ASSERT(r == NULL);
+        clops_tensor_release(wrap);
+        clops_tensor_release(bad);
+        clops_tensor_release(neg);
+        clops_tensor_release(bad2);
+        clops_tensor_release(x);
+    }
+    ct_clear_context();
+}
+
+/* Runs the selecting ops on dev and on the CPU device with the same inputs
+ * (views of every layout, int32 and int64 indices) and compares exactly. */
+static void compare_ops(clops_device *dev, clops_dtype dt, ct_layout lay, clops_dtype idt)
+{
+    clops_device *cpu = ct_cpu();
+    clops_device *on[2] = {dev, cpu};
+    clops_tensor *res[2][6] = {{NULL}};
+    for (int w = 0; w < 2; w++) {
+        clops_tensor *x = ct_random(on[w], dt, 3, CT_I64(5, 7, 6), lay, PW_DOMAIN_ANY, 7);
+        int64_t iv[12] = {4, 0, 2, 2, 1, 3, 0, 0, 4, 1, 3, 2};
+        clops_tensor *i1 = ix_tensor(on[w], idt, 1, CT_I64(12), iv);
+        clops_tensor *i2 = NULL, *g = NULL;
+        /* A transposed index view for gather along dim 2: [5, 7, 4]. */
+        clops_tensor *gsrc = ct_random(on[w], CLOPS_INT64, 3, CT_I64(5, 7, 4), CT_TRANSPOSED,
+                                       PW_DOMAIN_INDEX, 9);
+        CT_OK(core_to_copy(gsrc, idt, NULL, &g));
+        CT_OK(core_narrow(i1, 0, 2, 5, &i2));
+        CT_OK(clops_index_select(x, 1, i1, &res[w][0]));
+        CT_OK(clops_gather(x, 2, g, false, &res[w][1]));
+        clops_tensor *const adv[3] = {i2, NULL, i2};
+        CT_OK(clops_index(x, adv, 3, &res[w][2]));
+        int64_t dims[2] = {0, 2};
+        CT_OK(clops_flip(x, dims, 2, &res[w][3]));
+        CT_OK(clops_tril(x, -1, &res[w][4]));
+        clops_tensor *const cl[2] = {x, x};
+        CT_OK(clops_cat(cl, 2, 1, &res[w][5]));
+        clops_tensor_release(x);
+        clops_tensor_release(i1);
+        clops_tensor_release(i2);
+        clops_tensor_release(g);
+        clops_tensor_release(gsrc);
+    }
+    for (int k = 0; k < 6; k++) {
+        CT_ASSERT_CLOSE(res[0][k], res[1][k], CT_TOL_EXACT);
+        clops_tensor_release(res[0][k]);
+        clops_tensor_release(res[1][k]);
+    }
+}
+
+static void test_against_reference(void **state)
+{
+    (void)state;
+    static const clops_dtype dts[] = {CLOPS_BOOL, CLOPS_UINT8, CLOPS_INT16, CLOPS_INT32,
+                                      CLOPS_INT64, CLOPS_FLOAT16, CLOPS_BFLOAT16, CLOPS_FLOAT32,
+                                      CLOPS_FLOAT64};
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    for (int d = 0; d < nd; d++) {
+        ct_set_device(devs[d]);
+        for (size_t i = 0; i < CT_COUNT(dts); i++) {
+            if (!ct_device_supports(devs[d], dts[i]))
+                continue;
+            for (int lay = 0; lay < CT_LAYOUT_COUNT; lay++) {
+                clops_dtype idt = (i + (size_t)lay) % 2 ? CLOPS_INT32 : CLOPS_INT64;
+                ct_set_case("%s %s, %s indices", clops_dtype_name(dts[i]),
+                            ct_layout_name((ct_layout)lay), clops_dtype_name(idt));
+                compare_ops(devs[d], dts[i], (ct_layout)lay, idt);
+            }
+        }
+    }
+    ct_clear_context();
+}
+
+/* A plan of 10 dims that cannot be merged runs as several launches. */
+static void test_high_rank(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    const int64_t sz[10] = {2, 3, 2, 3, 2, 2, 3, 2, 2, 3};
+    for (int d = 0; d < nd; d++) {
+        ct_set_device(devs[d]);
+        clops_tensor *a = ct_random(devs[d], CLOPS_INT32, 10, sz, CT_SLICED, PW_DOMAIN_ANY, 3);
+        clops_tensor *b = ct_to_cpu(a);
+        int64_t dims[5] = {0, 2, 4, 6, 8};
+        clops_tensor *ra = NULL, *rb = NULL;
+        CT_OK(clops_flip(a, dims, 5, &ra));
+        CT_OK(clops_flip(b, dims, 5, &rb));
+        CT_ASSERT_CLOSE(ra, rb, CT_TOL_EXACT);
+        clops_tensor_release(a);
+        clops_tensor_release(b);
+        clops_tensor_release(ra);
+        clops_tensor_release(rb);
+    }
+    ct_clear_context();
+}
+
+/* fill_ into an expanded tensor writes its distinct elements (PyTorch
+ * allows it). */
+static void test_fill_expanded(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_devices(devs, CT_MAX_DEVICES);
+    for (int d = 0; d < nd; d++) {
+        ct_set_device(devs[d]);
+        clops_tensor *base = NULL, *e = NULL;
+        CT_OK(clops_zeros(devs[d], CLOPS_FLOAT32, 2, CT_I64(3, 1), &base));
+        CT_OK(clops_expand(base, CT_I64(3, 4), 2, false, &e));
+        CT_OK(clops_fill_scalar_(e, clops_scalar_float(2.5)));
+        float h[3];
+        CT_OK(clops_tensor_to_host(base, h, sizeof h));
+        CT_ASSERT(h[0] == 2.5f && h[1] == 2.5f && h[2] == 2.5f);
+        clops_tensor_release(e);
+        clops_tensor_release(base);
+    }
+    ct_clear_context();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_out_of_range),
+        cmocka_unit_test(test_against_reference),
+        cmocka_unit_test(test_high_rank),
+        cmocka_unit_test(test_fill_expanded),
+    };
+    return cmocka_run_group_tests(tests, NULL, ct_teardown_group);
+}
