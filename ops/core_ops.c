@@ -240,6 +240,13 @@ clops_status core_op_set_empty(clops_tensor *self)
     return CLOPS_OK;
 }
 
+/* zero_: every element of self set to zero, on self's device (fill_ with
+ * 0; zeros_like and PyTorch's gradient buffers come through here). */
+clops_status core_op_zero_(clops_tensor *self)
+{
+    return tensor_fill(self, clops_scalar_int(0));
+}
+
 clops_status core_op_local_scalar_dense(clops_tensor *self, clops_scalar *out)
 {
     return clops_tensor_item(self, out);

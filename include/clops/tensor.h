@@ -126,6 +126,43 @@ CLOPS_API clops_status clops_tensor_to_device(const clops_tensor *t, clops_devic
  * float for floating dtypes. */
 CLOPS_API clops_status clops_tensor_item(const clops_tensor *t, clops_scalar *out);
 
+/* --- storage, for bridges that manage memory themselves ---------------- */
+/*
+ * A storage is the reference-counted allocation under one or more tensors
+ * (a cl_mem from the device's caching allocator, or host memory on the CPU
+ * device).  A framework bridge (the PyTorch device) allocates storages,
+ * keeps them in its own storage objects and builds clops tensors over them
+ * with any geometry, so that its views map one-to-one onto clops views.
+ * Ownership follows the tensors': _new hands out one reference, _retain
+ * adds one, _release drops one (NULL is a no-op).
+ */
+typedef struct clops_storage clops_storage;
+
+/* Uninitialised storage of nbytes (0 allowed) on device (NULL: default). */
+CLOPS_API clops_status clops_storage_new(clops_device *device, size_t nbytes,
+                                         clops_storage **out);
+CLOPS_API clops_storage *clops_storage_retain(clops_storage *s);
+CLOPS_API void clops_storage_release(clops_storage *s);
+CLOPS_API size_t clops_storage_nbytes(const clops_storage *s);
+CLOPS_API clops_device *clops_storage_device(const clops_storage *s);
+/* The OpenCL buffer (a cl_mem) of a storage on an OpenCL device; NULL for
+ * the CPU device or an empty storage.  Owned by the storage. */
+CLOPS_API void *clops_storage_cl_mem(const clops_storage *s);
+/* The storage under t (borrowed: valid while t lives). */
+CLOPS_API clops_storage *clops_tensor_storage(const clops_tensor *t);
+/*
+ * A tensor over s (retained) with the given geometry: sizes and strides in
+ * elements, offset in elements.  CLOPS_INVALID_SHAPE when an element it can
+ * reach lies outside the storage.
+ */
+CLOPS_API clops_status clops_tensor_from_storage(clops_storage *s, clops_dtype dtype, int ndim,
+                                                 const int64_t *sizes, const int64_t *strides,
+                                                 int64_t offset, clops_tensor **out);
+/* Bytes of device memory handed out to storages and bytes held in the
+ * allocator's cache (returned by clops_empty_cache), on one device. */
+CLOPS_API clops_status clops_memory_stats(clops_device *device, size_t *in_use,
+                                          size_t *cached);
+
 /* --- library lifetime --------------------------------------------------- */
 
 /* Discovers devices.  Optional: every entry point initialises on demand.

@@ -1,0 +1,2 @@
+"""clops: portable tensor operators on OpenCL.  `import clops.torch` adds the
+PyTorch device "clops" (see docs/torch.md)."""

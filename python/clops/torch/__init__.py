@@ -1,0 +1,206 @@
+"""The PyTorch device "clops": PyTorch tensors and models on any OpenCL device.
+
+``import clops.torch`` renames PyTorch's PrivateUse1 backend to ``clops``, loads
+the bridge (clops/torch/_C), binds every clops operator whose schema matches
+PyTorch's, and installs ``torch.clops``::
+
+    import torch, clops.torch
+    x = torch.randn(4, 5).to("clops")        # clops:0 = clops' first OpenCL device
+    y = (x @ x.T).relu().cpu()
+    print(torch.clops.fallback_counts())     # ops that ran on the CPU
+
+Device indices are clops' OpenCL devices in ``clops devices`` order; CLOPS_DEVICE
+chooses the default one.  Ops clops lacks run on the CPU through PyTorch's CPU
+fallback, counted per op; CLOPS_FALLBACK=warn prints each once, CLOPS_FALLBACK=error
+refuses them.  See docs/torch.md.
+"""
+import os
+import types
+
+import torch
+
+torch.utils.rename_privateuse1_backend("clops")
+
+from . import _C  # noqa: E402  (the backend must be named before the bridge loads)
+
+_C._init()
+
+
+def is_available():
+    """True when clops found at least one OpenCL device."""
+    return _C.device_count() > 0
+
+
+def device_count():
+    """Number of clops OpenCL devices (PyTorch indices clops:0 .. clops:N-1)."""
+    return _C.device_count()
+
+
+def _index(device):
+    if device is None:
+        return _C.current_device()
+    if isinstance(device, int):
+        return device
+    device = torch.device(device)
+    if device.type != "clops":
+        raise ValueError(f"clops: expected a clops device, got {device}")
+    return _C.current_device() if device.index is None else device.index
+
+
+def current_device():
+    """This thread's current clops device index."""
+    return _C.current_device()
+
+
+def set_device(device):
+    """Makes `device` (an index or "clops:K") the current clops device."""
+    _C.set_device(_index(device))
+
+
+class device:
+    """Context manager that makes `device` the current clops device."""
+
+    def __init__(self, device):
+        self.idx = _index(device)
+        self.prev = -1
+
+    def __enter__(self):
+        self.prev = _C.current_device()
+        if self.idx >= 0:
+            _C.set_device(self.idx)
+
+    def __exit__(self, *exc):
+        _C.set_device(self.prev)
+        return False
+
+
+def synchronize(device=None):
+    """Waits until all queued work on the device has finished."""
+    _C.synchronize(_index(device))
+
+
+def get_device_name(device=None):
+    """The OpenCL device name, e.g. "NVIDIA H200" or "cpu-haswell-..." (POCL)."""
+    return _C.device_name(_index(device))
+
+
+def memory_allocated(device=None):
+    """Bytes of device memory held by live tensors (clops' allocator)."""
+    return _C.memory_allocated(_index(device))
+
+
+def memory_reserved(device=None):
+    """Bytes held by live tensors plus the allocator's cache."""
+    i = _index(device)
+    return _C.memory_allocated(i) + _C.memory_cached(i)
+
+
+def empty_cache():
+    """Returns cached, unused device buffers to the driver."""
+    _C.empty_cache()
+
+
+def default_generator(device=None):
+    return _C.default_generator(_index(device))
+
+
+def manual_seed(seed, device=None):
+    """Seeds the generator of one clops device (the current one by default)."""
+    default_generator(device).manual_seed(int(seed))
+
+
+def manual_seed_all(seed):
+    """Seeds the generators of every clops device."""
+    for i in range(device_count()):
+        default_generator(i).manual_seed(int(seed))
+
+
+def seed():
+    default_generator().seed()
+
+
+def initial_seed():
+    return default_generator().initial_seed()
+
+
+def get_rng_state(device=None):
+    return default_generator(device).get_state()
+
+
+def set_rng_state(state, device=None):
+    default_generator(device).set_state(state)
+
+
+def is_initialized():
+    return True
+
+
+def _is_in_bad_fork():
+    return False
+
+
+def fallback_counts():
+    """{op: count} of ops that ran on the CPU since start or the last reset:
+    PyTorch's CPU fallback for ops clops lacks ("op.overload"), and clops' own
+    reference fallback for ops without a kernel for this device
+    ("op.overload [clops reference]")."""
+    return dict(_C.fallback_counts())
+
+
+def reset_fallback_counts():
+    _C.reset_fallback_counts()
+
+
+def set_fallback_policy(policy):
+    """"allow", "warn" or "error": what happens to ops without a device kernel
+    (the same switch as CLOPS_FALLBACK)."""
+    _C.set_fallback_policy(policy)
+
+
+def get_fallback_policy():
+    return _C.get_fallback_policy()
+
+
+def schema_mismatches():
+    """["op.overload: reason"] for clops ops not bound to PyTorch because their
+    schemas differ (or PyTorch has no such op)."""
+    return list(_C.schema_mismatches())
+
+
+def registered_ops():
+    """The clops ops bound to the clops device through the generic kernel."""
+    return list(_C.registered_ops())
+
+
+def fallback_table(counts=None):
+    """The fallback counts as an aligned text table, largest first."""
+    counts = fallback_counts() if counts is None else counts
+    if not counts:
+        return "no CPU fallbacks"
+    rows = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    w = max(len(k) for k, _ in rows)
+    return "\n".join(f"{k:<{w}}  {v:>6}" for k, v in rows)
+
+
+# module.to("clops") must keep tied parameters tied (GPT-2's lm_head and wte).
+# PyTorch replaces a parameter by a new Parameter object when the old and new
+# tensor types cannot be shallow-copied into each other, which is always the
+# case between CPU and PrivateUse1; swapping the tensors instead keeps every
+# Parameter object, and with it the tying and any outside references.
+if not os.environ.get("CLOPS_KEEP_MODULE_CONVERSION"):
+    torch.__future__.set_swap_module_params_on_conversion(True)
+
+_module = types.ModuleType("torch.clops")
+for _name in ("is_available device_count current_device set_device device synchronize get_device_name "
+              "memory_allocated memory_reserved empty_cache default_generator manual_seed "
+              "manual_seed_all seed initial_seed get_rng_state set_rng_state is_initialized "
+              "_is_in_bad_fork fallback_counts reset_fallback_counts set_fallback_policy "
+              "get_fallback_policy schema_mismatches registered_ops fallback_table").split():
+    setattr(_module, _name, globals()[_name])
+torch._register_device_module("clops", _module)
+torch.utils.generate_methods_for_privateuse1_backend(for_tensor=True, for_module=True,
+                                                     for_packed_sequence=True, for_storage=True)
+
+if os.environ.get("CLOPS_DEBUG_SCHEMAS"):
+    for _line in schema_mismatches():
+        print("clops: not bound:", _line)

@@ -1,0 +1,82 @@
+/*
+ * python/csrc/bridge.h: what the two translation units of the PyTorch
+ * device bridge share.
+ *
+ * device.cpp owns the device (index mapping, guard, hooks, generator), the
+ * allocator and the minimal op set of PyTorch's PrivateUse1 guide, and the
+ * Python module.  generic.cpp registers every clops operator from its schema
+ * through one boxed kernel and runs PyTorch's CPU fallback for the rest.
+ *
+ * The one convention both rely on: the DataPtr of every clops storage in
+ * PyTorch has data == context == a clops_storage* holding one reference,
+ * released by storage_deleter.  So a PyTorch tensor (storage, sizes,
+ * strides, storage offset) maps one-to-one onto a clops tensor over the
+ * same clops storage, and a clops result maps back without a copy.
+ */
+#pragma once
+
+#include <ATen/ATen.h>
+#include <c10/core/Allocator.h>
+
+#include <string>
+#include <vector>
+
+#include "clops/dispatch.h"
+#include "clops/ops.h"
+#include "clops/tensor.h"
+
+namespace clops_torch {
+
+/* Raises a PyTorch error carrying clops' last error message when st fails. */
+void check(clops_status st, const char *what);
+
+/* Number of clops OpenCL devices (the PyTorch device indices 0..n-1). */
+int device_count();
+/* The clops device behind PyTorch's clops:index. */
+clops_device *clops_dev(c10::DeviceIndex index);
+/* The PyTorch device index of a clops OpenCL device; -1 for the CPU. */
+c10::DeviceIndex torch_index(const clops_device *dev);
+/* This thread's current device index. */
+c10::DeviceIndex current_device();
+void set_current_device(c10::DeviceIndex index);
+
+/* The allocator whose DataPtrs carry clops storages. */
+c10::Allocator *allocator();
+/* Deleter of those DataPtrs: drops the storage reference. */
+void storage_deleter(void *ctx);
+/* The clops storage of a PyTorch clops tensor (borrowed).  Raises for a
+ * storage that clops did not allocate. */
+clops_storage *storage_of(const at::Tensor &t);
+/* A PyTorch storage wrapping s (takes a new reference). */
+c10::Storage wrap_storage(clops_storage *s);
+
+/* dtype mapping; CLOPS_DTYPE_NONE / Undefined when clops has no such type. */
+clops_dtype to_clops_dtype(c10::ScalarType st);
+c10::ScalarType to_torch_dtype(clops_dtype dt);
+
+/* A clops view (new reference) of a PyTorch clops tensor: same storage,
+ * sizes, strides and offset.  Raises for a dtype clops lacks. */
+clops_tensor *to_clops(const at::Tensor &t);
+/* A PyTorch tensor over the storage of clops tensor ct.  When `alias` is
+ * defined and uses the same clops storage, the result shares alias's
+ * PyTorch storage (a view); otherwise the clops storage gets a new PyTorch
+ * storage.  A tensor on clops' CPU device is copied into a CPU tensor. */
+at::Tensor from_clops(clops_tensor *ct, const at::Tensor &alias = at::Tensor());
+/* Gives t the sizes, strides and offset of ct (after clops resized an out=
+ * or in-place argument), and its storage the byte size of ct's storage. */
+void sync_geometry(const at::Tensor &t, clops_tensor *ct);
+
+/* Generic registration (generic.cpp), called once at import. */
+void register_generic_ops();
+/* "name.overload -> reason" for every clops op not bound to PyTorch. */
+std::vector<std::string> schema_mismatches();
+std::vector<std::string> registered_ops();
+/* The rule register_generic_ops applies, on two schema texts: "" when a
+ * call with the first schema's stack can go to an op with the second. */
+std::string compare_schema_texts(const std::string &torch_schema, const std::string &clops_schema);
+/* Ops that ran through PyTorch's CPU fallback, and through clops' own
+ * reference fallback, with their counts. */
+std::vector<std::pair<std::string, uint64_t>> fallback_counts();
+void reset_fallback_counts();
+
+} // namespace clops_torch

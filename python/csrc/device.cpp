@@ -1,0 +1,669 @@
+/*
+ * python/csrc/device.cpp: the PyTorch device "clops" (PrivateUse1).
+ *
+ * Device indices are clops' OpenCL devices in `clops devices` order
+ * (PyTorch clops:K is clops opencl:K, clops device K+1).  This file holds
+ * the device side of the bridge: the allocator whose DataPtrs carry clops
+ * storages, the device guard and the PrivateUse1 hooks (so autograd's
+ * engine can switch devices), the per-device generator, the minimal op set
+ * of PyTorch's PrivateUse1 guide (empty, empty_strided, as_strided, view,
+ * _reshape_alias, resize_, _copy_from, _copy_from_and_resize,
+ * _local_scalar_dense, set_), the conversions between PyTorch and clops
+ * tensors, and the Python module clops.torch._C.  Every other op is bound
+ * from its clops schema by generic.cpp.
+ */
+#include <torch/extension.h>
+
+#include <ATen/EmptyTensor.h>
+#include <ATen/InferSize.h>
+#include <ATen/TensorUtils.h>
+#include <ATen/core/GeneratorForPrivateuseone.h>
+#include <ATen/detail/PrivateUse1HooksInterface.h>
+#include <ATen/native/Resize.h>
+#include <c10/core/impl/DeviceGuardImplInterface.h>
+#include <c10/core/impl/alloc_cpu.h>
+#include <torch/library.h>
+
+#include <mutex>
+
+#include "bridge.h"
+
+namespace clops_torch {
+
+void check(clops_status st, const char *what)
+{
+    if (st == CLOPS_OK)
+        return;
+    std::string msg = std::string("clops: ") + what + ": " + clops_last_error();
+    if (st == CLOPS_NOT_IMPLEMENTED || st == CLOPS_FALLBACK_DENIED)
+        TORCH_CHECK_NOT_IMPLEMENTED(false, msg);
+    if (st == CLOPS_INVALID_DTYPE)
+        TORCH_CHECK_TYPE(false, msg);
+    if (st == CLOPS_INDEX_OUT_OF_RANGE)
+        TORCH_CHECK_INDEX(false, msg);
+    if (st == CLOPS_INVALID_ARGUMENT || st == CLOPS_INVALID_SHAPE || st == CLOPS_MEMORY_OVERLAP ||
+        st == CLOPS_DEVICE_MISMATCH)
+        TORCH_CHECK_VALUE(false, msg);
+    TORCH_CHECK(false, msg);
+}
+
+/* ---- devices ------------------------------------------------------------ */
+
+int device_count()
+{
+    int n = 0;
+    if (clops_device_count(&n) != CLOPS_OK)
+        return 0;
+    return n - 1; /* device 0 is clops' host CPU device */
+}
+
+clops_device *clops_dev(c10::DeviceIndex index)
+{
+    int n = device_count();
+    TORCH_CHECK(n > 0, "clops: no OpenCL device found (", clops_device_discovery_note(), ")");
+    if (index < 0)
+        index = current_device();
+    TORCH_CHECK(index < n, "clops: device index ", (int)index, " out of range: ", n,
+                " OpenCL device(s) (see `clops devices`)");
+    clops_device *dev = nullptr;
+    check(clops_device_get(index + 1, &dev), "device lookup");
+    return dev;
+}
+
+c10::DeviceIndex torch_index(const clops_device *dev)
+{
+    return (c10::DeviceIndex)(clops_device_get_info(dev)->index - 1);
+}
+
+/* The default device: CLOPS_DEVICE when it names an OpenCL device, else the
+ * first GPU, else the first OpenCL device (clops_device_default's rule). */
+static c10::DeviceIndex default_device()
+{
+    clops_device *dev = nullptr;
+    if (clops_device_default(&dev) != CLOPS_OK || !dev)
+        return 0;
+    c10::DeviceIndex i = torch_index(dev);
+    return i < 0 ? 0 : i;
+}
+
+static thread_local int tls_current = -1;
+
+c10::DeviceIndex current_device()
+{
+    if (tls_current < 0)
+        tls_current = default_device();
+    return (c10::DeviceIndex)tls_current;
+}
+
+void set_current_device(c10::DeviceIndex index)
+{
+    TORCH_CHECK(index >= 0 && index < device_count(), "clops: invalid device index ", (int)index,
+                " (", device_count(), " device(s))");
+    tls_current = index;
+}
+
+/* ---- allocator ------------------------------------------------------------ */
+
+void storage_deleter(void *ctx)
+{
+    clops_storage_release(static_cast<clops_storage *>(ctx));
+}
+
+/* Copies nbytes between the starts of two clops storages, on the device. */
+static void copy_storage_bytes(clops_storage *dst, clops_storage *src, size_t nbytes)
+{
+    if (nbytes == 0)
+        return;
+    int64_t n = (int64_t)nbytes, one = 1;
+    clops_tensor *d = nullptr, *s = nullptr;
+    clops_status st = clops_tensor_from_storage(dst, CLOPS_UINT8, 1, &n, &one, 0, &d);
+    if (st == CLOPS_OK)
+        st = clops_tensor_from_storage(src, CLOPS_UINT8, 1, &n, &one, 0, &s);
+    if (st == CLOPS_OK)
+        st = clops_copy_(d, s, false);
+    clops_tensor_release(d);
+    clops_tensor_release(s);
+    check(st, "storage copy");
+}
+
+struct ClopsAllocator final : c10::Allocator {
+    c10::DataPtr allocate(size_t nbytes) override
+    {
+        c10::DeviceIndex idx = current_device();
+        clops_storage *s = nullptr;
+        check(clops_storage_new(clops_dev(idx), nbytes, &s), "allocate");
+        return {s, s, &storage_deleter, c10::Device(c10::DeviceType::PrivateUse1, idx)};
+    }
+    c10::DeleterFnPtr raw_deleter() const override { return &storage_deleter; }
+    void copy_data(void *dest, const void *src, std::size_t count) const override
+    {
+        copy_storage_bytes(static_cast<clops_storage *>(dest),
+                           const_cast<clops_storage *>(static_cast<const clops_storage *>(src)),
+                           count);
+    }
+};
+
+static ClopsAllocator g_allocator;
+REGISTER_ALLOCATOR(c10::DeviceType::PrivateUse1, &g_allocator);
+
+c10::Allocator *allocator() { return &g_allocator; }
+
+clops_storage *storage_of(const at::Tensor &t)
+{
+    const c10::DataPtr &dp = t.storage().data_ptr();
+    TORCH_CHECK(dp.get_deleter() == &storage_deleter && dp.get_context(),
+                "clops: tensor on ", t.device(), " has a storage clops did not allocate");
+    return static_cast<clops_storage *>(dp.get_context());
+}
+
+c10::Storage wrap_storage(clops_storage *s)
+{
+    clops_storage_retain(s);
+    c10::DeviceIndex idx = torch_index(clops_storage_device(s));
+    c10::DataPtr dp(s, s, &storage_deleter, c10::Device(c10::DeviceType::PrivateUse1, idx));
+    return c10::Storage(c10::Storage::use_byte_size_t(), clops_storage_nbytes(s), std::move(dp),
+                        &g_allocator, /*resizable=*/true);
+}
+
+/* Gives a PyTorch storage of the clops device at least newsize bytes,
+ * keeping its contents (resize_, the hooks' resizePrivateUse1Bytes). */
+static void resize_storage_bytes(const c10::Storage &storage, size_t newsize)
+{
+    c10::StorageImpl *impl = storage.unsafeGetStorageImpl();
+    TORCH_CHECK(impl->resizable(), "clops: trying to resize a storage that is not resizable");
+    c10::DeviceGuard guard(storage.device());
+    c10::DataPtr fresh = g_allocator.allocate(newsize);
+    size_t keep = std::min(newsize, impl->nbytes());
+    if (keep)
+        copy_storage_bytes(static_cast<clops_storage *>(fresh.get_context()),
+                           static_cast<clops_storage *>(impl->data_ptr().get_context()), keep);
+    impl->set_data_ptr_noswap(std::move(fresh));
+    impl->set_nbytes(newsize);
+}
+
+/* ---- dtypes and tensor conversion ------------------------------------------- */
+
+clops_dtype to_clops_dtype(c10::ScalarType st)
+{
+    switch (st) {
+    case c10::kBool: return CLOPS_BOOL;
+    case c10::kByte: return CLOPS_UINT8;
+    case c10::kChar: return CLOPS_INT8;
+    case c10::kShort: return CLOPS_INT16;
+    case c10::kInt: return CLOPS_INT32;
+    case c10::kLong: return CLOPS_INT64;
+    case c10::kHalf: return CLOPS_FLOAT16;
+    case c10::kBFloat16: return CLOPS_BFLOAT16;
+    case c10::kFloat: return CLOPS_FLOAT32;
+    case c10::kDouble: return CLOPS_FLOAT64;
+    default: return CLOPS_DTYPE_NONE;
+    }
+}
+
+c10::ScalarType to_torch_dtype(clops_dtype dt)
+{
+    static const c10::ScalarType map[] = {c10::kBool, c10::kByte,  c10::kChar,     c10::kShort,
+                                          c10::kInt,  c10::kLong,  c10::kHalf,     c10::kBFloat16,
+                                          c10::kFloat, c10::kDouble};
+    TORCH_CHECK((int)dt >= 0 && dt < CLOPS_DTYPE_COUNT, "clops: invalid dtype ", (int)dt);
+    return map[dt];
+}
+
+clops_tensor *to_clops(const at::Tensor &t)
+{
+    clops_dtype dt = to_clops_dtype(t.scalar_type());
+    TORCH_CHECK_TYPE(dt != CLOPS_DTYPE_NONE, "clops: dtype ", t.scalar_type(),
+                     " is not supported on the clops device");
+    TORCH_CHECK(t.device().type() == c10::DeviceType::PrivateUse1,
+                "clops: expected a tensor on the clops device, got one on ", t.device());
+    clops_tensor *ct = nullptr;
+    check(clops_tensor_from_storage(storage_of(t), dt, (int)t.dim(), t.sizes().data(),
+                                    t.strides().data(), t.storage_offset(), &ct),
+          "tensor view");
+    return ct;
+}
+
+at::Tensor from_clops(clops_tensor *ct, const at::Tensor &alias)
+{
+    c10::ScalarType dtype = to_torch_dtype(clops_tensor_dtype(ct));
+    int nd = clops_tensor_ndim(ct);
+    c10::IntArrayRef sizes(clops_tensor_sizes(ct), nd), strides(clops_tensor_strides(ct), nd);
+    clops_storage *s = clops_tensor_storage(ct);
+    if (clops_device_get_info(clops_storage_device(s))->type == CLOPS_DEVICE_CPU) {
+        at::Tensor host = at::empty(sizes, at::TensorOptions().dtype(dtype));
+        check(clops_tensor_to_host(ct, host.data_ptr(), host.nbytes()), "copy to host");
+        return host;
+    }
+    at::Tensor out;
+    if (alias.defined() && alias.device().is_privateuseone() && storage_of(alias) == s)
+        out = at::detail::make_tensor<c10::TensorImpl>(c10::TensorImpl::VIEW,
+                                                       c10::Storage(alias.storage()),
+                                                       alias.key_set(), c10::scalarTypeToTypeMeta(dtype));
+    else
+        out = at::detail::make_tensor<c10::TensorImpl>(
+            wrap_storage(s), c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
+            c10::scalarTypeToTypeMeta(dtype));
+    out.unsafeGetTensorImpl()->set_sizes_and_strides(sizes, strides,
+                                                     clops_tensor_storage_offset(ct));
+    return out;
+}
+
+void sync_geometry(const at::Tensor &t, clops_tensor *ct)
+{
+    int nd = clops_tensor_ndim(ct);
+    c10::IntArrayRef sizes(clops_tensor_sizes(ct), nd), strides(clops_tensor_strides(ct), nd);
+    int64_t off = clops_tensor_storage_offset(ct);
+    c10::StorageImpl *si = t.storage().unsafeGetStorageImpl();
+    size_t nbytes = clops_storage_nbytes(clops_tensor_storage(ct));
+    if (si->nbytes() != nbytes)
+        si->set_nbytes(nbytes);
+    if (t.sizes() != sizes || t.strides() != strides || t.storage_offset() != off)
+        t.unsafeGetTensorImpl()->set_sizes_and_strides(sizes, strides, off);
+}
+
+/* ---- device guard ------------------------------------------------------------- */
+
+struct ClopsGuardImpl final : c10::impl::DeviceGuardImplInterface {
+    static constexpr c10::DeviceType T = c10::DeviceType::PrivateUse1;
+    c10::DeviceType type() const override { return T; }
+    c10::Device exchangeDevice(c10::Device d) const override
+    {
+        c10::Device old(T, current_device());
+        if (d.index() >= 0 && d.index() != old.index())
+            set_current_device(d.index());
+        return old;
+    }
+    c10::Device getDevice() const override { return c10::Device(T, current_device()); }
+    void setDevice(c10::Device d) const override
+    {
+        if (d.index() >= 0)
+            set_current_device(d.index());
+    }
+    void uncheckedSetDevice(c10::Device d) const noexcept override
+    {
+        if (d.index() >= 0)
+            tls_current = d.index();
+    }
+    /* One in-order queue per device: every stream is the default stream. */
+    c10::Stream getStream(c10::Device d) const override
+    {
+        return c10::Stream(c10::Stream::DEFAULT, d);
+    }
+    c10::Stream exchangeStream(c10::Stream s) const override
+    {
+        return c10::Stream(c10::Stream::DEFAULT, s.device());
+    }
+    c10::DeviceIndex deviceCount() const noexcept override
+    {
+        return (c10::DeviceIndex)device_count();
+    }
+    /* Events order work on one in-order queue, so recording and waiting
+     * need nothing; a query finishes the queue. */
+    void record(void **event, const c10::Stream &, const c10::DeviceIndex,
+                const c10::EventFlag) const override
+    {
+        *event = reinterpret_cast<void *>(1);
+    }
+    void block(void *, const c10::Stream &) const override {}
+    bool queryEvent(void *) const override { return true; }
+    void destroyEvent(void *, const c10::DeviceIndex) const noexcept override {}
+    bool queryStream(const c10::Stream &) const override { return true; }
+    void synchronizeStream(const c10::Stream &s) const override
+    {
+        check(clops_device_synchronize(clops_dev(s.device_index())), "synchronize");
+    }
+    void synchronizeDevice(const c10::DeviceIndex index) const override
+    {
+        check(clops_device_synchronize(clops_dev(index)), "synchronize");
+    }
+};
+
+C10_REGISTER_GUARD_IMPL(PrivateUse1, ClopsGuardImpl);
+
+/* ---- generator ------------------------------------------------------------------ */
+
+/* Seed and Philox offset of one device.  clops' random family draws from
+ * (seed, offset); until it reads this state the generator keeps PyTorch's
+ * seeding API working (manual_seed, get/set_state, fork_rng). */
+struct ClopsGenerator final : c10::GeneratorImpl {
+    uint64_t seed_ = 67280421310721ull, offset_ = 0;
+    explicit ClopsGenerator(c10::DeviceIndex idx)
+        : c10::GeneratorImpl(c10::Device(c10::DeviceType::PrivateUse1, idx),
+                             c10::DispatchKeySet(c10::DispatchKey::PrivateUse1))
+    {
+    }
+    void set_current_seed(uint64_t s) override { seed_ = s, offset_ = 0; }
+    void set_offset(uint64_t o) override { offset_ = o; }
+    uint64_t get_offset() const override { return offset_; }
+    uint64_t current_seed() const override { return seed_; }
+    uint64_t seed() override
+    {
+        set_current_seed(c10::detail::getNonDeterministicRandom());
+        return seed_;
+    }
+    void set_state(const c10::TensorImpl &st) override
+    {
+        TORCH_CHECK(st.numel() == 16 && st.dtype() == at::kByte,
+                    "clops: generator state must be 16 bytes (uint8)");
+        const uint64_t *p = static_cast<const uint64_t *>(st.data());
+        seed_ = p[0], offset_ = p[1];
+    }
+    c10::intrusive_ptr<c10::TensorImpl> get_state() const override
+    {
+        at::Tensor st = at::empty({16}, at::kByte);
+        uint64_t *p = static_cast<uint64_t *>(st.data_ptr());
+        p[0] = seed_, p[1] = offset_;
+        return st.getIntrusivePtr();
+    }
+    ClopsGenerator *clone_impl() const override
+    {
+        auto *g = new ClopsGenerator(device().index());
+        g->seed_ = seed_, g->offset_ = offset_;
+        return g;
+    }
+};
+
+static at::Generator make_generator(c10::DeviceIndex idx)
+{
+    return at::make_generator<ClopsGenerator>(idx < 0 ? current_device() : idx);
+}
+
+static const at::Generator &default_generator(c10::DeviceIndex idx)
+{
+    static std::mutex mu;
+    static std::vector<at::Generator> gens;
+    std::lock_guard<std::mutex> lock(mu);
+    if (gens.empty())
+        for (int i = 0; i < std::max(device_count(), 1); i++)
+            gens.push_back(make_generator(i));
+    if (idx < 0)
+        idx = current_device();
+    TORCH_CHECK(idx < (int)gens.size(), "clops: no device ", (int)idx);
+    return gens[idx];
+}
+
+
+
+/* ---- hooks ---------------------------------------------------------------------- */
+
+struct ClopsHooks final : at::PrivateUse1HooksInterface {
+    bool isBuilt() const override { return true; }
+    bool isAvailable() const override { return device_count() > 0; }
+    const at::Generator &getDefaultGenerator(c10::DeviceIndex idx) const override
+    {
+        return default_generator(idx);
+    }
+    at::Generator getNewGenerator(c10::DeviceIndex idx) const override
+    {
+        return make_generator(idx);
+    }
+    at::Device getDeviceFromPtr(void *data) const override
+    {
+        auto *s = static_cast<clops_storage *>(data);
+        return at::Device(c10::DeviceType::PrivateUse1, torch_index(clops_storage_device(s)));
+    }
+    bool hasPrimaryContext(c10::DeviceIndex) const override { return true; }
+    void resizePrivateUse1Bytes(const c10::Storage &storage, size_t newsize) const override
+    {
+        resize_storage_bytes(storage, newsize);
+    }
+};
+
+/* ---- the minimal op set ------------------------------------------------------------ */
+
+static at::Tensor op_empty(c10::IntArrayRef size, std::optional<at::ScalarType> dtype,
+                           std::optional<at::Layout> layout, std::optional<at::Device> device,
+                           std::optional<bool> pin, std::optional<at::MemoryFormat> mf)
+{
+    c10::OptionalDeviceGuard guard(device);
+    return at::detail::empty_generic(size, &g_allocator,
+                                     c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
+                                     c10::dtype_or_default(dtype), mf);
+}
+
+static at::Tensor op_empty_strided(c10::IntArrayRef size, c10::IntArrayRef stride,
+                                   std::optional<at::ScalarType> dtype,
+                                   std::optional<at::Layout> layout,
+                                   std::optional<at::Device> device, std::optional<bool> pin)
+{
+    c10::OptionalDeviceGuard guard(device);
+    return at::detail::empty_strided_generic(size, stride, &g_allocator,
+                                             c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
+                                             c10::dtype_or_default(dtype));
+}
+
+static at::Tensor op_as_strided(const at::Tensor &self, c10::IntArrayRef size,
+                                c10::IntArrayRef stride, std::optional<int64_t> offset)
+{
+    return at::native::as_strided_tensorimpl(self, size, stride, offset);
+}
+
+static at::Tensor op_view(const at::Tensor &self, c10::IntArrayRef size)
+{
+    return at::native::view(self, size);
+}
+
+static at::Tensor op_reshape_alias(const at::Tensor &self, c10::IntArrayRef size,
+                                   c10::IntArrayRef stride)
+{
+    return at::native::_reshape_alias(self, size, stride);
+}
+
+static const at::Tensor &op_resize_(const at::Tensor &self, c10::IntArrayRef size,
+                                    std::optional<at::MemoryFormat> mf)
+{
+    if (self.sizes() == size && (!mf || *mf == at::MemoryFormat::Preserve))
+        return self;
+    at::MemoryFormat fmt = mf.value_or(at::MemoryFormat::Contiguous);
+    if (fmt == at::MemoryFormat::Preserve)
+        fmt = at::MemoryFormat::Contiguous;
+    std::vector<int64_t> strides;
+    if (fmt == at::MemoryFormat::ChannelsLast)
+        strides = c10::get_channels_last_strides_2d(size);
+    else if (fmt == at::MemoryFormat::ChannelsLast3d)
+        strides = c10::get_channels_last_strides_3d(size);
+    else
+    {
+        auto c = c10::contiguous_strides(size);
+        strides.assign(c.begin(), c.end());
+    }
+    size_t need = at::detail::computeStorageNbytes(size, strides, self.dtype().itemsize(),
+                                                   self.storage_offset());
+    if (need > self.storage().nbytes())
+        resize_storage_bytes(self.storage(), need);
+    self.unsafeGetTensorImpl()->set_sizes_and_strides(size, strides);
+    return self;
+}
+
+/* copy_ between any of CPU and clops devices, any dtypes, broadcasting src. */
+static at::Tensor op_copy_from(const at::Tensor &src, const at::Tensor &dst, bool non_blocking)
+{
+    if (dst.numel() == 0)
+        return dst;
+    bool src_dev = src.device().is_privateuseone(), dst_dev = dst.device().is_privateuseone();
+    if (src_dev && dst_dev) {
+        clops_tensor *d = to_clops(dst), *s = nullptr;
+        clops_status st = CLOPS_OK;
+        try {
+            s = to_clops(src);
+        } catch (...) {
+            clops_tensor_release(d);
+            throw;
+        }
+        st = clops_copy_(d, s, non_blocking);
+        clops_tensor_release(d);
+        clops_tensor_release(s);
+        check(st, "copy_");
+        return dst;
+    }
+    if (dst_dev) {
+        TORCH_CHECK(src.device().is_cpu(), "clops: copy from ", src.device(), " is not supported");
+        at::Tensor host = src.to(dst.scalar_type()).expand(dst.sizes()).contiguous();
+        clops_tensor *d = to_clops(dst);
+        clops_status st = clops_tensor_from_host(d, host.data_ptr(), host.nbytes());
+        clops_tensor_release(d);
+        check(st, "copy to device");
+        return dst;
+    }
+    TORCH_CHECK(dst.device().is_cpu(), "clops: copy to ", dst.device(), " is not supported");
+    at::Tensor host = at::empty(src.sizes(), src.options().device(at::kCPU));
+    clops_tensor *s = to_clops(src);
+    clops_status st = clops_tensor_to_host(s, host.data_ptr(), host.nbytes());
+    clops_tensor_release(s);
+    check(st, "copy to host");
+    dst.copy_(host);
+    return dst;
+}
+
+static at::Tensor op_copy_from_and_resize(const at::Tensor &self, const at::Tensor &dst)
+{
+    at::native::resize_output(dst, self.sizes());
+    return op_copy_from(self, dst, false);
+}
+
+static c10::Scalar op_local_scalar_dense(const at::Tensor &self)
+{
+    clops_tensor *ct = to_clops(self);
+    clops_scalar s;
+    clops_status st = clops_tensor_item(ct, &s);
+    clops_tensor_release(ct);
+    check(st, "item");
+    if (s.kind == CLOPS_SCALAR_BOOL)
+        return c10::Scalar(s.v.b);
+    if (s.kind == CLOPS_SCALAR_INT)
+        return c10::Scalar(s.v.i);
+    return c10::Scalar(s.v.f);
+}
+
+/* set_ onto a storage with the given geometry (empty stride: contiguous). */
+static at::Tensor &op_set_storage_offset(at::Tensor &self, c10::Storage source, int64_t offset,
+                                         c10::IntArrayRef size, c10::IntArrayRef stride)
+{
+    TORCH_CHECK(source.device() == self.device() || source.device().type() == self.device().type(),
+                "clops: set_: storage on ", source.device(), " for a tensor on ", self.device());
+    auto *impl = self.unsafeGetTensorImpl();
+    if (!self.storage().is_alias_of(source))
+        impl->set_storage_keep_dtype(std::move(source));
+    std::vector<int64_t> st = stride.vec();
+    if (stride.empty()) {
+        auto c = c10::contiguous_strides(size);
+        st.assign(c.begin(), c.end());
+    }
+    at::native::checkInBoundsForStorage(size, c10::IntArrayRef(st), offset, self.dtype(),
+                                        self.storage());
+    impl->set_sizes_and_strides(size, st, offset);
+    return self;
+}
+
+static at::Tensor &op_set_storage(at::Tensor &self, c10::Storage source)
+{
+    int64_t n = (int64_t)(source.nbytes() / self.dtype().itemsize());
+    return op_set_storage_offset(self, std::move(source), 0, {n}, {});
+}
+
+static at::Tensor &op_set_tensor(at::Tensor &self, const at::Tensor &src)
+{
+    if (self.is_same(src))
+        return self;
+    return op_set_storage_offset(self, src.storage(), src.storage_offset(), src.sizes(),
+                                 src.strides());
+}
+
+static at::Tensor &op_set_empty(at::Tensor &self)
+{
+    c10::DeviceGuard guard(self.device());
+    c10::Storage empty(c10::Storage::use_byte_size_t(), 0, g_allocator.allocate(0), &g_allocator,
+                       true);
+    return op_set_storage_offset(self, std::move(empty), 0, {0}, {});
+}
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m)
+{
+    m.impl("empty.memory_format", TORCH_FN(op_empty));
+    m.impl("empty_strided", TORCH_FN(op_empty_strided));
+    m.impl("as_strided", TORCH_FN(op_as_strided));
+    m.impl("view", TORCH_FN(op_view));
+    m.impl("_reshape_alias", TORCH_FN(op_reshape_alias));
+    m.impl("resize_", TORCH_FN(op_resize_));
+    m.impl("_copy_from", TORCH_FN(op_copy_from));
+    m.impl("_copy_from_and_resize", TORCH_FN(op_copy_from_and_resize));
+    m.impl("_local_scalar_dense", TORCH_FN(op_local_scalar_dense));
+    m.impl("set_.source_Storage", TORCH_FN(op_set_storage));
+    m.impl("set_.source_Storage_storage_offset", TORCH_FN(op_set_storage_offset));
+    m.impl("set_.source_Tensor", TORCH_FN(op_set_tensor));
+    m.impl("set_", TORCH_FN(op_set_empty));
+}
+
+/* ---- the Python module ------------------------------------------------------------- */
+
+static void init()
+{
+    static std::once_flag once;
+    std::call_once(once, [] {
+        at::RegisterPrivateUse1HooksInterface(new ClopsHooks());
+        register_generic_ops();
+    });
+}
+
+static std::string device_name(int idx)
+{
+    return clops_device_get_info(clops_dev(idx))->name;
+}
+
+static int64_t memory_stat(int idx, bool cached)
+{
+    size_t in_use = 0, cache = 0;
+    check(clops_memory_stats(clops_dev(idx), &in_use, &cache), "memory statistics");
+    return (int64_t)(cached ? cache : in_use);
+}
+
+static void set_fallback_policy(const std::string &p)
+{
+    if (p == "allow")
+        clops_set_fallback_policy(CLOPS_FALLBACK_ALLOW);
+    else if (p == "warn")
+        clops_set_fallback_policy(CLOPS_FALLBACK_WARN);
+    else if (p == "error")
+        clops_set_fallback_policy(CLOPS_FALLBACK_ERROR);
+    else
+        TORCH_CHECK_VALUE(false, "clops: fallback policy must be allow, warn or error, not '", p,
+                          "'");
+}
+
+static std::string get_fallback_policy()
+{
+    switch (clops_get_fallback_policy()) {
+    case CLOPS_FALLBACK_WARN: return "warn";
+    case CLOPS_FALLBACK_ERROR: return "error";
+    default: return "allow";
+    }
+}
+
+} // namespace clops_torch
+
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)
+{
+    using namespace clops_torch;
+    m.def("_init", &init);
+    m.def("device_count", &device_count);
+    m.def("current_device", [] { return (int)current_device(); });
+    m.def("set_device", [](int i) { set_current_device((c10::DeviceIndex)i); });
+    m.def("synchronize", [](int i) {
+        check(clops_device_synchronize(clops_dev((c10::DeviceIndex)i)), "synchronize");
+    });
+    m.def("device_name", &device_name);
+    m.def("device_label", [](int i) { return std::string(clops_device_label(clops_dev(i))); });
+    m.def("discovery_note", [] { return std::string(clops_device_discovery_note()); });
+    m.def("memory_allocated", [](int i) { return memory_stat(i, false); });
+    m.def("memory_cached", [](int i) { return memory_stat(i, true); });
+    m.def("empty_cache", [] { check(clops_empty_cache(nullptr), "empty_cache"); });
+    m.def("default_generator", [](int i) { return default_generator((c10::DeviceIndex)i); });
+    m.def("schema_mismatches", &schema_mismatches);
+    m.def("registered_ops", &registered_ops);
+    m.def("compare_schemas", &compare_schema_texts);
+    m.def("fallback_counts", &fallback_counts);
+    m.def("reset_fallback_counts", &reset_fallback_counts);
+    m.def("set_fallback_policy", &set_fallback_policy);
+    m.def("get_fallback_policy", &get_fallback_policy);
+    m.def("version", [] { return std::string(clops_version()); });
+}

@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Runs GPT-2 (transformers) or ResNet-18 (torchvision) on a device and prints
+the time per step and which ops ran on the CPU for lack of a clops kernel.
+
+    python python/examples/run_model.py --model gpt2 --device clops
+    python python/examples/run_model.py --model resnet18 --device cpu --train
+    python python/examples/run_model.py --model gpt2 --size 124m --batch 8 --seq 512 --device cuda
+
+Random weights with a fixed seed (no download).  --size small (default) is the
+test configuration (2 layers, 64 wide); 124m is GPT-2's smallest published size.
+"""
+import argparse
+import time
+
+import torch
+
+
+def build(args):
+    if args.model == "gpt2":
+        import transformers
+        if args.size == "124m":
+            cfg = transformers.GPT2Config(resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0)
+        else:
+            cfg = transformers.GPT2Config(n_layer=2, n_head=2, n_embd=64, vocab_size=1000,
+                                          n_positions=128, resid_pdrop=0.0, embd_pdrop=0.0,
+                                          attn_pdrop=0.0)
+        torch.manual_seed(0)
+        model = transformers.GPT2LMHeadModel(cfg)
+        g = torch.Generator().manual_seed(1)
+        x = torch.randint(0, cfg.vocab_size, (args.batch, args.seq), generator=g)
+        return model, x, lambda m, x: m(x, labels=x).loss if args.train else m(x).logits
+    import torchvision
+    torch.manual_seed(0)
+    model = torchvision.models.resnet18(num_classes=1000 if args.size == "124m" else 10)
+    g = torch.Generator().manual_seed(2)
+    x = torch.randn(args.batch, 3, args.image, args.image, generator=g)
+    y = torch.zeros(args.batch, dtype=torch.long)
+
+    def run(m, x):
+        out = m(x)
+        return torch.nn.functional.cross_entropy(out, y.to(out.device)) if args.train else out
+    return model, x, run
+
+
+def sync(device):
+    if device.type == "clops":
+        torch.clops.synchronize()
+    elif device.type == "cuda":
+        torch.cuda.synchronize()
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--model", choices=["gpt2", "resnet18"], default="gpt2")
+    p.add_argument("--device", default="clops", help="clops, clops:K, cpu, cuda")
+    p.add_argument("--size", choices=["small", "124m"], default="small")
+    p.add_argument("--batch", type=int, default=2)
+    p.add_argument("--seq", type=int, default=32, help="GPT-2 sequence length")
+    p.add_argument("--image", type=int, default=64, help="ResNet-18 image side")
+    p.add_argument("--dtype", choices=["float32", "bfloat16"], default="float32")
+    p.add_argument("--train", action="store_true", help="time a training step (AdamW/SGD)")
+    p.add_argument("--steps", type=int, default=3)
+    p.add_argument("--warmup", type=int, default=1)
+    args = p.parse_args()
+
+    if args.device.startswith("clops"):
+        import clops.torch  # noqa: F401
+    if args.device.startswith("cuda"):
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+    device = torch.device(args.device)
+    dtype = getattr(torch, args.dtype)
+    model, x, run = build(args)
+    model = model.to(device=device, dtype=dtype)
+    model.train(args.train)
+    x = x.to(device)
+    if x.is_floating_point():
+        x = x.to(dtype)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4) if args.train else None
+
+    def step():
+        if args.train:
+            opt.zero_grad()
+            loss = run(model, x)
+            loss.backward()
+            opt.step()
+            return loss
+        with torch.no_grad():
+            return run(model, x)
+
+    for _ in range(args.warmup):
+        step()
+    sync(device)
+    if device.type == "clops":
+        torch.clops.reset_fallback_counts()
+    times = []
+    for _ in range(args.steps):
+        t0 = time.perf_counter()
+        out = step()
+        sync(device)
+        times.append(time.perf_counter() - t0)
+    what = "training step" if args.train else "forward"
+    print(f"{args.model} ({args.size}, batch {args.batch}, {args.dtype}) {what} on {device}: "
+          f"{min(times) * 1e3:.1f} ms/step (best of {args.steps}), "
+          f"mean {sum(times) / len(times) * 1e3:.1f} ms; output {tuple(out.shape)} "
+          f"sum {out.float().sum().item():.6g}")
+    if device.type == "clops":
+        counts = torch.clops.fallback_counts()
+        calls = sum(counts.values())
+        print(f"CPU fallbacks per step: {calls / args.steps:.1f} calls, {len(counts)} ops")
+        if counts:
+            print(torch.clops.fallback_table({k: v // args.steps for k, v in counts.items()}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,47 @@
+"""Builds clops.torch._C, the PyTorch device bridge, against the installed PyTorch.
+
+The extension links libclops statically (libclops.a), so the installed package
+needs no library path.  libclops comes from the clops CMake tree this package
+sits in: CLOPS_BUILD_DIR (default: ../build next to this directory) is brought
+up to date with `cmake --build DIR --target clops_static`, after configuring
+it when it has no CMakeCache.txt.  So `pip install --no-build-isolation ./python`
+works from a fresh clone, and reuses the build the C test suite made.
+"""
+import os
+import subprocess
+import sys
+
+from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, CppExtension
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def clops_build_dir():
+    """Configures (if needed) and builds libclops.a; returns the build folder."""
+    build = os.path.abspath(os.environ.get("CLOPS_BUILD_DIR", os.path.join(ROOT, "build")))
+    if not os.path.exists(os.path.join(build, "CMakeCache.txt")):
+        subprocess.check_call(["cmake", "-S", ROOT, "-B", build, "-DCMAKE_BUILD_TYPE=Release"])
+    jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 2))
+    subprocess.check_call(["cmake", "--build", build, "--target", "clops_static", "-j", jobs])
+    return build
+
+
+build = clops_build_dir()
+lib = os.path.join(build, "libclops.a")
+if not os.path.exists(lib):
+    sys.exit(f"clops: {lib} was not built")
+
+ext = CppExtension(
+    name="clops.torch._C",
+    sources=["csrc/device.cpp", "csrc/generic.cpp"],
+    include_dirs=[os.path.join(ROOT, "include"), os.path.join(build, "generated", "include"),
+                  os.path.join(HERE, "csrc")],
+    define_macros=[("CLOPS_STATIC", "1")],
+    extra_compile_args=["-O2", "-Wall", "-Wno-unused-parameter"],
+    extra_objects=[lib],
+    libraries=["OpenCL", "clblast", "xxhash", "m", "pthread"],
+)
+
+setup(ext_modules=[ext], cmdclass={"build_ext": BuildExtension.with_options(use_ninja=True)})
