@@ -170,6 +170,8 @@ static clops_status split_views(const char *op, clops_tensor *self, int dim, int
 static clops_status split_lengths(const char *op, clops_tensor *self, int dim, int n,
                                   const int64_t *lens, clops_tensor_list *out)
 {
+    if (n < 0)
+        return clops__fail(CLOPS_INVALID_ARGUMENT, "%s: negative number of pieces (%d)", op, n);
     int64_t *starts = malloc((n ? (size_t)n : 1) * sizeof *starts);
     if (!starts)
         return clops__fail(CLOPS_HOST_OUT_OF_MEMORY, "%s: out of host memory", op);

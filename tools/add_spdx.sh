@@ -2,11 +2,11 @@
 # tools/add_spdx.sh [DIR]: adds the licence tag to tracked source files
 # that lack it.
 #
-# For every tracked .c, .h, .cl, .clh, .py, .sh, .cmake and CMakeLists.txt
+# For every tracked .c, .h, .cpp, .hpp, .cl, .clh, .py, .sh, .cmake and CMakeLists.txt
 # file of the git checkout at DIR (default: the checkout holding this
 # script) without "SPDX-License-Identifier: Apache-2.0" in its first 5
 # lines, inserts the tag as the first line, in the file's comment syntax:
-#     /* SPDX-License-Identifier: Apache-2.0 */    C, OpenCL C (.c .h .cl .clh)
+#     /* SPDX-License-Identifier: Apache-2.0 */    C, C++, OpenCL C (.c .h .cpp .hpp .cl .clh)
 #     # SPDX-License-Identifier: Apache-2.0        Python, shell, CMake
 # after a "#!" line when the file starts with one (and after a Python
 # coding line that follows it).  Files that have the tag are left alone,
@@ -29,7 +29,7 @@ while IFS= read -r -d '' f; do
     [ -f "$f" ] || continue
     head -n 5 -- "$f" | grep -q "$tag" && continue
     case "$f" in
-    *.c | *.h | *.cl | *.clh) line="/* $tag */" ;;
+    *.c | *.h | *.cpp | *.hpp | *.cl | *.clh) line="/* $tag */" ;;
     *) line="# $tag" ;;
     esac
     # Lines to keep above the tag: a shebang, and a Python coding line
@@ -55,7 +55,7 @@ while IFS= read -r -d '' f; do
         continue
     }
     added=$((added + 1))
-done < <(git ls-files -z -- '*.c' '*.h' '*.cl' '*.clh' '*.py' '*.sh' '*.cmake' \
+done < <(git ls-files -z -- '*.c' '*.h' '*.cpp' '*.hpp' '*.cl' '*.clh' '*.py' '*.sh' '*.cmake' \
              'CMakeLists.txt' '*/CMakeLists.txt')
 echo "$0: added the tag to $added file(s)"
 exit $failed

@@ -2,7 +2,7 @@
 # tools/check_spdx.sh [DIR]: fails when a tracked source file lacks the
 # licence tag.
 #
-# Every tracked .c, .h, .cl, .clh, .py, .sh, .cmake and CMakeLists.txt file
+# Every tracked .c, .h, .cpp, .hpp, .cl, .clh, .py, .sh, .cmake and CMakeLists.txt file
 # of the git checkout at DIR (default: the checkout holding this script)
 # must carry "SPDX-License-Identifier: Apache-2.0" in its first 5 lines.
 # tools/add_spdx.sh adds the line where it is missing.
@@ -24,7 +24,7 @@ while IFS= read -r -d '' f; do
         echo "missing SPDX-License-Identifier: $f"
         missing=$((missing + 1))
     fi
-done < <(git ls-files -z -- '*.c' '*.h' '*.cl' '*.clh' '*.py' '*.sh' '*.cmake' \
+done < <(git ls-files -z -- '*.c' '*.h' '*.cpp' '*.hpp' '*.cl' '*.clh' '*.py' '*.sh' '*.cmake' \
              'CMakeLists.txt' '*/CMakeLists.txt')
 
 if [ "$missing" -ne 0 ]; then
