@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/bench_common.h: what every clops benchmark shares: a monotonic
  * clock, the median-of-batches timer, and the device's copy peak (a plain

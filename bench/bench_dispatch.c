@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/bench_dispatch.c: the host cost of one operator call through the
  * dispatcher, against the raw OpenCL enqueue of the same kernel.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/bench_gemm.c: matrix-product throughput per OpenCL device, with
  * CLBlast's default kernel parameters and with the device's tuned ones

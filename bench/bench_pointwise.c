@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/bench_pointwise.c: bandwidth of pointwise ops against the device's
  * own copy peak, per OpenCL device, in one run.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/bench_reduce.c: bandwidth of the reductions (and softmax/norm rows)
  * against the device's own copy peak, per OpenCL device, in one run.

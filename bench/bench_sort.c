@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/bench_sort.c: the sort and scan families per OpenCL device, in one
  * run, with the device's copy peak for the memory-bound scans.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """bench/compare_torch.py: merges bench_pointwise's JSON with
 torch_pointwise.py's (same GPU, same session) into a Markdown table of
 GB/s, ratio to the device's copy peak and ratio to PyTorch.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """bench/torch_gemm.py: PyTorch's float32 matrix products (cuBLAS, TF32 off)
 on the GPU shapes of bench_gemm.c, so a run on the GPU machine compares
 clops/CLBlast with PyTorch on the same GPU in the same session.

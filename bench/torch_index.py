@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """bench/torch_index.py: PyTorch on the cases of bench_index.c (cat, gather,
 embedding, index_select, scatter_add, and the copy they are compared with), so a run on
 the GPU machine puts clops and PyTorch side by side in one session.

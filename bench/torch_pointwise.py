@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """bench/torch_pointwise.py: PyTorch's CUDA kernels on the shapes of
 bench_pointwise.c, so a run on the GPU machine compares clops with PyTorch on
 the same GPU in the same session.

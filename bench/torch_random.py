@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """bench/torch_random.py: PyTorch on the cases of bench_random.c (uniform_,
 normal_, native_dropout p=0.1 on 64M float32 elements, float16 uniform_), on
 CUDA when available, else on the CPU, so a run on the GPU machine compares

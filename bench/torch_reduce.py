@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """bench/torch_reduce.py: PyTorch on the cases of bench_reduce.c, so a run on
 the GPU machine compares clops with PyTorch on the same GPU in one session
 (and, with --cpu, PyTorch on the host CPU against POCL).

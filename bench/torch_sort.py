@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """bench/torch_sort.py: PyTorch on the cases of bench_sort.c, so a run on the
 GPU machine compares clops with PyTorch on the same device in one session.
 

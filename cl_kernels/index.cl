@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cl_kernels/index.cl: device code of the indexing family (ops/index*.c).
  *
@@ -216,7 +217,7 @@ typedef struct ix_sgeom {
                     if (ISF)                                                                 \
                         acc = acc / (C)n;                                                    \
                     else                                                                     \
-                        acc = (C)((long)acc >= 0 ? (long)acc / n : -((-(long)acc + n - 1) / n)); \
+                        acc = (C)((long)acc / n - ((long)acc % n != 0 && (long)acc < 0));    \
                 }                                                                            \
             }                                                                                \
             STORE(self, so, acc);                                                            \

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cl_kernels/norm.cl: the row-resident kernels of the normalization family:
  * _softmax, _log_softmax and their backward ops (ops/norm.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cl_kernels/random.cl: the kernels of the random family (ops/random.c).
  *
@@ -103,13 +104,18 @@
 
 /* native_dropout: out = (in * keep) * scale, mask = keep, with keep = word >=
  * threshold (threshold = floor(p * 2^32)), float32 compute.  Full blocks of
- * 4 use vector loads and stores. */
+ * 4 use vector loads and stores.  The product with the 0/1 mask is spelled
+ * out (RND_KEEP): a dropped -x is -0 and a dropped inf or NaN is NaN, as
+ * PyTorch's multiplication gives; written as x * m, NVIDIA's compiler turns
+ * it into a select that yields +0 (found by test_random on an H100). */
+#define RND_KEEP(keep, x, ZERO) ((keep) ? (x) : (isfinite(x) ? copysign(ZERO, (x)) : (x) * ZERO))
 #define RND_DROPOUT_ONE(j, xin, thr, scale, LOAD, CONV, r, mk)                                   \
     {                                                                                            \
-        float m_ = (ulong)w[j] >= (thr) ? 1.0f : 0.0f;                                           \
-        float x_ = LOAD(xin) * m_;                                                               \
+        bool k_ = (ulong)w[j] >= (thr);                                                          \
+        float x_ = LOAD(xin);                                                                    \
+        x_ = RND_KEEP(k_, x_, 0.0f);                                                             \
         r[j] = CONV(x_ * (scale));                                                               \
-        mk[j] = (uchar)(m_ != 0.0f);                                                             \
+        mk[j] = (uchar)k_;                                                                       \
     }
 
 #define RND_DROPOUT_KERNEL(NAME, ST, VT, LOAD, CONV)                                             \
@@ -239,9 +245,10 @@ __kernel void rnd_dropout_float64(__global const double *in, ulong in_off, __glo
         for (int j = 0; j < 4; j++) {
             ulong i = base + (ulong)j;
             if (i < n) {
-                double m = (ulong)w[j] >= thr ? 1.0 : 0.0;
-                out[i] = (in[i] * m) * scale;
-                mask[i] = (uchar)(m != 0.0);
+                bool k_ = (ulong)w[j] >= thr;
+                double x_ = in[i];
+                out[i] = RND_KEEP(k_, x_, 0.0) * scale;
+                mask[i] = (uchar)k_;
             }
         }
     }

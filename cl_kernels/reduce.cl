@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cl_kernels/reduce.cl: the reduction kernels (sum, mean, amax, argmax, var,
  * logsumexp, norms, ...), one template instantiated once per reduction kind.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cl_kernels/scan.cl: inclusive scans along one dimension (cumsum, cumprod,
  * cummax/cummin with indices, logcumsumexp) by reduce-then-scan.

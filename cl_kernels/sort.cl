@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cl_kernels/sort.cl: stable sort of every line of a tensor along one dim
  * (sort, argsort, msort, topk, kthvalue build on it), by bitonic sorts in

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Embeds OpenCL sources into a C file as NUL-terminated byte arrays.
 #
 # Called at build time:  cmake -DOUT=<file.c> "-DFILES=<a.cl|b.clh>" -P embed_cl.cmake

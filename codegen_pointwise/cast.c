@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * codegen_pointwise/cast.c: the identity op behind copy_, fill_, clone,
  * contiguous and every dtype conversion.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * codegen_pointwise/emit.c: writes OpenCL C for pointwise kernels.
  *

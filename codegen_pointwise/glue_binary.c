@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * codegen_pointwise/glue_binary.c: structured family functions of the
  * arithmetic and floating binary ops whose schemas do not map one to one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * codegen_pointwise/glue_select.c: structured family functions of clamp
  * (optional Scalar or Tensor bounds), where (condition dtype, exact out

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * codegen_pointwise/glue_unary.c: structured family functions of the unary
  * and activation ops whose schema does not map one-to-one onto a pw_op

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * codegen_pointwise/ops_activation.c: pointwise op records for the
  * activation functions: relu, hardtanh (relu6's kernel too), leaky_relu,

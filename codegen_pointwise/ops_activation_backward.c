@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * codegen_pointwise/ops_activation_backward.c: pointwise op records for the
  * gradients of the activations: threshold_backward, gelu_backward (both

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * codegen_pointwise/ops_binary.c: the arithmetic pointwise ops: add, sub,
  * mul, true/trunc/floor division, remainder, fmod, pow, lerp, addcmul and

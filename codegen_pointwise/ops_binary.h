@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * codegen_pointwise/ops_binary.h: the binary, ternary, comparison, logical
  * and bitwise pointwise ops, and the structured family functions for the

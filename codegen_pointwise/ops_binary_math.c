@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * codegen_pointwise/ops_binary_math.c: the floating binary functions
  * (atan2, hypot, copysign, nextafter, xlogy, logaddexp, logaddexp2) and

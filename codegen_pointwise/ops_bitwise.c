@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * codegen_pointwise/ops_bitwise.c: bitwise and, or, xor, not and the two
  * shifts.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * codegen_pointwise/ops_compare.c: comparisons (eq, ne, lt, le, gt, ge),
  * maximum/minimum/fmax/fmin, the clamp family, where, masked_fill and the

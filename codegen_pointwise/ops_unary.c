@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * codegen_pointwise/ops_unary.c: pointwise op records for the sign,
  * magnitude, rounding, classification and angle-conversion ops (abs, neg,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * codegen_pointwise/ops_unary.h: the unary math, rounding, classification
  * and activation pointwise ops, their backward ops, and the structured glue

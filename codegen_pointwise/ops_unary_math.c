@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * codegen_pointwise/ops_unary_math.c: pointwise op records for the unary
  * functions of analysis: sqrt, rsqrt, exp, exp2, expm1, log, log2, log10,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * codegen_pointwise/plan.c: TensorIterator-style planning of a pointwise
  * call.

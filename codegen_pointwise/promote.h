@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * codegen_pointwise/promote.h: PyTorch's type promotion for pointwise ops.
  *

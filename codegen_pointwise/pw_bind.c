@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * codegen_pointwise/pw_bind.c: running an inventory operator through its pw_op.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * codegen_pointwise/pw_bind.h: inventory operators bound to a pw_op.
  *

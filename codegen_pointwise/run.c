@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * codegen_pointwise/run.c: one pointwise call from operands to launch.
  *

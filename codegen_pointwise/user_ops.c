@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * codegen_pointwise/user_ops.c: clops_pointwise_register, pointwise
  * operators defined at run time from a schema and an OpenCL C expression.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * core/dtype.c: dtype names and sizes, scalar conversions, and the host-side
  * float16 / bfloat16 conversions (round-to-nearest-even, as the kernels and

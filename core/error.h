@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * core/error.h: setting the thread-local error message from inside clops.
  *

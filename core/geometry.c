@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * core/geometry.c: shape and stride arithmetic shared by the tensor
  * constructors and the view operators.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * core/hooks.h: what core/ needs from the layers above it, as tables of
  * function pointers that those layers install.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * core/status.c: status-code tables and the per-thread error message.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * core/strbuf.c: the growable string of core/strbuf.h.
  */

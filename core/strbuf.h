@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * core/strbuf.h: a growable string for building kernel source, messages and
  * reports.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * core/tensor.c: storage and tensor objects, reference counting, metadata
  * accessors and the factories that write nothing (empty, empty_strided).

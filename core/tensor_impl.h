@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * core/tensor_impl.h: the tensor and storage structs, and the internal
  * tensor functions the operators are built from.

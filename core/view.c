@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * core/view.c: the view operators (view, reshape, as_strided, permute,
  * transpose, t, expand, narrow, slice, select, squeeze, unsqueeze, flatten,

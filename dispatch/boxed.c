@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dispatch/boxed.c: checking boxed arguments against a schema.
  *
@@ -96,7 +97,8 @@ clops_status dispatch_build_defaults(struct clops_op *op)
             v = clops_value_string(d->s);
             break;
         case SCHEMA_DEFAULT_INT_LIST:
-            memcpy(op->default_ints + used, d->ints, sizeof(int64_t) * (size_t)d->n_ints);
+            if (d->n_ints > 0) /* an empty list (`int[] dims=[]`) has no array */
+                memcpy(op->default_ints + used, d->ints, sizeof(int64_t) * (size_t)d->n_ints);
             v = clops_value_ints(op->default_ints + used, d->n_ints);
             used += d->n_ints;
             break;

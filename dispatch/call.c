@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dispatch/call.c: making a call: picking the device and the kernel, running
  * it typed or boxed, and the context boxed kernels receive.

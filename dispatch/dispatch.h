@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dispatch/dispatch.h: the dispatcher's internals, shared by its modules and
  * by the code clops-opgen generates (ops_generated.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dispatch/fallback.c: the boxed CPU fallback and its policy.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dispatch/schema.c: the parser, validator and printer of dispatch/schema.h.
  *

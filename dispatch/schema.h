@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dispatch/schema.h: operator schemas in the grammar of PyTorch's
  * native_functions.yaml, parsed into a plain struct and printed back.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dispatch/schema_variants.c: the schemas of an op's in-place and out
  * variants, derived from its functional schema by PyTorch's conventions:

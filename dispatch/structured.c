@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dispatch/structured.c: the variant rules of structured operators (see
  * dispatch/structured.h).  The pointwise engine applies the same overlap

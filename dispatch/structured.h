@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dispatch/structured.h: PyTorch's rules for the three forms of a structured
  * operator, shared by every family (pointwise ops get them from pw_run).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dispatch/trace.c: the call trace (CLOPS_TRACE=1 or clops_set_trace).
  *

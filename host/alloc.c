@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * host/alloc.c: the caching device-buffer allocator.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * host/cl_errors.c: OpenCL error names and their mapping to clops statuses.
  *

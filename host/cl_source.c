@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * host/cl_source.c: access to the OpenCL sources of cl_kernels/.
  *

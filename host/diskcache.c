@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * host/diskcache.c: the on-disk cache of compiled program binaries.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * host/host.h: the OpenCL runtime inside clops.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * host/launch.c: kernel launches and transfers on a device's queue.
  *

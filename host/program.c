@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * host/program.c: program builds and the in-memory kernel cache.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * host/source_check.c: limits on the kernel source handed to a driver.
  *

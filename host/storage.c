@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * host/storage.c: device memory behind core's storage records.
  *

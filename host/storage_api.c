@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * host/storage_api.c: the public storage functions (clops/tensor.h) that
  * framework bridges use to own device memory: new/retain/release, the

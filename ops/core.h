@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/core.h: the kernels of the core operator family (dispatch/ops/core.yaml)
  * that other kernels call directly: copies between tensors (ops/core_copy.c)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/core_copy.c: copies between tensors and between host memory and tensors.
  *

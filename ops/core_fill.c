@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/core_fill.c: the filling factories of the core family (zeros, ones,
  * full, arange, from host data) and tensor_fill (fill_).

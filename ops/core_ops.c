@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/core_ops.c: the typed kernels of the core operators whose schema
  * form differs from the core functions they use (factories with

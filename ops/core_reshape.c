@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/core_reshape.c: reshape and flatten, the core operators that are a
  * view when one exists and a contiguous copy otherwise, as in PyTorch.

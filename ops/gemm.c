@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/gemm.c: the matrix-product operators mm, bmm, addmm, baddbmm and
  * addbmm, and the helpers every GEMM-family operator shares (argument

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/gemm.h: the matrix-multiplication engines and the CLBlast glue.
  *

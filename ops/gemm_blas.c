@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/gemm_blas.c: the CLBlast engine of the GEMM family (see ops/gemm.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/gemm_matmul.c: matmul and linear, and the vector products mv, addmv,
  * dot, outer (ger) and addr, all as views over the batched GEMM of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/gemm_tune.c: per-device tuning of CLBlast's GEMM kernel, its
  * persistence in the clops cache folder, and its automatic application.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/gemm_tune_builtin.c: GEMM parameters that `clops tune gemm` found on
  * the GPUs we have measured, shipped with the library so those devices are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/index.h: the indexing family's internal interface (index_select,
  * gather, take, embedding, index.Tensor, cat, flip, tril, scatter, ...).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/index_advanced.c: index.Tensor, PyTorch's advanced indexing
  * (`self[i0, None, i2]` with index tensors), as one gather plan.

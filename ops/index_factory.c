@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/index_factory.c: the factories of the indexing family: the *_like
  * factories, scalar_tensor, eye, arange's short overloads, linspace,

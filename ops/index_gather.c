@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/index_gather.c: builds, simplifies and runs gather plans (ops/index.h)
  * on the CPU device (ref/index.c) and on OpenCL devices

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/index_isin.c: isin (Tensor_Tensor, Tensor_Scalar, Scalar_Tensor), the
  * set-membership test of the indexing family.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/index_join.c: joining, splitting and layout ops of the indexing
  * family, built from views and the copy kernel: cat, stack, the splitting

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/index_layout.c: layout ops of the indexing family built from views
  * and strided copies: repeat, roll and constant_pad_nd.

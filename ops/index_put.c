@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/index_put.c: index_put_ (advanced-indexing assignment, with
  * accumulate), put_ (flat indices) and masked_scatter, as segment plans (ops/index.h).

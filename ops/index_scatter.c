@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/index_scatter.c: the writing ops of the indexing family, each a
  * segment plan (ops/index.h, ops/index_segment.c): scatter (src, value,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/index_segment.c: runs segment plans (ops/index.h), the deterministic
  * engine of the accumulating and overwriting scatters.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/index_select.c: the selecting ops of the indexing family, each a
  * gather plan (ops/index.h): index_select, gather, take, take_along_dim,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/lines.c: what the hand-written families that work along one dim
  * (scans, sorts) share: line geometry, kernel lookup, program sources

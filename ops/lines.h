@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/lines.h: a tensor seen as lines along one dim, for the families that
  * work along a dim (scan, sort): the dims before `dim` coalesced into one

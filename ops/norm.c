@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/norm.c: the normalization family: _softmax, _log_softmax and their
  * backward ops (_softmax_backward_data, _log_softmax_backward_data), as

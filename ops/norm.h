@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/norm.h: the normalization family (softmax, log_softmax and their
  * backward ops; layer and rms norm in ops/norm_layer.c) inside clops:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/norm_backward.c: native_layer_norm_backward and
  * _fused_rms_norm_backward, composed from the library's own operators

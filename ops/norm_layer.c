@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/norm_layer.c: native_layer_norm, rms_norm and _fused_rms_norm (the
  * forward ops; dispatch/ops/norm.yaml).

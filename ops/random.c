@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/random.c: the engine of the random family: filling a tensor with one
  * distribution, and native_dropout, on the CPU device (ref/random.c) or an

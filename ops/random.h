@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/random.h: the engine of the random family (ops/random.c) and the
  * generators' internal side (ops/random_generator.c), used by the op

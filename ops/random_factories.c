@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/random_factories.c: the random factories: rand, randn, randint (every
  * overload), randperm, normal.float_float, their out forms, and rand_like,

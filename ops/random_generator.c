@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/random_generator.c: the clops_generator objects (clops/generator.h).
  *

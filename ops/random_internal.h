@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/random_internal.h: helpers the files of the random family share
  * (ops/random_ops.c defines them; ops/random_sampling.c and

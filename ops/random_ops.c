@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/random_ops.c: the random ops that sample into an existing tensor or
  * one shaped like an input: uniform, exponential, geometric, log_normal,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/random_sampling.c: bernoulli (self, Tensor p, float p), dropout
  * (native_dropout, its backward, dropout and dropout_ composed as PyTorch's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/reduce.h: the reduction family (sum, mean, prod, amax/amin, max/min
  * with indices, argmax/argmin, any/all, var/std, logsumexp, norms,

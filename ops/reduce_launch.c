@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/reduce_launch.c: runs a reduction plan on an OpenCL device with the
  * kernels of cl_kernels/reduce.cl.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/reduce_minmax.c: the selecting and logical reductions: amax, amin,
  * max/min (whole tensor, and .dim with values and indices), argmax,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/reduce_ops.c: the arithmetic reductions: sum, nansum, mean, nanmean,
  * prod, var, std, var_mean, std_mean, logsumexp, norm and

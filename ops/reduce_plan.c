@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/reduce_plan.c: the reduction planner and driver (see ops/reduce.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/scan.c: the scan machinery (scan_run, ops/scan.h): planning and
  * launching the reduce-then-scan kernels of cl_kernels/scan.cl, and the CPU

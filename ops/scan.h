@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/scan.h: the scan family's internal API (cumsum, cumprod, cummax,
  * cummin, logcumsumexp) and the scan machinery other families reuse

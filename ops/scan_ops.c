@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/scan_ops.c: the scan family's operators (dispatch/ops/scan.yaml):
  * cumsum, cumprod and logcumsumexp as structured families (functional,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/sort.c: the sort machinery (sort_run, ops/sort.h): planning and
  * launching cl_kernels/sort.cl, and the CPU device's path to the reference

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/sort.h: the sort family's internal API: sort_run sorts every line of
  * a tensor along one dim on any device (the CPU device runs ref/sort.c,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/sort_ops.c: the sort family's operators (dispatch/ops/sort.yaml):
  * sort (and .stable), argsort, msort, topk and kthvalue with their out

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/sort_search.c: searchsorted and bucketize (dispatch/ops/sort.yaml) on
  * sort_search_run (ops/sort.c): argument checks with PyTorch's messages,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Builds clops.torch._C, the PyTorch device bridge, against the installed PyTorch.
 
 The extension links libclops statically (libclops.a), so the installed package

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ref/gemm.c: the reference GEMM engine of the CPU device (see
  * ops/gemm.h), which serves the CPU dispatch key of the whole GEMM family

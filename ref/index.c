@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ref/index.c: the C executor of the indexing family's gather plans
  * (ops/index.h) on the CPU device, and the oracle the OpenCL kernels of
@@ -149,7 +150,8 @@ clops_status ref_index_segment(const ix_seg *s, int64_t nseg, const int64_t *seg
                 if (s->mode == IX_SEG_MEAN) {
                     int64_t n = k1 - k0 + (s->include_self ? 1 : 0);
                     f = narrow ? (double)((float)f / (float)n) : f / (double)n;
-                    i = i >= 0 ? i / n : -((-i + n - 1) / n);
+                    /* floor division, without the overflow of -i */
+                    i = i / n - (i % n != 0 && i < 0 ? 1 : 0);
                 }
             }
             pw_value out;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ref/norm.c: the CPU reference of the normalization family (softmax,
  * log_softmax and their backward ops): the CPU key runs it and the tests

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ref/pw_ref.c: the CPU reference executor for pointwise ops.
  *

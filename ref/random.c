@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ref/random.c: the CPU reference of the random family (ref/random.h).
  *
@@ -7,6 +8,7 @@
  * fuses nothing the kernels do not.  The loops mirror the kernels' loops:
  * counter ci serves elements ci*E .. ci*E+E-1.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,7 +146,8 @@ void ref_random_dropout(clops_dtype dtype, const void *in, void *out, uint8_t *m
             bool keep = (rnd_u64)w[j] >= thr;
             mask[i] = keep;
             if (dtype == CLOPS_FLOAT64) {
-                ((double *)out)[i] = (((const double *)in)[i] * (keep ? 1.0 : 0.0)) * scale;
+                double xd = ((const double *)in)[i];
+                ((double *)out)[i] = (keep ? xd : isfinite(xd) ? copysign(0.0, xd) : xd * 0.0) * scale;
                 continue;
             }
             float x;
@@ -154,7 +157,8 @@ void ref_random_dropout(clops_dtype dtype, const void *in, void *out, uint8_t *m
                 x = rnd_bf16_to_f32(((const uint16_t *)in)[i]);
             else
                 x = ((const float *)in)[i];
-            x = x * (keep ? 1.0f : 0.0f);
+            /* x * 0 spelled out as in cl_kernels/random.cl (RND_KEEP). */
+            x = keep ? x : isfinite(x) ? copysignf(0.0f, x) : x * 0.0f;
             store_float(out, dtype, i, x * fscale);
         }
     }

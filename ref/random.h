@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ref/random.h: the CPU reference of the random family, and the plan both
  * the reference and the OpenCL kernels (cl_kernels/random.cl) follow.

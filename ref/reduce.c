@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ref/reduce.c: the CPU reference executor of the reduction family.
  *

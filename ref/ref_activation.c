@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ref/ref_activation.c: C reference functions of the activation pointwise
  * ops and of their backward ops (relu ... logit_backward; see

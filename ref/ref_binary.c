@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ref/ref_binary.c: reference functions of the arithmetic pointwise ops
  * (add, sub, mul, the divisions, remainder, fmod, pow, lerp, addcmul,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ref/ref_binary.h: C reference functions of the binary, ternary,
  * comparison, logical and bitwise pointwise ops.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ref/ref_binary_math.c: reference functions of the floating binary
  * functions (atan2, hypot, copysign, nextafter, xlogy, logaddexp,

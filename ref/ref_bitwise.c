@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ref/ref_bitwise.c: reference functions of the bitwise ops (and, or, xor,
  * not, left and right shift); see ref/ref_binary.h for the conventions.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ref/ref_compare.c: reference functions of the comparisons, the
  * min/max/clamp family, the selections (where, masked_fill) and the logical

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ref/ref_scan.h: the CPU reference of the scan family (ref/scan.c): the
  * CPU device's kernels and the oracle of the OpenCL ones.  ops/scan.h

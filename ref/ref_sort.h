@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ref/ref_sort.h: the CPU reference of the sort family (ref/sort.c): the
  * CPU device's sort and the oracle of the OpenCL kernels.

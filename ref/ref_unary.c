@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ref/ref_unary.c: C reference functions of the unary math, rounding and
  * classification pointwise ops (abs ... sinc; see ref/ref_unary.h).

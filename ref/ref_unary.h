@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ref/ref_unary.h: the C reference functions of the unary math, rounding,
  * classification and activation pointwise ops, and of the activations'

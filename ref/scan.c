@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ref/scan.c: the CPU reference of the scan family (cumsum, cumprod,
  * cummax/cummin with indices, logcumsumexp): the CPU device's kernels and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ref/sort.c: the CPU reference of the sort family: a stable sort of every
  * line along one dim on pairs (key, position), the same total order the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/check_layers_planted.sh: proves that tools/check_layers.py fails on a
 # back-edge.  It copies the layered folders of the source tree into a
 # temporary folder, checks that the copy passes, then plants two includes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/pw_binary_check.h: helpers shared by the tests of the binary,
  * comparison and bitwise pointwise ops (tests/test_pw_binary*.c), on top of

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/run_valgrind.sh BUILD_DIR: runs the foundation tests under valgrind's
 # memcheck and fails on any test failure, memory error or definite leak.
 #

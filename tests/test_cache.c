@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_cache.c: the kernel caches of host/program.c and
  * host/diskcache.c, driven through host/host.h with a tiny program of the

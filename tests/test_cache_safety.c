@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_cache_safety.c: the disk cache against another local user and
  * against lying or unwritable cache folders.

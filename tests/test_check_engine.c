@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_check_engine.c: the check engine itself (tools/check/): the
  * cases it builds from schemas and hints, its tolerance rule, and that it

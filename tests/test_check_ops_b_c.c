@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_check_ops_b_c.c: the operator suite for ops whose names start
  * with 'b' to 'c': every op x every dtype it accepts x the `ci` cases

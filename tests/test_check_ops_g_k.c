@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_check_ops_g_k.c: the operator suite for ops whose names start
  * with 'g' to 'k': every op x every dtype it accepts x the `ci` cases

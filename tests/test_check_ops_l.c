@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_check_ops_l.c: the operator suite for ops whose names start
  * with 'l' to 'l': every op x every dtype it accepts x the `ci` cases

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_check_ops_m_p.c: the operator suite for ops whose names start
  * with 'm' to 'p': every op x every dtype it accepts x the `ci` cases

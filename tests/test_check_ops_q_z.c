@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_check_ops_q_z.c: the operator suite for ops whose names start
  * with 'q' to 'z': every op x every dtype it accepts x the `ci` cases

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_check_promotion.c: PyTorch's result dtypes through the real
  * registry.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_cli_cmds.c: the `clops` commands ops, check, bench, compare,
  * run and warmup, run as the real program (CLOPS_CLI_EXE, the clops

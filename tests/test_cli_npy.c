@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_cli_npy.c: the .npy reader and writer of the clops program
  * (tools/cli/npy.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_cli_report.c: the report model and writers of `clops compare`
  * (tools/cli/report*.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_copy.c: copies and conversions between tensors, devices and
  * host memory (ops/core_copy.c), and the filling factories (core/tensor.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_dispatch.c: how a call reaches a kernel (dispatch/call.c,
  * dispatch/registry.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_dispatch_calls.c: the two calling conventions and the trace
  * (dispatch/boxed.c, dispatch/call.c, dispatch/trace.c, the generated

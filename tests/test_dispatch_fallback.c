@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_dispatch_fallback.c: the boxed CPU fallback (dispatch/fallback.c)
  * and the errors of calls that have no kernel at all.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_dtype.c: dtype names, sizes and aliases, and the float16 and
  * bfloat16 conversions (core/dtype.c) that the CPU reference, the scalar

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_errors.c: what clops does when a call cannot succeed.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_gemm.c: the matrix-multiplication family (mm, bmm, addmm,
  * addmv, mv, dot, outer/ger, addr, baddbmm, addbmm, matmul, linear) on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_golden_binary.c: clops' CPU reference of the binary,
  * comparison, logical and bitwise ops against PyTorch's answers in

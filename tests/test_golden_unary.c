@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_golden_unary.c: the CPU reference of the unary, activation and
  * activation-backward ops against PyTorch's own results.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_hardening.c: inputs that once crashed the process or were
  * accepted when they should have been refused.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_index_golden.c: the indexing family against PyTorch's answers
  * (tests/data/golden_index.json, written by tests/data/gen_golden_index.py)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_index_scatter.c: the writing ops of the indexing family
  * (segment plans) on every device: heavy duplicate indices summed

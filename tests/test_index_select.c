@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_index_select.c: the indexing family's selecting ops on every
  * device beyond what the check engine's standard cases cover (those run in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_licence.c: the licence is stated everywhere a packager looks.
  *

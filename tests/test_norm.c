@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_norm.c: the normalization family (_softmax, _log_softmax and
  * their backward ops): PyTorch's own results on every device

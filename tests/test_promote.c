@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_promote.c: type promotion against PyTorch (codegen_pointwise/promote.h).
  *

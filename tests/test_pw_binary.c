@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_pw_binary.c: every binary, ternary, comparison, logical and
  * bitwise pointwise op, on every dtype it accepts, on every OpenCL device,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_pw_binary_dispatch.c: the binary ops through the public API
  * that dispatch/ops/pointwise_binary.yaml generates (clops/ops.h), on the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_pw_binary_layouts.c: the binary and ternary ops over every
  * operand layout and destination form, on every OpenCL device, against the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_pw_binary_semantics.c: the arithmetic ops' corner cases, with
  * values checked by hand against PyTorch 2.x (CPU), on the CPU device and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_pw_compare_semantics.c: corner cases of the comparison,
  * min/max/clamp, selection, fill, bitwise and floating binary ops, with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_pw_operand_semantics.c: how the pointwise engine reads its
  * operands and shapes its results, against values and strides checked on

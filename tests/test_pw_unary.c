@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_pw_unary.c: every unary, activation and activation-backward
  * pointwise op (codegen_pointwise/ops_unary.h) on every accepted dtype, on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_pw_unary_semantics.c: the PyTorch semantics of the unary and
  * activation ops, one behaviour per test, with values checked by hand

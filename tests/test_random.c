@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_random.c: the random family's streams (docs/random.md):
  * Philox4x32-10 known answers, the generator API, bit-identity of every op
@@ -6,6 +7,7 @@
  * independence from the launch geometry.  Distributions and errors are in
  * tests/test_random_stats.c.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -475,6 +477,63 @@ static void offset_advances_by_the_documented_counters(void **state)
 
 /* --- launch geometry -------------------------------------------------------------------- */
 
+/* A dropped element is x * 0, as PyTorch multiplies by the mask: -0 for a
+ * negative x, NaN for an infinite or NaN x; a kept one is x * (1 / (1 - p)). */
+static void dropout_multiplies_by_the_mask(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_devices(devs, CT_MAX_DEVICES);
+    static const double vals[] = {-1.5, -0.0, 2.0, INFINITY, -INFINITY, NAN, -3e-3, 0.0};
+    enum { N = 256 };
+    const clops_dtype dts[] = {CLOPS_FLOAT32, CLOPS_FLOAT64};
+    for (int i = 0; i < nd; i++) {
+        ct_set_device(devs[i]);
+        for (size_t di = 0; di < CT_COUNT(dts); di++) {
+            if (!ct_device_supports(devs[i], dts[di]))
+                continue;
+            ct_set_case("native_dropout(0.5) %s", clops_dtype_name(dts[di]));
+            float xf[N];
+            double xd[N];
+            for (int j = 0; j < N; j++) {
+                xd[j] = vals[j % (int)CT_COUNT(vals)];
+                xf[j] = (float)xd[j];
+            }
+            int64_t n = N;
+            clops_tensor *x = ct_from_values(devs[i], dts[di], 1, &n, CT_CONTIGUOUS,
+                                             dts[di] == CLOPS_FLOAT32 ? (void *)xf : (void *)xd);
+            clops_tensor *out = NULL, *mask = NULL;
+            bool train = true;
+            CT_OK(clops_native_dropout(x, 0.5, &train, &out, &mask));
+            void *ho = ct_to_host(out);
+            uint8_t *hm = ct_to_host(mask);
+            int dropped = 0, kept = 0;
+            for (int j = 0; j < N; j++) {
+                double o = dts[di] == CLOPS_FLOAT32 ? (double)((float *)ho)[j] : ((double *)ho)[j];
+                double v = dts[di] == CLOPS_FLOAT32 ? (double)xf[j] : xd[j];
+                if (hm[j]) {
+                    kept++;
+                    if (isnan(v) ? !isnan(o) : o != v * 2.0)
+                        ct_fail("element %d = %g kept: %g, expected %g", j, v, o, v * 2.0);
+                } else {
+                    dropped++;
+                    bool ok = isfinite(v) ? (o == 0.0 && !signbit(o) == !signbit(v)) : isnan(o);
+                    if (!ok)
+                        ct_fail("element %d = %g dropped: %g, expected %s", j, v, o,
+                                isfinite(v) ? (signbit(v) ? "-0" : "+0") : "nan");
+                }
+            }
+            assert_true(dropped > 0 && kept > 0);
+            free(ho);
+            free(hm);
+            clops_tensor_release(x);
+            clops_tensor_release(out);
+            clops_tensor_release(mask);
+        }
+    }
+    ct_clear_context();
+}
+
 static void values_do_not_depend_on_the_work_group_size(void **state)
 {
     (void)state;
@@ -522,6 +581,7 @@ int main(void)
         cmocka_unit_test(get_state_set_state_replays_the_sequence),
         cmocka_unit_test(offset_advances_by_the_documented_counters),
         cmocka_unit_test(values_do_not_depend_on_the_work_group_size),
+        cmocka_unit_test(dropout_multiplies_by_the_mask),
     };
     return cmocka_run_group_tests(tests, NULL, ct_teardown_group);
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_random_stats.c: what the random family's values look like:
  * goodness of fit with fixed seeds (Kolmogorov-Smirnov for the continuous

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_reduce.c: the reduction kernels' strategies against the CPU
  * reference, determinism, accuracy and errors.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_reduce_golden.c: the reduction ops against PyTorch's own
  * results, on the CPU device and on every OpenCL device.

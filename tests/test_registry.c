@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_registry.c: the operator registry of dispatch/registry.c.
  *

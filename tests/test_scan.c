@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_scan.c: the scan family (cumsum, cumprod, cummax, cummin,
  * logcumsumexp) on every OpenCL device against the CPU reference, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_schema.c: the operator-schema parser of dispatch/schema.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_sort.c: the sort family (sort, argsort, msort, topk,
  * kthvalue, median, nanmedian) on every OpenCL device against the CPU reference.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_sort_golden.c: the sort family on every device (the CPU
  * reference and each OpenCL device) against PyTorch's own results.

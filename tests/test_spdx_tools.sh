@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/test_spdx_tools.sh: tools/check_spdx.sh and tools/add_spdx.sh on a
 # scratch git repository (not on this tree: the tags are added to the whole
 # tree in one change, and the check is registered then).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_structured.c: the rules of the three forms of a structured
  * operator (dispatch/structured.h), which every structured family and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_views.c: the view operators and the geometry helpers under
  * them (core/view.c, core/geometry.c), checked against PyTorch.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tools/add_spdx.sh [DIR]: adds the licence tag to tracked source files
 # that lack it.
 #

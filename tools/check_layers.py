@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """tools/check_layers.py: fails when a C file includes from a layer above its own.
 
 The library's layers point one way, lowest first (docs/architecture.md):

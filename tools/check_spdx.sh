@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tools/check_spdx.sh [DIR]: fails when a tracked source file lacks the
 # licence tag.
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Installs what clops needs to build, test and run on Debian 12 (or a
 # derivative), from Debian's own packages.  docs/dependencies.md says why
 # each package is there.  Uses sudo when not run as root.

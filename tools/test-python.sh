@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Runs the Python tests of the PyTorch device "clops" (python/tests) on the
 # default clops device (POCL on a machine without a GPU), after the C suite.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * clops/dtype.h: element types and Python-style scalars.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * clops/pointwise.h: registering your own pointwise operators.
  *

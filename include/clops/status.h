@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * clops/status.h: status codes and the thread-local error message.
  *

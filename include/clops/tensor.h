@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * clops/tensor.h: tensors, their storage, factories and host transfers.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * python/csrc/bridge.h: what the two translation units of the PyTorch
  * device bridge share.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * python/csrc/generic.cpp: every clops operator on the PyTorch device,
  * bound from its schema, and PyTorch's CPU fallback for the rest.

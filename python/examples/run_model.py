@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Runs GPT-2 (transformers) or ResNet-18 (torchvision) on a device and prints
 the time per step and which ops ran on the CPU for lack of a clops kernel.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Shared fixtures of the clops PyTorch device tests.
 
 The tests need a clops OpenCL device (POCL on the CPU is enough); without one

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Copies host to device, device to host and device to device, with dtype
 conversion, broadcasting and any strides."""
 import pytest

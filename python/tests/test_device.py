@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The device itself: indices, current device, memory statistics, seeding."""
 import pytest
 import torch

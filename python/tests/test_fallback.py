@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Ops clops lacks run on the CPU through PyTorch's CPU fallback: counted per
 op, and refused in strict mode; views never go there."""
 import pytest

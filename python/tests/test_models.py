@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Real models from libraries nobody here wrote, on the clops device against
 the CPU: GPT-2 (transformers) forward logits and one AdamW training step, and
 ResNet-18 (torchvision) forward in eval mode and one SGD training step.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A broad sample of ops on the clops device against the CPU: pointwise
 (unary, binary, comparisons, Scalar overloads, type promotion, in-place, out=),
 matrix products, factories, and zero-dim CPU tensors mixed with device ones."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """PyTorch views map one-to-one onto clops views: shared storage, no copies,
 never through the CPU fallback."""
 import torch

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """PyTorch's own op tests as a broad sweep of the clops device.
 
 Runs every OpInfo of PyTorch's op database

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Generates tests/data/golden_binary.json: PyTorch's answers for clops'
 binary, ternary, comparison, logical and bitwise pointwise ops.
 

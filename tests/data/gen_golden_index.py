@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes tests/data/golden_index.json: PyTorch's answers for the indexing
 family (result shapes of advanced indexing, negative indices, duplicate
 indices, empty index tensors, zero-size inputs, errors), read by

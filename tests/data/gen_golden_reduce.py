@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes tests/data/golden_reduce.json: PyTorch's CPU results for the
 reduction ops of clops (dispatch/ops/reduce.yaml), for the semantics the
 layout sweeps cannot show: result dtypes, NaN propagation and the first

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes tests/data/golden_scan.json: PyTorch's (CPU) results of the scan
 family on inputs that pin down its semantics: NaN and infinities, signed
 zeros, ties (cummax/cummin take the later index), integer wrap-around,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes tests/data/golden_sort.json: PyTorch's (CPU) stable sort of inputs
 that pin down the order: NaN after +inf ascending and before it
 descending, -0.0 equal to +0.0 (input order kept), ties in input order,

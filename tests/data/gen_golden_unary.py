@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes tests/data/golden_unary.json: PyTorch's CPU results for the unary,
 activation and activation-backward ops of clops (codegen_pointwise/ops_unary.h).
 

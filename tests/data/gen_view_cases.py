@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Generates tests/data/view_cases.json: PyTorch's answers for clops' view ops.
 
 Each case runs one view operator of ATen on a float32 CPU tensor with a given

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes tests/data/golden_binary.json from a pure-Python model of PyTorch's
 rules, for the cases of gen_golden_binary.py, where torch is not installed.
 

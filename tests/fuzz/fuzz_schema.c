@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/fuzz/fuzz_schema.c: fuzz target for the schema parser
  * (dispatch/schema.c).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/fuzz/run_schema_fuzz.sh: a short, deterministic fuzz run of the
 # schema parser for CI, with gcc and no libFuzzer.
 #

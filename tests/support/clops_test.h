@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/support/clops_test.h: the helpers every clops test links
  * (libclops_test_support, built from every .c file in tests/support/).

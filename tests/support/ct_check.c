@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/support/ct_check.c: the operator suite of issue 4 as cmocka tests:
  * every op x every dtype it accepts x the check engine's `ci` cases x every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/support/ct_compare.c: elementwise comparison of a result with its
  * reference, and the failure report.

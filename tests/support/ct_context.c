@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/support/ct_context.c: the failure context (which device, which
  * case) and the checks that fail a cmocka test with it.

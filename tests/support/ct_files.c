@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/support/ct_files.c: temporary directories for tests that touch the
  * file system (the kernel cache, dumped sources), and removing them again.

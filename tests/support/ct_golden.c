@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/support/ct_golden.c: replays a file of PyTorch golden cases
  * (tests/data/golden_*.json, format in tests/data/gen_golden_reduce.py)

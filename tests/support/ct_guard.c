@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/support/ct_guard.c: output tensors surrounded by sentinel bytes, to
  * catch kernels that write outside the elements they were given.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/support/ct_json.c: reading PyTorch golden data (tests/data/golden_NAME.json)
  * written by the tests/data/gen_golden_*.py scripts: the file, dtype

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/support/ct_json.h: helpers for PyTorch golden data files
  * (tests/data/golden_NAME.json, written by tests/data/gen_golden_NAME.py).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/support/ct_tensors.c: building test tensors in the layouts kernels
  * must handle, and moving them to host memory or the CPU device.

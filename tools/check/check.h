@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/check/check.h: the check engine: standard cases for every operator
  * of the registry, run on a device and on the CPU reference and compared;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/check/check_bench.c: the measurements behind `clops bench`.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/check/check_cases.c: the standard cases of an operator (chk_cases).
  *

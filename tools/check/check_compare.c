@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/check/check_compare.c: the elementwise comparison of results with
  * their reference and the engine's tolerance rule (check_compare.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/check/check_compare.h: elementwise comparison of a result with its
  * reference, the report of the differences, and the tolerance rule of the

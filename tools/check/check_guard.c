@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/check/check_guard.c: layouts and guarded storages (check_guard.h).
  *

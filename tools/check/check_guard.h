@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/check/check_guard.h: tensors in the layouts kernels must handle,
  * placed inside storages of sentinel bytes that catch out-of-bounds writes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/check/check_internal.h: what the files of the check engine share
  * with each other and nobody else.

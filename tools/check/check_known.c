@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/check/check_known.c: check hints the engine carries for operators
  * whose inventory entry has none, in the inventory's own format

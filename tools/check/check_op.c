@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/check/check_op.c: what the check engine knows about one operator
  * (chk_opinfo): argument roles from the schema, the functional counterpart

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/check/check_proc.c: running a child process and capturing its
  * standard output, for the measurements that need a fresh process (an op's

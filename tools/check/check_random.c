@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/check/check_random.c: deterministic values for every dtype (see
  * check_random.h): the splitmix64 generator, chk_fill() over the op

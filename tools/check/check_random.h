@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/check/check_random.h: deterministic input values for every dtype,
  * shared by the check engine (`clops check`, `clops bench`) and the tests

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/check/check_run.c: running one case on the CPU reference and on
  * devices (chk_run_case); check_verdict.c judges the device's outputs.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/check/check_suite.c: which ops a case set covers, and running all
  * cases of one op over dtypes and devices (chk_select_ops, chk_run_op).

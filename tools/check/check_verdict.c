@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/check/check_verdict.c: judging a device run against the reference
  * run of the same case (chk_verdict): which refusals are skips and which are

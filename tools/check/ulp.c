@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/check/ulp.c: ULP spacing, ULP error and ULP distance per dtype,
  * and the tolerance rule of ulp.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/check/ulp.h: distances between floating-point values measured in
  * units in the last place (ULPs) of a clops dtype, and the tolerance rule

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/cli/args.c: command-line parsing for every `clops` subcommand, and
  * the helpers that turn the shared options (--device, --dtype, --op) into

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/cli/cli.h: the framework shared by every `clops` subcommand.
  *

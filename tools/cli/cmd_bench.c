@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/cli/cmd_bench.c: `clops bench`, per op and device: achieved GB/s
  * (GFLOP/s for matrix products) and its ratio to the device's copy peak

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/cli/cmd_cache.c: `clops cache info` and `clops cache clear`.
  *

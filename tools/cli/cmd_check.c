@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/cli/cmd_check.c: `clops check`, every selected op over its standard
  * cases on each selected device against the CPU reference (the check

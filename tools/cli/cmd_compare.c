@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/cli/cmd_compare.c: `clops compare`, the main job: check and bench on
  * every device found, written as report.html, report.md and report.json.

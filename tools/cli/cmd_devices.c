@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/cli/cmd_devices.c: `clops devices`, the list of platforms and
  * devices with every field of their capability record, and the discovery

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/cli/cmd_ops.c: `clops ops`, the registered operators with their
  * schemas, tags and the kernel a call would run on each device, and one

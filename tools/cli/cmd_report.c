@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/cli/cmd_report.c: `clops report`, rendering report.md and
  * report.html again from a report.json.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/cli/cmd_run.c: `clops run`, one operator on .npy inputs with .npy
  * outputs: the way to reproduce a single case on any device and to compare

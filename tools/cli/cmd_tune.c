@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/cli/cmd_tune.c: `clops tune gemm`, the per-device search of
  * CLBlast's GEMM kernel parameters (ops/gemm_tune.c, docs/gemm.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/cli/cmd_warmup.c: `clops warmup`, compiling every kernel the
  * standard op set needs into the disk cache ahead of time, then timing a

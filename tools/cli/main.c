@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/cli/main.c: the `clops` program's entry point: the command table,
  * the top-level help and version, and dispatch to a subcommand.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/cli/npy.c: the .npy reader and writer of tools/cli/npy.h.
  *

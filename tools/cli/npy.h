@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/cli/npy.h: reading and writing NumPy .npy files.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/cli/output.c: how `clops` talks to people and files: error and
  * warning lines, terminal detection, human-readable sizes and durations,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/cli/progress.c: the progress bar and plain progress lines of
  * tools/cli/progress.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/cli/progress.h: progress display for long commands (check, bench,
  * compare, warmup).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/cli/report.c: the report model of tools/cli/report.h and its JSON
  * form (writing, and reading back into the model).  The aggregations the

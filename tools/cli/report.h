@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/cli/report.h: the result model of `clops check`, `bench` and
  * `compare`, and the writers of report.json, report.md and report.html.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/cli/report_agg.c: what the report renderers share: the op × device
  * matrix and the bench rows (built in one pass each through a small hash

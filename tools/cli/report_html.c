@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/cli/report_html.c: report.html, the self-contained HTML report.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/cli/report_md.c: report.md, the Markdown form of a report.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/cli/suite.c: running the check engine for the commands (see
  * suite.h): op selection, check and bench runs with progress, the child

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/cli/suite.h: the check and bench runs that `clops check`, `bench`,
  * `compare` and `warmup` share, on top of the check engine

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/opgen/opgen.c: reads the operator inventory and builds the model.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/opgen/opgen.h: the model of clops-opgen, the build-time generator
  * that turns the operator inventory (the YAML files of dispatch/ops/) into C.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/opgen/opgen_emit.c: writes the C and Markdown that the operator
  * inventory generates.

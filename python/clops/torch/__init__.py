@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The PyTorch device "clops": PyTorch tensors and models on any OpenCL device.
 
 ``import clops.torch`` renames PyTorch's PrivateUse1 backend to ``clops``, loads
