@@ -335,10 +335,33 @@ static const rcase CASES[] = {
 };
 
 /* FNV-1a of a tensor's elements in row-major order. */
+/* FNV-1a of the tensor's bytes, with every NaN read as the one quiet NaN:
+ * a NaN's sign and payload are the hardware's (NVIDIA GPUs return a single
+ * canonical NaN from arithmetic, x86 keeps the operand's), as in PyTorch. */
 static uint64_t tensor_hash(const clops_tensor *t)
 {
     unsigned char *v = ct_to_host(t);
-    size_t n = (size_t)clops_tensor_numel(t) * clops_dtype_size(clops_tensor_dtype(t));
+    clops_dtype dt = clops_tensor_dtype(t);
+    size_t numel = (size_t)clops_tensor_numel(t);
+    size_t n = numel * clops_dtype_size(dt);
+    for (size_t i = 0; i < numel; i++) {
+        if (dt == CLOPS_FLOAT32) {
+            uint32_t u;
+            memcpy(&u, v + 4 * i, 4);
+            if ((u & 0x7fffffffu) > 0x7f800000u)
+                memcpy(v + 4 * i, &(uint32_t){0x7fc00000u}, 4);
+        } else if (dt == CLOPS_FLOAT64) {
+            uint64_t u;
+            memcpy(&u, v + 8 * i, 8);
+            if ((u & 0x7fffffffffffffffull) > 0x7ff0000000000000ull)
+                memcpy(v + 8 * i, &(uint64_t){0x7ff8000000000000ull}, 8);
+        } else if (dt == CLOPS_FLOAT16 || dt == CLOPS_BFLOAT16) {
+            uint16_t u, inf = dt == CLOPS_FLOAT16 ? 0x7c00 : 0x7f80;
+            memcpy(&u, v + 2 * i, 2);
+            if ((u & 0x7fff) > inf)
+                memcpy(v + 2 * i, &(uint16_t){dt == CLOPS_FLOAT16 ? 0x7e00 : 0x7fc0}, 2);
+        }
+    }
     uint64_t h = 0xcbf29ce484222325ull;
     for (size_t i = 0; i < n; i++)
         h = (h ^ v[i]) * 0x100000001b3ull;
