@@ -17,7 +17,7 @@ import json
 
 def torch_rows(doc):
     rows = doc["results"] if isinstance(doc, dict) else doc
-    return {r["torch_case"]: r for r in rows}
+    return {r.get("torch_case", r.get("case")): r for r in rows}
 
 
 def main():

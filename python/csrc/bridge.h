@@ -28,6 +28,15 @@
 
 namespace clops_torch {
 
+/* A number for an error message.  The bridge's messages are built from
+ * strings only: an integer formatted through std::ostream (TORCH_CHECK's
+ * c10::str) inside this extension crashed the process with PyTorch 2.11 on
+ * the H100 machine (Ubuntu 24.04, gcc 13), while string pieces were fine. */
+inline std::string num(long long v)
+{
+    return std::to_string(v);
+}
+
 /* Raises a PyTorch error carrying clops' last error message when st fails. */
 void check(clops_status st, const char *what);
 

@@ -64,7 +64,7 @@ clops_device *clops_dev(c10::DeviceIndex index)
     TORCH_CHECK(n > 0, "clops: no OpenCL device found (", clops_device_discovery_note(), ")");
     if (index < 0)
         index = current_device();
-    TORCH_CHECK(index < n, "clops: device index ", (int)index, " out of range: ", n,
+    TORCH_CHECK(index < n, "clops: device index ", num(index), " out of range: ", num(n),
                 " OpenCL device(s) (see `clops devices`)");
     clops_device *dev = nullptr;
     check(clops_device_get(index + 1, &dev), "device lookup");
@@ -98,8 +98,8 @@ c10::DeviceIndex current_device()
 
 void set_current_device(c10::DeviceIndex index)
 {
-    TORCH_CHECK(index >= 0 && index < device_count(), "clops: invalid device index ", (int)index,
-                " (", device_count(), " device(s))");
+    TORCH_CHECK(index >= 0 && index < device_count(), "clops: invalid device index ", num(index),
+                " (", num(device_count()), " device(s))");
     tls_current = index;
 }
 
@@ -206,7 +206,7 @@ c10::ScalarType to_torch_dtype(clops_dtype dt)
     static const c10::ScalarType map[] = {c10::kBool, c10::kByte,  c10::kChar,     c10::kShort,
                                           c10::kInt,  c10::kLong,  c10::kHalf,     c10::kBFloat16,
                                           c10::kFloat, c10::kDouble};
-    TORCH_CHECK((int)dt >= 0 && dt < CLOPS_DTYPE_COUNT, "clops: invalid dtype ", (int)dt);
+    TORCH_CHECK((int)dt >= 0 && dt < CLOPS_DTYPE_COUNT, "clops: invalid dtype ", num(dt));
     return map[dt];
 }
 
@@ -379,7 +379,7 @@ static const at::Generator &default_generator(c10::DeviceIndex idx)
             gens.push_back(make_generator(i));
     if (idx < 0)
         idx = current_device();
-    TORCH_CHECK(idx < (int)gens.size(), "clops: no device ", (int)idx);
+    TORCH_CHECK(idx < (int)gens.size(), "clops: no device ", num(idx));
     return gens[idx];
 }
 
