@@ -10,6 +10,7 @@
 #define CLOPS_OPS_NORM_H
 
 #include "core/tensor_impl.h"
+#include "dispatch/structured.h"
 #include "host/host.h"
 
 /* Kernel `which` (0 norm_softmax, 1 norm_softmax_backward, 2 norm_layer)
@@ -43,5 +44,71 @@ clops_status norm_ref_softmax_backward(const clops_tensor *g, const clops_tensor
 clops_status norm_ref_layer(const clops_tensor *x, const clops_tensor *w, const clops_tensor *b,
                             clops_tensor *y, clops_tensor *mean, clops_tensor *rstd, int64_t rows,
                             int64_t n, double eps, bool rms);
+
+/* --- composite norm ops (ops/norm_backward.c, ops/norm_batch.c,
+ * ops/norm_group.c) ------------------------------------------------------- */
+
+/* The temporaries of one composite call, released together. */
+#define NORM_TMPS 48
+typedef struct norm_tmps {
+    clops_tensor *t[NORM_TMPS];
+    int n;
+} norm_tmps;
+
+/* Keeps t in c for norm_release; returns t. */
+clops_tensor *norm_keep(norm_tmps *c, clops_tensor *t);
+/* Releases every tensor kept in c. */
+void norm_release(norm_tmps *c);
+/* st, keeping *out in c when st is CLOPS_OK (wraps an operator call). */
+clops_status norm_kept(norm_tmps *c, clops_status st, clops_tensor **out);
+/* t cast to dt; a * b; a - b; a view (or contiguous copy) of t as shape
+ * sizes: each result kept in c. */
+clops_status norm_as(norm_tmps *c, const char *op, clops_tensor *t, clops_dtype dt,
+                     clops_tensor **out);
+clops_status norm_mul(norm_tmps *c, clops_tensor *a, clops_tensor *b, clops_tensor **out);
+clops_status norm_sub(norm_tmps *c, clops_tensor *a, clops_tensor *b, clops_tensor **out);
+clops_status norm_view(norm_tmps *c, clops_tensor *t, int ndim, const int64_t *sizes,
+                       clops_tensor **out);
+
+/*
+ * The backward of a row normalization over the last nsl dims of input
+ * (layer norm, or rms norm when rms): dx, dweight, dbias into *o0, *o1,
+ * *o2 (NULL when mask does not ask for them; o2 may be NULL).  mean and
+ * rstd broadcast against input; weight broadcasts against it too (dweight
+ * sums over the leading dims and needs weight of the normalized shape).
+ */
+clops_status norm_rows_backward(const char *op, bool rms, clops_tensor *grad,
+                                clops_tensor *input, int nsl, clops_tensor *mean,
+                                clops_tensor *rstd, clops_tensor *weight, clops_tensor *bias,
+                                const bool *mask, clops_tensor **o0, clops_tensor **o1,
+                                clops_tensor **o2);
+
+/* --- shared by the forward ops (ops/norm_layer.c) ------------------------ */
+
+/* True when t is row-major contiguous (size-1 dims aside). */
+bool norm_dense(const clops_tensor *t);
+
+/*
+ * Layer (or rms) normalization of x seen as M rows of N contiguous
+ * elements, without weight and bias when w, b are NULL, into target y (any
+ * shape of M * N elements) and the row statistics mean_t, rstd_t (any
+ * dtype and shape of M elements, may be NULL).
+ */
+clops_status norm_layer_rows(const char *op, clops_tensor *x, clops_tensor *w, clops_tensor *b,
+                             int64_t M, int64_t N, double eps, bool rms, clops_tensor *y,
+                             clops_tensor *mean_t, clops_tensor *rstd_t);
+
+/*
+ * The destinations of a three-result op (functional: new tensors; out=: the
+ * given d[i]), result i of dtype dt[i] and shape (nd[i], sz[i]); ins are
+ * checked for overlap.  norm_finish3 hands the results over (releasing all
+ * on failure) and returns the first error.
+ */
+clops_status norm_begin3(structured_call *c, const char *op, pw_variant variant,
+                         clops_tensor *const *d, clops_device *dev, const clops_dtype *dt,
+                         const int *nd, const int64_t *const *sz, clops_tensor *const *ins,
+                         int nins);
+clops_status norm_finish3(structured_call *c, clops_status st, clops_tensor **o0,
+                          clops_tensor **o1, clops_tensor **o2);
 
 #endif /* CLOPS_OPS_NORM_H */

@@ -22,67 +22,81 @@
 #include "clops/ops.h"
 #include "ops/core.h"
 #include "ops/kernels_generated.h"
+#include "ops/norm.h"
 #include "ops/reduce.h"
 
-#define NB_TEMPS 16
-
-/* The temporaries of one backward call, released together. */
-typedef struct nb_ctx {
-    clops_tensor *t[NB_TEMPS];
-    int n;
-} nb_ctx;
-
-/* Keeps t for release; returns it. */
-static clops_tensor *keep(nb_ctx *c, clops_tensor *t)
+/* Keeps t for release with the others of c; returns t.  NORM_TMPS is above
+ * the longest chain of any caller (a fixed, shape-independent count). */
+clops_tensor *norm_keep(norm_tmps *c, clops_tensor *t)
 {
-    if (c->n < NB_TEMPS)
+    if (c->n < NORM_TMPS)
         c->t[c->n++] = t;
     return t;
 }
 
-static void release_all(nb_ctx *c)
+/* Releases every tensor kept in c. */
+void norm_release(norm_tmps *c)
 {
     for (int i = 0; i < c->n; i++)
         clops_tensor_release(c->t[i]);
     c->n = 0;
 }
 
+/* st, keeping *out in c when st is CLOPS_OK (wraps an operator call). */
+clops_status norm_kept(norm_tmps *c, clops_status st, clops_tensor **out)
+{
+    if (!st)
+        norm_keep(c, *out);
+    return st;
+}
+
 /* t cast to dtype (kept). */
-static clops_status as(nb_ctx *c, const char *op, clops_tensor *t, clops_dtype dt,
-                       clops_tensor **out)
+clops_status norm_as(norm_tmps *c, const char *op, clops_tensor *t, clops_dtype dt,
+                     clops_tensor **out)
 {
     clops_status st = reduce_cast_input(op, t, dt, out);
     if (!st)
-        keep(c, *out);
+        norm_keep(c, *out);
     return st;
 }
 
-/* a * b, a - b (kept). */
-static clops_status mul(nb_ctx *c, clops_tensor *a, clops_tensor *b, clops_tensor **out)
+/* a * b (kept). */
+clops_status norm_mul(norm_tmps *c, clops_tensor *a, clops_tensor *b, clops_tensor **out)
 {
     clops_status st = clops_mul(a, b, out);
     if (!st)
-        keep(c, *out);
+        norm_keep(c, *out);
     return st;
 }
 
-static clops_status sub(nb_ctx *c, clops_tensor *a, clops_tensor *b, clops_tensor **out)
+/* a - b (kept). */
+clops_status norm_sub(norm_tmps *c, clops_tensor *a, clops_tensor *b, clops_tensor **out)
 {
     clops_status st = clops_sub(a, b, clops_scalar_int(1), out);
     if (!st)
-        keep(c, *out);
+        norm_keep(c, *out);
+    return st;
+}
+
+/* A view (or contiguous copy) of t with shape sizes (kept). */
+clops_status norm_view(norm_tmps *c, clops_tensor *t, int ndim, const int64_t *sizes,
+                       clops_tensor **out)
+{
+    clops_status st = core_reshape(t, sizes, ndim, out);
+    if (!st)
+        norm_keep(c, *out);
     return st;
 }
 
 /* mean over the last nsl dims, kept as size 1 (kept). */
-static clops_status row_mean(nb_ctx *c, clops_tensor *t, int nsl, clops_tensor **out)
+static clops_status row_mean(norm_tmps *c, clops_tensor *t, int nsl, clops_tensor **out)
 {
     int64_t dims[CLOPS_MAX_DIMS];
     for (int i = 0; i < nsl; i++)
         dims[i] = t->ndim - nsl + i;
     clops_status st = clops_mean_dim(t, dims, nsl, true, CLOPS_DTYPE_NONE, out);
     if (!st)
-        keep(c, *out);
+        norm_keep(c, *out);
     return st;
 }
 
@@ -99,8 +113,8 @@ static clops_status lead_sum(clops_tensor *t, int nsl, clops_dtype dt, clops_ten
     return clops_sum_dim_intlist(t, dims, nlead, false, dt, out);
 }
 
-/* The shared body: dx, dw, db into *o0, *o1, *o2 (NULL when not asked). */
-static clops_status backward(const char *op, bool rms, clops_tensor *grad, clops_tensor *input,
+/* The shared body (ops/norm.h). */
+clops_status norm_rows_backward(const char *op, bool rms, clops_tensor *grad, clops_tensor *input,
                              int nsl, clops_tensor *mean, clops_tensor *rstd,
                              clops_tensor *weight, clops_tensor *bias, const bool *mask,
                              clops_tensor **o0, clops_tensor **o1, clops_tensor **o2)
@@ -113,57 +127,57 @@ static clops_status backward(const char *op, bool rms, clops_tensor *grad, clops
                            "at least the %d normalized dims",
                            op, nsl);
     clops_dtype ct = input->dtype == CLOPS_FLOAT64 ? CLOPS_FLOAT64 : CLOPS_FLOAT32;
-    nb_ctx c = {0};
+    norm_tmps c = {0};
     clops_tensor *x, *g, *r, *m = NULL, *w = NULL, *xhat, *gw, *t1, *dx = NULL;
-    clops_status st = as(&c, op, input, ct, &x);
+    clops_status st = norm_as(&c, op, input, ct, &x);
     if (!st)
-        st = as(&c, op, grad, ct, &g);
+        st = norm_as(&c, op, grad, ct, &g);
     if (!st)
-        st = as(&c, op, rstd, ct, &r);
+        st = norm_as(&c, op, rstd, ct, &r);
     if (!st && !rms)
-        st = as(&c, op, mean, ct, &m);
+        st = norm_as(&c, op, mean, ct, &m);
     if (!st && weight)
-        st = as(&c, op, weight, ct, &w);
+        st = norm_as(&c, op, weight, ct, &w);
     /* xhat */
     if (!st && !rms) {
-        st = sub(&c, x, m, &t1);
+        st = norm_sub(&c, x, m, &t1);
         if (!st)
-            st = mul(&c, t1, r, &xhat);
+            st = norm_mul(&c, t1, r, &xhat);
     } else if (!st) {
-        st = mul(&c, x, r, &xhat);
+        st = norm_mul(&c, x, r, &xhat);
     }
     if (!st && mask[0]) {
         gw = g;
         clops_tensor *c1, *c2, *gx, *a, *b2;
         if (w)
-            st = mul(&c, g, w, &gw);
+            st = norm_mul(&c, g, w, &gw);
         if (!st)
-            st = mul(&c, gw, xhat, &gx);
+            st = norm_mul(&c, gw, xhat, &gx);
         if (!st)
             st = row_mean(&c, gx, nsl, &c2);
         if (!st)
-            st = mul(&c, xhat, c2, &b2);
+            st = norm_mul(&c, xhat, c2, &b2);
         if (!st)
-            st = sub(&c, gw, b2, &a);
+            st = norm_sub(&c, gw, b2, &a);
         if (!st && !rms) {
             st = row_mean(&c, gw, nsl, &c1);
             if (!st)
-                st = sub(&c, a, c1, &a);
+                st = norm_sub(&c, a, c1, &a);
         }
         if (!st)
-            st = mul(&c, a, r, &t1);
+            st = norm_mul(&c, a, r, &t1);
         if (!st)
             st = core_to_copy(t1, input->dtype, NULL, &dx);
     }
     clops_tensor *dw = NULL, *db = NULL, *gx2;
     if (!st && mask[1] && weight) {
-        st = mul(&c, g, xhat, &gx2);
+        st = norm_mul(&c, g, xhat, &gx2);
         if (!st)
             st = lead_sum(gx2, nsl, weight->dtype, &dw);
     }
     if (!st && !rms && mask[2] && bias)
         st = lead_sum(g, nsl, bias->dtype, &db);
-    release_all(&c);
+    norm_release(&c);
     if (st) {
         clops_tensor_release(dx);
         clops_tensor_release(dw);
@@ -193,7 +207,7 @@ clops_status norm_native_layer_norm_backward(clops_tensor *grad_out, clops_tenso
     if (output_mask_len != 3)
         return clops__fail(CLOPS_INVALID_ARGUMENT,
                            "native_layer_norm_backward: output_mask needs 3 entries");
-    return backward("native_layer_norm_backward", false, grad_out, input, normalized_shape_len,
+    return norm_rows_backward("native_layer_norm_backward", false, grad_out, input, normalized_shape_len,
                     mean, rstd, weight, bias, output_mask, out0, out1, out2);
 }
 
@@ -212,6 +226,6 @@ clops_status norm_fused_rms_norm_backward(clops_tensor *grad_out, clops_tensor *
     if (output_mask_len != 2)
         return clops__fail(CLOPS_INVALID_ARGUMENT,
                            "_fused_rms_norm_backward: output_mask needs 2 entries");
-    return backward("_fused_rms_norm_backward", true, grad_out, input, normalized_shape_len,
+    return norm_rows_backward("_fused_rms_norm_backward", true, grad_out, input, normalized_shape_len,
                     NULL, rstd, weight, NULL, output_mask, out0, out1, NULL);
 }

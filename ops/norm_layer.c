@@ -75,7 +75,7 @@ static clops_status layer_check(const char *op, const clops_tensor *x, const int
 }
 
 /* True when t is row-major contiguous (size-1 dims aside). */
-static bool dense(const clops_tensor *t)
+bool norm_dense(const clops_tensor *t)
 {
     int64_t expect = 1;
     for (int d = t->ndim - 1; d >= 0; d--) {
@@ -121,11 +121,8 @@ static clops_status launch(const char *op, clops_tensor *x, clops_tensor *w, clo
                        (size_t)((M + per - 1) / per * wg));
 }
 
-/*
- * Computes the normalization of x into the targets y (input's shape),
- * mean_t and rstd_t (may be NULL; any dtype and layout of the stats shape).
- */
-static clops_status layer_run(const char *op, clops_tensor *x, clops_tensor *w, clops_tensor *b,
+/* The row normalization (ops/norm.h). */
+clops_status norm_layer_rows(const char *op, clops_tensor *x, clops_tensor *w, clops_tensor *b,
                               int64_t M, int64_t N, double eps, bool rms, clops_tensor *y,
                               clops_tensor *mean_t, clops_tensor *rstd_t)
 {
@@ -135,19 +132,19 @@ static clops_status layer_run(const char *op, clops_tensor *x, clops_tensor *w, 
     clops_status st = core_contiguous(x, &xc);
     if (!st && w)
         st = reduce_cast_input(op, w, ct, &wc);
-    if (!st && wc && !dense(wc)) {
+    if (!st && wc && !norm_dense(wc)) {
         clops_tensor *t = wc;
         st = core_contiguous(t, &wc);
         clops_tensor_release(t);
     }
     if (!st && b)
         st = reduce_cast_input(op, b, ct, &bc);
-    if (!st && bc && !dense(bc)) {
+    if (!st && bc && !norm_dense(bc)) {
         clops_tensor *t = bc;
         st = core_contiguous(t, &bc);
         clops_tensor_release(t);
     }
-    if (!st && !dense(y))
+    if (!st && !norm_dense(y))
         st = tensor_new(dev, y->dtype, y->ndim, y->sizes, NULL, &yt);
     const clops_tensor *stat = mean_t ? mean_t : rstd_t;
     if (!st && mean_t)
@@ -195,17 +192,39 @@ static clops_status layer_norm(pw_variant variant, clops_tensor *input, const in
     stat_shape(input, nsl, ss);
     clops_device *dev = input->storage->device;
     structured_call c[3];
-    memset(c, 0, sizeof c);
     clops_tensor *ins[3] = {input, weight, bias};
-    st = structured_begin(&c[0], op, variant, d0, dev, input->dtype, input->ndim, input->sizes,
-                          ins, 3);
+    clops_tensor *d[3] = {d0, d1, d2};
+    const clops_dtype dt[3] = {input->dtype, input->dtype, input->dtype};
+    const int nd[3] = {input->ndim, input->ndim, input->ndim};
+    const int64_t *sz[3] = {input->sizes, ss, ss};
+    st = norm_begin3(c, op, variant, d, dev, dt, nd, sz, ins, 3);
     if (!st)
-        st = structured_begin(&c[1], op, variant, d1, dev, input->dtype, input->ndim, ss, ins, 3);
-    if (!st)
-        st = structured_begin(&c[2], op, variant, d2, dev, input->dtype, input->ndim, ss, ins, 3);
-    if (!st)
-        st = layer_run(op, input, weight, bias, M, N, eps, false, c[0].target, c[1].target,
-                       c[2].target);
+        st = norm_layer_rows(op, input, weight, bias, M, N, eps, false, c[0].target,
+                             c[1].target, c[2].target);
+    return norm_finish3(c, st, o0, o1, o2);
+}
+
+/* The three destinations (ops/norm.h). */
+clops_status norm_begin3(structured_call *c, const char *op, pw_variant variant,
+                         clops_tensor *const *d, clops_device *dev, const clops_dtype *dt,
+                         const int *nd, const int64_t *const *sz, clops_tensor *const *ins,
+                         int nins)
+{
+    memset(c, 0, 3 * sizeof *c);
+    clops_status st = CLOPS_OK;
+    for (int i = 0; i < 3 && !st; i++)
+        st = structured_begin(&c[i], op, variant, d[i], dev, dt[i], nd[i], sz[i], ins, nins);
+    if (st)
+        for (int i = 0; i < 3; i++)
+            if (c[i].target)
+                structured_finish(&c[i], st, NULL);
+    return st;
+}
+
+/* Hands the three results over (ops/norm.h). */
+clops_status norm_finish3(structured_call *c, clops_status st, clops_tensor **o0,
+                          clops_tensor **o1, clops_tensor **o2)
+{
     clops_status s0 = structured_finish(&c[0], st, o0);
     clops_status s1 = structured_finish(&c[1], st ? st : s0, o1);
     clops_status s2 = structured_finish(&c[2], st ? st : (s0 ? s0 : s1), o2);
@@ -264,7 +283,7 @@ clops_status norm_rms_norm(pw_variant variant, clops_tensor *dst, clops_tensor *
                           input->ndim, input->sizes, ins, 2);
     if (st)
         return st;
-    st = layer_run(op, input, weight, NULL, M, N, rms_eps(input, eps), true, c.target, NULL,
+    st = norm_layer_rows(op, input, weight, NULL, M, N, rms_eps(input, eps), true, c.target, NULL,
                    NULL);
     return structured_finish(&c, st, out);
 }
@@ -290,7 +309,7 @@ clops_status norm_fused_rms_norm(clops_tensor *input, const int64_t *normalized_
     if (!st)
         st = tensor_new(dev, compute_of(input->dtype), input->ndim, ss, NULL, &m);
     if (!st)
-        st = layer_run(op, input, weight, NULL, M, N, rms_eps(input, eps), true, y, m, r);
+        st = norm_layer_rows(op, input, weight, NULL, M, N, rms_eps(input, eps), true, y, m, r);
     clops_tensor_release(m);
     if (st) {
         clops_tensor_release(y);
