@@ -2,8 +2,9 @@
 /*
  * ops/norm_batch.c: batch normalization (dispatch/ops/norm.yaml):
  * native_batch_norm, _native_batch_norm_legit (with running stats and
- * .no_stats), _native_batch_norm_legit_no_training, their out= forms, and
- * native_batch_norm_backward.
+ * .no_stats), _native_batch_norm_legit_functional (the updated running
+ * stats as results), _native_batch_norm_legit_no_training, their out=
+ * forms, and native_batch_norm_backward.
  *
  * Composed from the library's operators on every device.  The input
  * [N, C, *] is made contiguous and seen as [N, C, S]: a channel's elements
@@ -282,6 +283,31 @@ clops_status norm_native_batch_norm_legit_out(clops_tensor *input, clops_tensor 
                       running_var, training, momentum, eps, d, NULL, NULL, NULL);
 }
 
+/* The functional form: the updated running stats are new tensors (copies
+ * of running_mean/running_var, updated when training); the inputs stay. */
+clops_status norm_native_batch_norm_legit_functional(
+    clops_tensor *input, clops_tensor *weight, clops_tensor *bias, clops_tensor *running_mean,
+    clops_tensor *running_var, bool training, double momentum, double eps, clops_tensor **out0,
+    clops_tensor **out1, clops_tensor **out2, clops_tensor **running_mean_out,
+    clops_tensor **running_var_out)
+{
+    clops_tensor *rm = NULL, *rv = NULL;
+    clops_status st = core_clone(running_mean, &rm);
+    if (!st)
+        st = core_clone(running_var, &rv);
+    if (!st)
+        st = bn_forward("_native_batch_norm_legit_functional", PW_FUNCTIONAL, input, weight,
+                        bias, rm, rv, training, momentum, eps, NULL, out0, out1, out2);
+    if (st) {
+        clops_tensor_release(rm);
+        clops_tensor_release(rv);
+        return st;
+    }
+    *running_mean_out = rm;
+    *running_var_out = rv;
+    return CLOPS_OK;
+}
+
 clops_status norm_native_batch_norm_legit_no_stats(clops_tensor *input, clops_tensor *weight,
                                                    clops_tensor *bias, bool training,
                                                    double momentum, double eps,
@@ -453,7 +479,8 @@ clops_status norm_native_batch_norm_backward(clops_tensor *grad_out, clops_tenso
         if (!st)
             st = core_to_copy(t, input->dtype, NULL, &dx);
     }
-    clops_dtype pdt = weight ? weight->dtype : input->dtype;
+    /* dweight/dbias: the weight's dtype, else the statistics' one */
+    clops_dtype pdt = weight ? weight->dtype : ct;
     if (!st && output_mask[1]) {
         st = norm_mul(&T, dot, invstd, &t);
         if (!st)
