@@ -12,14 +12,18 @@
  * of bfloat16; layer_norm (weight and bias) and rms_norm (weight) over rows
  * of [N, N] float32 (their results are allocated per call, as PyTorch's
  * functional calls do; bytes count the input and output, not the
- * statistics or the weights).  Each is timed through the public API into a preallocated
+ * statistics or the weights); batch_norm in training (statistics, running-stat
+ * update, normalization) and in evaluation, and group_norm (32 groups), of
+ * a float32 [B, 256, 56, 56] activation (B = 32; bytes: input and output
+ * once).  Each is timed through the public API into a preallocated
  * out= tensor (so the allocator is not measured), as the median of
  * batches of back-to-back calls ended by one clFinish; bandwidth counts the
  * bytes read and written once.  bench/torch_reduce.py runs the same cases
  * with PyTorch (CUDA, or the CPU with a thread count) and prints the same
  * case names, so a run on the GPU machine puts both side by side.
  *
- * --scale divides the element counts (N by sqrt(S), M by S) so POCL runs
+ * --scale divides the element counts (N by sqrt(S), M and B by S, B at
+ * least 2) so POCL runs
  * finish quickly.
  */
 #include <math.h>
@@ -45,8 +49,16 @@ enum {
     K_SOFTMAX,
     K_LOG_SOFTMAX,
     K_LAYER_NORM,
-    K_RMS_NORM
+    K_RMS_NORM,
+    K_BATCH_NORM_TRAIN,
+    K_BATCH_NORM_EVAL,
+    K_GROUP_NORM
 };
+
+/* The [B, 256, 56, 56] activation of the batch/group norm cases. */
+#define ACT_C 256
+#define ACT_HW 56
+#define ACT_GROUPS 32
 
 static clops_status run_red(void *vctx)
 {
@@ -82,6 +94,23 @@ static clops_status run_red(void *vctx)
         clops_tensor_release(o);
         return st;
     }
+    case K_BATCH_NORM_TRAIN:
+    case K_BATCH_NORM_EVAL:
+    case K_GROUP_NORM: {
+        /* out and out2 hold the running mean and variance */
+        clops_tensor *o0 = NULL, *o1 = NULL, *o2 = NULL;
+        clops_status st =
+            c->kind == K_GROUP_NORM
+                ? clops_native_group_norm(c->x, c->w, c->b, c->n, ACT_C, ACT_HW * ACT_HW,
+                                          ACT_GROUPS, 1e-5, &o0, &o1, &o2)
+                : clops_native_batch_norm(c->x, c->w, c->b, c->out, c->out2,
+                                          c->kind == K_BATCH_NORM_TRAIN, 0.1, 1e-5, &o0, &o1,
+                                          &o2);
+        clops_tensor_release(o0);
+        clops_tensor_release(o1);
+        clops_tensor_release(o2);
+        return st;
+    }
     default:
         return clops_sum_intlist_out(c->x, &c->dim, 1, false, CLOPS_DTYPE_NONE, c->out);
     }
@@ -91,7 +120,7 @@ typedef struct red_spec {
     const char *name; /* also the case name of torch_reduce.py */
     int kind;
     clops_dtype dt;
-    int shape; /* 0: [N, N]; 1: [M, 64] */
+    int shape; /* 0: [N, N]; 1: [M, 64]; 2: [B, 256, 56, 56] */
     int64_t dim;
 } red_spec;
 
@@ -110,15 +139,37 @@ static const red_spec specs[] = {
     {"softmax_rows_bf16", K_SOFTMAX, CLOPS_BFLOAT16, 0, 1},
     {"layer_norm_rows_f32", K_LAYER_NORM, CLOPS_FLOAT32, 0, 1},
     {"rms_norm_rows_f32", K_RMS_NORM, CLOPS_FLOAT32, 0, 1},
+    {"batch_norm_train_f32", K_BATCH_NORM_TRAIN, CLOPS_FLOAT32, 2, 1},
+    {"batch_norm_eval_f32", K_BATCH_NORM_EVAL, CLOPS_FLOAT32, 2, 1},
+    {"group_norm_f32", K_GROUP_NORM, CLOPS_FLOAT32, 2, 1},
 };
 
+/* The batch/group norm cases: x [B, 256, 56, 56], weight, bias and running
+ * stats of 256 (out, out2), B in c->n. */
+static bool setup_act(const red_spec *s, clops_device *d, int64_t batch, red_ctx *c,
+                      double *bytes)
+{
+    int64_t sizes[4] = {batch, ACT_C, ACT_HW, ACT_HW}, ch = ACT_C;
+    c->n = batch;
+    if (clops_full(d, s->dt, 4, sizes, clops_scalar_float(1.0), &c->x) != CLOPS_OK ||
+        clops_full(d, s->dt, 1, &ch, clops_scalar_float(1.0), &c->w) != CLOPS_OK ||
+        clops_full(d, s->dt, 1, &ch, clops_scalar_float(0.0), &c->b) != CLOPS_OK ||
+        clops_full(d, s->dt, 1, &ch, clops_scalar_float(0.0), &c->out) != CLOPS_OK ||
+        clops_full(d, s->dt, 1, &ch, clops_scalar_float(1.0), &c->out2) != CLOPS_OK)
+        return false;
+    *bytes = 2.0 * (double)(batch * ACT_C * ACT_HW * ACT_HW) * (double)clops_dtype_size(s->dt);
+    return true;
+}
+
 /* Makes the input and output of spec s; bytes moved into *bytes. */
-static bool setup(const red_spec *s, clops_device *d, int64_t n, int64_t m, red_ctx *c,
-                  double *bytes)
+static bool setup(const red_spec *s, clops_device *d, int64_t n, int64_t m, int64_t batch,
+                  red_ctx *c, double *bytes)
 {
     memset(c, 0, sizeof *c);
     c->kind = s->kind;
     c->dim = s->dim;
+    if (s->shape == 2)
+        return setup_act(s, d, batch, c, bytes);
     int64_t sizes[2] = {s->shape ? m : n, s->shape ? 64 : n};
     if (clops_full(d, s->dt, 2, sizes, clops_scalar_float(1.0), &c->x) != CLOPS_OK)
         return false;
@@ -164,6 +215,7 @@ int main(int argc, char **argv)
         scale = 1.0;
     int64_t n = (int64_t)(8192 / sqrt(scale));
     int64_t m = (int64_t)((double)(1 << 20) / scale);
+    int64_t batch = (int64_t)(32 / scale) < 2 ? 2 : (int64_t)(32 / scale);
     FILE *jf = json ? fopen(json, "w") : NULL;
     if (jf)
         fprintf(jf, "[\n");
@@ -188,13 +240,14 @@ int main(int argc, char **argv)
                in->platform_name, in->driver_version);
         printf("  copy peak (float4 copy kernel, %lld elements): %.1f GB/s\n", (long long)n1,
                peak);
-        printf("  N = %lld, M = %lld\n", (long long)n, (long long)m);
+        printf("  N = %lld, M = %lld, B = %lld\n", (long long)n, (long long)m,
+               (long long)batch);
         printf("  %-24s %10s %8s %10s\n", "case", "GB/s", "/peak", "us/call");
         for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
             red_ctx c;
             double bytes = 0, t = 0;
             clops_status st = CLOPS_INTERNAL;
-            if (setup(&specs[i], d, n, m, &c, &bytes))
+            if (setup(&specs[i], d, n, m, batch, &c, &bytes))
                 t = time_calls(d, run_red, &c, reps, 5, &st);
             if (st) {
                 printf("  %-24s error: %s\n", specs[i].name, clops_last_error());

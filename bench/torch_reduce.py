@@ -60,6 +60,7 @@ def main():
     scale = max(args.scale, 1.0)
     n = int(8192 / math.sqrt(scale))
     m = int((1 << 20) / scale)
+    bsz = max(2, int(32 / scale))
     results = []
 
     def case(name, fn, nbytes):
@@ -96,12 +97,27 @@ def main():
     case("layer_norm_rows_f32", lambda: torch.ops.aten.native_layer_norm(x, [n], w, b, 1e-5),
          8 * n * n)
     case("rms_norm_rows_f32", lambda: torch.ops.aten.rms_norm(x, [n], w, 1e-6), 8 * n * n)
+    # batch norm (training: statistics, running-stat update, normalization;
+    # evaluation) and group norm (32 groups) of a [B, 256, 56, 56] activation
+    del x, y, xb, yb
+    a = torch.ones(bsz, 256, 56, 56, device=dev)
+    cw = torch.ones(256, device=dev)
+    cb = torch.zeros(256, device=dev)
+    rm = torch.zeros(256, device=dev)
+    rv = torch.ones(256, device=dev)
+    nb = 8 * a.numel()
+    case("batch_norm_train_f32",
+         lambda: torch.ops.aten.native_batch_norm(a, cw, cb, rm, rv, True, 0.1, 1e-5), nb)
+    case("batch_norm_eval_f32",
+         lambda: torch.ops.aten.native_batch_norm(a, cw, cb, rm, rv, False, 0.1, 1e-5), nb)
+    case("group_norm_f32",
+         lambda: torch.ops.aten.native_group_norm(a, cw, cb, bsz, 256, 56 * 56, 32, 1e-5), nb)
     name = torch.cuda.get_device_name() if cuda else f"cpu ({torch.get_num_threads()} threads)"
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"device": name, "torch": torch.__version__, "n": n, "m": m,
-                       "results": results}, f, indent=1)
-    print(f"torch {torch.__version__} on {name}, N = {n}, M = {m}")
+                       "b": bsz, "results": results}, f, indent=1)
+    print(f"torch {torch.__version__} on {name}, N = {n}, M = {m}, B = {bsz}")
     for r in results:
         print(f"  {r['torch_case']:24s} {r['gbs']:10.1f} GB/s {r['us_per_call']:10.1f} us")
 

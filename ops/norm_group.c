@@ -4,11 +4,13 @@
  * native_group_norm (and .out) and native_group_norm_backward.
  *
  * The input [N, C, *] (HxW elements per channel) is made contiguous and
- * seen as N * group rows of C / group * HxW contiguous elements: the
- * forward is the row-resident layer-norm kernel (norm_layer of
- * cl_kernels/norm.cl, through norm_layer_rows) without weight and bias,
- * followed, when there is a weight or bias, by one addcmul pass
- * y * weight + bias per channel.  mean and rstd are [N, group], in the
+ * seen as N * group rows of C / group * HxW contiguous elements.  Without
+ * weight and bias the forward is the row-resident layer-norm kernel
+ * (norm_layer of cl_kernels/norm.cl, through norm_layer_rows); with them,
+ * float32/float64 inputs take one var_mean over the rows and one addcmul
+ * pass x * scale + shift per (n, c) (three passes' traffic), and
+ * float16/bfloat16 inputs the row kernel into a float32 temporary followed
+ * by y * weight + bias per channel.  mean and rstd are [N, group], in the
  * input's dtype, or float32 when a float16/bfloat16 input comes with a
  * float32 weight (PyTorch's mixed-type rule).  The backward is composed:
  * dx by the row backward of layer norm (norm_rows_backward) over the
@@ -74,7 +76,100 @@ static clops_status gn_check(const char *op, const clops_tensor *x, const clops_
     return CLOPS_OK;
 }
 
-/* Normalizes x into y, mean_t and rstd_t (the structured targets). */
+/*
+ * The affine path for float32/float64 inputs: the group statistics by one
+ * var_mean over the rows of C / group * HxW, then one addcmul pass
+ * x * scale + shift with scale[n, c] = rstd[n, g] * weight[c] and
+ * shift[n, c] = bias[c] - mean[n, g] * scale[n, c] (PyTorch's formulation).
+ */
+static clops_status gn_affine(norm_tmps *T, const char *op, clops_tensor *x, clops_tensor *w,
+                              clops_tensor *b, int64_t N, int64_t C, int64_t HxW, int64_t group,
+                              double eps, clops_tensor *y, clops_tensor *mean_t,
+                              clops_tensor *rstd_t)
+{
+    int64_t Cg = C / group;
+    int64_t rows[2] = {N * group, Cg * HxW}, g3[3] = {N, group, 1}, c3[3] = {1, group, Cg};
+    int64_t n3[3] = {N, C, 1}, x3s[3] = {N, C, HxW};
+    const int64_t dim1 = 1;
+    clops_scalar corr = clops_scalar_int(0);
+    clops_tensor *xc, *x2, *x3, *var = NULL, *mean = NULL, *ve, *rstd, *m3, *r3, *scale, *shift,
+                                *t, *s3, *h3, *v;
+    clops_status st = norm_kept(T, core_contiguous(x, &xc), &xc);
+    if (!st)
+        st = norm_view(T, xc, 2, rows, &x2);
+    if (!st)
+        st = clops_var_mean_correction(x2, &dim1, 1, &corr, false, &var, &mean);
+    if (!st) {
+        norm_keep(T, var);
+        norm_keep(T, mean);
+        st = norm_kept(T,
+                       clops_add_scalar(var, clops_scalar_float(eps), clops_scalar_int(1), &ve),
+                       &ve);
+    }
+    if (!st)
+        st = norm_kept(T, clops_rsqrt(ve, &rstd), &rstd);
+    if (!st)
+        st = norm_view(T, mean, 3, g3, &m3);
+    if (!st)
+        st = norm_view(T, rstd, 3, g3, &r3);
+    if (!st)
+        st = norm_view(T, mean, mean_t->ndim, mean_t->sizes, &t);
+    if (!st)
+        st = core_copy_(mean_t, t, false);
+    if (!st)
+        st = norm_view(T, rstd, rstd_t->ndim, rstd_t->sizes, &t);
+    if (!st)
+        st = core_copy_(rstd_t, t, false);
+    /* scale [N, group, Cg], shift likewise */
+    scale = r3;
+    if (!st && w) {
+        st = norm_view(T, w, 3, c3, &t);
+        if (!st)
+            st = norm_mul(T, r3, t, &scale);
+    }
+    if (!st)
+        st = norm_mul(T, m3, scale, &t);
+    if (!st && b) {
+        clops_tensor *bv;
+        st = norm_view(T, b, 3, c3, &bv);
+        if (!st)
+            st = norm_sub(T, bv, t, &shift);
+    } else if (!st) {
+        st = norm_kept(T, clops_neg(t, &shift), &shift);
+    }
+    /* to [N, C, 1] (scale may still be r3 [N, group, 1]: expand first) */
+    if (!st && !w) {
+        int64_t e3[3] = {N, group, Cg};
+        st = norm_kept(T, clops_expand(scale, e3, 3, false, &t), &t);
+        if (!st)
+            st = norm_kept(T, core_contiguous(t, &scale), &scale);
+    }
+    if (!st)
+        st = norm_view(T, scale, 3, n3, &s3);
+    if (!st)
+        st = norm_view(T, shift, 3, n3, &h3);
+    if (!st)
+        st = norm_view(T, xc, 3, x3s, &x3);
+    if (!st && norm_dense(y)) {
+        st = norm_view(T, y, 3, x3s, &v);
+        if (!st)
+            st = clops_addcmul_out(h3, x3, s3, clops_scalar_int(1), v);
+    } else if (!st) {
+        st = norm_kept(T, clops_addcmul(h3, x3, s3, clops_scalar_int(1), &t), &t);
+        if (!st)
+            st = norm_view(T, t, y->ndim, y->sizes, &v);
+        if (!st)
+            st = core_copy_(y, v, false);
+    }
+    return st;
+}
+
+/*
+ * Normalizes x into y, mean_t and rstd_t (the structured targets): without
+ * weight and bias, or for float16/bfloat16 inputs, the layer-norm row
+ * kernel (followed by y * weight + bias per channel); float32/float64
+ * inputs with an affine take gn_affine.
+ */
 static clops_status gn_run(const char *op, clops_tensor *x, clops_tensor *w, clops_tensor *b,
                            int64_t N, int64_t C, int64_t HxW, int64_t group, double eps,
                            clops_tensor *y, clops_tensor *mean_t, clops_tensor *rstd_t)
@@ -84,23 +179,29 @@ static clops_status gn_run(const char *op, clops_tensor *x, clops_tensor *w, clo
         return norm_layer_rows(op, x, NULL, NULL, M, D, eps, false, y, mean_t, rstd_t);
     norm_tmps T = {0};
     clops_dtype ct = x->dtype == CLOPS_FLOAT64 ? CLOPS_FLOAT64 : CLOPS_FLOAT32;
+    clops_tensor *wc = NULL, *bc = NULL;
+    clops_status st = CLOPS_OK;
+    if (w)
+        st = norm_as(&T, op, w, ct, &wc);
+    if (!st && b)
+        st = norm_as(&T, op, b, ct, &bc);
+    if (!st && x->dtype == ct) {
+        st = gn_affine(&T, op, x, wc, bc, N, C, HxW, group, eps, y, mean_t, rstd_t);
+        norm_release(&T);
+        return st;
+    }
     int64_t s3[3] = {N, C, HxW}, c3[3] = {1, C, 1};
     clops_tensor *yt = NULL, *w3 = NULL, *b3 = NULL, *t, *v;
-    clops_status st = tensor_new(x->storage->device, ct, 3, s3, NULL, &yt);
+    if (!st)
+        st = tensor_new(x->storage->device, ct, 3, s3, NULL, &yt);
     if (!st) {
         norm_keep(&T, yt);
         st = norm_layer_rows(op, x, NULL, NULL, M, D, eps, false, yt, mean_t, rstd_t);
     }
-    if (!st && w) {
-        st = norm_as(&T, op, w, ct, &t);
-        if (!st)
-            st = norm_view(&T, t, 3, c3, &w3);
-    }
-    if (!st && b) {
-        st = norm_as(&T, op, b, ct, &t);
-        if (!st)
-            st = norm_view(&T, t, 3, c3, &b3);
-    }
+    if (!st && w)
+        st = norm_view(&T, wc, 3, c3, &w3);
+    if (!st && b)
+        st = norm_view(&T, bc, 3, c3, &b3);
     /* y = b + yt * w (or the one that is given) */
     if (!st && norm_dense(y)) {
         st = norm_view(&T, y, 3, s3, &v);
