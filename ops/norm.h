@@ -45,6 +45,15 @@ clops_status norm_ref_layer(const clops_tensor *x, const clops_tensor *w, const 
                             clops_tensor *y, clops_tensor *mean, clops_tensor *rstd, int64_t rows,
                             int64_t n, double eps, bool rms);
 
+/*
+ * The batch-norm statistics of contiguous host tensor x seen as [N, C, S]:
+ * per channel the mean and the biased variance over (N, S), into
+ * contiguous [C] tensors mean and var.  Double, two passes (NaN for an
+ * empty channel).
+ */
+clops_status norm_ref_batch_stats(const clops_tensor *x, clops_tensor *mean, clops_tensor *var,
+                                  int64_t N, int64_t C, int64_t S);
+
 /* --- composite norm ops (ops/norm_backward.c, ops/norm_batch.c,
  * ops/norm_group.c) ------------------------------------------------------- */
 
@@ -110,5 +119,10 @@ clops_status norm_begin3(structured_call *c, const char *op, pw_variant variant,
                          int nins);
 clops_status norm_finish3(structured_call *c, clops_status st, clops_tensor **o0,
                           clops_tensor **o1, clops_tensor **o2);
+/* The out= form of a three-result op computed functionally: copies res[i]
+ * (NULL: not asked for, d[i] left alone) into d[i] (resized, dtype and
+ * overlap checked against ins) and releases every res[i]. */
+clops_status norm_store3(const char *op, clops_tensor **res, clops_tensor *const *d,
+                         clops_tensor *const *ins, int nins);
 
 #endif /* CLOPS_OPS_NORM_H */

@@ -4,7 +4,7 @@
  * native_batch_norm, _native_batch_norm_legit (with running stats and
  * .no_stats), _native_batch_norm_legit_functional (the updated running
  * stats as results), _native_batch_norm_legit_no_training, their out=
- * forms, and native_batch_norm_backward.
+ * forms, and native_batch_norm_backward (and .out).
  *
  * Composed from the library's operators on every device.  The input
  * [N, C, *] is made contiguous and seen as [N, C, S]: a channel's elements
@@ -12,7 +12,8 @@
  * {0, 2} (the reduction family's column/strided plans: fixed order,
  * Welford, deterministic).  The output is one addcmul pass,
  * x * scale + shift with scale = invstd * weight and shift = bias - mean *
- * scale per channel (PyTorch's own formulation).  Training normalizes with
+ * scale per channel (PyTorch's own formulation).  On the CPU device the
+ * statistics come from the reference (ref/norm.c, double, two passes).  Training normalizes with
  * the biased variance and updates running_mean/running_var in place with
  * momentum and the unbiased variance; evaluation uses the running stats
  * and gives empty (shape [0]) save_mean/save_invstd.  float16/bfloat16
@@ -23,6 +24,7 @@
 #include <string.h>
 
 #include "clops/ops.h"
+#include "host/host.h"
 #include "ops/core.h"
 #include "ops/kernels_generated.h"
 #include "ops/norm.h"
@@ -148,12 +150,22 @@ static clops_status bn_run(const char *op, clops_tensor *x, clops_tensor *w, clo
     if (!st && training) {
         const int64_t dims[2] = {0, 2};
         clops_scalar corr = clops_scalar_int(0);
-        st = norm_as(&T, op, x3, ct, &xs);
-        if (!st)
-            st = clops_var_mean_correction(xs, dims, 2, &corr, false, &var, &mean);
-        if (!st) {
-            norm_keep(&T, var);
-            norm_keep(&T, mean);
+        clops_device *dev = x->storage->device;
+        if (host_is_cpu(dev)) {
+            /* the CPU device: the reference statistics (ref/norm.c) */
+            st = norm_kept(&T, tensor_new(dev, ct, 1, &C, NULL, &mean), &mean);
+            if (!st)
+                st = norm_kept(&T, tensor_new(dev, ct, 1, &C, NULL, &var), &var);
+            if (!st)
+                st = norm_ref_batch_stats(x3, mean, var, s3[0], C, s3[2]);
+        } else {
+            st = norm_as(&T, op, x3, ct, &xs);
+            if (!st)
+                st = clops_var_mean_correction(xs, dims, 2, &corr, false, &var, &mean);
+            if (!st) {
+                norm_keep(&T, var);
+                norm_keep(&T, mean);
+            }
         }
     } else if (!st) {
         st = norm_as(&T, op, rm, ct, &mean);
@@ -499,4 +511,21 @@ clops_status norm_native_batch_norm_backward(clops_tensor *grad_out, clops_tenso
     *out1 = dw;
     *out2 = db;
     return CLOPS_OK;
+}
+
+clops_status norm_native_batch_norm_backward_out(
+    clops_tensor *grad_out, clops_tensor *input, clops_tensor *weight, clops_tensor *running_mean,
+    clops_tensor *running_var, clops_tensor *save_mean, clops_tensor *save_invstd, bool train,
+    double eps, const bool *output_mask, int output_mask_len, clops_tensor *out0,
+    clops_tensor *out1, clops_tensor *out2)
+{
+    clops_tensor *r[3] = {NULL, NULL, NULL}, *d[3] = {out0, out1, out2};
+    clops_tensor *ins[7] = {grad_out, input, weight, running_mean, running_var, save_mean,
+                            save_invstd};
+    clops_status st = norm_native_batch_norm_backward(
+        grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps,
+        output_mask, output_mask_len, &r[0], &r[1], &r[2]);
+    if (st)
+        return st;
+    return norm_store3("native_batch_norm_backward", r, d, ins, 7);
 }

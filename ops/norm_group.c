@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/norm_group.c: group normalization (dispatch/ops/norm.yaml):
- * native_group_norm (and .out) and native_group_norm_backward.
+ * native_group_norm and native_group_norm_backward (and their .out forms).
  *
  * The input [N, C, *] (HxW elements per channel) is made contiguous and
  * seen as N * group rows of C / group * HxW contiguous elements.  Without
@@ -376,4 +376,22 @@ clops_status norm_native_group_norm_backward(clops_tensor *grad_out, clops_tenso
     *out1 = dw;
     *out2 = db;
     return CLOPS_OK;
+}
+
+clops_status norm_native_group_norm_backward_out(clops_tensor *grad_out, clops_tensor *input,
+                                                 clops_tensor *mean, clops_tensor *rstd,
+                                                 clops_tensor *weight, int64_t N, int64_t C,
+                                                 int64_t HxW, int64_t group,
+                                                 const bool *output_mask, int output_mask_len,
+                                                 clops_tensor *out0, clops_tensor *out1,
+                                                 clops_tensor *out2)
+{
+    clops_tensor *r[3] = {NULL, NULL, NULL}, *d[3] = {out0, out1, out2};
+    clops_tensor *ins[5] = {grad_out, input, mean, rstd, weight};
+    clops_status st = norm_native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C,
+                                                      HxW, group, output_mask, output_mask_len,
+                                                      &r[0], &r[1], &r[2]);
+    if (st)
+        return st;
+    return norm_store3("native_group_norm_backward", r, d, ins, 5);
 }

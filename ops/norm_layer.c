@@ -240,6 +240,31 @@ clops_status norm_finish3(structured_call *c, clops_status st, clops_tensor **o0
     return st;
 }
 
+/* The out= form of a three-result backward op (ops/norm.h). */
+clops_status norm_store3(const char *op, clops_tensor **res, clops_tensor *const *d,
+                         clops_tensor *const *ins, int nins)
+{
+    clops_status st = CLOPS_OK;
+    for (int i = 0; i < 3 && !st; i++) {
+        if (!res[i])
+            continue;
+        if (!d[i]) {
+            st = clops__fail(CLOPS_INVALID_ARGUMENT, "%s: out%d is None", op, i);
+            break;
+        }
+        structured_call c;
+        st = structured_begin(&c, op, PW_OUT, d[i], res[i]->storage->device, res[i]->dtype,
+                              res[i]->ndim, res[i]->sizes, ins, nins);
+        if (!st)
+            st = structured_finish(&c, core_copy_(c.target, res[i], false), NULL);
+    }
+    for (int i = 0; i < 3; i++) {
+        clops_tensor_release(res[i]);
+        res[i] = NULL;
+    }
+    return st;
+}
+
 clops_status norm_native_layer_norm(clops_tensor *input, const int64_t *normalized_shape,
                                     int normalized_shape_len, clops_tensor *weight,
                                     clops_tensor *bias, double eps, clops_tensor **out0,

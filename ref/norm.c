@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ref/norm.c: the CPU reference of the normalization family (softmax,
- * log_softmax and their backward ops): the CPU key runs it and the tests
+ * log_softmax and their backward ops, layer and rms norm, the batch-norm
+ * statistics): the CPU key runs it and the tests
  * use it as the oracle.  Rows are planned by ops/norm.c; every row is
  * computed in double with PyTorch's own formula, so NaN and infinities
  * behave as PyTorch's do (a row with +inf or only -inf gives NaN).
@@ -91,6 +92,27 @@ clops_status norm_ref_layer(const clops_tensor *x, const clops_tensor *w, const 
                 v += ld(b, j);
             st(y, r * n + j, v);
         }
+    }
+    return CLOPS_OK;
+}
+
+clops_status norm_ref_batch_stats(const clops_tensor *x, clops_tensor *mean, clops_tensor *var,
+                                  int64_t N, int64_t C, int64_t S)
+{
+    double n = (double)(N * S);
+    for (int64_t c = 0; c < C; c++) {
+        double s = 0, s2 = 0;
+        for (int64_t i = 0; i < N; i++)
+            for (int64_t j = 0; j < S; j++)
+                s += ld(x, (i * C + c) * S + j);
+        double m = s / n;
+        for (int64_t i = 0; i < N; i++)
+            for (int64_t j = 0; j < S; j++) {
+                double d = ld(x, (i * C + c) * S + j) - m;
+                s2 += d * d;
+            }
+        st(mean, c, m);
+        st(var, c, s2 / n);
     }
     return CLOPS_OK;
 }
