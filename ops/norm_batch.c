@@ -237,6 +237,14 @@ static clops_status bn_forward(const char *op, pw_variant variant, clops_tensor 
                            "%s: running_mean and running_var must be defined in evaluation mode "
                            "(input %s on %s)",
                            op, clops_dtype_name(input->dtype), input->storage->device->label);
+    if (training && tensor_numel(input) == 0) {
+        char a[400];
+        return clops__fail(CLOPS_INVALID_ARGUMENT,
+                           "%s: input tensor must have at least one element, but got "
+                           "input_sizes = %s (%s on %s)",
+                           op, clops__fmt_shape(a, sizeof a, input->ndim, input->sizes),
+                           clops_dtype_name(input->dtype), input->storage->device->label);
+    }
     clops_dtype ct = stat_dtype(input->dtype);
     int64_t sc = training ? C : 0;
     structured_call c[3];

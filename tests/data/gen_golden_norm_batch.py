@@ -8,8 +8,9 @@ elements are N strided runs),
 _native_batch_norm_legit (+ .no_stats, _no_training, and _functional, whose
 extra results are the updated running stats), native_batch_norm_backward
 (train and eval, output masks), native_group_norm and its backward, and the
-calls PyTorch refuses (evaluation without running stats, channels not
-divisible by the groups, a weight of the wrong size).
+calls PyTorch refuses (evaluation without running stats, training on an
+empty input, channels not divisible by the groups, a weight of the wrong
+size).
 
 float16/bfloat16 inputs come with float32 weights and running stats: that is
 the mixed-type case where PyTorch's CPU kernels give float32 statistics, as
@@ -80,6 +81,12 @@ def main():
             _, mu, rs = A.native_group_norm(gx, wt, None, 2, 6, 6, grp, 1e-5)
             g.case("native_group_norm_backward", ggo, gx, mu, rs, wt, 2, 6, 6, grp,
                    [True, True, True])
+        # empty inputs: evaluation and group norm give empty results, training
+        # is refused
+        e = torch.zeros(0, 3, 4, dtype=dt)
+        g.case("native_batch_norm", e, None, None, rm, rv, False, 0.1, 1e-5)
+        g.case("native_batch_norm", e, None, None, rm, rv, True, 0.1, 1e-5)
+        g.case("native_group_norm", torch.zeros(0, 6, 4, dtype=dt), None, None, 0, 6, 4, 3, 1e-5)
         # refusals
         g.case("native_batch_norm", x, w, b, None, None, False, 0.1, 1e-5)
         g.case("native_group_norm", gx, None, None, 2, 6, 6, 4, 1e-5)
