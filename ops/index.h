@@ -156,6 +156,9 @@ typedef struct ix_compact {
  * count is NULL. */
 clops_status ix_nonzero_positions(const char *op, clops_tensor *t, clops_tensor **pos,
                                   int64_t *count);
+/* nonzero(t) as the op `op` (errors name it): a new [count, ndim] int64
+ * tensor of t's nonzero coordinates, on t's device. */
+clops_status ix_nonzero(const char *op, clops_tensor *t, clops_tensor **out);
 /* Runs a compaction on flat's (or strided's) device: the kernels of
  * cl_kernels/index.cl, or ref_index_compact on the CPU device. */
 clops_status ix_compact_run(const ix_compact *c);
@@ -163,8 +166,8 @@ clops_status ix_compact_run(const ix_compact *c);
 clops_status ref_index_compact(const ix_compact *c);
 
 /* The k long index tensors (on self's device) of a k-dim bool/uint8 mask's
- * true coordinates; the mask addresses self's dims first, first+1, ...
- * whose sizes it must match.  Reads the mask to the host. */
+ * true coordinates (column views of nonzero(mask)); the mask addresses
+ * self's dims first, first+1, ... whose sizes it must match. */
 clops_status ix_mask_to_indices(const clops_tensor *self, const clops_tensor *mask, int first,
                                 clops_tensor **outs);
 

@@ -2,13 +2,15 @@
 /*
  * ops/index_nonzero.c: the ops whose result size depends on the data:
  * nonzero, nonzero_static, argwhere, where(condition) and masked_select,
- * built on the device-side scan of ops/scan.h.
+ * and their inverse masked_scatter, built on the device-side scan of
+ * ops/scan.h.
  *
  * An inclusive int64 cumsum of the (!= 0) mask, in row-major order, gives
  * every selected element its packed output row (its value minus one) and
  * the count (its last value).  The count is read back once to size the
- * result (nonzero_static needs no read: its size is given); one compaction
- * launch then writes the coordinates or the values (cl_kernels/index.cl,
+ * result (nonzero_static needs no read: its size is given; masked_scatter
+ * reads it to check source's length); one compaction launch then writes
+ * the coordinates or the values (or, for masked_scatter, reads them) (cl_kernels/index.cl,
  * ref_index_compact on the CPU device).  No other data crosses to the
  * host, and every element has one writer: the same bits on every run.
  */
@@ -175,6 +177,11 @@ static clops_status nonzero_common(const char *op, pw_variant variant, clops_ten
     return structured_finish(&call, st, out);
 }
 
+clops_status ix_nonzero(const char *op, clops_tensor *t, clops_tensor **out)
+{
+    return nonzero_common(op, PW_FUNCTIONAL, NULL, t, -1, 0, out);
+}
+
 /* nonzero(self): the coordinates of self's nonzero elements, [count, ndim]
  * int64 in row-major order. */
 clops_status ix_fn_nonzero(pw_variant variant, clops_tensor *dst, clops_tensor *self,
@@ -211,7 +218,7 @@ clops_status ix_where_condition(clops_tensor *condition, clops_tensor_list *out)
     clops_status st = condition->ndim == 0 ? core_reshape(condition, &one, 1, &c1)
                                            : (c1 = clops_tensor_retain(condition), CLOPS_OK);
     if (st == CLOPS_OK)
-        st = nonzero_common("where", PW_FUNCTIONAL, NULL, c1, -1, 0, &nz);
+        st = ix_nonzero("where", c1, &nz);
     if (st == CLOPS_OK)
         st = ix_unbind(nz, 1, out);
     clops_tensor_release(nz);
@@ -269,6 +276,77 @@ clops_status ix_fn_masked_select(pw_variant variant, clops_tensor *dst, clops_te
         st = ix_compact_run(&c);
     }
     clops_tensor_release(pos);
+    clops_tensor_release(mexp);
+    clops_tensor_release(sexp);
+    return begun ? structured_finish(&call, st, out) : st;
+}
+
+/* masked_scatter(self, mask, source): the elements of self where the bool
+ * mask (broadcast to self's shape) holds take source's elements in
+ * row-major order (one compaction launch reading source's packed rows). */
+clops_status ix_fn_masked_scatter(pw_variant variant, clops_tensor *dst, clops_tensor *self,
+                                  clops_tensor *mask, clops_tensor *source, clops_tensor **out)
+{
+    const char *op = "masked_scatter";
+    char da[160], db[160];
+    if (mask->dtype != CLOPS_BOOL)
+        return clops__fail(CLOPS_INVALID_DTYPE, "%s: expected BoolTensor for mask, got %s", op,
+                           tensor_describe(mask, da, sizeof da));
+    if (source->dtype != self->dtype)
+        return clops__fail(CLOPS_INVALID_DTYPE,
+                           "%s: expected self and source to have same dtypes but got %s and %s",
+                           op, tensor_describe(self, da, sizeof da),
+                           tensor_describe(source, db, sizeof db));
+    clops_status st = ix_check_same_device(op, self, mask);
+    if (st == CLOPS_OK)
+        st = ix_check_same_device(op, self, source);
+    const clops_tensor *both[2] = {self, mask};
+    int nd = 0;
+    int64_t sizes[CLOPS_MAX_DIMS];
+    if (st == CLOPS_OK)
+        st = pw_broadcast_shape(op, both, 2, &nd, sizes);
+    if (st)
+        return st;
+    if (variant == PW_INPLACE &&
+        (nd != self->ndim || memcmp(sizes, self->sizes, sizeof(int64_t) * (size_t)nd) != 0))
+        return clops__fail(CLOPS_INVALID_SHAPE, "%s: mask %s must broadcast to self's shape %s",
+                           op, tensor_describe(mask, da, sizeof da),
+                           tensor_describe(self, db, sizeof db));
+    clops_tensor *mexp = NULL, *sexp = NULL, *pos = NULL, *src = NULL;
+    int64_t count = 0, sn = tensor_numel(source);
+    st = core_expand(mask, sizes, nd, false, &mexp);
+    if (st == CLOPS_OK)
+        st = core_expand(self, sizes, nd, false, &sexp);
+    if (st == CLOPS_OK)
+        st = ix_nonzero_positions(op, mexp, &pos, &count);
+    if (st == CLOPS_OK && count > sn)
+        st = clops__fail(CLOPS_INVALID_ARGUMENT,
+                         "%s: Number of elements of source (%lld) < number of ones in mask "
+                         "(%lld)",
+                         op, (long long)sn, (long long)count);
+    if (st == CLOPS_OK)
+        st = core_contiguous(source, &src);
+    structured_call call;
+    bool begun = false;
+    if (st == CLOPS_OK) {
+        clops_tensor *const inputs[3] = {self, mask, source};
+        st = structured_begin(&call, op, variant, dst, self->storage->device, self->dtype, nd,
+                              sizes, inputs, 3);
+        begun = st == CLOPS_OK;
+    }
+    if (begun && call.target != self)
+        st = core_copy_(call.target, sexp, false);
+    if (begun && st == CLOPS_OK && count > 0) {
+        clops_tensor *t = call.target;
+        ix_compact c = {.op = op, .mode = IX_CMP_SCATTER, .ndim = nd, .pos = pos,
+                        .n = tensor_numel(t), .flat = src, .flat_off = src->offset,
+                        .flat_rs = 1, .strided = t, .off = t->offset};
+        memcpy(c.sizes, sizes, sizeof(int64_t) * (size_t)nd);
+        memcpy(c.st, t->strides, sizeof(int64_t) * (size_t)nd);
+        st = ix_compact_run(&c);
+    }
+    clops_tensor_release(pos);
+    clops_tensor_release(src);
     clops_tensor_release(mexp);
     clops_tensor_release(sexp);
     return begun ? structured_finish(&call, st, out) : st;

@@ -144,6 +144,10 @@ adv = [
     ("x[m]", x, [m]),
     ("x[m2]", x, [m2]),
     ("x3[:, m]", x3, [None, m]),
+    ("x3[m3]", x3, [x3.remainder(4) == 1]),
+    ("x3[:, m2']", x3, [None, x3[0, :, :].remainder(3) == 1]),
+    ("x[none true]", x, [torch.zeros(4, dtype=torch.bool)]),
+    ("x[m, c]", x, [m, torch.tensor([1, -1])]),
     ("x[empty]", x, [torch.zeros(0, dtype=L)]),
     ("x[i32]", x, [torch.tensor([3, 1], dtype=torch.int32)]),
     ("x[oob]", x, [torch.tensor([4])]),
@@ -242,6 +246,7 @@ for name, idx, vals, acc in [
     ("x[:, c] += v", [None, torch.tensor([4, 4, 0])], ar(3), True),
     ("x[b, c] += s", [torch.tensor([[0], [1]]), torch.tensor([1, 1, 2])], torch.tensor(5.), True),
     ("x[m] = v", [torch.tensor([True, False, True])], ar(5), False),
+    ("x[m2] += v", [ar(3, 5, dtype=torch.int64).remainder(3) == 2], ar(5, start=7), True),
     ("x[oob]", [torch.tensor([3])], ar(5), False),
 ]:
     base = ar(3, 5)
