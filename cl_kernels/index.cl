@@ -334,34 +334,27 @@ __kernel void ix_nonzero_fill(__global long *flat, __global const long *pos, con
     }
 }
 
-#define IX_MSELECT_KERNEL(NAME, T)                                                           \
-    __kernel void NAME(__global T *flat, __global const T *src, __global const long *pos,   \
+/* Both write their first argument: masked_select the packed rows (reading
+ * the strided tensor), masked_scatter the strided tensor (SCATTER). */
+#define IX_MASKED_KERNEL(NAME, T, SCATTER)                                                   \
+    __kernel void NAME(__global T *dst, __global const T *src, __global const long *pos,    \
                        const ix_cgeom g)                                                     \
     {                                                                                        \
         for (long i = get_global_id(0); i < g.n; i += get_global_size(0)) {                  \
             long p = pos[i];                                                                 \
-            if (p != (i ? pos[i - 1] : 0))                                                   \
-                flat[g.flat_off + (p - 1) * g.flat_rs] = src[ix_strided_offset(&g, i)];      \
+            if (p == (i ? pos[i - 1] : 0))                                                   \
+                continue;                                                                    \
+            long fo = g.flat_off + (p - 1) * g.flat_rs, so = ix_strided_offset(&g, i);       \
+            dst[SCATTER ? so : fo] = src[SCATTER ? fo : so];                                 \
         }                                                                                    \
     }
 
-#define IX_MSCATTER_KERNEL(NAME, T)                                                          \
-    __kernel void NAME(__global T *self, __global const T *flat, __global const long *pos,  \
-                       const ix_cgeom g)                                                     \
-    {                                                                                        \
-        for (long i = get_global_id(0); i < g.n; i += get_global_size(0)) {                  \
-            long p = pos[i];                                                                 \
-            if (p != (i ? pos[i - 1] : 0))                                                   \
-                self[ix_strided_offset(&g, i)] = flat[g.flat_off + (p - 1) * g.flat_rs];     \
-        }                                                                                    \
-    }
-
-IX_MSELECT_KERNEL(ix_mselect_1, uchar)
-IX_MSELECT_KERNEL(ix_mselect_2, ushort)
-IX_MSELECT_KERNEL(ix_mselect_4, uint)
-IX_MSELECT_KERNEL(ix_mselect_8, ulong)
-IX_MSCATTER_KERNEL(ix_mscatter_1, uchar)
-IX_MSCATTER_KERNEL(ix_mscatter_2, ushort)
-IX_MSCATTER_KERNEL(ix_mscatter_4, uint)
-IX_MSCATTER_KERNEL(ix_mscatter_8, ulong)
+IX_MASKED_KERNEL(ix_mselect_1, uchar, 0)
+IX_MASKED_KERNEL(ix_mselect_2, ushort, 0)
+IX_MASKED_KERNEL(ix_mselect_4, uint, 0)
+IX_MASKED_KERNEL(ix_mselect_8, ulong, 0)
+IX_MASKED_KERNEL(ix_mscatter_1, uchar, 1)
+IX_MASKED_KERNEL(ix_mscatter_2, ushort, 1)
+IX_MASKED_KERNEL(ix_mscatter_4, uint, 1)
+IX_MASKED_KERNEL(ix_mscatter_8, ulong, 1)
 #endif /* IX_SEGMENT */

@@ -226,59 +226,81 @@ clops_status ix_where_condition(clops_tensor *condition, clops_tensor_list *out)
     return st;
 }
 
+/* masked_select's and masked_scatter's common start: mask and self
+ * broadcast to one shape, and the scan positions of the mask over it. */
+typedef struct mask_bcast {
+    int nd;
+    int64_t sizes[CLOPS_MAX_DIMS];
+    clops_tensor *mexp, *sexp, *pos; /* owned */
+    int64_t count;
+} mask_bcast;
+
+static void mask_bcast_free(mask_bcast *b)
+{
+    clops_tensor_release(b->mexp);
+    clops_tensor_release(b->sexp);
+    clops_tensor_release(b->pos);
+}
+
+/* Checks mask's dtype and that self, mask and other (NULL: none) share a
+ * device, broadcasts self and mask, and scans the mask (reading the count
+ * back).  On failure nothing is held. */
+static clops_status mask_bcast_make(const char *op, clops_tensor *self, clops_tensor *mask,
+                                    const clops_tensor *other, mask_bcast *b)
+{
+    memset(b, 0, sizeof *b);
+    char dm[160];
+    if (mask->dtype != CLOPS_BOOL)
+        return clops__fail(CLOPS_INVALID_DTYPE, "%s: expected BoolTensor for mask, got %s", op,
+                           tensor_describe(mask, dm, sizeof dm));
+    clops_status st = ix_check_same_device(op, self, mask);
+    if (st == CLOPS_OK && other)
+        st = ix_check_same_device(op, self, other);
+    const clops_tensor *both[2] = {self, mask};
+    if (st == CLOPS_OK)
+        st = pw_broadcast_shape(op, both, 2, &b->nd, b->sizes);
+    if (st == CLOPS_OK)
+        st = core_expand(mask, b->sizes, b->nd, false, &b->mexp);
+    if (st == CLOPS_OK)
+        st = core_expand(self, b->sizes, b->nd, false, &b->sexp);
+    if (st == CLOPS_OK)
+        st = ix_nonzero_positions(op, b->mexp, &b->pos, &b->count);
+    if (st)
+        mask_bcast_free(b);
+    return st;
+}
+
 /* masked_select(self, mask): self's elements where the bool mask holds,
  * both broadcast to one shape, as a 1-d tensor in row-major order. */
 clops_status ix_fn_masked_select(pw_variant variant, clops_tensor *dst, clops_tensor *self,
                                  clops_tensor *mask, clops_tensor **out)
 {
     const char *op = "masked_select";
-    char ds[160], dm[160];
-    if (mask->dtype != CLOPS_BOOL)
-        return clops__fail(CLOPS_INVALID_DTYPE, "%s: expected BoolTensor for mask, got %s", op,
-                           tensor_describe(mask, dm, sizeof dm));
+    char ds[160], dd[160];
     if (variant == PW_OUT && dst->dtype != self->dtype)
         return clops__fail(CLOPS_INVALID_DTYPE,
                            "%s: self and result must have the same scalar type, got %s and %s",
                            op, tensor_describe(self, ds, sizeof ds),
-                           tensor_describe(dst, dm, sizeof dm));
-    clops_status st = ix_check_same_device(op, self, mask);
-    if (st == CLOPS_OK && variant == PW_OUT)
-        st = ix_check_same_device(op, self, dst);
-    const clops_tensor *both[2] = {self, mask};
-    int nd = 0;
-    int64_t sizes[CLOPS_MAX_DIMS];
-    if (st == CLOPS_OK)
-        st = pw_broadcast_shape(op, both, 2, &nd, sizes);
+                           tensor_describe(dst, dd, sizeof dd));
+    mask_bcast b;
+    clops_status st = mask_bcast_make(op, self, mask, variant == PW_OUT ? dst : NULL, &b);
     if (st)
         return st;
-    clops_tensor *mexp = NULL, *sexp = NULL, *pos = NULL;
-    int64_t count = 0;
-    st = core_expand(mask, sizes, nd, false, &mexp);
-    if (st == CLOPS_OK)
-        st = core_expand(self, sizes, nd, false, &sexp);
-    if (st == CLOPS_OK)
-        st = ix_nonzero_positions(op, mexp, &pos, &count);
     structured_call call;
-    bool begun = false;
+    clops_tensor *const inputs[2] = {self, mask};
+    st = structured_begin(&call, op, variant, dst, self->storage->device, self->dtype, 1,
+                          &b.count, inputs, 2);
     if (st == CLOPS_OK) {
-        clops_tensor *const inputs[2] = {self, mask};
-        st = structured_begin(&call, op, variant, dst, self->storage->device, self->dtype, 1,
-                              &count, inputs, 2);
-        begun = st == CLOPS_OK;
-    }
-    if (begun) {
         clops_tensor *t = call.target;
-        ix_compact c = {.op = op, .mode = IX_CMP_SELECT, .ndim = nd, .pos = pos,
-                        .n = tensor_numel(sexp), .flat = t, .flat_off = t->offset,
-                        .flat_rs = t->strides[0], .strided = sexp, .off = sexp->offset};
-        memcpy(c.sizes, sizes, sizeof(int64_t) * (size_t)nd);
-        memcpy(c.st, sexp->strides, sizeof(int64_t) * (size_t)nd);
-        st = ix_compact_run(&c);
+        ix_compact c = {.op = op, .mode = IX_CMP_SELECT, .ndim = b.nd, .pos = b.pos,
+                        .n = tensor_numel(b.sexp), .flat = t, .flat_off = t->offset,
+                        .flat_rs = t->strides[0], .strided = b.sexp, .off = b.sexp->offset};
+        memcpy(c.sizes, b.sizes, sizeof(int64_t) * (size_t)b.nd);
+        memcpy(c.st, b.sexp->strides, sizeof(int64_t) * (size_t)b.nd);
+        st = structured_finish(&call, ix_compact_run(&c), out);
     }
-    clops_tensor_release(pos);
-    clops_tensor_release(mexp);
-    clops_tensor_release(sexp);
-    return begun ? structured_finish(&call, st, out) : st;
+    mask_bcast_free(&b);
+    return st;
 }
 
 /* masked_scatter(self, mask, source): the elements of self where the bool
@@ -289,65 +311,49 @@ clops_status ix_fn_masked_scatter(pw_variant variant, clops_tensor *dst, clops_t
 {
     const char *op = "masked_scatter";
     char da[160], db[160];
-    if (mask->dtype != CLOPS_BOOL)
-        return clops__fail(CLOPS_INVALID_DTYPE, "%s: expected BoolTensor for mask, got %s", op,
-                           tensor_describe(mask, da, sizeof da));
     if (source->dtype != self->dtype)
         return clops__fail(CLOPS_INVALID_DTYPE,
                            "%s: expected self and source to have same dtypes but got %s and %s",
                            op, tensor_describe(self, da, sizeof da),
                            tensor_describe(source, db, sizeof db));
-    clops_status st = ix_check_same_device(op, self, mask);
-    if (st == CLOPS_OK)
-        st = ix_check_same_device(op, self, source);
-    const clops_tensor *both[2] = {self, mask};
-    int nd = 0;
-    int64_t sizes[CLOPS_MAX_DIMS];
-    if (st == CLOPS_OK)
-        st = pw_broadcast_shape(op, both, 2, &nd, sizes);
+    mask_bcast b;
+    clops_status st = mask_bcast_make(op, self, mask, source, &b);
     if (st)
         return st;
+    int64_t sn = tensor_numel(source);
     if (variant == PW_INPLACE &&
-        (nd != self->ndim || memcmp(sizes, self->sizes, sizeof(int64_t) * (size_t)nd) != 0))
-        return clops__fail(CLOPS_INVALID_SHAPE, "%s: mask %s must broadcast to self's shape %s",
-                           op, tensor_describe(mask, da, sizeof da),
-                           tensor_describe(self, db, sizeof db));
-    clops_tensor *mexp = NULL, *sexp = NULL, *pos = NULL, *src = NULL;
-    int64_t count = 0, sn = tensor_numel(source);
-    st = core_expand(mask, sizes, nd, false, &mexp);
-    if (st == CLOPS_OK)
-        st = core_expand(self, sizes, nd, false, &sexp);
-    if (st == CLOPS_OK)
-        st = ix_nonzero_positions(op, mexp, &pos, &count);
-    if (st == CLOPS_OK && count > sn)
+        (b.nd != self->ndim || memcmp(b.sizes, self->sizes, sizeof(int64_t) * (size_t)b.nd) != 0))
+        st = clops__fail(CLOPS_INVALID_SHAPE, "%s: mask %s must broadcast to self's shape %s",
+                         op, tensor_describe(mask, da, sizeof da),
+                         tensor_describe(self, db, sizeof db));
+    else if (b.count > sn)
         st = clops__fail(CLOPS_INVALID_ARGUMENT,
                          "%s: Number of elements of source (%lld) < number of ones in mask "
                          "(%lld)",
-                         op, (long long)sn, (long long)count);
+                         op, (long long)sn, (long long)b.count);
+    clops_tensor *src = NULL;
     if (st == CLOPS_OK)
         st = core_contiguous(source, &src);
     structured_call call;
     bool begun = false;
     if (st == CLOPS_OK) {
         clops_tensor *const inputs[3] = {self, mask, source};
-        st = structured_begin(&call, op, variant, dst, self->storage->device, self->dtype, nd,
-                              sizes, inputs, 3);
+        st = structured_begin(&call, op, variant, dst, self->storage->device, self->dtype, b.nd,
+                              b.sizes, inputs, 3);
         begun = st == CLOPS_OK;
     }
     if (begun && call.target != self)
-        st = core_copy_(call.target, sexp, false);
-    if (begun && st == CLOPS_OK && count > 0) {
+        st = core_copy_(call.target, b.sexp, false);
+    if (begun && st == CLOPS_OK && b.count > 0) {
         clops_tensor *t = call.target;
-        ix_compact c = {.op = op, .mode = IX_CMP_SCATTER, .ndim = nd, .pos = pos,
+        ix_compact c = {.op = op, .mode = IX_CMP_SCATTER, .ndim = b.nd, .pos = b.pos,
                         .n = tensor_numel(t), .flat = src, .flat_off = src->offset,
                         .flat_rs = 1, .strided = t, .off = t->offset};
-        memcpy(c.sizes, sizes, sizeof(int64_t) * (size_t)nd);
-        memcpy(c.st, t->strides, sizeof(int64_t) * (size_t)nd);
+        memcpy(c.sizes, b.sizes, sizeof(int64_t) * (size_t)b.nd);
+        memcpy(c.st, t->strides, sizeof(int64_t) * (size_t)b.nd);
         st = ix_compact_run(&c);
     }
-    clops_tensor_release(pos);
     clops_tensor_release(src);
-    clops_tensor_release(mexp);
-    clops_tensor_release(sexp);
+    mask_bcast_free(&b);
     return begun ? structured_finish(&call, st, out) : st;
 }
