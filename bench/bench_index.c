@@ -30,39 +30,7 @@
 #include "clops/ops.h"
 #include "core/tensor_impl.h"
 #include "host/host.h"
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Median seconds per call over batches of reps calls (after a warm-up). */
-static double time_calls(clops_device *d, clops_status (*run)(void *), void *ctx, int reps,
-                         clops_status *st)
-{
-    double t[5];
-    *st = run(ctx);
-    if (*st == CLOPS_OK)
-        *st = clops_device_synchronize(d);
-    for (int b = 0; b < 5 && *st == CLOPS_OK; b++) {
-        double t0 = now();
-        for (int r = 0; r < reps && *st == CLOPS_OK; r++)
-            *st = run(ctx);
-        if (*st == CLOPS_OK)
-            *st = clops_device_synchronize(d);
-        t[b] = (now() - t0) / reps;
-    }
-    qsort(t, 5, sizeof t[0], cmp_double);
-    return t[2];
-}
+#include "bench_common.h"
 
 /* One case's tensors.  Case 0 is the copy peak: a contiguous [N, N]
  * float32 copy through the library's copy kernel (clops_copy_), the
@@ -195,27 +163,12 @@ static double setup(int i, clops_device *d, int64_t n, double scale, case_ctx *c
 
 int main(int argc, char **argv)
 {
-    const char *sel[8];
-    int nsel = 0, reps = 10;
-    double scale = 1.0;
-    const char *json = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--device") == 0 && i + 1 < argc && nsel < 8)
-            sel[nsel++] = argv[++i];
-        else if (strcmp(argv[i], "--scale") == 0 && i + 1 < argc)
-            scale = atof(argv[++i]);
-        else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
-            reps = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc)
-            json = argv[++i];
-        else {
-            fprintf(stderr, "usage: bench_index [--device SEL]... [--scale S] [--reps N] "
-                            "[--json FILE]\n");
-            return 2;
-        }
-    }
-    if (scale < 1.0)
-        scale = 1.0;
+    bench_args args;
+    if (!bench_parse_args(argc, argv, "bench_index", &args))
+        return 2;
+    int reps = args.reps;
+    double scale = args.scale;
+    const char *json = args.json;
     int64_t n = (int64_t)(8192 / sqrt(scale));
     FILE *jf = json ? fopen(json, "w") : NULL;
     if (jf)
@@ -226,13 +179,7 @@ int main(int argc, char **argv)
     for (int di = 1; di < ndev; di++) {
         clops_device *d = NULL;
         clops_device_get(di, &d);
-        bool wanted = nsel == 0;
-        for (int s = 0; s < nsel; s++) {
-            clops_device *x = NULL;
-            if (clops_device_find(sel[s], &x) == CLOPS_OK && x == d)
-                wanted = true;
-        }
-        if (!wanted)
+        if (!bench_wanted(&args, d))
             continue;
         const clops_device_info *in = clops_device_get_info(d);
         printf("device %s: %s (%s, driver %s), N = %lld\n", clops_device_label(d), in->name,
@@ -243,7 +190,7 @@ int main(int argc, char **argv)
             case_ctx c;
             double bytes = setup(i, d, n, scale, &c);
             clops_status st = bytes > 0 ? CLOPS_OK : CLOPS_OUT_OF_MEMORY;
-            double t = st == CLOPS_OK ? time_calls(d, run_case, &c, reps, &st) : 0;
+            double t = st == CLOPS_OK ? time_calls(d, run_case, &c, reps, 5, &st) : 0;
             if (st) {
                 printf("  %-36s error: %s\n", case_names[i], clops_last_error());
             } else {

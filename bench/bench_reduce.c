@@ -141,27 +141,12 @@ static bool setup(const red_spec *s, clops_device *d, int64_t n, int64_t m, red_
 
 int main(int argc, char **argv)
 {
-    const char *sel[8];
-    int nsel = 0, reps = 20;
-    double scale = 1.0;
-    const char *json = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--device") == 0 && i + 1 < argc && nsel < 8)
-            sel[nsel++] = argv[++i];
-        else if (strcmp(argv[i], "--scale") == 0 && i + 1 < argc)
-            scale = atof(argv[++i]);
-        else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
-            reps = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc)
-            json = argv[++i];
-        else {
-            fprintf(stderr, "usage: bench_reduce [--device SEL]... [--scale S] [--reps N] "
-                            "[--json FILE]\n");
-            return 2;
-        }
-    }
-    if (scale < 1.0)
-        scale = 1.0;
+    bench_args args;
+    if (!bench_parse_args(argc, argv, "bench_reduce", &args))
+        return 2;
+    int reps = args.reps;
+    double scale = args.scale;
+    const char *json = args.json;
     int64_t n = (int64_t)(8192 / sqrt(scale));
     int64_t m = (int64_t)((double)(1 << 20) / scale);
     FILE *jf = json ? fopen(json, "w") : NULL;
@@ -173,13 +158,7 @@ int main(int argc, char **argv)
     for (int di = 1; di < ndev; di++) {
         clops_device *d = NULL;
         clops_device_get(di, &d);
-        bool wanted = nsel == 0;
-        for (int s = 0; s < nsel; s++) {
-            clops_device *x = NULL;
-            if (clops_device_find(sel[s], &x) == CLOPS_OK && x == d)
-                wanted = true;
-        }
-        if (!wanted)
+        if (!bench_wanted(&args, d))
             continue;
         const clops_device_info *in = clops_device_get_info(d);
         int64_t n1 = n * n;

@@ -16,33 +16,10 @@ case names.  copy_f32 is PyTorch's own copy of N*N float32 for reference.
 import argparse
 import json
 import math
-import statistics
-import time
 
 import torch
 
-
-def time_call(fn, reps, cuda, batches=5):
-    fn()
-    if cuda:
-        torch.cuda.synchronize()
-    times = []
-    for _ in range(batches):
-        if cuda:
-            start = torch.cuda.Event(enable_timing=True)
-            end = torch.cuda.Event(enable_timing=True)
-            start.record()
-            for _ in range(reps):
-                fn()
-            end.record()
-            torch.cuda.synchronize()
-            times.append(start.elapsed_time(end) / 1e3 / reps)
-        else:
-            t0 = time.perf_counter()
-            for _ in range(reps):
-                fn()
-            times.append((time.perf_counter() - t0) / reps)
-    return statistics.median(times)
+from torch_common import time_call
 
 
 def main():

@@ -14,33 +14,10 @@ counted as bench_sort counts them (one read and one write per element).
 """
 import argparse
 import json
-import statistics
-import time
 
 import torch
 
-
-def time_call(fn, reps, dev, batches=5):
-    fn()
-    if dev == "cuda":
-        torch.cuda.synchronize()
-    times = []
-    for _ in range(batches):
-        if dev == "cuda":
-            start = torch.cuda.Event(enable_timing=True)
-            end = torch.cuda.Event(enable_timing=True)
-            start.record()
-            for _ in range(reps):
-                fn()
-            end.record()
-            torch.cuda.synchronize()
-            times.append(start.elapsed_time(end) / 1e3 / reps)
-        else:
-            t0 = time.perf_counter()
-            for _ in range(reps):
-                fn()
-            times.append((time.perf_counter() - t0) / reps)
-    return statistics.median(times)
+from torch_common import time_call
 
 
 def main():
@@ -60,27 +37,27 @@ def main():
         return (torch.rand(*shape, generator=g) * 2 - 1).to(dev)
 
     copy_src, copy_dst = rnd(n64m), torch.empty(n64m, device=dev)
-    peak = 8.0 * n64m / time_call(lambda: copy_dst.copy_(copy_src), a.reps, dev) / 1e9
+    peak = 8.0 * n64m / time_call(lambda: copy_dst.copy_(copy_src), a.reps, dev == "cuda") / 1e9
     results = []
     x = rnd(n16m)
     v, i = torch.empty_like(x), torch.empty(n16m, dtype=torch.long, device=dev)
     results.append(("sort_16m", "sort 16M float32", n16m, False,
-                    time_call(lambda: torch.sort(x, out=(v, i)), a.reps, dev)))
+                    time_call(lambda: torch.sort(x, out=(v, i)), a.reps, dev == "cuda")))
     x = rnd(r4k, r4k)
     v, i = torch.empty_like(x), torch.empty(r4k, r4k, dtype=torch.long, device=dev)
     results.append(("sort_rows", "sort rows [4096,4096] float32", r4k * r4k, False,
-                    time_call(lambda: torch.sort(x, dim=-1, out=(v, i)), a.reps, dev)))
+                    time_call(lambda: torch.sort(x, dim=-1, out=(v, i)), a.reps, dev == "cuda")))
     v, i = torch.empty(r4k, 50, device=dev), torch.empty(r4k, 50, dtype=torch.long, device=dev)
     results.append(("topk_rows", "topk k=50 rows [4096,4096]", r4k * r4k, False,
-                    time_call(lambda: torch.topk(x, 50, dim=-1, out=(v, i)), a.reps, dev)))
+                    time_call(lambda: torch.topk(x, 50, dim=-1, out=(v, i)), a.reps, dev == "cuda")))
     x = rnd(r8k, r8k)
     o = torch.empty_like(x)
     results.append(("cumsum_rows", "cumsum rows [8192,8192] float32", r8k * r8k, True,
-                    time_call(lambda: torch.cumsum(x, 1, out=o), a.reps, dev)))
+                    time_call(lambda: torch.cumsum(x, 1, out=o), a.reps, dev == "cuda")))
     x = rnd(n64m)
     o = torch.empty_like(x)
     results.append(("cumsum_1d", "cumsum 1-D 64M float32", n64m, True,
-                    time_call(lambda: torch.cumsum(x, 0, out=o), a.reps, dev)))
+                    time_call(lambda: torch.cumsum(x, 0, out=o), a.reps, dev == "cuda")))
     name = torch.cuda.get_device_name() if dev == "cuda" else "cpu"
     print(f"torch {torch.__version__} on {name}: copy {peak:.1f} GB/s")
     rows = []

@@ -57,6 +57,9 @@ def main():
     p.add_argument("--ops", help="comma-separated OpInfo names (default: all clops binds)")
     p.add_argument("--dtypes", help="comma-separated dtypes (default: all clops supports)")
     p.add_argument("--max-samples", type=int, default=12, help="samples per op and dtype")
+    p.add_argument("--time-limit", type=float, default=0,
+                   help="stop starting new OpInfos after this many seconds (0: no limit); "
+                        "the report says where it stopped")
     args = p.parse_args()
     dev = torch.device("clops", torch.clops.current_device())
     bound = {n.split(".")[0] for n in torch.clops.registered_ops()}
@@ -66,10 +69,14 @@ def main():
     wanted = set(args.ops.split(",")) if args.ops else None
     rows = []
     t0 = time.time()
+    stopped = None
     for info in op_db:
         aten = (info.aten_name or info.name).split(".")[0]
         if aten not in bound or (wanted and info.name not in wanted):
             continue
+        if args.time_limit and time.time() - t0 > args.time_limit:
+            stopped = info.name
+            break
         stats = collections.Counter()
         first = ""
         torch.clops.reset_fallback_counts()
@@ -114,6 +121,9 @@ def main():
         f.write(f"Totals over {len(rows)} OpInfos: {tot[0]} passed, {tot[1]} failed, {tot[2]} errors, "
                 f"{tot[3]} skipped (the CPU refuses the sample too).  `cpu fallbacks` counts calls "
                 "that left the device while the op ran (ops used by the sample's composite parts).\n\n")
+        if stopped:
+            f.write(f"Stopped by `--time-limit {args.time_limit:g}` before OpInfo `{stopped}`: the "
+                    "OpInfos after it in PyTorch's op_db order are not in this run.\n\n")
         f.write("| OpInfo | pass | fail | error | skip | cpu fallbacks | first failure |\n")
         f.write("| --- | ---: | ---: | ---: | ---: | ---: | --- |\n")
         for r in rows:

@@ -1,0 +1,35 @@
+# SPDX-License-Identifier: Apache-2.0
+"""bench/torch_common.py: the timing the PyTorch side of every op-family
+benchmark shares (torch_reduce.py, torch_sort.py, torch_random.py,
+torch_index.py), so that the PyTorch and clops figures of one job are taken
+the same way as the C benchmarks' time_calls (bench/bench_common.h): one
+warm-up call, then the median over `batches` batches of `reps` calls,
+timed with CUDA events on the GPU and perf_counter on the CPU."""
+import statistics
+import time
+
+import torch
+
+
+def time_call(fn, reps, cuda, batches=5):
+    """Median seconds per call of fn(); cuda: time on the current CUDA stream."""
+    fn()
+    if cuda:
+        torch.cuda.synchronize()
+    times = []
+    for _ in range(batches):
+        if cuda:
+            start = torch.cuda.Event(enable_timing=True)
+            end = torch.cuda.Event(enable_timing=True)
+            start.record()
+            for _ in range(reps):
+                fn()
+            end.record()
+            torch.cuda.synchronize()
+            times.append(start.elapsed_time(end) / 1e3 / reps)
+        else:
+            t0 = time.perf_counter()
+            for _ in range(reps):
+                fn()
+            times.append((time.perf_counter() - t0) / reps)
+    return statistics.median(times)
