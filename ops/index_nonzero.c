@@ -30,6 +30,7 @@ typedef struct ix_cgeom {
     int64_t ndim, n, flat_off, flat_rs, flat_cs, off, limit, fill;
 } ix_cgeom;
 
+/* Scan positions of t's nonzero elements, and the count (ops/index.h). */
 clops_status ix_nonzero_positions(const char *op, clops_tensor *t, clops_tensor **pos,
                                   int64_t *count)
 {
@@ -96,6 +97,7 @@ static clops_status compact_launch(clops_device *d, int which, const char *name,
                        host_grid_size(d, k, (uint64_t)n));
 }
 
+/* Runs a compaction: kernels on OpenCL devices, the reference on the CPU. */
 clops_status ix_compact_run(const ix_compact *c)
 {
     clops_tensor *any = c->flat;
@@ -177,6 +179,7 @@ static clops_status nonzero_common(const char *op, pw_variant variant, clops_ten
     return structured_finish(&call, st, out);
 }
 
+/* nonzero for other ops (index.Tensor's masks), errors naming `op`. */
 clops_status ix_nonzero(const char *op, clops_tensor *t, clops_tensor **out)
 {
     return nonzero_common(op, PW_FUNCTIONAL, NULL, t, -1, 0, out);

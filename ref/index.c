@@ -177,6 +177,7 @@ static int64_t compact_offset(const ix_compact *c, int64_t i)
     return o;
 }
 
+/* Runs a compaction (ops/index.h) on host memory, in element order. */
 clops_status ref_index_compact(const ix_compact *c)
 {
     const int64_t *pos = c->n ? (const int64_t *)(const void *)c->pos->storage->host_ptr + c->pos->offset
