@@ -14,6 +14,11 @@
  *   scatter_add   [N/2, 1024] float32 into [N/2, 16] along dim 1 (every
  *                 target hit 64 times; clops' deterministic segment plan
  *                 against PyTorch's atomics)
+ *   nonzero       of an [N, N] bool mask, half of it true at random
+ *   masked_select [N, N] float32 by that mask
+ *                 (both: a device-side scan, one read-back of the count,
+ *                 one compaction launch; bytes count the mask, the values
+ *                 read and the result written at the nominal count N*N/2)
  * Bytes count what each op must read and write once (index tensors
  * included); bench/torch_index.py counts the same for PyTorch.  Every
  * figure is a median of batches of back-to-back calls ended by one
@@ -60,6 +65,13 @@ static clops_status run_case(void *vctx)
     }
     case 4:
         return clops_index_select_out(c->a, 0, c->idx, c->out);
+    case 6:
+    case 7: {
+        clops_tensor *r = NULL;
+        clops_status st = c->kind == 6 ? clops_nonzero(c->b, &r) : clops_masked_select(c->a, c->b, &r);
+        clops_tensor_release(r);
+        return st;
+    }
     default:
         return clops_scatter_add_out(c->out, 1, c->idx, c->a, c->b);
     }
@@ -105,10 +117,13 @@ static void release_case(case_ctx *c)
 static const char *const case_names[] = {"copy (peak)", "cat 2x[N,N] dim 0", "gather [N,N] dim 1",
                                          "embedding 32768 ids [50000,1024]",
                                          "index_select 8192 rows [N,N]",
-                                         "scatter_add [N/2,1024]->[N/2,16]"};
-static const char *const torch_names[] = {"copy",         "cat",        "gather", "embedding",
-                                          "index_select", "scatter_add"};
-#define NCASES 6
+                                         "scatter_add [N/2,1024]->[N/2,16]",
+                                         "nonzero [N,N] bool, half true",
+                                         "masked_select [N,N] f32, half true"};
+static const char *const torch_names[] = {"copy",        "cat",          "gather",
+                                          "embedding",   "index_select", "scatter_add",
+                                          "nonzero",     "masked_select"};
+#define NCASES 8
 
 /* Sets up case i; returns the bytes it moves (0 on failure). */
 static double setup(int i, clops_device *d, int64_t n, double scale, case_ctx *c)
@@ -149,6 +164,19 @@ static double setup(int i, clops_device *d, int64_t n, double scale, case_ctx *c
         return c->a && c->idx && c->out && c->b
                    ? (double)(r * 1024) * (4 + 8) + 2.0 * (double)(r * 16) * 4
                    : 0;
+    }
+    case 6:
+    case 7: {
+        int64_t sz[2] = {n, n};
+        clops_tensor *bits = rand_index(d, 2, sz, 2, 5);
+        if (bits && clops_ne_scalar(bits, clops_scalar_int(0), &c->b) != CLOPS_OK)
+            c->b = NULL;
+        clops_tensor_release(bits);
+        c->a = i == 7 ? ones(d, n, n) : NULL;
+        double nn = (double)(n * n);
+        if (!c->b || (i == 7 && !c->a))
+            return 0;
+        return i == 6 ? nn + nn / 2 * 2 * 8 : nn * (1 + 4) + nn / 2 * 4;
     }
     default: {
         int64_t rows = n < 8192 ? n : 8192;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """bench/torch_index.py: PyTorch on the cases of bench_index.c (cat, gather,
-embedding, index_select, scatter_add, and the copy they are compared with), so a run on
+embedding, index_select, scatter_add, nonzero, masked_select, and the copy they are compared with), so a run on
 the GPU machine puts clops and PyTorch side by side in one session.
 
     python3 bench/torch_index.py [--scale S] [--reps N] [--json FILE]
@@ -60,6 +60,10 @@ def main():
     sa_out = torch.empty(r, 16, **f32)
     cases.append(("scatter_add", lambda: torch.scatter_add(sa_self, 1, sa_idx, sa_src, out=sa_out),
                   r * 1024 * (4 + 8) + 2.0 * r * 16 * 4))
+    mask = torch.randint(0, 2, (n, n), generator=g).to(dev) != 0
+    nn = float(n * n)
+    cases.append(("nonzero", lambda: torch.nonzero(mask), nn + nn / 2 * 2 * 8))
+    cases.append(("masked_select", lambda: torch.masked_select(x, mask), nn * (1 + 4) + nn / 2 * 4))
 
     name = torch.cuda.get_device_name() if cuda else "cpu"
     print(f"torch {torch.__version__} on {name}, N = {n}")

@@ -274,4 +274,87 @@ IX_ISIN_KERNEL(ix_isin_float32, float, float, IX_LD_PLAIN)
 #ifdef CLOPS_HAS_FP64
 IX_ISIN_KERNEL(ix_isin_float64, double, double, IX_LD_PLAIN)
 #endif
+
+/* ---- compaction by a scan (ops/index_nonzero.c) ----------------------------
+ *
+ * pos holds the inclusive int64 cumsum of a mask of n elements (row-major
+ * over the shape `sizes`): element i is selected when pos[i] differs from
+ * the value before it, and then goes to packed row pos[i] - 1.  Every work
+ * item owns elements, so the results are the same bits on every run.
+ *   ix_nonzero          writes the coordinates of row r at flat[flat_off +
+ *                       r * flat_rs + d * flat_cs] (rows >= limit dropped:
+ *                       nonzero_static);
+ *   ix_nonzero_fill     writes `fill` into the rows from the count to limit;
+ *   ix_mselect_<size>   reads the strided tensor at element i into packed
+ *                       row r (masked_select);
+ *   ix_mscatter_<size>  writes packed row r into the strided tensor at
+ *                       element i (masked_scatter).
+ */
+#define IX_CMAXD 16
+
+/* Mirrors ix_cgeom in ops/index_nonzero.c. */
+typedef struct ix_cgeom {
+    long sizes[IX_CMAXD];
+    long st[IX_CMAXD];
+    long ndim, n, flat_off, flat_rs, flat_cs, off, limit, fill;
+} ix_cgeom;
+
+/* Offset of element i in the strided tensor. */
+long ix_strided_offset(const ix_cgeom *g, long i)
+{
+    long o = g->off;
+    for (int d = (int)g->ndim - 1; d >= 0; d--) {
+        o += (i % g->sizes[d]) * g->st[d];
+        i /= g->sizes[d];
+    }
+    return o;
+}
+
+__kernel void ix_nonzero(__global long *flat, __global const long *pos, const ix_cgeom g)
+{
+    for (long i = get_global_id(0); i < g.n; i += get_global_size(0)) {
+        long p = pos[i], row = p - 1;
+        if (p == (i ? pos[i - 1] : 0) || row >= g.limit)
+            continue;
+        long rem = i, base = g.flat_off + row * g.flat_rs;
+        for (int d = (int)g.ndim - 1; d >= 0; d--) {
+            flat[base + d * g.flat_cs] = rem % g.sizes[d];
+            rem /= g.sizes[d];
+        }
+    }
+}
+
+__kernel void ix_nonzero_fill(__global long *flat, __global const long *pos, const ix_cgeom g)
+{
+    const long count = g.n ? pos[g.n - 1] : 0, total = g.limit * g.ndim;
+    for (long lin = get_global_id(0); lin < total; lin += get_global_size(0)) {
+        long r = lin / g.ndim, d = lin % g.ndim;
+        if (r >= count)
+            flat[g.flat_off + r * g.flat_rs + d * g.flat_cs] = g.fill;
+    }
+}
+
+/* Both write their first argument: masked_select the packed rows (reading
+ * the strided tensor), masked_scatter the strided tensor (SCATTER). */
+#define IX_MASKED_KERNEL(NAME, T, SCATTER)                                                   \
+    __kernel void NAME(__global T *dst, __global const T *src, __global const long *pos,    \
+                       const ix_cgeom g)                                                     \
+    {                                                                                        \
+        for (long i = get_global_id(0); i < g.n; i += get_global_size(0)) {                  \
+            long p = pos[i];                                                                 \
+            if (p == (i ? pos[i - 1] : 0))                                                   \
+                continue;                                                                    \
+            long fo = g.flat_off + (p - 1) * g.flat_rs, so = ix_strided_offset(&g, i);       \
+            dst[SCATTER ? so : fo] = src[SCATTER ? fo : so];                                 \
+        }                                                                                    \
+    }
+
+IX_MASKED_KERNEL(ix_mselect_1, uchar, 0)
+IX_MASKED_KERNEL(ix_mselect_2, ushort, 0)
+IX_MASKED_KERNEL(ix_mselect_4, uint, 0)
+IX_MASKED_KERNEL(ix_mselect_8, ulong, 0)
+IX_MASKED_KERNEL(ix_mscatter_1, uchar, 1)
+IX_MASKED_KERNEL(ix_mscatter_2, ushort, 1)
+IX_MASKED_KERNEL(ix_mscatter_4, uint, 1)
+IX_MASKED_KERNEL(ix_mscatter_8, ulong, 1)
 #endif /* IX_SEGMENT */

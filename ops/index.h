@@ -122,9 +122,52 @@ clops_status ref_index_segment(const ix_seg *s, int64_t nseg, const int64_t *seg
 /* Writes the source of an index program (prelude + cl_kernels/index.cl). */
 clops_status ix_program_source(void *ctx, const clops_device *d, strbuf *sb);
 
+/* A compaction by a scan (ops/index_nonzero.c): pos (int64, contiguous,
+ * n elements) is the inclusive cumsum of a mask walked row-major over
+ * `sizes`; element i is selected when pos[i] steps up, and then maps to
+ * packed row pos[i] - 1 of `flat` (offset flat_off, row stride flat_rs,
+ * column stride flat_cs).  Modes:
+ *   IX_CMP_COORDS   flat[row, d] = coordinate d of i (rows >= limit are
+ *                   dropped; with fill, rows count..limit-1 get fill_value);
+ *   IX_CMP_SELECT   flat[row] = strided[i] (strided: st, off);
+ *   IX_CMP_SCATTER  strided[i] = flat[row]. */
+typedef enum ix_cmp_mode { IX_CMP_COORDS = 0, IX_CMP_SELECT = 1, IX_CMP_SCATTER = 2 } ix_cmp_mode;
+
+typedef struct ix_compact {
+    const char *op;
+    ix_cmp_mode mode;
+    int ndim;
+    int64_t sizes[CLOPS_MAX_DIMS];
+    const clops_tensor *pos;
+    int64_t n;
+    clops_tensor *flat;
+    int64_t flat_off, flat_rs, flat_cs;
+    clops_tensor *strided;
+    int64_t st[CLOPS_MAX_DIMS];
+    int64_t off;
+    int64_t limit;
+    bool fill;
+    int64_t fill_value;
+} ix_compact;
+
+/* The positions of t's nonzero elements in row-major order: *pos, a new
+ * int64 [n] tensor on t's device (NULL when t is empty), the inclusive
+ * cumsum of (t != 0); *count, its last value, read back (one wait) unless
+ * count is NULL. */
+clops_status ix_nonzero_positions(const char *op, clops_tensor *t, clops_tensor **pos,
+                                  int64_t *count);
+/* nonzero(t) as the op `op` (errors name it): a new [count, ndim] int64
+ * tensor of t's nonzero coordinates, on t's device. */
+clops_status ix_nonzero(const char *op, clops_tensor *t, clops_tensor **out);
+/* Runs a compaction on flat's (or strided's) device: the kernels of
+ * cl_kernels/index.cl, or ref_index_compact on the CPU device. */
+clops_status ix_compact_run(const ix_compact *c);
+/* The C executor of a compaction (ref/index.c). */
+clops_status ref_index_compact(const ix_compact *c);
+
 /* The k long index tensors (on self's device) of a k-dim bool/uint8 mask's
- * true coordinates; the mask addresses self's dims first, first+1, ...
- * whose sizes it must match.  Reads the mask to the host. */
+ * true coordinates (column views of nonzero(mask)); the mask addresses
+ * self's dims first, first+1, ... whose sizes it must match. */
 clops_status ix_mask_to_indices(const clops_tensor *self, const clops_tensor *mask, int first,
                                 clops_tensor **outs);
 

@@ -8,8 +8,8 @@
  * them, B comes first and the unindexed dims follow (NumPy's rule, which
  * PyTorch follows).  int32 and int64 indices wrap negative values; a bool
  * (or uint8) mask of k dims stands for the k long index tensors of its
- * nonzero coordinates, which are found on the host here (one read of the
- * mask: a synchronisation; docs/index.md).
+ * nonzero coordinates, the columns of nonzero(mask) (a device-side scan
+ * and one read-back of the count: a synchronisation; docs/index.md).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -32,34 +32,11 @@ clops_status ix_mask_to_indices(const clops_tensor *self, const clops_tensor *ma
                                (long long)mask->sizes[j], j,
                                first + j < self->ndim ? (long long)self->sizes[first + j] : 0LL,
                                first + j);
-    int64_t *m = NULL, n = 0;
-    clops_status st = ix_read_int_elems(mask, &m, &n);
-    if (st)
-        return st;
-    int64_t count = 0;
-    for (int64_t i = 0; i < n; i++)
-        count += m[i] != 0;
-    int64_t *coords = malloc((size_t)(count * (k ? k : 1) + 1) * sizeof *coords);
-    if (!coords) {
-        free(m);
-        return clops__fail(CLOPS_HOST_OUT_OF_MEMORY, "index: out of host memory");
-    }
-    int64_t w = 0;
-    for (int64_t i = 0; i < n; i++) {
-        if (!m[i])
-            continue;
-        int64_t rem = i;
-        for (int j = k - 1; j >= 0; j--) {
-            coords[(int64_t)j * count + w] = rem % mask->sizes[j];
-            rem /= mask->sizes[j];
-        }
-        w++;
-    }
-    free(m);
+    clops_tensor *nz = NULL;
+    clops_status st = ix_nonzero("index", (clops_tensor *)mask, &nz);
     for (int j = 0; j < k && st == CLOPS_OK; j++)
-        st = clops_from_host(self->storage->device, CLOPS_INT64, 1, &count, coords + (int64_t)j * count,
-                             (size_t)count * sizeof(int64_t), &outs[j]);
-    free(coords);
+        st = core_select(nz, 1, j, &outs[j]);
+    clops_tensor_release(nz);
     return st;
 }
 

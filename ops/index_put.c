@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/index_put.c: index_put_ (advanced-indexing assignment, with
- * accumulate), put_ (flat indices) and masked_scatter, as segment plans (ops/index.h).
+ * accumulate) and put_ (flat indices), as segment plans (ops/index.h).
  *
  * index_put_ resolves its indices as index.Tensor does (masks become long
  * indices, the index tensors broadcast to one shape B, which sits where the
@@ -10,8 +10,8 @@
  * B: the self element its index tuple names (negative values wrap) and the
  * matching values row; the dims that are not indexed are the inner dims
  * every entry walks.  With accumulate, duplicate tuples sum in order;
- * without, the last one wins.  masked_scatter numbers the true positions of
- * its mask on the host and writes source's elements there in order.
+ * without, the last one wins.  (masked_scatter is a compaction:
+ * ops/index_nonzero.c.)
  */
 #include <stdlib.h>
 #include <string.h>
@@ -207,82 +207,4 @@ clops_status ix_fn_put(pw_variant variant, clops_tensor *dst, clops_tensor *self
     free(s.target);
     free(s.srcoff);
     return structured_finish(&call, st, out);
-}
-
-/* masked_scatter(self, mask, source): the elements of self where the bool
- * mask (broadcast to self's shape) holds take source's elements in
- * row-major order.  The mask is read to the host to number its true
- * positions (a wait for the queue; docs/index.md). */
-clops_status ix_fn_masked_scatter(pw_variant variant, clops_tensor *dst, clops_tensor *self,
-                                  clops_tensor *mask, clops_tensor *source, clops_tensor **out)
-{
-    const char *op = "masked_scatter";
-    if (mask->dtype != CLOPS_BOOL)
-        return clops__fail(CLOPS_INVALID_DTYPE, "%s: expected BoolTensor for mask, got %s", op,
-                           clops_dtype_name(mask->dtype));
-    if (source->dtype != self->dtype)
-        return clops__fail(CLOPS_INVALID_DTYPE,
-                           "%s: expected self and source to have same dtypes but got %s and %s",
-                           op, clops_dtype_name(self->dtype), clops_dtype_name(source->dtype));
-    const clops_tensor *both[2] = {self, mask};
-    int nd = 0;
-    int64_t sizes[CLOPS_MAX_DIMS];
-    clops_status st = pw_broadcast_shape(op, both, 2, &nd, sizes);
-    if (st)
-        return st;
-    if (variant == PW_INPLACE &&
-        (nd != self->ndim || memcmp(sizes, self->sizes, sizeof(int64_t) * (size_t)nd) != 0))
-        return clops__fail(CLOPS_INVALID_SHAPE, "%s: mask must broadcast to self's shape", op);
-    clops_tensor *mexp = NULL, *sexp = NULL;
-    st = core_expand(mask, sizes, nd, false, &mexp);
-    if (st == CLOPS_OK)
-        st = core_expand(self, sizes, nd, false, &sexp);
-    structured_call call;
-    bool begun = false;
-    if (st == CLOPS_OK) {
-        clops_tensor *const inputs[3] = {self, mask, source};
-        st = structured_begin(&call, op, variant, dst, self->storage->device, self->dtype, nd,
-                              sizes, inputs, 3);
-        begun = st == CLOPS_OK;
-    }
-    if (begun && call.target != self)
-        st = core_copy_(call.target, sexp, false);
-    int64_t *mv = NULL, n = 0, count = 0, sn = tensor_numel(source);
-    if (st == CLOPS_OK)
-        st = ix_read_int_elems(mexp, &mv, &n);
-    for (int64_t i = 0; st == CLOPS_OK && i < n; i++)
-        count += mv[i] != 0;
-    if (st == CLOPS_OK && count > sn)
-        st = clops__fail(CLOPS_INVALID_ARGUMENT,
-                         "%s: Number of elements of source (%lld) < number of ones in mask "
-                         "(%lld)",
-                         op, (long long)sn, (long long)count);
-    clops_tensor *t = begun ? call.target : NULL;
-    ix_seg s = {.op = op, .self = t, .src = source, .mode = IX_SEG_COPY,
-                .alpha = clops_scalar_int(1)};
-    if (st == CLOPS_OK)
-        st = ix_seg_alloc(&s, count);
-    for (int64_t i = 0, k = 0; st == CLOPS_OK && i < n; i++) {
-        if (!mv[i])
-            continue;
-        int64_t to = t->offset, so = source->offset, rt = i, rs = k;
-        for (int d = nd - 1; d >= 0; d--) {
-            to += (rt % sizes[d]) * t->strides[d];
-            rt /= sizes[d];
-        }
-        for (int d = source->ndim - 1; d >= 0; d--) {
-            so += (rs % source->sizes[d]) * source->strides[d];
-            rs /= source->sizes[d];
-        }
-        s.target[k] = to;
-        s.srcoff[k++] = so;
-    }
-    free(mv);
-    if (st == CLOPS_OK && count > 0)
-        st = ix_segment_run(&s);
-    free(s.target);
-    free(s.srcoff);
-    clops_tensor_release(mexp);
-    clops_tensor_release(sexp);
-    return begun ? structured_finish(&call, st, out) : st;
 }

@@ -9,7 +9,8 @@
  * of the dim it addresses (wrapping negative values where the plan says)
  * and reports the first bad one with the op, the value, the dim and its
  * size, as PyTorch words it.  It also folds the segments of sorted
- * segment plans (the accumulating scatters) in entry order.
+ * segment plans (the accumulating scatters) in entry order, and runs the
+ * compactions of nonzero, masked_select and masked_scatter.
  */
 #include <string.h>
 
@@ -162,5 +163,50 @@ clops_status ref_index_segment(const ix_seg *s, int64_t nseg, const int64_t *seg
             pw_ref_store(s->self->storage->host_ptr, so, dt, isf ? dt : CLOPS_INT64, out);
         }
     }
+    return CLOPS_OK;
+}
+
+/* Offset of element i (row-major over c's shape) in the strided tensor. */
+static int64_t compact_offset(const ix_compact *c, int64_t i)
+{
+    int64_t o = c->off;
+    for (int d = c->ndim - 1; d >= 0; d--) {
+        o += (i % c->sizes[d]) * c->st[d];
+        i /= c->sizes[d];
+    }
+    return o;
+}
+
+/* Runs a compaction (ops/index.h) on host memory, in element order. */
+clops_status ref_index_compact(const ix_compact *c)
+{
+    const int64_t *pos = c->n ? (const int64_t *)(const void *)c->pos->storage->host_ptr + c->pos->offset
+                              : NULL;
+    char *flat = c->flat->storage->host_ptr;
+    int64_t *coords = (int64_t *)(void *)flat;
+    size_t es = clops_dtype_size(c->flat->dtype);
+    char *strided = c->strided ? c->strided->storage->host_ptr : NULL;
+    for (int64_t i = 0; i < c->n; i++) {
+        int64_t p = pos[i], row = p - 1;
+        if (p == (i ? pos[i - 1] : 0))
+            continue;
+        int64_t fo = c->flat_off + row * c->flat_rs;
+        if (c->mode == IX_CMP_COORDS) {
+            if (row >= c->limit)
+                continue;
+            for (int64_t d = c->ndim - 1, rem = i; d >= 0; d--) {
+                coords[fo + d * c->flat_cs] = rem % c->sizes[d];
+                rem /= c->sizes[d];
+            }
+        } else if (c->mode == IX_CMP_SELECT) {
+            memcpy(flat + fo * (int64_t)es, strided + compact_offset(c, i) * (int64_t)es, es);
+        } else {
+            memcpy(strided + compact_offset(c, i) * (int64_t)es, flat + fo * (int64_t)es, es);
+        }
+    }
+    if (c->mode == IX_CMP_COORDS && c->fill)
+        for (int64_t r = c->n ? pos[c->n - 1] : 0; r < c->limit; r++)
+            for (int d = 0; d < c->ndim; d++)
+                coords[c->flat_off + r * c->flat_rs + d * c->flat_cs] = c->fill_value;
     return CLOPS_OK;
 }

@@ -5,7 +5,8 @@
  * tests/test_check_ops_*.c): out-of-range indices reported by the device
  * kernels with the op, value, dim and size; int32 indices; views as index
  * tensors; plans of more dims than one launch walks; fill_ into an
- * expanded tensor; results against the CPU reference.
+ * expanded tensor; results against the CPU reference; nonzero and
+ * masked_select over masks long enough for the multi-block scan.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -181,6 +182,57 @@ static void test_fill_expanded(void **state)
     ct_clear_context();
 }
 
+/* nonzero, nonzero_static, masked_select, masked_scatter and index.Tensor
+ * with a bool mask over ~300k elements (the scan splits the line into
+ * blocks) against the CPU reference, on views; the count agrees with
+ * count_nonzero; a second run gives the same bits. */
+static void test_nonzero_large(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    const int64_t sz[3] = {3, 257, 401};
+    for (int d = 0; d < nd; d++) {
+        ct_set_device(devs[d]);
+        clops_device *on[2] = {devs[d], ct_cpu()};
+        clops_tensor *res[2][7] = {{NULL}};
+        for (int w = 0; w < 2; w++) {
+            clops_tensor *x = ct_random(on[w], CLOPS_INT32, 3, sz, CT_TRANSPOSED, PW_DOMAIN_INDEX, 5);
+            clops_tensor *m = ct_random(on[w], CLOPS_BOOL, 2, sz + 1, CT_SLICED, PW_DOMAIN_ANY, 6);
+            clops_tensor *y = ct_random(on[w], CLOPS_FLOAT16, 3, sz, CT_CONTIGUOUS, PW_DOMAIN_ANY, 7);
+            CT_OK(clops_nonzero(x, &res[w][0]));
+            CT_OK(clops_masked_select(y, m, &res[w][1]));
+            CT_OK(clops_nonzero_static(x, 1000, -3, &res[w][2]));
+            CT_OK(clops_nonzero_static(m, 60000, -3, &res[w][3]));
+            CT_OK(clops_count_nonzero(x, NULL, &res[w][4]));
+            clops_tensor *src = ct_random(on[w], CLOPS_FLOAT16, 1, CT_I64(400000), CT_CONTIGUOUS,
+                                          PW_DOMAIN_ANY, 8);
+            CT_OK(clops_masked_scatter(y, m, src, &res[w][5]));
+            clops_tensor *const mi[2] = {NULL, m};
+            CT_OK(clops_index(y, mi, 2, &res[w][6]));
+            clops_tensor_release(src);
+            int64_t cnt = 0;
+            CT_OK(clops_tensor_to_host(res[w][4], &cnt, sizeof cnt));
+            CT_ASSERT(res[w][0]->sizes[0] == cnt && res[w][0]->sizes[1] == 3);
+            if (w == 0) { /* the same bits on a second run */
+                clops_tensor *again = NULL;
+                CT_OK(clops_masked_select(y, m, &again));
+                CT_ASSERT_CLOSE(again, res[0][1], CT_TOL_EXACT);
+                clops_tensor_release(again);
+            }
+            clops_tensor_release(x);
+            clops_tensor_release(m);
+            clops_tensor_release(y);
+        }
+        for (int k = 0; k < 7; k++) {
+            CT_ASSERT_CLOSE(res[0][k], res[1][k], CT_TOL_EXACT);
+            clops_tensor_release(res[0][k]);
+            clops_tensor_release(res[1][k]);
+        }
+    }
+    ct_clear_context();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -188,6 +240,7 @@ int main(void)
         cmocka_unit_test(test_against_reference),
         cmocka_unit_test(test_high_rank),
         cmocka_unit_test(test_fill_expanded),
+        cmocka_unit_test(test_nonzero_large),
     };
     return cmocka_run_group_tests(tests, NULL, ct_teardown_group);
 }

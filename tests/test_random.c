@@ -15,6 +15,7 @@
 #include "clops/ops.h"
 #include "support/clops_test.h"
 #include "cl_kernels/random_math.clh"
+#include "ops/random.h"
 
 #define SEED 20261124ull
 
@@ -569,20 +570,18 @@ static void values_do_not_depend_on_the_work_group_size(void **state)
         {"random_ full", CLOPS_INT64, K_RANDOM_FULL, 0, 0},
         {"dropout", CLOPS_FLOAT32, K_DROPOUT, 0.1, 0},
     };
-    static const char *const geometries[][2] = {{"1", "1"}, {"13", "3"}, {"64", NULL}, {NULL, "2"}};
+    /* {work-group size, groups}; 0: the default.  Set through the library's
+     * hook, not setenv: POCL's worker threads read the environment. */
+    static const size_t geometries[][2] = {{1, 1}, {13, 3}, {64, 0}, {0, 2}};
     for (int i = 0; i < nd; i++) {
         ct_set_device(devs[i]);
         for (size_t p = 0; p < CT_COUNT(picks); p++) {
             ct_set_case("%s", picks[p].name);
             clops_tensor *base = run_fresh(&picks[p], devs[i]);
             for (size_t gi = 0; gi < CT_COUNT(geometries); gi++) {
-                if (geometries[gi][0])
-                    setenv("CLOPS_RANDOM_WG", geometries[gi][0], 1);
-                if (geometries[gi][1])
-                    setenv("CLOPS_RANDOM_GROUPS", geometries[gi][1], 1);
+                random_force_geometry(geometries[gi][0], geometries[gi][1]);
                 clops_tensor *t = run_fresh(&picks[p], devs[i]);
-                unsetenv("CLOPS_RANDOM_WG");
-                unsetenv("CLOPS_RANDOM_GROUPS");
+                random_force_geometry(0, 0);
                 CT_ASSERT_CLOSE(t, base, CT_TOL_EXACT);
                 clops_tensor_release(t);
             }

@@ -144,6 +144,10 @@ adv = [
     ("x[m]", x, [m]),
     ("x[m2]", x, [m2]),
     ("x3[:, m]", x3, [None, m]),
+    ("x3[m3]", x3, [x3.remainder(4) == 1]),
+    ("x3[:, m2']", x3, [None, x3[0, :, :].remainder(3) == 1]),
+    ("x[none true]", x, [torch.zeros(4, dtype=torch.bool)]),
+    ("x[m, c]", x, [m, torch.tensor([1, -1])]),
     ("x[empty]", x, [torch.zeros(0, dtype=L)]),
     ("x[i32]", x, [torch.tensor([3, 1], dtype=torch.int32)]),
     ("x[oob]", x, [torch.tensor([4])]),
@@ -242,6 +246,7 @@ for name, idx, vals, acc in [
     ("x[:, c] += v", [None, torch.tensor([4, 4, 0])], ar(3), True),
     ("x[b, c] += s", [torch.tensor([[0], [1]]), torch.tensor([1, 1, 2])], torch.tensor(5.), True),
     ("x[m] = v", [torch.tensor([True, False, True])], ar(5), False),
+    ("x[m2] += v", [ar(3, 5, dtype=torch.int64).remainder(3) == 2], ar(5, start=7), True),
     ("x[oob]", [torch.tensor([3])], ar(5), False),
 ]:
     base = ar(3, 5)
@@ -323,6 +328,30 @@ case("masked_scatter", [T(ar(2, 5)), T(msk), T(ar(2, 4, start=100))], lambda: ar
 mrow = torch.tensor([False, True, False, False, True])
 case("masked_scatter", [T(ar(3, 5)), T(mrow), T(ar(7, start=50))], lambda: ar(3, 5).masked_scatter(mrow, ar(7, start=50)))
 case("masked_scatter", [T(ar(2, 5)), T(msk), T(ar(3))], lambda: ar(2, 5).masked_scatter(msk, ar(3)))
+
+# nonzero, nonzero_static, argwhere, where(condition), masked_select
+nzf = torch.tensor([float("nan"), -0.0, 0.0, 1.0, -2.5, 0.0])
+nzi = (ar(3, 4, dtype=torch.int64) % 3)
+nzb = (ar(2, 3, 2, dtype=torch.int64) % 4 == 1)
+nz_inputs = [nzf, nzi, nzb, nzi.to(torch.uint8), nzi.to(torch.int8) - 1,
+             torch.tensor([[0.0, 1.5], [-0.0, 2.0]], dtype=torch.float16),
+             torch.tensor([0.0, 1.5, -0.0, 3.0], dtype=torch.bfloat16),
+             torch.tensor(3.0), torch.tensor(0, dtype=torch.int32), torch.zeros(0, 3), torch.zeros(2, 0),
+             torch.zeros(2, 3)]
+for t in nz_inputs:
+    case("nonzero", [T(t)], lambda: torch.nonzero(t))
+    case("argwhere", [T(t)], lambda: torch.argwhere(t))
+    case("where", [T(t)], lambda: torch.where(t))
+for t, size, fill in [(nzi, 3, -1), (nzi, 12, -7), (nzb, 0, -1), (nzf, 4, 9), (torch.tensor(1), 3, -1),
+                      (torch.zeros(0, 2), 2, 5), (nzi, -1, -1)]:
+    case("nonzero_static", [T(t), I(size), I(fill)], lambda: torch.nonzero_static(t, size=size, fill_value=fill))
+msv = ar(3, 4)
+msm = nzi == 1
+for s_, m_ in [(msv, msm), (msv, msm[1]), (torch.tensor(2.0), torch.tensor([True, False, True])),
+               (msv, torch.zeros(3, 4, dtype=torch.bool)), (nzb, nzb), (msv.half(), msm),
+               (ar(2, 1, 4, dtype=torch.int32), ar(3, 1, dtype=torch.int64) != 1), (torch.zeros(0, 4), msm[0]),
+               (msv, msm.to(torch.uint8)), (msv, torch.ones(2, 4, dtype=torch.bool))]:
+    case("masked_select", [T(s_), T(m_)], lambda: torch.masked_select(s_, m_))
 
 out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden_index.json")
 with open(out, "w") as f:
