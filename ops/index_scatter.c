@@ -102,11 +102,13 @@ static clops_status scatter_core(const char *op, pw_variant variant, clops_tenso
                                  clops_tensor *src, const clops_scalar *value, ix_seg_mode mode,
                                  bool include_self, clops_tensor **out)
 {
+    /* PyTorch checks an empty index's dtype and shape not at all. */
+    int64_t inumel = tensor_numel(index);
     int d = 0;
-    clops_status st = dim_and_index(op, self, dim, index, false, &d);
+    clops_status st = inumel ? dim_and_index(op, self, dim, index, false, &d)
+                             : wrap_dim(op, dim, self->ndim, &d);
     if (st)
         return st;
-    int64_t inumel = tensor_numel(index);
     int sn = self->ndim ? self->ndim : 1;
     if (inumel && (index->ndim ? index->ndim : 1) != sn)
         return clops__fail(CLOPS_INVALID_SHAPE,

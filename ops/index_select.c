@@ -125,18 +125,19 @@ clops_status ix_fn_gather(pw_variant variant, clops_tensor *dst, clops_tensor *s
     (void)sparse_grad;
     const char *op = "gather";
     int d = 0;
+    bool empty = tensor_numel(index) == 0; /* PyTorch checks neither dtype nor shape then */
     clops_status st = wrap_dim(op, dim, self->ndim, &d);
-    if (st == CLOPS_OK)
+    if (st == CLOPS_OK && !empty)
         st = ix_check_index_dtype(op, "index", index, false);
     if (st)
         return st;
     int sn = self->ndim ? self->ndim : 1, in = index->ndim ? index->ndim : 1;
-    if (sn != in)
+    if (sn != in && !empty)
         return clops__fail(CLOPS_INVALID_SHAPE,
                            "%s: Index tensor must have the same number of dimensions as input "
                            "tensor (%d vs %d)",
                            op, index->ndim, self->ndim);
-    for (int i = 0; i < self->ndim && index->ndim; i++)
+    for (int i = 0; i < self->ndim && index->ndim && !empty; i++)
         if (i != d && index->sizes[i] > self->sizes[i])
             return clops__fail(CLOPS_INVALID_SHAPE,
                                "%s: Size does not match at dimension %d expected index [%lld] to be "

@@ -182,6 +182,40 @@ static void test_fill_expanded(void **state)
     ct_clear_context();
 }
 
+/* An empty index of any dtype and rank: gather gives an empty result of the
+ * index's shape and scatter gives self back (PyTorch checks neither the
+ * dtype nor the shape of an empty index), while index_select still refuses
+ * a uint8 index (PyTorch does too). */
+static void test_empty_index_of_any_dtype(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_devices(devs, CT_MAX_DEVICES);
+    for (int d = 0; d < nd; d++) {
+        ct_set_device(devs[d]);
+        clops_tensor *x = NULL, *idx = NULL, *idx2 = NULL, *src = NULL, *g = NULL, *s = NULL;
+        CT_OK(clops_arange(devs[d], CLOPS_FLOAT32, clops_scalar_int(0), clops_scalar_int(5),
+                           clops_scalar_int(1), &x));
+        CT_OK(clops_empty(devs[d], CLOPS_UINT8, 1, CT_I64(0), &idx));
+        CT_OK(clops_empty(devs[d], CLOPS_UINT8, 2, CT_I64(2, 0), &idx2));
+        CT_OK(clops_empty(devs[d], CLOPS_FLOAT32, 1, CT_I64(0), &src));
+        CT_OK(clops_gather(x, 0, idx2, false, &g));
+        CT_ASSERT(clops_tensor_ndim(g) == 2 && clops_tensor_numel(g) == 0 &&
+                  clops_tensor_dtype(g) == CLOPS_FLOAT32);
+        CT_OK(clops_scatter_src(x, 0, idx, src, &s));
+        CT_ASSERT_CLOSE(s, x, CT_TOL_EXACT);
+        clops_tensor *r = NULL;
+        CT_STATUS(clops_index_select(x, 0, idx, &r), CLOPS_INVALID_DTYPE);
+        clops_tensor_release(g);
+        clops_tensor_release(s);
+        clops_tensor_release(x);
+        clops_tensor_release(idx);
+        clops_tensor_release(idx2);
+        clops_tensor_release(src);
+    }
+    ct_clear_context();
+}
+
 /* nonzero, nonzero_static, masked_select, masked_scatter and index.Tensor
  * with a bool mask over ~300k elements (the scan splits the line into
  * blocks) against the CPU reference, on views; the count agrees with
@@ -241,6 +275,7 @@ int main(void)
         cmocka_unit_test(test_high_rank),
         cmocka_unit_test(test_fill_expanded),
         cmocka_unit_test(test_nonzero_large),
+        cmocka_unit_test(test_empty_index_of_any_dtype),
     };
     return cmocka_run_group_tests(tests, NULL, ct_teardown_group);
 }
