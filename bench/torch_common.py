@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """bench/torch_common.py: the timing the PyTorch side of every op-family
-benchmark shares (torch_reduce.py, torch_sort.py, torch_random.py,
+benchmark shares (torch_pointwise.py, torch_reduce.py, torch_sort.py, torch_random.py,
 torch_index.py), so that the PyTorch and clops figures of one job are taken
 the same way as the C benchmarks' time_calls (bench/bench_common.h): one
 warm-up call, then the median over `batches` batches of `reps` calls,

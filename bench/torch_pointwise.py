@@ -14,25 +14,10 @@ op must move, exactly as bench_pointwise counts them.  A float4-style copy
 import argparse
 import json
 import math
-import statistics
 
 import torch
 
-
-def time_call(fn, reps, batches=5):
-    fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(batches):
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(reps):
-            fn()
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end) / 1e3 / reps)
-    return statistics.median(times)
+from torch_common import time_call
 
 
 def main():
@@ -49,7 +34,7 @@ def main():
     results = []
 
     def case(name, fn, nbytes):
-        t = time_call(fn, args.reps)
+        t = time_call(fn, args.reps, True)
         results.append({"torch_case": name, "gbs": nbytes / t / 1e9, "us_per_call": t * 1e6})
 
     src = torch.ones(n1, device=dev)
