@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * cl_kernels/conv.cl: the device half of the convolution family
+ * (ops/conv_launch.c): im2col, col2im and the direct depthwise kernel.
+ *
+ * The host builds one program per dtype with these defined:
+ *   RAW_T   storage type moved bit for bit (ushort for float16/bfloat16)
+ *   VAL_T   storage type read and written as numbers (half for float16)
+ *   KIND    0 float/double, 1 float16, 2 bfloat16
+ *   ACC     accumulation type (float, double for float64)
+ *   IDX     index type: int when every index of the call fits, else long
+ * Geometry (ops/conv.h): images are 5-D [N, C, D, H, W] views of any
+ * strides (missing spatial dims have size 1), "big" sizes bD, bH, bW,
+ * "small" sizes sD, sH, sW, kernel kD, kH, kW; small position (od, oh, ow)
+ * and kernel position (jd, jh, jw) meet big position o * s - p + j * d.
+ * Column (n, c * K + j, o) lies at coff + n * csn + (c * K + j) * csk + o.
+ * Every work item writes one element; nothing is accumulated across items.
+ */
+#if KIND == 1
+#define LD(p, i) ((ACC)vload_half(0, (p) + (i)))
+#define ST(p, i, v) vstore_half_rte((float)(v), 0, (p) + (i))
+#elif KIND == 2
+#define LD(p, i) ((ACC)clops_bf16_to_float((p)[i]))
+#define ST(p, i, v) ((p)[i] = clops_float_to_bf16((float)(v)))
+#else
+#define LD(p, i) ((ACC)(p)[i])
+#define ST(p, i, v) ((p)[i] = (VAL_T)(v))
+#endif
+
+/* The geometry arguments every kernel takes, in this order. */
+#define CONV_GEOM_ARGS                                                                     \
+    IDX N, IDX C, IDX bD, IDX bH, IDX bW, IDX sD, IDX sH, IDX sW, IDX kD, IDX kH, IDX kW,  \
+        IDX strD, IDX strH, IDX strW, IDX padD, IDX padH, IDX padW, IDX dilD, IDX dilH,    \
+        IDX dilW
+
+/* im2col: one item per column element (n, c, j, o), o fastest. */
+__kernel void conv_im2col(__global const RAW_T *x, long xoff, IDX xsn, IDX xsc, IDX xsd,
+                          IDX xsh, IDX xsw, __global RAW_T *col, long coff, IDX csn, IDX csk,
+                          CONV_GEOM_ARGS)
+{
+    IDX Ls = sD * sH * sW, K = kD * kH * kW;
+    IDX total = N * C * K * Ls;
+    for (IDX e = (IDX)get_global_id(0); e < total; e += (IDX)get_global_size(0)) {
+        IDX o = e % Ls, r = e / Ls;
+        IDX j = r % K, nc = r / K;
+        IDX c = nc % C, n = nc / C;
+        IDX ow = o % sW, oh = o / sW % sH, od = o / (sW * sH);
+        IDX jw = j % kW, jh = j / kW % kH, jd = j / (kW * kH);
+        IDX id = od * strD - padD + jd * dilD;
+        IDX ih = oh * strH - padH + jh * dilH;
+        IDX iw = ow * strW - padW + jw * dilW;
+        RAW_T v = 0;
+        if (id >= 0 && id < bD && ih >= 0 && ih < bH && iw >= 0 && iw < bW)
+            v = x[xoff + n * xsn + c * xsc + id * xsd + ih * xsh + iw * xsw];
+        col[coff + n * csn + (c * K + j) * csk + o] = v;
+    }
+}
+
+/* col2im: one item per image element (n, c, i), summing the columns that
+ * meet it in kernel-position order. */
+__kernel void conv_col2im(__global const VAL_T *col, long coff, IDX csn, IDX csk,
+                          __global VAL_T *x, long xoff, IDX xsn, IDX xsc, IDX xsd, IDX xsh,
+                          IDX xsw, CONV_GEOM_ARGS)
+{
+    IDX Lb = bD * bH * bW, K = kD * kH * kW;
+    IDX total = N * C * Lb;
+    for (IDX e = (IDX)get_global_id(0); e < total; e += (IDX)get_global_size(0)) {
+        IDX i = e % Lb, nc = e / Lb;
+        IDX c = nc % C, n = nc / C;
+        IDX iw = i % bW, ih = i / bW % bH, id = i / (bW * bH);
+        ACC acc = 0;
+        __global const VAL_T *cb = col + coff + n * csn + c * K * csk;
+        for (IDX jd = 0; jd < kD; jd++) {
+            IDX td = id + padD - jd * dilD;
+            if (td < 0 || td % strD != 0 || td / strD >= sD)
+                continue;
+            for (IDX jh = 0; jh < kH; jh++) {
+                IDX th = ih + padH - jh * dilH;
+                if (th < 0 || th % strH != 0 || th / strH >= sH)
+                    continue;
+                for (IDX jw = 0; jw < kW; jw++) {
+                    IDX tw = iw + padW - jw * dilW;
+                    if (tw < 0 || tw % strW != 0 || tw / strW >= sW)
+                        continue;
+                    IDX j = (jd * kH + jh) * kW + jw;
+                    IDX o = ((td / strD) * sH + th / strH) * sW + tw / strW;
+                    acc += LD(cb, j * csk + o);
+                }
+            }
+        }
+        ST(x, xoff + n * xsn + c * xsc + id * xsd + ih * xsh + iw * xsw, acc);
+    }
+}
+
+/* Depthwise convolution (one big channel per group, Cs = m * C small
+ * channels): one item per small element (n, cs, o), the window summed in
+ * kernel-position order, plus bias[cs] when hasb. */
+__kernel void conv_depthwise(__global const VAL_T *x, long xoff, IDX xsn, IDX xsc, IDX xsd,
+                             IDX xsh, IDX xsw, __global const VAL_T *w, long woff, IDX wsc,
+                             IDX wsd, IDX wsh, IDX wsw, __global const VAL_T *bias, long boff,
+                             IDX bst, int hasb, __global VAL_T *y, long yoff, IDX ysn, IDX ysc,
+                             IDX ysd, IDX ysh, IDX ysw, IDX Cs, CONV_GEOM_ARGS)
+{
+    IDX Ls = sD * sH * sW, m = Cs / C;
+    IDX total = N * Cs * Ls;
+    for (IDX e = (IDX)get_global_id(0); e < total; e += (IDX)get_global_size(0)) {
+        IDX o = e % Ls, nc = e / Ls;
+        IDX cs = nc % Cs, n = nc / Cs, c = cs / m;
+        IDX ow = o % sW, oh = o / sW % sH, od = o / (sW * sH);
+        __global const VAL_T *xb = x + xoff + n * xsn + c * xsc;
+        __global const VAL_T *wb = w + woff + cs * wsc;
+        ACC acc = 0;
+        for (IDX jd = 0; jd < kD; jd++) {
+            IDX id = od * strD - padD + jd * dilD;
+            if (id < 0 || id >= bD)
+                continue;
+            for (IDX jh = 0; jh < kH; jh++) {
+                IDX ih = oh * strH - padH + jh * dilH;
+                if (ih < 0 || ih >= bH)
+                    continue;
+                for (IDX jw = 0; jw < kW; jw++) {
+                    IDX iw = ow * strW - padW + jw * dilW;
+                    if (iw < 0 || iw >= bW)
+                        continue;
+                    acc += LD(xb, id * xsd + ih * xsh + iw * xsw) *
+                           LD(wb, jd * wsd + jh * wsh + jw * wsw);
+                }
+            }
+        }
+        if (hasb)
+            acc += LD(bias, boff + cs * bst);
+        ST(y, yoff + n * ysn + cs * ysc + od * ysd + oh * ysh + ow * ysw, acc);
+    }
+}
