@@ -1,0 +1,363 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * tests/test_conv.c: the convolution family (convolution,
+ * convolution_backward, im2col, col2im): PyTorch's own results on every
+ * device (tests/data/golden_conv.json from tests/data/gen_golden_conv.py,
+ * replayed by tests/support/ct_golden.c); a sweep of 1-D, 2-D and 3-D
+ * geometries (stride, padding, dilation, groups, depthwise, 1x1,
+ * transposed with output_padding, bias, odd sizes, empty batches, strided
+ * inputs) forward and backward under every output_mask on each OpenCL
+ * device against the CPU reference; float64 gradients of the reference
+ * against finite differences; float16/bfloat16 against float32; run-to-run
+ * determinism; PyTorch's refusals with messages naming op and shapes.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clops/ops.h"
+#include "support/clops_test.h"
+
+/* Every golden case on every device. */
+static void test_conv_matches_pytorch(void **state)
+{
+    (void)state;
+    ct_replay_golden("golden_conv.json");
+}
+
+/* One convolution configuration. */
+typedef struct conv_case {
+    int nsp;
+    int64_t N, cin, cout, groups;
+    int64_t in[3], k[3], stride[3], pad[3], dil[3], outpad[3];
+    bool transposed, bias;
+    ct_layout layout; /* of the input */
+} conv_case;
+
+/* The output size of spatial dim i of c; <= 0 when the geometry is bad. */
+static int64_t out_size(const conv_case *c, int i)
+{
+    int64_t eff = c->dil[i] * (c->k[i] - 1) + 1;
+    if (c->transposed)
+        return (c->in[i] - 1) * c->stride[i] - 2 * c->pad[i] + eff + c->outpad[i];
+    int64_t padded = c->in[i] + 2 * c->pad[i];
+    return padded < eff ? 0 : (padded - eff) / c->stride[i] + 1;
+}
+
+/* A random valid configuration from r (kind 1: depthwise, 2: 1x1 stride 1). */
+static conv_case random_case(ct_rng *r, int kind)
+{
+    conv_case c;
+    for (;;) {
+        memset(&c, 0, sizeof c);
+        c.nsp = (int)ct_rng_range(r, 1, 3);
+        c.groups = ct_rng_range(r, 1, 3);
+        c.cin = c.groups * ct_rng_range(r, 1, 3);
+        c.cout = c.groups * ct_rng_range(r, 1, 3);
+        c.N = ct_rng_range(r, 0, 3) == 0 ? 0 : ct_rng_range(r, 1, 3);
+        c.transposed = ct_rng_range(r, 0, 2) == 0;
+        c.bias = ct_rng_range(r, 0, 1) == 1;
+        c.layout = ct_rng_range(r, 0, 3) == 0 ? CT_TRANSPOSED
+                   : ct_rng_range(r, 0, 3) == 0           ? CT_SLICED
+                                                          : CT_CONTIGUOUS;
+        if (kind == 1) {
+            c.transposed = false;
+            c.groups = c.cin = ct_rng_range(r, 1, 4);
+            c.cout = c.cin * ct_rng_range(r, 1, 2);
+        }
+        bool ok = true;
+        for (int i = 0; i < c.nsp; i++) {
+            int64_t maxin = c.nsp == 3 ? 5 : 9;
+            c.in[i] = ct_rng_range(r, 1, maxin);
+            c.k[i] = kind == 2 ? 1 : ct_rng_range(r, 1, 3);
+            c.stride[i] = kind == 2 ? 1 : ct_rng_range(r, 1, 2);
+            c.pad[i] = kind == 2 ? 0 : ct_rng_range(r, 0, 1);
+            c.dil[i] = kind == 2 ? 1 : ct_rng_range(r, 1, 2);
+            int64_t mx = c.stride[i] > c.dil[i] ? c.stride[i] : c.dil[i];
+            c.outpad[i] = c.transposed ? ct_rng_range(r, 0, mx - 1) : 0;
+            ok &= out_size(&c, i) > 0;
+        }
+        if (ok)
+            return c;
+    }
+}
+
+/* Runs forward and backward (output_mask from the low 3 bits of mask) of c
+ * in dt on dev and on the CPU reference, and compares. */
+static void check_case(clops_device *dev, const conv_case *c, clops_dtype dt, unsigned mask,
+                       uint64_t seed)
+{
+    ct_set_case("%dD N=%lld cin=%lld cout=%lld groups=%lld in=[%lld,%lld,%lld] "
+                "k=[%lld,%lld,%lld] stride=[%lld,%lld,%lld] pad=[%lld,%lld,%lld] "
+                "dil=[%lld,%lld,%lld] outpad=[%lld,%lld,%lld] transposed=%d bias=%d %s %s "
+                "mask=%u",
+                c->nsp, (long long)c->N, (long long)c->cin, (long long)c->cout,
+                (long long)c->groups, (long long)c->in[0], (long long)c->in[1],
+                (long long)c->in[2], (long long)c->k[0], (long long)c->k[1], (long long)c->k[2],
+                (long long)c->stride[0], (long long)c->stride[1], (long long)c->stride[2],
+                (long long)c->pad[0], (long long)c->pad[1], (long long)c->pad[2],
+                (long long)c->dil[0], (long long)c->dil[1], (long long)c->dil[2],
+                (long long)c->outpad[0], (long long)c->outpad[1], (long long)c->outpad[2],
+                c->transposed, c->bias, ct_layout_name(c->layout), clops_dtype_name(dt), mask);
+    int nd = 2 + c->nsp;
+    int64_t xs[5] = {c->N, c->cin}, ws[5], ys[5] = {c->N, c->cout};
+    ws[0] = c->transposed ? c->cin : c->cout;
+    ws[1] = c->transposed ? c->cout / c->groups : c->cin / c->groups;
+    for (int i = 0; i < c->nsp; i++) {
+        xs[2 + i] = c->in[i];
+        ws[2 + i] = c->k[i];
+        ys[2 + i] = out_size(c, i);
+    }
+    int n = c->nsp;
+    clops_tensor *x = ct_random(dev, dt, nd, xs, c->layout, PW_DOMAIN_SMALL, seed);
+    clops_tensor *w = ct_random(dev, dt, nd, ws, CT_CONTIGUOUS, PW_DOMAIN_SMALL, seed + 1);
+    clops_tensor *b =
+        c->bias ? ct_random(dev, dt, 1, &c->cout, CT_CONTIGUOUS, PW_DOMAIN_SMALL, seed + 2) : NULL;
+    clops_tensor *g = ct_random(dev, dt, nd, ys, CT_CONTIGUOUS, PW_DOMAIN_SMALL, seed + 3);
+    clops_tensor *xc = ct_to_cpu(x), *wc = ct_to_cpu(w), *bc = b ? ct_to_cpu(b) : NULL,
+                 *gc = ct_to_cpu(g);
+    clops_tensor *y = NULL, *yc = NULL;
+    CT_OK(clops_convolution(x, w, b, c->stride, n, c->pad, n, c->dil, n, c->transposed,
+                            c->outpad, n, c->groups, &y));
+    CT_OK(clops_convolution(xc, wc, bc, c->stride, n, c->pad, n, c->dil, n, c->transposed,
+                            c->outpad, n, c->groups, &yc));
+    /* The sums have up to cin * K terms of values below 2 in size. */
+    ct_tol tol = dt == CLOPS_FLOAT32 ? ct_tol_ulp_atol(64, 1e-5) : ct_tol_ulp_atol(2, 2e-2);
+    CT_ASSERT_CLOSE(y, yc, tol);
+    bool m[3] = {mask & 1, (mask >> 1) & 1, (mask >> 2) & 1};
+    clops_tensor *o[3] = {NULL, NULL, NULL}, *oc[3] = {NULL, NULL, NULL};
+    CT_OK(clops_convolution_backward(g, x, w, &c->cout, 1, c->stride, n, c->pad, n, c->dil, n,
+                                     c->transposed, c->outpad, n, c->groups, m, 3, &o[0], &o[1],
+                                     &o[2]));
+    CT_OK(clops_convolution_backward(gc, xc, wc, &c->cout, 1, c->stride, n, c->pad, n, c->dil, n,
+                                     c->transposed, c->outpad, n, c->groups, m, 3, &oc[0],
+                                     &oc[1], &oc[2]));
+    /* grad_weight and grad_bias sum over the batch and positions too. */
+    ct_tol btol = dt == CLOPS_FLOAT32 ? ct_tol_ulp_atol(256, 1e-4) : ct_tol_ulp_atol(4, 1e-1);
+    for (int i = 0; i < 3; i++) {
+        CT_ASSERT_MSG((o[i] != NULL) == m[i], "result %d present %d, asked %d", i, o[i] != NULL,
+                      m[i]);
+        if (o[i] && oc[i])
+            CT_ASSERT_CLOSE(o[i], oc[i], i ? btol : tol);
+    }
+    clops_tensor *all[] = {x, w, b, g, xc, wc, bc, gc, y, yc, o[0], o[1], o[2], oc[0], oc[1], oc[2]};
+    for (size_t i = 0; i < CT_COUNT(all); i++)
+        clops_tensor_release(all[i]);
+}
+
+/* Random geometries (general, depthwise, 1x1) forward and backward under
+ * every output_mask against the CPU reference on each OpenCL device. */
+static void test_geometries_match_the_reference(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < nd; di++) {
+        ct_set_device(devs[di]);
+        ct_rng r = ct_rng_seeded(18);
+        for (int i = 0; i < 48; i++) {
+            conv_case c = random_case(&r, i % 6 == 4 ? 1 : i % 6 == 5 ? 2 : 0);
+            check_case(devs[di], &c, CLOPS_FLOAT32, (unsigned)(i % 8), (uint64_t)(100 + i));
+        }
+    }
+    ct_clear_context();
+}
+
+/* float16 and bfloat16 (float32 inside) close to the reference. */
+static void test_half_types_match_the_reference(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < nd; di++) {
+        ct_set_device(devs[di]);
+        ct_rng r = ct_rng_seeded(19);
+        for (int i = 0; i < 6; i++) {
+            conv_case c = random_case(&r, i % 3);
+            check_case(devs[di], &c, i % 2 ? CLOPS_BFLOAT16 : CLOPS_FLOAT16, 7,
+                       (uint64_t)(300 + i));
+        }
+    }
+    ct_clear_context();
+}
+
+/* sum(conv(x, w, b) * r) of host arrays on the CPU device (float64). */
+static double loss(const conv_case *c, const double *xv, const double *wv, const double *bv,
+                   const double *rv, const int64_t *xs, const int64_t *ws, const int64_t *ys)
+{
+    int nd = 2 + c->nsp, n = c->nsp;
+    clops_device *cpu = ct_cpu();
+    clops_tensor *x = ct_from_values(cpu, CLOPS_FLOAT64, nd, xs, CT_CONTIGUOUS, xv);
+    clops_tensor *w = ct_from_values(cpu, CLOPS_FLOAT64, nd, ws, CT_CONTIGUOUS, wv);
+    clops_tensor *b = ct_from_values(cpu, CLOPS_FLOAT64, 1, &c->cout, CT_CONTIGUOUS, bv);
+    clops_tensor *y = NULL;
+    CT_OK(clops_convolution(x, w, b, c->stride, n, c->pad, n, c->dil, n, c->transposed,
+                            c->outpad, n, c->groups, &y));
+    double *yv = ct_to_host(y), s = 0;
+    for (int64_t i = 0; i < ct_numel(nd, ys); i++)
+        s += yv[i] * rv[i];
+    free(yv);
+    clops_tensor_release(x);
+    clops_tensor_release(w);
+    clops_tensor_release(b);
+    clops_tensor_release(y);
+    return s;
+}
+
+/* Central differences of loss against convolution_backward for every
+ * element of input, weight and bias (float64, CPU device). */
+static void test_reference_gradients_match_finite_differences(void **state)
+{
+    (void)state;
+    static const conv_case cases[] = {
+        {2, 2, 4, 6, 2, {5, 4}, {3, 2}, {2, 1}, {1, 0}, {1, 2}, {0, 0}, false, true, 0},
+        {2, 2, 4, 6, 2, {3, 3}, {2, 3}, {2, 1}, {1, 1}, {1, 1}, {1, 0}, true, true, 0},
+        {1, 3, 2, 4, 1, {6}, {3}, {1}, {1}, {2}, {0}, false, true, 0},
+        {3, 1, 2, 2, 2, {3, 2, 3}, {2, 1, 2}, {1, 1, 2}, {0, 1, 1}, {1, 1, 1}, {0, 0, 0}, false,
+         true, 0},
+    };
+    ct_set_device(ct_cpu());
+    for (size_t ci = 0; ci < CT_COUNT(cases); ci++) {
+        const conv_case *c = &cases[ci];
+        ct_set_case("finite differences, case %zu", ci);
+        int nd = 2 + c->nsp, n = c->nsp;
+        int64_t xs[5] = {c->N, c->cin}, ws[5], ys[5] = {c->N, c->cout};
+        ws[0] = c->transposed ? c->cin : c->cout;
+        ws[1] = c->transposed ? c->cout / c->groups : c->cin / c->groups;
+        for (int i = 0; i < n; i++) {
+            xs[2 + i] = c->in[i];
+            ws[2 + i] = c->k[i];
+            ys[2 + i] = out_size(c, i);
+        }
+        int64_t nx = ct_numel(nd, xs), nw = ct_numel(nd, ws), ny = ct_numel(nd, ys);
+        double *v[4] = {malloc(sizeof(double) * (size_t)nx), malloc(sizeof(double) * (size_t)nw),
+                        malloc(sizeof(double) * (size_t)c->cout),
+                        malloc(sizeof(double) * (size_t)ny)};
+        int64_t cnt[4] = {nx, nw, c->cout, ny};
+        ct_rng r = ct_rng_seeded(40 + ci);
+        for (int t = 0; t < 4; t++)
+            ct_fill(v[t], cnt[t], CLOPS_FLOAT64, PW_DOMAIN_SMALL, &r);
+        clops_device *cpu = ct_cpu();
+        clops_tensor *x = ct_from_values(cpu, CLOPS_FLOAT64, nd, xs, CT_CONTIGUOUS, v[0]);
+        clops_tensor *w = ct_from_values(cpu, CLOPS_FLOAT64, nd, ws, CT_CONTIGUOUS, v[1]);
+        clops_tensor *g = ct_from_values(cpu, CLOPS_FLOAT64, nd, ys, CT_CONTIGUOUS, v[3]);
+        clops_tensor *o[3] = {NULL, NULL, NULL};
+        const bool mask[3] = {true, true, true};
+        CT_OK(clops_convolution_backward(g, x, w, &c->cout, 1, c->stride, n, c->pad, n, c->dil, n,
+                                         c->transposed, c->outpad, n, c->groups, mask, 3, &o[0],
+                                         &o[1], &o[2]));
+        for (int t = 0; t < 3; t++) {
+            double *an = ct_to_host(o[t]);
+            for (int64_t i = 0; i < cnt[t]; i++) {
+                double keep = v[t][i], h = 1e-5;
+                v[t][i] = keep + h;
+                double lp = loss(c, v[0], v[1], v[2], v[3], xs, ws, ys);
+                v[t][i] = keep - h;
+                double lm = loss(c, v[0], v[1], v[2], v[3], xs, ws, ys);
+                v[t][i] = keep;
+                double fd = (lp - lm) / (2 * h);
+                CT_ASSERT_MSG(fabs(fd - an[i]) <= 1e-6 * (1 + fabs(fd)),
+                              "gradient %d element %lld: backward %.12g, finite differences %.12g",
+                              t, (long long)i, an[i], fd);
+            }
+            free(an);
+        }
+        clops_tensor *all[] = {x, w, g, o[0], o[1], o[2]};
+        for (size_t i = 0; i < CT_COUNT(all); i++)
+            clops_tensor_release(all[i]);
+        for (int t = 0; t < 4; t++)
+            free(v[t]);
+    }
+    ct_clear_context();
+}
+
+/* The same call twice gives the same bits (no float atomics anywhere). */
+static void test_results_are_deterministic(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    conv_case c = {2, 3, 4, 6, 2, {9, 8}, {3, 3}, {2, 1}, {1, 1}, {1, 2}, {0, 0}, false, true, 0};
+    int64_t xs[4] = {3, 4, 9, 8}, ws[4] = {6, 2, 3, 3}, ys[4] = {3, 6, 5, 6};
+    for (int di = 0; di < nd; di++) {
+        ct_set_device(devs[di]);
+        ct_set_case("determinism");
+        clops_tensor *x = ct_random(devs[di], CLOPS_FLOAT32, 4, xs, CT_CONTIGUOUS, PW_DOMAIN_SMALL, 5);
+        clops_tensor *w = ct_random(devs[di], CLOPS_FLOAT32, 4, ws, CT_CONTIGUOUS, PW_DOMAIN_SMALL, 6);
+        clops_tensor *g = ct_random(devs[di], CLOPS_FLOAT32, 4, ys, CT_CONTIGUOUS, PW_DOMAIN_SMALL, 7);
+        clops_tensor *r[2][3] = {{NULL}};
+        const bool mask[3] = {true, true, true};
+        for (int k = 0; k < 2; k++)
+            CT_OK(clops_convolution_backward(g, x, w, &c.cout, 1, c.stride, 2, c.pad, 2, c.dil, 2,
+                                             false, c.outpad, 2, 2, mask, 3, &r[k][0], &r[k][1],
+                                             &r[k][2]));
+        for (int i = 0; i < 3; i++)
+            CT_ASSERT_CLOSE(r[0][i], r[1][i], CT_TOL_EXACT);
+        clops_tensor *all[] = {x, w, g, r[0][0], r[0][1], r[0][2], r[1][0], r[1][1], r[1][2]};
+        for (size_t i = 0; i < CT_COUNT(all); i++)
+            clops_tensor_release(all[i]);
+    }
+    ct_clear_context();
+}
+
+/* PyTorch's refusals, worded with the op, the shapes and the device. */
+static void test_bad_arguments_are_refused(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < nd; di++) {
+        ct_set_device(devs[di]);
+        clops_device *d = devs[di];
+        clops_tensor *x = ct_random(d, CLOPS_FLOAT32, 4, CT_I64(2, 4, 5, 4), CT_CONTIGUOUS,
+                                    PW_DOMAIN_SMALL, 1);
+        clops_tensor *w = ct_random(d, CLOPS_FLOAT32, 4, CT_I64(6, 3, 3, 3), CT_CONTIGUOUS,
+                                    PW_DOMAIN_SMALL, 2);
+        clops_tensor *w2 = ct_random(d, CLOPS_FLOAT32, 2, CT_I64(6, 4), CT_CONTIGUOUS,
+                                     PW_DOMAIN_SMALL, 3);
+        clops_tensor *wd = ct_random(d, CLOPS_FLOAT64, 4, CT_I64(6, 4, 3, 3), CT_CONTIGUOUS,
+                                     PW_DOMAIN_SMALL, 4);
+        clops_tensor *wbig = ct_random(d, CLOPS_FLOAT32, 4, CT_I64(6, 4, 9, 3), CT_CONTIGUOUS,
+                                       PW_DOMAIN_SMALL, 5);
+        clops_tensor *y = NULL;
+        const int64_t one[] = {1}, zero[] = {0};
+        CT_STATUS(clops_convolution(x, w, NULL, one, 1, zero, 1, one, 1, false, zero, 1, 1, &y),
+                  CLOPS_INVALID_SHAPE);
+        CT_ERROR_CONTAINS("convolution: Given groups=1, weight of size [6, 3, 3, 3], expected "
+                          "input[2, 4, 5, 4] to have 3 channels, but got 4 channels instead");
+        CT_STATUS(clops_convolution(x, w2, NULL, one, 1, zero, 1, one, 1, false, zero, 1, 1, &y),
+                  CLOPS_INVALID_SHAPE);
+        CT_ERROR_CONTAINS("weight should have at least three dimensions");
+        CT_STATUS(clops_convolution(x, wd, NULL, one, 1, zero, 1, one, 1, false, zero, 1, 1, &y),
+                  CLOPS_INVALID_DTYPE);
+        CT_ERROR_CONTAINS("Input type (float) and weight type (double) should be the same");
+        CT_STATUS(clops_convolution(x, wbig, NULL, one, 1, zero, 1, one, 1, false, zero, 1, 1, &y),
+                  CLOPS_INVALID_SHAPE);
+        CT_ERROR_CONTAINS("Kernel size can't be greater than actual input size");
+        CT_STATUS(clops_convolution(x, w, NULL, zero, 1, zero, 1, one, 1, false, zero, 1, 1, &y),
+                  CLOPS_INVALID_ARGUMENT);
+        CT_ERROR_CONTAINS("non-positive stride is not supported");
+        CT_STATUS(clops_convolution(x, wbig, NULL, CT_I64(1, 1, 1), 3, zero, 1, one, 1, false,
+                                    zero, 1, 1, &y),
+                  CLOPS_INVALID_ARGUMENT);
+        CT_ERROR_CONTAINS("expected stride to be a single integer value or a list of 2 values");
+        CT_ASSERT(y == NULL);
+        clops_tensor *all[] = {x, w, w2, wd, wbig};
+        for (size_t i = 0; i < CT_COUNT(all); i++)
+            clops_tensor_release(all[i]);
+    }
+    ct_clear_context();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_conv_matches_pytorch),
+        cmocka_unit_test(test_geometries_match_the_reference),
+        cmocka_unit_test(test_half_types_match_the_reference),
+        cmocka_unit_test(test_reference_gradients_match_finite_differences),
+        cmocka_unit_test(test_results_are_deterministic),
+        cmocka_unit_test(test_bad_arguments_are_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, ct_teardown_group);
+}
