@@ -58,9 +58,9 @@ __kernel void conv_im2col(__global const RAW_T *x, long xoff, IDX xsn, IDX xsc, 
 
 /* col2im: one item per image element (n, c, i), summing the columns that
  * meet it in kernel-position order. */
-__kernel void conv_col2im(__global const VAL_T *col, long coff, IDX csn, IDX csk,
-                          __global VAL_T *x, long xoff, IDX xsn, IDX xsc, IDX xsd, IDX xsh,
-                          IDX xsw, CONV_GEOM_ARGS)
+__kernel void conv_col2im(__global VAL_T *x, long xoff, IDX xsn, IDX xsc, IDX xsd, IDX xsh,
+                          IDX xsw, __global const VAL_T *col, long coff, IDX csn, IDX csk,
+                          CONV_GEOM_ARGS)
 {
     IDX Lb = bD * bH * bW, K = kD * kH * kW;
     IDX total = N * C * Lb;

@@ -185,15 +185,17 @@ static int64_t cols_reach(const conv_geom *g, const clops_tensor *cols, conv_col
     return cl.off + (g->N - 1) * cl.sn + (g->Cb * g->K - 1) * cl.sck + g->Ls - 1;
 }
 
-clops_status conv_cl_im2col(const char *op, const conv_geom *g, const clops_tensor *B,
-                            clops_tensor *cols, conv_cols cl)
+/* im2col (which 0) or col2im (which 1) between image B and columns cols:
+ * both kernels take the image first, then the columns. */
+static clops_status cl_fold(const char *op, int which, const conv_geom *g, const clops_tensor *B,
+                            const clops_tensor *cols, conv_cols cl)
 {
     clops_device *d = B->storage->device;
     int64_t st[5], reach = cols_reach(g, cols, cl);
     strides5(B, g->nsp, st, &reach);
     arglist l = {.wide = needs_wide(g, reach)};
     host_kernel *k = NULL;
-    clops_status s = get_kernel(d, 0, B->dtype, l.wide, op, &k);
+    clops_status s = get_kernel(d, which, B->dtype, l.wide, op, &k);
     if (s)
         return s;
     arg_mem(&l, mem_of(B));
@@ -205,30 +207,19 @@ clops_status conv_cl_im2col(const char *op, const conv_geom *g, const clops_tens
     arg_idx(&l, cl.sn);
     arg_idx(&l, cl.sck);
     arg_geom(&l, g, g->Cb);
-    return launch(d, k, &l, g->N * g->Cb * g->K * g->Ls);
+    return launch(d, k, &l, which ? g->N * g->Cb * g->Lb : g->N * g->Cb * g->K * g->Ls);
+}
+
+clops_status conv_cl_im2col(const char *op, const conv_geom *g, const clops_tensor *B,
+                            clops_tensor *cols, conv_cols cl)
+{
+    return cl_fold(op, 0, g, B, cols, cl);
 }
 
 clops_status conv_cl_col2im(const char *op, const conv_geom *g, const clops_tensor *cols,
                             conv_cols cl, clops_tensor *B)
 {
-    clops_device *d = B->storage->device;
-    int64_t st[5], reach = cols_reach(g, cols, cl);
-    strides5(B, g->nsp, st, &reach);
-    arglist l = {.wide = needs_wide(g, reach)};
-    host_kernel *k = NULL;
-    clops_status s = get_kernel(d, 1, B->dtype, l.wide, op, &k);
-    if (s)
-        return s;
-    arg_mem(&l, mem_of(cols));
-    arg_long(&l, cl.off);
-    arg_idx(&l, cl.sn);
-    arg_idx(&l, cl.sck);
-    arg_mem(&l, mem_of(B));
-    arg_long(&l, B->offset);
-    for (int i = 0; i < 5; i++)
-        arg_idx(&l, st[i]);
-    arg_geom(&l, g, g->Cb);
-    return launch(d, k, &l, g->N * g->Cb * g->Lb);
+    return cl_fold(op, 1, g, B, cols, cl);
 }
 
 clops_status conv_cl_depthwise(const char *op, const conv_geom *g, const clops_tensor *B,
