@@ -132,3 +132,83 @@ __kernel void conv_depthwise(__global const VAL_T *x, long xoff, IDX xsn, IDX xs
         ST(y, yoff + n * ysn + cs * ysc + od * ysd + oh * ysh + ow * ysw, acc);
     }
 }
+
+/* The input gradient of a depthwise convolution (its "to big" product):
+ * one item per big element (n, c, i), summing S * W over the m small
+ * channels of c's group and the kernel positions meeting i, in order. */
+__kernel void conv_depthwise_big(__global VAL_T *x, long xoff, IDX xsn, IDX xsc, IDX xsd,
+                                 IDX xsh, IDX xsw, __global const VAL_T *w, long woff, IDX wsc,
+                                 IDX wsd, IDX wsh, IDX wsw, __global const VAL_T *y, long yoff,
+                                 IDX ysn, IDX ysc, IDX ysd, IDX ysh, IDX ysw, IDX Cs,
+                                 CONV_GEOM_ARGS)
+{
+    IDX Lb = bD * bH * bW, m = Cs / C;
+    IDX total = N * C * Lb;
+    for (IDX e = (IDX)get_global_id(0); e < total; e += (IDX)get_global_size(0)) {
+        IDX i = e % Lb, nc = e / Lb;
+        IDX c = nc % C, n = nc / C;
+        IDX iw = i % bW, ih = i / bW % bH, id = i / (bW * bH);
+        ACC acc = 0;
+        for (IDX cs = c * m; cs < c * m + m; cs++) {
+            __global const VAL_T *yb = y + yoff + n * ysn + cs * ysc;
+            __global const VAL_T *wb = w + woff + cs * wsc;
+            for (IDX jd = 0; jd < kD; jd++) {
+                IDX td = id + padD - jd * dilD;
+                if (td < 0 || td % strD != 0 || td / strD >= sD)
+                    continue;
+                for (IDX jh = 0; jh < kH; jh++) {
+                    IDX th = ih + padH - jh * dilH;
+                    if (th < 0 || th % strH != 0 || th / strH >= sH)
+                        continue;
+                    for (IDX jw = 0; jw < kW; jw++) {
+                        IDX tw = iw + padW - jw * dilW;
+                        if (tw < 0 || tw % strW != 0 || tw / strW >= sW)
+                            continue;
+                        acc += LD(yb, (td / strD) * ysd + (th / strH) * ysh + (tw / strW) * ysw) *
+                               LD(wb, jd * wsd + jh * wsh + jw * wsw);
+                    }
+                }
+            }
+        }
+        ST(x, xoff + n * xsn + c * xsc + id * xsd + ih * xsh + iw * xsw, acc);
+    }
+}
+
+/* The weight gradient of a depthwise convolution, first pass: one item per
+ * (small channel cs, kernel position j, sample n) summing S * B over the
+ * small positions in order into part[(cs * K + j) * N + n]; the host sums
+ * the N partials (ops/reduce.h). */
+__kernel void conv_depthwise_weight(__global const VAL_T *x, long xoff, IDX xsn, IDX xsc,
+                                    IDX xsd, IDX xsh, IDX xsw, __global ACC *part,
+                                    __global const VAL_T *y, long yoff, IDX ysn, IDX ysc,
+                                    IDX ysd, IDX ysh, IDX ysw, IDX Cs, CONV_GEOM_ARGS)
+{
+    IDX K = kD * kH * kW, m = Cs / C;
+    IDX total = Cs * K * N;
+    for (IDX e = (IDX)get_global_id(0); e < total; e += (IDX)get_global_size(0)) {
+        IDX n = e % N, r = e / N;
+        IDX j = r % K, cs = r / K, c = cs / m;
+        IDX jw = j % kW, jh = j / kW % kH, jd = j / (kW * kH);
+        __global const VAL_T *xb = x + xoff + n * xsn + c * xsc;
+        __global const VAL_T *yb = y + yoff + n * ysn + cs * ysc;
+        ACC acc = 0;
+        for (IDX od = 0; od < sD; od++) {
+            IDX id = od * strD - padD + jd * dilD;
+            if (id < 0 || id >= bD)
+                continue;
+            for (IDX oh = 0; oh < sH; oh++) {
+                IDX ih = oh * strH - padH + jh * dilH;
+                if (ih < 0 || ih >= bH)
+                    continue;
+                for (IDX ow = 0; ow < sW; ow++) {
+                    IDX iw = ow * strW - padW + jw * dilW;
+                    if (iw < 0 || iw >= bW)
+                        continue;
+                    acc += LD(yb, od * ysd + oh * ysh + ow * ysw) *
+                           LD(xb, id * xsd + ih * xsh + iw * xsw);
+                }
+            }
+        }
+        part[e] = acc;
+    }
+}

@@ -92,6 +92,14 @@ clops_status conv_cl_col2im(const char *op, const conv_geom *g, const clops_tens
 clops_status conv_cl_depthwise(const char *op, const conv_geom *g, const clops_tensor *B,
                                const clops_tensor *W, const clops_tensor *bias, clops_tensor *S);
 
+/* The backward products of depthwise geometry: B = the input gradient
+ * (to big); part [Cs * K * N] (contiguous, at offset 0) = per-sample
+ * partial sums of the weight gradient, element (cs * K + j) * N + n. */
+clops_status conv_cl_depthwise_big(const char *op, const conv_geom *g, const clops_tensor *S,
+                                   const clops_tensor *W, clops_tensor *B);
+clops_status conv_cl_depthwise_weight(const char *op, const conv_geom *g, const clops_tensor *S,
+                                      const clops_tensor *B, clops_tensor *part);
+
 /* im2col / col2im on the tensors' device (reference or kernel). */
 clops_status conv_im2col_run(const char *op, const conv_geom *g, const clops_tensor *B,
                              clops_tensor *cols, conv_cols l);

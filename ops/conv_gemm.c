@@ -29,6 +29,7 @@
 #include "ops/conv.h"
 #include "ops/core.h"
 #include "ops/gemm.h"
+#include "ops/reduce.h"
 
 /* Elements of the column buffer of one chunk (256 MiB of float32). */
 #define CONV_COLS_BUDGET ((int64_t)1 << 26)
@@ -173,6 +174,30 @@ static clops_status gemm_1x1(tmps *c, const char *op, const conv_geom *g, const 
     return s;
 }
 
+/* The weight gradient of depthwise geometry: per-sample partial sums
+ * (conv_cl_depthwise_weight), then their sum over the samples. */
+static clops_status depthwise_weight(tmps *c, const char *op, const conv_geom *g, clops_tensor *S,
+                                     clops_tensor *B, clops_tensor *Wc)
+{
+    clops_tensor *part = NULL, *pv = NULL;
+    clops_status s = buffer(c, B, g->Cs * g->K * g->N, &part);
+    if (!s)
+        s = conv_cl_depthwise_weight(op, g, S, B, part);
+    int64_t sz[2 + CONV_SP + 1], st[2 + CONV_SP + 1];
+    int nd = Wc->ndim;
+    for (int i = 0; i < nd; i++)
+        sz[i] = Wc->sizes[i];
+    sz[nd] = g->N;
+    contiguous_strides(nd + 1, sz, st);
+    if (!s)
+        s = view(c, part, nd + 1, sz, st, part->offset, &pv);
+    if (s)
+        return s;
+    reduce_call rc = {.opname = op, .kind = RK_SUM, .x = pv, .y = Wc};
+    rc.mask[nd] = true;
+    return reduce_run(&rc);
+}
+
 /* Samples per chunk: the column buffer and P within the budget. */
 static int64_t chunk_of(const conv_geom *g)
 {
@@ -307,6 +332,12 @@ clops_status conv_product(const char *op, const conv_geom *g, conv_dir dir, clop
     } else if (dir == CONV_TO_SMALL && g->Cb == g->groups) {
         s = conv_cl_depthwise(op, g, B, Wc, bias, S);
         bias = NULL;
+        done = true;
+    } else if (dir == CONV_TO_BIG && g->Cb == g->groups) {
+        s = conv_cl_depthwise_big(op, g, S, Wc, B);
+        done = true;
+    } else if (dir == CONV_TO_WEIGHT && g->Cb == g->groups) {
+        s = depthwise_weight(&c, op, g, S, B, Wc);
         done = true;
     } else if (dir != CONV_TO_WEIGHT && identity(g)) {
         s = dir == CONV_TO_SMALL ? gemm_1x1(&c, op, g, Wc, B, S, false, &done)

@@ -53,11 +53,13 @@ static clops_status gen_program(void *vctx, const clops_device *d, strbuf *sb)
     return sb->failed ? CLOPS__HOST_OOM("convolution program source") : CLOPS_OK;
 }
 
-/* Kernel `which` (0 im2col, 1 col2im, 2 depthwise) for dt on d. */
+/* Kernel `which` (0 im2col, 1 col2im, 2 depthwise, 3 its input gradient, 4
+ * its weight gradient's partial sums) for dt on d. */
 static clops_status get_kernel(clops_device *d, int which, clops_dtype dt, bool wide,
                                const char *op, host_kernel **k)
 {
-    static const char *const names[] = {"conv_im2col", "conv_col2im", "conv_depthwise"};
+    static const char *const names[] = {"conv_im2col", "conv_col2im", "conv_depthwise",
+                                        "conv_depthwise_big", "conv_depthwise_weight"};
     if (dt != CLOPS_FLOAT32 && dt != CLOPS_FLOAT64 && dt != CLOPS_FLOAT16 &&
         dt != CLOPS_BFLOAT16)
         return clops__fail(CLOPS_INVALID_DTYPE, "%s: not implemented for '%s' on %s", op,
@@ -222,6 +224,24 @@ clops_status conv_cl_col2im(const char *op, const conv_geom *g, const clops_tens
     return cl_fold(op, 1, g, B, cols, cl);
 }
 
+/* The image and (when W is not NULL) weight arguments of the depthwise
+ * kernels, in their order. */
+static void dw_args(arglist *l, const clops_tensor *B, const int64_t *bs, const clops_tensor *W,
+                    const int64_t *ws)
+{
+    arg_mem(l, mem_of(B));
+    arg_long(l, B->offset);
+    for (int i = 0; i < 5; i++)
+        arg_idx(l, bs[i]);
+    if (W) {
+        arg_mem(l, mem_of(W));
+        arg_long(l, W->offset);
+        arg_idx(l, ws[0]);
+        for (int i = 2; i < 5; i++)
+            arg_idx(l, ws[i]);
+    }
+}
+
 clops_status conv_cl_depthwise(const char *op, const conv_geom *g, const clops_tensor *B,
                                const clops_tensor *W, const clops_tensor *bias, clops_tensor *S)
 {
@@ -235,15 +255,7 @@ clops_status conv_cl_depthwise(const char *op, const conv_geom *g, const clops_t
     clops_status s = get_kernel(d, 2, B->dtype, l.wide, op, &k);
     if (s)
         return s;
-    arg_mem(&l, mem_of(B));
-    arg_long(&l, B->offset);
-    for (int i = 0; i < 5; i++)
-        arg_idx(&l, bs[i]);
-    arg_mem(&l, mem_of(W));
-    arg_long(&l, W->offset);
-    arg_idx(&l, ws[0]);
-    for (int i = 2; i < 5; i++)
-        arg_idx(&l, ws[i]);
+    dw_args(&l, B, bs, W, ws);
     arg_mem(&l, bias ? mem_of(bias) : mem_of(W));
     arg_long(&l, bias ? bias->offset : 0);
     arg_idx(&l, bias ? bias->strides[0] : 0);
@@ -255,6 +267,52 @@ clops_status conv_cl_depthwise(const char *op, const conv_geom *g, const clops_t
     arg_idx(&l, g->Cs);
     arg_geom(&l, g, g->Cb);
     return launch(d, k, &l, g->N * g->Cs * g->Ls);
+}
+
+clops_status conv_cl_depthwise_big(const char *op, const conv_geom *g, const clops_tensor *S,
+                                   const clops_tensor *W, clops_tensor *B)
+{
+    clops_device *d = B->storage->device;
+    int64_t bs[5], ws[5], ss[5], reach = 0;
+    strides5(B, g->nsp, bs, &reach);
+    strides5(W, g->nsp, ws, &reach);
+    strides5(S, g->nsp, ss, &reach);
+    arglist l = {.wide = needs_wide(g, reach)};
+    host_kernel *k = NULL;
+    clops_status s = get_kernel(d, 3, B->dtype, l.wide, op, &k);
+    if (s)
+        return s;
+    dw_args(&l, B, bs, W, ws);
+    arg_mem(&l, mem_of(S));
+    arg_long(&l, S->offset);
+    for (int i = 0; i < 5; i++)
+        arg_idx(&l, ss[i]);
+    arg_idx(&l, g->Cs);
+    arg_geom(&l, g, g->Cb);
+    return launch(d, k, &l, g->N * g->Cb * g->Lb);
+}
+
+clops_status conv_cl_depthwise_weight(const char *op, const conv_geom *g, const clops_tensor *S,
+                                      const clops_tensor *B, clops_tensor *part)
+{
+    clops_device *d = B->storage->device;
+    int64_t bs[5], ss[5], reach = tensor_numel(part);
+    strides5(B, g->nsp, bs, &reach);
+    strides5(S, g->nsp, ss, &reach);
+    arglist l = {.wide = needs_wide(g, reach)};
+    host_kernel *k = NULL;
+    clops_status s = get_kernel(d, 4, B->dtype, l.wide, op, &k);
+    if (s)
+        return s;
+    dw_args(&l, B, bs, NULL, NULL);
+    arg_mem(&l, mem_of(part));
+    arg_mem(&l, mem_of(S));
+    arg_long(&l, S->offset);
+    for (int i = 0; i < 5; i++)
+        arg_idx(&l, ss[i]);
+    arg_idx(&l, g->Cs);
+    arg_geom(&l, g, g->Cb);
+    return launch(d, k, &l, g->Cs * g->K * g->N);
 }
 
 clops_status conv_im2col_run(const char *op, const conv_geom *g, const clops_tensor *B,
