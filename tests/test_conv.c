@@ -157,7 +157,8 @@ static void test_geometries_match_the_reference(void **state)
         ct_rng r = ct_rng_seeded(18);
         for (int i = 0; i < 48; i++) {
             conv_case c = random_case(&r, i % 6 == 4 ? 1 : i % 6 == 5 ? 2 : 0);
-            check_case(devs[di], &c, CLOPS_FLOAT32, (unsigned)((i + i / 6) % 8), (uint64_t)(100 + i));
+            check_case(devs[di], &c, CLOPS_FLOAT32, (unsigned)((i + i / 6) % 8),
+                       (uint64_t)(100 + i));
         }
     }
     ct_clear_context();
