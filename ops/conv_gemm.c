@@ -18,9 +18,10 @@
  * CONV_COLS_BUDGET elements; weight gradients accumulate over chunks with
  * beta = 1 (deterministic: the same order every run).  Two shortcuts:
  * depthwise geometry (one big channel per group) runs the direct kernels of
- * cl_kernels/conv.cl for all three products; a 1x1 kernel with stride 1 and no padding (im2col would be a
- * permuted copy) runs "to small" and "to big" as GEMMs straight on the
- * images' memory, batched over (sample, group).  docs/conv.md.
+ * cl_kernels/conv.cl for all three products; a 1x1 kernel with stride 1 and
+ * no padding (im2col would be a permuted copy) runs "to small" and "to big"
+ * as GEMMs straight on the images' memory, batched over (sample, group).
+ * docs/conv.md.
  */
 #include <string.h>
 

@@ -140,7 +140,8 @@ static void check_case(clops_device *dev, const conv_case *c, clops_dtype dt, un
         if (o[i] && oc[i])
             CT_ASSERT_CLOSE(o[i], oc[i], i ? btol : tol);
     }
-    clops_tensor *all[] = {x, w, b, g, xc, wc, bc, gc, y, yc, o[0], o[1], o[2], oc[0], oc[1], oc[2]};
+    clops_tensor *all[] = {x,  w,  b,    g,    xc,   wc,    bc,    gc,
+                           y,  yc, o[0], o[1], o[2], oc[0], oc[1], oc[2]};
     for (size_t i = 0; i < CT_COUNT(all); i++)
         clops_tensor_release(all[i]);
 }
@@ -283,9 +284,12 @@ static void test_results_are_deterministic(void **state)
     for (int di = 0; di < nd; di++) {
         ct_set_device(devs[di]);
         ct_set_case("determinism");
-        clops_tensor *x = ct_random(devs[di], CLOPS_FLOAT32, 4, xs, CT_CONTIGUOUS, PW_DOMAIN_SMALL, 5);
-        clops_tensor *w = ct_random(devs[di], CLOPS_FLOAT32, 4, ws, CT_CONTIGUOUS, PW_DOMAIN_SMALL, 6);
-        clops_tensor *g = ct_random(devs[di], CLOPS_FLOAT32, 4, ys, CT_CONTIGUOUS, PW_DOMAIN_SMALL, 7);
+        clops_tensor *x =
+            ct_random(devs[di], CLOPS_FLOAT32, 4, xs, CT_CONTIGUOUS, PW_DOMAIN_SMALL, 5);
+        clops_tensor *w =
+            ct_random(devs[di], CLOPS_FLOAT32, 4, ws, CT_CONTIGUOUS, PW_DOMAIN_SMALL, 6);
+        clops_tensor *g =
+            ct_random(devs[di], CLOPS_FLOAT32, 4, ys, CT_CONTIGUOUS, PW_DOMAIN_SMALL, 7);
         clops_tensor *r[2][3] = {{NULL}};
         const bool mask[3] = {true, true, true};
         for (int k = 0; k < 2; k++)
