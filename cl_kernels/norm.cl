@@ -74,7 +74,22 @@
     bool live = row < rows;                                                                \
     long base = live ? (row / inner) * n * inner + row % inner : 0;
 
-/* softmax (logm = 0) or log_softmax (logm = 1) over rows of n elements. */
+/* Row residency: where RES > 0 (GPUs, ops/norm.c) and a row has at most
+ * L * RES elements, each lane keeps its elements (j = lane + k * L) in a
+ * private array between the statistics pass and the output pass, so the
+ * row is read from memory once.  The arithmetic and its order are those of
+ * the streaming loops, so both paths give the same bits. */
+#ifndef RES
+#define RES 0
+#endif
+#if RES > 0
+#define RES_FITS(n, L, ok) ((ok) && (n) <= (long)(L) * RES)
+#else
+#define RES_FITS(n, L, ok) 0
+#endif
+
+/* softmax (logm & 1 = 0) or log_softmax (logm & 1) over rows of n
+ * elements; logm & 2 allows the resident path. */
 __kernel __attribute__((reqd_work_group_size(RWG, 1, 1))) void
 norm_softmax(global const TIN_T *x, long xoff, global TOUT_T *y, long yoff, long rows, long n,
              long inner, int L, int logm)
@@ -82,6 +97,19 @@ norm_softmax(global const TIN_T *x, long xoff, global TOUT_T *y, long yoff, long
     local CT lm[RWG], ls[RWG];
     NORM_ROW
     CT m = -(CT)INFINITY, s = (CT)0;
+#if RES > 0
+    CT res[RES];
+    bool fits = RES_FITS(n, L, logm & 2);
+    if (live && fits) {
+#pragma unroll
+        for (int k = 0; k < RES; k++) {
+            long j = lane + (long)k * L;
+            res[k] = j < n ? LDX(x, xoff + base + j * inner) : (CT)0;
+            if (j < n)
+                SM_ADD(m, s, res[k]);
+        }
+    } else
+#endif
     if (live)
         for (long j = lane; j < n; j += L)
             SM_ADD(m, s, LDX(x, xoff + base + j * inner));
@@ -104,10 +132,23 @@ norm_softmax(global const TIN_T *x, long xoff, global TOUT_T *y, long yoff, long
     if (!live)
         return;
     CT ls_ = log(s);
+#if RES > 0
+    if (fits) {
+#pragma unroll
+        for (int k = 0; k < RES; k++) {
+            long j = lane + (long)k * L;
+            if (j < n) {
+                CT v = res[k] - m;
+                STY(y, yoff + base + j * inner, (logm & 1) ? v - ls_ : exp(v) / s);
+            }
+        }
+        return;
+    }
+#endif
     for (long j = lane; j < n; j += L) {
         long i = base + j * inner;
         CT v = LDX(x, xoff + i) - m;
-        STY(y, yoff + i, logm ? v - ls_ : exp(v) / s);
+        STY(y, yoff + i, (logm & 1) ? v - ls_ : exp(v) / s);
     }
 }
 
@@ -151,7 +192,8 @@ norm_softmax_backward(global const TIN_T *g, long goff, global const TIN_T *yv, 
  * contiguous elements: y = (x - mean) * rstd * w + b, or x * rstd * w, with
  * rstd = 1 / sqrt(var + eps) (biased variance; Welford per lane, Chan's
  * merge) or 1 / sqrt(mean(x^2) + eps).  w and b (flags 1 and 2, contiguous
- * from woff and boff) are in the compute type; with flags & 8 the row's mean and rstd go to mean[row] and
+ * from woff and boff) are in the compute type; flags & 16 allows the
+ * resident path; with flags & 8 the row's mean and rstd go to mean[row] and
  * rstd[row] (compute type). */
 __kernel __attribute__((reqd_work_group_size(RWG, 1, 1))) void
 norm_layer(global const TIN_T *x, long xoff, global const CT *w, long woff, global const CT *b,
@@ -166,17 +208,35 @@ norm_layer(global const TIN_T *x, long xoff, global const CT *w, long woff, glob
     bool rms = (flags & 4) != 0;
     CT m = (CT)0, m2 = (CT)0;
     long cnt = 0;
+/* One element into the lane's statistics: sum of squares (rms) or Welford. */
+#define LN_ADD(v)                                                                          \
+    do {                                                                                   \
+        if (rms) {                                                                         \
+            m2 += (v) * (v);                                                               \
+        } else {                                                                           \
+            cnt++;                                                                         \
+            CT d_ = (v) - m;                                                               \
+            m += d_ / (CT)cnt;                                                             \
+            m2 += d_ * ((v) - m);                                                          \
+        }                                                                                  \
+    } while (0)
+#if RES > 0
+    CT res[RES];
+    bool fits = RES_FITS(n, L, flags & 16);
+    if (live && fits) {
+#pragma unroll
+        for (int k = 0; k < RES; k++) {
+            long j = lane + (long)k * L;
+            res[k] = j < n ? LDX(x, xoff + base + j) : (CT)0;
+            if (j < n)
+                LN_ADD(res[k]);
+        }
+    } else
+#endif
     if (live)
         for (long j = lane; j < n; j += L) {
             CT v = LDX(x, xoff + base + j);
-            if (rms) {
-                m2 += v * v;
-            } else {
-                cnt++;
-                CT d = v - m;
-                m += d / (CT)cnt;
-                m2 += d * (v - m);
-            }
+            LN_ADD(v);
         }
     lmean[lid] = m;
     lm2[lid] = m2;
@@ -216,12 +276,26 @@ norm_layer(global const TIN_T *x, long xoff, global const CT *w, long woff, glob
         mean[row] = m;
         rstd[row] = rs;
     }
-    for (long j = lane; j < n; j += L) {
-        CT v = (LDX(x, xoff + base + j) - m) * rs;
-        if (flags & 1)
-            v *= w[woff + j];
-        if (flags & 2)
-            v += b[boff + j];
-        STY(y, yoff + base + j, v);
+#define LN_OUT(j, xv)                                                                      \
+    do {                                                                                   \
+        CT v_ = ((xv) - m) * rs;                                                           \
+        if (flags & 1)                                                                     \
+            v_ *= w[woff + (j)];                                                           \
+        if (flags & 2)                                                                     \
+            v_ += b[boff + (j)];                                                           \
+        STY(y, yoff + base + (j), v_);                                                     \
+    } while (0)
+#if RES > 0
+    if (fits) {
+#pragma unroll
+        for (int k = 0; k < RES; k++) {
+            long j = lane + (long)k * L;
+            if (j < n)
+                LN_OUT(j, res[k]);
+        }
+        return;
     }
+#endif
+    for (long j = lane; j < n; j += L)
+        LN_OUT(j, LDX(x, xoff + base + j));
 }
