@@ -74,11 +74,12 @@
     bool live = row < rows;                                                                \
     long base = live ? (row / inner) * n * inner + row % inner : 0;
 
-/* Row residency: where RES > 0 (GPUs, ops/norm.c) and a row has at most
- * L * RES elements, each lane keeps its elements (j = lane + k * L) in a
- * private array between the statistics pass and the output pass, so the
- * row is read from memory once.  The arithmetic and its order are those of
- * the streaming loops, so both paths give the same bits. */
+/* Row residency of softmax: where RES > 0 (ops/norm.c sizes it to the
+ * device's local memory, for 4- and 8-byte inputs) and a row has at most
+ * L * RES elements, the row stays in local memory (RES slots per lane of
+ * the work-group) between the statistics pass and the output pass, so it
+ * is read from global memory once.  The arithmetic and its order are those
+ * of the streaming loop, so both paths give the same bits. */
 #ifndef RES
 #define RES 0
 #endif
@@ -98,21 +99,19 @@ norm_softmax(global const TIN_T *x, long xoff, global TOUT_T *y, long yoff, long
     NORM_ROW
     CT m = -(CT)INFINITY, s = (CT)0;
 #if RES > 0
-    CT res[RES];
+    local CT rowbuf[RWG * RES];
+    local CT *rb = rowbuf + (lid - lane) * RES;
     bool fits = RES_FITS(n, L, logm & 2);
-    if (live && fits) {
-#pragma unroll
-        for (int k = 0; k < RES; k++) {
-            long j = lane + (long)k * L;
-            res[k] = j < n ? LDX(x, xoff + base + j * inner) : (CT)0;
-            if (j < n)
-                SM_ADD(m, s, res[k]);
-        }
-    } else
 #endif
     if (live)
-        for (long j = lane; j < n; j += L)
-            SM_ADD(m, s, LDX(x, xoff + base + j * inner));
+        for (long j = lane; j < n; j += L) {
+            CT v = LDX(x, xoff + base + j * inner);
+#if RES > 0
+            if (fits)
+                rb[j] = v;
+#endif
+            SM_ADD(m, s, v);
+        }
     lm[lid] = m;
     ls[lid] = s;
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -132,22 +131,13 @@ norm_softmax(global const TIN_T *x, long xoff, global TOUT_T *y, long yoff, long
     if (!live)
         return;
     CT ls_ = log(s);
-#if RES > 0
-    if (fits) {
-#pragma unroll
-        for (int k = 0; k < RES; k++) {
-            long j = lane + (long)k * L;
-            if (j < n) {
-                CT v = res[k] - m;
-                STY(y, yoff + base + j * inner, (logm & 1) ? v - ls_ : exp(v) / s);
-            }
-        }
-        return;
-    }
-#endif
     for (long j = lane; j < n; j += L) {
         long i = base + j * inner;
+#if RES > 0
+        CT v = (fits ? rb[j] : LDX(x, xoff + i)) - m;
+#else
         CT v = LDX(x, xoff + i) - m;
+#endif
         STY(y, yoff + i, (logm & 1) ? v - ls_ : exp(v) / s);
     }
 }
@@ -192,8 +182,7 @@ norm_softmax_backward(global const TIN_T *g, long goff, global const TIN_T *yv, 
  * contiguous elements: y = (x - mean) * rstd * w + b, or x * rstd * w, with
  * rstd = 1 / sqrt(var + eps) (biased variance; Welford per lane, Chan's
  * merge) or 1 / sqrt(mean(x^2) + eps).  w and b (flags 1 and 2, contiguous
- * from woff and boff) are in the compute type; flags & 16 allows the
- * resident path; with flags & 8 the row's mean and rstd go to mean[row] and
+ * from woff and boff) are in the compute type; with flags & 8 the row's mean and rstd go to mean[row] and
  * rstd[row] (compute type). */
 __kernel __attribute__((reqd_work_group_size(RWG, 1, 1))) void
 norm_layer(global const TIN_T *x, long xoff, global const CT *w, long woff, global const CT *b,
@@ -208,35 +197,17 @@ norm_layer(global const TIN_T *x, long xoff, global const CT *w, long woff, glob
     bool rms = (flags & 4) != 0;
     CT m = (CT)0, m2 = (CT)0;
     long cnt = 0;
-/* One element into the lane's statistics: sum of squares (rms) or Welford. */
-#define LN_ADD(v)                                                                          \
-    do {                                                                                   \
-        if (rms) {                                                                         \
-            m2 += (v) * (v);                                                               \
-        } else {                                                                           \
-            cnt++;                                                                         \
-            CT d_ = (v) - m;                                                               \
-            m += d_ / (CT)cnt;                                                             \
-            m2 += d_ * ((v) - m);                                                          \
-        }                                                                                  \
-    } while (0)
-#if RES > 0
-    CT res[RES];
-    bool fits = RES_FITS(n, L, flags & 16);
-    if (live && fits) {
-#pragma unroll
-        for (int k = 0; k < RES; k++) {
-            long j = lane + (long)k * L;
-            res[k] = j < n ? LDX(x, xoff + base + j) : (CT)0;
-            if (j < n)
-                LN_ADD(res[k]);
-        }
-    } else
-#endif
     if (live)
         for (long j = lane; j < n; j += L) {
             CT v = LDX(x, xoff + base + j);
-            LN_ADD(v);
+            if (rms) {
+                m2 += v * v;
+            } else {
+                cnt++;
+                CT d = v - m;
+                m += d / (CT)cnt;
+                m2 += d * (v - m);
+            }
         }
     lmean[lid] = m;
     lm2[lid] = m2;
@@ -276,26 +247,12 @@ norm_layer(global const TIN_T *x, long xoff, global const CT *w, long woff, glob
         mean[row] = m;
         rstd[row] = rs;
     }
-#define LN_OUT(j, xv)                                                                      \
-    do {                                                                                   \
-        CT v_ = ((xv) - m) * rs;                                                           \
-        if (flags & 1)                                                                     \
-            v_ *= w[woff + (j)];                                                           \
-        if (flags & 2)                                                                     \
-            v_ += b[boff + (j)];                                                           \
-        STY(y, yoff + base + (j), v_);                                                     \
-    } while (0)
-#if RES > 0
-    if (fits) {
-#pragma unroll
-        for (int k = 0; k < RES; k++) {
-            long j = lane + (long)k * L;
-            if (j < n)
-                LN_OUT(j, res[k]);
-        }
-        return;
+    for (long j = lane; j < n; j += L) {
+        CT v = (LDX(x, xoff + base + j) - m) * rs;
+        if (flags & 1)
+            v *= w[woff + j];
+        if (flags & 2)
+            v += b[boff + j];
+        STY(y, yoff + base + j, v);
     }
-#endif
-    for (long j = lane; j < n; j += L)
-        LN_OUT(j, LDX(x, xoff + base + j));
 }

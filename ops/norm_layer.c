@@ -104,9 +104,7 @@ static clops_status launch(const char *op, clops_tensor *x, clops_tensor *w, clo
     cl_mem wm = w ? w->storage->block->mem : xm, bm = b ? b->storage->block->mem : xm;
     cl_mem ym = y->storage->block->mem;
     cl_mem mm = mean ? mean->storage->block->mem : xm, rm = rstd ? rstd->storage->block->mem : xm;
-    cl_int flags = (w ? 1 : 0) | (b ? 2 : 0) | (rms ? 4 : 0) | (mean ? 8 : 0) |
-                    16 * norm_resident_flag(),
-           cL = (cl_int)L;
+    cl_int flags = (w ? 1 : 0) | (b ? 2 : 0) | (rms ? 4 : 0) | (mean ? 8 : 0), cL = (cl_int)L;
     cl_long xo = x->offset, yo = y->offset, rows = M, n = N, wo = w ? w->offset : 0,
             bo = b ? b->offset : 0;
     float fe = (float)eps;
