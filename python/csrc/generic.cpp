@@ -627,7 +627,12 @@ struct GenericKernel final : c10::OperatorKernel {
     c10::IValue result(c10::ArrayRef<c10::IValue> in, const Slot &r, const clops_value &v)
     {
         switch (v.tag) {
-        case CLOPS_V_NONE: return c10::IValue();
+        case CLOPS_V_NONE:
+            /* A result an output_mask did not ask for: PyTorch's kernels
+             * return an undefined tensor for a (non-optional) Tensor. */
+            if (r.kind == Kind::Tensor && !r.optional)
+                return at::Tensor();
+            return c10::IValue();
         case CLOPS_V_TENSOR: {
             if (r.write)
                 for (size_t i = 0; i < args.size(); i++)

@@ -84,3 +84,15 @@ def test_resnet18_forward_uses_no_conv_fallback(dev):
     print(torch.clops.fallback_table(counts))
     assert conv_fallbacks() == {}
     assert_close(out, ref, rtol=1e-4, atol=1e-4)
+
+
+def test_weight_only_backward_matches_cpu(dev):
+    """A first layer: the input needs no gradient, so autograd asks
+    convolution_backward for grad_weight alone (output_mask [F, T, F])."""
+    x, w = randn(2, 3, 9, 9, seed=8), randn(4, 3, 3, 3, seed=9).requires_grad_(True)
+    F.conv2d(x, w, stride=2).sum().backward()
+    dw = w.detach().to(dev).requires_grad_(True)
+    torch.clops.reset_fallback_counts()
+    F.conv2d(x.to(dev), dw, stride=2).sum().backward()
+    assert conv_fallbacks() == {}
+    assert_close(dw.grad, w.grad, rtol=1e-4, atol=1e-4)
