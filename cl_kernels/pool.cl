@@ -29,10 +29,13 @@
 /* Element offset of (n, c, z, y, x) in a tensor described by t. */
 #define AT(t, n, c, z, y, x) ((t).s0 + (n) * (t).s1 + (c) * (t).s2 + (z) * (t).s3 + (y) * (t).s4 + (x) * (t).s5)
 
-/* Splits linear index i of a [N, C, A, B, E] grid into its coordinates. */
+/* Splits linear index i of a [N, C, A, B, E] grid into its coordinates:
+ * one 64-bit division for the plane, 32-bit arithmetic inside it. */
 #define SPLIT5(i, C, A, B, E, n, c, z, y, x)                                                \
-    long x = (i) % (E), y = ((i) / (E)) % (B), z = ((i) / ((long)(E) * (B))) % (A);         \
-    long c = ((i) / ((long)(E) * (B) * (A))) % (C), n = (i) / ((long)(E) * (B) * (A) * (C));
+    long pl_ = (long)(A) * (B) * (E), nc_ = (i) / pl_;                                     \
+    int r_ = (int)((i)-nc_ * pl_);                                                         \
+    long x = r_ % (E), y = (r_ / (E)) % (B), z = r_ / ((E) * (B));                          \
+    long c = nc_ % (C), n = nc_ / (C);
 
 /* The input window of output o along one dim: first element, step and
  * count of taps (taps may fall outside [0, I) and are skipped there). */

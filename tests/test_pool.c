@@ -7,9 +7,12 @@
  * divisor_override, align_corners, bicubic, backward ops, refusals), every
  * op forward and backward on channels-last (NHWC-strided) inputs of odd
  * sizes against the CPU reference with the same bits on a second run,
- * zero-size batches, and the error texts.  The layout sweeps over the yaml
+ * every backward as the exact adjoint of its forward in float64 on every
+ * device (the CPU reference too), zero-size batches, and the error texts.  The layout sweeps over the yaml
  * check hints are the operator suite's (test_check_ops_*).
  */
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "clops/ops.h"
@@ -135,6 +138,113 @@ static void test_ops_match_the_reference_on_channels_last(void **state)
     ct_clear_context();
 }
 
+/* sum(a * b) of two float64 tensors of one shape, in double on the host. */
+static double dot(const clops_tensor *a, const clops_tensor *b)
+{
+    double *x = ct_to_host(a), *y = ct_to_host(b), s = 0;
+    for (int64_t i = 0; i < clops_tensor_numel(a); i++)
+        s += x[i] * y[i];
+    free(x);
+    free(y);
+    return s;
+}
+
+/* The forward of case k on x, and its backward of g (x for the shapes). */
+static void adj_case(int k, clops_tensor *x, clops_tensor *g, clops_tensor **y,
+                     clops_tensor **gi)
+{
+    static clops_tensor *ix; /* the max poolings' indices, forward to backward */
+    int64_t in[4] = {x->sizes[0], x->sizes[1], x->sizes[2], x->sizes[3]};
+    const int64_t os[2] = {2 * in[2] + 1, 2 * in[3] - 1};
+    const bool ac = k % 2;
+    switch (k) {
+    case 0:
+        if (!g)
+            CT_OK(clops_max_pool2d_with_indices(x, CT_I64(3, 3), 2, CT_I64(2, 2), 2,
+                                                CT_I64(1, 1), 2, CT_I64(1, 1), 2, true, y, &ix));
+        else
+            CT_OK(clops_max_pool2d_with_indices_backward(g, x, CT_I64(3, 3), 2, CT_I64(2, 2), 2,
+                                                         CT_I64(1, 1), 2, CT_I64(1, 1), 2, true,
+                                                         ix, gi));
+        break;
+    case 1:
+        if (!g)
+            CT_OK(clops_avg_pool2d(x, CT_I64(3, 2), 2, CT_I64(2, 1), 2, CT_I64(1, 1), 2, true,
+                                   false, NULL, y));
+        else
+            CT_OK(clops_avg_pool2d_backward(g, x, CT_I64(3, 2), 2, CT_I64(2, 1), 2, CT_I64(1, 1),
+                                            2, true, false, NULL, gi));
+        break;
+    case 2:
+        if (!g)
+            CT_OK(clops__adaptive_avg_pool2d(x, CT_I64(4, 5), 2, y));
+        else
+            CT_OK(clops__adaptive_avg_pool2d_backward(g, x, gi));
+        break;
+    case 3:
+        if (!g)
+            CT_OK(clops_adaptive_max_pool2d(x, CT_I64(4, 5), 2, y, &ix));
+        else
+            CT_OK(clops_adaptive_max_pool2d_backward(g, x, ix, gi));
+        break;
+    case 4:
+    case 5:
+        if (!g)
+            CT_OK(clops_upsample_bilinear2d(x, os, 2, ac, NULL, NULL, y));
+        else
+            CT_OK(clops_upsample_bilinear2d_backward(g, os, 2, in, 4, ac, NULL, NULL, gi));
+        break;
+    case 6:
+    case 7:
+        if (!g)
+            CT_OK(clops_upsample_bicubic2d(x, os, 2, ac, NULL, NULL, y));
+        else
+            CT_OK(clops_upsample_bicubic2d_backward(g, os, 2, in, 4, ac, NULL, NULL, gi));
+        break;
+    default:
+        if (!g)
+            CT_OK(clops_upsample_nearest2d(x, os, 2, NULL, NULL, y));
+        else
+            CT_OK(clops_upsample_nearest2d_backward(g, os, 2, in, 4, NULL, NULL, gi));
+        break;
+    }
+    if (g) {
+        clops_tensor_release(ix);
+        ix = NULL;
+    }
+}
+
+/* Each forward is linear in x (the max poolings for their fixed
+ * selection), so its backward is its adjoint: sum(f(x) * g) equals
+ * sum(x * f'(g)) in float64 on every device, CPU included. */
+static void test_backward_is_the_adjoint_of_forward(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < nd; di++) {
+        ct_set_device(devs[di]);
+        for (int k = 0; k < 9; k++) {
+            ct_set_case("adjoint of case %d", k);
+            clops_tensor *x = ct_random(devs[di], CLOPS_FLOAT64, 4, CT_I64(2, 3, 7, 6),
+                                        CT_CONTIGUOUS, PW_DOMAIN_SMALL, 40 + (uint64_t)k);
+            clops_tensor *y = NULL, *gi = NULL;
+            adj_case(k, x, NULL, &y, NULL);
+            clops_tensor *g = ct_random(devs[di], CLOPS_FLOAT64, y->ndim, y->sizes,
+                                        CT_CONTIGUOUS, PW_DOMAIN_SMALL, 60 + (uint64_t)k);
+            adj_case(k, x, g, NULL, &gi);
+            double a = dot(y, g), b = dot(x, gi);
+            CT_ASSERT_MSG(fabs(a - b) <= 1e-10 * (1 + fabs(a)), "<f(x), g> = %.17g, <x, f'(g)> = %.17g",
+                          a, b);
+            clops_tensor_release(x);
+            clops_tensor_release(y);
+            clops_tensor_release(g);
+            clops_tensor_release(gi);
+        }
+    }
+    ct_clear_context();
+}
+
 /* A zero-size batch gives empty results of the right shapes. */
 static void test_zero_size_batch(void **state)
 {
@@ -205,6 +315,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pool_matches_pytorch),
         cmocka_unit_test(test_ops_match_the_reference_on_channels_last),
+        cmocka_unit_test(test_backward_is_the_adjoint_of_forward),
         cmocka_unit_test(test_zero_size_batch),
         cmocka_unit_test(test_errors_name_the_op),
     };
