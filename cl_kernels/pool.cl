@@ -348,7 +348,8 @@ inline CT up_weight(int mode, int o, int i, int I, int O, float nsc, CT sc, int 
 }
 
 /* Upsampling backward: each input element sums grad * weight over the
- * outputs whose taps reach it. */
+ * outputs whose taps reach it (the w weights cached when few). */
+#define UP_CACHE 16
 __kernel void pool_up_bwd(global const DT *go, long8 gg, global DT *gi, long8 og, int16 g,
                           int8 g2, float2 nsc, CT2 lsc)
 {
@@ -358,6 +359,12 @@ __kernel void pool_up_bwd(global const DT *go, long8 gg, global DT *gi, long8 og
         int ylo, yhi, xlo, xhi;
         up_range(g2.s7, (int)iy, g.s3, g.s6, nsc.x, lsc.x, g2.s4, &ylo, &yhi);
         up_range(g2.s7, (int)ixx, g.s4, g.s7, nsc.y, lsc.y, g2.s4, &xlo, &xhi);
+        /* the w weights of up to UP_CACHE outputs, computed once */
+        CT wxs[UP_CACHE];
+        int hxs[UP_CACHE];
+        bool cached = xhi - xlo < UP_CACHE;
+        for (int q = 0; cached && q <= xhi - xlo; q++)
+            wxs[q] = up_weight(g2.s7, xlo + q, (int)ixx, g.s4, g.s7, nsc.y, lsc.y, g2.s4, &hxs[q]);
         CT acc = 0;
         for (int oy = ylo; oy <= yhi; oy++) {
             int hy, hx;
@@ -365,7 +372,13 @@ __kernel void pool_up_bwd(global const DT *go, long8 gg, global DT *gi, long8 og
             if (!hy)
                 continue;
             for (int ox = xlo; ox <= xhi; ox++) {
-                CT wx = up_weight(g2.s7, ox, (int)ixx, g.s4, g.s7, nsc.y, lsc.y, g2.s4, &hx);
+                CT wx;
+                if (cached) {
+                    wx = wxs[ox - xlo];
+                    hx = hxs[ox - xlo];
+                } else {
+                    wx = up_weight(g2.s7, ox, (int)ixx, g.s4, g.s7, nsc.y, lsc.y, g2.s4, &hx);
+                }
                 if (hx)
                     acc += wy * wx * LD(go, AT(gg, n, c, 0, oy, ox));
             }
