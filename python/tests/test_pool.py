@@ -17,17 +17,21 @@ def run_both(dev, fn, *shapes, channels_last=False):
     xs = [torch.randn(*s, dtype=torch.float32) for s in shapes]
     results = []
     for where in ("cpu", dev):
-        ins = []
+        leaves, ins = [], []
         for x in xs:
-            t = x.to(where)
-            if channels_last and t.dim() == 4:
-                t = t.contiguous(memory_format=torch.channels_last)
-            ins.append(t.detach().requires_grad_(True))
+            if channels_last and x.dim() == 4:
+                # NHWC storage seen as NCHW (a permuted view, no layout copy)
+                leaf = x.permute(0, 2, 3, 1).contiguous().to(where).detach().requires_grad_(True)
+                ins.append(leaf.permute(0, 3, 1, 2))
+            else:
+                leaf = x.to(where).detach().requires_grad_(True)
+                ins.append(leaf)
+            leaves.append(leaf)
         out = fn(*ins)
         out = out[0] if isinstance(out, tuple) else out
         w = torch.linspace(-1, 1, out.numel()).reshape(out.shape).to(where)
         (out * w).sum().backward()
-        results.append((out, [t.grad for t in ins]))
+        results.append((out, [lf.grad for lf in leaves]))
     return results
 
 
