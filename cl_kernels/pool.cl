@@ -29,13 +29,45 @@
 /* Element offset of (n, c, z, y, x) in a tensor described by t. */
 #define AT(t, n, c, z, y, x) ((t).s0 + (n) * (t).s1 + (c) * (t).s2 + (z) * (t).s3 + (y) * (t).s4 + (x) * (t).s5)
 
-/* Splits linear index i of a [N, C, A, B, E] grid into its coordinates:
- * one 64-bit division for the plane, 32-bit arithmetic inside it. */
+/* Splits linear index i of a [N, C, A, B, E] grid into its coordinates,
+ * W fastest (cl = 0) or C fastest (cl = 1: channels-last tensors, so
+ * neighbouring items touch neighbouring elements); 32-bit arithmetic
+ * inside a batch element when it fits. */
+inline void split5(long i, int C, int A, int B, int E, int cl, int *n, int *c, int *z, int *y,
+                   int *x)
+{
+    long pl = (long)C * A * B * E, nn = i / pl, r = i - nn * pl;
+    *n = (int)nn;
+    if (pl <= 0x7fffffff) {
+        int q = (int)r;
+        if (cl) {
+            *c = q % C;
+            q /= C;
+        }
+        *x = q % E;
+        q /= E;
+        *y = q % B;
+        q /= B;
+        *z = q % A;
+        if (!cl)
+            *c = q / A;
+        return;
+    }
+    if (cl) {
+        *c = (int)(r % C);
+        r /= C;
+    }
+    *x = (int)(r % E);
+    r /= E;
+    *y = (int)(r % B);
+    r /= B;
+    *z = (int)(r % A);
+    if (!cl)
+        *c = (int)(r / A);
+}
 #define SPLIT5(i, C, A, B, E, n, c, z, y, x)                                                \
-    long pl_ = (long)(A) * (B) * (E), nc_ = (i) / pl_;                                     \
-    int r_ = (int)((i)-nc_ * pl_);                                                         \
-    long x = r_ % (E), y = (r_ / (E)) % (B), z = r_ / ((E) * (B));                          \
-    long c = nc_ % (C), n = nc_ / (C);
+    int n, c, z, y, x;                                                                     \
+    split5((i), (C), (A), (B), (E), cl, &n, &c, &z, &y, &x);
 
 /* The input window of output o along one dim: first element, step and
  * count of taps (taps may fall outside [0, I) and are skipped there). */
@@ -86,7 +118,7 @@ inline int cover_at(int t, int first, int i, int O, int s, int p, int dil, int a
  * the largest element of each window; NaN wins (the last NaN's index), an
  * all -inf window reports its first valid tap. */
 __kernel void pool_max_fwd(global const DT *x, long8 xg, global DT *y, long8 yg,
-                           global long *ix, long8 ig, int16 g, int8 g2)
+                           global long *ix, long8 ig, int16 g, int8 g2, int cl)
 {
     long total = (long)g.s0 * g.s1 * g.s5 * g.s6 * g.s7;
     for (long i = get_global_id(0); i < total; i += get_global_size(0)) {
@@ -128,12 +160,12 @@ __kernel void pool_max_fwd(global const DT *x, long8 xg, global DT *y, long8 yg,
 /* max pooling backward: each input element sums the gradients of the
  * outputs covering it whose index names it. */
 __kernel void pool_max_bwd(global const DT *go, long8 gg, global const long *ix, long8 ig,
-                           global DT *gi, long8 og, int16 g, int8 g2)
+                           global DT *gi, long8 og, int16 g, int8 g2, int cl)
 {
     long total = (long)g.s0 * g.s1 * g.s2 * g.s3 * g.s4;
     for (long i = get_global_id(0); i < total; i += get_global_size(0)) {
         SPLIT5(i, g.s1, g.s2, g.s3, g.s4, n, c, iz, iy, ixx)
-        long me = (iz * g.s3 + iy) * g.s4 + ixx;
+        long me = ((long)iz * g.s3 + iy) * g.s4 + ixx;
         int zf, zc, yf, yc, xf, xc;
         cover((int)iz, g.s2, g.s5, g.s8, g.sb, g.se, g2.s1, g2.s6, &zf, &zc);
         cover((int)iy, g.s3, g.s6, g.s9, g.sc, g.sf, g2.s2, g2.s6, &yf, &yc);
@@ -189,7 +221,8 @@ inline int avg_div(int oz, int oy, int ox, int16 g, int8 g2)
 
 /* average pooling forward (count_include_pad in g2.s4, divisor_override in
  * g2.s5, adaptive windows when g2.s6). */
-__kernel void pool_avg_fwd(global const DT *x, long8 xg, global DT *y, long8 yg, int16 g, int8 g2)
+__kernel void pool_avg_fwd(global const DT *x, long8 xg, global DT *y, long8 yg, int16 g, int8 g2,
+                           int cl)
 {
     long total = (long)g.s0 * g.s1 * g.s5 * g.s6 * g.s7;
     for (long i = get_global_id(0); i < total; i += get_global_size(0)) {
@@ -211,7 +244,7 @@ __kernel void pool_avg_fwd(global const DT *x, long8 xg, global DT *y, long8 yg,
 /* average pooling backward: each input element sums grad / divisor over
  * the windows covering it. */
 __kernel void pool_avg_bwd(global const DT *go, long8 gg, global DT *gi, long8 og, int16 g,
-                           int8 g2)
+                           int8 g2, int cl)
 {
     long total = (long)g.s0 * g.s1 * g.s2 * g.s3 * g.s4;
     for (long i = get_global_id(0); i < total; i += get_global_size(0)) {
@@ -281,7 +314,7 @@ inline int up_taps(int mode, int o, int I, int O, float nsc, CT sc, int ac, int 
 /* Upsampling forward: g2.s7 the mode, g2.s4 align_corners; nsc/lsc the
  * (h, w) scales of the nearest and the linear/cubic formulas. */
 __kernel void pool_up_fwd(global const DT *x, long8 xg, global DT *y, long8 yg, int16 g, int8 g2,
-                          float2 nsc, CT2 lsc)
+                          float2 nsc, CT2 lsc, int cl)
 {
     long total = (long)g.s0 * g.s1 * g.s6 * g.s7;
     for (long i = get_global_id(0); i < total; i += get_global_size(0)) {
@@ -351,7 +384,7 @@ inline CT up_weight(int mode, int o, int i, int I, int O, float nsc, CT sc, int 
  * outputs whose taps reach it (the w weights cached when few). */
 #define UP_CACHE 16
 __kernel void pool_up_bwd(global const DT *go, long8 gg, global DT *gi, long8 og, int16 g,
-                          int8 g2, float2 nsc, CT2 lsc)
+                          int8 g2, float2 nsc, CT2 lsc, int cl)
 {
     long total = (long)g.s0 * g.s1 * g.s3 * g.s4;
     for (long i = get_global_id(0); i < total; i += get_global_size(0)) {

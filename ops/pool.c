@@ -87,6 +87,47 @@ int64_t pool_out_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_
     return out;
 }
 
+bool pool_channels_last(const clops_tensor *t)
+{
+    if (t->ndim != 4 || t->sizes[1] < 2 || t->strides[1] != 1)
+        return false;
+    return (t->sizes[3] < 2 || t->strides[3] == t->sizes[1]) &&
+           (t->sizes[2] < 2 || t->strides[2] == t->sizes[3] * t->sizes[1]);
+}
+
+clops_status pool_begin(structured_call *c, const char *op, pw_variant variant, clops_tensor *dst,
+                        const clops_tensor *like, clops_dtype dt, int nd, const int64_t *sz,
+                        clops_tensor *const *ins, int n, clops_tensor **fresh)
+{
+    *fresh = NULL;
+    clops_device *dev = like->storage->device;
+    if (variant != PW_FUNCTIONAL || nd != 4 || !pool_channels_last(like) || sz[1] < 2)
+        return structured_begin(c, op, variant, dst, dev, dt, nd, sz, ins, n);
+    const int64_t st[4] = {sz[1] * sz[2] * sz[3], 1, sz[3] * sz[1], sz[1]};
+    clops_status s = tensor_new(dev, dt, 4, sz, st, fresh);
+    if (!s)
+        s = structured_begin(c, op, PW_OUT, *fresh, dev, dt, nd, sz, ins, n);
+    if (s) {
+        clops_tensor_release(*fresh);
+        *fresh = NULL;
+    }
+    return s;
+}
+
+clops_status pool_finish(structured_call *c, clops_status st, clops_tensor *fresh,
+                         clops_tensor **out)
+{
+    if (!fresh)
+        return structured_finish(c, st, out);
+    st = structured_finish(c, st, NULL);
+    if (st) {
+        clops_tensor_release(fresh);
+        return st;
+    }
+    *out = fresh;
+    return CLOPS_OK;
+}
+
 static cl_mem mem_of(const clops_tensor *t)
 {
     return t->storage->block ? t->storage->block->mem : NULL;
@@ -134,10 +175,16 @@ clops_status pool_run(const char *op, pool_which which, const pool_geom *g, int 
                             g->flag, g->divisor, g->adaptive, g->mode};
     for (int j = 0; j < 8; j++)
         g2.s[j] = (cl_int)g2v[j];
+    /* items walk the outputs (forward) or grad_input (backward) in its
+     * memory order: channels fastest for a channels-last one */
+    const clops_tensor *walk = fwd ? b : which == POOL_MAX_BWD ? c : b;
+    int64_t wv[6];
+    pool_view5(walk, nsp, wv);
+    cl_int cl = wv[2] == 1 && g->C > 1;
     cl_float2 nsc = {{g->nsc[0], g->nsc[1]}};
     cl_float2 lf = {{(float)g->lsc[0], (float)g->lsc[1]}};
     cl_double2 ld = {{g->lsc[0], g->lsc[1]}};
-    host_arg args[12];
+    host_arg args[13];
     int na = 0;
     for (int i = 0; i < nt; i++) {
         args[na++] = (host_arg){sizeof mems[i], &mems[i]};
@@ -152,5 +199,6 @@ clops_status pool_run(const char *op, pool_which which, const pool_geom *g, int 
         else
             args[na++] = (host_arg){sizeof lf, &lf};
     }
+    args[na++] = (host_arg){sizeof cl, &cl};
     return host_launch(d, k, na, args, host_grid_size(d, k, (uint64_t)items));
 }

@@ -54,6 +54,23 @@ clops_status pool_run(const char *op, pool_which which, const pool_geom *g, int 
 clops_status pool_ref(const char *op, pool_which which, const pool_geom *g, int nsp,
                       const clops_tensor *a, const clops_tensor *b, clops_tensor *c);
 
+/* Whether t is a 4-D channels-last tensor (C > 1, NHWC strides; the
+ * strides of size-1 dims do not count). */
+bool pool_channels_last(const clops_tensor *t);
+
+/*
+ * structured_begin for a result of dtype dt and shape (nd, sz), except that
+ * a functional result of a 4-D op takes like's channels-last layout, as
+ * PyTorch's does: then *fresh is that new tensor (NULL otherwise), which
+ * pool_finish hands to *out.
+ */
+clops_status pool_begin(structured_call *c, const char *op, pw_variant variant, clops_tensor *dst,
+                        const clops_tensor *like, clops_dtype dt, int nd, const int64_t *sz,
+                        clops_tensor *const *ins, int n, clops_tensor **fresh);
+/* structured_finish of a pool_begin call. */
+clops_status pool_finish(structured_call *c, clops_status st, clops_tensor *fresh,
+                         clops_tensor **out);
+
 /* PyTorch's pooling output size along one dim (pooling_output_shape). */
 int64_t pool_out_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dil,
                       bool ceil_mode);

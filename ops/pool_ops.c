@@ -141,17 +141,16 @@ static clops_status run_pair(const char *op, pw_variant variant, clops_tensor *x
     int64_t sz[5];
     int nd = out_shape(x, nsp, g, sz);
     structured_call c0, c1;
-    clops_tensor *ins0[2] = {x, d1}, *ins1[2] = {x, d0};
-    clops_device *dev = x->storage->device;
-    clops_status st = structured_begin(&c0, op, variant, d0, dev, x->dtype, nd, sz, ins0, 2);
+    clops_tensor *ins0[2] = {x, d1}, *ins1[2] = {x, d0}, *f0 = NULL, *f1 = NULL;
+    clops_status st = pool_begin(&c0, op, variant, d0, x, x->dtype, nd, sz, ins0, 2, &f0);
     if (st)
         return st;
-    st = structured_begin(&c1, op, variant, d1, dev, CLOPS_INT64, nd, sz, ins1, 2);
+    st = pool_begin(&c1, op, variant, d1, x, CLOPS_INT64, nd, sz, ins1, 2, &f1);
     if (st)
-        return structured_finish(&c0, st, NULL);
+        return pool_finish(&c0, st, f0, NULL);
     st = pool_run(op, POOL_MAX_FWD, g, nsp, x, c0.target, c1.target);
-    clops_status s0 = structured_finish(&c0, st, o0);
-    clops_status s1 = structured_finish(&c1, s0 ? s0 : st, o1);
+    clops_status s0 = pool_finish(&c0, st, f0, o0);
+    clops_status s1 = pool_finish(&c1, s0 ? s0 : st, f1, o1);
     if (s1 && !s0 && o0 && *o0) {
         clops_tensor_release(*o0);
         *o0 = NULL;
@@ -264,13 +263,12 @@ static clops_status max_backward(const char *op, int nsp, pw_variant variant, cl
     if (st)
         return st;
     structured_call c;
-    clops_tensor *ins[3] = {grad, self, indices};
-    st = structured_begin(&c, op, variant, dst, self->storage->device, self->dtype, self->ndim,
-                          self->sizes, ins, 3);
+    clops_tensor *ins[3] = {grad, self, indices}, *f = NULL;
+    st = pool_begin(&c, op, variant, dst, self, self->dtype, self->ndim, self->sizes, ins, 3, &f);
     if (st)
         return st;
     st = pool_run(op, POOL_MAX_BWD, g, nsp, grad, indices, c.target);
-    return structured_finish(&c, st, out);
+    return pool_finish(&c, st, f, out);
 }
 
 clops_status pool_max_pool2d_backward(pw_variant variant, clops_tensor *dst,
@@ -336,12 +334,12 @@ static clops_status avg_pool(const char *op, int nsp, pw_variant variant, clops_
     int64_t sz[5];
     int nd = out_shape(self, nsp, &g, sz);
     structured_call c;
-    st = structured_begin(&c, op, variant, dst, self->storage->device, self->dtype, nd, sz, &self,
-                          1);
+    clops_tensor *f = NULL;
+    st = pool_begin(&c, op, variant, dst, self, self->dtype, nd, sz, &self, 1, &f);
     if (st)
         return st;
     st = pool_run(op, POOL_AVG_FWD, &g, nsp, self, c.target, NULL);
-    return structured_finish(&c, st, out);
+    return pool_finish(&c, st, f, out);
 }
 
 clops_status pool_avg_pool2d(pw_variant variant, clops_tensor *dst, clops_tensor *self,
@@ -376,13 +374,12 @@ static clops_status avg_backward(const char *op, int nsp, pw_variant variant, cl
     if (st)
         return st;
     structured_call c;
-    clops_tensor *ins[2] = {grad, self};
-    st = structured_begin(&c, op, variant, dst, self->storage->device, self->dtype, self->ndim,
-                          self->sizes, ins, 2);
+    clops_tensor *ins[2] = {grad, self}, *f = NULL;
+    st = pool_begin(&c, op, variant, dst, self, self->dtype, self->ndim, self->sizes, ins, 2, &f);
     if (st)
         return st;
     st = pool_run(op, POOL_AVG_BWD, g, nsp, grad, c.target, NULL);
-    return structured_finish(&c, st, out);
+    return pool_finish(&c, st, f, out);
 }
 
 clops_status pool_avg_pool2d_backward(pw_variant variant, clops_tensor *dst,
@@ -457,12 +454,12 @@ clops_status pool_adaptive_avg_pool2d(pw_variant variant, clops_tensor *dst, clo
     int64_t sz[4];
     int nd = out_shape(self, 2, &g, sz);
     structured_call c;
-    st = structured_begin(&c, op, variant, dst, self->storage->device, self->dtype, nd, sz, &self,
-                          1);
+    clops_tensor *f = NULL;
+    st = pool_begin(&c, op, variant, dst, self, self->dtype, nd, sz, &self, 1, &f);
     if (st)
         return st;
     st = pool_run(op, POOL_AVG_FWD, &g, 2, self, c.target, NULL);
-    return structured_finish(&c, st, out);
+    return pool_finish(&c, st, f, out);
 }
 
 clops_status pool_adaptive_avg_pool2d_backward(pw_variant variant, clops_tensor *dst,

@@ -77,12 +77,12 @@ static clops_status upsample(const char *op, int mode, pw_variant variant, clops
         return st;
     int64_t sz[4] = {self->sizes[0], self->sizes[1], os[0], os[1]};
     structured_call c;
-    st = structured_begin(&c, op, variant, dst, self->storage->device, self->dtype, 4, sz, &self,
-                          1);
+    clops_tensor *f = NULL;
+    st = pool_begin(&c, op, variant, dst, self, self->dtype, 4, sz, &self, 1, &f);
     if (st)
         return st;
     st = pool_run(op, POOL_UP_FWD, &g, 2, self, c.target, NULL);
-    return structured_finish(&c, st, out);
+    return pool_finish(&c, st, f, out);
 }
 
 /* The backward of every upsampling op: grad_input of input_size. */
@@ -108,12 +108,12 @@ static clops_status upsample_backward(const char *op, int mode, pw_variant varia
                            clops__fmt_shape(b, sizeof b, grad->ndim, grad->sizes),
                            grad->storage->device->label);
     structured_call c;
-    st = structured_begin(&c, op, variant, dst, grad->storage->device, grad->dtype, 4, in, &grad,
-                          1);
+    clops_tensor *f = NULL;
+    st = pool_begin(&c, op, variant, dst, grad, grad->dtype, 4, in, &grad, 1, &f);
     if (st)
         return st;
     st = pool_run(op, POOL_UP_BWD, &g, 2, grad, c.target, NULL);
-    return structured_finish(&c, st, out);
+    return pool_finish(&c, st, f, out);
 }
 
 clops_status pool_upsample_nearest2d(pw_variant variant, clops_tensor *dst, clops_tensor *self,

@@ -49,6 +49,9 @@ static int run_all(clops_tensor *x, clops_tensor *x5, clops_tensor **res)
                                         CT_I64(1, 1), 2, true, &y, &ix));
     res[n++] = y;
     res[n++] = ix;
+    /* a channels-last input gives channels-last results, as in PyTorch */
+    CT_ASSERT((y->strides[1] == 1) == (x->strides[1] == 1));
+    CT_ASSERT((ix->strides[1] == 1) == (x->strides[1] == 1));
     CT_OK(clops_mul_scalar(y, clops_scalar_float(0.5), &go));
     CT_OK(clops_max_pool2d_with_indices_backward(go, x, CT_I64(3, 3), 2, CT_I64(2, 2), 2,
                                                  CT_I64(1, 1), 2, CT_I64(1, 1), 2, true, ix,
@@ -80,6 +83,7 @@ static int run_all(clops_tensor *x, clops_tensor *x5, clops_tensor **res)
     int64_t in[4] = {x->sizes[0], x->sizes[1], x->sizes[2], x->sizes[3]};
     CT_OK(clops_upsample_bilinear2d(x, os, 2, false, NULL, NULL, &y));
     res[n++] = y;
+    CT_ASSERT((y->strides[1] == 1) == (x->strides[1] == 1));
     CT_OK(clops_upsample_bilinear2d_backward(y, os, 2, in, 4, true, NULL, NULL, &res[n++]));
     CT_OK(clops_upsample_bicubic2d(x, os, 2, true, NULL, NULL, &y));
     CT_OK(clops_upsample_bicubic2d_backward(y, os, 2, in, 4, false, NULL, NULL, &t));
