@@ -9,6 +9,7 @@
  * the six kernels of cl_kernels/pool.cl; each work item computes whole
  * elements in a grid-stride loop.  The CPU device runs ref/pool.c.
  */
+#include <stdint.h>
 #include <stdio.h>
 
 #include "host/host.h"
@@ -168,11 +169,19 @@ clops_status pool_run(const char *op, pool_which which, const pool_geom *g, int 
     const int64_t gv[16] = {g->N,    g->C,    g->in[0], g->in[1], g->in[2], g->out[0],
                             g->out[1], g->out[2], g->k[0], g->k[1], g->k[2], g->s[0],
                             g->s[1], g->s[2], g->p[0], g->p[1]};
+    const int64_t g2v[8] = {g->p[2], g->dil[0], g->dil[1], g->dil[2],
+                            g->flag, g->divisor, g->adaptive, g->mode};
+    for (int j = 0; j < 24; j++) {
+        int64_t v = j < 16 ? gv[j] : g2v[j - 16];
+        if (v > INT32_MAX || v < INT32_MIN)
+            return clops__fail(CLOPS_UNSUPPORTED,
+                               "%s: a size or argument of %lld does not fit the kernels' 32-bit "
+                               "geometry (on %s)",
+                               op, (long long)v, d->label);
+    }
     for (int j = 0; j < 16; j++)
         gi.s[j] = (cl_int)gv[j];
     cl_int8 g2;
-    const int64_t g2v[8] = {g->p[2], g->dil[0], g->dil[1], g->dil[2],
-                            g->flag, g->divisor, g->adaptive, g->mode};
     for (int j = 0; j < 8; j++)
         g2.s[j] = (cl_int)g2v[j];
     /* items walk the outputs (forward) or grad_input (backward) in its
