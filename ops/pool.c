@@ -129,6 +129,7 @@ clops_status pool_finish(structured_call *c, clops_status st, clops_tensor *fres
     return CLOPS_OK;
 }
 
+/* The cl_mem of t's storage (NULL for an empty one). */
 static cl_mem mem_of(const clops_tensor *t)
 {
     return t->storage->block ? t->storage->block->mem : NULL;

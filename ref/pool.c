@@ -22,16 +22,19 @@ typedef struct view5 {
     int64_t v[6];
 } view5;
 
+/* Element offset of (n, c, z, y, x) in w. */
 static int64_t at(const view5 *w, int64_t n, int64_t c, int64_t z, int64_t y, int64_t x)
 {
     return w->v[0] + n * w->v[1] + c * w->v[2] + z * w->v[3] + y * w->v[4] + x * w->v[5];
 }
 
+/* Element i of w's storage as a double. */
 static double ld(const view5 *w, int64_t i)
 {
     return pw_ref_load(w->t->storage->host_ptr, i, w->t->dtype, CLOPS_FLOAT64).f;
 }
 
+/* Stores v into element i of w's storage. */
 static void st(const view5 *w, int64_t i, double v)
 {
     pw_value pv = {.f = v};
