@@ -28,11 +28,7 @@ fi
 build=$(cd "$1" && pwd)
 src=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/clops-packages-XXXXXX")
-mnt=""
-cleanup() {
-    if [ -n "$mnt" ]; then umount "$mnt" 2>/dev/null || true; fi
-    rm -rf "$work"
-}
+cleanup() { rm -rf "$work"; }
 trap cleanup EXIT INT TERM
 fail() {
     echo "check-packages: FAIL: $*" >&2
@@ -71,14 +67,17 @@ grep -q 'ocl-icd-libopencl1\|libopencl1' "$work/libclops0.depends" || fail "libc
 grep -q 'libclblast1' "$work/libclops0.depends" || fail "libclops0 does not depend on libclblast1"
 grep -q 'libclops0 (= ' "$work/libclops-dev.depends" || fail "libclops-dev does not pin libclops0"
 grep -q 'libcjson1' "$work/clops-tools.depends" || fail "clops-tools does not depend on libcjson1"
-# Every dependency names a Debian package (one of each '|' alternative).
+# Every dependency names a Debian package (one of each '|' alternative is
+# known to apt, installed or virtual); one apt-cache call, it is slow.
+names=$(cat "$work"/*.depends | tr ',|' '\n\n' | sed 's/(.*//; s/ //g' | grep -v '^libclops0$' | sort -u)
+# shellcheck disable=SC2086
+apt-cache policy $names 2>/dev/null | sed -n 's/^\([^ ].*\):$/\1/p' >"$work/known"
 for pkg in libclops0 libclops-dev clops-tools; do
     tr ',' '\n' <"$work/$pkg.depends" | while read -r alt; do
         [ -n "$alt" ] || continue
         ok=no
         for name in $(echo "$alt" | tr '|' '\n' | sed 's/(.*//; s/ //g'); do
-            case $name in libclops0) ok=yes ;; esac
-            if apt-cache show "$name" >/dev/null 2>&1 || dpkg -s "$name" >/dev/null 2>&1; then ok=yes; fi
+            if [ "$name" = libclops0 ] || grep -qx "$name" "$work/known"; then ok=yes; fi
         done
         [ $ok = yes ] || fail "$pkg depends on '$alt', which is no known Debian package"
     done
@@ -116,34 +115,36 @@ ops=$(bash -c '. "$1/usr/share/bash-completion/completions/clops"
 echo "$ops" | grep -qx 'add.Tensor' || { echo "completion gave no op names: $ops" >&2; exit 1; }
 USE
 
+# The overlay root: this system, copy-on-write, in a private mount namespace
+# (the mounts vanish with it).  Probed first, so that a failure below is the
+# packages' and not the sandbox's.
+overlay_opts="lowerdir=/,upperdir=$work/upper,workdir=$work/ovl"
+mkdir -p "$work/upper/tmp/clops-check" "$work/ovl" "$work/root"
 if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null 2>&1 &&
-    unshare -m true 2>/dev/null; then
-    mnt=$work/root
-    mkdir -p "$work/upper" "$work/ovl" "$mnt"
-    if unshare -m sh -c "mount -t overlay overlay -o lowerdir=/,upperdir=$work/upper,workdir=$work/ovl $mnt" 2>/dev/null; then
-        mnt=""
-        # Everything below runs in one private mount namespace.
-        cp "$work/example.c" "$work/use.sh" "$work/debs/"*.deb "$work/upper/" 2>/dev/null || true
-        mkdir -p "$work/upper/tmp/clops-check"
-        mv "$work/upper/example.c" "$work/upper/use.sh" "$work/upper/"*.deb "$work/upper/tmp/clops-check/"
-        unshare -m sh -eu -c "
-            mount -t overlay overlay -o lowerdir=/,upperdir=$work/upper,workdir=$work/ovl $work/root
-            for d in proc sys dev; do mount --rbind /\$d $work/root/\$d; done
-            chroot $work/root sh -eu -c '
-                if dpkg -s libclops0 >/dev/null 2>&1; then dpkg --purge libclops0 libclops-dev clops-tools; fi
-                rm -f /var/lib/man-db/auto-update # (no man-db index rebuild: minutes)
-                dpkg -i /tmp/clops-check/*.deb
-                dpkg -s libclops0 libclops-dev clops-tools | grep -c \"Status: install ok installed\" | grep -qx 3
-                sh /tmp/clops-check/use.sh /tmp/clops-check \"\"'
-        " || fail "installing or using the packages in an overlay root failed"
-        say "installed with dpkg -i in an overlay chroot; README example, clops --version, man page and completion work"
-        exit 0
-    fi
-    mnt=""
+    unshare -m sh -c "mount -t overlay overlay -o $overlay_opts $work/root" 2>/dev/null; then
+    rm -rf "$work/upper" "$work/ovl" && mkdir -p "$work/upper/tmp/clops-check" "$work/ovl"
+    cp "$work/example.c" "$work/use.sh" "$work"/debs/*.deb "$work/upper/tmp/clops-check/"
+    cat >"$work/upper/tmp/clops-check/install.sh" <<'INSTALL'
+set -eu
+if dpkg -s libclops0 >/dev/null 2>&1; then dpkg --purge libclops0 libclops-dev clops-tools; fi
+rm -f /var/lib/man-db/auto-update # (no man-db index rebuild: minutes)
+dpkg -i /tmp/clops-check/*.deb
+n=$(dpkg-query -W -f='${db:Status-Abbrev}\n' libclops0 libclops-dev clops-tools | grep -c '^ii')
+[ "$n" = 3 ] || { echo "dpkg did not leave the three packages installed" >&2; exit 1; }
+sh /tmp/clops-check/use.sh /tmp/clops-check ""
+INSTALL
+    unshare -m sh -eu -c "
+        mount -t overlay overlay -o $overlay_opts $work/root
+        for d in proc sys dev; do mount --rbind /\$d $work/root/\$d; done
+        chroot $work/root sh /tmp/clops-check/install.sh
+    " || fail "installing or using the packages in an overlay root failed"
+    say "installed with dpkg -i in an overlay chroot; README example, clops --version, man page and completion work"
+    exit 0
 fi
 
 # Fallback: dpkg into an empty root, used from outside.
 root=$work/root
+rm -rf "$root"
 mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates"
 : >"$root/var/lib/dpkg/status"
 dpkg --root="$root" --force-not-root --force-depends --force-script-chrootless -i "$work"/debs/*.deb \
