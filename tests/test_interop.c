@@ -13,10 +13,13 @@
  * buffer too small for its geometry, a buffer or queue of another context,
  * an out-of-order queue, resizing a wrapped buffer; and the lifetime rules:
  * clops holds exactly one reference to a wrapped buffer while a tensor
- * over it lives, and none after.
+ * over it lives, and none after.  The error test fills its buffers with a
+ * write rather than a kernel, so that it compiles nothing and
+ * tests/run_valgrind.sh can run it on every device.
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "clops/opencl.h"
@@ -51,9 +54,10 @@ typedef struct app {
     cl_mem out; /* M * 4 floats for a result clops writes */
 } app;
 
-/* Creates the application's context, queue, kernel and buffers on the
- * OpenCL device behind clops device d, and fills a. */
-static void app_open(clops_device *d, app *p)
+/* Creates the application's context, queue and buffers on the OpenCL
+ * device behind clops device d, and fills a: with its own kernel when
+ * own_kernel, else with a write (no compiler: cheap under valgrind). */
+static void app_open(clops_device *d, app *p, bool own_kernel)
 {
     memset(p, 0, sizeof *p);
     CT_OK(clops_opencl_device_objects(d, NULL, &p->dev, NULL));
@@ -62,16 +66,24 @@ static void app_open(clops_device *d, app *p)
     CT_ASSERT_MSG(err == CL_SUCCESS, "clCreateContext: %d", (int)err);
     p->queue = clCreateCommandQueue(p->ctx, p->dev, 0, &err);
     CT_ASSERT_MSG(err == CL_SUCCESS, "clCreateCommandQueue: %d", (int)err);
+    p->a = clCreateBuffer(p->ctx, CL_MEM_READ_WRITE, NBUF * sizeof(float), NULL, &err);
+    CT_ASSERT(err == CL_SUCCESS);
+    p->out = clCreateBuffer(p->ctx, CL_MEM_READ_WRITE, M * 4 * sizeof(float), NULL, &err);
+    CT_ASSERT(err == CL_SUCCESS);
+    if (!own_kernel) {
+        float v[NBUF];
+        for (int i = 0; i < NBUF; i++)
+            v[i] = fill_value(i);
+        CT_ASSERT(clEnqueueWriteBuffer(p->queue, p->a, CL_TRUE, 0, sizeof v, v, 0, NULL, NULL) ==
+                  CL_SUCCESS);
+        return;
+    }
     const char *src = fill_src;
     p->prog = clCreateProgramWithSource(p->ctx, 1, &src, NULL, &err);
     CT_ASSERT(err == CL_SUCCESS);
     err = clBuildProgram(p->prog, 1, &p->dev, "", NULL, NULL);
     CT_ASSERT_MSG(err == CL_SUCCESS, "clBuildProgram: %d", (int)err);
     p->fill = clCreateKernel(p->prog, "fill", &err);
-    CT_ASSERT(err == CL_SUCCESS);
-    p->a = clCreateBuffer(p->ctx, CL_MEM_READ_WRITE, NBUF * sizeof(float), NULL, &err);
-    CT_ASSERT(err == CL_SUCCESS);
-    p->out = clCreateBuffer(p->ctx, CL_MEM_READ_WRITE, M * 4 * sizeof(float), NULL, &err);
     CT_ASSERT(err == CL_SUCCESS);
     size_t global = NBUF;
     CT_ASSERT(clSetKernelArg(p->fill, 0, sizeof p->a, &p->a) == CL_SUCCESS);
@@ -134,7 +146,7 @@ static void test_clops_ops_run_on_the_callers_context_queue_and_buffer(void **st
     for (int di = 0; di < nd; di++) {
         ct_set_device(devs[di]);
         app p;
-        app_open(devs[di], &p);
+        app_open(devs[di], &p, true);
         clops_device *w = NULL, *again = NULL;
         CT_OK(clops_opencl_wrap_device(p.ctx, p.dev, p.queue, &w));
         CT_OK(clops_opencl_wrap_device(p.ctx, p.dev, p.queue, &again));
@@ -226,8 +238,8 @@ static void test_interop_errors_name_what_is_wrong(void **state)
     for (int di = 0; di < nd; di++) {
         ct_set_device(devs[di]);
         app p, p2;
-        app_open(devs[di], &p);
-        app_open(devs[di], &p2);
+        app_open(devs[di], &p, false);
+        app_open(devs[di], &p2, false);
         CT_STATUS(clops_opencl_wrap_device(p.ctx, p.dev, p.queue, NULL), CLOPS_INVALID_ARGUMENT);
         CT_ERROR_CONTAINS("out=NULL");
         /* A queue of another context. */
@@ -300,7 +312,7 @@ static void test_the_caller_may_release_its_objects_while_clops_uses_them(void *
     for (int di = 0; di < nd; di++) {
         ct_set_device(devs[di]);
         app p;
-        app_open(devs[di], &p);
+        app_open(devs[di], &p, true);
         clops_device *w = NULL;
         clops_tensor *t = NULL, *u = NULL;
         CT_OK(clops_opencl_wrap_device(p.ctx, p.dev, p.queue, &w));
@@ -317,8 +329,13 @@ static void test_the_caller_may_release_its_objects_while_clops_uses_them(void *
     ct_clear_context();
 }
 
+/* CLOPS_TEST_FILTER (a cmocka glob) runs a subset: tests/run_valgrind.sh
+ * runs the error test, which compiles no kernel, on every device. */
 int main(void)
 {
+    const char *filter = getenv("CLOPS_TEST_FILTER");
+    if (filter && *filter)
+        cmocka_set_test_filter(filter);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clops_ops_run_on_the_callers_context_queue_and_buffer),
         cmocka_unit_test(test_interop_errors_name_what_is_wrong),
