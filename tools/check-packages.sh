@@ -16,7 +16,8 @@
 # run), and the system itself is not touched.  Without those, dpkg installs
 # into an empty root (--root, dependencies checked against this system by
 # `apt-get install --simulate`) and the example is built against that
-# tree.  Nothing is downloaded: every dependency must already be installed
+# tree (CLOPS_PACKAGES_NO_OVERLAY=1 forces that way).  Nothing is
+# downloaded: every dependency must already be installed
 # (tools/setup-debian.sh installs them).
 # Exit status: 0 when every check passed, 1 otherwise, 2 on bad usage.
 set -eu
@@ -120,7 +121,8 @@ USE
 # packages' and not the sandbox's.
 overlay_opts="lowerdir=/,upperdir=$work/upper,workdir=$work/ovl"
 mkdir -p "$work/upper/tmp/clops-check" "$work/ovl" "$work/root"
-if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null 2>&1 &&
+if [ -z "${CLOPS_PACKAGES_NO_OVERLAY:-}" ] && [ "$(id -u)" -eq 0 ] &&
+    command -v unshare >/dev/null 2>&1 &&
     unshare -m sh -c "mount -t overlay overlay -o $overlay_opts $work/root" 2>/dev/null; then
     rm -rf "$work/upper" "$work/ovl" && mkdir -p "$work/upper/tmp/clops-check" "$work/ovl"
     cp "$work/example.c" "$work/use.sh" "$work"/debs/*.deb "$work/upper/tmp/clops-check/"
