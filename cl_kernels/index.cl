@@ -7,7 +7,9 @@
  * element number into coordinates of the IX_NDIM-dim iteration space, and
  * reads the source at its strided offset plus, for each of IX_NIDX index
  * tensors, index value * kstride.  Gathering copies bits, so kernels exist
- * per element size (uchar, ushort, uint, ulong), not per dtype.
+ * per element size (uchar, ushort, uint, ulong, and uint4 for plans whose
+ * innermost dim is a contiguous run the host widened: ops/index_gather.c),
+ * not per dtype.
  *
  * Build options fix the shape of the code: IX_NDIM (1..8), IX_NIDX (0..4)
  * and IX_I64 (64-bit offset arithmetic when a tensor needs it).
@@ -138,6 +140,8 @@ IX_GATHER_KERNEL(ix_gather_1_i64, uchar, long)
 IX_GATHER_KERNEL(ix_gather_2_i64, ushort, long)
 IX_GATHER_KERNEL(ix_gather_4_i64, uint, long)
 IX_GATHER_KERNEL(ix_gather_8_i64, ulong, long)
+IX_GATHER_KERNEL(ix_gather_16_i32, uint4, int)
+IX_GATHER_KERNEL(ix_gather_16_i64, uint4, long)
 
 #endif /* !IX_SEGMENT */
 

@@ -269,7 +269,7 @@ clops_status ix_scatter_lines(const char *op, clops_tensor *self, int dim,
     g.include_self = include_self;
     if (g.nlines == 0 || g.idx_len == 0 || g.self_len == 0)
         return CLOPS_OK;
-    host_kkey key = {{(0x22ull << 56) | (uint64_t)self->dtype, 0, 0, 0}};
+    host_kkey key = {{(0x24ull << 56) | (uint64_t)self->dtype, 0, 0, 0}};
     host_kernel *k = host_kernel_lookup(d, &key);
     if (!k) {
         char kname[64];
