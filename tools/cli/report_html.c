@@ -195,7 +195,8 @@ static void html_devices(const report *r, strbuf *sb)
 {
     sb_append(sb, "<section class=\"panel\" id=\"devices\"><h2>Devices</h2>\n"
                   "<p class=\"hint\">Capabilities as the driver reports them, and figures "
-                  "measured in this run: copy peak (a plain copy kernel on a large buffer), "
+                  "measured in this run: copy peak (the best of several copy kernels on a large "
+                  "buffer, named under the figure: a ceiling for every op), "
                   "launch overhead (launch + finish of a tiny kernel), host enqueue cost and "
                   "program build times.</p>\n<div class=\"scroll\"><table><thead><tr>"
                   "<th>#</th><th>Device</th><th>Platform</th><th>Driver</th><th>Type</th>"

@@ -88,7 +88,7 @@ void html_summary(const report *r, const report_matrix *m, const report_bench_ta
 enum {
     SVG_W = 1240,    /* viewBox width */
     SVG_LABEL = 300, /* left column for op labels */
-    SVG_RIGHT = 230, /* room for value labels after the longest bar */
+    SVG_RIGHT = 250, /* the value labels' column */
     SVG_BAR = 13,    /* bar height */
     SVG_GAP = 3,     /* between bars of one op */
     SVG_PAD = 10,    /* above and below each op's group */
@@ -180,8 +180,10 @@ static void html_chart(const report *r, const report_bench_table *t, bool comput
         if (k % 2 == 0)
             sb_printf(sb, "<rect x=\"0\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#f7f8fa\"/>\n",
                       SVG_TOP + k * group, SVG_W, group);
-    /* Ticks at 1, 2, 5 x 10^k, a label only where it does not touch the
-     * previous one. */
+    /* Ticks at 1, 2, 5 x 10^k; labels on the powers of ten, and on 2 and 5
+     * too when the axis spans at most two decades, each only where it
+     * does not touch the previous label; the unit once, at the axis end. */
+    bool minor_labels = hi / lo <= 100.0001;
     double last_label = -1e9;
     for (double dec = lo; dec <= hi * 1.0001; dec *= 10)
         for (int m = 0; m < 3; m++) {
@@ -195,14 +197,17 @@ static void html_chart(const report *r, const report_bench_table *t, bool comput
                       x, SVG_TOP - 6, x, height - 8, major ? "#d5d9e0" : "#eef0f3");
             char lab[32];
             tick_label(v, lab, sizeof lab);
-            double w = 7.0 * (double)strlen(lab) + 44; /* label + unit width, px */
-            if (x - last_label < w)
+            double w = 7.0 * (double)strlen(lab) + 12; /* label width + gap, px */
+            if ((!major && !minor_labels) || x - last_label < w)
                 continue;
             last_label = x;
             sb_printf(sb, "<text class=\"axis\" x=\"%.1f\" y=\"%d\" font-size=\"11\" "
-                          "fill=\"#606a7b\" text-anchor=\"middle\">%s%s%s</text>\n",
-                      x, SVG_TOP - 12, lab, major ? " " : "", major ? unit : "");
+                          "fill=\"#606a7b\" text-anchor=\"middle\">%s</text>\n",
+                      x, SVG_TOP - 12, lab);
         }
+    sb_printf(sb, "<text class=\"axis\" x=\"%.1f\" y=\"%d\" font-size=\"11\" "
+                  "font-weight=\"600\" fill=\"#606a7b\">%s (log scale)</text>\n",
+              x0 + plot + 14, SVG_TOP - 12, unit);
     int row = 0;
     for (int k = 0; k < t->nrows; k++) {
         if (!chart_row(t, k, compute))
@@ -243,7 +248,7 @@ static void html_chart(const report *r, const report_bench_table *t, bool comput
             if (beyond)
                 sb_printf(sb, "<path class=\"beyond\" d=\"M%.1f %d l9 %d l-9 %d z\" "
                               "fill=\"#c62828\"><title>beyond the axis</title></path>\n",
-                          x0 + w, y, SVG_BAR / 2, SVG_BAR / 2 + SVG_BAR % 2);
+                          x0 + w - 9, y, SVG_BAR / 2, SVG_BAR / 2 + SVG_BAR % 2);
             double peak = r->devices[j].copy_peak_gbs;
             if (!compute && isfinite(peak) && peak > lo && peak <= hi * 1.0001) {
                 double xp = axis_x(peak, lo, hi, x0, plot);
@@ -253,14 +258,16 @@ static void html_chart(const report *r, const report_bench_table *t, bool comput
                           xp, y - 1, xp, y + SVG_BAR + 1);
             }
             char txt[96];
-            int n = snprintf(txt, sizeof txt, "%.3g %s", v, unit);
+            int n = snprintf(txt, sizeof txt, v >= 100 ? "%.0f %s" : "%.3g %s", v, unit);
             bool above = !compute && report_bench_above_peak(r, b);
             if (!compute && isfinite(b->ratio_to_peak) && !above)
                 snprintf(txt + n, sizeof txt - (size_t)n, " &#183; %.0f%% of peak",
                          b->ratio_to_peak * 100);
-            sb_printf(sb, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" fill=\"%s\">%s%s</text>\n",
-                      x0 + w + (beyond ? 14 : 6), y + SVG_BAR - 3, above ? "#c62828" : "#3b4250",
-                      txt, above ? " &#183; above copy peak" : "");
+            /* Values in the right-hand column: never under a tick or a bar. */
+            sb_printf(sb, "<text class=\"val\" x=\"%.1f\" y=\"%d\" font-size=\"11\" "
+                          "fill=\"%s\">%s%s</text>\n",
+                      x0 + plot + 14, y + SVG_BAR - 3, above ? "#c62828" : "#3b4250", txt,
+                      above ? " &#183; above copy peak" : "");
         }
         row++;
     }
@@ -398,9 +405,9 @@ void html_perf(const report *r, const report_bench_table *t, strbuf *sb)
     }
     sb_append(sb, "</tr></thead><tbody>\n");
     for (int k = 0; k < t->nrows; k++) {
-        sb_append(sb, "<tr><td class=\"op\">");
+        sb_append(sb, "<tr class=\"cost\"><td><span class=\"op\">");
         html_esc(sb, t->rows[k].first->op);
-        sb_append(sb, "</td>");
+        sb_append(sb, "</span></td>");
         for (int j = 0; j < t->ndevices; j++) {
             const report_bench *b = t->rows[k].per_device[j];
             char buf[32];
