@@ -157,7 +157,8 @@ static int run_compare(const cli_args *args)
     report r;
     report_init(&r, "compare");
     snprintf(r.mode, sizeof r.mode, "%s", chk_set_name(cs.set));
-    r.baseline = clops_device_get_info(cs.devs[base])->index;
+    if (bv)
+        r.baseline = clops_device_get_info(cs.devs[base])->index;
     report_set_note(&r, clops_device_discovery_note());
     double t0 = cli_now();
     rc = cli_suite_ops(&cs, &ops, &n);
