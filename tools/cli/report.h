@@ -249,7 +249,7 @@ bool report_bench_is_compute(const report_bench *b);
  * speed relative to the baseline. */
 typedef struct report_family_perf {
     char family[32];
-    int rows;                                 /* rows measured on some device */
+    int rows;                                 /* rows measured on 2+ devices (1 alone) */
     int wins[REPORT_SUM_MAX_DEVICES];         /* rows where device j was the fastest */
     int compared[REPORT_SUM_MAX_DEVICES];     /* rows measured on j and the baseline */
     double speedup[REPORT_SUM_MAX_DEVICES];   /* geometric mean of t_baseline / t_j */

@@ -4,7 +4,9 @@
  * report.html, report.md and the terminal summary of `clops compare`.
  *
  * Rows are the bench table's (op, dtype, case) rows, measured at the same
- * shapes on every device.  Per op family (the `family` of the results) it
+ * shapes on every device; a row measured on only one device of several
+ * (a skip elsewhere, or a report from before the shapes were shared) takes
+ * no part in the comparison.  Per op family (the `family` of the results) it
  * counts on how many rows each device was the fastest (shortest time per
  * call) and the geometric mean of each device's speed relative to the
  * baseline device (baseline time / device time, over the rows both
@@ -63,14 +65,16 @@ void report_perf_summarize(const report *r, const report_bench_table *t, report_
                 snprintf(s->fam[s->nfamilies++].family, sizeof s->fam[f].family, "%s", fam);
         }
         report_family_perf *fp = &s->fam[f];
-        int best = -1;
+        int best = -1, measured = 0;
         for (int j = 0; j < nd; j++) {
             const report_bench *b = row->per_device[j];
+            measured += report_bench_measured(b);
             if (report_bench_measured(b) &&
                 (best < 0 || b->device_us < row->per_device[best]->device_us))
                 best = j;
         }
-        if (best < 0)
+        /* A row measured on one device of several compares nothing. */
+        if (best < 0 || (nd > 1 && measured < 2))
             continue;
         fp->rows++;
         fp->wins[best]++;
