@@ -493,6 +493,15 @@ static void test_compare_writes_the_report(void **state)
     run_out r = clops_run("compare", "--op", "abs", "--out", dir, "--reps", "2", NULL);
     EXPECT_EXIT(r, 0);
     CT_ASSERT_MSG(strstr(r.out, "Report written to") && strstr(r.out, "report.html"), "%s", r.out);
+    /* The devices up front, a performance summary at the end. */
+    CT_ASSERT_MSG(strstr(r.err, "compare: ") && strstr(r.err, "[baseline]"), "%s", r.err);
+    CT_ASSERT_MSG(strstr(r.out, "Performance (same shapes on every device") &&
+                      strstr(r.out, "pointwise"),
+                  "%s", r.out);
+    run_free(&r);
+    r = clops_run("compare", "--op", "abs", "--out", dir, "--baseline", "no-such-device", NULL);
+    EXPECT_EXIT(r, 2);
+    CT_ASSERT_MSG(strstr(r.err, "--baseline"), "%s", r.err);
     run_free(&r);
     char p[800];
     snprintf(p, sizeof p, "%s/report.html", dir);
@@ -508,6 +517,7 @@ static void test_compare_writes_the_report(void **state)
     cJSON *doc = read_json(p);
     const cJSON *res = check_envelope(doc, "compare");
     CT_ASSERT(strcmp(get(doc, "mode")->valuestring, "representative") == 0);
+    CT_ASSERT(cJSON_IsNull(get(doc, "baseline_device")));
     CT_ASSERT(cJSON_IsString(get(doc, "created")) && cJSON_IsString(get(doc, "host")));
     expect_number_or_null(doc, "wall_seconds");
     int checks = 0, benches = 0;
@@ -523,14 +533,21 @@ static void test_compare_writes_the_report(void **state)
             for (size_t k = 0; k < CT_COUNT(keys); k++)
                 expect_number_or_null(o, keys[k]);
             CT_ASSERT(cJSON_IsNumber(get(o, "reps")));
-            if (strcmp(get(o, "status")->valuestring, "pass") == 0)
+            CT_ASSERT(strcmp(get(o, "family")->valuestring, "pointwise") == 0);
+            expect_number_or_null(o, "flop_per_call");
+            if (strcmp(get(o, "status")->valuestring, "pass") == 0) {
                 CT_ASSERT(cJSON_IsNumber(get(o, "gbs")) && get(o, "gbs")->valuedouble > 0);
+                /* abs reads its input and writes its result, once each */
+                CT_ASSERT(cJSON_IsNumber(get(o, "bytes_per_call")) &&
+                          cJSON_IsNull(get(o, "flop_per_call")));
+            }
         }
     }
     CT_ASSERT(checks > 0 && benches > 0);
     for (const cJSON *d = get(doc, "devices")->child; d; d = d->next) {
         const cJSON *m = get(d, "measured");
         expect_number_or_null(m, "copy_peak_gbs");
+        CT_ASSERT(cJSON_IsString(get(m, "copy_peak_kernel")));
         expect_number_or_null(m, "launch_us");
         expect_number_or_null(m, "build_cold_s");
     }

@@ -86,6 +86,8 @@ static void add_device(report *r, int index, const char *label, clops_vendor ven
     report_device *d;
     assert_int_equal(report_add_device(r, &in, label, &d), CLOPS_OK);
     d->copy_peak_gbs = peak;
+    snprintf(d->copy_peak_kernel, sizeof d->copy_peak_kernel, "%s",
+             gpu ? "float per item" : "float4 per item, wg 64");
     d->launch_us = launch;
     d->enqueue_us = launch / 5;
     d->build_cold_s = cold;
@@ -164,6 +166,11 @@ static void build_model(report *r, bool evil)
             report_bench_init(&b);
             snprintf(b.op, sizeof b.op, "%s", op);
             snprintf(b.dtype, sizeof b.dtype, "float32");
+            snprintf(b.family, sizeof b.family, "%s",
+                     strcmp(op, "mm") == 0                ? "matrix"
+                     : strstr(op, "sum") || op[0] == '_' ? "reduction"
+                     : strstr(op, "sort") || strstr(op, "cumsum") ? "other"
+                                                                  : "pointwise");
             snprintf(b.case_name, sizeof b.case_name, "%s",
                      strcmp(op, "mm") == 0 ? "4096x4096x4096" : "[8192,8192]");
             b.device = dev;
@@ -173,9 +180,11 @@ static void build_model(report *r, bool evil)
             double eff = 0.35 + 0.06 * (double)((o * 7 + (size_t)dev * 3) % 10);
             if (strcmp(op, "mm") == 0) {
                 b.gflops = dev == 3 ? 31000 : dev == 2 ? 30 : 4.1;
+                b.flop = 2.0 * 4096 * 4096 * 4096;
             } else {
                 b.gbs = peak * eff;
                 b.ratio_to_peak = eff;
+                b.bytes = 3.0 * 8192 * 8192 * 4;
             }
             b.device_us = 805306368.0 / (peak * eff * 1e3);
             b.host_us = r->devices[dev - 1].enqueue_us * 1.3;
@@ -187,7 +196,7 @@ static void build_model(report *r, bool evil)
             if (strcmp(op, "cumsum") == 0 && dev == 2) {
                 b.status = REPORT_SKIP;
                 b.kernel = REPORT_KERNEL_NONE;
-                b.gbs = b.ratio_to_peak = NAN;
+                b.gbs = b.ratio_to_peak = b.bytes = NAN;
                 b.message = "cumsum: skipped by --op filter";
             }
             assert_int_equal(report_add_bench(r, &b), CLOPS_OK);
@@ -256,8 +265,11 @@ static void json_has_the_documented_fields(void **state)
         assert_true(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(cap, "global_mem_bytes")));
         const cJSON *m = cJSON_GetObjectItemCaseSensitive(d, "measured");
         assert_true(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(m, "copy_peak_gbs")));
+        assert_true(strstr(str_of(m, "copy_peak_kernel"), "per item") != NULL);
         assert_true(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(m, "launch_us")));
     }
+    /* No --baseline: null (the first device). */
+    assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(j, "baseline_device")));
     const cJSON *res = cJSON_GetObjectItemCaseSensitive(j, "results");
     assert_int_equal(cJSON_GetArraySize(res), r.nchecks + r.nbenches);
     int passed = 0, failed = 0, skipped = 0;
@@ -286,6 +298,13 @@ static void json_has_the_documented_fields(void **state)
             assert_string_equal(kind, "bench");
             assert_non_null(cJSON_GetObjectItemCaseSensitive(o, "gbs"));
             assert_non_null(cJSON_GetObjectItemCaseSensitive(o, "ratio_to_peak"));
+            assert_true(str_of(o, "family")[0] != '\0');
+            const cJSON *by = cJSON_GetObjectItemCaseSensitive(o, "bytes_per_call");
+            const cJSON *fl = cJSON_GetObjectItemCaseSensitive(o, "flop_per_call");
+            bool mm = strcmp(str_of(o, "op"), "mm") == 0;
+            bool pass = strcmp(st, "pass") == 0;
+            assert_true(mm || !pass ? cJSON_IsNull(by) : cJSON_IsNumber(by));
+            assert_true(mm ? cJSON_IsNumber(fl) : cJSON_IsNull(fl));
             assert_non_null(cJSON_GetObjectItemCaseSensitive(o, "host_us_per_call"));
             assert_non_null(cJSON_GetObjectItemCaseSensitive(o, "cold_compile_s"));
             assert_non_null(cJSON_GetObjectItemCaseSensitive(o, "warm_first_call_s"));
@@ -401,6 +420,77 @@ static void html_is_self_contained_with_a_row_per_op(void **state)
     assert_non_null(strstr(html, "<span class=\"chip op\">sort.stable</span>"));
     assert_non_null(strstr(html, "CL_OUT_OF_RESOURCES"));
     free(html);
+    report_free(&r);
+}
+
+/* Occurrences of needle in hay. */
+static int count_of(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p++)
+        n++;
+    return n;
+}
+
+static void devices_side_by_side_with_a_summary(void **state)
+{
+    report r;
+    build_model(&r, false);
+    r.baseline = 3; /* the H200 */
+    for (int i = 0; i < r.nbenches; i++) {
+        report_bench *b = &r.benches[i];
+        if (strcmp(b->op, "add.Tensor") == 0 && b->device == 1) {
+            b->ratio_to_peak = 4.8; /* what the old copy peak gave */
+            b->gbs = r.devices[0].copy_peak_gbs * 4.8;
+        }
+    }
+    char *html = render(&r, report_render_html);
+    /* One performance row per op, a column group per device. */
+    for (size_t i = 0; i < NOPS; i++) {
+        char row[160];
+        snprintf(row, sizeof row, "<tr><td><span class=\"op\">%s</span><span class=\"sub\">",
+                 ops[i]);
+        if (count_of(html, row) != 1)
+            fail_msg("%d performance rows for %s", count_of(html, row), ops[i]);
+    }
+    assert_int_equal(count_of(html, "<th colspan=\"3\" class=\"dv\">"), 3);
+    assert_non_null(strstr(html, "opencl:2 (baseline)"));
+    /* Above the copy peak: said so, never as a percentage over 100. */
+    assert_non_null(strstr(html, "above copy peak"));
+    assert_null(strstr(html, "480%"));
+    /* The summary at the top, before the device table. */
+    const char *sum = strstr(html, "id=\"summary\"");
+    assert_non_null(sum);
+    assert_true(sum < strstr(html, "id=\"devices\""));
+    assert_non_null(strstr(html, "Fastest device per op family"));
+    assert_non_null(strstr(html, "Ops failing anywhere (2)"));
+    assert_non_null(strstr(html, "Ops that fell back to the CPU (2)"));
+    assert_non_null(strstr(html, "1 above the copy peak"));
+    /* Charts in GB/s and GFLOP/s; skip reasons with counts. */
+    assert_non_null(strstr(html, "GB/s (log scale)"));
+    assert_non_null(strstr(html, "GFLOP/s (log scale)"));
+    const char *skips = strstr(html, "id=\"skips\"");
+    assert_non_null(skips);
+    assert_non_null(strstr(skips, "cumsum: skipped by --op filter"));
+    assert_non_null(strstr(skips, "mm: int64 is not supported by CLBlast"));
+    free(html);
+    char *md = render(&r, report_render_md);
+    assert_non_null(strstr(md, "above copy peak"));
+    assert_non_null(strstr(md, "**Fastest device per op family**"));
+    assert_non_null(strstr(md, "relative to opencl:2"));
+    free(md);
+    /* The baseline survives report.json. */
+    cJSON *j = json_of(&r);
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(j, "baseline_device")->valueint, 3);
+    report back;
+    assert_int_equal(report_from_json(j, "test", &back), CLOPS_OK);
+    assert_int_equal(back.baseline, 3);
+    assert_string_equal(back.devices[2].copy_peak_kernel, "float per item");
+    assert_string_equal(back.benches[0].family, r.benches[0].family);
+    assert_true(fabs(back.benches[0].bytes - r.benches[0].bytes) < 1 ||
+                (isnan(back.benches[0].bytes) && isnan(r.benches[0].bytes)));
+    report_free(&back);
+    cJSON_Delete(j);
     report_free(&r);
 }
 
@@ -568,6 +658,7 @@ int main(void)
         cmocka_unit_test(json_reads_back_into_an_identical_report),
         cmocka_unit_test(markdown_has_a_row_per_op_and_escapes_cells),
         cmocka_unit_test(html_is_self_contained_with_a_row_per_op),
+        cmocka_unit_test(devices_side_by_side_with_a_summary),
         cmocka_unit_test(empty_report_renders),
         cmocka_unit_test(writes_a_report_folder_and_reads_it_back),
         cmocka_unit_test(refuses_malformed_report_json),

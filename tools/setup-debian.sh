@@ -16,5 +16,11 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 # shellcheck disable=SC2086
 $SUDO apt-get install -y -qq --no-install-recommends $PACKAGES >/dev/null
+# Headless Chromium renders report.html in test_report_browser (about 80 MB
+# to download; the test is skipped without it): CLOPS_SETUP_NO_BROWSER=1
+# leaves it out.
+if [ "${CLOPS_SETUP_NO_BROWSER:-0}" != 1 ]; then
+    $SUDO apt-get install -y -qq --no-install-recommends chromium >/dev/null
+fi
 echo "clops: build dependencies installed; OpenCL platforms:"
 clinfo -l || true

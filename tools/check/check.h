@@ -308,20 +308,42 @@ void chk_print_result(FILE *f, const chk_result *r);
 
 /* Figures of a device measured in the same run as its ops. */
 typedef struct chk_device_figures {
-    double copy_peak_gbs; /* float4 copy kernel over a large buffer (memcpy on the CPU device) */
+    double copy_peak_gbs; /* the best of several copy kernels over a large buffer (memcpy on
+                             the CPU device): a ceiling for every op's GB/s */
+    char copy_peak_kernel[48]; /* which copy won ("float4 per item, wg 256") */
     double launch_us;     /* launch + finish of a one-work-item kernel, median */
     double enqueue_us;    /* host time of one enqueue without waiting, median */
     double build_cold_s;  /* building a program never seen before (a unique copy kernel) */
 } chk_device_figures;
 
-/* Measures d's copy peak, launch overhead, enqueue cost and one cold
- * program build; reps repetitions behind each median (0: default 10). */
+/* Measures d's copy peak (the best median of a few copy kernels: vector
+ * widths, work-group sizes, a grid-stride loop and the driver's own buffer
+ * copy), launch overhead, enqueue cost and one cold program build; reps
+ * repetitions behind each median (0: default 10). */
 clops_status chk_bench_device(clops_device *d, int reps, chk_device_figures *out);
 
 /* Builds (or loads from the caches) the fixed program of the device
  * measurements and times it: in a process with an empty cache that is a
  * cold build, with a filled one a warm load.  NAN for the CPU device. */
 clops_status chk_time_program_build(clops_device *d, double *seconds);
+
+/*
+ * The shapes every device of one run is benchmarked at, so each op has one
+ * row with a column per device: tensors sized so a call moves about 2 ms
+ * of data at the fastest device's copy peak (2^23 to 2^26 elements, within
+ * the smallest device's allocation limits), matrices of side `side` (256
+ * when a CPU-like device takes part, else 2048).
+ */
+typedef struct chk_bench_sizes {
+    double size_peak_gbs;      /* the fastest copy peak of the devices */
+    uint64_t max_alloc_bytes;  /* the smallest largest-allocation of the devices */
+    uint64_t mem_bytes;        /* the smallest global memory of the devices */
+    int64_t side;              /* matrix side of ops with shape hints */
+} chk_bench_sizes;
+
+/* The common sizes of devs (figs[k] measured on devs[k]). */
+void chk_bench_sizes_for(clops_device *const *devs, const chk_device_figures *figs, int n,
+                         chk_bench_sizes *out);
 
 typedef struct chk_bench_result {
     const char *op;
@@ -331,9 +353,13 @@ typedef struct chk_bench_result {
     chk_status status;            /* pass (measured), skip or error */
     chk_kernel kernel;
     char kernel_name[96];
-    double gbs;                   /* bytes read + written per call / median time */
-    double gflops;                /* matrix products: 2*M*N*K per call / median time */
-    double ratio_to_peak;         /* gbs / copy peak */
+    double bytes;                 /* bytes per call: each operand read once (an input whose
+                                     values the op does not read, such as copy_'s self, not
+                                     at all), each output written once */
+    double flop;                  /* matrix products: 2*M*N*K per call, else NAN */
+    double gbs;                   /* bytes / median time */
+    double gflops;                /* flop / median time */
+    double ratio_to_peak;         /* gbs / copy peak (NAN for matrix products) */
     double host_us;               /* host time per call, small tensors, no waiting */
     double device_us;             /* median time per call, large tensors */
     double cold_compile_s;        /* filled by the caller (first call, empty cache) */
@@ -343,13 +369,14 @@ typedef struct chk_bench_result {
 } chk_bench_result;
 
 /*
- * Benchmarks op on d in dtype dt on its bench case (large contiguous
- * tensors sized from the device's copy peak so a call takes milliseconds;
- * matrix products at n = 256 on CPU-like devices and 2048 on GPUs).
- * fig->copy_peak_gbs gives the ratio; reps (0: 20) repetitions.
+ * Benchmarks op on d in dtype dt on its bench case at the common sizes sz
+ * (large contiguous tensors, or matrices of side sz->side for ops with
+ * shape hints).  fig->copy_peak_gbs gives the ratio; reps (0: 20)
+ * repetitions.
  */
 clops_status chk_bench_op(const clops_op *op, clops_device *d, clops_dtype dt,
-                          const chk_device_figures *fig, int reps, chk_bench_result *out);
+                          const chk_device_figures *fig, const chk_bench_sizes *sz, int reps,
+                          chk_bench_result *out);
 
 /*
  * The op's first call on d in dtype dt on its small bench case, timed

@@ -6,25 +6,31 @@
  * ratios within one run, so each device's own copy peak is measured in the
  * same run as its ops:
  *
- *   copy peak      a float4 copy kernel (one float4 per work item) over a buffer of
- *                  256 MiB, or an eighth of the largest allocation if
- *                  smaller: 2 x bytes / median time (memcpy on the CPU
- *                  device);
+ *   copy peak      the best of a few copies over a buffer of 256 MiB, or
+ *                  an eighth of the largest allocation if smaller: one
+ *                  float (GPUs only), float4 or float16 per work item at
+ *                  the driver's work-group size, float4 at 64 and 256,
+ *                  and clEnqueueCopyBuffer; 2 x bytes /
+ *                  median time of each, the fastest wins (memcpy on the CPU
+ *                  device).  A ceiling: no op moves data faster than the
+ *                  fastest plain copy, within noise;
  *   launch         launch + finish of a one-work-item kernel, median of 200;
  *   enqueue        host time of one enqueue without waiting, median of 200;
  *   cold build     building a program whose source no cache has seen (the
  *                  copy kernel with a unique comment), once.
  *
- * An op's bench case is its first standard case scaled up: contiguous
- * tensors of 2^23 to 2^26 elements (a call moves at least 2 ms of data at
- * the device's copy peak, and the tensors do not fit in CPU caches), or
- * matrices of side 256 (CPU-like
- * devices) / 2048 (GPUs) for ops with shape hints.  Timed figures are
+ * An op's bench case is its first standard case scaled up, the same on
+ * every device of the run (chk_bench_sizes): contiguous tensors of 2^23 to
+ * 2^26 elements (a call moves at least 2 ms of data at the fastest
+ * device's copy peak, and the tensors do not fit in CPU or GPU caches), or
+ * matrices of side 256 (a CPU-like device takes part) / 2048 (GPUs only)
+ * for ops with shape hints.  Timed figures are
  * medians over `reps` repetitions, each a batch of calls ended by one
  * synchronisation (the batch is sized so it lasts at least 2 ms), after two
  * untimed calls.  GB/s counts the bytes of the inputs (an expanded input its
- * base) and of the outputs once (an op that writes nothing, a view, has
- * no GB/s); GFLOP/s counts 2 x result elements x the
+ * base; an input the op overwrites without reading, such as copy_'s self,
+ * the `unread` check hint, not at all) and of the outputs once (an op that
+ * writes nothing, a view, has no GB/s); GFLOP/s counts 2 x result elements x the
  * reduction length for ops whose hints name a reduction (the matrix
  * family).  The host cost is the time to issue one call of the small
  * (standard) case without waiting, over 100 back-to-back calls.
@@ -87,6 +93,20 @@ static clops_status bench_source(void *vctx, const clops_device *d, strbuf *sb)
               "    if (i < n)\n"
               "        dst[i] = src[i];\n"
               "}\n"
+              "__kernel void chk_copy1(__global float *restrict dst,\n"
+              "                        __global const float *restrict src, ulong n)\n"
+              "{\n"
+              "    ulong i = get_global_id(0);\n"
+              "    if (i < n)\n"
+              "        dst[i] = src[i];\n"
+              "}\n"
+              "__kernel void chk_copy16(__global float16 *restrict dst,\n"
+              "                         __global const float16 *restrict src, ulong n)\n"
+              "{\n"
+              "    ulong i = get_global_id(0);\n"
+              "    if (i < n)\n"
+              "        dst[i] = src[i];\n"
+              "}\n"
               "__kernel void chk_empty(__global int *p)\n"
               "{\n"
               "    if (get_global_id(0) == 1u << 30)\n"
@@ -101,7 +121,7 @@ static clops_status bench_source(void *vctx, const clops_device *d, strbuf *sb)
 static clops_status get_kernel(clops_device *d, const char *name, uint64_t tag, src_ctx *sc,
                                host_kernel **k)
 {
-    host_kkey key = {{0x63686b62656e6368ull, tag, strcmp(name, "chk_empty") == 0, 0}};
+    host_kkey key = {{0x63686b62656e6368ull, tag, chk_hash_str(CHK_HASH_INIT, name), 1}};
     char pname[96];
     snprintf(pname, sizeof pname, "check/device-figures/%llx", (unsigned long long)tag);
     host_kernel_request req = {pname, name, bench_source, sc, NULL};
@@ -130,32 +150,71 @@ static double cpu_copy_peak(int reps)
     return gbs;
 }
 
-clops_status chk_bench_device(clops_device *d, int reps, chk_device_figures *out)
+/* One copy of the copy peak: kernel `name` (NULL: clEnqueueCopyBuffer)
+ * moving vectors of vec_bytes, one per work item; local 0: the driver's
+ * work-group size; gpu_only: tried on GPUs only (a CPU runtime never
+ * gains from narrower vectors, and they take seconds there).  A grid-stride
+ * loop was tried too and dropped: never the fastest, and 15 times slower
+ * than the others on POCL. */
+typedef struct copy_variant {
+    const char *label, *name;
+    size_t vec_bytes, local;
+    bool gpu_only;
+} copy_variant;
+
+static const copy_variant copy_variants[] = {
+    {"float4 per item", "chk_copy4", 16, 0, false},
+    {"float per item", "chk_copy1", 4, 0, true},
+    {"float16 per item", "chk_copy16", 64, 0, false},
+    {"float4 per item, wg 64", "chk_copy4", 16, 64, false},
+    {"float4 per item, wg 256", "chk_copy4", 16, 256, false},
+    {"clEnqueueCopyBuffer", NULL, 1, 0, false},
+};
+
+/* Median seconds of `reps` runs of copy variant v from src to dst. */
+static clops_status time_copy(clops_device *d, const copy_variant *v, host_block *dst,
+                              host_block *src, size_t bytes, int reps, double *seconds)
 {
-    out->copy_peak_gbs = out->launch_us = out->enqueue_us = out->build_cold_s = NAN;
-    if (reps <= 0)
-        reps = 10;
-    if (reps > 64)
-        reps = 64;
-    if (host_is_cpu(d)) {
-        out->copy_peak_gbs = cpu_copy_peak(reps);
-        return CLOPS_OK;
-    }
+    *seconds = NAN;
+    host_kernel *k = NULL;
     src_ctx sc;
     snprintf(sc.nonce, sizeof sc.nonce, "reusable");
-    host_kernel *copy = NULL, *empty = NULL;
-    clops_status st = get_kernel(d, "chk_copy4", 1, &sc, &copy);
-    if (st == CLOPS_OK)
-        st = get_kernel(d, "chk_empty", 1, &sc, &empty);
+    clops_status st = v->name ? get_kernel(d, v->name, 1, &sc, &k) : CLOPS_OK;
     if (st)
         return st;
+    if (v->local > d->info.max_work_group_size || (v->gpu_only && !d->info.is_gpu))
+        return CLOPS_OK;
+    cl_ulong n = bytes / v->vec_bytes;
+    host_arg args[3] = {{sizeof dst->mem, &dst->mem}, {sizeof src->mem, &src->mem},
+                        {sizeof n, &n}};
+    size_t global = (size_t)n;
+    double t[64];
+    for (int r = -1; r < reps && st == CLOPS_OK; r++) {
+        double t0 = now_s();
+        if (!k)
+            st = host_copy_buffer(d, src->mem, 0, dst->mem, 0, bytes);
+        else if (v->local)
+            st = host_launch_local(d, k, 3, args, global, v->local);
+        else
+            st = host_launch(d, k, 3, args, global);
+        if (st == CLOPS_OK)
+            st = host_finish(d);
+        if (r >= 0) /* r = -1: an untimed first run */
+            t[r] = now_s() - t0;
+    }
+    if (st == CLOPS_OK)
+        *seconds = median(t, reps);
+    return st;
+}
 
-    /* Copy peak. */
+/* The copy peak of an OpenCL device: the fastest of copy_variants. */
+static clops_status copy_peak(clops_device *d, int reps, chk_device_figures *out)
+{
     size_t bytes = (size_t)256 << 20;
     if (bytes > d->info.max_alloc_bytes / 8)
-        bytes = (size_t)(d->info.max_alloc_bytes / 8) & ~(size_t)15;
+        bytes = (size_t)(d->info.max_alloc_bytes / 8) & ~(size_t)63;
     host_block *src = NULL, *dst = NULL;
-    st = host_alloc(d, bytes, &src);
+    clops_status st = host_alloc(d, bytes, &src);
     if (st == CLOPS_OK)
         st = host_alloc(d, bytes, &dst);
     if (st == CLOPS_OK) {
@@ -172,27 +231,44 @@ clops_status chk_bench_device(clops_device *d, int reps, chk_device_figures *out
             st = host_write(d, dst->mem, 0, fill, bytes);
         free(fill);
     }
-    if (st == CLOPS_OK) {
-        cl_ulong n4 = bytes / 16;
-        host_arg args[3] = {{sizeof dst->mem, &dst->mem}, {sizeof src->mem, &src->mem},
-                            {sizeof n4, &n4}};
-        size_t global = (size_t)n4;
-        st = host_launch(d, copy, 3, args, global);
-        if (st == CLOPS_OK)
-            st = host_finish(d);
-        double t[64];
-        for (int r = 0; r < reps && st == CLOPS_OK; r++) {
-            double t0 = now_s();
-            st = host_launch(d, copy, 3, args, global);
-            if (st == CLOPS_OK)
-                st = host_finish(d);
-            t[r] = now_s() - t0;
+    for (size_t i = 0; i < sizeof copy_variants / sizeof copy_variants[0] && st == CLOPS_OK;
+         i++) {
+        double sec = NAN;
+        st = time_copy(d, &copy_variants[i], dst, src, bytes, reps, &sec);
+        double gbs = 2.0 * (double)bytes / sec / 1e9;
+        if (st == CLOPS_OK && isfinite(gbs) &&
+            (!isfinite(out->copy_peak_gbs) || gbs > out->copy_peak_gbs)) {
+            out->copy_peak_gbs = gbs;
+            snprintf(out->copy_peak_kernel, sizeof out->copy_peak_kernel, "%s",
+                     copy_variants[i].label);
         }
-        if (st == CLOPS_OK)
-            out->copy_peak_gbs = 2.0 * (double)bytes / median(t, reps) / 1e9;
     }
     host_free(src);
     host_free(dst);
+    return st;
+}
+
+clops_status chk_bench_device(clops_device *d, int reps, chk_device_figures *out)
+{
+    out->copy_peak_gbs = out->launch_us = out->enqueue_us = out->build_cold_s = NAN;
+    snprintf(out->copy_peak_kernel, sizeof out->copy_peak_kernel, "%s",
+             host_is_cpu(d) ? "memcpy" : "-");
+    if (reps <= 0)
+        reps = 10;
+    if (reps > 64)
+        reps = 64;
+    if (host_is_cpu(d)) {
+        out->copy_peak_gbs = cpu_copy_peak(reps);
+        return CLOPS_OK;
+    }
+    src_ctx sc;
+    snprintf(sc.nonce, sizeof sc.nonce, "reusable");
+    host_kernel *empty = NULL;
+    clops_status st = get_kernel(d, "chk_empty", 1, &sc, &empty);
+    if (st)
+        return st;
+
+    st = copy_peak(d, reps, out);
     if (st)
         return st;
 
@@ -346,23 +422,53 @@ static clops_status host_cost(chk_prepared *p, double *us)
     return st;
 }
 
-/* Elements per tensor for a device: a call moves ~2 ms of data at its copy
- * peak, within [2^23, 2^26] (at least 32 MiB of float32 per tensor, more
- * than the last-level caches of the CPUs POCL runs on, so GB/s is memory
- * bandwidth, comparable with the copy peak). */
-static int64_t bench_elems(const chk_device_figures *fig, int ntensors)
+void chk_bench_sizes_for(clops_device *const *devs, const chk_device_figures *figs, int n,
+                         chk_bench_sizes *out)
 {
-    double peak = fig && isfinite(fig->copy_peak_gbs) ? fig->copy_peak_gbs : 20.0;
-    double e = peak * 1e9 * 2e-3 / (4.0 * (ntensors > 0 ? ntensors : 1));
+    out->size_peak_gbs = NAN;
+    out->max_alloc_bytes = out->mem_bytes = UINT64_MAX;
+    out->side = 2048;
+    for (int k = 0; k < n; k++) {
+        const clops_device_info *in = clops_device_get_info(devs[k]);
+        double pk = figs ? figs[k].copy_peak_gbs : NAN;
+        if (isfinite(pk) && (!isfinite(out->size_peak_gbs) || pk > out->size_peak_gbs))
+            out->size_peak_gbs = pk;
+        if (!in->is_gpu)
+            out->side = 256;
+        if (in->type == CLOPS_DEVICE_OPENCL && in->max_alloc_bytes &&
+            in->max_alloc_bytes < out->max_alloc_bytes)
+            out->max_alloc_bytes = in->max_alloc_bytes;
+        if (in->type == CLOPS_DEVICE_OPENCL && in->global_mem_bytes &&
+            in->global_mem_bytes < out->mem_bytes)
+            out->mem_bytes = in->global_mem_bytes;
+    }
+}
+
+/* Elements per tensor: a call moves ~2 ms of data at the fastest device's
+ * copy peak, within [2^23, 2^26] (at least 32 MiB of float32 per tensor,
+ * more than the last-level caches of the CPUs POCL runs on and of current
+ * GPUs, so GB/s is memory bandwidth, comparable with the copy peak), and
+ * within the smallest device's limits (one tensor of 8-byte elements under
+ * its largest allocation, all of them under half its memory). */
+static int64_t bench_elems(const chk_bench_sizes *sz, int ntensors)
+{
+    double peak = sz && isfinite(sz->size_peak_gbs) ? sz->size_peak_gbs : 20.0;
+    int nt = ntensors > 0 ? ntensors : 1;
+    double e = peak * 1e9 * 2e-3 / (4.0 * nt);
     if (e < 8388608)
         e = 8388608;
     if (e > 67108864)
         e = 67108864;
-    return (int64_t)e;
+    if (sz && sz->max_alloc_bytes != UINT64_MAX && e > (double)sz->max_alloc_bytes / 8)
+        e = (double)sz->max_alloc_bytes / 8;
+    if (sz && sz->mem_bytes != UINT64_MAX && e * 8 * nt > (double)sz->mem_bytes / 2)
+        e = (double)sz->mem_bytes / 2 / 8 / nt;
+    return (int64_t)e & ~(int64_t)1023;
 }
 
 clops_status chk_bench_op(const clops_op *op, clops_device *d, clops_dtype dt,
-                          const chk_device_figures *fig, int reps, chk_bench_result *out)
+                          const chk_device_figures *fig, const chk_bench_sizes *sz, int reps,
+                          chk_bench_result *out)
 {
     memset(out, 0, sizeof *out);
     out->op = clops_op_name(op);
@@ -370,6 +476,7 @@ clops_status chk_bench_op(const clops_op *op, clops_device *d, clops_dtype dt,
     out->device = d->info.index;
     out->status = CHK_SKIP;
     out->gbs = out->gflops = out->ratio_to_peak = out->host_us = out->device_us = NAN;
+    out->bytes = out->flop = NAN;
     out->cold_compile_s = out->warm_first_call_s = NAN;
     out->reps = reps > 0 ? reps : DEFAULT_REPS;
     chk_opinfo info;
@@ -378,9 +485,9 @@ clops_status chk_bench_op(const clops_op *op, clops_device *d, clops_dtype dt,
         return st;
     out->kernel = chk_resolve_kernel(op, d, out->kernel_name, sizeof out->kernel_name);
     chk_case big, small;
-    int64_t side = d->info.is_gpu ? 2048 : 256;
+    int64_t side = sz ? sz->side : d->info.is_gpu ? 2048 : 256;
     if (info.skip[0] || !chk_bench_case(&info, dt, 0, 0, &small) ||
-        !chk_bench_case(&info, dt, bench_elems(fig, info.ninputs + 1), side, &big)) {
+        !chk_bench_case(&info, dt, bench_elems(sz, info.ninputs + 1), side, &big)) {
         snprintf(out->message, sizeof out->message, "%s",
                  info.skip[0] ? info.skip : "no bench case for this dtype");
         snprintf(out->case_name, sizeof out->case_name, "-");
@@ -397,18 +504,25 @@ clops_status chk_bench_op(const clops_op *op, clops_device *d, clops_dtype dt,
     if (op_st == CLOPS_OK) {
         double bytes = chk_prepared_input_bytes(p) + out_bytes;
         out->device_us = per_call * 1e6;
+        bool blas = info.reduce_arg >= 0 && clops_op_has_tag(op, "blas");
         /* An op that writes nothing (a view) moves no data: no GB/s. */
-        if (out_bytes > 0)
+        if (out_bytes > 0) {
+            out->bytes = bytes;
             out->gbs = bytes / per_call / 1e9;
-        if (out_bytes > 0 && fig && isfinite(fig->copy_peak_gbs) && fig->copy_peak_gbs > 0)
+        }
+        /* Matrix products are compute-bound: GFLOP/s, no ratio to the
+         * copy peak. */
+        if (!blas && out_bytes > 0 && fig && isfinite(fig->copy_peak_gbs) &&
+            fig->copy_peak_gbs > 0)
             out->ratio_to_peak = out->gbs / fig->copy_peak_gbs;
-        if (info.reduce_arg >= 0 && clops_op_has_tag(op, "blas") && out_bytes > 0) {
+        if (blas && out_bytes > 0) {
             const chk_tspec *t = &big.args[info.reduce_arg].t;
             int dim = info.reduce_dim < 0 ? t->ndim + info.reduce_dim : info.reduce_dim;
             if (dim >= 0 && dim < t->ndim) {
                 /* result elements: the output bytes over the dtype size */
                 double res_elems = out_bytes / (double)clops_dtype_size(dt);
-                out->gflops = 2.0 * res_elems * (double)t->sizes[dim] / per_call / 1e9;
+                out->flop = 2.0 * res_elems * (double)t->sizes[dim];
+                out->gflops = out->flop / per_call / 1e9;
             }
         }
     }
@@ -428,6 +542,7 @@ clops_status chk_bench_op(const clops_op *op, clops_device *d, clops_dtype dt,
         snprintf(out->message, sizeof out->message, "%s%s",
                  refused ? "not supported for this dtype: " : "", clops_last_error());
         out->gbs = out->gflops = out->ratio_to_peak = out->device_us = out->host_us = NAN;
+        out->bytes = out->flop = NAN;
     }
     chk_opinfo_free(&info);
     return CLOPS_OK;

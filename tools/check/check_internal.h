@@ -55,7 +55,8 @@ clops_status chk_prepare(const chk_opinfo *info, const chk_case *c, clops_device
 /* One call (results released); *out_bytes (may be NULL) receives the bytes
  * of the outputs. */
 clops_status chk_prepared_call(chk_prepared *p, bool sync, double *out_bytes);
-/* Bytes of the case's tensor inputs (an expanded input counts its base). */
+/* Bytes of the case's tensor inputs (an expanded input counts its base; an
+ * input the `unread` hint names counts nothing). */
 double chk_prepared_input_bytes(const chk_prepared *p);
 void chk_prepared_free(chk_prepared *p);
 

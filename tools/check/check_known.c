@@ -26,6 +26,9 @@
  *   - atol 1e-5 for addr: beta * self + alpha * vec1 * vec2 adds terms up
  *     to about 20 that may cancel, so the error is a few float32 ULPs of
  *     20 (2e-6 each), not of the result;
+ *   - unread [self]: copy_, fill_ and zero_ overwrite self without reading
+ *     it (the functional forms use only its shape), so a benchmark counts
+ *     no read of it (copy_ moves 2 x its bytes, not 3 x);
  *   - dtypes: OpenCL devices run floating matrix products only (CLBlast;
  *     integer products are refused there and run on the CPU device, as
  *     CUDA refuses them in PyTorch), so the cross-device check covers the
@@ -61,6 +64,13 @@ static const struct {
                "[[2,1,5,7],[3,7,4]]],\"reduction\":[0,-1]," FLOATS "}"},
     {"linear", "{\"shapes\":[[[5,7],[3,7],[3]],[[2,5,7],[3,7],[3]],[[5,7],[3,7],null]],"
                "\"reduction\":[0,-1]," FLOATS "}"},
+    /* Ops that overwrite self: its values are never read. */
+    {"copy", "{\"unread\":[\"self\"]}"},
+    {"fill", "{\"unread\":[\"self\"]}"},
+    {"zero", "{\"unread\":[\"self\"]}"},
+    {"zeros_like", "{\"unread\":[\"self\"]}"},
+    {"ones_like", "{\"unread\":[\"self\"]}"},
+    {"full_like", "{\"unread\":[\"self\"]}"},
     /* Factories whose result is uninitialised memory: nothing to compare. */
     {"empty", "{\"skip\":\"uninitialised result\"}"},
     {"empty_strided", "{\"skip\":\"uninitialised result\"}"},

@@ -573,12 +573,27 @@ clops_status chk_prepared_call(chk_prepared *p, bool sync, double *out_bytes)
     return st;
 }
 
+/* Whether the `unread` hint names argument i: the op overwrites it (or
+ * uses only its shape and dtype) without reading its values. */
+static bool arg_unread(const chk_opinfo *info, int i)
+{
+    const cJSON *u = chk_hint(info, "unread");
+    const cJSON *e = NULL;
+    cJSON_ArrayForEach(e, u)
+    {
+        if (cJSON_IsString(e) && strcmp(e->valuestring, info->schema->args[i].name) == 0)
+            return true;
+    }
+    return false;
+}
+
 double chk_prepared_input_bytes(const chk_prepared *p)
 {
     double b = 0;
     for (int i = 0; i < p->c.nargs; i++) {
         const chk_argval *a = &p->c.args[i];
-        if ((a->role != CHK_ROLE_INPUT && a->role != CHK_ROLE_MUTATED) || a->t.none)
+        if ((a->role != CHK_ROLE_INPUT && a->role != CHK_ROLE_MUTATED) || a->t.none ||
+            arg_unread(p->info, i))
             continue;
         int64_t shape[CLOPS_MAX_DIMS];
         if (a->t.layout == CHK_EXPANDED)

@@ -4,8 +4,17 @@
  * every device found, written as report.html, report.md and report.json.
  *
  *     clops compare [--out DIR] [--full] [--set SET] [--device SEL]... [--op GLOB]...
- *                   [--dtype LIST]... [--reps N] [--no-bench] [--no-check]
+ *                   [--dtype LIST]... [--reps N] [--baseline DEVICE] [--no-bench]
+ *                   [--no-check]
+ *
+ * It names the devices first, runs the checks, measures every device's
+ * copy peak and then benchmarks every op at the same shapes on every
+ * device, and ends with a short performance summary (the fastest device
+ * per op family, each device's speed relative to the baseline) above the
+ * counts and the report's path.
  */
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,10 +29,79 @@ static const cli_option compare_options[] = {
     CLI_OPTION_OP,
     CLI_OPTION_DTYPE,
     {"reps", 'r', CLI_OPT_VALUE, "N", "bench repetitions behind each median (default 10)"},
+    {"baseline", 0, CLI_OPT_VALUE, "DEVICE",
+     "the device speed ratios refer to (default: the first device)"},
     {"no-bench", 0, CLI_OPT_FLAG, NULL, "check only"},
     {"no-check", 0, CLI_OPT_FLAG, NULL, "bench only"},
     CLI_OPTION_END,
 };
+
+/* Prints the devices taking part (stderr, before the long phases). */
+static void print_devices(clops_device *const *devs, int n, int base)
+{
+    fprintf(stderr, "compare: %d device%s\n", n, n == 1 ? "" : "s");
+    for (int k = 0; k < n; k++) {
+        const clops_device_info *in = clops_device_get_info(devs[k]);
+        fprintf(stderr, "  %-10s %s (%s, %s)%s\n", clops_device_label(devs[k]), in->name,
+                in->type == CLOPS_DEVICE_CPU ? "clops CPU device" : in->platform_name,
+                in->driver_version[0] ? in->driver_version : "-",
+                k == base ? "  [baseline]" : "");
+    }
+}
+
+/* The short performance summary: per op family the fastest device and
+ * each device's speed relative to the baseline. */
+static void print_perf_summary(const report *r, FILE *f)
+{
+    report_bench_table t;
+    if (report_bench_table_build(r, &t) != CLOPS_OK)
+        return;
+    report_perf_summary ps;
+    report_perf_summarize(r, &t, &ps);
+    if (ps.nfamilies > 0 && ps.ndevices > 0) {
+        fprintf(f, "\nPerformance (same shapes on every device; speed = %s's time / the "
+                   "device's, geometric mean):\n",
+                r->devices[ps.baseline].label);
+        cli_table tb;
+        const char *h[3 + REPORT_SUM_MAX_DEVICES] = {"family", "ops", "fastest"};
+        char align[4 + REPORT_SUM_MAX_DEVICES] = "lrl";
+        for (int j = 0; j < ps.ndevices; j++) {
+            h[3 + j] = r->devices[j].label;
+            align[3 + j] = 'r';
+            align[4 + j] = '\0';
+        }
+        cli_table_init(&tb, align, 3 + ps.ndevices, h);
+        for (int i = 0; i < ps.nfamilies; i++) {
+            const report_family_perf *fp = &ps.fam[i];
+            char rows[16], fast[64], sp[REPORT_SUM_MAX_DEVICES][32];
+            const char *row[3 + REPORT_SUM_MAX_DEVICES];
+            snprintf(rows, sizeof rows, "%d", fp->rows);
+            if (fp->fastest >= 0)
+                snprintf(fast, sizeof fast, "%s (%d)", r->devices[fp->fastest].label,
+                         fp->wins[fp->fastest]);
+            else
+                snprintf(fast, sizeof fast, "-");
+            row[0] = fp->family;
+            row[1] = rows;
+            row[2] = fast;
+            for (int j = 0; j < ps.ndevices; j++) {
+                if (isfinite(fp->speedup[j]))
+                    snprintf(sp[j], sizeof sp[j], "%.2fx", fp->speedup[j]);
+                else
+                    snprintf(sp[j], sizeof sp[j], "-");
+                row[3 + j] = sp[j];
+            }
+            cli_table_row(&tb, row);
+        }
+        cli_table_print(&tb, f, "  ");
+        cli_table_free(&tb);
+        if (ps.above_peak)
+            fprintf(f, "  %d result%s above the copy peak (see the report)\n", ps.above_peak,
+                    ps.above_peak == 1 ? "" : "s");
+        fprintf(f, "  benchmarks: %d skipped, %d errors\n", ps.skipped, ps.errors);
+    }
+    report_bench_table_free(&t);
+}
 
 /* Runs `clops compare`. */
 static int run_compare(const cli_args *args)
@@ -58,11 +136,29 @@ static int run_compare(const cli_args *args)
         return rc;
     bs.devs = cs.devs;
     bs.ndev = cs.ndev;
+    int base = 0;
+    const char *bv = cli_value(args, "baseline");
+    if (bv) {
+        clops_device *bd = NULL;
+        base = -1;
+        if (clops_device_find(bv, &bd) == CLOPS_OK)
+            for (int k = 0; k < cs.ndev; k++)
+                if (cs.devs[k] == bd)
+                    base = k;
+        if (base < 0) {
+            free(cs.devs);
+            return cli_usage_error(cmd, "--baseline '%s' is not one of the compared devices",
+                                   bv);
+        }
+    }
+    print_devices(cs.devs, cs.ndev, base);
     const clops_op **ops = NULL;
     int n = 0;
     report r;
     report_init(&r, "compare");
     snprintf(r.mode, sizeof r.mode, "%s", chk_set_name(cs.set));
+    if (bv)
+        r.baseline = clops_device_get_info(cs.devs[base])->index;
     report_set_note(&r, clops_device_discovery_note());
     double t0 = cli_now();
     rc = cli_suite_ops(&cs, &ops, &n);
@@ -79,6 +175,8 @@ static int run_compare(const cli_args *args)
             report_summary sum = report_summarize(&r);
             if (do_check)
                 cli_print_failures(&r, stdout, 10);
+            if (do_bench)
+                print_perf_summary(&r, stdout);
             char secs[32];
             printf("\n%d ops on %d device%s in %s: %d passed, %d failed (%d errors), %d "
                    "skipped\nReport written to %s/report.html (also report.md, report.json)\n",
@@ -99,7 +197,7 @@ const cli_command cli_cmd_compare = {
     .name = "compare",
     .summary = "check + bench on every device, written as report.html, report.md, report.json",
     .usage = "clops compare [--out DIR] [--full] [--set SET] [--device SEL]... [--op GLOB]... "
-             "[--dtype LIST]... [--reps N] [--no-bench] [--no-check]",
+             "[--dtype LIST]... [--reps N] [--baseline DEVICE] [--no-bench] [--no-check]",
     .help = "Runs `clops check` and then `clops bench` on every OpenCL device (or the "
             "--device selection; the CPU when there is no OpenCL device) and writes into DIR "
             "(default ./clops-report): report.html (self-contained: inline CSS and SVG, "
@@ -107,7 +205,10 @@ const cli_command cli_cmd_compare = {
             "report.json (every result; the documents can be regenerated from it).  The "
             "default is the representative set: one op per kernel family, the dtypes float32, "
             "float16, int32 and bool and the main layouts for the checks, float32 for the "
-            "benchmarks; --full runs every op, dtype and case.  Prints where the report is.  "
+            "benchmarks; --full runs every op, dtype and case.  Every device is benchmarked at "
+            "the same shapes, so each op has one row with a column per device (time, GB/s or "
+            "GFLOP/s, speed relative to the first device or --baseline).  Ends with a short "
+            "performance summary and where the report is.  "
             "Exit status 1 when a check failed (the report is written anyway).",
     .options = compare_options,
     .min_pos = 0,

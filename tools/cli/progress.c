@@ -48,10 +48,14 @@ void cli_progress_start(cli_progress *p, cli_progress_mode mode, const char *tit
 
 double cli_progress_eta(const cli_progress *p)
 {
-    if (p->done == 0 || p->total <= p->done)
-        return p->total && p->done >= p->total ? 0.0 : -1.0;
-    double elapsed = cli_now() - p->start;
-    return elapsed / p->done * (p->total - p->done);
+    if (p->total && p->done >= p->total)
+        return 0.0;
+    /* The first item pays the phase's start-up (a cold kernel cache, the
+     * first program builds): the rate comes from the items after it. */
+    if (p->done < 2)
+        return -1.0;
+    double elapsed = cli_now() - p->first_end;
+    return elapsed / (p->done - 1) * (p->total - p->done);
 }
 
 /* Erases the bar line. */
@@ -112,6 +116,8 @@ void cli_progress_begin(cli_progress *p, const char *item)
 void cli_progress_end(cli_progress *p, bool ok, const char *note)
 {
     p->done++;
+    if (p->done == 1)
+        p->first_end = cli_now();
     if (!ok)
         p->failed++;
     if (p->mode == CLI_PROGRESS_BAR) {

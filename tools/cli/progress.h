@@ -36,6 +36,7 @@ typedef struct cli_progress {
     char unit[16];          /* "ops" */
     int total, done, failed;
     double start, item_start, last_draw;
+    double first_end;       /* when the first item finished (the ETA's origin) */
     char current[96];       /* item in progress */
     int width;              /* terminal columns */
     bool drawn;             /* a bar line is on screen */
@@ -58,7 +59,9 @@ void cli_progress_message(cli_progress *p, const char *fmt, ...)
 /* Clears the bar and prints "check: 40 ops in 2m10s, 2 failed". */
 void cli_progress_finish(cli_progress *p);
 
-/* Seconds left at the current rate, or a negative number when unknown. */
+/* Seconds left at the rate of the items after the first (which pays the
+ * start-up: cold caches, first builds), or a negative number while fewer
+ * than two items finished. */
 double cli_progress_eta(const cli_progress *p);
 
 #endif /* CLOPS_TOOLS_CLI_PROGRESS_H */

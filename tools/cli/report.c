@@ -88,6 +88,7 @@ void report_init(report *r, const char *command)
         r->host[0] = '\0';
     r->host[sizeof r->host - 1] = '\0';
     r->wall_s = NAN;
+    r->baseline = -1;
 }
 
 void report_free(report *r)
@@ -186,6 +187,7 @@ void report_bench_init(report_bench *b)
     b->status = REPORT_SKIP;
     b->kernel = REPORT_KERNEL_NONE;
     b->gbs = b->gflops = b->ratio_to_peak = b->host_us = b->device_us = NAN;
+    b->bytes = b->flop = NAN;
     b->cold_compile_s = b->warm_first_call_s = NAN;
 }
 
@@ -333,6 +335,7 @@ cJSON *report_to_json(const report *r)
     rj_str(root, "host", r->host, &ok);
     rj_str(root, "mode", r->mode, &ok);
     rj_num(root, "wall_seconds", r->wall_s, &ok);
+    rj_num(root, "baseline_device", r->baseline >= 0 ? r->baseline : NAN, &ok);
     rj_str(root, "discovery_note", r->note ? r->note : "", &ok);
     cJSON *devs = cJSON_AddArrayToObject(root, "devices");
     cJSON *res = cJSON_AddArrayToObject(root, "results");
@@ -352,6 +355,7 @@ cJSON *report_to_json(const report *r)
             break;
         }
         rj_num(m, "copy_peak_gbs", d->copy_peak_gbs, &ok);
+        rj_str(m, "copy_peak_kernel", d->copy_peak_kernel, &ok);
         rj_num(m, "launch_us", d->launch_us, &ok);
         rj_num(m, "enqueue_us", d->enqueue_us, &ok);
         rj_num(m, "build_cold_s", d->build_cold_s, &ok);
@@ -383,6 +387,9 @@ cJSON *report_to_json(const report *r)
             break;
         }
         rj_str(o, "kernel_name", b->kernel_name, &ok);
+        rj_str(o, "family", b->family, &ok);
+        rj_num(o, "bytes_per_call", b->bytes, &ok);
+        rj_num(o, "flop_per_call", b->flop, &ok);
         rj_num(o, "gbs", b->gbs, &ok);
         rj_num(o, "gflops", b->gflops, &ok);
         rj_num(o, "ratio_to_peak", b->ratio_to_peak, &ok);
@@ -503,6 +510,7 @@ static clops_status rj_read_device(const cJSON *o, const char *name, int i, repo
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, "measured");
     if (cJSON_IsObject(m)) {
         d->copy_peak_gbs = rj_get_num(m, "copy_peak_gbs");
+        rj_get_str(m, "copy_peak_kernel", d->copy_peak_kernel, sizeof d->copy_peak_kernel);
         d->launch_us = rj_get_num(m, "launch_us");
         d->enqueue_us = rj_get_num(m, "enqueue_us");
         d->build_cold_s = rj_get_num(m, "build_cold_s");
@@ -568,6 +576,9 @@ static clops_status rj_read_result(const cJSON *o, const char *name, int i, repo
         b.status = st;
         b.kernel = k;
         memcpy(b.kernel_name, kernel_name, sizeof b.kernel_name);
+        rj_get_str(o, "family", b.family, sizeof b.family);
+        b.bytes = rj_get_num(o, "bytes_per_call");
+        b.flop = rj_get_num(o, "flop_per_call");
         b.gbs = rj_get_num(o, "gbs");
         b.gflops = rj_get_num(o, "gflops");
         b.ratio_to_peak = rj_get_num(o, "ratio_to_peak");
@@ -607,6 +618,8 @@ clops_status report_from_json(const cJSON *root, const char *name, report *r)
     rj_get_str(root, "host", r->host, sizeof r->host);
     rj_get_str(root, "mode", r->mode, sizeof r->mode);
     r->wall_s = rj_get_num(root, "wall_seconds");
+    double base = rj_get_num(root, "baseline_device");
+    r->baseline = isfinite(base) && base >= 0 && base < 1e9 ? (int)base : -1;
     rj_get_str(root, "discovery_note", note, sizeof note);
     if ((st = report_set_note(r, note)))
         goto fail;

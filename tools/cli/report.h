@@ -62,7 +62,8 @@ typedef enum report_kernel {
 typedef struct report_device {
     clops_device_info info;   /* info.index is the device's clops index */
     char label[24];           /* "cpu", "opencl:0" */
-    double copy_peak_gbs;     /* plain copy kernel, large buffer, GB/s */
+    double copy_peak_gbs;     /* best of a few copy kernels, large buffer, GB/s */
+    char copy_peak_kernel[48]; /* the copy that set it ("float4 per item"); "" if unknown */
     double launch_us;         /* launch + finish of a tiny kernel, µs (median) */
     double enqueue_us;        /* host cost of one enqueue, µs (median) */
     double build_cold_s;      /* one program built from source, s (median) */
@@ -94,6 +95,9 @@ typedef struct report_bench {
     report_status status;            /* pass (measured), skip or error */
     report_kernel kernel;
     char kernel_name[96];            /* the kernel's label; "" if unknown */
+    char family[32];                 /* op family ("pointwise", "matrix"); "" if unknown */
+    double bytes;                    /* bytes read + written per call, NAN if none */
+    double flop;                     /* floating-point operations per call (matrix products) */
     double gbs;                      /* achieved GB/s (bytes read + written) */
     double gflops;                   /* GFLOP/s for compute-bound ops, else NAN */
     double ratio_to_peak;            /* gbs / device copy peak */
@@ -111,6 +115,7 @@ typedef struct report {
     char created[32];     /* "2026-11-03T12:00:00Z" */
     char host[128];       /* host name */
     char mode[32];        /* "representative", "full" or "" */
+    int baseline;         /* clops index of the device ratios refer to; -1: the first */
     double wall_s;        /* NAN when unknown */
     char *note;           /* device discovery note; may be NULL */
     report_device *devices;
@@ -223,6 +228,56 @@ typedef struct report_bench_table {
 
 clops_status report_bench_table_build(const report *r, report_bench_table *t);
 void report_bench_table_free(report_bench_table *t);
+
+/* Bench figures above the copy peak by more than this factor are reported
+ * as "above copy peak" (measurement noise on shared machines stays below). */
+#define REPORT_PEAK_NOISE 1.10
+
+/* Position in r->devices of the baseline device (the first when unset or
+ * absent). */
+int report_baseline_pos(const report *r);
+/* Whether a bench result is a compute (GFLOP/s) figure rather than a
+ * bandwidth one. */
+bool report_bench_is_compute(const report_bench *b);
+
+/* --- performance summary (report_perf.c) ------------------------------------------------ */
+
+#define REPORT_SUM_MAX_DEVICES 16
+#define REPORT_SUM_MAX_FAMILIES 24
+
+/* One op family: which device was fastest how often, and each device's
+ * speed relative to the baseline. */
+typedef struct report_family_perf {
+    char family[32];
+    int rows;                                 /* rows measured on 2+ devices (1 alone) */
+    int wins[REPORT_SUM_MAX_DEVICES];         /* rows where device j was the fastest */
+    int compared[REPORT_SUM_MAX_DEVICES];     /* rows measured on j and the baseline */
+    double speedup[REPORT_SUM_MAX_DEVICES];   /* geometric mean of t_baseline / t_j */
+    int fastest;                              /* device position with most wins, -1 */
+} report_family_perf;
+
+typedef struct report_perf_summary {
+    int ndevices, baseline;  /* baseline: device position */
+    int nfamilies;
+    report_family_perf fam[REPORT_SUM_MAX_FAMILIES];
+    int above_peak;          /* results above REPORT_PEAK_NOISE x the copy peak */
+    int skipped, errors;     /* bench results skipped / erroring */
+} report_perf_summary;
+
+/* The ops failing a check on some device, and those that ran the CPU
+ * fallback on some device (check or bench), as comma-separated lists. */
+typedef struct report_op_lists_t {
+    int nfailing, nfallback;
+    char failing[2048], fallback[2048];
+} report_op_lists_t;
+
+/* Whether b holds a measured time. */
+bool report_bench_measured(const report_bench *b);
+/* Whether b's bandwidth is above its device's copy peak beyond noise. */
+bool report_bench_above_peak(const report *r, const report_bench *b);
+void report_perf_summarize(const report *r, const report_bench_table *t, report_perf_summary *s);
+void report_op_lists(const report *r, const report_matrix *m, const report_bench_table *t,
+                     report_op_lists_t *out);
 
 /* Formats a figure: "-" for NAN, else printf with `fmt`.  Returns buf. */
 char *report_fmt(double v, const char *fmt, char *buf, size_t cap);

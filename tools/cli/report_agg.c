@@ -293,3 +293,14 @@ clops_status report_write_dir(const report *r, const char *dir)
     sb_free(&sb);
     return st ? st : write_documents(r, dir);
 }
+
+int report_baseline_pos(const report *r)
+{
+    int pos = r->baseline >= 0 ? report_device_pos(r, r->baseline) : -1;
+    return pos >= 0 ? pos : 0;
+}
+
+bool report_bench_is_compute(const report_bench *b)
+{
+    return isfinite(b->gflops) || isfinite(b->flop);
+}

@@ -6,10 +6,9 @@
  * scripts, no fonts or images from the network (the tests check that the
  * output holds no http:// or https:// reference).  Sections: summary cards,
  * the device table with measured figures, the op × device pass/fail matrix
- * with maximum errors, a bar chart of each op's bandwidth as a ratio of each
- * device's copy peak (one bar per device, side by side), a table of
- * performance details, the ops that fell back to the CPU per device, and the
- * failing cases.
+ * with maximum errors, the charts and performance tables
+ * (report_html_perf.c), the ops that fell back to the CPU per device, the
+ * skipped cases by reason, and the failing cases.
  */
 #include <math.h>
 #include <stdio.h>
@@ -17,6 +16,7 @@
 
 #include "tools/cli/cli.h"
 #include "tools/cli/report.h"
+#include "tools/cli/report_html.h"
 
 /* Most failing cases listed in full. */
 #define HTML_MAX_FAILURES 500
@@ -25,14 +25,12 @@
 static const char *const html_palette[] = {"#4e79a7", "#f28e2b", "#76b7b2", "#b07aa1",
                                            "#59a14f", "#9c755f", "#ff9da7", "#bab0ac"};
 
-/* Colour of the device at position j. */
-static const char *html_color(int j)
+const char *html_color(int j)
 {
     return html_palette[j % (int)(sizeof html_palette / sizeof html_palette[0])];
 }
 
-/* Appends text with &, <, >, " and ' escaped. */
-static void html_esc(strbuf *sb, const char *s)
+void html_esc(strbuf *sb, const char *s)
 {
     for (const char *p = s ? s : ""; *p; p++) {
         switch (*p) {
@@ -117,7 +115,11 @@ static const char html_css[] =
     "td.msg{max-width:520px;white-space:pre-wrap;word-break:break-word;color:#3b4250}\n"
     "svg text{font-family:system-ui,-apple-system,'Segoe UI',Roboto,Arial,sans-serif}\n"
     "svg .mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}\n"
-    "footer{color:var(--muted);font-size:12px;padding:6px 0 40px}\n";
+    "footer{color:var(--muted);font-size:12px;padding:6px 0 40px}\n"
+    ".sum{display:grid;grid-template-columns:repeat(auto-fit,minmax(320px,1fr));gap:18px}\n"
+    ".sum h3{font-size:13.5px;margin:0 0 6px}\n"
+    ".above{color:var(--fail);font-weight:600}\n"
+    "td.dv{border-left:2px solid #d5d9e0}\n";
 
 /* Header bar, summary cards and table of contents. */
 static void html_head(const report *r, const report_matrix *m, strbuf *sb)
@@ -149,9 +151,10 @@ static void html_head(const report *r, const report_matrix *m, strbuf *sb)
     sb_append(sb, " &middot; host <b>");
     html_esc(sb, r->host[0] ? r->host : "?");
     sb_printf(sb, "</b> &middot; %s</p>\n", cli_fmt_seconds(r->wall_s, wall, sizeof wall));
-    sb_append(sb, "<nav class=\"toc\"><a href=\"#devices\">Devices</a><a href=\"#matrix\">"
-                  "Correctness</a><a href=\"#bandwidth\">Bandwidth</a><a href=\"#perf\">"
-                  "Performance</a><a href=\"#fallbacks\">CPU fallbacks</a><a href=\"#failures\">"
+    sb_append(sb, "<nav class=\"toc\"><a href=\"#summary\">Summary</a><a href=\"#devices\">"
+                  "Devices</a><a href=\"#matrix\">Correctness</a><a href=\"#bandwidth\">"
+                  "Charts</a><a href=\"#perf\">Performance</a><a href=\"#fallbacks\">CPU "
+                  "fallbacks</a><a href=\"#skips\">Skipped</a><a href=\"#failures\">"
                   "Failures</a></nav>\n</div></header>\n<main class=\"wrap\">\n"
                   "<section class=\"cards\">\n");
     struct {
@@ -168,8 +171,7 @@ static void html_head(const report *r, const report_matrix *m, strbuf *sb)
     sb_append(sb, "</section>\n");
 }
 
-/* A numeric table cell ("-" cells greyed). */
-static void html_num(strbuf *sb, double v, const char *fmt)
+void html_num(strbuf *sb, double v, const char *fmt)
 {
     char buf[48];
     report_fmt(v, fmt, buf, sizeof buf);
@@ -193,7 +195,8 @@ static void html_devices(const report *r, strbuf *sb)
 {
     sb_append(sb, "<section class=\"panel\" id=\"devices\"><h2>Devices</h2>\n"
                   "<p class=\"hint\">Capabilities as the driver reports them, and figures "
-                  "measured in this run: copy peak (a plain copy kernel on a large buffer), "
+                  "measured in this run: copy peak (the best of several copy kernels on a large "
+                  "buffer, named under the figure: a ceiling for every op), "
                   "launch overhead (launch + finish of a tiny kernel), host enqueue cost and "
                   "program build times.</p>\n<div class=\"scroll\"><table><thead><tr>"
                   "<th>#</th><th>Device</th><th>Platform</th><th>Driver</th><th>Type</th>"
@@ -218,7 +221,17 @@ static void html_devices(const report *r, strbuf *sb)
         sb_printf(sb, "<td class=\"nw\"><span class=\"pill %s\">fp64</span> "
                       "<span class=\"pill %s\">fp16</span></td>",
                   d->info.fp64 ? "yes" : "no", d->info.fp16 ? "yes" : "no");
-        html_num(sb, d->copy_peak_gbs, "%.1f");
+        {
+            char pk[32];
+            sb_printf(sb, "<td class=\"num\">%s", report_fmt(d->copy_peak_gbs, "%.1f", pk,
+                                                             sizeof pk));
+            if (d->copy_peak_kernel[0]) {
+                sb_append(sb, "<span class=\"sub\">");
+                html_esc(sb, d->copy_peak_kernel);
+                sb_append(sb, "</span>");
+            }
+            sb_append(sb, "</td>");
+        }
         html_num(sb, d->launch_us, "%.1f");
         html_num(sb, d->enqueue_us, "%.1f");
         char cold[32], warm[32];
@@ -292,224 +305,6 @@ static void html_matrix(const report *r, const report_matrix *m, strbuf *sb)
         for (int j = 0; j < r->ndevices; j++)
             html_matrix_cell(sb, report_matrix_cell(m, i, j));
         sb_append(sb, "</tr>\n");
-    }
-    sb_append(sb, "</tbody></table></div></section>\n");
-}
-
-/* True when a bench row has a bandwidth figure on some device. */
-static bool html_row_has_bw(const report_bench_table *t, int k)
-{
-    for (int j = 0; j < t->ndevices; j++) {
-        const report_bench *b = t->rows[k].per_device[j];
-        if (b && b->status == REPORT_PASS && isfinite(b->gbs))
-            return true;
-    }
-    return false;
-}
-
-/* Chart geometry. */
-enum {
-    SVG_W = 1240,   /* viewBox width */
-    SVG_LABEL = 300, /* left column for op labels */
-    SVG_RIGHT = 150, /* room for value labels after the longest bar */
-    SVG_BAR = 13,    /* bar height */
-    SVG_GAP = 3,     /* between bars of one op */
-    SVG_PAD = 12,    /* above and below each op's group */
-    SVG_TOP = 28     /* axis labels */
-};
-
-/* The bandwidth chart: per op, one bar per device, length = ratio to that
- * device's copy peak. */
-static void html_chart(const report *r, const report_bench_table *t, strbuf *sb)
-{
-    double maxr = 1.0;
-    int rows = 0;
-    for (int k = 0; k < t->nrows; k++) {
-        if (!html_row_has_bw(t, k))
-            continue;
-        rows++;
-        for (int j = 0; j < t->ndevices; j++) {
-            const report_bench *b = t->rows[k].per_device[j];
-            if (b && isfinite(b->ratio_to_peak) && b->ratio_to_peak > maxr)
-                maxr = b->ratio_to_peak;
-        }
-    }
-    maxr = ceil(maxr * 4.0) / 4.0; /* axis in steps of 25 % */
-    if (maxr > 4.0)
-        maxr = 4.0;
-    int nd = t->ndevices > 0 ? t->ndevices : 1;
-    int group = nd * SVG_BAR + (nd - 1) * SVG_GAP + 2 * SVG_PAD;
-    int height = SVG_TOP + rows * group + 8;
-    double x0 = SVG_LABEL, plot = SVG_W - SVG_LABEL - SVG_RIGHT;
-    sb_printf(sb, "<svg viewBox=\"0 0 %d %d\" width=\"100%%\" role=\"img\" "
-                  "aria-label=\"bandwidth as a ratio of copy peak\">\n",
-              SVG_W, height);
-    /* Alternate row shading, then the grid, then bars above both. */
-    for (int k = 0; k < rows; k++)
-        if (k % 2 == 0)
-            sb_printf(sb, "<rect x=\"0\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#f7f8fa\"/>\n",
-                      SVG_TOP + k * group, SVG_W, group);
-    for (double g = 0; g <= maxr + 1e-9; g += 0.25) {
-        double x = x0 + plot * g / maxr;
-        bool peak = fabs(g - 1.0) < 1e-9;
-        sb_printf(sb, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" "
-                      "stroke-width=\"1\"%s/>\n",
-                  x, SVG_TOP - 6, x, height - 8, peak ? "#8a93a3" : "#e3e6eb",
-                  peak ? " stroke-dasharray=\"4 3\"" : "");
-        sb_printf(sb, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" fill=\"#606a7b\" "
-                      "text-anchor=\"middle\">%.0f%%%s</text>\n",
-                  x, SVG_TOP - 12, g * 100, peak ? " of peak" : "");
-    }
-    int row = 0;
-    for (int k = 0; k < t->nrows; k++) {
-        if (!html_row_has_bw(t, k))
-            continue;
-        const report_bench *f = t->rows[k].first;
-        int y0 = SVG_TOP + row * group + SVG_PAD;
-        int mid = y0 + (group - 2 * SVG_PAD) / 2;
-        sb_printf(sb, "<text class=\"mono\" x=\"12\" y=\"%d\" font-size=\"12.5\" "
-                      "fill=\"#1c2230\">",
-                  mid - 2);
-        html_esc(sb, f->op);
-        sb_printf(sb, "</text>\n<text x=\"12\" y=\"%d\" font-size=\"11\" fill=\"#606a7b\">",
-                  mid + 12);
-        html_esc(sb, f->dtype);
-        if (f->case_name[0]) {
-            sb_append(sb, " &#183; ");
-            html_esc(sb, f->case_name);
-        }
-        sb_append(sb, "</text>\n");
-        for (int j = 0; j < t->ndevices; j++) {
-            const report_bench *b = t->rows[k].per_device[j];
-            int y = y0 + j * (SVG_BAR + SVG_GAP);
-            char v[64], p[32];
-            if (!b || b->status != REPORT_PASS || !isfinite(b->gbs)) {
-                sb_printf(sb, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" fill=\"#a3aab6\">%s"
-                              "</text>\n",
-                          x0 + 4, y + SVG_BAR - 3,
-                          !b ? "not measured" : report_status_name(b->status));
-                continue;
-            }
-            double ratio = isfinite(b->ratio_to_peak) ? b->ratio_to_peak : 0;
-            double w = plot * (ratio > maxr ? maxr : ratio) / maxr;
-            if (w < 1.5)
-                w = 1.5;
-            snprintf(v, sizeof v, "%.1f GB/s", b->gbs);
-            if (isfinite(b->ratio_to_peak))
-                snprintf(p, sizeof p, " &#183; %.0f%%", b->ratio_to_peak * 100);
-            else
-                snprintf(p, sizeof p, " &#183; no peak");
-            sb_printf(sb, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" rx=\"2\" "
-                          "fill=\"%s\"><title>",
-                      x0, y, w, SVG_BAR, html_color(j));
-            html_esc(sb, r->devices[j].label);
-            sb_append(sb, ": ");
-            html_esc(sb, v);
-            sb_printf(sb, "%s</title></rect>\n<text x=\"%.1f\" y=\"%d\" font-size=\"11\" "
-                          "fill=\"#3b4250\">%s%s</text>\n",
-                      p, x0 + w + 6, y + SVG_BAR - 3, v, p);
-        }
-        row++;
-    }
-    sb_append(sb, "</svg>\n");
-}
-
-/* The bandwidth section: legend and chart. */
-static void html_bandwidth(const report *r, const report_bench_table *t, strbuf *sb)
-{
-    sb_append(sb, "<section class=\"panel\" id=\"bandwidth\"><h2>Bandwidth relative to each "
-                  "device&#39;s copy peak</h2>\n<p class=\"hint\">Achieved GB/s (bytes read plus "
-                  "bytes written, median over repeated runs) divided by the same device&#39;s "
-                  "measured copy bandwidth: bars compare how close each runtime gets to its own "
-                  "hardware, not the devices with each other.</p>\n");
-    bool any = false;
-    for (int k = 0; k < t->nrows && !any; k++)
-        any = html_row_has_bw(t, k);
-    if (!any) {
-        sb_append(sb, "<p class=\"none\">No bandwidth results in this report.</p></section>\n");
-        return;
-    }
-    sb_append(sb, "<div class=\"legend\">");
-    for (int j = 0; j < r->ndevices; j++) {
-        char peak[32];
-        sb_printf(sb, "<span><span class=\"dot\" style=\"background:%s\"></span>", html_color(j));
-        html_esc(sb, r->devices[j].label);
-        sb_append(sb, " ");
-        html_esc(sb, r->devices[j].info.name);
-        sb_printf(sb, " (peak %s GB/s)</span>",
-                  report_fmt(r->devices[j].copy_peak_gbs, "%.1f", peak, sizeof peak));
-    }
-    sb_append(sb, "</div>\n");
-    html_chart(r, t, sb);
-    sb_append(sb, "</section>\n");
-}
-
-/* The performance details table: one row per (op, dtype, case, device). */
-static void html_perf(const report *r, const report_bench_table *t, strbuf *sb)
-{
-    sb_append(sb, "<section class=\"panel\" id=\"perf\"><h2>Performance details</h2>\n"
-                  "<p class=\"hint\">Medians over repeated runs. Host &micro;s is the host-side "
-                  "cost of one call; cold compile is the first call with an empty kernel cache; "
-                  "warm first call is the first call of a new process with the cache filled."
-                  "</p>\n");
-    if (t->nrows == 0) {
-        sb_append(sb, "<p class=\"none\">No performance results in this report.</p></section>\n");
-        return;
-    }
-    sb_append(sb, "<div class=\"scroll\"><table><thead><tr><th>Op</th><th>Device</th>"
-                  "<th class=\"num\">GB/s</th><th class=\"num\">GFLOP/s</th><th class=\"num\">"
-                  "% of peak</th><th class=\"num\">Time/call &micro;s</th><th class=\"num\">Host "
-                  "&micro;s/call</th><th class=\"num\">Cold compile s</th><th class=\"num\">"
-                  "Warm first call s</th><th>Kernel</th></tr></thead><tbody>\n");
-    for (int k = 0; k < t->nrows; k++) {
-        const report_bench *f = t->rows[k].first;
-        int present = 0;
-        for (int j = 0; j < t->ndevices; j++)
-            present += t->rows[k].per_device[j] != NULL;
-        bool first = true;
-        for (int j = 0; j < t->ndevices; j++) {
-            const report_bench *b = t->rows[k].per_device[j];
-            if (!b)
-                continue;
-            if (first) {
-                sb_printf(sb, "<tr class=\"grp\"><td rowspan=\"%d\"><span class=\"op\">", present);
-                html_esc(sb, f->op);
-                sb_append(sb, "</span><span class=\"sub\">");
-                html_esc(sb, f->dtype);
-                sb_append(sb, " &middot; ");
-                html_esc(sb, f->case_name);
-                sb_append(sb, "</span></td>");
-            } else {
-                sb_append(sb, "<tr>");
-            }
-            first = false;
-            sb_printf(sb, "<td class=\"nw\"><span class=\"dot\" style=\"background:%s\"></span>",
-                      html_color(j));
-            html_esc(sb, r->devices[j].label);
-            sb_append(sb, "</td>");
-            if (b->status != REPORT_PASS) {
-                sb_printf(sb, "<td colspan=\"7\"><span class=\"pill %s\">%s</span> ",
-                          report_status_name(b->status), report_status_name(b->status));
-                html_esc(sb, b->message);
-                sb_append(sb, "</td>");
-            } else {
-                html_num(sb, b->gbs, "%.1f");
-                html_num(sb, b->gflops, "%.1f");
-                html_num(sb, isfinite(b->ratio_to_peak) ? b->ratio_to_peak * 100 : NAN, "%.0f%%");
-                html_num(sb, b->device_us, "%.1f");
-                html_num(sb, b->host_us, "%.1f");
-                html_num(sb, b->cold_compile_s, "%.2f");
-                html_num(sb, b->warm_first_call_s, "%.3f");
-            }
-            sb_printf(sb, "<td class=\"nw\">%s",
-                      b->kernel == REPORT_KERNEL_NONE ? "-" : report_kernel_human(b->kernel));
-            if (b->kernel != REPORT_KERNEL_NONE && b->kernel_name[0]) {
-                sb_append(sb, "<span class=\"sub\">");
-                html_esc(sb, b->kernel_name);
-                sb_append(sb, "</span>");
-            }
-            sb_append(sb, "</td></tr>\n");
-        }
     }
     sb_append(sb, "</tbody></table></div></section>\n");
 }
@@ -605,11 +400,13 @@ clops_status report_render_html(const report *r, strbuf *sb)
         return st;
     }
     html_head(r, &m, sb);
+    html_summary(r, &m, &t, sb);
     html_devices(r, sb);
     html_matrix(r, &m, sb);
-    html_bandwidth(r, &t, sb);
+    html_charts(r, &t, sb);
     html_perf(r, &t, sb);
     html_fallbacks(r, &m, sb);
+    html_skips(r, sb);
     html_failures(r, sb);
     sb_append(sb, "</main>\n<footer class=\"wrap\">Generated by clops ");
     html_esc(sb, r->clops_version);

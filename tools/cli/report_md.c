@@ -147,14 +147,59 @@ static void md_matrix(const report *r, const report_matrix *m, strbuf *sb)
     sb_putc(sb, '\n');
 }
 
+/* The performance summary: fastest device per op family, ops failing
+ * anywhere, ops that fell back to the CPU. */
+static void md_summary(const report *r, const report_matrix *m, const report_bench_table *t,
+                       strbuf *sb)
+{
+    report_perf_summary ps;
+    report_perf_summarize(r, t, &ps);
+    report_op_lists_t ol;
+    report_op_lists(r, m, t, &ol);
+    if (ps.nfamilies > 0 && ps.ndevices > 0) {
+        sb_printf(sb, "**Fastest device per op family** (speed: %s's time over the device's, "
+                      "geometric mean):\n\n| Family | Fastest |",
+                  r->devices[ps.baseline].label);
+        for (int j = 0; j < ps.ndevices; j++)
+            md_cell(sb, r->devices[j].label);
+        sb_append(sb, "\n| --- | --- |");
+        for (int j = 0; j < ps.ndevices; j++)
+            sb_append(sb, " ---: |");
+        sb_putc(sb, '\n');
+        for (int f = 0; f < ps.nfamilies; f++) {
+            const report_family_perf *fp = &ps.fam[f];
+            char fast[64], sp[32];
+            if (fp->fastest >= 0)
+                snprintf(fast, sizeof fast, "%s (%d of %d)", r->devices[fp->fastest].label,
+                         fp->wins[fp->fastest], fp->rows);
+            else
+                snprintf(fast, sizeof fast, "-");
+            sb_append(sb, "|");
+            md_cell(sb, fp->family);
+            md_cell(sb, fast);
+            for (int j = 0; j < ps.ndevices; j++)
+                md_cell(sb, report_fmt(fp->speedup[j], "%.2fx", sp, sizeof sp));
+            sb_putc(sb, '\n');
+        }
+        sb_printf(sb, "\nBenchmarks: %d above the copy peak, %d skipped, %d errors.\n\n",
+                  ps.above_peak, ps.skipped, ps.errors);
+    }
+    sb_printf(sb, "**Ops failing anywhere (%d):** %s\n\n**Ops that fell back to the CPU "
+                  "(%d):** %s\n\n",
+              ol.nfailing, ol.nfailing ? ol.failing : "none", ol.nfallback,
+              ol.nfallback ? ol.fallback : "none");
+}
+
 /* Bandwidth and call costs, one row per (op, dtype, case). */
 static void md_bench(const report *r, const report_bench_table *t, strbuf *sb)
 {
     if (t->nrows == 0)
         return;
-    sb_append(sb, "## Performance\n\n"
-                  "Achieved GB/s (or GFLOP/s) and, in parentheses, the ratio to the device's "
-                  "copy peak.\n\n|");
+    sb_printf(sb, "## Performance\n\n"
+                  "Every device on the same shapes: median time per call, achieved GB/s (with "
+                  "the share of the device's copy peak) or GFLOP/s, and the speed relative to "
+                  "%s (its time over the device's).\n\n|",
+              r->ndevices ? r->devices[report_baseline_pos(r)].label : "-");
     md_cell(sb, "Op");
     md_cell(sb, "dtype");
     md_cell(sb, "case");
@@ -175,18 +220,29 @@ static void md_bench(const report *r, const report_bench_table *t, strbuf *sb)
         md_cell(sb, f->case_name);
         for (int j = 0; j < r->ndevices; j++) {
             const report_bench *b = t->rows[k].per_device[j];
-            char buf[96], a[32], p[32];
+            char buf[160], a[32], p[32], tm[32], x[32];
+            const report_bench *base = t->rows[k].per_device[report_baseline_pos(r)];
+            report_fmt(b ? b->device_us : NAN, "%.1f", tm, sizeof tm);
+            report_fmt(report_bench_measured(b) && report_bench_measured(base)
+                           ? base->device_us / b->device_us
+                           : NAN,
+                       "%.2fx", x, sizeof x);
             if (!b)
                 snprintf(buf, sizeof buf, "-");
             else if (b->status != REPORT_PASS)
                 snprintf(buf, sizeof buf, "%s", report_status_name(b->status));
-            else if (isfinite(b->gflops) && !isfinite(b->gbs))
-                snprintf(buf, sizeof buf, "%s GFLOP/s", report_fmt(b->gflops, "%.1f", a, sizeof a));
+            else if (report_bench_is_compute(b))
+                snprintf(buf, sizeof buf, "%s µs · %s GFLOP/s · %s", tm,
+                         report_fmt(b->gflops, "%.1f", a, sizeof a), x);
+            else if (report_bench_above_peak(r, b))
+                snprintf(buf, sizeof buf, "%s µs · %s GB/s (above copy peak) · %s", tm,
+                         report_fmt(b->gbs, "%.1f", a, sizeof a), x);
             else
-                snprintf(buf, sizeof buf, "%s GB/s (%s)", report_fmt(b->gbs, "%.1f", a, sizeof a),
-                         isfinite(b->ratio_to_peak)
-                             ? (snprintf(p, sizeof p, "%.0f%%", b->ratio_to_peak * 100), p)
-                             : "-");
+                snprintf(buf, sizeof buf, "%s µs · %s GB/s (%s) · %s", tm,
+                         report_fmt(b->gbs, "%.1f", a, sizeof a),
+                         report_fmt(isfinite(b->ratio_to_peak) ? b->ratio_to_peak * 100 : NAN,
+                                    "%.0f%%", p, sizeof p),
+                         x);
             md_cell(sb, buf);
         }
         sb_putc(sb, '\n');
@@ -301,6 +357,7 @@ clops_status report_render_md(const report *r, strbuf *sb)
         sb_printf(sb, " (%d error%s)", s.errors, s.errors == 1 ? "" : "s");
     sb_printf(sb, ", %d skipped, over %d op%s on %d device%s.\n\n", s.skipped, m.nops,
               m.nops == 1 ? "" : "s", r->ndevices, r->ndevices == 1 ? "" : "s");
+    md_summary(r, &m, &t, sb);
     md_devices(r, sb);
     md_matrix(r, &m, sb);
     md_bench(r, &t, sb);

@@ -383,81 +383,128 @@ static void first_calls(const cli_suite *s, const clops_op *const *ops, int n, c
     remove_tree(dir);
 }
 
+/* The family an op's benchmark is summarised under: its first kind tag
+ * ("matrix" for blas), else "other". */
+static const char *op_family(const clops_op *op)
+{
+    static const char *const tags[][2] = {
+        {"blas", "matrix"},   {"pointwise", "pointwise"}, {"reduction", "reduction"},
+        {"scan", "scan"},     {"sort", "sort"},           {"random", "random"},
+        {"factory", "factory"}, {"view", "view"},
+    };
+    for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++)
+        if (clops_op_has_tag(op, tags[i][0]))
+            return tags[i][1];
+    return "other";
+}
+
+/* Benchmarks ops[i] on d in every dtype of s at sizes sz into r; *ok false
+ * when it errored.  Returns an exit code. */
+static int bench_one(const cli_suite *s, const clops_op *op, clops_device *d,
+                     const chk_device_figures *fig, const chk_bench_sizes *sz, int reps,
+                     report *r, bool *ok)
+{
+    for (int dt = 0; dt < CLOPS_DTYPE_COUNT; dt++) {
+        if (!(s->dtypes & (1u << dt)))
+            continue;
+        chk_bench_result b;
+        clops_status st = chk_bench_op(op, d, (clops_dtype)dt, fig, sz, reps, &b);
+        /* The default dtype the op refuses: its next dtype of these. */
+        static const clops_dtype others[] = {CLOPS_INT32, CLOPS_INT64, CLOPS_BOOL};
+        for (size_t o = 0; !st && !s->dtypes_given && b.status == CHK_SKIP &&
+                           o < sizeof others / sizeof others[0];
+             o++)
+            st = chk_bench_op(op, d, others[o], fig, sz, reps, &b);
+        if (st)
+            return cli_status_error(st, "benchmarking %s", clops_op_name(op));
+        report_bench rb;
+        report_bench_init(&rb);
+        snprintf(rb.op, sizeof rb.op, "%s", b.op);
+        snprintf(rb.dtype, sizeof rb.dtype, "%s", b.dtype);
+        snprintf(rb.case_name, sizeof rb.case_name, "%s", b.case_name);
+        snprintf(rb.kernel_name, sizeof rb.kernel_name, "%s", b.kernel_name);
+        snprintf(rb.family, sizeof rb.family, "%s", op_family(op));
+        rb.device = b.device;
+        rb.status = (report_status)b.status;
+        rb.kernel = (report_kernel)b.kernel;
+        rb.bytes = b.bytes;
+        rb.flop = b.flop;
+        rb.gbs = b.gbs;
+        rb.gflops = b.gflops;
+        rb.ratio_to_peak = b.ratio_to_peak;
+        rb.host_us = b.host_us;
+        rb.device_us = b.device_us;
+        rb.reps = b.reps;
+        rb.message = b.message[0] ? b.message : NULL;
+        *ok &= b.status != CHK_ERROR;
+        st = report_add_bench(r, &rb);
+        if (st)
+            return cli_status_error(st, "building the report");
+    }
+    return CLI_EXIT_OK;
+}
+
 int cli_suite_bench(const cli_suite *s, const clops_op *const *ops, int n, int reps,
                     bool first, report *r)
 {
     int rc = cli_report_devices(r, s->devs, s->ndev);
     if (rc)
         return rc;
-    int ndt = 0;
-    for (int dt = 0; dt < CLOPS_DTYPE_COUNT; dt++)
-        ndt += (s->dtypes >> dt) & 1;
+    chk_device_figures *figs = calloc((size_t)s->ndev + 1, sizeof *figs);
+    if (!figs)
+        return cli_status_error(CLOPS__HOST_OOM("bench figures"), "benchmarking");
+    /* Every device's figures first: the common sizes depend on them. */
     cli_progress p;
-    cli_progress_start(&p, CLI_PROGRESS_AUTO, "bench", "ops", n * s->ndev);
+    cli_progress_start(&p, CLI_PROGRESS_AUTO, "peaks", "devices", s->ndev);
     for (int k = 0; k < s->ndev; k++) {
         clops_device *d = s->devs[k];
-        report_device *rd = report_find_device(r, clops_device_get_info(d)->index);
-        chk_device_figures fig;
-        cli_progress_begin(&p, "copy peak and launch overhead");
-        clops_status st = chk_bench_device(d, 10, &fig);
+        char item[96];
+        snprintf(item, sizeof item, "copy peak and launch overhead of %s",
+                 clops_device_label(d));
+        cli_progress_begin(&p, item);
+        clops_status st = chk_bench_device(d, 5, &figs[k]);
         if (st)
             cli_progress_message(&p, "clops: warning: measuring %s: %s", clops_device_label(d),
                                  clops_last_error());
+        report_device *rd = report_find_device(r, clops_device_get_info(d)->index);
         if (rd) {
-            rd->copy_peak_gbs = fig.copy_peak_gbs;
-            rd->launch_us = fig.launch_us;
-            rd->enqueue_us = fig.enqueue_us;
-            rd->build_cold_s = fig.build_cold_s;
+            rd->copy_peak_gbs = figs[k].copy_peak_gbs;
+            snprintf(rd->copy_peak_kernel, sizeof rd->copy_peak_kernel, "%s",
+                     figs[k].copy_peak_kernel);
+            rd->launch_us = figs[k].launch_us;
+            rd->enqueue_us = figs[k].enqueue_us;
+            rd->build_cold_s = figs[k].build_cold_s;
         }
-        for (int i = 0; i < n; i++) {
+        char pk[32], note[96];
+        snprintf(note, sizeof note, "copy peak %s GB/s (%s)",
+                 report_fmt(figs[k].copy_peak_gbs, "%.1f", pk, sizeof pk),
+                 figs[k].copy_peak_kernel);
+        cli_progress_end(&p, st == CLOPS_OK, note);
+    }
+    cli_progress_finish(&p);
+    chk_bench_sizes sz, gpu_sz;
+    chk_bench_sizes_for(s->devs, figs, s->ndev, &sz);
+    /* Matrix products at 256 on a CPU are too small for a GPU: the GPUs
+     * also run them at 2048 (a second row). */
+    gpu_sz = sz;
+    gpu_sz.side = 2048;
+    cli_progress_start(&p, CLI_PROGRESS_AUTO, "bench", "ops", n * s->ndev);
+    for (int k = 0; k < s->ndev && rc == CLI_EXIT_OK; k++) {
+        clops_device *d = s->devs[k];
+        bool gpu2 = clops_device_get_info(d)->is_gpu && sz.side < gpu_sz.side;
+        for (int i = 0; i < n && rc == CLI_EXIT_OK; i++) {
             char item[CHK_NAME_MAX + 32];
             snprintf(item, sizeof item, "%s on %s", clops_op_name(ops[i]), clops_device_label(d));
             cli_progress_begin(&p, item);
             bool ok = true;
-            for (int dt = 0; dt < CLOPS_DTYPE_COUNT; dt++) {
-                if (!(s->dtypes & (1u << dt)))
-                    continue;
-                chk_bench_result b;
-                st = chk_bench_op(ops[i], d, (clops_dtype)dt, &fig, reps, &b);
-                /* The default dtype the op refuses: its next dtype of these. */
-                static const clops_dtype others[] = {CLOPS_INT32, CLOPS_INT64, CLOPS_BOOL};
-                for (size_t o = 0; !st && !s->dtypes_given && b.status == CHK_SKIP &&
-                                   o < sizeof others / sizeof others[0];
-                     o++)
-                    st = chk_bench_op(ops[i], d, others[o], &fig, reps, &b);
-                if (st) {
-                    cli_progress_finish(&p);
-                    return cli_status_error(st, "benchmarking %s", clops_op_name(ops[i]));
-                }
-                report_bench rb;
-                report_bench_init(&rb);
-                snprintf(rb.op, sizeof rb.op, "%s", b.op);
-                snprintf(rb.dtype, sizeof rb.dtype, "%s", b.dtype);
-                snprintf(rb.case_name, sizeof rb.case_name, "%s", b.case_name);
-                snprintf(rb.kernel_name, sizeof rb.kernel_name, "%s", b.kernel_name);
-                rb.device = b.device;
-                rb.status = (report_status)b.status;
-                rb.kernel = (report_kernel)b.kernel;
-                rb.gbs = b.gbs;
-                rb.gflops = b.gflops;
-                rb.ratio_to_peak = b.ratio_to_peak;
-                rb.host_us = b.host_us;
-                rb.device_us = b.device_us;
-                rb.reps = b.reps;
-                rb.message = b.message[0] ? b.message : NULL;
-                ok &= b.status != CHK_ERROR;
-                st = report_add_bench(r, &rb);
-                if (st) {
-                    cli_progress_finish(&p);
-                    return cli_status_error(st, "building the report");
-                }
-            }
+            rc = bench_one(s, ops[i], d, &figs[k], &sz, reps, r, &ok);
+            if (rc == CLI_EXIT_OK && gpu2 && clops_op_has_tag(ops[i], "blas"))
+                rc = bench_one(s, ops[i], d, &figs[k], &gpu_sz, reps, r, &ok);
             cli_progress_end(&p, ok, ok ? NULL : "error");
-            (void)ndt;
         }
-        if (first && !host_is_cpu(d))
+        if (rc == CLI_EXIT_OK && first && !host_is_cpu(d))
             first_calls(s, ops, n, d, r, &p);
-        rd = report_find_device(r, clops_device_get_info(d)->index);
+        report_device *rd = report_find_device(r, clops_device_get_info(d)->index);
         if (rd && !host_is_cpu(d)) {
             host_kcache_stats ks;
             host_kcache_get_stats(d, &ks);
@@ -465,7 +512,8 @@ int cli_suite_bench(const cli_suite *s, const clops_op *const *ops, int n, int r
         }
     }
     cli_progress_finish(&p);
-    return CLI_EXIT_OK;
+    free(figs);
+    return rc;
 }
 
 /* --- tables --------------------------------------------------------------------------- */

@@ -55,7 +55,7 @@ _clops()
         return
     fi
     case $prev in
-    -d | --device)
+    -d | --device | --baseline)
         COMPREPLY=($(compgen -W "$(_clops_devices "$exe")" -- "$cur"))
         return
         ;;

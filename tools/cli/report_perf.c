@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * tools/cli/report_perf.c: the performance summary of a report, shared by
+ * report.html, report.md and the terminal summary of `clops compare`.
+ *
+ * Rows are the bench table's (op, dtype, case) rows, measured at the same
+ * shapes on every device; a row measured on only one device of several
+ * (a skip elsewhere, or a report from before the shapes were shared) takes
+ * no part in the comparison.  Per op family (the `family` of the results) it
+ * counts on how many rows each device was the fastest (shortest time per
+ * call) and the geometric mean of each device's speed relative to the
+ * baseline device (baseline time / device time, over the rows both
+ * measured); it also counts the results above the copy peak and the
+ * benchmarks skipped or erroring.  The ops failing a check anywhere and
+ * the ops that fell back to the CPU come from the op x device matrix.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tools/cli/report.h"
+
+/* The family of a row ("other" when the report does not say). */
+static const char *row_family(const report_bench_row *row)
+{
+    return row->first->family[0] ? row->first->family : "other";
+}
+
+bool report_bench_measured(const report_bench *b)
+{
+    return b && b->status == REPORT_PASS && isfinite(b->device_us) && b->device_us > 0;
+}
+
+bool report_bench_above_peak(const report *r, const report_bench *b)
+{
+    (void)r;
+    return b && isfinite(b->ratio_to_peak) && b->ratio_to_peak > REPORT_PEAK_NOISE;
+}
+
+void report_perf_summarize(const report *r, const report_bench_table *t, report_perf_summary *s)
+{
+    memset(s, 0, sizeof *s);
+    int nd = t->ndevices < REPORT_SUM_MAX_DEVICES ? t->ndevices : REPORT_SUM_MAX_DEVICES;
+    s->ndevices = nd;
+    s->baseline = report_baseline_pos(r);
+    double logsum[REPORT_SUM_MAX_FAMILIES][REPORT_SUM_MAX_DEVICES] = {{0}};
+    for (int k = 0; k < t->nrows; k++) {
+        const report_bench_row *row = &t->rows[k];
+        for (int j = 0; j < nd; j++) {
+            const report_bench *b = row->per_device[j];
+            if (!b)
+                continue;
+            s->above_peak += report_bench_above_peak(r, b);
+            s->skipped += b->status == REPORT_SKIP;
+            s->errors += b->status == REPORT_ERROR;
+        }
+        const char *fam = row_family(row);
+        int f = 0;
+        while (f < s->nfamilies && strcmp(s->fam[f].family, fam) != 0)
+            f++;
+        if (f == s->nfamilies) {
+            if (f == REPORT_SUM_MAX_FAMILIES)
+                f--; /* the last family collects the rest */
+            else
+                snprintf(s->fam[s->nfamilies++].family, sizeof s->fam[f].family, "%s", fam);
+        }
+        report_family_perf *fp = &s->fam[f];
+        int best = -1, measured = 0;
+        for (int j = 0; j < nd; j++) {
+            const report_bench *b = row->per_device[j];
+            measured += report_bench_measured(b);
+            if (report_bench_measured(b) &&
+                (best < 0 || b->device_us < row->per_device[best]->device_us))
+                best = j;
+        }
+        /* A row measured on one device of several compares nothing. */
+        if (best < 0 || (nd > 1 && measured < 2))
+            continue;
+        fp->rows++;
+        fp->wins[best]++;
+        const report_bench *base = row->per_device[s->baseline < nd ? s->baseline : 0];
+        for (int j = 0; j < nd; j++) {
+            const report_bench *b = row->per_device[j];
+            if (report_bench_measured(b) && report_bench_measured(base)) {
+                logsum[f][j] += log(base->device_us / b->device_us);
+                fp->compared[j]++;
+            }
+        }
+    }
+    for (int f = 0; f < s->nfamilies; f++) {
+        report_family_perf *fp = &s->fam[f];
+        fp->fastest = -1;
+        for (int j = 0; j < nd; j++) {
+            fp->speedup[j] = fp->compared[j] ? exp(logsum[f][j] / fp->compared[j]) : NAN;
+            if (fp->wins[j] && (fp->fastest < 0 || fp->wins[j] > fp->wins[fp->fastest]))
+                fp->fastest = j;
+        }
+    }
+}
+
+/* Appends `name` to a comma-separated list in buf (bounded, "..." when
+ * full); returns the new count. */
+static int list_add(char *buf, size_t cap, int n, const char *name)
+{
+    size_t len = strlen(buf);
+    if (len + strlen(name) + 8 < cap)
+        snprintf(buf + len, cap - len, "%s%s", n ? ", " : "", name);
+    else if (len + 5 < cap && !strstr(buf, "..."))
+        snprintf(buf + len, cap - len, ", ...");
+    return n + 1;
+}
+
+void report_op_lists(const report *r, const report_matrix *m, const report_bench_table *t,
+                     report_op_lists_t *out)
+{
+    memset(out, 0, sizeof *out);
+    for (int i = 0; i < m->nops; i++) {
+        bool failing = false, fellback = false;
+        for (int j = 0; j < m->ndevices; j++) {
+            const report_cell *c = report_matrix_cell(m, i, j);
+            failing |= c->fail + c->error > 0;
+            fellback |= c->fallback;
+        }
+        for (int k = 0; k < t->nrows && !fellback; k++)
+            if (strcmp(t->rows[k].first->op, m->ops[i]) == 0)
+                for (int j = 0; j < t->ndevices; j++)
+                    fellback |= t->rows[k].per_device[j] &&
+                                t->rows[k].per_device[j]->kernel == REPORT_KERNEL_FALLBACK;
+        if (failing)
+            out->nfailing = list_add(out->failing, sizeof out->failing, out->nfailing, m->ops[i]);
+        if (fellback)
+            out->nfallback =
+                list_add(out->fallback, sizeof out->fallback, out->nfallback, m->ops[i]);
+    }
+    (void)r;
+}
