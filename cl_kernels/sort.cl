@@ -236,3 +236,189 @@ __kernel void sort_search(__global const T *bd, __global const T *v, __global co
     }
     out[g] = lo;
 }
+
+/* ---- mode, unique, bincount, histc (ops/sort_unique.c, ops/sort_count.c) ---- */
+
+/* PyTorch's == of two elements by their keys: equal keys, and not NaN (a
+ * NaN equals nothing, itself included); -0.0 == +0.0. */
+#define KEY_EQ(a, b) ((a) == (b) && !IS_NAN_KEY(a))
+
+/* mode: one work-group per line of a sorted (ascending, stable) tensor.
+ * Every run of equal elements is found at its first element (a binary
+ * search for its end: the line is sorted); the longest run wins, the first
+ * (smallest value) among equally long ones.  The result is the run's last
+ * element: its value and its position (the last occurrence in the input,
+ * the sort being stable).  A NaN is a run of its own. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+sort_mode(__global const T *sv, __global const long *si, long n, long inner, long s_o, long s_n,
+          long s_i, __global T *ov, __global long *oi)
+{
+    __local long bl[WG];
+    __local long bs[WG];
+    const int lid = (int)get_local_id(0);
+    const long line = (long)get_group_id(0);
+    const long base = LINE_BASE(0, line, inner, s_o, s_i);
+    long best_len = 0, best_st = 0;
+    for (long j = lid; j < n; j += WG) {
+        const KEY k = TOKEY(sv[base + j * s_n]);
+        if (j > 0 && KEY_EQ(TOKEY(sv[base + (j - 1) * s_n]), k))
+            continue;
+        long len = 1;
+        if (!IS_NAN_KEY(k)) {
+            long lo = j + 1, hi = n;
+            while (lo < hi) {
+                long mid = lo + ((hi - lo) >> 1);
+                if (TOKEY(sv[base + mid * s_n]) <= k)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            len = lo - j;
+        }
+        if (len > best_len) {
+            best_len = len;
+            best_st = j;
+        }
+    }
+    bl[lid] = best_len;
+    bs[lid] = best_st;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = WG / 2; s > 0; s >>= 1) {
+        if (lid < s) {
+            long ol = bl[lid + s], os = bs[lid + s];
+            if (ol > bl[lid] || (ol == bl[lid] && ol > 0 && os < bs[lid])) {
+                bl[lid] = ol;
+                bs[lid] = os;
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) {
+        const long end = base + (bs[0] + bl[0] - 1) * s_n;
+        ov[line] = sv[end];
+        oi[line] = si[end];
+    }
+}
+
+/* unique: rows of m elements of src (row r at r * m), visited in the order
+ * perm gives (identity when !has_perm).  flags[j] = 1 where the j-th
+ * visited row differs from the one before (PyTorch's == on every element),
+ * and for j = 0; an inclusive scan turns them into group numbers + 1. */
+__kernel void sort_uflags(__global const T *src, __global const long *perm, int has_perm, long n,
+                          long m, __global long *flags)
+{
+    const long g = (long)get_global_id(0);
+    if (g >= n)
+        return;
+    long f = 1;
+    if (g > 0) {
+        const long a = (has_perm ? perm[g - 1] : g - 1) * m, b = (has_perm ? perm[g] : g) * m;
+        f = 0;
+        for (long c = 0; c < m && !f; c++)
+            f = !KEY_EQ(TOKEY(src[a + c]), TOKEY(src[b + c]));
+    }
+    flags[g] = f;
+}
+
+/* unique: the first row of every group into out[group], the group's first
+ * visit into start[group], and (want_inv) every row's group into inv. */
+__kernel void sort_ucompact(__global const T *src, __global const long *perm, int has_perm,
+                            long n, long m, __global const long *pos, __global T *out,
+                            __global long *start, __global long *inv, int want_inv)
+{
+    const long g = (long)get_global_id(0);
+    if (g >= n)
+        return;
+    const long row = has_perm ? perm[g] : g, grp = pos[g] - 1;
+    if (g == 0 || pos[g - 1] != pos[g]) {
+        for (long c = 0; c < m; c++)
+            out[grp * m + c] = src[row * m + c];
+        start[grp] = g;
+    }
+    if (want_inv)
+        inv[row] = grp;
+}
+
+/* unique: each group's size from its start and the next one's. */
+__kernel void sort_ucounts(__global const long *start, long groups, long n, __global long *cnt)
+{
+    const long g = (long)get_global_id(0);
+    if (g < groups)
+        cnt[g] = (g + 1 < groups ? start[g + 1] : n) - start[g];
+}
+
+/* unique_dim's lexicographic sort: column c of the rows in perm's order. */
+__kernel void sort_ugather(__global const T *src, __global const long *perm, long n, long m,
+                           long c, __global T *out)
+{
+    const long g = (long)get_global_id(0);
+    if (g < n)
+        out[g] = src[perm[g] * m + c];
+}
+
+/* out = perm[p2]: the row order after one more stable sort pass. */
+__kernel void sort_ucompose(__global const long *perm, __global const long *p2, long n,
+                            __global long *out)
+{
+    const long g = (long)get_global_id(0);
+    if (g < n)
+        out[g] = perm[p2[g]];
+}
+
+/* bincount: one work-item per bin b of the sorted int64 input sv (with its
+ * positions si): the bin's run [lo, hi) by two binary searches; its size,
+ * or (has_w) the sum of its weights in input order (the sort is stable),
+ * the order of PyTorch's sequential CPU loop, in T. */
+__kernel void sort_bincount(__global const long *sv, __global const long *si, long n,
+                            __global const T *w, int has_w, long nbins, __global T *out)
+{
+    const long b = (long)get_global_id(0);
+    if (b >= nbins)
+        return;
+    long lo = 0, hi = n;
+    while (lo < hi) {
+        long mid = lo + ((hi - lo) >> 1);
+        if (sv[mid] < b)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    const long first = lo;
+    hi = n;
+    while (lo < hi) {
+        long mid = lo + ((hi - lo) >> 1);
+        if (sv[mid] <= b)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (has_w) {
+        T acc = 0;
+        for (long j = first; j < lo; j++)
+            acc += w[si[j]];
+        out[b] = acc;
+    } else {
+        out[b] = (T)(lo - first);
+    }
+}
+
+/* histc: one work-item per element; PyTorch's bin arithmetic in the
+ * input's type (RND rounds float16/bfloat16 after every operation, as
+ * c10::Half does), elements outside [lo, hi] and NaN skipped, x == hi in the
+ * last bin.  Counts are integer atomics: the same result in any order. */
+__kernel void sort_histc(__global const T *x, long n, VT lo, VT hi, long bins,
+                         __global uint *cnt)
+{
+    const long g = (long)get_global_id(0);
+    if (g >= n)
+        return;
+    const VT e = LOADV(x, g);
+    if (!(e >= lo && e <= hi))
+        return;
+    long pos = (long)(RND(RND(RND(e - lo) * RND((VT)bins)) / RND(hi - lo)));
+    if (pos >= bins)
+        pos = bins - 1;
+    if (pos < 0)
+        pos = 0;
+    atomic_inc(&cnt[pos]);
+}

@@ -13,7 +13,40 @@
 
 #include "codegen_pointwise/pw.h"
 #include "core/tensor_impl.h"
+#include "host/host.h"
 #include "ref/ref_sort.h"
+
+/* The kernels of a sort program (cl_kernels/sort.cl), one program per
+ * dtype. */
+typedef enum sort_kid {
+    SORT_K_BLOCK,
+    SORT_K_MERGE,
+    SORT_K_WRITE,
+    SORT_K_PICK,
+    SORT_K_SEARCH,
+    SORT_K_MODE,
+    SORT_K_UFLAGS,
+    SORT_K_UCOMPACT,
+    SORT_K_UCOUNTS,
+    SORT_K_UGATHER,
+    SORT_K_UCOMPOSE,
+    SORT_K_BINCOUNT,
+    SORT_K_HISTC,
+    SORT_K_COUNT
+} sort_kid;
+
+/* Kernel `which` of dtype dt's sort program on OpenCL device d; *wg (when
+ * not NULL) the work-group size of the fixed-size kernels (BLOCK, MODE). */
+clops_status sort_kernel(clops_device *d, clops_dtype dt, sort_kid which, host_kernel **out,
+                         int *wg);
+
+/* Records "op: message (self: float32[5, 7] ... on opencl:0)" (ops/sort_ops.c). */
+clops_status sort_fail(clops_status st, const char *op, const clops_tensor *self, const char *msg);
+
+/* Prepares an out= tensor t for a result of dtype dt and shape sizes: the
+ * dtype, the device, resize, no overlap with self (ops/sort_ops.c). */
+clops_status sort_prep_out(const char *op, clops_tensor *self, clops_tensor *t, clops_dtype dt,
+                           int ndim, const int64_t *sizes);
 
 /* Sorted values of src along dim into vals (src's dtype and shape) and
  * positions into idx (int64, src's shape); either may be NULL; any
@@ -28,6 +61,14 @@ clops_status sort_run(const char *op, clops_tensor *src, int dim, bool descendin
  * lower median of the non-NaN elements (position 0 when all are NaN). */
 clops_status sort_pick_median(const char *op, clops_tensor *sv, clops_tensor *si, int dim,
                               bool nan_median, clops_tensor *ov, clops_tensor *oi);
+
+/* mode selection over a sorted (ascending, stable) contiguous sv with
+ * positions si, along dim, into ov/oi as sort_pick_median: per line the
+ * last element of the first longest run of equal elements (PyTorch's ==:
+ * each NaN a run of its own), i.e. the smallest most frequent value and
+ * its last position in the input. */
+clops_status sort_pick_mode(const char *op, clops_tensor *sv, clops_tensor *si, int dim,
+                            clops_tensor *ov, clops_tensor *oi);
 
 /* searchsorted on contiguous tensors of one dtype: for each of v's
  * elements the insertion position among the nb boundaries of its row of bd
