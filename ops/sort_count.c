@@ -23,18 +23,6 @@
 #include "ops/kernels_generated.h"
 #include "ops/sort.h"
 
-/* Host pointer of a fresh CPU-device tensor. */
-static void *hp(const clops_tensor *t)
-{
-    return t->storage->host_ptr;
-}
-
-/* The cl_mem of a tensor (NULL when it has no storage block). */
-static cl_mem mem_of(const clops_tensor *t)
-{
-    return t->storage->block ? t->storage->block->mem : NULL;
-}
-
 /* Element i of a 1-D tensor t (any device), as int64 or double. */
 static clops_status read_elem(clops_tensor *t, int64_t i, pw_value *v, clops_dtype as)
 {
@@ -77,11 +65,11 @@ static clops_status bincount_run(clops_tensor *self, clops_tensor *w, int64_t mi
     if (st == CLOPS_OK)
         st = tensor_new(d, rdt, 1, &nbins, NULL, &res);
     if (st == CLOPS_OK && host_is_cpu(d)) {
-        ref_bincount(hp(sv), hp(si), n, w ? hp(w) : NULL, rdt, nbins, hp(res));
+        ref_bincount(sort_host(sv), sort_host(si), n, sort_host(w), rdt, nbins, sort_host(res));
     } else if (st == CLOPS_OK) {
         host_kernel *k = NULL;
         st = sort_kernel(d, rdt, SORT_K_BINCOUNT, &k, NULL);
-        cl_mem ms = mem_of(sv), mi = mem_of(si), mw = w ? mem_of(w) : ms, mo = mem_of(res);
+        cl_mem ms = sort_mem(sv), mi = sort_mem(si), mw = w ? sort_mem(w) : ms, mo = sort_mem(res);
         cl_long a_n = n, a_bins = nbins;
         cl_int has_w = w != NULL;
 #define A(x) {sizeof(x), &(x)}
@@ -163,21 +151,6 @@ clops_status sort_bincount_out(clops_tensor *self, clops_tensor *weights, int64_
     return st;
 }
 
-/* v rounded to dtype dt (the edges PyTorch's linspace gives). */
-static double round_to(double v, clops_dtype dt)
-{
-    switch (dt) {
-    case CLOPS_FLOAT16:
-        return clops_half_to_float(clops_float_to_half((float)v));
-    case CLOPS_BFLOAT16:
-        return clops_bfloat16_to_float(clops_float_to_bfloat16((float)v));
-    case CLOPS_FLOAT32:
-        return (float)v;
-    default:
-        return v;
-    }
-}
-
 /* The histogram range: min and max, or the data's when they are equal
  * (then widened by 1 when still equal); PyTorch's checks. */
 static clops_status histc_range(clops_tensor *self, double *lo, double *hi)
@@ -215,7 +188,8 @@ static clops_status histc_range(clops_tensor *self, double *lo, double *hi)
         return sort_fail(CLOPS_INVALID_ARGUMENT, op, self, msg);
     }
     if (!(*lo < *hi))
-        return sort_fail(CLOPS_INVALID_ARGUMENT, op, self, "torch.histc: max must be larger than min");
+        return sort_fail(CLOPS_INVALID_ARGUMENT, op, self,
+                         "torch.histc: max must be larger than min");
     return CLOPS_OK;
 }
 
@@ -243,8 +217,8 @@ static clops_status histc_fresh(clops_tensor *self, int64_t bins, clops_scalar m
     clops_status st = histc_range(self, &lo, &hi);
     if (st)
         return st;
-    lo = round_to(lo, self->dtype);
-    hi = round_to(hi, self->dtype);
+    lo = ref_round_to(lo, self->dtype); /* the edges PyTorch's linspace gives */
+    hi = ref_round_to(hi, self->dtype);
     clops_device *d = self->storage->device;
     clops_tensor *x = NULL, *cnt = NULL;
     st = tensor_new(d, CLOPS_INT32, 1, &bins, NULL, &cnt);
@@ -253,11 +227,11 @@ static clops_status histc_fresh(clops_tensor *self, int64_t bins, clops_scalar m
     if (st == CLOPS_OK && n > 0)
         st = core_to_copy(self, CLOPS_DTYPE_NONE, NULL, &x);
     if (st == CLOPS_OK && n > 0 && host_is_cpu(d)) {
-        ref_histc(hp(x), x->dtype, n, lo, hi, bins, hp(cnt));
+        ref_histc(sort_host(x), x->dtype, n, lo, hi, bins, sort_host(cnt));
     } else if (st == CLOPS_OK && n > 0) {
         host_kernel *k = NULL;
         st = sort_kernel(d, x->dtype, SORT_K_HISTC, &k, NULL);
-        cl_mem mx = mem_of(x), mc = mem_of(cnt);
+        cl_mem mx = sort_mem(x), mc = sort_mem(cnt);
         cl_long a_n = n, a_bins = bins;
         cl_float flo = (cl_float)lo, fhi = (cl_float)hi;
         cl_double dlo = lo, dhi = hi;

@@ -28,19 +28,6 @@
 #include "ops/scan.h"
 #include "ops/sort.h"
 
-/* The cl_mem of a tensor's storage (NULL when it has none). */
-static cl_mem mem_of(const clops_tensor *t)
-{
-    return t && t->storage->block ? t->storage->block->mem : NULL;
-}
-
-/* Host pointer of a CPU-device tensor at its offset (NULL for NULL). */
-static void *hp(const clops_tensor *t)
-{
-    return t ? (char *)t->storage->host_ptr + (size_t)t->offset * clops_dtype_size(t->dtype)
-             : NULL;
-}
-
 /* t itself when it is contiguous from its storage's start (kernels index
  * the buffer from 0), else a contiguous copy; a new reference. */
 static clops_status dense0(clops_tensor *t, clops_tensor **out)
@@ -85,9 +72,9 @@ static clops_status lexsort_rows(const char *op, clops_tensor *x2, int64_t n, in
         st = sort_run(op, col, 0, false, NULL, p);
     for (int64_t c = m - 2; st == CLOPS_OK && c >= 0; c--) {
         if (host_is_cpu(d)) {
-            ref_unique_gather(hp(x2), hp(p), x2->dtype, n, m, c, hp(tmp));
+            ref_unique_gather(sort_host(x2), sort_host(p), x2->dtype, n, m, c, sort_host(tmp));
         } else {
-            cl_mem mx = mem_of(x2), mp = mem_of(p), mt = mem_of(tmp);
+            cl_mem mx = sort_mem(x2), mp = sort_mem(p), mt = sort_mem(tmp);
             cl_long a_n = n, a_m = m, a_c = c;
             host_arg args[] = {A(mx), A(mp), A(a_n), A(a_m), A(a_c), A(mt)};
             st = launch(d, x2->dtype, SORT_K_UGATHER, args, 6, n);
@@ -95,9 +82,9 @@ static clops_status lexsort_rows(const char *op, clops_tensor *x2, int64_t n, in
         if (st == CLOPS_OK)
             st = sort_run(op, tmp, 0, false, NULL, p2);
         if (st == CLOPS_OK && host_is_cpu(d)) {
-            ref_unique_compose(hp(p), hp(p2), n, hp(p3));
+            ref_unique_compose(sort_host(p), sort_host(p2), n, sort_host(p3));
         } else if (st == CLOPS_OK) {
-            cl_mem mp = mem_of(p), mp2 = mem_of(p2), mp3 = mem_of(p3);
+            cl_mem mp = sort_mem(p), mp2 = sort_mem(p2), mp3 = sort_mem(p3);
             cl_long a_n = n;
             host_arg args[] = {A(mp), A(mp2), A(a_n), A(mp3)};
             st = launch(d, CLOPS_INT64, SORT_K_UCOMPOSE, args, 4, n);
@@ -130,11 +117,11 @@ static clops_status unique_rows(const char *op, clops_tensor *x2, clops_tensor *
     int64_t n = x2->sizes[0], m = x2->sizes[1], groups = 0;
     clops_tensor *pos = NULL, *last = NULL, *out = NULL, *start = NULL, *iv = NULL, *ct = NULL;
     clops_status st = tensor_new(d, CLOPS_INT64, 1, &n, NULL, &pos);
-    cl_mem mx = mem_of(x2), mp = mem_of(perm) ? mem_of(perm) : mem_of(x2), mpos = mem_of(pos);
+    cl_mem mx = sort_mem(x2), mp = perm ? sort_mem(perm) : mx, mpos = sort_mem(pos);
     cl_int has_perm = perm != NULL;
     cl_long a_n = n, a_m = m;
     if (st == CLOPS_OK && cpu) {
-        ref_unique_flags(hp(x2), hp(perm), x2->dtype, n, m, hp(pos));
+        ref_unique_flags(sort_host(x2), sort_host(perm), x2->dtype, n, m, sort_host(pos));
     } else if (st == CLOPS_OK) {
         host_arg args[] = {A(mx), A(mp), A(has_perm), A(a_n), A(a_m), A(mpos)};
         st = launch(d, x2->dtype, SORT_K_UFLAGS, args, 6, n);
@@ -155,18 +142,18 @@ static clops_status unique_rows(const char *op, clops_tensor *x2, clops_tensor *
     if (st == CLOPS_OK && want_cnt)
         st = tensor_new(d, CLOPS_INT64, 1, &groups, NULL, &ct);
     if (st == CLOPS_OK && cpu) {
-        ref_unique_compact(hp(x2), hp(perm), x2->dtype, n, m, hp(pos), hp(out), hp(start),
-                           hp(iv));
+        ref_unique_compact(sort_host(x2), sort_host(perm), x2->dtype, n, m, sort_host(pos),
+                           sort_host(out), sort_host(start), sort_host(iv));
         if (ct)
-            ref_unique_counts(hp(start), groups, n, hp(ct));
+            ref_unique_counts(sort_host(start), groups, n, sort_host(ct));
     } else if (st == CLOPS_OK) {
-        cl_mem mo = mem_of(out), ms = mem_of(start), mi = iv ? mem_of(iv) : mpos;
+        cl_mem mo = sort_mem(out), ms = sort_mem(start), mi = iv ? sort_mem(iv) : mpos;
         cl_int a_inv = want_inv;
         host_arg args[] = {A(mx), A(mp), A(has_perm), A(a_n), A(a_m), A(mpos),
                            A(mo), A(ms), A(mi),       A(a_inv)};
         st = launch(d, x2->dtype, SORT_K_UCOMPACT, args, 10, n);
         if (st == CLOPS_OK && ct) {
-            cl_mem mc = mem_of(ct);
+            cl_mem mc = sort_mem(ct);
             cl_long a_g = groups;
             host_arg cargs[] = {A(ms), A(a_g), A(a_n), A(mc)};
             st = launch(d, CLOPS_INT64, SORT_K_UCOUNTS, cargs, 4, groups);

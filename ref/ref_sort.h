@@ -65,6 +65,9 @@ void ref_unique_compose(const int64_t *perm, const int64_t *p2, int64_t n, int64
 void ref_bincount(const int64_t *sv, const int64_t *si, int64_t n, const void *w, clops_dtype dt,
                   int64_t nbins, void *out);
 
+/* x rounded to dt (float16/bfloat16/float32; float64 unchanged). */
+double ref_round_to(double x, clops_dtype dt);
+
 /* histc counts of n elements of x (a floating dtype) in bins equal bins of
  * [lo, hi] (values of dt), PyTorch's arithmetic in dt. */
 void ref_histc(const void *x, clops_dtype dt, int64_t n, double lo, double hi, int64_t bins,

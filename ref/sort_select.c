@@ -119,8 +119,7 @@ void ref_bincount(const int64_t *sv, const int64_t *si, int64_t n, const void *w
     }
 }
 
-/* x rounded to dt (float16/bfloat16/float32; float64 unchanged). */
-static double rnd(double x, clops_dtype dt)
+double ref_round_to(double x, clops_dtype dt)
 {
     switch (dt) {
     case CLOPS_FLOAT16:
@@ -150,7 +149,8 @@ void ref_histc(const void *x, clops_dtype dt, int64_t n, double lo, double hi, i
         if (!(e >= lo && e <= hi))
             continue;
         /* Each operation in the input's type, as PyTorch's CPU kernel. */
-        double q = rnd(rnd(rnd(e - lo, dt) * rnd((double)bins, dt), dt) / rnd(hi - lo, dt), dt);
+        double span = ref_round_to(hi - lo, dt), nb = ref_round_to((double)bins, dt);
+        double q = ref_round_to(ref_round_to(ref_round_to(e - lo, dt) * nb, dt) / span, dt);
         int64_t pos = (int64_t)q;
         if (pos >= bins)
             pos = bins - 1;

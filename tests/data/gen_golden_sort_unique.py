@@ -24,33 +24,16 @@ tests/test_sort_unique.c replays every case on every device.
 Run: /work/torchenv/bin/python tests/data/gen_golden_sort_unique.py
 """
 import json
-import math
 import os
 
 import torch
+
+from gen_golden_sort import DT, enc  # the value encoding and dtype names
 
 nan, inf = float("nan"), float("inf")
 A = torch.ops.aten
 
 
-def enc(v):
-    if isinstance(v, bool):
-        return int(v)
-    if isinstance(v, int) and abs(v) > 2**53:
-        return str(v)
-    if isinstance(v, float):
-        if math.isnan(v):
-            return "nan"
-        if math.isinf(v):
-            return "inf" if v > 0 else "-inf"
-        if v == 0 and math.copysign(1, v) < 0:
-            return "-0"
-    return v
-
-
-DT = {"float32": torch.float32, "float64": torch.float64, "float16": torch.float16,
-      "bfloat16": torch.bfloat16, "int64": torch.int64, "int32": torch.int32,
-      "int16": torch.int16, "int8": torch.int8, "uint8": torch.uint8, "bool": torch.bool}
 NAME = {v: k for k, v in DT.items()}
 
 
