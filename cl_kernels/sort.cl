@@ -422,3 +422,129 @@ __kernel void sort_histc(__global const T *x, long n, VT lo, VT hi, long bins,
         pos = 0;
     atomic_inc(&cnt[pos]);
 }
+
+/* topk of lines of at most TK_NMAX elements, k <= TK_KMAX, 32-bit keys:
+ * one work-group per line selects instead of sorting the line.  The keys
+ * (complemented for largest) are cached in local memory; a radix select
+ * over four 8-bit digits (local histograms, integer local atomics: the
+ * counts do not depend on their order) finds the k-th smallest key KT and
+ * how many elements equal to KT belong to the result (`need`).  Elements
+ * with a key below KT, and the first `need` equal to KT in line order,
+ * are placed by an exclusive scan of per-item counts over contiguous
+ * chunks (positions fixed by the data, no atomics), then bitonic-sorted by
+ * (key, position): the same elements in the same order as the first k of
+ * the stable sort. */
+#define TK_NMAX 4096
+#define TK_KMAX 256
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+sort_topk(__global const T *src, long soff, long s_o, long s_n, long s_i, long n, long inner,
+          int k, int desc, __global T *vals, long voff, long v_o, long v_n, long v_i,
+          __global long *idx, long xoff, long x_o, long x_n, long x_i)
+{
+    __local uint lk[TK_NMAX];
+    __local uint hist[256];
+    __local uint scan[WG];
+    __local uint sk[TK_KMAX];
+    __local int sp[TK_KMAX];
+    __local uint sel[2];
+    const int lid = (int)get_local_id(0);
+    const long line = (long)get_group_id(0);
+    const long sbase = LINE_BASE(soff, line, inner, s_o, s_i);
+    const int m = (int)n;
+    for (int j = lid; j < m; j += WG)
+        lk[j] = (uint)LOAD_KEY(src, sbase, j, s_n, desc);
+    uint prefix = 0, mask = 0, need = (uint)k;
+    for (int shift = 24; shift >= 0; shift -= 8) {
+        for (int b = lid; b < 256; b += WG)
+            hist[b] = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int j = lid; j < m; j += WG) {
+            uint key = lk[j];
+            if ((key & mask) == prefix)
+                atomic_inc(&hist[(key >> shift) & 255u]);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid == 0) {
+            uint acc = 0;
+            for (uint b = 0; b < 256; b++) {
+                uint h = hist[b];
+                if (acc + h >= need) {
+                    sel[0] = prefix | (b << shift);
+                    sel[1] = need - acc;
+                    break;
+                }
+                acc += h;
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        prefix = sel[0];
+        need = sel[1];
+        mask |= 0xffu << shift;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    /* prefix is KT; k - need keys are below it. */
+    const int chunk = (m + WG - 1) / WG;
+    const int j0 = lid * chunk < m ? lid * chunk : m;
+    const int j1 = j0 + chunk < m ? j0 + chunk : m;
+    uint lt = 0, eq = 0;
+    for (int j = j0; j < j1; j++) {
+        lt += lk[j] < prefix;
+        eq += lk[j] == prefix;
+    }
+    const uint mine = lt | (eq << 16);
+    scan[lid] = mine;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int off = 1; off < WG; off <<= 1) {
+        uint add = lid >= off ? scan[lid - off] : 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        scan[lid] += add;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    const uint excl = scan[lid] - mine;
+    uint lpos = excl & 0xffffu, epos = excl >> 16;
+    const uint below = (uint)k - need;
+    for (int j = j0; j < j1; j++) {
+        uint key = lk[j];
+        if (key < prefix) {
+            sk[lpos] = key;
+            sp[lpos++] = j;
+        } else if (key == prefix && epos < need) {
+            sk[below + epos] = key;
+            sp[below + epos++] = j;
+        }
+    }
+    int p = 1;
+    while (p < k)
+        p <<= 1;
+    for (int j = k + lid; j < p; j += WG) {
+        sk[j] = 0xffffffffu;
+        sp[j] = 0x7fffffff;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int w = 2; w <= p; w <<= 1) {
+        for (int h = w >> 1; h > 0; h >>= 1) {
+            for (int t = lid; t < (p >> 1); t += WG) {
+                int i = ((t & ~(h - 1)) << 1) | (t & (h - 1));
+                int l = i + h;
+                bool up = (i & w) == 0;
+                uint ka = sk[i], kb = sk[l];
+                int ia = sp[i], ib = sp[l];
+                if (PAIR_GT(ka, ia, kb, ib) == up) {
+                    sk[i] = kb;
+                    sk[l] = ka;
+                    sp[i] = ib;
+                    sp[l] = ia;
+                }
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+    }
+    const long vbase = LINE_BASE(voff, line, inner, v_o, v_i);
+    const long xbase = LINE_BASE(xoff, line, inner, x_o, x_i);
+    for (int j = lid; j < k; j += WG) {
+        int at = sp[j];
+        vals[vbase + j * v_n] = src[sbase + at * s_n];
+        idx[xbase + j * x_n] = at;
+    }
+}

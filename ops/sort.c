@@ -101,13 +101,13 @@ static clops_status get_kernel(clops_device *d, const sort_spec *s, int which, h
     static const char *const names[SORT_K_COUNT] = {
         "sort_block",    "sort_merge",   "sort_write",   "sort_pick",     "sort_search",
         "sort_mode",     "sort_uflags",  "sort_ucompact", "sort_ucounts", "sort_ugather",
-        "sort_ucompose", "sort_bincount", "sort_histc"};
+        "sort_ucompose", "sort_bincount", "sort_histc",    "sort_topk"};
     host_kkey key = {{SORT_KEY_FAMILY | ((uint64_t)s->dt << 24) | ((uint64_t)which << 16) |
                           (uint64_t)s->wg,
                       0, 0, 0}};
     char pname[64];
     snprintf(pname, sizeof pname, "sort/%s", pw_dtype_tag(s->dt));
-    bool fixed_wg = which == SORT_K_BLOCK || which == SORT_K_MODE;
+    bool fixed_wg = which == SORT_K_BLOCK || which == SORT_K_MODE || which == SORT_K_TOPK;
     return ops_kernel(d, key, pname, names[which], gen_source, (void *)s, fixed_wg ? s->wg : 0,
                       out);
 }
@@ -237,6 +237,39 @@ done:
     if (st)
         return clops__error_prefix(st, "%s", op);
     return CLOPS_OK;
+}
+
+clops_status sort_topk_select(clops_tensor *src, int dim, int64_t k, bool largest,
+                              clops_tensor *vals, clops_tensor *idx, bool *done)
+{
+    *done = false;
+    clops_device *d = src->storage->device;
+    int64_t n = src->ndim ? src->sizes[dim] : 1;
+    ops_lines gs, gv, gx;
+    if (host_is_cpu(d) || clops_dtype_size(src->dtype) > 4 || n > SORT_TOPK_NMAX || k < 1 ||
+        k > SORT_TOPK_KMAX || !ops_lines_of(src, dim, &gs) || !ops_lines_of(vals, dim, &gv) ||
+        !ops_lines_of(idx, dim, &gx))
+        return CLOPS_OK;
+    host_kernel *kt = NULL;
+    int wg = 0;
+    clops_status st = sort_kernel(d, src->dtype, SORT_K_TOPK, &kt, &wg);
+    if (st)
+        return st;
+    cl_mem msrc = sort_mem(src), mval = sort_mem(vals), midx = sort_mem(idx);
+    cl_long soff = gs.offset, s_o = gs.s_o, s_n = gs.s_n, s_i = gs.s_i, a_n = n,
+            inner = gs.inner;
+    cl_long voff = gv.offset, v_o = gv.s_o, v_n = gv.s_n, v_i = gv.s_i;
+    cl_long xoff = gx.offset, x_o = gx.s_o, x_n = gx.s_n, x_i = gx.s_i;
+    cl_int a_k = (cl_int)k, a_desc = largest;
+#define A(x) {sizeof(x), &(x)}
+    host_arg args[] = {A(msrc), A(soff), A(s_o), A(s_n), A(s_i), A(a_n),  A(inner),
+                       A(a_k),  A(a_desc), A(mval), A(voff), A(v_o), A(v_n), A(v_i),
+                       A(midx), A(xoff), A(x_o), A(x_n), A(x_i)};
+#undef A
+    st = host_launch(d, kt, (int)(sizeof args / sizeof args[0]), args,
+                     (size_t)(gs.outer * gs.inner) * (size_t)wg);
+    *done = st == CLOPS_OK;
+    return st;
 }
 
 clops_status sort_pick_median(const char *op, clops_tensor *sv, clops_tensor *si, int dim,

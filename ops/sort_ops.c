@@ -211,6 +211,10 @@ static clops_status topk_into(clops_tensor *self, int64_t k, int64_t dim, bool l
         return st;
     if (k == 0 || tensor_numel(self) == 0)
         return CLOPS_OK;
+    bool done = false;
+    if ((st = check_dtype_on_device(op, self->dtype, self->storage->device)) ||
+        (st = sort_topk_select(self, d, k, largest, values, indices, &done)) || done)
+        return st;
     return select_sorted(op, self, d, largest, 0, k, values, indices);
 }
 
