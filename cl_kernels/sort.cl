@@ -427,7 +427,9 @@ __kernel void sort_histc(__global const T *x, long n, VT lo, VT hi, long bins,
  * one work-group per line selects instead of sorting the line.  The keys
  * (complemented for largest) are cached in local memory; a radix select
  * over four 8-bit digits (local histograms, integer local atomics: the
- * counts do not depend on their order) finds the k-th smallest key KT and
+ * counts do not depend on their order; TK_HC copies, one per item modulo
+ * TK_HC, to spread contention on popular digits; a scan over the 256 bins
+ * picks the digit) finds the k-th smallest key KT and
  * how many elements equal to KT belong to the result (`need`).  Elements
  * with a key below KT, and the first `need` equal to KT in line order,
  * are placed by an exclusive scan of per-item counts over contiguous
@@ -436,6 +438,7 @@ __kernel void sort_histc(__global const T *x, long n, VT lo, VT hi, long bins,
  * the stable sort. */
 #define TK_NMAX 4096
 #define TK_KMAX 256
+#define TK_HC 4
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 sort_topk(__global const T *src, long soff, long s_o, long s_n, long s_i, long n, long inner,
@@ -443,8 +446,8 @@ sort_topk(__global const T *src, long soff, long s_o, long s_n, long s_i, long n
           __global long *idx, long xoff, long x_o, long x_n, long x_i)
 {
     __local uint lk[TK_NMAX];
-    __local uint hist[256];
-    __local uint scan[WG];
+    __local uint hist[TK_HC * 256];
+    __local uint scan[WG > 256 ? WG : 256];
     __local uint sk[TK_KMAX];
     __local int sp[TK_KMAX];
     __local uint sel[2];
@@ -456,25 +459,39 @@ sort_topk(__global const T *src, long soff, long s_o, long s_n, long s_i, long n
         lk[j] = (uint)LOAD_KEY(src, sbase, j, s_n, desc);
     uint prefix = 0, mask = 0, need = (uint)k;
     for (int shift = 24; shift >= 0; shift -= 8) {
-        for (int b = lid; b < 256; b += WG)
+        for (int b = lid; b < TK_HC * 256; b += WG)
             hist[b] = 0;
         barrier(CLK_LOCAL_MEM_FENCE);
+        __local uint *hc = hist + (lid % TK_HC) * 256;
         for (int j = lid; j < m; j += WG) {
             uint key = lk[j];
             if ((key & mask) == prefix)
-                atomic_inc(&hist[(key >> shift) & 255u]);
+                atomic_inc(&hc[(key >> shift) & 255u]);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        if (lid == 0) {
-            uint acc = 0;
-            for (uint b = 0; b < 256; b++) {
-                uint h = hist[b];
-                if (acc + h >= need) {
-                    sel[0] = prefix | (b << shift);
-                    sel[1] = need - acc;
-                    break;
-                }
-                acc += h;
+        /* Inclusive scan of the 256 bin totals; the bin where the running
+         * count reaches `need` is KT's digit (exactly one bin). */
+        for (int b = lid; b < 256; b += WG) {
+            uint h = 0;
+            for (int c = 0; c < TK_HC; c++)
+                h += hist[c * 256 + b];
+            scan[b] = h;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int off = 1; off < 256; off <<= 1) {
+            uint add[256 / WG > 0 ? 256 / WG : 1];
+            for (int b = lid, q = 0; b < 256; b += WG, q++)
+                add[q] = b >= off ? scan[b - off] : 0;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (int b = lid, q = 0; b < 256; b += WG, q++)
+                scan[b] += add[q];
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        for (int b = lid; b < 256; b += WG) {
+            uint incl = scan[b], excl = b ? scan[b - 1] : 0;
+            if (excl < need && incl >= need) {
+                sel[0] = prefix | ((uint)b << shift);
+                sel[1] = need - excl;
             }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
