@@ -211,10 +211,13 @@ static clops_status histc_fresh(clops_tensor *self, int64_t bins, clops_scalar m
         return sort_fail(CLOPS_INVALID_ARGUMENT, op, self, msg);
     }
     int64_t n = tensor_numel(self);
+    clops_status st = check_dtype_on_device(op, self->dtype, self->storage->device);
+    if (st)
+        return st;
     if (n > INT32_MAX)
         return sort_fail(CLOPS_UNSUPPORTED, op, self, "more than 2^31-1 elements");
     double lo = clops_scalar_to_double(min), hi = clops_scalar_to_double(max);
-    clops_status st = histc_range(self, &lo, &hi);
+    st = histc_range(self, &lo, &hi);
     if (st)
         return st;
     lo = ref_round_to(lo, self->dtype); /* the edges PyTorch's linspace gives */

@@ -206,8 +206,10 @@ static clops_status unique_elems(const char *op, clops_tensor *self, bool sort, 
     clops_device *d = self->storage->device;
     int64_t n = tensor_numel(self), shape2[2] = {n, 1};
     clops_tensor *x2 = NULL, *perm = NULL, *rows = NULL, *iv = NULL, *ct = NULL;
-    clops_status st = CLOPS_OK;
     memset(r, 0, sizeof *r);
+    clops_status st = check_dtype_on_device(op, self->dtype, d);
+    if (st)
+        return st;
     if (n > 0) {
         clops_tensor *v = NULL;
         st = core_reshape(self, shape2, 2, &v);
@@ -252,6 +254,8 @@ static clops_status unique_along(const char *op, clops_tensor *self, int64_t dim
     memset(r, 0, sizeof *r);
     int d = 0;
     clops_status st = wrap_dim(op, dim, self->ndim, &d);
+    if (st == CLOPS_OK)
+        st = check_dtype_on_device(op, self->dtype, self->storage->device);
     if (st == CLOPS_OK && self->ndim == 0)
         st = sort_fail(CLOPS_INDEX_OUT_OF_RANGE, op, self,
                        "Dimension specified as 0 but tensor has no dimensions");
