@@ -19,6 +19,16 @@
  * written.  Negative values wrap when the plan says so (take, index.Tensor),
  * else they are out of range (gather, index_select, embedding).
  */
+/* Records an out-of-range index (first reporter wins). */
+void ix_report(__global int *err, long value, int k)
+{
+    if (atomic_cmpxchg(err, 0, 1) == 0) {
+        __global long *e = (__global long *)err;
+        e[1] = value;
+        e[2] = (long)k;
+    }
+}
+
 #ifndef IX_SEGMENT /* ---- gather plans ---- */
 
 #ifndef IX_NDIM
@@ -53,16 +63,6 @@ typedef struct ix_geom {
     long tri;
     long tri_k;
 } ix_geom;
-
-/* Records an out-of-range index (first reporter wins). */
-void ix_report(__global int *err, long value, int k)
-{
-    if (atomic_cmpxchg(err, 0, 1) == 0) {
-        __global long *e = (__global long *)err;
-        e[1] = value;
-        e[2] = (long)k;
-    }
-}
 
 /* Adds index k's contribution to the source offset; false when out of range. */
 #define IX_APPLY(K, PTR)                                                        \
@@ -244,6 +244,94 @@ IX_SEG_KERNEL(ix_segment_bfloat16, ushort, float, IX_LD_BF16, IX_ST_BF16, 1)
 IX_SEG_KERNEL(ix_segment_float32, float, float, IX_LD_PLAIN, IX_ST_PLAIN, 1)
 #ifdef CLOPS_HAS_FP64
 IX_SEG_KERNEL(ix_segment_float64, double, double, IX_LD_PLAIN, IX_ST_PLAIN, 1)
+#endif
+
+/* ---- line scans (ops/index_segment.c, ix_scatter_lines) -------------------
+ *
+ * scatter, scatter_add and scatter_reduce with an int64 index where self's
+ * scatter dim is short: no host sort.  A line is one position of the
+ * index's other dims; a work item owns one target (line, t) and scans the
+ * line's index in order, folding the source elements whose index is t: the
+ * entries of that target in source order, as the segment plans fold them
+ * (the same bits; the CPU device runs the segment plan).  Targets no entry
+ * names keep self's value.  The work item of t = 0 reports out-of-range
+ * values through err.  Modes as ix_segment_<dtype>; alpha is 1.
+ */
+typedef struct ix_lgeom {
+    long sizes[IX_MAXD]; /* the index's dims, the scatter dim's size 1 */
+    long self_st[IX_MAXD];
+    long idx_st[IX_MAXD];
+    long src_st[IX_MAXD];
+    long ndim, nlines, self_len, idx_len, self_d, idx_d, src_d, self_off, idx_off, src_off,
+        mode, include_self;
+} ix_lgeom;
+
+#define IX_LINE_KERNEL(NAME, T, C, LOAD, STORE, ISF)                                         \
+    __kernel void NAME(__global T *self, __global const T *src, __global const long *idx,    \
+                       __global int *err, const ix_lgeom g)                                  \
+    {                                                                                        \
+        const long total = g.nlines * g.self_len;                                            \
+        for (long lin = get_global_id(0); lin < total; lin += get_global_size(0)) {          \
+            long line = lin / g.self_len, t = lin % g.self_len, rem = line;                  \
+            long so = g.self_off, io = g.idx_off, sr = g.src_off;                            \
+            for (int d = (int)g.ndim - 1; d >= 0; d--) {                                     \
+                long c = rem % g.sizes[d];                                                   \
+                rem /= g.sizes[d];                                                           \
+                so += c * g.self_st[d];                                                      \
+                io += c * g.idx_st[d];                                                       \
+                sr += c * g.src_st[d];                                                       \
+            }                                                                                \
+            so += t * g.self_d;                                                              \
+            bool have = g.mode != 0 && g.include_self != 0;                                  \
+            C acc = have ? LOAD(self, so) : (C)(g.mode == 2 ? 1 : 0);                        \
+            long cnt = 0;                                                                    \
+            for (long j = 0; j < g.idx_len; j++) {                                           \
+                long v = idx[io + j * g.idx_d];                                              \
+                if (v != t) {                                                                \
+                    if (t == 0 && (v < 0 || v >= g.self_len))                                \
+                        ix_report(err, v, 0);                                                \
+                    continue;                                                                \
+                }                                                                            \
+                C x = LOAD(src, sr + j * g.src_d);                                           \
+                cnt++;                                                                       \
+                if (g.mode == 0 || g.mode == 1 || g.mode == 3)                               \
+                    acc = g.mode == 0 ? x : acc + x;                                         \
+                else if (g.mode == 2)                                                        \
+                    acc *= x;                                                                \
+                else if (!have)                                                              \
+                    acc = x;                                                                 \
+                else if (g.mode == 4)                                                        \
+                    acc = (ISF && (acc != acc || x != x)) ? (acc != acc ? acc : x)           \
+                                                          : (x > acc ? x : acc);             \
+                else                                                                         \
+                    acc = (ISF && (acc != acc || x != x)) ? (acc != acc ? acc : x)           \
+                                                          : (x < acc ? x : acc);             \
+                have = true;                                                                 \
+            }                                                                                \
+            if (cnt == 0)                                                                    \
+                continue;                                                                    \
+            if (g.mode == 3) {                                                               \
+                long n = cnt + (g.include_self ? 1 : 0);                                     \
+                if (ISF)                                                                     \
+                    acc = acc / (C)n;                                                        \
+                else                                                                         \
+                    acc = (C)((long)acc / n - ((long)acc % n != 0 && (long)acc < 0));        \
+            }                                                                                \
+            STORE(self, so, acc);                                                            \
+        }                                                                                    \
+    }
+
+IX_LINE_KERNEL(ix_lines_bool, uchar, long, IX_LD_INT, IX_ST_BOOL, 0)
+IX_LINE_KERNEL(ix_lines_uint8, uchar, long, IX_LD_INT, IX_ST_PLAIN, 0)
+IX_LINE_KERNEL(ix_lines_int8, char, long, IX_LD_INT, IX_ST_PLAIN, 0)
+IX_LINE_KERNEL(ix_lines_int16, short, long, IX_LD_INT, IX_ST_PLAIN, 0)
+IX_LINE_KERNEL(ix_lines_int32, int, long, IX_LD_INT, IX_ST_PLAIN, 0)
+IX_LINE_KERNEL(ix_lines_int64, long, long, IX_LD_PLAIN, IX_ST_PLAIN, 0)
+IX_LINE_KERNEL(ix_lines_float16, half, float, IX_LD_HALF, IX_ST_HALF, 1)
+IX_LINE_KERNEL(ix_lines_bfloat16, ushort, float, IX_LD_BF16, IX_ST_BF16, 1)
+IX_LINE_KERNEL(ix_lines_float32, float, float, IX_LD_PLAIN, IX_ST_PLAIN, 1)
+#ifdef CLOPS_HAS_FP64
+IX_LINE_KERNEL(ix_lines_float64, double, double, IX_LD_PLAIN, IX_ST_PLAIN, 1)
 #endif
 
 /* isin: out[i] = (elements[i] equals some test[j]) != invert, both
