@@ -121,7 +121,7 @@ clops_status ix_segment_run(ix_seg *s);
  * same bits as the segment plan.  *used is false (nothing done) when the
  * case does not qualify: CPU device, index not int64, more than IX_MAXD
  * dims, or a scatter dim longer than IX_LINE_MAX. */
-#define IX_LINE_MAX 256
+#define IX_LINE_MAX 256 /* IX_LWG * IX_LSLOT of cl_kernels/index.cl */
 clops_status ix_scatter_lines(const char *op, clops_tensor *self, int dim,
                               const clops_tensor *index, const clops_tensor *src,
                               ix_seg_mode mode, bool include_self, bool *used);

@@ -269,7 +269,7 @@ clops_status ix_scatter_lines(const char *op, clops_tensor *self, int dim,
     g.include_self = include_self;
     if (g.nlines == 0 || g.idx_len == 0 || g.self_len == 0)
         return CLOPS_OK;
-    host_kkey key = {{(0x22ull << 56) | (uint64_t)self->dtype, 0, 0, 0}};
+    host_kkey key = {{(0x24ull << 56) | (uint64_t)self->dtype, 0, 0, 0}};
     host_kernel *k = host_kernel_lookup(d, &key);
     if (!k) {
         char kname[64];
@@ -289,8 +289,9 @@ clops_status ix_scatter_lines(const char *op, clops_tensor *self, int dim,
         host_arg args[5] = {{sizeof(cl_mem), &m[0]}, {sizeof(cl_mem), &m[1]},
                             {sizeof(cl_mem), &m[2]}, {sizeof(cl_mem), &m[3]},
                             {sizeof g, &g}};
-        st = host_launch(d, k, 5, args,
-                         host_grid_size(d, k, (uint64_t)(g.nlines * g.self_len)));
+        /* One work-group of 64 items (IX_LWG) per line, grid-strided. */
+        uint64_t groups = (uint64_t)g.nlines < 65536 ? (uint64_t)g.nlines : 65536;
+        st = host_launch_local(d, k, 5, args, (size_t)(groups * 64), 64);
         if (st)
             clops__error_prefix(st, "%s", op);
     }
