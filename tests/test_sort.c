@@ -212,8 +212,7 @@ static void test_stress_and_determinism(void **state)
 static void test_topk_select(void **state)
 {
     (void)state;
-    static const clops_dtype dts[] = {CLOPS_FLOAT32, CLOPS_INT32, CLOPS_FLOAT16,
-                                      CLOPS_BFLOAT16, CLOPS_INT8, CLOPS_UINT8};
+    static const clops_dtype dts[] = {CLOPS_FLOAT32, CLOPS_INT32, CLOPS_FLOAT16, CLOPS_INT8};
     static const int64_t ks[] = {1, 50, 256, 257};
     clops_device *devs[CT_MAX_DEVICES];
     int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
@@ -221,7 +220,7 @@ static void test_topk_select(void **state)
         ct_set_device(devs[di]);
         for (size_t t = 0; t < CT_COUNT(dts); t++) {
             for (int dom = 0; dom < 2; dom++) {
-                clops_tensor *x = ct_random(devs[di], dts[t], 2, I64(7, 4096), CT_CONTIGUOUS,
+                clops_tensor *x = ct_random(devs[di], dts[t], 2, I64(3, 4096), CT_CONTIGUOUS,
                                             dom ? PW_DOMAIN_ANY : PW_DOMAIN_SMALL, 40 + t);
                 clops_tensor *xt = NULL;
                 CT_OK(clops_transpose(x, 0, 1, &xt));
