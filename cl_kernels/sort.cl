@@ -236,3 +236,332 @@ __kernel void sort_search(__global const T *bd, __global const T *v, __global co
     }
     out[g] = lo;
 }
+
+/* ---- mode, unique, bincount, histc (ops/sort_unique.c, ops/sort_count.c) ---- */
+
+/* PyTorch's == of two elements by their keys: equal keys, and not NaN (a
+ * NaN equals nothing, itself included); -0.0 == +0.0. */
+#define KEY_EQ(a, b) ((a) == (b) && !IS_NAN_KEY(a))
+
+/* mode: one work-group per line of a sorted (ascending, stable) tensor.
+ * Every run of equal elements is found at its first element (a binary
+ * search for its end: the line is sorted); the longest run wins, the first
+ * (smallest value) among equally long ones.  The result is the run's last
+ * element: its value and its position (the last occurrence in the input,
+ * the sort being stable).  A NaN is a run of its own. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+sort_mode(__global const T *sv, __global const long *si, long n, long inner, long s_o, long s_n,
+          long s_i, __global T *ov, __global long *oi)
+{
+    __local long bl[WG];
+    __local long bs[WG];
+    const int lid = (int)get_local_id(0);
+    const long line = (long)get_group_id(0);
+    const long base = LINE_BASE(0, line, inner, s_o, s_i);
+    long best_len = 0, best_st = 0;
+    for (long j = lid; j < n; j += WG) {
+        const KEY k = TOKEY(sv[base + j * s_n]);
+        if (j > 0 && KEY_EQ(TOKEY(sv[base + (j - 1) * s_n]), k))
+            continue;
+        long len = 1;
+        if (!IS_NAN_KEY(k)) {
+            long lo = j + 1, hi = n;
+            while (lo < hi) {
+                long mid = lo + ((hi - lo) >> 1);
+                if (TOKEY(sv[base + mid * s_n]) <= k)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            len = lo - j;
+        }
+        if (len > best_len) {
+            best_len = len;
+            best_st = j;
+        }
+    }
+    bl[lid] = best_len;
+    bs[lid] = best_st;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = WG / 2; s > 0; s >>= 1) {
+        if (lid < s) {
+            long ol = bl[lid + s], os = bs[lid + s];
+            if (ol > bl[lid] || (ol == bl[lid] && ol > 0 && os < bs[lid])) {
+                bl[lid] = ol;
+                bs[lid] = os;
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) {
+        const long end = base + (bs[0] + bl[0] - 1) * s_n;
+        ov[line] = sv[end];
+        oi[line] = si[end];
+    }
+}
+
+/* unique: rows of m elements of src (row r at r * m), visited in the order
+ * perm gives (identity when !has_perm).  flags[j] = 1 where the j-th
+ * visited row differs from the one before (PyTorch's == on every element),
+ * and for j = 0; an inclusive scan turns them into group numbers + 1. */
+__kernel void sort_uflags(__global const T *src, __global const long *perm, int has_perm, long n,
+                          long m, __global long *flags)
+{
+    const long g = (long)get_global_id(0);
+    if (g >= n)
+        return;
+    long f = 1;
+    if (g > 0) {
+        const long a = (has_perm ? perm[g - 1] : g - 1) * m, b = (has_perm ? perm[g] : g) * m;
+        f = 0;
+        for (long c = 0; c < m && !f; c++)
+            f = !KEY_EQ(TOKEY(src[a + c]), TOKEY(src[b + c]));
+    }
+    flags[g] = f;
+}
+
+/* unique: the first row of every group into out[group], the group's first
+ * visit into start[group], and (want_inv) every row's group into inv. */
+__kernel void sort_ucompact(__global const T *src, __global const long *perm, int has_perm,
+                            long n, long m, __global const long *pos, __global T *out,
+                            __global long *start, __global long *inv, int want_inv)
+{
+    const long g = (long)get_global_id(0);
+    if (g >= n)
+        return;
+    const long row = has_perm ? perm[g] : g, grp = pos[g] - 1;
+    if (g == 0 || pos[g - 1] != pos[g]) {
+        for (long c = 0; c < m; c++)
+            out[grp * m + c] = src[row * m + c];
+        start[grp] = g;
+    }
+    if (want_inv)
+        inv[row] = grp;
+}
+
+/* unique: each group's size from its start and the next one's. */
+__kernel void sort_ucounts(__global const long *start, long groups, long n, __global long *cnt)
+{
+    const long g = (long)get_global_id(0);
+    if (g < groups)
+        cnt[g] = (g + 1 < groups ? start[g + 1] : n) - start[g];
+}
+
+/* unique_dim's lexicographic sort: column c of the rows in perm's order. */
+__kernel void sort_ugather(__global const T *src, __global const long *perm, long n, long m,
+                           long c, __global T *out)
+{
+    const long g = (long)get_global_id(0);
+    if (g < n)
+        out[g] = src[perm[g] * m + c];
+}
+
+/* out = perm[p2]: the row order after one more stable sort pass. */
+__kernel void sort_ucompose(__global const long *perm, __global const long *p2, long n,
+                            __global long *out)
+{
+    const long g = (long)get_global_id(0);
+    if (g < n)
+        out[g] = perm[p2[g]];
+}
+
+/* bincount: one work-item per bin b of the sorted int64 input sv (with its
+ * positions si): the bin's run [lo, hi) by two binary searches; its size,
+ * or (has_w) the sum of its weights in input order (the sort is stable),
+ * the order of PyTorch's sequential CPU loop, in T. */
+__kernel void sort_bincount(__global const long *sv, __global const long *si, long n,
+                            __global const T *w, int has_w, long nbins, __global T *out)
+{
+    const long b = (long)get_global_id(0);
+    if (b >= nbins)
+        return;
+    long lo = 0, hi = n;
+    while (lo < hi) {
+        long mid = lo + ((hi - lo) >> 1);
+        if (sv[mid] < b)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    const long first = lo;
+    hi = n;
+    while (lo < hi) {
+        long mid = lo + ((hi - lo) >> 1);
+        if (sv[mid] <= b)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (has_w) {
+        T acc = 0;
+        for (long j = first; j < lo; j++)
+            acc += w[si[j]];
+        out[b] = acc;
+    } else {
+        out[b] = (T)(lo - first);
+    }
+}
+
+/* histc: one work-item per element; PyTorch's bin arithmetic in the
+ * input's type (RND rounds float16/bfloat16 after every operation, as
+ * c10::Half does), elements outside [lo, hi] and NaN skipped, x == hi in the
+ * last bin.  Counts are integer atomics: the same result in any order. */
+__kernel void sort_histc(__global const T *x, long n, VT lo, VT hi, long bins,
+                         __global uint *cnt)
+{
+    const long g = (long)get_global_id(0);
+    if (g >= n)
+        return;
+    const VT e = LOADV(x, g);
+    if (!(e >= lo && e <= hi))
+        return;
+    long pos = (long)(RND(RND(RND(e - lo) * RND((VT)bins)) / RND(hi - lo)));
+    if (pos >= bins)
+        pos = bins - 1;
+    if (pos < 0)
+        pos = 0;
+    atomic_inc(&cnt[pos]);
+}
+
+/* topk of lines of at most TK_NMAX elements, k <= TK_KMAX, 32-bit keys:
+ * one work-group per line selects instead of sorting the line.  The keys
+ * (complemented for largest) are cached in local memory; a radix select
+ * over four 8-bit digits (local histograms, integer local atomics: the
+ * counts do not depend on their order; TK_HC copies, one per item modulo
+ * TK_HC, to spread contention on popular digits; a scan over the 256 bins
+ * picks the digit) finds the k-th smallest key KT and
+ * how many elements equal to KT belong to the result (`need`).  Elements
+ * with a key below KT, and the first `need` equal to KT in line order,
+ * are placed by an exclusive scan of per-item counts over contiguous
+ * chunks (positions fixed by the data, no atomics), then bitonic-sorted by
+ * (key, position): the same elements in the same order as the first k of
+ * the stable sort. */
+#define TK_NMAX 4096
+#define TK_KMAX 256
+#define TK_HC 4
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+sort_topk(__global const T *src, long soff, long s_o, long s_n, long s_i, long n, long inner,
+          int k, int desc, __global T *vals, long voff, long v_o, long v_n, long v_i,
+          __global long *idx, long xoff, long x_o, long x_n, long x_i)
+{
+    __local uint lk[TK_NMAX];
+    __local uint hist[TK_HC * 256];
+    __local uint scan[WG > 256 ? WG : 256];
+    __local uint sk[TK_KMAX];
+    __local int sp[TK_KMAX];
+    __local uint sel[2];
+    const int lid = (int)get_local_id(0);
+    const long line = (long)get_group_id(0);
+    const long sbase = LINE_BASE(soff, line, inner, s_o, s_i);
+    const int m = (int)n;
+    for (int j = lid; j < m; j += WG)
+        lk[j] = (uint)LOAD_KEY(src, sbase, j, s_n, desc);
+    uint prefix = 0, mask = 0, need = (uint)k;
+    for (int shift = 24; shift >= 0; shift -= 8) {
+        for (int b = lid; b < TK_HC * 256; b += WG)
+            hist[b] = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        __local uint *hc = hist + (lid % TK_HC) * 256;
+        for (int j = lid; j < m; j += WG) {
+            uint key = lk[j];
+            if ((key & mask) == prefix)
+                atomic_inc(&hc[(key >> shift) & 255u]);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        /* Inclusive scan of the 256 bin totals; the bin where the running
+         * count reaches `need` is KT's digit (exactly one bin). */
+        for (int b = lid; b < 256; b += WG) {
+            uint h = 0;
+            for (int c = 0; c < TK_HC; c++)
+                h += hist[c * 256 + b];
+            scan[b] = h;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int off = 1; off < 256; off <<= 1) {
+            uint add[256 / WG > 0 ? 256 / WG : 1];
+            for (int b = lid, q = 0; b < 256; b += WG, q++)
+                add[q] = b >= off ? scan[b - off] : 0;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (int b = lid, q = 0; b < 256; b += WG, q++)
+                scan[b] += add[q];
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        for (int b = lid; b < 256; b += WG) {
+            uint incl = scan[b], excl = b ? scan[b - 1] : 0;
+            if (excl < need && incl >= need) {
+                sel[0] = prefix | ((uint)b << shift);
+                sel[1] = need - excl;
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        prefix = sel[0];
+        need = sel[1];
+        mask |= 0xffu << shift;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    /* prefix is KT; k - need keys are below it. */
+    const int chunk = (m + WG - 1) / WG;
+    const int j0 = lid * chunk < m ? lid * chunk : m;
+    const int j1 = j0 + chunk < m ? j0 + chunk : m;
+    uint lt = 0, eq = 0;
+    for (int j = j0; j < j1; j++) {
+        lt += lk[j] < prefix;
+        eq += lk[j] == prefix;
+    }
+    const uint mine = lt | (eq << 16);
+    scan[lid] = mine;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int off = 1; off < WG; off <<= 1) {
+        uint add = lid >= off ? scan[lid - off] : 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        scan[lid] += add;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    const uint excl = scan[lid] - mine;
+    uint lpos = excl & 0xffffu, epos = excl >> 16;
+    const uint below = (uint)k - need;
+    for (int j = j0; j < j1; j++) {
+        uint key = lk[j];
+        if (key < prefix) {
+            sk[lpos] = key;
+            sp[lpos++] = j;
+        } else if (key == prefix && epos < need) {
+            sk[below + epos] = key;
+            sp[below + epos++] = j;
+        }
+    }
+    int p = 1;
+    while (p < k)
+        p <<= 1;
+    for (int j = k + lid; j < p; j += WG) {
+        sk[j] = 0xffffffffu;
+        sp[j] = 0x7fffffff;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int w = 2; w <= p; w <<= 1) {
+        for (int h = w >> 1; h > 0; h >>= 1) {
+            for (int t = lid; t < (p >> 1); t += WG) {
+                int i = ((t & ~(h - 1)) << 1) | (t & (h - 1));
+                int l = i + h;
+                bool up = (i & w) == 0;
+                uint ka = sk[i], kb = sk[l];
+                int ia = sp[i], ib = sp[l];
+                if (PAIR_GT(ka, ia, kb, ib) == up) {
+                    sk[i] = kb;
+                    sk[l] = ka;
+                    sp[i] = ib;
+                    sp[l] = ia;
+                }
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+    }
+    const long vbase = LINE_BASE(voff, line, inner, v_o, v_i);
+    const long xbase = LINE_BASE(xoff, line, inner, x_o, x_i);
+    for (int j = lid; j < k; j += WG) {
+        int at = sp[j];
+        vals[vbase + j * v_n] = src[sbase + at * s_n];
+        idx[xbase + j * x_n] = at;
+    }
+}

@@ -81,6 +81,11 @@ static clops_status gen_source(void *ctx, const clops_device *d, strbuf *sb)
         sb_append(&defs, "#define VT float\n#define LOADV(p, i) clops_bf16_to_float((p)[i])\n");
     else
         sb_printf(&defs, "#define VT %s\n#define LOADV(p, i) ((p)[i])\n", t);
+    /* Rounding to the storage type after each operation (histc). */
+    sb_printf(&defs, "#define RND(x) %s\n",
+              s->dt == CLOPS_FLOAT16    ? "clops_round_half(x)"
+              : s->dt == CLOPS_BFLOAT16 ? "clops_round_bf16(x)"
+                                        : "(x)");
     if (nan_key)
         sb_printf(&defs, "#define IS_NAN_KEY(k) ((k) == %s)\n", nan_key);
     else
@@ -90,18 +95,30 @@ static clops_status gen_source(void *ctx, const clops_device *d, strbuf *sb)
     return st;
 }
 
-/* One of the program's three kernels. */
+/* One of the program's kernels (sort_kid). */
 static clops_status get_kernel(clops_device *d, const sort_spec *s, int which, host_kernel **out)
 {
-    static const char *const names[5] = {"sort_block", "sort_merge", "sort_write", "sort_pick",
-                                         "sort_search"};
+    static const char *const names[SORT_K_COUNT] = {
+        "sort_block",    "sort_merge",   "sort_write",   "sort_pick",     "sort_search",
+        "sort_mode",     "sort_uflags",  "sort_ucompact", "sort_ucounts", "sort_ugather",
+        "sort_ucompose", "sort_bincount", "sort_histc",    "sort_topk"};
     host_kkey key = {{SORT_KEY_FAMILY | ((uint64_t)s->dt << 24) | ((uint64_t)which << 16) |
                           (uint64_t)s->wg,
                       0, 0, 0}};
     char pname[64];
     snprintf(pname, sizeof pname, "sort/%s", pw_dtype_tag(s->dt));
-    return ops_kernel(d, key, pname, names[which], gen_source, (void *)s, which == 0 ? s->wg : 0,
+    bool fixed_wg = which == SORT_K_BLOCK || which == SORT_K_MODE || which == SORT_K_TOPK;
+    return ops_kernel(d, key, pname, names[which], gen_source, (void *)s, fixed_wg ? s->wg : 0,
                       out);
+}
+
+clops_status sort_kernel(clops_device *d, clops_dtype dt, sort_kid which, host_kernel **out,
+                         int *wg)
+{
+    sort_spec spec = {dt, ops_wg_pow2(d, 256)};
+    if (wg)
+        *wg = spec.wg;
+    return get_kernel(d, &spec, (int)which, out);
 }
 
 /* Sorts on an OpenCL device; geometries already checked. */
@@ -222,6 +239,39 @@ done:
     return CLOPS_OK;
 }
 
+clops_status sort_topk_select(clops_tensor *src, int dim, int64_t k, bool largest,
+                              clops_tensor *vals, clops_tensor *idx, bool *done)
+{
+    *done = false;
+    clops_device *d = src->storage->device;
+    int64_t n = src->ndim ? src->sizes[dim] : 1;
+    ops_lines gs, gv, gx;
+    if (host_is_cpu(d) || clops_dtype_size(src->dtype) > 4 || n > SORT_TOPK_NMAX || k < 1 ||
+        k > SORT_TOPK_KMAX || !ops_lines_of(src, dim, &gs) || !ops_lines_of(vals, dim, &gv) ||
+        !ops_lines_of(idx, dim, &gx))
+        return CLOPS_OK;
+    host_kernel *kt = NULL;
+    int wg = 0;
+    clops_status st = sort_kernel(d, src->dtype, SORT_K_TOPK, &kt, &wg);
+    if (st)
+        return st;
+    cl_mem msrc = sort_mem(src), mval = sort_mem(vals), midx = sort_mem(idx);
+    cl_long soff = gs.offset, s_o = gs.s_o, s_n = gs.s_n, s_i = gs.s_i, a_n = n,
+            inner = gs.inner;
+    cl_long voff = gv.offset, v_o = gv.s_o, v_n = gv.s_n, v_i = gv.s_i;
+    cl_long xoff = gx.offset, x_o = gx.s_o, x_n = gx.s_n, x_i = gx.s_i;
+    cl_int a_k = (cl_int)k, a_desc = largest;
+#define A(x) {sizeof(x), &(x)}
+    host_arg args[] = {A(msrc), A(soff), A(s_o), A(s_n), A(s_i), A(a_n),  A(inner),
+                       A(a_k),  A(a_desc), A(mval), A(voff), A(v_o), A(v_n), A(v_i),
+                       A(midx), A(xoff), A(x_o), A(x_n), A(x_i)};
+#undef A
+    st = host_launch(d, kt, (int)(sizeof args / sizeof args[0]), args,
+                     (size_t)(gs.outer * gs.inner) * (size_t)wg);
+    *done = st == CLOPS_OK;
+    return st;
+}
+
 clops_status sort_pick_median(const char *op, clops_tensor *sv, clops_tensor *si, int dim,
                               bool nan_median, clops_tensor *ov, clops_tensor *oi)
 {
@@ -261,6 +311,33 @@ clops_status sort_pick_median(const char *op, clops_tensor *sv, clops_tensor *si
                        A(mode), A(mo), A(mx)};
 #undef A
     return host_launch(d, k, 11, args, (size_t)lines);
+}
+
+clops_status sort_pick_mode(const char *op, clops_tensor *sv, clops_tensor *si, int dim,
+                            clops_tensor *ov, clops_tensor *oi)
+{
+    ops_lines g;
+    if (!ops_lines_of(sv, dim, &g))
+        return clops__fail(CLOPS_INTERNAL, "%s: sorted temporary is not dense", op);
+    int64_t lines = g.outer * g.inner;
+    clops_device *d = sv->storage->device;
+    if (host_is_cpu(d)) {
+        ref_sort_mode(sv->storage->host_ptr, si->storage->host_ptr, sv->dtype, g.n, g.inner, g.s_o,
+                      g.s_n, g.s_i, lines, ov->storage->host_ptr, oi->storage->host_ptr);
+        return CLOPS_OK;
+    }
+    host_kernel *k = NULL;
+    int wg = 0;
+    clops_status st = sort_kernel(d, sv->dtype, SORT_K_MODE, &k, &wg);
+    if (st)
+        return st;
+    cl_mem mv = sv->storage->block->mem, mi = si->storage->block->mem;
+    cl_mem mo = ov->storage->block->mem, mx = oi->storage->block->mem;
+    cl_long a_n = g.n, inner = g.inner, s_o = g.s_o, s_n = g.s_n, s_i = g.s_i;
+#define A(x) {sizeof(x), &(x)}
+    host_arg args[] = {A(mv), A(mi), A(a_n), A(inner), A(s_o), A(s_n), A(s_i), A(mo), A(mx)};
+#undef A
+    return host_launch(d, k, 9, args, (size_t)lines * (size_t)wg);
 }
 
 clops_status sort_search_run(clops_tensor *bd, clops_tensor *v, clops_tensor *sorter, bool right,

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/sort_ops.c: the sort family's operators (dispatch/ops/sort.yaml):
- * sort (and .stable), argsort, msort, topk and kthvalue with their out
- * forms, all on sort_run (ops/sort.c).
+ * sort (and .stable), argsort, msort, topk and kthvalue, median,
+ * nanmedian and mode with their out forms, all on sort_run (ops/sort.c).
  *
  * Every sort is stable, so `stable=False` gives the stable result too (a
  * valid answer for PyTorch's unstable sort).  topk and kthvalue take their
@@ -18,16 +18,16 @@
 #include "ops/sort.h"
 #include "ops/kernels_generated.h"
 
-/* Records "op: message (self: float32[5, 7] ... on opencl:0)". */
-static clops_status sort_fail(clops_status st, const char *op, const clops_tensor *self,
+/* Records an error naming the op and self (ops/sort.h). */
+clops_status sort_fail(clops_status st, const char *op, const clops_tensor *self,
                               const char *msg)
 {
     char desc[256];
     return clops__fail(st, "%s: %s (self: %s)", op, msg, tensor_describe(self, desc, sizeof desc));
 }
 
-/* Prepares an out= tensor: dtype, device, overlap with self, resize. */
-static clops_status prep_out(const char *op, clops_tensor *self, clops_tensor *t, clops_dtype dt,
+/* Prepares an out= tensor (ops/sort.h). */
+clops_status sort_prep_out(const char *op, clops_tensor *self, clops_tensor *t, clops_dtype dt,
                              int ndim, const int64_t *sizes)
 {
     if (t->dtype != dt) {
@@ -54,9 +54,9 @@ static clops_status sort_into(const char *op, clops_tensor *self, int64_t dim, b
     int d = 0;
     clops_status st = wrap_dim(op, dim, self->ndim, &d);
     if (st == CLOPS_OK && values)
-        st = prep_out(op, self, values, self->dtype, self->ndim, self->sizes);
+        st = sort_prep_out(op, self, values, self->dtype, self->ndim, self->sizes);
     if (st == CLOPS_OK && indices)
-        st = prep_out(op, self, indices, CLOPS_INT64, self->ndim, self->sizes);
+        st = sort_prep_out(op, self, indices, CLOPS_INT64, self->ndim, self->sizes);
     if (st == CLOPS_OK && values && indices)
         st = structured_check_overlap(op, values, &indices, 1);
     if (st == CLOPS_OK)
@@ -206,11 +206,15 @@ static clops_status topk_into(clops_tensor *self, int64_t k, int64_t dim, bool l
     int64_t sizes[CLOPS_MAX_DIMS];
     for (int j = 0; j < self->ndim; j++)
         sizes[j] = j == d ? k : self->sizes[j];
-    if ((st = prep_out(op, self, values, self->dtype, self->ndim, sizes)) ||
-        (st = prep_out(op, self, indices, CLOPS_INT64, self->ndim, sizes)))
+    if ((st = sort_prep_out(op, self, values, self->dtype, self->ndim, sizes)) ||
+        (st = sort_prep_out(op, self, indices, CLOPS_INT64, self->ndim, sizes)))
         return st;
     if (k == 0 || tensor_numel(self) == 0)
         return CLOPS_OK;
+    bool done = false;
+    if ((st = check_dtype_on_device(op, self->dtype, self->storage->device)) ||
+        (st = sort_topk_select(self, d, k, largest, values, indices, &done)) || done)
+        return st;
     return select_sorted(op, self, d, largest, 0, k, values, indices);
 }
 
@@ -263,8 +267,8 @@ static clops_status kth_into(clops_tensor *self, int64_t k, int64_t dim, bool ke
     for (int j = 0; j < self->ndim; j++)
         if (j != d || keepdim)
             sizes[nd++] = j == d ? 1 : self->sizes[j];
-    if ((st = prep_out(op, self, values, self->dtype, nd, sizes)) ||
-        (st = prep_out(op, self, indices, CLOPS_INT64, nd, sizes)))
+    if ((st = sort_prep_out(op, self, values, self->dtype, nd, sizes)) ||
+        (st = sort_prep_out(op, self, indices, CLOPS_INT64, nd, sizes)))
         return st;
     if (tensor_numel(self) == 0)
         return CLOPS_OK;
@@ -296,16 +300,20 @@ clops_status sort_kthvalue_out(clops_tensor *self, int64_t k, int64_t dim, bool 
     return kth_into(self, k, dim, keepdim, values, indices);
 }
 
-/* median/nanmedian along d into values/indices of the reduced shape
- * (keepdim or not), through a sorted temporary and sort_pick_median. */
-static clops_status median_into(const char *op, bool nan_median, clops_tensor *self, int64_t dim,
+/* What median_into picks from each sorted line. */
+typedef enum pick_kind { PICK_MEDIAN, PICK_NANMEDIAN, PICK_MODE } pick_kind;
+
+/* median/nanmedian/mode along d into values/indices of the reduced shape
+ * (keepdim or not), through a sorted temporary and sort_pick_median or
+ * sort_pick_mode. */
+static clops_status median_into(const char *op, pick_kind pick, clops_tensor *self, int64_t dim,
                                 bool keepdim, clops_tensor *values, clops_tensor *indices)
 {
     int d = 0;
     clops_status st = wrap_dim(op, dim, self->ndim, &d);
     if (st)
         return st;
-    if (self->dtype == CLOPS_BOOL)
+    if (self->dtype == CLOPS_BOOL && pick != PICK_MODE)
         return sort_fail(CLOPS_INVALID_DTYPE, op, self, "not implemented for 'Bool'");
     if (self->ndim && self->sizes[d] == 0) {
         char msg[96];
@@ -317,8 +325,8 @@ static clops_status median_into(const char *op, bool nan_median, clops_tensor *s
     for (int j = 0; j < self->ndim; j++)
         if (j != d || keepdim)
             sizes[nd++] = j == d ? 1 : self->sizes[j];
-    if ((st = prep_out(op, self, values, self->dtype, nd, sizes)) ||
-        (st = prep_out(op, self, indices, CLOPS_INT64, nd, sizes)))
+    if ((st = sort_prep_out(op, self, values, self->dtype, nd, sizes)) ||
+        (st = sort_prep_out(op, self, indices, CLOPS_INT64, nd, sizes)))
         return st;
     if (tensor_numel(self) == 0)
         return CLOPS_OK;
@@ -334,7 +342,8 @@ static clops_status median_into(const char *op, bool nan_median, clops_tensor *s
     if (st == CLOPS_OK)
         st = sort_run(op, self, d, false, tv, ti);
     if (st == CLOPS_OK)
-        st = sort_pick_median(op, tv, ti, d, nan_median, ov, oi);
+        st = pick == PICK_MODE ? sort_pick_mode(op, tv, ti, d, ov, oi)
+                               : sort_pick_median(op, tv, ti, d, pick == PICK_NANMEDIAN, ov, oi);
     if (st == CLOPS_OK)
         st = core_copy_(values, ov, false);
     if (st == CLOPS_OK)
@@ -347,7 +356,7 @@ static clops_status median_into(const char *op, bool nan_median, clops_tensor *s
 }
 
 /* Fresh values and indices of median_into. */
-static clops_status median_fresh(const char *op, bool nan_median, clops_tensor *self, int64_t dim,
+static clops_status median_fresh(const char *op, pick_kind pick, clops_tensor *self, int64_t dim,
                                  bool keepdim, clops_tensor **values, clops_tensor **indices)
 {
     clops_tensor *v = NULL, *i = NULL;
@@ -355,7 +364,7 @@ static clops_status median_fresh(const char *op, bool nan_median, clops_tensor *
     if (st == CLOPS_OK)
         st = tensor_new(self->storage->device, CLOPS_INT64, 0, NULL, NULL, &i);
     if (st == CLOPS_OK)
-        st = median_into(op, nan_median, self, dim, keepdim, v, i);
+        st = median_into(op, pick, self, dim, keepdim, v, i);
     if (st || !indices) {
         clops_tensor_release(i);
         i = NULL;
@@ -372,7 +381,7 @@ static clops_status median_fresh(const char *op, bool nan_median, clops_tensor *
 
 /* median()/nanmedian() of every element: a 0-dim result; NaN when empty
  * (floating; integers give their smallest value, as PyTorch's CPU). */
-static clops_status median_all(const char *op, bool nan_median, clops_tensor *self,
+static clops_status median_all(const char *op, pick_kind pick, clops_tensor *self,
                                clops_tensor **out)
 {
     if (tensor_numel(self) == 0) {
@@ -396,41 +405,53 @@ static clops_status median_all(const char *op, bool nan_median, clops_tensor *se
     int64_t m1 = -1;
     clops_status st = core_reshape(self, &m1, 1, &flat);
     if (st == CLOPS_OK)
-        st = median_fresh(op, nan_median, flat, 0, false, out, NULL);
+        st = median_fresh(op, pick, flat, 0, false, out, NULL);
     clops_tensor_release(flat);
     return st;
 }
 
 clops_status sort_median(clops_tensor *self, clops_tensor **out)
 {
-    return median_all("median", false, self, out);
+    return median_all("median", PICK_MEDIAN, self, out);
 }
 
 clops_status sort_nanmedian(clops_tensor *self, clops_tensor **out)
 {
-    return median_all("nanmedian", true, self, out);
+    return median_all("nanmedian", PICK_NANMEDIAN, self, out);
 }
 
 clops_status sort_median_dim(clops_tensor *self, int64_t dim, bool keepdim, clops_tensor **values,
                              clops_tensor **indices)
 {
-    return median_fresh("median", false, self, dim, keepdim, values, indices);
+    return median_fresh("median", PICK_MEDIAN, self, dim, keepdim, values, indices);
 }
 
 clops_status sort_nanmedian_dim(clops_tensor *self, int64_t dim, bool keepdim,
                                 clops_tensor **values, clops_tensor **indices)
 {
-    return median_fresh("nanmedian", true, self, dim, keepdim, values, indices);
+    return median_fresh("nanmedian", PICK_NANMEDIAN, self, dim, keepdim, values, indices);
 }
 
 clops_status sort_median_dim_out(clops_tensor *self, int64_t dim, bool keepdim,
                                  clops_tensor *values, clops_tensor *indices)
 {
-    return median_into("median", false, self, dim, keepdim, values, indices);
+    return median_into("median", PICK_MEDIAN, self, dim, keepdim, values, indices);
 }
 
 clops_status sort_nanmedian_dim_out(clops_tensor *self, int64_t dim, bool keepdim,
                                     clops_tensor *values, clops_tensor *indices)
 {
-    return median_into("nanmedian", true, self, dim, keepdim, values, indices);
+    return median_into("nanmedian", PICK_NANMEDIAN, self, dim, keepdim, values, indices);
+}
+
+clops_status sort_mode(clops_tensor *self, int64_t dim, bool keepdim, clops_tensor **values,
+                       clops_tensor **indices)
+{
+    return median_fresh("mode", PICK_MODE, self, dim, keepdim, values, indices);
+}
+
+clops_status sort_mode_out(clops_tensor *self, int64_t dim, bool keepdim, clops_tensor *values,
+                           clops_tensor *indices)
+{
+    return median_into("mode", PICK_MODE, self, dim, keepdim, values, indices);
 }

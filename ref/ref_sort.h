@@ -28,4 +28,49 @@ void ref_searchsorted(const void *bd, const void *v, const int64_t *sorter, clop
                       int64_t nb, int64_t brows, int64_t vrow, int64_t total, bool right,
                       int64_t *out);
 
+/* --- ref/sort_select.c: mode, unique, bincount, histc (the steps of the
+ * matching kernels of cl_kernels/sort.cl) --- */
+
+/* mode of every line of a sorted (ascending, stable) buffer: the last
+ * element of the first longest run of equal elements, value into ov and
+ * position (from si) into oi, one per line.  Line l = (l / inner, l %
+ * inner) starts at (l / inner) * s_o + (l % inner) * s_i. */
+void ref_sort_mode(const void *sv, const int64_t *si, clops_dtype dt, int64_t n, int64_t inner,
+                   int64_t s_o, int64_t s_n, int64_t s_i, int64_t lines, void *ov, int64_t *oi);
+
+/* unique: flags[j] = 1 where row perm[j] (of m elements; j when perm is
+ * NULL) differs from row perm[j - 1], and for j = 0. */
+void ref_unique_flags(const void *src, const int64_t *perm, clops_dtype dt, int64_t n, int64_t m,
+                      int64_t *flags);
+
+/* unique: from the inclusive scan pos of the flags, each group's first row
+ * into out[group] and its first visit into start[group]; each row's group
+ * into inv (when not NULL). */
+void ref_unique_compact(const void *src, const int64_t *perm, clops_dtype dt, int64_t n,
+                        int64_t m, const int64_t *pos, void *out, int64_t *start, int64_t *inv);
+
+/* unique: group sizes from their starts. */
+void ref_unique_counts(const int64_t *start, int64_t groups, int64_t n, int64_t *cnt);
+
+/* unique_dim: out[j] = src[perm[j] * m + c]. */
+void ref_unique_gather(const void *src, const int64_t *perm, clops_dtype dt, int64_t n, int64_t m,
+                       int64_t c, void *out);
+
+/* out[j] = perm[p2[j]]. */
+void ref_unique_compose(const int64_t *perm, const int64_t *p2, int64_t n, int64_t *out);
+
+/* bincount over a sorted int64 buffer sv with positions si: per bin its
+ * size (dt int64) or the sum of its weights w (dt float32 or float64) in
+ * input order, into out. */
+void ref_bincount(const int64_t *sv, const int64_t *si, int64_t n, const void *w, clops_dtype dt,
+                  int64_t nbins, void *out);
+
+/* x rounded to dt (float16/bfloat16/float32; float64 unchanged). */
+double ref_round_to(double x, clops_dtype dt);
+
+/* histc counts of n elements of x (a floating dtype) in bins equal bins of
+ * [lo, hi] (values of dt), PyTorch's arithmetic in dt. */
+void ref_histc(const void *x, clops_dtype dt, int64_t n, double lo, double hi, int64_t bins,
+               uint32_t *cnt);
+
 #endif /* CLOPS_REF_REF_SORT_H */

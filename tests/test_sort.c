@@ -205,6 +205,67 @@ static void test_stress_and_determinism(void **state)
     ct_clear_context();
 }
 
+/* topk's per-line selection (radix select in local memory: lines of up to
+ * 4096, k up to 256) against the CPU reference's stable sort: tie-heavy
+ * and NaN-heavy data, both directions, rows and strided columns, 16- and
+ * 8-bit keys, and k past the selection's limit (the sorting path). */
+static void test_topk_select(void **state)
+{
+    (void)state;
+    static const clops_dtype dts[] = {CLOPS_FLOAT32, CLOPS_INT32, CLOPS_FLOAT16, CLOPS_INT8};
+    static const int64_t ks[] = {1, 50, 256, 257};
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < nd; di++) {
+        ct_set_device(devs[di]);
+        for (size_t t = 0; t < CT_COUNT(dts); t++) {
+            for (int dom = 0; dom < 2; dom++) {
+                clops_tensor *x = ct_random(devs[di], dts[t], 2, I64(3, 4096), CT_CONTIGUOUS,
+                                            dom ? PW_DOMAIN_ANY : PW_DOMAIN_SMALL, 40 + t);
+                clops_tensor *xt = NULL;
+                CT_OK(clops_transpose(x, 0, 1, &xt));
+                clops_tensor *xc = ct_to_cpu(x);
+                for (size_t ki = 0; ki < CT_COUNT(ks); ki++)
+                    for (int largest = 0; largest < 2; largest++) {
+                        ct_set_case("topk %s %s k=%lld %s", clops_dtype_name(dts[t]),
+                                    dom ? "any" : "small (ties)", (long long)ks[ki],
+                                    largest ? "largest" : "smallest");
+                        clops_tensor *v = NULL, *i = NULL, *ev = NULL, *ei = NULL;
+                        CT_OK(clops_topk(x, ks[ki], 1, largest, true, &v, &i));
+                        CT_OK(clops_topk(xc, ks[ki], 1, largest, true, &ev, &ei));
+                        CT_ASSERT_CLOSE(v, ev, CT_TOL_EXACT);
+                        CT_ASSERT_CLOSE(i, ei, CT_TOL_EXACT);
+                        clops_tensor_release(v);
+                        clops_tensor_release(i);
+                        clops_tensor_release(ev);
+                        clops_tensor_release(ei);
+                        if (ki != 1)
+                            continue;
+                        ct_set_case("topk %s columns of the transposed view k=50",
+                                    clops_dtype_name(dts[t]));
+                        CT_OK(clops_topk(xt, 50, 0, largest, true, &v, &i));
+                        CT_OK(clops_topk(xc, 50, 1, largest, true, &ev, &ei));
+                        clops_tensor *evt = NULL, *eit = NULL;
+                        CT_OK(clops_transpose(ev, 0, 1, &evt));
+                        CT_OK(clops_transpose(ei, 0, 1, &eit));
+                        CT_ASSERT_CLOSE(v, evt, CT_TOL_EXACT);
+                        CT_ASSERT_CLOSE(i, eit, CT_TOL_EXACT);
+                        clops_tensor_release(v);
+                        clops_tensor_release(i);
+                        clops_tensor_release(ev);
+                        clops_tensor_release(ei);
+                        clops_tensor_release(evt);
+                        clops_tensor_release(eit);
+                    }
+                clops_tensor_release(x);
+                clops_tensor_release(xt);
+                clops_tensor_release(xc);
+            }
+        }
+    }
+    ct_clear_context();
+}
+
 /* topk and kthvalue: shapes, agreement with the sort, errors. */
 static void test_topk_kthvalue(void **state)
 {
@@ -316,6 +377,7 @@ int main(void)
         cmocka_unit_test(test_adversarial),
         cmocka_unit_test(test_stress_and_determinism),
         cmocka_unit_test(test_topk_kthvalue),
+        cmocka_unit_test(test_topk_select),
         cmocka_unit_test(test_median),
     };
     return cmocka_run_group_tests(tests, NULL, ct_teardown_group);
