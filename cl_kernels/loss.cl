@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * cl_kernels/loss.cl: the kernels of the loss family (ops/loss_nll.c):
+ * nll_loss and nll_loss2d, forward and backward.
+ *
+ * The host builds one program per input dtype with T (storage type), KIND
+ * (0 float/double, 1 half, 2 bfloat16) and CT (compute type: float, or
+ * double for float64) defined, and RWG the work-group size.  The input is
+ * seen as [N, C, S] contiguous (S = 1 for nll_loss), the target as M = N*S
+ * contiguous int64 values, element i = n * S + s reading input
+ * n * C * S + target * S + s.  A target that is neither ignore_index nor in
+ * [0, C) is recorded in the flag buffer (first reporter wins, an int32
+ * atomic_cmpxchg, as the index family's) and counts as ignored.
+ *
+ * The reduced forward is two launches with a fixed order of operations:
+ * loss_nll_part folds a contiguous chunk of elements per work-group into
+ * (sum of -w * x, sum of w) by a strided per-lane fold and a tree in local
+ * memory; loss_nll_finish (one group) folds the partials the same way and
+ * writes output (divided by the total weight for mean) and total_weight.
+ */
+#if KIND == 1
+#define LD(p, i) ((CT)vload_half(0, (p) + (i)))
+#define ST(p, i, v) vstore_half_rte((float)(v), 0, (p) + (i))
+#elif KIND == 2
+#define LD(p, i) ((CT)clops_bf16_to_float((p)[i]))
+#define ST(p, i, v) ((p)[i] = clops_float_to_bf16((float)(v)))
+#else
+#define LD(p, i) ((CT)(p)[i])
+#define ST(p, i, v) ((p)[i] = (T)(v))
+#endif
+
+/* Records an out-of-range target (first reporter wins). */
+void loss_report(__global int *err, long value)
+{
+    if (atomic_cmpxchg(err, 0, 1) == 0) {
+        __global long *e = (__global long *)err;
+        e[1] = value;
+    }
+}
+
+/* Loss and weight of element i: false (both 0) when ignored or out of
+ * range. */
+bool loss_elem(global const T *x, long xoff, global const long *t, long toff,
+               global const T *w, long woff, int hasw, long i, long C, long S, long ignore,
+               __global int *err, CT *loss, CT *wt)
+{
+    long tg = t[toff + i];
+    *loss = (CT)0;
+    *wt = (CT)0;
+    if (tg == ignore)
+        return false;
+    if (tg < 0 || tg >= C) {
+        loss_report(err, tg);
+        return false;
+    }
+    long n = i / S, s = i - n * S;
+    CT wv = hasw ? LD(w, woff + tg) : (CT)1;
+    *wt = wv;
+    *loss = -wv * LD(x, xoff + (n * C + tg) * S + s);
+    return true;
+}
+
+/* reduction=none: out[i] = -w[t] * x[i, t] (0 where ignored); a
+ * grid-stride loop. */
+__kernel void loss_nll_none(global const T *x, long xoff, global const long *t, long toff,
+                            global const T *w, long woff, int hasw, global T *out, long ooff,
+                            long M, long C, long S, long ignore, __global int *err)
+{
+    for (long i = get_global_id(0); i < M; i += get_global_size(0)) {
+        CT l, wt;
+        loss_elem(x, xoff, t, toff, w, woff, hasw, i, C, S, ignore, err, &l, &wt);
+        ST(out, ooff + i, l);
+    }
+}
+
+/* Folds (a, b) pairs of the group's lanes by a tree in local memory; lane
+ * 0 ends with the totals. */
+void loss_tree(local CT *la, local CT *lb, CT a, CT b)
+{
+    int lid = (int)get_local_id(0);
+    la[lid] = a;
+    lb[lid] = b;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int h = RWG / 2; h > 0; h >>= 1) {
+        if (lid < h) {
+            la[lid] += la[lid + h];
+            lb[lid] += lb[lid + h];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+/* Partial sums of group g over elements [g * chunk, (g + 1) * chunk) into
+ * part[2g] (loss) and part[2g + 1] (weight). */
+__kernel __attribute__((reqd_work_group_size(RWG, 1, 1))) void
+loss_nll_part(global const T *x, long xoff, global const long *t, long toff, global const T *w,
+              long woff, int hasw, global CT *part, long M, long C, long S, long ignore,
+              long chunk, __global int *err)
+{
+    local CT la[RWG], lb[RWG];
+    long g = get_group_id(0);
+    long lo = g * chunk, hi = min(lo + chunk, M);
+    CT a = (CT)0, b = (CT)0;
+    for (long i = lo + (long)get_local_id(0); i < hi; i += RWG) {
+        CT l, wt;
+        if (loss_elem(x, xoff, t, toff, w, woff, hasw, i, C, S, ignore, err, &l, &wt)) {
+            a += l;
+            b += wt;
+        }
+    }
+    loss_tree(la, lb, a, b);
+    if (get_local_id(0) == 0) {
+        part[2 * g] = la[0];
+        part[2 * g + 1] = lb[0];
+    }
+}
+
+/* Folds the nparts partials; writes output (sum, or sum / total weight
+ * when mean) and total_weight. */
+__kernel __attribute__((reqd_work_group_size(RWG, 1, 1))) void
+loss_nll_finish(global const CT *part, long nparts, global T *out, long ooff, global T *tw,
+                long twoff, int mean)
+{
+    local CT la[RWG], lb[RWG];
+    CT a = (CT)0, b = (CT)0;
+    for (long p = (long)get_local_id(0); p < nparts; p += RWG) {
+        a += part[2 * p];
+        b += part[2 * p + 1];
+    }
+    loss_tree(la, lb, a, b);
+    if (get_local_id(0) == 0) {
+        ST(out, ooff, mean ? la[0] / lb[0] : la[0]);
+        ST(tw, twoff, lb[0]);
+    }
+}
+
+/* The backward: grad_input (zero-filled by the host, contiguous [N, C, S])
+ * gets -(g / total_weight) * w[t] (mean) or -g * w[t] at [n, t, s]; g is
+ * go[i] when per_elem (reduction=none with a batch) else go[0]; a
+ * grid-stride loop. */
+__kernel void loss_nll_backward(global const T *go, long gooff, int per_elem, global const long *t,
+                                long toff, global const T *w, long woff, int hasw,
+                                global const T *tw, long twoff, int mean, global T *gi,
+                                long gioff, long M, long C, long S, long ignore,
+                                __global int *err)
+{
+    for (long i = get_global_id(0); i < M; i += get_global_size(0)) {
+        long tg = t[toff + i];
+        if (tg == ignore)
+            continue;
+        if (tg < 0 || tg >= C) {
+            loss_report(err, tg);
+            continue;
+        }
+        CT g = LD(go, gooff + (per_elem ? i : 0));
+        CT grad = mean ? -(g / LD(tw, twoff)) : -g;
+        if (hasw)
+            grad = LD(w, woff + tg) * grad;
+        long n = i / S, s = i - n * S;
+        ST(gi, gioff + (n * C + tg) * S + s, grad);
+    }
+}
