@@ -160,3 +160,88 @@ __kernel void loss_nll_backward(global const T *go, long gooff, int per_elem, gl
         ST(gi, gioff + (n * C + tg) * S + s, grad);
     }
 }
+
+/* --- elementwise losses (ops/loss_pointwise.c) ----------------------------
+ * x, y (and w when hasw) contiguous, already broadcast to M elements of T.
+ * mode 0 mse_loss, 1 binary_cross_entropy (an input outside [0, 1] is
+ * recorded in the flag as value 1), 2 smooth_l1_loss (p = beta), 3
+ * huber_loss (p = delta). */
+
+/* The loss of one element (PyTorch's formulas). */
+CT loss_pw_value(int mode, CT x, CT y, CT p, __global int *err)
+{
+    if (mode == 0)
+        return (x - y) * (x - y);
+    if (mode == 1) {
+        if (!(x >= (CT)0 && x <= (CT)1))
+            loss_report(err, 1);
+        CT lx = max(log(x), (CT)-100), l1x = max(log1p(-x), (CT)-100);
+        return (y - (CT)1) * l1x - y * lx;
+    }
+    CT z = fabs(x - y);
+    if (mode == 2)
+        return p == (CT)0 ? z : z < p ? (CT)0.5 * z * z / p : z - (CT)0.5 * p;
+    return z < p ? (CT)0.5 * z * z : p * (z - (CT)0.5 * p);
+}
+
+/* reduction=none: out[i] = loss(x[i], y[i]) * w[i]; a grid-stride loop. */
+__kernel void loss_pw_none(global const T *x, global const T *y, global const T *w, int hasw,
+                           global T *out, long ooff, long M, int mode, CT p, __global int *err)
+{
+    for (long i = get_global_id(0); i < M; i += get_global_size(0)) {
+        CT l = loss_pw_value(mode, LD(x, i), LD(y, i), p, err);
+        if (hasw)
+            l *= LD(w, i);
+        ST(out, ooff + i, l);
+    }
+}
+
+/* Partials of mean/sum as loss_nll_part's: (sum of losses, count). */
+__kernel __attribute__((reqd_work_group_size(RWG, 1, 1))) void
+loss_pw_part(global const T *x, global const T *y, global const T *w, int hasw, global CT *part,
+             long M, long chunk, int mode, CT p, __global int *err)
+{
+    local CT la[RWG], lb[RWG];
+    long g = get_group_id(0);
+    long lo = g * chunk, hi = min(lo + chunk, M);
+    CT a = (CT)0, b = (CT)0;
+    for (long i = lo + (long)get_local_id(0); i < hi; i += RWG) {
+        CT l = loss_pw_value(mode, LD(x, i), LD(y, i), p, err);
+        a += hasw ? l * LD(w, i) : l;
+        b += (CT)1;
+    }
+    loss_tree(la, lb, a, b);
+    if (get_local_id(0) == 0) {
+        part[2 * g] = la[0];
+        part[2 * g + 1] = lb[0];
+    }
+}
+
+/* The backward: gi[i] = d loss / d x[i] * g[i] (* w[i]) * norm, norm
+ * 1 / numel(self) for mean, else 1 (2 / numel and 2 for mse). */
+__kernel void loss_pw_backward(global const T *go, global const T *x, global const T *y,
+                               global const T *w, int hasw, global T *gi, long gioff, long M,
+                               int mode, CT p, CT norm)
+{
+    for (long i = get_global_id(0); i < M; i += get_global_size(0)) {
+        CT xv = LD(x, i), yv = LD(y, i), g = LD(go, i), r;
+        if (mode == 0) {
+            r = norm * (xv - yv) * g;
+        } else if (mode == 1) {
+            /* PyTorch's EPSILON (float 1e-12) in the input dtype: 0 for half. */
+            r = g * (xv - yv) / max(((CT)1 - xv) * xv, KIND == 1 ? (CT)0 : (CT)1e-12f);
+            if (hasw)
+                r *= LD(w, i);
+            r *= norm;
+        } else {
+            CT d = xv - yv, s = mode == 2 ? (CT)1 : p;
+            if (d <= -p)
+                r = -norm * g * s;
+            else if (d >= p)
+                r = norm * g * s;
+            else
+                r = mode == 2 ? norm * d * g / p : norm * d * g;
+        }
+        ST(gi, gioff + i, r);
+    }
+}

@@ -25,9 +25,6 @@
 #include "ops/loss.h"
 #include "ops/reduce.h"
 
-/* Groups of the partial launch at most (each folds a contiguous chunk). */
-#define LOSS_MAX_PARTS 1024
-
 /* Writes the loss program of input dtype *ctx. */
 static clops_status gen_program(void *vctx, const clops_device *d, strbuf *sb)
 {
@@ -51,12 +48,13 @@ static clops_status gen_program(void *vctx, const clops_device *d, strbuf *sb)
     return sb->failed ? CLOPS__HOST_OOM("loss program source") : CLOPS_OK;
 }
 
-/* Kernel `name` (index `which` of the program's kernels) for dtype dt. */
-static clops_status get_kernel(clops_device *d, int which, clops_dtype dt, const char *op,
-                               host_kernel **k)
+/* Kernel `which` of the loss program for dtype dt (ops/loss.h). */
+clops_status loss_kernel(clops_device *d, int which, clops_dtype dt, const char *op,
+                         host_kernel **k)
 {
-    static const char *const names[] = {"loss_nll_none", "loss_nll_part", "loss_nll_finish",
-                                        "loss_nll_backward"};
+    static const char *const names[] = {"loss_nll_none",     "loss_nll_part", "loss_nll_finish",
+                                        "loss_nll_backward", "loss_pw_none",  "loss_pw_part",
+                                        "loss_pw_backward"};
     host_kkey key = {{(0x4Cull << 56) | ((uint64_t)which << 16) | (uint64_t)dt, reduce_wg(d), 0,
                       0}};
     *k = host_kernel_lookup(d, &key);
@@ -68,10 +66,17 @@ static clops_status get_kernel(clops_device *d, int which, clops_dtype dt, const
         if (st)
             return clops__error_prefix(st, "%s", op);
     }
-    if ((which == 1 || which == 2) && (*k)->wg_size != reduce_wg(d))
+    bool grouped = which == 1 || which == 2 || which == 5;
+    if (grouped && (*k)->wg_size != reduce_wg(d))
         return clops__fail(CLOPS_UNSUPPORTED, "%s: kernel %s runs only %zu items per group on %s",
                            op, (*k)->name, (*k)->wg_size, d->label);
     return CLOPS_OK;
+}
+
+clops_status loss_input_range_error(const char *op)
+{
+    return clops__fail(CLOPS_INVALID_ARGUMENT,
+                       "%s: all elements of input should be between 0 and 1", op);
 }
 
 clops_status loss_target_error(const char *op, int64_t v, int64_t C)
@@ -225,8 +230,8 @@ static void release_plan(loss_nll *p)
     p->x = p->t = p->w = NULL;
 }
 
-/* The flag buffer of a launch sequence, zeroed. */
-static clops_status flag_new(clops_device *d, host_block **eb)
+/* The flag buffer of a launch sequence, zeroed (ops/loss.h). */
+clops_status loss_flag_new(clops_device *d, host_block **eb)
 {
     clops_status st = host_alloc(d, 32, eb);
     if (!st)
@@ -234,15 +239,15 @@ static clops_status flag_new(clops_device *d, host_block **eb)
     return st;
 }
 
-/* Reads the flag after the launches; frees it. */
-static clops_status flag_check(const loss_nll *p, clops_device *d, host_block *eb,
-                               clops_status st)
+/* Reads the flag after the launches; frees it (ops/loss.h). */
+clops_status loss_flag_check(const char *op, clops_device *d, host_block *eb, clops_status st,
+                             int64_t C)
 {
     if (!st && eb) {
         int64_t e[2] = {0, 0};
         st = host_read(d, eb->mem, 0, e, sizeof e);
         if (!st && (int32_t)e[0] != 0)
-            st = loss_target_error(p->op, e[1], p->C);
+            st = C > 0 ? loss_target_error(op, e[1], C) : loss_input_range_error(op);
     }
     host_free(eb);
     return st;
@@ -260,11 +265,11 @@ static clops_status forward_cl(const loss_nll *p, clops_tensor *out, clops_tenso
     cl_long xo = p->x->offset, to = p->t->offset, wo = p->w ? p->w->offset : 0;
     cl_long oo = out->offset, two = tw->offset, cM = M, cC = p->C, cS = p->S, ign = p->ignore;
     cl_int hasw = p->w != NULL, mean = p->mean;
-    clops_status st = M > 0 ? flag_new(d, &eb) : CLOPS_OK;
+    clops_status st = M > 0 ? loss_flag_new(d, &eb) : CLOPS_OK;
     cl_mem em = eb ? eb->mem : xm;
     if (p->per_elem) {
         if (!st && M > 0)
-            st = get_kernel(d, 0, p->x->dtype, p->op, &k);
+            st = loss_kernel(d, 0, p->x->dtype, p->op, &k);
         if (!st && M > 0) {
             host_arg a[] = {{sizeof xm, &xm}, {sizeof xo, &xo},     {sizeof tm, &tm},
                             {sizeof to, &to}, {sizeof wm, &wm},     {sizeof wo, &wo},
@@ -276,7 +281,7 @@ static clops_status forward_cl(const loss_nll *p, clops_tensor *out, clops_tenso
         }
         if (!st)
             st = tensor_fill(tw, clops_scalar_int(0));
-        return flag_check(p, d, eb, st);
+        return loss_flag_check(p->op, d, eb, st, p->C);
     }
     int64_t wg = (int64_t)reduce_wg(d);
     int64_t groups = (M + wg - 1) / wg;
@@ -289,7 +294,7 @@ static clops_status forward_cl(const loss_nll *p, clops_tensor *out, clops_tenso
         st = host_alloc(d, (size_t)(groups > 0 ? groups : 1) * 2 * csz, &pb);
     cl_mem pm = pb ? pb->mem : NULL;
     if (!st && groups > 0)
-        st = get_kernel(d, 1, p->x->dtype, p->op, &k);
+        st = loss_kernel(d, 1, p->x->dtype, p->op, &k);
     if (!st && groups > 0) {
         host_arg a[] = {{sizeof xm, &xm},   {sizeof xo, &xo},   {sizeof tm, &tm},
                         {sizeof to, &to},   {sizeof wm, &wm},   {sizeof wo, &wo},
@@ -299,14 +304,14 @@ static clops_status forward_cl(const loss_nll *p, clops_tensor *out, clops_tenso
         st = host_launch(d, k, (int)(sizeof a / sizeof a[0]), a, (size_t)(groups * wg));
     }
     if (!st)
-        st = get_kernel(d, 2, p->x->dtype, p->op, &k);
+        st = loss_kernel(d, 2, p->x->dtype, p->op, &k);
     if (!st) {
         cl_long np = groups;
         host_arg a[] = {{sizeof pm, &pm}, {sizeof np, &np},   {sizeof om, &om}, {sizeof oo, &oo},
                         {sizeof twm, &twm}, {sizeof two, &two}, {sizeof mean, &mean}};
         st = host_launch(d, k, (int)(sizeof a / sizeof a[0]), a, (size_t)wg);
     }
-    st = flag_check(p, d, eb, st);
+    st = loss_flag_check(p->op, d, eb, st, p->C);
     host_free(pb);
     return st;
 }
@@ -373,9 +378,9 @@ static clops_status backward_cl(const loss_nll *p, const clops_tensor *go,
         return CLOPS_OK;
     host_block *eb = NULL;
     host_kernel *k = NULL;
-    clops_status st = flag_new(d, &eb);
+    clops_status st = loss_flag_new(d, &eb);
     if (!st)
-        st = get_kernel(d, 3, p->x->dtype, p->op, &k);
+        st = loss_kernel(d, 3, p->x->dtype, p->op, &k);
     if (!st) {
         cl_mem gm = mem_of(go), tm = mem_of(p->t), wm = p->w ? mem_of(p->w) : gm;
         cl_mem twm = mem_of(twt), gim = mem_of(gi), em = eb->mem;
@@ -392,7 +397,7 @@ static clops_status backward_cl(const loss_nll *p, const clops_tensor *go,
         st = host_launch(d, k, (int)(sizeof a / sizeof a[0]), a,
                          host_grid_size(d, k, (uint64_t)M));
     }
-    return flag_check(p, d, eb, st);
+    return loss_flag_check(p->op, d, eb, st, p->C);
 }
 
 /* Checks grad_output and total_weight of a backward call. */

@@ -7,8 +7,12 @@
  * formulas are PyTorch's: loss -w[t] * x[n, t, s], ignored targets count
  * neither loss nor weight, mean divides by the total weight (0 / 0 = NaN
  * when every target is ignored), the backward writes -(g / total_weight)
- * * w[t] (mean) or -g * w[t] at the target and 0 elsewhere.
+ * * w[t] (mean) or -g * w[t] at the target and 0 elsewhere.  The
+ * elementwise losses (mse_loss, binary_cross_entropy, smooth_l1_loss,
+ * huber_loss) loop over their broadcast operands with PyTorch's formulas
+ * (docs/loss.md).
  */
+#include <math.h>
 #include <string.h>
 
 #include "codegen_pointwise/pw.h"
@@ -88,6 +92,75 @@ clops_status loss_ref_nll_backward(const loss_nll *p, const clops_tensor *go,
             grad = ld(p->w, tg) * grad;
         int64_t n = i / p->S, sp = i % p->S;
         st(gi, (n * p->C + tg) * p->S + sp, grad);
+    }
+    return CLOPS_OK;
+}
+
+/* The loss of one element (PyTorch's formulas; ops/loss.h). */
+static double elem_loss(const loss_pw *p, double x, double y, bool *bad)
+{
+    switch (p->mode) {
+    case LOSS_MSE:
+        return (x - y) * (x - y);
+    case LOSS_BCE:
+        if (!(x >= 0 && x <= 1))
+            *bad = true;
+        return (y - 1) * fmax(log1p(-x), -100.0) - y * fmax(log(x), -100.0);
+    case LOSS_SMOOTH_L1: {
+        double z = fabs(x - y);
+        return z < p->p ? 0.5 * z * z / p->p : z - 0.5 * p->p;
+    }
+    default: {
+        double z = fabs(x - y);
+        return z < p->p ? 0.5 * z * z : p->p * (z - 0.5 * p->p);
+    }
+    }
+}
+
+clops_status loss_ref_pw_forward(const loss_pw *p, clops_tensor *out)
+{
+    double sum = 0;
+    bool bad = false;
+    for (int64_t i = 0; i < p->M; i++) {
+        double l = elem_loss(p, ld(p->x, i), ld(p->y, i), &bad);
+        if (p->w)
+            l *= ld(p->w, i);
+        if (p->per_elem)
+            st(out, i, l);
+        else
+            sum += l;
+    }
+    if (bad)
+        return loss_input_range_error(p->op);
+    if (!p->per_elem)
+        st(out, 0, p->mean ? sum / (double)p->M : sum);
+    return CLOPS_OK;
+}
+
+clops_status loss_ref_pw_backward(const loss_pw *p, const clops_tensor *go, double norm,
+                                  clops_tensor *gi)
+{
+    for (int64_t i = 0; i < p->M; i++) {
+        double x = ld(p->x, i), y = ld(p->y, i), g = ld(go, i), r;
+        if (p->mode == LOSS_MSE) {
+            r = norm * (x - y) * g;
+        } else if (p->mode == LOSS_BCE) {
+            /* PyTorch's EPSILON (float 1e-12) in the input dtype: 0 for float16. */
+            double eps = p->x->dtype == CLOPS_FLOAT16 ? 0 : (double)1e-12f;
+            r = g * (x - y) / fmax((1 - x) * x, eps);
+            if (p->w)
+                r *= ld(p->w, i);
+            r *= norm;
+        } else {
+            double d = x - y, s = p->mode == LOSS_SMOOTH_L1 ? 1.0 : p->p;
+            if (d <= -p->p)
+                r = -norm * g * s;
+            else if (d >= p->p)
+                r = norm * g * s;
+            else
+                r = p->mode == LOSS_SMOOTH_L1 ? norm * d * g / p->p : norm * d * g;
+        }
+        st(gi, i, r);
     }
     return CLOPS_OK;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * tests/test_loss.c: the loss family (nll_loss and nll_loss2d, forward and
+ * tests/test_loss.c: the loss family (nll_loss and nll_loss2d, mse_loss,
+ * binary_cross_entropy, smooth_l1_loss and huber_loss, forward and
  * backward): PyTorch's own results on every device
  * (tests/data/golden_loss.json from tests/data/gen_golden_loss.py, replayed
  * by tests/support/ct_golden.c: ignore_index, weights, all-ignored mean,
@@ -117,6 +118,69 @@ static void test_kernels_match_the_reference(void **state)
     ct_clear_context();
 }
 
+/* The elementwise losses over many partial groups (a transposed input,
+ * a broadcast target) in every reduction, forward and backward, against
+ * the CPU reference; the reduced forward twice for the same bits. */
+static void test_elementwise_kernels_match_the_reference(void **state)
+{
+    (void)state;
+    const int64_t xs[2] = {700, 301};
+    clops_device *devs[CT_MAX_DEVICES];
+    int n = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < n; di++) {
+        ct_set_device(devs[di]);
+        clops_device *d = devs[di];
+        clops_tensor *x = ct_random(d, CLOPS_FLOAT32, 2, xs, CT_TRANSPOSED, PW_DOMAIN_PROB, 1);
+        clops_tensor *y = ct_random(d, CLOPS_FLOAT32, 1, &xs[1], CT_CONTIGUOUS, PW_DOMAIN_PROB, 2);
+        clops_tensor *go = ct_random(d, CLOPS_FLOAT32, 2, xs, CT_CONTIGUOUS, PW_DOMAIN_SMALL, 3);
+        clops_tensor *xc = ct_to_cpu(x), *yc = ct_to_cpu(y), *goc = ct_to_cpu(go);
+        for (int64_t r = 0; r < 3; r++)
+            for (int op = 0; op < 4; op++) {
+                ct_set_case("elementwise loss %d reduction %lld", op, (long long)r);
+                clops_tensor *o = NULL, *o2 = NULL, *oc = NULL, *gi = NULL, *gic = NULL;
+                clops_tensor *g = r ? NULL : go, *gc = r ? NULL : goc;
+                if (r) {
+                    CT_OK(clops_full(d, CLOPS_FLOAT32, 0, NULL, clops_scalar_float(0.7), &g));
+                    gc = ct_to_cpu(g);
+                }
+                for (int k = 0; k < 3; k++) {
+                    clops_tensor *a = k == 2 ? xc : x, *b = k == 2 ? yc : y;
+                    clops_tensor **res = k == 0 ? &o : k == 1 ? &o2 : &oc;
+                    if (op == 0)
+                        CT_OK(clops_mse_loss(a, b, r, res));
+                    else if (op == 1)
+                        CT_OK(clops_binary_cross_entropy(a, b, NULL, r, res));
+                    else if (op == 2)
+                        CT_OK(clops_smooth_l1_loss(a, b, r, 0.25, res));
+                    else
+                        CT_OK(clops_huber_loss(a, b, r, 0.25, res));
+                }
+                CT_ASSERT_CLOSE(o, oc, ct_tol_ulp_atol(64, 1e-5));
+                CT_ASSERT_CLOSE(o, o2, CT_TOL_EXACT);
+                for (int k = 0; k < 2; k++) {
+                    clops_tensor *a = k ? xc : x, *b = k ? yc : y, *gg = k ? gc : g;
+                    clops_tensor **res = k ? &gic : &gi;
+                    if (op == 0)
+                        CT_OK(clops_mse_loss_backward(gg, a, b, r, res));
+                    else if (op == 1)
+                        CT_OK(clops_binary_cross_entropy_backward(gg, a, b, NULL, r, res));
+                    else if (op == 2)
+                        CT_OK(clops_smooth_l1_loss_backward(gg, a, b, r, 0.25, res));
+                    else
+                        CT_OK(clops_huber_loss_backward(gg, a, b, r, 0.25, res));
+                }
+                CT_ASSERT_CLOSE(gi, gic, ct_tol_ulp_atol(64, 1e-6));
+                clops_tensor *rel[] = {o, o2, oc, gi, gic, r ? g : NULL, r ? gc : NULL};
+                for (size_t i = 0; i < CT_COUNT(rel); i++)
+                    clops_tensor_release(rel[i]);
+            }
+        clops_tensor *rel[] = {x, y, go, xc, yc, goc};
+        for (size_t i = 0; i < CT_COUNT(rel); i++)
+            clops_tensor_release(rel[i]);
+    }
+    ct_clear_context();
+}
+
 /* out= into a strided output and total_weight of another dtype, and the
  * backward's grad_input= form into a transposed tensor. */
 static void test_out_forms(void **state)
@@ -196,6 +260,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_loss_matches_pytorch),
         cmocka_unit_test(test_kernels_match_the_reference),
+        cmocka_unit_test(test_elementwise_kernels_match_the_reference),
         cmocka_unit_test(test_out_forms),
         cmocka_unit_test(test_out_of_range_target_errors),
     };

@@ -72,3 +72,41 @@ def test_out_of_range_target_raises(dev):
     x = torch.randn(4, 3, device=dev)
     with pytest.raises(Exception, match="Target 3 is out of bounds"):
         F.nll_loss(x, torch.tensor([0, 1, 3, 2], device=dev))
+
+
+ELEMENTWISE = [
+    (F.mse_loss, {}),
+    (F.smooth_l1_loss, {"beta": 0.5}),
+    (F.smooth_l1_loss, {"beta": 0.0}),
+    (F.huber_loss, {"delta": 0.7}),
+    (F.l1_loss, {}),
+    (F.binary_cross_entropy_with_logits, {}),
+]
+
+
+@pytest.mark.parametrize("fn,kw", ELEMENTWISE)
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_elementwise_losses_match_cpu(dev, no_fallback, fn, kw, reduction):
+    g = torch.Generator().manual_seed(5)
+    x = torch.randn(6, 7, generator=g)
+    y = torch.randn(6, 7, generator=g)
+    ref = run(fn, x, y, reduction=reduction, **kw)
+    got = run(fn, x.to(dev), y.to(dev), reduction=reduction, **kw)
+    for a, b in zip(got, ref):
+        assert_close(a, b, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_binary_cross_entropy_matches_cpu(dev, no_fallback, reduction, weighted):
+    g = torch.Generator().manual_seed(6)
+    x = torch.rand(5, 4, generator=g).clamp(0.01, 0.99)
+    y = torch.rand(5, 4, generator=g)
+    w = torch.rand(4, generator=g) if weighted else None
+    ref = run(F.binary_cross_entropy, x, y, weight=w, reduction=reduction)
+    got = run(F.binary_cross_entropy, x.to(dev), y.to(dev),
+              weight=None if w is None else w.to(dev), reduction=reduction)
+    for a, b in zip(got, ref):
+        assert_close(a, b, rtol=1e-5, atol=1e-6)
+    with pytest.raises(Exception, match="between 0 and 1"):
+        F.binary_cross_entropy(x.to(dev) * 3, y.to(dev))

@@ -6,7 +6,8 @@ nll_loss2d_forward and nll_loss2d_backward on every floating dtype, with
 and without class weights, every reduction, the default and a class
 ignore_index, batches where every target is ignored (mean gives NaN),
 1-D inputs (no batch dim), uint8 targets, empty batches, and the calls
-PyTorch refuses (out-of-range targets, shape and dtype mismatches).  The
+PyTorch refuses (out-of-range targets, shape and dtype mismatches); and
+the elementwise losses (see elementwise()).  The
 format and the case helper are those of gen_golden_reduce.py;
 tests/test_loss.c replays the file on every device.
 
@@ -29,6 +30,52 @@ def both(fwd, bwd, x, t, w, r, ig, go_shape):
     _, tw = getattr(A, fwd)(x, t, w, r, ig)
     go = g.data(x.dtype, go_shape, special=False, seed=9)
     g.case(bwd, go, x, t, w, r, ig, tw)
+
+
+def elementwise():
+    """mse_loss, binary_cross_entropy, smooth_l1_loss, huber_loss and their
+    backward ops: every reduction, broadcasting, weights, beta 0, the
+    clamped logs of binary_cross_entropy at 0 and 1, empty inputs, and the
+    refusals (input outside [0, 1], negative beta, non-positive delta,
+    mismatched dtypes for binary_cross_entropy)."""
+    for dt in g.FLOATS:
+        x = g.data(dt, [4, 5], special=False, seed=11) / 4
+        y = g.data(dt, [4, 5], special=False, seed=12) / 4
+        p = torch.rand(4, 5, generator=torch.Generator().manual_seed(13)).to(dt)
+        q = torch.rand(4, 5, generator=torch.Generator().manual_seed(14)).to(dt)
+        w = torch.rand(5, generator=torch.Generator().manual_seed(15)).to(dt)
+        go = g.data(dt, [4, 5], special=False, seed=16)
+        for r in (0, 1, 2):
+            gr = go if r == 0 else go[0, 0]
+            g.case("mse_loss", x, y, r)
+            g.case("mse_loss", x, y[1], r)
+            g.case("mse_loss_backward", gr, x, y, r)
+            g.case("binary_cross_entropy", p, q, None, r)
+            g.case("binary_cross_entropy", p, q, w, r)
+            g.case("binary_cross_entropy_backward", gr, p, q, w, r)
+            g.case("binary_cross_entropy_backward", gr, p, q, None, r)
+            for beta in (1.0, 0.5, 0.0):
+                g.case("smooth_l1_loss", x, y, r, beta)
+                g.case("smooth_l1_loss_backward", gr, x, y, r, beta)
+            for delta in (1.0, 0.3):
+                g.case("huber_loss", x, y, r, delta)
+                g.case("huber_loss_backward", gr, x, y, r, delta)
+        edge = torch.tensor([0.0, 1.0, 0.5, 1.0, 0.0], dtype=dt)
+        tgt = torch.tensor([1.0, 0.0, 0.5, 1.0, 0.0], dtype=dt)
+        g.case("binary_cross_entropy", edge, tgt, None, 0)
+        g.case("binary_cross_entropy_backward", torch.ones(5, dtype=dt), edge, tgt, None, 0)
+        for f in ("mse_loss", "smooth_l1_loss", "huber_loss"):
+            g.case(f, x[:0], y[:0], 1)
+            g.case(f, x[:0], y[:0], 2)
+    x = g.data(torch.float32, [4, 5], special=False, seed=11)
+    p = torch.rand(4, 5, generator=torch.Generator().manual_seed(13))
+    g.case("mse_loss", x, x.double(), 1)
+    g.case("mse_loss", x, x[:3], 1)
+    g.case("mse_loss", x.long(), x.long(), 1)
+    g.case("binary_cross_entropy", p * 3, p, None, 1)
+    g.case("binary_cross_entropy", p, p.double(), None, 1)
+    g.case("smooth_l1_loss", x, x, 1, -1.0)
+    g.case("huber_loss", x, x, 1, 0.0)
 
 
 def main():
@@ -66,6 +113,7 @@ def main():
         # a uint8 target
         g.case("nll_loss_forward", x, torch.tensor([0, 4, 3, 2, 2, 1], dtype=torch.uint8), w, 1,
                -100)
+    elementwise()
     x = g.data(torch.float32, [6, 5], special=False, seed=1)
     t = torch.tensor([0, 4, -100, 2, 2, 1], dtype=L)
     # refusals: out-of-range targets, shapes, dtypes
