@@ -29,6 +29,17 @@
 #define ST(p, i, v) ((p)[i] = (T)(v))
 #endif
 
+/* v rounded to the storage type: mse_loss rounds its difference, and the
+ * reduced elementwise losses their element losses, to float16/bfloat16 as
+ * PyTorch's kernels do (smooth_l1 and huber compute in float). */
+#if KIND == 1
+#define RND(v) ((CT)clops_round_half((float)(v)))
+#elif KIND == 2
+#define RND(v) ((CT)clops_round_bf16((float)(v)))
+#else
+#define RND(v) (v)
+#endif
+
 /* Records an out-of-range target (first reporter wins). */
 void loss_report(__global int *err, long value)
 {
@@ -170,8 +181,10 @@ __kernel void loss_nll_backward(global const T *go, long gooff, int per_elem, gl
 /* The loss of one element (PyTorch's formulas). */
 CT loss_pw_value(int mode, CT x, CT y, CT p, __global int *err)
 {
-    if (mode == 0)
-        return (x - y) * (x - y);
+    if (mode == 0) {
+        CT d = RND(x - y);
+        return d * d;
+    }
     if (mode == 1) {
         if (!(x >= (CT)0 && x <= (CT)1))
             loss_report(err, 1);
@@ -206,8 +219,8 @@ loss_pw_part(global const T *x, global const T *y, global const T *w, int hasw, 
     long lo = g * chunk, hi = min(lo + chunk, M);
     CT a = (CT)0, b = (CT)0;
     for (long i = lo + (long)get_local_id(0); i < hi; i += RWG) {
-        CT l = loss_pw_value(mode, LD(x, i), LD(y, i), p, err);
-        a += hasw ? l * LD(w, i) : l;
+        CT l = RND(loss_pw_value(mode, LD(x, i), LD(y, i), p, err));
+        a += hasw ? RND(l * LD(w, i)) : l;
         b += (CT)1;
     }
     loss_tree(la, lb, a, b);
@@ -226,7 +239,7 @@ __kernel void loss_pw_backward(global const T *go, global const T *x, global con
     for (long i = get_global_id(0); i < M; i += get_global_size(0)) {
         CT xv = LD(x, i), yv = LD(y, i), g = LD(go, i), r;
         if (mode == 0) {
-            r = norm * (xv - yv) * g;
+            r = norm * RND(xv - yv) * g;
         } else if (mode == 1) {
             /* PyTorch's EPSILON (float 1e-12) in the input dtype: 0 for half. */
             r = g * (xv - yv) / max(((CT)1 - xv) * xv, KIND == 1 ? (CT)0 : (CT)1e-12f);

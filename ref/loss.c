@@ -96,12 +96,27 @@ clops_status loss_ref_nll_backward(const loss_nll *p, const clops_tensor *go,
     return CLOPS_OK;
 }
 
+/* v rounded to dtype dt (float16 and bfloat16 only), as PyTorch's
+ * arithmetic in those dtypes rounds intermediate results. */
+static double rnd(clops_dtype dt, double v)
+{
+    if (dt != CLOPS_FLOAT16 && dt != CLOPS_BFLOAT16)
+        return v;
+    uint16_t b = 0;
+    pw_value pv = {.f = v};
+    pw_ref_store(&b, 0, dt, CLOPS_FLOAT64, pv);
+    return pw_ref_load(&b, 0, dt, CLOPS_FLOAT64).f;
+}
+
 /* The loss of one element (PyTorch's formulas; ops/loss.h). */
 static double elem_loss(const loss_pw *p, double x, double y, bool *bad)
 {
+    clops_dtype dt = p->x->dtype;
     switch (p->mode) {
-    case LOSS_MSE:
-        return (x - y) * (x - y);
+    case LOSS_MSE: {
+        double d = rnd(dt, x - y);
+        return d * d;
+    }
     case LOSS_BCE:
         if (!(x >= 0 && x <= 1))
             *bad = true;
@@ -122,9 +137,10 @@ clops_status loss_ref_pw_forward(const loss_pw *p, clops_tensor *out)
     double sum = 0;
     bool bad = false;
     for (int64_t i = 0; i < p->M; i++) {
-        double l = elem_loss(p, ld(p->x, i), ld(p->y, i), &bad);
+        clops_dtype dt = p->x->dtype;
+        double l = rnd(dt, elem_loss(p, ld(p->x, i), ld(p->y, i), &bad));
         if (p->w)
-            l *= ld(p->w, i);
+            l = rnd(dt, l * ld(p->w, i));
         if (p->per_elem)
             st(out, i, l);
         else
@@ -143,7 +159,7 @@ clops_status loss_ref_pw_backward(const loss_pw *p, const clops_tensor *go, doub
     for (int64_t i = 0; i < p->M; i++) {
         double x = ld(p->x, i), y = ld(p->y, i), g = ld(go, i), r;
         if (p->mode == LOSS_MSE) {
-            r = norm * (x - y) * g;
+            r = norm * rnd(p->x->dtype, x - y) * g;
         } else if (p->mode == LOSS_BCE) {
             /* PyTorch's EPSILON (float 1e-12) in the input dtype: 0 for float16. */
             double eps = p->x->dtype == CLOPS_FLOAT16 ? 0 : (double)1e-12f;

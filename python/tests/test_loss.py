@@ -80,7 +80,6 @@ ELEMENTWISE = [
     (F.smooth_l1_loss, {"beta": 0.0}),
     (F.huber_loss, {"delta": 0.7}),
     (F.l1_loss, {}),
-    (F.binary_cross_entropy_with_logits, {}),
 ]
 
 
