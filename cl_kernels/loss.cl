@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * cl_kernels/loss.cl: the kernels of the loss family (ops/loss_nll.c):
+ * nll_loss and nll_loss2d, forward and backward.
+ *
+ * The host builds one program per input dtype with T (storage type), KIND
+ * (0 float/double, 1 half, 2 bfloat16) and CT (compute type: float, or
+ * double for float64) defined, and RWG the work-group size.  The input is
+ * seen as [N, C, S] contiguous (S = 1 for nll_loss), the target as M = N*S
+ * contiguous int64 values, element i = n * S + s reading input
+ * n * C * S + target * S + s.  A target that is neither ignore_index nor in
+ * [0, C) is recorded in the flag buffer (first reporter wins, an int32
+ * atomic_cmpxchg, as the index family's) and counts as ignored.
+ *
+ * The reduced forward is two launches with a fixed order of operations:
+ * loss_nll_part folds a contiguous chunk of elements per work-group into
+ * (sum of -w * x, sum of w) by a strided per-lane fold and a tree in local
+ * memory; loss_nll_finish (one group) folds the partials the same way and
+ * writes output (divided by the total weight for mean) and total_weight.
+ */
+#if KIND == 1
+#define LD(p, i) ((CT)vload_half(0, (p) + (i)))
+#define ST(p, i, v) vstore_half_rte((float)(v), 0, (p) + (i))
+#elif KIND == 2
+#define LD(p, i) ((CT)clops_bf16_to_float((p)[i]))
+#define ST(p, i, v) ((p)[i] = clops_float_to_bf16((float)(v)))
+#else
+#define LD(p, i) ((CT)(p)[i])
+#define ST(p, i, v) ((p)[i] = (T)(v))
+#endif
+
+/* v rounded to the storage type: mse_loss rounds its difference, and the
+ * reduced elementwise losses their element losses, to float16/bfloat16 as
+ * PyTorch's kernels do (smooth_l1 and huber compute in float). */
+#if KIND == 1
+#define RND(v) ((CT)clops_round_half((float)(v)))
+#elif KIND == 2
+#define RND(v) ((CT)clops_round_bf16((float)(v)))
+#else
+#define RND(v) (v)
+#endif
+
+/* Records an out-of-range target (first reporter wins). */
+void loss_report(__global int *err, long value)
+{
+    if (atomic_cmpxchg(err, 0, 1) == 0) {
+        __global long *e = (__global long *)err;
+        e[1] = value;
+    }
+}
+
+/* Loss and weight of element i: false (both 0) when ignored or out of
+ * range. */
+bool loss_elem(global const T *x, long xoff, global const long *t, long toff,
+               global const T *w, long woff, int hasw, long i, long C, long S, long ignore,
+               __global int *err, CT *loss, CT *wt)
+{
+    long tg = t[toff + i];
+    *loss = (CT)0;
+    *wt = (CT)0;
+    if (tg == ignore)
+        return false;
+    if (tg < 0 || tg >= C) {
+        loss_report(err, tg);
+        return false;
+    }
+    long n = i / S, s = i - n * S;
+    CT wv = hasw ? LD(w, woff + tg) : (CT)1;
+    *wt = wv;
+    *loss = -wv * LD(x, xoff + (n * C + tg) * S + s);
+    return true;
+}
+
+/* reduction=none: out[i] = -w[t] * x[i, t] (0 where ignored); a
+ * grid-stride loop. */
+__kernel void loss_nll_none(global const T *x, long xoff, global const long *t, long toff,
+                            global const T *w, long woff, int hasw, global T *out, long ooff,
+                            long M, long C, long S, long ignore, __global int *err)
+{
+    for (long i = get_global_id(0); i < M; i += get_global_size(0)) {
+        CT l, wt;
+        loss_elem(x, xoff, t, toff, w, woff, hasw, i, C, S, ignore, err, &l, &wt);
+        ST(out, ooff + i, l);
+    }
+}
+
+/* Folds (a, b) pairs of the group's lanes by a tree in local memory; lane
+ * 0 ends with the totals. */
+void loss_tree(local CT *la, local CT *lb, CT a, CT b)
+{
+    int lid = (int)get_local_id(0);
+    la[lid] = a;
+    lb[lid] = b;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int h = RWG / 2; h > 0; h >>= 1) {
+        if (lid < h) {
+            la[lid] += la[lid + h];
+            lb[lid] += lb[lid + h];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+/* Partial sums of group g over elements [g * chunk, (g + 1) * chunk) into
+ * part[2g] (loss) and part[2g + 1] (weight). */
+__kernel __attribute__((reqd_work_group_size(RWG, 1, 1))) void
+loss_nll_part(global const T *x, long xoff, global const long *t, long toff, global const T *w,
+              long woff, int hasw, global CT *part, long M, long C, long S, long ignore,
+              long chunk, __global int *err)
+{
+    local CT la[RWG], lb[RWG];
+    long g = get_group_id(0);
+    long lo = g * chunk, hi = min(lo + chunk, M);
+    CT a = (CT)0, b = (CT)0;
+    for (long i = lo + (long)get_local_id(0); i < hi; i += RWG) {
+        CT l, wt;
+        if (loss_elem(x, xoff, t, toff, w, woff, hasw, i, C, S, ignore, err, &l, &wt)) {
+            a += l;
+            b += wt;
+        }
+    }
+    loss_tree(la, lb, a, b);
+    if (get_local_id(0) == 0) {
+        part[2 * g] = la[0];
+        part[2 * g + 1] = lb[0];
+    }
+}
+
+/* Folds the nparts partials; writes output (sum, or sum / total weight
+ * when mean) and total_weight. */
+__kernel __attribute__((reqd_work_group_size(RWG, 1, 1))) void
+loss_nll_finish(global const CT *part, long nparts, global T *out, long ooff, global T *tw,
+                long twoff, int mean)
+{
+    local CT la[RWG], lb[RWG];
+    CT a = (CT)0, b = (CT)0;
+    for (long p = (long)get_local_id(0); p < nparts; p += RWG) {
+        a += part[2 * p];
+        b += part[2 * p + 1];
+    }
+    loss_tree(la, lb, a, b);
+    if (get_local_id(0) == 0) {
+        ST(out, ooff, mean ? la[0] / lb[0] : la[0]);
+        ST(tw, twoff, lb[0]);
+    }
+}
+
+/* The backward: grad_input (zero-filled by the host, contiguous [N, C, S])
+ * gets -(g / total_weight) * w[t] (mean) or -g * w[t] at [n, t, s]; g is
+ * go[i] when per_elem (reduction=none with a batch) else go[0]; a
+ * grid-stride loop. */
+__kernel void loss_nll_backward(global const T *go, long gooff, int per_elem, global const long *t,
+                                long toff, global const T *w, long woff, int hasw,
+                                global const T *tw, long twoff, int mean, global T *gi,
+                                long gioff, long M, long C, long S, long ignore,
+                                __global int *err)
+{
+    for (long i = get_global_id(0); i < M; i += get_global_size(0)) {
+        long tg = t[toff + i];
+        if (tg == ignore)
+            continue;
+        if (tg < 0 || tg >= C) {
+            loss_report(err, tg);
+            continue;
+        }
+        CT g = LD(go, gooff + (per_elem ? i : 0));
+        CT grad = mean ? -(g / LD(tw, twoff)) : -g;
+        if (hasw)
+            grad = LD(w, woff + tg) * grad;
+        long n = i / S, s = i - n * S;
+        ST(gi, gioff + (n * C + tg) * S + s, grad);
+    }
+}
+
+/* --- elementwise losses (ops/loss_pointwise.c) ----------------------------
+ * x, y (and w when hasw) contiguous, already broadcast to M elements of T.
+ * mode 0 mse_loss, 1 binary_cross_entropy (an input outside [0, 1] is
+ * recorded in the flag as value 1), 2 smooth_l1_loss (p = beta), 3
+ * huber_loss (p = delta). */
+
+/* The loss of one element (PyTorch's formulas). */
+CT loss_pw_value(int mode, CT x, CT y, CT p, __global int *err)
+{
+    if (mode == 0) {
+        CT d = RND(x - y);
+        return d * d;
+    }
+    if (mode == 1) {
+        if (!(x >= (CT)0 && x <= (CT)1))
+            loss_report(err, 1);
+        CT lx = max(log(x), (CT)-100), l1x = max(log1p(-x), (CT)-100);
+        return (y - (CT)1) * l1x - y * lx;
+    }
+    CT z = fabs(x - y);
+    if (mode == 2)
+        return p == (CT)0 ? z : z < p ? (CT)0.5 * z * z / p : z - (CT)0.5 * p;
+    return z < p ? (CT)0.5 * z * z : p * (z - (CT)0.5 * p);
+}
+
+/* reduction=none: out[i] = loss(x[i], y[i]) * w[i]; a grid-stride loop. */
+__kernel void loss_pw_none(global const T *x, global const T *y, global const T *w, int hasw,
+                           global T *out, long ooff, long M, int mode, CT p, __global int *err)
+{
+    for (long i = get_global_id(0); i < M; i += get_global_size(0)) {
+        CT l = loss_pw_value(mode, LD(x, i), LD(y, i), p, err);
+        if (hasw)
+            l *= LD(w, i);
+        ST(out, ooff + i, l);
+    }
+}
+
+/* Partials of mean/sum as loss_nll_part's: (sum of losses, count). */
+__kernel __attribute__((reqd_work_group_size(RWG, 1, 1))) void
+loss_pw_part(global const T *x, global const T *y, global const T *w, int hasw, global CT *part,
+             long M, long chunk, int mode, CT p, __global int *err)
+{
+    local CT la[RWG], lb[RWG];
+    long g = get_group_id(0);
+    long lo = g * chunk, hi = min(lo + chunk, M);
+    CT a = (CT)0, b = (CT)0;
+    for (long i = lo + (long)get_local_id(0); i < hi; i += RWG) {
+        CT l = RND(loss_pw_value(mode, LD(x, i), LD(y, i), p, err));
+        a += hasw ? RND(l * LD(w, i)) : l;
+        b += (CT)1;
+    }
+    loss_tree(la, lb, a, b);
+    if (get_local_id(0) == 0) {
+        part[2 * g] = la[0];
+        part[2 * g + 1] = lb[0];
+    }
+}
+
+/* The backward: gi[i] = d loss / d x[i] * g[i] (* w[i]) * norm, norm
+ * 1 / numel(self) for mean, else 1 (2 / numel and 2 for mse). */
+__kernel void loss_pw_backward(global const T *go, global const T *x, global const T *y,
+                               global const T *w, int hasw, global T *gi, long gioff, long M,
+                               int mode, CT p, CT norm)
+{
+    for (long i = get_global_id(0); i < M; i += get_global_size(0)) {
+        CT xv = LD(x, i), yv = LD(y, i), g = LD(go, i), r;
+        if (mode == 0) {
+            r = norm * RND(xv - yv) * g;
+        } else if (mode == 1) {
+            /* PyTorch's EPSILON (float 1e-12) in the input dtype: 0 for half. */
+            r = g * (xv - yv) / max(((CT)1 - xv) * xv, KIND == 1 ? (CT)0 : (CT)1e-12f);
+            if (hasw)
+                r *= LD(w, i);
+            r *= norm;
+        } else {
+            CT d = xv - yv, s = mode == 2 ? (CT)1 : p;
+            if (d <= -p)
+                r = -norm * g * s;
+            else if (d >= p)
+                r = norm * g * s;
+            else
+                r = mode == 2 ? norm * d * g / p : norm * d * g;
+        }
+        ST(gi, gioff + i, r);
+    }
+}
