@@ -43,6 +43,17 @@ static const shape gpu_shapes[] = {
     {"square 8192", 1, 8192, 8192, 8192},
 };
 
+/* GPT-2 124M at batch 8 x 512 tokens (transformers' Conv1D is addmm of
+ * [4096, K] @ [K, N]): attention in-projection, out-projection, MLP up and
+ * down, and the LM head. */
+static const shape gpt2_shapes[] = {
+    {"gpt2 c_attn 4096x2304x768", 1, 4096, 2304, 768},
+    {"gpt2 c_proj 4096x768x768", 1, 4096, 768, 768},
+    {"gpt2 c_fc 4096x3072x768", 1, 4096, 3072, 768},
+    {"gpt2 mlp c_proj 4096x768x3072", 1, 4096, 768, 3072},
+    {"gpt2 lm_head 4096x50257x768", 1, 4096, 50257, 768},
+};
+
 static const shape cpu_shapes[] = {
     {"square 256", 1, 256, 256, 256},
     {"square 512", 1, 512, 512, 512},
@@ -162,7 +173,7 @@ static double measure(clops_device *d, const shape *s, problem *p, double secs)
 static void usage(void)
 {
     fprintf(stderr, "usage: bench_gemm [--device SEL]... [--dtype float32|float64] "
-                    "[--tune SECONDS] [--big] [--reps-seconds S]\n");
+                    "[--tune SECONDS] [--big] [--gpt2] [--reps-seconds S]\n");
 }
 
 int main(int argc, char **argv)
@@ -171,7 +182,7 @@ int main(int argc, char **argv)
     int nsel = 0;
     clops_dtype dt = CLOPS_FLOAT32;
     double tune = 0, secs = -1;
-    bool big = false;
+    bool big = false, gpt2 = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--device") == 0 && i + 1 < argc && nsel < 16)
             sels[nsel++] = argv[++i];
@@ -183,6 +194,8 @@ int main(int argc, char **argv)
             secs = atof(argv[++i]);
         else if (strcmp(argv[i], "--big") == 0)
             big = true;
+        else if (strcmp(argv[i], "--gpt2") == 0)
+            gpt2 = true;
         else {
             usage();
             return 2;
@@ -220,8 +233,8 @@ int main(int argc, char **argv)
             continue;
         }
         bool gpu = d->info.is_gpu;
-        const shape *shapes = gpu ? gpu_shapes : cpu_shapes;
-        int ns = gpu ? (big ? 5 : 4) : 4;
+        const shape *shapes = gpt2 ? gpt2_shapes : gpu ? gpu_shapes : cpu_shapes;
+        int ns = gpt2 ? 5 : gpu ? (big ? 5 : 4) : 4;
         double rsecs = secs > 0 ? secs : (gpu ? 0.2 : 0.5);
         double def[8] = {0}, tuned[8] = {0};
         printf("\n## %s (%s, %s)\n", d->label, d->info.name, d->info.driver_version);

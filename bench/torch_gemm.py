@@ -4,7 +4,7 @@
 on the GPU shapes of bench_gemm.c, so a run on the GPU machine compares
 clops/CLBlast with PyTorch on the same GPU in the same session.
 
-    python3 bench/torch_gemm.py [--big] [--json FILE]
+    python3 bench/torch_gemm.py [--big] [--gpt2] [--json FILE]
 
 Shapes (M x N x K, "b x" for a batch): square 1024 and 4096 (8192 with
 --big), the transformer MLP 4096 x 4096 x 11008 and attention scores
@@ -23,6 +23,13 @@ SHAPES = [
     ("mlp 4096x4096x11008", 1, 4096, 4096, 11008),
     ("attention 32x512x512x64", 32, 512, 512, 64),
     ("square 8192", 1, 8192, 8192, 8192),
+]
+GPT2 = [
+    ("gpt2 c_attn 4096x2304x768", 1, 4096, 2304, 768),
+    ("gpt2 c_proj 4096x768x768", 1, 4096, 768, 768),
+    ("gpt2 c_fc 4096x3072x768", 1, 4096, 3072, 768),
+    ("gpt2 mlp c_proj 4096x768x3072", 1, 4096, 768, 3072),
+    ("gpt2 lm_head 4096x50257x768", 1, 4096, 50257, 768),
 ]
 
 
@@ -51,6 +58,7 @@ def best_seconds(fn, min_seconds=0.5, rounds=5):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--big", action="store_true", help="include square 8192")
+    ap.add_argument("--gpt2", action="store_true", help="GPT-2 124M's products instead")
     ap.add_argument("--json", help="write the figures here")
     args = ap.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -58,7 +66,7 @@ def main():
     dev = torch.device("cuda")
     print(f"PyTorch {torch.__version__} on {torch.cuda.get_device_name()}: float32, TF32 off")
     rows = []
-    for name, b, m, n, k in SHAPES:
+    for name, b, m, n, k in (GPT2 if args.gpt2 else SHAPES):
         if name == "square 8192" and not args.big:
             continue
         if b == 1:

@@ -7,7 +7,9 @@
  * element number into coordinates of the IX_NDIM-dim iteration space, and
  * reads the source at its strided offset plus, for each of IX_NIDX index
  * tensors, index value * kstride.  Gathering copies bits, so kernels exist
- * per element size (uchar, ushort, uint, ulong), not per dtype.
+ * per element size (uchar, ushort, uint, ulong, and uint4 for plans whose
+ * innermost dim is a contiguous run the host widened: ops/index_gather.c),
+ * not per dtype.
  *
  * Build options fix the shape of the code: IX_NDIM (1..8), IX_NIDX (0..4)
  * and IX_I64 (64-bit offset arithmetic when a tensor needs it).
@@ -19,6 +21,16 @@
  * written.  Negative values wrap when the plan says so (take, index.Tensor),
  * else they are out of range (gather, index_select, embedding).
  */
+/* Records an out-of-range index (first reporter wins). */
+void ix_report(__global int *err, long value, int k)
+{
+    if (atomic_cmpxchg(err, 0, 1) == 0) {
+        __global long *e = (__global long *)err;
+        e[1] = value;
+        e[2] = (long)k;
+    }
+}
+
 #ifndef IX_SEGMENT /* ---- gather plans ---- */
 
 #ifndef IX_NDIM
@@ -53,16 +65,6 @@ typedef struct ix_geom {
     long tri;
     long tri_k;
 } ix_geom;
-
-/* Records an out-of-range index (first reporter wins). */
-void ix_report(__global int *err, long value, int k)
-{
-    if (atomic_cmpxchg(err, 0, 1) == 0) {
-        __global long *e = (__global long *)err;
-        e[1] = value;
-        e[2] = (long)k;
-    }
-}
 
 /* Adds index k's contribution to the source offset; false when out of range. */
 #define IX_APPLY(K, PTR)                                                        \
@@ -138,6 +140,8 @@ IX_GATHER_KERNEL(ix_gather_1_i64, uchar, long)
 IX_GATHER_KERNEL(ix_gather_2_i64, ushort, long)
 IX_GATHER_KERNEL(ix_gather_4_i64, uint, long)
 IX_GATHER_KERNEL(ix_gather_8_i64, ulong, long)
+IX_GATHER_KERNEL(ix_gather_16_i32, uint4, int)
+IX_GATHER_KERNEL(ix_gather_16_i64, uint4, long)
 
 #endif /* !IX_SEGMENT */
 
@@ -244,6 +248,132 @@ IX_SEG_KERNEL(ix_segment_bfloat16, ushort, float, IX_LD_BF16, IX_ST_BF16, 1)
 IX_SEG_KERNEL(ix_segment_float32, float, float, IX_LD_PLAIN, IX_ST_PLAIN, 1)
 #ifdef CLOPS_HAS_FP64
 IX_SEG_KERNEL(ix_segment_float64, double, double, IX_LD_PLAIN, IX_ST_PLAIN, 1)
+#endif
+
+/* ---- line scans (ops/index_segment.c, ix_scatter_lines) -------------------
+ *
+ * scatter, scatter_add and scatter_reduce with an int64 index where self's
+ * scatter dim is short: no host sort.  A line is one position of the
+ * index's other dims; one work-group of IX_LWG items owns a line.  It
+ * stages the line's index and source in chunks of IX_LCH entries in local
+ * memory (coalesced reads), and item lid owns targets t = lid + q * IX_LWG
+ * (q < IX_LSLOT, so self's dim is at most IX_LWG * IX_LSLOT = 256), folding
+ * the entries whose index is t in order: the entries of that target in
+ * source order, as the segment plans fold them (the same bits; the CPU
+ * device runs the segment plan).  Targets no entry names keep self's value.
+ * Out-of-range values are reported through err.  Modes as
+ * ix_segment_<dtype>; alpha is 1.
+ */
+#define IX_LWG 64
+#define IX_LCH 256
+#define IX_LSLOT 4
+
+typedef struct ix_lgeom {
+    long sizes[IX_MAXD]; /* the index's dims, the scatter dim's size 1 */
+    long self_st[IX_MAXD];
+    long idx_st[IX_MAXD];
+    long src_st[IX_MAXD];
+    long ndim, nlines, self_len, idx_len, self_d, idx_d, src_d, self_off, idx_off, src_off,
+        mode, include_self;
+} ix_lgeom;
+
+/* Folds x into (acc, have) by mode m (see ix_segment_<dtype>). */
+#define IX_FOLD(ISF, m, acc, have, x)                                                        \
+    do {                                                                                     \
+        if ((m) == 0)                                                                        \
+            acc = x;                                                                         \
+        else if ((m) == 1 || (m) == 3)                                                       \
+            acc = acc + x;                                                                   \
+        else if ((m) == 2)                                                                   \
+            acc *= x;                                                                        \
+        else if (!(have))                                                                    \
+            acc = x;                                                                         \
+        else if ((m) == 4)                                                                   \
+            acc = (ISF && (acc != acc || x != x)) ? (acc != acc ? acc : x)                   \
+                                                  : (x > acc ? x : acc);                     \
+        else                                                                                 \
+            acc = (ISF && (acc != acc || x != x)) ? (acc != acc ? acc : x)                   \
+                                                  : (x < acc ? x : acc);                     \
+        have = true;                                                                         \
+    } while (0)
+
+#define IX_LINE_KERNEL(NAME, T, C, LOAD, STORE, ISF)                                         \
+    __kernel __attribute__((reqd_work_group_size(IX_LWG, 1, 1))) void NAME(                  \
+        __global T *self, __global const T *src, __global const long *idx,                   \
+        __global int *err, const ix_lgeom g)                                                 \
+    {                                                                                        \
+        __local long li[IX_LCH];                                                             \
+        __local C lv[IX_LCH];                                                                \
+        const int lid = (int)get_local_id(0);                                                \
+        for (long line = get_group_id(0); line < g.nlines; line += get_num_groups(0)) {      \
+            long rem = line, so = g.self_off, io = g.idx_off, sr = g.src_off;                \
+            for (int d = (int)g.ndim - 1; d >= 0; d--) {                                     \
+                long c = rem % g.sizes[d];                                                   \
+                rem /= g.sizes[d];                                                           \
+                so += c * g.self_st[d];                                                      \
+                io += c * g.idx_st[d];                                                       \
+                sr += c * g.src_st[d];                                                       \
+            }                                                                                \
+            C acc[IX_LSLOT];                                                                 \
+            long cnt[IX_LSLOT];                                                              \
+            bool have[IX_LSLOT];                                                             \
+            for (int q = 0; q < IX_LSLOT; q++) {                                             \
+                long t = lid + q * IX_LWG;                                                   \
+                have[q] = g.mode != 0 && g.include_self != 0 && t < g.self_len;              \
+                acc[q] = have[q] ? LOAD(self, so + t * g.self_d) : (C)(g.mode == 2 ? 1 : 0); \
+                cnt[q] = 0;                                                                  \
+            }                                                                                \
+            for (long j0 = 0; j0 < g.idx_len; j0 += IX_LCH) {                                \
+                int n = (int)min((long)IX_LCH, g.idx_len - j0);                              \
+                barrier(CLK_LOCAL_MEM_FENCE);                                                \
+                for (int e = lid; e < n; e += IX_LWG) {                                      \
+                    long v = idx[io + (j0 + e) * g.idx_d];                                   \
+                    if (v < 0 || v >= g.self_len)                                            \
+                        ix_report(err, v, 0);                                                \
+                    li[e] = v;                                                               \
+                    lv[e] = LOAD(src, sr + (j0 + e) * g.src_d);                              \
+                }                                                                            \
+                barrier(CLK_LOCAL_MEM_FENCE);                                                \
+                for (int q = 0; q < IX_LSLOT; q++) {                                         \
+                    long t = lid + q * IX_LWG;                                               \
+                    if (t >= g.self_len)                                                     \
+                        break;                                                               \
+                    for (int e = 0; e < n; e++)                                              \
+                        if (li[e] == t) {                                                    \
+                            C x = lv[e];                                                     \
+                            cnt[q]++;                                                        \
+                            IX_FOLD(ISF, g.mode, acc[q], have[q], x);                        \
+                        }                                                                    \
+                }                                                                            \
+            }                                                                                \
+            for (int q = 0; q < IX_LSLOT; q++) {                                             \
+                long t = lid + q * IX_LWG;                                                   \
+                if (t >= g.self_len || cnt[q] == 0)                                          \
+                    continue;                                                                \
+                C a = acc[q];                                                                \
+                if (g.mode == 3) {                                                           \
+                    long nn = cnt[q] + (g.include_self ? 1 : 0);                             \
+                    if (ISF)                                                                 \
+                        a = a / (C)nn;                                                       \
+                    else                                                                     \
+                        a = (C)((long)a / nn - ((long)a % nn != 0 && (long)a < 0));          \
+                }                                                                            \
+                STORE(self, so + t * g.self_d, a);                                           \
+            }                                                                                \
+        }                                                                                    \
+    }
+
+IX_LINE_KERNEL(ix_lines_bool, uchar, long, IX_LD_INT, IX_ST_BOOL, 0)
+IX_LINE_KERNEL(ix_lines_uint8, uchar, long, IX_LD_INT, IX_ST_PLAIN, 0)
+IX_LINE_KERNEL(ix_lines_int8, char, long, IX_LD_INT, IX_ST_PLAIN, 0)
+IX_LINE_KERNEL(ix_lines_int16, short, long, IX_LD_INT, IX_ST_PLAIN, 0)
+IX_LINE_KERNEL(ix_lines_int32, int, long, IX_LD_INT, IX_ST_PLAIN, 0)
+IX_LINE_KERNEL(ix_lines_int64, long, long, IX_LD_PLAIN, IX_ST_PLAIN, 0)
+IX_LINE_KERNEL(ix_lines_float16, half, float, IX_LD_HALF, IX_ST_HALF, 1)
+IX_LINE_KERNEL(ix_lines_bfloat16, ushort, float, IX_LD_BF16, IX_ST_BF16, 1)
+IX_LINE_KERNEL(ix_lines_float32, float, float, IX_LD_PLAIN, IX_ST_PLAIN, 1)
+#ifdef CLOPS_HAS_FP64
+IX_LINE_KERNEL(ix_lines_float64, double, double, IX_LD_PLAIN, IX_ST_PLAIN, 1)
 #endif
 
 /* isin: out[i] = (elements[i] equals some test[j]) != invert, both

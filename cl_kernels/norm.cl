@@ -74,7 +74,23 @@
     bool live = row < rows;                                                                \
     long base = live ? (row / inner) * n * inner + row % inner : 0;
 
-/* softmax (logm = 0) or log_softmax (logm = 1) over rows of n elements. */
+/* Row residency of softmax: where RES > 0 (ops/norm.c sizes it to the
+ * device's local memory, for 4- and 8-byte inputs) and a row has at most
+ * L * RES elements, the row stays in local memory (RES slots per lane of
+ * the work-group) between the statistics pass and the output pass, so it
+ * is read from global memory once.  The arithmetic and its order are those
+ * of the streaming loop, so both paths give the same bits. */
+#ifndef RES
+#define RES 0
+#endif
+#if RES > 0
+#define RES_FITS(n, L, ok) ((ok) && (n) <= (long)(L) * RES)
+#else
+#define RES_FITS(n, L, ok) 0
+#endif
+
+/* softmax (logm & 1 = 0) or log_softmax (logm & 1) over rows of n
+ * elements; logm & 2 allows the resident path. */
 __kernel __attribute__((reqd_work_group_size(RWG, 1, 1))) void
 norm_softmax(global const TIN_T *x, long xoff, global TOUT_T *y, long yoff, long rows, long n,
              long inner, int L, int logm)
@@ -82,9 +98,20 @@ norm_softmax(global const TIN_T *x, long xoff, global TOUT_T *y, long yoff, long
     local CT lm[RWG], ls[RWG];
     NORM_ROW
     CT m = -(CT)INFINITY, s = (CT)0;
+#if RES > 0
+    local CT rowbuf[RWG * RES];
+    local CT *rb = rowbuf + (lid - lane) * RES;
+    bool fits = RES_FITS(n, L, logm & 2);
+#endif
     if (live)
-        for (long j = lane; j < n; j += L)
-            SM_ADD(m, s, LDX(x, xoff + base + j * inner));
+        for (long j = lane; j < n; j += L) {
+            CT v = LDX(x, xoff + base + j * inner);
+#if RES > 0
+            if (fits)
+                rb[j] = v;
+#endif
+            SM_ADD(m, s, v);
+        }
     lm[lid] = m;
     ls[lid] = s;
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -106,8 +133,12 @@ norm_softmax(global const TIN_T *x, long xoff, global TOUT_T *y, long yoff, long
     CT ls_ = log(s);
     for (long j = lane; j < n; j += L) {
         long i = base + j * inner;
+#if RES > 0
+        CT v = (fits ? rb[j] : LDX(x, xoff + i)) - m;
+#else
         CT v = LDX(x, xoff + i) - m;
-        STY(y, yoff + i, logm ? v - ls_ : exp(v) / s);
+#endif
+        STY(y, yoff + i, (logm & 1) ? v - ls_ : exp(v) / s);
     }
 }
 

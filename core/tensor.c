@@ -121,6 +121,11 @@ clops_status storage_grow(clops_storage *s, size_t nbytes)
 {
     if (nbytes <= s->nbytes)
         return CLOPS_OK;
+    if (s->external)
+        return clops__fail(CLOPS_INVALID_ARGUMENT,
+                           "cannot resize a storage over a caller's OpenCL buffer (%zu bytes) to "
+                           "%zu bytes: its size is fixed (PyTorch: storage is not resizable)",
+                           s->nbytes, nbytes);
     clops_storage *fresh = NULL;
     clops_status st = storage_new(s->device, nbytes, &fresh);
     if (st)

@@ -34,6 +34,7 @@ typedef struct clops_storage {
     size_t nbytes;
     void *host_ptr;    /* CPU device: 64-byte aligned host memory, else NULL */
     host_block *block; /* OpenCL device: allocator block, NULL when nbytes==0 */
+    bool external;     /* over a caller's buffer: fixed size (resize_ refused) */
 } clops_storage;
 
 struct clops_tensor {

@@ -209,9 +209,10 @@ void host_free(host_block *b)
 {
     if (!b)
         return;
-    if (b->generation != host_generation()) {
-        /* Released after clops_shutdown: the device record is gone, but the
-         * buffer still holds its context; releasing it frees both. */
+    if (b->borrowed || b->generation != host_generation()) {
+        /* A caller's buffer: drop clops' retain only.  Or released after
+         * clops_shutdown: the device record is gone, but the buffer still
+         * holds its context; releasing it frees both. */
         clReleaseMemObject(b->mem);
         free(b);
         return;

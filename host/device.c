@@ -34,6 +34,11 @@ static atomic_bool initialized;
 static atomic_uint generation; /* bumped by each host_shutdown */
 static clops_device *devices[MAX_DEVICES];
 static int device_count;
+/* Wrapped devices (host_device_wrap), kept apart from the enumerated list,
+ * which stays fixed after discovery; guarded by init_lock. */
+#define MAX_WRAPPED 64
+static clops_device *wrapped[MAX_WRAPPED];
+static int wrapped_count;
 static char discovery_note[2048];
 
 /* Appends a sentence to the discovery note. */
@@ -235,9 +240,11 @@ static clops_device *make_cpu_device(void)
     return d;
 }
 
-/* Creates the record, context and queue of one OpenCL device.  On failure
+/* Creates the record, context and queue of one OpenCL device, or, for a
+ * wrapped device (ctx and queue given), retains the caller's.  On failure
  * returns NULL and adds the reason to the discovery note. */
-static clops_device *make_cl_device(cl_platform_id p, cl_device_id id, int cl_index)
+static clops_device *make_cl_device(cl_platform_id p, cl_device_id id, int cl_index,
+                                    cl_context ctx, cl_command_queue queue)
 {
     clops_device *d = calloc(1, sizeof *d);
     if (!d)
@@ -303,6 +310,14 @@ static clops_device *make_cl_device(cl_platform_id p, cl_device_id id, int cl_in
     d->chunked = (type & CL_DEVICE_TYPE_CPU) && !(policy && strcmp(policy, "gridstride") == 0);
     d->max_chunks = (size_t)(cu ? cu : 1) * 4;
 
+    if (ctx) {
+        d->wrapped = true;
+        d->context = ctx;
+        d->queue = queue;
+        clRetainContext(ctx);
+        clRetainCommandQueue(queue);
+        return d;
+    }
     cl_int err = CL_SUCCESS;
     d->context = clCreateContext(NULL, 1, &id, NULL, NULL, &err);
     if (!d->context || err != CL_SUCCESS) {
@@ -443,7 +458,7 @@ static void discover_platforms(void)
             break;
         clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, ndev, ids, NULL);
         for (cl_uint i = 0; i < ndev && device_count < MAX_DEVICES; i++) {
-            clops_device *d = make_cl_device(plats[p], ids[i], cl_index);
+            clops_device *d = make_cl_device(plats[p], ids[i], cl_index, NULL, NULL);
             if (!d)
                 continue;
             if (!device_runtime_create(d)) {
@@ -528,6 +543,11 @@ void host_shutdown(void)
 {
     pthread_mutex_lock(&init_lock);
     if (atomic_load(&initialized)) {
+        for (int i = wrapped_count - 1; i >= 0; i--) {
+            destroy_device(wrapped[i]);
+            wrapped[i] = NULL;
+        }
+        wrapped_count = 0;
         for (int i = device_count - 1; i >= 0; i--) {
             destroy_device(devices[i]);
             devices[i] = NULL;
@@ -552,6 +572,44 @@ int host_device_count(void)
 clops_device *host_device_at(int index)
 {
     return devices[index];
+}
+
+clops_status host_device_wrap(cl_platform_id platform, cl_device_id id, cl_context context,
+                              cl_command_queue queue, clops_device **out)
+{
+    clops_status st = host_init();
+    if (st)
+        return st;
+    pthread_mutex_lock(&init_lock);
+    for (int i = 0; i < wrapped_count; i++)
+        if (wrapped[i]->context == context && wrapped[i]->queue == queue) {
+            *out = wrapped[i];
+            pthread_mutex_unlock(&init_lock);
+            return CLOPS_OK;
+        }
+    clops_device *d = NULL;
+    if (wrapped_count >= MAX_WRAPPED)
+        st = clops__fail(CLOPS_UNSUPPORTED,
+                         "clops_opencl_wrap_device: %d queues are wrapped already, the most "
+                         "one process may wrap before clops_shutdown",
+                         MAX_WRAPPED);
+    else if (!(d = make_cl_device(platform, id, -1, context, queue)))
+        st = CLOPS__HOST_OOM("wrapped device");
+    else if (!device_runtime_create(d)) {
+        destroy_device(d);
+        st = CLOPS__HOST_OOM("wrapped device");
+    }
+    if (st == CLOPS_OK) {
+        /* Indices past the enumerated list (per-device slots such as the
+         * GEMM tuning's see a distinct device); clops_device_get does not
+         * return it. */
+        d->info.index = device_count + wrapped_count;
+        snprintf(d->label, sizeof d->label, "wrapped:%d", wrapped_count);
+        wrapped[wrapped_count++] = d;
+        *out = d;
+    }
+    pthread_mutex_unlock(&init_lock);
+    return st;
 }
 
 /* ---- public API ---------------------------------------------------------- */

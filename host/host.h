@@ -79,6 +79,9 @@ struct clops_device {
 
     host_allocator *alloc;
     host_kernel_cache *kcache;
+    /* A caller's context and queue wrapped by clops_opencl_wrap_device
+     * (host/interop.c): retained, not created; not in the device list. */
+    bool wrapped;
 };
 
 /* --- lifetime (host/device.c) ------------------------------------------ */
@@ -93,6 +96,12 @@ int host_device_count(void);
 void host_device_refresh_identity(clops_device *d);
 /* Device by index without checks (index must be valid, init done). */
 clops_device *host_device_at(int index);
+/* A device record over a caller's context and queue (retained here; their
+ * match was checked by host/interop.c).  Wrapping the same context and
+ * queue again returns the first record.  The record lives until
+ * host_shutdown. */
+clops_status host_device_wrap(cl_platform_id platform, cl_device_id id, cl_context context,
+                              cl_command_queue queue, clops_device **out);
 
 static inline bool host_is_cpu(const clops_device *d)
 {
@@ -122,6 +131,9 @@ typedef struct host_block {
     clops_device *device;    /* not to be used once generation is stale */
     unsigned generation;     /* host_generation() when allocated */
     struct host_block *next; /* free-list link while cached */
+    /* A caller's cl_mem (clops_opencl_tensor_from_buffer): clops holds one
+     * retain and host_free drops it; never cached or counted. */
+    bool borrowed;
 } host_block;
 
 clops_status host_alloc_create(clops_device *d);
@@ -310,6 +322,16 @@ clops_status host_finish(clops_device *d);
  * in a CLOPS_KERNELS_FROM_DISK build or when CLOPS_KERNEL_DIR is set, read
  * from disk.  CLOPS_IO_ERROR if absent. */
 clops_status host_cl_source(const char *name, const char **text);
+
+/* --- versions (host/versions.c) --------------------------------------- */
+
+/* The ICD loader: "OpenCL ICD Loader 2.3.1 (OpenCL 3.0), /usr/lib/...",
+ * from ocl-icd's clGetICDLoaderInfoOCLICD where the loader has it, and the
+ * loader's file.  False when neither is known. */
+bool host_icd_loader_info(char *buf, size_t cap);
+/* The real path of the shared object that holds symbol (dladdr); false for
+ * a symbol linked into the executable's own image lookups cannot name. */
+bool host_library_path(const void *symbol, char *buf, size_t cap);
 
 /* --- environment -------------------------------------------------------- */
 

@@ -164,6 +164,9 @@ const char *blas_status_name(int code);
 clops_status blas_fail(int code, const char *what, const clops_device *d);
 /* The CLBlast version the library was built against ("1.5.3"). */
 const char *blas_clblast_version(void);
+/* The file CLBlast was loaded from ("/usr/lib/.../libclblast.so.1.5.3": its
+ * real name carries the version it runs with); false when unknown. */
+bool blas_clblast_library(char *buf, size_t cap);
 /* Drops CLBlast's in-memory programs, which keep the devices' OpenCL
  * contexts alive; for clops_shutdown, before the contexts are released.
  * Parameter overrides stay in force: CLBlast keeps them per device for the

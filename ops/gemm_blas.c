@@ -184,6 +184,11 @@ const char *blas_clblast_version(void)
 #undef BLAS_STR2
 }
 
+bool blas_clblast_library(char *buf, size_t cap)
+{
+    return host_library_path((const void *)(uintptr_t)CLBlastClearCache, buf, cap);
+}
+
 void blas_shutdown(void)
 {
     CLBlastClearCache();

@@ -538,6 +538,28 @@ clops_status blas_tune_apply(clops_device *d, bool *applied)
             fprintf(stderr, "clops: warning: ignoring the GEMM tuning file %s: %s\n", path, why);
         return CLOPS_OK;
     }
+    /* CLOPS_GEMM_MIN_INDIRECT=N moves the direct/indirect switch (float32
+     * and float64) after the file: for measuring where it belongs. */
+    const char *mi = host_env("CLOPS_GEMM_MIN_INDIRECT");
+    if (mi && atoi(mi) > 0) {
+        for (int prec = 32; prec <= 64 && st == CLOPS_OK; prec += 32) {
+            tune_entry e;
+            memset(&e, 0, sizeof e);
+            snprintf(e.kernel, sizeof e.kernel, "GemmRoutine");
+            e.precision = prec;
+            e.n = 1;
+            snprintf(e.names[0], sizeof e.names[0], "XGEMM_MIN_INDIRECT_SIZE");
+            e.values[0] = (size_t)atoi(mi);
+            if (prec == 64 && !d->info.fp64)
+                break;
+            st = apply_entry(d, &e);
+        }
+        if (st) {
+            fprintf(stderr, "clops: warning: CLOPS_GEMM_MIN_INDIRECT=%s not applied: %s\n", mi,
+                    clops_last_error());
+            return CLOPS_OK;
+        }
+    }
     if (applied)
         *applied = true;
     return CLOPS_OK;

@@ -114,6 +114,17 @@ clops_status ix_seg_alloc(ix_seg *s, int64_t n);
  * on self's device (ref_index_segment on the CPU device).  Frees target
  * and srcoff whatever happens. */
 clops_status ix_segment_run(ix_seg *s);
+/* scatter/scatter_add/scatter_reduce on an OpenCL device without a host
+ * sort: self (the op's target, already holding self's values) along dim
+ * from src (same rank as index, or 0-dim for a value) at an int64 index of
+ * self's rank, by line scans (cl_kernels/index.cl, ix_lines_<dtype>), the
+ * same bits as the segment plan.  *used is false (nothing done) when the
+ * case does not qualify: CPU device, index not int64, more than IX_MAXD
+ * dims, or a scatter dim longer than IX_LINE_MAX. */
+#define IX_LINE_MAX 256 /* IX_LWG * IX_LSLOT of cl_kernels/index.cl */
+clops_status ix_scatter_lines(const char *op, clops_tensor *self, int dim,
+                              const clops_tensor *index, const clops_tensor *src,
+                              ix_seg_mode mode, bool include_self, bool *used);
 /* The C executor of a sorted segment plan: segments [seg_start[k],
  * seg_start[k+1]) of entries reading src at row_src, writing self at
  * seg_target[k]. */

@@ -213,10 +213,46 @@ static cl_mem mem_of(const clops_tensor *t)
     return t->storage->block ? t->storage->block->mem : NULL;
 }
 
-/* One launch of a plan of at most IX_MAXD dims. */
-static clops_status launch_one(clops_device *d, const ix_plan *p, int64_t numel, cl_mem err)
+/* Widens a plan whose innermost dim is a contiguous run in the result and
+ * the source, not indexed, to elements of `to` bytes (8 or 16): every
+ * size, stride and offset of that dim scaled down by the width.  False
+ * (p untouched) when a size, stride or offset does not divide. */
+static bool widen(ix_plan *p, int64_t *numel, int *elsize, int to)
 {
-    gather_spec s = {p->ndim, p->nidx, !fits_int32(p, numel), (int)clops_dtype_size(p->out->dtype),
+    int w = to / *elsize, last = p->ndim - 1;
+    if (w < 2 || p->tri || last < 0 || p->out_st[last] != 1 || p->src_st[last] != 1 ||
+        p->sizes[last] % w || p->out_off % w || p->src_off % w)
+        return false;
+    for (int d = 0; d < last; d++)
+        if (p->out_st[d] % w || p->src_st[d] % w)
+            return false;
+    for (int k = 0; k < p->nidx; k++)
+        if (p->idx_st[k][last] != 0 || p->kstride[k] % w)
+            return false;
+    p->sizes[last] /= w;
+    for (int d = 0; d < last; d++) {
+        p->out_st[d] /= w;
+        p->src_st[d] /= w;
+    }
+    for (int k = 0; k < p->nidx; k++)
+        p->kstride[k] /= w;
+    p->out_off /= w;
+    p->src_off /= w;
+    *numel /= w;
+    *elsize = to;
+    return true;
+}
+
+/* One launch of a plan of at most IX_MAXD dims; rows that allow it move
+ * 16 (or 8) bytes per work item. */
+static clops_status launch_one(clops_device *d, const ix_plan *plan, int64_t numel, cl_mem err)
+{
+    ix_plan wide = *plan;
+    const ix_plan *p = &wide;
+    int elsize = (int)clops_dtype_size(plan->out->dtype);
+    if (!widen(&wide, &numel, &elsize, 16))
+        widen(&wide, &numel, &elsize, 8);
+    gather_spec s = {p->ndim, p->nidx, !fits_int32(p, numel), elsize,
                      p->nidx && p->idx[0]->dtype == CLOPS_INT64};
     if (p->nidx == 0)
         s.idx64 = 1;

@@ -6,7 +6,9 @@
  * embedding_dense_backward and one_hot.  index_put_ and put_ are in
  * ops/index_put.c.
  *
- * Each op reads its index tensor to the host (a wait for the queue),
+ * On OpenCL devices scatter, scatter_add and scatter_reduce into a short
+ * dim (ix_scatter_lines) scan the index on the device instead.  Otherwise
+ * each op reads its index tensor to the host (a wait for the queue),
  * checks every value with PyTorch's rule (negative values wrap for
  * index_fill, index_put_ and put_, and are errors elsewhere) and turns
  * each index element into an entry: the element of self it writes and the
@@ -142,6 +144,14 @@ static clops_status scatter_core(const char *op, pw_variant variant, clops_tenso
     if (st)
         return st;
     clops_tensor *t = call.target;
+    bool done = false;
+    if (inumel)
+        st = ix_scatter_lines(op, t, d, index, src, mode, include_self, &done);
+    if (st || done) {
+        st = structured_finish(&call, st, out);
+        clops_tensor_release(vt);
+        return st;
+    }
     int64_t *iv = NULL, n = 0;
     ix_seg s = {.op = op, .self = t, .src = src, .mode = mode, .include_self = include_self,
                 .alpha = clops_scalar_int(1)};

@@ -11,6 +11,11 @@
  * of cl_kernels/index.cl on OpenCL devices), so the result is the same
  * bits on every run, with no atomics.  The index values were read to the
  * host to build the entries: that read waits for the queue (docs/index.md).
+ *
+ * ix_scatter_lines serves scatter/scatter_add/scatter_reduce on OpenCL
+ * devices when self's scatter dim is short (IX_LINE_MAX): each target scans
+ * its line of the index on the device, in source order, so nothing is read
+ * to the host but the range flag.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -210,5 +215,94 @@ clops_status ix_segment_run(ix_seg *s)
     free(s->target);
     free(s->srcoff);
     s->target = s->srcoff = NULL;
+    return st;
+}
+
+/* Line geometry; mirrors ix_lgeom in cl_kernels/index.cl. */
+typedef struct ix_lgeom {
+    int64_t sizes[IX_MAXD];
+    int64_t self_st[IX_MAXD];
+    int64_t idx_st[IX_MAXD];
+    int64_t src_st[IX_MAXD];
+    int64_t ndim, nlines, self_len, idx_len, self_d, idx_d, src_d, self_off, idx_off, src_off,
+        mode, include_self;
+} ix_lgeom;
+
+clops_status ix_scatter_lines(const char *op, clops_tensor *self, int dim,
+                              const clops_tensor *index, const clops_tensor *src,
+                              ix_seg_mode mode, bool include_self, bool *used)
+{
+    *used = false;
+    clops_device *d = self->storage->device;
+    if (host_is_cpu(d) || index->dtype != CLOPS_INT64 || self->ndim < 1 ||
+        index->ndim != self->ndim || index->ndim > IX_MAXD ||
+        self->sizes[dim] > IX_LINE_MAX || (src->ndim != 0 && src->ndim != index->ndim))
+        return CLOPS_OK;
+    clops_status st = ix_check_same_device(op, self, src);
+    if (st == CLOPS_OK)
+        st = ix_check_same_device(op, self, index);
+    if (st == CLOPS_OK)
+        st = check_dtype_on_device(op, self->dtype, d);
+    if (st)
+        return st;
+    *used = true;
+    ix_lgeom g;
+    memset(&g, 0, sizeof g);
+    g.ndim = index->ndim;
+    g.nlines = 1;
+    for (int i = 0; i < index->ndim; i++) {
+        g.sizes[i] = i == dim ? 1 : index->sizes[i];
+        g.self_st[i] = self->strides[i];
+        g.idx_st[i] = index->strides[i];
+        g.src_st[i] = src->ndim ? src->strides[i] : 0;
+        g.nlines *= g.sizes[i];
+    }
+    g.self_len = self->sizes[dim];
+    g.idx_len = index->sizes[dim];
+    g.self_d = self->strides[dim];
+    g.idx_d = index->strides[dim];
+    g.src_d = src->ndim ? src->strides[dim] : 0;
+    g.self_off = self->offset;
+    g.idx_off = index->offset;
+    g.src_off = src->offset;
+    g.mode = mode;
+    g.include_self = include_self;
+    if (g.nlines == 0 || g.idx_len == 0 || g.self_len == 0)
+        return CLOPS_OK;
+    host_kkey key = {{(0x24ull << 56) | (uint64_t)self->dtype, 0, 0, 0}};
+    host_kernel *k = host_kernel_lookup(d, &key);
+    if (!k) {
+        char kname[64];
+        snprintf(kname, sizeof kname, "ix_lines_%s", clops_dtype_name(self->dtype));
+        host_kernel_request req = {"index/segment", kname, ix_program_source, NULL,
+                                   "-DIX_SEGMENT=1"};
+        st = host_kernel_get(d, &key, &req, &k);
+        if (st)
+            return clops__error_prefix(st, "%s", op);
+    }
+    host_block *eb = NULL;
+    st = host_alloc(d, 32, &eb);
+    if (st == CLOPS_OK)
+        st = host_fill_zero(d, eb->mem, 0, 32);
+    if (st == CLOPS_OK) {
+        cl_mem m[4] = {mem_of(self), mem_of(src), mem_of(index), eb->mem};
+        host_arg args[5] = {{sizeof(cl_mem), &m[0]}, {sizeof(cl_mem), &m[1]},
+                            {sizeof(cl_mem), &m[2]}, {sizeof(cl_mem), &m[3]},
+                            {sizeof g, &g}};
+        /* One work-group of 64 items (IX_LWG) per line, grid-strided. */
+        uint64_t groups = (uint64_t)g.nlines < 65536 ? (uint64_t)g.nlines : 65536;
+        st = host_launch_local(d, k, 5, args, (size_t)(groups * 64), 64);
+        if (st)
+            clops__error_prefix(st, "%s", op);
+    }
+    if (st == CLOPS_OK) {
+        int64_t e[3] = {0, 0, 0};
+        st = host_read(d, eb->mem, 0, e, sizeof e);
+        if (st == CLOPS_OK && (int32_t)e[0] != 0)
+            st = clops__fail(CLOPS_INDEX_OUT_OF_RANGE,
+                             "%s: index %lld is out of bounds for dimension %d with size %lld",
+                             op, (long long)e[1], dim, (long long)g.self_len);
+    }
+    host_free(eb);
     return st;
 }

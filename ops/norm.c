@@ -53,10 +53,42 @@ static clops_status gen_program(void *vctx, const clops_device *d, strbuf *sb)
     sb_append(sb, prelude);
     sb_printf(sb,
               "\n#define RWG %zu\n#define TIN_T %s\n#define TOUT_T %s\n#define IN_KIND %d\n"
-              "#define OUT_KIND %d\n#define CT %s\n",
-              reduce_wg(d), tin, tout, ik, ok, dbl ? "double" : "float");
+              "#define OUT_KIND %d\n#define CT %s\n#define RES %d\n",
+              reduce_wg(d), tin, tout, ik, ok, dbl ? "double" : "float", norm_residency(d, g->in, g->out));
     sb_append(sb, body);
     return sb->failed ? CLOPS__HOST_OOM("normalization program source") : CLOPS_OK;
+}
+
+static bool streaming_forced;
+
+void norm_force_streaming(bool on)
+{
+    streaming_forced = on;
+}
+
+int norm_residency(const clops_device *d, clops_dtype in, clops_dtype out)
+{
+    /* Measured on an H100 (docs/benchmarks.md): a resident row pays for
+     * 4- and 8-byte inputs (softmax 0.79x -> 0.96x of PyTorch); for 2-byte
+     * inputs the second read costs less than the occupancy the local
+     * array takes (bf16 softmax 1.09x -> 0.89x), and layer/rms norm,
+     * whose second read hits the cache, did not gain.  At most 32 KiB of
+     * the device's local memory, leaving room for the kernels' reduction
+     * arrays (at most 24 bytes a work-item). */
+    if (clops_dtype_size(in) < 4)
+        return 0;
+    size_t ct = in == CLOPS_FLOAT64 || out == CLOPS_FLOAT64 ? 8 : 4, wg = reduce_wg(d);
+    uint64_t budget = d->info.local_mem_bytes > 24 * wg + 1024
+                          ? d->info.local_mem_bytes - 24 * wg - 1024
+                          : 0;
+    if (budget > 32768)
+        budget = 32768;
+    return (int)(budget / (wg * ct));
+}
+
+int norm_resident_flag(void)
+{
+    return streaming_forced ? 0 : 1;
 }
 
 clops_status norm_get_kernel(clops_device *d, int which, clops_dtype in, clops_dtype out,
@@ -118,7 +150,7 @@ static clops_status run_rows(const char *op, int which, bool logm, const clops_t
     int64_t L = inner == 1 ? reduce_pow2_floor(n / 8 > 1 ? n / 8 : 1) : 1;
     if (L > wg)
         L = wg;
-    cl_int cL = (cl_int)L, clog = logm;
+    cl_int cL = (cl_int)L, clog = (logm ? 1 : 0) | (which ? 0 : 2 * norm_resident_flag());
     cl_long ao = a->offset, bo = b ? b->offset : 0, yo = y->offset, crows = rows, cn = n,
             cinner = inner;
     cl_mem am = mem_of(a), bm = b ? mem_of(b) : NULL, ym = mem_of(y);

@@ -17,6 +17,20 @@
  * of the program for input dtype `in` and output dtype `out` on device d
  * (ops/norm.c); CLOPS_UNSUPPORTED when d cannot run it with the family's
  * work-group size. */
+/* Row residency of cl_kernels/norm.cl (RES): the local-memory slots per
+ * work-item that hold a row between the statistics and the output pass of
+ * softmax/log_softmax (up to 32 KiB a work-group, within the device's
+ * local memory; 0 for 2-byte inputs); longer rows are read twice. */
+int norm_residency(const clops_device *d, clops_dtype in, clops_dtype out);
+
+/* Kernel flag allowing the resident path (0 while forced off). */
+int norm_resident_flag(void);
+
+/* Test hook: force the streaming path (both read the row twice), so tests
+ * compare the two paths' bits on every device.  Not thread-safe; tests
+ * only. */
+void norm_force_streaming(bool on);
+
 clops_status norm_get_kernel(clops_device *d, int which, clops_dtype in, clops_dtype out,
                              const char *op, host_kernel **k);
 

@@ -11,8 +11,11 @@
 # (minutes per program), so the tests that launch kernels run on the CPU
 # device, and test_errors, which reaches the OpenCL paths of device
 # discovery, allocation and shutdown without compiling anything, runs on
-# every device.  CLOPS_VALGRIND_DEVICES=all runs every test on every device
-# (expect ten minutes or more with a cold kernel cache).
+# every device, as does test_interop's error test (wrapping a context,
+# queue and buffers of its own, every refusal, the buffer's reference
+# count), which fills its buffers without a kernel.
+# CLOPS_VALGRIND_DEVICES=all runs every test on every device (expect ten
+# minutes or more with a cold kernel cache).
 #
 # Usage: tests/run_valgrind.sh BUILD_DIR [TEST...]
 #   BUILD_DIR  the CMake build folder (test binaries in BUILD_DIR/tests or
@@ -48,7 +51,7 @@ devices_of() {
         return
     fi
     case $1 in
-    test_errors) echo all ;;
+    test_errors | test_interop) echo all ;;
     test_views | test_schema) echo none ;;
     *) echo cpu ;;
     esac
@@ -68,7 +71,7 @@ binary_of() {
 if [ $# -gt 0 ]; then
     tests=$*
 else
-    tests="test_dtype test_copy test_errors test_views test_schema"
+    tests="test_dtype test_copy test_errors test_views test_schema test_interop"
 fi
 
 failed=0
@@ -84,10 +87,13 @@ for name in $tests; do
     none) env_devices="CLOPS_NO_OPENCL=1" ;;
     *) env_devices="CLOPS_TEST_DEVICES=$devices" ;;
     esac
+    # test_interop: only its error test, which compiles no kernel.
+    filter=""
+    [ "$name" != test_interop ] || filter="CLOPS_TEST_FILTER=test_interop_errors*"
     log=$logs/$name.log
     start=$(date +%s)
-    # shellcheck disable=SC2086 # env_devices is one assignment or empty
-    env $env_devices CLOPS_CACHE_DIR="$cache" \
+    # shellcheck disable=SC2086 # env_devices and filter: one assignment or empty
+    env $env_devices $filter CLOPS_CACHE_DIR="$cache" \
         valgrind --quiet --num-callers=40 --suppressions="$supp" \
         --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 \
         "$bin" >"$log" 2>&1

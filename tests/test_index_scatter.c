@@ -38,16 +38,19 @@ static bool same_bits(const clops_tensor *a, const clops_tensor *b)
     return same;
 }
 
-/* scatter_add, index_add, index_put_(accumulate) and
- * embedding_dense_backward with heavy duplicates: three runs give the same
- * bits, and the device matches the CPU reference bit for bit (same fold
- * order, no contraction). */
+/* scatter_add, index_add, index_put_(accumulate),
+ * embedding_dense_backward, scatter_reduce (prod, mean, amax, amin, with
+ * and without self) and scatter (last duplicate wins) with heavy
+ * duplicates: three runs give the same bits, and the device (line scans
+ * for the scatters, segment plans for the rest) matches the CPU reference
+ * bit for bit (same fold order, no contraction). */
 static void test_determinism(void **state)
 {
     (void)state;
     clops_device *devs[CT_MAX_DEVICES];
     int nd = ct_devices(devs, CT_MAX_DEVICES);
-    clops_tensor *ref[4] = {NULL};
+    enum { NOPS = 14 };
+    clops_tensor *ref[NOPS] = {NULL};
     for (int d = 0; d < nd; d++) {
         clops_device *dev = devs[d];
         ct_set_device(dev);
@@ -62,15 +65,22 @@ static void test_determinism(void **state)
         clops_tensor *grad = ct_random(dev, CLOPS_FLOAT32, 3, CT_I64(30, 100, 5), CT_CONTIGUOUS,
                                        PW_DOMAIN_UNIT, 6);
         clops_tensor *ids = rand_index(dev, 2, CT_I64(30, 100), 6, 7);
-        clops_tensor *res[4][3] = {{NULL}};
+        clops_tensor *idx0 = rand_index(dev, 2, CT_I64(3000, 5), 6, 8);
+        clops_tensor *res[NOPS][3] = {{NULL}};
+        static const char *const reds[] = {"prod", "mean", "amax", "amin"};
         for (int run = 0; run < 3; run++) {
             CT_OK(clops_scatter_add(self, 1, idx, src, &res[0][run]));
             CT_OK(clops_index_add(self, 0, rows, rsrc, clops_scalar_float(0.5), &res[1][run]));
             clops_tensor *const li[1] = {rows};
             CT_OK(clops_index_put(self, li, 1, rsrc, true, &res[2][run]));
             CT_OK(clops_embedding_dense_backward(grad, ids, 6, 2, true, &res[3][run]));
+            for (int r = 0; r < 8; r++)
+                CT_OK(clops_scatter_reduce_two(self, 1, idx, src, reds[r / 2], r % 2 == 0,
+                                               &res[4 + r][run]));
+            CT_OK(clops_scatter_src(self, 1, idx, src, &res[12][run]));
+            CT_OK(clops_scatter_reduce_two(self, 0, idx0, rsrc, "sum", false, &res[13][run]));
         }
-        for (int k = 0; k < 4; k++) {
+        for (int k = 0; k < NOPS; k++) {
             ct_set_case("op %d", k);
             CT_ASSERT_MSG(same_bits(res[k][0], res[k][1]) && same_bits(res[k][0], res[k][2]),
                           "op %d: runs differ", k);
@@ -89,8 +99,9 @@ static void test_determinism(void **state)
         clops_tensor_release(rsrc);
         clops_tensor_release(grad);
         clops_tensor_release(ids);
+        clops_tensor_release(idx0);
     }
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < NOPS; k++)
         clops_tensor_release(ref[k]);
     ct_clear_context();
 }

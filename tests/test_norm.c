@@ -11,6 +11,7 @@
 #include <math.h>
 
 #include "clops/ops.h"
+#include "ops/norm.h"
 #include "support/clops_test.h"
 
 /* Every golden case on every device. */
@@ -22,7 +23,8 @@ static void test_softmax_matches_pytorch(void **state)
 
 /* Long rows (all lanes of a group on one row), short rows (several rows
  * per group) and strided rows (softmax over a leading dim), forward and
- * backward, against the CPU reference, twice for the same bits. */
+ * backward, against the CPU reference, twice for the same bits, and once
+ * more with the row-resident path off (ops/norm.h): the same bits again. */
 static void test_row_strategies_match_the_reference(void **state)
 {
     (void)state;
@@ -30,7 +32,8 @@ static void test_row_strategies_match_the_reference(void **state)
         int ndim;
         int64_t sizes[3];
         int64_t dim;
-    } shapes[] = {{2, {7, 5000}, 1}, {2, {1000, 64}, 1}, {2, {9, 3}, -1}, {3, {300, 4, 33}, 0}};
+    } shapes[] = {{2, {7, 5000}, 1}, {2, {5, 3000}, 1}, {2, {1000, 64}, 1},
+                  {2, {9, 3}, -1},   {3, {300, 4, 33}, 0}};
     clops_device *devs[CT_MAX_DEVICES];
     int n = ct_opencl_devices(devs, CT_MAX_DEVICES);
     for (int di = 0; di < n; di++) {
@@ -42,19 +45,21 @@ static void test_row_strategies_match_the_reference(void **state)
                 clops_tensor *x = ct_random(devs[di], CLOPS_FLOAT32, shapes[si].ndim,
                                             shapes[si].sizes, CT_TRANSPOSED, PW_DOMAIN_SMALL, 3);
                 clops_tensor *xc = ct_to_cpu(x);
-                clops_tensor *y = NULL, *y2 = NULL, *yc = NULL, *gi = NULL, *gic = NULL;
+                clops_tensor *y = NULL, *y2 = NULL, *y3 = NULL, *yc = NULL, *gi = NULL,
+                             *gic = NULL;
                 int64_t dim = shapes[si].dim;
-                if (logm) {
-                    CT_OK(clops__log_softmax(x, dim, false, &y));
-                    CT_OK(clops__log_softmax(x, dim, false, &y2));
-                    CT_OK(clops__log_softmax(xc, dim, false, &yc));
-                } else {
-                    CT_OK(clops__softmax(x, dim, false, &y));
-                    CT_OK(clops__softmax(x, dim, false, &y2));
-                    CT_OK(clops__softmax(xc, dim, false, &yc));
-                }
+                clops_status (*f)(clops_tensor *, int64_t, bool, clops_tensor **) =
+                    logm ? clops__log_softmax : clops__softmax;
+                CT_OK(f(x, dim, false, &y));
+                CT_OK(f(x, dim, false, &y2));
+                CT_OK(f(xc, dim, false, &yc));
+                norm_force_streaming(true);
+                clops_status st3 = f(x, dim, false, &y3);
+                norm_force_streaming(false);
+                CT_OK(st3);
                 CT_ASSERT_CLOSE(y, yc, ct_tol_ulp_atol(16, 1e-6));
                 CT_ASSERT_CLOSE(y, y2, CT_TOL_EXACT);
+                CT_ASSERT_CLOSE(y, y3, CT_TOL_EXACT);
                 clops_tensor *ycpu = ct_to_cpu(y);
                 if (logm) {
                     CT_OK(clops__log_softmax_backward_data(x, y, dim, CLOPS_FLOAT32, &gi));
@@ -64,7 +69,7 @@ static void test_row_strategies_match_the_reference(void **state)
                     CT_OK(clops__softmax_backward_data(xc, ycpu, dim, CLOPS_FLOAT32, &gic));
                 }
                 CT_ASSERT_CLOSE(gi, gic, ct_tol_ulp_atol(64, 1e-5));
-                clops_tensor *ts[] = {x, xc, y, y2, yc, gi, gic, ycpu};
+                clops_tensor *ts[] = {x, xc, y, y2, y3, yc, gi, gic, ycpu};
                 for (size_t i = 0; i < CT_COUNT(ts); i++)
                     clops_tensor_release(ts[i]);
             }

@@ -6,14 +6,22 @@ the time per step and which ops ran on the CPU for lack of a clops kernel.
     python python/examples/run_model.py --model gpt2 --device clops
     python python/examples/run_model.py --model resnet18 --device cpu --train
     python python/examples/run_model.py --model gpt2 --size 124m --batch 8 --seq 512 --device cuda
+    python python/examples/run_model.py --model gpt2 --device clops --profile prof.json
+
+--profile times one more step op by op (the device synchronised around every
+ATen op, so the sum exceeds the step time by the synchronisation cost) and
+writes {op: [calls, seconds]}; python/tools/profile_compare.py sets two such
+files side by side (clops against cuda, say).
 
 Random weights with a fixed seed (no download).  --size small (default) is the
 test configuration (2 layers, 64 wide); 124m is GPT-2's smallest published size.
 """
 import argparse
+import json
 import time
 
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
 
 
 def build(args):
@@ -50,6 +58,33 @@ def sync(device):
         torch.cuda.synchronize()
 
 
+class OpTimes(TorchDispatchMode):
+    """Times every ATen op that reaches the backends, by overload name; the
+    device is synchronised before and after each op so each time is its own."""
+
+    def __init__(self, device):
+        super().__init__()
+        self.device = device
+        self.times = {}
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        sync(self.device)
+        t0 = time.perf_counter()
+        out = func(*args, **(kwargs or {}))
+        sync(self.device)
+        calls, secs = self.times.get(str(func), (0, 0.0))
+        self.times[str(func)] = (calls + 1, secs + time.perf_counter() - t0)
+        return out
+
+
+def print_profile(times, step_s, top=15):
+    total = sum(s for _, s in times.values())
+    print(f"op profile of one step ({total * 1e3:.1f} ms op time, synchronised; "
+          f"step {step_s * 1e3:.1f} ms unsynchronised):")
+    for op, (calls, secs) in sorted(times.items(), key=lambda kv: -kv[1][1])[:top]:
+        print(f"  {op:48s} {calls:5d} calls {secs * 1e3:9.2f} ms {100 * secs / total:5.1f}%")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", choices=["gpt2", "resnet18"], default="gpt2")
@@ -62,6 +97,7 @@ def main():
     p.add_argument("--train", action="store_true", help="time a training step (AdamW/SGD)")
     p.add_argument("--steps", type=int, default=3)
     p.add_argument("--warmup", type=int, default=1)
+    p.add_argument("--profile", metavar="JSON", help="time one more step op by op, write JSON")
     args = p.parse_args()
 
     if args.device.startswith("clops"):
@@ -105,6 +141,15 @@ def main():
           f"{min(times) * 1e3:.1f} ms/step (best of {args.steps}), "
           f"mean {sum(times) / len(times) * 1e3:.1f} ms; output {tuple(out.shape)} "
           f"sum {out.float().sum().item():.6g}")
+    if args.profile:
+        with OpTimes(device) as prof:
+            step()
+            sync(device)
+        print_profile(prof.times, min(times))
+        with open(args.profile, "w") as f:
+            json.dump({"model": args.model, "size": args.size, "batch": args.batch,
+                       "device": str(device), "train": args.train, "step_s": min(times),
+                       "ops": prof.times}, f, indent=1)
     if device.type == "clops":
         counts = torch.clops.fallback_counts()
         calls = sum(counts.values())

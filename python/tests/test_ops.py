@@ -109,3 +109,16 @@ def test_autograd_through_device_ops(dev):
 def test_errors_name_the_op(dev):
     with pytest.raises((RuntimeError, ValueError), match="size|shape"):
         torch.add(torch.ones(3, device=dev), torch.ones(4, device=dev))
+
+
+def test_reduced_precision_rounds_once(dev, no_fallback):
+    """logit in float16 and div(rounding_mode='trunc') in bfloat16 round once,
+    from float32, where PyTorch's CPU kernels round an intermediate in the
+    reduced dtype (docs/torch.md, OpInfo section): the clops result is the
+    float64 result rounded."""
+    x = torch.tensor([0.469970703125, 0.55908203125, 0.477294921875], dtype=torch.float16)
+    assert torch.equal(torch.logit(x.to(dev)).cpu(), torch.logit(x.double()).half())
+    a = torch.full((40,), -3.890625, dtype=torch.bfloat16)
+    b = torch.full((40,), -0.216796875, dtype=torch.bfloat16)
+    want = torch.div(a.double(), b.double(), rounding_mode="trunc").bfloat16()
+    assert torch.equal(torch.div(a.to(dev), b.to(dev), rounding_mode="trunc").cpu(), want)

@@ -143,6 +143,10 @@ const cli_command *cli_find_command(const char *name);
  * releases what it allocated, also after a failure.
  */
 int cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *out);
+
+/* `clops --version`: clops, CLBlast, the ICD loader and each OpenCL
+ * platform's version (tools/cli/version.c). */
+void cli_print_version(FILE *f);
 void cli_args_free(cli_args *a);
 
 /* True when the flag was given. */

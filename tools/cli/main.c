@@ -112,7 +112,7 @@ int main(int argc, char **argv)
         print_overview(stdout);
         rc = CLI_EXIT_OK;
     } else if (strcmp(first, "--version") == 0 || strcmp(first, "-V") == 0) {
-        printf("clops %s\n", clops_version());
+        cli_print_version(stdout);
         rc = CLI_EXIT_OK;
     } else if (strcmp(first, "help") == 0) {
         rc = run_help(argc - 2, argv + 2);
