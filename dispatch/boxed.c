@@ -160,10 +160,13 @@ static clops_status fit(const struct clops_op *op, int idx, const schema_arg *a,
             goto mismatch;
         default:
             if (v->tag == CLOPS_V_INT_LIST) {
-                /* int[N] takes N ints or one (expanded); int[1] (reduction
-                 * dims, roll's shifts) takes any number, as in PyTorch: the
-                 * size only lets a bare int stand for a list. */
-                if (t->list_size > 1 && v->v.ints.len != t->list_size && v->v.ints.len != 1)
+                /* int[N] takes N ints or one (expanded), or none (the
+                 * pooling ops' stride=[] default: the kernel decides);
+                 * int[1] (reduction dims, roll's shifts) takes any number,
+                 * as in PyTorch: the size only lets a bare int stand for a
+                 * list. */
+                if (t->list_size > 1 && v->v.ints.len != t->list_size && v->v.ints.len != 1 &&
+                    v->v.ints.len != 0)
                     return clops__fail(CLOPS_INVALID_ARGUMENT,
                                        "%s: argument '%s' (position %d) expects %d ints, got %d",
                                        op->name, a->name, idx, t->list_size, v->v.ints.len);

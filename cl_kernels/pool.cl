@@ -1,0 +1,421 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * cl_kernels/pool.cl: the pooling and resampling family (ops/pool.c):
+ * max and average pooling (fixed and adaptive windows, 2-D and 3-D) and
+ * nearest, bilinear and bicubic upsampling, forward and backward.
+ *
+ * The host builds one program per dtype with DT (storage type), KIND (0
+ * float/double, 1 half, 2 bfloat16) and CT (compute type: float, or double
+ * for float64) defined.  Every tensor is seen as [N, C, D, H, W] through a
+ * long8 {offset, sN, sC, sD, sH, sW} (element strides: channels-last and
+ * other strided inputs are read in place); 2-D ops have D = 1.  The int16 g
+ * holds {N, C, ID, IH, IW, OD, OH, OW, kd, kh, kw, sd, sh, sw, pd, ph} and
+ * the int8 g2 {pw, dd, dh, dw, flag, divisor, adaptive, mode}.  Every item
+ * computes whole output elements (forward) or whole input-gradient elements
+ * (backward, gather-style: it sums over the windows that cover its element
+ * in a fixed order), so results are deterministic and no atomics are used.
+ */
+#if KIND == 1
+#define LD(p, i) vload_half(0, (p) + (i))
+#define ST(p, i, v) vstore_half_rte((float)(v), 0, (p) + (i))
+#elif KIND == 2
+#define LD(p, i) clops_bf16_to_float((p)[i])
+#define ST(p, i, v) ((p)[i] = clops_float_to_bf16((float)(v)))
+#else
+#define LD(p, i) ((CT)(p)[i])
+#define ST(p, i, v) ((p)[i] = (DT)(v))
+#endif
+
+/* Element offset of (n, c, z, y, x) in a tensor described by t. */
+#define AT(t, n, c, z, y, x) ((t).s0 + (n) * (t).s1 + (c) * (t).s2 + (z) * (t).s3 + (y) * (t).s4 + (x) * (t).s5)
+
+/* Splits linear index i of a [N, C, A, B, E] grid into its coordinates,
+ * W fastest (cl = 0) or C fastest (cl = 1: channels-last tensors, so
+ * neighbouring items touch neighbouring elements); 32-bit arithmetic
+ * inside a batch element when it fits. */
+inline void split5(long i, int C, int A, int B, int E, int cl, int *n, int *c, int *z, int *y,
+                   int *x)
+{
+    long pl = (long)C * A * B * E, nn = i / pl, r = i - nn * pl;
+    *n = (int)nn;
+    if (pl <= 0x7fffffff) {
+        int q = (int)r;
+        if (cl) {
+            *c = q % C;
+            q /= C;
+        }
+        *x = q % E;
+        q /= E;
+        *y = q % B;
+        q /= B;
+        *z = q % A;
+        if (!cl)
+            *c = q / A;
+        return;
+    }
+    if (cl) {
+        *c = (int)(r % C);
+        r /= C;
+    }
+    *x = (int)(r % E);
+    r /= E;
+    *y = (int)(r % B);
+    r /= B;
+    *z = (int)(r % A);
+    if (!cl)
+        *c = (int)(r / A);
+}
+#define SPLIT5(i, C, A, B, E, n, c, z, y, x)                                                \
+    int n, c, z, y, x;                                                                     \
+    split5((i), (C), (A), (B), (E), cl, &n, &c, &z, &y, &x);
+
+/* The input window of output o along one dim: first element, step and
+ * count of taps (taps may fall outside [0, I) and are skipped there). */
+inline void win(int o, int I, int O, int k, int s, int p, int dil, int adaptive, int *start,
+                int *step, int *count)
+{
+    if (adaptive) {
+        int a = (int)(((long)o * I) / O), b = (int)((((long)o + 1) * I + O - 1) / O);
+        *start = a;
+        *step = 1;
+        *count = b - a;
+    } else {
+        *start = o * s - p;
+        *step = dil;
+        *count = k;
+    }
+}
+
+/* The outputs whose windows may cover input i along one dim, as candidate
+ * number t of *count: regular windows by kernel tap (o = (i + p - t * dil)
+ * / s when exact), adaptive ones a contiguous range from *first. */
+inline void cover(int i, int I, int O, int k, int s, int p, int dil, int adaptive, int *first,
+                  int *count)
+{
+    if (adaptive) {
+        int a = (int)(((long)i * O) / I), b = (int)((((long)i + 1) * O + I - 1) / I);
+        *first = a;
+        *count = b - a;
+    } else {
+        *first = 0;
+        *count = k;
+    }
+}
+
+/* Candidate t of cover(): an output index, or -1 when none. */
+inline int cover_at(int t, int first, int i, int O, int s, int p, int dil, int adaptive)
+{
+    if (adaptive)
+        return first + t < O ? first + t : -1;
+    int num = i + p - t * dil;
+    if (num < 0 || num % s)
+        return -1;
+    int o = num / s;
+    return o < O ? o : -1;
+}
+
+/* max pooling forward: value and flat index (over D*H*W of the plane) of
+ * the largest element of each window; NaN wins (the last NaN's index), an
+ * all -inf window reports its first valid tap. */
+__kernel void pool_max_fwd(global const DT *x, long8 xg, global DT *y, long8 yg,
+                           global long *ix, long8 ig, int16 g, int8 g2, int cl)
+{
+    long total = (long)g.s0 * g.s1 * g.s5 * g.s6 * g.s7;
+    for (long i = get_global_id(0); i < total; i += get_global_size(0)) {
+        SPLIT5(i, g.s1, g.s5, g.s6, g.s7, n, c, oz, oy, ox)
+        int z0, zs, zn, y0, ys, yn, x0, xs, xn;
+        win((int)oz, g.s2, g.s5, g.s8, g.sb, g.se, g2.s1, g2.s6, &z0, &zs, &zn);
+        win((int)oy, g.s3, g.s6, g.s9, g.sc, g.sf, g2.s2, g2.s6, &y0, &ys, &yn);
+        win((int)ox, g.s4, g.s7, g.sa, g.sd, g2.s0, g2.s3, g2.s6, &x0, &xs, &xn);
+        while (z0 < 0) { z0 += zs; zn--; }
+        while (y0 < 0) { y0 += ys; yn--; }
+        while (x0 < 0) { x0 += xs; xn--; }
+        CT m = -(CT)INFINITY;
+        long best = ((long)z0 * g.s3 + y0) * g.s4 + x0;
+        for (int a = 0; a < zn; a++) {
+            int zz = z0 + a * zs;
+            if (zz >= g.s2)
+                break;
+            for (int b = 0; b < yn; b++) {
+                int yy = y0 + b * ys;
+                if (yy >= g.s3)
+                    break;
+                for (int e = 0; e < xn; e++) {
+                    int xx = x0 + e * xs;
+                    if (xx >= g.s4)
+                        break;
+                    CT v = LD(x, AT(xg, n, c, zz, yy, xx));
+                    if (v > m || isnan(v)) {
+                        m = v;
+                        best = ((long)zz * g.s3 + yy) * g.s4 + xx;
+                    }
+                }
+            }
+        }
+        ST(y, AT(yg, n, c, oz, oy, ox), m);
+        ix[AT(ig, n, c, oz, oy, ox)] = best;
+    }
+}
+
+/* max pooling backward: each input element sums the gradients of the
+ * outputs covering it whose index names it. */
+__kernel void pool_max_bwd(global const DT *go, long8 gg, global const long *ix, long8 ig,
+                           global DT *gi, long8 og, int16 g, int8 g2, int cl)
+{
+    long total = (long)g.s0 * g.s1 * g.s2 * g.s3 * g.s4;
+    for (long i = get_global_id(0); i < total; i += get_global_size(0)) {
+        SPLIT5(i, g.s1, g.s2, g.s3, g.s4, n, c, iz, iy, ixx)
+        long me = ((long)iz * g.s3 + iy) * g.s4 + ixx;
+        int zf, zc, yf, yc, xf, xc;
+        cover((int)iz, g.s2, g.s5, g.s8, g.sb, g.se, g2.s1, g2.s6, &zf, &zc);
+        cover((int)iy, g.s3, g.s6, g.s9, g.sc, g.sf, g2.s2, g2.s6, &yf, &yc);
+        cover((int)ixx, g.s4, g.s7, g.sa, g.sd, g2.s0, g2.s3, g2.s6, &xf, &xc);
+        CT acc = 0;
+        for (int a = 0; a < zc; a++) {
+            int oz = cover_at(a, zf, (int)iz, g.s5, g.sb, g.se, g2.s1, g2.s6);
+            if (oz < 0)
+                continue;
+            for (int b = 0; b < yc; b++) {
+                int oy = cover_at(b, yf, (int)iy, g.s6, g.sc, g.sf, g2.s2, g2.s6);
+                if (oy < 0)
+                    continue;
+                for (int e = 0; e < xc; e++) {
+                    int ox = cover_at(e, xf, (int)ixx, g.s7, g.sd, g2.s0, g2.s3, g2.s6);
+                    if (ox >= 0 && ix[AT(ig, n, c, oz, oy, ox)] == me)
+                        acc += LD(go, AT(gg, n, c, oz, oy, ox));
+                }
+            }
+        }
+        ST(gi, AT(og, n, c, iz, iy, ixx), acc);
+    }
+}
+
+/* One dim of an average window: clamped [*lo, *hi) and the padded extent
+ * *full (PyTorch's pool_size factor before clamping). */
+inline void avg_win(int o, int I, int O, int k, int s, int p, int adaptive, int *lo, int *hi,
+                    int *full)
+{
+    int st, step, cnt;
+    win(o, I, O, k, s, p, 1, adaptive, &st, &step, &cnt);
+    int en = adaptive ? st + cnt : min(st + k, I + p);
+    *full = en - st;
+    *lo = max(st, 0);
+    *hi = min(en, I);
+}
+
+/* The divisor of average window (oz, oy, ox); 0 for an empty window. */
+inline int avg_div(int oz, int oy, int ox, int16 g, int8 g2)
+{
+    int zl, zh, zf, yl, yh, yf, xl, xh, xf;
+    avg_win(oz, g.s2, g.s5, g.s8, g.sb, g.se, g2.s6, &zl, &zh, &zf);
+    avg_win(oy, g.s3, g.s6, g.s9, g.sc, g.sf, g2.s6, &yl, &yh, &yf);
+    avg_win(ox, g.s4, g.s7, g.sa, g.sd, g2.s0, g2.s6, &xl, &xh, &xf);
+    if (zl >= zh || yl >= yh || xl >= xh)
+        return 0;
+    if (g2.s5)
+        return g2.s5;
+    if (g2.s4 && !g2.s6)
+        return zf * yf * xf;
+    return (zh - zl) * (yh - yl) * (xh - xl);
+}
+
+/* average pooling forward (count_include_pad in g2.s4, divisor_override in
+ * g2.s5, adaptive windows when g2.s6). */
+__kernel void pool_avg_fwd(global const DT *x, long8 xg, global DT *y, long8 yg, int16 g, int8 g2,
+                           int cl)
+{
+    long total = (long)g.s0 * g.s1 * g.s5 * g.s6 * g.s7;
+    for (long i = get_global_id(0); i < total; i += get_global_size(0)) {
+        SPLIT5(i, g.s1, g.s5, g.s6, g.s7, n, c, oz, oy, ox)
+        int zl, zh, zf, yl, yh, yf, xl, xh, xf;
+        avg_win((int)oz, g.s2, g.s5, g.s8, g.sb, g.se, g2.s6, &zl, &zh, &zf);
+        avg_win((int)oy, g.s3, g.s6, g.s9, g.sc, g.sf, g2.s6, &yl, &yh, &yf);
+        avg_win((int)ox, g.s4, g.s7, g.sa, g.sd, g2.s0, g2.s6, &xl, &xh, &xf);
+        int dv = avg_div((int)oz, (int)oy, (int)ox, g, g2);
+        CT acc = 0;
+        for (int zz = zl; zz < zh; zz++)
+            for (int yy = yl; yy < yh; yy++)
+                for (int xx = xl; xx < xh; xx++)
+                    acc += LD(x, AT(xg, n, c, zz, yy, xx));
+        ST(y, AT(yg, n, c, oz, oy, ox), dv ? acc / (CT)dv : (CT)0);
+    }
+}
+
+/* average pooling backward: each input element sums grad / divisor over
+ * the windows covering it. */
+__kernel void pool_avg_bwd(global const DT *go, long8 gg, global DT *gi, long8 og, int16 g,
+                           int8 g2, int cl)
+{
+    long total = (long)g.s0 * g.s1 * g.s2 * g.s3 * g.s4;
+    for (long i = get_global_id(0); i < total; i += get_global_size(0)) {
+        SPLIT5(i, g.s1, g.s2, g.s3, g.s4, n, c, iz, iy, ixx)
+        int zf, zc, yf, yc, xf, xc;
+        cover((int)iz, g.s2, g.s5, g.s8, g.sb, g.se, 1, g2.s6, &zf, &zc);
+        cover((int)iy, g.s3, g.s6, g.s9, g.sc, g.sf, 1, g2.s6, &yf, &yc);
+        cover((int)ixx, g.s4, g.s7, g.sa, g.sd, g2.s0, 1, g2.s6, &xf, &xc);
+        CT acc = 0;
+        for (int a = 0; a < zc; a++) {
+            int oz = cover_at(a, zf, (int)iz, g.s5, g.sb, g.se, 1, g2.s6);
+            if (oz < 0)
+                continue;
+            for (int b = 0; b < yc; b++) {
+                int oy = cover_at(b, yf, (int)iy, g.s6, g.sc, g.sf, 1, g2.s6);
+                if (oy < 0)
+                    continue;
+                for (int e = 0; e < xc; e++) {
+                    int ox = cover_at(e, xf, (int)ixx, g.s7, g.sd, g2.s0, 1, g2.s6);
+                    if (ox < 0)
+                        continue;
+                    int dv = avg_div(oz, oy, ox, g, g2);
+                    if (dv)
+                        acc += LD(go, AT(gg, n, c, oz, oy, ox)) / (CT)dv;
+                }
+            }
+        }
+        ST(gi, AT(og, n, c, iz, iy, ixx), acc);
+    }
+}
+
+/* The taps of output o along one upsampled dim (mode 0 nearest, 1
+ * bilinear, 2 bicubic): input indices (ascending, clamped) and weights;
+ * returns their number.  PyTorch's formulas: nearest in float, the others
+ * in CT with area_pixel_compute_source_index. */
+inline int up_taps(int mode, int o, int I, int O, float nsc, CT sc, int ac, int *idx, CT *w)
+{
+    if (mode == 0) {
+        int s = O == I ? o : O == 2 * I ? o >> 1 : min((int)floor((float)o * nsc), I - 1);
+        idx[0] = s;
+        w[0] = 1;
+        return 1;
+    }
+    CT r = ac ? sc * (CT)o : sc * ((CT)o + (CT)0.5) - (CT)0.5;
+    if (mode == 1 && r < 0)
+        r = 0;
+    int b = min((int)floor(r), I - 1);
+    CT t = min(max(r - (CT)b, (CT)0), (CT)1);
+    if (mode == 1) {
+        idx[0] = b;
+        idx[1] = b + (b < I - 1 ? 1 : 0);
+        w[0] = (CT)1 - t;
+        w[1] = t;
+        return 2;
+    }
+    const CT A = (CT)-0.75;
+    CT t1 = t + (CT)1, t2 = (CT)1 - t, t3 = (CT)2 - t;
+    w[0] = ((A * t1 - (CT)5 * A) * t1 + (CT)8 * A) * t1 - (CT)4 * A;
+    w[1] = ((A + (CT)2) * t - (A + (CT)3)) * t * t + (CT)1;
+    w[2] = ((A + (CT)2) * t2 - (A + (CT)3)) * t2 * t2 + (CT)1;
+    w[3] = ((A * t3 - (CT)5 * A) * t3 + (CT)8 * A) * t3 - (CT)4 * A;
+    for (int q = 0; q < 4; q++)
+        idx[q] = min(max(b - 1 + q, 0), I - 1);
+    return 4;
+}
+
+/* Upsampling forward: g2.s7 the mode, g2.s4 align_corners; nsc/lsc the
+ * (h, w) scales of the nearest and the linear/cubic formulas. */
+__kernel void pool_up_fwd(global const DT *x, long8 xg, global DT *y, long8 yg, int16 g, int8 g2,
+                          float2 nsc, CT2 lsc, int cl)
+{
+    long total = (long)g.s0 * g.s1 * g.s6 * g.s7;
+    for (long i = get_global_id(0); i < total; i += get_global_size(0)) {
+        SPLIT5(i, g.s1, 1, g.s6, g.s7, n, c, oz, oy, ox)
+        int hy[4], hx[4];
+        CT wy[4], wx[4];
+        int ny = up_taps(g2.s7, (int)oy, g.s3, g.s6, nsc.x, lsc.x, g2.s4, hy, wy);
+        int nx = up_taps(g2.s7, (int)ox, g.s4, g.s7, nsc.y, lsc.y, g2.s4, hx, wx);
+        CT acc = 0;
+        for (int a = 0; a < ny; a++) {
+            CT r = 0;
+            for (int b = 0; b < nx; b++)
+                r += wx[b] * LD(x, AT(xg, n, c, 0, hy[a], hx[b]));
+            acc += wy[a] * r;
+        }
+        ST(y, AT(yg, n, c, oz, oy, ox), acc);
+    }
+}
+
+/* The outputs [*lo, *hi] whose taps along one dim may reach input i: the
+ * first whose largest tap is >= i and the last whose smallest is <= i
+ * (taps grow with o), found by bisection. */
+inline void up_range(int mode, int i, int I, int O, float nsc, CT sc, int ac, int *lo, int *hi)
+{
+    int idx[4];
+    CT w[4];
+    int a = 0, b = O;
+    while (a < b) {
+        int m = (a + b) / 2;
+        int k = up_taps(mode, m, I, O, nsc, sc, ac, idx, w);
+        if (idx[k - 1] >= i)
+            b = m;
+        else
+            a = m + 1;
+    }
+    *lo = a;
+    a = 0;
+    b = O;
+    while (a < b) {
+        int m = (a + b) / 2;
+        up_taps(mode, m, I, O, nsc, sc, ac, idx, w);
+        if (idx[0] <= i)
+            a = m + 1;
+        else
+            b = m;
+    }
+    *hi = a - 1;
+}
+
+/* The summed weight of the taps of output o that land on input i; *hit
+ * says whether any does. */
+inline CT up_weight(int mode, int o, int i, int I, int O, float nsc, CT sc, int ac, int *hit)
+{
+    int idx[4];
+    CT w[4], s = 0;
+    int k = up_taps(mode, o, I, O, nsc, sc, ac, idx, w);
+    *hit = 0;
+    for (int q = 0; q < k; q++)
+        if (idx[q] == i) {
+            s += w[q];
+            *hit = 1;
+        }
+    return s;
+}
+
+/* Upsampling backward: each input element sums grad * weight over the
+ * outputs whose taps reach it (the w weights cached when few). */
+#define UP_CACHE 16
+__kernel void pool_up_bwd(global const DT *go, long8 gg, global DT *gi, long8 og, int16 g,
+                          int8 g2, float2 nsc, CT2 lsc, int cl)
+{
+    long total = (long)g.s0 * g.s1 * g.s3 * g.s4;
+    for (long i = get_global_id(0); i < total; i += get_global_size(0)) {
+        SPLIT5(i, g.s1, 1, g.s3, g.s4, n, c, iz, iy, ixx)
+        int ylo, yhi, xlo, xhi;
+        up_range(g2.s7, (int)iy, g.s3, g.s6, nsc.x, lsc.x, g2.s4, &ylo, &yhi);
+        up_range(g2.s7, (int)ixx, g.s4, g.s7, nsc.y, lsc.y, g2.s4, &xlo, &xhi);
+        /* the w weights of up to UP_CACHE outputs, computed once */
+        CT wxs[UP_CACHE];
+        int hxs[UP_CACHE];
+        bool cached = xhi - xlo < UP_CACHE;
+        for (int q = 0; cached && q <= xhi - xlo; q++)
+            wxs[q] = up_weight(g2.s7, xlo + q, (int)ixx, g.s4, g.s7, nsc.y, lsc.y, g2.s4, &hxs[q]);
+        CT acc = 0;
+        for (int oy = ylo; oy <= yhi; oy++) {
+            int hy, hx;
+            CT wy = up_weight(g2.s7, oy, (int)iy, g.s3, g.s6, nsc.x, lsc.x, g2.s4, &hy);
+            if (!hy)
+                continue;
+            for (int ox = xlo; ox <= xhi; ox++) {
+                CT wx;
+                if (cached) {
+                    wx = wxs[ox - xlo];
+                    hx = hxs[ox - xlo];
+                } else {
+                    wx = up_weight(g2.s7, ox, (int)ixx, g.s4, g.s7, nsc.y, lsc.y, g2.s4, &hx);
+                }
+                if (hx)
+                    acc += wy * wx * LD(go, AT(gg, n, c, 0, oy, ox));
+            }
+        }
+        ST(gi, AT(og, n, c, iz, iy, ixx), acc);
+    }
+}

@@ -1,0 +1,331 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * tests/test_pool.c: the pooling and resampling family
+ * (dispatch/ops/pool.yaml): PyTorch's own results on every device
+ * (tests/data/golden_pool.json from tests/data/gen_golden_pool.py: ceil_mode
+ * windows past the edge, NaN in max pooling, count_include_pad and
+ * divisor_override, align_corners, bicubic, backward ops, refusals), every
+ * op forward and backward on channels-last (NHWC-strided) inputs of odd
+ * sizes against the CPU reference with the same bits on a second run,
+ * every backward as the exact adjoint of its forward in float64 on every
+ * device (the CPU reference too), zero-size batches, and the error texts.  The layout sweeps over the yaml
+ * check hints are the operator suite's (test_check_ops_*).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clops/ops.h"
+#include "support/clops_test.h"
+
+/* Every golden case on every device. */
+static void test_pool_matches_pytorch(void **state)
+{
+    (void)state;
+    ct_replay_golden("golden_pool.json");
+}
+
+/* An [N, C, H, W] tensor stored channels-last (a permuted view of an
+ * [N, H, W, C] tensor). */
+static clops_tensor *nhwc(clops_device *d, const int64_t *nchw, uint64_t seed)
+{
+    int64_t s[4] = {nchw[0], nchw[2], nchw[3], nchw[1]};
+    clops_tensor *t = ct_random(d, CLOPS_FLOAT32, 4, s, CT_CONTIGUOUS, PW_DOMAIN_SMALL, seed);
+    clops_tensor *v = NULL;
+    CT_OK(clops_permute(t, CT_I64(0, 3, 1, 2), 4, &v));
+    clops_tensor_release(t);
+    return v;
+}
+
+/* The ops of one configuration on device d and on the CPU: the first
+ * results of each call, device ones and CPU ones, in out[] / ref[]. */
+enum { NRES = 14 };
+static int run_all(clops_tensor *x, clops_tensor *x5, clops_tensor **res)
+{
+    int n = 0;
+    clops_tensor *y = NULL, *ix = NULL, *go = NULL, *t = NULL;
+    /* max pooling 3x3 stride 2 pad 1 ceil, dilation 2 variant, and backward */
+    CT_OK(clops_max_pool2d_with_indices(x, CT_I64(3, 3), 2, CT_I64(2, 2), 2, CT_I64(1, 1), 2,
+                                        CT_I64(1, 1), 2, true, &y, &ix));
+    res[n++] = y;
+    res[n++] = ix;
+    /* a channels-last input gives channels-last results, as in PyTorch */
+    CT_ASSERT((y->strides[1] == 1) == (x->strides[1] == 1));
+    CT_ASSERT((ix->strides[1] == 1) == (x->strides[1] == 1));
+    CT_OK(clops_mul_scalar(y, clops_scalar_float(0.5), &go));
+    CT_OK(clops_max_pool2d_with_indices_backward(go, x, CT_I64(3, 3), 2, CT_I64(2, 2), 2,
+                                                 CT_I64(1, 1), 2, CT_I64(1, 1), 2, true, ix,
+                                                 &res[n++]));
+    clops_tensor_release(go);
+    CT_OK(clops_max_pool2d_with_indices(x, CT_I64(2, 3), 2, CT_I64(1, 2), 2, CT_I64(1, 0), 2,
+                                        CT_I64(2, 1), 2, false, &y, &ix));
+    CT_OK(clops_max_pool2d_with_indices_backward(y, x, CT_I64(2, 3), 2, CT_I64(1, 2), 2,
+                                                 CT_I64(1, 0), 2, CT_I64(2, 1), 2, false, ix,
+                                                 &res[n++]));
+    clops_tensor_release(y);
+    clops_tensor_release(ix);
+    /* average pooling, ceil_mode with padding, count_include_pad off */
+    CT_OK(clops_avg_pool2d(x, CT_I64(3, 3), 2, CT_I64(2, 2), 2, CT_I64(1, 1), 2, true, false, NULL,
+                           &y));
+    res[n++] = y;
+    CT_OK(clops_avg_pool2d_backward(y, x, CT_I64(3, 3), 2, CT_I64(2, 2), 2, CT_I64(1, 1), 2, true,
+                                    false, NULL, &res[n++]));
+    /* adaptive pooling to a size that does not divide the input */
+    CT_OK(clops__adaptive_avg_pool2d(x, CT_I64(4, 3), 2, &y));
+    res[n++] = y;
+    CT_OK(clops__adaptive_avg_pool2d_backward(y, x, &res[n++]));
+    CT_OK(clops_adaptive_max_pool2d(x, CT_I64(4, 3), 2, &y, &ix));
+    CT_OK(clops_adaptive_max_pool2d_backward(y, x, ix, &res[n++]));
+    clops_tensor_release(y);
+    clops_tensor_release(ix);
+    /* upsampling x2 and to odd sizes, forward and backward */
+    int64_t os[2] = {x->sizes[2] * 2 + 1, x->sizes[3] * 2};
+    int64_t in[4] = {x->sizes[0], x->sizes[1], x->sizes[2], x->sizes[3]};
+    CT_OK(clops_upsample_bilinear2d(x, os, 2, false, NULL, NULL, &y));
+    res[n++] = y;
+    CT_ASSERT((y->strides[1] == 1) == (x->strides[1] == 1));
+    CT_OK(clops_upsample_bilinear2d_backward(y, os, 2, in, 4, true, NULL, NULL, &res[n++]));
+    CT_OK(clops_upsample_bicubic2d(x, os, 2, true, NULL, NULL, &y));
+    CT_OK(clops_upsample_bicubic2d_backward(y, os, 2, in, 4, false, NULL, NULL, &t));
+    clops_tensor_release(y);
+    res[n++] = t;
+    CT_OK(clops_upsample_nearest2d(x, os, 2, NULL, NULL, &y));
+    CT_OK(clops_upsample_nearest2d_backward(y, os, 2, in, 4, NULL, NULL, &res[n++]));
+    clops_tensor_release(y);
+    /* 3-D max pooling */
+    CT_OK(clops_max_pool3d_with_indices(x5, CT_I64(2, 3, 2), 3, CT_I64(2, 1, 2), 3,
+                                        CT_I64(1, 1, 0), 3, CT_I64(1, 1, 2), 3, true, &y, &ix));
+    CT_OK(clops_max_pool3d_with_indices_backward(y, x5, CT_I64(2, 3, 2), 3, CT_I64(2, 1, 2), 3,
+                                                 CT_I64(1, 1, 0), 3, CT_I64(1, 1, 2), 3, true, ix,
+                                                 &res[n++]));
+    clops_tensor_release(y);
+    clops_tensor_release(ix);
+    return n;
+}
+
+/* Every op, forward and backward, on channels-last inputs of odd sizes on
+ * every OpenCL device against the CPU reference; a second run gives the
+ * same bits. */
+static void test_ops_match_the_reference_on_channels_last(void **state)
+{
+    (void)state;
+    static const int64_t shapes[][4] = {{2, 3, 9, 8}, {1, 5, 7, 13}, {3, 2, 4, 5}};
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < nd; di++) {
+        ct_set_device(devs[di]);
+        for (size_t si = 0; si < CT_COUNT(shapes); si++) {
+            ct_set_case("pooling ops on channels-last [%lld, %lld, %lld, %lld]",
+                        (long long)shapes[si][0], (long long)shapes[si][1],
+                        (long long)shapes[si][2], (long long)shapes[si][3]);
+            clops_tensor *x = nhwc(devs[di], shapes[si], 21 + si);
+            int64_t s5[5] = {shapes[si][0], shapes[si][1], 3, shapes[si][2], shapes[si][3]};
+            clops_tensor *x5 =
+                ct_random(devs[di], CLOPS_FLOAT32, 5, s5, CT_TRANSPOSED, PW_DOMAIN_SMALL, 5);
+            clops_tensor *xc = ct_to_cpu(x), *x5c = ct_to_cpu(x5);
+            clops_tensor *a[NRES] = {NULL}, *b[NRES] = {NULL}, *r[NRES] = {NULL};
+            int n = run_all(x, x5, a);
+            run_all(x, x5, b);
+            run_all(xc, x5c, r);
+            for (int i = 0; i < n; i++) {
+                CT_ASSERT_CLOSE(a[i], r[i], ct_tol_ulp_atol(64, 1e-5));
+                CT_ASSERT_CLOSE(a[i], b[i], CT_TOL_EXACT);
+                clops_tensor_release(a[i]);
+                clops_tensor_release(b[i]);
+                clops_tensor_release(r[i]);
+            }
+            clops_tensor *ts[] = {x, x5, xc, x5c};
+            for (size_t i = 0; i < CT_COUNT(ts); i++)
+                clops_tensor_release(ts[i]);
+        }
+    }
+    ct_clear_context();
+}
+
+/* sum(a * b) of two float64 tensors of one shape, in double on the host. */
+static double dot(const clops_tensor *a, const clops_tensor *b)
+{
+    double *x = ct_to_host(a), *y = ct_to_host(b), s = 0;
+    for (int64_t i = 0; i < clops_tensor_numel(a); i++)
+        s += x[i] * y[i];
+    free(x);
+    free(y);
+    return s;
+}
+
+/* The forward of case k on x, and its backward of g (x for the shapes). */
+static void adj_case(int k, clops_tensor *x, clops_tensor *g, clops_tensor **y,
+                     clops_tensor **gi)
+{
+    static clops_tensor *ix; /* the max poolings' indices, forward to backward */
+    int64_t in[4] = {x->sizes[0], x->sizes[1], x->sizes[2], x->sizes[3]};
+    /* x2-ish, or x9-ish from case 9 on (more outputs per input than the
+     * backward kernel caches) */
+    const int64_t os[2] = {k < 9 ? 2 * in[2] + 1 : 9 * in[2], k < 9 ? 2 * in[3] - 1 : 10 * in[3]};
+    const bool ac = k % 2;
+    switch (k) {
+    case 0:
+        if (!g)
+            CT_OK(clops_max_pool2d_with_indices(x, CT_I64(3, 3), 2, CT_I64(2, 2), 2,
+                                                CT_I64(1, 1), 2, CT_I64(1, 1), 2, true, y, &ix));
+        else
+            CT_OK(clops_max_pool2d_with_indices_backward(g, x, CT_I64(3, 3), 2, CT_I64(2, 2), 2,
+                                                         CT_I64(1, 1), 2, CT_I64(1, 1), 2, true,
+                                                         ix, gi));
+        break;
+    case 1:
+        if (!g)
+            CT_OK(clops_avg_pool2d(x, CT_I64(3, 2), 2, CT_I64(2, 1), 2, CT_I64(1, 1), 2, true,
+                                   false, NULL, y));
+        else
+            CT_OK(clops_avg_pool2d_backward(g, x, CT_I64(3, 2), 2, CT_I64(2, 1), 2, CT_I64(1, 1),
+                                            2, true, false, NULL, gi));
+        break;
+    case 2:
+        if (!g)
+            CT_OK(clops__adaptive_avg_pool2d(x, CT_I64(4, 5), 2, y));
+        else
+            CT_OK(clops__adaptive_avg_pool2d_backward(g, x, gi));
+        break;
+    case 3:
+        if (!g)
+            CT_OK(clops_adaptive_max_pool2d(x, CT_I64(4, 5), 2, y, &ix));
+        else
+            CT_OK(clops_adaptive_max_pool2d_backward(g, x, ix, gi));
+        break;
+    case 4:
+    case 5:
+    case 9:
+        if (!g)
+            CT_OK(clops_upsample_bilinear2d(x, os, 2, ac, NULL, NULL, y));
+        else
+            CT_OK(clops_upsample_bilinear2d_backward(g, os, 2, in, 4, ac, NULL, NULL, gi));
+        break;
+    case 6:
+    case 7:
+    case 10:
+        if (!g)
+            CT_OK(clops_upsample_bicubic2d(x, os, 2, ac, NULL, NULL, y));
+        else
+            CT_OK(clops_upsample_bicubic2d_backward(g, os, 2, in, 4, ac, NULL, NULL, gi));
+        break;
+    default:
+        if (!g)
+            CT_OK(clops_upsample_nearest2d(x, os, 2, NULL, NULL, y));
+        else
+            CT_OK(clops_upsample_nearest2d_backward(g, os, 2, in, 4, NULL, NULL, gi));
+        break;
+    }
+    if (g) {
+        clops_tensor_release(ix);
+        ix = NULL;
+    }
+}
+
+/* Each forward is linear in x (the max poolings for their fixed
+ * selection), so its backward is its adjoint: sum(f(x) * g) equals
+ * sum(x * f'(g)) in float64 on every device, CPU included. */
+static void test_backward_is_the_adjoint_of_forward(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < nd; di++) {
+        ct_set_device(devs[di]);
+        for (int k = 0; k < 12; k++) {
+            ct_set_case("adjoint of case %d", k);
+            clops_tensor *x = ct_random(devs[di], CLOPS_FLOAT64, 4, CT_I64(2, 3, 7, 6),
+                                        CT_CONTIGUOUS, PW_DOMAIN_SMALL, 40 + (uint64_t)k);
+            clops_tensor *y = NULL, *gi = NULL;
+            adj_case(k, x, NULL, &y, NULL);
+            clops_tensor *g = ct_random(devs[di], CLOPS_FLOAT64, y->ndim, y->sizes,
+                                        CT_CONTIGUOUS, PW_DOMAIN_SMALL, 60 + (uint64_t)k);
+            adj_case(k, x, g, NULL, &gi);
+            double a = dot(y, g), b = dot(x, gi);
+            CT_ASSERT_MSG(fabs(a - b) <= 1e-10 * (1 + fabs(a)), "<f(x), g> = %.17g, <x, f'(g)> = %.17g",
+                          a, b);
+            clops_tensor_release(x);
+            clops_tensor_release(y);
+            clops_tensor_release(g);
+            clops_tensor_release(gi);
+        }
+    }
+    ct_clear_context();
+}
+
+/* A zero-size batch gives empty results of the right shapes. */
+static void test_zero_size_batch(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < nd; di++) {
+        ct_set_device(devs[di]);
+        clops_tensor *x = ct_random(devs[di], CLOPS_FLOAT32, 4, CT_I64(0, 3, 6, 5), CT_CONTIGUOUS,
+                                    PW_DOMAIN_SMALL, 1);
+        clops_tensor *y = NULL, *ix = NULL, *gi = NULL, *u = NULL;
+        CT_OK(clops_max_pool2d_with_indices(x, CT_I64(2, 2), 2, NULL, 0, CT_I64(0, 0), 2,
+                                            CT_I64(1, 1), 2, false, &y, &ix));
+        CT_ASSERT(y->ndim == 4 && y->sizes[0] == 0 && y->sizes[2] == 3 && y->sizes[3] == 2);
+        CT_OK(clops_max_pool2d_with_indices_backward(y, x, CT_I64(2, 2), 2, NULL, 0,
+                                                     CT_I64(0, 0), 2, CT_I64(1, 1), 2, false, ix,
+                                                     &gi));
+        CT_ASSERT(gi->ndim == 4 && gi->sizes[0] == 0 && gi->sizes[2] == 6);
+        CT_OK(clops_upsample_bilinear2d(x, CT_I64(12, 10), 2, false, NULL, NULL, &u));
+        CT_ASSERT(u->sizes[0] == 0 && u->sizes[2] == 12 && u->sizes[3] == 10);
+        clops_tensor *ts[] = {x, y, ix, gi, u};
+        for (size_t i = 0; i < CT_COUNT(ts); i++)
+            clops_tensor_release(ts[i]);
+    }
+    ct_clear_context();
+}
+
+/* Bad arguments are refused with texts naming the op and the sizes. */
+static void test_errors_name_the_op(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_devices(devs, CT_MAX_DEVICES);
+    ct_set_device(devs[nd - 1]);
+    clops_tensor *x = ct_random(devs[nd - 1], CLOPS_FLOAT32, 4, CT_I64(1, 2, 2, 2), CT_CONTIGUOUS,
+                                PW_DOMAIN_SMALL, 1);
+    clops_tensor *y = NULL, *ix = NULL;
+    CT_STATUS(clops_max_pool2d_with_indices(x, CT_I64(3, 3), 2, NULL, 0, CT_I64(0, 0), 2,
+                                            CT_I64(1, 1), 2, false, &y, &ix),
+              CLOPS_INVALID_SHAPE);
+    CT_ERROR_CONTAINS("max_pool2d_with_indices: Given input size: (2x2x2). Calculated output "
+                      "size: (2x0x0)");
+    CT_STATUS(clops_avg_pool2d(x, CT_I64(2, 2), 2, NULL, 0, CT_I64(2, 2), 2, false, true, NULL,
+                               &y),
+              CLOPS_INVALID_ARGUMENT);
+    CT_ERROR_CONTAINS("avg_pool2d: pad should be at most half");
+    CT_STATUS(clops_max_pool2d_with_indices(x, CT_I64(1, 2, 3), 3, NULL, 0, CT_I64(0, 0), 2,
+                                            CT_I64(1, 1), 2, false, &y, &ix),
+              CLOPS_INVALID_ARGUMENT);
+    CT_ERROR_CONTAINS("kernel_size must either be a single int, or a tuple of 2 ints");
+    CT_STATUS(clops_pixel_shuffle(x, 2, &y), CLOPS_INVALID_SHAPE);
+    CT_ERROR_CONTAINS("divisible by the square of upscale_factor");
+    CT_STATUS(clops_upsample_nearest2d(x, CT_I64(0, 3), 2, NULL, NULL, &y), CLOPS_INVALID_SHAPE);
+    CT_ERROR_CONTAINS("upsample_nearest2d: Input and output sizes should be greater than 0");
+    clops_tensor *xi = NULL;
+    CT_OK(clops__to_copy(x, CLOPS_INT32, -1, NULL, NULL, false, -1, &xi));
+    CT_STATUS(clops_avg_pool2d(xi, CT_I64(1, 1), 2, NULL, 0, CT_I64(0, 0), 2, false, true, NULL,
+                               &y),
+              CLOPS_INVALID_DTYPE);
+    CT_ERROR_CONTAINS("avg_pool2d: not implemented for 'int32'");
+    clops_tensor_release(xi);
+    clops_tensor_release(x);
+    ct_clear_context();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pool_matches_pytorch),
+        cmocka_unit_test(test_ops_match_the_reference_on_channels_last),
+        cmocka_unit_test(test_backward_is_the_adjoint_of_forward),
+        cmocka_unit_test(test_zero_size_batch),
+        cmocka_unit_test(test_errors_name_the_op),
+    };
+    return cmocka_run_group_tests(tests, NULL, ct_teardown_group);
+}
