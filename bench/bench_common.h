@@ -72,18 +72,27 @@ typedef struct copy_ctx {
     cl_ulong n4;
 } copy_ctx;
 
+/* A grid-stride loop on GPUs; on CPU devices (d->chunked) a contiguous
+ * chunk per work item, the launch policy clops' own kernels use there. */
 static const char copy_src[] =
     "__kernel void bench_copy4(__global float4 *dst, __global const float4 *src, ulong n)\n"
     "{\n"
     "    for (ulong i = get_global_id(0); i < n; i += get_global_size(0))\n"
     "        dst[i] = src[i];\n"
     "}\n";
+static const char copy_src_chunked[] =
+    "__kernel void bench_copy4(__global float4 *dst, __global const float4 *src, ulong n)\n"
+    "{\n"
+    "    ulong per = (n + get_global_size(0) - 1) / get_global_size(0);\n"
+    "    ulong lo = get_global_id(0) * per, hi = min(lo + per, n);\n"
+    "    for (ulong i = lo; i < hi; i++)\n"
+    "        dst[i] = src[i];\n"
+    "}\n";
 
 static inline clops_status copy_source(void *ctx, const clops_device *d, strbuf *sb)
 {
     (void)ctx;
-    (void)d;
-    sb_append(sb, copy_src);
+    sb_append(sb, d->chunked ? copy_src_chunked : copy_src);
     return CLOPS_OK;
 }
 
@@ -91,6 +100,8 @@ static inline clops_status run_copy(void *vctx)
 {
     copy_ctx *c = vctx;
     host_arg args[3] = {{sizeof c->dst, &c->dst}, {sizeof c->src, &c->src}, {sizeof c->n4, &c->n4}};
+    if (c->d->chunked)
+        return host_launch_chunked(c->d, c->k, 3, args, c->n4);
     return host_launch(c->d, c->k, 3, args, host_grid_size(c->d, c->k, c->n4));
 }
 

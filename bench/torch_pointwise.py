@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""bench/torch_pointwise.py: PyTorch's CUDA kernels on the shapes of
+"""bench/torch_pointwise.py: PyTorch's kernels on the shapes of
 bench_pointwise.c, so a run on the GPU machine compares clops with PyTorch on
-the same GPU in the same session.
+the same GPU in the same session; with no CUDA device (CUDA_VISIBLE_DEVICES=)
+or --cpu it measures PyTorch on the CPU, on --threads cores (default: all),
+to set beside `bench_pointwise --device pocl` on the same cores.
 
-    python3 bench/torch_pointwise.py [--scale S] [--reps N] --json FILE
+    python3 bench/torch_pointwise.py [--scale S] [--reps N] [--cpu] [--threads T] --json FILE
 
 Each case is timed with CUDA events over batches of back-to-back calls into a
 preallocated output (out=), median of batches, and reported with the bytes the
@@ -25,16 +27,21 @@ def main():
     ap.add_argument("--scale", type=float, default=1.0)
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--json", required=True)
+    ap.add_argument("--cpu", action="store_true", help="PyTorch on the CPU even with CUDA")
+    ap.add_argument("--threads", type=int, default=0, help="CPU threads (default: all cores)")
     args = ap.parse_args()
+    cuda = torch.cuda.is_available() and not args.cpu
+    if not cuda and args.threads > 0:
+        torch.set_num_threads(args.threads)
     scale = max(args.scale, 1.0)
     n2 = int(8192 / math.sqrt(scale))
     n1 = int((1 << 26) / scale)
     n1 -= n1 % 4
-    dev = "cuda"
+    dev = "cuda" if cuda else "cpu"
     results = []
 
     def case(name, fn, nbytes):
-        t = time_call(fn, args.reps, True)
+        t = time_call(fn, args.reps, cuda)
         results.append({"torch_case": name, "gbs": nbytes / t / 1e9, "us_per_call": t * 1e6})
 
     src = torch.ones(n1, device=dev)
@@ -62,8 +69,9 @@ def main():
     t2 = torch.ones(n1, device=dev)
     case("addcmul_f32", lambda: torch.addcmul(x, t1, t2, value=0.5, out=y), 4 * 4 * n1)
     with open(args.json, "w") as f:
-        json.dump({"device": torch.cuda.get_device_name(), "torch": torch.__version__,
-                   "results": results}, f, indent=1)
+        name = torch.cuda.get_device_name() if cuda else f"cpu ({torch.get_num_threads()} threads)"
+        json.dump({"device": name, "torch": torch.__version__, "results": results}, f, indent=1)
+    print(f"PyTorch {torch.__version__} on {name}")
     for r in results:
         print(f"  {r['torch_case']:16s} {r['gbs']:10.1f} GB/s {r['us_per_call']:10.1f} us")
 

@@ -96,7 +96,7 @@ typedef struct ix_geom {
         }                                                                                    \
         const ixt numel = (ixt)g.numel, out_off = (ixt)g.out_off, src_off = (ixt)g.src_off;  \
         const long tri = g.tri, tri_k = g.tri_k;                                             \
-        for (ixt lin = (ixt)get_global_id(0); lin < numel; lin += (ixt)get_global_size(0)) { \
+        CLOPS_ITEMS(ixt, lin, numel) {                                                        \
             ixt rem = lin;                                                                   \
             ixt o = out_off, s = src_off;                                                    \
             ixt io[IX_MAXK];                                                                 \
@@ -180,7 +180,7 @@ typedef struct ix_sgeom {
                        __global const long *row_src, const ix_sgeom g)                      \
     {                                                                                        \
         const long total = g.nseg * g.inner;                                                 \
-        for (long lin = get_global_id(0); lin < total; lin += get_global_size(0)) {          \
+        CLOPS_ITEMS(long, lin, total) {                                                         \
             long s = lin / g.inner, rem = lin % g.inner, so = seg_target[s], sr = 0;         \
             for (int d = (int)g.ndim - 1; d >= 0; d--) {                                     \
                 long c = rem % g.sizes[d];                                                   \
@@ -383,7 +383,7 @@ IX_LINE_KERNEL(ix_lines_float64, double, double, IX_LD_PLAIN, IX_ST_PLAIN, 1)
     __kernel void NAME(__global uchar *out, __global const T *el, __global const T *test,   \
                        const long n, const long m, const int invert)                        \
     {                                                                                        \
-        for (long i = get_global_id(0); i < n; i += get_global_size(0)) {                    \
+        CLOPS_ITEMS(long, i, n) {                                                               \
             C e = LOAD(el, i);                                                               \
             int hit = 0;                                                                     \
             for (long j = 0; j < m && !hit; j++)                                             \
@@ -442,7 +442,7 @@ long ix_strided_offset(const ix_cgeom *g, long i)
 
 __kernel void ix_nonzero(__global long *flat, __global const long *pos, const ix_cgeom g)
 {
-    for (long i = get_global_id(0); i < g.n; i += get_global_size(0)) {
+    CLOPS_ITEMS(long, i, g.n) {
         long p = pos[i], row = p - 1;
         if (p == (i ? pos[i - 1] : 0) || row >= g.limit)
             continue;
@@ -457,7 +457,7 @@ __kernel void ix_nonzero(__global long *flat, __global const long *pos, const ix
 __kernel void ix_nonzero_fill(__global long *flat, __global const long *pos, const ix_cgeom g)
 {
     const long count = g.n ? pos[g.n - 1] : 0, total = g.limit * g.ndim;
-    for (long lin = get_global_id(0); lin < total; lin += get_global_size(0)) {
+    CLOPS_ITEMS(long, lin, total) {
         long r = lin / g.ndim, d = lin % g.ndim;
         if (r >= count)
             flat[g.flat_off + r * g.flat_rs + d * g.flat_cs] = g.fill;
@@ -470,7 +470,7 @@ __kernel void ix_nonzero_fill(__global long *flat, __global const long *pos, con
     __kernel void NAME(__global T *dst, __global const T *src, __global const long *pos,    \
                        const ix_cgeom g)                                                     \
     {                                                                                        \
-        for (long i = get_global_id(0); i < g.n; i += get_global_size(0)) {                  \
+        CLOPS_ITEMS(long, i, g.n) {                                                             \
             long p = pos[i];                                                                 \
             if (p == (i ? pos[i - 1] : 0))                                                   \
                 continue;                                                                    \

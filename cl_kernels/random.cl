@@ -57,7 +57,7 @@
     {                                                                                            \
         out += out_off;                                                                          \
         ulong nc = (n + 3) >> 2;                                                                 \
-        for (ulong ci = get_global_id(0); ci < nc; ci += get_global_size(0)) {                   \
+        CLOPS_ITEMS(ulong, ci, nc) {                                                            \
             uint w[4];                                                                           \
             float v[4];                                                                          \
             rnd_philox(offset + ci, k0, k1, w);                                                  \
@@ -88,7 +88,7 @@
         out += out_off;                                                                          \
         int per = DIST == RND_RANGE64 ? 2 : 4;                                                   \
         ulong nc = (n + (ulong)per - 1) / (ulong)per;                                            \
-        for (ulong ci = get_global_id(0); ci < nc; ci += get_global_size(0)) {                   \
+        CLOPS_ITEMS(ulong, ci, nc) {                                                            \
             uint w[4];                                                                           \
             long v[4];                                                                           \
             rnd_philox(offset + ci, k0, k1, w);                                                  \
@@ -127,7 +127,7 @@
         out += out_off;                                                                          \
         mask += mask_off;                                                                        \
         ulong nc = (n + 3) >> 2;                                                                 \
-        for (ulong ci = get_global_id(0); ci < nc; ci += get_global_size(0)) {                   \
+        CLOPS_ITEMS(ulong, ci, nc) {                                                            \
             uint w[4];                                                                           \
             ST r[4];                                                                             \
             uchar mk[4];                                                                         \
@@ -208,7 +208,7 @@ RND_DROPOUT_KERNEL(rnd_dropout_bfloat16, ushort, ushort4, LD_bfloat16, CV_bfloat
     {                                                                                            \
         out += out_off;                                                                          \
         ulong nc = (n + 1) >> 1;                                                                 \
-        for (ulong ci = get_global_id(0); ci < nc; ci += get_global_size(0)) {                   \
+        CLOPS_ITEMS(ulong, ci, nc) {                                                            \
             uint w[4];                                                                           \
             double v[2];                                                                         \
             rnd_philox(offset + ci, k0, k1, w);                                                  \
@@ -238,7 +238,7 @@ __kernel void rnd_dropout_float64(__global const double *in, ulong in_off, __glo
     out += out_off;
     mask += mask_off;
     ulong nc = (n + 3) >> 2;
-    for (ulong ci = get_global_id(0); ci < nc; ci += get_global_size(0)) {
+    CLOPS_ITEMS(ulong, ci, nc) {
         uint w[4];
         rnd_philox(offset + ci, k0, k1, w);
         ulong base = ci << 2;

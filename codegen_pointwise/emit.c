@@ -17,8 +17,12 @@
  *   operand j is a tensor read at one element), then the op's parameters.
  *
  * The contiguous fast path moves pw_emit_vec_width() elements per work item
- * with vector loads and stores and evaluates the expression once per lane;
- * both paths use grid-stride loops.
+ * with vector loads and stores and evaluates the expression once per lane.
+ * On GPUs both paths use grid-stride loops.  On CPU devices (d->chunked,
+ * host.h) each work item walks one contiguous chunk instead, and strided
+ * kernels walk it one innermost-dim run at a time from offsets computed once
+ * per run: POCL runs a grid-stride loop as a strided walk per work item,
+ * which was 10-30x slower (bench/bench_launch.c, docs/benchmarks.md).
  *
  * Grouping into programs (see pw_emit_program): on devices where a program
  * build has a large fixed cost (POCL, CPU drivers) all "standard" kernels of
@@ -319,20 +323,26 @@ static void emit_signature(strbuf *sb, const pw_spec *s, const char *name, const
     sb_append(sb, ")\n{\n");
 }
 
-/* Appends declarations of the operands a, b, c, d at offsets o1..on. */
-static void emit_operands(strbuf *sb, const pw_spec *s, const char *indent)
+/* Appends declarations of the operands a, b, c, d at offsets <pfx>1..n. */
+static void emit_operands_at(strbuf *sb, const pw_spec *s, const char *indent, char pfx)
 {
     static const char names[] = "abcd";
     for (int j = 0; j < s->op->n_in; j++) {
         clops_dtype ct = operand_compute(s, j);
         char ptr[8], idx[8];
         snprintf(ptr, sizeof ptr, "in%d", j);
-        snprintf(idx, sizeof idx, "o%d", j + 1);
+        snprintf(idx, sizeof idx, "%c%d", pfx, j + 1);
         sb_printf(sb, "%s%s %c = (flags & %uu) ? sc%d : ", indent, pw_cl_compute_type(ct), names[j],
                   1u << j, j);
         emit_load(sb, ptr, idx, s, j);
         sb_append(sb, ";\n");
     }
+}
+
+/* Appends declarations of the operands at offsets o1..on. */
+static void emit_operands(strbuf *sb, const pw_spec *s, const char *indent)
+{
+    emit_operands_at(sb, s, indent, 'o');
 }
 
 /* Appends "o0 = m.off[0] + ..." offsets for the strided kernels. */
@@ -386,6 +396,50 @@ static clops_status emit_strided(strbuf *sb, const pw_spec *s, const char *idx)
     return st;
 }
 
+/* Appends the bounds of this work item's chunk for the CPU launch policy
+ * (host_chunk_grid): [lo, hi) of `n` units, split evenly over the grid. */
+static void emit_chunk_bounds(strbuf *sb, const char *idx, const char *n, const char *lo,
+                              const char *hi)
+{
+    sb_printf(sb, "    %s per_item = (%s + (%s)get_global_size(0) - 1) / (%s)get_global_size(0);\n",
+              idx, n, idx, idx);
+    sb_printf(sb, "    %s %s = (%s)get_global_id(0) * per_item;\n", idx, lo, idx);
+    sb_printf(sb, "    %s %s = %s - min(%s, %s) < per_item ? %s : %s + per_item;\n", idx, hi, n, lo,
+              n, n, lo);
+}
+
+/*
+ * Appends the body of a strided kernel for CPU devices: the work item walks
+ * its chunk one run of the innermost dim at a time; the offsets are computed
+ * once per run (the divmods of emit_offsets) and the run is a plain loop
+ * with a constant stride per operand, which the compiler vectorises (stride
+ * 1) or at least keeps free of index arithmetic.
+ */
+static clops_status emit_strided_chunked(strbuf *sb, const pw_spec *s, const char *idx)
+{
+    int nt = 1 + s->op->n_in;
+    emit_chunk_bounds(sb, idx, "m.n", "i", "i_end");
+    sb_append(sb, "    while (i < i_end) {\n");
+    emit_offsets(sb, s, idx);
+    if (s->rank == 1)
+        sb_printf(sb, "        %s run = i_end - i;\n", idx);
+    else
+        sb_printf(sb,
+                  "        %s run = m.size[0] - i %% m.size[0];\n"
+                  "        if (run > i_end - i)\n            run = i_end - i;\n",
+                  idx);
+    sb_printf(sb, "        for (%s t = 0; t < run; t++) {\n", idx);
+    for (int k = 0; k < nt; k++)
+        sb_printf(sb, "            %s q%d = o%d + t * m.stride[%d][0];\n", idx, k, k, k);
+    emit_operands_at(sb, s, "            ", 'q');
+    sb_printf(sb, "            %s r = ", pw_cl_compute_type(result_compute(s)));
+    clops_status st = emit_expr(sb, s);
+    sb_append(sb, ";\n            ");
+    emit_store(sb, "q0", "r", result_compute(s), s->out_dtype);
+    sb_append(sb, "\n        }\n        i += run;\n    }\n");
+    return st;
+}
+
 /* Appends the vector-load of lane values for operand j in the fast path:
  * declares a_0..a_{VEC-1} for operand name `nm`. */
 static void emit_vec_load(strbuf *sb, const pw_spec *s, int vw, int j, char nm)
@@ -431,7 +485,8 @@ static void emit_vec_load(strbuf *sb, const pw_spec *s, int vw, int j, char nm)
 }
 
 /* Appends the body of the contiguous fast path. */
-static clops_status emit_contiguous(strbuf *sb, const pw_spec *s, int vw, const char *idx)
+static clops_status emit_contiguous(strbuf *sb, const pw_spec *s, int vw, const char *idx,
+                                    bool chunked)
 {
     static const char names[] = "abcd";
     const pw_op *op = s->op;
@@ -439,8 +494,14 @@ static clops_status emit_contiguous(strbuf *sb, const pw_spec *s, int vw, const 
     const char *rct = pw_cl_compute_type(rc);
     clops_status st = CLOPS_OK;
     sb_printf(sb, "    %s nvec = m.n / %d;\n", idx, vw);
-    sb_printf(sb, "    for (%s v_i = get_global_id(0); v_i < nvec; v_i += get_global_size(0)) {\n",
-              idx);
+    if (chunked) {
+        emit_chunk_bounds(sb, idx, "nvec", "v_lo", "v_hi");
+        sb_printf(sb, "    for (%s v_i = v_lo; v_i < v_hi; v_i++) {\n", idx);
+    } else {
+        sb_printf(sb,
+                  "    for (%s v_i = get_global_id(0); v_i < nvec; v_i += get_global_size(0)) {\n",
+                  idx);
+    }
     sb_printf(sb, "        %s base = v_i * %d;\n", idx, vw);
     for (int j = 0; j < op->n_in; j++)
         emit_vec_load(sb, s, vw, j, names[j]);
@@ -521,8 +582,13 @@ clops_status pw_emit_kernel(const pw_spec *s, const clops_device *d, strbuf *sb)
         sb_printf(sb, "; strided, rank %d", s->rank);
     sb_printf(sb, "; %s index ---- */\n", s->index64 ? "64-bit" : "32-bit");
     emit_signature(sb, s, name, idx);
-    clops_status st = s->rank == 0 ? emit_contiguous(sb, s, pw_emit_vec_width(s, d), idx)
-                                    : emit_strided(sb, s, idx);
+    clops_status st;
+    if (s->rank == 0)
+        st = emit_contiguous(sb, s, pw_emit_vec_width(s, d), idx, d->chunked);
+    else if (d->chunked)
+        st = emit_strided_chunked(sb, s, idx);
+    else
+        st = emit_strided(sb, s, idx);
     sb_append(sb, "}\n");
     return st;
 }

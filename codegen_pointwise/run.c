@@ -458,7 +458,8 @@ static clops_status launch(const pw_call *c, const pw_spec *spec, const pw_plan 
     }
     uint64_t vw = (uint64_t)pw_emit_vec_width(spec, d);
     uint64_t work = spec->rank == 0 ? (uint64_t)(plan->numel + vw - 1) / vw : (uint64_t)plan->numel;
-    clops_status st = host_launch(d, k, na, args, host_grid_size(d, k, work));
+    clops_status st = d->chunked ? host_launch_chunked(d, k, na, args, work)
+                                 : host_launch(d, k, na, args, host_grid_size(d, k, work));
     if (st)
         return clops__error_prefix(st, "%s", c->opname);
     return CLOPS_OK;

@@ -303,6 +303,12 @@ static clops_device *make_cl_device(cl_platform_id p, cl_device_id id, int cl_in
      * flight to fill a GPU, few on CPU devices where each group is a loop. */
     d->wg_size = in->max_work_group_size < 256 ? in->max_work_group_size : 256;
     d->max_groups = (size_t)(cu ? cu : 1) * (in->is_gpu ? 32 : 4);
+    /* CPU devices: chunked kernels (host.h), 4 chunks per compute unit.
+     * CLOPS_CPU_LAUNCH=gridstride keeps the GPU policy there (for A/B runs of
+     * bench_pointwise). */
+    const char *policy = host_env("CLOPS_CPU_LAUNCH");
+    d->chunked = (type & CL_DEVICE_TYPE_CPU) && !(policy && strcmp(policy, "gridstride") == 0);
+    d->max_chunks = (size_t)(cu ? cu : 1) * 4;
 
     if (ctx) {
         d->wrapped = true;

@@ -70,6 +70,12 @@ struct clops_device {
     /* Launch geometry chosen for this device. */
     size_t wg_size;     /* work-group size for 1-D elementwise kernels */
     size_t max_groups;  /* grid-stride loops use at most this many groups */
+    /* CPU launch policy (CL_DEVICE_TYPE_CPU, e.g. POCL): kernels written for
+     * it give each work item one contiguous chunk walked by a serial loop
+     * (host_chunk_grid), instead of GPU-style grid-stride loops, which POCL
+     * runs as one strided walk per work item (issue 19: 10-30x slower). */
+    bool chunked;
+    size_t max_chunks;  /* work items of a chunked launch at most */
 
     host_allocator *alloc;
     host_kernel_cache *kcache;
@@ -284,6 +290,21 @@ clops_status host_launch_local(clops_device *d, host_kernel *k, int nargs, const
 /* Work items for an elementwise kernel over n elements with a grid-stride
  * loop: at most d->max_groups groups. */
 size_t host_grid_size(const clops_device *d, const host_kernel *k, uint64_t n);
+/* Work items for a chunked kernel (d->chunked) over n units of work: each
+ * item takes a contiguous run of at least HOST_MIN_CHUNK units, and there
+ * are at most d->max_chunks items (a few per compute unit, so a thread that
+ * is descheduled leaves little work behind).  Launch with local size 1
+ * (host_launch_chunked). */
+#define HOST_MIN_CHUNK 4096
+size_t host_chunk_grid(const clops_device *d, uint64_t n);
+/* Enqueues a chunked kernel over n units of work (host_chunk_grid items in
+ * work groups of one). */
+clops_status host_launch_chunked(clops_device *d, host_kernel *k, int nargs, const host_arg *args,
+                                 uint64_t n);
+/* Enqueues a kernel whose loop is CLOPS_ITEMS (cl_kernels/items.clh) over n
+ * items: chunked on CPU devices, a grid-stride grid elsewhere. */
+clops_status host_launch_items(clops_device *d, host_kernel *k, int nargs, const host_arg *args,
+                               uint64_t n);
 
 
 clops_status host_write(clops_device *d, cl_mem dst, size_t offset, const void *src, size_t n);

@@ -20,6 +20,28 @@ size_t host_grid_size(const clops_device *d, const host_kernel *k, uint64_t n)
     return (size_t)groups * wg;
 }
 
+size_t host_chunk_grid(const clops_device *d, uint64_t n)
+{
+    uint64_t items = (n + HOST_MIN_CHUNK - 1) / HOST_MIN_CHUNK;
+    if (items > d->max_chunks)
+        items = d->max_chunks;
+    return items ? (size_t)items : 1;
+}
+
+clops_status host_launch_chunked(clops_device *d, host_kernel *k, int nargs, const host_arg *args,
+                                 uint64_t n)
+{
+    return host_launch_local(d, k, nargs, args, host_chunk_grid(d, n), 1);
+}
+
+clops_status host_launch_items(clops_device *d, host_kernel *k, int nargs, const host_arg *args,
+                               uint64_t n)
+{
+    if (d->chunked)
+        return host_launch_chunked(d, k, nargs, args, n);
+    return host_launch(d, k, nargs, args, host_grid_size(d, k, n));
+}
+
 clops_status host_launch(clops_device *d, host_kernel *k, int nargs, const host_arg *args,
                          size_t global)
 {

@@ -268,12 +268,13 @@ static clops_status build_failed(const clops_device *d, cl_program prog, cl_int 
  * driver takes that licence (a division that should give exactly 2 gives
  * 1.9999999, so div(rounding_mode='trunc') gives 1, and quotients near the
  * float range overflow), while PyTorch's CUDA and CPU kernels divide exactly.
- * Every device that can divide exactly is asked to. */
+ * Every device that can divide exactly is asked to.  CPU devices get
+ * -DCLOPS_CHUNKED=1, their launch policy (cl_kernels/items.clh). */
 void host_build_options(const clops_device *d, const char *extra, char *buf, size_t cap)
 {
-    snprintf(buf, cap, "-cl-std=CL1.2%s%s%s%s", d->info.fp64 ? " -DCLOPS_HAS_FP64=1" : "",
-             d->exact_div_sqrt ? " -cl-fp32-correctly-rounded-divide-sqrt" : "", extra ? " " : "",
-             extra ? extra : "");
+    snprintf(buf, cap, "-cl-std=CL1.2%s%s%s%s%s", d->info.fp64 ? " -DCLOPS_HAS_FP64=1" : "",
+             d->exact_div_sqrt ? " -cl-fp32-correctly-rounded-divide-sqrt" : "",
+             d->chunked ? " -DCLOPS_CHUNKED=1" : "", extra ? " " : "", extra ? extra : "");
 }
 
 /* Creates a program from a cached binary; NULL when absent or unusable. */

@@ -168,18 +168,22 @@ typedef struct gather_spec {
 } gather_spec;
 
 /* Writes the source of an index program: the pointwise prelude (bfloat16
- * helpers) and cl_kernels/index.cl; build options pick the kernels. */
+ * helpers), the item loop (cl_kernels/items.clh) and cl_kernels/index.cl;
+ * build options pick the kernels. */
 clops_status ix_program_source(void *ctx, const clops_device *d, strbuf *sb)
 {
     (void)ctx;
     (void)d;
-    const char *prelude = NULL, *text = NULL;
+    const char *prelude = NULL, *items = NULL, *text = NULL;
     clops_status st = host_cl_source("pw_prelude.clh", &prelude);
+    if (st == CLOPS_OK)
+        st = host_cl_source("items.clh", &items);
     if (st == CLOPS_OK)
         st = host_cl_source("index.cl", &text);
     if (st)
         return st;
     sb_append(sb, prelude);
+    sb_append(sb, items);
     sb_append(sb, text);
     return CLOPS_OK;
 }
@@ -282,7 +286,7 @@ static clops_status launch_one(clops_device *d, const ix_plan *plan, int64_t num
     host_arg args[8] = {{sizeof(cl_mem), &mo}, {sizeof(cl_mem), &ms},    {sizeof(cl_mem), &mi[0]},
                         {sizeof(cl_mem), &mi[1]}, {sizeof(cl_mem), &mi[2]}, {sizeof(cl_mem), &mi[3]},
                         {sizeof(cl_mem), &err}, {sizeof g, &g}};
-    st = host_launch(d, k, 8, args, host_grid_size(d, k, (uint64_t)numel));
+    st = host_launch_items(d, k, 8, args, (uint64_t)numel);
     return st ? clops__error_prefix(st, "%s", p->op) : CLOPS_OK;
 }
 

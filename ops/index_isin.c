@@ -64,7 +64,7 @@ static clops_status isin_device(const clops_tensor *el, const clops_tensor *test
     cl_int inv = invert;
     host_arg args[6] = {{sizeof mo, &mo}, {sizeof me, &me}, {sizeof mt, &mt},
                         {sizeof n, &n},   {sizeof m, &m},   {sizeof inv, &inv}};
-    return host_launch(d, k, 6, args, host_grid_size(d, k, (uint64_t)n));
+    return host_launch_items(d, k, 6, args, (uint64_t)n);
 }
 
 /* A contiguous copy at storage offset 0 in dtype (a new reference to t

@@ -93,8 +93,7 @@ static clops_status compact_launch(clops_device *d, int which, const char *name,
     host_arg a4[4] = {{sizeof(cl_mem), &flat}, {sizeof(cl_mem), &other}, {sizeof(cl_mem), &pos},
                       {sizeof *g, g}};
     bool coords = which < 2;
-    return host_launch(d, k, coords ? 3 : 4, coords ? a3 : a4,
-                       host_grid_size(d, k, (uint64_t)n));
+    return host_launch_items(d, k, coords ? 3 : 4, coords ? a3 : a4, (uint64_t)n);
 }
 
 /* Runs a compaction: kernels on OpenCL devices, the reference on the CPU. */

@@ -134,7 +134,7 @@ static clops_status launch(const ix_seg *s, int64_t nseg, const int64_t *seg_sta
         host_arg args[6] = {{sizeof(cl_mem), &m[0]}, {sizeof(cl_mem), &m[1]},
                             {sizeof(cl_mem), &m[2]}, {sizeof(cl_mem), &m[3]},
                             {sizeof(cl_mem), &m[4]}, {sizeof g, &g}};
-        st = host_launch(d, k, 6, args, host_grid_size(d, k, (uint64_t)(nseg * g.inner)));
+        st = host_launch_items(d, k, 6, args, (uint64_t)(nseg * g.inner));
         if (st)
             clops__error_prefix(st, "%s", s->op);
     }

@@ -36,8 +36,9 @@ static clops_status gen_source(void *ctx, const clops_device *d, strbuf *sb)
 {
     (void)ctx;
     (void)d;
-    static const char *const files[] = {"random_math.clh", "random_dist.clh", "random.cl"};
-    for (int i = 0; i < 3; i++) {
+    static const char *const files[] = {"items.clh", "random_math.clh", "random_dist.clh",
+                                        "random.cl"};
+    for (int i = 0; i < 4; i++) {
         const char *text = NULL;
         clops_status st = host_cl_source(files[i], &text);
         if (st)
@@ -96,7 +97,7 @@ static clops_status launch(clops_device *d, host_kernel *k, int nargs, const hos
         groups = env_size("CLOPS_RANDOM_GROUPS");
     }
     if (!wg && !groups)
-        return host_launch(d, k, nargs, args, host_grid_size(d, k, counters));
+        return host_launch_items(d, k, nargs, args, counters);
     if (!wg)
         wg = k->wg_size;
     if (!groups)
