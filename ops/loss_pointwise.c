@@ -178,7 +178,7 @@ static clops_status pw_forward(const char *op, loss_pw_mode mode, double param,
 {
     loss_pw p = {.op = op, .mode = mode, .p = param};
     clops_tensor *ts[3] = {self, target, weight}, *cs[3] = {NULL, NULL, NULL};
-    clops_dtype dt;
+    clops_dtype dt = CLOPS_FLOAT32;
     int nd = 0;
     int64_t sz[CLOPS_MAX_DIMS];
     clops_status st = prepare(&p, reduction, ts, 3, mode == LOSS_BCE, &dt, &nd, sz, cs);
@@ -243,7 +243,7 @@ static clops_status pw_backward(const char *op, loss_pw_mode mode, double param,
     loss_pw p = {.op = op, .mode = mode, .p = param};
     clops_tensor *ts[4] = {self, target, weight, grad_output};
     clops_tensor *cs[4] = {NULL, NULL, NULL, NULL};
-    clops_dtype dt;
+    clops_dtype dt = CLOPS_FLOAT32;
     int nd = 0;
     int64_t sz[CLOPS_MAX_DIMS];
     clops_status st = prepare(&p, reduction, ts, 4, mode == LOSS_BCE, &dt, &nd, sz, cs);
