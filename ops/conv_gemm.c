@@ -37,7 +37,7 @@
 
 /* The temporaries of one product, released together. */
 typedef struct tmps {
-    clops_tensor *t[16];
+    clops_tensor *t[24];
     int n;
 } tmps;
 
@@ -211,6 +211,60 @@ static int64_t chunk_of(const conv_geom *g)
     return nc < g->N ? nc : g->N;
 }
 
+/*
+ * The weight gradient of one chunk, W (+)= P @ C^T with P [G, csg, nc*Ls]
+ * and the columns C [G, nc*Ls, cbk].  One GEMM has K = nc * Ls and, for a
+ * small weight, few output tiles to spread over the device (ResNet's stem:
+ * 64 x 147 outputs, K = 401408).  So K is cut into slices of q samples
+ * (q * Ls >= 4096, partials at most 2^25 elements): one batched GEMM into
+ * partials [G, ns, csg, cbk] (slot ns holding W's old value when
+ * accumulating), then their sum in a fixed order (ops/reduce.h).
+ */
+static clops_status weight_gemm(tmps *c, const char *op, blas_gemm_fn engine,
+                                const clops_tensor *P, const clops_tensor *cols, clops_tensor *Wv,
+                                int64_t G, int64_t csg, int64_t cbk, int64_t nc, int64_t Ls,
+                                bool accumulate)
+{
+    int64_t out = G * csg * cbk, q = nc;
+    for (int64_t d = 1; d <= nc; d++)
+        if (nc % d == 0 && d * Ls >= 4096 && (nc / d + 1) * out <= ((int64_t)1 << 25)) {
+            q = d;
+            break;
+        }
+    int64_t ns = nc / q, slots = ns + (accumulate ? 1 : 0);
+    if (ns < 2)
+        return gemm_run_nd(engine, op, 1, P, cols, Wv, clops_scalar_int(1),
+                           clops_scalar_int(accumulate));
+    int64_t K = nc * Ls, kq = q * Ls;
+    int64_t psz[4] = {G, ns, csg, kq}, pst[4] = {csg * K, kq, K, 1};
+    int64_t csz[4] = {G, ns, kq, cbk}, cst[4] = {cbk * K, kq, 1, K};
+    int64_t rsz[4] = {G, slots, csg, cbk}, rst[4] = {slots * csg * cbk, csg * cbk, cbk, 1};
+    int64_t osz[4] = {G, ns, csg, cbk};
+    clops_tensor *part = NULL, *P4 = NULL, *C4 = NULL, *R4 = NULL, *O4 = NULL, *old = NULL;
+    clops_status s = buffer(c, Wv, G * slots * csg * cbk, &part);
+    if (!s)
+        s = view(c, P, 4, psz, pst, P->offset, &P4);
+    if (!s)
+        s = view(c, cols, 4, csz, cst, cols->offset, &C4);
+    if (!s)
+        s = view(c, part, 4, rsz, rst, part->offset, &R4);
+    if (!s)
+        s = view(c, part, 4, osz, rst, part->offset, &O4);
+    if (!s && accumulate) {
+        int64_t wsz[3] = {G, csg, cbk}, wst[3] = {slots * csg * cbk, cbk, 1};
+        s = view(c, part, 3, wsz, wst, part->offset + ns * csg * cbk, &old);
+        if (!s)
+            s = core_copy_(old, Wv, false);
+    }
+    if (!s)
+        s = gemm_run_nd(engine, op, 2, P4, C4, O4, clops_scalar_int(1), clops_scalar_int(0));
+    if (s)
+        return s;
+    reduce_call rc = {.opname = op, .kind = RK_SUM, .x = R4, .y = Wv};
+    rc.mask[1] = true;
+    return reduce_run(&rc);
+}
+
 /* The general path of one product: chunks of samples through im2col,
  * GEMM and col2im. */
 static clops_status product_chunks(tmps *c, const char *op, const conv_geom *g, conv_dir dir,
@@ -262,8 +316,7 @@ static clops_status product_chunks(tmps *c, const char *op, const conv_geom *g, 
             if (!s)
                 s = conv_col2im_run(op, &gc, cols, l, Bc);
         } else if (!s) {
-            s = gemm_run_nd(engine, op, 1, Pv, Cv, Wv, clops_scalar_int(1),
-                            clops_scalar_int(n0 > 0));
+            s = weight_gemm(c, op, engine, Pv, Cv, Wv, G, csg, cbk, nc, Ls, n0 > 0);
         }
         /* The chunk's views are not needed past this point. */
         for (; c->n > keep; c->n--)
