@@ -94,10 +94,14 @@ static void test_bytes_are_honest_and_under_the_copy_peak(void **state)
             if (fabs(b.bytes - want) > want * 0.01)
                 fail_msg("%s: %.0f bytes per call, want %.0f", ops[i].op, b.bytes, want);
             assert_true(isfinite(b.ratio_to_peak) && isnan(b.flop));
-            if (b.gbs > fig.copy_peak_gbs * NOISE) {
-                /* Once more, peak and op: a neighbour may have slowed the
-                 * peak's measurement. */
-                CT_OK(chk_bench_device(devs[k], 3, &fig));
+            /* Up to four more rounds of peak and op while the op reads
+             * above the peak: load from a neighbour only slows a
+             * measurement, so the ceiling is the best peak seen. */
+            for (int round = 0; round < 4 && b.gbs > fig.copy_peak_gbs * NOISE; round++) {
+                chk_device_figures again;
+                CT_OK(chk_bench_device(devs[k], 3, &again));
+                if (again.copy_peak_gbs > fig.copy_peak_gbs)
+                    fig = again;
                 b = bench(ops[i].op, devs[k], &fig);
             }
             if (b.gbs > fig.copy_peak_gbs * NOISE)
