@@ -16,13 +16,18 @@
  *   scalar: flag bit j), uint flags (bit j: operand j is a scalar; bit 8 + j:
  *   operand j is a tensor read at one element), then the op's parameters.
  *
- * The contiguous fast path moves pw_emit_vec_width() elements per work item
- * with vector loads and stores and evaluates the expression once per lane.
- * On GPUs both paths use grid-stride loops.  On CPU devices (d->chunked,
- * host.h) each work item walks one contiguous chunk instead, and strided
- * kernels walk it one innermost-dim run at a time from offsets computed once
- * per run: POCL runs a grid-stride loop as a strided walk per work item,
- * which was 10-30x slower (bench/bench_launch.c, docs/benchmarks.md).
+ * On GPUs the contiguous fast path moves pw_emit_vec_width() elements per
+ * work item with vector loads and stores and evaluates the expression once
+ * per lane; both paths use grid-stride loops.  On CPU devices (d->chunked,
+ * host.h) each work item walks one contiguous chunk instead, one
+ * innermost-dim run at a time from offsets computed once per run: POCL runs
+ * a grid-stride loop as a strided walk per work item, which was 10-30x
+ * slower (bench/bench_launch.c, docs/benchmarks.md).  There a signature has
+ * one kernel, the generic-rank one, with the contiguous fast path inside it
+ * (emit_strided_chunked): every kernel a process launches costs POCL a
+ * compile, and one kernel instead of six per signature took the test
+ * suite's cold run from 5241 kernel compiles to the figure in
+ * docs/benchmarks.md.
  *
  * Grouping into programs (see pw_emit_program): on devices where a program
  * build has a large fixed cost (POCL, CPU drivers) all "standard" kernels of
@@ -397,15 +402,173 @@ static clops_status emit_strided(strbuf *sb, const pw_spec *s, const char *idx)
 }
 
 /* Appends the bounds of this work item's chunk for the CPU launch policy
- * (host_chunk_grid): [lo, hi) of `n` units, split evenly over the grid. */
+ * (host_chunk_grid): [lo, hi) of `n` units, split evenly over the grid in
+ * pieces of a whole multiple of `multiple` units. */
 static void emit_chunk_bounds(strbuf *sb, const char *idx, const char *n, const char *lo,
-                              const char *hi)
+                              const char *hi, int multiple)
 {
     sb_printf(sb, "    %s per_item = (%s + (%s)get_global_size(0) - 1) / (%s)get_global_size(0);\n",
               idx, n, idx, idx);
+    if (multiple > 1)
+        sb_printf(sb, "    per_item = (per_item + %d) & ~(%s)%d;\n", multiple - 1, idx,
+                  multiple - 1);
     sb_printf(sb, "    %s %s = (%s)get_global_id(0) * per_item;\n", idx, lo, idx);
     sb_printf(sb, "    %s %s = %s - min(%s, %s) < per_item ? %s : %s + per_item;\n", idx, hi, n, lo,
               n, n, lo);
+}
+
+/* Appends the lanes r_0..r_{vw-1} of a vector step, each the expression
+ * of the lanes a_l, b_l, ... of the operands. */
+static clops_status emit_lane_exprs(strbuf *sb, const pw_spec *s, int vw, const char *indent)
+{
+    static const char names[] = "abcd";
+    sb_printf(sb, "%s%s r_0", indent, pw_cl_compute_type(result_compute(s)));
+    for (int l = 1; l < vw; l++)
+        sb_printf(sb, ", r_%d", l);
+    sb_append(sb, ";\n");
+    for (int l = 0; l < vw; l++) {
+        sb_printf(sb, "%s{", indent);
+        for (int j = 0; j < s->op->n_in; j++)
+            sb_printf(sb, " %s %c = %c_%d;", pw_cl_compute_type(operand_compute(s, j)), names[j],
+                      names[j], l);
+        sb_printf(sb, " r_%d = ", l);
+        clops_status st = emit_expr(sb, s);
+        if (st)
+            return st;
+        sb_append(sb, "; }\n");
+    }
+    return CLOPS_OK;
+}
+
+/* Appends the store of the lanes r_0..r_{vw-1} as one vector at `at`. */
+static void emit_vector_store(strbuf *sb, const pw_spec *s, int vw, const char *indent,
+                              const char *at)
+{
+    clops_dtype od = s->out_dtype, oc = compute_of(od), rc = result_compute(s);
+    strbuf lanes = STRBUF_INIT;
+    for (int l = 0; l < vw; l++) {
+        char r[16];
+        snprintf(r, sizeof r, "r_%d", l);
+        if (l)
+            sb_append(&lanes, ", ");
+        if (od == CLOPS_BFLOAT16) {
+            sb_append(&lanes, "clops_float_to_bf16(");
+            emit_convert(&lanes, r, rc, oc);
+            sb_append(&lanes, ")");
+        } else {
+            emit_convert(&lanes, r, rc, oc);
+        }
+    }
+    if (od == CLOPS_FLOAT16)
+        sb_printf(sb, "%svstore_half%d_rte((float%d)(%s), 0, %s);\n", indent, vw, vw,
+                  sb_str(&lanes), at);
+    else
+        sb_printf(sb, "%svstore%d((%s%d)(%s), 0, %s);\n", indent, vw, pw_cl_storage_type(od), vw,
+                  sb_str(&lanes), at);
+    if (lanes.failed)
+        sb->failed = true;
+    sb_free(&lanes);
+}
+
+/* True when the CPU devices' unit-stride runs evaluate the op on whole
+ * vectors: a lanewise built-in (pw_op.lanewise) of a floating compute dtype
+ * whose operand computes in that dtype.  POCL then calls its
+ * vectorised math library once per vector instead of the scalar routine
+ * once per lane, which its loop vectoriser cannot widen (the routines
+ * branch): exp f32 on 16 Xeon cores went from 0.07 of PyTorch's speed to
+ * the figure in docs/benchmarks.md.  GPUs keep the scalar form (one lane
+ * per thread is already what their compilers want). */
+static bool lanewise_vector(const pw_spec *s)
+{
+    return s->op->lanewise && s->op->n_in == 1 &&
+           pw_dtype_class(s->compute) == PW_CLASS_FLOAT &&
+           result_compute(s) == s->compute && operand_compute(s, 0) == s->compute;
+}
+
+/* Lanes per step of the unit-stride run loop on CPU devices (the contiguous
+ * path's widths, pw_emit_vec_width). */
+static int unit_run_width(const pw_spec *s)
+{
+    size_t widest = clops_dtype_size(s->out_dtype);
+    for (int j = 0; j < s->op->n_in; j++)
+        if (clops_dtype_size(s->in_dtype[j]) > widest)
+            widest = clops_dtype_size(s->in_dtype[j]);
+    return widest <= 2 ? 8 : 4;
+}
+
+/*
+ * Appends the vector part of a run whose output and inputs all have stride
+ * 1 (declares `t`, leaves the rest of the run to the scalar loop after it):
+ * VW lanes per step loaded with vloadVW, the expression per lane, or once on
+ * the whole vector for a lanewise built-in (lanewise_vector), and one
+ * vector store.  Only when every offset is a multiple of VW: POCL compiles
+ * vloadN to an aligned load (vload_half8 at an offset of 3 halves crashed
+ * POCL 3.1), so chunks start at multiples of 8 elements (emit_chunk_bounds)
+ * and a run at an unaligned offset (a view) goes the scalar way.
+ * This is the old contiguous kernel's body, so contiguous tensors on CPU
+ * devices need no kernel of their own.
+ */
+static clops_status emit_unit_run_vector(strbuf *sb, const pw_spec *s, const char *idx,
+                                         unsigned mask)
+{
+    static const char names[] = "abcd";
+    int vw = unit_run_width(s);
+    clops_dtype rc = result_compute(s);
+    const char *rct = pw_cl_compute_type(rc);
+    sb_printf(sb, "            %s t = 0;\n", idx);
+    /* Vectors only from aligned offsets (then every step is aligned). */
+    sb_append(sb, "            if (((o0");
+    for (int j = 0; j < s->op->n_in; j++)
+        if ((mask >> j) & 1)
+            sb_printf(sb, " | o%d", j + 1);
+    sb_printf(sb, ") & %du) == 0)\n", vw - 1);
+    sb_printf(sb, "            for (; t + %d <= run; t += %d) {\n", vw, vw);
+    for (int j = 0; j < s->op->n_in; j++) {
+        clops_dtype dt = s->in_dtype[j];
+        const char *ctn = pw_cl_compute_type(operand_compute(s, j));
+        if (!((mask >> j) & 1)) {
+            /* A broadcast input: its value of the run in every lane. */
+            for (int l = 0; l < vw; l++)
+                sb_printf(sb, "                %s %c_%d = %c_run;\n", ctn, names[j], l, names[j]);
+            continue;
+        }
+        if (dt == CLOPS_FLOAT16)
+            sb_printf(sb, "                float%d v%d = vload_half%d(0, in%d + o%d + t);\n", vw, j,
+                      vw, j, j + 1);
+        else
+            sb_printf(sb, "                %s%d v%d = vload%d(0, in%d + o%d + t);\n",
+                      pw_cl_storage_type(dt), vw, j, vw, j, j + 1);
+        for (int l = 0; l < vw; l++) {
+            char lane[64];
+            if (dt == CLOPS_BFLOAT16)
+                snprintf(lane, sizeof lane, "clops_bf16_to_float(v%d.s%x)", j, l);
+            else
+                snprintf(lane, sizeof lane, "v%d.s%x", j, l);
+            sb_printf(sb, "                %s %c_%d = ", ctn, names[j], l);
+            emit_operand_convert(sb, lane, dt, s, j);
+            sb_append(sb, ";\n");
+        }
+    }
+    clops_status st = CLOPS_OK;
+    if (lanewise_vector(s)) {
+        sb_printf(sb, "                %s%d r;\n                {\n                    %s%d a = "
+                      "(%s%d)(a_0",
+                  rct, vw, rct, vw, rct, vw);
+        for (int l = 1; l < vw; l++)
+            sb_printf(sb, ", a_%d", l);
+        sb_append(sb, ");\n                    r = ");
+        st = emit_expr(sb, s);
+        sb_append(sb, ";\n                }\n");
+        for (int l = 0; l < vw; l++)
+            sb_printf(sb, "                %s r_%d = r.s%x;\n", rct, l, l);
+    } else {
+        st = emit_lane_exprs(sb, s, vw, "                ");
+    }
+    if (st)
+        return st;
+    emit_vector_store(sb, s, vw, "                ", "out + o0 + t");
+    sb_append(sb, "            }\n");
+    return CLOPS_OK;
 }
 
 /*
@@ -413,12 +576,20 @@ static void emit_chunk_bounds(strbuf *sb, const char *idx, const char *n, const 
  * its chunk one run of the innermost dim at a time; the offsets are computed
  * once per run (the divmods of emit_offsets) and the run is a plain loop
  * with a constant stride per operand, which the compiler vectorises (stride
- * 1) or at least keeps free of index arithmetic.
+ * 1) or at least keeps free of index arithmetic.  Before that loop come
+ * loops for runs with a unit-stride output: one where every input has
+ * stride 1 too (the vector body of emit_unit_run_vector: contiguous tensors
+ * take this kernel on CPU devices, there is no separate contiguous one),
+ * and, for ops of at most PW_RUN_VERSION_INPUTS inputs, one per pattern of
+ * unit-stride and broadcast (stride 0) inputs, the broadcast ones and
+ * scalars read once per run: LLVM versions a loop on symbolic strides being
+ * 1 but not 0, so [N, N] + [N, 1] otherwise ran element by element.
  */
+#define PW_RUN_VERSION_INPUTS 2
 static clops_status emit_strided_chunked(strbuf *sb, const pw_spec *s, const char *idx)
 {
     int nt = 1 + s->op->n_in;
-    emit_chunk_bounds(sb, idx, "m.n", "i", "i_end");
+    emit_chunk_bounds(sb, idx, "m.n", "i", "i_end", 8);
     sb_append(sb, "    while (i < i_end) {\n");
     emit_offsets(sb, s, idx);
     if (s->rank == 1)
@@ -428,15 +599,74 @@ static clops_status emit_strided_chunked(strbuf *sb, const pw_spec *s, const cha
                   "        %s run = m.size[0] - i %% m.size[0];\n"
                   "        if (run > i_end - i)\n            run = i_end - i;\n",
                   idx);
-    sb_printf(sb, "        for (%s t = 0; t < run; t++) {\n", idx);
+    clops_status st = CLOPS_OK;
+    /* One loop per pattern of unit (stride 1) and broadcast (stride 0)
+     * inputs in the run, chosen per run, all-unit first (with the
+     * vector body); the generic loop last. */
+    const char *ct = pw_cl_compute_type(result_compute(s));
+    unsigned full = (1u << s->op->n_in) - 1;
+    unsigned last = s->op->n_in <= PW_RUN_VERSION_INPUTS && full ? 1 : full;
+    for (unsigned mask = full;; mask--) {
+        static const char names[] = "abcd";
+        sb_printf(sb, "        %sif (m.stride[0][0] == 1", mask == full ? "" : "} else ");
+        for (int j = 0; j < s->op->n_in; j++)
+            sb_printf(sb, " && m.stride[%d][0] == %d", j + 1, (mask >> j) & 1);
+        sb_append(sb, ") {\n");
+        for (int j = 0; j < s->op->n_in; j++) {
+            if ((mask >> j) & 1)
+                continue;
+            char ptr[16], at[16];
+            snprintf(ptr, sizeof ptr, "in%d", j);
+            snprintf(at, sizeof at, "o%d", j + 1);
+            sb_printf(sb, "            %s %c_run = (flags & %uu) ? sc%d : ",
+                      pw_cl_compute_type(operand_compute(s, j)), names[j], 1u << j, j);
+            emit_load(sb, ptr, at, s, j);
+            sb_append(sb, ";\n");
+        }
+        st = emit_unit_run_vector(sb, s, idx, mask);
+        if (st)
+            return st;
+        /* The rest of the run (under VW elements, or all of an unaligned
+         * run) stays a plain loop: vectorising it again cost compile time on
+         * every kernel for nothing. */
+        sb_append(sb, "            #pragma clang loop vectorize(disable) unroll(disable)\n");
+        sb_append(sb, "            for (; t < run; t++) {\n");
+        for (int j = 0; j < s->op->n_in; j++) {
+            sb_printf(sb, "                %s %c = ", pw_cl_compute_type(operand_compute(s, j)),
+                      names[j]);
+            if ((mask >> j) & 1) {
+                char ptr[16], at[24];
+                snprintf(ptr, sizeof ptr, "in%d", j);
+                snprintf(at, sizeof at, "o%d + t", j + 1);
+                emit_load(sb, ptr, at, s, j);
+            } else {
+                sb_printf(sb, "%c_run", names[j]);
+            }
+            sb_append(sb, ";\n");
+        }
+        sb_printf(sb, "                %s r = ", ct);
+        st = emit_expr(sb, s);
+        if (st)
+            return st;
+        sb_append(sb, ";\n                ");
+        emit_store(sb, "o0 + t", "r", result_compute(s), s->out_dtype);
+        sb_append(sb, "\n            }\n");
+        if (mask == last)
+            break;
+    }
+    /* The generic loop: any strides. */
+    sb_append(sb, "        } else {\n");
+    sb_append(sb, "            #pragma clang loop vectorize(disable)\n");
+    sb_printf(sb, "            for (%s t = 0; t < run; t++) {\n", idx);
     for (int k = 0; k < nt; k++)
-        sb_printf(sb, "            %s q%d = o%d + t * m.stride[%d][0];\n", idx, k, k, k);
-    emit_operands_at(sb, s, "            ", 'q');
-    sb_printf(sb, "            %s r = ", pw_cl_compute_type(result_compute(s)));
-    clops_status st = emit_expr(sb, s);
-    sb_append(sb, ";\n            ");
+        sb_printf(sb, "                %s q%d = o%d + t * m.stride[%d][0];\n", idx, k, k, k);
+    emit_operands_at(sb, s, "                ", 'q');
+    sb_printf(sb, "                %s r = ", pw_cl_compute_type(result_compute(s)));
+    st = emit_expr(sb, s);
+    sb_append(sb, ";\n                ");
     emit_store(sb, "q0", "r", result_compute(s), s->out_dtype);
-    sb_append(sb, "\n        }\n        i += run;\n    }\n");
+    sb_append(sb, "\n            }\n        }\n");
+    sb_append(sb, "        i += run;\n    }\n");
     return st;
 }
 
@@ -484,9 +714,9 @@ static void emit_vec_load(strbuf *sb, const pw_spec *s, int vw, int j, char nm)
     sb_append(sb, "        }\n");
 }
 
-/* Appends the body of the contiguous fast path. */
-static clops_status emit_contiguous(strbuf *sb, const pw_spec *s, int vw, const char *idx,
-                                    bool chunked)
+/* Appends the body of the contiguous fast path (GPUs; CPU devices run
+ * contiguous tensors through emit_strided_chunked's unit-stride loop). */
+static clops_status emit_contiguous(strbuf *sb, const pw_spec *s, int vw, const char *idx)
 {
     static const char names[] = "abcd";
     const pw_op *op = s->op;
@@ -494,58 +724,15 @@ static clops_status emit_contiguous(strbuf *sb, const pw_spec *s, int vw, const 
     const char *rct = pw_cl_compute_type(rc);
     clops_status st = CLOPS_OK;
     sb_printf(sb, "    %s nvec = m.n / %d;\n", idx, vw);
-    if (chunked) {
-        emit_chunk_bounds(sb, idx, "nvec", "v_lo", "v_hi");
-        sb_printf(sb, "    for (%s v_i = v_lo; v_i < v_hi; v_i++) {\n", idx);
-    } else {
-        sb_printf(sb,
-                  "    for (%s v_i = get_global_id(0); v_i < nvec; v_i += get_global_size(0)) {\n",
-                  idx);
-    }
+    sb_printf(sb, "    for (%s v_i = get_global_id(0); v_i < nvec; v_i += get_global_size(0)) {\n",
+              idx);
     sb_printf(sb, "        %s base = v_i * %d;\n", idx, vw);
     for (int j = 0; j < op->n_in; j++)
         emit_vec_load(sb, s, vw, j, names[j]);
-    sb_printf(sb, "        %s r_0", rct);
-    for (int l = 1; l < vw; l++)
-        sb_printf(sb, ", r_%d", l);
-    sb_append(sb, ";\n");
-    for (int l = 0; l < vw; l++) {
-        sb_append(sb, "        {");
-        for (int j = 0; j < op->n_in; j++)
-            sb_printf(sb, " %s %c = %c_%d;", pw_cl_compute_type(operand_compute(s, j)), names[j],
-                      names[j], l);
-        sb_printf(sb, " r_%d = ", l);
-        st = emit_expr(sb, s);
-        if (st)
-            return st;
-        sb_append(sb, "; }\n");
-    }
-    /* Store the lanes as one vector. */
-    clops_dtype od = s->out_dtype;
-    clops_dtype oc = compute_of(od);
-    strbuf lanes = STRBUF_INIT;
-    for (int l = 0; l < vw; l++) {
-        char r[16];
-        snprintf(r, sizeof r, "r_%d", l);
-        if (l)
-            sb_append(&lanes, ", ");
-        if (od == CLOPS_BFLOAT16) {
-            sb_append(&lanes, "clops_float_to_bf16(");
-            emit_convert(&lanes, r, rc, oc);
-            sb_append(&lanes, ")");
-        } else {
-            emit_convert(&lanes, r, rc, oc);
-        }
-    }
-    if (od == CLOPS_FLOAT16)
-        sb_printf(sb, "        vstore_half%d_rte((float%d)(%s), 0, out + m.off[0] + base);\n", vw,
-                  vw, sb_str(&lanes));
-    else
-        sb_printf(sb, "        vstore%d((%s%d)(%s), 0, out + m.off[0] + base);\n", vw,
-                  pw_cl_storage_type(od), vw, sb_str(&lanes));
-    if (lanes.failed)
-        sb->failed = true;
-    sb_free(&lanes);
+    st = emit_lane_exprs(sb, s, vw, "        ");
+    if (st)
+        return st;
+    emit_vector_store(sb, s, vw, "        ", "out + m.off[0] + base");
     sb_append(sb, "    }\n");
     /* The tail (n % vw elements), also grid-stride: the grid may be smaller
      * than vw when a kernel's work-group limit is tiny. */
@@ -559,7 +746,7 @@ static clops_status emit_contiguous(strbuf *sb, const pw_spec *s, int vw, const 
     sb_printf(sb, "        %s r = ", rct);
     st = emit_expr(sb, s);
     sb_append(sb, ";\n        ");
-    emit_store(sb, "o0", "r", rc, od);
+    emit_store(sb, "o0", "r", rc, s->out_dtype);
     sb_append(sb, "\n    }\n");
     return st;
 }
@@ -584,7 +771,7 @@ clops_status pw_emit_kernel(const pw_spec *s, const clops_device *d, strbuf *sb)
     emit_signature(sb, s, name, idx);
     clops_status st;
     if (s->rank == 0)
-        st = emit_contiguous(sb, s, pw_emit_vec_width(s, d), idx, d->chunked);
+        st = emit_contiguous(sb, s, pw_emit_vec_width(s, d), idx);
     else if (d->chunked)
         st = emit_strided_chunked(sb, s, idx);
     else
@@ -652,14 +839,40 @@ bool pw_group_by_op(const clops_device *d)
     return d->info.vendor == CLOPS_VENDOR_POCL || !d->info.is_gpu;
 }
 
+/*
+ * CPU devices (d->chunked) have one kernel per signature, the generic-rank
+ * one: a chunked kernel computes its offsets once per innermost run, so
+ * unrolling the rank buys nothing measurable there, and its unit-stride
+ * loop is the contiguous fast path; while every kernel a process launches
+ * costs POCL a work-group function compile (~0.1 s of a core on the 2-core
+ * CI machine, 85% of a cold test run: of the 5241 kernels the suite
+ * compiled, 3084 were rank-unrolled strided ones for 1222 signatures and
+ * 1330 contiguous ones).  GPUs keep the contiguous and unrolled kernels.
+ */
+int pw_strided_rank(const clops_device *d, int ndim)
+{
+    return (d->chunked || ndim > PW_SPEC_RANKS) ? PW_GENERIC_RANK : ndim;
+}
+
+int pw_kernel_rank(const clops_device *d, bool contiguous, int ndim)
+{
+    if (d->chunked)
+        return PW_GENERIC_RANK;
+    return contiguous ? 0 : pw_strided_rank(d, ndim);
+}
+
 static const int group_ranks[] = {0, 1, 2, 3, 4, PW_GENERIC_RANK};
+static const int group_ranks_chunked[] = {PW_GENERIC_RANK};
 
 /* Appends every rank variant of one signature. */
 static clops_status emit_signature_ranks(const pw_spec *sig, const clops_device *d, strbuf *sb)
 {
-    for (size_t r = 0; r < sizeof group_ranks / sizeof group_ranks[0]; r++) {
+    const int *ranks = d->chunked ? group_ranks_chunked : group_ranks;
+    size_t nr = d->chunked ? sizeof group_ranks_chunked / sizeof group_ranks_chunked[0]
+                           : sizeof group_ranks / sizeof group_ranks[0];
+    for (size_t r = 0; r < nr; r++) {
         pw_spec k = *sig;
-        k.rank = group_ranks[r];
+        k.rank = ranks[r];
         clops_status st = pw_emit_kernel(&k, d, sb);
         if (st)
             return st;

@@ -137,6 +137,11 @@ typedef struct pw_op {
      * float16 x * 0.1 multiplies by float32 0.1 while x + 0.1 adds
      * float16 0.1 (tests/data/golden_binary.json, CONVERT_PAIRS). */
     bool scalar_opmath;
+    /* The expression is one OpenCL built-in applied to `a` (exp(a)), which
+     * OpenCL overloads for vectors: the CPU devices' contiguous path
+     * evaluates it on a whole vector at once, so POCL calls its vectorised
+     * math library instead of the scalar one per lane (emit.c). */
+    bool lanewise;
     /* A cast op (copy_, _to_copy): the output dtype is free and the compute
      * dtype is the output's; every (input, output) dtype pair is standard. */
     bool is_cast;
@@ -272,6 +277,14 @@ void pw_kernel_name(const pw_spec *spec, char *buf, size_t cap);
 /* Elements per work item of the contiguous fast path on device d (4, or 8
  * on CPU devices when every array has a 1- or 2-byte dtype). */
 int pw_emit_vec_width(const pw_spec *spec, const clops_device *d);
+/* The rank of the strided kernel for a coalesced ndim on device d:
+ * 1..PW_SPEC_RANKS unrolled on GPUs, PW_GENERIC_RANK beyond; always
+ * PW_GENERIC_RANK on CPU devices (emit.c says why). */
+int pw_strided_rank(const clops_device *d, int ndim);
+/* The rank of the kernel for a plan: 0 (the contiguous fast path) or
+ * pw_strided_rank on GPUs; PW_GENERIC_RANK for everything on CPU devices,
+ * whose one kernel per signature has the fast path inside (emit.c). */
+int pw_kernel_rank(const clops_device *d, bool contiguous, int ndim);
 /* Appends the source of one kernel. */
 clops_status pw_emit_kernel(const pw_spec *spec, const clops_device *d, strbuf *sb);
 /* Appends the source of the program that holds spec's kernel: the shared

@@ -471,8 +471,8 @@ static clops_status launch(const pw_call *c, const pw_spec *spec, const pw_plan 
  * one element) starts at a multiple of the vector width.  vloadN needs only
  * element alignment in OpenCL C, but POCL 3.1 emits an aligned N-element
  * load for vload_half8 and crashes on a view at an offset of 3 halves; so on
- * every device an unaligned view takes the rank-1 strided kernel (the same
- * program) instead.  Buffers themselves start aligned (CL_DEVICE_MEM_BASE_
+ * every device an unaligned view takes the rank-1 strided kernel (the generic
+ * one on CPU devices, pw_strided_rank) of the same program instead.  Buffers themselves start aligned (CL_DEVICE_MEM_BASE_
  * ADDR_ALIGN is at least the largest vector type).
  */
 static bool vector_aligned(const pw_spec *spec, const pw_plan *plan, const clops_device *d)
@@ -611,11 +611,9 @@ clops_status pw_run(const pw_op *op, pw_variant variant, const pw_operand *opera
                 spec.in_dtype[j] = op->roles[j] == PW_ROLE_BOOL ? CLOPS_BOOL : c.common;
         }
         spec.index64 = plan.index64;
-        spec.rank = plan.contiguous ? 0
-                    : plan.ndim <= PW_SPEC_RANKS ? plan.ndim
-                                                 : PW_GENERIC_RANK;
+        spec.rank = pw_kernel_rank(c.device, plan.contiguous, plan.ndim);
         if (spec.rank == 0 && !host_is_cpu(c.device) && !vector_aligned(&spec, &plan, c.device))
-            spec.rank = 1;
+            spec.rank = pw_strided_rank(c.device, 1);
         if (host_is_cpu(c.device))
             st = run_reference(&c, &spec, &plan, tens, tmap, params);
         else
