@@ -624,6 +624,47 @@ static void test_bench_and_warmup_report_times(void **state)
     cJSON_Delete(doc);
 }
 
+/* The figures of the one device of a warmup --json document at path. */
+static void warmup_figures(const char *path, double *calls, double *kernels)
+{
+    cJSON *doc = read_json(path);
+    const cJSON *w = get(doc, "warmup");
+    CT_ASSERT(cJSON_IsArray(w) && cJSON_GetArraySize(w) == 1);
+    *calls = cJSON_GetNumberValue(get(w->child, "calls"));
+    *kernels = cJSON_GetNumberValue(get(w->child, "kernels"));
+    cJSON_Delete(doc);
+}
+
+/* warmup --jobs N splits the ops over N processes: the same calls as one
+ * process, every kernel made; bad --jobs values are usage errors. */
+static void test_parallel_warmup_covers_every_op(void **state)
+{
+    (void)state;
+    const char *one = path_of("warmup1.json"), *two = path_of("warmup2.json");
+    run_out r = clops_run("warmup", "--device", "opencl:0", "--op", "neg", "--op", "abs", "--op",
+                          "exp", "--dtype", "float32", "--jobs", "1", "--json", one, NULL);
+    EXPECT_EXIT(r, 0);
+    run_free(&r);
+    r = clops_run("warmup", "--device", "opencl:0", "--op", "neg", "--op", "abs", "--op", "exp",
+                  "--dtype", "float32", "-j", "2", "--json", two, NULL);
+    EXPECT_EXIT(r, 0);
+    run_free(&r);
+    double c1, k1, c2, k2;
+    warmup_figures(one, &c1, &k1);
+    warmup_figures(two, &c2, &k2);
+    CT_ASSERT(c1 > 0 && c1 == c2);
+    /* Each process also makes the kernels every case needs (the fills of
+     * its inputs), so the sum may exceed one process's count. */
+    CT_ASSERT(k1 > 0 && k2 >= k1);
+    const char *bad[] = {"0", "x", "2x", "-1"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        r = clops_run("warmup", "--op", "neg", "--jobs", bad[i], NULL);
+        EXPECT_EXIT(r, 2);
+        CT_ASSERT(strstr(r.err, "--jobs"));
+        run_free(&r);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -639,6 +680,7 @@ int main(void)
         cmocka_unit_test(test_compare_writes_the_report),
         cmocka_unit_test(test_ops_json_lists_kernels),
         cmocka_unit_test(test_bench_and_warmup_report_times),
+        cmocka_unit_test(test_parallel_warmup_covers_every_op),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -10,13 +10,20 @@
  * The pass calls every case of the set once per device (no reference, no
  * comparison), which builds every program and creates every kernel the
  * checks use; the binaries land in the disk cache (clops' own, or POCL's
- * under <cache>/pocl for POCL devices).  Then a child process (`--child`)
- * runs the same pass with the cache now filled, and the two times are
- * reported side by side.
+ * under <cache>/pocl for POCL devices).  With --jobs N (default: the
+ * online CPUs) the cold pass runs as N child processes, each calling every
+ * N-th op (`--shard K/N`): a program build and a kernel's first launch are
+ * single-threaded in every driver we have (POCL compiles a kernel in the
+ * calling thread), so N processes fill one shared cache up to N times as
+ * fast.  Then a child process (`--child`) runs the whole pass with the
+ * cache filled, and the two times are reported side by side.
  */
 #include <math.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "host/host.h"
 #include "tools/cli/cli.h"
@@ -29,8 +36,11 @@ static const cli_option warmup_options[] = {
     CLI_OPTION_OP,
     CLI_OPTION_DTYPE,
     CLI_OPTION_JSON,
+    {"jobs", 'j', CLI_OPT_VALUE, "N",
+     "compile in N processes at once (default: the number of online CPUs)"},
     {"child", 0, CLI_OPT_FLAG, NULL,
      "internal: run the pass on one device and print its figures as JSON"},
+    {"shard", 0, CLI_OPT_VALUE, "K/N", "internal: with --child, call only every N-th op from K"},
     CLI_OPTION_END,
 };
 
@@ -41,16 +51,16 @@ typedef struct pass_figures {
     int calls, failed_calls;
 } pass_figures;
 
-/* Calls every case of ops on d once. */
-static int warm_pass(const cli_suite *s, const clops_op *const *ops, int n, clops_device *d,
-                     cli_progress *p, pass_figures *pf)
+/* Calls every case of ops[i] on d once, for the i with i % nshard == shard. */
+static int warm_pass(const cli_suite *s, const clops_op *const *ops, int n, int shard, int nshard,
+                     clops_device *d, cli_progress *p, pass_figures *pf)
 {
     memset(pf, 0, sizeof *pf);
     host_kcache_stats before = {0}, after = {0};
     if (!host_is_cpu(d))
         host_kcache_get_stats(d, &before);
     double t0 = cli_now();
-    for (int i = 0; i < n; i++) {
+    for (int i = shard; i < n; i += nshard) {
         if (p)
             cli_progress_begin(p, clops_op_name(ops[i]));
         chk_opinfo info;
@@ -101,36 +111,50 @@ static cJSON *pass_json(const clops_device *d, const pass_figures *pf)
     return o;
 }
 
-/* Runs the warm pass in a child process; *warm receives its figures. */
-static bool child_pass(const cli_args *args, const cli_suite *s, const clops_device *d,
-                       pass_figures *warm)
-{
+/* The argv of a child pass over device d with the parent's selection
+ * (its strings live in buf); NULL-terminated, with room for two more. */
+typedef struct child_cmd {
     char exe[4096], dev[16], dts[256];
-    if (!chk_self_exe(exe, sizeof exe))
+    char *argv[72];
+    int argc;
+} child_cmd;
+
+static bool child_command(const cli_args *args, const cli_suite *s, const clops_device *d,
+                          child_cmd *c)
+{
+    if (!chk_self_exe(c->exe, sizeof c->exe))
         return false;
-    snprintf(dev, sizeof dev, "%d", clops_device_get_info(d)->index);
+    snprintf(c->dev, sizeof c->dev, "%d", clops_device_get_info(d)->index);
     size_t n = 0;
-    dts[0] = '\0';
-    for (int dt = 0; dt < CLOPS_DTYPE_COUNT && n < sizeof dts; dt++)
+    c->dts[0] = '\0';
+    for (int dt = 0; dt < CLOPS_DTYPE_COUNT && n < sizeof c->dts; dt++)
         if (s->dtypes & (1u << dt))
-            n += (size_t)snprintf(dts + n, sizeof dts - n, "%s%s", n ? "," : "",
+            n += (size_t)snprintf(c->dts + n, sizeof c->dts - n, "%s%s", n ? "," : "",
                                   clops_dtype_name((clops_dtype)dt));
     /* The child repeats the parent's selection: the same options. */
-    char *argv[64] = {exe, "warmup", "--child", "--device", dev, "--json", "-"};
-    int argc = 7;
+    char *head[] = {c->exe, "warmup", "--child", "--device", c->dev, "--json", "-"};
+    c->argc = 0;
+    for (size_t k = 0; k < sizeof head / sizeof head[0]; k++)
+        c->argv[c->argc++] = head[k];
     if (cli_value(args, "set")) {
-        argv[argc++] = "--set";
-        argv[argc++] = (char *)cli_value(args, "set");
+        c->argv[c->argc++] = "--set";
+        c->argv[c->argc++] = (char *)cli_value(args, "set");
     }
     if (s->dtypes_given) {
-        argv[argc++] = "--dtype";
-        argv[argc++] = dts;
+        c->argv[c->argc++] = "--dtype";
+        c->argv[c->argc++] = c->dts;
     }
-    for (int k = 0; k < cli_count(args, "op") && argc < 60; k++) {
-        argv[argc++] = "--op";
-        argv[argc++] = (char *)cli_value_at(args, "op", k);
+    for (int k = 0; k < cli_count(args, "op") && c->argc < 66; k++) {
+        c->argv[c->argc++] = "--op";
+        c->argv[c->argc++] = (char *)cli_value_at(args, "op", k);
     }
-    argv[argc] = NULL;
+    c->argv[c->argc] = NULL;
+    return true;
+}
+
+/* Runs a child's command and reads its figures into *pf. */
+static bool run_child(char *const *argv, pass_figures *pf)
+{
     char *env[] = {"CLOPS_PROGRESS=off", NULL};
     char *out = NULL;
     int code = -1;
@@ -143,17 +167,117 @@ static bool child_pass(const cli_args *args, const cli_suite *s, const clops_dev
     const cJSON *w = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "warmup"), 0);
     bool ok = cJSON_IsObject(w);
     if (ok) {
-        memset(warm, 0, sizeof *warm);
-        warm->seconds = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(w, "seconds"));
-        warm->programs_built = (uint64_t)cJSON_GetNumberValue(
+        memset(pf, 0, sizeof *pf);
+        pf->seconds = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(w, "seconds"));
+        pf->programs_built = (uint64_t)cJSON_GetNumberValue(
             cJSON_GetObjectItemCaseSensitive(w, "programs_built"));
-        warm->programs_loaded = (uint64_t)cJSON_GetNumberValue(
+        pf->programs_loaded = (uint64_t)cJSON_GetNumberValue(
             cJSON_GetObjectItemCaseSensitive(w, "programs_loaded"));
-        warm->kernels = (uint64_t)cJSON_GetNumberValue(
+        pf->kernels = (uint64_t)cJSON_GetNumberValue(
             cJSON_GetObjectItemCaseSensitive(w, "kernels"));
+        pf->calls = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(w, "calls"));
     }
     cJSON_Delete(doc);
     return ok;
+}
+
+/* Runs the warm pass in a child process; *warm receives its figures. */
+static bool child_pass(const cli_args *args, const cli_suite *s, const clops_device *d,
+                       pass_figures *warm)
+{
+    child_cmd c;
+    return child_command(args, s, d, &c) && run_child(c.argv, warm);
+}
+
+/* One process of a parallel cold pass. */
+typedef struct shard_job {
+    child_cmd cmd;
+    char shard[32];
+    pass_figures pf;
+    bool ok;
+} shard_job;
+
+static void *shard_main(void *arg)
+{
+    shard_job *j = arg;
+    j->ok = run_child(j->cmd.argv, &j->pf);
+    return NULL;
+}
+
+/* The cold pass over d as `jobs` child processes at once, each calling every
+ * jobs-th op; *pf receives the wall time and the summed counts. */
+static int parallel_pass(const cli_args *args, const cli_suite *s, const clops_device *d,
+                         int jobs, pass_figures *pf)
+{
+    memset(pf, 0, sizeof *pf);
+    shard_job *j = calloc((size_t)jobs, sizeof *j);
+    pthread_t *th = calloc((size_t)jobs, sizeof *th);
+    bool *started = calloc((size_t)jobs, sizeof *started);
+    int rc = (j && th && started) ? CLI_EXIT_OK : CLI_EXIT_RUNTIME;
+    double t0 = cli_now();
+    for (int k = 0; rc == CLI_EXIT_OK && k < jobs; k++) {
+        if (!child_command(args, s, d, &j[k].cmd)) {
+            rc = CLI_EXIT_RUNTIME;
+            break;
+        }
+        snprintf(j[k].shard, sizeof j[k].shard, "%d/%d", k, jobs);
+        j[k].cmd.argv[j[k].cmd.argc++] = "--shard";
+        j[k].cmd.argv[j[k].cmd.argc++] = j[k].shard;
+        j[k].cmd.argv[j[k].cmd.argc] = NULL;
+        started[k] = pthread_create(&th[k], NULL, shard_main, &j[k]) == 0;
+        if (!started[k])
+            rc = CLI_EXIT_RUNTIME;
+    }
+    for (int k = 0; k < jobs && j && th && started; k++) {
+        if (!started[k])
+            continue;
+        pthread_join(th[k], NULL);
+        if (!j[k].ok)
+            rc = rc ? rc : CLI_EXIT_RUNTIME;
+        pf->programs_built += j[k].pf.programs_built;
+        pf->programs_loaded += j[k].pf.programs_loaded;
+        pf->kernels += j[k].pf.kernels;
+        pf->calls += j[k].pf.calls;
+    }
+    pf->seconds = cli_now() - t0;
+    if (rc)
+        fprintf(stderr, "clops warmup: a warm-up process on %s failed\n", clops_device_label(d));
+    free(j);
+    free(th);
+    free(started);
+    return rc;
+}
+
+/* --jobs (default: the online CPUs), or 0 after an error message. */
+static int jobs_option(const cli_args *args)
+{
+    const char *v = cli_value(args, "jobs");
+    if (!v) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        return n < 1 ? 1 : n > 64 ? 64 : (int)n;
+    }
+    char *end = NULL;
+    long n = strtol(v, &end, 10);
+    if (!*v || *end || n < 1 || n > 256) {
+        fprintf(stderr, "clops warmup: --jobs wants a whole number from 1 to 256, not '%s'\n", v);
+        return 0;
+    }
+    return (int)n;
+}
+
+/* --shard K/N of a child into *k, *n (0/1 when absent); false when malformed. */
+static bool shard_option(const cli_args *args, int *k, int *n)
+{
+    *k = 0;
+    *n = 1;
+    const char *v = cli_value(args, "shard");
+    if (!v)
+        return true;
+    if (sscanf(v, "%d/%d", k, n) != 2 || *n < 1 || *k < 0 || *k >= *n) {
+        fprintf(stderr, "clops warmup: --shard wants K/N with 0 <= K < N, not '%s'\n", v);
+        return false;
+    }
+    return true;
 }
 
 /* Runs `clops warmup`. */
@@ -182,16 +306,26 @@ static int run_warmup(const cli_args *args)
     if (!arr)
         rc = rc ? rc : CLI_EXIT_RUNTIME;
     bool child = cli_flag(args, "child");
+    int jobs = child ? 1 : jobs_option(args), shard = 0, nshard = 1;
+    if (!rc && (jobs == 0 || !shard_option(args, &shard, &nshard)))
+        rc = CLI_EXIT_USAGE;
     cli_table t;
     static const char *const h[] = {"device", "programs built", "kernels", "cold s", "warm s",
                                     "cold/warm"};
     cli_table_init(&t, "lrrrrr", 6, h);
     cli_progress p;
     if (!child)
-        cli_progress_start(&p, CLI_PROGRESS_AUTO, "warmup", "ops", n * s.ndev);
+        cli_progress_start(&p, CLI_PROGRESS_AUTO, "warmup", jobs > 1 && n > 1 ? "devices" : "ops",
+                           jobs > 1 && n > 1 ? s.ndev : n * s.ndev);
     for (int k = 0; rc == CLI_EXIT_OK && k < s.ndev; k++) {
         pass_figures cold, warm;
-        rc = warm_pass(&s, ops, n, s.devs[k], child ? NULL : &p, &cold);
+        if (jobs > 1 && n > 1) {
+            cli_progress_begin(&p, clops_device_label(s.devs[k]));
+            rc = parallel_pass(args, &s, s.devs[k], jobs < n ? jobs : n, &cold);
+            cli_progress_end(&p, rc == CLI_EXIT_OK, NULL);
+        } else {
+            rc = warm_pass(&s, ops, n, shard, nshard, s.devs[k], child ? NULL : &p, &cold);
+        }
         if (rc)
             break;
         cJSON *o = pass_json(s.devs[k], &cold);
@@ -223,10 +357,12 @@ static int run_warmup(const cli_args *args)
         cli_progress_finish(&p);
     const char *json = cli_value(args, "json");
     if (rc == CLI_EXIT_OK && !child && !(json && strcmp(json, "-") == 0)) {
-        printf("Warm-up of the %s set (%d ops) into %s:\n", chk_set_name(s.set), n, dir);
+        printf("Warm-up of the %s set (%d ops, %d process%s) into %s:\n", chk_set_name(s.set), n,
+               jobs < n ? jobs : n, (jobs < n ? jobs : n) == 1 ? "" : "es", dir);
         cli_table_print(&t, stdout, "  ");
-        printf("cold: this process, building (or, on POCL, compiling through POCL's cache) every "
-               "program; warm: a fresh process running the same calls with the cache filled.\n");
+        printf("cold: building (or, on POCL, compiling through POCL's cache) every program, in "
+               "--jobs processes at once; warm: a fresh process running the same calls with the "
+               "cache filled.\n");
     }
     if (rc == CLI_EXIT_OK && json)
         rc = cli_json_write(doc, json);
@@ -241,10 +377,12 @@ const cli_command cli_cmd_warmup = {
     .name = "warmup",
     .summary = "compile every kernel of the standard op set into the disk cache ahead of time",
     .usage = "clops warmup [--device SEL]... [--set ci|representative|full] [--op GLOB]... "
-             "[--dtype LIST]... [--json FILE]",
+             "[--dtype LIST]... [--jobs N] [--json FILE]",
     .help = "Calls every case of the chosen case set (default: representative) once on each "
             "selected device (default: every OpenCL device) without checking values, which "
-            "builds every program and creates every kernel those cases need; the binaries go "
+            "builds every program and creates every kernel those cases need, in --jobs "
+            "processes at once (default: one per online CPU), each calling a share of the ops; "
+            "the binaries go "
             "to the disk cache (clops' own, or POCL's cache under <cache>/pocl on POCL "
             "devices).  It reports the time of that cold pass and of the same pass in a fresh "
             "child process with the cache filled: what the first calls of a new process cost "
