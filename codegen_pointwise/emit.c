@@ -491,15 +491,11 @@ static bool lanewise_vector(const pw_spec *s)
  * POCL 5.0, 16 Xeon cores, one job: 59 GB/s with 4 lanes, 106-109 with 8,
  * 100-171 with 16 (PyTorch 140-186). */
 #define PW_UNIT_RUN_MAX_WIDTH 16
-static int unit_run_width(const pw_spec *s)
+static int unit_run_width(const pw_spec *s, const clops_device *d)
 {
     if (lanewise_vector(s))
         return s->compute == CLOPS_FLOAT64 ? 8 : PW_UNIT_RUN_MAX_WIDTH;
-    size_t widest = clops_dtype_size(s->out_dtype);
-    for (int j = 0; j < s->op->n_in; j++)
-        if (clops_dtype_size(s->in_dtype[j]) > widest)
-            widest = clops_dtype_size(s->in_dtype[j]);
-    return widest <= 2 ? 8 : 4;
+    return pw_emit_vec_width(s, d);
 }
 
 /*
@@ -515,11 +511,11 @@ static int unit_run_width(const pw_spec *s)
  * This is the old contiguous kernel's body, so contiguous tensors on CPU
  * devices need no kernel of their own.
  */
-static clops_status emit_unit_run_vector(strbuf *sb, const pw_spec *s, const char *idx,
-                                         unsigned mask)
+static clops_status emit_unit_run_vector(strbuf *sb, const pw_spec *s, const clops_device *d,
+                                         const char *idx, unsigned mask)
 {
     static const char names[] = "abcd";
-    int vw = unit_run_width(s);
+    int vw = unit_run_width(s, d);
     clops_dtype rc = result_compute(s);
     const char *rct = pw_cl_compute_type(rc);
     sb_printf(sb, "            %s t = 0;\n", idx);
@@ -593,19 +589,17 @@ static clops_status emit_unit_run_vector(strbuf *sb, const pw_spec *s, const cha
  * 1 but not 0, so [N, N] + [N, 1] otherwise ran element by element.
  */
 #define PW_RUN_VERSION_INPUTS 2
-static clops_status emit_strided_chunked(strbuf *sb, const pw_spec *s, const char *idx)
+static clops_status emit_strided_chunked(strbuf *sb, const pw_spec *s, const clops_device *d,
+                                         const char *idx)
 {
     int nt = 1 + s->op->n_in;
     emit_chunk_bounds(sb, idx, "m.n", "i", "i_end", PW_UNIT_RUN_MAX_WIDTH);
     sb_append(sb, "    while (i < i_end) {\n");
     emit_offsets(sb, s, idx);
-    if (s->rank == 1)
-        sb_printf(sb, "        %s run = i_end - i;\n", idx);
-    else
-        sb_printf(sb,
-                  "        %s run = m.size[0] - i %% m.size[0];\n"
-                  "        if (run > i_end - i)\n            run = i_end - i;\n",
-                  idx);
+    sb_printf(sb,
+              "        %s run = m.size[0] - i %% m.size[0];\n"
+              "        if (run > i_end - i)\n            run = i_end - i;\n",
+              idx);
     clops_status st = CLOPS_OK;
     /* One loop per pattern of unit (stride 1) and broadcast (stride 0)
      * inputs in the run, chosen per run, all-unit first (with the
@@ -630,7 +624,7 @@ static clops_status emit_strided_chunked(strbuf *sb, const pw_spec *s, const cha
             emit_load(sb, ptr, at, s, j);
             sb_append(sb, ";\n");
         }
-        st = emit_unit_run_vector(sb, s, idx, mask);
+        st = emit_unit_run_vector(sb, s, d, idx, mask);
         if (st)
             return st;
         /* The rest of the run (under VW elements, or all of an unaligned
@@ -780,7 +774,7 @@ clops_status pw_emit_kernel(const pw_spec *s, const clops_device *d, strbuf *sb)
     if (s->rank == 0)
         st = emit_contiguous(sb, s, pw_emit_vec_width(s, d), idx);
     else if (d->chunked)
-        st = emit_strided_chunked(sb, s, idx);
+        st = emit_strided_chunked(sb, s, d, idx);
     else
         st = emit_strided(sb, s, idx);
     sb_append(sb, "}\n");
@@ -856,16 +850,11 @@ bool pw_group_by_op(const clops_device *d)
  * compiled, 3084 were rank-unrolled strided ones for 1222 signatures and
  * 1330 contiguous ones).  GPUs keep the contiguous and unrolled kernels.
  */
-int pw_strided_rank(const clops_device *d, int ndim)
-{
-    return (d->chunked || ndim > PW_SPEC_RANKS) ? PW_GENERIC_RANK : ndim;
-}
-
 int pw_kernel_rank(const clops_device *d, bool contiguous, int ndim)
 {
-    if (d->chunked)
+    if (d->chunked || (!contiguous && ndim > PW_SPEC_RANKS))
         return PW_GENERIC_RANK;
-    return contiguous ? 0 : pw_strided_rank(d, ndim);
+    return contiguous ? 0 : ndim;
 }
 
 static const int group_ranks[] = {0, 1, 2, 3, 4, PW_GENERIC_RANK};

@@ -277,13 +277,10 @@ void pw_kernel_name(const pw_spec *spec, char *buf, size_t cap);
 /* Elements per work item of the contiguous fast path on device d (4, or 8
  * on CPU devices when every array has a 1- or 2-byte dtype). */
 int pw_emit_vec_width(const pw_spec *spec, const clops_device *d);
-/* The rank of the strided kernel for a coalesced ndim on device d:
- * 1..PW_SPEC_RANKS unrolled on GPUs, PW_GENERIC_RANK beyond; always
- * PW_GENERIC_RANK on CPU devices (emit.c says why). */
-int pw_strided_rank(const clops_device *d, int ndim);
-/* The rank of the kernel for a plan: 0 (the contiguous fast path) or
- * pw_strided_rank on GPUs; PW_GENERIC_RANK for everything on CPU devices,
- * whose one kernel per signature has the fast path inside (emit.c). */
+/* The rank of the kernel for a plan: on GPUs 0 (the contiguous fast path),
+ * the coalesced ndim up to PW_SPEC_RANKS (unrolled) or PW_GENERIC_RANK
+ * beyond; PW_GENERIC_RANK for everything on CPU devices, whose one kernel
+ * per signature has the fast path inside (emit.c says why). */
 int pw_kernel_rank(const clops_device *d, bool contiguous, int ndim);
 /* Appends the source of one kernel. */
 clops_status pw_emit_kernel(const pw_spec *spec, const clops_device *d, strbuf *sb);

@@ -471,9 +471,10 @@ static clops_status launch(const pw_call *c, const pw_spec *spec, const pw_plan 
  * one element) starts at a multiple of the vector width.  vloadN needs only
  * element alignment in OpenCL C, but POCL 3.1 emits an aligned N-element
  * load for vload_half8 and crashes on a view at an offset of 3 halves; so on
- * every device an unaligned view takes the rank-1 strided kernel (the generic
- * one on CPU devices, pw_strided_rank) of the same program instead.  Buffers themselves start aligned (CL_DEVICE_MEM_BASE_
- * ADDR_ALIGN is at least the largest vector type).
+ * devices with the grid-stride policy an unaligned view takes the rank-1
+ * strided kernel of the same program instead (chunked CPU devices check the
+ * alignment per run inside their one kernel, emit.c).  Buffers themselves start aligned (CL_DEVICE_MEM_BASE_ADDR_ALIGN
+ * is at least the largest vector type).
  */
 static bool vector_aligned(const pw_spec *spec, const pw_plan *plan, const clops_device *d)
 {
@@ -613,7 +614,7 @@ clops_status pw_run(const pw_op *op, pw_variant variant, const pw_operand *opera
         spec.index64 = plan.index64;
         spec.rank = pw_kernel_rank(c.device, plan.contiguous, plan.ndim);
         if (spec.rank == 0 && !host_is_cpu(c.device) && !vector_aligned(&spec, &plan, c.device))
-            spec.rank = pw_strided_rank(c.device, 1);
+            spec.rank = 1; /* chunked (CPU) devices never take rank 0 */
         if (host_is_cpu(c.device))
             st = run_reference(&c, &spec, &plan, tens, tmap, params);
         else

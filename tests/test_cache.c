@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clops/ops.h"
 #include "host/host.h"
 #include "support/clops_test.h"
 
@@ -172,6 +173,55 @@ static int build_fresh(const char *tag, clops_device **devs, char *dir, size_t c
         CT_ASSERT(s.programs_built == 1 && s.programs_loaded == 0);
     }
     return n;
+}
+
+/* --- pointwise kernels per signature ---------------------------------------------- */
+
+/* CPU devices (the chunked launch policy) compile one pointwise kernel per
+ * signature: contiguous, transposed, broadcast, 3-D and unaligned-view
+ * float32 adds all take it (codegen_pointwise/emit.c, pw_kernel_rank); a
+ * GPU takes at least the contiguous and unrolled-rank kernels. */
+static void test_cpu_devices_compile_one_pointwise_kernel_per_signature(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_devices(devs, CT_MAX_DEVICES);
+    for (int k = 0; k < nd; k++) {
+        clops_device *d = devs[k];
+        if (host_is_cpu(d))
+            continue;
+        ct_set_device(d);
+        int64_t sz[3] = {48, 48, 3}, col[2] = {48, 1};
+        clops_tensor *a = NULL, *b = NULL, *c = NULL, *a3 = NULL;
+        CT_OK(clops_full(d, CLOPS_FLOAT32, 2, sz, clops_scalar_float(1.5), &a));
+        CT_OK(clops_full(d, CLOPS_FLOAT32, 2, sz, clops_scalar_float(2.0), &b));
+        CT_OK(clops_full(d, CLOPS_FLOAT32, 2, col, clops_scalar_float(3.0), &c));
+        CT_OK(clops_full(d, CLOPS_FLOAT32, 3, sz, clops_scalar_float(4.0), &a3));
+        clops_tensor *at = NULL, *bt = NULL, *an = NULL, *bn = NULL;
+        CT_OK(clops_transpose(a, 0, 1, &at));
+        CT_OK(clops_transpose(b, 0, 1, &bt));
+        CT_OK(clops_narrow(a, 1, 3, 40, &an)); /* a view at an offset of 3 */
+        CT_OK(clops_narrow(b, 1, 0, 40, &bn));
+        host_kcache_stats s0 = stats_of(d);
+        clops_tensor *r[5] = {NULL};
+        CT_OK(clops_add(a, b, clops_scalar_int(1), &r[0]));
+        CT_OK(clops_add(at, b, clops_scalar_int(1), &r[1]));
+        CT_OK(clops_add(a, c, clops_scalar_int(1), &r[2]));
+        CT_OK(clops_add(a3, a3, clops_scalar_int(1), &r[3]));
+        CT_OK(clops_add(an, bn, clops_scalar_int(1), &r[4]));
+        CT_OK(clops_device_synchronize(d));
+        host_kcache_stats s1 = stats_of(d);
+        uint64_t made = s1.kernel_misses - s0.kernel_misses;
+        if (d->chunked)
+            CT_ASSERT_MSG(made == 1, "%s: %llu pointwise kernels for one signature",
+                          clops_device_label(d), (unsigned long long)made);
+        else
+            CT_ASSERT_MSG(made >= 2, "%s: %llu kernels", clops_device_label(d),
+                          (unsigned long long)made);
+        clops_tensor *all[] = {a, b, c, a3, at, bt, an, bn, r[0], r[1], r[2], r[3], r[4]};
+        for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+            clops_tensor_release(all[i]);
+    }
 }
 
 /* --- in memory ----------------------------------------------------------------- */
@@ -575,6 +625,7 @@ int main(int argc, char **argv)
     snprintf(nonce, sizeof nonce, "%ld-%ld", (long)getpid(), (long)time(NULL));
 
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cpu_devices_compile_one_pointwise_kernel_per_signature),
         cmocka_unit_test(test_a_second_request_for_a_kernel_is_a_memory_hit),
         cmocka_unit_test(test_a_second_kernel_of_a_built_program_builds_nothing),
         cmocka_unit_test(test_a_fresh_process_loads_the_program_from_the_disk_cache),
