@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
-"""bench/torch_common.py: the timing the PyTorch side of every op-family
-benchmark shares (torch_pointwise.py, torch_reduce.py, torch_sort.py, torch_random.py,
+"""bench/torch_common.py: the timing (and, for the family scripts, the
+command-line options: bench_parser, bench_device) the PyTorch side of
+every op-family benchmark shares (torch_pointwise.py, torch_reduce.py, torch_sort.py, torch_random.py,
 torch_index.py), so that the PyTorch and clops figures of one job are taken
 the same way as the C benchmarks' time_calls (bench/bench_common.h): one
 warm-up call, then the median over `batches` batches of `reps` calls,
@@ -33,3 +34,25 @@ def time_call(fn, reps, cuda, batches=5):
                 fn()
             times.append((time.perf_counter() - t0) / reps)
     return statistics.median(times)
+
+
+def bench_parser():
+    """The options every family script takes: --scale, --reps, --cpu,
+    --threads, --json (a script adds its own to the parser it gets)."""
+    import argparse
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--scale", type=float, default=1.0)
+    ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--cpu", action="store_true", help="run on the CPU even if CUDA is there")
+    ap.add_argument("--threads", type=int, default=0, help="CPU threads (0: PyTorch's default)")
+    ap.add_argument("--json")
+    return ap
+
+
+def bench_device(args):
+    """(cuda, device name) for the parsed options; on the CPU, --threads
+    sets PyTorch's thread count."""
+    cuda = torch.cuda.is_available() and not args.cpu
+    if not cuda and args.threads > 0:
+        torch.set_num_threads(args.threads)
+    return cuda, "cuda" if cuda else "cpu"

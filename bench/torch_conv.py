@@ -17,12 +17,11 @@ bench/compare_family.py joins the two JSON files.  --resnet18 adds
 with --clops that case (alone) runs on the clops device through the
 PyTorch bridge (python/, docs/torch.md) instead, for the whole-model ratio.
 """
-import argparse
 import json
 
 import torch
 
-from torch_common import time_call
+from torch_common import bench_parser, time_call
 
 SPECS = [
     # name, cin, hw, cout, k, stride, pad, groups, grad_input
@@ -44,12 +43,7 @@ SPECS = [
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--scale", type=float, default=1.0)
-    ap.add_argument("--reps", type=int, default=20)
-    ap.add_argument("--cpu", action="store_true", help="run on the CPU even if CUDA is there")
-    ap.add_argument("--threads", type=int, default=0, help="CPU threads (0: PyTorch's default)")
-    ap.add_argument("--json")
+    ap = bench_parser()
     ap.add_argument("--resnet18", action="store_true", help="add the whole-model case")
     ap.add_argument("--clops", action="store_true",
                     help="run only resnet18_fwd, on the clops device (the bridge)")

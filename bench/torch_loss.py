@@ -13,12 +13,11 @@ batches (bench/torch_common.py), and reports us/call and the bytes the op
 must move, counted exactly as bench_loss counts them, under the same case
 names.
 """
-import argparse
 import json
 
 import torch
 
-from torch_common import time_call
+from torch_common import bench_device, bench_parser, time_call
 
 A = torch.ops.aten
 SPECS = [("nll_fwd_mean_gpt2_f32", 0, 8 * 512, 50257),
@@ -29,17 +28,8 @@ SPECS = [("nll_fwd_mean_gpt2_f32", 0, 8 * 512, 50257),
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--scale", type=float, default=1.0)
-    ap.add_argument("--reps", type=int, default=20)
-    ap.add_argument("--cpu", action="store_true", help="run on the CPU even if CUDA is there")
-    ap.add_argument("--threads", type=int, default=0, help="CPU threads (0: PyTorch's default)")
-    ap.add_argument("--json")
-    args = ap.parse_args()
-    cuda = torch.cuda.is_available() and not args.cpu
-    dev = "cuda" if cuda else "cpu"
-    if not cuda and args.threads > 0:
-        torch.set_num_threads(args.threads)
+    args = bench_parser().parse_args()
+    cuda, dev = bench_device(args)
     results = []
     for name, kind, rows, classes in SPECS:
         rows = max(1, int(rows / args.scale))

@@ -16,28 +16,18 @@ ops clops implements, with the results allocated per call as clops' bench
 does.  Times are medians of batches (torch_common.time_call); the case
 names are bench_pool's, so bench/compare_family.py joins the JSON files.
 """
-import argparse
 import json
 
 import torch
 
-from torch_common import time_call
+from torch_common import bench_device, bench_parser, time_call
 
 A = torch.ops.aten
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--scale", type=float, default=1.0)
-    ap.add_argument("--reps", type=int, default=20)
-    ap.add_argument("--cpu", action="store_true", help="run on the CPU even if CUDA is there")
-    ap.add_argument("--threads", type=int, default=0, help="CPU threads (0: PyTorch's default)")
-    ap.add_argument("--json")
-    args = ap.parse_args()
-    cuda = torch.cuda.is_available() and not args.cpu
-    dev = "cuda" if cuda else "cpu"
-    if not cuda and args.threads > 0:
-        torch.set_num_threads(args.threads)
+    args = bench_parser().parse_args()
+    cuda, dev = bench_device(args)
     if cuda:
         torch.backends.cudnn.enabled = False
     b = max(1, int(32 / max(args.scale, 1.0)))

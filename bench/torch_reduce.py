@@ -13,27 +13,17 @@ clock after torch.cuda.synchronize or on the CPU), and reports the bytes
 read and written once, exactly as bench_reduce counts them, under the same
 case names.  copy_f32 is PyTorch's own copy of N*N float32 for reference.
 """
-import argparse
 import json
 import math
 
 import torch
 
-from torch_common import time_call
+from torch_common import bench_device, bench_parser, time_call
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--scale", type=float, default=1.0)
-    ap.add_argument("--reps", type=int, default=20)
-    ap.add_argument("--cpu", action="store_true", help="run on the CPU even if CUDA is there")
-    ap.add_argument("--threads", type=int, default=0, help="CPU threads (0: PyTorch's default)")
-    ap.add_argument("--json")
-    args = ap.parse_args()
-    cuda = torch.cuda.is_available() and not args.cpu
-    dev = "cuda" if cuda else "cpu"
-    if not cuda and args.threads > 0:
-        torch.set_num_threads(args.threads)
+    args = bench_parser().parse_args()
+    cuda, dev = bench_device(args)
     scale = max(args.scale, 1.0)
     n = int(8192 / math.sqrt(scale))
     m = int((1 << 20) / scale)
