@@ -256,3 +256,250 @@ norm_layer(global const TIN_T *x, long xoff, global const CT *w, long woff, glob
         STY(y, yoff + base + j, v);
     }
 }
+
+#if NORM_CPU
+/*
+ * CPU devices (NORM_CPU, ops/norm.c and ops/norm_layer.c): work items of
+ * one, each taking `per` whole rows with plain loops, no local memory or
+ * barriers (POCL would run a 256-item group as a loop over its barrier
+ * regions).  A contiguous row (inner == 1) runs on NV-wide vectors from
+ * its first element whose offset is a multiple of NV in x and y (a
+ * scalar head before it, a scalar tail after), so POCL uses its vector
+ * math library for exp/log; otherwise, and for interleaved rows, the loop
+ * is scalar.  Softmax takes three passes over the row (max, sum of exp,
+ * output: the row is in cache by then) instead of the online (max, sum)
+ * state, whose branch per element does not vectorise; layer norm takes the
+ * mean first, then the sum of squared deviations.  The order of the
+ * operations depends on the shape and the offsets only.
+ */
+#define CTV RCATN(CT, NV)
+#define RCATN_(a, b) a##b
+#define RCATN(a, b) RCATN_(a, b)
+#define VLOADN RCATN(vload, NV)
+#define VSTOREN RCATN(vstore, NV)
+#if IN_KIND == 1
+#define LDXV(p, i) RCATN(convert_, CTV)(RCATN(vload_half, NV)(0, (p) + (i)))
+#elif IN_KIND == 2
+#define LDXV(p, i)                                                                         \
+    RCATN(convert_, CTV)(RCATN(as_float, NV)(RCATN(convert_uint, NV)(VLOADN(0, (p) + (i))) << 16))
+#else
+#define LDXV(p, i) RCATN(convert_, CTV)(VLOADN(0, (p) + (i)))
+#endif
+#if OUT_KIND == 1
+#define STYV(p, i, v) RCATN(RCATN(vstore_half, NV), _rte)(RCATN(convert_float, NV)(v), 0, (p) + (i))
+#elif OUT_KIND == 2
+#define STYV(p, i, v) VSTOREN(norm_bf16v(RCATN(convert_float, NV)(v)), 0, (p) + (i))
+/* clops_float_to_bf16 on a vector: round to nearest even, NaN to 0x7fc0. */
+RCATN(ushort, NV) norm_bf16v(RCATN(float, NV) f)
+{
+    RCATN(uint, NV) u = RCATN(as_uint, NV)(f);
+    RCATN(uint, NV) r = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+    r = select(r, (RCATN(uint, NV))0x7fc0u, RCATN(as_uint, NV)(isnan(f)));
+    return RCATN(convert_ushort, NV)(r);
+}
+#else
+#define STYV(p, i, v) VSTOREN(RCATN(convert_, RCATN(TOUT_T, NV))(v), 0, (p) + (i))
+#endif
+/* Larger of a and b, a NaN in either wins (b's only where a is not NaN:
+ * the first NaN of a lane stays). */
+#define NMAXS(a, b) (((b) > (a) || isnan(b)) && !isnan(a) ? (b) : (a))
+#define NMAXV(a, b) select((a), (b), (((b) > (a)) | isnan(b)) & ~isnan(a))
+/* Folds the lanes of v in halves (F on vectors, FS on the last pair). */
+#if NV == 16
+#define HFOLD(v, F, FS, out)                                                               \
+    do {                                                                                   \
+        RCATN(CT, 8) h8_ = F((v).lo, (v).hi);                                              \
+        RCATN(CT, 4) h4_ = F(h8_.lo, h8_.hi);                                              \
+        RCATN(CT, 2) h2_ = F(h4_.lo, h4_.hi);                                              \
+        out = FS(h2_.lo, h2_.hi);                                                          \
+    } while (0)
+#else
+#define HFOLD(v, F, FS, out)                                                               \
+    do {                                                                                   \
+        RCATN(CT, 4) h4_ = F((v).lo, (v).hi);                                              \
+        RCATN(CT, 2) h2_ = F(h4_.lo, h4_.hi);                                              \
+        out = FS(h2_.lo, h2_.hi);                                                          \
+    } while (0)
+#endif
+#define HADD(a, b) ((a) + (b))
+
+/* Where the vector part of a contiguous row starts and ends: h0 is the
+ * first j with xo + j and yo + j multiples of NV (n when there is none or
+ * the row is interleaved), h1 the end of the last whole vector. */
+#define NORM_VSPAN(xo, yo, inner, n, h0, h1)                                               \
+    do {                                                                                   \
+        long ph_ = (NV - (xo) % NV) % NV;                                                  \
+        bool ok_ = (inner) == 1 && ((xo) - (yo)) % NV == 0 && ph_ + NV <= (n);             \
+        h0 = ok_ ? ph_ : (n);                                                              \
+        h1 = ok_ ? h0 + ((n) - h0) / NV * NV : (n);                                        \
+    } while (0)
+
+__kernel void norm_softmax_cpu(global const TIN_T *x, long xoff, global TOUT_T *y, long yoff,
+                               long rows, long n, long inner, long per, int logm)
+{
+    long it = (long)get_global_id(0);
+    for (long row = it * per; row < min(rows, (it + 1) * per); row++) {
+        long base = (row / inner) * n * inner + row % inner;
+        global const TIN_T *xr = x + xoff + base;
+        global TOUT_T *yr = y + yoff + base;
+        long h0, h1;
+        NORM_VSPAN(xoff + base, yoff + base, inner, n, h0, h1);
+        /* max */
+        CT m = -(CT)INFINITY;
+        for (long j = 0; j < h0; j++)
+            m = NMAXS(m, LDX(xr, j * inner));
+        if (h1 > h0) {
+            CTV mv = (CTV)(-(CT)INFINITY);
+            for (long j = h0; j < h1; j += NV)
+                mv = NMAXV(mv, LDXV(xr, j));
+            CT mh;
+            HFOLD(mv, NMAXV, NMAXS, mh);
+            m = NMAXS(m, mh);
+        }
+        for (long j = h1; j < n; j++)
+            m = NMAXS(m, LDX(xr, j * inner));
+        /* sum of exp(x - max); an infinite max makes it NaN, as PyTorch's.
+         * Softmax into a y of the compute type keeps each exp there and
+         * divides it by the sum in the last pass (Y_IS_CT). */
+        bool keep = Y_IS_CT && !(logm & 1);
+        CT s = (CT)0;
+        for (long j = 0; j < h0; j++) {
+            CT e = exp(LDX(xr, j * inner) - m);
+            s += e;
+            if (keep)
+                STY(yr, j * inner, e);
+        }
+        if (h1 > h0) {
+            CTV sv = (CTV)0;
+            for (long j = h0; j < h1; j += NV) {
+                CTV e = exp(LDXV(xr, j) - m);
+                sv += e;
+                if (keep)
+                    STYV(yr, j, e);
+            }
+            CT sh;
+            HFOLD(sv, HADD, HADD, sh);
+            s += sh;
+        }
+        for (long j = h1; j < n; j++) {
+            CT e = exp(LDX(xr, j * inner) - m);
+            s += e;
+            if (keep)
+                STY(yr, j * inner, e);
+        }
+        if (m == (CT)INFINITY)
+            s = (CT)NAN;
+        CT ls = log(s);
+#if Y_IS_CT
+        if (keep) {
+            for (long j = 0; j < h0; j++)
+                yr[j * inner] /= s;
+            for (long j = h0; j < h1; j += NV)
+                VSTOREN(VLOADN(0, yr + j) / s, 0, yr + j);
+            for (long j = h1; j < n; j++)
+                yr[j * inner] /= s;
+            continue;
+        }
+#endif
+        /* output */
+        for (long j = 0; j < h0; j++) {
+            CT v = LDX(xr, j * inner) - m;
+            STY(yr, j * inner, (logm & 1) ? v - ls : exp(v) / s);
+        }
+        for (long j = h0; j < h1; j += NV) {
+            CTV v = LDXV(xr, j) - m;
+            if (logm & 1)
+                STYV(yr, j, v - ls);
+            else
+                STYV(yr, j, exp(v) / s);
+        }
+        for (long j = h1; j < n; j++) {
+            CT v = LDX(xr, j * inner) - m;
+            STY(yr, j * inner, (logm & 1) ? v - ls : exp(v) / s);
+        }
+    }
+}
+
+/* norm_layer's rows on a CPU device (the same arguments plus `per`). */
+__kernel void norm_layer_cpu(global const TIN_T *x, long xoff, global const CT *w, long woff,
+                             global const CT *b, long boff, int flags, global TOUT_T *y, long yoff,
+                             global CT *mean, global CT *rstd, long rows, long n, long per,
+                             CT eps)
+{
+    long it = (long)get_global_id(0);
+    bool rms = (flags & 4) != 0;
+    for (long row = it * per; row < min(rows, (it + 1) * per); row++) {
+        long base = row * n;
+        global const TIN_T *xr = x + xoff + base;
+        global TOUT_T *yr = y + yoff + base;
+        long h0, h1;
+        NORM_VSPAN(xoff + base, yoff + base, 1, n, h0, h1);
+        /* w and b vectors only where their offsets keep the same phase */
+        bool wv = !(flags & 1) || (woff - (xoff + base)) % NV == 0;
+        bool bv = !(flags & 2) || (boff - (xoff + base)) % NV == 0;
+        if (!wv || !bv)
+            h0 = h1 = n;
+        CT m = (CT)0;
+        if (!rms) {
+            CT s = (CT)0;
+            for (long j = 0; j < h0; j++)
+                s += LDX(xr, j);
+            if (h1 > h0) {
+                CTV sv = (CTV)0;
+                for (long j = h0; j < h1; j += NV)
+                    sv += LDXV(xr, j);
+                CT sh;
+                HFOLD(sv, HADD, HADD, sh);
+                s += sh;
+            }
+            for (long j = h1; j < n; j++)
+                s += LDX(xr, j);
+            m = s / (CT)n;
+        }
+        CT q = (CT)0;
+        for (long j = 0; j < h0; j++) {
+            CT d = LDX(xr, j) - m;
+            q += d * d;
+        }
+        if (h1 > h0) {
+            CTV qv = (CTV)0;
+            for (long j = h0; j < h1; j += NV) {
+                CTV d = LDXV(xr, j) - m;
+                qv += d * d;
+            }
+            CT qh;
+            HFOLD(qv, HADD, HADD, qh);
+            q += qh;
+        }
+        for (long j = h1; j < n; j++) {
+            CT d = LDX(xr, j) - m;
+            q += d * d;
+        }
+        CT rs = (CT)1 / sqrt(q / (CT)n + eps);
+        if (flags & 8) {
+            mean[row] = m;
+            rstd[row] = rs;
+        }
+        for (long j = 0; j < n; j++) {
+            if (j == h0 && h1 > h0) {
+                for (; j < h1; j += NV) {
+                    CTV v = (LDXV(xr, j) - m) * rs;
+                    if (flags & 1)
+                        v *= VLOADN(0, w + woff + j);
+                    if (flags & 2)
+                        v += VLOADN(0, b + boff + j);
+                    STYV(yr, j, v);
+                }
+                if (j >= n)
+                    break;
+            }
+            CT v = (LDX(xr, j) - m) * rs;
+            if (flags & 1)
+                v *= w[woff + j];
+            if (flags & 2)
+                v += b[boff + j];
+            STY(yr, j, v);
+        }
+    }
+}
+#endif /* NORM_CPU */

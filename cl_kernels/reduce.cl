@@ -29,6 +29,8 @@
  *           its state to `part`.
  *   _merge  folds the S partial states of each output (L lanes per output,
  *           tree in local memory) and writes the outputs.
+ * On CPU devices the program holds one kernel per kind instead, _cpu
+ * (RED_CPU, below): serial loops in work items of one.
  */
 #ifndef RED_COMMON
 #define RED_COMMON
@@ -68,7 +70,13 @@ float4 red_bf16x4(ushort4 u)
 #define CMUL(a, b) ((a) * (b))
 #define CT_LOWEST (-(CT)INFINITY)
 #define CT_HIGHEST ((CT)INFINITY)
+#if RED_CPU
+/* x != x compiles to vector compares; POCL's isnan is an integer test on
+ * the bits that keeps the CPU loops scalar. */
+#define CISNAN(x) ((x) != (x))
+#else
 #define CISNAN(x) isnan(x)
+#endif
 #define CABS(x) fabs(x)
 #else
 /* Integer sums and products wrap as two's complement, as PyTorch's do. */
@@ -219,6 +227,25 @@ typedef struct {
         }                                                                                  \
     } while (0)
 #define A_MERGE(a, b) A_ADD(a, (b).v, (b).i)
+/* Folding in ascending index order (the CPU loops): a later element wins
+ * only when strictly better or a first NaN; the first element always. */
+#if RK == 7
+#define A_ADDS(a, x, idx)                                                                  \
+    do {                                                                                   \
+        CT x_ = (x);                                                                       \
+        bool t_ = !CISNAN((a).v) && (!(x_ <= (a).v) || (a).i == LONG_MAX);                 \
+        (a).v = t_ ? x_ : (a).v;                                                           \
+        (a).i = t_ ? (long)(idx) : (a).i;                                                  \
+    } while (0)
+#else
+#define A_ADDS(a, x, idx)                                                                  \
+    do {                                                                                   \
+        CT x_ = (x);                                                                       \
+        bool t_ = !CISNAN((a).v) && (!(x_ >= (a).v) || (a).i == LONG_MAX);                 \
+        (a).v = t_ ? x_ : (a).v;                                                           \
+        (a).i = t_ ? (long)(idx) : (a).i;                                                  \
+    } while (0)
+#endif
 #define A_FINAL(a)                                                                         \
     do {                                                                                   \
         y[yo] = (a).i;                                                                     \
@@ -380,10 +407,12 @@ typedef struct {
         (a).lo = ((x_ < (a).lo) || CISNAN(x_)) ? x_ : (a).lo;                              \
         (a).hi = ((x_ > (a).hi) || CISNAN(x_)) ? x_ : (a).hi;                              \
     } while (0)
+/* Lows with lows, highs with highs: an empty state (lo = +inf, hi = -inf)
+ * leaves a unchanged. */
 #define A_MERGE(a, b)                                                                      \
     do {                                                                                   \
-        A_ADD(a, (b).lo, 0);                                                               \
-        A_ADD(a, (b).hi, 0);                                                               \
+        (a).lo = (((b).lo < (a).lo) || CISNAN((b).lo)) ? (b).lo : (a).lo;                  \
+        (a).hi = (((b).hi > (a).hi) || CISNAN((b).hi)) ? (b).hi : (a).hi;                  \
     } while (0)
 #define A_FINAL(a)                                                                         \
     do {                                                                                   \
@@ -395,6 +424,9 @@ typedef struct {
 
 #ifndef TOUT2_T
 #define TOUT2_T TOUT_T
+#endif
+#ifndef A_ADDS
+#define A_ADDS(a, x, i) A_ADD(a, x, i)
 #endif
 
 /* The geometry every kernel of the kind takes (see ops/reduce.h). */
@@ -457,6 +489,134 @@ typedef struct {
         }                                                                                  \
     } while (0)
 
+#if RED_CPU
+/*
+ * CPU devices (RED_CPU, ops/reduce_launch.c): one kernel per kind, work
+ * items of one, each a serial loop that the compiler can vectorise: RW
+ * accumulators side by side (lane j takes every RW-th element of a row, or
+ * output j of RW adjacent outputs), merged in a fixed tree at the end.  No
+ * local memory or barriers, which would make POCL run each work-group as a
+ * loop over its items.  Modes (the order of operations depends on the
+ * shape only):
+ *   0 rows: item i folds chunk i % S of outputs (i / S) * per ... + per - 1,
+ *     RW lanes per output;
+ *   1 columns: item i folds chunk i % S of blocks (i / S) * per ... of RW
+ *     adjacent outputs (kept dim 0), one accumulator each, walking the
+ *     reduced range;
+ *   2 merge: item i folds the S partial states of outputs i * per ... in
+ *     order and writes the results.
+ */
+__kernel void KNAME(_cpu)(global const TIN_T *x, long xoff, global ACC *part, long S,
+                          long chunk, long per, int mode, int vec, RED_GEOM_ARGS)
+{
+    /* Accumulator arrays are indexed by constants only (loops over them
+     * unrolled), so they live in registers; everything else is plain
+     * loops with one accumulator, to keep the code (and POCL's compile
+     * time) small. */
+    long i = (long)get_global_id(0);
+    if (mode == 2) {
+        for (long ob = i * per; ob < min(O, (i + 1) * per); ob++) {
+            ACC a;
+            A_INIT(a);
+            for (long j = 0; j < S; j++) {
+                ACC b = part[ob * S + j];
+                A_MERGE(a, b);
+            }
+            long yo = yoff + red_koff(ob, ksz, kos);
+            long yo2 = yoff2 + red_koff(ob, ksz, kos2);
+            (void)yo2;
+            A_FINAL(a);
+        }
+        return;
+    }
+    long s = i % S, t = i / S;
+    long r0 = s * chunk, r1 = min(R, r0 + chunk);
+    if (mode == 1) {
+        long nb = (ksz.x + RW - 1) / RW;
+        for (long u = t * per; u < min(nb * (O / ksz.x), (t + 1) * per); u++) {
+            long c0 = (u % nb) * RW;
+            long o0 = (u / nb) * ksz.x + c0;
+            int nw = (int)min((long)RW, ksz.x - c0);
+            long xb = xoff + red_koff(o0, ksz, kis);
+            if (nw == RW && kis.x == 1 && rrank == 1) {
+                ACC c[RW];
+#pragma unroll
+                for (int j = 0; j < RW; j++)
+                    A_INIT(c[j]);
+                for (long r = r0; r < r1; r++) {
+                    global const TIN_T *xr = x + xb + r * ris.x;
+                    long ri = r * rlm.x;
+#pragma unroll
+                    for (int j = 0; j < RW; j++)
+                        A_ADDS(c[j], LD(xr, j), ri);
+                }
+                if (S == 1) {
+                    long yb = yoff + red_koff(o0, ksz, kos), yb2 = yoff2 + red_koff(o0, ksz, kos2);
+#pragma unroll
+                    for (int j = 0; j < RW; j++) {
+                        long yo = yb + j * kos.x, yo2 = yb2 + j * kos2.x;
+                        (void)yo2;
+                        A_FINAL(c[j]);
+                    }
+                } else {
+#pragma unroll
+                    for (int j = 0; j < RW; j++)
+                        part[(o0 + j) * S + s] = c[j];
+                }
+            } else {
+                for (int j = 0; j < nw; j++) {
+                    ACC b;
+                    A_INIT(b);
+                    for (long r = r0; r < r1; r++)
+                        A_ADD(b, LD(x, xb + j * kis.x + RED_ROFF(r)), RED_RIDX(r));
+                    RED_EMIT(b, o0 + j, s, S);
+                }
+            }
+        }
+        return;
+    }
+    for (long ob = t * per; ob < min(O, (t + 1) * per); ob++) {
+        long xb = xoff + red_koff(ob, ksz, kis);
+        ACC b;
+        A_INIT(b);
+        if (vec) {
+            /* Runs of `run` contiguous elements (the innermost reduced dim),
+             * RW lanes across each, the runs' tails into b. */
+            ACC a[RW];
+#pragma unroll
+            for (int j = 0; j < RW; j++)
+                A_INIT(a[j]);
+            long run = rrank == 1 ? R : rsz.x;
+            for (long r = r0; r < r1;) {
+                long e = min(r1, (r / run + 1) * run);
+                global const TIN_T *xr = x + xb + RED_ROFF(r);
+                long nq = (e - r) / RW;
+                for (long q = 0; q < nq; q++) {
+                    long k = q * RW;
+#pragma unroll
+                    for (int j = 0; j < RW; j++)
+                        A_ADDS(a[j], LD(xr, k + j), r + k + j);
+                }
+                for (long k = nq * RW; k < e - r; k++)
+                    A_ADDS(b, LD(xr, k), r + k);
+                r = e;
+            }
+#pragma unroll
+            for (int h = RW / 2; h > 0; h >>= 1)
+#pragma unroll
+                for (int j = 0; j < RW / 2; j++)
+                    if (j < h)
+                        A_MERGE(a[j], a[j + h]);
+            A_MERGE(a[0], b);
+            b = a[0];
+        } else {
+            for (long r = r0; r < r1; r++)
+                A_ADD(b, LD(x, xb + RED_ROFF(r)), RED_RIDX(r));
+        }
+        RED_EMIT(b, ob, s, S);
+    }
+}
+#else
 /* Reduced dimension contiguous (or few outputs): L lanes per output. */
 __kernel __attribute__((reqd_work_group_size(RWG, 1, 1))) void KNAME(_row)(
     global const TIN_T *x, long xoff, global ACC *part, int L, long S, long chunk, int vec,
@@ -504,12 +664,14 @@ __kernel __attribute__((reqd_work_group_size(RWG, 1, 1))) void KNAME(_merge)(
         A_FINAL(a);
     }
 }
+#endif /* RED_CPU */
 
 #undef ACC
 #undef KNAME
 #undef A_INIT
 #undef A_ADD
 #undef A_ADD4
+#undef A_ADDS
 #undef A_MERGE
 #undef A_FINAL
 #undef TOUT_T

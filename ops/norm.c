@@ -53,8 +53,11 @@ static clops_status gen_program(void *vctx, const clops_device *d, strbuf *sb)
     sb_append(sb, prelude);
     sb_printf(sb,
               "\n#define RWG %zu\n#define TIN_T %s\n#define TOUT_T %s\n#define IN_KIND %d\n"
-              "#define OUT_KIND %d\n#define CT %s\n#define RES %d\n",
-              reduce_wg(d), tin, tout, ik, ok, dbl ? "double" : "float", norm_residency(d, g->in, g->out));
+              "#define OUT_KIND %d\n#define CT %s\n#define RES %d\n#define NORM_CPU %d\n"
+              "#define NV %d\n#define Y_IS_CT %d\n",
+              reduce_wg(d), tin, tout, ik, ok, dbl ? "double" : "float",
+              norm_residency(d, g->in, g->out), d->chunked ? 1 : 0, dbl ? 8 : 16,
+              g->out == (dbl ? CLOPS_FLOAT64 : CLOPS_FLOAT32) ? 1 : 0);
     sb_append(sb, body);
     return sb->failed ? CLOPS__HOST_OOM("normalization program source") : CLOPS_OK;
 }
@@ -94,7 +97,8 @@ int norm_resident_flag(void)
 clops_status norm_get_kernel(clops_device *d, int which, clops_dtype in, clops_dtype out,
                             const char *op, host_kernel **k)
 {
-    static const char *const names[] = {"norm_softmax", "norm_softmax_backward", "norm_layer"};
+    static const char *const names[] = {"norm_softmax", "norm_softmax_backward", "norm_layer",
+                                        "norm_softmax_cpu", "norm_layer_cpu"};
     host_kkey key = {{(4ull << 56) | ((uint64_t)which << 16) | ((uint64_t)in << 8) | out,
                       reduce_wg(d), 0, 0}};
     *k = host_kernel_lookup(d, &key);
@@ -107,7 +111,7 @@ clops_status norm_get_kernel(clops_device *d, int which, clops_dtype in, clops_d
         if (st)
             return clops__error_prefix(st, "%s", op);
     }
-    if ((*k)->wg_size != reduce_wg(d))
+    if (which < NORM_K_SOFTMAX_CPU && (*k)->wg_size != reduce_wg(d))
         return clops__fail(CLOPS_UNSUPPORTED, "%s: kernel %s runs only %zu items per group on %s",
                            op, (*k)->name, (*k)->wg_size, d->label);
     return CLOPS_OK;
@@ -129,6 +133,23 @@ static void rows_of(const clops_tensor *t, int dim, int64_t *rows, int64_t *n, i
     *rows = *n ? numel / *n : 0;
 }
 
+/* Softmax on a CPU device (norm_softmax_cpu): `per` rows per work item. */
+static clops_status run_rows_cpu(host_kernel *k, bool logm, const clops_tensor *a,
+                                 clops_tensor *y, int64_t rows, int64_t n, int64_t inner)
+{
+    cl_long ao = a->offset, yo = y->offset, crows = rows, cn = n, cinner = inner,
+            per = norm_cpu_rows_per_item(a->storage->device, rows);
+    cl_int clog = logm ? 1 : 0;
+    cl_mem am = mem_of(a), ym = mem_of(y);
+    host_arg args[] = {
+        {sizeof am, &am},       {sizeof ao, &ao}, {sizeof ym, &ym},         {sizeof yo, &yo},
+        {sizeof crows, &crows}, {sizeof cn, &cn}, {sizeof cinner, &cinner}, {sizeof per, &per},
+        {sizeof clog, &clog},
+    };
+    return host_launch_local(a->storage->device, k, (int)(sizeof args / sizeof args[0]), args,
+                             (size_t)((rows + per - 1) / per), 1);
+}
+
 /* Runs softmax (which 0) or its backward (which 1) on contiguous a (and
  * b) into contiguous y. */
 static clops_status run_rows(const char *op, int which, bool logm, const clops_tensor *a,
@@ -143,9 +164,13 @@ static clops_status run_rows(const char *op, int which, bool logm, const clops_t
         return which ? norm_ref_softmax_backward(a, b, y, rows, n, inner, logm)
                      : norm_ref_softmax(a, y, rows, n, inner, logm);
     host_kernel *k = NULL;
-    clops_status st = norm_get_kernel(d, which, a->dtype, y->dtype, op, &k);
+    bool cpu = d->chunked && which == 0;
+    clops_status st =
+        norm_get_kernel(d, cpu ? NORM_K_SOFTMAX_CPU : which, a->dtype, y->dtype, op, &k);
     if (st)
         return st;
+    if (cpu)
+        return run_rows_cpu(k, logm, a, y, rows, n, inner);
     int64_t wg = (int64_t)reduce_wg(d);
     int64_t L = inner == 1 ? reduce_pow2_floor(n / 8 > 1 ? n / 8 : 1) : 1;
     if (L > wg)

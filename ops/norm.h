@@ -13,10 +13,6 @@
 #include "dispatch/structured.h"
 #include "host/host.h"
 
-/* Kernel `which` (0 norm_softmax, 1 norm_softmax_backward, 2 norm_layer)
- * of the program for input dtype `in` and output dtype `out` on device d
- * (ops/norm.c); CLOPS_UNSUPPORTED when d cannot run it with the family's
- * work-group size. */
 /* Row residency of cl_kernels/norm.cl (RES): the local-memory slots per
  * work-item that hold a row between the statistics and the output pass of
  * softmax/log_softmax (up to 32 KiB a work-group, within the device's
@@ -31,8 +27,29 @@ int norm_resident_flag(void);
  * only. */
 void norm_force_streaming(bool on);
 
+/* The kernels of cl_kernels/norm.cl; the _CPU ones exist only in the
+ * programs of CPU devices (d->chunked) and run in work items of one. */
+enum {
+    NORM_K_SOFTMAX,
+    NORM_K_SOFTMAX_BACKWARD,
+    NORM_K_LAYER,
+    NORM_K_SOFTMAX_CPU,
+    NORM_K_LAYER_CPU
+};
+
+/* Kernel `which` (NORM_K_*) of the program for input dtype `in` and output
+ * dtype `out` on device d (ops/norm.c); CLOPS_UNSUPPORTED when d cannot run
+ * a work-group kernel with the family's work-group size. */
 clops_status norm_get_kernel(clops_device *d, int which, clops_dtype in, clops_dtype out,
                              const char *op, host_kernel **k);
+
+/* Rows per work item of the _CPU kernels: d->max_chunks items at most (a
+ * few per core; rows are independent, so this changes no result). */
+static inline int64_t norm_cpu_rows_per_item(const clops_device *d, int64_t rows)
+{
+    int64_t items = d->max_chunks ? (int64_t)d->max_chunks : 1;
+    return rows > items ? (rows + items - 1) / items : 1;
+}
 
 /*
  * Softmax (logm false) or log_softmax of contiguous host tensor x into

@@ -93,13 +93,16 @@ static clops_status launch(const char *op, clops_tensor *x, clops_tensor *w, clo
 {
     clops_device *d = x->storage->device;
     host_kernel *k = NULL;
-    clops_status st = norm_get_kernel(d, 2, x->dtype, y->dtype, op, &k);
+    clops_status st =
+        norm_get_kernel(d, d->chunked ? NORM_K_LAYER_CPU : NORM_K_LAYER, x->dtype, y->dtype, op, &k);
     if (st)
         return st;
     int64_t wg = (int64_t)reduce_wg(d);
     int64_t L = reduce_pow2_floor(N / 8 > 1 ? N / 8 : 1);
     if (L > wg)
         L = wg;
+    /* CPU devices: norm_layer_cpu, `per` rows per work item, in place of L. */
+    cl_long per = norm_cpu_rows_per_item(d, M);
     cl_mem xm = x->storage->block->mem;
     cl_mem wm = w ? w->storage->block->mem : xm, bm = b ? b->storage->block->mem : xm;
     cl_mem ym = y->storage->block->mem;
@@ -113,12 +116,16 @@ static clops_status launch(const char *op, clops_tensor *x, clops_tensor *w, clo
         {sizeof xm, &xm},   {sizeof xo, &xo},      {sizeof wm, &wm}, {sizeof wo, &wo},
         {sizeof bm, &bm},   {sizeof bo, &bo},      {sizeof flags, &flags},
         {sizeof ym, &ym},   {sizeof yo, &yo},      {sizeof mm, &mm},
-        {sizeof rm, &rm},   {sizeof rows, &rows},  {sizeof n, &n},   {sizeof cL, &cL},
+        {sizeof rm, &rm},   {sizeof rows, &rows},  {sizeof n, &n},
+        d->chunked ? (host_arg){sizeof per, &per} : (host_arg){sizeof cL, &cL},
         {dbl ? sizeof eps : sizeof fe, dbl ? (const void *)&eps : (const void *)&fe},
     };
-    int64_t per = wg / L;
+    if (d->chunked)
+        return host_launch_local(d, k, (int)(sizeof args / sizeof args[0]), args,
+                                 (size_t)((M + per - 1) / per), 1);
+    int64_t per_group = wg / L;
     return host_launch(d, k, (int)(sizeof args / sizeof args[0]), args,
-                       (size_t)((M + per - 1) / per * wg));
+                       (size_t)((M + per_group - 1) / per_group * wg));
 }
 
 /* The row normalization (ops/norm.h). */

@@ -19,6 +19,18 @@
  *   split  when the first launch would have fewer than 1024 groups and the
  *        reduction is long, it is cut into S chunks whose states a second
  *        launch (_merge) folds, L lanes per output.
+ *
+ * CPU devices (d->chunked) get their own program: one kernel per kind
+ * (_cpu) in work items of one, each a serial loop with RW accumulators the
+ * compiler vectorises (reduce_cpu_run below), because POCL runs a 256-item
+ * work-group with local-memory trees and barriers as a loop per region,
+ * 10-30x behind PyTorch's CPU loops.  Its strategy, also from the shape
+ * only: columns (kept dim 0 denser than the reduced one) take blocks of RW
+ * adjacent outputs, rows RW lanes per output, `per` blocks or rows per
+ * item (d->max_chunks items, a few per core, as for pointwise: this does
+ * not change the results); a reduction with fewer than RED_CPU_ITEMS blocks or rows is split into
+ * chunks of at least RED_CPU_MIN_CHUNK elements, folded by a second launch
+ * of the same kernel (mode 2).
  */
 #include <stdio.h>
 #include <string.h>
@@ -27,10 +39,13 @@
 #include "ops/reduce.h"
 
 #define RED_TARGET_GROUPS 1024
+#define RED_CPU_ITEMS 256      /* units a CPU reduction aims for (split below) */
+#define RED_CPU_COL_ITEMS 1024 /* work items of a column reduction at most */
+#define RED_CPU_MIN_CHUNK 4096 /* elements of one split chunk at least */
 #define RED_STATE_BYTES 32 /* upper bound of sizeof(accumulator) on any device */
 
-enum { K_ROW, K_MERGE };
-static const char *const kernel_suffix[] = {"row", "merge"};
+enum { K_ROW, K_MERGE, K_CPU };
+static const char *const kernel_suffix[] = {"row", "merge", "cpu"};
 
 /* OpenCL type names of an input dtype: storage, compute, IN_KIND. */
 static void type_info(clops_dtype dt, const char **tin, const char **ct, int *kind)
@@ -66,6 +81,15 @@ size_t reduce_wg(const clops_device *d)
     return w;
 }
 
+/* Accumulators side by side in a CPU kernel (lanes of a row, or adjacent
+ * outputs of a column reduction): 16 of a 4-byte compute type, 8 of an
+ * 8-byte one (a 512-bit vector).  Four times as many ran no faster on the
+ * dev VM's AVX2 cores and took 2-4x longer to compile. */
+static int cpu_lanes(clops_dtype dt)
+{
+    return clops_dtype_is_floating(dt) && dt != CLOPS_FLOAT64 ? 16 : 8;
+}
+
 typedef struct gen_ctx {
     clops_dtype dtype;
 } gen_ctx;
@@ -88,9 +112,11 @@ static clops_status gen_program(void *vctx, const clops_device *d, strbuf *sb)
     sb_append(sb, prelude);
     sb_printf(sb,
               "\n#define RWG %zu\n#define TIN_T %s\n#define CT %s\n#define CT4 %s4\n"
-              "#define IN_KIND %d\n#define CT_FLOAT %d\n#define PT %s\n",
+              "#define IN_KIND %d\n#define CT_FLOAT %d\n#define PT %s\n"
+              "#define RED_CPU %d\n#define RW %d\n",
               reduce_wg(d), tin, ct, ct, kind, clops_dtype_is_floating(g->dtype) ? 1 : 0,
-              g->dtype == CLOPS_FLOAT64 ? "double" : "float");
+              g->dtype == CLOPS_FLOAT64 ? "double" : "float", d->chunked ? 1 : 0,
+              cpu_lanes(g->dtype));
     for (int k = 0; k < RK_COUNT; k++) {
         if (!kind_accepts((reduce_kind)k, g->dtype))
             continue;
@@ -117,7 +143,7 @@ static clops_status get_kernel(clops_device *d, reduce_kind k, clops_dtype dt, i
         if (st)
             return clops__error_prefix(st, "%s", op);
     }
-    if (kern->wg_size != reduce_wg(d))
+    if (which != K_CPU && kern->wg_size != reduce_wg(d))
         return clops__fail(CLOPS_UNSUPPORTED,
                            "%s: kernel %s can run only %zu work items per group on %s, the "
                            "reduction kernels need %zu",
@@ -148,9 +174,125 @@ static cl_mem mem_of(const clops_tensor *t)
     return t && t->storage->block ? t->storage->block->mem : NULL;
 }
 
+/* The geometry arguments every kernel of a kind takes (RED_GEOM_ARGS in
+ * cl_kernels/reduce.cl), as values that outlive the host_arg pointers. */
+typedef struct red_geom {
+    cl_mem ym, y2m;
+    cl_long yoff, yoff2, O, R;
+    cl_int w2, rrank;
+    cl_long4 ksz, kis, kos, kos2, rsz, ris, rlm;
+    float f0, f1;
+    double d0, d1;
+} red_geom;
+enum { NGEOM = 17 };
+
+/* Fills g from the call and plan and points args[0..NGEOM) at it. */
+static void geom_args(const reduce_call *c, const reduce_plan *p, red_geom *g, host_arg *args)
+{
+    g->ym = mem_of(c->y);
+    g->y2m = c->y2 ? mem_of(c->y2) : g->ym;
+    g->yoff = p->yoff;
+    g->yoff2 = p->yoff2;
+    g->O = p->O;
+    g->R = p->R;
+    g->w2 = c->y2 != NULL;
+    g->rrank = p->rd > 1 ? p->rd : 1;
+    g->ksz = l4(p->ksz);
+    g->kis = l4(p->kis);
+    g->kos = l4(p->kos);
+    g->kos2 = l4(p->kos2);
+    g->rsz = l4(p->rsz);
+    g->ris = l4(p->ris);
+    g->rlm = l4(p->rlm);
+    g->f0 = (float)c->p0;
+    g->f1 = (float)c->p1;
+    g->d0 = c->p0;
+    g->d1 = c->p1;
+    bool dbl = c->x->dtype == CLOPS_FLOAT64;
+    const host_arg a[NGEOM] = {
+        {sizeof g->ym, &g->ym},     {sizeof g->yoff, &g->yoff}, {sizeof g->y2m, &g->y2m},
+        {sizeof g->yoff2, &g->yoff2}, {sizeof g->w2, &g->w2},   {sizeof g->O, &g->O},
+        {sizeof g->R, &g->R},       {sizeof g->ksz, &g->ksz},   {sizeof g->kis, &g->kis},
+        {sizeof g->kos, &g->kos},   {sizeof g->kos2, &g->kos2}, {sizeof g->rsz, &g->rsz},
+        {sizeof g->ris, &g->ris},   {sizeof g->rlm, &g->rlm},   {sizeof g->rrank, &g->rrank},
+        {dbl ? sizeof g->d0 : sizeof g->f0, dbl ? (const void *)&g->d0 : (const void *)&g->f0},
+        {dbl ? sizeof g->d1 : sizeof g->f1, dbl ? (const void *)&g->d1 : (const void *)&g->f1},
+    };
+    memcpy(args, a, sizeof a);
+}
+
+/* The launches of a CPU device (see the file comment). */
+static clops_status reduce_cpu_run(const reduce_call *c, const reduce_plan *p)
+{
+    clops_device *d = c->x->storage->device;
+    int64_t rw = cpu_lanes(c->x->dtype);
+    bool index = reduce_kind_has_index(c->kind);
+    bool col = p->kd > 0 && p->rd > 0 && p->kis[0] < p->ris[0] && p->ksz[0] >= 4;
+    /* Units of work: outputs (rows) or blocks of rw outputs (columns). */
+    int64_t units = col ? (p->O / p->ksz[0]) * ((p->ksz[0] + rw - 1) / rw) : p->O;
+    int64_t S = 1, chunk = p->R;
+    if (units < RED_CPU_ITEMS && p->R >= 2 * RED_CPU_MIN_CHUNK) {
+        S = (RED_CPU_ITEMS + units - 1) / units;
+        if (S > p->R / RED_CPU_MIN_CHUNK)
+            S = p->R / RED_CPU_MIN_CHUNK;
+        chunk = (p->R + S - 1) / S;
+        chunk = (chunk + rw - 1) / rw * rw;
+        S = (p->R + chunk - 1) / chunk;
+    }
+    /* Units per work item: rows grouped into d->max_chunks items, column
+     * blocks into at most RED_CPU_COL_ITEMS items (on the 16-core host
+     * neither grouping measured apart from the other beyond the run-to-run
+     * noise).  The grouping changes the order of no fold (S and chunk do,
+     * and come from the shape only). */
+    int64_t cap = col ? RED_CPU_COL_ITEMS : (int64_t)d->max_chunks;
+    int64_t per = S > 1 ? 1 : (units + cap - 1) / cap;
+    int64_t items = (units + per - 1) / per;
+    host_kernel *k = NULL;
+    clops_status st = get_kernel(d, c->kind, c->x->dtype, K_CPU, c->opname, &k);
+    if (st)
+        return st;
+    clops_tensor *part = NULL;
+    if (S > 1) {
+        int64_t bytes = p->O * S * RED_STATE_BYTES;
+        st = tensor_new(d, CLOPS_UINT8, 1, &bytes, NULL, &part);
+        if (st)
+            return clops__error_prefix(st, "%s: partial results", c->opname);
+    }
+    cl_mem xm = mem_of(c->x), pm = mem_of(part);
+    cl_long xoff = p->xoff, cS = S, cchunk = chunk, cper = per;
+    cl_int mode = col ? 1 : 0;
+    /* Contiguous runs in the reduced dims: lanes across each (one run for
+     * an index kind, whose lanes assume ascending indices). */
+    cl_int vec = p->rd >= 1 && p->ris[0] == 1 && (!index || (p->rd == 1 && p->rlm[0] == 1));
+    host_arg args[8 + NGEOM];
+    red_geom g;
+    int na = 0;
+    args[na++] = (host_arg){sizeof xm, &xm};
+    args[na++] = (host_arg){sizeof xoff, &xoff};
+    args[na++] = (host_arg){sizeof pm, &pm};
+    args[na++] = (host_arg){sizeof cS, &cS};
+    args[na++] = (host_arg){sizeof cchunk, &cchunk};
+    args[na++] = (host_arg){sizeof cper, &cper};
+    args[na++] = (host_arg){sizeof mode, &mode};
+    args[na++] = (host_arg){sizeof vec, &vec};
+    geom_args(c, p, &g, args + na);
+    na += NGEOM;
+    st = host_launch_local(d, k, na, args, (size_t)(items * S), 1);
+    if (!st && S > 1) {
+        /* The merge: same kernel, mode 2, `per` outputs per item. */
+        mode = 2;
+        cper = (p->O + (int64_t)d->max_chunks - 1) / (int64_t)d->max_chunks;
+        st = host_launch_local(d, k, na, args, (size_t)((p->O + cper - 1) / cper), 1);
+    }
+    clops_tensor_release(part);
+    return st;
+}
+
 clops_status reduce_cl_run(const reduce_call *c, const reduce_plan *p)
 {
     clops_device *d = c->x->storage->device;
+    if (d->chunked)
+        return reduce_cpu_run(c, p);
     int64_t wg = (int64_t)reduce_wg(d);
     reduce_kind kind = c->kind;
     bool index = reduce_kind_has_index(kind);
@@ -197,25 +339,12 @@ clops_status reduce_cl_run(const reduce_call *c, const reduce_plan *p)
         if (st)
             return clops__error_prefix(st, "%s: partial results", c->opname);
     }
-    cl_mem xm = mem_of(c->x), pm = mem_of(part), ym = mem_of(c->y);
-    cl_mem y2m = c->y2 ? mem_of(c->y2) : ym;
-    cl_long xoff = p->xoff, yoff = p->yoff, yoff2 = p->yoff2, O = p->O, R = p->R, cS = S,
-            cchunk = chunk;
-    cl_int cL = (cl_int)L, cvec = vec, w2 = c->y2 != NULL, rrank = p->rd > 1 ? p->rd : 1;
-    cl_long4 ksz = l4(p->ksz), kis = l4(p->kis), kos = l4(p->kos), kos2 = l4(p->kos2),
-             rsz = l4(p->rsz), ris = l4(p->ris), rlm = l4(p->rlm);
-    float f0 = (float)c->p0, f1 = (float)c->p1;
-    double d0 = c->p0, d1 = c->p1;
-    bool dbl = c->x->dtype == CLOPS_FLOAT64;
-    host_arg geom[] = {
-        {sizeof ym, &ym},     {sizeof yoff, &yoff}, {sizeof y2m, &y2m},   {sizeof yoff2, &yoff2},
-        {sizeof w2, &w2},     {sizeof O, &O},       {sizeof R, &R},       {sizeof ksz, &ksz},
-        {sizeof kis, &kis},   {sizeof kos, &kos},   {sizeof kos2, &kos2}, {sizeof rsz, &rsz},
-        {sizeof ris, &ris},   {sizeof rlm, &rlm},   {sizeof rrank, &rrank},
-        {dbl ? sizeof d0 : sizeof f0, dbl ? (const void *)&d0 : (const void *)&f0},
-        {dbl ? sizeof d1 : sizeof f1, dbl ? (const void *)&d1 : (const void *)&f1},
-    };
-    enum { NGEOM = sizeof geom / sizeof geom[0] };
+    cl_mem xm = mem_of(c->x), pm = mem_of(part);
+    cl_long xoff = p->xoff, cS = S, cchunk = chunk;
+    cl_int cL = (cl_int)L, cvec = vec;
+    red_geom g;
+    host_arg geom[NGEOM];
+    geom_args(c, p, &g, geom);
     host_arg args[7 + NGEOM];
     int na = 0;
     args[na++] = (host_arg){sizeof xm, &xm};

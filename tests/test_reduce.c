@@ -114,6 +114,7 @@ static const red_shape shapes[] = {
     {"short rows, many per group", 2, {4099, 64}, 1, {-1}},
     {"very short rows", 2, {1000, 3}, 1, {1}},
     {"columns, split", 2, {3001, 96}, 1, {0}},
+    {"few long columns (split on CPU devices)", 2, {40000, 6}, 1, {0}},
     {"few columns", 2, {4097, 5}, 1, {0}},
     {"outer and inner dims", 3, {9, 13, 17}, 2, {0, 2}},
     {"five dim groups (permuted first)", 10, {2, 3, 2, 3, 2, 3, 2, 3, 2, 3}, 5, {0, 2, 4, 6, 8}},
@@ -256,6 +257,68 @@ static void test_results_are_bitwise_deterministic(void **state)
     ct_clear_context();
 }
 
+/* argmax/argmin and max.dim/min.dim pick the first index of the extreme, a
+ * first NaN over everything, across the lanes and split chunks of every
+ * strategy: rows, columns and a long row of values from a small set (many
+ * ties), some rows all -inf, some with NaNs late in the row. */
+static void test_index_ties_and_nans_across_lanes(void **state)
+{
+    (void)state;
+    static const struct {
+        int64_t rows, cols;
+        int dim;
+    } shapes_[] = {{37, 1031, 1}, {1031, 37, 0}, {1, 300001, 1}, {40000, 6, 0}};
+    clops_device *devs[CT_MAX_DEVICES];
+    int n = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    for (size_t si = 0; si < CT_COUNT(shapes_); si++) {
+        int64_t rows = shapes_[si].rows, cols = shapes_[si].cols, numel = rows * cols;
+        float *h = malloc(sizeof(float) * (size_t)numel);
+        ct_rng r = ct_rng_seeded(11 + si);
+        for (int64_t i = 0; i < numel; i++) {
+            int64_t row = shapes_[si].dim == 1 ? i / cols : i % cols;
+            double u = ct_rng_uniform(&r);
+            h[i] = row % 5 == 3 ? -INFINITY : (float)(int)(u * 4.0);
+            if (row % 7 == 2 && u < 0.001)
+                h[i] = NAN;
+        }
+        for (int di = 0; di < n; di++) {
+            ct_set_device(devs[di]);
+            clops_device *cpu = ct_cpu();
+            clops_tensor *x = ct_from_values(devs[di], CLOPS_FLOAT32, 2, CT_I64(rows, cols),
+                                             CT_CONTIGUOUS, h);
+            clops_tensor *xc = ct_from_values(cpu, CLOPS_FLOAT32, 2, CT_I64(rows, cols),
+                                              CT_CONTIGUOUS, h);
+            for (int mx = 0; mx < 2; mx++) {
+                ct_set_case("%s over dim %d of [%lld, %lld]", mx ? "argmax" : "argmin",
+                            shapes_[si].dim, (long long)rows, (long long)cols);
+                int64_t d = shapes_[si].dim;
+                clops_tensor *got = NULL, *want = NULL, *vals = NULL, *idx = NULL;
+                if (mx) {
+                    CT_OK(clops_argmax(x, &d, false, &got));
+                    CT_OK(clops_argmax(xc, &d, false, &want));
+                    CT_OK(clops_max_dim(x, d, false, &vals, &idx));
+                } else {
+                    CT_OK(clops_argmin(x, &d, false, &got));
+                    CT_OK(clops_argmin(xc, &d, false, &want));
+                    CT_OK(clops_min_dim(x, d, false, &vals, &idx));
+                }
+                if (got && want && idx) {
+                    CT_ASSERT_CLOSE(got, want, CT_TOL_EXACT);
+                    CT_ASSERT_CLOSE(idx, want, CT_TOL_EXACT);
+                }
+                clops_tensor_release(got);
+                clops_tensor_release(want);
+                clops_tensor_release(vals);
+                clops_tensor_release(idx);
+            }
+            clops_tensor_release(x);
+            clops_tensor_release(xc);
+        }
+        free(h);
+    }
+    ct_clear_context();
+}
+
 /* var of float32 data around 1e4 keeps its digits (a naive sum of squares
  * would lose them all to cancellation). */
 static void test_variance_survives_a_large_mean(void **state)
@@ -335,6 +398,7 @@ int main(void)
         cmocka_unit_test(test_every_strategy_matches_the_reference),
         cmocka_unit_test(test_out_views_are_written_in_place),
         cmocka_unit_test(test_results_are_bitwise_deterministic),
+        cmocka_unit_test(test_index_ties_and_nans_across_lanes),
         cmocka_unit_test(test_variance_survives_a_large_mean),
         cmocka_unit_test(test_bad_calls_fail_with_a_message),
     };
