@@ -506,6 +506,15 @@ typedef struct {
  *   2 merge: item i folds the S partial states of outputs i * per ... in
  *     order and writes the results.
  */
+/* Lanes across a row: RW, but one for nanmean, the p-norm, logsumexp and
+ * aminmax, whose 16 unrolled states cost POCL up to 1.4 s of compile per
+ * kernel (logsumexp: 1.41 s with 16 lanes, 0.69 s with one, on the dev VM)
+ * for ops that are rarely on a hot path. */
+#if RK == 4 || RK == 14 || RK == 19 || RK == 20
+#define RL 1
+#else
+#define RL RW
+#endif
 __kernel void KNAME(_cpu)(global const TIN_T *x, long xoff, global ACC *part, long S,
                           long chunk, long per, int mode, int vec, RED_GEOM_ARGS)
 {
@@ -581,30 +590,30 @@ __kernel void KNAME(_cpu)(global const TIN_T *x, long xoff, global ACC *part, lo
         A_INIT(b);
         if (vec) {
             /* Runs of `run` contiguous elements (the innermost reduced dim),
-             * RW lanes across each, the runs' tails into b. */
-            ACC a[RW];
+             * RL lanes across each, the runs' tails into b. */
+            ACC a[RL];
 #pragma unroll
-            for (int j = 0; j < RW; j++)
+            for (int j = 0; j < RL; j++)
                 A_INIT(a[j]);
             long run = rrank == 1 ? R : rsz.x;
             for (long r = r0; r < r1;) {
                 long e = min(r1, (r / run + 1) * run);
                 global const TIN_T *xr = x + xb + RED_ROFF(r);
-                long nq = (e - r) / RW;
+                long nq = (e - r) / RL;
                 for (long q = 0; q < nq; q++) {
-                    long k = q * RW;
+                    long k = q * RL;
 #pragma unroll
-                    for (int j = 0; j < RW; j++)
+                    for (int j = 0; j < RL; j++)
                         A_ADDS(a[j], LD(xr, k + j), r + k + j);
                 }
-                for (long k = nq * RW; k < e - r; k++)
+                for (long k = nq * RL; k < e - r; k++)
                     A_ADDS(b, LD(xr, k), r + k);
                 r = e;
             }
 #pragma unroll
-            for (int h = RW / 2; h > 0; h >>= 1)
+            for (int h = RL / 2; h > 0; h >>= 1)
 #pragma unroll
-                for (int j = 0; j < RW / 2; j++)
+                for (int j = 0; j < RL / 2; j++)
                     if (j < h)
                         A_MERGE(a[j], a[j + h]);
             A_MERGE(a[0], b);
@@ -672,6 +681,7 @@ __kernel __attribute__((reqd_work_group_size(RWG, 1, 1))) void KNAME(_merge)(
 #undef A_ADD
 #undef A_ADD4
 #undef A_ADDS
+#undef RL
 #undef A_MERGE
 #undef A_FINAL
 #undef TOUT_T

@@ -21,7 +21,9 @@
  * the device: then a reduce launch, a scan of the block sums and a
  * downsweep launch (three launches, no inter-group waiting).  Block counts
  * depend on the shape only (not on the device), so one device gives the
- * same bits on every run.
+ * same bits on every run.  CPU devices (d->chunked) run every scan with
+ * the cols kernel, longer chunks and fewer of them (SCAN_CPU_*): POCL runs
+ * the rows kernel's barriers and local-memory tiles as loops per region.
  */
 #include <stdio.h>
 #include <string.h>
@@ -42,6 +44,12 @@
 #define SCAN_MAX_BLOCKS 1024
 /* A cols chunk is at least this long. */
 #define SCAN_MIN_CHUNK 64
+/* CPU devices: every scan takes the cols kernel (a serial loop per line
+ * and chunk, no local memory or barriers), with chunks added until
+ * lines * chunks reaches SCAN_CPU_TARGET_ITEMS, each at least
+ * SCAN_CPU_MIN_CHUNK long. */
+#define SCAN_CPU_TARGET_ITEMS 256
+#define SCAN_CPU_MIN_CHUNK 4096
 
 /* --- kernel source --------------------------------------------------------- */
 
@@ -178,7 +186,8 @@ static clops_status run_cl(scan_op kind, clops_tensor *src, const ops_lines *gs,
     int64_t lines = gs->outer * gs->inner, n = gs->n;
     /* Rows when the scanned dim is the closer one in memory. */
     int64_t line_stride = gs->inner > 1 ? gs->s_i : gs->s_o;
-    bool rows = lines == 1 || abs64(gs->s_n) <= abs64(line_stride);
+    bool cpu = d->chunked;
+    bool rows = !cpu && (lines == 1 || abs64(gs->s_n) <= abs64(line_stride));
     int64_t nblk = 1, tpb = 1, chunk = n;
     if (rows) {
         int64_t ntiles = ops_cdiv(n, (int64_t)spec.wg * spec.vt);
@@ -191,12 +200,14 @@ static clops_status run_cl(scan_op kind, clops_tensor *src, const ops_lines *gs,
         tpb = ops_cdiv(ntiles, nblk);
         nblk = ops_cdiv(ntiles, tpb);
     } else {
-        if (lines < SCAN_TARGET_ITEMS)
-            nblk = ops_cdiv(SCAN_TARGET_ITEMS, lines);
+        int64_t target = cpu ? SCAN_CPU_TARGET_ITEMS : SCAN_TARGET_ITEMS;
+        int64_t min_chunk = cpu ? SCAN_CPU_MIN_CHUNK : SCAN_MIN_CHUNK;
+        if (lines < target)
+            nblk = ops_cdiv(target, lines);
         if (nblk > SCAN_MAX_BLOCKS)
             nblk = SCAN_MAX_BLOCKS;
-        if (nblk > ops_cdiv(n, SCAN_MIN_CHUNK))
-            nblk = ops_cdiv(n, SCAN_MIN_CHUNK);
+        if (nblk > ops_cdiv(n, min_chunk))
+            nblk = ops_cdiv(n, min_chunk);
         chunk = ops_cdiv(n, nblk);
         nblk = ops_cdiv(n, chunk);
     }
