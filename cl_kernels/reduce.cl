@@ -100,6 +100,20 @@ long red_koff(long o, long4 sz, long4 st)
     o /= sz.z;
     return c0 * st.x + c1 * st.y + c2 * st.z + o * st.w;
 }
+#if RED_CPU && CT_FLOAT
+/* RW consecutive elements from an offset that is a multiple of RW, as a
+ * compute-type vector (the CPU kernels' vector lanes). */
+#define RCATV_(a, b) a##b
+#define RCATV(a, b) RCATV_(a, b)
+#define CTV RCATV(CT, RW)
+#if IN_KIND == 1
+#define LDV(p, i) RCATV(vload_half, RW)(0, (p) + (i))
+#elif IN_KIND == 2
+#define LDV(p, i) RCATV(as_float, RW)(RCATV(convert_uint, RW)(RCATV(vload, RW)(0, (p) + (i))) << 16)
+#else
+#define LDV(p, i) RCATV(vload, RW)(0, (p) + (i))
+#endif
+#endif
 #endif /* RED_COMMON */
 
 /* ---- the kind's accumulator ---- */
@@ -506,6 +520,57 @@ typedef struct {
  *   2 merge: item i folds the S partial states of outputs i * per ... in
  *     order and writes the results.
  */
+/* The one-value floating kinds fold RW lanes as one explicit vector
+ * (POCL 5.0 left the accumulator array scalar): AV_ID the identity,
+ * AV_ADD(va, v) the fold, AV_MERGE(a, b) the lane merge on vectors (the
+ * same as A_MERGE on each lane). */
+#if CT_FLOAT && (RK == 0 || RK == 1 || RK == 2 || RK == 3 || RK == 5 || RK == 6 || \
+                 RK == 13 || RK == 15 || RK == 16 || RK == 17)
+#define RED_VLANES 1
+#define AV_NAN(v) ((v) != (v))
+#if RK == 0 || RK == 3
+#define AV_ID ((CT)0)
+#define AV_ADD(va, v) ((va) + (v))
+#elif RK == 1
+#define AV_ID ((CT)0)
+#define AV_ADD(va, v) ((va) + select((v), (CTV)0, AV_NAN(v)))
+#elif RK == 2
+#define AV_ID ((CT)1)
+#define AV_ADD(va, v) ((va) * (v))
+#elif RK == 13
+#define AV_ID ((CT)0)
+#define AV_ADD(va, v) ((va) + fabs(v))
+#elif RK == 15
+#define AV_ID ((CT)0)
+#define AV_ADD(va, v) ((va) + (v) * (v))
+#elif RK == 5
+#define AV_ID (-(CT)INFINITY)
+#define AV_ADD(va, v) select((va), (v), ((v) > (va)) | AV_NAN(v))
+#elif RK == 6
+#define AV_ID ((CT)INFINITY)
+#define AV_ADD(va, v) select((va), (v), ((v) < (va)) | AV_NAN(v))
+#elif RK == 16
+#define AV_ID (-(CT)INFINITY)
+#define AV_ADD(va, v) select((va), fabs(v), (fabs(v) > (va)) | AV_NAN(v))
+#else
+#define AV_ID ((CT)INFINITY)
+#define AV_ADD(va, v) select((va), fabs(v), (fabs(v) < (va)) | AV_NAN(v))
+#endif
+/* Merging two lane vectors: sums and products combine, the extreme kinds
+ * take the other side where it is better (or NaN). */
+#if RK == 2
+#define AV_MERGE(a, b) ((a) * (b))
+#elif RK == 5 || RK == 16
+#define AV_MERGE(a, b) select((a), (b), ((b) > (a)) | AV_NAN(b))
+#elif RK == 6 || RK == 17
+#define AV_MERGE(a, b) select((a), (b), ((b) < (a)) | AV_NAN(b))
+#else
+#define AV_MERGE(a, b) ((a) + (b))
+#endif
+#else
+#define RED_VLANES 0
+#endif
+
 /* Lanes across a row: RW, but one for nanmean, the p-norm, logsumexp and
  * aminmax, whose 16 unrolled states cost POCL up to 1.4 s of compile per
  * kernel (logsumexp: 1.41 s with 16 lanes, 0.69 s with one, on the dev VM)
@@ -588,6 +653,45 @@ __kernel void KNAME(_cpu)(global const TIN_T *x, long xoff, global ACC *part, lo
         long xb = xoff + red_koff(ob, ksz, kis);
         ACC b;
         A_INIT(b);
+#if RED_VLANES
+        if (vec) {
+            /* Runs of `run` contiguous elements, each from its first
+             * element at a multiple of RW (the head before it and the tail
+             * into b), RW lanes in one vector, halves merged at the end. */
+            CTV va = (CTV)AV_ID;
+            long run = rrank == 1 ? R : rsz.x;
+            for (long r = r0; r < r1;) {
+                long e = min(r1, (r / run + 1) * run);
+                long o = xb + RED_ROFF(r);
+                long h = min(e - r, (RW - o % RW) % RW);
+                for (long k = 0; k < h; k++)
+                    A_ADD(b, LD(x, o + k), 0);
+                long nq = (e - r - h) / RW;
+                global const TIN_T *xr = x + o + h;
+                for (long q = 0; q < nq; q++)
+                    va = AV_ADD(va, LDV(xr, q * RW));
+                for (long k = h + nq * RW; k < e - r; k++)
+                    A_ADD(b, LD(x, o + k), 0);
+                r = e;
+            }
+#if RW == 16
+            RCATV(CT, 8) v8 = AV_MERGE(va.lo, va.hi);
+#else
+            RCATV(CT, 8) v8 = va;
+#endif
+            RCATV(CT, 4) v4 = AV_MERGE(v8.lo, v8.hi);
+            RCATV(CT, 2) v2 = AV_MERGE(v4.lo, v4.hi);
+            ACC a0, a1;
+            a0.v = v2.lo;
+            a1.v = v2.hi;
+            A_MERGE(a0, a1);
+            A_MERGE(a0, b);
+            b = a0;
+        } else {
+            for (long r = r0; r < r1; r++)
+                A_ADD(b, LD(x, xb + RED_ROFF(r)), RED_RIDX(r));
+        }
+#else
         if (vec) {
             /* Runs of `run` contiguous elements (the innermost reduced dim),
              * RL lanes across each, the runs' tails into b. */
@@ -622,6 +726,7 @@ __kernel void KNAME(_cpu)(global const TIN_T *x, long xoff, global ACC *part, lo
             for (long r = r0; r < r1; r++)
                 A_ADD(b, LD(x, xb + RED_ROFF(r)), RED_RIDX(r));
         }
+#endif
         RED_EMIT(b, ob, s, S);
     }
 }
@@ -682,6 +787,11 @@ __kernel __attribute__((reqd_work_group_size(RWG, 1, 1))) void KNAME(_merge)(
 #undef A_ADD4
 #undef A_ADDS
 #undef RL
+#undef RED_VLANES
+#undef AV_NAN
+#undef AV_ID
+#undef AV_ADD
+#undef AV_MERGE
 #undef A_MERGE
 #undef A_FINAL
 #undef TOUT_T
