@@ -174,6 +174,24 @@ static cl_mem mem_of(const clops_tensor *t)
     return t && t->storage->block ? t->storage->block->mem : NULL;
 }
 
+/* The buffer of S partial accumulator states per output of a split. */
+static clops_status new_partials(const reduce_call *c, const reduce_plan *p, int64_t S,
+                                 clops_tensor **part)
+{
+    int64_t bytes = p->O * S * RED_STATE_BYTES;
+    clops_status st = tensor_new(c->x->storage->device, CLOPS_UINT8, 1, &bytes, NULL, part);
+    return st ? clops__error_prefix(st, "%s: partial results", c->opname) : CLOPS_OK;
+}
+
+/* Rounds a split of R elements into S chunks to chunks of a multiple of
+ * `round` elements (S shrinks when the last chunks would be empty). */
+static void split_chunks(int64_t R, int64_t round, int64_t *S, int64_t *chunk)
+{
+    *chunk = (R + *S - 1) / *S;
+    *chunk = (*chunk + round - 1) / round * round;
+    *S = (R + *chunk - 1) / *chunk;
+}
+
 /* The geometry arguments every kernel of a kind takes (RED_GEOM_ARGS in
  * cl_kernels/reduce.cl), as values that outlive the host_arg pointers. */
 typedef struct red_geom {
@@ -235,9 +253,7 @@ static clops_status reduce_cpu_run(const reduce_call *c, const reduce_plan *p)
         S = (RED_CPU_ITEMS + units - 1) / units;
         if (S > p->R / RED_CPU_MIN_CHUNK)
             S = p->R / RED_CPU_MIN_CHUNK;
-        chunk = (p->R + S - 1) / S;
-        chunk = (chunk + rw - 1) / rw * rw;
-        S = (p->R + chunk - 1) / chunk;
+        split_chunks(p->R, rw, &S, &chunk);
     }
     /* Units per work item: rows grouped into d->max_chunks items, column
      * blocks into at most RED_CPU_COL_ITEMS items (on the 16-core host
@@ -252,12 +268,8 @@ static clops_status reduce_cpu_run(const reduce_call *c, const reduce_plan *p)
     if (st)
         return st;
     clops_tensor *part = NULL;
-    if (S > 1) {
-        int64_t bytes = p->O * S * RED_STATE_BYTES;
-        st = tensor_new(d, CLOPS_UINT8, 1, &bytes, NULL, &part);
-        if (st)
-            return clops__error_prefix(st, "%s: partial results", c->opname);
-    }
+    if (S > 1 && (st = new_partials(c, p, S, &part)))
+        return st;
     cl_mem xm = mem_of(c->x), pm = mem_of(part);
     cl_long xoff = p->xoff, cS = S, cchunk = chunk, cper = per;
     cl_int mode = col ? 1 : 0;
@@ -322,9 +334,7 @@ clops_status reduce_cl_run(const reduce_call *c, const reduce_plan *p)
     if (S < 1)
         S = 1;
     if (S > 1) {
-        chunk = (p->R + S - 1) / S;
-        chunk = (chunk + 3) / 4 * 4;
-        S = (p->R + chunk - 1) / chunk;
+        split_chunks(p->R, 4, &S, &chunk);
     }
     host_kernel *k1 = NULL, *k2 = NULL;
     clops_status st = get_kernel(d, kind, c->x->dtype, K_ROW, c->opname, &k1);
@@ -333,12 +343,8 @@ clops_status reduce_cl_run(const reduce_call *c, const reduce_plan *p)
     if (st)
         return st;
     clops_tensor *part = NULL;
-    if (S > 1) {
-        int64_t bytes = p->O * S * RED_STATE_BYTES;
-        st = tensor_new(d, CLOPS_UINT8, 1, &bytes, NULL, &part);
-        if (st)
-            return clops__error_prefix(st, "%s: partial results", c->opname);
-    }
+    if (S > 1 && (st = new_partials(c, p, S, &part)))
+        return st;
     cl_mem xm = mem_of(c->x), pm = mem_of(part);
     cl_long xoff = p->xoff, cS = S, cchunk = chunk;
     cl_int cL = (cl_int)L, cvec = vec;
