@@ -8,11 +8,11 @@
  * Cases (issue 13): float32 [N, N] (N = 8192) sum over rows (dim 1), over
  * columns (dim 0) and over everything, mean, amax and var over rows,
  * argmax over rows; sum over rows of [M, 64] (M = 2^20) in float32 and
- * bfloat16; softmax and log_softmax over rows of [N, N] float32 and softmax
- * of bfloat16; layer_norm (weight and bias) and rms_norm (weight) over rows
- * of [N, N] float32 (their results are allocated per call, as PyTorch's
- * functional calls do; bytes count the input and output, not the
- * statistics or the weights); batch_norm in training (statistics, running-stat
+ * bfloat16; softmax and log_softmax over rows of [N, N] float32, softmax
+ * of bfloat16 and softmax's backward (float32); layer_norm (weight and
+ * bias) and rms_norm (weight) over rows of [N, N] float32 (their results
+ * are allocated per call, as PyTorch's functional calls do; bytes count
+ * the input and output, not the statistics or the weights); batch_norm in training (statistics, running-stat
  * update, normalization) and in evaluation, and group_norm (32 groups), of
  * a float32 [B, 256, 56, 56] activation (B = 32; bytes: input and output
  * once).  Each is timed through the public API into a preallocated
@@ -48,6 +48,7 @@ enum {
     K_SUM_ALL,
     K_SOFTMAX,
     K_LOG_SOFTMAX,
+    K_SOFTMAX_BACKWARD,
     K_LAYER_NORM,
     K_RMS_NORM,
     K_BATCH_NORM_TRAIN,
@@ -79,6 +80,9 @@ static clops_status run_red(void *vctx)
         return clops__softmax_out(c->x, c->dim, false, c->out);
     case K_LOG_SOFTMAX:
         return clops__log_softmax_out(c->x, c->dim, false, c->out);
+    case K_SOFTMAX_BACKWARD:
+        /* x is both the gradient and the softmax output */
+        return clops__softmax_backward_data_out(c->x, c->x, c->dim, CLOPS_FLOAT32, c->out);
     case K_LAYER_NORM: {
         clops_tensor *o0 = NULL, *o1 = NULL, *o2 = NULL;
         clops_status st = clops_native_layer_norm(c->x, &c->n, 1, c->w, c->b, 1e-5, &o0, &o1, &o2);
@@ -137,6 +141,7 @@ static const red_spec specs[] = {
     {"softmax_rows_f32", K_SOFTMAX, CLOPS_FLOAT32, 0, 1},
     {"log_softmax_rows_f32", K_LOG_SOFTMAX, CLOPS_FLOAT32, 0, 1},
     {"softmax_rows_bf16", K_SOFTMAX, CLOPS_BFLOAT16, 0, 1},
+    {"softmax_backward_rows_f32", K_SOFTMAX_BACKWARD, CLOPS_FLOAT32, 0, 1},
     {"layer_norm_rows_f32", K_LAYER_NORM, CLOPS_FLOAT32, 0, 1},
     {"rms_norm_rows_f32", K_RMS_NORM, CLOPS_FLOAT32, 0, 1},
     {"batch_norm_train_f32", K_BATCH_NORM_TRAIN, CLOPS_FLOAT32, 2, 1},
@@ -185,7 +190,8 @@ static bool setup(const red_spec *s, clops_device *d, int64_t n, int64_t m, int6
     if (clops_full(d, odt, nd, rowwise ? sizes : &outn, clops_scalar_float(0.0), &c->out) !=
         CLOPS_OK)
         return false;
-    *bytes = (double)(sizes[0] * sizes[1]) * (double)clops_dtype_size(s->dt) +
+    *bytes = (double)(sizes[0] * sizes[1]) * (double)clops_dtype_size(s->dt) *
+                 (s->kind == K_SOFTMAX_BACKWARD ? 2.0 : 1.0) +
              (double)outn * (double)clops_dtype_size(odt);
     return true;
 }

@@ -56,6 +56,10 @@ def main():
     y = torch.empty_like(x)
     case("softmax_rows_f32", lambda: torch._softmax(x, 1, False, out=y), 8 * n * n)
     case("log_softmax_rows_f32", lambda: torch._log_softmax(x, 1, False, out=y), 8 * n * n)
+    # x is both the gradient and the softmax output (bench_reduce.c does the same)
+    case("softmax_backward_rows_f32",
+         lambda: torch.ops.aten._softmax_backward_data.out(x, x, 1, torch.float32, grad_input=y),
+         12 * n * n)
     xb = torch.ones(n, n, device=dev, dtype=torch.bfloat16)
     yb = torch.empty_like(xb)
     case("softmax_rows_bf16", lambda: torch._softmax(xb, 1, False, out=yb), 4 * n * n)

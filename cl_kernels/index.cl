@@ -80,6 +80,98 @@ typedef struct ix_geom {
         }                                                                       \
     }
 
+#ifdef CLOPS_CHUNKED
+/* CPU devices (issue 19): each work item takes one contiguous range of
+ * result elements (as CLOPS_ITEMS) and walks it run by run along the
+ * innermost dim: the coordinates are split once, then carried like an
+ * odometer, and the offsets are computed once per run, so no element pays
+ * for divisions.  When no index tensor moves along the innermost dim (an
+ * embedding or index_select row, a cat slab) the run's indices are read
+ * once and the run is a plain strided copy; otherwise each element
+ * applies its indices as the GPU kernel does. */
+#define IX_GATHER_KERNEL(NAME, T, I)                                                         \
+    __kernel void NAME(__global T *out, __global const T *src, __global const I *i0,         \
+                       __global const I *i1, __global const I *i2, __global const I *i3,     \
+                       __global int *err, const ix_geom g)                                  \
+    {                                                                                        \
+        ixt sz[IX_NDIM], ost[IX_NDIM], sst[IX_NDIM], ist[IX_MAXK][IX_NDIM];                  \
+        for (int d = 0; d < IX_NDIM; d++) {                                                  \
+            sz[d] = (ixt)g.sizes[d];                                                         \
+            ost[d] = (ixt)g.out_st[d];                                                       \
+            sst[d] = (ixt)g.src_st[d];                                                       \
+            for (int k = 0; k < IX_NIDX; k++)                                                \
+                ist[k][d] = (ixt)g.idx_st[k][d];                                             \
+        }                                                                                    \
+        const ixt numel = (ixt)g.numel, gs = (ixt)get_global_size(0);                       \
+        const ixt per = (numel + gs - 1) / gs, lin0 = (ixt)get_global_id(0) * per;           \
+        const ixt end = numel - min(lin0, numel) < per ? numel : lin0 + per;                 \
+        if (lin0 >= end)                                                                     \
+            return;                                                                          \
+        const long tri = g.tri, tri_k = g.tri_k;                                             \
+        const int L = IX_NDIM - 1;                                                           \
+        bool flat = !tri;                                                                    \
+        for (int k = 0; k < IX_NIDX; k++)                                                    \
+            flat = flat && ist[k][L] == 0;                                                   \
+        ixt c[IX_NDIM];                                                                      \
+        ixt rem = lin0;                                                                      \
+        for (int d = L; d >= 0; d--) {                                                       \
+            c[d] = d ? rem % sz[d] : rem;                                                    \
+            rem = d ? rem / sz[d] : 0;                                                       \
+        }                                                                                    \
+        for (ixt lin = lin0; lin < end;) {                                                   \
+            ixt ob = (ixt)g.out_off, sb = (ixt)g.src_off, ib[IX_MAXK];                       \
+            for (int k = 0; k < IX_NIDX; k++)                                                \
+                ib[k] = (ixt)g.idx_off[k];                                                   \
+            for (int d = 0; d <= L; d++) {                                                   \
+                ob += c[d] * ost[d];                                                         \
+                sb += c[d] * sst[d];                                                         \
+                for (int k = 0; k < IX_NIDX; k++)                                            \
+                    ib[k] += c[d] * ist[k][d];                                               \
+            }                                                                                \
+            const ixt run = min(sz[L] - c[L], end - lin), oi = ost[L], si = sst[L];          \
+            if (flat) {                                                                      \
+                ixt s = sb, io[IX_MAXK];                                                     \
+                for (int k = 0; k < IX_NIDX; k++)                                            \
+                    io[k] = ib[k];                                                           \
+                bool ok = true;                                                              \
+                IX_APPLY(0, i0)                                                              \
+                IX_APPLY(1, i1)                                                              \
+                IX_APPLY(2, i2)                                                              \
+                IX_APPLY(3, i3)                                                              \
+                if (ok)                                                                      \
+                    for (ixt j = 0; j < run; j++)                                            \
+                        out[ob + j * oi] = src[s + j * si];                                  \
+            } else {                                                                         \
+                const long row = L ? (long)c[L - 1] : 0;                                     \
+                for (ixt j = 0; j < run; j++) {                                              \
+                    ixt s = sb + j * si, io[IX_MAXK];                                        \
+                    for (int k = 0; k < IX_NIDX; k++)                                        \
+                        io[k] = ib[k] + j * ist[k][L];                                       \
+                    bool ok = true;                                                          \
+                    IX_APPLY(0, i0)                                                          \
+                    IX_APPLY(1, i1)                                                          \
+                    IX_APPLY(2, i2)                                                          \
+                    IX_APPLY(3, i3)                                                          \
+                    if (!ok)                                                                 \
+                        continue;                                                            \
+                    T val = src[s];                                                          \
+                    if (tri) {                                                               \
+                        long diff = (long)(c[L] + j) - row;                                  \
+                        if (tri == 1 ? diff > tri_k : diff < tri_k)                          \
+                            val = (T)0;                                                      \
+                    }                                                                        \
+                    out[ob + j * oi] = val;                                                  \
+                }                                                                            \
+            }                                                                                \
+            lin += run;                                                                      \
+            c[L] += run;                                                                     \
+            for (int d = L; d > 0 && c[d] >= sz[d]; d--) {                                   \
+                c[d] = 0;                                                                    \
+                c[d - 1]++;                                                                  \
+            }                                                                                \
+        }                                                                                    \
+    }
+#else
 #define IX_GATHER_KERNEL(NAME, T, I)                                                         \
     __kernel void NAME(__global T *out, __global const T *src, __global const I *i0,         \
                        __global const I *i1, __global const I *i2, __global const I *i3,     \
@@ -131,6 +223,8 @@ typedef struct ix_geom {
             out[o] = val;                                                                    \
         }                                                                                    \
     }
+
+#endif /* CLOPS_CHUNKED */
 
 IX_GATHER_KERNEL(ix_gather_1_i32, uchar, int)
 IX_GATHER_KERNEL(ix_gather_2_i32, ushort, int)

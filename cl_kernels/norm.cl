@@ -420,6 +420,59 @@ __kernel void norm_softmax_cpu(global const TIN_T *x, long xoff, global TOUT_T *
     }
 }
 
+/* norm_softmax_backward's rows on a CPU device (the same arguments, `per`
+ * for L): two passes, the sum (of g * y, or of g for log_softmax), then the
+ * output; vectors where g, y and out share their alignment. */
+__kernel void norm_softmax_backward_cpu(global const TIN_T *g, long goff, global const TIN_T *yv,
+                                        long yvoff, global TOUT_T *out, long ooff, long rows,
+                                        long n, long inner, long per, int logm)
+{
+    long it = (long)get_global_id(0);
+    for (long row = it * per; row < min(rows, (it + 1) * per); row++) {
+        long base = (row / inner) * n * inner + row % inner;
+        global const TIN_T *gr = g + goff + base, *yr = yv + yvoff + base;
+        global TOUT_T *orow = out + ooff + base;
+        long h0, h1;
+        NORM_VSPAN(goff + base, yvoff + base, inner, n, h0, h1);
+        if ((goff - ooff) % NV != 0)
+            h0 = h1 = n;
+        CT acc = (CT)0;
+        for (long j = 0; j < h0; j++) {
+            CT gv = LDX(gr, j * inner);
+            acc += (logm & 1) ? gv : gv * LDX(yr, j * inner);
+        }
+        if (h1 > h0) {
+            CTV av = (CTV)0;
+            for (long j = h0; j < h1; j += NV) {
+                CTV gv = LDXV(gr, j);
+                av += (logm & 1) ? gv : gv * LDXV(yr, j);
+            }
+            CT ah;
+            HFOLD(av, HADD, HADD, ah);
+            acc += ah;
+        }
+        for (long j = h1; j < n; j++) {
+            CT gv = LDX(gr, j * inner);
+            acc += (logm & 1) ? gv : gv * LDX(yr, j * inner);
+        }
+        for (long j = 0; j < h0; j++) {
+            CT gv = LDX(gr, j * inner), yy = LDX(yr, j * inner);
+            STY(orow, j * inner, (logm & 1) ? gv - exp(yy) * acc : yy * (gv - acc));
+        }
+        for (long j = h0; j < h1; j += NV) {
+            CTV gv = LDXV(gr, j), yy = LDXV(yr, j);
+            if (logm & 1)
+                STYV(orow, j, gv - exp(yy) * acc);
+            else
+                STYV(orow, j, yy * (gv - acc));
+        }
+        for (long j = h1; j < n; j++) {
+            CT gv = LDX(gr, j * inner), yy = LDX(yr, j * inner);
+            STY(orow, j * inner, (logm & 1) ? gv - exp(yy) * acc : yy * (gv - acc));
+        }
+    }
+}
+
 /* norm_layer's rows on a CPU device (the same arguments plus `per`). */
 __kernel void norm_layer_cpu(global const TIN_T *x, long xoff, global const CT *w, long woff,
                              global const CT *b, long boff, int flags, global TOUT_T *y, long yoff,

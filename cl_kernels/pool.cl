@@ -419,3 +419,159 @@ __kernel void pool_up_bwd(global const DT *go, long8 gg, global DT *gi, long8 og
         ST(gi, AT(og, n, c, iz, iy, ixx), acc);
     }
 }
+
+#ifdef CLOPS_CHUNKED
+/* Upsampling forward on CPU devices: work items of one, `per` consecutive
+ * (n, c) planes each, walked row by row (a row's taps computed once); the
+ * same arithmetic, in the same order, as pool_up_fwd. */
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void
+pool_up_fwd_cpu(global const DT *x, long8 xg, global DT *y, long8 yg, int16 g, int8 g2,
+                float2 nsc, CT2 lsc, int cl, long planes, long per)
+{
+    const long p0 = (long)get_global_id(0) * per, p1 = min(p0 + per, planes);
+    for (long p = p0; p < p1; p++) {
+        const int n = (int)(p / g.s1), c = (int)(p % g.s1);
+        for (int oy = 0; oy < g.s6; oy++) {
+            int hy[4], hx[4];
+            CT wy[4], wx[4];
+            const int ny = up_taps(g2.s7, oy, g.s3, g.s6, nsc.x, lsc.x, g2.s4, hy, wy);
+            for (int ox = 0; ox < g.s7; ox++) {
+                const int nx = up_taps(g2.s7, ox, g.s4, g.s7, nsc.y, lsc.y, g2.s4, hx, wx);
+                CT acc = 0;
+                for (int a = 0; a < ny; a++) {
+                    CT r = 0;
+                    for (int b = 0; b < nx; b++)
+                        r += wx[b] * LD(x, AT(xg, n, c, 0, hy[a], hx[b]));
+                    acc += wy[a] * r;
+                }
+                ST(y, AT(yg, n, c, 0, oy, ox), acc);
+            }
+        }
+    }
+}
+#endif
+
+#if defined(CLOPS_CHUNKED) && KIND == 0
+/*
+ * CPU devices, float and double (issue 19): the backward passes scatter
+ * instead of gathering.  Work items of one, each taking `per` consecutive
+ * (n, c) planes: it zeroes the plane of grad_input, then walks the plane's
+ * outputs in order adding each gradient into the inputs it came from, so
+ * every sum is taken in one fixed order (the outputs' order, as PyTorch's
+ * CPU kernels do) with no atomics, and an input costs nothing per window
+ * that does not pick it.  The host uses these when there are enough planes
+ * to share among the cores (a shape-only choice).
+ */
+
+/* Zeroes plane (n, c) of gi. */
+inline void zero_plane(global DT *gi, long8 og, int n, int c, int16 g)
+{
+    for (int z = 0; z < g.s2; z++)
+        for (int y = 0; y < g.s3; y++)
+            for (int x = 0; x < g.s4; x++)
+                gi[AT(og, n, c, z, y, x)] = (DT)0;
+}
+
+/* Whether v is one of the taps (start, step, count) of a window. */
+inline bool in_win(int v, int start, int step, int count)
+{
+    int d = v - start;
+    return d >= 0 && d % step == 0 && d / step < count;
+}
+
+/* max pooling backward: gi[index of output o] += go[o], where the index
+ * lies in o's window (as the gather kernel: other indices add nothing). */
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void
+pool_max_bwd_cpu(global const DT *go, long8 gg, global const long *ix, long8 ig, global DT *gi,
+                 long8 og, int16 g, int8 g2, int cl, long planes, long per)
+{
+    const long p0 = (long)get_global_id(0) * per, p1 = min(p0 + per, planes);
+    const long hw = (long)g.s3 * g.s4, isz = (long)g.s2 * hw;
+    for (long p = p0; p < p1; p++) {
+        const int n = (int)(p / g.s1), c = (int)(p % g.s1);
+        zero_plane(gi, og, n, c, g);
+        for (int oz = 0; oz < g.s5; oz++) {
+            int z0, zs, zn;
+            win(oz, g.s2, g.s5, g.s8, g.sb, g.se, g2.s1, g2.s6, &z0, &zs, &zn);
+            for (int oy = 0; oy < g.s6; oy++) {
+                int y0, ys, yn;
+                win(oy, g.s3, g.s6, g.s9, g.sc, g.sf, g2.s2, g2.s6, &y0, &ys, &yn);
+                for (int ox = 0; ox < g.s7; ox++) {
+                    const long t = ix[AT(ig, n, c, oz, oy, ox)];
+                    if (t < 0 || t >= isz)
+                        continue;
+                    const int z = (int)(t / hw), r = (int)(t - z * hw);
+                    const int y = r / g.s4, x = r - y * g.s4;
+                    int x0, xs, xn;
+                    win(ox, g.s4, g.s7, g.sa, g.sd, g2.s0, g2.s3, g2.s6, &x0, &xs, &xn);
+                    if (!in_win(z, z0, zs, zn) || !in_win(y, y0, ys, yn) ||
+                        !in_win(x, x0, xs, xn))
+                        continue;
+                    const long at = AT(og, n, c, z, y, x);
+                    gi[at] = (DT)(gi[at] + go[AT(gg, n, c, oz, oy, ox)]);
+                }
+            }
+        }
+    }
+}
+
+/* average pooling backward: go[o] / divisor into every input of o's
+ * window (clamped to the input, as in the forward). */
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void
+pool_avg_bwd_cpu(global const DT *go, long8 gg, global DT *gi, long8 og, int16 g, int8 g2,
+                 int cl, long planes, long per)
+{
+    const long p0 = (long)get_global_id(0) * per, p1 = min(p0 + per, planes);
+    for (long p = p0; p < p1; p++) {
+        const int n = (int)(p / g.s1), c = (int)(p % g.s1);
+        zero_plane(gi, og, n, c, g);
+        for (int oz = 0; oz < g.s5; oz++) {
+            int zl, zh, zf;
+            avg_win(oz, g.s2, g.s5, g.s8, g.sb, g.se, g2.s6, &zl, &zh, &zf);
+            for (int oy = 0; oy < g.s6; oy++) {
+                int yl, yh, yf;
+                avg_win(oy, g.s3, g.s6, g.s9, g.sc, g.sf, g2.s6, &yl, &yh, &yf);
+                for (int ox = 0; ox < g.s7; ox++) {
+                    const int dv = avg_div(oz, oy, ox, g, g2);
+                    if (!dv)
+                        continue;
+                    int xl, xh, xf;
+                    avg_win(ox, g.s4, g.s7, g.sa, g.sd, g2.s0, g2.s6, &xl, &xh, &xf);
+                    const CT v = go[AT(gg, n, c, oz, oy, ox)] / (CT)dv;
+                    for (int zz = zl; zz < zh; zz++)
+                        for (int yy = yl; yy < yh; yy++)
+                            for (int xx = xl; xx < xh; xx++) {
+                                const long at = AT(og, n, c, zz, yy, xx);
+                                gi[at] = (DT)(gi[at] + v);
+                            }
+                }
+            }
+        }
+    }
+}
+/* Upsampling backward: go[o] * (y weight x x weight) into each tap of o. */
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void
+pool_up_bwd_cpu(global const DT *go, long8 gg, global DT *gi, long8 og, int16 g, int8 g2,
+                float2 nsc, CT2 lsc, int cl, long planes, long per)
+{
+    const long p0 = (long)get_global_id(0) * per, p1 = min(p0 + per, planes);
+    for (long p = p0; p < p1; p++) {
+        const int n = (int)(p / g.s1), c = (int)(p % g.s1);
+        zero_plane(gi, og, n, c, g);
+        for (int oy = 0; oy < g.s6; oy++) {
+            int hy[4], hx[4];
+            CT wy[4], wx[4];
+            const int ny = up_taps(g2.s7, oy, g.s3, g.s6, nsc.x, lsc.x, g2.s4, hy, wy);
+            for (int ox = 0; ox < g.s7; ox++) {
+                const int nx = up_taps(g2.s7, ox, g.s4, g.s7, nsc.y, lsc.y, g2.s4, hx, wx);
+                const CT v = go[AT(gg, n, c, 0, oy, ox)];
+                for (int a = 0; a < ny; a++)
+                    for (int b = 0; b < nx; b++) {
+                        const long at = AT(og, n, c, 0, hy[a], hx[b]);
+                        gi[at] = (DT)(gi[at] + wy[a] * wx[b] * v);
+                    }
+            }
+        }
+    }
+}
+#endif

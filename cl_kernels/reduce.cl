@@ -515,8 +515,9 @@ typedef struct {
  *   0 rows: item i folds chunk i % S of outputs (i / S) * per ... + per - 1,
  *     RW lanes per output;
  *   1 columns: item i folds chunk i % S of blocks (i / S) * per ... of RW
- *     adjacent outputs (kept dim 0), one accumulator each, walking the
- *     reduced range;
+ *     adjacent outputs (kept dim 0), one accumulator each (one explicit
+ *     vector for the one-value floating kinds when the block is aligned),
+ *     walking the reduced range;
  *   2 merge: item i folds the S partial states of outputs i * per ... in
  *     order and writes the results.
  */
@@ -614,15 +615,32 @@ __kernel void KNAME(_cpu)(global const TIN_T *x, long xoff, global ACC *part, lo
             long xb = xoff + red_koff(o0, ksz, kis);
             if (nw == RW && kis.x == 1 && rrank == 1) {
                 ACC c[RW];
-#pragma unroll
-                for (int j = 0; j < RW; j++)
-                    A_INIT(c[j]);
-                for (long r = r0; r < r1; r++) {
-                    global const TIN_T *xr = x + xb + r * ris.x;
-                    long ri = r * rlm.x;
+#if RED_VLANES
+                /* The block as one explicit vector when every row of it
+                 * starts at a multiple of RW: the same operations, lane by
+                 * lane, as the accumulator array below. */
+                if (xb % RW == 0 && ris.x % RW == 0) {
+                    CTV cv = (CTV)AV_ID;
+                    for (long r = r0; r < r1; r++)
+                        cv = AV_ADD(cv, LDV(x, xb + r * ris.x));
+                    CT cs[RW];
+                    RCATV(vstore, RW)(cv, 0, cs);
 #pragma unroll
                     for (int j = 0; j < RW; j++)
-                        A_ADDS(c[j], LD(xr, j), ri);
+                        c[j].v = cs[j];
+                } else
+#endif
+                {
+#pragma unroll
+                    for (int j = 0; j < RW; j++)
+                        A_INIT(c[j]);
+                    for (long r = r0; r < r1; r++) {
+                        global const TIN_T *xr = x + xb + r * ris.x;
+                        long ri = r * rlm.x;
+#pragma unroll
+                        for (int j = 0; j < RW; j++)
+                            A_ADDS(c[j], LD(xr, j), ri);
+                    }
                 }
                 if (S == 1) {
                     long yb = yoff + red_koff(o0, ksz, kos), yb2 = yoff2 + red_koff(o0, ksz, kos2);

@@ -565,3 +565,213 @@ sort_topk(__global const T *src, long soff, long s_o, long s_n, long s_i, long n
         idx[xbase + j * x_n] = at;
     }
 }
+
+#if defined(CLOPS_CHUNKED) && defined(LMAXC)
+/*
+ * CPU devices (issue 19): work items of one, each taking `per` consecutive
+ * units (blocks or lines) with serial loops; no barriers.  The host
+ * defines LMAXC (block length, sized to the device's local memory) and
+ * KBYTES (the key's significant bytes: the dtype's size).
+ *
+ *   sort_block_cpu  a stable LSD radix sort of each block's (key,
+ *                   position) pairs in local memory, 8-bit digits: one
+ *                   read builds every digit's histogram, then one
+ *                   scatter pass per digit (skipped when every key has the
+ *                   same digit there).  Stable passes over pairs loaded in
+ *                   position order give the (key, position) order, the
+ *                   same result as sort_block.  Writes the results (one
+ *                   block per line) or the pairs for sort_merge.
+ *   sort_merge_cpu  sort_merge by chunks of outputs merged serially.
+ *   sort_topk_cpu   one line at a time: a max-heap of the k smallest
+ *                   (key, position) pairs seen so far (elements come in
+ *                   position order, so a new element enters only when its
+ *                   key is below the root's), then a heap sort of the k
+ *                   pairs: the first k of the stable sort in O(n log k).
+ */
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void
+sort_block_cpu(__global const T *src, long soff, long s_o, long s_n, long s_i, long n,
+               long inner, long nblk, int desc, __global KEY *kout, __global int *iout,
+               __global T *vals, long voff, long v_o, long v_n, long v_i, __global long *idx,
+               long xoff, long x_o, long x_n, long x_i, int want_vals, int want_idx, long units,
+               long per)
+{
+    __local KEY ka[LMAXC], kb[LMAXC];
+    __local int ia[LMAXC], ib[LMAXC];
+    __local uint hist[KBYTES][256];
+    const long u0 = (long)get_global_id(0) * per;
+    const long u1 = u0 + per < units ? u0 + per : units;
+    for (long g = u0; g < u1; g++) {
+        const long line = g / nblk, b = g % nblk;
+        const long sbase = LINE_BASE(soff, line, inner, s_o, s_i);
+        const long k0 = b * LMAXC;
+        const int m = (int)(n - k0 < LMAXC ? n - k0 : LMAXC);
+        for (int q = 0; q < KBYTES; q++)
+            for (int h = 0; h < 256; h++)
+                hist[q][h] = 0;
+        for (int j = 0; j < m; j++) {
+            const KEY key = LOAD_KEY(src, sbase, k0 + j, s_n, desc);
+            ka[j] = key;
+            ia[j] = (int)(k0 + j);
+            for (int q = 0; q < KBYTES; q++)
+                hist[q][(uint)(key >> (8 * q)) & 255u]++;
+        }
+        __local KEY *sk = ka, *dk = kb;
+        __local int *si = ia, *di = ib;
+        for (int q = 0; q < KBYTES; q++) {
+            __local uint *hq = hist[q];
+            if (hq[(uint)(sk[0] >> (8 * q)) & 255u] == (uint)m)
+                continue;
+            uint run = 0;
+            for (int h = 0; h < 256; h++) {
+                const uint c = hq[h];
+                hq[h] = run;
+                run += c;
+            }
+            for (int j = 0; j < m; j++) {
+                const KEY key = sk[j];
+                const uint o = hq[(uint)(key >> (8 * q)) & 255u]++;
+                dk[o] = key;
+                di[o] = si[j];
+            }
+            __local KEY *tk = sk;
+            sk = dk;
+            dk = tk;
+            __local int *ti = si;
+            si = di;
+            di = ti;
+        }
+        if (nblk == 1) {
+            const long vbase = LINE_BASE(voff, line, inner, v_o, v_i);
+            const long xbase = LINE_BASE(xoff, line, inner, x_o, x_i);
+            if (want_vals)
+                for (int j = 0; j < m; j++)
+                    vals[vbase + j * v_n] = src[sbase + si[j] * s_n];
+            if (want_idx)
+                for (int j = 0; j < m; j++)
+                    idx[xbase + j * x_n] = si[j];
+        } else {
+            for (int j = 0; j < m; j++) {
+                kout[line * n + k0 + j] = sk[j];
+                iout[line * n + k0 + j] = si[j];
+            }
+        }
+    }
+}
+
+/* sort_merge on CPU devices: merges runs of width w into runs of 2w by
+ * chunks of MCHUNK outputs, `per` chunks per work item (units = lines x
+ * runs of 2w x chunks per run).  A chunk finds where it starts in each run
+ * by a binary search (the co-rank: how many of its first d0 outputs come
+ * from A), then merges serially.  Equal keys take A first: A's positions
+ * are all below B's, so this is the (key, position) order. */
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void
+sort_merge_cpu(__global const KEY *kin, __global const int *iin, __global KEY *kout,
+               __global int *iout, long n, long w, long runs, long cpr, long units, long per)
+{
+    const long u0 = (long)get_global_id(0) * per;
+    const long u1 = u0 + per < units ? u0 + per : units;
+    for (long u = u0; u < u1; u++) {
+        const long line = u / (runs * cpr), r = (u / cpr) % runs, c = u % cpr;
+        const long r0 = r * 2 * w;
+        const long a1 = r0 + w < n ? r0 + w : n, b1 = r0 + 2 * w < n ? r0 + 2 * w : n;
+        const long la = a1 - r0, lb = b1 - a1;
+        long d0 = c * MCHUNK, d1 = d0 + MCHUNK;
+        if (d1 > la + lb)
+            d1 = la + lb;
+        if (d0 >= d1)
+            continue;
+        __global const KEY *ka = kin + line * n + r0, *kb = ka + la;
+        __global const int *pa = iin + line * n + r0, *pb = pa + la;
+        long lo = d0 > lb ? d0 - lb : 0, hi = d0 < la ? d0 : la;
+        while (lo < hi) {
+            const long mid = lo + ((hi - lo) >> 1);
+            if (ka[mid] <= kb[d0 - 1 - mid])
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        long i = lo, j = d0 - lo;
+        __global KEY *ko = kout + line * n + r0;
+        __global int *io = iout + line * n + r0;
+        for (long o = d0; o < d1; o++) {
+            const bool take_a = j >= lb || (i < la && ka[i] <= kb[j]);
+            if (take_a) {
+                ko[o] = ka[i];
+                io[o] = pa[i++];
+            } else {
+                ko[o] = kb[j];
+                io[o] = pb[j++];
+            }
+        }
+    }
+}
+
+/* Sifts pair (key, pos) down from the root of the max-heap hk/hp of sz
+ * pairs (ordered by PAIR_GT). */
+void topk_sift_down(__local KEY *hk, __local int *hp, int sz, KEY key, int pos)
+{
+    int c = 0;
+    for (;;) {
+        int l = 2 * c + 1;
+        if (l >= sz)
+            break;
+        int r = l + 1;
+        int ch = r < sz && PAIR_GT(hk[r], hp[r], hk[l], hp[l]) ? r : l;
+        if (!PAIR_GT(hk[ch], hp[ch], key, pos))
+            break;
+        hk[c] = hk[ch];
+        hp[c] = hp[ch];
+        c = ch;
+    }
+    hk[c] = key;
+    hp[c] = pos;
+}
+
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void
+sort_topk_cpu(__global const T *src, long soff, long s_o, long s_n, long s_i, long n, long inner,
+              int k, int desc, __global T *vals, long voff, long v_o, long v_n, long v_i,
+              __global long *idx, long xoff, long x_o, long x_n, long x_i, long lines, long per)
+{
+    __local KEY hk[TKC_KMAX];
+    __local int hp[TKC_KMAX];
+    const long l0 = (long)get_global_id(0) * per;
+    const long l1 = l0 + per < lines ? l0 + per : lines;
+    for (long line = l0; line < l1; line++) {
+        const long sbase = LINE_BASE(soff, line, inner, s_o, s_i);
+        for (int j = 0; j < k; j++) {
+            const KEY key = LOAD_KEY(src, sbase, j, s_n, desc);
+            int c = j;
+            while (c > 0) {
+                const int p = (c - 1) >> 1;
+                if (!PAIR_GT(key, j, hk[p], hp[p]))
+                    break;
+                hk[c] = hk[p];
+                hp[c] = hp[p];
+                c = p;
+            }
+            hk[c] = key;
+            hp[c] = j;
+        }
+        /* Later positions are larger, so a key equal to the root's ranks
+         * after it: only smaller keys enter. */
+        for (long j = k; j < n; j++) {
+            const KEY key = LOAD_KEY(src, sbase, j, s_n, desc);
+            if (key < hk[0])
+                topk_sift_down(hk, hp, k, key, (int)j);
+        }
+        for (int e = k - 1; e > 0; e--) {
+            const KEY rk = hk[0];
+            const int rp = hp[0];
+            topk_sift_down(hk, hp, e, hk[e], hp[e]);
+            hk[e] = rk;
+            hp[e] = rp;
+        }
+        const long vbase = LINE_BASE(voff, line, inner, v_o, v_i);
+        const long xbase = LINE_BASE(xoff, line, inner, x_o, x_i);
+        for (int j = 0; j < k; j++) {
+            vals[vbase + j * v_n] = src[sbase + (long)hp[j] * s_n];
+            idx[xbase + j * x_n] = hp[j];
+        }
+    }
+}
+#endif

@@ -97,8 +97,9 @@ int norm_resident_flag(void)
 clops_status norm_get_kernel(clops_device *d, int which, clops_dtype in, clops_dtype out,
                             const char *op, host_kernel **k)
 {
-    static const char *const names[] = {"norm_softmax", "norm_softmax_backward", "norm_layer",
-                                        "norm_softmax_cpu", "norm_layer_cpu"};
+    static const char *const names[] = {"norm_softmax",     "norm_softmax_backward",
+                                        "norm_layer",       "norm_softmax_cpu",
+                                        "norm_layer_cpu",   "norm_softmax_backward_cpu"};
     host_kkey key = {{(4ull << 56) | ((uint64_t)which << 16) | ((uint64_t)in << 8) | out,
                       reduce_wg(d), 0, 0}};
     *k = host_kernel_lookup(d, &key);
@@ -133,21 +134,33 @@ static void rows_of(const clops_tensor *t, int dim, int64_t *rows, int64_t *n, i
     *rows = *n ? numel / *n : 0;
 }
 
-/* Softmax on a CPU device (norm_softmax_cpu): `per` rows per work item. */
+/* Softmax (b NULL) or its backward (norm_softmax_cpu,
+ * norm_softmax_backward_cpu) on a CPU device: `per` rows per work item. */
 static clops_status run_rows_cpu(host_kernel *k, bool logm, const clops_tensor *a,
-                                 clops_tensor *y, int64_t rows, int64_t n, int64_t inner)
+                                 const clops_tensor *b, clops_tensor *y, int64_t rows, int64_t n,
+                                 int64_t inner)
 {
-    cl_long ao = a->offset, yo = y->offset, crows = rows, cn = n, cinner = inner,
-            per = norm_cpu_rows_per_item(a->storage->device, rows);
+    cl_long ao = a->offset, bo = b ? b->offset : 0, yo = y->offset, crows = rows, cn = n,
+            cinner = inner, per = norm_cpu_rows_per_item(a->storage->device, rows);
     cl_int clog = logm ? 1 : 0;
-    cl_mem am = mem_of(a), ym = mem_of(y);
-    host_arg args[] = {
-        {sizeof am, &am},       {sizeof ao, &ao}, {sizeof ym, &ym},         {sizeof yo, &yo},
-        {sizeof crows, &crows}, {sizeof cn, &cn}, {sizeof cinner, &cinner}, {sizeof per, &per},
-        {sizeof clog, &clog},
-    };
-    return host_launch_local(a->storage->device, k, (int)(sizeof args / sizeof args[0]), args,
-                             (size_t)((rows + per - 1) / per), 1);
+    cl_mem am = mem_of(a), bm = b ? mem_of(b) : NULL, ym = mem_of(y);
+    host_arg args[11];
+    int na = 0;
+    args[na++] = (host_arg){sizeof am, &am};
+    args[na++] = (host_arg){sizeof ao, &ao};
+    if (b) {
+        args[na++] = (host_arg){sizeof bm, &bm};
+        args[na++] = (host_arg){sizeof bo, &bo};
+    }
+    args[na++] = (host_arg){sizeof ym, &ym};
+    args[na++] = (host_arg){sizeof yo, &yo};
+    args[na++] = (host_arg){sizeof crows, &crows};
+    args[na++] = (host_arg){sizeof cn, &cn};
+    args[na++] = (host_arg){sizeof cinner, &cinner};
+    args[na++] = (host_arg){sizeof per, &per};
+    args[na++] = (host_arg){sizeof clog, &clog};
+    return host_launch_local(a->storage->device, k, na, args, (size_t)((rows + per - 1) / per),
+                             1);
 }
 
 /* Runs softmax (which 0) or its backward (which 1) on contiguous a (and
@@ -164,13 +177,13 @@ static clops_status run_rows(const char *op, int which, bool logm, const clops_t
         return which ? norm_ref_softmax_backward(a, b, y, rows, n, inner, logm)
                      : norm_ref_softmax(a, y, rows, n, inner, logm);
     host_kernel *k = NULL;
-    bool cpu = d->chunked && which == 0;
-    clops_status st =
-        norm_get_kernel(d, cpu ? NORM_K_SOFTMAX_CPU : which, a->dtype, y->dtype, op, &k);
+    bool cpu = d->chunked;
+    int kid = !cpu ? which : which ? NORM_K_SOFTMAX_BACKWARD_CPU : NORM_K_SOFTMAX_CPU;
+    clops_status st = norm_get_kernel(d, kid, a->dtype, y->dtype, op, &k);
     if (st)
         return st;
     if (cpu)
-        return run_rows_cpu(k, logm, a, y, rows, n, inner);
+        return run_rows_cpu(k, logm, a, which ? b : NULL, y, rows, n, inner);
     int64_t wg = (int64_t)reduce_wg(d);
     int64_t L = inner == 1 ? reduce_pow2_floor(n / 8 > 1 ? n / 8 : 1) : 1;
     if (L > wg)

@@ -34,7 +34,8 @@ enum {
     NORM_K_SOFTMAX_BACKWARD,
     NORM_K_LAYER,
     NORM_K_SOFTMAX_CPU,
-    NORM_K_LAYER_CPU
+    NORM_K_LAYER_CPU,
+    NORM_K_SOFTMAX_BACKWARD_CPU
 };
 
 /* Kernel `which` (NORM_K_*) of the program for input dtype `in` and output

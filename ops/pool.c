@@ -7,7 +7,10 @@
  * and element strides, so strided and channels-last inputs and outputs are
  * read and written in place (no layout copy).  One program per dtype holds
  * the six kernels of cl_kernels/pool.cl; each work item computes whole
- * elements in a grid-stride loop.  The CPU device runs ref/pool.c.
+ * elements in a grid-stride loop.  On CPU devices, with enough (n, c)
+ * planes, the backward passes (float, double) scatter plane by plane
+ * instead and upsampling walks planes row by row (the _cpu kernels).  The
+ * CPU device runs ref/pool.c.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -47,19 +50,29 @@ static clops_status gen_program(void *ctx, const clops_device *d, strbuf *sb)
     return sb->failed ? CLOPS__HOST_OOM("pooling program source") : CLOPS_OK;
 }
 
-/* The kernel of `which` for dtype dt on device d. */
-static clops_status get_kernel(clops_device *d, pool_which which, clops_dtype dt, const char *op,
-                               host_kernel **k)
+/* The kernel of `which` for dtype dt on device d (cpu: the scatter form of
+ * a backward pass, POOL_MAX_BWD or POOL_AVG_BWD, for CPU devices). */
+static clops_status get_kernel(clops_device *d, pool_which which, clops_dtype dt, bool cpu,
+                               const char *op, host_kernel **k)
 {
     static const char *const names[] = {"pool_max_fwd", "pool_max_bwd", "pool_avg_fwd",
                                         "pool_avg_bwd", "pool_up_fwd",  "pool_up_bwd"};
-    host_kkey key = {{(0x50ull << 56) | ((uint64_t)which << 8) | (uint64_t)dt, 0, 0, 0}};
+    static const char *const cpu_names[] = {NULL,
+                                            "pool_max_bwd_cpu",
+                                            NULL,
+                                            "pool_avg_bwd_cpu",
+                                            "pool_up_fwd_cpu",
+                                            "pool_up_bwd_cpu"};
+    host_kkey key = {{(0x50ull << 56) | ((uint64_t)cpu << 16) | ((uint64_t)which << 8) |
+                          (uint64_t)dt,
+                      0, 0, 0}};
     *k = host_kernel_lookup(d, &key);
     if (*k)
         return CLOPS_OK;
     char pname[64];
     snprintf(pname, sizeof pname, "pool/%s", clops_dtype_name(dt));
-    host_kernel_request req = {pname, names[which], gen_program, &dt, NULL};
+    host_kernel_request req = {pname, cpu ? cpu_names[which] : names[which], gen_program, &dt,
+                               NULL};
     clops_status st = host_kernel_get(d, &key, &req, k);
     return st ? clops__error_prefix(st, "%s", op) : CLOPS_OK;
 }
@@ -150,8 +163,15 @@ clops_status pool_run(const char *op, pool_which which, const pool_geom *g, int 
     /* the dtype of the floating tensors (b holds indices for POOL_MAX_BWD) */
     clops_tensor *ts[3] = {a, b, c};
     clops_dtype dt = a->dtype;
+    /* CPU devices, when there are at least as many (n, c) planes as cores:
+     * the backward passes of float and double scatter plane by plane, the
+     * upsampling forward walks planes row by row. */
+    int64_t planes = g->N * g->C;
+    bool fp = dt == CLOPS_FLOAT32 || dt == CLOPS_FLOAT64;
+    bool cpu = d->chunked && planes * 4 >= (int64_t)d->max_chunks &&
+               (which == POOL_UP_FWD || (fp && which != POOL_MAX_FWD && which != POOL_AVG_FWD));
     host_kernel *k = NULL;
-    clops_status st = get_kernel(d, which, dt, op, &k);
+    clops_status st = get_kernel(d, which, dt, cpu, op, &k);
     if (st)
         return st;
     cl_mem mems[3];
@@ -194,7 +214,7 @@ clops_status pool_run(const char *op, pool_which which, const pool_geom *g, int 
     cl_float2 nsc = {{g->nsc[0], g->nsc[1]}};
     cl_float2 lf = {{(float)g->lsc[0], (float)g->lsc[1]}};
     cl_double2 ld = {{g->lsc[0], g->lsc[1]}};
-    host_arg args[13];
+    host_arg args[15];
     int na = 0;
     for (int i = 0; i < nt; i++) {
         args[na++] = (host_arg){sizeof mems[i], &mems[i]};
@@ -210,5 +230,12 @@ clops_status pool_run(const char *op, pool_which which, const pool_geom *g, int 
             args[na++] = (host_arg){sizeof lf, &lf};
     }
     args[na++] = (host_arg){sizeof cl, &cl};
+    if (cpu) {
+        cl_long a_planes = planes,
+                per = (planes + (int64_t)d->max_chunks - 1) / (int64_t)d->max_chunks;
+        args[na++] = (host_arg){sizeof a_planes, &a_planes};
+        args[na++] = (host_arg){sizeof per, &per};
+        return host_launch_local(d, k, na, args, (size_t)((planes + per - 1) / per), 1);
+    }
     return host_launch(d, k, na, args, host_grid_size(d, k, (uint64_t)items));
 }

@@ -26,6 +26,30 @@
 #define SORT_KEY_FAMILY (3ull << 56)
 /* Block length of sort_block (a power of two; LMAX pairs fit in 24 KiB). */
 #define SORT_LMAX 2048
+/* Longest block of sort_block_cpu (CPU devices; a power of two), and the
+ * shortest worth its own kernel (below it the device's local memory is too
+ * small and the work-group kernels run). */
+#define SORT_LMAXC_MAX 8192
+#define SORT_LMAXC_MIN 512
+/* Outputs per unit of sort_merge_cpu. */
+#define SORT_MCHUNK 8192
+
+/* Block length of sort_block_cpu on device d for keys of ks bytes (dtype
+ * of `size` bytes): the longest power of two whose two key/position arrays
+ * and histograms fill at most half the local memory; 0 when not a CPU
+ * device or below SORT_LMAXC_MIN.  Any block length gives the same result
+ * (the stable order is unique). */
+static int64_t sort_cpu_block(const clops_device *d, size_t size)
+{
+    if (!d->chunked)
+        return 0;
+    size_t ks = size == 8 ? 8 : 4;
+    int64_t l = SORT_LMAXC_MAX;
+    while (l >= SORT_LMAXC_MIN &&
+           (uint64_t)(2 * l * (int64_t)(ks + 4)) + 256 * 4 * size > d->info.local_mem_bytes / 2)
+        l /= 2;
+    return l >= SORT_LMAXC_MIN ? l : 0;
+}
 
 typedef struct sort_spec {
     clops_dtype dt;
@@ -61,7 +85,6 @@ static const char *key_expr(clops_dtype dt)
 /* The program of one dtype: prelude, defines, sort.cl. */
 static clops_status gen_source(void *ctx, const clops_device *d, strbuf *sb)
 {
-    (void)d;
     const sort_spec *s = ctx;
     /* float16 moves as its bits (no cl_khr_fp16 needed). */
     const char *t = s->dt == CLOPS_FLOAT16 ? "ushort" : pw_cl_storage_type(s->dt);
@@ -69,6 +92,12 @@ static clops_status gen_source(void *ctx, const clops_device *d, strbuf *sb)
     sb_printf(&defs, "#define T %s\n#define KEY %s\n#define TOKEY(v) %s\n#define WG %d\n", t,
               clops_dtype_size(s->dt) == 8 ? "ulong" : "uint", key_expr(s->dt), s->wg);
     sb_printf(&defs, "#define LMAX %d\n", SORT_LMAX);
+    int64_t lc = sort_cpu_block(d, clops_dtype_size(s->dt));
+    if (lc)
+        sb_printf(&defs,
+                  "#define LMAXC %lld\n#define KBYTES %d\n#define TKC_KMAX %d\n"
+                  "#define MCHUNK %d\n",
+                  (long long)lc, (int)clops_dtype_size(s->dt), SORT_TOPK_CPU_KMAX, SORT_MCHUNK);
     /* The NaN key of each float dtype (integers have none). */
     const char *nan_key = s->dt == CLOPS_FLOAT32                                   ? "0xffffffffu"
                           : s->dt == CLOPS_FLOAT64                                 ? "0xffffffffffffffffUL"
@@ -101,7 +130,8 @@ static clops_status get_kernel(clops_device *d, const sort_spec *s, int which, h
     static const char *const names[SORT_K_COUNT] = {
         "sort_block",    "sort_merge",   "sort_write",   "sort_pick",     "sort_search",
         "sort_mode",     "sort_uflags",  "sort_ucompact", "sort_ucounts", "sort_ugather",
-        "sort_ucompose", "sort_bincount", "sort_histc",    "sort_topk"};
+        "sort_ucompose", "sort_bincount", "sort_histc",    "sort_topk",     "sort_block_cpu",
+        "sort_topk_cpu", "sort_merge_cpu"};
     host_kkey key = {{SORT_KEY_FAMILY | ((uint64_t)s->dt << 24) | ((uint64_t)which << 16) |
                           (uint64_t)s->wg,
                       0, 0, 0}};
@@ -128,11 +158,15 @@ static clops_status run_cl(clops_tensor *src, const ops_lines *gs, bool desc, cl
     clops_device *d = src->storage->device;
     sort_spec spec = {src->dtype, ops_wg_pow2(d, 256)};
     int64_t n = gs->n, lines = gs->outer * gs->inner;
-    int64_t nblk = ops_cdiv(n, SORT_LMAX);
+    /* CPU devices: radix-sorted blocks of lc, one work item per run of
+     * blocks. */
+    int64_t lc = sort_cpu_block(d, clops_dtype_size(src->dtype));
+    int64_t blk = lc ? lc : SORT_LMAX;
+    int64_t nblk = ops_cdiv(n, blk);
     host_kernel *kb = NULL, *km = NULL, *kw = NULL;
-    clops_status st = get_kernel(d, &spec, 0, &kb);
+    clops_status st = get_kernel(d, &spec, lc ? SORT_K_BLOCK_CPU : SORT_K_BLOCK, &kb);
     if (st == CLOPS_OK && nblk > 1)
-        st = get_kernel(d, &spec, 1, &km);
+        st = get_kernel(d, &spec, lc ? SORT_K_MERGE_CPU : SORT_K_MERGE, &km);
     if (st == CLOPS_OK && nblk > 1)
         st = get_kernel(d, &spec, 2, &kw);
     if (st)
@@ -156,18 +190,30 @@ static clops_status run_cl(clops_tensor *src, const ops_lines *gs, bool desc, cl
     cl_long xoff = idx ? gx->offset : 0, x_o = idx ? gx->s_o : 0, x_n = idx ? gx->s_n : 0,
             x_i = idx ? gx->s_i : 0;
     cl_int a_desc = desc, want_v = vals != NULL, want_x = idx != NULL;
+    cl_long units = lines * nblk, per = ops_cdiv(units, (int64_t)d->max_chunks);
 #define A(x) {sizeof(x), &(x)}
     host_arg bargs[] = {A(msrc), A(soff), A(s_o),  A(s_n),  A(s_i),  A(a_n),    A(inner),
                         A(a_nblk), A(a_desc), A(mk0), A(mi0), A(mval), A(voff), A(v_o),
                         A(v_n),  A(v_i),  A(midx),  A(xoff), A(x_o), A(x_n),  A(x_i),
-                        A(want_v), A(want_x)};
-    st = host_launch(d, kb, (int)(sizeof bargs / sizeof bargs[0]), bargs,
-                     (size_t)(lines * nblk) * (size_t)spec.wg);
-    /* Merge runs of SORT_LMAX, 2 SORT_LMAX, ... ping-ponging the arrays. */
+                        A(want_v), A(want_x), A(units), A(per)};
+    int nb = (int)(sizeof bargs / sizeof bargs[0]);
+    if (lc)
+        st = host_launch_local(d, kb, nb, bargs, (size_t)ops_cdiv(units, per), 1);
+    else
+        st = host_launch(d, kb, nb - 2, bargs, (size_t)units * (size_t)spec.wg);
+    /* Merge runs of blk, 2 blk, ... ping-ponging the arrays. */
     cl_mem kin = mk0, iin = mi0, kout = k1 ? k1->mem : msrc, iout = i1 ? i1->mem : msrc;
-    for (cl_long w = SORT_LMAX; st == CLOPS_OK && nblk > 1 && w < n; w *= 2) {
-        host_arg margs[] = {A(kin), A(iin), A(kout), A(iout), A(a_n), A(a_lines), A(w)};
-        st = host_launch(d, km, 7, margs, cnt);
+    for (cl_long w = blk; st == CLOPS_OK && nblk > 1 && w < n; w *= 2) {
+        if (lc) {
+            cl_long runs = ops_cdiv(n, 2 * w), cpr = ops_cdiv(2 * w, SORT_MCHUNK);
+            cl_long mu = lines * runs * cpr, mper = ops_cdiv(mu, (int64_t)d->max_chunks);
+            host_arg margs[] = {A(kin), A(iin), A(kout), A(iout), A(a_n),
+                                A(w),   A(runs), A(cpr),  A(mu),   A(mper)};
+            st = host_launch_local(d, km, 10, margs, (size_t)ops_cdiv(mu, mper), 1);
+        } else {
+            host_arg margs[] = {A(kin), A(iin), A(kout), A(iout), A(a_n), A(a_lines), A(w)};
+            st = host_launch(d, km, 7, margs, cnt);
+        }
         cl_mem t = kin;
         kin = kout;
         kout = t;
@@ -246,13 +292,16 @@ clops_status sort_topk_select(clops_tensor *src, int dim, int64_t k, bool larges
     clops_device *d = src->storage->device;
     int64_t n = src->ndim ? src->sizes[dim] : 1;
     ops_lines gs, gv, gx;
-    if (host_is_cpu(d) || clops_dtype_size(src->dtype) > 4 || n > SORT_TOPK_NMAX || k < 1 ||
-        k > SORT_TOPK_KMAX || !ops_lines_of(src, dim, &gs) || !ops_lines_of(vals, dim, &gv) ||
-        !ops_lines_of(idx, dim, &gx))
+    bool cpu = !host_is_cpu(d) && sort_cpu_block(d, clops_dtype_size(src->dtype)) > 0;
+    if (host_is_cpu(d) || k < 1 || !ops_lines_of(src, dim, &gs) ||
+        !ops_lines_of(vals, dim, &gv) || !ops_lines_of(idx, dim, &gx))
+        return CLOPS_OK;
+    if (cpu ? k > SORT_TOPK_CPU_KMAX || n > INT32_MAX
+            : clops_dtype_size(src->dtype) > 4 || n > SORT_TOPK_NMAX || k > SORT_TOPK_KMAX)
         return CLOPS_OK;
     host_kernel *kt = NULL;
     int wg = 0;
-    clops_status st = sort_kernel(d, src->dtype, SORT_K_TOPK, &kt, &wg);
+    clops_status st = sort_kernel(d, src->dtype, cpu ? SORT_K_TOPK_CPU : SORT_K_TOPK, &kt, &wg);
     if (st)
         return st;
     cl_mem msrc = sort_mem(src), mval = sort_mem(vals), midx = sort_mem(idx);
@@ -261,13 +310,17 @@ clops_status sort_topk_select(clops_tensor *src, int dim, int64_t k, bool larges
     cl_long voff = gv.offset, v_o = gv.s_o, v_n = gv.s_n, v_i = gv.s_i;
     cl_long xoff = gx.offset, x_o = gx.s_o, x_n = gx.s_n, x_i = gx.s_i;
     cl_int a_k = (cl_int)k, a_desc = largest;
+    cl_long lines = gs.outer * gs.inner, per = ops_cdiv(lines, (int64_t)d->max_chunks);
 #define A(x) {sizeof(x), &(x)}
     host_arg args[] = {A(msrc), A(soff), A(s_o), A(s_n), A(s_i), A(a_n),  A(inner),
                        A(a_k),  A(a_desc), A(mval), A(voff), A(v_o), A(v_n), A(v_i),
-                       A(midx), A(xoff), A(x_o), A(x_n), A(x_i)};
+                       A(midx), A(xoff), A(x_o), A(x_n), A(x_i), A(lines), A(per)};
 #undef A
-    st = host_launch(d, kt, (int)(sizeof args / sizeof args[0]), args,
-                     (size_t)(gs.outer * gs.inner) * (size_t)wg);
+    int na = (int)(sizeof args / sizeof args[0]);
+    if (cpu)
+        st = host_launch_local(d, kt, na, args, (size_t)ops_cdiv(lines, per), 1);
+    else
+        st = host_launch(d, kt, na - 2, args, (size_t)lines * (size_t)wg);
     *done = st == CLOPS_OK;
     return st;
 }

@@ -33,6 +33,9 @@ typedef enum sort_kid {
     SORT_K_BINCOUNT,
     SORT_K_HISTC,
     SORT_K_TOPK,
+    SORT_K_BLOCK_CPU,
+    SORT_K_TOPK_CPU,
+    SORT_K_MERGE_CPU,
     SORT_K_COUNT
 } sort_kid;
 
@@ -73,14 +76,18 @@ clops_status sort_run(const char *op, clops_tensor *src, int dim, bool descendin
  * cl_kernels/sort.cl). */
 #define SORT_TOPK_NMAX 4096
 #define SORT_TOPK_KMAX 256
+/* Largest k of the CPU devices' selection (sort_topk_cpu: a heap of k
+ * pairs in local memory; any line length and key width). */
+#define SORT_TOPK_CPU_KMAX 1024
 
-/* topk along dim by per-line selection (radix select in local memory, no
- * full sort) into vals/idx (src's shape with k along dim, any strides):
- * the first k elements of the stable sort (descending when largest), the
- * same as sorting.  *done is false, and nothing is written, when the case
- * does not fit the kernel (the CPU device, 8-byte keys, lines longer than
- * SORT_TOPK_NMAX, k above SORT_TOPK_KMAX, layouts without a line
- * geometry); the caller sorts instead. */
+/* topk along dim by per-line selection (GPUs: radix select in local
+ * memory; CPU devices: a heap per line; no full sort) into vals/idx (src's
+ * shape with k along dim, any strides): the first k elements of the stable
+ * sort (descending when largest), the same as sorting.  *done is false, and
+ * nothing is written, when the case does not fit the kernel (the CPU
+ * device; on GPUs 8-byte keys, lines longer than SORT_TOPK_NMAX or k above
+ * SORT_TOPK_KMAX; on CPU devices k above SORT_TOPK_CPU_KMAX; layouts
+ * without a line geometry); the caller sorts instead. */
 clops_status sort_topk_select(clops_tensor *src, int dim, int64_t k, bool largest,
                               clops_tensor *vals, clops_tensor *idx, bool *done);
 

@@ -109,7 +109,9 @@ static int run_all(clops_tensor *x, clops_tensor *x5, clops_tensor **res)
 static void test_ops_match_the_reference_on_channels_last(void **state)
 {
     (void)state;
-    static const int64_t shapes[][4] = {{2, 3, 9, 8}, {1, 5, 7, 13}, {3, 2, 4, 5}};
+    /* the last has more (n, c) planes than a 16-core machine has cores: the
+     * CPU devices' plane-by-plane kernels there too */
+    static const int64_t shapes[][4] = {{2, 3, 9, 8}, {1, 5, 7, 13}, {3, 2, 4, 5}, {4, 5, 7, 6}};
     clops_device *devs[CT_MAX_DEVICES];
     int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
     for (int di = 0; di < nd; di++) {
@@ -253,6 +255,59 @@ static void test_backward_is_the_adjoint_of_forward(void **state)
     ct_clear_context();
 }
 
+/* max pooling's backward adds a gradient only at an index inside its
+ * output's window, on every OpenCL device and launch form (64 planes:
+ * the CPU devices' scatter kernel; 1 plane: the gather kernel). */
+static void test_max_backward_uses_indices_in_the_window_only(void **state)
+{
+    (void)state;
+    /* 2x2 windows, stride 2, of a 4x4 plane: outputs (0,0) (0,1) (1,0)
+     * (1,1) name 5 (in), 0 (outside), 15 (outside), 15 (in) */
+    static const int64_t ix1[4] = {5, 0, 15, 15};
+    static const float go1[4] = {1, 2, 3, 4};
+    enum { P = 64 };
+    int64_t *ix = malloc(sizeof(int64_t) * 4 * P);
+    float *go = malloc(sizeof(float) * 4 * P), *want = calloc(16 * P, sizeof(float));
+    for (int p = 0; p < P; p++)
+        for (int j = 0; j < 4; j++) {
+            ix[p * 4 + j] = ix1[j];
+            go[p * 4 + j] = go1[j] + (float)p;
+        }
+    for (int p = 0; p < P; p++) {
+        want[p * 16 + 5] = go[p * 4];
+        want[p * 16 + 15] = go[p * 4 + 3];
+    }
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < nd; di++) {
+        ct_set_device(devs[di]);
+        for (int planes = 1; planes <= P; planes *= P) {
+            ct_set_case("max_pool2d backward, %d planes", planes);
+            int64_t n = planes == 1 ? 1 : 2, c = planes / n;
+            clops_tensor *x = ct_from_values(devs[di], CLOPS_FLOAT32, 4, CT_I64(n, c, 4, 4),
+                                             CT_CONTIGUOUS, want);
+            clops_tensor *g = ct_from_values(devs[di], CLOPS_FLOAT32, 4, CT_I64(n, c, 2, 2),
+                                             CT_CONTIGUOUS, go);
+            clops_tensor *i = ct_from_values(devs[di], CLOPS_INT64, 4, CT_I64(n, c, 2, 2),
+                                             CT_CONTIGUOUS, ix);
+            clops_tensor *e = ct_from_values(devs[di], CLOPS_FLOAT32, 4, CT_I64(n, c, 4, 4),
+                                             CT_CONTIGUOUS, want);
+            clops_tensor *gi = NULL;
+            CT_OK(clops_max_pool2d_with_indices_backward(g, x, CT_I64(2, 2), 2, CT_I64(2, 2), 2,
+                                                         CT_I64(0, 0), 2, CT_I64(1, 1), 2, false,
+                                                         i, &gi));
+            CT_ASSERT_CLOSE(gi, e, CT_TOL_EXACT);
+            clops_tensor *ts[] = {x, g, i, e, gi};
+            for (size_t t = 0; t < CT_COUNT(ts); t++)
+                clops_tensor_release(ts[t]);
+        }
+    }
+    free(ix);
+    free(go);
+    free(want);
+    ct_clear_context();
+}
+
 /* A zero-size batch gives empty results of the right shapes. */
 static void test_zero_size_batch(void **state)
 {
@@ -324,6 +379,7 @@ int main(void)
         cmocka_unit_test(test_pool_matches_pytorch),
         cmocka_unit_test(test_ops_match_the_reference_on_channels_last),
         cmocka_unit_test(test_backward_is_the_adjoint_of_forward),
+        cmocka_unit_test(test_max_backward_uses_indices_in_the_window_only),
         cmocka_unit_test(test_zero_size_batch),
         cmocka_unit_test(test_errors_name_the_op),
     };

@@ -17,6 +17,7 @@
  *     NaN-heavy and all-NaN lines.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,12 +94,14 @@ static void test_every_dtype_layout(void **state)
     ct_clear_context();
 }
 
-/* Lengths around the block size (2048), rows and columns. */
+/* Lengths around the block sizes (2048 on GPUs; 8192 or less, from the
+ * local memory, on CPU devices) and their merges, rows and columns. */
 static void test_lengths(void **state)
 {
     (void)state;
-    static const int64_t lens[] = {0, 1, 2, 3, 255, 256, 257, 2047, 2048, 2049, 4095, 4096, 4097,
-                                   8193, 20000};
+    static const int64_t lens[] = {0,    1,    2,    3,    255,  256,   257,   2047,
+                                   2048, 2049, 4095, 4096, 4097, 8192,  8193,  16384,
+                                   16385, 20000};
     clops_device *devs[CT_MAX_DEVICES];
     int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
     for (int di = 0; di < nd; di++) {
@@ -266,6 +269,77 @@ static void test_topk_select(void **state)
     ct_clear_context();
 }
 
+/* topk on CPU devices (a heap per line: any line length and key width, k
+ * up to 1024) and the same calls on GPUs (which sort for these cases):
+ * 8-byte and 16-bit keys, lines longer than a block, sorted and reversed
+ * lines (every element enters the heap), k at and past the heap's limit
+ * (the sorting path), against the CPU reference's stable sort. */
+static void test_topk_long_lines_and_wide_keys(void **state)
+{
+    (void)state;
+    static const clops_dtype dts[] = {CLOPS_FLOAT64, CLOPS_INT64, CLOPS_BFLOAT16};
+    static const int64_t ks[] = {1, 7, 1024, 1025};
+    enum { N = 9000 };
+    double *ramp = malloc(sizeof(double) * 2 * N);
+    for (int i = 0; i < N; i++) {
+        ramp[i] = (double)(i / 3);        /* ascending, ties in threes */
+        ramp[N + i] = (double)(N - i / 2); /* descending, ties in pairs */
+    }
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < nd; di++) {
+        ct_set_device(devs[di]);
+        for (size_t t = 0; t < CT_COUNT(dts); t++) {
+            if (!ct_device_supports(devs[di], dts[t]))
+                continue;
+            for (int data = 0; data < 2; data++) {
+                clops_tensor *x = NULL;
+                if (data) {
+                    /* The ramps in the dtype (bfloat16: the float's top half). */
+                    void *h = malloc(sizeof(double) * 2 * N);
+                    for (int e = 0; e < 2 * N; e++) {
+                        if (dts[t] == CLOPS_FLOAT64)
+                            ((double *)h)[e] = ramp[e];
+                        else if (dts[t] == CLOPS_INT64)
+                            ((int64_t *)h)[e] = (int64_t)ramp[e];
+                        else {
+                            float f = (float)ramp[e];
+                            uint32_t u;
+                            memcpy(&u, &f, sizeof u);
+                            ((uint16_t *)h)[e] = (uint16_t)(u >> 16);
+                        }
+                    }
+                    x = ct_from_values(devs[di], dts[t], 2, I64(2, N), CT_CONTIGUOUS, h);
+                    free(h);
+                } else {
+                    x = ct_random(devs[di], dts[t], 2, I64(2, N), CT_SLICED, PW_DOMAIN_ANY,
+                                  70 + t);
+                }
+                clops_tensor *xc = ct_to_cpu(x);
+                for (size_t ki = 0; ki < CT_COUNT(ks); ki++)
+                    for (int largest = 0; largest < 2; largest++) {
+                        ct_set_case("topk %s [2, %d] %s k=%lld %s", clops_dtype_name(dts[t]), N,
+                                    data ? "ramps" : "random", (long long)ks[ki],
+                                    largest ? "largest" : "smallest");
+                        clops_tensor *v = NULL, *i = NULL, *ev = NULL, *ei = NULL;
+                        CT_OK(clops_topk(x, ks[ki], 1, largest, true, &v, &i));
+                        CT_OK(clops_topk(xc, ks[ki], 1, largest, true, &ev, &ei));
+                        CT_ASSERT_CLOSE(v, ev, CT_TOL_EXACT);
+                        CT_ASSERT_CLOSE(i, ei, CT_TOL_EXACT);
+                        clops_tensor_release(v);
+                        clops_tensor_release(i);
+                        clops_tensor_release(ev);
+                        clops_tensor_release(ei);
+                    }
+                clops_tensor_release(xc);
+                clops_tensor_release(x);
+            }
+        }
+    }
+    free(ramp);
+    ct_clear_context();
+}
+
 /* topk and kthvalue: shapes, agreement with the sort, errors. */
 static void test_topk_kthvalue(void **state)
 {
@@ -378,6 +452,7 @@ int main(void)
         cmocka_unit_test(test_stress_and_determinism),
         cmocka_unit_test(test_topk_kthvalue),
         cmocka_unit_test(test_topk_select),
+        cmocka_unit_test(test_topk_long_lines_and_wide_keys),
         cmocka_unit_test(test_median),
     };
     return cmocka_run_group_tests(tests, NULL, ct_teardown_group);
