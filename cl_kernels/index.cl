@@ -80,6 +80,18 @@ typedef struct ix_geom {
         }                                                                       \
     }
 
+/* The geometry in private registers (sz, ost, sst, ist), read once per
+ * work item. */
+#define IX_LOAD_GEOM                                                                         \
+    ixt sz[IX_NDIM], ost[IX_NDIM], sst[IX_NDIM], ist[IX_MAXK][IX_NDIM];                      \
+    for (int d = 0; d < IX_NDIM; d++) {                                                      \
+        sz[d] = (ixt)g.sizes[d];                                                             \
+        ost[d] = (ixt)g.out_st[d];                                                           \
+        sst[d] = (ixt)g.src_st[d];                                                           \
+        for (int k = 0; k < IX_NIDX; k++)                                                    \
+            ist[k][d] = (ixt)g.idx_st[k][d];                                                 \
+    }
+
 #ifdef CLOPS_CHUNKED
 /* CPU devices (issue 19): each work item takes one contiguous range of
  * result elements (as CLOPS_ITEMS) and walks it run by run along the
@@ -94,14 +106,7 @@ typedef struct ix_geom {
                        __global const I *i1, __global const I *i2, __global const I *i3,     \
                        __global int *err, const ix_geom g)                                  \
     {                                                                                        \
-        ixt sz[IX_NDIM], ost[IX_NDIM], sst[IX_NDIM], ist[IX_MAXK][IX_NDIM];                  \
-        for (int d = 0; d < IX_NDIM; d++) {                                                  \
-            sz[d] = (ixt)g.sizes[d];                                                         \
-            ost[d] = (ixt)g.out_st[d];                                                       \
-            sst[d] = (ixt)g.src_st[d];                                                       \
-            for (int k = 0; k < IX_NIDX; k++)                                                \
-                ist[k][d] = (ixt)g.idx_st[k][d];                                             \
-        }                                                                                    \
+        IX_LOAD_GEOM                                                                         \
         const ixt numel = (ixt)g.numel, gs = (ixt)get_global_size(0);                       \
         const ixt per = (numel + gs - 1) / gs, lin0 = (ixt)get_global_id(0) * per;           \
         const ixt end = numel - min(lin0, numel) < per ? numel : lin0 + per;                 \
@@ -177,15 +182,7 @@ typedef struct ix_geom {
                        __global const I *i1, __global const I *i2, __global const I *i3,     \
                        __global int *err, const ix_geom g)                                  \
     {                                                                                        \
-        /* The geometry in private registers, read once per work item. */                  \
-        ixt sz[IX_NDIM], ost[IX_NDIM], sst[IX_NDIM], ist[IX_MAXK][IX_NDIM];                  \
-        for (int d = 0; d < IX_NDIM; d++) {                                                  \
-            sz[d] = (ixt)g.sizes[d];                                                         \
-            ost[d] = (ixt)g.out_st[d];                                                       \
-            sst[d] = (ixt)g.src_st[d];                                                       \
-            for (int k = 0; k < IX_NIDX; k++)                                                \
-                ist[k][d] = (ixt)g.idx_st[k][d];                                             \
-        }                                                                                    \
+        IX_LOAD_GEOM                                                                         \
         const ixt numel = (ixt)g.numel, out_off = (ixt)g.out_off, src_off = (ixt)g.src_off;  \
         const long tri = g.tri, tri_k = g.tri_k;                                             \
         CLOPS_ITEMS(ixt, lin, numel) {                                                        \

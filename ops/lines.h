@@ -52,4 +52,14 @@ static inline int64_t ops_cdiv(int64_t a, int64_t b)
     return (a + b - 1) / b;
 }
 
+/* Units (rows, lines, blocks, planes) per work item of a CPU device's
+ * serial kernels: d->max_chunks items at most (a few per core); units are
+ * independent, so this changes no result.  Launch ops_cdiv(units, per)
+ * items of one. */
+static inline int64_t ops_cpu_units_per_item(const clops_device *d, int64_t units)
+{
+    int64_t items = d->max_chunks ? (int64_t)d->max_chunks : 1;
+    return units > items ? ops_cdiv(units, items) : 1;
+}
+
 #endif /* CLOPS_OPS_LINES_H */

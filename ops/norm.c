@@ -18,6 +18,7 @@
 
 #include "host/host.h"
 #include "ops/core.h"
+#include "ops/lines.h"
 #include "ops/norm.h"
 #include "ops/reduce.h"
 #include "ops/kernels_generated.h"
@@ -134,35 +135,6 @@ static void rows_of(const clops_tensor *t, int dim, int64_t *rows, int64_t *n, i
     *rows = *n ? numel / *n : 0;
 }
 
-/* Softmax (b NULL) or its backward (norm_softmax_cpu,
- * norm_softmax_backward_cpu) on a CPU device: `per` rows per work item. */
-static clops_status run_rows_cpu(host_kernel *k, bool logm, const clops_tensor *a,
-                                 const clops_tensor *b, clops_tensor *y, int64_t rows, int64_t n,
-                                 int64_t inner)
-{
-    cl_long ao = a->offset, bo = b ? b->offset : 0, yo = y->offset, crows = rows, cn = n,
-            cinner = inner, per = norm_cpu_rows_per_item(a->storage->device, rows);
-    cl_int clog = logm ? 1 : 0;
-    cl_mem am = mem_of(a), bm = b ? mem_of(b) : NULL, ym = mem_of(y);
-    host_arg args[11];
-    int na = 0;
-    args[na++] = (host_arg){sizeof am, &am};
-    args[na++] = (host_arg){sizeof ao, &ao};
-    if (b) {
-        args[na++] = (host_arg){sizeof bm, &bm};
-        args[na++] = (host_arg){sizeof bo, &bo};
-    }
-    args[na++] = (host_arg){sizeof ym, &ym};
-    args[na++] = (host_arg){sizeof yo, &yo};
-    args[na++] = (host_arg){sizeof crows, &crows};
-    args[na++] = (host_arg){sizeof cn, &cn};
-    args[na++] = (host_arg){sizeof cinner, &cinner};
-    args[na++] = (host_arg){sizeof per, &per};
-    args[na++] = (host_arg){sizeof clog, &clog};
-    return host_launch_local(a->storage->device, k, na, args, (size_t)((rows + per - 1) / per),
-                             1);
-}
-
 /* Runs softmax (which 0) or its backward (which 1) on contiguous a (and
  * b) into contiguous y. */
 static clops_status run_rows(const char *op, int which, bool logm, const clops_tensor *a,
@@ -177,20 +149,21 @@ static clops_status run_rows(const char *op, int which, bool logm, const clops_t
         return which ? norm_ref_softmax_backward(a, b, y, rows, n, inner, logm)
                      : norm_ref_softmax(a, y, rows, n, inner, logm);
     host_kernel *k = NULL;
+    /* CPU devices: norm_softmax_cpu / norm_softmax_backward_cpu, `per` whole
+     * rows per work item of one; else L lanes per row in work-groups. */
     bool cpu = d->chunked;
     int kid = !cpu ? which : which ? NORM_K_SOFTMAX_BACKWARD_CPU : NORM_K_SOFTMAX_CPU;
     clops_status st = norm_get_kernel(d, kid, a->dtype, y->dtype, op, &k);
     if (st)
         return st;
-    if (cpu)
-        return run_rows_cpu(k, logm, a, which ? b : NULL, y, rows, n, inner);
     int64_t wg = (int64_t)reduce_wg(d);
     int64_t L = inner == 1 ? reduce_pow2_floor(n / 8 > 1 ? n / 8 : 1) : 1;
     if (L > wg)
         L = wg;
-    cl_int cL = (cl_int)L, clog = (logm ? 1 : 0) | (which ? 0 : 2 * norm_resident_flag());
+    cl_int cL = (cl_int)L,
+           clog = (logm ? 1 : 0) | (which || cpu ? 0 : 2 * norm_resident_flag());
     cl_long ao = a->offset, bo = b ? b->offset : 0, yo = y->offset, crows = rows, cn = n,
-            cinner = inner;
+            cinner = inner, cper = ops_cpu_units_per_item(d, rows);
     cl_mem am = mem_of(a), bm = b ? mem_of(b) : NULL, ym = mem_of(y);
     host_arg args[11];
     int na = 0;
@@ -205,8 +178,10 @@ static clops_status run_rows(const char *op, int which, bool logm, const clops_t
     args[na++] = (host_arg){sizeof crows, &crows};
     args[na++] = (host_arg){sizeof cn, &cn};
     args[na++] = (host_arg){sizeof cinner, &cinner};
-    args[na++] = (host_arg){sizeof cL, &cL};
+    args[na++] = cpu ? (host_arg){sizeof cper, &cper} : (host_arg){sizeof cL, &cL};
     args[na++] = (host_arg){sizeof clog, &clog};
+    if (cpu)
+        return host_launch_local(d, k, na, args, (size_t)ops_cdiv(rows, cper), 1);
     int64_t per = wg / L;
     return host_launch(d, k, na, args, (size_t)((rows + per - 1) / per * wg));
 }

@@ -44,14 +44,6 @@ enum {
 clops_status norm_get_kernel(clops_device *d, int which, clops_dtype in, clops_dtype out,
                              const char *op, host_kernel **k);
 
-/* Rows per work item of the _CPU kernels: d->max_chunks items at most (a
- * few per core; rows are independent, so this changes no result). */
-static inline int64_t norm_cpu_rows_per_item(const clops_device *d, int64_t rows)
-{
-    int64_t items = d->max_chunks ? (int64_t)d->max_chunks : 1;
-    return rows > items ? (rows + items - 1) / items : 1;
-}
-
 /*
  * Softmax (logm false) or log_softmax of contiguous host tensor x into
  * contiguous y (any floating dtypes): `rows` rows of n elements at stride

@@ -20,6 +20,7 @@
 #include "host/host.h"
 #include "ops/core.h"
 #include "ops/kernels_generated.h"
+#include "ops/lines.h"
 #include "ops/norm.h"
 #include "ops/reduce.h"
 
@@ -102,7 +103,7 @@ static clops_status launch(const char *op, clops_tensor *x, clops_tensor *w, clo
     if (L > wg)
         L = wg;
     /* CPU devices: norm_layer_cpu, `per` rows per work item, in place of L. */
-    cl_long per = norm_cpu_rows_per_item(d, M);
+    cl_long per = ops_cpu_units_per_item(d, M);
     cl_mem xm = x->storage->block->mem;
     cl_mem wm = w ? w->storage->block->mem : xm, bm = b ? b->storage->block->mem : xm;
     cl_mem ym = y->storage->block->mem;

@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "host/host.h"
+#include "ops/lines.h"
 #include "ops/pool.h"
 
 /* OpenCL storage type and kind (0 plain, 1 half, 2 bfloat16) of dt. */
@@ -231,8 +232,7 @@ clops_status pool_run(const char *op, pool_which which, const pool_geom *g, int 
     }
     args[na++] = (host_arg){sizeof cl, &cl};
     if (cpu) {
-        cl_long a_planes = planes,
-                per = (planes + (int64_t)d->max_chunks - 1) / (int64_t)d->max_chunks;
+        cl_long a_planes = planes, per = ops_cpu_units_per_item(d, planes);
         args[na++] = (host_arg){sizeof a_planes, &a_planes};
         args[na++] = (host_arg){sizeof per, &per};
         return host_launch_local(d, k, na, args, (size_t)((planes + per - 1) / per), 1);

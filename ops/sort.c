@@ -190,7 +190,7 @@ static clops_status run_cl(clops_tensor *src, const ops_lines *gs, bool desc, cl
     cl_long xoff = idx ? gx->offset : 0, x_o = idx ? gx->s_o : 0, x_n = idx ? gx->s_n : 0,
             x_i = idx ? gx->s_i : 0;
     cl_int a_desc = desc, want_v = vals != NULL, want_x = idx != NULL;
-    cl_long units = lines * nblk, per = ops_cdiv(units, (int64_t)d->max_chunks);
+    cl_long units = lines * nblk, per = ops_cpu_units_per_item(d, units);
 #define A(x) {sizeof(x), &(x)}
     host_arg bargs[] = {A(msrc), A(soff), A(s_o),  A(s_n),  A(s_i),  A(a_n),    A(inner),
                         A(a_nblk), A(a_desc), A(mk0), A(mi0), A(mval), A(voff), A(v_o),
@@ -206,7 +206,7 @@ static clops_status run_cl(clops_tensor *src, const ops_lines *gs, bool desc, cl
     for (cl_long w = blk; st == CLOPS_OK && nblk > 1 && w < n; w *= 2) {
         if (lc) {
             cl_long runs = ops_cdiv(n, 2 * w), cpr = ops_cdiv(2 * w, SORT_MCHUNK);
-            cl_long mu = lines * runs * cpr, mper = ops_cdiv(mu, (int64_t)d->max_chunks);
+            cl_long mu = lines * runs * cpr, mper = ops_cpu_units_per_item(d, mu);
             host_arg margs[] = {A(kin), A(iin), A(kout), A(iout), A(a_n),
                                 A(w),   A(runs), A(cpr),  A(mu),   A(mper)};
             st = host_launch_local(d, km, 10, margs, (size_t)ops_cdiv(mu, mper), 1);
@@ -310,7 +310,7 @@ clops_status sort_topk_select(clops_tensor *src, int dim, int64_t k, bool larges
     cl_long voff = gv.offset, v_o = gv.s_o, v_n = gv.s_n, v_i = gv.s_i;
     cl_long xoff = gx.offset, x_o = gx.s_o, x_n = gx.s_n, x_i = gx.s_i;
     cl_int a_k = (cl_int)k, a_desc = largest;
-    cl_long lines = gs.outer * gs.inner, per = ops_cdiv(lines, (int64_t)d->max_chunks);
+    cl_long lines = gs.outer * gs.inner, per = ops_cpu_units_per_item(d, lines);
 #define A(x) {sizeof(x), &(x)}
     host_arg args[] = {A(msrc), A(soff), A(s_o), A(s_n), A(s_i), A(a_n),  A(inner),
                        A(a_k),  A(a_desc), A(mval), A(voff), A(v_o), A(v_n), A(v_i),

@@ -211,6 +211,16 @@ static void test_copy_between_dense_views_of_one_dtype_respects_storage_offsets(
     check_layouts(2, sizes, CT_SLICED, CT_SLICED);
 }
 
+static void test_large_dense_copies_respect_storage_offsets(void **state)
+{
+    (void)state;
+    /* 1.2 MiB of float32: from 1 MiB a CPU device copies with the copy
+     * kernel instead of a buffer copy (ops/core_copy.c); the guarded
+     * destination has a storage offset. */
+    const int64_t sizes[2] = {512, 600};
+    check_layouts(2, sizes, CT_CONTIGUOUS, CT_CONTIGUOUS);
+}
+
 static void test_copy_of_rank_five_views_that_do_not_coalesce_is_correct(void **state)
 {
     (void)state;
@@ -833,6 +843,7 @@ int main(void)
         cmocka_unit_test(test_copy_converts_every_dtype_pair_between_strided_views),
         cmocka_unit_test(test_copy_broadcasts_an_expanded_source_into_every_layout),
         cmocka_unit_test(test_copy_between_dense_views_of_one_dtype_respects_storage_offsets),
+        cmocka_unit_test(test_large_dense_copies_respect_storage_offsets),
         cmocka_unit_test(test_copy_of_rank_five_views_that_do_not_coalesce_is_correct),
         cmocka_unit_test(test_copy_of_a_one_dimensional_slice_with_a_step_is_correct),
         cmocka_unit_test(test_copy_of_zero_size_tensors_gives_empty_results_and_writes_nothing),
