@@ -18,7 +18,10 @@
  *                    elements with a serial loop (K = compute units x 1, 4, 16);
  *   chunkvec         the chunked loop with vload4/vstore4 (float4 lanes);
  *   (transposed add) divmod per element versus a hoisted base index stepped
- *                    along the innermost dim.
+ *                    along the innermost dim;
+ *   (2-byte dtypes)  chunked only: a ushort8 copy, float16 add through
+ *                    vload_half8, bfloat16 add converted lane by lane
+ *                    through scalar helpers or as whole vectors.
  * Figures are GB/s (bytes each kernel must move) and, per case, the ratio to
  * the best variant.  Run with POCL_AFFINITY=1, POCL_WORK_GROUP_METHOD=...
  * etc. in the environment to see what POCL's own knobs do.
@@ -63,7 +66,29 @@ static const char probe_src[] =
     "  if (s >= e) return;\n"
     "  uint c = s % N, r = s / N, oa = c * N + r, ob = s;\n"
     "  for (uint i = s; i < e; i++) { o[i] = a[oa] + b[ob]; ob++; oa += N;\n"
-    "    if (++c == N) { c = 0; r++; oa = r; } } }\n";
+    "    if (++c == N) { c = 0; r++; oa = r; } } }\n"
+    /* 2-byte adds over n / 8 vectors of 8 (chunked only): a ushort8 copy
+     * (the 2-byte peak), float16 through vload_half8/vstore_half8_rte, and
+     * bfloat16 converted lane by lane through the prelude's scalar helpers
+     * (what the generated kernels did) or as whole vectors. */
+    "#define CK8 ulong s = get_global_id(0) * chunk, e = min(s + chunk, n / 8);\n"
+    "__kernel void ck_cp16(__global ushort *o, __global const ushort *a, __global const ushort *b, ulong n, ulong chunk)\n"
+    "{ CK8 for (ulong i = s; i < e; i++) vstore8(vload8(i, a), i, o); }\n"
+    "__kernel void ck_hadd(__global half *o, __global const half *a, __global const half *b, ulong n, ulong chunk)\n"
+    "{ CK8 for (ulong i = s; i < e; i++) vstore_half8_rte(vload_half8(i, a) + vload_half8(i, b), i, o); }\n"
+    "float bf2f(ushort b) { return as_float(((uint)b) << 16); }\n"
+    "ushort f2bf(float f) { uint u = as_uint(f); if ((u & 0x7fffffffu) > 0x7f800000u) return (ushort)0x7fc0;\n"
+    "  u += 0x7fffu + ((u >> 16) & 1u); return (ushort)(u >> 16); }\n"
+    "#define L8(F, v) (F(v.s0), F(v.s1), F(v.s2), F(v.s3), F(v.s4), F(v.s5), F(v.s6), F(v.s7))\n"
+    "__kernel void ck_bfadd(__global ushort *o, __global const ushort *a, __global const ushort *b, ulong n, ulong chunk)\n"
+    "{ CK8 for (ulong i = s; i < e; i++) { ushort8 x = vload8(i, a), y = vload8(i, b);\n"
+    "    float8 r = (float8)L8(bf2f, x) + (float8)L8(bf2f, y); vstore8((ushort8)L8(f2bf, r), i, o); } }\n"
+    "float8 bf2f8(ushort8 b) { return as_float8(convert_uint8(b) << 16); }\n"
+    "ushort8 f2bf8(float8 f) { uint8 u = as_uint8(f);\n"
+    "  uint8 r = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;\n"
+    "  return convert_ushort8(select(r, (uint8)0x7fc0u, (u & 0x7fffffffu) > 0x7f800000u)); }\n"
+    "__kernel void ck_bfaddv(__global ushort *o, __global const ushort *a, __global const ushort *b, ulong n, ulong chunk)\n"
+    "{ CK8 for (ulong i = s; i < e; i++) vstore8(f2bf8(bf2f8(vload8(i, a)) + bf2f8(vload8(i, b))), i, o); }\n";
 
 typedef struct probe {
     clops_device *d;
@@ -160,6 +185,21 @@ static void case_variants(probe *p, const char *x, uint64_t items, double bytes,
     p->chunked = false;
 }
 
+/* The chunked kernel ck_X alone, 4 work items per compute unit, over n / 8
+ * vectors (the 2-byte cases). */
+static void case_chunk8(probe *p, const char *x, const char *label, double bytes, int reps)
+{
+    char ck[32];
+    snprintf(ck, sizeof ck, "ck_%s", x);
+    size_t nitems = clops_device_get_info(p->d)->compute_units * 4;
+    p->chunk = (p->n / 8 + nitems - 1) / nitems;
+    p->chunked = true;
+    p->global = nitems;
+    p->local = 1;
+    variant(p, ck, label, bytes, reps);
+    p->chunked = false;
+}
+
 int main(int argc, char **argv)
 {
     bench_args args;
@@ -206,6 +246,11 @@ int main(int argc, char **argv)
             case_variants(&p, "add4", p.n / 4, 12.0 * (double)n1, args.reps);
             printf("  exp float32\n");
             case_variants(&p, "exp", p.n, 8.0 * (double)n1, args.reps);
+            printf("  2-byte dtypes, chunk per item (4 items per compute unit)\n");
+            case_chunk8(&p, "cp16", "ushort8 copy", 4.0 * (double)n1, args.reps);
+            case_chunk8(&p, "hadd", "float16 add, vload_half8", 6.0 * (double)n1, args.reps);
+            case_chunk8(&p, "bfadd", "bfloat16 add, lane by lane", 6.0 * (double)n1, args.reps);
+            case_chunk8(&p, "bfaddv", "bfloat16 add, vector convert", 6.0 * (double)n1, args.reps);
             p.form = 2;
             p.side = side;
             p.n = (cl_ulong)side * side;

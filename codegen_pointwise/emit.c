@@ -440,9 +440,11 @@ static clops_status emit_lane_exprs(strbuf *sb, const pw_spec *s, int vw, const 
     return CLOPS_OK;
 }
 
-/* Appends the store of the lanes r_0..r_{vw-1} as one vector at `at`. */
+/* Appends the store of the lanes r_0..r_{vw-1} as one vector at `at`.
+ * `bf16_vector`: a bfloat16 output is rounded as one vector
+ * (clops_floatN_to_bf16, CPU devices only), else lane by lane. */
 static void emit_vector_store(strbuf *sb, const pw_spec *s, int vw, const char *indent,
-                              const char *at)
+                              const char *at, bool bf16_vector)
 {
     clops_dtype od = s->out_dtype, oc = compute_of(od), rc = result_compute(s);
     strbuf lanes = STRBUF_INIT;
@@ -451,7 +453,7 @@ static void emit_vector_store(strbuf *sb, const pw_spec *s, int vw, const char *
         snprintf(r, sizeof r, "r_%d", l);
         if (l)
             sb_append(&lanes, ", ");
-        if (od == CLOPS_BFLOAT16) {
+        if (od == CLOPS_BFLOAT16 && !bf16_vector) {
             sb_append(&lanes, "clops_float_to_bf16(");
             emit_convert(&lanes, r, rc, oc);
             sb_append(&lanes, ")");
@@ -462,6 +464,9 @@ static void emit_vector_store(strbuf *sb, const pw_spec *s, int vw, const char *
     if (od == CLOPS_FLOAT16)
         sb_printf(sb, "%svstore_half%d_rte((float%d)(%s), 0, %s);\n", indent, vw, vw,
                   sb_str(&lanes), at);
+    else if (od == CLOPS_BFLOAT16 && bf16_vector)
+        sb_printf(sb, "%svstore%d(clops_float%d_to_bf16((float%d)(%s)), 0, %s);\n", indent, vw,
+                  vw, vw, sb_str(&lanes), at);
     else
         sb_printf(sb, "%svstore%d((%s%d)(%s), 0, %s);\n", indent, vw, pw_cl_storage_type(od), vw,
                   sb_str(&lanes), at);
@@ -471,29 +476,37 @@ static void emit_vector_store(strbuf *sb, const pw_spec *s, int vw, const char *
 }
 
 /* True when the CPU devices' unit-stride runs evaluate the op on whole
- * vectors: a lanewise built-in (pw_op.lanewise) of a floating compute dtype
- * whose operand computes in that dtype.  POCL then calls its
- * vectorised math library once per vector instead of the scalar routine
- * once per lane, which its loop vectoriser cannot widen (the routines
- * branch): exp f32 on 16 Xeon cores went from 0.07 of PyTorch's speed to
- * the figure in docs/benchmarks.md.  GPUs keep the scalar form (one lane
- * per thread is already what their compilers want). */
-static bool lanewise_vector(const pw_spec *s)
+ * vectors: a lanewise built-in (pw_op.lanewise) or a plain arithmetic
+ * expression (pw_op.vector_expr) of a floating compute dtype whose operands
+ * compute in that dtype.  For a built-in POCL then calls its vectorised
+ * math library once per vector instead of the scalar routine once per lane,
+ * which its loop vectoriser cannot widen (the routines branch): exp f32 on
+ * 16 Xeon cores went from 0.07 of PyTorch's speed to the figure in
+ * docs/benchmarks.md.  For arithmetic, POCL 5.0's SLP vectoriser left the
+ * lanes scalar (a vfmadd213ss per lane between shuffles for float16 add);
+ * on whole vectors it is one vfmadd213ps.  GPUs keep the scalar form (one
+ * lane per thread is already what their compilers want). */
+static bool vector_body(const pw_spec *s)
 {
-    return s->op->lanewise && s->op->n_in == 1 &&
-           pw_dtype_class(s->compute) == PW_CLASS_FLOAT &&
-           result_compute(s) == s->compute && operand_compute(s, 0) == s->compute;
+    const pw_op *op = s->op;
+    if (!(op->vector_expr || (op->lanewise && op->n_in == 1)) ||
+        pw_dtype_class(s->compute) != PW_CLASS_FLOAT || result_compute(s) != s->compute)
+        return false;
+    for (int j = 0; j < op->n_in; j++)
+        if (operand_compute(s, j) != s->compute)
+            return false;
+    return true;
 }
 
 /* Lanes per step of the unit-stride run loop on CPU devices: the contiguous
- * path's widths (pw_emit_vec_width), and 16 (8 in double) for a lanewise
- * built-in, whose vector math wants the widest vectors: exp float32 on
+ * path's widths (pw_emit_vec_width), and 16 (8 in double) for a body on
+ * whole vectors: vector math wants the widest vectors (exp float32 on
  * POCL 5.0, 16 Xeon cores, one job: 59 GB/s with 4 lanes, 106-109 with 8,
- * 100-171 with 16 (PyTorch 140-186). */
+ * 100-171 with 16; PyTorch 140-186), and one AVX-512 register holds 16. */
 #define PW_UNIT_RUN_MAX_WIDTH 16
 static int unit_run_width(const pw_spec *s, const clops_device *d)
 {
-    if (lanewise_vector(s))
+    if (vector_body(s))
         return s->compute == CLOPS_FLOAT64 ? 8 : PW_UNIT_RUN_MAX_WIDTH;
     return pw_emit_vec_width(s, d);
 }
@@ -502,8 +515,7 @@ static int unit_run_width(const pw_spec *s, const clops_device *d)
  * Appends the vector part of a run whose output and inputs all have stride
  * 1 (declares `t`, leaves the rest of the run to the scalar loop after it):
  * VW lanes per step loaded with vloadVW, the expression per lane, or once on
- * the whole vector for a lanewise built-in (lanewise_vector), and one
- * vector store.  Only when every offset is a multiple of VW: POCL compiles
+ * the whole vector (vector_body), and one vector store.  Only when every offset is a multiple of VW: POCL compiles
  * vloadN to an aligned load (vload_half8 at an offset of 3 halves crashed
  * POCL 3.1), so chunks start at multiples of PW_UNIT_RUN_MAX_WIDTH elements
  * (emit_chunk_bounds) and a run at an unaligned offset (a view) goes the
@@ -538,28 +550,33 @@ static clops_status emit_unit_run_vector(strbuf *sb, const pw_spec *s, const clo
         if (dt == CLOPS_FLOAT16)
             sb_printf(sb, "                float%d v%d = vload_half%d(0, in%d + o%d + t);\n", vw, j,
                       vw, j, j + 1);
+        else if (dt == CLOPS_BFLOAT16)
+            sb_printf(sb,
+                      "                float%d v%d = clops_bf16_to_float%d(vload%d(0, in%d + o%d + "
+                      "t));\n",
+                      vw, j, vw, vw, j, j + 1);
         else
             sb_printf(sb, "                %s%d v%d = vload%d(0, in%d + o%d + t);\n",
                       pw_cl_storage_type(dt), vw, j, vw, j, j + 1);
         for (int l = 0; l < vw; l++) {
             char lane[64];
-            if (dt == CLOPS_BFLOAT16)
-                snprintf(lane, sizeof lane, "clops_bf16_to_float(v%d.s%x)", j, l);
-            else
-                snprintf(lane, sizeof lane, "v%d.s%x", j, l);
+            snprintf(lane, sizeof lane, "v%d.s%x", j, l);
             sb_printf(sb, "                %s %c_%d = ", ctn, names[j], l);
             emit_operand_convert(sb, lane, dt, s, j);
             sb_append(sb, ";\n");
         }
     }
     clops_status st = CLOPS_OK;
-    if (lanewise_vector(s)) {
-        sb_printf(sb, "                %s%d r;\n                {\n                    %s%d a = "
-                      "(%s%d)(a_0",
-                  rct, vw, rct, vw, rct, vw);
-        for (int l = 1; l < vw; l++)
-            sb_printf(sb, ", a_%d", l);
-        sb_append(sb, ");\n                    r = ");
+    if (vector_body(s)) {
+        sb_printf(sb, "                %s%d r;\n                {\n", rct, vw);
+        for (int j = 0; j < s->op->n_in; j++) {
+            sb_printf(sb, "                    %s%d %c = (%s%d)(%c_0", rct, vw, names[j], rct, vw,
+                      names[j]);
+            for (int l = 1; l < vw; l++)
+                sb_printf(sb, ", %c_%d", names[j], l);
+            sb_append(sb, ");\n");
+        }
+        sb_append(sb, "                    r = ");
         st = emit_expr(sb, s);
         sb_append(sb, ";\n                }\n");
         for (int l = 0; l < vw; l++)
@@ -569,7 +586,7 @@ static clops_status emit_unit_run_vector(strbuf *sb, const pw_spec *s, const clo
     }
     if (st)
         return st;
-    emit_vector_store(sb, s, vw, "                ", "out + o0 + t");
+    emit_vector_store(sb, s, vw, "                ", "out + o0 + t", true);
     sb_append(sb, "            }\n");
     return CLOPS_OK;
 }
@@ -733,7 +750,7 @@ static clops_status emit_contiguous(strbuf *sb, const pw_spec *s, int vw, const 
     st = emit_lane_exprs(sb, s, vw, "        ");
     if (st)
         return st;
-    emit_vector_store(sb, s, vw, "        ", "out + m.off[0] + base");
+    emit_vector_store(sb, s, vw, "        ", "out + m.off[0] + base", false);
     sb_append(sb, "    }\n");
     /* The tail (n % vw elements), also grid-stride: the grid may be smaller
      * than vw when a kernel's work-group limit is tiny. */

@@ -99,6 +99,7 @@ const pw_op pw_op_square = {
     .dtypes = PW_DT_ALL,
     .expr = {[PW_CLASS_FLOAT] = "a * a"},
     .expr_default = "($T)(($U)a * ($U)a)",
+    .vector_expr = true,
     .ref = ref_unary_square,
     .domain = PW_DOMAIN_ANY,
 };
@@ -110,6 +111,7 @@ const pw_op pw_op_reciprocal = {
     .promotion = PW_PROMOTE_INT_TO_FLOAT,
     .dtypes = PW_DT_ALL,
     .expr_default = "($T)1 / a",
+    .vector_expr = true,
     .ref = ref_unary_reciprocal,
     .domain = PW_DOMAIN_ANY,
     .ulp = 3,
@@ -211,6 +213,7 @@ const pw_op pw_op_deg2rad = {
     .promotion = PW_PROMOTE_INT_TO_FLOAT,
     .dtypes = PW_DT_ALL,
     .expr_default = "a * ($T)0.017453292519943295769236907684886127",
+    .vector_expr = true,
     .ref = ref_unary_deg2rad,
     .domain = PW_DOMAIN_ANY,
 };
@@ -221,6 +224,7 @@ const pw_op pw_op_rad2deg = {
     .promotion = PW_PROMOTE_INT_TO_FLOAT,
     .dtypes = PW_DT_ALL,
     .expr_default = "a * ($T)57.295779513082320876798154814105170",
+    .vector_expr = true,
     .ref = ref_unary_rad2deg,
     .domain = PW_DOMAIN_ANY,
 };

@@ -142,6 +142,13 @@ typedef struct pw_op {
      * evaluates it on a whole vector at once, so POCL calls its vectorised
      * math library instead of the scalar one per lane (emit.c). */
     bool lanewise;
+    /* The floating-class expression is arithmetic on the operands, params
+     * and literals only (+ - * / and casts of constants: "a + p0 * b"), so
+     * it means the same on OpenCL vectors, lane by lane, bit for bit: the
+     * CPU devices' contiguous path evaluates it on whole vectors, which
+     * LLVM's SLP vectoriser failed to rebuild from the lanes on POCL 5.0
+     * (emit.c). */
+    bool vector_expr;
     /* A cast op (copy_, _to_copy): the output dtype is free and the compute
      * dtype is the output's; every (input, output) dtype pair is standard. */
     bool is_cast;

@@ -184,6 +184,18 @@ static void check_half_even(clops_device *d)
                LF(FLOAT16, 2048, 2052, 2052));
     pwt_expect(pwt_bin(d, &pw_op_add, LF(BFLOAT16, 256, 256, 256), LF(BFLOAT16, 1, 3, 5), alpha1),
                LF(BFLOAT16, 256, 260, 260));
+    /* The same in CPU devices' vector loop (whole vectors of 8 converted at
+     * once; 40 elements: four vectors and a scalar tail), with NaN, inf,
+     * overflow to inf and a tie at 1 + 2^-8. */
+#define BF_A 256, 256, 256, -256, NAN, INFINITY, 3.3895313892515355e38, 1.0
+#define BF_B 1, 3, 5, -3, 1, 1, 3.3895313892515355e38, 0.00390625
+#define BF_R 256, 260, 260, -260, NAN, INFINITY, INFINITY, 1.0
+    pwt_expect(pwt_bin(d, &pw_op_add, LF(BFLOAT16, BF_A, BF_A, BF_A, BF_A, BF_A),
+                       LF(BFLOAT16, BF_B, BF_B, BF_B, BF_B, BF_B), alpha1),
+               LF(BFLOAT16, BF_R, BF_R, BF_R, BF_R, BF_R));
+#undef BF_A
+#undef BF_B
+#undef BF_R
     /* 1/3 rounds to the nearest float16 (0x3555), not by truncation. */
     pwt_expect(pwt_bin(d, &pw_op_div, LF(FLOAT16, 1.0), LF(FLOAT16, 3.0), NULL),
                LF(FLOAT16, 0.333251953125));
