@@ -441,19 +441,23 @@ static clops_status emit_lane_exprs(strbuf *sb, const pw_spec *s, int vw, const 
 }
 
 /* Appends the store of the lanes r_0..r_{vw-1} as one vector at `at`.
- * `bf16_vector`: a bfloat16 output is rounded as one vector
- * (clops_floatN_to_bf16, CPU devices only), else lane by lane. */
+ * `aligned` (the CPU devices' unit-stride loop, whose offsets are multiples
+ * of vw): a bfloat16 output is rounded as one vector (clops_floatN_to_bf16)
+ * and the vector stored through a vector pointer, not with vstoreN, which
+ * POCL 5.0 split into one 2-byte store per lane for ushort16 and four for
+ * float16.  Else lane by lane rounding and vstoreN. */
 static void emit_vector_store(strbuf *sb, const pw_spec *s, int vw, const char *indent,
-                              const char *at, bool bf16_vector)
+                              const char *at, bool aligned)
 {
     clops_dtype od = s->out_dtype, oc = compute_of(od), rc = result_compute(s);
+    const char *st = pw_cl_storage_type(od);
     strbuf lanes = STRBUF_INIT;
     for (int l = 0; l < vw; l++) {
         char r[16];
         snprintf(r, sizeof r, "r_%d", l);
         if (l)
             sb_append(&lanes, ", ");
-        if (od == CLOPS_BFLOAT16 && !bf16_vector) {
+        if (od == CLOPS_BFLOAT16 && !aligned) {
             sb_append(&lanes, "clops_float_to_bf16(");
             emit_convert(&lanes, r, rc, oc);
             sb_append(&lanes, ")");
@@ -464,12 +468,14 @@ static void emit_vector_store(strbuf *sb, const pw_spec *s, int vw, const char *
     if (od == CLOPS_FLOAT16)
         sb_printf(sb, "%svstore_half%d_rte((float%d)(%s), 0, %s);\n", indent, vw, vw,
                   sb_str(&lanes), at);
-    else if (od == CLOPS_BFLOAT16 && bf16_vector)
-        sb_printf(sb, "%svstore%d(clops_float%d_to_bf16((float%d)(%s)), 0, %s);\n", indent, vw,
-                  vw, vw, sb_str(&lanes), at);
+    else if (od == CLOPS_BFLOAT16 && aligned)
+        sb_printf(sb, "%s*(__global ushort%d *)(%s) = clops_float%d_to_bf16((float%d)(%s));\n",
+                  indent, vw, at, vw, vw, sb_str(&lanes));
+    else if (aligned)
+        sb_printf(sb, "%s*(__global %s%d *)(%s) = (%s%d)(%s);\n", indent, st, vw, at, st, vw,
+                  sb_str(&lanes));
     else
-        sb_printf(sb, "%svstore%d((%s%d)(%s), 0, %s);\n", indent, vw, pw_cl_storage_type(od), vw,
-                  sb_str(&lanes), at);
+        sb_printf(sb, "%svstore%d((%s%d)(%s), 0, %s);\n", indent, vw, st, vw, sb_str(&lanes), at);
     if (lanes.failed)
         sb->failed = true;
     sb_free(&lanes);
@@ -515,9 +521,12 @@ static int unit_run_width(const pw_spec *s, const clops_device *d)
  * Appends the vector part of a run whose output and inputs all have stride
  * 1 (declares `t`, leaves the rest of the run to the scalar loop after it):
  * VW lanes per step loaded with vloadVW, the expression per lane, or once on
- * the whole vector (vector_body), and one vector store.  Only when every offset is a multiple of VW: POCL compiles
- * vloadN to an aligned load (vload_half8 at an offset of 3 halves crashed
- * POCL 3.1), so chunks start at multiples of PW_UNIT_RUN_MAX_WIDTH elements
+ * the whole vector (vector_body), and one vector store.  Only when every
+ * offset is a multiple of VW: POCL compiles vloadN to an aligned load
+ * (vload_half8 at an offset of 3 halves crashed POCL 3.1) and the store is
+ * through a vector pointer (aligned: buffers start at multiples of
+ * CL_DEVICE_MEM_BASE_ADDR_ALIGN, at least the 128 bytes of a long16), so
+ * chunks start at multiples of PW_UNIT_RUN_MAX_WIDTH elements
  * (emit_chunk_bounds) and a run at an unaligned offset (a view) goes the
  * scalar way.
  * This is the old contiguous kernel's body, so contiguous tensors on CPU
