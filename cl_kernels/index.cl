@@ -467,6 +467,75 @@ IX_LINE_KERNEL(ix_lines_float32, float, float, IX_LD_PLAIN, IX_ST_PLAIN, 1)
 IX_LINE_KERNEL(ix_lines_float64, double, double, IX_LD_PLAIN, IX_ST_PLAIN, 1)
 #endif
 
+#ifdef CLOPS_CHUNKED
+/* The same on CPU devices: a work item of one walks `per` whole lines, each
+ * once in source order, folding every entry into its target's slot (the
+ * GPU kernel has each of 64 items compare every staged entry with its
+ * targets: 256 comparisons per entry where one indexed add does).  The
+ * slots of one target see its entries in source order, so the results are
+ * the same bits as ix_lines_<dtype> and the segment plans. */
+#define IX_LINE_CPU_KERNEL(NAME, T, C, LOAD, STORE, ISF)                                     \
+    __kernel void NAME(__global T *self, __global const T *src, __global const long *idx,    \
+                       __global int *err, const ix_lgeom g, const long per)                  \
+    {                                                                                        \
+        C acc[IX_LWG * IX_LSLOT];                                                            \
+        long cnt[IX_LWG * IX_LSLOT];                                                         \
+        bool have[IX_LWG * IX_LSLOT];                                                        \
+        const long l0 = (long)get_global_id(0) * per, l1 = min(l0 + per, g.nlines);          \
+        for (long line = l0; line < l1; line++) {                                            \
+            long rem = line, so = g.self_off, io = g.idx_off, sr = g.src_off;                \
+            for (int d = (int)g.ndim - 1; d >= 0; d--) {                                     \
+                long c = rem % g.sizes[d];                                                   \
+                rem /= g.sizes[d];                                                           \
+                so += c * g.self_st[d];                                                      \
+                io += c * g.idx_st[d];                                                       \
+                sr += c * g.src_st[d];                                                       \
+            }                                                                                \
+            for (long t = 0; t < g.self_len; t++) {                                          \
+                have[t] = g.mode != 0 && g.include_self != 0;                                \
+                acc[t] = have[t] ? LOAD(self, so + t * g.self_d) : (C)(g.mode == 2 ? 1 : 0); \
+                cnt[t] = 0;                                                                  \
+            }                                                                                \
+            for (long j = 0; j < g.idx_len; j++) {                                           \
+                long v = idx[io + j * g.idx_d];                                              \
+                if (v < 0 || v >= g.self_len) {                                              \
+                    ix_report(err, v, 0);                                                    \
+                    continue;                                                                \
+                }                                                                            \
+                C x = LOAD(src, sr + j * g.src_d);                                           \
+                cnt[v]++;                                                                    \
+                IX_FOLD(ISF, g.mode, acc[v], have[v], x);                                    \
+            }                                                                                \
+            for (long t = 0; t < g.self_len; t++) {                                          \
+                if (cnt[t] == 0)                                                             \
+                    continue;                                                                \
+                C a = acc[t];                                                                \
+                if (g.mode == 3) {                                                           \
+                    long nn = cnt[t] + (g.include_self ? 1 : 0);                             \
+                    if (ISF)                                                                 \
+                        a = a / (C)nn;                                                       \
+                    else                                                                     \
+                        a = (C)((long)a / nn - ((long)a % nn != 0 && (long)a < 0));          \
+                }                                                                            \
+                STORE(self, so + t * g.self_d, a);                                           \
+            }                                                                                \
+        }                                                                                    \
+    }
+
+IX_LINE_CPU_KERNEL(ix_lines_cpu_bool, uchar, long, IX_LD_INT, IX_ST_BOOL, 0)
+IX_LINE_CPU_KERNEL(ix_lines_cpu_uint8, uchar, long, IX_LD_INT, IX_ST_PLAIN, 0)
+IX_LINE_CPU_KERNEL(ix_lines_cpu_int8, char, long, IX_LD_INT, IX_ST_PLAIN, 0)
+IX_LINE_CPU_KERNEL(ix_lines_cpu_int16, short, long, IX_LD_INT, IX_ST_PLAIN, 0)
+IX_LINE_CPU_KERNEL(ix_lines_cpu_int32, int, long, IX_LD_INT, IX_ST_PLAIN, 0)
+IX_LINE_CPU_KERNEL(ix_lines_cpu_int64, long, long, IX_LD_PLAIN, IX_ST_PLAIN, 0)
+IX_LINE_CPU_KERNEL(ix_lines_cpu_float16, half, float, IX_LD_HALF, IX_ST_HALF, 1)
+IX_LINE_CPU_KERNEL(ix_lines_cpu_bfloat16, ushort, float, IX_LD_BF16, IX_ST_BF16, 1)
+IX_LINE_CPU_KERNEL(ix_lines_cpu_float32, float, float, IX_LD_PLAIN, IX_ST_PLAIN, 1)
+#ifdef CLOPS_HAS_FP64
+IX_LINE_CPU_KERNEL(ix_lines_cpu_float64, double, double, IX_LD_PLAIN, IX_ST_PLAIN, 1)
+#endif
+#endif
+
 /* isin: out[i] = (elements[i] equals some test[j]) != invert, both
  * contiguous and of one dtype (the host promotes them); NaN equals
  * nothing.  A brute-force loop over test (docs/index.md). */

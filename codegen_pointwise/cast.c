@@ -26,7 +26,6 @@ const pw_op pw_op_copy = {
     .promotion = PW_PROMOTE_NO_OPMATH,
     .dtypes = (1u << CLOPS_DTYPE_COUNT) - 1,
     .expr_default = "a",
-    .vector_expr = true,
     .ref = ref_identity,
     .fixed_result = CLOPS_DTYPE_NONE,
     .is_cast = true,

@@ -15,7 +15,9 @@
  * ix_scatter_lines serves scatter/scatter_add/scatter_reduce on OpenCL
  * devices when self's scatter dim is short (IX_LINE_MAX): each target scans
  * its line of the index on the device, in source order, so nothing is read
- * to the host but the range flag.
+ * to the host but the range flag.  On CPU devices a work item walks whole
+ * lines once each, folding every entry into its target's slot
+ * (ix_lines_cpu_<dtype>: the same order per target, the same bits).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -24,6 +26,7 @@
 
 #include "host/host.h"
 #include "ops/index.h"
+#include "ops/lines.h"
 
 /* Sort key: target, then entry number (stability). */
 typedef struct seg_key {
@@ -269,11 +272,14 @@ clops_status ix_scatter_lines(const char *op, clops_tensor *self, int dim,
     g.include_self = include_self;
     if (g.nlines == 0 || g.idx_len == 0 || g.self_len == 0)
         return CLOPS_OK;
-    host_kkey key = {{(0x24ull << 56) | (uint64_t)self->dtype, 0, 0, 0}};
+    /* CPU devices: whole lines per work item (ix_lines_cpu_<dtype>). */
+    bool cpu = d->chunked;
+    host_kkey key = {{(0x24ull << 56) | ((uint64_t)cpu << 16) | (uint64_t)self->dtype, 0, 0, 0}};
     host_kernel *k = host_kernel_lookup(d, &key);
     if (!k) {
         char kname[64];
-        snprintf(kname, sizeof kname, "ix_lines_%s", clops_dtype_name(self->dtype));
+        snprintf(kname, sizeof kname, cpu ? "ix_lines_cpu_%s" : "ix_lines_%s",
+                 clops_dtype_name(self->dtype));
         host_kernel_request req = {"index/segment", kname, ix_program_source, NULL,
                                    "-DIX_SEGMENT=1"};
         st = host_kernel_get(d, &key, &req, &k);
@@ -286,12 +292,15 @@ clops_status ix_scatter_lines(const char *op, clops_tensor *self, int dim,
         st = host_fill_zero(d, eb->mem, 0, 32);
     if (st == CLOPS_OK) {
         cl_mem m[4] = {mem_of(self), mem_of(src), mem_of(index), eb->mem};
-        host_arg args[5] = {{sizeof(cl_mem), &m[0]}, {sizeof(cl_mem), &m[1]},
+        cl_long per = ops_cpu_units_per_item(d, g.nlines);
+        host_arg args[6] = {{sizeof(cl_mem), &m[0]}, {sizeof(cl_mem), &m[1]},
                             {sizeof(cl_mem), &m[2]}, {sizeof(cl_mem), &m[3]},
-                            {sizeof g, &g}};
-        /* One work-group of 64 items (IX_LWG) per line, grid-strided. */
+                            {sizeof g, &g},          {sizeof per, &per}};
+        /* One work-group of 64 items (IX_LWG) per line, grid-strided; on
+         * CPU devices `per` lines per work item of one. */
         uint64_t groups = (uint64_t)g.nlines < 65536 ? (uint64_t)g.nlines : 65536;
-        st = host_launch_local(d, k, 5, args, (size_t)(groups * 64), 64);
+        st = cpu ? host_launch_local(d, k, 6, args, (size_t)ops_cdiv(g.nlines, per), 1)
+                 : host_launch_local(d, k, 5, args, (size_t)(groups * 64), 64);
         if (st)
             clops__error_prefix(st, "%s", op);
     }
