@@ -121,7 +121,7 @@ __kernel void pool_max_fwd(global const DT *x, long8 xg, global DT *y, long8 yg,
                            global long *ix, long8 ig, int16 g, int8 g2, int cl)
 {
     long total = (long)g.s0 * g.s1 * g.s5 * g.s6 * g.s7;
-    for (long i = get_global_id(0); i < total; i += get_global_size(0)) {
+    CLOPS_ITEMS(long, i, total) {
         SPLIT5(i, g.s1, g.s5, g.s6, g.s7, n, c, oz, oy, ox)
         int z0, zs, zn, y0, ys, yn, x0, xs, xn;
         win((int)oz, g.s2, g.s5, g.s8, g.sb, g.se, g2.s1, g2.s6, &z0, &zs, &zn);
@@ -452,6 +452,76 @@ pool_up_fwd_cpu(global const DT *x, long8 xg, global DT *y, long8 yg, int16 g, i
 #endif
 
 #if defined(CLOPS_CHUNKED) && KIND == 0
+/*
+ * CPU devices, channels-last max pooling forward (issue 19): work items of
+ * one, each taking `per` consecutive output positions (n, oz, oy, ox); for
+ * each block of POOL_CB channels it walks the window's taps in the order
+ * of pool_max_fwd and updates every channel's running maximum and index at
+ * once (neighbouring channels are neighbouring elements, so the channel
+ * loop is a vector loop).  The same comparisons in the same order per
+ * channel as pool_max_fwd: the same values and indices.
+ */
+#define POOL_CB 64
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void
+pool_max_fwd_cpu(global const DT *x, long8 xg, global DT *y, long8 yg, global long *ix, long8 ig,
+                 int16 g, int8 g2, int cl, long units, long per)
+{
+    CT m[POOL_CB];
+    long best[POOL_CB];
+    const long u0 = (long)get_global_id(0) * per, u1 = min(u0 + per, units);
+    for (long u = u0; u < u1; u++) {
+        long r = u;
+        const int ox = (int)(r % g.s7);
+        r /= g.s7;
+        const int oy = (int)(r % g.s6);
+        r /= g.s6;
+        const int oz = (int)(r % g.s5);
+        const int n = (int)(r / g.s5);
+        int z0, zs, zn, y0, ys, yn, x0, xs, xn;
+        win(oz, g.s2, g.s5, g.s8, g.sb, g.se, g2.s1, g2.s6, &z0, &zs, &zn);
+        win(oy, g.s3, g.s6, g.s9, g.sc, g.sf, g2.s2, g2.s6, &y0, &ys, &yn);
+        win(ox, g.s4, g.s7, g.sa, g.sd, g2.s0, g2.s3, g2.s6, &x0, &xs, &xn);
+        while (z0 < 0) { z0 += zs; zn--; }
+        while (y0 < 0) { y0 += ys; yn--; }
+        while (x0 < 0) { x0 += xs; xn--; }
+        const long first = ((long)z0 * g.s3 + y0) * g.s4 + x0;
+        for (int c0 = 0; c0 < g.s1; c0 += POOL_CB) {
+            const int cn = min(POOL_CB, g.s1 - c0);
+            for (int j = 0; j < cn; j++) {
+                m[j] = -(CT)INFINITY;
+                best[j] = first;
+            }
+            for (int a = 0; a < zn; a++) {
+                int zz = z0 + a * zs;
+                if (zz >= g.s2)
+                    break;
+                for (int b = 0; b < yn; b++) {
+                    int yy = y0 + b * ys;
+                    if (yy >= g.s3)
+                        break;
+                    for (int e = 0; e < xn; e++) {
+                        int xx = x0 + e * xs;
+                        if (xx >= g.s4)
+                            break;
+                        const long tap = ((long)zz * g.s3 + yy) * g.s4 + xx;
+                        const long at = AT(xg, n, c0, zz, yy, xx);
+                        for (int j = 0; j < cn; j++) {
+                            CT v = LD(x, at + j * xg.s2);
+                            bool take = v > m[j] || isnan(v);
+                            m[j] = take ? v : m[j];
+                            best[j] = take ? tap : best[j];
+                        }
+                    }
+                }
+            }
+            for (int j = 0; j < cn; j++) {
+                ST(y, AT(yg, n, c0 + j, oz, oy, ox), m[j]);
+                ix[AT(ig, n, c0 + j, oz, oy, ox)] = best[j];
+            }
+        }
+    }
+}
+
 /*
  * CPU devices, float and double (issue 19): the backward passes scatter
  * instead of gathering.  Work items of one, each taking `per` consecutive

@@ -34,8 +34,10 @@ static clops_status gen_program(void *ctx, const clops_device *d, strbuf *sb)
 {
     (void)d;
     clops_dtype dt = *(const clops_dtype *)ctx;
-    const char *prelude = NULL, *body = NULL;
+    const char *prelude = NULL, *items = NULL, *body = NULL;
     clops_status st = host_cl_source("pw_prelude.clh", &prelude);
+    if (!st)
+        st = host_cl_source("items.clh", &items);
     if (!st)
         st = host_cl_source("pool.cl", &body);
     if (st)
@@ -45,6 +47,7 @@ static clops_status gen_program(void *ctx, const clops_device *d, strbuf *sb)
     bool dbl = dt == CLOPS_FLOAT64;
     sb_printf(sb, "/* clops pooling program %s (see ops/pool.c) */\n", clops_dtype_name(dt));
     sb_append(sb, prelude);
+    sb_append(sb, items);
     sb_printf(sb, "\n#define DT %s\n#define KIND %d\n#define CT %s\n#define CT2 %s\n", t, kind,
               dbl ? "double" : "float", dbl ? "double2" : "float2");
     sb_append(sb, body);
@@ -58,7 +61,7 @@ static clops_status get_kernel(clops_device *d, pool_which which, clops_dtype dt
 {
     static const char *const names[] = {"pool_max_fwd", "pool_max_bwd", "pool_avg_fwd",
                                         "pool_avg_bwd", "pool_up_fwd",  "pool_up_bwd"};
-    static const char *const cpu_names[] = {NULL,
+    static const char *const cpu_names[] = {"pool_max_fwd_cpu",
                                             "pool_max_bwd_cpu",
                                             NULL,
                                             "pool_avg_bwd_cpu",
@@ -171,6 +174,19 @@ clops_status pool_run(const char *op, pool_which which, const pool_geom *g, int 
     bool fp = dt == CLOPS_FLOAT32 || dt == CLOPS_FLOAT64;
     bool cpu = d->chunked && planes * 4 >= (int64_t)d->max_chunks &&
                (which == POOL_UP_FWD || (fp && which != POOL_MAX_FWD && which != POOL_AVG_FWD));
+    /* ... and max pooling forward of channels-last input and output (any
+     * dtype, any count): a vector loop over channels per output position.
+     * Its work units are output positions, not planes. */
+    int64_t units = planes;
+    if (d->chunked && which == POOL_MAX_FWD && g->C > 1) {
+        int64_t va[6], vb[6];
+        pool_view5(a, nsp, va);
+        pool_view5(b, nsp, vb);
+        if (va[2] == 1 && vb[2] == 1) {
+            cpu = true;
+            units = g->N * g->out[0] * g->out[1] * g->out[2];
+        }
+    }
     host_kernel *k = NULL;
     clops_status st = get_kernel(d, which, dt, cpu, op, &k);
     if (st)
@@ -232,10 +248,15 @@ clops_status pool_run(const char *op, pool_which which, const pool_geom *g, int 
     }
     args[na++] = (host_arg){sizeof cl, &cl};
     if (cpu) {
-        cl_long a_planes = planes, per = ops_cpu_units_per_item(d, planes);
-        args[na++] = (host_arg){sizeof a_planes, &a_planes};
+        cl_long a_units = units, per = ops_cpu_units_per_item(d, units);
+        args[na++] = (host_arg){sizeof a_units, &a_units};
         args[na++] = (host_arg){sizeof per, &per};
-        return host_launch_local(d, k, na, args, (size_t)((planes + per - 1) / per), 1);
+        return host_launch_local(d, k, na, args, (size_t)((units + per - 1) / per), 1);
     }
+    /* max pooling forward walks its outputs with CLOPS_ITEMS: contiguous
+     * chunks on CPU devices (channels-last: neighbouring channels read
+     * neighbouring inputs), a grid-stride loop elsewhere. */
+    if (which == POOL_MAX_FWD)
+        return host_launch_items(d, k, na, args, (uint64_t)items);
     return host_launch(d, k, na, args, host_grid_size(d, k, (uint64_t)items));
 }

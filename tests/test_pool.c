@@ -308,6 +308,59 @@ static void test_max_backward_uses_indices_in_the_window_only(void **state)
     ct_clear_context();
 }
 
+/* Channels-last max pooling forward (CPU devices: a vector loop over
+ * blocks of 64 channels) against the same pooling of a contiguous copy and
+ * the CPU reference, values and indices, with two NaNs in one window (the
+ * last one's index wins), an all -inf channel (its first tap) and 70
+ * channels (two blocks). */
+static void test_channels_last_max_forward_nan_and_channel_blocks(void **state)
+{
+    (void)state;
+    enum { C = 70, H = 4, W = 4 };
+    float *v = malloc(sizeof(float) * C * H * W); /* [1, H, W, C] */
+    for (int i = 0; i < C * H * W; i++)
+        v[i] = (float)((i * 37) % 101) - 50.0f;
+    for (int h = 0; h < H; h++)
+        for (int w = 0; w < W; w++)
+            v[(h * W + w) * C + 69] = -INFINITY;
+    v[(0 * W + 1) * C + 2] = NAN; /* window (0, 0) of channel 2: taps (0, 1) */
+    v[(1 * W + 0) * C + 2] = NAN; /* and (1, 0): index 4 wins */
+    v[(3 * W + 3) * C + 65] = NAN;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < nd; di++) {
+        ct_set_device(devs[di]);
+        clops_tensor *t = NULL, *x = NULL, *xc = NULL, *xcpu = NULL;
+        CT_OK(clops_from_host(devs[di], CLOPS_FLOAT32, 4, CT_I64(1, H, W, C), v,
+                              sizeof(float) * C * H * W, &t));
+        CT_OK(clops_permute(t, CT_I64(0, 3, 1, 2), 4, &x));
+        CT_OK(clops_contiguous(x, 0, &xc));
+        xcpu = ct_to_cpu(x);
+        clops_tensor *y[3] = {NULL}, *ix[3] = {NULL}, *in[3] = {x, xc, xcpu};
+        for (int k = 0; k < 3; k++)
+            CT_OK(clops_max_pool2d_with_indices(in[k], CT_I64(2, 2), 2, CT_I64(2, 2), 2,
+                                                CT_I64(0, 0), 2, CT_I64(1, 1), 2, false, &y[k],
+                                                &ix[k]));
+        CT_ASSERT(y[0]->strides[1] == 1);
+        for (int k = 1; k < 3; k++) {
+            CT_ASSERT_CLOSE(y[0], y[k], CT_TOL_EXACT);
+            CT_ASSERT_CLOSE(ix[0], ix[k], CT_TOL_EXACT);
+        }
+        int64_t *got = ct_to_host(ix[0]); /* [1, C, 2, 2] row-major */
+        float *gy = ct_to_host(y[0]);
+        CT_ASSERT(got[2 * 4] == 4 && isnan(gy[2 * 4]));
+        CT_ASSERT(got[69 * 4] == 0 && gy[69 * 4] == -INFINITY);
+        CT_ASSERT(got[65 * 4 + 3] == 15 && isnan(gy[65 * 4 + 3]));
+        free(got);
+        free(gy);
+        clops_tensor *ts[] = {t, x, xc, xcpu, y[0], y[1], y[2], ix[0], ix[1], ix[2]};
+        for (size_t i = 0; i < CT_COUNT(ts); i++)
+            clops_tensor_release(ts[i]);
+    }
+    free(v);
+    ct_clear_context();
+}
+
 /* A zero-size batch gives empty results of the right shapes. */
 static void test_zero_size_batch(void **state)
 {
@@ -378,6 +431,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pool_matches_pytorch),
         cmocka_unit_test(test_ops_match_the_reference_on_channels_last),
+        cmocka_unit_test(test_channels_last_max_forward_nan_and_channel_blocks),
         cmocka_unit_test(test_backward_is_the_adjoint_of_forward),
         cmocka_unit_test(test_max_backward_uses_indices_in_the_window_only),
         cmocka_unit_test(test_zero_size_batch),
