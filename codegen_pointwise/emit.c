@@ -525,9 +525,10 @@ static int unit_run_width(const pw_spec *s, const clops_device *d)
  * VW lanes per step loaded with vloadVW, the expression per lane, or once on
  * the whole vector (vector_body), and one vector store.  Only when every
  * offset is a multiple of VW: POCL compiles vloadN to an aligned load
- * (vload_half8 at an offset of 3 halves crashed POCL 3.1) and the store is
- * through a vector pointer (aligned: buffers start at multiples of
- * CL_DEVICE_MEM_BASE_ADDR_ALIGN, at least the 128 bytes of a long16), so
+ * (vload_half8 at an offset of 3 halves crashed POCL 3.1) and 1- and
+ * 2-byte results are stored through a vector pointer (aligned: buffers
+ * start at multiples of CL_DEVICE_MEM_BASE_ADDR_ALIGN, at least the 128
+ * bytes of a long16), so
  * chunks start at multiples of PW_UNIT_RUN_MAX_WIDTH elements
  * (emit_chunk_bounds) and a run at an unaligned offset (a view) goes the
  * scalar way.
