@@ -388,6 +388,32 @@ typedef struct ix_lgeom {
         have = true;                                                                         \
     } while (0)
 
+/* A mean's sum a of n entries divided: floats divide, integers floor. */
+#define IX_MEAN(ISF, C, a, n)                                                                \
+    do {                                                                                     \
+        long nn_ = (n);                                                                      \
+        if (ISF)                                                                             \
+            a = a / (C)nn_;                                                                  \
+        else                                                                                 \
+            a = (C)((long)a / nn_ - ((long)a % nn_ != 0 && (long)a < 0));                    \
+    } while (0)
+
+/* The element offsets of line `line` in self, the index and the source. */
+inline void ix_line_offsets(long line, const ix_lgeom g, long *so, long *io, long *sr)
+{
+    long rem = line;
+    *so = g.self_off;
+    *io = g.idx_off;
+    *sr = g.src_off;
+    for (int d = (int)g.ndim - 1; d >= 0; d--) {
+        long c = rem % g.sizes[d];
+        rem /= g.sizes[d];
+        *so += c * g.self_st[d];
+        *io += c * g.idx_st[d];
+        *sr += c * g.src_st[d];
+    }
+}
+
 #define IX_LINE_KERNEL(NAME, T, C, LOAD, STORE, ISF)                                         \
     __kernel __attribute__((reqd_work_group_size(IX_LWG, 1, 1))) void NAME(                  \
         __global T *self, __global const T *src, __global const long *idx,                   \
@@ -397,14 +423,8 @@ typedef struct ix_lgeom {
         __local C lv[IX_LCH];                                                                \
         const int lid = (int)get_local_id(0);                                                \
         for (long line = get_group_id(0); line < g.nlines; line += get_num_groups(0)) {      \
-            long rem = line, so = g.self_off, io = g.idx_off, sr = g.src_off;                \
-            for (int d = (int)g.ndim - 1; d >= 0; d--) {                                     \
-                long c = rem % g.sizes[d];                                                   \
-                rem /= g.sizes[d];                                                           \
-                so += c * g.self_st[d];                                                      \
-                io += c * g.idx_st[d];                                                       \
-                sr += c * g.src_st[d];                                                       \
-            }                                                                                \
+            long so, io, sr;                                                                 \
+            ix_line_offsets(line, g, &so, &io, &sr);                                         \
             C acc[IX_LSLOT];                                                                 \
             long cnt[IX_LSLOT];                                                              \
             bool have[IX_LSLOT];                                                             \
@@ -442,13 +462,8 @@ typedef struct ix_lgeom {
                 if (t >= g.self_len || cnt[q] == 0)                                          \
                     continue;                                                                \
                 C a = acc[q];                                                                \
-                if (g.mode == 3) {                                                           \
-                    long nn = cnt[q] + (g.include_self ? 1 : 0);                             \
-                    if (ISF)                                                                 \
-                        a = a / (C)nn;                                                       \
-                    else                                                                     \
-                        a = (C)((long)a / nn - ((long)a % nn != 0 && (long)a < 0));          \
-                }                                                                            \
+                if (g.mode == 3)                                                             \
+                    IX_MEAN(ISF, C, a, cnt[q] + (g.include_self ? 1 : 0));                   \
                 STORE(self, so + t * g.self_d, a);                                           \
             }                                                                                \
         }                                                                                    \
@@ -483,14 +498,8 @@ IX_LINE_KERNEL(ix_lines_float64, double, double, IX_LD_PLAIN, IX_ST_PLAIN, 1)
         bool have[IX_LWG * IX_LSLOT];                                                        \
         const long l0 = (long)get_global_id(0) * per, l1 = min(l0 + per, g.nlines);          \
         for (long line = l0; line < l1; line++) {                                            \
-            long rem = line, so = g.self_off, io = g.idx_off, sr = g.src_off;                \
-            for (int d = (int)g.ndim - 1; d >= 0; d--) {                                     \
-                long c = rem % g.sizes[d];                                                   \
-                rem /= g.sizes[d];                                                           \
-                so += c * g.self_st[d];                                                      \
-                io += c * g.idx_st[d];                                                       \
-                sr += c * g.src_st[d];                                                       \
-            }                                                                                \
+            long so, io, sr;                                                                 \
+            ix_line_offsets(line, g, &so, &io, &sr);                                         \
             for (long t = 0; t < g.self_len; t++) {                                          \
                 have[t] = g.mode != 0 && g.include_self != 0;                                \
                 acc[t] = have[t] ? LOAD(self, so + t * g.self_d) : (C)(g.mode == 2 ? 1 : 0); \
@@ -510,13 +519,8 @@ IX_LINE_KERNEL(ix_lines_float64, double, double, IX_LD_PLAIN, IX_ST_PLAIN, 1)
                 if (cnt[t] == 0)                                                             \
                     continue;                                                                \
                 C a = acc[t];                                                                \
-                if (g.mode == 3) {                                                           \
-                    long nn = cnt[t] + (g.include_self ? 1 : 0);                             \
-                    if (ISF)                                                                 \
-                        a = a / (C)nn;                                                       \
-                    else                                                                     \
-                        a = (C)((long)a / nn - ((long)a % nn != 0 && (long)a < 0));          \
-                }                                                                            \
+                if (g.mode == 3)                                                             \
+                    IX_MEAN(ISF, C, a, cnt[t] + (g.include_self ? 1 : 0));                   \
                 STORE(self, so + t * g.self_d, a);                                           \
             }                                                                                \
         }                                                                                    \

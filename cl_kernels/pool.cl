@@ -114,6 +114,18 @@ inline int cover_at(int t, int first, int i, int O, int s, int p, int dil, int a
     return o < O ? o : -1;
 }
 
+/* Declares the taps (z0, zs, zn), (y0, ys, yn), (x0, xs, xn) of output
+ * (oz, oy, ox)'s window with the taps before the start dropped (taps past
+ * the end are cut by the loops). */
+#define MAX_WINDOW(oz, oy, ox)                                                               \
+    int z0, zs, zn, y0, ys, yn, x0, xs, xn;                                                  \
+    win((int)(oz), g.s2, g.s5, g.s8, g.sb, g.se, g2.s1, g2.s6, &z0, &zs, &zn);               \
+    win((int)(oy), g.s3, g.s6, g.s9, g.sc, g.sf, g2.s2, g2.s6, &y0, &ys, &yn);               \
+    win((int)(ox), g.s4, g.s7, g.sa, g.sd, g2.s0, g2.s3, g2.s6, &x0, &xs, &xn);              \
+    while (z0 < 0) { z0 += zs; zn--; }                                                       \
+    while (y0 < 0) { y0 += ys; yn--; }                                                       \
+    while (x0 < 0) { x0 += xs; xn--; }
+
 /* max pooling forward: value and flat index (over D*H*W of the plane) of
  * the largest element of each window; NaN wins (the last NaN's index), an
  * all -inf window reports its first valid tap. */
@@ -123,13 +135,7 @@ __kernel void pool_max_fwd(global const DT *x, long8 xg, global DT *y, long8 yg,
     long total = (long)g.s0 * g.s1 * g.s5 * g.s6 * g.s7;
     CLOPS_ITEMS(long, i, total) {
         SPLIT5(i, g.s1, g.s5, g.s6, g.s7, n, c, oz, oy, ox)
-        int z0, zs, zn, y0, ys, yn, x0, xs, xn;
-        win((int)oz, g.s2, g.s5, g.s8, g.sb, g.se, g2.s1, g2.s6, &z0, &zs, &zn);
-        win((int)oy, g.s3, g.s6, g.s9, g.sc, g.sf, g2.s2, g2.s6, &y0, &ys, &yn);
-        win((int)ox, g.s4, g.s7, g.sa, g.sd, g2.s0, g2.s3, g2.s6, &x0, &xs, &xn);
-        while (z0 < 0) { z0 += zs; zn--; }
-        while (y0 < 0) { y0 += ys; yn--; }
-        while (x0 < 0) { x0 += xs; xn--; }
+        MAX_WINDOW(oz, oy, ox)
         CT m = -(CT)INFINITY;
         long best = ((long)z0 * g.s3 + y0) * g.s4 + x0;
         for (int a = 0; a < zn; a++) {
@@ -477,13 +483,7 @@ pool_max_fwd_cpu(global const DT *x, long8 xg, global DT *y, long8 yg, global lo
         r /= g.s6;
         const int oz = (int)(r % g.s5);
         const int n = (int)(r / g.s5);
-        int z0, zs, zn, y0, ys, yn, x0, xs, xn;
-        win(oz, g.s2, g.s5, g.s8, g.sb, g.se, g2.s1, g2.s6, &z0, &zs, &zn);
-        win(oy, g.s3, g.s6, g.s9, g.sc, g.sf, g2.s2, g2.s6, &y0, &ys, &yn);
-        win(ox, g.s4, g.s7, g.sa, g.sd, g2.s0, g2.s3, g2.s6, &x0, &xs, &xn);
-        while (z0 < 0) { z0 += zs; zn--; }
-        while (y0 < 0) { y0 += ys; yn--; }
-        while (x0 < 0) { x0 += xs; xn--; }
+        MAX_WINDOW(oz, oy, ox)
         const long first = ((long)z0 * g.s3 + y0) * g.s4 + x0;
         for (int c0 = 0; c0 < g.s1; c0 += POOL_CB) {
             const int cn = min(POOL_CB, g.s1 - c0);
