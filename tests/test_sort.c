@@ -45,6 +45,18 @@ static void check_sort(clops_tensor *x, int64_t dim, bool desc)
     clops_tensor_release(ai);
 }
 
+/* Values and indices (v, i) equal (ev, ei) exactly; releases all four. */
+static void expect_same_pair(clops_tensor *v, clops_tensor *i, clops_tensor *ev,
+                             clops_tensor *ei)
+{
+    CT_ASSERT_CLOSE(v, ev, CT_TOL_EXACT);
+    CT_ASSERT_CLOSE(i, ei, CT_TOL_EXACT);
+    clops_tensor_release(v);
+    clops_tensor_release(i);
+    clops_tensor_release(ev);
+    clops_tensor_release(ei);
+}
+
 /* topk of x along dim 1 on x's device and of its CPU copy xc; values and
  * indices equal. */
 static void check_topk(clops_tensor *x, clops_tensor *xc, int64_t k, bool largest)
@@ -52,12 +64,7 @@ static void check_topk(clops_tensor *x, clops_tensor *xc, int64_t k, bool larges
     clops_tensor *v = NULL, *i = NULL, *ev = NULL, *ei = NULL;
     CT_OK(clops_topk(x, k, 1, largest, true, &v, &i));
     CT_OK(clops_topk(xc, k, 1, largest, true, &ev, &ei));
-    CT_ASSERT_CLOSE(v, ev, CT_TOL_EXACT);
-    CT_ASSERT_CLOSE(i, ei, CT_TOL_EXACT);
-    clops_tensor_release(v);
-    clops_tensor_release(i);
-    clops_tensor_release(ev);
-    clops_tensor_release(ei);
+    expect_same_pair(v, i, ev, ei);
 }
 
 /* Every dtype, layout, dim and direction, on every OpenCL device; out=
@@ -422,12 +429,7 @@ static void test_median(void **state)
                 CT_OK(clops_median_dim(x, 1, true, &v, &i));
                 CT_OK(clops_median_dim(xc, 1, true, &ev, &ei));
             }
-            CT_ASSERT_CLOSE(v, ev, CT_TOL_EXACT);
-            CT_ASSERT_CLOSE(i, ei, CT_TOL_EXACT);
-            clops_tensor_release(v);
-            clops_tensor_release(i);
-            clops_tensor_release(ev);
-            clops_tensor_release(ei);
+            expect_same_pair(v, i, ev, ei);
             ct_set_case("%s of all elements", nan ? "nanmedian" : "median");
             CT_OK(nan ? clops_nanmedian(x, &v) : clops_median(x, &v));
             CT_OK(nan ? clops_nanmedian(xc, &ev) : clops_median(xc, &ev));
