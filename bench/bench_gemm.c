@@ -29,7 +29,7 @@
 
 #include "clops/ops.h"
 #include "core/tensor_impl.h"
-#include "ops/gemm.h"
+#include "ops/gemm/gemm.h"
 #include "host/host.h"
 
 typedef struct shape {

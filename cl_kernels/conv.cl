@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cl_kernels/conv.cl: the device half of the convolution family
- * (ops/conv_launch.c): im2col, col2im and the direct depthwise kernel.
+ * (ops/conv/conv_launch.c): im2col, col2im and the direct depthwise kernel.
  *
  * The host builds one program per dtype with these defined:
  *   RAW_T   storage type moved bit for bit (ushort for float16/bfloat16)
@@ -9,7 +9,7 @@
  *   KIND    0 float/double, 1 float16, 2 bfloat16
  *   ACC     accumulation type (float, double for float64)
  *   IDX     index type: int when every index of the call fits, else long
- * Geometry (ops/conv.h): images are 5-D [N, C, D, H, W] views of any
+ * Geometry (ops/conv/conv.h): images are 5-D [N, C, D, H, W] views of any
  * strides (missing spatial dims have size 1), "big" sizes bD, bH, bW,
  * "small" sizes sD, sH, sW, kernel kD, kH, kW; small position (od, oh, ow)
  * and kernel position (jd, jh, jw) meet big position o * s - p + j * d.
@@ -177,7 +177,7 @@ __kernel void conv_depthwise_big(__global VAL_T *x, long xoff, IDX xsn, IDX xsc,
 /* The weight gradient of a depthwise convolution, first pass: one item per
  * (small channel cs, kernel position j, sample n) summing S * B over the
  * small positions in order into part[(cs * K + j) * N + n]; the host sums
- * the N partials (ops/reduce.h). */
+ * the N partials (ops/reduce/reduce.h). */
 __kernel void conv_depthwise_weight(__global const VAL_T *x, long xoff, IDX xsn, IDX xsc,
                                     IDX xsd, IDX xsh, IDX xsw, __global ACC *part,
                                     __global const VAL_T *y, long yoff, IDX ysn, IDX ysc,

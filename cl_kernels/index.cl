@@ -2,13 +2,13 @@
 /*
  * cl_kernels/index.cl: device code of the indexing family (ops/index*.c).
  *
- * ix_gather_<elsize>_<index type> runs a gather plan (ops/index.h): every
+ * ix_gather_<elsize>_<index type> runs a gather plan (ops/index/index.h): every
  * work item walks result elements in a grid-stride loop, turns the linear
  * element number into coordinates of the IX_NDIM-dim iteration space, and
  * reads the source at its strided offset plus, for each of IX_NIDX index
  * tensors, index value * kstride.  Gathering copies bits, so kernels exist
  * per element size (uchar, ushort, uint, ulong, and uint4 for plans whose
- * innermost dim is a contiguous run the host widened: ops/index_gather.c),
+ * innermost dim is a contiguous run the host widened: ops/index/index_gather.c),
  * not per dtype.
  *
  * Build options fix the shape of the code: IX_NDIM (1..8), IX_NIDX (0..4)
@@ -48,7 +48,7 @@ typedef long ixt;
 typedef int ixt;
 #endif
 
-/* Mirrors ix_geom in ops/index_gather.c: only longs, so both sides agree on
+/* Mirrors ix_geom in ops/index/index_gather.c: only longs, so both sides agree on
  * the layout. */
 typedef struct ix_geom {
     long sizes[IX_MAXD];
@@ -240,7 +240,7 @@ IX_GATHER_KERNEL(ix_gather_16_i64, uint4, long)
 /* Products and sums round separately, as in the C reference (and PyTorch's
  * alpha * source + self). */
 #pragma OPENCL FP_CONTRACT OFF
-/* ---- segment plans (ops/index_scatter.c) ----------------------------------
+/* ---- segment plans (ops/index/index_scatter.c) ----------------------------------
  *
  * ix_segment_<dtype> writes the accumulating and overwriting scatters
  * (scatter, scatter_add, scatter_reduce, index_add, index_copy, index_fill,
@@ -341,7 +341,7 @@ IX_SEG_KERNEL(ix_segment_float32, float, float, IX_LD_PLAIN, IX_ST_PLAIN, 1)
 IX_SEG_KERNEL(ix_segment_float64, double, double, IX_LD_PLAIN, IX_ST_PLAIN, 1)
 #endif
 
-/* ---- line scans (ops/index_segment.c, ix_scatter_lines) -------------------
+/* ---- line scans (ops/index/index_segment.c, ix_scatter_lines) -------------------
  *
  * scatter, scatter_add and scatter_reduce with an int64 index where self's
  * scatter dim is short: no host sort.  A line is one position of the
@@ -569,7 +569,7 @@ IX_ISIN_KERNEL(ix_isin_float32, float, float, IX_LD_PLAIN)
 IX_ISIN_KERNEL(ix_isin_float64, double, double, IX_LD_PLAIN)
 #endif
 
-/* ---- compaction by a scan (ops/index_nonzero.c) ----------------------------
+/* ---- compaction by a scan (ops/index/index_nonzero.c) ----------------------------
  *
  * pos holds the inclusive int64 cumsum of a mask of n elements (row-major
  * over the shape `sizes`): element i is selected when pos[i] differs from
@@ -586,7 +586,7 @@ IX_ISIN_KERNEL(ix_isin_float64, double, double, IX_LD_PLAIN)
  */
 #define IX_CMAXD 16
 
-/* Mirrors ix_cgeom in ops/index_nonzero.c. */
+/* Mirrors ix_cgeom in ops/index/index_nonzero.c. */
 typedef struct ix_cgeom {
     long sizes[IX_CMAXD];
     long st[IX_CMAXD];

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * cl_kernels/loss.cl: the kernels of the loss family (ops/loss_nll.c):
+ * cl_kernels/loss.cl: the kernels of the loss family (ops/loss/loss_nll.c):
  * nll_loss and nll_loss2d, forward and backward.
  *
  * The host builds one program per input dtype with T (storage type), KIND
@@ -172,7 +172,7 @@ __kernel void loss_nll_backward(global const T *go, long gooff, int per_elem, gl
     }
 }
 
-/* --- elementwise losses (ops/loss_pointwise.c) ----------------------------
+/* --- elementwise losses (ops/loss/loss_pointwise.c) ----------------------------
  * x, y (and w when hasw) contiguous, already broadcast to M elements of T.
  * mode 0 mse_loss, 1 binary_cross_entropy (an input outside [0, 1] is
  * recorded in the flag as value 1), 2 smooth_l1_loss (p = beta), 3

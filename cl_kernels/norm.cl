@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cl_kernels/norm.cl: the row-resident kernels of the normalization family:
- * _softmax, _log_softmax and their backward ops (ops/norm.c).
+ * _softmax, _log_softmax and their backward ops (ops/norm/norm.c).
  *
  * The host builds one program per (input dtype, output dtype) with TIN_T,
  * TOUT_T (storage types), IN_KIND/OUT_KIND (0 float/double, 1 half, 2
@@ -74,7 +74,7 @@
     bool live = row < rows;                                                                \
     long base = live ? (row / inner) * n * inner + row % inner : 0;
 
-/* Row residency of softmax: where RES > 0 (ops/norm.c sizes it to the
+/* Row residency of softmax: where RES > 0 (ops/norm/norm.c sizes it to the
  * device's local memory, for 4- and 8-byte inputs) and a row has at most
  * L * RES elements, the row stays in local memory (RES slots per lane of
  * the work-group) between the statistics pass and the output pass, so it
@@ -259,7 +259,7 @@ norm_layer(global const TIN_T *x, long xoff, global const CT *w, long woff, glob
 
 #if NORM_CPU
 /*
- * CPU devices (NORM_CPU, ops/norm.c and ops/norm_layer.c): work items of
+ * CPU devices (NORM_CPU, ops/norm/norm.c and ops/norm/norm_layer.c): work items of
  * one, each taking `per` whole rows with plain loops, no local memory or
  * barriers (POCL would run a 256-item group as a loop over its barrier
  * regions).  A contiguous row (inner == 1) runs on NV-wide vectors from

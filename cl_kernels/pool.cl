@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * cl_kernels/pool.cl: the pooling and resampling family (ops/pool.c):
+ * cl_kernels/pool.cl: the pooling and resampling family (ops/pool/pool.c):
  * max and average pooling (fixed and adaptive windows, 2-D and 3-D) and
  * nearest, bilinear and bicubic upsampling, forward and backward.
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * cl_kernels/random.cl: the kernels of the random family (ops/random.c).
+ * cl_kernels/random.cl: the kernels of the random family (ops/random/random.c).
  *
  * The host builds one program per device from random_math.clh,
  * random_dist.clh and this file, in that order.  Every kernel walks the

@@ -3,10 +3,10 @@
  * cl_kernels/reduce.cl: the reduction kernels (sum, mean, amax, argmax, var,
  * logsumexp, norms, ...), one template instantiated once per reduction kind.
  *
- * The host (ops/reduce_launch.c) builds one program per input dtype: the
+ * The host (ops/reduce/reduce_launch.c) builds one program per input dtype: the
  * prelude (pw_prelude.clh), the type macros of that dtype (TIN_T storage
  * type, CT compute type, IN_KIND), then this file once per kind with RK (the
- * kind number, see ops/reduce.h) and KN (its name) defined.  Each kind
+ * kind number, see ops/reduce/reduce.h) and KN (its name) defined.  Each kind
  * defines an accumulator struct and five steps:
  *   A_INIT(a)          the identity;
  *   A_ADD(a, x, i)     fold element x (compute type) with logical index i;
@@ -443,7 +443,7 @@ typedef struct {
 #define A_ADDS(a, x, i) A_ADD(a, x, i)
 #endif
 
-/* The geometry every kernel of the kind takes (see ops/reduce.h). */
+/* The geometry every kernel of the kind takes (see ops/reduce/reduce.h). */
 #define RED_GEOM_ARGS                                                                      \
     global TOUT_T *y, long yoff, global TOUT2_T *y2, long yoff2, int w2, long O, long R,   \
         long4 ksz, long4 kis, long4 kos, long4 kos2, long4 rsz, long4 ris, long4 rlm,      \
@@ -505,7 +505,7 @@ typedef struct {
 
 #if RED_CPU
 /*
- * CPU devices (RED_CPU, ops/reduce_launch.c): one kernel per kind, work
+ * CPU devices (RED_CPU, ops/reduce/reduce_launch.c): one kernel per kind, work
  * items of one, each a serial loop that the compiler can vectorise: RW
  * accumulators side by side (lane j takes every RW-th element of a row, or
  * output j of RW adjacent outputs), merged in a fixed tree at the end.  No

@@ -3,7 +3,7 @@
  * cl_kernels/scan.cl: inclusive scans along one dimension (cumsum, cumprod,
  * cummax/cummin with indices, logcumsumexp) by reduce-then-scan.
  *
- * The host (ops/scan.c) views the tensor as lines: line l = (o, i) with
+ * The host (ops/scan/scan.c) views the tensor as lines: line l = (o, i) with
  * o < outer, i < inner, element k of a line at offset + o*s_o + k*s_n +
  * i*s_i.  It prepends pw_prelude.clh and these defines:
  *   T_IN, T_OUT      storage types of input and output

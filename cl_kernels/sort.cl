@@ -11,7 +11,7 @@
  * by key, then position, so the order is total: the result is the stable
  * sort, the same on every device and every run.
  *
- * The host (ops/sort.c) prepends pw_prelude.clh and defines T (storage
+ * The host (ops/sort/sort.c) prepends pw_prelude.clh and defines T (storage
  * type), KEY (uint or ulong), TOKEY(v) (storage value -> ascending key),
  * WG (work-group size) and LMAX (block length, a power of two).
  *
@@ -237,7 +237,7 @@ __kernel void sort_search(__global const T *bd, __global const T *v, __global co
     out[g] = lo;
 }
 
-/* ---- mode, unique, bincount, histc (ops/sort_unique.c, ops/sort_count.c) ---- */
+/* ---- mode, unique, bincount, histc (ops/sort/sort_unique.c, ops/sort/sort_count.c) ---- */
 
 /* PyTorch's == of two elements by their keys: equal keys, and not NaN (a
  * NaN equals nothing, itself included); -0.0 == +0.0. */

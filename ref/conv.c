@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ref/conv.c: the CPU reference of the convolution family: the three
- * products of a convolution geometry (ops/conv.h: to small, to big, to
+ * products of a convolution geometry (ops/conv/conv.h: to small, to big, to
  * weight) as direct loops over every (sample, group, small channel, small
  * position, big channel, kernel position) connection, and im2col/col2im.
  * Everything is read into double arrays, computed in double in a fixed
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "codegen_pointwise/pw.h"
-#include "ops/conv.h"
+#include "ops/conv/conv.h"
 
 /* Sizes and strides of an image ([N, C, sp...]) or weight ([Cs, Cb/g,
  * k...]) tensor t seen as 5-D, the missing spatial dims in front as size 1

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ref/gemm.c: the reference GEMM engine of the CPU device (see
- * ops/gemm.h), which serves the CPU dispatch key of the whole GEMM family
+ * ops/gemm/gemm.h), which serves the CPU dispatch key of the whole GEMM family
  * and is the oracle of tests/test_gemm.c.
  *
  * It reads views of any strides and dtypes directly (no copies) and is
@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "host/host.h"
-#include "ops/gemm.h"
+#include "ops/gemm/gemm.h"
 
 #define MB 64  /* tile rows */
 #define NB 64  /* tile columns */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ref/index.c: the C executor of the indexing family's gather plans
- * (ops/index.h) on the CPU device, and the oracle the OpenCL kernels of
+ * (ops/index/index.h) on the CPU device, and the oracle the OpenCL kernels of
  * cl_kernels/index.cl are tested against.
  *
  * It walks the plan's iteration space in row-major order, copies element
@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "codegen_pointwise/pw.h"
-#include "ops/index.h"
+#include "ops/index/index.h"
 
 /* Reads element `off` of an int32 or int64 index tensor. */
 static int64_t load_index(const clops_tensor *t, int64_t off)
@@ -177,7 +177,7 @@ static int64_t compact_offset(const ix_compact *c, int64_t i)
     return o;
 }
 
-/* Runs a compaction (ops/index.h) on host memory, in element order. */
+/* Runs a compaction (ops/index/index.h) on host memory, in element order. */
 clops_status ref_index_compact(const ix_compact *c)
 {
     const int64_t *pos = c->n ? (const int64_t *)(const void *)c->pos->storage->host_ptr + c->pos->offset

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ref/loss.c: the CPU reference of the loss family (nll_loss and
- * nll_loss2d, forward and backward; ops/loss.h): direct loops over the
- * canonical problem planned by ops/loss_nll.c, in double, elements in
+ * nll_loss2d, forward and backward; ops/loss/loss.h): direct loops over the
+ * canonical problem planned by ops/loss/loss_nll.c, in double, elements in
  * order.  The CPU key runs it and the tests use it as the oracle.  The
  * formulas are PyTorch's: loss -w[t] * x[n, t, s], ignored targets count
  * neither loss nor weight, mean divides by the total weight (0 / 0 = NaN
@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "codegen_pointwise/pw.h"
-#include "ops/loss.h"
+#include "ops/loss/loss.h"
 
 /* Element i of contiguous host tensor t as a double. */
 static double ld(const clops_tensor *t, int64_t i)
@@ -108,7 +108,7 @@ static double rnd(clops_dtype dt, double v)
     return pw_ref_load(&b, 0, dt, CLOPS_FLOAT64).f;
 }
 
-/* The loss of one element (PyTorch's formulas; ops/loss.h). */
+/* The loss of one element (PyTorch's formulas; ops/loss/loss.h). */
 static double elem_loss(const loss_pw *p, double x, double y, bool *bad)
 {
     clops_dtype dt = p->x->dtype;

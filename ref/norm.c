@@ -3,14 +3,14 @@
  * ref/norm.c: the CPU reference of the normalization family (softmax,
  * log_softmax and their backward ops, layer and rms norm, the batch-norm
  * statistics): the CPU key runs it and the tests
- * use it as the oracle.  Rows are planned by ops/norm.c; every row is
+ * use it as the oracle.  Rows are planned by ops/norm/norm.c; every row is
  * computed in double with PyTorch's own formula, so NaN and infinities
  * behave as PyTorch's do (a row with +inf or only -inf gives NaN).
  */
 #include <math.h>
 
 #include "codegen_pointwise/pw.h"
-#include "ops/norm.h"
+#include "ops/norm/norm.h"
 
 /* Element i of contiguous host tensor t as a double. */
 static double ld(const clops_tensor *t, int64_t i)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ref/pool.c: the CPU reference of the pooling and resampling family
- * (ops/pool.h): the CPU key runs it and the tests and `clops check` use it
+ * (ops/pool/pool.h): the CPU key runs it and the tests and `clops check` use it
  * as the oracle.  Direct loops over every output element in double with
  * PyTorch's CPU formulas (window bounds, divisors, NaN rule of max pooling,
  * area_pixel_compute_source_index, the cubic convolution with A = -0.75,
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 
 #include "codegen_pointwise/pw.h"
-#include "ops/pool.h"
+#include "ops/pool/pool.h"
 
 /* A tensor seen as [N, C, D, H, W]. */
 typedef struct view5 {

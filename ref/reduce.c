@@ -4,7 +4,7 @@
  *
  * The CPU dispatch key runs reductions here, and the tests use it as the
  * oracle for the OpenCL kernels.  It walks the same plan as the kernels
- * (ops/reduce_plan.c), one output at a time and each reduction in order,
+ * (ops/reduce/reduce_plan.c), one output at a time and each reduction in order,
  * accumulating floating inputs in double (two-pass variance: mean first,
  * then squared deviations) and integer inputs in int64 with two's-complement
  * wrapping, and stores with PyTorch's conversion rules (pw_ref_store).
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "codegen_pointwise/pw.h"
-#include "ops/reduce.h"
+#include "ops/reduce/reduce.h"
 
 
 /* Offset of coordinates decomposed from v over sz with strides st. */

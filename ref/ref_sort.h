@@ -22,7 +22,7 @@ uint64_t ref_sort_key(const void *base, int64_t index, clops_dtype dt);
 clops_status ref_sort(const clops_tensor *src, int dim, bool descending, clops_tensor *vals,
                       clops_tensor *idx);
 
-/* searchsorted on contiguous host buffers of dtype dt (ops/sort.h's
+/* searchsorted on contiguous host buffers of dtype dt (ops/sort/sort.h's
  * sort_search_run): PyTorch's comparisons, NaN values past the end. */
 void ref_searchsorted(const void *bd, const void *v, const int64_t *sorter, clops_dtype dt,
                       int64_t nb, int64_t brows, int64_t vrow, int64_t total, bool right,

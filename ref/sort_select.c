@@ -3,7 +3,7 @@
  * ref/sort_select.c: the CPU reference of the sort family's selections and
  * counts beyond the sort itself (mode, unique, bincount, histc): the CPU
  * device's path and the oracle of the matching kernels of
- * cl_kernels/sort.cl, step for step (ops/sort_unique.c, ops/sort_count.c
+ * cl_kernels/sort.cl, step for step (ops/sort/sort_unique.c, ops/sort/sort_count.c
  * run the same steps on either).  Equality is PyTorch's ==, on the sort
  * keys of ref_sort_key: -0.0 equals +0.0, a NaN equals nothing.
  */

@@ -168,7 +168,7 @@ static void test_geometries_match_the_reference(void **state)
                        (uint64_t)(100 + i));
         }
         /* Many positions per sample: the weight gradient's GEMM is cut
-         * into per-sample slices summed in order (ops/conv_gemm.c). */
+         * into per-sample slices summed in order (ops/conv/conv_gemm.c). */
         conv_case big = {.nsp = 2, .N = 3, .cin = 2, .cout = 3, .groups = 1,
                          .in = {66, 66, 1}, .k = {3, 3, 1}, .stride = {1, 1, 1},
                          .pad = {0, 0, 0}, .dil = {1, 1, 1}, .bias = true,

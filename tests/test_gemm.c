@@ -29,7 +29,7 @@
 
 #include "clops/ops.h"
 #include "support/clops_test.h"
-#include "ops/gemm.h"
+#include "ops/gemm/gemm.h"
 #include "host/host.h"
 #include "ops_generated.h"
 

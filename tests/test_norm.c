@@ -3,7 +3,7 @@
  * tests/test_norm.c: the normalization family (_softmax, _log_softmax and
  * their backward ops): PyTorch's own results on every device
  * (tests/data/golden_norm.json from tests/data/gen_golden_norm.py, replayed
- * by tests/support/ct_golden.c), the row strategies of ops/norm.c against
+ * by tests/support/ct_golden.c), the row strategies of ops/norm/norm.c against
  * the CPU reference on long, short and strided rows, half_to_float, and
  * run-to-run determinism.  The layout sweeps are the operator suite's
  * (test_check_ops_*).
@@ -11,7 +11,7 @@
 #include <math.h>
 
 #include "clops/ops.h"
-#include "ops/norm.h"
+#include "ops/norm/norm.h"
 #include "support/clops_test.h"
 
 /* Every golden case on every device. */
@@ -24,7 +24,7 @@ static void test_softmax_matches_pytorch(void **state)
 /* Long rows (all lanes of a group on one row), short rows (several rows
  * per group) and strided rows (softmax over a leading dim), forward and
  * backward, against the CPU reference, twice for the same bits, and once
- * more with the row-resident path off (ops/norm.h): the same bits again. */
+ * more with the row-resident path off (ops/norm/norm.h): the same bits again. */
 static void test_row_strategies_match_the_reference(void **state)
 {
     (void)state;

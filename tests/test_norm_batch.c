@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * tests/test_norm_batch.c: batch and group normalization (ops/norm_batch.c,
- * ops/norm_group.c): PyTorch's own results on every device
+ * tests/test_norm_batch.c: batch and group normalization (ops/norm/norm_batch.c,
+ * ops/norm/norm_group.c): PyTorch's own results on every device
  * (tests/data/golden_norm_batch.json from tests/data/gen_golden_norm_batch.py,
  * replayed by tests/support/ct_golden.c; the updated running stats through
  * _native_batch_norm_legit_functional), the in-place running-stat update,

@@ -6,7 +6,7 @@
  * The operator suite (test_check_ops_*) already runs every reduction op on
  * every dtype and the standard layouts; golden values from PyTorch are in
  * test_reduce_golden.c.  This file covers what those small cases cannot
- * reach: each canonical shape of ops/reduce_launch.c (long rows split in
+ * reach: each canonical shape of ops/reduce/reduce_launch.c (long rows split in
  * two launches, short rows several to a work-group with vector loads and
  * ragged tails, columns with and without a split, few columns, reduced
  * dims that do not coalesce, more than four dims groups so the input is

@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "clops/ops.h"
-#include "ops/scan.h"
+#include "ops/scan/scan.h"
 #include "support/clops_test.h"
 
 #define I64 CT_I64

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_sort_unique.c: mode, the unique family, bincount and histc
- * (ops/sort_unique.c, ops/sort_count.c, the sort_mode..sort_histc kernels
+ * (ops/sort/sort_unique.c, ops/sort/sort_count.c, the sort_mode..sort_histc kernels
  * of cl_kernels/sort.cl).
  *
  * What each test pins down:

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/cli/cmd_tune.c: `clops tune gemm`, the per-device search of
- * CLBlast's GEMM kernel parameters (ops/gemm_tune.c, docs/gemm.md).
+ * CLBlast's GEMM kernel parameters (ops/gemm/gemm_tune.c, docs/gemm.md).
  *
  *     clops tune gemm [--device SEL] [--budget SECONDS]
  *                     [--precision float32|float64|all] [--dry-run] [--show]
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ops/gemm.h"
+#include "ops/gemm/gemm.h"
 #include "host/host.h"
 #include "tools/cli/cli.h"
 

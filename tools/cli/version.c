@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "host/host.h"
-#include "ops/gemm.h"
+#include "ops/gemm/gemm.h"
 #include "tools/cli/cli.h"
 
 void cli_print_version(FILE *f)

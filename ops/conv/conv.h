@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * ops/conv/conv.h: the convolution family (convolution, convolution_backward,
+ * their *_overrideable twins, im2col, col2im) inside clops.
+ *
+ * Every convolution, forward or backward, transposed or not, is described by
+ * one geometry: a "big" image B [N, Cb, big...] and a "small" image S
+ * [N, Cs, small...] joined by a kernel of size k, stride s, padding p and
+ * dilation d, small = (big + 2p - d(k-1) - 1) / s + 1, and a weight W
+ * [Cs, Cb/g, k...] in g groups.  Small position o and kernel position j
+ * meet big position o*s - p + j*d.  A plain convolution has B = input and
+ * S = output; a transposed one B = output and S = input (its weight
+ * [Cin, Cout/g, k...] is indexed the same way).  Three products cover every
+ * op:
+ *
+ *   to small:  S[n, cs, o]  = sum over (cb in cs's group, j)  B * W
+ *   to big:    B[n, cb, i]  = sum over (cs, o, j meeting i)   S * W
+ *   to weight: W[cs, cb, j] = sum over (n, o)                 S * B
+ *
+ * (plain forward = to small; its input gradient = to big and weight
+ * gradient = to weight; transposed: the other way round.)  The CPU device
+ * runs them as direct loops in double (ref/conv.c: the oracle of the
+ * tests); OpenCL devices as GEMMs over im2col columns (ops/conv/conv_gemm.c,
+ * kernels in cl_kernels/conv.cl launched by ops/conv/conv_launch.c).
+ */
+#ifndef CLOPS_OPS_CONV_H
+#define CLOPS_OPS_CONV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/tensor_impl.h"
+
+/* Spatial dims are padded to three with leading size-1 dims. */
+#define CONV_SP 3
+
+typedef struct conv_geom {
+    int nsp;                    /* spatial dims of the op: 1, 2 or 3 */
+    int64_t N, groups;          /* batch, groups */
+    int64_t Cb, Cs;             /* channels of the big and the small image */
+    int64_t big[CONV_SP], small[CONV_SP];
+    int64_t k[CONV_SP], s[CONV_SP], p[CONV_SP], d[CONV_SP];
+    int64_t K, Lb, Ls;          /* products of k, big and small */
+} conv_geom;
+
+/* The three products (see above). */
+typedef enum conv_dir { CONV_TO_SMALL, CONV_TO_BIG, CONV_TO_WEIGHT } conv_dir;
+
+/* Fills K, Lb and Ls from the other fields. */
+void conv_geom_finish(conv_geom *g);
+
+/*
+ * The columns of a conv_geom: element (n, c * K + j, o) of the columns of
+ * image channel c, kernel position j and small position o (linear) lies at
+ * off + n * sn + (c * K + j) * sck + o.  aten::im2col's [N, C*K, L] result
+ * has sn = C*K*L, sck = L; the convolution's [C*K, N*L] has sn = L,
+ * sck = N*L.
+ */
+typedef struct conv_cols {
+    int64_t off, sn, sck;
+} conv_cols;
+
+/* --- the CPU reference (ref/conv.c) ------------------------------------ */
+
+/*
+ * One product of geometry g between host tensors of any strides and
+ * floating dtypes: S [N, Cs, small...], B [N, Cb, big...], W [Cs, Cb/groups,
+ * k...] (2 + g->nsp dims each); the destination of `dir` is overwritten,
+ * the other two are read.  Direct loops accumulating in double.
+ */
+clops_status conv_ref_product(const conv_geom *g, conv_dir dir, clops_tensor *S, clops_tensor *B,
+                              clops_tensor *W);
+/* im2col of host image B (any strides) into host columns cols (layout l). */
+clops_status conv_ref_im2col(const conv_geom *g, const clops_tensor *B, clops_tensor *cols,
+                             conv_cols l);
+/* col2im: host image B (overwritten) = the sum, in double, of the columns
+ * meeting each element. */
+clops_status conv_ref_col2im(const conv_geom *g, const clops_tensor *cols, conv_cols l,
+                             clops_tensor *B);
+
+/* --- the OpenCL kernels (ops/conv/conv_launch.c) ----------------------------- */
+
+/* im2col / col2im on an OpenCL device: as the reference (B of any strides,
+ * written each element once by col2im, no atomics). */
+clops_status conv_cl_im2col(const char *op, const conv_geom *g, const clops_tensor *B,
+                            clops_tensor *cols, conv_cols l);
+clops_status conv_cl_col2im(const char *op, const conv_geom *g, const clops_tensor *cols,
+                            conv_cols l, clops_tensor *B);
+/* The direct "to small" kernel of depthwise geometry (Cb == groups): S =
+ * sum over j of B * W, plus bias[cs] when bias is not NULL; float32
+ * accumulation for float16/bfloat16. */
+clops_status conv_cl_depthwise(const char *op, const conv_geom *g, const clops_tensor *B,
+                               const clops_tensor *W, const clops_tensor *bias, clops_tensor *S);
+
+/* The backward products of depthwise geometry: B = the input gradient
+ * (to big); part [Cs * K * N] (contiguous, at offset 0) = per-sample
+ * partial sums of the weight gradient, element (cs * K + j) * N + n. */
+clops_status conv_cl_depthwise_big(const char *op, const conv_geom *g, const clops_tensor *S,
+                                   const clops_tensor *W, clops_tensor *B);
+clops_status conv_cl_depthwise_weight(const char *op, const conv_geom *g, const clops_tensor *S,
+                                      const clops_tensor *B, clops_tensor *part);
+
+/* im2col / col2im on the tensors' device (reference or kernel). */
+clops_status conv_im2col_run(const char *op, const conv_geom *g, const clops_tensor *B,
+                             clops_tensor *cols, conv_cols l);
+clops_status conv_col2im_run(const char *op, const conv_geom *g, const clops_tensor *cols,
+                             conv_cols l, clops_tensor *B);
+
+/* --- one product on any device (ops/conv/conv_gemm.c) ------------------------- */
+
+/*
+ * One product: S, B and W as conv_ref_product (any strides; the
+ * destination already has its final shape), bias (NULL: none) added to the
+ * destination's channels for CONV_TO_SMALL and CONV_TO_BIG.  The CPU device
+ * runs the reference; OpenCL devices the GEMM strategy of ops/conv/conv_gemm.c.
+ */
+clops_status conv_product(const char *op, const conv_geom *g, conv_dir dir, clops_tensor *S,
+                          clops_tensor *B, clops_tensor *W, clops_tensor *bias);
+
+#endif /* CLOPS_OPS_CONV_H */

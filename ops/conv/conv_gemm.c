@@ -1,0 +1,411 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * ops/conv/conv_gemm.c: the three products of a convolution geometry (ops/conv/conv.h)
+ * on OpenCL devices, as GEMMs of the GEMM family's engine (CLBlast with
+ * clops' tuned parameters) over im2col columns.
+ *
+ * Per group, with Wm the weight seen as [groups, Cs/g, Cb/g * K], P the
+ * small image permuted to [Cs, N * Ls] and cols the im2col columns of the
+ * big image, [Cb * K, N * Ls]:
+ *
+ *   to small:   P  = Wm @ cols, then P copied into S       (+ bias)
+ *   to big:     cols = Wm^T @ P, then col2im into B        (+ bias)
+ *   to weight:  Wm = P @ cols^T
+ *
+ * so each product is one GEMM per group with the batch folded into the
+ * columns (large N dimension even for the 7x7 images of late layers).  The
+ * batch is cut into chunks that keep the column buffer under
+ * CONV_COLS_BUDGET elements; weight gradients accumulate over chunks with
+ * beta = 1 (deterministic: the same order every run).  Two shortcuts:
+ * depthwise geometry (one big channel per group) runs the direct kernels of
+ * cl_kernels/conv.cl for all three products; a 1x1 kernel with stride 1 and
+ * no padding (im2col would be a permuted copy) runs "to small" and "to big"
+ * as GEMMs straight on the images' memory, batched over (sample, group).
+ * docs/conv.md.
+ */
+#include <string.h>
+
+#include "clops/ops.h"
+#include "host/host.h"
+#include "ops/conv/conv.h"
+#include "ops/core/core.h"
+#include "ops/gemm/gemm.h"
+#include "ops/reduce/reduce.h"
+
+/* Elements of the column buffer of one chunk (256 MiB of float32). */
+#define CONV_COLS_BUDGET ((int64_t)1 << 26)
+
+/* The temporaries of one product, released together. */
+typedef struct tmps {
+    clops_tensor *t[24];
+    int n;
+} tmps;
+
+/* A view of t (kept in c). */
+static clops_status view(tmps *c, const clops_tensor *t, int ndim, const int64_t *sizes,
+                         const int64_t *strides, int64_t off, clops_tensor **out)
+{
+    clops_status st = gemm_view(t, ndim, sizes, strides, off, out);
+    if (!st)
+        c->t[c->n++] = *out;
+    return st;
+}
+
+/* A new contiguous 1-D tensor of n elements like t (kept in c). */
+static clops_status buffer(tmps *c, const clops_tensor *t, int64_t n, clops_tensor **out)
+{
+    clops_status st = tensor_new(t->storage->device, t->dtype, 1, &n, NULL, out);
+    if (!st)
+        c->t[c->n++] = *out;
+    return st;
+}
+
+/* Samples [n0, n0 + nc) of image t (kept in c). */
+static clops_status narrow(tmps *c, const clops_tensor *t, int64_t n0, int64_t nc,
+                           clops_tensor **out)
+{
+    int64_t sz[CLOPS_MAX_DIMS];
+    memcpy(sz, t->sizes, sizeof(int64_t) * (size_t)t->ndim);
+    sz[0] = nc;
+    return view(c, t, t->ndim, sz, t->strides, t->offset + n0 * t->strides[0], out);
+}
+
+/*
+ * The [C, nc, Ls] buffer buf seen in the shape of an image chunk
+ * [nc, C, sp...] (nsp spatial dims of sizes sp), for copies between the
+ * two layouts (kept in c).
+ */
+static clops_status permuted(tmps *c, const clops_tensor *buf, int nsp, int64_t nc, int64_t C,
+                             const int64_t *sp, clops_tensor **out)
+{
+    int64_t sz[2 + CONV_SP], st[2 + CONV_SP], L = 1;
+    for (int i = nsp - 1; i >= 0; i--) {
+        sz[2 + i] = sp[i];
+        st[2 + i] = L;
+        L *= sp[i];
+    }
+    sz[0] = nc;
+    st[0] = L;
+    sz[1] = C;
+    st[1] = nc * L;
+    return view(c, buf, 2 + nsp, sz, st, buf->offset, out);
+}
+
+/* The stride of image t's spatial dims merged into one (*ls), false when
+ * they cannot be. */
+static bool merged(const clops_tensor *t, int64_t *ls)
+{
+    int64_t expect = -1;
+    *ls = 1;
+    for (int i = t->ndim - 1; i >= 2; i--) {
+        if (t->sizes[i] == 1)
+            continue;
+        if (expect >= 0 && t->strides[i] != expect)
+            return false;
+        if (expect < 0)
+            *ls = t->strides[i];
+        expect = t->strides[i] * t->sizes[i];
+    }
+    return true;
+}
+
+/* Whether im2col of g is the identity (1x1 kernel, stride 1, no padding). */
+static bool identity(const conv_geom *g)
+{
+    for (int i = 0; i < CONV_SP; i++)
+        if (g->k[i] != 1 || g->s[i] != 1 || g->p[i] != 0)
+            return false;
+    return true;
+}
+
+/* The spatial sizes of g's big or small image (the op's nsp dims). */
+static const int64_t *sp_of(const conv_geom *g, bool big)
+{
+    return (big ? g->big : g->small) + (CONV_SP - g->nsp);
+}
+
+/* Adds bias (NULL: nothing) to the channels of image t. */
+static clops_status add_bias(tmps *c, clops_tensor *t, clops_tensor *bias, int nsp)
+{
+    if (!bias || tensor_numel(t) == 0)
+        return CLOPS_OK;
+    int64_t sz[1 + CONV_SP], st[1 + CONV_SP];
+    sz[0] = bias->sizes[0];
+    st[0] = bias->strides[0];
+    for (int i = 0; i < nsp; i++) {
+        sz[1 + i] = 1;
+        st[1 + i] = 0;
+    }
+    clops_tensor *bv = NULL;
+    clops_status s = view(c, bias, 1 + nsp, sz, st, bias->offset, &bv);
+    return s ? s : clops_add_(t, bv, clops_scalar_int(1));
+}
+
+/*
+ * The 1x1 shortcut: dst [N, g, cd/g, L] = Wm (transposed when trans) @
+ * src [N, g, cs/g, L] for every sample, batched over (sample, group) on the
+ * images' own memory; false in *done when an image's spatial dims cannot
+ * be merged.
+ */
+static clops_status gemm_1x1(tmps *c, const char *op, const conv_geom *g, const clops_tensor *Wc,
+                             const clops_tensor *src, clops_tensor *dst, bool trans, bool *done)
+{
+    int64_t ls_s, ls_d, G = g->groups;
+    *done = false;
+    if (!merged(src, &ls_s) || !merged(dst, &ls_d))
+        return CLOPS_OK;
+    int64_t cs = src->sizes[1] / G, cd = dst->sizes[1] / G, L = g->Ls;
+    int64_t csg = g->Cs / G, cbg = g->Cb / G;
+    int64_t wsz[4] = {g->N, G, trans ? cbg : csg, trans ? csg : cbg};
+    int64_t wst[4] = {0, csg * cbg, trans ? 1 : cbg, trans ? cbg : 1};
+    int64_t ssz[4] = {g->N, G, cs, L}, sst[4] = {src->strides[0], cs * src->strides[1],
+                                                 src->strides[1], ls_s};
+    int64_t dsz[4] = {g->N, G, cd, L}, dst4[4] = {dst->strides[0], cd * dst->strides[1],
+                                                  dst->strides[1], ls_d};
+    clops_tensor *a = NULL, *b = NULL, *o = NULL;
+    clops_status s = view(c, Wc, 4, wsz, wst, Wc->offset, &a);
+    if (!s)
+        s = view(c, src, 4, ssz, sst, src->offset, &b);
+    if (!s)
+        s = view(c, dst, 4, dsz, dst4, dst->offset, &o);
+    if (!s)
+        s = gemm_run_nd(gemm_engine_of(dst), op, 2, a, b, o, clops_scalar_int(1),
+                        clops_scalar_int(0));
+    *done = !s;
+    return s;
+}
+
+/* The weight gradient of depthwise geometry: per-sample partial sums
+ * (conv_cl_depthwise_weight), then their sum over the samples. */
+static clops_status depthwise_weight(tmps *c, const char *op, const conv_geom *g, clops_tensor *S,
+                                     clops_tensor *B, clops_tensor *Wc)
+{
+    clops_tensor *part = NULL, *pv = NULL;
+    clops_status s = buffer(c, B, g->Cs * g->K * g->N, &part);
+    if (!s)
+        s = conv_cl_depthwise_weight(op, g, S, B, part);
+    int64_t sz[2 + CONV_SP + 1], st[2 + CONV_SP + 1];
+    int nd = Wc->ndim;
+    for (int i = 0; i < nd; i++)
+        sz[i] = Wc->sizes[i];
+    sz[nd] = g->N;
+    contiguous_strides(nd + 1, sz, st);
+    if (!s)
+        s = view(c, part, nd + 1, sz, st, part->offset, &pv);
+    if (s)
+        return s;
+    reduce_call rc = {.opname = op, .kind = RK_SUM, .x = pv, .y = Wc};
+    rc.mask[nd] = true;
+    return reduce_run(&rc);
+}
+
+/* Samples per chunk: the column buffer and P within the budget. */
+static int64_t chunk_of(const conv_geom *g)
+{
+    int64_t per = g->Cb * g->K * g->Ls;
+    if (per < g->Cs * g->Ls)
+        per = g->Cs * g->Ls;
+    int64_t nc = per ? CONV_COLS_BUDGET / per : g->N;
+    if (nc < 1)
+        nc = 1;
+    return nc < g->N ? nc : g->N;
+}
+
+/*
+ * The weight gradient of one chunk, W (+)= P @ C^T with P [G, csg, nc*Ls]
+ * and the columns C [G, nc*Ls, cbk].  One GEMM has K = nc * Ls and, for a
+ * small weight, few output tiles to spread over the device (ResNet's stem:
+ * 64 x 147 outputs, K = 401408).  So K is cut into slices of q samples
+ * (q * Ls >= 4096, partials at most 2^25 elements): one batched GEMM into
+ * partials [G, ns, csg, cbk] (slot ns holding W's old value when
+ * accumulating), then their sum in a fixed order (ops/reduce/reduce.h).
+ */
+static clops_status weight_gemm(tmps *c, const char *op, blas_gemm_fn engine,
+                                const clops_tensor *P, const clops_tensor *cols, clops_tensor *Wv,
+                                int64_t G, int64_t csg, int64_t cbk, int64_t nc, int64_t Ls,
+                                bool accumulate)
+{
+    int64_t out = G * csg * cbk, q = nc;
+    for (int64_t d = 1; d <= nc; d++)
+        if (nc % d == 0 && d * Ls >= 4096 && (nc / d + 1) * out <= ((int64_t)1 << 25)) {
+            q = d;
+            break;
+        }
+    int64_t ns = nc / q, slots = ns + (accumulate ? 1 : 0);
+    if (ns < 2)
+        return gemm_run_nd(engine, op, 1, P, cols, Wv, clops_scalar_int(1),
+                           clops_scalar_int(accumulate));
+    int64_t K = nc * Ls, kq = q * Ls;
+    int64_t psz[4] = {G, ns, csg, kq}, pst[4] = {csg * K, kq, K, 1};
+    int64_t csz[4] = {G, ns, kq, cbk}, cst[4] = {cbk * K, kq, 1, K};
+    int64_t rsz[4] = {G, slots, csg, cbk}, rst[4] = {slots * csg * cbk, csg * cbk, cbk, 1};
+    int64_t osz[4] = {G, ns, csg, cbk};
+    clops_tensor *part = NULL, *P4 = NULL, *C4 = NULL, *R4 = NULL, *O4 = NULL, *old = NULL;
+    clops_status s = buffer(c, Wv, G * slots * csg * cbk, &part);
+    if (!s)
+        s = view(c, P, 4, psz, pst, P->offset, &P4);
+    if (!s)
+        s = view(c, cols, 4, csz, cst, cols->offset, &C4);
+    if (!s)
+        s = view(c, part, 4, rsz, rst, part->offset, &R4);
+    if (!s)
+        s = view(c, part, 4, osz, rst, part->offset, &O4);
+    if (!s && accumulate) {
+        int64_t wsz[3] = {G, csg, cbk}, wst[3] = {slots * csg * cbk, cbk, 1};
+        s = view(c, part, 3, wsz, wst, part->offset + ns * csg * cbk, &old);
+        if (!s)
+            s = core_copy_(old, Wv, false);
+    }
+    if (!s)
+        s = gemm_run_nd(engine, op, 2, P4, C4, O4, clops_scalar_int(1), clops_scalar_int(0));
+    if (s)
+        return s;
+    reduce_call rc = {.opname = op, .kind = RK_SUM, .x = R4, .y = Wv};
+    rc.mask[1] = true;
+    return reduce_run(&rc);
+}
+
+/* The general path of one product: chunks of samples through im2col,
+ * GEMM and col2im. */
+static clops_status product_chunks(tmps *c, const char *op, const conv_geom *g, conv_dir dir,
+                                   clops_tensor *S, clops_tensor *B, const clops_tensor *Wc)
+{
+    int64_t G = g->groups, csg = g->Cs / G, cbk = g->Cb / G * g->K, Ls = g->Ls;
+    int64_t NC = chunk_of(g);
+    clops_tensor *cols = NULL, *P = NULL;
+    clops_status s = buffer(c, B, NC * g->Cb * g->K * Ls, &cols);
+    if (!s)
+        s = buffer(c, B, NC * g->Cs * Ls, &P);
+    blas_gemm_fn engine = gemm_engine_of(B);
+    int keep = c->n;
+    for (int64_t n0 = 0; !s && n0 < g->N; n0 += NC) {
+        int64_t nc = g->N - n0 < NC ? g->N - n0 : NC;
+        conv_geom gc = *g;
+        gc.N = nc;
+        conv_cols l = {cols->offset, Ls, nc * Ls};
+        int64_t wsz[3] = {G, csg, cbk}, wst[3] = {csg * cbk, cbk, 1};
+        int64_t wtst[3] = {csg * cbk, 1, cbk}, wtsz[3] = {G, cbk, csg};
+        int64_t csz[3] = {G, cbk, nc * Ls}, cst[3] = {cbk * nc * Ls, nc * Ls, 1};
+        int64_t ctsz[3] = {G, nc * Ls, cbk}, ctst[3] = {cbk * nc * Ls, 1, nc * Ls};
+        int64_t psz[3] = {G, csg, nc * Ls}, pst[3] = {csg * nc * Ls, nc * Ls, 1};
+        clops_tensor *Sc = NULL, *Bc = NULL, *Pv = NULL, *Pp = NULL, *Wv = NULL, *Cv = NULL;
+        s = narrow(c, S, n0, nc, &Sc);
+        if (!s)
+            s = narrow(c, B, n0, nc, &Bc);
+        if (!s)
+            s = view(c, P, 3, psz, pst, P->offset, &Pv);
+        if (!s)
+            s = permuted(c, P, g->nsp, nc, g->Cs, sp_of(g, false), &Pp);
+        if (!s && dir == CONV_TO_BIG)
+            s = view(c, Wc, 3, wtsz, wtst, Wc->offset, &Wv);
+        else if (!s)
+            s = view(c, Wc, 3, wsz, wst, Wc->offset, &Wv);
+        if (!s)
+            s = dir == CONV_TO_WEIGHT ? view(c, cols, 3, ctsz, ctst, cols->offset, &Cv)
+                                      : view(c, cols, 3, csz, cst, cols->offset, &Cv);
+        if (!s && dir != CONV_TO_BIG)
+            s = conv_im2col_run(op, &gc, Bc, cols, l);
+        if (!s && dir != CONV_TO_SMALL)
+            s = core_copy_(Pp, Sc, false);
+        if (!s && dir == CONV_TO_SMALL) {
+            s = gemm_run_nd(engine, op, 1, Wv, Cv, Pv, clops_scalar_int(1), clops_scalar_int(0));
+            if (!s)
+                s = core_copy_(Sc, Pp, false);
+        } else if (!s && dir == CONV_TO_BIG) {
+            s = gemm_run_nd(engine, op, 1, Wv, Pv, Cv, clops_scalar_int(1), clops_scalar_int(0));
+            if (!s)
+                s = conv_col2im_run(op, &gc, cols, l, Bc);
+        } else if (!s) {
+            s = weight_gemm(c, op, engine, Pv, Cv, Wv, G, csg, cbk, nc, Ls, n0 > 0);
+        }
+        /* The chunk's views are not needed past this point. */
+        for (; c->n > keep; c->n--)
+            clops_tensor_release(c->t[c->n - 1]);
+    }
+    return s;
+}
+
+/*
+ * A float16/bfloat16 product computed in float32 (the columns and the
+ * per-group partial results too, so each result is rounded once): the
+ * operands widened, the product run, the destination narrowed.
+ */
+static clops_status product_widened(const char *op, const conv_geom *g, conv_dir dir,
+                                    clops_tensor *S, clops_tensor *B, clops_tensor *W,
+                                    clops_tensor *bias)
+{
+    clops_tensor *in[4] = {S, B, W, bias}, *wide[4] = {NULL, NULL, NULL, NULL};
+    int di = dir == CONV_TO_SMALL ? 0 : dir == CONV_TO_BIG ? 1 : 2;
+    clops_status s = CLOPS_OK;
+    for (int i = 0; i < 4 && !s; i++) {
+        if (!in[i])
+            continue;
+        if (i == di)
+            s = tensor_new(in[i]->storage->device, CLOPS_FLOAT32, in[i]->ndim, in[i]->sizes,
+                           NULL, &wide[i]);
+        else
+            s = core_to_copy(in[i], CLOPS_FLOAT32, NULL, &wide[i]);
+    }
+    if (!s)
+        s = conv_product(op, g, dir, wide[0], wide[1], wide[2], wide[3]);
+    if (!s)
+        s = core_copy_(in[di], wide[di], false);
+    for (int i = 0; i < 4; i++)
+        clops_tensor_release(wide[i]);
+    return s;
+}
+
+clops_status conv_product(const char *op, const conv_geom *g, conv_dir dir, clops_tensor *S,
+                          clops_tensor *B, clops_tensor *W, clops_tensor *bias)
+{
+    if (B->dtype == CLOPS_FLOAT16 || B->dtype == CLOPS_BFLOAT16)
+        return product_widened(op, g, dir, S, B, W, bias);
+    tmps c = {.n = 0};
+    clops_tensor *Wc = NULL, *Wt = NULL;
+    clops_tensor *dst = dir == CONV_TO_SMALL ? S : dir == CONV_TO_BIG ? B : W;
+    clops_status s = CLOPS_OK;
+    if (dir == CONV_TO_WEIGHT) {
+        /* The GEMM writes the weight as [groups, Cs/g, Cb/g * K]. */
+        if (!clops_tensor_is_contiguous(W))
+            s = tensor_new(W->storage->device, W->dtype, W->ndim, W->sizes, NULL, &Wt);
+        Wc = Wt ? Wt : W;
+    } else {
+        s = core_contiguous(W, &Wt);
+        Wc = Wt;
+    }
+    bool done = false;
+    if (s || tensor_numel(dst) == 0)
+        goto out;
+    if (g->N == 0 || g->K == 0 || g->Cb == 0 || g->Cs == 0 || g->Ls == 0) {
+        /* Nothing to sum: zeros (plus the bias). */
+        s = tensor_fill(dir == CONV_TO_WEIGHT ? Wc : dst, clops_scalar_int(0));
+        done = true;
+    } else if (host_is_cpu(dst->storage->device)) {
+        s = conv_ref_product(g, dir, S, B, Wc);
+        done = true;
+    } else if (dir == CONV_TO_SMALL && g->Cb == g->groups) {
+        s = conv_cl_depthwise(op, g, B, Wc, bias, S);
+        bias = NULL;
+        done = true;
+    } else if (dir == CONV_TO_BIG && g->Cb == g->groups) {
+        s = conv_cl_depthwise_big(op, g, S, Wc, B);
+        done = true;
+    } else if (dir == CONV_TO_WEIGHT && g->Cb == g->groups) {
+        s = depthwise_weight(&c, op, g, S, B, Wc);
+        done = true;
+    } else if (dir != CONV_TO_WEIGHT && identity(g)) {
+        s = dir == CONV_TO_SMALL ? gemm_1x1(&c, op, g, Wc, B, S, false, &done)
+                                 : gemm_1x1(&c, op, g, Wc, S, B, true, &done);
+    }
+    if (!s && !done)
+        s = product_chunks(&c, op, g, dir, S, B, Wc);
+    if (!s && dir != CONV_TO_WEIGHT)
+        s = add_bias(&c, dst, bias, g->nsp);
+    if (!s && dir == CONV_TO_WEIGHT && Wt)
+        s = core_copy_(W, Wt, false);
+out:
+    for (int i = 0; i < c.n; i++)
+        clops_tensor_release(c.t[i]);
+    clops_tensor_release(Wt);
+    return s;
+}

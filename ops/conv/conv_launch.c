@@ -1,0 +1,332 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * ops/conv/conv_launch.c: builds and launches the kernels of cl_kernels/conv.cl
+ * (im2col, col2im, depthwise) for the convolution family, and picks the
+ * reference or the kernel for im2col/col2im by the tensors' device.
+ *
+ * One program per (dtype, index width) holds all three kernels: 32-bit
+ * index arithmetic whenever every index of the call fits (division is much
+ * cheaper on GPUs), 64-bit otherwise.  Kernels use grid-stride loops over
+ * host_grid_size items.
+ */
+#include <limits.h>
+#include <stdio.h>
+
+#include "host/host.h"
+#include "ops/conv/conv.h"
+
+/* Storage types and kind of dt (see the top of cl_kernels/conv.cl). */
+static void cl_types(clops_dtype dt, const char **raw, const char **val, int *kind)
+{
+    *kind = dt == CLOPS_FLOAT16 ? 1 : dt == CLOPS_BFLOAT16 ? 2 : 0;
+    *raw = *kind ? "ushort" : dt == CLOPS_FLOAT64 ? "double" : "float";
+    *val = dt == CLOPS_FLOAT16 ? "half" : *raw;
+}
+
+typedef struct gen_ctx {
+    clops_dtype dt;
+    bool wide;
+} gen_ctx;
+
+/* Writes the program of one (dtype, index width). */
+static clops_status gen_program(void *vctx, const clops_device *d, strbuf *sb)
+{
+    (void)d;
+    const gen_ctx *g = vctx;
+    const char *prelude = NULL, *body = NULL;
+    clops_status st = host_cl_source("pw_prelude.clh", &prelude);
+    if (!st)
+        st = host_cl_source("conv.cl", &body);
+    if (st)
+        return st;
+    const char *raw, *val;
+    int kind;
+    cl_types(g->dt, &raw, &val, &kind);
+    sb_printf(sb, "/* clops convolution program %s, %s indices (see ops/conv/conv_launch.c) */\n",
+              clops_dtype_name(g->dt), g->wide ? "64-bit" : "32-bit");
+    sb_append(sb, prelude);
+    sb_printf(sb, "\n#define RAW_T %s\n#define VAL_T %s\n#define KIND %d\n#define ACC %s\n"
+                  "#define IDX %s\n",
+              raw, val, kind, g->dt == CLOPS_FLOAT64 ? "double" : "float",
+              g->wide ? "long" : "int");
+    sb_append(sb, body);
+    return sb->failed ? CLOPS__HOST_OOM("convolution program source") : CLOPS_OK;
+}
+
+/* Kernel `which` (0 im2col, 1 col2im, 2 depthwise, 3 its input gradient, 4
+ * its weight gradient's partial sums) for dt on d. */
+static clops_status get_kernel(clops_device *d, int which, clops_dtype dt, bool wide,
+                               const char *op, host_kernel **k)
+{
+    static const char *const names[] = {"conv_im2col", "conv_col2im", "conv_depthwise",
+                                        "conv_depthwise_big", "conv_depthwise_weight"};
+    if (dt != CLOPS_FLOAT32 && dt != CLOPS_FLOAT64 && dt != CLOPS_FLOAT16 &&
+        dt != CLOPS_BFLOAT16)
+        return clops__fail(CLOPS_INVALID_DTYPE, "%s: not implemented for '%s' on %s", op,
+                           clops_dtype_name(dt), d->label);
+    if (dt == CLOPS_FLOAT64 && !d->info.fp64)
+        return clops__fail(CLOPS_UNSUPPORTED, "%s: %s has no float64 (cl_khr_fp64)", op,
+                           d->label);
+    host_kkey key = {{(0x43ull << 56) | ((uint64_t)which << 16) | ((uint64_t)wide << 8) |
+                          (uint64_t)dt,
+                      0, 0, 0x636f6e76ull}};
+    *k = host_kernel_lookup(d, &key);
+    if (*k)
+        return CLOPS_OK;
+    char pname[64];
+    snprintf(pname, sizeof pname, "conv/%s-%s", clops_dtype_name(dt), wide ? "i64" : "i32");
+    gen_ctx g = {dt, wide};
+    host_kernel_request req = {pname, names[which], gen_program, &g, NULL};
+    clops_status st = host_kernel_get(d, &key, &req, k);
+    return st ? clops__error_prefix(st, "%s", op) : CLOPS_OK;
+}
+
+static cl_mem mem_of(const clops_tensor *t)
+{
+    return t->storage->block ? t->storage->block->mem : NULL;
+}
+
+/* Strides of image or weight tensor t as 5-D (size-1 spatial dims in
+ * front, stride 0); the largest element index reachable into *reach. */
+static void strides5(const clops_tensor *t, int nsp, int64_t *st, int64_t *reach)
+{
+    st[0] = t->strides[0];
+    st[1] = t->strides[1];
+    int64_t r = t->offset;
+    for (int i = 0; i < 2 + nsp; i++)
+        if (t->sizes[i] > 0)
+            r += (t->sizes[i] - 1) * t->strides[i];
+    for (int i = 0; i < CONV_SP; i++) {
+        int src = i - (CONV_SP - nsp);
+        st[2 + i] = src < 0 ? 0 : t->strides[2 + src];
+    }
+    if (*reach < r)
+        *reach = r;
+}
+
+/* An argument list under construction: values stored in `v` (cl_long or
+ * cl_int by index width), pointers into it in `a`. */
+typedef struct arglist {
+    host_arg a[48];
+    union {
+        cl_long l;
+        cl_int i;
+        cl_mem m;
+    } v[48];
+    int n;
+    bool wide;
+} arglist;
+
+static void arg_mem(arglist *l, cl_mem m)
+{
+    l->v[l->n].m = m;
+    l->a[l->n] = (host_arg){sizeof(cl_mem), &l->v[l->n].m};
+    l->n++;
+}
+
+static void arg_long(arglist *l, int64_t x)
+{
+    l->v[l->n].l = x;
+    l->a[l->n] = (host_arg){sizeof(cl_long), &l->v[l->n].l};
+    l->n++;
+}
+
+static void arg_int(arglist *l, int x)
+{
+    l->v[l->n].i = x;
+    l->a[l->n] = (host_arg){sizeof(cl_int), &l->v[l->n].i};
+    l->n++;
+}
+
+/* An IDX argument. */
+static void arg_idx(arglist *l, int64_t x)
+{
+    if (l->wide)
+        arg_long(l, x);
+    else
+        arg_int(l, (int)x);
+}
+
+/* The CONV_GEOM_ARGS of g with C channels. */
+static void arg_geom(arglist *l, const conv_geom *g, int64_t C)
+{
+    arg_idx(l, g->N);
+    arg_idx(l, C);
+    for (int i = 0; i < CONV_SP; i++)
+        arg_idx(l, g->big[i]);
+    for (int i = 0; i < CONV_SP; i++)
+        arg_idx(l, g->small[i]);
+    const int64_t *v[4] = {g->k, g->s, g->p, g->d};
+    for (int a = 0; a < 4; a++)
+        for (int i = 0; i < CONV_SP; i++)
+            arg_idx(l, v[a][i]);
+}
+
+/* Whether an index up to `reach` (or a big coordinate of g) needs 64 bits. */
+static bool needs_wide(const conv_geom *g, int64_t reach)
+{
+    int64_t lim = INT_MAX / 2;
+    int64_t n = g->N * (g->Cb > g->Cs ? g->Cb : g->Cs) * g->K * (g->Lb > g->Ls ? g->Lb : g->Ls);
+    return reach > lim || n > lim || g->N * g->Cb * g->Lb > lim;
+}
+
+/* Launches k over `total` items with the arguments of l. */
+static clops_status launch(clops_device *d, host_kernel *k, const arglist *l, int64_t total)
+{
+    if (total <= 0)
+        return CLOPS_OK;
+    return host_launch(d, k, l->n, l->a, host_grid_size(d, k, (uint64_t)total));
+}
+
+/* The largest column index of layout cl over g. */
+static int64_t cols_reach(const conv_geom *g, const clops_tensor *cols, conv_cols cl)
+{
+    (void)cols;
+    if (g->N == 0 || g->Cb == 0 || g->K == 0 || g->Ls == 0)
+        return 0;
+    return cl.off + (g->N - 1) * cl.sn + (g->Cb * g->K - 1) * cl.sck + g->Ls - 1;
+}
+
+/* im2col (which 0) or col2im (which 1) between image B and columns cols:
+ * both kernels take the image first, then the columns. */
+static clops_status cl_fold(const char *op, int which, const conv_geom *g, const clops_tensor *B,
+                            const clops_tensor *cols, conv_cols cl)
+{
+    clops_device *d = B->storage->device;
+    int64_t st[5], reach = cols_reach(g, cols, cl);
+    strides5(B, g->nsp, st, &reach);
+    arglist l = {.wide = needs_wide(g, reach)};
+    host_kernel *k = NULL;
+    clops_status s = get_kernel(d, which, B->dtype, l.wide, op, &k);
+    if (s)
+        return s;
+    arg_mem(&l, mem_of(B));
+    arg_long(&l, B->offset);
+    for (int i = 0; i < 5; i++)
+        arg_idx(&l, st[i]);
+    arg_mem(&l, mem_of(cols));
+    arg_long(&l, cl.off);
+    arg_idx(&l, cl.sn);
+    arg_idx(&l, cl.sck);
+    arg_geom(&l, g, g->Cb);
+    return launch(d, k, &l, which ? g->N * g->Cb * g->Lb : g->N * g->Cb * g->K * g->Ls);
+}
+
+clops_status conv_cl_im2col(const char *op, const conv_geom *g, const clops_tensor *B,
+                            clops_tensor *cols, conv_cols cl)
+{
+    return cl_fold(op, 0, g, B, cols, cl);
+}
+
+clops_status conv_cl_col2im(const char *op, const conv_geom *g, const clops_tensor *cols,
+                            conv_cols cl, clops_tensor *B)
+{
+    return cl_fold(op, 1, g, B, cols, cl);
+}
+
+/* The image and (when W is not NULL) weight arguments of the depthwise
+ * kernels, in their order. */
+static void dw_args(arglist *l, const clops_tensor *B, const int64_t *bs, const clops_tensor *W,
+                    const int64_t *ws)
+{
+    arg_mem(l, mem_of(B));
+    arg_long(l, B->offset);
+    for (int i = 0; i < 5; i++)
+        arg_idx(l, bs[i]);
+    if (W) {
+        arg_mem(l, mem_of(W));
+        arg_long(l, W->offset);
+        arg_idx(l, ws[0]);
+        for (int i = 2; i < 5; i++)
+            arg_idx(l, ws[i]);
+    }
+}
+
+clops_status conv_cl_depthwise(const char *op, const conv_geom *g, const clops_tensor *B,
+                               const clops_tensor *W, const clops_tensor *bias, clops_tensor *S)
+{
+    clops_device *d = B->storage->device;
+    int64_t bs[5], ws[5], ss[5], reach = 0;
+    strides5(B, g->nsp, bs, &reach);
+    strides5(W, g->nsp, ws, &reach);
+    strides5(S, g->nsp, ss, &reach);
+    arglist l = {.wide = needs_wide(g, reach)};
+    host_kernel *k = NULL;
+    clops_status s = get_kernel(d, 2, B->dtype, l.wide, op, &k);
+    if (s)
+        return s;
+    dw_args(&l, B, bs, W, ws);
+    arg_mem(&l, bias ? mem_of(bias) : mem_of(W));
+    arg_long(&l, bias ? bias->offset : 0);
+    arg_idx(&l, bias ? bias->strides[0] : 0);
+    arg_int(&l, bias != NULL);
+    arg_mem(&l, mem_of(S));
+    arg_long(&l, S->offset);
+    for (int i = 0; i < 5; i++)
+        arg_idx(&l, ss[i]);
+    arg_idx(&l, g->Cs);
+    arg_geom(&l, g, g->Cb);
+    return launch(d, k, &l, g->N * g->Cs * g->Ls);
+}
+
+clops_status conv_cl_depthwise_big(const char *op, const conv_geom *g, const clops_tensor *S,
+                                   const clops_tensor *W, clops_tensor *B)
+{
+    clops_device *d = B->storage->device;
+    int64_t bs[5], ws[5], ss[5], reach = 0;
+    strides5(B, g->nsp, bs, &reach);
+    strides5(W, g->nsp, ws, &reach);
+    strides5(S, g->nsp, ss, &reach);
+    arglist l = {.wide = needs_wide(g, reach)};
+    host_kernel *k = NULL;
+    clops_status s = get_kernel(d, 3, B->dtype, l.wide, op, &k);
+    if (s)
+        return s;
+    dw_args(&l, B, bs, W, ws);
+    arg_mem(&l, mem_of(S));
+    arg_long(&l, S->offset);
+    for (int i = 0; i < 5; i++)
+        arg_idx(&l, ss[i]);
+    arg_idx(&l, g->Cs);
+    arg_geom(&l, g, g->Cb);
+    return launch(d, k, &l, g->N * g->Cb * g->Lb);
+}
+
+clops_status conv_cl_depthwise_weight(const char *op, const conv_geom *g, const clops_tensor *S,
+                                      const clops_tensor *B, clops_tensor *part)
+{
+    clops_device *d = B->storage->device;
+    int64_t bs[5], ss[5], reach = tensor_numel(part);
+    strides5(B, g->nsp, bs, &reach);
+    strides5(S, g->nsp, ss, &reach);
+    arglist l = {.wide = needs_wide(g, reach)};
+    host_kernel *k = NULL;
+    clops_status s = get_kernel(d, 4, B->dtype, l.wide, op, &k);
+    if (s)
+        return s;
+    dw_args(&l, B, bs, NULL, NULL);
+    arg_mem(&l, mem_of(part));
+    arg_mem(&l, mem_of(S));
+    arg_long(&l, S->offset);
+    for (int i = 0; i < 5; i++)
+        arg_idx(&l, ss[i]);
+    arg_idx(&l, g->Cs);
+    arg_geom(&l, g, g->Cb);
+    return launch(d, k, &l, g->Cs * g->K * g->N);
+}
+
+clops_status conv_im2col_run(const char *op, const conv_geom *g, const clops_tensor *B,
+                             clops_tensor *cols, conv_cols l)
+{
+    if (host_is_cpu(B->storage->device))
+        return conv_ref_im2col(g, B, cols, l);
+    return conv_cl_im2col(op, g, B, cols, l);
+}
+
+clops_status conv_col2im_run(const char *op, const conv_geom *g, const clops_tensor *cols,
+                             conv_cols l, clops_tensor *B)
+{
+    if (host_is_cpu(B->storage->device))
+        return conv_ref_col2im(g, cols, l, B);
+    return conv_cl_col2im(op, g, cols, l, B);
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * ops/core/core.h: the kernels of the core operator family (dispatch/ops/core.yaml)
+ * that other kernels call directly: copies between tensors (ops/core/core_copy.c)
+ * and filling (ops/core/core_fill.c).
+ *
+ * Layers below the kernels (core/, dispatch/) reach the copies through
+ * core_kernel_hooks (core/hooks.h: tensor_copy, tensor_to_copy), never
+ * through this header.
+ */
+#ifndef CLOPS_OPS_CORE_H
+#define CLOPS_OPS_CORE_H
+
+#include "core/tensor_impl.h"
+
+/* --- copies (ops/core/core_copy.c) ------------------------------------------ */
+
+/* copy_: writes src, broadcast to dst's shape and converted to dst's dtype,
+ * into dst.  Any devices. */
+clops_status core_copy_(clops_tensor *dst, clops_tensor *src, bool non_blocking);
+/* A new tensor with src's data, contiguous, on `device` (NULL: src's) and
+ * of `dtype` (CLOPS_DTYPE_NONE: src's). */
+clops_status core_to_copy(clops_tensor *src, clops_dtype dtype, clops_device *device,
+                          clops_tensor **out);
+clops_status core_clone(clops_tensor *self, clops_tensor **out);
+/* self when already contiguous (a new reference), else a contiguous copy. */
+clops_status core_contiguous(clops_tensor *self, clops_tensor **out);
+
+/* A new contiguous tensor with self's data (always a copy). */
+clops_status core_contiguous_copy(clops_tensor *self, clops_tensor **out);
+
+/* --- reshape and flatten (ops/core/core_reshape.c) ---------------------------- */
+
+/* A view of self as shape (one -1 allowed) when one exists, else a view of
+ * a contiguous copy. */
+clops_status core_reshape(clops_tensor *self, const int64_t *shape, int shape_len,
+                          clops_tensor **out);
+/* Merges dims start_dim..end_dim into one: a view when possible, else a
+ * contiguous copy. */
+clops_status core_flatten(clops_tensor *self, int64_t start_dim, int64_t end_dim,
+                          clops_tensor **out);
+
+/* --- filling (ops/core/core_fill.c) ------------------------------------------ */
+
+/* Fills every element of t with value (fill_). */
+clops_status tensor_fill(clops_tensor *t, clops_scalar value);
+
+#endif /* CLOPS_OPS_CORE_H */

@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * ops/gemm/gemm.h: the matrix-multiplication engines and the CLBlast glue.
+ *
+ * The GEMM operator family (mm, bmm, addmm, addmv, mv, dot, outer/ger, addr,
+ * baddbmm, addbmm, matmul, linear; ops/gemm/gemm.c and ops/gemm/gemm_matmul.c) checks
+ * arguments, computes result shapes and maps every op onto one primitive,
+ * the batched GEMM of three 3-D views:
+ *
+ *     for b in [0, B):  C[b] = alpha * A[b] @ B[b] + beta * C[b]
+ *
+ * with A [B, M, K], B [B, K, N] and C [B, M, N] of any strides (A and B may
+ * repeat one matrix with batch stride 0).  Two engines implement it:
+ *
+ *   blas_gemm_opencl   CLBlast on an OpenCL device (ops/gemm/gemm_blas.c): views map
+ *                      to CLBlast's layouts, transpose flags, leading
+ *                      dimensions, offsets and batch strides without copies
+ *                      wherever CLBlast can express them; float16/bfloat16
+ *                      go through float32; integer dtypes are refused.
+ *   ref_gemm           the C reference on the CPU device (ref/gemm.c):
+ *                      every dtype but bool, cache-blocked, accumulating in
+ *                      double (floats) or wrapping int64 (integers).
+ *
+ * Both follow the same contract: zero-size B, M or N do nothing; K == 0
+ * gives beta * C (zeros when beta == 0); beta == 0 ignores C's contents, NaN
+ * and Inf included, as PyTorch does.  C must not overlap A or B, and no two
+ * elements of C may share memory (the op layer guarantees both).
+ *
+ * The tuning half (ops/gemm/gemm_tune.c) searches CLBlast's Xgemm kernel
+ * parameters for a device, stores the winners in the clops cache folder and
+ * applies them, through CLBlast's override API, the first time a GEMM runs
+ * on the device.  `clops tune gemm` drives it (docs/gemm.md).
+ *
+ * Threading: the engines may run on several threads at once.  Applying or
+ * searching tuning parameters changes CLBlast's process-wide state for a
+ * device and must not race with GEMMs on that device.
+ */
+#ifndef CLOPS_OPS_GEMM_H
+#define CLOPS_OPS_GEMM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "clops/device.h"
+#include "clops/dtype.h"
+#include "clops/status.h"
+#include "codegen_pointwise/pw.h"
+#include "core/tensor_impl.h"
+
+/* --- engines ------------------------------------------------------------ */
+
+/*
+ * One engine call: C[b] = alpha * A[b] @ B[b] + beta * C[b] over 3-D views
+ * of one dtype on one device (see the contract above).  `op` names the
+ * calling operator in messages.  The engines borrow every tensor.
+ */
+typedef clops_status (*blas_gemm_fn)(const char *op, const clops_tensor *a, const clops_tensor *b,
+                                     clops_tensor *c, clops_scalar alpha, clops_scalar beta);
+
+/* The CLBlast engine (OpenCL devices).  float32, float64 (with fp64),
+ * float16 and bfloat16 (converted to float32 and back). */
+clops_status blas_gemm_opencl(const char *op, const clops_tensor *a, const clops_tensor *b,
+                              clops_tensor *c, clops_scalar alpha, clops_scalar beta);
+
+/* The reference engine (CPU device): every dtype but bool. */
+clops_status ref_gemm(const char *op, const clops_tensor *a, const clops_tensor *b, clops_tensor *c,
+                      clops_scalar alpha, clops_scalar beta);
+
+/* The engine for a tensor's device: ref_gemm on the CPU device, CLBlast on
+ * OpenCL devices (t may be NULL: the op's device check reports that). */
+blas_gemm_fn gemm_engine_of(const clops_tensor *t);
+
+/* Whether an engine takes dtype on device: CLOPS_INVALID_DTYPE (integer or
+ * bool dtypes on OpenCL, bool on the CPU) or CLOPS_UNSUPPORTED (float64
+ * without fp64), with a message naming op, dtype and device. */
+clops_status blas_check_dtype(blas_gemm_fn engine, const char *op, clops_dtype dtype,
+                              const clops_device *device);
+
+/* What the CLBlast engine did since the process started (all devices), for
+ * tests and benchmarks: that views reach CLBlast without copies, and how
+ * often each workaround ran. */
+typedef struct blas_stats {
+    uint64_t gemm_calls;       /* CLBlastXgemm calls */
+    uint64_t batched_calls;    /* CLBlastXgemmStridedBatched calls */
+    uint64_t operand_copies;   /* A or B copied: a layout CLBlast cannot take */
+    uint64_t result_temps;     /* C computed aside: a layout CLBlast cannot write */
+    uint64_t half_conversions; /* float16/bfloat16 products run in float32 */
+    uint64_t per_batch_splits; /* batched calls run one entry at a time (1.5.3 bug) */
+    uint64_t sub_buffers;      /* operands rebased past the 32-bit index limit */
+} blas_stats;
+
+void blas_get_stats(blas_stats *out);
+
+/* --- the shared op-level helpers (ops/gemm/gemm.c) ---------------------------- */
+
+/*
+ * Runs the engine on views with any number of batch dimensions:
+ * a [..., M, K], b [..., K, N] and c [..., M, N], whose batch dimensions
+ * (nbatch of them, leading) have equal sizes (a and b may have stride 0
+ * there).  Folds the batch into M when b repeats one matrix and a and c can
+ * be viewed so, coalesces batch dimensions and loops over those that CLBlast
+ * cannot take as one batch stride.  Takes care of c overlapping a or b (a
+ * temporary result).
+ */
+clops_status gemm_run_nd(blas_gemm_fn engine, const char *op, int nbatch, const clops_tensor *a,
+                         const clops_tensor *b, clops_tensor *c, clops_scalar alpha,
+                         clops_scalar beta);
+
+/*
+ * The common checks of every op: non-NULL tensors (names[i] for tensors[i];
+ * NULL entries of tensors are allowed where optional[i]), all on one device
+ * (PyTorch's "Expected all tensors to be on the same device" message).
+ * Writes the device into *device.
+ */
+clops_status gemm_check_devices(const char *op, clops_tensor *const *tensors, const bool *optional,
+                                int n, clops_device **device);
+
+/* PyTorch's names for dtypes: TypeMeta names ("float", "double",
+ * "c10::Half", "long int") and ScalarType names ("Float", "Double",
+ * "Half", "Long"), for messages worded as PyTorch words them. */
+const char *gemm_typemeta_name(clops_dtype dt);
+const char *gemm_scalartype_name(clops_dtype dt);
+
+/* For out= and in-place forms of ops whose result dtype is fixed: dst must
+ * have exactly that dtype ("Expected out tensor to have dtype float, but got
+ * double instead"). */
+clops_status gemm_check_out_dtype(const char *op, pw_variant variant, const clops_tensor *dst,
+                                  clops_dtype dtype);
+
+/* Records "op: <PyTorch's wording> (self: float32[2, 3], mat2: float64[4, 5]
+ * on opencl:0)" with the arguments ts[0..n) named names[] (NULL tensors are
+ * left out) and returns st. */
+clops_status gemm_failf(clops_status st, const char *op, clops_tensor *const *ts,
+                        const char *const *names, int n, const char *fmt, ...) CLOPS__PRINTF(6, 7);
+
+/* Whether two tensors are the same view (storage, offset, dtype, geometry). */
+bool gemm_same_view(const clops_tensor *a, const clops_tensor *b);
+/* Whether a Scalar is zero (false for bool). */
+bool gemm_scalar_is_zero(clops_scalar s);
+/* A view of t's storage with new geometry (tensor_make_view). */
+clops_status gemm_view(const clops_tensor *t, int ndim, const int64_t *sizes,
+                       const int64_t *strides, int64_t offset, clops_tensor **out);
+/* Seeds a result with self (broadcast, converted) for a beta * self term:
+ * nothing when beta is zero or target already is self. */
+clops_status gemm_seed(clops_tensor *target, clops_tensor *self, clops_scalar beta);
+
+/* The matmul core shared by matmul and linear (ops/gemm/gemm_matmul.c): the
+ * product of a and b with PyTorch's matmul rules, plus `addend` broadcast
+ * to the result (NULL: none) times beta. */
+clops_status gemm_matmul_impl(blas_gemm_fn engine, const char *op, pw_variant variant,
+                              clops_tensor *dst, clops_tensor *a, clops_tensor *b,
+                              clops_tensor *addend, clops_tensor **out);
+
+/* --- CLBlast status codes (ops/gemm/gemm_blas.c) ------------------------------------- */
+
+/* "CLBlastInvalidLeadDimA" for -1016; "CLBlastUnknownStatus" when unknown. */
+const char *blas_status_name(int code);
+/* Records "<what> failed: CLBlastX (code): <meaning> on <device>" and returns
+ * the clops status for the code (out-of-memory codes -> CLOPS_OUT_OF_MEMORY,
+ * build failures -> CLOPS_BUILD_FAILURE, missing fp64/fp16 ->
+ * CLOPS_UNSUPPORTED, not implemented -> CLOPS_NOT_IMPLEMENTED, everything
+ * else -> CLOPS_BLAS_ERROR). */
+clops_status blas_fail(int code, const char *what, const clops_device *d);
+/* The CLBlast version the library was built against ("1.5.3"). */
+const char *blas_clblast_version(void);
+/* The file CLBlast was loaded from ("/usr/lib/.../libclblast.so.1.5.3": its
+ * real name carries the version it runs with); false when unknown. */
+bool blas_clblast_library(char *buf, size_t cap);
+/* Drops CLBlast's in-memory programs, which keep the devices' OpenCL
+ * contexts alive; for clops_shutdown, before the contexts are released.
+ * Parameter overrides stay in force: CLBlast keeps them per device for the
+ * life of the process. */
+void blas_shutdown(void);
+
+/* --- tuning (ops/gemm/gemm_tune.c) ------------------------------------------------ */
+
+/* Knobs of a search; NULL options mean the defaults noted here. */
+typedef struct blas_tune_options {
+    bool skip_float32;   /* default false: float32 is tuned */
+    bool skip_float64;   /* default false: float64 too where the device has fp64 */
+    int max_candidates;  /* per kernel and precision; 0: as the budget allows */
+    bool skip_direct;    /* do not search the direct kernel (XgemmDirect) */
+    bool skip_crossover; /* do not measure the direct/indirect crossover */
+    bool dry_run;        /* search but do not write the cache file */
+    uint64_t seed;       /* candidate order; 0: a fixed default */
+} blas_tune_options;
+
+/*
+ * Searches the parameters of CLBlast's two GEMM kernels for device d within
+ * about budget_seconds of wall time (program builds included): Xgemm (the
+ * indirect kernel of large products, timed at 2048 and 4096 on GPUs, 256
+ * and 512 elsewhere), then XgemmDirect (small and batched products; 512 and
+ * 1024, or 128 and 256).  Keeps, per kernel, the fastest candidate that
+ * computes correctly and beats CLBlast's default for the device, measures
+ * where the indirect kernel overtakes the direct one, writes the winners to
+ * the cache folder (unless dry_run) and leaves them applied in this process.
+ * Progress lines go to log (NULL: silent).  CLBlast cannot restore its own
+ * defaults once parameters were overridden, so after a search this process
+ * keeps the best candidate even when the default won (the file then records
+ * no Xgemm entry and other processes keep the default).  Never called by a
+ * GEMM: only `clops tune gemm`, benchmarks and tests run it.
+ */
+clops_status blas_tune_gemm(clops_device *d, double budget_seconds, FILE *log,
+                            const blas_tune_options *opts);
+
+/* Path of the device's tuning file into buf; false when the cache is off
+ * (CLOPS_CACHE=0) or no cache folder is known. */
+bool blas_tune_file_path(const clops_device *d, char *buf, size_t cap);
+
+/*
+ * Reads the device's tuning file and applies its entries through CLBlast's
+ * override API; without a file, applies the parameters clops ships for the
+ * device (ops/gemm/gemm_tune_builtin.c), if any.  *applied (may be NULL) says
+ * whether parameters were applied.  A missing file is not an error; a
+ * malformed, truncated or foreign file is ignored (CLOPS_OK, *applied
+ * false) and reported once on stderr.  CLOPS_GEMM_TUNING=0 in the
+ * environment disables both.
+ */
+clops_status blas_tune_apply(clops_device *d, bool *applied);
+
+/* Called by the engine before each GEMM: applies the tuning file the first
+ * time a device runs a GEMM (one cheap file read), never tunes.  Does
+ * nothing while automatic application is switched off. */
+void blas_tune_autoload(clops_device *d);
+
+/* Switches the automatic application on first use on (the default) or off
+ * (benchmarks that measure CLBlast's defaults first). */
+void blas_tune_set_autoload(bool on);
+
+/* Prints the device's tuning file in words (what is tuned, the measured
+ * gain) to f; "no tuning file" when absent. */
+clops_status blas_tune_describe(const clops_device *d, FILE *f);
+
+/* --- shipped parameters (ops/gemm/gemm_tune_builtin.c) ------------------------------ */
+
+/* The "param ..." lines clops ships for a device name and CLBlast version,
+ * or NULL; *source (may be NULL) says where they were measured. */
+const char *blas_tune_builtin(const char *device_name, const char *clblast_version,
+                              const char **source);
+/* Number of shipped entries, and entry i's lines and device name (tests). */
+int blas_tune_builtin_count(void);
+const char *blas_tune_builtin_at(int i, const char **device_name);
+/* Parses "param ..." lines as a tuning file's; false on a malformed line
+ * (tests check every shipped entry with it). */
+bool blas_tune_parse_params(const char *lines, int *nentries);
+
+#endif /* CLOPS_OPS_GEMM_H */

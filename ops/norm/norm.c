@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * ops/norm/norm.c: the normalization family: _softmax, _log_softmax and their
+ * backward ops (_softmax_backward_data, _log_softmax_backward_data), as
+ * structured family functions of dispatch/ops/norm.yaml.
+ *
+ * A call is planned as rows: the input made contiguous, `n` elements of
+ * the softmax dim at stride `inner` (the product of the later dims), one
+ * row per (outer, inner) pair.  The CPU device runs ref/norm.c; OpenCL
+ * devices run cl_kernels/norm.cl with L lanes per row: L near n/8 (at most
+ * the work-group size) when rows are contiguous (inner == 1), else 1 (rows
+ * interleaved in memory: neighbouring items read neighbouring elements).
+ * One program per (input dtype, output dtype) holds every kernel (layer
+ * and rms norm too: ops/norm/norm_layer.c).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "host/host.h"
+#include "ops/core/core.h"
+#include "ops/kit/lines.h"
+#include "ops/norm/norm.h"
+#include "ops/reduce/reduce.h"
+#include "ops/kernels_generated.h"
+
+/* OpenCL storage type and kind (0 plain, 1 half, 2 bfloat16) of dt. */
+static const char *cl_type(clops_dtype dt, int *kind)
+{
+    *kind = dt == CLOPS_FLOAT16 ? 1 : dt == CLOPS_BFLOAT16 ? 2 : 0;
+    return dt == CLOPS_FLOAT16 ? "half" : dt == CLOPS_BFLOAT16 ? "ushort"
+                                      : dt == CLOPS_FLOAT64    ? "double"
+                                                               : "float";
+}
+
+typedef struct gen_ctx {
+    clops_dtype in, out;
+} gen_ctx;
+
+/* Writes the program of one (input, output) dtype pair. */
+static clops_status gen_program(void *vctx, const clops_device *d, strbuf *sb)
+{
+    const gen_ctx *g = vctx;
+    const char *prelude = NULL, *body = NULL;
+    clops_status st = host_cl_source("pw_prelude.clh", &prelude);
+    if (!st)
+        st = host_cl_source("norm.cl", &body);
+    if (st)
+        return st;
+    int ik, ok;
+    const char *tin = cl_type(g->in, &ik), *tout = cl_type(g->out, &ok);
+    bool dbl = g->in == CLOPS_FLOAT64 || g->out == CLOPS_FLOAT64;
+    sb_printf(sb, "/* clops normalization program %s -> %s (see ops/norm/norm.c) */\n",
+              clops_dtype_name(g->in), clops_dtype_name(g->out));
+    sb_append(sb, prelude);
+    sb_printf(sb,
+              "\n#define RWG %zu\n#define TIN_T %s\n#define TOUT_T %s\n#define IN_KIND %d\n"
+              "#define OUT_KIND %d\n#define CT %s\n#define RES %d\n#define NORM_CPU %d\n"
+              "#define NV %d\n#define Y_IS_CT %d\n",
+              reduce_wg(d), tin, tout, ik, ok, dbl ? "double" : "float",
+              norm_residency(d, g->in, g->out), d->chunked ? 1 : 0, dbl ? 8 : 16,
+              g->out == (dbl ? CLOPS_FLOAT64 : CLOPS_FLOAT32) ? 1 : 0);
+    sb_append(sb, body);
+    return sb->failed ? CLOPS__HOST_OOM("normalization program source") : CLOPS_OK;
+}
+
+static bool streaming_forced;
+
+void norm_force_streaming(bool on)
+{
+    streaming_forced = on;
+}
+
+int norm_residency(const clops_device *d, clops_dtype in, clops_dtype out)
+{
+    /* Measured on an H100 (docs/benchmarks.md): a resident row pays for
+     * 4- and 8-byte inputs (softmax 0.79x -> 0.96x of PyTorch); for 2-byte
+     * inputs the second read costs less than the occupancy the local
+     * array takes (bf16 softmax 1.09x -> 0.89x), and layer/rms norm,
+     * whose second read hits the cache, did not gain.  At most 32 KiB of
+     * the device's local memory, leaving room for the kernels' reduction
+     * arrays (at most 24 bytes a work-item). */
+    if (clops_dtype_size(in) < 4)
+        return 0;
+    size_t ct = in == CLOPS_FLOAT64 || out == CLOPS_FLOAT64 ? 8 : 4, wg = reduce_wg(d);
+    uint64_t budget = d->info.local_mem_bytes > 24 * wg + 1024
+                          ? d->info.local_mem_bytes - 24 * wg - 1024
+                          : 0;
+    if (budget > 32768)
+        budget = 32768;
+    return (int)(budget / (wg * ct));
+}
+
+int norm_resident_flag(void)
+{
+    return streaming_forced ? 0 : 1;
+}
+
+clops_status norm_get_kernel(clops_device *d, int which, clops_dtype in, clops_dtype out,
+                            const char *op, host_kernel **k)
+{
+    static const char *const names[] = {"norm_softmax",     "norm_softmax_backward",
+                                        "norm_layer",       "norm_softmax_cpu",
+                                        "norm_layer_cpu",   "norm_softmax_backward_cpu"};
+    host_kkey key = {{(4ull << 56) | ((uint64_t)which << 16) | ((uint64_t)in << 8) | out,
+                      reduce_wg(d), 0, 0}};
+    *k = host_kernel_lookup(d, &key);
+    if (!*k) {
+        char pname[64];
+        snprintf(pname, sizeof pname, "norm/%s-%s", clops_dtype_name(in), clops_dtype_name(out));
+        gen_ctx g = {in, out};
+        host_kernel_request req = {pname, names[which], gen_program, &g, NULL};
+        clops_status st = host_kernel_get(d, &key, &req, k);
+        if (st)
+            return clops__error_prefix(st, "%s", op);
+    }
+    if (which < NORM_K_SOFTMAX_CPU && (*k)->wg_size != reduce_wg(d))
+        return clops__fail(CLOPS_UNSUPPORTED, "%s: kernel %s runs only %zu items per group on %s",
+                           op, (*k)->name, (*k)->wg_size, d->label);
+    return CLOPS_OK;
+}
+
+static cl_mem mem_of(const clops_tensor *t)
+{
+    return t->storage->block ? t->storage->block->mem : NULL;
+}
+
+/* The rows of a contiguous tensor t over dim: count, length, stride. */
+static void rows_of(const clops_tensor *t, int dim, int64_t *rows, int64_t *n, int64_t *inner)
+{
+    *n = t->ndim ? t->sizes[dim] : 1;
+    *inner = 1;
+    for (int d = dim + 1; d < t->ndim; d++)
+        *inner *= t->sizes[d];
+    int64_t numel = tensor_numel(t);
+    *rows = *n ? numel / *n : 0;
+}
+
+/* Runs softmax (which 0) or its backward (which 1) on contiguous a (and
+ * b) into contiguous y. */
+static clops_status run_rows(const char *op, int which, bool logm, const clops_tensor *a,
+                             const clops_tensor *b, clops_tensor *y, int dim)
+{
+    int64_t rows, n, inner;
+    rows_of(a, dim, &rows, &n, &inner);
+    if (rows == 0 || n == 0)
+        return CLOPS_OK;
+    clops_device *d = a->storage->device;
+    if (host_is_cpu(d))
+        return which ? norm_ref_softmax_backward(a, b, y, rows, n, inner, logm)
+                     : norm_ref_softmax(a, y, rows, n, inner, logm);
+    host_kernel *k = NULL;
+    /* CPU devices: norm_softmax_cpu / norm_softmax_backward_cpu, `per` whole
+     * rows per work item of one; else L lanes per row in work-groups. */
+    bool cpu = d->chunked;
+    int kid = !cpu ? which : which ? NORM_K_SOFTMAX_BACKWARD_CPU : NORM_K_SOFTMAX_CPU;
+    clops_status st = norm_get_kernel(d, kid, a->dtype, y->dtype, op, &k);
+    if (st)
+        return st;
+    int64_t wg = (int64_t)reduce_wg(d);
+    int64_t L = inner == 1 ? reduce_pow2_floor(n / 8 > 1 ? n / 8 : 1) : 1;
+    if (L > wg)
+        L = wg;
+    cl_int cL = (cl_int)L,
+           clog = (logm ? 1 : 0) | (which || cpu ? 0 : 2 * norm_resident_flag());
+    cl_long ao = a->offset, bo = b ? b->offset : 0, yo = y->offset, crows = rows, cn = n,
+            cinner = inner, cper = ops_cpu_units_per_item(d, rows);
+    cl_mem am = mem_of(a), bm = b ? mem_of(b) : NULL, ym = mem_of(y);
+    host_arg args[11];
+    int na = 0;
+    args[na++] = (host_arg){sizeof am, &am};
+    args[na++] = (host_arg){sizeof ao, &ao};
+    if (which) {
+        args[na++] = (host_arg){sizeof bm, &bm};
+        args[na++] = (host_arg){sizeof bo, &bo};
+    }
+    args[na++] = (host_arg){sizeof ym, &ym};
+    args[na++] = (host_arg){sizeof yo, &yo};
+    args[na++] = (host_arg){sizeof crows, &crows};
+    args[na++] = (host_arg){sizeof cn, &cn};
+    args[na++] = (host_arg){sizeof cinner, &cinner};
+    args[na++] = cpu ? (host_arg){sizeof cper, &cper} : (host_arg){sizeof cL, &cL};
+    args[na++] = (host_arg){sizeof clog, &clog};
+    if (cpu)
+        return host_launch_local(d, k, na, args, (size_t)ops_cdiv(rows, cper), 1);
+    int64_t per = wg / L;
+    return host_launch(d, k, na, args, (size_t)((rows + per - 1) / per * wg));
+}
+
+/* Destination handling shared by forward and backward: runs into the
+ * structured target, or a contiguous temporary copied into it. */
+static clops_status run_into(const char *op, int which, bool logm, clops_tensor *a,
+                             clops_tensor *b, int dim, structured_call *call)
+{
+    clops_tensor *ac = NULL, *bc = NULL, *tmp = NULL;
+    clops_tensor *t = call->target;
+    clops_status st = core_contiguous(a, &ac);
+    if (!st && b)
+        st = core_contiguous(b, &bc);
+    bool dense = true;
+    int64_t expect = 1;
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        if (t->sizes[d] != 1 && t->strides[d] != expect)
+            dense = false;
+        expect *= t->sizes[d];
+    }
+    if (!st && !dense)
+        st = tensor_new(t->storage->device, t->dtype, t->ndim, t->sizes, NULL, &tmp);
+    if (!st)
+        st = run_rows(op, which, logm, ac, bc, tmp ? tmp : t, dim);
+    if (!st && tmp)
+        st = core_copy_(t, tmp, false);
+    clops_tensor_release(ac);
+    clops_tensor_release(bc);
+    clops_tensor_release(tmp);
+    return st;
+}
+
+/* _softmax / _log_softmax. */
+static clops_status softmax_like(const char *op, bool logm, pw_variant variant,
+                                 clops_tensor *dst, clops_tensor *self, int64_t dim,
+                                 bool half_to_float, clops_tensor **out)
+{
+    if (!clops_dtype_is_floating(self->dtype))
+        return clops__fail(CLOPS_INVALID_DTYPE, "%s: not implemented for '%s' (on %s)", op,
+                           clops_dtype_name(self->dtype), self->storage->device->label);
+    if (half_to_float && self->dtype != CLOPS_FLOAT16)
+        return clops__fail(CLOPS_INVALID_ARGUMENT,
+                           "%s: conversion is supported for Half type only (input %s on %s)", op,
+                           clops_dtype_name(self->dtype), self->storage->device->label);
+    int w = 0;
+    clops_status st = wrap_dim(op, dim, self->ndim ? self->ndim : 1, &w);
+    if (st)
+        return st;
+    clops_dtype rt = half_to_float ? CLOPS_FLOAT32 : self->dtype;
+    structured_call call;
+    st = structured_begin(&call, op, variant, dst, self->storage->device, rt, self->ndim,
+                          self->sizes, &self, 1);
+    if (st)
+        return st;
+    st = run_into(op, 0, logm, self, NULL, self->ndim ? w : 0, &call);
+    return structured_finish(&call, st, out);
+}
+
+clops_status norm_softmax(pw_variant variant, clops_tensor *dst, clops_tensor *self, int64_t dim,
+                          bool half_to_float, clops_tensor **out)
+{
+    return softmax_like("_softmax", false, variant, dst, self, dim, half_to_float, out);
+}
+
+clops_status norm_log_softmax(pw_variant variant, clops_tensor *dst, clops_tensor *self,
+                              int64_t dim, bool half_to_float, clops_tensor **out)
+{
+    return softmax_like("_log_softmax", true, variant, dst, self, dim, half_to_float, out);
+}
+
+/* The backward ops: grad_input of input_dtype from grad_output and the
+ * forward's output (same shape and dtype). */
+static clops_status backward_like(const char *op, bool logm, pw_variant variant,
+                                  clops_tensor *dst, clops_tensor *grad, clops_tensor *output,
+                                  int64_t dim, clops_dtype input_dtype, clops_tensor **out)
+{
+    char a[400], b[400];
+    if (grad->ndim != output->ndim ||
+        memcmp(grad->sizes, output->sizes, sizeof(int64_t) * (size_t)grad->ndim) != 0)
+        return clops__fail(CLOPS_INVALID_SHAPE, "%s: grad_output %s and output %s differ", op,
+                           clops__fmt_shape(a, sizeof a, grad->ndim, grad->sizes),
+                           clops__fmt_shape(b, sizeof b, output->ndim, output->sizes));
+    if (grad->dtype != output->dtype || !clops_dtype_is_floating(grad->dtype) ||
+        !clops_dtype_is_floating(input_dtype))
+        return clops__fail(CLOPS_INVALID_DTYPE,
+                           "%s: expected floating grad_output and output of one dtype, got %s "
+                           "and %s (input_dtype %s)",
+                           op, clops_dtype_name(grad->dtype), clops_dtype_name(output->dtype),
+                           clops_dtype_name(input_dtype));
+    if (grad->storage->device != output->storage->device)
+        return clops__fail(CLOPS_DEVICE_MISMATCH, "%s: grad_output is on %s, output on %s", op,
+                           grad->storage->device->label, output->storage->device->label);
+    int w = 0;
+    clops_status st = wrap_dim(op, dim, grad->ndim ? grad->ndim : 1, &w);
+    if (st)
+        return st;
+    clops_tensor *ins[2] = {grad, output};
+    structured_call call;
+    st = structured_begin(&call, op, variant, dst, grad->storage->device, input_dtype,
+                          grad->ndim, grad->sizes, ins, 2);
+    if (st)
+        return st;
+    st = run_into(op, 1, logm, grad, output, grad->ndim ? w : 0, &call);
+    return structured_finish(&call, st, out);
+}
+
+clops_status norm_softmax_backward(pw_variant variant, clops_tensor *dst,
+                                   clops_tensor *grad_output, clops_tensor *output, int64_t dim,
+                                   clops_dtype input_dtype, clops_tensor **out)
+{
+    return backward_like("_softmax_backward_data", false, variant, dst, grad_output, output, dim,
+                         input_dtype, out);
+}
+
+clops_status norm_log_softmax_backward(pw_variant variant, clops_tensor *dst,
+                                       clops_tensor *grad_output, clops_tensor *output,
+                                       int64_t dim, clops_dtype input_dtype, clops_tensor **out)
+{
+    return backward_like("_log_softmax_backward_data", true, variant, dst, grad_output, output,
+                         dim, input_dtype, out);
+}

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * ops/norm/norm.h: the normalization family (softmax, log_softmax and their
+ * backward ops; layer and rms norm in ops/norm/norm_layer.c) inside clops:
+ * ops/norm/norm.c plans rows and launches
+ * cl_kernels/norm.cl; the CPU device and the tests use the reference
+ * below (ref/norm.c).
+ */
+#ifndef CLOPS_OPS_NORM_H
+#define CLOPS_OPS_NORM_H
+
+#include "core/tensor_impl.h"
+#include "dispatch/structured.h"
+#include "host/host.h"
+
+/* Row residency of cl_kernels/norm.cl (RES): the local-memory slots per
+ * work-item that hold a row between the statistics and the output pass of
+ * softmax/log_softmax (up to 32 KiB a work-group, within the device's
+ * local memory; 0 for 2-byte inputs); longer rows are read twice. */
+int norm_residency(const clops_device *d, clops_dtype in, clops_dtype out);
+
+/* Kernel flag allowing the resident path (0 while forced off). */
+int norm_resident_flag(void);
+
+/* Test hook: force the streaming path (both read the row twice), so tests
+ * compare the two paths' bits on every device.  Not thread-safe; tests
+ * only. */
+void norm_force_streaming(bool on);
+
+/* The kernels of cl_kernels/norm.cl; the _CPU ones exist only in the
+ * programs of CPU devices (d->chunked) and run in work items of one. */
+enum {
+    NORM_K_SOFTMAX,
+    NORM_K_SOFTMAX_BACKWARD,
+    NORM_K_LAYER,
+    NORM_K_SOFTMAX_CPU,
+    NORM_K_LAYER_CPU,
+    NORM_K_SOFTMAX_BACKWARD_CPU
+};
+
+/* Kernel `which` (NORM_K_*) of the program for input dtype `in` and output
+ * dtype `out` on device d (ops/norm/norm.c); CLOPS_UNSUPPORTED when d cannot run
+ * a work-group kernel with the family's work-group size. */
+clops_status norm_get_kernel(clops_device *d, int which, clops_dtype in, clops_dtype out,
+                             const char *op, host_kernel **k);
+
+/*
+ * Softmax (logm false) or log_softmax of contiguous host tensor x into
+ * contiguous y (any floating dtypes): `rows` rows of n elements at stride
+ * inner, row r = a * inner + b starting at a * n * inner + b.  Computed in
+ * double with PyTorch's formula (x - max, exp, sum).
+ */
+clops_status norm_ref_softmax(const clops_tensor *x, clops_tensor *y, int64_t rows, int64_t n,
+                              int64_t inner, bool logm);
+/* The backward of softmax (y * (g - sum(g * y))) or log_softmax
+ * (g - exp(y) * sum(g)) over the same rows. */
+clops_status norm_ref_softmax_backward(const clops_tensor *g, const clops_tensor *y,
+                                       clops_tensor *out, int64_t rows, int64_t n, int64_t inner,
+                                       bool logm);
+
+/*
+ * layer_norm (rms false) or rms_norm of `rows` contiguous rows of n
+ * elements of host tensor x into y: (x - mean) * rstd * w + b, or
+ * x * rstd * w (w, b contiguous [n] or NULL), rstd = 1 / sqrt(biased var +
+ * eps) or 1 / sqrt(mean(x^2) + eps); mean and rstd ([rows] contiguous, may
+ * be NULL) receive the row statistics.  Double, two passes.
+ */
+clops_status norm_ref_layer(const clops_tensor *x, const clops_tensor *w, const clops_tensor *b,
+                            clops_tensor *y, clops_tensor *mean, clops_tensor *rstd, int64_t rows,
+                            int64_t n, double eps, bool rms);
+
+/*
+ * The batch-norm statistics of contiguous host tensor x seen as [N, C, S]:
+ * per channel the mean and the biased variance over (N, S), into
+ * contiguous [C] tensors mean and var.  Double, two passes (NaN for an
+ * empty channel).
+ */
+clops_status norm_ref_batch_stats(const clops_tensor *x, clops_tensor *mean, clops_tensor *var,
+                                  int64_t N, int64_t C, int64_t S);
+
+/* --- composite norm ops (ops/norm/norm_backward.c, ops/norm/norm_batch.c,
+ * ops/norm/norm_group.c) ------------------------------------------------------- */
+
+/* The temporaries of one composite call, released together. */
+#define NORM_TMPS 48
+typedef struct norm_tmps {
+    clops_tensor *t[NORM_TMPS];
+    int n;
+} norm_tmps;
+
+/* Keeps t in c for norm_release; returns t. */
+clops_tensor *norm_keep(norm_tmps *c, clops_tensor *t);
+/* Releases every tensor kept in c. */
+void norm_release(norm_tmps *c);
+/* st, keeping *out in c when st is CLOPS_OK (wraps an operator call). */
+clops_status norm_kept(norm_tmps *c, clops_status st, clops_tensor **out);
+/* t cast to dt; a * b; a - b; a view (or contiguous copy) of t as shape
+ * sizes: each result kept in c. */
+clops_status norm_as(norm_tmps *c, const char *op, clops_tensor *t, clops_dtype dt,
+                     clops_tensor **out);
+clops_status norm_mul(norm_tmps *c, clops_tensor *a, clops_tensor *b, clops_tensor **out);
+clops_status norm_sub(norm_tmps *c, clops_tensor *a, clops_tensor *b, clops_tensor **out);
+clops_status norm_view(norm_tmps *c, clops_tensor *t, int ndim, const int64_t *sizes,
+                       clops_tensor **out);
+
+/*
+ * The backward of a row normalization over the last nsl dims of input
+ * (layer norm, or rms norm when rms): dx, dweight, dbias into *o0, *o1,
+ * *o2 (NULL when mask does not ask for them; o2 may be NULL).  mean and
+ * rstd broadcast against input; weight broadcasts against it too (dweight
+ * sums over the leading dims and needs weight of the normalized shape).
+ */
+clops_status norm_rows_backward(const char *op, bool rms, clops_tensor *grad,
+                                clops_tensor *input, int nsl, clops_tensor *mean,
+                                clops_tensor *rstd, clops_tensor *weight, clops_tensor *bias,
+                                const bool *mask, clops_tensor **o0, clops_tensor **o1,
+                                clops_tensor **o2);
+
+/* --- shared by the forward ops (ops/norm/norm_layer.c) ------------------------ */
+
+/* True when t is row-major contiguous (size-1 dims aside). */
+bool norm_dense(const clops_tensor *t);
+
+/*
+ * Layer (or rms) normalization of x seen as M rows of N contiguous
+ * elements, without weight and bias when w, b are NULL, into target y (any
+ * shape of M * N elements) and the row statistics mean_t, rstd_t (any
+ * dtype and shape of M elements, may be NULL).
+ */
+clops_status norm_layer_rows(const char *op, clops_tensor *x, clops_tensor *w, clops_tensor *b,
+                             int64_t M, int64_t N, double eps, bool rms, clops_tensor *y,
+                             clops_tensor *mean_t, clops_tensor *rstd_t);
+
+/*
+ * The destinations of a three-result op (functional: new tensors; out=: the
+ * given d[i]), result i of dtype dt[i] and shape (nd[i], sz[i]); ins are
+ * checked for overlap.  norm_finish3 hands the results over (releasing all
+ * on failure) and returns the first error.
+ */
+clops_status norm_begin3(structured_call *c, const char *op, pw_variant variant,
+                         clops_tensor *const *d, clops_device *dev, const clops_dtype *dt,
+                         const int *nd, const int64_t *const *sz, clops_tensor *const *ins,
+                         int nins);
+clops_status norm_finish3(structured_call *c, clops_status st, clops_tensor **o0,
+                          clops_tensor **o1, clops_tensor **o2);
+/* The out= form of a three-result op computed functionally: copies res[i]
+ * (NULL: not asked for, d[i] left alone) into d[i] (resized, dtype and
+ * overlap checked against ins) and releases every res[i]. */
+clops_status norm_store3(const char *op, clops_tensor **res, clops_tensor *const *d,
+                         clops_tensor *const *ins, int nins);
+
+#endif /* CLOPS_OPS_NORM_H */

@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * ops/norm/norm_backward.c: native_layer_norm_backward and
+ * _fused_rms_norm_backward, composed from the library's own operators
+ * (casts, pointwise products and differences, and the reductions of
+ * ops/reduce*.c), so they run on every device with the same code:
+ *
+ *   xhat = (x - mean) * rstd          (rms: x * rstd)
+ *   gw   = grad_out * weight          (grad_out without a weight)
+ *   dx   = rstd * (gw - mean(gw) - xhat * mean(gw * xhat))
+ *          (rms: rstd * (gw - xhat * mean(gw * xhat)))
+ *   dw   = sum over the leading dims of grad_out * xhat
+ *   db   = sum over the leading dims of grad_out
+ *
+ * with the means over the normalized dims.  float16 and bfloat16 inputs
+ * are computed in float32 and the results cast back, as PyTorch computes
+ * them.  Results not asked for by output_mask (or without a weight/bias)
+ * are None.  Several passes over the data: correct everywhere, not fast.
+ */
+#include <string.h>
+
+#include "clops/ops.h"
+#include "ops/core/core.h"
+#include "ops/kernels_generated.h"
+#include "ops/norm/norm.h"
+#include "ops/reduce/reduce.h"
+
+/* Keeps t for release with the others of c; returns t.  NORM_TMPS is above
+ * the longest chain of any caller (a fixed, shape-independent count). */
+clops_tensor *norm_keep(norm_tmps *c, clops_tensor *t)
+{
+    if (c->n < NORM_TMPS)
+        c->t[c->n++] = t;
+    return t;
+}
+
+/* Releases every tensor kept in c. */
+void norm_release(norm_tmps *c)
+{
+    for (int i = 0; i < c->n; i++)
+        clops_tensor_release(c->t[i]);
+    c->n = 0;
+}
+
+/* st, keeping *out in c when st is CLOPS_OK (wraps an operator call). */
+clops_status norm_kept(norm_tmps *c, clops_status st, clops_tensor **out)
+{
+    if (!st)
+        norm_keep(c, *out);
+    return st;
+}
+
+/* t cast to dtype (kept). */
+clops_status norm_as(norm_tmps *c, const char *op, clops_tensor *t, clops_dtype dt,
+                     clops_tensor **out)
+{
+    clops_status st = reduce_cast_input(op, t, dt, out);
+    if (!st)
+        norm_keep(c, *out);
+    return st;
+}
+
+/* a * b (kept). */
+clops_status norm_mul(norm_tmps *c, clops_tensor *a, clops_tensor *b, clops_tensor **out)
+{
+    clops_status st = clops_mul(a, b, out);
+    if (!st)
+        norm_keep(c, *out);
+    return st;
+}
+
+/* a - b (kept). */
+clops_status norm_sub(norm_tmps *c, clops_tensor *a, clops_tensor *b, clops_tensor **out)
+{
+    clops_status st = clops_sub(a, b, clops_scalar_int(1), out);
+    if (!st)
+        norm_keep(c, *out);
+    return st;
+}
+
+/* A view (or contiguous copy) of t with shape sizes (kept). */
+clops_status norm_view(norm_tmps *c, clops_tensor *t, int ndim, const int64_t *sizes,
+                       clops_tensor **out)
+{
+    clops_status st = core_reshape(t, sizes, ndim, out);
+    if (!st)
+        norm_keep(c, *out);
+    return st;
+}
+
+/* mean over the last nsl dims, kept as size 1 (kept). */
+static clops_status row_mean(norm_tmps *c, clops_tensor *t, int nsl, clops_tensor **out)
+{
+    int64_t dims[CLOPS_MAX_DIMS];
+    for (int i = 0; i < nsl; i++)
+        dims[i] = t->ndim - nsl + i;
+    clops_status st = clops_mean_dim(t, dims, nsl, true, CLOPS_DTYPE_NONE, out);
+    if (!st)
+        norm_keep(c, *out);
+    return st;
+}
+
+/* sum over the leading dims (all but the last nsl), cast to dt: a new
+ * reference the caller owns. */
+static clops_status lead_sum(clops_tensor *t, int nsl, clops_dtype dt, clops_tensor **out)
+{
+    int nlead = t->ndim - nsl;
+    int64_t dims[CLOPS_MAX_DIMS];
+    for (int i = 0; i < nlead; i++)
+        dims[i] = i;
+    if (nlead == 0)
+        return core_to_copy(t, dt, NULL, out);
+    return clops_sum_dim_intlist(t, dims, nlead, false, dt, out);
+}
+
+/* The shared body (ops/norm/norm.h). */
+clops_status norm_rows_backward(const char *op, bool rms, clops_tensor *grad, clops_tensor *input,
+                             int nsl, clops_tensor *mean, clops_tensor *rstd,
+                             clops_tensor *weight, clops_tensor *bias, const bool *mask,
+                             clops_tensor **o0, clops_tensor **o1, clops_tensor **o2)
+{
+    if (!clops_dtype_is_floating(input->dtype) || nsl < 1 || nsl > input->ndim ||
+        grad->ndim != input->ndim ||
+        memcmp(grad->sizes, input->sizes, sizeof(int64_t) * (size_t)input->ndim) != 0)
+        return clops__fail(CLOPS_INVALID_ARGUMENT,
+                           "%s: grad_out and input must be floating tensors of one shape with "
+                           "at least the %d normalized dims",
+                           op, nsl);
+    clops_dtype ct = input->dtype == CLOPS_FLOAT64 ? CLOPS_FLOAT64 : CLOPS_FLOAT32;
+    norm_tmps c = {0};
+    clops_tensor *x, *g, *r, *m = NULL, *w = NULL, *xhat, *gw, *t1, *dx = NULL;
+    clops_status st = norm_as(&c, op, input, ct, &x);
+    if (!st)
+        st = norm_as(&c, op, grad, ct, &g);
+    if (!st)
+        st = norm_as(&c, op, rstd, ct, &r);
+    if (!st && !rms)
+        st = norm_as(&c, op, mean, ct, &m);
+    if (!st && weight)
+        st = norm_as(&c, op, weight, ct, &w);
+    /* xhat */
+    if (!st && !rms) {
+        st = norm_sub(&c, x, m, &t1);
+        if (!st)
+            st = norm_mul(&c, t1, r, &xhat);
+    } else if (!st) {
+        st = norm_mul(&c, x, r, &xhat);
+    }
+    if (!st && mask[0]) {
+        gw = g;
+        clops_tensor *c1, *c2, *gx, *a, *b2;
+        if (w)
+            st = norm_mul(&c, g, w, &gw);
+        if (!st)
+            st = norm_mul(&c, gw, xhat, &gx);
+        if (!st)
+            st = row_mean(&c, gx, nsl, &c2);
+        if (!st)
+            st = norm_mul(&c, xhat, c2, &b2);
+        if (!st)
+            st = norm_sub(&c, gw, b2, &a);
+        if (!st && !rms) {
+            st = row_mean(&c, gw, nsl, &c1);
+            if (!st)
+                st = norm_sub(&c, a, c1, &a);
+        }
+        if (!st)
+            st = norm_mul(&c, a, r, &t1);
+        if (!st)
+            st = core_to_copy(t1, input->dtype, NULL, &dx);
+    }
+    clops_tensor *dw = NULL, *db = NULL, *gx2;
+    if (!st && mask[1] && weight) {
+        st = norm_mul(&c, g, xhat, &gx2);
+        if (!st)
+            st = lead_sum(gx2, nsl, weight->dtype, &dw);
+    }
+    if (!st && !rms && mask[2] && bias)
+        st = lead_sum(g, nsl, bias->dtype, &db);
+    norm_release(&c);
+    if (st) {
+        clops_tensor_release(dx);
+        clops_tensor_release(dw);
+        clops_tensor_release(db);
+        return st;
+    }
+    *o0 = dx;
+    *o1 = dw;
+    if (o2)
+        *o2 = db;
+    return CLOPS_OK;
+}
+
+clops_status norm_native_layer_norm_backward(clops_tensor *grad_out, clops_tensor *input,
+                                             const int64_t *normalized_shape,
+                                             int normalized_shape_len, clops_tensor *mean,
+                                             clops_tensor *rstd, clops_tensor *weight,
+                                             clops_tensor *bias, const bool *output_mask,
+                                             int output_mask_len, clops_tensor **out0,
+                                             clops_tensor **out1, clops_tensor **out2)
+{
+    for (int i = 0; i < normalized_shape_len && i < input->ndim; i++)
+        if (input->sizes[input->ndim - normalized_shape_len + i] != normalized_shape[i])
+            return clops__fail(CLOPS_INVALID_SHAPE,
+                               "native_layer_norm_backward: normalized_shape does not match the "
+                               "input's trailing dims");
+    if (output_mask_len != 3)
+        return clops__fail(CLOPS_INVALID_ARGUMENT,
+                           "native_layer_norm_backward: output_mask needs 3 entries");
+    return norm_rows_backward("native_layer_norm_backward", false, grad_out, input, normalized_shape_len,
+                    mean, rstd, weight, bias, output_mask, out0, out1, out2);
+}
+
+clops_status norm_fused_rms_norm_backward(clops_tensor *grad_out, clops_tensor *input,
+                                          const int64_t *normalized_shape,
+                                          int normalized_shape_len, clops_tensor *rstd,
+                                          clops_tensor *weight, const bool *output_mask,
+                                          int output_mask_len, clops_tensor **out0,
+                                          clops_tensor **out1)
+{
+    for (int i = 0; i < normalized_shape_len && i < input->ndim; i++)
+        if (input->sizes[input->ndim - normalized_shape_len + i] != normalized_shape[i])
+            return clops__fail(CLOPS_INVALID_SHAPE,
+                               "_fused_rms_norm_backward: normalized_shape does not match the "
+                               "input's trailing dims");
+    if (output_mask_len != 2)
+        return clops__fail(CLOPS_INVALID_ARGUMENT,
+                           "_fused_rms_norm_backward: output_mask needs 2 entries");
+    return norm_rows_backward("_fused_rms_norm_backward", true, grad_out, input, normalized_shape_len,
+                    NULL, rstd, weight, NULL, output_mask, out0, out1, NULL);
+}

@@ -1,0 +1,397 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * ops/norm/norm_group.c: group normalization (dispatch/ops/norm.yaml):
+ * native_group_norm and native_group_norm_backward (and their .out forms).
+ *
+ * The input [N, C, *] (HxW elements per channel) is made contiguous and
+ * seen as N * group rows of C / group * HxW contiguous elements.  Without
+ * weight and bias the forward is the row-resident layer-norm kernel
+ * (norm_layer of cl_kernels/norm.cl, through norm_layer_rows); with them,
+ * float32/float64 inputs take one var_mean over the rows and one addcmul
+ * pass x * scale + shift per (n, c) (three passes' traffic), and
+ * float16/bfloat16 inputs the row kernel into a float32 temporary followed
+ * by y * weight + bias per channel.  mean and rstd are [N, group], in the
+ * input's dtype, or float32 when a float16/bfloat16 input comes with a
+ * float32 weight (PyTorch's mixed-type rule).  The backward is composed:
+ * dx by the row backward of layer norm (norm_rows_backward) over the
+ * [N, group, C / group, HxW] view with the weight broadcast per channel,
+ * dweight = sum(dy * xhat) and dbias = sum(dy) over dims {0, 3}.
+ */
+#include <string.h>
+
+#include "clops/ops.h"
+#include "ops/core/core.h"
+#include "ops/kernels_generated.h"
+#include "ops/norm/norm.h"
+#include "ops/reduce/reduce.h"
+
+/* The dtype of mean/rstd: the input's, or the weight's float32 for a
+ * float16/bfloat16 input with a float32 weight. */
+static clops_dtype gn_stat_dtype(const clops_tensor *x, const clops_tensor *w)
+{
+    if (w && (x->dtype == CLOPS_FLOAT16 || x->dtype == CLOPS_BFLOAT16) &&
+        w->dtype == CLOPS_FLOAT32)
+        return CLOPS_FLOAT32;
+    return x->dtype;
+}
+
+/* Checks input, N, C, HxW, group and the per-channel tensors. */
+static clops_status gn_check(const char *op, const clops_tensor *x, const clops_tensor *w,
+                             const clops_tensor *b, int64_t N, int64_t C, int64_t HxW,
+                             int64_t group)
+{
+    char a[400], s[400];
+    const char *dev = x->storage->device->label;
+    clops__fmt_shape(a, sizeof a, x->ndim, x->sizes);
+    if (!clops_dtype_is_floating(x->dtype) || x->ndim < 2)
+        return clops__fail(CLOPS_INVALID_ARGUMENT,
+                           "%s: expected a floating input with at least 2 dims, got %s %s (on %s)",
+                           op, a, clops_dtype_name(x->dtype), dev);
+    if (group <= 0 || C % group != 0 || x->sizes[0] != N || x->sizes[1] != C ||
+        N * C * HxW != tensor_numel(x))
+        return clops__fail(CLOPS_INVALID_SHAPE,
+                           "%s: Expected number of channels in input to be divisible by "
+                           "num_groups and N * C * HxW to be the input's size, but got input of "
+                           "shape %s (%s on %s), N=%lld, C=%lld, HxW=%lld and num_groups=%lld",
+                           op, a, clops_dtype_name(x->dtype), dev, (long long)N, (long long)C,
+                           (long long)HxW, (long long)group);
+    const clops_tensor *wb[2] = {w, b};
+    const char *names[2] = {"weight", "bias"};
+    for (int k = 0; k < 2; k++) {
+        const clops_tensor *t = wb[k];
+        if (!t)
+            continue;
+        if (!clops_dtype_is_floating(t->dtype) || t->ndim != 1 || t->sizes[0] != C)
+            return clops__fail(CLOPS_INVALID_SHAPE,
+                               "%s: Expected %s to be a vector of size equal to the number of "
+                               "channels in input, but got %s of shape %s (%s) and input of "
+                               "shape %s (%s on %s)",
+                               op, names[k], names[k],
+                               clops__fmt_shape(s, sizeof s, t->ndim, t->sizes),
+                               clops_dtype_name(t->dtype), a, clops_dtype_name(x->dtype), dev);
+        if (t->storage->device != x->storage->device)
+            return clops__fail(CLOPS_DEVICE_MISMATCH, "%s: %s is on %s, input on %s", op,
+                               names[k], t->storage->device->label, dev);
+    }
+    return CLOPS_OK;
+}
+
+/*
+ * The affine path for float32/float64 inputs: the group statistics by one
+ * var_mean over the rows of C / group * HxW, then one addcmul pass
+ * x * scale + shift with scale[n, c] = rstd[n, g] * weight[c] and
+ * shift[n, c] = bias[c] - mean[n, g] * scale[n, c] (PyTorch's formulation).
+ */
+static clops_status gn_affine(norm_tmps *T, const char *op, clops_tensor *x, clops_tensor *w,
+                              clops_tensor *b, int64_t N, int64_t C, int64_t HxW, int64_t group,
+                              double eps, clops_tensor *y, clops_tensor *mean_t,
+                              clops_tensor *rstd_t)
+{
+    int64_t Cg = C / group;
+    int64_t rows[2] = {N * group, Cg * HxW}, g3[3] = {N, group, 1}, c3[3] = {1, group, Cg};
+    int64_t n3[3] = {N, C, 1}, x3s[3] = {N, C, HxW};
+    const int64_t dim1 = 1;
+    clops_scalar corr = clops_scalar_int(0);
+    clops_tensor *xc, *x2, *x3, *var = NULL, *mean = NULL, *ve, *rstd, *m3, *r3, *scale, *shift,
+                                *t, *s3, *h3, *v;
+    clops_status st = norm_kept(T, core_contiguous(x, &xc), &xc);
+    if (!st)
+        st = norm_view(T, xc, 2, rows, &x2);
+    if (!st)
+        st = clops_var_mean_correction(x2, &dim1, 1, &corr, false, &var, &mean);
+    if (!st) {
+        norm_keep(T, var);
+        norm_keep(T, mean);
+        st = norm_kept(T,
+                       clops_add_scalar(var, clops_scalar_float(eps), clops_scalar_int(1), &ve),
+                       &ve);
+    }
+    if (!st)
+        st = norm_kept(T, clops_rsqrt(ve, &rstd), &rstd);
+    if (!st)
+        st = norm_view(T, mean, 3, g3, &m3);
+    if (!st)
+        st = norm_view(T, rstd, 3, g3, &r3);
+    if (!st)
+        st = norm_view(T, mean, mean_t->ndim, mean_t->sizes, &t);
+    if (!st)
+        st = core_copy_(mean_t, t, false);
+    if (!st)
+        st = norm_view(T, rstd, rstd_t->ndim, rstd_t->sizes, &t);
+    if (!st)
+        st = core_copy_(rstd_t, t, false);
+    /* scale [N, group, Cg], shift likewise */
+    scale = r3;
+    if (!st && w) {
+        st = norm_view(T, w, 3, c3, &t);
+        if (!st)
+            st = norm_mul(T, r3, t, &scale);
+    }
+    if (!st)
+        st = norm_mul(T, m3, scale, &t);
+    if (!st && b) {
+        clops_tensor *bv;
+        st = norm_view(T, b, 3, c3, &bv);
+        if (!st)
+            st = norm_sub(T, bv, t, &shift);
+    } else if (!st) {
+        st = norm_kept(T, clops_neg(t, &shift), &shift);
+    }
+    /* to [N, C, 1] (scale may still be r3 [N, group, 1]: expand first) */
+    if (!st && !w) {
+        int64_t e3[3] = {N, group, Cg};
+        st = norm_kept(T, clops_expand(scale, e3, 3, false, &t), &t);
+        if (!st)
+            st = norm_kept(T, core_contiguous(t, &scale), &scale);
+    }
+    if (!st)
+        st = norm_view(T, scale, 3, n3, &s3);
+    if (!st)
+        st = norm_view(T, shift, 3, n3, &h3);
+    if (!st)
+        st = norm_view(T, xc, 3, x3s, &x3);
+    if (!st && norm_dense(y)) {
+        st = norm_view(T, y, 3, x3s, &v);
+        if (!st)
+            st = clops_addcmul_out(h3, x3, s3, clops_scalar_int(1), v);
+    } else if (!st) {
+        st = norm_kept(T, clops_addcmul(h3, x3, s3, clops_scalar_int(1), &t), &t);
+        if (!st)
+            st = norm_view(T, t, y->ndim, y->sizes, &v);
+        if (!st)
+            st = core_copy_(y, v, false);
+    }
+    return st;
+}
+
+/*
+ * Normalizes x into y, mean_t and rstd_t (the structured targets): without
+ * weight and bias, or for float16/bfloat16 inputs, the layer-norm row
+ * kernel (followed by y * weight + bias per channel); float32/float64
+ * inputs with an affine take gn_affine.
+ */
+static clops_status gn_run(const char *op, clops_tensor *x, clops_tensor *w, clops_tensor *b,
+                           int64_t N, int64_t C, int64_t HxW, int64_t group, double eps,
+                           clops_tensor *y, clops_tensor *mean_t, clops_tensor *rstd_t)
+{
+    int64_t M = N * group, D = C / group * HxW;
+    if (!w && !b)
+        return norm_layer_rows(op, x, NULL, NULL, M, D, eps, false, y, mean_t, rstd_t);
+    norm_tmps T = {0};
+    clops_dtype ct = x->dtype == CLOPS_FLOAT64 ? CLOPS_FLOAT64 : CLOPS_FLOAT32;
+    clops_tensor *wc = NULL, *bc = NULL;
+    clops_status st = CLOPS_OK;
+    if (w)
+        st = norm_as(&T, op, w, ct, &wc);
+    if (!st && b)
+        st = norm_as(&T, op, b, ct, &bc);
+    if (!st && x->dtype == ct) {
+        st = gn_affine(&T, op, x, wc, bc, N, C, HxW, group, eps, y, mean_t, rstd_t);
+        norm_release(&T);
+        return st;
+    }
+    int64_t s3[3] = {N, C, HxW}, c3[3] = {1, C, 1};
+    clops_tensor *yt = NULL, *w3 = NULL, *b3 = NULL, *t, *v;
+    if (!st)
+        st = tensor_new(x->storage->device, ct, 3, s3, NULL, &yt);
+    if (!st) {
+        norm_keep(&T, yt);
+        st = norm_layer_rows(op, x, NULL, NULL, M, D, eps, false, yt, mean_t, rstd_t);
+    }
+    if (!st && w)
+        st = norm_view(&T, wc, 3, c3, &w3);
+    if (!st && b)
+        st = norm_view(&T, bc, 3, c3, &b3);
+    /* y = b + yt * w (or the one that is given) */
+    if (!st && norm_dense(y)) {
+        st = norm_view(&T, y, 3, s3, &v);
+        if (!st && w && b)
+            st = clops_addcmul_out(b3, yt, w3, clops_scalar_int(1), v);
+        else if (!st && w)
+            st = clops_mul_out(yt, w3, v);
+        else if (!st)
+            st = clops_add_out(yt, b3, clops_scalar_int(1), v);
+    } else if (!st) {
+        if (w && b)
+            st = clops_addcmul(b3, yt, w3, clops_scalar_int(1), &t);
+        else if (w)
+            st = clops_mul(yt, w3, &t);
+        else
+            st = clops_add(yt, b3, clops_scalar_int(1), &t);
+        if (!st) {
+            norm_keep(&T, t);
+            st = norm_view(&T, t, y->ndim, y->sizes, &v);
+        }
+        if (!st)
+            st = core_copy_(y, v, false);
+    }
+    norm_release(&T);
+    return st;
+}
+
+/* The driver of both forward forms (functional when d is NULL). */
+static clops_status gn_forward(pw_variant variant, clops_tensor *input, clops_tensor *weight,
+                               clops_tensor *bias, int64_t N, int64_t C, int64_t HxW,
+                               int64_t group, double eps, clops_tensor *const *d,
+                               clops_tensor **o0, clops_tensor **o1, clops_tensor **o2)
+{
+    const char *op = "native_group_norm";
+    clops_status st = gn_check(op, input, weight, bias, N, C, HxW, group);
+    if (st)
+        return st;
+    clops_dtype sdt = gn_stat_dtype(input, weight);
+    int64_t ss[2] = {N, group};
+    structured_call c[3];
+    clops_tensor *ins[3] = {input, weight, bias};
+    clops_tensor *none[3] = {NULL, NULL, NULL};
+    const clops_dtype dt[3] = {input->dtype, sdt, sdt};
+    const int nd[3] = {input->ndim, 2, 2};
+    const int64_t *sz[3] = {input->sizes, ss, ss};
+    st = norm_begin3(c, op, variant, d ? d : none, input->storage->device, dt, nd, sz, ins, 3);
+    if (!st && tensor_numel(input) > 0)
+        st = gn_run(op, input, weight, bias, N, C, HxW, group, eps, c[0].target, c[1].target,
+                    c[2].target);
+    return norm_finish3(c, st, o0, o1, o2);
+}
+
+clops_status norm_native_group_norm(clops_tensor *input, clops_tensor *weight, clops_tensor *bias,
+                                    int64_t N, int64_t C, int64_t HxW, int64_t group, double eps,
+                                    clops_tensor **out0, clops_tensor **out1, clops_tensor **out2)
+{
+    return gn_forward(PW_FUNCTIONAL, input, weight, bias, N, C, HxW, group, eps, NULL, out0,
+                      out1, out2);
+}
+
+clops_status norm_native_group_norm_out(clops_tensor *input, clops_tensor *weight,
+                                        clops_tensor *bias, int64_t N, int64_t C, int64_t HxW,
+                                        int64_t group, double eps, clops_tensor *out0,
+                                        clops_tensor *out1, clops_tensor *out2)
+{
+    clops_tensor *d[3] = {out0, out1, out2};
+    return gn_forward(PW_OUT, input, weight, bias, N, C, HxW, group, eps, d, NULL, NULL, NULL);
+}
+
+clops_status norm_native_group_norm_backward(clops_tensor *grad_out, clops_tensor *input,
+                                             clops_tensor *mean, clops_tensor *rstd,
+                                             clops_tensor *weight, int64_t N, int64_t C,
+                                             int64_t HxW, int64_t group,
+                                             const bool *output_mask, int output_mask_len,
+                                             clops_tensor **out0, clops_tensor **out1,
+                                             clops_tensor **out2)
+{
+    const char *op = "native_group_norm_backward";
+    clops_status st = gn_check(op, input, weight, NULL, N, C, HxW, group);
+    if (st)
+        return st;
+    char a[400], b[400];
+    if (tensor_numel(grad_out) != tensor_numel(input) || grad_out->storage->device != input->storage->device ||
+        tensor_numel(mean) != N * group || tensor_numel(rstd) != N * group)
+        return clops__fail(CLOPS_INVALID_SHAPE,
+                           "%s: expected grad_out of the input's shape %s and mean, rstd of "
+                           "N * group = %lld elements, got grad_out %s, mean of %lld, rstd of "
+                           "%lld (%s on %s)",
+                           op, clops__fmt_shape(a, sizeof a, input->ndim, input->sizes),
+                           (long long)(N * group),
+                           clops__fmt_shape(b, sizeof b, grad_out->ndim, grad_out->sizes),
+                           (long long)tensor_numel(mean), (long long)tensor_numel(rstd),
+                           clops_dtype_name(input->dtype), input->storage->device->label);
+    if (output_mask_len != 3)
+        return clops__fail(CLOPS_INVALID_ARGUMENT, "%s: output_mask needs 3 entries", op);
+    norm_tmps T = {0};
+    clops_dtype ct = input->dtype == CLOPS_FLOAT64 ? CLOPS_FLOAT64 : CLOPS_FLOAT32;
+    int64_t Cg = C / group;
+    int64_t s4[4] = {N, group, Cg, HxW}, m4[4] = {N, group, 1, 1}, w3[3] = {group, Cg, 1};
+    const int64_t dims[2] = {0, 3};
+    clops_tensor *xc, *x4, *gc, *g4, *mv, *rv, *wv = NULL, *dx4 = NULL, *dx = NULL, *dw = NULL,
+                                                    *db = NULL, *t;
+    st = norm_kept(&T, core_contiguous(input, &xc), &xc);
+    if (!st)
+        st = norm_view(&T, xc, 4, s4, &x4);
+    if (!st)
+        st = norm_kept(&T, core_contiguous(grad_out, &gc), &gc);
+    if (!st)
+        st = norm_view(&T, gc, 4, s4, &g4);
+    if (!st)
+        st = norm_view(&T, mean, 4, m4, &mv);
+    if (!st)
+        st = norm_view(&T, rstd, 4, m4, &rv);
+    if (!st && weight)
+        st = norm_view(&T, weight, 3, w3, &wv);
+    if (!st && output_mask[0] && tensor_numel(input) > 0) {
+        const bool m[3] = {true, false, false};
+        clops_tensor *u1 = NULL;
+        st = norm_rows_backward(op, false, g4, x4, 2, mv, rv, wv, NULL, m, &dx4, &u1, NULL);
+        if (!st) {
+            norm_keep(&T, dx4);
+            st = norm_view(&T, dx4, input->ndim, input->sizes, &t);
+        }
+        if (!st)
+            st = core_clone(t, &dx);
+    } else if (!st && output_mask[0]) {
+        st = tensor_new(input->storage->device, input->dtype, input->ndim, input->sizes, NULL,
+                        &dx);
+    }
+    clops_dtype pdt = weight ? weight->dtype : input->dtype;
+    if (!st && (output_mask[1] || output_mask[2])) {
+        clops_tensor *gf, *xf, *mf, *rf, *xhat, *s;
+        const int64_t c1[1] = {C};
+        st = norm_as(&T, op, g4, ct, &gf);
+        if (!st && output_mask[1]) {
+            st = norm_as(&T, op, x4, ct, &xf);
+            if (!st)
+                st = norm_as(&T, op, mv, ct, &mf);
+            if (!st)
+                st = norm_as(&T, op, rv, ct, &rf);
+            if (!st)
+                st = norm_sub(&T, xf, mf, &t);
+            if (!st)
+                st = norm_mul(&T, t, rf, &xhat);
+            if (!st)
+                st = norm_mul(&T, gf, xhat, &t);
+            if (!st)
+                st = norm_kept(&T, clops_sum_dim_intlist(t, dims, 2, false, CLOPS_DTYPE_NONE, &s),
+                               &s);
+            if (!st)
+                st = norm_as(&T, op, s, pdt, &s);
+            if (!st)
+                st = core_reshape(s, c1, 1, &dw);
+        }
+        if (!st && output_mask[2]) {
+            st = norm_kept(&T, clops_sum_dim_intlist(gf, dims, 2, false, CLOPS_DTYPE_NONE, &s),
+                           &s);
+            if (!st)
+                st = norm_as(&T, op, s, pdt, &s);
+            if (!st)
+                st = core_reshape(s, c1, 1, &db);
+        }
+    }
+    norm_release(&T);
+    if (st) {
+        clops_tensor_release(dx);
+        clops_tensor_release(dw);
+        clops_tensor_release(db);
+        return st;
+    }
+    *out0 = dx;
+    *out1 = dw;
+    *out2 = db;
+    return CLOPS_OK;
+}
+
+clops_status norm_native_group_norm_backward_out(clops_tensor *grad_out, clops_tensor *input,
+                                                 clops_tensor *mean, clops_tensor *rstd,
+                                                 clops_tensor *weight, int64_t N, int64_t C,
+                                                 int64_t HxW, int64_t group,
+                                                 const bool *output_mask, int output_mask_len,
+                                                 clops_tensor *out0, clops_tensor *out1,
+                                                 clops_tensor *out2)
+{
+    clops_tensor *r[3] = {NULL, NULL, NULL}, *d[3] = {out0, out1, out2};
+    clops_tensor *ins[5] = {grad_out, input, mean, rstd, weight};
+    clops_status st = norm_native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C,
+                                                      HxW, group, output_mask, output_mask_len,
+                                                      &r[0], &r[1], &r[2]);
+    if (st)
+        return st;
+    return norm_store3("native_group_norm_backward", r, d, ins, 5);
+}

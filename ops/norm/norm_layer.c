@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * ops/norm/norm_layer.c: native_layer_norm, rms_norm and _fused_rms_norm (the
+ * forward ops; dispatch/ops/norm.yaml).
+ *
+ * The input is seen as M rows of N contiguous elements (N the product of
+ * normalized_shape, the input's trailing dims).  Weight and bias are cast
+ * to the compute dtype (float32, float64 for float64 inputs) as PyTorch's
+ * kernels read them; the row statistics are computed in the compute dtype
+ * and stored into mean/rstd with PyTorch's dtypes (the input's for
+ * native_layer_norm on the CPU, the compute dtype for _fused_rms_norm).
+ * The kernel is norm_layer of cl_kernels/norm.cl (one row per L lanes, a
+ * Welford pass merged by a tree, then one write pass); the CPU device runs
+ * ref/norm.c.
+ */
+#include <float.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "host/host.h"
+#include "ops/core/core.h"
+#include "ops/kernels_generated.h"
+#include "ops/kit/lines.h"
+#include "ops/norm/norm.h"
+#include "ops/reduce/reduce.h"
+
+/* The compute dtype of input dtype dt. */
+static clops_dtype compute_of(clops_dtype dt)
+{
+    return dt == CLOPS_FLOAT64 ? CLOPS_FLOAT64 : CLOPS_FLOAT32;
+}
+
+/* Checks input, normalized_shape, weight and bias; rows and row length. */
+static clops_status layer_check(const char *op, const clops_tensor *x, const int64_t *ns, int nsl,
+                                const clops_tensor *w, const clops_tensor *b, int64_t *M,
+                                int64_t *N)
+{
+    char a[400], s[400], s2[400];
+    if (!clops_dtype_is_floating(x->dtype))
+        return clops__fail(CLOPS_INVALID_DTYPE, "%s: expected a floating input, got %s (on %s)",
+                           op, clops_dtype_name(x->dtype), x->storage->device->label);
+    bool ok = nsl >= 1 && nsl <= x->ndim;
+    for (int i = 0; ok && i < nsl; i++)
+        ok = x->sizes[x->ndim - nsl + i] == ns[i];
+    if (!ok)
+        return clops__fail(CLOPS_INVALID_SHAPE,
+                           "%s: Given normalized_shape=%s, expected input with shape [*, %s, but "
+                           "got input of size%s",
+                           op, clops__fmt_shape(s, sizeof s, nsl, ns),
+                           clops__fmt_shape(s2, sizeof s2, nsl, ns) + 1,
+                           clops__fmt_shape(a, sizeof a, x->ndim, x->sizes));
+    const clops_tensor *wb[2] = {w, b};
+    const char *names[2] = {"weight", "bias"};
+    for (int k = 0; k < 2; k++) {
+        const clops_tensor *t = wb[k];
+        if (!t)
+            continue;
+        if (t->ndim != nsl || memcmp(t->sizes, ns, sizeof(int64_t) * (size_t)nsl) != 0)
+            return clops__fail(CLOPS_INVALID_SHAPE,
+                               "%s: Expected %s to be of same shape as normalized_shape, but got "
+                               "%s of shape %s and normalized_shape = %s",
+                               op, names[k], names[k],
+                               clops__fmt_shape(a, sizeof a, t->ndim, t->sizes),
+                               clops__fmt_shape(s, sizeof s, nsl, ns));
+        if (t->storage->device != x->storage->device)
+            return clops__fail(CLOPS_DEVICE_MISMATCH, "%s: %s is on %s, input on %s", op,
+                               names[k], t->storage->device->label, x->storage->device->label);
+    }
+    *N = 1;
+    for (int i = 0; i < nsl; i++)
+        *N *= ns[i];
+    *M = 1;
+    for (int i = 0; i < x->ndim - nsl; i++)
+        *M *= x->sizes[i];
+    return CLOPS_OK;
+}
+
+/* True when t is row-major contiguous (size-1 dims aside). */
+bool norm_dense(const clops_tensor *t)
+{
+    int64_t expect = 1;
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        if (t->sizes[d] != 1 && t->strides[d] != expect)
+            return false;
+        expect *= t->sizes[d];
+    }
+    return true;
+}
+
+/* Launches norm_layer on an OpenCL device. */
+static clops_status launch(const char *op, clops_tensor *x, clops_tensor *w, clops_tensor *b,
+                           clops_tensor *y, clops_tensor *mean, clops_tensor *rstd, int64_t M,
+                           int64_t N, double eps, bool rms)
+{
+    clops_device *d = x->storage->device;
+    host_kernel *k = NULL;
+    clops_status st =
+        norm_get_kernel(d, d->chunked ? NORM_K_LAYER_CPU : NORM_K_LAYER, x->dtype, y->dtype, op, &k);
+    if (st)
+        return st;
+    int64_t wg = (int64_t)reduce_wg(d);
+    int64_t L = reduce_pow2_floor(N / 8 > 1 ? N / 8 : 1);
+    if (L > wg)
+        L = wg;
+    /* CPU devices: norm_layer_cpu, `per` rows per work item, in place of L. */
+    cl_long per = ops_cpu_units_per_item(d, M);
+    cl_mem xm = x->storage->block->mem;
+    cl_mem wm = w ? w->storage->block->mem : xm, bm = b ? b->storage->block->mem : xm;
+    cl_mem ym = y->storage->block->mem;
+    cl_mem mm = mean ? mean->storage->block->mem : xm, rm = rstd ? rstd->storage->block->mem : xm;
+    cl_int flags = (w ? 1 : 0) | (b ? 2 : 0) | (rms ? 4 : 0) | (mean ? 8 : 0), cL = (cl_int)L;
+    cl_long xo = x->offset, yo = y->offset, rows = M, n = N, wo = w ? w->offset : 0,
+            bo = b ? b->offset : 0;
+    float fe = (float)eps;
+    bool dbl = compute_of(x->dtype) == CLOPS_FLOAT64;
+    host_arg args[] = {
+        {sizeof xm, &xm},   {sizeof xo, &xo},      {sizeof wm, &wm}, {sizeof wo, &wo},
+        {sizeof bm, &bm},   {sizeof bo, &bo},      {sizeof flags, &flags},
+        {sizeof ym, &ym},   {sizeof yo, &yo},      {sizeof mm, &mm},
+        {sizeof rm, &rm},   {sizeof rows, &rows},  {sizeof n, &n},
+        d->chunked ? (host_arg){sizeof per, &per} : (host_arg){sizeof cL, &cL},
+        {dbl ? sizeof eps : sizeof fe, dbl ? (const void *)&eps : (const void *)&fe},
+    };
+    if (d->chunked)
+        return host_launch_local(d, k, (int)(sizeof args / sizeof args[0]), args,
+                                 (size_t)((M + per - 1) / per), 1);
+    int64_t per_group = wg / L;
+    return host_launch(d, k, (int)(sizeof args / sizeof args[0]), args,
+                       (size_t)((M + per_group - 1) / per_group * wg));
+}
+
+/* The row normalization (ops/norm/norm.h). */
+clops_status norm_layer_rows(const char *op, clops_tensor *x, clops_tensor *w, clops_tensor *b,
+                              int64_t M, int64_t N, double eps, bool rms, clops_tensor *y,
+                              clops_tensor *mean_t, clops_tensor *rstd_t)
+{
+    clops_device *dev = x->storage->device;
+    clops_dtype ct = compute_of(x->dtype);
+    clops_tensor *xc = NULL, *wc = NULL, *bc = NULL, *yt = NULL, *mt = NULL, *rt = NULL;
+    clops_status st = core_contiguous(x, &xc);
+    if (!st && w)
+        st = reduce_cast_input(op, w, ct, &wc);
+    if (!st && wc && !norm_dense(wc)) {
+        clops_tensor *t = wc;
+        st = core_contiguous(t, &wc);
+        clops_tensor_release(t);
+    }
+    if (!st && b)
+        st = reduce_cast_input(op, b, ct, &bc);
+    if (!st && bc && !norm_dense(bc)) {
+        clops_tensor *t = bc;
+        st = core_contiguous(t, &bc);
+        clops_tensor_release(t);
+    }
+    if (!st && !norm_dense(y))
+        st = tensor_new(dev, y->dtype, y->ndim, y->sizes, NULL, &yt);
+    const clops_tensor *stat = mean_t ? mean_t : rstd_t;
+    if (!st && mean_t)
+        st = tensor_new(dev, ct, stat->ndim, stat->sizes, NULL, &mt);
+    if (!st && rstd_t)
+        st = tensor_new(dev, ct, stat->ndim, stat->sizes, NULL, &rt);
+    if (!st && M > 0 && N > 0) {
+        clops_tensor *yd = yt ? yt : y;
+        if (host_is_cpu(dev))
+            st = norm_ref_layer(xc, wc, bc, yd, mt, rt, M, N, eps, rms);
+        else
+            st = launch(op, xc, wc, bc, yd, mt, rt, M, N, eps, rms);
+    }
+    if (!st && yt)
+        st = core_copy_(y, yt, false);
+    if (!st && mt && M > 0 && N > 0)
+        st = core_copy_(mean_t, mt, false);
+    if (!st && rt && M > 0 && N > 0)
+        st = core_copy_(rstd_t, rt, false);
+    clops_tensor *all[] = {xc, wc, bc, yt, mt, rt};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        clops_tensor_release(all[i]);
+    return st;
+}
+
+/* Shape of the row statistics: the input's with the normalized dims 1. */
+static void stat_shape(const clops_tensor *x, int nsl, int64_t *sizes)
+{
+    for (int i = 0; i < x->ndim; i++)
+        sizes[i] = i < x->ndim - nsl ? x->sizes[i] : 1;
+}
+
+/* The three-result driver of native_layer_norm (functional or out=). */
+static clops_status layer_norm(pw_variant variant, clops_tensor *input, const int64_t *ns,
+                               int nsl, clops_tensor *weight, clops_tensor *bias, double eps,
+                               clops_tensor *d0, clops_tensor *d1, clops_tensor *d2,
+                               clops_tensor **o0, clops_tensor **o1, clops_tensor **o2)
+{
+    const char *op = "native_layer_norm";
+    int64_t M, N;
+    clops_status st = layer_check(op, input, ns, nsl, weight, bias, &M, &N);
+    if (st)
+        return st;
+    int64_t ss[CLOPS_MAX_DIMS];
+    stat_shape(input, nsl, ss);
+    clops_device *dev = input->storage->device;
+    structured_call c[3];
+    clops_tensor *ins[3] = {input, weight, bias};
+    clops_tensor *d[3] = {d0, d1, d2};
+    const clops_dtype dt[3] = {input->dtype, input->dtype, input->dtype};
+    const int nd[3] = {input->ndim, input->ndim, input->ndim};
+    const int64_t *sz[3] = {input->sizes, ss, ss};
+    st = norm_begin3(c, op, variant, d, dev, dt, nd, sz, ins, 3);
+    if (!st)
+        st = norm_layer_rows(op, input, weight, bias, M, N, eps, false, c[0].target,
+                             c[1].target, c[2].target);
+    return norm_finish3(c, st, o0, o1, o2);
+}
+
+/* The three destinations (ops/norm/norm.h). */
+clops_status norm_begin3(structured_call *c, const char *op, pw_variant variant,
+                         clops_tensor *const *d, clops_device *dev, const clops_dtype *dt,
+                         const int *nd, const int64_t *const *sz, clops_tensor *const *ins,
+                         int nins)
+{
+    memset(c, 0, 3 * sizeof *c);
+    clops_status st = CLOPS_OK;
+    for (int i = 0; i < 3 && !st; i++)
+        st = structured_begin(&c[i], op, variant, d[i], dev, dt[i], nd[i], sz[i], ins, nins);
+    if (st)
+        for (int i = 0; i < 3; i++)
+            if (c[i].target)
+                structured_finish(&c[i], st, NULL);
+    return st;
+}
+
+/* Hands the three results over (ops/norm/norm.h). */
+clops_status norm_finish3(structured_call *c, clops_status st, clops_tensor **o0,
+                          clops_tensor **o1, clops_tensor **o2)
+{
+    clops_status s0 = structured_finish(&c[0], st, o0);
+    clops_status s1 = structured_finish(&c[1], st ? st : s0, o1);
+    clops_status s2 = structured_finish(&c[2], st ? st : (s0 ? s0 : s1), o2);
+    st = st ? st : s0 ? s0 : s1 ? s1 : s2;
+    if (st) {
+        clops_tensor **outs[3] = {o0, o1, o2};
+        for (int i = 0; i < 3; i++)
+            if (outs[i] && *outs[i]) {
+                clops_tensor_release(*outs[i]);
+                *outs[i] = NULL;
+            }
+    }
+    return st;
+}
+
+/* The out= form of a three-result backward op (ops/norm/norm.h). */
+clops_status norm_store3(const char *op, clops_tensor **res, clops_tensor *const *d,
+                         clops_tensor *const *ins, int nins)
+{
+    clops_status st = CLOPS_OK;
+    for (int i = 0; i < 3 && !st; i++) {
+        if (!res[i])
+            continue;
+        if (!d[i]) {
+            st = clops__fail(CLOPS_INVALID_ARGUMENT, "%s: out%d is None", op, i);
+            break;
+        }
+        structured_call c;
+        st = structured_begin(&c, op, PW_OUT, d[i], res[i]->storage->device, res[i]->dtype,
+                              res[i]->ndim, res[i]->sizes, ins, nins);
+        if (!st)
+            st = structured_finish(&c, core_copy_(c.target, res[i], false), NULL);
+    }
+    for (int i = 0; i < 3; i++) {
+        clops_tensor_release(res[i]);
+        res[i] = NULL;
+    }
+    return st;
+}
+
+clops_status norm_native_layer_norm(clops_tensor *input, const int64_t *normalized_shape,
+                                    int normalized_shape_len, clops_tensor *weight,
+                                    clops_tensor *bias, double eps, clops_tensor **out0,
+                                    clops_tensor **out1, clops_tensor **out2)
+{
+    return layer_norm(PW_FUNCTIONAL, input, normalized_shape, normalized_shape_len, weight, bias,
+                      eps, NULL, NULL, NULL, out0, out1, out2);
+}
+
+clops_status norm_native_layer_norm_out(clops_tensor *input, const int64_t *normalized_shape,
+                                        int normalized_shape_len, clops_tensor *weight,
+                                        clops_tensor *bias, double eps, clops_tensor *out0,
+                                        clops_tensor *out1, clops_tensor *out2)
+{
+    return layer_norm(PW_OUT, input, normalized_shape, normalized_shape_len, weight, bias, eps,
+                      out0, out1, out2, NULL, NULL, NULL);
+}
+
+/* eps of the rms ops: given, or the machine epsilon of the compute dtype
+ * (float32's for float16 and bfloat16 inputs, as PyTorch's kernels use). */
+static double rms_eps(const clops_tensor *x, const double *eps)
+{
+    if (eps)
+        return *eps;
+    return x->dtype == CLOPS_FLOAT64 ? DBL_EPSILON : FLT_EPSILON;
+}
+
+clops_status norm_rms_norm(pw_variant variant, clops_tensor *dst, clops_tensor *input,
+                           const int64_t *normalized_shape, int normalized_shape_len,
+                           clops_tensor *weight, const double *eps, clops_tensor **out)
+{
+    const char *op = "rms_norm";
+    int64_t M, N;
+    clops_status st = layer_check(op, input, normalized_shape, normalized_shape_len, weight,
+                                  NULL, &M, &N);
+    if (st)
+        return st;
+    structured_call c;
+    clops_tensor *ins[2] = {input, weight};
+    st = structured_begin(&c, op, variant, dst, input->storage->device, input->dtype,
+                          input->ndim, input->sizes, ins, 2);
+    if (st)
+        return st;
+    st = norm_layer_rows(op, input, weight, NULL, M, N, rms_eps(input, eps), true, c.target, NULL,
+                   NULL);
+    return structured_finish(&c, st, out);
+}
+
+clops_status norm_fused_rms_norm(clops_tensor *input, const int64_t *normalized_shape,
+                                 int normalized_shape_len, clops_tensor *weight,
+                                 const double *eps, clops_tensor **out0, clops_tensor **out1)
+{
+    const char *op = "_fused_rms_norm";
+    int64_t M, N;
+    clops_status st = layer_check(op, input, normalized_shape, normalized_shape_len, weight,
+                                  NULL, &M, &N);
+    if (st)
+        return st;
+    int64_t ss[CLOPS_MAX_DIMS];
+    stat_shape(input, normalized_shape_len, ss);
+    clops_device *dev = input->storage->device;
+    clops_tensor *y = NULL, *r = NULL, *m = NULL;
+    st = tensor_new(dev, input->dtype, input->ndim, input->sizes, NULL, &y);
+    if (!st)
+        st = tensor_new(dev, compute_of(input->dtype), input->ndim, ss, NULL, &r);
+    /* The kernel writes a mean beside rstd (0 for rms). */
+    if (!st)
+        st = tensor_new(dev, compute_of(input->dtype), input->ndim, ss, NULL, &m);
+    if (!st)
+        st = norm_layer_rows(op, input, weight, NULL, M, N, rms_eps(input, eps), true, y, m, r);
+    clops_tensor_release(m);
+    if (st) {
+        clops_tensor_release(y);
+        clops_tensor_release(r);
+        return st;
+    }
+    *out0 = y;
+    *out1 = r;
+    return CLOPS_OK;
+}
