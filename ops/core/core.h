@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * ops/core/core.h: the kernels of the core operator family (dispatch/ops/core.yaml)
+ * ops/core/core.h: the kernels of the core operator family (dispatch/inventory/core.yaml)
  * that other kernels call directly: copies between tensors (ops/core/core_copy.c)
  * and filling (ops/core/core_fill.c).
  *

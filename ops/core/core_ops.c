@@ -5,7 +5,7 @@
  * dtype/layout/device/pin_memory arguments, clone/contiguous with a memory
  * format, the copy helpers PyTorch's backends implement, resize_, set_,
  * _local_scalar_dense).  Signatures come from ops_generated.h, so they match
- * the schemas in dispatch/ops/core.yaml.
+ * the schemas in dispatch/inventory/core.yaml.
  */
 #include "core/tensor_impl.h"
 #include "host/host.h"

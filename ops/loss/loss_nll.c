@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/loss/loss_nll.c: nll_loss_forward, nll_loss_backward, nll_loss2d_forward
- * and nll_loss2d_backward (dispatch/ops/loss.yaml), functional and out=.
+ * and nll_loss2d_backward (dispatch/inventory/loss.yaml), functional and out=.
  *
  * A call is checked with PyTorch's rules and messages, then planned as the
  * canonical problem of ops/loss/loss.h: input contiguous [N, C, S], target

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * ops/norm/norm_batch.c: batch normalization (dispatch/ops/norm.yaml):
+ * ops/norm/norm_batch.c: batch normalization (dispatch/inventory/norm.yaml):
  * native_batch_norm, _native_batch_norm_legit (with running stats and
  * .no_stats), _native_batch_norm_legit_functional (the updated running
  * stats as results), _native_batch_norm_legit_no_training, their out=

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * ops/norm/norm_group.c: group normalization (dispatch/ops/norm.yaml):
+ * ops/norm/norm_group.c: group normalization (dispatch/inventory/norm.yaml):
  * native_group_norm and native_group_norm_backward (and their .out forms).
  *
  * The input [N, C, *] (HxW elements per channel) is made contiguous and

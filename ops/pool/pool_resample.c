@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * ops/pool/pool_resample.c: the resampling operators of dispatch/ops/pool.yaml:
+ * ops/pool/pool_resample.c: the resampling operators of dispatch/inventory/pool.yaml:
  * upsample_nearest2d, upsample_bilinear2d, upsample_bicubic2d and their
  * backward ops (PyTorch's source-index scales: align_corners, the optional
  * scales_h/scales_w), pixel_shuffle and pixel_unshuffle (a permuted copy).

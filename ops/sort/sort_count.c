@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * ops/sort/sort_count.c: bincount and histc (dispatch/ops/sort.yaml), on the
+ * ops/sort/sort_count.c: bincount and histc (dispatch/inventory/sort.yaml), on the
  * device and deterministic.
  *
  * bincount sorts the input (int64, stably, ops/sort/sort.c), reads back its

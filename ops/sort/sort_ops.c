@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * ops/sort/sort_ops.c: the sort family's operators (dispatch/ops/sort.yaml):
+ * ops/sort/sort_ops.c: the sort family's operators (dispatch/inventory/sort.yaml):
  * sort (and .stable), argsort, msort, topk and kthvalue, median,
  * nanmedian and mode with their out forms, all on sort_run (ops/sort/sort.c).
  *
