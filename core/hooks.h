@@ -13,10 +13,10 @@
  *                   storage needs a device) finds them set.
  *   copy kernels    the dispatcher's CPU fallback (dispatch/fallback.c) and
  *                   the structured-op rules (dispatch/structured.c) copy
- *                   between tensors.  Copies are kernels (ops/core/core_copy.c);
+ *                   between tensors.  Copies are kernels (ops/tensor/tensor_copy.c);
  *                   core/tensor_impl.h's tensor_copy and tensor_to_copy
  *                   call them through these hooks.
- *                   ops/core/core_copy.c installs core_kernel_hooks from a
+ *                   ops/tensor/tensor_copy.c installs core_kernel_hooks from a
  *                   load-time constructor, so they are set before main()
  *                   (at dlopen for the shared library).  In a static link
  *                   that object is present whenever the dispatcher is (the
@@ -59,7 +59,7 @@ typedef struct core_memory_hooks {
     const char *(*label)(const clops_device *d);
 } core_memory_hooks;
 
-/* Kernels core's tensor API calls, installed by ops/ (ops/core/core_copy.c). */
+/* Kernels core's tensor API calls, installed by ops/ (ops/tensor/tensor_copy.c). */
 typedef struct core_kernel_hooks {
     /* copy_: src broadcast and converted into dst, any devices. */
     clops_status (*copy_)(clops_tensor *dst, clops_tensor *src);

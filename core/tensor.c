@@ -7,7 +7,7 @@
  * device it is a block of the caching allocator.  Both come from the device
  * runtime through the memory hooks (core/hooks.h), which host/ installs.  A
  * tensor holds one reference to its storage.  The filling factories (zeros,
- * ones, full, arange, from_host) are kernels: ops/core/core_fill.c.
+ * ones, full, arange, from_host) are kernels: ops/tensor/tensor_fill.c.
  */
 #include <stdio.h>
 #include <stdlib.h>

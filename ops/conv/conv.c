@@ -13,7 +13,7 @@
 
 #include "dispatch/structured.h"
 #include "ops/conv/conv.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "ops/gemm/gemm.h"
 #include "ops/kernels_generated.h"
 #include "ops/reduce/reduce.h"

@@ -28,7 +28,7 @@
 #include "clops/ops.h"
 #include "host/host.h"
 #include "ops/conv/conv.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "ops/gemm/gemm.h"
 #include "ops/reduce/reduce.h"
 

@@ -21,7 +21,7 @@
 
 #include "dispatch/structured.h"
 #include "host/host.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "ops/gemm/gemm.h"
 #include "ops/kernels_generated.h"
 

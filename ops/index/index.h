@@ -27,7 +27,7 @@
 #include "core/strbuf.h"
 #include "core/tensor_impl.h"
 #include "dispatch/structured.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 
 /* Index tensors one plan can hold. */
 #define IX_MAXK 4

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "host/host.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "ops/kernels_generated.h"
 #include "ops/loss/loss.h"
 #include "ops/reduce/reduce.h"

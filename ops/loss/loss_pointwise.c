@@ -19,7 +19,7 @@
 
 #include "codegen_pointwise/pw.h"
 #include "host/host.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "ops/kernels_generated.h"
 #include "ops/loss/loss.h"
 #include "ops/reduce/reduce.h"

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "host/host.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "ops/kit/lines.h"
 #include "ops/norm/norm.h"
 #include "ops/reduce/reduce.h"

@@ -25,7 +25,7 @@
 
 #include "clops/ops.h"
 #include "host/host.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "ops/kernels_generated.h"
 #include "ops/norm/norm.h"
 #include "ops/reduce/reduce.h"

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "clops/ops.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "ops/kernels_generated.h"
 #include "ops/norm/norm.h"
 #include "ops/reduce/reduce.h"

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "clops/ops.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "host/host.h"
 #include "ops/kernels_generated.h"
 #include "ops/pool/pool.h"

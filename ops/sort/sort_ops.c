@@ -14,7 +14,7 @@
 #include <stdio.h>
 
 #include "dispatch/structured.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "ops/sort/sort.h"
 #include "ops/kernels_generated.h"
 

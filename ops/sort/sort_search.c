@@ -10,7 +10,7 @@
 
 #include "codegen_pointwise/promote.h"
 #include "dispatch/structured.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "ops/kernels_generated.h"
 #include "ops/sort/sort.h"
 

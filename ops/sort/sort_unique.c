@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "host/host.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "ops/kernels_generated.h"
 #include "ops/kit/lines.h"
 #include "ops/scan/scan.h"
