@@ -7,7 +7,6 @@
  */
 #include <string.h>
 
-#include "clops/ops.h"
 #include "ops/tensor/tensor.h"
 #include "host/host.h"
 #include "ops/kernels_generated.h"
@@ -247,13 +246,13 @@ static clops_status shuffle(const char *op, bool up, pw_variant variant, clops_t
     if (st)
         return st;
     clops_tensor *v = NULL, *pv = NULL, *pc = NULL, *res = NULL;
-    st = clops_reshape(self, v6, lead + 5, &v);
+    st = core_reshape(self, v6, lead + 5, &v);
     if (!st)
-        st = clops_permute(v, perm, lead + 5, &pv);
+        st = core_permute(v, perm, lead + 5, &pv);
     if (!st)
         st = core_contiguous(pv, &pc);
     if (!st)
-        st = clops_view(pc, osz, nd, &res);
+        st = core_view(pc, osz, nd, &res);
     if (!st)
         st = core_copy_(c.target, res, false);
     clops_tensor_release(v);
