@@ -203,7 +203,7 @@ static void case_chunk8(probe *p, const char *x, const char *label, double bytes
 int main(int argc, char **argv)
 {
     bench_args args;
-    if (!bench_parse_args(argc, argv, "bench_launch", &args))
+    if (!bench_parse_args(argc, argv, "bench_launch", false, &args))
         return 2;
     int64_t n1 = (int64_t)((double)(1 << 26) / args.scale);
     n1 -= n1 % 64;
