@@ -200,9 +200,8 @@ static int bench_family_main(int argc, char **argv, const char *family)
     int ndev = 0;
     clops_device_count(&ndev);
     for (int di = 1; di < ndev; di++) {
-        clops_device *d = NULL;
-        clops_device_get(di, &d);
-        if (!bench_wanted(&args, d))
+        clops_device *d = bench_selected(&args, di);
+        if (!d)
             continue;
         const clops_device_info *in = clops_device_get_info(d);
         int64_t pn = chk_fam_peak_elems(f);
