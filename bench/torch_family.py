@@ -356,7 +356,7 @@ def main(argv=None, hook=None):
                 call = Row(torch, fam, row, dev, gen)
                 t = time_call(call, args.reps, cuda)
                 nbytes, flop, keys = call.model()
-            except (RuntimeError, ValueError, TypeError) as e:
+            except (RuntimeError, ValueError, TypeError, AttributeError, KeyError) as e:
                 print(f"  {row['id']:36s} error: {e}", flush=True)
                 continue
             record(row["id"], row.get("torch_case", row["id"]), t, nbytes, flop, keys,
