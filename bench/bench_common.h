@@ -186,4 +186,14 @@ static inline bool bench_wanted(const bench_args *a, clops_device *d)
     return wanted;
 }
 
+/* OpenCL device di (1 and up) when it is selected, else NULL: the loop
+ * of every bench is `for (di = 1; di < count; di++) if ((d = ...))`. */
+static inline clops_device *bench_selected(const bench_args *a, int di)
+{
+    clops_device *d = NULL;
+    if (clops_device_get(di, &d) != CLOPS_OK || !bench_wanted(a, d))
+        return NULL;
+    return d;
+}
+
 #endif /* CLOPS_BENCH_COMMON_H */

@@ -23,7 +23,9 @@
  * per (device, row): device, device_name, case, torch_case, op, dtype,
  * us_per_call, and where the row has them bytes, gbs, peak_gbs,
  * ratio_to_peak, gflops, rate and rate_unit (what bench/compare_family.py
- * and bench/compare_torch.py read).
+ * and bench/compare_torch.py read).  Exit status 0; 1 when a row failed
+ * (its error is printed in its place); 2 for a bad command line or
+ * descriptor; 3 when the JSON cannot be written.
  */
 #include <fnmatch.h>
 #include <math.h>
@@ -88,8 +90,9 @@ static void add_num(cJSON *o, const char *key, double v)
         cJSON_AddNumberToObject(o, key, v);
 }
 
-/* Times row i on d; prints its line and adds its JSON object to rows. */
-static void bench_row(const chk_fam *f, int i, clops_device *d, double peak, int reps,
+/* Times row i on d; prints its line and adds its JSON object to rows.
+ * false when the row failed (its error printed). */
+static bool bench_row(const chk_fam *f, int i, clops_device *d, double peak, int reps,
                       cJSON *rows)
 {
     const char *id = chk_fam_row_id(f, i);
@@ -101,7 +104,7 @@ static void bench_row(const chk_fam *f, int i, clops_device *d, double peak, int
     if (st) {
         printf("  %-36s error: %s\n", id, clops_last_error());
         chk_fam_row_free(r);
-        return;
+        return false;
     }
     double bytes, flop, keys;
     chk_fam_model(r, &bytes, &flop, &keys);
@@ -116,7 +119,7 @@ static void bench_row(const chk_fam *f, int i, clops_device *d, double peak, int
     printf("  %-36s %10.1f %10.1f %8.3f %s\n", id, t * 1e6, gbs, ratio, extra);
     fflush(stdout);
     if (!rows)
-        return;
+        return true;
     const clops_device_info *in = clops_device_get_info(d);
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "device", clops_device_label(d));
@@ -137,6 +140,7 @@ static void bench_row(const chk_fam *f, int i, clops_device *d, double peak, int
         cJSON_AddStringToObject(o, "rate_unit", "Mkeys/s");
     }
     cJSON_AddItemToArray(rows, o);
+    return true;
 }
 
 /* Writes the JSON rows to path. */
@@ -200,9 +204,8 @@ static int bench_family_main(int argc, char **argv, const char *family)
     int ndev = 0;
     clops_device_count(&ndev);
     for (int di = 1; di < ndev; di++) {
-        clops_device *d = NULL;
-        clops_device_get(di, &d);
-        if (!bench_wanted(&args, d))
+        clops_device *d = bench_selected(&args, di);
+        if (!d)
             continue;
         const clops_device_info *in = clops_device_get_info(d);
         int64_t pn = chk_fam_peak_elems(f);
@@ -214,8 +217,9 @@ static int bench_family_main(int argc, char **argv, const char *family)
                peak);
         printf("  %-36s %10s %10s %8s\n", "case", "us/call", "GB/s", "/peak");
         for (int i = 0; i < chk_fam_nrows(f); i++)
-            if (!args.only || fnmatch(args.only, chk_fam_row_id(f, i), 0) == 0)
-                bench_row(f, i, d, peak, args.reps, rows);
+            if ((!args.only || fnmatch(args.only, chk_fam_row_id(f, i), 0) == 0) &&
+                !bench_row(f, i, d, peak, args.reps, rows))
+                rc = 1;
     }
     if (rows && !write_json(args.json, rows))
         rc = 3;

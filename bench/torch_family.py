@@ -25,7 +25,6 @@ compares.  The JSON is {"device", "torch", "family", "scale", "results":
 [{"case", "torch_case", "op", "dtype", "us_per_call", "gbs", "gflops",
 "rate", ...}]}, what bench/compare_family.py and compare_torch.py join.
 """
-import argparse
 import ast
 import fnmatch
 import json
@@ -37,6 +36,8 @@ import sys
 import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from torch_common import bench_device, bench_parser, time_call  # noqa: E402
 
 
 # ---- the descriptor (mirrors tools/check/check_family.c) --------------------
@@ -295,16 +296,11 @@ class Row:
 
 
 def parser():
-    ap = argparse.ArgumentParser(description="PyTorch on an op-family bench descriptor")
+    ap = bench_parser()
     ap.add_argument("--family")
     ap.add_argument("--cases", help="a descriptor file instead of bench/cases/FAMILY.yaml")
     ap.add_argument("--case", help="only the rows whose id matches this glob")
     ap.add_argument("--list", action="store_true", help="print the rows and exit (no torch)")
-    ap.add_argument("--scale", type=float, default=1.0)
-    ap.add_argument("--reps", type=int, default=20)
-    ap.add_argument("--cpu", action="store_true", help="run on the CPU even if CUDA is there")
-    ap.add_argument("--threads", type=int, default=0, help="CPU threads (0: PyTorch's default)")
-    ap.add_argument("--json")
     return ap
 
 
@@ -325,8 +321,6 @@ def main(argv=None, hook=None):
             print(row_text(fam, r))
         return 0
     import torch
-    sys.path.insert(0, HERE)
-    from torch_common import bench_device, time_call
     cuda, dev = bench_device(args)
     if hook:
         cuda, dev = hook.device(args, torch, cuda, dev)
@@ -362,7 +356,7 @@ def main(argv=None, hook=None):
                 call = Row(torch, fam, row, dev, gen)
                 t = time_call(call, args.reps, cuda)
                 nbytes, flop, keys = call.model()
-            except (RuntimeError, ValueError, TypeError) as e:
+            except (RuntimeError, ValueError, TypeError, AttributeError, KeyError) as e:
                 print(f"  {row['id']:36s} error: {e}", flush=True)
                 continue
             record(row["id"], row.get("torch_case", row["id"]), t, nbytes, flop, keys,

@@ -43,11 +43,13 @@ if "$exe" --family reduce --device opencl:0 --case sum_rows_f32 --scale 4096 --r
         fam=$(basename "$f" .yaml)
         only='*'
         [ "$fam" = conv ] && only='*_l4_*'
+        rc=0
         "$exe" --family "$fam" --device opencl:0 --scale 4096 --reps 1 --case "$only" \
-            --json "$tmp/$fam.json" > "$tmp/$fam.txt" || fail "$fam: the run failed"
+            --json "$tmp/$fam.json" > "$tmp/$fam.txt" || rc=$?
         if grep ' error: ' "$tmp/$fam.txt"; then
             fail "$fam: a row failed"
         fi
+        [ $rc = 0 ] || fail "$fam: exit status $rc"
         nrows=$("$exe" --family "$fam" --list --case "$only" | tail -n +2 | wc -l)
         "$py" - "$tmp/$fam.json" "$nrows" <<'PY' || fail "$fam: the JSON rows"
 import json, math, sys

@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "clops/ops.h"
+#include "core/tensor_impl.h"
 #include "tools/check/check_family.h"
 #include "tools/check/check_internal.h"
 
@@ -471,8 +472,8 @@ clops_status chk_fam_row_text(const chk_fam *f, int row, char *buf, size_t cap)
         snprintf(buf, cap, "%s", sb_str(&sb));
     sb_free(&sb);
     if (st)
-        return clops__fail(st, "bench descriptor %s row %s: %s", chk_fam_name(f),
-                           member_str(r, "id"), clops_last_error());
+        return clops__error_prefix(st, "bench descriptor %s row %s", chk_fam_name(f),
+                                   member_str(r, "id"));
     return CLOPS_OK;
 }
 
@@ -569,8 +570,8 @@ static clops_status make_tensor(chk_fam_row *r, const cJSON *spec, const char *w
         clops_scalar s = clops_dtype_is_floating(dt) || v != floor(v) ? clops_scalar_float(v)
                                                                       : clops_scalar_int((int64_t)v);
         st = clops_full(r->dev, dt, nd, sizes, s, &t);
-    } else {
-        int64_t n = chk_numel(nd, sizes);
+    } else if ((st = check_sizes(what, nd, sizes)) == CLOPS_OK) {
+        int64_t n = chk_numel(nd, sizes); /* check_sizes: no overflow */
         void *buf = NULL;
         uint64_t seed = chk_hash_str(chk_hash_str(CHK_HASH_INIT, member_str(r->node, "id")), what);
         st = host_fill(r->f, fill, dt, n, seed, &buf);
@@ -603,7 +604,7 @@ static clops_status make_tensor(chk_fam_row *r, const cJSON *spec, const char *w
     }
     if (st) {
         clops_tensor_release(t);
-        return clops__fail(st, "%s: %s", what, clops_last_error());
+        return clops__error_prefix(st, "%s", what);
     }
     *out = t;
     return CLOPS_OK;
@@ -795,7 +796,7 @@ static clops_status build_arg(chk_fam_row *r, int i, int pass)
         if (v && (base == SCHEMA_INT || base == SCHEMA_SYMINT || base == SCHEMA_FLOAT)) {
             st = eval_numbers(r->f, v, &evaluated);
             if (st)
-                return clops__fail(st, "%s: %s", what, clops_last_error());
+                return clops__error_prefix(st, "%s", what);
             v = evaluated;
         }
         char why[256] = "";
@@ -836,8 +837,7 @@ clops_status chk_fam_prepare(const chk_fam *f, int row, clops_device *dev, chk_f
         for (int i = 0; st == CLOPS_OK && i < r->info.nargs; i++)
             st = build_arg(r, i, pass);
     if (st) {
-        clops_status s2 = clops__fail(st, "bench %s: %s", member_str(r->node, "id"),
-                                      clops_last_error());
+        clops_status s2 = clops__error_prefix(st, "bench %s", member_str(r->node, "id"));
         chk_fam_row_free(r);
         return s2;
     }
