@@ -6,7 +6,7 @@
  * by tests/support/ct_golden.c), the row strategies of ops/norm/norm.c against
  * the CPU reference on long, short and strided rows, half_to_float, and
  * run-to-run determinism.  The layout sweeps are the operator suite's
- * (test_check_ops_*).
+ * (test_check_norm).
  */
 #include <math.h>
 

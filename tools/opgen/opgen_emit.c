@@ -719,6 +719,18 @@ static void c_string(strbuf *sb, const char *s)
     sb_putc(sb, '"');
 }
 
+/* The op's family as a C string: its inventory file's name without the
+ * folder and the ".yaml" (dispatch/inventory/tensor.yaml -> "tensor"). */
+static void c_family(strbuf *sb, const char *file)
+{
+    const char *base = strrchr(file, '/');
+    base = base ? base + 1 : file;
+    size_t len = strlen(base);
+    if (len > 5 && strcmp(base + len - 5, ".yaml") == 0)
+        len -= 5;
+    sb_printf(sb, "\"%.*s\"", (int)len, base);
+}
+
 static void emit_source(strbuf *sb, const gen_model *m)
 {
     sb_append(sb, banner);
@@ -793,7 +805,9 @@ static void emit_source(strbuf *sb, const gen_model *m)
             c_string(sb, op->check);
         else
             sb_append(sb, "NULL");
-        sb_printf(sb, ", %s},\n", op->no_device_check ? "true" : "false");
+        sb_printf(sb, ", %s, ", op->no_device_check ? "true" : "false");
+        c_family(sb, op->file);
+        sb_append(sb, "},\n");
     }
     sb_printf(sb, "};\nconst int dispatch_builtin_op_count = %d;\n\n", m->nops);
     sb_append(sb, "/* ---- public wrappers ---- */\n");
