@@ -349,6 +349,7 @@ void gen_model_free(gen_model *m)
     for (int i = 0; i < m->nops; i++)
         free_op(&m->ops[i]);
     free(m->ops);
+    gen_pw_free(m);
     memset(m, 0, sizeof *m);
 }
 
@@ -358,6 +359,8 @@ static int load_entry(gen_model *m, const char *file, yaml_document_t *doc, yaml
     int line = (int)e->start_mark.line + 1;
     if (e->type != YAML_MAPPING_NODE)
         return fail(file, line, "an entry must be a mapping with a `func` key");
+    if (map_get(doc, e, "pointwise_op"))
+        return gen_pw_load(m, file, doc, e);
     for (yaml_node_pair_t *p = e->data.mapping.pairs.start; p < e->data.mapping.pairs.top; p++) {
         const char *k = scalar(doc, yaml_document_get_node(doc, p->key));
         bool ok = false;

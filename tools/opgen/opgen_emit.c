@@ -12,6 +12,8 @@
  *                         derived for pointwise and structured families, the
  *                         pointwise bindings and the registration table
  *   ops.md                the operator reference (copied to docs/ops.md)
+ *   codegen_pointwise/pw_ops_generated.c  the pointwise op records
+ *                         (`pointwise_op:` entries, opgen_pw.c)
  *
  * Files are written only when their content changes, so an unchanged
  * inventory does not rebuild the library.
@@ -858,8 +860,8 @@ int gen_emit(const gen_model *m, const char *dir)
     char path[1024];
     int rc = 0;
     strbuf sb = STRBUF_INIT;
-    const char *sub[] = {"", "/include", "/include/clops", "/ops"};
-    for (int i = 0; i < 4; i++) {
+    const char *sub[] = {"", "/include", "/include/clops", "/ops", "/codegen_pointwise"};
+    for (int i = 0; i < 5; i++) {
         snprintf(path, sizeof path, "%s%s", dir, sub[i]);
         if (mkdir(path, 0755) != 0 && errno != EEXIST) {
             fprintf(stderr, "clops-opgen: cannot create %s\n", path);
@@ -884,6 +886,11 @@ int gen_emit(const gen_model *m, const char *dir)
     sb_clear(&sb);
     emit_docs(&sb, m);
     snprintf(path, sizeof path, "%s/ops.md", dir);
+    rc |= write_if_changed(path, &sb);
+    sb_clear(&sb);
+    sb_append(&sb, banner);
+    gen_pw_emit(&sb, m);
+    snprintf(path, sizeof path, "%s/codegen_pointwise/pw_ops_generated.c", dir);
     rc |= write_if_changed(path, &sb);
     if (sb.failed) {
         fprintf(stderr, "clops-opgen: out of memory\n");
