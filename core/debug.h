@@ -35,8 +35,8 @@
       "work-group size of every random kernel launch (0: the default; with random.groups 0 too, "  \
       "CLOPS_RANDOM_WG/CLOPS_RANDOM_GROUPS or the device's choice; ops/random/random.c)")          \
     X(RANDOM_GROUPS, "random.groups",                                                              \
-      "number of work-groups of every random kernel launch (0: the default, as random.wg); the "    \
-      "values never depend on the geometry, which tests show with these two")
+      "number of work-groups of every random kernel launch (0: the default, as random.wg); "       \
+      "the values never depend on the geometry, which tests show with these two")
 
 typedef enum clops_debug_key {
 #define CLOPS__DEBUG_ENUM(e, name, meaning) CLOPS_DEBUG_##e,

@@ -89,6 +89,14 @@ void gen_model_free(gen_model *m);
 /* Writes the outputs into dir.  Returns 0 on success. */
 int gen_emit(const gen_model *m, const char *dir);
 
+/* Helpers of the readers (opgen.c): a build error located at file:line
+ * (returns 1); strdup that exits when memory runs out; a scalar node's text
+ * (NULL for another node); a mapping's value for key (NULL when absent). */
+int gen_fail(const char *file, int line, const char *fmt, ...) CLOPS__PRINTF(3, 4);
+char *gen_xstrdup(const char *s);
+const char *gen_scalar(yaml_document_t *doc, yaml_node_t *n);
+yaml_node_t *gen_map_get(yaml_document_t *doc, yaml_node_t *map, const char *key);
+
 /* Reads one `pointwise_op:` entry into m->pws; 0, or 1 after printing a
  * positioned error. */
 int gen_pw_load(gen_model *m, const char *file, yaml_document_t *doc, yaml_node_t *entry);

@@ -18,30 +18,6 @@
 #include "codegen_pointwise/promote.h"
 #include "tools/opgen/opgen.h"
 
-/* Prints a build error located at file:line; returns 1. */
-static int pw_fail(const char *file, int line, const char *name, const char *fmt, const char *arg)
-{
-    fprintf(stderr, "%s:%d: error: pointwise_op %s: ", file, line, name ? name : "?");
-    fprintf(stderr, fmt, arg ? arg : "?");
-    fputc('\n', stderr);
-    return 1;
-}
-
-static const char *scalar_of(yaml_node_t *n)
-{
-    return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
-}
-
-static yaml_node_t *get(yaml_document_t *doc, yaml_node_t *map, const char *key)
-{
-    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
-        const char *k = scalar_of(yaml_document_get_node(doc, p->key));
-        if (k && strcmp(k, key) == 0)
-            return yaml_document_get_node(doc, p->value);
-    }
-    return NULL;
-}
-
 /* Index of s in a NULL-terminated list, or -1. */
 static int index_of(const char *const *list, const char *s)
 {
@@ -114,9 +90,9 @@ static bool is_ident(const char *s)
 }
 
 /* `true` / `false` into *out; 1 for anything else. */
-static int read_bool(yaml_node_t *n, bool *out)
+static int read_bool(yaml_document_t *doc, yaml_node_t *n, bool *out)
 {
-    const char *v = scalar_of(n);
+    const char *v = gen_scalar(doc, n);
     if (!n) {
         *out = false;
         return 0;
@@ -151,7 +127,7 @@ static int read_dtypes(yaml_document_t *doc, yaml_node_t *n, strbuf *mask)
     if (count == 0)
         return 1;
     for (size_t i = 0; i < count; i++) {
-        const char *v = scalar_of(items[i]);
+        const char *v = gen_scalar(doc, items[i]);
         int s = index_of(set_names, v), d = index_of(dtype_names, v);
         if (s < 0 && d < 0)
             return 1;
@@ -168,7 +144,7 @@ static int read_dtypes(yaml_document_t *doc, yaml_node_t *n, strbuf *mask)
 /* `helpers:` text: one string, or a list of strings joined in order. */
 static int read_helpers(yaml_document_t *doc, yaml_node_t *n, strbuf *out)
 {
-    const char *one = scalar_of(n);
+    const char *one = gen_scalar(doc, n);
     if (one) {
         sb_append(out, one);
         return 0;
@@ -177,7 +153,7 @@ static int read_helpers(yaml_document_t *doc, yaml_node_t *n, strbuf *out)
         return 1;
     for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
          it++) {
-        const char *v = scalar_of(yaml_document_get_node(doc, *it));
+        const char *v = gen_scalar(doc, yaml_document_get_node(doc, *it));
         if (!v)
             return 1;
         sb_append(out, v);
@@ -185,62 +161,66 @@ static int read_helpers(yaml_document_t *doc, yaml_node_t *n, strbuf *out)
     return 0;
 }
 
+/* Prints a positioned error about record `name`; returns 1. */
+#define PW_FAIL(...) gen_fail(file, line, "pointwise_op " __VA_ARGS__)
+
 int gen_pw_load(gen_model *m, const char *file, yaml_document_t *doc, yaml_node_t *e)
 {
     int line = (int)e->start_mark.line + 1;
-    const char *name = scalar_of(get(doc, e, "pointwise_op"));
+    const char *name = gen_scalar(doc, gen_map_get(doc, e, "pointwise_op"));
     if (!is_ident(name))
-        return pw_fail(file, line, name, "the name must be a C identifier (%s)", name);
+        return PW_FAIL("'%s': the name must be a C identifier", name ? name : "?");
     for (yaml_node_pair_t *p = e->data.mapping.pairs.start; p < e->data.mapping.pairs.top; p++) {
-        const char *k = scalar_of(yaml_document_get_node(doc, p->key));
+        const char *k = gen_scalar(doc, yaml_document_get_node(doc, p->key));
         if (index_of(pw_keys, k) < 0)
-            return pw_fail(file, line, name, "unknown key '%s'", k);
+            return PW_FAIL("%s: unknown key '%s'", name, k ? k : "?");
     }
     for (int i = 0; i < m->npws; i++)
         if (strcmp(m->pws[i].name, name) == 0)
-            return pw_fail(file, line, name, "is already defined at %s", m->pws[i].file);
+            return PW_FAIL("%s is already defined at %s:%d", name, m->pws[i].file,
+                           m->pws[i].line);
 
     strbuf sb = STRBUF_INIT;
     int rc = 0;
     sb_printf(&sb, "const pw_op pw_op_%s = {\n    .name = \"%s\",\n", name, name);
 
     /* inputs: the operands' roles (n_in is their count). */
-    yaml_node_t *in = get(doc, e, "inputs");
+    yaml_node_t *in = gen_map_get(doc, e, "inputs");
     if (!in || in->type != YAML_SEQUENCE_NODE)
-        rc = pw_fail(file, line, name, "`inputs` must be a list of roles (%s)", "common, bool, own");
+        rc = PW_FAIL("%s: `inputs` must be a list of roles (common, bool, own)", name);
     int n_in = 0;
     strbuf roles = STRBUF_INIT;
     for (yaml_node_item_t *it = rc ? NULL : in->data.sequence.items.start;
          it && it < in->data.sequence.items.top && !rc; it++, n_in++) {
-        const char *v = scalar_of(yaml_document_get_node(doc, *it));
+        const char *v = gen_scalar(doc, yaml_document_get_node(doc, *it));
         int r = index_of(role_names, v);
         if (r < 0 || n_in == GEN_PW_MAX_IN)
-            rc = pw_fail(file, line, name, "bad input '%s' (common, bool or own; at most 4)", v);
+            rc = PW_FAIL("%s: bad input '%s' (common, bool or own; at most %d)", name,
+                         v ? v : "?", GEN_PW_MAX_IN);
         else
             sb_printf(&roles, "%s%s", n_in ? ", " : "", role_enums[r]);
     }
     if (!rc && n_in == 0)
-        rc = pw_fail(file, line, name, "needs at least one input%s", "");
+        rc = PW_FAIL("%s: needs at least one input", name);
     if (!rc)
         sb_printf(&sb, "    .n_in = %d,\n    .roles = {%s},\n", n_in, sb_str(&roles));
     sb_free(&roles);
 
     /* params: an ordered map name -> kind. */
-    yaml_node_t *pn = get(doc, e, "params");
+    yaml_node_t *pn = gen_map_get(doc, e, "params");
     if (!rc && pn) {
         if (pn->type != YAML_MAPPING_NODE)
-            rc = pw_fail(file, line, name, "`params` must map names to kinds (%s)",
-                         "compute, float, int");
+            rc = PW_FAIL("%s: `params` must map names to kinds (compute, float, int)", name);
         strbuf kinds = STRBUF_INIT, names = STRBUF_INIT;
         int np = 0;
         for (yaml_node_pair_t *p = rc ? NULL : pn->data.mapping.pairs.start;
              p && p < pn->data.mapping.pairs.top && !rc; p++, np++) {
-            const char *k = scalar_of(yaml_document_get_node(doc, p->key));
-            const char *v = scalar_of(yaml_document_get_node(doc, p->value));
+            const char *k = gen_scalar(doc, yaml_document_get_node(doc, p->key));
+            const char *v = gen_scalar(doc, yaml_document_get_node(doc, p->value));
             int kind = index_of(kind_names, v);
             if (!is_ident(k) || kind < 0 || np == GEN_PW_MAX_PARAMS)
-                rc = pw_fail(file, line, name,
-                             "bad parameter '%s' (name: compute, float or int; at most 4)", k);
+                rc = PW_FAIL("%s: bad parameter '%s' (name: compute, float or int; at most %d)",
+                             name, k ? k : "?", GEN_PW_MAX_PARAMS);
             else {
                 sb_printf(&kinds, "%s%s", np ? ", " : "", kind_enums[kind]);
                 sb_printf(&names, "%s\"%s\"", np ? ", " : "", k);
@@ -253,18 +233,18 @@ int gen_pw_load(gen_model *m, const char *file, yaml_document_t *doc, yaml_node_
         sb_free(&names);
     }
 
-    const char *promo = scalar_of(get(doc, e, "promotion"));
+    const char *promo = gen_scalar(doc, gen_map_get(doc, e, "promotion"));
     int pr = index_of(promotion_names, promo);
     if (!rc && pr < 0)
-        rc = pw_fail(file, line, name, "bad promotion '%s' (default, int_to_float, always_bool, "
-                                       "no_opmath, bool_to_long)", promo);
+        rc = PW_FAIL("%s: bad promotion '%s' (default, int_to_float, always_bool, no_opmath, "
+                     "bool_to_long)", name, promo ? promo : "?");
     if (!rc)
         sb_printf(&sb, "    .promotion = %s,\n", promotion_enums[pr]);
 
     strbuf mask = STRBUF_INIT;
-    if (!rc && read_dtypes(doc, get(doc, e, "dtypes"), &mask))
-        rc = pw_fail(file, line, name, "bad `dtypes` (%s, dtype names, or a list of them)",
-                     "all, nobool, ints, floats, bool");
+    if (!rc && read_dtypes(doc, gen_map_get(doc, e, "dtypes"), &mask))
+        rc = PW_FAIL("%s: bad `dtypes` (all, nobool, ints, floats, bool, dtype names, or a list "
+                     "of them)", name);
     if (!rc)
         sb_printf(&sb, "    .dtypes = %s,\n", sb_str(&mask));
     sb_free(&mask);
@@ -272,40 +252,40 @@ int gen_pw_load(gen_model *m, const char *file, yaml_document_t *doc, yaml_node_
     /* expressions: `expr` the default, `expr_<class>` per dtype class. */
     bool any_expr = false;
     for (int c = 0; class_keys[c] && !rc; c++) {
-        yaml_node_t *x = get(doc, e, class_keys[c]);
+        yaml_node_t *x = gen_map_get(doc, e, class_keys[c]);
         if (!x)
             continue;
-        if (!scalar_of(x) || !*scalar_of(x)) {
-            rc = pw_fail(file, line, name, "`%s` must be an OpenCL C expression", class_keys[c]);
+        const char *text = gen_scalar(doc, x);
+        if (!text || !*text) {
+            rc = PW_FAIL("%s: `%s` must be an OpenCL C expression", name, class_keys[c]);
             break;
         }
         sb_append(&sb, any_expr ? ",\n             " : "    .expr = {");
         sb_printf(&sb, "[%s] = ", class_enums[c]);
-        c_literal(&sb, scalar_of(x), "             ");
+        c_literal(&sb, text, "             ");
         any_expr = true;
     }
     if (any_expr)
         sb_append(&sb, "},\n");
-    yaml_node_t *xd = get(doc, e, "expr");
+    yaml_node_t *xd = gen_map_get(doc, e, "expr");
     if (!rc && xd) {
-        if (!scalar_of(xd) || !*scalar_of(xd))
-            rc = pw_fail(file, line, name, "`expr` must be an OpenCL C expression%s", "");
+        const char *text = gen_scalar(doc, xd);
+        if (!text || !*text)
+            rc = PW_FAIL("%s: `expr` must be an OpenCL C expression", name);
         else {
             sb_append(&sb, "    .expr_default = ");
-            c_literal(&sb, scalar_of(xd), "        ");
+            c_literal(&sb, text, "        ");
             sb_append(&sb, ",\n");
         }
     }
     if (!rc && !xd && !any_expr)
-        rc = pw_fail(file, line, name, "needs `expr` (or `expr_<class>` for %s)",
-                     "bool, uint, sint, float");
+        rc = PW_FAIL("%s: needs `expr` (or `expr_<class>` for bool, uint, sint, float)", name);
 
-    yaml_node_t *hn = get(doc, e, "helpers");
+    yaml_node_t *hn = gen_map_get(doc, e, "helpers");
     if (!rc && hn) {
         strbuf h = STRBUF_INIT;
         if (read_helpers(doc, hn, &h))
-            rc = pw_fail(file, line, name, "`helpers` must be OpenCL C text or a list of %s",
-                         "texts");
+            rc = PW_FAIL("%s: `helpers` must be OpenCL C text or a list of texts", name);
         else {
             sb_append(&sb, "    .helpers =\n        ");
             c_literal(&sb, sb_str(&h), "        ");
@@ -314,9 +294,9 @@ int gen_pw_load(gen_model *m, const char *file, yaml_document_t *doc, yaml_node_
         sb_free(&h);
     }
 
-    const char *ref = scalar_of(get(doc, e, "ref"));
+    const char *ref = gen_scalar(doc, gen_map_get(doc, e, "ref"));
     if (!rc && !is_ident(ref))
-        rc = pw_fail(file, line, name, "`ref` must name the C reference function (%s)", ref);
+        rc = PW_FAIL("%s: `ref` must name the C reference function", name);
     if (!rc)
         sb_printf(&sb, "    .ref = %s,\n", ref);
 
@@ -324,41 +304,44 @@ int gen_pw_load(gen_model *m, const char *file, yaml_document_t *doc, yaml_node_
                                         "vector_expr", NULL};
     for (int f = 0; flags[f] && !rc; f++) {
         bool on;
-        if (read_bool(get(doc, e, flags[f]), &on))
-            rc = pw_fail(file, line, name, "`%s` takes true or false", flags[f]);
+        if (read_bool(doc, gen_map_get(doc, e, flags[f]), &on))
+            rc = PW_FAIL("%s: `%s` takes true or false", name, flags[f]);
         else if (on)
             sb_printf(&sb, "    .%s = true,\n", flags[f]);
     }
 
-    yaml_node_t *fr = get(doc, e, "fixed_result");
-    int fd = fr ? index_of(dtype_names, scalar_of(fr)) : -1;
+    yaml_node_t *fr = gen_map_get(doc, e, "fixed_result");
+    const char *frv = gen_scalar(doc, fr);
+    int fd = fr ? index_of(dtype_names, frv) : -1;
     if (!rc && fr && fd < 0)
-        rc = pw_fail(file, line, name, "`fixed_result` must be a dtype name (%s)", scalar_of(fr));
+        rc = PW_FAIL("%s: `fixed_result` must be a dtype name (got '%s')", name,
+                     frv ? frv : "?");
     if (!rc)
-        sb_printf(&sb, "    .fixed_result = %s,\n", fd >= 0 ? dtype_enums[fd] : "CLOPS_DTYPE_NONE");
+        sb_printf(&sb, "    .fixed_result = %s,\n",
+                  fd >= 0 ? dtype_enums[fd] : "CLOPS_DTYPE_NONE");
 
-    const char *dom = scalar_of(get(doc, e, "domain"));
+    const char *dom = gen_scalar(doc, gen_map_get(doc, e, "domain"));
     int di = dom ? index_of(domain_names, dom) : 0;
     if (!rc && di < 0)
-        rc = pw_fail(file, line, name, "bad domain '%s' (any, positive, unit, ge1, small, prob, "
-                                       "index)", dom);
+        rc = PW_FAIL("%s: bad domain '%s' (any, positive, unit, ge1, small, prob, index)", name,
+                     dom);
     if (!rc)
         sb_printf(&sb, "    .domain = %s,\n", domain_enums[di]);
 
-    yaml_node_t *un = get(doc, e, "ulp");
+    yaml_node_t *un = gen_map_get(doc, e, "ulp");
     if (!rc && un) {
-        const char *u = scalar_of(un);
+        const char *u = gen_scalar(doc, un);
         char *end = NULL;
         long ulp = u ? strtol(u, &end, 10) : -1;
         if (!u || !*u || *end || ulp < 1 || ulp > 1000000)
-            rc = pw_fail(file, line, name, "`ulp` must be a positive integer (%s)", u);
+            rc = PW_FAIL("%s: `ulp` must be a positive integer (got '%s')", name, u ? u : "?");
         else
             sb_printf(&sb, "    .ulp = %ld,\n", ulp);
     }
     sb_append(&sb, "};\n");
-    if (rc) {
+    if (rc || sb.failed) {
         sb_free(&sb);
-        return rc;
+        return rc ? rc : PW_FAIL("%s: out of memory", name);
     }
 
     if (m->npws == m->pwcap) {
@@ -370,15 +353,8 @@ int gen_pw_load(gen_model *m, const char *file, yaml_document_t *doc, yaml_node_
         }
     }
     gen_pw *pw = &m->pws[m->npws++];
-    size_t nlen = strlen(name) + 1, rlen = strlen(ref) + 1;
-    pw->name = malloc(nlen);
-    pw->ref = malloc(rlen);
-    if (!pw->name || !pw->ref) {
-        fprintf(stderr, "clops-opgen: out of memory\n");
-        exit(1);
-    }
-    memcpy(pw->name, name, nlen);
-    memcpy(pw->ref, ref, rlen);
+    pw->name = gen_xstrdup(name);
+    pw->ref = gen_xstrdup(ref);
     pw->init = sb_take(&sb);
     pw->file = file;
     pw->line = line;
