@@ -4,10 +4,12 @@
  * and activation pointwise ops, their backward ops, and the structured glue
  * functions of the ones whose schema does not map one-to-one onto a pw_op.
  *
- * The pw_op records live in ops_unary.c (sign, rounding, classification,
- * angles), ops_unary_math.c (libm-style functions, erfinv, digamma, sinc),
- * ops_activation.c (activations) and ops_activation_backward.c (their
- * gradients); their C references in ref/ref_unary.c and ref/ref_activation.c.
+ * The pw_op records (sign, rounding, classification, angles, libm-style
+ * functions, erfinv, digamma, sinc, activations and their gradients) are
+ * generated from their `pointwise_op:` entries in
+ * dispatch/inventory/pointwise_unary.yaml into
+ * codegen_pointwise/pw_ops_generated.c; their C references are in
+ * ref/ref_unary.c and ref/ref_activation.c.
  * dispatch/inventory/pointwise_unary.yaml binds them to PyTorch's schemas, either
  * directly (`pointwise: NAME`) or through the glue functions below
  * (glue_unary.c), which take the structured family signature of
@@ -22,7 +24,7 @@
 #include "codegen_pointwise/pw.h"
 
 /* X(name): the unary math, rounding and classification ops, as pw_op_<name>
- * (ops_unary*.c); their references are ref_unary_<name> (ref/ref_unary.c). */
+ * (generated); their references are ref_unary_<name> (ref/ref_unary.c). */
 #define PW_UNARY_MATH_OPS(X)                                                        \
     X(abs)                                                                          \
     X(neg)                                                                          \
@@ -72,7 +74,7 @@
     X(digamma)                                                                      \
     X(sinc)
 
-/* X(name): the activations and their backward ops (ops_activation*.c);
+/* X(name): the activations and their backward ops (generated);
  * their references are ref_act_<name> (ref/ref_activation.c). */
 #define PW_ACTIVATION_OPS(X)                                                        \
     X(relu)                                                                         \

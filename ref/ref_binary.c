@@ -7,7 +7,7 @@
  * Integer arithmetic wraps like two's complement at the compute width: it is
  * done in uint64 here and wrapped by the executor, which gives the same
  * result as wrapping after every step.  Floating ops compute in double
- * unless the op is marked ref_same_precision (codegen_pointwise/ops_binary.c):
+ * unless the op is marked ref_same_precision (its `pointwise_op:` record):
  * those whose result jumps at a rounding boundary (trunc and floor division)
  * or that chain several roundings where PyTorch's float kernels round after
  * each step (lerp, addcmul, addcdiv) repeat PyTorch's steps in the compute

@@ -3,8 +3,8 @@
  * ref/ref_binary.h: C reference functions of the binary, ternary,
  * comparison, logical and bitwise pointwise ops.
  *
- * These are the oracle for the OpenCL kernels of codegen_pointwise/ops_binary.c,
- * ops_binary_math.c, ops_compare.c and ops_bitwise.c, and the CPU device's
+ * These are the oracle for the OpenCL kernels of the binary records of
+ * dispatch/inventory/pointwise_binary.yaml (`pointwise_op:`), and the CPU device's
  * implementation of those ops.  They are written from PyTorch's documented
  * CPU semantics, independently of the OpenCL expressions: floating computes
  * receive and return .f (double; values already rounded to float32 for

@@ -4,8 +4,8 @@
  * classification and activation pointwise ops, and of the activations'
  * backward ops.
  *
- * These are the oracle of the device kernels (codegen_pointwise/ops_unary*.c
- * and ops_activation*.c hold the pw_op records that point at them): each one
+ * These are the oracle of the device kernels (the `pointwise_op:` records of
+ * dispatch/inventory/pointwise_unary.yaml point at them): each one
  * computes one element the way PyTorch defines the op, in double or long
  * double with C's libm, written independently of the OpenCL expressions.
  * The engine (ref/pw_ref.c) hands them operands already converted to the
