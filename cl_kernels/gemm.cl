@@ -1,0 +1,462 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * cl_kernels/gemm.cl: clops' matrix engine (ops/gemm/gemm_engine.c,
+ * docs/gemm.md).  One source, specialised by the #defines the host puts in
+ * front of it:
+ *
+ *   GEMM_DT        0 float32, 1 float16, 2 bfloat16: the storage dtype of A,
+ *                  B and C.  float16 is read with vload_half, bfloat16 as
+ *                  ushort bits; products accumulate in float32 and C is
+ *                  rounded once, on store.
+ *   GEMM_FMA       the portable FMA atom for GPUs: a BM x BN tile per
+ *                  work-group staged through __local, a TM x TN register
+ *                  tile per work item (BM, BN, BK, TM, TN).
+ *   GEMM_CPU       the FMA atom for CPU devices (POCL): work-groups of one
+ *                  item, each computing a CBM x CBN block of C from packed
+ *                  panels with an RM x (16 * NV) register tile of float16
+ *                  vectors (RM, NV, MB, NB, KC); no barriers.
+ *   GEMM_MMA       NVIDIA mma.sync m16n8k16 (bf16 or fp16 in, fp32
+ *                  accumulate): cp.async staging of BK = 32 deep tiles in
+ *                  STAGES buffers, ldmatrix fragments, a WM x WN warp tile
+ *                  (BM, BN, WM, WN, STAGES, WAIT_GROUPS = STAGES - 2, A_UK,
+ *                  B_UK).
+ *
+ * Every kernel takes the same arguments: the three operands as buffers with
+ * element offsets and strides (batch, row, column; any sign, stride 0 for
+ * a broadcast batch), M, N, K, alpha, beta and whether beta is zero (C is
+ * then not read, as PyTorch does).  Each element of C is one work item's
+ * sequential multiply-add chain over k in increasing order (the mma atom
+ * sums 16-deep products in the tensor core's fixed order), so a kernel gives
+ * the same bits on every run.  Offsets are computed in 64 bits.
+ */
+
+#if GEMM_DT == 0
+typedef float gemm_t;
+#define GLD(p, i) ((p)[i])
+#define GST(v, p, i) ((p)[i] = (v))
+#elif GEMM_DT == 1
+typedef ushort gemm_t;
+#define GLD(p, i) vload_half((size_t)(i), (__global const half *)(p))
+#define GST(v, p, i) vstore_half_rte((v), (size_t)(i), (__global half *)(p))
+#else
+typedef ushort gemm_t;
+#define GLD(p, i) clops_bf16_to_float((p)[i])
+#define GST(v, p, i) ((p)[i] = clops_float_to_bf16(v))
+#endif
+
+#define GEMM_ARGS                                                                           \
+    __global const gemm_t *A, long a_off, long a_sb, long a_sm, long a_sk,                  \
+        __global const gemm_t *B, long b_off, long b_sb, long b_sk, long b_sn,              \
+        __global gemm_t *C, long c_off, long c_sb, long c_sm, long c_sn, int M, int N, int K, \
+        float alpha, float beta, int beta_zero, int tiles_m, int tiles_n
+
+/* C[i] = alpha * acc + beta * C[i], rounded once to C's dtype. */
+#define GEMM_STORE(acc, i)                                                                  \
+    do {                                                                                    \
+        long ci_ = (i);                                                                     \
+        float r_ = alpha * (acc);                                                           \
+        if (!beta_zero)                                                                     \
+            r_ += beta * GLD(C, ci_);                                                       \
+        GST(r_, C, ci_);                                                                    \
+    } while (0)
+
+/* Work-group g's batch entry and tile (tm, tn), tiles grouped 8 rows high so
+ * that work-groups running together share panels of A and B in cache. */
+#define GEMM_TILE_OF(g, bat, tm, tn)                                                        \
+    do {                                                                                    \
+        long per_ = (long)tiles_m * tiles_n;                                                \
+        bat = (long)((g) / per_);                                                           \
+        int r_ = (int)((g) - bat * per_);                                                   \
+        int span_ = 8 * tiles_n;                                                            \
+        int first_ = (r_ / span_) * 8;                                                      \
+        int rows_ = min(tiles_m - first_, 8);                                               \
+        tm = first_ + (r_ % span_) % rows_;                                                 \
+        tn = (r_ % span_) / rows_;                                                          \
+    } while (0)
+
+/* ------------------------------------------------------------------------ */
+#ifdef GEMM_FMA
+#define FMA_WG ((BM / TM) * (BN / TN))
+
+/* The tile loads take A's (B's) unit-stride direction from a_uk (b_uk), a
+ * uniform branch, so that neighbouring work items read neighbouring
+ * elements in every layout. */
+__kernel __attribute__((reqd_work_group_size(FMA_WG, 1, 1))) void gemm_fma(GEMM_ARGS, int a_uk,
+                                                                            int b_uk)
+{
+    __local float As[BK][BM + 1];
+    __local float Bs[BK][BN + 1];
+    const int lid = (int)get_local_id(0);
+    long bat;
+    int tm, tn;
+    GEMM_TILE_OF(get_group_id(0), bat, tm, tn);
+    const int m0 = tm * BM, n0 = tn * BN;
+    const int tx = lid % (BN / TN), ty = lid / (BN / TN);
+    const long abase = a_off + bat * a_sb, bbase = b_off + bat * b_sb;
+    float acc[TM][TN];
+#pragma unroll
+    for (int i = 0; i < TM; i++)
+#pragma unroll
+        for (int j = 0; j < TN; j++)
+            acc[i][j] = 0.0f;
+    for (int k0 = 0; k0 < K; k0 += BK) {
+        for (int q = lid; q < BM * BK; q += FMA_WG) {
+            int kk = a_uk ? q % BK : q / BM, mm = a_uk ? q / BK : q % BM;
+            int gm = m0 + mm, gk = k0 + kk;
+            As[kk][mm] =
+                gm < M && gk < K ? GLD(A, abase + (long)gm * a_sm + (long)gk * a_sk) : 0.0f;
+        }
+        for (int q = lid; q < BN * BK; q += FMA_WG) {
+            int kk = b_uk ? q % BK : q / BN, nn = b_uk ? q / BK : q % BN;
+            int gn = n0 + nn, gk = k0 + kk;
+            Bs[kk][nn] =
+                gn < N && gk < K ? GLD(B, bbase + (long)gk * b_sk + (long)gn * b_sn) : 0.0f;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll 4
+        for (int kk = 0; kk < BK; kk++) {
+            float a[TM], b[TN];
+#pragma unroll
+            for (int i = 0; i < TM; i++)
+                a[i] = As[kk][ty + i * (BM / TM)];
+#pragma unroll
+            for (int j = 0; j < TN; j++)
+                b[j] = Bs[kk][tx + j * (BN / TN)];
+#pragma unroll
+            for (int i = 0; i < TM; i++)
+#pragma unroll
+                for (int j = 0; j < TN; j++)
+                    acc[i][j] = fma(a[i], b[j], acc[i][j]);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    const long cbase = c_off + bat * c_sb;
+#pragma unroll
+    for (int i = 0; i < TM; i++) {
+        int gm = m0 + ty + i * (BM / TM);
+        if (gm >= M)
+            continue;
+#pragma unroll
+        for (int j = 0; j < TN; j++) {
+            int gn = n0 + tx + j * (BN / TN);
+            if (gn < N)
+                GEMM_STORE(acc[i][j], cbase + (long)gm * c_sm + (long)gn * c_sn);
+        }
+    }
+}
+#endif /* GEMM_FMA */
+
+/* ------------------------------------------------------------------------ */
+#ifdef GEMM_CPU
+#define RN (16 * NV)
+#define CBM (RM * MB)
+#define CBN (RN * NB)
+
+/*
+ * One work item (a work-group of one) computes a CBM x CBN block of C.  For
+ * each KC-deep slice of K it packs the block's rows of A into RM-row panels
+ * ([panel][k][RM]) and its columns of B into RN-column panels ([panel][k]
+ * [RN]), converting to float on the way, then runs the RM x RN register
+ * tile over every pair of panels, carrying the float sums in Cacc between
+ * slices.  Rows and columns past M and N are packed as zeros.
+ */
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_cpu(GEMM_ARGS, int a_uk,
+                                                                       int b_uk)
+{
+    __local float Ap[CBM * KC];
+    __local float Bp[CBN * KC];
+    __local float Cacc[CBM * CBN];
+    long bat;
+    int tm, tn;
+    GEMM_TILE_OF(get_group_id(0), bat, tm, tn);
+    const int m0 = tm * CBM, n0 = tn * CBN;
+    const long abase = a_off + bat * a_sb, bbase = b_off + bat * b_sb;
+    for (int k0 = 0; k0 < K || k0 == 0; k0 += KC) {
+        const int kc = min(KC, K - k0);
+        if (a_uk) {
+            for (int m = 0; m < CBM; m++) {
+                const int gm = m0 + m;
+                const long base = abase + (long)gm * a_sm + (long)k0 * a_sk;
+                __local float *dst = Ap + (m / RM) * (KC * RM) + m % RM;
+                if (gm < M)
+                    for (int k = 0; k < kc; k++)
+                        dst[k * RM] = GLD(A, base + (long)k * a_sk);
+                else
+                    for (int k = 0; k < kc; k++)
+                        dst[k * RM] = 0.0f;
+            }
+        } else {
+            for (int k = 0; k < kc; k++) {
+                const long base = abase + (long)(k0 + k) * a_sk + (long)m0 * a_sm;
+                for (int m = 0; m < CBM; m++)
+                    Ap[(m / RM) * (KC * RM) + k * RM + m % RM] =
+                        m0 + m < M ? GLD(A, base + (long)m * a_sm) : 0.0f;
+            }
+        }
+        if (b_uk) {
+            for (int n = 0; n < CBN; n++) {
+                const int gn = n0 + n;
+                const long base = bbase + (long)gn * b_sn + (long)k0 * b_sk;
+                __local float *dst = Bp + (n / RN) * (KC * RN) + n % RN;
+                if (gn < N)
+                    for (int k = 0; k < kc; k++)
+                        dst[k * RN] = GLD(B, base + (long)k * b_sk);
+                else
+                    for (int k = 0; k < kc; k++)
+                        dst[k * RN] = 0.0f;
+            }
+        } else {
+            for (int k = 0; k < kc; k++) {
+                const long base = bbase + (long)(k0 + k) * b_sk + (long)n0 * b_sn;
+                for (int n = 0; n < CBN; n++)
+                    Bp[(n / RN) * (KC * RN) + k * RN + n % RN] =
+                        n0 + n < N ? GLD(B, base + (long)n * b_sn) : 0.0f;
+            }
+        }
+        for (int mi = 0; mi < MB; mi++) {
+            for (int ni = 0; ni < NB; ni++) {
+                float16 acc[RM][NV];
+                __local float *cp = Cacc + (mi * RM) * CBN + ni * RN;
+#pragma unroll
+                for (int r = 0; r < RM; r++)
+#pragma unroll
+                    for (int v = 0; v < NV; v++)
+                        acc[r][v] = k0 == 0 ? (float16)(0.0f) : vload16(v, cp + r * CBN);
+                const __local float *ap = Ap + mi * (KC * RM);
+                const __local float *bp = Bp + ni * (KC * RN);
+                for (int k = 0; k < kc; k++) {
+                    float16 b[NV];
+#pragma unroll
+                    for (int v = 0; v < NV; v++)
+                        b[v] = vload16(v, bp + k * RN);
+#pragma unroll
+                    for (int r = 0; r < RM; r++) {
+                        float16 a = (float16)(ap[k * RM + r]);
+#pragma unroll
+                        for (int v = 0; v < NV; v++)
+                            acc[r][v] = mad(a, b[v], acc[r][v]);
+                    }
+                }
+#pragma unroll
+                for (int r = 0; r < RM; r++)
+#pragma unroll
+                    for (int v = 0; v < NV; v++)
+                        vstore16(acc[r][v], v, cp + r * CBN);
+            }
+        }
+        if (K == 0)
+            break;
+    }
+    const long cbase = c_off + bat * c_sb;
+    for (int m = 0; m < CBM && m0 + m < M; m++) {
+        const long row = cbase + (long)(m0 + m) * c_sm;
+        for (int n = 0; n < CBN && n0 + n < N; n++)
+            GEMM_STORE(Cacc[m * CBN + n], row + (long)(n0 + n) * c_sn);
+    }
+}
+#endif /* GEMM_CPU */
+
+/* ------------------------------------------------------------------------ */
+#ifdef GEMM_MMA
+/*
+ * Tiles in __local, 16-byte chunks of 8 elements, XOR-swizzled so that the
+ * eight row addresses of every ldmatrix fall in distinct bank groups:
+ *   K-major tile [rows][32] (A with unit stride along K, B along K): 4 chunks
+ *     a row, chunk c of row r stored at c ^ ((r >> 1) & 3);
+ *   M/N-major tile [32][rows] (unit stride along M or N): rows / 8 >= 8
+ *     chunks a row, chunk c of row r stored at c ^ (r & 7).
+ * A is multiplied as the "row" operand and B as the "col" operand of
+ * mma.m16n8k16; ldmatrix.trans serves the M/N-major tiles.
+ */
+#define BK 32
+#define GEMM_STR2(x) #x
+#define GEMM_STR(x) GEMM_STR2(x)
+#define WARPS ((BM / WM) * (BN / WN))
+#define MMA_WG (WARPS * 32)
+#define MT (WM / 16)
+#define NT (WN / 8)
+#define A_TILE (BM * BK)
+#define B_TILE (BN * BK)
+#if GEMM_DT == 1
+#define MMA_TY "f16"
+#else
+#define MMA_TY "bf16"
+#endif
+
+/* Element index of chunk c of row r in a K-major / an M- or N-major tile. */
+#define KMAJ(r, c) ((r) * BK + ((((c) ^ (((r) >> 1) & 3))) << 3))
+#define XMAJ(r, c, rows) ((r) * (rows) + ((((c) ^ ((r) & 7))) << 3))
+
+static inline uint gemm_saddr(__local const ushort *p)
+{
+    return (uint)(size_t)p;
+}
+
+/* Copies `bytes` (0..16) of global memory to 16 bytes of __local memory,
+ * zero-filling the rest; g must be 16-byte aligned (or bytes 0). */
+static inline void gemm_cp16(__local ushort *dst, __global const gemm_t *g, int bytes)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(gemm_saddr(dst)), "l"(g),
+                 "r"(bytes)
+                 : "memory");
+}
+
+/* Starts the copies of K-slice k0 of the block into stage buffers as, bs. */
+static inline void gemm_stage(__local ushort *as, __local ushort *bs, __global const gemm_t *A,
+                              long abase, long a_sm, long a_sk, __global const gemm_t *B,
+                              long bbase, long b_sk, long b_sn, int m0, int n0, int k0, int M,
+                              int N, int K, int lid)
+{
+#if A_UK
+    /* [BM][32]: chunk q is row q / 4, k chunk q % 4 */
+    for (int q = lid; q < BM * 4; q += MMA_WG) {
+        int r = q >> 2, c = q & 3, gm = m0 + r, gk = k0 + c * 8;
+        int bytes = gm < M ? clamp((K - gk) * 2, 0, 16) : 0;
+        gemm_cp16(as + KMAJ(r, c), bytes ? A + abase + (long)gm * a_sm + gk : A, bytes);
+    }
+#else
+    /* [32][BM]: chunk q is k row q / (BM / 8), m chunk q % (BM / 8) */
+    for (int q = lid; q < BM * 4; q += MMA_WG) {
+        int r = q / (BM / 8), c = q % (BM / 8), gk = k0 + r, gm = m0 + c * 8;
+        int bytes = gk < K ? clamp((M - gm) * 2, 0, 16) : 0;
+        gemm_cp16(as + XMAJ(r, c, BM), bytes ? A + abase + (long)gk * a_sk + gm : A, bytes);
+    }
+#endif
+#if B_UK
+    for (int q = lid; q < BN * 4; q += MMA_WG) {
+        int r = q >> 2, c = q & 3, gn = n0 + r, gk = k0 + c * 8;
+        int bytes = gn < N ? clamp((K - gk) * 2, 0, 16) : 0;
+        gemm_cp16(bs + KMAJ(r, c), bytes ? B + bbase + (long)gn * b_sn + gk : B, bytes);
+    }
+#else
+    for (int q = lid; q < BN * 4; q += MMA_WG) {
+        int r = q / (BN / 8), c = q % (BN / 8), gk = k0 + r, gn = n0 + c * 8;
+        int bytes = gk < K ? clamp((N - gn) * 2, 0, 16) : 0;
+        gemm_cp16(bs + XMAJ(r, c, BN), bytes ? B + bbase + (long)gk * b_sk + gn : B, bytes);
+    }
+#endif
+}
+
+#define LDSM_X4(r, addr)                                                                    \
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"           \
+                 : "=r"((r)[0]), "=r"((r)[1]), "=r"((r)[2]), "=r"((r)[3])                   \
+                 : "r"(addr))
+#define LDSM_X4_T(r, addr)                                                                  \
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"     \
+                 : "=r"((r)[0]), "=r"((r)[1]), "=r"((r)[2]), "=r"((r)[3])                   \
+                 : "r"(addr))
+
+__kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_ARGS)
+{
+    __local ushort As[STAGES * A_TILE] __attribute__((aligned(16)));
+    __local ushort Bs[STAGES * B_TILE] __attribute__((aligned(16)));
+    const int lid = (int)get_local_id(0);
+    const int lane = lid & 31, warp = lid >> 5;
+    const int wm0 = (warp / (BN / WN)) * WM, wn0 = (warp % (BN / WN)) * WN;
+    long bat;
+    int tm, tn;
+    GEMM_TILE_OF(get_group_id(0), bat, tm, tn);
+    const int m0 = tm * BM, n0 = tn * BN;
+    const long abase = a_off + bat * a_sb, bbase = b_off + bat * b_sb;
+    const int ktiles = (K + BK - 1) / BK;
+
+    float acc[MT][NT][4];
+#pragma unroll
+    for (int i = 0; i < MT; i++)
+#pragma unroll
+        for (int j = 0; j < NT; j++)
+#pragma unroll
+            for (int e = 0; e < 4; e++)
+                acc[i][j][e] = 0.0f;
+
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; s++) {
+        if (s < ktiles)
+            gemm_stage(As + s * A_TILE, Bs + s * B_TILE, A, abase, a_sm, a_sk, B, bbase, b_sk,
+                       b_sn, m0, n0, s * BK, M, N, K, lid);
+        asm volatile("cp.async.commit_group;" ::: "memory");
+    }
+
+    /* The lane's row and chunk within each ldmatrix.x4 (see docs/gemm.md):
+     * lanes 8j..8j+7 address the rows of matrix j. */
+    const int lr = lane & 7, lj = lane >> 3;
+    for (int kt = 0; kt < ktiles; kt++) {
+        asm volatile("cp.async.wait_group " GEMM_STR(WAIT_GROUPS) ";" ::: "memory");
+        barrier(CLK_LOCAL_MEM_FENCE);
+        {
+            int nk = kt + STAGES - 1;
+            if (nk < ktiles) {
+                int s = nk % STAGES;
+                gemm_stage(As + s * A_TILE, Bs + s * B_TILE, A, abase, a_sm, a_sk, B, bbase,
+                           b_sk, b_sn, m0, n0, nk * BK, M, N, K, lid);
+            }
+            asm volatile("cp.async.commit_group;" ::: "memory");
+        }
+        const int s = kt % STAGES;
+        __local const ushort *as = As + s * A_TILE;
+        __local const ushort *bs = Bs + s * B_TILE;
+#pragma unroll
+        for (int kk = 0; kk < BK; kk += 16) {
+            uint af[MT][4], bf[NT][2];
+#pragma unroll
+            for (int i = 0; i < MT; i++) {
+#if A_UK
+                int r = wm0 + i * 16 + lr + 8 * (lj & 1), c = (kk >> 3) + (lj >> 1);
+                LDSM_X4(af[i], gemm_saddr(as + KMAJ(r, c)));
+#else
+                int r = kk + lr + 8 * (lj >> 1), c = ((wm0 + i * 16) >> 3) + (lj & 1);
+                LDSM_X4_T(af[i], gemm_saddr(as + XMAJ(r, c, BM)));
+#endif
+            }
+#pragma unroll
+            for (int p = 0; p < NT / 2; p++) {
+                uint t[4];
+#if B_UK
+                int r = wn0 + p * 16 + lr + 8 * (lj >> 1), c = (kk >> 3) + (lj & 1);
+                LDSM_X4(t, gemm_saddr(bs + KMAJ(r, c)));
+#else
+                int r = kk + lr + 8 * (lj & 1), c = ((wn0 + p * 16) >> 3) + (lj >> 1);
+                LDSM_X4_T(t, gemm_saddr(bs + XMAJ(r, c, BN)));
+#endif
+                bf[2 * p][0] = t[0];
+                bf[2 * p][1] = t[1];
+                bf[2 * p + 1][0] = t[2];
+                bf[2 * p + 1][1] = t[3];
+            }
+#pragma unroll
+            for (int i = 0; i < MT; i++)
+#pragma unroll
+                for (int j = 0; j < NT; j++)
+                    asm("mma.sync.aligned.m16n8k16.row.col.f32." MMA_TY "." MMA_TY
+                        ".f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                        : "+f"(acc[i][j][0]), "+f"(acc[i][j][1]), "+f"(acc[i][j][2]),
+                          "+f"(acc[i][j][3])
+                        : "r"(af[i][0]), "r"(af[i][1]), "r"(af[i][2]), "r"(af[i][3]),
+                          "r"(bf[j][0]), "r"(bf[j][1]));
+        }
+    }
+    asm volatile("cp.async.wait_group 0;" ::: "memory");
+
+    /* acc[i][j][e]: row g (+8 for e >= 2), column 2t + (e & 1) of the
+     * 16 x 8 tile (i, j), g = lane / 4, t = lane % 4. */
+    const long cbase = c_off + bat * c_sb;
+    const int g = lane >> 2, t = lane & 3;
+#pragma unroll
+    for (int i = 0; i < MT; i++)
+#pragma unroll
+        for (int e2 = 0; e2 < 2; e2++) {
+            int gm = m0 + wm0 + i * 16 + g + 8 * e2;
+            if (gm >= M)
+                continue;
+            const long row = cbase + (long)gm * c_sm;
+#pragma unroll
+            for (int j = 0; j < NT; j++)
+#pragma unroll
+                for (int e1 = 0; e1 < 2; e1++) {
+                    int gn = n0 + wn0 + j * 8 + 2 * t + e1;
+                    if (gn < N)
+                        GEMM_STORE(acc[i][j][2 * e2 + e1], row + (long)gn * c_sn);
+                }
+        }
+}
+#endif /* GEMM_MMA */
