@@ -287,7 +287,9 @@ static void geom_of(const clops_tensor *a, const clops_tensor *b, const clops_te
 {
     const clops_tensor *t[3] = {a, b, c};
     for (int i = 0; i < 3; i++) {
-        g->mem[i] = t[i]->storage->block->mem;
+        /* An empty A or B (K == 0) has no buffer and is never read. */
+        const host_block *blk = t[i]->storage->block ? t[i]->storage->block : c->storage->block;
+        g->mem[i] = blk->mem;
         g->off[i] = t[i]->offset;
         g->sb[i] = t[i]->sizes[0] > 1 ? t[i]->strides[0] : 0;
         g->s1[i] = t[i]->strides[1];
