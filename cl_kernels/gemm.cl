@@ -18,8 +18,10 @@
  *   GEMM_MMA       NVIDIA mma.sync m16n8k16 (bf16 or fp16 in, fp32
  *                  accumulate): cp.async staging of BK = 32 deep tiles in
  *                  STAGES buffers, ldmatrix fragments, a WM x WN warp tile
- *                  (BM, BN, WM, WN, STAGES, WAIT_GROUPS = STAGES - 2, A_UK,
- *                  B_UK).
+ *                  (BM, BN, WM, WN, STAGES, WAIT_GROUPS = STAGES - 2; A_UK,
+ *                  B_UK: the unit-stride direction of A and B, 1 along K;
+ *                  A_CP, B_CP: 1 when the operand is 16-byte aligned for
+ *                  cp.async, else staged with plain loads).
  *
  * Every kernel takes the same arguments: the three operands as buffers with
  * element offsets and strides (batch, row, column; any sign, stride 0 for
@@ -301,41 +303,64 @@ static inline void gemm_cp16(__local ushort *dst, __global const gemm_t *g, int 
                  : "memory");
 }
 
-/* Starts the copies of K-slice k0 of the block into stage buffers as, bs. */
-static inline void gemm_stage(__local ushort *as, __local ushort *bs, __global const gemm_t *A,
-                              long abase, long a_sm, long a_sk, __global const gemm_t *B,
-                              long bbase, long b_sk, long b_sn, int m0, int n0, int k0, int M,
-                              int N, int K, int lid)
+/* 8 elements P[base + e * step], e < n (0..8), zeros after them, stored as
+ * one 16-byte chunk: the staging of operands cp.async cannot take. */
+static inline void gemm_plain8(__local ushort *dst, __global const gemm_t *P, long base, long step,
+                               int n)
 {
-#if A_UK
-    /* [BM][32]: chunk q is row q / 4, k chunk q % 4 */
-    for (int q = lid; q < BM * 4; q += MMA_WG) {
-        int r = q >> 2, c = q & 3, gm = m0 + r, gk = k0 + c * 8;
-        int bytes = gm < M ? clamp((K - gk) * 2, 0, 16) : 0;
-        gemm_cp16(as + KMAJ(r, c), bytes ? A + abase + (long)gm * a_sm + gk : A, bytes);
-    }
-#else
-    /* [32][BM]: chunk q is k row q / (BM / 8), m chunk q % (BM / 8) */
-    for (int q = lid; q < BM * 4; q += MMA_WG) {
-        int r = q / (BM / 8), c = q % (BM / 8), gk = k0 + r, gm = m0 + c * 8;
-        int bytes = gk < K ? clamp((M - gm) * 2, 0, 16) : 0;
-        gemm_cp16(as + XMAJ(r, c, BM), bytes ? A + abase + (long)gk * a_sk + gm : A, bytes);
-    }
-#endif
-#if B_UK
-    for (int q = lid; q < BN * 4; q += MMA_WG) {
-        int r = q >> 2, c = q & 3, gn = n0 + r, gk = k0 + c * 8;
-        int bytes = gn < N ? clamp((K - gk) * 2, 0, 16) : 0;
-        gemm_cp16(bs + KMAJ(r, c), bytes ? B + bbase + (long)gn * b_sn + gk : B, bytes);
-    }
-#else
-    for (int q = lid; q < BN * 4; q += MMA_WG) {
-        int r = q / (BN / 8), c = q % (BN / 8), gk = k0 + r, gn = n0 + c * 8;
-        int bytes = gk < K ? clamp((N - gn) * 2, 0, 16) : 0;
-        gemm_cp16(bs + XMAJ(r, c, BN), bytes ? B + bbase + (long)gk * b_sk + gn : B, bytes);
-    }
-#endif
+    ushort v[8];
+#pragma unroll
+    for (int e = 0; e < 8; e++)
+        v[e] = e < n ? P[base + e * step] : (ushort)0;
+    *(__local ushort8 *)dst = (ushort8)(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
 }
+
+/*
+ * The staging of one operand X (A: rows M, "other" stride a_sm; B: rows N,
+ * b_sn) into a tile of R rows: chunk i of this work item is fixed for the
+ * whole loop, so its address and bounds are computed once (xp, xl, xr) and
+ * each K-slice adds k0 (unit stride along K) or k0 * stride (unit stride
+ * along rows).  X_CP: 16-byte cp.async (aligned operands), else plain loads
+ * with the operand's strides.
+ */
+#define STAGE_SETUP(X, R, X_UK, X_CP, base, srow, sk, lim_rows)                              \
+    long X##p[R * 4 / MMA_WG];                                                              \
+    int X##l[R * 4 / MMA_WG], X##r[R * 4 / MMA_WG], X##o[R * 4 / MMA_WG];                   \
+    for (int i = 0; i < R * 4 / MMA_WG; i++)                                                \
+    {                                                                                       \
+        int q = lid + i * MMA_WG;                                                           \
+        if (X_UK) {                                                                         \
+            int r = q >> 2, c = q & 3, g = r0_##X + r;                                      \
+            X##o[i] = KMAJ(r, c);                                                           \
+            X##r[i] = c * 8;                                                                \
+            X##l[i] = g < lim_rows ? K - c * 8 : 0;                                         \
+            X##p[i] = base + (long)(g < lim_rows ? g : 0) * srow + (long)(c * 8) * (X_CP ? 1 : sk); \
+        } else {                                                                            \
+            int r = q / (R / 8), c = q % (R / 8), g = r0_##X + c * 8;                       \
+            X##o[i] = XMAJ(r, c, R);                                                        \
+            X##r[i] = r;                                                                    \
+            X##l[i] = lim_rows - g;                                                         \
+            X##p[i] = base + (long)r * sk + (long)(g < lim_rows ? g : 0) * srow;            \
+        }                                                                                   \
+    }
+
+#define STAGE_RUN(X, R, X_UK, X_CP, P, tile, k0, srow, sk)                                  \
+    for (int i = 0; i < R * 4 / MMA_WG; i++)                                                \
+    {                                                                                       \
+        int n_;                                                                             \
+        long at_;                                                                           \
+        if (X_UK) {                                                                         \
+            n_ = clamp(X##l[i] - (k0), 0, 8);                                               \
+            at_ = X##p[i] + (long)(k0) * (X_CP ? 1 : sk);                                   \
+        } else {                                                                            \
+            n_ = (k0) + X##r[i] < K ? clamp(X##l[i], 0, 8) : 0;                             \
+            at_ = X##p[i] + (long)(k0) * sk;                                                \
+        }                                                                                   \
+        if (X_CP)                                                                           \
+            gemm_cp16((tile) + X##o[i], n_ ? P + at_ : P, n_ * 2);                          \
+        else                                                                                \
+            gemm_plain8((tile) + X##o[i], P, at_, X_UK ? sk : srow, n_);                    \
+    }
 
 #define LDSM_X4(r, addr)                                                                    \
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"           \
@@ -359,6 +384,9 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
     const int m0 = tm * BM, n0 = tn * BN;
     const long abase = a_off + bat * a_sb, bbase = b_off + bat * b_sb;
     const int ktiles = (K + BK - 1) / BK;
+    const int r0_a = m0, r0_b = n0;
+    STAGE_SETUP(a, BM, A_UK, A_CP, abase, a_sm, a_sk, M)
+    STAGE_SETUP(b, BN, B_UK, B_CP, bbase, b_sn, b_sk, N)
 
     float acc[MT][NT][4];
 #pragma unroll
@@ -371,9 +399,10 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
 
 #pragma unroll
     for (int s = 0; s < STAGES - 1; s++) {
-        if (s < ktiles)
-            gemm_stage(As + s * A_TILE, Bs + s * B_TILE, A, abase, a_sm, a_sk, B, bbase, b_sk,
-                       b_sn, m0, n0, s * BK, M, N, K, lid);
+        if (s < ktiles) {
+            STAGE_RUN(a, BM, A_UK, A_CP, A, As + s * A_TILE, s * BK, a_sm, a_sk)
+            STAGE_RUN(b, BN, B_UK, B_CP, B, Bs + s * B_TILE, s * BK, b_sn, b_sk)
+        }
         asm volatile("cp.async.commit_group;" ::: "memory");
     }
 
@@ -387,8 +416,8 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
             int nk = kt + STAGES - 1;
             if (nk < ktiles) {
                 int s = nk % STAGES;
-                gemm_stage(As + s * A_TILE, Bs + s * B_TILE, A, abase, a_sm, a_sk, B, bbase,
-                           b_sk, b_sn, m0, n0, nk * BK, M, N, K, lid);
+                STAGE_RUN(a, BM, A_UK, A_CP, A, As + s * A_TILE, nk * BK, a_sm, a_sk)
+                STAGE_RUN(b, BN, B_UK, B_CP, B, Bs + s * B_TILE, nk * BK, b_sn, b_sk)
             }
             asm volatile("cp.async.commit_group;" ::: "memory");
         }

@@ -9,16 +9,18 @@
  * through its offset and strides (transposed, sliced, step-sliced and
  * broadcast views need no copies) and loads float16/bfloat16 natively:
  *
- *   gemm_mma   NVIDIA devices of compute capability >= 8.0, float16 and
- *              bfloat16, when every operand has a unit stride along one of
- *              its two matrix dimensions and 16-byte aligned rows, offsets
- *              and batch strides (cp.async needs them), and the atom passed
- *              its known-answer check on this device;
- *   gemm_cpu   CPU devices (POCL): packed panels, float16-vector register
- *              tiles, no barriers;
- *   gemm_fma   everything else: the portable FMA atom.
+ *   gemm_mma   float16 and bfloat16 on NVIDIA devices of compute capability
+ *              >= 8.0, once the (dtype, layout, staging) configuration has
+ *              passed its known-answer check on the device: operands with
+ *              16-byte aligned rows, offsets and batch strides are staged
+ *              with cp.async, others with plain loads through their strides;
+ *   gemm_cpu   float32, float16 and bfloat16 on CPU devices (POCL): packed
+ *              panels, float16-vector register tiles, no barriers;
+ *   gemm_fma   float16 and bfloat16 on other GPUs, and where a known-answer
+ *              check failed: the portable FMA atom.
  *
- * What the engine does not take goes to CLBlast (blas_gemm_opencl): float64
+ * What the engine does not take goes to CLBlast (blas_gemm_opencl): float32
+ * on GPUs (CLBlast's tuned SGEMM is faster than the FMA atom there), float64
  * (and integer dtypes, which CLBlast refuses), matrix dimensions beyond
  * 2^31 - 1 - 256, grids beyond 2^31 work-groups, and every call while the
  * engine is switched off (CLOPS_GEMM_ENGINE=clblast, gemm_engine_set_enabled).
@@ -135,6 +137,7 @@ typedef struct gemm_cfg {
     gemm_kind kind;
     clops_dtype dt;
     int a_uk, b_uk;      /* mma: the operands' unit-stride directions (1: along K) */
+    int a_cp, b_cp;      /* mma: staged with cp.async (aligned), else plain loads */
     int bm, bn;          /* C block of one work-group */
     int bk, tm, tn;      /* fma */
     int rm, nv, mb, nb, kc; /* cpu */
@@ -170,8 +173,9 @@ static clops_status gemm_program_source(void *ctx, const clops_device *d, strbuf
     case GK_MMA:
         sb_printf(&defs, "#define GEMM_MMA 1\n#define BM %d\n#define BN %d\n#define WM %d\n"
                          "#define WN %d\n#define STAGES %d\n#define WAIT_GROUPS %d\n"
-                         "#define A_UK %d\n#define B_UK %d\n",
-                  c->bm, c->bn, c->wm, c->wn, c->stages, c->stages - 2, c->a_uk, c->b_uk);
+                         "#define A_UK %d\n#define B_UK %d\n#define A_CP %d\n#define B_CP %d\n",
+                  c->bm, c->bn, c->wm, c->wn, c->stages, c->stages - 2, c->a_uk, c->b_uk,
+                  c->a_cp, c->b_cp);
         break;
     }
     clops_status st = defs.failed ? CLOPS__HOST_OOM("GEMM program defines")
@@ -183,6 +187,7 @@ static clops_status gemm_program_source(void *ctx, const clops_device *d, strbuf
 static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel **out)
 {
     host_kkey key = {{GEMM_KEY_FAMILY | ((uint64_t)c->kind << 48) | ((uint64_t)c->dt << 40) |
+                          ((uint64_t)c->a_cp << 35) | ((uint64_t)c->b_cp << 34) |
                           ((uint64_t)c->a_uk << 33) | ((uint64_t)c->b_uk << 32),
                       ((uint64_t)c->bm << 48) | ((uint64_t)c->bn << 32) | ((uint64_t)c->bk << 24) |
                           ((uint64_t)c->tm << 16) | ((uint64_t)c->tn << 8) | (uint64_t)c->stages,
@@ -190,9 +195,11 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
                           ((uint64_t)c->nb << 24) | (uint64_t)c->kc,
                       ((uint64_t)c->wm << 16) | (uint64_t)c->wn}};
     char pname[96];
-    snprintf(pname, sizeof pname, "gemm/%s/%s%s%s", kind_names[c->kind], clops_dtype_name(c->dt),
-             c->kind == GK_MMA ? (c->a_uk ? "/a-k" : "/a-m") : "",
-             c->kind == GK_MMA ? (c->b_uk ? "-b-k" : "-b-n") : "");
+    bool mma = c->kind == GK_MMA;
+    snprintf(pname, sizeof pname, "gemm/%s/%s%s%s%s%s", kind_names[c->kind],
+             clops_dtype_name(c->dt), mma ? (c->a_uk ? "/a-k" : "/a-m") : "",
+             mma && !c->a_cp ? "-plain" : "", mma ? (c->b_uk ? "/b-k" : "/b-n") : "",
+             mma && !c->b_cp ? "-plain" : "");
     static const char *const knames[] = {"gemm_fma", "gemm_cpu", "gemm_mma"};
     clops_status st =
         ops_kernel(d, key, pname, knames[c->kind], gemm_program_source, (void *)c, 0, out);
@@ -211,8 +218,10 @@ static bool mma_tile_override(gemm_cfg *c)
     int bm, bn, wm, wn, st;
     if (!v || sscanf(v, "%d,%d,%d,%d,%d", &bm, &bn, &wm, &wn, &st) != 5)
         return false;
+    int wg = (bm > 0 && bn > 0 && wm > 0 && wn > 0) ? (bm / wm) * (bn / wn) * 32 : 0;
     bool ok = bm >= 64 && bn >= 64 && bm % wm == 0 && bn % wn == 0 && wm % 16 == 0 &&
-              wn % 16 == 0 && st >= 2 && st <= 6 && (bm / wm) * (bn / wn) * 32 <= 1024;
+              wn % 16 == 0 && st >= 2 && st <= 6 && wg > 0 && wg <= 1024 &&
+              (bm * 4) % wg == 0 && (bn * 4) % wg == 0;
     if (!ok)
         return false;
     c->bm = bm, c->bn = bn, c->wm = wm, c->wn = wn, c->stages = st;
@@ -221,14 +230,19 @@ static bool mma_tile_override(gemm_cfg *c)
 
 /* The mma configuration of a device and dtype; false when __local memory
  * cannot hold two stages. */
-static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk, gemm_cfg *c)
+static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk, int a_cp,
+                       int b_cp, gemm_cfg *c)
 {
     memset(c, 0, sizeof *c);
     c->kind = GK_MMA;
     c->dt = dt;
     c->a_uk = a_uk;
     c->b_uk = b_uk;
-    c->bm = 128, c->bn = 128, c->wm = 64, c->wn = 32, c->stages = 4;
+    c->a_cp = a_cp;
+    c->b_cp = b_cp;
+    /* 4 warps of 64 x 64 (measured faster than 8 of 64 x 32 on the H200:
+     * 220 against 180 TFLOP/s at 4096^3 in bfloat16). */
+    c->bm = 128, c->bn = 128, c->wm = 64, c->wn = 64, c->stages = 4;
     mma_tile_override(c);
     uint64_t stage = (uint64_t)(c->bm + c->bn) * 32 * 2;
     while (c->stages > 2 && stage * (uint64_t)c->stages > d->info.local_mem_bytes)
@@ -331,7 +345,8 @@ static clops_status gemm_launch(clops_device *d, host_kernel *k, const gemm_cfg 
 typedef struct canary_slot {
     const clops_device *d;
     unsigned generation;
-    unsigned char state[2][2][2]; /* 0 unchecked, 1 passed, 2 failed */
+    unsigned char state[2][2][2][2][2]; /* [bf16][a_uk][b_uk][a_cp][b_cp]: 0 unchecked,
+                                           1 passed, 2 failed */
 } canary_slot;
 
 #define CANARY_SLOTS 64
@@ -467,7 +482,8 @@ static bool mma_checked(clops_device *d, const gemm_cfg *c)
     canary_slot *s = canary_slot_of(d);
     bool ok = false;
     if (s) {
-        unsigned char *state = &s->state[c->dt == CLOPS_BFLOAT16][c->a_uk][c->b_uk];
+        unsigned char *state =
+            &s->state[c->dt == CLOPS_BFLOAT16][c->a_uk][c->b_uk][c->a_cp][c->b_cp];
         if (*state == 0) {
             char why[512];
             atomic_fetch_add(&n_canary_runs, 1);
@@ -477,10 +493,11 @@ static bool mma_checked(clops_device *d, const gemm_cfg *c)
                 atomic_fetch_add(&n_canary_fails, 1);
                 fprintf(stderr,
                         "clops: warning: the GEMM engine's mma.sync atom failed its known-answer "
-                        "check on %s (%s) for %s with A %s-major and B %s-major: %s; using the "
-                        "FMA atom there\n",
+                        "check on %s (%s) for %s with A %s-major%s and B %s-major%s: %s; using "
+                        "the FMA atom there\n",
                         d->label, d->info.name, clops_dtype_name(c->dt), c->a_uk ? "K" : "M",
-                        c->b_uk ? "K" : "N", why);
+                        c->a_cp ? "" : " (plain loads)", c->b_uk ? "K" : "N",
+                        c->b_cp ? "" : " (plain loads)", why);
             }
         }
         ok = *state == 1;
@@ -499,25 +516,26 @@ static bool has_mma(const clops_device *d)
 }
 
 /*
- * Whether an operand of r x c matrices (strides sr, sc, batch stride sb,
- * offset off) can be staged with 16-byte cp.async along its unit-stride
- * dimension; *unit_c says whether that is the column dimension (checked
- * first).  A dimension of size 1 takes any stride.
+ * How the mma atom stages an operand of r x c matrices (strides sr, sc,
+ * batch stride sb, offset off): *unit_c says along which dimension its
+ * 8-element chunks run (1: columns), *cp whether they are 16-byte aligned
+ * for cp.async (a unit stride there, the other stride, the batch stride
+ * and the offset multiples of 8 elements; a dimension of size 1 takes any
+ * stride); otherwise plain loads through the strides.
  */
-static bool cp16_ok(int64_t r, int64_t cc, int64_t sr, int64_t sc, int64_t sb, int64_t batch,
-                    int64_t off, int *unit_c)
+static void staging_of(int64_t r, int64_t cc, int64_t sr, int64_t sc, int64_t sb, int64_t batch,
+                       int64_t off, int *unit_c, int *cp)
 {
-    if (off % 8 != 0 || (batch > 1 && sb % 8 != 0))
-        return false;
-    if ((sc == 1 || cc == 1) && (r == 1 || sr % 8 == 0)) {
-        *unit_c = 1;
-        return true;
+    bool base_ok = off % 8 == 0 && (batch <= 1 || sb % 8 == 0);
+    if ((sc == 1 || cc == 1) && (r == 1 || sr % 8 == 0) && base_ok) {
+        *unit_c = 1, *cp = 1;
+    } else if ((sr == 1 || r == 1) && (cc == 1 || sc % 8 == 0) && base_ok) {
+        *unit_c = 0, *cp = 1;
+    } else {
+        int64_t ar = sr < 0 ? -sr : sr, ac = sc < 0 ? -sc : sc;
+        *unit_c = cc > 1 && (r == 1 || ac <= ar);
+        *cp = 0;
     }
-    if ((sr == 1 || r == 1) && (cc == 1 || sc % 8 == 0)) {
-        *unit_c = 0;
-        return true;
-    }
-    return false;
 }
 
 clops_status gemm_engine_cl(const char *op, const clops_tensor *a, const clops_tensor *b,
@@ -525,8 +543,11 @@ clops_status gemm_engine_cl(const char *op, const clops_tensor *a, const clops_t
 {
     clops_device *d = c->storage->device;
     clops_dtype dt = c->dtype;
+    /* float32 on GPUs stays with CLBlast: its tuned kernels beat the FMA
+     * atom there (H200: 43 against 24 TFLOP/s at 4096^3, docs/gemm.md). */
     bool mine = engine_on() && !host_is_cpu(d) &&
-                (dt == CLOPS_FLOAT32 || dt == CLOPS_FLOAT16 || dt == CLOPS_BFLOAT16);
+                ((dt == CLOPS_FLOAT32 && d->chunked) || dt == CLOPS_FLOAT16 ||
+                 dt == CLOPS_BFLOAT16);
     if (mine && (a->ndim != 3 || b->ndim != 3 || c->ndim != 3 || a->dtype != dt ||
                  b->dtype != dt))
         return clops__fail(CLOPS_INTERNAL, "%s: the GEMM engine needs 3-D views of one dtype",
@@ -545,15 +566,15 @@ clops_status gemm_engine_cl(const char *op, const clops_tensor *a, const clops_t
     if (batch == 0 || m == 0 || n == 0)
         return CLOPS_OK;
     gemm_cfg cfg;
-    int a_uk = 0, b_un = 0;
-    bool mma = (dt == CLOPS_FLOAT16 || dt == CLOPS_BFLOAT16) && k > 0 && has_mma(d) &&
-               cp16_ok(m, k, a->strides[1], a->strides[2], a->strides[0], batch, a->offset,
-                       &a_uk) &&
-               cp16_ok(k, n, b->strides[1], b->strides[2], b->strides[0], batch, b->offset,
-                       &b_un);
-    int b_uk = !b_un;
-    if (mma)
-        mma = mma_config(d, dt, a_uk, b_uk, &cfg) && mma_checked(d, &cfg);
+    bool mma = (dt == CLOPS_FLOAT16 || dt == CLOPS_BFLOAT16) && k > 0 && has_mma(d);
+    if (mma) {
+        int a_uk, a_cp, b_un, b_cp;
+        staging_of(m, k, a->strides[1], a->strides[2], a->strides[0], batch, a->offset, &a_uk,
+                   &a_cp);
+        staging_of(k, n, b->strides[1], b->strides[2], b->strides[0], batch, b->offset, &b_un,
+                   &b_cp);
+        mma = mma_config(d, dt, a_uk, !b_un, a_cp, b_cp, &cfg) && mma_checked(d, &cfg);
+    }
     if (!mma)
         fma_config(d, dt, &cfg);
     int64_t tiles = batch * ops_cdiv(m, cfg.bm) * ops_cdiv(n, cfg.bn);
@@ -574,7 +595,8 @@ clops_status gemm_engine_cl(const char *op, const clops_tensor *a, const clops_t
 
 const char *gemm_engine_path(const clops_device *d, clops_dtype dt)
 {
-    if (!engine_on() || host_is_cpu(d) || dt == CLOPS_FLOAT64 || !clops_dtype_is_floating(dt))
+    if (!engine_on() || host_is_cpu(d) || dt == CLOPS_FLOAT64 || !clops_dtype_is_floating(dt) ||
+        (dt == CLOPS_FLOAT32 && !d->chunked))
         return "clblast";
     if (d->chunked)
         return "cpu";
