@@ -18,11 +18,10 @@
  * Tolerance rule (docs/gemm.md): the engine accumulates in float32 and
  * rounds once, the reference accumulates in float64 and rounds once, values
  * lie in (-1, 1) and |alpha|, |beta| <= 1.5, so the results may differ by
- *     atol = K * 2^-22 * 1.5   (K float32 accumulation steps, each off by at
- *                               most 2^-24 of partial sums below K / 4 ...
- *                               bounded generously by 4 ulps of 1 per step)
- * plus 2 ulps of the result in float32 (1 ulp in float16/bfloat16: both
- * sides round once, half an ulp each).
+ *     atol = K * 2^-22 * 1.5   (K float32 accumulation steps, each allowed
+ *                               4 float32 ulps of 1, times |alpha|)
+ * or 2 ulps of the result in float32 (1 ulp in float16/bfloat16: both sides
+ * round once, half an ulp each).
  *
  * POCL compiles one program per dtype (the CPU atom takes every layout);
  * shapes stay small so the whole file runs in seconds once compiled.

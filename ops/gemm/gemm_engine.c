@@ -583,7 +583,14 @@ clops_status gemm_engine_cl(const char *op, const clops_tensor *a, const clops_t
         return blas_gemm_opencl(op, a, b, c, alpha, beta);
     }
     host_kernel *kern = NULL;
-    if ((st = gemm_kernel(d, &cfg, &kern)))
+    st = gemm_kernel(d, &cfg, &kern);
+    if (st == CLOPS_UNSUPPORTED) {
+        /* The device runs smaller work-groups of this kernel than it
+         * needs (registers): CLBlast takes the product. */
+        atomic_fetch_add(&n_clblast, 1);
+        return blas_gemm_opencl(op, a, b, c, alpha, beta);
+    }
+    if (st)
         return clops__error_prefix(st, "%s", op);
     gemm_geom g;
     geom_of(a, b, c, &g);
