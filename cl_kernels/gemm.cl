@@ -12,9 +12,10 @@
  *                  work-group staged through __local, a TM x TN register
  *                  tile per work item (BM, BN, BK, TM, TN).
  *   GEMM_CPU       the FMA atom for CPU devices (POCL): work-groups of one
- *                  item, each computing a CBM x CBN block of C from packed
- *                  panels with an RM x (16 * NV) register tile of float16
- *                  vectors (RM, NV, MB, NB, KC); no barriers.
+ *                  item, each computing an (RM * mb) x (16 * NV * NB) block
+ *                  of C from packed panels of B and A where it is, with an
+ *                  RM x (16 * NV) register tile of float16 vectors (RM, NV,
+ *                  MB: the largest mb, NB, KC); no barriers.
  *   GEMM_MMA       NVIDIA mma.sync m16n8k16 (bf16 or fp16 in, fp32
  *                  accumulate): cp.async staging of BK = 32 deep tiles in
  *                  STAGES buffers, ldmatrix fragments, a WM x WN warp tile
@@ -151,71 +152,69 @@ __kernel __attribute__((reqd_work_group_size(FMA_WG, 1, 1))) void gemm_fma(GEMM_
 /* ------------------------------------------------------------------------ */
 #ifdef GEMM_CPU
 #define RN (16 * NV)
-#define CBM (RM * MB)
 #define CBN (RN * NB)
 
+/* 16 consecutive elements of B as floats (rows of B with unit N stride). */
+#if GEMM_DT == 0
+#define GLD16(p, i) vload16(0, (p) + (i))
+#elif GEMM_DT == 1
+#define GLD16(p, i) vload_half16(0, (__global const half *)((p) + (i)))
+#else
+#define GLD16(p, i) as_float16(convert_uint16(vload16(0, (p) + (i))) << 16)
+#endif
+
 /*
- * One work item (a work-group of one) computes a CBM x CBN block of C.  For
- * each KC-deep slice of K it packs the block's rows of A into RM-row panels
- * ([panel][k][RM]) and its columns of B into RN-column panels ([panel][k]
- * [RN]), converting to float on the way, then runs the RM x RN register
- * tile over every pair of panels, carrying the float sums in Cacc between
- * slices.  Rows and columns past M and N are packed as zeros.
+ * One work item (a work-group of one) computes a (RM * mb) x CBN block of
+ * C.  For each KC-deep slice of K it packs the block's columns of B into
+ * RN-column panels ([panel][k][RN], floats; zeros past N), then runs the
+ * RM x RN register tile (RM float16 x NV accumulators) over every panel
+ * and every RM rows of A, which it reads where it is (rows past M repeat
+ * row M - 1 and are not stored), carrying the float sums in Cacc between
+ * slices.  Packing B costs a few loads per element and is shared by the
+ * block's RM * mb rows; mb (<= MB) is chosen by the host so that every
+ * core gets blocks.
  */
 __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_cpu(GEMM_ARGS, int a_uk,
-                                                                       int b_uk)
+                                                                       int b_uk, int mb)
 {
-    __local float Ap[CBM * KC];
     __local float Bp[CBN * KC];
-    __local float Cacc[CBM * CBN];
+    __local float Cacc[RM * MB * CBN];
     long bat;
     int tm, tn;
     GEMM_TILE_OF(get_group_id(0), bat, tm, tn);
-    const int m0 = tm * CBM, n0 = tn * CBN;
+    const int m0 = tm * RM * mb, n0 = tn * CBN;
     const long abase = a_off + bat * a_sb, bbase = b_off + bat * b_sb;
     for (int k0 = 0; k0 < K || k0 == 0; k0 += KC) {
         const int kc = min(KC, K - k0);
-        if (a_uk) {
-            for (int m = 0; m < CBM; m++) {
-                const int gm = m0 + m;
-                const long base = abase + (long)gm * a_sm + (long)k0 * a_sk;
-                __local float *dst = Ap + (m / RM) * (KC * RM) + m % RM;
-                if (gm < M)
-                    for (int k = 0; k < kc; k++)
-                        dst[k * RM] = GLD(A, base + (long)k * a_sk);
-                else
-                    for (int k = 0; k < kc; k++)
-                        dst[k * RM] = 0.0f;
-            }
-        } else {
-            for (int k = 0; k < kc; k++) {
-                const long base = abase + (long)(k0 + k) * a_sk + (long)m0 * a_sm;
-                for (int m = 0; m < CBM; m++)
-                    Ap[(m / RM) * (KC * RM) + k * RM + m % RM] =
-                        m0 + m < M ? GLD(A, base + (long)m * a_sm) : 0.0f;
-            }
-        }
-        if (b_uk) {
-            for (int n = 0; n < CBN; n++) {
-                const int gn = n0 + n;
-                const long base = bbase + (long)gn * b_sn + (long)k0 * b_sk;
-                __local float *dst = Bp + (n / RN) * (KC * RN) + n % RN;
-                if (gn < N)
-                    for (int k = 0; k < kc; k++)
-                        dst[k * RN] = GLD(B, base + (long)k * b_sk);
-                else
-                    for (int k = 0; k < kc; k++)
-                        dst[k * RN] = 0.0f;
-            }
-        } else {
-            for (int k = 0; k < kc; k++) {
-                const long base = bbase + (long)(k0 + k) * b_sk + (long)n0 * b_sn;
-                for (int n = 0; n < CBN; n++)
-                    Bp[(n / RN) * (KC * RN) + k * RN + n % RN] =
-                        n0 + n < N ? GLD(B, base + (long)n * b_sn) : 0.0f;
+        for (int p = 0; p < CBN / 16; p++) {
+            const int nb = n0 + p * 16;
+            __local float *dst = Bp + (p / NV) * (KC * RN) + (p % NV) * 16;
+            if (b_sn == 1 && nb + 16 <= N) {
+                for (int k = 0; k < kc; k++)
+                    vstore16(GLD16(B, bbase + (long)(k0 + k) * b_sk + nb), 0, dst + k * RN);
+            } else if (b_uk) {
+                for (int j = 0; j < 16; j++) {
+                    const long base = bbase + (long)(nb + j) * b_sn + (long)k0 * b_sk;
+                    if (nb + j < N)
+                        for (int k = 0; k < kc; k++)
+                            dst[k * RN + j] = GLD(B, base + (long)k * b_sk);
+                    else
+                        for (int k = 0; k < kc; k++)
+                            dst[k * RN + j] = 0.0f;
+                }
+            } else {
+                for (int k = 0; k < kc; k++) {
+                    const long base = bbase + (long)(k0 + k) * b_sk + (long)nb * b_sn;
+                    for (int j = 0; j < 16; j++)
+                        dst[k * RN + j] = nb + j < N ? GLD(B, base + (long)j * b_sn) : 0.0f;
+                }
             }
         }
-        for (int mi = 0; mi < MB; mi++) {
+        for (int mi = 0; mi < mb && m0 + mi * RM < M; mi++) {
+            long arow[RM];
+#pragma unroll
+            for (int r = 0; r < RM; r++)
+                arow[r] = abase + (long)min(m0 + mi * RM + r, M - 1) * a_sm + (long)k0 * a_sk;
             for (int ni = 0; ni < NB; ni++) {
                 float16 acc[RM][NV];
                 __local float *cp = Cacc + (mi * RM) * CBN + ni * RN;
@@ -224,19 +223,36 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_cpu(GEMM_ARGS,
 #pragma unroll
                     for (int v = 0; v < NV; v++)
                         acc[r][v] = k0 == 0 ? (float16)(0.0f) : vload16(v, cp + r * CBN);
-                const __local float *ap = Ap + mi * (KC * RM);
                 const __local float *bp = Bp + ni * (KC * RN);
-                for (int k = 0; k < kc; k++) {
-                    float16 b[NV];
-#pragma unroll
-                    for (int v = 0; v < NV; v++)
-                        b[v] = vload16(v, bp + k * RN);
-#pragma unroll
-                    for (int r = 0; r < RM; r++) {
-                        float16 a = (float16)(ap[k * RM + r]);
+                /* Two copies of the loop: unit stride along K lets the
+                 * compiler step the row pointers. */
+                if (a_sk == 1) {
+                    for (int k = 0; k < kc; k++) {
+                        float16 b[NV];
 #pragma unroll
                         for (int v = 0; v < NV; v++)
-                            acc[r][v] = mad(a, b[v], acc[r][v]);
+                            b[v] = vload16(v, bp + k * RN);
+#pragma unroll
+                        for (int r = 0; r < RM; r++) {
+                            float16 a = (float16)(GLD(A, arow[r] + k));
+#pragma unroll
+                            for (int v = 0; v < NV; v++)
+                                acc[r][v] = mad(a, b[v], acc[r][v]);
+                        }
+                    }
+                } else {
+                    for (int k = 0; k < kc; k++) {
+                        float16 b[NV];
+#pragma unroll
+                        for (int v = 0; v < NV; v++)
+                            b[v] = vload16(v, bp + k * RN);
+#pragma unroll
+                        for (int r = 0; r < RM; r++) {
+                            float16 a = (float16)(GLD(A, arow[r] + (long)k * a_sk));
+#pragma unroll
+                            for (int v = 0; v < NV; v++)
+                                acc[r][v] = mad(a, b[v], acc[r][v]);
+                        }
                     }
                 }
 #pragma unroll
@@ -250,7 +266,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_cpu(GEMM_ARGS,
             break;
     }
     const long cbase = c_off + bat * c_sb;
-    for (int m = 0; m < CBM && m0 + m < M; m++) {
+    for (int m = 0; m < RM * mb && m0 + m < M; m++) {
         const long row = cbase + (long)(m0 + m) * c_sm;
         for (int n = 0; n < CBN && n0 + n < N; n++)
             GEMM_STORE(Cacc[m * CBN + n], row + (long)(n0 + n) * c_sn);

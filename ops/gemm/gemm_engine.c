@@ -265,14 +265,13 @@ static void fma_config(const clops_device *d, clops_dtype dt, gemm_cfg *c)
         c->kind = GK_CPU;
         c->rm = 6;
         c->nv = vw >= 16 ? 2 : 1;
-        c->mb = 8;
+        c->mb = 16;
         c->nb = 4 / c->nv;
         c->kc = 256;
         c->bm = c->rm * c->mb;
         c->bn = 16 * c->nv * c->nb;
         while (c->kc > 16 &&
-               (uint64_t)(c->bm * c->kc + c->bn * c->kc + c->bm * c->bn) * 4 >
-                   d->info.local_mem_bytes)
+               (uint64_t)(c->bn * c->kc + c->bm * c->bn) * 4 > d->info.local_mem_bytes)
             c->kc /= 2;
         c->wg = 1;
         return;
@@ -315,11 +314,25 @@ static void geom_of(const clops_tensor *a, const clops_tensor *b, const clops_te
     g->batch = c->sizes[0];
 }
 
+/* Rows of A per block of the CPU atom: RM * mb, mb the largest of MB,
+ * MB / 2, ... (at least 2) that still gives every core two blocks. */
+static int cpu_rows(const clops_device *d, const gemm_cfg *cfg, const gemm_geom *g)
+{
+    int64_t want = 2 * (int64_t)(d->info.compute_units ? d->info.compute_units : 1);
+    int64_t cols = g->batch * ops_cdiv(g->n, cfg->bn);
+    int mb = cfg->mb;
+    while (mb > 2 && cols * ops_cdiv(g->m, (int64_t)cfg->rm * mb) < want)
+        mb /= 2;
+    return mb;
+}
+
 /* Launches configuration cfg's kernel k over the product g. */
 static clops_status gemm_launch(clops_device *d, host_kernel *k, const gemm_cfg *cfg,
                                 const gemm_geom *g, float alpha, float beta)
 {
-    cl_int tiles_m = (cl_int)ops_cdiv(g->m, cfg->bm), tiles_n = (cl_int)ops_cdiv(g->n, cfg->bn);
+    cl_int mb = cfg->kind == GK_CPU ? cpu_rows(d, cfg, g) : 0;
+    int bm = cfg->kind == GK_CPU ? cfg->rm * mb : cfg->bm;
+    cl_int tiles_m = (cl_int)ops_cdiv(g->m, bm), tiles_n = (cl_int)ops_cdiv(g->n, cfg->bn);
     uint64_t groups = (uint64_t)g->batch * (uint64_t)tiles_m * (uint64_t)tiles_n;
     cl_int beta_zero = beta == 0.0f;
     /* K == 0: C = beta * C; a zero alpha keeps a non-finite alpha out. */
@@ -332,9 +345,10 @@ static clops_status gemm_launch(clops_device *d, host_kernel *k, const gemm_cfg 
                        A(g->mem[1]), A(g->off[1]), A(g->sb[1]), A(g->s1[1]), A(g->s2[1]),
                        A(g->mem[2]), A(g->off[2]), A(g->sb[2]), A(g->s1[2]), A(g->s2[2]),
                        A(g->m),      A(g->n),      A(g->k),     A(al),       A(be),
-                       A(beta_zero), A(tiles_m),   A(tiles_n),  A(a_uk),     A(b_uk)};
+                       A(beta_zero), A(tiles_m),   A(tiles_n),  A(a_uk),     A(b_uk),
+                       A(mb)};
 #undef A
-    int nargs = cfg->kind == GK_MMA ? 23 : 25;
+    int nargs = cfg->kind == GK_MMA ? 23 : cfg->kind == GK_CPU ? 26 : 25;
     return host_launch_local(d, k, nargs, args, (size_t)groups * (size_t)cfg->wg,
                              (size_t)cfg->wg);
 }
@@ -577,7 +591,8 @@ clops_status gemm_engine_cl(const char *op, const clops_tensor *a, const clops_t
     }
     if (!mma)
         fma_config(d, dt, &cfg);
-    int64_t tiles = batch * ops_cdiv(m, cfg.bm) * ops_cdiv(n, cfg.bn);
+    int64_t tiles = batch * ops_cdiv(m, cfg.kind == GK_CPU ? cfg.rm * 2 : cfg.bm) *
+                    ops_cdiv(n, cfg.bn);
     if (tiles > INT32_MAX) {
         atomic_fetch_add(&n_clblast, 1);
         return blas_gemm_opencl(op, a, b, c, alpha, beta);
