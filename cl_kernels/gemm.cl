@@ -350,7 +350,8 @@ static inline void gemm_plain8(__local ushort *dst, __global const gemm_t *P, lo
             X##o[i] = KMAJ(r, c);                                                           \
             X##r[i] = c * 8;                                                                \
             X##l[i] = g < lim_rows ? K - c * 8 : 0;                                         \
-            X##p[i] = base + (long)(g < lim_rows ? g : 0) * srow + (long)(c * 8) * (X_CP ? 1 : sk); \
+            X##p[i] = base + (long)(g < lim_rows ? g : 0) * srow +                          \
+                      (long)(c * 8) * (X_CP ? 1 : sk);                                      \
         } else {                                                                            \
             int r = q / (R / 8), c = q % (R / 8), g = r0_##X + c * 8;                       \
             X##o[i] = XMAJ(r, c, R);                                                        \

@@ -243,9 +243,10 @@ static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk
     /* 4 warps of 64 x 64 (measured faster than 8 of 64 x 32 on the H200:
      * 220 against 180 TFLOP/s at 4096^3 in bfloat16). */
     c->bm = 128, c->bn = 128, c->wm = 64, c->wn = 64, c->stages = 4;
-    /* Products with fewer 128 x 128 blocks than two per compute unit take
-     * 64 x 128 blocks (4 warps of 32 x 64): square 1024 in bfloat16 went
-     * from 69 to 92 TFLOP/s on the H200. */
+    /* Products with fewer 128 x 128 blocks than compute units take 64 x 128
+     * blocks (4 warps of 32 x 64): square 1024 in bfloat16 went from 69 to
+     * 93 TFLOP/s on the H200 (132 units), while 4096 x 768 (192 blocks)
+     * lost 7-16% with them. */
     if (small)
         c->bm = 64, c->wm = 32;
     mma_tile_override(c);
@@ -594,7 +595,7 @@ clops_status gemm_engine_cl(const char *op, const clops_tensor *a, const clops_t
         staging_of(k, n, b->strides[1], b->strides[2], b->strides[0], batch, b->offset, &b_un,
                    &b_cp);
         bool small = batch * ops_cdiv(m, 128) * ops_cdiv(n, 128) <
-                     2 * (int64_t)(d->info.compute_units ? d->info.compute_units : 1);
+                     (int64_t)(d->info.compute_units ? d->info.compute_units : 1);
         mma = mma_config(d, dt, a_uk, !b_un, a_cp, b_cp, small, &cfg) && mma_checked(d, &cfg);
     }
     if (!mma)
