@@ -277,16 +277,21 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_cpu(GEMM_ARGS,
 /* ------------------------------------------------------------------------ */
 #ifdef GEMM_MMA
 /*
- * Tiles in __local, 16-byte chunks of 8 elements, XOR-swizzled so that the
- * eight row addresses of every ldmatrix fall in distinct bank groups:
- *   K-major tile [rows][32] (A with unit stride along K, B along K): 4 chunks
- *     a row, chunk c of row r stored at c ^ ((r >> 1) & 3);
- *   M/N-major tile [32][rows] (unit stride along M or N): rows / 8 >= 8
+ * Tiles in __local, 16-byte chunks of CE elements (8 float16/bfloat16, 4
+ * float32), BK = 4 CE deep, XOR-swizzled so that the eight row addresses
+ * of every ldmatrix fall in distinct bank groups:
+ *   K-major tile [rows][BK] (A with unit stride along K, B along K): 4
+ *     chunks a row, chunk c of row r stored at c ^ ((r >> 1) & 3);
+ *   M/N-major tile [BK][rows] (unit stride along M or N): rows / CE >= 8
  *     chunks a row, chunk c of row r stored at c ^ (r & 7).
  * A is multiplied as the "row" operand and B as the "col" operand of
- * mma.m16n8k16; ldmatrix.trans serves the M/N-major tiles.
+ * mma.m16n8k16 (float16/bfloat16) or mma.m16n8k8 (float32 as TF32, rounded
+ * to nearest with cvt.rna: the "high" and "medium" precision modes only);
+ * ldmatrix.trans serves the 16-bit M/N-major tiles, scalar __local reads
+ * the 32-bit ones.
  */
-#define BK 32
+#define CE (16 / (int)sizeof(gemm_t))
+#define BK (4 * CE)
 #define GEMM_STR2(x) #x
 #define GEMM_STR(x) GEMM_STR2(x)
 #define WARPS ((BM / WM) * (BN / WN))
@@ -301,34 +306,34 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_cpu(GEMM_ARGS,
 #define MMA_TY "bf16"
 #endif
 
-/* Element index of chunk c of row r in a K-major / an M- or N-major tile. */
-#define KMAJ(r, c) ((r) * BK + ((((c) ^ (((r) >> 1) & 3))) << 3))
-#define XMAJ(r, c, rows) ((r) * (rows) + ((((c) ^ ((r) & 7))) << 3))
+/* Element index of chunk c of row r in a K-major / an M- or N-major tile,
+ * and of element e of row r in an M- or N-major tile. */
+#define KMAJ(r, c) ((r) * BK + (((c) ^ (((r) >> 1) & 3)) * CE))
+#define XMAJ(r, c, rows) ((r) * (rows) + (((c) ^ ((r) & 7)) * CE))
+#define XIDX(r, e, rows) (XMAJ(r, (e) / CE, rows) + (e) % CE)
 
-static inline uint gemm_saddr(__local const ushort *p)
+static inline uint gemm_saddr(__local const gemm_t *p)
 {
     return (uint)(size_t)p;
 }
 
 /* Copies `bytes` (0..16) of global memory to 16 bytes of __local memory,
  * zero-filling the rest; g must be 16-byte aligned (or bytes 0). */
-static inline void gemm_cp16(__local ushort *dst, __global const gemm_t *g, int bytes)
+static inline void gemm_cp16(__local gemm_t *dst, __global const gemm_t *g, int bytes)
 {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(gemm_saddr(dst)), "l"(g),
                  "r"(bytes)
                  : "memory");
 }
 
-/* 8 elements P[base + e * step], e < n (0..8), zeros after them, stored as
+/* CE elements P[base + e * step], e < n (0..CE), zeros after them, into
  * one 16-byte chunk: the staging of operands cp.async cannot take. */
-static inline void gemm_plain8(__local ushort *dst, __global const gemm_t *P, long base, long step,
-                               int n)
+static inline void gemm_plain(__local gemm_t *dst, __global const gemm_t *P, long base, long step,
+                              int n)
 {
-    ushort v[8];
 #pragma unroll
-    for (int e = 0; e < 8; e++)
-        v[e] = e < n ? P[base + e * step] : (ushort)0;
-    *(__local ushort8 *)dst = (ushort8)(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
+    for (int e = 0; e < CE; e++)
+        dst[e] = e < n ? P[base + e * step] : (gemm_t)0;
 }
 
 /*
@@ -348,12 +353,12 @@ static inline void gemm_plain8(__local ushort *dst, __global const gemm_t *P, lo
         if (X_UK) {                                                                         \
             int r = q >> 2, c = q & 3, g = r0_##X + r;                                      \
             X##o[i] = KMAJ(r, c);                                                           \
-            X##r[i] = c * 8;                                                                \
-            X##l[i] = g < lim_rows ? K - c * 8 : 0;                                         \
+            X##r[i] = c * CE;                                                               \
+            X##l[i] = g < lim_rows ? K - c * CE : 0;                                        \
             X##p[i] = base + (long)(g < lim_rows ? g : 0) * srow +                          \
-                      (long)(c * 8) * (X_CP ? 1 : sk);                                      \
+                      (long)(c * CE) * (X_CP ? 1 : sk);                                     \
         } else {                                                                            \
-            int r = q / (R / 8), c = q % (R / 8), g = r0_##X + c * 8;                       \
+            int r = q / (R / CE), c = q % (R / CE), g = r0_##X + c * CE;                    \
             X##o[i] = XMAJ(r, c, R);                                                        \
             X##r[i] = r;                                                                    \
             X##l[i] = lim_rows - g;                                                         \
@@ -367,16 +372,16 @@ static inline void gemm_plain8(__local ushort *dst, __global const gemm_t *P, lo
         int n_;                                                                             \
         long at_;                                                                           \
         if (X_UK) {                                                                         \
-            n_ = clamp(X##l[i] - (k0), 0, 8);                                               \
+            n_ = clamp(X##l[i] - (k0), 0, CE);                                              \
             at_ = X##p[i] + (long)(k0) * (X_CP ? 1 : sk);                                   \
         } else {                                                                            \
-            n_ = (k0) + X##r[i] < K ? clamp(X##l[i], 0, 8) : 0;                             \
+            n_ = (k0) + X##r[i] < K ? clamp(X##l[i], 0, CE) : 0;                            \
             at_ = X##p[i] + (long)(k0) * sk;                                                \
         }                                                                                   \
         if (X_CP)                                                                           \
-            gemm_cp16((tile) + X##o[i], n_ ? P + at_ : P, n_ * 2);                          \
+            gemm_cp16((tile) + X##o[i], n_ ? P + at_ : P, n_ * (int)sizeof(gemm_t));        \
         else                                                                                \
-            gemm_plain8((tile) + X##o[i], P, at_, X_UK ? sk : srow, n_);                    \
+            gemm_plain((tile) + X##o[i], P, at_, X_UK ? sk : srow, n_);                     \
     }
 
 #define LDSM_X4(r, addr)                                                                    \
@@ -390,8 +395,8 @@ static inline void gemm_plain8(__local ushort *dst, __global const gemm_t *P, lo
 
 __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_ARGS)
 {
-    __local ushort As[STAGES * A_TILE] __attribute__((aligned(16)));
-    __local ushort Bs[STAGES * B_TILE] __attribute__((aligned(16)));
+    __local gemm_t As[STAGES * A_TILE] __attribute__((aligned(16)));
+    __local gemm_t Bs[STAGES * B_TILE] __attribute__((aligned(16)));
     const int lid = (int)get_local_id(0);
     const int lane = lid & 31, warp = lid >> 5;
     const int wm0 = (warp / (BN / WN)) * WM, wn0 = (warp % (BN / WN)) * WN;
@@ -439,18 +444,77 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
             asm volatile("cp.async.commit_group;" ::: "memory");
         }
         const int s = kt % STAGES;
-        __local const ushort *as = As + s * A_TILE;
-        __local const ushort *bs = Bs + s * B_TILE;
+        __local const gemm_t *as = As + s * A_TILE;
+        __local const gemm_t *bs = Bs + s * B_TILE;
+#if GEMM_DT == 0
+        /* TF32: 8-deep steps; fragments a (g, t), (g + 8, t), (g, t + 4),
+         * (g + 8, t + 4) and b (k t, n g), (k t + 4, n g), g = lane / 4,
+         * t = lane % 4 (ldmatrix of 32-bit rows gives the K-major ones). */
+        const int g = lane >> 2, t = lane & 3;
+#pragma unroll
+        for (int kk = 0; kk < BK; kk += 8) {
+            uint af[MT][4], bf[NT][2];
+#pragma unroll
+            for (int i = 0; i < MT; i++) {
+#if A_UK
+                int r = wm0 + i * 16 + lr + 8 * (lj & 1), c = kk / CE + (lj >> 1);
+                LDSM_X4(af[i], gemm_saddr(as + KMAJ(r, c)));
+#else
+                int m = wm0 + i * 16 + g;
+                af[i][0] = as_uint(as[XIDX(kk + t, m, BM)]);
+                af[i][1] = as_uint(as[XIDX(kk + t, m + 8, BM)]);
+                af[i][2] = as_uint(as[XIDX(kk + t + 4, m, BM)]);
+                af[i][3] = as_uint(as[XIDX(kk + t + 4, m + 8, BM)]);
+#endif
+#pragma unroll
+                for (int e = 0; e < 4; e++)
+                    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(af[i][e]) : "f"(as_float(af[i][e])));
+            }
+#pragma unroll
+            for (int p = 0; p < NT / 2; p++) {
+#if B_UK
+                uint q4[4];
+                int r = wn0 + p * 16 + lr + 8 * (lj >> 1), c = kk / CE + (lj & 1);
+                LDSM_X4(q4, gemm_saddr(bs + KMAJ(r, c)));
+                bf[2 * p][0] = q4[0];
+                bf[2 * p][1] = q4[1];
+                bf[2 * p + 1][0] = q4[2];
+                bf[2 * p + 1][1] = q4[3];
+#else
+                int n = wn0 + p * 16 + g;
+                bf[2 * p][0] = as_uint(bs[XIDX(kk + t, n, BN)]);
+                bf[2 * p][1] = as_uint(bs[XIDX(kk + t + 4, n, BN)]);
+                bf[2 * p + 1][0] = as_uint(bs[XIDX(kk + t, n + 8, BN)]);
+                bf[2 * p + 1][1] = as_uint(bs[XIDX(kk + t + 4, n + 8, BN)]);
+#endif
+            }
+#pragma unroll
+            for (int j = 0; j < NT; j++)
+#pragma unroll
+                for (int e = 0; e < 2; e++)
+                    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(bf[j][e]) : "f"(as_float(bf[j][e])));
+#pragma unroll
+            for (int i = 0; i < MT; i++)
+#pragma unroll
+                for (int j = 0; j < NT; j++)
+                    asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, "
+                        "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                        : "+f"(acc[i][j][0]), "+f"(acc[i][j][1]), "+f"(acc[i][j][2]),
+                          "+f"(acc[i][j][3])
+                        : "r"(af[i][0]), "r"(af[i][1]), "r"(af[i][2]), "r"(af[i][3]),
+                          "r"(bf[j][0]), "r"(bf[j][1]));
+        }
+#else
 #pragma unroll
         for (int kk = 0; kk < BK; kk += 16) {
             uint af[MT][4], bf[NT][2];
 #pragma unroll
             for (int i = 0; i < MT; i++) {
 #if A_UK
-                int r = wm0 + i * 16 + lr + 8 * (lj & 1), c = (kk >> 3) + (lj >> 1);
+                int r = wm0 + i * 16 + lr + 8 * (lj & 1), c = (kk / CE) + (lj >> 1);
                 LDSM_X4(af[i], gemm_saddr(as + KMAJ(r, c)));
 #else
-                int r = kk + lr + 8 * (lj >> 1), c = ((wm0 + i * 16) >> 3) + (lj & 1);
+                int r = kk + lr + 8 * (lj >> 1), c = (wm0 + i * 16) / CE + (lj & 1);
                 LDSM_X4_T(af[i], gemm_saddr(as + XMAJ(r, c, BM)));
 #endif
             }
@@ -458,10 +522,10 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
             for (int p = 0; p < NT / 2; p++) {
                 uint t[4];
 #if B_UK
-                int r = wn0 + p * 16 + lr + 8 * (lj >> 1), c = (kk >> 3) + (lj & 1);
+                int r = wn0 + p * 16 + lr + 8 * (lj >> 1), c = (kk / CE) + (lj & 1);
                 LDSM_X4(t, gemm_saddr(bs + KMAJ(r, c)));
 #else
-                int r = kk + lr + 8 * (lj & 1), c = ((wn0 + p * 16) >> 3) + (lj >> 1);
+                int r = kk + lr + 8 * (lj & 1), c = (wn0 + p * 16) / CE + (lj >> 1);
                 LDSM_X4_T(t, gemm_saddr(bs + XMAJ(r, c, BN)));
 #endif
                 bf[2 * p][0] = t[0];
@@ -480,6 +544,7 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
                         : "r"(af[i][0]), "r"(af[i][1]), "r"(af[i][2]), "r"(af[i][3]),
                           "r"(bf[j][0]), "r"(bf[j][1]));
         }
+#endif
     }
     asm volatile("cp.async.wait_group 0;" ::: "memory");
 

@@ -21,7 +21,8 @@
  *     atol = K * 2^-22 * 1.5   (K float32 accumulation steps, each allowed
  *                               4 float32 ulps of 1, times |alpha|)
  * or 2 ulps of the result in float32 (1 ulp in float16/bfloat16: both sides
- * round once, half an ulp each).
+ * round once, half an ulp each); float32 as TF32 (precision "high")
+ * K * 2^-10 * 1.5 (inputs rounded to 10 mantissa bits).
  *
  * POCL compiles one program per dtype (the CPU atom takes every layout);
  * shapes stay small so the whole file runs in seconds once compiled.
@@ -128,6 +129,9 @@ static void upload(clops_device *d, clops_dtype dt, const opnd *o, const void *h
     CT_OK(core_as_strided(*base, o->sizes, 3, o->strides, 3, &o->off, view));
 }
 
+/* Products checked with TF32's tolerance (float32_under_high_precision). */
+static bool tf32_tol;
+
 typedef struct pcase {
     int64_t batch, m, n, k;
     bool aligned, bcast_a, bcast_b;
@@ -164,7 +168,8 @@ static void *check_product(clops_device *d, clops_dtype dt, const pcase *pc, boo
     CT_OK(gemm_engine_cl("test", va, vb, vc, al, be));
     CT_OK(ref_gemm("test", ya, yb, yc, al, be));
     double kk = (double)(pc->k > 0 ? pc->k : 1);
-    ct_tol tol = ct_tol_ulp_atol(dt == CLOPS_FLOAT32 ? 2 : 1, kk * 0x1p-22 * 1.5);
+    ct_tol tol = ct_tol_ulp_atol(dt == CLOPS_FLOAT32 ? 2 : 1,
+                                 kk * (tf32_tol ? 0x1p-10 : 0x1p-22) * 1.5);
     CT_ASSERT_CLOSE(vc, yc, tol);
     /* Memory around C's view is untouched. */
     void *out = ct_to_host(bc);
@@ -242,6 +247,45 @@ static void engine_matches_reference_in_every_layout(void **state)
                           4 * CT_COUNT(cases), path);
         }
     }
+    ct_clear_context();
+}
+
+/* Under "high", float32 may run as TF32 on matrix units (NVIDIA): every
+ * layout, aligned and not, within TF32's tolerance (inputs rounded to 10
+ * mantissa bits: K * 2^-10 * 1.5).  Elsewhere float32 keeps its path. */
+static void float32_under_high_precision(void **state)
+{
+    (void)state;
+    static const pcase cases[] = {
+        {2, 136, 72, 80, true, false, false, 1.0, 0.0},
+        {3, 127, 33, 65, false, false, true, 1.0, -0.5},
+        {1, 70, 150, 48, true, true, false, 0.5, 1.5},
+    };
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    CT_OK(clops_set_float32_matmul_precision("high"));
+    for (int di = 0; di < nd; di++) {
+        clops_device *d = devs[di];
+        ct_set_device(d);
+        const char *path = gemm_engine_path(d, CLOPS_FLOAT32);
+        gemm_engine_stats s0, s1;
+        gemm_engine_get_stats(&s0);
+        for (int lay = 0; lay < 4; lay++)
+            for (size_t ci = 0; ci < CT_COUNT(cases); ci++) {
+                const pcase *pc = &cases[ci];
+                ct_set_case("float32 \"high\" (%s), %s, %s, %lldx%lldx%lld, %s", path,
+                            lay_names[lay >> 1], lay_names_b[lay & 1], (long long)pc->m,
+                            (long long)pc->n, (long long)pc->k,
+                            pc->aligned ? "aligned" : "odd offsets");
+                tf32_tol = strcmp(path, "mma") == 0;
+                check_product(d, CLOPS_FLOAT32, pc, lay >> 1, lay & 1, false);
+                tf32_tol = false;
+            }
+        gemm_engine_get_stats(&s1);
+        CT_ASSERT_MSG(path_calls(&s1, path) - path_calls(&s0, path) == 4 * CT_COUNT(cases),
+                      "not every product took the %s path", path);
+    }
+    CT_OK(clops_set_float32_matmul_precision("highest"));
     ct_clear_context();
 }
 
@@ -385,6 +429,7 @@ int main(void)
         cmocka_unit_test(float32_precision_setting_takes_pytorch_names),
         cmocka_unit_test(engine_matches_reference_in_every_layout),
         cmocka_unit_test(empty_reduction_scales_c),
+        cmocka_unit_test(float32_under_high_precision),
         cmocka_unit_test(the_same_product_gives_the_same_bits),
         cmocka_unit_test(ops_reach_the_engine_and_float64_goes_to_clblast),
         cmocka_unit_test(a_failed_known_answer_check_falls_back_to_fma),

@@ -10,7 +10,8 @@
  * broadcast views need no copies) and loads float16/bfloat16 natively:
  *
  *   gemm_mma   float16 and bfloat16 on NVIDIA devices of compute capability
- *              >= 8.0, once the (dtype, layout, staging) configuration has
+ *              >= 8.0 (and float32 as TF32 under the "high" and "medium"
+ *              precision modes), once the (dtype, layout, staging) configuration has
  *              passed its known-answer check on the device: operands with
  *              16-byte aligned rows, offsets and batch strides are staged
  *              with cp.async, others with plain loads through their strides;
@@ -20,7 +21,8 @@
  *              check failed: the portable FMA atom.
  *
  * What the engine does not take goes to CLBlast (blas_gemm_opencl): float32
- * on GPUs (CLBlast's tuned SGEMM is faster than the FMA atom there), float64
+ * on GPUs under "highest" (CLBlast's tuned SGEMM is faster than the FMA atom
+ * there), float64
  * (and integer dtypes, which CLBlast refuses), matrix dimensions beyond
  * 2^31 - 1 - 256, grids beyond 2^31 work-groups, and every call while the
  * engine is switched off (CLOPS_GEMM_ENGINE=clblast, gemm_engine_set_enabled).
@@ -250,7 +252,8 @@ static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk
     if (small)
         c->bm = 64, c->wm = 32;
     mma_tile_override(c);
-    uint64_t stage = (uint64_t)(c->bm + c->bn) * 32 * 2;
+    /* A stage: BK = 64 bytes of every row of A's and B's tiles. */
+    uint64_t stage = (uint64_t)(c->bm + c->bn) * 64;
     while (c->stages > 2 && stage * (uint64_t)c->stages > d->info.local_mem_bytes)
         c->stages--;
     c->wg = (c->bm / c->wm) * (c->bn / c->wn) * 32;
@@ -365,9 +368,9 @@ static clops_status gemm_launch(clops_device *d, host_kernel *k, const gemm_cfg 
 typedef struct canary_slot {
     const clops_device *d;
     unsigned generation;
-    /* [bf16][a_uk][b_uk][a_cp][b_cp][64-row blocks]: 0 unchecked, 1 passed,
-     * 2 failed */
-    unsigned char state[2][2][2][2][2][2];
+    /* [f32 (tf32) / f16 / bf16][a_uk][b_uk][a_cp][b_cp][64-row blocks]: 0
+     * unchecked, 1 passed, 2 failed */
+    unsigned char state[3][2][2][2][2][2];
 } canary_slot;
 
 #define CANARY_SLOTS 64
@@ -409,9 +412,14 @@ static float canary_value(int i, int j, int salt)
     return (float)((i * 7 + j * 3 + salt) % 5 - 2);
 }
 
-static uint16_t to_bits(clops_dtype dt, float v)
+/* v in dtype dt as element i of buf. */
+static void put_value(void *buf, size_t i, clops_dtype dt, float v)
 {
-    return dt == CLOPS_FLOAT16 ? clops_float_to_half(v) : clops_float_to_bfloat16(v);
+    if (dt == CLOPS_FLOAT32)
+        ((float *)buf)[i] = v;
+    else
+        ((uint16_t *)buf)[i] =
+            dt == CLOPS_FLOAT16 ? clops_float_to_half(v) : clops_float_to_bfloat16(v);
 }
 
 /*
@@ -434,10 +442,11 @@ static bool canary_run(clops_device *d, const gemm_cfg *c, char *why, size_t cap
         return false;
     }
     size_t na = (size_t)CM * CK, nb = (size_t)CK * CN, nc = (size_t)CM * CN;
-    uint16_t *ha = malloc(na * 2), *hb = malloc(nb * 2), *hc = malloc(nc * 2);
+    size_t es = clops_dtype_size(c->dt);
+    void *ha = malloc(na * es), *hb = malloc(nb * es), *hc = malloc(nc * es), *hw = malloc(nc * es);
     host_block *ba = NULL, *bb = NULL, *bc = NULL;
     bool ok = false;
-    if (!ha || !hb || !hc) {
+    if (!ha || !hb || !hc || !hw) {
         snprintf(why, cap, "out of host memory");
         goto done;
     }
@@ -449,19 +458,19 @@ static bool canary_run(clops_device *d, const gemm_cfg *c, char *why, size_t cap
     g.s1[2] = CN, g.s2[2] = 1;
     for (int i = 0; i < CM; i++)
         for (int kk = 0; kk < CK; kk++)
-            ha[i * g.s1[0] + kk * g.s2[0]] = to_bits(c->dt, canary_value(i, kk, 1));
+            put_value(ha, (size_t)(i * g.s1[0] + kk * g.s2[0]), c->dt, canary_value(i, kk, 1));
     for (int kk = 0; kk < CK; kk++)
         for (int j = 0; j < CN; j++)
-            hb[kk * g.s1[1] + j * g.s2[1]] = to_bits(c->dt, canary_value(kk, j, 2));
-    if ((st = host_alloc(d, na * 2, &ba)) || (st = host_alloc(d, nb * 2, &bb)) ||
-        (st = host_alloc(d, nc * 2, &bc)) || (st = host_write(d, ba->mem, 0, ha, na * 2)) ||
-        (st = host_write(d, bb->mem, 0, hb, nb * 2))) {
+            put_value(hb, (size_t)(kk * g.s1[1] + j * g.s2[1]), c->dt, canary_value(kk, j, 2));
+    if ((st = host_alloc(d, na * es, &ba)) || (st = host_alloc(d, nb * es, &bb)) ||
+        (st = host_alloc(d, nc * es, &bc)) || (st = host_write(d, ba->mem, 0, ha, na * es)) ||
+        (st = host_write(d, bb->mem, 0, hb, nb * es))) {
         snprintf(why, cap, "%s", clops_last_error());
         goto done;
     }
     g.mem[0] = ba->mem, g.mem[1] = bb->mem, g.mem[2] = bc->mem;
     if ((st = gemm_launch(d, k, c, &g, 1.0f, 0.0f)) ||
-        (st = host_read(d, bc->mem, 0, hc, nc * 2))) {
+        (st = host_read(d, bc->mem, 0, hc, nc * es))) {
         snprintf(why, cap, "the kernel did not run: %s", clops_last_error());
         goto done;
     }
@@ -473,12 +482,15 @@ static bool canary_run(clops_device *d, const gemm_cfg *c, char *why, size_t cap
             float s = 0.0f;
             for (int kk = 0; kk < CK; kk++)
                 s += canary_value(i, kk, 1) * canary_value(kk, j, 2);
-            uint16_t want = to_bits(c->dt, s) ^ (forced && i == 0 && j == 0 ? 1 : 0);
-            if (hc[i * CN + j] != want) {
-                if (first < 0)
-                    first = i * CN + j;
-                bad++;
-            }
+            put_value(hw, (size_t)(i * CN + j), c->dt, s);
+        }
+    if (forced)
+        ((unsigned char *)hw)[0] ^= 1;
+    for (int i = 0; i < CM * CN; i++)
+        if (memcmp((char *)hc + (size_t)i * es, (char *)hw + (size_t)i * es, es) != 0) {
+            if (first < 0)
+                first = i;
+            bad++;
         }
     if (bad)
         snprintf(why, cap, "%d of %d results differ from the host's (first at row %d, column %d)%s",
@@ -489,6 +501,7 @@ done:
     free(ha);
     free(hb);
     free(hc);
+    free(hw);
     host_free(ba);
     host_free(bb);
     host_free(bc);
@@ -504,7 +517,7 @@ static bool mma_checked(clops_device *d, const gemm_cfg *c)
     bool ok = false;
     if (s) {
         unsigned char *state =
-            &s->state[c->dt == CLOPS_BFLOAT16][c->a_uk][c->b_uk][c->a_cp][c->b_cp][c->bm < 128];
+            &s->state[dt_code(c->dt)][c->a_uk][c->b_uk][c->a_cp][c->b_cp][c->bm < 128];
         if (*state == 0) {
             char why[512];
             atomic_fetch_add(&n_canary_runs, 1);
@@ -538,19 +551,19 @@ static bool has_mma(const clops_device *d)
 
 /*
  * How the mma atom stages an operand of r x c matrices (strides sr, sc,
- * batch stride sb, offset off): *unit_c says along which dimension its
- * 8-element chunks run (1: columns), *cp whether they are 16-byte aligned
- * for cp.async (a unit stride there, the other stride, the batch stride
- * and the offset multiples of 8 elements; a dimension of size 1 takes any
- * stride); otherwise plain loads through the strides.
+ * batch stride sb, offset off) in 16-byte chunks of ce elements: *unit_c
+ * says along which dimension the chunks run (1: columns), *cp whether they
+ * are 16-byte aligned for cp.async (a unit stride there, the other stride,
+ * the batch stride and the offset multiples of ce elements; a dimension of
+ * size 1 takes any stride); otherwise plain loads through the strides.
  */
 static void staging_of(int64_t r, int64_t cc, int64_t sr, int64_t sc, int64_t sb, int64_t batch,
-                       int64_t off, int *unit_c, int *cp)
+                       int64_t off, int64_t ce, int *unit_c, int *cp)
 {
-    bool base_ok = off % 8 == 0 && (batch <= 1 || sb % 8 == 0);
-    if ((sc == 1 || cc == 1) && (r == 1 || sr % 8 == 0) && base_ok) {
+    bool base_ok = off % ce == 0 && (batch <= 1 || sb % ce == 0);
+    if ((sc == 1 || cc == 1) && (r == 1 || sr % ce == 0) && base_ok) {
         *unit_c = 1, *cp = 1;
-    } else if ((sr == 1 || r == 1) && (cc == 1 || sc % 8 == 0) && base_ok) {
+    } else if ((sr == 1 || r == 1) && (cc == 1 || sc % ce == 0) && base_ok) {
         *unit_c = 0, *cp = 1;
     } else {
         int64_t ar = sr < 0 ? -sr : sr, ac = sc < 0 ? -sc : sc;
@@ -564,10 +577,12 @@ clops_status gemm_engine_cl(const char *op, const clops_tensor *a, const clops_t
 {
     clops_device *d = c->storage->device;
     clops_dtype dt = c->dtype;
-    /* float32 on GPUs stays with CLBlast: its tuned kernels beat the FMA
-     * atom there (H200: 43 against 24 TFLOP/s at 4096^3, docs/gemm.md). */
+    /* float32 on GPUs stays with CLBlast (its tuned kernels beat the FMA
+     * atom there: H200, 43 against 24 TFLOP/s at 4096^3, docs/gemm.md)
+     * unless the precision mode allows TF32 on matrix units. */
+    bool tf32 = dt == CLOPS_FLOAT32 && !d->chunked && precision_now() > 0 && has_mma(d);
     bool mine = engine_on() && !host_is_cpu(d) &&
-                ((dt == CLOPS_FLOAT32 && d->chunked) || dt == CLOPS_FLOAT16 ||
+                ((dt == CLOPS_FLOAT32 && (d->chunked || tf32)) || dt == CLOPS_FLOAT16 ||
                  dt == CLOPS_BFLOAT16);
     if (mine && (a->ndim != 3 || b->ndim != 3 || c->ndim != 3 || a->dtype != dt ||
                  b->dtype != dt))
@@ -587,16 +602,23 @@ clops_status gemm_engine_cl(const char *op, const clops_tensor *a, const clops_t
     if (batch == 0 || m == 0 || n == 0)
         return CLOPS_OK;
     gemm_cfg cfg;
-    bool mma = (dt == CLOPS_FLOAT16 || dt == CLOPS_BFLOAT16) && k > 0 && has_mma(d);
+    bool mma = (dt == CLOPS_FLOAT16 || dt == CLOPS_BFLOAT16 || tf32) && k > 0 && has_mma(d);
     if (mma) {
         int a_uk, a_cp, b_un, b_cp;
-        staging_of(m, k, a->strides[1], a->strides[2], a->strides[0], batch, a->offset, &a_uk,
-                   &a_cp);
-        staging_of(k, n, b->strides[1], b->strides[2], b->strides[0], batch, b->offset, &b_un,
-                   &b_cp);
+        int64_t ce = 16 / (int64_t)clops_dtype_size(dt);
+        staging_of(m, k, a->strides[1], a->strides[2], a->strides[0], batch, a->offset, ce,
+                   &a_uk, &a_cp);
+        staging_of(k, n, b->strides[1], b->strides[2], b->strides[0], batch, b->offset, ce,
+                   &b_un, &b_cp);
         bool small = batch * ops_cdiv(m, 128) * ops_cdiv(n, 128) <
                      (int64_t)(d->info.compute_units ? d->info.compute_units : 1);
         mma = mma_config(d, dt, a_uk, !b_un, a_cp, b_cp, small, &cfg) && mma_checked(d, &cfg);
+    }
+    if (!mma && tf32) {
+        /* TF32 not possible here (K == 0, or its check failed): CLBlast's
+         * float32, as "highest". */
+        atomic_fetch_add(&n_clblast, 1);
+        return blas_gemm_opencl(op, a, b, c, alpha, beta);
     }
     if (!mma)
         fma_config(d, dt, &cfg);
@@ -626,12 +648,11 @@ clops_status gemm_engine_cl(const char *op, const clops_tensor *a, const clops_t
 
 const char *gemm_engine_path(const clops_device *d, clops_dtype dt)
 {
-    if (!engine_on() || host_is_cpu(d) || dt == CLOPS_FLOAT64 || !clops_dtype_is_floating(dt) ||
-        (dt == CLOPS_FLOAT32 && !d->chunked))
+    if (!engine_on() || host_is_cpu(d) || dt == CLOPS_FLOAT64 || !clops_dtype_is_floating(dt))
         return "clblast";
     if (d->chunked)
         return "cpu";
-    if ((dt == CLOPS_FLOAT16 || dt == CLOPS_BFLOAT16) && has_mma(d))
-        return "mma";
-    return "fma";
+    if (dt == CLOPS_FLOAT32)
+        return precision_now() > 0 && has_mma(d) ? "mma" : "clblast";
+    return has_mma(d) ? "mma" : "fma";
 }
