@@ -225,7 +225,9 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_cpu(GEMM_ARGS,
                         acc[r][v] = k0 == 0 ? (float16)(0.0f) : vload16(v, cp + r * CBN);
                 const __local float *bp = Bp + ni * (KC * RN);
                 /* Two copies of the loop: unit stride along K lets the
-                 * compiler step the row pointers. */
+                 * compiler step the row pointers.  (Kept as copies: one
+                 * loop in a helper taking acc by pointer ran 3x slower
+                 * under POCL 3.1, and #pragma cannot go in a macro.) */
                 if (a_sk == 1) {
                     for (int k = 0; k < kc; k++) {
                         float16 b[NV];
