@@ -35,6 +35,7 @@
 #include "clops/matmul.h"
 #include "clops/ops.h"
 #include "host/host.h"
+#include "core/debug.h"
 #include "ops/gemm/gemm.h"
 #include "support/clops_test.h"
 
@@ -388,7 +389,7 @@ static void a_failed_known_answer_check_falls_back_to_fma(void **state)
     (void)state;
     clops_device *devs[CT_MAX_DEVICES];
     int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
-    gemm_engine_test_force_canary_failure(true);
+    CT_ASSERT(clops_debug_set("gemm.canary_fail", 1) == CLOPS_OK);
     for (int di = 0; di < nd; di++) {
         clops_device *d = devs[di];
         ct_set_device(d);
@@ -404,7 +405,7 @@ static void a_failed_known_answer_check_falls_back_to_fma(void **state)
         CT_ASSERT(s1.mma_calls == s0.mma_calls);
         CT_ASSERT(s1.fma_calls + s1.cpu_calls == s0.fma_calls + s0.cpu_calls + 2);
     }
-    gemm_engine_test_force_canary_failure(false);
+    CT_ASSERT(clops_debug_set("gemm.canary_fail", 0) == CLOPS_OK);
     ct_clear_context();
 }
 

@@ -89,12 +89,6 @@ void gemm_engine_get_stats(gemm_engine_stats *out);
 void gemm_engine_set_enabled(bool on);
 bool gemm_engine_enabled(void);
 
-/* Test hook: every device counts as having matrix units and every
- * known-answer check fails without building ("forced by a test"), so the
- * fallback and its warning can be checked on any device; clears the
- * recorded checks either way. */
-void gemm_engine_test_force_canary_failure(bool on);
-
 /* The path a dtype takes on a device, in words: "mma", "fma", "cpu" or
  * "clblast" (before layout and known-answer checks). */
 const char *gemm_engine_path(const clops_device *d, clops_dtype dt);

@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "clops/matmul.h"
+#include "core/debug.h"
 #include "host/host.h"
 #include "ops/gemm/gemm.h"
 #include "ops/kit/lines.h"
@@ -54,7 +55,6 @@
 static const char *const precision_names[] = {"highest", "high", "medium"};
 static atomic_int precision_mode = -1; /* -1: not read from the environment yet */
 static atomic_int engine_enabled = -1; /* -1: not read from the environment yet */
-static atomic_bool test_canary_fail;
 
 /* Index of a precision name, or -1. */
 static int precision_index(const char *s)
@@ -380,6 +380,12 @@ static pthread_mutex_t canary_lock = PTHREAD_MUTEX_INITIALIZER;
 /* The slot of device d (canary_lock held); NULL when the table is full. */
 static canary_slot *canary_slot_of(const clops_device *d)
 {
+    static int64_t forced_seen;
+    int64_t forced = clops_debug_get(CLOPS_DEBUG_GEMM_CANARY_FAIL);
+    if (forced != forced_seen) { /* the test setting changed: check again */
+        memset(canary_slots, 0, sizeof canary_slots);
+        forced_seen = forced;
+    }
     unsigned gen = host_generation();
     canary_slot *free_slot = NULL;
     for (int i = 0; i < CANARY_SLOTS; i++) {
@@ -395,14 +401,6 @@ static canary_slot *canary_slot_of(const clops_device *d)
         free_slot->generation = gen;
     }
     return free_slot;
-}
-
-void gemm_engine_test_force_canary_failure(bool on)
-{
-    pthread_mutex_lock(&canary_lock);
-    atomic_store(&test_canary_fail, on);
-    memset(canary_slots, 0, sizeof canary_slots);
-    pthread_mutex_unlock(&canary_lock);
 }
 
 /* Small exact values: products and sums of these are integers that float32
@@ -431,8 +429,8 @@ static void put_value(void *buf, size_t i, clops_dtype dt, float v)
 static bool canary_run(clops_device *d, const gemm_cfg *c, char *why, size_t cap)
 {
     enum { CM = 136, CN = 72, CK = 80 };
-    if (atomic_load(&test_canary_fail)) {
-        snprintf(why, cap, "failure forced by a test");
+    if (clops_debug_get(CLOPS_DEBUG_GEMM_CANARY_FAIL)) {
+        snprintf(why, cap, "failure forced by the debug setting gemm.canary_fail");
         return false;
     }
     host_kernel *k = NULL;
@@ -546,7 +544,7 @@ static bool mma_checked(clops_device *d, const gemm_cfg *c)
 static bool has_mma(const clops_device *d)
 {
     return (d->info.vendor == CLOPS_VENDOR_NVIDIA && d->nv_cc_major >= 8) ||
-           atomic_load(&test_canary_fail);
+           clops_debug_get(CLOPS_DEBUG_GEMM_CANARY_FAIL) != 0;
 }
 
 /*
