@@ -15,19 +15,18 @@ typedef struct kit_dtype_row {
 
 static const kit_dtype_row rows[CLOPS_DTYPE_COUNT] = {
 #define KIT_DTYPE(dt, tag, c_type, storage, bits, compute, uns, compute_dt, ls)                \
-    [dt] = {tag, storage, bits, compute, uns, compute_dt, ls},
+    [CLOPS_##dt] = {tag, storage, bits, compute, uns, CLOPS_##compute_dt, KIT_LS_##ls},
 #include "ops/kit/dtypes.def"
 #undef KIT_DTYPE
 };
 
-/* The C type column: one element of each dtype is clops_dtype_size bytes. */
+/* The C type column: one element of each dtype is its size in
+ * CLOPS_DTYPE_LIST (include/clops/dtype.h) bytes. */
+#define KIT__SIZE(e, name, size) enum { CLOPS__DTYPE_SIZE_##e = size };
+CLOPS_DTYPE_LIST(KIT__SIZE)
+#undef KIT__SIZE
 #define KIT_DTYPE(dt, tag, c_type, storage, bits, compute, uns, compute_dt, ls)                \
-    _Static_assert(sizeof(c_type) == (dt == CLOPS_INT64 || dt == CLOPS_FLOAT64     ? 8        \
-                                      : dt == CLOPS_INT32 || dt == CLOPS_FLOAT32   ? 4        \
-                                      : dt == CLOPS_INT16 || dt == CLOPS_FLOAT16 ||           \
-                                              dt == CLOPS_BFLOAT16                 ? 2        \
-                                                                                   : 1),      \
-                   "dtypes.def: C type of " #dt);
+    _Static_assert(sizeof(c_type) == CLOPS__DTYPE_SIZE_##dt, "dtypes.def: C type of " #dt);
 #include "ops/kit/dtypes.def"
 #undef KIT_DTYPE
 

@@ -12,6 +12,7 @@
 #include "core/tensor_impl.h"
 #include "dispatch/structured.h"
 #include "host/host.h"
+#include "ops/kit/kit.h"
 
 /* Row residency of cl_kernels/norm.cl (RES): the local-memory slots per
  * work-item that hold a row between the statistics and the output pass of
