@@ -18,8 +18,8 @@
  *
  * On GPUs the contiguous fast path moves pw_emit_vec_width() elements per
  * work item with vector loads and stores and evaluates the expression once
- * per lane; both paths use grid-stride loops.  On CPU devices (kit_is_cpu(d),
- * host.h) each work item walks one contiguous chunk instead, one
+ * per lane; both paths use grid-stride loops.  On CPU-like devices (KIT_CPU,
+ * ops/kit/kit.h) each work item walks one contiguous chunk instead, one
  * innermost-dim run at a time from offsets computed once per run: POCL runs
  * a grid-stride loop as a strided walk per work item, which was 10-30x
  * slower (bench/bench_launch.c, docs/benchmarks.md).  There a signature has
@@ -62,12 +62,8 @@ int pw_emit_vec_width(const pw_spec *s, const clops_device *d)
     return widest <= 2 ? 8 : 4;
 }
 
-/* The dtype names and spellings come from the kit's dtype table
- * (ops/kit/dtypes.def, ops/kit/kit.h). */
-static clops_dtype compute_of(clops_dtype dt)
-{
-    return kit_compute_dtype(dt);
-}
+/* The dtype names, compute dtypes and load/store spellings come from the
+ * kit's dtype table (ops/kit/dtypes.def, ops/kit/kit.h). */
 
 pw_class pw_dtype_class(clops_dtype dt)
 {
@@ -87,7 +83,7 @@ static clops_dtype operand_compute(const pw_spec *s, int j)
     case PW_ROLE_BOOL:
         return CLOPS_BOOL;
     case PW_ROLE_OWN:
-        return compute_of(s->in_dtype[j]);
+        return kit_compute_dtype(s->in_dtype[j]);
     default:
         return s->compute;
     }
@@ -99,7 +95,7 @@ static clops_dtype result_compute(const pw_spec *s)
     if (s->op->promotion == PW_PROMOTE_ALWAYS_BOOL || s->op->fixed_result == CLOPS_BOOL)
         return CLOPS_BOOL;
     if (s->op->fixed_result != CLOPS_DTYPE_NONE)
-        return compute_of(s->op->fixed_result);
+        return kit_compute_dtype(s->op->fixed_result);
     return s->compute;
 }
 
@@ -120,8 +116,8 @@ static const char *param_type(const pw_spec *s, int k)
  * with PyTorch's cast rules (to bool: x != 0; float to uint8 through int64). */
 static void emit_convert(strbuf *sb, const char *x, clops_dtype from, clops_dtype to)
 {
-    from = compute_of(from);
-    to = compute_of(to);
+    from = kit_compute_dtype(from);
+    to = kit_compute_dtype(to);
     if (from == to)
         sb_printf(sb, "(%s)", x);
     else if (to == CLOPS_BOOL)
@@ -390,7 +386,7 @@ static clops_status emit_lane_exprs(strbuf *sb, const pw_spec *s, int vw, const 
 static void emit_vector_store(strbuf *sb, const pw_spec *s, int vw, const char *indent,
                               const char *at, bool aligned)
 {
-    clops_dtype od = s->out_dtype, oc = compute_of(od), rc = result_compute(s);
+    clops_dtype od = s->out_dtype, oc = kit_compute_dtype(od), rc = result_compute(s);
     const char *st = kit_cl_storage(od);
     strbuf lanes = STRBUF_INIT;
     for (int l = 0; l < vw; l++) {
@@ -791,7 +787,7 @@ static clops_dtype spec_common(const pw_spec *s)
 bool pw_spec_is_standard(const pw_spec *s)
 {
     if (s->op->is_cast)
-        return s->compute == compute_of(s->out_dtype);
+        return s->compute == kit_compute_dtype(s->out_dtype);
     clops_dtype common = spec_common(s);
     pw_spec std;
     return common != CLOPS_DTYPE_NONE && pw_standard_spec(s->op, common, s->rank, s->index64, &std) &&
@@ -804,7 +800,7 @@ bool pw_group_by_op(const clops_device *d)
 }
 
 /*
- * CPU devices (kit_is_cpu(d)) have one kernel per signature, the generic-rank
+ * CPU-like devices (KIT_CPU) have one kernel per signature, the generic-rank
  * one: a chunked kernel computes its offsets once per innermost run, so
  * unrolling the rank buys nothing measurable there, and its unit-stride
  * loop is the contiguous fast path; while every kernel a process launches
@@ -871,7 +867,7 @@ static clops_status write_body(const void *ctx, const clops_device *d, strbuf *s
                     continue;
                 pw_spec sig = *s;
                 sig.out_dtype = (clops_dtype)o;
-                sig.compute = compute_of((clops_dtype)o);
+                sig.compute = kit_compute_dtype((clops_dtype)o);
                 sig.in_dtype[0] = (clops_dtype)i;
                 st = emit_signature_ranks(&sig, d, sb);
                 if (st)

@@ -29,7 +29,7 @@ int norm_resident_flag(void);
 void norm_force_streaming(bool on);
 
 /* The kernels of cl_kernels/norm.cl; the _CPU ones exist only in the
- * programs of CPU devices (kit_is_cpu(d)) and run in work items of one. */
+ * programs of CPU-like devices (KIT_CPU, ops/kit/kit.h) and run in work items of one. */
 enum {
     NORM_K_SOFTMAX,
     NORM_K_SOFTMAX_BACKWARD,

@@ -21,7 +21,7 @@
  * the device: then a reduce launch, a scan of the block sums and a
  * downsweep launch (three launches, no inter-group waiting).  Block counts
  * depend on the shape only (not on the device), so one device gives the
- * same bits on every run.  CPU devices (kit_is_cpu(d)) run every scan with
+ * same bits on every run.  CPU-like devices (KIT_CPU) run every scan with
  * the cols kernel, longer chunks and fewer of them (SCAN_CPU_*): POCL runs
  * the rows kernel's barriers and local-memory tiles as loops per region.
  */
