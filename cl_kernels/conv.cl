@@ -6,7 +6,8 @@
  * The host builds one program per dtype with these defined:
  *   RAW_T   storage type moved bit for bit (ushort for float16/bfloat16)
  *   VAL_T   storage type read and written as numbers (half for float16)
- *   KIND    0 float/double, 1 float16, 2 bfloat16
+ *   KIND    load/store kind (CLOPS_LD/CLOPS_ST in pw_prelude.clh): 0 float/double,
+ *           1 float16, 2 bfloat16
  *   ACC     accumulation type (float, double for float64)
  *   IDX     index type: int when every index of the call fits, else long
  * Geometry (ops/conv/conv.h): images are 5-D [N, C, D, H, W] views of any
@@ -16,16 +17,8 @@
  * Column (n, c * K + j, o) lies at coff + n * csn + (c * K + j) * csk + o.
  * Every work item writes one element; nothing is accumulated across items.
  */
-#if KIND == 1
-#define LD(p, i) ((ACC)vload_half(0, (p) + (i)))
-#define ST(p, i, v) vstore_half_rte((float)(v), 0, (p) + (i))
-#elif KIND == 2
-#define LD(p, i) ((ACC)clops_bf16_to_float((p)[i]))
-#define ST(p, i, v) ((p)[i] = clops_float_to_bf16((float)(v)))
-#else
-#define LD(p, i) ((ACC)(p)[i])
-#define ST(p, i, v) ((p)[i] = (VAL_T)(v))
-#endif
+#define LD(p, i) CLOPS_LD(KIND, ACC, p, i)
+#define ST(p, i, v) CLOPS_ST(KIND, VAL_T, ACC, p, i, v)
 
 /* The geometry arguments every kernel takes, in this order. */
 #define CONV_GEOM_ARGS                                                                     \

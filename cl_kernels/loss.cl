@@ -18,16 +18,8 @@
  * memory; loss_nll_finish (one group) folds the partials the same way and
  * writes output (divided by the total weight for mean) and total_weight.
  */
-#if KIND == 1
-#define LD(p, i) ((CT)vload_half(0, (p) + (i)))
-#define ST(p, i, v) vstore_half_rte((float)(v), 0, (p) + (i))
-#elif KIND == 2
-#define LD(p, i) ((CT)clops_bf16_to_float((p)[i]))
-#define ST(p, i, v) ((p)[i] = clops_float_to_bf16((float)(v)))
-#else
-#define LD(p, i) ((CT)(p)[i])
-#define ST(p, i, v) ((p)[i] = (T)(v))
-#endif
+#define LD(p, i) CLOPS_LD(KIND, CT, p, i)
+#define ST(p, i, v) CLOPS_ST(KIND, T, CT, p, i, v)
 
 /* v rounded to the storage type: mse_loss rounds its difference, and the
  * reduced elementwise losses their element losses, to float16/bfloat16 as

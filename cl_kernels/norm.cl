@@ -14,23 +14,9 @@
  * local memory and shared through it; pass 2 reads the row again and
  * writes the result.  The order of operations is fixed by the shape.
  */
-#if IN_KIND == 1
-#define LDX(p, i) vload_half(0, (p) + (i))
-#elif IN_KIND == 2
-#define LDX(p, i) clops_bf16_to_float((p)[i])
-#else
-#define LDX(p, i) ((CT)(p)[i])
-#endif
-#if OUT_KIND == 1
-#define LDY(p, i) vload_half(0, (p) + (i))
-#define STY(p, i, v) vstore_half_rte((v), 0, (p) + (i))
-#elif OUT_KIND == 2
-#define LDY(p, i) clops_bf16_to_float((p)[i])
-#define STY(p, i, v) ((p)[i] = clops_float_to_bf16((float)(v)))
-#else
-#define LDY(p, i) ((CT)(p)[i])
-#define STY(p, i, v) ((p)[i] = (TOUT_T)(v))
-#endif
+#define LDX(p, i) CLOPS_LD(IN_KIND, CT, p, i)
+#define LDY(p, i) CLOPS_LD(OUT_KIND, CT, p, i)
+#define STY(p, i, v) CLOPS_ST(OUT_KIND, TOUT_T, CT, p, i, v)
 
 /* Online max and sum of exp(x - max), as logsumexp in reduce.cl. */
 #define SM_ADD(m, s, x)                                                                    \

@@ -15,16 +15,8 @@
  * (backward, gather-style: it sums over the windows that cover its element
  * in a fixed order), so results are deterministic and no atomics are used.
  */
-#if KIND == 1
-#define LD(p, i) vload_half(0, (p) + (i))
-#define ST(p, i, v) vstore_half_rte((float)(v), 0, (p) + (i))
-#elif KIND == 2
-#define LD(p, i) clops_bf16_to_float((p)[i])
-#define ST(p, i, v) ((p)[i] = clops_float_to_bf16((float)(v)))
-#else
-#define LD(p, i) ((CT)(p)[i])
-#define ST(p, i, v) ((p)[i] = (DT)(v))
-#endif
+#define LD(p, i) CLOPS_LD(KIND, CT, p, i)
+#define ST(p, i, v) CLOPS_ST(KIND, DT, CT, p, i, v)
 
 /* Element offset of (n, c, z, y, x) in a tensor described by t. */
 #define AT(t, n, c, z, y, x) ((t).s0 + (n) * (t).s1 + (c) * (t).s2 + (z) * (t).s3 + (y) * (t).s4 + (x) * (t).s5)

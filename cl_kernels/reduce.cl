@@ -5,7 +5,7 @@
  *
  * The host (ops/reduce/reduce_launch.c) builds one program per input dtype: the
  * prelude (pw_prelude.clh), the type macros of that dtype (TIN_T storage
- * type, CT compute type, IN_KIND), then this file once per kind with RK (the
+ * type, CT compute type, IN_KIND, IN_LS), then this file once per kind with RK (the
  * kind number, see ops/reduce/reduce.h) and KN (its name) defined.  Each kind
  * defines an accumulator struct and five steps:
  *   A_INIT(a)          the identity;
@@ -37,12 +37,12 @@
 #define RCAT_(a, b) a##b
 #define RCAT(a, b) RCAT_(a, b)
 
-/* Loads element i of p as the compute type. */
+/* Loads element i of p as the compute type (IN_LS: the input's load/store
+ * kind, CLOPS_LD in pw_prelude.clh), and four elements as a vector. */
+#define LD(p, i) CLOPS_LD(IN_LS, CT, p, i)
 #if IN_KIND == 1
-#define LD(p, i) vload_half(0, (p) + (i))
 #define VLD4(p, i) vload_half4(0, (p) + (i))
 #elif IN_KIND == 2
-#define LD(p, i) clops_bf16_to_float((p)[i])
 #define VLD4(p, i) red_bf16x4(vload4(0, (p) + (i)))
 float4 red_bf16x4(ushort4 u)
 {
@@ -50,19 +50,15 @@ float4 red_bf16x4(ushort4 u)
                     clops_bf16_to_float(u.s2), clops_bf16_to_float(u.s3));
 }
 #else
-#define LD(p, i) ((CT)(p)[i])
 #define VLD4(p, i) RCAT(convert_, CT4)(vload4(0, (p) + (i)))
 #endif
 
-/* Stores compute value v into p[i] as the input's storage type. */
-#if IN_KIND == 1
-#define ST_IN(p, i, v) vstore_half_rte((v), 0, (p) + (i))
-#elif IN_KIND == 2
-#define ST_IN(p, i, v) ((p)[i] = clops_float_to_bf16((float)(v)))
-#elif IN_KIND == 5
+/* Stores compute value v into p[i] as the input's storage type (bool as
+ * 0/1). */
+#if IN_KIND == 5
 #define ST_IN(p, i, v) ((p)[i] = (uchar)((v) != 0))
 #else
-#define ST_IN(p, i, v) ((p)[i] = (TIN_T)(v))
+#define ST_IN(p, i, v) CLOPS_ST(IN_LS, TIN_T, CT, p, i, v)
 #endif
 
 #if CT_FLOAT

@@ -18,8 +18,8 @@
  *
  * On GPUs the contiguous fast path moves pw_emit_vec_width() elements per
  * work item with vector loads and stores and evaluates the expression once
- * per lane; both paths use grid-stride loops.  On CPU devices (d->chunked,
- * host.h) each work item walks one contiguous chunk instead, one
+ * per lane; both paths use grid-stride loops.  On CPU-like devices (KIT_CPU,
+ * ops/kit/kit.h) each work item walks one contiguous chunk instead, one
  * innermost-dim run at a time from offsets computed once per run: POCL runs
  * a grid-stride loop as a strided walk per work item, which was 10-30x
  * slower (bench/bench_launch.c, docs/benchmarks.md).  There a signature has
@@ -42,6 +42,7 @@
 
 #include "codegen_pointwise/pw.h"
 #include "host/host.h"
+#include "ops/kit/kit.h"
 
 /*
  * Lanes per work item: 4, so a float32 load is 16 bytes.  On CPU devices
@@ -61,68 +62,8 @@ int pw_emit_vec_width(const pw_spec *s, const clops_device *d)
     return widest <= 2 ? 8 : 4;
 }
 
-/* OpenCL storage type of a dtype (pw.h). */
-const char *pw_cl_storage_type(clops_dtype dt)
-{
-    switch (dt) {
-    case CLOPS_BOOL:
-    case CLOPS_UINT8:
-        return "uchar";
-    case CLOPS_INT8:
-        return "char";
-    case CLOPS_INT16:
-        return "short";
-    case CLOPS_INT32:
-        return "int";
-    case CLOPS_INT64:
-        return "long";
-    case CLOPS_FLOAT16:
-        return "half";
-    case CLOPS_BFLOAT16:
-        return "ushort";
-    case CLOPS_FLOAT32:
-        return "float";
-    case CLOPS_FLOAT64:
-        return "double";
-    default:
-        return "void";
-    }
-}
-
-/* The dtype whose C type a dtype computes in (float for the 16-bit floats). */
-static clops_dtype compute_of(clops_dtype dt)
-{
-    return (dt == CLOPS_FLOAT16 || dt == CLOPS_BFLOAT16) ? CLOPS_FLOAT32 : dt;
-}
-
-const char *pw_cl_compute_type(clops_dtype dt)
-{
-    return pw_cl_storage_type(compute_of(dt));
-}
-
-/* Unsigned counterpart of a compute type (floats map to themselves). */
-static const char *cl_unsigned_type(clops_dtype dt)
-{
-    switch (compute_of(dt)) {
-    case CLOPS_INT8:
-        return "uchar";
-    case CLOPS_INT16:
-        return "ushort";
-    case CLOPS_INT32:
-        return "uint";
-    case CLOPS_INT64:
-        return "ulong";
-    default:
-        return pw_cl_compute_type(dt);
-    }
-}
-
-const char *pw_dtype_tag(clops_dtype dt)
-{
-    static const char *const tags[CLOPS_DTYPE_COUNT] = {"b8",  "u8",  "i8",   "i16", "i32",
-                                                        "i64", "f16", "bf16", "f32", "f64"};
-    return (dt >= 0 && dt < CLOPS_DTYPE_COUNT) ? tags[dt] : "xx";
-}
+/* The dtype names, compute dtypes and load/store spellings come from the
+ * kit's dtype table (ops/kit/dtypes.def, ops/kit/kit.h). */
 
 pw_class pw_dtype_class(clops_dtype dt)
 {
@@ -142,7 +83,7 @@ static clops_dtype operand_compute(const pw_spec *s, int j)
     case PW_ROLE_BOOL:
         return CLOPS_BOOL;
     case PW_ROLE_OWN:
-        return compute_of(s->in_dtype[j]);
+        return kit_compute_dtype(s->in_dtype[j]);
     default:
         return s->compute;
     }
@@ -154,7 +95,7 @@ static clops_dtype result_compute(const pw_spec *s)
     if (s->op->promotion == PW_PROMOTE_ALWAYS_BOOL || s->op->fixed_result == CLOPS_BOOL)
         return CLOPS_BOOL;
     if (s->op->fixed_result != CLOPS_DTYPE_NONE)
-        return compute_of(s->op->fixed_result);
+        return kit_compute_dtype(s->op->fixed_result);
     return s->compute;
 }
 
@@ -167,7 +108,7 @@ static const char *param_type(const pw_spec *s, int k)
     case PW_PARAM_FLOAT:
         return s->compute == CLOPS_FLOAT64 ? "double" : "float";
     default:
-        return pw_cl_compute_type(s->compute);
+        return kit_cl_compute(s->compute);
     }
 }
 
@@ -175,8 +116,8 @@ static const char *param_type(const pw_spec *s, int k)
  * with PyTorch's cast rules (to bool: x != 0; float to uint8 through int64). */
 static void emit_convert(strbuf *sb, const char *x, clops_dtype from, clops_dtype to)
 {
-    from = compute_of(from);
-    to = compute_of(to);
+    from = kit_compute_dtype(from);
+    to = kit_compute_dtype(to);
     if (from == to)
         sb_printf(sb, "(%s)", x);
     else if (to == CLOPS_BOOL)
@@ -184,7 +125,7 @@ static void emit_convert(strbuf *sb, const char *x, clops_dtype from, clops_dtyp
     else if (to == CLOPS_UINT8 && clops_dtype_is_floating(from))
         sb_printf(sb, "(uchar)(long)(%s)", x);
     else
-        sb_printf(sb, "(%s)(%s)", pw_cl_storage_type(to), x);
+        sb_printf(sb, "(%s)(%s)", kit_cl_storage(to), x);
 }
 
 clops_dtype pw_operand_rounding(const pw_spec *s, int j)
@@ -224,15 +165,13 @@ static void emit_operand_convert(strbuf *sb, const char *x, clops_dtype from, co
  * to the operand's compute dtype. */
 static void emit_load(strbuf *sb, const char *ptr, const char *idx, const pw_spec *s, int j)
 {
-    char raw[160];
+    strbuf raw = STRBUF_INIT;
     clops_dtype dt = s->in_dtype[j];
-    if (dt == CLOPS_FLOAT16)
-        snprintf(raw, sizeof raw, "vload_half(0, %s + %s)", ptr, idx);
-    else if (dt == CLOPS_BFLOAT16)
-        snprintf(raw, sizeof raw, "clops_bf16_to_float(%s[%s])", ptr, idx);
-    else
-        snprintf(raw, sizeof raw, "%s[%s]", ptr, idx);
-    emit_operand_convert(sb, raw, dt, s, j);
+    kit_cl_load(&raw, dt, ptr, idx);
+    emit_operand_convert(sb, sb_str(&raw), dt, s, j);
+    if (raw.failed)
+        sb->failed = true;
+    sb_free(&raw);
 }
 
 /* Appends a statement storing `val` (compute dtype `from`) to element idx
@@ -242,12 +181,8 @@ static void emit_store(strbuf *sb, const char *idx, const char *val, clops_dtype
 {
     strbuf v = STRBUF_INIT;
     emit_convert(&v, val, from, dt);
-    if (dt == CLOPS_FLOAT16)
-        sb_printf(sb, "vstore_half_rte(%s, 0, out + %s);", sb_str(&v), idx);
-    else if (dt == CLOPS_BFLOAT16)
-        sb_printf(sb, "out[%s] = clops_float_to_bf16(%s);", idx, sb_str(&v));
-    else
-        sb_printf(sb, "out[%s] = %s;", idx, sb_str(&v));
+    kit_cl_store(sb, dt, "out", idx, sb_str(&v));
+    sb_putc(sb, ';');
     if (v.failed)
         sb->failed = true;
     sb_free(&v);
@@ -266,13 +201,13 @@ static clops_status emit_expr(strbuf *sb, const pw_spec *s)
     sb_putc(sb, '(');
     for (const char *p = e; *p; p++) {
         if (p[0] == '$' && p[1] == 'T') {
-            sb_append(sb, pw_cl_compute_type(s->compute));
+            sb_append(sb, kit_cl_compute(s->compute));
             p++;
         } else if (p[0] == '$' && p[1] == 'U') {
-            sb_append(sb, cl_unsigned_type(s->compute));
+            sb_append(sb, kit_cl_unsigned(s->compute));
             p++;
         } else if (p[0] == '$' && p[1] == 'R') {
-            sb_append(sb, pw_cl_compute_type(result_compute(s)));
+            sb_append(sb, kit_cl_compute(result_compute(s)));
             p++;
         } else {
             sb_putc(sb, *p);
@@ -284,12 +219,12 @@ static clops_status emit_expr(strbuf *sb, const pw_spec *s)
 
 void pw_kernel_name(const pw_spec *s, char *buf, size_t cap)
 {
-    int n = snprintf(buf, cap, "pw_%s_%s_%s", s->op->name, pw_dtype_tag(s->out_dtype),
-                     pw_dtype_tag(s->compute));
+    int n = snprintf(buf, cap, "pw_%s_%s_%s", s->op->name, kit_dtype_tag(s->out_dtype),
+                     kit_dtype_tag(s->compute));
     for (int j = 0; j < s->op->n_in && n > 0 && (size_t)n < cap; j++)
-        n += snprintf(buf + n, cap - (size_t)n, "_%s", pw_dtype_tag(s->in_dtype[j]));
+        n += snprintf(buf + n, cap - (size_t)n, "_%s", kit_dtype_tag(s->in_dtype[j]));
     if (n > 0 && (size_t)n < cap && spec_rounds(s))
-        n += snprintf(buf + n, cap - (size_t)n, "_to%s", pw_dtype_tag(s->common));
+        n += snprintf(buf + n, cap - (size_t)n, "_to%s", kit_dtype_tag(s->common));
     if (n > 0 && (size_t)n < cap) {
         if (s->rank == 0)
             snprintf(buf + n, cap - (size_t)n, "_c%s", s->index64 ? "64" : "32");
@@ -316,12 +251,12 @@ static void emit_signature(strbuf *sb, const pw_spec *s, const char *name, const
     if (md)
         sb_printf(sb, " %s size[%d]; %s stride[%d][%d];", idx, md, idx, nt, md);
     sb_printf(sb, " } M_%s;\n", name);
-    sb_printf(sb, "__kernel void %s(__global %s *out", name, pw_cl_storage_type(s->out_dtype));
+    sb_printf(sb, "__kernel void %s(__global %s *out", name, kit_cl_storage(s->out_dtype));
     for (int j = 0; j < op->n_in; j++)
-        sb_printf(sb, ", __global const %s *in%d", pw_cl_storage_type(s->in_dtype[j]), j);
+        sb_printf(sb, ", __global const %s *in%d", kit_cl_storage(s->in_dtype[j]), j);
     sb_printf(sb, ", M_%s m", name);
     for (int j = 0; j < op->n_in; j++)
-        sb_printf(sb, ", %s sc%d", pw_cl_compute_type(operand_compute(s, j)), j);
+        sb_printf(sb, ", %s sc%d", kit_cl_compute(operand_compute(s, j)), j);
     sb_append(sb, ", uint flags");
     for (int k = 0; k < op->n_params; k++)
         sb_printf(sb, ", %s p%d", param_type(s, k), k);
@@ -337,7 +272,7 @@ static void emit_operands_at(strbuf *sb, const pw_spec *s, const char *indent, c
         char ptr[8], idx[8];
         snprintf(ptr, sizeof ptr, "in%d", j);
         snprintf(idx, sizeof idx, "%c%d", pfx, j + 1);
-        sb_printf(sb, "%s%s %c = (flags & %uu) ? sc%d : ", indent, pw_cl_compute_type(ct), names[j],
+        sb_printf(sb, "%s%s %c = (flags & %uu) ? sc%d : ", indent, kit_cl_compute(ct), names[j],
                   1u << j, j);
         emit_load(sb, ptr, idx, s, j);
         sb_append(sb, ";\n");
@@ -393,7 +328,7 @@ static clops_status emit_strided(strbuf *sb, const pw_spec *s, const char *idx)
     sb_printf(sb, "    for (%s i = get_global_id(0); i < m.n; i += get_global_size(0)) {\n", idx);
     emit_offsets(sb, s, idx);
     emit_operands(sb, s, "        ");
-    sb_printf(sb, "        %s r = ", pw_cl_compute_type(result_compute(s)));
+    sb_printf(sb, "        %s r = ", kit_cl_compute(result_compute(s)));
     clops_status st = emit_expr(sb, s);
     sb_append(sb, ";\n        ");
     emit_store(sb, "o0", "r", result_compute(s), s->out_dtype);
@@ -422,14 +357,14 @@ static void emit_chunk_bounds(strbuf *sb, const char *idx, const char *n, const 
 static clops_status emit_lane_exprs(strbuf *sb, const pw_spec *s, int vw, const char *indent)
 {
     static const char names[] = "abcd";
-    sb_printf(sb, "%s%s r_0", indent, pw_cl_compute_type(result_compute(s)));
+    sb_printf(sb, "%s%s r_0", indent, kit_cl_compute(result_compute(s)));
     for (int l = 1; l < vw; l++)
         sb_printf(sb, ", r_%d", l);
     sb_append(sb, ";\n");
     for (int l = 0; l < vw; l++) {
         sb_printf(sb, "%s{", indent);
         for (int j = 0; j < s->op->n_in; j++)
-            sb_printf(sb, " %s %c = %c_%d;", pw_cl_compute_type(operand_compute(s, j)), names[j],
+            sb_printf(sb, " %s %c = %c_%d;", kit_cl_compute(operand_compute(s, j)), names[j],
                       names[j], l);
         sb_printf(sb, " r_%d = ", l);
         clops_status st = emit_expr(sb, s);
@@ -451,8 +386,8 @@ static clops_status emit_lane_exprs(strbuf *sb, const pw_spec *s, int vw, const 
 static void emit_vector_store(strbuf *sb, const pw_spec *s, int vw, const char *indent,
                               const char *at, bool aligned)
 {
-    clops_dtype od = s->out_dtype, oc = compute_of(od), rc = result_compute(s);
-    const char *st = pw_cl_storage_type(od);
+    clops_dtype od = s->out_dtype, oc = kit_compute_dtype(od), rc = result_compute(s);
+    const char *st = kit_cl_storage(od);
     strbuf lanes = STRBUF_INIT;
     for (int l = 0; l < vw; l++) {
         char r[16];
@@ -541,7 +476,7 @@ static clops_status emit_unit_run_vector(strbuf *sb, const pw_spec *s, const clo
     static const char names[] = "abcd";
     int vw = unit_run_width(s, d);
     clops_dtype rc = result_compute(s);
-    const char *rct = pw_cl_compute_type(rc);
+    const char *rct = kit_cl_compute(rc);
     sb_printf(sb, "            %s t = 0;\n", idx);
     /* Vectors only from aligned offsets (then every step is aligned). */
     sb_append(sb, "            if (((o0");
@@ -552,24 +487,19 @@ static clops_status emit_unit_run_vector(strbuf *sb, const pw_spec *s, const clo
     sb_printf(sb, "            for (; t + %d <= run; t += %d) {\n", vw, vw);
     for (int j = 0; j < s->op->n_in; j++) {
         clops_dtype dt = s->in_dtype[j];
-        const char *ctn = pw_cl_compute_type(operand_compute(s, j));
+        const char *ctn = kit_cl_compute(operand_compute(s, j));
         if (!((mask >> j) & 1)) {
             /* A broadcast input: its value of the run in every lane. */
             for (int l = 0; l < vw; l++)
                 sb_printf(sb, "                %s %c_%d = %c_run;\n", ctn, names[j], l, names[j]);
             continue;
         }
-        if (dt == CLOPS_FLOAT16)
-            sb_printf(sb, "                float%d v%d = vload_half%d(0, in%d + o%d + t);\n", vw, j,
-                      vw, j, j + 1);
-        else if (dt == CLOPS_BFLOAT16)
-            sb_printf(sb,
-                      "                float%d v%d = clops_bf16_to_float%d(vload%d(0, in%d + o%d + "
-                      "t));\n",
-                      vw, j, vw, vw, j, j + 1);
-        else
-            sb_printf(sb, "                %s%d v%d = vload%d(0, in%d + o%d + t);\n",
-                      pw_cl_storage_type(dt), vw, j, vw, j, j + 1);
+        char at[48];
+        snprintf(at, sizeof at, "in%d + o%d + t", j, j + 1);
+        sb_printf(sb, "                %s%d v%d = ",
+                  kit_load_store(dt) == KIT_LS_PLAIN ? kit_cl_storage(dt) : "float", vw, j);
+        kit_cl_vload(sb, dt, vw, at);
+        sb_append(sb, ";\n");
         for (int l = 0; l < vw; l++) {
             char lane[64];
             snprintf(lane, sizeof lane, "v%d.s%x", j, l);
@@ -633,7 +563,7 @@ static clops_status emit_strided_chunked(strbuf *sb, const pw_spec *s, const clo
     /* One loop per pattern of unit (stride 1) and broadcast (stride 0)
      * inputs in the run, chosen per run, all-unit first (with the
      * vector body); the generic loop last. */
-    const char *ct = pw_cl_compute_type(result_compute(s));
+    const char *ct = kit_cl_compute(result_compute(s));
     unsigned full = (1u << s->op->n_in) - 1;
     unsigned last = s->op->n_in <= PW_RUN_VERSION_INPUTS && full ? 1 : full;
     for (unsigned mask = full;; mask--) {
@@ -649,7 +579,7 @@ static clops_status emit_strided_chunked(strbuf *sb, const pw_spec *s, const clo
             snprintf(ptr, sizeof ptr, "in%d", j);
             snprintf(at, sizeof at, "o%d", j + 1);
             sb_printf(sb, "            %s %c_run = (flags & %uu) ? sc%d : ",
-                      pw_cl_compute_type(operand_compute(s, j)), names[j], 1u << j, j);
+                      kit_cl_compute(operand_compute(s, j)), names[j], 1u << j, j);
             emit_load(sb, ptr, at, s, j);
             sb_append(sb, ";\n");
         }
@@ -662,7 +592,7 @@ static clops_status emit_strided_chunked(strbuf *sb, const pw_spec *s, const clo
         sb_append(sb, "            #pragma clang loop vectorize(disable) unroll(disable)\n");
         sb_append(sb, "            for (; t < run; t++) {\n");
         for (int j = 0; j < s->op->n_in; j++) {
-            sb_printf(sb, "                %s %c = ", pw_cl_compute_type(operand_compute(s, j)),
+            sb_printf(sb, "                %s %c = ", kit_cl_compute(operand_compute(s, j)),
                       names[j]);
             if ((mask >> j) & 1) {
                 char ptr[16], at[24];
@@ -691,7 +621,7 @@ static clops_status emit_strided_chunked(strbuf *sb, const pw_spec *s, const clo
     for (int k = 0; k < nt; k++)
         sb_printf(sb, "                %s q%d = o%d + t * m.stride[%d][0];\n", idx, k, k, k);
     emit_operands_at(sb, s, "                ", 'q');
-    sb_printf(sb, "                %s r = ", pw_cl_compute_type(result_compute(s)));
+    sb_printf(sb, "                %s r = ", kit_cl_compute(result_compute(s)));
     st = emit_expr(sb, s);
     sb_append(sb, ";\n                ");
     emit_store(sb, "q0", "r", result_compute(s), s->out_dtype);
@@ -706,7 +636,7 @@ static void emit_vec_load(strbuf *sb, const pw_spec *s, int vw, int j, char nm)
 {
     clops_dtype dt = s->in_dtype[j];
     clops_dtype ct = operand_compute(s, j);
-    const char *ctn = pw_cl_compute_type(ct);
+    const char *ctn = kit_cl_compute(ct);
     sb_printf(sb, "        %s %c_0", ctn, nm);
     for (int l = 1; l < vw; l++)
         sb_printf(sb, ", %c_%d", nm, l);
@@ -724,7 +654,7 @@ static void emit_vec_load(strbuf *sb, const pw_spec *s, int vw, int j, char nm)
     for (int l = 0; l < vw; l++)
         sb_printf(sb, " %c_%d =", nm, l);
     sb_append(sb, " u;\n        } else {\n");
-    const char *st = pw_cl_storage_type(dt);
+    const char *st = kit_cl_storage(dt);
     if (dt == CLOPS_FLOAT16)
         sb_printf(sb, "            float%d v = vload_half%d(0, in%d + m.off[%d] + base);\n", vw,
                   vw, j, j + 1);
@@ -751,7 +681,7 @@ static clops_status emit_contiguous(strbuf *sb, const pw_spec *s, int vw, const 
     static const char names[] = "abcd";
     const pw_op *op = s->op;
     clops_dtype rc = result_compute(s);
-    const char *rct = pw_cl_compute_type(rc);
+    const char *rct = kit_cl_compute(rc);
     clops_status st = CLOPS_OK;
     sb_printf(sb, "    %s nvec = m.n / %d;\n", idx, vw);
     sb_printf(sb, "    for (%s v_i = get_global_id(0); v_i < nvec; v_i += get_global_size(0)) {\n",
@@ -802,7 +732,7 @@ clops_status pw_emit_kernel(const pw_spec *s, const clops_device *d, strbuf *sb)
     clops_status st;
     if (s->rank == 0)
         st = emit_contiguous(sb, s, pw_emit_vec_width(s, d), idx);
-    else if (d->chunked)
+    else if (kit_is_cpu(d))
         st = emit_strided_chunked(sb, s, d, idx);
     else
         st = emit_strided(sb, s, idx);
@@ -857,7 +787,7 @@ static clops_dtype spec_common(const pw_spec *s)
 bool pw_spec_is_standard(const pw_spec *s)
 {
     if (s->op->is_cast)
-        return s->compute == compute_of(s->out_dtype);
+        return s->compute == kit_compute_dtype(s->out_dtype);
     clops_dtype common = spec_common(s);
     pw_spec std;
     return common != CLOPS_DTYPE_NONE && pw_standard_spec(s->op, common, s->rank, s->index64, &std) &&
@@ -870,7 +800,7 @@ bool pw_group_by_op(const clops_device *d)
 }
 
 /*
- * CPU devices (d->chunked) have one kernel per signature, the generic-rank
+ * CPU-like devices (KIT_CPU) have one kernel per signature, the generic-rank
  * one: a chunked kernel computes its offsets once per innermost run, so
  * unrolling the rank buys nothing measurable there, and its unit-stride
  * loop is the contiguous fast path; while every kernel a process launches
@@ -881,7 +811,7 @@ bool pw_group_by_op(const clops_device *d)
  */
 int pw_kernel_rank(const clops_device *d, bool contiguous, int ndim)
 {
-    if (d->chunked || (!contiguous && ndim > PW_SPEC_RANKS))
+    if (kit_is_cpu(d) || (!contiguous && ndim > PW_SPEC_RANKS))
         return PW_GENERIC_RANK;
     return contiguous ? 0 : ndim;
 }
@@ -892,8 +822,8 @@ static const int group_ranks_chunked[] = {PW_GENERIC_RANK};
 /* Appends every rank variant of one signature. */
 static clops_status emit_signature_ranks(const pw_spec *sig, const clops_device *d, strbuf *sb)
 {
-    const int *ranks = d->chunked ? group_ranks_chunked : group_ranks;
-    size_t nr = d->chunked ? sizeof group_ranks_chunked / sizeof group_ranks_chunked[0]
+    const int *ranks = kit_is_cpu(d) ? group_ranks_chunked : group_ranks;
+    size_t nr = kit_is_cpu(d) ? sizeof group_ranks_chunked / sizeof group_ranks_chunked[0]
                            : sizeof group_ranks / sizeof group_ranks[0];
     for (size_t r = 0; r < nr; r++) {
         pw_spec k = *sig;
@@ -918,17 +848,12 @@ void pw_program_name(const pw_spec *s, const clops_device *d, char *buf, size_t 
     snprintf(buf, cap, "pw/%s/%s", s->op->name, name);
 }
 
-clops_status pw_emit_program(const pw_spec *s, const clops_device *d, strbuf *sb)
+/* The generated part of spec's program (a kit_program's write()): the
+ * op's helpers and every kernel of spec's group. */
+static clops_status write_body(const void *ctx, const clops_device *d, strbuf *sb)
 {
-    const char *prelude = NULL;
-    clops_status st = host_cl_source("pw_prelude.clh", &prelude);
-    if (st)
-        return st;
-    char pname[160];
-    pw_program_name(s, d, pname, sizeof pname);
-    sb_printf(sb, "/* clops pointwise program %s (generated; see codegen_pointwise/emit.c) */\n",
-              pname);
-    sb_append(sb, prelude);
+    const pw_spec *s = ctx;
+    clops_status st = CLOPS_OK;
     if (s->op->helpers) {
         sb_printf(sb, "\n/* ---- helpers of %s ---- */\n", s->op->name);
         sb_append(sb, s->op->helpers);
@@ -942,7 +867,7 @@ clops_status pw_emit_program(const pw_spec *s, const clops_device *d, strbuf *sb
                     continue;
                 pw_spec sig = *s;
                 sig.out_dtype = (clops_dtype)o;
-                sig.compute = compute_of((clops_dtype)o);
+                sig.compute = kit_compute_dtype((clops_dtype)o);
                 sig.in_dtype[0] = (clops_dtype)i;
                 st = emit_signature_ranks(&sig, d, sb);
                 if (st)
@@ -966,4 +891,31 @@ clops_status pw_emit_program(const pw_spec *s, const clops_device *d, strbuf *sb
         return CLOPS_OK;
     }
     return emit_signature_ranks(s, d, sb);
+}
+
+/* Spec's program as the kit assembles it: a title naming it, the prelude,
+ * then write_body. */
+static kit_program program_of(const pw_spec *s, const char *pname, char *title, size_t cap)
+{
+    snprintf(title, cap, "clops pointwise program %s (generated; see codegen_pointwise/emit.c)",
+             pname);
+    return (kit_program){.name = pname, .title = title, .write = write_body, .ctx = s};
+}
+
+clops_status pw_emit_program(const pw_spec *s, const clops_device *d, strbuf *sb)
+{
+    char pname[160], title[240];
+    pw_program_name(s, d, pname, sizeof pname);
+    kit_program p = program_of(s, pname, title, sizeof title);
+    return kit_program_source(&p, d, sb);
+}
+
+clops_status pw_build_kernel(clops_device *d, const host_kkey *key, const pw_spec *s,
+                             const char *op, host_kernel **out)
+{
+    char kname[128], pname[160], title[240];
+    pw_kernel_name(s, kname, sizeof kname);
+    pw_program_name(s, d, pname, sizeof pname);
+    kit_program p = program_of(s, pname, title, sizeof title);
+    return kit_build(d, key, &p, kname, op, out);
 }

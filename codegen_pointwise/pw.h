@@ -291,9 +291,16 @@ int pw_emit_vec_width(const pw_spec *spec, const clops_device *d);
 int pw_kernel_rank(const clops_device *d, bool contiguous, int ndim);
 /* Appends the source of one kernel. */
 clops_status pw_emit_kernel(const pw_spec *spec, const clops_device *d, strbuf *sb);
-/* Appends the source of the program that holds spec's kernel: the shared
- * prelude, the op's helpers, and every kernel of spec's group. */
+/* Appends the source of the program that holds spec's kernel, as the kit's
+ * assembler writes it (ops/kit/kit.h): the shared prelude, the op's
+ * helpers, and every kernel of spec's group. */
 clops_status pw_emit_program(const pw_spec *spec, const clops_device *d, strbuf *sb);
+/* Builds (or loads) the program of spec's kernel through the kit and
+ * returns the kernel under key (errors prefixed with op). */
+struct host_kkey;
+struct host_kernel;
+clops_status pw_build_kernel(clops_device *d, const struct host_kkey *key, const pw_spec *spec,
+                             const char *op, struct host_kernel **out);
 /* The "standard" spec of an op for one common dtype (all COMMON operands
  * of that dtype, the promoted output); false when the op refuses it. */
 bool pw_standard_spec(const pw_op *op, clops_dtype common, int rank, bool index64, pw_spec *out);
@@ -303,16 +310,10 @@ bool pw_spec_is_standard(const pw_spec *s);
 bool pw_group_by_op(const clops_device *d);
 /* Name of the program that holds spec's kernel on device d. */
 void pw_program_name(const pw_spec *s, const clops_device *d, char *buf, size_t cap);
-/* Short dtype tag used in kernel names ("f32", "bf16", "b8"). */
-const char *pw_dtype_tag(clops_dtype dt);
-/* OpenCL C storage type of dt ("half" for float16, "ushort" for bfloat16). */
-const char *pw_cl_storage_type(clops_dtype dt);
 /* The reduced-precision float (float16 or bfloat16) operand j of spec s must
  * be rounded to after loading, or CLOPS_DTYPE_NONE: set for a COMMON operand
  * whose storage dtype differs from a float16/bfloat16 common dtype. */
 clops_dtype pw_operand_rounding(const pw_spec *s, int j);
-/* OpenCL C type that computes in dt ("float" for float16/bfloat16). */
-const char *pw_cl_compute_type(clops_dtype dt);
 /* Dtype class of a dtype. */
 pw_class pw_dtype_class(clops_dtype dt);
 

@@ -15,6 +15,7 @@
 #include "codegen_pointwise/pw.h"
 #include "dispatch/structured.h"
 #include "host/host.h"
+#include "ops/kit/kit.h"
 
 /* Everything pw_run derives before launching. */
 typedef struct pw_call {
@@ -176,7 +177,7 @@ static clops_status resolve_device(pw_call *c, const clops_tensor *dst)
     clops_device *dev = dst ? dst->storage->device : NULL;
     for (int j = 0; j < c->op->n_in && !dev; j++) {
         const clops_tensor *t = c->operands[j].tensor;
-        if (t && !(t->ndim == 0 && host_is_cpu(t->storage->device)))
+        if (t && !(t->ndim == 0 && kit_is_host(t->storage->device)))
             dev = t->storage->device;
     }
     for (int j = 0; j < c->op->n_in && !dev; j++)
@@ -191,7 +192,7 @@ static clops_status resolve_device(pw_call *c, const clops_tensor *dst)
         pw_operand *o = &c->operands[j];
         if (!o->tensor || o->tensor->storage->device == dev)
             continue;
-        if (o->tensor->ndim == 0 && host_is_cpu(o->tensor->storage->device)) {
+        if (o->tensor->ndim == 0 && kit_is_host(o->tensor->storage->device)) {
             o->is_cpu_scalar = true;
             o->scalar_dtype = o->tensor->dtype;
             o->scalar = cpu_tensor_scalar(o->tensor);
@@ -348,15 +349,6 @@ static size_t pack_meta(const pw_plan *plan, int rank, bool index64, void *buf)
     return n * 4;
 }
 
-/* Context handed to the program generator on a cache miss. */
-typedef struct gen_ctx {
-    const pw_spec *spec;
-} gen_ctx;
-
-static clops_status gen_program(void *ctx, const clops_device *d, strbuf *sb)
-{
-    return pw_emit_program(((gen_ctx *)ctx)->spec, d, sb);
-}
 
 /* Packs a spec into a kernel-cache key. */
 static host_kkey spec_key(const pw_spec *s)
@@ -380,16 +372,11 @@ static clops_status launch(const pw_call *c, const pw_spec *spec, const pw_plan 
 {
     clops_device *d = c->device;
     host_kkey key = spec_key(spec);
-    host_kernel *k = host_kernel_lookup(d, &key);
+    host_kernel *k = kit_find(d, &key);
     if (!k) {
-        char kname[128], pname[160];
-        pw_kernel_name(spec, kname, sizeof kname);
-        pw_program_name(spec, d, pname, sizeof pname);
-        gen_ctx g = {spec};
-        host_kernel_request req = {pname, kname, gen_program, &g, NULL};
-        clops_status st = host_kernel_get(d, &key, &req, &k);
+        clops_status st = pw_build_kernel(d, &key, spec, c->opname, &k);
         if (st)
-            return clops__error_prefix(st, "%s", c->opname);
+            return st;
     }
     const pw_op *op = c->op;
     host_arg args[1 + PW_MAX_IN + 1 + PW_MAX_IN + 1 + PW_MAX_PARAMS];
@@ -458,8 +445,8 @@ static clops_status launch(const pw_call *c, const pw_spec *spec, const pw_plan 
     }
     uint64_t vw = (uint64_t)pw_emit_vec_width(spec, d);
     uint64_t work = spec->rank == 0 ? (uint64_t)(plan->numel + vw - 1) / vw : (uint64_t)plan->numel;
-    clops_status st = d->chunked ? host_launch_chunked(d, k, na, args, work)
-                                 : host_launch(d, k, na, args, host_grid_size(d, k, work));
+    /* chunked on CPU-like devices, a grid-stride grid on GPUs */
+    clops_status st = host_launch_items(d, k, na, args, work);
     if (st)
         return clops__error_prefix(st, "%s", c->opname);
     return CLOPS_OK;
@@ -613,9 +600,9 @@ clops_status pw_run(const pw_op *op, pw_variant variant, const pw_operand *opera
         }
         spec.index64 = plan.index64;
         spec.rank = pw_kernel_rank(c.device, plan.contiguous, plan.ndim);
-        if (spec.rank == 0 && !host_is_cpu(c.device) && !vector_aligned(&spec, &plan, c.device))
+        if (spec.rank == 0 && !kit_is_host(c.device) && !vector_aligned(&spec, &plan, c.device))
             spec.rank = 1; /* chunked (CPU) devices never take rank 0 */
-        if (host_is_cpu(c.device))
+        if (kit_is_host(c.device))
             st = run_reference(&c, &spec, &plan, tens, tmap, params);
         else
             st = launch(&c, &spec, &plan, tens, tmap, params);

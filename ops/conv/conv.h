@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "core/tensor_impl.h"
+#include "ops/kit/kit.h"
 
 /* Spatial dims are padded to three with leading size-1 dims. */
 #define CONV_SP 3

@@ -386,7 +386,7 @@ clops_status conv_product(const char *op, const conv_geom *g, conv_dir dir, clop
         /* Nothing to sum: zeros (plus the bias). */
         s = tensor_fill(dir == CONV_TO_WEIGHT ? Wc : dst, clops_scalar_int(0));
         done = true;
-    } else if (host_is_cpu(dst->storage->device)) {
+    } else if (kit_is_host(dst->storage->device)) {
         s = conv_ref_product(g, dir, S, B, Wc);
         done = true;
     } else if (dir == CONV_TO_SMALL && g->Cb == g->groups) {

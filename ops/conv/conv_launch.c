@@ -14,43 +14,23 @@
 
 #include "host/host.h"
 #include "ops/conv/conv.h"
-
-/* Storage types and kind of dt (see the top of cl_kernels/conv.cl). */
-static void cl_types(clops_dtype dt, const char **raw, const char **val, int *kind)
-{
-    *kind = dt == CLOPS_FLOAT16 ? 1 : dt == CLOPS_BFLOAT16 ? 2 : 0;
-    *raw = *kind ? "ushort" : dt == CLOPS_FLOAT64 ? "double" : "float";
-    *val = dt == CLOPS_FLOAT16 ? "half" : *raw;
-}
+#include "ops/kit/kit.h"
 
 typedef struct gen_ctx {
     clops_dtype dt;
     bool wide;
 } gen_ctx;
 
-/* Writes the program of one (dtype, index width). */
-static clops_status gen_program(void *vctx, const clops_device *d, strbuf *sb)
+/* The defines of one (dtype, index width) (see the top of cl_kernels/conv.cl). */
+static clops_status write_defines(const void *vctx, const clops_device *d, strbuf *sb)
 {
     (void)d;
     const gen_ctx *g = vctx;
-    const char *prelude = NULL, *body = NULL;
-    clops_status st = host_cl_source("pw_prelude.clh", &prelude);
-    if (!st)
-        st = host_cl_source("conv.cl", &body);
-    if (st)
-        return st;
-    const char *raw, *val;
-    int kind;
-    cl_types(g->dt, &raw, &val, &kind);
-    sb_printf(sb, "/* clops convolution program %s, %s indices (see ops/conv/conv_launch.c) */\n",
-              clops_dtype_name(g->dt), g->wide ? "64-bit" : "32-bit");
-    sb_append(sb, prelude);
-    sb_printf(sb, "\n#define RAW_T %s\n#define VAL_T %s\n#define KIND %d\n#define ACC %s\n"
+    sb_printf(sb, "#define RAW_T %s\n#define VAL_T %s\n#define KIND %d\n#define ACC %s\n"
                   "#define IDX %s\n",
-              raw, val, kind, g->dt == CLOPS_FLOAT64 ? "double" : "float",
-              g->wide ? "long" : "int");
-    sb_append(sb, body);
-    return sb->failed ? CLOPS__HOST_OOM("convolution program source") : CLOPS_OK;
+              kit_cl_bits(g->dt), kit_cl_storage(g->dt), (int)kit_load_store(g->dt),
+              kit_cl_compute(g->dt), g->wide ? "long" : "int");
+    return CLOPS_OK;
 }
 
 /* Kernel `which` (0 im2col, 1 col2im, 2 depthwise, 3 its input gradient, 4
@@ -70,15 +50,18 @@ static clops_status get_kernel(clops_device *d, int which, clops_dtype dt, bool 
     host_kkey key = {{(0x43ull << 56) | ((uint64_t)which << 16) | ((uint64_t)wide << 8) |
                           (uint64_t)dt,
                       0, 0, 0x636f6e76ull}};
-    *k = host_kernel_lookup(d, &key);
+    *k = kit_find(d, &key);
     if (*k)
         return CLOPS_OK;
-    char pname[64];
+    char pname[64], title[96];
     snprintf(pname, sizeof pname, "conv/%s-%s", clops_dtype_name(dt), wide ? "i64" : "i32");
+    snprintf(title, sizeof title,
+             "clops convolution program %s, %s indices (see ops/conv/conv_launch.c)",
+             clops_dtype_name(dt), wide ? "64-bit" : "32-bit");
     gen_ctx g = {dt, wide};
-    host_kernel_request req = {pname, names[which], gen_program, &g, NULL};
-    clops_status st = host_kernel_get(d, &key, &req, k);
-    return st ? clops__error_prefix(st, "%s", op) : CLOPS_OK;
+    kit_program p = {
+        .name = pname, .title = title, .write = write_defines, .file = "conv.cl", .ctx = &g};
+    return kit_build(d, &key, &p, names[which], op, k);
 }
 
 static cl_mem mem_of(const clops_tensor *t)
@@ -318,7 +301,7 @@ clops_status conv_cl_depthwise_weight(const char *op, const conv_geom *g, const 
 clops_status conv_im2col_run(const char *op, const conv_geom *g, const clops_tensor *B,
                              clops_tensor *cols, conv_cols l)
 {
-    if (host_is_cpu(B->storage->device))
+    if (kit_is_host(B->storage->device))
         return conv_ref_im2col(g, B, cols, l);
     return conv_cl_im2col(op, g, B, cols, l);
 }
@@ -326,7 +309,7 @@ clops_status conv_im2col_run(const char *op, const conv_geom *g, const clops_ten
 clops_status conv_col2im_run(const char *op, const conv_geom *g, const clops_tensor *cols,
                              conv_cols l, clops_tensor *B)
 {
-    if (host_is_cpu(B->storage->device))
+    if (kit_is_host(B->storage->device))
         return conv_ref_col2im(g, cols, l, B);
     return conv_cl_col2im(op, g, cols, l, B);
 }

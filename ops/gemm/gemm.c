@@ -24,6 +24,7 @@
 #include "ops/tensor/tensor.h"
 #include "ops/gemm/gemm.h"
 #include "ops/kernels_generated.h"
+#include "ops/kit/kit.h"
 
 /* --- names and messages --------------------------------------------------- */
 
@@ -90,7 +91,7 @@ clops_status gemm_failf(clops_status st, const char *op, clops_tensor *const *ts
 
 blas_gemm_fn gemm_engine_of(const clops_tensor *t)
 {
-    return t && !host_is_cpu(t->storage->device) ? gemm_engine_cl : ref_gemm;
+    return t && !kit_is_host(t->storage->device) ? gemm_engine_cl : ref_gemm;
 }
 
 clops_status gemm_check_devices(const char *op, clops_tensor *const *tensors, const bool *optional,

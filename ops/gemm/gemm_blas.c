@@ -44,6 +44,7 @@
 #include "host/host.h"
 #include "ops/tensor/tensor.h"
 #include "ops/gemm/gemm.h"
+#include "ops/kit/kit.h"
 
 /* X(name, value, meaning): every CLBlastStatusCode of clblast_c.h 1.5.3. */
 /* clang-format off */
@@ -685,7 +686,7 @@ clops_status blas_gemm_opencl(const char *op, const clops_tensor *a, const clops
                               clops_tensor *c, clops_scalar alpha, clops_scalar beta)
 {
     clops_device *d = c->storage->device;
-    if (host_is_cpu(d))
+    if (kit_is_host(d))
         return clops__fail(CLOPS_INTERNAL, "%s: the CLBlast engine got CPU tensors", op);
     if (a->ndim != 3 || b->ndim != 3 || c->ndim != 3 || a->dtype != c->dtype ||
         b->dtype != c->dtype)

@@ -50,6 +50,7 @@
 
 #include "host/host.h"
 #include "ops/gemm/gemm.h"
+#include "ops/kit/kit.h"
 
 /* --- the tunable kernels ------------------------------------------------------ */
 
@@ -257,7 +258,7 @@ static char *cfg_format(const kspec *k, const kcfg *c, char *buf, size_t cap)
 bool blas_tune_file_path(const clops_device *d, char *buf, size_t cap)
 {
     char root[1024];
-    if (!d || host_is_cpu(d) || !host_cache_dir(root, sizeof root))
+    if (!d || kit_is_host(d) || !host_cache_dir(root, sizeof root))
         return false;
     const char *parts[] = {d->info.platform_name, d->info.name, d->info.driver_version,
                            blas_clblast_version()};
@@ -511,7 +512,7 @@ clops_status blas_tune_apply(clops_device *d, bool *applied)
 {
     if (applied)
         *applied = false;
-    if (!d || host_is_cpu(d))
+    if (!d || kit_is_host(d))
         return clops__fail(CLOPS_INVALID_ARGUMENT, "GEMM tuning: an OpenCL device is needed");
     const char *off = host_env("CLOPS_GEMM_TUNING");
     if (off && strcmp(off, "0") == 0)
@@ -595,7 +596,7 @@ static void print_entries(const tune_file *tf, FILE *f)
 clops_status blas_tune_describe(const clops_device *d, FILE *f)
 {
     char path[1200] = "";
-    if (!d || host_is_cpu(d))
+    if (!d || kit_is_host(d))
         return clops__fail(CLOPS_INVALID_ARGUMENT, "GEMM tuning: an OpenCL device is needed");
     tune_file tf;
     const char *why = NULL;
@@ -1114,7 +1115,7 @@ static clops_status tune_precision(tune_ctx *t, const blas_tune_options *o, doub
 clops_status blas_tune_gemm(clops_device *d, double budget_seconds, FILE *log,
                             const blas_tune_options *opts)
 {
-    if (!d || host_is_cpu(d))
+    if (!d || kit_is_host(d))
         return clops__fail(CLOPS_INVALID_ARGUMENT,
                            "GEMM tuning needs an OpenCL device (CLBlast runs there)");
     if (!(budget_seconds > 0))

@@ -28,6 +28,7 @@
 #include "core/tensor_impl.h"
 #include "dispatch/structured.h"
 #include "ops/tensor/tensor.h"
+#include "ops/kit/kit.h"
 
 /* Index tensors one plan can hold. */
 #define IX_MAXK 4
@@ -130,8 +131,16 @@ clops_status ix_scatter_lines(const char *op, clops_tensor *self, int dim,
  * seg_target[k]. */
 clops_status ref_index_segment(const ix_seg *s, int64_t nseg, const int64_t *seg_start,
                                const int64_t *seg_target, const int64_t *row_src);
-/* Writes the source of an index program (prelude + cl_kernels/index.cl). */
-clops_status ix_program_source(void *ctx, const clops_device *d, strbuf *sb);
+/* Kernel kname of the index program pname (the prelude, the item loop
+ * cl_kernels/items.clh and cl_kernels/index.cl; build options pick the
+ * kernels: -DIX_SEGMENT=1 for program "index/segment", the gather
+ * geometry for the gather programs), through the kit's assembler. */
+clops_status ix_kernel(clops_device *d, const host_kkey *key, const char *pname,
+                       const char *kname, const char *options, const char *op,
+                       host_kernel **out);
+/* The kernel kname of program "index/segment" under key. */
+clops_status ix_segment_kernel(clops_device *d, const host_kkey *key, const char *kname,
+                               const char *op, host_kernel **out);
 
 /* A compaction by a scan (ops/index/index_nonzero.c): pos (int64, contiguous,
  * n elements) is the inclusive cumsum of a mask walked row-major over

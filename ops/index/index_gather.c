@@ -20,6 +20,7 @@
 
 #include "host/host.h"
 #include "ops/index/index.h"
+#include "ops/kit/kit.h"
 
 void ix_plan_init(ix_plan *p, const char *op, clops_tensor *out, const clops_tensor *src,
                   const int64_t *src_st, int64_t src_off)
@@ -167,25 +168,24 @@ typedef struct gather_spec {
     int ndim, nidx, i64, elsize, idx64;
 } gather_spec;
 
-/* Writes the source of an index program: the pointwise prelude (bfloat16
- * helpers), the item loop (cl_kernels/items.clh) and cl_kernels/index.cl;
- * build options pick the kernels. */
-clops_status ix_program_source(void *ctx, const clops_device *d, strbuf *sb)
+clops_status ix_kernel(clops_device *d, const host_kkey *key, const char *pname,
+                       const char *kname, const char *options, const char *op,
+                       host_kernel **out)
 {
-    (void)ctx;
-    (void)d;
-    const char *prelude = NULL, *items = NULL, *text = NULL;
-    clops_status st = host_cl_source("pw_prelude.clh", &prelude);
-    if (st == CLOPS_OK)
-        st = host_cl_source("items.clh", &items);
-    if (st == CLOPS_OK)
-        st = host_cl_source("index.cl", &text);
-    if (st)
-        return st;
-    sb_append(sb, prelude);
-    sb_append(sb, items);
-    sb_append(sb, text);
-    return CLOPS_OK;
+    *out = kit_find(d, key);
+    if (*out)
+        return CLOPS_OK;
+    kit_program p = {.name = pname,
+                     .headers = {"items.clh"},
+                     .file = "index.cl",
+                     .build_options = options};
+    return kit_build(d, key, &p, kname, op, out);
+}
+
+clops_status ix_segment_kernel(clops_device *d, const host_kkey *key, const char *kname,
+                               const char *op, host_kernel **out)
+{
+    return ix_kernel(d, key, "index/segment", kname, "-DIX_SEGMENT=1", op, out);
 }
 
 /* Finds (or builds) the kernel of spec on d. */
@@ -195,7 +195,7 @@ static clops_status gather_kernel(clops_device *d, const gather_spec *s, host_ke
                           ((uint64_t)s->i64 << 16) | ((uint64_t)s->elsize << 8) |
                           (uint64_t)s->idx64,
                       0, 0, 0}};
-    *out = host_kernel_lookup(d, &key);
+    *out = kit_find(d, &key);
     if (*out)
         return CLOPS_OK;
     char pname[64], kname[64], opts[96];
@@ -203,8 +203,7 @@ static clops_status gather_kernel(clops_device *d, const gather_spec *s, host_ke
              s->i64 ? "i64" : "i32");
     snprintf(kname, sizeof kname, "ix_gather_%d_%s", s->elsize, s->idx64 ? "i64" : "i32");
     snprintf(opts, sizeof opts, "-DIX_NDIM=%d -DIX_NIDX=%d -DIX_I64=%d", s->ndim, s->nidx, s->i64);
-    host_kernel_request req = {pname, kname, ix_program_source, NULL, opts};
-    return host_kernel_get(d, &key, &req, out);
+    return ix_kernel(d, &key, pname, kname, opts, NULL, out);
 }
 
 /* cl_mem of a tensor's storage (NULL for an empty one). */
@@ -369,7 +368,7 @@ clops_status ix_gather_run(ix_plan *p)
     if (st)
         return st;
     simplify(p);
-    return host_is_cpu(d) ? ref_index_gather(p) : run_opencl(d, p, numel);
+    return kit_is_host(d) ? ref_index_gather(p) : run_opencl(d, p, numel);
 }
 
 clops_status ix_read_int_elems(const clops_tensor *t, int64_t **vals, int64_t *n)

@@ -17,6 +17,7 @@
 #include "host/host.h"
 #include "ops/index/index.h"
 #include "ops/kernels_generated.h"
+#include "ops/kit/kit.h"
 
 /* The C loop on the CPU device. */
 static void isin_ref(const clops_tensor *el, const clops_tensor *test, bool invert,
@@ -46,15 +47,13 @@ static clops_status isin_device(const clops_tensor *el, const clops_tensor *test
     if (st)
         return st;
     host_kkey key = {{(0x22ull << 56) | (uint64_t)el->dtype, 0, 0, 0}};
-    host_kernel *k = host_kernel_lookup(d, &key);
+    host_kernel *k = kit_find(d, &key);
     if (!k) {
         char kname[64];
         snprintf(kname, sizeof kname, "ix_isin_%s", clops_dtype_name(el->dtype));
-        host_kernel_request req = {"index/segment", kname, ix_program_source, NULL,
-                                   "-DIX_SEGMENT=1"};
-        st = host_kernel_get(d, &key, &req, &k);
+        st = ix_segment_kernel(d, &key, kname, "isin", &k);
         if (st)
-            return clops__error_prefix(st, "isin");
+            return st;
     }
     /* Offsets are folded in by sub-views: both tensors are fresh or
      * contiguous at offset 0 here (see ix_fn_isin). */
@@ -106,7 +105,7 @@ static clops_status isin_impl(pw_variant variant, clops_tensor *dst, clops_tenso
         st = tensor_new(elements->storage->device, CLOPS_BOOL, shape_of->ndim, shape_of->sizes,
                         NULL, &res);
         if (st == CLOPS_OK && tensor_numel(res) > 0) {
-            if (host_is_cpu(res->storage->device))
+            if (kit_is_host(res->storage->device))
                 isin_ref(e, t, invert, res);
             else
                 st = isin_device(e, t, invert, res);

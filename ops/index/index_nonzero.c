@@ -21,6 +21,7 @@
 #include "host/host.h"
 #include "ops/index/index.h"
 #include "ops/kernels_generated.h"
+#include "ops/kit/kit.h"
 #include "ops/scan/scan.h"
 
 /* Kernel geometry; mirrors ix_cgeom in cl_kernels/index.cl. */
@@ -74,11 +75,7 @@ static cl_mem mem_of(const clops_tensor *t)
 static clops_status compact_kernel(clops_device *d, int which, const char *name, host_kernel **k)
 {
     host_kkey key = {{(0x23ull << 56) | (uint64_t)which, 0, 0, 0}};
-    *k = host_kernel_lookup(d, &key);
-    if (*k)
-        return CLOPS_OK;
-    host_kernel_request req = {"index/segment", name, ix_program_source, NULL, "-DIX_SEGMENT=1"};
-    return host_kernel_get(d, &key, &req, k);
+    return ix_segment_kernel(d, &key, name, NULL, k);
 }
 
 /* Launches kernel (which, name) over n items with (flat, other, pos, g). */
@@ -101,7 +98,7 @@ clops_status ix_compact_run(const ix_compact *c)
 {
     clops_tensor *any = c->flat;
     clops_device *d = any->storage->device;
-    if (host_is_cpu(d))
+    if (kit_is_host(d))
         return ref_index_compact(c);
     ix_cgeom g;
     memset(&g, 0, sizeof g);

@@ -26,6 +26,7 @@
 
 #include "host/host.h"
 #include "ops/index/index.h"
+#include "ops/kit/kit.h"
 #include "ops/kit/lines.h"
 
 /* Sort key: target, then entry number (stability). */
@@ -94,15 +95,13 @@ static clops_status launch(const ix_seg *s, int64_t nseg, const int64_t *seg_sta
     if (st)
         return st;
     host_kkey key = {{(0x21ull << 56) | (uint64_t)s->self->dtype, 0, 0, 0}};
-    host_kernel *k = host_kernel_lookup(d, &key);
+    host_kernel *k = kit_find(d, &key);
     if (!k) {
         char kname[64];
         snprintf(kname, sizeof kname, "ix_segment_%s", clops_dtype_name(s->self->dtype));
-        host_kernel_request req = {"index/segment", kname, ix_program_source, NULL,
-                                   "-DIX_SEGMENT=1"};
-        st = host_kernel_get(d, &key, &req, &k);
+        st = ix_segment_kernel(d, &key, kname, s->op, &k);
         if (st)
-            return clops__error_prefix(st, "%s", s->op);
+            return st;
     }
     clops_tensor *t_start = NULL, *t_target = NULL, *t_rows = NULL;
     st = upload(d, seg_start, nseg + 1, &t_start);
@@ -207,7 +206,7 @@ clops_status ix_segment_run(ix_seg *s)
         }
         seg_start[nseg] = n;
         if (nseg > 0)
-            st = host_is_cpu(s->self->storage->device)
+            st = kit_is_host(s->self->storage->device)
                      ? ref_index_segment(s, nseg, seg_start, seg_target, row_src)
                      : launch(s, nseg, seg_start, seg_target, row_src, n);
     }
@@ -237,7 +236,7 @@ clops_status ix_scatter_lines(const char *op, clops_tensor *self, int dim,
 {
     *used = false;
     clops_device *d = self->storage->device;
-    if (host_is_cpu(d) || index->dtype != CLOPS_INT64 || self->ndim < 1 ||
+    if (kit_is_host(d) || index->dtype != CLOPS_INT64 || self->ndim < 1 ||
         index->ndim != self->ndim || index->ndim > IX_MAXD ||
         self->sizes[dim] > IX_LINE_MAX || (src->ndim != 0 && src->ndim != index->ndim))
         return CLOPS_OK;
@@ -273,18 +272,16 @@ clops_status ix_scatter_lines(const char *op, clops_tensor *self, int dim,
     if (g.nlines == 0 || g.idx_len == 0 || g.self_len == 0)
         return CLOPS_OK;
     /* CPU devices: whole lines per work item (ix_lines_cpu_<dtype>). */
-    bool cpu = d->chunked;
+    bool cpu = kit_is_cpu(d);
     host_kkey key = {{(0x24ull << 56) | ((uint64_t)cpu << 16) | (uint64_t)self->dtype, 0, 0, 0}};
-    host_kernel *k = host_kernel_lookup(d, &key);
+    host_kernel *k = kit_find(d, &key);
     if (!k) {
         char kname[64];
         snprintf(kname, sizeof kname, cpu ? "ix_lines_cpu_%s" : "ix_lines_%s",
                  clops_dtype_name(self->dtype));
-        host_kernel_request req = {"index/segment", kname, ix_program_source, NULL,
-                                   "-DIX_SEGMENT=1"};
-        st = host_kernel_get(d, &key, &req, &k);
+        st = ix_segment_kernel(d, &key, kname, op, &k);
         if (st)
-            return clops__error_prefix(st, "%s", op);
+            return st;
     }
     host_block *eb = NULL;
     st = host_alloc(d, 32, &eb);

@@ -21,31 +21,18 @@
 
 #include "host/host.h"
 #include "ops/tensor/tensor.h"
+#include "ops/kit/kit.h"
 #include "ops/kernels_generated.h"
 #include "ops/loss/loss.h"
 #include "ops/reduce/reduce.h"
 
-/* Writes the loss program of input dtype *ctx. */
-static clops_status gen_program(void *vctx, const clops_device *d, strbuf *sb)
+/* The defines of the loss program of input dtype *ctx. */
+static clops_status write_defines(const void *vctx, const clops_device *d, strbuf *sb)
 {
     clops_dtype dt = *(const clops_dtype *)vctx;
-    const char *prelude = NULL, *body = NULL;
-    clops_status st = host_cl_source("pw_prelude.clh", &prelude);
-    if (!st)
-        st = host_cl_source("loss.cl", &body);
-    if (st)
-        return st;
-    const char *T = dt == CLOPS_FLOAT16    ? "half"
-                    : dt == CLOPS_BFLOAT16 ? "ushort"
-                    : dt == CLOPS_FLOAT64  ? "double"
-                                           : "float";
-    int kind = dt == CLOPS_FLOAT16 ? 1 : dt == CLOPS_BFLOAT16 ? 2 : 0;
-    sb_printf(sb, "/* clops loss program %s (see ops/loss/loss_nll.c) */\n", clops_dtype_name(dt));
-    sb_append(sb, prelude);
-    sb_printf(sb, "\n#define RWG %zu\n#define T %s\n#define KIND %d\n#define CT %s\n",
-              reduce_wg(d), T, kind, dt == CLOPS_FLOAT64 ? "double" : "float");
-    sb_append(sb, body);
-    return sb->failed ? CLOPS__HOST_OOM("loss program source") : CLOPS_OK;
+    sb_printf(sb, "#define RWG %zu\n#define T %s\n#define KIND %d\n#define CT %s\n",
+              reduce_wg(d), kit_cl_storage(dt), (int)kit_load_store(dt), kit_cl_compute(dt));
+    return CLOPS_OK;
 }
 
 /* Kernel `which` of the loss program for dtype dt (ops/loss/loss.h). */
@@ -57,20 +44,23 @@ clops_status loss_kernel(clops_device *d, int which, clops_dtype dt, const char 
                                         "loss_pw_backward"};
     host_kkey key = {{(0x4Cull << 56) | ((uint64_t)which << 16) | (uint64_t)dt, reduce_wg(d), 0,
                       0}};
-    *k = host_kernel_lookup(d, &key);
-    if (!*k) {
-        char pname[64];
+    host_kernel *kern = kit_find(d, &key);
+    if (!kern) {
+        char pname[64], title[80];
         snprintf(pname, sizeof pname, "loss/%s", clops_dtype_name(dt));
-        host_kernel_request req = {pname, names[which], gen_program, &dt, NULL};
-        clops_status st = host_kernel_get(d, &key, &req, k);
+        snprintf(title, sizeof title, "clops loss program %s (see ops/loss/loss_nll.c)",
+                 clops_dtype_name(dt));
+        kit_program p = {
+            .name = pname, .title = title, .write = write_defines, .file = "loss.cl", .ctx = &dt};
+        clops_status st = kit_build(d, &key, &p, names[which], op, &kern);
         if (st)
-            return clops__error_prefix(st, "%s", op);
+            return st;
     }
     bool grouped = which == 1 || which == 2 || which == 5;
-    if (grouped && (*k)->wg_size != reduce_wg(d))
-        return clops__fail(CLOPS_UNSUPPORTED, "%s: kernel %s runs only %zu items per group on %s",
-                           op, (*k)->name, (*k)->wg_size, d->label);
-    return CLOPS_OK;
+    clops_status st = kit_need_wg(kern, grouped ? (int64_t)reduce_wg(d) : 0, d, op);
+    if (st == CLOPS_OK)
+        *k = kern;
+    return st;
 }
 
 clops_status loss_input_range_error(const char *op)
@@ -350,7 +340,7 @@ static clops_status nll_forward(const char *op, bool two_d, pw_variant variant,
     if (!st)
         st = core_contiguous(c1.target, &tw);
     if (!st)
-        st = host_is_cpu(dev) ? loss_ref_nll_forward(&p, out, tw) : forward_cl(&p, out, tw);
+        st = kit_is_host(dev) ? loss_ref_nll_forward(&p, out, tw) : forward_cl(&p, out, tw);
     if (!st && out != c0.target)
         st = core_copy_(c0.target, out, false);
     if (!st && tw != c1.target)
@@ -464,7 +454,7 @@ static clops_status nll_backward(const char *op, bool two_d, pw_variant variant,
         st = core_contiguous(grad_output, &go);
     if (!st)
         st = core_contiguous(c.target, &gi);
-    if (!st && host_is_cpu(dev))
+    if (!st && kit_is_host(dev))
         st = loss_ref_nll_backward(&p, go, total_weight, gi);
     else if (!st) {
         st = tensor_fill(gi, clops_scalar_int(0));

@@ -21,6 +21,7 @@
 #include "host/host.h"
 #include "ops/tensor/tensor.h"
 #include "ops/kernels_generated.h"
+#include "ops/kit/kit.h"
 #include "ops/loss/loss.h"
 #include "ops/reduce/reduce.h"
 
@@ -198,7 +199,7 @@ static clops_status pw_forward(const char *op, loss_pw_mode mode, double param,
     clops_tensor *o = NULL;
     st = core_contiguous(c.target, &o);
     if (!st)
-        st = host_is_cpu(o->storage->device) ? loss_ref_pw_forward(&p, o) : forward_cl(&p, o);
+        st = kit_is_host(o->storage->device) ? loss_ref_pw_forward(&p, o) : forward_cl(&p, o);
     if (!st && o != c.target)
         st = core_copy_(c.target, o, false);
     clops_tensor_release(o);
@@ -264,7 +265,7 @@ static clops_status pw_backward(const char *op, loss_pw_mode mode, double param,
     clops_tensor *gi = NULL;
     st = core_contiguous(c.target, &gi);
     if (!st)
-        st = host_is_cpu(gi->storage->device) ? loss_ref_pw_backward(&p, cs[3], norm, gi)
+        st = kit_is_host(gi->storage->device) ? loss_ref_pw_backward(&p, cs[3], norm, gi)
                                                : backward_cl(&p, cs[3], norm, gi);
     if (!st && gi != c.target)
         st = core_copy_(c.target, gi, false);

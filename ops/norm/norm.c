@@ -19,49 +19,30 @@
 #include "core/debug.h"
 #include "host/host.h"
 #include "ops/tensor/tensor.h"
+#include "ops/kit/kit.h"
 #include "ops/kit/lines.h"
 #include "ops/norm/norm.h"
 #include "ops/reduce/reduce.h"
 #include "ops/kernels_generated.h"
 
-/* OpenCL storage type and kind (0 plain, 1 half, 2 bfloat16) of dt. */
-static const char *cl_type(clops_dtype dt, int *kind)
-{
-    *kind = dt == CLOPS_FLOAT16 ? 1 : dt == CLOPS_BFLOAT16 ? 2 : 0;
-    return dt == CLOPS_FLOAT16 ? "half" : dt == CLOPS_BFLOAT16 ? "ushort"
-                                      : dt == CLOPS_FLOAT64    ? "double"
-                                                               : "float";
-}
-
 typedef struct gen_ctx {
     clops_dtype in, out;
 } gen_ctx;
 
-/* Writes the program of one (input, output) dtype pair. */
-static clops_status gen_program(void *vctx, const clops_device *d, strbuf *sb)
+/* The defines of one (input, output) dtype pair's program. */
+static clops_status write_defines(const void *vctx, const clops_device *d, strbuf *sb)
 {
     const gen_ctx *g = vctx;
-    const char *prelude = NULL, *body = NULL;
-    clops_status st = host_cl_source("pw_prelude.clh", &prelude);
-    if (!st)
-        st = host_cl_source("norm.cl", &body);
-    if (st)
-        return st;
-    int ik, ok;
-    const char *tin = cl_type(g->in, &ik), *tout = cl_type(g->out, &ok);
     bool dbl = g->in == CLOPS_FLOAT64 || g->out == CLOPS_FLOAT64;
-    sb_printf(sb, "/* clops normalization program %s -> %s (see ops/norm/norm.c) */\n",
-              clops_dtype_name(g->in), clops_dtype_name(g->out));
-    sb_append(sb, prelude);
     sb_printf(sb,
-              "\n#define RWG %zu\n#define TIN_T %s\n#define TOUT_T %s\n#define IN_KIND %d\n"
+              "#define RWG %zu\n#define TIN_T %s\n#define TOUT_T %s\n#define IN_KIND %d\n"
               "#define OUT_KIND %d\n#define CT %s\n#define RES %d\n#define NORM_CPU %d\n"
               "#define NV %d\n#define Y_IS_CT %d\n",
-              reduce_wg(d), tin, tout, ik, ok, dbl ? "double" : "float",
-              norm_residency(d, g->in, g->out), d->chunked ? 1 : 0, dbl ? 8 : 16,
+              reduce_wg(d), kit_cl_storage(g->in), kit_cl_storage(g->out),
+              (int)kit_load_store(g->in), (int)kit_load_store(g->out), dbl ? "double" : "float",
+              norm_residency(d, g->in, g->out), kit_is_cpu(d) ? 1 : 0, dbl ? 8 : 16,
               g->out == (dbl ? CLOPS_FLOAT64 : CLOPS_FLOAT32) ? 1 : 0);
-    sb_append(sb, body);
-    return sb->failed ? CLOPS__HOST_OOM("normalization program source") : CLOPS_OK;
+    return CLOPS_OK;
 }
 
 int norm_residency(const clops_device *d, clops_dtype in, clops_dtype out)
@@ -97,20 +78,25 @@ clops_status norm_get_kernel(clops_device *d, int which, clops_dtype in, clops_d
                                         "norm_layer_cpu",   "norm_softmax_backward_cpu"};
     host_kkey key = {{(4ull << 56) | ((uint64_t)which << 16) | ((uint64_t)in << 8) | out,
                       reduce_wg(d), 0, 0}};
-    *k = host_kernel_lookup(d, &key);
-    if (!*k) {
-        char pname[64];
+    host_kernel *kern = kit_find(d, &key);
+    if (!kern) {
+        char pname[64], title[96];
         snprintf(pname, sizeof pname, "norm/%s-%s", clops_dtype_name(in), clops_dtype_name(out));
+        snprintf(title, sizeof title,
+                 "clops normalization program %s -> %s (see ops/norm/norm.c)",
+                 clops_dtype_name(in), clops_dtype_name(out));
         gen_ctx g = {in, out};
-        host_kernel_request req = {pname, names[which], gen_program, &g, NULL};
-        clops_status st = host_kernel_get(d, &key, &req, k);
+        kit_program p = {
+            .name = pname, .title = title, .write = write_defines, .file = "norm.cl", .ctx = &g};
+        clops_status st = kit_build(d, &key, &p, names[which], op, &kern);
         if (st)
-            return clops__error_prefix(st, "%s", op);
+            return st;
     }
-    if (which < NORM_K_SOFTMAX_CPU && (*k)->wg_size != reduce_wg(d))
-        return clops__fail(CLOPS_UNSUPPORTED, "%s: kernel %s runs only %zu items per group on %s",
-                           op, (*k)->name, (*k)->wg_size, d->label);
-    return CLOPS_OK;
+    clops_status st =
+        kit_need_wg(kern, which < NORM_K_SOFTMAX_CPU ? (int64_t)reduce_wg(d) : 0, d, op);
+    if (st == CLOPS_OK)
+        *k = kern;
+    return st;
 }
 
 static cl_mem mem_of(const clops_tensor *t)
@@ -129,55 +115,113 @@ static void rows_of(const clops_tensor *t, int dim, int64_t *rows, int64_t *n, i
     *rows = *n ? numel / *n : 0;
 }
 
-/* Runs softmax (which 0) or its backward (which 1) on contiguous a (and
- * b) into contiguous y. */
-static clops_status run_rows(const char *op, int which, bool logm, const clops_tensor *a,
-                             const clops_tensor *b, clops_tensor *y, int dim)
-{
+/* Softmax (which 0) or its backward (which 1) on contiguous a (and b)
+ * into contiguous y, planned as rows (rows_of). */
+typedef struct rows_job {
+    const char *op;
+    int which;
+    bool logm;
+    const clops_tensor *a, *b;
+    clops_tensor *y;
     int64_t rows, n, inner;
-    rows_of(a, dim, &rows, &n, &inner);
-    if (rows == 0 || n == 0)
-        return CLOPS_OK;
-    clops_device *d = a->storage->device;
-    if (host_is_cpu(d))
-        return which ? norm_ref_softmax_backward(a, b, y, rows, n, inner, logm)
-                     : norm_ref_softmax(a, y, rows, n, inner, logm);
+} rows_job;
+
+/* The kernel arguments every kind's launch passes first. */
+typedef struct rows_args {
+    cl_long ao, bo, yo, rows, n, inner;
+    cl_mem am, bm, ym;
+    host_arg a[11];
+    int na;
+} rows_args;
+
+static void rows_args_init(const rows_job *j, rows_args *r)
+{
+    r->ao = j->a->offset;
+    r->bo = j->b ? j->b->offset : 0;
+    r->yo = j->y->offset;
+    r->rows = j->rows;
+    r->n = j->n;
+    r->inner = j->inner;
+    r->am = mem_of(j->a);
+    r->bm = j->b ? mem_of(j->b) : NULL;
+    r->ym = mem_of(j->y);
+    r->na = 0;
+    r->a[r->na++] = (host_arg){sizeof r->am, &r->am};
+    r->a[r->na++] = (host_arg){sizeof r->ao, &r->ao};
+    if (j->which) {
+        r->a[r->na++] = (host_arg){sizeof r->bm, &r->bm};
+        r->a[r->na++] = (host_arg){sizeof r->bo, &r->bo};
+    }
+    r->a[r->na++] = (host_arg){sizeof r->ym, &r->ym};
+    r->a[r->na++] = (host_arg){sizeof r->yo, &r->yo};
+    r->a[r->na++] = (host_arg){sizeof r->rows, &r->rows};
+    r->a[r->na++] = (host_arg){sizeof r->n, &r->n};
+    r->a[r->na++] = (host_arg){sizeof r->inner, &r->inner};
+}
+
+/* The host CPU device: ref/norm.c. */
+static clops_status rows_host(void *job)
+{
+    const rows_job *j = job;
+    return j->which ? norm_ref_softmax_backward(j->a, j->b, j->y, j->rows, j->n, j->inner, j->logm)
+                    : norm_ref_softmax(j->a, j->y, j->rows, j->n, j->inner, j->logm);
+}
+
+/* CPU-like devices: norm_softmax_cpu / norm_softmax_backward_cpu, `per`
+ * whole rows per work item of one. */
+static clops_status rows_cpu(void *job)
+{
+    const rows_job *j = job;
+    clops_device *d = j->a->storage->device;
     host_kernel *k = NULL;
-    /* CPU devices: norm_softmax_cpu / norm_softmax_backward_cpu, `per` whole
-     * rows per work item of one; else L lanes per row in work-groups. */
-    bool cpu = d->chunked;
-    int kid = !cpu ? which : which ? NORM_K_SOFTMAX_BACKWARD_CPU : NORM_K_SOFTMAX_CPU;
-    clops_status st = norm_get_kernel(d, kid, a->dtype, y->dtype, op, &k);
+    clops_status st =
+        norm_get_kernel(d, j->which ? NORM_K_SOFTMAX_BACKWARD_CPU : NORM_K_SOFTMAX_CPU,
+                        j->a->dtype, j->y->dtype, j->op, &k);
+    if (st)
+        return st;
+    rows_args r;
+    rows_args_init(j, &r);
+    cl_long per = ops_cpu_units_per_item(d, j->rows);
+    cl_int clog = j->logm ? 1 : 0;
+    r.a[r.na++] = (host_arg){sizeof per, &per};
+    r.a[r.na++] = (host_arg){sizeof clog, &clog};
+    return host_launch_local(d, k, r.na, r.a, (size_t)ops_cdiv(j->rows, per), 1);
+}
+
+/* GPUs: L lanes per row (L near n/8 for contiguous rows), wg/L rows per
+ * work-group. */
+static clops_status rows_gpu(void *job)
+{
+    const rows_job *j = job;
+    clops_device *d = j->a->storage->device;
+    host_kernel *k = NULL;
+    clops_status st = norm_get_kernel(d, j->which, j->a->dtype, j->y->dtype, j->op, &k);
     if (st)
         return st;
     int64_t wg = (int64_t)reduce_wg(d);
-    int64_t L = inner == 1 ? reduce_pow2_floor(n / 8 > 1 ? n / 8 : 1) : 1;
+    int64_t L = j->inner == 1 ? reduce_pow2_floor(j->n / 8 > 1 ? j->n / 8 : 1) : 1;
     if (L > wg)
         L = wg;
-    cl_int cL = (cl_int)L,
-           clog = (logm ? 1 : 0) | (which || cpu ? 0 : 2 * norm_resident_flag());
-    cl_long ao = a->offset, bo = b ? b->offset : 0, yo = y->offset, crows = rows, cn = n,
-            cinner = inner, cper = ops_cpu_units_per_item(d, rows);
-    cl_mem am = mem_of(a), bm = b ? mem_of(b) : NULL, ym = mem_of(y);
-    host_arg args[11];
-    int na = 0;
-    args[na++] = (host_arg){sizeof am, &am};
-    args[na++] = (host_arg){sizeof ao, &ao};
-    if (which) {
-        args[na++] = (host_arg){sizeof bm, &bm};
-        args[na++] = (host_arg){sizeof bo, &bo};
-    }
-    args[na++] = (host_arg){sizeof ym, &ym};
-    args[na++] = (host_arg){sizeof yo, &yo};
-    args[na++] = (host_arg){sizeof crows, &crows};
-    args[na++] = (host_arg){sizeof cn, &cn};
-    args[na++] = (host_arg){sizeof cinner, &cinner};
-    args[na++] = cpu ? (host_arg){sizeof cper, &cper} : (host_arg){sizeof cL, &cL};
-    args[na++] = (host_arg){sizeof clog, &clog};
-    if (cpu)
-        return host_launch_local(d, k, na, args, (size_t)ops_cdiv(rows, cper), 1);
+    rows_args r;
+    rows_args_init(j, &r);
+    cl_int cL = (cl_int)L, clog = (j->logm ? 1 : 0) | (j->which ? 0 : 2 * norm_resident_flag());
+    r.a[r.na++] = (host_arg){sizeof cL, &cL};
+    r.a[r.na++] = (host_arg){sizeof clog, &clog};
     int64_t per = wg / L;
-    return host_launch(d, k, na, args, (size_t)((rows + per - 1) / per * wg));
+    return host_launch(d, k, r.na, r.a, (size_t)((j->rows + per - 1) / per * wg));
+}
+
+static const kit_launches rows_launches = {
+    "softmax", {[KIT_HOST] = rows_host, [KIT_CPU] = rows_cpu, [KIT_GPU] = rows_gpu}};
+
+static clops_status run_rows(const char *op, int which, bool logm, const clops_tensor *a,
+                             const clops_tensor *b, clops_tensor *y, int dim)
+{
+    rows_job j = {op, which, logm, a, b, y, 0, 0, 0};
+    rows_of(a, dim, &j.rows, &j.n, &j.inner);
+    if (j.rows == 0 || j.n == 0)
+        return CLOPS_OK;
+    return kit_run(&rows_launches, a->storage->device, &j);
 }
 
 /* Destination handling shared by forward and backward: runs into the

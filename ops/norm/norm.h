@@ -13,6 +13,7 @@
 #include "core/tensor_impl.h"
 #include "dispatch/structured.h"
 #include "host/host.h"
+#include "ops/kit/kit.h"
 
 /* Row residency of cl_kernels/norm.cl (RES): the local-memory slots per
  * work-item that hold a row between the statistics and the output pass of
@@ -25,7 +26,7 @@ int norm_residency(const clops_device *d, clops_dtype in, clops_dtype out);
 int norm_resident_flag(void);
 
 /* The kernels of cl_kernels/norm.cl; the _CPU ones exist only in the
- * programs of CPU devices (d->chunked) and run in work items of one. */
+ * programs of CPU-like devices (KIT_CPU, ops/kit/kit.h) and run in work items of one. */
 enum {
     NORM_K_SOFTMAX,
     NORM_K_SOFTMAX_BACKWARD,

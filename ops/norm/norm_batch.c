@@ -151,7 +151,7 @@ static clops_status bn_run(const char *op, clops_tensor *x, clops_tensor *w, clo
         const int64_t dims[2] = {0, 2};
         clops_scalar corr = clops_scalar_int(0);
         clops_device *dev = x->storage->device;
-        if (host_is_cpu(dev)) {
+        if (kit_is_host(dev)) {
             /* the CPU device: the reference statistics (ref/norm.c) */
             st = norm_kept(&T, tensor_new(dev, ct, 1, &C, NULL, &mean), &mean);
             if (!st)

@@ -21,14 +21,9 @@
 #include "ops/tensor/tensor.h"
 #include "ops/kernels_generated.h"
 #include "ops/kit/lines.h"
+#include "ops/kit/kit.h"
 #include "ops/norm/norm.h"
 #include "ops/reduce/reduce.h"
-
-/* The compute dtype of input dtype dt. */
-static clops_dtype compute_of(clops_dtype dt)
-{
-    return dt == CLOPS_FLOAT64 ? CLOPS_FLOAT64 : CLOPS_FLOAT32;
-}
 
 /* Checks input, normalized_shape, weight and bias; rows and row length. */
 static clops_status layer_check(const char *op, const clops_tensor *x, const int64_t *ns, int nsl,
@@ -95,7 +90,7 @@ static clops_status launch(const char *op, clops_tensor *x, clops_tensor *w, clo
     clops_device *d = x->storage->device;
     host_kernel *k = NULL;
     clops_status st =
-        norm_get_kernel(d, d->chunked ? NORM_K_LAYER_CPU : NORM_K_LAYER, x->dtype, y->dtype, op, &k);
+        norm_get_kernel(d, kit_is_cpu(d) ? NORM_K_LAYER_CPU : NORM_K_LAYER, x->dtype, y->dtype, op, &k);
     if (st)
         return st;
     int64_t wg = (int64_t)reduce_wg(d);
@@ -112,16 +107,16 @@ static clops_status launch(const char *op, clops_tensor *x, clops_tensor *w, clo
     cl_long xo = x->offset, yo = y->offset, rows = M, n = N, wo = w ? w->offset : 0,
             bo = b ? b->offset : 0;
     float fe = (float)eps;
-    bool dbl = compute_of(x->dtype) == CLOPS_FLOAT64;
+    bool dbl = kit_compute_dtype(x->dtype) == CLOPS_FLOAT64;
     host_arg args[] = {
         {sizeof xm, &xm},   {sizeof xo, &xo},      {sizeof wm, &wm}, {sizeof wo, &wo},
         {sizeof bm, &bm},   {sizeof bo, &bo},      {sizeof flags, &flags},
         {sizeof ym, &ym},   {sizeof yo, &yo},      {sizeof mm, &mm},
         {sizeof rm, &rm},   {sizeof rows, &rows},  {sizeof n, &n},
-        d->chunked ? (host_arg){sizeof per, &per} : (host_arg){sizeof cL, &cL},
+        kit_is_cpu(d) ? (host_arg){sizeof per, &per} : (host_arg){sizeof cL, &cL},
         {dbl ? sizeof eps : sizeof fe, dbl ? (const void *)&eps : (const void *)&fe},
     };
-    if (d->chunked)
+    if (kit_is_cpu(d))
         return host_launch_local(d, k, (int)(sizeof args / sizeof args[0]), args,
                                  (size_t)((M + per - 1) / per), 1);
     int64_t per_group = wg / L;
@@ -135,7 +130,7 @@ clops_status norm_layer_rows(const char *op, clops_tensor *x, clops_tensor *w, c
                               clops_tensor *mean_t, clops_tensor *rstd_t)
 {
     clops_device *dev = x->storage->device;
-    clops_dtype ct = compute_of(x->dtype);
+    clops_dtype ct = kit_compute_dtype(x->dtype);
     clops_tensor *xc = NULL, *wc = NULL, *bc = NULL, *yt = NULL, *mt = NULL, *rt = NULL;
     clops_status st = core_contiguous(x, &xc);
     if (!st && w)
@@ -161,7 +156,7 @@ clops_status norm_layer_rows(const char *op, clops_tensor *x, clops_tensor *w, c
         st = tensor_new(dev, ct, stat->ndim, stat->sizes, NULL, &rt);
     if (!st && M > 0 && N > 0) {
         clops_tensor *yd = yt ? yt : y;
-        if (host_is_cpu(dev))
+        if (kit_is_host(dev))
             st = norm_ref_layer(xc, wc, bc, yd, mt, rt, M, N, eps, rms);
         else
             st = launch(op, xc, wc, bc, yd, mt, rt, M, N, eps, rms);
@@ -337,10 +332,10 @@ clops_status norm_fused_rms_norm(clops_tensor *input, const int64_t *normalized_
     clops_tensor *y = NULL, *r = NULL, *m = NULL;
     st = tensor_new(dev, input->dtype, input->ndim, input->sizes, NULL, &y);
     if (!st)
-        st = tensor_new(dev, compute_of(input->dtype), input->ndim, ss, NULL, &r);
+        st = tensor_new(dev, kit_compute_dtype(input->dtype), input->ndim, ss, NULL, &r);
     /* The kernel writes a mean beside rstd (0 for rms). */
     if (!st)
-        st = tensor_new(dev, compute_of(input->dtype), input->ndim, ss, NULL, &m);
+        st = tensor_new(dev, kit_compute_dtype(input->dtype), input->ndim, ss, NULL, &m);
     if (!st)
         st = norm_layer_rows(op, input, weight, NULL, M, N, rms_eps(input, eps), true, y, m, r);
     clops_tensor_release(m);

@@ -16,42 +16,19 @@
 #include <stdio.h>
 
 #include "host/host.h"
+#include "ops/kit/kit.h"
 #include "ops/kit/lines.h"
 #include "ops/pool/pool.h"
 
-/* OpenCL storage type and kind (0 plain, 1 half, 2 bfloat16) of dt. */
-static const char *cl_type(clops_dtype dt, int *kind)
-{
-    *kind = dt == CLOPS_FLOAT16 ? 1 : dt == CLOPS_BFLOAT16 ? 2 : 0;
-    return dt == CLOPS_FLOAT16    ? "half"
-           : dt == CLOPS_BFLOAT16 ? "ushort"
-           : dt == CLOPS_FLOAT64  ? "double"
-                                  : "float";
-}
-
-/* Writes the program of dtype *(clops_dtype *)ctx. */
-static clops_status gen_program(void *ctx, const clops_device *d, strbuf *sb)
+/* The defines of dtype *(clops_dtype *)ctx's program. */
+static clops_status write_defines(const void *ctx, const clops_device *d, strbuf *sb)
 {
     (void)d;
     clops_dtype dt = *(const clops_dtype *)ctx;
-    const char *prelude = NULL, *items = NULL, *body = NULL;
-    clops_status st = host_cl_source("pw_prelude.clh", &prelude);
-    if (!st)
-        st = host_cl_source("items.clh", &items);
-    if (!st)
-        st = host_cl_source("pool.cl", &body);
-    if (st)
-        return st;
-    int kind;
-    const char *t = cl_type(dt, &kind);
-    bool dbl = dt == CLOPS_FLOAT64;
-    sb_printf(sb, "/* clops pooling program %s (see ops/pool/pool.c) */\n", clops_dtype_name(dt));
-    sb_append(sb, prelude);
-    sb_append(sb, items);
-    sb_printf(sb, "\n#define DT %s\n#define KIND %d\n#define CT %s\n#define CT2 %s\n", t, kind,
-              dbl ? "double" : "float", dbl ? "double2" : "float2");
-    sb_append(sb, body);
-    return sb->failed ? CLOPS__HOST_OOM("pooling program source") : CLOPS_OK;
+    const char *ct = kit_cl_compute(dt);
+    sb_printf(sb, "#define DT %s\n#define KIND %d\n#define CT %s\n#define CT2 %s2\n",
+              kit_cl_storage(dt), (int)kit_load_store(dt), ct, ct);
+    return CLOPS_OK;
 }
 
 /* The kernel of `which` for dtype dt on device d (cpu: the scatter form of
@@ -70,15 +47,20 @@ static clops_status get_kernel(clops_device *d, pool_which which, clops_dtype dt
     host_kkey key = {{(0x50ull << 56) | ((uint64_t)cpu << 16) | ((uint64_t)which << 8) |
                           (uint64_t)dt,
                       0, 0, 0}};
-    *k = host_kernel_lookup(d, &key);
+    *k = kit_find(d, &key);
     if (*k)
         return CLOPS_OK;
-    char pname[64];
+    char pname[64], title[80];
     snprintf(pname, sizeof pname, "pool/%s", clops_dtype_name(dt));
-    host_kernel_request req = {pname, cpu ? cpu_names[which] : names[which], gen_program, &dt,
-                               NULL};
-    clops_status st = host_kernel_get(d, &key, &req, k);
-    return st ? clops__error_prefix(st, "%s", op) : CLOPS_OK;
+    snprintf(title, sizeof title, "clops pooling program %s (see ops/pool/pool.c)",
+             clops_dtype_name(dt));
+    kit_program p = {.name = pname,
+                     .title = title,
+                     .headers = {"items.clh"},
+                     .write = write_defines,
+                     .file = "pool.cl",
+                     .ctx = &dt};
+    return kit_build(d, &key, &p, cpu ? cpu_names[which] : names[which], op, k);
 }
 
 void pool_view5(const clops_tensor *t, int nsp, int64_t v[6])
@@ -162,7 +144,7 @@ clops_status pool_run(const char *op, pool_which which, const pool_geom *g, int 
     if (items == 0)
         return CLOPS_OK;
     clops_device *d = a->storage->device;
-    if (host_is_cpu(d))
+    if (kit_is_host(d))
         return pool_ref(op, which, g, nsp, a, b, c);
     /* the dtype of the floating tensors (b holds indices for POOL_MAX_BWD) */
     clops_tensor *ts[3] = {a, b, c};
@@ -172,13 +154,13 @@ clops_status pool_run(const char *op, pool_which which, const pool_geom *g, int 
      * upsampling forward walks planes row by row. */
     int64_t planes = g->N * g->C;
     bool fp = dt == CLOPS_FLOAT32 || dt == CLOPS_FLOAT64;
-    bool cpu = d->chunked && planes * 4 >= (int64_t)d->max_chunks &&
+    bool cpu = kit_is_cpu(d) && planes * 4 >= (int64_t)d->max_chunks &&
                (which == POOL_UP_FWD || (fp && which != POOL_MAX_FWD && which != POOL_AVG_FWD));
     /* ... and max pooling forward of channels-last input and output (any
      * dtype, any count): a vector loop over channels per output position.
      * Its work units are output positions, not planes. */
     int64_t units = planes;
-    if (d->chunked && which == POOL_MAX_FWD && g->C > 1) {
+    if (kit_is_cpu(d) && which == POOL_MAX_FWD && g->C > 1) {
         int64_t va[6], vb[6];
         pool_view5(a, nsp, va);
         pool_view5(b, nsp, vb);

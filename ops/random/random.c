@@ -27,46 +27,28 @@
 #include "core/debug.h"
 #include "core/tensor_impl.h"
 #include "host/host.h"
+#include "ops/kit/kit.h"
 #include "ops/tensor/tensor.h"
 #include "ops/random/random.h"
 
 /* --- kernels ---------------------------------------------------------------------- */
 
-/* Writes the program: the two shared headers, then the kernels. */
-static clops_status gen_source(void *ctx, const clops_device *d, strbuf *sb)
-{
-    (void)ctx;
-    (void)d;
-    static const char *const files[] = {"items.clh", "random_math.clh", "random_dist.clh",
-                                        "random.cl"};
-    for (int i = 0; i < 4; i++) {
-        const char *text = NULL;
-        clops_status st = host_cl_source(files[i], &text);
-        if (st)
-            return st;
-        sb_printf(sb, "/* ---- %s ---- */\n", files[i]);
-        sb_append(sb, text);
-        sb_append(sb, "\n");
-    }
-    return sb->failed ? CLOPS__HOST_OOM("random program source") : CLOPS_OK;
-}
-
-/* The kernel of (dist, dtype) on device d. */
+/* The kernel of (dist, dtype) on device d: one program, without the
+ * prelude, of the item loop, the two shared headers and the kernels. */
 static clops_status get_kernel(clops_device *d, rnd_dist dist, clops_dtype dtype, host_kernel **out)
 {
     host_kkey key = {
         {(0x52ull << 56) | ((uint64_t)dist << 8) | (uint64_t)dtype, 0, 0, 0x72616e646f6dull}};
-    host_kernel *k = host_kernel_lookup(d, &key);
-    if (k) {
-        *out = k;
+    *out = kit_find(d, &key);
+    if (*out)
         return CLOPS_OK;
-    }
     char name[64];
     rnd_kernel_name(dist, dtype, name, sizeof name);
-    host_kernel_request req = {"random", name, gen_source, NULL, NULL};
-    clops_status st = host_kernel_get(d, &key, &req, &k);
-    *out = k;
-    return st;
+    kit_program p = {.name = "random",
+                     .bare = true,
+                     .headers = {"items.clh", "random_math.clh", "random_dist.clh"},
+                     .file = "random.cl"};
+    return kit_build(d, &key, &p, name, NULL, out);
 }
 
 /* A positive integer from the environment, or 0. */
@@ -106,7 +88,7 @@ static clops_status launch(clops_device *d, host_kernel *k, int nargs, const hos
 static clops_status run_fill(const char *op, clops_tensor *t, int64_t off, const rnd_fill *f)
 {
     clops_device *d = t->storage->device;
-    if (host_is_cpu(d)) {
+    if (kit_is_host(d)) {
         ref_random_fill(f, (char *)t->storage->host_ptr + (size_t)off * clops_dtype_size(f->dtype));
         return CLOPS_OK;
     }
@@ -184,7 +166,7 @@ clops_status random_dropout(const char *op, clops_tensor *input, uint64_t thr, d
                                &offset);
     if (st || n == 0)
         goto done;
-    if (host_is_cpu(d)) {
+    if (kit_is_host(d)) {
         size_t es = clops_dtype_size(input->dtype);
         ref_random_dropout(input->dtype, (char *)in->storage->host_ptr + (size_t)in->offset * es,
                            o->storage->host_ptr, m->storage->host_ptr, n, seed, offset, thr, scale);

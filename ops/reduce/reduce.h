@@ -102,8 +102,11 @@ bool reduce_make_plan(const reduce_call *c, reduce_plan *p);
 
 /* The CPU reference executor (ref/reduce.c). */
 clops_status reduce_ref_run(const reduce_call *c, const reduce_plan *p);
-/* The OpenCL launcher (ops/reduce/reduce_launch.c). */
-clops_status reduce_cl_run(const reduce_call *c, const reduce_plan *p);
+/* Runs plan p of c with the launch of its device's kind (ops/kit/kit.h):
+ * reduce_ref_run on the host CPU device, the _cpu kernels on CPU-like
+ * OpenCL devices, the _row/_merge kernels on GPUs
+ * (ops/reduce/reduce_launch.c). */
+clops_status reduce_launch(const reduce_call *c, const reduce_plan *p);
 
 /* The work-group size of every reduction and row kernel on d: 256, or the
  * largest power of two the device allows below that (ops/reduce/reduce_launch.c). */

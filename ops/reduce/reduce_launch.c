@@ -20,7 +20,7 @@
  *        reduction is long, it is cut into S chunks whose states a second
  *        launch (_merge) folds, L lanes per output.
  *
- * CPU devices (d->chunked) get their own program: one kernel per kind
+ * CPU-like devices (KIT_CPU, ops/kit/kit.h) get their own program: one kernel per kind
  * (_cpu) in work items of one, each a serial loop with RW accumulators the
  * compiler vectorises (reduce_cpu_run below), because POCL runs a 256-item
  * work-group with local-memory trees and barriers as a loop per region,
@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "host/host.h"
+#include "ops/kit/kit.h"
 #include "ops/reduce/reduce.h"
 
 #define RED_TARGET_GROUPS 1024
@@ -47,23 +48,13 @@
 enum { K_ROW, K_MERGE, K_CPU };
 static const char *const kernel_suffix[] = {"row", "merge", "cpu"};
 
-/* OpenCL type names of an input dtype: storage, compute, IN_KIND. */
-static void type_info(clops_dtype dt, const char **tin, const char **ct, int *kind)
+/* reduce.cl's IN_KIND of an input dtype: its load/store kind (1 float16, 2
+ * bfloat16), else 3 float32, 4 float64, 5 bool, 0 the integers. */
+static int in_kind(clops_dtype dt)
 {
-    *ct = "long";
-    *kind = 0;
-    switch (dt) {
-    case CLOPS_BOOL: *tin = "uchar"; *kind = 5; break;
-    case CLOPS_UINT8: *tin = "uchar"; break;
-    case CLOPS_INT8: *tin = "char"; break;
-    case CLOPS_INT16: *tin = "short"; break;
-    case CLOPS_INT32: *tin = "int"; break;
-    case CLOPS_INT64: *tin = "long"; break;
-    case CLOPS_FLOAT16: *tin = "half"; *ct = "float"; *kind = 1; break;
-    case CLOPS_BFLOAT16: *tin = "ushort"; *ct = "float"; *kind = 2; break;
-    case CLOPS_FLOAT32: *tin = "float"; *ct = "float"; *kind = 3; break;
-    default: *tin = "double"; *ct = "double"; *kind = 4; break;
-    }
+    if (kit_load_store(dt) != KIT_LS_PLAIN)
+        return (int)kit_load_store(dt);
+    return dt == CLOPS_BOOL ? 5 : dt == CLOPS_FLOAT32 ? 3 : dt == CLOPS_FLOAT64 ? 4 : 0;
 }
 
 /* Whether kind k has kernels for input dtype dt. */
@@ -90,40 +81,29 @@ static int cpu_lanes(clops_dtype dt)
     return clops_dtype_is_floating(dt) && dt != CLOPS_FLOAT64 ? 16 : 8;
 }
 
-typedef struct gen_ctx {
-    clops_dtype dtype;
-} gen_ctx;
-
-/* Writes the program of one input dtype. */
-static clops_status gen_program(void *vctx, const clops_device *d, strbuf *sb)
+/* The defines of one input dtype's program (ctx: the clops_dtype). */
+static clops_status write_defines(const void *ctx, const clops_device *d, strbuf *sb)
 {
-    const gen_ctx *g = vctx;
-    const char *prelude = NULL, *body = NULL;
-    clops_status st = host_cl_source("pw_prelude.clh", &prelude);
-    if (!st)
-        st = host_cl_source("reduce.cl", &body);
-    if (st)
-        return st;
-    const char *tin, *ct;
-    int kind;
-    type_info(g->dtype, &tin, &ct, &kind);
-    sb_printf(sb, "/* clops reduction program for %s (see ops/reduce/reduce_launch.c) */\n",
-              clops_dtype_name(g->dtype));
-    sb_append(sb, prelude);
+    clops_dtype dt = *(const clops_dtype *)ctx;
+    /* integers accumulate in long */
+    const char *ct = clops_dtype_is_floating(dt) ? kit_cl_compute(dt) : "long";
     sb_printf(sb,
-              "\n#define RWG %zu\n#define TIN_T %s\n#define CT %s\n#define CT4 %s4\n"
-              "#define IN_KIND %d\n#define CT_FLOAT %d\n#define PT %s\n"
+              "#define RWG %zu\n#define TIN_T %s\n#define CT %s\n#define CT4 %s4\n"
+              "#define IN_KIND %d\n#define IN_LS %d\n#define CT_FLOAT %d\n#define PT %s\n"
               "#define RED_CPU %d\n#define RW %d\n",
-              reduce_wg(d), tin, ct, ct, kind, clops_dtype_is_floating(g->dtype) ? 1 : 0,
-              g->dtype == CLOPS_FLOAT64 ? "double" : "float", d->chunked ? 1 : 0,
-              cpu_lanes(g->dtype));
-    for (int k = 0; k < RK_COUNT; k++) {
-        if (!kind_accepts((reduce_kind)k, g->dtype))
-            continue;
-        sb_printf(sb, "\n#define RK %d\n#define KN %s\n", k, reduce_kind_name((reduce_kind)k));
-        sb_append(sb, body);
-    }
-    return sb->failed ? CLOPS__HOST_OOM("reduction program source") : CLOPS_OK;
+              reduce_wg(d), kit_cl_storage(dt), ct, ct, in_kind(dt), (int)kit_load_store(dt),
+              clops_dtype_is_floating(dt) ? 1 : 0, dt == CLOPS_FLOAT64 ? "double" : "float",
+              kit_is_cpu(d) ? 1 : 0, cpu_lanes(dt));
+    return CLOPS_OK;
+}
+
+/* Copy k of reduce.cl: kind k's defines, when k accepts the dtype. */
+static bool write_kind(const void *ctx, int k, strbuf *sb)
+{
+    if (!kind_accepts((reduce_kind)k, *(const clops_dtype *)ctx))
+        return false;
+    sb_printf(sb, "#define RK %d\n#define KN %s\n", k, reduce_kind_name((reduce_kind)k));
+    return true;
 }
 
 /* The kernel `which` of kind k for input dtype dt on d. */
@@ -132,24 +112,29 @@ static clops_status get_kernel(clops_device *d, reduce_kind k, clops_dtype dt, i
 {
     host_kkey key = {{(3ull << 56) | ((uint64_t)k << 16) | ((uint64_t)which << 8) | (uint64_t)dt,
                       reduce_wg(d), 0, 0}};
-    host_kernel *kern = host_kernel_lookup(d, &key);
+    host_kernel *kern = kit_find(d, &key);
     if (!kern) {
-        char pname[64], kname[64];
+        char pname[64], kname[64], title[96];
         snprintf(pname, sizeof pname, "reduce/%s", clops_dtype_name(dt));
         snprintf(kname, sizeof kname, "red_%s_%s", reduce_kind_name(k), kernel_suffix[which]);
-        gen_ctx g = {dt};
-        host_kernel_request req = {pname, kname, gen_program, &g, NULL};
-        clops_status st = host_kernel_get(d, &key, &req, &kern);
+        snprintf(title, sizeof title,
+                 "clops reduction program for %s (see ops/reduce/reduce_launch.c)",
+                 clops_dtype_name(dt));
+        kit_program p = {.name = pname,
+                         .title = title,
+                         .write = write_defines,
+                         .file = "reduce.cl",
+                         .copies = RK_COUNT,
+                         .copy = write_kind,
+                         .ctx = &dt};
+        clops_status st = kit_build(d, &key, &p, kname, op, &kern);
         if (st)
-            return clops__error_prefix(st, "%s", op);
+            return st;
     }
-    if (which != K_CPU && kern->wg_size != reduce_wg(d))
-        return clops__fail(CLOPS_UNSUPPORTED,
-                           "%s: kernel %s can run only %zu work items per group on %s, the "
-                           "reduction kernels need %zu",
-                           op, kern->name, kern->wg_size, d->label, reduce_wg(d));
-    *out = kern;
-    return CLOPS_OK;
+    clops_status st = kit_need_wg(kern, which != K_CPU ? (int64_t)reduce_wg(d) : 0, d, op);
+    if (st == CLOPS_OK)
+        *out = kern;
+    return st;
 }
 
 /* Largest power of two <= v (v >= 1). */
@@ -300,11 +285,10 @@ static clops_status reduce_cpu_run(const reduce_call *c, const reduce_plan *p)
     return st;
 }
 
-clops_status reduce_cl_run(const reduce_call *c, const reduce_plan *p)
+/* The launches of a GPU (see the file comment). */
+static clops_status reduce_gpu_run(const reduce_call *c, const reduce_plan *p)
 {
     clops_device *d = c->x->storage->device;
-    if (d->chunked)
-        return reduce_cpu_run(c, p);
     int64_t wg = (int64_t)reduce_wg(d);
     reduce_kind kind = c->kind;
     bool index = reduce_kind_has_index(kind);
@@ -379,4 +363,38 @@ clops_status reduce_cl_run(const reduce_call *c, const reduce_plan *p)
     }
     clops_tensor_release(part);
     return st;
+}
+
+/* --- the launch per device kind (ops/kit/kit.h) ---------------------------- */
+
+typedef struct reduce_job {
+    const reduce_call *c;
+    const reduce_plan *p;
+} reduce_job;
+
+static clops_status launch_host(void *job)
+{
+    const reduce_job *j = job;
+    return reduce_ref_run(j->c, j->p);
+}
+
+static clops_status launch_cpu(void *job)
+{
+    const reduce_job *j = job;
+    return reduce_cpu_run(j->c, j->p);
+}
+
+static clops_status launch_gpu(void *job)
+{
+    const reduce_job *j = job;
+    return reduce_gpu_run(j->c, j->p);
+}
+
+static const kit_launches launches = {
+    "reduction", {[KIT_HOST] = launch_host, [KIT_CPU] = launch_cpu, [KIT_GPU] = launch_gpu}};
+
+clops_status reduce_launch(const reduce_call *c, const reduce_plan *p)
+{
+    reduce_job j = {c, p};
+    return kit_run(&launches, c->x->storage->device, &j);
 }

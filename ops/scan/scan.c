@@ -21,7 +21,7 @@
  * the device: then a reduce launch, a scan of the block sums and a
  * downsweep launch (three launches, no inter-group waiting).  Block counts
  * depend on the shape only (not on the device), so one device gives the
- * same bits on every run.  CPU devices (d->chunked) run every scan with
+ * same bits on every run.  CPU-like devices (KIT_CPU) run every scan with
  * the cols kernel, longer chunks and fewer of them (SCAN_CPU_*): POCL runs
  * the rows kernel's barriers and local-memory tiles as loops per region.
  */
@@ -31,6 +31,7 @@
 #include "dispatch/structured.h"
 #include "host/host.h"
 #include "ops/tensor/tensor.h"
+#include "ops/kit/kit.h"
 #include "ops/kit/lines.h"
 #include "ops/scan/scan.h"
 
@@ -78,38 +79,31 @@ static const char *int_limit(clops_dtype dt, bool largest)
     }
 }
 
-/* Writes LOAD or STORE for a storage dtype. */
+/* Writes LOAD and STORE for the storage dtypes (CLOPS_LD/CLOPS_ST of the
+ * prelude; bool reads and writes 0/1). */
 static void io_macros(strbuf *sb, clops_dtype in, clops_dtype out)
 {
-    if (in == CLOPS_FLOAT16)
-        sb_append(sb, "#define LOAD(p, k) ((ACC)vload_half((size_t)(k), (p)))\n");
-    else if (in == CLOPS_BFLOAT16)
-        sb_append(sb, "#define LOAD(p, k) ((ACC)clops_bf16_to_float((p)[k]))\n");
-    else if (in == CLOPS_BOOL)
+    if (in == CLOPS_BOOL)
         sb_append(sb, "#define LOAD(p, k) ((ACC)((p)[k] != 0))\n");
     else
-        sb_append(sb, "#define LOAD(p, k) ((ACC)(p)[k])\n");
-    if (out == CLOPS_FLOAT16)
-        sb_append(sb, "#define STORE(p, k, v) vstore_half_rte((float)(v), (size_t)(k), (p))\n");
-    else if (out == CLOPS_BFLOAT16)
-        sb_append(sb, "#define STORE(p, k, v) ((p)[k] = clops_float_to_bf16(v))\n");
-    else if (out == CLOPS_BOOL)
+        sb_printf(sb, "#define LOAD(p, k) CLOPS_LD(%d, ACC, p, k)\n", (int)kit_load_store(in));
+    if (out == CLOPS_BOOL)
         sb_append(sb, "#define STORE(p, k, v) ((p)[k] = (uchar)((v) != 0))\n");
     else
-        sb_append(sb, "#define STORE(p, k, v) ((p)[k] = (T_OUT)(v))\n");
+        sb_printf(sb, "#define STORE(p, k, v) CLOPS_ST(%d, T_OUT, ACC, p, k, v)\n",
+                  (int)kit_load_store(out));
 }
 
-/* The program of one (op, input dtype, result dtype): prelude, the
- * defines of scan.cl's header, scan.cl. */
-static clops_status gen_source(void *ctx, const clops_device *d, strbuf *dst)
+/* The defines of scan.cl's header for one (op, input dtype, result
+ * dtype). */
+static clops_status write_defines(const void *ctx, const clops_device *d, strbuf *sb)
 {
     (void)d;
     const scan_spec *s = ctx;
-    strbuf defs = STRBUF_INIT, *sb = &defs;
     bool fl = clops_dtype_is_floating(s->out);
-    const char *acc = pw_cl_compute_type(s->out);
+    const char *acc = kit_cl_compute(s->out);
     sb_printf(sb, "#define T_IN %s\n#define T_OUT %s\n#define ACC %s\n",
-              pw_cl_storage_type(s->in), pw_cl_storage_type(s->out), acc);
+              kit_cl_storage(s->in), kit_cl_storage(s->out), acc);
     sb_printf(sb, "#define WG %d\n#define VT %d\n", s->wg, s->vt);
     io_macros(sb, s->in, s->out);
     bool idx = s->kind == SCAN_MAX || s->kind == SCAN_MIN;
@@ -147,9 +141,7 @@ static clops_status gen_source(void *ctx, const clops_device *d, strbuf *dst)
         break;
     }
     }
-    clops_status st = ops_program_source(dst, sb_str(&defs), "scan.cl");
-    sb_free(&defs);
-    return st;
+    return CLOPS_OK;
 }
 
 static const char *const kind_names[SCAN_NOPS] = {"sum", "prod", "max", "min", "logsumexp"};
@@ -162,10 +154,10 @@ static clops_status get_kernel(clops_device *d, const scan_spec *s, int which, h
                           ((uint64_t)s->out << 24) | ((uint64_t)which << 16) | (uint64_t)s->wg,
                       0, 0, 0}};
     char pname[96];
-    snprintf(pname, sizeof pname, "scan/%s_%s_%s", kind_names[s->kind], pw_dtype_tag(s->in),
-             pw_dtype_tag(s->out));
-    return ops_kernel(d, key, pname, names[which], gen_source, (void *)s, which == 0 ? s->wg : 0,
-                      out);
+    snprintf(pname, sizeof pname, "scan/%s_%s_%s", kind_names[s->kind], kit_dtype_tag(s->in),
+             kit_dtype_tag(s->out));
+    kit_program p = {.name = pname, .write = write_defines, .file = "scan.cl", .ctx = s};
+    return kit_kernel(d, &key, &p, names[which], which == 0 ? s->wg : 0, NULL, out);
 }
 
 static int64_t abs64(int64_t v)
@@ -186,7 +178,7 @@ static clops_status run_cl(scan_op kind, clops_tensor *src, const ops_lines *gs,
     int64_t lines = gs->outer * gs->inner, n = gs->n;
     /* Rows when the scanned dim is the closer one in memory. */
     int64_t line_stride = gs->inner > 1 ? gs->s_i : gs->s_o;
-    bool cpu = d->chunked;
+    bool cpu = kit_is_cpu(d);
     bool rows = !cpu && (lines == 1 || abs64(gs->s_n) <= abs64(line_stride));
     int64_t nblk = 1, tpb = 1, chunk = n;
     if (rows) {
@@ -287,7 +279,7 @@ clops_status scan_run(const char *op, scan_op kind, clops_tensor *src, int dim, 
         return CLOPS_OK;
     clops_device *d = dst->storage->device;
     bool with_idx = kind == SCAN_MAX || kind == SCAN_MIN;
-    if (host_is_cpu(d))
+    if (kit_is_host(d))
         return ref_scan(kind, src, dim, dst, with_idx ? idx : NULL);
     clops_status st = check_dtype_on_device(op, dst->dtype, d);
     if (st == CLOPS_OK)

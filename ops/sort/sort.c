@@ -19,6 +19,7 @@
 
 #include "host/host.h"
 #include "ops/tensor/tensor.h"
+#include "ops/kit/kit.h"
 #include "ops/kit/lines.h"
 #include "ops/sort/sort.h"
 
@@ -41,7 +42,7 @@
  * (the stable order is unique). */
 static int64_t sort_cpu_block(const clops_device *d, size_t size)
 {
-    if (!d->chunked)
+    if (!kit_is_cpu(d))
         return 0;
     size_t ks = size == 8 ? 8 : 4;
     int64_t l = SORT_LMAXC_MAX;
@@ -82,19 +83,18 @@ static const char *key_expr(clops_dtype dt)
     }
 }
 
-/* The program of one dtype: prelude, defines, sort.cl. */
-static clops_status gen_source(void *ctx, const clops_device *d, strbuf *sb)
+/* The defines of one dtype's program (sort.cl's header). */
+static clops_status write_defines(const void *ctx, const clops_device *d, strbuf *sb)
 {
     const sort_spec *s = ctx;
     /* float16 moves as its bits (no cl_khr_fp16 needed). */
-    const char *t = s->dt == CLOPS_FLOAT16 ? "ushort" : pw_cl_storage_type(s->dt);
-    strbuf defs = STRBUF_INIT;
-    sb_printf(&defs, "#define T %s\n#define KEY %s\n#define TOKEY(v) %s\n#define WG %d\n", t,
+    const char *t = kit_cl_bits(s->dt);
+    sb_printf(sb, "#define T %s\n#define KEY %s\n#define TOKEY(v) %s\n#define WG %d\n", t,
               clops_dtype_size(s->dt) == 8 ? "ulong" : "uint", key_expr(s->dt), s->wg);
-    sb_printf(&defs, "#define LMAX %d\n", SORT_LMAX);
+    sb_printf(sb, "#define LMAX %d\n", SORT_LMAX);
     int64_t lc = sort_cpu_block(d, clops_dtype_size(s->dt));
     if (lc)
-        sb_printf(&defs,
+        sb_printf(sb,
                   "#define LMAXC %lld\n#define KBYTES %d\n#define TKC_KMAX %d\n"
                   "#define MCHUNK %d\n",
                   (long long)lc, (int)clops_dtype_size(s->dt), SORT_TOPK_CPU_KMAX, SORT_MCHUNK);
@@ -105,23 +105,21 @@ static clops_status gen_source(void *ctx, const clops_device *d, strbuf *sb)
                                                                                    : NULL;
     /* Values as numbers (searchsorted). */
     if (s->dt == CLOPS_FLOAT16)
-        sb_append(&defs, "#define VT float\n#define LOADV(p, i) vload_half((size_t)(i), (__global const half *)(p))\n");
-    else if (s->dt == CLOPS_BFLOAT16)
-        sb_append(&defs, "#define VT float\n#define LOADV(p, i) clops_bf16_to_float((p)[i])\n");
+        sb_append(sb, "#define VT float\n"
+                        "#define LOADV(p, i) CLOPS_LD(1, VT, (__global const half *)(p), i)\n");
     else
-        sb_printf(&defs, "#define VT %s\n#define LOADV(p, i) ((p)[i])\n", t);
+        sb_printf(sb, "#define VT %s\n#define LOADV(p, i) CLOPS_LD(%d, VT, p, i)\n",
+                  kit_cl_compute(s->dt), (int)kit_load_store(s->dt));
     /* Rounding to the storage type after each operation (histc). */
-    sb_printf(&defs, "#define RND(x) %s\n",
+    sb_printf(sb, "#define RND(x) %s\n",
               s->dt == CLOPS_FLOAT16    ? "clops_round_half(x)"
               : s->dt == CLOPS_BFLOAT16 ? "clops_round_bf16(x)"
                                         : "(x)");
     if (nan_key)
-        sb_printf(&defs, "#define IS_NAN_KEY(k) ((k) == %s)\n", nan_key);
+        sb_printf(sb, "#define IS_NAN_KEY(k) ((k) == %s)\n", nan_key);
     else
-        sb_append(&defs, "#define IS_NAN_KEY(k) 0\n");
-    clops_status st = ops_program_source(sb, sb_str(&defs), "sort.cl");
-    sb_free(&defs);
-    return st;
+        sb_append(sb, "#define IS_NAN_KEY(k) 0\n");
+    return CLOPS_OK;
 }
 
 /* One of the program's kernels (sort_kid). */
@@ -136,10 +134,10 @@ static clops_status get_kernel(clops_device *d, const sort_spec *s, int which, h
                           (uint64_t)s->wg,
                       0, 0, 0}};
     char pname[64];
-    snprintf(pname, sizeof pname, "sort/%s", pw_dtype_tag(s->dt));
+    snprintf(pname, sizeof pname, "sort/%s", kit_dtype_tag(s->dt));
     bool fixed_wg = which == SORT_K_BLOCK || which == SORT_K_MODE || which == SORT_K_TOPK;
-    return ops_kernel(d, key, pname, names[which], gen_source, (void *)s, fixed_wg ? s->wg : 0,
-                      out);
+    kit_program p = {.name = pname, .write = write_defines, .file = "sort.cl", .ctx = s};
+    return kit_kernel(d, &key, &p, names[which], fixed_wg ? s->wg : 0, NULL, out);
 }
 
 clops_status sort_kernel(clops_device *d, clops_dtype dt, sort_kid which, host_kernel **out,
@@ -243,7 +241,7 @@ clops_status sort_run(const char *op, clops_tensor *src, int dim, bool descendin
     if (numel == 0)
         return CLOPS_OK;
     clops_device *d = src->storage->device;
-    if (host_is_cpu(d))
+    if (kit_is_host(d))
         return ref_sort(src, dim, descending, vals, idx);
     clops_status st = check_dtype_on_device(op, src->dtype, d);
     if (st)
@@ -292,8 +290,8 @@ clops_status sort_topk_select(clops_tensor *src, int dim, int64_t k, bool larges
     clops_device *d = src->storage->device;
     int64_t n = src->ndim ? src->sizes[dim] : 1;
     ops_lines gs, gv, gx;
-    bool cpu = !host_is_cpu(d) && sort_cpu_block(d, clops_dtype_size(src->dtype)) > 0;
-    if (host_is_cpu(d) || k < 1 || !ops_lines_of(src, dim, &gs) ||
+    bool cpu = !kit_is_host(d) && sort_cpu_block(d, clops_dtype_size(src->dtype)) > 0;
+    if (kit_is_host(d) || k < 1 || !ops_lines_of(src, dim, &gs) ||
         !ops_lines_of(vals, dim, &gv) || !ops_lines_of(idx, dim, &gx))
         return CLOPS_OK;
     if (cpu ? k > SORT_TOPK_CPU_KMAX || n > INT32_MAX
@@ -333,7 +331,7 @@ clops_status sort_pick_median(const char *op, clops_tensor *sv, clops_tensor *si
         return clops__fail(CLOPS_INTERNAL, "%s: sorted temporary is not dense", op);
     int64_t lines = g.outer * g.inner, n = g.n;
     clops_device *d = sv->storage->device;
-    if (host_is_cpu(d)) {
+    if (kit_is_host(d)) {
         /* The same selection on the host. */
         size_t es = clops_dtype_size(sv->dtype);
         const char *vb = sv->storage->host_ptr;
@@ -374,7 +372,7 @@ clops_status sort_pick_mode(const char *op, clops_tensor *sv, clops_tensor *si, 
         return clops__fail(CLOPS_INTERNAL, "%s: sorted temporary is not dense", op);
     int64_t lines = g.outer * g.inner;
     clops_device *d = sv->storage->device;
-    if (host_is_cpu(d)) {
+    if (kit_is_host(d)) {
         ref_sort_mode(sv->storage->host_ptr, si->storage->host_ptr, sv->dtype, g.n, g.inner, g.s_o,
                       g.s_n, g.s_i, lines, ov->storage->host_ptr, oi->storage->host_ptr);
         return CLOPS_OK;
@@ -405,7 +403,7 @@ clops_status sort_search_run(clops_tensor *bd, clops_tensor *v, clops_tensor *so
         brows = 1;
     int64_t vrow = v->ndim ? v->sizes[v->ndim - 1] : 1;
     clops_device *d = v->storage->device;
-    if (host_is_cpu(d)) {
+    if (kit_is_host(d)) {
         ref_searchsorted(bd->storage->host_ptr, v->storage->host_ptr,
                          sorter ? sorter->storage->host_ptr : NULL, v->dtype, nb, brows, vrow,
                          total, right, out->storage->host_ptr);

@@ -21,6 +21,7 @@
 #include "host/host.h"
 #include "ops/tensor/tensor.h"
 #include "ops/kernels_generated.h"
+#include "ops/kit/kit.h"
 #include "ops/sort/sort.h"
 
 /* Element i of a 1-D tensor t (any device), as int64 or double. */
@@ -64,7 +65,7 @@ static clops_status bincount_run(clops_tensor *self, clops_tensor *w, int64_t mi
     int64_t nbins = hi.i + 1 > minlength ? hi.i + 1 : minlength;
     if (st == CLOPS_OK)
         st = tensor_new(d, rdt, 1, &nbins, NULL, &res);
-    if (st == CLOPS_OK && host_is_cpu(d)) {
+    if (st == CLOPS_OK && kit_is_host(d)) {
         ref_bincount(sort_host(sv), sort_host(si), n, sort_host(w), rdt, nbins, sort_host(res));
     } else if (st == CLOPS_OK) {
         host_kernel *k = NULL;
@@ -229,7 +230,7 @@ static clops_status histc_fresh(clops_tensor *self, int64_t bins, clops_scalar m
         st = tensor_fill(cnt, clops_scalar_int(0));
     if (st == CLOPS_OK && n > 0)
         st = core_to_copy(self, CLOPS_DTYPE_NONE, NULL, &x);
-    if (st == CLOPS_OK && n > 0 && host_is_cpu(d)) {
+    if (st == CLOPS_OK && n > 0 && kit_is_host(d)) {
         ref_histc(sort_host(x), x->dtype, n, lo, hi, bins, sort_host(cnt));
     } else if (st == CLOPS_OK && n > 0) {
         host_kernel *k = NULL;

@@ -24,6 +24,7 @@
 #include "host/host.h"
 #include "ops/tensor/tensor.h"
 #include "ops/kernels_generated.h"
+#include "ops/kit/kit.h"
 #include "ops/kit/lines.h"
 #include "ops/scan/scan.h"
 #include "ops/sort/sort.h"
@@ -71,7 +72,7 @@ static clops_status lexsort_rows(const char *op, clops_tensor *x2, int64_t n, in
     if (st == CLOPS_OK)
         st = sort_run(op, col, 0, false, NULL, p);
     for (int64_t c = m - 2; st == CLOPS_OK && c >= 0; c--) {
-        if (host_is_cpu(d)) {
+        if (kit_is_host(d)) {
             ref_unique_gather(sort_host(x2), sort_host(p), x2->dtype, n, m, c, sort_host(tmp));
         } else {
             cl_mem mx = sort_mem(x2), mp = sort_mem(p), mt = sort_mem(tmp);
@@ -81,7 +82,7 @@ static clops_status lexsort_rows(const char *op, clops_tensor *x2, int64_t n, in
         }
         if (st == CLOPS_OK)
             st = sort_run(op, tmp, 0, false, NULL, p2);
-        if (st == CLOPS_OK && host_is_cpu(d)) {
+        if (st == CLOPS_OK && kit_is_host(d)) {
             ref_unique_compose(sort_host(p), sort_host(p2), n, sort_host(p3));
         } else if (st == CLOPS_OK) {
             cl_mem mp = sort_mem(p), mp2 = sort_mem(p2), mp3 = sort_mem(p3);
@@ -113,7 +114,7 @@ static clops_status unique_rows(const char *op, clops_tensor *x2, clops_tensor *
                                 clops_tensor **inv, clops_tensor **cnt)
 {
     clops_device *d = x2->storage->device;
-    bool cpu = host_is_cpu(d);
+    bool cpu = kit_is_host(d);
     int64_t n = x2->sizes[0], m = x2->sizes[1], groups = 0;
     clops_tensor *pos = NULL, *last = NULL, *out = NULL, *start = NULL, *iv = NULL, *ct = NULL;
     clops_status st = tensor_new(d, CLOPS_INT64, 1, &n, NULL, &pos);

@@ -20,6 +20,7 @@
 #include "codegen_pointwise/pw.h"
 #include "host/host.h"
 #include "ops/tensor/tensor.h"
+#include "ops/kit/kit.h"
 
 /* Byte offset of a tensor's first element. */
 static size_t byte_offset(const clops_tensor *t)
@@ -46,7 +47,7 @@ static clops_status copy_same_device(clops_tensor *dst, const clops_tensor *src)
     if (n > 0 && dst->dtype == src->dtype && same_geometry(dst, src) &&
         clops_tensor_is_contiguous(dst) && dst->storage != src->storage) {
         size_t bytes = (size_t)n * clops_dtype_size(dst->dtype);
-        if (host_is_cpu(dst->storage->device)) {
+        if (kit_is_host(dst->storage->device)) {
             memcpy((char *)dst->storage->host_ptr + byte_offset(dst),
                    (const char *)src->storage->host_ptr + byte_offset(src), bytes);
             return CLOPS_OK;
@@ -54,7 +55,7 @@ static clops_status copy_same_device(clops_tensor *dst, const clops_tensor *src)
         /* CPU devices run clEnqueueCopyBuffer as one thread's memcpy (POCL:
          * a tenth of PyTorch's copy_ on 16 cores); from 1 MiB the copy
          * kernel below spreads it over the cores. */
-        if (!dst->storage->device->chunked || bytes < CORE_COPY_KERNEL_MIN)
+        if (!kit_is_cpu(dst->storage->device) || bytes < CORE_COPY_KERNEL_MIN)
             return host_copy_buffer(dst->storage->device, src->storage->block->mem,
                                     byte_offset(src), dst->storage->block->mem, byte_offset(dst),
                                     bytes);
@@ -217,7 +218,7 @@ clops_status clops_tensor_to_host(const clops_tensor *t, void *dst, size_t nbyte
     if (st || nbytes == 0)
         return st;
     clops_device *d = t->storage->device;
-    if (host_is_cpu(d)) {
+    if (kit_is_host(d)) {
         host_strided_copy(t, dst, true);
         return CLOPS_OK;
     }
@@ -245,7 +246,7 @@ clops_status clops_tensor_from_host(clops_tensor *t, const void *src, size_t nby
                                "elements share one memory location",
                                i);
     clops_device *d = t->storage->device;
-    if (host_is_cpu(d)) {
+    if (kit_is_host(d)) {
         host_strided_copy(t, (void *)src, false);
         return CLOPS_OK;
     }
@@ -292,7 +293,7 @@ clops_status clops_tensor_item(const clops_tensor *t, clops_scalar *out)
     uint64_t raw = 0;
     size_t es = clops_dtype_size(t->dtype);
     clops_status st;
-    if (host_is_cpu(t->storage->device)) {
+    if (kit_is_host(t->storage->device)) {
         memcpy(&raw, (const char *)t->storage->host_ptr + byte_offset(t), es);
         st = CLOPS_OK;
     } else {
