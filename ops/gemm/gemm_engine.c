@@ -27,9 +27,11 @@
  * 2^31 - 1 - 256, grids beyond 2^31 work-groups, and every call while the
  * engine is switched off (CLOPS_GEMM_ENGINE=clblast, gemm_engine_set_enabled).
  *
- * The program of each (kind, dtype[, layout], tile configuration) is
- * assembled by gemm_program_source alone (the kit's program assembler gets
- * the same defines) and cached through ops_kernel.
+ * The program of each (kind, dtype[, layout], tile configuration) is a
+ * kit_program (gemm_defines, then cl_kernels/gemm.cl) built and cached by
+ * kit_kernel; the atom follows the kit's device kind (KIT_CPU: the CPU
+ * atom, KIT_GPU: the FMA atom, KIT_MMA: mma.sync after its known-answer
+ * check, the FMA atom otherwise).
  */
 #include <limits.h>
 #include <pthread.h>
@@ -42,6 +44,7 @@
 #include "core/debug.h"
 #include "host/host.h"
 #include "ops/gemm/gemm.h"
+#include "ops/kit/kit.h"
 #include "ops/kit/lines.h"
 
 /* Kernel-cache family tag of the engine ('G'). */
@@ -154,36 +157,32 @@ static int dt_code(clops_dtype dt)
     return dt == CLOPS_FLOAT16 ? 1 : dt == CLOPS_BFLOAT16 ? 2 : 0;
 }
 
-/* The program of a configuration: cl_kernels/gemm.cl behind its defines. */
-static clops_status gemm_program_source(void *ctx, const clops_device *d, strbuf *sb)
+/* The defines of a configuration's program (cl_kernels/gemm.cl after them). */
+static clops_status gemm_defines(const void *ctx, const clops_device *d, strbuf *defs)
 {
     (void)d;
     const gemm_cfg *c = ctx;
-    strbuf defs = STRBUF_INIT;
-    sb_printf(&defs, "#define GEMM_DT %d\n", dt_code(c->dt));
+    sb_printf(defs, "#define GEMM_DT %d\n", dt_code(c->dt));
     switch (c->kind) {
     case GK_FMA:
-        sb_printf(&defs, "#define GEMM_FMA 1\n#define BM %d\n#define BN %d\n#define BK %d\n"
+        sb_printf(defs, "#define GEMM_FMA 1\n#define BM %d\n#define BN %d\n#define BK %d\n"
                          "#define TM %d\n#define TN %d\n",
                   c->bm, c->bn, c->bk, c->tm, c->tn);
         break;
     case GK_CPU:
-        sb_printf(&defs, "#define GEMM_CPU 1\n#define RM %d\n#define NV %d\n#define MB %d\n"
+        sb_printf(defs, "#define GEMM_CPU 1\n#define RM %d\n#define NV %d\n#define MB %d\n"
                          "#define NB %d\n#define KC %d\n",
                   c->rm, c->nv, c->mb, c->nb, c->kc);
         break;
     case GK_MMA:
-        sb_printf(&defs, "#define GEMM_MMA 1\n#define BM %d\n#define BN %d\n#define WM %d\n"
+        sb_printf(defs, "#define GEMM_MMA 1\n#define BM %d\n#define BN %d\n#define WM %d\n"
                          "#define WN %d\n#define STAGES %d\n#define WAIT_GROUPS %d\n"
                          "#define A_UK %d\n#define B_UK %d\n#define A_CP %d\n#define B_CP %d\n",
                   c->bm, c->bn, c->wm, c->wn, c->stages, c->stages - 2, c->a_uk, c->b_uk,
                   c->a_cp, c->b_cp);
         break;
     }
-    clops_status st = defs.failed ? CLOPS__HOST_OOM("GEMM program defines")
-                                  : ops_program_source(sb, sb_str(&defs), "gemm.cl");
-    sb_free(&defs);
-    return st;
+    return defs->failed ? CLOPS__HOST_OOM("GEMM program defines") : CLOPS_OK;
 }
 
 static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel **out)
@@ -203,8 +202,8 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
              mma && !c->a_cp ? "-plain" : "", mma ? (c->b_uk ? "/b-k" : "/b-n") : "",
              mma && !c->b_cp ? "-plain" : "");
     static const char *const knames[] = {"gemm_fma", "gemm_cpu", "gemm_mma"};
-    clops_status st =
-        ops_kernel(d, key, pname, knames[c->kind], gemm_program_source, (void *)c, 0, out);
+    kit_program prog = {.name = pname, .write = gemm_defines, .file = "gemm.cl", .ctx = c};
+    clops_status st = kit_kernel(d, &key, &prog, knames[c->kind], 0, NULL, out);
     /* Work-groups of one always run; the GPU atoms need their whole group. */
     if (st == CLOPS_OK && c->wg > 1 && (*out)->wg_size < (size_t)c->wg)
         return clops__fail(CLOPS_UNSUPPORTED, "%s needs work-groups of %d items; %s allows %zu",
@@ -266,7 +265,7 @@ static void fma_config(const clops_device *d, clops_dtype dt, gemm_cfg *c)
 {
     memset(c, 0, sizeof *c);
     c->dt = dt;
-    if (d->chunked) {
+    if (kit_is_cpu(d)) {
         /* 6 rows of one (AVX2) or two (AVX-512) float16 vectors: 12
          * accumulator registers either way. */
         cl_uint vw = 0;
@@ -543,7 +542,7 @@ static bool mma_checked(clops_device *d, const gemm_cfg *c)
 /* Whether the device has NVIDIA's mma.sync (or a test pretends so). */
 static bool has_mma(const clops_device *d)
 {
-    return (d->info.vendor == CLOPS_VENDOR_NVIDIA && d->nv_cc_major >= 8) ||
+    return kit_kind_of(d) == KIT_MMA ||
            clops_debug_get(CLOPS_DEBUG_GEMM_CANARY_FAIL) != 0;
 }
 
@@ -578,9 +577,9 @@ clops_status gemm_engine_cl(const char *op, const clops_tensor *a, const clops_t
     /* float32 on GPUs stays with CLBlast (its tuned kernels beat the FMA
      * atom there: H200, 43 against 24 TFLOP/s at 4096^3, docs/gemm.md)
      * unless the precision mode allows TF32 on matrix units. */
-    bool tf32 = dt == CLOPS_FLOAT32 && !d->chunked && precision_now() > 0 && has_mma(d);
-    bool mine = engine_on() && !host_is_cpu(d) &&
-                ((dt == CLOPS_FLOAT32 && (d->chunked || tf32)) || dt == CLOPS_FLOAT16 ||
+    bool tf32 = dt == CLOPS_FLOAT32 && !kit_is_cpu(d) && precision_now() > 0 && has_mma(d);
+    bool mine = engine_on() && !kit_is_host(d) &&
+                ((dt == CLOPS_FLOAT32 && (kit_is_cpu(d) || tf32)) || dt == CLOPS_FLOAT16 ||
                  dt == CLOPS_BFLOAT16);
     if (mine && (a->ndim != 3 || b->ndim != 3 || c->ndim != 3 || a->dtype != dt ||
                  b->dtype != dt))
@@ -646,9 +645,9 @@ clops_status gemm_engine_cl(const char *op, const clops_tensor *a, const clops_t
 
 const char *gemm_engine_path(const clops_device *d, clops_dtype dt)
 {
-    if (!engine_on() || host_is_cpu(d) || dt == CLOPS_FLOAT64 || !clops_dtype_is_floating(dt))
+    if (!engine_on() || kit_is_host(d) || dt == CLOPS_FLOAT64 || !clops_dtype_is_floating(dt))
         return "clblast";
-    if (d->chunked)
+    if (kit_is_cpu(d))
         return "cpu";
     if (dt == CLOPS_FLOAT32)
         return precision_now() > 0 && has_mma(d) ? "mma" : "clblast";

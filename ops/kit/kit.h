@@ -128,10 +128,10 @@ clops_status kit_kernel(clops_device *d, const host_kkey *key, const kit_program
  *             kernel);
  *   KIT_GPU   any other OpenCL device: work-groups, local memory,
  *             grid-stride loops;
- *   KIT_MMA   a GPU with matrix units a family may target (NVIDIA
- *             mma.sync, later Intel DPAS, AMD MFMA): reported only once a
- *             capability probe says so; a family without a launch for it
- *             runs its KIT_GPU launch.
+ *   KIT_MMA   a GPU with matrix units a family may target: NVIDIA with
+ *             compute capability >= 8.0 (mma.sync; later Intel DPAS, AMD
+ *             MFMA behind their own probes); a family without a launch for
+ *             it runs its KIT_GPU launch.
  */
 typedef enum kit_kind { KIT_HOST, KIT_CPU, KIT_GPU, KIT_MMA, KIT_KIND_COUNT } kit_kind;
 
@@ -139,7 +139,12 @@ static inline kit_kind kit_kind_of(const clops_device *d)
 {
     if (host_is_cpu(d))
         return KIT_HOST;
-    return d->chunked ? KIT_CPU : KIT_GPU;
+    if (d->chunked)
+        return KIT_CPU;
+    /* NVIDIA's mma.sync needs compute capability 8.0 (host/device.c reads
+     * it through cl_nv_device_attribute_query); a family still checks its
+     * own matrix-unit kernels once (the GEMM engine's known-answer check). */
+    return d->info.vendor == CLOPS_VENDOR_NVIDIA && d->nv_cc_major >= 8 ? KIT_MMA : KIT_GPU;
 }
 
 /* Whether d runs OpenCL C of the CPU-like kind (the _cpu kernels). */
