@@ -64,7 +64,6 @@ const pw_op pw_op_relu = {
     .dtypes = PW_DT_NOBOOL,
     .expr = {[PW_CLASS_UINT] = "a"},
     .expr_default = "(a < ($T)0) ? ($T)0 : a",
-    .ref = ref_act_relu,
     .domain = PW_DOMAIN_ANY,
 };
 
@@ -78,7 +77,6 @@ const pw_op pw_op_hardtanh = {
     .promotion = PW_PROMOTE_DEFAULT,
     .dtypes = PW_DT_NOBOOL,
     .expr_default = "((a < p0 ? p0 : a) > p1) ? p1 : (a < p0 ? p0 : a)",
-    .ref = ref_act_hardtanh,
     .domain = PW_DOMAIN_ANY,
 };
 
@@ -91,7 +89,6 @@ const pw_op pw_op_leaky_relu = {
     .promotion = PW_PROMOTE_DEFAULT,
     .dtypes = PW_DT_FLOATS,
     .expr = {[PW_CLASS_FLOAT] = "a > ($T)0 ? a : a * p0"},
-    .ref = ref_act_leaky_relu,
     .domain = PW_DOMAIN_ANY,
 };
 
@@ -106,7 +103,6 @@ const pw_op pw_op_elu = {
     .promotion = PW_PROMOTE_DEFAULT,
     .dtypes = PW_DT_FLOATS,
     .expr = {[PW_CLASS_FLOAT] = "a <= ($T)0 ? expm1(a * p2) * (p0 * p1) : a * p1"},
-    .ref = ref_act_elu,
     .domain = PW_DOMAIN_ANY,
     .ulp = 5,
 };
@@ -118,7 +114,6 @@ const pw_op pw_op_gelu = {
     .promotion = PW_PROMOTE_DEFAULT,
     .dtypes = PW_DT_FLOATS,
     .expr = {[PW_CLASS_FLOAT] = "a * ($T)0.5 * erfc(-a * ($T)0.70710678118654752440)"},
-    .ref = ref_act_gelu,
     .domain = PW_DOMAIN_SMALL,
     .ulp = 20,
 };
@@ -131,7 +126,6 @@ const pw_op pw_op_gelu_tanh = {
     .dtypes = PW_DT_FLOATS,
     .expr = {[PW_CLASS_FLOAT] = "a / (($T)1 + exp(($T)-1.5957691216057307118 * "
                                 "(a + ($T)0.044715 * a * a * a)))"},
-    .ref = ref_act_gelu_tanh,
     .domain = PW_DOMAIN_SMALL,
     .ulp = 16,
 };
@@ -142,7 +136,6 @@ const pw_op pw_op_silu = {
     .promotion = PW_PROMOTE_DEFAULT,
     .dtypes = PW_DT_FLOATS,
     .expr = {[PW_CLASS_FLOAT] = "a / (($T)1 + exp(-a))"},
-    .ref = ref_act_silu,
     .domain = PW_DOMAIN_ANY,
     .ulp = 6,
 };
@@ -153,7 +146,6 @@ const pw_op pw_op_mish = {
     .promotion = PW_PROMOTE_DEFAULT,
     .dtypes = PW_DT_FLOATS,
     .expr = {[PW_CLASS_FLOAT] = "a * tanh(log1p(exp(a)))"},
-    .ref = ref_act_mish,
     .domain = PW_DOMAIN_ANY,
     .ulp = 12,
 };
@@ -167,7 +159,6 @@ const pw_op pw_op_softplus = {
     .promotion = PW_PROMOTE_DEFAULT,
     .dtypes = PW_DT_FLOATS,
     .expr = {[PW_CLASS_FLOAT] = "(a * p0 > p1) ? a : log1p(exp(a * p0)) / p0"},
-    .ref = ref_act_softplus,
     .domain = PW_DOMAIN_ANY,
     .ulp = 8,
 };
@@ -182,7 +173,6 @@ const pw_op pw_op_softshrink = {
     .promotion = PW_PROMOTE_DEFAULT,
     .dtypes = PW_DT_FLOATS,
     .expr = {[PW_CLASS_FLOAT] = "isnan(a) ? a : (a > p0 ? a - p0 : (a < -p0 ? a + p0 : ($T)0))"},
-    .ref = ref_act_softshrink,
     .domain = PW_DOMAIN_ANY,
 };
 
@@ -195,7 +185,6 @@ const pw_op pw_op_hardshrink = {
     .promotion = PW_PROMOTE_DEFAULT,
     .dtypes = PW_DT_FLOATS,
     .expr = {[PW_CLASS_FLOAT] = "(a >= -p0 && a <= p0) ? ($T)0 : a"},
-    .ref = ref_act_hardshrink,
     .domain = PW_DOMAIN_ANY,
 };
 
@@ -206,7 +195,6 @@ const pw_op pw_op_hardsigmoid = {
     .dtypes = PW_DT_FLOATS,
     .expr = {[PW_CLASS_FLOAT] = "clops_relu6_$T(a + ($T)3) / ($T)6"},
     .helpers = relu6_helpers,
-    .ref = ref_act_hardsigmoid,
     .domain = PW_DOMAIN_ANY,
     .ulp = 3,
 };
@@ -218,7 +206,6 @@ const pw_op pw_op_hardswish = {
     .dtypes = PW_DT_FLOATS,
     .expr = {[PW_CLASS_FLOAT] = "a * (clops_relu6_$T(a + ($T)3) / ($T)6)"},
     .helpers = relu6_helpers,
-    .ref = ref_act_hardswish,
     .domain = PW_DOMAIN_ANY,
     .ulp = 3,
 };
@@ -229,7 +216,6 @@ const pw_op pw_op_sigmoid = {
     .promotion = PW_PROMOTE_INT_TO_FLOAT,
     .dtypes = PW_DT_ALL,
     .expr_default = "($T)1 / (($T)1 + exp(-a))",
-    .ref = ref_act_sigmoid,
     .domain = PW_DOMAIN_ANY,
     .ulp = 6,
 };
@@ -241,7 +227,6 @@ const pw_op pw_op_logsigmoid = {
     .promotion = PW_PROMOTE_DEFAULT,
     .dtypes = PW_DT_FLOATS,
     .expr = {[PW_CLASS_FLOAT] = "(a < ($T)0 ? a : ($T)0) - log1p(exp(-fabs(a)))"},
-    .ref = ref_act_logsigmoid,
     .domain = PW_DOMAIN_ANY,
     .ulp = 6,
 };
@@ -258,7 +243,6 @@ const pw_op pw_op_logit = {
     .dtypes = PW_DT_ALL,
     .expr_default = "clops_logit_$T(a, p0, p1)",
     .helpers = logit_helpers,
-    .ref = ref_act_logit,
     .domain = PW_DOMAIN_PROB,
     .ulp = 7,
 };
@@ -272,6 +256,5 @@ const pw_op pw_op_threshold = {
     .promotion = PW_PROMOTE_DEFAULT,
     .dtypes = PW_DT_NOBOOL,
     .expr_default = "a <= p0 ? p1 : a",
-    .ref = ref_act_threshold,
     .domain = PW_DOMAIN_ANY,
 };

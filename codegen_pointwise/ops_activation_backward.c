@@ -69,7 +69,6 @@ const pw_op pw_op_threshold_backward = {
     .param_names = {"threshold"},
     .dtypes = PW_DT_NOBOOL,
     .expr_default = "b <= p0 ? ($T)0 : a",
-    .ref = ref_act_threshold_backward,
     .domain = PW_DOMAIN_ANY,
 };
 
@@ -80,7 +79,6 @@ const pw_op pw_op_gelu_backward = {
     .dtypes = PW_DT_FLOATS,
     .expr = {[PW_CLASS_FLOAT] = "a * (($T)0.5 * erfc(-b * ($T)0.70710678118654752440) + "
                                 "b * ($T)0.39894228040143267794 * exp(($T)-0.5 * b * b))"},
-    .ref = ref_act_gelu_backward,
     .domain = PW_DOMAIN_SMALL,
     .ulp = 20,
 };
@@ -91,7 +89,6 @@ const pw_op pw_op_gelu_backward_tanh = {
     .dtypes = PW_DT_FLOATS,
     .expr = {[PW_CLASS_FLOAT] = "clops_gelu_bwd_tanh_$T(a, b)"},
     .helpers = gelu_backward_tanh_helpers,
-    .ref = ref_act_gelu_backward_tanh,
     .domain = PW_DOMAIN_SMALL,
     .ulp = 16,
 };
@@ -102,7 +99,6 @@ const pw_op pw_op_silu_backward = {
     BWD_COMMON,
     .dtypes = PW_DT_FLOATS,
     .expr = {[PW_CLASS_FLOAT] = "a * (($T)1 / (($T)1 + exp(-b))) * (($T)1 + b / (($T)1 + exp(b)))"},
-    .ref = ref_act_silu_backward,
     .domain = PW_DOMAIN_ANY,
     .ulp = 10,
 };
@@ -113,7 +109,6 @@ const pw_op pw_op_sigmoid_backward = {
     BWD_COMMON,
     .dtypes = PW_DT_FLOATS,
     .expr = {[PW_CLASS_FLOAT] = "a * (($T)1 - b) * b"},
-    .ref = ref_act_sigmoid_backward,
     .domain = PW_DOMAIN_PROB,
     .ulp = 3,
 };
@@ -124,7 +119,6 @@ const pw_op pw_op_tanh_backward = {
     BWD_COMMON,
     .dtypes = PW_DT_FLOATS,
     .expr = {[PW_CLASS_FLOAT] = "a * ((($T)1 - b) * (($T)1 + b))"},
-    .ref = ref_act_tanh_backward,
     .domain = PW_DOMAIN_UNIT,
     .ulp = 3,
 };
@@ -137,7 +131,6 @@ const pw_op pw_op_leaky_relu_backward = {
     .param_names = {"negative_slope"},
     .dtypes = PW_DT_FLOATS,
     .expr = {[PW_CLASS_FLOAT] = "b > ($T)0 ? a : a * p0"},
-    .ref = ref_act_leaky_relu_backward,
     .domain = PW_DOMAIN_ANY,
 };
 
@@ -150,7 +143,6 @@ const pw_op pw_op_elu_backward = {
     .param_names = {"alpha", "scale", "input_scale"},
     .dtypes = PW_DT_FLOATS,
     .expr = {[PW_CLASS_FLOAT] = "b <= ($T)0 ? a * p2 * (p0 * p1) * exp(b * p2) : a * p1"},
-    .ref = ref_act_elu_backward,
     .domain = PW_DOMAIN_ANY,
     .ulp = 6,
 };
@@ -164,7 +156,6 @@ const pw_op pw_op_elu_backward_result = {
     .param_names = {"alpha", "scale", "input_scale"},
     .dtypes = PW_DT_FLOATS,
     .expr = {[PW_CLASS_FLOAT] = "b <= ($T)0 ? a * p2 * (b + p0 * p1) : a * p1"},
-    .ref = ref_act_elu_backward_result,
     .domain = PW_DOMAIN_ANY,
     .ulp = 4,
 };
@@ -178,7 +169,6 @@ const pw_op pw_op_softplus_backward = {
     .param_names = {"beta", "threshold"},
     .dtypes = PW_DT_FLOATS,
     .expr = {[PW_CLASS_FLOAT] = "(b * p0 > p1) ? a : a / (($T)1 + exp(-(b * p0)))"},
-    .ref = ref_act_softplus_backward,
     .domain = PW_DOMAIN_ANY,
     .ulp = 8,
 };
@@ -189,7 +179,6 @@ const pw_op pw_op_hardsigmoid_backward = {
     BWD_COMMON,
     .dtypes = PW_DT_FLOATS,
     .expr = {[PW_CLASS_FLOAT] = "(b > ($T)-3 && b < ($T)3) ? a * ($T)0.16666666666666666667 : ($T)0"},
-    .ref = ref_act_hardsigmoid_backward,
     .domain = PW_DOMAIN_ANY,
 };
 
@@ -202,7 +191,6 @@ const pw_op pw_op_hardswish_backward = {
     .dtypes = PW_DT_FLOATS,
     .expr = {[PW_CLASS_FLOAT] = "b <= ($T)-3 ? ($T)0 : (b < ($T)3 ? "
                                 "a * ((b + ($T)1.5) * ($T)0.33333333333333333333) : a)"},
-    .ref = ref_act_hardswish_backward,
     .domain = PW_DOMAIN_ANY,
     .ulp = 4,
 };
@@ -217,7 +205,6 @@ const pw_op pw_op_logit_backward = {
     .dtypes = PW_DT_FLOATS,
     .expr = {[PW_CLASS_FLOAT] = "clops_logit_bwd_$T(a, b, p0, p1)"},
     .helpers = logit_backward_helpers,
-    .ref = ref_act_logit_backward,
     .domain = PW_DOMAIN_PROB,
     .ulp = 5,
 };

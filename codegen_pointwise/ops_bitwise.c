@@ -23,7 +23,6 @@
         .promotion = PW_PROMOTE_DEFAULT,                                                           \
         .dtypes = PW_DT_BOOL | PW_DT_INTS,                                                         \
         .expr_default = "($T)(a " OPSTR " b)",                                                     \
-        .ref = ref_##NAME,                                                                         \
         .fixed_result = CLOPS_DTYPE_NONE,                                                          \
         .domain = PW_DOMAIN_ANY,                                                                   \
         .ulp = 1,                                                                                  \
@@ -41,7 +40,6 @@ const pw_op pw_op_bitwise_not = {
     .dtypes = PW_DT_BOOL | PW_DT_INTS,
     .expr = {[PW_CLASS_BOOL] = "(uchar)(a == (uchar)0)"},
     .expr_default = "($T)~a",
-    .ref = ref_bitwise_not,
     .fixed_result = CLOPS_DTYPE_NONE,
     .domain = PW_DOMAIN_ANY,
     .ulp = 1,
@@ -78,7 +76,6 @@ const pw_op pw_op_bitwise_not = {
         .dtypes = PW_DT_INTS,                                                                      \
         .expr_default = FN "_$T(a, b)",                                                            \
         .helpers = SHIFT_HELPERS,                                                                  \
-        .ref = ref_##NAME,                                                                         \
         .fixed_result = CLOPS_DTYPE_NONE,                                                          \
         .domain = PW_DOMAIN_ANY,                                                                   \
         .ulp = 1,                                                                                  \

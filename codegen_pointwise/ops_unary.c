@@ -51,7 +51,6 @@ const pw_op pw_op_abs = {
     .promotion = PW_PROMOTE_DEFAULT,
     .dtypes = PW_DT_NOBOOL,
     .expr = {[PW_CLASS_UINT] = "a", [PW_CLASS_SINT] = "($T)abs(a)", [PW_CLASS_FLOAT] = "fabs(a)"},
-    .ref = ref_unary_abs,
     .domain = PW_DOMAIN_ANY,
 };
 
@@ -62,7 +61,6 @@ const pw_op pw_op_neg = {
     .dtypes = PW_DT_NOBOOL,
     .expr = {[PW_CLASS_FLOAT] = "-a"},
     .expr_default = "($T)(($U)0 - ($U)a)",
-    .ref = ref_unary_neg,
     .domain = PW_DOMAIN_ANY,
 };
 
@@ -73,7 +71,6 @@ const pw_op pw_op_sign = {
     .promotion = PW_PROMOTE_DEFAULT,
     .dtypes = PW_DT_ALL,
     .expr_default = "($T)((a > ($T)0) - (a < ($T)0))",
-    .ref = ref_unary_sign,
     .domain = PW_DOMAIN_ANY,
 };
 
@@ -87,7 +84,6 @@ const pw_op pw_op_signbit = {
     .dtypes = PW_DT_ALL,
     .expr = {[PW_CLASS_SINT] = "a < ($T)0", [PW_CLASS_FLOAT] = "signbit(a) != 0"},
     .expr_default = "0",
-    .ref = ref_unary_signbit,
     .domain = PW_DOMAIN_ANY,
 };
 
@@ -100,7 +96,6 @@ const pw_op pw_op_square = {
     .expr = {[PW_CLASS_FLOAT] = "a * a"},
     .expr_default = "($T)(($U)a * ($U)a)",
     .vector_expr = true,
-    .ref = ref_unary_square,
     .domain = PW_DOMAIN_ANY,
 };
 
@@ -112,7 +107,6 @@ const pw_op pw_op_reciprocal = {
     .dtypes = PW_DT_ALL,
     .expr_default = "($T)1 / a",
     .vector_expr = true,
-    .ref = ref_unary_reciprocal,
     .domain = PW_DOMAIN_ANY,
     .ulp = 3,
 };
@@ -128,7 +122,6 @@ const pw_op pw_op_reciprocal = {
         .dtypes = PW_DT_NOBOOL,                                                     \
         .expr = {[PW_CLASS_FLOAT] = FN "(a)"},                                      \
         .expr_default = "a",                                                        \
-        .ref = ref_unary_##NAME,                                                    \
         .domain = PW_DOMAIN_ANY,                                                    \
     }
 
@@ -152,7 +145,6 @@ const pw_op pw_op_round_decimals = {
     .expr = {[PW_CLASS_FLOAT] = "(p1 != 0) ? rint(clops_rdiv_$T(a, p0)) * p0 "
                                 ": clops_rdiv_$T(rint(a * p0), p0)"},
     .helpers = round_decimals_helpers,
-    .ref = ref_unary_round_decimals,
     .ref_same_precision = true,
     .domain = PW_DOMAIN_ANY,
 };
@@ -163,7 +155,6 @@ const pw_op pw_op_frac = {
     .promotion = PW_PROMOTE_DEFAULT,
     .dtypes = PW_DT_FLOATS,
     .expr = {[PW_CLASS_FLOAT] = "a - trunc(a)"},
-    .ref = ref_unary_frac,
     .domain = PW_DOMAIN_ANY,
 };
 
@@ -178,7 +169,6 @@ const pw_op pw_op_frac = {
         .dtypes = PW_DT_ALL,                                                        \
         .expr = {[PW_CLASS_FLOAT] = FLOAT_EXPR},                                    \
         .expr_default = INT_EXPR,                                                   \
-        .ref = ref_unary_##NAME,                                                    \
         .domain = PW_DOMAIN_ANY,                                                    \
     }
 
@@ -200,7 +190,6 @@ const pw_op pw_op_nan_to_num = {
     .dtypes = PW_DT_ALL,
     .expr = {[PW_CLASS_FLOAT] = "isnan(a) ? p0 : (isinf(a) ? (a > ($T)0 ? p1 : p2) : a)"},
     .expr_default = "a",
-    .ref = ref_unary_nan_to_num,
     .domain = PW_DOMAIN_ANY,
 };
 
@@ -214,7 +203,6 @@ const pw_op pw_op_deg2rad = {
     .dtypes = PW_DT_ALL,
     .expr_default = "a * ($T)0.017453292519943295769236907684886127",
     .vector_expr = true,
-    .ref = ref_unary_deg2rad,
     .domain = PW_DOMAIN_ANY,
 };
 
@@ -225,6 +213,5 @@ const pw_op pw_op_rad2deg = {
     .dtypes = PW_DT_ALL,
     .expr_default = "a * ($T)57.295779513082320876798154814105170",
     .vector_expr = true,
-    .ref = ref_unary_rad2deg,
     .domain = PW_DOMAIN_ANY,
 };

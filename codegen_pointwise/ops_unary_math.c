@@ -41,7 +41,6 @@
         .dtypes = PW_DT_ALL,                                                        \
         .expr_default = EXPR,                                                       \
         .helpers = HELPERS,                                                         \
-        .ref = ref_unary_##NAME,                                                    \
         .fixed_result = CLOPS_DTYPE_NONE,                                           \
         .domain = DOMAIN,                                                           \
         .ulp = ULP,                                                                 \

@@ -14,7 +14,7 @@
 #include "clops/generator.h"
 #include "clops/ops.h"
 #include "support/clops_test.h"
-#include "cl_kernels/random_math.clh"
+#include "ref/random_math.clh"
 #include "ops/random/random.h"
 
 #define SEED 20261124ull

@@ -47,6 +47,7 @@
 #include "clops/status.h"
 #include "codegen_pointwise/pw.h"
 #include "core/tensor_impl.h"
+#include "ref/ref_gemm.h" /* ref_gemm: the reference engine (CPU device) */
 
 /* --- engines ------------------------------------------------------------ */
 
@@ -62,10 +63,6 @@ typedef clops_status (*blas_gemm_fn)(const char *op, const clops_tensor *a, cons
  * float16 and bfloat16 (converted to float32 and back). */
 clops_status blas_gemm_opencl(const char *op, const clops_tensor *a, const clops_tensor *b,
                               clops_tensor *c, clops_scalar alpha, clops_scalar beta);
-
-/* The reference engine (CPU device): every dtype but bool. */
-clops_status ref_gemm(const char *op, const clops_tensor *a, const clops_tensor *b, clops_tensor *c,
-                      clops_scalar alpha, clops_scalar beta);
 
 /* The engine for a tensor's device: ref_gemm on the CPU device, CLBlast on
  * OpenCL devices (t may be NULL: the op's device check reports that). */

@@ -260,7 +260,7 @@ static clops_status run_permuted(const reduce_call *c)
         if (!reduce_make_plan(&c2, &p))
             st = clops__fail(CLOPS_INTERNAL, "%s: reduction plan failed", c->opname);
         else
-            st = host_is_cpu(x->storage->device) ? reduce_ref_run(&c2, &p) : reduce_cl_run(&c2, &p);
+            st = host_is_cpu(x->storage->device) ? reduce_ref_run(&c2) : reduce_cl_run(&c2, &p);
     }
     clops_tensor_release(pv);
     clops_tensor_release(xc);
@@ -278,7 +278,7 @@ clops_status reduce_run(const reduce_call *c)
     if (!reduce_make_plan(c, &p))
         return run_permuted(c);
     if (host_is_cpu(c->x->storage->device))
-        return reduce_ref_run(c, &p);
+        return reduce_ref_run(c);
     return reduce_cl_run(c, &p);
 }
 
