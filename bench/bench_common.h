@@ -32,15 +32,6 @@ static inline int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* A benchmark case: runs one call; bytes is what the op must move. */
-typedef struct bench_case {
-    const char *name;
-    const char *torch_name; /* the matching case in torch_pointwise.py */
-    clops_status (*run)(void *ctx);
-    void *ctx;
-    double bytes;
-} bench_case;
-
 /* Median seconds per call over `batches` batches of `reps` calls. */
 static inline double time_calls(clops_device *d, clops_status (*run)(void *), void *ctx, int reps,
                          int batches, clops_status *st)
@@ -131,39 +122,55 @@ static inline double copy_peak(clops_device *d, int64_t n1, int reps)
 }
 
 /* The command line every bench takes: [--device SEL]... [--scale S]
- * [--reps N] [--json FILE]. */
+ * [--reps N] [--json FILE]; the family benches (bench_family.c) also
+ * [--family NAME] [--cases FILE] [--case GLOB] [--list]. */
 typedef struct bench_args {
     const char *sel[8];
     int nsel, reps;
     double scale;
     const char *json;
+    const char *family, *cases, *only; /* family benches only */
+    bool list;
 } bench_args;
 
 /* Parses argv into a (defaults: every device, scale 1, 20 reps); prints the
- * usage line of `prog` and returns false on a bad argument. */
-static inline bool bench_parse_args(int argc, char **argv, const char *prog, bench_args *a)
+ * usage line of `prog` and returns false on a bad argument.  family_opts:
+ * accept the family benches' options too. */
+static inline bool bench_parse_args(int argc, char **argv, const char *prog, bool family_opts,
+                                    bench_args *a)
 {
-    a->nsel = 0;
+    memset(a, 0, sizeof *a);
     a->reps = 20;
     a->scale = 1.0;
-    a->json = NULL;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--device") == 0 && i + 1 < argc && a->nsel < 8)
+        bool more = i + 1 < argc;
+        if (strcmp(argv[i], "--device") == 0 && more && a->nsel < 8)
             a->sel[a->nsel++] = argv[++i];
-        else if (strcmp(argv[i], "--scale") == 0 && i + 1 < argc)
+        else if (strcmp(argv[i], "--scale") == 0 && more)
             a->scale = atof(argv[++i]);
-        else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
+        else if (strcmp(argv[i], "--reps") == 0 && more)
             a->reps = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc)
+        else if (strcmp(argv[i], "--json") == 0 && more)
             a->json = argv[++i];
+        else if (family_opts && strcmp(argv[i], "--family") == 0 && more)
+            a->family = argv[++i];
+        else if (family_opts && strcmp(argv[i], "--cases") == 0 && more)
+            a->cases = argv[++i];
+        else if (family_opts && strcmp(argv[i], "--case") == 0 && more)
+            a->only = argv[++i];
+        else if (family_opts && strcmp(argv[i], "--list") == 0)
+            a->list = true;
         else {
-            fprintf(stderr, "usage: %s [--device SEL]... [--scale S] [--reps N] [--json FILE]\n",
-                    prog);
+            fprintf(stderr, "usage: %s [--device SEL]... [--scale S] [--reps N] [--json FILE]%s\n",
+                    prog, family_opts ? " [--family NAME] [--cases FILE] [--case GLOB] [--list]"
+                                      : "");
             return false;
         }
     }
     if (a->scale < 1.0)
         a->scale = 1.0;
+    if (a->reps < 1)
+        a->reps = 1;
     return true;
 }
 
@@ -177,6 +184,16 @@ static inline bool bench_wanted(const bench_args *a, clops_device *d)
             wanted = true;
     }
     return wanted;
+}
+
+/* OpenCL device di (1 and up) when it is selected, else NULL: the loop
+ * of every bench is `for (di = 1; di < count; di++) if ((d = ...))`. */
+static inline clops_device *bench_selected(const bench_args *a, int di)
+{
+    clops_device *d = NULL;
+    if (clops_device_get(di, &d) != CLOPS_OK || !bench_wanted(a, d))
+        return NULL;
+    return d;
 }
 
 #endif /* CLOPS_BENCH_COMMON_H */

@@ -52,7 +52,7 @@
 #include "codegen_pointwise/pw_bind.h"
 #include "dispatch/dispatch.h"
 #include "host/host.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 
 enum { V_RAW, V_HOST_LAUNCH, V_PW_RUN, V_KERNEL_FN, V_DISPATCH, V_BOXED, V_COUNT };
 

@@ -203,7 +203,7 @@ static void case_chunk8(probe *p, const char *x, const char *label, double bytes
 int main(int argc, char **argv)
 {
     bench_args args;
-    if (!bench_parse_args(argc, argv, "bench_launch", &args))
+    if (!bench_parse_args(argc, argv, "bench_launch", false, &args))
         return 2;
     int64_t n1 = (int64_t)((double)(1 << 26) / args.scale);
     n1 -= n1 % 64;
@@ -211,9 +211,8 @@ int main(int argc, char **argv)
     int ndev = 0;
     clops_device_count(&ndev);
     for (int di = 1; di < ndev; di++) {
-        clops_device *d = NULL;
-        clops_device_get(di, &d);
-        if (!bench_wanted(&args, d))
+        clops_device *d = bench_selected(&args, di);
+        if (!d)
             continue;
         const clops_device_info *in = clops_device_get_info(d);
         printf("device %s: %s (%s, driver %s), %u compute units, wg %zu\n",

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """bench/compare_family.py: merges one op family's clops benchmark JSON
-(bench_reduce, bench_sort, bench_random, bench_index: a list of rows with
-"device", "case", "us_per_call" and, where the names differ, "torch_case")
-with the matching PyTorch script's JSON (torch_<family>.py, run in the same
-job on the same GPU or the same CPU cores) into a Markdown table of times
-and the ratio  PyTorch time / clops time  (above 1: clops is faster).
+(bench_<family>, the rows of bench/cases/<family>.yaml: a list of rows with
+"device", "case", "us_per_call" and "torch_case") with the PyTorch side's
+JSON for the same descriptor (torch_family.py --family F or torch_<family>.py,
+run in the same job on the same GPU or the same CPU cores) into a Markdown
+table of times and the ratio  PyTorch time / clops time  (above 1: clops is
+faster).
 
     python3 bench/compare_family.py CLOPS.json TORCH.json [--device LABEL]
 

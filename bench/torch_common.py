@@ -1,19 +1,19 @@
 # SPDX-License-Identifier: Apache-2.0
 """bench/torch_common.py: the timing (and, for the family scripts, the
 command-line options: bench_parser, bench_device) the PyTorch side of
-every op-family benchmark shares (torch_pointwise.py, torch_reduce.py, torch_sort.py, torch_random.py,
-torch_index.py), so that the PyTorch and clops figures of one job are taken
+every op-family benchmark shares (torch_family.py and the scripts that
+are not op rows: torch_gemm.py), so that the PyTorch and clops figures of one job are taken
 the same way as the C benchmarks' time_calls (bench/bench_common.h): one
 warm-up call, then the median over `batches` batches of `reps` calls,
-timed with CUDA events on the GPU and perf_counter on the CPU."""
+timed with CUDA events on the GPU and perf_counter on the CPU.  torch is
+imported where it is used, so torch_family.py --list runs without it."""
 import statistics
 import time
-
-import torch
 
 
 def time_call(fn, reps, cuda, batches=5):
     """Median seconds per call of fn(); cuda: time on the current CUDA stream."""
+    import torch
     fn()
     if cuda:
         torch.cuda.synchronize()
@@ -52,6 +52,7 @@ def bench_parser():
 def bench_device(args):
     """(cuda, device name) for the parsed options; on the CPU, --threads
     sets PyTorch's thread count."""
+    import torch
     cuda = torch.cuda.is_available() and not args.cpu
     if not cuda and args.threads > 0:
         torch.set_num_threads(args.threads)

@@ -19,7 +19,7 @@
 #include "codegen_pointwise/ops_binary.h"
 #include "dispatch/structured.h"
 #include "host/host.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "ref/ref_binary.h"
 
 /* ---- shared helpers ------------------------------------------------------ */

@@ -7,7 +7,7 @@
  * Each record gives PyTorch's promotion and accepted dtypes, an OpenCL C
  * expression per dtype class (see pw.h and emit.c: a, b, c are the operands
  * in the compute type $T, p0.. the parameters) and its C reference in
- * ref/ref_binary.c.  Schemas reach them through dispatch/ops/
+ * ref/ref_binary.c.  Schemas reach them through dispatch/inventory/
  * pointwise_binary.yaml, directly or through the family functions of
  * glue_binary.c (sub's bool checks, div's rounding modes, pow's special
  * cases).

@@ -8,7 +8,7 @@
  * (floating functions, heaviside), ops_compare.c (comparisons, min/max,
  * clamp, where, masked_fill, logical ops) and ops_bitwise.c; their C
  * references in ref/ref_*.c; the family functions in glue_binary.c and
- * glue_select.c.  dispatch/ops/pointwise_binary.yaml binds schemas to them.
+ * glue_select.c.  dispatch/inventory/pointwise_binary.yaml binds schemas to them.
  *
  * Family functions follow docs/operator-inventory.md: (variant, dst,
  * functional arguments..., out); PW_FUNCTIONAL returns a new tensor in *out,

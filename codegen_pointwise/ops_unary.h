@@ -8,7 +8,7 @@
  * angles), ops_unary_math.c (libm-style functions, erfinv, digamma, sinc),
  * ops_activation.c (activations) and ops_activation_backward.c (their
  * gradients); their C references in ref/ref_unary.c and ref/ref_activation.c.
- * dispatch/ops/pointwise_unary.yaml binds them to PyTorch's schemas, either
+ * dispatch/inventory/pointwise_unary.yaml binds them to PyTorch's schemas, either
  * directly (`pointwise: NAME`) or through the glue functions below
  * (glue_unary.c), which take the structured family signature of
  * docs/operator-inventory.md.

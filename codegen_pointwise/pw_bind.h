@@ -2,9 +2,10 @@
 /*
  * codegen_pointwise/pw_bind.h: inventory operators bound to a pw_op.
  *
- * An entry `pointwise: NAME` of an inventory file (dispatch/ops/<family>.yaml) binds a schema to
- * pw_op_NAME; the generated registration (ops_generated.c) holds one
- * pw_binding per such schema and its wrappers run them with pw_bound_run
+ * An entry `pointwise: NAME` of an inventory file
+ * (dispatch/inventory/<family>.yaml) binds a schema to pw_op_NAME; the
+ * generated registration (ops_generated.c) holds one pw_binding per such
+ * schema and its wrappers run them with pw_bound_run
  * (codegen_pointwise/pw_bind.c).  This is kernel-layer code: it moved here
  * from dispatch/dispatch.h so the dispatcher includes nothing above it.
  */

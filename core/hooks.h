@@ -4,7 +4,7 @@
  * function pointers that those layers install.
  *
  * core/ is the lowest layer of the library (docs/architecture.md): it calls
- * nothing above it.  Two things a tensor needs live higher up:
+ * nothing above it.  Three things a tensor needs live higher up:
  *
  *   device memory   storage on the CPU device (aligned host memory) or in an
  *                   OpenCL device's caching allocator; owned by the runtime,
@@ -13,10 +13,10 @@
  *                   storage needs a device) finds them set.
  *   copy kernels    the dispatcher's CPU fallback (dispatch/fallback.c) and
  *                   the structured-op rules (dispatch/structured.c) copy
- *                   between tensors.  Copies are kernels (ops/core/core_copy.c);
+ *                   between tensors.  Copies are kernels (ops/tensor/tensor_copy.c);
  *                   core/tensor_impl.h's tensor_copy and tensor_to_copy
  *                   call them through these hooks.
- *                   ops/core/core_copy.c installs core_kernel_hooks from a
+ *                   ops/tensor/tensor_copy.c installs core_kernel_hooks from a
  *                   load-time constructor, so they are set before main()
  *                   (at dlopen for the shared library).  In a static link
  *                   that object is present whenever the dispatcher is (the
@@ -24,7 +24,18 @@
  *                   whenever data is read back (clops_tensor_to_host is
  *                   defined there).
  *
- * Contract, for both tables:
+ *   default device  a tensor made with a NULL device (clops_empty(NULL,
+ *                   ...), and the factory kernels that pass their Device
+ *                   argument on) goes to clops_device_default(): the
+ *                   CLOPS_DEVICE selection or the first GPU, which starts the
+ *                   runtime.  Devices are host's; host/device.c installs
+ *                   core_device_hooks from a load-time constructor, so they
+ *                   are set before main() (at dlopen for the shared
+ *                   library).  In a static link that object is present
+ *                   whenever a device can exist (host_init, which makes
+ *                   every device, lives there).
+ *
+ * Contract, for every table:
  *   - Install once, with a pointer to a table of static storage duration that
  *     stays valid until the process exits; installing again replaces it (the
  *     tests do not; nothing uninstalls).  Every member must be non-NULL.
@@ -59,7 +70,7 @@ typedef struct core_memory_hooks {
     const char *(*label)(const clops_device *d);
 } core_memory_hooks;
 
-/* Kernels core's tensor API calls, installed by ops/ (ops/core/core_copy.c). */
+/* Kernels core's tensor API calls, installed by ops/ (ops/tensor/tensor_copy.c). */
 typedef struct core_kernel_hooks {
     /* copy_: src broadcast and converted into dst, any devices. */
     clops_status (*copy_)(clops_tensor *dst, clops_tensor *src);
@@ -69,10 +80,19 @@ typedef struct core_kernel_hooks {
                             clops_tensor **out);
 } core_kernel_hooks;
 
+/* The default device, installed by host/ (host/device.c). */
+typedef struct core_device_hooks {
+    /* clops_device_default (clops/device.h): the device a NULL device
+     * argument means, starting the runtime when it is not yet. */
+    clops_status (*default_device)(clops_device **device);
+} core_device_hooks;
+
 void core_set_memory_hooks(const core_memory_hooks *hooks);
 void core_set_kernel_hooks(const core_kernel_hooks *hooks);
+void core_set_device_hooks(const core_device_hooks *hooks);
 /* The installed tables, or NULL. */
 const core_memory_hooks *core_memory(void);
 const core_kernel_hooks *core_kernels(void);
+const core_device_hooks *core_devices(void);
 
 #endif /* CLOPS_CORE_HOOKS_H */

@@ -5,9 +5,10 @@
  *
  * Storage on the CPU device is 64-byte aligned host memory; on an OpenCL
  * device it is a block of the caching allocator.  Both come from the device
- * runtime through the memory hooks (core/hooks.h), which host/ installs.  A
+ * runtime through the memory hooks (core/hooks.h), which host/ installs, and
+ * a NULL device means the default one (the device hooks, host/ too).  A
  * tensor holds one reference to its storage.  The filling factories (zeros,
- * ones, full, arange, from_host) are kernels: ops/core/core_fill.c.
+ * ones, full, arange, from_host) are kernels: ops/tensor/tensor_fill.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 
 static _Atomic(const core_memory_hooks *) memory_hooks;
 static _Atomic(const core_kernel_hooks *) kernel_hooks;
+static _Atomic(const core_device_hooks *) device_hooks;
 
 void core_set_memory_hooks(const core_memory_hooks *hooks)
 {
@@ -28,6 +30,16 @@ void core_set_memory_hooks(const core_memory_hooks *hooks)
 void core_set_kernel_hooks(const core_kernel_hooks *hooks)
 {
     atomic_store_explicit(&kernel_hooks, hooks, memory_order_release);
+}
+
+void core_set_device_hooks(const core_device_hooks *hooks)
+{
+    atomic_store_explicit(&device_hooks, hooks, memory_order_release);
+}
+
+const core_device_hooks *core_devices(void)
+{
+    return atomic_load_explicit(&device_hooks, memory_order_acquire);
 }
 
 const core_memory_hooks *core_memory(void)
@@ -199,7 +211,11 @@ clops_status tensor_new(clops_device *device, clops_dtype dtype, int ndim, const
 {
     static const char op[] = "empty";
     if (!device) {
-        clops_status st = clops_device_default(&device);
+        const core_device_hooks *h = core_devices();
+        if (!h)
+            return clops__fail(CLOPS_INTERNAL, "%s: no device runtime installed the device hooks "
+                                               "(core/hooks.h)", op);
+        clops_status st = h->default_device(&device);
         if (st)
             return st;
     }

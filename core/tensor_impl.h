@@ -81,7 +81,7 @@ clops_status tensor_resize(clops_tensor *t, int ndim, const int64_t *sizes);
 
 /* --- copies (kernels reached through core_kernel_hooks) ---------------- */
 
-/* copy_ (ops/core/core_copy.c's core_copy_): writes src, broadcast to dst's shape
+/* copy_ (ops/tensor/tensor_copy.c's core_copy_): writes src, broadcast to dst's shape
  * and converted to dst's dtype, into dst.  Any devices. */
 clops_status tensor_copy(clops_tensor *dst, clops_tensor *src);
 /* to_copy (core_to_copy): a new contiguous tensor with src's data on

@@ -15,7 +15,7 @@
  * CLOPS_INVALID_SHAPE, and any other bad argument CLOPS_INVALID_ARGUMENT.
  * reshape and flatten, which are views when a view exists and contiguous
  * copies otherwise (as in PyTorch), copy, so they are kernels:
- * ops/core/core_reshape.c.  The functions are the
+ * ops/tensor/tensor_reshape.c.  The functions are the
  * typed kernels the dispatcher registers; they borrow `self` and hand out one
  * new reference through `out`, which is NULL after a failure.
  */

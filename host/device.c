@@ -743,6 +743,16 @@ clops_status clops_device_default(clops_device **device)
     return CLOPS_OK;
 }
 
+/* core/ resolves a NULL device argument through this hook (core/hooks.h):
+ * installed when the library is loaded (before main, or at dlopen), so no
+ * tensor can be made before it is set. */
+static const core_device_hooks device_hooks = {.default_device = clops_device_default};
+
+__attribute__((constructor)) static void install_device_hooks(void)
+{
+    core_set_device_hooks(&device_hooks);
+}
+
 const clops_device_info *clops_device_get_info(const clops_device *device)
 {
     return device ? &device->info : NULL;

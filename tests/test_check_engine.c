@@ -14,7 +14,7 @@
 
 #include "clops/ops.h"
 #include "dispatch/dispatch.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "support/clops_test.h"
 #include "tools/check/check.h"
 

@@ -624,6 +624,58 @@ static void test_bench_and_warmup_report_times(void **state)
     cJSON_Delete(doc);
 }
 
+/* bench --op OPS --cases times the check cases of ops of several families
+ * (pointwise, reduce, scan, sort, gemm, index) at the check shapes and grown
+ * by --scale, and writes JSON rows: every (op, case, device) once, passing
+ * rows with a time, a byte count and GB/s, matrix products with GFLOP/s. */
+static void test_bench_cases_json_rows(void **state)
+{
+    (void)state;
+    const char *ops = "add.out,sum.IntList_out,cumsum.out,sort.values,mm.out,gather.out";
+    const char *scales[] = {"1", "3"};
+    for (int k = 0; k < 2; k++) {
+        const char *json = path_of("bench_cases.json");
+        run_out r = clops_run("bench", "--op", ops, "--cases", "--dtype", "float32", "--reps",
+                              "1", "--scale", scales[k], "--json", json, NULL);
+        EXPECT_EXIT(r, 0);
+        CT_ASSERT_MSG(strstr(r.out, "us/call") && strstr(r.out, "cumsum.out"),
+                      "no table:\n%s", r.out);
+        run_free(&r);
+        cJSON *doc = read_json(json);
+        CT_ASSERT(cJSON_IsArray(doc));
+        const char *want[] = {"add.out", "sum.IntList_out", "cumsum.out", "sort.values",
+                              "mm.out", "gather.out"};
+        int passed[6] = {0}, gflops = 0;
+        const cJSON *row = NULL;
+        cJSON_ArrayForEach(row, doc)
+        {
+            const char *op = get(row, "op")->valuestring;
+            const char *status = get(row, "status")->valuestring;
+            CT_ASSERT(cJSON_IsString(get(row, "case")) && cJSON_IsString(get(row, "device")));
+            CT_ASSERT(strncmp(get(row, "dtype")->valuestring, "float32", 7) == 0);
+            CT_ASSERT_MSG(strcmp(status, "pass") == 0 || strcmp(status, "skip") == 0,
+                          "%s %s: %s", op, get(row, "case")->valuestring, status);
+            if (k == 1)
+                CT_ASSERT(strstr(get(row, "case")->valuestring, "sizes x3") != NULL);
+            for (int i = 0; i < 6; i++)
+                if (strcmp(op, want[i]) == 0 && strcmp(status, "pass") == 0) {
+                    passed[i]++;
+                    CT_ASSERT(get(row, "us_per_call")->valuedouble > 0);
+                    if (cJSON_GetObjectItemCaseSensitive(row, "bytes"))
+                        CT_ASSERT(get(row, "gbs")->valuedouble > 0);
+                }
+            gflops += cJSON_GetObjectItemCaseSensitive(row, "gflops") != NULL;
+        }
+        for (int i = 0; i < 6; i++)
+            CT_ASSERT_MSG(passed[i] > 0, "no passing case of %s", want[i]);
+        CT_ASSERT(gflops > 0);
+        cJSON_Delete(doc);
+    }
+    run_out r = clops_run("bench", "--op", "neg", "--scale", "2", NULL);
+    EXPECT_EXIT(r, 2);
+    run_free(&r);
+}
+
 /* The figures of the one device of a warmup --json document at path. */
 static void warmup_figures(const char *path, double *calls, double *kernels)
 {
@@ -680,6 +732,7 @@ int main(void)
         cmocka_unit_test(test_compare_writes_the_report),
         cmocka_unit_test(test_ops_json_lists_kernels),
         cmocka_unit_test(test_bench_and_warmup_report_times),
+        cmocka_unit_test(test_bench_cases_json_rows),
         cmocka_unit_test(test_parallel_warmup_covers_every_op),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_copy.c: copies and conversions between tensors, devices and
- * host memory (ops/core/core_copy.c), and the filling factories (core/tensor.c).
+ * host memory (ops/tensor/tensor_copy.c), and the filling factories (core/tensor.c).
  *
  * Every element-wise copy runs the pointwise engine's cast op, so these tests
  * check the conversion rules once for all of clops: for every (source,
@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "support/clops_test.h"
 
 /* A shape per rank class used by the pair tests: odd sizes so no dimension
@@ -215,7 +215,7 @@ static void test_large_dense_copies_respect_storage_offsets(void **state)
 {
     (void)state;
     /* 1.2 MiB of float32: from 1 MiB a CPU device copies with the copy
-     * kernel instead of a buffer copy (ops/core/core_copy.c); the guarded
+     * kernel instead of a buffer copy (ops/tensor/tensor_copy.c); the guarded
      * destination has a storage offset. */
     const int64_t sizes[2] = {512, 600};
     check_layouts(2, sizes, CT_CONTIGUOUS, CT_CONTIGUOUS);

@@ -28,7 +28,7 @@
 #include "clops/ops.h"
 #include "dispatch/dispatch.h"
 #include "host/host.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "support/clops_test.h"
 
 extern char **environ;

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "support/clops_test.h"
 
 /* --- helpers ---------------------------------------------------------------- */

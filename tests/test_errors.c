@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "host/host.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "support/clops_test.h"
 
 #if defined(__SANITIZE_ADDRESS__)

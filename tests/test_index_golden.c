@@ -17,7 +17,7 @@
 
 #include "clops/dispatch.h"
 #include "support/clops_test.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 
 #define GOLDEN_FILE CLOPS_TEST_DATA_DIR "/golden_index.json"
 

@@ -11,7 +11,7 @@
 
 #include "clops/ops.h"
 #include "support/clops_test.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 
 /* Random int64 indices in [0, hi) on dev. */
 static clops_tensor *rand_index(clops_device *dev, int ndim, const int64_t *sizes, int64_t hi,

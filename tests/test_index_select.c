@@ -13,7 +13,7 @@
 
 #include "clops/ops.h"
 #include "support/clops_test.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 
 /* An int64 (or int32) index tensor on dev from values. */
 static clops_tensor *ix_tensor(clops_device *dev, clops_dtype dt, int ndim, const int64_t *sizes,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_pool.c: the pooling and resampling family
- * (dispatch/ops/pool.yaml): PyTorch's own results on every device
+ * (dispatch/inventory/pool.yaml): PyTorch's own results on every device
  * (tests/data/golden_pool.json from tests/data/gen_golden_pool.py: ceil_mode
  * windows past the edge, NaN in max pooling, count_include_pad and
  * divisor_override, align_corners, bicubic, backward ops, refusals), every

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/test_pw_binary_dispatch.c: the binary ops through the public API
- * that dispatch/ops/pointwise_binary.yaml generates (clops/ops.h), on the
+ * that dispatch/inventory/pointwise_binary.yaml generates (clops/ops.h), on the
  * CPU and every OpenCL device.
  *
  * The other tests call pw_run and the family functions directly; this one

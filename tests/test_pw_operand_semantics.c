@@ -20,7 +20,7 @@
  */
 #include "codegen_pointwise/ops_binary.h"
 #include "codegen_pointwise/ops_unary.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "pw_binary_check.h"
 
 #define I(x) clops_scalar_int(x)

@@ -18,7 +18,7 @@
 #include "clops/generator.h"
 #include "clops/ops.h"
 #include "support/clops_test.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 
 #define N 200000
 

@@ -22,7 +22,7 @@
 
 #include "dispatch/structured.h"
 #include "host/host.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "support/clops_test.h"
 
 /* Loops over the devices under test with the failure context set. */

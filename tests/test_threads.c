@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "host/host.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "support/clops_test.h"
 
 #define N_THREADS 4

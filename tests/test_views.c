@@ -25,7 +25,7 @@
 #include <cmocka.h>
 
 #include "core/tensor_impl.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 
 #ifndef CLOPS_TEST_DATA_DIR
 #error "CLOPS_TEST_DATA_DIR must name tests/data"

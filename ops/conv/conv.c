@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/conv/conv.c: the operators of the convolution family
- * (dispatch/ops/conv.yaml): convolution, convolution_backward, their
+ * (dispatch/inventory/conv.yaml): convolution, convolution_backward, their
  * *_overrideable twins, im2col and col2im.  Each checks its arguments as
  * PyTorch does (messages name the op, the shapes, dtypes and device),
  * works out the geometry of ops/conv/conv.h and the result shapes, and hands the
@@ -13,7 +13,7 @@
 
 #include "dispatch/structured.h"
 #include "ops/conv/conv.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "ops/gemm/gemm.h"
 #include "ops/kernels_generated.h"
 #include "ops/reduce/reduce.h"

@@ -11,7 +11,7 @@
 #include "dispatch/structured.h"
 #include "host/host.h"
 #include "ops/conv/conv.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "ops/kernels_generated.h"
 
 /* Reads the four int[2] arguments into g's last two spatial dims. */

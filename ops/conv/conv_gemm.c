@@ -25,11 +25,12 @@
  */
 #include <string.h>
 
-#include "clops/ops.h"
+#include "codegen_pointwise/pw.h"
 #include "host/host.h"
 #include "ops/conv/conv.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "ops/gemm/gemm.h"
+#include "ops/kernels_generated.h"
 #include "ops/reduce/reduce.h"
 
 /* Elements of the column buffer of one chunk (256 MiB of float32). */
@@ -138,7 +139,12 @@ static clops_status add_bias(tmps *c, clops_tensor *t, clops_tensor *bias, int n
     }
     clops_tensor *bv = NULL;
     clops_status s = view(c, bias, 1 + nsp, sz, st, bias->offset, &bv);
-    return s ? s : clops_add_(t, bv, clops_scalar_int(1));
+    if (s)
+        return s;
+    /* t += bv through the pointwise engine (not the dispatcher) */
+    const pw_operand o[2] = {pw_tensor(t), pw_tensor(bv)};
+    const clops_scalar alpha = clops_scalar_int(1);
+    return pw_run(&pw_op_add, PW_INPLACE, o, &alpha, NULL, NULL, NULL);
 }
 
 /*

@@ -7,7 +7,7 @@
  *
  * Each operator is one structured family function (docs/operator-
  * inventory.md) written once over an engine and registered for the CPU and
- * OpenCL keys (dispatch/ops/gemm.yaml); gemm_engine_of picks ref_gemm or
+ * OpenCL keys (dispatch/inventory/gemm.yaml); gemm_engine_of picks ref_gemm or
  * blas_gemm_opencl from the tensors' device.  A family function checks its arguments, computes
  * the result shape, gets its destination from structured_begin (a new
  * tensor, self, or out resized), seeds it with beta * self where the op has
@@ -21,7 +21,7 @@
 
 #include "dispatch/structured.h"
 #include "host/host.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "ops/gemm/gemm.h"
 #include "ops/kernels_generated.h"
 
@@ -641,7 +641,7 @@ static clops_status addbmm_impl(blas_gemm_fn engine, pw_variant variant, clops_t
 
 #undef FAIL
 
-/* --- the family functions of dispatch/ops/gemm.yaml: one for every device, the
+/* --- the family functions of dispatch/inventory/gemm.yaml: one for every device, the
  * engine chosen from the tensors' device (gemm_engine_of) ------------------- */
 
 clops_status gemm_mm(pw_variant variant, clops_tensor *dst, clops_tensor *self, clops_tensor *mat2,

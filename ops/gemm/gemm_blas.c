@@ -42,7 +42,7 @@
 #include <string.h>
 
 #include "host/host.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "ops/gemm/gemm.h"
 
 /* X(name, value, meaning): every CLBlastStatusCode of clblast_c.h 1.5.3. */

@@ -20,7 +20,7 @@
 
 #include "dispatch/structured.h"
 #include "host/host.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "ops/gemm/gemm.h"
 #include "ops/kernels_generated.h"
 
@@ -514,7 +514,7 @@ static clops_status addr_impl(blas_gemm_fn engine, pw_variant variant, clops_ten
 
 #undef FAIL
 
-/* --- the family functions of dispatch/ops/gemm.yaml: one for every device, the
+/* --- the family functions of dispatch/inventory/gemm.yaml: one for every device, the
  * engine chosen from the tensors' device (gemm_engine_of) ------------------- */
 
 clops_status gemm_matmul(pw_variant variant, clops_tensor *dst, clops_tensor *self,

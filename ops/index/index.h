@@ -27,7 +27,7 @@
 #include "core/strbuf.h"
 #include "core/tensor_impl.h"
 #include "dispatch/structured.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "ref/ref_index.h"
 
 /* IX_MAXK, IX_MAXD, ix_plan, ix_seg, ix_compact and their C executors

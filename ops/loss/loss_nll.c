@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/loss/loss_nll.c: nll_loss_forward, nll_loss_backward, nll_loss2d_forward
- * and nll_loss2d_backward (dispatch/ops/loss.yaml), functional and out=.
+ * and nll_loss2d_backward (dispatch/inventory/loss.yaml), functional and out=.
  *
  * A call is checked with PyTorch's rules and messages, then planned as the
  * canonical problem of ops/loss/loss.h: input contiguous [N, C, S], target
@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "host/host.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "ops/kernels_generated.h"
 #include "ops/loss/loss.h"
 #include "ops/reduce/reduce.h"

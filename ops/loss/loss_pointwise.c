@@ -2,7 +2,7 @@
 /*
  * ops/loss/loss_pointwise.c: the elementwise losses mse_loss,
  * binary_cross_entropy, smooth_l1_loss and huber_loss and their backward
- * ops (dispatch/ops/loss.yaml), as structured family functions.
+ * ops (dispatch/inventory/loss.yaml), as structured family functions.
  *
  * self, target (and binary_cross_entropy's weight) are broadcast to one
  * shape (PyTorch broadcasts them, with a warning in Python), cast to the
@@ -19,7 +19,7 @@
 
 #include "codegen_pointwise/pw.h"
 #include "host/host.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "ops/kernels_generated.h"
 #include "ops/loss/loss.h"
 #include "ops/reduce/reduce.h"

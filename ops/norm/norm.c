@@ -2,7 +2,7 @@
 /*
  * ops/norm/norm.c: the normalization family: _softmax, _log_softmax and their
  * backward ops (_softmax_backward_data, _log_softmax_backward_data), as
- * structured family functions of dispatch/ops/norm.yaml.
+ * structured family functions of dispatch/inventory/norm.yaml.
  *
  * A call is planned as rows: the input made contiguous, `n` elements of
  * the softmax dim at stride `inner` (the product of the later dims), one
@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "host/host.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "ops/kit/lines.h"
 #include "ops/norm/norm.h"
 #include "ops/reduce/reduce.h"

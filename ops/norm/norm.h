@@ -9,6 +9,7 @@
 #ifndef CLOPS_OPS_NORM_H
 #define CLOPS_OPS_NORM_H
 
+#include "codegen_pointwise/pw.h"
 #include "core/tensor_impl.h"
 #include "dispatch/structured.h"
 #include "host/host.h"
@@ -72,6 +73,29 @@ clops_status norm_mul(norm_tmps *c, clops_tensor *a, clops_tensor *b, clops_tens
 clops_status norm_sub(norm_tmps *c, clops_tensor *a, clops_tensor *b, clops_tensor **out);
 clops_status norm_view(norm_tmps *c, clops_tensor *t, int ndim, const int64_t *sizes,
                        clops_tensor **out);
+
+/*
+ * The composite ops' steps call the families' own entry points, never the
+ * generated public wrappers (clops/ops.h), so no step re-enters the
+ * dispatcher (docs/architecture.md, Layers).  norm_pw runs op over
+ * operands (params: the op's n_params scalars) through the pointwise engine
+ * (codegen_pointwise/pw.h): into dst (out=, nothing kept) when dst is not
+ * NULL, else a new tensor into *out, kept in c.  The others: a * v, a +
+ * alpha * b, a + v, a one-operand op (rsqrt, neg), self + t1 * t2 (into
+ * dst like norm_pw), and the sum over dims (the reductions' structured
+ * function); each new result kept in c.
+ */
+clops_status norm_pw(norm_tmps *c, const pw_op *op, const pw_operand *operands,
+                     const clops_scalar *params, clops_tensor *dst, clops_tensor **out);
+clops_status norm_mul_scalar(norm_tmps *c, clops_tensor *a, double v, clops_tensor **out);
+clops_status norm_add(norm_tmps *c, clops_tensor *a, clops_tensor *b, double alpha,
+                      clops_tensor **out);
+clops_status norm_add_scalar(norm_tmps *c, clops_tensor *a, double v, clops_tensor **out);
+clops_status norm_unary(norm_tmps *c, const pw_op *op, clops_tensor *a, clops_tensor **out);
+clops_status norm_addcmul(norm_tmps *c, clops_tensor *self, clops_tensor *t1, clops_tensor *t2,
+                          clops_tensor *dst, clops_tensor **out);
+clops_status norm_sum(norm_tmps *c, clops_tensor *t, const int64_t *dims, int ndims,
+                      clops_tensor **out);
 
 /*
  * The backward of a row normalization over the last nsl dims of input

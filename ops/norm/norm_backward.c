@@ -16,11 +16,15 @@
  * are computed in float32 and the results cast back, as PyTorch computes
  * them.  Results not asked for by output_mask (or without a weight/bias)
  * are None.  Several passes over the data: correct everywhere, not fast.
+ *
+ * The steps call the families' own entry points (the pointwise engine's
+ * pw_run and structured family functions, the reductions' structured
+ * functions, core's views), never the generated public wrappers: no step
+ * goes through the dispatcher again (docs/architecture.md, Layers).
  */
 #include <string.h>
 
-#include "clops/ops.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "ops/kernels_generated.h"
 #include "ops/norm/norm.h"
 #include "ops/reduce/reduce.h"
@@ -60,19 +64,80 @@ clops_status norm_as(norm_tmps *c, const char *op, clops_tensor *t, clops_dtype 
     return st;
 }
 
-/* a * b (kept). */
-clops_status norm_mul(norm_tmps *c, clops_tensor *a, clops_tensor *b, clops_tensor **out)
+/* op over operands through the pointwise engine (kept; see norm.h). */
+clops_status norm_pw(norm_tmps *c, const pw_op *op, const pw_operand *operands,
+                     const clops_scalar *params, clops_tensor *dst, clops_tensor **out)
 {
-    clops_status st = clops_mul(a, b, out);
+    if (dst)
+        return pw_run(op, PW_OUT, operands, params, dst, NULL, NULL);
+    clops_status st = pw_run(op, PW_FUNCTIONAL, operands, params, NULL, NULL, out);
     if (!st)
         norm_keep(c, *out);
     return st;
 }
 
-/* a - b (kept). */
+/* a * b (kept). */
+clops_status norm_mul(norm_tmps *c, clops_tensor *a, clops_tensor *b, clops_tensor **out)
+{
+    const pw_operand o[2] = {pw_tensor(a), pw_tensor(b)};
+    return norm_pw(c, &pw_op_mul, o, NULL, NULL, out);
+}
+
+/* a * v for a Python scalar v (kept). */
+clops_status norm_mul_scalar(norm_tmps *c, clops_tensor *a, double v, clops_tensor **out)
+{
+    const pw_operand o[2] = {pw_tensor(a), pw_scalar(clops_scalar_float(v))};
+    return norm_pw(c, &pw_op_mul, o, NULL, NULL, out);
+}
+
+/* a + alpha * b (kept). */
+clops_status norm_add(norm_tmps *c, clops_tensor *a, clops_tensor *b, double alpha,
+                      clops_tensor **out)
+{
+    const pw_operand o[2] = {pw_tensor(a), pw_tensor(b)};
+    const clops_scalar p[1] = {clops_scalar_float(alpha)};
+    return norm_pw(c, &pw_op_add, o, p, NULL, out);
+}
+
+/* a + v for a Python scalar v (kept). */
+clops_status norm_add_scalar(norm_tmps *c, clops_tensor *a, double v, clops_tensor **out)
+{
+    const pw_operand o[2] = {pw_tensor(a), pw_scalar(clops_scalar_float(v))};
+    const clops_scalar p[1] = {clops_scalar_int(1)};
+    return norm_pw(c, &pw_op_add, o, p, NULL, out);
+}
+
+/* A one-operand op (rsqrt, neg) of a (kept). */
+clops_status norm_unary(norm_tmps *c, const pw_op *op, clops_tensor *a, clops_tensor **out)
+{
+    const pw_operand o[1] = {pw_tensor(a)};
+    return norm_pw(c, op, o, NULL, NULL, out);
+}
+
+/* self + t1 * t2 into dst, or a new tensor (kept) when dst is NULL. */
+clops_status norm_addcmul(norm_tmps *c, clops_tensor *self, clops_tensor *t1, clops_tensor *t2,
+                          clops_tensor *dst, clops_tensor **out)
+{
+    const pw_operand o[3] = {pw_tensor(self), pw_tensor(t1), pw_tensor(t2)};
+    const clops_scalar p[1] = {clops_scalar_int(1)};
+    return norm_pw(c, &pw_op_addcmul, o, p, dst, out);
+}
+
+/* a - b (kept): sub's structured family function. */
 clops_status norm_sub(norm_tmps *c, clops_tensor *a, clops_tensor *b, clops_tensor **out)
 {
-    clops_status st = clops_sub(a, b, clops_scalar_int(1), out);
+    clops_status st = pw_fn_sub_tensor(PW_FUNCTIONAL, NULL, a, b, clops_scalar_int(1), out);
+    if (!st)
+        norm_keep(c, *out);
+    return st;
+}
+
+/* The sum over dims of t (the reductions' structured function; kept). */
+clops_status norm_sum(norm_tmps *c, clops_tensor *t, const int64_t *dims, int ndims,
+                      clops_tensor **out)
+{
+    clops_status st = reduce_sum_dim(PW_FUNCTIONAL, NULL, t, dims, ndims, false,
+                                     CLOPS_DTYPE_NONE, out);
     if (!st)
         norm_keep(c, *out);
     return st;
@@ -94,7 +159,8 @@ static clops_status row_mean(norm_tmps *c, clops_tensor *t, int nsl, clops_tenso
     int64_t dims[CLOPS_MAX_DIMS];
     for (int i = 0; i < nsl; i++)
         dims[i] = t->ndim - nsl + i;
-    clops_status st = clops_mean_dim(t, dims, nsl, true, CLOPS_DTYPE_NONE, out);
+    clops_status st = reduce_mean_dim(PW_FUNCTIONAL, NULL, t, dims, nsl, true, CLOPS_DTYPE_NONE,
+                                      out);
     if (!st)
         norm_keep(c, *out);
     return st;
@@ -110,7 +176,7 @@ static clops_status lead_sum(clops_tensor *t, int nsl, clops_dtype dt, clops_ten
         dims[i] = i;
     if (nlead == 0)
         return core_to_copy(t, dt, NULL, out);
-    return clops_sum_dim_intlist(t, dims, nlead, false, dt, out);
+    return reduce_sum_dim(PW_FUNCTIONAL, NULL, t, dims, nlead, false, dt, out);
 }
 
 /* The shared body (ops/norm/norm.h). */

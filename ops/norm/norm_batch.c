@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * ops/norm/norm_batch.c: batch normalization (dispatch/ops/norm.yaml):
+ * ops/norm/norm_batch.c: batch normalization (dispatch/inventory/norm.yaml):
  * native_batch_norm, _native_batch_norm_legit (with running stats and
  * .no_stats), _native_batch_norm_legit_functional (the updated running
  * stats as results), _native_batch_norm_legit_no_training, their out=
  * forms, and native_batch_norm_backward (and .out).
  *
- * Composed from the library's operators on every device.  The input
+ * Composed from the library's operators on every device, called through
+ * their families' entry points (ops/norm/norm.h), never the dispatcher.  The input
  * [N, C, *] is made contiguous and seen as [N, C, S]: a channel's elements
  * are N runs of S, and its statistics one var_mean reduction over dims
  * {0, 2} (the reduction family's column/strided plans: fixed order,
@@ -23,9 +24,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "clops/ops.h"
 #include "host/host.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "ops/kernels_generated.h"
 #include "ops/norm/norm.h"
 #include "ops/reduce/reduce.h"
@@ -102,10 +102,10 @@ static clops_status write_affine(norm_tmps *T, clops_tensor *y, clops_tensor *sh
     if (norm_dense(y)) {
         st = norm_view(T, y, 3, x3->sizes, &v);
         if (!st)
-            st = clops_addcmul_out(shift3, x3, scale3, clops_scalar_int(1), v);
+            st = norm_addcmul(T, shift3, x3, scale3, v, NULL);
         return st;
     }
-    st = norm_kept(T, clops_addcmul(shift3, x3, scale3, clops_scalar_int(1), &r), &r);
+    st = norm_addcmul(T, shift3, x3, scale3, NULL, &r);
     if (!st)
         st = norm_view(T, r, y->ndim, y->sizes, &v);
     if (!st)
@@ -121,9 +121,9 @@ static clops_status update_running(norm_tmps *T, const char *op, clops_tensor *r
     clops_tensor *r, *a, *n;
     clops_status st = norm_as(T, op, running, v->dtype, &r);
     if (!st)
-        st = norm_kept(T, clops_mul_scalar(r, clops_scalar_float(1.0 - momentum), &a), &a);
+        st = norm_mul_scalar(T, r, 1.0 - momentum, &a);
     if (!st)
-        st = norm_kept(T, clops_add(a, v, clops_scalar_float(momentum), &n), &n);
+        st = norm_add(T, a, v, momentum, &n);
     if (!st)
         st = core_copy_(running, n, false);
     return st;
@@ -161,7 +161,7 @@ static clops_status bn_run(const char *op, clops_tensor *x, clops_tensor *w, clo
         } else {
             st = norm_as(&T, op, x3, ct, &xs);
             if (!st)
-                st = clops_var_mean_correction(xs, dims, 2, &corr, false, &var, &mean);
+                st = reduce_var_mean_correction(xs, dims, 2, &corr, false, &var, &mean);
             if (!st) {
                 norm_keep(&T, var);
                 norm_keep(&T, mean);
@@ -173,10 +173,9 @@ static clops_status bn_run(const char *op, clops_tensor *x, clops_tensor *w, clo
             st = norm_as(&T, op, rv, ct, &var);
     }
     if (!st)
-        st = norm_kept(&T, clops_add_scalar(var, clops_scalar_float(eps), clops_scalar_int(1), &ve),
-                  &ve);
+        st = norm_add_scalar(&T, var, eps, &ve);
     if (!st)
-        st = norm_kept(&T, clops_rsqrt(ve, &invstd), &invstd);
+        st = norm_unary(&T, &pw_op_rsqrt, ve, &invstd);
     scale = invstd;
     if (!st && w) {
         st = norm_as(&T, op, w, ct, &t);
@@ -191,7 +190,7 @@ static clops_status bn_run(const char *op, clops_tensor *x, clops_tensor *w, clo
         if (!st)
             st = norm_sub(&T, bc, t, &shift);
     } else if (!st) {
-        st = norm_kept(&T, clops_neg(t, &shift), &shift);
+        st = norm_unary(&T, &pw_op_neg, t, &shift);
     }
     clops_tensor *scale3, *shift3;
     if (!st)
@@ -211,7 +210,7 @@ static clops_status bn_run(const char *op, clops_tensor *x, clops_tensor *w, clo
         /* unbiased = biased * n / (n - 1); n == 1 gives NaN as in PyTorch */
         clops_tensor *u;
         double f = n > 1 ? (double)n / (double)(n - 1) : NAN;
-        st = norm_kept(&T, clops_mul_scalar(var, clops_scalar_float(f), &u), &u);
+        st = norm_mul_scalar(&T, var, f, &u);
         if (!st)
             st = update_running(&T, op, rv, u, momentum);
     }
@@ -443,21 +442,20 @@ clops_status norm_native_batch_norm_backward(clops_tensor *grad_out, clops_tenso
     } else if (!st) {
         st = norm_as(&T, op, sd, ct, &t);
         if (!st)
-            st = norm_kept(&T, clops_add_scalar(t, clops_scalar_float(eps), clops_scalar_int(1), &t),
-                      &t);
+            st = norm_add_scalar(&T, t, eps, &t);
         if (!st)
-            st = norm_kept(&T, clops_rsqrt(t, &invstd), &invstd);
+            st = norm_unary(&T, &pw_op_rsqrt, t, &invstd);
     }
     if (!st)
         st = chan3(&T, mean, C, &m3);
     if (!st)
         st = norm_sub(&T, x3, m3, &xmu);
     if (!st)
-        st = norm_kept(&T, clops_sum_dim_intlist(g3, dims, 2, false, CLOPS_DTYPE_NONE, &sdy), &sdy);
+        st = norm_sum(&T, g3, dims, 2, &sdy);
     if (!st && (output_mask[1] || (train && output_mask[0]))) {
         st = norm_mul(&T, g3, xmu, &gx);
         if (!st)
-            st = norm_kept(&T, clops_sum_dim_intlist(gx, dims, 2, false, CLOPS_DTYPE_NONE, &dot), &dot);
+            st = norm_sum(&T, gx, dims, 2, &dot);
     }
     /* iw = invstd * weight */
     iw = invstd;
@@ -474,7 +472,7 @@ clops_status norm_native_batch_norm_backward(clops_tensor *grad_out, clops_tenso
             clops_tensor *c0, *q, *c03, *q3;
             st = norm_mul(&T, sdy, iw, &t);
             if (!st)
-                st = norm_kept(&T, clops_mul_scalar(t, clops_scalar_float(-1.0 / n), &c0), &c0);
+                st = norm_mul_scalar(&T, t, -1.0 / n, &c0);
             if (!st)
                 st = norm_mul(&T, dot, invstd, &t);
             if (!st)
@@ -482,15 +480,15 @@ clops_status norm_native_batch_norm_backward(clops_tensor *grad_out, clops_tenso
             if (!st)
                 st = norm_mul(&T, t, iw, &t);
             if (!st)
-                st = norm_kept(&T, clops_mul_scalar(t, clops_scalar_float(-1.0 / n), &q), &q);
+                st = norm_mul_scalar(&T, t, -1.0 / n, &q);
             if (!st)
                 st = chan3(&T, c0, C, &c03);
             if (!st)
                 st = chan3(&T, q, C, &q3);
             if (!st)
-                st = norm_kept(&T, clops_addcmul(c03, g3, iw3, clops_scalar_int(1), &r), &r);
+                st = norm_addcmul(&T, c03, g3, iw3, NULL, &r);
             if (!st)
-                st = norm_kept(&T, clops_addcmul(r, xmu, q3, clops_scalar_int(1), &dx3), &dx3);
+                st = norm_addcmul(&T, r, xmu, q3, NULL, &dx3);
         } else if (!st) {
             st = norm_mul(&T, g3, iw3, &dx3);
         }

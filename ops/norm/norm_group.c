@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * ops/norm/norm_group.c: group normalization (dispatch/ops/norm.yaml):
+ * ops/norm/norm_group.c: group normalization (dispatch/inventory/norm.yaml):
  * native_group_norm and native_group_norm_backward (and their .out forms).
  *
  * The input [N, C, *] (HxW elements per channel) is made contiguous and
@@ -19,8 +19,7 @@
  */
 #include <string.h>
 
-#include "clops/ops.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "ops/kernels_generated.h"
 #include "ops/norm/norm.h"
 #include "ops/reduce/reduce.h"
@@ -98,16 +97,14 @@ static clops_status gn_affine(norm_tmps *T, const char *op, clops_tensor *x, clo
     if (!st)
         st = norm_view(T, xc, 2, rows, &x2);
     if (!st)
-        st = clops_var_mean_correction(x2, &dim1, 1, &corr, false, &var, &mean);
+        st = reduce_var_mean_correction(x2, &dim1, 1, &corr, false, &var, &mean);
     if (!st) {
         norm_keep(T, var);
         norm_keep(T, mean);
-        st = norm_kept(T,
-                       clops_add_scalar(var, clops_scalar_float(eps), clops_scalar_int(1), &ve),
-                       &ve);
+        st = norm_add_scalar(T, var, eps, &ve);
     }
     if (!st)
-        st = norm_kept(T, clops_rsqrt(ve, &rstd), &rstd);
+        st = norm_unary(T, &pw_op_rsqrt, ve, &rstd);
     if (!st)
         st = norm_view(T, mean, 3, g3, &m3);
     if (!st)
@@ -135,12 +132,12 @@ static clops_status gn_affine(norm_tmps *T, const char *op, clops_tensor *x, clo
         if (!st)
             st = norm_sub(T, bv, t, &shift);
     } else if (!st) {
-        st = norm_kept(T, clops_neg(t, &shift), &shift);
+        st = norm_unary(T, &pw_op_neg, t, &shift);
     }
     /* to [N, C, 1] (scale may still be r3 [N, group, 1]: expand first) */
     if (!st && !w) {
         int64_t e3[3] = {N, group, Cg};
-        st = norm_kept(T, clops_expand(scale, e3, 3, false, &t), &t);
+        st = norm_kept(T, core_expand(scale, e3, 3, false, &t), &t);
         if (!st)
             st = norm_kept(T, core_contiguous(t, &scale), &scale);
     }
@@ -153,9 +150,9 @@ static clops_status gn_affine(norm_tmps *T, const char *op, clops_tensor *x, clo
     if (!st && norm_dense(y)) {
         st = norm_view(T, y, 3, x3s, &v);
         if (!st)
-            st = clops_addcmul_out(h3, x3, s3, clops_scalar_int(1), v);
+            st = norm_addcmul(T, h3, x3, s3, v, NULL);
     } else if (!st) {
-        st = norm_kept(T, clops_addcmul(h3, x3, s3, clops_scalar_int(1), &t), &t);
+        st = norm_addcmul(T, h3, x3, s3, NULL, &t);
         if (!st)
             st = norm_view(T, t, y->ndim, y->sizes, &v);
         if (!st)
@@ -203,25 +200,18 @@ static clops_status gn_run(const char *op, clops_tensor *x, clops_tensor *w, clo
     if (!st && b)
         st = norm_view(&T, bc, 3, c3, &b3);
     /* y = b + yt * w (or the one that is given) */
+    const pw_op *aop = w && b ? &pw_op_addcmul : w ? &pw_op_mul : &pw_op_add;
+    const pw_operand ops[3] = {pw_tensor(w && b ? b3 : yt), pw_tensor(w && b ? yt : w ? w3 : b3),
+                               pw_tensor(w3)};
+    const clops_scalar one[1] = {clops_scalar_int(1)};
     if (!st && norm_dense(y)) {
         st = norm_view(&T, y, 3, s3, &v);
-        if (!st && w && b)
-            st = clops_addcmul_out(b3, yt, w3, clops_scalar_int(1), v);
-        else if (!st && w)
-            st = clops_mul_out(yt, w3, v);
-        else if (!st)
-            st = clops_add_out(yt, b3, clops_scalar_int(1), v);
+        if (!st)
+            st = norm_pw(&T, aop, ops, one, v, NULL);
     } else if (!st) {
-        if (w && b)
-            st = clops_addcmul(b3, yt, w3, clops_scalar_int(1), &t);
-        else if (w)
-            st = clops_mul(yt, w3, &t);
-        else
-            st = clops_add(yt, b3, clops_scalar_int(1), &t);
-        if (!st) {
-            norm_keep(&T, t);
+        st = norm_pw(&T, aop, ops, one, NULL, &t);
+        if (!st)
             st = norm_view(&T, t, y->ndim, y->sizes, &v);
-        }
         if (!st)
             st = core_copy_(y, v, false);
     }
@@ -349,16 +339,14 @@ clops_status norm_native_group_norm_backward(clops_tensor *grad_out, clops_tenso
             if (!st)
                 st = norm_mul(&T, gf, xhat, &t);
             if (!st)
-                st = norm_kept(&T, clops_sum_dim_intlist(t, dims, 2, false, CLOPS_DTYPE_NONE, &s),
-                               &s);
+                st = norm_sum(&T, t, dims, 2, &s);
             if (!st)
                 st = norm_as(&T, op, s, pdt, &s);
             if (!st)
                 st = core_reshape(s, c1, 1, &dw);
         }
         if (!st && output_mask[2]) {
-            st = norm_kept(&T, clops_sum_dim_intlist(gf, dims, 2, false, CLOPS_DTYPE_NONE, &s),
-                           &s);
+            st = norm_sum(&T, gf, dims, 2, &s);
             if (!st)
                 st = norm_as(&T, op, s, pdt, &s);
             if (!st)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/norm/norm_layer.c: native_layer_norm, rms_norm and _fused_rms_norm (the
- * forward ops; dispatch/ops/norm.yaml).
+ * forward ops; dispatch/inventory/norm.yaml).
  *
  * The input is seen as M rows of N contiguous elements (N the product of
  * normalized_shape, the input's trailing dims).  Weight and bias are cast
@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "host/host.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "ops/kernels_generated.h"
 #include "ops/kit/lines.h"
 #include "ops/norm/norm.h"

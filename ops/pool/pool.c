@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/pool/pool.c: planning and launching of the pooling and resampling family
- * (dispatch/ops/pool.yaml; the entry points are in ops/pool/pool_ops.c).
+ * (dispatch/inventory/pool.yaml; the entry points are in ops/pool/pool_ops.c).
  *
  * Every tensor is described to the kernels as [N, C, D, H, W] by its offset
  * and element strides, so strided and channels-last inputs and outputs are

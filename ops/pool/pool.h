@@ -2,7 +2,7 @@
 /*
  * ops/pool/pool.h: the pooling and resampling family inside clops (max and
  * average pooling, adaptive pooling, upsampling, pixel shuffle;
- * dispatch/ops/pool.yaml, docs/pool.md).  ops/pool/pool.c plans and launches
+ * dispatch/inventory/pool.yaml, docs/pool.md).  ops/pool/pool.c plans and launches
  * cl_kernels/pool.cl, ops/pool/pool_ops.c holds the operator entry points, and
  * the CPU device and the tests use the direct-loop reference of ref/pool.c.
  */

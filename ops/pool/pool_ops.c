@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * ops/pool/pool_ops.c: the pooling operators of dispatch/ops/pool.yaml:
+ * ops/pool/pool_ops.c: the pooling operators of dispatch/inventory/pool.yaml:
  * max_pool2d/3d_with_indices and their backward ops, avg_pool2d/3d and
  * their backward ops, _adaptive_avg_pool2d (+ backward) and
  * adaptive_max_pool2d (+ backward), with PyTorch's argument rules, output

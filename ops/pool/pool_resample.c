@@ -1,14 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * ops/pool/pool_resample.c: the resampling operators of dispatch/ops/pool.yaml:
+ * ops/pool/pool_resample.c: the resampling operators of dispatch/inventory/pool.yaml:
  * upsample_nearest2d, upsample_bilinear2d, upsample_bicubic2d and their
  * backward ops (PyTorch's source-index scales: align_corners, the optional
  * scales_h/scales_w), pixel_shuffle and pixel_unshuffle (a permuted copy).
  */
 #include <string.h>
 
-#include "clops/ops.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "host/host.h"
 #include "ops/kernels_generated.h"
 #include "ops/pool/pool.h"
@@ -247,13 +246,13 @@ static clops_status shuffle(const char *op, bool up, pw_variant variant, clops_t
     if (st)
         return st;
     clops_tensor *v = NULL, *pv = NULL, *pc = NULL, *res = NULL;
-    st = clops_reshape(self, v6, lead + 5, &v);
+    st = core_reshape(self, v6, lead + 5, &v);
     if (!st)
-        st = clops_permute(v, perm, lead + 5, &pv);
+        st = core_permute(v, perm, lead + 5, &pv);
     if (!st)
         st = core_contiguous(pv, &pc);
     if (!st)
-        st = clops_view(pc, osz, nd, &res);
+        st = core_view(pc, osz, nd, &res);
     if (!st)
         st = core_copy_(c.target, res, false);
     clops_tensor_release(v);

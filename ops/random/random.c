@@ -26,7 +26,7 @@
 
 #include "core/tensor_impl.h"
 #include "host/host.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "ops/random/random.h"
 
 /* --- kernels ---------------------------------------------------------------------- */

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "core/tensor_impl.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "ops/random/random.h"
 #include "ops/random/random_internal.h"
 #include "ops/kernels_generated.h"

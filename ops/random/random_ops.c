@@ -19,7 +19,7 @@
 
 #include "codegen_pointwise/ops_binary.h"
 #include "core/tensor_impl.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "dispatch/structured.h"
 #include "ops/random/random.h"
 #include "ops/random/random_internal.h"

@@ -3,7 +3,7 @@
  * ops/reduce/reduce_ops.c: the arithmetic reductions: sum, nansum, mean, nanmean,
  * prod, var, std, var_mean, std_mean, logsumexp, norm and
  * linalg_vector_norm (structured family functions of
- * dispatch/ops/reduce.yaml, plus the typed kernels of the two-result ops).
+ * dispatch/inventory/reduce.yaml, plus the typed kernels of the two-result ops).
  *
  * Each checks its arguments with PyTorch's words, picks the result dtype
  * (integer and bool sums and products give int64; `dtype=` casts the input

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "host/host.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "ops/reduce/reduce.h"
 
 static const char *const kind_names[RK_COUNT] = {

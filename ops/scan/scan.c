@@ -30,7 +30,7 @@
 
 #include "dispatch/structured.h"
 #include "host/host.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "ops/kit/lines.h"
 #include "ops/scan/scan.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * ops/scan/scan_ops.c: the scan family's operators (dispatch/ops/scan.yaml):
+ * ops/scan/scan_ops.c: the scan family's operators (dispatch/inventory/scan.yaml):
  * cumsum, cumprod and logcumsumexp as structured families (functional,
  * in-place, out), cummax and cummin with their two-output out forms.
  *

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "host/host.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "ops/kit/lines.h"
 #include "ops/sort/sort.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * ops/sort/sort_count.c: bincount and histc (dispatch/ops/sort.yaml), on the
+ * ops/sort/sort_count.c: bincount and histc (dispatch/inventory/sort.yaml), on the
  * device and deterministic.
  *
  * bincount sorts the input (int64, stably, ops/sort/sort.c), reads back its
@@ -19,7 +19,7 @@
 
 #include "codegen_pointwise/pw.h"
 #include "host/host.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "ops/kernels_generated.h"
 #include "ops/sort/sort.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * ops/sort/sort_ops.c: the sort family's operators (dispatch/ops/sort.yaml):
+ * ops/sort/sort_ops.c: the sort family's operators (dispatch/inventory/sort.yaml):
  * sort (and .stable), argsort, msort, topk and kthvalue, median,
  * nanmedian and mode with their out forms, all on sort_run (ops/sort/sort.c).
  *
@@ -14,7 +14,7 @@
 #include <stdio.h>
 
 #include "dispatch/structured.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "ops/sort/sort.h"
 #include "ops/kernels_generated.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * ops/sort/sort_search.c: searchsorted and bucketize (dispatch/ops/sort.yaml) on
+ * ops/sort/sort_search.c: searchsorted and bucketize (dispatch/inventory/sort.yaml) on
  * sort_search_run (ops/sort/sort.c): argument checks with PyTorch's messages,
  * dtype promotion of values and boundaries, contiguous operands, and the
  * int64 or int32 result.
@@ -10,7 +10,7 @@
 
 #include "codegen_pointwise/promote.h"
 #include "dispatch/structured.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "ops/kernels_generated.h"
 #include "ops/sort/sort.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * ops/sort/sort_unique.c: the unique family (dispatch/ops/sort.yaml): _unique,
+ * ops/sort/sort_unique.c: the unique family (dispatch/inventory/sort.yaml): _unique,
  * _unique2, unique_dim, unique_consecutive, unique_dim_consecutive and
  * their out forms, built from the device sort (ops/sort/sort.c) and scan
  * (ops/scan/scan.h).
@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "host/host.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "ops/kernels_generated.h"
 #include "ops/kit/lines.h"
 #include "ops/scan/scan.h"

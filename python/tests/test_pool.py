@@ -2,7 +2,7 @@
 """The pooling and resampling family on the clops device: F.max_pool1d/2d,
 avg_pool2d, adaptive average and max pooling, F.interpolate (nearest,
 bilinear, bicubic) and pixel_shuffle, forward and backward, run with no CPU
-fallback and match PyTorch's CPU results (dispatch/ops/pool.yaml)."""
+fallback and match PyTorch's CPU results (dispatch/inventory/pool.yaml)."""
 import pytest
 import torch
 import torch.nn.functional as F

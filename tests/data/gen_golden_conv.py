@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """Writes tests/data/golden_conv.json: PyTorch's CPU results for the
-convolution family of clops (dispatch/ops/conv.yaml): convolution forward
+convolution family of clops (dispatch/inventory/conv.yaml): convolution forward
 (1-D, 2-D, 3-D; stride, padding, dilation, groups, depthwise, 1x1,
 transposed with output_padding, with and without bias, a zero-size batch),
 convolution_backward under several output_mask values, im2col and col2im,

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """Writes tests/data/golden_loss.json: PyTorch's CPU results for the loss
-ops of clops (dispatch/ops/loss.yaml): nll_loss_forward, nll_loss_backward,
+ops of clops (dispatch/inventory/loss.yaml): nll_loss_forward, nll_loss_backward,
 nll_loss2d_forward and nll_loss2d_backward on every floating dtype, with
 and without class weights, every reduction, the default and a class
 ignore_index, batches where every target is ignored (mean gives NaN),

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """Writes tests/data/golden_norm.json: PyTorch's CPU results for the
-normalization ops of clops (dispatch/ops/norm.yaml): _softmax, _log_softmax
+normalization ops of clops (dispatch/inventory/norm.yaml): _softmax, _log_softmax
 and their backward ops, native_layer_norm, rms_norm and _fused_rms_norm on
 every floating dtype (layer norm also on a large mean and with mismatched
 shapes), over the last, first and a

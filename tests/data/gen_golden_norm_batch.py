@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """Writes tests/data/golden_norm_batch.json: PyTorch's CPU results for the
-batch and group normalization ops of clops (dispatch/ops/norm.yaml):
+batch and group normalization ops of clops (dispatch/inventory/norm.yaml):
 native_batch_norm (training and evaluation, with and without weight, bias
 and running stats, 2-dim and 4-dim inputs, a large mean; a channel's
 elements are N strided runs),

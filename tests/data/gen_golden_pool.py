@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """Writes tests/data/golden_pool.json: PyTorch's CPU results for the pooling
-and resampling ops of clops (dispatch/ops/pool.yaml): max_pool2d/3d with
+and resampling ops of clops (dispatch/inventory/pool.yaml): max_pool2d/3d with
 indices (ceil_mode windows past the edge, dilation, NaN in a window: the
 index of the last NaN, an all -inf window, unbatched input) and their
 backward ops, avg_pool2d/3d (ceil_mode, count_include_pad,

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """Writes tests/data/golden_reduce.json: PyTorch's CPU results for the
-reduction ops of clops (dispatch/ops/reduce.yaml), for the semantics the
+reduction ops of clops (dispatch/inventory/reduce.yaml), for the semantics the
 layout sweeps cannot show: result dtypes, NaN propagation and the first
 index on ties, empty reductions (identities or errors), dtype= handling,
 var/std corrections and large means, logsumexp with infinities, the norm

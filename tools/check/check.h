@@ -379,6 +379,21 @@ clops_status chk_bench_op(const clops_op *op, clops_device *d, clops_dtype dt,
                           chk_bench_result *out);
 
 /*
+ * Times one case as chk_cases() made it (the cases `clops check` runs), on
+ * d: median device time per call over `reps` batches, GB/s of its inputs
+ * read and outputs written once (ratio to fig's copy peak), GFLOP/s for
+ * matrix products.  What `clops bench --cases` runs.  The op's failure is
+ * in out (error, or skip for a refused dtype).
+ */
+clops_status chk_bench_check_case(const chk_opinfo *info, const chk_case *c, clops_device *d,
+                                  const chk_device_figures *fig, int reps, chk_bench_result *out);
+
+/* Multiplies every tensor dim above 1 of case c (and a factory's `size`)
+ * by factor, and says so in its name ("..., sizes x8"); factor <= 1 leaves
+ * it. */
+void chk_case_grow(chk_case *c, int64_t factor, const chk_opinfo *info);
+
+/*
  * The op's first call on d in dtype dt on its small bench case, timed
  * (program builds or cache loads included, device completion included).
  * What `clops bench --first-calls` runs in child processes.

@@ -466,19 +466,78 @@ static int64_t bench_elems(const chk_bench_sizes *sz, int ntensors)
     return (int64_t)e & ~(int64_t)1023;
 }
 
-clops_status chk_bench_op(const clops_op *op, clops_device *d, clops_dtype dt,
-                          const chk_device_figures *fig, const chk_bench_sizes *sz, int reps,
-                          chk_bench_result *out)
+/* Empties a result's figures; status skip. */
+static void bench_result_init(chk_bench_result *out, const clops_op *op, clops_device *d,
+                              const char *dtype, int reps)
 {
     memset(out, 0, sizeof *out);
     out->op = clops_op_name(op);
-    snprintf(out->dtype, sizeof out->dtype, "%s", clops_dtype_name(dt));
+    snprintf(out->dtype, sizeof out->dtype, "%s", dtype);
     out->device = d->info.index;
     out->status = CHK_SKIP;
     out->gbs = out->gflops = out->ratio_to_peak = out->host_us = out->device_us = NAN;
     out->bytes = out->flop = NAN;
     out->cold_compile_s = out->warm_first_call_s = NAN;
     out->reps = reps > 0 ? reps : DEFAULT_REPS;
+}
+
+/* Times case c of info on d into out (device_us, bytes, GB/s and its
+ * ratio to fig's copy peak, GFLOP/s for matrix products); the op's own
+ * failure is returned, with out's figures NAN. */
+static clops_status measure_case(const chk_opinfo *info, const chk_case *c, clops_device *d,
+                                 const chk_device_figures *fig, chk_bench_result *out)
+{
+    chk_prepared *p = NULL;
+    clops_clear_error();
+    clops_status op_st = chk_prepare(info, c, d, true, &p);
+    double per_call = NAN, out_bytes = 0;
+    if (op_st == CLOPS_OK)
+        op_st = time_calls(p, out->reps, &per_call, &out_bytes);
+    if (op_st == CLOPS_OK) {
+        double bytes = chk_prepared_input_bytes(p) + out_bytes;
+        out->device_us = per_call * 1e6;
+        bool blas = info->reduce_arg >= 0 && clops_op_has_tag(info->op, "blas");
+        /* An op that writes nothing (a view) moves no data: no GB/s. */
+        if (out_bytes > 0) {
+            out->bytes = bytes;
+            out->gbs = bytes / per_call / 1e9;
+        }
+        /* Matrix products are compute-bound: GFLOP/s, no ratio to the
+         * copy peak. */
+        if (!blas && out_bytes > 0 && fig && isfinite(fig->copy_peak_gbs) &&
+            fig->copy_peak_gbs > 0)
+            out->ratio_to_peak = out->gbs / fig->copy_peak_gbs;
+        if (blas && out_bytes > 0) {
+            const chk_tspec *t = &c->args[info->reduce_arg].t;
+            int dim = info->reduce_dim < 0 ? t->ndim + info->reduce_dim : info->reduce_dim;
+            if (dim >= 0 && dim < t->ndim) {
+                /* result elements: the output bytes over the dtype size */
+                double res_elems = out_bytes / (double)clops_dtype_size(c->dtype);
+                out->flop = 2.0 * res_elems * (double)t->sizes[dim];
+                out->gflops = out->flop / per_call / 1e9;
+            }
+        }
+    }
+    chk_prepared_free(p);
+    return op_st;
+}
+
+/* Records the op's failure in out (a refused dtype is a skip). */
+static void bench_failed(clops_status op_st, chk_bench_result *out)
+{
+    bool refused = op_st == CLOPS_INVALID_DTYPE || op_st == CLOPS_UNSUPPORTED;
+    out->status = refused ? CHK_SKIP : CHK_ERROR;
+    snprintf(out->message, sizeof out->message, "%s%s",
+             refused ? "not supported for this dtype: " : "", clops_last_error());
+    out->gbs = out->gflops = out->ratio_to_peak = out->device_us = out->host_us = NAN;
+    out->bytes = out->flop = NAN;
+}
+
+clops_status chk_bench_op(const clops_op *op, clops_device *d, clops_dtype dt,
+                          const chk_device_figures *fig, const chk_bench_sizes *sz, int reps,
+                          chk_bench_result *out)
+{
+    bench_result_init(out, op, d, clops_dtype_name(dt), reps);
     chk_opinfo info;
     clops_status st = chk_opinfo_init(op, &info);
     if (st)
@@ -495,56 +554,73 @@ clops_status chk_bench_op(const clops_op *op, clops_device *d, clops_dtype dt,
         return CLOPS_OK;
     }
     snprintf(out->case_name, sizeof out->case_name, "%s", big.name);
-    chk_prepared *p = NULL;
-    clops_clear_error();
-    clops_status op_st = chk_prepare(&info, &big, d, true, &p);
-    double per_call = NAN, out_bytes = 0;
-    if (op_st == CLOPS_OK)
-        op_st = time_calls(p, out->reps, &per_call, &out_bytes);
+    clops_status op_st = measure_case(&info, &big, d, fig, out);
     if (op_st == CLOPS_OK) {
-        double bytes = chk_prepared_input_bytes(p) + out_bytes;
-        out->device_us = per_call * 1e6;
-        bool blas = info.reduce_arg >= 0 && clops_op_has_tag(op, "blas");
-        /* An op that writes nothing (a view) moves no data: no GB/s. */
-        if (out_bytes > 0) {
-            out->bytes = bytes;
-            out->gbs = bytes / per_call / 1e9;
-        }
-        /* Matrix products are compute-bound: GFLOP/s, no ratio to the
-         * copy peak. */
-        if (!blas && out_bytes > 0 && fig && isfinite(fig->copy_peak_gbs) &&
-            fig->copy_peak_gbs > 0)
-            out->ratio_to_peak = out->gbs / fig->copy_peak_gbs;
-        if (blas && out_bytes > 0) {
-            const chk_tspec *t = &big.args[info.reduce_arg].t;
-            int dim = info.reduce_dim < 0 ? t->ndim + info.reduce_dim : info.reduce_dim;
-            if (dim >= 0 && dim < t->ndim) {
-                /* result elements: the output bytes over the dtype size */
-                double res_elems = out_bytes / (double)clops_dtype_size(dt);
-                out->flop = 2.0 * res_elems * (double)t->sizes[dim];
-                out->gflops = out->flop / per_call / 1e9;
-            }
-        }
-    }
-    chk_prepared_free(p);
-    p = NULL;
-    if (op_st == CLOPS_OK) {
+        chk_prepared *p = NULL;
         op_st = chk_prepare(&info, &small, d, false, &p);
         if (op_st == CLOPS_OK)
             op_st = host_cost(p, &out->host_us);
         chk_prepared_free(p);
     }
+    if (op_st == CLOPS_OK)
+        out->status = CHK_PASS;
+    else
+        bench_failed(op_st, out);
+    chk_opinfo_free(&info);
+    return CLOPS_OK;
+}
+
+void chk_case_grow(chk_case *c, int64_t factor, const chk_opinfo *info)
+{
+    if (factor <= 1)
+        return;
+    for (int i = 0; i < c->nargs; i++) {
+        chk_argval *a = &c->args[i];
+        chk_tspec *ts[CHK_MAX_LIST + 1];
+        int nt = 0;
+        if (a->role == CHK_ROLE_INPUT || a->role == CHK_ROLE_MUTATED ||
+            (a->role == CHK_ROLE_OUT && !a->t.from_result))
+            ts[nt++] = &a->t;
+        for (int k = 0; a->role == CHK_ROLE_LIST && k < a->nlist; k++)
+            ts[nt++] = &a->list[k];
+        for (int k = 0; k < nt; k++)
+            for (int d = 0; d < ts[k]->ndim; d++)
+                if (ts[k]->sizes[d] > 1 && ts[k]->sizes[d] <= INT64_MAX / factor)
+                    ts[k]->sizes[d] *= factor;
+        /* a factory's shape */
+        if (a->role == CHK_ROLE_VALUE && a->tag == CLOPS_V_INT_LIST && info &&
+            info->ninputs == 0 && strcmp(info->schema->args[i].name, "size") == 0)
+            for (int d = 0; d < a->nints; d++)
+                if (a->ints[d] > 1 && a->ints[d] <= INT64_MAX / factor)
+                    a->ints[d] *= factor;
+    }
+    size_t len = strlen(c->name);
+    snprintf(c->name + len, sizeof c->name - len, ", sizes x%lld", (long long)factor);
+}
+
+clops_status chk_bench_check_case(const chk_opinfo *info, const chk_case *c, clops_device *d,
+                                  const chk_device_figures *fig, int reps, chk_bench_result *out)
+{
+    bench_result_init(out, info->op, d, c->dtype_label, reps);
+    out->kernel = chk_resolve_kernel(info->op, d, out->kernel_name, sizeof out->kernel_name);
+    snprintf(out->case_name, sizeof out->case_name, "%s", c->name);
+    clops_status op_st = measure_case(info, c, d, fig, out);
     if (op_st == CLOPS_OK) {
         out->status = CHK_PASS;
-    } else {
-        bool refused = op_st == CLOPS_INVALID_DTYPE || op_st == CLOPS_UNSUPPORTED;
-        out->status = refused ? CHK_SKIP : CHK_ERROR;
-        snprintf(out->message, sizeof out->message, "%s%s",
-                 refused ? "not supported for this dtype: " : "", clops_last_error());
-        out->gbs = out->gflops = out->ratio_to_peak = out->device_us = out->host_us = NAN;
-        out->bytes = out->flop = NAN;
+        return CLOPS_OK;
     }
-    chk_opinfo_free(&info);
+    bench_failed(op_st, out);
+    /* A case the CPU reference refuses too (a dim out of range for a
+     * zero-dim input) is a skip, as `clops check` judges it. */
+    clops_device *cpu = NULL;
+    char msg[sizeof out->message];
+    snprintf(msg, sizeof msg, "%s", out->message);
+    if (out->status == CHK_ERROR && clops_device_get(0, &cpu) == CLOPS_OK && cpu != d &&
+        chk_call_case(info, c, cpu, NULL) != CLOPS_OK) {
+        out->status = CHK_SKIP;
+        snprintf(out->message, sizeof out->message, "the reference refuses it too: %.470s", msg);
+    }
+    clops_clear_error();
     return CLOPS_OK;
 }
 

@@ -5,7 +5,7 @@
  * (docs/operator-inventory.md, "Check hints").
  *
  * The inventory is the place for this knowledge; these entries exist
- * because the matrix family (dispatch/ops/gemm.yaml) was written before the
+ * because the matrix family (dispatch/inventory/gemm.yaml) was written before the
  * check engine and its schemas say nothing about compatible shapes.  A hint
  * in the inventory always wins over an entry here, so moving an entry into
  * the YAML file is a no-op for the checks.  Keys are base names (the name

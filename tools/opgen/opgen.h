@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tools/opgen/opgen.h: the model of clops-opgen, the build-time generator
- * that turns the operator inventory (the YAML files of dispatch/ops/) into C.
+ * that turns the operator inventory (the YAML files of dispatch/inventory/) into C.
  *
  * opgen.c reads the YAML files into a list of gen_op records (deriving the
  * in-place and out variants of structured and pointwise families) and checks

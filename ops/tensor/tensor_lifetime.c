@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * ops/core/core_lifetime.c: library version and shutdown.
+ * ops/tensor/tensor_lifetime.c: library version and shutdown.
  *
  * Initialisation is implicit (host_init runs on first use); shutdown frees
  * every device resource after writing pending kernel binaries to the disk

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * ops/core/core_copy.c: copies between tensors and between host memory and tensors.
+ * ops/tensor/tensor_copy.c: copies between tensors and between host memory and
+ * tensors (the tensor family).
  *
  * Every element-wise copy (contiguous, clone, casts, strided writes) runs the
  * pointwise engine's cast op, so any pair of views of any dtypes works and the
@@ -18,7 +19,7 @@
 
 #include "codegen_pointwise/pw.h"
 #include "host/host.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 
 /* Byte offset of a tensor's first element. */
 static size_t byte_offset(const clops_tensor *t)

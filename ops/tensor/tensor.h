@@ -1,19 +1,20 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * ops/core/core.h: the kernels of the core operator family (dispatch/ops/core.yaml)
- * that other kernels call directly: copies between tensors (ops/core/core_copy.c)
- * and filling (ops/core/core_fill.c).
+ * ops/tensor/tensor.h: the kernels of the tensor operator family
+ * (dispatch/inventory/tensor.yaml: factories, views, copies, casts, resizing)
+ * that other kernels call directly: copies between tensors (ops/tensor/tensor_copy.c)
+ * and filling (ops/tensor/tensor_fill.c).
  *
  * Layers below the kernels (core/, dispatch/) reach the copies through
  * core_kernel_hooks (core/hooks.h: tensor_copy, tensor_to_copy), never
  * through this header.
  */
-#ifndef CLOPS_OPS_CORE_H
-#define CLOPS_OPS_CORE_H
+#ifndef CLOPS_OPS_TENSOR_H
+#define CLOPS_OPS_TENSOR_H
 
 #include "core/tensor_impl.h"
 
-/* --- copies (ops/core/core_copy.c) ------------------------------------------ */
+/* --- copies (ops/tensor/tensor_copy.c) ------------------------------------------ */
 
 /* copy_: writes src, broadcast to dst's shape and converted to dst's dtype,
  * into dst.  Any devices. */
@@ -29,7 +30,7 @@ clops_status core_contiguous(clops_tensor *self, clops_tensor **out);
 /* A new contiguous tensor with self's data (always a copy). */
 clops_status core_contiguous_copy(clops_tensor *self, clops_tensor **out);
 
-/* --- reshape and flatten (ops/core/core_reshape.c) ---------------------------- */
+/* --- reshape and flatten (ops/tensor/tensor_reshape.c) ---------------------------- */
 
 /* A view of self as shape (one -1 allowed) when one exists, else a view of
  * a contiguous copy. */
@@ -40,9 +41,9 @@ clops_status core_reshape(clops_tensor *self, const int64_t *shape, int shape_le
 clops_status core_flatten(clops_tensor *self, int64_t start_dim, int64_t end_dim,
                           clops_tensor **out);
 
-/* --- filling (ops/core/core_fill.c) ------------------------------------------ */
+/* --- filling (ops/tensor/tensor_fill.c) ------------------------------------------ */
 
 /* Fills every element of t with value (fill_). */
 clops_status tensor_fill(clops_tensor *t, clops_scalar value);
 
-#endif /* CLOPS_OPS_CORE_H */
+#endif /* CLOPS_OPS_TENSOR_H */

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * ops/core/core_ops.c: the typed kernels of the core operators whose schema
+ * ops/tensor/tensor_ops.c: the typed kernels of the tensor operators whose schema
  * form differs from the core functions they use (factories with
  * dtype/layout/device/pin_memory arguments, clone/contiguous with a memory
  * format, the copy helpers PyTorch's backends implement, resize_, set_,
  * _local_scalar_dense).  Signatures come from ops_generated.h, so they match
- * the schemas in dispatch/ops/core.yaml.
+ * the schemas in dispatch/inventory/tensor.yaml.
  */
 #include "core/tensor_impl.h"
 #include "host/host.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 #include "ops/kernels_generated.h"
 
 /* PyTorch's numbering of layouts and memory formats. */

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * ops/core/core_reshape.c: reshape and flatten, the core operators that are a
- * view when one exists and a contiguous copy otherwise, as in PyTorch.
+ * ops/tensor/tensor_reshape.c: reshape and flatten, the tensor-family operators
+ * that are a view when one exists and a contiguous copy otherwise, as in
+ * PyTorch.
  *
  * The view geometry is core's (core/view.c, core/geometry.c); the copy is a
- * kernel (ops/core/core_copy.c), which is why these two live above core/.
+ * kernel (ops/tensor/tensor_copy.c), which is why these two live above core/.
  */
 #include <stdint.h>
 
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 
 /*
  * reshape and flatten: a view of self as `shape` when one exists, otherwise

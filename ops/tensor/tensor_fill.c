@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * ops/core/core_fill.c: the filling factories of the core family (zeros, ones,
- * full, arange, from host data) and tensor_fill (fill_).
+ * ops/tensor/tensor_fill.c: the filling factories of the tensor family (zeros,
+ * ones, full, arange, from host data) and tensor_fill (fill_).
  *
  * Filling goes through the pointwise engine's copy op, so it runs on the
  * device without a host round trip; arange computes its values on the host
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 
 #include "codegen_pointwise/pw.h"
-#include "ops/core/core.h"
+#include "ops/tensor/tensor.h"
 
 /* Fills every element of t with value through the pointwise copy op.  An
  * expanded tensor (stride-0 dims) aliases its elements: filling it is
