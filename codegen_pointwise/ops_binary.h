@@ -4,11 +4,13 @@
  * and bitwise pointwise ops, and the structured family functions for the
  * schemas that do not map one to one onto a pw_op.
  *
- * The pw_op records live in ops_binary.c (arithmetic), ops_binary_math.c
- * (floating functions, heaviside), ops_compare.c (comparisons, min/max,
- * clamp, where, masked_fill, logical ops) and ops_bitwise.c; their C
+ * The pw_op records are generated from their `pointwise_op:` entries in
+ * dispatch/inventory/pointwise_binary.yaml (arithmetic, floating functions,
+ * heaviside, comparisons, min/max, clamp, where, masked_fill, logical and
+ * bitwise ops) into codegen_pointwise/pw_ops_generated.c; their C
  * references in ref/ref_*.c; the family functions in glue_binary.c and
- * glue_select.c.  dispatch/inventory/pointwise_binary.yaml binds schemas to them.
+ * glue_select.c.  The same inventory file binds schemas to them.  The list
+ * below declares the records (and, in ref/ref_binary.h, the references).
  *
  * Family functions follow docs/operator-inventory.md: (variant, dst,
  * functional arguments..., out); PW_FUNCTIONAL returns a new tensor in *out,

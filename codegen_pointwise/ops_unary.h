@@ -4,10 +4,12 @@
  * and activation pointwise ops, their backward ops, and the structured glue
  * functions of the ones whose schema does not map one-to-one onto a pw_op.
  *
- * The pw_op records live in ops_unary.c (sign, rounding, classification,
- * angles), ops_unary_math.c (libm-style functions, erfinv, digamma, sinc),
- * ops_activation.c (activations) and ops_activation_backward.c (their
- * gradients); their C references in ref/ref_unary.c and ref/ref_activation.c.
+ * The pw_op records (sign, rounding, classification, angles, libm-style
+ * functions, erfinv, digamma, sinc, activations and their gradients) are
+ * generated from their `pointwise_op:` entries in
+ * dispatch/inventory/pointwise_unary.yaml into
+ * codegen_pointwise/pw_ops_generated.c; their C references are in
+ * ref/ref_unary.c and ref/ref_activation.c.
  * dispatch/inventory/pointwise_unary.yaml binds them to PyTorch's schemas, either
  * directly (`pointwise: NAME`) or through the glue functions below
  * (glue_unary.c), which take the structured family signature of
@@ -23,12 +25,12 @@
 #include "ref/ref_unary.h"
 
 /* X(name): the unary math, rounding and classification ops, as pw_op_<name>
- * (ops_unary*.c): the ops ref/ref_unary.h lists, whose references are
+ * (generated from the inventory): the ops ref/ref_unary.h lists, whose references are
  * ref_unary_<name> (ref/ref_unary.c). */
 #define PW_UNARY_MATH_OPS(X) REF_UNARY_MATH_OPS(X)
 
-/* X(name): the activations and their backward ops (ops_activation*.c): the
- * ops ref/ref_unary.h lists, whose references are ref_act_<name>
+/* X(name): the activations and their backward ops (generated from the
+ * inventory): the ops ref/ref_unary.h lists, whose references are ref_act_<name>
  * (ref/ref_activation.c). */
 #define PW_ACTIVATION_OPS(X) REF_ACTIVATION_OPS(X)
 

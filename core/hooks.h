@@ -23,7 +23,6 @@
  *                   generated registration names copy_ and _to_copy) and
  *                   whenever data is read back (clops_tensor_to_host is
  *                   defined there).
- *
  *   default device  a tensor made with a NULL device (clops_empty(NULL,
  *                   ...), and the factory kernels that pass their Device
  *                   argument on) goes to clops_device_default(): the

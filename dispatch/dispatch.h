@@ -50,6 +50,7 @@ typedef struct dispatch_builtin_op {
     int nkernels;
     const char *check; /* `check:` hints of the inventory as JSON, or NULL */
     bool no_device_check; /* device_check: NoCheck: the first tensor decides */
+    const char *family;   /* its inventory file: dispatch/inventory/<family>.yaml */
 } dispatch_builtin_op;
 
 extern const dispatch_builtin_op dispatch_builtin_ops[];
@@ -81,6 +82,7 @@ struct clops_op {
     char *text;   /* canonical schema */
     char *tags;
     const char *check;        /* inventory check hints (JSON) or NULL */
+    const char *family;       /* inventory family ("tensor", ...); NULL for user ops */
     dispatch_adapter adapter; /* NULL for user-defined ops */
     /* device_check: NoCheck (copies): the call's device is the first tensor
      * argument's; the others may be anywhere. */
@@ -116,6 +118,9 @@ void dispatch_shutdown(void);
 /* The op's `check:` hints from the inventory (JSON text), or NULL. */
 const char *dispatch_op_check_hints(const clops_op *op);
 int dispatch_op_id(const clops_op *op);
+/* The op's family: the name of its inventory file
+ * (dispatch/inventory/<family>.yaml), or NULL for a user-defined op. */
+const char *dispatch_op_family(const clops_op *op);
 
 /* Resolves the kernel for a call.  ts: tensor arguments (NULL entries
  * skipped), list: a Tensor[] argument; device_arg: a Device argument (or

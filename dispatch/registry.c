@@ -246,6 +246,7 @@ static clops_status build_registry(void)
             return clops__error_prefix(st, "registering builtin operator %d", i);
         op->id = i;
         op->check = b->check;
+        op->family = b->family;
         op->no_device_check = b->no_device_check;
         ops[nops++] = op;
         for (int k = 0; k < b->nkernels; k++) {
@@ -402,6 +403,11 @@ const char *dispatch_op_check_hints(const clops_op *op)
 int dispatch_op_id(const clops_op *op)
 {
     return op ? op->id : -1;
+}
+
+const char *dispatch_op_family(const clops_op *op)
+{
+    return op ? op->family : NULL;
 }
 
 int clops_op_num_args(const clops_op *op)

@@ -3,9 +3,9 @@
  * ref/ref_binary.h: C reference functions of the binary, ternary,
  * comparison, logical and bitwise pointwise ops.
  *
- * These are the oracle for the OpenCL kernels of the pointwise family
- * (codegen_pointwise/ops_binary.c, ops_binary_math.c, ops_compare.c and
- * ops_bitwise.c), and the CPU device's implementation of those ops.  They are written from PyTorch's documented
+ * These are the oracle for the OpenCL kernels of the binary pointwise ops
+ * (their records are generated from dispatch/inventory/pointwise_binary.yaml),
+ * and the CPU device's implementation of those ops.  They are written from PyTorch's documented
  * CPU semantics, independently of the OpenCL expressions: floating computes
  * receive and return .f (double; values already rounded to float32 for
  * float32/float16/bfloat16 computes), integer and bool computes .i (int64

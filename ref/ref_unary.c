@@ -9,7 +9,7 @@
  * trusted to the last bit.  erfinv and digamma, which libm lacks, are solved
  * here with algorithms of their own (Newton iteration on erf/erfc, and the
  * recurrence plus a long asymptotic series), deliberately different from the
- * OpenCL helpers in codegen_pointwise/ops_unary_math.c.
+ * OpenCL helpers of dispatch/inventory/pointwise_unary.yaml.
  *
  * Integer and bool computes arrive as .i (int64) and leave as .i; the engine
  * wraps them to the result dtype, so two's complement wrap-around (abs of

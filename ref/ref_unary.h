@@ -4,8 +4,8 @@
  * classification and activation pointwise ops, and of the activations'
  * backward ops.
  *
- * These are the oracle of the device kernels (the pointwise family's
- * codegen_pointwise/ops_unary*.c and ops_activation*.c): each one
+ * These are the oracle of the device kernels (the pointwise records generated
+ * from dispatch/inventory/pointwise_unary.yaml): each one
  * computes one element the way PyTorch defines the op, in double or long
  * double with C's libm, written independently of the OpenCL expressions.
  * The walk (ref/pointwise.c) hands them operands already converted to the

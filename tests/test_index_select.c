@@ -2,7 +2,7 @@
 /*
  * tests/test_index_select.c: the indexing family's selecting ops on every
  * device beyond what the check engine's standard cases cover (those run in
- * tests/test_check_ops_*.c): out-of-range indices reported by the device
+ * test_check_index, tests/check_family.c): out-of-range indices reported by the device
  * kernels with the op, value, dim and size; int32 indices; views as index
  * tensors; plans of more dims than one launch walks; fill_ into an
  * expanded tensor; results against the CPU reference; nonzero and

@@ -9,7 +9,7 @@
  * reference on batches large enough for many partial groups, run-to-run
  * determinism, strided inputs and out= destinations, and the error for an
  * out-of-range target reported by the device-side flag.  The layout sweeps
- * are the operator suite's (test_check_ops_m_p).
+ * are the operator suite's (test_check_loss).
  */
 #include <stdlib.h>
 #include <string.h>

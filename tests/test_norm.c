@@ -6,11 +6,12 @@
  * by tests/support/ct_golden.c), the row strategies of ops/norm/norm.c against
  * the CPU reference on long, short and strided rows, half_to_float, and
  * run-to-run determinism.  The layout sweeps are the operator suite's
- * (test_check_ops_*).
+ * (test_check_norm).
  */
 #include <math.h>
 
 #include "clops/ops.h"
+#include "core/debug.h"
 #include "ops/norm/norm.h"
 #include "support/clops_test.h"
 
@@ -53,9 +54,9 @@ static void test_row_strategies_match_the_reference(void **state)
                 CT_OK(f(x, dim, false, &y));
                 CT_OK(f(x, dim, false, &y2));
                 CT_OK(f(xc, dim, false, &yc));
-                norm_force_streaming(true);
+                CT_OK(clops_debug_set("norm.streaming", 1));
                 clops_status st3 = f(x, dim, false, &y3);
-                norm_force_streaming(false);
+                CT_OK(clops_debug_set("norm.streaming", 0));
                 CT_OK(st3);
                 CT_ASSERT_CLOSE(y, yc, ct_tol_ulp_atol(16, 1e-6));
                 CT_ASSERT_CLOSE(y, y2, CT_TOL_EXACT);

@@ -7,7 +7,7 @@
  * _native_batch_norm_legit_functional), the in-place running-stat update,
  * transposed inputs against the CPU device with run-to-run bitwise
  * determinism, and the error messages.  The layout sweeps are the operator
- * suite's (test_check_ops_*).
+ * suite's (test_check_norm).
  */
 #include <string.h>
 

@@ -9,7 +9,7 @@
  * sizes against the CPU reference with the same bits on a second run,
  * every backward as the exact adjoint of its forward in float64 on every
  * device (the CPU reference too), zero-size batches, and the error texts.  The layout sweeps over the yaml
- * check hints are the operator suite's (test_check_ops_*).
+ * check hints are the operator suite's (test_check_pool).
  */
 #include <math.h>
 #include <stdlib.h>

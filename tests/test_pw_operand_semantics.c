@@ -15,8 +15,8 @@
  *     tensor (in place, clone, fill, copy, pow's short cuts) succeeds;
  *   - contiguous views at a storage offset that is no multiple of the
  *     vector width (float16 at 3 elements crashed POCL 3.1) compute right.
- * tests/test_check_ops_*.c cover the same classes for every op (the check
- * engine's mixed, zero-dim, zero-size and offset cases).
+ * The test_check_<family> suites cover the same classes for every op (the
+ * check engine's mixed, zero-dim, zero-size and offset cases).
  */
 #include "codegen_pointwise/ops_binary.h"
 #include "codegen_pointwise/ops_unary.h"

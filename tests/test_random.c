@@ -13,6 +13,7 @@
 
 #include "clops/generator.h"
 #include "clops/ops.h"
+#include "core/debug.h"
 #include "support/clops_test.h"
 #include "ref/random_math.clh"
 #include "ops/random/random.h"
@@ -571,7 +572,8 @@ static void values_do_not_depend_on_the_work_group_size(void **state)
         {"dropout", CLOPS_FLOAT32, K_DROPOUT, 0.1, 0},
     };
     /* {work-group size, groups}; 0: the default.  Set through the library's
-     * hook, not setenv: POCL's worker threads read the environment. */
+     * debug settings (core/debug.h), not setenv: POCL's worker threads read
+     * the environment. */
     static const size_t geometries[][2] = {{1, 1}, {13, 3}, {64, 0}, {0, 2}};
     for (int i = 0; i < nd; i++) {
         ct_set_device(devs[i]);
@@ -579,9 +581,11 @@ static void values_do_not_depend_on_the_work_group_size(void **state)
             ct_set_case("%s", picks[p].name);
             clops_tensor *base = run_fresh(&picks[p], devs[i]);
             for (size_t gi = 0; gi < CT_COUNT(geometries); gi++) {
-                random_force_geometry(geometries[gi][0], geometries[gi][1]);
+                CT_OK(clops_debug_set("random.wg", (int64_t)geometries[gi][0]));
+                CT_OK(clops_debug_set("random.groups", (int64_t)geometries[gi][1]));
                 clops_tensor *t = run_fresh(&picks[p], devs[i]);
-                random_force_geometry(0, 0);
+                CT_OK(clops_debug_set("random.wg", 0));
+                CT_OK(clops_debug_set("random.groups", 0));
                 CT_ASSERT_CLOSE(t, base, CT_TOL_EXACT);
                 clops_tensor_release(t);
             }

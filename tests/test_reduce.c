@@ -3,7 +3,7 @@
  * tests/test_reduce.c: the reduction kernels' strategies against the CPU
  * reference, determinism, accuracy and errors.
  *
- * The operator suite (test_check_ops_*) already runs every reduction op on
+ * The operator suite (test_check_reduce) already runs every reduction op on
  * every dtype and the standard layouts; golden values from PyTorch are in
  * test_reduce_golden.c.  This file covers what those small cases cannot
  * reach: each canonical shape of ops/reduce/reduce_launch.c (long rows split in

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/debug.h"
 #include "host/host.h"
 #include "ops/tensor/tensor.h"
 #include "ops/kit/lines.h"
@@ -63,13 +64,6 @@ static clops_status gen_program(void *vctx, const clops_device *d, strbuf *sb)
     return sb->failed ? CLOPS__HOST_OOM("normalization program source") : CLOPS_OK;
 }
 
-static bool streaming_forced;
-
-void norm_force_streaming(bool on)
-{
-    streaming_forced = on;
-}
-
 int norm_residency(const clops_device *d, clops_dtype in, clops_dtype out)
 {
     /* Measured on an H100 (docs/benchmarks.md): a resident row pays for
@@ -92,7 +86,7 @@ int norm_residency(const clops_device *d, clops_dtype in, clops_dtype out)
 
 int norm_resident_flag(void)
 {
-    return streaming_forced ? 0 : 1;
+    return clops_debug_get(CLOPS_DEBUG_NORM_STREAMING) ? 0 : 1;
 }
 
 clops_status norm_get_kernel(clops_device *d, int which, clops_dtype in, clops_dtype out,

@@ -21,13 +21,9 @@
  * local memory; 0 for 2-byte inputs); longer rows are read twice. */
 int norm_residency(const clops_device *d, clops_dtype in, clops_dtype out);
 
-/* Kernel flag allowing the resident path (0 while forced off). */
+/* Kernel flag allowing the resident path: 0 while the test setting
+ * norm.streaming (core/debug.h) forces the streaming path. */
 int norm_resident_flag(void);
-
-/* Test hook: force the streaming path (both read the row twice), so tests
- * compare the two paths' bits on every device.  Not thread-safe; tests
- * only. */
-void norm_force_streaming(bool on);
 
 /* The kernels of cl_kernels/norm.cl; the _CPU ones exist only in the
  * programs of CPU devices (d->chunked) and run in work items of one. */

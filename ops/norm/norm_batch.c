@@ -7,9 +7,9 @@
  * forms, and native_batch_norm_backward (and .out).
  *
  * Composed from the library's operators on every device, called through
- * their families' entry points (ops/norm/norm.h), never the dispatcher.  The input
- * [N, C, *] is made contiguous and seen as [N, C, S]: a channel's elements
- * are N runs of S, and its statistics one var_mean reduction over dims
+ * their families' entry points (ops/norm/norm.h), never the dispatcher.
+ * The input [N, C, *] is made contiguous and seen as [N, C, S]: a
+ * channel's elements are N runs of S, and its statistics one var_mean reduction over dims
  * {0, 2} (the reduction family's column/strided plans: fixed order,
  * Welford, deterministic).  The output is one addcmul pass,
  * x * scale + shift with scale = invstd * weight and shift = bias - mean *

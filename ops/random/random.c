@@ -15,15 +15,16 @@
  * Launch geometry overrides: CLOPS_RANDOM_WG=N forces the work-group size
  * of the random kernels and CLOPS_RANDOM_GROUPS=M the number of groups (read
  * per launch, for users checking that the values do not depend on it);
- * random_force_geometry() does the same from inside the process, which is
- * what the tests use: changing the environment while a driver's threads
- * read it (POCL's workers call getenv) crashed them.
+ * the settings random.wg and random.groups (core/debug.h) do the same from
+ * inside the process, which is what the tests use: changing the environment
+ * while a driver's threads read it (POCL's workers call getenv) crashed
+ * them.
  */
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/debug.h"
 #include "core/tensor_impl.h"
 #include "host/host.h"
 #include "ops/tensor/tensor.h"
@@ -79,19 +80,12 @@ static size_t env_size(const char *name)
     return (end && *end == '\0' && x > 0) ? (size_t)x : 0;
 }
 
-static _Atomic size_t forced_wg, forced_groups;
-
-void random_force_geometry(size_t wg, size_t groups)
-{
-    atomic_store(&forced_wg, wg);
-    atomic_store(&forced_groups, groups);
-}
-
 /* Launches a grid-stride random kernel over `counters` counters. */
 static clops_status launch(clops_device *d, host_kernel *k, int nargs, const host_arg *args,
                            uint64_t counters)
 {
-    size_t wg = atomic_load(&forced_wg), groups = atomic_load(&forced_groups);
+    size_t wg = (size_t)clops_debug_get(CLOPS_DEBUG_RANDOM_WG);
+    size_t groups = (size_t)clops_debug_get(CLOPS_DEBUG_RANDOM_GROUPS);
     if (!wg && !groups) {
         wg = env_size("CLOPS_RANDOM_WG");
         groups = env_size("CLOPS_RANDOM_GROUPS");

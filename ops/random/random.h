@@ -15,12 +15,6 @@
 /* Fills every element of dst (any strides, any device) from distribution
  * f.dist with parameters f.a/b/c/ia/ib, drawing from gen (NULL: the
  * default generator of dst's device) and advancing it by rnd_counters(). */
-/* Forces the work-group size and the number of groups of every random
- * kernel launch (0: the default; both 0: CLOPS_RANDOM_WG/_GROUPS or the
- * device's choice).  The values never depend on it; tests use it to show
- * that. */
-void random_force_geometry(size_t wg, size_t groups);
-
 clops_status random_fill(const char *op, clops_tensor *dst, rnd_fill f, clops_generator *gen);
 
 /* native_dropout of a floating tensor: new contiguous out (input's dtype)

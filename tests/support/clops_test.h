@@ -297,11 +297,13 @@ char *ct_format_index(char *buf, size_t cap, int ndim, const int64_t *sizes, int
 
 /* --- the operator suite (tests/support/ct_check.c) -------------------------- */
 
-/* Runs the check engine's `ci` cases of every op whose name starts with a
- * character in [first, last] on the OpenCL devices under test (the CPU
- * device against itself when there is none), printing each failing case;
- * fails the test when a case failed or errored. */
-void ct_check_ops_range(char first, char last);
+/* Runs the check engine's `ci` cases of every op of one inventory family
+ * (dispatch/inventory/<family>.yaml) in part `part` (0-based) of `nparts`
+ * on the OpenCL devices under test (the CPU device against itself when
+ * there is none), printing each failing case; fails the test when a case
+ * failed or errored, or when the part holds no op.  Parts split the
+ * family's runs of same-base-name ops round-robin (ct_check.c). */
+void ct_check_ops_family(const char *family, int part, int nparts);
 
 /* --- golden files (tests/support/ct_golden.c) ------------------------------ */
 

@@ -5,8 +5,9 @@
  * OpenCL device under test, against the CPU reference.
  *
  * The engine is tools/check/ (the one `clops check` runs); this file picks
- * the ops of one test executable (a range of first letters, so ctest runs
- * several executables side by side), prints every failing case with op,
+ * the ops of one test executable (one inventory family, or one part of it,
+ * so ctest runs several executables side by side: tests/check_family.c),
+ * prints every failing case with op,
  * dtype, case, device, kernel and the largest errors, and fails the test
  * when any case failed.  Without an OpenCL device the CPU device is checked
  * against itself, which still runs every case through the reference.
@@ -17,25 +18,56 @@
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "clops_test.h"
+#include "dispatch/dispatch.h"
 #include "tools/check/check.h"
 
-/* The range of first characters and the optional glob of a run. */
-typedef struct range {
-    char first, last;
+/* The family, the part of it and the optional glob of a run; base and
+ * group follow the family's ops in registry order. */
+typedef struct shard {
+    const char *family;
+    int part, nparts;
     const char *glob;
-} range;
+    char base[128]; /* base name of the last op of the family seen */
+    int group;      /* index of its run of same-base ops in the family */
+} shard;
 
-/* Whether op is in the run's range of first letters (and glob). */
-static bool in_range(const clops_op *op, void *ctx)
+/* Length of an op name's base: up to the overload ('.'), without the
+ * in-place '_' ("add_.Tensor" -> "add"). */
+static size_t base_len(const char *name)
 {
-    const range *r = ctx;
-    const char *name = clops_op_name(op);
-    if (name[0] < r->first || name[0] > r->last)
+    size_t len = strcspn(name, ".");
+    if (len > 1 && name[len - 1] == '_')
+        len--;
+    return len;
+}
+
+/* Whether op is in the run's family and part (and glob).  Called once per
+ * op in registry order: each run of consecutive ops of the family with the
+ * same base name (an op with its overloads, in-place and out= forms, which
+ * the inventory lists together) is one group, and group k belongs to part
+ * k mod nparts. */
+static bool in_shard(const clops_op *op, void *ctx)
+{
+    shard *s = ctx;
+    const char *family = dispatch_op_family(op);
+    if (!family || strcmp(family, s->family) != 0)
         return false;
-    return !r->glob || fnmatch(r->glob, name, 0) == 0;
+    const char *name = clops_op_name(op);
+    size_t len = base_len(name);
+    if (len >= sizeof s->base)
+        len = sizeof s->base - 1;
+    if (s->group < 0 || strncmp(s->base, name, len) != 0 || s->base[len] != '\0') {
+        s->group++;
+        memcpy(s->base, name, len);
+        s->base[len] = '\0';
+    }
+    if (s->group % s->nparts != s->part)
+        return false;
+    return !s->glob || fnmatch(s->glob, name, 0) == 0;
 }
 
 /* Prints failing (and, verbose, all) results. */
@@ -54,7 +86,7 @@ static double now_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-void ct_check_ops_range(char first, char last)
+void ct_check_ops_family(const char *family, int part, int nparts)
 {
     clops_device *devs[CT_MAX_DEVICES];
     int ndev = ct_opencl_devices(devs, CT_MAX_DEVICES);
@@ -64,10 +96,11 @@ void ct_check_ops_range(char first, char last)
     }
     const char *v = getenv("CLOPS_TEST_CHECK_VERBOSE");
     bool verbose = v && *v && *v != '0';
-    range r = {first, last, getenv("CLOPS_TEST_CHECK_OPS")};
-    if (r.glob && !*r.glob)
-        r.glob = NULL;
-    chk_selection sel = {CHK_SET_CI, in_range, &r};
+    CT_ASSERT_MSG(nparts >= 1 && part >= 0 && part < nparts, "part %d of %d", part + 1, nparts);
+    shard s = {family, part, nparts, getenv("CLOPS_TEST_CHECK_OPS"), "", -1};
+    if (s.glob && !*s.glob)
+        s.glob = NULL;
+    chk_selection sel = {CHK_SET_CI, in_shard, &s};
     const clops_op **ops = NULL;
     int n = 0;
     CT_OK(chk_select_ops(&sel, &ops, &n));
@@ -83,11 +116,12 @@ void ct_check_ops_range(char first, char last)
         }
     }
     free(ops);
-    print_message("checked %d ops whose names start with '%c'..'%c' on %d device(s) in %.1f s: "
+    print_message("checked %d ops of family %s (part %d of %d) on %d device(s) in %.1f s: "
                   "%d passed, %d failed, %d errors, %d skipped\n",
-                  n, first, last, ndev, now_s() - t0, tot.passed, tot.failed, tot.errors,
-                  tot.skipped);
-    CT_ASSERT_MSG(n > 0 || r.glob, "no op starts with a character in '%c'..'%c'", first, last);
+                  n, family, part + 1, nparts, ndev, now_s() - t0, tot.passed, tot.failed,
+                  tot.errors, tot.skipped);
+    CT_ASSERT_MSG(n > 0 || s.glob, "no op of family %s in part %d of %d", family, part + 1,
+                  nparts);
     CT_ASSERT_MSG(tot.failed + tot.errors == 0,
                   "%d case(s) failed and %d errored (each is listed above with op, dtype, "
                   "case, device, kernel and the largest errors)",

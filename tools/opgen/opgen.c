@@ -31,7 +31,7 @@ const char *const gen_key_enums[GEN_NKEYS] = {"CLOPS_KEY_CPU",   "CLOPS_KEY_NVID
                                               "CLOPS_KEY_OPENCL", "CLOPS_KEY_FALLBACK"};
 
 /* Prints a build error located at file:line. */
-static int fail(const char *file, int line, const char *fmt, ...)
+int gen_fail(const char *file, int line, const char *fmt, ...)
 {
     va_list ap;
     fprintf(stderr, "%s:%d: error: ", file, line);
@@ -42,7 +42,7 @@ static int fail(const char *file, int line, const char *fmt, ...)
     return 1;
 }
 
-static char *xstrdup(const char *s)
+char *gen_xstrdup(const char *s)
 {
     size_t n = strlen(s) + 1;
     char *p = malloc(n);
@@ -73,7 +73,7 @@ static gen_op *new_op(gen_model *m)
 }
 
 /* Scalar text of a node, or NULL when it is not a scalar. */
-static const char *scalar(yaml_document_t *doc, yaml_node_t *n)
+const char *gen_scalar(yaml_document_t *doc, yaml_node_t *n)
 {
     (void)doc;
     if (!n || n->type != YAML_SCALAR_NODE)
@@ -82,10 +82,10 @@ static const char *scalar(yaml_document_t *doc, yaml_node_t *n)
 }
 
 /* Looks a key up in a mapping node. */
-static yaml_node_t *map_get(yaml_document_t *doc, yaml_node_t *map, const char *key)
+yaml_node_t *gen_map_get(yaml_document_t *doc, yaml_node_t *map, const char *key)
 {
     for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
-        const char *k = scalar(doc, yaml_document_get_node(doc, p->key));
+        const char *k = gen_scalar(doc, yaml_document_get_node(doc, p->key));
         if (k && strcmp(k, key) == 0)
             return yaml_document_get_node(doc, p->value);
     }
@@ -171,7 +171,7 @@ static int finish_op(gen_op *op, const char *cname)
     op->qname = schema_qualified_name(op->schema);
     op->schema_text = schema_to_string(op->schema);
     op->ident = make_ident(op->schema);
-    op->cname = cname ? xstrdup(cname) : default_cname(op->schema, op->variant);
+    op->cname = cname ? gen_xstrdup(cname) : default_cname(op->schema, op->variant);
     return op->qname && op->schema_text && op->ident && op->cname ? 0 : 1;
 }
 
@@ -180,7 +180,7 @@ static op_schema *parse_schema(const char *file, int line, const char *text)
 {
     op_schema *s = NULL;
     if (schema_parse(text, &s) != CLOPS_OK) {
-        fail(file, line, "%s", clops_last_error());
+        gen_fail(file, line, "%s", clops_last_error());
         return NULL;
     }
     return s;
@@ -222,7 +222,7 @@ static char *join_seq(yaml_document_t *doc, yaml_node_t *n)
     if (n && n->type == YAML_SEQUENCE_NODE) {
         for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
              it++) {
-            const char *v = scalar(doc, yaml_document_get_node(doc, *it));
+            const char *v = gen_scalar(doc, yaml_document_get_node(doc, *it));
             if (!v)
                 continue;
             if (sb.len)
@@ -238,23 +238,23 @@ static char *join_seq(yaml_document_t *doc, yaml_node_t *n)
 static int read_fns(const char *file, int line, yaml_document_t *doc, yaml_node_t *n,
                     char **fns)
 {
-    const char *one = scalar(doc, n);
+    const char *one = gen_scalar(doc, n);
     if (one) {
-        fns[GEN_KEY_CPU] = xstrdup(one);
-        fns[GEN_KEY_OPENCL] = xstrdup(one);
+        fns[GEN_KEY_CPU] = gen_xstrdup(one);
+        fns[GEN_KEY_OPENCL] = gen_xstrdup(one);
         return 0;
     }
     if (!n || n->type != YAML_MAPPING_NODE)
-        return fail(file, line, "expected a function name or a map of key: function");
+        return gen_fail(file, line, "expected a function name or a map of key: function");
     for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
-        const char *k = scalar(doc, yaml_document_get_node(doc, p->key));
-        const char *v = scalar(doc, yaml_document_get_node(doc, p->value));
+        const char *k = gen_scalar(doc, yaml_document_get_node(doc, p->key));
+        const char *v = gen_scalar(doc, yaml_document_get_node(doc, p->value));
         int ki = k ? key_index(k) : -1;
         if (ki < 0 || ki == GEN_NKEYS - 1 || !v)
-            return fail(file, line, "unknown dispatch key '%s' (use CPU, OpenCL, NVIDIA, AMD, "
-                                    "Intel, POCL, OtherVendor)",
-                        k ? k : "?");
-        fns[ki] = xstrdup(v);
+            return gen_fail(file, line, "unknown dispatch key '%s' (use CPU, OpenCL, NVIDIA, AMD, "
+                                        "Intel, POCL, OtherVendor)",
+                            k ? k : "?");
+        fns[ki] = gen_xstrdup(v);
     }
     return 0;
 }
@@ -288,6 +288,7 @@ void gen_model_free(gen_model *m)
     for (int i = 0; i < m->nops; i++)
         free_op(&m->ops[i]);
     free(m->ops);
+    gen_pw_free(m);
     memset(m, 0, sizeof *m);
 }
 
@@ -296,19 +297,21 @@ static int load_entry(gen_model *m, const char *file, yaml_document_t *doc, yaml
 {
     int line = (int)e->start_mark.line + 1;
     if (e->type != YAML_MAPPING_NODE)
-        return fail(file, line, "an entry must be a mapping with a `func` key");
+        return gen_fail(file, line, "an entry must be a mapping with a `func` key");
+    if (gen_map_get(doc, e, "pointwise_op"))
+        return gen_pw_load(m, file, doc, e);
     for (yaml_node_pair_t *p = e->data.mapping.pairs.start; p < e->data.mapping.pairs.top; p++) {
-        const char *k = scalar(doc, yaml_document_get_node(doc, p->key));
+        const char *k = gen_scalar(doc, yaml_document_get_node(doc, p->key));
         bool ok = false;
         for (int i = 0; known_keys[i]; i++)
             if (k && strcmp(k, known_keys[i]) == 0)
                 ok = true;
         if (!ok)
-            return fail(file, line, "unknown key '%s'", k ? k : "?");
+            return gen_fail(file, line, "unknown key '%s'", k ? k : "?");
     }
-    const char *func = scalar(doc, map_get(doc, e, "func"));
+    const char *func = gen_scalar(doc, gen_map_get(doc, e, "func"));
     if (!func)
-        return fail(file, line, "entry without `func`");
+        return gen_fail(file, line, "entry without `func`");
     op_schema *s = parse_schema(file, line, func);
     if (!s)
         return 1;
@@ -319,65 +322,67 @@ static int load_entry(gen_model *m, const char *file, yaml_document_t *doc, yaml
     proto.line = line;
     proto.dst_arg = -1;
     proto.binding = -1;
-    proto.tags = join_seq(doc, map_get(doc, e, "tags"));
-    const char *variant = scalar(doc, map_get(doc, e, "variant"));
+    proto.tags = join_seq(doc, gen_map_get(doc, e, "tags"));
+    const char *variant = gen_scalar(doc, gen_map_get(doc, e, "variant"));
     if (variant && strcmp(variant, "inplace") == 0)
         proto.variant = GEN_INPLACE;
     else if (variant && strcmp(variant, "out") == 0)
         proto.variant = GEN_OUT;
     else if (variant && strcmp(variant, "functional") != 0)
-        return drop_proto(&proto, s, fail(file, line, "variant must be functional, inplace or out"));
+        return drop_proto(&proto, s,
+                          gen_fail(file, line, "variant must be functional, inplace or out"));
 
     int nimpl = 0;
     yaml_node_t *n;
-    if ((n = map_get(doc, e, "kernel")) != NULL) {
+    if ((n = gen_map_get(doc, e, "kernel")) != NULL) {
         nimpl++;
         proto.impl = GEN_IMPL_KERNELS;
-        if (!scalar(doc, n))
-            return drop_proto(&proto, s, fail(file, line, "`kernel` takes one function name"));
+        if (!gen_scalar(doc, n))
+            return drop_proto(&proto, s, gen_fail(file, line, "`kernel` takes one function name"));
         read_fns(file, line, doc, n, proto.fns);
     }
-    if ((n = map_get(doc, e, "kernels")) != NULL) {
+    if ((n = gen_map_get(doc, e, "kernels")) != NULL) {
         nimpl++;
         proto.impl = GEN_IMPL_KERNELS;
         if (read_fns(file, line, doc, n, proto.fns))
             return drop_proto(&proto, s, 1);
     }
-    if ((n = map_get(doc, e, "structured")) != NULL) {
+    if ((n = gen_map_get(doc, e, "structured")) != NULL) {
         nimpl++;
         proto.impl = GEN_IMPL_STRUCTURED;
         if (read_fns(file, line, doc, n, proto.fns))
             return drop_proto(&proto, s, 1);
     }
-    if ((n = map_get(doc, e, "pointwise")) != NULL) {
+    if ((n = gen_map_get(doc, e, "pointwise")) != NULL) {
         nimpl++;
         proto.impl = GEN_IMPL_POINTWISE;
-        if (!scalar(doc, n))
-            return drop_proto(&proto, s, fail(file, line, "`pointwise` takes a pw_op name"));
-        proto.pw_name = xstrdup(scalar(doc, n));
+        if (!gen_scalar(doc, n))
+            return drop_proto(&proto, s, gen_fail(file, line, "`pointwise` takes a pw_op name"));
+        proto.pw_name = gen_xstrdup(gen_scalar(doc, n));
         proto.binding = m->nbindings++;
         for (int i = 0; i < s->nargs; i++) {
             const schema_type *t = &s->args[i].type;
             bool okarg = !t->is_list && !t->optional &&
                          (t->base == SCHEMA_TENSOR || t->base == SCHEMA_SCALAR);
             if (!okarg)
-                return drop_proto(&proto, s, fail(file, line,
+                return drop_proto(&proto, s, gen_fail(file, line,
                             "pointwise op '%s' has argument '%s' that is not a Tensor or Scalar; "
                             "use a `structured` function",
                             func, s->args[i].name));
         }
         /* Pointwise entries serve every device through pw_run. */
-        proto.fns[GEN_KEY_CPU] = xstrdup(proto.pw_name);
-        proto.fns[GEN_KEY_OPENCL] = xstrdup(proto.pw_name);
+        proto.fns[GEN_KEY_CPU] = gen_xstrdup(proto.pw_name);
+        proto.fns[GEN_KEY_OPENCL] = gen_xstrdup(proto.pw_name);
     }
     if (nimpl > 1)
-        return drop_proto(&proto, s, fail(file, line, "give only one of kernel, kernels, structured, pointwise"));
-    const char *cname = scalar(doc, map_get(doc, e, "cname"));
-    const char *dc = scalar(doc, map_get(doc, e, "device_check"));
+        return drop_proto(&proto, s, gen_fail(file, line, "give only one of kernel, kernels, "
+                                                          "structured, pointwise"));
+    const char *cname = gen_scalar(doc, gen_map_get(doc, e, "cname"));
+    const char *dc = gen_scalar(doc, gen_map_get(doc, e, "device_check"));
     if (dc && strcmp(dc, "NoCheck") != 0)
-        return drop_proto(&proto, s, fail(file, line, "device_check takes NoCheck"));
+        return drop_proto(&proto, s, gen_fail(file, line, "device_check takes NoCheck"));
     proto.no_device_check = dc != NULL;
-    yaml_node_t *chk = map_get(doc, e, "check");
+    yaml_node_t *chk = gen_map_get(doc, e, "check");
     if (chk) {
         strbuf js = STRBUF_INIT;
         yaml_to_json(&js, doc, chk);
@@ -391,34 +396,34 @@ static int load_entry(gen_model *m, const char *file, yaml_document_t *doc, yaml
     if (op->variant != GEN_FUNCTIONAL) {
         op->dst_arg = find_dst(s, op->variant);
         if (op->dst_arg < 0)
-            return fail(file, line, "%s variant without a written Tensor argument",
+            return gen_fail(file, line, "%s variant without a written Tensor argument",
                         op->variant == GEN_OUT ? "out" : "inplace");
         if (op->impl == GEN_IMPL_STRUCTURED || op->impl == GEN_IMPL_POINTWISE)
             if (s->nrets != 1)
-                return fail(file, line, "structured in-place/out variants return one tensor");
+                return gen_fail(file, line, "structured in-place/out variants return one tensor");
     }
     if (finish_op(op, cname))
-        return fail(file, line, "out of memory");
+        return gen_fail(file, line, "out of memory");
 
-    yaml_node_t *vars = map_get(doc, e, "variants");
+    yaml_node_t *vars = gen_map_get(doc, e, "variants");
     if (!vars)
         return 0;
     if (proto.impl != GEN_IMPL_POINTWISE && proto.impl != GEN_IMPL_STRUCTURED)
-        return fail(file, line, "`variants` needs `pointwise` or `structured`");
+        return gen_fail(file, line, "`variants` needs `pointwise` or `structured`");
     if (proto.variant != GEN_FUNCTIONAL || s->nrets != 1 || s->rets[0].type.base != SCHEMA_TENSOR)
-        return fail(file, line, "`variants` needs a functional schema returning one Tensor");
-    const char *out_ov = scalar(doc, map_get(doc, e, "out_overload"));
-    const char *out_arg = scalar(doc, map_get(doc, e, "out_arg"));
+        return gen_fail(file, line, "`variants` needs a functional schema returning one Tensor");
+    const char *out_ov = gen_scalar(doc, gen_map_get(doc, e, "out_overload"));
+    const char *out_arg = gen_scalar(doc, gen_map_get(doc, e, "out_arg"));
     for (yaml_node_item_t *it = vars->data.sequence.items.start;
          vars->type == YAML_SEQUENCE_NODE && it < vars->data.sequence.items.top; it++) {
-        const char *v = scalar(doc, yaml_document_get_node(doc, *it));
+        const char *v = gen_scalar(doc, yaml_document_get_node(doc, *it));
         gen_variant gv;
         if (v && strcmp(v, "inplace") == 0)
             gv = GEN_INPLACE;
         else if (v && strcmp(v, "out") == 0)
             gv = GEN_OUT;
         else
-            return fail(file, line, "unknown variant '%s' (inplace, out)", v ? v : "?");
+            return gen_fail(file, line, "unknown variant '%s' (inplace, out)", v ? v : "?");
         char *text = derive_schema(s, gv, out_ov, out_arg);
         op_schema *ds = text ? parse_schema(file, line, text) : NULL;
         free(text);
@@ -429,19 +434,19 @@ static int load_entry(gen_model *m, const char *file, yaml_document_t *doc, yaml
         d->schema = ds;
         d->file = file;
         d->line = line;
-        d->tags = xstrdup(f->tags);
+        d->tags = gen_xstrdup(f->tags);
         d->impl = f->impl;
         for (int k = 0; k < GEN_NKEYS; k++)
-            d->fns[k] = f->fns[k] ? xstrdup(f->fns[k]) : NULL;
-        d->pw_name = f->pw_name ? xstrdup(f->pw_name) : NULL;
+            d->fns[k] = f->fns[k] ? gen_xstrdup(f->fns[k]) : NULL;
+        d->pw_name = f->pw_name ? gen_xstrdup(f->pw_name) : NULL;
         d->binding = f->binding;
         d->no_device_check = f->no_device_check;
-        d->check = f->check ? xstrdup(f->check) : NULL;
+        d->check = f->check ? gen_xstrdup(f->check) : NULL;
         d->variant = gv;
         d->derived = true;
         d->dst_arg = find_dst(ds, gv);
         if (finish_op(d, NULL))
-            return fail(file, line, "out of memory");
+            return gen_fail(file, line, "out of memory");
     }
     return 0;
 }
@@ -451,14 +456,14 @@ static int load_file(gen_model *m, const char *file)
 {
     FILE *f = fopen(file, "rb");
     if (!f)
-        return fail(file, 0, "cannot open");
+        return gen_fail(file, 0, "cannot open");
     yaml_parser_t parser;
     yaml_document_t doc;
     yaml_parser_initialize(&parser);
     yaml_parser_set_input_file(&parser, f);
     int rc = 0;
     if (!yaml_parser_load(&parser, &doc)) {
-        rc = fail(file, (int)parser.problem_mark.line + 1, "YAML: %s",
+        rc = gen_fail(file, (int)parser.problem_mark.line + 1, "YAML: %s",
                   parser.problem ? parser.problem : "parse error");
         yaml_parser_delete(&parser);
         fclose(f);
@@ -470,7 +475,7 @@ static int load_file(gen_model *m, const char *file)
              it < root->data.sequence.items.top && rc == 0; it++)
             rc = load_entry(m, file, &doc, yaml_document_get_node(&doc, *it));
     } else if (root) {
-        rc = fail(file, 1, "the file must be a YAML sequence of entries");
+        rc = gen_fail(file, 1, "the file must be a YAML sequence of entries");
     }
     yaml_document_delete(&doc);
     yaml_parser_delete(&parser);
@@ -494,18 +499,18 @@ static int check_model(gen_model *m)
         for (int j = 0; j < i; j++) {
             gen_op *b = &m->ops[j];
             if (strcmp(a->qname, b->qname) == 0)
-                rc |= fail(a->file, a->line, "operator %s is already defined at %s:%d", a->qname,
-                           b->file, b->line);
+                rc |= gen_fail(a->file, a->line, "operator %s is already defined at %s:%d",
+                               a->qname, b->file, b->line);
             else if (strcmp(a->cname, b->cname) == 0)
-                rc |= fail(a->file, a->line,
-                           "C name %s of %s clashes with %s (%s:%d); give one a `cname`",
-                           a->cname, a->qname, b->qname, b->file, b->line);
+                rc |= gen_fail(a->file, a->line,
+                               "C name %s of %s clashes with %s (%s:%d); give one a `cname`",
+                               a->cname, a->qname, b->qname, b->file, b->line);
         }
         for (int k = 0; k < a->schema->nargs; k++)
             for (int w = 0; c_keywords[w]; w++)
                 if (strcmp(a->schema->args[k].name, c_keywords[w]) == 0)
-                    rc |= fail(a->file, a->line, "argument name '%s' of %s is reserved in C",
-                               c_keywords[w], a->qname);
+                    rc |= gen_fail(a->file, a->line, "argument name '%s' of %s is reserved in C",
+                                   c_keywords[w], a->qname);
     }
     return rc;
 }

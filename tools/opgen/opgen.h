@@ -5,7 +5,8 @@
  *
  * opgen.c reads the YAML files into a list of gen_op records (deriving the
  * in-place and out variants of structured and pointwise families) and checks
- * them; opgen_emit.c writes the public header, the internal header, the
+ * them (opgen_pw.c reads the pointwise op records, `pointwise_op:`
+ * entries); opgen_emit.c writes the public header, the internal header, the
  * registration table with wrappers and adapters, and the Markdown reference.
  * The format of the YAML and the C calling convention are documented in
  * docs/operator-inventory.md.
@@ -15,6 +16,8 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+
+#include <yaml.h>
 
 #include "core/strbuf.h"
 #include "dispatch/schema.h"
@@ -55,11 +58,26 @@ typedef struct gen_op {
     int line;
 } gen_op;
 
+/* A pointwise op record (a `pointwise_op:` entry, opgen_pw.c). */
+typedef struct gen_pw {
+    char *name; /* the record is pw_op_<name> */
+    char *init; /* the C definition of the record */
+    const char *file;
+    int line;
+} gen_pw;
+
+/* pw.h's PW_MAX_IN and PW_MAX_PARAMS (operands and scalar parameters). */
+#define GEN_PW_MAX_IN 4
+#define GEN_PW_MAX_PARAMS 4
+
 typedef struct gen_model {
     gen_op *ops;
     int nops;
     int cap;
     int nbindings;
+    gen_pw *pws;
+    int npws;
+    int pwcap;
 } gen_model;
 
 /* Loads and checks every file; CLOPS_OK or an error printed to stderr. */
@@ -69,6 +87,21 @@ void gen_model_free(gen_model *m);
 
 /* Writes the outputs into dir.  Returns 0 on success. */
 int gen_emit(const gen_model *m, const char *dir);
+
+/* Helpers of the readers (opgen.c): a build error located at file:line
+ * (returns 1); strdup that exits when memory runs out; a scalar node's text
+ * (NULL for another node); a mapping's value for key (NULL when absent). */
+int gen_fail(const char *file, int line, const char *fmt, ...) CLOPS__PRINTF(3, 4);
+char *gen_xstrdup(const char *s);
+const char *gen_scalar(yaml_document_t *doc, yaml_node_t *n);
+yaml_node_t *gen_map_get(yaml_document_t *doc, yaml_node_t *map, const char *key);
+
+/* Reads one `pointwise_op:` entry into m->pws; 0, or 1 after printing a
+ * positioned error. */
+int gen_pw_load(gen_model *m, const char *file, yaml_document_t *doc, yaml_node_t *entry);
+void gen_pw_free(gen_model *m);
+/* Appends codegen_pointwise/pw_ops_generated.c: every record, in order. */
+void gen_pw_emit(strbuf *sb, const gen_model *m);
 
 /* C parameter list of an op's typed signature (without parentheses);
  * structured adds the two leading family arguments and the functional

@@ -12,6 +12,8 @@
  *                         derived for pointwise and structured families, the
  *                         pointwise bindings and the registration table
  *   ops.md                the operator reference (copied to docs/ops.md)
+ *   codegen_pointwise/pw_ops_generated.c  the pointwise op records
+ *                         (`pointwise_op:` entries, opgen_pw.c)
  *
  * Files are written only when their content changes, so an unchanged
  * inventory does not rebuild the library.
@@ -719,6 +721,18 @@ static void c_string(strbuf *sb, const char *s)
     sb_putc(sb, '"');
 }
 
+/* The op's family as a C string: its inventory file's name without the
+ * folder and the ".yaml" (dispatch/inventory/tensor.yaml -> "tensor"). */
+static void c_family(strbuf *sb, const char *file)
+{
+    const char *base = strrchr(file, '/');
+    base = base ? base + 1 : file;
+    size_t len = strlen(base);
+    if (len > 5 && strcmp(base + len - 5, ".yaml") == 0)
+        len -= 5;
+    sb_printf(sb, "\"%.*s\"", (int)len, base);
+}
+
 static void emit_source(strbuf *sb, const gen_model *m)
 {
     sb_append(sb, banner);
@@ -793,7 +807,9 @@ static void emit_source(strbuf *sb, const gen_model *m)
             c_string(sb, op->check);
         else
             sb_append(sb, "NULL");
-        sb_printf(sb, ", %s},\n", op->no_device_check ? "true" : "false");
+        sb_printf(sb, ", %s, ", op->no_device_check ? "true" : "false");
+        c_family(sb, op->file);
+        sb_append(sb, "},\n");
     }
     sb_printf(sb, "};\nconst int dispatch_builtin_op_count = %d;\n\n", m->nops);
     sb_append(sb, "/* ---- public wrappers ---- */\n");
@@ -844,8 +860,8 @@ int gen_emit(const gen_model *m, const char *dir)
     char path[1024];
     int rc = 0;
     strbuf sb = STRBUF_INIT;
-    const char *sub[] = {"", "/include", "/include/clops", "/ops"};
-    for (int i = 0; i < 4; i++) {
+    const char *sub[] = {"", "/include", "/include/clops", "/ops", "/codegen_pointwise"};
+    for (int i = 0; i < 5; i++) {
         snprintf(path, sizeof path, "%s%s", dir, sub[i]);
         if (mkdir(path, 0755) != 0 && errno != EEXIST) {
             fprintf(stderr, "clops-opgen: cannot create %s\n", path);
@@ -870,6 +886,11 @@ int gen_emit(const gen_model *m, const char *dir)
     sb_clear(&sb);
     emit_docs(&sb, m);
     snprintf(path, sizeof path, "%s/ops.md", dir);
+    rc |= write_if_changed(path, &sb);
+    sb_clear(&sb);
+    sb_append(&sb, banner);
+    gen_pw_emit(&sb, m);
+    snprintf(path, sizeof path, "%s/codegen_pointwise/pw_ops_generated.c", dir);
     rc |= write_if_changed(path, &sb);
     if (sb.failed) {
         fprintf(stderr, "clops-opgen: out of memory\n");

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * core/debug.h: the library's test and debug settings, in one place.
+ *
+ * A setting is a named integer (0 by default, meaning "normal behaviour")
+ * that a family reads where it chooses a path or a launch geometry; tests
+ * set it to reach a path the device would not take by itself, or to show
+ * that results do not depend on a choice.  Every setting is listed in
+ * CLOPS_DEBUG_LIST below with its name and meaning (docs/architecture.md,
+ * "Test and debug settings"); nothing else in the library is a test hook.
+ *
+ *     clops_debug_set("norm.streaming", 1);   // tests, tools
+ *     ... run ...
+ *     clops_debug_set("norm.streaming", 0);
+ *
+ *     if (clops_debug_get(CLOPS_DEBUG_NORM_STREAMING))   // the family
+ *
+ * Values are atomics: a setting may change while other threads run ops,
+ * which then see the old or the new value per read.  Settings are process
+ * wide (all devices), not saved anywhere, and not part of the public API.
+ */
+#ifndef CLOPS_CORE_DEBUG_H
+#define CLOPS_CORE_DEBUG_H
+
+#include <stdint.h>
+
+#include "clops/status.h"
+
+/* X(ENUM, "name", meaning) */
+#define CLOPS_DEBUG_LIST(X)                                                                        \
+    X(NORM_STREAMING, "norm.streaming",                                                            \
+      "1: softmax and log_softmax read each row twice (the streaming path) on every device, "      \
+      "never keeping it in local memory (ops/norm/norm.c); tests compare the two paths' bits")     \
+    X(RANDOM_WG, "random.wg",                                                                      \
+      "work-group size of every random kernel launch (0: the default; with random.groups 0 too, "  \
+      "CLOPS_RANDOM_WG/CLOPS_RANDOM_GROUPS or the device's choice; ops/random/random.c)")          \
+    X(RANDOM_GROUPS, "random.groups",                                                              \
+      "number of work-groups of every random kernel launch (0: the default, as random.wg); "       \
+      "the values never depend on the geometry, which tests show with these two")
+
+typedef enum clops_debug_key {
+#define CLOPS__DEBUG_ENUM(e, name, meaning) CLOPS_DEBUG_##e,
+    CLOPS_DEBUG_LIST(CLOPS__DEBUG_ENUM)
+#undef CLOPS__DEBUG_ENUM
+    CLOPS_DEBUG_COUNT
+} clops_debug_key;
+
+/* Sets the setting called `name` to value.  CLOPS_INVALID_ARGUMENT naming
+ * the known settings when there is none of that name; a negative value is
+ * refused the same way. */
+clops_status clops_debug_set(const char *name, int64_t value);
+
+/* The current value of a setting (0 unless set). */
+int64_t clops_debug_get(clops_debug_key key);
+
+/* The name and the meaning of a setting, or NULL for a key out of range. */
+const char *clops_debug_name(clops_debug_key key);
+const char *clops_debug_meaning(clops_debug_key key);
+
+#endif /* CLOPS_CORE_DEBUG_H */
