@@ -4,8 +4,8 @@
  * CLBlast's default kernel parameters and with the device's tuned ones
  * (clops tune gemm), measured in the same run and reported as a ratio.
  *
- *     bench_gemm [--device SEL]... [--dtype float32|float64] [--tune SECONDS]
- *                [--big] [--reps-seconds S]
+ *     bench_gemm [--device SEL]... [--dtype float32|float64|float16|bfloat16]
+ *                [--tune SECONDS] [--big] [--gpt2] [--engine] [--reps-seconds S]
  *
  * Shapes (M x N x K; "b x" for a batch), on GPUs:
  *     square 1024 and 4096 (and 8192 with --big),
@@ -18,7 +18,10 @@
  * file is not applied until then), then applies the device's tuning file
  * (or, with --tune, searches for the given time first) and measures again:
  * absolute TFLOP/s on a shared machine are noise, the tuned/default ratio of
- * one run is the figure to keep.  Operands are random, outputs preallocated
+ * one run is the figure to keep.  With --engine the rows compare clops' own
+ * engine (ops/gemm/gemm_engine.c) with CLBlast (its tuning file or shipped
+ * parameters applied) instead, shape by shape in the same run.  Operands
+ * are random, outputs preallocated
  * (mm.out / bmm.out), each figure the best of several timed rounds after a
  * warm-up call that also builds the programs.
  */
@@ -84,6 +87,10 @@ static clops_status random_tensor(clops_device *d, clops_dtype dt, int nd, const
         double v = (double)(seed >> 11) / 9007199254740992.0 * 2 - 1;
         if (dt == CLOPS_FLOAT64)
             ((double *)buf)[i] = v;
+        else if (dt == CLOPS_FLOAT16)
+            ((uint16_t *)buf)[i] = clops_float_to_half((float)v);
+        else if (dt == CLOPS_BFLOAT16)
+            ((uint16_t *)buf)[i] = clops_float_to_bfloat16((float)v);
         else
             ((float *)buf)[i] = (float)v;
     }
@@ -172,8 +179,9 @@ static double measure(clops_device *d, const shape *s, problem *p, double secs)
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: bench_gemm [--device SEL]... [--dtype float32|float64] "
-                    "[--tune SECONDS] [--big] [--gpt2] [--reps-seconds S]\n");
+    fprintf(stderr, "usage: bench_gemm [--device SEL]... "
+                    "[--dtype float32|float64|float16|bfloat16] [--tune SECONDS] [--big] "
+                    "[--gpt2] [--engine] [--reps-seconds S]\n");
 }
 
 int main(int argc, char **argv)
@@ -182,12 +190,19 @@ int main(int argc, char **argv)
     int nsel = 0;
     clops_dtype dt = CLOPS_FLOAT32;
     double tune = 0, secs = -1;
-    bool big = false, gpt2 = false;
+    bool big = false, gpt2 = false, engine = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--device") == 0 && i + 1 < argc && nsel < 16)
             sels[nsel++] = argv[++i];
-        else if (strcmp(argv[i], "--dtype") == 0 && i + 1 < argc)
-            dt = strcmp(argv[++i], "float64") == 0 ? CLOPS_FLOAT64 : CLOPS_FLOAT32;
+        else if (strcmp(argv[i], "--dtype") == 0 && i + 1 < argc) {
+            if (clops_dtype_from_name(argv[++i], &dt) != CLOPS_OK ||
+                !clops_dtype_is_floating(dt)) {
+                usage();
+                return 2;
+            }
+        }
+        else if (strcmp(argv[i], "--engine") == 0)
+            engine = true;
         else if (strcmp(argv[i], "--tune") == 0 && i + 1 < argc)
             tune = atof(argv[++i]);
         else if (strcmp(argv[i], "--reps-seconds") == 0 && i + 1 < argc)
@@ -201,8 +216,9 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    /* Defaults first: the tuning file waits until they are measured. */
-    blas_tune_set_autoload(false);
+    /* Defaults first: the tuning file waits until they are measured (not
+     * with --engine, where CLBlast runs as clops uses it). */
+    blas_tune_set_autoload(engine);
     clops_device *devs[64];
     int nd = 0, count = 0;
     if (clops_device_count(&count)) {
@@ -224,8 +240,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_gemm: no OpenCL device (%s)\n", clops_device_discovery_note());
         return 3;
     }
-    printf("# GEMM throughput, %s, CLBlast %s: default vs tuned parameters in one run\n",
-           clops_dtype_name(dt), blas_clblast_version());
+    if (engine)
+        printf("# GEMM throughput, %s: clops' engine vs CLBlast %s in one run\n",
+               clops_dtype_name(dt), blas_clblast_version());
+    else
+        printf("# GEMM throughput, %s, CLBlast %s: default vs tuned parameters in one run\n",
+               clops_dtype_name(dt), blas_clblast_version());
     for (int di = 0; di < nd; di++) {
         clops_device *d = devs[di];
         if (dt == CLOPS_FLOAT64 && !d->info.fp64) {
@@ -239,6 +259,28 @@ int main(int argc, char **argv)
         double def[8] = {0}, tuned[8] = {0};
         printf("\n## %s (%s, %s)\n", d->label, d->info.name, d->info.driver_version);
         fflush(stdout);
+        if (engine) {
+            printf("| shape (b x M x N x K) | engine (%s) TFLOP/s | CLBlast TFLOP/s | "
+                   "engine/CLBlast |\n| --- | ---: | ---: | ---: |\n",
+                   gemm_engine_path(d, dt));
+            for (int i = 0; i < ns; i++) {
+                problem p;
+                double te = 0, tb = 0;
+                if (make_problem(d, dt, &shapes[i], &p) == CLOPS_OK) {
+                    te = measure(d, &shapes[i], &p, rsecs);
+                    gemm_engine_set_enabled(false);
+                    tb = measure(d, &shapes[i], &p, rsecs);
+                    gemm_engine_set_enabled(true);
+                } else {
+                    fprintf(stderr, "bench_gemm: %s: %s\n", shapes[i].name, clops_last_error());
+                }
+                free_problem(&p);
+                printf("| %s | %.3f | %.3f | %.2fx |\n", shapes[i].name, te, tb,
+                       tb > 0 ? te / tb : 0.0);
+                fflush(stdout);
+            }
+            continue;
+        }
         for (int i = 0; i < ns; i++) {
             problem p;
             if (make_problem(d, dt, &shapes[i], &p) == CLOPS_OK)

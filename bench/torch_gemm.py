@@ -4,14 +4,18 @@
 on the GPU shapes of bench_gemm.c, so a run on the GPU machine compares
 clops/CLBlast with PyTorch on the same GPU in the same session.
 
-    python3 bench/torch_gemm.py [--big] [--gpt2] [--json FILE]
+    python3 bench/torch_gemm.py [--big] [--gpt2] [--dtype float32|float16|bfloat16]
+                                [--tf32] [--cpu [--threads N]] [--json FILE]
 
 Shapes (M x N x K, "b x" for a batch): square 1024 and 4096 (8192 with
 --big), the transformer MLP 4096 x 4096 x 11008 and attention scores
 32 x 512 x 512 x 64 (bmm).  Operands are uniform in [-1, 1), outputs
 preallocated (torch.mm/torch.bmm with out=), each figure the best of several
-CUDA-event-timed rounds after a warm-up call, as bench_gemm does.
+CUDA-event-timed rounds after a warm-up call, as bench_gemm does.  --cpu
+times bench_gemm's CPU-device shapes with PyTorch's CPU matmul instead (on
+--threads threads), for the POCL comparison.
 """
+import time
 import argparse
 import json
 
@@ -24,6 +28,12 @@ SHAPES = [
     ("attention 32x512x512x64", 32, 512, 512, 64),
     ("square 8192", 1, 8192, 8192, 8192),
 ]
+CPU_SHAPES = [
+    ("square 256", 1, 256, 256, 256),
+    ("square 512", 1, 512, 512, 512),
+    ("mlp 512x512x1376", 1, 512, 512, 1376),
+    ("attention 8x128x128x64", 8, 128, 128, 64),
+]
 GPT2 = [
     ("gpt2 c_attn 4096x2304x768", 1, 4096, 2304, 768),
     ("gpt2 c_proj 4096x768x768", 1, 4096, 768, 768),
@@ -33,7 +43,24 @@ GPT2 = [
 ]
 
 
+def best_seconds_cpu(fn, min_seconds=0.5, rounds=5):
+    fn()
+    t0 = time.perf_counter()
+    fn()
+    one = max(time.perf_counter() - t0, 1e-6)
+    reps = max(1, int(min_seconds / rounds / one))
+    best = float("inf")
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        for _ in range(reps):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / reps)
+    return best
+
+
 def best_seconds(fn, min_seconds=0.5, rounds=5):
+    if not torch.cuda.is_available():
+        return best_seconds_cpu(fn, min_seconds, rounds)
     fn()
     torch.cuda.synchronize()
     start = torch.cuda.Event(enable_timing=True)
@@ -59,25 +86,38 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--big", action="store_true", help="include square 8192")
     ap.add_argument("--gpt2", action="store_true", help="GPT-2 124M's products instead")
+    ap.add_argument("--dtype", default="float32", choices=["float32", "float16", "bfloat16"])
+    ap.add_argument("--tf32", action="store_true", help="allow TF32 for float32")
+    ap.add_argument("--cpu", action="store_true", help="PyTorch's CPU matmul, CPU shapes")
+    ap.add_argument("--threads", type=int, default=0, help="CPU threads (--cpu)")
     ap.add_argument("--json", help="write the figures here")
     args = ap.parse_args()
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
-    dev = torch.device("cuda")
-    print(f"PyTorch {torch.__version__} on {torch.cuda.get_device_name()}: float32, TF32 off")
+    torch.backends.cuda.matmul.allow_tf32 = args.tf32
+    torch.backends.cudnn.allow_tf32 = args.tf32
+    dt = getattr(torch, args.dtype)
+    if args.cpu:
+        if args.threads:
+            torch.set_num_threads(args.threads)
+        dev = torch.device("cpu")
+        print(f"PyTorch {torch.__version__} CPU, {torch.get_num_threads()} threads: {args.dtype}")
+    else:
+        dev = torch.device("cuda")
+        print(f"PyTorch {torch.__version__} on {torch.cuda.get_device_name()}: {args.dtype}, "
+              f"TF32 {'on' if args.tf32 else 'off'}")
     rows = []
-    for name, b, m, n, k in (GPT2 if args.gpt2 else SHAPES):
+    shapes = CPU_SHAPES if args.cpu else GPT2 if args.gpt2 else SHAPES
+    for name, b, m, n, k in shapes:
         if name == "square 8192" and not args.big:
             continue
         if b == 1:
-            a = torch.rand(m, k, device=dev) * 2 - 1
-            w = torch.rand(k, n, device=dev) * 2 - 1
-            out = torch.empty(m, n, device=dev)
+            a = (torch.rand(m, k, device=dev) * 2 - 1).to(dt)
+            w = (torch.rand(k, n, device=dev) * 2 - 1).to(dt)
+            out = torch.empty(m, n, device=dev, dtype=dt)
             secs = best_seconds(lambda: torch.mm(a, w, out=out))
         else:
-            a = torch.rand(b, m, k, device=dev) * 2 - 1
-            w = torch.rand(b, k, n, device=dev) * 2 - 1
-            out = torch.empty(b, m, n, device=dev)
+            a = (torch.rand(b, m, k, device=dev) * 2 - 1).to(dt)
+            w = (torch.rand(b, k, n, device=dev) * 2 - 1).to(dt)
+            out = torch.empty(b, m, n, device=dev, dtype=dt)
             secs = best_seconds(lambda: torch.bmm(a, w, out=out))
         tflops = 2.0 * b * m * n * k / secs / 1e12
         print(f"  {name:28s} {tflops:8.1f} TFLOP/s")
@@ -85,7 +125,8 @@ def main():
         del a, w, out
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"torch": torch.__version__, "device": torch.cuda.get_device_name(),
+            json.dump({"torch": torch.__version__,
+                       "device": "cpu" if args.cpu else torch.cuda.get_device_name(),
                        "rows": rows}, f, indent=1)
 
 

@@ -36,7 +36,11 @@
       "CLOPS_RANDOM_WG/CLOPS_RANDOM_GROUPS or the device's choice; ops/random/random.c)")          \
     X(RANDOM_GROUPS, "random.groups",                                                              \
       "number of work-groups of every random kernel launch (0: the default, as random.wg); "       \
-      "the values never depend on the geometry, which tests show with these two")
+      "the values never depend on the geometry, which tests show with these two")                  \
+    X(GEMM_CANARY_FAIL, "gemm.canary_fail",                                                        \
+      "1: the GEMM engine treats every OpenCL device as having a matrix-unit atom and fails its "   \
+      "known-answer check on purpose, so products fall back to the FMA atom with one warning "    \
+      "per device and config (ops/gemm/gemm_engine.c); a change forgets the checks made so far")
 
 typedef enum clops_debug_key {
 #define CLOPS__DEBUG_ENUM(e, name, meaning) CLOPS_DEBUG_##e,

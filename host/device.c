@@ -295,6 +295,18 @@ static clops_device *make_cl_device(cl_platform_id p, cl_device_id id, int cl_in
     d->exact_div_sqrt = (scfg & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
     in->fp64 = d->hw_fp64;
     in->fp16 = d->hw_fp16;
+    /* NVIDIA's compute capability: which matrix-unit instructions its
+     * OpenCL C accepts through inline PTX (the GEMM engine's mma atoms). */
+    if (device_has_extension(id, "cl_nv_device_attribute_query")) {
+        cl_uint ccmaj = 0, ccmin = 0;
+        if (clGetDeviceInfo(id, 0x4000 /* CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV */,
+                            sizeof ccmaj, &ccmaj, NULL) == CL_SUCCESS &&
+            clGetDeviceInfo(id, 0x4001 /* CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV */,
+                            sizeof ccmin, &ccmin, NULL) == CL_SUCCESS) {
+            d->nv_cc_major = (int)ccmaj;
+            d->nv_cc_minor = (int)ccmin;
+        }
+    }
     const char *force = host_env("CLOPS_CACHE_POCL");
     d->cache_binaries = in->vendor != CLOPS_VENDOR_POCL || (force && strcmp(force, "0") != 0);
     host_device_refresh_identity(d);

@@ -49,6 +49,9 @@ struct clops_device {
     /* CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT: programs are built with
      * -cl-fp32-correctly-rounded-divide-sqrt. */
     bool exact_div_sqrt;
+    /* NVIDIA compute capability (cl_nv_device_attribute_query), e.g. 9.0
+     * on an H100; 0.0 where the device does not report one. */
+    int nv_cc_major, nv_cc_minor;
     char label[24];         /* "cpu", "opencl:0" */
     int cl_index;           /* K of "opencl:K", -1 for the CPU */
 

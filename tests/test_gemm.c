@@ -16,6 +16,8 @@
  * written into guarded outputs of several layouts.  Tolerances scale with
  * the reduction length K.
  *
+ * float32, float16 and bfloat16 run in clops' engine (tests/test_gemm_engine.c
+ * tests it at its seam); the two tests of CLBlast's glue switch it off.
  * CLBlast compiles one program per (routine, precision) on first use, which
  * takes 7-15 s each on POCL; the tests use four (float32 and float64, plain
  * and strided-batched) and keep the tuning tests, which compile one program
@@ -960,6 +962,8 @@ static void expressible_views_reach_clblast_without_copies(void **state)
     clops_device *devs[CT_MAX_DEVICES];
     int nd = cl_devices(devs);
     blas_stats s0, dl;
+    /* CLBlast's glue: with clops' engine off, float32 goes to CLBlast. */
+    gemm_engine_set_enabled(false);
     for (int di = 0; di < nd; di++) {
         clops_device *d = devs[di];
         ct_set_device(d);
@@ -1025,6 +1029,7 @@ static void expressible_views_reach_clblast_without_copies(void **state)
         CT_ASSERT(dl.per_batch_splits == 1 && dl.gemm_calls == 3 && dl.operand_copies == 0);
         rel(big, a, b, r, NULL, NULL);
     }
+    gemm_engine_set_enabled(true);
     ct_clear_context();
 }
 
@@ -1035,6 +1040,7 @@ static void offsets_past_the_index_limit_are_rebased(void **state)
     (void)state;
     clops_device *devs[CT_MAX_DEVICES];
     int nd = cl_devices(devs);
+    gemm_engine_set_enabled(false); /* CLBlast's 32-bit limit */
     for (int di = 0; di < nd; di++) {
         clops_device *d = devs[di];
         ct_set_device(d);
@@ -1065,6 +1071,7 @@ static void offsets_past_the_index_limit_are_rebased(void **state)
         rel(big, a, b, ca, cb, e);
         clops_tensor_release(r);
     }
+    gemm_engine_set_enabled(true);
     ct_clear_context();
 }
 

@@ -8,7 +8,7 @@
  * Each operator is one structured family function (docs/operator-
  * inventory.md) written once over an engine and registered for the CPU and
  * OpenCL keys (dispatch/inventory/gemm.yaml); gemm_engine_of picks ref_gemm or
- * blas_gemm_opencl from the tensors' device.  A family function checks its arguments, computes
+ * gemm_engine_cl (clops' engine, CLBlast behind it) from the tensors' device.  A family function checks its arguments, computes
  * the result shape, gets its destination from structured_begin (a new
  * tensor, self, or out resized), seeds it with beta * self where the op has
  * an input term, and runs the engine on views: transposes, slices and
@@ -90,7 +90,7 @@ clops_status gemm_failf(clops_status st, const char *op, clops_tensor *const *ts
 
 blas_gemm_fn gemm_engine_of(const clops_tensor *t)
 {
-    return t && !host_is_cpu(t->storage->device) ? blas_gemm_opencl : ref_gemm;
+    return t && !host_is_cpu(t->storage->device) ? gemm_engine_cl : ref_gemm;
 }
 
 clops_status gemm_check_devices(const char *op, clops_tensor *const *tensors, const bool *optional,

@@ -64,8 +64,39 @@ typedef clops_status (*blas_gemm_fn)(const char *op, const clops_tensor *a, cons
 clops_status blas_gemm_opencl(const char *op, const clops_tensor *a, const clops_tensor *b,
                               clops_tensor *c, clops_scalar alpha, clops_scalar beta);
 
-/* The engine for a tensor's device: ref_gemm on the CPU device, CLBlast on
- * OpenCL devices (t may be NULL: the op's device check reports that). */
+/* clops' own engine (ops/gemm/gemm_engine.c, cl_kernels/gemm.cl): the
+ * engine of OpenCL devices.  float32, float16 and bfloat16 run its kernels
+ * (NVIDIA mma.sync for float16/bfloat16 on compute capability >= 8.0, an
+ * FMA atom elsewhere) on the views as they are; float64, integer dtypes and
+ * whatever it does not take (docs/gemm.md) go to blas_gemm_opencl. */
+clops_status gemm_engine_cl(const char *op, const clops_tensor *a, const clops_tensor *b,
+                            clops_tensor *c, clops_scalar alpha, clops_scalar beta);
+
+/* What gemm_engine_cl did since the process started (all devices). */
+typedef struct gemm_engine_stats {
+    uint64_t fma_calls;       /* the GPU FMA atom */
+    uint64_t cpu_calls;       /* the CPU-device FMA atom */
+    uint64_t mma_calls;       /* the mma.sync atom */
+    uint64_t clblast_calls;   /* handed to CLBlast */
+    uint64_t canary_runs;     /* known-answer checks of matrix-unit configs */
+    uint64_t canary_failures; /* ... that failed (the FMA atom took over) */
+} gemm_engine_stats;
+
+void gemm_engine_get_stats(gemm_engine_stats *out);
+
+/* Switches the engine off (every call goes to CLBlast, as with
+ * CLOPS_GEMM_ENGINE=clblast at start) or on; for tests and benchmarks that
+ * measure CLBlast. */
+void gemm_engine_set_enabled(bool on);
+bool gemm_engine_enabled(void);
+
+/* The path a dtype takes on a device, in words: "mma", "fma", "cpu" or
+ * "clblast" (before layout and known-answer checks). */
+const char *gemm_engine_path(const clops_device *d, clops_dtype dt);
+
+/* The engine for a tensor's device: ref_gemm on the CPU device,
+ * gemm_engine_cl on OpenCL devices (t may be NULL: the op's device check
+ * reports that). */
 blas_gemm_fn gemm_engine_of(const clops_tensor *t);
 
 /* Whether an engine takes dtype on device: CLOPS_INVALID_DTYPE (integer or

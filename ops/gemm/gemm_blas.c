@@ -202,8 +202,8 @@ clops_status blas_check_dtype(blas_gemm_fn engine, const char *op, clops_dtype d
     if (!clops_dtype_is_floating(dtype))
         return clops__fail(CLOPS_INVALID_DTYPE,
                            "%s: OpenCL devices support floating dtypes only for matrix products "
-                           "(float32, float64 where the device has fp64, float16 and bfloat16 "
-                           "through float32), got %s on %s (%s); integer matrix products run on "
+                           "(float32, float64 where the device has fp64, float16 and bfloat16), "
+                           "got %s on %s (%s); integer matrix products run on "
                            "the CPU device",
                            op, clops_dtype_name(dtype), device->label, device->info.name);
     return check_dtype_on_device(op, dtype, device);

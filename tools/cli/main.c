@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clops/matmul.h"
 #include "tools/cli/cli.h"
 
 #define CLI__COMMAND_PTR(name) &cli_cmd_##name,
@@ -47,6 +48,8 @@ static void print_overview(FILE *f)
                "--op GLOB,\n--dtype LIST, --out DIR.\n"
                "Environment: CLOPS_DEVICE, CLOPS_CACHE_DIR, CLOPS_CACHE=0, CLOPS_NO_OPENCL=1,\n"
                "CLOPS_PROGRESS=bar|plain|off, NO_COLOR.\n"
+               "Before the command: --float32-matmul-precision highest|high|medium (also\n"
+               "CLOPS_FLOAT32_MATMUL_PRECISION), as torch.set_float32_matmul_precision.\n"
                "Exit status: 0 ok, 1 failures found, 2 usage error, 3 runtime error.\n"
                "Reference: docs/cli.md.\n");
 }
@@ -105,6 +108,21 @@ int main(int argc, char **argv)
     if (argc < 2) {
         print_overview(stderr);
         return CLI_EXIT_USAGE;
+    }
+    /* --float32-matmul-precision MODE before the command: PyTorch's
+     * torch.set_float32_matmul_precision for every product the command
+     * runs (clops/matmul.h). */
+    while (argc >= 3 && strcmp(argv[1], "--float32-matmul-precision") == 0) {
+        if (clops_set_float32_matmul_precision(argv[2]) != CLOPS_OK) {
+            fprintf(stderr, "clops: %s\n", clops_last_error());
+            return CLI_EXIT_USAGE;
+        }
+        argv += 2;
+        argc -= 2;
+        if (argc < 2) {
+            print_overview(stderr);
+            return CLI_EXIT_USAGE;
+        }
     }
     const char *first = argv[1];
     int rc;

@@ -1,0 +1,656 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * ops/gemm/gemm_engine.c: clops' own matrix engine (ops/gemm/gemm.h,
+ * cl_kernels/gemm.cl, docs/gemm.md), the GEMM engine of OpenCL devices for
+ * float32, float16 and bfloat16.
+ *
+ * A call C[b] = alpha * A[b] @ B[b] + beta * C[b] over 3-D views becomes one
+ * launch of one kernel of cl_kernels/gemm.cl that reads every operand
+ * through its offset and strides (transposed, sliced, step-sliced and
+ * broadcast views need no copies) and loads float16/bfloat16 natively:
+ *
+ *   gemm_mma   float16 and bfloat16 on NVIDIA devices of compute capability
+ *              >= 8.0 (and float32 as TF32 under the "high" and "medium"
+ *              precision modes), once the (dtype, layout, staging) configuration has
+ *              passed its known-answer check on the device: operands with
+ *              16-byte aligned rows, offsets and batch strides are staged
+ *              with cp.async, others with plain loads through their strides;
+ *   gemm_cpu   float32, float16 and bfloat16 on CPU devices (POCL): packed
+ *              panels, float16-vector register tiles, no barriers;
+ *   gemm_fma   float16 and bfloat16 on other GPUs, and where a known-answer
+ *              check failed: the portable FMA atom.
+ *
+ * What the engine does not take goes to CLBlast (blas_gemm_opencl): float32
+ * on GPUs under "highest" (CLBlast's tuned SGEMM is faster than the FMA atom
+ * there), float64
+ * (and integer dtypes, which CLBlast refuses), matrix dimensions beyond
+ * 2^31 - 1 - 256, grids beyond 2^31 work-groups, and every call while the
+ * engine is switched off (CLOPS_GEMM_ENGINE=clblast, gemm_engine_set_enabled).
+ *
+ * The program of each (kind, dtype[, layout], tile configuration) is
+ * assembled by gemm_program_source alone (the kit's program assembler gets
+ * the same defines) and cached through ops_kernel.
+ */
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clops/matmul.h"
+#include "core/debug.h"
+#include "host/host.h"
+#include "ops/gemm/gemm.h"
+#include "ops/kit/lines.h"
+
+/* Kernel-cache family tag of the engine ('G'). */
+#define GEMM_KEY_FAMILY (0x47ull << 56)
+/* Largest M, N or K a kernel indexes with int (tiles past the edge
+ * included). */
+#define GEMM_DIM_MAX (INT_MAX - 256)
+
+/* --- settings ------------------------------------------------------------- */
+
+static const char *const precision_names[] = {"highest", "high", "medium"};
+static atomic_int precision_mode = -1; /* -1: not read from the environment yet */
+static atomic_int engine_enabled = -1; /* -1: not read from the environment yet */
+
+/* Index of a precision name, or -1. */
+static int precision_index(const char *s)
+{
+    for (int i = 0; s && i < 3; i++)
+        if (strcmp(s, precision_names[i]) == 0)
+            return i;
+    return -1;
+}
+
+static int precision_now(void)
+{
+    int m = atomic_load(&precision_mode);
+    if (m < 0) {
+        int e = precision_index(host_env("CLOPS_FLOAT32_MATMUL_PRECISION"));
+        int expect = -1;
+        atomic_compare_exchange_strong(&precision_mode, &expect, e < 0 ? 0 : e);
+        m = atomic_load(&precision_mode);
+    }
+    return m;
+}
+
+clops_status clops_set_float32_matmul_precision(const char *precision)
+{
+    int i = precision_index(precision);
+    if (i < 0)
+        return clops__fail(CLOPS_INVALID_ARGUMENT,
+                           "set_float32_matmul_precision: Invalid precision \"%s\": expected "
+                           "\"highest\", \"high\" or \"medium\"",
+                           precision ? precision : "(null)");
+    atomic_store(&precision_mode, i);
+    return CLOPS_OK;
+}
+
+const char *clops_get_float32_matmul_precision(void)
+{
+    return precision_names[precision_now()];
+}
+
+static bool engine_on(void)
+{
+    int e = atomic_load(&engine_enabled);
+    if (e < 0) {
+        const char *v = host_env("CLOPS_GEMM_ENGINE");
+        int expect = -1;
+        atomic_compare_exchange_strong(&engine_enabled, &expect,
+                                       v && strcmp(v, "clblast") == 0 ? 0 : 1);
+        e = atomic_load(&engine_enabled);
+    }
+    return e == 1;
+}
+
+void gemm_engine_set_enabled(bool on)
+{
+    atomic_store(&engine_enabled, on ? 1 : 0);
+}
+
+bool gemm_engine_enabled(void)
+{
+    return engine_on();
+}
+
+/* --- counters --------------------------------------------------------------- */
+
+static atomic_uint_fast64_t n_fma, n_cpu, n_mma, n_clblast, n_canary_runs, n_canary_fails;
+
+void gemm_engine_get_stats(gemm_engine_stats *out)
+{
+    out->fma_calls = atomic_load(&n_fma);
+    out->cpu_calls = atomic_load(&n_cpu);
+    out->mma_calls = atomic_load(&n_mma);
+    out->clblast_calls = atomic_load(&n_clblast);
+    out->canary_runs = atomic_load(&n_canary_runs);
+    out->canary_failures = atomic_load(&n_canary_fails);
+}
+
+/* --- configurations and programs --------------------------------------------- */
+
+typedef enum gemm_kind { GK_FMA, GK_CPU, GK_MMA } gemm_kind;
+
+typedef struct gemm_cfg {
+    gemm_kind kind;
+    clops_dtype dt;
+    int a_uk, b_uk;      /* mma: the operands' unit-stride directions (1: along K) */
+    int a_cp, b_cp;      /* mma: staged with cp.async (aligned), else plain loads */
+    int bm, bn;          /* C block of one work-group */
+    int bk, tm, tn;      /* fma */
+    int rm, nv, mb, nb, kc; /* cpu */
+    int wm, wn, stages;  /* mma */
+    int wg;              /* work items per group */
+} gemm_cfg;
+
+static const char *const kind_names[] = {"fma", "cpu", "mma"};
+
+static int dt_code(clops_dtype dt)
+{
+    return dt == CLOPS_FLOAT16 ? 1 : dt == CLOPS_BFLOAT16 ? 2 : 0;
+}
+
+/* The program of a configuration: cl_kernels/gemm.cl behind its defines. */
+static clops_status gemm_program_source(void *ctx, const clops_device *d, strbuf *sb)
+{
+    (void)d;
+    const gemm_cfg *c = ctx;
+    strbuf defs = STRBUF_INIT;
+    sb_printf(&defs, "#define GEMM_DT %d\n", dt_code(c->dt));
+    switch (c->kind) {
+    case GK_FMA:
+        sb_printf(&defs, "#define GEMM_FMA 1\n#define BM %d\n#define BN %d\n#define BK %d\n"
+                         "#define TM %d\n#define TN %d\n",
+                  c->bm, c->bn, c->bk, c->tm, c->tn);
+        break;
+    case GK_CPU:
+        sb_printf(&defs, "#define GEMM_CPU 1\n#define RM %d\n#define NV %d\n#define MB %d\n"
+                         "#define NB %d\n#define KC %d\n",
+                  c->rm, c->nv, c->mb, c->nb, c->kc);
+        break;
+    case GK_MMA:
+        sb_printf(&defs, "#define GEMM_MMA 1\n#define BM %d\n#define BN %d\n#define WM %d\n"
+                         "#define WN %d\n#define STAGES %d\n#define WAIT_GROUPS %d\n"
+                         "#define A_UK %d\n#define B_UK %d\n#define A_CP %d\n#define B_CP %d\n",
+                  c->bm, c->bn, c->wm, c->wn, c->stages, c->stages - 2, c->a_uk, c->b_uk,
+                  c->a_cp, c->b_cp);
+        break;
+    }
+    clops_status st = defs.failed ? CLOPS__HOST_OOM("GEMM program defines")
+                                  : ops_program_source(sb, sb_str(&defs), "gemm.cl");
+    sb_free(&defs);
+    return st;
+}
+
+static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel **out)
+{
+    host_kkey key = {{GEMM_KEY_FAMILY | ((uint64_t)c->kind << 48) | ((uint64_t)c->dt << 40) |
+                          ((uint64_t)c->a_cp << 35) | ((uint64_t)c->b_cp << 34) |
+                          ((uint64_t)c->a_uk << 33) | ((uint64_t)c->b_uk << 32),
+                      ((uint64_t)c->bm << 48) | ((uint64_t)c->bn << 32) | ((uint64_t)c->bk << 24) |
+                          ((uint64_t)c->tm << 16) | ((uint64_t)c->tn << 8) | (uint64_t)c->stages,
+                      ((uint64_t)c->rm << 48) | ((uint64_t)c->nv << 40) | ((uint64_t)c->mb << 32) |
+                          ((uint64_t)c->nb << 24) | (uint64_t)c->kc,
+                      ((uint64_t)c->wm << 16) | (uint64_t)c->wn}};
+    char pname[96];
+    bool mma = c->kind == GK_MMA;
+    snprintf(pname, sizeof pname, "gemm/%s/%s%s%s%s%s", kind_names[c->kind],
+             clops_dtype_name(c->dt), mma ? (c->a_uk ? "/a-k" : "/a-m") : "",
+             mma && !c->a_cp ? "-plain" : "", mma ? (c->b_uk ? "/b-k" : "/b-n") : "",
+             mma && !c->b_cp ? "-plain" : "");
+    static const char *const knames[] = {"gemm_fma", "gemm_cpu", "gemm_mma"};
+    clops_status st =
+        ops_kernel(d, key, pname, knames[c->kind], gemm_program_source, (void *)c, 0, out);
+    /* Work-groups of one always run; the GPU atoms need their whole group. */
+    if (st == CLOPS_OK && c->wg > 1 && (*out)->wg_size < (size_t)c->wg)
+        return clops__fail(CLOPS_UNSUPPORTED, "%s needs work-groups of %d items; %s allows %zu",
+                           knames[c->kind], c->wg, d->label, (*out)->wg_size);
+    return st;
+}
+
+/* Reads "BM,BN,WM,WN,STAGES" from CLOPS_GEMM_MMA_TILE (benchmarks compare
+ * tile shapes with it); false when unset or malformed. */
+static bool mma_tile_override(gemm_cfg *c)
+{
+    const char *v = host_env("CLOPS_GEMM_MMA_TILE");
+    int bm, bn, wm, wn, st;
+    if (!v || sscanf(v, "%d,%d,%d,%d,%d", &bm, &bn, &wm, &wn, &st) != 5)
+        return false;
+    int wg = (bm > 0 && bn > 0 && wm > 0 && wn > 0) ? (bm / wm) * (bn / wn) * 32 : 0;
+    bool ok = bm >= 64 && bn >= 64 && bm % wm == 0 && bn % wn == 0 && wm % 16 == 0 &&
+              wn % 16 == 0 && st >= 2 && st <= 6 && wg > 0 && wg <= 1024 &&
+              (bm * 4) % wg == 0 && (bn * 4) % wg == 0;
+    if (!ok)
+        return false;
+    c->bm = bm, c->bn = bn, c->wm = wm, c->wn = wn, c->stages = st;
+    return true;
+}
+
+/* The mma configuration of a device and dtype; false when __local memory
+ * cannot hold two stages. */
+static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk, int a_cp,
+                       int b_cp, bool small, gemm_cfg *c)
+{
+    memset(c, 0, sizeof *c);
+    c->kind = GK_MMA;
+    c->dt = dt;
+    c->a_uk = a_uk;
+    c->b_uk = b_uk;
+    c->a_cp = a_cp;
+    c->b_cp = b_cp;
+    /* 4 warps of 64 x 64 (measured faster than 8 of 64 x 32 on the H200:
+     * 220 against 180 TFLOP/s at 4096^3 in bfloat16). */
+    c->bm = 128, c->bn = 128, c->wm = 64, c->wn = 64, c->stages = 4;
+    /* Products with fewer 128 x 128 blocks than compute units take 64 x 128
+     * blocks (4 warps of 32 x 64): square 1024 in bfloat16 went from 69 to
+     * 93 TFLOP/s on the H200 (132 units), while 4096 x 768 (192 blocks)
+     * lost 7-16% with them. */
+    if (small)
+        c->bm = 64, c->wm = 32;
+    mma_tile_override(c);
+    /* A stage: BK = 64 bytes of every row of A's and B's tiles. */
+    uint64_t stage = (uint64_t)(c->bm + c->bn) * 64;
+    while (c->stages > 2 && stage * (uint64_t)c->stages > d->info.local_mem_bytes)
+        c->stages--;
+    c->wg = (c->bm / c->wm) * (c->bn / c->wn) * 32;
+    return stage * (uint64_t)c->stages <= d->info.local_mem_bytes &&
+           (size_t)c->wg <= d->info.max_work_group_size;
+}
+
+/* The FMA configuration of a device (GPU or CPU kind). */
+static void fma_config(const clops_device *d, clops_dtype dt, gemm_cfg *c)
+{
+    memset(c, 0, sizeof *c);
+    c->dt = dt;
+    if (d->chunked) {
+        /* 6 rows of one (AVX2) or two (AVX-512) float16 vectors: 12
+         * accumulator registers either way. */
+        cl_uint vw = 0;
+        clGetDeviceInfo(d->id, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT, sizeof vw, &vw, NULL);
+        c->kind = GK_CPU;
+        c->rm = 6;
+        c->nv = vw >= 16 ? 2 : 1;
+        c->mb = 16;
+        c->nb = 4 / c->nv;
+        c->kc = 256;
+        c->bm = c->rm * c->mb;
+        c->bn = 16 * c->nv * c->nb;
+        while (c->kc > 16 &&
+               (uint64_t)(c->bn * c->kc + c->bm * c->bn) * 4 > d->info.local_mem_bytes)
+            c->kc /= 2;
+        c->wg = 1;
+        return;
+    }
+    c->kind = GK_FMA;
+    c->bk = 16;
+    if (d->info.max_work_group_size >= 256)
+        c->bm = 128, c->bn = 128, c->tm = 8, c->tn = 8;
+    else
+        c->bm = 32, c->bn = 32, c->tm = 4, c->tn = 4;
+    c->wg = (c->bm / c->tm) * (c->bn / c->tn);
+}
+
+/* --- launching ------------------------------------------------------------------ */
+
+/* One product's operands as the kernels take them. */
+typedef struct gemm_geom {
+    cl_mem mem[3];
+    cl_long off[3], sb[3], s1[3], s2[3]; /* A: (m, k), B: (k, n), C: (m, n) */
+    cl_int m, n, k;
+    int64_t batch;
+} gemm_geom;
+
+static void geom_of(const clops_tensor *a, const clops_tensor *b, const clops_tensor *c,
+                    gemm_geom *g)
+{
+    const clops_tensor *t[3] = {a, b, c};
+    for (int i = 0; i < 3; i++) {
+        /* An empty A or B (K == 0) has no buffer and is never read. */
+        const host_block *blk = t[i]->storage->block ? t[i]->storage->block : c->storage->block;
+        g->mem[i] = blk->mem;
+        g->off[i] = t[i]->offset;
+        g->sb[i] = t[i]->sizes[0] > 1 ? t[i]->strides[0] : 0;
+        g->s1[i] = t[i]->strides[1];
+        g->s2[i] = t[i]->strides[2];
+    }
+    g->m = (cl_int)c->sizes[1];
+    g->n = (cl_int)c->sizes[2];
+    g->k = (cl_int)a->sizes[2];
+    g->batch = c->sizes[0];
+}
+
+/* Rows of A per block of the CPU atom: RM * mb, mb the largest of MB,
+ * MB / 2, ... (at least 2) that still gives every core two blocks. */
+static int cpu_rows(const clops_device *d, const gemm_cfg *cfg, const gemm_geom *g)
+{
+    int64_t want = 2 * (int64_t)(d->info.compute_units ? d->info.compute_units : 1);
+    int64_t cols = g->batch * ops_cdiv(g->n, cfg->bn);
+    int mb = cfg->mb;
+    while (mb > 2 && cols * ops_cdiv(g->m, (int64_t)cfg->rm * mb) < want)
+        mb /= 2;
+    return mb;
+}
+
+/* Launches configuration cfg's kernel k over the product g. */
+static clops_status gemm_launch(clops_device *d, host_kernel *k, const gemm_cfg *cfg,
+                                const gemm_geom *g, float alpha, float beta)
+{
+    cl_int mb = cfg->kind == GK_CPU ? cpu_rows(d, cfg, g) : 0;
+    int bm = cfg->kind == GK_CPU ? cfg->rm * mb : cfg->bm;
+    cl_int tiles_m = (cl_int)ops_cdiv(g->m, bm), tiles_n = (cl_int)ops_cdiv(g->n, cfg->bn);
+    uint64_t groups = (uint64_t)g->batch * (uint64_t)tiles_m * (uint64_t)tiles_n;
+    cl_int beta_zero = beta == 0.0f;
+    /* K == 0: C = beta * C; a zero alpha keeps a non-finite alpha out. */
+    cl_float al = g->k == 0 ? 0.0f : alpha, be = beta;
+    /* Unit-stride directions for the FMA atoms' tile loads. */
+    cl_int a_uk = g->s2[0] == 1 || (g->s1[0] != 1 && llabs(g->s2[0]) < llabs(g->s1[0]));
+    cl_int b_uk = g->s1[1] == 1 && g->s2[1] != 1;
+#define A(x) {sizeof(x), &(x)}
+    host_arg args[] = {A(g->mem[0]), A(g->off[0]), A(g->sb[0]), A(g->s1[0]), A(g->s2[0]),
+                       A(g->mem[1]), A(g->off[1]), A(g->sb[1]), A(g->s1[1]), A(g->s2[1]),
+                       A(g->mem[2]), A(g->off[2]), A(g->sb[2]), A(g->s1[2]), A(g->s2[2]),
+                       A(g->m),      A(g->n),      A(g->k),     A(al),       A(be),
+                       A(beta_zero), A(tiles_m),   A(tiles_n),  A(a_uk),     A(b_uk),
+                       A(mb)};
+#undef A
+    int nargs = cfg->kind == GK_MMA ? 23 : cfg->kind == GK_CPU ? 26 : 25;
+    return host_launch_local(d, k, nargs, args, (size_t)groups * (size_t)cfg->wg,
+                             (size_t)cfg->wg);
+}
+
+/* --- the known-answer check of the matrix-unit atoms -------------------------------- */
+
+/* Per device: the state of each (dtype, A layout, B layout) mma config. */
+typedef struct canary_slot {
+    const clops_device *d;
+    unsigned generation;
+    /* [f32 (tf32) / f16 / bf16][a_uk][b_uk][a_cp][b_cp][64-row blocks]: 0
+     * unchecked, 1 passed, 2 failed */
+    unsigned char state[3][2][2][2][2][2];
+} canary_slot;
+
+#define CANARY_SLOTS 64
+static canary_slot canary_slots[CANARY_SLOTS];
+static pthread_mutex_t canary_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The slot of device d (canary_lock held); NULL when the table is full. */
+static canary_slot *canary_slot_of(const clops_device *d)
+{
+    static int64_t forced_seen;
+    int64_t forced = clops_debug_get(CLOPS_DEBUG_GEMM_CANARY_FAIL);
+    if (forced != forced_seen) { /* the test setting changed: check again */
+        memset(canary_slots, 0, sizeof canary_slots);
+        forced_seen = forced;
+    }
+    unsigned gen = host_generation();
+    canary_slot *free_slot = NULL;
+    for (int i = 0; i < CANARY_SLOTS; i++) {
+        canary_slot *s = &canary_slots[i];
+        if (s->d == d && s->generation == gen)
+            return s;
+        if (!free_slot && (!s->d || s->generation != gen))
+            free_slot = s;
+    }
+    if (free_slot) {
+        memset(free_slot, 0, sizeof *free_slot);
+        free_slot->d = d;
+        free_slot->generation = gen;
+    }
+    return free_slot;
+}
+
+/* Small exact values: products and sums of these are integers that float32
+ * holds exactly, so the atom's result is the host's, bit for bit. */
+static float canary_value(int i, int j, int salt)
+{
+    return (float)((i * 7 + j * 3 + salt) % 5 - 2);
+}
+
+/* v in dtype dt as element i of buf. */
+static void put_value(void *buf, size_t i, clops_dtype dt, float v)
+{
+    if (dt == CLOPS_FLOAT32)
+        ((float *)buf)[i] = v;
+    else
+        ((uint16_t *)buf)[i] =
+            dt == CLOPS_FLOAT16 ? clops_float_to_half(v) : clops_float_to_bfloat16(v);
+}
+
+/*
+ * Runs config c's kernel on a 136 x 72 x 80 product (two M tiles, a
+ * partial K tile, every pipeline stage used) whose operands are laid out as
+ * c's layouts say and compares the result with the host's bit for bit.
+ * *why says what failed.
+ */
+static bool canary_run(clops_device *d, const gemm_cfg *c, char *why, size_t cap)
+{
+    enum { CM = 136, CN = 72, CK = 80 };
+    if (clops_debug_get(CLOPS_DEBUG_GEMM_CANARY_FAIL)) {
+        snprintf(why, cap, "failure forced by the debug setting gemm.canary_fail");
+        return false;
+    }
+    host_kernel *k = NULL;
+    clops_status st = gemm_kernel(d, c, &k);
+    if (st) {
+        snprintf(why, cap, "the kernel did not build: %s", clops_last_error());
+        return false;
+    }
+    size_t na = (size_t)CM * CK, nb = (size_t)CK * CN, nc = (size_t)CM * CN;
+    size_t es = clops_dtype_size(c->dt);
+    void *ha = malloc(na * es), *hb = malloc(nb * es), *hc = malloc(nc * es), *hw = malloc(nc * es);
+    host_block *ba = NULL, *bb = NULL, *bc = NULL;
+    bool ok = false;
+    if (!ha || !hb || !hc || !hw) {
+        snprintf(why, cap, "out of host memory");
+        goto done;
+    }
+    gemm_geom g;
+    memset(&g, 0, sizeof g);
+    g.m = CM, g.n = CN, g.k = CK, g.batch = 1;
+    g.s1[0] = c->a_uk ? CK : 1, g.s2[0] = c->a_uk ? 1 : CM;
+    g.s1[1] = c->b_uk ? 1 : CN, g.s2[1] = c->b_uk ? CK : 1;
+    g.s1[2] = CN, g.s2[2] = 1;
+    for (int i = 0; i < CM; i++)
+        for (int kk = 0; kk < CK; kk++)
+            put_value(ha, (size_t)(i * g.s1[0] + kk * g.s2[0]), c->dt, canary_value(i, kk, 1));
+    for (int kk = 0; kk < CK; kk++)
+        for (int j = 0; j < CN; j++)
+            put_value(hb, (size_t)(kk * g.s1[1] + j * g.s2[1]), c->dt, canary_value(kk, j, 2));
+    if ((st = host_alloc(d, na * es, &ba)) || (st = host_alloc(d, nb * es, &bb)) ||
+        (st = host_alloc(d, nc * es, &bc)) || (st = host_write(d, ba->mem, 0, ha, na * es)) ||
+        (st = host_write(d, bb->mem, 0, hb, nb * es))) {
+        snprintf(why, cap, "%s", clops_last_error());
+        goto done;
+    }
+    g.mem[0] = ba->mem, g.mem[1] = bb->mem, g.mem[2] = bc->mem;
+    if ((st = gemm_launch(d, k, c, &g, 1.0f, 0.0f)) ||
+        (st = host_read(d, bc->mem, 0, hc, nc * es))) {
+        snprintf(why, cap, "the kernel did not run: %s", clops_last_error());
+        goto done;
+    }
+    const char *force = host_env("CLOPS_GEMM_CANARY_FAIL");
+    bool forced = force && strcmp(force, "0") != 0;
+    int bad = 0, first = -1;
+    for (int i = 0; i < CM; i++)
+        for (int j = 0; j < CN; j++) {
+            float s = 0.0f;
+            for (int kk = 0; kk < CK; kk++)
+                s += canary_value(i, kk, 1) * canary_value(kk, j, 2);
+            put_value(hw, (size_t)(i * CN + j), c->dt, s);
+        }
+    if (forced)
+        ((unsigned char *)hw)[0] ^= 1;
+    for (int i = 0; i < CM * CN; i++)
+        if (memcmp((char *)hc + (size_t)i * es, (char *)hw + (size_t)i * es, es) != 0) {
+            if (first < 0)
+                first = i;
+            bad++;
+        }
+    if (bad)
+        snprintf(why, cap, "%d of %d results differ from the host's (first at row %d, column %d)%s",
+                 bad, CM * CN, first / CN, first % CN,
+                 forced ? "; forced by CLOPS_GEMM_CANARY_FAIL" : "");
+    ok = bad == 0;
+done:
+    free(ha);
+    free(hb);
+    free(hc);
+    free(hw);
+    host_free(ba);
+    host_free(bb);
+    host_free(bc);
+    return ok;
+}
+
+/* Whether config c may run on d: checked once per device and config; a
+ * failure warns once and leaves the FMA atom in charge. */
+static bool mma_checked(clops_device *d, const gemm_cfg *c)
+{
+    pthread_mutex_lock(&canary_lock);
+    canary_slot *s = canary_slot_of(d);
+    bool ok = false;
+    if (s) {
+        unsigned char *state =
+            &s->state[dt_code(c->dt)][c->a_uk][c->b_uk][c->a_cp][c->b_cp][c->bm < 128];
+        if (*state == 0) {
+            char why[512];
+            atomic_fetch_add(&n_canary_runs, 1);
+            bool pass = canary_run(d, c, why, sizeof why);
+            *state = pass ? 1 : 2;
+            if (!pass) {
+                atomic_fetch_add(&n_canary_fails, 1);
+                fprintf(stderr,
+                        "clops: warning: the GEMM engine's mma.sync atom failed its known-answer "
+                        "check on %s (%s) for %s with A %s-major%s and B %s-major%s: %s; using "
+                        "the FMA atom there\n",
+                        d->label, d->info.name, clops_dtype_name(c->dt), c->a_uk ? "K" : "M",
+                        c->a_cp ? "" : " (plain loads)", c->b_uk ? "K" : "N",
+                        c->b_cp ? "" : " (plain loads)", why);
+            }
+        }
+        ok = *state == 1;
+    }
+    pthread_mutex_unlock(&canary_lock);
+    return ok;
+}
+
+/* --- choosing the path --------------------------------------------------------------- */
+
+/* Whether the device has NVIDIA's mma.sync (or a test pretends so). */
+static bool has_mma(const clops_device *d)
+{
+    return (d->info.vendor == CLOPS_VENDOR_NVIDIA && d->nv_cc_major >= 8) ||
+           clops_debug_get(CLOPS_DEBUG_GEMM_CANARY_FAIL) != 0;
+}
+
+/*
+ * How the mma atom stages an operand of r x c matrices (strides sr, sc,
+ * batch stride sb, offset off) in 16-byte chunks of ce elements: *unit_c
+ * says along which dimension the chunks run (1: columns), *cp whether they
+ * are 16-byte aligned for cp.async (a unit stride there, the other stride,
+ * the batch stride and the offset multiples of ce elements; a dimension of
+ * size 1 takes any stride); otherwise plain loads through the strides.
+ */
+static void staging_of(int64_t r, int64_t cc, int64_t sr, int64_t sc, int64_t sb, int64_t batch,
+                       int64_t off, int64_t ce, int *unit_c, int *cp)
+{
+    bool base_ok = off % ce == 0 && (batch <= 1 || sb % ce == 0);
+    if ((sc == 1 || cc == 1) && (r == 1 || sr % ce == 0) && base_ok) {
+        *unit_c = 1, *cp = 1;
+    } else if ((sr == 1 || r == 1) && (cc == 1 || sc % ce == 0) && base_ok) {
+        *unit_c = 0, *cp = 1;
+    } else {
+        int64_t ar = sr < 0 ? -sr : sr, ac = sc < 0 ? -sc : sc;
+        *unit_c = cc > 1 && (r == 1 || ac <= ar);
+        *cp = 0;
+    }
+}
+
+clops_status gemm_engine_cl(const char *op, const clops_tensor *a, const clops_tensor *b,
+                            clops_tensor *c, clops_scalar alpha, clops_scalar beta)
+{
+    clops_device *d = c->storage->device;
+    clops_dtype dt = c->dtype;
+    /* float32 on GPUs stays with CLBlast (its tuned kernels beat the FMA
+     * atom there: H200, 43 against 24 TFLOP/s at 4096^3, docs/gemm.md)
+     * unless the precision mode allows TF32 on matrix units. */
+    bool tf32 = dt == CLOPS_FLOAT32 && !d->chunked && precision_now() > 0 && has_mma(d);
+    bool mine = engine_on() && !host_is_cpu(d) &&
+                ((dt == CLOPS_FLOAT32 && (d->chunked || tf32)) || dt == CLOPS_FLOAT16 ||
+                 dt == CLOPS_BFLOAT16);
+    if (mine && (a->ndim != 3 || b->ndim != 3 || c->ndim != 3 || a->dtype != dt ||
+                 b->dtype != dt))
+        return clops__fail(CLOPS_INTERNAL, "%s: the GEMM engine needs 3-D views of one dtype",
+                           op);
+    int64_t m = mine ? c->sizes[1] : 0, n = mine ? c->sizes[2] : 0, k = mine ? a->sizes[2] : 0;
+    if (mine && (m > GEMM_DIM_MAX || n > GEMM_DIM_MAX || k > GEMM_DIM_MAX))
+        mine = false;
+    if (!mine) {
+        atomic_fetch_add(&n_clblast, 1);
+        return blas_gemm_opencl(op, a, b, c, alpha, beta);
+    }
+    clops_status st = blas_check_dtype(gemm_engine_cl, op, dt, d);
+    if (st)
+        return st;
+    int64_t batch = c->sizes[0];
+    if (batch == 0 || m == 0 || n == 0)
+        return CLOPS_OK;
+    gemm_cfg cfg;
+    bool mma = (dt == CLOPS_FLOAT16 || dt == CLOPS_BFLOAT16 || tf32) && k > 0 && has_mma(d);
+    if (mma) {
+        int a_uk, a_cp, b_un, b_cp;
+        int64_t ce = 16 / (int64_t)clops_dtype_size(dt);
+        staging_of(m, k, a->strides[1], a->strides[2], a->strides[0], batch, a->offset, ce,
+                   &a_uk, &a_cp);
+        staging_of(k, n, b->strides[1], b->strides[2], b->strides[0], batch, b->offset, ce,
+                   &b_un, &b_cp);
+        bool small = batch * ops_cdiv(m, 128) * ops_cdiv(n, 128) <
+                     (int64_t)(d->info.compute_units ? d->info.compute_units : 1);
+        mma = mma_config(d, dt, a_uk, !b_un, a_cp, b_cp, small, &cfg) && mma_checked(d, &cfg);
+    }
+    if (!mma && tf32) {
+        /* TF32 not possible here (K == 0, or its check failed): CLBlast's
+         * float32, as "highest". */
+        atomic_fetch_add(&n_clblast, 1);
+        return blas_gemm_opencl(op, a, b, c, alpha, beta);
+    }
+    if (!mma)
+        fma_config(d, dt, &cfg);
+    int64_t tiles = batch * ops_cdiv(m, cfg.kind == GK_CPU ? cfg.rm * 2 : cfg.bm) *
+                    ops_cdiv(n, cfg.bn);
+    if (tiles > INT32_MAX) {
+        atomic_fetch_add(&n_clblast, 1);
+        return blas_gemm_opencl(op, a, b, c, alpha, beta);
+    }
+    host_kernel *kern = NULL;
+    st = gemm_kernel(d, &cfg, &kern);
+    if (st == CLOPS_UNSUPPORTED) {
+        /* The device runs smaller work-groups of this kernel than it
+         * needs (registers): CLBlast takes the product. */
+        atomic_fetch_add(&n_clblast, 1);
+        return blas_gemm_opencl(op, a, b, c, alpha, beta);
+    }
+    if (st)
+        return clops__error_prefix(st, "%s", op);
+    gemm_geom g;
+    geom_of(a, b, c, &g);
+    atomic_fetch_add(cfg.kind == GK_MMA ? &n_mma : cfg.kind == GK_CPU ? &n_cpu : &n_fma, 1);
+    st = gemm_launch(d, kern, &cfg, &g, (float)clops_scalar_to_double(alpha),
+                     (float)clops_scalar_to_double(beta));
+    return st ? clops__error_prefix(st, "%s", op) : CLOPS_OK;
+}
+
+const char *gemm_engine_path(const clops_device *d, clops_dtype dt)
+{
+    if (!engine_on() || host_is_cpu(d) || dt == CLOPS_FLOAT64 || !clops_dtype_is_floating(dt))
+        return "clblast";
+    if (d->chunked)
+        return "cpu";
+    if (dt == CLOPS_FLOAT32)
+        return precision_now() > 0 && has_mma(d) ? "mma" : "clblast";
+    return has_mma(d) ? "mma" : "fma";
+}

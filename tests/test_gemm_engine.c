@@ -1,0 +1,439 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * tests/test_gemm_engine.c: clops' matrix engine (ops/gemm/gemm_engine.c,
+ * cl_kernels/gemm.cl) on every OpenCL device, called at its seam
+ * (gemm_engine_cl on 3-D views) and through the ops.
+ *
+ * Each product is computed twice from the same bits: by the engine on the
+ * device and by the CPU reference (ref_gemm, float64 accumulation, one
+ * rounding) on the same views of a CPU copy.  Operands are views of 1-D
+ * buffers: A with unit stride along K or M, B along K or N (the four
+ * NN/NT/TN/TT layouts), leading dimensions and batch strides either
+ * multiples of 8 elements with 8-element offsets (what the cp.async staging
+ * of the matrix-unit atoms needs) or odd with odd offsets (which must fall
+ * back, not fault), batches packed or broadcast (stride 0).  Elements of A
+ * and B outside the views hold NaN, so a read past a view shows; elements
+ * of C outside its view hold a sentinel that must survive.
+ *
+ * Tolerance rule (docs/gemm.md): the engine accumulates in float32 and
+ * rounds once, the reference accumulates in float64 and rounds once, values
+ * lie in (-1, 1) and |alpha|, |beta| <= 1.5, so the results may differ by
+ *     atol = K * 2^-22 * 1.5   (K float32 accumulation steps, each allowed
+ *                               4 float32 ulps of 1, times |alpha|)
+ * or 2 ulps of the result in float32 (1 ulp in float16/bfloat16: both sides
+ * round once, half an ulp each); float32 as TF32 (precision "high")
+ * K * 2^-10 * 1.5 (inputs rounded to 10 mantissa bits).
+ *
+ * POCL compiles one program per dtype (the CPU atom takes every layout);
+ * shapes stay small so the whole file runs in seconds once compiled.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clops/matmul.h"
+#include "clops/ops.h"
+#include "host/host.h"
+#include "core/debug.h"
+#include "ops/gemm/gemm.h"
+#include "support/clops_test.h"
+
+static const clops_dtype dtypes[] = {CLOPS_FLOAT32, CLOPS_FLOAT16, CLOPS_BFLOAT16};
+
+/* The bits of NaN, or of the C sentinel 7, in dtype dt at element i of buf. */
+static void put_float(void *buf, int64_t i, clops_dtype dt, float v)
+{
+    if (dt == CLOPS_FLOAT32)
+        ((float *)buf)[i] = v;
+    else if (dt == CLOPS_FLOAT16)
+        ((uint16_t *)buf)[i] = clops_float_to_half(v);
+    else
+        ((uint16_t *)buf)[i] = clops_float_to_bfloat16(v);
+}
+
+static float get_float(const void *buf, int64_t i, clops_dtype dt)
+{
+    if (dt == CLOPS_FLOAT32)
+        return ((const float *)buf)[i];
+    if (dt == CLOPS_FLOAT16)
+        return clops_half_to_float(((const uint16_t *)buf)[i]);
+    return clops_bfloat16_to_float(((const uint16_t *)buf)[i]);
+}
+
+/* A [batch, r, c] operand: its geometry in a 1-D buffer. */
+typedef struct opnd {
+    int64_t sizes[3], strides[3], off, total;
+} opnd;
+
+static int64_t round8(int64_t x)
+{
+    return (x + 7) / 8 * 8;
+}
+
+/* unit_cols: unit stride along c (else along r); aligned: leading dimension,
+ * batch stride and offset multiples of 8 (else odd); bcast: batch stride 0. */
+static opnd geom(int64_t batch, int64_t r, int64_t c, bool unit_cols, bool aligned, bool bcast)
+{
+    opnd o;
+    int64_t len = unit_cols ? c : r, other = unit_cols ? r : c;
+    int64_t ld = aligned ? round8(len) : len + 3;
+    int64_t span = r == 0 || c == 0 ? 0 : ld * (other - 1) + len;
+    int64_t bs = bcast ? 0 : aligned ? round8(span + 4) : span + 1;
+    o.sizes[0] = batch, o.sizes[1] = r, o.sizes[2] = c;
+    o.strides[0] = bs;
+    o.strides[1] = unit_cols ? ld : 1;
+    o.strides[2] = unit_cols ? 1 : ld;
+    o.off = aligned ? 8 : 5;
+    o.total = o.off + (bcast ? 0 : (batch - 1) * bs) + span + 2;
+    return o;
+}
+
+/* Host contents of an operand's buffer: random values of dt at the view's
+ * elements (seed), `gap` elsewhere; *inview marks the view's elements. */
+static void *host_buffer(const opnd *o, clops_dtype dt, uint64_t seed, float gap, bool **inview)
+{
+    size_t es = clops_dtype_size(dt);
+    void *buf = malloc((size_t)o->total * es);
+    bool *mask = calloc((size_t)o->total, 1);
+    CT_ASSERT(buf && mask);
+    int64_t nvals = o->sizes[0] * o->sizes[1] * o->sizes[2];
+    void *vals = malloc((size_t)(nvals > 0 ? nvals : 1) * es);
+    CT_ASSERT(vals != NULL);
+    ct_rng rng = ct_rng_seeded(seed);
+    ct_fill(vals, nvals, dt, PW_DOMAIN_UNIT, &rng);
+    for (int64_t i = 0; i < o->total; i++)
+        put_float(buf, i, dt, gap);
+    int64_t v = 0;
+    for (int64_t b = 0; b < o->sizes[0]; b++)
+        for (int64_t i = 0; i < o->sizes[1]; i++)
+            for (int64_t j = 0; j < o->sizes[2]; j++, v++) {
+                int64_t p = o->off + b * o->strides[0] + i * o->strides[1] + j * o->strides[2];
+                if (!mask[p])
+                    memcpy((char *)buf + p * (int64_t)es, (char *)vals + v * (int64_t)es, es);
+                mask[p] = true;
+            }
+    free(vals);
+    if (inview)
+        *inview = mask;
+    else
+        free(mask);
+    return buf;
+}
+
+/* The buffer on d and the view of it. */
+static void upload(clops_device *d, clops_dtype dt, const opnd *o, const void *host,
+                   clops_tensor **base, clops_tensor **view)
+{
+    CT_OK(clops_empty(d, dt, 1, &o->total, base));
+    CT_OK(clops_tensor_from_host(*base, host, (size_t)o->total * clops_dtype_size(dt)));
+    CT_OK(core_as_strided(*base, o->sizes, 3, o->strides, 3, &o->off, view));
+}
+
+/* Products checked with TF32's tolerance (float32_under_high_precision). */
+static bool tf32_tol;
+
+typedef struct pcase {
+    int64_t batch, m, n, k;
+    bool aligned, bcast_a, bcast_b;
+    double alpha, beta;
+} pcase;
+
+/* Runs one product on d and on the CPU and compares; returns the device
+ * result's buffer (host memory, malloc'd) when keep. */
+static void *check_product(clops_device *d, clops_dtype dt, const pcase *pc, bool a_uk, bool b_uk,
+                           bool keep)
+{
+    opnd oa = geom(pc->batch, pc->m, pc->k, a_uk, pc->aligned, pc->bcast_a);
+    opnd ob = geom(pc->batch, pc->k, pc->n, !b_uk, pc->aligned, pc->bcast_b);
+    opnd oc = geom(pc->batch, pc->m, pc->n, true, pc->aligned, false);
+    const float sentinel = 7.0f;
+    bool *cmask = NULL;
+    void *ha = host_buffer(&oa, dt, 11, NAN, NULL);
+    void *hb = host_buffer(&ob, dt, 12, NAN, NULL);
+    /* beta == 0: C's own values are NaN and must not reach the result. */
+    void *hc = host_buffer(&oc, dt, 13, sentinel, &cmask);
+    if (pc->beta == 0.0)
+        for (int64_t i = 0; i < oc.total; i++)
+            if (cmask[i])
+                put_float(hc, i, dt, NAN);
+    clops_tensor *ba, *bb, *bc, *va, *vb, *vc, *xa, *xb, *xc, *ya, *yb, *yc;
+    upload(d, dt, &oa, ha, &ba, &va);
+    upload(d, dt, &ob, hb, &bb, &vb);
+    upload(d, dt, &oc, hc, &bc, &vc);
+    clops_device *cpu = ct_cpu();
+    upload(cpu, dt, &oa, ha, &xa, &ya);
+    upload(cpu, dt, &ob, hb, &xb, &yb);
+    upload(cpu, dt, &oc, hc, &xc, &yc);
+    clops_scalar al = clops_scalar_float(pc->alpha), be = clops_scalar_float(pc->beta);
+    CT_OK(gemm_engine_cl("test", va, vb, vc, al, be));
+    CT_OK(ref_gemm("test", ya, yb, yc, al, be));
+    double kk = (double)(pc->k > 0 ? pc->k : 1);
+    ct_tol tol = ct_tol_ulp_atol(dt == CLOPS_FLOAT32 ? 2 : 1,
+                                 kk * (tf32_tol ? 0x1p-10 : 0x1p-22) * 1.5);
+    CT_ASSERT_CLOSE(vc, yc, tol);
+    /* Memory around C's view is untouched. */
+    void *out = ct_to_host(bc);
+    for (int64_t i = 0; i < oc.total; i++)
+        if (!cmask[i])
+            CT_ASSERT_MSG(get_float(out, i, dt) == sentinel, "element %lld outside C changed",
+                          (long long)i);
+    clops_tensor *all[] = {ba, bb, bc, va, vb, vc, xa, xb, xc, ya, yb, yc};
+    for (size_t i = 0; i < CT_COUNT(all); i++)
+        clops_tensor_release(all[i]);
+    free(ha);
+    free(hb);
+    free(hc);
+    free(cmask);
+    if (keep)
+        return out;
+    free(out);
+    return NULL;
+}
+
+/* The counter of a path named by gemm_engine_path. */
+static uint64_t path_calls(const gemm_engine_stats *s, const char *path)
+{
+    return strcmp(path, "mma") == 0       ? s->mma_calls
+           : strcmp(path, "cpu") == 0     ? s->cpu_calls
+           : strcmp(path, "clblast") == 0 ? s->clblast_calls
+                                          : s->fma_calls;
+}
+
+static const char *const lay_names[] = {"A M-major", "A K-major"};
+static const char *const lay_names_b[] = {"B N-major", "B K-major"};
+
+/* Every dtype x layout x odd sizes, batches broadcast, offsets aligned and
+ * not, beta 0 / 1 / other. */
+static void engine_matches_reference_in_every_layout(void **state)
+{
+    (void)state;
+    static const pcase cases[] = {
+        {1, 1, 1, 1, false, false, false, 1.0, 0.0},
+        {2, 7, 5, 3, false, true, false, 1.5, 1.0},
+        {3, 127, 33, 65, false, false, true, 1.0, -0.5},
+        {1, 1000, 7, 127, false, false, false, -1.0, 0.0},
+        {1, 3, 130, 1000, false, false, false, 1.0, 1.0},
+        {2, 136, 72, 80, true, false, false, 1.0, 0.0},
+        {3, 70, 150, 48, true, true, false, 0.5, 1.5},
+        {2, 129, 17, 41, true, false, true, 1.0, 1.0},
+    };
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < nd; di++) {
+        clops_device *d = devs[di];
+        ct_set_device(d);
+        for (size_t t = 0; t < CT_COUNT(dtypes); t++) {
+            gemm_engine_stats s0, s1;
+            gemm_engine_get_stats(&s0);
+            for (int lay = 0; lay < 4; lay++)
+                for (size_t ci = 0; ci < CT_COUNT(cases); ci++) {
+                    const pcase *pc = &cases[ci];
+                    ct_set_case("%s, %s, %s, [%lld] %lldx%lldx%lld, %s, alpha %g beta %g",
+                                clops_dtype_name(dtypes[t]), lay_names[lay >> 1],
+                                lay_names_b[lay & 1], (long long)pc->batch, (long long)pc->m,
+                                (long long)pc->n, (long long)pc->k,
+                                pc->aligned ? "aligned" : "odd offsets", pc->alpha, pc->beta);
+                    check_product(d, dtypes[t], pc, lay >> 1, lay & 1, false);
+                }
+            gemm_engine_get_stats(&s1);
+            /* Every product took the path the engine names for the dtype
+             * (CLBlast for float32 on GPUs). */
+            const char *path = gemm_engine_path(d, dtypes[t]);
+            CT_ASSERT_MSG(path_calls(&s1, path) - path_calls(&s0, path) ==
+                              4 * CT_COUNT(cases),
+                          "%s: %llu of %zu products took the %s path",
+                          clops_dtype_name(dtypes[t]),
+                          (unsigned long long)(path_calls(&s1, path) - path_calls(&s0, path)),
+                          4 * CT_COUNT(cases), path);
+        }
+    }
+    ct_clear_context();
+}
+
+/* Under "high", float32 may run as TF32 on matrix units (NVIDIA): every
+ * layout, aligned and not, within TF32's tolerance (inputs rounded to 10
+ * mantissa bits: K * 2^-10 * 1.5).  Elsewhere float32 keeps its path. */
+static void float32_under_high_precision(void **state)
+{
+    (void)state;
+    static const pcase cases[] = {
+        {2, 136, 72, 80, true, false, false, 1.0, 0.0},
+        {3, 127, 33, 65, false, false, true, 1.0, -0.5},
+        {1, 70, 150, 48, true, true, false, 0.5, 1.5},
+    };
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    CT_OK(clops_set_float32_matmul_precision("high"));
+    for (int di = 0; di < nd; di++) {
+        clops_device *d = devs[di];
+        ct_set_device(d);
+        const char *path = gemm_engine_path(d, CLOPS_FLOAT32);
+        gemm_engine_stats s0, s1;
+        gemm_engine_get_stats(&s0);
+        for (int lay = 0; lay < 4; lay++)
+            for (size_t ci = 0; ci < CT_COUNT(cases); ci++) {
+                const pcase *pc = &cases[ci];
+                ct_set_case("float32 \"high\" (%s), %s, %s, %lldx%lldx%lld, %s", path,
+                            lay_names[lay >> 1], lay_names_b[lay & 1], (long long)pc->m,
+                            (long long)pc->n, (long long)pc->k,
+                            pc->aligned ? "aligned" : "odd offsets");
+                tf32_tol = strcmp(path, "mma") == 0;
+                check_product(d, CLOPS_FLOAT32, pc, lay >> 1, lay & 1, false);
+                tf32_tol = false;
+            }
+        gemm_engine_get_stats(&s1);
+        CT_ASSERT_MSG(path_calls(&s1, path) - path_calls(&s0, path) == 4 * CT_COUNT(cases),
+                      "not every product took the %s path", path);
+    }
+    CT_OK(clops_set_float32_matmul_precision("highest"));
+    ct_clear_context();
+}
+
+/* K == 0: C = beta * C (zeros for beta 0, NaN in C ignored). */
+static void empty_reduction_scales_c(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < nd; di++) {
+        ct_set_device(devs[di]);
+        for (size_t t = 0; t < CT_COUNT(dtypes); t++) {
+            ct_set_case("%s, K = 0, beta 0 and 2", clops_dtype_name(dtypes[t]));
+            pcase z = {2, 9, 11, 0, false, false, false, 1.0, 0.0};
+            check_product(devs[di], dtypes[t], &z, true, false, false);
+            z.beta = 2.0;
+            check_product(devs[di], dtypes[t], &z, false, true, false);
+        }
+    }
+    ct_clear_context();
+}
+
+/* The same product twice gives the same bits. */
+static void the_same_product_gives_the_same_bits(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < nd; di++) {
+        ct_set_device(devs[di]);
+        for (size_t t = 0; t < CT_COUNT(dtypes); t++)
+            for (int aligned = 0; aligned < 2; aligned++) {
+                ct_set_case("%s, %s", clops_dtype_name(dtypes[t]),
+                            aligned ? "aligned" : "odd offsets");
+                pcase p = {2, 200, 136, 520, aligned != 0, false, false, 1.0, 0.0};
+                void *r1 = check_product(devs[di], dtypes[t], &p, true, false, true);
+                void *r2 = check_product(devs[di], dtypes[t], &p, true, false, true);
+                opnd oc = geom(p.batch, p.m, p.n, true, p.aligned, false);
+                CT_ASSERT(memcmp(r1, r2, (size_t)oc.total * clops_dtype_size(dtypes[t])) == 0);
+                free(r1);
+                free(r2);
+            }
+    }
+    ct_clear_context();
+}
+
+/* The ops reach the engine with views as they are (bfloat16: no
+ * conversions, no copies); float64 goes to CLBlast; switched off,
+ * everything does. */
+static void ops_reach_the_engine_and_float64_goes_to_clblast(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < nd; di++) {
+        clops_device *d = devs[di];
+        ct_set_device(d);
+        ct_set_case("mm of a transposed and a step-sliced bfloat16 view");
+        clops_tensor *a = ct_random(d, CLOPS_BFLOAT16, 2, CT_I64(9, 5), CT_TRANSPOSED,
+                                    PW_DOMAIN_UNIT, 1);
+        clops_tensor *b = ct_random(d, CLOPS_BFLOAT16, 2, CT_I64(5, 4), CT_SLICED,
+                                    PW_DOMAIN_UNIT, 2);
+        clops_tensor *r = NULL, *ca = ct_to_cpu(a), *cb = ct_to_cpu(b), *e = NULL;
+        gemm_engine_stats s0, s1;
+        blas_stats b0, b1;
+        gemm_engine_get_stats(&s0);
+        blas_get_stats(&b0);
+        CT_OK(clops_mm(a, b, &r));
+        gemm_engine_get_stats(&s1);
+        blas_get_stats(&b1);
+        const char *path = gemm_engine_path(d, CLOPS_BFLOAT16);
+        CT_ASSERT(strcmp(path, "clblast") != 0);
+        CT_ASSERT(path_calls(&s1, path) == path_calls(&s0, path) + 1);
+        CT_ASSERT(b1.operand_copies == b0.operand_copies && b1.gemm_calls == b0.gemm_calls &&
+                  b1.half_conversions == b0.half_conversions);
+        CT_OK(clops_mm(ca, cb, &e));
+        CT_ASSERT_CLOSE(r, e, ct_tol_ulp_atol(1, 5 * 0x1p-22 * 1.5));
+        clops_tensor_release(r);
+        r = NULL;
+        ct_set_case("with the engine switched off, CLBlast");
+        gemm_engine_set_enabled(false);
+        gemm_engine_get_stats(&s0);
+        CT_OK(clops_mm(a, b, &r));
+        gemm_engine_get_stats(&s1);
+        gemm_engine_set_enabled(true);
+        CT_ASSERT(s1.clblast_calls == s0.clblast_calls + 1);
+        CT_ASSERT(strcmp(gemm_engine_path(d, CLOPS_FLOAT64), "clblast") == 0);
+        CT_ASSERT_CLOSE(r, e, ct_tol_ulp_atol(1, 5 * 0x1p-22 * 1.5));
+        clops_tensor *all[] = {a, b, r, ca, cb, e};
+        for (size_t i = 0; i < CT_COUNT(all); i++)
+            clops_tensor_release(all[i]);
+    }
+    ct_clear_context();
+}
+
+/* A matrix-unit config whose known-answer check fails is checked once,
+ * warns once and leaves the product to the FMA atom, correctly. */
+static void a_failed_known_answer_check_falls_back_to_fma(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    CT_ASSERT(clops_debug_set("gemm.canary_fail", 1) == CLOPS_OK);
+    for (int di = 0; di < nd; di++) {
+        clops_device *d = devs[di];
+        ct_set_device(d);
+        ct_set_case("bfloat16, aligned, check forced to fail");
+        gemm_engine_stats s0, s1;
+        gemm_engine_get_stats(&s0);
+        pcase p = {2, 136, 72, 80, true, false, false, 1.0, 0.0};
+        check_product(d, CLOPS_BFLOAT16, &p, true, false, false);
+        check_product(d, CLOPS_BFLOAT16, &p, true, false, false);
+        gemm_engine_get_stats(&s1);
+        CT_ASSERT(s1.canary_runs == s0.canary_runs + 1);
+        CT_ASSERT(s1.canary_failures == s0.canary_failures + 1);
+        CT_ASSERT(s1.mma_calls == s0.mma_calls);
+        CT_ASSERT(s1.fma_calls + s1.cpu_calls == s0.fma_calls + s0.cpu_calls + 2);
+    }
+    CT_ASSERT(clops_debug_set("gemm.canary_fail", 0) == CLOPS_OK);
+    ct_clear_context();
+}
+
+/* The float32 precision setting takes PyTorch's three names. */
+static void float32_precision_setting_takes_pytorch_names(void **state)
+{
+    (void)state;
+    CT_ASSERT(strcmp(clops_get_float32_matmul_precision(), "highest") == 0);
+    CT_OK(clops_set_float32_matmul_precision("high"));
+    CT_ASSERT(strcmp(clops_get_float32_matmul_precision(), "high") == 0);
+    CT_OK(clops_set_float32_matmul_precision("medium"));
+    CT_ASSERT(strcmp(clops_get_float32_matmul_precision(), "medium") == 0);
+    CT_STATUS(clops_set_float32_matmul_precision("fast"), CLOPS_INVALID_ARGUMENT);
+    CT_ERROR_CONTAINS("Invalid precision \"fast\"");
+    CT_ASSERT(strcmp(clops_get_float32_matmul_precision(), "medium") == 0);
+    CT_OK(clops_set_float32_matmul_precision("highest"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(float32_precision_setting_takes_pytorch_names),
+        cmocka_unit_test(engine_matches_reference_in_every_layout),
+        cmocka_unit_test(empty_reduction_scales_c),
+        cmocka_unit_test(float32_under_high_precision),
+        cmocka_unit_test(the_same_product_gives_the_same_bits),
+        cmocka_unit_test(ops_reach_the_engine_and_float64_goes_to_clblast),
+        cmocka_unit_test(a_failed_known_answer_check_falls_back_to_fma),
+    };
+    return cmocka_run_group_tests(tests, NULL, ct_teardown_group);
+}
