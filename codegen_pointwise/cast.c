@@ -5,17 +5,10 @@
  *
  * Its expression is the operand itself; the conversions happen in the load
  * and store code the emitter writes for the (input, output) dtype pair, so
- * the cast rules live in one place (emit.c for devices, ref/pw_ref.c for the
+ * the cast rules live in one place (emit.c for devices, ref/value.c for the
  * CPU).
  */
 #include "codegen_pointwise/pw.h"
-
-/* Reference: the value unchanged (loads and stores do the conversion). */
-static pw_value ref_identity(const pw_ref_ctx *ctx, const pw_value *in)
-{
-    (void)ctx;
-    return in[0];
-}
 
 const pw_op pw_op_copy = {
     .name = "copy",
@@ -26,7 +19,6 @@ const pw_op pw_op_copy = {
     .promotion = PW_PROMOTE_NO_OPMATH,
     .dtypes = (1u << CLOPS_DTYPE_COUNT) - 1,
     .expr_default = "a",
-    .ref = ref_identity,
     .fixed_result = CLOPS_DTYPE_NONE,
     .is_cast = true,
 };

@@ -23,55 +23,11 @@
 #define CLOPS_CODEGEN_POINTWISE_OPS_BINARY_H
 
 #include "codegen_pointwise/pw.h"
+#include "ref/ref_binary.h"
 
-/* X(name): every pw_op of this family (C symbol pw_op_<name>). */
-#define PW_BINARY_OPS(X)                                                                           \
-    X(add)                                                                                         \
-    X(sub)                                                                                         \
-    X(mul)                                                                                         \
-    X(div)                                                                                         \
-    X(div_trunc)                                                                                   \
-    X(div_floor)                                                                                   \
-    X(remainder)                                                                                   \
-    X(fmod)                                                                                        \
-    X(pow)                                                                                         \
-    X(lerp)                                                                                        \
-    X(lerp_tensor)                                                                                 \
-    X(addcmul)                                                                                     \
-    X(addcdiv)                                                                                     \
-    X(atan2)                                                                                       \
-    X(hypot)                                                                                       \
-    X(copysign)                                                                                    \
-    X(nextafter)                                                                                   \
-    X(xlogy)                                                                                       \
-    X(logaddexp)                                                                                   \
-    X(logaddexp2)                                                                                  \
-    X(heaviside)                                                                                   \
-    X(eq)                                                                                          \
-    X(ne)                                                                                          \
-    X(lt)                                                                                          \
-    X(le)                                                                                          \
-    X(gt)                                                                                          \
-    X(ge)                                                                                          \
-    X(maximum)                                                                                     \
-    X(minimum)                                                                                     \
-    X(fmax)                                                                                        \
-    X(fmin)                                                                                        \
-    X(clamp)                                                                                       \
-    X(clamp_min)                                                                                   \
-    X(clamp_max)                                                                                   \
-    X(where)                                                                                       \
-    X(masked_fill)                                                                                 \
-    X(logical_and)                                                                                 \
-    X(logical_or)                                                                                  \
-    X(logical_xor)                                                                                 \
-    X(logical_not)                                                                                 \
-    X(bitwise_and)                                                                                 \
-    X(bitwise_or)                                                                                  \
-    X(bitwise_xor)                                                                                 \
-    X(bitwise_not)                                                                                 \
-    X(bitwise_left_shift)                                                                          \
-    X(bitwise_right_shift)
+/* X(name): every pw_op of this family (C symbol pw_op_<name>): the ops
+ * ref/ref_binary.h lists, each with its reference there. */
+#define PW_BINARY_OPS(X) REF_BINARY_OPS(X)
 
 #define PW_BINARY_DECLARE(name) extern const pw_op pw_op_##name;
 PW_BINARY_OPS(PW_BINARY_DECLARE)

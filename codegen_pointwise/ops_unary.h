@@ -22,91 +22,17 @@
 #define CLOPS_CODEGEN_POINTWISE_OPS_UNARY_H
 
 #include "codegen_pointwise/pw.h"
+#include "ref/ref_unary.h"
 
 /* X(name): the unary math, rounding and classification ops, as pw_op_<name>
- * (generated); their references are ref_unary_<name> (ref/ref_unary.c). */
-#define PW_UNARY_MATH_OPS(X)                                                        \
-    X(abs)                                                                          \
-    X(neg)                                                                          \
-    X(sign)                                                                         \
-    X(signbit)                                                                      \
-    X(square)                                                                       \
-    X(reciprocal)                                                                   \
-    X(floor)                                                                        \
-    X(ceil)                                                                         \
-    X(round)                                                                        \
-    X(round_decimals)                                                               \
-    X(trunc)                                                                        \
-    X(frac)                                                                         \
-    X(isnan)                                                                        \
-    X(isinf)                                                                        \
-    X(isposinf)                                                                     \
-    X(isneginf)                                                                     \
-    X(isfinite)                                                                     \
-    X(nan_to_num)                                                                   \
-    X(deg2rad)                                                                      \
-    X(rad2deg)                                                                      \
-    X(sqrt)                                                                         \
-    X(rsqrt)                                                                        \
-    X(exp)                                                                          \
-    X(exp2)                                                                         \
-    X(expm1)                                                                        \
-    X(log)                                                                          \
-    X(log2)                                                                         \
-    X(log10)                                                                        \
-    X(log1p)                                                                        \
-    X(sin)                                                                          \
-    X(cos)                                                                          \
-    X(tan)                                                                          \
-    X(asin)                                                                         \
-    X(acos)                                                                         \
-    X(atan)                                                                         \
-    X(sinh)                                                                         \
-    X(cosh)                                                                         \
-    X(tanh)                                                                         \
-    X(asinh)                                                                        \
-    X(acosh)                                                                        \
-    X(atanh)                                                                        \
-    X(erf)                                                                          \
-    X(erfc)                                                                         \
-    X(erfinv)                                                                       \
-    X(lgamma)                                                                       \
-    X(digamma)                                                                      \
-    X(sinc)
+ * (generated from the inventory): the ops ref/ref_unary.h lists, whose references are
+ * ref_unary_<name> (ref/ref_unary.c). */
+#define PW_UNARY_MATH_OPS(X) REF_UNARY_MATH_OPS(X)
 
-/* X(name): the activations and their backward ops (generated);
- * their references are ref_act_<name> (ref/ref_activation.c). */
-#define PW_ACTIVATION_OPS(X)                                                        \
-    X(relu)                                                                         \
-    X(hardtanh)                                                                     \
-    X(leaky_relu)                                                                   \
-    X(elu)                                                                          \
-    X(gelu)                                                                         \
-    X(gelu_tanh)                                                                    \
-    X(silu)                                                                         \
-    X(mish)                                                                         \
-    X(softplus)                                                                     \
-    X(softshrink)                                                                   \
-    X(hardshrink)                                                                   \
-    X(hardsigmoid)                                                                  \
-    X(hardswish)                                                                    \
-    X(sigmoid)                                                                      \
-    X(logsigmoid)                                                                   \
-    X(logit)                                                                        \
-    X(threshold)                                                                    \
-    X(threshold_backward)                                                           \
-    X(gelu_backward)                                                                \
-    X(gelu_backward_tanh)                                                           \
-    X(silu_backward)                                                                \
-    X(sigmoid_backward)                                                             \
-    X(tanh_backward)                                                                \
-    X(leaky_relu_backward)                                                          \
-    X(elu_backward)                                                                 \
-    X(elu_backward_result)                                                          \
-    X(softplus_backward)                                                            \
-    X(hardsigmoid_backward)                                                         \
-    X(hardswish_backward)                                                           \
-    X(logit_backward)
+/* X(name): the activations and their backward ops (generated from the
+ * inventory): the ops ref/ref_unary.h lists, whose references are ref_act_<name>
+ * (ref/ref_activation.c). */
+#define PW_ACTIVATION_OPS(X) REF_ACTIVATION_OPS(X)
 
 /* X(name): every pw_op record of this family, as pw_op_<name>. */
 #define PW_UNARY_OPS(X) PW_UNARY_MATH_OPS(X) PW_ACTIVATION_OPS(X)

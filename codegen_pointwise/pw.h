@@ -5,8 +5,9 @@
  * Every elementwise operation (casts and copies included) goes through this
  * engine.  A pointwise op is described once, by a pw_op record: its operands,
  * its scalar parameters, how the result dtype is promoted, which dtypes it
- * accepts, an OpenCL C expression per dtype class, and a C reference
- * function.  pw_run then does TensorIterator's work:
+ * accepts and an OpenCL C expression per dtype class (its C reference is
+ * ref's own, found by the op's name: ref/ref_pw.h).  pw_run then does
+ * TensorIterator's work:
  *
  *   plan.c   broadcast the operands, compute the result dtype, allocate (or
  *            check) the output in the inputs' stride order, reorder and
@@ -17,8 +18,9 @@
  *            in one program per op (see grouping below);
  *   run.c    find the kernel by its packed specialisation key and launch it
  *            with sizes, strides and scalars as arguments, so a new shape or
- *            scalar value never compiles anything; on the CPU device run the
- *            C reference loop instead (ref/pw_ref.c).
+ *            scalar value never compiles anything; on the CPU device hand
+ *            the call to the reference (ref/pointwise.c), which walks the
+ *            tensors itself, not the plan.
  */
 #ifndef CLOPS_PW_H
 #define CLOPS_PW_H
@@ -31,9 +33,10 @@
 #include "core/strbuf.h"
 #include "core/tensor_impl.h"
 #include "dispatch/structured.h"
+#include "ref/ref_pw.h"
 
-#define PW_MAX_IN 4     /* operands (tensor or scalar) */
-#define PW_MAX_PARAMS 4 /* scalar parameters */
+#define PW_MAX_IN REF_PW_MAX_IN         /* operands (tensor or scalar) */
+#define PW_MAX_PARAMS REF_PW_MAX_PARAMS /* scalar parameters */
 #define PW_MAX_OPERANDS (PW_MAX_IN + 1)
 
 /* How an operand takes part in the op. */
@@ -84,25 +87,17 @@ typedef enum pw_domain {
 
 /* A value handed to a reference function: the operand converted to the
  * reference compute type (double for floating computes, int64 for integer
- * and bool computes). */
-typedef union pw_value {
-    double f;
-    int64_t i;
-} pw_value;
+ * and bool computes; ref/ref.h). */
+typedef ref_value pw_value;
 
-/* What a reference function knows about the call. */
-typedef struct pw_ref_ctx {
-    const struct pw_op *op;        /* the op being computed */
-    clops_dtype compute;           /* the device compute dtype */
-    clops_dtype in_dtype[PW_MAX_IN];
-    pw_value params[PW_MAX_PARAMS];/* converted like the operands (PW_PARAM_INT: .i) */
-    bool params_float;             /* params hold .f (floating compute) */
-} pw_ref_ctx;
+/* What a reference function knows about the call (ref/ref_pw.h). */
+typedef ref_pw_ctx pw_ref_ctx;
 
-/* Computes one element.  For a floating compute the inputs and result are
- * .f; for integer/bool computes .i, and the engine wraps the result to the
- * result dtype on store.  Results for ALWAYS_BOOL ops are .i = 0/1. */
-typedef pw_value (*pw_ref_fn)(const pw_ref_ctx *ctx, const pw_value *in);
+/* Computes one element (ref/ref_pw.h's ref_pw_fn).  For a floating compute
+ * the inputs and result are .f; for integer/bool computes .i, and the
+ * reference wraps the result to the result dtype on store.  Results for
+ * ALWAYS_BOOL ops are .i = 0/1. */
+typedef ref_pw_fn pw_ref_fn;
 
 typedef struct pw_op {
     const char *name;   /* "add"; also names the program on devices */
@@ -122,6 +117,8 @@ typedef struct pw_op {
     /* Extra OpenCL C helper functions the expressions call (may be NULL);
      * emitted once per program. */
     const char *helpers;
+    /* The C reference of a user-registered op (clops_pointwise_register);
+     * NULL for built-in ops, whose references ref/ owns (ref_pw_lookup). */
     pw_ref_fn ref;
     /* Reference computes floating ops in double unless set: then in the
      * compute dtype's own precision (for ops with discontinuities such as
@@ -317,19 +314,18 @@ clops_dtype pw_operand_rounding(const pw_spec *s, int j);
 /* Dtype class of a dtype. */
 pw_class pw_dtype_class(clops_dtype dt);
 
-/* --- CPU reference execution (ref/pw_ref.c) -------------------------------- */
+/* --- CPU reference values ------------------------------------------------ */
 
-/* Runs the op's reference function over a plan whose tensors live on the
- * CPU device.  tensors[0] is the output; scalar operands come by value in
- * spec order. */
-clops_status pw_ref_execute(const pw_spec *spec, const pw_plan *plan,
-                            const clops_tensor *const *tensors, const pw_value *scalar_in,
-                            const pw_ref_ctx *ctx);
-
-/* Reads element `index` (in elements from the storage start) of a host
- * buffer of dtype dt as a pw_value of the given compute dtype. */
-pw_value pw_ref_load(const void *base, int64_t index, clops_dtype dt, clops_dtype compute);
-/* Stores v (computed in `compute`) into element index of dtype dt. */
-void pw_ref_store(void *base, int64_t index, clops_dtype dt, clops_dtype compute, pw_value v);
+/* ref_load / ref_store (ref/ref.h) under the pointwise engine's names. */
+static inline pw_value pw_ref_load(const void *base, int64_t index, clops_dtype dt,
+                                   clops_dtype compute)
+{
+    return ref_load(base, index, dt, compute);
+}
+static inline void pw_ref_store(void *base, int64_t index, clops_dtype dt, clops_dtype compute,
+                                pw_value v)
+{
+    ref_store(base, index, dt, compute, v);
+}
 
 #endif /* CLOPS_PW_H */

@@ -472,26 +472,60 @@ static bool vector_aligned(const pw_spec *spec, const pw_plan *plan, const clops
     return true;
 }
 
-/* Runs the reference loop on the CPU device. */
-static clops_status run_reference(const pw_call *c, const pw_spec *spec, const pw_plan *plan,
+/* The dtype an op's reference function returns for spec. */
+static clops_dtype result_compute(const pw_spec *s)
+{
+    if (s->op->promotion == PW_PROMOTE_ALWAYS_BOOL || s->op->fixed_result == CLOPS_BOOL)
+        return CLOPS_BOOL;
+    if (s->op->fixed_result != CLOPS_DTYPE_NONE)
+        return s->op->fixed_result;
+    return s->compute;
+}
+
+/*
+ * Runs the call on the CPU device: the reference of ref/pointwise.c, given
+ * the op's scalar function (ref's own, found by the op's name; a user op's
+ * from its record), the output and every operand with the dtypes the
+ * promotion chose.  The reference walks the tensors itself, not `plan`.
+ */
+static clops_status run_reference(const pw_call *c, const pw_spec *spec,
                                   const clops_tensor *const *tensors, const int *tmap,
                                   const clops_scalar *params)
 {
     const pw_op *op = c->op;
+    ref_pw_call rc;
+    memset(&rc, 0, sizeof rc);
+    rc.op = c->opname;
+    rc.fn = op->user ? op->ref : ref_pw_lookup(op->name);
+    if (!rc.fn)
+        return clops__fail(CLOPS_INTERNAL, "%s: no CPU reference for pointwise op '%s'",
+                           c->opname, op->name);
     pw_ref_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
-    ctx.op = op;
+    ctx.user = op->user;
     ctx.compute = spec->compute;
-    pw_value scal[PW_MAX_IN];
+    rc.ctx = &ctx;
+    rc.out = (clops_tensor *)tensors[0];
+    rc.result = result_compute(spec);
+    rc.n_in = op->n_in;
     for (int j = 0; j < op->n_in; j++) {
+        ref_pw_operand *o = &rc.in[j];
         ctx.in_dtype[j] = spec->in_dtype[j];
+        o->compute = operand_compute_dtype(op, j, spec->compute, spec->in_dtype[j]);
+        o->round = CLOPS_DTYPE_NONE;
         if (tmap[j] < 0) {
-            scal[j] = scalar_to_value(c->operands[j].scalar,
-                                      operand_compute_dtype(op, j, spec->compute, spec->in_dtype[j]));
+            o->scalar = scalar_to_value(c->operands[j].scalar, o->compute);
             clops_dtype round = scalar_rounding(op, j, spec->common);
             if (round != CLOPS_DTYPE_NONE)
-                scal[j].f = round_to_common((float)scal[j].f, round);
+                o->scalar.f = round_to_common((float)o->scalar.f, round);
+            continue;
         }
+        o->t = tensors[tmap[j]];
+        /* Converted to the common dtype first, as on devices (emit.c).  A
+         * zero-dim tensor on the CPU is a CPU scalar to PyTorch, which some
+         * ops keep in opmath precision (pw_op.scalar_opmath). */
+        if (!(op->scalar_opmath && o->t->ndim == 0))
+            o->round = pw_operand_rounding(spec, j);
     }
     ctx.params_float = clops_dtype_is_floating(spec->compute);
     for (int p = 0; p < op->n_params; p++) {
@@ -505,19 +539,7 @@ static clops_status run_reference(const pw_call *c, const pw_spec *spec, const p
                                                            ? CLOPS_FLOAT32
                                                            : spec->compute);
     }
-    /* Reorder plan tensors into operand slots: the executor reads operand
-     * j from tensors[1 + j] (NULL for scalars). */
-    const clops_tensor *slots[PW_MAX_OPERANDS] = {tensors[0]};
-    pw_plan full = *plan;
-    full.n_tensors = 1 + op->n_in;
-    for (int j = 0; j < op->n_in; j++) {
-        int src = tmap[j];
-        slots[1 + j] = src >= 0 ? tensors[src] : NULL;
-        full.offsets[1 + j] = src >= 0 ? plan->offsets[src] : 0;
-        for (int dd = 0; dd < plan->ndim; dd++)
-            full.strides[1 + j][dd] = src >= 0 ? plan->strides[src][dd] : 0;
-    }
-    return pw_ref_execute(spec, &full, slots, scal, &ctx);
+    return ref_pointwise(&rc);
 }
 
 clops_status pw_run(const pw_op *op, pw_variant variant, const pw_operand *operands,
@@ -603,7 +625,7 @@ clops_status pw_run(const pw_op *op, pw_variant variant, const pw_operand *opera
         if (spec.rank == 0 && !kit_is_host(c.device) && !vector_aligned(&spec, &plan, c.device))
             spec.rank = 1; /* chunked (CPU) devices never take rank 0 */
         if (kit_is_host(c.device))
-            st = run_reference(&c, &spec, &plan, tens, tmap, params);
+            st = run_reference(&c, &spec, tens, tmap, params);
         else
             st = launch(&c, &spec, &plan, tens, tmap, params);
         if (st)

@@ -80,7 +80,7 @@ void pw_user_ops_free(void)
 /* The CPU version: converts to doubles, calls the user's function. */
 static pw_value user_ref(const pw_ref_ctx *ctx, const pw_value *in)
 {
-    const user_pw *u = ctx->op->user;
+    const user_pw *u = ctx->user;
     bool fl = clops_dtype_is_floating(ctx->compute);
     double x[PW_MAX_IN], p[PW_MAX_PARAMS];
     for (int j = 0; j < u->op.n_in; j++)

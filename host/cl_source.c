@@ -6,7 +6,8 @@
  * (cmake/embed_cl.cmake), so an installed libclops needs no files beside
  * it.  For kernel development, a build with CLOPS_KERNELS_FROM_DISK, or the
  * environment variable CLOPS_KERNEL_DIR, reads them from disk instead, so an
- * edited .cl file takes effect without rebuilding the library.
+ * edited .cl file takes effect without rebuilding the library (files the
+ * directory lacks, such as the shared headers of ref/, stay embedded).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,15 +98,38 @@ out:
     return st;
 }
 
+/* The embedded source named name, or NULL. */
+static const char *embedded(const char *name)
+{
+    for (size_t i = 0; i < clops_cl_file_count; i++)
+        if (strcmp(clops_cl_files[i].name, name) == 0)
+            return clops_cl_files[i].data;
+    return NULL;
+}
+
+/* Whether dir holds a file named name. */
+static bool on_disk(const char *dir, const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "rb");
+    if (f)
+        fclose(f);
+    return f != NULL;
+}
+
 clops_status host_cl_source(const char *name, const char **text)
 {
     const char *dir = source_dir();
-    if (dir)
+    const char *e = embedded(name);
+    /* An embedded file the directory lacks (the C/OpenCL headers of ref/,
+     * such as ref/random_math.clh, live outside cl_kernels/) comes from
+     * the library. */
+    if (dir && (!e || on_disk(dir, name)))
         return source_from_disk(dir, name, text);
-    for (size_t i = 0; i < clops_cl_file_count; i++)
-        if (strcmp(clops_cl_files[i].name, name) == 0) {
-            *text = clops_cl_files[i].data;
-            return CLOPS_OK;
-        }
+    if (e) {
+        *text = e;
+        return CLOPS_OK;
+    }
     return clops__fail(CLOPS_IO_ERROR, "no embedded OpenCL source named '%s'", name);
 }

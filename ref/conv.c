@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ref/conv.c: the CPU reference of the convolution family: the three
- * products of a convolution geometry (ops/conv/conv.h: to small, to big, to
+ * products of a convolution geometry (ref/ref_conv.h: to small, to big, to
  * weight) as direct loops over every (sample, group, small channel, small
  * position, big channel, kernel position) connection, and im2col/col2im.
  * Everything is read into double arrays, computed in double in a fixed
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen_pointwise/pw.h"
-#include "ops/conv/conv.h"
+#include "ref/ref.h"
+#include "ref/ref_conv.h"
 
 /* Sizes and strides of an image ([N, C, sp...]) or weight ([Cs, Cb/g,
  * k...]) tensor t seen as 5-D, the missing spatial dims in front as size 1
@@ -58,10 +58,10 @@ static void walk5(clops_tensor *t, int nsp, double *a, bool load)
         }
         int64_t idx = at5(t, st, c);
         if (load) {
-            a[i] = pw_ref_load(t->storage->host_ptr, idx, t->dtype, CLOPS_FLOAT64).f;
+            a[i] = ref_load(t->storage->host_ptr, idx, t->dtype, CLOPS_FLOAT64).f;
         } else {
-            pw_value v = {.f = a[i]};
-            pw_ref_store(t->storage->host_ptr, idx, t->dtype, CLOPS_FLOAT64, v);
+            ref_value v = {.f = a[i]};
+            ref_store(t->storage->host_ptr, idx, t->dtype, CLOPS_FLOAT64, v);
         }
     }
 }
@@ -88,10 +88,63 @@ static bool big_of(const conv_geom *g, int i, int64_t o, int64_t j, int64_t *b)
     return *b >= 0 && *b < g->big[i];
 }
 
+/* Whether t has 2 + nsp dims of sizes (a, b, sp[CONV_SP - nsp ..]). */
+static bool shaped(const clops_tensor *t, int nsp, int64_t a, int64_t b, const int64_t *sp)
+{
+    if (!t || t->ndim != 2 + nsp || t->sizes[0] != a || t->sizes[1] != b)
+        return false;
+    for (int i = 0; i < nsp; i++)
+        if (t->sizes[2 + i] != sp[CONV_SP - nsp + i])
+            return false;
+    return true;
+}
+
+/*
+ * Checks g against the convolution's own rules, independently of the
+ * family that made it: the padded leading dims are neutral, the last
+ * window of every spatial dim, (small - 1) * s + d(k - 1) + 1 wide, fits
+ * in the padded big extent big + 2p (a transposed convolution's output
+ * padding only adds room), the products agree, and the tensors given
+ * (NULL: not checked) have g's shapes.
+ */
+static clops_status geom_check(const char *what, const conv_geom *g, const clops_tensor *S,
+                               const clops_tensor *B, const clops_tensor *W)
+{
+    bool ok = g->nsp >= 1 && g->nsp <= CONV_SP && g->groups >= 1 && g->Cs % g->groups == 0 &&
+              g->Cb % g->groups == 0;
+    int64_t K = 1, Lb = 1, Ls = 1;
+    for (int i = 0; ok && i < CONV_SP; i++) {
+        bool lead = i < CONV_SP - g->nsp;
+        if (lead)
+            ok = g->big[i] == 1 && g->small[i] == 1 && g->k[i] == 1 && g->s[i] == 1 &&
+                 g->p[i] == 0 && g->d[i] == 1;
+        else
+            ok = g->s[i] >= 1 && g->d[i] >= 1 && g->p[i] >= 0 && g->k[i] >= 1 &&
+                 g->small[i] >= 0 &&
+                 (g->small[i] == 0 || (g->small[i] - 1) * g->s[i] + g->d[i] * (g->k[i] - 1) + 1 <=
+                                          g->big[i] + 2 * g->p[i]);
+        K *= g->k[i];
+        Lb *= g->big[i];
+        Ls *= g->small[i];
+    }
+    ok = ok && K == g->K && Lb == g->Lb && Ls == g->Ls;
+    ok = ok && (!S || shaped(S, g->nsp, g->N, g->Cs, g->small)) &&
+         (!B || shaped(B, g->nsp, g->N, g->Cb, g->big)) &&
+         (!W || shaped(W, g->nsp, g->Cs, g->Cb / g->groups, g->k));
+    if (!ok)
+        return clops__fail(CLOPS_INTERNAL,
+                           "convolution reference (%s): the geometry disagrees with the "
+                           "convolution's rules or with its tensors' shapes",
+                           what);
+    return CLOPS_OK;
+}
+
 clops_status conv_ref_product(const conv_geom *g, conv_dir dir, clops_tensor *S, clops_tensor *B,
                               clops_tensor *W)
 {
     clops_status st = CLOPS_OK;
+    if ((st = geom_check("product", g, S, B, W)))
+        return st;
     int nsp = g->nsp;
     double *s = doubles_of(S, nsp, dir != CONV_TO_SMALL);
     double *b = doubles_of(B, nsp, dir != CONV_TO_BIG);
@@ -171,13 +224,16 @@ done:
 clops_status conv_ref_im2col(const conv_geom *g, const clops_tensor *B, clops_tensor *cols,
                              conv_cols l)
 {
+    clops_status st = geom_check("im2col", g, NULL, B, NULL);
+    if (st)
+        return st;
     const void *src = B->storage->host_ptr;
     void *dst = cols->storage->host_ptr;
     CONV_REF_FOR_COLUMNS(g, B, l, {
-        pw_value v = {.f = 0};
+        ref_value v = {.f = 0};
         if (bi >= 0)
-            v = pw_ref_load(src, bi, B->dtype, CLOPS_FLOAT64);
-        pw_ref_store(dst, ci, cols->dtype, CLOPS_FLOAT64, v);
+            v = ref_load(src, bi, B->dtype, CLOPS_FLOAT64);
+        ref_store(dst, ci, cols->dtype, CLOPS_FLOAT64, v);
     });
     return CLOPS_OK;
 }
@@ -185,6 +241,9 @@ clops_status conv_ref_im2col(const conv_geom *g, const clops_tensor *B, clops_te
 clops_status conv_ref_col2im(const conv_geom *g, const clops_tensor *cols, conv_cols l,
                              clops_tensor *B)
 {
+    clops_status s = geom_check("col2im", g, NULL, B, NULL);
+    if (s)
+        return s;
     int64_t sz[5], st[5];
     as5(B, g->nsp, sz, st);
     int64_t n5 = numel5(sz);
@@ -197,7 +256,7 @@ clops_status conv_ref_col2im(const conv_geom *g, const clops_tensor *cols, conv_
             int64_t lin = (((n * g->Cb + c) * g->big[0] + co_[2]) * g->big[1] + co_[3]) *
                               g->big[2] +
                           co_[4];
-            acc[lin] += pw_ref_load(src, ci, cols->dtype, CLOPS_FLOAT64).f;
+            acc[lin] += ref_load(src, ci, cols->dtype, CLOPS_FLOAT64).f;
         }
     });
     walk5(B, g->nsp, acc, false);

@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host/host.h"
-#include "ops/gemm/gemm.h"
+#include "ref/ref.h"
+#include "ref/ref_gemm.h"
 
 #define MB 64  /* tile rows */
 #define NB 64  /* tile columns */
@@ -54,7 +54,7 @@ static void pack(ref_call *rc, const clops_tensor *a, int64_t ab, const clops_te
     clops_dtype ct = rc->integral ? CLOPS_INT64 : CLOPS_FLOAT64;
     for (int64_t i = i0; i < i1; i++)
         for (int64_t p = p0; p < p1; p++) {
-            pw_value v = pw_ref_load(rc->a_base, elem(a, ab, i, p), rc->dt, ct);
+            ref_value v = ref_load(rc->a_base, elem(a, ab, i, p), rc->dt, ct);
             if (rc->integral)
                 rc->ia[(i - i0) * kd + (p - p0)] = v.i;
             else
@@ -62,7 +62,7 @@ static void pack(ref_call *rc, const clops_tensor *a, int64_t ab, const clops_te
         }
     for (int64_t p = p0; p < p1; p++)
         for (int64_t j = j0; j < j1; j++) {
-            pw_value v = pw_ref_load(rc->b_base, elem(b, bb, p, j), rc->dt, ct);
+            ref_value v = ref_load(rc->b_base, elem(b, bb, p, j), rc->dt, ct);
             if (rc->integral)
                 rc->ib[(p - p0) * nd + (j - j0)] = v.i;
             else
@@ -102,34 +102,44 @@ static void store(ref_call *rc, clops_tensor *c, int64_t cb, int64_t i0, int64_t
     for (int64_t i = 0; i < md; i++)
         for (int64_t j = 0; j < nd; j++) {
             int64_t idx = elem(c, cb, i0 + i, j0 + j);
-            pw_value r;
+            ref_value r;
             if (rc->integral) {
                 uint64_t v = (uint64_t)rc->alpha_i * (uint64_t)rc->iacc[i * NB + j];
                 if (!rc->beta_zero)
                     v +=
-                        (uint64_t)rc->beta_i * (uint64_t)pw_ref_load(rc->c_base, idx, rc->dt, ct).i;
+                        (uint64_t)rc->beta_i * (uint64_t)ref_load(rc->c_base, idx, rc->dt, ct).i;
                 r.i = (int64_t)v;
             } else {
                 double v = rc->alpha_f * rc->acc[i * NB + j];
                 if (!rc->beta_zero)
-                    v += rc->beta_f * pw_ref_load(rc->c_base, idx, rc->dt, ct).f;
+                    v += rc->beta_f * ref_load(rc->c_base, idx, rc->dt, ct).f;
                 r.f = v;
             }
-            pw_ref_store(rc->c_base, idx, rc->dt, ct, r);
+            ref_store(rc->c_base, idx, rc->dt, ct, r);
         }
+}
+
+clops_status ref_gemm_check_dtype(const char *op, clops_dtype dtype)
+{
+    if (dtype == CLOPS_BOOL)
+        return clops__fail(CLOPS_INVALID_DTYPE,
+                           "%s: \"addmm_impl_cpu_\" not implemented for 'Bool' (matrix "
+                           "products take floating and integer dtypes)",
+                           op);
+    return CLOPS_OK;
 }
 
 clops_status ref_gemm(const char *op, const clops_tensor *a, const clops_tensor *b, clops_tensor *c,
                       clops_scalar alpha, clops_scalar beta)
 {
-    if (!host_is_cpu(c->storage->device) || !host_is_cpu(a->storage->device) ||
-        !host_is_cpu(b->storage->device))
+    /* Device tensors have an allocator block; host ones never do. */
+    if (c->storage->block || a->storage->block || b->storage->block)
         return clops__fail(CLOPS_INTERNAL, "%s: the reference engine got device tensors", op);
     if (a->ndim != 3 || b->ndim != 3 || c->ndim != 3 || a->dtype != c->dtype ||
         b->dtype != c->dtype)
         return clops__fail(CLOPS_INTERNAL, "%s: the reference engine needs 3-D views of one dtype",
                            op);
-    clops_status st = blas_check_dtype(ref_gemm, op, c->dtype, c->storage->device);
+    clops_status st = ref_gemm_check_dtype(op, c->dtype);
     if (st)
         return st;
     ref_call rc;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ref/index.c: the C executor of the indexing family's gather plans
- * (ops/index/index.h) on the CPU device, and the oracle the OpenCL kernels of
+ * (ref/ref_index.h) on the CPU device, and the oracle the OpenCL kernels of
  * cl_kernels/index.cl are tested against.
  *
  * It walks the plan's iteration space in row-major order, copies element
@@ -14,8 +14,8 @@
  */
 #include <string.h>
 
-#include "codegen_pointwise/pw.h"
-#include "ops/index/index.h"
+#include "ref/ref.h"
+#include "ref/ref_index.h"
 
 /* Reads element `off` of an int32 or int64 index tensor. */
 static int64_t load_index(const clops_tensor *t, int64_t off)
@@ -77,9 +77,9 @@ clops_status ref_index_gather(const ix_plan *p)
 }
 
 /* Loads element i of a storage as the segment fold's compute value. */
-static pw_value seg_load(const clops_tensor *t, int64_t i, bool isf)
+static ref_value seg_load(const clops_tensor *t, int64_t i, bool isf)
 {
-    return pw_ref_load(t->storage->host_ptr, i, t->dtype, isf ? t->dtype : CLOPS_INT64);
+    return ref_load(t->storage->host_ptr, i, t->dtype, isf ? t->dtype : CLOPS_INT64);
 }
 
 clops_status ref_index_segment(const ix_seg *s, int64_t nseg, const int64_t *seg_start,
@@ -113,19 +113,19 @@ clops_status ref_index_segment(const ix_seg *s, int64_t nseg, const int64_t *seg
             double f = 0;
             int64_t i = 0;
             if (s->mode == IX_SEG_COPY) {
-                pw_value v = seg_load(s->src, row_src[k1 - 1] + sr, isf);
+                ref_value v = seg_load(s->src, row_src[k1 - 1] + sr, isf);
                 f = v.f;
                 i = v.i;
             } else {
                 bool have = s->include_self;
-                pw_value v0 = seg_load(s->self, so, isf);
+                ref_value v0 = seg_load(s->self, so, isf);
                 f = have ? v0.f : (s->mode == IX_SEG_PROD ? 1 : 0);
                 i = have ? v0.i : (s->mode == IX_SEG_PROD ? 1 : 0);
                 double sf = af;
                 if (s->scale_count)
                     sf = narrow ? (double)(1.0f / (float)(k1 - k0)) : 1.0 / (double)(k1 - k0);
                 for (int64_t k = k0; k < k1; k++) {
-                    pw_value v = seg_load(s->src, row_src[k] + sr, isf);
+                    ref_value v = seg_load(s->src, row_src[k] + sr, isf);
                     if (s->mode == IX_SEG_SUM || s->mode == IX_SEG_MEAN) {
                         double m = s->mode == IX_SEG_SUM ? sf : 1.0;
                         f = narrow ? (double)((float)f + (float)v.f * (float)m) : f + v.f * m;
@@ -155,12 +155,12 @@ clops_status ref_index_segment(const ix_seg *s, int64_t nseg, const int64_t *seg
                     i = i / n - (i % n != 0 && i < 0 ? 1 : 0);
                 }
             }
-            pw_value out;
+            ref_value out;
             if (isf)
                 out.f = f;
             else
                 out.i = i;
-            pw_ref_store(s->self->storage->host_ptr, so, dt, isf ? dt : CLOPS_INT64, out);
+            ref_store(s->self->storage->host_ptr, so, dt, isf ? dt : CLOPS_INT64, out);
         }
     }
     return CLOPS_OK;
@@ -177,7 +177,7 @@ static int64_t compact_offset(const ix_compact *c, int64_t i)
     return o;
 }
 
-/* Runs a compaction (ops/index/index.h) on host memory, in element order. */
+/* Runs a compaction (ref/ref_index.h) on host memory, in element order. */
 clops_status ref_index_compact(const ix_compact *c)
 {
     const int64_t *pos = c->n ? (const int64_t *)(const void *)c->pos->storage->host_ptr + c->pos->offset

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ref/loss.c: the CPU reference of the loss family (nll_loss and
- * nll_loss2d, forward and backward; ops/loss/loss.h): direct loops over the
- * canonical problem planned by ops/loss/loss_nll.c, in double, elements in
+ * nll_loss2d, forward and backward, and the elementwise losses): direct loops over the
+ * canonical problem (ref/ref_loss.h), in double, elements in
  * order.  The CPU key runs it and the tests use it as the oracle.  The
  * formulas are PyTorch's: loss -w[t] * x[n, t, s], ignored targets count
  * neither loss nor weight, mean divides by the total weight (0 / 0 = NaN
@@ -15,20 +15,33 @@
 #include <math.h>
 #include <string.h>
 
-#include "codegen_pointwise/pw.h"
-#include "ops/loss/loss.h"
+#include "ref/ref.h"
+#include "ref/ref_loss.h"
+
+clops_status ref_loss_input_range_error(const char *op)
+{
+    return clops__fail(CLOPS_INVALID_ARGUMENT,
+                       "%s: all elements of input should be between 0 and 1", op);
+}
+
+clops_status ref_loss_target_error(const char *op, int64_t v, int64_t C)
+{
+    return clops__fail(CLOPS_INDEX_OUT_OF_RANGE,
+                       "%s: Target %lld is out of bounds (%lld classes).", op, (long long)v,
+                       (long long)C);
+}
 
 /* Element i of contiguous host tensor t as a double. */
 static double ld(const clops_tensor *t, int64_t i)
 {
-    return pw_ref_load(t->storage->host_ptr, t->offset + i, t->dtype, CLOPS_FLOAT64).f;
+    return ref_load(t->storage->host_ptr, t->offset + i, t->dtype, CLOPS_FLOAT64).f;
 }
 
 /* Stores v into element i of contiguous host tensor t. */
 static void st(clops_tensor *t, int64_t i, double v)
 {
-    pw_value pv = {.f = v};
-    pw_ref_store(t->storage->host_ptr, t->offset + i, t->dtype, CLOPS_FLOAT64, pv);
+    ref_value pv = {.f = v};
+    ref_store(t->storage->host_ptr, t->offset + i, t->dtype, CLOPS_FLOAT64, pv);
 }
 
 /* Target of element i, checked: 1 counted, 0 ignored, error on range. */
@@ -39,7 +52,7 @@ static clops_status target_of(const loss_nll *p, int64_t i, int64_t *tg, bool *u
     if (*tg == p->ignore)
         return CLOPS_OK;
     if (*tg < 0 || *tg >= p->C)
-        return loss_target_error(p->op, *tg, p->C);
+        return ref_loss_target_error(p->op, *tg, p->C);
     *use = true;
     return CLOPS_OK;
 }
@@ -103,12 +116,12 @@ static double rnd(clops_dtype dt, double v)
     if (dt != CLOPS_FLOAT16 && dt != CLOPS_BFLOAT16)
         return v;
     uint16_t b = 0;
-    pw_value pv = {.f = v};
-    pw_ref_store(&b, 0, dt, CLOPS_FLOAT64, pv);
-    return pw_ref_load(&b, 0, dt, CLOPS_FLOAT64).f;
+    ref_value pv = {.f = v};
+    ref_store(&b, 0, dt, CLOPS_FLOAT64, pv);
+    return ref_load(&b, 0, dt, CLOPS_FLOAT64).f;
 }
 
-/* The loss of one element (PyTorch's formulas; ops/loss/loss.h). */
+/* The loss of one element (PyTorch's formulas; ref/ref_loss.h). */
 static double elem_loss(const loss_pw *p, double x, double y, bool *bad)
 {
     clops_dtype dt = p->x->dtype;
@@ -147,7 +160,7 @@ clops_status loss_ref_pw_forward(const loss_pw *p, clops_tensor *out)
             sum += l;
     }
     if (bad)
-        return loss_input_range_error(p->op);
+        return ref_loss_input_range_error(p->op);
     if (!p->per_elem)
         st(out, 0, p->mean ? sum / (double)p->M : sum);
     return CLOPS_OK;

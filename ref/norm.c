@@ -2,27 +2,27 @@
 /*
  * ref/norm.c: the CPU reference of the normalization family (softmax,
  * log_softmax and their backward ops, layer and rms norm, the batch-norm
- * statistics): the CPU key runs it and the tests
- * use it as the oracle.  Rows are planned by ops/norm/norm.c; every row is
- * computed in double with PyTorch's own formula, so NaN and infinities
- * behave as PyTorch's do (a row with +inf or only -inf gives NaN).
+ * statistics): the CPU key runs it and the tests use it as the oracle.
+ * Every row is computed in double with PyTorch's own formula, so NaN and
+ * infinities behave as PyTorch's do (a row with +inf or only -inf gives
+ * NaN).
  */
 #include <math.h>
 
-#include "codegen_pointwise/pw.h"
-#include "ops/norm/norm.h"
+#include "ref/ref.h"
+#include "ref/ref_norm.h"
 
 /* Element i of contiguous host tensor t as a double. */
 static double ld(const clops_tensor *t, int64_t i)
 {
-    return pw_ref_load(t->storage->host_ptr, t->offset + i, t->dtype, CLOPS_FLOAT64).f;
+    return ref_load(t->storage->host_ptr, t->offset + i, t->dtype, CLOPS_FLOAT64).f;
 }
 
 /* Stores v into element i of contiguous host tensor t. */
 static void st(clops_tensor *t, int64_t i, double v)
 {
-    pw_value pv = {.f = v};
-    pw_ref_store(t->storage->host_ptr, t->offset + i, t->dtype, CLOPS_FLOAT64, pv);
+    ref_value pv = {.f = v};
+    ref_store(t->storage->host_ptr, t->offset + i, t->dtype, CLOPS_FLOAT64, pv);
 }
 
 clops_status norm_ref_softmax(const clops_tensor *x, clops_tensor *y, int64_t rows, int64_t n,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ref/pool.c: the CPU reference of the pooling and resampling family
- * (ops/pool/pool.h): the CPU key runs it and the tests and `clops check` use it
+ * (ref/ref_pool.h): the CPU key runs it and the tests and `clops check` use it
  * as the oracle.  Direct loops over every output element in double with
  * PyTorch's CPU formulas (window bounds, divisors, NaN rule of max pooling,
  * area_pixel_compute_source_index, the cubic convolution with A = -0.75,
@@ -13,8 +13,19 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "codegen_pointwise/pw.h"
-#include "ops/pool/pool.h"
+#include "ref/ref.h"
+#include "ref/ref_pool.h"
+
+void pool_view5(const clops_tensor *t, int nsp, int64_t v[6])
+{
+    int lead = t->ndim - nsp; /* 1 (unbatched) or 2 */
+    v[0] = t->offset;
+    v[1] = lead == 2 ? t->strides[0] : 0;
+    v[2] = t->strides[lead - 1];
+    v[3] = nsp == 3 ? t->strides[lead] : 0;
+    v[4] = t->strides[t->ndim - 2];
+    v[5] = t->strides[t->ndim - 1];
+}
 
 /* A tensor seen as [N, C, D, H, W]. */
 typedef struct view5 {
@@ -31,14 +42,14 @@ static int64_t at(const view5 *w, int64_t n, int64_t c, int64_t z, int64_t y, in
 /* Element i of w's storage as a double. */
 static double ld(const view5 *w, int64_t i)
 {
-    return pw_ref_load(w->t->storage->host_ptr, i, w->t->dtype, CLOPS_FLOAT64).f;
+    return ref_load(w->t->storage->host_ptr, i, w->t->dtype, CLOPS_FLOAT64).f;
 }
 
 /* Stores v into element i of w's storage. */
 static void st(const view5 *w, int64_t i, double v)
 {
-    pw_value pv = {.f = v};
-    pw_ref_store(w->t->storage->host_ptr, i, w->t->dtype, CLOPS_FLOAT64, pv);
+    ref_value pv = {.f = v};
+    ref_store(w->t->storage->host_ptr, i, w->t->dtype, CLOPS_FLOAT64, pv);
 }
 
 /* The taps of output o along dim d: taps start + t * step for t < count,
@@ -180,8 +191,8 @@ static void forward_one(pool_which which, const pool_geom *g, const view5 *x, co
                 }
             }
     st(y, dst, m);
-    pw_value pv = {.i = best};
-    pw_ref_store(ix->t->storage->host_ptr, at(ix, n, c, o[0], o[1], o[2]), ix->t->dtype,
+    ref_value pv = {.i = best};
+    ref_store(ix->t->storage->host_ptr, at(ix, n, c, o[0], o[1], o[2]), ix->t->dtype,
                  CLOPS_INT64, pv);
 }
 
@@ -193,7 +204,7 @@ static void backward_one(pool_which which, const pool_geom *g, const view5 *go,
     double *base = acc + (n * g->C + c) * plane;
     double gv = ld(go, at(go, n, c, o[0], o[1], o[2]));
     if (which == POOL_MAX_BWD) {
-        int64_t i = pw_ref_load(ix->t->storage->host_ptr, at(ix, n, c, o[0], o[1], o[2]),
+        int64_t i = ref_load(ix->t->storage->host_ptr, at(ix, n, c, o[0], o[1], o[2]),
                                 ix->t->dtype, CLOPS_INT64)
                         .i;
         if (i >= 0 && i < plane)
@@ -216,10 +227,42 @@ static void backward_one(pool_which which, const pool_geom *g, const view5 *go,
     }
 }
 
+/* Whether t is [N, C, ext...] (or [C, ext...] when N is 1) with nsp
+ * spatial dims, the leading ones of ext being 1. */
+static bool shaped(const clops_tensor *t, int nsp, const pool_geom *g, const int64_t *ext)
+{
+    int lead = t ? t->ndim - nsp : 0;
+    if (lead != 1 && lead != 2)
+        return false;
+    if (lead == 2 ? t->sizes[0] != g->N || t->sizes[1] != g->C : g->N != 1 || t->sizes[0] != g->C)
+        return false;
+    for (int i = 0; i < 3; i++) {
+        int src = i - (3 - nsp);
+        if (ext[i] != (src < 0 ? 1 : t->sizes[lead + src]))
+            return false;
+    }
+    return true;
+}
+
 clops_status pool_ref(const char *op, pool_which which, const pool_geom *g, int nsp,
                       const clops_tensor *a, const clops_tensor *b, clops_tensor *c)
 {
     bool fwd = which == POOL_MAX_FWD || which == POOL_AVG_FWD || which == POOL_UP_FWD;
+    /* The tensors must have g's shapes (a check of the caller's geometry):
+     * forward (x, y[, indices]); max backward (grad_output, indices,
+     * grad_input); the others (grad_output, grad_input). */
+    bool ok = (nsp == 2 || nsp == 3) && shaped(a, nsp, g, fwd ? g->in : g->out);
+    if (which == POOL_MAX_FWD)
+        ok = ok && shaped(b, nsp, g, g->out) && shaped(c, nsp, g, g->out);
+    else if (which == POOL_MAX_BWD)
+        ok = ok && shaped(b, nsp, g, g->out) && shaped(c, nsp, g, g->in);
+    else
+        ok = ok && shaped(b, nsp, g, fwd ? g->out : g->in);
+    if (!ok)
+        return clops__fail(CLOPS_INTERNAL,
+                           "%s: the pooling reference got tensors whose shapes disagree with the "
+                           "call's extents",
+                           op);
     view5 va = {a, {0}}, vb = {b, {0}}, vc = {c, {0}};
     pool_view5(a, nsp, va.v);
     if (b)

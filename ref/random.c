@@ -2,8 +2,10 @@
 /*
  * ref/random.c: the CPU reference of the random family (ref/random.h).
  *
- * The distributions come from cl_kernels/random_math.clh and
- * random_dist.clh, the very files the OpenCL kernels are built from; this
+ * The distributions come from ref/random_math.clh and random_dist.clh,
+ * the very files the OpenCL kernels are built from (random bits are
+ * defined to be the same on every device, so that arithmetic is shared by
+ * design: ref/ owns it and the build embeds it for the OpenCL program); this
  * file is compiled with -ffp-contract=off (CMakeLists.txt) so the compiler
  * fuses nothing the kernels do not.  The loops mirror the kernels' loops:
  * counter ci serves elements ci*E .. ci*E+E-1.
@@ -15,8 +17,8 @@
 
 #include "ref/random.h"
 
-#include "cl_kernels/random_math.clh"
-#include "cl_kernels/random_dist.clh"
+#include "ref/random_math.clh"
+#include "ref/random_dist.clh"
 
 int rnd_per_counter(rnd_dist dist, clops_dtype dtype)
 {

@@ -5,7 +5,7 @@
  *
  * A fill writes n contiguous elements of one distribution from the Philox
  * stream (seed, offset); ref/random.c computes them with the same source as
- * the kernels (cl_kernels/random_math.clh, random_dist.clh) compiled as C
+ * the kernels (ref/random_math.clh, random_dist.clh) compiled as C
  * without contraction, so the CPU device gives the bits every OpenCL device
  * gives.  multinomial and randperm are host algorithms over the same stream
  * (docs/random.md); the OpenCL path runs them here too and uploads the
@@ -20,7 +20,7 @@
 
 #include "clops/dtype.h"
 
-/* Distributions, numbered as in cl_kernels/random_dist.clh. */
+/* Distributions, numbered as in ref/random_dist.clh. */
 typedef enum rnd_dist {
     RND_DIST_UNIFORM = 0,
     RND_DIST_NORMAL = 1,

@@ -1,31 +1,85 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * ref/reduce.c: the CPU reference executor of the reduction family.
+ * ref/reduce.c: the CPU reference of the reduction family.
  *
  * The CPU dispatch key runs reductions here, and the tests use it as the
- * oracle for the OpenCL kernels.  It walks the same plan as the kernels
- * (ops/reduce/reduce_plan.c), one output at a time and each reduction in order,
- * accumulating floating inputs in double (two-pass variance: mean first,
- * then squared deviations) and integer inputs in int64 with two's-complement
- * wrapping, and stores with PyTorch's conversion rules (pw_ref_store).
+ * oracle for the OpenCL kernels.  It walks the call's input itself (no
+ * plan of the family): one output at a time, its reduced elements in
+ * memory order, accumulating floating inputs in double (two-pass
+ * variance: mean first, then squared deviations) and integer inputs in
+ * int64 with two's-complement wrapping, and stores with PyTorch's
+ * conversion rules (ref_store).
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen_pointwise/pw.h"
-#include "ops/reduce/reduce.h"
+#include "ref/ref.h"
+#include "ref/ref_reduce.h"
 
+/* The dims of one side of a reduction (kept or reduced), fastest first:
+ * sizes, strides in x and in the results, and logical multipliers. */
+typedef struct axes {
+    int n;
+    int64_t sz[CLOPS_MAX_DIMS], xs[CLOPS_MAX_DIMS], ys[CLOPS_MAX_DIMS], ys2[CLOPS_MAX_DIMS],
+        lm[CLOPS_MAX_DIMS];
+} axes;
 
-/* Offset of coordinates decomposed from v over sz with strides st. */
-static int64_t koff(int64_t v, const int64_t *sz, const int64_t *st)
+/* Offset of coordinates decomposed from v over a's sizes with strides st. */
+static int64_t offset_of(const axes *a, int64_t v, const int64_t *st)
 {
     int64_t off = 0;
-    for (int i = 0; i < REDUCE_MAX_RANK - 1; i++) {
-        off += (v % sz[i]) * st[i];
-        v /= sz[i];
+    for (int i = 0; i < a->n; i++) {
+        off += (v % a->sz[i]) * st[i];
+        v /= a->sz[i];
     }
-    return off + v * st[REDUCE_MAX_RANK - 1];
+    return off;
+}
+
+/* The kept dims of c (any order: each output is computed on its own) and
+ * its reduced dims in memory order: by ascending stride of x, the
+ * innermost first among equal strides.  Size-1 dims are left out. */
+static void axes_of(const reduce_call *c, axes *kept, axes *red)
+{
+    const clops_tensor *x = c->x, *y = c->y, *y2 = c->y2;
+    bool keep = y->ndim == x->ndim;
+    kept->n = red->n = 0;
+    int64_t lm = 1;
+    for (int d = x->ndim - 1; d >= 0; d--) {
+        if (!c->mask[d])
+            continue;
+        if (x->sizes[d] != 1) {
+            int i = red->n++;
+            red->sz[i] = x->sizes[d];
+            red->xs[i] = x->strides[d];
+            red->lm[i] = lm;
+            /* insertion into place: stable by stride */
+            for (; i > 0 && red->xs[i - 1] > red->xs[i]; i--) {
+                int64_t t[3] = {red->sz[i], red->xs[i], red->lm[i]};
+                red->sz[i] = red->sz[i - 1];
+                red->xs[i] = red->xs[i - 1];
+                red->lm[i] = red->lm[i - 1];
+                red->sz[i - 1] = t[0];
+                red->xs[i - 1] = t[1];
+                red->lm[i - 1] = t[2];
+            }
+        }
+        lm *= x->sizes[d];
+    }
+    for (int d = 0, yd = 0; d < x->ndim; d++) {
+        if (c->mask[d]) {
+            yd += keep;
+            continue;
+        }
+        if (x->sizes[d] != 1) {
+            int i = kept->n++;
+            kept->sz[i] = x->sizes[d];
+            kept->xs[i] = x->strides[d];
+            kept->ys[i] = y->strides[yd];
+            kept->ys2[i] = y2 ? y2->strides[yd] : 0;
+        }
+        yd++;
+    }
 }
 
 /* True when a beats b for argmax (max) or argmin (!max); NaN beats all. */
@@ -40,7 +94,7 @@ static bool beats(double a, double b, bool max)
 
 /* Reduces one output's elements (vals[0..R) as double or ints[0..R)). */
 static void reduce_one(const reduce_call *c, bool fl, const double *vf, const int64_t *vi,
-                       const int64_t *idx, int64_t R, pw_value *r1, pw_value *r2)
+                       const int64_t *idx, int64_t R, ref_value *r1, ref_value *r2)
 {
     double s = 0, t = 0;
     int64_t n = 0, si = 0;
@@ -209,12 +263,20 @@ static void reduce_one(const reduce_call *c, bool fl, const double *vf, const in
     }
 }
 
-clops_status reduce_ref_run(const reduce_call *c, const reduce_plan *p)
+clops_status reduce_ref_run(const reduce_call *c)
 {
+    axes kept, red;
+    axes_of(c, &kept, &red);
+    int64_t O = 1, R = 1;
+    for (int d = 0; d < c->x->ndim; d++) {
+        if (c->mask[d])
+            R *= c->x->sizes[d];
+        else
+            O *= c->x->sizes[d];
+    }
     clops_dtype dt = c->x->dtype;
     bool fl = clops_dtype_is_floating(dt);
     clops_dtype comp = fl ? CLOPS_FLOAT64 : CLOPS_INT64;
-    int64_t R = p->R;
     size_t n = (size_t)(R > 0 ? R : 1);
     double *vf = fl ? malloc(n * sizeof *vf) : NULL;
     int64_t *vi = fl ? NULL : malloc(n * sizeof *vi);
@@ -233,23 +295,24 @@ clops_status reduce_ref_run(const reduce_call *c, const reduce_plan *p)
      * compute (floats .f, integers .i), count_nonzero and any/all .i. */
     bool r1_int = index || !fl || c->kind == RK_COUNT_NZ || c->kind == RK_ANY ||
                   c->kind == RK_ALL;
-    for (int64_t o = 0; o < p->O; o++) {
-        int64_t base = p->xoff + koff(o, p->ksz, p->kis);
+    for (int64_t o = 0; o < O; o++) {
+        int64_t base = c->x->offset + offset_of(&kept, o, kept.xs);
         for (int64_t r = 0; r < R; r++) {
-            int64_t off = base + koff(r, p->rsz, p->ris);
-            idx[r] = koff(r, p->rsz, p->rlm);
-            pw_value v = pw_ref_load(xb, off, dt, comp);
+            int64_t off = base + offset_of(&red, r, red.xs);
+            idx[r] = offset_of(&red, r, red.lm);
+            ref_value v = ref_load(xb, off, dt, comp);
             if (fl)
                 vf[r] = v.f;
             else
                 vi[r] = v.i;
         }
-        pw_value r1 = {0}, r2 = {0};
+        ref_value r1 = {0}, r2 = {0};
         reduce_one(c, fl, vf, vi, idx, R, &r1, &r2);
-        int64_t yo = p->yoff + koff(o, p->ksz, p->kos);
-        pw_ref_store(yb, yo, c->y->dtype, r1_int ? CLOPS_INT64 : CLOPS_FLOAT64, r1);
+        int64_t yo = c->y->offset + offset_of(&kept, o, kept.ys);
+        ref_store(yb, yo, c->y->dtype, r1_int ? CLOPS_INT64 : CLOPS_FLOAT64, r1);
         if (y2b)
-            pw_ref_store(y2b, p->yoff2 + koff(o, p->ksz, p->kos2), c->y2->dtype, comp, r2);
+            ref_store(y2b, c->y2->offset + offset_of(&kept, o, kept.ys2), c->y2->dtype, comp,
+                      r2);
     }
     free(vf);
     free(vi);

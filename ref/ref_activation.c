@@ -12,10 +12,10 @@
  * from an identity instead, so that the oracle stays exact where float
  * kernels may not be.
  *
- * Parameters arrive in ctx->params as the engine converts them: the
- * PW_PARAM_FLOAT ones (slopes, beta, eps, lambda) rounded to float32 unless
- * the compute dtype is float64, the PW_PARAM_COMPUTE ones (threshold,
- * clamp bounds) in the compute dtype (.i for integer computes).
+ * Parameters arrive in ctx->params as the caller converts them: the float
+ * ones (slopes, beta, eps, lambda) rounded to float32 unless the compute
+ * dtype is float64, the compute ones (threshold, clamp bounds) in the
+ * compute dtype (.i for integer computes).
  */
 #include <math.h>
 
@@ -30,29 +30,29 @@ typedef long double ld;
 #define GELU_KAPPA_L 0.044715L
 
 /* True when the call computes in a floating dtype. */
-static bool is_float(const pw_ref_ctx *ctx)
+static bool is_float(const ref_pw_ctx *ctx)
 {
     return clops_dtype_is_floating(ctx->compute);
 }
 
 /* A floating result. */
-static pw_value fv(ld f)
+static ref_value fv(ld f)
 {
-    pw_value v;
+    ref_value v;
     v.f = (double)f;
     return v;
 }
 
 /* An integer or bool result. */
-static pw_value iv(int64_t i)
+static ref_value iv(int64_t i)
 {
-    pw_value v;
+    ref_value v;
     v.i = i;
     return v;
 }
 
 /* Parameter k as a floating value. */
-static ld param(const pw_ref_ctx *ctx, int k)
+static ld param(const ref_pw_ctx *ctx, int k)
 {
     return (ld)ctx->params[k].f;
 }
@@ -61,7 +61,7 @@ static ld param(const pw_ref_ctx *ctx, int k)
  * forms products of the input with a parameter (x * beta, alpha * scale) in
  * the op math type, and where such a product feeds a comparison or a
  * cancellation its rounding is part of the op's definition. */
-static ld rc(const pw_ref_ctx *ctx, ld v)
+static ld rc(const ref_pw_ctx *ctx, ld v)
 {
     return ctx->compute == CLOPS_FLOAT64 ? (ld)(double)v : (ld)(float)v;
 }
@@ -76,7 +76,7 @@ static ld sigmoid_l(ld x)
 /* --- forward activations ---------------------------------------------------- */
 
 /* relu: x < 0 ? 0 : x (NaN and -0.0 pass through). */
-pw_value ref_act_relu(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_act_relu(const ref_pw_ctx *ctx, const ref_value *in)
 {
     if (is_float(ctx))
         return fv(in[0].f < 0.0 ? 0.0L : (ld)in[0].f);
@@ -85,7 +85,7 @@ pw_value ref_act_relu(const pw_ref_ctx *ctx, const pw_value *in)
 
 /* hardtanh (clamp): min(max(x, lo), hi) with std::max/std::min's argument
  * order, so NaN propagates and lo > hi gives hi. */
-pw_value ref_act_hardtanh(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_act_hardtanh(const ref_pw_ctx *ctx, const ref_value *in)
 {
     if (is_float(ctx)) {
         double lo = ctx->params[0].f, hi = ctx->params[1].f;
@@ -98,7 +98,7 @@ pw_value ref_act_hardtanh(const pw_ref_ctx *ctx, const pw_value *in)
 }
 
 /* leaky_relu: x > 0 ? x : x * negative_slope. */
-pw_value ref_act_leaky_relu(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_act_leaky_relu(const ref_pw_ctx *ctx, const ref_value *in)
 {
     ld x = in[0].f;
     return fv(x > 0.0L ? x : x * param(ctx, 0));
@@ -106,7 +106,7 @@ pw_value ref_act_leaky_relu(const pw_ref_ctx *ctx, const pw_value *in)
 
 /* elu(alpha, scale, input_scale): x <= 0 ? expm1(x * input_scale) * alpha *
  * scale : x * scale. */
-pw_value ref_act_elu(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_act_elu(const ref_pw_ctx *ctx, const ref_value *in)
 {
     ld x = in[0].f;
     if (x <= 0.0L)
@@ -115,7 +115,7 @@ pw_value ref_act_elu(const pw_ref_ctx *ctx, const pw_value *in)
 }
 
 /* gelu (approximate='none'): x * Phi(x) = x / 2 * erfc(-x / sqrt 2). */
-pw_value ref_act_gelu(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_act_gelu(const ref_pw_ctx *ctx, const ref_value *in)
 {
     (void)ctx;
     ld x = in[0].f;
@@ -129,7 +129,7 @@ static ld gelu_tanh_inner(ld x)
 }
 
 /* gelu (approximate='tanh'): x / 2 * (1 + tanh(u)) = x * sigmoid(2u). */
-pw_value ref_act_gelu_tanh(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_act_gelu_tanh(const ref_pw_ctx *ctx, const ref_value *in)
 {
     (void)ctx;
     ld x = in[0].f;
@@ -139,7 +139,7 @@ pw_value ref_act_gelu_tanh(const pw_ref_ctx *ctx, const pw_value *in)
 }
 
 /* silu: x * sigmoid(x), written x / (1 + exp(-x)) as PyTorch does. */
-pw_value ref_act_silu(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_act_silu(const ref_pw_ctx *ctx, const ref_value *in)
 {
     (void)ctx;
     ld x = in[0].f;
@@ -147,7 +147,7 @@ pw_value ref_act_silu(const pw_ref_ctx *ctx, const pw_value *in)
 }
 
 /* mish: x * tanh(softplus(x)). */
-pw_value ref_act_mish(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_act_mish(const ref_pw_ctx *ctx, const ref_value *in)
 {
     (void)ctx;
     ld x = in[0].f;
@@ -156,7 +156,7 @@ pw_value ref_act_mish(const pw_ref_ctx *ctx, const pw_value *in)
 
 /* softplus(beta, threshold): x * beta > threshold ? x : log1p(exp(x * beta))
  * / beta. */
-pw_value ref_act_softplus(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_act_softplus(const ref_pw_ctx *ctx, const ref_value *in)
 {
     ld x = in[0].f, beta = param(ctx, 0), th = param(ctx, 1);
     ld xb = rc(ctx, x * beta);
@@ -166,7 +166,7 @@ pw_value ref_act_softplus(const pw_ref_ctx *ctx, const pw_value *in)
 }
 
 /* softshrink(lambd): x > l ? x - l : (x < -l ? x + l : 0); NaN stays NaN. */
-pw_value ref_act_softshrink(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_act_softshrink(const ref_pw_ctx *ctx, const ref_value *in)
 {
     ld x = in[0].f, l = param(ctx, 0);
     if (isnan(x))
@@ -175,7 +175,7 @@ pw_value ref_act_softshrink(const pw_ref_ctx *ctx, const pw_value *in)
 }
 
 /* hardshrink(lambd): -l <= x <= l ? 0 : x. */
-pw_value ref_act_hardshrink(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_act_hardshrink(const ref_pw_ctx *ctx, const ref_value *in)
 {
     ld x = in[0].f, l = param(ctx, 0);
     return fv((x >= -l && x <= l) ? 0.0L : x);
@@ -189,14 +189,14 @@ static ld relu6_l(ld v)
 }
 
 /* hardsigmoid: min(max(x + 3, 0), 6) / 6. */
-pw_value ref_act_hardsigmoid(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_act_hardsigmoid(const ref_pw_ctx *ctx, const ref_value *in)
 {
     (void)ctx;
     return fv(relu6_l((ld)in[0].f + 3.0L) / 6.0L);
 }
 
 /* hardswish: x * min(max(x + 3, 0), 6) / 6. */
-pw_value ref_act_hardswish(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_act_hardswish(const ref_pw_ctx *ctx, const ref_value *in)
 {
     (void)ctx;
     ld x = in[0].f;
@@ -204,14 +204,14 @@ pw_value ref_act_hardswish(const pw_ref_ctx *ctx, const pw_value *in)
 }
 
 /* sigmoid: 1 / (1 + exp(-x)). */
-pw_value ref_act_sigmoid(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_act_sigmoid(const ref_pw_ctx *ctx, const ref_value *in)
 {
     (void)ctx;
     return fv(sigmoid_l(in[0].f));
 }
 
 /* log_sigmoid: min(x, 0) - log1p(exp(-|x|)). */
-pw_value ref_act_logsigmoid(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_act_logsigmoid(const ref_pw_ctx *ctx, const ref_value *in)
 {
     (void)ctx;
     ld x = in[0].f;
@@ -234,7 +234,7 @@ static ld logit_l(ld x)
 
 /* logit(eps): params[0] is eps, negative when None, params[1] is 1 - eps;
  * with eps the input is clamped to [eps, 1 - eps] first. */
-pw_value ref_act_logit(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_act_logit(const ref_pw_ctx *ctx, const ref_value *in)
 {
     ld x = in[0].f, lo = param(ctx, 0), hi = param(ctx, 1);
     if (!(lo < 0.0L))
@@ -243,7 +243,7 @@ pw_value ref_act_logit(const pw_ref_ctx *ctx, const pw_value *in)
 }
 
 /* threshold(threshold, value): x <= threshold ? value : x. */
-pw_value ref_act_threshold(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_act_threshold(const ref_pw_ctx *ctx, const ref_value *in)
 {
     if (is_float(ctx))
         return in[0].f <= ctx->params[0].f ? ctx->params[1] : in[0];
@@ -253,7 +253,7 @@ pw_value ref_act_threshold(const pw_ref_ctx *ctx, const pw_value *in)
 /* --- backward ops: in[0] is the incoming gradient ------------------------------ */
 
 /* threshold_backward(grad, self, threshold): self <= threshold ? 0 : grad. */
-pw_value ref_act_threshold_backward(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_act_threshold_backward(const ref_pw_ctx *ctx, const ref_value *in)
 {
     if (is_float(ctx))
         return fv(in[1].f <= ctx->params[0].f ? 0.0L : (ld)in[0].f);
@@ -261,7 +261,7 @@ pw_value ref_act_threshold_backward(const pw_ref_ctx *ctx, const pw_value *in)
 }
 
 /* gelu_backward (none): grad * (Phi(x) + x * phi(x)). */
-pw_value ref_act_gelu_backward(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_act_gelu_backward(const ref_pw_ctx *ctx, const ref_value *in)
 {
     (void)ctx;
     ld g = in[0].f, x = in[1].f;
@@ -272,7 +272,7 @@ pw_value ref_act_gelu_backward(const pw_ref_ctx *ctx, const pw_value *in)
 
 /* gelu_backward (tanh): the derivative of x / 2 * (1 + tanh(u)), with
  * 1 + tanh(u) = 2 s and 1 - tanh(u)^2 = 4 s (1 - s), s = sigmoid(2u). */
-pw_value ref_act_gelu_backward_tanh(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_act_gelu_backward_tanh(const ref_pw_ctx *ctx, const ref_value *in)
 {
     (void)ctx;
     ld g = in[0].f, x = in[1].f;
@@ -285,7 +285,7 @@ pw_value ref_act_gelu_backward_tanh(const pw_ref_ctx *ctx, const pw_value *in)
 }
 
 /* silu_backward: grad * s * (1 + x * (1 - s)), s = sigmoid(x). */
-pw_value ref_act_silu_backward(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_act_silu_backward(const ref_pw_ctx *ctx, const ref_value *in)
 {
     (void)ctx;
     ld g = in[0].f, x = in[1].f;
@@ -294,7 +294,7 @@ pw_value ref_act_silu_backward(const pw_ref_ctx *ctx, const pw_value *in)
 }
 
 /* sigmoid_backward(grad, output): grad * (1 - y) * y. */
-pw_value ref_act_sigmoid_backward(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_act_sigmoid_backward(const ref_pw_ctx *ctx, const ref_value *in)
 {
     (void)ctx;
     ld g = in[0].f, y = in[1].f;
@@ -303,7 +303,7 @@ pw_value ref_act_sigmoid_backward(const pw_ref_ctx *ctx, const pw_value *in)
 
 /* tanh_backward(grad, output): grad * (1 - y^2), as (1 - y)(1 + y), whose
  * factors are exact in long double for any double y (y * y is not). */
-pw_value ref_act_tanh_backward(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_act_tanh_backward(const ref_pw_ctx *ctx, const ref_value *in)
 {
     (void)ctx;
     ld g = in[0].f, y = in[1].f;
@@ -311,7 +311,7 @@ pw_value ref_act_tanh_backward(const pw_ref_ctx *ctx, const pw_value *in)
 }
 
 /* leaky_relu_backward: self > 0 ? grad : grad * negative_slope. */
-pw_value ref_act_leaky_relu_backward(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_act_leaky_relu_backward(const ref_pw_ctx *ctx, const ref_value *in)
 {
     ld g = in[0].f, x = in[1].f;
     return fv(x > 0.0L ? g : g * param(ctx, 0));
@@ -319,7 +319,7 @@ pw_value ref_act_leaky_relu_backward(const pw_ref_ctx *ctx, const pw_value *in)
 
 /* elu_backward on the input: x <= 0 ? grad * input_scale * alpha * scale *
  * exp(x * input_scale) : grad * scale. */
-pw_value ref_act_elu_backward(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_act_elu_backward(const ref_pw_ctx *ctx, const ref_value *in)
 {
     ld g = in[0].f, x = in[1].f;
     ld negcoef = rc(ctx, param(ctx, 0) * param(ctx, 1)), scale = param(ctx, 1);
@@ -331,7 +331,7 @@ pw_value ref_act_elu_backward(const pw_ref_ctx *ctx, const pw_value *in)
 
 /* elu_backward on the result y: y <= 0 ? grad * input_scale * (y + alpha *
  * scale) : grad * scale. */
-pw_value ref_act_elu_backward_result(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_act_elu_backward_result(const ref_pw_ctx *ctx, const ref_value *in)
 {
     ld g = in[0].f, y = in[1].f;
     ld negcoef = rc(ctx, param(ctx, 0) * param(ctx, 1)), scale = param(ctx, 1);
@@ -342,7 +342,7 @@ pw_value ref_act_elu_backward_result(const pw_ref_ctx *ctx, const pw_value *in)
 }
 
 /* softplus_backward: x * beta > threshold ? grad : grad * sigmoid(x * beta). */
-pw_value ref_act_softplus_backward(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_act_softplus_backward(const ref_pw_ctx *ctx, const ref_value *in)
 {
     ld g = in[0].f, x = in[1].f, beta = param(ctx, 0), th = param(ctx, 1);
     ld xb = rc(ctx, x * beta);
@@ -350,7 +350,7 @@ pw_value ref_act_softplus_backward(const pw_ref_ctx *ctx, const pw_value *in)
 }
 
 /* hardsigmoid_backward: -3 < x < 3 ? grad / 6 : 0. */
-pw_value ref_act_hardsigmoid_backward(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_act_hardsigmoid_backward(const ref_pw_ctx *ctx, const ref_value *in)
 {
     (void)ctx;
     ld g = in[0].f, x = in[1].f;
@@ -359,7 +359,7 @@ pw_value ref_act_hardsigmoid_backward(const pw_ref_ctx *ctx, const pw_value *in)
 
 /* hardswish_backward: x <= -3 ? 0 : (x < 3 ? grad * (x / 3 + 1/2) : grad);
  * NaN takes the last branch, as in PyTorch's scalar kernel. */
-pw_value ref_act_hardswish_backward(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_act_hardswish_backward(const ref_pw_ctx *ctx, const ref_value *in)
 {
     (void)ctx;
     ld g = in[0].f, x = in[1].f;
@@ -374,7 +374,7 @@ pw_value ref_act_hardswish_backward(const pw_ref_ctx *ctx, const pw_value *in)
  * x)) for x in [lo, hi] (params[0], params[1]; [0, 1] when params[0] < 0,
  * where 0 and 1 divide by a signed zero), else NaN without eps and 0 with
  * it (NaN inputs included). */
-pw_value ref_act_logit_backward(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_act_logit_backward(const ref_pw_ctx *ctx, const ref_value *in)
 {
     ld g = in[0].f, x = in[1].f, lo = param(ctx, 0), hi = param(ctx, 1);
     bool no_eps = lo < 0.0L;

@@ -5,9 +5,9 @@
  * addcdiv); see ref/ref_binary.h for the conventions.
  *
  * Integer arithmetic wraps like two's complement at the compute width: it is
- * done in uint64 here and wrapped by the executor, which gives the same
- * result as wrapping after every step.  Floating ops compute in double
- * unless the op is marked ref_same_precision (its `pointwise_op:` record):
+ * done in uint64 here and wrapped by the walk (ref/pointwise.c), which
+ * gives the same result as wrapping after every step.  Floating ops compute
+ * in double except where PyTorch's definition needs the compute precision:
  * those whose result jumps at a rounding boundary (trunc and floor division)
  * or that chain several roundings where PyTorch's float kernels round after
  * each step (lerp, addcmul, addcdiv) repeat PyTorch's steps in the compute
@@ -19,13 +19,13 @@
 #include "ref/ref_binary.h"
 
 /* True when the op computes in a floating dtype (inputs in .f). */
-static bool floating(const pw_ref_ctx *ctx)
+static bool floating(const ref_pw_ctx *ctx)
 {
     return clops_dtype_is_floating(ctx->compute);
 }
 
 /* True when floating work is done in double (a float64 compute). */
-static bool in_double(const pw_ref_ctx *ctx)
+static bool in_double(const ref_pw_ctx *ctx)
 {
     return ctx->compute == CLOPS_FLOAT64;
 }
@@ -91,9 +91,9 @@ int64_t ref_int_pymod(int64_t a, int64_t b)
 /* ---- add, sub, mul, true division --------------------------------------- */
 
 /* self + alpha * other (bool: a or (alpha and b), made 0/1 on store). */
-pw_value ref_add(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_add(const ref_pw_ctx *ctx, const ref_value *in)
 {
-    pw_value r;
+    ref_value r;
     if (floating(ctx))
         r.f = in[0].f + ctx->params[0].f * in[1].f;
     else
@@ -102,9 +102,9 @@ pw_value ref_add(const pw_ref_ctx *ctx, const pw_value *in)
 }
 
 /* self - alpha * other. */
-pw_value ref_sub(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_sub(const ref_pw_ctx *ctx, const ref_value *in)
 {
-    pw_value r;
+    ref_value r;
     if (floating(ctx))
         r.f = in[0].f - ctx->params[0].f * in[1].f;
     else
@@ -113,9 +113,9 @@ pw_value ref_sub(const pw_ref_ctx *ctx, const pw_value *in)
 }
 
 /* self * other (bool: logical and). */
-pw_value ref_mul(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_mul(const ref_pw_ctx *ctx, const ref_value *in)
 {
-    pw_value r;
+    ref_value r;
     if (floating(ctx))
         r.f = in[0].f * in[1].f;
     else
@@ -124,10 +124,10 @@ pw_value ref_mul(const pw_ref_ctx *ctx, const pw_value *in)
 }
 
 /* True division; always a floating compute (INT_TO_FLOAT). */
-pw_value ref_div(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_div(const ref_pw_ctx *ctx, const ref_value *in)
 {
     (void)ctx;
-    pw_value r;
+    ref_value r;
     r.f = in[0].f / in[1].f;
     return r;
 }
@@ -160,9 +160,9 @@ DEFINE_FLOORDIV(floordiv_d, double, fmod, floor, copysign)
 
 /* div(rounding_mode="trunc"): the quotient rounded in the compute precision,
  * then truncated. */
-pw_value ref_div_trunc(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_div_trunc(const ref_pw_ctx *ctx, const ref_value *in)
 {
-    pw_value r;
+    ref_value r;
     if (!floating(ctx))
         r.i = ref_int_tdiv(in[0].i, in[1].i);
     else if (in_double(ctx))
@@ -173,9 +173,9 @@ pw_value ref_div_trunc(const pw_ref_ctx *ctx, const pw_value *in)
 }
 
 /* div(rounding_mode="floor") and floor_divide. */
-pw_value ref_div_floor(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_div_floor(const ref_pw_ctx *ctx, const ref_value *in)
 {
-    pw_value r;
+    ref_value r;
     if (!floating(ctx))
         r.i = ref_int_fdiv(in[0].i, in[1].i);
     else if (in_double(ctx))
@@ -186,9 +186,9 @@ pw_value ref_div_floor(const pw_ref_ctx *ctx, const pw_value *in)
 }
 
 /* remainder: the result takes the divisor's sign. */
-pw_value ref_remainder(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_remainder(const ref_pw_ctx *ctx, const ref_value *in)
 {
-    pw_value r;
+    ref_value r;
     if (!floating(ctx)) {
         r.i = ref_int_pymod(in[0].i, in[1].i);
     } else if (in_double(ctx)) {
@@ -206,9 +206,9 @@ pw_value ref_remainder(const pw_ref_ctx *ctx, const pw_value *in)
 }
 
 /* fmod: C's remainder, with the dividend's sign. */
-pw_value ref_fmod(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_fmod(const ref_pw_ctx *ctx, const ref_value *in)
 {
-    pw_value r;
+    ref_value r;
     if (floating(ctx))
         r.f = fmod(in[0].f, in[1].f);
     else
@@ -241,9 +241,9 @@ static int64_t int_pow(int64_t base, int64_t exp)
 
 /* pow(self, exponent); param 0 is the mode (ref_pow_mode) the pow glue
  * picked for a scalar exponent, REF_POW_GENERIC otherwise. */
-pw_value ref_pow(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_pow(const ref_pw_ctx *ctx, const ref_value *in)
 {
-    pw_value r;
+    ref_value r;
     if (!floating(ctx)) {
         r.i = int_pow(in[0].i, in[1].i);
         return r;
@@ -291,7 +291,7 @@ DEFINE_LERP(lerp_f, float, fabsf)
 DEFINE_LERP(lerp_d, double, fabs)
 
 /* lerp in the compute precision. */
-static double lerp_any(const pw_ref_ctx *ctx, double s, double e, double w)
+static double lerp_any(const ref_pw_ctx *ctx, double s, double e, double w)
 {
     if (in_double(ctx))
         return lerp_d(s, e, w);
@@ -299,25 +299,25 @@ static double lerp_any(const pw_ref_ctx *ctx, double s, double e, double w)
 }
 
 /* lerp.Scalar: weight is param 0. */
-pw_value ref_lerp(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_lerp(const ref_pw_ctx *ctx, const ref_value *in)
 {
-    pw_value r;
+    ref_value r;
     r.f = lerp_any(ctx, in[0].f, in[1].f, ctx->params[0].f);
     return r;
 }
 
 /* lerp.Tensor: weight is operand 2. */
-pw_value ref_lerp_tensor(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_lerp_tensor(const ref_pw_ctx *ctx, const ref_value *in)
 {
-    pw_value r;
+    ref_value r;
     r.f = lerp_any(ctx, in[0].f, in[1].f, in[2].f);
     return r;
 }
 
 /* self + value * tensor1 * tensor2, multiplied left to right. */
-pw_value ref_addcmul(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_addcmul(const ref_pw_ctx *ctx, const ref_value *in)
 {
-    pw_value r;
+    ref_value r;
     if (!floating(ctx)) {
         r.i = wadd(in[0].i, wmul(wmul(ctx->params[0].i, in[1].i), in[2].i));
     } else if (in_double(ctx)) {
@@ -332,9 +332,9 @@ pw_value ref_addcmul(const pw_ref_ctx *ctx, const pw_value *in)
 
 /* self + value * tensor1 / tensor2 (floating only: the glue refuses integer
  * tensor1 and tensor2, as PyTorch does). */
-pw_value ref_addcdiv(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_addcdiv(const ref_pw_ctx *ctx, const ref_value *in)
 {
-    pw_value r;
+    ref_value r;
     double v = ctx->params[0].f;
     if (in_double(ctx)) {
         r.f = in[0].f + v * in[1].f / in[2].f;

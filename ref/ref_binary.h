@@ -3,13 +3,13 @@
  * ref/ref_binary.h: C reference functions of the binary, ternary,
  * comparison, logical and bitwise pointwise ops.
  *
- * These are the oracle for the OpenCL kernels of the binary records of
- * dispatch/inventory/pointwise_binary.yaml (`pointwise_op:`), and the CPU device's
- * implementation of those ops.  They are written from PyTorch's documented
+ * These are the oracle for the OpenCL kernels of the binary pointwise ops
+ * (their records are generated from dispatch/inventory/pointwise_binary.yaml),
+ * and the CPU device's implementation of those ops.  They are written from PyTorch's documented
  * CPU semantics, independently of the OpenCL expressions: floating computes
  * receive and return .f (double; values already rounded to float32 for
  * float32/float16/bfloat16 computes), integer and bool computes .i (int64
- * holding a value of the compute dtype), and the executor (ref/pw_ref.c)
+ * holding a value of the compute dtype), and the walk (ref/pointwise.c)
  * wraps integer results to the compute width and rounds float results.
  *
  * Integer division by zero, which PyTorch's CPU kernels refuse with
@@ -21,12 +21,60 @@
 #ifndef CLOPS_REF_BINARY_H
 #define CLOPS_REF_BINARY_H
 
-#include "codegen_pointwise/ops_binary.h"
+#include "ref/ref_pw.h"
 
-/* One reference function per op of the family (PW_BINARY_OPS), declared as
- * pw_value ref_<name>(const pw_ref_ctx *ctx, const pw_value *in). */
-#define REF_BINARY_DECLARE(name) pw_value ref_##name(const pw_ref_ctx *ctx, const pw_value *in);
-PW_BINARY_OPS(REF_BINARY_DECLARE)
+/* X(name): the ops of these files, each op's name ("add"), and its
+ * reference function ref_<name> (a ref_pw_fn). */
+#define REF_BINARY_OPS(X)                                                       \
+    X(add)                                                                      \
+    X(sub)                                                                      \
+    X(mul)                                                                      \
+    X(div)                                                                      \
+    X(div_trunc)                                                                \
+    X(div_floor)                                                                \
+    X(remainder)                                                                \
+    X(fmod)                                                                     \
+    X(pow)                                                                      \
+    X(lerp)                                                                     \
+    X(lerp_tensor)                                                              \
+    X(addcmul)                                                                  \
+    X(addcdiv)                                                                  \
+    X(atan2)                                                                    \
+    X(hypot)                                                                    \
+    X(copysign)                                                                 \
+    X(nextafter)                                                                \
+    X(xlogy)                                                                    \
+    X(logaddexp)                                                                \
+    X(logaddexp2)                                                               \
+    X(heaviside)                                                                \
+    X(eq)                                                                       \
+    X(ne)                                                                       \
+    X(lt)                                                                       \
+    X(le)                                                                       \
+    X(gt)                                                                       \
+    X(ge)                                                                       \
+    X(maximum)                                                                  \
+    X(minimum)                                                                  \
+    X(fmax)                                                                     \
+    X(fmin)                                                                     \
+    X(clamp)                                                                    \
+    X(clamp_min)                                                                \
+    X(clamp_max)                                                                \
+    X(where)                                                                    \
+    X(masked_fill)                                                              \
+    X(logical_and)                                                              \
+    X(logical_or)                                                               \
+    X(logical_xor)                                                              \
+    X(logical_not)                                                              \
+    X(bitwise_and)                                                              \
+    X(bitwise_or)                                                               \
+    X(bitwise_xor)                                                              \
+    X(bitwise_not)                                                              \
+    X(bitwise_left_shift)                                                       \
+    X(bitwise_right_shift)
+
+#define REF_BINARY_DECLARE(name) ref_value ref_##name(const ref_pw_ctx *ctx, const ref_value *in);
+REF_BINARY_OPS(REF_BINARY_DECLARE)
 #undef REF_BINARY_DECLARE
 
 /* Modes of the pow op's `mode` parameter (chosen by the pow glue from the

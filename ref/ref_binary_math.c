@@ -16,28 +16,28 @@
 #include "ref/ref_binary.h"
 
 /* atan2(self, other), the angle of the point (other, self). */
-pw_value ref_atan2(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_atan2(const ref_pw_ctx *ctx, const ref_value *in)
 {
     (void)ctx;
-    pw_value r;
+    ref_value r;
     r.f = atan2(in[0].f, in[1].f);
     return r;
 }
 
 /* sqrt(self^2 + other^2) without intermediate overflow. */
-pw_value ref_hypot(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_hypot(const ref_pw_ctx *ctx, const ref_value *in)
 {
     (void)ctx;
-    pw_value r;
+    ref_value r;
     r.f = hypot(in[0].f, in[1].f);
     return r;
 }
 
 /* |self| with the sign bit of other (-0.0 and NaN signs count). */
-pw_value ref_copysign(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_copysign(const ref_pw_ctx *ctx, const ref_value *in)
 {
     (void)ctx;
-    pw_value r;
+    ref_value r;
     r.f = copysign(in[0].f, in[1].f);
     return r;
 }
@@ -61,9 +61,9 @@ static uint16_t next16(uint16_t from, uint16_t to, bool equal)
 }
 
 /* nextafter(self, other); param 0 is a ref_nextafter_mode. */
-pw_value ref_nextafter(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_nextafter(const ref_pw_ctx *ctx, const ref_value *in)
 {
-    pw_value r;
+    ref_value r;
     double a = in[0].f, b = in[1].f;
     ref_nextafter_mode mode = (ref_nextafter_mode)ctx->params[0].i;
     if (mode == REF_NEXTAFTER_NATIVE) {
@@ -89,10 +89,10 @@ pw_value ref_nextafter(const pw_ref_ctx *ctx, const pw_value *in)
 
 /* self * log(other), with 0 * log(y) == 0 (even for y == 0 or inf) and NaN
  * whenever other is NaN. */
-pw_value ref_xlogy(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_xlogy(const ref_pw_ctx *ctx, const ref_value *in)
 {
     (void)ctx;
-    pw_value r;
+    ref_value r;
     double x = in[0].f, y = in[1].f;
     if (isnan(y))
         r.f = NAN;
@@ -105,10 +105,10 @@ pw_value ref_xlogy(const pw_ref_ctx *ctx, const pw_value *in)
 
 /* log(exp(a) + exp(b)) as max + log1p(exp(-|a - b|)); equal infinities give
  * themselves (inf - inf would be NaN). */
-pw_value ref_logaddexp(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_logaddexp(const ref_pw_ctx *ctx, const ref_value *in)
 {
     (void)ctx;
-    pw_value r;
+    ref_value r;
     double a = in[0].f, b = in[1].f;
     if (isinf(a) && a == b) {
         r.f = a;
@@ -120,10 +120,10 @@ pw_value ref_logaddexp(const pw_ref_ctx *ctx, const pw_value *in)
 }
 
 /* log2(2^a + 2^b), the same way in base 2. */
-pw_value ref_logaddexp2(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_logaddexp2(const ref_pw_ctx *ctx, const ref_value *in)
 {
     (void)ctx;
-    pw_value r;
+    ref_value r;
     double a = in[0].f, b = in[1].f;
     if (isinf(a) && a == b) {
         r.f = a;
@@ -136,9 +136,9 @@ pw_value ref_logaddexp2(const pw_ref_ctx *ctx, const pw_value *in)
 
 /* heaviside(self, values): values where self == 0, else 1 for self > 0 and
  * 0 otherwise (NaN included, as PyTorch's CPU kernel gives). */
-pw_value ref_heaviside(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_heaviside(const ref_pw_ctx *ctx, const ref_value *in)
 {
-    pw_value r;
+    ref_value r;
     if (clops_dtype_is_floating(ctx->compute)) {
         double a = in[0].f;
         r.f = a == 0.0 ? in[1].f : (a > 0.0 ? 1.0 : 0.0);

@@ -41,44 +41,44 @@ static int64_t as_signed(int64_t v, int bits)
 }
 
 /* a & b (bool: and). */
-pw_value ref_bitwise_and(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_bitwise_and(const ref_pw_ctx *ctx, const ref_value *in)
 {
     (void)ctx;
-    pw_value r;
+    ref_value r;
     r.i = in[0].i & in[1].i;
     return r;
 }
 
 /* a | b (bool: or). */
-pw_value ref_bitwise_or(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_bitwise_or(const ref_pw_ctx *ctx, const ref_value *in)
 {
     (void)ctx;
-    pw_value r;
+    ref_value r;
     r.i = in[0].i | in[1].i;
     return r;
 }
 
 /* a ^ b (bool: xor). */
-pw_value ref_bitwise_xor(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_bitwise_xor(const ref_pw_ctx *ctx, const ref_value *in)
 {
     (void)ctx;
-    pw_value r;
+    ref_value r;
     r.i = in[0].i ^ in[1].i;
     return r;
 }
 
 /* ~a; for bool, not a. */
-pw_value ref_bitwise_not(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_bitwise_not(const ref_pw_ctx *ctx, const ref_value *in)
 {
-    pw_value r;
+    ref_value r;
     r.i = ctx->compute == CLOPS_BOOL ? !in[0].i : ~in[0].i;
     return r;
 }
 
 /* a << b at the compute width; out-of-range counts give 0. */
-pw_value ref_bitwise_left_shift(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_bitwise_left_shift(const ref_pw_ctx *ctx, const ref_value *in)
 {
-    pw_value r;
+    ref_value r;
     int w = width_bits(ctx->compute);
     int64_t n = as_signed(in[1].i, w);
     if (n < 0 || n >= w)
@@ -91,9 +91,9 @@ pw_value ref_bitwise_left_shift(const pw_ref_ctx *ctx, const pw_value *in)
 /* a >> b (arithmetic for signed types, logical for uint8, whose inputs are
  * never negative here); out-of-range counts shift by the largest count that
  * keeps the sign. */
-pw_value ref_bitwise_right_shift(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_bitwise_right_shift(const ref_pw_ctx *ctx, const ref_value *in)
 {
-    pw_value r;
+    ref_value r;
     int w = width_bits(ctx->compute);
     int max_shift = ctx->compute == CLOPS_UINT8 ? w : w - 1;
     int64_t n = as_signed(in[1].i, w);

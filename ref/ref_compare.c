@@ -21,15 +21,15 @@
 #include "ref/ref_binary.h"
 
 /* True when inputs are in .f. */
-static bool floating(const pw_ref_ctx *ctx)
+static bool floating(const ref_pw_ctx *ctx)
 {
     return clops_dtype_is_floating(ctx->compute);
 }
 
 /* A 0/1 result. */
-static pw_value truth(bool b)
+static ref_value truth(bool b)
 {
-    pw_value r;
+    ref_value r;
     r.i = b ? 1 : 0;
     return r;
 }
@@ -38,7 +38,7 @@ static pw_value truth(bool b)
 
 /* ref_NAME: a OP b in the compute type, as 0/1. */
 #define DEFINE_COMPARE(NAME, OP)                                                                \
-    pw_value ref_##NAME(const pw_ref_ctx *ctx, const pw_value *in)                              \
+    ref_value ref_##NAME(const ref_pw_ctx *ctx, const ref_value *in)                              \
     {                                                                                           \
         if (floating(ctx))                                                                      \
             return truth(in[0].f OP in[1].f);                                                   \
@@ -79,9 +79,9 @@ static int64_t imin(int64_t a, int64_t b)
 }
 
 /* Larger operand; NaN if either is NaN (bool: logical or). */
-pw_value ref_maximum(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_maximum(const ref_pw_ctx *ctx, const ref_value *in)
 {
-    pw_value r;
+    ref_value r;
     if (!floating(ctx))
         r.i = imax(in[0].i, in[1].i);
     else
@@ -90,9 +90,9 @@ pw_value ref_maximum(const pw_ref_ctx *ctx, const pw_value *in)
 }
 
 /* Smaller operand; NaN if either is NaN (bool: logical and). */
-pw_value ref_minimum(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_minimum(const ref_pw_ctx *ctx, const ref_value *in)
 {
-    pw_value r;
+    ref_value r;
     if (!floating(ctx))
         r.i = imin(in[0].i, in[1].i);
     else
@@ -101,9 +101,9 @@ pw_value ref_minimum(const pw_ref_ctx *ctx, const pw_value *in)
 }
 
 /* Larger operand, ignoring a NaN (C's fmax); integers as maximum. */
-pw_value ref_fmax(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_fmax(const ref_pw_ctx *ctx, const ref_value *in)
 {
-    pw_value r;
+    ref_value r;
     if (!floating(ctx))
         r.i = imax(in[0].i, in[1].i);
     else
@@ -112,9 +112,9 @@ pw_value ref_fmax(const pw_ref_ctx *ctx, const pw_value *in)
 }
 
 /* Smaller operand, ignoring a NaN (C's fmin); integers as minimum. */
-pw_value ref_fmin(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_fmin(const ref_pw_ctx *ctx, const ref_value *in)
 {
-    pw_value r;
+    ref_value r;
     if (!floating(ctx))
         r.i = imin(in[0].i, in[1].i);
     else
@@ -126,9 +126,9 @@ pw_value ref_fmin(const pw_ref_ctx *ctx, const pw_value *in)
 
 /* clamp(self, min, max) with both bounds: min(max(self, lo), hi), so lo > hi
  * gives hi; NaN when the input or either bound is NaN. */
-pw_value ref_clamp(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_clamp(const ref_pw_ctx *ctx, const ref_value *in)
 {
-    pw_value r;
+    ref_value r;
     if (!floating(ctx)) {
         r.i = imin(imax(in[0].i, in[1].i), in[2].i);
     } else {
@@ -140,9 +140,9 @@ pw_value ref_clamp(const pw_ref_ctx *ctx, const pw_value *in)
 
 /* clamp_min(self, min): std::max(self, min); a NaN bound is ignored, a NaN
  * input kept. */
-pw_value ref_clamp_min(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_clamp_min(const ref_pw_ctx *ctx, const ref_value *in)
 {
-    pw_value r;
+    ref_value r;
     if (!floating(ctx))
         r.i = imax(in[0].i, in[1].i);
     else
@@ -151,9 +151,9 @@ pw_value ref_clamp_min(const pw_ref_ctx *ctx, const pw_value *in)
 }
 
 /* clamp_max(self, max): std::min(self, max), same NaN rule. */
-pw_value ref_clamp_max(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_clamp_max(const ref_pw_ctx *ctx, const ref_value *in)
 {
-    pw_value r;
+    ref_value r;
     if (!floating(ctx))
         r.i = imin(in[0].i, in[1].i);
     else
@@ -164,14 +164,14 @@ pw_value ref_clamp_max(const pw_ref_ctx *ctx, const pw_value *in)
 /* ---- selections ----------------------------------------------------------- */
 
 /* where(condition, self, other); the condition arrives as bool (.i). */
-pw_value ref_where(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_where(const ref_pw_ctx *ctx, const ref_value *in)
 {
     (void)ctx;
     return in[0].i ? in[1] : in[2];
 }
 
 /* masked_fill(self, mask, value): value (param 0) where mask is true. */
-pw_value ref_masked_fill(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_masked_fill(const ref_pw_ctx *ctx, const ref_value *in)
 {
     return in[1].i ? ctx->params[0] : in[0];
 }
@@ -179,31 +179,31 @@ pw_value ref_masked_fill(const pw_ref_ctx *ctx, const pw_value *in)
 /* ---- logical ops (bool results; nonzero and NaN are true) ---------------- */
 
 /* Truth value of an operand. */
-static bool nonzero(const pw_ref_ctx *ctx, pw_value v)
+static bool nonzero(const ref_pw_ctx *ctx, ref_value v)
 {
     return floating(ctx) ? v.f != 0.0 : v.i != 0;
 }
 
 /* Both operands true. */
-pw_value ref_logical_and(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_logical_and(const ref_pw_ctx *ctx, const ref_value *in)
 {
     return truth(nonzero(ctx, in[0]) && nonzero(ctx, in[1]));
 }
 
 /* Either operand true. */
-pw_value ref_logical_or(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_logical_or(const ref_pw_ctx *ctx, const ref_value *in)
 {
     return truth(nonzero(ctx, in[0]) || nonzero(ctx, in[1]));
 }
 
 /* Exactly one operand true. */
-pw_value ref_logical_xor(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_logical_xor(const ref_pw_ctx *ctx, const ref_value *in)
 {
     return truth(nonzero(ctx, in[0]) != nonzero(ctx, in[1]));
 }
 
 /* The operand is zero (false). */
-pw_value ref_logical_not(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_logical_not(const ref_pw_ctx *ctx, const ref_value *in)
 {
     return truth(!nonzero(ctx, in[0]));
 }

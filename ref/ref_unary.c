@@ -23,30 +23,30 @@
 #define PI_L 3.141592653589793238462643383279502884L
 
 /* True when the call computes in a floating dtype. */
-static bool is_float(const pw_ref_ctx *ctx)
+static bool is_float(const ref_pw_ctx *ctx)
 {
     return clops_dtype_is_floating(ctx->compute);
 }
 
 /* A floating result. */
-static pw_value fv(double f)
+static ref_value fv(double f)
 {
-    pw_value v;
+    ref_value v;
     v.f = f;
     return v;
 }
 
 /* An integer or bool result. */
-static pw_value iv(int64_t i)
+static ref_value iv(int64_t i)
 {
-    pw_value v;
+    ref_value v;
     v.i = i;
     return v;
 }
 
 /* Rounds to float32 unless the compute dtype is float64 (for ops whose
  * intermediate roundings are part of their definition). */
-static double to_compute(const pw_ref_ctx *ctx, double x)
+static double to_compute(const ref_pw_ctx *ctx, double x)
 {
     return ctx->compute == CLOPS_FLOAT64 ? x : (double)(float)x;
 }
@@ -54,7 +54,7 @@ static double to_compute(const pw_ref_ctx *ctx, double x)
 /* --- sign, magnitude, powers ---------------------------------------------- */
 
 /* abs: |x|; the integer minimum wraps to itself. */
-pw_value ref_unary_abs(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_unary_abs(const ref_pw_ctx *ctx, const ref_value *in)
 {
     if (is_float(ctx))
         return fv(fabs(in[0].f));
@@ -63,7 +63,7 @@ pw_value ref_unary_abs(const pw_ref_ctx *ctx, const pw_value *in)
 }
 
 /* neg: -x, wrapping for integers (neg of uint8 1 is 255). */
-pw_value ref_unary_neg(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_unary_neg(const ref_pw_ctx *ctx, const ref_value *in)
 {
     if (is_float(ctx))
         return fv(-in[0].f);
@@ -72,7 +72,7 @@ pw_value ref_unary_neg(const pw_ref_ctx *ctx, const pw_value *in)
 
 /* sign: (0 < x) - (x < 0), so NaN and -0.0 give +0.0 as in PyTorch's CPU
  * kernel; bool stays as it is. */
-pw_value ref_unary_sign(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_unary_sign(const ref_pw_ctx *ctx, const ref_value *in)
 {
     if (is_float(ctx)) {
         double x = in[0].f;
@@ -84,7 +84,7 @@ pw_value ref_unary_sign(const pw_ref_ctx *ctx, const pw_value *in)
 
 /* signbit: the sign bit of floats (-0.0 and -NaN included), x < 0 for
  * integers. */
-pw_value ref_unary_signbit(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_unary_signbit(const ref_pw_ctx *ctx, const ref_value *in)
 {
     if (is_float(ctx))
         return iv(signbit(in[0].f) ? 1 : 0);
@@ -92,7 +92,7 @@ pw_value ref_unary_signbit(const pw_ref_ctx *ctx, const pw_value *in)
 }
 
 /* square: x * x, wrapping for integers (bool arrives as int64). */
-pw_value ref_unary_square(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_unary_square(const ref_pw_ctx *ctx, const ref_value *in)
 {
     if (is_float(ctx))
         return fv(in[0].f * in[0].f);
@@ -101,7 +101,7 @@ pw_value ref_unary_square(const pw_ref_ctx *ctx, const pw_value *in)
 }
 
 /* reciprocal: 1 / x. */
-pw_value ref_unary_reciprocal(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_unary_reciprocal(const ref_pw_ctx *ctx, const ref_value *in)
 {
     (void)ctx;
     return fv(1.0 / in[0].f);
@@ -110,25 +110,25 @@ pw_value ref_unary_reciprocal(const pw_ref_ctx *ctx, const pw_value *in)
 /* --- rounding ------------------------------------------------------------- */
 
 /* floor: integers are returned unchanged. */
-pw_value ref_unary_floor(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_unary_floor(const ref_pw_ctx *ctx, const ref_value *in)
 {
     return is_float(ctx) ? fv(floor(in[0].f)) : in[0];
 }
 
 /* ceil: integers are returned unchanged. */
-pw_value ref_unary_ceil(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_unary_ceil(const ref_pw_ctx *ctx, const ref_value *in)
 {
     return is_float(ctx) ? fv(ceil(in[0].f)) : in[0];
 }
 
 /* trunc: integers are returned unchanged. */
-pw_value ref_unary_trunc(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_unary_trunc(const ref_pw_ctx *ctx, const ref_value *in)
 {
     return is_float(ctx) ? fv(trunc(in[0].f)) : in[0];
 }
 
 /* round: half to even (nearbyint in the default rounding mode). */
-pw_value ref_unary_round(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_unary_round(const ref_pw_ctx *ctx, const ref_value *in)
 {
     return is_float(ctx) ? fv(nearbyint(in[0].f)) : in[0];
 }
@@ -139,7 +139,7 @@ pw_value ref_unary_round(const pw_ref_ctx *ctx, const pw_value *in)
  * nearbyint(x * p) / p (or nearbyint(x / p) * p) in the compute dtype, and
  * the intermediate roundings decide ties, so they are reproduced here.
  */
-pw_value ref_unary_round_decimals(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_unary_round_decimals(const ref_pw_ctx *ctx, const ref_value *in)
 {
     double x = in[0].f;
     double p = ctx->params[0].f;
@@ -152,7 +152,7 @@ pw_value ref_unary_round_decimals(const pw_ref_ctx *ctx, const pw_value *in)
 }
 
 /* frac: x - trunc(x) (frac(+-inf) is NaN, frac(-0.0) is +0.0). */
-pw_value ref_unary_frac(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_unary_frac(const ref_pw_ctx *ctx, const ref_value *in)
 {
     (void)ctx;
     return fv(in[0].f - trunc(in[0].f));
@@ -161,38 +161,38 @@ pw_value ref_unary_frac(const pw_ref_ctx *ctx, const pw_value *in)
 /* --- classification ------------------------------------------------------- */
 
 /* isnan: false for every integer. */
-pw_value ref_unary_isnan(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_unary_isnan(const ref_pw_ctx *ctx, const ref_value *in)
 {
     return iv(is_float(ctx) && isnan(in[0].f));
 }
 
 /* isinf: false for every integer. */
-pw_value ref_unary_isinf(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_unary_isinf(const ref_pw_ctx *ctx, const ref_value *in)
 {
     return iv(is_float(ctx) && isinf(in[0].f));
 }
 
 /* isposinf: x == +inf. */
-pw_value ref_unary_isposinf(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_unary_isposinf(const ref_pw_ctx *ctx, const ref_value *in)
 {
     return iv(is_float(ctx) && in[0].f == INFINITY);
 }
 
 /* isneginf: x == -inf. */
-pw_value ref_unary_isneginf(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_unary_isneginf(const ref_pw_ctx *ctx, const ref_value *in)
 {
     return iv(is_float(ctx) && in[0].f == -INFINITY);
 }
 
 /* isfinite: true for every integer. */
-pw_value ref_unary_isfinite(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_unary_isfinite(const ref_pw_ctx *ctx, const ref_value *in)
 {
     return iv(!is_float(ctx) || isfinite(in[0].f));
 }
 
 /* nan_to_num: params (nan, posinf, neginf) already in the compute dtype;
  * integers pass through. */
-pw_value ref_unary_nan_to_num(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_unary_nan_to_num(const ref_pw_ctx *ctx, const ref_value *in)
 {
     if (!is_float(ctx))
         return in[0];
@@ -209,14 +209,14 @@ pw_value ref_unary_nan_to_num(const pw_ref_ctx *ctx, const pw_value *in)
 /* --- angles --------------------------------------------------------------- */
 
 /* deg2rad: x * (pi / 180), the constant as PyTorch spells it. */
-pw_value ref_unary_deg2rad(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_unary_deg2rad(const ref_pw_ctx *ctx, const ref_value *in)
 {
     (void)ctx;
     return fv((double)((long double)in[0].f * (PI_L / 180.0L)));
 }
 
 /* rad2deg: x * (180 / pi). */
-pw_value ref_unary_rad2deg(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_unary_rad2deg(const ref_pw_ctx *ctx, const ref_value *in)
 {
     (void)ctx;
     return fv((double)((long double)in[0].f * (180.0L / PI_L)));
@@ -227,7 +227,7 @@ pw_value ref_unary_rad2deg(const pw_ref_ctx *ctx, const pw_value *in)
 /* One reference per libm function, computed in long double so that float64
  * computes are checked against a result better than double. */
 #define REF_LIBM(name, fn)                                                          \
-    pw_value ref_unary_##name(const pw_ref_ctx *ctx, const pw_value *in)            \
+    ref_value ref_unary_##name(const ref_pw_ctx *ctx, const ref_value *in)            \
     {                                                                               \
         (void)ctx;                                                                  \
         return fv((double)fn((long double)in[0].f));                                \
@@ -258,7 +258,7 @@ REF_LIBM(erfc, erfcl)
 REF_LIBM(lgamma, lgammal)
 
 /* rsqrt: 1 / sqrt(x) (inf at +-0 with the sign of zero: 1/-0.0 is -inf). */
-pw_value ref_unary_rsqrt(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_unary_rsqrt(const ref_pw_ctx *ctx, const ref_value *in)
 {
     (void)ctx;
     return fv((double)(1.0L / sqrtl((long double)in[0].f)));
@@ -305,7 +305,7 @@ double ref_sinpi(double x)
 }
 
 /* sinc: sin(pi x) / (pi x), 1 at zero. */
-pw_value ref_unary_sinc(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_unary_sinc(const ref_pw_ctx *ctx, const ref_value *in)
 {
     (void)ctx;
     double x = in[0].f;
@@ -384,14 +384,14 @@ double ref_digamma(double x)
 }
 
 /* erfinv: the inverse error function. */
-pw_value ref_unary_erfinv(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_unary_erfinv(const ref_pw_ctx *ctx, const ref_value *in)
 {
     (void)ctx;
     return fv(ref_erfinv(in[0].f));
 }
 
 /* digamma: the logarithmic derivative of gamma. */
-pw_value ref_unary_digamma(const pw_ref_ctx *ctx, const pw_value *in)
+ref_value ref_unary_digamma(const ref_pw_ctx *ctx, const ref_value *in)
 {
     (void)ctx;
     return fv(ref_digamma(in[0].f));

@@ -12,7 +12,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "codegen_pointwise/pw.h"
+#include "ref/ref.h"
 #include "ref/ref_scan.h"
 
 /* PyTorch's _log_add_exp_helper: log(exp(x) + exp(y)) without overflow,
@@ -32,7 +32,7 @@ static double log_add_exp(double x, double y)
 
 /* Whether (later) value b replaces the running value a of cummax/cummin:
  * NaN wins, then ties go to the later element (PyTorch's >= / <=). */
-static bool pick_later(scan_op kind, bool fl, pw_value a, pw_value b)
+static bool pick_later(scan_op kind, bool fl, ref_value a, ref_value b)
 {
     if (fl) {
         if (isnan(b.f))
@@ -70,10 +70,10 @@ clops_status ref_scan(scan_op kind, const clops_tensor *src, int dim, clops_tens
             if (idx)
                 x0 += pos[i] * idx->strides[i];
         }
-        pw_value acc = {0};
+        ref_value acc = {0};
         int64_t at = -1;
         for (int64_t k = 0; k < n; k++) {
-            pw_value v = pw_ref_load(sb, so + k * sn, src->dtype, compute);
+            ref_value v = ref_load(sb, so + k * sn, src->dtype, compute);
             switch (kind) {
             case SCAN_SUM:
                 if (fl)
@@ -97,7 +97,7 @@ clops_status ref_scan(scan_op kind, const clops_tensor *src, int dim, clops_tens
                 }
                 break;
             }
-            pw_ref_store(db, d0 + k * dn, out_dt, compute, acc);
+            ref_store(db, d0 + k * dn, out_dt, compute, acc);
             if (xb && (kind == SCAN_MAX || kind == SCAN_MIN))
                 xb[x0 + k * xn] = at;
         }

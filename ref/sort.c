@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen_pointwise/pw.h"
+#include "ref/ref.h"
 #include "ref/ref_sort.h"
 
 typedef struct sort_pair {
@@ -18,7 +18,7 @@ typedef struct sort_pair {
 uint64_t ref_sort_key(const void *base, int64_t index, clops_dtype dt)
 {
     if (clops_dtype_is_floating(dt)) {
-        double f = pw_ref_load(base, index, dt, CLOPS_FLOAT64).f;
+        double f = ref_load(base, index, dt, CLOPS_FLOAT64).f;
         uint64_t u;
         if (f != f)
             return UINT64_MAX;
@@ -27,7 +27,7 @@ uint64_t ref_sort_key(const void *base, int64_t index, clops_dtype dt)
         memcpy(&u, &f, sizeof u);
         return (u >> 63) ? ~u : (u | (1ull << 63));
     }
-    int64_t i = pw_ref_load(base, index, dt, CLOPS_INT64).i;
+    int64_t i = ref_load(base, index, dt, CLOPS_INT64).i;
     return (uint64_t)i ^ (1ull << 63);
 }
 
@@ -98,11 +98,11 @@ void ref_searchsorted(const void *bd, const void *v, const int64_t *sorter, clop
     clops_dtype ct = fl ? CLOPS_FLOAT64 : CLOPS_INT64;
     for (int64_t g = 0; g < total; g++) {
         int64_t base = (brows == 1 ? 0 : g / vrow) * nb, lo = 0, hi = nb;
-        pw_value val = pw_ref_load(v, g, dt, ct);
+        ref_value val = ref_load(v, g, dt, ct);
         while (lo < hi) {
             int64_t mid = lo + ((hi - lo) >> 1);
             int64_t at = sorter ? sorter[base + mid] + base : base + mid;
-            pw_value b = pw_ref_load(bd, at, dt, ct);
+            ref_value b = ref_load(bd, at, dt, ct);
             bool go_right = fl ? (right ? !(b.f > val.f) : !(b.f >= val.f))
                                : (right ? !(b.i > val.i) : !(b.i >= val.i));
             if (go_right)

@@ -45,6 +45,7 @@
 #include <cmocka.h>
 
 #include "clops/device.h"
+#include "codegen_pointwise/ops_binary.h"
 #include "codegen_pointwise/ops_unary.h"
 #include "core/tensor_impl.h"
 
@@ -659,16 +660,38 @@ static void test_every_op_has_a_case(void **state)
     }
 }
 
+/* Every built-in pointwise record (the unary and binary families and the
+ * cast) has a reference in ref's own table, found by the op's name: the
+ * CPU device would refuse the op otherwise. */
+static void test_every_op_has_a_reference(void **state)
+{
+    (void)state;
+    static const pw_op *const all[] = {
+#define PW_ALL__ADDR(name) &pw_op_##name,
+        PW_UNARY_OPS(PW_ALL__ADDR) PW_BINARY_OPS(PW_ALL__ADDR)
+#undef PW_ALL__ADDR
+            &pw_op_copy,
+    };
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+        if (!ref_pw_lookup(all[i]->name))
+            print_error("pw_op_%s has no reference in ref/\n", all[i]->name);
+        assert_non_null(ref_pw_lookup(all[i]->name));
+        assert_null(all[i]->ref); /* user ops only */
+    }
+    assert_null(ref_pw_lookup("no_such_op"));
+}
+
 /* One cmocka test per case, named by its label. */
 int main(void)
 {
-    struct CMUnitTest tests[NCASES + 1];
+    struct CMUnitTest tests[NCASES + 2];
     tests[0] = (struct CMUnitTest)cmocka_unit_test(test_every_op_has_a_case);
+    tests[1] = (struct CMUnitTest)cmocka_unit_test(test_every_op_has_a_reference);
     for (int k = 0; k < NCASES; k++) {
         struct CMUnitTest t = {cases[k].label, test_op, NULL, NULL, (void *)&cases[k]};
-        tests[k + 1] = t;
+        tests[k + 2] = t;
     }
-    int rc = _cmocka_run_group_tests("pw_unary", tests, NCASES + 1, NULL, NULL);
+    int rc = _cmocka_run_group_tests("pw_unary", tests, NCASES + 2, NULL, NULL);
     clops_shutdown();
     return rc;
 }

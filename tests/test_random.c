@@ -15,7 +15,7 @@
 #include "clops/ops.h"
 #include "core/debug.h"
 #include "support/clops_test.h"
-#include "cl_kernels/random_math.clh"
+#include "ref/random_math.clh"
 #include "ops/random/random.h"
 
 #define SEED 20261124ull

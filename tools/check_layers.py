@@ -48,7 +48,7 @@ GENERATED = 6
 
 # The reference rule (see the docstring): switched on once ref/ includes
 # nothing but include/clops/, core/ and ref/.
-REF_RULE = False
+REF_RULE = True
 REF_MAY_INCLUDE = ("include", "core", "ref")
 
 # Top-level folder -> layer number (ops/ is split: ops/kit/ is the kit,

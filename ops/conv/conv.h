@@ -19,7 +19,7 @@
  *
  * (plain forward = to small; its input gradient = to big and weight
  * gradient = to weight; transposed: the other way round.)  The CPU device
- * runs them as direct loops in double (ref/conv.c: the oracle of the
+ * runs them as direct loops in double (ref/conv.c, ref/ref_conv.h: the oracle of the
  * tests); OpenCL devices as GEMMs over im2col columns (ops/conv/conv_gemm.c,
  * kernels in cl_kernels/conv.cl launched by ops/conv/conv_launch.c).
  */
@@ -31,53 +31,13 @@
 
 #include "core/tensor_impl.h"
 #include "ops/kit/kit.h"
+#include "ref/ref_conv.h"
 
-/* Spatial dims are padded to three with leading size-1 dims. */
-#define CONV_SP 3
-
-typedef struct conv_geom {
-    int nsp;                    /* spatial dims of the op: 1, 2 or 3 */
-    int64_t N, groups;          /* batch, groups */
-    int64_t Cb, Cs;             /* channels of the big and the small image */
-    int64_t big[CONV_SP], small[CONV_SP];
-    int64_t k[CONV_SP], s[CONV_SP], p[CONV_SP], d[CONV_SP];
-    int64_t K, Lb, Ls;          /* products of k, big and small */
-} conv_geom;
-
-/* The three products (see above). */
-typedef enum conv_dir { CONV_TO_SMALL, CONV_TO_BIG, CONV_TO_WEIGHT } conv_dir;
+/* conv_geom, conv_dir, conv_cols and the CPU reference (conv_ref_product,
+ * conv_ref_im2col, conv_ref_col2im) are declared in ref/ref_conv.h. */
 
 /* Fills K, Lb and Ls from the other fields. */
 void conv_geom_finish(conv_geom *g);
-
-/*
- * The columns of a conv_geom: element (n, c * K + j, o) of the columns of
- * image channel c, kernel position j and small position o (linear) lies at
- * off + n * sn + (c * K + j) * sck + o.  aten::im2col's [N, C*K, L] result
- * has sn = C*K*L, sck = L; the convolution's [C*K, N*L] has sn = L,
- * sck = N*L.
- */
-typedef struct conv_cols {
-    int64_t off, sn, sck;
-} conv_cols;
-
-/* --- the CPU reference (ref/conv.c) ------------------------------------ */
-
-/*
- * One product of geometry g between host tensors of any strides and
- * floating dtypes: S [N, Cs, small...], B [N, Cb, big...], W [Cs, Cb/groups,
- * k...] (2 + g->nsp dims each); the destination of `dir` is overwritten,
- * the other two are read.  Direct loops accumulating in double.
- */
-clops_status conv_ref_product(const conv_geom *g, conv_dir dir, clops_tensor *S, clops_tensor *B,
-                              clops_tensor *W);
-/* im2col of host image B (any strides) into host columns cols (layout l). */
-clops_status conv_ref_im2col(const conv_geom *g, const clops_tensor *B, clops_tensor *cols,
-                             conv_cols l);
-/* col2im: host image B (overwritten) = the sum, in double, of the columns
- * meeting each element. */
-clops_status conv_ref_col2im(const conv_geom *g, const clops_tensor *cols, conv_cols l,
-                             clops_tensor *B);
 
 /* --- the OpenCL kernels (ops/conv/conv_launch.c) ----------------------------- */
 

@@ -47,6 +47,7 @@
 #include "clops/status.h"
 #include "codegen_pointwise/pw.h"
 #include "core/tensor_impl.h"
+#include "ref/ref_gemm.h" /* ref_gemm: the reference engine (CPU device) */
 
 /* --- engines ------------------------------------------------------------ */
 
@@ -92,10 +93,6 @@ bool gemm_engine_enabled(void);
 /* The path a dtype takes on a device, in words: "mma", "fma", "cpu" or
  * "clblast" (before layout and known-answer checks). */
 const char *gemm_engine_path(const clops_device *d, clops_dtype dt);
-
-/* The reference engine (CPU device): every dtype but bool. */
-clops_status ref_gemm(const char *op, const clops_tensor *a, const clops_tensor *b, clops_tensor *c,
-                      clops_scalar alpha, clops_scalar beta);
 
 /* The engine for a tensor's device: ref_gemm on the CPU device,
  * gemm_engine_cl on OpenCL devices (t may be NULL: the op's device check

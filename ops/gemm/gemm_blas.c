@@ -198,14 +198,8 @@ void blas_shutdown(void)
 clops_status blas_check_dtype(blas_gemm_fn engine, const char *op, clops_dtype dtype,
                               const clops_device *device)
 {
-    if (engine == ref_gemm) {
-        if (dtype == CLOPS_BOOL)
-            return clops__fail(CLOPS_INVALID_DTYPE,
-                               "%s: \"addmm_impl_cpu_\" not implemented for 'Bool' (matrix "
-                               "products take floating and integer dtypes)",
-                               op);
-        return CLOPS_OK;
-    }
+    if (engine == ref_gemm)
+        return ref_gemm_check_dtype(op, dtype);
     if (!clops_dtype_is_floating(dtype))
         return clops__fail(CLOPS_INVALID_DTYPE,
                            "%s: OpenCL devices support floating dtypes only for matrix products "

@@ -18,65 +18,10 @@
 
 #include "core/tensor_impl.h"
 #include "host/host.h"
+#include "ref/ref_loss.h"
 
-/* The canonical nll problem (see above). */
-typedef struct loss_nll {
-    const char *op;
-    clops_tensor *x, *t, *w;
-    int64_t N, C, S;
-    int64_t ignore;
-    bool per_elem; /* reduction=none with a batch: one loss per element */
-    bool mean;     /* reduction=mean */
-} loss_nll;
-
-/*
- * The forward into host tensors out (contiguous: M elements when per_elem,
- * else one) and tw (one element), in double, elements in order.  An
- * out-of-range target is CLOPS_INDEX_OUT_OF_RANGE ("<op>: Target V is out
- * of bounds.").
- */
-clops_status loss_ref_nll_forward(const loss_nll *p, clops_tensor *out, clops_tensor *tw);
-
-/*
- * The backward into host tensor gi (contiguous [N, C, S], zeroed here):
- * grad_output go (contiguous, M elements when per_elem, else one) and the
- * total weight tw (one element) of x's dtype.
- */
-clops_status loss_ref_nll_backward(const loss_nll *p, const clops_tensor *go,
-                                   const clops_tensor *tw, clops_tensor *gi);
-
-/* The elementwise losses (ops/loss/loss_pointwise.c): x, y and w (NULL: none)
- * contiguous, broadcast to M elements of one floating dtype. */
-typedef enum loss_pw_mode {
-    LOSS_MSE = 0,
-    LOSS_BCE = 1,
-    LOSS_SMOOTH_L1 = 2,
-    LOSS_HUBER = 3
-} loss_pw_mode;
-
-typedef struct loss_pw {
-    const char *op;
-    loss_pw_mode mode;
-    double p; /* beta (smooth_l1), delta (huber) */
-    clops_tensor *x, *y, *w;
-    int64_t M;
-    bool per_elem; /* reduction=none */
-    bool mean;
-} loss_pw;
-
-/* The forward into contiguous host tensor out (M elements when per_elem,
- * else one: the sum, or the sum / M for mean), in double, in order.  BCE
- * refuses an input outside [0, 1]. */
-clops_status loss_ref_pw_forward(const loss_pw *p, clops_tensor *out);
-/* The backward into contiguous host tensor gi (M elements) from go
- * (contiguous, M elements); norm scales every element. */
-clops_status loss_ref_pw_backward(const loss_pw *p, const clops_tensor *go, double norm,
-                                  clops_tensor *gi);
-
-/* The out-of-range error of target value v. */
-clops_status loss_target_error(const char *op, int64_t v, int64_t C);
-/* binary_cross_entropy's error for an input outside [0, 1]. */
-clops_status loss_input_range_error(const char *op);
+/* The canonical problems (loss_nll, loss_pw) and their CPU references are
+ * declared in ref/ref_loss.h. */
 
 /* --- shared by ops/loss/loss_nll.c and ops/loss/loss_pointwise.c ------------------ */
 
@@ -91,7 +36,8 @@ clops_status loss_kernel(clops_device *d, int which, clops_dtype dt, const char 
 /* The 32-byte device-side flag of a launch sequence, zeroed. */
 clops_status loss_flag_new(clops_device *d, host_block **eb);
 /* Reads the flag when st is CLOPS_OK and frees it: a recorded value is
- * loss_target_error (C > 0 classes) or loss_input_range_error (C == 0). */
+ * ref_loss_target_error (C > 0 classes) or ref_loss_input_range_error
+ * (C == 0). */
 clops_status loss_flag_check(const char *op, clops_device *d, host_block *eb, clops_status st,
                              int64_t C);
 

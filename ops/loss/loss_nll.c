@@ -63,19 +63,6 @@ clops_status loss_kernel(clops_device *d, int which, clops_dtype dt, const char 
     return st;
 }
 
-clops_status loss_input_range_error(const char *op)
-{
-    return clops__fail(CLOPS_INVALID_ARGUMENT,
-                       "%s: all elements of input should be between 0 and 1", op);
-}
-
-clops_status loss_target_error(const char *op, int64_t v, int64_t C)
-{
-    return clops__fail(CLOPS_INDEX_OUT_OF_RANGE,
-                       "%s: Target %lld is out of bounds (%lld classes).", op, (long long)v,
-                       (long long)C);
-}
-
 /* cl_mem of a tensor's storage (NULL for an empty one). */
 static cl_mem mem_of(const clops_tensor *t)
 {
@@ -237,7 +224,8 @@ clops_status loss_flag_check(const char *op, clops_device *d, host_block *eb, cl
         int64_t e[2] = {0, 0};
         st = host_read(d, eb->mem, 0, e, sizeof e);
         if (!st && (int32_t)e[0] != 0)
-            st = C > 0 ? loss_target_error(op, e[1], C) : loss_input_range_error(op);
+            st = C > 0 ? ref_loss_target_error(op, e[1], C)
+                       : ref_loss_input_range_error(op);
     }
     host_free(eb);
     return st;

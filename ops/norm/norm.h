@@ -14,6 +14,7 @@
 #include "dispatch/structured.h"
 #include "host/host.h"
 #include "ops/kit/kit.h"
+#include "ref/ref_norm.h"
 
 /* Row residency of cl_kernels/norm.cl (RES): the local-memory slots per
  * work-item that hold a row between the statistics and the output pass of
@@ -42,39 +43,8 @@ enum {
 clops_status norm_get_kernel(clops_device *d, int which, clops_dtype in, clops_dtype out,
                              const char *op, host_kernel **k);
 
-/*
- * Softmax (logm false) or log_softmax of contiguous host tensor x into
- * contiguous y (any floating dtypes): `rows` rows of n elements at stride
- * inner, row r = a * inner + b starting at a * n * inner + b.  Computed in
- * double with PyTorch's formula (x - max, exp, sum).
- */
-clops_status norm_ref_softmax(const clops_tensor *x, clops_tensor *y, int64_t rows, int64_t n,
-                              int64_t inner, bool logm);
-/* The backward of softmax (y * (g - sum(g * y))) or log_softmax
- * (g - exp(y) * sum(g)) over the same rows. */
-clops_status norm_ref_softmax_backward(const clops_tensor *g, const clops_tensor *y,
-                                       clops_tensor *out, int64_t rows, int64_t n, int64_t inner,
-                                       bool logm);
-
-/*
- * layer_norm (rms false) or rms_norm of `rows` contiguous rows of n
- * elements of host tensor x into y: (x - mean) * rstd * w + b, or
- * x * rstd * w (w, b contiguous [n] or NULL), rstd = 1 / sqrt(biased var +
- * eps) or 1 / sqrt(mean(x^2) + eps); mean and rstd ([rows] contiguous, may
- * be NULL) receive the row statistics.  Double, two passes.
- */
-clops_status norm_ref_layer(const clops_tensor *x, const clops_tensor *w, const clops_tensor *b,
-                            clops_tensor *y, clops_tensor *mean, clops_tensor *rstd, int64_t rows,
-                            int64_t n, double eps, bool rms);
-
-/*
- * The batch-norm statistics of contiguous host tensor x seen as [N, C, S]:
- * per channel the mean and the biased variance over (N, S), into
- * contiguous [C] tensors mean and var.  Double, two passes (NaN for an
- * empty channel).
- */
-clops_status norm_ref_batch_stats(const clops_tensor *x, clops_tensor *mean, clops_tensor *var,
-                                  int64_t N, int64_t C, int64_t S);
+/* The CPU references (norm_ref_softmax, norm_ref_layer, ...) are declared
+ * in ref/ref_norm.h. */
 
 /* --- composite norm ops (ops/norm/norm_backward.c, ops/norm/norm_batch.c,
  * ops/norm/norm_group.c) ------------------------------------------------------- */

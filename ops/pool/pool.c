@@ -63,17 +63,6 @@ static clops_status get_kernel(clops_device *d, pool_which which, clops_dtype dt
     return kit_build(d, &key, &p, cpu ? cpu_names[which] : names[which], op, k);
 }
 
-void pool_view5(const clops_tensor *t, int nsp, int64_t v[6])
-{
-    int lead = t->ndim - nsp; /* 1 (unbatched) or 2 */
-    v[0] = t->offset;
-    v[1] = lead == 2 ? t->strides[0] : 0;
-    v[2] = t->strides[lead - 1];
-    v[3] = nsp == 3 ? t->strides[lead] : 0;
-    v[4] = t->strides[t->ndim - 2];
-    v[5] = t->strides[t->ndim - 1];
-}
-
 int64_t pool_out_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dil,
                       bool ceil_mode)
 {

@@ -10,57 +10,22 @@
  * turns the input and the reduced dims into a canonical plan: kept and
  * reduced dimensions each ordered by input stride and coalesced, at most
  * four of each (else the input is first copied with the reduced dims
- * innermost); then runs it with the CPU reference (ref/reduce.c) on the CPU
- * device or the kernels of cl_kernels/reduce.cl (ops/reduce/reduce_launch.c).
+ * innermost); then runs it on OpenCL devices; the CPU device runs the reference
+ * (ref/reduce.c), which walks the call itself or the kernels of cl_kernels/reduce.cl (ops/reduce/reduce_launch.c).
  */
 #ifndef CLOPS_OPS_REDUCE_H
 #define CLOPS_OPS_REDUCE_H
 
 #include "dispatch/structured.h"
+#include "ref/ref_reduce.h"
 
-/* Reduction kinds; the numbers are RK in cl_kernels/reduce.cl, the names
- * part of kernel names (not "any"/"all": OpenCL drivers may define those as
- * macros). */
-#define REDUCE_KIND_LIST(X)                                                                \
-    X(SUM, 0, sum)                                                                         \
-    X(NANSUM, 1, nansum)                                                                   \
-    X(PROD, 2, prod)                                                                       \
-    X(MEAN, 3, mean)                                                                       \
-    X(NANMEAN, 4, nanmean)                                                                 \
-    X(AMAX, 5, amax)                                                                       \
-    X(AMIN, 6, amin)                                                                       \
-    X(ARGMAX, 7, argmax)                                                                   \
-    X(ARGMIN, 8, argmin)                                                                   \
-    X(ANY, 9, logical_any)                                                                       \
-    X(ALL, 10, logical_all)                                                                      \
-    X(COUNT_NZ, 11, count_nonzero)                                                         \
-    X(VAR, 12, var)                                                                        \
-    X(NORM1, 13, norm1)                                                                    \
-    X(NORMP, 14, normp)                                                                    \
-    X(NORM2, 15, norm2)                                                                    \
-    X(NORMINF, 16, norminf)                                                                \
-    X(NORMNINF, 17, normninf)                                                              \
-    X(NORM0, 18, norm0)                                                                    \
-    X(LSE, 19, logsumexp)                                                                  \
-    X(AMINMAX, 20, aminmax)
-
-typedef enum reduce_kind {
-#define REDUCE__ENUM(e, n, name) RK_##e = n,
-    REDUCE_KIND_LIST(REDUCE__ENUM)
-#undef REDUCE__ENUM
-    RK_COUNT
-} reduce_kind;
+/* reduce_kind (REDUCE_KIND_LIST), reduce_call and the CPU reference
+ * reduce_ref_run are declared in ref/ref_reduce.h. */
 
 /* "sum", ... */
 const char *reduce_kind_name(reduce_kind k);
 /* Kinds computed only in floating point (the input must be floating). */
 bool reduce_kind_float_only(reduce_kind k);
-/* Kinds with an index result (argmax, argmin). */
-static inline bool reduce_kind_has_index(reduce_kind k)
-{
-    return k == RK_ARGMAX || k == RK_ARGMIN;
-}
-
 #define REDUCE_MAX_RANK 4
 
 /*
@@ -81,17 +46,6 @@ typedef struct reduce_plan {
     int64_t xoff, yoff, yoff2;
 } reduce_plan;
 
-/* One reduction to run: input, reduced-dim mask, results. */
-typedef struct reduce_call {
-    const char *opname;
-    reduce_kind kind;
-    clops_tensor *x;               /* input (its dtype is the kernel's input) */
-    bool mask[CLOPS_MAX_DIMS];     /* reduced dims of x (x->ndim entries) */
-    clops_tensor *y;               /* first result, keepdim or not */
-    clops_tensor *y2;              /* second result or NULL */
-    double p0, p1;                 /* kind parameters (norm p; std flag, correction) */
-} reduce_call;
-
 /* Runs a reduction into c->y (and c->y2) whose shapes and dtypes the caller
  * made right: y's dtype is the kind's natural result for x's dtype. */
 clops_status reduce_run(const reduce_call *c);
@@ -100,8 +54,6 @@ clops_status reduce_run(const reduce_call *c);
  * reduced dims remain after coalescing. */
 bool reduce_make_plan(const reduce_call *c, reduce_plan *p);
 
-/* The CPU reference executor (ref/reduce.c). */
-clops_status reduce_ref_run(const reduce_call *c, const reduce_plan *p);
 /* Runs plan p of c with the launch of its device's kind (ops/kit/kit.h):
  * reduce_ref_run on the host CPU device, the _cpu kernels on CPU-like
  * OpenCL devices, the _row/_merge kernels on GPUs

@@ -375,7 +375,7 @@ typedef struct reduce_job {
 static clops_status launch_host(void *job)
 {
     const reduce_job *j = job;
-    return reduce_ref_run(j->c, j->p);
+    return reduce_ref_run(j->c);
 }
 
 static clops_status launch_cpu(void *job)

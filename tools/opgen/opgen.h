@@ -61,7 +61,6 @@ typedef struct gen_op {
 /* A pointwise op record (a `pointwise_op:` entry, opgen_pw.c). */
 typedef struct gen_pw {
     char *name; /* the record is pw_op_<name> */
-    char *ref;  /* its C reference function */
     char *init; /* the C definition of the record */
     const char *file;
     int line;

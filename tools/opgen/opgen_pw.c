@@ -6,7 +6,10 @@
  * pw_op_NAME of the pointwise engine (codegen_pointwise/pw.h) as data: its
  * operands, parameters, promotion, accepted dtypes, an OpenCL C expression
  * (`expr:`, and `expr_<class>:` where a dtype class needs another), helper
- * source, the C reference function and the checks' domain and tolerance.
+ * source and the checks' domain and tolerance.  Its C reference is not
+ * named here: ref/ keys its own scalar functions by the op's name
+ * (ref_pw_lookup, ref/ref_pw.h), so the oracle shares no table with the
+ * engine.
  * gen_pw_load reads and checks one entry into C initialiser text;
  * gen_pw_emit writes every record into codegen_pointwise/pw_ops_generated.c
  * of the generated folder, which the library compiles with the engine.  The
@@ -56,7 +59,7 @@ static const char *const set_masks[] = {"PW_DT_ALL", "PW_DT_NOBOOL", "PW_DT_INTS
 
 static const char *const pw_keys[] = {
     "pointwise_op", "inputs",        "params",       "promotion", "dtypes",  "expr",
-    "expr_bool",    "expr_uint",     "expr_sint",    "expr_float", "helpers", "ref",
+    "expr_bool",    "expr_uint",     "expr_sint",    "expr_float", "helpers",
     "ref_same_precision", "fixed_result", "scalar_opmath", "lanewise", "vector_expr",
     "domain",       "ulp",           NULL};
 
@@ -294,12 +297,6 @@ int gen_pw_load(gen_model *m, const char *file, yaml_document_t *doc, yaml_node_
         sb_free(&h);
     }
 
-    const char *ref = gen_scalar(doc, gen_map_get(doc, e, "ref"));
-    if (!rc && !is_ident(ref))
-        rc = PW_FAIL("%s: `ref` must name the C reference function", name);
-    if (!rc)
-        sb_printf(&sb, "    .ref = %s,\n", ref);
-
     static const char *const flags[] = {"ref_same_precision", "scalar_opmath", "lanewise",
                                         "vector_expr", NULL};
     for (int f = 0; flags[f] && !rc; f++) {
@@ -354,7 +351,6 @@ int gen_pw_load(gen_model *m, const char *file, yaml_document_t *doc, yaml_node_
     }
     gen_pw *pw = &m->pws[m->npws++];
     pw->name = gen_xstrdup(name);
-    pw->ref = gen_xstrdup(ref);
     pw->init = sb_take(&sb);
     pw->file = file;
     pw->line = line;
@@ -365,7 +361,6 @@ void gen_pw_free(gen_model *m)
 {
     for (int i = 0; i < m->npws; i++) {
         free(m->pws[i].name);
-        free(m->pws[i].ref);
         free(m->pws[i].init);
     }
     free(m->pws);
@@ -377,16 +372,8 @@ void gen_pw_emit(strbuf *sb, const gen_model *m)
 {
     sb_append(sb, "/*\n * codegen_pointwise/pw_ops_generated.c: the pointwise op records "
                   "(pw_op, codegen_pointwise/pw.h)\n * of the `pointwise_op:` entries of "
-                  "the inventory, with the prototypes of their C\n * reference functions "
-                  "(ref/).\n */\n#include \"codegen_pointwise/pw.h\"\n\n");
-    for (int i = 0; i < m->npws; i++) {
-        bool seen = false;
-        for (int j = 0; j < i && !seen; j++)
-            seen = strcmp(m->pws[j].ref, m->pws[i].ref) == 0;
-        if (!seen)
-            sb_printf(sb, "pw_value %s(const pw_ref_ctx *ctx, const pw_value *in);\n",
-                      m->pws[i].ref);
-    }
+                  "the inventory (their C references are\n * ref/'s own, found by name: "
+                  "ref/ref_pw.h).\n */\n#include \"codegen_pointwise/pw.h\"\n");
     for (int i = 0; i < m->npws; i++) {
         const char *base = strrchr(m->pws[i].file, '/');
         sb_printf(sb, "\n/* %s:%d */\n", base ? base + 1 : m->pws[i].file, m->pws[i].line);
