@@ -75,8 +75,9 @@ clops_status loss_ref_pw_backward(const loss_pw *p, const clops_tensor *go, doub
 
 /* The out-of-range error of target value v. */
 clops_status loss_target_error(const char *op, int64_t v, int64_t C);
-/* binary_cross_entropy's error for an input outside [0, 1]. */
+/* binary_cross_entropy's errors for an input / a target outside [0, 1]. */
 clops_status loss_input_range_error(const char *op);
+clops_status loss_target_range_error(const char *op);
 
 /* --- shared by ops/loss/loss_nll.c and ops/loss/loss_pointwise.c ------------------ */
 
@@ -91,7 +92,8 @@ clops_status loss_kernel(clops_device *d, int which, clops_dtype dt, const char 
 /* The 32-byte device-side flag of a launch sequence, zeroed. */
 clops_status loss_flag_new(clops_device *d, host_block **eb);
 /* Reads the flag when st is CLOPS_OK and frees it: a recorded value is
- * loss_target_error (C > 0 classes) or loss_input_range_error (C == 0). */
+ * loss_target_error (C > 0 classes), or with C == 0 (binary_cross_entropy's
+ * bits) loss_input_range_error, else loss_target_range_error. */
 clops_status loss_flag_check(const char *op, clops_device *d, host_block *eb, clops_status st,
                              int64_t C);
 

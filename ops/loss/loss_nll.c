@@ -79,6 +79,12 @@ clops_status loss_input_range_error(const char *op)
                        "%s: all elements of input should be between 0 and 1", op);
 }
 
+clops_status loss_target_range_error(const char *op)
+{
+    return clops__fail(CLOPS_INVALID_ARGUMENT,
+                       "%s: all elements of target should be between 0 and 1", op);
+}
+
 clops_status loss_target_error(const char *op, int64_t v, int64_t C)
 {
     return clops__fail(CLOPS_INDEX_OUT_OF_RANGE,
@@ -246,8 +252,11 @@ clops_status loss_flag_check(const char *op, clops_device *d, host_block *eb, cl
     if (!st && eb) {
         int64_t e[2] = {0, 0};
         st = host_read(d, eb->mem, 0, e, sizeof e);
-        if (!st && (int32_t)e[0] != 0)
-            st = C > 0 ? loss_target_error(op, e[1], C) : loss_input_range_error(op);
+        int32_t flag = (int32_t)e[0];
+        if (!st && flag != 0)
+            st = C > 0       ? loss_target_error(op, e[1], C)
+                 : flag & 1 ? loss_input_range_error(op)
+                            : loss_target_range_error(op);
     }
     host_free(eb);
     return st;

@@ -71,11 +71,13 @@ static clops_status search_into(const char *op, clops_tensor *bd, clops_tensor *
     clops_dtype ct = pw_promote_types(bd->dtype, v->dtype);
     clops_tensor *cb = NULL, *cv = NULL, *cs = NULL, *res = NULL;
     clops_device *dev = v->storage->device;
-    st = core_to_copy(bd, ct, NULL, &cb);
+    /* sort_search_run reads every operand in row-major memory order from
+     * storage offset 0. */
+    st = core_contiguous_as(bd, ct, &cb);
     if (st == CLOPS_OK)
-        st = core_to_copy(v, ct, NULL, &cv);
+        st = core_contiguous_as(v, ct, &cv);
     if (st == CLOPS_OK && sorter)
-        st = core_contiguous(sorter, &cs);
+        st = core_contiguous_as(sorter, CLOPS_INT64, &cs);
     if (st == CLOPS_OK)
         st = tensor_new(dev, CLOPS_INT64, v->ndim, v->sizes, NULL, &res);
     if (st == CLOPS_OK)

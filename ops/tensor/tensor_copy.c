@@ -139,6 +139,28 @@ clops_status core_to_copy(clops_tensor *src, clops_dtype dtype, clops_device *de
     return CLOPS_OK;
 }
 
+clops_status core_contiguous_as(clops_tensor *src, clops_dtype dtype, clops_tensor **out)
+{
+    if (!src || !out)
+        return clops__fail(CLOPS_INVALID_ARGUMENT, "contiguous: NULL argument");
+    if (src->dtype == dtype && src->offset == 0 && clops_tensor_is_contiguous(src)) {
+        *out = clops_tensor_retain(src);
+        return CLOPS_OK;
+    }
+    clops_tensor *t = NULL;
+    clops_status st = check_dtype_on_device("contiguous", dtype, src->storage->device);
+    if (st == CLOPS_OK)
+        st = tensor_new(src->storage->device, dtype, src->ndim, src->sizes, NULL, &t);
+    if (st == CLOPS_OK)
+        st = core_copy_(t, src, false);
+    if (st) {
+        clops_tensor_release(t);
+        return st;
+    }
+    *out = t;
+    return CLOPS_OK;
+}
+
 clops_status core_clone(clops_tensor *self, clops_tensor **out)
 {
     clops_status st = core_to_copy(self, CLOPS_DTYPE_NONE, NULL, out);
