@@ -5,7 +5,8 @@
  * CPU device and every OpenCL device, POCL here).
  *
  *   - searchsorted and isin read operands of any layout in logical order
- *     (a transposed `self`, a sorter at a storage offset);
+ *     (a transposed `self`, a sorter at a storage offset); a sorter value
+ *     outside the boundaries is refused;
  *   - native_layer_norm of rows with no element: mean 0, rstd NaN;
  *   - max_pool2d_with_indices of float16/bfloat16 channels-last input;
  *   - a transposed convolution whose output_padding adds positions no
@@ -16,23 +17,30 @@
  *   - tril_indices/triu_indices count in closed form (huge requests answer
  *     at once) and list the triangle a brute-force walk lists;
  *   - absurd sizes (padding, dilation, indices, scale factors near INT64_MAX)
- *     give errors, never a result computed from an overflowed size.
+ *     give errors, never a result computed from an overflowed size;
+ *   - reductions on the CPU device take O(1) extra memory per output (a
+ *     peak-RSS measurement in a child process).
  *
  * Outputs that must be written are given as out= tensors filled with a
  * sentinel first, so an unwritten element fails whatever the allocator
  * returned.
  */
 #include <math.h>
+#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
 
 #include "clops/ops.h"
 #include "support/clops_test.h"
 
 #define I64 CT_I64
+
+extern char **environ;
 
 /* Seconds of a monotonic clock. */
 static double now_s(void)
@@ -126,6 +134,23 @@ static void test_searchsorted_reads_operands_in_logical_order(void **state)
         clops_tensor *vq2 = ct_from_values(devs[di], CLOPS_INT64, 2, I64(2, 2), CT_TRANSPOSED, v2);
         CT_OK(clops_searchsorted(bd2, vq2, false, false, NULL, NULL, &r));
         expect_i64(r, I64(2, 3, 0, 2), 4);
+        /* The issue's sorters with values outside [0, 4): PyTorch's error,
+         * never a read past the boundaries. */
+        const int64_t vals[5] = {8, 6, 8, 0, 8};
+        const int64_t badv[3] = {100000000, 9, -1};
+        clops_tensor *v5 = ct_from_values(devs[di], CLOPS_INT64, 1, I64(5), CT_CONTIGUOUS, vals);
+        for (int i = 0; i < 3; i++) {
+            ct_set_case("sorter holding %lld", (long long)badv[i]);
+            const int64_t so[4] = {1, 3, 2, badv[i]};
+            clops_tensor *bs = ct_from_values(devs[di], CLOPS_INT64, 1, I64(4), CT_CONTIGUOUS, so);
+            clops_tensor *rb = NULL;
+            CT_STATUS(clops_searchsorted(seq, v5, false, false, NULL, bs, &rb),
+                      CLOPS_INDEX_OUT_OF_RANGE);
+            CT_ERROR_CONTAINS("sorter index out of range");
+            CT_ASSERT(rb == NULL);
+            clops_tensor_release(bs);
+        }
+        clops_tensor_release(v5);
         clops_tensor *all[] = {bd, seq, sb, sorter, qv, r, bd2, vq2};
         for (size_t i = 0; i < CT_COUNT(all); i++)
             clops_tensor_release(all[i]);
@@ -577,9 +602,86 @@ static void test_pixel_shuffle_with_huge_factors_is_refused(void **state)
     ct_clear_context();
 }
 
-int main(void)
+/* --- memory that scales ------------------------------------------------------------ */
+
+/* Elements of the child's uint8 input (32 MiB) and the cap on the extra
+ * peak memory of its reductions.  The old CPU reference copied each
+ * reduced line into 16 bytes per element (512 MiB here). */
+#define PEAK_ELEMS ((int64_t)1 << 25)
+#define PEAK_CAP_KIB (16 * 1024)
+
+/* Peak resident memory of this process so far, KiB. */
+static long peak_kib(void)
 {
+    struct rusage ru;
+    return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : -1;
+}
+
+/* The child's side: a 32 MiB uint8 tensor on the CPU device (every page
+ * written), then sum, amax, argmax, any and sum over a dim of it; prints
+ * the growth of the peak RSS and exits 0 when it stays under the cap (1
+ * when a call fails, 3 past the cap). */
+static int reduction_peak_child(void)
+{
+    clops_device *cpu = NULL;
+    clops_tensor *x = NULL, *r = NULL;
+    if (clops_device_get(0, &cpu) ||
+        clops_full(cpu, CLOPS_UINT8, 1, I64(PEAK_ELEMS), clops_scalar_int(3), &x))
+        return 1;
+    long before = peak_kib();
+    clops_status st = clops_sum(x, CLOPS_DTYPE_NONE, &r);
+    clops_tensor_release(r);
+    r = NULL;
+    if (!st)
+        st = clops_amax(x, NULL, 0, false, &r);
+    clops_tensor_release(r);
+    r = NULL;
+    if (!st)
+        st = clops_argmax(x, NULL, false, &r);
+    clops_tensor_release(r);
+    r = NULL;
+    if (!st)
+        st = clops_any(x, &r);
+    clops_tensor_release(r);
+    r = NULL;
+    clops_tensor *x2 = NULL;
+    if (!st)
+        st = clops_view(x, I64(PEAK_ELEMS / 1024, 1024), 2, &x2);
+    if (!st)
+        st = clops_sum_dim_intlist(x2, I64(0), 1, false, CLOPS_DTYPE_NONE, &r);
+    clops_tensor_release(r);
+    clops_tensor_release(x2);
+    long grew = peak_kib() - before;
+    clops_tensor_release(x);
+    clops_shutdown();
+    printf("reductions of a %lld-byte uint8 tensor: peak RSS grew by %ld KiB (cap %d KiB)\n",
+           (long long)PEAK_ELEMS, grew, PEAK_CAP_KIB);
+    if (st)
+        return 1;
+    return before < 0 || grew > PEAK_CAP_KIB ? 3 : 0;
+}
+
+static void test_cpu_reductions_take_o1_extra_memory(void **state)
+{
+    (void)state;
+    char *argv[] = {"test_reliability", "--reduction-peak", NULL};
+    pid_t pid;
+    int rc = posix_spawn(&pid, "/proc/self/exe", NULL, NULL, argv, environ);
+    CT_ASSERT_MSG(rc == 0, "posix_spawn: %s", strerror(rc));
+    int status = 0;
+    CT_ASSERT(waitpid(pid, &status, 0) == pid);
+    CT_ASSERT_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                  "the child %s %d (3: past the memory cap)",
+                  WIFEXITED(status) ? "exited" : "died of signal",
+                  WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 2 && strcmp(argv[1], "--reduction-peak") == 0)
+        return reduction_peak_child();
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cpu_reductions_take_o1_extra_memory),
         cmocka_unit_test(test_searchsorted_reads_operands_in_logical_order),
         cmocka_unit_test(test_isin_reads_elements_in_logical_order),
         cmocka_unit_test(test_layer_norm_of_empty_rows_gives_mean_0_and_rstd_nan),
