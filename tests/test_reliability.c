@@ -19,7 +19,9 @@
  *   - absurd sizes (padding, dilation, indices, scale factors near INT64_MAX)
  *     give errors, never a result computed from an overflowed size;
  *   - reductions on the CPU device take O(1) extra memory per output (a
- *     peak-RSS measurement in a child process).
+ *     peak-RSS measurement in a child process);
+ *   - a user-op expression's chain of prefix operators counts toward the
+ *     nesting limit (3,000 `!` once overflowed the driver compiler's stack).
  *
  * Outputs that must be written are given as out= tensors filled with a
  * sentinel first, so an unwritten element fails whatever the allocator
@@ -36,6 +38,7 @@
 #include <time.h>
 
 #include "clops/ops.h"
+#include "clops/pointwise.h"
 #include "support/clops_test.h"
 
 #define I64 CT_I64
@@ -676,6 +679,71 @@ static void test_cpu_reductions_take_o1_extra_memory(void **state)
                   WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
 }
 
+/* --- user-op expressions ------------------------------------------------------------ */
+
+/* A malloc'd expression of n prefix operators op (each followed by sep)
+ * before `a`. */
+static char *prefix_chain(int n, const char *op)
+{
+    size_t w = strlen(op);
+    char *e = malloc((size_t)n * w + 2);
+    CT_ASSERT(e != NULL);
+    for (int i = 0; i < n; i++)
+        memcpy(e + (size_t)i * w, op, w);
+    memcpy(e + (size_t)n * w, "a", 2);
+    return e;
+}
+
+static void test_prefix_operator_chains_count_toward_the_nesting_limit(void **state)
+{
+    (void)state;
+    const char *ops[3] = {"!", "~", "- "};
+    for (int k = 0; k < 3; k++) {
+        int len = k < 2 ? 3000 : 2000; /* within the 4096-byte limit */
+        ct_set_case("%d '%s'", len, ops[k]);
+        char *e = prefix_chain(len, ops[k]);
+        char schema[96];
+        snprintf(schema, sizeof schema, "rel_chain%d(Tensor self) -> Tensor", k);
+        clops_pointwise_def def = {.schema = schema, .expr = e};
+        const clops_op *op = NULL;
+        CT_STATUS(clops_pointwise_register(&def, &op), CLOPS_INVALID_ARGUMENT);
+        CT_ERROR_CONTAINS("prefix operators");
+        free(e);
+        /* Inside brackets the chain has fewer levels left. */
+        ct_set_case("(((...'- ' x 30)))");
+        char buf[256];
+        snprintf(buf, sizeof buf, "(((%s)))", "- - - - - - - - - - - - - - - - - - - - - - - - - - "
+                                              "- - - - a");
+        def.expr = buf;
+        CT_STATUS(clops_pointwise_register(&def, &op), CLOPS_INVALID_ARGUMENT);
+    }
+    /* At the limit: 32 negations compile and give a on every OpenCL device; a
+     * comment full of dashes does not count. */
+    ct_set_case("32 '- ' and a comment of dashes");
+    char *e = prefix_chain(CLOPS_POINTWISE_MAX_NESTING, "- ");
+    clops_pointwise_def def = {.schema = "rel_chain_at_limit(Tensor self) -> Tensor",
+                               .expr = e,
+                               .helpers = "/* ------------------------------------------ */\n"
+                                          "// ---------------------------------------------\n"};
+    const clops_op *op = NULL;
+    CT_OK(clops_pointwise_register(&def, &op));
+    free(e);
+    clops_device *devs[CT_MAX_DEVICES];
+    int n = ct_opencl_devices(devs, CT_MAX_DEVICES); /* no ref: OpenCL only */
+    for (int k = 0; k < n && op; k++) {
+        ct_set_device(devs[k]);
+        const float x[4] = {1.0f, -0.5f, 0.25f, 3.0f};
+        clops_tensor *t = ct_from_values(devs[k], CLOPS_FLOAT32, 1, I64(4), CT_CONTIGUOUS, x);
+        clops_value args[1] = {clops_value_tensor(t)};
+        clops_value ret[1];
+        CT_OK(clops_call_boxed(op, args, 1, ret, 1));
+        expect_f32(ret[0].v.t, x, 4);
+        clops_tensor_release(ret[0].v.t);
+        clops_tensor_release(t);
+    }
+    ct_clear_context();
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "--reduction-peak") == 0)
@@ -695,6 +763,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_conv_with_absurd_geometry_is_refused),
         cmocka_unit_test(test_index_put_with_extreme_indices_is_refused),
         cmocka_unit_test(test_pixel_shuffle_with_huge_factors_is_refused),
+        cmocka_unit_test(test_prefix_operator_chains_count_toward_the_nesting_limit),
     };
     return cmocka_run_group_tests(tests, NULL, ct_teardown_group);
 }
