@@ -3,12 +3,13 @@
  * ref/reduce.c: the CPU reference executor of the reduction family.
  *
  * The CPU dispatch key runs reductions here, and the tests use it as the
- * oracle for the OpenCL kernels.  Elements are read where they lie, pass
- * by pass (no per-element buffer: extra memory is O(1) per output).  It walks the same plan as the kernels
+ * oracle for the OpenCL kernels.  It walks the same plan as the kernels
  * (ops/reduce/reduce_plan.c), one output at a time and each reduction in order,
  * accumulating floating inputs in double (two-pass variance: mean first,
  * then squared deviations) and integer inputs in int64 with two's-complement
  * wrapping, and stores with PyTorch's conversion rules (pw_ref_store).
+ * Elements are read where they lie, pass by pass (no per-element buffer:
+ * the extra memory is O(1) per output, whatever the reduced length).
  */
 #include <math.h>
 #include <stdlib.h>

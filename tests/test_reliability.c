@@ -534,7 +534,8 @@ static void test_conv_with_absurd_geometry_is_refused(void **state)
             clops_status st = clops_convolution(
                 x, cases[i].transposed ? wt : w, NULL, I64(cases[i].stride), 1, I64(cases[i].pad),
                 1, I64(cases[i].dil), 1, cases[i].transposed, I64(0), 1, 1, &y);
-            CT_ASSERT_MSG(st != CLOPS_OK, "accepted, result of %d dims", y ? clops_tensor_ndim(y) : -1);
+            CT_ASSERT_MSG(st != CLOPS_OK, "accepted, result of %d dims",
+                          y ? clops_tensor_ndim(y) : -1);
             CT_ASSERT(st == CLOPS_INVALID_SHAPE || st == CLOPS_INVALID_ARGUMENT);
             CT_ERROR_CONTAINS("convolution");
             clops_tensor_release(y);

@@ -208,7 +208,8 @@ static clops_status shuffle(const char *op, bool up, pw_variant variant, clops_t
                            "square of upscale_factor, but input.size(-3)=%lld is not divisible "
                            "by %lld%s (input %s)",
                            op, (long long)C, (long long)(r2_fits ? r2 : r),
-                           r2_fits ? "" : " squared", clops__fmt_shape(a, sizeof a, nd, self->sizes));
+                           r2_fits ? "" : " squared",
+                           clops__fmt_shape(a, sizeof a, nd, self->sizes));
     if (up ? !r2_fits || !geom_mul(H, r, &hr) || !geom_mul(W, r, &wr)
            : !r2_fits || !geom_mul(C, r2, &cr2))
         return clops__fail(CLOPS_INVALID_SHAPE,
