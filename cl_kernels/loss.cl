@@ -166,8 +166,8 @@ __kernel void loss_nll_backward(global const T *go, long gooff, int per_elem, gl
 
 /* --- elementwise losses (ops/loss/loss_pointwise.c) ----------------------------
  * x, y (and w when hasw) contiguous, already broadcast to M elements of T.
- * mode 0 mse_loss, 1 binary_cross_entropy (an input outside [0, 1] is
- * recorded in the flag as value 1), 2 smooth_l1_loss (p = beta), 3
+ * mode 0 mse_loss, 1 binary_cross_entropy (an input outside [0, 1] sets
+ * bit 1 of the flag, a target outside [0, 1] bit 2), 2 smooth_l1_loss (p = beta), 3
  * huber_loss (p = delta). */
 
 /* The loss of one element (PyTorch's formulas). */
@@ -178,8 +178,12 @@ CT loss_pw_value(int mode, CT x, CT y, CT p, __global int *err)
         return d * d;
     }
     if (mode == 1) {
+        /* Bits of the flag: 1 an input, 2 a target outside [0, 1] (the
+         * host reports the input first, whichever work item came first). */
         if (!(x >= (CT)0 && x <= (CT)1))
-            loss_report(err, 1);
+            atomic_or(err, 1);
+        if (!(y >= (CT)0 && y <= (CT)1))
+            atomic_or(err, 2);
         CT lx = max(log(x), (CT)-100), l1x = max(log1p(-x), (CT)-100);
         return (y - (CT)1) * l1x - y * lx;
     }

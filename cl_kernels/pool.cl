@@ -449,10 +449,11 @@ pool_up_fwd_cpu(global const DT *x, long8 xg, global DT *y, long8 yg, int16 g, i
 }
 #endif
 
-#if defined(CLOPS_CHUNKED) && KIND == 0
+#ifdef CLOPS_CHUNKED
 /*
- * CPU devices, channels-last max pooling forward (issue 19): work items of
- * one, each taking `per` consecutive output positions (n, oz, oy, ox); for
+ * CPU devices, channels-last max pooling forward (issue 19), every dtype
+ * (the host picks it for any channels-last input): work items of one,
+ * each taking `per` consecutive output positions (n, oz, oy, ox); for
  * each block of POOL_CB channels it walks the window's taps in the order
  * of pool_max_fwd and updates every channel's running maximum and index at
  * once (neighbouring channels are neighbouring elements, so the channel
@@ -513,7 +514,9 @@ pool_max_fwd_cpu(global const DT *x, long8 xg, global DT *y, long8 yg, global lo
         }
     }
 }
+#endif
 
+#if defined(CLOPS_CHUNKED) && KIND == 0
 /*
  * CPU devices, float and double (issue 19): the backward passes scatter
  * instead of gathering.  Work items of one, each taking `per` consecutive

@@ -212,8 +212,12 @@ static clops_status define_variant(user_pw *u, const char *schema, const char *t
     return st;
 }
 
-/* Refuses an expression (or helpers) longer than max bytes or with
- * brackets nested deeper than CLOPS_POINTWISE_MAX_NESTING. */
+/* Refuses an expression (or helpers) longer than max bytes, or nesting
+ * deeper than CLOPS_POINTWISE_MAX_NESTING: brackets, plus a run of prefix
+ * operators (`!`, `~`, `-`, `+`, spaces between them allowed), each of
+ * which a compiler's parser recurses into as it does into a bracket
+ * (3,000 `!` before an operand overflowed clang's stack inside POCL).
+ * Comments are skipped. */
 static clops_status check_text(const char *schema, const char *field, const char *text, size_t max)
 {
     if (!text)
@@ -224,18 +228,35 @@ static clops_status check_text(const char *schema, const char *field, const char
                            "clops_pointwise_register: %s of '%.80s' is %zu bytes long; the limit "
                            "is %zu (OpenCL compilers crash on very long expressions)",
                            field, schema, len, max);
-    int depth = 0;
+    int depth = 0, run = 0;
     for (const char *p = text; *p; p++) {
+        if (p[0] == '/' && (p[1] == '/' || p[1] == '*')) {
+            const char *end = p[1] == '/' ? strchr(p + 2, '\n') : strstr(p + 2, "*/");
+            if (!end)
+                break;
+            p = p[1] == '/' ? end : end + 1;
+            continue;
+        }
         if (*p == '(' || *p == '[' || *p == '{')
             depth++;
         else if (*p == ')' || *p == ']' || *p == '}')
             depth--;
+        if (*p == '!' || *p == '~' || *p == '-' || *p == '+')
+            run++;
+        else if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
+            run = 0;
         if (depth > CLOPS_POINTWISE_MAX_NESTING)
             return clops__fail(CLOPS_INVALID_ARGUMENT,
                                "clops_pointwise_register: %s of '%.80s' nests brackets more than "
                                "%d deep (at byte %td); OpenCL compilers crash on very deep "
                                "expressions",
                                field, schema, CLOPS_POINTWISE_MAX_NESTING, p - text);
+        if (depth + run > CLOPS_POINTWISE_MAX_NESTING)
+            return clops__fail(CLOPS_INVALID_ARGUMENT,
+                               "clops_pointwise_register: %s of '%.80s' chains %d prefix "
+                               "operators at bracket depth %d (at byte %td), more than %d levels "
+                               "of nesting; OpenCL compilers crash on very deep expressions",
+                               field, schema, run, depth, p - text, CLOPS_POINTWISE_MAX_NESTING);
     }
     return CLOPS_OK;
 }

@@ -32,8 +32,9 @@ static bool mul_nonneg(int64_t a, int64_t b, int64_t *out)
     return true;
 }
 
-/* Adds two int64 values; false on overflow. */
-static bool add_checked(int64_t a, int64_t b, int64_t *out)
+/* The checked int64 arithmetic every size computation uses (tensor_impl.h):
+ * false on overflow, *out then left unset. */
+bool geom_add(int64_t a, int64_t b, int64_t *out)
 {
     if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b))
         return false;
@@ -41,15 +42,28 @@ static bool add_checked(int64_t a, int64_t b, int64_t *out)
     return true;
 }
 
-/* Multiplies two int64 values of any sign; false on overflow. */
-static bool mul_checked(int64_t a, int64_t b, int64_t *out)
+bool geom_sub(int64_t a, int64_t b, int64_t *out)
+{
+    if ((b < 0 && a > INT64_MAX + b) || (b > 0 && a < INT64_MIN + b))
+        return false;
+    *out = a - b;
+    return true;
+}
+
+bool geom_mul(int64_t a, int64_t b, int64_t *out)
 {
     if (a == 0 || b == 0) {
         *out = 0;
         return true;
     }
-    if (a == INT64_MIN || b == INT64_MIN)
+    if (a == INT64_MIN || b == INT64_MIN) {
+        /* Only INT64_MIN * 1 fits. */
+        if (a == 1 || b == 1) {
+            *out = a == 1 ? b : a;
+            return true;
+        }
         return false;
+    }
     int64_t ua = a < 0 ? -a : a;
     int64_t ub = b < 0 ? -b : b;
     int64_t p;
@@ -146,8 +160,8 @@ clops_status storage_bytes_needed(const char *op, clops_dtype dtype, int ndim,
     }
     for (int d = 0; d < ndim; d++) {
         int64_t span;
-        if (!mul_checked(sizes[d] - 1, strides[d], &span) ||
-            !add_checked(span < 0 ? lo : hi, span, span < 0 ? &lo : &hi))
+        if (!geom_mul(sizes[d] - 1, strides[d], &span) ||
+            !geom_add(span < 0 ? lo : hi, span, span < 0 ? &lo : &hi))
             goto overflow;
     }
     if (lo < 0)
@@ -157,7 +171,7 @@ clops_status storage_bytes_needed(const char *op, clops_dtype dtype, int ndim,
                            op, clops__fmt_shape(shape, sizeof shape, ndim, sizes),
                            clops__fmt_shape(stride_str, sizeof stride_str, ndim, strides),
                            (long long)offset, (long long)lo);
-    if (!add_checked(hi, 1, &hi) || !mul_nonneg(hi, (int64_t)elsize, &bytes) ||
+    if (!geom_add(hi, 1, &hi) || !mul_nonneg(hi, (int64_t)elsize, &bytes) ||
         (uint64_t)bytes > (uint64_t)SIZE_MAX)
         goto overflow;
     *out = (size_t)bytes;
@@ -246,7 +260,7 @@ bool view_compute_strides(int ndim, const int64_t *sizes, const int64_t *strides
         chunk_numel *= sizes[d];
         /* A product that overflows cannot equal a real stride: the chunk ends. */
         bool chunk_ends = d == 0 || (sizes[d - 1] != 1 &&
-                                     (!mul_checked(chunk_numel, chunk_base, &chunk_span) ||
+                                     (!geom_mul(chunk_numel, chunk_base, &chunk_span) ||
                                       strides[d - 1] != chunk_span));
         if (!chunk_ends)
             continue;
@@ -254,7 +268,7 @@ bool view_compute_strides(int ndim, const int64_t *sizes, const int64_t *strides
          * plus any size-1 dims that follow. */
         while (view_d >= 0 && (view_numel < chunk_numel || new_sizes[view_d] == 1)) {
             if (new_sizes[view_d] < 0 ||
-                !mul_checked(view_numel, chunk_base, &new_strides[view_d]) ||
+                !geom_mul(view_numel, chunk_base, &new_strides[view_d]) ||
                 !mul_nonneg(view_numel, new_sizes[view_d], &view_numel))
                 return false;
             view_d--;

@@ -92,6 +92,14 @@ clops_status tensor_to_copy(clops_tensor *src, clops_dtype dtype, clops_device *
 /* --- geometry helpers --------------------------------------------------- */
 
 int64_t tensor_numel(const clops_tensor *t);
+/* Checked int64 arithmetic for size, padding, stride and index computations:
+ * *out = a + b, a - b or a * b, or false (and *out unset) when the result
+ * does not fit in int64.  Every family computes sizes from user arguments
+ * with these, and reports overflow as an error naming the op and the
+ * arguments (never undefined behaviour, never a wrapped size). */
+bool geom_add(int64_t a, int64_t b, int64_t *out);
+bool geom_sub(int64_t a, int64_t b, int64_t *out);
+bool geom_mul(int64_t a, int64_t b, int64_t *out);
 /* Row-major strides for sizes (size-1 dims get the stride PyTorch gives). */
 void contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides);
 /* Checks ndim and sizes (0 <= ndim <= CLOPS_MAX_DIMS, sizes >= 0, no

@@ -18,6 +18,12 @@
 #include "ref/ref.h"
 #include "ref/ref_loss.h"
 
+clops_status ref_loss_target_range_error(const char *op)
+{
+    return clops__fail(CLOPS_INVALID_ARGUMENT,
+                       "%s: all elements of target should be between 0 and 1", op);
+}
+
 clops_status ref_loss_input_range_error(const char *op)
 {
     return clops__fail(CLOPS_INVALID_ARGUMENT,
@@ -122,7 +128,7 @@ static double rnd(clops_dtype dt, double v)
 }
 
 /* The loss of one element (PyTorch's formulas; ref/ref_loss.h). */
-static double elem_loss(const loss_pw *p, double x, double y, bool *bad)
+static double elem_loss(const loss_pw *p, double x, double y, int *bad)
 {
     clops_dtype dt = p->x->dtype;
     switch (p->mode) {
@@ -132,7 +138,9 @@ static double elem_loss(const loss_pw *p, double x, double y, bool *bad)
     }
     case LOSS_BCE:
         if (!(x >= 0 && x <= 1))
-            *bad = true;
+            *bad |= 1;
+        if (!(y >= 0 && y <= 1))
+            *bad |= 2;
         return (y - 1) * fmax(log1p(-x), -100.0) - y * fmax(log(x), -100.0);
     case LOSS_SMOOTH_L1: {
         double z = fabs(x - y);
@@ -148,7 +156,7 @@ static double elem_loss(const loss_pw *p, double x, double y, bool *bad)
 clops_status loss_ref_pw_forward(const loss_pw *p, clops_tensor *out)
 {
     double sum = 0;
-    bool bad = false;
+    int bad = 0; /* binary_cross_entropy: 1 an input, 2 a target outside [0, 1] */
     for (int64_t i = 0; i < p->M; i++) {
         clops_dtype dt = p->x->dtype;
         double l = rnd(dt, elem_loss(p, ld(p->x, i), ld(p->y, i), &bad));
@@ -160,7 +168,7 @@ clops_status loss_ref_pw_forward(const loss_pw *p, clops_tensor *out)
             sum += l;
     }
     if (bad)
-        return ref_loss_input_range_error(p->op);
+        return bad & 1 ? ref_loss_input_range_error(p->op) : ref_loss_target_range_error(p->op);
     if (!p->per_elem)
         st(out, 0, p->mean ? sum / (double)p->M : sum);
     return CLOPS_OK;

@@ -9,6 +9,8 @@
  * variance: mean first, then squared deviations) and integer inputs in
  * int64 with two's-complement wrapping, and stores with PyTorch's
  * conversion rules (ref_store).
+ * Elements are read where they lie, pass by pass (no per-element buffer:
+ * the extra memory is O(1) per output, whatever the reduced length).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -92,9 +94,35 @@ static bool beats(double a, double b, bool max)
     return max ? a > b : a < b;
 }
 
-/* Reduces one output's elements (vals[0..R) as double or ints[0..R)). */
-static void reduce_one(const reduce_call *c, bool fl, const double *vf, const int64_t *vi,
-                       const int64_t *idx, int64_t R, ref_value *r1, ref_value *r2)
+/* One output's reduced elements, read from the input where they lie (no
+ * copy: the extra memory of a reduction is O(1) per output, whatever R):
+ * element r is at base + offset_of(red, r, red->xs) and has index
+ * offset_of(red, r, red->lm). */
+typedef struct line_in {
+    const void *xb;
+    clops_dtype dt, comp;
+    int64_t base;
+    const axes *red;
+} line_in;
+
+static double vf_at(const line_in *in, int64_t r)
+{
+    return ref_load(in->xb, in->base + offset_of(in->red, r, in->red->xs), in->dt, in->comp).f;
+}
+
+static int64_t vi_at(const line_in *in, int64_t r)
+{
+    return ref_load(in->xb, in->base + offset_of(in->red, r, in->red->xs), in->dt, in->comp).i;
+}
+
+static int64_t idx_at(const line_in *in, int64_t r)
+{
+    return offset_of(in->red, r, in->red->lm);
+}
+
+/* Reduces one output's R elements (as double when fl, else int64). */
+static void reduce_one(const reduce_call *c, bool fl, const line_in *in, int64_t R, ref_value *r1,
+                       ref_value *r2)
 {
     double s = 0, t = 0;
     int64_t n = 0, si = 0;
@@ -103,10 +131,13 @@ static void reduce_one(const reduce_call *c, bool fl, const double *vf, const in
     case RK_NANSUM:
     case RK_MEAN:
         for (int64_t r = 0; r < R; r++) {
-            if (fl && !(c->kind == RK_NANSUM && isnan(vf[r])))
-                s += vf[r];
-            else if (!fl)
-                si = (int64_t)((uint64_t)si + (uint64_t)vi[r]);
+            if (fl) {
+                double v = vf_at(in, r);
+                if (!(c->kind == RK_NANSUM && isnan(v)))
+                    s += v;
+            } else {
+                si = (int64_t)((uint64_t)si + (uint64_t)vi_at(in, r));
+            }
         }
         if (fl)
             r1->f = c->kind == RK_MEAN ? s / (double)R : s;
@@ -114,11 +145,13 @@ static void reduce_one(const reduce_call *c, bool fl, const double *vf, const in
             r1->i = si;
         return;
     case RK_NANMEAN:
-        for (int64_t r = 0; r < R; r++)
-            if (!isnan(vf[r])) {
-                s += vf[r];
+        for (int64_t r = 0; r < R; r++) {
+            double v = vf_at(in, r);
+            if (!isnan(v)) {
+                s += v;
                 n++;
             }
+        }
         r1->f = s / (double)n;
         return;
     case RK_PROD:
@@ -126,9 +159,9 @@ static void reduce_one(const reduce_call *c, bool fl, const double *vf, const in
         si = 1;
         for (int64_t r = 0; r < R; r++) {
             if (fl)
-                s *= vf[r];
+                s *= vf_at(in, r);
             else
-                si = (int64_t)((uint64_t)si * (uint64_t)vi[r]);
+                si = (int64_t)((uint64_t)si * (uint64_t)vi_at(in, r));
         }
         if (fl)
             r1->f = s;
@@ -141,48 +174,53 @@ static void reduce_one(const reduce_call *c, bool fl, const double *vf, const in
     case RK_ARGMAX:
     case RK_ARGMIN: {
         bool mx = c->kind == RK_AMAX || c->kind == RK_ARGMAX || c->kind == RK_AMINMAX;
-        int64_t best = -1, lo = -1;
+        /* The best element so far (value and index) and, for aminmax, the
+         * smallest; equal values keep the smaller index. */
+        bool have = false;
+        double bf = 0, lf = 0;
+        int64_t bi = 0, li = 0, bidx = 0;
         for (int64_t r = 0; r < R; r++) {
-            double a = fl ? vf[r] : 0;
-            bool take = best < 0;
+            double a = fl ? vf_at(in, r) : 0;
+            int64_t ai = fl ? 0 : vi_at(in, r);
+            bool take = !have;
             if (!take) {
-                double b = fl ? vf[best] : 0;
-                bool same = fl ? (a == b || (isnan(a) && isnan(b))) : vi[r] == vi[best];
-                bool better = fl   ? beats(a, b, mx)
-                              : mx ? vi[r] > vi[best]
-                                   : vi[r] < vi[best];
-                take = better || (same && idx[r] < idx[best]);
+                bool same = fl ? (a == bf || (isnan(a) && isnan(bf))) : ai == bi;
+                bool better = fl ? beats(a, bf, mx) : mx ? ai > bi : ai < bi;
+                take = better || (same && idx_at(in, r) < bidx);
             }
-            if (take)
-                best = r;
-            if (c->kind == RK_AMINMAX) {
-                bool tl = lo < 0 || (fl ? beats(a, vf[lo], false) : vi[r] < vi[lo]);
-                if (tl)
-                    lo = r;
+            if (take) {
+                bf = a;
+                bi = ai;
+                bidx = idx_at(in, r);
             }
+            if (c->kind == RK_AMINMAX && (!have || (fl ? beats(a, lf, false) : ai < li))) {
+                lf = a;
+                li = ai;
+            }
+            have = true;
         }
-        if (best < 0) {
+        if (!have) {
             r1->f = NAN;
             return;
         }
         if (c->kind == RK_ARGMAX || c->kind == RK_ARGMIN) {
-            r1->i = idx[best];
+            r1->i = bidx;
             if (fl)
-                r2->f = vf[best];
+                r2->f = bf;
             else
-                r2->i = vi[best];
+                r2->i = bi;
         } else if (c->kind == RK_AMINMAX) {
             if (fl) {
-                r1->f = vf[lo];
-                r2->f = vf[best];
+                r1->f = lf;
+                r2->f = bf;
             } else {
-                r1->i = vi[lo];
-                r2->i = vi[best];
+                r1->i = li;
+                r2->i = bi;
             }
         } else if (fl) {
-            r1->f = vf[best];
+            r1->f = bf;
         } else {
-            r1->i = vi[best];
+            r1->i = bi;
         }
         return;
     }
@@ -190,7 +228,7 @@ static void reduce_one(const reduce_call *c, bool fl, const double *vf, const in
     case RK_ALL: {
         bool any = false, all = true;
         for (int64_t r = 0; r < R; r++) {
-            bool nz = fl ? vf[r] != 0 : vi[r] != 0;
+            bool nz = fl ? vf_at(in, r) != 0 : vi_at(in, r) != 0;
             any |= nz;
             all &= nz;
         }
@@ -200,43 +238,49 @@ static void reduce_one(const reduce_call *c, bool fl, const double *vf, const in
     case RK_COUNT_NZ:
     case RK_NORM0:
         for (int64_t r = 0; r < R; r++)
-            n += fl ? vf[r] != 0 : vi[r] != 0;
+            n += fl ? vf_at(in, r) != 0 : vi_at(in, r) != 0;
         if (c->kind == RK_NORM0)
             r1->f = (double)n;
         else
             r1->i = n;
         return;
     case RK_VAR: {
-        for (int64_t r = 0; r < R; r++)
-            s += vf[r];
+        /* Two passes over the input: the mean, then squared deviations. */
+        bool finite = true;
+        for (int64_t r = 0; r < R; r++) {
+            double v = vf_at(in, r);
+            s += v;
+            finite &= isfinite(v) != 0;
+        }
         double mean = s / (double)R;
-        for (int64_t r = 0; r < R; r++)
-            t += (vf[r] - mean) * (vf[r] - mean);
+        for (int64_t r = 0; r < R; r++) {
+            double d = vf_at(in, r) - mean;
+            t += d * d;
+        }
         double dv = (double)R - c->p1;
         double var = t / (dv > 0 ? dv : 0);
         r1->f = c->p0 != 0 ? sqrt(var) : var;
         /* PyTorch's Welford mean turns NaN once an infinity meets any
          * other element (inf - inf in the update); so does the kernel's. */
-        bool finite = true;
-        for (int64_t r = 0; r < R; r++)
-            finite &= isfinite(vf[r]) != 0;
         r2->f = R == 0 ? NAN : (!finite && R > 1) ? NAN : mean;
         return;
     }
     case RK_NORM1:
     case RK_NORM2:
     case RK_NORMP:
-        for (int64_t r = 0; r < R; r++)
-            s += c->kind == RK_NORM1   ? fabs(vf[r])
-                 : c->kind == RK_NORM2 ? vf[r] * vf[r]
-                                       : pow(fabs(vf[r]), c->p0);
+        for (int64_t r = 0; r < R; r++) {
+            double v = vf_at(in, r);
+            s += c->kind == RK_NORM1   ? fabs(v)
+                 : c->kind == RK_NORM2 ? v * v
+                                       : pow(fabs(v), c->p0);
+        }
         r1->f = c->kind == RK_NORM1 ? s : c->kind == RK_NORM2 ? sqrt(s) : pow(s, 1.0 / c->p0);
         return;
     case RK_NORMINF:
     case RK_NORMNINF: {
         s = c->kind == RK_NORMINF ? -INFINITY : INFINITY;
         for (int64_t r = 0; r < R; r++) {
-            double a = fabs(vf[r]);
+            double a = fabs(vf_at(in, r));
             if (isnan(a) || (c->kind == RK_NORMINF ? a > s : a < s))
                 s = isnan(s) ? s : a;
         }
@@ -245,15 +289,17 @@ static void reduce_one(const reduce_call *c, bool fl, const double *vf, const in
     }
     case RK_LSE: {
         double m = -INFINITY;
-        for (int64_t r = 0; r < R; r++)
-            if (isnan(vf[r]) || vf[r] > m)
-                m = isnan(m) ? m : vf[r];
+        for (int64_t r = 0; r < R; r++) {
+            double v = vf_at(in, r);
+            if (isnan(v) || v > m)
+                m = isnan(m) ? m : v;
+        }
         if (isnan(m) || isinf(m)) {
             r1->f = m;
             return;
         }
         for (int64_t r = 0; r < R; r++)
-            s += exp(vf[r] - m);
+            s += exp(vf_at(in, r) - m);
         r1->f = log(s) + m;
         return;
     }
@@ -277,17 +323,7 @@ clops_status reduce_ref_run(const reduce_call *c)
     clops_dtype dt = c->x->dtype;
     bool fl = clops_dtype_is_floating(dt);
     clops_dtype comp = fl ? CLOPS_FLOAT64 : CLOPS_INT64;
-    size_t n = (size_t)(R > 0 ? R : 1);
-    double *vf = fl ? malloc(n * sizeof *vf) : NULL;
-    int64_t *vi = fl ? NULL : malloc(n * sizeof *vi);
-    int64_t *idx = malloc(n * sizeof *idx);
-    if ((fl && !vf) || (!fl && !vi) || !idx) {
-        free(vf);
-        free(vi);
-        free(idx);
-        return CLOPS__HOST_OOM("reduction reference buffer");
-    }
-    const void *xb = c->x->storage->host_ptr;
+    line_in in = {c->x->storage->host_ptr, dt, comp, 0, &red};
     void *yb = c->y->storage->host_ptr;
     void *y2b = c->y2 ? c->y2->storage->host_ptr : NULL;
     bool index = reduce_kind_has_index(c->kind);
@@ -296,26 +332,14 @@ clops_status reduce_ref_run(const reduce_call *c)
     bool r1_int = index || !fl || c->kind == RK_COUNT_NZ || c->kind == RK_ANY ||
                   c->kind == RK_ALL;
     for (int64_t o = 0; o < O; o++) {
-        int64_t base = c->x->offset + offset_of(&kept, o, kept.xs);
-        for (int64_t r = 0; r < R; r++) {
-            int64_t off = base + offset_of(&red, r, red.xs);
-            idx[r] = offset_of(&red, r, red.lm);
-            ref_value v = ref_load(xb, off, dt, comp);
-            if (fl)
-                vf[r] = v.f;
-            else
-                vi[r] = v.i;
-        }
+        in.base = c->x->offset + offset_of(&kept, o, kept.xs);
         ref_value r1 = {0}, r2 = {0};
-        reduce_one(c, fl, vf, vi, idx, R, &r1, &r2);
+        reduce_one(c, fl, &in, R, &r1, &r2);
         int64_t yo = c->y->offset + offset_of(&kept, o, kept.ys);
         ref_store(yb, yo, c->y->dtype, r1_int ? CLOPS_INT64 : CLOPS_FLOAT64, r1);
         if (y2b)
             ref_store(y2b, c->y2->offset + offset_of(&kept, o, kept.ys2), c->y2->dtype, comp,
                       r2);
     }
-    free(vf);
-    free(vi);
-    free(idx);
     return CLOPS_OK;
 }

@@ -75,5 +75,7 @@ clops_status loss_ref_pw_backward(const loss_pw *p, const clops_tensor *go, doub
 clops_status ref_loss_target_error(const char *op, int64_t v, int64_t C);
 /* binary_cross_entropy's error for an input outside [0, 1]. */
 clops_status ref_loss_input_range_error(const char *op);
+/* binary_cross_entropy's error for a target outside [0, 1]. */
+clops_status ref_loss_target_range_error(const char *op);
 
 #endif /* CLOPS_REF_REF_LOSS_H */

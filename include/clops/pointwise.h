@@ -52,8 +52,10 @@ typedef double (*clops_pointwise_ref_fn)(const double *in, const double *params,
  * brackets overflows the compiler's stack inside the driver.  Each of expr,
  * expr_int and expr_bool may be at most CLOPS_POINTWISE_MAX_EXPR_LEN bytes
  * with brackets ((), [], {}) nested at most CLOPS_POINTWISE_MAX_NESTING
- * deep; helpers at most CLOPS_POINTWISE_MAX_HELPERS_LEN bytes with the same
- * nesting limit.
+ * deep, a run of prefix operators (! ~ - +) counting one level per
+ * operator on top of the brackets around it; helpers at most
+ * CLOPS_POINTWISE_MAX_HELPERS_LEN bytes with the same nesting limit
+ * (comments skipped).
  */
 #define CLOPS_POINTWISE_MAX_EXPR_LEN 4096
 #define CLOPS_POINTWISE_MAX_HELPERS_LEN 16384

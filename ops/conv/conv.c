@@ -158,16 +158,31 @@ static clops_status check_conv(conv_params *p, clops_tensor *input, clops_tensor
         g->p[i] = src < 0 ? 0 : p->padding[src];
         g->d[i] = src < 0 ? 1 : p->dilation[src];
         int64_t in = src < 0 ? 1 : input->sizes[2 + src];
-        eff[i] = g->d[i] * (g->k[i] - 1) + 1;
-        padded[i] = in + 2 * g->p[i];
+        /* eff = d * (k - 1) + 1, padded = in + 2 * p, and the transposed
+         * output (in - 1) * s - 2 * p + eff + output_padding or padded - eff,
+         * all checked. */
+        int64_t span = 0, twop = 0, o = 0;
+        bool fits = geom_mul(g->d[i], g->k[i] - 1, &span) && geom_add(span, 1, &eff[i]) &&
+                    geom_mul(2, g->p[i], &twop) && geom_add(in, twop, &padded[i]);
+        if (fits && p->transposed)
+            fits = geom_mul(in - 1, g->s[i], &o) && geom_sub(o, twop, &o) &&
+                   geom_add(o, eff[i], &o) && geom_add(o, src < 0 ? 0 : p->outpad[src], &o);
+        else if (fits)
+            fits = geom_sub(padded[i], eff[i], &o);
+        if (!fits)
+            return FAIL(CLOPS_INVALID_SHAPE,
+                        "the %soutput size of spatial dimension %d overflows int64 (input size "
+                        "%lld, kernel size %lld, stride %lld, padding %lld, dilation %lld)",
+                        p->transposed ? "transposed " : "", src, (long long)in,
+                        (long long)g->k[i], (long long)g->s[i], (long long)g->p[i],
+                        (long long)g->d[i]);
         if (p->transposed) {
-            int64_t o = (in - 1) * g->s[i] - 2 * g->p[i] + eff[i] + (src < 0 ? 0 : p->outpad[src]);
             g->small[i] = in;
             g->big[i] = o;
             bad |= o <= 0;
             outsp[i] = o;
         } else {
-            int64_t o = padded[i] < eff[i] ? 0 : (padded[i] - eff[i]) / g->s[i] + 1;
+            o = padded[i] < eff[i] ? 0 : o / g->s[i] + 1;
             g->big[i] = in;
             g->small[i] = o;
             bad |= padded[i] < eff[i];
@@ -186,11 +201,15 @@ static clops_status check_conv(conv_params *p, clops_tensor *input, clops_tensor
                     "Calculated padded input size per channel: %s. Kernel size: %s. Kernel size "
                     "can't be greater than actual input size",
                     fmt_list(a, sizeof a, padded + o0, nsp), fmt_list(b, sizeof b, eff + o0, nsp));
-    conv_geom_finish(g);
     osz[0] = g->N;
     osz[1] = cout;
     for (int i = 0; i < nsp; i++)
         osz[2 + i] = outsp[o0 + i];
+    /* The result must be a tensor: its element count fits in int64 (which
+     * bounds the products conv_geom_finish takes). */
+    if ((st = check_sizes(op, 2 + nsp, osz)))
+        return st;
+    conv_geom_finish(g);
     return CLOPS_OK;
 #undef FAIL
 }

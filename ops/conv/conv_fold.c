@@ -57,10 +57,33 @@ static clops_status fold_params(const char *op, const int64_t *ks, int ks_len,
     return CLOPS_OK;
 }
 
-/* Sliding blocks along spatial dim i of g (big sizes set). */
-static int64_t blocks(const conv_geom *g, int i)
+/* The sliding blocks of g (big sizes set) into g->small[1..2]:
+ * (big + 2 * pad - (dil * (k - 1) + 1)) / stride + 1 per dim, checked, and
+ * the products conv_geom_finish takes (kernel taps, blocks, channels x
+ * taps) checked too. */
+static clops_status fold_blocks(const char *op, conv_geom *g, int64_t channels)
 {
-    return (g->big[i] + 2 * g->p[i] - (g->d[i] * (g->k[i] - 1) + 1)) / g->s[i] + 1;
+    int64_t prod = 1;
+    for (int i = 1; i <= 2; i++) {
+        int64_t span, twop, num;
+        if (!geom_mul(g->d[i], g->k[i] - 1, &span) || !geom_add(span, 1, &span) ||
+            !geom_mul(2, g->p[i], &twop) || !geom_add(g->big[i], twop, &num) ||
+            !geom_sub(num, span, &num))
+            return clops__fail(CLOPS_INVALID_SHAPE,
+                               "%s: the sliding blocks of spatial dimension %d overflow int64 "
+                               "(size %lld, kernel size %lld, dilation %lld, padding %lld, "
+                               "stride %lld)",
+                               op, i - 1, (long long)g->big[i], (long long)g->k[i],
+                               (long long)g->d[i], (long long)g->p[i], (long long)g->s[i]);
+        g->small[i] = num / g->s[i] + 1;
+    }
+    if (!geom_mul(g->k[1], g->k[2], &prod) || !geom_mul(prod, channels, &prod) ||
+        !geom_mul(g->small[1] > 0 ? g->small[1] : 0, g->small[2] > 0 ? g->small[2] : 0, &prod))
+        return clops__fail(CLOPS_INVALID_SHAPE,
+                           "%s: kernel_size=(%lld, %lld) with %lld channels and its sliding "
+                           "blocks overflow int64",
+                           op, (long long)g->k[1], (long long)g->k[2], (long long)channels);
+    return CLOPS_OK;
 }
 
 clops_status conv_im2col(pw_variant variant, clops_tensor *dst, clops_tensor *self,
@@ -91,8 +114,8 @@ clops_status conv_im2col(pw_variant variant, clops_tensor *dst, clops_tensor *se
     g.Cb = g.Cs = self->sizes[b];
     g.big[1] = self->sizes[b + 1];
     g.big[2] = self->sizes[b + 2];
-    g.small[1] = blocks(&g, 1);
-    g.small[2] = blocks(&g, 2);
+    if ((st = fold_blocks(op, &g, g.Cb)))
+        return st;
     if (g.small[1] < 1 || g.small[2] < 1)
         return clops__fail(CLOPS_INVALID_SHAPE,
                            "%s: Given input with spatial size (%lld, %lld), kernel_size=(%lld, "
@@ -162,7 +185,9 @@ clops_status conv_col2im(pw_variant variant, clops_tensor *dst, clops_tensor *se
     int b = nd - 2;
     g.N = b ? self->sizes[0] : 1;
     int64_t ck = self->sizes[b], L = self->sizes[b + 1];
-    g.K = g.k[1] * g.k[2];
+    if (!geom_mul(g.k[1], g.k[2], &g.K))
+        return clops__fail(CLOPS_INVALID_SHAPE, "%s: kernel_size=(%lld, %lld) overflows int64",
+                           op, (long long)g.k[1], (long long)g.k[2]);
     if (ck % g.K != 0)
         return clops__fail(CLOPS_INVALID_SHAPE,
                            "%s: Expected size of input's dimension 1 to be divisible by the "
@@ -171,8 +196,8 @@ clops_status conv_col2im(pw_variant variant, clops_tensor *dst, clops_tensor *se
                            op, (long long)ck, (long long)g.k[1], (long long)g.k[2]);
     g.big[1] = output_size[0];
     g.big[2] = output_size[1];
-    g.small[1] = blocks(&g, 1);
-    g.small[2] = blocks(&g, 2);
+    if ((st = fold_blocks(op, &g, 1)))
+        return st;
     if (g.small[1] < 1 || g.small[2] < 1)
         return clops__fail(CLOPS_INVALID_SHAPE,
                            "%s: Given output_size=(%lld, %lld), kernel_size=(%lld, %lld), "

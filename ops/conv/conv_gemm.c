@@ -110,11 +110,13 @@ static bool merged(const clops_tensor *t, int64_t *ls)
     return true;
 }
 
-/* Whether im2col of g is the identity (1x1 kernel, stride 1, no padding). */
+/* Whether im2col of g is the identity (1x1 kernel, stride 1, no padding,
+ * and images of one size: a transposed convolution's output_padding makes
+ * the big image longer, and its extra positions take no tap). */
 static bool identity(const conv_geom *g)
 {
     for (int i = 0; i < CONV_SP; i++)
-        if (g->k[i] != 1 || g->s[i] != 1 || g->p[i] != 0)
+        if (g->k[i] != 1 || g->s[i] != 1 || g->p[i] != 0 || g->big[i] != g->small[i])
             return false;
     return true;
 }

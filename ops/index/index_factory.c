@@ -242,8 +242,37 @@ clops_status ix_logspace(clops_scalar start, clops_scalar end, int64_t steps, do
     return spaced("logspace", start, end, steps, &base, dtype, layout, device, out);
 }
 
+/*
+ * Size of the lower triangle {(r, c): c - r <= offset} of a row x col
+ * matrix, in closed form (PyTorch's get_tril_size, without its overflow):
+ * rows below r0 hold nothing, rows r0..r1-1 hold r + offset + 1 elements
+ * (a trapezoid), rows from r1 on are full.  False when the count overflows
+ * int64.
+ */
+static bool tril_count(int64_t row, int64_t col, int64_t offset, int64_t *out)
+{
+    /* Offsets past -row or col change nothing: clamp them, so that every
+     * sum below stays within [-row, row + col]. */
+    int64_t o = offset < -row ? -row : offset > col ? col : offset;
+    int64_t r0 = o < 0 ? -o : 0; /* first row with an element */
+    int64_t r1 = row;            /* first full row: r + o + 1 >= col */
+    if (geom_sub(col - 1, o, &r1))
+        r1 = r1 < r0 ? r0 : r1 > row ? row : r1;
+    else
+        r1 = row;
+    int64_t n = r1 - r0, a = r0 + o + 1, b = r1 - 1 + o + 1, ends, trap = 0, rect = 0;
+    if (n > 0) {
+        /* n terms from a to b = a + n - 1: (a + b) and n are never both odd. */
+        if (!geom_add(a, b, &ends) ||
+            !geom_mul(ends % 2 == 0 ? ends / 2 : ends, ends % 2 == 0 ? n : n / 2, &trap))
+            return false;
+    }
+    return geom_mul(row - r1, col, &rect) && geom_add(trap, rect, out);
+}
+
 /* tril_indices/triu_indices: the [2, N] coordinates of the triangle of a
- * row x col matrix, row-major. */
+ * row x col matrix, row-major.  The count is closed-form; the coordinates
+ * are written once, as int64 on the host, then converted and moved. */
 static clops_status tri_indices(const char *op, bool lower, int64_t row, int64_t col,
                                 int64_t offset, clops_dtype dtype, int64_t layout,
                                 clops_device *device, clops_tensor **out)
@@ -252,29 +281,57 @@ static clops_status tri_indices(const char *op, bool lower, int64_t row, int64_t
     if (st)
         return st;
     if (row < 0 || col < 0)
-        return clops__fail(CLOPS_INVALID_ARGUMENT, "%s: row and col must be non-negative", op);
-    int64_t n = 0;
-    for (int64_t r = 0; r < row; r++)
-        for (int64_t c = 0; c < col; c++)
-            n += lower ? c - r <= offset : c - r >= offset;
-    double *v = malloc((size_t)(2 * n + 1) * sizeof *v);
-    if (!v)
-        return clops__fail(CLOPS_HOST_OUT_OF_MEMORY, "%s: out of host memory", op);
-    int64_t k = 0;
-    for (int64_t r = 0; r < row; r++)
-        for (int64_t c = 0; c < col; c++)
-            if (lower ? c - r <= offset : c - r >= offset) {
-                v[k] = (double)r;
-                v[n + k++] = (double)c;
-            }
-    clops_tensor *flat = NULL;
-    st = upload_doubles(device, dtype == CLOPS_DTYPE_NONE ? CLOPS_INT64 : dtype, v, 2 * n, &flat);
-    free(v);
-    if (st == CLOPS_OK) {
-        int64_t shape[2] = {2, n};
-        st = core_reshape(flat, shape, 2, out);
+        return clops__fail(CLOPS_INVALID_ARGUMENT,
+                           "%s: row and col must be non-negative, got row %lld and col %lld", op,
+                           (long long)row, (long long)col);
+    /* (r, c) is in the upper triangle with offset o when (c, r) is in the
+     * lower triangle of the col x row matrix with offset -o. */
+    int64_t n = 0, bytes = 0;
+    bool fits = lower ? tril_count(row, col, offset, &n)
+                      : tril_count(col, row, offset == INT64_MIN ? INT64_MAX : -offset, &n);
+    if (!fits || !geom_mul(n, 2 * (int64_t)sizeof(int64_t), &bytes))
+        return clops__fail(CLOPS_INVALID_SHAPE,
+                           "%s: the triangle of a %lld x %lld matrix with offset %lld has more "
+                           "elements than int64 can count",
+                           op, (long long)row, (long long)col, (long long)offset);
+    clops_device *cpu = NULL;
+    clops_tensor *h = NULL;
+    int64_t shape[2] = {2, n};
+    st = clops_device_get(0, &cpu);
+    if (st == CLOPS_OK)
+        st = tensor_new(cpu, CLOPS_INT64, 2, shape, NULL, &h);
+    if (st) {
+        clops_tensor_release(h);
+        return clops__error_prefix(st, "%s (%lld x %lld, offset %lld: %lld bytes of coordinates)",
+                                   op, (long long)row, (long long)col, (long long)offset,
+                                   (long long)bytes);
     }
-    clops_tensor_release(flat);
+    /* Row r holds the columns [c0, c1): [0, min(r + o + 1, col)) of the
+     * lower triangle, [max(r + o, 0), col) of the upper one, o the offset
+     * clamped to [-row, col] (which changes no row); the lower triangle's
+     * rows before -o are empty, the upper one's empty rows come last. */
+    int64_t *v = h->storage->host_ptr;
+    int64_t o = offset < -row ? -row : offset > col ? col : offset;
+    int64_t k = 0;
+    for (int64_t r = lower && o < 0 ? -o : 0; r < row && k < n; r++) {
+        int64_t c0 = 0, c1 = col;
+        if (lower && o < col - r)
+            c1 = r + o + 1;
+        else if (!lower)
+            c0 = o >= col - r ? col : r + o > 0 ? r + o : 0;
+        for (int64_t c = c0; c < c1; c++) {
+            v[k] = r;
+            v[n + k++] = c;
+        }
+    }
+    if (dtype == CLOPS_DTYPE_NONE)
+        dtype = CLOPS_INT64;
+    if (dtype == CLOPS_INT64 && (!device || device == cpu)) {
+        *out = h;
+        return CLOPS_OK;
+    }
+    st = core_to_copy(h, dtype, device ? device : cpu, out);
+    clops_tensor_release(h);
     return st;
 }
 

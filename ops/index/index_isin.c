@@ -66,16 +66,6 @@ static clops_status isin_device(const clops_tensor *el, const clops_tensor *test
     return host_launch_items(d, k, 6, args, (uint64_t)n);
 }
 
-/* A contiguous copy at storage offset 0 in dtype (a new reference to t
- * when it already is one). */
-static clops_status dense(clops_tensor *t, clops_dtype dt, clops_tensor **out)
-{
-    if (t->dtype == dt && t->offset == 0 && clops_tensor_is_contiguous(t)) {
-        *out = clops_tensor_retain(t);
-        return CLOPS_OK;
-    }
-    return core_to_copy(t, dt, NULL, out);
-}
 
 static clops_status isin_impl(pw_variant variant, clops_tensor *dst, clops_tensor *elements,
                               clops_tensor *test_elements, bool invert, clops_tensor *shape_of,
@@ -87,9 +77,9 @@ static clops_status isin_impl(pw_variant variant, clops_tensor *dst, clops_tenso
         return st;
     clops_dtype dt = pw_promote_types(elements->dtype, test_elements->dtype);
     clops_tensor *e = NULL, *t = NULL;
-    st = dense(elements, dt, &e);
+    st = core_contiguous_as(elements, dt, &e);
     if (st == CLOPS_OK)
-        st = dense(test_elements, dt, &t);
+        st = core_contiguous_as(test_elements, dt, &t);
     structured_call call;
     bool begun = false;
     if (st == CLOPS_OK) {

@@ -201,7 +201,23 @@ clops_status ix_fn_constant_pad_nd(pw_variant variant, clops_tensor *dst, clops_
         int d = self->ndim - 1 - i;
         lo[d] = pad[2 * i];
         hi[d] = pad[2 * i + 1];
-        sizes[d] = self->sizes[d] + lo[d] + hi[d];
+        /* Negative pads narrow the input first, the front then the back (as
+         * PyTorch does): neither crop may take more than what is left. */
+        int64_t left = self->sizes[d];
+        if ((lo[d] < 0 && !geom_add(left, lo[d], &left)) || left < 0 ||
+            (hi[d] < 0 && (!geom_add(left, hi[d], &left) || left < 0)))
+            return clops__fail(CLOPS_INVALID_ARGUMENT,
+                               "%s: narrow(): length must be non-negative (the padding %lld and "
+                               "%lld of dimension %d crop more than its size %lld)",
+                               op, (long long)lo[d], (long long)hi[d], d,
+                               (long long)self->sizes[d]);
+        if (!geom_add(self->sizes[d], lo[d], &sizes[d]) ||
+            !geom_add(sizes[d], hi[d], &sizes[d]))
+            return clops__fail(CLOPS_INVALID_SHAPE,
+                               "%s: the input size %lld plus padding %lld and %lld of dimension "
+                               "%d overflows int64",
+                               op, (long long)self->sizes[d], (long long)lo[d], (long long)hi[d],
+                               d);
         if (sizes[d] < 0)
             return clops__fail(CLOPS_INVALID_ARGUMENT,
                                "%s: The input size %lld, plus negative padding %lld and %lld "

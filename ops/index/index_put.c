@@ -118,10 +118,14 @@ clops_status ix_fn_index_put(pw_variant variant, clops_tensor *dst, clops_tensor
             for (int j = 0; j < L.nb; j++)
                 e += coord[j] * ist[d][j];
             int64_t v = vals[d][e], n = self->sizes[d], w = v < 0 ? v + n : v;
-            if (w < 0 || w >= n)
+            if (w < 0 || w >= n) {
+                /* Nothing is computed from a bad index (INT64_MAX times a
+                 * stride would overflow). */
                 st = clops__fail(CLOPS_INDEX_OUT_OF_RANGE,
                                  "%s: index %lld is out of bounds for dimension %d with size %lld",
                                  op, (long long)v, d, (long long)n);
+                break;
+            }
             to += w * t->strides[d];
         }
         for (int j = 0; j < L.nb; j++)

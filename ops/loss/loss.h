@@ -36,8 +36,8 @@ clops_status loss_kernel(clops_device *d, int which, clops_dtype dt, const char 
 /* The 32-byte device-side flag of a launch sequence, zeroed. */
 clops_status loss_flag_new(clops_device *d, host_block **eb);
 /* Reads the flag when st is CLOPS_OK and frees it: a recorded value is
- * ref_loss_target_error (C > 0 classes) or ref_loss_input_range_error
- * (C == 0). */
+ * ref_loss_target_error (C > 0 classes), or with C == 0 (binary_cross_entropy's
+ * bits) ref_loss_input_range_error, else ref_loss_target_range_error. */
 clops_status loss_flag_check(const char *op, clops_device *d, host_block *eb, clops_status st,
                              int64_t C);
 

@@ -223,9 +223,11 @@ clops_status loss_flag_check(const char *op, clops_device *d, host_block *eb, cl
     if (!st && eb) {
         int64_t e[2] = {0, 0};
         st = host_read(d, eb->mem, 0, e, sizeof e);
-        if (!st && (int32_t)e[0] != 0)
-            st = C > 0 ? ref_loss_target_error(op, e[1], C)
-                       : ref_loss_input_range_error(op);
+        int32_t flag = (int32_t)e[0];
+        if (!st && flag != 0)
+            st = C > 0       ? ref_loss_target_error(op, e[1], C)
+                 : flag & 1 ? ref_loss_input_range_error(op)
+                            : ref_loss_target_range_error(op);
     }
     host_free(eb);
     return st;

@@ -14,6 +14,7 @@
  * ref/norm.c.
  */
 #include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -167,6 +168,12 @@ clops_status norm_layer_rows(const char *op, clops_tensor *x, clops_tensor *w, c
         st = core_copy_(mean_t, mt, false);
     if (!st && rt && M > 0 && N > 0)
         st = core_copy_(rstd_t, rt, false);
+    /* Rows of no element: PyTorch's moments of an empty row are mean 0 and
+     * variance 0 / 0, so rstd is NaN (layer, group and rms norms alike). */
+    if (!st && mean_t && M > 0 && N == 0)
+        st = tensor_fill(mean_t, clops_scalar_int(0));
+    if (!st && rstd_t && M > 0 && N == 0)
+        st = tensor_fill(rstd_t, clops_scalar_float(NAN));
     clops_tensor *all[] = {xc, wc, bc, yt, mt, rt};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         clops_tensor_release(all[i]);

@@ -197,13 +197,25 @@ static clops_status shuffle(const char *op, bool up, pw_variant variant, clops_t
         return clops__fail(CLOPS_INVALID_ARGUMENT, "%s expects a positive %s, but got %lld", op,
                            up ? "upscale_factor" : "downscale_factor", (long long)r);
     int64_t C = self->sizes[nd - 3], H = self->sizes[nd - 2], W = self->sizes[nd - 1];
-    if (up && C % (r * r) != 0)
+    /* r * r, and the output sizes H * r, W * r (up) or C * r * r (down),
+     * checked: a factor whose square overflows divides no channel count
+     * but 0, and the output must still be a tensor. */
+    int64_t r2 = 0, hr = 0, wr = 0, cr2 = 0;
+    bool r2_fits = geom_mul(r, r, &r2);
+    if (up && (r2_fits ? C % r2 != 0 : C != 0))
         return clops__fail(CLOPS_INVALID_SHAPE,
                            "%s expects its input's 'channel' dimension to be divisible by the "
                            "square of upscale_factor, but input.size(-3)=%lld is not divisible "
-                           "by %lld (input %s)",
-                           op, (long long)C, (long long)(r * r),
+                           "by %lld%s (input %s)",
+                           op, (long long)C, (long long)(r2_fits ? r2 : r),
+                           r2_fits ? "" : " squared",
                            clops__fmt_shape(a, sizeof a, nd, self->sizes));
+    if (up ? !r2_fits || !geom_mul(H, r, &hr) || !geom_mul(W, r, &wr)
+           : !r2_fits || !geom_mul(C, r2, &cr2))
+        return clops__fail(CLOPS_INVALID_SHAPE,
+                           "%s: the output size of input %s with %s %lld overflows int64", op,
+                           clops__fmt_shape(a, sizeof a, nd, self->sizes),
+                           up ? "upscale_factor" : "downscale_factor", (long long)r);
     if (!up && (H % r != 0 || W % r != 0))
         return clops__fail(CLOPS_INVALID_SHAPE,
                            "%s expects %s dimension to be divisible by downscale_factor, but "
@@ -219,7 +231,7 @@ static clops_status shuffle(const char *op, bool up, pw_variant variant, clops_t
         perm[i] = i;
     }
     if (up) { /* [*, C', r, r, H, W] -> [*, C', H, r, W, r] */
-        int64_t oc = C / (r * r);
+        int64_t oc = C / r2;
         int64_t v[6] = {oc, r, r, H, W, 0};
         int64_t p[5] = {0, 3, 1, 4, 2};
         for (int i = 0; i < 5; i++) {
@@ -227,8 +239,8 @@ static clops_status shuffle(const char *op, bool up, pw_variant variant, clops_t
             perm[lead + i] = lead + p[i];
         }
         osz[lead] = oc;
-        osz[lead + 1] = H * r;
-        osz[lead + 2] = W * r;
+        osz[lead + 1] = hr;
+        osz[lead + 2] = wr;
     } else { /* [*, C, H', r, W', r] -> [*, C, r, r, H', W'] */
         int64_t v[6] = {C, H / r, r, W / r, r, 0};
         int64_t p[5] = {0, 2, 4, 1, 3};
@@ -236,7 +248,7 @@ static clops_status shuffle(const char *op, bool up, pw_variant variant, clops_t
             v6[lead + i] = v[i];
             perm[lead + i] = lead + p[i];
         }
-        osz[lead] = C * r * r;
+        osz[lead] = cr2;
         osz[lead + 1] = H / r;
         osz[lead + 2] = W / r;
     }

@@ -209,6 +209,12 @@ static clops_status topk_into(clops_tensor *self, int64_t k, int64_t dim, bool l
     if ((st = sort_prep_out(op, self, values, self->dtype, self->ndim, sizes)) ||
         (st = sort_prep_out(op, self, indices, CLOPS_INT64, self->ndim, sizes)))
         return st;
+    /* A 0-dim input gives its element and index 0 for k 0 as for k 1:
+     * PyTorch's results are 0-dim there, never empty. */
+    if (self->ndim == 0) {
+        st = core_copy_(values, self, false);
+        return st ? st : tensor_fill(indices, clops_scalar_int(0));
+    }
     if (k == 0 || tensor_numel(self) == 0)
         return CLOPS_OK;
     bool done = false;

@@ -6,6 +6,7 @@
  * int64 or int32 result.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "codegen_pointwise/promote.h"
@@ -21,6 +22,31 @@ static clops_status search_fail(clops_status st, const char *op, const clops_ten
     char a[256], b[256];
     return clops__fail(st, "%s: %s (boundaries: %s, values: %s)", op, msg,
                        tensor_describe(bd, a, sizeof a), tensor_describe(v, b, sizeof b));
+}
+
+/* PyTorch's check of the sorter's values: every one in [0, nb), read on
+ * the host (the kernels index the boundaries with them). */
+static clops_status check_sorter(const char *op, clops_tensor *bd, clops_tensor *v,
+                                 clops_tensor *cs)
+{
+    int64_t n = tensor_numel(cs), nb = bd->sizes[bd->ndim - 1];
+    if (n == 0)
+        return CLOPS_OK;
+    int64_t *h = malloc((size_t)n * sizeof *h);
+    if (!h)
+        return CLOPS__HOST_OOM("searchsorted sorter");
+    clops_status st = clops_tensor_to_host(cs, h, (size_t)n * sizeof *h);
+    for (int64_t i = 0; st == CLOPS_OK && i < n; i++)
+        if (h[i] < 0 || h[i] >= nb) {
+            char msg[160];
+            snprintf(msg, sizeof msg,
+                     "sorter index out of range (sorter value %lld at %lld, %lld boundaries "
+                     "per row)",
+                     (long long)h[i], (long long)i, (long long)nb);
+            st = search_fail(CLOPS_INDEX_OUT_OF_RANGE, op, bd, v, msg);
+        }
+    free(h);
+    return st;
 }
 
 /* The checks and the search into dst (resized, of the result dtype). */
@@ -71,11 +97,15 @@ static clops_status search_into(const char *op, clops_tensor *bd, clops_tensor *
     clops_dtype ct = pw_promote_types(bd->dtype, v->dtype);
     clops_tensor *cb = NULL, *cv = NULL, *cs = NULL, *res = NULL;
     clops_device *dev = v->storage->device;
-    st = core_to_copy(bd, ct, NULL, &cb);
+    /* sort_search_run reads every operand in row-major memory order from
+     * storage offset 0. */
+    st = core_contiguous_as(bd, ct, &cb);
     if (st == CLOPS_OK)
-        st = core_to_copy(v, ct, NULL, &cv);
+        st = core_contiguous_as(v, ct, &cv);
     if (st == CLOPS_OK && sorter)
-        st = core_contiguous(sorter, &cs);
+        st = core_contiguous_as(sorter, CLOPS_INT64, &cs);
+    if (st == CLOPS_OK && cs)
+        st = check_sorter(op, bd, v, cs);
     if (st == CLOPS_OK)
         st = tensor_new(dev, CLOPS_INT64, v->ndim, v->sizes, NULL, &res);
     if (st == CLOPS_OK)

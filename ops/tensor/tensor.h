@@ -19,10 +19,16 @@
 /* copy_: writes src, broadcast to dst's shape and converted to dst's dtype,
  * into dst.  Any devices. */
 clops_status core_copy_(clops_tensor *dst, clops_tensor *src, bool non_blocking);
-/* A new tensor with src's data, contiguous, on `device` (NULL: src's) and
- * of `dtype` (CLOPS_DTYPE_NONE: src's). */
+/* _to_copy: a new tensor with src's data on `device` (NULL: src's) and of
+ * `dtype` (CLOPS_DTYPE_NONE: src's), in src's memory layout (PyTorch's
+ * preserve_format: a transposed src gives a transposed copy).  A kernel
+ * that reads its operand in row-major memory order wants
+ * core_contiguous_as instead. */
 clops_status core_to_copy(clops_tensor *src, clops_dtype dtype, clops_device *device,
                           clops_tensor **out);
+/* src's data in dtype, row-major contiguous at storage offset 0 on src's
+ * device: a new reference to src when it already is that, else a copy. */
+clops_status core_contiguous_as(clops_tensor *src, clops_dtype dtype, clops_tensor **out);
 clops_status core_clone(clops_tensor *self, clops_tensor **out);
 /* self when already contiguous (a new reference), else a contiguous copy. */
 clops_status core_contiguous(clops_tensor *self, clops_tensor **out);

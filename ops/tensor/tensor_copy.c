@@ -113,6 +113,25 @@ clops_status core_copy_(clops_tensor *dst, clops_tensor *src, bool non_blocking)
     return st;
 }
 
+/* A new tensor of dtype on device with src's sizes and the given strides
+ * (NULL: row-major), holding src's data; `op` names the caller. */
+static clops_status copy_new(const char *op, clops_tensor *src, clops_dtype dtype,
+                             clops_device *device, const int64_t *strides, clops_tensor **out)
+{
+    clops_tensor *t = NULL;
+    clops_status st = check_dtype_on_device(op, dtype, device);
+    if (st == CLOPS_OK)
+        st = tensor_new(device, dtype, src->ndim, src->sizes, strides, &t);
+    if (st == CLOPS_OK)
+        st = core_copy_(t, src, false);
+    if (st) {
+        clops_tensor_release(t);
+        return st;
+    }
+    *out = t;
+    return CLOPS_OK;
+}
+
 clops_status core_to_copy(clops_tensor *src, clops_dtype dtype, clops_device *device,
                           clops_tensor **out)
 {
@@ -126,18 +145,18 @@ clops_status core_to_copy(clops_tensor *src, clops_dtype dtype, clops_device *de
     const clops_tensor *in[1] = {src};
     int64_t strides[CLOPS_MAX_DIMS];
     pw_output_strides(in, 1, src->ndim, src->sizes, strides);
-    clops_tensor *t = NULL;
-    clops_status st = check_dtype_on_device("_to_copy", dtype, device);
-    if (st == CLOPS_OK)
-        st = tensor_new(device, dtype, src->ndim, src->sizes, strides, &t);
-    if (st == CLOPS_OK)
-        st = core_copy_(t, src, false);
-    if (st) {
-        clops_tensor_release(t);
-        return st;
+    return copy_new("_to_copy", src, dtype, device, strides, out);
+}
+
+clops_status core_contiguous_as(clops_tensor *src, clops_dtype dtype, clops_tensor **out)
+{
+    if (!src || !out)
+        return clops__fail(CLOPS_INVALID_ARGUMENT, "contiguous: NULL argument");
+    if (src->dtype == dtype && src->offset == 0 && clops_tensor_is_contiguous(src)) {
+        *out = clops_tensor_retain(src);
+        return CLOPS_OK;
     }
-    *out = t;
-    return CLOPS_OK;
+    return copy_new("contiguous", src, dtype, src->storage->device, NULL, out);
 }
 
 clops_status core_clone(clops_tensor *self, clops_tensor **out)
