@@ -124,7 +124,7 @@ static int run_cases(const cli_suite *s, const clops_op *const *ops, int n, int 
         }
         chk_opinfo_free(&info);
         if (st)
-            rc = cli_status_error(st, clops_op_name(ops[i]));
+            rc = cli_status_error(st, "%s", clops_op_name(ops[i]));
     }
     if (json && rc != CLI_EXIT_RUNTIME && cli_json_write(rows, json) != CLI_EXIT_OK)
         rc = CLI_EXIT_RUNTIME;
