@@ -78,6 +78,9 @@ void sync_geometry(const at::Tensor &t, clops_tensor *ct);
 
 /* Generic registration (generic.cpp), called once at import. */
 void register_generic_ops();
+/* PyTorch's autocast op lists for the AutocastPrivateUse1 key (autocast.cpp),
+ * called once at import. */
+void register_autocast();
 /* "name.overload -> reason" for every clops op not bound to PyTorch. */
 std::vector<std::string> schema_mismatches();
 std::vector<std::string> registered_ops();

@@ -23,11 +23,14 @@
 #include <ATen/native/Resize.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <c10/core/impl/alloc_cpu.h>
+#include <torch/csrc/autograd/engine.h>
 #include <torch/library.h>
 
 #include <mutex>
+#include <thread>
 
 #include "bridge.h"
+#include "clops/matmul.h"
 
 namespace clops_torch {
 
@@ -595,6 +598,51 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m)
     m.impl("set_", TORCH_FN(op_set_empty));
 }
 
+/* ---- autograd's device queues ----------------------------------------------------- */
+
+/* PyTorch's autograd engine gives every device index a ready queue served by
+ * one worker thread.  It sizes them once, at the first backward pass of the
+ * process (Engine::start_device_threads, under a call_once), from the device
+ * counts of the device guards registered at that moment.  A backward that
+ * ran before `import clops.torch` registered clops' guard therefore left no
+ * queue for clops:K (none at all on a machine without CUDA), and the first
+ * backward on the device failed an internal assert in Engine::ready_queue.
+ * PyTorch offers no call to size them again, so the bridge adds the missing
+ * queues and their threads exactly as start_device_threads makes them: the
+ * queue vector is a protected member, reached through a derived class (a
+ * pointer to member formed in the derived class applies to the engine
+ * object), and each thread runs the engine's own thread_init (the Python
+ * engine's override).  Run at import, under the GIL, before any backward
+ * can use the new indices.  The one case it cannot cover is a backward on
+ * another device running in another thread during the import (the vector
+ * may move while that backward reads it). */
+struct EngineDeviceQueues : torch::autograd::Engine {
+    static void extend(torch::autograd::Engine &engine, int count)
+    {
+        auto &pool = engine.*(&EngineDeviceQueues::thread_pool_shared_);
+        if (!pool)
+            return; /* no backward yet: the first one counts clops' devices */
+        auto &queues = engine.*(&EngineDeviceQueues::device_ready_queues_);
+        for (int i = (int)queues.size(); i < count; i++) {
+            auto queue = std::make_shared<torch::autograd::ReadyQueue>();
+            queues.push_back(queue);
+            std::thread(&torch::autograd::Engine::thread_init, &engine, i, queue, true).detach();
+        }
+    }
+};
+
+/* The number of autograd device queues (for the tests). */
+static int autograd_device_queues()
+{
+    struct Peek : torch::autograd::Engine {
+        static int count(torch::autograd::Engine &e)
+        {
+            return (int)(e.*(&Peek::device_ready_queues_)).size();
+        }
+    };
+    return Peek::count(torch::autograd::Engine::get_default_engine());
+}
+
 /* ---- the Python module ------------------------------------------------------------- */
 
 static void init()
@@ -603,6 +651,8 @@ static void init()
     std::call_once(once, [] {
         at::RegisterPrivateUse1HooksInterface(new ClopsHooks());
         register_generic_ops();
+        register_autocast();
+        EngineDeviceQueues::extend(torch::autograd::Engine::get_default_engine(), device_count());
     });
 }
 
@@ -667,4 +717,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)
     m.def("set_fallback_policy", &set_fallback_policy);
     m.def("get_fallback_policy", &get_fallback_policy);
     m.def("version", [] { return std::string(clops_version()); });
+    m.def("float32_matmul_precision",
+          [] { return std::string(clops_get_float32_matmul_precision()); });
+    m.def("autograd_device_queues", &autograd_device_queues);
 }
