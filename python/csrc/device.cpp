@@ -10,7 +10,8 @@
  * of PyTorch's PrivateUse1 guide (empty, empty_strided, as_strided, view,
  * _reshape_alias, resize_, _copy_from, _copy_from_and_resize,
  * _local_scalar_dense, set_), the conversions between PyTorch and clops
- * tensors, and the Python module clops.torch._C.  Every other op is bound
+ * tensors, the autograd engine's queues for the device when a backward ran
+ * before the import, and the Python module clops.torch._C.  Every other op is bound
  * from its clops schema by generic.cpp.
  */
 #include <torch/extension.h>
@@ -608,25 +609,40 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m)
  * queue for clops:K (none at all on a machine without CUDA), and the first
  * backward on the device failed an internal assert in Engine::ready_queue.
  * PyTorch offers no call to size them again, so the bridge adds the missing
- * queues and their threads exactly as start_device_threads makes them: the
- * queue vector is a protected member, reached through a derived class (a
- * pointer to member formed in the derived class applies to the engine
- * object), and each thread runs the engine's own thread_init (the Python
- * engine's override).  Run at import, under the GIL, before any backward
- * can use the new indices.  The one case it cannot cover is a backward on
- * another device running in another thread during the import (the vector
- * may move while that backward reads it). */
+ * queues and their threads as start_device_threads makes them.  The queue
+ * vector is a protected member, reached through a derived class (a pointer
+ * to member formed in the derived class applies to the engine object).
+ * This runs at import, under the GIL, before any backward can use the new
+ * indices; the one case it cannot cover is a backward on another device
+ * running in another thread during the import (the vector may move while
+ * that backward reads it). */
 struct EngineDeviceQueues : torch::autograd::Engine {
+    static std::vector<std::shared_ptr<torch::autograd::ReadyQueue>> &
+    queues(torch::autograd::Engine &engine)
+    {
+        return engine.*(&EngineDeviceQueues::device_ready_queues_);
+    }
+
     static void extend(torch::autograd::Engine &engine, int count)
     {
-        auto &pool = engine.*(&EngineDeviceQueues::thread_pool_shared_);
-        if (!pool)
+        if (!(engine.*(&EngineDeviceQueues::thread_pool_shared_)))
             return; /* no backward yet: the first one counts clops' devices */
-        auto &queues = engine.*(&EngineDeviceQueues::device_ready_queues_);
-        for (int i = (int)queues.size(); i < count; i++) {
+        auto &qs = queues(engine);
+        for (int i = (int)qs.size(); i < count; i++) {
             auto queue = std::make_shared<torch::autograd::ReadyQueue>();
-            queues.push_back(queue);
-            std::thread(&torch::autograd::Engine::thread_init, &engine, i, queue, true).detach();
+            qs.push_back(queue);
+            /* The base class's thread_init, not the Python engine's
+             * override: that one takes the GIL first to keep a Python
+             * thread state for the thread's life, and the import holds the
+             * GIL; a thread still waiting for it when the interpreter
+             * shuts down is ended by Python with a forced unwind, which
+             * aborted the process ("terminate called without an active
+             * exception").  Python autograd functions run on this thread
+             * still take the GIL (pybind11 makes a thread state per
+             * call). */
+            std::thread([&engine, i, queue] {
+                engine.torch::autograd::Engine::thread_init(i, queue, true);
+            }).detach();
         }
     }
 };
@@ -634,13 +650,7 @@ struct EngineDeviceQueues : torch::autograd::Engine {
 /* The number of autograd device queues (for the tests). */
 static int autograd_device_queues()
 {
-    struct Peek : torch::autograd::Engine {
-        static int count(torch::autograd::Engine &e)
-        {
-            return (int)(e.*(&Peek::device_ready_queues_)).size();
-        }
-    };
-    return Peek::count(torch::autograd::Engine::get_default_engine());
+    return (int)EngineDeviceQueues::queues(torch::autograd::Engine::get_default_engine()).size();
 }
 
 /* ---- the Python module ------------------------------------------------------------- */

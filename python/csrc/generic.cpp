@@ -20,6 +20,9 @@
  * view of that input's PyTorch storage, an in-place or out= argument is
  * returned as the same PyTorch tensor with its geometry updated.
  *
+ * Matrix products and convolutions (clops' GEMM engine) first give clops
+ * PyTorch's float32 matmul precision when it changed.
+ *
  * Ops clops lacks go through at::native::cpu_fallback, counted per op and
  * subject to clops' fallback policy (CLOPS_FALLBACK=allow|warn|error).
  * View ops never go there: their geometry is computed on the Meta device

@@ -25,6 +25,23 @@ CLOPS_BACKWARD = """
     loss = (z @ w.to("clops")).tanh().sum()
     loss.backward()
     assert z.grad.device.type == "clops" and w.grad.device.type == "cpu"
+
+    class Cube(torch.autograd.Function):  # a Python backward on the device's thread
+        @staticmethod
+        def forward(ctx, t):
+            ctx.save_for_backward(t)
+            return t ** 3
+
+        @staticmethod
+        def backward(ctx, g):
+            (t,) = ctx.saved_tensors
+            return 3 * t * t * g
+
+    u = torch.tensor([1.0, 2.0], device="clops", requires_grad=True)
+    seen = []
+    u.register_hook(lambda g: seen.append(g.cpu()))
+    Cube.apply(u).sum().backward()
+    assert torch.equal(u.grad.cpu(), torch.tensor([3.0, 12.0])) and len(seen) == 1
     print("queues", clops.torch._C.autograd_device_queues(), torch.clops.device_count())
 """
 
