@@ -118,6 +118,18 @@ def test_user_swap_flag_is_honoured(dev):
         torch.__future__.set_swap_module_params_on_conversion(False)
 
 
+def test_user_overwrite_flag_is_honoured(dev):
+    """set_overwrite_module_params_on_conversion(True) asks for new objects."""
+    lin = torch.nn.Linear(2, 2)
+    w = lin.weight
+    torch.__future__.set_overwrite_module_params_on_conversion(True)
+    try:
+        lin.to(dev)
+        assert lin.weight is not w and lin.weight.device == dev
+    finally:
+        torch.__future__.set_overwrite_module_params_on_conversion(False)
+
+
 def test_deepcopy_and_dtype_conversion_unchanged(dev):
     lin = torch.nn.Linear(4, 4).to(dev)
     w = lin.weight

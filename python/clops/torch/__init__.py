@@ -216,8 +216,8 @@ def is_bf16_supported(including_emulation=True):
 # AccumulateGrad node.  A parameter a live graph still uses keeps PyTorch's
 # new object (the graph goes on using the old tensor); once the outermost
 # conversion is done, parameters that were tied before are tied again.  A
-# process that turned the swap flag on itself gets PyTorch's behaviour
-# unchanged.  CLOPS_KEEP_MODULE_CONVERSION=1 before the import leaves
+# process that turned PyTorch's swap or overwrite flag on itself gets
+# PyTorch's behaviour unchanged.  CLOPS_KEEP_MODULE_CONVERSION=1 before the import leaves
 # Module._apply alone.
 _torch_module_apply = torch.nn.Module._apply
 _conversion = threading.local()
@@ -242,7 +242,8 @@ def _tied_parameters(module):
 
 
 def _module_apply(self, fn, recurse=True):
-    if torch.__future__.get_swap_module_params_on_conversion():
+    if (torch.__future__.get_swap_module_params_on_conversion()
+            or torch.__future__.get_overwrite_module_params_on_conversion()):
         return _torch_module_apply(self, fn, recurse)
     outermost = not getattr(_conversion, "active", False)
     tied = []
