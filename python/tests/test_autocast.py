@@ -57,3 +57,23 @@ def test_unsupported_dtype_is_refused_like_pytorch(dev):
     with pytest.warns(UserWarning):
         with torch.autocast("clops", dtype=torch.float64):
             pass
+
+
+def test_gpt2_forward_under_autocast(dev):
+    """transformers' GPT-2 under bfloat16 autocast against CPU autocast: every
+    op on the device (no CPU fallback), logits within 2% of the largest."""
+    transformers = pytest.importorskip("transformers")
+    cfg = transformers.GPT2Config(n_layer=2, n_head=2, n_embd=64, vocab_size=1000, n_positions=128,
+                                  resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0)
+    torch.manual_seed(0)
+    m = transformers.GPT2LMHeadModel(cfg).eval()
+    ids = torch.randint(0, 1000, (2, 16))
+    with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16):
+        ref = m(ids).logits
+    md = copy.deepcopy(m).to(dev)
+    torch.clops.reset_fallback_counts()
+    with torch.no_grad(), torch.autocast("clops", dtype=torch.bfloat16):
+        out = md(ids.to(dev)).logits
+    assert torch.clops.fallback_counts() == {}
+    assert ref.dtype == out.dtype == torch.bfloat16
+    assert_close(out.float(), ref.float(), rtol=0, atol=0.02 * ref.abs().max().item())
