@@ -217,8 +217,8 @@ def is_bf16_supported(including_emulation=True):
 # new object (the graph goes on using the old tensor); once the outermost
 # conversion is done, parameters that were tied before are tied again.  A
 # process that turned PyTorch's swap or overwrite flag on itself gets
-# PyTorch's behaviour unchanged.  CLOPS_KEEP_MODULE_CONVERSION=1 before the import leaves
-# Module._apply alone.
+# PyTorch's behaviour unchanged.  CLOPS_KEEP_MODULE_CONVERSION=1 before the
+# import leaves Module._apply alone.
 _torch_module_apply = torch.nn.Module._apply
 _conversion = threading.local()
 
