@@ -7,13 +7,26 @@ sits in: CLOPS_BUILD_DIR (default: ../build next to this directory) is brought
 up to date with `cmake --build DIR --target clops_static`, after configuring
 it when it has no CMakeCache.txt.  So `pip install --no-build-isolation ./python`
 works from a fresh clone, and reuses the build the C test suite made.
+
+The extension must be compiled against the PyTorch it will run with, the
+one installed in the environment.  pip's default build isolation hides that
+PyTorch (the build runs in a fresh environment holding only the build
+requirements), so without torch importable the build stops at once with
+the command that works.
 """
 import os
 import subprocess
 import sys
 
-from setuptools import setup
-from torch.utils.cpp_extension import BuildExtension, CppExtension
+try:
+    import torch  # noqa: F401
+except ImportError:
+    sys.exit("clops: the extension builds against the PyTorch installed in this environment, "
+             "which pip's build isolation hides: install PyTorch (pip install torch), then "
+             "run: pip install --no-build-isolation ./python")
+
+from setuptools import setup  # noqa: E402
+from torch.utils.cpp_extension import BuildExtension, CppExtension  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -36,7 +49,7 @@ if not os.path.exists(lib):
 
 ext = CppExtension(
     name="clops.torch._C",
-    sources=["csrc/device.cpp", "csrc/generic.cpp"],
+    sources=["csrc/device.cpp", "csrc/generic.cpp", "csrc/autocast.cpp"],
     include_dirs=[os.path.join(ROOT, "include"), os.path.join(build, "generated", "include"),
                   os.path.join(HERE, "csrc")],
     define_macros=[("CLOPS_STATIC", "1")],

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * python/csrc/bridge.h: what the two translation units of the PyTorch
+ * python/csrc/bridge.h: what the translation units of the PyTorch
  * device bridge share.
  *
  * device.cpp owns the device (index mapping, guard, hooks, generator), the
  * allocator and the minimal op set of PyTorch's PrivateUse1 guide, and the
  * Python module.  generic.cpp registers every clops operator from its schema
- * through one boxed kernel and runs PyTorch's CPU fallback for the rest.
+ * through one boxed kernel and runs PyTorch's CPU fallback for the rest;
+ * autocast.cpp registers PyTorch's autocast op lists for the device.
  *
  * The one convention both rely on: the DataPtr of every clops storage in
  * PyTorch has data == context == a clops_storage* holding one reference,
@@ -78,6 +79,9 @@ void sync_geometry(const at::Tensor &t, clops_tensor *ct);
 
 /* Generic registration (generic.cpp), called once at import. */
 void register_generic_ops();
+/* PyTorch's autocast op lists for the AutocastPrivateUse1 key (autocast.cpp),
+ * called once at import. */
+void register_autocast();
 /* "name.overload -> reason" for every clops op not bound to PyTorch. */
 std::vector<std::string> schema_mismatches();
 std::vector<std::string> registered_ops();

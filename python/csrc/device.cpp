@@ -10,7 +10,8 @@
  * of PyTorch's PrivateUse1 guide (empty, empty_strided, as_strided, view,
  * _reshape_alias, resize_, _copy_from, _copy_from_and_resize,
  * _local_scalar_dense, set_), the conversions between PyTorch and clops
- * tensors, and the Python module clops.torch._C.  Every other op is bound
+ * tensors, the autograd engine's queues for the device when a backward ran
+ * before the import, and the Python module clops.torch._C.  Every other op is bound
  * from its clops schema by generic.cpp.
  */
 #include <torch/extension.h>
@@ -23,11 +24,14 @@
 #include <ATen/native/Resize.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <c10/core/impl/alloc_cpu.h>
+#include <torch/csrc/autograd/engine.h>
 #include <torch/library.h>
 
 #include <mutex>
+#include <thread>
 
 #include "bridge.h"
+#include "clops/matmul.h"
 
 namespace clops_torch {
 
@@ -595,6 +599,60 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m)
     m.impl("set_", TORCH_FN(op_set_empty));
 }
 
+/* ---- autograd's device queues ----------------------------------------------------- */
+
+/* PyTorch's autograd engine gives every device index a ready queue served by
+ * one worker thread.  It sizes them once, at the first backward pass of the
+ * process (Engine::start_device_threads, under a call_once), from the device
+ * counts of the device guards registered at that moment.  A backward that
+ * ran before `import clops.torch` registered clops' guard therefore left no
+ * queue for clops:K (none at all on a machine without CUDA), and the first
+ * backward on the device failed an internal assert in Engine::ready_queue.
+ * PyTorch offers no call to size them again, so the bridge adds the missing
+ * queues and their threads as start_device_threads makes them.  The queue
+ * vector is a protected member, reached through a derived class (a pointer
+ * to member formed in the derived class applies to the engine object).
+ * This runs at import, under the GIL, before any backward can use the new
+ * indices; the one case it cannot cover is a backward on another device
+ * running in another thread during the import (the vector may move while
+ * that backward reads it). */
+struct EngineDeviceQueues : torch::autograd::Engine {
+    static std::vector<std::shared_ptr<torch::autograd::ReadyQueue>> &
+    queues(torch::autograd::Engine &engine)
+    {
+        return engine.*(&EngineDeviceQueues::device_ready_queues_);
+    }
+
+    static void extend(torch::autograd::Engine &engine, int count)
+    {
+        if (!(engine.*(&EngineDeviceQueues::thread_pool_shared_)))
+            return; /* no backward yet: the first one counts clops' devices */
+        auto &qs = queues(engine);
+        for (int i = (int)qs.size(); i < count; i++) {
+            auto queue = std::make_shared<torch::autograd::ReadyQueue>();
+            qs.push_back(queue);
+            /* The base class's thread_init, not the Python engine's
+             * override: that one takes the GIL first to keep a Python
+             * thread state for the thread's life, and the import holds the
+             * GIL; a thread still waiting for it when the interpreter
+             * shuts down is ended by Python with a forced unwind, which
+             * aborted the process ("terminate called without an active
+             * exception").  Python autograd functions run on this thread
+             * still take the GIL (pybind11 makes a thread state per
+             * call). */
+            std::thread([&engine, i, queue] {
+                engine.torch::autograd::Engine::thread_init(i, queue, true);
+            }).detach();
+        }
+    }
+};
+
+/* The number of autograd device queues (for the tests). */
+static int autograd_device_queues()
+{
+    return (int)EngineDeviceQueues::queues(torch::autograd::Engine::get_default_engine()).size();
+}
+
 /* ---- the Python module ------------------------------------------------------------- */
 
 static void init()
@@ -603,6 +661,8 @@ static void init()
     std::call_once(once, [] {
         at::RegisterPrivateUse1HooksInterface(new ClopsHooks());
         register_generic_ops();
+        register_autocast();
+        EngineDeviceQueues::extend(torch::autograd::Engine::get_default_engine(), device_count());
     });
 }
 
@@ -667,4 +727,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)
     m.def("set_fallback_policy", &set_fallback_policy);
     m.def("get_fallback_policy", &get_fallback_policy);
     m.def("version", [] { return std::string(clops_version()); });
+    m.def("float32_matmul_precision",
+          [] { return std::string(clops_get_float32_matmul_precision()); });
+    m.def("autograd_device_queues", &autograd_device_queues);
 }

@@ -20,6 +20,9 @@
  * view of that input's PyTorch storage, an in-place or out= argument is
  * returned as the same PyTorch tensor with its geometry updated.
  *
+ * Matrix products and convolutions (clops' GEMM engine) first give clops
+ * PyTorch's float32 matmul precision when it changed.
+ *
  * Ops clops lacks go through at::native::cpu_fallback, counted per op and
  * subject to clops' fallback policy (CLOPS_FALLBACK=allow|warn|error).
  * View ops never go there: their geometry is computed on the Meta device
@@ -30,7 +33,9 @@
 #include <ATen/native/CPUFallback.h>
 #include <torch/csrc/jit/frontend/function_schema_parser.h>
 #include <torch/library.h>
+#include <torch/version.h>
 
+#include <cstring>
 #include <deque>
 #include <map>
 #include <memory>
@@ -38,6 +43,7 @@
 #include <set>
 
 #include "bridge.h"
+#include "clops/matmul.h"
 
 namespace clops_torch {
 
@@ -155,6 +161,45 @@ static std::string compare_schemas(const c10::FunctionSchema &th, const c10::Fun
 std::string compare_schema_texts(const std::string &torch_schema, const std::string &clops_schema)
 {
     return compare_schemas(torch::jit::parseSchema(torch_schema), torch::jit::parseSchema(clops_schema));
+}
+
+/* ---- float32 matmul precision ------------------------------------------------------ */
+
+/* PyTorch's float32 matmul precision as clops names it.  The legacy query
+ * (torch.get_float32_matmul_precision; torch.backends.cuda.matmul.allow_tf32
+ * = True is "high", False "highest") answers unless the newer per-backend
+ * API (torch.backends.cuda.matmul.fp32_precision) was mixed with it into a
+ * state the legacy one cannot represent; PyTorch's CUDA matmul then follows
+ * the per-backend setting, and so does clops. */
+static const char *torch_matmul_precision()
+{
+    try {
+        switch (at::globalContext().float32MatmulPrecision()) {
+        case at::Float32MatmulPrecision::HIGH: return "high";
+        case at::Float32MatmulPrecision::MEDIUM: return "medium";
+        default: return "highest";
+        }
+    } catch (const c10::Error &) {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 9)
+        return at::globalContext().float32Precision(at::Float32Backend::CUDA,
+                                                    at::Float32Op::MATMUL) ==
+                       at::Float32Precision::TF32
+                   ? "high"
+                   : "highest";
+#else
+        throw;
+#endif
+    }
+}
+
+/* Gives clops' GEMM engine PyTorch's current float32 matmul precision,
+ * before every matrix product and convolution: a read of PyTorch's
+ * setting, and a write to clops only when the two differ. */
+static void sync_matmul_precision()
+{
+    const char *want = torch_matmul_precision();
+    if (strcmp(clops_get_float32_matmul_precision(), want) != 0)
+        check(clops_set_float32_matmul_precision(want), "set_float32_matmul_precision");
 }
 
 /* ---- fallback counters --------------------------------------------------------- */
@@ -404,9 +449,13 @@ struct GenericKernel final : c10::OperatorKernel {
     const clops_op *op;
     std::vector<Slot> args, rets;
     std::string name;
+    /* A matrix product or a convolution: both run clops' GEMM engine,
+     * whose float32 precision follows PyTorch's setting. */
+    bool gemm;
 
     GenericKernel(const clops_op *op_, std::vector<Slot> a, std::vector<Slot> r)
-        : op(op_), args(std::move(a)), rets(std::move(r)), name(clops_op_name(op_))
+        : op(op_), args(std::move(a)), rets(std::move(r)), name(clops_op_name(op_)),
+          gemm(clops_op_has_tag(op_, "blas") || name.rfind("convolution", 0) == 0)
     {
     }
 
@@ -597,6 +646,8 @@ struct GenericKernel final : c10::OperatorKernel {
                 cpu_fallback(h, stack);
                 return;
             }
+            if (gemm)
+                sync_matmul_precision();
             st = clops_call_boxed(op, vals.data(), (int)n, outs.data(), (int)outs.size());
             if (st == CLOPS_NOT_IMPLEMENTED) {
                 cpu_fallback(h, stack);

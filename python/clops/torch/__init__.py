@@ -16,7 +16,9 @@ fallback, counted per op; CLOPS_FALLBACK=warn prints each once, CLOPS_FALLBACK=e
 refuses them.  See docs/torch.md.
 """
 import os
+import threading
 import types
+import weakref
 
 import torch
 
@@ -183,20 +185,101 @@ def fallback_table(counts=None):
     return "\n".join(f"{k:<{w}}  {v:>6}" for k, v in rows)
 
 
-# module.to("clops") must keep tied parameters tied (GPT-2's lm_head and wte).
-# PyTorch replaces a parameter by a new Parameter object when the old and new
-# tensor types cannot be shallow-copied into each other, which is always the
-# case between CPU and PrivateUse1; swapping the tensors instead keeps every
-# Parameter object, and with it the tying and any outside references.
+def get_amp_supported_dtype():
+    """The dtypes torch.autocast("clops", dtype=...) accepts."""
+    return [torch.float16, torch.bfloat16]
+
+
+def is_bf16_supported(including_emulation=True):
+    """clops computes bfloat16 on every device (in float32 where the device
+    has no bfloat16 arithmetic)."""
+    return True
+
+
+# Module conversion (module.to("clops"), .clops(), .cpu(), ...).  PyTorch's
+# Module._apply changes a parameter in place (`param.data = new`) only when
+# the old and new tensors have "compatible shallow-copy types", which CPU and
+# PrivateUse1 tensors never have; otherwise it puts a new Parameter object in
+# the module.  Every module holding a tied parameter then gets its own copy
+# (GPT-2's lm_head and wte come apart), and references held elsewhere (an
+# optimizer built before the move) keep the old tensor.  PyTorch's opt-in
+# torch.__future__.set_swap_module_params_on_conversion(True) keeps the
+# objects but refuses (`Couldn't swap`) any parameter a live autograd graph
+# still uses, such as one that just ran a CPU forward.
+#
+# So PyTorch's conversion runs unchanged, and afterwards, module by module,
+# each parameter that got a new object goes back into its old object (the
+# tensors are exchanged, torch._C._swap_tensor_impl, as swap_tensors does;
+# the old object keeps its class and attributes) where that is safe: nothing
+# else holds the old tensor (use count 1, no weak references), as
+# torch.utils.swap_tensors requires, but without poisoning a live graph's
+# AccumulateGrad node.  A parameter a live graph still uses keeps PyTorch's
+# new object (the graph goes on using the old tensor); once the outermost
+# conversion is done, parameters that were tied before are tied again.  A
+# process that turned PyTorch's swap or overwrite flag on itself gets
+# PyTorch's behaviour unchanged.  CLOPS_KEEP_MODULE_CONVERSION=1 before the
+# import leaves Module._apply alone.
+_torch_module_apply = torch.nn.Module._apply
+_conversion = threading.local()
+
+
+def _can_take_back(old, new):
+    return (isinstance(old, torch.nn.Parameter) and type(new) is torch.nn.Parameter
+            and old.requires_grad == new.requires_grad
+            and not weakref.getweakrefs(old) and not weakref.getweakrefs(new)
+            and old._use_count() == 1 and new._use_count() == 1)
+
+
+def _tied_parameters(module):
+    """[[(module, name), ...], ...]: the places of each parameter object held
+    in more than one place."""
+    places = {}
+    for m in module.modules():
+        for name, p in m._parameters.items():
+            if p is not None:
+                places.setdefault(id(p), (p, []))[1].append((m, name))
+    return [where for _, where in places.values() if len(where) > 1]
+
+
+def _module_apply(self, fn, recurse=True):
+    if (torch.__future__.get_swap_module_params_on_conversion()
+            or torch.__future__.get_overwrite_module_params_on_conversion()):
+        return _torch_module_apply(self, fn, recurse)
+    outermost = not getattr(_conversion, "active", False)
+    tied = []
+    if outermost:
+        tied = _tied_parameters(self)
+        _conversion.active = True
+    try:
+        before = dict(self._parameters)
+        result = _torch_module_apply(self, fn, recurse)
+        for name, old in before.items():
+            new = self._parameters.get(name)
+            if old is not None and new is not None and new is not old and _can_take_back(old, new):
+                torch._C._swap_tensor_impl(old, new)
+                self._parameters[name] = old
+    finally:
+        if outermost:
+            _conversion.active = False
+    for where in tied:
+        m0, n0 = where[0]
+        first = m0._parameters[n0]
+        for m, name in where[1:]:
+            if m._parameters[name] is not first:
+                m._parameters[name] = first
+    return result
+
+
 if not os.environ.get("CLOPS_KEEP_MODULE_CONVERSION"):
-    torch.__future__.set_swap_module_params_on_conversion(True)
+    torch.nn.Module._apply = _module_apply
 
 _module = types.ModuleType("torch.clops")
 for _name in ("is_available device_count current_device set_device device synchronize get_device_name "
               "memory_allocated memory_reserved empty_cache default_generator manual_seed "
               "manual_seed_all seed initial_seed get_rng_state set_rng_state is_initialized "
               "_is_in_bad_fork fallback_counts reset_fallback_counts set_fallback_policy "
-              "get_fallback_policy schema_mismatches registered_ops fallback_table").split():
+              "get_fallback_policy schema_mismatches registered_ops fallback_table "
+              "get_amp_supported_dtype is_bf16_supported").split():
     setattr(_module, _name, globals()[_name])
 torch._register_device_module("clops", _module)
 torch.utils.generate_methods_for_privateuse1_backend(for_tensor=True, for_module=True,
