@@ -10,14 +10,33 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/tensor_impl.h"
 #include "host/host.h"
 
-/* Allocates s->nbytes on s->device. */
+/* The machine's physical memory in bytes (0: unknown). */
+static size_t physical_bytes(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || size <= 0 || (size_t)pages > SIZE_MAX / (size_t)size)
+        return 0;
+    return (size_t)pages * (size_t)size;
+}
+
+/* Allocates s->nbytes on s->device.  A CPU-device storage larger than the
+ * machine's physical memory is refused up front: where the kernel
+ * overcommits, malloc would succeed and the first writes would bring the
+ * OOM killer instead of an error. */
 static clops_status storage_alloc(clops_storage *s)
 {
     if (host_is_cpu(s->device)) {
+        size_t phys = physical_bytes();
+        if (phys && s->nbytes > phys)
+            return clops__fail(CLOPS_HOST_OUT_OF_MEMORY,
+                               "out of host memory: cannot allocate %zu bytes on cpu (the "
+                               "machine has %zu bytes of memory)",
+                               s->nbytes, phys);
         size_t rounded = (s->nbytes + 63) / 64 * 64;
         s->host_ptr = rounded >= s->nbytes ? aligned_alloc(64, rounded) : NULL;
         if (!s->host_ptr)
