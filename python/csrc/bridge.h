@@ -51,6 +51,11 @@ c10::DeviceIndex torch_index(const clops_device *dev);
 c10::DeviceIndex current_device();
 void set_current_device(c10::DeviceIndex index);
 
+/* The clops generator behind a PyTorch clops generator (borrowed): the
+ * device's default one or the generator's own.  Raises PyTorch's "Expected
+ * a 'clops' device type for generator" for a generator of another device. */
+clops_generator *generator_of(const at::Generator &g);
+
 /* The allocator whose DataPtrs carry clops storages. */
 c10::Allocator *allocator();
 /* Deleter of those DataPtrs: drops the storage reference. */

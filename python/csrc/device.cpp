@@ -327,50 +327,97 @@ C10_REGISTER_GUARD_IMPL(PrivateUse1, ClopsGuardImpl);
 
 /* ---- generator ------------------------------------------------------------------ */
 
-/* Seed and Philox offset of one device.  clops' random family draws from
- * (seed, offset); until it reads this state the generator keeps PyTorch's
- * seeding API working (manual_seed, get/set_state, fork_rng). */
+/* PyTorch's generator over a clops_generator: the device's default one
+ * (clops_generator_default, what a random op given no generator draws
+ * from) or one of its own (clops_generator_create, for
+ * torch.Generator(device="clops")).  Seed, offset and state live in the
+ * clops generator only, so every random op, given this generator or
+ * drawing from the default one, reads the seed and offset PyTorch set and
+ * advances the offset as clops documents (docs/random.md).  The default one
+ * is looked up at each use: clops_shutdown frees the default generators and
+ * the next use re-creates them. */
 struct ClopsGenerator final : c10::GeneratorImpl {
-    uint64_t seed_ = 67280421310721ull, offset_ = 0;
-    explicit ClopsGenerator(c10::DeviceIndex idx)
+    clops_generator *own_ = nullptr; /* null for the device's default generator */
+    ClopsGenerator(c10::DeviceIndex idx, bool is_default)
         : c10::GeneratorImpl(c10::Device(c10::DeviceType::PrivateUse1, idx),
                              c10::DispatchKeySet(c10::DispatchKey::PrivateUse1))
     {
+        if (!is_default)
+            check(clops_generator_create(clops_dev(idx), &own_), "torch.Generator");
     }
-    void set_current_seed(uint64_t s) override { seed_ = s, offset_ = 0; }
-    void set_offset(uint64_t o) override { offset_ = o; }
-    uint64_t get_offset() const override { return offset_; }
-    uint64_t current_seed() const override { return seed_; }
+    ~ClopsGenerator() override { clops_generator_release(own_); }
+    clops_generator *gen() const
+    {
+        if (own_)
+            return own_;
+        clops_generator *g = nullptr;
+        check(clops_generator_default(clops_dev(device().index()), &g), "default generator");
+        return g;
+    }
+    void set_current_seed(uint64_t s) override
+    {
+        check(clops_generator_manual_seed(gen(), s), "manual_seed");
+    }
+    void set_offset(uint64_t o) override
+    {
+        uint64_t st[2] = {current_seed(), o};
+        unsigned char buf[CLOPS_GENERATOR_STATE_SIZE];
+        for (int i = 0; i < CLOPS_GENERATOR_STATE_SIZE; i++)
+            buf[i] = (unsigned char)(st[i / 8] >> (8 * (i % 8)));
+        check(clops_generator_set_state(gen(), buf, sizeof buf), "set_offset");
+    }
+    uint64_t get_offset() const override { return clops_generator_offset(gen()); }
+    uint64_t current_seed() const override { return clops_generator_initial_seed(gen()); }
     uint64_t seed() override
     {
-        set_current_seed(c10::detail::getNonDeterministicRandom());
-        return seed_;
+        uint64_t s = 0;
+        check(clops_generator_seed(gen(), &s), "seed");
+        return s;
     }
     void set_state(const c10::TensorImpl &st) override
     {
-        TORCH_CHECK(st.numel() == 16 && st.dtype() == at::kByte,
-                    "clops: generator state must be 16 bytes (uint8)");
-        const uint64_t *p = static_cast<const uint64_t *>(st.data());
-        seed_ = p[0], offset_ = p[1];
+        TORCH_CHECK(st.numel() == CLOPS_GENERATOR_STATE_SIZE && st.dtype() == at::kByte &&
+                        st.device().is_cpu() && st.is_contiguous(),
+                    "clops: generator state must be a contiguous CPU uint8 tensor of 16 bytes "
+                    "(seed, offset)");
+        check(clops_generator_set_state(gen(), st.data(), CLOPS_GENERATOR_STATE_SIZE),
+              "set_state");
     }
     c10::intrusive_ptr<c10::TensorImpl> get_state() const override
     {
-        at::Tensor st = at::empty({16}, at::kByte);
-        uint64_t *p = static_cast<uint64_t *>(st.data_ptr());
-        p[0] = seed_, p[1] = offset_;
+        at::Tensor st = at::empty({CLOPS_GENERATOR_STATE_SIZE}, at::kByte);
+        check(clops_generator_get_state(gen(), st.data_ptr(), CLOPS_GENERATOR_STATE_SIZE),
+              "get_state");
         return st.getIntrusivePtr();
     }
     ClopsGenerator *clone_impl() const override
     {
-        auto *g = new ClopsGenerator(device().index());
-        g->seed_ = seed_, g->offset_ = offset_;
+        auto *g = new ClopsGenerator(device().index(), false);
+        unsigned char buf[CLOPS_GENERATOR_STATE_SIZE];
+        try {
+            check(clops_generator_get_state(gen(), buf, sizeof buf), "clone");
+            check(clops_generator_set_state(g->own_, buf, sizeof buf), "clone");
+        } catch (...) {
+            delete g;
+            throw;
+        }
         return g;
     }
 };
 
-static at::Generator make_generator(c10::DeviceIndex idx)
+clops_generator *generator_of(const at::Generator &g)
 {
-    return at::make_generator<ClopsGenerator>(idx < 0 ? current_device() : idx);
+    TORCH_CHECK(g.defined() && g.device().is_privateuseone(), "Expected a '",
+                c10::DeviceTypeName(c10::DeviceType::PrivateUse1, true),
+                "' device type for generator but found '",
+                g.defined() ? c10::DeviceTypeName(g.device().type(), true) : std::string("none"),
+                "'");
+    return static_cast<const ClopsGenerator *>(g.unsafeGetGeneratorImpl())->gen();
+}
+
+static at::Generator make_generator(c10::DeviceIndex idx, bool is_default = false)
+{
+    return at::make_generator<ClopsGenerator>(idx < 0 ? current_device() : idx, is_default);
 }
 
 static const at::Generator &default_generator(c10::DeviceIndex idx)
@@ -380,7 +427,7 @@ static const at::Generator &default_generator(c10::DeviceIndex idx)
     std::lock_guard<std::mutex> lock(mu);
     if (gens.empty())
         for (int i = 0; i < std::max(device_count(), 1); i++)
-            gens.push_back(make_generator(i));
+            gens.push_back(make_generator(i, true));
     if (idx < 0)
         idx = current_device();
     TORCH_CHECK(idx < (int)gens.size(), "clops: no device ", num(idx));

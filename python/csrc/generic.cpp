@@ -336,6 +336,44 @@ static void enter_fallback(const std::string &name)
         TORCH_WARN("clops: ", name, " runs on the CPU (no kernel on the clops device)");
 }
 
+/* Raises PyTorch's "Expected all tensors to be on the same device" when an
+ * op on the clops device is given a tensor on another device.  As on
+ * PyTorch's own devices, a zero-dim CPU tensor may mix (it is a scalar), and
+ * so may the `Tensor?[]` index lists of index and index_put_, which PyTorch
+ * moves to the device.  Without this check the CPU fallback would copy
+ * every argument to the CPU and run the op there, returning CPU tensors. */
+static void check_same_device(const c10::OperatorHandle &op, c10::ArrayRef<c10::IValue> in)
+{
+    const auto &schema = op.schema().arguments();
+    std::optional<c10::Device> dev;
+    at::Tensor other;
+    size_t other_arg = 0;
+    for (size_t i = 0; i < in.size() && i < schema.size(); i++) {
+        auto see = [&](const at::Tensor &t) {
+            if (!t.defined())
+                return;
+            if (t.device().is_privateuseone()) {
+                if (!dev)
+                    dev = t.device();
+            } else if (!other.defined() && !(t.device().is_cpu() && t.dim() == 0)) {
+                other = t;
+                other_arg = i;
+            }
+        };
+        if (in[i].isTensor())
+            see(in[i].toTensor());
+        else if (in[i].isTensorList())
+            for (const at::Tensor &t : in[i].toTensorList().vec())
+                see(t);
+    }
+    if (!dev || !other.defined())
+        return;
+    TORCH_CHECK(false, "Expected all tensors to be on the same device, but got ",
+                schema[other_arg].name(), " is on ", other.device().str(),
+                ", different from other tensors on ", dev->str(),
+                " (when checking argument in method ", op_label(op), ")");
+}
+
 /* The PrivateUse1 fallback: views on Meta, everything else on the CPU
  * (counted, subject to the policy). */
 static void cpu_fallback(const c10::OperatorHandle &op, torch::jit::Stack *stack)
@@ -344,6 +382,7 @@ static void cpu_fallback(const c10::OperatorHandle &op, torch::jit::Stack *stack
         meta_view(op, stack);
         return;
     }
+    check_same_device(op, torch::jit::last(*stack, op.schema().arguments().size()));
     enter_fallback(op_label(op));
     at::native::cpu_fallback(op, stack);
 }
@@ -582,9 +621,11 @@ struct GenericKernel final : c10::OperatorKernel {
             return clops_value_device(cd);
         }
         case Kind::Generator:
-            /* clops' random family draws from the device's default stream
-             * state; an explicit generator object is PyTorch's to honour. */
-            throw NotConvertible{"an explicit Generator"};
+            /* A clops generator (torch.Generator(device="clops") or a
+             * device's default one) drives the op's Philox stream; None
+             * (above) draws from the call device's default generator,
+             * which is the PyTorch default generator's own state. */
+            return clops_value_generator(generator_of(v.toGenerator()));
         default: throw NotConvertible{"an argument type the bridge cannot convert"};
         }
     }
