@@ -40,6 +40,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 
 #include "bridge.h"
@@ -342,36 +343,41 @@ static void enter_fallback(const std::string &name)
  * so may the `Tensor?[]` index lists of index and index_put_, which PyTorch
  * moves to the device.  Without this check the CPU fallback would copy
  * every argument to the CPU and run the op there, returning CPU tensors. */
+static void check_same_device(const std::string &op,
+                              const std::vector<std::pair<std::string, at::Tensor>> &tensors)
+{
+    std::optional<c10::Device> dev;
+    const std::pair<std::string, at::Tensor> *other = nullptr;
+    for (const auto &nt : tensors) {
+        const at::Tensor &t = nt.second;
+        if (!t.defined())
+            continue;
+        if (t.device().is_privateuseone()) {
+            if (!dev)
+                dev = t.device();
+        } else if (!other && !(t.device().is_cpu() && t.dim() == 0)) {
+            other = &nt;
+        }
+    }
+    if (!dev || !other)
+        return;
+    TORCH_CHECK(false, "Expected all tensors to be on the same device, but got ", other->first,
+                " is on ", other->second.device().str(), ", different from other tensors on ",
+                dev->str(), " (when checking argument in method ", op, ")");
+}
+
 static void check_same_device(const c10::OperatorHandle &op, c10::ArrayRef<c10::IValue> in)
 {
     const auto &schema = op.schema().arguments();
-    std::optional<c10::Device> dev;
-    at::Tensor other;
-    size_t other_arg = 0;
+    std::vector<std::pair<std::string, at::Tensor>> tensors;
     for (size_t i = 0; i < in.size() && i < schema.size(); i++) {
-        auto see = [&](const at::Tensor &t) {
-            if (!t.defined())
-                return;
-            if (t.device().is_privateuseone()) {
-                if (!dev)
-                    dev = t.device();
-            } else if (!other.defined() && !(t.device().is_cpu() && t.dim() == 0)) {
-                other = t;
-                other_arg = i;
-            }
-        };
         if (in[i].isTensor())
-            see(in[i].toTensor());
+            tensors.emplace_back(schema[i].name(), in[i].toTensor());
         else if (in[i].isTensorList())
             for (const at::Tensor &t : in[i].toTensorList().vec())
-                see(t);
+                tensors.emplace_back(schema[i].name(), t);
     }
-    if (!dev || !other.defined())
-        return;
-    TORCH_CHECK(false, "Expected all tensors to be on the same device, but got ",
-                schema[other_arg].name(), " is on ", other.device().str(),
-                ", different from other tensors on ", dev->str(),
-                " (when checking argument in method ", op_label(op), ")");
+    check_same_device(op_label(op), tensors);
 }
 
 /* The PrivateUse1 fallback: views on Meta, everything else on the CPU
@@ -395,6 +401,8 @@ static at::Tensor conv_fallback(const at::Tensor &input, const at::Tensor &weigh
                                 c10::IntArrayRef padding, c10::IntArrayRef dilation,
                                 bool transposed, c10::IntArrayRef output_padding, int64_t groups)
 {
+    check_same_device("convolution_overrideable",
+                      {{"input", input}, {"weight", weight}, {"bias", bias ? *bias : at::Tensor()}});
     enter_fallback("convolution_overrideable");
     std::optional<at::Tensor> b;
     if (bias && bias->defined())
@@ -411,6 +419,8 @@ conv_backward_fallback(const at::Tensor &grad_output, const at::Tensor &input,
                        c10::IntArrayRef output_padding, int64_t groups,
                        std::array<bool, 3> output_mask)
 {
+    check_same_device("convolution_backward_overrideable",
+                      {{"grad_output", grad_output}, {"input", input}, {"weight", weight}});
     enter_fallback("convolution_backward_overrideable");
     int64_t out_channels = transposed ? weight.size(1) * groups : weight.size(0);
     std::vector<int64_t> bias_sizes{out_channels};
@@ -431,6 +441,12 @@ batch_norm_fallback(const at::Tensor &input, const std::optional<at::Tensor> &we
                     const std::optional<at::Tensor> &running_var, bool training,
                     double momentum, double eps)
 {
+    auto opt = [](const std::optional<at::Tensor> &t) { return t ? *t : at::Tensor(); };
+    check_same_device("native_batch_norm", {{"input", input},
+                                            {"weight", opt(weight)},
+                                            {"bias", opt(bias)},
+                                            {"running_mean", opt(running_mean)},
+                                            {"running_var", opt(running_var)}});
     enter_fallback("native_batch_norm");
     auto cpu = [](const std::optional<at::Tensor> &t) -> std::optional<at::Tensor> {
         if (t && t->defined())

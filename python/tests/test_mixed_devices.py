@@ -62,3 +62,14 @@ def test_cpu_indices_mix(dev):
     r = x[torch.tensor([1, 3, 5])]
     assert r.device == dev
     assert_close(r, torch.tensor([1.0, 3.0, 5.0]))
+
+
+def test_convolution_and_batch_norm_raise(dev):
+    x = torch.randn(1, 2, 5, 5)
+    w = torch.randn(3, 2, 3, 3)
+    with pytest.raises(RuntimeError, match=SAME + "|should be the same"):
+        torch.nn.functional.conv2d(x, w.to(dev))
+    with pytest.raises(RuntimeError, match=SAME + "|should be the same"):
+        torch.nn.functional.conv2d(x.to(dev), w)
+    with pytest.raises(RuntimeError, match=SAME):
+        torch.nn.functional.batch_norm(x.to(dev), torch.zeros(2), torch.ones(2), training=True)
