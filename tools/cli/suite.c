@@ -505,6 +505,8 @@ int cli_suite_bench(const cli_suite *s, const clops_op *const *ops, int n, int r
         if (rc == CLI_EXIT_OK && first && !host_is_cpu(d))
             first_calls(s, ops, n, d, r, &p);
         report_device *rd = report_find_device(r, clops_device_get_info(d)->index);
+        if (rd && rc == CLI_EXIT_OK)
+            report_raise_peak_to_copy(r, rd);
         if (rd && !host_is_cpu(d)) {
             host_kcache_stats ks;
             host_kcache_get_stats(d, &ks);
