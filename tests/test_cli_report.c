@@ -546,6 +546,29 @@ static void one_device_summary_is_against_the_ceiling(void **state)
     assert_null(strstr(html, "1.00&times;"));
     assert_non_null(strstr(html, "0 above the copy peak"));
     free(html);
+    /* report.json carries the same summary: no self-ratio, the share of
+     * the ceiling per family. */
+    cJSON *j = json_of(&r);
+    cJSON *sum = cJSON_GetObjectItemCaseSensitive(j, "summary");
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(sum, "above_copy_peak")->valueint, 0);
+    cJSON *fams = cJSON_GetObjectItemCaseSensitive(sum, "families");
+    assert_int_equal(cJSON_GetArraySize(fams), ps.nfamilies);
+    cJSON *fam = cJSON_GetArrayItem(fams, pw);
+    assert_string_equal(str_of(fam, "family"), "pointwise");
+    assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(fam, "fastest_device")));
+    cJSON *d0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(fam, "devices"), 0);
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(d0, "device")->valueint, 1);
+    assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(d0, "speed_vs_baseline")));
+    assert_true(fabs(cJSON_GetObjectItemCaseSensitive(d0, "of_copy_peak")->valuedouble -
+                     sqrt(0.5)) < 1e-9);
+    d0 = cJSON_GetArrayItem(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(fams, mx), "devices"), 0);
+    assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(d0, "of_copy_peak")));
+    report back;
+    assert_int_equal(report_from_json(j, "test", &back), CLOPS_OK);
+    assert_true(fabs(back.devices[0].copy_peak_gbs - 20.0) < 1e-9);
+    report_free(&back);
+    cJSON_Delete(j);
     report_free(&r);
 }
 
@@ -599,6 +622,15 @@ static void devices_side_by_side_with_a_summary(void **state)
     /* The baseline survives report.json. */
     cJSON *j = json_of(&r);
     assert_int_equal(cJSON_GetObjectItemCaseSensitive(j, "baseline_device")->valueint, 3);
+    cJSON *fam0 = cJSON_GetArrayItem(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "summary"),
+                                         "families"),
+        0);
+    assert_true(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(fam0, "fastest_device")));
+    cJSON *base_dev = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(fam0, "devices"), 2);
+    assert_true(
+        fabs(cJSON_GetObjectItemCaseSensitive(base_dev, "speed_vs_baseline")->valuedouble - 1.0) <
+        1e-9);
     report back;
     assert_int_equal(report_from_json(j, "test", &back), CLOPS_OK);
     assert_int_equal(back.baseline, 3);
