@@ -345,6 +345,15 @@ typedef struct chk_bench_sizes {
 void chk_bench_sizes_for(clops_device *const *devs, const chk_device_figures *figs, int n,
                          chk_bench_sizes *out);
 
+/* Raises out's copy peak to the fastest of the same copies (and read-only
+ * streams) over buffers of one bench tensor of sz (a float32 copy's): the
+ * ops run at that size, and where it is near the last-level cache (a
+ * 32 MiB tensor on a CPU with a large L3) their GB/s is that size's, not
+ * the 256 MiB buffer's.  The kernel's name then ends in the size
+ * ("float4 chunked (CPU launch), 32 MiB").  Nothing for the CPU device. */
+clops_status chk_bench_peak_at_size(clops_device *d, const chk_bench_sizes *sz, int reps,
+                                    chk_device_figures *out);
+
 typedef struct chk_bench_result {
     const char *op;
     char dtype[32];

@@ -118,6 +118,25 @@ static clops_status bench_source(void *vctx, const clops_device *d, strbuf *sb)
               "    for (; i < end; i++)\n"
               "        dst[i] = src[i];\n"
               "}\n"
+              "__kernel void chk_read_chunk(__global uint4 *restrict dst,\n"
+              "                             __global const uint4 *restrict src, ulong n)\n"
+              "{\n"
+              "    ulong per = (n + get_global_size(0) - 1) / get_global_size(0);\n"
+              "    ulong i = get_global_id(0) * per;\n"
+              "    ulong end = n - min(i, n) < per ? n : i + per;\n"
+              "    uint4 acc = 0;\n"
+              "    for (; i < end; i++)\n"
+              "        acc ^= src[i];\n"
+              "    dst[get_global_id(0)] = acc;\n"
+              "}\n"
+              "__kernel void chk_read_stride(__global uint4 *restrict dst,\n"
+              "                              __global const uint4 *restrict src, ulong n)\n"
+              "{\n"
+              "    uint4 acc = 0;\n"
+              "    for (ulong i = get_global_id(0); i < n; i += get_global_size(0))\n"
+              "        acc ^= src[i];\n"
+              "    dst[get_global_id(0)] = acc;\n"
+              "}\n"
               "__kernel void chk_empty(__global int *p)\n"
               "{\n"
               "    if (get_global_id(0) == 1u << 30)\n"
@@ -177,16 +196,27 @@ typedef struct copy_variant {
     const char *label, *name;
     size_t vec_bytes, local;
     bool gpu_only, chunked;
+    /* read: a read-only stream (bytes / time, not 2 x bytes): each item
+     * folds its part of src with xor (one-cycle latency, so the loop waits
+     * on memory, not on a dependency chain) and writes one uint4; chunked
+     * on chunked devices, a grid-stride loop (host_grid_size items)
+     * elsewhere.  An op that reads more than it writes (a reduction,
+     * addcmul's three inputs for one output) can beat the copy, whose
+     * writes cost a CPU a read for ownership too: the ceiling is the
+     * faster of the two. */
+    bool read;
 } copy_variant;
 
 static const copy_variant copy_variants[] = {
-    {"float4 per item", "chk_copy4", 16, 0, false, false},
-    {"float per item", "chk_copy1", 4, 0, true, false},
-    {"float16 per item", "chk_copy16", 64, 0, false, false},
-    {"float4 per item, wg 64", "chk_copy4", 16, 64, false, false},
-    {"float4 per item, wg 256", "chk_copy4", 16, 256, false, false},
-    {"clEnqueueCopyBuffer", NULL, 1, 0, false, false},
-    {"float4 chunked (CPU launch)", "chk_copy_chunk", 16, 0, false, true},
+    {"float4 per item", "chk_copy4", 16, 0, false, false, false},
+    {"float per item", "chk_copy1", 4, 0, true, false, false},
+    {"float16 per item", "chk_copy16", 64, 0, false, false, false},
+    {"float4 per item, wg 64", "chk_copy4", 16, 64, false, false, false},
+    {"float4 per item, wg 256", "chk_copy4", 16, 256, false, false, false},
+    {"clEnqueueCopyBuffer", NULL, 1, 0, false, false, false},
+    {"float4 chunked (CPU launch)", "chk_copy_chunk", 16, 0, false, true, false},
+    {"read-only stream, chunked", "chk_read_chunk", 16, 0, false, true, true},
+    {"read-only stream, grid-stride", "chk_read_stride", 16, 0, true, false, true},
 };
 
 /* Median seconds of `reps` runs of copy variant v from src to dst. */
@@ -214,6 +244,8 @@ static clops_status time_copy(clops_device *d, const copy_variant *v, host_block
             st = host_copy_buffer(d, src->mem, 0, dst->mem, 0, bytes);
         else if (v->chunked)
             st = host_launch_chunked(d, k, 3, args, n);
+        else if (v->read)
+            st = host_launch(d, k, 3, args, host_grid_size(d, k, n));
         else if (v->local)
             st = host_launch_local(d, k, 3, args, global, v->local);
         else
@@ -228,10 +260,12 @@ static clops_status time_copy(clops_device *d, const copy_variant *v, host_block
     return st;
 }
 
-/* The copy peak of an OpenCL device: the fastest of copy_variants. */
-static clops_status copy_peak(clops_device *d, int reps, chk_device_figures *out)
+/* Raises out's copy peak to the fastest of copy_variants over buffers of
+ * `bytes` (at most an eighth of the largest allocation); at_size: name the
+ * size next to the kernel (a measurement at the ops' tensor size). */
+static clops_status copy_peak(clops_device *d, size_t bytes, bool at_size, int reps,
+                              chk_device_figures *out)
 {
-    size_t bytes = (size_t)256 << 20;
     if (bytes > d->info.max_alloc_bytes / 8)
         bytes = (size_t)(d->info.max_alloc_bytes / 8) & ~(size_t)63;
     host_block *src = NULL, *dst = NULL;
@@ -256,12 +290,16 @@ static clops_status copy_peak(clops_device *d, int reps, chk_device_figures *out
          i++) {
         double sec = NAN;
         st = time_copy(d, &copy_variants[i], dst, src, bytes, reps, &sec);
-        double gbs = 2.0 * (double)bytes / sec / 1e9;
+        double gbs = (copy_variants[i].read ? 1.0 : 2.0) * (double)bytes / sec / 1e9;
         if (st == CLOPS_OK && isfinite(gbs) &&
             (!isfinite(out->copy_peak_gbs) || gbs > out->copy_peak_gbs)) {
             out->copy_peak_gbs = gbs;
-            snprintf(out->copy_peak_kernel, sizeof out->copy_peak_kernel, "%s",
-                     copy_variants[i].label);
+            if (at_size)
+                snprintf(out->copy_peak_kernel, sizeof out->copy_peak_kernel, "%s, %zu MiB",
+                         copy_variants[i].label, bytes >> 20);
+            else
+                snprintf(out->copy_peak_kernel, sizeof out->copy_peak_kernel, "%s",
+                         copy_variants[i].label);
         }
     }
     host_free(src);
@@ -289,7 +327,7 @@ clops_status chk_bench_device(clops_device *d, int reps, chk_device_figures *out
     if (st)
         return st;
 
-    st = copy_peak(d, reps, out);
+    st = copy_peak(d, (size_t)256 << 20, false, reps, out);
     if (st)
         return st;
 
@@ -441,6 +479,21 @@ static clops_status host_cost(chk_prepared *p, double *us)
         st = chk_prepared_call(p, true, NULL);
     *us = (t1 - t0) / 100 * 1e6;
     return st;
+}
+
+static int64_t bench_elems(const chk_bench_sizes *sz, int ntensors);
+
+clops_status chk_bench_peak_at_size(clops_device *d, const chk_bench_sizes *sz, int reps,
+                                    chk_device_figures *out)
+{
+    if (host_is_cpu(d))
+        return CLOPS_OK;
+    if (reps <= 0)
+        reps = 10;
+    if (reps > 64)
+        reps = 64;
+    size_t bytes = (size_t)bench_elems(sz, 2) * 4;
+    return copy_peak(d, bytes, true, reps, out);
 }
 
 void chk_bench_sizes_for(clops_device *const *devs, const chk_device_figures *figs, int n,
