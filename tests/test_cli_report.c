@@ -492,6 +492,12 @@ static void the_copy_peak_is_the_fastest_copy_measured(void **state)
     report_raise_peak_to_copy(&r, &r.devices[0]);
     assert_true(fabs(r.devices[0].copy_peak_gbs - 30.0) < 1e-9);
     assert_string_equal(r.devices[0].copy_peak_kernel, "float4 chunked (CPU launch)");
+    /* A later, faster measurement raises it again; NAN never does. */
+    report_raise_peak(&r, &r.devices[0], NAN, "nothing");
+    assert_true(fabs(r.devices[0].copy_peak_gbs - 30.0) < 1e-9);
+    report_raise_peak(&r, &r.devices[0], 40.0, "clEnqueueCopyBuffer, 32 MiB");
+    assert_string_equal(r.devices[0].copy_peak_kernel, "clEnqueueCopyBuffer, 32 MiB");
+    assert_true(fabs(r.benches[1].ratio_to_peak - 0.25) < 1e-9);
     /* A float16 copy_ is no float32 copy: not a ceiling. */
     report_free(&r);
     one_device_model(&r);

@@ -12,7 +12,10 @@
  *                  the driver's work-group size, float4 at 64 and 256,
  *                  clEnqueueCopyBuffer, and on CPU devices the chunked
  *                  float4 copy of their launch policy (the one clops'
- *                  copy_ runs there); 2 x bytes /
+ *                  copy_ runs there), and a read-only stream (bytes, not
+ *                  2 x bytes: read-heavy ops beat a copy); again at the
+ *                  ops' tensor size once it is known
+ *                  (chk_bench_peak_at_size); 2 x bytes /
  *                  median time of each, the fastest wins (memcpy on the CPU
  *                  device).  A ceiling: no op moves data faster than the
  *                  fastest plain copy, within noise;

@@ -76,7 +76,8 @@ static void print_ceiling_summary(const report *r, const report_perf_summary *ps
     cli_table_free(&tb);
     for (int i = 0; i < ps->nfamilies; i++)
         if (ps->fam[i].ceiling_rows[0] == 0) {
-            fprintf(f, "  (\"-\": GFLOP/s rows only, no measured GEMM peak to stand against)\n");
+            fprintf(f, "  (\"-\": no GB/s rows: views move no data, and GFLOP/s rows have no "
+                       "measured GEMM peak to stand against)\n");
             break;
         }
 }

@@ -155,6 +155,9 @@ report_device *report_find_device(const report *r, int index);
  * clops' own float32 copy_ in r when that copy ran faster than the
  * copy-peak kernels: the ceiling is the fastest plain copy measured. */
 void report_raise_peak_to_copy(report *r, report_device *rd);
+/* Raises rd's copy peak to gbs (set by `kernel`) when higher, and the
+ * ratios of rd's results with it: the ceiling is the best copy seen. */
+void report_raise_peak(report *r, report_device *rd, double gbs, const char *kernel);
 /* Results with every figure NAN, status skip, kernel none. */
 void report_check_init(report_check *c);
 void report_bench_init(report_bench *b);

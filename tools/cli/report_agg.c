@@ -321,14 +321,19 @@ void report_raise_peak_to_copy(report *r, report_device *rd)
             !report_bench_is_compute(b) && isfinite(b->gbs) && (!best || b->gbs > best->gbs))
             best = b;
     }
-    if (!best || (isfinite(rd->copy_peak_gbs) && best->gbs <= rd->copy_peak_gbs))
+    if (best)
+        report_raise_peak(r, rd, best->gbs, "clops' own copy_ (float32, the ops' size)");
+}
+
+void report_raise_peak(report *r, report_device *rd, double gbs, const char *kernel)
+{
+    if (!isfinite(gbs) || (isfinite(rd->copy_peak_gbs) && gbs <= rd->copy_peak_gbs))
         return;
-    rd->copy_peak_gbs = best->gbs;
-    snprintf(rd->copy_peak_kernel, sizeof rd->copy_peak_kernel, "%s",
-             "clops' own copy_ (float32, the ops' size)");
+    rd->copy_peak_gbs = gbs;
+    snprintf(rd->copy_peak_kernel, sizeof rd->copy_peak_kernel, "%s", kernel);
     for (int i = 0; i < r->nbenches; i++) {
         report_bench *b = &r->benches[i];
         if (b->device == rd->info.index && isfinite(b->gbs))
-            b->ratio_to_peak = b->gbs / rd->copy_peak_gbs;
+            b->ratio_to_peak = b->gbs / gbs;
     }
 }

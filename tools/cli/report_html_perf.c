@@ -65,8 +65,9 @@ void html_summary(const report *r, const report_matrix *m, const report_bench_ta
                                                          sizeof pk));
         html_esc(sb, r->devices[0].copy_peak_kernel[0] ? r->devices[0].copy_peak_kernel
                                                        : "an unknown kernel");
-        sb_append(sb, "), geometric mean, lowest and highest. GFLOP/s rows have no measured "
-                      "GEMM peak to stand against and are left out (&quot;-&quot;).</p>");
+        sb_append(sb, "), geometric mean, lowest and highest. &quot;-&quot;: no GB/s rows, as "
+                      "views move no data and GFLOP/s rows have no measured GEMM peak to "
+                      "stand against.</p>");
     } else {
         sb_append(sb, "<table><thead><tr><th>Family</th><th>Fastest</th>");
         for (int j = 0; j < ps.ndevices; j++) {

@@ -163,7 +163,8 @@ static void md_summary(const report *r, const report_matrix *m, const report_ben
         sb_printf(sb,
                   "**%s against its ceiling** (copy peak %s GB/s, set by %s; per op family "
                   "the achieved GB/s over the copy peak, geometric mean, lowest and highest; "
-                  "GFLOP/s rows have no measured GEMM peak and are left out):\n\n"
+                  "\"-\": no GB/s rows, as views move no data and GFLOP/s rows have no "
+                  "measured GEMM peak):\n\n"
                   "| Family | Ops | Of copy peak | Lowest | Highest |\n"
                   "| --- | ---: | ---: | ---: | ---: |\n",
                   d->label, report_fmt(d->copy_peak_gbs, "%.1f", pk, sizeof pk),
