@@ -140,6 +140,22 @@ static clops_status bench_source(void *vctx, const clops_device *d, strbuf *sb)
               "        acc ^= src[i];\n"
               "    dst[get_global_id(0)] = acc;\n"
               "}\n"
+              "__kernel void chk_inplace_chunk(__global uint4 *restrict dst,\n"
+              "                                __global const uint4 *restrict src, ulong n)\n"
+              "{\n"
+              "    ulong per = (n + get_global_size(0) - 1) / get_global_size(0);\n"
+              "    ulong i = get_global_id(0) * per;\n"
+              "    ulong end = n - min(i, n) < per ? n : i + per;\n"
+              "    for (; i < end; i++)\n"
+              "        dst[i] = ~dst[i];\n"
+              "}\n"
+              "__kernel void chk_inplace4(__global uint4 *restrict dst,\n"
+              "                           __global const uint4 *restrict src, ulong n)\n"
+              "{\n"
+              "    ulong i = get_global_id(0);\n"
+              "    if (i < n)\n"
+              "        dst[i] = ~dst[i];\n"
+              "}\n"
               "__kernel void chk_empty(__global int *p)\n"
               "{\n"
               "    if (get_global_id(0) == 1u << 30)\n"
@@ -206,7 +222,10 @@ typedef struct copy_variant {
      * elsewhere.  An op that reads more than it writes (a reduction,
      * addcmul's three inputs for one output) can beat the copy, whose
      * writes cost a CPU a read for ownership too: the ceiling is the
-     * faster of the two. */
+     * faster of the two.  The in-place streams (each uint4 read and
+     * written back where it was, 2 x bytes) are the same for ops that
+     * write where they read (add_): writing a line just read costs no
+     * read for ownership, so they beat a copy by up to half on a CPU. */
     bool read;
 } copy_variant;
 
@@ -220,6 +239,8 @@ static const copy_variant copy_variants[] = {
     {"float4 chunked (CPU launch)", "chk_copy_chunk", 16, 0, false, true, false},
     {"read-only stream, chunked", "chk_read_chunk", 16, 0, false, true, true},
     {"read-only stream, grid-stride", "chk_read_stride", 16, 0, true, false, true},
+    {"in-place stream, chunked", "chk_inplace_chunk", 16, 0, false, true, false},
+    {"in-place stream, uint4 per item", "chk_inplace4", 16, 0, true, false, false},
 };
 
 /* Median seconds of `reps` runs of copy variant v from src to dst. */
