@@ -317,8 +317,8 @@ typedef struct chk_device_figures {
 } chk_device_figures;
 
 /* Measures d's copy peak (the best median of a few copy kernels: vector
- * widths, work-group sizes, a grid-stride loop and the driver's own buffer
- * copy), launch overhead, enqueue cost and one cold program build; reps
+ * widths, work-group sizes, the chunked CPU-device launch, the driver's own
+ * buffer copy, a read-only and an in-place stream), launch overhead, enqueue cost and one cold program build; reps
  * repetitions behind each median (0: default 10). */
 clops_status chk_bench_device(clops_device *d, int reps, chk_device_figures *out);
 

@@ -12,8 +12,10 @@
  *                  the driver's work-group size, float4 at 64 and 256,
  *                  clEnqueueCopyBuffer, and on CPU devices the chunked
  *                  float4 copy of their launch policy (the one clops'
- *                  copy_ runs there), and a read-only stream (bytes, not
- *                  2 x bytes: read-heavy ops beat a copy); again at the
+ *                  copy_ runs there), a read-only stream (bytes, not
+ *                  2 x bytes: read-heavy ops beat a copy) and an in-place
+ *                  stream (in-place ops skip a CPU's read for ownership,
+ *                  which a copy pays); again at the
  *                  ops' tensor size once it is known
  *                  (chk_bench_peak_at_size); 2 x bytes /
  *                  median time of each, the fastest wins (memcpy on the CPU
@@ -121,13 +123,13 @@ static clops_status bench_source(void *vctx, const clops_device *d, strbuf *sb)
               "    for (; i < end; i++)\n"
               "        dst[i] = src[i];\n"
               "}\n"
-              "__kernel void chk_read_chunk(__global uint4 *restrict dst,\n"
-              "                             __global const uint4 *restrict src, ulong n)\n"
+              "__kernel void chk_read_chunk(__global uint16 *restrict dst,\n"
+              "                             __global const uint16 *restrict src, ulong n)\n"
               "{\n"
               "    ulong per = (n + get_global_size(0) - 1) / get_global_size(0);\n"
               "    ulong i = get_global_id(0) * per;\n"
               "    ulong end = n - min(i, n) < per ? n : i + per;\n"
-              "    uint4 acc = 0;\n"
+              "    uint16 acc = 0;\n"
               "    for (; i < end; i++)\n"
               "        acc ^= src[i];\n"
               "    dst[get_global_id(0)] = acc;\n"
@@ -237,7 +239,7 @@ static const copy_variant copy_variants[] = {
     {"float4 per item, wg 256", "chk_copy4", 16, 256, false, false, false},
     {"clEnqueueCopyBuffer", NULL, 1, 0, false, false, false},
     {"float4 chunked (CPU launch)", "chk_copy_chunk", 16, 0, false, true, false},
-    {"read-only stream, chunked", "chk_read_chunk", 16, 0, false, true, true},
+    {"read-only stream, chunked", "chk_read_chunk", 64, 0, false, true, true},
     {"read-only stream, grid-stride", "chk_read_stride", 16, 0, true, false, true},
     {"in-place stream, chunked", "chk_inplace_chunk", 16, 0, false, true, false},
     {"in-place stream, uint4 per item", "chk_inplace4", 16, 0, true, false, false},
