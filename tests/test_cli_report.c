@@ -432,6 +432,152 @@ static int count_of(const char *hay, const char *needle)
     return n;
 }
 
+/* A bandwidth (gflops NAN) or compute bench of op on device 1. */
+static void add_one_bench(report *r, const char *op, const char *family, double gbs,
+                          double gflops)
+{
+    report_bench b;
+    report_bench_init(&b);
+    snprintf(b.op, sizeof b.op, "%s", op);
+    snprintf(b.dtype, sizeof b.dtype, "float32");
+    snprintf(b.family, sizeof b.family, "%s", family);
+    snprintf(b.case_name, sizeof b.case_name, "[8192, 1024] contiguous");
+    b.device = 1;
+    b.status = REPORT_PASS;
+    b.kernel = REPORT_KERNEL_DEVICE;
+    if (isfinite(gflops)) {
+        b.gflops = gflops;
+        b.flop = 2.0 * 256 * 256 * 256;
+    } else {
+        b.gbs = gbs;
+        b.bytes = 2.0 * 8192 * 1024 * 4;
+        b.ratio_to_peak = gbs / r->devices[0].copy_peak_gbs;
+    }
+    b.device_us = 1000;
+    b.reps = 20;
+    assert_int_equal(report_add_bench(r, &b), CLOPS_OK);
+}
+
+/* One POCL device whose GPU-style copy kernels set a peak of 16 GB/s while
+ * clops' own chunked copy_ reaches 20. */
+static void one_device_model(report *r)
+{
+    report_init(r, "compare");
+    add_device(r, 1, "opencl:0", CLOPS_VENDOR_POCL, false, "Portable Computing Language",
+               "cpu-x86-64-AMD EPYC 9454 (16 cores)", "5.0", 16.0, 45, 0.9);
+    add_one_bench(r, "copy_", "pointwise", 20.0, NAN);
+    add_one_bench(r, "add.Tensor", "pointwise", 10.0, NAN);
+    add_one_bench(r, "sum.dim_IntList", "reduction", 5.0, NAN);
+    add_one_bench(r, "mm", "matrix", NAN, 40.0);
+}
+
+static void the_copy_peak_is_the_fastest_copy_measured(void **state)
+{
+    (void)state;
+    report r;
+    one_device_model(&r);
+    /* Before: copy_ reads above the peak of the copy kernels. */
+    assert_true(report_bench_above_peak(&r, &r.benches[0]));
+    report_raise_peak_to_copy(&r, &r.devices[0]);
+    assert_true(fabs(r.devices[0].copy_peak_gbs - 20.0) < 1e-9);
+    assert_non_null(strstr(r.devices[0].copy_peak_kernel, "copy_"));
+    assert_true(fabs(r.benches[1].ratio_to_peak - 0.5) < 1e-9);
+    assert_true(isnan(r.benches[3].ratio_to_peak));
+    for (int i = 0; i < r.nbenches; i++)
+        assert_false(report_bench_above_peak(&r, &r.benches[i]));
+    /* A faster copy kernel keeps its peak: copy_ is only ever a floor. */
+    r.devices[0].copy_peak_gbs = 30.0;
+    snprintf(r.devices[0].copy_peak_kernel, sizeof r.devices[0].copy_peak_kernel,
+             "float4 chunked (CPU launch)");
+    report_raise_peak_to_copy(&r, &r.devices[0]);
+    assert_true(fabs(r.devices[0].copy_peak_gbs - 30.0) < 1e-9);
+    assert_string_equal(r.devices[0].copy_peak_kernel, "float4 chunked (CPU launch)");
+    /* A later, faster measurement raises it again; NAN never does. */
+    report_raise_peak(&r, &r.devices[0], NAN, "nothing");
+    assert_true(fabs(r.devices[0].copy_peak_gbs - 30.0) < 1e-9);
+    report_raise_peak(&r, &r.devices[0], 40.0, "clEnqueueCopyBuffer, 32 MiB");
+    assert_string_equal(r.devices[0].copy_peak_kernel, "clEnqueueCopyBuffer, 32 MiB");
+    assert_true(fabs(r.benches[1].ratio_to_peak - 0.25) < 1e-9);
+    /* A float16 copy_ is no float32 copy: not a ceiling. */
+    report_free(&r);
+    one_device_model(&r);
+    snprintf(r.benches[0].dtype, sizeof r.benches[0].dtype, "float16");
+    report_raise_peak_to_copy(&r, &r.devices[0]);
+    assert_true(fabs(r.devices[0].copy_peak_gbs - 16.0) < 1e-9);
+    report_free(&r);
+}
+
+static void one_device_summary_is_against_the_ceiling(void **state)
+{
+    (void)state;
+    report r;
+    one_device_model(&r);
+    report_raise_peak_to_copy(&r, &r.devices[0]);
+    report_bench_table t;
+    assert_int_equal(report_bench_table_build(&r, &t), CLOPS_OK);
+    report_perf_summary ps;
+    report_perf_summarize(&r, &t, &ps);
+    report_bench_table_free(&t);
+    assert_false(report_perf_compares(&ps));
+    assert_int_equal(ps.above_peak, 0);
+    int pw = -1, mx = -1;
+    for (int f = 0; f < ps.nfamilies; f++) {
+        if (strcmp(ps.fam[f].family, "pointwise") == 0)
+            pw = f;
+        if (strcmp(ps.fam[f].family, "matrix") == 0)
+            mx = f;
+    }
+    assert_true(pw >= 0 && mx >= 0);
+    /* copy_ at 1.0 and add at 0.5: geometric mean sqrt(0.5). */
+    assert_int_equal(ps.fam[pw].ceiling_rows[0], 2);
+    assert_true(fabs(ps.fam[pw].of_ceiling[0] - sqrt(0.5)) < 1e-9);
+    assert_true(fabs(ps.fam[pw].of_ceiling_min[0] - 0.5) < 1e-9);
+    assert_true(fabs(ps.fam[pw].of_ceiling_max[0] - 1.0) < 1e-9);
+    /* No GEMM peak is measured: the matrix family has no fraction. */
+    assert_int_equal(ps.fam[mx].ceiling_rows[0], 0);
+    assert_true(isnan(ps.fam[mx].of_ceiling[0]));
+    char *md = render(&r, report_render_md);
+    assert_non_null(strstr(md, "**opencl:0 against its ceiling** (copy peak 20.0 GB/s"));
+    assert_non_null(strstr(md, "| pointwise | 2 | 71% | 50% | 100% |"));
+    assert_non_null(strstr(md, "| reduction | 1 | 25% | 25% | 25% |"));
+    assert_non_null(strstr(md, "| matrix | 1 | - | - | - |"));
+    assert_non_null(strstr(md, "Benchmarks: 0 above the copy peak"));
+    assert_null(strstr(md, "Fastest device per op family"));
+    assert_null(strstr(md, "1.00x"));
+    free(md);
+    char *html = render(&r, report_render_html);
+    assert_non_null(strstr(html, "Each op family against the device&#39;s ceiling"));
+    assert_non_null(strstr(html, "<td class=\"num\">71%</td>"));
+    assert_null(strstr(html, "Fastest device per op family"));
+    assert_null(strstr(html, "1.00&times;"));
+    assert_non_null(strstr(html, "0 above the copy peak"));
+    free(html);
+    /* report.json carries the same summary: no self-ratio, the share of
+     * the ceiling per family. */
+    cJSON *j = json_of(&r);
+    cJSON *sum = cJSON_GetObjectItemCaseSensitive(j, "summary");
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(sum, "above_copy_peak")->valueint, 0);
+    cJSON *fams = cJSON_GetObjectItemCaseSensitive(sum, "families");
+    assert_int_equal(cJSON_GetArraySize(fams), ps.nfamilies);
+    cJSON *fam = cJSON_GetArrayItem(fams, pw);
+    assert_string_equal(str_of(fam, "family"), "pointwise");
+    assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(fam, "fastest_device")));
+    cJSON *d0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(fam, "devices"), 0);
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(d0, "device")->valueint, 1);
+    assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(d0, "speed_vs_baseline")));
+    assert_true(fabs(cJSON_GetObjectItemCaseSensitive(d0, "of_copy_peak")->valuedouble -
+                     sqrt(0.5)) < 1e-9);
+    d0 = cJSON_GetArrayItem(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(fams, mx), "devices"), 0);
+    assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(d0, "of_copy_peak")));
+    report back;
+    assert_int_equal(report_from_json(j, "test", &back), CLOPS_OK);
+    assert_true(fabs(back.devices[0].copy_peak_gbs - 20.0) < 1e-9);
+    report_free(&back);
+    cJSON_Delete(j);
+    report_free(&r);
+}
+
 static void devices_side_by_side_with_a_summary(void **state)
 {
     report r;
@@ -482,6 +628,15 @@ static void devices_side_by_side_with_a_summary(void **state)
     /* The baseline survives report.json. */
     cJSON *j = json_of(&r);
     assert_int_equal(cJSON_GetObjectItemCaseSensitive(j, "baseline_device")->valueint, 3);
+    cJSON *fam0 = cJSON_GetArrayItem(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "summary"),
+                                         "families"),
+        0);
+    assert_true(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(fam0, "fastest_device")));
+    cJSON *base_dev = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(fam0, "devices"), 2);
+    assert_true(
+        fabs(cJSON_GetObjectItemCaseSensitive(base_dev, "speed_vs_baseline")->valuedouble - 1.0) <
+        1e-9);
     report back;
     assert_int_equal(report_from_json(j, "test", &back), CLOPS_OK);
     assert_int_equal(back.baseline, 3);
@@ -659,6 +814,8 @@ int main(void)
         cmocka_unit_test(markdown_has_a_row_per_op_and_escapes_cells),
         cmocka_unit_test(html_is_self_contained_with_a_row_per_op),
         cmocka_unit_test(devices_side_by_side_with_a_summary),
+        cmocka_unit_test(the_copy_peak_is_the_fastest_copy_measured),
+        cmocka_unit_test(one_device_summary_is_against_the_ceiling),
         cmocka_unit_test(empty_report_renders),
         cmocka_unit_test(writes_a_report_folder_and_reads_it_back),
         cmocka_unit_test(refuses_malformed_report_json),

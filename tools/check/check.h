@@ -317,8 +317,8 @@ typedef struct chk_device_figures {
 } chk_device_figures;
 
 /* Measures d's copy peak (the best median of a few copy kernels: vector
- * widths, work-group sizes, a grid-stride loop and the driver's own buffer
- * copy), launch overhead, enqueue cost and one cold program build; reps
+ * widths, work-group sizes, the chunked CPU-device launch, the driver's own
+ * buffer copy, a read-only and an in-place stream), launch overhead, enqueue cost and one cold program build; reps
  * repetitions behind each median (0: default 10). */
 clops_status chk_bench_device(clops_device *d, int reps, chk_device_figures *out);
 
@@ -344,6 +344,15 @@ typedef struct chk_bench_sizes {
 /* The common sizes of devs (figs[k] measured on devs[k]). */
 void chk_bench_sizes_for(clops_device *const *devs, const chk_device_figures *figs, int n,
                          chk_bench_sizes *out);
+
+/* Raises out's copy peak to the fastest of the same copies (and read-only
+ * streams) over buffers of one bench tensor of sz (a float32 copy's): the
+ * ops run at that size, and where it is near the last-level cache (a
+ * 32 MiB tensor on a CPU with a large L3) their GB/s is that size's, not
+ * the 256 MiB buffer's.  The kernel's name then ends in the size
+ * ("float4 chunked (CPU launch), 32 MiB").  Nothing for the CPU device. */
+clops_status chk_bench_peak_at_size(clops_device *d, const chk_bench_sizes *sz, int reps,
+                                    chk_device_figures *out);
 
 typedef struct chk_bench_result {
     const char *op;

@@ -10,7 +10,14 @@
  *                  an eighth of the largest allocation if smaller: one
  *                  float (GPUs only), float4 or float16 per work item at
  *                  the driver's work-group size, float4 at 64 and 256,
- *                  and clEnqueueCopyBuffer; 2 x bytes /
+ *                  clEnqueueCopyBuffer, and on CPU devices the chunked
+ *                  float4 copy of their launch policy (the one clops'
+ *                  copy_ runs there), a read-only stream (bytes, not
+ *                  2 x bytes: read-heavy ops beat a copy) and an in-place
+ *                  stream (in-place ops skip a CPU's read for ownership,
+ *                  which a copy pays); again at the
+ *                  ops' tensor size once it is known
+ *                  (chk_bench_peak_at_size); 2 x bytes /
  *                  median time of each, the fastest wins (memcpy on the CPU
  *                  device).  A ceiling: no op moves data faster than the
  *                  fastest plain copy, within noise;
@@ -107,6 +114,50 @@ static clops_status bench_source(void *vctx, const clops_device *d, strbuf *sb)
               "    if (i < n)\n"
               "        dst[i] = src[i];\n"
               "}\n"
+              "__kernel void chk_copy_chunk(__global float4 *restrict dst,\n"
+              "                             __global const float4 *restrict src, ulong n)\n"
+              "{\n"
+              "    ulong per = (n + get_global_size(0) - 1) / get_global_size(0);\n"
+              "    ulong i = get_global_id(0) * per;\n"
+              "    ulong end = n - min(i, n) < per ? n : i + per;\n"
+              "    for (; i < end; i++)\n"
+              "        dst[i] = src[i];\n"
+              "}\n"
+              "__kernel void chk_read_chunk(__global uint16 *restrict dst,\n"
+              "                             __global const uint16 *restrict src, ulong n)\n"
+              "{\n"
+              "    ulong per = (n + get_global_size(0) - 1) / get_global_size(0);\n"
+              "    ulong i = get_global_id(0) * per;\n"
+              "    ulong end = n - min(i, n) < per ? n : i + per;\n"
+              "    uint16 acc = 0;\n"
+              "    for (; i < end; i++)\n"
+              "        acc ^= src[i];\n"
+              "    dst[get_global_id(0)] = acc;\n"
+              "}\n"
+              "__kernel void chk_read_stride(__global uint4 *restrict dst,\n"
+              "                              __global const uint4 *restrict src, ulong n)\n"
+              "{\n"
+              "    uint4 acc = 0;\n"
+              "    for (ulong i = get_global_id(0); i < n; i += get_global_size(0))\n"
+              "        acc ^= src[i];\n"
+              "    dst[get_global_id(0)] = acc;\n"
+              "}\n"
+              "__kernel void chk_inplace_chunk(__global uint4 *restrict dst,\n"
+              "                                __global const uint4 *restrict src, ulong n)\n"
+              "{\n"
+              "    ulong per = (n + get_global_size(0) - 1) / get_global_size(0);\n"
+              "    ulong i = get_global_id(0) * per;\n"
+              "    ulong end = n - min(i, n) < per ? n : i + per;\n"
+              "    for (; i < end; i++)\n"
+              "        dst[i] = ~dst[i];\n"
+              "}\n"
+              "__kernel void chk_inplace4(__global uint4 *restrict dst,\n"
+              "                           __global const uint4 *restrict src, ulong n)\n"
+              "{\n"
+              "    ulong i = get_global_id(0);\n"
+              "    if (i < n)\n"
+              "        dst[i] = ~dst[i];\n"
+              "}\n"
               "__kernel void chk_empty(__global int *p)\n"
               "{\n"
               "    if (get_global_id(0) == 1u << 30)\n"
@@ -153,22 +204,45 @@ static double cpu_copy_peak(int reps)
 /* One copy of the copy peak: kernel `name` (NULL: clEnqueueCopyBuffer)
  * moving vectors of vec_bytes, one per work item; local 0: the driver's
  * work-group size; gpu_only: tried on GPUs only (a CPU runtime never
- * gains from narrower vectors, and they take seconds there).  A grid-stride
+ * gains from narrower vectors, and they take seconds there); chunked: the
+ * CPU-device launch policy clops' own ops use (host_launch_chunked: a few
+ * work items per core, each a serial loop over one contiguous run, as the
+ * pointwise copy_ kernel runs on CPU devices), tried on chunked devices
+ * only (on a GPU a few hundred items leave the memory system idle).  On
+ * POCL the GPU-style float4 kernels reach about half of what the chunked
+ * copy does, so without it clops' own copy_ read "above the copy peak".  A grid-stride
  * loop was tried too and dropped: never the fastest, and 15 times slower
  * than the others on POCL. */
 typedef struct copy_variant {
     const char *label, *name;
     size_t vec_bytes, local;
-    bool gpu_only;
+    bool gpu_only, chunked;
+    /* read: a read-only stream (bytes / time, not 2 x bytes): each item
+     * folds its part of src with xor (one-cycle latency, so the loop waits
+     * on memory, not on a dependency chain) and writes one uint4; chunked
+     * on chunked devices, a grid-stride loop (host_grid_size items)
+     * elsewhere.  An op that reads more than it writes (a reduction,
+     * addcmul's three inputs for one output) can beat the copy, whose
+     * writes cost a CPU a read for ownership too: the ceiling is the
+     * faster of the two.  The in-place streams (each uint4 read and
+     * written back where it was, 2 x bytes) are the same for ops that
+     * write where they read (add_): writing a line just read costs no
+     * read for ownership, so they beat a copy by up to half on a CPU. */
+    bool read;
 } copy_variant;
 
 static const copy_variant copy_variants[] = {
-    {"float4 per item", "chk_copy4", 16, 0, false},
-    {"float per item", "chk_copy1", 4, 0, true},
-    {"float16 per item", "chk_copy16", 64, 0, false},
-    {"float4 per item, wg 64", "chk_copy4", 16, 64, false},
-    {"float4 per item, wg 256", "chk_copy4", 16, 256, false},
-    {"clEnqueueCopyBuffer", NULL, 1, 0, false},
+    {"float4 per item", "chk_copy4", 16, 0, false, false, false},
+    {"float per item", "chk_copy1", 4, 0, true, false, false},
+    {"float16 per item", "chk_copy16", 64, 0, false, false, false},
+    {"float4 per item, wg 64", "chk_copy4", 16, 64, false, false, false},
+    {"float4 per item, wg 256", "chk_copy4", 16, 256, false, false, false},
+    {"clEnqueueCopyBuffer", NULL, 1, 0, false, false, false},
+    {"float4 chunked (CPU launch)", "chk_copy_chunk", 16, 0, false, true, false},
+    {"read-only stream, chunked", "chk_read_chunk", 64, 0, false, true, true},
+    {"read-only stream, grid-stride", "chk_read_stride", 16, 0, true, false, true},
+    {"in-place stream, chunked", "chk_inplace_chunk", 16, 0, false, true, false},
+    {"in-place stream, uint4 per item", "chk_inplace4", 16, 0, true, false, false},
 };
 
 /* Median seconds of `reps` runs of copy variant v from src to dst. */
@@ -182,7 +256,8 @@ static clops_status time_copy(clops_device *d, const copy_variant *v, host_block
     clops_status st = v->name ? get_kernel(d, v->name, 1, &sc, &k) : CLOPS_OK;
     if (st)
         return st;
-    if (v->local > d->info.max_work_group_size || (v->gpu_only && !d->info.is_gpu))
+    if (v->local > d->info.max_work_group_size || (v->gpu_only && !d->info.is_gpu) ||
+        (v->chunked && !d->chunked))
         return CLOPS_OK;
     cl_ulong n = bytes / v->vec_bytes;
     host_arg args[3] = {{sizeof dst->mem, &dst->mem}, {sizeof src->mem, &src->mem},
@@ -193,6 +268,10 @@ static clops_status time_copy(clops_device *d, const copy_variant *v, host_block
         double t0 = now_s();
         if (!k)
             st = host_copy_buffer(d, src->mem, 0, dst->mem, 0, bytes);
+        else if (v->chunked)
+            st = host_launch_chunked(d, k, 3, args, n);
+        else if (v->read)
+            st = host_launch(d, k, 3, args, host_grid_size(d, k, n));
         else if (v->local)
             st = host_launch_local(d, k, 3, args, global, v->local);
         else
@@ -207,10 +286,12 @@ static clops_status time_copy(clops_device *d, const copy_variant *v, host_block
     return st;
 }
 
-/* The copy peak of an OpenCL device: the fastest of copy_variants. */
-static clops_status copy_peak(clops_device *d, int reps, chk_device_figures *out)
+/* Raises out's copy peak to the fastest of copy_variants over buffers of
+ * `bytes` (at most an eighth of the largest allocation); at_size: name the
+ * size next to the kernel (a measurement at the ops' tensor size). */
+static clops_status copy_peak(clops_device *d, size_t bytes, bool at_size, int reps,
+                              chk_device_figures *out)
 {
-    size_t bytes = (size_t)256 << 20;
     if (bytes > d->info.max_alloc_bytes / 8)
         bytes = (size_t)(d->info.max_alloc_bytes / 8) & ~(size_t)63;
     host_block *src = NULL, *dst = NULL;
@@ -235,12 +316,16 @@ static clops_status copy_peak(clops_device *d, int reps, chk_device_figures *out
          i++) {
         double sec = NAN;
         st = time_copy(d, &copy_variants[i], dst, src, bytes, reps, &sec);
-        double gbs = 2.0 * (double)bytes / sec / 1e9;
+        double gbs = (copy_variants[i].read ? 1.0 : 2.0) * (double)bytes / sec / 1e9;
         if (st == CLOPS_OK && isfinite(gbs) &&
             (!isfinite(out->copy_peak_gbs) || gbs > out->copy_peak_gbs)) {
             out->copy_peak_gbs = gbs;
-            snprintf(out->copy_peak_kernel, sizeof out->copy_peak_kernel, "%s",
-                     copy_variants[i].label);
+            if (at_size)
+                snprintf(out->copy_peak_kernel, sizeof out->copy_peak_kernel, "%s, %zu MiB",
+                         copy_variants[i].label, bytes >> 20);
+            else
+                snprintf(out->copy_peak_kernel, sizeof out->copy_peak_kernel, "%s",
+                         copy_variants[i].label);
         }
     }
     host_free(src);
@@ -268,7 +353,7 @@ clops_status chk_bench_device(clops_device *d, int reps, chk_device_figures *out
     if (st)
         return st;
 
-    st = copy_peak(d, reps, out);
+    st = copy_peak(d, (size_t)256 << 20, false, reps, out);
     if (st)
         return st;
 
@@ -420,6 +505,21 @@ static clops_status host_cost(chk_prepared *p, double *us)
         st = chk_prepared_call(p, true, NULL);
     *us = (t1 - t0) / 100 * 1e6;
     return st;
+}
+
+static int64_t bench_elems(const chk_bench_sizes *sz, int ntensors);
+
+clops_status chk_bench_peak_at_size(clops_device *d, const chk_bench_sizes *sz, int reps,
+                                    chk_device_figures *out)
+{
+    if (host_is_cpu(d))
+        return CLOPS_OK;
+    if (reps <= 0)
+        reps = 10;
+    if (reps > 64)
+        reps = 64;
+    size_t bytes = (size_t)bench_elems(sz, 2) * 4;
+    return copy_peak(d, bytes, true, reps, out);
 }
 
 void chk_bench_sizes_for(clops_device *const *devs, const chk_device_figures *figs, int n,

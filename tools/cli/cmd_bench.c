@@ -210,7 +210,8 @@ const cli_command cli_cmd_bench = {
     .summary = "GB/s (GFLOP/s) per op and device as a ratio of the device's copy peak",
     .usage = "clops bench [--device SEL]... [--op GLOB]... [--dtype LIST]... [--set SET] "
              "[--reps N] [--no-first-calls] [--cases [--scale S]] [--json FILE]",
-    .help = "Measures each device's copy peak (a float4 copy kernel), launch overhead and "
+    .help = "Measures each device's copy peak (the best of several copy kernels and a read-only "
+            "stream, over 256 MiB and again at the ops' tensor size), launch overhead and "
             "enqueue cost, then each selected op (default: the representative set; float32 "
             "unless --dtype says otherwise) on large contiguous tensors sized so one call "
             "moves about 2 ms of data at the copy peak (matrix products: side 256 on CPU-like "

@@ -49,8 +49,42 @@ static void print_devices(clops_device *const *devs, int n, int base)
     }
 }
 
+/* The one-device summary: per op family the share of the device's copy
+ * peak its bandwidth rows reach (geometric mean, lowest and highest). */
+static void print_ceiling_summary(const report *r, const report_perf_summary *ps, FILE *f)
+{
+    const report_device *d = &r->devices[0];
+    char pk[32];
+    fprintf(f, "\nPerformance of %s against its ceiling (copy peak %s GB/s, %s; GB/s over "
+               "the peak, geometric mean per family):\n",
+            d->label, report_fmt(d->copy_peak_gbs, "%.1f", pk, sizeof pk),
+            d->copy_peak_kernel[0] ? d->copy_peak_kernel : "kernel unknown");
+    cli_table tb;
+    const char *h[] = {"family", "ops", "of copy peak", "lowest", "highest"};
+    cli_table_init(&tb, "lrrrr", 5, h);
+    for (int i = 0; i < ps->nfamilies; i++) {
+        const report_family_perf *fp = &ps->fam[i];
+        char rows[16], q[3][32];
+        snprintf(rows, sizeof rows, "%d", fp->rows);
+        report_fmt(100.0 * fp->of_ceiling[0], "%.0f%%", q[0], sizeof q[0]);
+        report_fmt(100.0 * fp->of_ceiling_min[0], "%.0f%%", q[1], sizeof q[1]);
+        report_fmt(100.0 * fp->of_ceiling_max[0], "%.0f%%", q[2], sizeof q[2]);
+        const char *row[] = {fp->family, rows, q[0], q[1], q[2]};
+        cli_table_row(&tb, row);
+    }
+    cli_table_print(&tb, f, "  ");
+    cli_table_free(&tb);
+    for (int i = 0; i < ps->nfamilies; i++)
+        if (ps->fam[i].ceiling_rows[0] == 0) {
+            fprintf(f, "  (\"-\": no GB/s rows: views move no data, and GFLOP/s rows have no "
+                       "measured GEMM peak to stand against)\n");
+            break;
+        }
+}
+
 /* The short performance summary: per op family the fastest device and
- * each device's speed relative to the baseline. */
+ * each device's speed relative to the baseline; with one device, each
+ * family against the device's ceiling instead. */
 static void print_perf_summary(const report *r, FILE *f)
 {
     report_bench_table t;
@@ -58,7 +92,9 @@ static void print_perf_summary(const report *r, FILE *f)
         return;
     report_perf_summary ps;
     report_perf_summarize(r, &t, &ps);
-    if (ps.nfamilies > 0 && ps.ndevices > 0) {
+    if (ps.nfamilies > 0 && ps.ndevices > 0 && !report_perf_compares(&ps))
+        print_ceiling_summary(r, &ps, f);
+    if (ps.nfamilies > 0 && report_perf_compares(&ps)) {
         fprintf(f, "\nPerformance (same shapes on every device; speed = %s's time / the "
                    "device's, geometric mean):\n",
                 r->devices[ps.baseline].label);
@@ -95,6 +131,8 @@ static void print_perf_summary(const report *r, FILE *f)
         }
         cli_table_print(&tb, f, "  ");
         cli_table_free(&tb);
+    }
+    if (ps.nfamilies > 0 && ps.ndevices > 0) {
         if (ps.above_peak)
             fprintf(f, "  %d result%s above the copy peak (see the report)\n", ps.above_peak,
                     ps.above_peak == 1 ? "" : "s");

@@ -323,6 +323,50 @@ static cJSON *rj_result_head(const char *kind, const char *op, int device, const
     return o;
 }
 
+/* The performance summary (report_perf_summarize) into sum: the results
+ * above the copy peak and per op family each device's speed against the
+ * baseline (several devices) and share of its copy peak (its bandwidth
+ * rows).  False when out of memory. */
+static bool rj_perf_summary(const report *r, cJSON *sum)
+{
+    report_bench_table t;
+    if (report_bench_table_build(r, &t) != CLOPS_OK)
+        return false;
+    report_perf_summary ps;
+    report_perf_summarize(r, &t, &ps);
+    report_bench_table_free(&t);
+    bool ok = true, vs = report_perf_compares(&ps);
+    rj_num(sum, "above_copy_peak", ps.above_peak, &ok);
+    cJSON *fams = cJSON_AddArrayToObject(sum, "families");
+    for (int f = 0; fams && ok && f < ps.nfamilies; f++) {
+        const report_family_perf *fp = &ps.fam[f];
+        cJSON *o = cJSON_CreateObject();
+        if (!o || !cJSON_AddItemToArray(fams, o)) {
+            cJSON_Delete(o);
+            return false;
+        }
+        rj_str(o, "family", fp->family, &ok);
+        rj_num(o, "rows", fp->rows, &ok);
+        rj_num(o, "fastest_device",
+               vs && fp->fastest >= 0 ? r->devices[fp->fastest].info.index : NAN, &ok);
+        cJSON *devs = cJSON_AddArrayToObject(o, "devices");
+        for (int j = 0; devs && ok && j < ps.ndevices; j++) {
+            cJSON *d = cJSON_CreateObject();
+            if (!d || !cJSON_AddItemToArray(devs, d)) {
+                cJSON_Delete(d);
+                return false;
+            }
+            rj_num(d, "device", r->devices[j].info.index, &ok);
+            rj_num(d, "speed_vs_baseline", vs ? fp->speedup[j] : NAN, &ok);
+            rj_num(d, "of_copy_peak", fp->of_ceiling[j], &ok);
+            rj_num(d, "of_copy_peak_lowest", fp->of_ceiling_min[j], &ok);
+            rj_num(d, "of_copy_peak_highest", fp->of_ceiling_max[j], &ok);
+        }
+        ok = ok && devs;
+    }
+    return ok && fams;
+}
+
 cJSON *report_to_json(const report *r)
 {
     bool ok = true;
@@ -407,6 +451,7 @@ cJSON *report_to_json(const report *r)
         rj_num(sum, "failed", s.failed, &ok);
         rj_num(sum, "skipped", s.skipped, &ok);
         rj_num(sum, "errors", s.errors, &ok);
+        ok = ok && rj_perf_summary(r, sum);
     }
     if (!ok || !sum) {
         cJSON_Delete(root);

@@ -151,6 +151,13 @@ clops_status report_add_device(report *r, const clops_device_info *info, const c
                                report_device **out);
 /* The device with clops index `index`, or NULL. */
 report_device *report_find_device(const report *r, int index);
+/* Raises rd's copy peak (and the ratios of its results) to the GB/s of
+ * clops' own float32 copy_ in r when that copy ran faster than the
+ * copy-peak kernels: the ceiling is the fastest plain copy measured. */
+void report_raise_peak_to_copy(report *r, report_device *rd);
+/* Raises rd's copy peak to gbs (set by `kernel`) when higher, and the
+ * ratios of rd's results with it: the ceiling is the best copy seen. */
+void report_raise_peak(report *r, report_device *rd, double gbs, const char *kernel);
 /* Results with every figure NAN, status skip, kernel none. */
 void report_check_init(report_check *c);
 void report_bench_init(report_bench *b);
@@ -254,6 +261,15 @@ typedef struct report_family_perf {
     int compared[REPORT_SUM_MAX_DEVICES];     /* rows measured on j and the baseline */
     double speedup[REPORT_SUM_MAX_DEVICES];   /* geometric mean of t_baseline / t_j */
     int fastest;                              /* device position with most wins, -1 */
+    /* Against the device's own ceiling: over the family's bandwidth rows
+     * measured on device j (GB/s over its copy peak; compute rows have no
+     * measured GEMM peak to stand against and take no part), the count,
+     * the geometric mean and the lowest and highest fraction (NAN when
+     * none).  The summary of a one-device report shows these instead of
+     * the device's speed against itself. */
+    int ceiling_rows[REPORT_SUM_MAX_DEVICES];
+    double of_ceiling[REPORT_SUM_MAX_DEVICES];
+    double of_ceiling_min[REPORT_SUM_MAX_DEVICES], of_ceiling_max[REPORT_SUM_MAX_DEVICES];
 } report_family_perf;
 
 typedef struct report_perf_summary {
@@ -276,6 +292,9 @@ bool report_bench_measured(const report_bench *b);
 /* Whether b's bandwidth is above its device's copy peak beyond noise. */
 bool report_bench_above_peak(const report *r, const report_bench *b);
 void report_perf_summarize(const report *r, const report_bench_table *t, report_perf_summary *s);
+/* Whether s compares devices (two or more) rather than placing one
+ * device against its ceilings. */
+bool report_perf_compares(const report_perf_summary *s);
 void report_op_lists(const report *r, const report_matrix *m, const report_bench_table *t,
                      report_op_lists_t *out);
 

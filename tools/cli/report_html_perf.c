@@ -34,10 +34,40 @@ void html_summary(const report *r, const report_matrix *m, const report_bench_ta
     report_perf_summarize(r, t, &ps);
     report_op_lists_t ol;
     report_op_lists(r, m, t, &ol);
-    sb_append(sb, "<section class=\"panel\" id=\"summary\"><h2>Summary</h2>\n"
-                  "<div class=\"sum\"><div><h3>Fastest device per op family</h3>\n");
+    bool one = ps.nfamilies > 0 && ps.ndevices > 0 && !report_perf_compares(&ps);
+    sb_printf(sb, "<section class=\"panel\" id=\"summary\"><h2>Summary</h2>\n"
+                  "<div class=\"sum\"><div><h3>%s</h3>\n",
+              one ? "Each op family against the device&#39;s ceiling"
+                  : "Fastest device per op family");
     if (ps.nfamilies == 0 || ps.ndevices == 0) {
         sb_append(sb, "<p class=\"none\">No benchmarks in this report.</p>");
+    } else if (one) {
+        /* One device: its speed against itself says nothing; the share of
+         * its copy peak says how much of the memory system the ops use. */
+        sb_append(sb, "<table><thead><tr><th>Family</th><th class=\"num\">Ops</th>"
+                      "<th class=\"num\">Of copy peak</th><th class=\"num\">Lowest</th>"
+                      "<th class=\"num\">Highest</th></tr></thead><tbody>\n");
+        for (int f = 0; f < ps.nfamilies; f++) {
+            const report_family_perf *fp = &ps.fam[f];
+            sb_append(sb, "<tr><td>");
+            html_esc(sb, fp->family);
+            sb_printf(sb, "</td><td class=\"num\">%d</td>", fp->rows);
+            html_num(sb, 100.0 * fp->of_ceiling[0], "%.0f%%");
+            html_num(sb, 100.0 * fp->of_ceiling_min[0], "%.0f%%");
+            html_num(sb, 100.0 * fp->of_ceiling_max[0], "%.0f%%");
+            sb_append(sb, "</tr>\n");
+        }
+        char pk[32];
+        sb_append(sb, "</tbody></table><p class=\"hint\">Per op family: the achieved GB/s over "
+                      "the copy peak of ");
+        html_esc(sb, r->devices[0].label);
+        sb_printf(sb, " (%s GB/s, set by ", report_fmt(r->devices[0].copy_peak_gbs, "%.1f", pk,
+                                                         sizeof pk));
+        html_esc(sb, r->devices[0].copy_peak_kernel[0] ? r->devices[0].copy_peak_kernel
+                                                       : "an unknown kernel");
+        sb_append(sb, "), geometric mean, lowest and highest. &quot;-&quot;: no GB/s rows, as "
+                      "views move no data and GFLOP/s rows have no measured GEMM peak to "
+                      "stand against.</p>");
     } else {
         sb_append(sb, "<table><thead><tr><th>Family</th><th>Fastest</th>");
         for (int j = 0; j < ps.ndevices; j++) {
@@ -313,17 +343,19 @@ void html_charts(const report *r, const report_bench_table *t, strbuf *sb)
 
 /* --- performance table -------------------------------------------------------------- */
 
-/* The figure cells of b: time, rate, speed relative to base. */
+/* The figure cells of b: time, rate, and (vs: several devices) the speed
+ * relative to base. */
 static void perf_cells(const report *r, const report_bench *b, const report_bench *base,
-                       strbuf *sb)
+                       bool vs, strbuf *sb)
 {
+    int cols = vs ? 3 : 2;
     if (!b) {
-        sb_append(sb, "<td class=\"num na dv\" colspan=\"3\">not run</td>");
+        sb_printf(sb, "<td class=\"num na dv\" colspan=\"%d\">not run</td>", cols);
         return;
     }
     if (b->status != REPORT_PASS) {
-        sb_printf(sb, "<td class=\"dv\" colspan=\"3\"><span class=\"pill %s\">%s</span> ",
-                  report_status_name(b->status), report_status_name(b->status));
+        sb_printf(sb, "<td class=\"dv\" colspan=\"%d\"><span class=\"pill %s\">%s</span> ",
+                  cols, report_status_name(b->status), report_status_name(b->status));
         html_esc(sb, b->message);
         sb_append(sb, "</td>");
         return;
@@ -348,6 +380,8 @@ static void perf_cells(const report *r, const report_bench *b, const report_benc
     } else {
         sb_append(sb, "<td class=\"num na\">-</td>");
     }
+    if (!vs)
+        return;
     double ratio = report_bench_measured(base) ? base->device_us / b->device_us : NAN;
     html_num(sb, ratio, "%.2f&times;");
 }
@@ -355,29 +389,34 @@ static void perf_cells(const report *r, const report_bench *b, const report_benc
 void html_perf(const report *r, const report_bench_table *t, strbuf *sb)
 {
     int base = report_baseline_pos(r);
+    /* One device: no speed against itself. */
+    bool vs = r->ndevices > 1;
     sb_append(sb, "<section class=\"panel\" id=\"perf\"><h2>Performance</h2>\n<p class=\"hint\">"
                   "One row per op: every device ran the same shapes. Per device: the median "
                   "time per call in &micro;s, GB/s (with the share of that device&#39;s copy "
-                  "peak) or GFLOP/s, and the speed relative to the baseline ");
-    if (r->ndevices > 0)
+                  "peak) or GFLOP/s");
+    if (vs) {
+        sb_append(sb, ", and the speed relative to the baseline ");
         html_esc(sb, r->devices[base].label);
-    sb_append(sb, " (its time over the device&#39;s).</p>\n");
+        sb_append(sb, " (its time over the device&#39;s)");
+    }
+    sb_append(sb, ".</p>\n");
     if (t->nrows == 0) {
         sb_append(sb, "<p class=\"none\">No performance results in this report.</p></section>\n");
         return;
     }
     sb_append(sb, "<div class=\"scroll\"><table><thead><tr><th rowspan=\"2\">Op</th>");
     for (int j = 0; j < t->ndevices; j++) {
-        sb_printf(sb, "<th colspan=\"3\" class=\"dv\"><span class=\"dot\" style=\"background:"
+        sb_printf(sb, "<th colspan=\"%d\" class=\"dv\"><span class=\"dot\" style=\"background:"
                       "%s\"></span>",
-                  html_color(j));
+                  vs ? 3 : 2, html_color(j));
         html_esc(sb, r->devices[j].label);
-        sb_printf(sb, "%s</th>", j == base ? " (baseline)" : "");
+        sb_printf(sb, "%s</th>", vs && j == base ? " (baseline)" : "");
     }
     sb_append(sb, "</tr><tr>");
     for (int j = 0; j < t->ndevices; j++)
-        sb_append(sb, "<th class=\"num dv\">&micro;s/call</th><th class=\"num\">rate</th>"
-                      "<th class=\"num\">vs base</th>");
+        sb_printf(sb, "<th class=\"num dv\">&micro;s/call</th><th class=\"num\">rate</th>%s",
+                  vs ? "<th class=\"num\">vs base</th>" : "");
     sb_append(sb, "</tr></thead><tbody>\n");
     for (int k = 0; k < t->nrows; k++) {
         const report_bench *f = t->rows[k].first;
@@ -389,7 +428,7 @@ void html_perf(const report *r, const report_bench_table *t, strbuf *sb)
         html_esc(sb, f->case_name);
         sb_append(sb, "</span></td>");
         for (int j = 0; j < t->ndevices; j++)
-            perf_cells(r, t->rows[k].per_device[j], t->rows[k].per_device[base], sb);
+            perf_cells(r, t->rows[k].per_device[j], t->rows[k].per_device[base], vs, sb);
         sb_append(sb, "</tr>\n");
     }
     sb_append(sb, "</tbody></table></div>\n<h2>Host cost and first calls</h2>\n<p class=\"hint\">"

@@ -156,7 +156,31 @@ static void md_summary(const report *r, const report_matrix *m, const report_ben
     report_perf_summarize(r, t, &ps);
     report_op_lists_t ol;
     report_op_lists(r, m, t, &ol);
-    if (ps.nfamilies > 0 && ps.ndevices > 0) {
+    if (ps.nfamilies > 0 && ps.ndevices > 0 && !report_perf_compares(&ps)) {
+        /* One device: each family against the device's ceiling. */
+        const report_device *d = &r->devices[0];
+        char pk[32], q[32];
+        sb_printf(sb,
+                  "**%s against its ceiling** (copy peak %s GB/s, set by %s; per op family "
+                  "the achieved GB/s over the copy peak, geometric mean, lowest and highest; "
+                  "\"-\": no GB/s rows, as views move no data and GFLOP/s rows have no "
+                  "measured GEMM peak):\n\n"
+                  "| Family | Ops | Of copy peak | Lowest | Highest |\n"
+                  "| --- | ---: | ---: | ---: | ---: |\n",
+                  d->label, report_fmt(d->copy_peak_gbs, "%.1f", pk, sizeof pk),
+                  d->copy_peak_kernel[0] ? d->copy_peak_kernel : "an unknown kernel");
+        for (int f = 0; f < ps.nfamilies; f++) {
+            const report_family_perf *fp = &ps.fam[f];
+            sb_append(sb, "|");
+            md_cell(sb, fp->family);
+            sb_printf(sb, " %d |", fp->rows);
+            md_cell(sb, report_fmt(100.0 * fp->of_ceiling[0], "%.0f%%", q, sizeof q));
+            md_cell(sb, report_fmt(100.0 * fp->of_ceiling_min[0], "%.0f%%", q, sizeof q));
+            md_cell(sb, report_fmt(100.0 * fp->of_ceiling_max[0], "%.0f%%", q, sizeof q));
+            sb_putc(sb, '\n');
+        }
+    }
+    if (ps.nfamilies > 0 && report_perf_compares(&ps)) {
         sb_printf(sb, "**Fastest device per op family** (speed: %s's time over the device's, "
                       "geometric mean):\n\n| Family | Fastest |",
                   r->devices[ps.baseline].label);
@@ -181,6 +205,8 @@ static void md_summary(const report *r, const report_matrix *m, const report_ben
                 md_cell(sb, report_fmt(fp->speedup[j], "%.2fx", sp, sizeof sp));
             sb_putc(sb, '\n');
         }
+    }
+    if (ps.nfamilies > 0 && ps.ndevices > 0) {
         sb_printf(sb, "\nBenchmarks: %d above the copy peak, %d skipped, %d errors.\n\n",
                   ps.above_peak, ps.skipped, ps.errors);
     }
@@ -197,9 +223,10 @@ static void md_bench(const report *r, const report_bench_table *t, strbuf *sb)
         return;
     sb_printf(sb, "## Performance\n\n"
                   "Every device on the same shapes: median time per call, achieved GB/s (with "
-                  "the share of the device's copy peak) or GFLOP/s, and the speed relative to "
-                  "%s (its time over the device's).\n\n|",
-              r->ndevices ? r->devices[report_baseline_pos(r)].label : "-");
+                  "the share of the device's copy peak) or GFLOP/s%s%s%s.\n\n|",
+              r->ndevices > 1 ? ", and the speed relative to " : "",
+              r->ndevices > 1 ? r->devices[report_baseline_pos(r)].label : "",
+              r->ndevices > 1 ? " (its time over the device's)" : "");
     md_cell(sb, "Op");
     md_cell(sb, "dtype");
     md_cell(sb, "case");
@@ -220,25 +247,28 @@ static void md_bench(const report *r, const report_bench_table *t, strbuf *sb)
         md_cell(sb, f->case_name);
         for (int j = 0; j < r->ndevices; j++) {
             const report_bench *b = t->rows[k].per_device[j];
-            char buf[160], a[32], p[32], tm[32], x[32];
+            char buf[160], a[32], p[32], tm[32], xs[32], x[40] = "";
             const report_bench *base = t->rows[k].per_device[report_baseline_pos(r)];
             report_fmt(b ? b->device_us : NAN, "%.1f", tm, sizeof tm);
             report_fmt(report_bench_measured(b) && report_bench_measured(base)
                            ? base->device_us / b->device_us
                            : NAN,
-                       "%.2fx", x, sizeof x);
+                       "%.2fx", xs, sizeof xs);
+            /* One device: no speed against itself. */
+            if (r->ndevices > 1)
+                snprintf(x, sizeof x, " · %s", xs);
             if (!b)
                 snprintf(buf, sizeof buf, "-");
             else if (b->status != REPORT_PASS)
                 snprintf(buf, sizeof buf, "%s", report_status_name(b->status));
             else if (report_bench_is_compute(b))
-                snprintf(buf, sizeof buf, "%s µs · %s GFLOP/s · %s", tm,
+                snprintf(buf, sizeof buf, "%s µs · %s GFLOP/s%s", tm,
                          report_fmt(b->gflops, "%.1f", a, sizeof a), x);
             else if (report_bench_above_peak(r, b))
-                snprintf(buf, sizeof buf, "%s µs · %s GB/s (above copy peak) · %s", tm,
+                snprintf(buf, sizeof buf, "%s µs · %s GB/s (above copy peak)%s", tm,
                          report_fmt(b->gbs, "%.1f", a, sizeof a), x);
             else
-                snprintf(buf, sizeof buf, "%s µs · %s GB/s (%s) · %s", tm,
+                snprintf(buf, sizeof buf, "%s µs · %s GB/s (%s)%s", tm,
                          report_fmt(b->gbs, "%.1f", a, sizeof a),
                          report_fmt(isfinite(b->ratio_to_peak) ? b->ratio_to_peak * 100 : NAN,
                                     "%.0f%%", p, sizeof p),

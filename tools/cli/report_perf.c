@@ -10,7 +10,10 @@
  * counts on how many rows each device was the fastest (shortest time per
  * call) and the geometric mean of each device's speed relative to the
  * baseline device (baseline time / device time, over the rows both
- * measured); it also counts the results above the copy peak and the
+ * measured) and, per device, the share of its copy peak its bandwidth rows
+ * reach (the one-device summary: a device against itself says nothing,
+ * against its ceiling it says how much of the memory system the ops use);
+ * it also counts the results above the copy peak and the
  * benchmarks skipped or erroring.  The ops failing a check anywhere and
  * the ops that fell back to the CPU come from the op x device matrix.
  */
@@ -44,6 +47,7 @@ void report_perf_summarize(const report *r, const report_bench_table *t, report_
     s->ndevices = nd;
     s->baseline = report_baseline_pos(r);
     double logsum[REPORT_SUM_MAX_FAMILIES][REPORT_SUM_MAX_DEVICES] = {{0}};
+    double logpeak[REPORT_SUM_MAX_FAMILIES][REPORT_SUM_MAX_DEVICES] = {{0}};
     for (int k = 0; k < t->nrows; k++) {
         const report_bench_row *row = &t->rows[k];
         for (int j = 0; j < nd; j++) {
@@ -65,6 +69,19 @@ void report_perf_summarize(const report *r, const report_bench_table *t, report_
                 snprintf(s->fam[s->nfamilies++].family, sizeof s->fam[f].family, "%s", fam);
         }
         report_family_perf *fp = &s->fam[f];
+        for (int j = 0; j < nd; j++) {
+            const report_bench *b = row->per_device[j];
+            double q = b ? b->ratio_to_peak : NAN;
+            if (!report_bench_measured(b) || report_bench_is_compute(b) || !isfinite(q) ||
+                q <= 0)
+                continue;
+            if (fp->ceiling_rows[j] == 0 || q < fp->of_ceiling_min[j])
+                fp->of_ceiling_min[j] = q;
+            if (fp->ceiling_rows[j] == 0 || q > fp->of_ceiling_max[j])
+                fp->of_ceiling_max[j] = q;
+            logpeak[f][j] += log(q);
+            fp->ceiling_rows[j]++;
+        }
         int best = -1, measured = 0;
         for (int j = 0; j < nd; j++) {
             const report_bench *b = row->per_device[j];
@@ -92,10 +109,19 @@ void report_perf_summarize(const report *r, const report_bench_table *t, report_
         fp->fastest = -1;
         for (int j = 0; j < nd; j++) {
             fp->speedup[j] = fp->compared[j] ? exp(logsum[f][j] / fp->compared[j]) : NAN;
+            int c = fp->ceiling_rows[j];
+            fp->of_ceiling[j] = c ? exp(logpeak[f][j] / c) : NAN;
+            if (!c)
+                fp->of_ceiling_min[j] = fp->of_ceiling_max[j] = NAN;
             if (fp->wins[j] && (fp->fastest < 0 || fp->wins[j] > fp->wins[fp->fastest]))
                 fp->fastest = j;
         }
     }
+}
+
+bool report_perf_compares(const report_perf_summary *s)
+{
+    return s->ndevices > 1;
 }
 
 /* Appends `name` to a comma-separated list in buf (bounded, "..." when

@@ -484,6 +484,19 @@ int cli_suite_bench(const cli_suite *s, const clops_op *const *ops, int n, int r
     cli_progress_finish(&p);
     chk_bench_sizes sz, gpu_sz;
     chk_bench_sizes_for(s->devs, figs, s->ndev, &sz);
+    /* The ceiling at the ops' own tensor size too (cache effects). */
+    for (int k = 0; k < s->ndev; k++) {
+        clops_device *d = s->devs[k];
+        if (chk_bench_peak_at_size(d, &sz, 5, &figs[k]) != CLOPS_OK)
+            fprintf(stderr, "clops: warning: measuring %s at the ops' size: %s\n",
+                    clops_device_label(d), clops_last_error());
+        report_device *rd = report_find_device(r, clops_device_get_info(d)->index);
+        if (rd) {
+            rd->copy_peak_gbs = figs[k].copy_peak_gbs;
+            snprintf(rd->copy_peak_kernel, sizeof rd->copy_peak_kernel, "%s",
+                     figs[k].copy_peak_kernel);
+        }
+    }
     /* Matrix products at 256 on a CPU are too small for a GPU: the GPUs
      * also run them at 2048 (a second row). */
     gpu_sz = sz;
@@ -505,6 +518,16 @@ int cli_suite_bench(const cli_suite *s, const clops_op *const *ops, int n, int r
         if (rc == CLI_EXIT_OK && first && !host_is_cpu(d))
             first_calls(s, ops, n, d, r, &p);
         report_device *rd = report_find_device(r, clops_device_get_info(d)->index);
+        if (rd && rc == CLI_EXIT_OK) {
+            /* The ceiling is the best copy seen over the run: once more at
+             * the ops' size after them (load from other processes on a
+             * shared machine only ever slows a measurement down), and
+             * clops' own copy_. */
+            chk_device_figures again = figs[k];
+            if (chk_bench_peak_at_size(d, &sz, 5, &again) == CLOPS_OK)
+                report_raise_peak(r, rd, again.copy_peak_gbs, again.copy_peak_kernel);
+            report_raise_peak_to_copy(r, rd);
+        }
         if (rd && !host_is_cpu(d)) {
             host_kcache_stats ks;
             host_kcache_get_stats(d, &ks);
