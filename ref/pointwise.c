@@ -82,7 +82,8 @@ clops_status ref_pointwise(const ref_pw_call *c)
         numel *= out->sizes[d];
     if (numel == 0)
         return CLOPS_OK;
-    int64_t st[REF_PW_MAX_IN][CLOPS_MAX_DIMS], off[REF_PW_MAX_IN];
+    /* A scalar operand (no tensor) keeps strides 0: its offset never moves. */
+    int64_t st[REF_PW_MAX_IN][CLOPS_MAX_DIMS] = {{0}}, off[REF_PW_MAX_IN];
     const void *base[REF_PW_MAX_IN];
     for (int j = 0; j < nin; j++) {
         const clops_tensor *t = c->in[j].t;
