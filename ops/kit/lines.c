@@ -1,13 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/kit/lines.c: what the hand-written families that work along one dim
- * (scans, sorts) share: line geometry and work-group sizes; ops_kernel and
- * ops_program_source, thin wrappers over the kit's program assembler
- * (ops/kit/kit.h), for callers that write a whole source themselves
+ * (scans, sorts) share: line geometry and work-group sizes
  * (ops/kit/lines.h).
  */
 #include "host/host.h"
-#include "ops/kit/kit.h"
 #include "ops/kit/lines.h"
 
 /* Coalesces dims [a, b) of t into one (size, stride); false when they are
@@ -53,38 +50,4 @@ int ops_wg_pow2(const clops_device *d, int cap)
     while (wg * 2 <= cap && (size_t)(wg * 2) <= d->wg_size)
         wg *= 2;
     return wg;
-}
-
-/* A whole source written by a caller's gen (ops_kernel). */
-typedef struct raw_source {
-    clops_status (*gen)(void *, const clops_device *, strbuf *);
-    void *ctx;
-} raw_source;
-
-static clops_status write_raw(const void *vctx, const clops_device *d, strbuf *sb)
-{
-    const raw_source *r = vctx;
-    return r->gen(r->ctx, d, sb);
-}
-
-clops_status ops_kernel(clops_device *d, host_kkey key, const char *pname, const char *kname,
-                        clops_status (*gen)(void *, const clops_device *, strbuf *), void *ctx,
-                        int wg, host_kernel **out)
-{
-    raw_source r = {gen, ctx};
-    kit_program p = {.name = pname, .bare = true, .write = write_raw, .ctx = &r};
-    return kit_kernel(d, &key, &p, kname, wg, NULL, out);
-}
-
-static clops_status write_defines(const void *vctx, const clops_device *d, strbuf *sb)
-{
-    (void)d;
-    sb_append(sb, vctx);
-    return CLOPS_OK;
-}
-
-clops_status ops_program_source(strbuf *sb, const char *defines, const char *file)
-{
-    kit_program p = {.name = file, .write = write_defines, .file = file, .ctx = defines};
-    return kit_program_source(&p, NULL, sb);
 }

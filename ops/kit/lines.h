@@ -31,24 +31,6 @@ bool ops_lines_of(const clops_tensor *t, int dim, ops_lines *g);
  * with a fixed reqd_work_group_size and local arrays sized by it). */
 int ops_wg_pow2(const clops_device *d, int cap);
 
-/*
- * The kernel `kname` of a program whose whole source gen writes: a lookup
- * by key, and on a miss a build of the program `pname` (a thin wrapper over
- * kit_kernel, ops/kit/kit.h; families describe their program with a
- * kit_program instead).  When
- * wg > 0 the kernel must run work-groups of exactly wg items (kernels with
- * reqd_work_group_size and local arrays sized by it): CLOPS_UNSUPPORTED
- * naming the device otherwise.
- */
-clops_status ops_kernel(clops_device *d, host_kkey key, const char *pname, const char *kname,
-                        clops_status (*gen)(void *, const clops_device *, strbuf *), void *ctx,
-                        int wg, host_kernel **out);
-
-/* Appends the source of the kit program "prelude, the text `defines`,
- * cl_kernels/<file>" to sb (kit_program_source with write() appending
- * `defines`). */
-clops_status ops_program_source(strbuf *sb, const char *defines, const char *file);
-
 /* Ceiling division of non-negative numbers. */
 static inline int64_t ops_cdiv(int64_t a, int64_t b)
 {
