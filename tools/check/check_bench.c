@@ -409,9 +409,46 @@ clops_status chk_time_program_build(clops_device *d, double *seconds)
 
 /* --- bench cases ----------------------------------------------------------------------- */
 
+/* The op's own bench case from its `bench` hint ({shapes, args}: one shape
+ * set and one value per argument, model-sized), contiguous; false when the
+ * op has none or it builds no case. */
+static bool hinted_bench_case(const chk_opinfo *info, clops_dtype dt, chk_case *out)
+{
+    const cJSON *bench = chk_hint(info, "bench");
+    if (!cJSON_IsObject(bench))
+        return false;
+    chk_opinfo alt = *info;
+    alt.hints = cJSON_Duplicate(info->hints, true);
+    if (!alt.hints)
+        return false;
+    alt.nfloat_nodes = 0; /* the copies: bench values with a fraction are floats anyway */
+    for (const char *key = "shapes"; key; key = strcmp(key, "shapes") == 0 ? "args" : NULL) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(bench, key);
+        cJSON_DeleteItemFromObjectCaseSensitive(alt.hints, key);
+        if (v)
+            cJSON_AddItemToObject(alt.hints, key, cJSON_Duplicate(v, true));
+    }
+    chk_case *cases = NULL;
+    int n = 0;
+    bool ok = chk_cases(&alt, CHK_SET_CI, dt, &cases, &n, NULL, 0) == CLOPS_OK && n > 0;
+    if (ok) {
+        *out = cases[0];
+        for (int i = 0; i < out->nargs; i++) {
+            out->args[i].t.layout = CHK_CONTIGUOUS;
+            for (int k = 0; k < out->args[i].nlist; k++)
+                out->args[i].list[k].layout = CHK_CONTIGUOUS;
+        }
+    }
+    free(cases);
+    cJSON_Delete(alt.hints);
+    return ok;
+}
+
 bool chk_bench_case(const chk_opinfo *info, clops_dtype dt, int64_t elems, int64_t side,
                     chk_case *out)
 {
+    if ((elems > 0 || side > 0) && hinted_bench_case(info, dt, out))
+        return true;
     chk_case *cases = NULL;
     int n = 0;
     if (chk_cases(info, CHK_SET_CI, dt, &cases, &n, NULL, 0) != CLOPS_OK || n == 0) {
