@@ -31,6 +31,10 @@
 #define LD(p, i) CLOPS_LD(KIND, float, p, i)
 #define ST(p, i, v) CLOPS_ST(KIND, T, float, p, i, v)
 
+/* Row stride of the __local tiles: one float of padding, so the items of
+ * a warp reading one column of different rows hit different banks. */
+#define DS (D + 1)
+
 #define OPT (BQ * D / NT) /* forward output accumulators per item */
 #define KPT (BT * D / NT) /* backward accumulators per item */
 
@@ -59,12 +63,12 @@ static inline float attn_score(float s, long i, long j, long L, long S, float sc
     return s;
 }
 
-/* rows [r_0, r_0 + R) of a [rows, cols] view into dst[R * D], zero-padded. */
+/* rows [r0, r0 + R) of a [rows, cols] view into dst[R * DS], zero-padded. */
 #define ATTN_LOAD_TILE(dst, R, p, r_0, rows, cols, sr, sc)                                       \
     for (int x_ = get_local_id(0); x_ < (R) * D; x_ += NT) {                                    \
         int r_ = x_ / D, c_ = x_ % D;                                                           \
         long i_ = (r_0) + r_;                                                                    \
-        dst[x_] = (i_ < (rows) && c_ < (cols)) ? LD(p, i_ * (sr) + c_ * (sc)) : 0.0f;           \
+        dst[r_ * DS + c_] = (i_ < (rows) && c_ < (cols)) ? LD(p, i_ * (sr) + c_ * (sc)) : 0.0f;           \
     }
 
 __kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void
@@ -74,8 +78,8 @@ attn_fwd(__global const T *q, ATTN_GEOM(q), __global const T *k, ATTN_GEOM(k),
          long S, long E, long Ev, long nqt, float scale, int causal, int mkind, ulong thr,
          float dscale, uint sk0, uint sk1, ulong roff)
 {
-    __local float qs[BQ * D];
-    __local float kv[BK * D];
+    __local float qs[BQ * DS];
+    __local float kv[BK * DS];
     __local float ss[BQ * BK];
     __local float mrow[BQ], lrow[BQ], arow[BQ];
     int t = get_local_id(0);
@@ -105,7 +109,7 @@ attn_fwd(__global const T *q, ATTN_GEOM(q), __global const T *k, ATTN_GEOM(k),
             int r = x / BK, c = x % BK;
             float s = 0.0f;
             for (int e = 0; e < D; e++)
-                s = fma(qs[r * D + e], kv[c * D + e], s);
+                s = fma(qs[r * DS + e], kv[c * DS + e], s);
             ss[x] = attn_score(s, i0 + r, j0 + c, L, S, scale, causal, mkind, bm, am, mb, m_2, m_3);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -136,7 +140,7 @@ attn_fwd(__global const T *q, ATTN_GEOM(q), __global const T *k, ATTN_GEOM(k),
             int x = t + u * NT, r = x / D, c = x % D;
             float a = acc[u] * arow[r];
             for (int jj = 0; jj < BK; jj++)
-                a = fma(ss[r * BK + jj], kv[jj * D + c], a);
+                a = fma(ss[r * BK + jj], kv[jj * DS + c], a);
             acc[u] = a;
         }
     }
@@ -172,8 +176,8 @@ __kernel void attn_bwd_pre(__global const T *gout, ATTN_GEOM(g), __global const 
         long i = i0 + r, j = j0 + c;                                                            \
         float s = 0.0f, dp = 0.0f;                                                              \
         for (int e = 0; e < D; e++) {                                                           \
-            s = fma(qs[r * D + e], ks[c * D + e], s);                                           \
-            dp = fma(dos[r * D + e], vs[c * D + e], dp);                                        \
+            s = fma(qs[r * DS + e], ks[c * DS + e], s);                                           \
+            dp = fma(dos[r * DS + e], vs[c * DS + e], dp);                                        \
         }                                                                                       \
         s = attn_score(s, i, j, L, S, scale, causal, mkind, bm, am, mb, m_2, m_3);                \
         float lv = lr[r];                                                                       \
@@ -207,7 +211,7 @@ __kernel void attn_bwd_pre(__global const T *gout, ATTN_GEOM(g), __global const 
 __kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void attn_bwd_dkv(ATTN_BWD_ARGS)
 {
     /* gr: dK, gr2: dV */
-    __local float ks[BT * D], vs[BT * D], qs[BT * D], dos[BT * D];
+    __local float ks[BT * DS], vs[BT * DS], qs[BT * DS], dos[BT * DS];
     __local float ps[BT * BT], ds[BT * BT], lr[BT], dr[BT];
     int t = get_local_id(0);
     long g = get_group_id(0);
@@ -233,8 +237,8 @@ __kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void attn_bwd_dkv(ATTN_
                 int x = t + u * NT, c = x / D, e = x % D;
                 float a = dk[u], w = dv[u];
                 for (int r = 0; r < BT; r++) {
-                    a = fma(ds[r * BT + c], qs[r * D + e], a);
-                    w = fma(ps[r * BT + c], dos[r * D + e], w);
+                    a = fma(ds[r * BT + c], qs[r * DS + e], a);
+                    w = fma(ps[r * BT + c], dos[r * DS + e], w);
                 }
                 dk[u] = a;
                 dv[u] = w;
@@ -254,7 +258,7 @@ __kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void attn_bwd_dkv(ATTN_
 __kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void attn_bwd_dq(ATTN_BWD_ARGS)
 {
     /* gr: dQ (gr2 unused) */
-    __local float ks[BT * D], vs[BT * D], qs[BT * D], dos[BT * D];
+    __local float ks[BT * DS], vs[BT * DS], qs[BT * DS], dos[BT * DS];
     __local float ps[1], ds[BT * BT], lr[BT], dr[BT];
     int t = get_local_id(0);
     long g = get_group_id(0);
@@ -277,7 +281,7 @@ __kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void attn_bwd_dq(ATTN_B
             int x = t + u * NT, r = x / D, e = x % D;
             float a = dq[u];
             for (int c = 0; c < BT; c++)
-                a = fma(ds[r * BT + c], ks[c * D + e], a);
+                a = fma(ds[r * BT + c], ks[c * DS + e], a);
             dq[u] = a;
         }
     }
