@@ -294,3 +294,203 @@ __kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void attn_bwd_dq(ATTN_B
             ST(gr, r_o + b * r_0 + h * r_1 + i * r_2 + e * r_3, dq[u] * scale);
     }
 }
+
+#ifdef ATTN_MMA
+/*
+ * attn_fwd_mma: the forward on NVIDIA's tensor cores (mma.sync m16n8k16,
+ * bfloat16 or float16 in, float32 accumulation; built only into the
+ * programs of KIT_MMA devices, after the host's known-answer check).  Four
+ * warps per work-group, 16 query rows each (MBQ = 64); key/value tiles of
+ * MBK = 32 rows in __local (rows padded by 8 elements: 16-byte aligned for
+ * ldmatrix, conflict-free).  Q fragments stay in registers; S = Q Kᵀ is
+ * two m16n8k16 per 16 keys and k-step; the online softmax runs on the
+ * accumulators (each row's four lanes combined with shfl.sync), and P,
+ * rounded to the input type, is the A operand of O += P V (V through
+ * ldmatrix.trans).  Same masks and causality as attn_fwd; no dropout (the
+ * host runs attn_fwd then).
+ */
+#define MBQ 64
+#define MBK 32
+#define DSM (D + 8)
+#define NB (D / 8)
+#define KS (D / 16)
+
+static inline uint attn_saddr(__local const ushort *p)
+{
+    return (uint)(size_t)p;
+}
+
+#define ATTN_LDSM(r, addr)                                                                      \
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"               \
+                 : "=r"((r)[0]), "=r"((r)[1]), "=r"((r)[2]), "=r"((r)[3])                       \
+                 : "r"(addr))
+#define ATTN_LDSM_T(r, addr)                                                                    \
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"         \
+                 : "=r"((r)[0]), "=r"((r)[1]), "=r"((r)[2]), "=r"((r)[3])                       \
+                 : "r"(addr))
+#define ATTN_MMA_OP(c, a, b0, b1)                                                               \
+    asm("mma.sync.aligned.m16n8k16.row.col.f32." MMA_TY "." MMA_TY                              \
+        ".f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"                            \
+        : "+f"((c)[0]), "+f"((c)[1]), "+f"((c)[2]), "+f"((c)[3])                                \
+        : "r"((a)[0]), "r"((a)[1]), "r"((a)[2]), "r"((a)[3]), "r"(b0), "r"(b1))
+
+static inline float attn_shfl_xor(float v, int m)
+{
+    uint r;
+    asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;"
+                 : "=r"(r)
+                 : "r"(as_uint(v)), "r"(m));
+    return as_float(r);
+}
+
+/* Two floats as one register of two 16-bit values (lo in the low half). */
+static inline uint attn_pack(float lo, float hi)
+{
+    uint r;
+    asm("cvt.rn." MMA_TY "x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+    return r;
+}
+
+/* rows [r0, r0 + R) of a [rows, cols] view of 16-bit values into dst[R * DSM]. */
+#define ATTN_LOAD_BITS(dst, R, p, r_0, rows, cols, sr, sc)                                      \
+    for (int x_ = get_local_id(0); x_ < (R) * D; x_ += 128) {                                   \
+        int r_ = x_ / D, c_ = x_ % D;                                                           \
+        long i_ = (r_0) + r_;                                                                   \
+        dst[r_ * DSM + c_] = (i_ < (rows) && c_ < (cols))                                       \
+                                 ? ((__global const ushort *)(p))[i_ * (sr) + c_ * (sc)]        \
+                                 : (ushort)0;                                                   \
+    }
+
+__kernel __attribute__((reqd_work_group_size(128, 1, 1))) void
+attn_fwd_mma(__global const T *q, ATTN_GEOM(q), __global const T *k, ATTN_GEOM(k),
+             __global const T *v, ATTN_GEOM(v), __global const uchar *bm, __global const T *am,
+             ATTN_GEOM(m), __global T *o, ATTN_GEOM(o), __global float *lse, long Hq, long G,
+             long L, long S, long E, long Ev, long nqt, float scale, int causal, int mkind,
+             ulong thr, float dscale, uint sk0, uint sk1, ulong roff)
+{
+    __local ushort qs[MBQ * DSM] __attribute__((aligned(16)));
+    __local ushort ks[MBK * DSM] __attribute__((aligned(16)));
+    __local ushort vs[MBK * DSM] __attribute__((aligned(16)));
+    const int lid = get_local_id(0), lane = lid & 31, warp = lid >> 5;
+    const int g = lane >> 2, t = lane & 3, lr = lane & 7, lm = lane >> 3;
+    long gid = get_group_id(0);
+    long qt = gid % nqt, bh = gid / nqt;
+    long b = bh / Hq, h = bh % Hq, hk = h / G;
+    long i0 = qt * MBQ;
+    q += q_o + b * q_0 + h * q_1;
+    k += k_o + b * k_0 + hk * k_1;
+    v += v_o + b * v_0 + hk * v_1;
+    o += o_o + b * o_0 + h * o_1;
+    long mb = m_o + b * m_0 + h * m_1;
+    ATTN_LOAD_BITS(qs, MBQ, q, i0, L, E, q_2, q_3)
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint qa[KS][4];
+#pragma unroll
+    for (int kk = 0; kk < KS; kk++)
+        ATTN_LDSM(qa[kk], attn_saddr(qs + (warp * 16 + (lm & 1) * 8 + lr) * DSM + kk * 16 +
+                                     (lm >> 1) * 8));
+    float oa[NB][4];
+#pragma unroll
+    for (int n = 0; n < NB; n++)
+        oa[n][0] = oa[n][1] = oa[n][2] = oa[n][3] = 0.0f;
+    float mr[2] = {-INFINITY, -INFINITY}, lsum[2] = {0.0f, 0.0f};
+    long rowi[2] = {i0 + warp * 16 + g, i0 + warp * 16 + g + 8};
+    long kend = causal ? min(S, i0 + MBQ) : S;
+    for (long j0 = 0; j0 < kend; j0 += MBK) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        ATTN_LOAD_BITS(ks, MBK, k, j0, S, E, k_2, k_3)
+        ATTN_LOAD_BITS(vs, MBK, v, j0, S, Ev, v_2, v_3)
+        barrier(CLK_LOCAL_MEM_FENCE);
+        float s[MBK / 8][4];
+#pragma unroll
+        for (int n = 0; n < MBK / 8; n++)
+            s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.0f;
+#pragma unroll
+        for (int kk = 0; kk < KS; kk++)
+#pragma unroll
+            for (int p = 0; p < MBK / 16; p++) {
+                uint bb[4];
+                ATTN_LDSM(bb, attn_saddr(ks + (p * 16 + (lm >> 1) * 8 + lr) * DSM + kk * 16 +
+                                         (lm & 1) * 8));
+                ATTN_MMA_OP(s[2 * p], qa[kk], bb[0], bb[1]);
+                ATTN_MMA_OP(s[2 * p + 1], qa[kk], bb[2], bb[3]);
+            }
+        float mx[2] = {mr[0], mr[1]};
+#pragma unroll
+        for (int n = 0; n < MBK / 8; n++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                int rr = e >> 1;
+                float x = attn_score(s[n][e], rowi[rr], j0 + n * 8 + 2 * t + (e & 1), L, S,
+                                     scale, causal, mkind, bm, am, mb, m_2, m_3);
+                s[n][e] = x;
+                mx[rr] = fmax(mx[rr], x);
+            }
+        float mu[2], al[2], ls[2] = {0.0f, 0.0f};
+#pragma unroll
+        for (int rr = 0; rr < 2; rr++) {
+            mx[rr] = fmax(mx[rr], attn_shfl_xor(mx[rr], 1));
+            mx[rr] = fmax(mx[rr], attn_shfl_xor(mx[rr], 2));
+            mu[rr] = mx[rr] == -INFINITY ? 0.0f : mx[rr];
+            al[rr] = mx[rr] == -INFINITY ? 1.0f : exp(mr[rr] - mu[rr]);
+        }
+#pragma unroll
+        for (int n = 0; n < MBK / 8; n++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                float p = exp(s[n][e] - mu[e >> 1]);
+                ls[e >> 1] += p;
+                s[n][e] = p;
+            }
+#pragma unroll
+        for (int rr = 0; rr < 2; rr++) {
+            ls[rr] += attn_shfl_xor(ls[rr], 1);
+            ls[rr] += attn_shfl_xor(ls[rr], 2);
+            lsum[rr] = lsum[rr] * al[rr] + ls[rr];
+            mr[rr] = mx[rr];
+        }
+#pragma unroll
+        for (int n = 0; n < NB; n++) {
+            oa[n][0] *= al[0];
+            oa[n][1] *= al[0];
+            oa[n][2] *= al[1];
+            oa[n][3] *= al[1];
+        }
+#pragma unroll
+        for (int kk = 0; kk < MBK / 16; kk++) {
+            uint pa[4] = {attn_pack(s[2 * kk][0], s[2 * kk][1]),
+                          attn_pack(s[2 * kk][2], s[2 * kk][3]),
+                          attn_pack(s[2 * kk + 1][0], s[2 * kk + 1][1]),
+                          attn_pack(s[2 * kk + 1][2], s[2 * kk + 1][3])};
+#pragma unroll
+            for (int p = 0; p < NB / 2; p++) {
+                uint vb[4];
+                ATTN_LDSM_T(vb, attn_saddr(vs + (kk * 16 + (lm & 1) * 8 + lr) * DSM + p * 16 +
+                                           (lm >> 1) * 8));
+                ATTN_MMA_OP(oa[2 * p], pa, vb[0], vb[1]);
+                ATTN_MMA_OP(oa[2 * p + 1], pa, vb[2], vb[3]);
+            }
+        }
+    }
+#pragma unroll
+    for (int n = 0; n < NB; n++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            int rr = e >> 1, c = n * 8 + 2 * t + (e & 1);
+            long i = rowi[rr];
+            float l = lsum[rr];
+            if (i < L && c < Ev)
+                ST(o, i * o_2 + c * o_3, l == 0.0f ? 0.0f : oa[n][e] / l);
+        }
+    if (t == 0)
+        for (int rr = 0; rr < 2; rr++)
+            if (rowi[rr] < L)
+                lse[bh * L + rowi[rr]] =
+                    lsum[rr] == 0.0f ? -INFINITY : mr[rr] + log(lsum[rr]);
+    (void)thr;
+    (void)dscale;
+    (void)sk0;
+    (void)sk1;
+    (void)roff;
+}
+#endif /* ATTN_MMA */

@@ -16,7 +16,9 @@
  * rng_state.  docs/attention.md.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dispatch/structured.h"
@@ -26,14 +28,18 @@
 #include "ops/kit/kit.h"
 #include "ops/random/random.h"
 #include "ops/tensor/tensor.h"
+#include "ref/ref.h"
+
+static void view4(attn_view *v, clops_tensor *t);
 
 /* ---- kernels ------------------------------------------------------------------------ */
 
-enum { ATTN_K_FWD, ATTN_K_PRE, ATTN_K_DKV, ATTN_K_DQ };
+enum { ATTN_K_FWD, ATTN_K_PRE, ATTN_K_DKV, ATTN_K_DQ, ATTN_K_FWD_MMA };
 
 #define ATTN_NT 128
 #define ATTN_BQ 16
 #define ATTN_BK 16
+#define ATTN_MMA_BQ 64 /* query rows of an attn_fwd_mma work-group (MBQ) */
 
 /* The padded head dimension of a problem: 32, 64, 128 or 256. */
 static int attn_dpad(const attn_problem *p)
@@ -55,6 +61,7 @@ static int attn_bt(int dp)
 typedef struct attn_prog {
     clops_dtype dt;
     int dp;
+    bool mma; /* the attn_fwd_mma program (KIT_MMA devices) */
 } attn_prog;
 
 static clops_status write_defines(const void *vctx, const clops_device *d, strbuf *sb)
@@ -65,19 +72,24 @@ static clops_status write_defines(const void *vctx, const clops_device *d, strbu
                   "#define BT %d\n#define NT %d\n",
               kit_cl_storage(c->dt), (int)kit_load_store(c->dt), c->dp, ATTN_BQ, ATTN_BK,
               attn_bt(c->dp), ATTN_NT);
+    if (c->mma)
+        sb_printf(sb, "#define ATTN_MMA 1\n#define MMA_TY \"%s\"\n",
+                  c->dt == CLOPS_FLOAT16 ? "f16" : "bf16");
     return CLOPS_OK;
 }
 
 static clops_status attn_kernel(clops_device *d, int which, clops_dtype dt, int dp, const char *op,
                                 host_kernel **k)
 {
-    static const char *const names[] = {"attn_fwd", "attn_bwd_pre", "attn_bwd_dkv", "attn_bwd_dq"};
+    static const char *const names[] = {"attn_fwd", "attn_bwd_pre", "attn_bwd_dkv", "attn_bwd_dq",
+                                        "attn_fwd_mma"};
+    bool mma = which == ATTN_K_FWD_MMA;
     host_kkey key = {{(0x41ull << 56) | ((uint64_t)which << 16) | (uint64_t)dt, (uint64_t)dp, 0, 0}};
     char pname[64], title[96];
-    snprintf(pname, sizeof pname, "attention/%s/d%d", clops_dtype_name(dt), dp);
+    snprintf(pname, sizeof pname, "attention%s/%s/d%d", mma ? "-mma" : "", clops_dtype_name(dt), dp);
     snprintf(title, sizeof title, "clops attention program %s, head dim %d (ops/attention/attention.c)",
              clops_dtype_name(dt), dp);
-    attn_prog ctx = {dt, dp};
+    attn_prog ctx = {dt, dp, mma};
     kit_program p = {.name = pname,
                      .title = title,
                      .headers = {"random_math.clh", NULL},
@@ -204,16 +216,17 @@ static clops_status fwd_host(void *vp)
     return ref_attention_forward(vp);
 }
 
-static clops_status fwd_cl(void *vp)
+/* The forward on an OpenCL device: attn_fwd (FMA), or attn_fwd_mma. */
+static clops_status fwd_launch(const attn_problem *p, bool mma)
 {
-    const attn_problem *p = vp;
     clops_device *d = p->q.t->storage->device;
     if (p->B * p->Hq * p->L == 0)
         return CLOPS_OK;
-    int dp = attn_dpad(p);
+    int dp = attn_dpad(p), bq = mma ? ATTN_MMA_BQ : ATTN_BQ;
     host_kernel *k = NULL;
-    clops_status st = attn_kernel(d, ATTN_K_FWD, p->q.t->dtype, dp, p->op, &k);
-    int64_t nqt = (p->L + ATTN_BQ - 1) / ATTN_BQ;
+    clops_status st = attn_kernel(d, mma ? ATTN_K_FWD_MMA : ATTN_K_FWD, p->q.t->dtype, dp, p->op,
+                                  &k);
+    int64_t nqt = (p->L + bq - 1) / bq;
     size_t global = 0;
     if (!st)
         st = attn_global(p, nqt, p->B, p->Hq, &global);
@@ -237,6 +250,164 @@ static clops_status fwd_cl(void *vp)
     arg_long(&g, nqt);
     arg_tail(&g, p);
     return host_launch_local(d, k, g.n, g.a, global, ATTN_NT);
+}
+
+static clops_status fwd_cl(void *vp)
+{
+    return fwd_launch(vp, false);
+}
+
+/* ---- the tensor-core forward (KIT_MMA) and its known-answer check ----------------------- */
+
+/* Whether attn_fwd_mma takes p: 16-bit inputs, no dropout, head dims up
+ * to 128. */
+static bool mma_fits(const attn_problem *p)
+{
+    clops_dtype dt = p->q.t->dtype;
+    return (dt == CLOPS_FLOAT16 || dt == CLOPS_BFLOAT16) && !(p->dropout_p > 0) &&
+           attn_dpad(p) <= 128;
+}
+
+/* A [n] tensor of dtype dt on d holding f(i) (rounded by ref_store). */
+static clops_status canary_tensor(clops_device *d, clops_dtype dt, int ndim, const int64_t *sz,
+                                  int salt, clops_tensor **out)
+{
+    int64_t n = 1;
+    for (int i = 0; i < ndim; i++)
+        n *= sz[i];
+    size_t es = clops_dtype_size(dt);
+    void *buf = malloc((size_t)n * es);
+    if (!buf)
+        return clops__fail(CLOPS_OUT_OF_MEMORY, "attention: no host memory for a check");
+    for (int64_t i = 0; i < n; i++) {
+        ref_value x = {.f = (double)((i * 37 + salt * 11) % 101 - 50) / 40.0};
+        ref_store(buf, i, dt, CLOPS_FLOAT64, x);
+    }
+    clops_status st = tensor_new(d, dt, ndim, sz, NULL, out);
+    if (!st)
+        st = host_write(d, mem_of(*out), 0, buf, (size_t)n * es);
+    free(buf);
+    return st;
+}
+
+/* Runs one causal problem through attn_fwd and attn_fwd_mma on d and
+ * compares; why says what differed. */
+static bool mma_canary(clops_device *d, clops_dtype dt, int dp, char *why, size_t cap)
+{
+    const int64_t L = 70, S = 45;
+    int64_t qs[4] = {1, 2, L, dp}, ks[4] = {1, 1, S, dp}, ls[3] = {1, 2, L};
+    clops_tensor *q = NULL, *k = NULL, *v = NULL, *o[2] = {NULL, NULL}, *l[2] = {NULL, NULL};
+    clops_status st = canary_tensor(d, dt, 4, qs, 1, &q);
+    if (!st)
+        st = canary_tensor(d, dt, 4, ks, 2, &k);
+    if (!st)
+        st = canary_tensor(d, dt, 4, ks, 3, &v);
+    for (int i = 0; !st && i < 2; i++) {
+        st = tensor_new(d, dt, 4, qs, NULL, &o[i]);
+        if (!st)
+            st = tensor_new(d, CLOPS_FLOAT32, 3, ls, NULL, &l[i]);
+    }
+    attn_problem p;
+    memset(&p, 0, sizeof p);
+    p.op = "attention known-answer check";
+    bool ok = false;
+    size_t on = (size_t)(2 * L * dp), es = clops_dtype_size(dt);
+    char *ho = NULL;
+    float *hl = NULL;
+    if (!st) {
+        p.B = 1, p.Hq = 2, p.Hkv = 1, p.L = L, p.S = S, p.E = p.Ev = dp;
+        p.causal = true;
+        p.scale = 1.0 / sqrt((double)dp);
+        view4(&p.q, q);
+        view4(&p.k, k);
+        view4(&p.v, v);
+        for (int i = 0; !st && i < 2; i++) {
+            view4(&p.out, o[i]);
+            p.lse = l[i];
+            st = fwd_launch(&p, i == 1);
+        }
+    }
+    ho = malloc(2 * on * es);
+    hl = malloc(2 * (size_t)(2 * L) * sizeof(float));
+    for (int i = 0; !st && ho && hl && i < 2; i++) {
+        st = host_read(d, mem_of(o[i]), 0, ho + i * on * es, on * es);
+        if (!st)
+            st = host_read(d, mem_of(l[i]), 0, hl + i * 2 * L, (size_t)(2 * L) * sizeof(float));
+    }
+    if (st || !ho || !hl) {
+        snprintf(why, cap, "%s", st ? clops_last_error() : "out of host memory");
+    } else {
+        int bad = 0;
+        size_t first = 0;
+        for (size_t i = 0; i < on; i++) {
+            double a = ref_load(ho, (int64_t)i, dt, CLOPS_FLOAT64).f;
+            double b = ref_load(ho + on * es, (int64_t)i, dt, CLOPS_FLOAT64).f;
+            if (!(fabs(a - b) <= 2e-2 + 2e-2 * fabs(a)) && bad++ == 0)
+                first = i;
+        }
+        for (int64_t i = 0; i < 2 * L; i++)
+            if (!(fabs(hl[i] - hl[2 * L + i]) <= 1e-2 * (1 + fabs(hl[i]))) && bad++ == 0)
+                first = on + (size_t)i;
+        ok = bad == 0;
+        if (!ok)
+            snprintf(why, cap, "%d results differ from the FMA kernel's (first at %zu)", bad,
+                     first);
+    }
+    free(ho);
+    free(hl);
+    clops_tensor *rel[] = {q, k, v, o[0], o[1], l[0], l[1]};
+    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++)
+        clops_tensor_release(rel[i]);
+    return ok;
+}
+
+/* Per device: the check state of each (float16/bfloat16, head dim 32/64/128):
+ * 0 unchecked, 1 passed, 2 failed. */
+typedef struct mma_slot {
+    const clops_device *d;
+    unsigned char state[2][3];
+} mma_slot;
+static mma_slot mma_slots[64];
+static pthread_mutex_t mma_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Whether attn_fwd_mma may run for (dt, dp) on d: checked once, a failure
+ * warns once and leaves attn_fwd in charge. */
+static bool mma_checked(clops_device *d, clops_dtype dt, int dp)
+{
+    pthread_mutex_lock(&mma_lock);
+    mma_slot *s = NULL;
+    for (size_t i = 0; i < sizeof mma_slots / sizeof mma_slots[0] && !s; i++)
+        if (mma_slots[i].d == d || !mma_slots[i].d) {
+            s = &mma_slots[i];
+            s->d = d;
+        }
+    bool ok = false;
+    if (s) {
+        unsigned char *state = &s->state[dt == CLOPS_BFLOAT16][dp <= 32 ? 0 : dp <= 64 ? 1 : 2];
+        if (*state == 0) {
+            char why[512];
+            bool pass = mma_canary(d, dt, dp, why, sizeof why);
+            *state = pass ? 1 : 2;
+            if (!pass)
+                fprintf(stderr,
+                        "clops: warning: the attention forward's mma.sync kernel failed its "
+                        "known-answer check on %s (%s) for %s, head dim %d: %s; using the FMA "
+                        "kernel there\n",
+                        d->label, d->info.name, clops_dtype_name(dt), dp, why);
+        }
+        ok = *state == 1;
+    }
+    pthread_mutex_unlock(&mma_lock);
+    return ok;
+}
+
+static clops_status fwd_mma(void *vp)
+{
+    attn_problem *p = vp;
+    clops_device *d = p->q.t->storage->device;
+    if (mma_fits(p) && mma_checked(d, p->q.t->dtype, attn_dpad(p)))
+        return fwd_launch(p, true);
+    return fwd_launch(p, false);
 }
 
 /* ---- the backward ---------------------------------------------------------------------- */
@@ -321,7 +492,7 @@ static clops_status bwd_cl(void *vp)
 }
 
 static const kit_launches fwd_launches = {
-    "attention", {[KIT_HOST] = fwd_host, [KIT_GPU] = fwd_cl}};
+    "attention", {[KIT_HOST] = fwd_host, [KIT_GPU] = fwd_cl, [KIT_MMA] = fwd_mma}};
 static const kit_launches bwd_launches = {
     "attention", {[KIT_HOST] = bwd_host, [KIT_GPU] = bwd_cl}};
 
