@@ -323,11 +323,13 @@ static inline uint attn_saddr(__local const ushort *p)
 #define ATTN_LDSM(r, addr)                                                                      \
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"               \
                  : "=r"((r)[0]), "=r"((r)[1]), "=r"((r)[2]), "=r"((r)[3])                       \
-                 : "r"(addr))
+                 : "r"(addr)                                                                    \
+                 : "memory")
 #define ATTN_LDSM_T(r, addr)                                                                    \
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"         \
                  : "=r"((r)[0]), "=r"((r)[1]), "=r"((r)[2]), "=r"((r)[3])                       \
-                 : "r"(addr))
+                 : "r"(addr)                                                                    \
+                 : "memory")
 #define ATTN_MMA_OP(c, a, b0, b1)                                                               \
     asm("mma.sync.aligned.m16n8k16.row.col.f32." MMA_TY "." MMA_TY                              \
         ".f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"                            \
