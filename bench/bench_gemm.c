@@ -84,6 +84,8 @@ static const shape sweep_shapes[] = {
     {"gpt2 c_fc 4096x3072x768", 1, 4096, 3072, 768, false},
     {"gpt2 mlp c_proj 4096x768x3072", 1, 4096, 768, 3072, false},
     {"attention 32x512x512x64", 32, 512, 512, 64, false},
+    {"deep 1024x768x16384", 1, 1024, 768, 16384, false},
+    {"decode 8x4096x4096 (B^T)", 1, 8, 4096, 4096, true},
 };
 
 static const shape cpu_shapes[] = {

@@ -449,7 +449,9 @@ __kernel void gemm_reduce(GEMM_ARGS)
  * ldmatrix.trans serves the 16-bit M/N-major tiles, scalar __local reads
  * the 32-bit ones.  FRAG_DB 1: the fragments of the next 16 (8) deep step
  * are loaded while the tensor cores work on this one (two register sets),
- * with one barrier per K tile; FRAG_DB 0: load, then multiply.
+ * with one barrier per K tile; FRAG_DB 0: load, then multiply.  The slot
+ * refilled in tile kt, (kt - 1) % STAGES, was last read before tile kt's
+ * barrier, so its copies may be issued anywhere in tile kt (COPY_LATE).
  */
 #define CE (16 / (int)sizeof(gemm_t))
 #ifndef BKC
@@ -457,6 +459,11 @@ __kernel void gemm_reduce(GEMM_ARGS)
 #endif
 #ifndef FRAG_DB
 #define FRAG_DB 1
+#endif
+/* COPY_LATE 1: the next stage's copies are issued after the first step's
+ * products (the tensor cores work while the addresses are computed). */
+#ifndef COPY_LATE
+#define COPY_LATE 0
 #endif
 #define BK (BKC * CE)
 #define WARPS ((BM / WM) * (BN / WN))
@@ -700,21 +707,27 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
             }
             load_frags(af[(ks + 1) & 1], bf[(ks + 1) & 1], As + rs * A_TILE, Bs + rs * B_TILE,
                        ((ks + 1) % KSTEPS) * KSTEP, wm0, wn0, lane);
-            if (ks == 0) {
+            if (ks == 0 && !COPY_LATE) {
                 if (kt + STAGES - 1 < ktiles)
                     STAGE_TILE(ws, kt + STAGES - 1);
                 MMA_CP_COMMIT();
                 ws = ws + 1 == STAGES ? 0 : ws + 1;
             }
             mma_all(acc, af[ks & 1], bf[ks & 1]);
+            if (ks == 0 && COPY_LATE) {
+                if (kt + STAGES - 1 < ktiles)
+                    STAGE_TILE(ws, kt + STAGES - 1);
+                MMA_CP_COMMIT();
+                ws = ws + 1 == STAGES ? 0 : ws + 1;
+            }
         }
     }
 #else
     for (int kt = 0; kt < ktiles; kt++) {
         MMA_CP_WAIT(WAIT_GROUPS);
         barrier(CLK_LOCAL_MEM_FENCE);
-        {
-            int nk = kt + STAGES - 1;
+        const int nk = kt + STAGES - 1;
+        if (!COPY_LATE) {
             if (nk < ktiles)
                 STAGE_TILE(nk % STAGES, nk);
             MMA_CP_COMMIT();
@@ -727,6 +740,11 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
             uint af[MT][4], bf[NT][2];
             load_frags(af, bf, as, bs, kk, wm0, wn0, lane);
             mma_all(acc, af, bf);
+            if (kk == 0 && COPY_LATE) {
+                if (nk < ktiles)
+                    STAGE_TILE(nk % STAGES, nk);
+                MMA_CP_COMMIT();
+            }
         }
     }
 #endif

@@ -150,8 +150,8 @@ typedef struct gemm_cfg {
     int bk, tm, tn;      /* fma */
     int rm, nv, mb, nb, kc; /* cpu */
     int wm, wn, stages;  /* mma */
-    int bkc, frag_db, raster, shape; /* mma: K chunks, fragment double-buffering, raster,
-                                        index in mma_shapes */
+    int bkc, frag_db, late, raster, shape; /* mma: K chunks, fragment double-buffering, copies
+                                              after the first step, raster, mma_shapes index */
     int ms, vec;         /* skinny: rows of A (<= 16), vector width of B's loads (1: none) */
     int wg;              /* work items per group */
 } gemm_cfg;
@@ -163,31 +163,31 @@ static const char *const kind_names[] = {"fma", "cpu", "mma", "skinny", "reduce"
  * the warp tile (wm x wn), pipeline stages (fewer where 48 KiB of __local
  * memory cannot hold them), K chunks of 16 bytes per stage (bkc 4: BK 32
  * in 16-bit dtypes; 8: BK 64), fragment double-buffering ("-db": no gain
- * measured) and the raster (block rows grouped for L2 reuse).  The first
+ * measured), the next stage's copies issued after the first step's
+ * products ("-late") and the raster (block rows grouped for L2 reuse).  The first
  * two are the defaults (large products, and those with fewer 128 x 128
  * blocks than compute units), picked by the H100 sweep in docs/gemm.md; the
  * others are for the sweep (gemm.config, bench_gemm --sweep).
  */
 typedef struct mma_shape {
     const char *name;
-    int bm, bn, wm, wn, stages, bkc, frag_db, raster;
+    int bm, bn, wm, wn, stages, bkc, frag_db, late, raster;
 } mma_shape;
 
 static const mma_shape mma_shapes[] = {
-    {"128x128-w64x64-s3", 128, 128, 64, 64, 3, 4, 0, 8},
-    {"64x64-w32x32-s4", 64, 64, 32, 32, 4, 4, 0, 8},
-    {"128x128-w64x64-s3-db", 128, 128, 64, 64, 3, 4, 1, 8},
-    {"64x64-w32x32-s4-db", 64, 64, 32, 32, 4, 4, 1, 8},
-    {"64x128-w32x64-s4", 64, 128, 32, 64, 4, 4, 0, 8},
-    {"64x128-w32x64-s4-db", 64, 128, 32, 64, 4, 4, 1, 8},
-    {"128x256-w64x64-s2", 128, 256, 64, 64, 2, 4, 0, 8},
-    {"256x128-w64x64-s2", 256, 128, 64, 64, 2, 4, 0, 8},
-    {"128x128-w64x32-s3", 128, 128, 64, 32, 3, 4, 0, 8},
-    {"128x64-w64x32-s4", 128, 64, 64, 32, 4, 4, 0, 8},
-    {"64x128-w32x64-bk64-s2", 64, 128, 32, 64, 2, 8, 0, 8},
-    {"128x128-w64x64-s3-r4", 128, 128, 64, 64, 3, 4, 0, 4},
-    {"64x64-w32x32-s3", 64, 64, 32, 32, 3, 4, 0, 8},
-    {"64x64-w32x32-bk64-s3", 64, 64, 32, 32, 3, 8, 0, 8},
+    {"128x128-w64x64-s3", 128, 128, 64, 64, 3, 4, 0, 0, 8},
+    {"64x64-w32x32-s4", 64, 64, 32, 32, 4, 4, 0, 0, 8},
+    {"128x128-w64x64-s3-late", 128, 128, 64, 64, 3, 4, 0, 1, 8},
+    {"64x64-w32x32-s4-late", 64, 64, 32, 32, 4, 4, 0, 1, 8},
+    {"128x128-w64x64-s3-db", 128, 128, 64, 64, 3, 4, 1, 0, 8},
+    {"128x128-w64x64-s3-db-late", 128, 128, 64, 64, 3, 4, 1, 1, 8},
+    {"64x128-w32x64-s4", 64, 128, 32, 64, 4, 4, 0, 0, 8},
+    {"64x128-w32x64-s4-late", 64, 128, 32, 64, 4, 4, 0, 1, 8},
+    {"128x256-w64x64-s2-late", 128, 256, 64, 64, 2, 4, 0, 1, 8},
+    {"256x128-w64x64-s2-late", 256, 128, 64, 64, 2, 4, 0, 1, 8},
+    {"128x128-w64x32-s3-late", 128, 128, 64, 32, 3, 4, 0, 1, 8},
+    {"64x128-w32x64-bk64-s2-late", 64, 128, 32, 64, 2, 8, 0, 1, 8},
+    {"64x64-w32x32-bk64-s3-late", 64, 64, 32, 32, 3, 8, 0, 1, 8},
 };
 #define MMA_SHAPES ((int)(sizeof mma_shapes / sizeof mma_shapes[0]))
 
@@ -227,9 +227,10 @@ static clops_status gemm_defines(const void *ctx, const clops_device *d, strbuf 
         sb_printf(defs, "#define GEMM_MMA 1\n#define BM %d\n#define BN %d\n#define WM %d\n"
                          "#define WN %d\n#define STAGES %d\n#define WAIT_GROUPS %d\n"
                          "#define A_UK %d\n#define B_UK %d\n#define A_CP %d\n#define B_CP %d\n"
-                         "#define BKC %d\n#define FRAG_DB %d\n#define GEMM_RASTER %d\n",
+                         "#define BKC %d\n#define FRAG_DB %d\n#define COPY_LATE %d\n"
+                         "#define GEMM_RASTER %d\n",
                   c->bm, c->bn, c->wm, c->wn, c->stages, c->stages - 2, c->a_uk, c->b_uk,
-                  c->a_cp, c->b_cp, c->bkc, c->frag_db, c->raster);
+                  c->a_cp, c->b_cp, c->bkc, c->frag_db, c->late, c->raster);
         break;
     case GK_SKINNY:
         sb_printf(defs,
@@ -255,6 +256,7 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
                       ((uint64_t)c->rm << 48) | ((uint64_t)c->nv << 40) | ((uint64_t)c->mb << 32) |
                           ((uint64_t)c->nb << 24) | (uint64_t)c->kc,
                       ((uint64_t)c->bkc << 40) | ((uint64_t)c->frag_db << 36) |
+                          ((uint64_t)c->late << 32) |
                           ((uint64_t)c->raster << 24) | ((uint64_t)c->wm << 12) | (uint64_t)c->wn}};
     char pname[96];
     bool mma = c->kind == GK_MMA;
@@ -304,7 +306,7 @@ static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk
     c->shape = forced > 0 && forced <= MMA_SHAPES ? forced - 1 : small ? 1 : 0;
     const mma_shape *sh = &mma_shapes[c->shape];
     c->bm = sh->bm, c->bn = sh->bn, c->wm = sh->wm, c->wn = sh->wn, c->stages = sh->stages;
-    c->bkc = sh->bkc, c->frag_db = sh->frag_db, c->raster = sh->raster;
+    c->bkc = sh->bkc, c->frag_db = sh->frag_db, c->late = sh->late, c->raster = sh->raster;
     /* A stage: bkc 16-byte chunks of every row of A's and B's tiles. */
     uint64_t stage = (uint64_t)(c->bm + c->bn) * (uint64_t)c->bkc * 16;
     while (c->stages > 2 && stage * (uint64_t)c->stages > d->info.local_mem_bytes)
@@ -890,8 +892,10 @@ clops_status gemm_engine_cl(const char *op, const clops_tensor *a, const clops_t
                    &a_uk, &a_cp);
         staging_of(k, n, b->strides[1], b->strides[2], b->strides[0], batch, b->offset, ce,
                    &b_un, &b_cp);
+        /* Deep products keep 128 x 128 blocks and split K instead. */
         bool small = batch * ops_cdiv(m, 128) * ops_cdiv(n, 128) <
-                     (int64_t)(d->info.compute_units ? d->info.compute_units : 1);
+                         (int64_t)(d->info.compute_units ? d->info.compute_units : 1) &&
+                     k < 4096;
         mma = mma_config(d, dt, a_uk, !b_un, a_cp, b_cp, small, &cfg) && mma_checked(d, &cfg);
     }
     if (!mma && tf32) {
