@@ -97,12 +97,18 @@ typedef ushort gemm_t;
     } while (0)
 
 /*
- * The start of every kernel: work-group g's split of K (splits > 1: the
- * groups of split s are the s-th run of nbatch * tiles_m * tiles_n), batch
- * entry and tile; A's and B's bases moved to the split's first k and K
- * made its length (kper each, the last one shorter); C's base and the
- * split's partials in W ([splits][nbatch][M][N] floats).
+ * The start of every kernel: work-group g's split of K (GEMM_SPLIT 1, a
+ * program of its own: the groups of split s are the s-th run of
+ * nbatch * tiles_m * tiles_n), batch entry and tile; A's and B's bases
+ * moved to the split's first k and K made its length (kper each, the last
+ * one shorter); C's base and the split's partials in W ([splits][nbatch]
+ * [M][N] floats).  (Without GEMM_SPLIT none of this stays live through
+ * the K loop: with it, the mma atom's plain-load staging spilled.)
  */
+#ifndef GEMM_SPLIT
+#define GEMM_SPLIT 0
+#endif
+#if GEMM_SPLIT
 #define GEMM_BEGIN(bat, tm, tn)                                                             \
     long bat;                                                                               \
     int tm, tn;                                                                             \
@@ -115,7 +121,17 @@ typedef ushort gemm_t;
     const long bbase = b_off + bat * b_sb + kb_ * b_sk;                                     \
     const long cbase = c_off + bat * c_sb;                                                  \
     const long wbase = (split_ * nbatch + bat) * M * N;                                     \
-    const bool partial_ = splits > 1
+    const bool partial_ = true
+#else
+#define GEMM_BEGIN(bat, tm, tn)                                                             \
+    long bat;                                                                               \
+    int tm, tn;                                                                             \
+    GEMM_TILE_OF(get_group_id(0), bat, tm, tn);                                             \
+    const long abase = a_off + bat * a_sb, bbase = b_off + bat * b_sb;                      \
+    const long cbase = c_off + bat * c_sb, wbase = 0;                                       \
+    const bool partial_ = false;                                                            \
+    (void)wbase, (void)splits, (void)kper, (void)nbatch, (void)W
+#endif
 
 /* ------------------------------------------------------------------------ */
 #ifdef GEMM_FMA
@@ -502,40 +518,60 @@ static inline void gemm_plain(__local gemm_t *dst, __global const gemm_t *P, lon
  * The staging of one operand X (A: rows M, "other" stride a_sm; B: rows N,
  * b_sn) into a tile of R rows: this work item's chunk i is chunk
  * q = lid + i * MMA_WG of the tile (K-major: row q / BKC, chunk q % BKC;
- * M/N-major: row (a k) q / (R / CE), chunk q % (R / CE)), its address and
- * bounds recomputed at each K slice (cheaper in registers than keeping
- * them).  X_CP: 16-byte cp.async (aligned operands), else plain loads with
- * the operand's strides.
+ * M/N-major: row (a k) q / (R / CE), chunk q % (R / CE)), fixed for the
+ * whole loop, so its address and bounds are computed once (xp, xl, xr, xo)
+ * and each K slice adds k0 (unit stride along K) or k0 * stride (unit
+ * stride along rows).  (Recomputing them per slice saved registers but not
+ * time, and halved the plain-load staging's speed: lm_head 4096 x 50257 x
+ * 768, 69 against 133 TFLOP/s.)  X_CP: 16-byte cp.async (aligned operands),
+ * else plain loads with the operand's strides.
  */
 #define XN(R) (R * BKC / MMA_WG)
-#define STAGE_RUN(X, R, X_UK, X_CP, P, tile, k0, base, srow, sk, lim_rows, r0)              \
+#define STAGE_SETUP(X, R, X_UK, X_CP, base, srow, sk, lim_rows, r0)                         \
+    long X##p[XN(R)];                                                                       \
+    int X##l[XN(R)], X##r[XN(R)], X##o[XN(R)];                                              \
     for (int i = 0; i < XN(R); i++)                                                         \
     {                                                                                       \
-        int q = lid + i * MMA_WG, n_, o_;                                                   \
-        long at_;                                                                           \
+        int q = lid + i * MMA_WG;                                                           \
         if (X_UK) {                                                                         \
             int r = q / BKC, c = q % BKC, g = (r0) + r;                                     \
-            o_ = KMAJ(r, c);                                                                \
-            n_ = g < lim_rows ? clamp(K - (k0) - c * CE, 0, CE) : 0;                        \
-            at_ = (base) + (long)(g < lim_rows ? g : 0) * (srow) +                          \
-                  (long)((k0) + c * CE) * (X_CP ? 1 : (sk));                                \
+            X##o[i] = KMAJ(r, c);                                                           \
+            X##r[i] = c * CE;                                                               \
+            X##l[i] = g < lim_rows ? K - c * CE : 0;                                        \
+            X##p[i] = (base) + (long)(g < lim_rows ? g : 0) * (srow) +                      \
+                      (long)(c * CE) * (X_CP ? 1 : (sk));                                   \
         } else {                                                                            \
             int r = q / (R / CE), c = q % (R / CE), g = (r0) + c * CE;                      \
-            o_ = XMAJ(r, c, R);                                                             \
-            n_ = (k0) + r < K ? clamp(lim_rows - g, 0, CE) : 0;                             \
-            at_ = (base) + (long)((k0) + r) * (sk) + (long)(g < lim_rows ? g : 0) * (srow); \
+            X##o[i] = XMAJ(r, c, R);                                                        \
+            X##r[i] = r;                                                                    \
+            X##l[i] = lim_rows - g;                                                         \
+            X##p[i] = (base) + (long)r * (sk) + (long)(g < lim_rows ? g : 0) * (srow);      \
+        }                                                                                   \
+    }
+
+#define STAGE_RUN(X, R, X_UK, X_CP, P, tile, k0, srow, sk)                                  \
+    for (int i = 0; i < XN(R); i++)                                                         \
+    {                                                                                       \
+        int n_;                                                                             \
+        long at_;                                                                           \
+        if (X_UK) {                                                                         \
+            n_ = clamp(X##l[i] - (k0), 0, CE);                                              \
+            at_ = X##p[i] + (long)(k0) * (X_CP ? 1 : (sk));                                 \
+        } else {                                                                            \
+            n_ = (k0) + X##r[i] < K ? clamp(X##l[i], 0, CE) : 0;                            \
+            at_ = X##p[i] + (long)(k0) * (sk);                                              \
         }                                                                                   \
         if (X_CP)                                                                           \
-            mma_cp16((tile) + o_, n_ ? P + at_ : P, n_ * (int)sizeof(gemm_t));              \
+            mma_cp16((tile) + X##o[i], n_ ? P + at_ : P, n_ * (int)sizeof(gemm_t));         \
         else                                                                                \
-            gemm_plain((tile) + o_, P, at_, X_UK ? (sk) : (srow), n_);                      \
+            gemm_plain((tile) + X##o[i], P, at_, X_UK ? (sk) : (srow), n_);                 \
     }
 
 /* Both operands' K tile kt into stage slot s. */
 #define STAGE_TILE(s, kt)                                                                   \
     do {                                                                                    \
-        STAGE_RUN(a, BM, A_UK, A_CP, A, As + (s) * A_TILE, (kt) * BK, abase, a_sm, a_sk, M, m0) \
-        STAGE_RUN(b, BN, B_UK, B_CP, B, Bs + (s) * B_TILE, (kt) * BK, bbase, b_sn, b_sk, N, n0) \
+        STAGE_RUN(a, BM, A_UK, A_CP, A, As + (s) * A_TILE, (kt) * BK, a_sm, a_sk)           \
+        STAGE_RUN(b, BN, B_UK, B_CP, B, Bs + (s) * B_TILE, (kt) * BK, b_sn, b_sk)           \
     } while (0)
 
 /*
@@ -666,6 +702,8 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
     GEMM_BEGIN(bat, tm, tn);
     const int m0 = tm * BM, n0 = tn * BN;
     const int ktiles = (K + BK - 1) / BK;
+    STAGE_SETUP(a, BM, A_UK, A_CP, abase, a_sm, a_sk, M, m0)
+    STAGE_SETUP(b, BN, B_UK, B_CP, bbase, b_sn, b_sk, N, n0)
     const int fg = lane >> 2, ft = lane & 3;
 
     float acc[MT][NT][4];

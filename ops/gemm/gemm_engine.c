@@ -153,6 +153,7 @@ typedef struct gemm_cfg {
     int bkc, frag_db, late, raster, shape; /* mma: K chunks, fragment double-buffering, copies
                                               after the first step, raster, mma_shapes index */
     int ms, vec;         /* skinny: rows of A (<= 16), vector width of B's loads (1: none) */
+    int split;           /* the program of split launches (GEMM_SPLIT) */
     int wg;              /* work items per group */
 } gemm_cfg;
 
@@ -211,7 +212,7 @@ static clops_status gemm_defines(const void *ctx, const clops_device *d, strbuf 
 {
     (void)d;
     const gemm_cfg *c = ctx;
-    sb_printf(defs, "#define GEMM_DT %d\n", dt_code(c->dt));
+    sb_printf(defs, "#define GEMM_DT %d\n#define GEMM_SPLIT %d\n", dt_code(c->dt), c->split);
     switch (c->kind) {
     case GK_FMA:
         sb_printf(defs, "#define GEMM_FMA 1\n#define BM %d\n#define BN %d\n#define BK %d\n"
@@ -250,7 +251,7 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
     host_kkey key = {{GEMM_KEY_FAMILY | ((uint64_t)c->kind << 48) | ((uint64_t)c->dt << 40) |
                           ((uint64_t)c->a_cp << 35) | ((uint64_t)c->b_cp << 34) |
                           ((uint64_t)c->a_uk << 33) | ((uint64_t)c->b_uk << 32) |
-                          ((uint64_t)c->ms << 8) | (uint64_t)c->vec,
+                          ((uint64_t)c->split << 16) | ((uint64_t)c->ms << 8) | (uint64_t)c->vec,
                       ((uint64_t)c->bm << 48) | ((uint64_t)c->bn << 32) | ((uint64_t)c->bk << 24) |
                           ((uint64_t)c->tm << 16) | ((uint64_t)c->tn << 8) | (uint64_t)c->stages,
                       ((uint64_t)c->rm << 48) | ((uint64_t)c->nv << 40) | ((uint64_t)c->mb << 32) |
@@ -261,14 +262,16 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
     char pname[96];
     bool mma = c->kind == GK_MMA;
     if (mma)
-        snprintf(pname, sizeof pname, "gemm/mma/%s/a-%s%s/b-%s%s/%s", clops_dtype_name(c->dt),
+        snprintf(pname, sizeof pname, "gemm/mma/%s/a-%s%s/b-%s%s/%s%s", clops_dtype_name(c->dt),
                  c->a_uk ? "k" : "m", c->a_cp ? "" : "-plain", c->b_uk ? "k" : "n",
-                 c->b_cp ? "" : "-plain", mma_shapes[c->shape].name);
+                 c->b_cp ? "" : "-plain", mma_shapes[c->shape].name, c->split ? "/split" : "");
     else if (c->kind == GK_SKINNY)
-        snprintf(pname, sizeof pname, "gemm/skinny/%s/m%d/b-%s/v%d%s", clops_dtype_name(c->dt),
-                 c->ms, c->b_uk ? "k" : "n", c->vec, c->a_uk ? "/a-vec" : "");
+        snprintf(pname, sizeof pname, "gemm/skinny/%s/m%d/b-%s/v%d%s%s", clops_dtype_name(c->dt),
+                 c->ms, c->b_uk ? "k" : "n", c->vec, c->a_uk ? "/a-vec" : "",
+                 c->split ? "/split" : "");
     else
-        snprintf(pname, sizeof pname, "gemm/%s/%s", kind_names[c->kind], clops_dtype_name(c->dt));
+        snprintf(pname, sizeof pname, "gemm/%s/%s%s", kind_names[c->kind], clops_dtype_name(c->dt),
+                 c->split ? "/split" : "");
     static const char *const knames[] = {"gemm_fma", "gemm_cpu", "gemm_mma", "gemm_skinny",
                                          "gemm_reduce"};
     /* The matrix-unit atoms (inline PTX) only in the mma programs. */
@@ -738,11 +741,13 @@ static clops_status gemm_run(clops_device *d, const gemm_cfg *cfg, const gemm_ge
                              int64_t groups, float alpha, float beta)
 {
     host_kernel *kern = NULL;
-    clops_status st = gemm_kernel(d, cfg, &kern);
-    if (st)
-        return st;
     cl_int kper = g->k;
     int splits = g->k > 0 ? split_count(d, cfg, g, groups, &kper) : 1;
+    gemm_cfg sc = *cfg;
+    sc.split = splits > 1;
+    clops_status st = gemm_kernel(d, &sc, &kern);
+    if (st)
+        return st;
     if (splits == 1)
         return gemm_launch(d, kern, cfg, g, alpha, beta);
     gemm_cfg rc;
@@ -892,10 +897,13 @@ clops_status gemm_engine_cl(const char *op, const clops_tensor *a, const clops_t
                    &a_uk, &a_cp);
         staging_of(k, n, b->strides[1], b->strides[2], b->strides[0], batch, b->offset, ce,
                    &b_un, &b_cp);
-        /* Deep products keep 128 x 128 blocks and split K instead. */
-        bool small = batch * ops_cdiv(m, 128) * ops_cdiv(n, 128) <
-                         (int64_t)(d->info.compute_units ? d->info.compute_units : 1) &&
-                     k < 4096;
+        /* Deep products keep 128 x 128 blocks and split K instead (H100:
+         * 1024 x 768 x 16384, 149 against 106 TFLOP/s), unless even 16
+         * parts would not fill the device (256 x 256 x 16384: 61 with
+         * 128 x 128 blocks, 77 with 64 x 128). */
+        int64_t blocks = batch * ops_cdiv(m, 128) * ops_cdiv(n, 128);
+        int64_t units = d->info.compute_units ? d->info.compute_units : 1;
+        bool small = blocks < units && (k < 4096 || blocks * 8 < units);
         mma = mma_config(d, dt, a_uk, !b_un, a_cp, b_cp, small, &cfg) && mma_checked(d, &cfg);
     }
     if (!mma && tf32) {
