@@ -580,18 +580,25 @@ static inline void gemm_plain(__local gemm_t *dst, __global const gemm_t *P, lon
  * and chunk within each ldmatrix.x4: lanes 8j..8j+7 address the rows of
  * matrix j (lr, lj); fg, ft: the lane's g and t.
  */
+/* TF32 (GEMM_DT 0): 8-deep steps; fragments a (g, t), (g + 8, t),
+ * (g, t + 4), (g + 8, t + 4) and b (k t, n g), (k t + 4, n g), g = lane /
+ * 4, t = lane % 4: ldmatrix of 32-bit rows gives the K-major ones, scalar
+ * __local reads the M/N-major ones.  16-bit: 16-deep steps, ldmatrix
+ * (.trans for M/N-major tiles). */
 #if GEMM_DT == 0
-/* TF32: 8-deep steps; fragments a (g, t), (g + 8, t), (g, t + 4),
- * (g + 8, t + 4) and b (k t, n g), (k t + 4, n g), g = lane / 4,
- * t = lane % 4 (ldmatrix of 32-bit rows gives the K-major ones). */
 #define KSTEP 8
+#define MMA_ONE(d, a, b) MMA_M16N8K8_TF32(d, a, b)
+#else
+#define KSTEP 16
+#define MMA_ONE(d, a, b) MMA_M16N8K16(d, a, b, MMA_TY)
+#endif
 #if A_UK
 #define LOAD_A(af, as, kk, i)                                                               \
     do {                                                                                    \
         int r_ = wm0 + (i) * 16 + lr + 8 * (lj & 1), c_ = (kk) / CE + (lj >> 1);            \
         MMA_LDSM_X4(af, mma_saddr(as + KMAJ(r_, c_)));                                      \
     } while (0)
-#else
+#elif GEMM_DT == 0
 #define LOAD_A(af, as, kk, i)                                                               \
     do {                                                                                    \
         int m_ = wm0 + (i) * 16 + fg;                                                       \
@@ -599,34 +606,6 @@ static inline void gemm_plain(__local gemm_t *dst, __global const gemm_t *P, lon
         (af)[1] = as_uint(as[XIDX((kk) + ft, m_ + 8, BM)]);                                 \
         (af)[2] = as_uint(as[XIDX((kk) + ft + 4, m_, BM)]);                                 \
         (af)[3] = as_uint(as[XIDX((kk) + ft + 4, m_ + 8, BM)]);                             \
-    } while (0)
-#endif
-#if B_UK
-#define LOAD_B(b0, b1, bs, kk, p)                                                           \
-    do {                                                                                    \
-        uint q4_[4];                                                                        \
-        int r_ = wn0 + (p) * 16 + lr + 8 * (lj >> 1), c_ = (kk) / CE + (lj & 1);            \
-        MMA_LDSM_X4(q4_, mma_saddr(bs + KMAJ(r_, c_)));                                     \
-        (b0)[0] = q4_[0], (b0)[1] = q4_[1], (b1)[0] = q4_[2], (b1)[1] = q4_[3];             \
-    } while (0)
-#else
-#define LOAD_B(b0, b1, bs, kk, p)                                                           \
-    do {                                                                                    \
-        int n_ = wn0 + (p) * 16 + fg;                                                       \
-        (b0)[0] = as_uint(bs[XIDX((kk) + ft, n_, BN)]);                                     \
-        (b0)[1] = as_uint(bs[XIDX((kk) + ft + 4, n_, BN)]);                                 \
-        (b1)[0] = as_uint(bs[XIDX((kk) + ft, n_ + 8, BN)]);                                 \
-        (b1)[1] = as_uint(bs[XIDX((kk) + ft + 4, n_ + 8, BN)]);                             \
-    } while (0)
-#endif
-#define MMA_ONE(d, a, b) MMA_M16N8K8_TF32(d, a, b)
-#else
-#define KSTEP 16
-#if A_UK
-#define LOAD_A(af, as, kk, i)                                                               \
-    do {                                                                                    \
-        int r_ = wm0 + (i) * 16 + lr + 8 * (lj & 1), c_ = (kk) / CE + (lj >> 1);            \
-        MMA_LDSM_X4(af, mma_saddr(as + KMAJ(r_, c_)));                                      \
     } while (0)
 #else
 #define LOAD_A(af, as, kk, i)                                                               \
@@ -643,6 +622,15 @@ static inline void gemm_plain(__local gemm_t *dst, __global const gemm_t *P, lon
         MMA_LDSM_X4(q4_, mma_saddr(bs + KMAJ(r_, c_)));                                     \
         (b0)[0] = q4_[0], (b0)[1] = q4_[1], (b1)[0] = q4_[2], (b1)[1] = q4_[3];             \
     } while (0)
+#elif GEMM_DT == 0
+#define LOAD_B(b0, b1, bs, kk, p)                                                           \
+    do {                                                                                    \
+        int n_ = wn0 + (p) * 16 + fg;                                                       \
+        (b0)[0] = as_uint(bs[XIDX((kk) + ft, n_, BN)]);                                     \
+        (b0)[1] = as_uint(bs[XIDX((kk) + ft + 4, n_, BN)]);                                 \
+        (b1)[0] = as_uint(bs[XIDX((kk) + ft, n_ + 8, BN)]);                                 \
+        (b1)[1] = as_uint(bs[XIDX((kk) + ft + 4, n_ + 8, BN)]);                             \
+    } while (0)
 #else
 #define LOAD_B(b0, b1, bs, kk, p)                                                           \
     do {                                                                                    \
@@ -651,8 +639,6 @@ static inline void gemm_plain(__local gemm_t *dst, __global const gemm_t *P, lon
         MMA_LDSM_X4_T(q4_, mma_saddr(bs + XMAJ(r_, c_, BN)));                               \
         (b0)[0] = q4_[0], (b0)[1] = q4_[1], (b1)[0] = q4_[2], (b1)[1] = q4_[3];             \
     } while (0)
-#endif
-#define MMA_ONE(d, a, b) MMA_M16N8K16(d, a, b, MMA_TY)
 #endif
 #define KSTEPS (BK / KSTEP)
 
