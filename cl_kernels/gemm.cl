@@ -331,7 +331,9 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_cpu(GEMM_ARGS,
  * columns of C; its items split K among SK_KS lanes per column (SK_BUK, B
  * with unit stride along K: 32 lanes of a column read consecutive k, in
  * chunks of SK_VEC elements (16 bytes) when B is aligned for vector loads;
- * otherwise 32 columns side by side, 8 lanes per column).  Each lane keeps
+ * otherwise 32 columns side by side, 8 lanes per column, or 32 chunks of
+ * SK_VEC columns read as vectors when B's rows are aligned; below).  Each
+ * lane keeps
  * MS float sums over its k in increasing order, reading A where it is (a
  * few KiB, cached; in chunks too when SK_AVEC); the lanes' sums of a
  * column are then added in lane order through __local: the same bits on
@@ -362,6 +364,64 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_cpu(GEMM_ARGS,
     } while (0)
 #endif
 
+#if !SK_BUK && SK_VEC > 1
+/*
+ * B with unit stride along N, rows 16-byte aligned (MS <= 4): each lane
+ * owns SK_VEC consecutive columns and reads them as one 16-byte vector per
+ * k (a warp reads 512 contiguous bytes of a row of B), 8 lanes split K;
+ * a work-group computes 32 * SK_VEC columns.  Columns past N (the last
+ * lane's chunk may straddle N) are read one by one.
+ */
+#define SK_NCOL (32 * SK_VEC)
+__kernel __attribute__((reqd_work_group_size(SK_WG, 1, 1))) void gemm_skinny(GEMM_ARGS)
+{
+    __local float Red[MS * SK_NCOL * 8];
+    const int lid = (int)get_local_id(0);
+    GEMM_BEGIN(bat, tm, tn);
+    (void)tm;
+    const int ks = lid / 32, lane = lid % 32;
+    const int n0 = tn * SK_NCOL + lane * SK_VEC;
+    float acc[MS][SK_VEC];
+#pragma unroll
+    for (int m = 0; m < MS; m++)
+#pragma unroll
+        for (int e = 0; e < SK_VEC; e++)
+            acc[m][e] = 0.0f;
+    for (int kk = ks; kk < K; kk += 8) {
+        float bb[SK_VEC];
+        const long row = bbase + (long)kk * b_sk;
+        if (n0 + SK_VEC <= N) {
+            SK_LDV(bb, B + row + n0);
+        } else {
+#pragma unroll
+            for (int e = 0; e < SK_VEC; e++)
+                bb[e] = n0 + e < N ? GLD(B, row + n0 + e) : 0.0f;
+        }
+#pragma unroll
+        for (int m = 0; m < MS; m++)
+            if (m < M) {
+                float a = GLD(A, abase + (long)m * a_sm + (long)kk * a_sk);
+#pragma unroll
+                for (int e = 0; e < SK_VEC; e++)
+                    acc[m][e] = fma(a, bb[e], acc[m][e]);
+            }
+    }
+#pragma unroll
+    for (int m = 0; m < MS; m++)
+#pragma unroll
+        for (int e = 0; e < SK_VEC; e++)
+            Red[(m * SK_NCOL + lane * SK_VEC + e) * 8 + ks] = acc[m][e];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int p = lid; p < MS * SK_NCOL; p += SK_WG) {
+        int m = p / SK_NCOL, gn = tn * SK_NCOL + p % SK_NCOL;
+        float sum = 0.0f;
+        for (int j = 0; j < 8; j++)
+            sum += Red[p * 8 + j];
+        if (m < M && gn < N)
+            GEMM_STORE(sum, m, gn);
+    }
+}
+#else
 __kernel __attribute__((reqd_work_group_size(SK_WG, 1, 1))) void gemm_skinny(GEMM_ARGS)
 {
     __local float Red[SK_WG * MS];
@@ -424,6 +484,7 @@ __kernel __attribute__((reqd_work_group_size(SK_WG, 1, 1))) void gemm_skinny(GEM
             GEMM_STORE(sum, m, gn);
     }
 }
+#endif
 #endif /* GEMM_SKINNY */
 
 /* ------------------------------------------------------------------------ */

@@ -423,6 +423,7 @@ static void skinny_and_split_products_match_reference(void **state)
     (void)state;
     static const pcase cases[] = {
         {1, 1, 300, 70, true, false, false, 1.0, 0.0},
+        {2, 3, 270, 41, true, false, false, 1.0, 0.5},
         {2, 16, 33, 1000, false, false, true, 1.5, -0.5},
         {1, 5, 130, 513, true, false, false, -1.0, 1.0},
         {3, 200, 7, 600, true, true, false, 1.0, 0.0},

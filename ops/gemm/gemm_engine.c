@@ -815,14 +815,16 @@ static void skinny_config(const gemm_geom *g, clops_dtype dt, gemm_cfg *c)
     int64_t sk = g->s1[1], sn = g->s2[1];
     c->b_uk = sk == 1 || (sn != 1 && llabs(sk) < llabs(sn));
     int64_t v = 16 / (int64_t)clops_dtype_size(dt);
-    c->vec = c->b_uk && sk == 1 && (g->n == 1 || sn % v == 0) && g->off[1] % v == 0 &&
-                     (g->batch <= 1 || g->sb[1] % v == 0)
-                 ? (int)v
-                 : 1;
+    bool base_ok = g->off[1] % v == 0 && (g->batch <= 1 || g->sb[1] % v == 0);
+    /* 16-byte vectors along K (b_uk), or along N for M <= 4 (more would
+     * not fit the lanes' sums in 32 KiB of __local memory). */
+    bool vk = c->b_uk && sk == 1 && (g->n == 1 || sn % v == 0) && base_ok;
+    bool vn = !c->b_uk && sn == 1 && (g->k == 1 || sk % v == 0) && base_ok && c->ms <= 4;
+    c->vec = vk || vn ? (int)v : 1;
     /* A read in chunks too when its rows are aligned the same way. */
-    c->a_uk = c->vec > 1 && g->s2[0] == 1 && (g->m == 1 || g->s1[0] % v == 0) &&
+    c->a_uk = vk && g->s2[0] == 1 && (g->m == 1 || g->s1[0] % v == 0) &&
               g->off[0] % v == 0 && (g->batch <= 1 || g->sb[0] % v == 0);
-    c->bn = c->b_uk ? 256 / 32 : 256 / 8;
+    c->bn = c->b_uk ? 256 / 32 : vn ? 32 * (int)v : 256 / 8;
     c->wg = 256;
 }
 
