@@ -541,4 +541,39 @@ __kernel void norm_layer_cpu(global const TIN_T *x, long xoff, global const CT *
         }
     }
 }
+
+/*
+ * Batch and group norm's normalization on a CPU device
+ * (ops/norm/norm_affine.c): y = shift[p % hmod] + x * scale[p % smod] over
+ * planes p of S contiguous elements (x [P, S], y likewise), work item i
+ * taking elements [i * chunk, (i + 1) * chunk) plane run by plane run, the
+ * runs' aligned middles as NV-wide vectors.  The expression of the
+ * pointwise addcmul(shift, x, scale) with value 1 (whose 1 * x is exact),
+ * without contraction as there, so the bits are the same; the pointwise
+ * kernel read the two [*, C, 1] operands through its general strided loop
+ * (index arithmetic per element).  Last in the file: the pragma below holds
+ * to the end of the program.
+ */
+#pragma OPENCL FP_CONTRACT OFF
+__kernel void norm_affine_cpu(global const TIN_T *x, long xoff, global TOUT_T *y, long yoff,
+                              global const CT *sc, long soff, long smod, global const CT *sh,
+                              long hoff, long hmod, long total, long S, long chunk)
+{
+    long e = (long)get_global_id(0) * chunk, e1 = min(total, e + chunk);
+    while (e < e1) {
+        long p = e / S, n = min(e1, (p + 1) * S) - e;
+        CT a = sc[soff + p % smod], b = sh[hoff + p % hmod];
+        global const TIN_T *xr = x + xoff + e;
+        global TOUT_T *yr = y + yoff + e;
+        long h0, h1;
+        NORM_VSPAN(xoff + e, yoff + e, 1, n, h0, h1);
+        for (long j = 0; j < h0; j++)
+            STY(yr, j, b + LDX(xr, j) * a);
+        for (long j = h0; j < h1; j += NV)
+            STYV(yr, j, (CTV)b + LDXV(xr, j) * (CTV)a);
+        for (long j = h1; j < n; j++)
+            STY(yr, j, b + LDX(xr, j) * a);
+        e += n;
+    }
+}
 #endif /* NORM_CPU */

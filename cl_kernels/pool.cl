@@ -419,30 +419,63 @@ __kernel void pool_up_bwd(global const DT *go, long8 gg, global DT *gi, long8 og
 }
 
 #ifdef CLOPS_CHUNKED
+/* The taps of UP_XB outputs along W, computed once for every row and plane
+ * of a work item (the CPU upsampling kernels). */
+#define UP_XB 64
 /* Upsampling forward on CPU devices: work items of one, `per` consecutive
- * (n, c) planes each, walked row by row (a row's taps computed once); the
- * same arithmetic, in the same order, as pool_up_fwd. */
+ * (n, c) planes each, walked in blocks of UP_XB output columns (their taps
+ * computed once per block for all the item's planes and rows), row by row;
+ * bilinear rows as a loop without the tap loops.  The same arithmetic, in
+ * the same order, as pool_up_fwd. */
 __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void
 pool_up_fwd_cpu(global const DT *x, long8 xg, global DT *y, long8 yg, int16 g, int8 g2,
                 float2 nsc, CT2 lsc, int cl, long planes, long per)
 {
     const long p0 = (long)get_global_id(0) * per, p1 = min(p0 + per, planes);
-    for (long p = p0; p < p1; p++) {
-        const int n = (int)(p / g.s1), c = (int)(p % g.s1);
-        for (int oy = 0; oy < g.s6; oy++) {
-            int hy[4], hx[4];
-            CT wy[4], wx[4];
-            const int ny = up_taps(g2.s7, oy, g.s3, g.s6, nsc.x, lsc.x, g2.s4, hy, wy);
-            for (int ox = 0; ox < g.s7; ox++) {
-                const int nx = up_taps(g2.s7, ox, g.s4, g.s7, nsc.y, lsc.y, g2.s4, hx, wx);
-                CT acc = 0;
-                for (int a = 0; a < ny; a++) {
-                    CT r = 0;
-                    for (int b = 0; b < nx; b++)
-                        r += wx[b] * LD(x, AT(xg, n, c, 0, hy[a], hx[b]));
-                    acc += wy[a] * r;
+    int hxs[4 * UP_XB];
+    CT wxs[4 * UP_XB];
+    for (int ox0 = 0; ox0 < g.s7; ox0 += UP_XB) {
+        const int nb = min(UP_XB, g.s7 - ox0);
+        int nx = 1;
+        for (int q = 0; q < nb; q++)
+            nx = up_taps(g2.s7, ox0 + q, g.s4, g.s7, nsc.y, lsc.y, g2.s4, hxs + 4 * q,
+                         wxs + 4 * q);
+        for (long p = p0; p < p1; p++) {
+            const int n = (int)(p / g.s1), c = (int)(p % g.s1);
+            const long xb = xg.s0 + n * xg.s1 + c * xg.s2;
+            const long yb = yg.s0 + n * yg.s1 + c * yg.s2 + ox0 * yg.s5;
+            for (int oy = 0; oy < g.s6; oy++) {
+                int hy[4];
+                CT wy[4];
+                const int ny = up_taps(g2.s7, oy, g.s3, g.s6, nsc.x, lsc.x, g2.s4, hy, wy);
+                global DT *yr = y + yb + oy * yg.s4;
+                if (nx == 2 && ny == 2) {
+                    global const DT *r0 = x + xb + hy[0] * xg.s4, *r1 = x + xb + hy[1] * xg.s4;
+                    for (int q = 0; q < nb; q++) {
+                        const long i0 = hxs[4 * q] * xg.s5, i1 = hxs[4 * q + 1] * xg.s5;
+                        const CT w0 = wxs[4 * q], w1 = wxs[4 * q + 1];
+                        CT s0 = 0, s1 = 0, acc = 0;
+                        s0 += w0 * LD(r0, i0);
+                        s0 += w1 * LD(r0, i1);
+                        s1 += w0 * LD(r1, i0);
+                        s1 += w1 * LD(r1, i1);
+                        acc += wy[0] * s0;
+                        acc += wy[1] * s1;
+                        ST(yr, q * yg.s5, acc);
+                    }
+                    continue;
                 }
-                ST(y, AT(yg, n, c, 0, oy, ox), acc);
+                for (int q = 0; q < nb; q++) {
+                    CT acc = 0;
+                    for (int a = 0; a < ny; a++) {
+                        global const DT *ra = x + xb + hy[a] * xg.s4;
+                        CT r = 0;
+                        for (int b = 0; b < nx; b++)
+                            r += wxs[4 * q + b] * LD(ra, hxs[4 * q + b] * xg.s5);
+                        acc += wy[a] * r;
+                    }
+                    ST(yr, q * yg.s5, acc);
+                }
             }
         }
     }
@@ -528,13 +561,23 @@ pool_max_fwd_cpu(global const DT *x, long8 xg, global DT *y, long8 yg, global lo
  * to share among the cores (a shape-only choice).
  */
 
-/* Zeroes plane (n, c) of gi. */
+/* Zeroes plane (n, c) of gi: one run when the plane is dense (a loop the
+ * compiler vectorises), else row by row. */
 inline void zero_plane(global DT *gi, long8 og, int n, int c, int16 g)
 {
+    global DT *pl = gi + AT(og, n, c, 0, 0, 0);
+    if (og.s5 == 1 && og.s4 == g.s4 && og.s3 == (long)g.s3 * g.s4) {
+        const long sz = (long)g.s2 * g.s3 * g.s4;
+        for (long i = 0; i < sz; i++)
+            pl[i] = (DT)0;
+        return;
+    }
     for (int z = 0; z < g.s2; z++)
-        for (int y = 0; y < g.s3; y++)
+        for (int y = 0; y < g.s3; y++) {
+            global DT *r = pl + z * og.s3 + y * og.s4;
             for (int x = 0; x < g.s4; x++)
-                gi[AT(og, n, c, z, y, x)] = (DT)0;
+                r[x * og.s5] = (DT)0;
+        }
 }
 
 /* Whether v is one of the taps (start, step, count) of a window. */
@@ -544,8 +587,17 @@ inline bool in_win(int v, int start, int step, int count)
     return d >= 0 && d % step == 0 && d / step < count;
 }
 
+/* in_win for a step of 1 (no division). */
+inline bool in_win1(int v, int start, int step, int count)
+{
+    return step == 1 ? v >= start && v - start < count : in_win(v, start, step, count);
+}
+
 /* max pooling backward: gi[index of output o] += go[o], where the index
- * lies in o's window (as the gather kernel: other indices add nothing). */
+ * lies in o's window (as the gather kernel: other indices add nothing).
+ * The index is decoded without dividing: its row is the window row whose
+ * span holds it (a plane's rows are disjoint), its depth (3-D only) by
+ * division. */
 __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void
 pool_max_bwd_cpu(global const DT *go, long8 gg, global const long *ix, long8 ig, global DT *gi,
                  long8 og, int16 g, int8 g2, int cl, long planes, long per)
@@ -555,25 +607,48 @@ pool_max_bwd_cpu(global const DT *go, long8 gg, global const long *ix, long8 ig,
     for (long p = p0; p < p1; p++) {
         const int n = (int)(p / g.s1), c = (int)(p % g.s1);
         zero_plane(gi, og, n, c, g);
+        const long gb = gg.s0 + n * gg.s1 + c * gg.s2, ib = ig.s0 + n * ig.s1 + c * ig.s2;
+        const long ob = og.s0 + n * og.s1 + c * og.s2;
         for (int oz = 0; oz < g.s5; oz++) {
             int z0, zs, zn;
             win(oz, g.s2, g.s5, g.s8, g.sb, g.se, g2.s1, g2.s6, &z0, &zs, &zn);
+            const bool z0in = in_win(0, z0, zs, zn);
             for (int oy = 0; oy < g.s6; oy++) {
                 int y0, ys, yn;
                 win(oy, g.s3, g.s6, g.s9, g.sc, g.sf, g2.s2, g2.s6, &y0, &ys, &yn);
+                const long io = ib + oz * ig.s3 + oy * ig.s4, go_ = gb + oz * gg.s3 + oy * gg.s4;
                 for (int ox = 0; ox < g.s7; ox++) {
-                    const long t = ix[AT(ig, n, c, oz, oy, ox)];
+                    const long t = ix[io + ox * ig.s5];
                     if (t < 0 || t >= isz)
                         continue;
-                    const int z = (int)(t / hw), r = (int)(t - z * hw);
-                    const int y = r / g.s4, x = r - y * g.s4;
+                    int z = 0;
+                    long r = t;
+                    if (g.s2 > 1) {
+                        z = (int)(t / hw);
+                        r = t - z * hw;
+                        if (!in_win(z, z0, zs, zn))
+                            continue;
+                    } else if (!z0in) {
+                        continue;
+                    }
+                    int y = -1, x = 0;
+                    for (int b = 0; b < yn; b++) {
+                        const int yy = y0 + b * ys;
+                        const long xx = r - (long)yy * g.s4;
+                        if (yy >= 0 && yy < g.s3 && xx >= 0 && xx < g.s4) {
+                            y = yy;
+                            x = (int)xx;
+                            break;
+                        }
+                    }
+                    if (y < 0)
+                        continue;
                     int x0, xs, xn;
                     win(ox, g.s4, g.s7, g.sa, g.sd, g2.s0, g2.s3, g2.s6, &x0, &xs, &xn);
-                    if (!in_win(z, z0, zs, zn) || !in_win(y, y0, ys, yn) ||
-                        !in_win(x, x0, xs, xn))
+                    if (!in_win1(x, x0, xs, xn))
                         continue;
-                    const long at = AT(og, n, c, z, y, x);
-                    gi[at] = (DT)(gi[at] + go[AT(gg, n, c, oz, oy, ox)]);
+                    const long at = ob + z * og.s3 + y * og.s4 + x * og.s5;
+                    gi[at] = (DT)(gi[at] + go[go_ + ox * gg.s5]);
                 }
             }
         }
@@ -614,25 +689,60 @@ pool_avg_bwd_cpu(global const DT *go, long8 gg, global DT *gi, long8 og, int16 g
         }
     }
 }
-/* Upsampling backward: go[o] * (y weight x x weight) into each tap of o. */
+/* Upsampling backward: go[o] * (y weight x x weight) into each tap of o,
+ * the outputs of a plane in order (a row's taps once per row, the W taps
+ * once per item when a row has at most UP_XMAX outputs; bilinear without
+ * the tap loops): the same terms added in the same order as before. */
+#define UP_XMAX 256
 __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void
 pool_up_bwd_cpu(global const DT *go, long8 gg, global DT *gi, long8 og, int16 g, int8 g2,
                 float2 nsc, CT2 lsc, int cl, long planes, long per)
 {
     const long p0 = (long)get_global_id(0) * per, p1 = min(p0 + per, planes);
+    int hxs[4 * UP_XMAX];
+    CT wxs[4 * UP_XMAX];
+    const bool pre = g.s7 <= UP_XMAX;
+    for (int ox = 0; pre && ox < g.s7; ox++)
+        up_taps(g2.s7, ox, g.s4, g.s7, nsc.y, lsc.y, g2.s4, hxs + 4 * ox, wxs + 4 * ox);
     for (long p = p0; p < p1; p++) {
         const int n = (int)(p / g.s1), c = (int)(p % g.s1);
         zero_plane(gi, og, n, c, g);
+        const long gb = gg.s0 + n * gg.s1 + c * gg.s2, ib = og.s0 + n * og.s1 + c * og.s2;
         for (int oy = 0; oy < g.s6; oy++) {
-            int hy[4], hx[4];
-            CT wy[4], wx[4];
+            int hy[4];
+            CT wy[4];
             const int ny = up_taps(g2.s7, oy, g.s3, g.s6, nsc.x, lsc.x, g2.s4, hy, wy);
+            global const DT *gr = go + gb + oy * gg.s4;
+            if (pre && g2.s7 == 1 && ny == 2) {
+                global DT *r0 = gi + ib + hy[0] * og.s4, *r1 = gi + ib + hy[1] * og.s4;
+                for (int ox = 0; ox < g.s7; ox++) {
+                    const long i0 = hxs[4 * ox] * og.s5, i1 = hxs[4 * ox + 1] * og.s5;
+                    const CT w0 = wxs[4 * ox], w1 = wxs[4 * ox + 1];
+                    const CT v = gr[ox * gg.s5];
+                    r0[i0] = (DT)(r0[i0] + wy[0] * w0 * v);
+                    r0[i1] = (DT)(r0[i1] + wy[0] * w1 * v);
+                    r1[i0] = (DT)(r1[i0] + wy[1] * w0 * v);
+                    r1[i1] = (DT)(r1[i1] + wy[1] * w1 * v);
+                }
+                continue;
+            }
             for (int ox = 0; ox < g.s7; ox++) {
-                const int nx = up_taps(g2.s7, ox, g.s4, g.s7, nsc.y, lsc.y, g2.s4, hx, wx);
-                const CT v = go[AT(gg, n, c, 0, oy, ox)];
+                int hx[4];
+                CT wx[4];
+                int nx;
+                if (pre) {
+                    nx = g2.s7 == 0 ? 1 : g2.s7 == 1 ? 2 : 4;
+                    for (int b = 0; b < nx; b++) {
+                        hx[b] = hxs[4 * ox + b];
+                        wx[b] = wxs[4 * ox + b];
+                    }
+                } else {
+                    nx = up_taps(g2.s7, ox, g.s4, g.s7, nsc.y, lsc.y, g2.s4, hx, wx);
+                }
+                const CT v = gr[ox * gg.s5];
                 for (int a = 0; a < ny; a++)
                     for (int b = 0; b < nx; b++) {
-                        const long at = AT(og, n, c, 0, hy[a], hx[b]);
+                        const long at = ib + hy[a] * og.s4 + hx[b] * og.s5;
                         gi[at] = (DT)(gi[at] + wy[a] * wx[b] * v);
                     }
             }
