@@ -14,7 +14,9 @@ beside it.
 Prints one Markdown table: for each row, PyTorch's median time over the
 rounds and, for each build, the ratio PyTorch time / clops time of each
 round (PyTorch's time of the same round), then the build's median clops
-time.  --out keeps every JSON (default: a temporary folder).  --threads
+time.  --no-torch leaves PyTorch out (the clops times alone: with
+CLOPS_BENCH_CLOCK=cpu in the environment, CPU time per call, which compares
+two builds on a machine too loaded for wall times).  --out keeps every JSON (default: a temporary folder).  --threads
 defaults to the number of online CPUs (what POCL uses).  --python is the
 interpreter with torch (default: this one).
 """
@@ -55,6 +57,8 @@ def main():
     ap.add_argument("--case", default=None, help="only rows whose id matches this glob")
     ap.add_argument("--out", default=None)
     ap.add_argument("--python", default=sys.executable)
+    ap.add_argument("--no-torch", action="store_true",
+                    help="clops builds only (e.g. with CLOPS_BENCH_CLOCK=cpu: CPU time per call)")
     args = ap.parse_args()
     out = args.out or tempfile.mkdtemp(prefix="clops-cpufam.")
     os.makedirs(out, exist_ok=True)
@@ -75,6 +79,9 @@ def main():
                 for c in got:
                     if c not in order[fam]:
                         order[fam].append(c)
+            if args.no_torch:
+                torch[fam].append({})
+                continue
             path = os.path.join(out, f"torch_{fam}_r{rnd}.json")
             env_cmd = [args.python, os.path.join(HERE, "torch_family.py"), "--family", fam,
                        "--cpu", "--threads", str(args.threads), "--scale", args.scale,

@@ -484,6 +484,143 @@ pool_up_fwd_cpu(global const DT *x, long8 xg, global DT *y, long8 yg, int16 g, i
 
 #ifdef CLOPS_CHUNKED
 /*
+ * CPU devices, forward passes of inputs that are not channels-last (issue
+ * 36): work items of one, `per` consecutive (n, c) planes each, outputs in
+ * order, the plane's offsets taken once (the CLOPS_ITEMS and grid-stride
+ * kernels split every output index by division and computed every tap's
+ * offset from five strides).  The same taps, comparisons and sums in the
+ * same order as pool_max_fwd and pool_avg_fwd: the same values and indices.
+ */
+#define PCAT_(a, b) a##b
+#define PCAT(a, b) PCAT_(a, b)
+/* Four outputs of one row at once where their windows lie inside the
+ * input along W (fixed windows): lane j is output ox + j, the taps read as
+ * 4-wide vectors and the running maxima updated by a vector select (the
+ * scalar update was a branch mispredicted half the time on random data);
+ * per lane the comparisons of pool_max_fwd in its order. */
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void
+pool_max_fwd_planes_cpu(global const DT *x, long8 xg, global DT *y, long8 yg, global long *ix,
+                        long8 ig, int16 g, int8 g2, int cl, long planes, long per)
+{
+    const long p0 = (long)get_global_id(0) * per, p1 = min(p0 + per, planes);
+    /* outputs whose fixed window lies inside [0, W) along W */
+    const int sx = g.sd, px = g2.s0, dx = g2.s3, kx = g.sa;
+    const int oxlo = g2.s6 ? g.s7 : (px + sx - 1) / sx;
+    const int oxhi = g2.s6 ? -1 : (g.s4 - 1 - (kx - 1) * dx + px) / sx; /* inclusive */
+    for (long p = p0; p < p1; p++) {
+        const int n = (int)(p / g.s1), c = (int)(p % g.s1);
+        global const DT *xp = x + AT(xg, n, c, 0, 0, 0);
+        const long yb = AT(yg, n, c, 0, 0, 0), ib = AT(ig, n, c, 0, 0, 0);
+        for (int oz = 0; oz < g.s5; oz++)
+            for (int oy = 0; oy < g.s6; oy++) {
+                for (int ox = 0; ox < g.s7;) {
+                    if (ox >= oxlo && ox + 3 <= oxhi && g.s4 - 1 - (kx - 1) * dx + px >= 0) {
+                        MAX_WINDOW(oz, oy, ox)
+                        PCAT(CT, 4) m = (PCAT(CT, 4))(-(CT)INFINITY);
+                        const long4 lane = (long4)(0, sx, 2 * sx, 3 * sx);
+                        long4 best = (long4)(((long)z0 * g.s3 + y0) * g.s4 + x0) + lane;
+                        for (int a = 0; a < zn; a++) {
+                            int zz = z0 + a * zs;
+                            if (zz >= g.s2)
+                                break;
+                            for (int b = 0; b < yn; b++) {
+                                int yy = y0 + b * ys;
+                                if (yy >= g.s3)
+                                    break;
+                                global const DT *xr = xp + zz * xg.s3 + yy * xg.s4;
+                                for (int e = 0; e < xn; e++) {
+                                    int xx = x0 + e * xs;
+                                    PCAT(CT, 4)
+                                    v = (PCAT(CT, 4))(LD(xr, xx * xg.s5),
+                                                      LD(xr, (xx + sx) * xg.s5),
+                                                      LD(xr, (xx + 2 * sx) * xg.s5),
+                                                      LD(xr, (xx + 3 * sx) * xg.s5));
+                                    __typeof__(v > m) take = (v > m) | isnan(v);
+                                    m = select(m, v, take);
+                                    best = select(best,
+                                                  (long4)(((long)zz * g.s3 + yy) * g.s4 + xx) +
+                                                      lane,
+                                                  convert_long4(take));
+                                }
+                            }
+                        }
+                        const long yo = yb + oz * yg.s3 + oy * yg.s4;
+                        const long io = ib + oz * ig.s3 + oy * ig.s4;
+                        ST(y, yo + ox * yg.s5, m.s0);
+                        ST(y, yo + (ox + 1) * yg.s5, m.s1);
+                        ST(y, yo + (ox + 2) * yg.s5, m.s2);
+                        ST(y, yo + (ox + 3) * yg.s5, m.s3);
+                        ix[io + ox * ig.s5] = best.s0;
+                        ix[io + (ox + 1) * ig.s5] = best.s1;
+                        ix[io + (ox + 2) * ig.s5] = best.s2;
+                        ix[io + (ox + 3) * ig.s5] = best.s3;
+                        ox += 4;
+                        continue;
+                    }
+                    MAX_WINDOW(oz, oy, ox)
+                    CT m = -(CT)INFINITY;
+                    long best = ((long)z0 * g.s3 + y0) * g.s4 + x0;
+                    for (int a = 0; a < zn; a++) {
+                        int zz = z0 + a * zs;
+                        if (zz >= g.s2)
+                            break;
+                        for (int b = 0; b < yn; b++) {
+                            int yy = y0 + b * ys;
+                            if (yy >= g.s3)
+                                break;
+                            global const DT *xr = xp + zz * xg.s3 + yy * xg.s4;
+                            for (int e = 0; e < xn; e++) {
+                                int xx = x0 + e * xs;
+                                if (xx >= g.s4)
+                                    break;
+                                CT v = LD(xr, xx * xg.s5);
+                                if (v > m || isnan(v)) {
+                                    m = v;
+                                    best = ((long)zz * g.s3 + yy) * g.s4 + xx;
+                                }
+                            }
+                        }
+                    }
+                    ST(y, yb + oz * yg.s3 + oy * yg.s4 + ox * yg.s5, m);
+                    ix[ib + oz * ig.s3 + oy * ig.s4 + ox * ig.s5] = best;
+                    ox++;
+                }
+            }
+    }
+}
+
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void
+pool_avg_fwd_cpu(global const DT *x, long8 xg, global DT *y, long8 yg, int16 g, int8 g2, int cl,
+                 long planes, long per)
+{
+    const long p0 = (long)get_global_id(0) * per, p1 = min(p0 + per, planes);
+    for (long p = p0; p < p1; p++) {
+        const int n = (int)(p / g.s1), c = (int)(p % g.s1);
+        global const DT *xp = x + AT(xg, n, c, 0, 0, 0);
+        const long yb = AT(yg, n, c, 0, 0, 0);
+        for (int oz = 0; oz < g.s5; oz++)
+            for (int oy = 0; oy < g.s6; oy++)
+                for (int ox = 0; ox < g.s7; ox++) {
+                    int zl, zh, zf, yl, yh, yf, xl, xh, xf;
+                    avg_win(oz, g.s2, g.s5, g.s8, g.sb, g.se, g2.s6, &zl, &zh, &zf);
+                    avg_win(oy, g.s3, g.s6, g.s9, g.sc, g.sf, g2.s6, &yl, &yh, &yf);
+                    avg_win(ox, g.s4, g.s7, g.sa, g.sd, g2.s0, g2.s6, &xl, &xh, &xf);
+                    int dv = avg_div(oz, oy, ox, g, g2);
+                    CT acc = 0;
+                    for (int zz = zl; zz < zh; zz++)
+                        for (int yy = yl; yy < yh; yy++) {
+                            global const DT *xr = xp + zz * xg.s3 + yy * xg.s4;
+                            for (int xx = xl; xx < xh; xx++)
+                                acc += LD(xr, xx * xg.s5);
+                        }
+                    ST(y, yb + oz * yg.s3 + oy * yg.s4 + ox * yg.s5, dv ? acc / (CT)dv : (CT)0);
+                }
+    }
+}
+#endif
+
+#ifdef CLOPS_CHUNKED
+/*
  * CPU devices, channels-last max pooling forward (issue 19), every dtype
  * (the host picks it for any channels-last input): work items of one,
  * each taking `per` consecutive output positions (n, oz, oy, ox); for

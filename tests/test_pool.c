@@ -210,6 +210,59 @@ static void test_upsampling_wide_rows(void **state)
     ct_clear_context();
 }
 
+/* Max pooling forward of NCHW inputs with enough planes for the CPU
+ * devices' plane kernel (four outputs of a row at once inside the input,
+ * one at a time at the edges): values and indices equal the CPU
+ * reference exactly, with NaNs (the last NaN's index wins), an all -inf
+ * plane, and windows with dilation and ceil_mode. */
+static void test_max_forward_planes_nan_and_edges(void **state)
+{
+    (void)state;
+    enum { N = 3, C = 7, H = 13, W = 21 };
+    float *h = malloc(sizeof(float) * N * C * H * W);
+    ct_rng r = ct_rng_seeded(9);
+    for (int i = 0; i < N * C * H * W; i++) {
+        h[i] = (float)ct_rng_uniform(&r);
+        if (i % 37 == 5 || i % 53 == 11)
+            h[i] = NAN;
+        if (i / (H * W) == 4)
+            h[i] = -INFINITY;
+    }
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < nd; di++) {
+        ct_set_device(devs[di]);
+        clops_tensor *x =
+            ct_from_values(devs[di], CLOPS_FLOAT32, 4, CT_I64(N, C, H, W), CT_CONTIGUOUS, h);
+        clops_tensor *xc = ct_to_cpu(x);
+        for (int k = 0; k < 2; k++) {
+            ct_set_case("max_pool2d NCHW [%d, %d, %d, %d], configuration %d", N, C, H, W, k);
+            clops_tensor *y[2] = {NULL, NULL}, *ix[2] = {NULL, NULL}, *xs[2] = {x, xc};
+            for (int j = 0; j < 2; j++) {
+                if (k == 0)
+                    CT_OK(clops_max_pool2d_with_indices(xs[j], CT_I64(3, 3), 2, CT_I64(2, 2), 2,
+                                                        CT_I64(1, 1), 2, CT_I64(1, 1), 2, false,
+                                                        &y[j], &ix[j]));
+                else
+                    CT_OK(clops_max_pool2d_with_indices(xs[j], CT_I64(2, 3), 2, CT_I64(1, 2), 2,
+                                                        CT_I64(1, 1), 2, CT_I64(2, 2), 2, true,
+                                                        &y[j], &ix[j]));
+            }
+            if (y[0] && y[1])
+                CT_ASSERT_CLOSE(y[0], y[1], CT_TOL_EXACT);
+            if (ix[0] && ix[1])
+                CT_ASSERT_CLOSE(ix[0], ix[1], CT_TOL_EXACT);
+            clops_tensor *ts[] = {y[0], y[1], ix[0], ix[1]};
+            for (size_t i = 0; i < CT_COUNT(ts); i++)
+                clops_tensor_release(ts[i]);
+        }
+        clops_tensor_release(x);
+        clops_tensor_release(xc);
+    }
+    free(h);
+    ct_clear_context();
+}
+
 /* sum(a * b) of two float64 tensors of one shape, in double on the host. */
 static double dot(const clops_tensor *a, const clops_tensor *b)
 {
@@ -500,6 +553,7 @@ int main(void)
         cmocka_unit_test(test_channels_last_max_forward_nan_and_channel_blocks),
         cmocka_unit_test(test_backward_is_the_adjoint_of_forward),
         cmocka_unit_test(test_upsampling_wide_rows),
+        cmocka_unit_test(test_max_forward_planes_nan_and_edges),
         cmocka_unit_test(test_max_backward_uses_indices_in_the_window_only),
         cmocka_unit_test(test_zero_size_batch),
         cmocka_unit_test(test_errors_name_the_op),
