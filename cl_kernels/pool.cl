@@ -648,7 +648,46 @@ pool_max_fwd_cpu(global const DT *x, long8 xg, global DT *y, long8 yg, global lo
         const int n = (int)(r / g.s5);
         MAX_WINDOW(oz, oy, ox)
         const long first = ((long)z0 * g.s3 + y0) * g.s4 + x0;
-        for (int c0 = 0; c0 < g.s1; c0 += POOL_CB) {
+        int cv = 0;
+#if KIND == 0
+        /* float and double: blocks of 8 channels in registers (the running
+         * maxima and indices of the block below live on the stack, stored
+         * and reloaded at every tap), the taps innermost; the same
+         * comparisons per channel in the same order. */
+        for (; xg.s2 == 1 && cv + 8 <= g.s1; cv += 8) {
+            PCAT(CT, 8) mv = (PCAT(CT, 8))(-(CT)INFINITY);
+            long8 bv = (long8)first;
+            for (int a = 0; a < zn; a++) {
+                int zz = z0 + a * zs;
+                if (zz >= g.s2)
+                    break;
+                for (int b = 0; b < yn; b++) {
+                    int yy = y0 + b * ys;
+                    if (yy >= g.s3)
+                        break;
+                    for (int e = 0; e < xn; e++) {
+                        int xx = x0 + e * xs;
+                        if (xx >= g.s4)
+                            break;
+                        PCAT(CT, 8) v = vload8(0, x + AT(xg, n, cv, zz, yy, xx));
+                        __typeof__(v > mv) take = (v > mv) | isnan(v);
+                        mv = select(mv, v, take);
+                        bv = select(bv, (long8)(((long)zz * g.s3 + yy) * g.s4 + xx),
+                                    convert_long8(take));
+                    }
+                }
+            }
+            CT mo[8];
+            long bo[8];
+            vstore8(mv, 0, mo);
+            vstore8(bv, 0, bo);
+            for (int j = 0; j < 8; j++) {
+                ST(y, AT(yg, n, cv + j, oz, oy, ox), mo[j]);
+                ix[AT(ig, n, cv + j, oz, oy, ox)] = bo[j];
+            }
+        }
+#endif
+        for (int c0 = cv; c0 < g.s1; c0 += POOL_CB) {
             const int cn = min(POOL_CB, g.s1 - c0);
             for (int j = 0; j < cn; j++) {
                 m[j] = -(CT)INFINITY;
