@@ -17,11 +17,20 @@
 #include "clops/tensor.h"
 #include "host/host.h"
 
-/* Seconds on a monotonic clock. */
+/* Seconds on a monotonic clock; with CLOPS_BENCH_CLOCK=cpu, the CPU time
+ * of the whole process instead (every thread: POCL's workers too), for
+ * comparing two clops builds on an overloaded machine, where wall time
+ * mostly measures the wait for a core.  Not comparable with PyTorch's wall
+ * times (its OpenMP threads spin while they wait). */
 static inline double now(void)
 {
+    static int cpu = -1;
+    if (cpu < 0) {
+        const char *e = getenv("CLOPS_BENCH_CLOCK");
+        cpu = e && strcmp(e, "cpu") == 0;
+    }
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(cpu ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 

@@ -274,7 +274,11 @@ norm_layer(global const TIN_T *x, long xoff, global const CT *w, long woff, glob
 #if OUT_KIND == 1
 #define STYV(p, i, v) RCATN(RCATN(vstore_half, NV), _rte)(RCATN(convert_float, NV)(v), 0, (p) + (i))
 #elif OUT_KIND == 2
-#define STYV(p, i, v) VSTOREN(norm_bf16v(RCATN(convert_float, NV)(v)), 0, (p) + (i))
+/* Through a vector pointer (the offsets are multiples of NV, NORM_VSPAN):
+ * POCL split vstoreN of a ushortN into one 2-byte store per lane, half of
+ * bfloat16 softmax's time (the pointwise generator's fix, issue 19). */
+#define STYV(p, i, v)                                                                      \
+    (*(global RCATN(ushort, NV) *)((p) + (i)) = norm_bf16v(RCATN(convert_float, NV)(v)))
 /* clops_float_to_bf16 on a vector: round to nearest even, NaN to 0x7fc0. */
 RCATN(ushort, NV) norm_bf16v(RCATN(float, NV) f)
 {
@@ -320,10 +324,19 @@ RCATN(ushort, NV) norm_bf16v(RCATN(float, NV) f)
         h1 = ok_ ? h0 + ((n) - h0) / NV * NV : (n);                                        \
     } while (0)
 
+/* Softmax into a y narrower than the compute type (float16, bfloat16)
+ * keeps the exps of a row's vector part, up to NORM_EBUF of them, in a
+ * private array between the sum and the output pass instead of computing
+ * them twice (bfloat16 softmax took twice float32's time); the same values
+ * either way. */
+#define NORM_EBUF 4096
 __kernel void norm_softmax_cpu(global const TIN_T *x, long xoff, global TOUT_T *y, long yoff,
                                long rows, long n, long inner, long per, int logm)
 {
     long it = (long)get_global_id(0);
+#if !Y_IS_CT
+    CT eb[NORM_EBUF];
+#endif
     for (long row = it * per; row < min(rows, (it + 1) * per); row++) {
         long base = (row / inner) * n * inner + row % inner;
         global const TIN_T *xr = x + xoff + base;
@@ -348,6 +361,9 @@ __kernel void norm_softmax_cpu(global const TIN_T *x, long xoff, global TOUT_T *
          * Softmax into a y of the compute type keeps each exp there and
          * divides it by the sum in the last pass (Y_IS_CT). */
         bool keep = Y_IS_CT && !(logm & 1);
+#if !Y_IS_CT
+        bool held = !(logm & 1) && h1 - h0 <= NORM_EBUF;
+#endif
         CT s = (CT)0;
         for (long j = 0; j < h0; j++) {
             CT e = exp(LDX(xr, j * inner) - m);
@@ -362,6 +378,10 @@ __kernel void norm_softmax_cpu(global const TIN_T *x, long xoff, global TOUT_T *
                 sv += e;
                 if (keep)
                     STYV(yr, j, e);
+#if !Y_IS_CT
+                else if (held)
+                    VSTOREN(e, 0, eb + (j - h0));
+#endif
             }
             CT sh;
             HFOLD(sv, HADD, HADD, sh);
@@ -396,6 +416,10 @@ __kernel void norm_softmax_cpu(global const TIN_T *x, long xoff, global TOUT_T *
             CTV v = LDXV(xr, j) - m;
             if (logm & 1)
                 STYV(yr, j, v - ls);
+#if !Y_IS_CT
+            else if (held)
+                STYV(yr, j, VLOADN(0, eb + (j - h0)) / s);
+#endif
             else
                 STYV(yr, j, exp(v) / s);
         }
@@ -539,6 +563,41 @@ __kernel void norm_layer_cpu(global const TIN_T *x, long xoff, global const CT *
                 v += b[boff + j];
             STY(yr, j, v);
         }
+    }
+}
+
+/*
+ * Batch and group norm's normalization on a CPU device
+ * (ops/norm/norm_affine.c): y = shift[p % hmod] + x * scale[p % smod] over
+ * planes p of S contiguous elements (x [P, S], y likewise), work item i
+ * taking elements [i * chunk, (i + 1) * chunk) plane run by plane run, the
+ * runs' aligned middles as NV-wide vectors.  The expression of the
+ * pointwise addcmul(shift, x, scale) with value 1 (whose 1 * x is exact),
+ * without contraction as there, so the bits are the same; the pointwise
+ * kernel read the two [*, C, 1] operands through its general strided loop
+ * (index arithmetic per element).  Last in the file: the pragma below holds
+ * to the end of the program.
+ */
+#pragma OPENCL FP_CONTRACT OFF
+__kernel void norm_affine_cpu(global const TIN_T *x, long xoff, global TOUT_T *y, long yoff,
+                              global const CT *sc, long soff, long smod, global const CT *sh,
+                              long hoff, long hmod, long total, long S, long chunk)
+{
+    long e = (long)get_global_id(0) * chunk, e1 = min(total, e + chunk);
+    while (e < e1) {
+        long p = e / S, n = min(e1, (p + 1) * S) - e;
+        CT a = sc[soff + p % smod], b = sh[hoff + p % hmod];
+        global const TIN_T *xr = x + xoff + e;
+        global TOUT_T *yr = y + yoff + e;
+        long h0, h1;
+        NORM_VSPAN(xoff + e, yoff + e, 1, n, h0, h1);
+        for (long j = 0; j < h0; j++)
+            STY(yr, j, b + LDX(xr, j) * a);
+        for (long j = h0; j < h1; j += NV)
+            STYV(yr, j, (CTV)b + LDXV(xr, j) * (CTV)a);
+        for (long j = h1; j < n; j++)
+            STY(yr, j, b + LDX(xr, j) * a);
+        e += n;
     }
 }
 #endif /* NORM_CPU */

@@ -419,32 +419,202 @@ __kernel void pool_up_bwd(global const DT *go, long8 gg, global DT *gi, long8 og
 }
 
 #ifdef CLOPS_CHUNKED
+/* The taps of UP_XB outputs along W, computed once for every row and plane
+ * of a work item (the CPU upsampling kernels). */
+#define UP_XB 64
 /* Upsampling forward on CPU devices: work items of one, `per` consecutive
- * (n, c) planes each, walked row by row (a row's taps computed once); the
- * same arithmetic, in the same order, as pool_up_fwd. */
+ * (n, c) planes each, walked in blocks of UP_XB output columns (their taps
+ * computed once per block for all the item's planes and rows), row by row;
+ * bilinear rows as a loop without the tap loops.  The same arithmetic, in
+ * the same order, as pool_up_fwd. */
 __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void
 pool_up_fwd_cpu(global const DT *x, long8 xg, global DT *y, long8 yg, int16 g, int8 g2,
                 float2 nsc, CT2 lsc, int cl, long planes, long per)
 {
     const long p0 = (long)get_global_id(0) * per, p1 = min(p0 + per, planes);
-    for (long p = p0; p < p1; p++) {
-        const int n = (int)(p / g.s1), c = (int)(p % g.s1);
-        for (int oy = 0; oy < g.s6; oy++) {
-            int hy[4], hx[4];
-            CT wy[4], wx[4];
-            const int ny = up_taps(g2.s7, oy, g.s3, g.s6, nsc.x, lsc.x, g2.s4, hy, wy);
-            for (int ox = 0; ox < g.s7; ox++) {
-                const int nx = up_taps(g2.s7, ox, g.s4, g.s7, nsc.y, lsc.y, g2.s4, hx, wx);
-                CT acc = 0;
-                for (int a = 0; a < ny; a++) {
-                    CT r = 0;
-                    for (int b = 0; b < nx; b++)
-                        r += wx[b] * LD(x, AT(xg, n, c, 0, hy[a], hx[b]));
-                    acc += wy[a] * r;
+    int hxs[4 * UP_XB];
+    CT wxs[4 * UP_XB];
+    for (int ox0 = 0; ox0 < g.s7; ox0 += UP_XB) {
+        const int nb = min(UP_XB, g.s7 - ox0);
+        int nx = 1;
+        for (int q = 0; q < nb; q++)
+            nx = up_taps(g2.s7, ox0 + q, g.s4, g.s7, nsc.y, lsc.y, g2.s4, hxs + 4 * q,
+                         wxs + 4 * q);
+        for (long p = p0; p < p1; p++) {
+            const int n = (int)(p / g.s1), c = (int)(p % g.s1);
+            const long xb = xg.s0 + n * xg.s1 + c * xg.s2;
+            const long yb = yg.s0 + n * yg.s1 + c * yg.s2 + ox0 * yg.s5;
+            for (int oy = 0; oy < g.s6; oy++) {
+                int hy[4];
+                CT wy[4];
+                const int ny = up_taps(g2.s7, oy, g.s3, g.s6, nsc.x, lsc.x, g2.s4, hy, wy);
+                global DT *yr = y + yb + oy * yg.s4;
+                if (nx == 2 && ny == 2) {
+                    global const DT *r0 = x + xb + hy[0] * xg.s4, *r1 = x + xb + hy[1] * xg.s4;
+                    for (int q = 0; q < nb; q++) {
+                        const long i0 = hxs[4 * q] * xg.s5, i1 = hxs[4 * q + 1] * xg.s5;
+                        const CT w0 = wxs[4 * q], w1 = wxs[4 * q + 1];
+                        CT s0 = 0, s1 = 0, acc = 0;
+                        s0 += w0 * LD(r0, i0);
+                        s0 += w1 * LD(r0, i1);
+                        s1 += w0 * LD(r1, i0);
+                        s1 += w1 * LD(r1, i1);
+                        acc += wy[0] * s0;
+                        acc += wy[1] * s1;
+                        ST(yr, q * yg.s5, acc);
+                    }
+                    continue;
                 }
-                ST(y, AT(yg, n, c, 0, oy, ox), acc);
+                for (int q = 0; q < nb; q++) {
+                    CT acc = 0;
+                    for (int a = 0; a < ny; a++) {
+                        global const DT *ra = x + xb + hy[a] * xg.s4;
+                        CT r = 0;
+                        for (int b = 0; b < nx; b++)
+                            r += wxs[4 * q + b] * LD(ra, hxs[4 * q + b] * xg.s5);
+                        acc += wy[a] * r;
+                    }
+                    ST(yr, q * yg.s5, acc);
+                }
             }
         }
+    }
+}
+#endif
+
+#ifdef CLOPS_CHUNKED
+/*
+ * CPU devices, forward passes of inputs that are not channels-last (issue
+ * 36): work items of one, `per` consecutive (n, c) planes each, outputs in
+ * order, the plane's offsets taken once (the CLOPS_ITEMS and grid-stride
+ * kernels split every output index by division and computed every tap's
+ * offset from five strides).  The same taps, comparisons and sums in the
+ * same order as pool_max_fwd and pool_avg_fwd: the same values and indices.
+ */
+#define PCAT_(a, b) a##b
+#define PCAT(a, b) PCAT_(a, b)
+/* Four outputs of one row at once where their windows lie inside the
+ * input along W (fixed windows): lane j is output ox + j, the taps read as
+ * 4-wide vectors and the running maxima updated by a vector select (the
+ * scalar update was a branch mispredicted half the time on random data);
+ * per lane the comparisons of pool_max_fwd in its order. */
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void
+pool_max_fwd_planes_cpu(global const DT *x, long8 xg, global DT *y, long8 yg, global long *ix,
+                        long8 ig, int16 g, int8 g2, int cl, long planes, long per)
+{
+    const long p0 = (long)get_global_id(0) * per, p1 = min(p0 + per, planes);
+    /* outputs whose fixed window lies inside [0, W) along W */
+    const int sx = g.sd, px = g2.s0, dx = g2.s3, kx = g.sa;
+    const int oxlo = g2.s6 ? g.s7 : (px + sx - 1) / sx;
+    const int oxhi = g2.s6 ? -1 : (g.s4 - 1 - (kx - 1) * dx + px) / sx; /* inclusive */
+    for (long p = p0; p < p1; p++) {
+        const int n = (int)(p / g.s1), c = (int)(p % g.s1);
+        global const DT *xp = x + AT(xg, n, c, 0, 0, 0);
+        const long yb = AT(yg, n, c, 0, 0, 0), ib = AT(ig, n, c, 0, 0, 0);
+        for (int oz = 0; oz < g.s5; oz++)
+            for (int oy = 0; oy < g.s6; oy++) {
+                for (int ox = 0; ox < g.s7;) {
+                    if (ox >= oxlo && ox + 3 <= oxhi && g.s4 - 1 - (kx - 1) * dx + px >= 0) {
+                        MAX_WINDOW(oz, oy, ox)
+                        PCAT(CT, 4) m = (PCAT(CT, 4))(-(CT)INFINITY);
+                        const long4 lane = (long4)(0, sx, 2 * sx, 3 * sx);
+                        long4 best = (long4)(((long)z0 * g.s3 + y0) * g.s4 + x0) + lane;
+                        for (int a = 0; a < zn; a++) {
+                            int zz = z0 + a * zs;
+                            if (zz >= g.s2)
+                                break;
+                            for (int b = 0; b < yn; b++) {
+                                int yy = y0 + b * ys;
+                                if (yy >= g.s3)
+                                    break;
+                                global const DT *xr = xp + zz * xg.s3 + yy * xg.s4;
+                                for (int e = 0; e < xn; e++) {
+                                    int xx = x0 + e * xs;
+                                    PCAT(CT, 4)
+                                    v = (PCAT(CT, 4))(LD(xr, xx * xg.s5),
+                                                      LD(xr, (xx + sx) * xg.s5),
+                                                      LD(xr, (xx + 2 * sx) * xg.s5),
+                                                      LD(xr, (xx + 3 * sx) * xg.s5));
+                                    __typeof__(v > m) take = (v > m) | isnan(v);
+                                    m = select(m, v, take);
+                                    best = select(best,
+                                                  (long4)(((long)zz * g.s3 + yy) * g.s4 + xx) +
+                                                      lane,
+                                                  convert_long4(take));
+                                }
+                            }
+                        }
+                        const long yo = yb + oz * yg.s3 + oy * yg.s4;
+                        const long io = ib + oz * ig.s3 + oy * ig.s4;
+                        ST(y, yo + ox * yg.s5, m.s0);
+                        ST(y, yo + (ox + 1) * yg.s5, m.s1);
+                        ST(y, yo + (ox + 2) * yg.s5, m.s2);
+                        ST(y, yo + (ox + 3) * yg.s5, m.s3);
+                        ix[io + ox * ig.s5] = best.s0;
+                        ix[io + (ox + 1) * ig.s5] = best.s1;
+                        ix[io + (ox + 2) * ig.s5] = best.s2;
+                        ix[io + (ox + 3) * ig.s5] = best.s3;
+                        ox += 4;
+                        continue;
+                    }
+                    MAX_WINDOW(oz, oy, ox)
+                    CT m = -(CT)INFINITY;
+                    long best = ((long)z0 * g.s3 + y0) * g.s4 + x0;
+                    for (int a = 0; a < zn; a++) {
+                        int zz = z0 + a * zs;
+                        if (zz >= g.s2)
+                            break;
+                        for (int b = 0; b < yn; b++) {
+                            int yy = y0 + b * ys;
+                            if (yy >= g.s3)
+                                break;
+                            global const DT *xr = xp + zz * xg.s3 + yy * xg.s4;
+                            for (int e = 0; e < xn; e++) {
+                                int xx = x0 + e * xs;
+                                if (xx >= g.s4)
+                                    break;
+                                CT v = LD(xr, xx * xg.s5);
+                                if (v > m || isnan(v)) {
+                                    m = v;
+                                    best = ((long)zz * g.s3 + yy) * g.s4 + xx;
+                                }
+                            }
+                        }
+                    }
+                    ST(y, yb + oz * yg.s3 + oy * yg.s4 + ox * yg.s5, m);
+                    ix[ib + oz * ig.s3 + oy * ig.s4 + ox * ig.s5] = best;
+                    ox++;
+                }
+            }
+    }
+}
+
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void
+pool_avg_fwd_cpu(global const DT *x, long8 xg, global DT *y, long8 yg, int16 g, int8 g2, int cl,
+                 long planes, long per)
+{
+    const long p0 = (long)get_global_id(0) * per, p1 = min(p0 + per, planes);
+    for (long p = p0; p < p1; p++) {
+        const int n = (int)(p / g.s1), c = (int)(p % g.s1);
+        global const DT *xp = x + AT(xg, n, c, 0, 0, 0);
+        const long yb = AT(yg, n, c, 0, 0, 0);
+        for (int oz = 0; oz < g.s5; oz++)
+            for (int oy = 0; oy < g.s6; oy++)
+                for (int ox = 0; ox < g.s7; ox++) {
+                    int zl, zh, zf, yl, yh, yf, xl, xh, xf;
+                    avg_win(oz, g.s2, g.s5, g.s8, g.sb, g.se, g2.s6, &zl, &zh, &zf);
+                    avg_win(oy, g.s3, g.s6, g.s9, g.sc, g.sf, g2.s6, &yl, &yh, &yf);
+                    avg_win(ox, g.s4, g.s7, g.sa, g.sd, g2.s0, g2.s6, &xl, &xh, &xf);
+                    int dv = avg_div(oz, oy, ox, g, g2);
+                    CT acc = 0;
+                    for (int zz = zl; zz < zh; zz++)
+                        for (int yy = yl; yy < yh; yy++) {
+                            global const DT *xr = xp + zz * xg.s3 + yy * xg.s4;
+                            for (int xx = xl; xx < xh; xx++)
+                                acc += LD(xr, xx * xg.s5);
+                        }
+                    ST(y, yb + oz * yg.s3 + oy * yg.s4 + ox * yg.s5, dv ? acc / (CT)dv : (CT)0);
+                }
     }
 }
 #endif
@@ -478,7 +648,46 @@ pool_max_fwd_cpu(global const DT *x, long8 xg, global DT *y, long8 yg, global lo
         const int n = (int)(r / g.s5);
         MAX_WINDOW(oz, oy, ox)
         const long first = ((long)z0 * g.s3 + y0) * g.s4 + x0;
-        for (int c0 = 0; c0 < g.s1; c0 += POOL_CB) {
+        int cv = 0;
+#if KIND == 0
+        /* float and double: blocks of 8 channels in registers (the running
+         * maxima and indices of the block below live on the stack, stored
+         * and reloaded at every tap), the taps innermost; the same
+         * comparisons per channel in the same order. */
+        for (; xg.s2 == 1 && cv + 8 <= g.s1; cv += 8) {
+            PCAT(CT, 8) mv = (PCAT(CT, 8))(-(CT)INFINITY);
+            long8 bv = (long8)first;
+            for (int a = 0; a < zn; a++) {
+                int zz = z0 + a * zs;
+                if (zz >= g.s2)
+                    break;
+                for (int b = 0; b < yn; b++) {
+                    int yy = y0 + b * ys;
+                    if (yy >= g.s3)
+                        break;
+                    for (int e = 0; e < xn; e++) {
+                        int xx = x0 + e * xs;
+                        if (xx >= g.s4)
+                            break;
+                        PCAT(CT, 8) v = vload8(0, x + AT(xg, n, cv, zz, yy, xx));
+                        __typeof__(v > mv) take = (v > mv) | isnan(v);
+                        mv = select(mv, v, take);
+                        bv = select(bv, (long8)(((long)zz * g.s3 + yy) * g.s4 + xx),
+                                    convert_long8(take));
+                    }
+                }
+            }
+            CT mo[8];
+            long bo[8];
+            vstore8(mv, 0, mo);
+            vstore8(bv, 0, bo);
+            for (int j = 0; j < 8; j++) {
+                ST(y, AT(yg, n, cv + j, oz, oy, ox), mo[j]);
+                ix[AT(ig, n, cv + j, oz, oy, ox)] = bo[j];
+            }
+        }
+#endif
+        for (int c0 = cv; c0 < g.s1; c0 += POOL_CB) {
             const int cn = min(POOL_CB, g.s1 - c0);
             for (int j = 0; j < cn; j++) {
                 m[j] = -(CT)INFINITY;
@@ -528,13 +737,23 @@ pool_max_fwd_cpu(global const DT *x, long8 xg, global DT *y, long8 yg, global lo
  * to share among the cores (a shape-only choice).
  */
 
-/* Zeroes plane (n, c) of gi. */
+/* Zeroes plane (n, c) of gi: one run when the plane is dense (a loop the
+ * compiler vectorises), else row by row. */
 inline void zero_plane(global DT *gi, long8 og, int n, int c, int16 g)
 {
+    global DT *pl = gi + AT(og, n, c, 0, 0, 0);
+    if (og.s5 == 1 && og.s4 == g.s4 && og.s3 == (long)g.s3 * g.s4) {
+        const long sz = (long)g.s2 * g.s3 * g.s4;
+        for (long i = 0; i < sz; i++)
+            pl[i] = (DT)0;
+        return;
+    }
     for (int z = 0; z < g.s2; z++)
-        for (int y = 0; y < g.s3; y++)
+        for (int y = 0; y < g.s3; y++) {
+            global DT *r = pl + z * og.s3 + y * og.s4;
             for (int x = 0; x < g.s4; x++)
-                gi[AT(og, n, c, z, y, x)] = (DT)0;
+                r[x * og.s5] = (DT)0;
+        }
 }
 
 /* Whether v is one of the taps (start, step, count) of a window. */
@@ -544,8 +763,17 @@ inline bool in_win(int v, int start, int step, int count)
     return d >= 0 && d % step == 0 && d / step < count;
 }
 
+/* in_win for a step of 1 (no division). */
+inline bool in_win1(int v, int start, int step, int count)
+{
+    return step == 1 ? v >= start && v - start < count : in_win(v, start, step, count);
+}
+
 /* max pooling backward: gi[index of output o] += go[o], where the index
- * lies in o's window (as the gather kernel: other indices add nothing). */
+ * lies in o's window (as the gather kernel: other indices add nothing).
+ * The index is decoded without dividing: its row is the window row whose
+ * span holds it (a plane's rows are disjoint), its depth (3-D only) by
+ * division. */
 __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void
 pool_max_bwd_cpu(global const DT *go, long8 gg, global const long *ix, long8 ig, global DT *gi,
                  long8 og, int16 g, int8 g2, int cl, long planes, long per)
@@ -555,25 +783,48 @@ pool_max_bwd_cpu(global const DT *go, long8 gg, global const long *ix, long8 ig,
     for (long p = p0; p < p1; p++) {
         const int n = (int)(p / g.s1), c = (int)(p % g.s1);
         zero_plane(gi, og, n, c, g);
+        const long gb = gg.s0 + n * gg.s1 + c * gg.s2, ib = ig.s0 + n * ig.s1 + c * ig.s2;
+        const long ob = og.s0 + n * og.s1 + c * og.s2;
         for (int oz = 0; oz < g.s5; oz++) {
             int z0, zs, zn;
             win(oz, g.s2, g.s5, g.s8, g.sb, g.se, g2.s1, g2.s6, &z0, &zs, &zn);
+            const bool z0in = in_win(0, z0, zs, zn);
             for (int oy = 0; oy < g.s6; oy++) {
                 int y0, ys, yn;
                 win(oy, g.s3, g.s6, g.s9, g.sc, g.sf, g2.s2, g2.s6, &y0, &ys, &yn);
+                const long io = ib + oz * ig.s3 + oy * ig.s4, go_ = gb + oz * gg.s3 + oy * gg.s4;
                 for (int ox = 0; ox < g.s7; ox++) {
-                    const long t = ix[AT(ig, n, c, oz, oy, ox)];
+                    const long t = ix[io + ox * ig.s5];
                     if (t < 0 || t >= isz)
                         continue;
-                    const int z = (int)(t / hw), r = (int)(t - z * hw);
-                    const int y = r / g.s4, x = r - y * g.s4;
+                    int z = 0;
+                    long r = t;
+                    if (g.s2 > 1) {
+                        z = (int)(t / hw);
+                        r = t - z * hw;
+                        if (!in_win(z, z0, zs, zn))
+                            continue;
+                    } else if (!z0in) {
+                        continue;
+                    }
+                    int y = -1, x = 0;
+                    for (int b = 0; b < yn; b++) {
+                        const int yy = y0 + b * ys;
+                        const long xx = r - (long)yy * g.s4;
+                        if (yy >= 0 && yy < g.s3 && xx >= 0 && xx < g.s4) {
+                            y = yy;
+                            x = (int)xx;
+                            break;
+                        }
+                    }
+                    if (y < 0)
+                        continue;
                     int x0, xs, xn;
                     win(ox, g.s4, g.s7, g.sa, g.sd, g2.s0, g2.s3, g2.s6, &x0, &xs, &xn);
-                    if (!in_win(z, z0, zs, zn) || !in_win(y, y0, ys, yn) ||
-                        !in_win(x, x0, xs, xn))
+                    if (!in_win1(x, x0, xs, xn))
                         continue;
-                    const long at = AT(og, n, c, z, y, x);
-                    gi[at] = (DT)(gi[at] + go[AT(gg, n, c, oz, oy, ox)]);
+                    const long at = ob + z * og.s3 + y * og.s4 + x * og.s5;
+                    gi[at] = (DT)(gi[at] + go[go_ + ox * gg.s5]);
                 }
             }
         }
@@ -614,25 +865,60 @@ pool_avg_bwd_cpu(global const DT *go, long8 gg, global DT *gi, long8 og, int16 g
         }
     }
 }
-/* Upsampling backward: go[o] * (y weight x x weight) into each tap of o. */
+/* Upsampling backward: go[o] * (y weight x x weight) into each tap of o,
+ * the outputs of a plane in order (a row's taps once per row, the W taps
+ * once per item when a row has at most UP_XMAX outputs; bilinear without
+ * the tap loops): the same terms added in the same order as before. */
+#define UP_XMAX 256
 __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void
 pool_up_bwd_cpu(global const DT *go, long8 gg, global DT *gi, long8 og, int16 g, int8 g2,
                 float2 nsc, CT2 lsc, int cl, long planes, long per)
 {
     const long p0 = (long)get_global_id(0) * per, p1 = min(p0 + per, planes);
+    int hxs[4 * UP_XMAX];
+    CT wxs[4 * UP_XMAX];
+    const bool pre = g.s7 <= UP_XMAX;
+    for (int ox = 0; pre && ox < g.s7; ox++)
+        up_taps(g2.s7, ox, g.s4, g.s7, nsc.y, lsc.y, g2.s4, hxs + 4 * ox, wxs + 4 * ox);
     for (long p = p0; p < p1; p++) {
         const int n = (int)(p / g.s1), c = (int)(p % g.s1);
         zero_plane(gi, og, n, c, g);
+        const long gb = gg.s0 + n * gg.s1 + c * gg.s2, ib = og.s0 + n * og.s1 + c * og.s2;
         for (int oy = 0; oy < g.s6; oy++) {
-            int hy[4], hx[4];
-            CT wy[4], wx[4];
+            int hy[4];
+            CT wy[4];
             const int ny = up_taps(g2.s7, oy, g.s3, g.s6, nsc.x, lsc.x, g2.s4, hy, wy);
+            global const DT *gr = go + gb + oy * gg.s4;
+            if (pre && g2.s7 == 1 && ny == 2) {
+                global DT *r0 = gi + ib + hy[0] * og.s4, *r1 = gi + ib + hy[1] * og.s4;
+                for (int ox = 0; ox < g.s7; ox++) {
+                    const long i0 = hxs[4 * ox] * og.s5, i1 = hxs[4 * ox + 1] * og.s5;
+                    const CT w0 = wxs[4 * ox], w1 = wxs[4 * ox + 1];
+                    const CT v = gr[ox * gg.s5];
+                    r0[i0] = (DT)(r0[i0] + wy[0] * w0 * v);
+                    r0[i1] = (DT)(r0[i1] + wy[0] * w1 * v);
+                    r1[i0] = (DT)(r1[i0] + wy[1] * w0 * v);
+                    r1[i1] = (DT)(r1[i1] + wy[1] * w1 * v);
+                }
+                continue;
+            }
             for (int ox = 0; ox < g.s7; ox++) {
-                const int nx = up_taps(g2.s7, ox, g.s4, g.s7, nsc.y, lsc.y, g2.s4, hx, wx);
-                const CT v = go[AT(gg, n, c, 0, oy, ox)];
+                int hx[4];
+                CT wx[4];
+                int nx;
+                if (pre) {
+                    nx = g2.s7 == 0 ? 1 : g2.s7 == 1 ? 2 : 4;
+                    for (int b = 0; b < nx; b++) {
+                        hx[b] = hxs[4 * ox + b];
+                        wx[b] = wxs[4 * ox + b];
+                    }
+                } else {
+                    nx = up_taps(g2.s7, ox, g.s4, g.s7, nsc.y, lsc.y, g2.s4, hx, wx);
+                }
+                const CT v = gr[ox * gg.s5];
                 for (int a = 0; a < ny; a++)
                     for (int b = 0; b < nx; b++) {
-                        const long at = AT(og, n, c, 0, hy[a], hx[b]);
+                        const long at = ib + hy[a] * og.s4 + hx[b] * og.s5;
                         gi[at] = (DT)(gi[at] + wy[a] * wx[b] * v);
                     }
             }

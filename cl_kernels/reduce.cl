@@ -524,6 +524,9 @@ typedef struct {
 #if CT_FLOAT && (RK == 0 || RK == 1 || RK == 2 || RK == 3 || RK == 5 || RK == 6 || \
                  RK == 13 || RK == 15 || RK == 16 || RK == 17)
 #define RED_VLANES 1
+/* Column blocks folded side by side in mode 1 (four 16-lane vectors: 256
+ * bytes of float32 per row). */
+#define RED_CG 4
 #define AV_NAN(v) ((v) != (v))
 #if RK == 0 || RK == 3
 #define AV_ID ((CT)0)
@@ -609,6 +612,49 @@ __kernel void KNAME(_cpu)(global const TIN_T *x, long xoff, global ACC *part, lo
             long o0 = (u / nb) * ksz.x + c0;
             int nw = (int)min((long)RW, ksz.x - c0);
             long xb = xoff + red_koff(o0, ksz, kis);
+#if RED_VLANES
+            /* RED_CG full aligned blocks of this item side by side: each
+             * row is read as RED_CG * RW contiguous elements instead of RW
+             * (the column walk is memory-bound: a 64-byte strip per row
+             * crossed a page per row and defeated the prefetcher); per
+             * output the same folds in the same order as one block. */
+            if (kis.x == 1 && rrank == 1 && c0 + RED_CG * RW <= ksz.x &&
+                u + RED_CG <= min(nb * (O / ksz.x), (t + 1) * per) && xb % RW == 0 &&
+                ris.x % RW == 0) {
+                CTV cv[RED_CG];
+#pragma unroll
+                for (int q = 0; q < RED_CG; q++)
+                    cv[q] = (CTV)AV_ID;
+                for (long r = r0; r < r1; r++) {
+                    global const TIN_T *xr = x + xb + r * ris.x;
+#pragma unroll
+                    for (int q = 0; q < RED_CG; q++)
+                        cv[q] = AV_ADD(cv[q], LDV(xr, q * RW));
+                }
+                for (int q = 0; q < RED_CG; q++) {
+                    CT cs[RW];
+                    ACC c[RW];
+                    RCATV(vstore, RW)(cv[q], 0, cs);
+                    for (int j = 0; j < RW; j++)
+                        c[j].v = cs[j];
+                    long oq = o0 + q * RW;
+                    if (S == 1) {
+                        long yb = yoff + red_koff(oq, ksz, kos),
+                             yb2 = yoff2 + red_koff(oq, ksz, kos2);
+                        for (int j = 0; j < RW; j++) {
+                            long yo = yb + j * kos.x, yo2 = yb2 + j * kos2.x;
+                            (void)yo2;
+                            A_FINAL(c[j]);
+                        }
+                    } else {
+                        for (int j = 0; j < RW; j++)
+                            part[(oq + j) * S + s] = c[j];
+                    }
+                }
+                u += RED_CG - 1;
+                continue;
+            }
+#endif
             if (nw == RW && kis.x == 1 && rrank == 1) {
                 ACC c[RW];
 #if RED_VLANES
@@ -802,6 +848,7 @@ __kernel __attribute__((reqd_work_group_size(RWG, 1, 1))) void KNAME(_merge)(
 #undef A_ADDS
 #undef RL
 #undef RED_VLANES
+#undef RED_CG
 #undef AV_NAN
 #undef AV_ID
 #undef AV_ADD

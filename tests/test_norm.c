@@ -78,6 +78,48 @@ static void test_row_strategies_match_the_reference(void **state)
     ct_clear_context();
 }
 
+/* softmax of float16 and bfloat16 rows on every OpenCL device against the
+ * CPU reference: rows of 4000 (a CPU device keeps the exps of the vector
+ * part between its passes) and 5000 (more than it keeps: computed twice),
+ * contiguous and from an offset view (scalar head and tail), and the same
+ * bits on a second call. */
+static void test_two_byte_softmax_rows(void **state)
+{
+    (void)state;
+    static const clops_dtype dts[] = {CLOPS_FLOAT16, CLOPS_BFLOAT16};
+    static const int64_t lens[] = {4000, 5000};
+    clops_device *devs[CT_MAX_DEVICES];
+    int n = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < n; di++) {
+        ct_set_device(devs[di]);
+        for (size_t ti = 0; ti < CT_COUNT(dts); ti++)
+            for (size_t li = 0; li < CT_COUNT(lens); li++)
+                for (int off = 0; off < 2; off++) {
+                    if (!ct_device_supports(devs[di], dts[ti]))
+                        continue;
+                    ct_set_case("softmax of %s rows of %lld, offset %d",
+                                clops_dtype_name(dts[ti]), (long long)lens[li], off);
+                    int64_t sz[2] = {5, lens[li] + 1};
+                    clops_tensor *x0 = ct_random(devs[di], dts[ti], 2, sz, CT_CONTIGUOUS,
+                                                 PW_DOMAIN_SMALL, 31 + li);
+                    clops_tensor *x = NULL, *y = NULL, *y2 = NULL, *yc = NULL;
+                    CT_OK(clops_narrow(x0, 1, off, lens[li], &x));
+                    clops_tensor *xc = ct_to_cpu(x);
+                    CT_OK(clops__softmax(x, 1, false, &y));
+                    CT_OK(clops__softmax(x, 1, false, &y2));
+                    CT_OK(clops__softmax(xc, 1, false, &yc));
+                    if (y && yc)
+                        CT_ASSERT_CLOSE(y, yc, ct_tol_ulp_atol(2, 1e-6));
+                    if (y && y2)
+                        CT_ASSERT_CLOSE(y, y2, CT_TOL_EXACT);
+                    clops_tensor *ts[] = {x0, x, xc, y, y2, yc};
+                    for (size_t i = 0; i < CT_COUNT(ts); i++)
+                        clops_tensor_release(ts[i]);
+                }
+    }
+    ct_clear_context();
+}
+
 /* layer_norm and rms_norm over long rows (a whole group per row, Welford
  * states merged by the tree) and short rows, with weight and bias, against
  * the CPU reference; the statistics too. */
@@ -147,6 +189,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_softmax_matches_pytorch),
+        cmocka_unit_test(test_two_byte_softmax_rows),
         cmocka_unit_test(test_row_strategies_match_the_reference),
         cmocka_unit_test(test_half_to_float_gives_float32),
         cmocka_unit_test(test_layer_norm_rows_match_the_reference),

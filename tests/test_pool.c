@@ -144,6 +144,125 @@ static void test_ops_match_the_reference_on_channels_last(void **state)
     ct_clear_context();
 }
 
+/* Upsampling forward and backward with wide rows against the CPU
+ * reference: CPU devices take a row's W taps in blocks of 64 outputs
+ * (forward) and all at once up to 256 outputs (backward), so widths of 150
+ * (three blocks, a ragged one) and 300 (past the backward's table), and a
+ * downsampling to 37; at least 16 (n, c) planes, so the CPU devices'
+ * plane kernels run on up to 16 cores. */
+static void test_upsampling_wide_rows(void **state)
+{
+    (void)state;
+    static const int64_t in[][4] = {{2, 9, 5, 75}, {1, 17, 3, 150}, {2, 8, 6, 90}};
+    static const int64_t out[][2] = {{9, 150}, {7, 300}, {4, 37}};
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < nd; di++) {
+        ct_set_device(devs[di]);
+        for (size_t si = 0; si < CT_COUNT(in); si++)
+            for (int mode = 0; mode < 3; mode++)
+                for (int ac = 0; ac < 2; ac++) {
+                    if (mode == 0 && ac)
+                        continue;
+                    ct_set_case("%s, align_corners=%d, [%lld, %lld, %lld, %lld] to %lld x %lld",
+                                mode == 0 ? "nearest" : mode == 1 ? "bilinear" : "bicubic", ac,
+                                (long long)in[si][0], (long long)in[si][1],
+                                (long long)in[si][2], (long long)in[si][3],
+                                (long long)out[si][0], (long long)out[si][1]);
+                    clops_tensor *x = ct_random(devs[di], CLOPS_FLOAT32, 4, in[si],
+                                                CT_CONTIGUOUS, PW_DOMAIN_SMALL, 60 + si);
+                    int64_t os[4] = {in[si][0], in[si][1], out[si][0], out[si][1]};
+                    clops_tensor *g = ct_random(devs[di], CLOPS_FLOAT32, 4, os, CT_CONTIGUOUS,
+                                                PW_DOMAIN_SMALL, 70 + si);
+                    clops_tensor *xc = ct_to_cpu(x), *gc = ct_to_cpu(g);
+                    clops_tensor *ys[2] = {NULL, NULL}, *gs[2] = {NULL, NULL};
+                    clops_tensor *xs[2] = {x, xc}, *gg[2] = {g, gc};
+                    for (int k = 0; k < 2; k++) {
+                        if (mode == 0) {
+                            CT_OK(clops_upsample_nearest2d(xs[k], out[si], 2, NULL, NULL,
+                                                           &ys[k]));
+                            CT_OK(clops_upsample_nearest2d_backward(gg[k], out[si], 2, in[si], 4,
+                                                                    NULL, NULL, &gs[k]));
+                        } else if (mode == 1) {
+                            CT_OK(clops_upsample_bilinear2d(xs[k], out[si], 2, ac, NULL, NULL,
+                                                            &ys[k]));
+                            CT_OK(clops_upsample_bilinear2d_backward(
+                                gg[k], out[si], 2, in[si], 4, ac, NULL, NULL, &gs[k]));
+                        } else {
+                            CT_OK(clops_upsample_bicubic2d(xs[k], out[si], 2, ac, NULL, NULL,
+                                                           &ys[k]));
+                            CT_OK(clops_upsample_bicubic2d_backward(
+                                gg[k], out[si], 2, in[si], 4, ac, NULL, NULL, &gs[k]));
+                        }
+                    }
+                    /* the source coordinate scale * o is taken in float32 on OpenCL
+                     * devices (as PyTorch's float kernels): about 1e-5 relative at
+                     * o ~ 150; a wrong tap or weight is off by ~0.1 */
+                    if (ys[0] && ys[1])
+                        CT_ASSERT_CLOSE(ys[0], ys[1], ct_tol_ulp_atol(64, 1e-4));
+                    if (gs[0] && gs[1])
+                        CT_ASSERT_CLOSE(gs[0], gs[1], ct_tol_ulp_atol(64, 1e-4));
+                    clops_tensor *ts[] = {x, g, xc, gc, ys[0], ys[1], gs[0], gs[1]};
+                    for (size_t i = 0; i < CT_COUNT(ts); i++)
+                        clops_tensor_release(ts[i]);
+                }
+    }
+    ct_clear_context();
+}
+
+/* Max pooling forward of NCHW inputs with enough planes for the CPU
+ * devices' plane kernel (four outputs of a row at once inside the input,
+ * one at a time at the edges): values and indices equal the CPU
+ * reference exactly, with NaNs (the last NaN's index wins), an all -inf
+ * plane, and windows with dilation and ceil_mode. */
+static void test_max_forward_planes_nan_and_edges(void **state)
+{
+    (void)state;
+    enum { N = 3, C = 7, H = 13, W = 21 };
+    float *h = malloc(sizeof(float) * N * C * H * W);
+    ct_rng r = ct_rng_seeded(9);
+    for (int i = 0; i < N * C * H * W; i++) {
+        h[i] = (float)ct_rng_uniform(&r);
+        if (i % 37 == 5 || i % 53 == 11)
+            h[i] = NAN;
+        if (i / (H * W) == 4)
+            h[i] = -INFINITY;
+    }
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < nd; di++) {
+        ct_set_device(devs[di]);
+        clops_tensor *x =
+            ct_from_values(devs[di], CLOPS_FLOAT32, 4, CT_I64(N, C, H, W), CT_CONTIGUOUS, h);
+        clops_tensor *xc = ct_to_cpu(x);
+        for (int k = 0; k < 2; k++) {
+            ct_set_case("max_pool2d NCHW [%d, %d, %d, %d], configuration %d", N, C, H, W, k);
+            clops_tensor *y[2] = {NULL, NULL}, *ix[2] = {NULL, NULL}, *xs[2] = {x, xc};
+            for (int j = 0; j < 2; j++) {
+                if (k == 0)
+                    CT_OK(clops_max_pool2d_with_indices(xs[j], CT_I64(3, 3), 2, CT_I64(2, 2), 2,
+                                                        CT_I64(1, 1), 2, CT_I64(1, 1), 2, false,
+                                                        &y[j], &ix[j]));
+                else
+                    CT_OK(clops_max_pool2d_with_indices(xs[j], CT_I64(2, 3), 2, CT_I64(1, 2), 2,
+                                                        CT_I64(1, 1), 2, CT_I64(2, 2), 2, true,
+                                                        &y[j], &ix[j]));
+            }
+            if (y[0] && y[1])
+                CT_ASSERT_CLOSE(y[0], y[1], CT_TOL_EXACT);
+            if (ix[0] && ix[1])
+                CT_ASSERT_CLOSE(ix[0], ix[1], CT_TOL_EXACT);
+            clops_tensor *ts[] = {y[0], y[1], ix[0], ix[1]};
+            for (size_t i = 0; i < CT_COUNT(ts); i++)
+                clops_tensor_release(ts[i]);
+        }
+        clops_tensor_release(x);
+        clops_tensor_release(xc);
+    }
+    free(h);
+    ct_clear_context();
+}
+
 /* sum(a * b) of two float64 tensors of one shape, in double on the host. */
 static double dot(const clops_tensor *a, const clops_tensor *b)
 {
@@ -433,6 +552,8 @@ int main(void)
         cmocka_unit_test(test_ops_match_the_reference_on_channels_last),
         cmocka_unit_test(test_channels_last_max_forward_nan_and_channel_blocks),
         cmocka_unit_test(test_backward_is_the_adjoint_of_forward),
+        cmocka_unit_test(test_upsampling_wide_rows),
+        cmocka_unit_test(test_max_forward_planes_nan_and_edges),
         cmocka_unit_test(test_max_backward_uses_indices_in_the_window_only),
         cmocka_unit_test(test_zero_size_batch),
         cmocka_unit_test(test_errors_name_the_op),

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "clops/ops.h"
+#include "host/host.h"
 #include "support/clops_test.h"
 
 /* One reduction under test: runs op on x over dims into a new tensor. */
@@ -257,6 +258,55 @@ static void test_results_are_bitwise_deterministic(void **state)
     ct_clear_context();
 }
 
+/* A column reduction folds each column in row order whichever way the
+ * launch groups the columns (CPU devices fold blocks of 16 columns, four
+ * blocks side by side where they fit): every column of the result equals,
+ * bit for bit, the same reduction of that column alone (one output, no
+ * split below 8192 rows).  CPU-like devices only: a GPU splits columns
+ * into chunks, a lane tree for the column alone.  300 columns: groups of four blocks, a pair of
+ * blocks left over and a ragged 12; and an offset view, whose rows start
+ * off the vector phase. */
+static void test_column_blocks_fold_in_row_order(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int n = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < n; di++) {
+        if (!devs[di]->chunked)
+            continue;
+        ct_set_device(devs[di]);
+        clops_tensor *x0 = ct_random(devs[di], CLOPS_FLOAT32, 2, CT_I64(3001, 301),
+                                     CT_CONTIGUOUS, PW_DOMAIN_SMALL, 41);
+        for (int off = 0; off < 2; off++) {
+            clops_tensor *x = NULL;
+            CT_OK(clops_narrow(x0, 1, off, 300, &x));
+            for (size_t ci = 0; ci < 3; ci++) { /* sum, mean, amax */
+                clops_tensor *y = NULL;
+                CT_OK(cases[ci].run(x, CT_I64(0), 1, false, &y));
+                static const int64_t cols[] = {0,   15,  16,  63,  64,  127,
+                                               128, 255, 256, 287, 288, 299};
+                for (size_t k = 0; y && k < CT_COUNT(cols); k++) {
+                    ct_set_case("%s over the rows of [3001, 300] (offset %d), column %lld",
+                                cases[ci].name, off, (long long)cols[k]);
+                    clops_tensor *col = NULL, *one = NULL, *yk = NULL;
+                    CT_OK(clops_select(x, 1, cols[k], &col));
+                    CT_OK(cases[ci].run(col, CT_I64(0), 1, false, &one));
+                    CT_OK(clops_select(y, 0, cols[k], &yk));
+                    if (one && yk)
+                        CT_ASSERT_CLOSE(yk, one, CT_TOL_EXACT);
+                    clops_tensor_release(col);
+                    clops_tensor_release(one);
+                    clops_tensor_release(yk);
+                }
+                clops_tensor_release(y);
+            }
+            clops_tensor_release(x);
+        }
+        clops_tensor_release(x0);
+    }
+    ct_clear_context();
+}
+
 /* argmax/argmin and max.dim/min.dim pick the first index of the extreme, a
  * first NaN over everything, across the lanes and split chunks of every
  * strategy: rows, columns and a long row of values from a small set (many
@@ -398,6 +448,7 @@ int main(void)
         cmocka_unit_test(test_every_strategy_matches_the_reference),
         cmocka_unit_test(test_out_views_are_written_in_place),
         cmocka_unit_test(test_results_are_bitwise_deterministic),
+        cmocka_unit_test(test_column_blocks_fold_in_row_order),
         cmocka_unit_test(test_index_ties_and_nans_across_lanes),
         cmocka_unit_test(test_variance_survives_a_large_mean),
         cmocka_unit_test(test_bad_calls_fail_with_a_message),

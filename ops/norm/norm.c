@@ -75,7 +75,8 @@ clops_status norm_get_kernel(clops_device *d, int which, clops_dtype in, clops_d
 {
     static const char *const names[] = {"norm_softmax",     "norm_softmax_backward",
                                         "norm_layer",       "norm_softmax_cpu",
-                                        "norm_layer_cpu",   "norm_softmax_backward_cpu"};
+                                        "norm_layer_cpu",   "norm_softmax_backward_cpu",
+                                        "norm_affine_cpu"};
     host_kkey key = {{(4ull << 56) | ((uint64_t)which << 16) | ((uint64_t)in << 8) | out,
                       reduce_wg(d), 0, 0}};
     host_kernel *kern = kit_find(d, &key);

@@ -34,7 +34,8 @@ enum {
     NORM_K_LAYER,
     NORM_K_SOFTMAX_CPU,
     NORM_K_LAYER_CPU,
-    NORM_K_SOFTMAX_BACKWARD_CPU
+    NORM_K_SOFTMAX_BACKWARD_CPU,
+    NORM_K_AFFINE_CPU
 };
 
 /* Kernel `which` (NORM_K_*) of the program for input dtype `in` and output
@@ -93,6 +94,16 @@ clops_status norm_addcmul(norm_tmps *c, clops_tensor *self, clops_tensor *t1, cl
                           clops_tensor *dst, clops_tensor **out);
 clops_status norm_sum(norm_tmps *c, clops_tensor *t, const int64_t *dims, int ndims,
                       clops_tensor **out);
+
+/*
+ * Batch and group norm's normalization: dst = shift3 + x3 * scale3 with x3
+ * and dst [A, C, S] and shift3, scale3 [A or 1, C, 1] (norm_addcmul into
+ * dst).  CPU-like devices run it as one pass over planes
+ * (norm_affine_cpu, ops/norm/norm_affine.c) when the tensors allow, the
+ * same bits as the addcmul; other devices and layouts take the addcmul.
+ */
+clops_status norm_affine(norm_tmps *c, clops_tensor *shift3, clops_tensor *x3,
+                         clops_tensor *scale3, clops_tensor *dst);
 
 /*
  * The backward of a row normalization over the last nsl dims of input

@@ -102,7 +102,7 @@ static clops_status write_affine(norm_tmps *T, clops_tensor *y, clops_tensor *sh
     if (norm_dense(y)) {
         st = norm_view(T, y, 3, x3->sizes, &v);
         if (!st)
-            st = norm_addcmul(T, shift3, x3, scale3, v, NULL);
+            st = norm_affine(T, shift3, x3, scale3, v);
         return st;
     }
     st = norm_addcmul(T, shift3, x3, scale3, NULL, &r);

@@ -150,7 +150,7 @@ static clops_status gn_affine(norm_tmps *T, const char *op, clops_tensor *x, clo
     if (!st && norm_dense(y)) {
         st = norm_view(T, y, 3, x3s, &v);
         if (!st)
-            st = norm_addcmul(T, h3, x3, s3, v, NULL);
+            st = norm_affine(T, h3, x3, s3, v);
     } else if (!st) {
         st = norm_addcmul(T, h3, x3, s3, NULL, &t);
         if (!st)

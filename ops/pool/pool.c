@@ -31,16 +31,17 @@ static clops_status write_defines(const void *ctx, const clops_device *d, strbuf
     return CLOPS_OK;
 }
 
-/* The kernel of `which` for dtype dt on device d (cpu: the scatter form of
- * a backward pass, POOL_MAX_BWD or POOL_AVG_BWD, for CPU devices). */
-static clops_status get_kernel(clops_device *d, pool_which which, clops_dtype dt, bool cpu,
+/* The kernel of `which` for dtype dt on device d (cpu 1: the CPU devices'
+ * kernel of `which`, planes per work item, or for POOL_MAX_FWD the
+ * channels-last one; cpu 2: POOL_MAX_FWD by planes). */
+static clops_status get_kernel(clops_device *d, pool_which which, clops_dtype dt, int cpu,
                                const char *op, host_kernel **k)
 {
     static const char *const names[] = {"pool_max_fwd", "pool_max_bwd", "pool_avg_fwd",
                                         "pool_avg_bwd", "pool_up_fwd",  "pool_up_bwd"};
     static const char *const cpu_names[] = {"pool_max_fwd_cpu",
                                             "pool_max_bwd_cpu",
-                                            NULL,
+                                            "pool_avg_fwd_cpu",
                                             "pool_avg_bwd_cpu",
                                             "pool_up_fwd_cpu",
                                             "pool_up_bwd_cpu"};
@@ -60,7 +61,11 @@ static clops_status get_kernel(clops_device *d, pool_which which, clops_dtype dt
                      .write = write_defines,
                      .file = "pool.cl",
                      .ctx = &dt};
-    return kit_build(d, &key, &p, cpu ? cpu_names[which] : names[which], op, k);
+    return kit_build(d, &key, &p,
+                     cpu == 2 ? "pool_max_fwd_planes_cpu"
+                     : cpu    ? cpu_names[which]
+                              : names[which],
+                     op, k);
 }
 
 int64_t pool_out_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dil,
@@ -140,11 +145,12 @@ clops_status pool_run(const char *op, pool_which which, const pool_geom *g, int 
     clops_dtype dt = a->dtype;
     /* CPU devices, when there are at least as many (n, c) planes as cores:
      * the backward passes of float and double scatter plane by plane, the
-     * upsampling forward walks planes row by row. */
+     * forward passes walk planes row by row (any dtype). */
     int64_t planes = g->N * g->C;
     bool fp = dt == CLOPS_FLOAT32 || dt == CLOPS_FLOAT64;
-    bool cpu = kit_is_cpu(d) && planes * 4 >= (int64_t)d->max_chunks &&
-               (which == POOL_UP_FWD || (fp && which != POOL_MAX_FWD && which != POOL_AVG_FWD));
+    int cpu = kit_is_cpu(d) && planes * 4 >= (int64_t)d->max_chunks && (fwd || fp);
+    if (cpu && which == POOL_MAX_FWD)
+        cpu = 2;
     /* ... and max pooling forward of channels-last input and output (any
      * dtype, any count): a vector loop over channels per output position.
      * Its work units are output positions, not planes. */
@@ -154,7 +160,7 @@ clops_status pool_run(const char *op, pool_which which, const pool_geom *g, int 
         pool_view5(a, nsp, va);
         pool_view5(b, nsp, vb);
         if (va[2] == 1 && vb[2] == 1) {
-            cpu = true;
+            cpu = 1;
             units = g->N * g->out[0] * g->out[1] * g->out[2];
         }
     }

@@ -43,6 +43,7 @@
 #define RED_CPU_ITEMS 256      /* units a CPU reduction aims for (split below) */
 #define RED_CPU_COL_ITEMS 1024 /* work items of a column reduction at most */
 #define RED_CPU_MIN_CHUNK 4096 /* elements of one split chunk at least */
+#define RED_CPU_CG 4           /* column blocks side by side (RED_CG, reduce.cl) */
 #define RED_STATE_BYTES 32 /* upper bound of sizeof(accumulator) on any device */
 
 enum { K_ROW, K_MERGE, K_CPU };
@@ -247,6 +248,11 @@ static clops_status reduce_cpu_run(const reduce_call *c, const reduce_plan *p)
      * and come from the shape only). */
     int64_t cap = col ? RED_CPU_COL_ITEMS : (int64_t)d->max_chunks;
     int64_t per = S > 1 ? 1 : (units + cap - 1) / cap;
+    /* Column blocks go RED_CPU_CG to an item where that leaves at least
+     * about one item per core (max_chunks / 4): the kernel folds such
+     * groups side by side, reading RED_CPU_CG times longer runs per row. */
+    if (col && per < RED_CPU_CG && (units / RED_CPU_CG) * S >= (int64_t)d->max_chunks / 4)
+        per = RED_CPU_CG;
     int64_t items = (units + per - 1) / per;
     host_kernel *k = NULL;
     clops_status st = get_kernel(d, c->kind, c->x->dtype, K_CPU, c->opname, &k);
