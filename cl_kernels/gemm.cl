@@ -24,6 +24,23 @@
  *                  A_CP, B_CP: 1 when the operand is 16-byte aligned for
  *                  cp.async, else staged with plain loads).
  *
+ *   GEMM_CONV      1 or 2: A is the im2col view of an image, read on the fly
+ *                  (implicit-GEMM convolution, ops/conv/conv_gemm.c): row m
+ *                  = (sample, output position), column k = (kernel tap,
+ *                  channel of the group) with the channel fastest; 1: the
+ *                  position is o * stride - pad + j * dilation (a
+ *                  convolution's "to small" product), 2: (i + pad - j *
+ *                  dilation) / stride where that divides (its "to big"
+ *                  product: a transposed convolution, an input gradient).
+ *                  C's (and R's) rows are (sample, position) too.  Taps
+ *                  outside the image are zeros.
+ *   GEMM_BIAS, GEMM_RES, GEMM_ACT  the fused epilogue (GEMM_EPILOGUE): a
+ *                  bias vector E (e_scale * E[b * e_sb + gm * e_sm + gn * e_sn]), a
+ *                  residual R of C's shape added before (GEMM_RES 1) or
+ *                  after (2) the activation GEMM_ACT (ops/gemm/gemm.h
+ *                  gemm_act), all in the float32 accumulator before the
+ *                  one rounding.
+ *
  * Every kernel takes the same arguments: the three operands as buffers with
  * element offsets and strides (batch, row, column; any sign, stride 0 for
  * a broadcast batch), M, N, K, alpha, beta and whether beta is zero (C is
@@ -47,21 +64,164 @@ typedef ushort gemm_t;
 #define GST(v, p, i) ((p)[i] = clops_float_to_bf16(v))
 #endif
 
+#ifndef GEMM_CONV
+#define GEMM_CONV 0
+#endif
+#ifndef GEMM_BIAS
+#define GEMM_BIAS 0
+#endif
+#ifndef GEMM_RES
+#define GEMM_RES 0
+#endif
+#ifndef GEMM_ACT
+#define GEMM_ACT 0
+#endif
+
+/* The operands, then the epilogue's (bias E, residual R) and the
+ * convolution geometry of GEMM_CONV (always passed, read only when set):
+ * the image's strides (sample, channel, depth, height, width), channels
+ * per group cv_cg, kernel taps cv_k*, the sizes of the rows' positions
+ * cv_o* and of the image read cv_i*, stride, padding, dilation, and the
+ * sample strides of C and R. */
 #define GEMM_ARGS                                                                           \
     __global const gemm_t *A, long a_off, long a_sb, long a_sm, long a_sk,                  \
         __global const gemm_t *B, long b_off, long b_sb, long b_sk, long b_sn,              \
         __global gemm_t *C, long c_off, long c_sb, long c_sm, long c_sn, int M, int N, int K, \
-        float alpha, float beta, int beta_zero, int tiles_m, int tiles_n
+        float alpha, float beta, int beta_zero, int tiles_m, int tiles_n,                   \
+        __global const gemm_t *E, long e_off, long e_sm, long e_sn, long e_sb, float e_scale, \
+        __global const gemm_t *R, long r_off, long r_sb, long r_sm, long r_sn, long x_sn,   \
+        long x_sc, long x_sd, long x_sh, long x_sw, int cv_cg, int cv_kd, int cv_kh,        \
+        int cv_kw, int cv_od, int cv_oh, int cv_ow, int cv_id, int cv_ih, int cv_iw,        \
+        int cv_sd, int cv_sh, int cv_sw, int cv_pd, int cv_ph, int cv_pw, int cv_dd,        \
+        int cv_dh, int cv_dw, long c_img, long r_img
 
-/* C[i] = alpha * acc + beta * C[i], rounded once to C's dtype. */
-#define GEMM_STORE(acc, i)                                                                  \
+/* Row gm of C (R): a plain row, or (sample, position) of a convolution. */
+#if GEMM_CONV
+#define CONV_LS (cv_od * cv_oh * cv_ow)
+#define ROW_OF(gm, sm, img) ((long)((gm) / CONV_LS) * (img) + (long)((gm) % CONV_LS) * (sm))
+#else
+#define ROW_OF(gm, sm, img) ((long)(gm) * (sm))
+#endif
+
+/* The activations of the epilogue (numbered as gemm_act in ops/gemm/gemm.h);
+ * NaN propagates through each as through PyTorch's. */
+static inline float gemm_act(float x)
+{
+#if GEMM_ACT == 1 /* relu */
+    return x < 0.0f ? 0.0f : x;
+#elif GEMM_ACT == 2 /* relu6 (hardtanh 0, 6) */
+    return x < 0.0f ? 0.0f : x > 6.0f ? 6.0f : x;
+#elif GEMM_ACT == 3 /* hardswish */
+    return x < -3.0f ? 0.0f : x > 3.0f ? x : x * (x + 3.0f) / 6.0f;
+#elif GEMM_ACT == 4 /* silu */
+    return x / (1.0f + exp(-x));
+#elif GEMM_ACT == 5 /* gelu, exact */
+    return 0.5f * x * (1.0f + erf(x * 0.70710678118654752f));
+#elif GEMM_ACT == 6 /* gelu, tanh approximation */
+    return 0.5f * x * (1.0f + tanh(0.79788456080286536f * (x + 0.044715f * x * x * x)));
+#elif GEMM_ACT == 7 /* sigmoid */
+    return 1.0f / (1.0f + exp(-x));
+#else
+    return x;
+#endif
+}
+
+/* The epilogue hook: bias, residual and activation on the float32 value r
+ * of C[gm, gn] before its rounding. */
+#define GEMM_EPILOGUE(r, gm, gn)                                                            \
     do {                                                                                    \
-        long ci_ = (i);                                                                     \
+        if (GEMM_BIAS)                                                                      \
+            r += e_scale * GLD(E, e_off + bat * e_sb + (long)(gm) * e_sm + (long)(gn) * e_sn); \
+        if (GEMM_RES == 1)                                                                  \
+            r += GLD(R, r_off + bat * r_sb + ROW_OF(gm, r_sm, r_img) + (long)(gn) * r_sn);  \
+        r = gemm_act(r);                                                                    \
+        if (GEMM_RES == 2)                                                                  \
+            r += GLD(R, r_off + bat * r_sb + ROW_OF(gm, r_sm, r_img) + (long)(gn) * r_sn);  \
+    } while (0)
+
+/* C[gm, gn] = epilogue(alpha * acc + beta * C[gm, gn]), rounded once to C's
+ * dtype (cbase: C's offset and batch entry). */
+#define GEMM_STORE(acc, gm, gn)                                                             \
+    do {                                                                                    \
+        long ci_ = cbase + ROW_OF(gm, c_sm, c_img) + (long)(gn) * c_sn;                     \
         float r_ = alpha * (acc);                                                           \
         if (!beta_zero)                                                                     \
             r_ += beta * GLD(C, ci_);                                                       \
+        GEMM_EPILOGUE(r_, gm, gn);                                                          \
         GST(r_, C, ci_);                                                                    \
     } while (0)
+
+/* --- the im2col view of GEMM_CONV -------------------------------------------- */
+#if GEMM_CONV
+/* Row m of A: the image's sample base (abase + n * x_sn) and the three
+ * position terms p0..p2 (GEMM_CONV 1: o * stride - pad; 2: i + pad); a row
+ * past M gets terms no tap brings into the image. */
+#define CONV_ROW(m, base, p0, p1, p2)                                                       \
+    do {                                                                                    \
+        int m_ = (m), n_ = m_ / CONV_LS, o_ = m_ - n_ * CONV_LS;                            \
+        int w_ = o_ % cv_ow, t_ = o_ / cv_ow, h_ = t_ % cv_oh, d_ = t_ / cv_oh;             \
+        base = abase + (long)n_ * x_sn;                                                     \
+        if (GEMM_CONV == 1) {                                                               \
+            p0 = d_ * cv_sd - cv_pd, p1 = h_ * cv_sh - cv_ph, p2 = w_ * cv_sw - cv_pw;      \
+        } else {                                                                            \
+            p0 = d_ + cv_pd, p1 = h_ + cv_ph, p2 = w_ + cv_pw;                              \
+        }                                                                                   \
+        if (m_ >= M)                                                                        \
+            p0 = GEMM_CONV == 1 ? -0x3fffffff : 0x3fffffff;                                 \
+    } while (0)
+
+/* Column k of A: the channel's offset and the taps' terms q0..q2 (j * d). */
+#define CONV_COL(k, coff, q0, q1, q2)                                                       \
+    do {                                                                                    \
+        int k_ = (k), j_ = k_ / cv_cg, c_ = k_ - j_ * cv_cg;                                \
+        int w_ = j_ % cv_kw, t_ = j_ / cv_kw;                                               \
+        coff = (long)c_ * x_sc;                                                             \
+        q0 = (t_ / cv_kh) * cv_dd, q1 = (t_ % cv_kh) * cv_dh, q2 = w_ * cv_dw;              \
+    } while (0)
+
+/* One image position term: pos (GEMM_CONV 1: p + q; 2: (p - q) / stride)
+ * and whether it lies in the image. */
+static inline bool conv_pos(int p, int q, int st, int lim, int *pos)
+{
+#if GEMM_CONV == 1
+    *pos = p + q;
+    return (uint)*pos < (uint)lim;
+#else
+    int t = p - q;
+    *pos = t / st;
+    return t >= 0 && t - *pos * st == 0 && *pos < lim;
+#endif
+}
+
+/* The element index of A[row (base, p), column (coff, q)], -1 outside the
+ * image. */
+static inline long conv_at(long base, int p0, int p1, int p2, long coff, int q0, int q1, int q2,
+                           int sd, int sh, int sw, int id, int ih, int iw, long x_sd, long x_sh,
+                           long x_sw)
+{
+    int i0, i1, i2;
+    bool in = conv_pos(p0, q0, sd, id, &i0);
+    in = conv_pos(p1, q1, sh, ih, &i1) && in;
+    in = conv_pos(p2, q2, sw, iw, &i2) && in;
+    return in ? base + coff + (long)i0 * x_sd + (long)i1 * x_sh + (long)i2 * x_sw : -1;
+}
+#define CONV_AT(base, p0, p1, p2, coff, q0, q1, q2)                                         \
+    conv_at(base, p0, p1, p2, coff, q0, q1, q2, cv_sd, cv_sh, cv_sw, cv_id, cv_ih, cv_iw,  \
+            x_sd, x_sh, x_sw)
+
+/* v = A[gm, gk] (gm < M, gk < K) as a float, 0 outside the image. */
+#define A_LOAD_TO(v, gm, gk)                                                                \
+    do {                                                                                    \
+        long base_, coff_, x_;                                                              \
+        int p0_, p1_, p2_, q0_, q1_, q2_;                                                   \
+        CONV_ROW(gm, base_, p0_, p1_, p2_);                                                 \
+        CONV_COL(gk, coff_, q0_, q1_, q2_);                                                 \
+        x_ = CONV_AT(base_, p0_, p1_, p2_, coff_, q0_, q1_, q2_);                           \
+        v = x_ < 0 ? 0.0f : GLD(A, x_);                                                     \
+    } while (0)
+#else
+#define A_LOAD_TO(v, gm, gk) (v = GLD(A, abase + (long)(gm) * a_sm + (long)(gk) * a_sk))
+#endif
 
 /* Work-group g's batch entry and tile (tm, tn), tiles grouped 8 rows high so
  * that work-groups running together share panels of A and B in cache. */
@@ -106,8 +266,10 @@ __kernel __attribute__((reqd_work_group_size(FMA_WG, 1, 1))) void gemm_fma(GEMM_
         for (int q = lid; q < BM * BK; q += FMA_WG) {
             int kk = a_uk ? q % BK : q / BM, mm = a_uk ? q / BK : q % BM;
             int gm = m0 + mm, gk = k0 + kk;
-            As[kk][mm] =
-                gm < M && gk < K ? GLD(A, abase + (long)gm * a_sm + (long)gk * a_sk) : 0.0f;
+            float v = 0.0f;
+            if (gm < M && gk < K)
+                A_LOAD_TO(v, gm, gk);
+            As[kk][mm] = v;
         }
         for (int q = lid; q < BN * BK; q += FMA_WG) {
             int kk = b_uk ? q % BK : q / BN, nn = b_uk ? q / BK : q % BN;
@@ -143,7 +305,7 @@ __kernel __attribute__((reqd_work_group_size(FMA_WG, 1, 1))) void gemm_fma(GEMM_
         for (int j = 0; j < TN; j++) {
             int gn = n0 + tx + j * (BN / TN);
             if (gn < N)
-                GEMM_STORE(acc[i][j], cbase + (long)gm * c_sm + (long)gn * c_sn);
+                GEMM_STORE(acc[i][j], gm, gn);
         }
     }
 }
@@ -179,6 +341,11 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_cpu(GEMM_ARGS,
 {
     __local float Bp[CBN * KC];
     __local float Cacc[RM * MB * CBN];
+#if GEMM_CONV
+    /* RM rows of the im2col view for one KC slice, gathered once and read
+     * by every panel. */
+    __local float Ap[RM * KC];
+#endif
     long bat;
     int tm, tn;
     GEMM_TILE_OF(get_group_id(0), bat, tm, tn);
@@ -215,6 +382,26 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_cpu(GEMM_ARGS,
 #pragma unroll
             for (int r = 0; r < RM; r++)
                 arow[r] = abase + (long)min(m0 + mi * RM + r, M - 1) * a_sm + (long)k0 * a_sk;
+#if GEMM_CONV
+            {
+                long rb[RM];
+                int rp0[RM], rp1[RM], rp2[RM];
+                for (int r = 0; r < RM; r++)
+                    CONV_ROW(min(m0 + mi * RM + r, M - 1), rb[r], rp0[r], rp1[r], rp2[r]);
+                for (int k = 0; k < kc; k++) {
+                    long coff;
+                    int q0, q1, q2;
+                    CONV_COL(k0 + k, coff, q0, q1, q2);
+                    for (int r = 0; r < RM; r++) {
+                        long x = CONV_AT(rb[r], rp0[r], rp1[r], rp2[r], coff, q0, q1, q2);
+                        Ap[r * KC + k] = x < 0 ? 0.0f : GLD(A, x);
+                    }
+                }
+            }
+#define CPU_A(r, k) Ap[(r) * KC + (k)]
+#else
+#define CPU_A(r, k) GLD(A, arow[r] + (k))
+#endif
             for (int ni = 0; ni < NB; ni++) {
                 float16 acc[RM][NV];
                 __local float *cp = Cacc + (mi * RM) * CBN + ni * RN;
@@ -228,7 +415,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_cpu(GEMM_ARGS,
                  * compiler step the row pointers.  (Kept as copies: one
                  * loop in a helper taking acc by pointer ran 3x slower
                  * under POCL 3.1, and #pragma cannot go in a macro.) */
-                if (a_sk == 1) {
+                if (GEMM_CONV || a_sk == 1) {
                     for (int k = 0; k < kc; k++) {
                         float16 b[NV];
 #pragma unroll
@@ -236,7 +423,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_cpu(GEMM_ARGS,
                             b[v] = vload16(v, bp + k * RN);
 #pragma unroll
                         for (int r = 0; r < RM; r++) {
-                            float16 a = (float16)(GLD(A, arow[r] + k));
+                            float16 a = (float16)(CPU_A(r, k));
 #pragma unroll
                             for (int v = 0; v < NV; v++)
                                 acc[r][v] = mad(a, b[v], acc[r][v]);
@@ -268,11 +455,9 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_cpu(GEMM_ARGS,
             break;
     }
     const long cbase = c_off + bat * c_sb;
-    for (int m = 0; m < RM * mb && m0 + m < M; m++) {
-        const long row = cbase + (long)(m0 + m) * c_sm;
+    for (int m = 0; m < RM * mb && m0 + m < M; m++)
         for (int n = 0; n < CBN && n0 + n < N; n++)
-            GEMM_STORE(Cacc[m * CBN + n], row + (long)(n0 + n) * c_sn);
-    }
+            GEMM_STORE(Cacc[m * CBN + n], m0 + m, n0 + n);
 }
 #endif /* GEMM_CPU */
 
@@ -386,6 +571,88 @@ static inline void gemm_plain(__local gemm_t *dst, __global const gemm_t *P, lon
             gemm_plain((tile) + X##o[i], P, at_, X_UK ? sk : srow, n_);                     \
     }
 
+/*
+ * The staging of A.  A plain operand goes through STAGE_SETUP/STAGE_RUN.
+ * The im2col view of GEMM_CONV precomputes the decomposition of each of
+ * the work item's rows (K-major tiles: a chunk is CE channels of one tap
+ * of one row) or recomputes it per element (M-major tiles, plain loads: a
+ * chunk is CE rows at one column).  With A_CP the channels of a tap are
+ * contiguous and 16-byte aligned (the host checks: cv_cg a multiple of CE,
+ * unit channel stride, aligned strides and offset), so a chunk is one
+ * cp.async or, outside the image, zeros.
+ */
+#if GEMM_CONV
+#define APC (BM * 4 / MMA_WG)
+#if A_UK
+#define STAGE_A_SETUP                                                                       \
+    long ab[APC];                                                                           \
+    int ap0[APC], ap1[APC], ap2[APC], ao[APC];                                              \
+    for (int i = 0; i < APC; i++) {                                                         \
+        int q = lid + i * MMA_WG, r = q >> 2;                                               \
+        ao[i] = KMAJ(r, q & 3);                                                             \
+        CONV_ROW(m0 + r, ab[i], ap0[i], ap1[i], ap2[i]);                                    \
+    }
+#if A_CP
+#define STAGE_A_RUN(tile, k0)                                                               \
+    {                                                                                       \
+        long coff_ = 0;                                                                     \
+        int q0_ = 0, q1_ = 0, q2_ = 0, kk_ = (k0) + (lid & 3) * CE;                         \
+        if (kk_ < K)                                                                        \
+            CONV_COL(kk_, coff_, q0_, q1_, q2_);                                            \
+        for (int i = 0; i < APC; i++) {                                                     \
+            long x_ = kk_ < K ? CONV_AT(ab[i], ap0[i], ap1[i], ap2[i], coff_, q0_, q1_, q2_) \
+                              : -1;                                                         \
+            gemm_cp16((tile) + ao[i], x_ >= 0 ? A + x_ : A, x_ >= 0 ? 16 : 0);              \
+        }                                                                                   \
+    }
+#else
+#define STAGE_A_RUN(tile, k0)                                                               \
+    for (int i = 0; i < APC; i++) {                                                         \
+        for (int e = 0; e < CE; e++)                                                        \
+        {                                                                                   \
+            int kk_ = (k0) + (lid & 3) * CE + e;                                            \
+            long x_ = -1, coff_;                                                            \
+            int q0_, q1_, q2_;                                                              \
+            if (kk_ < K) {                                                                  \
+                CONV_COL(kk_, coff_, q0_, q1_, q2_);                                        \
+                x_ = CONV_AT(ab[i], ap0[i], ap1[i], ap2[i], coff_, q0_, q1_, q2_);          \
+            }                                                                               \
+            (tile)[ao[i] + e] = x_ >= 0 ? A[x_] : (gemm_t)0;                                \
+        }                                                                                   \
+    }
+#endif
+#else /* M-major tile of the im2col view: plain loads */
+#define STAGE_A_SETUP                                                                       \
+    int ao[APC], ar[APC], ag[APC];                                                          \
+    for (int i = 0; i < APC; i++) {                                                         \
+        int q = lid + i * MMA_WG, r = q / (BM / CE), c = q % (BM / CE);                     \
+        ao[i] = XMAJ(r, c, BM);                                                             \
+        ar[i] = r;                                                                          \
+        ag[i] = m0 + c * CE;                                                                \
+    }
+#define STAGE_A_RUN(tile, k0)                                                               \
+    for (int i = 0; i < APC; i++) {                                                         \
+        int kk_ = (k0) + ar[i], q0_ = 0, q1_ = 0, q2_ = 0;                                  \
+        long coff_ = 0;                                                                     \
+        if (kk_ < K)                                                                        \
+            CONV_COL(kk_, coff_, q0_, q1_, q2_);                                            \
+        for (int e = 0; e < CE; e++)                                                        \
+        {                                                                                   \
+            long x_ = -1, b_;                                                               \
+            int p0_, p1_, p2_;                                                              \
+            if (kk_ < K && ag[i] + e < M) {                                                 \
+                CONV_ROW(ag[i] + e, b_, p0_, p1_, p2_);                                     \
+                x_ = CONV_AT(b_, p0_, p1_, p2_, coff_, q0_, q1_, q2_);                      \
+            }                                                                               \
+            (tile)[ao[i] + e] = x_ >= 0 ? A[x_] : (gemm_t)0;                                \
+        }                                                                                   \
+    }
+#endif
+#else
+#define STAGE_A_SETUP STAGE_SETUP(a, BM, A_UK, A_CP, abase, a_sm, a_sk, M)
+#define STAGE_A_RUN(tile, k0) STAGE_RUN(a, BM, A_UK, A_CP, A, tile, k0, a_sm, a_sk)
+#endif
+
 #define LDSM_X4(r, addr)                                                                    \
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"           \
                  : "=r"((r)[0]), "=r"((r)[1]), "=r"((r)[2]), "=r"((r)[3])                   \
@@ -409,7 +676,7 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
     const long abase = a_off + bat * a_sb, bbase = b_off + bat * b_sb;
     const int ktiles = (K + BK - 1) / BK;
     const int r0_a = m0, r0_b = n0;
-    STAGE_SETUP(a, BM, A_UK, A_CP, abase, a_sm, a_sk, M)
+    STAGE_A_SETUP
     STAGE_SETUP(b, BN, B_UK, B_CP, bbase, b_sn, b_sk, N)
 
     float acc[MT][NT][4];
@@ -424,7 +691,7 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
 #pragma unroll
     for (int s = 0; s < STAGES - 1; s++) {
         if (s < ktiles) {
-            STAGE_RUN(a, BM, A_UK, A_CP, A, As + s * A_TILE, s * BK, a_sm, a_sk)
+            STAGE_A_RUN(As + s * A_TILE, s * BK)
             STAGE_RUN(b, BN, B_UK, B_CP, B, Bs + s * B_TILE, s * BK, b_sn, b_sk)
         }
         asm volatile("cp.async.commit_group;" ::: "memory");
@@ -440,7 +707,7 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
             int nk = kt + STAGES - 1;
             if (nk < ktiles) {
                 int s = nk % STAGES;
-                STAGE_RUN(a, BM, A_UK, A_CP, A, As + s * A_TILE, nk * BK, a_sm, a_sk)
+                STAGE_A_RUN(As + s * A_TILE, nk * BK)
                 STAGE_RUN(b, BN, B_UK, B_CP, B, Bs + s * B_TILE, nk * BK, b_sn, b_sk)
             }
             asm volatile("cp.async.commit_group;" ::: "memory");
@@ -561,14 +828,13 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
             int gm = m0 + wm0 + i * 16 + g + 8 * e2;
             if (gm >= M)
                 continue;
-            const long row = cbase + (long)gm * c_sm;
 #pragma unroll
             for (int j = 0; j < NT; j++)
 #pragma unroll
                 for (int e1 = 0; e1 < 2; e1++) {
                     int gn = n0 + wn0 + j * 8 + 2 * t + e1;
                     if (gn < N)
-                        GEMM_STORE(acc[i][j][2 * e2 + e1], row + (long)gn * c_sn);
+                        GEMM_STORE(acc[i][j][2 * e2 + e1], gm, gn);
                 }
         }
 }
