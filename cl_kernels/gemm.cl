@@ -34,12 +34,13 @@
  *                  product: a transposed convolution, an input gradient).
  *                  C's (and R's) rows are (sample, position) too.  Taps
  *                  outside the image are zeros.
- *   GEMM_BIAS, GEMM_RES, GEMM_ACT  the fused epilogue (GEMM_EPILOGUE): a
- *                  bias vector E (e_scale * E[b * e_sb + gm * e_sm + gn * e_sn]), a
- *                  residual R of C's shape added before (GEMM_RES 1) or
- *                  after (2) the activation GEMM_ACT (ops/gemm/gemm.h
- *                  gemm_act), all in the float32 accumulator before the
- *                  one rounding.
+ *
+ * The fused epilogue (GEMM_EPILOGUE) is chosen at run time by the argument
+ * epi (a uniform branch in the store, so that one program serves every
+ * epilogue): bit 0 a bias vector E (e_scale * E[b * e_sb + gm * e_sm + gn *
+ * e_sn]), bits 1-2 a residual R of C's shape added before (1) or after (2)
+ * the activation, bits 3-6 the activation (ops/gemm/gemm.h gemm_act), all
+ * in the float32 accumulator before the one rounding.
  *
  * Every kernel takes the same arguments: the three operands as buffers with
  * element offsets and strides (batch, row, column; any sign, stride 0 for
@@ -67,15 +68,6 @@ typedef ushort gemm_t;
 #ifndef GEMM_CONV
 #define GEMM_CONV 0
 #endif
-#ifndef GEMM_BIAS
-#define GEMM_BIAS 0
-#endif
-#ifndef GEMM_RES
-#define GEMM_RES 0
-#endif
-#ifndef GEMM_ACT
-#define GEMM_ACT 0
-#endif
 
 /* The operands, then the epilogue's (bias E, residual R) and the
  * convolution geometry of GEMM_CONV (always passed, read only when set):
@@ -88,7 +80,8 @@ typedef ushort gemm_t;
         __global const gemm_t *B, long b_off, long b_sb, long b_sk, long b_sn,              \
         __global gemm_t *C, long c_off, long c_sb, long c_sm, long c_sn, int M, int N, int K, \
         float alpha, float beta, int beta_zero, int tiles_m, int tiles_n,                   \
-        __global const gemm_t *E, long e_off, long e_sm, long e_sn, long e_sb, float e_scale, \
+        int epi, __global const gemm_t *E, long e_off, long e_sm, long e_sn, long e_sb,      \
+        float e_scale,                                                                      \
         __global const gemm_t *R, long r_off, long r_sb, long r_sm, long r_sn, long x_sn,   \
         long x_sc, long x_sd, long x_sh, long x_sw, int cv_cg, int cv_kd, int cv_kh,        \
         int cv_kw, int cv_od, int cv_oh, int cv_ow, int cv_id, int cv_ih, int cv_iw,        \
@@ -103,40 +96,47 @@ typedef ushort gemm_t;
 #define ROW_OF(gm, sm, img) ((long)(gm) * (sm))
 #endif
 
-/* The activations of the epilogue (numbered as gemm_act in ops/gemm/gemm.h);
+/* Activation act of the epilogue (numbered as gemm_act in ops/gemm/gemm.h);
  * NaN propagates through each as through PyTorch's. */
-static inline float gemm_act(float x)
+static inline float gemm_act(float x, int act)
 {
-#if GEMM_ACT == 1 /* relu */
-    return x < 0.0f ? 0.0f : x;
-#elif GEMM_ACT == 2 /* relu6 (hardtanh 0, 6) */
-    return x < 0.0f ? 0.0f : x > 6.0f ? 6.0f : x;
-#elif GEMM_ACT == 3 /* hardswish */
-    return x < -3.0f ? 0.0f : x > 3.0f ? x : x * (x + 3.0f) / 6.0f;
-#elif GEMM_ACT == 4 /* silu */
-    return x / (1.0f + exp(-x));
-#elif GEMM_ACT == 5 /* gelu, exact */
-    return 0.5f * x * (1.0f + erf(x * 0.70710678118654752f));
-#elif GEMM_ACT == 6 /* gelu, tanh approximation */
-    return 0.5f * x * (1.0f + tanh(0.79788456080286536f * (x + 0.044715f * x * x * x)));
-#elif GEMM_ACT == 7 /* sigmoid */
-    return 1.0f / (1.0f + exp(-x));
-#else
-    return x;
-#endif
+    switch (act) {
+    case 1: /* relu */
+        return x < 0.0f ? 0.0f : x;
+    case 2: /* relu6 (hardtanh 0, 6) */
+        return x < 0.0f ? 0.0f : x > 6.0f ? 6.0f : x;
+    case 3: /* hardswish */
+        return x < -3.0f ? 0.0f : x > 3.0f ? x : x * (x + 3.0f) / 6.0f;
+    case 4: /* silu */
+        return x / (1.0f + exp(-x));
+    case 5: /* gelu, exact */
+        return 0.5f * x * (1.0f + erf(x * 0.70710678118654752f));
+    case 6: /* gelu, tanh approximation */
+        return 0.5f * x * (1.0f + tanh(0.79788456080286536f * (x + 0.044715f * x * x * x)));
+    case 7: /* sigmoid */
+        return 1.0f / (1.0f + exp(-x));
+    default:
+        return x;
+    }
 }
 
-/* The epilogue hook: bias, residual and activation on the float32 value r
- * of C[gm, gn] before its rounding. */
+/* The epilogue hook: bias, residual and activation (as epi says) on the
+ * float32 value r of C[gm, gn] before its rounding. */
 #define GEMM_EPILOGUE(r, gm, gn)                                                            \
     do {                                                                                    \
-        if (GEMM_BIAS)                                                                      \
-            r += e_scale * GLD(E, e_off + bat * e_sb + (long)(gm) * e_sm + (long)(gn) * e_sn); \
-        if (GEMM_RES == 1)                                                                  \
-            r += GLD(R, r_off + bat * r_sb + ROW_OF(gm, r_sm, r_img) + (long)(gn) * r_sn);  \
-        r = gemm_act(r);                                                                    \
-        if (GEMM_RES == 2)                                                                  \
-            r += GLD(R, r_off + bat * r_sb + ROW_OF(gm, r_sm, r_img) + (long)(gn) * r_sn);  \
+        if (epi) {                                                                          \
+            int res_ = (epi >> 1) & 3;                                                      \
+            if (epi & 1)                                                                    \
+                r += e_scale * GLD(E, e_off + bat * e_sb + (long)(gm) * e_sm +              \
+                                          (long)(gn) * e_sn);                               \
+            if (res_ == 1)                                                                  \
+                r += GLD(R, r_off + bat * r_sb + ROW_OF(gm, r_sm, r_img) +                  \
+                                (long)(gn) * r_sn);                                         \
+            r = gemm_act(r, epi >> 3);                                                      \
+            if (res_ == 2)                                                                  \
+                r += GLD(R, r_off + bat * r_sb + ROW_OF(gm, r_sm, r_img) +                  \
+                                (long)(gn) * r_sn);                                         \
+        }                                                                                   \
     } while (0)
 
 /* C[gm, gn] = epilogue(alpha * acc + beta * C[gm, gn]), rounded once to C's

@@ -149,7 +149,6 @@ typedef struct gemm_cfg {
     int wm, wn, stages;  /* mma */
     int wg;              /* work items per group */
     int conv;            /* 0 a plain product; 1, 2: A is an im2col view (GEMM_CONV) */
-    int bias, res, act;  /* the fused epilogue (GEMM_BIAS, GEMM_RES, GEMM_ACT) */
 } gemm_cfg;
 
 static const char *const kind_names[] = {"fma", "cpu", "mma"};
@@ -164,9 +163,7 @@ static clops_status gemm_defines(const void *ctx, const clops_device *d, strbuf 
 {
     (void)d;
     const gemm_cfg *c = ctx;
-    sb_printf(defs, "#define GEMM_DT %d\n#define GEMM_CONV %d\n#define GEMM_BIAS %d\n"
-                    "#define GEMM_RES %d\n#define GEMM_ACT %d\n",
-              dt_code(c->dt), c->conv, c->bias, c->res, c->act);
+    sb_printf(defs, "#define GEMM_DT %d\n#define GEMM_CONV %d\n", dt_code(c->dt), c->conv);
     switch (c->kind) {
     case GK_FMA:
         sb_printf(defs, "#define GEMM_FMA 1\n#define BM %d\n#define BN %d\n#define BK %d\n"
@@ -198,16 +195,10 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
                           ((uint64_t)c->tm << 16) | ((uint64_t)c->tn << 8) | (uint64_t)c->stages,
                       ((uint64_t)c->rm << 48) | ((uint64_t)c->nv << 40) | ((uint64_t)c->mb << 32) |
                           ((uint64_t)c->nb << 24) | (uint64_t)c->kc,
-                      ((uint64_t)c->conv << 56) | ((uint64_t)c->bias << 52) |
-                          ((uint64_t)c->res << 48) | ((uint64_t)c->act << 40) |
-                          ((uint64_t)c->wm << 16) | (uint64_t)c->wn}};
+                      ((uint64_t)c->conv << 56) | ((uint64_t)c->wm << 16) | (uint64_t)c->wn}};
     char pname[128];
     bool mma = c->kind == GK_MMA;
-    char epi[48] = "";
-    if (c->conv || c->bias || c->res || c->act)
-        snprintf(epi, sizeof epi, "/%s%s%s/act%d", c->conv ? (c->conv == 1 ? "conv" : "convt") : "",
-                 c->bias ? "+bias" : "", c->res ? (c->res == 1 ? "+res" : "+res-after") : "",
-                 c->act);
+    const char *epi = c->conv == 1 ? "/conv" : c->conv == 2 ? "/conv-t" : "";
     snprintf(pname, sizeof pname, "gemm/%s/%s%s%s%s%s%s", kind_names[c->kind],
              clops_dtype_name(c->dt), mma ? (c->a_uk ? "/a-k" : "/a-m") : "",
              mma && !c->a_cp ? "-plain" : "", mma ? (c->b_uk ? "/b-k" : "/b-n") : "",
@@ -312,7 +303,9 @@ typedef struct gemm_geom {
     cl_long off[3], sb[3], s1[3], s2[3]; /* A: (m, k), B: (k, n), C: (m, n) */
     cl_int m, n, k;
     int64_t batch;
-    /* the epilogue's bias E and residual R (unused: C's buffer) */
+    /* the epilogue (bits: cl_kernels/gemm.cl), its bias E and residual R
+     * (unused: C's buffer) */
+    cl_int epi;
     cl_mem emem, rmem;
     cl_long e_off, e_sm, e_sn, e_sb, r_off, r_sb, r_sm, r_sn;
     cl_float e_scale;
@@ -327,6 +320,7 @@ typedef struct gemm_geom {
 /* No epilogue, no convolution: harmless values for the unused arguments. */
 static void geom_plain(gemm_geom *g)
 {
+    g->epi = 0;
     g->emem = g->rmem = g->mem[2];
     g->e_off = g->e_sm = g->e_sn = g->e_sb = g->r_off = g->r_sb = g->r_sm = g->r_sn = 0;
     g->e_scale = 0.0f;
@@ -388,7 +382,7 @@ static clops_status gemm_launch(clops_device *d, host_kernel *k, const gemm_cfg 
         A(g->mem[0]), A(g->off[0]), A(g->sb[0]),  A(g->s1[0]),  A(g->s2[0]),  A(g->mem[1]),
         A(g->off[1]), A(g->sb[1]),  A(g->s1[1]),  A(g->s2[1]),  A(g->mem[2]), A(g->off[2]),
         A(g->sb[2]),  A(g->s1[2]),  A(g->s2[2]),  A(g->m),      A(g->n),      A(g->k),
-        A(al),        A(be),        A(beta_zero), A(tiles_m),   A(tiles_n),   A(g->emem),
+        A(al),        A(be),        A(beta_zero), A(tiles_m),   A(tiles_n),   A(g->epi), A(g->emem),
         A(g->e_off),  A(g->e_sm),   A(g->e_sn),   A(g->e_sb), A(g->e_scale), A(g->rmem),  A(g->r_off),
         A(g->r_sb),   A(g->r_sm),   A(g->r_sn),   A(g->x_s[0]), A(g->x_s[1]), A(g->x_s[2]),
         A(g->x_s[3]), A(g->x_s[4]), A(g->cv[0]),  A(g->cv[1]),  A(g->cv[2]),  A(g->cv[3]),
@@ -397,8 +391,8 @@ static clops_status gemm_launch(clops_device *d, host_kernel *k, const gemm_cfg 
         A(g->cv[16]), A(g->cv[17]), A(g->cv[18]), A(g->c_img),  A(g->r_img),  A(a_uk),
         A(b_uk),      A(mb)};
 #undef A
-    /* 60 common arguments, then the atoms' own. */
-    int nargs = cfg->kind == GK_MMA ? 60 : cfg->kind == GK_CPU ? 63 : 62;
+    /* 61 common arguments, then the atoms' own. */
+    int nargs = cfg->kind == GK_MMA ? 61 : cfg->kind == GK_CPU ? 64 : 63;
     return host_launch_local(d, k, nargs, args, (size_t)groups * (size_t)cfg->wg,
                              (size_t)cfg->wg);
 }
@@ -555,7 +549,7 @@ static bool mma_checked(clops_device *d, const gemm_cfg *cfg)
     /* Convolution and epilogue programs share the atom and staging of the
      * plain configuration, which is what the check runs. */
     gemm_cfg plain = *cfg;
-    plain.conv = plain.bias = plain.res = plain.act = 0;
+    plain.conv = 0;
     const gemm_cfg *c = &plain;
     pthread_mutex_lock(&canary_lock);
     canary_slot *s = canary_slot_of(d);
@@ -642,21 +636,21 @@ static cl_mem mem_of(const clops_tensor *t)
     return t->storage->block ? t->storage->block->mem : NULL;
 }
 
-/* The epilogue's part of cfg and g; CLOPS_INTERNAL for a malformed one. */
+/* The epilogue's part of g; CLOPS_INTERNAL for a malformed one. */
 static clops_status epi_setup(const char *op, const gemm_epilogue *epi, const clops_tensor *c,
-                              int64_t m, int64_t n, gemm_cfg *cfg, gemm_geom *g)
+                              int64_t m, int64_t n, gemm_geom *g)
 {
     if (!epi)
         return CLOPS_OK;
     if (epi->act < 0 || epi->act >= GEMM_ACT_COUNT)
         return clops__fail(CLOPS_INTERNAL, "%s: unknown epilogue activation %d", op,
                            (int)epi->act);
-    cfg->act = (int)epi->act;
+    g->epi = (cl_int)epi->act << 3;
     if (epi->bias) {
         const clops_tensor *e = epi->bias;
         if (e->ndim != 1 || e->dtype != c->dtype || e->sizes[0] != (epi->bias_rows ? m : n))
             return clops__fail(CLOPS_INTERNAL, "%s: the epilogue's bias does not match C", op);
-        cfg->bias = 1;
+        g->epi |= 1;
         g->emem = mem_of(e);
         g->e_off = e->offset;
         g->e_sm = epi->bias_rows ? e->strides[0] : 0;
@@ -667,7 +661,7 @@ static clops_status epi_setup(const char *op, const gemm_epilogue *epi, const cl
         if (epi->residual->dtype != c->dtype)
             return clops__fail(CLOPS_INTERNAL, "%s: the epilogue's residual does not match C",
                                op);
-        cfg->res = epi->residual_after ? 2 : 1;
+        g->epi |= (epi->residual_after ? 2 : 1) << 1;
         g->rmem = mem_of(epi->residual);
     }
     return CLOPS_OK;
@@ -679,7 +673,7 @@ static clops_status epi_setup(const char *op, const gemm_epilogue *epi, const cl
  * *done false: the engine leaves the product to CLBlast.
  */
 static clops_status engine_launch(const char *op, clops_device *d, clops_dtype dt, bool tf32,
-                                  gemm_cfg *epi_cfg, gemm_geom *g, int a_uk, int a_cp, int b_un,
+                                  int conv, gemm_geom *g, int a_uk, int a_cp, int b_un,
                                   int b_cp, float alpha, float beta, bool *done)
 {
     gemm_cfg cfg;
@@ -695,8 +689,7 @@ static clops_status engine_launch(const char *op, clops_device *d, clops_dtype d
         return CLOPS_OK;
     if (!mma)
         fma_config(d, dt, &cfg);
-    cfg.conv = epi_cfg->conv, cfg.bias = epi_cfg->bias, cfg.res = epi_cfg->res;
-    cfg.act = epi_cfg->act;
+    cfg.conv = conv;
     int64_t tiles = g->batch * ops_cdiv(g->m, cfg.kind == GK_CPU ? cfg.rm * 2 : cfg.bm) *
                     ops_cdiv(g->n, cfg.bn);
     if (tiles > INT32_MAX)
@@ -741,9 +734,7 @@ clops_status gemm_engine_epi(const char *op, const clops_tensor *a, const clops_
     }
     gemm_geom g;
     geom_of(a, b, c, &g);
-    gemm_cfg ec;
-    memset(&ec, 0, sizeof ec);
-    if ((st = epi_setup(op, epi, c, m, n, &ec, &g)))
+    if ((st = epi_setup(op, epi, c, m, n, &g)))
         return st;
     if (epi && epi->residual) {
         const clops_tensor *r = epi->residual;
@@ -761,7 +752,7 @@ clops_status gemm_engine_epi(const char *op, const clops_tensor *a, const clops_
                &a_cp);
     staging_of(k, n, b->strides[1], b->strides[2], b->strides[0], batch, b->offset, ce, &b_un,
                &b_cp);
-    return engine_launch(op, d, dt, tf32, &ec, &g, a_uk, a_cp, b_un, b_cp,
+    return engine_launch(op, d, dt, tf32, 0, &g, a_uk, a_cp, b_un, b_cp,
                          (float)clops_scalar_to_double(alpha),
                          (float)clops_scalar_to_double(beta), done);
 }
@@ -879,10 +870,7 @@ clops_status gemm_engine_conv(const char *op, const gemm_conv *cv, const gemm_ep
     int a_uk = x->sizes[1] > 1 && csx <= smin;
     g.s1[0] = a_uk ? 2 : 1;
     g.s2[0] = a_uk ? 1 : 2;
-    gemm_cfg ec;
-    memset(&ec, 0, sizeof ec);
-    ec.conv = cv->transposed ? 2 : 1;
-    if ((st = epi_setup(op, epi, y, m, cv->n * cv->groups, &ec, &g)))
+    if ((st = epi_setup(op, epi, y, m, cv->n * cv->groups, &g)))
         return st;
     if (epi && epi->bias) {
         /* One bias over every group: group b's columns start at b * n. */
@@ -904,7 +892,8 @@ clops_status gemm_engine_conv(const char *op, const gemm_conv *cv, const gemm_ep
     int a_cp = a_uk && aligned;
     int b_un = 0, b_cp = 0;
     staging_of(k, cv->n, cv->w_sk, cv->w_sn, cv->w_sg, cv->groups, w->offset, ce, &b_un, &b_cp);
-    return engine_launch(op, d, dt, tf32, &ec, &g, a_uk, a_cp, b_un, b_cp, 1.0f, 0.0f, done);
+    return engine_launch(op, d, dt, tf32, cv->transposed ? 2 : 1, &g, a_uk, a_cp, b_un, b_cp, 1.0f,
+                         0.0f, done);
 }
 
 const char *gemm_engine_path(const clops_device *d, clops_dtype dt)
