@@ -350,7 +350,7 @@ static clops_status implicit_product(tmps *c, const char *op, const conv_geom *g
     *done = false;
     bool small = dir == CONV_TO_SMALL;
     clops_tensor *y = small ? S : B;
-    if (!gemm_engine_fuses(y->storage->device, y->dtype))
+    if (!gemm_engine_convolves(y->storage->device, y->dtype))
         return CLOPS_OK;
     int64_t G = g->groups, csg = g->Cs / G, cbg = g->Cb / G, taps = g->K;
     int64_t cg = small ? cbg : csg, n = small ? csg : cbg;

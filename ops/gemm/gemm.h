@@ -112,6 +112,10 @@ typedef struct gemm_epilogue {
  * every OpenCL device, float32 on CPU devices and under TF32). */
 bool gemm_engine_fuses(const clops_device *d, clops_dtype dt);
 
+/* The same for convolutions (gemm_engine_conv), whose float32 follows
+ * clops_get_float32_conv_precision. */
+bool gemm_engine_convolves(const clops_device *d, clops_dtype dt);
+
 /* gemm_engine_cl with a fused epilogue (NULL: none).  *done (set) is false
  * when the engine left the product to CLBlast: nothing was written and the
  * caller runs the product and the epilogue by other means. */

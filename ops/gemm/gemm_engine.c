@@ -57,6 +57,8 @@
 
 static const char *const precision_names[] = {"highest", "high", "medium"};
 static atomic_int precision_mode = -1; /* -1: not read from the environment yet */
+/* -2: not read from the environment yet, -1: follow precision_mode */
+static atomic_int conv_precision_mode = -2;
 static atomic_int engine_enabled = -1; /* -1: not read from the environment yet */
 
 /* Index of a precision name, or -1. */
@@ -95,6 +97,37 @@ clops_status clops_set_float32_matmul_precision(const char *precision)
 const char *clops_get_float32_matmul_precision(void)
 {
     return precision_names[precision_now()];
+}
+
+clops_status clops_set_float32_conv_precision(const char *precision)
+{
+    int i = precision ? precision_index(precision) : -1;
+    if (precision && i < 0)
+        return clops__fail(CLOPS_INVALID_ARGUMENT,
+                           "set_float32_conv_precision: Invalid precision \"%s\": expected "
+                           "\"highest\", \"high\", \"medium\" or NULL (follow the matmul "
+                           "precision)",
+                           precision);
+    atomic_store(&conv_precision_mode, i);
+    return CLOPS_OK;
+}
+
+/* The convolutions' mode (index into precision_names). */
+static int conv_precision_now(void)
+{
+    int m = atomic_load(&conv_precision_mode);
+    if (m == -2) {
+        int expect = -2;
+        atomic_compare_exchange_strong(&conv_precision_mode, &expect,
+                                       precision_index(host_env("CLOPS_FLOAT32_CONV_PRECISION")));
+        m = atomic_load(&conv_precision_mode);
+    }
+    return m < 0 ? precision_now() : m;
+}
+
+const char *clops_get_float32_conv_precision(void)
+{
+    return precision_names[conv_precision_now()];
 }
 
 static bool engine_on(void)
@@ -611,14 +644,14 @@ static void staging_of(int64_t r, int64_t cc, int64_t sr, int64_t sc, int64_t sb
     }
 }
 
-/* Whether the engine's kernels take dtype dt on d (else CLBlast); *tf32:
- * float32 as TF32 on matrix units. */
-static bool engine_takes(const clops_device *d, clops_dtype dt, bool *tf32)
+/* Whether the engine's kernels take dtype dt on d (else CLBlast) under
+ * float32 precision mode `mode`; *tf32: float32 as TF32 on matrix units. */
+static bool engine_takes(const clops_device *d, clops_dtype dt, int mode, bool *tf32)
 {
     /* float32 on GPUs stays with CLBlast (its tuned kernels beat the FMA
      * atom there: H200, 43 against 24 TFLOP/s at 4096^3, docs/gemm.md)
      * unless the precision mode allows TF32 on matrix units. */
-    *tf32 = dt == CLOPS_FLOAT32 && !kit_is_cpu(d) && precision_now() > 0 && has_mma(d);
+    *tf32 = dt == CLOPS_FLOAT32 && !kit_is_cpu(d) && mode > 0 && has_mma(d);
     return engine_on() && !kit_is_host(d) &&
            ((dt == CLOPS_FLOAT32 && (kit_is_cpu(d) || *tf32)) || dt == CLOPS_FLOAT16 ||
             dt == CLOPS_BFLOAT16);
@@ -627,7 +660,13 @@ static bool engine_takes(const clops_device *d, clops_dtype dt, bool *tf32)
 bool gemm_engine_fuses(const clops_device *d, clops_dtype dt)
 {
     bool tf32;
-    return engine_takes(d, dt, &tf32);
+    return engine_takes(d, dt, precision_now(), &tf32);
+}
+
+bool gemm_engine_convolves(const clops_device *d, clops_dtype dt)
+{
+    bool tf32;
+    return engine_takes(d, dt, conv_precision_now(), &tf32);
 }
 
 /* The buffer of a non-empty tensor. */
@@ -716,7 +755,7 @@ clops_status gemm_engine_epi(const char *op, const clops_tensor *a, const clops_
     clops_device *d = c->storage->device;
     clops_dtype dt = c->dtype;
     bool tf32 = false;
-    if (!engine_takes(d, dt, &tf32))
+    if (!engine_takes(d, dt, precision_now(), &tf32))
         return CLOPS_OK;
     if (a->ndim != 3 || b->ndim != 3 || c->ndim != 3 || a->dtype != dt || b->dtype != dt)
         return clops__fail(CLOPS_INTERNAL, "%s: the GEMM engine needs 3-D views of one dtype",
@@ -801,7 +840,7 @@ clops_status gemm_engine_conv(const char *op, const gemm_conv *cv, const gemm_ep
     clops_device *d = y->storage->device;
     clops_dtype dt = y->dtype;
     bool tf32 = false;
-    if (!engine_takes(d, dt, &tf32) || x->dtype != dt || w->dtype != dt)
+    if (!engine_takes(d, dt, conv_precision_now(), &tf32) || x->dtype != dt || w->dtype != dt)
         return CLOPS_OK;
     int nsp = y->ndim - 2;
     int64_t taps = 1, ls = 1;

@@ -193,14 +193,41 @@ static const char *torch_matmul_precision()
     }
 }
 
+/* PyTorch's float32 precision of convolutions as clops names it:
+ * torch.backends.cudnn.allow_tf32 (True by default) is "high", False
+ * "highest" (or the per-backend API's cuDNN convolution setting where the
+ * legacy flag cannot say). */
+static const char *torch_conv_precision()
+{
+    try {
+        return at::globalContext().allowTF32CuDNN() ? "high" : "highest";
+    } catch (const c10::Error &) {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 9)
+        return at::globalContext().float32Precision(at::Float32Backend::CUDA,
+                                                    at::Float32Op::CONV) ==
+                       at::Float32Precision::TF32
+                   ? "high"
+                   : "highest";
+#else
+        throw;
+#endif
+    }
+}
+
 /* Gives clops' GEMM engine PyTorch's current float32 matmul precision,
- * before every matrix product and convolution: a read of PyTorch's
+ * before every matrix product and convolution, and for convolutions also
+ * the convolution precision (cuDNN's allow_tf32): a read of PyTorch's
  * setting, and a write to clops only when the two differ. */
-static void sync_matmul_precision()
+static void sync_matmul_precision(bool conv)
 {
     const char *want = torch_matmul_precision();
     if (strcmp(clops_get_float32_matmul_precision(), want) != 0)
         check(clops_set_float32_matmul_precision(want), "set_float32_matmul_precision");
+    if (conv) {
+        want = torch_conv_precision();
+        if (strcmp(clops_get_float32_conv_precision(), want) != 0)
+            check(clops_set_float32_conv_precision(want), "set_float32_conv_precision");
+    }
 }
 
 /* ---- fallback counters --------------------------------------------------------- */
@@ -704,7 +731,7 @@ struct GenericKernel final : c10::OperatorKernel {
                 return;
             }
             if (gemm)
-                sync_matmul_precision();
+                sync_matmul_precision(name.rfind("convolution", 0) == 0);
             st = clops_call_boxed(op, vals.data(), (int)n, outs.data(), (int)outs.size());
             if (st == CLOPS_NOT_IMPLEMENTED) {
                 cpu_fallback(h, stack);
