@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clops/matmul.h"
 #include "clops/ops.h"
 #include "core/tensor_impl.h"
 #include "ops/gemm/gemm.h"
@@ -348,7 +349,10 @@ static void test_implicit_gemm_paths(void **state)
         {2, 2, 16, 8, 1, {5, 6}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 0}, true, true, 0},
         {2, 1, 12, 6, 3, {4, 4}, {2, 3}, {3, 1}, {0, 1}, {1, 2}, {2, 0}, true, false, 0},
     };
-    static const clops_dtype dts[] = {CLOPS_FLOAT32, CLOPS_FLOAT16, CLOPS_BFLOAT16};
+    /* The last entry: float32 under the "high" convolution precision (TF32
+     * on matrix units; exact float32 where there are none). */
+    static const clops_dtype dts[] = {CLOPS_FLOAT32, CLOPS_FLOAT16, CLOPS_BFLOAT16,
+                                      CLOPS_FLOAT32};
     clops_device *devs[CT_MAX_DEVICES];
     int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
     for (int di = 0; di < nd; di++) {
@@ -358,10 +362,12 @@ static void test_implicit_gemm_paths(void **state)
                 for (size_t ti = 0; ti < CT_COUNT(dts); ti++) {
                     const conv_case *c = &cases[ci];
                     clops_dtype dt = dts[ti];
-                    if (dt != CLOPS_FLOAT32 && (ci + (size_t)li) % 2)
-                        continue; /* half types: half the cases suffice */
-                    ct_set_case("implicit case %zu %s %s", ci, li ? "channels-last" : "NCHW",
-                                clops_dtype_name(dt));
+                    bool tf32 = ti == 3;
+                    if ((dt != CLOPS_FLOAT32 || tf32) && (ci + (size_t)li) % 2)
+                        continue; /* half types, TF32: half the cases suffice */
+                    CT_OK(clops_set_float32_conv_precision(tf32 ? "high" : NULL));
+                    ct_set_case("implicit case %zu %s %s%s", ci, li ? "channels-last" : "NCHW",
+                                clops_dtype_name(dt), tf32 ? " (conv precision high)" : "");
                     int n = c->nsp, ndim = 2 + n;
                     int64_t xs[5] = {c->N, c->cin}, ws[5], ys[5] = {c->N, c->cout};
                     ws[0] = c->transposed ? c->cin : c->cout;
@@ -402,8 +408,10 @@ static void test_implicit_gemm_paths(void **state)
                     double terms = (double)(c->cin > c->cout ? c->cin : c->cout);
                     for (int i = 0; i < n; i++)
                         terms *= (double)c->k[i];
-                    ct_tol tol = dt == CLOPS_FLOAT32 ? ct_tol_ulp_atol(64, 1e-5 + terms * 1e-6)
-                                                     : ct_tol_ulp_atol(2, 2e-2);
+                    /* TF32 rounds each operand to 11 significant bits. */
+                    ct_tol tol = tf32                 ? ct_tol_ulp_atol(64, terms * 4 * 0x1p-10)
+                                 : dt == CLOPS_FLOAT32 ? ct_tol_ulp_atol(64, 1e-5 + terms * 1e-6)
+                                                       : ct_tol_ulp_atol(2, 2e-2);
                     CT_ASSERT_CLOSE(y[0], yc, tol);
                     CT_ASSERT_CLOSE(y[1], y[0], CT_TOL_EXACT);
                     /* PyTorch's memory format: channels-last in, out. */
@@ -438,6 +446,7 @@ static void test_implicit_gemm_paths(void **state)
                     }
                 }
     }
+    CT_OK(clops_set_float32_conv_precision(NULL));
     ct_clear_context();
 }
 

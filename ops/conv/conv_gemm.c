@@ -429,6 +429,11 @@ static clops_status product_widened(const char *op, const conv_geom *g, conv_dir
  * direct kernels stay). */
 static bool implicit_candidate(const conv_geom *g, conv_dir dir, const clops_tensor *dst)
 {
+    /* CLOPS_CONV_IMPLICIT=0 keeps every product on im2col + GEMM (for
+     * benchmarks that compare the two). */
+    const char *env = host_env("CLOPS_CONV_IMPLICIT");
+    if (env && strcmp(env, "0") == 0)
+        return false;
     return dir != CONV_TO_WEIGHT && !kit_is_host(dst->storage->device) && g->Cb != g->groups &&
            tensor_numel(dst) > 0 && g->N > 0 && g->K > 0 && g->Cb > 0 && g->Cs > 0 && g->Ls > 0;
 }
