@@ -48,6 +48,21 @@ static int64_t out_size(const conv_case *c, int i)
     return padded < eff ? 0 : (padded - eff) / c->stride[i] + 1;
 }
 
+/* The input, weight and output shapes of c. */
+static void case_shapes(const conv_case *c, int64_t *xs, int64_t *ws, int64_t *ys)
+{
+    xs[0] = ys[0] = c->N;
+    xs[1] = c->cin;
+    ys[1] = c->cout;
+    ws[0] = c->transposed ? c->cin : c->cout;
+    ws[1] = c->transposed ? c->cout / c->groups : c->cin / c->groups;
+    for (int i = 0; i < c->nsp; i++) {
+        xs[2 + i] = c->in[i];
+        ws[2 + i] = c->k[i];
+        ys[2 + i] = out_size(c, i);
+    }
+}
+
 /* A random valid configuration from r (kind 1: depthwise, 2: 1x1 stride 1). */
 static conv_case random_case(ct_rng *r, int kind)
 {
@@ -104,14 +119,8 @@ static void check_case(clops_device *dev, const conv_case *c, clops_dtype dt, un
                 (long long)c->outpad[0], (long long)c->outpad[1], (long long)c->outpad[2],
                 c->transposed, c->bias, ct_layout_name(c->layout), clops_dtype_name(dt), mask);
     int nd = 2 + c->nsp;
-    int64_t xs[5] = {c->N, c->cin}, ws[5], ys[5] = {c->N, c->cout};
-    ws[0] = c->transposed ? c->cin : c->cout;
-    ws[1] = c->transposed ? c->cout / c->groups : c->cin / c->groups;
-    for (int i = 0; i < c->nsp; i++) {
-        xs[2 + i] = c->in[i];
-        ws[2 + i] = c->k[i];
-        ys[2 + i] = out_size(c, i);
-    }
+    int64_t xs[5], ws[5], ys[5];
+    case_shapes(c, xs, ws, ys);
     int n = c->nsp;
     clops_tensor *x = ct_random(dev, dt, nd, xs, c->layout, PW_DOMAIN_SMALL, seed);
     clops_tensor *w = ct_random(dev, dt, nd, ws, CT_CONTIGUOUS, PW_DOMAIN_SMALL, seed + 1);
@@ -243,14 +252,8 @@ static void test_reference_gradients_match_finite_differences(void **state)
         const conv_case *c = &cases[ci];
         ct_set_case("finite differences, case %zu", ci);
         int nd = 2 + c->nsp, n = c->nsp;
-        int64_t xs[5] = {c->N, c->cin}, ws[5], ys[5] = {c->N, c->cout};
-        ws[0] = c->transposed ? c->cin : c->cout;
-        ws[1] = c->transposed ? c->cout / c->groups : c->cin / c->groups;
-        for (int i = 0; i < n; i++) {
-            xs[2 + i] = c->in[i];
-            ws[2 + i] = c->k[i];
-            ys[2 + i] = out_size(c, i);
-        }
+        int64_t xs[5], ws[5], ys[5];
+        case_shapes(c, xs, ws, ys);
         int64_t nx = ct_numel(nd, xs), nw = ct_numel(nd, ws), ny = ct_numel(nd, ys);
         double *v[4] = {malloc(sizeof(double) * (size_t)nx), malloc(sizeof(double) * (size_t)nw),
                         malloc(sizeof(double) * (size_t)c->cout),
@@ -369,14 +372,8 @@ static void test_implicit_gemm_paths(void **state)
                     ct_set_case("implicit case %zu %s %s%s", ci, li ? "channels-last" : "NCHW",
                                 clops_dtype_name(dt), tf32 ? " (conv precision high)" : "");
                     int n = c->nsp, ndim = 2 + n;
-                    int64_t xs[5] = {c->N, c->cin}, ws[5], ys[5] = {c->N, c->cout};
-                    ws[0] = c->transposed ? c->cin : c->cout;
-                    ws[1] = c->transposed ? c->cout / c->groups : c->cin / c->groups;
-                    for (int i = 0; i < n; i++) {
-                        xs[2 + i] = c->in[i];
-                        ws[2 + i] = c->k[i];
-                        ys[2 + i] = out_size(c, i);
-                    }
+                    int64_t xs[5], ws[5], ys[5];
+                    case_shapes(c, xs, ws, ys);
                     uint64_t seed = 700 + ci * 10 + ti;
                     clops_tensor *x0 =
                         ct_random(devs[di], dt, ndim, xs, CT_CONTIGUOUS, PW_DOMAIN_SMALL, seed);

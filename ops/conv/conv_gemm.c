@@ -92,24 +92,6 @@ static clops_status permuted(tmps *c, const clops_tensor *buf, int nsp, int64_t 
     return view(c, buf, 2 + nsp, sz, st, buf->offset, out);
 }
 
-/* The stride of image t's spatial dims merged into one (*ls), false when
- * they cannot be. */
-static bool merged(const clops_tensor *t, int64_t *ls)
-{
-    int64_t expect = -1;
-    *ls = 1;
-    for (int i = t->ndim - 1; i >= 2; i--) {
-        if (t->sizes[i] == 1)
-            continue;
-        if (expect >= 0 && t->strides[i] != expect)
-            return false;
-        if (expect < 0)
-            *ls = t->strides[i];
-        expect = t->strides[i] * t->sizes[i];
-    }
-    return true;
-}
-
 /* Whether im2col of g is the identity (1x1 kernel, stride 1, no padding,
  * and images of one size: a transposed convolution's output_padding makes
  * the big image longer, and its extra positions take no tap). */
@@ -160,7 +142,7 @@ static clops_status gemm_1x1(tmps *c, const char *op, const conv_geom *g, const 
 {
     int64_t ls_s, ls_d, G = g->groups;
     *done = false;
-    if (!merged(src, &ls_s) || !merged(dst, &ls_d))
+    if (!gemm_merged_stride(src, &ls_s) || !gemm_merged_stride(dst, &ls_d))
         return CLOPS_OK;
     int64_t cs = src->sizes[1] / G, cd = dst->sizes[1] / G, L = g->Ls;
     int64_t csg = g->Cs / G, cbg = g->Cb / G;

@@ -145,6 +145,10 @@ typedef struct gemm_conv {
     int64_t w_sg, w_sk, w_sn; /* the weight matrix in w's storage (elements) */
 } gemm_conv;
 
+/* The stride that merges the spatial dims (2 onwards) of image t into one
+ * (*pix; 1 when all have size 1), false when they do not merge. */
+bool gemm_merged_stride(const clops_tensor *t, int64_t *pix);
+
 /* Runs a convolution product through the engine with an epilogue (NULL:
  * none; bias along N, residual of y's shape).  *done is false when the
  * engine does not take it (CLBlast's dtypes, sizes past int, a y whose

@@ -807,9 +807,7 @@ clops_status gemm_engine_cl(const char *op, const clops_tensor *a, const clops_t
     return blas_gemm_opencl(op, a, b, c, alpha, beta);
 }
 
-/* The stride merging the spatial dims of image t (2 + nsp dims) into one,
- * false when they do not merge. */
-static bool merged_stride(const clops_tensor *t, int64_t *pix)
+bool gemm_merged_stride(const clops_tensor *t, int64_t *pix)
 {
     int64_t expect = -1;
     *pix = 1;
@@ -856,10 +854,10 @@ clops_status gemm_engine_conv(const char *op, const gemm_conv *cv, const gemm_ep
     int64_t m = 0, k = 0, pix = 0, rpix = 0;
     fits = fits && geom_mul(cv->samples, ls, &m);
     fits = fits && geom_mul(taps, cv->cg, &k) && m <= GEMM_DIM_MAX && k <= GEMM_DIM_MAX &&
-           cv->n <= GEMM_DIM_MAX && merged_stride(y, &pix);
+           cv->n <= GEMM_DIM_MAX && gemm_merged_stride(y, &pix);
     const clops_tensor *r = epi ? epi->residual : NULL;
     if (r)
-        fits = fits && r->ndim == y->ndim && merged_stride(r, &rpix) &&
+        fits = fits && r->ndim == y->ndim && gemm_merged_stride(r, &rpix) &&
                memcmp(r->sizes, y->sizes, sizeof(int64_t) * (size_t)y->ndim) == 0;
     if (!fits)
         return CLOPS_OK;

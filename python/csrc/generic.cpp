@@ -166,6 +166,28 @@ std::string compare_schema_texts(const std::string &torch_schema, const std::str
 
 /* ---- float32 matmul precision ------------------------------------------------------ */
 
+/* The per-backend API's CUDA setting of an op class as a clops precision
+ * (torch.backends.cuda.matmul.fp32_precision, torch.backends.cudnn.conv.
+ * fp32_precision), for states the legacy queries refuse to report. */
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 9)
+#define MATMUL_OP at::Float32Op::MATMUL
+#define CONV_OP at::Float32Op::CONV
+static const char *per_backend_precision(at::Float32Op op)
+{
+    return at::globalContext().float32Precision(at::Float32Backend::CUDA, op) ==
+                   at::Float32Precision::TF32
+               ? "high"
+               : "highest";
+}
+#else
+#define MATMUL_OP 0
+#define CONV_OP 1
+[[noreturn]] static const char *per_backend_precision(int)
+{
+    throw;
+}
+#endif
+
 /* PyTorch's float32 matmul precision as clops names it.  The legacy query
  * (torch.get_float32_matmul_precision; torch.backends.cuda.matmul.allow_tf32
  * = True is "high", False "highest") answers unless the newer per-backend
@@ -181,15 +203,7 @@ static const char *torch_matmul_precision()
         default: return "highest";
         }
     } catch (const c10::Error &) {
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 9)
-        return at::globalContext().float32Precision(at::Float32Backend::CUDA,
-                                                    at::Float32Op::MATMUL) ==
-                       at::Float32Precision::TF32
-                   ? "high"
-                   : "highest";
-#else
-        throw;
-#endif
+        return per_backend_precision(MATMUL_OP);
     }
 }
 
@@ -202,15 +216,7 @@ static const char *torch_conv_precision()
     try {
         return at::globalContext().allowTF32CuDNN() ? "high" : "highest";
     } catch (const c10::Error &) {
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 9)
-        return at::globalContext().float32Precision(at::Float32Backend::CUDA,
-                                                    at::Float32Op::CONV) ==
-                       at::Float32Precision::TF32
-                   ? "high"
-                   : "highest";
-#else
-        throw;
-#endif
+        return per_backend_precision(CONV_OP);
     }
 }
 
