@@ -22,7 +22,10 @@
  *                  (BM, BN, WM, WN, STAGES, WAIT_GROUPS = STAGES - 2; A_UK,
  *                  B_UK: the unit-stride direction of A and B, 1 along K;
  *                  A_CP, B_CP: 1 when the operand is 16-byte aligned for
- *                  cp.async, else staged with plain loads).
+ *                  cp.async, else staged with plain loads).  The PTX
+ *                  atoms (cp.async, ldmatrix, mma.sync) come from
+ *                  cl_kernels/mma.clh, which the host puts in front of
+ *                  these programs only.
  *
  *   GEMM_CONV      1 or 2: A is the im2col view of an image, read on the fly
  *                  (implicit-GEMM convolution, ops/conv/conv_gemm.c): row m
@@ -479,8 +482,6 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_cpu(GEMM_ARGS,
  */
 #define CE (16 / (int)sizeof(gemm_t))
 #define BK (4 * CE)
-#define GEMM_STR2(x) #x
-#define GEMM_STR(x) GEMM_STR2(x)
 #define WARPS ((BM / WM) * (BN / WN))
 #define MMA_WG (WARPS * 32)
 #define MT (WM / 16)
@@ -498,20 +499,6 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_cpu(GEMM_ARGS,
 #define KMAJ(r, c) ((r) * BK + (((c) ^ (((r) >> 1) & 3)) * CE))
 #define XMAJ(r, c, rows) ((r) * (rows) + (((c) ^ ((r) & 7)) * CE))
 #define XIDX(r, e, rows) (XMAJ(r, (e) / CE, rows) + (e) % CE)
-
-static inline uint gemm_saddr(__local const gemm_t *p)
-{
-    return (uint)(size_t)p;
-}
-
-/* Copies `bytes` (0..16) of global memory to 16 bytes of __local memory,
- * zero-filling the rest; g must be 16-byte aligned (or bytes 0). */
-static inline void gemm_cp16(__local gemm_t *dst, __global const gemm_t *g, int bytes)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(gemm_saddr(dst)), "l"(g),
-                 "r"(bytes)
-                 : "memory");
-}
 
 /* CE elements P[base + e * step], e < n (0..CE), zeros after them, into
  * one 16-byte chunk: the staging of operands cp.async cannot take. */
@@ -566,7 +553,7 @@ static inline void gemm_plain(__local gemm_t *dst, __global const gemm_t *P, lon
             at_ = X##p[i] + (long)(k0) * sk;                                                \
         }                                                                                   \
         if (X_CP)                                                                           \
-            gemm_cp16((tile) + X##o[i], n_ ? P + at_ : P, n_ * (int)sizeof(gemm_t));        \
+            mma_cp16((tile) + X##o[i], n_ ? P + at_ : P, n_ * (int)sizeof(gemm_t));        \
         else                                                                                \
             gemm_plain((tile) + X##o[i], P, at_, X_UK ? sk : srow, n_);                     \
     }
@@ -602,7 +589,7 @@ static inline void gemm_plain(__local gemm_t *dst, __global const gemm_t *P, lon
         for (int i = 0; i < APC; i++) {                                                     \
             long x_ = kk_ < K ? CONV_AT(ab[i], ap0[i], ap1[i], ap2[i], coff_, q0_, q1_, q2_) \
                               : -1;                                                         \
-            gemm_cp16((tile) + ao[i], x_ >= 0 ? A + x_ : A, x_ >= 0 ? 16 : 0);              \
+            mma_cp16((tile) + ao[i], x_ >= 0 ? A + x_ : A, x_ >= 0 ? 16 : 0);               \
         }                                                                                   \
     }
 #else
@@ -653,15 +640,6 @@ static inline void gemm_plain(__local gemm_t *dst, __global const gemm_t *P, lon
 #define STAGE_A_RUN(tile, k0) STAGE_RUN(a, BM, A_UK, A_CP, A, tile, k0, a_sm, a_sk)
 #endif
 
-#define LDSM_X4(r, addr)                                                                    \
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"           \
-                 : "=r"((r)[0]), "=r"((r)[1]), "=r"((r)[2]), "=r"((r)[3])                   \
-                 : "r"(addr))
-#define LDSM_X4_T(r, addr)                                                                  \
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"     \
-                 : "=r"((r)[0]), "=r"((r)[1]), "=r"((r)[2]), "=r"((r)[3])                   \
-                 : "r"(addr))
-
 __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_ARGS)
 {
     __local gemm_t As[STAGES * A_TILE] __attribute__((aligned(16)));
@@ -694,14 +672,14 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
             STAGE_A_RUN(As + s * A_TILE, s * BK)
             STAGE_RUN(b, BN, B_UK, B_CP, B, Bs + s * B_TILE, s * BK, b_sn, b_sk)
         }
-        asm volatile("cp.async.commit_group;" ::: "memory");
+        MMA_CP_COMMIT();
     }
 
     /* The lane's row and chunk within each ldmatrix.x4 (see docs/gemm.md):
      * lanes 8j..8j+7 address the rows of matrix j. */
     const int lr = lane & 7, lj = lane >> 3;
     for (int kt = 0; kt < ktiles; kt++) {
-        asm volatile("cp.async.wait_group " GEMM_STR(WAIT_GROUPS) ";" ::: "memory");
+        MMA_CP_WAIT(WAIT_GROUPS);
         barrier(CLK_LOCAL_MEM_FENCE);
         {
             int nk = kt + STAGES - 1;
@@ -710,7 +688,7 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
                 STAGE_A_RUN(As + s * A_TILE, nk * BK)
                 STAGE_RUN(b, BN, B_UK, B_CP, B, Bs + s * B_TILE, nk * BK, b_sn, b_sk)
             }
-            asm volatile("cp.async.commit_group;" ::: "memory");
+            MMA_CP_COMMIT();
         }
         const int s = kt % STAGES;
         __local const gemm_t *as = As + s * A_TILE;
@@ -727,7 +705,7 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
             for (int i = 0; i < MT; i++) {
 #if A_UK
                 int r = wm0 + i * 16 + lr + 8 * (lj & 1), c = kk / CE + (lj >> 1);
-                LDSM_X4(af[i], gemm_saddr(as + KMAJ(r, c)));
+                MMA_LDSM_X4(af[i], mma_saddr(as + KMAJ(r, c)));
 #else
                 int m = wm0 + i * 16 + g;
                 af[i][0] = as_uint(as[XIDX(kk + t, m, BM)]);
@@ -737,14 +715,14 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
 #endif
 #pragma unroll
                 for (int e = 0; e < 4; e++)
-                    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(af[i][e]) : "f"(as_float(af[i][e])));
+                    MMA_TF32(af[i][e]);
             }
 #pragma unroll
             for (int p = 0; p < NT / 2; p++) {
 #if B_UK
                 uint q4[4];
                 int r = wn0 + p * 16 + lr + 8 * (lj >> 1), c = kk / CE + (lj & 1);
-                LDSM_X4(q4, gemm_saddr(bs + KMAJ(r, c)));
+                MMA_LDSM_X4(q4, mma_saddr(bs + KMAJ(r, c)));
                 bf[2 * p][0] = q4[0];
                 bf[2 * p][1] = q4[1];
                 bf[2 * p + 1][0] = q4[2];
@@ -761,17 +739,12 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
             for (int j = 0; j < NT; j++)
 #pragma unroll
                 for (int e = 0; e < 2; e++)
-                    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(bf[j][e]) : "f"(as_float(bf[j][e])));
+                    MMA_TF32(bf[j][e]);
 #pragma unroll
             for (int i = 0; i < MT; i++)
 #pragma unroll
                 for (int j = 0; j < NT; j++)
-                    asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, "
-                        "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-                        : "+f"(acc[i][j][0]), "+f"(acc[i][j][1]), "+f"(acc[i][j][2]),
-                          "+f"(acc[i][j][3])
-                        : "r"(af[i][0]), "r"(af[i][1]), "r"(af[i][2]), "r"(af[i][3]),
-                          "r"(bf[j][0]), "r"(bf[j][1]));
+                    MMA_M16N8K8_TF32(acc[i][j], af[i], bf[j]);
         }
 #else
 #pragma unroll
@@ -781,10 +754,10 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
             for (int i = 0; i < MT; i++) {
 #if A_UK
                 int r = wm0 + i * 16 + lr + 8 * (lj & 1), c = (kk / CE) + (lj >> 1);
-                LDSM_X4(af[i], gemm_saddr(as + KMAJ(r, c)));
+                MMA_LDSM_X4(af[i], mma_saddr(as + KMAJ(r, c)));
 #else
                 int r = kk + lr + 8 * (lj >> 1), c = (wm0 + i * 16) / CE + (lj & 1);
-                LDSM_X4_T(af[i], gemm_saddr(as + XMAJ(r, c, BM)));
+                MMA_LDSM_X4_T(af[i], mma_saddr(as + XMAJ(r, c, BM)));
 #endif
             }
 #pragma unroll
@@ -792,10 +765,10 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
                 uint t[4];
 #if B_UK
                 int r = wn0 + p * 16 + lr + 8 * (lj >> 1), c = (kk / CE) + (lj & 1);
-                LDSM_X4(t, gemm_saddr(bs + KMAJ(r, c)));
+                MMA_LDSM_X4(t, mma_saddr(bs + KMAJ(r, c)));
 #else
                 int r = kk + lr + 8 * (lj & 1), c = (wn0 + p * 16) / CE + (lj >> 1);
-                LDSM_X4_T(t, gemm_saddr(bs + XMAJ(r, c, BN)));
+                MMA_LDSM_X4_T(t, mma_saddr(bs + XMAJ(r, c, BN)));
 #endif
                 bf[2 * p][0] = t[0];
                 bf[2 * p][1] = t[1];
@@ -806,16 +779,11 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
             for (int i = 0; i < MT; i++)
 #pragma unroll
                 for (int j = 0; j < NT; j++)
-                    asm("mma.sync.aligned.m16n8k16.row.col.f32." MMA_TY "." MMA_TY
-                        ".f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-                        : "+f"(acc[i][j][0]), "+f"(acc[i][j][1]), "+f"(acc[i][j][2]),
-                          "+f"(acc[i][j][3])
-                        : "r"(af[i][0]), "r"(af[i][1]), "r"(af[i][2]), "r"(af[i][3]),
-                          "r"(bf[j][0]), "r"(bf[j][1]));
+                    MMA_M16N8K16(acc[i][j], af[i], bf[j], MMA_TY);
         }
 #endif
     }
-    asm volatile("cp.async.wait_group 0;" ::: "memory");
+    MMA_CP_WAIT(0);
 
     /* acc[i][j][e]: row g (+8 for e >= 2), column 2t + (e & 1) of the
      * 16 x 8 tile (i, j), g = lane / 4, t = lane % 4. */

@@ -82,7 +82,9 @@ typedef enum pw_domain {
     PW_DOMAIN_GE1,      /* [1, 10] */
     PW_DOMAIN_SMALL,    /* [-3, 3] (exp-like growth, pow) */
     PW_DOMAIN_PROB,     /* (0, 1) */
-    PW_DOMAIN_INDEX     /* [0, 2]: index tensors of the checks (every dim has size >= 3) */
+    PW_DOMAIN_INDEX,    /* [0, 2]: index tensors of the checks (every dim has size >= 3) */
+    PW_DOMAIN_NEGINDEX, /* [-3, -1]: indices counted from the end (Python wrap-around) */
+    PW_DOMAIN_BEYOND    /* [1000, 1002]: indices past every check shape (error cases) */
 } pw_domain;
 
 /* A value handed to a reference function: the operand converted to the

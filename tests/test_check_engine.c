@@ -219,6 +219,69 @@ static void test_hints_shape_the_cases(void **state)
     chk_opinfo_free(&info);
 }
 
+/* Index lists (`Tensor?[]`) spelled element by element in the hints: None
+ * entries, bool masks, and the out-of-range case that must be refused. */
+static void test_index_lists_in_hints(void **state)
+{
+    (void)state;
+    chk_opinfo info;
+    int n = 0;
+    chk_case *c = cases_of("index.Tensor", CHK_SET_CI, CLOPS_FLOAT32, &info, &n);
+    CT_ASSERT_MSG(n > 0 && !info.skip[0], "index.Tensor: %s", info.skip);
+    bool none_entry = false, mask = false, refusal = false;
+    for (int i = 0; i < n; i++) {
+        const chk_argval *a = &c[i].args[1];
+        CT_ASSERT(a->role == CHK_ROLE_LIST && a->nlist >= 1);
+        for (int k = 0; k < a->nlist; k++) {
+            none_entry |= a->list[k].none;
+            mask |= !a->list[k].none && a->list[k].dtype == CLOPS_BOOL;
+            if (!a->list[k].none && a->list[k].dtype != CLOPS_BOOL)
+                CT_ASSERT(a->list[k].dtype == CLOPS_INT64);
+        }
+        refusal |= c[i].expect_refusal;
+        CT_ASSERT(c[i].expect_refusal == (strstr(c[i].name, "beyond") != NULL));
+    }
+    CT_ASSERT(none_entry && mask && refusal);
+    free(c);
+    chk_opinfo_free(&info);
+}
+
+/* index.Tensor that answers an out-of-range index with zeros instead of
+ * the error (what a lenient kernel would do). */
+static clops_status lenient_index(const clops_kernel_ctx *ctx, clops_value *args, int nargs,
+                                  clops_value *rets, int nrets)
+{
+    clops_status st = clops_kernel_call_fallback(ctx, args, nargs, rets, nrets);
+    if (st == CLOPS_OK)
+        return st;
+    clops_clear_error();
+    const clops_tensor *self = args[0].v.t;
+    const int64_t one = 1;
+    clops_tensor *r = NULL;
+    st = clops_zeros(clops_tensor_device(self), clops_tensor_dtype(self), 1, &one, &r);
+    if (st == CLOPS_OK)
+        rets[0] = clops_value_tensor(r);
+    return st;
+}
+
+/* An out-of-range index case passes only when the device refuses it. */
+static void test_out_of_range_must_be_refused(void **state)
+{
+    (void)state;
+    clops_device *d = opencl_device();
+    if (!d)
+        skip();
+    collected ok = run_op("index.Tensor", 1u << CLOPS_FLOAT32, d);
+    CT_ASSERT_MSG(ok.fail == 0 && ok.error == 0 && ok.pass > 0, "%s", ok.first_fail);
+    clops_override *h = NULL;
+    CT_OK(clops_kernel_register(find_op("index.Tensor"), vendor_key(d), lenient_index, NULL,
+                                "lenient-index", 0, &h));
+    collected c = run_op("index.Tensor", 1u << CLOPS_FLOAT32, d);
+    CT_OK(clops_kernel_remove(h));
+    CT_ASSERT(c.fail > 0);
+    CT_ASSERT_MSG(strstr(c.first_fail, "must be refused"), "message: %s", c.first_fail);
+}
+
 /* The tolerance rule of check_compare.h. */
 static void test_tolerance_rule(void **state)
 {
@@ -387,6 +450,8 @@ int main(void)
         cmocka_unit_test(test_ci_cases_cover_the_required_layouts),
         cmocka_unit_test(test_variants_find_their_functional_op),
         cmocka_unit_test(test_hints_shape_the_cases),
+        cmocka_unit_test(test_index_lists_in_hints),
+        cmocka_unit_test(test_out_of_range_must_be_refused),
         cmocka_unit_test(test_tolerance_rule),
         cmocka_unit_test(test_a_correct_op_passes),
         cmocka_unit_test(test_a_wrong_kernel_fails),

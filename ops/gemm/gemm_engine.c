@@ -237,7 +237,12 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
              mma && !c->a_cp ? "-plain" : "", mma ? (c->b_uk ? "/b-k" : "/b-n") : "",
              mma && !c->b_cp ? "-plain" : "", epi);
     static const char *const knames[] = {"gemm_fma", "gemm_cpu", "gemm_mma"};
-    kit_program prog = {.name = pname, .write = gemm_defines, .file = "gemm.cl", .ctx = c};
+    /* The matrix-unit atoms (inline PTX) only in the mma programs. */
+    kit_program prog = {.name = pname,
+                        .headers = {mma ? "mma.clh" : NULL},
+                        .write = gemm_defines,
+                        .file = "gemm.cl",
+                        .ctx = c};
     clops_status st = kit_kernel(d, &key, &prog, knames[c->kind], 0, NULL, out);
     /* Work-groups of one always run; the GPU atoms need their whole group. */
     if (st == CLOPS_OK && c->wg > 1 && (*out)->wg_size < (size_t)c->wg)

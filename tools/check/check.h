@@ -196,6 +196,10 @@ typedef struct chk_case {
     clops_dtype dtype;
     int nargs;
     chk_argval args[CHK_MAX_ARGS];
+    /* An error case: a tensor holds values outside the op's domain (the
+     * `beyond` domain); the device must refuse it with the reference's
+     * status, and then the case passes. */
+    bool expect_refusal;
 } chk_case;
 
 /*

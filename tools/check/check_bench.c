@@ -409,9 +409,46 @@ clops_status chk_time_program_build(clops_device *d, double *seconds)
 
 /* --- bench cases ----------------------------------------------------------------------- */
 
+/* The op's own bench case from its `bench` hint ({shapes, args}: one shape
+ * set and one value per argument, model-sized), contiguous; false when the
+ * op has none or it builds no case. */
+static bool hinted_bench_case(const chk_opinfo *info, clops_dtype dt, chk_case *out)
+{
+    const cJSON *bench = chk_hint(info, "bench");
+    if (!cJSON_IsObject(bench))
+        return false;
+    chk_opinfo alt = *info;
+    alt.hints = cJSON_Duplicate(info->hints, true);
+    if (!alt.hints)
+        return false;
+    alt.nfloat_nodes = 0; /* the copies: bench values with a fraction are floats anyway */
+    for (const char *key = "shapes"; key; key = strcmp(key, "shapes") == 0 ? "args" : NULL) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(bench, key);
+        cJSON_DeleteItemFromObjectCaseSensitive(alt.hints, key);
+        if (v)
+            cJSON_AddItemToObject(alt.hints, key, cJSON_Duplicate(v, true));
+    }
+    chk_case *cases = NULL;
+    int n = 0;
+    bool ok = chk_cases(&alt, CHK_SET_CI, dt, &cases, &n, NULL, 0) == CLOPS_OK && n > 0;
+    if (ok) {
+        *out = cases[0];
+        for (int i = 0; i < out->nargs; i++) {
+            out->args[i].t.layout = CHK_CONTIGUOUS;
+            for (int k = 0; k < out->args[i].nlist; k++)
+                out->args[i].list[k].layout = CHK_CONTIGUOUS;
+        }
+    }
+    free(cases);
+    cJSON_Delete(alt.hints);
+    return ok;
+}
+
 bool chk_bench_case(const chk_opinfo *info, clops_dtype dt, int64_t elems, int64_t side,
                     chk_case *out)
 {
+    if ((elems > 0 || side > 0) && hinted_bench_case(info, dt, out))
+        return true;
     chk_case *cases = NULL;
     int n = 0;
     if (chk_cases(info, CHK_SET_CI, dt, &cases, &n, NULL, 0) != CLOPS_OK || n == 0) {
@@ -597,6 +634,27 @@ static clops_status measure_case(const chk_opinfo *info, const chk_case *c, clop
         double bytes = chk_prepared_input_bytes(p) + out_bytes;
         out->device_us = per_call * 1e6;
         bool blas = info->reduce_arg >= 0 && clops_op_has_tag(info->op, "blas");
+        /* A convolution (bench hint `flop: conv`, weight [Cout, Cin/groups,
+         * k...], not transposed) is compute-bound too: 2 x result elements x
+         * the weight elements per output channel. */
+        const cJSON *flop = cJSON_GetObjectItemCaseSensitive(chk_hint(info, "bench"), "flop");
+        bool conv = false;
+        int w = -1;
+        for (int i = 0; i < c->nargs && cJSON_IsString(flop) && strcmp(flop->valuestring, "conv") == 0;
+             i++)
+            if (strcmp(info->schema->args[i].name, "weight") == 0 && c->args[i].t.ndim >= 3 &&
+                c->args[i].t.sizes[0] > 0)
+                w = i;
+        for (int i = 0; i < c->nargs && w >= 0; i++)
+            if (strcmp(info->schema->args[i].name, "transposed") == 0 && c->args[i].b)
+                w = -1;
+        if (w >= 0 && out_bytes > 0) {
+            const chk_tspec *t = &c->args[w].t;
+            double res_elems = out_bytes / (double)clops_dtype_size(c->dtype);
+            out->flop = 2.0 * res_elems * ((double)chk_numel(t->ndim, t->sizes) / (double)t->sizes[0]);
+            out->gflops = out->flop / per_call / 1e9;
+            blas = conv = true; /* no ratio to the copy peak */
+        }
         /* An op that writes nothing (a view) moves no data: no GB/s. */
         if (out_bytes > 0) {
             out->bytes = bytes;
@@ -607,7 +665,7 @@ static clops_status measure_case(const chk_opinfo *info, const chk_case *c, clop
         if (!blas && out_bytes > 0 && fig && isfinite(fig->copy_peak_gbs) &&
             fig->copy_peak_gbs > 0)
             out->ratio_to_peak = out->gbs / fig->copy_peak_gbs;
-        if (blas && out_bytes > 0) {
+        if (blas && !conv && out_bytes > 0) {
             const chk_tspec *t = &c->args[info->reduce_arg].t;
             int dim = info->reduce_dim < 0 ? t->ndim + info->reduce_dim : info->reduce_dim;
             if (dim >= 0 && dim < t->ndim) {

@@ -358,8 +358,56 @@ static void default_tensors(const chk_opinfo *info, kind k, clops_dtype dt, chk_
     }
 }
 
+/* t's shape from a hint shape (an array of sizes); false if malformed. */
+static bool hinted_shape(const cJSON *s, chk_tspec *t)
+{
+    if (!cJSON_IsArray(s) || cJSON_GetArraySize(s) > CLOPS_MAX_DIMS)
+        return false;
+    t->ndim = 0;
+    for (const cJSON *d = s->child; d; d = d->next) {
+        if (!cJSON_IsNumber(d) || d->valuedouble < 0)
+            return false;
+        t->sizes[t->ndim++] = (int64_t)d->valuedouble;
+    }
+    return true;
+}
+
+/* A tensor list spelled element by element (`Tensor?[]` index lists): each
+ * element a shape, null (a None entry) or {"shape": [...], "dtype": "bool",
+ * "domain": "beyond"} overriding the argument's dtype and domain; elements
+ * start from proto (the argument's dtype, domain and layout). */
+static bool hinted_list(const cJSON *s, const chk_tspec *proto, chk_argval *a)
+{
+    if (cJSON_GetArraySize(s) > CHK_MAX_LIST)
+        return false;
+    a->nlist = 0;
+    for (const cJSON *e = s->child; e; e = e->next) {
+        chk_tspec *lt = &a->list[a->nlist++];
+        *lt = *proto;
+        if (cJSON_IsNull(e)) {
+            lt->none = true;
+            continue;
+        }
+        const cJSON *shape = e;
+        if (cJSON_IsObject(e)) {
+            shape = cJSON_GetObjectItemCaseSensitive(e, "shape");
+            const cJSON *dt = cJSON_GetObjectItemCaseSensitive(e, "dtype");
+            const cJSON *dom = cJSON_GetObjectItemCaseSensitive(e, "domain");
+            if (dt && !(cJSON_IsString(dt) &&
+                        clops_dtype_from_name(dt->valuestring, &lt->dtype) == CLOPS_OK))
+                return false;
+            if (dom && !(cJSON_IsString(dom) && chk_domain_from_name(dom->valuestring, &lt->domain)))
+                return false;
+        }
+        if (!hinted_shape(shape, lt))
+            return false;
+    }
+    return a->nlist > 0;
+}
+
 /* Fills the tensor arguments of c from shape hint set `shapes` (an array of
- * per-input shapes, null for None) in a layout; false if malformed. */
+ * per-input shapes, null for None; a tensor list's entry may list its
+ * elements, see hinted_list) in a layout; false if malformed. */
 static bool hinted_tensors(const chk_opinfo *info, const cJSON *shapes, chk_layout layout,
                            bool out_transposed, clops_dtype dt, chk_case *c)
 {
@@ -394,14 +442,16 @@ static bool hinted_tensors(const chk_opinfo *info, const cJSON *shapes, chk_layo
             t->none = true;
             continue;
         }
-        if (!cJSON_IsArray(s) || cJSON_GetArraySize(s) > CLOPS_MAX_DIMS)
-            return false;
-        t->ndim = 0;
-        for (const cJSON *d = s->child; d; d = d->next) {
-            if (!cJSON_IsNumber(d) || d->valuedouble < 0)
+        if (r == CHK_ROLE_LIST && cJSON_IsArray(s) && s->child && !cJSON_IsNumber(s->child)) {
+            if (!hinted_list(s, t, a))
                 return false;
-            t->sizes[t->ndim++] = (int64_t)d->valuedouble;
+            for (int k = 0; k < a->nlist; k++)
+                c->expect_refusal |= !a->list[k].none && a->list[k].domain == PW_DOMAIN_BEYOND;
+            continue;
         }
+        c->expect_refusal |= t->domain == PW_DOMAIN_BEYOND;
+        if (!hinted_shape(s, t))
+            return false;
         if (r == CHK_ROLE_LIST) {
             a->nlist = 2;
             a->list[0] = a->list[1] = *t;
@@ -417,6 +467,26 @@ static void hinted_name(const chk_case *c, char *buf, size_t cap)
     buf[0] = '\0';
     for (int i = 0; i < c->nargs && n < cap; i++) {
         const chk_argval *a = &c->args[i];
+        if (a->role == CHK_ROLE_LIST) {
+            n += (size_t)snprintf(buf + n, cap - n, "%s[", n ? ", " : "");
+            for (int k = 0; k < a->nlist && n < cap; k++) {
+                const chk_tspec *lt = &a->list[k];
+                char s[96];
+                if (lt->none)
+                    snprintf(s, sizeof s, "None");
+                else
+                    shape_text(s, sizeof s, lt->ndim, lt->sizes);
+                n += (size_t)snprintf(buf + n, cap - n, "%s%s%s%s%s", k ? ", " : "", s,
+                                      lt->dtype == CLOPS_BOOL && lt->dtype != a->t.dtype ? " bool"
+                                                                                         : "",
+                                      lt->domain != a->t.domain ? " " : "",
+                                      lt->domain != a->t.domain ? chk_domain_name(lt->domain)
+                                                                : "");
+            }
+            if (n < cap)
+                n += (size_t)snprintf(buf + n, cap - n, "]");
+            continue;
+        }
         if (a->role != CHK_ROLE_INPUT && a->role != CHK_ROLE_MUTATED)
             continue;
         char s[96];

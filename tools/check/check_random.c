@@ -63,6 +63,12 @@ static void domain_bounds(pw_domain dom, double *lo, double *hi, bool *lo_open, 
     case PW_DOMAIN_INDEX:
         *lo = 0.0, *hi = 2.0;
         break;
+    case PW_DOMAIN_NEGINDEX:
+        *lo = -3.0, *hi = -1.0;
+        break;
+    case PW_DOMAIN_BEYOND:
+        *lo = 1000.0, *hi = 1002.0;
+        break;
     default:
         *lo = -10.0, *hi = 10.0;
         break;
@@ -187,7 +193,8 @@ double chk_domain_bound(pw_domain dom)
 }
 
 /* Names of the domains, in enum order. */
-static const char *const domain_names[] = {"any", "positive", "unit", "ge1", "small", "prob", "index"};
+static const char *const domain_names[] = {"any",  "positive", "unit",    "ge1",   "small",
+                                           "prob", "index",    "negindex", "beyond"};
 
 const char *chk_domain_name(pw_domain dom)
 {

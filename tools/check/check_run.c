@@ -186,7 +186,7 @@ static clops_status values_make(const chk_case *c, case_values *cv)
                 goto oom;
         }
         for (int k = 0; a->role == CHK_ROLE_LIST && k < a->nlist; k++)
-            if (!(cv->v[i][k + 1] = make_values(&a->list[k])))
+            if (!a->list[k].none && !(cv->v[i][k + 1] = make_values(&a->list[k])))
                 goto oom;
     }
     return CLOPS_OK;
@@ -294,6 +294,10 @@ static clops_status materialise(const chk_case *c, const case_values *cv, const 
         case CHK_ROLE_LIST:
             for (int k = 0; k < a->nlist && st == CLOPS_OK; k++) {
                 const chk_tspec *lt = &a->list[k];
+                if (lt->none) { /* a None entry of a Tensor?[] list */
+                    ra->lists[i][k] = NULL;
+                    continue;
+                }
                 st = chk_guarded_new(dev, lt->dtype, lt->ndim, lt->sizes, lt->layout,
                                      cv->v[i][k + 1], &ra->lg[i][k]);
                 ra->lists[i][k] = ra->lg[i][k].t;

@@ -54,10 +54,36 @@ static const char *const representative_ops[] = {
     "_to_copy",                  /* casts and copies */
     "clone",
     "copy_",
-    "mm",                        /* matrix products through CLBlast */
+    "mm",                        /* matrix products: the GEMM engine (CLBlast for float64) */
     "addmm",
     "bmm",
     "linear",
+    "convolution",               /* convolution: im2col/implicit GEMM, depthwise */
+    "max_pool2d_with_indices",   /* pooling with indices */
+    "avg_pool2d",                /* window averages, ceil_mode/padding rules */
+    "_adaptive_avg_pool2d",      /* adaptive windows */
+    "upsample_bilinear2d",       /* resampling */
+    "_softmax",                  /* row reductions fused with pointwise */
+    "_log_softmax",
+    "native_layer_norm",         /* normalisation: statistics + affine */
+    "native_group_norm",
+    "native_batch_norm",
+    "rms_norm",
+    "mean.dim",                  /* reductions over chosen dims */
+    "amax",                      /* NaN-propagating reductions */
+    "argmax",                    /* index-valued reductions, tie rules */
+    "var.correction",            /* two-pass statistics */
+    "topk",                      /* selection */
+    "gather",                    /* indexing: gathers and scatters */
+    "index_select",
+    "scatter_add",
+    "embedding",
+    "index.Tensor",              /* advanced indexing with index lists */
+    "index_put",
+    "cat",                       /* concatenation of tensor lists */
+    "masked_select",             /* data-dependent output sizes */
+    "nll_loss_forward",          /* losses */
+    "mse_loss",
     "transpose.int",             /* views */
     "zeros",                     /* factories */
     "arange.start_step",

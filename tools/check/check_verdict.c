@@ -203,6 +203,22 @@ void chk_verdict(const chk_opinfo *info, const chk_case *c, const chk_outputs *r
         }
         return;
     }
+    if (c->expect_refusal) {
+        bool same = ref_status != CLOPS_OK && dev->op_status == ref_status;
+        res->status = same ? CHK_PASS : CHK_FAIL;
+        res->kernel = CHK_KERNEL_NONE;
+        if (same)
+            snprintf(res->message, sizeof res->message, "refused as it must be: %s", dev->op_msg);
+        else if (ref_status == CLOPS_OK)
+            snprintf(res->message, sizeof res->message,
+                     "the reference accepted an out-of-range case (a check bug)");
+        else
+            snprintf(res->message, sizeof res->message,
+                     "an out-of-range case must be refused with %s (%s), the device gave %s%s%s",
+                     clops_status_name(ref_status), ref_msg, clops_status_name(dev->op_status),
+                     dev->op_status ? ": " : "", dev->op_status ? dev->op_msg : "");
+        return;
+    }
     if (ref_status != CLOPS_OK) {
         if (dev->op_status == CLOPS_OK) {
             res->status = CHK_FAIL;

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dispatch/dispatch.h"
 #include "host/host.h"
 #include "tools/cli/progress.h"
 #include "tools/cli/suite.h"
@@ -384,7 +385,8 @@ static void first_calls(const cli_suite *s, const clops_op *const *ops, int n, c
 }
 
 /* The family an op's benchmark is summarised under: its first kind tag
- * ("matrix" for blas), else "other". */
+ * ("matrix" for blas), else its inventory family (conv, pool, norm, index,
+ * loss, ...), else "other" (user-defined ops). */
 static const char *op_family(const clops_op *op)
 {
     static const char *const tags[][2] = {
@@ -395,7 +397,8 @@ static const char *op_family(const clops_op *op)
     for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++)
         if (clops_op_has_tag(op, tags[i][0]))
             return tags[i][1];
-    return "other";
+    const char *family = dispatch_op_family(op);
+    return family && family[0] ? family : "other";
 }
 
 /* Benchmarks ops[i] on d in every dtype of s at sizes sz into r; *ok false

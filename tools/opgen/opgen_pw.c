@@ -40,10 +40,11 @@ static const char *const class_keys[] = {"expr_bool", "expr_uint", "expr_sint", 
 static const char *const class_enums[] = {"PW_CLASS_BOOL", "PW_CLASS_UINT", "PW_CLASS_SINT",
                                           "PW_CLASS_FLOAT"};
 static const char *const domain_names[] = {"any", "positive", "unit", "ge1",
-                                           "small", "prob", "index", NULL};
+                                           "small", "prob", "index", "negindex", "beyond", NULL};
 static const char *const domain_enums[] = {
     "PW_DOMAIN_ANY",   "PW_DOMAIN_POSITIVE", "PW_DOMAIN_UNIT", "PW_DOMAIN_GE1",
-    "PW_DOMAIN_SMALL", "PW_DOMAIN_PROB",     "PW_DOMAIN_INDEX"};
+    "PW_DOMAIN_SMALL", "PW_DOMAIN_PROB",     "PW_DOMAIN_INDEX", "PW_DOMAIN_NEGINDEX",
+    "PW_DOMAIN_BEYOND"};
 #define GEN_PW_NAME(e, name) name,
 #define GEN_PW_ENUM(e, name) "PW_PROMOTE_" #e,
 static const char *const promotion_names[] = {PW_PROMOTION_LIST(GEN_PW_NAME) NULL};
