@@ -391,14 +391,28 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_cpu(GEMM_ARGS,
                 int rp0[RM], rp1[RM], rp2[RM];
                 for (int r = 0; r < RM; r++)
                     CONV_ROW(min(m0 + mi * RM + r, M - 1), rb[r], rp0[r], rp1[r], rp2[r]);
-                for (int k = 0; k < kc; k++) {
+                /* A tap's channels form one run of the slice: its
+                 * position is checked once, then the run is copied
+                 * through the channel stride. */
+                for (int k = 0; k < kc;) {
                     long coff;
                     int q0, q1, q2;
                     CONV_COL(k0 + k, coff, q0, q1, q2);
+                    const int run = min(kc - k, cv_cg - (k0 + k) % cv_cg);
                     for (int r = 0; r < RM; r++) {
                         long x = CONV_AT(rb[r], rp0[r], rp1[r], rp2[r], coff, q0, q1, q2);
-                        Ap[r * KC + k] = x < 0 ? 0.0f : GLD(A, x);
+                        __local float *ap = Ap + r * KC + k;
+                        if (x < 0)
+                            for (int e = 0; e < run; e++)
+                                ap[e] = 0.0f;
+                        else if (x_sc == 1)
+                            for (int e = 0; e < run; e++)
+                                ap[e] = GLD(A, x + e);
+                        else
+                            for (int e = 0; e < run; e++)
+                                ap[e] = GLD(A, x + (long)e * x_sc);
                     }
+                    k += run;
                 }
             }
 #define CPU_A(r, k) Ap[(r) * KC + (k)]
