@@ -31,6 +31,7 @@
 #include <time.h>
 
 #include "clops/ops.h"
+#include "core/debug.h"
 #include "core/tensor_impl.h"
 #include "ops/gemm/gemm.h"
 #include "host/host.h"
@@ -38,30 +39,60 @@
 typedef struct shape {
     const char *name;
     int64_t batch, m, n, k;
+    bool bt; /* B given as the transpose of an [N, K] matrix (a linear layer's weight) */
 } shape;
 
 static const shape gpu_shapes[] = {
-    {"square 1024", 1, 1024, 1024, 1024},          {"square 4096", 1, 4096, 4096, 4096},
-    {"mlp 4096x4096x11008", 1, 4096, 4096, 11008}, {"attention 32x512x512x64", 32, 512, 512, 64},
-    {"square 8192", 1, 8192, 8192, 8192},
+    {"square 1024", 1, 1024, 1024, 1024, false},          {"square 4096", 1, 4096, 4096, 4096, false},
+    {"mlp 4096x4096x11008", 1, 4096, 4096, 11008, false}, {"attention 32x512x512x64", 32, 512, 512, 64, false},
+    {"square 8192", 1, 8192, 8192, 8192, false},
 };
 
 /* GPT-2 124M at batch 8 x 512 tokens (transformers' Conv1D is addmm of
  * [4096, K] @ [K, N]): attention in-projection, out-projection, MLP up and
  * down, and the LM head. */
 static const shape gpt2_shapes[] = {
-    {"gpt2 c_attn 4096x2304x768", 1, 4096, 2304, 768},
-    {"gpt2 c_proj 4096x768x768", 1, 4096, 768, 768},
-    {"gpt2 c_fc 4096x3072x768", 1, 4096, 3072, 768},
-    {"gpt2 mlp c_proj 4096x768x3072", 1, 4096, 768, 3072},
-    {"gpt2 lm_head 4096x50257x768", 1, 4096, 50257, 768},
+    {"gpt2 c_attn 4096x2304x768", 1, 4096, 2304, 768, false},
+    {"gpt2 c_proj 4096x768x768", 1, 4096, 768, 768, false},
+    {"gpt2 c_fc 4096x3072x768", 1, 4096, 3072, 768, false},
+    {"gpt2 mlp c_proj 4096x768x3072", 1, 4096, 768, 3072, false},
+    {"gpt2 lm_head 4096x50257x768", 1, 4096, 50257, 768, false},
+};
+
+/* Decode-style products (M or N <= 16: the skinny path) and deep, narrow
+ * ones (split K), with --skinny. */
+static const shape skinny_shapes[] = {
+    {"decode 1x4096x4096 (B^T)", 1, 1, 4096, 4096, true},
+    {"decode 1x4096x4096", 1, 1, 4096, 4096, false},
+    {"decode 8x4096x4096 (B^T)", 1, 8, 4096, 4096, true},
+    {"decode 16x11008x4096 (B^T)", 1, 16, 11008, 4096, true},
+    {"decode 1x4096x11008 (B^T)", 1, 1, 4096, 11008, true},
+    {"N=1 4096x1x4096", 1, 4096, 1, 4096, false},
+    {"deep 256x256x16384", 1, 256, 256, 16384, false},
+    {"deep 512x512x8192", 1, 512, 512, 8192, false},
+    {"deep 1024x768x16384", 1, 1024, 768, 16384, false},
+};
+
+/* The mma configurations' sweep (--sweep). */
+static const shape sweep_shapes[] = {
+    {"square 1024", 1, 1024, 1024, 1024, false},
+    {"square 4096", 1, 4096, 4096, 4096, false},
+    {"square 8192", 1, 8192, 8192, 8192, false},
+    {"mlp 4096x4096x11008", 1, 4096, 4096, 11008, false},
+    {"gpt2 c_attn 4096x2304x768", 1, 4096, 2304, 768, false},
+    {"gpt2 c_proj 4096x768x768", 1, 4096, 768, 768, false},
+    {"gpt2 c_fc 4096x3072x768", 1, 4096, 3072, 768, false},
+    {"gpt2 mlp c_proj 4096x768x3072", 1, 4096, 768, 3072, false},
+    {"attention 32x512x512x64", 32, 512, 512, 64, false},
+    {"deep 1024x768x16384", 1, 1024, 768, 16384, false},
+    {"decode 8x4096x4096 (B^T)", 1, 8, 4096, 4096, true},
 };
 
 static const shape cpu_shapes[] = {
-    {"square 256", 1, 256, 256, 256},
-    {"square 512", 1, 512, 512, 512},
-    {"mlp 512x512x1376", 1, 512, 512, 1376},
-    {"attention 8x128x128x64", 8, 128, 128, 64},
+    {"square 256", 1, 256, 256, 256, false},
+    {"square 512", 1, 512, 512, 512, false},
+    {"mlp 512x512x1376", 1, 512, 512, 1376, false},
+    {"attention 8x128x128x64", 8, 128, 128, 64, false},
 };
 
 static double now_seconds(void)
@@ -118,7 +149,15 @@ static clops_status make_problem(clops_device *d, clops_dtype dt, const shape *s
         dims[i][nd - 1] = cols[i];
     }
     clops_status st = random_tensor(d, dt, nd, sa, 1, &p->a);
-    if (st == CLOPS_OK)
+    if (st == CLOPS_OK && s->bt) {
+        /* B = W^T, W [N, K] row-major: a view with unit stride along K. */
+        int64_t sw[2] = {s->n, s->k}, vs[2] = {s->k, s->n}, vst[2] = {1, s->k}, off = 0;
+        clops_tensor *w = NULL;
+        st = random_tensor(d, dt, 2, sw, 2, &w);
+        if (st == CLOPS_OK)
+            st = core_as_strided(w, vs, 2, vst, 2, &off, &p->b);
+        clops_tensor_release(w);
+    } else if (st == CLOPS_OK)
         st = random_tensor(d, dt, nd, sb, 2, &p->b);
     if (st == CLOPS_OK)
         st = clops_empty(d, dt, nd, sc, &p->c);
@@ -177,11 +216,90 @@ static double measure(clops_device *d, const shape *s, problem *p, double secs)
     return best;
 }
 
+/* The largest |engine - CLBlast| over C of problem p (both computed here;
+ * -1 when either failed). */
+static double diff_vs_clblast(clops_device *d, const shape *s, problem *p)
+{
+    size_t n = (size_t)(s->batch * s->m * s->n), es = clops_dtype_size(p->c->dtype);
+    void *e = malloc(n * es), *r = malloc(n * es);
+    double worst = -1;
+    if (e && r && run_once(s, p) == CLOPS_OK && clops_tensor_to_host(p->c, e, n * es) == CLOPS_OK) {
+        gemm_engine_set_enabled(false);
+        clops_status st = run_once(s, p);
+        gemm_engine_set_enabled(true);
+        if (st == CLOPS_OK && clops_tensor_to_host(p->c, r, n * es) == CLOPS_OK) {
+            worst = 0;
+            for (size_t i = 0; i < n; i++) {
+                double x, y;
+                if (es == 4)
+                    x = ((float *)e)[i], y = ((float *)r)[i];
+                else if (p->c->dtype == CLOPS_FLOAT16)
+                    x = clops_half_to_float(((uint16_t *)e)[i]),
+                    y = clops_half_to_float(((uint16_t *)r)[i]);
+                else
+                    x = clops_bfloat16_to_float(((uint16_t *)e)[i]),
+                    y = clops_bfloat16_to_float(((uint16_t *)r)[i]);
+                double dd = x > y ? x - y : y - x;
+                if (dd > worst || dd != dd)
+                    worst = dd;
+            }
+        }
+    }
+    (void)d;
+    free(e);
+    free(r);
+    return worst;
+}
+
+/* Every mma configuration (the debug setting gemm.config) on the sweep
+ * shapes, TFLOP/s, and its largest difference from CLBlast on square 1024
+ * (bfloat16/float16: about K * 2^-8 at most from the two roundings of C). */
+static void sweep_configs(clops_device *d, clops_dtype dt, double rsecs)
+{
+    int nsh = (int)(sizeof sweep_shapes / sizeof sweep_shapes[0]);
+    printf("| config | max diff vs CLBlast (1024^3) |");
+    for (int i = 0; i < nsh; i++)
+        printf(" %s |", sweep_shapes[i].name);
+    printf("\n| --- | ---: |");
+    for (int i = 0; i < nsh; i++)
+        printf(" ---: |");
+    printf("\n");
+    fflush(stdout);
+    for (int c = 0; c < gemm_engine_config_count(); c++) {
+        clops_debug_set("gemm.config", c + 1);
+        gemm_engine_stats s0, s1;
+        gemm_engine_get_stats(&s0);
+        printf("| %s |", gemm_engine_config_name(c));
+        problem p;
+        if (make_problem(d, dt, &sweep_shapes[0], &p) == CLOPS_OK)
+            printf(" %.3g |", diff_vs_clblast(d, &sweep_shapes[0], &p));
+        else
+            printf(" - |");
+        free_problem(&p);
+        fflush(stdout);
+        for (int i = 0; i < nsh; i++) {
+            double t = 0;
+            if (make_problem(d, dt, &sweep_shapes[i], &p) == CLOPS_OK)
+                t = measure(d, &sweep_shapes[i], &p, rsecs);
+            free_problem(&p);
+            printf(" %.1f |", t);
+            fflush(stdout);
+        }
+        gemm_engine_get_stats(&s1);
+        printf(" (mma %llu, fma %llu, checks failed %llu)\n",
+               (unsigned long long)(s1.mma_calls - s0.mma_calls),
+               (unsigned long long)(s1.fma_calls - s0.fma_calls),
+               (unsigned long long)(s1.canary_failures - s0.canary_failures));
+        fflush(stdout);
+    }
+    clops_debug_set("gemm.config", 0);
+}
+
 static void usage(void)
 {
     fprintf(stderr, "usage: bench_gemm [--device SEL]... "
                     "[--dtype float32|float64|float16|bfloat16] [--tune SECONDS] [--big] "
-                    "[--gpt2] [--engine] [--reps-seconds S]\n");
+                    "[--gpt2] [--engine] [--skinny] [--sweep] [--reps-seconds S]\n");
 }
 
 int main(int argc, char **argv)
@@ -190,7 +308,7 @@ int main(int argc, char **argv)
     int nsel = 0;
     clops_dtype dt = CLOPS_FLOAT32;
     double tune = 0, secs = -1;
-    bool big = false, gpt2 = false, engine = false;
+    bool big = false, gpt2 = false, engine = false, skinny = false, sweep = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--device") == 0 && i + 1 < argc && nsel < 16)
             sels[nsel++] = argv[++i];
@@ -211,6 +329,10 @@ int main(int argc, char **argv)
             big = true;
         else if (strcmp(argv[i], "--gpt2") == 0)
             gpt2 = true;
+        else if (strcmp(argv[i], "--skinny") == 0)
+            skinny = engine = true;
+        else if (strcmp(argv[i], "--sweep") == 0)
+            sweep = engine = true;
         else {
             usage();
             return 2;
@@ -253,12 +375,22 @@ int main(int argc, char **argv)
             continue;
         }
         bool gpu = d->info.is_gpu;
-        const shape *shapes = gpt2 ? gpt2_shapes : gpu ? gpu_shapes : cpu_shapes;
-        int ns = gpt2 ? 5 : gpu ? (big ? 5 : 4) : 4;
+        const shape *shapes = skinny ? skinny_shapes
+                              : gpt2 ? gpt2_shapes
+                              : gpu  ? gpu_shapes
+                                     : cpu_shapes;
+        int ns = skinny ? (int)(sizeof skinny_shapes / sizeof skinny_shapes[0])
+                 : gpt2 ? 5
+                 : gpu  ? (big ? 5 : 4)
+                        : 4;
         double rsecs = secs > 0 ? secs : (gpu ? 0.2 : 0.5);
         double def[8] = {0}, tuned[8] = {0};
         printf("\n## %s (%s, %s)\n", d->label, d->info.name, d->info.driver_version);
         fflush(stdout);
+        if (sweep) {
+            sweep_configs(d, dt, rsecs);
+            continue;
+        }
         if (engine) {
             printf("| shape (b x M x N x K) | engine (%s) TFLOP/s | CLBlast TFLOP/s | "
                    "engine/CLBlast |\n| --- | ---: | ---: | ---: |\n",

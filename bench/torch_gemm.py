@@ -34,6 +34,19 @@ CPU_SHAPES = [
     ("mlp 512x512x1376", 1, 512, 512, 1376),
     ("attention 8x128x128x64", 8, 128, 128, 64),
 ]
+# bench_gemm --skinny: decode-style (M or N <= 16) and deep products; "(B^T)"
+# takes B as the transpose of an [N, K] weight, as a linear layer does.
+SKINNY = [
+    ("decode 1x4096x4096 (B^T)", 1, 1, 4096, 4096),
+    ("decode 1x4096x4096", 1, 1, 4096, 4096),
+    ("decode 8x4096x4096 (B^T)", 1, 8, 4096, 4096),
+    ("decode 16x11008x4096 (B^T)", 1, 16, 11008, 4096),
+    ("decode 1x4096x11008 (B^T)", 1, 1, 4096, 11008),
+    ("N=1 4096x1x4096", 1, 4096, 1, 4096),
+    ("deep 256x256x16384", 1, 256, 256, 16384),
+    ("deep 512x512x8192", 1, 512, 512, 8192),
+    ("deep 1024x768x16384", 1, 1024, 768, 16384),
+]
 GPT2 = [
     ("gpt2 c_attn 4096x2304x768", 1, 4096, 2304, 768),
     ("gpt2 c_proj 4096x768x768", 1, 4096, 768, 768),
@@ -86,6 +99,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--big", action="store_true", help="include square 8192")
     ap.add_argument("--gpt2", action="store_true", help="GPT-2 124M's products instead")
+    ap.add_argument("--skinny", action="store_true", help="decode and deep products instead")
     ap.add_argument("--dtype", default="float32", choices=["float32", "float16", "bfloat16"])
     ap.add_argument("--tf32", action="store_true", help="allow TF32 for float32")
     ap.add_argument("--cpu", action="store_true", help="PyTorch's CPU matmul, CPU shapes")
@@ -105,13 +119,15 @@ def main():
         print(f"PyTorch {torch.__version__} on {torch.cuda.get_device_name()}: {args.dtype}, "
               f"TF32 {'on' if args.tf32 else 'off'}")
     rows = []
-    shapes = CPU_SHAPES if args.cpu else GPT2 if args.gpt2 else SHAPES
+    shapes = CPU_SHAPES if args.cpu else SKINNY if args.skinny else GPT2 if args.gpt2 else SHAPES
     for name, b, m, n, k in shapes:
         if name == "square 8192" and not args.big:
             continue
         if b == 1:
             a = (torch.rand(m, k, device=dev) * 2 - 1).to(dt)
             w = (torch.rand(k, n, device=dev) * 2 - 1).to(dt)
+            if "(B^T)" in name:
+                w = (torch.rand(n, k, device=dev) * 2 - 1).to(dt).t()
             out = torch.empty(m, n, device=dev, dtype=dt)
             secs = best_seconds(lambda: torch.mm(a, w, out=out))
         else:

@@ -72,24 +72,24 @@ typedef ushort gemm_t;
 #define GEMM_CONV 0
 #endif
 
-/* The operands, then the epilogue's (bias E, residual R) and the
- * convolution geometry of GEMM_CONV (always passed, read only when set):
- * the image's strides (sample, channel, depth, height, width), channels
- * per group cv_cg, kernel taps cv_k*, the sizes of the rows' positions
- * cv_o* and of the image read cv_i*, stride, padding, dilation, and the
- * sample strides of C and R. */
+/* The operands, the split's workspace, then the epilogue's (bias E,
+ * residual R) and the convolution geometry of GEMM_CONV (always passed,
+ * read only when set): the image's strides (sample, channel, depth,
+ * height, width), channels per group cv_cg, kernel taps cv_k*, the sizes of
+ * the rows' positions cv_o* and of the image read cv_i*, stride, padding,
+ * dilation, and the sample strides of C and R. */
 #define GEMM_ARGS                                                                           \
     __global const gemm_t *A, long a_off, long a_sb, long a_sm, long a_sk,                  \
         __global const gemm_t *B, long b_off, long b_sb, long b_sk, long b_sn,              \
         __global gemm_t *C, long c_off, long c_sb, long c_sm, long c_sn, int M, int N, int K, \
-        float alpha, float beta, int beta_zero, int tiles_m, int tiles_n,                   \
-        int epi, __global const gemm_t *E, long e_off, long e_sm, long e_sn, long e_sb,      \
-        float e_scale,                                                                      \
-        __global const gemm_t *R, long r_off, long r_sb, long r_sm, long r_sn, long x_sn,   \
-        long x_sc, long x_sd, long x_sh, long x_sw, int cv_cg, int cv_kd, int cv_kh,        \
-        int cv_kw, int cv_od, int cv_oh, int cv_ow, int cv_id, int cv_ih, int cv_iw,        \
-        int cv_sd, int cv_sh, int cv_sw, int cv_pd, int cv_ph, int cv_pw, int cv_dd,        \
-        int cv_dh, int cv_dw, long c_img, long r_img
+        float alpha, float beta, int beta_zero, int tiles_m, int tiles_n, __global float *W, \
+        int nbatch, int splits, int kper, int epi, __global const gemm_t *E, long e_off,   \
+        long e_sm, long e_sn, long e_sb, float e_scale, __global const gemm_t *R,           \
+        long r_off, long r_sb, long r_sm, long r_sn, long x_sn, long x_sc, long x_sd,       \
+        long x_sh, long x_sw, int cv_cg, int cv_kd, int cv_kh, int cv_kw, int cv_od,        \
+        int cv_oh, int cv_ow, int cv_id, int cv_ih, int cv_iw, int cv_sd, int cv_sh,        \
+        int cv_sw, int cv_pd, int cv_ph, int cv_pw, int cv_dd, int cv_dh, int cv_dw,        \
+        long c_img, long r_img
 
 /* Row gm of C (R): a plain row, or (sample, position) of a convolution. */
 #if GEMM_CONV
@@ -142,17 +142,83 @@ static inline float gemm_act(float x, int act)
         }                                                                                   \
     } while (0)
 
-/* C[gm, gn] = epilogue(alpha * acc + beta * C[gm, gn]), rounded once to C's
- * dtype (cbase: C's offset and batch entry). */
+
+/*
+ * The one place where results are written (the hook for epilogues): the
+ * float32 sum acc of row gm, column gn of this work-group's batch entry.
+ * Normally C = alpha * acc + beta * C, rounded once to C's dtype (C is not
+ * read when beta is zero); a work-group of a split product (partial_)
+ * writes its float32 partial sum to the workspace W instead, and
+ * gemm_reduce sums the partials in split order and stores through here.
+ */
 #define GEMM_STORE(acc, gm, gn)                                                             \
     do {                                                                                    \
-        long ci_ = cbase + ROW_OF(gm, c_sm, c_img) + (long)(gn) * c_sn;                     \
-        float r_ = alpha * (acc);                                                           \
-        if (!beta_zero)                                                                     \
-            r_ += beta * GLD(C, ci_);                                                       \
-        GEMM_EPILOGUE(r_, gm, gn);                                                          \
-        GST(r_, C, ci_);                                                                    \
+        if (partial_) {                                                                     \
+            W[wbase + (long)(gm) * N + (gn)] = (acc);                                       \
+        } else {                                                                            \
+            long ci_ = cbase + ROW_OF(gm, c_sm, c_img) + (long)(gn) * c_sn;                 \
+            float r_ = alpha * (acc);                                                       \
+            if (!beta_zero)                                                                 \
+                r_ += beta * GLD(C, ci_);                                                   \
+            GEMM_EPILOGUE(r_, gm, gn);                                                      \
+            GST(r_, C, ci_);                                                                \
+        }                                                                                   \
     } while (0)
+
+/* Work-group g's batch entry and tile (tm, tn), tiles grouped GEMM_RASTER
+ * rows high so that work-groups running together share panels of A and B
+ * in cache. */
+#ifndef GEMM_RASTER
+#define GEMM_RASTER 8
+#endif
+#define GEMM_TILE_OF(g, bat, tm, tn)                                                        \
+    do {                                                                                    \
+        long per_ = (long)tiles_m * tiles_n;                                                \
+        bat = (long)((g) / per_);                                                           \
+        int r_ = (int)((g) - bat * per_);                                                   \
+        int span_ = GEMM_RASTER * tiles_n;                                                            \
+        int first_ = (r_ / span_) * GEMM_RASTER;                                                      \
+        int rows_ = min(tiles_m - first_, GEMM_RASTER);                                               \
+        tm = first_ + (r_ % span_) % rows_;                                                 \
+        tn = (r_ % span_) / rows_;                                                          \
+    } while (0)
+
+/*
+ * The start of every kernel: work-group g's split of K (GEMM_SPLIT 1, a
+ * program of its own: the groups of split s are the s-th run of
+ * nbatch * tiles_m * tiles_n), batch entry and tile; A's and B's bases
+ * moved to the split's first k and K made its length (kper each, the last
+ * one shorter); C's base and the split's partials in W ([splits][nbatch]
+ * [M][N] floats).  (Without GEMM_SPLIT none of this stays live through
+ * the K loop: with it, the mma atom's plain-load staging spilled.)
+ */
+#ifndef GEMM_SPLIT
+#define GEMM_SPLIT 0
+#endif
+#if GEMM_SPLIT
+#define GEMM_BEGIN(bat, tm, tn)                                                             \
+    long bat;                                                                               \
+    int tm, tn;                                                                             \
+    const long gps_ = (long)nbatch * tiles_m * tiles_n;                                     \
+    const long split_ = (long)get_group_id(0) / gps_;                                       \
+    GEMM_TILE_OF((long)get_group_id(0) - split_ * gps_, bat, tm, tn);                       \
+    const long kb_ = split_ * kper;                                                         \
+    K = (int)min((long)K - kb_, (long)kper);                                                \
+    const long abase = a_off + bat * a_sb + kb_ * a_sk;                                     \
+    const long bbase = b_off + bat * b_sb + kb_ * b_sk;                                     \
+    const long cbase = c_off + bat * c_sb;                                                  \
+    const long wbase = (split_ * nbatch + bat) * M * N;                                     \
+    const bool partial_ = true
+#else
+#define GEMM_BEGIN(bat, tm, tn)                                                             \
+    long bat;                                                                               \
+    int tm, tn;                                                                             \
+    GEMM_TILE_OF(get_group_id(0), bat, tm, tn);                                             \
+    const long abase = a_off + bat * a_sb, bbase = b_off + bat * b_sb;                      \
+    const long cbase = c_off + bat * c_sb, wbase = 0;                                       \
+    const bool partial_ = false;                                                            \
+    (void)wbase, (void)splits, (void)kper, (void)nbatch, (void)W
+#endif
 
 /* --- the im2col view of GEMM_CONV -------------------------------------------- */
 #if GEMM_CONV
@@ -240,6 +306,10 @@ static inline long conv_at(long base, int p0, int p1, int p2, long coff, int q0,
         tn = (r_ % span_) / rows_;                                                          \
     } while (0)
 
+#if GEMM_CONV && (GEMM_SPLIT || defined(GEMM_SKINNY))
+#error "the im2col view of GEMM_CONV is neither split nor skinny"
+#endif
+
 /* ------------------------------------------------------------------------ */
 #ifdef GEMM_FMA
 #define FMA_WG ((BM / TM) * (BN / TN))
@@ -253,12 +323,9 @@ __kernel __attribute__((reqd_work_group_size(FMA_WG, 1, 1))) void gemm_fma(GEMM_
     __local float As[BK][BM + 1];
     __local float Bs[BK][BN + 1];
     const int lid = (int)get_local_id(0);
-    long bat;
-    int tm, tn;
-    GEMM_TILE_OF(get_group_id(0), bat, tm, tn);
+    GEMM_BEGIN(bat, tm, tn);
     const int m0 = tm * BM, n0 = tn * BN;
     const int tx = lid % (BN / TN), ty = lid / (BN / TN);
-    const long abase = a_off + bat * a_sb, bbase = b_off + bat * b_sb;
     float acc[TM][TN];
 #pragma unroll
     for (int i = 0; i < TM; i++)
@@ -298,7 +365,6 @@ __kernel __attribute__((reqd_work_group_size(FMA_WG, 1, 1))) void gemm_fma(GEMM_
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    const long cbase = c_off + bat * c_sb;
 #pragma unroll
     for (int i = 0; i < TM; i++) {
         int gm = m0 + ty + i * (BM / TM);
@@ -349,11 +415,8 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_cpu(GEMM_ARGS,
      * by every panel. */
     __local float Ap[RM * KC];
 #endif
-    long bat;
-    int tm, tn;
-    GEMM_TILE_OF(get_group_id(0), bat, tm, tn);
+    GEMM_BEGIN(bat, tm, tn);
     const int m0 = tm * RM * mb, n0 = tn * CBN;
-    const long abase = a_off + bat * a_sb, bbase = b_off + bat * b_sb;
     for (int k0 = 0; k0 < K || k0 == 0; k0 += KC) {
         const int kc = min(KC, K - k0);
         for (int p = 0; p < CBN / 16; p++) {
@@ -471,7 +534,6 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_cpu(GEMM_ARGS,
         if (K == 0)
             break;
     }
-    const long cbase = c_off + bat * c_sb;
     for (int m = 0; m < RM * mb && m0 + m < M; m++)
         for (int n = 0; n < CBN && n0 + n < N; n++)
             GEMM_STORE(Cacc[m * CBN + n], m0 + m, n0 + n);
@@ -479,23 +541,226 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_cpu(GEMM_ARGS,
 #endif /* GEMM_CPU */
 
 /* ------------------------------------------------------------------------ */
+#ifdef GEMM_SKINNY
+/*
+ * Products with M <= MS (<= 16) rows (the host turns small N into this by
+ * transposing: C^T = B^T A^T): a matrix-vector style pass that reads B
+ * once at memory bandwidth.  A work-group of SK_WG items computes SK_NC
+ * columns of C; its items split K among SK_KS lanes per column (SK_BUK, B
+ * with unit stride along K: 32 lanes of a column read consecutive k, in
+ * chunks of SK_VEC elements (16 bytes) when B is aligned for vector loads;
+ * otherwise 32 columns side by side, 8 lanes per column, or 32 chunks of
+ * SK_VEC columns read as vectors when B's rows are aligned; below).  Each
+ * lane keeps
+ * MS float sums over its k in increasing order, reading A where it is (a
+ * few KiB, cached; in chunks too when SK_AVEC); the lanes' sums of a
+ * column are then added in lane order through __local: the same bits on
+ * every run.  No barrier inside a loop.
+ */
+#define SK_WG 256
+#if SK_BUK
+#define SK_KS 32
+#else
+#define SK_KS 8
+#endif
+#define SK_NC (SK_WG / SK_KS)
+
+/* SK_VEC consecutive elements at p (16-byte aligned) as floats, into the
+ * private array a. */
+#if GEMM_DT == 0
+#define SK_LDV(a, p) vstore4(vload4(0, (p)), 0, (a))
+#elif GEMM_DT == 1
+#define SK_LDV(a, p) vstore8(vload_half8(0, (__global const half *)(p)), 0, (a))
+#else
+#define SK_LDV(a, p)                                                                        \
+    do {                                                                                    \
+        uint4 u_ = *(__global const uint4 *)(p);                                            \
+        vstore8(as_float8((uint8)(u_.s0 << 16, u_.s0 & 0xffff0000u, u_.s1 << 16,            \
+                                  u_.s1 & 0xffff0000u, u_.s2 << 16, u_.s2 & 0xffff0000u,    \
+                                  u_.s3 << 16, u_.s3 & 0xffff0000u)),                       \
+                0, (a));                                                                    \
+    } while (0)
+#endif
+
+#if !SK_BUK && SK_VEC > 1
+/*
+ * B with unit stride along N, rows 16-byte aligned (MS <= 4): each lane
+ * owns SK_VEC consecutive columns and reads them as one 16-byte vector per
+ * k (a warp reads 512 contiguous bytes of a row of B), 8 lanes split K;
+ * a work-group computes 32 * SK_VEC columns.  Columns past N (the last
+ * lane's chunk may straddle N) are read one by one.
+ */
+#define SK_NCOL (32 * SK_VEC)
+__kernel __attribute__((reqd_work_group_size(SK_WG, 1, 1))) void gemm_skinny(GEMM_ARGS)
+{
+    __local float Red[MS * SK_NCOL * 8];
+    const int lid = (int)get_local_id(0);
+    GEMM_BEGIN(bat, tm, tn);
+    (void)tm;
+    const int ks = lid / 32, lane = lid % 32;
+    const int n0 = tn * SK_NCOL + lane * SK_VEC;
+    float acc[MS][SK_VEC];
+#pragma unroll
+    for (int m = 0; m < MS; m++)
+#pragma unroll
+        for (int e = 0; e < SK_VEC; e++)
+            acc[m][e] = 0.0f;
+    for (int kk = ks; kk < K; kk += 8) {
+        float bb[SK_VEC];
+        const long row = bbase + (long)kk * b_sk;
+        if (n0 + SK_VEC <= N) {
+            SK_LDV(bb, B + row + n0);
+        } else {
+#pragma unroll
+            for (int e = 0; e < SK_VEC; e++)
+                bb[e] = n0 + e < N ? GLD(B, row + n0 + e) : 0.0f;
+        }
+#pragma unroll
+        for (int m = 0; m < MS; m++)
+            if (m < M) {
+                float a = GLD(A, abase + (long)m * a_sm + (long)kk * a_sk);
+#pragma unroll
+                for (int e = 0; e < SK_VEC; e++)
+                    acc[m][e] = fma(a, bb[e], acc[m][e]);
+            }
+    }
+#pragma unroll
+    for (int m = 0; m < MS; m++)
+#pragma unroll
+        for (int e = 0; e < SK_VEC; e++)
+            Red[(m * SK_NCOL + lane * SK_VEC + e) * 8 + ks] = acc[m][e];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int p = lid; p < MS * SK_NCOL; p += SK_WG) {
+        int m = p / SK_NCOL, gn = tn * SK_NCOL + p % SK_NCOL;
+        float sum = 0.0f;
+        for (int j = 0; j < 8; j++)
+            sum += Red[p * 8 + j];
+        if (m < M && gn < N)
+            GEMM_STORE(sum, m, gn);
+    }
+}
+#else
+__kernel __attribute__((reqd_work_group_size(SK_WG, 1, 1))) void gemm_skinny(GEMM_ARGS)
+{
+    __local float Red[SK_WG * MS];
+    const int lid = (int)get_local_id(0);
+    GEMM_BEGIN(bat, tm, tn);
+    (void)tm;
+    const int ks = SK_BUK ? lid % SK_KS : lid / SK_NC, nc = SK_BUK ? lid / SK_KS : lid % SK_NC;
+    const int n = tn * SK_NC + nc;
+    const long bcol = bbase + (long)min(n, N - 1) * b_sn;
+    float acc[MS];
+#pragma unroll
+    for (int m = 0; m < MS; m++)
+        acc[m] = 0.0f;
+#if SK_VEC > 1
+    /* Whole chunks of SK_VEC, then the tail of K element by element. */
+    const int kv = K / SK_VEC * SK_VEC;
+#pragma unroll 2
+    for (int kk = ks * SK_VEC; kk < kv; kk += SK_KS * SK_VEC) {
+        float bb[SK_VEC];
+        SK_LDV(bb, B + bcol + kk);
+#pragma unroll
+        for (int m = 0; m < MS; m++) {
+            if (m < M) {
+                float aa[SK_VEC];
+                const long ar = abase + (long)m * a_sm;
+#if SK_AVEC
+                SK_LDV(aa, A + ar + kk);
+#else
+#pragma unroll
+                for (int e = 0; e < SK_VEC; e++)
+                    aa[e] = GLD(A, ar + (long)(kk + e) * a_sk);
+#endif
+#pragma unroll
+                for (int e = 0; e < SK_VEC; e++)
+                    acc[m] = fma(aa[e], bb[e], acc[m]);
+            }
+        }
+    }
+#else
+    const int kv = 0;
+#endif
+#pragma unroll 4
+    for (int kk = kv + ks; kk < K; kk += SK_KS) {
+        float b = GLD(B, bcol + (long)kk * b_sk);
+#pragma unroll
+        for (int m = 0; m < MS; m++)
+            if (m < M)
+                acc[m] = fma(GLD(A, abase + (long)m * a_sm + (long)kk * a_sk), b, acc[m]);
+    }
+#pragma unroll
+    for (int m = 0; m < MS; m++)
+        Red[(m * SK_NC + nc) * SK_KS + ks] = acc[m];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int p = lid; p < MS * SK_NC; p += SK_WG) {
+        int m = p / SK_NC, c = p % SK_NC, gn = tn * SK_NC + c;
+        float sum = 0.0f;
+        for (int j = 0; j < SK_KS; j++)
+            sum += Red[p * SK_KS + j];
+        if (m < M && gn < N)
+            GEMM_STORE(sum, m, gn);
+    }
+}
+#endif
+#endif /* GEMM_SKINNY */
+
+/* ------------------------------------------------------------------------ */
+#ifdef GEMM_REDUCE
+/* The partial sums of a split product ([splits][nbatch][M][N] floats in
+ * W), added in split order and stored once per element of C. */
+__kernel void gemm_reduce(GEMM_ARGS)
+{
+    const long id = (long)get_global_id(0);
+    const long mn = (long)M * N;
+    if (id >= (long)nbatch * mn)
+        return;
+    const long bat = id / mn;
+    const int gm = (int)((id - bat * mn) / N), gn = (int)(id - bat * mn - (long)gm * N);
+    float sum = 0.0f;
+    for (int s = 0; s < splits; s++)
+        sum += W[(long)s * nbatch * mn + id];
+    const long cbase = c_off + bat * c_sb, wbase = 0;
+    const bool partial_ = false;
+    (void)wbase;
+    GEMM_STORE(sum, gm, gn);
+}
+#endif /* GEMM_REDUCE */
+
+/* ------------------------------------------------------------------------ */
 #ifdef GEMM_MMA
 /*
  * Tiles in __local, 16-byte chunks of CE elements (8 float16/bfloat16, 4
- * float32), BK = 4 CE deep, XOR-swizzled so that the eight row addresses
- * of every ldmatrix fall in distinct bank groups:
- *   K-major tile [rows][BK] (A with unit stride along K, B along K): 4
- *     chunks a row, chunk c of row r stored at c ^ ((r >> 1) & 3);
+ * float32), BK = BKC chunks deep (BKC 4 or 8), XOR-swizzled so that the
+ * eight row addresses of every ldmatrix fall in distinct bank groups:
+ *   K-major tile [rows][BK] (A with unit stride along K, B along K): BKC
+ *     chunks a row, chunk c of row r stored at c ^ ((r >> 1) & 3) (BKC 4:
+ *     two rows share a 128-byte line) or c ^ (r & 7) (BKC 8);
  *   M/N-major tile [BK][rows] (unit stride along M or N): rows / CE >= 8
  *     chunks a row, chunk c of row r stored at c ^ (r & 7).
  * A is multiplied as the "row" operand and B as the "col" operand of
  * mma.m16n8k16 (float16/bfloat16) or mma.m16n8k8 (float32 as TF32, rounded
  * to nearest with cvt.rna: the "high" and "medium" precision modes only);
  * ldmatrix.trans serves the 16-bit M/N-major tiles, scalar __local reads
- * the 32-bit ones.
+ * the 32-bit ones.  FRAG_DB 1: the fragments of the next 16 (8) deep step
+ * are loaded while the tensor cores work on this one (two register sets),
+ * with one barrier per K tile; FRAG_DB 0: load, then multiply.  The slot
+ * refilled in tile kt, (kt - 1) % STAGES, was last read before tile kt's
+ * barrier, so its copies may be issued anywhere in tile kt (COPY_LATE).
  */
 #define CE (16 / (int)sizeof(gemm_t))
-#define BK (4 * CE)
+#ifndef BKC
+#define BKC 4
+#endif
+#ifndef FRAG_DB
+#define FRAG_DB 1
+#endif
+/* COPY_LATE 1: the next stage's copies are issued after the first step's
+ * products (the tensor cores work while the addresses are computed). */
+#ifndef COPY_LATE
+#define COPY_LATE 0
+#endif
+#define BK (BKC * CE)
 #define WARPS ((BM / WM) * (BN / WN))
 #define MMA_WG (WARPS * 32)
 #define MT (WM / 16)
@@ -510,7 +775,11 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_cpu(GEMM_ARGS,
 
 /* Element index of chunk c of row r in a K-major / an M- or N-major tile,
  * and of element e of row r in an M- or N-major tile. */
+#if BKC == 4
 #define KMAJ(r, c) ((r) * BK + (((c) ^ (((r) >> 1) & 3)) * CE))
+#else
+#define KMAJ(r, c) ((r) * BK + (((c) ^ ((r) & 7)) * CE))
+#endif
 #define XMAJ(r, c, rows) ((r) * (rows) + (((c) ^ ((r) & 7)) * CE))
 #define XIDX(r, e, rows) (XMAJ(r, (e) / CE, rows) + (e) % CE)
 
@@ -526,50 +795,55 @@ static inline void gemm_plain(__local gemm_t *dst, __global const gemm_t *P, lon
 
 /*
  * The staging of one operand X (A: rows M, "other" stride a_sm; B: rows N,
- * b_sn) into a tile of R rows: chunk i of this work item is fixed for the
- * whole loop, so its address and bounds are computed once (xp, xl, xr) and
- * each K-slice adds k0 (unit stride along K) or k0 * stride (unit stride
- * along rows).  X_CP: 16-byte cp.async (aligned operands), else plain loads
- * with the operand's strides.
+ * b_sn) into a tile of R rows: this work item's chunk i is chunk
+ * q = lid + i * MMA_WG of the tile (K-major: row q / BKC, chunk q % BKC;
+ * M/N-major: row (a k) q / (R / CE), chunk q % (R / CE)), fixed for the
+ * whole loop, so its address and bounds are computed once (xp, xl, xr, xo)
+ * and each K slice adds k0 (unit stride along K) or k0 * stride (unit
+ * stride along rows).  (Recomputing them per slice saved registers but not
+ * time, and halved the plain-load staging's speed: lm_head 4096 x 50257 x
+ * 768, 69 against 133 TFLOP/s.)  X_CP: 16-byte cp.async (aligned operands),
+ * else plain loads with the operand's strides.
  */
-#define STAGE_SETUP(X, R, X_UK, X_CP, base, srow, sk, lim_rows)                              \
-    long X##p[R * 4 / MMA_WG];                                                              \
-    int X##l[R * 4 / MMA_WG], X##r[R * 4 / MMA_WG], X##o[R * 4 / MMA_WG];                   \
-    for (int i = 0; i < R * 4 / MMA_WG; i++)                                                \
+#define XN(R) (R * BKC / MMA_WG)
+#define STAGE_SETUP(X, R, X_UK, X_CP, base, srow, sk, lim_rows, r0)                         \
+    long X##p[XN(R)];                                                                       \
+    int X##l[XN(R)], X##r[XN(R)], X##o[XN(R)];                                              \
+    for (int i = 0; i < XN(R); i++)                                                         \
     {                                                                                       \
         int q = lid + i * MMA_WG;                                                           \
         if (X_UK) {                                                                         \
-            int r = q >> 2, c = q & 3, g = r0_##X + r;                                      \
+            int r = q / BKC, c = q % BKC, g = (r0) + r;                                     \
             X##o[i] = KMAJ(r, c);                                                           \
             X##r[i] = c * CE;                                                               \
             X##l[i] = g < lim_rows ? K - c * CE : 0;                                        \
-            X##p[i] = base + (long)(g < lim_rows ? g : 0) * srow +                          \
-                      (long)(c * CE) * (X_CP ? 1 : sk);                                     \
+            X##p[i] = (base) + (long)(g < lim_rows ? g : 0) * (srow) +                      \
+                      (long)(c * CE) * (X_CP ? 1 : (sk));                                   \
         } else {                                                                            \
-            int r = q / (R / CE), c = q % (R / CE), g = r0_##X + c * CE;                    \
+            int r = q / (R / CE), c = q % (R / CE), g = (r0) + c * CE;                      \
             X##o[i] = XMAJ(r, c, R);                                                        \
             X##r[i] = r;                                                                    \
             X##l[i] = lim_rows - g;                                                         \
-            X##p[i] = base + (long)r * sk + (long)(g < lim_rows ? g : 0) * srow;            \
+            X##p[i] = (base) + (long)r * (sk) + (long)(g < lim_rows ? g : 0) * (srow);      \
         }                                                                                   \
     }
 
 #define STAGE_RUN(X, R, X_UK, X_CP, P, tile, k0, srow, sk)                                  \
-    for (int i = 0; i < R * 4 / MMA_WG; i++)                                                \
+    for (int i = 0; i < XN(R); i++)                                                         \
     {                                                                                       \
         int n_;                                                                             \
         long at_;                                                                           \
         if (X_UK) {                                                                         \
             n_ = clamp(X##l[i] - (k0), 0, CE);                                              \
-            at_ = X##p[i] + (long)(k0) * (X_CP ? 1 : sk);                                   \
+            at_ = X##p[i] + (long)(k0) * (X_CP ? 1 : (sk));                                 \
         } else {                                                                            \
             n_ = (k0) + X##r[i] < K ? clamp(X##l[i], 0, CE) : 0;                            \
-            at_ = X##p[i] + (long)(k0) * sk;                                                \
+            at_ = X##p[i] + (long)(k0) * (sk);                                              \
         }                                                                                   \
         if (X_CP)                                                                           \
-            mma_cp16((tile) + X##o[i], n_ ? P + at_ : P, n_ * (int)sizeof(gemm_t));        \
+            mma_cp16((tile) + X##o[i], n_ ? P + at_ : P, n_ * (int)sizeof(gemm_t));         \
         else                                                                                \
-            gemm_plain((tile) + X##o[i], P, at_, X_UK ? sk : srow, n_);                     \
+            gemm_plain((tile) + X##o[i], P, at_, X_UK ? (sk) : (srow), n_);                 \
     }
 
 /*
@@ -583,21 +857,21 @@ static inline void gemm_plain(__local gemm_t *dst, __global const gemm_t *P, lon
  * cp.async or, outside the image, zeros.
  */
 #if GEMM_CONV
-#define APC (BM * 4 / MMA_WG)
+#define APC XN(BM)
 #if A_UK
 #define STAGE_A_SETUP                                                                       \
     long ab[APC];                                                                           \
     int ap0[APC], ap1[APC], ap2[APC], ao[APC];                                              \
     for (int i = 0; i < APC; i++) {                                                         \
-        int q = lid + i * MMA_WG, r = q >> 2;                                               \
-        ao[i] = KMAJ(r, q & 3);                                                             \
+        int q = lid + i * MMA_WG, r = q / BKC;                                              \
+        ao[i] = KMAJ(r, q % BKC);                                                             \
         CONV_ROW(m0 + r, ab[i], ap0[i], ap1[i], ap2[i]);                                    \
     }
 #if A_CP
 #define STAGE_A_RUN(tile, k0)                                                               \
     {                                                                                       \
         long coff_ = 0;                                                                     \
-        int q0_ = 0, q1_ = 0, q2_ = 0, kk_ = (k0) + (lid & 3) * CE;                         \
+        int q0_ = 0, q1_ = 0, q2_ = 0, kk_ = (k0) + (lid % BKC) * CE;                         \
         if (kk_ < K)                                                                        \
             CONV_COL(kk_, coff_, q0_, q1_, q2_);                                            \
         for (int i = 0; i < APC; i++) {                                                     \
@@ -611,7 +885,7 @@ static inline void gemm_plain(__local gemm_t *dst, __global const gemm_t *P, lon
     for (int i = 0; i < APC; i++) {                                                         \
         for (int e = 0; e < CE; e++)                                                        \
         {                                                                                   \
-            int kk_ = (k0) + (lid & 3) * CE + e;                                            \
+            int kk_ = (k0) + (lid % BKC) * CE + e;                                            \
             long x_ = -1, coff_;                                                            \
             int q0_, q1_, q2_;                                                              \
             if (kk_ < K) {                                                                  \
@@ -650,9 +924,120 @@ static inline void gemm_plain(__local gemm_t *dst, __global const gemm_t *P, lon
     }
 #endif
 #else
-#define STAGE_A_SETUP STAGE_SETUP(a, BM, A_UK, A_CP, abase, a_sm, a_sk, M)
+#define STAGE_A_SETUP STAGE_SETUP(a, BM, A_UK, A_CP, abase, a_sm, a_sk, M, m0)
 #define STAGE_A_RUN(tile, k0) STAGE_RUN(a, BM, A_UK, A_CP, A, tile, k0, a_sm, a_sk)
 #endif
+
+/* Both operands' K tile kt into stage slot s. */
+#define STAGE_TILE(s, kt)                                                                   \
+    do {                                                                                    \
+        STAGE_A_RUN(As + (s) * A_TILE, (kt) * BK);                                          \
+        STAGE_RUN(b, BN, B_UK, B_CP, B, Bs + (s) * B_TILE, (kt) * BK, b_sn, b_sk)           \
+    } while (0)
+
+/*
+ * LOAD_A / LOAD_B: a lane's part of the A fragment i and the B fragments
+ * 2p, 2p + 1 of the KSTEP-deep step at kk (in load_frags).  The lane's row
+ * and chunk within each ldmatrix.x4: lanes 8j..8j+7 address the rows of
+ * matrix j (lr, lj); fg, ft: the lane's g and t.
+ */
+/* TF32 (GEMM_DT 0): 8-deep steps; fragments a (g, t), (g + 8, t),
+ * (g, t + 4), (g + 8, t + 4) and b (k t, n g), (k t + 4, n g), g = lane /
+ * 4, t = lane % 4: ldmatrix of 32-bit rows gives the K-major ones, scalar
+ * __local reads the M/N-major ones.  16-bit: 16-deep steps, ldmatrix
+ * (.trans for M/N-major tiles). */
+#if GEMM_DT == 0
+#define KSTEP 8
+#define MMA_ONE(d, a, b) MMA_M16N8K8_TF32(d, a, b)
+#else
+#define KSTEP 16
+#define MMA_ONE(d, a, b) MMA_M16N8K16(d, a, b, MMA_TY)
+#endif
+#if A_UK
+#define LOAD_A(af, as, kk, i)                                                               \
+    do {                                                                                    \
+        int r_ = wm0 + (i) * 16 + lr + 8 * (lj & 1), c_ = (kk) / CE + (lj >> 1);            \
+        MMA_LDSM_X4(af, mma_saddr(as + KMAJ(r_, c_)));                                      \
+    } while (0)
+#elif GEMM_DT == 0
+#define LOAD_A(af, as, kk, i)                                                               \
+    do {                                                                                    \
+        int m_ = wm0 + (i) * 16 + fg;                                                       \
+        (af)[0] = as_uint(as[XIDX((kk) + ft, m_, BM)]);                                     \
+        (af)[1] = as_uint(as[XIDX((kk) + ft, m_ + 8, BM)]);                                 \
+        (af)[2] = as_uint(as[XIDX((kk) + ft + 4, m_, BM)]);                                 \
+        (af)[3] = as_uint(as[XIDX((kk) + ft + 4, m_ + 8, BM)]);                             \
+    } while (0)
+#else
+#define LOAD_A(af, as, kk, i)                                                               \
+    do {                                                                                    \
+        int r_ = (kk) + lr + 8 * (lj >> 1), c_ = (wm0 + (i) * 16) / CE + (lj & 1);          \
+        MMA_LDSM_X4_T(af, mma_saddr(as + XMAJ(r_, c_, BM)));                                \
+    } while (0)
+#endif
+#if B_UK
+#define LOAD_B(b0, b1, bs, kk, p)                                                           \
+    do {                                                                                    \
+        uint q4_[4];                                                                        \
+        int r_ = wn0 + (p) * 16 + lr + 8 * (lj >> 1), c_ = (kk) / CE + (lj & 1);            \
+        MMA_LDSM_X4(q4_, mma_saddr(bs + KMAJ(r_, c_)));                                     \
+        (b0)[0] = q4_[0], (b0)[1] = q4_[1], (b1)[0] = q4_[2], (b1)[1] = q4_[3];             \
+    } while (0)
+#elif GEMM_DT == 0
+#define LOAD_B(b0, b1, bs, kk, p)                                                           \
+    do {                                                                                    \
+        int n_ = wn0 + (p) * 16 + fg;                                                       \
+        (b0)[0] = as_uint(bs[XIDX((kk) + ft, n_, BN)]);                                     \
+        (b0)[1] = as_uint(bs[XIDX((kk) + ft + 4, n_, BN)]);                                 \
+        (b1)[0] = as_uint(bs[XIDX((kk) + ft, n_ + 8, BN)]);                                 \
+        (b1)[1] = as_uint(bs[XIDX((kk) + ft + 4, n_ + 8, BN)]);                             \
+    } while (0)
+#else
+#define LOAD_B(b0, b1, bs, kk, p)                                                           \
+    do {                                                                                    \
+        uint q4_[4];                                                                        \
+        int r_ = (kk) + lr + 8 * (lj & 1), c_ = (wn0 + (p) * 16) / CE + (lj >> 1);          \
+        MMA_LDSM_X4_T(q4_, mma_saddr(bs + XMAJ(r_, c_, BN)));                               \
+        (b0)[0] = q4_[0], (b0)[1] = q4_[1], (b1)[0] = q4_[2], (b1)[1] = q4_[3];             \
+    } while (0)
+#endif
+#define KSTEPS (BK / KSTEP)
+
+/* The warp's fragments of the step at kk (warp tile at wm0, wn0). */
+static inline void load_frags(uint af[MT][4], uint bf[NT][2], __local const gemm_t *as,
+                              __local const gemm_t *bs, int kk, int wm0, int wn0, int lane)
+{
+    const int lr = lane & 7, lj = lane >> 3, fg = lane >> 2, ft = lane & 3;
+    (void)lr, (void)lj, (void)fg, (void)ft;
+#pragma unroll
+    for (int i = 0; i < MT; i++)
+        LOAD_A(af[i], as, kk, i);
+#pragma unroll
+    for (int p = 0; p < NT / 2; p++)
+        LOAD_B(bf[2 * p], bf[2 * p + 1], bs, kk, p);
+#if GEMM_DT == 0
+#pragma unroll
+    for (int i = 0; i < MT; i++)
+#pragma unroll
+        for (int e = 0; e < 4; e++)
+            MMA_TF32(af[i][e]);
+#pragma unroll
+    for (int j = 0; j < NT; j++)
+#pragma unroll
+        for (int e = 0; e < 2; e++)
+            MMA_TF32(bf[j][e]);
+#endif
+}
+
+/* Every product of the warp tile: acc += af @ bf. */
+static inline void mma_all(float acc[MT][NT][4], const uint af[MT][4], const uint bf[NT][2])
+{
+#pragma unroll
+    for (int i = 0; i < MT; i++)
+#pragma unroll
+        for (int j = 0; j < NT; j++)
+            MMA_ONE(acc[i][j], af[i], bf[j]);
+}
 
 __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_ARGS)
 {
@@ -661,15 +1046,12 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
     const int lid = (int)get_local_id(0);
     const int lane = lid & 31, warp = lid >> 5;
     const int wm0 = (warp / (BN / WN)) * WM, wn0 = (warp % (BN / WN)) * WN;
-    long bat;
-    int tm, tn;
-    GEMM_TILE_OF(get_group_id(0), bat, tm, tn);
+    GEMM_BEGIN(bat, tm, tn);
     const int m0 = tm * BM, n0 = tn * BN;
-    const long abase = a_off + bat * a_sb, bbase = b_off + bat * b_sb;
     const int ktiles = (K + BK - 1) / BK;
-    const int r0_a = m0, r0_b = n0;
     STAGE_A_SETUP
-    STAGE_SETUP(b, BN, B_UK, B_CP, bbase, b_sn, b_sk, N)
+    STAGE_SETUP(b, BN, B_UK, B_CP, bbase, b_sn, b_sk, N, n0)
+    const int fg = lane >> 2, ft = lane & 3;
 
     float acc[MT][NT][4];
 #pragma unroll
@@ -682,139 +1064,91 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
 
 #pragma unroll
     for (int s = 0; s < STAGES - 1; s++) {
-        if (s < ktiles) {
-            STAGE_A_RUN(As + s * A_TILE, s * BK)
-            STAGE_RUN(b, BN, B_UK, B_CP, B, Bs + s * B_TILE, s * BK, b_sn, b_sk)
-        }
+        if (s < ktiles)
+            STAGE_TILE(s, s);
         MMA_CP_COMMIT();
     }
 
-    /* The lane's row and chunk within each ldmatrix.x4 (see docs/gemm.md):
-     * lanes 8j..8j+7 address the rows of matrix j. */
-    const int lr = lane & 7, lj = lane >> 3;
+#if FRAG_DB
+    /*
+     * K tile kt is in slot kt % STAGES.  Step ks loads the fragments of
+     * step ks + 1 (of the next tile's step 0 at the last step, after the
+     * barrier that makes that tile visible) and multiplies step ks's.
+     * The slot written at step 0 of tile kt, (kt - 1) % STAGES, was last
+     * read before the barrier of tile kt - 1's last step.
+     */
+    uint af[2][MT][4], bf[2][NT][2];
+    MMA_CP_WAIT(WAIT_GROUPS);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int rs = 0, ws = STAGES - 1;
+    load_frags(af[0], bf[0], As, Bs, 0, wm0, wn0, lane);
+    for (int kt = 0; kt < ktiles; kt++) {
+#pragma unroll
+        for (int ks = 0; ks < KSTEPS; ks++) {
+            if (ks == KSTEPS - 1) {
+                MMA_CP_WAIT(WAIT_GROUPS);
+                barrier(CLK_LOCAL_MEM_FENCE);
+                rs = rs + 1 == STAGES ? 0 : rs + 1;
+            }
+            load_frags(af[(ks + 1) & 1], bf[(ks + 1) & 1], As + rs * A_TILE, Bs + rs * B_TILE,
+                       ((ks + 1) % KSTEPS) * KSTEP, wm0, wn0, lane);
+            if (ks == 0 && !COPY_LATE) {
+                if (kt + STAGES - 1 < ktiles)
+                    STAGE_TILE(ws, kt + STAGES - 1);
+                MMA_CP_COMMIT();
+                ws = ws + 1 == STAGES ? 0 : ws + 1;
+            }
+            mma_all(acc, af[ks & 1], bf[ks & 1]);
+            if (ks == 0 && COPY_LATE) {
+                if (kt + STAGES - 1 < ktiles)
+                    STAGE_TILE(ws, kt + STAGES - 1);
+                MMA_CP_COMMIT();
+                ws = ws + 1 == STAGES ? 0 : ws + 1;
+            }
+        }
+    }
+#else
     for (int kt = 0; kt < ktiles; kt++) {
         MMA_CP_WAIT(WAIT_GROUPS);
         barrier(CLK_LOCAL_MEM_FENCE);
-        {
-            int nk = kt + STAGES - 1;
-            if (nk < ktiles) {
-                int s = nk % STAGES;
-                STAGE_A_RUN(As + s * A_TILE, nk * BK)
-                STAGE_RUN(b, BN, B_UK, B_CP, B, Bs + s * B_TILE, nk * BK, b_sn, b_sk)
-            }
+        const int nk = kt + STAGES - 1;
+        if (!COPY_LATE) {
+            if (nk < ktiles)
+                STAGE_TILE(nk % STAGES, nk);
             MMA_CP_COMMIT();
         }
         const int s = kt % STAGES;
         __local const gemm_t *as = As + s * A_TILE;
         __local const gemm_t *bs = Bs + s * B_TILE;
-#if GEMM_DT == 0
-        /* TF32: 8-deep steps; fragments a (g, t), (g + 8, t), (g, t + 4),
-         * (g + 8, t + 4) and b (k t, n g), (k t + 4, n g), g = lane / 4,
-         * t = lane % 4 (ldmatrix of 32-bit rows gives the K-major ones). */
-        const int g = lane >> 2, t = lane & 3;
 #pragma unroll
-        for (int kk = 0; kk < BK; kk += 8) {
+        for (int kk = 0; kk < BK; kk += KSTEP) {
             uint af[MT][4], bf[NT][2];
-#pragma unroll
-            for (int i = 0; i < MT; i++) {
-#if A_UK
-                int r = wm0 + i * 16 + lr + 8 * (lj & 1), c = kk / CE + (lj >> 1);
-                MMA_LDSM_X4(af[i], mma_saddr(as + KMAJ(r, c)));
-#else
-                int m = wm0 + i * 16 + g;
-                af[i][0] = as_uint(as[XIDX(kk + t, m, BM)]);
-                af[i][1] = as_uint(as[XIDX(kk + t, m + 8, BM)]);
-                af[i][2] = as_uint(as[XIDX(kk + t + 4, m, BM)]);
-                af[i][3] = as_uint(as[XIDX(kk + t + 4, m + 8, BM)]);
-#endif
-#pragma unroll
-                for (int e = 0; e < 4; e++)
-                    MMA_TF32(af[i][e]);
+            load_frags(af, bf, as, bs, kk, wm0, wn0, lane);
+            mma_all(acc, af, bf);
+            if (kk == 0 && COPY_LATE) {
+                if (nk < ktiles)
+                    STAGE_TILE(nk % STAGES, nk);
+                MMA_CP_COMMIT();
             }
-#pragma unroll
-            for (int p = 0; p < NT / 2; p++) {
-#if B_UK
-                uint q4[4];
-                int r = wn0 + p * 16 + lr + 8 * (lj >> 1), c = kk / CE + (lj & 1);
-                MMA_LDSM_X4(q4, mma_saddr(bs + KMAJ(r, c)));
-                bf[2 * p][0] = q4[0];
-                bf[2 * p][1] = q4[1];
-                bf[2 * p + 1][0] = q4[2];
-                bf[2 * p + 1][1] = q4[3];
-#else
-                int n = wn0 + p * 16 + g;
-                bf[2 * p][0] = as_uint(bs[XIDX(kk + t, n, BN)]);
-                bf[2 * p][1] = as_uint(bs[XIDX(kk + t + 4, n, BN)]);
-                bf[2 * p + 1][0] = as_uint(bs[XIDX(kk + t, n + 8, BN)]);
-                bf[2 * p + 1][1] = as_uint(bs[XIDX(kk + t + 4, n + 8, BN)]);
-#endif
-            }
-#pragma unroll
-            for (int j = 0; j < NT; j++)
-#pragma unroll
-                for (int e = 0; e < 2; e++)
-                    MMA_TF32(bf[j][e]);
-#pragma unroll
-            for (int i = 0; i < MT; i++)
-#pragma unroll
-                for (int j = 0; j < NT; j++)
-                    MMA_M16N8K8_TF32(acc[i][j], af[i], bf[j]);
         }
-#else
-#pragma unroll
-        for (int kk = 0; kk < BK; kk += 16) {
-            uint af[MT][4], bf[NT][2];
-#pragma unroll
-            for (int i = 0; i < MT; i++) {
-#if A_UK
-                int r = wm0 + i * 16 + lr + 8 * (lj & 1), c = (kk / CE) + (lj >> 1);
-                MMA_LDSM_X4(af[i], mma_saddr(as + KMAJ(r, c)));
-#else
-                int r = kk + lr + 8 * (lj >> 1), c = (wm0 + i * 16) / CE + (lj & 1);
-                MMA_LDSM_X4_T(af[i], mma_saddr(as + XMAJ(r, c, BM)));
-#endif
-            }
-#pragma unroll
-            for (int p = 0; p < NT / 2; p++) {
-                uint t[4];
-#if B_UK
-                int r = wn0 + p * 16 + lr + 8 * (lj >> 1), c = (kk / CE) + (lj & 1);
-                MMA_LDSM_X4(t, mma_saddr(bs + KMAJ(r, c)));
-#else
-                int r = kk + lr + 8 * (lj & 1), c = (wn0 + p * 16) / CE + (lj >> 1);
-                MMA_LDSM_X4_T(t, mma_saddr(bs + XMAJ(r, c, BN)));
-#endif
-                bf[2 * p][0] = t[0];
-                bf[2 * p][1] = t[1];
-                bf[2 * p + 1][0] = t[2];
-                bf[2 * p + 1][1] = t[3];
-            }
-#pragma unroll
-            for (int i = 0; i < MT; i++)
-#pragma unroll
-                for (int j = 0; j < NT; j++)
-                    MMA_M16N8K16(acc[i][j], af[i], bf[j], MMA_TY);
-        }
-#endif
     }
+#endif
     MMA_CP_WAIT(0);
 
     /* acc[i][j][e]: row g (+8 for e >= 2), column 2t + (e & 1) of the
      * 16 x 8 tile (i, j), g = lane / 4, t = lane % 4. */
-    const long cbase = c_off + bat * c_sb;
-    const int g = lane >> 2, t = lane & 3;
 #pragma unroll
     for (int i = 0; i < MT; i++)
 #pragma unroll
         for (int e2 = 0; e2 < 2; e2++) {
-            int gm = m0 + wm0 + i * 16 + g + 8 * e2;
+            int gm = m0 + wm0 + i * 16 + fg + 8 * e2;
             if (gm >= M)
                 continue;
 #pragma unroll
             for (int j = 0; j < NT; j++)
 #pragma unroll
                 for (int e1 = 0; e1 < 2; e1++) {
-                    int gn = n0 + wn0 + j * 8 + 2 * t + e1;
+                    int gn = n0 + wn0 + j * 8 + 2 * ft + e1;
                     if (gn < N)
                         GEMM_STORE(acc[i][j][2 * e2 + e1], gm, gn);
                 }

@@ -40,7 +40,16 @@
     X(GEMM_CANARY_FAIL, "gemm.canary_fail",                                                        \
       "1: the GEMM engine treats every OpenCL device as having a matrix-unit atom and fails its "   \
       "known-answer check on purpose, so products fall back to the FMA atom with one warning "    \
-      "per device and config (ops/gemm/gemm_engine.c); a change forgets the checks made so far")
+      "per device and config (ops/gemm/gemm_engine.c); a change forgets the checks made so far")  \
+    X(GEMM_CONFIG, "gemm.config",                                                                  \
+      "N > 0: every mma.sync product of the GEMM engine uses tile configuration N - 1 of "         \
+      "gemm_engine_config_name (benchmarks sweep them; each passes its own known-answer check)")   \
+    X(GEMM_SPLITS, "gemm.splits",                                                                  \
+      "N > 1: the GEMM engine splits K of every product it takes into (at most) N parts summed "   \
+      "in a fixed order by a second kernel (1: never split; 0: by shape)")                         \
+    X(GEMM_SKINNY, "gemm.skinny",                                                                  \
+      "1: the GEMM engine's skinny path (M or N <= 16) on every OpenCL device, CPU devices too; "  \
+      "2: never (0: on GPUs)")
 
 typedef enum clops_debug_key {
 #define CLOPS__DEBUG_ENUM(e, name, meaning) CLOPS_DEBUG_##e,

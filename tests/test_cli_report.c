@@ -533,11 +533,36 @@ static void one_device_summary_is_against_the_ceiling(void **state)
     assert_true(fabs(ps.fam[pw].of_ceiling[0] - sqrt(0.5)) < 1e-9);
     assert_true(fabs(ps.fam[pw].of_ceiling_min[0] - 0.5) < 1e-9);
     assert_true(fabs(ps.fam[pw].of_ceiling_max[0] - 1.0) < 1e-9);
-    /* No GEMM peak is measured: the matrix family has no fraction. */
+    /* No arithmetic peak is measured: the matrix family has no fraction. */
     assert_int_equal(ps.fam[mx].ceiling_rows[0], 0);
     assert_true(isnan(ps.fam[mx].of_ceiling[0]));
+    {
+        /* With one, a GFLOP/s row stands against it, and raising the copy
+         * peak leaves its ratio alone. */
+        report r2;
+        one_device_model(&r2);
+        int m = -1;
+        for (int i = 0; i < r2.nbenches; i++)
+            if (report_bench_is_compute(&r2.benches[i]))
+                m = i;
+        assert_true(m >= 0);
+        r2.benches[m].ratio_to_peak = 0.4;
+        report_raise_peak(&r2, &r2.devices[0], 1000.0, "a faster copy");
+        assert_true(fabs(r2.benches[m].ratio_to_peak - 0.4) < 1e-12);
+        report_bench_table t2;
+        assert_int_equal(report_bench_table_build(&r2, &t2), CLOPS_OK);
+        report_perf_summary ps2;
+        report_perf_summarize(&r2, &t2, &ps2);
+        report_bench_table_free(&t2);
+        for (int f = 0; f < ps2.nfamilies; f++)
+            if (strcmp(ps2.fam[f].family, "matrix") == 0) {
+                assert_int_equal(ps2.fam[f].ceiling_rows[0], 1);
+                assert_true(fabs(ps2.fam[f].of_ceiling[0] - 0.4) < 1e-9);
+            }
+        report_free(&r2);
+    }
     char *md = render(&r, report_render_md);
-    assert_non_null(strstr(md, "**opencl:0 against its ceiling** (copy peak 20.0 GB/s"));
+    assert_non_null(strstr(md, "**opencl:0 against its ceilings** (copy peak 20.0 GB/s"));
     assert_non_null(strstr(md, "| pointwise | 2 | 71% | 50% | 100% |"));
     assert_non_null(strstr(md, "| reduction | 1 | 25% | 25% | 25% |"));
     assert_non_null(strstr(md, "| matrix | 1 | - | - | - |"));

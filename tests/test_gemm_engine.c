@@ -239,12 +239,13 @@ static void engine_matches_reference_in_every_layout(void **state)
             gemm_engine_get_stats(&s1);
             /* Every product took the path the engine names for the dtype
              * (CLBlast for float32 on GPUs). */
+            /* (or, on GPUs, the skinny path for M or N <= 16). */
             const char *path = gemm_engine_path(d, dtypes[t]);
-            CT_ASSERT_MSG(path_calls(&s1, path) - path_calls(&s0, path) ==
-                              4 * CT_COUNT(cases),
-                          "%s: %llu of %zu products took the %s path",
-                          clops_dtype_name(dtypes[t]),
-                          (unsigned long long)(path_calls(&s1, path) - path_calls(&s0, path)),
+            uint64_t took = path_calls(&s1, path) - path_calls(&s0, path);
+            if (strcmp(path, "clblast") != 0)
+                took += s1.skinny_calls - s0.skinny_calls;
+            CT_ASSERT_MSG(took == 4 * CT_COUNT(cases), "%s: %llu of %zu products took the %s path",
+                          clops_dtype_name(dtypes[t]), (unsigned long long)took,
                           4 * CT_COUNT(cases), path);
         }
     }
@@ -283,7 +284,9 @@ static void float32_under_high_precision(void **state)
                 tf32_tol = false;
             }
         gemm_engine_get_stats(&s1);
-        CT_ASSERT_MSG(path_calls(&s1, path) - path_calls(&s0, path) == 4 * CT_COUNT(cases),
+        CT_ASSERT_MSG(path_calls(&s1, path) - path_calls(&s0, path) +
+                              (strcmp(path, "mma") == 0 ? s1.skinny_calls - s0.skinny_calls : 0) ==
+                          4 * CT_COUNT(cases),
                       "not every product took the %s path", path);
     }
     CT_OK(clops_set_float32_matmul_precision("highest"));
@@ -359,7 +362,9 @@ static void ops_reach_the_engine_and_float64_goes_to_clblast(void **state)
         blas_get_stats(&b1);
         const char *path = gemm_engine_path(d, CLOPS_BFLOAT16);
         CT_ASSERT(strcmp(path, "clblast") != 0);
-        CT_ASSERT(path_calls(&s1, path) == path_calls(&s0, path) + 1);
+        /* (N = 4: the skinny path on GPUs) */
+        CT_ASSERT(path_calls(&s1, path) + s1.skinny_calls ==
+                  path_calls(&s0, path) + s0.skinny_calls + 1);
         CT_ASSERT(b1.operand_copies == b0.operand_copies && b1.gemm_calls == b0.gemm_calls &&
                   b1.half_conversions == b0.half_conversions);
         CT_OK(clops_mm(ca, cb, &e));
@@ -406,6 +411,73 @@ static void a_failed_known_answer_check_falls_back_to_fma(void **state)
         CT_ASSERT(s1.fma_calls + s1.cpu_calls == s0.fma_calls + s0.cpu_calls + 2);
     }
     CT_ASSERT(clops_debug_set("gemm.canary_fail", 0) == CLOPS_OK);
+    ct_clear_context();
+}
+
+/* The skinny path (M or N <= 16; forced onto every device with the debug
+ * setting gemm.skinny, CPU devices included) and split K (gemm.splits:
+ * partial sums added in split order by a second kernel) against the
+ * reference in every layout, aligned and not, and the same bits twice. */
+static void skinny_and_split_products_match_reference(void **state)
+{
+    (void)state;
+    static const pcase cases[] = {
+        {1, 1, 300, 70, true, false, false, 1.0, 0.0},
+        {2, 3, 270, 41, true, false, false, 1.0, 0.5},
+        {2, 16, 33, 1000, false, false, true, 1.5, -0.5},
+        {1, 5, 130, 513, true, false, false, -1.0, 1.0},
+        {3, 200, 7, 600, true, true, false, 1.0, 0.0},
+        {1, 300, 1, 257, false, false, false, 0.5, 1.0},
+        {2, 40, 72, 1100, true, false, false, 1.0, 0.0},
+    };
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    for (int mode = 0; mode < 3; mode++) {
+        /* 0: skinny, 1: split K, 2: both */
+        CT_OK(clops_debug_set("gemm.skinny", mode == 1 ? 2 : 1));
+        CT_OK(clops_debug_set("gemm.splits", mode == 0 ? 1 : 3));
+        for (int di = 0; di < nd; di++) {
+            clops_device *d = devs[di];
+            ct_set_device(d);
+            for (size_t t = 0; t < CT_COUNT(dtypes); t++) {
+                if (strcmp(gemm_engine_path(d, dtypes[t]), "clblast") == 0)
+                    continue;
+                gemm_engine_stats s0, s1;
+                gemm_engine_get_stats(&s0);
+                int skinny = 0, split = 0;
+                /* Both at once: one layout. */
+                for (int lay = mode == 2 ? 3 : 0; lay < 4; lay++)
+                    for (size_t ci = 0; ci < CT_COUNT(cases); ci++) {
+                        const pcase *pc = &cases[ci];
+                        ct_set_case("%s, %s, %s, %s, [%lld] %lldx%lldx%lld, %s",
+                                    mode == 0 ? "skinny" : mode == 1 ? "split K" : "both",
+                                    clops_dtype_name(dtypes[t]), lay_names[lay >> 1],
+                                    lay_names_b[lay & 1], (long long)pc->batch, (long long)pc->m,
+                                    (long long)pc->n, (long long)pc->k,
+                                    pc->aligned ? "aligned" : "odd offsets");
+                        void *r1 = check_product(d, dtypes[t], pc, lay >> 1, lay & 1, true);
+                        void *r2 = check_product(d, dtypes[t], pc, lay >> 1, lay & 1, true);
+                        opnd oc = geom(pc->batch, pc->m, pc->n, true, pc->aligned, false);
+                        CT_ASSERT(memcmp(r1, r2, (size_t)oc.total * clops_dtype_size(dtypes[t])) ==
+                                  0);
+                        free(r1);
+                        free(r2);
+                        skinny += mode != 1 && (pc->m <= 16 || pc->n <= 16);
+                        /* gemm.splits 3: parts of whole 256s, K >= 512. */
+                        split += mode != 0 && pc->k >= 512;
+                    }
+                gemm_engine_get_stats(&s1);
+                CT_ASSERT_MSG(s1.skinny_calls - s0.skinny_calls == 2 * (uint64_t)skinny,
+                              "%s: %llu skinny products, expected %d", clops_dtype_name(dtypes[t]),
+                              (unsigned long long)(s1.skinny_calls - s0.skinny_calls), 2 * skinny);
+                CT_ASSERT_MSG(s1.split_calls - s0.split_calls == 2 * (uint64_t)split,
+                              "%s: %llu split products, expected %d", clops_dtype_name(dtypes[t]),
+                              (unsigned long long)(s1.split_calls - s0.split_calls), 2 * split);
+            }
+        }
+    }
+    CT_OK(clops_debug_set("gemm.skinny", 0));
+    CT_OK(clops_debug_set("gemm.splits", 0));
     ct_clear_context();
 }
 
@@ -614,6 +686,7 @@ int main(void)
         cmocka_unit_test(empty_reduction_scales_c),
         cmocka_unit_test(float32_under_high_precision),
         cmocka_unit_test(the_same_product_gives_the_same_bits),
+        cmocka_unit_test(skinny_and_split_products_match_reference),
         cmocka_unit_test(ops_reach_the_engine_and_float64_goes_to_clblast),
         cmocka_unit_test(a_failed_known_answer_check_falls_back_to_fma),
         cmocka_unit_test(fused_epilogues_match_the_host),

@@ -164,6 +164,8 @@ typedef struct gemm_engine_stats {
     uint64_t clblast_calls;   /* handed to CLBlast */
     uint64_t canary_runs;     /* known-answer checks of matrix-unit configs */
     uint64_t canary_failures; /* ... that failed (the FMA atom took over) */
+    uint64_t skinny_calls;    /* the skinny path (M or N <= 16), not in the above */
+    uint64_t split_calls;     /* products split along K (also counted by their atom) */
 } gemm_engine_stats;
 
 void gemm_engine_get_stats(gemm_engine_stats *out);
@@ -177,6 +179,12 @@ bool gemm_engine_enabled(void);
 /* The path a dtype takes on a device, in words: "mma", "fma", "cpu" or
  * "clblast" (before layout and known-answer checks). */
 const char *gemm_engine_path(const clops_device *d, clops_dtype dt);
+
+/* The mma.sync tile configurations (the debug setting gemm.config = i + 1
+ * forces configuration i): how many, and the name of one (NULL out of
+ * range), e.g. "128x128-w64x64-s3". */
+int gemm_engine_config_count(void);
+const char *gemm_engine_config_name(int i);
 
 /* The engine for a tensor's device: ref_gemm on the CPU device,
  * gemm_engine_cl on OpenCL devices (t may be NULL: the op's device check

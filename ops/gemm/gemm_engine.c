@@ -155,7 +155,8 @@ bool gemm_engine_enabled(void)
 
 /* --- counters --------------------------------------------------------------- */
 
-static atomic_uint_fast64_t n_fma, n_cpu, n_mma, n_clblast, n_canary_runs, n_canary_fails;
+static atomic_uint_fast64_t n_fma, n_cpu, n_mma, n_clblast, n_canary_runs, n_canary_fails, n_skinny,
+    n_split;
 
 void gemm_engine_get_stats(gemm_engine_stats *out)
 {
@@ -165,11 +166,13 @@ void gemm_engine_get_stats(gemm_engine_stats *out)
     out->clblast_calls = atomic_load(&n_clblast);
     out->canary_runs = atomic_load(&n_canary_runs);
     out->canary_failures = atomic_load(&n_canary_fails);
+    out->skinny_calls = atomic_load(&n_skinny);
+    out->split_calls = atomic_load(&n_split);
 }
 
 /* --- configurations and programs --------------------------------------------- */
 
-typedef enum gemm_kind { GK_FMA, GK_CPU, GK_MMA } gemm_kind;
+typedef enum gemm_kind { GK_FMA, GK_CPU, GK_MMA, GK_SKINNY, GK_REDUCE } gemm_kind;
 
 typedef struct gemm_cfg {
     gemm_kind kind;
@@ -180,11 +183,58 @@ typedef struct gemm_cfg {
     int bk, tm, tn;      /* fma */
     int rm, nv, mb, nb, kc; /* cpu */
     int wm, wn, stages;  /* mma */
+    int bkc, frag_db, late, raster, shape; /* mma: K chunks, fragment double-buffering, copies
+                                              after the first step, raster, mma_shapes index */
+    int ms, vec;         /* skinny: rows of A (<= 16), vector width of B's loads (1: none) */
+    int split;           /* the program of split launches (GEMM_SPLIT) */
     int wg;              /* work items per group */
     int conv;            /* 0 a plain product; 1, 2: A is an im2col view (GEMM_CONV) */
 } gemm_cfg;
 
-static const char *const kind_names[] = {"fma", "cpu", "mma"};
+static const char *const kind_names[] = {"fma", "cpu", "mma", "skinny", "reduce"};
+
+/*
+ * The mma.sync tile configurations: the C block (bm x bn) of a work-group,
+ * the warp tile (wm x wn), pipeline stages (fewer where 48 KiB of __local
+ * memory cannot hold them), K chunks of 16 bytes per stage (bkc 4: BK 32
+ * in 16-bit dtypes; 8: BK 64), fragment double-buffering ("-db": no gain
+ * measured), the next stage's copies issued after the first step's
+ * products ("-late") and the raster (block rows grouped for L2 reuse).  The first
+ * two are the defaults (large products, and those with fewer 128 x 128
+ * blocks than compute units), picked by the H100 sweep in docs/gemm.md; the
+ * others are for the sweep (gemm.config, bench_gemm --sweep).
+ */
+typedef struct mma_shape {
+    const char *name;
+    int bm, bn, wm, wn, stages, bkc, frag_db, late, raster;
+} mma_shape;
+
+static const mma_shape mma_shapes[] = {
+    {"128x128-w64x64-s3", 128, 128, 64, 64, 3, 4, 0, 0, 8},
+    {"64x64-w32x32-s4", 64, 64, 32, 32, 4, 4, 0, 0, 8},
+    {"128x128-w64x64-s3-late", 128, 128, 64, 64, 3, 4, 0, 1, 8},
+    {"64x64-w32x32-s4-late", 64, 64, 32, 32, 4, 4, 0, 1, 8},
+    {"128x128-w64x64-s3-db", 128, 128, 64, 64, 3, 4, 1, 0, 8},
+    {"128x128-w64x64-s3-db-late", 128, 128, 64, 64, 3, 4, 1, 1, 8},
+    {"64x128-w32x64-s4", 64, 128, 32, 64, 4, 4, 0, 0, 8},
+    {"64x128-w32x64-s4-late", 64, 128, 32, 64, 4, 4, 0, 1, 8},
+    {"128x256-w64x64-s2-late", 128, 256, 64, 64, 2, 4, 0, 1, 8},
+    {"256x128-w64x64-s2-late", 256, 128, 64, 64, 2, 4, 0, 1, 8},
+    {"128x128-w64x32-s3-late", 128, 128, 64, 32, 3, 4, 0, 1, 8},
+    {"64x128-w32x64-bk64-s2-late", 64, 128, 32, 64, 2, 8, 0, 1, 8},
+    {"64x64-w32x32-bk64-s3-late", 64, 64, 32, 32, 3, 8, 0, 1, 8},
+};
+#define MMA_SHAPES ((int)(sizeof mma_shapes / sizeof mma_shapes[0]))
+
+int gemm_engine_config_count(void)
+{
+    return MMA_SHAPES;
+}
+
+const char *gemm_engine_config_name(int i)
+{
+    return i >= 0 && i < MMA_SHAPES ? mma_shapes[i].name : NULL;
+}
 
 static int dt_code(clops_dtype dt)
 {
@@ -196,7 +246,8 @@ static clops_status gemm_defines(const void *ctx, const clops_device *d, strbuf 
 {
     (void)d;
     const gemm_cfg *c = ctx;
-    sb_printf(defs, "#define GEMM_DT %d\n#define GEMM_CONV %d\n", dt_code(c->dt), c->conv);
+    sb_printf(defs, "#define GEMM_DT %d\n#define GEMM_SPLIT %d\n#define GEMM_CONV %d\n",
+              dt_code(c->dt), c->split, c->conv);
     switch (c->kind) {
     case GK_FMA:
         sb_printf(defs, "#define GEMM_FMA 1\n#define BM %d\n#define BN %d\n#define BK %d\n"
@@ -211,9 +262,20 @@ static clops_status gemm_defines(const void *ctx, const clops_device *d, strbuf 
     case GK_MMA:
         sb_printf(defs, "#define GEMM_MMA 1\n#define BM %d\n#define BN %d\n#define WM %d\n"
                          "#define WN %d\n#define STAGES %d\n#define WAIT_GROUPS %d\n"
-                         "#define A_UK %d\n#define B_UK %d\n#define A_CP %d\n#define B_CP %d\n",
+                         "#define A_UK %d\n#define B_UK %d\n#define A_CP %d\n#define B_CP %d\n"
+                         "#define BKC %d\n#define FRAG_DB %d\n#define COPY_LATE %d\n"
+                         "#define GEMM_RASTER %d\n",
                   c->bm, c->bn, c->wm, c->wn, c->stages, c->stages - 2, c->a_uk, c->b_uk,
-                  c->a_cp, c->b_cp);
+                  c->a_cp, c->b_cp, c->bkc, c->frag_db, c->late, c->raster);
+        break;
+    case GK_SKINNY:
+        sb_printf(defs,
+                  "#define GEMM_SKINNY 1\n#define MS %d\n#define SK_BUK %d\n#define SK_VEC %d\n"
+                  "#define SK_AVEC %d\n",
+                  c->ms, c->b_uk, c->vec, c->a_uk);
+        break;
+    case GK_REDUCE:
+        sb_printf(defs, "#define GEMM_REDUCE 1\n");
         break;
     }
     return defs->failed ? CLOPS__HOST_OOM("GEMM program defines") : CLOPS_OK;
@@ -223,20 +285,35 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
 {
     host_kkey key = {{GEMM_KEY_FAMILY | ((uint64_t)c->kind << 48) | ((uint64_t)c->dt << 40) |
                           ((uint64_t)c->a_cp << 35) | ((uint64_t)c->b_cp << 34) |
-                          ((uint64_t)c->a_uk << 33) | ((uint64_t)c->b_uk << 32),
+                          ((uint64_t)c->a_uk << 33) | ((uint64_t)c->b_uk << 32) |
+                          ((uint64_t)c->conv << 20) | ((uint64_t)c->split << 16) |
+                          ((uint64_t)c->ms << 8) | (uint64_t)c->vec,
                       ((uint64_t)c->bm << 48) | ((uint64_t)c->bn << 32) | ((uint64_t)c->bk << 24) |
                           ((uint64_t)c->tm << 16) | ((uint64_t)c->tn << 8) | (uint64_t)c->stages,
                       ((uint64_t)c->rm << 48) | ((uint64_t)c->nv << 40) | ((uint64_t)c->mb << 32) |
                           ((uint64_t)c->nb << 24) | (uint64_t)c->kc,
-                      ((uint64_t)c->conv << 56) | ((uint64_t)c->wm << 16) | (uint64_t)c->wn}};
+                      ((uint64_t)c->bkc << 40) | ((uint64_t)c->frag_db << 36) |
+                          ((uint64_t)c->late << 32) |
+                          ((uint64_t)c->raster << 24) | ((uint64_t)c->wm << 12) | (uint64_t)c->wn}};
     char pname[128];
     bool mma = c->kind == GK_MMA;
-    const char *epi = c->conv == 1 ? "/conv" : c->conv == 2 ? "/conv-t" : "";
-    snprintf(pname, sizeof pname, "gemm/%s/%s%s%s%s%s%s", kind_names[c->kind],
-             clops_dtype_name(c->dt), mma ? (c->a_uk ? "/a-k" : "/a-m") : "",
-             mma && !c->a_cp ? "-plain" : "", mma ? (c->b_uk ? "/b-k" : "/b-n") : "",
-             mma && !c->b_cp ? "-plain" : "", epi);
-    static const char *const knames[] = {"gemm_fma", "gemm_cpu", "gemm_mma"};
+    if (mma)
+        snprintf(pname, sizeof pname, "gemm/mma/%s/a-%s%s/b-%s%s/%s%s", clops_dtype_name(c->dt),
+                 c->a_uk ? "k" : "m", c->a_cp ? "" : "-plain", c->b_uk ? "k" : "n",
+                 c->b_cp ? "" : "-plain", mma_shapes[c->shape].name, c->split ? "/split" : "");
+    else if (c->kind == GK_SKINNY)
+        snprintf(pname, sizeof pname, "gemm/skinny/%s/m%d/b-%s/v%d%s%s", clops_dtype_name(c->dt),
+                 c->ms, c->b_uk ? "k" : "n", c->vec, c->a_uk ? "/a-vec" : "",
+                 c->split ? "/split" : "");
+    else
+        snprintf(pname, sizeof pname, "gemm/%s/%s%s", kind_names[c->kind], clops_dtype_name(c->dt),
+                 c->split ? "/split" : "");
+    if (c->conv) {
+        size_t l = strlen(pname);
+        snprintf(pname + l, sizeof pname - l, "%s", c->conv == 1 ? "/conv" : "/conv-t");
+    }
+    static const char *const knames[] = {"gemm_fma", "gemm_cpu", "gemm_mma", "gemm_skinny",
+                                         "gemm_reduce"};
     /* The matrix-unit atoms (inline PTX) only in the mma programs. */
     kit_program prog = {.name = pname,
                         .headers = {mma ? "mma.clh" : NULL},
@@ -251,26 +328,9 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
     return st;
 }
 
-/* Reads "BM,BN,WM,WN,STAGES" from CLOPS_GEMM_MMA_TILE (benchmarks compare
- * tile shapes with it); false when unset or malformed. */
-static bool mma_tile_override(gemm_cfg *c)
-{
-    const char *v = host_env("CLOPS_GEMM_MMA_TILE");
-    int bm, bn, wm, wn, st;
-    if (!v || sscanf(v, "%d,%d,%d,%d,%d", &bm, &bn, &wm, &wn, &st) != 5)
-        return false;
-    int wg = (bm > 0 && bn > 0 && wm > 0 && wn > 0) ? (bm / wm) * (bn / wn) * 32 : 0;
-    bool ok = bm >= 64 && bn >= 64 && bm % wm == 0 && bn % wn == 0 && wm % 16 == 0 &&
-              wn % 16 == 0 && st >= 2 && st <= 6 && wg > 0 && wg <= 1024 &&
-              (bm * 4) % wg == 0 && (bn * 4) % wg == 0;
-    if (!ok)
-        return false;
-    c->bm = bm, c->bn = bn, c->wm = wm, c->wn = wn, c->stages = st;
-    return true;
-}
-
-/* The mma configuration of a device and dtype; false when __local memory
- * cannot hold two stages. */
+/* The mma configuration of a device and dtype (small: fewer 128 x 128
+ * blocks than compute units); false when __local memory cannot hold two
+ * stages or the device runs smaller work-groups. */
 static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk, int a_cp,
                        int b_cp, bool small, gemm_cfg *c)
 {
@@ -281,18 +341,17 @@ static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk
     c->b_uk = b_uk;
     c->a_cp = a_cp;
     c->b_cp = b_cp;
-    /* 4 warps of 64 x 64 (measured faster than 8 of 64 x 32 on the H200:
-     * 220 against 180 TFLOP/s at 4096^3 in bfloat16). */
-    c->bm = 128, c->bn = 128, c->wm = 64, c->wn = 64, c->stages = 4;
-    /* Products with fewer 128 x 128 blocks than compute units take 64 x 128
-     * blocks (4 warps of 32 x 64): square 1024 in bfloat16 went from 69 to
-     * 93 TFLOP/s on the H200 (132 units), while 4096 x 768 (192 blocks)
-     * lost 7-16% with them. */
-    if (small)
-        c->bm = 64, c->wm = 32;
-    mma_tile_override(c);
-    /* A stage: BK = 64 bytes of every row of A's and B's tiles. */
-    uint64_t stage = (uint64_t)(c->bm + c->bn) * 64;
+    /* Products with fewer 128 x 128 blocks than compute units take 64 x 64
+     * blocks (4 warps of 32 x 32): square 1024 in bfloat16 82 TFLOP/s on
+     * the H100 (132 units) against 52 with 128 x 128 and 60 with 64 x 128
+     * (bench_gemm --sweep, docs/gemm.md). */
+    int forced = (int)clops_debug_get(CLOPS_DEBUG_GEMM_CONFIG);
+    c->shape = forced > 0 && forced <= MMA_SHAPES ? forced - 1 : small ? 1 : 0;
+    const mma_shape *sh = &mma_shapes[c->shape];
+    c->bm = sh->bm, c->bn = sh->bn, c->wm = sh->wm, c->wn = sh->wn, c->stages = sh->stages;
+    c->bkc = sh->bkc, c->frag_db = sh->frag_db, c->late = sh->late, c->raster = sh->raster;
+    /* A stage: bkc 16-byte chunks of every row of A's and B's tiles. */
+    uint64_t stage = (uint64_t)(c->bm + c->bn) * (uint64_t)c->bkc * 16;
     while (c->stages > 2 && stage * (uint64_t)c->stages > d->info.local_mem_bytes)
         c->stages--;
     c->wg = (c->bm / c->wm) * (c->bn / c->wn) * 32;
@@ -369,6 +428,7 @@ static void geom_plain(gemm_geom *g)
     g->c_img = g->r_img = 0;
 }
 
+
 static void geom_of(const clops_tensor *a, const clops_tensor *b, const clops_tensor *c,
                     gemm_geom *g)
 {
@@ -401,79 +461,137 @@ static int cpu_rows(const clops_device *d, const gemm_cfg *cfg, const gemm_geom 
     return mb;
 }
 
-/* Launches configuration cfg's kernel k over the product g. */
-static clops_status gemm_launch(clops_device *d, host_kernel *k, const gemm_cfg *cfg,
-                                const gemm_geom *g, float alpha, float beta)
+/* Launches configuration cfg's kernel k over the product g, split along K
+ * into `splits` parts of kper (partial sums into w), or whole (splits 1,
+ * w any buffer). */
+static clops_status gemm_launch_split(clops_device *d, host_kernel *k, const gemm_cfg *cfg,
+                                      const gemm_geom *g, float alpha, float beta, cl_mem w,
+                                      cl_int splits, cl_int kper)
 {
     cl_int mb = cfg->kind == GK_CPU ? cpu_rows(d, cfg, g) : 0;
-    int bm = cfg->kind == GK_CPU ? cfg->rm * mb : cfg->bm;
+    int bm = cfg->kind == GK_CPU ? cfg->rm * mb : cfg->kind == GK_SKINNY ? g->m : cfg->bm;
     cl_int tiles_m = (cl_int)ops_cdiv(g->m, bm), tiles_n = (cl_int)ops_cdiv(g->n, cfg->bn);
-    uint64_t groups = (uint64_t)g->batch * (uint64_t)tiles_m * (uint64_t)tiles_n;
+    uint64_t groups =
+        (uint64_t)splits * (uint64_t)g->batch * (uint64_t)tiles_m * (uint64_t)tiles_n;
     cl_int beta_zero = beta == 0.0f;
     /* K == 0: C = beta * C; a zero alpha keeps a non-finite alpha out. */
     cl_float al = g->k == 0 ? 0.0f : alpha, be = beta;
+    cl_int nbatch = (cl_int)g->batch;
     /* Unit-stride directions for the FMA atoms' tile loads. */
     cl_int a_uk = g->s2[0] == 1 || (g->s1[0] != 1 && llabs(g->s2[0]) < llabs(g->s1[0]));
     cl_int b_uk = g->s1[1] == 1 && g->s2[1] != 1;
 #define A(x) {sizeof(x), &(x)}
-    host_arg args[] = {
-        A(g->mem[0]), A(g->off[0]), A(g->sb[0]),  A(g->s1[0]),  A(g->s2[0]),  A(g->mem[1]),
-        A(g->off[1]), A(g->sb[1]),  A(g->s1[1]),  A(g->s2[1]),  A(g->mem[2]), A(g->off[2]),
-        A(g->sb[2]),  A(g->s1[2]),  A(g->s2[2]),  A(g->m),      A(g->n),      A(g->k),
-        A(al),        A(be),        A(beta_zero), A(tiles_m),   A(tiles_n),   A(g->epi), A(g->emem),
-        A(g->e_off),  A(g->e_sm),   A(g->e_sn),   A(g->e_sb), A(g->e_scale), A(g->rmem),  A(g->r_off),
-        A(g->r_sb),   A(g->r_sm),   A(g->r_sn),   A(g->x_s[0]), A(g->x_s[1]), A(g->x_s[2]),
-        A(g->x_s[3]), A(g->x_s[4]), A(g->cv[0]),  A(g->cv[1]),  A(g->cv[2]),  A(g->cv[3]),
-        A(g->cv[4]),  A(g->cv[5]),  A(g->cv[6]),  A(g->cv[7]),  A(g->cv[8]),  A(g->cv[9]),
-        A(g->cv[10]), A(g->cv[11]), A(g->cv[12]), A(g->cv[13]), A(g->cv[14]), A(g->cv[15]),
-        A(g->cv[16]), A(g->cv[17]), A(g->cv[18]), A(g->c_img),  A(g->r_img),  A(a_uk),
-        A(b_uk),      A(mb)};
+    host_arg args[] = {A(g->mem[0]), A(g->off[0]), A(g->sb[0]), A(g->s1[0]), A(g->s2[0]),
+                       A(g->mem[1]), A(g->off[1]), A(g->sb[1]), A(g->s1[1]), A(g->s2[1]),
+                       A(g->mem[2]), A(g->off[2]), A(g->sb[2]), A(g->s1[2]), A(g->s2[2]),
+                       A(g->m),      A(g->n),      A(g->k),     A(al),       A(be),
+                       A(beta_zero), A(tiles_m),   A(tiles_n),  A(w),        A(nbatch),
+                       A(splits),    A(kper),      A(g->epi), A(g->emem), A(g->e_off), A(g->e_sm), A(g->e_sn), A(g->e_sb), A(g->e_scale),
+        A(g->rmem), A(g->r_off), A(g->r_sb), A(g->r_sm), A(g->r_sn), A(g->x_s[0]), A(g->x_s[1]),
+        A(g->x_s[2]), A(g->x_s[3]), A(g->x_s[4]), A(g->cv[0]), A(g->cv[1]), A(g->cv[2]),
+        A(g->cv[3]), A(g->cv[4]), A(g->cv[5]), A(g->cv[6]), A(g->cv[7]), A(g->cv[8]),
+        A(g->cv[9]), A(g->cv[10]), A(g->cv[11]), A(g->cv[12]), A(g->cv[13]), A(g->cv[14]),
+        A(g->cv[15]), A(g->cv[16]), A(g->cv[17]), A(g->cv[18]), A(g->c_img), A(g->r_img),
+                       A(a_uk),      A(b_uk),      A(mb)};
 #undef A
-    /* 61 common arguments, then the atoms' own. */
-    int nargs = cfg->kind == GK_MMA ? 61 : cfg->kind == GK_CPU ? 64 : 63;
+    /* 65 common arguments (GEMM_ARGS), then the atoms' own. */
+    int nargs = cfg->kind == GK_FMA ? 67 : cfg->kind == GK_CPU ? 68 : 65;
     return host_launch_local(d, k, nargs, args, (size_t)groups * (size_t)cfg->wg,
                              (size_t)cfg->wg);
 }
 
+static clops_status gemm_launch(clops_device *d, host_kernel *k, const gemm_cfg *cfg,
+                                const gemm_geom *g, float alpha, float beta)
+{
+    return gemm_launch_split(d, k, cfg, g, alpha, beta, g->mem[2], 1, g->k);
+}
+
 /* --- the known-answer check of the matrix-unit atoms -------------------------------- */
 
-/* Per device: the state of each (dtype, A layout, B layout) mma config. */
+/*
+ * Per device: the state of each mma configuration, 0 unchecked, 1 passed,
+ * 2 failed.  Read without a lock on every product (a slot is found by the
+ * device's address; its device, generation and states are atomics); the
+ * first use of a configuration takes canary_lock, runs the check and
+ * publishes the state.  A slot is claimed (or reclaimed from an earlier
+ * host generation) under the lock, its states zeroed before its device is
+ * published.
+ */
+#define CANARY_STATES (3 * 2 * 2 * 2 * 2 * MMA_SHAPES)
 typedef struct canary_slot {
-    const clops_device *d;
-    unsigned generation;
-    /* [f32 (tf32) / f16 / bf16][a_uk][b_uk][a_cp][b_cp][64-row blocks]: 0
-     * unchecked, 1 passed, 2 failed */
-    unsigned char state[3][2][2][2][2][2];
+    _Atomic(const clops_device *) d;
+    atomic_uint generation;
+    atomic_uchar state[CANARY_STATES];
 } canary_slot;
 
 #define CANARY_SLOTS 64
 static canary_slot canary_slots[CANARY_SLOTS];
 static pthread_mutex_t canary_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_llong canary_forced_seen;
 
-/* The slot of device d (canary_lock held); NULL when the table is full. */
-static canary_slot *canary_slot_of(const clops_device *d)
+static int canary_index(const gemm_cfg *c)
 {
-    static int64_t forced_seen;
-    int64_t forced = clops_debug_get(CLOPS_DEBUG_GEMM_CANARY_FAIL);
-    if (forced != forced_seen) { /* the test setting changed: check again */
-        memset(canary_slots, 0, sizeof canary_slots);
-        forced_seen = forced;
-    }
-    unsigned gen = host_generation();
-    canary_slot *free_slot = NULL;
-    for (int i = 0; i < CANARY_SLOTS; i++) {
-        canary_slot *s = &canary_slots[i];
-        if (s->d == d && s->generation == gen)
+    return ((((dt_code(c->dt) * 2 + c->a_uk) * 2 + c->b_uk) * 2 + c->a_cp) * 2 + c->b_cp) *
+               MMA_SHAPES +
+           c->shape;
+}
+
+static int canary_home(const clops_device *d)
+{
+    return (int)(((uintptr_t)d >> 6) % CANARY_SLOTS);
+}
+
+/* The slot of device d in this host generation, or NULL (no lock). */
+static canary_slot *canary_find(const clops_device *d, unsigned gen)
+{
+    for (int i = 0, h = canary_home(d); i < CANARY_SLOTS; i++) {
+        canary_slot *s = &canary_slots[(h + i) % CANARY_SLOTS];
+        const clops_device *sd = atomic_load_explicit(&s->d, memory_order_acquire);
+        if (sd == d && atomic_load_explicit(&s->generation, memory_order_acquire) == gen)
             return s;
-        if (!free_slot && (!s->d || s->generation != gen))
-            free_slot = s;
+        if (!sd)
+            return NULL;
     }
-    if (free_slot) {
-        memset(free_slot, 0, sizeof *free_slot);
-        free_slot->d = d;
-        free_slot->generation = gen;
+    return NULL;
+}
+
+/* The slot of device d, claimed if needed (canary_lock held); NULL when
+ * the table is full. */
+static canary_slot *canary_claim(const clops_device *d, unsigned gen)
+{
+    canary_slot *s = canary_find(d, gen);
+    if (s)
+        return s;
+    for (int i = 0, h = canary_home(d); i < CANARY_SLOTS; i++) {
+        s = &canary_slots[(h + i) % CANARY_SLOTS];
+        const clops_device *sd = atomic_load(&s->d);
+        if (sd && atomic_load(&s->generation) == gen)
+            continue;
+        /* Free, or left from an earlier generation (its device is gone). */
+        atomic_store(&s->d, NULL);
+        for (int k = 0; k < CANARY_STATES; k++)
+            atomic_store(&s->state[k], 0);
+        atomic_store(&s->generation, gen);
+        atomic_store_explicit(&s->d, d, memory_order_release);
+        return s;
     }
-    return free_slot;
+    return NULL;
+}
+
+/* Forgets every check when the debug setting gemm.canary_fail changed. */
+static void canary_follow_setting(void)
+{
+    long long forced = (long long)clops_debug_get(CLOPS_DEBUG_GEMM_CANARY_FAIL);
+    if (atomic_load(&canary_forced_seen) == forced)
+        return;
+    pthread_mutex_lock(&canary_lock);
+    if (atomic_load(&canary_forced_seen) != forced) {
+        for (int i = 0; i < CANARY_SLOTS; i++)
+            for (int k = 0; k < CANARY_STATES; k++)
+                atomic_store(&canary_slots[i].state[k], 0);
+        atomic_store(&canary_forced_seen, forced);
+    }
+    pthread_mutex_unlock(&canary_lock);
 }
 
 /* Small exact values: products and sums of these are integers that float32
@@ -581,37 +699,47 @@ done:
 }
 
 /* Whether config c may run on d: checked once per device and config; a
- * failure warns once and leaves the FMA atom in charge. */
+ * failure warns once and leaves the FMA atom in charge.  After the first
+ * check, a few atomic loads and no lock. */
 static bool mma_checked(clops_device *d, const gemm_cfg *cfg)
 {
-    /* Convolution and epilogue programs share the atom and staging of the
-     * plain configuration, which is what the check runs. */
+    /* Convolution programs share the atom and staging of the plain
+     * configuration, which is what the check runs. */
     gemm_cfg plain = *cfg;
     plain.conv = 0;
     const gemm_cfg *c = &plain;
+    canary_follow_setting();
+    unsigned gen = host_generation();
+    int idx = canary_index(c);
+    canary_slot *s = canary_find(d, gen);
+    if (s) {
+        unsigned char st = atomic_load_explicit(&s->state[idx], memory_order_acquire);
+        if (st)
+            return st == 1;
+    }
     pthread_mutex_lock(&canary_lock);
-    canary_slot *s = canary_slot_of(d);
+    s = canary_claim(d, gen);
     bool ok = false;
     if (s) {
-        unsigned char *state =
-            &s->state[dt_code(c->dt)][c->a_uk][c->b_uk][c->a_cp][c->b_cp][c->bm < 128];
-        if (*state == 0) {
+        unsigned char st = atomic_load(&s->state[idx]);
+        if (st == 0) {
             char why[512];
             atomic_fetch_add(&n_canary_runs, 1);
             bool pass = canary_run(d, c, why, sizeof why);
-            *state = pass ? 1 : 2;
+            st = pass ? 1 : 2;
+            atomic_store_explicit(&s->state[idx], st, memory_order_release);
             if (!pass) {
                 atomic_fetch_add(&n_canary_fails, 1);
                 fprintf(stderr,
                         "clops: warning: the GEMM engine's mma.sync atom failed its known-answer "
-                        "check on %s (%s) for %s with A %s-major%s and B %s-major%s: %s; using "
-                        "the FMA atom there\n",
+                        "check on %s (%s) for %s with A %s-major%s and B %s-major%s, tiles %s: "
+                        "%s; using the FMA atom there\n",
                         d->label, d->info.name, clops_dtype_name(c->dt), c->a_uk ? "K" : "M",
                         c->a_cp ? "" : " (plain loads)", c->b_uk ? "K" : "N",
-                        c->b_cp ? "" : " (plain loads)", why);
+                        c->b_cp ? "" : " (plain loads)", mma_shapes[c->shape].name, why);
             }
         }
-        ok = *state == 1;
+        ok = st == 1;
     }
     pthread_mutex_unlock(&canary_lock);
     return ok;
@@ -647,6 +775,158 @@ static void staging_of(int64_t r, int64_t cc, int64_t sr, int64_t sc, int64_t sb
         *unit_c = cc > 1 && (r == 1 || ac <= ar);
         *cp = 0;
     }
+}
+
+/* Largest workspace of partial sums a split product may take. */
+#define SPLIT_WORKSPACE_MAX ((uint64_t)256 << 20)
+
+/*
+ * How many parts K of product g is split into (its partial sums added in
+ * split order by gemm_reduce), with *kper the length of each but the last:
+ * the debug setting gemm.splits when set; otherwise only the mma and
+ * skinny paths split, when their groups (`groups` for the whole K) fill
+ * fewer than the device's compute units twice over and K is deep: parts
+ * of at least 512, at most 16 of them.  1: not split.
+ */
+static int split_count(const clops_device *d, const gemm_cfg *cfg, const gemm_geom *g,
+                       int64_t groups, cl_int *kper)
+{
+    int64_t k = g->k, want = 1;
+    int64_t forced = clops_debug_get(CLOPS_DEBUG_GEMM_SPLITS);
+    int64_t cu = d->info.compute_units ? d->info.compute_units : 1;
+    if (forced > 0)
+        want = forced;
+    else if ((cfg->kind == GK_MMA || cfg->kind == GK_SKINNY) && groups < cu && k >= 1024)
+        want = ops_cdiv(2 * cu, groups);
+    if (want > k / 256)
+        want = k / 256;
+    if (want > 16)
+        want = 16;
+    if (want < 2)
+        return 1;
+    /* Parts of whole 256s (the mma atom's K tiles, the skinny path's
+     * chunks), none empty. */
+    int64_t per = ops_cdiv(ops_cdiv(k, want), 256) * 256;
+    int64_t n = ops_cdiv(k, per);
+    uint64_t bytes = (uint64_t)n * (uint64_t)g->batch * (uint64_t)g->m * (uint64_t)g->n * 4;
+    if (n < 2 || (uint64_t)g->batch * (uint64_t)g->m * (uint64_t)g->n > SPLIT_WORKSPACE_MAX / 4 ||
+        bytes > SPLIT_WORKSPACE_MAX)
+        return 1;
+    *kper = (cl_int)per;
+    return (int)n;
+}
+
+/* Runs configuration cfg over g: one launch, or a split launch into a
+ * workspace of partial sums and gemm_reduce's launch after it. */
+static clops_status gemm_run(clops_device *d, const gemm_cfg *cfg, const gemm_geom *g,
+                             int64_t groups, float alpha, float beta)
+{
+    host_kernel *kern = NULL;
+    cl_int kper = g->k;
+    int splits = g->k > 0 && !cfg->conv ? split_count(d, cfg, g, groups, &kper) : 1;
+    gemm_cfg sc = *cfg;
+    sc.split = splits > 1;
+    clops_status st = gemm_kernel(d, &sc, &kern);
+    if (st)
+        return st;
+    if (splits == 1)
+        return gemm_launch(d, kern, cfg, g, alpha, beta);
+    gemm_cfg rc;
+    memset(&rc, 0, sizeof rc);
+    rc.kind = GK_REDUCE;
+    rc.dt = cfg->dt;
+    host_kernel *red = NULL;
+    if ((st = gemm_kernel(d, &rc, &red)))
+        return st;
+    size_t items = (size_t)g->batch * (size_t)g->m * (size_t)g->n;
+    host_block *w = NULL;
+    if ((st = host_alloc(d, (size_t)splits * items * sizeof(float), &w)))
+        return st;
+    atomic_fetch_add(&n_split, 1);
+    st = gemm_launch_split(d, kern, cfg, g, alpha, beta, w->mem, splits, kper);
+    if (st == CLOPS_OK) {
+        /* gemm_reduce: one item per element of C. */
+        size_t wg = red->wg_size < 256 ? red->wg_size : 256;
+        cl_int tiles = 1;
+        cl_int beta_zero = beta == 0.0f, nb = (cl_int)g->batch, sp = splits;
+        cl_float al = alpha, be = beta;
+#define A(x) {sizeof(x), &(x)}
+        host_arg args[] = {A(g->mem[0]), A(g->off[0]), A(g->sb[0]), A(g->s1[0]), A(g->s2[0]),
+                           A(g->mem[1]), A(g->off[1]), A(g->sb[1]), A(g->s1[1]), A(g->s2[1]),
+                           A(g->mem[2]), A(g->off[2]), A(g->sb[2]), A(g->s1[2]), A(g->s2[2]),
+                           A(g->m),      A(g->n),      A(g->k),     A(al),       A(be),
+                           A(beta_zero), A(tiles),     A(tiles),    A(w->mem),   A(nb),
+                           A(sp),        A(kper),      A(g->epi), A(g->emem), A(g->e_off), A(g->e_sm), A(g->e_sn), A(g->e_sb), A(g->e_scale),
+        A(g->rmem), A(g->r_off), A(g->r_sb), A(g->r_sm), A(g->r_sn), A(g->x_s[0]), A(g->x_s[1]),
+        A(g->x_s[2]), A(g->x_s[3]), A(g->x_s[4]), A(g->cv[0]), A(g->cv[1]), A(g->cv[2]),
+        A(g->cv[3]), A(g->cv[4]), A(g->cv[5]), A(g->cv[6]), A(g->cv[7]), A(g->cv[8]),
+        A(g->cv[9]), A(g->cv[10]), A(g->cv[11]), A(g->cv[12]), A(g->cv[13]), A(g->cv[14]),
+        A(g->cv[15]), A(g->cv[16]), A(g->cv[17]), A(g->cv[18]), A(g->c_img), A(g->r_img)};
+#undef A
+        st = host_launch_local(d, red, 65, args, ops_cdiv((int64_t)items, (int64_t)wg) * wg, wg);
+    }
+    host_free(w);
+    return st;
+}
+
+/*
+ * Whether the skinny path takes a product of m x n on d, and whether it is
+ * computed transposed (*tr: n is the small side): M or N <= 16 on GPUs,
+ * <= 4 where the mma atom takes the dtype (mma.sync reads B once too there
+ * and does the arithmetic on tensor cores: on the H100, 8 x 4096 x 4096 in
+ * bfloat16 ran at 0.47 TFLOP/s on the skinny path's FMA lanes); on every
+ * OpenCL device up to 16 with the debug setting gemm.skinny 1.
+ */
+static bool skinny_for(const clops_device *d, bool mma_dtype, int64_t m, int64_t n, int64_t k,
+                       bool *tr)
+{
+    int64_t mode = clops_debug_get(CLOPS_DEBUG_GEMM_SKINNY);
+    if (mode == 2 || k == 0 || (mode != 1 && kit_is_cpu(d)))
+        return false;
+    int64_t lim = mode != 1 && mma_dtype && has_mma(d) ? 4 : 16;
+    *tr = m > lim;
+    return m <= lim || n <= lim;
+}
+
+/* The skinny configuration of product g (M <= 16 after skinny_transpose). */
+static void skinny_config(const gemm_geom *g, clops_dtype dt, gemm_cfg *c)
+{
+    memset(c, 0, sizeof *c);
+    c->kind = GK_SKINNY;
+    c->dt = dt;
+    c->ms = 1;
+    while (c->ms < g->m)
+        c->ms *= 2;
+    /* B's unit stride along K: 32 lanes along K per column; else along N. */
+    int64_t sk = g->s1[1], sn = g->s2[1];
+    c->b_uk = sk == 1 || (sn != 1 && llabs(sk) < llabs(sn));
+    int64_t v = 16 / (int64_t)clops_dtype_size(dt);
+    bool base_ok = g->off[1] % v == 0 && (g->batch <= 1 || g->sb[1] % v == 0);
+    /* 16-byte vectors along K (b_uk), or along N for M <= 4 (more would
+     * not fit the lanes' sums in 32 KiB of __local memory). */
+    bool vk = c->b_uk && sk == 1 && (g->n == 1 || sn % v == 0) && base_ok;
+    bool vn = !c->b_uk && sn == 1 && (g->k == 1 || sk % v == 0) && base_ok && c->ms <= 4;
+    c->vec = vk || vn ? (int)v : 1;
+    /* A read in chunks too when its rows are aligned the same way. */
+    c->a_uk = vk && g->s2[0] == 1 && (g->m == 1 || g->s1[0] % v == 0) &&
+              g->off[0] % v == 0 && (g->batch <= 1 || g->sb[0] % v == 0);
+    c->bn = c->b_uk ? 256 / 32 : vn ? 32 * (int)v : 256 / 8;
+    c->wg = 256;
+}
+
+/* C^T = B^T A^T: the product with A and B swapped and every operand
+ * transposed (a product with N <= 16 < M becomes one with M <= 16). */
+static void skinny_transpose(gemm_geom *g)
+{
+    gemm_geom t = *g;
+    g->mem[0] = t.mem[1], g->off[0] = t.off[1], g->sb[0] = t.sb[1];
+    g->s1[0] = t.s2[1], g->s2[0] = t.s1[1]; /* A' (n, k) */
+    g->mem[1] = t.mem[0], g->off[1] = t.off[0], g->sb[1] = t.sb[0];
+    g->s1[1] = t.s2[0], g->s2[1] = t.s1[0]; /* B' (k, m) */
+    g->s1[2] = t.s2[2], g->s2[2] = t.s1[2];
+    g->e_sm = t.e_sn, g->e_sn = t.e_sm; /* a bias along N runs along M now */
+    g->r_sm = t.r_sn, g->r_sn = t.r_sm;
+    g->m = t.n, g->n = t.m;
 }
 
 /* Whether the engine's kernels take dtype dt on d (else CLBlast) under
@@ -713,8 +993,9 @@ static clops_status epi_setup(const char *op, const gemm_epilogue *epi, const cl
 
 /*
  * Chooses the atom for a product of dt on d with A staged (a_uk, a_cp) and
- * B (b_un, b_cp) as staging_of says, builds its kernel and launches it.
- * *done false: the engine leaves the product to CLBlast.
+ * B (b_un, b_cp) as staging_of says, and runs it (gemm_run: split along K
+ * where that pays, never for a convolution's im2col view).  *done false:
+ * the engine leaves the product to CLBlast.
  */
 static clops_status engine_launch(const char *op, clops_device *d, clops_dtype dt, bool tf32,
                                   int conv, gemm_geom *g, int a_uk, int a_cp, int b_un,
@@ -723,8 +1004,13 @@ static clops_status engine_launch(const char *op, clops_device *d, clops_dtype d
     gemm_cfg cfg;
     bool mma = (dt == CLOPS_FLOAT16 || dt == CLOPS_BFLOAT16 || tf32) && g->k > 0 && has_mma(d);
     if (mma) {
-        bool small = g->batch * ops_cdiv(g->m, 128) * ops_cdiv(g->n, 128) <
-                     (int64_t)(d->info.compute_units ? d->info.compute_units : 1);
+        /* Deep products keep 128 x 128 blocks and split K instead (H100:
+         * 1024 x 768 x 16384, 149 against 106 TFLOP/s), unless even 16
+         * parts would not fill the device (256 x 256 x 16384: 61 with
+         * 128 x 128 blocks, 77 with 64 x 128); convolutions do not split. */
+        int64_t blocks = g->batch * ops_cdiv(g->m, 128) * ops_cdiv(g->n, 128);
+        int64_t units = d->info.compute_units ? d->info.compute_units : 1;
+        bool small = blocks < units && (g->k < 4096 || blocks * 8 < units || conv);
         mma = mma_config(d, dt, a_uk, !b_un, a_cp, b_cp, small, &cfg) && mma_checked(d, &cfg);
     }
     /* TF32 not possible here (K == 0, or its check failed): CLBlast's
@@ -734,21 +1020,21 @@ static clops_status engine_launch(const char *op, clops_device *d, clops_dtype d
     if (!mma)
         fma_config(d, dt, &cfg);
     cfg.conv = conv;
-    int64_t tiles = g->batch * ops_cdiv(g->m, cfg.kind == GK_CPU ? cfg.rm * 2 : cfg.bm) *
-                    ops_cdiv(g->n, cfg.bn);
-    if (tiles > INT32_MAX)
+    int64_t groups = g->batch * ops_cdiv(g->m, cfg.kind == GK_CPU ? cfg.rm * 2 : cfg.bm) *
+                     ops_cdiv(g->n, cfg.bn);
+    /* Split launches multiply the groups by at most 16. */
+    if (groups > INT32_MAX / 16)
         return CLOPS_OK;
-    host_kernel *kern = NULL;
-    clops_status st = gemm_kernel(d, &cfg, &kern);
-    /* The device runs smaller work-groups of this kernel than it needs
-     * (registers): CLBlast takes the product. */
-    if (st == CLOPS_UNSUPPORTED)
+    atomic_uint_fast64_t *ctr = cfg.kind == GK_MMA ? &n_mma : cfg.kind == GK_CPU ? &n_cpu : &n_fma;
+    atomic_fetch_add(ctr, 1);
+    clops_status st = gemm_run(d, &cfg, g, groups, alpha, beta);
+    if (st == CLOPS_UNSUPPORTED) {
+        /* The device runs smaller work-groups of this kernel than it
+         * needs (registers): CLBlast takes the product. */
+        atomic_fetch_sub(ctr, 1);
         return CLOPS_OK;
-    if (st)
-        return clops__error_prefix(st, "%s", op);
-    atomic_fetch_add(cfg.kind == GK_MMA ? &n_mma : cfg.kind == GK_CPU ? &n_cpu : &n_fma, 1);
+    }
     *done = true;
-    st = gemm_launch(d, kern, &cfg, g, alpha, beta);
     return st ? clops__error_prefix(st, "%s", op) : CLOPS_OK;
 }
 
@@ -790,15 +1076,35 @@ clops_status gemm_engine_epi(const char *op, const clops_tensor *a, const clops_
         g.r_sm = r->strides[1];
         g.r_sn = r->strides[2];
     }
+    float al = (float)clops_scalar_to_double(alpha), be = (float)clops_scalar_to_double(beta);
+    bool tr = false;
+    if (skinny_for(d, dt != CLOPS_FLOAT32 || tf32, m, n, k, &tr) &&
+        batch * ops_cdiv(m > n ? m : n, 8) <= INT32_MAX) {
+        /* One pass over the wide operand at memory bandwidth. */
+        gemm_geom g0 = g;
+        gemm_cfg cfg;
+        if (tr)
+            skinny_transpose(&g);
+        skinny_config(&g, dt, &cfg);
+        if (cfg.wg <= (int)d->info.max_work_group_size) {
+            int64_t groups = batch * ops_cdiv(g.n, cfg.bn);
+            atomic_fetch_add(&n_skinny, 1);
+            st = gemm_run(d, &cfg, &g, groups, al, be);
+            if (st != CLOPS_UNSUPPORTED) {
+                *done = true;
+                return st ? clops__error_prefix(st, "%s", op) : CLOPS_OK;
+            }
+            atomic_fetch_sub(&n_skinny, 1);
+        }
+        g = g0;
+    }
     int a_uk = 0, a_cp = 0, b_un = 0, b_cp = 0;
     int64_t ce = 16 / (int64_t)clops_dtype_size(dt);
     staging_of(m, k, a->strides[1], a->strides[2], a->strides[0], batch, a->offset, ce, &a_uk,
                &a_cp);
     staging_of(k, n, b->strides[1], b->strides[2], b->strides[0], batch, b->offset, ce, &b_un,
                &b_cp);
-    return engine_launch(op, d, dt, tf32, 0, &g, a_uk, a_cp, b_un, b_cp,
-                         (float)clops_scalar_to_double(alpha),
-                         (float)clops_scalar_to_double(beta), done);
+    return engine_launch(op, d, dt, tf32, 0, &g, a_uk, a_cp, b_un, b_cp, al, be, done);
 }
 
 clops_status gemm_engine_cl(const char *op, const clops_tensor *a, const clops_tensor *b,

@@ -318,7 +318,24 @@ typedef struct chk_device_figures {
     double launch_us;     /* launch + finish of a one-work-item kernel, median */
     double enqueue_us;    /* host time of one enqueue without waiting, median */
     double build_cold_s;  /* building a program never seen before (a unique copy kernel) */
+    /* Arithmetic ceilings (chk_bench_matrix_peaks), GFLOP/s, NAN when not
+     * measured: float32 multiply-adds in registers, and on devices with
+     * matrix units the clops engine uses (NVIDIA cc >= 8.0) bfloat16
+     * mma.sync in registers. */
+    double fma_peak_gflops;
+    double mma_peak_gflops;
 } chk_device_figures;
+
+/* Measures d's arithmetic ceilings into out->fma_peak_gflops and
+ * out->mma_peak_gflops (register-only loops, the best of reps runs; 0: 3).
+ * NAN on the CPU device. */
+clops_status chk_bench_matrix_peaks(clops_device *d, int reps, chk_device_figures *out);
+
+/* The ceiling a compute-bound row of dtype dt stands against: the mma peak
+ * for float16/bfloat16 where measured, else the FMA peak for float32 and
+ * the half types (float32 runs on FMA at the default precision "highest");
+ * NAN for other dtypes. */
+double chk_matrix_ceiling(const chk_device_figures *fig, clops_dtype dt);
 
 /* Measures d's copy peak (the best median of a few copy kernels: vector
  * widths, work-group sizes, the chunked CPU-device launch, the driver's own

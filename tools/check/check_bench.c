@@ -50,6 +50,7 @@
 #include <unistd.h>
 
 #include "host/host.h"
+#include "ops/kit/kit.h"
 #include "tools/check/check_internal.h"
 
 #define DEFAULT_REPS 20
@@ -336,6 +337,7 @@ static clops_status copy_peak(clops_device *d, size_t bytes, bool at_size, int r
 clops_status chk_bench_device(clops_device *d, int reps, chk_device_figures *out)
 {
     out->copy_peak_gbs = out->launch_us = out->enqueue_us = out->build_cold_s = NAN;
+    out->fma_peak_gflops = out->mma_peak_gflops = NAN;
     snprintf(out->copy_peak_kernel, sizeof out->copy_peak_kernel, "%s",
              host_is_cpu(d) ? "memcpy" : "-");
     if (reps <= 0)
@@ -405,6 +407,145 @@ clops_status chk_time_program_build(clops_device *d, double *seconds)
     if (st == CLOPS_OK)
         *seconds = now_s() - t0;
     return st;
+}
+
+/* --- matrix peaks ------------------------------------------------------------------ */
+
+/* The register-only arithmetic ceilings (as ../shared/probes measured them):
+ * every work item runs MP_CHAINS independent float4 multiply-add chains
+ * (FMA), or, on NVIDIA with matrix units (kit kind KIT_MMA), every warp
+ * runs MP_CHAINS independent bfloat16 mma.sync m16n8k16 accumulations; the
+ * operands stay in registers and the results are stored, so nothing is
+ * optimised away and no memory traffic counts. */
+#define MP_CHAINS 8
+#define MP_ITERS 4096
+
+static clops_status matrix_source(void *vctx, const clops_device *d, strbuf *sb)
+{
+    bool mma = *(const bool *)vctx;
+    (void)d;
+    sb_printf(sb,
+              "/* clops check engine: arithmetic ceilings */\n"
+              "#define MP_CHAINS %d\n"
+              "__kernel void chk_fma_peak(__global float *out, int iters, float s, uint n)\n"
+              "{\n"
+              "    float8 x = (float8)(s) + (float)get_global_id(0) * 1e-3f;\n"
+              "    float8 a0 = x, a1 = x + 1.0f, a2 = x + 2.0f, a3 = x + 3.0f;\n"
+              "    float8 a4 = x + 4.0f, a5 = x + 5.0f, a6 = x + 6.0f, a7 = x + 7.0f;\n"
+              "    for (int i = 0; i < iters; i++) {\n"
+              "        a0 = mad(a0, x, (float8)s); a1 = mad(a1, x, (float8)s);\n"
+              "        a2 = mad(a2, x, (float8)s); a3 = mad(a3, x, (float8)s);\n"
+              "        a4 = mad(a4, x, (float8)s); a5 = mad(a5, x, (float8)s);\n"
+              "        a6 = mad(a6, x, (float8)s); a7 = mad(a7, x, (float8)s);\n"
+              "    }\n"
+              "    float8 t = ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7));\n"
+              "    if (get_global_id(0) < n)\n"
+              "        out[get_global_id(0)] = t.s0 + t.s1 + t.s2 + t.s3 + t.s4 + t.s5 + t.s6 + t.s7;\n"
+              "}\n",
+              MP_CHAINS);
+    if (!mma)
+        return CLOPS_OK;
+    const char *hdr = NULL;
+    clops_status st = host_cl_source("mma.clh", &hdr);
+    if (st)
+        return st;
+    sb_printf(sb, "%s\n", hdr);
+    sb_printf(sb,
+              "__kernel void chk_mma_peak(__global float *out, int iters, float s, uint n)\n"
+              "{\n"
+              "    uint a[4], b[2];\n"
+              "    uint bits = as_uint(s + (float)get_global_id(0));\n"
+              "    for (int r = 0; r < 4; r++)\n"
+              "        a[r] = (bits >> 16) * 0x10001u;\n"
+              "    b[0] = b[1] = 0x3f803f80u; /* bfloat16 1.0 twice */\n"
+              "    float d[MP_CHAINS][4];\n"
+              "    for (int c = 0; c < MP_CHAINS; c++)\n"
+              "        for (int r = 0; r < 4; r++)\n"
+              "            d[c][r] = 0.0f;\n"
+              "    for (int i = 0; i < iters; i++)\n"
+              "        for (int c = 0; c < MP_CHAINS; c++)\n"
+              "            MMA_M16N8K16_BF16(d[c], a, b);\n"
+              "    float sum = 0.0f;\n"
+              "    for (int c = 0; c < MP_CHAINS; c++)\n"
+              "        sum += d[c][0] + d[c][1] + d[c][2] + d[c][3];\n"
+              "    if (get_global_id(0) < n)\n"
+              "        out[get_global_id(0)] = sum;\n"
+              "}\n");
+    return CLOPS_OK;
+}
+
+/* Times kernel `name` of the ceilings program on `items` work items (work
+ * groups of wg) and returns GFLOP/s at flop_per_item_iter per item and
+ * iteration (the best of reps runs). */
+static clops_status time_peak(clops_device *d, bool mma, const char *name, size_t items,
+                              size_t wg, double flop_per_item_iter, int reps, double *gflops)
+{
+    *gflops = NAN;
+    host_kkey key = {{0x63686b7065616b73ull, mma, chk_hash_str(CHK_HASH_INIT, name), 1}};
+    host_kernel_request req = {mma ? "check/ceilings/mma" : "check/ceilings/fma", name,
+                               matrix_source, &mma, NULL};
+    host_kernel *k = NULL;
+    clops_status st = host_kernel_get(d, &key, &req, &k);
+    if (st)
+        return st;
+    host_block *out = NULL;
+    if ((st = host_alloc(d, items * sizeof(float), &out)) != CLOPS_OK)
+        return st;
+    int iters = MP_ITERS;
+    float sv = 1e-3f;
+    cl_uint n = (cl_uint)items;
+    host_arg args[4] = {{sizeof out->mem, &out->mem},
+                        {sizeof iters, &iters},
+                        {sizeof sv, &sv},
+                        {sizeof n, &n}};
+    double best = 0;
+    for (int r = 0; r < reps + 1 && st == CLOPS_OK; r++) {
+        double t0 = now_s();
+        st = wg ? host_launch_local(d, k, 4, args, items, wg) : host_launch(d, k, 4, args, items);
+        if (st == CLOPS_OK)
+            st = host_finish(d);
+        double t = now_s() - t0;
+        if (st == CLOPS_OK && r > 0 && t > 0) { /* the first run warms up */
+            double g = flop_per_item_iter * (double)items * iters / t / 1e9;
+            best = g > best ? g : best;
+        }
+    }
+    host_free(out);
+    if (st == CLOPS_OK && best > 0)
+        *gflops = best;
+    return st;
+}
+
+clops_status chk_bench_matrix_peaks(clops_device *d, int reps, chk_device_figures *out)
+{
+    out->fma_peak_gflops = out->mma_peak_gflops = NAN;
+    if (host_is_cpu(d))
+        return CLOPS_OK;
+    if (reps <= 0)
+        reps = 3;
+    const clops_device_info *in = clops_device_get_info(d);
+    /* Enough items to fill every compute unit many times over. */
+    size_t units = in->compute_units > 0 ? (size_t)in->compute_units : 1;
+    size_t items = units * (in->is_gpu ? 2048 : 64);
+    if (items > ((size_t)1 << 24))
+        items = (size_t)1 << 24;
+    clops_status st = time_peak(d, false, "chk_fma_peak", items, in->is_gpu ? 256 : 0,
+                                2.0 * 8 * 8, reps, &out->fma_peak_gflops);
+    if (st == CLOPS_OK && kit_kind_of(d) == KIT_MMA)
+        st = time_peak(d, true, "chk_mma_peak", (units < 4096 ? units : 4096) * 32 * 32, 256,
+                       2.0 * 16 * 8 * 16 / 32 * MP_CHAINS, reps, &out->mma_peak_gflops);
+    return st;
+}
+
+double chk_matrix_ceiling(const chk_device_figures *fig, clops_dtype dt)
+{
+    if (!fig)
+        return NAN;
+    if ((dt == CLOPS_FLOAT16 || dt == CLOPS_BFLOAT16) && isfinite(fig->mma_peak_gflops))
+        return fig->mma_peak_gflops;
+    if (dt == CLOPS_FLOAT32 || dt == CLOPS_FLOAT16 || dt == CLOPS_BFLOAT16)
+        return fig->fma_peak_gflops;
+    return NAN;
 }
 
 /* --- bench cases ----------------------------------------------------------------------- */
@@ -676,6 +817,10 @@ static clops_status measure_case(const chk_opinfo *info, const chk_case *c, clop
             }
         }
     }
+    /* Compute-bound rows against the device's arithmetic ceiling. */
+    double ceiling = chk_matrix_ceiling(fig, c->dtype);
+    if (op_st == CLOPS_OK && isfinite(out->gflops) && isfinite(ceiling) && ceiling > 0)
+        out->ratio_to_peak = out->gflops / ceiling;
     chk_prepared_free(p);
     return op_st;
 }

@@ -49,18 +49,23 @@ static void print_devices(clops_device *const *devs, int n, int base)
     }
 }
 
-/* The one-device summary: per op family the share of the device's copy
- * peak its bandwidth rows reach (geometric mean, lowest and highest). */
+/* The one-device summary: per op family the share of the device's
+ * ceilings its rows reach (geometric mean, lowest and highest): bandwidth
+ * rows against the copy peak, compute rows (matrix products, convolution)
+ * against the arithmetic peak of their dtype. */
 static void print_ceiling_summary(const report *r, const report_perf_summary *ps, FILE *f)
 {
     const report_device *d = &r->devices[0];
-    char pk[32];
-    fprintf(f, "\nPerformance of %s against its ceiling (copy peak %s GB/s, %s; GB/s over "
-               "the peak, geometric mean per family):\n",
+    char pk[32], fm[32], mm[32];
+    fprintf(f, "\nPerformance of %s against its ceilings (copy peak %s GB/s, %s; FMA peak %s "
+               "GFLOP/s; mma peak %s GFLOP/s; GB/s over the copy peak, GFLOP/s over the "
+               "arithmetic peak of the dtype, geometric mean per family):\n",
             d->label, report_fmt(d->copy_peak_gbs, "%.1f", pk, sizeof pk),
-            d->copy_peak_kernel[0] ? d->copy_peak_kernel : "kernel unknown");
+            d->copy_peak_kernel[0] ? d->copy_peak_kernel : "kernel unknown",
+            report_fmt(d->fma_peak_gflops, "%.0f", fm, sizeof fm),
+            report_fmt(d->mma_peak_gflops, "%.0f", mm, sizeof mm));
     cli_table tb;
-    const char *h[] = {"family", "ops", "of copy peak", "lowest", "highest"};
+    const char *h[] = {"family", "ops", "of ceiling", "lowest", "highest"};
     cli_table_init(&tb, "lrrrr", 5, h);
     for (int i = 0; i < ps->nfamilies; i++) {
         const report_family_perf *fp = &ps->fam[i];
@@ -76,8 +81,8 @@ static void print_ceiling_summary(const report *r, const report_perf_summary *ps
     cli_table_free(&tb);
     for (int i = 0; i < ps->nfamilies; i++)
         if (ps->fam[i].ceiling_rows[0] == 0) {
-            fprintf(f, "  (\"-\": no GB/s rows: views move no data, and GFLOP/s rows have no "
-                       "measured GEMM peak to stand against)\n");
+            fprintf(f, "  (\"-\": no rows against a ceiling: views move no data, and float64 "
+                       "or the CPU device's products have no measured arithmetic peak)\n");
             break;
         }
 }
@@ -134,7 +139,7 @@ static void print_perf_summary(const report *r, FILE *f)
     }
     if (ps.nfamilies > 0 && ps.ndevices > 0) {
         if (ps.above_peak)
-            fprintf(f, "  %d result%s above the copy peak (see the report)\n", ps.above_peak,
+            fprintf(f, "  %d result%s above a ceiling (see the report)\n", ps.above_peak,
                     ps.above_peak == 1 ? "" : "s");
         fprintf(f, "  benchmarks: %d skipped, %d errors\n", ps.skipped, ps.errors);
     }

@@ -154,6 +154,7 @@ clops_status report_add_device(report *r, const clops_device_info *info, const c
     snprintf(d->label, sizeof d->label, "%s", label ? label : "");
     d->copy_peak_gbs = d->launch_us = d->enqueue_us = NAN;
     d->build_cold_s = d->build_warm_s = d->compile_total_s = NAN;
+    d->fma_peak_gflops = d->mma_peak_gflops = NAN;
     if (out)
         *out = d;
     return CLOPS_OK;
@@ -405,6 +406,8 @@ cJSON *report_to_json(const report *r)
         rj_num(m, "build_cold_s", d->build_cold_s, &ok);
         rj_num(m, "build_warm_s", d->build_warm_s, &ok);
         rj_num(m, "compile_total_s", d->compile_total_s, &ok);
+        rj_num(m, "fma_peak_gflops", d->fma_peak_gflops, &ok);
+        rj_num(m, "mma_peak_gflops", d->mma_peak_gflops, &ok);
     }
     for (int i = 0; ok && i < r->nchecks; i++) {
         const report_check *c = &r->checks[i];
@@ -560,6 +563,8 @@ static clops_status rj_read_device(const cJSON *o, const char *name, int i, repo
         d->enqueue_us = rj_get_num(m, "enqueue_us");
         d->build_cold_s = rj_get_num(m, "build_cold_s");
         d->build_warm_s = rj_get_num(m, "build_warm_s");
+        d->fma_peak_gflops = rj_get_num(m, "fma_peak_gflops");
+        d->mma_peak_gflops = rj_get_num(m, "mma_peak_gflops");
         d->compile_total_s = rj_get_num(m, "compile_total_s");
     }
     return CLOPS_OK;

@@ -69,6 +69,8 @@ typedef struct report_device {
     double build_cold_s;      /* one program built from source, s (median) */
     double build_warm_s;      /* the same program from the binary cache, s */
     double compile_total_s;   /* all program builds during the run, s */
+    double fma_peak_gflops;   /* float32 multiply-adds in registers, GFLOP/s (NAN: none) */
+    double mma_peak_gflops;   /* bfloat16 mma.sync in registers, GFLOP/s (NAN: none) */
 } report_device;
 
 /* One (op, dtype, case, device) correctness result. */
@@ -261,12 +263,12 @@ typedef struct report_family_perf {
     int compared[REPORT_SUM_MAX_DEVICES];     /* rows measured on j and the baseline */
     double speedup[REPORT_SUM_MAX_DEVICES];   /* geometric mean of t_baseline / t_j */
     int fastest;                              /* device position with most wins, -1 */
-    /* Against the device's own ceiling: over the family's bandwidth rows
-     * measured on device j (GB/s over its copy peak; compute rows have no
-     * measured GEMM peak to stand against and take no part), the count,
-     * the geometric mean and the lowest and highest fraction (NAN when
-     * none).  The summary of a one-device report shows these instead of
-     * the device's speed against itself. */
+    /* Against the device's own ceilings: over the family's rows measured
+     * on device j (GB/s over its copy peak; GFLOP/s of matrix products and
+     * convolutions over the arithmetic peak of their dtype), the count, the
+     * geometric mean and the lowest and highest fraction (NAN when none).
+     * The summary of a one-device report shows these instead of the
+     * device's speed against itself. */
     int ceiling_rows[REPORT_SUM_MAX_DEVICES];
     double of_ceiling[REPORT_SUM_MAX_DEVICES];
     double of_ceiling_min[REPORT_SUM_MAX_DEVICES], of_ceiling_max[REPORT_SUM_MAX_DEVICES];

@@ -333,7 +333,7 @@ void report_raise_peak(report *r, report_device *rd, double gbs, const char *ker
     snprintf(rd->copy_peak_kernel, sizeof rd->copy_peak_kernel, "%s", kernel);
     for (int i = 0; i < r->nbenches; i++) {
         report_bench *b = &r->benches[i];
-        if (b->device == rd->info.index && isfinite(b->gbs))
+        if (b->device == rd->info.index && isfinite(b->gbs) && !report_bench_is_compute(b))
             b->ratio_to_peak = b->gbs / gbs;
     }
 }

@@ -65,9 +65,14 @@ void html_summary(const report *r, const report_matrix *m, const report_bench_ta
                                                          sizeof pk));
         html_esc(sb, r->devices[0].copy_peak_kernel[0] ? r->devices[0].copy_peak_kernel
                                                        : "an unknown kernel");
-        sb_append(sb, "), geometric mean, lowest and highest. &quot;-&quot;: no GB/s rows, as "
-                      "views move no data and GFLOP/s rows have no measured GEMM peak to "
-                      "stand against.</p>");
+        char fm[32], mm[32];
+        sb_printf(sb, "), and the achieved GFLOP/s of matrix products and convolutions over the "
+                      "arithmetic peak of their dtype (FMA %s GFLOP/s, mma %s GFLOP/s: "
+                      "register-only loops), geometric mean, lowest and highest. &quot;-&quot;: "
+                      "no rows against a ceiling, as views move no data and float64 products "
+                      "have no measured arithmetic peak.</p>",
+                  report_fmt(r->devices[0].fma_peak_gflops, "%.0f", fm, sizeof fm),
+                  report_fmt(r->devices[0].mma_peak_gflops, "%.0f", mm, sizeof mm));
     } else {
         sb_append(sb, "<table><thead><tr><th>Family</th><th>Fastest</th>");
         for (int j = 0; j < ps.ndevices; j++) {

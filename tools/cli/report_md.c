@@ -159,16 +159,19 @@ static void md_summary(const report *r, const report_matrix *m, const report_ben
     if (ps.nfamilies > 0 && ps.ndevices > 0 && !report_perf_compares(&ps)) {
         /* One device: each family against the device's ceiling. */
         const report_device *d = &r->devices[0];
-        char pk[32], q[32];
+        char pk[32], fm[32], mm[32], q[32];
         sb_printf(sb,
-                  "**%s against its ceiling** (copy peak %s GB/s, set by %s; per op family "
-                  "the achieved GB/s over the copy peak, geometric mean, lowest and highest; "
-                  "\"-\": no GB/s rows, as views move no data and GFLOP/s rows have no "
-                  "measured GEMM peak):\n\n"
-                  "| Family | Ops | Of copy peak | Lowest | Highest |\n"
+                  "**%s against its ceilings** (copy peak %s GB/s, set by %s; FMA peak %s "
+                  "GFLOP/s; mma peak %s GFLOP/s; per op family the achieved GB/s over the "
+                  "copy peak and GFLOP/s over the arithmetic peak of the dtype, geometric "
+                  "mean, lowest and highest; \"-\": no rows against a ceiling, as views move "
+                  "no data and float64 products have no measured arithmetic peak):\n\n"
+                  "| Family | Ops | Of ceiling | Lowest | Highest |\n"
                   "| --- | ---: | ---: | ---: | ---: |\n",
                   d->label, report_fmt(d->copy_peak_gbs, "%.1f", pk, sizeof pk),
-                  d->copy_peak_kernel[0] ? d->copy_peak_kernel : "an unknown kernel");
+                  d->copy_peak_kernel[0] ? d->copy_peak_kernel : "an unknown kernel",
+                  report_fmt(d->fma_peak_gflops, "%.0f", fm, sizeof fm),
+                  report_fmt(d->mma_peak_gflops, "%.0f", mm, sizeof mm));
         for (int f = 0; f < ps.nfamilies; f++) {
             const report_family_perf *fp = &ps.fam[f];
             sb_append(sb, "|");

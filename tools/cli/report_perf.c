@@ -72,8 +72,7 @@ void report_perf_summarize(const report *r, const report_bench_table *t, report_
         for (int j = 0; j < nd; j++) {
             const report_bench *b = row->per_device[j];
             double q = b ? b->ratio_to_peak : NAN;
-            if (!report_bench_measured(b) || report_bench_is_compute(b) || !isfinite(q) ||
-                q <= 0)
+            if (!report_bench_measured(b) || !isfinite(q) || q <= 0)
                 continue;
             if (fp->ceiling_rows[j] == 0 || q < fp->of_ceiling_min[j])
                 fp->of_ceiling_min[j] = q;

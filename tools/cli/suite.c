@@ -466,6 +466,8 @@ int cli_suite_bench(const cli_suite *s, const clops_op *const *ops, int n, int r
                  clops_device_label(d));
         cli_progress_begin(&p, item);
         clops_status st = chk_bench_device(d, 5, &figs[k]);
+        if (st == CLOPS_OK)
+            st = chk_bench_matrix_peaks(d, 3, &figs[k]);
         if (st)
             cli_progress_message(&p, "clops: warning: measuring %s: %s", clops_device_label(d),
                                  clops_last_error());
@@ -477,11 +479,14 @@ int cli_suite_bench(const cli_suite *s, const clops_op *const *ops, int n, int r
             rd->launch_us = figs[k].launch_us;
             rd->enqueue_us = figs[k].enqueue_us;
             rd->build_cold_s = figs[k].build_cold_s;
+            rd->fma_peak_gflops = figs[k].fma_peak_gflops;
+            rd->mma_peak_gflops = figs[k].mma_peak_gflops;
         }
-        char pk[32], note[96];
-        snprintf(note, sizeof note, "copy peak %s GB/s (%s)",
+        char pk[32], fm[32], mm[32], note[160];
+        snprintf(note, sizeof note, "copy peak %s GB/s (%s), FMA %s GFLOP/s, mma %s GFLOP/s",
                  report_fmt(figs[k].copy_peak_gbs, "%.1f", pk, sizeof pk),
-                 figs[k].copy_peak_kernel);
+                 figs[k].copy_peak_kernel, report_fmt(figs[k].fma_peak_gflops, "%.0f", fm, sizeof fm),
+                 report_fmt(figs[k].mma_peak_gflops, "%.0f", mm, sizeof mm));
         cli_progress_end(&p, st == CLOPS_OK, note);
     }
     cli_progress_finish(&p);
@@ -627,9 +632,12 @@ void cli_print_bench_table(const report *r, FILE *f)
     for (int j = 0; j < r->ndevices; j++) {
         const report_device *d = &r->devices[j];
         char a[32], b[32], c[32], e[32], g[32];
-        fprintf(f, "%s (%s): copy peak %s GB/s, launch %s us, enqueue %s us, program build %s s "
-                   "cold / %s s warm\n",
+        char fm[32], mm[32];
+        fprintf(f, "%s (%s): copy peak %s GB/s, FMA peak %s GFLOP/s, mma peak %s GFLOP/s, "
+                   "launch %s us, enqueue %s us, program build %s s cold / %s s warm\n",
                 d->label, d->info.name, report_fmt(d->copy_peak_gbs, "%.1f", a, sizeof a),
+                report_fmt(d->fma_peak_gflops, "%.0f", fm, sizeof fm),
+                report_fmt(d->mma_peak_gflops, "%.0f", mm, sizeof mm),
                 report_fmt(d->launch_us, "%.1f", b, sizeof b),
                 report_fmt(d->enqueue_us, "%.2f", c, sizeof c),
                 report_fmt(d->build_cold_s, "%.3f", e, sizeof e),

@@ -1,0 +1,498 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * cl_kernels/attention.cl: fused scaled-dot-product attention, the
+ * FlashAttention-2 scheme on FMA (ops/attention/attention.c plans and
+ * launches; ref/ref_attention.h defines the problem and ref/attention.c
+ * the semantics).
+ *
+ * Defines from the host: T (storage type), KIND (its kit_load_store), D
+ * (the head dimension padded: 32, 64, 128 or 256), BQ and BK (forward
+ * query and key tiles), BT (backward tile), NT (work-group size).
+ *
+ *   attn_fwd      one work-group per (batch, query head, BQ query rows):
+ *                 the query tile stays in __local, key tiles and then value
+ *                 tiles pass through __local, scores and the online softmax
+ *                 (running max and sum per row, float32) rescale the output
+ *                 accumulators held in registers; writes out and the row
+ *                 logsumexp.
+ *   attn_bwd_pre  D_i = dO_i . O_i per row.
+ *   attn_bwd_dkv  one work-group per (batch, key/value head, BT key rows):
+ *                 dK and dV accumulate in registers over every query head
+ *                 of the group and every query tile, in a fixed order (no
+ *                 atomics: the same bits every run).
+ *   attn_bwd_dq   one work-group per (batch, query head, BT query rows):
+ *                 dQ over the key tiles.
+ *
+ * Tensors are addressed through their own element strides (b, h, row,
+ * col); the mask is bool (bm) or additive of T (am) with broadcast
+ * strides 0.  Dropout element n = ((b * Hq + h) * L + i) * S + j keeps
+ * when word n % 4 of Philox counter roff + n / 4 is >= thr (thr 0: off).
+ */
+#define LD(p, i) CLOPS_LD(KIND, float, p, i)
+#define ST(p, i, v) CLOPS_ST(KIND, T, float, p, i, v)
+
+/* Row stride of the __local tiles: one float of padding, so the items of
+ * a warp reading one column of different rows hit different banks. */
+#define DS (D + 1)
+
+#define OPT (BQ * D / NT) /* forward output accumulators per item */
+#define KPT (BT * D / NT) /* backward accumulators per item */
+
+#define ATTN_GEOM(n) long n##_o, long n##_0, long n##_1, long n##_2, long n##_3
+
+/* The dropout factor of element n: 0 or dscale. */
+static inline float attn_keep(ulong n, ulong roff, uint k_0, uint k_1, ulong thr, float dscale)
+{
+    uint w[4];
+    rnd_philox(roff + (n >> 2), k_0, k_1, w);
+    return (ulong)w[n & 3] >= thr ? dscale : 0.0f;
+}
+
+/* The masked, scaled score of (i, j) from the dot product s. */
+static inline float attn_score(float s, long i, long j, long L, long S, float scale, int causal,
+                               int mkind, __global const uchar *bm, __global const T *am,
+                               long mb, long m_2, long m_3)
+{
+    s *= scale;
+    if (i >= L || j >= S || (causal && j > i))
+        return -INFINITY;
+    if (mkind == 1 && !bm[mb + i * m_2 + j * m_3])
+        return -INFINITY;
+    if (mkind == 2)
+        s += LD(am, mb + i * m_2 + j * m_3);
+    return s;
+}
+
+/* rows [r0, r0 + R) of a [rows, cols] view into dst[R * DS], zero-padded. */
+#define ATTN_LOAD_TILE(dst, R, p, r_0, rows, cols, sr, sc)                                       \
+    for (int x_ = get_local_id(0); x_ < (R) * D; x_ += NT) {                                    \
+        int r_ = x_ / D, c_ = x_ % D;                                                           \
+        long i_ = (r_0) + r_;                                                                    \
+        dst[r_ * DS + c_] = (i_ < (rows) && c_ < (cols)) ? LD(p, i_ * (sr) + c_ * (sc)) : 0.0f;           \
+    }
+
+__kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void
+attn_fwd(__global const T *q, ATTN_GEOM(q), __global const T *k, ATTN_GEOM(k),
+         __global const T *v, ATTN_GEOM(v), __global const uchar *bm, __global const T *am,
+         ATTN_GEOM(m), __global T *o, ATTN_GEOM(o), __global float *lse, long Hq, long G, long L,
+         long S, long E, long Ev, long nqt, float scale, int causal, int mkind, ulong thr,
+         float dscale, uint sk0, uint sk1, ulong roff)
+{
+    __local float qs[BQ * DS];
+    __local float kv[BK * DS];
+    __local float ss[BQ * BK];
+    __local float mrow[BQ], lrow[BQ], arow[BQ];
+    int t = get_local_id(0);
+    long g = get_group_id(0);
+    long qt = g % nqt, bh = g / nqt;
+    long b = bh / Hq, h = bh % Hq, hk = h / G;
+    long i0 = qt * BQ;
+    q += q_o + b * q_0 + h * q_1;
+    k += k_o + b * k_0 + hk * k_1;
+    v += v_o + b * v_0 + hk * v_1;
+    o += o_o + b * o_0 + h * o_1;
+    long mb = m_o + b * m_0 + h * m_1;
+    ATTN_LOAD_TILE(qs, BQ, q, i0, L, E, q_2, q_3)
+    if (t < BQ) {
+        mrow[t] = -INFINITY;
+        lrow[t] = 0.0f;
+    }
+    float acc[OPT];
+    for (int u = 0; u < OPT; u++)
+        acc[u] = 0.0f;
+    long kend = causal ? min(S, i0 + BQ) : S;
+    for (long j0 = 0; j0 < kend; j0 += BK) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        ATTN_LOAD_TILE(kv, BK, k, j0, S, E, k_2, k_3)
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int x = t; x < BQ * BK; x += NT) {
+            int r = x / BK, c = x % BK;
+            float s = 0.0f;
+            for (int e = 0; e < D; e++)
+                s = fma(qs[r * DS + e], kv[c * DS + e], s);
+            ss[x] = attn_score(s, i0 + r, j0 + c, L, S, scale, causal, mkind, bm, am, mb, m_2, m_3);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        /* value tile into kv while the rows update their statistics */
+        ATTN_LOAD_TILE(kv, BK, v, j0, S, Ev, v_2, v_3)
+        if (t < BQ) {
+            float mold = mrow[t], mx = mold;
+            for (int c = 0; c < BK; c++)
+                mx = fmax(mx, ss[t * BK + c]);
+            float mu = mx == -INFINITY ? 0.0f : mx;
+            float al = mx == -INFINITY ? 1.0f : exp(mold - mu);
+            float l = lrow[t] * al;
+            long i = i0 + t;
+            for (int c = 0; c < BK; c++) {
+                float pz = exp(ss[t * BK + c] - mu);
+                l += pz;
+                if (thr && i < L && j0 + c < S)
+                    pz *= attn_keep((ulong)((bh * L + i) * S + j0 + c), roff, sk0, sk1, thr,
+                                    dscale);
+                ss[t * BK + c] = pz;
+            }
+            mrow[t] = mx;
+            lrow[t] = l;
+            arow[t] = al;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int u = 0; u < OPT; u++) {
+            int x = t + u * NT, r = x / D, c = x % D;
+            float a = acc[u] * arow[r];
+            for (int jj = 0; jj < BK; jj++)
+                a = fma(ss[r * BK + jj], kv[jj * DS + c], a);
+            acc[u] = a;
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int u = 0; u < OPT; u++) {
+        int x = t + u * NT, r = x / D, c = x % D;
+        long i = i0 + r;
+        float l = lrow[r];
+        if (i < L && c < Ev)
+            ST(o, i * o_2 + c * o_3, l == 0.0f ? 0.0f : acc[u] / l);
+    }
+    if (t < BQ && i0 + t < L)
+        lse[bh * L + i0 + t] = lrow[t] == 0.0f ? -INFINITY : mrow[t] + log(lrow[t]);
+}
+
+__kernel void attn_bwd_pre(__global const T *gout, ATTN_GEOM(g), __global const T *o, ATTN_GEOM(o),
+                           __global float *Dv, long Hq, long L, long Ev, long n)
+{
+    for (long x = get_global_id(0); x < n; x += get_global_size(0)) {
+        long i = x % L, bh = x / L, b = bh / Hq, h = bh % Hq;
+        long pg = g_o + b * g_0 + h * g_1 + i * g_2, po = o_o + b * o_0 + h * o_1 + i * o_2;
+        float s = 0.0f;
+        for (long c = 0; c < Ev; c++)
+            s = fma(LD(gout, pg + c * g_3), LD(o, po + c * o_3), s);
+        Dv[x] = s;
+    }
+}
+
+/* ds (and ps: the dropped probabilities) of the BT x BT tile at (i0, j0). */
+#define ATTN_BWD_TILE(WITH_P)                                                                   \
+    for (int x = t; x < BT * BT; x += NT) {                                                     \
+        int r = x / BT, c = x % BT;                                                             \
+        long i = i0 + r, j = j0 + c;                                                            \
+        float s = 0.0f, dp = 0.0f;                                                              \
+        for (int e = 0; e < D; e++) {                                                           \
+            s = fma(qs[r * DS + e], ks[c * DS + e], s);                                           \
+            dp = fma(dos[r * DS + e], vs[c * DS + e], dp);                                        \
+        }                                                                                       \
+        s = attn_score(s, i, j, L, S, scale, causal, mkind, bm, am, mb, m_2, m_3);                \
+        float lv = lr[r];                                                                       \
+        float p = (lv == -INFINITY || s == -INFINITY) ? 0.0f : exp(s - lv);                     \
+        float z = (thr && i < L && j < S)                                                       \
+                      ? attn_keep((ulong)((bh * L + i) * S + j), roff, sk0, sk1, thr, dscale)   \
+                      : 1.0f;                                                                   \
+        if (WITH_P)                                                                             \
+            ps[x] = p * z;                                                                      \
+        ds[x] = p * (dp * z - dr[r]);                                                           \
+    }
+
+#define ATTN_BWD_ARGS                                                                           \
+    __global const T *q, ATTN_GEOM(q), __global const T *k, ATTN_GEOM(k), __global const T *v, \
+        ATTN_GEOM(v), __global const uchar *bm, __global const T *am, ATTN_GEOM(m),             \
+        __global const T *gout, ATTN_GEOM(g), __global const float *lse,                          \
+        __global const float *Dv, __global T *gr, ATTN_GEOM(r), __global T *gr2, ATTN_GEOM(s),  \
+        long Hq, long G, long L, long S, long E, long Ev, long ntile, float scale, int causal,  \
+        int mkind, ulong thr, float dscale, uint sk0, uint sk1, ulong roff
+
+/* Loads the query-side tile of (b, h) at rows i0: q, dO, logsumexp, D. */
+#define ATTN_LOAD_QSIDE()                                                                       \
+    ATTN_LOAD_TILE(qs, BT, (q + q_o + b * q_0 + h * q_1), i0, L, E, q_2, q_3)                        \
+    ATTN_LOAD_TILE(dos, BT, (gout + g_o + b * g_0 + h * g_1), i0, L, Ev, g_2, g_3)                    \
+    if (t < BT) {                                                                               \
+        long i_ = i0 + t;                                                                       \
+        lr[t] = i_ < L ? lse[bh * L + i_] : -INFINITY;                                          \
+        dr[t] = i_ < L ? Dv[bh * L + i_] : 0.0f;                                                \
+    }
+
+__kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void attn_bwd_dkv(ATTN_BWD_ARGS)
+{
+    /* gr: dK, gr2: dV */
+    __local float ks[BT * DS], vs[BT * DS], qs[BT * DS], dos[BT * DS];
+    __local float ps[BT * BT], ds[BT * BT], lr[BT], dr[BT];
+    int t = get_local_id(0);
+    long g = get_group_id(0);
+    long kt = g % ntile, bhk = g / ntile;
+    long Hkv = Hq / G, b = bhk / Hkv, hk = bhk % Hkv;
+    long j0 = kt * BT;
+    ATTN_LOAD_TILE(ks, BT, (k + k_o + b * k_0 + hk * k_1), j0, S, E, k_2, k_3)
+    ATTN_LOAD_TILE(vs, BT, (v + v_o + b * v_0 + hk * v_1), j0, S, Ev, v_2, v_3)
+    float dk[KPT], dv[KPT];
+    for (int u = 0; u < KPT; u++)
+        dk[u] = dv[u] = 0.0f;
+    long nqt = (L + BT - 1) / BT;
+    for (long h = hk * G; h < (hk + 1) * G; h++) {
+        long bh = b * Hq + h, mb = m_o + b * m_0 + h * m_1;
+        for (long qt = causal ? j0 / BT : 0; qt < nqt; qt++) {
+            long i0 = qt * BT;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            ATTN_LOAD_QSIDE()
+            barrier(CLK_LOCAL_MEM_FENCE);
+            ATTN_BWD_TILE(1)
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (int u = 0; u < KPT; u++) {
+                int x = t + u * NT, c = x / D, e = x % D;
+                float a = dk[u], w = dv[u];
+                for (int r = 0; r < BT; r++) {
+                    a = fma(ds[r * BT + c], qs[r * DS + e], a);
+                    w = fma(ps[r * BT + c], dos[r * DS + e], w);
+                }
+                dk[u] = a;
+                dv[u] = w;
+            }
+        }
+    }
+    for (int u = 0; u < KPT; u++) {
+        int x = t + u * NT, c = x / D, e = x % D;
+        long j = j0 + c;
+        if (j < S && e < E)
+            ST(gr, r_o + b * r_0 + hk * r_1 + j * r_2 + e * r_3, dk[u] * scale);
+        if (j < S && e < Ev)
+            ST(gr2, s_o + b * s_0 + hk * s_1 + j * s_2 + e * s_3, dv[u]);
+    }
+}
+
+__kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void attn_bwd_dq(ATTN_BWD_ARGS)
+{
+    /* gr: dQ (gr2 unused) */
+    __local float ks[BT * DS], vs[BT * DS], qs[BT * DS], dos[BT * DS];
+    __local float ps[1], ds[BT * BT], lr[BT], dr[BT];
+    int t = get_local_id(0);
+    long g = get_group_id(0);
+    long qt = g % ntile, bh = g / ntile;
+    long b = bh / Hq, h = bh % Hq, hk = h / G;
+    long i0 = qt * BT, mb = m_o + b * m_0 + h * m_1;
+    ATTN_LOAD_QSIDE()
+    float dq[KPT];
+    for (int u = 0; u < KPT; u++)
+        dq[u] = 0.0f;
+    long kend = causal ? min(S, i0 + BT) : S;
+    for (long j0 = 0; j0 < kend; j0 += BT) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        ATTN_LOAD_TILE(ks, BT, (k + k_o + b * k_0 + hk * k_1), j0, S, E, k_2, k_3)
+        ATTN_LOAD_TILE(vs, BT, (v + v_o + b * v_0 + hk * v_1), j0, S, Ev, v_2, v_3)
+        barrier(CLK_LOCAL_MEM_FENCE);
+        ATTN_BWD_TILE(0)
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int u = 0; u < KPT; u++) {
+            int x = t + u * NT, r = x / D, e = x % D;
+            float a = dq[u];
+            for (int c = 0; c < BT; c++)
+                a = fma(ds[r * BT + c], ks[c * DS + e], a);
+            dq[u] = a;
+        }
+    }
+    (void)ps;
+    (void)gr2;
+    for (int u = 0; u < KPT; u++) {
+        int x = t + u * NT, r = x / D, e = x % D;
+        long i = i0 + r;
+        if (i < L && e < E)
+            ST(gr, r_o + b * r_0 + h * r_1 + i * r_2 + e * r_3, dq[u] * scale);
+    }
+}
+
+#ifdef ATTN_MMA
+/*
+ * attn_fwd_mma: the forward on NVIDIA's tensor cores (mma.sync m16n8k16,
+ * bfloat16 or float16 in, float32 accumulation; built only into the
+ * programs of KIT_MMA devices, after the host's known-answer check).  Four
+ * warps per work-group, 16 query rows each (MBQ = 64); key/value tiles of
+ * MBK = 32 rows in __local (rows padded by 8 elements: 16-byte aligned for
+ * ldmatrix, conflict-free).  Q fragments stay in registers; S = Q Kᵀ is
+ * two m16n8k16 per 16 keys and k-step; the online softmax runs on the
+ * accumulators (each row's four lanes combined with shfl.sync), and P,
+ * rounded to the input type, is the A operand of O += P V (V through
+ * ldmatrix.trans).  Same masks and causality as attn_fwd; no dropout (the
+ * host runs attn_fwd then).
+ */
+#define MBQ 64
+#define MBK 32
+#define DSM (D + 8)
+#define NB (D / 8)
+#define KS (D / 16)
+
+static inline uint attn_saddr(__local const ushort *p)
+{
+    return (uint)(size_t)p;
+}
+
+#define ATTN_LDSM(r, addr)                                                                      \
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"               \
+                 : "=r"((r)[0]), "=r"((r)[1]), "=r"((r)[2]), "=r"((r)[3])                       \
+                 : "r"(addr)                                                                    \
+                 : "memory")
+#define ATTN_LDSM_T(r, addr)                                                                    \
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"         \
+                 : "=r"((r)[0]), "=r"((r)[1]), "=r"((r)[2]), "=r"((r)[3])                       \
+                 : "r"(addr)                                                                    \
+                 : "memory")
+#define ATTN_MMA_OP(c, a, b0, b1)                                                               \
+    asm("mma.sync.aligned.m16n8k16.row.col.f32." MMA_TY "." MMA_TY                              \
+        ".f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"                            \
+        : "+f"((c)[0]), "+f"((c)[1]), "+f"((c)[2]), "+f"((c)[3])                                \
+        : "r"((a)[0]), "r"((a)[1]), "r"((a)[2]), "r"((a)[3]), "r"(b0), "r"(b1))
+
+static inline float attn_shfl_xor(float v, int m)
+{
+    uint r;
+    asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;"
+                 : "=r"(r)
+                 : "r"(as_uint(v)), "r"(m));
+    return as_float(r);
+}
+
+/* Two floats as one register of two 16-bit values (lo in the low half). */
+static inline uint attn_pack(float lo, float hi)
+{
+    uint r;
+    asm("cvt.rn." MMA_TY "x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+    return r;
+}
+
+/* rows [r0, r0 + R) of a [rows, cols] view of 16-bit values into dst[R * DSM]. */
+#define ATTN_LOAD_BITS(dst, R, p, r_0, rows, cols, sr, sc)                                      \
+    for (int x_ = get_local_id(0); x_ < (R) * D; x_ += 128) {                                   \
+        int r_ = x_ / D, c_ = x_ % D;                                                           \
+        long i_ = (r_0) + r_;                                                                   \
+        dst[r_ * DSM + c_] = (i_ < (rows) && c_ < (cols))                                       \
+                                 ? ((__global const ushort *)(p))[i_ * (sr) + c_ * (sc)]        \
+                                 : (ushort)0;                                                   \
+    }
+
+__kernel __attribute__((reqd_work_group_size(128, 1, 1))) void
+attn_fwd_mma(__global const T *q, ATTN_GEOM(q), __global const T *k, ATTN_GEOM(k),
+             __global const T *v, ATTN_GEOM(v), __global const uchar *bm, __global const T *am,
+             ATTN_GEOM(m), __global T *o, ATTN_GEOM(o), __global float *lse, long Hq, long G,
+             long L, long S, long E, long Ev, long nqt, float scale, int causal, int mkind,
+             ulong thr, float dscale, uint sk0, uint sk1, ulong roff)
+{
+    __local ushort qs[MBQ * DSM] __attribute__((aligned(16)));
+    __local ushort ks[MBK * DSM] __attribute__((aligned(16)));
+    __local ushort vs[MBK * DSM] __attribute__((aligned(16)));
+    const int lid = get_local_id(0), lane = lid & 31, warp = lid >> 5;
+    const int g = lane >> 2, t = lane & 3, lr = lane & 7, lm = lane >> 3;
+    long gid = get_group_id(0);
+    long qt = gid % nqt, bh = gid / nqt;
+    long b = bh / Hq, h = bh % Hq, hk = h / G;
+    long i0 = qt * MBQ;
+    q += q_o + b * q_0 + h * q_1;
+    k += k_o + b * k_0 + hk * k_1;
+    v += v_o + b * v_0 + hk * v_1;
+    o += o_o + b * o_0 + h * o_1;
+    long mb = m_o + b * m_0 + h * m_1;
+    ATTN_LOAD_BITS(qs, MBQ, q, i0, L, E, q_2, q_3)
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint qa[KS][4];
+#pragma unroll
+    for (int kk = 0; kk < KS; kk++)
+        ATTN_LDSM(qa[kk], attn_saddr(qs + (warp * 16 + (lm & 1) * 8 + lr) * DSM + kk * 16 +
+                                     (lm >> 1) * 8));
+    float oa[NB][4];
+#pragma unroll
+    for (int n = 0; n < NB; n++)
+        oa[n][0] = oa[n][1] = oa[n][2] = oa[n][3] = 0.0f;
+    float mr[2] = {-INFINITY, -INFINITY}, lsum[2] = {0.0f, 0.0f};
+    long rowi[2] = {i0 + warp * 16 + g, i0 + warp * 16 + g + 8};
+    long kend = causal ? min(S, i0 + MBQ) : S;
+    for (long j0 = 0; j0 < kend; j0 += MBK) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        ATTN_LOAD_BITS(ks, MBK, k, j0, S, E, k_2, k_3)
+        ATTN_LOAD_BITS(vs, MBK, v, j0, S, Ev, v_2, v_3)
+        barrier(CLK_LOCAL_MEM_FENCE);
+        float s[MBK / 8][4];
+#pragma unroll
+        for (int n = 0; n < MBK / 8; n++)
+            s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.0f;
+#pragma unroll
+        for (int kk = 0; kk < KS; kk++)
+#pragma unroll
+            for (int p = 0; p < MBK / 16; p++) {
+                uint bb[4];
+                ATTN_LDSM(bb, attn_saddr(ks + (p * 16 + (lm >> 1) * 8 + lr) * DSM + kk * 16 +
+                                         (lm & 1) * 8));
+                ATTN_MMA_OP(s[2 * p], qa[kk], bb[0], bb[1]);
+                ATTN_MMA_OP(s[2 * p + 1], qa[kk], bb[2], bb[3]);
+            }
+        float mx[2] = {mr[0], mr[1]};
+#pragma unroll
+        for (int n = 0; n < MBK / 8; n++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                int rr = e >> 1;
+                float x = attn_score(s[n][e], rowi[rr], j0 + n * 8 + 2 * t + (e & 1), L, S,
+                                     scale, causal, mkind, bm, am, mb, m_2, m_3);
+                s[n][e] = x;
+                mx[rr] = fmax(mx[rr], x);
+            }
+        float mu[2], al[2], ls[2] = {0.0f, 0.0f};
+#pragma unroll
+        for (int rr = 0; rr < 2; rr++) {
+            mx[rr] = fmax(mx[rr], attn_shfl_xor(mx[rr], 1));
+            mx[rr] = fmax(mx[rr], attn_shfl_xor(mx[rr], 2));
+            mu[rr] = mx[rr] == -INFINITY ? 0.0f : mx[rr];
+            al[rr] = mx[rr] == -INFINITY ? 1.0f : exp(mr[rr] - mu[rr]);
+        }
+#pragma unroll
+        for (int n = 0; n < MBK / 8; n++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                float p = exp(s[n][e] - mu[e >> 1]);
+                ls[e >> 1] += p;
+                s[n][e] = p;
+            }
+#pragma unroll
+        for (int rr = 0; rr < 2; rr++) {
+            ls[rr] += attn_shfl_xor(ls[rr], 1);
+            ls[rr] += attn_shfl_xor(ls[rr], 2);
+            lsum[rr] = lsum[rr] * al[rr] + ls[rr];
+            mr[rr] = mx[rr];
+        }
+#pragma unroll
+        for (int n = 0; n < NB; n++) {
+            oa[n][0] *= al[0];
+            oa[n][1] *= al[0];
+            oa[n][2] *= al[1];
+            oa[n][3] *= al[1];
+        }
+#pragma unroll
+        for (int kk = 0; kk < MBK / 16; kk++) {
+            uint pa[4] = {attn_pack(s[2 * kk][0], s[2 * kk][1]),
+                          attn_pack(s[2 * kk][2], s[2 * kk][3]),
+                          attn_pack(s[2 * kk + 1][0], s[2 * kk + 1][1]),
+                          attn_pack(s[2 * kk + 1][2], s[2 * kk + 1][3])};
+#pragma unroll
+            for (int p = 0; p < NB / 2; p++) {
+                uint vb[4];
+                ATTN_LDSM_T(vb, attn_saddr(vs + (kk * 16 + (lm & 1) * 8 + lr) * DSM + p * 16 +
+                                           (lm >> 1) * 8));
+                ATTN_MMA_OP(oa[2 * p], pa, vb[0], vb[1]);
+                ATTN_MMA_OP(oa[2 * p + 1], pa, vb[2], vb[3]);
+            }
+        }
+    }
+#pragma unroll
+    for (int n = 0; n < NB; n++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            int rr = e >> 1, c = n * 8 + 2 * t + (e & 1);
+            long i = rowi[rr];
+            float l = lsum[rr];
+            if (i < L && c < Ev)
+                ST(o, i * o_2 + c * o_3, l == 0.0f ? 0.0f : oa[n][e] / l);
+        }
+    if (t == 0)
+        for (int rr = 0; rr < 2; rr++)
+            if (rowi[rr] < L)
+                lse[bh * L + rowi[rr]] =
+                    lsum[rr] == 0.0f ? -INFINITY : mr[rr] + log(lsum[rr]);
+    (void)thr;
+    (void)dscale;
+    (void)sk0;
+    (void)sk1;
+    (void)roff;
+}
+#endif /* ATTN_MMA */

@@ -1,0 +1,820 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * ops/attention/attention.c: fused scaled-dot-product attention
+ * (dispatch/inventory/attention.yaml): _fused_attention (output, row
+ * logsumexp and the dropout stream's (seed, offset)), its backward, and
+ * scaled_dot_product_attention composed on it.
+ *
+ * A call is checked with PyTorch's rules, then described as the problem of
+ * ref/ref_attention.h: every tensor seen as [B, H, rows, cols] through its
+ * own strides (ranks 2 to 4; missing leading dims and broadcast mask dims
+ * have stride 0), so no input is copied.  The CPU device runs the
+ * reference (ref/attention.c); OpenCL devices run cl_kernels/attention.cl
+ * (one program per dtype and padded head dimension), through the kit's
+ * device-kind seam.  Dropout reserves ceil(B * Hq * L * S / 4) counters of
+ * the generator (docs/random.md); the backward replays them from
+ * rng_state.  docs/attention.md.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dispatch/structured.h"
+#include "host/host.h"
+#include "ops/attention/attention.h"
+#include "ops/kernels_generated.h"
+#include "ops/kit/kit.h"
+#include "ops/random/random.h"
+#include "ops/tensor/tensor.h"
+#include "ref/ref.h"
+
+static void view4(attn_view *v, clops_tensor *t);
+
+/* ---- kernels ------------------------------------------------------------------------ */
+
+enum { ATTN_K_FWD, ATTN_K_PRE, ATTN_K_DKV, ATTN_K_DQ, ATTN_K_FWD_MMA };
+
+#define ATTN_NT 128
+#define ATTN_BQ 16
+#define ATTN_BK 16
+#define ATTN_MMA_BQ 64 /* query rows of an attn_fwd_mma work-group (MBQ) */
+
+/* The padded head dimension of a problem: 32, 64, 128 or 256. */
+static int attn_dpad(const attn_problem *p)
+{
+    int64_t m = p->E > p->Ev ? p->E : p->Ev;
+    int dp = 32;
+    while (dp < m)
+        dp *= 2;
+    return dp;
+}
+
+/* The backward tile for padded head dimension dp (local memory: four
+ * tiles of dp floats a row). */
+static int attn_bt(int dp)
+{
+    return dp <= 128 ? 16 : 8;
+}
+
+typedef struct attn_prog {
+    clops_dtype dt;
+    int dp;
+    bool mma; /* the attn_fwd_mma program (KIT_MMA devices) */
+} attn_prog;
+
+static clops_status write_defines(const void *vctx, const clops_device *d, strbuf *sb)
+{
+    (void)d;
+    const attn_prog *c = vctx;
+    sb_printf(sb, "#define T %s\n#define KIND %d\n#define D %d\n#define BQ %d\n#define BK %d\n"
+                  "#define BT %d\n#define NT %d\n",
+              kit_cl_storage(c->dt), (int)kit_load_store(c->dt), c->dp, ATTN_BQ, ATTN_BK,
+              attn_bt(c->dp), ATTN_NT);
+    if (c->mma)
+        sb_printf(sb, "#define ATTN_MMA 1\n#define MMA_TY \"%s\"\n",
+                  c->dt == CLOPS_FLOAT16 ? "f16" : "bf16");
+    return CLOPS_OK;
+}
+
+static clops_status attn_kernel(clops_device *d, int which, clops_dtype dt, int dp, const char *op,
+                                host_kernel **k)
+{
+    static const char *const names[] = {"attn_fwd", "attn_bwd_pre", "attn_bwd_dkv", "attn_bwd_dq",
+                                        "attn_fwd_mma"};
+    bool mma = which == ATTN_K_FWD_MMA;
+    host_kkey key = {{(0x41ull << 56) | ((uint64_t)which << 16) | (uint64_t)dt, (uint64_t)dp, 0, 0}};
+    char pname[64], title[96];
+    snprintf(pname, sizeof pname, "attention%s/%s/d%d", mma ? "-mma" : "", clops_dtype_name(dt), dp);
+    snprintf(title, sizeof title, "clops attention program %s, head dim %d (ops/attention/attention.c)",
+             clops_dtype_name(dt), dp);
+    attn_prog ctx = {dt, dp, mma};
+    kit_program p = {.name = pname,
+                     .title = title,
+                     .headers = {"random_math.clh", NULL},
+                     .write = write_defines,
+                     .file = "attention.cl",
+                     .ctx = &ctx};
+    clops_status st = kit_kernel(d, &key, &p, names[which], 0, op, k);
+    /* The work-group kernels are launched with exactly ATTN_NT items
+     * (reqd_work_group_size); the device must allow that many. */
+    if (!st && which != ATTN_K_PRE && (*k)->wg_size < ATTN_NT)
+        st = clops__fail(CLOPS_UNSUPPORTED, "%s: kernel %s needs work-groups of %d items; %s allows %zu",
+                         op, names[which], ATTN_NT, d->label, (*k)->wg_size);
+    return st;
+}
+
+/* Kernel arguments, kept alive until the launch. */
+typedef struct attn_args {
+    host_arg a[96];
+    union {
+        cl_long l;
+        cl_ulong u;
+        cl_int i;
+        cl_uint ui;
+        cl_float f;
+        cl_mem m;
+    } v[96];
+    int n;
+} attn_args;
+
+static void arg_mem(attn_args *g, cl_mem m)
+{
+    g->v[g->n].m = m;
+    g->a[g->n] = (host_arg){sizeof(cl_mem), &g->v[g->n].m};
+    g->n++;
+}
+static void arg_long(attn_args *g, int64_t x)
+{
+    g->v[g->n].l = x;
+    g->a[g->n] = (host_arg){sizeof(cl_long), &g->v[g->n].l};
+    g->n++;
+}
+static void arg_ulong(attn_args *g, uint64_t x)
+{
+    g->v[g->n].u = x;
+    g->a[g->n] = (host_arg){sizeof(cl_ulong), &g->v[g->n].u};
+    g->n++;
+}
+static void arg_int(attn_args *g, int x)
+{
+    g->v[g->n].i = x;
+    g->a[g->n] = (host_arg){sizeof(cl_int), &g->v[g->n].i};
+    g->n++;
+}
+static void arg_uint(attn_args *g, uint32_t x)
+{
+    g->v[g->n].ui = x;
+    g->a[g->n] = (host_arg){sizeof(cl_uint), &g->v[g->n].ui};
+    g->n++;
+}
+static void arg_float(attn_args *g, float x)
+{
+    g->v[g->n].f = x;
+    g->a[g->n] = (host_arg){sizeof(cl_float), &g->v[g->n].f};
+    g->n++;
+}
+
+static cl_mem mem_of(const clops_tensor *t)
+{
+    return t && t->storage->block ? t->storage->block->mem : NULL;
+}
+
+/* A view's buffer, offset and strides; `dflt` stands in for an absent one. */
+static void arg_view(attn_args *g, const attn_view *v, cl_mem dflt)
+{
+    cl_mem m = v->t ? mem_of(v->t) : NULL;
+    arg_mem(g, m ? m : dflt);
+    arg_long(g, v->t ? v->t->offset : 0);
+    for (int i = 0; i < 4; i++)
+        arg_long(g, v->t ? v->st[i] : 0);
+}
+
+/* The mask arguments: bool buffer, additive buffer, then its geometry. */
+static void arg_mask(attn_args *g, const attn_problem *p, cl_mem dflt)
+{
+    cl_mem m = p->mask.t ? mem_of(p->mask.t) : NULL;
+    arg_mem(g, p->mask_kind == ATTN_MASK_BOOL && m ? m : dflt);
+    arg_mem(g, p->mask_kind == ATTN_MASK_ADD && m ? m : dflt);
+    attn_view geo = p->mask;
+    geo.t = p->mask.t;
+    arg_long(g, geo.t ? geo.t->offset : 0);
+    for (int i = 0; i < 4; i++)
+        arg_long(g, geo.t ? geo.st[i] : 0);
+}
+
+static void arg_tail(attn_args *g, const attn_problem *p)
+{
+    arg_float(g, (float)p->scale);
+    arg_int(g, p->causal);
+    arg_int(g, (int)p->mask_kind);
+    arg_ulong(g, p->dropout_p > 0 ? (p->thr ? p->thr : 0) : 0);
+    arg_float(g, p->drop_scale);
+    arg_uint(g, (uint32_t)p->seed);
+    arg_uint(g, (uint32_t)(p->seed >> 32));
+    arg_ulong(g, p->offset);
+}
+
+/* Work items of `groups` work-groups, checked. */
+static clops_status attn_global(const attn_problem *p, int64_t a, int64_t b, int64_t c,
+                                size_t *out)
+{
+    int64_t n;
+    if (!geom_mul(a, b, &n) || !geom_mul(n, c, &n) || !geom_mul(n, ATTN_NT, &n) ||
+        (uint64_t)n > SIZE_MAX)
+        return clops__fail(CLOPS_INVALID_SHAPE, "%s: too many work-groups (%lld x %lld x %lld)",
+                           p->op, (long long)a, (long long)b, (long long)c);
+    *out = (size_t)n;
+    return CLOPS_OK;
+}
+
+/* ---- the forward ----------------------------------------------------------------------- */
+
+static clops_status fwd_host(void *vp)
+{
+    return ref_attention_forward(vp);
+}
+
+/* The forward on an OpenCL device: attn_fwd (FMA), or attn_fwd_mma. */
+static clops_status fwd_launch(const attn_problem *p, bool mma)
+{
+    clops_device *d = p->q.t->storage->device;
+    if (p->B * p->Hq * p->L == 0)
+        return CLOPS_OK;
+    int dp = attn_dpad(p), bq = mma ? ATTN_MMA_BQ : ATTN_BQ;
+    host_kernel *k = NULL;
+    clops_status st = attn_kernel(d, mma ? ATTN_K_FWD_MMA : ATTN_K_FWD, p->q.t->dtype, dp, p->op,
+                                  &k);
+    int64_t nqt = (p->L + bq - 1) / bq;
+    size_t global = 0;
+    if (!st)
+        st = attn_global(p, nqt, p->B, p->Hq, &global);
+    if (st)
+        return st;
+    cl_mem q = mem_of(p->q.t);
+    attn_args g;
+    g.n = 0;
+    arg_view(&g, &p->q, q);
+    arg_view(&g, &p->k, q);
+    arg_view(&g, &p->v, q);
+    arg_mask(&g, p, q);
+    arg_view(&g, &p->out, q);
+    arg_mem(&g, mem_of(p->lse));
+    arg_long(&g, p->Hq);
+    arg_long(&g, p->Hq / p->Hkv);
+    arg_long(&g, p->L);
+    arg_long(&g, p->S);
+    arg_long(&g, p->E);
+    arg_long(&g, p->Ev);
+    arg_long(&g, nqt);
+    arg_tail(&g, p);
+    return host_launch_local(d, k, g.n, g.a, global, ATTN_NT);
+}
+
+static clops_status fwd_cl(void *vp)
+{
+    return fwd_launch(vp, false);
+}
+
+/* ---- the tensor-core forward (KIT_MMA) and its known-answer check ----------------------- */
+
+/* Whether attn_fwd_mma takes p: 16-bit inputs, no dropout, head dims up
+ * to 128. */
+static bool mma_fits(const attn_problem *p)
+{
+    clops_dtype dt = p->q.t->dtype;
+    return (dt == CLOPS_FLOAT16 || dt == CLOPS_BFLOAT16) && !(p->dropout_p > 0) &&
+           attn_dpad(p) <= 128;
+}
+
+/* A [n] tensor of dtype dt on d holding f(i) (rounded by ref_store). */
+static clops_status canary_tensor(clops_device *d, clops_dtype dt, int ndim, const int64_t *sz,
+                                  int salt, clops_tensor **out)
+{
+    int64_t n = 1;
+    for (int i = 0; i < ndim; i++)
+        n *= sz[i];
+    size_t es = clops_dtype_size(dt);
+    void *buf = malloc((size_t)n * es);
+    if (!buf)
+        return clops__fail(CLOPS_OUT_OF_MEMORY, "attention: no host memory for a check");
+    for (int64_t i = 0; i < n; i++) {
+        ref_value x = {.f = (double)((i * 37 + salt * 11) % 101 - 50) / 40.0};
+        ref_store(buf, i, dt, CLOPS_FLOAT64, x);
+    }
+    clops_status st = tensor_new(d, dt, ndim, sz, NULL, out);
+    if (!st)
+        st = host_write(d, mem_of(*out), 0, buf, (size_t)n * es);
+    free(buf);
+    return st;
+}
+
+/* Runs one causal problem through attn_fwd and attn_fwd_mma on d and
+ * compares; why says what differed. */
+static bool mma_canary(clops_device *d, clops_dtype dt, int dp, char *why, size_t cap)
+{
+    const int64_t L = 70, S = 45;
+    int64_t qs[4] = {1, 2, L, dp}, ks[4] = {1, 1, S, dp}, ls[3] = {1, 2, L};
+    clops_tensor *q = NULL, *k = NULL, *v = NULL, *o[2] = {NULL, NULL}, *l[2] = {NULL, NULL};
+    clops_status st = canary_tensor(d, dt, 4, qs, 1, &q);
+    if (!st)
+        st = canary_tensor(d, dt, 4, ks, 2, &k);
+    if (!st)
+        st = canary_tensor(d, dt, 4, ks, 3, &v);
+    for (int i = 0; !st && i < 2; i++) {
+        st = tensor_new(d, dt, 4, qs, NULL, &o[i]);
+        if (!st)
+            st = tensor_new(d, CLOPS_FLOAT32, 3, ls, NULL, &l[i]);
+    }
+    attn_problem p;
+    memset(&p, 0, sizeof p);
+    p.op = "attention known-answer check";
+    bool ok = false;
+    size_t on = (size_t)(2 * L * dp), es = clops_dtype_size(dt);
+    char *ho = NULL;
+    float *hl = NULL;
+    if (!st) {
+        p.B = 1, p.Hq = 2, p.Hkv = 1, p.L = L, p.S = S, p.E = p.Ev = dp;
+        p.causal = true;
+        p.scale = 1.0 / sqrt((double)dp);
+        view4(&p.q, q);
+        view4(&p.k, k);
+        view4(&p.v, v);
+        for (int i = 0; !st && i < 2; i++) {
+            view4(&p.out, o[i]);
+            p.lse = l[i];
+            st = fwd_launch(&p, i == 1);
+        }
+    }
+    ho = malloc(2 * on * es);
+    hl = malloc(2 * (size_t)(2 * L) * sizeof(float));
+    for (int i = 0; !st && ho && hl && i < 2; i++) {
+        st = host_read(d, mem_of(o[i]), 0, ho + i * on * es, on * es);
+        if (!st)
+            st = host_read(d, mem_of(l[i]), 0, hl + i * 2 * L, (size_t)(2 * L) * sizeof(float));
+    }
+    if (st || !ho || !hl) {
+        snprintf(why, cap, "%s", st ? clops_last_error() : "out of host memory");
+    } else {
+        int bad = 0;
+        size_t first = 0;
+        for (size_t i = 0; i < on; i++) {
+            double a = ref_load(ho, (int64_t)i, dt, CLOPS_FLOAT64).f;
+            double b = ref_load(ho + on * es, (int64_t)i, dt, CLOPS_FLOAT64).f;
+            if (!(fabs(a - b) <= 2e-2 + 2e-2 * fabs(a)) && bad++ == 0)
+                first = i;
+        }
+        for (int64_t i = 0; i < 2 * L; i++)
+            if (!(fabs(hl[i] - hl[2 * L + i]) <= 1e-2 * (1 + fabs(hl[i]))) && bad++ == 0)
+                first = on + (size_t)i;
+        ok = bad == 0;
+        if (!ok)
+            snprintf(why, cap, "%d results differ from the FMA kernel's (first at %zu)", bad,
+                     first);
+    }
+    free(ho);
+    free(hl);
+    clops_tensor *rel[] = {q, k, v, o[0], o[1], l[0], l[1]};
+    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++)
+        clops_tensor_release(rel[i]);
+    return ok;
+}
+
+/* Per device: the check state of each (float16/bfloat16, head dim 32/64/128):
+ * 0 unchecked, 1 passed, 2 failed. */
+typedef struct mma_slot {
+    const clops_device *d;
+    unsigned char state[2][3];
+} mma_slot;
+static mma_slot mma_slots[64];
+static pthread_mutex_t mma_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Whether attn_fwd_mma may run for (dt, dp) on d: checked once, a failure
+ * warns once and leaves attn_fwd in charge. */
+static bool mma_checked(clops_device *d, clops_dtype dt, int dp)
+{
+    pthread_mutex_lock(&mma_lock);
+    mma_slot *s = NULL;
+    for (size_t i = 0; i < sizeof mma_slots / sizeof mma_slots[0] && !s; i++)
+        if (mma_slots[i].d == d || !mma_slots[i].d) {
+            s = &mma_slots[i];
+            s->d = d;
+        }
+    bool ok = false;
+    if (s) {
+        unsigned char *state = &s->state[dt == CLOPS_BFLOAT16][dp <= 32 ? 0 : dp <= 64 ? 1 : 2];
+        if (*state == 0) {
+            char why[512];
+            bool pass = mma_canary(d, dt, dp, why, sizeof why);
+            *state = pass ? 1 : 2;
+            if (!pass)
+                fprintf(stderr,
+                        "clops: warning: the attention forward's mma.sync kernel failed its "
+                        "known-answer check on %s (%s) for %s, head dim %d: %s; using the FMA "
+                        "kernel there\n",
+                        d->label, d->info.name, clops_dtype_name(dt), dp, why);
+        }
+        ok = *state == 1;
+    }
+    pthread_mutex_unlock(&mma_lock);
+    return ok;
+}
+
+static clops_status fwd_mma(void *vp)
+{
+    attn_problem *p = vp;
+    clops_device *d = p->q.t->storage->device;
+    if (mma_fits(p) && mma_checked(d, p->q.t->dtype, attn_dpad(p)))
+        return fwd_launch(p, true);
+    return fwd_launch(p, false);
+}
+
+/* ---- the backward ---------------------------------------------------------------------- */
+
+static clops_status bwd_host(void *vp)
+{
+    return ref_attention_backward(vp);
+}
+
+/* The common arguments of attn_bwd_dkv and attn_bwd_dq. */
+static void bwd_args(attn_args *g, const attn_problem *p, cl_mem dv, const attn_view *r,
+                     const attn_view *s, int64_t ntile)
+{
+    cl_mem q = mem_of(p->q.t);
+    g->n = 0;
+    arg_view(g, &p->q, q);
+    arg_view(g, &p->k, q);
+    arg_view(g, &p->v, q);
+    arg_mask(g, p, q);
+    arg_view(g, &p->go, q);
+    arg_mem(g, mem_of(p->lse));
+    arg_mem(g, dv);
+    arg_view(g, r, q);
+    arg_view(g, s, q);
+    arg_long(g, p->Hq);
+    arg_long(g, p->Hq / p->Hkv);
+    arg_long(g, p->L);
+    arg_long(g, p->S);
+    arg_long(g, p->E);
+    arg_long(g, p->Ev);
+    arg_long(g, ntile);
+    arg_tail(g, p);
+}
+
+static clops_status bwd_cl(void *vp)
+{
+    const attn_problem *p = vp;
+    clops_device *d = p->q.t->storage->device;
+    int dp = attn_dpad(p), bt = attn_bt(dp);
+    clops_dtype dt = p->q.t->dtype;
+    int64_t rows = p->B * p->Hq * p->L;
+    clops_tensor *Dt = NULL;
+    host_kernel *k = NULL;
+    clops_status st = tensor_new(d, CLOPS_FLOAT32, 1, &rows, NULL, &Dt);
+    cl_mem dv = Dt ? mem_of(Dt) : NULL, q = mem_of(p->q.t);
+    if (!st && rows > 0)
+        st = attn_kernel(d, ATTN_K_PRE, dt, dp, p->op, &k);
+    if (!st && rows > 0) {
+        attn_args g;
+        g.n = 0;
+        arg_view(&g, &p->go, q);
+        arg_view(&g, &p->out, q);
+        arg_mem(&g, dv);
+        arg_long(&g, p->Hq);
+        arg_long(&g, p->L);
+        arg_long(&g, p->Ev);
+        arg_long(&g, rows);
+        st = host_launch(d, k, g.n, g.a, host_grid_size(d, k, (uint64_t)rows));
+    }
+    int64_t nkt = (p->S + bt - 1) / bt, nqt = (p->L + bt - 1) / bt;
+    size_t global = 0;
+    if (!st && nkt > 0)
+        st = attn_kernel(d, ATTN_K_DKV, dt, dp, p->op, &k);
+    if (!st && nkt > 0)
+        st = attn_global(p, nkt, p->B, p->Hkv, &global);
+    if (!st && nkt > 0 && p->B * p->Hkv > 0) {
+        attn_args g;
+        bwd_args(&g, p, dv ? dv : q, &p->gk, &p->gv, nkt);
+        st = host_launch_local(d, k, g.n, g.a, global, ATTN_NT);
+    }
+    if (!st && rows > 0)
+        st = attn_kernel(d, ATTN_K_DQ, dt, dp, p->op, &k);
+    if (!st && rows > 0)
+        st = attn_global(p, nqt, p->B, p->Hq, &global);
+    if (!st && rows > 0) {
+        attn_args g;
+        bwd_args(&g, p, dv, &p->gq, &p->gq, nqt);
+        st = host_launch_local(d, k, g.n, g.a, global, ATTN_NT);
+    }
+    clops_tensor_release(Dt);
+    return st;
+}
+
+static const kit_launches fwd_launches = {
+    "attention", {[KIT_HOST] = fwd_host, [KIT_GPU] = fwd_cl, [KIT_MMA] = fwd_mma}};
+static const kit_launches bwd_launches = {
+    "attention", {[KIT_HOST] = bwd_host, [KIT_GPU] = bwd_cl}};
+
+/* ---- checks and the problem ------------------------------------------------------------ */
+
+/* t seen as [B, H, rows, cols]: leading missing dims get stride 0. */
+static void view4(attn_view *v, clops_tensor *t)
+{
+    v->t = t;
+    for (int i = 0; i < 4; i++)
+        v->st[i] = 0;
+    for (int i = 0; i < t->ndim; i++)
+        v->st[4 - t->ndim + i] = t->strides[i];
+}
+
+/* Size of dim i of the [B, H, rows, cols] view of t (1 for a missing one). */
+static int64_t size4(const clops_tensor *t, int i)
+{
+    int j = i - (4 - t->ndim);
+    return j >= 0 ? t->sizes[j] : 1;
+}
+
+static clops_status same_device(const char *op, const char *name, const clops_tensor *t,
+                                const clops_tensor *q)
+{
+    if (t && t->storage->device != q->storage->device)
+        return clops__fail(CLOPS_DEVICE_MISMATCH, "%s: %s is on %s, query on %s", op, name,
+                           t->storage->device->label, q->storage->device->label);
+    return CLOPS_OK;
+}
+
+/*
+ * Checks query, key, value, the mask and dropout_p and fills p's geometry
+ * (q, k, v, mask views; B, Hq, Hkv, L, S, E, Ev), scale and causality.
+ */
+static clops_status check_problem(attn_problem *p, clops_tensor *q, clops_tensor *k,
+                                  clops_tensor *v, clops_tensor *mask, double dropout_p,
+                                  bool causal, const double *scale)
+{
+    const char *op = p->op;
+    char a[200], b[200], c[200];
+    clops_status st = same_device(op, "key", k, q);
+    if (!st)
+        st = same_device(op, "value", v, q);
+    if (!st)
+        st = same_device(op, "attn_mask", mask, q);
+    if (st)
+        return st;
+    if (q->dtype != k->dtype || q->dtype != v->dtype)
+        return clops__fail(CLOPS_INVALID_DTYPE,
+                           "%s: Expected query, key, and value to have the same dtype, but got "
+                           "query.dtype: %s key.dtype: %s and value.dtype: %s instead.",
+                           op, clops_dtype_name(q->dtype), clops_dtype_name(k->dtype),
+                           clops_dtype_name(v->dtype));
+    if (q->dtype != CLOPS_FLOAT32 && q->dtype != CLOPS_FLOAT16 && q->dtype != CLOPS_BFLOAT16)
+        return clops__fail(CLOPS_UNSUPPORTED,
+                           "%s: the fused kernel takes float32, float16 and bfloat16, got %s "
+                           "(on %s)",
+                           op, clops_dtype_name(q->dtype), q->storage->device->label);
+    if (q->ndim < 2 || q->ndim > 4 || k->ndim != q->ndim || v->ndim != q->ndim)
+        return clops__fail(CLOPS_UNSUPPORTED,
+                           "%s: the fused kernel takes query, key and value of one rank from 2 "
+                           "to 4, got query %s, key %s, value %s",
+                           op, clops__fmt_shape(a, sizeof a, q->ndim, q->sizes),
+                           clops__fmt_shape(b, sizeof b, k->ndim, k->sizes),
+                           clops__fmt_shape(c, sizeof c, v->ndim, v->sizes));
+    p->B = size4(q, 0);
+    p->Hq = size4(q, 1);
+    p->Hkv = size4(k, 1);
+    p->L = size4(q, 2);
+    p->E = size4(q, 3);
+    p->S = size4(k, 2);
+    p->Ev = size4(v, 3);
+    if (size4(k, 0) != p->B || size4(v, 0) != p->B || size4(v, 1) != p->Hkv ||
+        size4(v, 2) != p->S || size4(k, 3) != p->E)
+        return clops__fail(CLOPS_INVALID_SHAPE,
+                           "%s: query %s, key %s and value %s do not fit: expected query (..., "
+                           "Hq, L, E), key (..., Hkv, S, E), value (..., Hkv, S, Ev) with equal "
+                           "batch sizes",
+                           op, clops__fmt_shape(a, sizeof a, q->ndim, q->sizes),
+                           clops__fmt_shape(b, sizeof b, k->ndim, k->sizes),
+                           clops__fmt_shape(c, sizeof c, v->ndim, v->sizes));
+    if (p->Hkv == 0 ? p->Hq != 0 : p->Hq % p->Hkv != 0)
+        return clops__fail(CLOPS_INVALID_SHAPE,
+                           "%s: number of heads in key and value (%lld) must divide the number "
+                           "of heads in query (%lld)",
+                           op, (long long)p->Hkv, (long long)p->Hq);
+    if (p->Hkv == 0)
+        p->Hkv = 1; /* no heads: nothing to compute */
+    if (p->E > ATTN_MAX_HEAD_DIM || p->Ev > ATTN_MAX_HEAD_DIM)
+        return clops__fail(CLOPS_UNSUPPORTED,
+                           "%s: the fused kernel takes head dimensions up to %d, got %lld "
+                           "(query/key) and %lld (value)",
+                           op, ATTN_MAX_HEAD_DIM, (long long)p->E, (long long)p->Ev);
+    view4(&p->q, q);
+    view4(&p->k, k);
+    view4(&p->v, v);
+    p->mask_kind = ATTN_MASK_NONE;
+    memset(&p->mask, 0, sizeof p->mask);
+    if (mask) {
+        if (mask->dtype != CLOPS_BOOL && mask->dtype != q->dtype)
+            return clops__fail(CLOPS_INVALID_DTYPE,
+                               "%s: Expected attn_mask dtype to be bool or to match query "
+                               "dtype, but got attn_mask.dtype: %s and query.dtype: %s instead.",
+                               op, clops_dtype_name(mask->dtype), clops_dtype_name(q->dtype));
+        int64_t want[4] = {p->B, p->Hq, p->L, p->S};
+        bool ok = mask->ndim <= 4;
+        for (int i = 0; ok && i < 4; i++) {
+            int64_t s = size4(mask, i);
+            ok = s == want[i] || s == 1;
+        }
+        if (!ok)
+            return clops__fail(CLOPS_INVALID_SHAPE,
+                               "%s: attn_mask %s does not broadcast to the attention weights %s",
+                               op, clops__fmt_shape(a, sizeof a, mask->ndim, mask->sizes),
+                               clops__fmt_shape(b, sizeof b, 4, want));
+        view4(&p->mask, mask);
+        for (int i = 0; i < 4; i++)
+            if (size4(mask, i) == 1)
+                p->mask.st[i] = 0;
+        p->mask_kind = mask->dtype == CLOPS_BOOL ? ATTN_MASK_BOOL : ATTN_MASK_ADD;
+    }
+    if (!(dropout_p >= 0.0 && dropout_p <= 1.0))
+        return clops__fail(CLOPS_INVALID_ARGUMENT,
+                           "%s: dropout probability has to be between 0 and 1, but got %g", op,
+                           dropout_p);
+    p->causal = causal;
+    p->scale = scale ? *scale : 1.0 / sqrt((double)p->E);
+    p->dropout_p = dropout_p;
+    p->thr = (uint64_t)floor(dropout_p * 4294967296.0);
+    p->drop_scale = dropout_p == 1.0 ? 0.0f : (float)(1.0 / (1.0 - dropout_p));
+    return CLOPS_OK;
+}
+
+/* A new contiguous tensor of t's leading dims plus `last` (last < 0: none). */
+static clops_status new_like_rows(clops_device *d, const clops_tensor *t, clops_dtype dt,
+                                  int64_t last, clops_tensor **out)
+{
+    int64_t sz[4];
+    int n = t->ndim - 1;
+    memcpy(sz, t->sizes, sizeof(int64_t) * (size_t)n);
+    if (last >= 0)
+        sz[n++] = last;
+    return tensor_new(d, dt, n, sz, NULL, out);
+}
+
+/* Writes (seed, offset) into a new int64 [2] tensor on d. */
+static clops_status rng_state_new(clops_device *d, uint64_t seed, uint64_t offset,
+                                  clops_tensor **out)
+{
+    int64_t two = 2, val[2] = {(int64_t)seed, (int64_t)offset};
+    clops_status st = tensor_new(d, CLOPS_INT64, 1, &two, NULL, out);
+    if (st)
+        return st;
+    if ((*out)->storage->host_ptr)
+        memcpy((int64_t *)(*out)->storage->host_ptr + (*out)->offset, val, sizeof val);
+    else
+        st = host_write(d, mem_of(*out), (size_t)(*out)->offset * 8, val, sizeof val);
+    if (st) {
+        clops_tensor_release(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
+/* Reads (seed, offset) back from an rng_state tensor. */
+static clops_status rng_state_read(const char *op, clops_tensor *t, uint64_t *seed,
+                                   uint64_t *offset)
+{
+    if (t->dtype != CLOPS_INT64 || tensor_numel(t) != 2)
+        return clops__fail(CLOPS_INVALID_ARGUMENT,
+                           "%s: rng_state must be the int64 [2] tensor of the forward, got %s "
+                           "with %lld elements",
+                           op, clops_dtype_name(t->dtype), (long long)tensor_numel(t));
+    clops_tensor *c = NULL;
+    clops_status st = core_contiguous(t, &c);
+    int64_t val[2] = {0, 0};
+    if (!st && c->storage->host_ptr)
+        memcpy(val, (int64_t *)c->storage->host_ptr + c->offset, sizeof val);
+    else if (!st)
+        st = host_read(c->storage->device, mem_of(c), (size_t)c->offset * 8, val, sizeof val);
+    clops_tensor_release(c);
+    *seed = (uint64_t)val[0];
+    *offset = (uint64_t)val[1];
+    return st;
+}
+
+clops_status attention_fused_forward(clops_tensor *query, clops_tensor *key, clops_tensor *value,
+                                     clops_tensor *attn_mask, double dropout_p, bool is_causal,
+                                     const double *scale, clops_generator *generator,
+                                     clops_tensor **output, clops_tensor **logsumexp,
+                                     clops_tensor **rng_state)
+{
+    attn_problem p;
+    memset(&p, 0, sizeof p);
+    p.op = "_fused_attention";
+    clops_status st =
+        check_problem(&p, query, key, value, attn_mask, dropout_p, is_causal, scale);
+    if (st)
+        return st;
+    clops_device *d = query->storage->device;
+    clops_tensor *out = NULL, *lse = NULL, *rs = NULL;
+    st = new_like_rows(d, query, query->dtype, p.Ev, &out);
+    if (!st)
+        st = new_like_rows(d, query, CLOPS_FLOAT32, -1, &lse);
+    if (!st && dropout_p > 0 && p.B * p.Hq * p.L * p.S > 0)
+        st = generator_reserve(generator, d, attn_dropout_counters(&p), &p.seed, &p.offset);
+    if (!st)
+        st = rng_state_new(d, p.seed, p.offset, &rs);
+    if (!st) {
+        view4(&p.out, out);
+        p.lse = lse;
+        st = kit_run(&fwd_launches, d, &p);
+    }
+    if (st) {
+        clops_tensor_release(out);
+        clops_tensor_release(lse);
+        clops_tensor_release(rs);
+        return st;
+    }
+    *output = out;
+    *logsumexp = lse;
+    *rng_state = rs;
+    return CLOPS_OK;
+}
+
+clops_status attention_fused_backward(clops_tensor *grad_out, clops_tensor *query,
+                                      clops_tensor *key, clops_tensor *value, clops_tensor *out,
+                                      clops_tensor *logsumexp, clops_tensor *rng_state,
+                                      clops_tensor *attn_mask, double dropout_p, bool is_causal,
+                                      const double *scale, clops_tensor **grad_query,
+                                      clops_tensor **grad_key, clops_tensor **grad_value)
+{
+    attn_problem p;
+    memset(&p, 0, sizeof p);
+    p.op = "_fused_attention_backward";
+    char a[200], b[200];
+    clops_status st =
+        check_problem(&p, query, key, value, attn_mask, dropout_p, is_causal, scale);
+    if (!st)
+        st = same_device(p.op, "grad_out", grad_out, query);
+    if (!st)
+        st = same_device(p.op, "out", out, query);
+    if (!st)
+        st = same_device(p.op, "logsumexp", logsumexp, query);
+    if (st)
+        return st;
+    int64_t osz[4];
+    memcpy(osz, query->sizes, sizeof(int64_t) * (size_t)query->ndim);
+    osz[query->ndim - 1] = p.Ev;
+    if (grad_out->ndim != query->ndim || out->ndim != query->ndim ||
+        memcmp(grad_out->sizes, osz, sizeof(int64_t) * (size_t)query->ndim) != 0 ||
+        memcmp(out->sizes, osz, sizeof(int64_t) * (size_t)query->ndim) != 0 ||
+        grad_out->dtype != query->dtype || out->dtype != query->dtype)
+        return clops__fail(CLOPS_INVALID_SHAPE,
+                           "%s: grad_out %s (%s) and out %s (%s) must have the output's shape "
+                           "and query's dtype %s",
+                           p.op, clops__fmt_shape(a, sizeof a, grad_out->ndim, grad_out->sizes),
+                           clops_dtype_name(grad_out->dtype),
+                           clops__fmt_shape(b, sizeof b, out->ndim, out->sizes),
+                           clops_dtype_name(out->dtype), clops_dtype_name(query->dtype));
+    if (logsumexp->dtype != CLOPS_FLOAT32 || logsumexp->ndim != query->ndim - 1 ||
+        memcmp(logsumexp->sizes, query->sizes, sizeof(int64_t) * (size_t)logsumexp->ndim) != 0)
+        return clops__fail(CLOPS_INVALID_SHAPE,
+                           "%s: logsumexp %s (%s) must be the float32 rows of query %s", p.op,
+                           clops__fmt_shape(a, sizeof a, logsumexp->ndim, logsumexp->sizes),
+                           clops_dtype_name(logsumexp->dtype),
+                           clops__fmt_shape(b, sizeof b, query->ndim, query->sizes));
+    if (dropout_p > 0)
+        st = rng_state_read(p.op, rng_state, &p.seed, &p.offset);
+    if (st)
+        return st;
+    clops_device *d = query->storage->device;
+    clops_tensor *lse = NULL, *gq = NULL, *gk = NULL, *gv = NULL;
+    st = core_contiguous(logsumexp, &lse);
+    if (!st)
+        st = tensor_new(d, query->dtype, query->ndim, query->sizes, NULL, &gq);
+    if (!st)
+        st = tensor_new(d, key->dtype, key->ndim, key->sizes, NULL, &gk);
+    if (!st)
+        st = tensor_new(d, value->dtype, value->ndim, value->sizes, NULL, &gv);
+    if (!st) {
+        p.lse = lse;
+        view4(&p.out, out);
+        view4(&p.go, grad_out);
+        view4(&p.gq, gq);
+        view4(&p.gk, gk);
+        view4(&p.gv, gv);
+        st = kit_run(&bwd_launches, d, &p);
+    }
+    clops_tensor_release(lse);
+    if (st) {
+        clops_tensor_release(gq);
+        clops_tensor_release(gk);
+        clops_tensor_release(gv);
+        return st;
+    }
+    *grad_query = gq;
+    *grad_key = gk;
+    *grad_value = gv;
+    return CLOPS_OK;
+}
+
+clops_status attention_sdpa(clops_tensor *query, clops_tensor *key, clops_tensor *value,
+                            clops_tensor *attn_mask, double dropout_p, bool is_causal,
+                            const double *scale, bool enable_gqa, clops_tensor **out)
+{
+    const char *op = "scaled_dot_product_attention";
+    if (is_causal && attn_mask)
+        return clops__fail(CLOPS_INVALID_ARGUMENT,
+                           "%s: Explicit attn_mask should not be set when is_causal=True", op);
+    if (query->ndim >= 3 && key->ndim >= 3 && !enable_gqa &&
+        query->sizes[query->ndim - 3] != key->sizes[key->ndim - 3])
+        return clops__fail(CLOPS_INVALID_SHAPE,
+                           "%s: query has %lld heads and key %lld: pass enable_gqa=True for "
+                           "grouped-query attention",
+                           op, (long long)query->sizes[query->ndim - 3],
+                           (long long)key->sizes[key->ndim - 3]);
+    clops_tensor *lse = NULL, *rs = NULL;
+    clops_status st = attention_fused_forward(query, key, value, attn_mask, dropout_p, is_causal,
+                                              scale, NULL, out, &lse, &rs);
+    clops_tensor_release(lse);
+    clops_tensor_release(rs);
+    return st;
+}

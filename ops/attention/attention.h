@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * ops/attention/attention.h: the attention family (fused scaled-dot-product
+ * attention, forward and backward: ops/attention/attention.c checks and
+ * plans a call as the problem of ref/ref_attention.h and launches
+ * cl_kernels/attention.cl; the CPU device runs ref/attention.c).
+ * docs/attention.md.
+ */
+#ifndef CLOPS_OPS_ATTENTION_H
+#define CLOPS_OPS_ATTENTION_H
+
+#include "core/tensor_impl.h"
+#include "ref/ref_attention.h"
+
+/* The largest head dimension (query/key and value) the fused kernels take. */
+#define ATTN_MAX_HEAD_DIM 256
+
+#endif /* CLOPS_OPS_ATTENTION_H */

@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * python/csrc/attention.cpp: scaled-dot-product attention and the
+ * multi-head attention fast path on the clops device.
+ *
+ * torch.nn.functional.scaled_dot_product_attention asks the device's
+ * _fused_sdp_choice_stub which backend runs a call.  clops answers
+ * "overrideable" when its fused kernel (clops' _fused_attention,
+ * ops/attention/) covers the call — float32/float16/bfloat16, ranks 2 to
+ * 4, head dims up to 256, key/value heads equal to or (enable_gqa)
+ * dividing the query heads, a bool or same-dtype additive mask that
+ * broadcasts and needs no gradient, not is_causal together with a mask —
+ * and "math" otherwise (PyTorch's composite of matmuls and softmax, also
+ * on the device).  The overrideable path is
+ * _scaled_dot_product_fused_attention_overrideable and its backward,
+ * registered here on clops' forward and backward: the output, the float32
+ * logsumexp, and the dropout stream's (seed, offset) as philox_seed.
+ *
+ * _native_multi_head_attention (nn.MultiheadAttention and
+ * nn.TransformerEncoderLayer in eval mode under no_grad) runs its
+ * in-projection and out-projection as linear layers on the device and the
+ * attention through the fused kernel (need_weights=False) or, when the
+ * weights are asked for, as matmul + softmax + matmul, all on the device.
+ */
+#include <ATen/ATen.h>
+#include <ATen/SDPBackend.h>
+#include <ATen/native/DispatchStub.h>
+#include <ATen/native/transformers/attention.h>
+#include <torch/library.h>
+
+#include <cmath>
+
+#include "bridge.h"
+
+namespace clops_torch {
+
+namespace {
+
+/* Owns a clops tensor view for one call. */
+struct Ref {
+    clops_tensor *t = nullptr;
+    Ref() = default;
+    explicit Ref(clops_tensor *x) : t(x) {}
+    Ref(const Ref &) = delete;
+    Ref &operator=(const Ref &) = delete;
+    ~Ref() { clops_tensor_release(t); }
+};
+
+clops_tensor *opt_clops(const std::optional<at::Tensor> &t)
+{
+    return t && t->defined() ? to_clops(*t) : nullptr;
+}
+
+/* Whether clops' fused kernel takes the call (ops/attention/attention.c). */
+bool fused_covers(const at::Tensor &q, const at::Tensor &k, const at::Tensor &v,
+                  const std::optional<at::Tensor> &mask, bool is_causal, bool enable_gqa)
+{
+    auto st = q.scalar_type();
+    if (st != at::kFloat && st != at::kHalf && st != at::kBFloat16)
+        return false;
+    if (k.scalar_type() != st || v.scalar_type() != st)
+        return false;
+    if (q.is_nested() || k.is_nested() || v.is_nested())
+        return false;
+    int64_t nd = q.dim();
+    if (nd < 2 || nd > 4 || k.dim() != nd || v.dim() != nd)
+        return false;
+    for (const at::Tensor *t : {&q, &k, &v})
+        if (!t->device().is_privateuseone())
+            return false;
+    if (q.size(-1) > 256 || v.size(-1) > 256 || k.size(-1) != q.size(-1) ||
+        v.size(-2) != k.size(-2))
+        return false;
+    for (int64_t i = 0; i < nd - 3; i++)
+        if (k.size(i) != q.size(i) || v.size(i) != q.size(i))
+            return false;
+    if (nd >= 3) {
+        int64_t hq = q.size(-3), hk = k.size(-3);
+        if (v.size(-3) != hk)
+            return false;
+        if (hq != hk && !(enable_gqa && hk > 0 && hq % hk == 0))
+            return false;
+    }
+    if (mask && mask->defined()) {
+        if (is_causal || mask->requires_grad() || !mask->device().is_privateuseone())
+            return false;
+        if (mask->scalar_type() != at::kBool && mask->scalar_type() != st)
+            return false;
+        if (mask->dim() > 4)
+            return false;
+        int64_t want[4] = {1, 1, q.size(-2), k.size(-2)};
+        if (nd >= 3)
+            want[1] = q.size(-3);
+        if (nd == 4)
+            want[0] = q.size(0);
+        for (int64_t i = 0; i < mask->dim(); i++) {
+            int64_t s = mask->size(mask->dim() - 1 - i), w = want[3 - i];
+            if (s != 1 && s != w)
+                return false;
+        }
+    }
+    return true;
+}
+
+int64_t fused_sdp_choice(const at::Tensor &q, const at::Tensor &k, const at::Tensor &v,
+                         const std::optional<at::Tensor> &mask, double dropout_p, bool is_causal,
+                         std::optional<double> scale, bool enable_gqa)
+{
+    (void)dropout_p;
+    (void)scale;
+    return static_cast<int64_t>(fused_covers(q, k, v, mask, is_causal, enable_gqa)
+                                    ? at::SDPBackend::overrideable
+                                    : at::SDPBackend::math);
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, c10::SymInt, c10::SymInt, at::Tensor,
+           at::Tensor, at::Tensor>
+sdpa_overrideable(const at::Tensor &query, const at::Tensor &key, const at::Tensor &value,
+                  const std::optional<at::Tensor> &attn_bias, double dropout_p, bool is_causal,
+                  bool return_debug_mask, std::optional<double> scale)
+{
+    TORCH_CHECK(!return_debug_mask, "clops: scaled_dot_product_attention cannot return the "
+                                    "debug attention mask");
+    Ref q(to_clops(query)), k(to_clops(key)), v(to_clops(value)), m(opt_clops(attn_bias));
+    clops_tensor *o = nullptr, *l = nullptr, *r = nullptr;
+    double sc = scale ? *scale : 0.0;
+    check(clops__fused_attention(q.t, k.t, v.t, m.t, dropout_p, is_causal, scale ? &sc : nullptr,
+                                 nullptr, &o, &l, &r),
+          "_fused_attention");
+    Ref ro(o), rl(l), rr(r);
+    at::Tensor out = from_clops(o), lse = from_clops(l), rng = from_clops(r);
+    at::Tensor none = at::empty({0}, query.options().dtype(at::kLong));
+    return {out,
+            lse,
+            none,
+            none,
+            c10::SymInt(query.size(-2)),
+            c10::SymInt(key.size(-2)),
+            rng,
+            none,
+            at::empty({0}, query.options())};
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor>
+sdpa_overrideable_backward(const at::Tensor &grad_out, const at::Tensor &query,
+                           const at::Tensor &key, const at::Tensor &value,
+                           const at::Tensor &attn_bias, std::array<bool, 4> grad_input_mask,
+                           const at::Tensor &out, const at::Tensor &logsumexp,
+                           const at::Tensor &cum_seq_q, const at::Tensor &cum_seq_k,
+                           c10::SymInt max_q, c10::SymInt max_k, double dropout_p, bool is_causal,
+                           const at::Tensor &philox_seed, const at::Tensor &philox_offset,
+                           std::optional<double> scale)
+{
+    (void)cum_seq_q;
+    (void)cum_seq_k;
+    (void)max_q;
+    (void)max_k;
+    (void)philox_offset;
+    TORCH_CHECK(!grad_input_mask[3] || !attn_bias.defined(),
+                "clops: the fused attention computes no gradient of attn_mask");
+    at::Tensor go = grad_out.contiguous();
+    Ref g(to_clops(go)), q(to_clops(query)), k(to_clops(key)), v(to_clops(value)),
+        o(to_clops(out)), l(to_clops(logsumexp)), r(to_clops(philox_seed)),
+        m(attn_bias.defined() ? to_clops(attn_bias) : nullptr);
+    clops_tensor *gq = nullptr, *gk = nullptr, *gv = nullptr;
+    double sc = scale ? *scale : 0.0;
+    check(clops__fused_attention_backward(g.t, q.t, k.t, v.t, o.t, l.t, r.t, m.t, dropout_p,
+                                          is_causal, scale ? &sc : nullptr, &gq, &gk, &gv),
+          "_fused_attention_backward");
+    Ref a(gq), b(gk), c(gv);
+    return {from_clops(gq), from_clops(gk), from_clops(gv), at::Tensor()};
+}
+
+/* The native multi-head attention mask (true: masked out) as an SDPA
+ * mask (true: attend) of [B, nh, T, S] broadcast shape; float masks are
+ * additive as they are. */
+at::Tensor mha_mask(const at::Tensor &mask, std::optional<int64_t> mask_type, int64_t B,
+                    int64_t T, int64_t S)
+{
+    at::Tensor m = mask.scalar_type() == at::kBool ? mask.logical_not() : mask;
+    if (mask_type && *mask_type == 1)
+        return m.view({B, 1, 1, S});
+    if (m.dim() == 2 && m.size(0) == B && m.size(1) == S && !(B == T))
+        return m.view({B, 1, 1, S});
+    if (m.dim() == 3)
+        return m.view({B, -1, T, S});
+    return m;
+}
+
+std::tuple<at::Tensor, at::Tensor>
+native_mha(const at::Tensor &query, const at::Tensor &key, const at::Tensor &value,
+           int64_t embed_dim, int64_t num_head, const at::Tensor &qkv_weight,
+           const at::Tensor &qkv_bias, const at::Tensor &proj_weight, const at::Tensor &proj_bias,
+           const std::optional<at::Tensor> &mask, bool need_weights, bool average_attn_weights,
+           std::optional<int64_t> mask_type)
+{
+    TORCH_CHECK(query.dim() == 3 && key.dim() == 3 && value.dim() == 3,
+                "clops: _native_multi_head_attention expects batched 3-D query, key and value");
+    TORCH_CHECK(embed_dim % num_head == 0, "clops: embed_dim must be divisible by num_head");
+    int64_t B = query.size(0), T = query.size(1), S = key.size(1), dh = embed_dim / num_head;
+    at::Tensor q, k, v;
+    if (query.is_same(key) && key.is_same(value)) {
+        auto qkv = at::linear(query, qkv_weight, qkv_bias).chunk(3, -1);
+        q = qkv[0], k = qkv[1], v = qkv[2];
+    } else {
+        auto w = qkv_weight.chunk(3, 0);
+        auto b = qkv_bias.chunk(3, 0);
+        q = at::linear(query, w[0], b[0]);
+        k = at::linear(key, w[1], b[1]);
+        v = at::linear(value, w[2], b[2]);
+    }
+    q = q.view({B, T, num_head, dh}).transpose(1, 2);
+    k = k.view({B, S, num_head, dh}).transpose(1, 2);
+    v = v.view({B, S, num_head, dh}).transpose(1, 2);
+    std::optional<at::Tensor> m;
+    if (mask && mask->defined())
+        m = mha_mask(*mask, mask_type, B, T, S);
+    at::Tensor ctx, weights;
+    if (!need_weights) {
+        ctx = at::scaled_dot_product_attention(q, k, v, m, 0.0, false);
+    } else {
+        at::Tensor s = at::matmul(q, k.transpose(-2, -1)).mul_(1.0 / std::sqrt((double)dh));
+        if (m) {
+            if (m->scalar_type() == at::kBool)
+                s = s.masked_fill(m->logical_not(), -std::numeric_limits<double>::infinity());
+            else
+                s = s + *m;
+        }
+        at::Tensor p = at::_safe_softmax(s, -1);
+        ctx = at::matmul(p, v);
+        weights = average_attn_weights ? p.mean(1) : p;
+    }
+    ctx = ctx.transpose(1, 2).reshape({B, T, embed_dim});
+    return {at::linear(ctx, proj_weight, proj_bias), weights};
+}
+
+} // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m)
+{
+    m.impl("_scaled_dot_product_fused_attention_overrideable", TORCH_FN(sdpa_overrideable));
+    m.impl("_scaled_dot_product_fused_attention_overrideable_backward",
+           TORCH_FN(sdpa_overrideable_backward));
+    m.impl("_native_multi_head_attention", TORCH_FN(native_mha));
+}
+
+} // namespace clops_torch
+
+namespace at::native {
+REGISTER_PRIVATEUSE1_DISPATCH(_fused_sdp_choice_stub, &clops_torch::fused_sdp_choice);
+} // namespace at::native

@@ -1,0 +1,152 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Scaled-dot-product attention on the clops device: F.scaled_dot_product_attention
+reaches clops' fused kernel (_scaled_dot_product_fused_attention_overrideable,
+python/csrc/attention.cpp) for every case it covers — masks (bool, additive,
+broadcast), causal with L != S, grouped-query heads, head dims up to 256,
+odd lengths, strided inputs, float32/float16/bfloat16 — and matches PyTorch's
+CPU math path, forward and backward, with no CPU fallback; dropout gives the
+same bits for the same seed; what the kernel does not cover runs PyTorch's
+math path on the device.  nn.MultiheadAttention in eval mode under no_grad
+(the _native_multi_head_attention fast path) runs on the device too."""
+import pytest
+import torch
+import torch.nn.functional as F
+
+import clops.torch  # noqa: F401
+from conftest import assert_close
+
+FUSED = "ScaledDotProductFusedAttentionOverrideableBackward0"
+
+# (q shape, k shape, v shape, mask: None | ("bool"|"add", shape), is_causal, enable_gqa)
+CASES = [
+    ((2, 3, 17, 16), (2, 3, 17, 16), (2, 3, 17, 16), None, False, False),
+    ((2, 4, 13, 40), (2, 2, 21, 40), (2, 2, 21, 24), None, True, True),
+    ((2, 19, 8), (2, 7, 8), (2, 7, 8), None, True, False),
+    ((2, 2, 9, 32), (2, 2, 33, 32), (2, 2, 33, 32), ("bool", (9, 33)), False, False),
+    ((2, 3, 18, 64), (2, 3, 20, 64), (2, 3, 20, 48), ("add", (2, 1, 1, 20)), False, False),
+    ((1, 2, 10, 256), (1, 2, 12, 256), (1, 2, 12, 200), None, True, False),
+    ((37, 128), (29, 128), (29, 96), ("add", (37, 29)), False, False),
+]
+
+TOL = {torch.float32: dict(atol=2e-5, rtol=1e-4),
+       torch.float16: dict(atol=1e-2, rtol=1e-2),
+       torch.bfloat16: dict(atol=6e-2, rtol=3e-2)}
+
+
+def reaches_fused(t, depth=4):
+    """Whether t's autograd graph has the fused op within a few nodes (3-D
+    inputs are unsqueezed to 4-D around it)."""
+    fns = [t.grad_fn]
+    for _ in range(depth):
+        if any(f is not None and f.name() == FUSED for f in fns):
+            return True
+        fns = [n for f in fns if f is not None for n, _ in f.next_functions]
+    return False
+
+
+def inputs(case, dtype, seed):
+    qs, ks, vs, mask, causal, gqa = case
+    g = torch.Generator().manual_seed(seed)
+    q, k, v = (torch.randn(s, generator=g) for s in (qs, ks, vs))
+    m = None
+    if mask is not None:
+        kind, ms = mask
+        m = torch.rand(ms, generator=g) > 0.25 if kind == "bool" else torch.randn(ms, generator=g)
+    go = torch.randn(qs[:-1] + vs[-1:], generator=g)
+    cast = (lambda t: t.to(dtype)) if dtype != torch.float32 else (lambda t: t)
+    return [cast(t) for t in (q, k, v, go)], (cast(m) if m is not None and m.dtype != torch.bool else m)
+
+
+def run(q, k, v, go, m, causal, gqa, dev=None):
+    q, k, v = (t.to(dev) if dev else t for t in (q, k, v))
+    q, k, v = (t.detach().requires_grad_(True) for t in (q, k, v))
+    m = m.to(dev) if (dev and m is not None) else m
+    o = F.scaled_dot_product_attention(q, k, v, attn_mask=m, is_causal=causal, enable_gqa=gqa)
+    o.backward(go.to(o.device))
+    return o, q.grad, k.grad, v.grad
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("ci", range(len(CASES)))
+def test_sdpa_fused_matches_cpu(dev, no_fallback, ci, dtype):
+    if dtype != torch.float32 and ci % 3 != (1 if dtype == torch.bfloat16 else 2):
+        pytest.skip("16-bit dtypes run on a third of the cases each (time)")
+    case = CASES[ci]
+    (q, k, v, go), m = inputs(case, dtype, ci)
+    causal, gqa = case[4], case[5]
+    out = run(q, k, v, go, m, causal, gqa, dev)
+    assert reaches_fused(out[0])
+    mm = m.double() if m is not None and m.dtype != torch.bool else m
+    ref = run(q.double(), k.double(), v.double(), go.double(), mm, causal, gqa)
+    for a, b in zip(out, ref):
+        assert a.device == dev and a.dtype == dtype
+        assert_close(a, b.to(dtype), **TOL[dtype])
+
+
+def test_sdpa_strided_inputs(dev, no_fallback):
+    g = torch.Generator().manual_seed(5)
+    x = torch.randn(2, 11, 3, 3, 16, generator=g)       # [B, L, 3, H, E]: q, k, v of one projection
+    q, k, v = (x[:, :, i].transpose(1, 2) for i in range(3))
+    out = F.scaled_dot_product_attention(q.to(dev), k.to(dev), v.to(dev), is_causal=True)
+    xd = x.to(dev)
+    qd, kd, vd = (xd[:, :, i].transpose(1, 2) for i in range(3))
+    assert not qd.is_contiguous()
+    outd = F.scaled_dot_product_attention(qd, kd, vd, is_causal=True)
+    ref = F.scaled_dot_product_attention(q.double(), k.double(), v.double(), is_causal=True)
+    assert_close(out, ref.float(), atol=2e-5, rtol=1e-4)
+    assert_close(outd, ref.float(), atol=2e-5, rtol=1e-4)
+
+
+def test_sdpa_dropout_same_seed_same_bits(dev, no_fallback):
+    g = torch.Generator().manual_seed(3)
+    q, k, v = (torch.randn(2, 3, 9, 16, generator=g).to(dev).requires_grad_(True) for _ in range(3))
+    res = []
+    for _ in range(2):
+        torch.manual_seed(7)
+        o = F.scaled_dot_product_attention(q, k, v, dropout_p=0.3)
+        o.sum().backward()
+        res.append((o.detach().cpu(), q.grad.cpu().clone()))
+        q.grad = None
+    assert torch.equal(res[0][0], res[1][0]) and torch.equal(res[0][1], res[1][1])
+    plain = F.scaled_dot_product_attention(q, k, v).detach().cpu()
+    assert not torch.equal(res[0][0], plain)
+    assert torch.isfinite(res[0][1]).all()
+
+
+def test_sdpa_uncovered_cases_run_math_on_device(dev, no_fallback):
+    g = torch.Generator().manual_seed(9)
+    q, k, v = (torch.randn(1, 2, 5, 300, generator=g) for _ in range(3))   # head dim > 256
+    q_, k_, v_ = (t.to(dev).requires_grad_(True) for t in (q, k, v))
+    o = F.scaled_dot_product_attention(q_, k_, v_)
+    assert not reaches_fused(o)
+    assert_close(o, F.scaled_dot_product_attention(q, k, v), atol=1e-5, rtol=1e-4)
+    m = torch.randn(5, 5, generator=g)
+    md = m.to(dev).requires_grad_(True)                                    # mask needing a gradient
+    q2, k2, v2 = (t[..., :16].contiguous() for t in (q, k, v))
+    o2 = F.scaled_dot_product_attention(q2.to(dev), k2.to(dev), v2.to(dev), attn_mask=md)
+    o2.sum().backward()
+    assert md.grad is not None and md.grad.device == dev
+
+
+@pytest.mark.parametrize("need_weights", [False, True])
+@pytest.mark.parametrize("padding", [False, True])
+def test_multihead_attention_eval_fast_path(dev, no_fallback, need_weights, padding):
+    torch.manual_seed(0)
+    mha = torch.nn.MultiheadAttention(32, 4, batch_first=True).eval()
+    x = torch.randn(3, 10, 32)
+    kpm = None
+    if padding:
+        kpm = torch.zeros(3, 10, dtype=torch.bool)
+        kpm[1, 7:] = True
+    with torch.no_grad():
+        ref = mha(x, x, x, key_padding_mask=kpm, need_weights=need_weights)
+        mha_d = mha.to(dev)
+        torch.clops.reset_fallback_counts()
+        out = mha_d(x.to(dev), x.to(dev), x.to(dev),
+                    key_padding_mask=None if kpm is None else kpm.to(dev),
+                    need_weights=need_weights)
+    assert_close(out[0], ref[0], atol=2e-5, rtol=1e-4)
+    if need_weights:
+        assert_close(out[1], ref[1], atol=2e-5, rtol=1e-4)
+    else:
+        assert out[1] is None and ref[1] is None

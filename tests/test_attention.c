@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * tests/test_attention.c: fused scaled-dot-product attention
+ * (ops/attention/, cl_kernels/attention.cl) against the CPU reference
+ * (ref/attention.c) on every OpenCL device: forward (output, logsumexp)
+ * and backward (dQ, dK, dV) over the feature matrix — no mask, causal with
+ * L != S, bool and additive masks with broadcasting, dropout from one
+ * generator state (the same stream on both sides), grouped-query heads,
+ * head dims from 8 to 256 and different for value, odd lengths, ranks 2 to
+ * 4, strided inputs — in float32, float16 and bfloat16; fully masked rows
+ * (zeros, logsumexp -inf, zero gradients), NaN propagation, the backward's
+ * run-to-run determinism, and the refusals.  The standard layout sweeps
+ * are the operator suite's (test_check_attention).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clops/generator.h"
+#include "clops/ops.h"
+#include "support/clops_test.h"
+
+typedef struct attn_case {
+    const char *name;
+    int ndim;
+    int64_t B, Hq, Hkv, L, S, E, Ev;
+    int mask; /* 0 none, 1 bool, 2 additive */
+    int mask_ndim;
+    int64_t msz[4];
+    bool causal;
+    double dropout;
+    ct_layout layout;
+} attn_case;
+
+static const attn_case cases[] = {
+    {"plain", 4, 2, 3, 3, 17, 17, 16, 16, 0, 0, {0}, false, 0.0, CT_CONTIGUOUS},
+    {"causal L<S gqa", 4, 2, 4, 2, 13, 21, 40, 24, 0, 0, {0}, true, 0.0, CT_TRANSPOSED},
+    {"causal L>S", 3, 1, 2, 2, 19, 7, 8, 8, 0, 0, {0}, true, 0.0, CT_CONTIGUOUS},
+    {"bool mask LxS", 4, 2, 2, 1, 9, 33, 32, 32, 1, 2, {9, 33}, false, 0.0, CT_SLICED},
+    {"additive mask Bx1x1xS", 4, 2, 3, 3, 18, 20, 64, 48, 2, 4, {2, 1, 1, 20}, false, 0.0,
+     CT_CONTIGUOUS},
+    {"dropout gqa", 4, 1, 6, 2, 21, 19, 24, 24, 0, 0, {0}, false, 0.3, CT_CONTIGUOUS},
+    {"dropout causal mask", 4, 2, 2, 2, 11, 11, 16, 16, 1, 3, {2, 11, 11}, true, 0.5,
+     CT_TRANSPOSED},
+    {"head dim 256", 4, 1, 2, 2, 10, 12, 256, 200, 0, 0, {0}, true, 0.0, CT_CONTIGUOUS},
+    {"head dim 128 rank 2", 2, 1, 1, 1, 37, 29, 128, 96, 2, 2, {37, 29}, false, 0.0, CT_OFFSET},
+};
+
+/* The sizes of query ([.., Hq, L, E]), key, value of a case in its rank. */
+static void shapes(const attn_case *c, int64_t q[4], int64_t k[4], int64_t v[4])
+{
+    int64_t Q[4] = {c->B, c->Hq, c->L, c->E}, K[4] = {c->B, c->Hkv, c->S, c->E},
+            V[4] = {c->B, c->Hkv, c->S, c->Ev};
+    int off = 4 - c->ndim;
+    memcpy(q, Q + off, sizeof(int64_t) * (size_t)c->ndim);
+    memcpy(k, K + off, sizeof(int64_t) * (size_t)c->ndim);
+    memcpy(v, V + off, sizeof(int64_t) * (size_t)c->ndim);
+}
+
+static clops_tensor *mask_of(clops_device *d, const attn_case *c, clops_dtype dt)
+{
+    if (!c->mask)
+        return NULL;
+    if (c->mask == 2)
+        return ct_random(d, dt, c->mask_ndim, c->msz, CT_CONTIGUOUS, PW_DOMAIN_SMALL, 77);
+    int64_t n = ct_numel(c->mask_ndim, c->msz);
+    unsigned char *m = malloc((size_t)n);
+    for (int64_t i = 0; i < n; i++)
+        m[i] = (unsigned char)((i * 7 + i / 5) % 4 != 0);
+    clops_tensor *t = ct_from_values(d, CLOPS_BOOL, c->mask_ndim, c->msz, CT_CONTIGUOUS, m);
+    free(m);
+    return t;
+}
+
+/* Forward and backward of one case on device d and on the CPU reference. */
+static void check_case(clops_device *d, const attn_case *c, clops_dtype dt, clops_generator *g)
+{
+    ct_set_case("%s %s", c->name, clops_dtype_name(dt));
+    int64_t qs[4], ks[4], vs[4], os[4];
+    shapes(c, qs, ks, vs);
+    memcpy(os, qs, sizeof os);
+    os[c->ndim - 1] = c->Ev;
+    clops_tensor *q = ct_random(d, dt, c->ndim, qs, c->layout, PW_DOMAIN_SMALL, 1);
+    clops_tensor *k = ct_random(d, dt, c->ndim, ks, c->layout, PW_DOMAIN_SMALL, 2);
+    clops_tensor *v = ct_random(d, dt, c->ndim, vs, c->layout, PW_DOMAIN_SMALL, 3);
+    clops_tensor *go = ct_random(d, dt, c->ndim, os, c->layout, PW_DOMAIN_SMALL, 4);
+    clops_tensor *m = mask_of(d, c, dt);
+    clops_tensor *qc = ct_to_cpu(q), *kc = ct_to_cpu(k), *vc = ct_to_cpu(v), *goc = ct_to_cpu(go);
+    clops_tensor *mc = m ? ct_to_cpu(m) : NULL;
+    clops_tensor *o = NULL, *l = NULL, *r = NULL, *oc = NULL, *lc = NULL, *rc = NULL;
+    CT_OK(clops_generator_manual_seed(g, 1234));
+    CT_OK(clops__fused_attention(q, k, v, m, c->dropout, c->causal, NULL, g, &o, &l, &r));
+    CT_OK(clops_generator_manual_seed(g, 1234));
+    CT_OK(clops__fused_attention(qc, kc, vc, mc, c->dropout, c->causal, NULL, g, &oc, &lc, &rc));
+    bool f32 = dt == CLOPS_FLOAT32;
+    ct_tol tol = f32 ? ct_tol_ulp_atol(64, 1e-5) : ct_tol_ulp_atol(4, 4e-3);
+    CT_ASSERT_CLOSE(o, oc, tol);
+    CT_ASSERT_CLOSE(l, lc, ct_tol_ulp_atol(64, 2e-6));
+    CT_ASSERT_CLOSE(r, rc, CT_TOL_EXACT);
+    clops_tensor *gq = NULL, *gk = NULL, *gv = NULL, *gqc = NULL, *gkc = NULL, *gvc = NULL;
+    clops_tensor *gq2 = NULL, *gk2 = NULL, *gv2 = NULL;
+    CT_OK(clops__fused_attention_backward(go, q, k, v, o, l, r, m, c->dropout, c->causal, NULL,
+                                          &gq, &gk, &gv));
+    CT_OK(clops__fused_attention_backward(goc, qc, kc, vc, oc, lc, rc, mc, c->dropout, c->causal,
+                                          NULL, &gqc, &gkc, &gvc));
+    ct_tol gtol = f32 ? ct_tol_ulp_atol(256, 1e-4) : ct_tol_ulp_atol(4, dt == CLOPS_BFLOAT16 ? 5e-2 : 1e-2);
+    CT_ASSERT_CLOSE(gq, gqc, gtol);
+    CT_ASSERT_CLOSE(gk, gkc, gtol);
+    CT_ASSERT_CLOSE(gv, gvc, gtol);
+    /* the backward twice: the same bits */
+    CT_OK(clops__fused_attention_backward(go, q, k, v, o, l, r, m, c->dropout, c->causal, NULL,
+                                          &gq2, &gk2, &gv2));
+    CT_ASSERT_CLOSE(gq2, gq, CT_TOL_EXACT);
+    CT_ASSERT_CLOSE(gk2, gk, CT_TOL_EXACT);
+    CT_ASSERT_CLOSE(gv2, gv, CT_TOL_EXACT);
+    clops_tensor *rel[] = {q,  k,  v,   go,  m,   qc,  kc,  vc,  goc, mc,  o,  l,  r,   oc,
+                           lc, rc, gq,  gk,  gv,  gqc, gkc, gvc, gq2, gk2, gv2};
+    for (size_t i = 0; i < CT_COUNT(rel); i++)
+        clops_tensor_release(rel[i]);
+}
+
+static void test_kernels_match_the_reference(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int n = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    const clops_dtype dts[] = {CLOPS_FLOAT32, CLOPS_FLOAT16, CLOPS_BFLOAT16};
+    for (int di = 0; di < n; di++) {
+        ct_set_device(devs[di]);
+        clops_generator *g = NULL;
+        CT_OK(clops_generator_create(devs[di], &g));
+        for (size_t ci = 0; ci < CT_COUNT(cases); ci++)
+            for (size_t ti = 0; ti < CT_COUNT(dts); ti++)
+                if (ct_device_supports(devs[di], dts[ti]) && (ti == 0 || (ci % 3 == ti && ci < 6)))
+                    check_case(devs[di], &cases[ci], dts[ti], g);
+        clops_generator_release(g);
+    }
+    ct_clear_context();
+}
+
+/* A row whose every position is masked: output 0, logsumexp -inf, zero
+ * gradients (PyTorch's _safe_softmax); a NaN in a query row makes that
+ * row NaN and leaves the others finite. */
+static void test_masked_rows_and_nan(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int n = ct_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < n; di++) {
+        ct_set_device(devs[di]);
+        clops_device *d = devs[di];
+        const int64_t L = 5, S = 6, E = 8;
+        float qv[5 * 8];
+        for (int i = 0; i < L * E; i++)
+            qv[i] = (float)((i * 37) % 11) / 11.0f - 0.5f;
+        qv[3 * E + 2] = NAN;
+        unsigned char mv[5 * 6];
+        for (int i = 0; i < L * S; i++)
+            mv[i] = (unsigned char)(i / S != 1); /* row 1 fully masked */
+        clops_tensor *q = ct_from_values(d, CLOPS_FLOAT32, 2, CT_I64(L, E), CT_CONTIGUOUS, qv);
+        clops_tensor *k = ct_random(d, CLOPS_FLOAT32, 2, CT_I64(S, E), CT_CONTIGUOUS,
+                                    PW_DOMAIN_SMALL, 2);
+        clops_tensor *m = ct_from_values(d, CLOPS_BOOL, 2, CT_I64(L, S), CT_CONTIGUOUS, mv);
+        clops_tensor *go = ct_random(d, CLOPS_FLOAT32, 2, CT_I64(L, E), CT_CONTIGUOUS,
+                                     PW_DOMAIN_SMALL, 3);
+        clops_tensor *o = NULL, *l = NULL, *r = NULL, *gq = NULL, *gk = NULL, *gv = NULL;
+        CT_OK(clops__fused_attention(q, k, k, m, 0.0, false, NULL, NULL, &o, &l, &r));
+        CT_OK(clops__fused_attention_backward(go, q, k, k, o, l, r, m, 0.0, false, NULL, &gq, &gk,
+                                              &gv));
+        float *oh = ct_to_host(o), *lh = ct_to_host(l), *gh = ct_to_host(gq);
+        for (int c = 0; c < E; c++) {
+            CT_ASSERT(oh[1 * E + c] == 0.0f && gh[1 * E + c] == 0.0f);
+            CT_ASSERT(isnan(oh[3 * E + c]));
+            CT_ASSERT(isfinite(oh[0 * E + c]) && isfinite(oh[4 * E + c]));
+        }
+        CT_ASSERT(isinf(lh[1]) && lh[1] < 0);
+        free(oh);
+        free(lh);
+        free(gh);
+        clops_tensor *rel[] = {q, k, m, go, o, l, r, gq, gk, gv};
+        for (size_t i = 0; i < CT_COUNT(rel); i++)
+            clops_tensor_release(rel[i]);
+    }
+    ct_clear_context();
+}
+
+/* scaled_dot_product_attention equals the fused op's output, and GQA needs
+ * enable_gqa, as in PyTorch. */
+static void test_sdpa_and_refusals(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int n = ct_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < n; di++) {
+        ct_set_device(devs[di]);
+        clops_device *d = devs[di];
+        clops_tensor *q = ct_random(d, CLOPS_FLOAT32, 4, CT_I64(1, 4, 5, 8), CT_CONTIGUOUS,
+                                    PW_DOMAIN_SMALL, 1);
+        clops_tensor *k = ct_random(d, CLOPS_FLOAT32, 4, CT_I64(1, 2, 6, 8), CT_CONTIGUOUS,
+                                    PW_DOMAIN_SMALL, 2);
+        clops_tensor *k3 = ct_random(d, CLOPS_FLOAT32, 4, CT_I64(1, 3, 6, 8), CT_CONTIGUOUS,
+                                     PW_DOMAIN_SMALL, 2);
+        clops_tensor *kh = ct_random(d, CLOPS_FLOAT16, 4, CT_I64(1, 2, 6, 8), CT_CONTIGUOUS,
+                                     PW_DOMAIN_SMALL, 2);
+        clops_tensor *big = ct_random(d, CLOPS_FLOAT32, 4, CT_I64(1, 2, 3, 300), CT_CONTIGUOUS,
+                                      PW_DOMAIN_SMALL, 2);
+        clops_tensor *bm = ct_random(d, CLOPS_FLOAT32, 2, CT_I64(4, 6), CT_CONTIGUOUS,
+                                     PW_DOMAIN_SMALL, 2);
+        clops_tensor *o = NULL, *o2 = NULL, *l = NULL, *r = NULL;
+        double scale = 0.3;
+        CT_OK(clops_scaled_dot_product_attention(q, k, k, NULL, 0.0, true, &scale, true, &o));
+        CT_OK(clops__fused_attention(q, k, k, NULL, 0.0, true, &scale, NULL, &o2, &l, &r));
+        CT_ASSERT_CLOSE(o, o2, CT_TOL_EXACT);
+        CT_STATUS(clops_scaled_dot_product_attention(q, k, k, NULL, 0.0, false, NULL, false, &o),
+                  CLOPS_INVALID_SHAPE);
+        CT_ERROR_CONTAINS("enable_gqa");
+        CT_STATUS(clops_scaled_dot_product_attention(q, k, k, bm, 0.0, true, NULL, true, &o),
+                  CLOPS_INVALID_ARGUMENT);
+        CT_ERROR_CONTAINS("is_causal");
+        clops_tensor *x = NULL, *y = NULL, *z = NULL;
+        CT_STATUS(clops__fused_attention(q, k3, k3, NULL, 0.0, false, NULL, NULL, &x, &y, &z),
+                  CLOPS_INVALID_SHAPE);
+        CT_ERROR_CONTAINS("must divide");
+        CT_STATUS(clops__fused_attention(q, kh, kh, NULL, 0.0, false, NULL, NULL, &x, &y, &z),
+                  CLOPS_INVALID_DTYPE);
+        CT_ERROR_CONTAINS("same dtype");
+        CT_STATUS(clops__fused_attention(big, big, big, NULL, 0.0, false, NULL, NULL, &x, &y, &z),
+                  CLOPS_UNSUPPORTED);
+        CT_ERROR_CONTAINS("up to 256");
+        CT_STATUS(clops__fused_attention(q, k, k, bm, 0.0, false, NULL, NULL, &x, &y, &z),
+                  CLOPS_INVALID_SHAPE);
+        CT_ERROR_CONTAINS("does not broadcast");
+        CT_STATUS(clops__fused_attention(q, k, k, NULL, 1.5, false, NULL, NULL, &x, &y, &z),
+                  CLOPS_INVALID_ARGUMENT);
+        CT_ASSERT(x == NULL && y == NULL && z == NULL);
+        clops_tensor *rel[] = {q, k, k3, kh, big, bm, o, o2, l, r};
+        for (size_t i = 0; i < CT_COUNT(rel); i++)
+            clops_tensor_release(rel[i]);
+    }
+    ct_clear_context();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_kernels_match_the_reference),
+        cmocka_unit_test(test_masked_rows_and_nan),
+        cmocka_unit_test(test_sdpa_and_refusals),
+    };
+    return cmocka_run_group_tests(tests, NULL, ct_teardown_group);
+}
