@@ -292,20 +292,6 @@ static inline long conv_at(long base, int p0, int p1, int p2, long coff, int q0,
 #define A_LOAD_TO(v, gm, gk) (v = GLD(A, abase + (long)(gm) * a_sm + (long)(gk) * a_sk))
 #endif
 
-/* Work-group g's batch entry and tile (tm, tn), tiles grouped 8 rows high so
- * that work-groups running together share panels of A and B in cache. */
-#define GEMM_TILE_OF(g, bat, tm, tn)                                                        \
-    do {                                                                                    \
-        long per_ = (long)tiles_m * tiles_n;                                                \
-        bat = (long)((g) / per_);                                                           \
-        int r_ = (int)((g) - bat * per_);                                                   \
-        int span_ = 8 * tiles_n;                                                            \
-        int first_ = (r_ / span_) * 8;                                                      \
-        int rows_ = min(tiles_m - first_, 8);                                               \
-        tm = first_ + (r_ % span_) % rows_;                                                 \
-        tn = (r_ % span_) / rows_;                                                          \
-    } while (0)
-
 #if GEMM_CONV && (GEMM_SPLIT || defined(GEMM_SKINNY))
 #error "the im2col view of GEMM_CONV is neither split nor skinny"
 #endif
