@@ -301,6 +301,8 @@ def parser():
     ap.add_argument("--cases", help="a descriptor file instead of bench/cases/FAMILY.yaml")
     ap.add_argument("--case", help="only the rows whose id matches this glob")
     ap.add_argument("--list", action="store_true", help="print the rows and exit (no torch)")
+    ap.add_argument("--no-tf32", action="store_true",
+                    help="TF32 off for matmul and cuDNN whatever the descriptor says")
     return ap
 
 
@@ -327,7 +329,7 @@ def main(argv=None, hook=None):
     opts = fam.doc.get("torch") or {}
     if opts.get("cudnn") is False:
         torch.backends.cudnn.enabled = False
-    if opts.get("tf32") is False:
+    if opts.get("tf32") is False or args.no_tf32:
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = False
     name = torch.cuda.get_device_name() if cuda else f"cpu ({torch.get_num_threads()} threads)"

@@ -27,6 +27,24 @@
  *                  cl_kernels/mma.clh, which the host puts in front of
  *                  these programs only.
  *
+ *   GEMM_CONV      1 or 2: A is the im2col view of an image, read on the fly
+ *                  (implicit-GEMM convolution, ops/conv/conv_gemm.c): row m
+ *                  = (sample, output position), column k = (kernel tap,
+ *                  channel of the group) with the channel fastest; 1: the
+ *                  position is o * stride - pad + j * dilation (a
+ *                  convolution's "to small" product), 2: (i + pad - j *
+ *                  dilation) / stride where that divides (its "to big"
+ *                  product: a transposed convolution, an input gradient).
+ *                  C's (and R's) rows are (sample, position) too.  Taps
+ *                  outside the image are zeros.
+ *
+ * The fused epilogue (GEMM_EPILOGUE) is chosen at run time by the argument
+ * epi (a uniform branch in the store, so that one program serves every
+ * epilogue): bit 0 a bias vector E (e_scale * E[b * e_sb + gm * e_sm + gn *
+ * e_sn]), bits 1-2 a residual R of C's shape added before (1) or after (2)
+ * the activation, bits 3-6 the activation (ops/gemm/gemm.h gemm_act), all
+ * in the float32 accumulator before the one rounding.
+ *
  * Every kernel takes the same arguments: the three operands as buffers with
  * element offsets and strides (batch, row, column; any sign, stride 0 for
  * a broadcast batch), M, N, K, alpha, beta and whether beta is zero (C is
@@ -50,12 +68,80 @@ typedef ushort gemm_t;
 #define GST(v, p, i) ((p)[i] = clops_float_to_bf16(v))
 #endif
 
+#ifndef GEMM_CONV
+#define GEMM_CONV 0
+#endif
+
+/* The operands, the split's workspace, then the epilogue's (bias E,
+ * residual R) and the convolution geometry of GEMM_CONV (always passed,
+ * read only when set): the image's strides (sample, channel, depth,
+ * height, width), channels per group cv_cg, kernel taps cv_k*, the sizes of
+ * the rows' positions cv_o* and of the image read cv_i*, stride, padding,
+ * dilation, and the sample strides of C and R. */
 #define GEMM_ARGS                                                                           \
     __global const gemm_t *A, long a_off, long a_sb, long a_sm, long a_sk,                  \
         __global const gemm_t *B, long b_off, long b_sb, long b_sk, long b_sn,              \
         __global gemm_t *C, long c_off, long c_sb, long c_sm, long c_sn, int M, int N, int K, \
         float alpha, float beta, int beta_zero, int tiles_m, int tiles_n, __global float *W, \
-        int nbatch, int splits, int kper
+        int nbatch, int splits, int kper, int epi, __global const gemm_t *E, long e_off,   \
+        long e_sm, long e_sn, long e_sb, float e_scale, __global const gemm_t *R,           \
+        long r_off, long r_sb, long r_sm, long r_sn, long x_sn, long x_sc, long x_sd,       \
+        long x_sh, long x_sw, int cv_cg, int cv_kd, int cv_kh, int cv_kw, int cv_od,        \
+        int cv_oh, int cv_ow, int cv_id, int cv_ih, int cv_iw, int cv_sd, int cv_sh,        \
+        int cv_sw, int cv_pd, int cv_ph, int cv_pw, int cv_dd, int cv_dh, int cv_dw,        \
+        long c_img, long r_img
+
+/* Row gm of C (R): a plain row, or (sample, position) of a convolution. */
+#if GEMM_CONV
+#define CONV_LS (cv_od * cv_oh * cv_ow)
+#define ROW_OF(gm, sm, img) ((long)((gm) / CONV_LS) * (img) + (long)((gm) % CONV_LS) * (sm))
+#else
+#define ROW_OF(gm, sm, img) ((long)(gm) * (sm))
+#endif
+
+/* Activation act of the epilogue (numbered as gemm_act in ops/gemm/gemm.h);
+ * NaN propagates through each as through PyTorch's. */
+static inline float gemm_act(float x, int act)
+{
+    switch (act) {
+    case 1: /* relu */
+        return x < 0.0f ? 0.0f : x;
+    case 2: /* relu6 (hardtanh 0, 6) */
+        return x < 0.0f ? 0.0f : x > 6.0f ? 6.0f : x;
+    case 3: /* hardswish */
+        return x < -3.0f ? 0.0f : x > 3.0f ? x : x * (x + 3.0f) / 6.0f;
+    case 4: /* silu */
+        return x / (1.0f + exp(-x));
+    case 5: /* gelu, exact */
+        return 0.5f * x * (1.0f + erf(x * 0.70710678118654752f));
+    case 6: /* gelu, tanh approximation */
+        return 0.5f * x * (1.0f + tanh(0.79788456080286536f * (x + 0.044715f * x * x * x)));
+    case 7: /* sigmoid */
+        return 1.0f / (1.0f + exp(-x));
+    default:
+        return x;
+    }
+}
+
+/* The epilogue hook: bias, residual and activation (as epi says) on the
+ * float32 value r of C[gm, gn] before its rounding. */
+#define GEMM_EPILOGUE(r, gm, gn)                                                            \
+    do {                                                                                    \
+        if (epi) {                                                                          \
+            int res_ = (epi >> 1) & 3;                                                      \
+            if (epi & 1)                                                                    \
+                r += e_scale * GLD(E, e_off + bat * e_sb + (long)(gm) * e_sm +              \
+                                          (long)(gn) * e_sn);                               \
+            if (res_ == 1)                                                                  \
+                r += GLD(R, r_off + bat * r_sb + ROW_OF(gm, r_sm, r_img) +                  \
+                                (long)(gn) * r_sn);                                         \
+            r = gemm_act(r, epi >> 3);                                                      \
+            if (res_ == 2)                                                                  \
+                r += GLD(R, r_off + bat * r_sb + ROW_OF(gm, r_sm, r_img) +                  \
+                                (long)(gn) * r_sn);                                         \
+        }                                                                                   \
+    } while (0)
+
 
 /*
  * The one place where results are written (the hook for epilogues): the
@@ -70,10 +156,11 @@ typedef ushort gemm_t;
         if (partial_) {                                                                     \
             W[wbase + (long)(gm) * N + (gn)] = (acc);                                       \
         } else {                                                                            \
-            long ci_ = cbase + (long)(gm) * c_sm + (long)(gn) * c_sn;                       \
+            long ci_ = cbase + ROW_OF(gm, c_sm, c_img) + (long)(gn) * c_sn;                 \
             float r_ = alpha * (acc);                                                       \
             if (!beta_zero)                                                                 \
                 r_ += beta * GLD(C, ci_);                                                   \
+            GEMM_EPILOGUE(r_, gm, gn);                                                      \
             GST(r_, C, ci_);                                                                \
         }                                                                                   \
     } while (0)
@@ -133,6 +220,82 @@ typedef ushort gemm_t;
     (void)wbase, (void)splits, (void)kper, (void)nbatch, (void)W
 #endif
 
+/* --- the im2col view of GEMM_CONV -------------------------------------------- */
+#if GEMM_CONV
+/* Row m of A: the image's sample base (abase + n * x_sn) and the three
+ * position terms p0..p2 (GEMM_CONV 1: o * stride - pad; 2: i + pad); a row
+ * past M gets terms no tap brings into the image. */
+#define CONV_ROW(m, base, p0, p1, p2)                                                       \
+    do {                                                                                    \
+        int m_ = (m), n_ = m_ / CONV_LS, o_ = m_ - n_ * CONV_LS;                            \
+        int w_ = o_ % cv_ow, t_ = o_ / cv_ow, h_ = t_ % cv_oh, d_ = t_ / cv_oh;             \
+        base = abase + (long)n_ * x_sn;                                                     \
+        if (GEMM_CONV == 1) {                                                               \
+            p0 = d_ * cv_sd - cv_pd, p1 = h_ * cv_sh - cv_ph, p2 = w_ * cv_sw - cv_pw;      \
+        } else {                                                                            \
+            p0 = d_ + cv_pd, p1 = h_ + cv_ph, p2 = w_ + cv_pw;                              \
+        }                                                                                   \
+        if (m_ >= M)                                                                        \
+            p0 = GEMM_CONV == 1 ? -0x3fffffff : 0x3fffffff;                                 \
+    } while (0)
+
+/* Column k of A: the channel's offset and the taps' terms q0..q2 (j * d). */
+#define CONV_COL(k, coff, q0, q1, q2)                                                       \
+    do {                                                                                    \
+        int k_ = (k), j_ = k_ / cv_cg, c_ = k_ - j_ * cv_cg;                                \
+        int w_ = j_ % cv_kw, t_ = j_ / cv_kw;                                               \
+        coff = (long)c_ * x_sc;                                                             \
+        q0 = (t_ / cv_kh) * cv_dd, q1 = (t_ % cv_kh) * cv_dh, q2 = w_ * cv_dw;              \
+    } while (0)
+
+/* One image position term: pos (GEMM_CONV 1: p + q; 2: (p - q) / stride)
+ * and whether it lies in the image. */
+static inline bool conv_pos(int p, int q, int st, int lim, int *pos)
+{
+#if GEMM_CONV == 1
+    *pos = p + q;
+    return (uint)*pos < (uint)lim;
+#else
+    int t = p - q;
+    *pos = t / st;
+    return t >= 0 && t - *pos * st == 0 && *pos < lim;
+#endif
+}
+
+/* The element index of A[row (base, p), column (coff, q)], -1 outside the
+ * image. */
+static inline long conv_at(long base, int p0, int p1, int p2, long coff, int q0, int q1, int q2,
+                           int sd, int sh, int sw, int id, int ih, int iw, long x_sd, long x_sh,
+                           long x_sw)
+{
+    int i0, i1, i2;
+    bool in = conv_pos(p0, q0, sd, id, &i0);
+    in = conv_pos(p1, q1, sh, ih, &i1) && in;
+    in = conv_pos(p2, q2, sw, iw, &i2) && in;
+    return in ? base + coff + (long)i0 * x_sd + (long)i1 * x_sh + (long)i2 * x_sw : -1;
+}
+#define CONV_AT(base, p0, p1, p2, coff, q0, q1, q2)                                         \
+    conv_at(base, p0, p1, p2, coff, q0, q1, q2, cv_sd, cv_sh, cv_sw, cv_id, cv_ih, cv_iw,  \
+            x_sd, x_sh, x_sw)
+
+/* v = A[gm, gk] (gm < M, gk < K) as a float, 0 outside the image. */
+#define A_LOAD_TO(v, gm, gk)                                                                \
+    do {                                                                                    \
+        long base_, coff_, x_;                                                              \
+        int p0_, p1_, p2_, q0_, q1_, q2_;                                                   \
+        CONV_ROW(gm, base_, p0_, p1_, p2_);                                                 \
+        CONV_COL(gk, coff_, q0_, q1_, q2_);                                                 \
+        x_ = CONV_AT(base_, p0_, p1_, p2_, coff_, q0_, q1_, q2_);                           \
+        v = x_ < 0 ? 0.0f : GLD(A, x_);                                                     \
+    } while (0)
+#else
+#define A_LOAD_TO(v, gm, gk) (v = GLD(A, abase + (long)(gm) * a_sm + (long)(gk) * a_sk))
+#endif
+
+#if GEMM_CONV && (GEMM_SPLIT || defined(GEMM_SKINNY))
+#error "the im2col view of GEMM_CONV is neither split nor skinny"
+#endif
+
 /* ------------------------------------------------------------------------ */
 #ifdef GEMM_FMA
 #define FMA_WG ((BM / TM) * (BN / TN))
@@ -159,8 +322,10 @@ __kernel __attribute__((reqd_work_group_size(FMA_WG, 1, 1))) void gemm_fma(GEMM_
         for (int q = lid; q < BM * BK; q += FMA_WG) {
             int kk = a_uk ? q % BK : q / BM, mm = a_uk ? q / BK : q % BM;
             int gm = m0 + mm, gk = k0 + kk;
-            As[kk][mm] =
-                gm < M && gk < K ? GLD(A, abase + (long)gm * a_sm + (long)gk * a_sk) : 0.0f;
+            float v = 0.0f;
+            if (gm < M && gk < K)
+                A_LOAD_TO(v, gm, gk);
+            As[kk][mm] = v;
         }
         for (int q = lid; q < BN * BK; q += FMA_WG) {
             int kk = b_uk ? q % BK : q / BN, nn = b_uk ? q / BK : q % BN;
@@ -231,6 +396,11 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_cpu(GEMM_ARGS,
 {
     __local float Bp[CBN * KC];
     __local float Cacc[RM * MB * CBN];
+#if GEMM_CONV
+    /* RM rows of the im2col view for one KC slice, gathered once and read
+     * by every panel. */
+    __local float Ap[RM * KC];
+#endif
     GEMM_BEGIN(bat, tm, tn);
     const int m0 = tm * RM * mb, n0 = tn * CBN;
     for (int k0 = 0; k0 < K || k0 == 0; k0 += KC) {
@@ -264,6 +434,40 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_cpu(GEMM_ARGS,
 #pragma unroll
             for (int r = 0; r < RM; r++)
                 arow[r] = abase + (long)min(m0 + mi * RM + r, M - 1) * a_sm + (long)k0 * a_sk;
+#if GEMM_CONV
+            {
+                long rb[RM];
+                int rp0[RM], rp1[RM], rp2[RM];
+                for (int r = 0; r < RM; r++)
+                    CONV_ROW(min(m0 + mi * RM + r, M - 1), rb[r], rp0[r], rp1[r], rp2[r]);
+                /* A tap's channels form one run of the slice: its
+                 * position is checked once, then the run is copied
+                 * through the channel stride. */
+                for (int k = 0; k < kc;) {
+                    long coff;
+                    int q0, q1, q2;
+                    CONV_COL(k0 + k, coff, q0, q1, q2);
+                    const int run = min(kc - k, cv_cg - (k0 + k) % cv_cg);
+                    for (int r = 0; r < RM; r++) {
+                        long x = CONV_AT(rb[r], rp0[r], rp1[r], rp2[r], coff, q0, q1, q2);
+                        __local float *ap = Ap + r * KC + k;
+                        if (x < 0)
+                            for (int e = 0; e < run; e++)
+                                ap[e] = 0.0f;
+                        else if (x_sc == 1)
+                            for (int e = 0; e < run; e++)
+                                ap[e] = GLD(A, x + e);
+                        else
+                            for (int e = 0; e < run; e++)
+                                ap[e] = GLD(A, x + (long)e * x_sc);
+                    }
+                    k += run;
+                }
+            }
+#define CPU_A(r, k) Ap[(r) * KC + (k)]
+#else
+#define CPU_A(r, k) GLD(A, arow[r] + (k))
+#endif
             for (int ni = 0; ni < NB; ni++) {
                 float16 acc[RM][NV];
                 __local float *cp = Cacc + (mi * RM) * CBN + ni * RN;
@@ -277,7 +481,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_cpu(GEMM_ARGS,
                  * compiler step the row pointers.  (Kept as copies: one
                  * loop in a helper taking acc by pointer ran 3x slower
                  * under POCL 3.1, and #pragma cannot go in a macro.) */
-                if (a_sk == 1) {
+                if (GEMM_CONV || a_sk == 1) {
                     for (int k = 0; k < kc; k++) {
                         float16 b[NV];
 #pragma unroll
@@ -285,7 +489,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_cpu(GEMM_ARGS,
                             b[v] = vload16(v, bp + k * RN);
 #pragma unroll
                         for (int r = 0; r < RM; r++) {
-                            float16 a = (float16)(GLD(A, arow[r] + k));
+                            float16 a = (float16)(CPU_A(r, k));
 #pragma unroll
                             for (int v = 0; v < NV; v++)
                                 acc[r][v] = mad(a, b[v], acc[r][v]);
@@ -628,10 +832,92 @@ static inline void gemm_plain(__local gemm_t *dst, __global const gemm_t *P, lon
             gemm_plain((tile) + X##o[i], P, at_, X_UK ? (sk) : (srow), n_);                 \
     }
 
+/*
+ * The staging of A.  A plain operand goes through STAGE_SETUP/STAGE_RUN.
+ * The im2col view of GEMM_CONV precomputes the decomposition of each of
+ * the work item's rows (K-major tiles: a chunk is CE channels of one tap
+ * of one row) or recomputes it per element (M-major tiles, plain loads: a
+ * chunk is CE rows at one column).  With A_CP the channels of a tap are
+ * contiguous and 16-byte aligned (the host checks: cv_cg a multiple of CE,
+ * unit channel stride, aligned strides and offset), so a chunk is one
+ * cp.async or, outside the image, zeros.
+ */
+#if GEMM_CONV
+#define APC XN(BM)
+#if A_UK
+#define STAGE_A_SETUP                                                                       \
+    long ab[APC];                                                                           \
+    int ap0[APC], ap1[APC], ap2[APC], ao[APC];                                              \
+    for (int i = 0; i < APC; i++) {                                                         \
+        int q = lid + i * MMA_WG, r = q / BKC;                                              \
+        ao[i] = KMAJ(r, q % BKC);                                                             \
+        CONV_ROW(m0 + r, ab[i], ap0[i], ap1[i], ap2[i]);                                    \
+    }
+#if A_CP
+#define STAGE_A_RUN(tile, k0)                                                               \
+    {                                                                                       \
+        long coff_ = 0;                                                                     \
+        int q0_ = 0, q1_ = 0, q2_ = 0, kk_ = (k0) + (lid % BKC) * CE;                         \
+        if (kk_ < K)                                                                        \
+            CONV_COL(kk_, coff_, q0_, q1_, q2_);                                            \
+        for (int i = 0; i < APC; i++) {                                                     \
+            long x_ = kk_ < K ? CONV_AT(ab[i], ap0[i], ap1[i], ap2[i], coff_, q0_, q1_, q2_) \
+                              : -1;                                                         \
+            mma_cp16((tile) + ao[i], x_ >= 0 ? A + x_ : A, x_ >= 0 ? 16 : 0);               \
+        }                                                                                   \
+    }
+#else
+#define STAGE_A_RUN(tile, k0)                                                               \
+    for (int i = 0; i < APC; i++) {                                                         \
+        for (int e = 0; e < CE; e++)                                                        \
+        {                                                                                   \
+            int kk_ = (k0) + (lid % BKC) * CE + e;                                            \
+            long x_ = -1, coff_;                                                            \
+            int q0_, q1_, q2_;                                                              \
+            if (kk_ < K) {                                                                  \
+                CONV_COL(kk_, coff_, q0_, q1_, q2_);                                        \
+                x_ = CONV_AT(ab[i], ap0[i], ap1[i], ap2[i], coff_, q0_, q1_, q2_);          \
+            }                                                                               \
+            (tile)[ao[i] + e] = x_ >= 0 ? A[x_] : (gemm_t)0;                                \
+        }                                                                                   \
+    }
+#endif
+#else /* M-major tile of the im2col view: plain loads */
+#define STAGE_A_SETUP                                                                       \
+    int ao[APC], ar[APC], ag[APC];                                                          \
+    for (int i = 0; i < APC; i++) {                                                         \
+        int q = lid + i * MMA_WG, r = q / (BM / CE), c = q % (BM / CE);                     \
+        ao[i] = XMAJ(r, c, BM);                                                             \
+        ar[i] = r;                                                                          \
+        ag[i] = m0 + c * CE;                                                                \
+    }
+#define STAGE_A_RUN(tile, k0)                                                               \
+    for (int i = 0; i < APC; i++) {                                                         \
+        int kk_ = (k0) + ar[i], q0_ = 0, q1_ = 0, q2_ = 0;                                  \
+        long coff_ = 0;                                                                     \
+        if (kk_ < K)                                                                        \
+            CONV_COL(kk_, coff_, q0_, q1_, q2_);                                            \
+        for (int e = 0; e < CE; e++)                                                        \
+        {                                                                                   \
+            long x_ = -1, b_;                                                               \
+            int p0_, p1_, p2_;                                                              \
+            if (kk_ < K && ag[i] + e < M) {                                                 \
+                CONV_ROW(ag[i] + e, b_, p0_, p1_, p2_);                                     \
+                x_ = CONV_AT(b_, p0_, p1_, p2_, coff_, q0_, q1_, q2_);                      \
+            }                                                                               \
+            (tile)[ao[i] + e] = x_ >= 0 ? A[x_] : (gemm_t)0;                                \
+        }                                                                                   \
+    }
+#endif
+#else
+#define STAGE_A_SETUP STAGE_SETUP(a, BM, A_UK, A_CP, abase, a_sm, a_sk, M, m0)
+#define STAGE_A_RUN(tile, k0) STAGE_RUN(a, BM, A_UK, A_CP, A, tile, k0, a_sm, a_sk)
+#endif
+
 /* Both operands' K tile kt into stage slot s. */
 #define STAGE_TILE(s, kt)                                                                   \
     do {                                                                                    \
-        STAGE_RUN(a, BM, A_UK, A_CP, A, As + (s) * A_TILE, (kt) * BK, a_sm, a_sk)           \
+        STAGE_A_RUN(As + (s) * A_TILE, (kt) * BK);                                          \
         STAGE_RUN(b, BN, B_UK, B_CP, B, Bs + (s) * B_TILE, (kt) * BK, b_sn, b_sk)           \
     } while (0)
 
@@ -749,7 +1035,7 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
     GEMM_BEGIN(bat, tm, tn);
     const int m0 = tm * BM, n0 = tn * BN;
     const int ktiles = (K + BK - 1) / BK;
-    STAGE_SETUP(a, BM, A_UK, A_CP, abase, a_sm, a_sk, M, m0)
+    STAGE_A_SETUP
     STAGE_SETUP(b, BN, B_UK, B_CP, bbase, b_sn, b_sk, N, n0)
     const int fg = lane >> 2, ft = lane & 3;
 

@@ -15,7 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clops/matmul.h"
 #include "clops/ops.h"
+#include "core/tensor_impl.h"
+#include "ops/gemm/gemm.h"
+#include "ops/tensor/tensor.h"
 #include "support/clops_test.h"
 
 /* Every golden case on every device. */
@@ -42,6 +46,21 @@ static int64_t out_size(const conv_case *c, int i)
         return (c->in[i] - 1) * c->stride[i] - 2 * c->pad[i] + eff + c->outpad[i];
     int64_t padded = c->in[i] + 2 * c->pad[i];
     return padded < eff ? 0 : (padded - eff) / c->stride[i] + 1;
+}
+
+/* The input, weight and output shapes of c. */
+static void case_shapes(const conv_case *c, int64_t *xs, int64_t *ws, int64_t *ys)
+{
+    xs[0] = ys[0] = c->N;
+    xs[1] = c->cin;
+    ys[1] = c->cout;
+    ws[0] = c->transposed ? c->cin : c->cout;
+    ws[1] = c->transposed ? c->cout / c->groups : c->cin / c->groups;
+    for (int i = 0; i < c->nsp; i++) {
+        xs[2 + i] = c->in[i];
+        ws[2 + i] = c->k[i];
+        ys[2 + i] = out_size(c, i);
+    }
 }
 
 /* A random valid configuration from r (kind 1: depthwise, 2: 1x1 stride 1). */
@@ -100,14 +119,8 @@ static void check_case(clops_device *dev, const conv_case *c, clops_dtype dt, un
                 (long long)c->outpad[0], (long long)c->outpad[1], (long long)c->outpad[2],
                 c->transposed, c->bias, ct_layout_name(c->layout), clops_dtype_name(dt), mask);
     int nd = 2 + c->nsp;
-    int64_t xs[5] = {c->N, c->cin}, ws[5], ys[5] = {c->N, c->cout};
-    ws[0] = c->transposed ? c->cin : c->cout;
-    ws[1] = c->transposed ? c->cout / c->groups : c->cin / c->groups;
-    for (int i = 0; i < c->nsp; i++) {
-        xs[2 + i] = c->in[i];
-        ws[2 + i] = c->k[i];
-        ys[2 + i] = out_size(c, i);
-    }
+    int64_t xs[5], ws[5], ys[5];
+    case_shapes(c, xs, ws, ys);
     int n = c->nsp;
     clops_tensor *x = ct_random(dev, dt, nd, xs, c->layout, PW_DOMAIN_SMALL, seed);
     clops_tensor *w = ct_random(dev, dt, nd, ws, CT_CONTIGUOUS, PW_DOMAIN_SMALL, seed + 1);
@@ -239,14 +252,8 @@ static void test_reference_gradients_match_finite_differences(void **state)
         const conv_case *c = &cases[ci];
         ct_set_case("finite differences, case %zu", ci);
         int nd = 2 + c->nsp, n = c->nsp;
-        int64_t xs[5] = {c->N, c->cin}, ws[5], ys[5] = {c->N, c->cout};
-        ws[0] = c->transposed ? c->cin : c->cout;
-        ws[1] = c->transposed ? c->cout / c->groups : c->cin / c->groups;
-        for (int i = 0; i < n; i++) {
-            xs[2 + i] = c->in[i];
-            ws[2 + i] = c->k[i];
-            ys[2 + i] = out_size(c, i);
-        }
+        int64_t xs[5], ws[5], ys[5];
+        case_shapes(c, xs, ws, ys);
         int64_t nx = ct_numel(nd, xs), nw = ct_numel(nd, ws), ny = ct_numel(nd, ys);
         double *v[4] = {malloc(sizeof(double) * (size_t)nx), malloc(sizeof(double) * (size_t)nw),
                         malloc(sizeof(double) * (size_t)c->cout),
@@ -286,6 +293,157 @@ static void test_reference_gradients_match_finite_differences(void **state)
         for (int t = 0; t < 4; t++)
             free(v[t]);
     }
+    ct_clear_context();
+}
+
+/* t (contiguous [N, C, sp...]) as a channels-last tensor: the same values
+ * in a storage ordered [N, sp..., C]. */
+static clops_tensor *channels_last(const clops_tensor *t)
+{
+    int nd = t->ndim;
+    int64_t psz[5], pst[5], cst[5], vst[5];
+    psz[0] = t->sizes[0];
+    for (int i = 2; i < nd; i++)
+        psz[i - 1] = t->sizes[i];
+    psz[nd - 1] = t->sizes[1];
+    contiguous_strides(nd, psz, cst);
+    clops_tensor *buf = NULL, *v = NULL;
+    CT_OK(tensor_new(t->storage->device, t->dtype, nd, psz, NULL, &buf));
+    vst[0] = cst[0];
+    vst[1] = cst[nd - 1];
+    for (int i = 2; i < nd; i++)
+        vst[i] = cst[i - 1];
+    (void)pst;
+    CT_OK(tensor_make_view("test", buf, nd, t->sizes, vst, 0, &v));
+    CT_OK(core_copy_(v, (clops_tensor *)t, false));
+    clops_tensor_release(buf);
+    return v;
+}
+
+/* Engine launches so far (every atom). */
+static uint64_t engine_calls(void)
+{
+    gemm_engine_stats st;
+    gemm_engine_get_stats(&st);
+    return st.fma_calls + st.cpu_calls + st.mma_calls;
+}
+
+/*
+ * The implicit-GEMM path (ops/conv/conv_gemm.c, cl_kernels/gemm.cl
+ * GEMM_CONV): forward with the fused bias, transposed forward and the input
+ * gradient, channels-last (channel counts multiples of 8: the cp.async
+ * staging of the matrix-unit atom) and NCHW inputs (plain loads), stride,
+ * padding, dilation, groups, 1-D/2-D/3-D, against the CPU reference; the
+ * engine must have run (where it takes the dtype) and a second run must
+ * give the same bits.
+ */
+static void test_implicit_gemm_paths(void **state)
+{
+    (void)state;
+    static const conv_case cases[] = {
+        /* nsp N cin cout groups in k stride pad dil outpad transposed bias */
+        {2, 2, 16, 24, 1, {7, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, false, true, 0},
+        {2, 3, 3, 8, 1, {11, 10}, {5, 3}, {2, 2}, {2, 1}, {1, 1}, {0, 0}, false, true, 0},
+        {2, 1, 16, 32, 2, {6, 7}, {3, 3}, {2, 1}, {1, 0}, {2, 1}, {0, 0}, false, false, 0},
+        {2, 2, 8, 16, 1, {5, 5}, {1, 1}, {2, 2}, {0, 0}, {1, 1}, {0, 0}, false, true, 0},
+        {1, 2, 8, 5, 1, {13}, {4}, {3}, {2}, {2}, {0}, false, true, 0},
+        {3, 1, 8, 8, 1, {4, 5, 3}, {2, 3, 1}, {1, 2, 1}, {1, 1, 0}, {1, 1, 1}, {0, 0, 0},
+         false, true, 0},
+        {2, 2, 16, 8, 1, {5, 6}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 0}, true, true, 0},
+        {2, 1, 12, 6, 3, {4, 4}, {2, 3}, {3, 1}, {0, 1}, {1, 2}, {2, 0}, true, false, 0},
+    };
+    /* The last entry: float32 under the "high" convolution precision (TF32
+     * on matrix units; exact float32 where there are none). */
+    static const clops_dtype dts[] = {CLOPS_FLOAT32, CLOPS_FLOAT16, CLOPS_BFLOAT16,
+                                      CLOPS_FLOAT32};
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < nd; di++) {
+        ct_set_device(devs[di]);
+        for (size_t ci = 0; ci < CT_COUNT(cases); ci++)
+            for (int li = 0; li < 2; li++)
+                for (size_t ti = 0; ti < CT_COUNT(dts); ti++) {
+                    const conv_case *c = &cases[ci];
+                    clops_dtype dt = dts[ti];
+                    bool tf32 = ti == 3;
+                    if ((dt != CLOPS_FLOAT32 || tf32) && (ci + (size_t)li) % 2)
+                        continue; /* half types, TF32: half the cases suffice */
+                    CT_OK(clops_set_float32_conv_precision(tf32 ? "high" : NULL));
+                    ct_set_case("implicit case %zu %s %s%s", ci, li ? "channels-last" : "NCHW",
+                                clops_dtype_name(dt), tf32 ? " (conv precision high)" : "");
+                    int n = c->nsp, ndim = 2 + n;
+                    int64_t xs[5], ws[5], ys[5];
+                    case_shapes(c, xs, ws, ys);
+                    uint64_t seed = 700 + ci * 10 + ti;
+                    clops_tensor *x0 =
+                        ct_random(devs[di], dt, ndim, xs, CT_CONTIGUOUS, PW_DOMAIN_SMALL, seed);
+                    clops_tensor *x = li ? channels_last(x0) : x0;
+                    clops_tensor *w = ct_random(devs[di], dt, ndim, ws, CT_CONTIGUOUS,
+                                                PW_DOMAIN_SMALL, seed + 1);
+                    clops_tensor *b = c->bias ? ct_random(devs[di], dt, 1, &c->cout,
+                                                          CT_CONTIGUOUS, PW_DOMAIN_SMALL,
+                                                          seed + 2)
+                                              : NULL;
+                    clops_tensor *g0 =
+                        ct_random(devs[di], dt, ndim, ys, CT_CONTIGUOUS, PW_DOMAIN_SMALL, seed + 3);
+                    clops_tensor *g = li ? channels_last(g0) : g0;
+                    clops_tensor *xc = ct_to_cpu(x), *wc = ct_to_cpu(w),
+                                 *bc = b ? ct_to_cpu(b) : NULL, *gc = ct_to_cpu(g);
+                    clops_tensor *y[2] = {NULL, NULL}, *yc = NULL;
+                    bool fused = gemm_engine_convolves(devs[di], dt);
+                    uint64_t before = engine_calls();
+                    for (int r = 0; r < 2; r++)
+                        CT_OK(clops_convolution(x, w, b, c->stride, n, c->pad, n, c->dil, n,
+                                                c->transposed, c->outpad, n, c->groups, &y[r]));
+                    if (fused)
+                        CT_ASSERT_MSG(engine_calls() >= before + 2,
+                                      "the engine did not run the convolution");
+                    CT_OK(clops_convolution(xc, wc, bc, c->stride, n, c->pad, n, c->dil, n,
+                                            c->transposed, c->outpad, n, c->groups, &yc));
+                    /* Sums of up to cin * taps (cout * taps backward)
+                     * products below 4 in size, accumulated in float32. */
+                    double terms = (double)(c->cin > c->cout ? c->cin : c->cout);
+                    for (int i = 0; i < n; i++)
+                        terms *= (double)c->k[i];
+                    /* TF32 rounds each operand to 11 significant bits. */
+                    ct_tol tol = tf32                 ? ct_tol_ulp_atol(64, terms * 4 * 0x1p-10)
+                                 : dt == CLOPS_FLOAT32 ? ct_tol_ulp_atol(64, 1e-5 + terms * 1e-6)
+                                                       : ct_tol_ulp_atol(2, 2e-2);
+                    CT_ASSERT_CLOSE(y[0], yc, tol);
+                    CT_ASSERT_CLOSE(y[1], y[0], CT_TOL_EXACT);
+                    /* PyTorch's memory format: channels-last in, out. */
+                    if (ndim >= 4)
+                        CT_ASSERT_MSG((y[0]->strides[1] == 1) == (li == 1),
+                                      "result channel stride %lld for a %s input",
+                                      (long long)y[0]->strides[1], li ? "channels-last" : "NCHW");
+                    /* The input gradient: the other direction of the same
+                     * geometry. */
+                    const bool mask[3] = {true, false, false};
+                    clops_tensor *o[2][3] = {{NULL}}, *oc[3] = {NULL, NULL, NULL};
+                    for (int r = 0; r < 2; r++)
+                        CT_OK(clops_convolution_backward(
+                            g, x, w, &c->cout, 1, c->stride, n, c->pad, n, c->dil, n,
+                            c->transposed, c->outpad, n, c->groups, mask, 3, &o[r][0], &o[r][1],
+                            &o[r][2]));
+                    CT_OK(clops_convolution_backward(gc, xc, wc, &c->cout, 1, c->stride, n,
+                                                     c->pad, n, c->dil, n, c->transposed,
+                                                     c->outpad, n, c->groups, mask, 3, &oc[0],
+                                                     &oc[1], &oc[2]));
+                    CT_ASSERT_CLOSE(o[0][0], oc[0], tol);
+                    if (ndim >= 4)
+                        CT_ASSERT((o[0][0]->strides[1] == 1) == (li == 1));
+                    CT_ASSERT_CLOSE(o[1][0], o[0][0], CT_TOL_EXACT);
+                    clops_tensor *all[] = {x0, w, b, g0, xc, wc, bc, gc, y[0], y[1], yc,
+                                           o[0][0], o[1][0], oc[0]};
+                    for (size_t i = 0; i < CT_COUNT(all); i++)
+                        clops_tensor_release(all[i]);
+                    if (li) {
+                        clops_tensor_release(x);
+                        clops_tensor_release(g);
+                    }
+                }
+    }
+    CT_OK(clops_set_float32_conv_precision(NULL));
     ct_clear_context();
 }
 
@@ -377,6 +535,7 @@ int main(void)
         cmocka_unit_test(test_geometries_match_the_reference),
         cmocka_unit_test(test_half_types_match_the_reference),
         cmocka_unit_test(test_reference_gradients_match_finite_differences),
+        cmocka_unit_test(test_implicit_gemm_paths),
         cmocka_unit_test(test_results_are_deterministic),
         cmocka_unit_test(test_bad_arguments_are_refused),
     };

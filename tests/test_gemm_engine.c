@@ -496,6 +496,188 @@ static void float32_precision_setting_takes_pytorch_names(void **state)
     CT_OK(clops_set_float32_matmul_precision("highest"));
 }
 
+/* The epilogue's activation in double (gemm_act). */
+static double act_ref(int act, double x)
+{
+    switch (act) {
+    case GEMM_ACT_RELU:
+        return x < 0 ? 0 : x;
+    case GEMM_ACT_RELU6:
+        return x < 0 ? 0 : x > 6 ? 6 : x;
+    case GEMM_ACT_HARDSWISH:
+        return x * fmin(fmax(x + 3, 0), 6) / 6;
+    case GEMM_ACT_SILU:
+        return x / (1 + exp(-x));
+    case GEMM_ACT_GELU:
+        return 0.5 * x * (1 + erf(x / sqrt(2.0)));
+    case GEMM_ACT_GELU_TANH:
+        return 0.5 * x * (1 + tanh(0.79788456080286535588 * (x + 0.044715 * x * x * x)));
+    case GEMM_ACT_SIGMOID:
+        return 1 / (1 + exp(-x));
+    default:
+        return x;
+    }
+}
+
+/*
+ * The fused epilogue (gemm_engine_epi) on every device and dtype the engine
+ * fuses: every activation, bias along N or M (strided, scaled), a residual
+ * (odd layout) before or after the activation, with and without beta * C,
+ * against the host's double computation (tolerance as the products', plus
+ * 4 ulps of float32 for the activations' own rounding); the same bits on a
+ * second run.  float16/bfloat16 take a few combinations (each is a program
+ * build on POCL).
+ */
+static void fused_epilogues_match_the_host(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    const int64_t B = 2, M = 37, N = 45, K = 29;
+    for (int di = 0; di < nd; di++) {
+        clops_device *d = devs[di];
+        ct_set_device(d);
+        for (size_t ti = 0; ti < CT_COUNT(dtypes); ti++) {
+            clops_dtype dt = dtypes[ti];
+            if (!gemm_engine_fuses(d, dt))
+                continue;
+            for (int act = 0; act < GEMM_ACT_COUNT; act++) {
+                if (dt != CLOPS_FLOAT32 && act % 3 != (int)ti)
+                    continue;
+                int bmode = act % 3, rmode = (act + 1) % 3; /* none, N/M, before/after */
+                double alpha = 1.25, beta = act % 2 ? 0.5 : 0.0, bscale = 0.75;
+                ct_set_case("%s act %d bias %d residual %d beta %g", clops_dtype_name(dt), act,
+                            bmode, rmode, beta);
+                opnd oa = geom(B, M, K, true, true, false), ob = geom(B, K, N, false, true, false);
+                opnd oc = geom(B, M, N, true, true, false), orr = geom(B, M, N, false, false, false);
+                int64_t blen = bmode == 2 ? M : N;
+                opnd oe = {{1, 1, blen}, {0, 0, 2}, 1, 2 * blen + 1};
+                void *ha = host_buffer(&oa, dt, 21, NAN, NULL);
+                void *hb = host_buffer(&ob, dt, 22, NAN, NULL);
+                void *hc = host_buffer(&oc, dt, 23, 7.0f, NULL);
+                void *hr = host_buffer(&orr, dt, 24, NAN, NULL);
+                void *he = host_buffer(&oe, dt, 25, NAN, NULL);
+                clops_tensor *ba, *bb, *bc, *br, *be, *va, *vb, *vc, *vr, *ve, *ve1 = NULL;
+                upload(d, dt, &oa, ha, &ba, &va);
+                upload(d, dt, &ob, hb, &bb, &vb);
+                upload(d, dt, &oc, hc, &bc, &vc);
+                upload(d, dt, &orr, hr, &br, &vr);
+                upload(d, dt, &oe, he, &be, &ve);
+                CT_OK(core_as_strided(be, &blen, 1, &oe.strides[2], 1, &oe.off, &ve1));
+                gemm_epilogue epi = {.bias = bmode ? ve1 : NULL, .bias_rows = bmode == 2,
+                                     .bias_scale = bscale, .residual = rmode ? vr : NULL,
+                                     .residual_after = rmode == 2, .act = (gemm_act)act};
+                bool done = false;
+                void *got[2] = {NULL, NULL};
+                for (int r = 0; r < 2; r++) {
+                    CT_OK(clops_tensor_from_host(bc, hc, (size_t)oc.total * clops_dtype_size(dt)));
+                    CT_OK(gemm_engine_epi("test", va, vb, vc, clops_scalar_float(alpha),
+                                          clops_scalar_float(beta), &epi, &done));
+                    CT_ASSERT_MSG(done, "the engine did not take the product");
+                    got[r] = ct_to_host(bc);
+                }
+                CT_ASSERT_MSG(memcmp(got[0], got[1], (size_t)oc.total * clops_dtype_size(dt)) == 0,
+                              "two runs gave different bits");
+                int bad = 0;
+                for (int64_t b = 0; b < B; b++)
+                    for (int64_t i = 0; i < M; i++)
+                        for (int64_t j = 0; j < N; j++) {
+                            double acc = 0, mag = 0;
+                            for (int64_t k = 0; k < K; k++) {
+                                double p = (double)get_float(ha, oa.off + b * oa.strides[0] + i * oa.strides[1] + k * oa.strides[2], dt) *
+                                           get_float(hb, ob.off + b * ob.strides[0] + k * ob.strides[1] + j * ob.strides[2], dt);
+                                acc += p;
+                                mag += fabs(p);
+                            }
+                            int64_t ci = oc.off + b * oc.strides[0] + i * oc.strides[1] + j * oc.strides[2];
+                            int64_t ri = orr.off + b * orr.strides[0] + i * orr.strides[1] + j * orr.strides[2];
+                            double r = alpha * acc;
+                            if (beta != 0)
+                                r += beta * get_float(hc, ci, dt);
+                            if (bmode)
+                                r += bscale * get_float(he, oe.off + (bmode == 2 ? i : j) * 2, dt);
+                            if (rmode == 1)
+                                r += get_float(hr, ri, dt);
+                            r = act_ref(act, r);
+                            if (rmode == 2)
+                                r += get_float(hr, ri, dt);
+                            double ulp = dt == CLOPS_FLOAT32 ? 0x1p-23 : dt == CLOPS_FLOAT16 ? 0x1p-10 : 0x1p-7;
+                            double tol = 1.5 * mag * (double)K * 0x1p-24 + 4 * 0x1p-23 * (1 + fabs(r)) +
+                                         fabs(r) * ulp;
+                            double g = get_float(got[0], ci, dt);
+                            if (!(fabs(g - r) <= tol) && bad++ < 3)
+                                print_message("  [%lld, %lld, %lld]: got %.9g expected %.9g\n",
+                                              (long long)b, (long long)i, (long long)j, g, r);
+                        }
+                CT_ASSERT_MSG(bad == 0, "%d elements differ", bad);
+                clops_tensor *all[] = {ba, bb, bc, br, be, va, vb, vc, vr, ve, ve1};
+                for (size_t i = 0; i < CT_COUNT(all); i++)
+                    clops_tensor_release(all[i]);
+                void *hs[] = {ha, hb, hc, hr, he, got[0], got[1]};
+                for (size_t i = 0; i < CT_COUNT(hs); i++)
+                    free(hs[i]);
+            }
+        }
+    }
+    ct_clear_context();
+}
+
+/* addmm with a bias vector and _addmm_activation through the ops: the same
+ * values on every device as on the CPU device (which runs them unfused), and
+ * the engine ran on OpenCL devices where it fuses. */
+static void addmm_activation_matches_the_cpu(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < nd; di++) {
+        clops_device *d = devs[di];
+        ct_set_device(d);
+        for (size_t ti = 0; ti < CT_COUNT(dtypes); ti++) {
+            clops_dtype dt = dtypes[ti];
+            for (int kind = 0; kind < 4; kind++) {
+                ct_set_case("%s kind %d", clops_dtype_name(dt), kind);
+                /* 0: addmm, bias [N]; 1: relu, bias [1, N]; 2: gelu, bias [M, 1];
+                 * 3: relu, full self, beta 0.5 */
+                int64_t bsz[2] = {kind == 2 ? 19 : 1, kind == 2 ? 1 : 23};
+                if (kind == 3)
+                    bsz[0] = 19, bsz[1] = 23;
+                clops_tensor *self = ct_random(d, dt, kind == 0 ? 1 : 2, kind == 0 ? &bsz[1] : bsz,
+                                               CT_CONTIGUOUS, PW_DOMAIN_SMALL, 31 + kind);
+                clops_tensor *m1 = ct_random(d, dt, 2, CT_I64(19, 17), CT_CONTIGUOUS,
+                                             PW_DOMAIN_SMALL, 41);
+                clops_tensor *m2 = ct_random(d, dt, 2, CT_I64(17, 23), CT_TRANSPOSED,
+                                             PW_DOMAIN_SMALL, 42);
+                clops_tensor *sc = ct_to_cpu(self), *m1c = ct_to_cpu(m1), *m2c = ct_to_cpu(m2);
+                clops_scalar beta = clops_scalar_float(kind == 3 ? 0.5 : 1.5);
+                clops_scalar alpha = clops_scalar_float(0.75);
+                clops_tensor *y = NULL, *yc = NULL;
+                gemm_engine_stats s0, s1;
+                gemm_engine_get_stats(&s0);
+                if (kind == 0) {
+                    CT_OK(clops_addmm(self, m1, m2, beta, alpha, &y));
+                    CT_OK(clops_addmm(sc, m1c, m2c, beta, alpha, &yc));
+                } else {
+                    CT_OK(clops__addmm_activation(self, m1, m2, beta, alpha, kind == 2, &y));
+                    CT_OK(clops__addmm_activation(sc, m1c, m2c, beta, alpha, kind == 2, &yc));
+                }
+                gemm_engine_get_stats(&s1);
+                if (gemm_engine_fuses(d, dt))
+                    CT_ASSERT_MSG(s1.fma_calls + s1.cpu_calls + s1.mma_calls >
+                                      s0.fma_calls + s0.cpu_calls + s0.mma_calls,
+                                  "the engine did not run");
+                CT_ASSERT_CLOSE(y, yc,
+                                dt == CLOPS_FLOAT32 ? ct_tol_ulp_atol(16, 1e-5)
+                                                    : ct_tol_ulp_atol(2, 1e-2));
+                clops_tensor *all[] = {self, m1, m2, sc, m1c, m2c, y, yc};
+                for (size_t i = 0; i < CT_COUNT(all); i++)
+                    clops_tensor_release(all[i]);
+            }
+        }
+    }
+    ct_clear_context();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -507,6 +689,8 @@ int main(void)
         cmocka_unit_test(skinny_and_split_products_match_reference),
         cmocka_unit_test(ops_reach_the_engine_and_float64_goes_to_clblast),
         cmocka_unit_test(a_failed_known_answer_check_falls_back_to_fma),
+        cmocka_unit_test(fused_epilogues_match_the_host),
+        cmocka_unit_test(addmm_activation_matches_the_cpu),
     };
     return cmocka_run_group_tests(tests, NULL, ct_teardown_group);
 }

@@ -28,6 +28,15 @@ CLOPS_API clops_status clops_set_float32_matmul_precision(const char *precision)
 /* The current mode's name. */
 CLOPS_API const char *clops_get_float32_matmul_precision(void);
 
+/* The float32 precision of convolutions run on the matrix engine (the
+ * implicit-GEMM path), PyTorch's torch.backends.cudnn.allow_tf32 (True:
+ * "high", False: "highest"; the PyTorch bridge maps it): the same names as
+ * the matmul precision, or NULL to follow the matmul precision, which is
+ * the initial state unless CLOPS_FLOAT32_CONV_PRECISION names a mode. */
+CLOPS_API clops_status clops_set_float32_conv_precision(const char *precision);
+/* The mode convolutions use now (the matmul precision's when following). */
+CLOPS_API const char *clops_get_float32_conv_precision(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -221,6 +221,56 @@ void conv_geom_finish(conv_geom *g)
     g->Ls = g->small[0] * g->small[1] * g->small[2];
 }
 
+/* Whether t (4-D or 5-D) is channels-last: its strides those of a
+ * contiguous [N, spatial..., C] (size-1 dims taking any stride) and not
+ * plain contiguous, PyTorch's ChannelsLast / ChannelsLast3d. */
+static bool is_channels_last(const clops_tensor *t)
+{
+    if (t->ndim < 4 || t->ndim > 5 || clops_tensor_is_contiguous(t))
+        return false;
+    int order[5] = {0};
+    for (int i = 2; i < t->ndim; i++)
+        order[i - 1] = i;
+    order[t->ndim - 1] = 1;
+    int64_t expect = 1;
+    for (int i = t->ndim - 1; i >= 0; i--) {
+        int d = order[i];
+        if (t->sizes[d] != 1 && t->strides[d] != expect)
+            return false;
+        expect *= t->sizes[d];
+    }
+    return true;
+}
+
+/* Channels-last strides of a tensor of sizes sz (ndim 4 or 5) into st. */
+static void channels_last_strides(int ndim, const int64_t *sz, int64_t *st)
+{
+    int64_t s = 1;
+    st[1] = s;
+    s *= sz[1] > 0 ? sz[1] : 1;
+    for (int i = ndim - 1; i >= 2; i--) {
+        st[i] = s;
+        s *= sz[i] > 0 ? sz[i] : 1;
+    }
+    st[0] = s;
+}
+
+/*
+ * A new result of sizes sz in the memory format PyTorch gives a
+ * convolution's result (cudnn/mkldnn's suggested format): channels-last
+ * when the input or the weight is channels-last, else contiguous.
+ */
+static clops_status new_result(clops_device *dev, clops_dtype dt, int ndim, const int64_t *sz,
+                               const clops_tensor *input, const clops_tensor *weight,
+                               clops_tensor **out)
+{
+    int64_t st[5];
+    bool cl = ndim >= 4 && (is_channels_last(input) || is_channels_last(weight));
+    if (cl)
+        channels_last_strides(ndim, sz, st);
+    return tensor_new(dev, dt, ndim, sz, cl ? st : NULL, out);
+}
+
 /* convolution and convolution_overrideable. */
 static clops_status convolution_impl(const char *op, pw_variant variant, clops_tensor *dst,
                                      clops_tensor *input, clops_tensor *weight, clops_tensor *bias,
@@ -241,14 +291,30 @@ static clops_status convolution_impl(const char *op, pw_variant variant, clops_t
         return st;
     clops_tensor *ins[] = {input, weight, bias};
     structured_call call;
-    st = structured_begin(&call, op, variant, dst, input->storage->device, input->dtype,
-                          2 + p.nsp, osz, ins, 3);
-    if (st)
+    /* A functional result takes the inputs' memory format (PyTorch's rule):
+     * allocated here and written as an out= argument. */
+    clops_tensor *res = NULL;
+    if (variant == PW_FUNCTIONAL) {
+        st = new_result(input->storage->device, input->dtype, 2 + p.nsp, osz, input, weight,
+                        &res);
+        if (st)
+            return st;
+    }
+    st = structured_begin(&call, op, res ? PW_OUT : variant, res ? res : dst,
+                          input->storage->device, input->dtype, 2 + p.nsp, osz, ins, 3);
+    if (st) {
+        clops_tensor_release(res);
         return st;
+    }
     clops_tensor *y = call.target;
     st = transposed ? conv_product(op, &g, CONV_TO_BIG, input, y, weight, bias)
                     : conv_product(op, &g, CONV_TO_SMALL, y, input, weight, bias);
-    return structured_finish(&call, st, out);
+    st = structured_finish(&call, st, res ? NULL : out);
+    if (res && st == CLOPS_OK)
+        *out = res;
+    else
+        clops_tensor_release(res);
+    return st;
 }
 
 clops_status conv_convolution(pw_variant variant, clops_tensor *dst, clops_tensor *input,
@@ -338,7 +404,7 @@ static clops_status backward_impl(const char *op, clops_tensor *grad_output, clo
     clops_device *dev = input->storage->device;
     clops_tensor *gi = NULL, *gw = NULL, *gb = NULL;
     if (output_mask[0]) {
-        st = tensor_new(dev, input->dtype, input->ndim, input->sizes, NULL, &gi);
+        st = new_result(dev, input->dtype, input->ndim, input->sizes, input, weight, &gi);
         if (!st)
             st = transposed ? conv_product(op, &g, CONV_TO_SMALL, gi, grad_output, weight, NULL)
                             : conv_product(op, &g, CONV_TO_BIG, grad_output, gi, weight, NULL);

@@ -92,24 +92,6 @@ static clops_status permuted(tmps *c, const clops_tensor *buf, int nsp, int64_t 
     return view(c, buf, 2 + nsp, sz, st, buf->offset, out);
 }
 
-/* The stride of image t's spatial dims merged into one (*ls), false when
- * they cannot be. */
-static bool merged(const clops_tensor *t, int64_t *ls)
-{
-    int64_t expect = -1;
-    *ls = 1;
-    for (int i = t->ndim - 1; i >= 2; i--) {
-        if (t->sizes[i] == 1)
-            continue;
-        if (expect >= 0 && t->strides[i] != expect)
-            return false;
-        if (expect < 0)
-            *ls = t->strides[i];
-        expect = t->strides[i] * t->sizes[i];
-    }
-    return true;
-}
-
 /* Whether im2col of g is the identity (1x1 kernel, stride 1, no padding,
  * and images of one size: a transposed convolution's output_padding makes
  * the big image longer, and its extra positions take no tap). */
@@ -160,7 +142,7 @@ static clops_status gemm_1x1(tmps *c, const char *op, const conv_geom *g, const 
 {
     int64_t ls_s, ls_d, G = g->groups;
     *done = false;
-    if (!merged(src, &ls_s) || !merged(dst, &ls_d))
+    if (!gemm_merged_stride(src, &ls_s) || !gemm_merged_stride(dst, &ls_d))
         return CLOPS_OK;
     int64_t cs = src->sizes[1] / G, cd = dst->sizes[1] / G, L = g->Ls;
     int64_t csg = g->Cs / G, cbg = g->Cb / G;
@@ -334,6 +316,67 @@ static clops_status product_chunks(tmps *c, const char *op, const conv_geom *g, 
 }
 
 /*
+ * The implicit-GEMM path: "to small" and "to big" as one launch of the
+ * matrix engine (gemm_engine_conv) that reads the source image as its
+ * im2col view on the fly (no column buffer), with the bias fused into the
+ * store.  Per group the engine's K runs over (tap, source channel) with the
+ * channel fastest, so the weight is seen as [G, n, taps, cg] (n destination
+ * channels, cg source channels per group) and copied into that order
+ * unless it already is (cg == 1, or a 1x1 kernel "to small").  *done false:
+ * the engine does not take the call (dtype, device, precision, sizes).
+ */
+static clops_status implicit_product(tmps *c, const char *op, const conv_geom *g, conv_dir dir,
+                                     clops_tensor *S, clops_tensor *B, const clops_tensor *Wc,
+                                     clops_tensor *bias, bool *done)
+{
+    *done = false;
+    bool small = dir == CONV_TO_SMALL;
+    clops_tensor *y = small ? S : B;
+    if (!gemm_engine_convolves(y->storage->device, y->dtype))
+        return CLOPS_OK;
+    int64_t G = g->groups, csg = g->Cs / G, cbg = g->Cb / G, taps = g->K;
+    int64_t cg = small ? cbg : csg, n = small ? csg : cbg;
+    /* Wc is contiguous [Cs, cbg, taps]: element (group, dest, tap, source). */
+    int64_t sz[4] = {G, n, taps, cg}, st[4];
+    st[0] = csg * cbg * taps;
+    st[1] = small ? cbg * taps : taps;
+    st[2] = 1;
+    st[3] = small ? taps : cbg * taps;
+    gemm_conv cv = {.x = small ? B : S, .y = y, .transposed = !small, .groups = G,
+                    .samples = g->N, .cg = cg, .n = n};
+    for (int i = 0; i < 3; i++) {
+        cv.k[i] = g->k[i];
+        cv.out[i] = small ? g->small[i] : g->big[i];
+        cv.in[i] = small ? g->big[i] : g->small[i];
+        cv.s[i] = g->s[i];
+        cv.p[i] = g->p[i];
+        cv.d[i] = g->d[i];
+    }
+    clops_status s = CLOPS_OK;
+    if (cg == 1 || (small && taps == 1)) {
+        cv.w = Wc;
+        cv.w_sg = st[0], cv.w_sn = st[1], cv.w_sk = cg == 1 ? st[2] : st[3];
+    } else {
+        clops_tensor *wv = NULL, *wr = NULL, *wrv = NULL;
+        int64_t cst[4];
+        contiguous_strides(4, sz, cst);
+        s = view(c, Wc, 4, sz, st, Wc->offset, &wv);
+        if (!s)
+            s = buffer(c, Wc, G * n * taps * cg, &wr);
+        if (!s)
+            s = view(c, wr, 4, sz, cst, wr->offset, &wrv);
+        if (!s)
+            s = core_copy_(wrv, wv, false);
+        if (s)
+            return s;
+        cv.w = wr;
+        cv.w_sg = cst[0], cv.w_sn = cst[1], cv.w_sk = 1;
+    }
+    gemm_epilogue epi = {.bias = bias, .bias_scale = 1.0};
+    return gemm_engine_conv(op, &cv, bias ? &epi : NULL, done);
+}
+
+/*
  * A float16/bfloat16 product computed in float32 (the columns and the
  * per-group partial results too, so each result is rounded once): the
  * operands widened, the product run, the destination narrowed.
@@ -363,15 +406,42 @@ static clops_status product_widened(const char *op, const conv_geom *g, conv_dir
     return s;
 }
 
+/* Whether a product goes to the implicit-GEMM path first: an OpenCL
+ * device, "to small" or "to big", something to sum, not depthwise (its
+ * direct kernels stay). */
+static bool implicit_candidate(const conv_geom *g, conv_dir dir, const clops_tensor *dst)
+{
+    /* CLOPS_CONV_IMPLICIT=0 keeps every product on im2col + GEMM (for
+     * benchmarks that compare the two). */
+    const char *env = host_env("CLOPS_CONV_IMPLICIT");
+    if (env && strcmp(env, "0") == 0)
+        return false;
+    return dir != CONV_TO_WEIGHT && !kit_is_host(dst->storage->device) && g->Cb != g->groups &&
+           tensor_numel(dst) > 0 && g->N > 0 && g->K > 0 && g->Cb > 0 && g->Cs > 0 && g->Ls > 0;
+}
+
 clops_status conv_product(const char *op, const conv_geom *g, conv_dir dir, clops_tensor *S,
                           clops_tensor *B, clops_tensor *W, clops_tensor *bias)
 {
+    tmps c = {.n = 0};
+    clops_status s = CLOPS_OK;
+    if (implicit_candidate(g, dir, dir == CONV_TO_SMALL ? S : B)) {
+        clops_tensor *Wi = NULL;
+        bool done = false;
+        s = core_contiguous(W, &Wi);
+        if (!s)
+            s = implicit_product(&c, op, g, dir, S, B, Wi, bias, &done);
+        for (int i = 0; i < c.n; i++)
+            clops_tensor_release(c.t[i]);
+        c.n = 0;
+        clops_tensor_release(Wi);
+        if (s || done)
+            return s;
+    }
     if (B->dtype == CLOPS_FLOAT16 || B->dtype == CLOPS_BFLOAT16)
         return product_widened(op, g, dir, S, B, W, bias);
-    tmps c = {.n = 0};
     clops_tensor *Wc = NULL, *Wt = NULL;
     clops_tensor *dst = dir == CONV_TO_SMALL ? S : dir == CONV_TO_BIG ? B : W;
-    clops_status s = CLOPS_OK;
     if (dir == CONV_TO_WEIGHT) {
         /* The GEMM writes the weight as [groups, Cs/g, Cb/g * K]. */
         if (!clops_tensor_is_contiguous(W))

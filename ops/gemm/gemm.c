@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "codegen_pointwise/ops_unary.h"
 #include "dispatch/structured.h"
 #include "host/host.h"
 #include "ops/tensor/tensor.h"
@@ -439,12 +440,73 @@ static clops_status bmm_impl(blas_gemm_fn engine, pw_variant variant, clops_tens
     return structured_finish(&call, st, out);
 }
 
-/* addmm(self, mat1, mat2, beta, alpha) = beta * self + alpha * mat1 @ mat2. */
-static clops_status addmm_impl(blas_gemm_fn engine, pw_variant variant, clops_tensor *dst,
-                               clops_tensor *self, clops_tensor *mat1, clops_tensor *mat2,
-                               clops_scalar beta, clops_scalar alpha, clops_tensor **out)
+/* t = act(t) in place through the pointwise engine (relu or exact gelu,
+ * the activations of _addmm_activation). */
+static clops_status activate(clops_tensor *t, gemm_act act)
 {
-    static const char op[] = "addmm";
+    if (act == GEMM_ACT_NONE || tensor_numel(t) == 0)
+        return CLOPS_OK;
+    const pw_operand o[1] = {pw_tensor(t)};
+    return pw_run(act == GEMM_ACT_GELU ? &pw_op_gelu : &pw_op_relu, PW_INPLACE, o, NULL, NULL,
+                  NULL, NULL);
+}
+
+/*
+ * addmm's product with its epilogue fused into the engine's store, where
+ * the engine's kernels take the dtype on the device: a self broadcast
+ * along rows or columns (a bias vector) becomes the epilogue's bias, scaled
+ * by beta, and C is not read; a full self is seeded into target and read
+ * with beta as usual, the activation fused.  *done false: not fused (the
+ * caller runs the plain path; target may hold self's seed).
+ */
+static clops_status addmm_fused(blas_gemm_fn engine, const char *op, clops_tensor *self,
+                                clops_tensor *selfx, clops_tensor *mat1, clops_tensor *mat2,
+                                clops_tensor *target, clops_scalar beta, clops_scalar alpha,
+                                gemm_act act, bool *done)
+{
+    *done = false;
+    bool vec = !gemm_scalar_is_zero(beta) && (selfx->strides[0] == 0 || selfx->strides[1] == 0) &&
+               !gemm_same_view(target, self);
+    if (engine != gemm_engine_cl || (!vec && act == GEMM_ACT_NONE) ||
+        !gemm_engine_fuses(target->storage->device, target->dtype) ||
+        may_overlap(target, mat1) || may_overlap(target, mat2) ||
+        (vec && may_overlap(target, selfx)))
+        return CLOPS_OK;
+    const clops_tensor *t2[3] = {mat1, mat2, target};
+    clops_tensor *v[3] = {NULL, NULL, NULL}, *bias = NULL;
+    clops_status st = CLOPS_OK;
+    for (int i = 0; i < 3 && !st; i++) {
+        int64_t sz[3] = {1, t2[i]->sizes[0], t2[i]->sizes[1]};
+        int64_t str[3] = {0, t2[i]->strides[0], t2[i]->strides[1]};
+        st = gemm_view(t2[i], 3, sz, str, t2[i]->offset, &v[i]);
+    }
+    gemm_epilogue epi = {.act = act, .bias_scale = clops_scalar_to_double(beta)};
+    if (!st && vec) {
+        epi.bias_rows = selfx->strides[1] == 0 && selfx->strides[0] != 0;
+        int64_t n = selfx->sizes[epi.bias_rows ? 0 : 1];
+        int64_t bs = selfx->strides[epi.bias_rows ? 0 : 1];
+        st = gemm_view(selfx, 1, &n, &bs, selfx->offset, &bias);
+        epi.bias = bias;
+    } else if (!st) {
+        st = gemm_seed(target, self, beta);
+    }
+    if (!st)
+        st = gemm_engine_epi(op, v[0], v[1], v[2], alpha,
+                             vec || gemm_scalar_is_zero(beta) ? clops_scalar_int(0) : beta, &epi,
+                             done);
+    for (int i = 0; i < 3; i++)
+        clops_tensor_release(v[i]);
+    clops_tensor_release(bias);
+    return st;
+}
+
+/* addmm(self, mat1, mat2, beta, alpha) = beta * self + alpha * mat1 @ mat2,
+ * and _addmm_activation: act of it (relu, or gelu when use_gelu). */
+static clops_status addmm_impl(blas_gemm_fn engine, const char *op, gemm_act act,
+                               pw_variant variant, clops_tensor *dst, clops_tensor *self,
+                               clops_tensor *mat1, clops_tensor *mat2, clops_scalar beta,
+                               clops_scalar alpha, clops_tensor **out)
+{
     clops_tensor *ts[] = {self, mat1, mat2};
     static const char *const nm[] = {"self", "mat1", "mat2"};
     clops_device *dev = NULL;
@@ -483,10 +545,16 @@ static clops_status addmm_impl(blas_gemm_fn engine, pw_variant variant, clops_te
         clops_tensor_release(selfx);
         return st;
     }
-    st = gemm_seed(call.target, variant == PW_INPLACE ? self : selfx, beta);
-    if (st == CLOPS_OK)
+    bool done = false;
+    st = addmm_fused(engine, op, variant == PW_INPLACE ? self : selfx, selfx, mat1, mat2,
+                     call.target, beta, alpha, act, &done);
+    if (st == CLOPS_OK && !done)
+        st = gemm_seed(call.target, variant == PW_INPLACE ? self : selfx, beta);
+    if (st == CLOPS_OK && !done)
         st = gemm_run_nd(engine, op, 0, mat1, mat2, call.target, alpha,
                          gemm_scalar_is_zero(beta) ? clops_scalar_int(0) : beta);
+    if (st == CLOPS_OK && !done)
+        st = activate(call.target, act);
     clops_tensor_release(selfx);
     return structured_finish(&call, st, out);
 }
@@ -661,7 +729,17 @@ clops_status gemm_addmm(pw_variant variant, clops_tensor *dst, clops_tensor *sel
                         clops_tensor *mat1, clops_tensor *mat2, clops_scalar beta,
                         clops_scalar alpha, clops_tensor **out)
 {
-    return addmm_impl(gemm_engine_of(self), variant, dst, self, mat1, mat2, beta, alpha, out);
+    return addmm_impl(gemm_engine_of(self), "addmm", GEMM_ACT_NONE, variant, dst, self, mat1,
+                      mat2, beta, alpha, out);
+}
+
+clops_status gemm_addmm_activation(pw_variant variant, clops_tensor *dst, clops_tensor *self,
+                                   clops_tensor *mat1, clops_tensor *mat2, clops_scalar beta,
+                                   clops_scalar alpha, bool use_gelu, clops_tensor **out)
+{
+    return addmm_impl(gemm_engine_of(self), "_addmm_activation",
+                      use_gelu ? GEMM_ACT_GELU : GEMM_ACT_RELU, variant, dst, self, mat1, mat2,
+                      beta, alpha, out);
 }
 
 clops_status gemm_baddbmm(pw_variant variant, clops_tensor *dst, clops_tensor *self,

@@ -72,6 +72,90 @@ clops_status blas_gemm_opencl(const char *op, const clops_tensor *a, const clops
 clops_status gemm_engine_cl(const char *op, const clops_tensor *a, const clops_tensor *b,
                             clops_tensor *c, clops_scalar alpha, clops_scalar beta);
 
+/* The activations of the fused epilogue (cl_kernels/gemm.cl gemm_act). */
+typedef enum gemm_act {
+    GEMM_ACT_NONE,
+    GEMM_ACT_RELU,
+    GEMM_ACT_RELU6,     /* hardtanh(0, 6) */
+    GEMM_ACT_HARDSWISH,
+    GEMM_ACT_SILU,
+    GEMM_ACT_GELU,      /* exact (erf) */
+    GEMM_ACT_GELU_TANH, /* approximate='tanh' */
+    GEMM_ACT_SIGMOID,
+    GEMM_ACT_COUNT
+} gemm_act;
+
+/*
+ * A fused epilogue, applied to each element of C in the engine's float32
+ * accumulator before its one rounding:
+ *     r = alpha * A @ B + beta * C
+ *     r += bias_scale * bias[n]  (bias[m] when bias_rows)
+ *     r += residual              (unless residual_after)
+ *     r = act(r)
+ *     r += residual              (when residual_after)
+ * bias: 1-D of C's dtype (any stride), NULL for none; residual: a view of
+ * C's shape and dtype (3-D like C for gemm_engine_epi; the convolution's
+ * output shape for gemm_engine_conv), NULL for none.  It must not overlap C
+ * unless it is C itself.
+ */
+typedef struct gemm_epilogue {
+    const clops_tensor *bias;
+    bool bias_rows;
+    double bias_scale;
+    const clops_tensor *residual;
+    bool residual_after;
+    gemm_act act;
+} gemm_epilogue;
+
+/* Whether the engine would run a product of dtype dt on c's device with a
+ * fused epilogue (its own kernels rather than CLBlast: float16/bfloat16 on
+ * every OpenCL device, float32 on CPU devices and under TF32). */
+bool gemm_engine_fuses(const clops_device *d, clops_dtype dt);
+
+/* The same for convolutions (gemm_engine_conv), whose float32 follows
+ * clops_get_float32_conv_precision. */
+bool gemm_engine_convolves(const clops_device *d, clops_dtype dt);
+
+/* gemm_engine_cl with a fused epilogue (NULL: none).  *done (set) is false
+ * when the engine left the product to CLBlast: nothing was written and the
+ * caller runs the product and the epilogue by other means. */
+clops_status gemm_engine_epi(const char *op, const clops_tensor *a, const clops_tensor *b,
+                             clops_tensor *c, clops_scalar alpha, clops_scalar beta,
+                             const gemm_epilogue *epi, bool *done);
+
+/*
+ * An implicit-GEMM convolution product for gemm_engine_conv, per group g
+ * (the engine's batch):  Y[g] = X~[g] @ W[g], where
+ *   X~[g] [M, K]: the im2col view of image x read on the fly, row m =
+ *       (sample n, position o of y's spatial grid `out`), column k = (tap
+ *       j of the kernel `k`, channel c < cg of the group) with c fastest;
+ *       element x[n, g * cg + c, pos] where pos = o * s - p + j * d
+ *       (transposed false) or (o + p - j * d) / s where s divides it
+ *       (transposed true), zero outside x's spatial grid `in`;
+ *   W[g] [K, N]: rows k, columns n at w_off + g * w_sg + k * w_sk + n * w_sn;
+ *   Y[g] [M, N]: y[n, g * N + col, o] through y's strides (its spatial dims
+ *       must merge into one stride, pix).
+ * Spatial lists are 3-D, missing dims of size 1 in front.
+ */
+typedef struct gemm_conv {
+    const clops_tensor *x, *w, *y;
+    bool transposed;
+    int64_t groups, samples, cg, n; /* n: output channels per group */
+    int64_t k[3], out[3], in[3], s[3], p[3], d[3];
+    int64_t w_sg, w_sk, w_sn; /* the weight matrix in w's storage (elements) */
+} gemm_conv;
+
+/* The stride that merges the spatial dims (2 onwards) of image t into one
+ * (*pix; 1 when all have size 1), false when they do not merge. */
+bool gemm_merged_stride(const clops_tensor *t, int64_t *pix);
+
+/* Runs a convolution product through the engine with an epilogue (NULL:
+ * none; bias along N, residual of y's shape).  *done is false when the
+ * engine does not take it (CLBlast's dtypes, sizes past int, a y whose
+ * spatial dims do not merge): nothing was written. */
+clops_status gemm_engine_conv(const char *op, const gemm_conv *cv, const gemm_epilogue *epi,
+                              bool *done);
+
 /* What gemm_engine_cl did since the process started (all devices). */
 typedef struct gemm_engine_stats {
     uint64_t fma_calls;       /* the GPU FMA atom */

@@ -57,6 +57,8 @@
 
 static const char *const precision_names[] = {"highest", "high", "medium"};
 static atomic_int precision_mode = -1; /* -1: not read from the environment yet */
+/* -2: not read from the environment yet, -1: follow precision_mode */
+static atomic_int conv_precision_mode = -2;
 static atomic_int engine_enabled = -1; /* -1: not read from the environment yet */
 
 /* Index of a precision name, or -1. */
@@ -95,6 +97,37 @@ clops_status clops_set_float32_matmul_precision(const char *precision)
 const char *clops_get_float32_matmul_precision(void)
 {
     return precision_names[precision_now()];
+}
+
+clops_status clops_set_float32_conv_precision(const char *precision)
+{
+    int i = precision ? precision_index(precision) : -1;
+    if (precision && i < 0)
+        return clops__fail(CLOPS_INVALID_ARGUMENT,
+                           "set_float32_conv_precision: Invalid precision \"%s\": expected "
+                           "\"highest\", \"high\", \"medium\" or NULL (follow the matmul "
+                           "precision)",
+                           precision);
+    atomic_store(&conv_precision_mode, i);
+    return CLOPS_OK;
+}
+
+/* The convolutions' mode (index into precision_names). */
+static int conv_precision_now(void)
+{
+    int m = atomic_load(&conv_precision_mode);
+    if (m == -2) {
+        int expect = -2;
+        atomic_compare_exchange_strong(&conv_precision_mode, &expect,
+                                       precision_index(host_env("CLOPS_FLOAT32_CONV_PRECISION")));
+        m = atomic_load(&conv_precision_mode);
+    }
+    return m < 0 ? precision_now() : m;
+}
+
+const char *clops_get_float32_conv_precision(void)
+{
+    return precision_names[conv_precision_now()];
 }
 
 static bool engine_on(void)
@@ -155,6 +188,7 @@ typedef struct gemm_cfg {
     int ms, vec;         /* skinny: rows of A (<= 16), vector width of B's loads (1: none) */
     int split;           /* the program of split launches (GEMM_SPLIT) */
     int wg;              /* work items per group */
+    int conv;            /* 0 a plain product; 1, 2: A is an im2col view (GEMM_CONV) */
 } gemm_cfg;
 
 static const char *const kind_names[] = {"fma", "cpu", "mma", "skinny", "reduce"};
@@ -212,7 +246,8 @@ static clops_status gemm_defines(const void *ctx, const clops_device *d, strbuf 
 {
     (void)d;
     const gemm_cfg *c = ctx;
-    sb_printf(defs, "#define GEMM_DT %d\n#define GEMM_SPLIT %d\n", dt_code(c->dt), c->split);
+    sb_printf(defs, "#define GEMM_DT %d\n#define GEMM_SPLIT %d\n#define GEMM_CONV %d\n",
+              dt_code(c->dt), c->split, c->conv);
     switch (c->kind) {
     case GK_FMA:
         sb_printf(defs, "#define GEMM_FMA 1\n#define BM %d\n#define BN %d\n#define BK %d\n"
@@ -251,7 +286,8 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
     host_kkey key = {{GEMM_KEY_FAMILY | ((uint64_t)c->kind << 48) | ((uint64_t)c->dt << 40) |
                           ((uint64_t)c->a_cp << 35) | ((uint64_t)c->b_cp << 34) |
                           ((uint64_t)c->a_uk << 33) | ((uint64_t)c->b_uk << 32) |
-                          ((uint64_t)c->split << 16) | ((uint64_t)c->ms << 8) | (uint64_t)c->vec,
+                          ((uint64_t)c->conv << 20) | ((uint64_t)c->split << 16) |
+                          ((uint64_t)c->ms << 8) | (uint64_t)c->vec,
                       ((uint64_t)c->bm << 48) | ((uint64_t)c->bn << 32) | ((uint64_t)c->bk << 24) |
                           ((uint64_t)c->tm << 16) | ((uint64_t)c->tn << 8) | (uint64_t)c->stages,
                       ((uint64_t)c->rm << 48) | ((uint64_t)c->nv << 40) | ((uint64_t)c->mb << 32) |
@@ -259,7 +295,7 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
                       ((uint64_t)c->bkc << 40) | ((uint64_t)c->frag_db << 36) |
                           ((uint64_t)c->late << 32) |
                           ((uint64_t)c->raster << 24) | ((uint64_t)c->wm << 12) | (uint64_t)c->wn}};
-    char pname[96];
+    char pname[128];
     bool mma = c->kind == GK_MMA;
     if (mma)
         snprintf(pname, sizeof pname, "gemm/mma/%s/a-%s%s/b-%s%s/%s%s", clops_dtype_name(c->dt),
@@ -272,6 +308,10 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
     else
         snprintf(pname, sizeof pname, "gemm/%s/%s%s", kind_names[c->kind], clops_dtype_name(c->dt),
                  c->split ? "/split" : "");
+    if (c->conv) {
+        size_t l = strlen(pname);
+        snprintf(pname + l, sizeof pname - l, "%s", c->conv == 1 ? "/conv" : "/conv-t");
+    }
     static const char *const knames[] = {"gemm_fma", "gemm_cpu", "gemm_mma", "gemm_skinny",
                                          "gemm_reduce"};
     /* The matrix-unit atoms (inline PTX) only in the mma programs. */
@@ -360,7 +400,34 @@ typedef struct gemm_geom {
     cl_long off[3], sb[3], s1[3], s2[3]; /* A: (m, k), B: (k, n), C: (m, n) */
     cl_int m, n, k;
     int64_t batch;
+    /* the epilogue (bits: cl_kernels/gemm.cl), its bias E and residual R
+     * (unused: C's buffer) */
+    cl_int epi;
+    cl_mem emem, rmem;
+    cl_long e_off, e_sm, e_sn, e_sb, r_off, r_sb, r_sm, r_sn;
+    cl_float e_scale;
+    /* GEMM_CONV: the image's strides (sample, channel, 3 spatial), the
+     * geometry (cg, taps 3, out 3, in 3, stride 3, pad 3, dilation 3) and
+     * the sample strides of C and R */
+    cl_long x_s[5];
+    cl_int cv[19];
+    cl_long c_img, r_img;
 } gemm_geom;
+
+/* No epilogue, no convolution: harmless values for the unused arguments. */
+static void geom_plain(gemm_geom *g)
+{
+    g->epi = 0;
+    g->emem = g->rmem = g->mem[2];
+    g->e_off = g->e_sm = g->e_sn = g->e_sb = g->r_off = g->r_sb = g->r_sm = g->r_sn = 0;
+    g->e_scale = 0.0f;
+    for (int i = 0; i < 5; i++)
+        g->x_s[i] = 0;
+    for (int i = 0; i < 19; i++)
+        g->cv[i] = 1;
+    g->c_img = g->r_img = 0;
+}
+
 
 static void geom_of(const clops_tensor *a, const clops_tensor *b, const clops_tensor *c,
                     gemm_geom *g)
@@ -379,6 +446,7 @@ static void geom_of(const clops_tensor *a, const clops_tensor *b, const clops_te
     g->n = (cl_int)c->sizes[2];
     g->k = (cl_int)a->sizes[2];
     g->batch = c->sizes[0];
+    geom_plain(g);
 }
 
 /* Rows of A per block of the CPU atom: RM * mb, mb the largest of MB,
@@ -418,9 +486,16 @@ static clops_status gemm_launch_split(clops_device *d, host_kernel *k, const gem
                        A(g->mem[2]), A(g->off[2]), A(g->sb[2]), A(g->s1[2]), A(g->s2[2]),
                        A(g->m),      A(g->n),      A(g->k),     A(al),       A(be),
                        A(beta_zero), A(tiles_m),   A(tiles_n),  A(w),        A(nbatch),
-                       A(splits),    A(kper),      A(a_uk),     A(b_uk),     A(mb)};
+                       A(splits),    A(kper),      A(g->epi), A(g->emem), A(g->e_off), A(g->e_sm), A(g->e_sn), A(g->e_sb), A(g->e_scale),
+        A(g->rmem), A(g->r_off), A(g->r_sb), A(g->r_sm), A(g->r_sn), A(g->x_s[0]), A(g->x_s[1]),
+        A(g->x_s[2]), A(g->x_s[3]), A(g->x_s[4]), A(g->cv[0]), A(g->cv[1]), A(g->cv[2]),
+        A(g->cv[3]), A(g->cv[4]), A(g->cv[5]), A(g->cv[6]), A(g->cv[7]), A(g->cv[8]),
+        A(g->cv[9]), A(g->cv[10]), A(g->cv[11]), A(g->cv[12]), A(g->cv[13]), A(g->cv[14]),
+        A(g->cv[15]), A(g->cv[16]), A(g->cv[17]), A(g->cv[18]), A(g->c_img), A(g->r_img),
+                       A(a_uk),      A(b_uk),      A(mb)};
 #undef A
-    int nargs = cfg->kind == GK_FMA ? 29 : cfg->kind == GK_CPU ? 30 : 27;
+    /* 65 common arguments (GEMM_ARGS), then the atoms' own. */
+    int nargs = cfg->kind == GK_FMA ? 67 : cfg->kind == GK_CPU ? 68 : 65;
     return host_launch_local(d, k, nargs, args, (size_t)groups * (size_t)cfg->wg,
                              (size_t)cfg->wg);
 }
@@ -583,6 +658,7 @@ static bool canary_run(clops_device *d, const gemm_cfg *c, char *why, size_t cap
         goto done;
     }
     g.mem[0] = ba->mem, g.mem[1] = bb->mem, g.mem[2] = bc->mem;
+    geom_plain(&g);
     if ((st = gemm_launch(d, k, c, &g, 1.0f, 0.0f)) ||
         (st = host_read(d, bc->mem, 0, hc, nc * es))) {
         snprintf(why, cap, "the kernel did not run: %s", clops_last_error());
@@ -625,8 +701,13 @@ done:
 /* Whether config c may run on d: checked once per device and config; a
  * failure warns once and leaves the FMA atom in charge.  After the first
  * check, a few atomic loads and no lock. */
-static bool mma_checked(clops_device *d, const gemm_cfg *c)
+static bool mma_checked(clops_device *d, const gemm_cfg *cfg)
 {
+    /* Convolution programs share the atom and staging of the plain
+     * configuration, which is what the check runs. */
+    gemm_cfg plain = *cfg;
+    plain.conv = 0;
+    const gemm_cfg *c = &plain;
     canary_follow_setting();
     unsigned gen = host_generation();
     int idx = canary_index(c);
@@ -742,7 +823,7 @@ static clops_status gemm_run(clops_device *d, const gemm_cfg *cfg, const gemm_ge
 {
     host_kernel *kern = NULL;
     cl_int kper = g->k;
-    int splits = g->k > 0 ? split_count(d, cfg, g, groups, &kper) : 1;
+    int splits = g->k > 0 && !cfg->conv ? split_count(d, cfg, g, groups, &kper) : 1;
     gemm_cfg sc = *cfg;
     sc.split = splits > 1;
     clops_status st = gemm_kernel(d, &sc, &kern);
@@ -775,9 +856,14 @@ static clops_status gemm_run(clops_device *d, const gemm_cfg *cfg, const gemm_ge
                            A(g->mem[2]), A(g->off[2]), A(g->sb[2]), A(g->s1[2]), A(g->s2[2]),
                            A(g->m),      A(g->n),      A(g->k),     A(al),       A(be),
                            A(beta_zero), A(tiles),     A(tiles),    A(w->mem),   A(nb),
-                           A(sp),        A(kper)};
+                           A(sp),        A(kper),      A(g->epi), A(g->emem), A(g->e_off), A(g->e_sm), A(g->e_sn), A(g->e_sb), A(g->e_scale),
+        A(g->rmem), A(g->r_off), A(g->r_sb), A(g->r_sm), A(g->r_sn), A(g->x_s[0]), A(g->x_s[1]),
+        A(g->x_s[2]), A(g->x_s[3]), A(g->x_s[4]), A(g->cv[0]), A(g->cv[1]), A(g->cv[2]),
+        A(g->cv[3]), A(g->cv[4]), A(g->cv[5]), A(g->cv[6]), A(g->cv[7]), A(g->cv[8]),
+        A(g->cv[9]), A(g->cv[10]), A(g->cv[11]), A(g->cv[12]), A(g->cv[13]), A(g->cv[14]),
+        A(g->cv[15]), A(g->cv[16]), A(g->cv[17]), A(g->cv[18]), A(g->c_img), A(g->r_img)};
 #undef A
-        st = host_launch_local(d, red, 27, args, ops_cdiv((int64_t)items, (int64_t)wg) * wg, wg);
+        st = host_launch_local(d, red, 65, args, ops_cdiv((int64_t)items, (int64_t)wg) * wg, wg);
     }
     host_free(w);
     return st;
@@ -838,46 +924,165 @@ static void skinny_transpose(gemm_geom *g)
     g->mem[1] = t.mem[0], g->off[1] = t.off[0], g->sb[1] = t.sb[0];
     g->s1[1] = t.s2[0], g->s2[1] = t.s1[0]; /* B' (k, m) */
     g->s1[2] = t.s2[2], g->s2[2] = t.s1[2];
+    g->e_sm = t.e_sn, g->e_sn = t.e_sm; /* a bias along N runs along M now */
+    g->r_sm = t.r_sn, g->r_sn = t.r_sm;
     g->m = t.n, g->n = t.m;
 }
 
-clops_status gemm_engine_cl(const char *op, const clops_tensor *a, const clops_tensor *b,
-                            clops_tensor *c, clops_scalar alpha, clops_scalar beta)
+/* Whether the engine's kernels take dtype dt on d (else CLBlast) under
+ * float32 precision mode `mode`; *tf32: float32 as TF32 on matrix units. */
+static bool engine_takes(const clops_device *d, clops_dtype dt, int mode, bool *tf32)
 {
-    clops_device *d = c->storage->device;
-    clops_dtype dt = c->dtype;
     /* float32 on GPUs stays with CLBlast (its tuned kernels beat the FMA
      * atom there: H200, 43 against 24 TFLOP/s at 4096^3, docs/gemm.md)
      * unless the precision mode allows TF32 on matrix units. */
-    bool tf32 = dt == CLOPS_FLOAT32 && !kit_is_cpu(d) && precision_now() > 0 && has_mma(d);
-    bool mine = engine_on() && !kit_is_host(d) &&
-                ((dt == CLOPS_FLOAT32 && (kit_is_cpu(d) || tf32)) || dt == CLOPS_FLOAT16 ||
-                 dt == CLOPS_BFLOAT16);
-    if (mine && (a->ndim != 3 || b->ndim != 3 || c->ndim != 3 || a->dtype != dt ||
-                 b->dtype != dt))
+    *tf32 = dt == CLOPS_FLOAT32 && !kit_is_cpu(d) && mode > 0 && has_mma(d);
+    return engine_on() && !kit_is_host(d) &&
+           ((dt == CLOPS_FLOAT32 && (kit_is_cpu(d) || *tf32)) || dt == CLOPS_FLOAT16 ||
+            dt == CLOPS_BFLOAT16);
+}
+
+bool gemm_engine_fuses(const clops_device *d, clops_dtype dt)
+{
+    bool tf32;
+    return engine_takes(d, dt, precision_now(), &tf32);
+}
+
+bool gemm_engine_convolves(const clops_device *d, clops_dtype dt)
+{
+    bool tf32;
+    return engine_takes(d, dt, conv_precision_now(), &tf32);
+}
+
+/* The buffer of a non-empty tensor. */
+static cl_mem mem_of(const clops_tensor *t)
+{
+    return t->storage->block ? t->storage->block->mem : NULL;
+}
+
+/* The epilogue's part of g; CLOPS_INTERNAL for a malformed one. */
+static clops_status epi_setup(const char *op, const gemm_epilogue *epi, const clops_tensor *c,
+                              int64_t m, int64_t n, gemm_geom *g)
+{
+    if (!epi)
+        return CLOPS_OK;
+    if (epi->act < 0 || epi->act >= GEMM_ACT_COUNT)
+        return clops__fail(CLOPS_INTERNAL, "%s: unknown epilogue activation %d", op,
+                           (int)epi->act);
+    g->epi = (cl_int)epi->act << 3;
+    if (epi->bias) {
+        const clops_tensor *e = epi->bias;
+        if (e->ndim != 1 || e->dtype != c->dtype || e->sizes[0] != (epi->bias_rows ? m : n))
+            return clops__fail(CLOPS_INTERNAL, "%s: the epilogue's bias does not match C", op);
+        g->epi |= 1;
+        g->emem = mem_of(e);
+        g->e_off = e->offset;
+        g->e_sm = epi->bias_rows ? e->strides[0] : 0;
+        g->e_sn = epi->bias_rows ? 0 : e->strides[0];
+        g->e_scale = (cl_float)epi->bias_scale;
+    }
+    if (epi->residual) {
+        if (epi->residual->dtype != c->dtype)
+            return clops__fail(CLOPS_INTERNAL, "%s: the epilogue's residual does not match C",
+                               op);
+        g->epi |= (epi->residual_after ? 2 : 1) << 1;
+        g->rmem = mem_of(epi->residual);
+    }
+    return CLOPS_OK;
+}
+
+/*
+ * Chooses the atom for a product of dt on d with A staged (a_uk, a_cp) and
+ * B (b_un, b_cp) as staging_of says, and runs it (gemm_run: split along K
+ * where that pays, never for a convolution's im2col view).  *done false:
+ * the engine leaves the product to CLBlast.
+ */
+static clops_status engine_launch(const char *op, clops_device *d, clops_dtype dt, bool tf32,
+                                  int conv, gemm_geom *g, int a_uk, int a_cp, int b_un,
+                                  int b_cp, float alpha, float beta, bool *done)
+{
+    gemm_cfg cfg;
+    bool mma = (dt == CLOPS_FLOAT16 || dt == CLOPS_BFLOAT16 || tf32) && g->k > 0 && has_mma(d);
+    if (mma) {
+        /* Deep products keep 128 x 128 blocks and split K instead (H100:
+         * 1024 x 768 x 16384, 149 against 106 TFLOP/s), unless even 16
+         * parts would not fill the device (256 x 256 x 16384: 61 with
+         * 128 x 128 blocks, 77 with 64 x 128); convolutions do not split. */
+        int64_t blocks = g->batch * ops_cdiv(g->m, 128) * ops_cdiv(g->n, 128);
+        int64_t units = d->info.compute_units ? d->info.compute_units : 1;
+        bool small = blocks < units && (g->k < 4096 || blocks * 8 < units || conv);
+        mma = mma_config(d, dt, a_uk, !b_un, a_cp, b_cp, small, &cfg) && mma_checked(d, &cfg);
+    }
+    /* TF32 not possible here (K == 0, or its check failed): CLBlast's
+     * float32, as "highest". */
+    if (!mma && tf32)
+        return CLOPS_OK;
+    if (!mma)
+        fma_config(d, dt, &cfg);
+    cfg.conv = conv;
+    int64_t groups = g->batch * ops_cdiv(g->m, cfg.kind == GK_CPU ? cfg.rm * 2 : cfg.bm) *
+                     ops_cdiv(g->n, cfg.bn);
+    /* Split launches multiply the groups by at most 16. */
+    if (groups > INT32_MAX / 16)
+        return CLOPS_OK;
+    atomic_uint_fast64_t *ctr = cfg.kind == GK_MMA ? &n_mma : cfg.kind == GK_CPU ? &n_cpu : &n_fma;
+    atomic_fetch_add(ctr, 1);
+    clops_status st = gemm_run(d, &cfg, g, groups, alpha, beta);
+    if (st == CLOPS_UNSUPPORTED) {
+        /* The device runs smaller work-groups of this kernel than it
+         * needs (registers): CLBlast takes the product. */
+        atomic_fetch_sub(ctr, 1);
+        return CLOPS_OK;
+    }
+    *done = true;
+    return st ? clops__error_prefix(st, "%s", op) : CLOPS_OK;
+}
+
+clops_status gemm_engine_epi(const char *op, const clops_tensor *a, const clops_tensor *b,
+                             clops_tensor *c, clops_scalar alpha, clops_scalar beta,
+                             const gemm_epilogue *epi, bool *done)
+{
+    *done = false;
+    clops_device *d = c->storage->device;
+    clops_dtype dt = c->dtype;
+    bool tf32 = false;
+    if (!engine_takes(d, dt, precision_now(), &tf32))
+        return CLOPS_OK;
+    if (a->ndim != 3 || b->ndim != 3 || c->ndim != 3 || a->dtype != dt || b->dtype != dt)
         return clops__fail(CLOPS_INTERNAL, "%s: the GEMM engine needs 3-D views of one dtype",
                            op);
-    int64_t m = mine ? c->sizes[1] : 0, n = mine ? c->sizes[2] : 0, k = mine ? a->sizes[2] : 0;
-    if (mine && (m > GEMM_DIM_MAX || n > GEMM_DIM_MAX || k > GEMM_DIM_MAX))
-        mine = false;
-    if (!mine) {
-        atomic_fetch_add(&n_clblast, 1);
-        return blas_gemm_opencl(op, a, b, c, alpha, beta);
-    }
+    int64_t m = c->sizes[1], n = c->sizes[2], k = a->sizes[2];
+    if (m > GEMM_DIM_MAX || n > GEMM_DIM_MAX || k > GEMM_DIM_MAX)
+        return CLOPS_OK;
     clops_status st = blas_check_dtype(gemm_engine_cl, op, dt, d);
     if (st)
         return st;
     int64_t batch = c->sizes[0];
-    if (batch == 0 || m == 0 || n == 0)
+    if (batch == 0 || m == 0 || n == 0) {
+        *done = true;
         return CLOPS_OK;
+    }
     gemm_geom g;
     geom_of(a, b, c, &g);
+    if ((st = epi_setup(op, epi, c, m, n, &g)))
+        return st;
+    if (epi && epi->residual) {
+        const clops_tensor *r = epi->residual;
+        if (r->ndim != 3 || r->sizes[0] != batch || r->sizes[1] != m || r->sizes[2] != n)
+            return clops__fail(CLOPS_INTERNAL, "%s: the epilogue's residual is not C-shaped",
+                               op);
+        g.r_off = r->offset;
+        g.r_sb = batch > 1 ? r->strides[0] : 0;
+        g.r_sm = r->strides[1];
+        g.r_sn = r->strides[2];
+    }
     float al = (float)clops_scalar_to_double(alpha), be = (float)clops_scalar_to_double(beta);
-    gemm_cfg cfg;
     bool tr = false;
     if (skinny_for(d, dt != CLOPS_FLOAT32 || tf32, m, n, k, &tr) &&
         batch * ops_cdiv(m > n ? m : n, 8) <= INT32_MAX) {
         /* One pass over the wide operand at memory bandwidth. */
+        gemm_geom g0 = g;
+        gemm_cfg cfg;
         if (tr)
             skinny_transpose(&g);
         skinny_config(&g, dt, &cfg);
@@ -885,54 +1090,158 @@ clops_status gemm_engine_cl(const char *op, const clops_tensor *a, const clops_t
             int64_t groups = batch * ops_cdiv(g.n, cfg.bn);
             atomic_fetch_add(&n_skinny, 1);
             st = gemm_run(d, &cfg, &g, groups, al, be);
-            if (st != CLOPS_UNSUPPORTED)
+            if (st != CLOPS_UNSUPPORTED) {
+                *done = true;
                 return st ? clops__error_prefix(st, "%s", op) : CLOPS_OK;
+            }
             atomic_fetch_sub(&n_skinny, 1);
         }
-        geom_of(a, b, c, &g);
+        g = g0;
     }
-    bool mma = (dt == CLOPS_FLOAT16 || dt == CLOPS_BFLOAT16 || tf32) && k > 0 && has_mma(d);
-    if (mma) {
-        int a_uk, a_cp, b_un, b_cp;
-        int64_t ce = 16 / (int64_t)clops_dtype_size(dt);
-        staging_of(m, k, a->strides[1], a->strides[2], a->strides[0], batch, a->offset, ce,
-                   &a_uk, &a_cp);
-        staging_of(k, n, b->strides[1], b->strides[2], b->strides[0], batch, b->offset, ce,
-                   &b_un, &b_cp);
-        /* Deep products keep 128 x 128 blocks and split K instead (H100:
-         * 1024 x 768 x 16384, 149 against 106 TFLOP/s), unless even 16
-         * parts would not fill the device (256 x 256 x 16384: 61 with
-         * 128 x 128 blocks, 77 with 64 x 128). */
-        int64_t blocks = batch * ops_cdiv(m, 128) * ops_cdiv(n, 128);
-        int64_t units = d->info.compute_units ? d->info.compute_units : 1;
-        bool small = blocks < units && (k < 4096 || blocks * 8 < units);
-        mma = mma_config(d, dt, a_uk, !b_un, a_cp, b_cp, small, &cfg) && mma_checked(d, &cfg);
+    int a_uk = 0, a_cp = 0, b_un = 0, b_cp = 0;
+    int64_t ce = 16 / (int64_t)clops_dtype_size(dt);
+    staging_of(m, k, a->strides[1], a->strides[2], a->strides[0], batch, a->offset, ce, &a_uk,
+               &a_cp);
+    staging_of(k, n, b->strides[1], b->strides[2], b->strides[0], batch, b->offset, ce, &b_un,
+               &b_cp);
+    return engine_launch(op, d, dt, tf32, 0, &g, a_uk, a_cp, b_un, b_cp, al, be, done);
+}
+
+clops_status gemm_engine_cl(const char *op, const clops_tensor *a, const clops_tensor *b,
+                            clops_tensor *c, clops_scalar alpha, clops_scalar beta)
+{
+    bool done = false;
+    clops_status st = gemm_engine_epi(op, a, b, c, alpha, beta, NULL, &done);
+    if (st || done)
+        return st;
+    atomic_fetch_add(&n_clblast, 1);
+    return blas_gemm_opencl(op, a, b, c, alpha, beta);
+}
+
+bool gemm_merged_stride(const clops_tensor *t, int64_t *pix)
+{
+    int64_t expect = -1;
+    *pix = 1;
+    for (int i = t->ndim - 1; i >= 2; i--) {
+        if (t->sizes[i] == 1)
+            continue;
+        if (expect >= 0 && t->strides[i] != expect)
+            return false;
+        if (expect < 0)
+            *pix = t->strides[i];
+        expect = t->strides[i] * t->sizes[i];
     }
-    if (!mma && tf32) {
-        /* TF32 not possible here (K == 0, or its check failed): CLBlast's
-         * float32, as "highest". */
-        atomic_fetch_add(&n_clblast, 1);
-        return blas_gemm_opencl(op, a, b, c, alpha, beta);
+    return true;
+}
+
+/* Whether v and everything the kernel derives from it stays far from
+ * int's limits. */
+static bool small_int(int64_t v)
+{
+    return v >= 0 && v <= (1 << 28);
+}
+
+clops_status gemm_engine_conv(const char *op, const gemm_conv *cv, const gemm_epilogue *epi,
+                              bool *done)
+{
+    *done = false;
+    const clops_tensor *x = cv->x, *w = cv->w, *y = cv->y;
+    clops_device *d = y->storage->device;
+    clops_dtype dt = y->dtype;
+    bool tf32 = false;
+    if (!engine_takes(d, dt, conv_precision_now(), &tf32) || x->dtype != dt || w->dtype != dt)
+        return CLOPS_OK;
+    int nsp = y->ndim - 2;
+    int64_t taps = 1, ls = 1;
+    bool fits = nsp >= 1 && nsp <= 3 && x->ndim == y->ndim && small_int(cv->cg);
+    for (int i = 0; i < 3 && fits; i++) {
+        fits = small_int(cv->k[i]) && small_int(cv->out[i]) && small_int(cv->in[i]) &&
+               small_int(cv->s[i]) && small_int(cv->p[i]) && small_int(cv->d[i]) &&
+               cv->out[i] * cv->s[i] + cv->p[i] + cv->k[i] * cv->d[i] < (1 << 29) &&
+               cv->in[i] * cv->s[i] + cv->p[i] + cv->k[i] * cv->d[i] < (1 << 29);
+        taps *= cv->k[i];
+        ls *= cv->out[i];
     }
-    if (!mma)
-        fma_config(d, dt, &cfg);
-    int64_t groups = batch * ops_cdiv(m, cfg.kind == GK_CPU ? cfg.rm * 2 : cfg.bm) *
-                     ops_cdiv(n, cfg.bn);
-    /* Split launches multiply the groups by at most 16. */
-    if (groups > INT32_MAX / 16) {
-        atomic_fetch_add(&n_clblast, 1);
-        return blas_gemm_opencl(op, a, b, c, alpha, beta);
+    int64_t m = 0, k = 0, pix = 0, rpix = 0;
+    fits = fits && geom_mul(cv->samples, ls, &m);
+    fits = fits && geom_mul(taps, cv->cg, &k) && m <= GEMM_DIM_MAX && k <= GEMM_DIM_MAX &&
+           cv->n <= GEMM_DIM_MAX && gemm_merged_stride(y, &pix);
+    const clops_tensor *r = epi ? epi->residual : NULL;
+    if (r)
+        fits = fits && r->ndim == y->ndim && gemm_merged_stride(r, &rpix) &&
+               memcmp(r->sizes, y->sizes, sizeof(int64_t) * (size_t)y->ndim) == 0;
+    if (!fits)
+        return CLOPS_OK;
+    clops_status st = blas_check_dtype(gemm_engine_cl, op, dt, d);
+    if (st)
+        return st;
+    if (cv->groups == 0 || m == 0 || cv->n == 0) {
+        *done = true;
+        return CLOPS_OK;
     }
-    atomic_fetch_add(cfg.kind == GK_MMA ? &n_mma : cfg.kind == GK_CPU ? &n_cpu : &n_fma, 1);
-    st = gemm_run(d, &cfg, &g, groups, al, be);
-    if (st == CLOPS_UNSUPPORTED) {
-        /* The device runs smaller work-groups of this kernel than it
-         * needs (registers): CLBlast takes the product. */
-        atomic_fetch_sub(cfg.kind == GK_MMA ? &n_mma : cfg.kind == GK_CPU ? &n_cpu : &n_fma, 1);
-        atomic_fetch_add(&n_clblast, 1);
-        return blas_gemm_opencl(op, a, b, c, alpha, beta);
+    gemm_geom g;
+    memset(&g, 0, sizeof g);
+    g.mem[0] = k ? mem_of(x) : mem_of(y);
+    g.mem[1] = k ? mem_of(w) : mem_of(y);
+    g.mem[2] = mem_of(y);
+    geom_plain(&g);
+    g.m = (cl_int)m, g.n = (cl_int)cv->n, g.k = (cl_int)k;
+    g.batch = cv->groups;
+    /* The image's strides, spatial dims padded in front with stride 0. */
+    g.x_s[0] = x->strides[0];
+    g.x_s[1] = x->strides[1];
+    for (int i = 0; i < 3; i++)
+        g.x_s[2 + i] = i < 3 - nsp ? 0 : x->strides[2 + i - (3 - nsp)];
+    g.off[0] = x->offset;
+    g.sb[0] = cv->groups > 1 ? cv->cg * x->strides[1] : 0;
+    g.off[1] = w->offset;
+    g.sb[1] = cv->groups > 1 ? cv->w_sg : 0;
+    g.s1[1] = cv->w_sk;
+    g.s2[1] = cv->w_sn;
+    g.off[2] = y->offset;
+    g.sb[2] = cv->groups > 1 ? cv->n * y->strides[1] : 0;
+    g.s1[2] = pix;
+    g.s2[2] = y->strides[1];
+    g.c_img = y->strides[0];
+    const int64_t *geo[6] = {cv->k, cv->out, cv->in, cv->s, cv->p, cv->d};
+    g.cv[0] = (cl_int)cv->cg;
+    for (int a = 0; a < 6; a++)
+        for (int i = 0; i < 3; i++)
+            g.cv[1 + 3 * a + i] = (cl_int)geo[a][i];
+    /* Which way A's elements run: along K (channels) when the channel
+     * stride is the smallest of the image's (channels-last), else along M;
+     * the FMA atoms read the hints from A's "strides". */
+    int64_t csx = llabs(x->strides[1]), smin = INT64_MAX;
+    for (int i = 2; i < x->ndim; i++)
+        if (x->sizes[i] > 1 && llabs(x->strides[i]) < smin)
+            smin = llabs(x->strides[i]);
+    int a_uk = x->sizes[1] > 1 && csx <= smin;
+    g.s1[0] = a_uk ? 2 : 1;
+    g.s2[0] = a_uk ? 1 : 2;
+    if ((st = epi_setup(op, epi, y, m, cv->n * cv->groups, &g)))
+        return st;
+    if (epi && epi->bias) {
+        /* One bias over every group: group b's columns start at b * n. */
+        if (epi->bias_rows)
+            return clops__fail(CLOPS_INTERNAL, "%s: a convolution's bias runs along N", op);
+        g.e_sb = cv->n * g.e_sn;
     }
-    return st ? clops__error_prefix(st, "%s", op) : CLOPS_OK;
+    if (r) {
+        g.r_off = r->offset;
+        g.r_sb = cv->groups > 1 ? cv->n * r->strides[1] : 0;
+        g.r_sm = rpix;
+        g.r_sn = r->strides[1];
+        g.r_img = r->strides[0];
+    }
+    int64_t ce = 16 / (int64_t)clops_dtype_size(dt);
+    bool aligned = x->strides[1] == 1 && cv->cg % ce == 0 && x->offset % ce == 0;
+    for (int i = 0; i < x->ndim && aligned; i++)
+        aligned = x->sizes[i] == 1 || x->strides[i] % ce == 0 || i == 1;
+    int a_cp = a_uk && aligned;
+    int b_un = 0, b_cp = 0;
+    staging_of(k, cv->n, cv->w_sk, cv->w_sn, cv->w_sg, cv->groups, w->offset, ce, &b_un, &b_cp);
+    return engine_launch(op, d, dt, tf32, cv->transposed ? 2 : 1, &g, a_uk, a_cp, b_un, b_cp, 1.0f,
+                         0.0f, done);
 }
 
 const char *gemm_engine_path(const clops_device *d, clops_dtype dt)

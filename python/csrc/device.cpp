@@ -776,5 +776,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)
     m.def("version", [] { return std::string(clops_version()); });
     m.def("float32_matmul_precision",
           [] { return std::string(clops_get_float32_matmul_precision()); });
+    m.def("float32_conv_precision",
+          [] { return std::string(clops_get_float32_conv_precision()); });
     m.def("autograd_device_queues", &autograd_device_queues);
 }

@@ -166,6 +166,28 @@ std::string compare_schema_texts(const std::string &torch_schema, const std::str
 
 /* ---- float32 matmul precision ------------------------------------------------------ */
 
+/* The per-backend API's CUDA setting of an op class as a clops precision
+ * (torch.backends.cuda.matmul.fp32_precision, torch.backends.cudnn.conv.
+ * fp32_precision), for states the legacy queries refuse to report. */
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 9)
+#define MATMUL_OP at::Float32Op::MATMUL
+#define CONV_OP at::Float32Op::CONV
+static const char *per_backend_precision(at::Float32Op op)
+{
+    return at::globalContext().float32Precision(at::Float32Backend::CUDA, op) ==
+                   at::Float32Precision::TF32
+               ? "high"
+               : "highest";
+}
+#else
+#define MATMUL_OP 0
+#define CONV_OP 1
+[[noreturn]] static const char *per_backend_precision(int)
+{
+    throw;
+}
+#endif
+
 /* PyTorch's float32 matmul precision as clops names it.  The legacy query
  * (torch.get_float32_matmul_precision; torch.backends.cuda.matmul.allow_tf32
  * = True is "high", False "highest") answers unless the newer per-backend
@@ -181,26 +203,37 @@ static const char *torch_matmul_precision()
         default: return "highest";
         }
     } catch (const c10::Error &) {
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 9)
-        return at::globalContext().float32Precision(at::Float32Backend::CUDA,
-                                                    at::Float32Op::MATMUL) ==
-                       at::Float32Precision::TF32
-                   ? "high"
-                   : "highest";
-#else
-        throw;
-#endif
+        return per_backend_precision(MATMUL_OP);
+    }
+}
+
+/* PyTorch's float32 precision of convolutions as clops names it:
+ * torch.backends.cudnn.allow_tf32 (True by default) is "high", False
+ * "highest" (or the per-backend API's cuDNN convolution setting where the
+ * legacy flag cannot say). */
+static const char *torch_conv_precision()
+{
+    try {
+        return at::globalContext().allowTF32CuDNN() ? "high" : "highest";
+    } catch (const c10::Error &) {
+        return per_backend_precision(CONV_OP);
     }
 }
 
 /* Gives clops' GEMM engine PyTorch's current float32 matmul precision,
- * before every matrix product and convolution: a read of PyTorch's
+ * before every matrix product and convolution, and for convolutions also
+ * the convolution precision (cuDNN's allow_tf32): a read of PyTorch's
  * setting, and a write to clops only when the two differ. */
-static void sync_matmul_precision()
+static void sync_matmul_precision(bool conv)
 {
     const char *want = torch_matmul_precision();
     if (strcmp(clops_get_float32_matmul_precision(), want) != 0)
         check(clops_set_float32_matmul_precision(want), "set_float32_matmul_precision");
+    if (conv) {
+        want = torch_conv_precision();
+        if (strcmp(clops_get_float32_conv_precision(), want) != 0)
+            check(clops_set_float32_conv_precision(want), "set_float32_conv_precision");
+    }
 }
 
 /* ---- fallback counters --------------------------------------------------------- */
@@ -704,7 +737,7 @@ struct GenericKernel final : c10::OperatorKernel {
                 return;
             }
             if (gemm)
-                sync_matmul_precision();
+                sync_matmul_precision(name.rfind("convolution", 0) == 0);
             st = clops_call_boxed(op, vals.data(), (int)n, outs.data(), (int)outs.size());
             if (st == CLOPS_NOT_IMPLEMENTED) {
                 cpu_fallback(h, stack);

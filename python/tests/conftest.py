@@ -17,6 +17,13 @@ def clops_device_present():
         "no clops OpenCL device: " + clops.torch._C.discovery_note())
 
 
+# Exact float32 convolutions, as the values are compared with PyTorch's CPU:
+# cudnn.allow_tf32 (True by default) is clops' convolution precision, and
+# would put float32 convolutions on TF32 on NVIDIA devices (docs/torch.md).
+# test_precision.py sets it where it tests the mapping.
+torch.backends.cudnn.allow_tf32 = False
+
+
 @pytest.fixture
 def dev():
     return torch.device("clops", torch.clops.current_device())

@@ -67,6 +67,10 @@ def test_channels_last_input_matches_cpu(dev):
     out = F.conv2d(x.to(dev), w.to(dev), padding=1)
     assert conv_fallbacks() == {}
     assert_close(out, ref, rtol=1e-4, atol=1e-4)
+    # PyTorch's memory format: channels-last in, channels-last out.
+    assert out.is_contiguous(memory_format=torch.channels_last) == \
+        ref.is_contiguous(memory_format=torch.channels_last)
+    assert out.is_contiguous(memory_format=torch.channels_last)
 
 
 def test_resnet18_forward_uses_no_conv_fallback(dev):

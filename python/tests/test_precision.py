@@ -81,3 +81,20 @@ def test_per_backend_api_alone(dev):
     torch.backends.cuda.matmul.fp32_precision = "ieee"
     a @ a
     assert _C.float32_matmul_precision() == "highest"
+
+
+def test_cudnn_allow_tf32_sets_the_convolution_precision(dev):
+    """torch.backends.cudnn.allow_tf32 (True by default) is clops' float32
+    convolution precision: "high" (TF32 on matrix units) or "highest"."""
+    x = torch.randn(1, 2, 5, 5, device=dev)
+    w = torch.randn(3, 2, 3, 3, device=dev)
+    prev = torch.backends.cudnn.allow_tf32
+    try:
+        torch.set_float32_matmul_precision("highest")
+        for flag in (True, False, True):
+            torch.backends.cudnn.allow_tf32 = flag
+            torch.nn.functional.conv2d(x, w)
+            assert _C.float32_conv_precision() == ("high" if flag else "highest")
+            assert _C.float32_matmul_precision() == "highest"
+    finally:
+        torch.backends.cudnn.allow_tf32 = prev
