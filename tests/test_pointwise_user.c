@@ -57,7 +57,14 @@ static void test_promotion_none_reads_every_operand_in_its_own_dtype(void **stat
         clops_value args[3] = {clops_value_tensor(x), clops_value_tensor(i),
                                clops_value_tensor(m)};
         clops_value ret[1];
+        clops_device_counters before, after;
+        CT_OK(clops_device_get_counters(devs[k], &before));
         CT_OK(clops_call_boxed(op, args, 3, ret, 1));
+        CT_OK(clops_device_get_counters(devs[k], &after));
+        /* one kernel, whatever its three operands are (none on the CPU) */
+        bool cpu = clops_device_get_info(devs[k])->type == CLOPS_DEVICE_CPU;
+        CT_ASSERT_MSG(after.launches - before.launches == (cpu ? 0u : 1u), "%llu launches",
+                      (unsigned long long)(after.launches - before.launches));
         CT_ASSERT(clops_tensor_dtype(ret[0].v.t) == CLOPS_FLOAT32);
         float *got = ct_to_host(ret[0].v.t);
         for (int e = 0; e < 4; e++)

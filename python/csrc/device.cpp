@@ -777,4 +777,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)
     m.def("float32_matmul_precision",
           [] { return std::string(clops_get_float32_matmul_precision()); });
     m.def("autograd_device_queues", &autograd_device_queues);
+    m.def("fused_register", &fused_register);
+    m.def("fused_call", &fused_call);
+    m.def("device_counters", &device_counters);
 }

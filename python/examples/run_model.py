@@ -8,6 +8,11 @@ the time per step and which ops ran on the CPU for lack of a clops kernel.
     python python/examples/run_model.py --model gpt2 --size 124m --batch 8 --seq 512 --device cuda
     python python/examples/run_model.py --model gpt2 --device clops --profile prof.json
 
+--compile runs the same steps eagerly and through torch.compile (backend
+"clops" on the clops device, Inductor elsewhere, or the backend named:
+--compile aot_eager) in one process and prints both times and, on clops, the
+kernel launches per step of each (torch.clops.device_counters()).
+
 --profile times one more step op by op (the device synchronised around every
 ATen op, so the sum exceeds the step time by the synchronisation cost) and
 writes {op: [calls, seconds]}; python/tools/profile_compare.py sets two such
@@ -98,6 +103,9 @@ def main():
     p.add_argument("--steps", type=int, default=3)
     p.add_argument("--warmup", type=int, default=1)
     p.add_argument("--profile", metavar="JSON", help="time one more step op by op, write JSON")
+    p.add_argument("--compile", nargs="?", const="default", metavar="BACKEND",
+                   help="also time torch.compile(backend=BACKEND): clops on the clops device, "
+                        "inductor elsewhere")
     args = p.parse_args()
 
     if args.device.startswith("clops"):
@@ -115,32 +123,54 @@ def main():
         x = x.to(dtype)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4) if args.train else None
 
-    def step():
-        if args.train:
-            opt.zero_grad()
-            loss = run(model, x)
-            loss.backward()
-            opt.step()
-            return loss
-        with torch.no_grad():
-            return run(model, x)
+    def stepper(fn):
+        def step():
+            if args.train:
+                opt.zero_grad()
+                loss = fn(model, x)
+                loss.backward()
+                opt.step()
+                return loss
+            with torch.no_grad():
+                return fn(model, x)
+        return step
 
-    for _ in range(args.warmup):
-        step()
-    sync(device)
-    if device.type == "clops":
-        torch.clops.reset_fallback_counts()
-    times = []
-    for _ in range(args.steps):
+    def measure(step, label):
         t0 = time.perf_counter()
-        out = step()
+        for _ in range(args.warmup):
+            step()
         sync(device)
-        times.append(time.perf_counter() - t0)
-    what = "training step" if args.train else "forward"
-    print(f"{args.model} ({args.size}, batch {args.batch}, {args.dtype}) {what} on {device}: "
-          f"{min(times) * 1e3:.1f} ms/step (best of {args.steps}), "
-          f"mean {sum(times) / len(times) * 1e3:.1f} ms; output {tuple(out.shape)} "
-          f"sum {out.float().sum().item():.6g}")
+        first = time.perf_counter() - t0
+        if device.type == "clops":
+            torch.clops.reset_fallback_counts()
+            launches0 = torch.clops.device_counters(device)["launches"]
+        times = []
+        for _ in range(args.steps):
+            t0 = time.perf_counter()
+            out = step()
+            sync(device)
+            times.append(time.perf_counter() - t0)
+        what = "training step" if args.train else "forward"
+        line = (f"{args.model} ({args.size}, batch {args.batch}, {args.dtype}) {what} on {device}"
+                f"{label}: {min(times) * 1e3:.1f} ms/step (best of {args.steps}), "
+                f"mean {sum(times) / len(times) * 1e3:.1f} ms; output {tuple(out.shape)} "
+                f"sum {out.float().sum().item():.6g}")
+        if device.type == "clops":
+            launches = (torch.clops.device_counters(device)["launches"] - launches0) / args.steps
+            line += f"; {launches:.0f} kernel launches/step"
+        if label:
+            line += f"; warmup (compiling) {first:.1f} s"
+        print(line)
+        return min(times)
+
+    step = stepper(run)
+    times = [measure(step, "")]
+    if args.compile:
+        backend = args.compile
+        if backend == "default":
+            backend = "clops" if device.type == "clops" else "inductor"
+        best = measure(stepper(torch.compile(run, backend=backend)), f" (compiled, {backend})")
+        print(f"compiled/eager speed: {times[0] / best:.2f}x")
     if args.profile:
         with OpTimes(device) as prof:
             step()
