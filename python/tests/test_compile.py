@@ -3,7 +3,7 @@
 
 Random pointwise graphs with broadcasts and views in float32 and bfloat16
 give the same bits compiled as eager on the clops device, in fewer kernel
-launches; an MLP and a small GPT-2 train through compile with eager's
+launches; an MLP and a GPT-2 block train through compile with eager's
 gradients; graph breaks, new sequence lengths (no new kernels), repeated
 runs (same bits) and a second process (kernels from the disk cache) work;
 Inductor refuses the device with a message naming the clops backend.
@@ -40,15 +40,16 @@ def run_counted(fn, *args):
 
 # -- random pointwise graphs --------------------------------------------------
 
-# Ops whose eager kernel on a CPU device (POCL) evaluates one OpenCL
-# built-in on whole vectors (the inventory's `lanewise` records: exp, tanh,
-# rsqrt, log, ...), where POCL's vector math library and the scalar call a
-# fused kernel makes may differ in the last bit; on GPUs both are scalar.
-LANEWISE = {torch.tanh, torch.exp, torch.rsqrt}
-UNARY = [torch.tanh, torch.sigmoid, torch.exp, torch.relu, torch.neg, torch.abs,
+# Not here: the ops whose eager kernel on a CPU device (POCL) evaluates one
+# OpenCL built-in on whole vectors (the inventory's `lanewise` records: exp,
+# tanh, rsqrt, log, ...), where POCL's vector math library and the scalar
+# call a fused kernel makes may differ in the last bit (on GPUs both are
+# scalar); test_a_long_chain_becomes_one_kernel has tanh.  sigmoid, silu
+# and gelu call exp and erfc inside larger expressions: scalar both ways.
+UNARY = [torch.sigmoid, torch.relu, torch.neg, torch.abs,
          lambda x: F.gelu(x, approximate="tanh"), F.gelu, F.silu, lambda x: x * 0.125,
          lambda x: x + 1.5, lambda x: torch.pow(x, 3.0), lambda x: torch.clamp(x, -2.0, 2.0),
-         lambda x: 1.0 - x, torch.rsqrt, lambda x: x * x]
+         lambda x: 1.0 - x, lambda x: x * x]
 BINARY = [torch.add, torch.sub, torch.mul, torch.maximum, torch.minimum,
           lambda x, y: torch.where(x > y, x, y * 0.5), lambda x, y: x / (torch.abs(y) + 1.0),
           lambda x, y: x * (y < 0.25).to(x.dtype), lambda x, y: torch.add(x, y, alpha=0.5)]
@@ -72,7 +73,6 @@ def random_graph(rng, n_ops):
             else:
                 vals.append(BINARY[p[1]](vals[p[2]], vals[p[3]]))
         return vals[-1] + vals[-2] * 0.5, vals[-3]   # two outputs
-    fn.exact = not any(p[0] == 0 and UNARY[p[1]] in LANEWISE for p in plan)
     return fn
 
 
@@ -95,9 +95,9 @@ def close(got, want, exact):
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
 def test_random_pointwise_graphs_match_eager_bit_for_bit(dev, dtype, no_fallback):
     rng = random.Random(1234)
-    fused_any = exact_cases = 0
-    for case in range(6):
-        fn = random_graph(rng, 5 + case)
+    fused_any = 0
+    for case in range(3):
+        fn = random_graph(rng, 6 + 2 * case)
         g = torch.Generator().manual_seed(case)
         x = torch.randn(5, 7, generator=g).to(dev, dtype)
         y = torch.randn(7, 1, generator=g).to(dev, dtype)       # .t() broadcasts rows
@@ -108,12 +108,11 @@ def test_random_pointwise_graphs_match_eager_bit_for_bit(dev, dtype, no_fallback
         got, n_compiled = run_counted(compiled, x, y, z)
         for w, o in zip(want, got):
             assert o.dtype == w.dtype and o.shape == w.shape
-            close(o, w, fn.exact)
+            same(o, w)
         assert n_compiled <= n_eager, (case, n_compiled, n_eager)
         fused_any += n_compiled < n_eager
-        exact_cases += fn.exact
         torch._dynamo.reset()
-    assert fused_any >= 4 and exact_cases >= 2, (fused_any, exact_cases)
+    assert fused_any == 3
 
 
 def test_a_long_chain_becomes_one_kernel(dev, no_fallback):
@@ -154,31 +153,53 @@ def test_an_mlp_trains_through_compile_with_eager_gradients(dev, no_fallback):
         assert_close(a, b, rtol=1e-5, atol=1e-6)
 
 
-def test_a_small_gpt2_trains_through_compile(dev, no_fallback):
-    transformers = pytest.importorskip("transformers")
-    cfg = transformers.GPT2Config(n_layer=2, n_head=2, n_embd=64, vocab_size=100, n_positions=32,
-                                  resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0)
+class Block(torch.nn.Module):
+    """A GPT-2 block: pre-norm causal self-attention (masked softmax,
+    dropout off) and an MLP with GPT-2's tanh GELU written out as its
+    formula, residual adds."""
+
+    def __init__(self, d=64, heads=4):
+        super().__init__()
+        self.heads = heads
+        self.ln1, self.ln2 = torch.nn.LayerNorm(d), torch.nn.LayerNorm(d)
+        self.qkv, self.proj = torch.nn.Linear(d, 3 * d), torch.nn.Linear(d, d)
+        self.fc, self.out = torch.nn.Linear(d, 4 * d), torch.nn.Linear(4 * d, d)
+
+    def forward(self, x):
+        b, t, d = x.shape
+        q, k, v = self.qkv(self.ln1(x)).split(d, dim=2)
+        q, k, v = (z.view(b, t, self.heads, d // self.heads).transpose(1, 2) for z in (q, k, v))
+        att = (q @ k.transpose(-2, -1)) * (1.0 / (d // self.heads) ** 0.5)
+        mask = torch.ones(t, t, dtype=torch.bool, device=x.device).tril()
+        att = torch.softmax(att.masked_fill(~mask, float("-inf")), dim=-1)
+        x = x + self.proj((att @ v).transpose(1, 2).reshape(b, t, d))
+        h = self.fc(self.ln2(x))
+        h = 0.5 * h * (1.0 + torch.tanh(0.7978845608028654 * (h + 0.044715 * torch.pow(h, 3.0))))
+        return x + self.out(h)
+
+
+def test_a_gpt2_block_trains_through_compile(dev, no_fallback):
     torch.manual_seed(0)
-    model = transformers.GPT2LMHeadModel(cfg).to(dev)
-    ids = torch.randint(0, 100, (2, 16), generator=torch.Generator().manual_seed(3)).to(dev)
+    model = Block().to(dev)
+    x = torch.randn(2, 16, 64).to(dev)
 
     def loss_and_grads(fn):
         model.zero_grad()
-        loss = fn(ids, labels=ids).loss
+        loss = fn(x).square().mean()
         loss.backward()
         return loss.detach(), [p.grad.clone() for p in model.parameters()]
 
     l0, g0 = loss_and_grads(model)
     compiled = torch.compile(model, backend="clops")
     l1, g1 = loss_and_grads(compiled)
-    assert_close(l1, l0, rtol=1e-5, atol=1e-5)
+    assert_close(l1, l0, rtol=1e-5, atol=1e-6)
     for a, b in zip(g1, g0):
         assert_close(a, b, rtol=1e-4, atol=1e-5)
     # the forward alone: fewer kernels than eager
     with torch.no_grad():
-        want, n_eager = run_counted(lambda: model(ids).logits)
-        compiled(ids)
-        got, n = run_counted(lambda: compiled(ids).logits)
+        want, n_eager = run_counted(model, x)
+        compiled(x)
+        got, n = run_counted(compiled, x)
     assert_close(got, want, rtol=1e-5, atol=1e-5)
     assert n < n_eager, (n, n_eager)
 
@@ -227,8 +248,9 @@ SECOND_PROCESS = textwrap.dedent("""
     import torch, clops.torch
     def fn(x, y):
         return torch.sigmoid(x * 1.25 + y) * torch.tanh(y) - 0.375 * x
-    x = torch.arange(48, dtype=torch.float32).reshape(6, 8).div(10).to("clops")
-    y = torch.linspace(-1, 1, 8).to("clops")
+    # from host memory: no kernel runs but the compiled one
+    x = torch.tensor([[(i * 8 + j) / 10 for j in range(8)] for i in range(6)]).to("clops")
+    y = torch.tensor([j / 4 - 1 for j in range(8)]).to("clops")
     c0 = torch.clops.device_counters()
     out = torch.compile(fn, backend="clops")(x, y).cpu()
     c1 = torch.clops.device_counters()
