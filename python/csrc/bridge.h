@@ -87,8 +87,10 @@ void sync_geometry(const at::Tensor &t, clops_tensor *ct);
  * dtype, whose value is `expr` converted to dtype `result`; returns its id. */
 int fused_register(const std::string &name, int n_in, const std::string &expr,
                    const std::string &helpers, const std::string &result);
-/* Runs fused op `id` on clops tensors (a new tensor, the broadcast shape). */
-at::Tensor fused_call(int id, const std::vector<at::Tensor> &inputs);
+/* Runs fused op `id` on clops tensors: into `out` when given (its .out
+ * variant), else into a new tensor of the broadcast shape. */
+at::Tensor fused_call(int id, const std::vector<at::Tensor> &inputs,
+                      const std::optional<at::Tensor> &out);
 /* [launches, programs built, programs loaded from disk, build seconds] of a
  * clops device since the process started (clops_device_get_counters). */
 std::vector<double> device_counters(int index);

@@ -20,6 +20,7 @@ namespace clops_torch {
 static std::mutex g_fused_mu;
 static std::map<std::string, int> g_fused_ids;   /* op name -> index */
 static std::vector<const clops_op *> g_fused_ops; /* index -> op */
+static std::vector<const clops_op *> g_fused_outs; /* index -> its .out variant */
 
 int fused_register(const std::string &name, int n_in, const std::string &expr,
                    const std::string &helpers, const std::string &result)
@@ -40,21 +41,25 @@ int fused_register(const std::string &name, int n_in, const std::string &expr,
     def.helpers = helpers.empty() ? nullptr : helpers.c_str();
     def.promotion = "none";
     def.result = result.c_str();
-    const clops_op *op = nullptr;
+    def.variants = true; /* name.out: writes a destination laid out as eager's */
+    const clops_op *op = nullptr, *out = nullptr;
     check(clops_pointwise_register(&def, &op), "registering a fused pointwise op");
+    check(clops_op_find((name + ".out").c_str(), &out), "finding a fused op's out variant");
     g_fused_ops.push_back(op);
+    g_fused_outs.push_back(out);
     int id = (int)g_fused_ops.size() - 1;
     g_fused_ids[name] = id;
     return id;
 }
 
-at::Tensor fused_call(int id, const std::vector<at::Tensor> &inputs)
+at::Tensor fused_call(int id, const std::vector<at::Tensor> &inputs,
+                      const std::optional<at::Tensor> &out)
 {
     const clops_op *op = nullptr;
     {
         std::lock_guard<std::mutex> lock(g_fused_mu);
         TORCH_CHECK(id >= 0 && id < (int)g_fused_ops.size(), "clops: no fused op ", num(id));
-        op = g_fused_ops[(size_t)id];
+        op = out ? g_fused_outs[(size_t)id] : g_fused_ops[(size_t)id];
     }
     std::vector<clops_value> args;
     std::vector<clops_tensor *> owned;
@@ -70,9 +75,17 @@ at::Tensor fused_call(int id, const std::vector<at::Tensor> &inputs)
         owned.push_back(to_clops(t));
         args.push_back(clops_value_tensor(owned.back()));
     }
+    if (out) {
+        owned.push_back(to_clops(*out));
+        args.push_back(clops_value_tensor(owned.back()));
+    }
     clops_value ret = clops_value_none();
     check(clops_call_boxed(op, args.data(), (int)args.size(), &ret, 1), clops_op_name(op));
     owned.push_back(ret.v.t); /* released with the views */
+    if (out) {
+        sync_geometry(*out, owned[owned.size() - 2]);
+        return *out;
+    }
     return from_clops(ret.v.t);
 }
 

@@ -129,6 +129,21 @@ def test_a_long_chain_becomes_one_kernel(dev, no_fallback):
     assert n_eager >= 8 and n == 1, (n_eager, n)
 
 
+def test_a_copy_to_contiguous_joins_the_group_and_keeps_eagers_layout(dev, no_fallback):
+    def fn(x):
+        y = (x.t() * 2.0 + 1.0).contiguous()   # clone: the fused kernel writes contiguously
+        return y.view(-1), x.t() * 3.0 - 1.0     # a view of it; a transposed result
+    x = torch.randn(6, 10).to(dev)
+    want, n_eager = run_counted(fn, x)
+    compiled = torch.compile(fn, backend="clops")
+    compiled(x)
+    got, n = run_counted(compiled, x)
+    for o, w in zip(got, want):
+        same(o, w)
+        assert o.stride() == w.stride()
+    assert n == 2 and n_eager == 5, (n, n_eager)
+
+
 # -- training through compile ---------------------------------------------------
 
 def grads_of(model, x, target, compiled):

@@ -377,6 +377,10 @@ def _emit_node(em, node, vals):
     short = name.split("::")[-1]
     if short.endswith(".default"):
         short = short[: -len(".default")]
+    if t == aten.clone.default or t == aten.expand.default:
+        # a copy, or an expand to the shape it has: the value itself (the
+        # group's output gets eager's layout, _run_fused)
+        return vals(a[0])
     if t == aten._to_copy.default:
         if set(kw) - {"dtype", "layout", "device"} or len(a) != 1:
             raise _Unfusable("_to_copy with options")
@@ -451,6 +455,24 @@ def _emit_node(em, node, vals):
     return em.apply(rec_name, operands, params)
 
 
+def _static(sizes):
+    return all(type(s) is int for s in sizes)
+
+
+def _identity(node, val):
+    """clone (any layout but channels-last) or an expand to the input's own
+    shape, with plain (not symbolic) sizes and strides: inside a group they
+    are the value itself, and a group's output is written in eager's layout."""
+    src = _meta(node.args[0]) if node.args else None
+    if not isinstance(src, torch.Tensor) or not _static(val.shape) or not _static(val.stride()):
+        return False
+    if node.target == aten.clone.default:
+        return node.kwargs.get("memory_format") in (None, torch.preserve_format,
+                                                    torch.contiguous_format)
+    return (node.target == aten.expand.default and _static(src.shape)
+            and tuple(src.shape) == tuple(val.shape) and not node.kwargs)
+
+
 def _fusible(node):
     """Whether node may be part of a group (a cheap structural check; the
     emission itself may still refuse it)."""
@@ -461,6 +483,10 @@ def _fusible(node):
         return False
     if val.dtype not in _CL:
         return False
+    if node.target in (aten.clone.default, aten.expand.default):
+        src = _meta(node.args[0]) if node.args else None
+        return (_identity(node, val) and src.device.type == "clops"
+                and src.dtype == val.dtype)
     for x in list(node.args) + list(node.kwargs.values()):
         if isinstance(x, torch.fx.Node):
             v = _meta(x)
@@ -582,21 +608,27 @@ def _generate(g):
     return fn, len(inputs), expr, helpers, _NAMES[result], inputs
 
 
-def _run_fused(op_id, strides, *inputs):
-    out = _C.fused_call(op_id, list(inputs))
-    if (strides is not None and out.stride() != strides and out.numel() > 1
-            and 0 not in strides):
-        # eager's layout (the group's inputs ordered the dimensions otherwise)
-        out = torch.empty_strided(out.shape, strides, dtype=out.dtype,
-                                  device=out.device).copy_(out)
-    return out
+def _run_fused(op_id, layout, *inputs):
+    """Runs fused op op_id; with a static layout (shape, strides, dtype) into
+    a new tensor laid out as eager lays out the group's root (its .out
+    variant), else into one laid out as the inputs are."""
+    if layout is None:
+        return _C.fused_call(op_id, list(inputs))
+    shape, strides, dtype = layout
+    out = torch.empty_strided(shape, strides, dtype=dtype, device=inputs[0].device)
+    return _C.fused_call(op_id, list(inputs), out)
 
 
-def _static_strides(val):
-    """The strides eager gives the root, when they are plain numbers (not
-    symbolic: reading a symbolic one would add a guard)."""
-    strides = val.stride()
-    return tuple(strides) if all(type(s) is int for s in strides) else None
+def _layout(val):
+    """(shape, strides, dtype) of the root when they are plain numbers (not
+    symbolic: reading a symbolic one would add a guard) and the strides
+    overlap nothing; else None."""
+    shape, strides = val.shape, val.stride()
+    if not _static(shape) or not _static(strides):
+        return None
+    if val.numel() > 1 and any(st == 0 and sz > 1 for st, sz in zip(strides, shape)):
+        return None
+    return tuple(shape), tuple(strides), val.dtype
 
 
 def _rewrite(gm, label):
@@ -627,7 +659,7 @@ def _rewrite(gm, label):
                   f"{', '.join(x.name for x in inputs)}\n{helpers.rstrip()}", file=sys.stderr)
         with gm.graph.inserting_before(g.root):
             new = gm.graph.call_function(
-                _run_fused, (op_id, _static_strides(_meta(g.root))) + tuple(inputs))
+                _run_fused, (op_id, _layout(_meta(g.root))) + tuple(inputs))
         new.meta = dict(g.root.meta)
         g.root.replace_all_uses_with(new)
         for m in reversed(g.order):
