@@ -77,19 +77,27 @@ void pw_user_ops_free(void)
     pthread_mutex_unlock(&user_lock);
 }
 
-/* The CPU version: converts to doubles, calls the user's function. */
+/* The CPU version: converts to doubles, calls the user's function.  An
+ * operand of its own dtype (promotion "none") is floating or not by that
+ * dtype, and so is the fixed result. */
 static pw_value user_ref(const pw_ref_ctx *ctx, const pw_value *in)
 {
     const user_pw *u = ctx->user;
     bool fl = clops_dtype_is_floating(ctx->compute);
     double x[PW_MAX_IN], p[PW_MAX_PARAMS];
-    for (int j = 0; j < u->op.n_in; j++)
-        x[j] = fl ? in[j].f : (double)in[j].i;
+    for (int j = 0; j < u->op.n_in; j++) {
+        bool fj = u->op.roles[j] == PW_ROLE_OWN ? clops_dtype_is_floating(ctx->in_dtype[j]) : fl;
+        x[j] = fj ? in[j].f : (double)in[j].i;
+    }
+    if (u->op.fixed_result != CLOPS_DTYPE_NONE)
+        fl = clops_dtype_is_floating(u->op.fixed_result);
     for (int k = 0; k < u->op.n_params; k++)
         p[k] = ctx->params_float ? ctx->params[k].f : (double)ctx->params[k].i;
     double r = u->ref(x, p, u->user);
     pw_value v;
     if (u->op.promotion == PW_PROMOTE_ALWAYS_BOOL)
+        v.i = r != 0.0;
+    else if (u->op.fixed_result == CLOPS_BOOL)
         v.i = r != 0.0;
     else if (fl)
         v.f = r;
@@ -131,8 +139,9 @@ static clops_status user_kernel(const clops_kernel_ctx *ctx, clops_value *args, 
     return CLOPS_OK;
 }
 
-/* Checks the schema and maps its arguments onto operands and params. */
-static clops_status map_arguments(user_pw *u, const op_schema *s, const char *params)
+/* Checks the schema and maps its arguments onto operands and params;
+ * `own`: promotion "none", every operand in its own dtype (Tensors only). */
+static clops_status map_arguments(user_pw *u, const op_schema *s, const char *params, bool own)
 {
     const char *name = s->name;
     if (s->nrets != 1 || s->rets[0].type.base != SCHEMA_TENSOR || s->rets[0].type.is_list)
@@ -150,6 +159,9 @@ static clops_status map_arguments(user_pw *u, const op_schema *s, const char *pa
         if (npn == PW_MAX_PARAMS || n >= sizeof pnames[0])
             return clops__fail(CLOPS_INVALID_ARGUMENT, "%s: at most %d parameters", name,
                                PW_MAX_PARAMS);
+        if (own)
+            return clops__fail(CLOPS_INVALID_ARGUMENT,
+                               "%s: an op with promotion 'none' takes no parameters", name);
         memcpy(pnames[npn], p, n);
         pnames[npn++][n] = '\0';
         p += n;
@@ -183,7 +195,11 @@ static clops_status map_arguments(user_pw *u, const op_schema *s, const char *pa
             if (nin == PW_MAX_IN)
                 return clops__fail(CLOPS_INVALID_ARGUMENT, "%s: at most %d operands", name,
                                    PW_MAX_IN);
-            u->op.roles[nin] = PW_ROLE_COMMON;
+            if (own && a->type.base != SCHEMA_TENSOR)
+                return clops__fail(CLOPS_INVALID_ARGUMENT,
+                                   "%s: argument '%s' must be a Tensor (promotion 'none')", name,
+                                   a->name);
+            u->op.roles[nin] = own ? PW_ROLE_OWN : PW_ROLE_COMMON;
             u->map[i] = nin++;
         }
     }
@@ -286,9 +302,23 @@ clops_status clops_pointwise_register(const clops_pointwise_def *def, const clop
         goto fail;
     }
     pw_promotion prom = PW_PROMOTE_DEFAULT;
-    if (def->promotion && (st = pw_promotion_from_name(def->promotion, &prom)) != CLOPS_OK)
+    bool own = def->promotion && strcmp(def->promotion, "none") == 0;
+    if (def->promotion && !own &&
+        (st = pw_promotion_from_name(def->promotion, &prom)) != CLOPS_OK)
         goto fail;
-    st = map_arguments(u, s, def->params);
+    clops_dtype result = CLOPS_DTYPE_NONE;
+    if (def->result && (st = clops_dtype_from_name(def->result, &result)) != CLOPS_OK) {
+        st = clops__error_prefix(st, "clops_pointwise_register: result of '%.80s'", def->schema);
+        goto fail;
+    }
+    if (own && result == CLOPS_DTYPE_NONE) {
+        st = clops__fail(CLOPS_INVALID_ARGUMENT,
+                         "clops_pointwise_register: '%.80s' has promotion 'none' and needs a "
+                         "result dtype",
+                         def->schema);
+        goto fail;
+    }
+    st = map_arguments(u, s, def->params, own);
     if (st)
         goto fail;
     char *name = schema_qualified_name(s);
@@ -306,8 +336,9 @@ clops_status clops_pointwise_register(const clops_pointwise_def *def, const clop
         goto fail;
     }
     u->op.promotion = prom;
-    u->op.dtypes = def->dtypes ? def->dtypes : PW_DT_FLOATS;
-    u->op.fixed_result = CLOPS_DTYPE_NONE;
+    /* Without COMMON operands the call's common dtype is bool (run.c). */
+    u->op.dtypes = own ? PW_DT_ALL : def->dtypes ? def->dtypes : PW_DT_FLOATS;
+    u->op.fixed_result = result;
     u->op.ref = def->ref ? user_ref : NULL;
     u->op.user = u;
     u->ref = def->ref;

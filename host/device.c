@@ -817,6 +817,23 @@ clops_status clops_device_synchronize(clops_device *device)
     return host_finish(device);
 }
 
+clops_status clops_device_get_counters(clops_device *device, clops_device_counters *out)
+{
+    if (!device || !out)
+        return clops__fail(CLOPS_INVALID_ARGUMENT,
+                           "clops_device_get_counters: device and out are required");
+    memset(out, 0, sizeof *out);
+    out->launches = atomic_load_explicit(&device->launches, memory_order_relaxed);
+    if (device->kcache) {
+        host_kcache_stats s;
+        host_kcache_get_stats(device, &s);
+        out->programs_built = s.programs_built;
+        out->programs_loaded = s.programs_loaded;
+        out->build_seconds = s.build_seconds;
+    }
+    return CLOPS_OK;
+}
+
 clops_status clops_empty_cache(clops_device *device)
 {
     clops_status st = host_init();

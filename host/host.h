@@ -82,6 +82,8 @@ struct clops_device {
 
     host_allocator *alloc;
     host_kernel_cache *kcache;
+    /* Kernels enqueued (clops_device_get_counters). */
+    _Atomic uint64_t launches;
     /* A caller's context and queue wrapped by clops_opencl_wrap_device
      * (host/interop.c): retained, not created; not in the device list. */
     bool wrapped;

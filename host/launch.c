@@ -63,6 +63,7 @@ clops_status host_launch_local(clops_device *d, host_kernel *k, int nargs, const
         clops_status st = host_cl_fail(err, "launching kernel", d);
         return clops__error_prefix(st, "%s", k->name);
     }
+    atomic_fetch_add_explicit(&d->launches, 1, memory_order_relaxed);
     return CLOPS_OK;
 }
 

@@ -42,6 +42,17 @@ def clops_build_dir():
     return build
 
 
+def copy_inventory():
+    """The pointwise inventory torch.compile(backend="clops") reads the ops'
+    expressions from (clops/torch/_compile.py), installed with the package."""
+    import shutil
+    dst = os.path.join(HERE, "clops", "torch", "_inventory")
+    os.makedirs(dst, exist_ok=True)
+    for f in ("pointwise_unary.yaml", "pointwise_binary.yaml"):
+        shutil.copyfile(os.path.join(ROOT, "dispatch", "inventory", f), os.path.join(dst, f))
+
+
+copy_inventory()
 build = clops_build_dir()
 lib = os.path.join(build, "libclops.a")
 if not os.path.exists(lib):
@@ -49,7 +60,8 @@ if not os.path.exists(lib):
 
 ext = CppExtension(
     name="clops.torch._C",
-    sources=["csrc/device.cpp", "csrc/generic.cpp", "csrc/autocast.cpp", "csrc/attention.cpp"],
+    sources=["csrc/device.cpp", "csrc/generic.cpp", "csrc/autocast.cpp", "csrc/attention.cpp",
+             "csrc/compile.cpp"],
     include_dirs=[os.path.join(ROOT, "include"), os.path.join(build, "generated", "include"),
                   os.path.join(HERE, "csrc")],
     define_macros=[("CLOPS_STATIC", "1")],

@@ -132,6 +132,21 @@ CLOPS_API clops_status clops_device_set_capability(clops_device *device, clops_c
 /* Waits until every command queued on the device has finished. */
 CLOPS_API clops_status clops_device_synchronize(clops_device *device);
 
+/* What a device has done since the process started, for benchmarks and for
+ * checking caches: kernel launches enqueued, programs built from source and
+ * programs loaded from clops' disk cache (on POCL, which keeps its own
+ * cache, clops stores none unless CLOPS_CACHE_POCL=1: a warm program is
+ * then "built" from POCL's cache), and seconds spent in builds. */
+typedef struct clops_device_counters {
+    uint64_t launches;
+    uint64_t programs_built;
+    uint64_t programs_loaded;
+    double build_seconds;
+} clops_device_counters;
+
+/* Fills *out; all zero for the CPU device. */
+CLOPS_API clops_status clops_device_get_counters(clops_device *device, clops_device_counters *out);
+
 #ifdef __cplusplus
 }
 #endif

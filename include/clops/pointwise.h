@@ -71,7 +71,7 @@ typedef struct clops_pointwise_def {
     const char *params;    /* comma-separated names of Scalar arguments that are
                               parameters (not operands); may be NULL */
     const char *promotion; /* "default", "int_to_float", "always_bool", "no_opmath",
-                              "bool_to_long"; NULL means "default" */
+                              "bool_to_long", or "none" (below); NULL means "default" */
     uint32_t dtypes;       /* bit (1u << clops_dtype) per accepted common dtype;
                               0 means the floating dtypes */
     const char *tags;      /* optional; "pointwise" is always added */
@@ -79,7 +79,21 @@ typedef struct clops_pointwise_def {
     clops_pointwise_ref_fn ref; /* optional CPU version; without it the op has no
                                    CPU kernel (and no CPU fallback) */
     void *user;                 /* passed to ref */
+    const char *result;         /* optional dtype name ("float32", "bool", ...): the
+                                   result dtype whatever the promotion says; the
+                                   expression's value is converted to it */
 } clops_pointwise_def;
+
+/*
+ * Promotion "none" (generated code, e.g. a compiler fusing several ops into
+ * one expression that does its own conversions): nothing is promoted; each
+ * operand is read in its own dtype's compute type (float16 and bfloat16 as
+ * float, float32 as float, float64 as double, integers as their own type,
+ * bool as uchar 0/1), the expression converts explicitly, `$T` has no
+ * meaning, and `result` is required (the expression's value is of that
+ * dtype's compute type).  Such an op takes Tensor operands only (no
+ * parameters, no Scalar arguments) and accepts every dtype.
+ */
 
 /*
  * Registers the operator (and its variants).  The definition's strings are
@@ -89,7 +103,8 @@ typedef struct clops_pointwise_def {
  * CLOPS_ALREADY_REGISTERED, CLOPS_INVALID_ARGUMENT (unknown promotion,
  * parameter names not in the schema, more than 4 operands or parameters,
  * non-Tensor/Scalar arguments, an expression or helpers beyond the limits
- * above).  The expression is compiled on the first
+ * above, promotion "none" without a result dtype or with parameters or
+ * Scalar arguments), CLOPS_INVALID_DTYPE (an unknown result dtype name).  The expression is compiled on the first
  * call on each device; a syntax error then fails that call with
  * CLOPS_BUILD_FAILURE and the build log.
  */

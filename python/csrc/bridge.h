@@ -82,6 +82,19 @@ at::Tensor from_clops(clops_tensor *ct, const at::Tensor &alias = at::Tensor());
  * or in-place argument), and its storage the byte size of ct's storage. */
 void sync_geometry(const at::Tensor &t, clops_tensor *ct);
 
+/* torch.compile(backend="clops") (compile.cpp): registers (once per name)
+ * a fused pointwise op over n_in Tensor operands, each read in its own
+ * dtype, whose value is `expr` converted to dtype `result`; returns its id. */
+int fused_register(const std::string &name, int n_in, const std::string &expr,
+                   const std::string &helpers, const std::string &result);
+/* Runs fused op `id` on clops tensors: into `out` when given (its .out
+ * variant), else into a new tensor of the broadcast shape. */
+at::Tensor fused_call(int id, const std::vector<at::Tensor> &inputs,
+                      const std::optional<at::Tensor> &out);
+/* [launches, programs built, programs loaded from disk, build seconds] of a
+ * clops device since the process started (clops_device_get_counters). */
+std::vector<double> device_counters(int index);
+
 /* Generic registration (generic.cpp), called once at import. */
 void register_generic_ops();
 /* PyTorch's autocast op lists for the AutocastPrivateUse1 key (autocast.cpp),

@@ -779,4 +779,8 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)
     m.def("float32_conv_precision",
           [] { return std::string(clops_get_float32_conv_precision()); });
     m.def("autograd_device_queues", &autograd_device_queues);
+    m.def("fused_register", &fused_register);
+    m.def("fused_call", &fused_call, pybind11::arg("id"), pybind11::arg("inputs"),
+          pybind11::arg("out") = pybind11::none());
+    m.def("device_counters", &device_counters);
 }

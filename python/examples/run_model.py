@@ -8,6 +8,12 @@ the time per step and which ops ran on the CPU for lack of a clops kernel.
     python python/examples/run_model.py --model gpt2 --size 124m --batch 8 --seq 512 --device cuda
     python python/examples/run_model.py --model gpt2 --device clops --profile prof.json
 
+--compile runs the same steps eagerly and through torch.compile (backend
+"clops" on the clops device, Inductor elsewhere, or the backend named:
+--compile aot_eager) in one process, alternating eager and compiled steps,
+and prints both times and, on clops, the kernel launches per step of each
+(torch.clops.device_counters()).
+
 --profile times one more step op by op (the device synchronised around every
 ATen op, so the sum exceeds the step time by the synchronisation cost) and
 writes {op: [calls, seconds]}; python/tools/profile_compare.py sets two such
@@ -98,6 +104,9 @@ def main():
     p.add_argument("--steps", type=int, default=3)
     p.add_argument("--warmup", type=int, default=1)
     p.add_argument("--profile", metavar="JSON", help="time one more step op by op, write JSON")
+    p.add_argument("--compile", nargs="?", const="default", metavar="BACKEND",
+                   help="also time torch.compile(backend=BACKEND): clops on the clops device, "
+                        "inductor elsewhere")
     args = p.parse_args()
 
     if args.device.startswith("clops"):
@@ -115,40 +124,74 @@ def main():
         x = x.to(dtype)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4) if args.train else None
 
-    def step():
-        if args.train:
-            opt.zero_grad()
-            loss = run(model, x)
-            loss.backward()
-            opt.step()
-            return loss
-        with torch.no_grad():
-            return run(model, x)
+    def stepper(fn):
+        def step():
+            if args.train:
+                opt.zero_grad()
+                loss = fn(model, x)
+                loss.backward()
+                opt.step()
+                return loss
+            with torch.no_grad():
+                return fn(model, x)
+        return step
 
-    for _ in range(args.warmup):
-        step()
-    sync(device)
-    if device.type == "clops":
-        torch.clops.reset_fallback_counts()
-    times = []
-    for _ in range(args.steps):
-        t0 = time.perf_counter()
-        out = step()
-        sync(device)
-        times.append(time.perf_counter() - t0)
-    what = "training step" if args.train else "forward"
-    print(f"{args.model} ({args.size}, batch {args.batch}, {args.dtype}) {what} on {device}: "
-          f"{min(times) * 1e3:.1f} ms/step (best of {args.steps}), "
-          f"mean {sum(times) / len(times) * 1e3:.1f} ms; output {tuple(out.shape)} "
-          f"sum {out.float().sum().item():.6g}")
+    def measure(steps):
+        """Times each (label, step) of `steps`, alternating them step by step
+        (so a busy machine slows all of them alike); prints one line each and
+        returns the best times."""
+        firsts, times, launches = [], [[] for _ in steps], [0] * len(steps)
+        sums, shapes = [0.0] * len(steps), [()] * len(steps)
+        for _, step in steps:
+            t0 = time.perf_counter()
+            for _ in range(args.warmup):
+                step()
+            sync(device)
+            firsts.append(time.perf_counter() - t0)
+        if device.type == "clops":
+            torch.clops.reset_fallback_counts()
+        for _ in range(args.steps):
+            for i, (_, step) in enumerate(steps):
+                if device.type == "clops":
+                    launches0 = torch.clops.device_counters(device)["launches"]
+                t0 = time.perf_counter()
+                out = step()
+                sync(device)
+                times[i].append(time.perf_counter() - t0)
+                if device.type == "clops":
+                    launches[i] += torch.clops.device_counters(device)["launches"] - launches0
+                sums[i], shapes[i] = out.float().sum().item(), tuple(out.shape)
+        what = "training step" if args.train else "forward"
+        for i, (label, _) in enumerate(steps):
+            t = times[i]
+            line = (f"{args.model} ({args.size}, batch {args.batch}, {args.dtype}) {what} on "
+                    f"{device}{label}: {min(t) * 1e3:.1f} ms/step (best of {args.steps}), "
+                    f"mean {sum(t) / len(t) * 1e3:.1f} ms; output {shapes[i]} sum {sums[i]:.6g}")
+            if device.type == "clops":
+                line += f"; {launches[i] / args.steps:.0f} kernel launches/step"
+            if label:
+                line += f"; warmup (compiling) {firsts[i]:.1f} s"
+            print(line)
+        return [min(t) for t in times]
+
+    step = stepper(run)
+    steps = [("", step)]
+    if args.compile:
+        backend = args.compile
+        if backend == "default":
+            backend = "clops" if device.type == "clops" else "inductor"
+        steps.append((f" (compiled, {backend})", stepper(torch.compile(run, backend=backend))))
+    times = measure(steps)
+    if args.compile:
+        print(f"compiled/eager speed: {times[0] / times[1]:.2f}x (steps alternated)")
     if args.profile:
         with OpTimes(device) as prof:
             step()
             sync(device)
-        print_profile(prof.times, min(times))
+        print_profile(prof.times, times[0])
         with open(args.profile, "w") as f:
             json.dump({"model": args.model, "size": args.size, "batch": args.batch,
-                       "device": str(device), "train": args.train, "step_s": min(times),
+                       "device": str(device), "train": args.train, "step_s": times[0],
                        "ops": prof.times}, f, indent=1)
     if device.type == "clops":
         counts = torch.clops.fallback_counts()

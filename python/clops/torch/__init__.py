@@ -185,6 +185,16 @@ def fallback_table(counts=None):
     return "\n".join(f"{k:<{w}}  {v:>6}" for k, v in rows)
 
 
+def device_counters(device=None):
+    """{"launches", "programs_built", "programs_loaded", "build_seconds"} of
+    the device since the process started (clops_device_get_counters):
+    kernels enqueued, programs compiled from source, programs loaded from
+    clops' disk cache."""
+    c = _C.device_counters(_index(device))
+    return {"launches": int(c[0]), "programs_built": int(c[1]), "programs_loaded": int(c[2]),
+            "build_seconds": c[3]}
+
+
 def get_amp_supported_dtype():
     """The dtypes torch.autocast("clops", dtype=...) accepts."""
     return [torch.float16, torch.bfloat16]
@@ -279,11 +289,31 @@ for _name in ("is_available device_count current_device set_device device synchr
               "manual_seed_all seed initial_seed get_rng_state set_rng_state is_initialized "
               "_is_in_bad_fork fallback_counts reset_fallback_counts set_fallback_policy "
               "get_fallback_policy schema_mismatches registered_ops fallback_table "
-              "get_amp_supported_dtype is_bf16_supported").split():
+              "get_amp_supported_dtype is_bf16_supported device_counters").split():
     setattr(_module, _name, globals()[_name])
 torch._register_device_module("clops", _module)
 torch.utils.generate_methods_for_privateuse1_backend(for_tensor=True, for_module=True,
                                                      for_packed_sequence=True, for_storage=True)
+
+# torch.compile: the backend "clops" (pointwise fusion, _compile.py), and a
+# clear refusal from Inductor, which has no code generator for the device
+# (without it, the first call fails deep in lowering: "LoweringException ...
+# get_backend_features").
+from . import _compile  # noqa: E402
+
+_compile.register()
+_inductor_wrapper_call = torch._TorchCompileInductorWrapper.__call__
+
+
+def _inductor_call(self, model_, inputs_):
+    if any(isinstance(t, torch.Tensor) and t.device.type == "clops" for t in inputs_):
+        raise RuntimeError("clops: Inductor (torch.compile's default backend) generates Triton and "
+                           "C++ only, nothing for the clops device; compile with "
+                           "torch.compile(model, backend=\"clops\") (docs/torch.md)")
+    return _inductor_wrapper_call(self, model_, inputs_)
+
+
+torch._TorchCompileInductorWrapper.__call__ = _inductor_call
 
 if os.environ.get("CLOPS_DEBUG_SCHEMAS"):
     for _line in schema_mismatches():

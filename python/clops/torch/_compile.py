@@ -1,0 +1,695 @@
+# SPDX-License-Identifier: Apache-2.0
+"""torch.compile(model, backend="clops"): pointwise fusion into generated OpenCL kernels.
+
+The backend runs AOT autograd (forward and backward graphs of functionalized
+ATen, PyTorch's default decompositions only: layer_norm, softmax, attention,
+convolution, addmm stay whole and run clops' fused kernels) and compiles each
+graph by rewriting it:
+
+* Pointwise fusion.  Maximal groups of pointwise nodes (the ops listed in
+  clops' pointwise inventory, dispatch/inventory/pointwise_*.yaml, with
+  their Python-scalar arguments, plus casts, `where`, clamps, gelu and the
+  activation gradients, dropout's mask product, and `expand`) become one
+  kernel: an op registered once per expression with clops_pointwise_register
+  (promotion "none": every operand read in its own dtype, the generated code
+  converts exactly as each eager op would, then rounds every intermediate to
+  its dtype).  A group has one output, its root: a node's result joins its
+  consumer's group only when every user of it is in that group, so results
+  needed elsewhere stay materialised (a node used by two groups is the root
+  of its own).  A group holds at most 4 distinct tensor operands (the
+  pointwise engine's limit): a producer that would bring a fifth starts a
+  group of its own.  Views of a group's inputs run eagerly before it (they
+  launch nothing); a view of an intermediate ends the group.
+* Everything else (matrix products, norms, reductions, views, random ops,
+  ops with symbolic scalars) runs eagerly through the dispatcher, so every
+  graph runs.
+
+Each eager op's expression is the very text clops' own kernel uses (read
+from the inventory), with the operand conversions, scalar roundings and
+result dtype of the eager call, each op one statement (so the compiler
+contracts nothing across former op boundaries): float32 and bfloat16
+results equal eager clops bit for bit (python/tests/test_compile.py).
+
+The generated ops are named by a hash of their code, registered once per
+process, and their kernels specialise on dtypes and rank like every
+pointwise kernel, hitting clops' kernel cache (in memory, and on disk or in
+POCL's own cache): shapes stay kernel arguments, so a new sequence length
+compiles nothing new.  CLOPS_COMPILE_DEBUG=1 prints every group and its
+generated code.  docs/torch.md describes the rules.
+"""
+import hashlib
+import math
+import os
+import struct
+import sys
+
+import torch
+import torch.fx
+
+from . import _C
+
+aten = torch.ops.aten
+
+# --------------------------------------------------------------------------
+# The pointwise inventory: clops' op records and the schemas bound to them.
+
+_INVENTORY = None
+
+
+def _inventory_dir():
+    here = os.path.dirname(os.path.abspath(__file__))
+    for d in (os.path.join(here, "..", "..", "..", "dispatch", "inventory"),
+              os.path.join(here, "_inventory")):
+        if os.path.exists(os.path.join(d, "pointwise_unary.yaml")):
+            return d
+    raise RuntimeError("clops: torch.compile(backend='clops') needs clops' pointwise inventory "
+                       "(dispatch/inventory/pointwise_*.yaml), found neither next to the package "
+                       "nor in the source tree")
+
+
+def _inventory():
+    """(records, bindings): records[name] is a `pointwise_op:` entry;
+    bindings["add.Tensor"] = (record name, [argument names]) for schemas bound
+    one to one (`pointwise: NAME`)."""
+    global _INVENTORY
+    if _INVENTORY is None:
+        import yaml
+        records, bindings = {}, {}
+        d = _inventory_dir()
+        for f in ("pointwise_unary.yaml", "pointwise_binary.yaml"):
+            with open(os.path.join(d, f)) as fh:
+                for e in yaml.safe_load(fh) or []:
+                    if not isinstance(e, dict):
+                        continue
+                    if "pointwise_op" in e:
+                        records[e["pointwise_op"]] = e
+                    elif "func" in e and "pointwise" in e:
+                        name, _, rest = e["func"].partition("(")
+                        args = rest.rsplit(")", 1)[0].split(",")
+                        names = []
+                        for a in args:
+                            a = a.strip()
+                            if not a or a == "*":
+                                continue
+                            names.append(a.split("=")[0].split()[-1])
+                        bindings[name] = (e["pointwise"], names)
+        _INVENTORY = (records, bindings)
+    return _INVENTORY
+
+
+# --------------------------------------------------------------------------
+# dtypes as the pointwise engine sees them (ops/kit/dtypes.def).
+
+_FLOATS = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+_CL = {torch.bool: "uchar", torch.uint8: "uchar", torch.int8: "char", torch.int16: "short",
+       torch.int32: "int", torch.int64: "long", torch.float16: "float", torch.bfloat16: "float",
+       torch.float32: "float", torch.float64: "double"}
+_UNSIGNED = {torch.uint8: "uchar", torch.int8: "uchar", torch.int16: "ushort", torch.int32: "uint",
+             torch.int64: "ulong", torch.bool: "uchar"}
+_NAMES = {torch.bool: "bool", torch.uint8: "uint8", torch.int8: "int8", torch.int16: "int16",
+          torch.int32: "int32", torch.int64: "int64", torch.float16: "float16",
+          torch.bfloat16: "bfloat16", torch.float32: "float32", torch.float64: "float64"}
+
+
+def _compute(dt):
+    """The dtype a value of dtype dt is held in (float16/bfloat16 as float32)."""
+    return torch.float32 if dt in (torch.float16, torch.bfloat16) else dt
+
+
+def _opmath(dt):
+    return _compute(dt)
+
+
+def _convert(x, frm, to):
+    """x (held in frm's compute type) converted to `to`'s compute type with
+    PyTorch's cast rules, as emit.c's emit_convert writes it."""
+    cf, ct = _compute(frm), _compute(to)
+    if cf == ct:
+        return x
+    if ct == torch.bool:
+        return f"(uchar)(({x}) != 0)"
+    if ct == torch.uint8 and cf.is_floating_point:
+        return f"(uchar)(long)({x})"
+    return f"({_CL[ct]})({x})"
+
+
+def _round(x, dt):
+    """x (a float) rounded to float16/bfloat16 when dt is one."""
+    if dt == torch.bfloat16:
+        return f"clops_round_bf16({x})"
+    if dt == torch.float16:
+        return f"clops_round_half({x})"
+    return x
+
+
+def _literal(v, dt):
+    """A Python number as an OpenCL literal of dt's compute type."""
+    ct = _compute(dt)
+    if ct.is_floating_point:
+        v = float(v)
+        suffix = "f" if ct == torch.float32 else ""
+        if math.isnan(v):
+            return f"({_CL[ct]})NAN"
+        if math.isinf(v):
+            return f"({_CL[ct]})({'-' if v < 0 else ''}INFINITY)"
+        return f"({_CL[ct]})({v.hex()}{suffix})"
+    if ct == torch.bool:
+        return "(uchar)1" if v else "(uchar)0"
+    v = int(v)
+    if v == -(1 << 63):
+        return "(long)(-9223372036854775807L - 1)"
+    return f"({_CL[ct]})({v}L)"
+
+
+def _to_f32(v):
+    return struct.unpack("f", struct.pack("f", float(v)))[0]
+
+
+def _scalar_as(v, dt):
+    """Python scalar v as the kernel sees it in a call whose common dtype is
+    dt: the bridge uploads a Python float as a float32 zero-dim tensor (float64
+    when a float64 tensor takes part) and the engine rounds it to a
+    float16/bfloat16 common dtype."""
+    if isinstance(v, bool) or not isinstance(v, float):
+        return v
+    if dt == torch.float64:
+        return v
+    f = _to_f32(v)
+    if dt in (torch.float16, torch.bfloat16):
+        f = torch.tensor(f, dtype=torch.float32).to(dt).item()
+    return f
+
+
+class _Unfusable(Exception):
+    pass
+
+
+class _Value:
+    """A value inside a generated function: its code (a variable or operand
+    name, holding the value in the compute type of `dtype`), its dtype, and
+    its meta tensor for type promotion (None for Python scalars)."""
+
+    def __init__(self, code, dtype, meta=None, scalar=None):
+        self.code, self.dtype, self.meta, self.scalar = code, dtype, meta, scalar
+
+    @property
+    def is_scalar(self):
+        return self.meta is None
+
+
+def _promote(values, kind="default"):
+    from torch._prims_common import ELEMENTWISE_TYPE_PROMOTION_KIND, elementwise_dtypes
+    args = [v.scalar if v.is_scalar else v.meta for v in values]
+    if not args:
+        return torch.bool
+    _, common = elementwise_dtypes(*args,
+                                   type_promotion_kind=ELEMENTWISE_TYPE_PROMOTION_KIND.DEFAULT)
+    return common
+
+
+class _Emitter:
+    """Writes one generated function: statements, helpers used."""
+
+    def __init__(self):
+        self.lines = []
+        self.helpers = []
+        self.n = 0
+
+    def var(self, ctype, code):
+        name = f"t{self.n}"
+        self.n += 1
+        self.lines.append(f"    {ctype} {name} = {code};")
+        return name
+
+    def apply(self, rec_name, operands, params=(), fixed_common=None):
+        """Applies clops' pointwise record rec_name to operands (list of
+        _Value) and params (Python numbers), as pw_run would: returns the
+        result _Value (its dtype is the eager result's)."""
+        records, _ = _inventory()
+        rec = records.get(rec_name)
+        if rec is None:
+            raise _Unfusable(f"no pointwise record {rec_name}")
+        roles = rec.get("inputs", ["common"] * len(operands))
+        if len(roles) != len(operands):
+            raise _Unfusable(f"{rec_name}: {len(operands)} operands for {len(roles)}")
+        if "own" in roles:
+            raise _Unfusable(f"{rec_name}: operands of their own dtype")
+        prom = rec.get("promotion", "default")
+        common_vals = [v for v, r in zip(operands, roles) if r == "common"]
+        common = fixed_common or _promote(common_vals)
+        if prom == "int_to_float" and not common.is_floating_point:
+            common = torch.float32
+        elif prom == "bool_to_long" and common == torch.bool:
+            common = torch.int64
+        compute = common if prom == "no_opmath" else _opmath(common)
+        fixed = rec.get("fixed_result")
+        result = torch.bool if prom == "always_bool" else common
+        if fixed:
+            result = getattr(torch, fixed)
+        rc = torch.bool if (prom == "always_bool" or result == torch.bool) else (
+            _compute(result) if fixed else compute)
+        if compute == torch.float64 or result == torch.float64:
+            pass
+        scalar_opmath = bool(rec.get("scalar_opmath"))
+        codes = []
+        for v, role in zip(operands, roles):
+            if role == "bool":
+                if v.is_scalar:
+                    codes.append(_literal(bool(v.scalar), torch.bool))
+                else:
+                    codes.append(_convert(v.code, v.dtype, torch.bool))
+                continue
+            if v.is_scalar:
+                s = v.scalar
+                if isinstance(s, float) and not scalar_opmath:
+                    s = _scalar_as(s, common)
+                elif isinstance(s, float):
+                    s = s if common == torch.float64 else _to_f32(s)
+                codes.append(_literal(s, compute))
+            elif common in (torch.float16, torch.bfloat16) and v.dtype != common:
+                codes.append(_round(_convert(v.code, v.dtype, torch.float32), common))
+            else:
+                codes.append(_convert(v.code, v.dtype, compute))
+        kinds = rec.get("params") or {}
+        pcodes = []
+        for (pname, pkind), p in zip(kinds.items(), params):
+            if pkind == "int":
+                pcodes.append(_literal(int(p), torch.int64))
+            elif pkind == "float":
+                pcodes.append(_literal(p, torch.float64 if compute == torch.float64
+                                       else torch.float32))
+            else:
+                pv = p
+                if isinstance(pv, float) and compute != torch.float64:
+                    pv = _to_f32(pv)
+                pcodes.append(_literal(pv, compute))
+        if len(pcodes) != len(kinds):
+            raise _Unfusable(f"{rec_name}: parameters missing")
+        if compute == torch.bool:
+            cls = "expr_bool"
+        elif compute == torch.uint8:
+            cls = "expr_uint"
+        elif compute.is_floating_point:
+            cls = "expr_float"
+        else:
+            cls = "expr_sint"
+        expr = rec.get(cls) or rec.get("expr")
+        if expr is None:
+            raise _Unfusable(f"{rec_name}: no expression for {compute}")
+        if compute != torch.bool and not compute.is_floating_point and "$U" in expr:
+            expr = expr.replace("$U", _UNSIGNED[compute])
+        expr = expr.replace("$T", _CL[compute]).replace("$R", _CL[_compute(rc)])
+        expr = _substitute(expr, codes, pcodes)
+        helpers = rec.get("helpers")
+        if helpers:
+            h = "\n".join(helpers) if isinstance(helpers, list) else helpers
+            if h not in self.helpers:
+                self.helpers.append(h)
+        r = self.var(_CL[_compute(rc)], f"({expr})")
+        # store: to the result dtype, rounded where it is a 16-bit float
+        stored = _convert(r, rc, result)
+        if result in (torch.float16, torch.bfloat16):
+            stored = _round(stored, result)
+        if stored != r:
+            r = self.var(_CL[_compute(result)], stored)
+        return _Value(r, result, meta=_dummy(result))
+
+    def cast(self, v, dt):
+        """_to_copy(v, dtype=dt): PyTorch's cast (copy_)."""
+        code = _convert(v.code, v.dtype, dt)
+        if dt in (torch.float16, torch.bfloat16) and v.dtype != dt:
+            code = _round(code, dt)
+        if code == v.code:
+            return _Value(v.code, dt, meta=_dummy(dt))
+        return _Value(self.var(_CL[_compute(dt)], code), dt, meta=_dummy(dt))
+
+
+_DUMMIES = {}
+
+
+def _dummy(dt):
+    """A one-dimensional meta tensor of dtype dt: an intermediate value for
+    type promotion (every fused intermediate has dimensions, except that a
+    zero-dim one promotes like a dimensioned one here; see _fusible)."""
+    t = _DUMMIES.get(dt)
+    if t is None:
+        t = _DUMMIES[dt] = torch.empty(1, dtype=dt, device="meta")
+    return t
+
+
+def _substitute(expr, codes, pcodes):
+    """Replaces the operands a..d and parameters p0..p3 of an inventory
+    expression by code, token by token."""
+    import re
+
+    def sub(m):
+        tok = m.group(0)
+        if len(tok) == 1 and tok in "abcd":
+            j = "abcd".index(tok)
+            if j < len(codes):
+                return f"({codes[j]})"
+        elif tok[0] == "p" and tok[1:].isdigit():
+            k = int(tok[1:])
+            if k < len(pcodes):
+                return f"({pcodes[k]})"
+        return tok
+
+    return re.sub(r"\b[A-Za-z_][A-Za-z_0-9]*\b", sub, expr)
+
+
+# --------------------------------------------------------------------------
+# The ATen ops a group may hold and how each one is written.
+
+_POW_MODES = {0.5: 1, -0.5: 2, -1.0: 3, 2.0: 4, 3.0: 5, -2.0: 6}
+
+
+def _meta(x):
+    return x.meta.get("val") if isinstance(x, torch.fx.Node) else None
+
+
+def _emit_node(em, node, vals):
+    """Writes node's op given vals(arg) -> _Value; returns its _Value or
+    raises _Unfusable."""
+    t = node.target
+    a = node.args
+    kw = node.kwargs
+    name = t.name() if hasattr(t, "name") else str(t)
+    short = name.split("::")[-1]
+    if short.endswith(".default"):
+        short = short[: -len(".default")]
+    if t == aten.clone.default or t == aten.expand.default:
+        # a copy, or an expand to the shape it has: the value itself (the
+        # group's output gets eager's layout, _run_fused)
+        return vals(a[0])
+    if t == aten._to_copy.default:
+        if set(kw) - {"dtype", "layout", "device"} or len(a) != 1:
+            raise _Unfusable("_to_copy with options")
+        return em.cast(vals(a[0]), kw.get("dtype", _meta(a[0]).dtype))
+    if t == aten.where.self:
+        return em.apply("where", [vals(a[0]), vals(a[1]), vals(a[2])])
+    if t == aten.clamp_min.default:
+        return em.apply("clamp_min", [vals(a[0]), vals(a[1])])
+    if t == aten.clamp_max.default:
+        return em.apply("clamp_max", [vals(a[0]), vals(a[1])])
+    if t == aten.clamp.default:
+        lo = a[1] if len(a) > 1 else kw.get("min")
+        hi = a[2] if len(a) > 2 else kw.get("max")
+        if lo is None or hi is None:
+            which = "clamp_min" if hi is None else "clamp_max"
+            return em.apply(which, [vals(a[0]), vals(lo if hi is None else hi)])
+        return em.apply("clamp", [vals(a[0]), vals(lo), vals(hi)])
+    if t == aten.gelu.default:
+        approx = kw.get("approximate", "none")
+        return em.apply("gelu_tanh" if approx == "tanh" else "gelu", [vals(a[0])])
+    if t == aten.gelu_backward.default:
+        approx = kw.get("approximate", "none")
+        return em.apply("gelu_backward_tanh" if approx == "tanh" else "gelu_backward",
+                        [vals(a[0]), vals(a[1])])
+    if t == aten.threshold_backward.default:
+        return em.apply("threshold_backward", [vals(a[0]), vals(a[1])], [a[2]])
+    if t == aten.native_dropout_backward.default:
+        # PyTorch's composite: grad_output * mask * scale
+        return em.apply("mul", [em.apply("mul", [vals(a[0]), vals(a[1])]), vals(float(a[2]))])
+    if t == aten.pow.Tensor_Scalar:
+        x, e = vals(a[0]), a[1]
+        if not isinstance(e, float) or e not in _POW_MODES or not x.dtype.is_floating_point:
+            raise _Unfusable("pow exponent")
+        return em.apply("pow", [x, vals(e)], [_POW_MODES[e]])
+    if t == aten.sub.Tensor or t == aten.add.Tensor:
+        alpha = kw.get("alpha", 1)
+        return em.apply("sub" if t == aten.sub.Tensor else "add", [vals(a[0]), vals(a[1])],
+                        [alpha])
+    if t == aten.rsub.Scalar:
+        alpha = kw.get("alpha", a[2] if len(a) > 2 else 1)
+        return em.apply("sub", [vals(a[1]), vals(a[0])], [alpha])
+    if t == aten.div.Tensor_mode:
+        mode = kw.get("rounding_mode")
+        rec = {None: "div", "trunc": "div_trunc", "floor": "div_floor"}[mode]
+        return em.apply(rec, [vals(a[0]), vals(a[1])])
+    _, bindings = _inventory()
+    bound = bindings.get(short)
+    if bound is None:
+        raise _Unfusable(f"{short} is not a pointwise op clops fuses")
+    rec_name, argnames = bound
+    records, _ = _inventory()
+    rec = records[rec_name]
+    pnames = list((rec.get("params") or {}).keys())
+    schema = t._schema
+    given = {}
+    for i, arg in enumerate(schema.arguments):
+        if i < len(a):
+            given[arg.name] = a[i]
+        elif arg.name in kw:
+            given[arg.name] = kw[arg.name]
+        elif arg.has_default_value():
+            given[arg.name] = arg.default_value
+    operands, params = [], []
+    for n in argnames:
+        if n in pnames:
+            continue
+        operands.append(vals(given[n]))
+    for p in pnames:
+        if p not in given:
+            raise _Unfusable(f"{short}: parameter {p}")
+        params.append(given[p])
+    return em.apply(rec_name, operands, params)
+
+
+def _static(sizes):
+    return all(type(s) is int for s in sizes)
+
+
+def _identity(node, val):
+    """clone (any layout but channels-last) or an expand to the input's own
+    shape, with plain (not symbolic) sizes and strides: inside a group they
+    are the value itself, and a group's output is written in eager's layout."""
+    src = _meta(node.args[0]) if node.args else None
+    if not isinstance(src, torch.Tensor) or not _static(val.shape) or not _static(val.stride()):
+        return False
+    if node.target == aten.clone.default:
+        return node.kwargs.get("memory_format") in (None, torch.preserve_format,
+                                                    torch.contiguous_format)
+    return (node.target == aten.expand.default and _static(src.shape)
+            and tuple(src.shape) == tuple(val.shape) and not node.kwargs)
+
+
+def _fusible(node):
+    """Whether node may be part of a group (a cheap structural check; the
+    emission itself may still refuse it)."""
+    if node.op != "call_function" or not isinstance(node.target, torch._ops.OpOverload):
+        return False
+    val = node.meta.get("val")
+    if not isinstance(val, torch.Tensor) or val.device.type != "clops":
+        return False
+    if val.dtype not in _CL:
+        return False
+    if node.target in (aten.clone.default, aten.expand.default):
+        src = _meta(node.args[0]) if node.args else None
+        return (_identity(node, val) and src.device.type == "clops"
+                and src.dtype == val.dtype)
+    for x in list(node.args) + list(node.kwargs.values()):
+        if isinstance(x, torch.fx.Node):
+            v = _meta(x)
+            if not isinstance(v, torch.Tensor) or v.device.type != "clops" or v.dtype not in _CL:
+                return False
+        elif isinstance(x, (torch.SymInt, torch.SymFloat, torch.SymBool, list, tuple)):
+            return False
+    # A dry run decides: emit the node alone on placeholder operands.
+    try:
+        em = _Emitter()
+        _emit_node(em, node, lambda x: x if isinstance(x, _Value) else (
+            _Value("x", _meta(x).dtype, _meta(x)) if isinstance(x, torch.fx.Node)
+            else _Value(None, None, None, scalar=x)))
+        return True
+    except (_Unfusable, KeyError, ValueError, TypeError):
+        return False
+
+
+# --------------------------------------------------------------------------
+# Grouping and graph rewriting.
+
+_MAX_OPERANDS = 4
+_DEBUG = bool(os.environ.get("CLOPS_COMPILE_DEBUG"))
+
+
+class _Group:
+    def __init__(self, root):
+        self.root = root
+        self.members = {root}
+
+    def inputs(self, extra=None):
+        """Distinct tensor nodes from outside the group the members read."""
+        members = self.members | ({extra} if extra else set())
+        seen = []
+        for m in members:
+            for x in m.all_input_nodes:
+                if x not in members and x not in seen:
+                    seen.append(x)
+        return seen
+
+
+def _groups(gm):
+    nodes = list(gm.graph.nodes)
+    order = {n: i for i, n in enumerate(nodes)}
+    fusible = {n for n in nodes if _fusible(n)}
+    owner = {}
+    groups = []
+    for n in reversed(nodes):
+        if n not in fusible or n in owner:
+            continue
+        g = _Group(n)
+        owner[n] = g
+        frontier = [n]
+        while frontier:
+            m = frontier.pop()
+            for p in m.all_input_nodes:
+                if p not in fusible or p in owner:
+                    continue
+                if any(u not in g.members for u in p.users):
+                    continue
+                if len(g.inputs(extra=p)) > _MAX_OPERANDS:
+                    continue
+                g.members.add(p)
+                owner[p] = g
+                frontier.append(p)
+        if len(g.inputs()) > _MAX_OPERANDS:
+            for m in g.members:
+                owner.pop(m, None)
+            owner[n] = None
+            continue
+        groups.append(g)
+    work = [g for g in groups if len(g.members) >= 2]
+    for g in work:
+        g.order = sorted(g.members, key=order.get)
+    return work
+
+
+_registered = {}
+
+
+def _generate(g):
+    """(name, n_in, expr, helpers, result dtype name, input nodes) of a group."""
+    inputs = sorted(g.inputs(), key=lambda x: x.name)
+    # order operands by first use, so the code does not depend on node names
+    first = {}
+    for m in g.order:
+        for x in m.all_input_nodes:
+            if x in inputs and x not in first:
+                first[x] = len(first)
+    inputs.sort(key=first.get)
+    em = _Emitter()
+    env = {}
+    for j, x in enumerate(inputs):
+        env[x] = _Value("abcd"[j], _meta(x).dtype, _meta(x))
+
+    def vals(x):
+        if isinstance(x, torch.fx.Node):
+            return env[x]
+        return _Value(None, None, None, scalar=x)
+
+    for m in g.order:
+        v = _emit_node(em, m, vals)
+        want = _meta(m).dtype
+        if v.dtype != want:
+            raise _Unfusable(f"{m.name}: dtype {v.dtype}, eager gives {want}")
+        env[m] = _Value(v.code, v.dtype, _meta(m))
+    out = env[g.root]
+    result = _meta(g.root).dtype
+    params = ", ".join(f"{_CL[_compute(_meta(x).dtype)]} {'abcd'[j]}"
+                       for j, x in enumerate(inputs))
+    body = "\n".join(em.lines)
+    key = hashlib.sha256(("\n".join(em.helpers) + params + body + out.code + _NAMES[result])
+                         .encode()).hexdigest()[:16]
+    fn = f"clops_fused_{key}"
+    helpers = "\n".join(em.helpers)
+    helpers += (f"\n{_CL[_compute(result)]} {fn}_body({params})\n{{\n{body}\n"
+                f"    return {out.code};\n}}\n")
+    expr = f"{fn}_body({', '.join('abcd'[j] for j in range(len(inputs)))})"
+    return fn, len(inputs), expr, helpers, _NAMES[result], inputs
+
+
+def _run_fused(op_id, layout, *inputs):
+    """Runs fused op op_id; with a static layout (shape, strides, dtype) into
+    a new tensor laid out as eager lays out the group's root (its .out
+    variant), else into one laid out as the inputs are."""
+    if layout is None:
+        return _C.fused_call(op_id, list(inputs))
+    shape, strides, dtype = layout
+    out = torch.empty_strided(shape, strides, dtype=dtype, device=inputs[0].device)
+    return _C.fused_call(op_id, list(inputs), out)
+
+
+def _layout(val):
+    """(shape, strides, dtype) of the root when they are plain numbers (not
+    symbolic: reading a symbolic one would add a guard) and the strides
+    overlap nothing; else None."""
+    shape, strides = val.shape, val.stride()
+    if not _static(shape) or not _static(strides):
+        return None
+    if val.numel() > 1 and any(st == 0 and sz > 1 for st, sz in zip(strides, shape)):
+        return None
+    return tuple(shape), tuple(strides), val.dtype
+
+
+def _rewrite(gm, label):
+    groups = _groups(gm)
+    nfused = 0
+    for g in groups:
+        try:
+            name, n_in, expr, helpers, result, inputs = _generate(g)
+        except (_Unfusable, KeyError, ValueError, TypeError) as e:
+            if _DEBUG:
+                print(f"clops compile [{label}]: group at {g.root.name} left eager: {e}",
+                      file=sys.stderr)
+            continue
+        op_id = _registered.get(name)
+        if op_id is None:
+            try:
+                op_id = _C.fused_register(name, n_in, expr, helpers, result)
+            except RuntimeError as e:   # beyond clops_pointwise_register's limits
+                if _DEBUG:
+                    print(f"clops compile [{label}]: group at {g.root.name} left eager: {e}",
+                          file=sys.stderr)
+                continue
+            _registered[name] = op_id
+        if _DEBUG:
+            ops = ", ".join(str(m.target).replace("aten.", "") for m in g.order)
+            print(f"clops compile [{label}]: {name}: {len(g.order)} ops [{ops}] -> "
+                  f"{result}[{', '.join(str(d) for d in _meta(g.root).shape)}] over "
+                  f"{', '.join(x.name for x in inputs)}\n{helpers.rstrip()}", file=sys.stderr)
+        with gm.graph.inserting_before(g.root):
+            new = gm.graph.call_function(
+                _run_fused, (op_id, _layout(_meta(g.root))) + tuple(inputs))
+        new.meta = dict(g.root.meta)
+        g.root.replace_all_uses_with(new)
+        for m in reversed(g.order):
+            gm.graph.erase_node(m)
+        nfused += 1
+    gm.graph.lint()
+    gm.recompile()
+    if _DEBUG:
+        print(f"clops compile [{label}]: {nfused} fused kernels", file=sys.stderr)
+    return gm
+
+
+# --------------------------------------------------------------------------
+# The backend.
+
+def _compiler(label):
+    def compile_graph(gm, example_inputs):
+        from functorch.compile import make_boxed_func
+        return make_boxed_func(_rewrite(gm, label).forward)
+    return compile_graph
+
+
+def clops_backend(gm, example_inputs, **kwargs):
+    """torch.compile's backend "clops" (see the module docstring)."""
+    from torch._dynamo.backends.common import aot_autograd
+    return aot_autograd(fw_compiler=_compiler("forward"), bw_compiler=_compiler("backward"),
+                        inference_compiler=_compiler("inference"))(gm, example_inputs, **kwargs)
+
+
+def register():
+    from torch._dynamo.backends.registry import _BACKENDS, register_backend
+    if "clops" not in _BACKENDS:
+        register_backend(name="clops")(clops_backend)

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * python/csrc/compile.cpp: what torch.compile(backend="clops")
+ * (clops/torch/_compile.py) needs from the bridge: registering the fused
+ * pointwise ops it generates (clops_pointwise_register with promotion
+ * "none": each operand in its own dtype, the expression converts, the
+ * result dtype fixed) and calling them on PyTorch tensors without going
+ * through PyTorch's dispatcher (a compiled graph has done autograd and
+ * functionalization already), and the device counters (kernel launches,
+ * program builds) the model runner and the cache test read.
+ */
+#include <map>
+#include <mutex>
+
+#include "bridge.h"
+#include "clops/pointwise.h"
+
+namespace clops_torch {
+
+static std::mutex g_fused_mu;
+static std::map<std::string, int> g_fused_ids;   /* op name -> index */
+static std::vector<const clops_op *> g_fused_ops; /* index -> op */
+static std::vector<const clops_op *> g_fused_outs; /* index -> its .out variant */
+
+int fused_register(const std::string &name, int n_in, const std::string &expr,
+                   const std::string &helpers, const std::string &result)
+{
+    TORCH_CHECK(n_in >= 1 && n_in <= 4, "clops: fused op ", name, " has ", num(n_in),
+                " operands; clops_pointwise_register takes 1 to 4");
+    std::lock_guard<std::mutex> lock(g_fused_mu);
+    auto it = g_fused_ids.find(name);
+    if (it != g_fused_ids.end())
+        return it->second;
+    std::string schema = name + "(";
+    for (int j = 0; j < n_in; j++)
+        schema += std::string(j ? ", " : "") + "Tensor " + (char)('a' + j);
+    schema += ") -> Tensor";
+    clops_pointwise_def def = {};
+    def.schema = schema.c_str();
+    def.expr = expr.c_str();
+    def.helpers = helpers.empty() ? nullptr : helpers.c_str();
+    def.promotion = "none";
+    def.result = result.c_str();
+    def.variants = true; /* name.out: writes a destination laid out as eager's */
+    const clops_op *op = nullptr, *out = nullptr;
+    check(clops_pointwise_register(&def, &op), "registering a fused pointwise op");
+    check(clops_op_find((name + ".out").c_str(), &out), "finding a fused op's out variant");
+    g_fused_ops.push_back(op);
+    g_fused_outs.push_back(out);
+    int id = (int)g_fused_ops.size() - 1;
+    g_fused_ids[name] = id;
+    return id;
+}
+
+at::Tensor fused_call(int id, const std::vector<at::Tensor> &inputs,
+                      const std::optional<at::Tensor> &out)
+{
+    const clops_op *op = nullptr;
+    {
+        std::lock_guard<std::mutex> lock(g_fused_mu);
+        TORCH_CHECK(id >= 0 && id < (int)g_fused_ops.size(), "clops: no fused op ", num(id));
+        op = out ? g_fused_outs[(size_t)id] : g_fused_ops[(size_t)id];
+    }
+    std::vector<clops_value> args;
+    std::vector<clops_tensor *> owned;
+    struct Release {
+        std::vector<clops_tensor *> &v;
+        ~Release()
+        {
+            for (clops_tensor *t : v)
+                clops_tensor_release(t);
+        }
+    } release{owned};
+    for (const at::Tensor &t : inputs) {
+        owned.push_back(to_clops(t));
+        args.push_back(clops_value_tensor(owned.back()));
+    }
+    if (out) {
+        owned.push_back(to_clops(*out));
+        args.push_back(clops_value_tensor(owned.back()));
+    }
+    clops_value ret = clops_value_none();
+    check(clops_call_boxed(op, args.data(), (int)args.size(), &ret, 1), clops_op_name(op));
+    owned.push_back(ret.v.t); /* released with the views */
+    if (out) {
+        sync_geometry(*out, owned[owned.size() - 2]);
+        return *out;
+    }
+    return from_clops(ret.v.t);
+}
+
+std::vector<double> device_counters(int index)
+{
+    clops_device_counters c;
+    check(clops_device_get_counters(clops_dev((c10::DeviceIndex)index), &c), "device counters");
+    return {(double)c.launches, (double)c.programs_built, (double)c.programs_loaded,
+            c.build_seconds};
+}
+
+} // namespace clops_torch

@@ -1,0 +1,294 @@
+# SPDX-License-Identifier: Apache-2.0
+"""torch.compile(backend="clops"): pointwise fusion (clops/torch/_compile.py).
+
+Random pointwise graphs with broadcasts and views in float32 and bfloat16
+give the same bits compiled as eager on the clops device, in fewer kernel
+launches; an MLP and a GPT-2 block train through compile with eager's
+gradients; graph breaks, new sequence lengths (no new kernels), repeated
+runs (same bits) and a second process (kernels from the disk cache) work;
+Inductor refuses the device with a message naming the clops backend.
+"""
+import os
+import random
+import subprocess
+import sys
+import textwrap
+
+import pytest
+import torch
+
+import clops.torch  # noqa: F401
+from conftest import assert_close
+
+F = torch.nn.functional
+
+
+def same(a, b):
+    """Equal values, NaN where NaN (rsqrt of a negative, say)."""
+    torch.testing.assert_close(a.cpu(), b.cpu(), rtol=0, atol=0, equal_nan=True)
+
+
+def launches():
+    return torch.clops.device_counters()["launches"]
+
+
+def run_counted(fn, *args):
+    before = launches()
+    out = fn(*args)
+    return out, launches() - before
+
+
+# -- random pointwise graphs --------------------------------------------------
+
+# Not here: the ops whose eager kernel on a CPU device (POCL) evaluates one
+# OpenCL built-in on whole vectors (the inventory's `lanewise` records: exp,
+# tanh, rsqrt, log, ...), where POCL's vector math library and the scalar
+# call a fused kernel makes may differ in the last bit (on GPUs both are
+# scalar); test_a_long_chain_becomes_one_kernel has tanh.  sigmoid, silu
+# and gelu call exp and erfc inside larger expressions: scalar both ways.
+UNARY = [torch.sigmoid, torch.relu, torch.neg, torch.abs,
+         lambda x: F.gelu(x, approximate="tanh"), F.gelu, F.silu, lambda x: x * 0.125,
+         lambda x: x + 1.5, lambda x: torch.pow(x, 3.0), lambda x: torch.clamp(x, -2.0, 2.0),
+         lambda x: 1.0 - x, lambda x: x * x]
+BINARY = [torch.add, torch.sub, torch.mul, torch.maximum, torch.minimum,
+          lambda x, y: torch.where(x > y, x, y * 0.5), lambda x, y: x / (torch.abs(y) + 1.0),
+          lambda x, y: x * (y < 0.25).to(x.dtype), lambda x, y: torch.add(x, y, alpha=0.5)]
+
+
+def random_graph(rng, n_ops):
+    """A function of three inputs: n_ops random unary and binary pointwise ops
+    over the inputs and earlier results, some of them used twice."""
+    plan = []
+    for i in range(n_ops):
+        if rng.random() < 0.45:
+            plan.append((0, rng.randrange(len(UNARY)), rng.randrange(3 + i)))
+        else:
+            plan.append((1, rng.randrange(len(BINARY)), rng.randrange(3 + i), rng.randrange(3 + i)))
+
+    def fn(x, y, z):
+        vals = [x, y.t(), z.unsqueeze(0)]     # views of the inputs feed the ops
+        for p in plan:
+            if p[0] == 0:
+                vals.append(UNARY[p[1]](vals[p[2]]))
+            else:
+                vals.append(BINARY[p[1]](vals[p[2]], vals[p[3]]))
+        return vals[-1] + vals[-2] * 0.5, vals[-3]   # two outputs
+    return fn
+
+
+def on_cpu_device():
+    return not torch.clops.get_device_name().startswith(("NVIDIA", "AMD", "Intel(R) Arc"))
+
+
+def close(got, want, exact):
+    """Same bits, or (lanewise built-ins on a CPU device) within a few ulps
+    of the dtype, relative to the largest value."""
+    if exact or not on_cpu_device():
+        same(got, want)
+        return
+    ulp = 2.0 ** -23 if want.dtype == torch.float32 else 2.0 ** -8
+    scale = want.float().abs().nan_to_num(0, 0, 0).max().item() + 1.0
+    torch.testing.assert_close(got.cpu().float(), want.cpu().float(), rtol=4 * ulp,
+                               atol=4 * ulp * scale, equal_nan=True)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_random_pointwise_graphs_match_eager_bit_for_bit(dev, dtype, no_fallback):
+    rng = random.Random(1234)
+    fused_any = 0
+    for case in range(3):
+        fn = random_graph(rng, 6 + 2 * case)
+        g = torch.Generator().manual_seed(case)
+        x = torch.randn(5, 7, generator=g).to(dev, dtype)
+        y = torch.randn(7, 1, generator=g).to(dev, dtype)       # .t() broadcasts rows
+        z = torch.randn(7, generator=g).to(dev, dtype)
+        want, n_eager = run_counted(fn, x, y, z)
+        compiled = torch.compile(fn, backend="clops", dynamic=False)
+        compiled(x, y, z)
+        got, n_compiled = run_counted(compiled, x, y, z)
+        for w, o in zip(want, got):
+            assert o.dtype == w.dtype and o.shape == w.shape
+            same(o, w)
+        assert n_compiled <= n_eager, (case, n_compiled, n_eager)
+        fused_any += n_compiled < n_eager
+        torch._dynamo.reset()
+    assert fused_any == 3
+
+
+def test_a_long_chain_becomes_one_kernel(dev, no_fallback):
+    def fn(x, b):
+        h = x + b
+        return 0.5 * h * (1.0 + torch.tanh(0.7978845608 * (h + 0.044715 * torch.pow(h, 3.0))))
+    x = torch.randn(32, 64).to(dev)
+    b = torch.randn(64).to(dev)
+    want, n_eager = run_counted(fn, x, b)
+    compiled = torch.compile(fn, backend="clops")
+    compiled(x, b)
+    got, n = run_counted(compiled, x, b)
+    close(got, want, exact=False)   # tanh
+    assert n_eager >= 8 and n == 1, (n_eager, n)
+
+
+def test_a_copy_to_contiguous_joins_the_group_and_keeps_eagers_layout(dev, no_fallback):
+    def fn(x):
+        y = (x.t() * 2.0 + 1.0).contiguous()   # clone: the fused kernel writes contiguously
+        return y.view(-1), x.t() * 3.0 - 1.0     # a view of it; a transposed result
+    x = torch.randn(6, 10).to(dev)
+    want, n_eager = run_counted(fn, x)
+    compiled = torch.compile(fn, backend="clops")
+    compiled(x)
+    got, n = run_counted(compiled, x)
+    for o, w in zip(got, want):
+        same(o, w)
+        assert o.stride() == w.stride()
+    assert n == 2 and n_eager == 5, (n, n_eager)
+
+
+# -- training through compile ---------------------------------------------------
+
+def grads_of(model, x, target, compiled):
+    model.zero_grad()
+    fn = torch.compile(model, backend="clops") if compiled else model
+    loss = F.mse_loss(fn(x), target)
+    loss.backward()
+    return loss.detach(), [p.grad.clone() for p in model.parameters()]
+
+
+def test_an_mlp_trains_through_compile_with_eager_gradients(dev, no_fallback):
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(24, 48), torch.nn.GELU(approximate="tanh"),
+                                torch.nn.Linear(48, 48), torch.nn.SiLU(),
+                                torch.nn.LayerNorm(48), torch.nn.Linear(48, 8)).to(dev)
+    x = torch.randn(16, 24).to(dev)
+    target = torch.randn(16, 8).to(dev)
+    l0, g0 = grads_of(model, x, target, False)
+    l1, g1 = grads_of(model, x, target, True)
+    assert_close(l1, l0, rtol=1e-6, atol=1e-6)
+    for a, b in zip(g1, g0):
+        assert_close(a, b, rtol=1e-5, atol=1e-6)
+
+
+class Block(torch.nn.Module):
+    """A GPT-2 block: pre-norm causal self-attention (masked softmax,
+    dropout off) and an MLP with GPT-2's tanh GELU written out as its
+    formula, residual adds."""
+
+    def __init__(self, d=64, heads=4):
+        super().__init__()
+        self.heads = heads
+        self.ln1, self.ln2 = torch.nn.LayerNorm(d), torch.nn.LayerNorm(d)
+        self.qkv, self.proj = torch.nn.Linear(d, 3 * d), torch.nn.Linear(d, d)
+        self.fc, self.out = torch.nn.Linear(d, 4 * d), torch.nn.Linear(4 * d, d)
+
+    def forward(self, x):
+        b, t, d = x.shape
+        q, k, v = self.qkv(self.ln1(x)).split(d, dim=2)
+        q, k, v = (z.view(b, t, self.heads, d // self.heads).transpose(1, 2) for z in (q, k, v))
+        att = (q @ k.transpose(-2, -1)) * (1.0 / (d // self.heads) ** 0.5)
+        mask = torch.ones(t, t, dtype=torch.bool, device=x.device).tril()
+        att = torch.softmax(att.masked_fill(~mask, float("-inf")), dim=-1)
+        x = x + self.proj((att @ v).transpose(1, 2).reshape(b, t, d))
+        h = self.fc(self.ln2(x))
+        h = 0.5 * h * (1.0 + torch.tanh(0.7978845608028654 * (h + 0.044715 * torch.pow(h, 3.0))))
+        return x + self.out(h)
+
+
+def test_a_gpt2_block_trains_through_compile(dev, no_fallback):
+    torch.manual_seed(0)
+    model = Block().to(dev)
+    x = torch.randn(2, 16, 64).to(dev)
+
+    def loss_and_grads(fn):
+        model.zero_grad()
+        loss = fn(x).square().mean()
+        loss.backward()
+        return loss.detach(), [p.grad.clone() for p in model.parameters()]
+
+    l0, g0 = loss_and_grads(model)
+    compiled = torch.compile(model, backend="clops")
+    l1, g1 = loss_and_grads(compiled)
+    assert_close(l1, l0, rtol=1e-5, atol=1e-6)
+    for a, b in zip(g1, g0):
+        assert_close(a, b, rtol=1e-4, atol=1e-5)
+    # the forward alone: fewer kernels than eager
+    with torch.no_grad():
+        want, n_eager = run_counted(model, x)
+        compiled(x)
+        got, n = run_counted(compiled, x)
+    assert_close(got, want, rtol=1e-5, atol=1e-5)
+    assert n < n_eager, (n, n_eager)
+
+
+# -- graph breaks, shapes, determinism ------------------------------------------
+
+def test_graph_breaks_run_both_sides(dev, no_fallback):
+    def fn(x):
+        y = torch.sigmoid(x) * 2.0 + 1.0
+        if y.sum().item() > 0:          # a data-dependent branch: a graph break
+            y = torch.tanh(y) - 0.5
+        return y * y
+    x = torch.randn(9, 10).to(dev)
+    want = fn(x)
+    got = torch.compile(fn, backend="clops")(x)
+    close(got, want, exact=False)   # tanh
+
+
+def test_new_sequence_lengths_compile_no_new_kernels(dev, no_fallback):
+    def fn(x, b):
+        return F.gelu(x * 0.5 + b, approximate="tanh") * torch.sigmoid(x)
+    b = torch.randn(32).to(dev)
+    compiled = torch.compile(fn, backend="clops")
+    for seq in (8, 12):                 # the second length recompiles with dynamic shapes
+        x = torch.randn(2, seq, 32).to(dev)
+        assert torch.equal(compiled(x, b).cpu(), fn(x, b).cpu())
+    built = torch.clops.device_counters()["programs_built"]
+    for seq in (16, 20, 5):
+        x = torch.randn(2, seq, 32).to(dev)
+        assert torch.equal(compiled(x, b).cpu(), fn(x, b).cpu())
+    assert torch.clops.device_counters()["programs_built"] == built
+
+
+def test_compiled_results_are_the_same_bits_every_run(dev, no_fallback):
+    def fn(x, y):
+        return torch.exp(-x * x) * y + torch.tanh(y) / (1.0 + x * x)
+    x = torch.randn(64, 33).to(dev)
+    y = torch.randn(33).to(dev)
+    compiled = torch.compile(fn, backend="clops")
+    first = compiled(x, y).cpu()
+    for _ in range(3):
+        assert torch.equal(compiled(x, y).cpu(), first)
+
+
+SECOND_PROCESS = textwrap.dedent("""
+    import torch, clops.torch
+    def fn(x, y):
+        return torch.sigmoid(x * 1.25 + y) * torch.tanh(y) - 0.375 * x
+    # from host memory: no kernel runs but the compiled one
+    x = torch.tensor([[(i * 8 + j) / 10 for j in range(8)] for i in range(6)]).to("clops")
+    y = torch.tensor([j / 4 - 1 for j in range(8)]).to("clops")
+    c0 = torch.clops.device_counters()
+    out = torch.compile(fn, backend="clops")(x, y).cpu()
+    c1 = torch.clops.device_counters()
+    print(c1["programs_built"] - c0["programs_built"], c1["programs_loaded"] - c0["programs_loaded"],
+          float(out.sum()))
+""")
+
+
+def test_a_second_process_takes_the_kernels_from_the_disk_cache(tmp_path):
+    env = dict(os.environ, CLOPS_CACHE_DIR=str(tmp_path), CLOPS_CACHE_POCL="1")
+    runs = []
+    for _ in range(2):
+        r = subprocess.run([sys.executable, "-c", SECOND_PROCESS], env=env, capture_output=True,
+                           text=True, timeout=300)
+        assert r.returncode == 0, r.stderr[-3000:]
+        built, loaded, total = r.stdout.split()[-3:]
+        runs.append((int(built), int(loaded), total))
+    assert runs[0][0] >= 1, runs            # the fused kernel was compiled...
+    assert runs[1][0] == 0 and runs[1][1] >= 1, runs   # ...and then only loaded
+    assert runs[0][2] == runs[1][2]
+
+
+def test_inductor_refuses_the_device_naming_the_clops_backend(dev):
+    x = torch.randn(4).to(dev)
+    with pytest.raises(Exception, match='backend="clops"'):
+        torch.compile(lambda t: t * 2 + 1)(x)
