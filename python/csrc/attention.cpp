@@ -279,13 +279,19 @@ at::Tensor encoder_layer_fwd(const at::Tensor &src, int64_t embed_dim, int64_t n
 
 } // namespace
 
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m)
+/* Registers the three kernels (called once from device.cpp's init).  The
+ * library object is never destroyed: no deregistration runs at interpreter
+ * exit, while autograd's device threads may still be starting. */
+void register_attention()
 {
-    m.impl("_scaled_dot_product_fused_attention_overrideable", TORCH_FN(sdpa_overrideable));
-    m.impl("_scaled_dot_product_fused_attention_overrideable_backward",
-           TORCH_FN(sdpa_overrideable_backward));
-    m.impl("_native_multi_head_attention", TORCH_FN(native_mha));
-    m.impl("_transformer_encoder_layer_fwd", TORCH_FN(encoder_layer_fwd));
+    auto *m = new torch::Library(torch::Library::IMPL, "aten",
+                                 std::make_optional(c10::DispatchKey::PrivateUse1), __FILE__,
+                                 __LINE__);
+    m->impl("_scaled_dot_product_fused_attention_overrideable", TORCH_FN(sdpa_overrideable));
+    m->impl("_scaled_dot_product_fused_attention_overrideable_backward",
+            TORCH_FN(sdpa_overrideable_backward));
+    m->impl("_native_multi_head_attention", TORCH_FN(native_mha));
+    m->impl("_transformer_encoder_layer_fwd", TORCH_FN(encoder_layer_fwd));
 }
 
 } // namespace clops_torch
