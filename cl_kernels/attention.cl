@@ -71,27 +71,34 @@ static inline float attn_score(float s, long i, long j, long L, long S, float sc
         dst[r_ * DS + c_] = (i_ < (rows) && c_ < (cols)) ? LD(p, i_ * (sr) + c_ * (sc)) : 0.0f;           \
     }
 
-__kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void
-attn_fwd(__global const T *q, ATTN_GEOM(q), __global const T *k, ATTN_GEOM(k),
-         __global const T *v, ATTN_GEOM(v), __global const uchar *bm, __global const T *am,
-         ATTN_GEOM(m), __global T *o, ATTN_GEOM(o), __global float *lse, long Hq, long G, long L,
-         long S, long E, long Ev, long nqt, float scale, int causal, int mkind, ulong thr,
-         float dscale, uint sk0, uint sk1, ulong roff)
+/* The forward kernels' arguments, and their first steps: the work-group's
+ * (batch, head, first query row i0 of BQR rows), the tensors moved to
+ * their (b, h) planes, the mask's plane offset mb. */
+#define ATTN_FWD_ARGS                                                                           \
+    __global const T *q, ATTN_GEOM(q), __global const T *k, ATTN_GEOM(k), __global const T *v, \
+        ATTN_GEOM(v), __global const uchar *bm, __global const T *am, ATTN_GEOM(m),             \
+        __global T *o, ATTN_GEOM(o), __global float *lse, long Hq, long G, long L, long S,      \
+        long E, long Ev, long nqt, float scale, int causal, int mkind, ulong thr, float dscale, \
+        uint sk0, uint sk1, ulong roff
+#define ATTN_FWD_SETUP(BQR)                                                                     \
+    long gid_ = get_group_id(0);                                                                \
+    long qt = gid_ % nqt, bh = gid_ / nqt;                                                      \
+    long b = bh / Hq, h = bh % Hq, hk = h / G;                                                  \
+    long i0 = qt * (BQR);                                                                       \
+    q += q_o + b * q_0 + h * q_1;                                                               \
+    k += k_o + b * k_0 + hk * k_1;                                                              \
+    v += v_o + b * v_0 + hk * v_1;                                                              \
+    o += o_o + b * o_0 + h * o_1;                                                               \
+    long mb = m_o + b * m_0 + h * m_1;
+
+__kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void attn_fwd(ATTN_FWD_ARGS)
 {
     __local float qs[BQ * DS];
     __local float kv[BK * DS];
     __local float ss[BQ * BK];
     __local float mrow[BQ], lrow[BQ], arow[BQ];
     int t = get_local_id(0);
-    long g = get_group_id(0);
-    long qt = g % nqt, bh = g / nqt;
-    long b = bh / Hq, h = bh % Hq, hk = h / G;
-    long i0 = qt * BQ;
-    q += q_o + b * q_0 + h * q_1;
-    k += k_o + b * k_0 + hk * k_1;
-    v += v_o + b * v_0 + hk * v_1;
-    o += o_o + b * o_0 + h * o_1;
-    long mb = m_o + b * m_0 + h * m_1;
+    ATTN_FWD_SETUP(BQ)
     ATTN_LOAD_TILE(qs, BQ, q, i0, L, E, q_2, q_3)
     if (t < BQ) {
         mrow[t] = -INFINITY;
@@ -363,27 +370,14 @@ static inline uint attn_pack(float lo, float hi)
                                  : (ushort)0;                                                   \
     }
 
-__kernel __attribute__((reqd_work_group_size(128, 1, 1))) void
-attn_fwd_mma(__global const T *q, ATTN_GEOM(q), __global const T *k, ATTN_GEOM(k),
-             __global const T *v, ATTN_GEOM(v), __global const uchar *bm, __global const T *am,
-             ATTN_GEOM(m), __global T *o, ATTN_GEOM(o), __global float *lse, long Hq, long G,
-             long L, long S, long E, long Ev, long nqt, float scale, int causal, int mkind,
-             ulong thr, float dscale, uint sk0, uint sk1, ulong roff)
+__kernel __attribute__((reqd_work_group_size(128, 1, 1))) void attn_fwd_mma(ATTN_FWD_ARGS)
 {
     __local ushort qs[MBQ * DSM] __attribute__((aligned(16)));
     __local ushort ks[MBK * DSM] __attribute__((aligned(16)));
     __local ushort vs[MBK * DSM] __attribute__((aligned(16)));
     const int lid = get_local_id(0), lane = lid & 31, warp = lid >> 5;
     const int g = lane >> 2, t = lane & 3, lr = lane & 7, lm = lane >> 3;
-    long gid = get_group_id(0);
-    long qt = gid % nqt, bh = gid / nqt;
-    long b = bh / Hq, h = bh % Hq, hk = h / G;
-    long i0 = qt * MBQ;
-    q += q_o + b * q_0 + h * q_1;
-    k += k_o + b * k_0 + hk * k_1;
-    v += v_o + b * v_0 + hk * v_1;
-    o += o_o + b * o_0 + h * o_1;
-    long mb = m_o + b * m_0 + h * m_1;
+    ATTN_FWD_SETUP(MBQ)
     ATTN_LOAD_BITS(qs, MBQ, q, i0, L, E, q_2, q_3)
     barrier(CLK_LOCAL_MEM_FENCE);
     uint qa[KS][4];

@@ -119,42 +119,20 @@ typedef struct attn_args {
     int n;
 } attn_args;
 
-static void arg_mem(attn_args *g, cl_mem m)
-{
-    g->v[g->n].m = m;
-    g->a[g->n] = (host_arg){sizeof(cl_mem), &g->v[g->n].m};
-    g->n++;
-}
-static void arg_long(attn_args *g, int64_t x)
-{
-    g->v[g->n].l = x;
-    g->a[g->n] = (host_arg){sizeof(cl_long), &g->v[g->n].l};
-    g->n++;
-}
-static void arg_ulong(attn_args *g, uint64_t x)
-{
-    g->v[g->n].u = x;
-    g->a[g->n] = (host_arg){sizeof(cl_ulong), &g->v[g->n].u};
-    g->n++;
-}
-static void arg_int(attn_args *g, int x)
-{
-    g->v[g->n].i = x;
-    g->a[g->n] = (host_arg){sizeof(cl_int), &g->v[g->n].i};
-    g->n++;
-}
-static void arg_uint(attn_args *g, uint32_t x)
-{
-    g->v[g->n].ui = x;
-    g->a[g->n] = (host_arg){sizeof(cl_uint), &g->v[g->n].ui};
-    g->n++;
-}
-static void arg_float(attn_args *g, float x)
-{
-    g->v[g->n].f = x;
-    g->a[g->n] = (host_arg){sizeof(cl_float), &g->v[g->n].f};
-    g->n++;
-}
+/* arg_mem, arg_long, ...: appends one argument of that type. */
+#define ATTN_ARG_SETTER(name, ctype, field)                                                     \
+    static void name(attn_args *g, ctype x)                                                     \
+    {                                                                                           \
+        g->v[g->n].field = x;                                                                   \
+        g->a[g->n] = (host_arg){sizeof(ctype), &g->v[g->n].field};                              \
+        g->n++;                                                                                 \
+    }
+ATTN_ARG_SETTER(arg_mem, cl_mem, m)
+ATTN_ARG_SETTER(arg_long, cl_long, l)
+ATTN_ARG_SETTER(arg_ulong, cl_ulong, u)
+ATTN_ARG_SETTER(arg_int, cl_int, i)
+ATTN_ARG_SETTER(arg_uint, cl_uint, ui)
+ATTN_ARG_SETTER(arg_float, cl_float, f)
 
 static cl_mem mem_of(const clops_tensor *t)
 {

@@ -21,6 +21,8 @@
  * in-projection and out-projection as linear layers on the device and the
  * attention through the fused kernel (need_weights=False) or, when the
  * weights are asked for, as matmul + softmax + matmul, all on the device.
+ * _transformer_encoder_layer_fwd (nn.TransformerEncoderLayer's fast path)
+ * composes it with the layer norms and the feed-forward block.
  */
 #include <ATen/ATen.h>
 #include <ATen/SDPBackend.h>
@@ -234,14 +236,62 @@ native_mha(const at::Tensor &query, const at::Tensor &key, const at::Tensor &val
     return {at::linear(ctx, proj_weight, proj_bias), weights};
 }
 
+/* _transformer_encoder_layer_fwd (nn.TransformerEncoderLayer in eval mode
+ * under no_grad): self-attention through native_mha, the feed-forward
+ * block as two linear layers, layer norms before (norm_first) or after
+ * each residual add, as PyTorch's CPU kernel computes it. */
+at::Tensor encoder_layer_fwd(const at::Tensor &src, int64_t embed_dim, int64_t num_heads,
+                             const at::Tensor &qkv_weight, const at::Tensor &qkv_bias,
+                             const at::Tensor &proj_weight, const at::Tensor &proj_bias,
+                             bool use_gelu, bool norm_first, double eps,
+                             const at::Tensor &norm_weight_1, const at::Tensor &norm_bias_1,
+                             const at::Tensor &norm_weight_2, const at::Tensor &norm_bias_2,
+                             const at::Tensor &ffn_weight_1, const at::Tensor &ffn_bias_1,
+                             const at::Tensor &ffn_weight_2, const at::Tensor &ffn_bias_2,
+                             const std::optional<at::Tensor> &mask,
+                             std::optional<int64_t> mask_type)
+{
+    TORCH_CHECK(src.dim() == 3, "clops: _transformer_encoder_layer_fwd expects a batched 3-D src");
+    std::vector<int64_t> shape{embed_dim};
+    auto norm1 = [&](const at::Tensor &x) {
+        return at::layer_norm(x, shape, norm_weight_1, norm_bias_1, eps);
+    };
+    auto norm2 = [&](const at::Tensor &x) {
+        return at::layer_norm(x, shape, norm_weight_2, norm_bias_2, eps);
+    };
+    auto attn = [&](const at::Tensor &x) {
+        return std::get<0>(native_mha(x, x, x, embed_dim, num_heads, qkv_weight, qkv_bias,
+                                      proj_weight, proj_bias, mask, false, true, mask_type));
+    };
+    auto ffn = [&](const at::Tensor &x) {
+        at::Tensor h = at::linear(x, ffn_weight_1, ffn_bias_1);
+        h = use_gelu ? at::gelu(h) : at::relu(h);
+        return at::linear(h, ffn_weight_2, ffn_bias_2);
+    };
+    at::Tensor x = src;
+    if (norm_first) {
+        x = x + attn(norm1(x));
+        return x + ffn(norm2(x));
+    }
+    x = norm1(x + attn(x));
+    return norm2(x + ffn(x));
+}
+
 } // namespace
 
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m)
+/* Registers the three kernels (called once from device.cpp's init).  The
+ * library object is never destroyed: no deregistration runs at interpreter
+ * exit, while autograd's device threads may still be starting. */
+void register_attention()
 {
-    m.impl("_scaled_dot_product_fused_attention_overrideable", TORCH_FN(sdpa_overrideable));
-    m.impl("_scaled_dot_product_fused_attention_overrideable_backward",
-           TORCH_FN(sdpa_overrideable_backward));
-    m.impl("_native_multi_head_attention", TORCH_FN(native_mha));
+    auto *m = new torch::Library(torch::Library::IMPL, "aten",
+                                 std::make_optional(c10::DispatchKey::PrivateUse1), __FILE__,
+                                 __LINE__);
+    m->impl("_scaled_dot_product_fused_attention_overrideable", TORCH_FN(sdpa_overrideable));
+    m->impl("_scaled_dot_product_fused_attention_overrideable_backward",
+            TORCH_FN(sdpa_overrideable_backward));
+    m->impl("_native_multi_head_attention", TORCH_FN(native_mha));
+    m->impl("_transformer_encoder_layer_fwd", TORCH_FN(encoder_layer_fwd));
 }
 
 } // namespace clops_torch

@@ -100,6 +100,8 @@ void register_generic_ops();
 /* PyTorch's autocast op lists for the AutocastPrivateUse1 key (autocast.cpp),
  * called once at import. */
 void register_autocast();
+/* The attention kernels (attention.cpp), called once at import. */
+void register_attention();
 /* "name.overload -> reason" for every clops op not bound to PyTorch. */
 std::vector<std::string> schema_mismatches();
 std::vector<std::string> registered_ops();

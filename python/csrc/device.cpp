@@ -707,6 +707,7 @@ static void init()
     static std::once_flag once;
     std::call_once(once, [] {
         at::RegisterPrivateUse1HooksInterface(new ClopsHooks());
+        register_attention();
         register_generic_ops();
         register_autocast();
         EngineDeviceQueues::extend(torch::autograd::Engine::get_default_engine(), device_count());

@@ -6,8 +6,10 @@ broadcast), causal with L != S, grouped-query heads, head dims up to 256,
 odd lengths, strided inputs, float32/float16/bfloat16 — and matches PyTorch's
 CPU math path, forward and backward, with no CPU fallback; dropout gives the
 same bits for the same seed; what the kernel does not cover runs PyTorch's
-math path on the device.  nn.MultiheadAttention in eval mode under no_grad
-(the _native_multi_head_attention fast path) runs on the device too."""
+math path on the device.  nn.MultiheadAttention and nn.TransformerEncoderLayer
+in eval mode under no_grad (the _native_multi_head_attention and
+_transformer_encoder_layer_fwd fast paths) and a small torchvision ViT run on
+the device too."""
 import pytest
 import torch
 import torch.nn.functional as F
@@ -150,3 +152,30 @@ def test_multihead_attention_eval_fast_path(dev, no_fallback, need_weights, padd
         assert_close(out[1], ref[1], atol=2e-5, rtol=1e-4)
     else:
         assert out[1] is None and ref[1] is None
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_transformer_encoder_layer_eval_fast_path(dev, no_fallback, norm_first):
+    torch.manual_seed(1)
+    layer = torch.nn.TransformerEncoderLayer(32, 4, dim_feedforward=48, batch_first=True,
+                                             norm_first=norm_first, activation="gelu").eval()
+    x = torch.randn(2, 9, 32)
+    with torch.no_grad():
+        ref = layer(x)
+        torch.clops.reset_fallback_counts()
+        out = layer.to(dev)(x.to(dev))
+    assert_close(out, ref, atol=5e-5, rtol=1e-4)
+
+
+def test_small_vit_eval_runs_on_the_device(dev, no_fallback):
+    torchvision = pytest.importorskip("torchvision")
+    torch.manual_seed(2)
+    vit = torchvision.models.VisionTransformer(image_size=32, patch_size=16, num_layers=2,
+                                               num_heads=2, hidden_dim=32, mlp_dim=64,
+                                               num_classes=10).eval()
+    x = torch.randn(2, 3, 32, 32)
+    with torch.no_grad():
+        ref = vit(x)
+        torch.clops.reset_fallback_counts()
+        out = vit.to(dev)(x.to(dev))
+    assert_close(out, ref, atol=1e-4, rtol=1e-4)
