@@ -4,8 +4,9 @@ clops; a CUDA backward either runs (a PyTorch whose engine serves CUDA nodes
 while another backend is the accelerator) or stops with the bridge's clear
 error, never PyTorch's internal assert; clops backward passes keep working in
 a process that uses CUDA; and the recipe the error gives (the CUDA training in
-a process without clops) reproduces clops' gradients.  Skipped without CUDA;
-each case runs in a fresh interpreter.  On the GPU host:
+a process without clops) reproduces clops' gradients.  The CUDA cases are
+skipped without CUDA and run in fresh interpreters; the graph walk of the
+check runs everywhere, over stand-in nodes.  On the GPU host:
     python -m pytest -q python/tests/test_cuda_beside_clops.py -rs
 """
 import json
@@ -16,7 +17,7 @@ import textwrap
 import pytest
 import torch
 
-pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
 
 
 def run(code, env_clops=True):
@@ -49,6 +50,7 @@ def check_clear_error(res):
     assert "INTERNAL ASSERT" not in res["error"] and "multiprocessing" in res["error"]
 
 
+@needs_cuda
 def test_cuda_backward_after_import():
     res = outcome("""
         x = torch.arange(6.0, device="cuda").reshape(2, 3).requires_grad_()
@@ -61,6 +63,7 @@ def test_cuda_backward_after_import():
         check_clear_error(res)
 
 
+@needs_cuda
 @pytest.mark.parametrize("order", ["clops_then_cuda", "cuda_then_clops"])
 def test_mixed_graph(order):
     first, second = ("clops", "cuda") if order == "clops_then_cuda" else ("cuda", "clops")
@@ -76,6 +79,7 @@ def test_mixed_graph(order):
         check_clear_error(res)
 
 
+@needs_cuda
 def test_cuda_forward_and_clops_training_in_one_process():
     """The comparison that works in one process: CUDA forward, clops training."""
     res = run("""
@@ -99,6 +103,7 @@ def test_cuda_forward_and_clops_training_in_one_process():
     assert res["cuda"] < 1e-3 and res["clops"] < 1e-4 and res["grad_finite"], res
 
 
+@needs_cuda
 def test_cuda_training_in_a_subprocess_matches_clops():
     """The recipe of the error: CUDA training where clops is not imported."""
     body = """
@@ -114,3 +119,36 @@ def test_cuda_training_in_a_subprocess_matches_clops():
     clops = run("DEV = 'clops'\n" + textwrap.dedent(body))
     for a, b in zip(cuda, clops):
         assert torch.allclose(torch.tensor(a), torch.tensor(b), rtol=1e-3, atol=1e-4)
+
+
+class FakeMeta:
+    def __init__(self, device):
+        self.device = torch.device(device)
+
+
+class FakeNode:
+    def __init__(self, device, *nexts):
+        self._input_metadata = (FakeMeta(device),)
+        self.next_functions = tuple((n, 0) for n in nexts)
+
+
+def test_graph_walk_finds_cuda_nodes():
+    import clops.torch  # noqa: F401
+    from clops.torch import _cuda_backward as cb
+
+    assert torch.autograd._engine_run_backward.__wrapped__ is not None
+    assert torch.autograd.graph._engine_run_backward is torch.autograd._engine_run_backward
+    class Edge:  # a GradientEdge stand-in
+        def __init__(self, node):
+            self.node = node
+
+    leaf = FakeNode("cpu")
+    shared = FakeNode("clops", leaf)
+    clops_only = FakeNode("clops", shared, shared, None)
+    assert cb._graph_device([Edge(clops_only)]) is None
+    deep_cuda = FakeNode("clops", FakeNode("clops", shared, FakeNode("cuda:1", leaf)))
+    assert cb._graph_device([Edge(clops_only), Edge(deep_cuda)]) == torch.device("cuda:1")
+    # A real clops graph with CPU parts has no CUDA node.
+    x = torch.ones(3, device="clops", requires_grad=True)
+    w = torch.ones(3, requires_grad=True)
+    assert cb._graph_device([(x * w.to("clops")).sum()]) is None
