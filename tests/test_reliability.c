@@ -6,7 +6,8 @@
  *
  *   - searchsorted and isin read operands of any layout in logical order
  *     (a transposed `self`, a sorter at a storage offset); a sorter value
- *     outside the boundaries is refused;
+ *     outside the boundaries is refused; multinomial reads a transposed
+ *     probability tensor by its logical rows;
  *   - native_layer_norm of rows with no element: mean 0, rstd NaN;
  *   - max_pool2d_with_indices of float16/bfloat16 channels-last input;
  *   - a transposed convolution whose output_padding adds positions no
@@ -194,6 +195,27 @@ static void test_isin_reads_elements_in_logical_order(void **state)
         clops_tensor_release(t);
         clops_tensor_release(r);
         clops_tensor_release(ri);
+    }
+    ct_clear_context();
+}
+
+/* multinomial reads a transposed probability tensor by its logical rows:
+ * rows [1, 0, 0] and [0, 1, 0] can only draw 0 and 1 (its host copy once
+ * kept the transposed layout and the second row read as [1, 0, 0]). */
+static void test_multinomial_reads_rows_in_logical_order(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < nd; di++) {
+        ct_set_device(devs[di]);
+        const float pv[6] = {1, 0, 0, 0, 1, 0};
+        clops_tensor *p = ct_from_values(devs[di], CLOPS_FLOAT32, 2, I64(2, 3), CT_TRANSPOSED, pv);
+        clops_tensor *r = NULL;
+        CT_OK(clops_multinomial(p, 1, false, NULL, &r));
+        expect_i64(r, I64(0, 1), 2);
+        clops_tensor_release(p);
+        clops_tensor_release(r);
     }
     ct_clear_context();
 }
@@ -766,6 +788,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_cpu_reductions_take_o1_extra_memory),
         cmocka_unit_test(test_searchsorted_reads_operands_in_logical_order),
         cmocka_unit_test(test_isin_reads_elements_in_logical_order),
+        cmocka_unit_test(test_multinomial_reads_rows_in_logical_order),
         cmocka_unit_test(test_layer_norm_of_empty_rows_gives_mean_0_and_rstd_nan),
         cmocka_unit_test(test_topk_of_a_0_dim_tensor_gives_the_element),
         cmocka_unit_test(test_max_pool_of_half_precision_channels_last),
