@@ -19,8 +19,8 @@
  *     at once) and list the triangle a brute-force walk lists;
  *   - absurd sizes (padding, dilation, indices, scale factors near INT64_MAX)
  *     give errors, never a result computed from an overflowed size;
- *   - reductions on the CPU device take O(1) extra memory per output (a
- *     peak-RSS measurement in a child process);
+ *   - reductions and topk on the CPU device take O(1) extra memory per
+ *     output (a peak-RSS measurement in a child process);
  *   - a user-op expression's chain of prefix operators counts toward the
  *     nesting limit (3,000 `!` once overflowed the driver compiler's stack).
  *
@@ -657,7 +657,8 @@ static long peak_kib(void)
 }
 
 /* The child's side: a 32 MiB uint8 tensor on the CPU device (every page
- * written), then sum, amax, argmax, any and sum over a dim of it; prints
+ * written), then sum, amax, argmax, any, sum over a dim and topk of it
+ * (the whole tensor, and along the last dim of a 2-D view); prints
  * the growth of the peak RSS and exits 0 when it stays under the cap (1
  * when a call fails, 3 past the cap). */
 static int reduction_peak_child(void)
@@ -689,11 +690,24 @@ static int reduction_peak_child(void)
     if (!st)
         st = clops_sum_dim_intlist(x2, I64(0), 1, false, CLOPS_DTYPE_NONE, &r);
     clops_tensor_release(r);
+    r = NULL;
+    /* topk selects with a k-element heap per line (it sorted whole lines:
+     * 24 bytes an element, 768 MiB here). */
+    clops_tensor *ti = NULL;
+    if (!st)
+        st = clops_topk(x, 5, 0, true, true, &r, &ti);
+    clops_tensor_release(r);
+    clops_tensor_release(ti);
+    r = ti = NULL;
+    if (!st)
+        st = clops_topk(x2, 3, 1, false, true, &r, &ti);
+    clops_tensor_release(r);
+    clops_tensor_release(ti);
     clops_tensor_release(x2);
     long grew = peak_kib() - before;
     clops_tensor_release(x);
     clops_shutdown();
-    printf("reductions of a %lld-byte uint8 tensor: peak RSS grew by %ld KiB (cap %d KiB)\n",
+    printf("reductions and topk of a %lld-byte uint8 tensor: peak RSS grew by %ld KiB (cap %d KiB)\n",
            (long long)PEAK_ELEMS, grew, PEAK_CAP_KIB);
     if (st)
         return 1;
