@@ -58,14 +58,8 @@ clops_status ref_sort(const clops_tensor *src, int dim, bool descending, clops_t
     int64_t pos[CLOPS_MAX_DIMS];
     memset(pos, 0, sizeof pos);
     for (int64_t line = 0, lines = numel / n; line < lines; line++) {
-        int64_t so = src->offset, vo = vals ? vals->offset : 0, xo = idx ? idx->offset : 0;
-        for (int i = 0; i < nd; i++) {
-            so += pos[i] * src->strides[i];
-            if (vals)
-                vo += pos[i] * vals->strides[i];
-            if (idx)
-                xo += pos[i] * idx->strides[i];
-        }
+        int64_t so = ref_line_offset(src, pos), vo = ref_line_offset(vals, pos),
+                xo = ref_line_offset(idx, pos);
         for (int64_t k = 0; k < n; k++) {
             uint64_t key = ref_sort_key(sb, so + k * sn, src->dtype);
             pairs[k] = (sort_pair){descending ? ~key : key, k};
@@ -79,13 +73,7 @@ clops_status ref_sort(const clops_tensor *src, int dim, bool descending, clops_t
                 ((int64_t *)idx->storage->host_ptr)[xo + k * (nd ? idx->strides[dim] : 0)] =
                     pairs[k].pos;
         }
-        for (int i = nd - 1; i >= 0; i--) {
-            if (i == dim)
-                continue;
-            if (++pos[i] < src->sizes[i])
-                break;
-            pos[i] = 0;
-        }
+        ref_next_line(pos, src->sizes, nd, dim);
     }
     free(pairs);
     return CLOPS_OK;
@@ -147,12 +135,8 @@ clops_status ref_topk(const clops_tensor *src, int dim, int64_t k, bool largest,
     int64_t pos[CLOPS_MAX_DIMS];
     memset(pos, 0, sizeof pos);
     for (int64_t line = 0, lines = numel / n; line < lines; line++) {
-        int64_t so = src->offset, vo = vals->offset, xo = idx->offset;
-        for (int i = 0; i < nd; i++) {
-            so += pos[i] * src->strides[i];
-            vo += pos[i] * vals->strides[i];
-            xo += pos[i] * idx->strides[i];
-        }
+        int64_t so = ref_line_offset(src, pos), vo = ref_line_offset(vals, pos),
+                xo = ref_line_offset(idx, pos);
         int64_t m = 0;
         for (int64_t j = 0; j < n; j++) {
             uint64_t key = ref_sort_key(sb, so + j * sn, src->dtype);
@@ -171,13 +155,7 @@ clops_status ref_topk(const clops_tensor *src, int dim, int64_t k, bool largest,
                    sb + (size_t)(so + heap[t].pos * sn) * es, es);
             ((int64_t *)idx->storage->host_ptr)[xo + t * xn] = heap[t].pos;
         }
-        for (int i = nd - 1; i >= 0; i--) {
-            if (i == dim)
-                continue;
-            if (++pos[i] < src->sizes[i])
-                break;
-            pos[i] = 0;
-        }
+        ref_next_line(pos, src->sizes, nd, dim);
     }
     free(heap);
     return CLOPS_OK;
