@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "clops/dtype.h"
+#include "core/tensor_impl.h"
 
 /* An element converted to the reference compute type: double for floating
  * computes, int64 for integer and bool computes. */
@@ -45,5 +46,30 @@ static inline double ref_round_f32(double x)
 /* Wraps an int64 to the width of integer dtype dt (two's complement; bool
  * gives 0 or 1, int64 and non-integer dtypes keep x). */
 int64_t ref_wrap_int(int64_t x, clops_dtype dt);
+
+/* Storage offset (elements) of the line of t at position pos (pos[dim] is
+ * 0: the line's first element); NULL t gives 0.  For walks along one dim. */
+static inline int64_t ref_line_offset(const clops_tensor *t, const int64_t *pos)
+{
+    if (!t)
+        return 0;
+    int64_t o = t->offset;
+    for (int i = 0; i < t->ndim; i++)
+        o += pos[i] * t->strides[i];
+    return o;
+}
+
+/* Advances pos to the next line along dim: an odometer over every dim of
+ * sizes (nd of them) but dim. */
+static inline void ref_next_line(int64_t *pos, const int64_t *sizes, int nd, int dim)
+{
+    for (int i = nd - 1; i >= 0; i--) {
+        if (i == dim)
+            continue;
+        if (++pos[i] < sizes[i])
+            break;
+        pos[i] = 0;
+    }
+}
 
 #endif /* CLOPS_REF_REF_H */

@@ -22,6 +22,13 @@ uint64_t ref_sort_key(const void *base, int64_t index, clops_dtype dt);
 clops_status ref_sort(const clops_tensor *src, int dim, bool descending, clops_tensor *vals,
                       clops_tensor *idx);
 
+/* topk of every line of CPU-device src along dim: the first k pairs of
+ * ref_sort's order (largest: its descending order), values into vals and
+ * positions into idx (sizes[dim] == k, any strides), in O(k) extra memory:
+ * a heap of the k best pairs seen, sorted at the end of each line. */
+clops_status ref_topk(const clops_tensor *src, int dim, int64_t k, bool largest, clops_tensor *vals,
+                      clops_tensor *idx);
+
 /* searchsorted on contiguous host buffers of dtype dt (ops/sort/sort.h's
  * sort_search_run): PyTorch's comparisons, NaN values past the end. */
 void ref_searchsorted(const void *bd, const void *v, const int64_t *sorter, clops_dtype dt,

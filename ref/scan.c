@@ -63,13 +63,8 @@ clops_status ref_scan(scan_op kind, const clops_tensor *src, int dim, clops_tens
     int64_t pos[CLOPS_MAX_DIMS];
     memset(pos, 0, sizeof pos);
     for (int64_t line = 0, lines = numel / n; line < lines; line++) {
-        int64_t so = src->offset, d0 = dst->offset, x0 = idx ? idx->offset : 0;
-        for (int i = 0; i < nd; i++) {
-            so += pos[i] * src->strides[i];
-            d0 += pos[i] * dst->strides[i];
-            if (idx)
-                x0 += pos[i] * idx->strides[i];
-        }
+        int64_t so = ref_line_offset(src, pos), d0 = ref_line_offset(dst, pos),
+                x0 = ref_line_offset(idx, pos);
         ref_value acc = {0};
         int64_t at = -1;
         for (int64_t k = 0; k < n; k++) {
@@ -101,14 +96,7 @@ clops_status ref_scan(scan_op kind, const clops_tensor *src, int dim, clops_tens
             if (xb && (kind == SCAN_MAX || kind == SCAN_MIN))
                 xb[x0 + k * xn] = at;
         }
-        /* Next line: odometer over every dim but `dim`. */
-        for (int i = nd - 1; i >= 0; i--) {
-            if (i == dim)
-                continue;
-            if (++pos[i] < src->sizes[i])
-                break;
-            pos[i] = 0;
-        }
+        ref_next_line(pos, src->sizes, nd, dim);
     }
     return CLOPS_OK;
 }

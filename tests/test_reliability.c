@@ -6,7 +6,8 @@
  *
  *   - searchsorted and isin read operands of any layout in logical order
  *     (a transposed `self`, a sorter at a storage offset); a sorter value
- *     outside the boundaries is refused;
+ *     outside the boundaries is refused; multinomial reads a transposed
+ *     probability tensor by its logical rows;
  *   - native_layer_norm of rows with no element: mean 0, rstd NaN;
  *   - max_pool2d_with_indices of float16/bfloat16 channels-last input;
  *   - a transposed convolution whose output_padding adds positions no
@@ -18,8 +19,8 @@
  *     at once) and list the triangle a brute-force walk lists;
  *   - absurd sizes (padding, dilation, indices, scale factors near INT64_MAX)
  *     give errors, never a result computed from an overflowed size;
- *   - reductions on the CPU device take O(1) extra memory per output (a
- *     peak-RSS measurement in a child process);
+ *   - reductions and topk on the CPU device take O(1) extra memory per
+ *     output (a peak-RSS measurement in a child process);
  *   - a user-op expression's chain of prefix operators counts toward the
  *     nesting limit (3,000 `!` once overflowed the driver compiler's stack).
  *
@@ -194,6 +195,27 @@ static void test_isin_reads_elements_in_logical_order(void **state)
         clops_tensor_release(t);
         clops_tensor_release(r);
         clops_tensor_release(ri);
+    }
+    ct_clear_context();
+}
+
+/* multinomial reads a transposed probability tensor by its logical rows:
+ * rows [1, 0, 0] and [0, 1, 0] can only draw 0 and 1 (its host copy once
+ * kept the transposed layout and the second row read as [1, 0, 0]). */
+static void test_multinomial_reads_rows_in_logical_order(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < nd; di++) {
+        ct_set_device(devs[di]);
+        const float pv[6] = {1, 0, 0, 0, 1, 0};
+        clops_tensor *p = ct_from_values(devs[di], CLOPS_FLOAT32, 2, I64(2, 3), CT_TRANSPOSED, pv);
+        clops_tensor *r = NULL;
+        CT_OK(clops_multinomial(p, 1, false, NULL, &r));
+        expect_i64(r, I64(0, 1), 2);
+        clops_tensor_release(p);
+        clops_tensor_release(r);
     }
     ct_clear_context();
 }
@@ -635,7 +657,8 @@ static long peak_kib(void)
 }
 
 /* The child's side: a 32 MiB uint8 tensor on the CPU device (every page
- * written), then sum, amax, argmax, any and sum over a dim of it; prints
+ * written), then sum, amax, argmax, any, sum over a dim and topk of it
+ * (the whole tensor, and along the last dim of a 2-D view); prints
  * the growth of the peak RSS and exits 0 when it stays under the cap (1
  * when a call fails, 3 past the cap). */
 static int reduction_peak_child(void)
@@ -667,11 +690,24 @@ static int reduction_peak_child(void)
     if (!st)
         st = clops_sum_dim_intlist(x2, I64(0), 1, false, CLOPS_DTYPE_NONE, &r);
     clops_tensor_release(r);
+    r = NULL;
+    /* topk selects with a k-element heap per line (it sorted whole lines:
+     * 24 bytes an element, 768 MiB here). */
+    clops_tensor *ti = NULL;
+    if (!st)
+        st = clops_topk(x, 5, 0, true, true, &r, &ti);
+    clops_tensor_release(r);
+    clops_tensor_release(ti);
+    r = ti = NULL;
+    if (!st)
+        st = clops_topk(x2, 3, 1, false, true, &r, &ti);
+    clops_tensor_release(r);
+    clops_tensor_release(ti);
     clops_tensor_release(x2);
     long grew = peak_kib() - before;
     clops_tensor_release(x);
     clops_shutdown();
-    printf("reductions of a %lld-byte uint8 tensor: peak RSS grew by %ld KiB (cap %d KiB)\n",
+    printf("reductions and topk of a %lld-byte uint8 tensor: peak RSS grew by %ld KiB (cap %d KiB)\n",
            (long long)PEAK_ELEMS, grew, PEAK_CAP_KIB);
     if (st)
         return 1;
@@ -766,6 +802,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_cpu_reductions_take_o1_extra_memory),
         cmocka_unit_test(test_searchsorted_reads_operands_in_logical_order),
         cmocka_unit_test(test_isin_reads_elements_in_logical_order),
+        cmocka_unit_test(test_multinomial_reads_rows_in_logical_order),
         cmocka_unit_test(test_layer_norm_of_empty_rows_gives_mean_0_and_rstd_nan),
         cmocka_unit_test(test_topk_of_a_0_dim_tensor_gives_the_element),
         cmocka_unit_test(test_max_pool_of_half_precision_channels_last),

@@ -23,12 +23,20 @@
 #include "ops/random/random_internal.h"
 #include "ops/kernels_generated.h"
 
-/* A float64 copy of t on the CPU device (new reference). */
+/* A float64 copy of t on the CPU device, row-major contiguous (new
+ * reference): multinomial reads it as rows.  core_to_copy keeps t's layout
+ * (a transposed t gave a column-major copy, and the rows were read wrong). */
 static clops_status host_f64_copy(clops_tensor *t, clops_tensor **out)
 {
     clops_device *cpu = NULL;
+    clops_tensor *h = NULL;
     clops_status st = clops_device_find("cpu", &cpu);
-    return st ? st : core_to_copy(t, CLOPS_FLOAT64, cpu, out);
+    if (st == CLOPS_OK)
+        st = core_to_copy(t, CLOPS_FLOAT64, cpu, &h);
+    if (st == CLOPS_OK)
+        st = core_contiguous_as(h, CLOPS_FLOAT64, out);
+    clops_tensor_release(h);
+    return st;
 }
 
 /* --- bernoulli ---------------------------------------------------------------------- */

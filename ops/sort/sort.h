@@ -81,13 +81,14 @@ clops_status sort_run(const char *op, clops_tensor *src, int dim, bool descendin
 #define SORT_TOPK_CPU_KMAX 1024
 
 /* topk along dim by per-line selection (GPUs: radix select in local
- * memory; CPU devices: a heap per line; no full sort) into vals/idx (src's
+ * memory; CPU devices: a heap per line; the host CPU device: ref_topk's
+ * heap of k pairs per line; no full sort) into vals/idx (src's
  * shape with k along dim, any strides): the first k elements of the stable
  * sort (descending when largest), the same as sorting.  *done is false, and
- * nothing is written, when the case does not fit the kernel (the CPU
- * device; on GPUs 8-byte keys, lines longer than SORT_TOPK_NMAX or k above
- * SORT_TOPK_KMAX; on CPU devices k above SORT_TOPK_CPU_KMAX; layouts
- * without a line geometry); the caller sorts instead. */
+ * nothing is written, when the case does not fit the kernel (on GPUs
+ * 8-byte keys, lines longer than SORT_TOPK_NMAX or k above SORT_TOPK_KMAX;
+ * on CPU devices k above SORT_TOPK_CPU_KMAX; layouts without a line
+ * geometry); the caller sorts instead. */
 clops_status sort_topk_select(clops_tensor *src, int dim, int64_t k, bool largest,
                               clops_tensor *vals, clops_tensor *idx, bool *done);
 

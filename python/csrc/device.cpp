@@ -24,9 +24,12 @@
 #include <ATen/native/Resize.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <c10/core/impl/alloc_cpu.h>
+#include <torch/csrc/autograd/autograd.h>
 #include <torch/csrc/autograd/engine.h>
 #include <torch/library.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <mutex>
 #include <thread>
 
@@ -656,39 +659,50 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m)
  * queue for clops:K (none at all on a machine without CUDA), and the first
  * backward on the device failed an internal assert in Engine::ready_queue.
  * PyTorch offers no call to size them again, so the bridge adds the missing
- * queues and their threads as start_device_threads makes them.  The queue
- * vector is a protected member, reached through a derived class (a pointer
- * to member formed in the derived class applies to the engine object).
- * This runs at import, under the GIL, before any backward can use the new
- * indices; the one case it cannot cover is a backward on another device
- * running in another thread during the import (the vector may move while
- * that backward reads it). */
+ * queues and their threads as start_device_threads makes them, each thread
+ * counted among the engine's device threads before it starts (the engine's
+ * shutdown waits for the counted ones: a thread still starting at exit
+ * would otherwise run on an engine being destroyed).  The queue vector and
+ * the counters are protected members, reached through a derived class (a
+ * pointer to member formed in the derived class applies to the engine
+ * object).  This runs at import, under the GIL, before any backward can use
+ * the new indices; the one case it cannot cover is a backward on another
+ * device running in another thread during the import (the vector may move
+ * while that backward reads it). */
 struct EngineDeviceQueues : torch::autograd::Engine {
-    static std::vector<std::shared_ptr<torch::autograd::ReadyQueue>> &
-    queues(torch::autograd::Engine &engine)
+    using Engine = torch::autograd::Engine;
+    static std::vector<std::shared_ptr<torch::autograd::ReadyQueue>> &queues(Engine &engine)
     {
         return engine.*(&EngineDeviceQueues::device_ready_queues_);
     }
 
-    static void extend(torch::autograd::Engine &engine, int count)
+    static bool started(Engine &engine)
     {
-        if (!(engine.*(&EngineDeviceQueues::thread_pool_shared_)))
+        return (bool)(engine.*(&EngineDeviceQueues::thread_pool_shared_));
+    }
+
+    static void extend(Engine &engine, int count)
+    {
+        if (!started(engine))
             return; /* no backward yet: the first one counts clops' devices */
         auto &qs = queues(engine);
+        auto up = &EngineDeviceQueues::increment_non_reentrant_thread_count;
+        auto down = &EngineDeviceQueues::decrement_non_reentrant_thread_count;
         for (int i = (int)qs.size(); i < count; i++) {
             auto queue = std::make_shared<torch::autograd::ReadyQueue>();
             qs.push_back(queue);
+            /* Counted before the thread starts, so the engine's shutdown
+             * (Engine::stop at exit) waits for it even when it has not
+             * started yet; the thread counts itself out when it ends. */
+            (engine.*up)();
             /* The base class's thread_init, not the Python engine's
              * override: that one takes the GIL first to keep a Python
              * thread state for the thread's life, and the import holds the
-             * GIL; a thread still waiting for it when the interpreter
-             * shuts down is ended by Python with a forced unwind, which
-             * aborted the process ("terminate called without an active
-             * exception").  Python autograd functions run on this thread
-             * still take the GIL (pybind11 makes a thread state per
-             * call). */
-            std::thread([&engine, i, queue] {
-                engine.torch::autograd::Engine::thread_init(i, queue, true);
+             * GIL.  Python autograd functions run on this thread still take
+             * the GIL (pybind11 makes a thread state per call). */
+            std::thread([&engine, i, queue, down] {
+                engine.Engine::thread_init(i, queue, false);
+                (engine.*down)();
             }).detach();
         }
     }
@@ -698,6 +712,63 @@ struct EngineDeviceQueues : torch::autograd::Engine {
 static int autograd_device_queues()
 {
     return (int)EngineDeviceQueues::queues(torch::autograd::Engine::get_default_engine()).size();
+}
+
+/* Quiesces the engine's worker threads of the clops devices before the
+ * interpreter finalizes (clops.torch registers it with atexit).  A worker
+ * finishes a graph task after waking the thread that called backward: it
+ * still drops its last reference to the task a moment later, and the task
+ * can own Python objects (in PyTorch 2.15 always: the copy of the caller's
+ * thread-local state holds the contextvars context that
+ * torch.autograd.graph._engine_run_backward stashes there).  Under load
+ * that moment can fall after the main thread returned from the script and
+ * began finalizing; the worker then asks for the GIL to release a Python
+ * object, and Python ends a thread that asks for the GIL during
+ * finalization with a forced unwind, which through PyTorch's noexcept
+ * destructors aborts the process ("terminate called without an active
+ * exception").  A worker runs its tasks in turn, so a graph task that runs
+ * on each clops device's worker and completes proves that the worker has
+ * dropped everything of the tasks before it; this one is a view of an empty
+ * tensor and its gradient, made here, so what the worker drops after it
+ * holds no Python object.  The GIL is released meanwhile (the workers may
+ * need it to release objects, and PyTorch's engine refuses to run under it).
+ * It runs on a helper thread and is given up after 10 s (a worker busy with
+ * a backward that another thread left running), like the engine's own
+ * shutdown wait.  Errors are ignored: this runs at exit. */
+static void quiesce_autograd_workers()
+{
+    auto &engine = torch::autograd::Engine::get_default_engine();
+    if (!EngineDeviceQueues::started(engine))
+        return; /* no backward ran: no worker holds anything */
+    int n = std::min((int)EngineDeviceQueues::queues(engine).size(), device_count());
+    if (n <= 0)
+        return;
+    struct Done {
+        std::mutex m;
+        std::condition_variable cv;
+        bool done = false;
+    };
+    auto state = std::make_shared<Done>();
+    pybind11::gil_scoped_release no_gil;
+    std::thread([state, n] {
+        for (int d = 0; d < n; d++) {
+            try {
+                auto opts = at::TensorOptions()
+                                .dtype(at::kFloat)
+                                .device(c10::Device(c10::DeviceType::PrivateUse1,
+                                                    (c10::DeviceIndex)d));
+                at::Tensor x = at::empty({0}, opts).requires_grad_(true);
+                at::Tensor y = x.view({0});
+                torch::autograd::grad({y}, {x}, {at::empty({0}, opts)}, false, false, true);
+            } catch (...) {
+            }
+        }
+        std::lock_guard<std::mutex> lk(state->m);
+        state->done = true;
+        state->cv.notify_all();
+    }).detach();
+    std::unique_lock<std::mutex> lk(state->m);
+    state->cv.wait_for(lk, std::chrono::seconds(10), [&] { return state->done; });
 }
 
 /* ---- the Python module ------------------------------------------------------------- */
@@ -784,4 +855,5 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)
     m.def("fused_call", &fused_call, pybind11::arg("id"), pybind11::arg("inputs"),
           pybind11::arg("out") = pybind11::none());
     m.def("device_counters", &device_counters);
+    m.def("_quiesce_autograd_workers", &quiesce_autograd_workers);
 }

@@ -15,6 +15,7 @@ chooses the default one.  Ops clops lacks run on the CPU through PyTorch's CPU
 fallback, counted per op; CLOPS_FALLBACK=warn prints each once, CLOPS_FALLBACK=error
 refuses them.  See docs/torch.md.
 """
+import atexit
 import os
 import threading
 import types
@@ -25,8 +26,15 @@ import torch
 torch.utils.rename_privateuse1_backend("clops")
 
 from . import _C  # noqa: E402  (the backend must be named before the bridge loads)
+from . import _cuda_backward  # noqa: E402
 
 _C._init()
+
+# Before the interpreter finalizes, let autograd's worker threads of the clops
+# devices drop what their last backward left them holding (which can own
+# Python objects): releasing one after finalization began aborted the
+# process.  See docs/torch.md, "Autograd in any import order".
+atexit.register(_C._quiesce_autograd_workers)
 
 
 def is_available():
@@ -282,6 +290,10 @@ def _module_apply(self, fn, recurse=True):
 
 if not os.environ.get("CLOPS_KEEP_MODULE_CONVERSION"):
     torch.nn.Module._apply = _module_apply
+
+# A CUDA backward cannot run once clops is PyTorch's accelerator: a clear
+# error instead of the engine's internal assert (_cuda_backward.py says why).
+_cuda_backward.install()
 
 _module = types.ModuleType("torch.clops")
 for _name in ("is_available device_count current_device set_device device synchronize get_device_name "
