@@ -39,17 +39,18 @@ fi
 # One line per family: the ops that stand for it, one overload each (a bare
 # base name such as "sort" would take all four sort overloads; sorting is
 # the slowest family under the simulator, about a minute a sort op).
-# index_put is not here: `clops check` has no cases for index lists yet.
 OPS=${CLOPS_OCLGRIND_OPS:-"
 mm.out,bmm.out
 sum.dim_IntList,amax.out,argmax.out
 sort.values_stable,topk.values,kthvalue.values
 cumsum.out,logcumsumexp.out
 index_select.out,gather.out,scatter_add.out,index_add.out,nonzero.out,masked_select.out,embedding
+index.Tensor_out,index_put.out
 searchsorted.Tensor_out,_unique2.out
 native_layer_norm.out,native_group_norm.out,native_batch_norm.out,rms_norm
 max_pool2d_with_indices.out,avg_pool2d.out,upsample_bilinear2d.out
 _softmax.out,_log_softmax.out
+_fused_attention
 nll_loss_forward.output,mse_loss.out
 convolution.out
 cat.out
