@@ -552,15 +552,18 @@ static at::Tensor op_copy_from(const at::Tensor &src, const at::Tensor &dst, boo
         return dst;
     }
     if (dst_dev) {
-        TORCH_CHECK(src.device().is_cpu(), "clops: copy from ", src.device(), " is not supported");
-        at::Tensor host = src.to(dst.scalar_type()).expand(dst.sizes()).contiguous();
+        /* From another device (cuda:0, ...): through the host, by that
+         * device's own copy (the vendor comparison moves models and inputs
+         * between CUDA and clops in one process). */
+        at::Tensor from = src.device().is_cpu() ? src : src.to(at::kCPU);
+        at::Tensor host = from.to(dst.scalar_type()).expand(dst.sizes()).contiguous();
         clops_tensor *d = to_clops(dst);
         clops_status st = clops_tensor_from_host(d, host.data_ptr(), host.nbytes());
         clops_tensor_release(d);
         check(st, "copy to device");
         return dst;
     }
-    TORCH_CHECK(dst.device().is_cpu(), "clops: copy to ", dst.device(), " is not supported");
+    /* To the host, then (for another device) by that device's own copy. */
     at::Tensor host = at::empty(src.sizes(), src.options().device(at::kCPU));
     clops_tensor *s = to_clops(src);
     clops_status st = clops_tensor_to_host(s, host.data_ptr(), host.nbytes());
