@@ -81,9 +81,12 @@ def on_cpu_device():
 
 
 def close(got, want, exact):
-    """Same bits, or (lanewise built-ins on a CPU device) within a few ulps
-    of the dtype, relative to the largest value."""
-    if exact or not on_cpu_device():
+    """Same bits, or within a few ulps of the dtype, relative to the largest
+    value: lanewise built-ins on a CPU device (POCL's vector math library in
+    eager kernels, the scalar call in fused ones), and multiply-adds that
+    NVIDIA's OpenCL compiler contracts into one FMA inside a fused kernel
+    (eager rounds the product in its own kernel), 1 ulp per contraction."""
+    if exact:
         same(got, want)
         return
     ulp = 2.0 ** -23 if want.dtype == torch.float32 else 2.0 ** -8
@@ -139,7 +142,7 @@ def test_a_copy_to_contiguous_joins_the_group_and_keeps_eagers_layout(dev, no_fa
     compiled(x)
     got, n = run_counted(compiled, x)
     for o, w in zip(got, want):
-        same(o, w)
+        close(o, w, exact=on_cpu_device())   # x * 2 + 1: contracted on NVIDIA
         assert o.stride() == w.stride()
     assert n == 2 and n_eager == 5, (n, n_eager)
 
