@@ -55,7 +55,7 @@ void register_autocast()
                                              __FILE__, __LINE__);
     torch::Library &m = *lists; /* the name the KERNEL macros use */
     /* the unqualified type names of AT_FORALL_DIFFERENT_REDISPATCH_SIGNATURE */
-    using at::DimnameList; /* PyTorch 2.11's list (cumsum/prod over dim names) */
+    using namespace at; /* DimnameList: PyTorch 2.11's list has it, 2.15 has not */
     using at::IntArrayRef;
     using at::Scalar;
     using at::ScalarType;
