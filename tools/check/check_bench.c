@@ -519,7 +519,11 @@ static clops_status time_peak(clops_device *d, bool mma, const char *name, size_
 clops_status chk_bench_matrix_peaks(clops_device *d, int reps, chk_device_figures *out)
 {
     out->fma_peak_gflops = out->mma_peak_gflops = NAN;
-    if (host_is_cpu(d))
+    /* Not on CPU devices: POCL's build of the loop reached 30 GFLOP/s on the
+     * 2-core development machine where its own GEMM's CPU atom ran at 64
+     * (the loop does not reach the vector units' rate there), and a ceiling
+     * below what ops achieve is no ceiling. */
+    if (host_is_cpu(d) || kit_kind_of(d) == KIT_CPU)
         return CLOPS_OK;
     if (reps <= 0)
         reps = 3;
