@@ -82,7 +82,7 @@ static void print_ceiling_summary(const report *r, const report_perf_summary *ps
     for (int i = 0; i < ps->nfamilies; i++)
         if (ps->fam[i].ceiling_rows[0] == 0) {
             fprintf(f, "  (\"-\": no rows against a ceiling: views move no data, and float64 "
-                       "or the CPU device's products have no measured arithmetic peak)\n");
+                       "products and CPU devices have no measured arithmetic peak)\n");
             break;
         }
 }
