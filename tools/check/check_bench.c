@@ -783,10 +783,9 @@ static clops_status measure_case(const chk_opinfo *info, const chk_case *c, clop
          * k...], not transposed) is compute-bound too: 2 x result elements x
          * the weight elements per output channel. */
         const cJSON *flop = cJSON_GetObjectItemCaseSensitive(chk_hint(info, "bench"), "flop");
-        bool conv = false;
+        bool conv = false, conv_model = cJSON_IsString(flop) && strcmp(flop->valuestring, "conv") == 0;
         int w = -1;
-        for (int i = 0; i < c->nargs && cJSON_IsString(flop) && strcmp(flop->valuestring, "conv") == 0;
-             i++)
+        for (int i = 0; i < c->nargs && conv_model; i++)
             if (strcmp(info->schema->args[i].name, "weight") == 0 && c->args[i].t.ndim >= 3 &&
                 c->args[i].t.sizes[0] > 0)
                 w = i;
