@@ -23,6 +23,7 @@
  * as GEMMs straight on the images' memory, batched over (sample, group).
  * docs/conv.md.
  */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "codegen_pointwise/pw.h"
@@ -412,9 +413,16 @@ static clops_status product_widened(const char *op, const conv_geom *g, conv_dir
 static bool implicit_candidate(const conv_geom *g, conv_dir dir, const clops_tensor *dst)
 {
     /* CLOPS_CONV_IMPLICIT=0 keeps every product on im2col + GEMM (for
-     * benchmarks that compare the two). */
-    const char *env = host_env("CLOPS_CONV_IMPLICIT");
-    if (env && strcmp(env, "0") == 0)
+     * benchmarks that compare the two); read once per process, not per
+     * convolution. */
+    static atomic_int off = -1;
+    int o = atomic_load_explicit(&off, memory_order_relaxed);
+    if (o < 0) {
+        const char *env = host_env("CLOPS_CONV_IMPLICIT");
+        o = env && strcmp(env, "0") == 0;
+        atomic_store_explicit(&off, o, memory_order_relaxed);
+    }
+    if (o)
         return false;
     return dir != CONV_TO_WEIGHT && !kit_is_host(dst->storage->device) && g->Cb != g->groups &&
            tensor_numel(dst) > 0 && g->N > 0 && g->K > 0 && g->Cb > 0 && g->Cs > 0 && g->Ls > 0;
