@@ -563,6 +563,17 @@ static at::Tensor op_copy_from(const at::Tensor &src, const at::Tensor &dst, boo
         check(st, "copy to device");
         return dst;
     }
+    /* Straight into a contiguous CPU tensor of the same dtype and sizes
+     * (t.cpu(), the staging of torch.distributed): no temporary, whose
+     * fresh pages cost as much as the read itself. */
+    if (dst.device().is_cpu() && dst.scalar_type() == src.scalar_type() &&
+        dst.sizes() == src.sizes() && dst.is_contiguous()) {
+        clops_tensor *s = to_clops(src);
+        clops_status st = clops_tensor_to_host(s, dst.data_ptr(), dst.nbytes());
+        clops_tensor_release(s);
+        check(st, "copy to host");
+        return dst;
+    }
     /* To the host, then (for another device) by that device's own copy. */
     at::Tensor host = at::empty(src.sizes(), src.options().device(at::kCPU));
     clops_tensor *s = to_clops(src);

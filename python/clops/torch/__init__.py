@@ -327,6 +327,12 @@ def _inductor_call(self, model_, inputs_):
 
 torch._TorchCompileInductorWrapper.__call__ = _inductor_call
 
+# torch.distributed: the backend "clops", gloo on host copies of the device's
+# tensors (_distributed.py; docs/torch.md, "Distributed").
+from . import _distributed  # noqa: E402
+
+_distributed.register()
+
 if os.environ.get("CLOPS_DEBUG_SCHEMAS"):
     for _line in schema_mismatches():
         print("clops: not bound:", _line)
