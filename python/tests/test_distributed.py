@@ -201,6 +201,15 @@ def _everything(rank):
     # a group of the backend "clops" alone, which serves clops and CPU tensors
     group = dist.new_group(backend="clops", timeout=datetime.timedelta(seconds=120))
     res["ddp"] = _ddp(rank, group)
+    # where PyTorch (before 2.15) cannot call a Python Backend, the backend is
+    # a Python ProcessGroup: forced here, the same training on such a group
+    from clops.torch import _distributed
+    _distributed.as_process_group = True
+    pg = dist.new_group(backend="clops", timeout=datetime.timedelta(seconds=120))
+    assert isinstance(pg, _distributed.ClopsProcessGroup)
+    res["ddp_process_group"] = _ddp(rank, pg)
+    res["process_group_collectives"] = _few_collectives(rank, pg)
+    _distributed.as_process_group = None
     t = torch.zeros(3, device="clops")
     try:
         dist.recv(t, group=group)
@@ -316,6 +325,47 @@ def test_ddp_matches_single_process(ranks):
     # the ranks agree bit for bit
     for a, b in zip(results[0]["params"], results[1]["params"]):
         assert torch.equal(a, b)
+
+
+def _few_collectives(rank, group):
+    dev = torch.device("clops")
+    out = {}
+    t = _values(rank, (5,)).to(dev)
+    dist.all_reduce(t, op=dist.ReduceOp.MAX, group=group)
+    out["all_reduce.max"] = t.cpu()
+    o = torch.zeros(WORLD * 3, device=dev)
+    dist.all_gather_into_tensor(o, _values(rank, (3,), salt=1).to(dev), group=group)
+    out["all_gather_into_tensor"] = o.cpu()
+    o = torch.zeros(2, device=dev)
+    dist.reduce_scatter_tensor(o, _values(rank, (WORLD * 2,), salt=2).to(dev), group=group)
+    out["reduce_scatter_tensor"] = o.cpu()
+    t = _values(rank, (4,), salt=3).to(dev)
+    if rank == 0:
+        dist.send(t, dst=1, group=group)
+    else:
+        dist.recv(t, src=0, group=group)
+    out["send_recv"] = t.cpu()
+    c = torch.tensor([rank + 1.0])
+    dist.all_reduce(c, group=group)
+    out["cpu"] = c
+    return out
+
+
+def test_the_process_group_form_gives_the_same(ranks):
+    for r in ranks:
+        for a, b in zip(r["ddp"]["params"], r["ddp_process_group"]["params"]):
+            assert torch.equal(a, b)
+    a, b = (r["process_group_collectives"] for r in ranks)
+    pair = [_values(r, (5,)) for r in range(WORLD)]
+    for res in (a, b):
+        assert torch.equal(res["all_reduce.max"], torch.maximum(*pair))
+        assert torch.equal(res["all_gather_into_tensor"],
+                           torch.cat([_values(r, (3,), salt=1) for r in range(WORLD)]))
+        assert torch.equal(res["send_recv"], _values(0, (4,), salt=3))
+        assert res["cpu"].item() == 3.0
+    total = _values(0, (WORLD * 2,), salt=2) + _values(1, (WORLD * 2,), salt=2)
+    assert torch.equal(a["reduce_scatter_tensor"], total[:2])
+    assert torch.equal(b["reduce_scatter_tensor"], total[2:])
 
 
 def test_backend_registered():

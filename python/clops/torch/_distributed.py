@@ -12,13 +12,15 @@ device: reductions (SUM, AVG, MIN, MAX, PRODUCT, the bitwise ones), their
 dtypes and their errors are gloo's.
 
     dist.init_process_group("clops", ...)            # clops and CPU tensors
-    dist.init_process_group("cpu:gloo,clops:clops")  # the same, CPU through PyTorch's gloo
+    dist.init_process_group("cpu:gloo,clops:clops")  # CPU tensors through PyTorch's gloo
 
 The backend is registered at `import clops.torch` for the devices "clops" and
 "cpu" (PyTorch's gloo stays the default for "cpu" when no backend is named).
 Each process group gets its own gloo context over the group's store (under
 the prefix "clops/"), so it connects the ranks once more beside any CPU
-backend of the group.  See docs/torch.md, "Distributed".
+backend of the group.  Where PyTorch cannot call a Python Backend's methods
+from C++ (before 2.15), the backend is a Python ProcessGroup instead
+(ClopsProcessGroup).  See docs/torch.md, "Distributed".
 """
 import threading
 
@@ -159,11 +161,12 @@ def _complete(work, staging):
     return c10d._create_work_from_future(result)
 
 
-class ClopsBackend(c10d.Backend):
-    """The c10d backend of device "clops": gloo on host copies (module doc)."""
+class _Collectives:
+    """The collectives of the backend: gloo on host copies (module doc).
+    Mixed into a c10d Backend, or into a ProcessGroup where PyTorch cannot
+    call a Backend's Python methods (below)."""
 
-    def __init__(self, store, rank, size, timeout):
-        super().__init__(rank, size)
+    def _start(self, store, rank, size, timeout):
         self._gloo = c10d.ProcessGroupGloo(store, rank, size, timeout)
         self._pool = _HostBuffers()
 
@@ -247,8 +250,48 @@ class ClopsBackend(c10d.Backend):
     del _staged
 
 
+class ClopsBackend(_Collectives, c10d.Backend):
+    """The c10d backend of device "clops", one of a process group's backends."""
+
+    def __init__(self, store, rank, size, timeout):
+        c10d.Backend.__init__(self, rank, size)
+        self._start(store, rank, size, timeout)
+
+
+class ClopsProcessGroup(_Collectives, dist.ProcessGroup):
+    """The same collectives as a whole process group, for CPU and clops
+    tensors: PyTorch before 2.15 has no trampoline that lets C++ (the
+    process group's dispatch, DDP) call a Python Backend's methods, only a
+    Python ProcessGroup's, and register_backend takes a creator that
+    returns one (it then serves every device of the group)."""
+
+    def __init__(self, store, rank, size, timeout):
+        dist.ProcessGroup.__init__(self, rank, size)
+        self._start(store, rank, size, timeout)
+
+
+def _python_backends_work():
+    """True when C++ calls the methods of a Python subclass of c10d.Backend
+    (PyTorch's PyBackend trampoline, 2.15)."""
+    class Probe(c10d.Backend):
+        def getBackendName(self):  # noqa: N802
+            return "probe"
+    try:
+        return Probe(0, 1).name() == "probe"
+    except RuntimeError:  # the base class's "getBackendName is not implemented"
+        return False
+
+
+# Which of the two _create makes: a Backend where PyTorch allows it.
+as_process_group = None
+
+
 def _create(store, rank, size, timeout):
-    return ClopsBackend(store, rank, size, timeout)
+    global as_process_group
+    if as_process_group is None:
+        as_process_group = not _python_backends_work()
+    make = ClopsProcessGroup if as_process_group else ClopsBackend
+    return make(store, rank, size, timeout)
 
 
 def register():
