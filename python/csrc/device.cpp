@@ -899,6 +899,8 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)
     m.def("discovery_note", [] { return std::string(clops_device_discovery_note()); });
     m.def("memory_allocated", [](int i) { return memory_stat(i, false); });
     m.def("memory_cached", [](int i) { return memory_stat(i, true); });
+    /* whether torch.accelerator's memory functions reach clops' allocator */
+    m.def("device_allocator", [] { return (bool)CLOPS_DEVICE_ALLOCATOR; });
     m.def("memory_figures", [](int i, bool reset_peak) {
         MemoryFigures f = memory_figures(i, reset_peak);
         return std::vector<int64_t>{f.allocated, f.cached, f.peak, f.total};
