@@ -36,6 +36,7 @@ struct host_allocator {
     size_t nbuckets_used;
     size_t in_use;  /* bytes handed out */
     size_t cached;  /* bytes in free lists */
+    size_t peak;    /* most bytes handed out at once since start or reset */
 };
 
 /* Rounds a request up to its allocation class. */
@@ -121,6 +122,17 @@ void host_alloc_stats(clops_device *d, size_t *in_use, size_t *cached)
     pthread_mutex_unlock(&a->lock);
 }
 
+size_t host_alloc_peak(clops_device *d, bool reset)
+{
+    host_allocator *a = d->alloc;
+    pthread_mutex_lock(&a->lock);
+    size_t peak = a->peak;
+    if (reset)
+        a->peak = a->in_use;
+    pthread_mutex_unlock(&a->lock);
+    return peak;
+}
+
 /* Human-readable byte count ("1.5 GiB"). */
 static const char *fmt_bytes(char *buf, size_t cap, double n)
 {
@@ -163,6 +175,8 @@ clops_status host_alloc(clops_device *d, size_t nbytes, host_block **out)
         b->next = NULL;
         a->cached -= size;
         a->in_use += size;
+        if (a->in_use > a->peak)
+            a->peak = a->in_use;
         pthread_mutex_unlock(&a->lock);
         *out = b;
         return CLOPS_OK;
@@ -200,6 +214,8 @@ clops_status host_alloc(clops_device *d, size_t nbytes, host_block **out)
     b->device = d;
     b->generation = host_generation();
     a->in_use += size;
+    if (a->in_use > a->peak)
+        a->peak = a->in_use;
     pthread_mutex_unlock(&a->lock);
     *out = b;
     return CLOPS_OK;

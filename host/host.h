@@ -156,6 +156,9 @@ unsigned host_generation(void);
 void host_alloc_trim(clops_device *d);
 /* Bytes handed out and bytes cached, for diagnostics and tests. */
 void host_alloc_stats(clops_device *d, size_t *in_use, size_t *cached);
+/* The most bytes handed out at once since the device started or the last
+ * reset; `reset` (after reading) makes it the bytes handed out now. */
+size_t host_alloc_peak(clops_device *d, bool reset);
 
 /* --- programs and kernels (host/program.c) ------------------------------ */
 

@@ -90,3 +90,12 @@ clops_status clops_memory_stats(clops_device *device, size_t *in_use, size_t *ca
     host_alloc_stats(device, in_use, cached);
     return CLOPS_OK;
 }
+
+/* Allocator peak of one device; zero for the CPU device. */
+clops_status clops_memory_peak(clops_device *device, bool reset, size_t *peak)
+{
+    if (!device || !peak)
+        return clops__fail(CLOPS_INVALID_ARGUMENT, "clops_memory_peak: device and peak are required");
+    *peak = host_is_cpu(device) ? 0 : host_alloc_peak(device, reset);
+    return CLOPS_OK;
+}

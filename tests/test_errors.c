@@ -106,6 +106,48 @@ static void test_an_absurd_allocation_fails_with_out_of_memory_naming_the_sizes(
     ct_clear_context();
 }
 
+/* clops_memory_peak: the most bytes in use at once, reset to the bytes in use
+ * now (PyTorch's max_memory_allocated and reset_peak_memory_stats). */
+static void test_the_memory_peak_is_the_most_in_use_and_resets_to_the_bytes_in_use(void **state)
+{
+    (void)state;
+    const int64_t mib4 = (int64_t)4 << 20; /* a multiple of every allocation class */
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_devices(devs, CT_MAX_DEVICES);
+    for (int k = 0; k < nd; k++) {
+        ct_set_device(devs[k]);
+        size_t peak = 1, in_use = 0;
+        CT_STATUS(clops_memory_peak(NULL, false, &peak), CLOPS_INVALID_ARGUMENT);
+        CT_ERROR_CONTAINS("clops_memory_peak");
+        CT_STATUS(clops_memory_peak(devs[k], false, NULL), CLOPS_INVALID_ARGUMENT);
+        if (host_is_cpu(devs[k])) {
+            CT_OK(clops_memory_peak(devs[k], true, &peak));
+            CT_ASSERT(peak == 0);
+            continue;
+        }
+        CT_OK(clops_memory_stats(devs[k], &in_use, NULL));
+        CT_OK(clops_memory_peak(devs[k], true, &peak));
+        CT_ASSERT(peak >= in_use);
+        CT_OK(clops_memory_peak(devs[k], false, &peak));
+        CT_ASSERT(peak == in_use);
+        clops_tensor *a = NULL, *b = NULL;
+        CT_OK(clops_empty(devs[k], CLOPS_UINT8, 1, CT_I64(mib4), &a));
+        CT_OK(clops_empty(devs[k], CLOPS_UINT8, 1, CT_I64(mib4), &b));
+        clops_tensor_release(b);
+        CT_OK(clops_empty(devs[k], CLOPS_UINT8, 1, CT_I64(mib4), &b)); /* from the cache */
+        clops_tensor_release(a);
+        clops_tensor_release(b);
+        /* two at once, then none: the peak stays, a reset brings it down */
+        CT_OK(clops_memory_peak(devs[k], false, &peak));
+        CT_ASSERT(peak == in_use + 2 * (size_t)mib4);
+        CT_OK(clops_memory_peak(devs[k], true, &peak));
+        CT_ASSERT(peak == in_use + 2 * (size_t)mib4);
+        CT_OK(clops_memory_peak(devs[k], false, &peak));
+        CT_ASSERT(peak == in_use);
+    }
+    ct_clear_context();
+}
+
 static void test_a_shape_whose_size_overflows_is_an_invalid_shape(void **state)
 {
     (void)state;
@@ -441,6 +483,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_an_absurd_allocation_fails_with_out_of_memory_naming_the_sizes),
+        cmocka_unit_test(test_the_memory_peak_is_the_most_in_use_and_resets_to_the_bytes_in_use),
         cmocka_unit_test(test_a_shape_whose_size_overflows_is_an_invalid_shape),
         cmocka_unit_test(test_a_negative_size_is_an_invalid_shape_naming_the_size),
         cmocka_unit_test(test_more_dims_than_clops_max_dims_are_refused),

@@ -163,6 +163,11 @@ CLOPS_API clops_status clops_tensor_from_storage(clops_storage *s, clops_dtype d
  * allocator's cache (returned by clops_empty_cache), on one device. */
 CLOPS_API clops_status clops_memory_stats(clops_device *device, size_t *in_use,
                                           size_t *cached);
+/* The most bytes handed out to storages at once on one device, since clops
+ * started or the last reset; `reset` (after reading) makes the peak the bytes
+ * handed out now (PyTorch's max_memory_allocated / reset_peak_memory_stats).
+ * Zero for the CPU device. */
+CLOPS_API clops_status clops_memory_peak(clops_device *device, bool reset, size_t *peak);
 
 /* --- library lifetime --------------------------------------------------- */
 

@@ -7,7 +7,8 @@
  * allocator and the minimal op set of PyTorch's PrivateUse1 guide, and the
  * Python module.  generic.cpp registers every clops operator from its schema
  * through one boxed kernel and runs PyTorch's CPU fallback for the rest;
- * autocast.cpp registers PyTorch's autocast op lists for the device.
+ * autocast.cpp registers PyTorch's autocast op lists for the device;
+ * memory.cpp holds the memory statistics and the pinned host allocator.
  *
  * The one convention both rely on: the DataPtr of every clops storage in
  * PyTorch has data == context == a clops_storage* holding one reference,
@@ -94,6 +95,19 @@ at::Tensor fused_call(int id, const std::vector<at::Tensor> &inputs,
 /* [launches, programs built, programs loaded from disk, build seconds] of a
  * clops device since the process started (clops_device_get_counters). */
 std::vector<double> device_counters(int index);
+
+/* Memory of one clops device (memory.cpp): bytes handed out to storages,
+ * bytes in the allocator's cache, the most handed out at once since the
+ * start or the last reset (reset_peak: reset after reading), and the
+ * device's memory. */
+struct MemoryFigures {
+    int64_t allocated = 0, cached = 0, peak = 0, total = 0;
+};
+MemoryFigures memory_figures(int index, bool reset_peak = false);
+/* The allocator of tensor.pin_memory() (memory.cpp: host memory it keeps
+ * track of), and whether p lies in a block it handed out. */
+c10::Allocator *pinned_allocator();
+bool is_pinned_ptr(const void *p);
 
 /* Generic registration (generic.cpp), called once at import. */
 void register_generic_ops();

@@ -27,7 +27,12 @@
 #include <torch/csrc/autograd/autograd.h>
 #include <torch/csrc/autograd/engine.h>
 #include <torch/library.h>
+#include <torch/version.h>
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 15)
+#include <c10/core/CachingDeviceAllocator.h>
+#endif
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -134,7 +139,18 @@ static void copy_storage_bytes(clops_storage *dst, clops_storage *src, size_t nb
     check(st, "storage copy");
 }
 
-struct ClopsAllocator final : c10::Allocator {
+/* PyTorch 2.15's DeviceAllocator (torch.accelerator.memory_stats,
+ * max_memory_allocated, empty_cache, ...); older ones get the plain
+ * Allocator (torch.clops.* reports the same figures). */
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 15)
+#define CLOPS_DEVICE_ALLOCATOR 1
+using AllocatorBase = c10::DeviceAllocator;
+#else
+#define CLOPS_DEVICE_ALLOCATOR 0
+using AllocatorBase = c10::Allocator;
+#endif
+
+struct ClopsAllocator final : AllocatorBase {
     c10::DataPtr allocate(size_t nbytes) override
     {
         c10::DeviceIndex idx = current_device();
@@ -149,6 +165,37 @@ struct ClopsAllocator final : c10::Allocator {
                            const_cast<clops_storage *>(static_cast<const clops_storage *>(src)),
                            count);
     }
+#if CLOPS_DEVICE_ALLOCATOR
+    bool initialized() override { return true; }
+    void emptyCache(c10::MempoolId_t) override { check(clops_empty_cache(nullptr), "empty_cache"); }
+    /* One in-order queue per device: a buffer is never reused while a
+     * kernel enqueued before its release can still touch it. */
+    void recordStream(const c10::DataPtr &, c10::Stream) override {}
+    /* The aggregate figures (memory.cpp says which clops counts); the
+     * reserve's peak is not counted, so it is given as at least the
+     * allocation peak and the current reserve. */
+    c10::CachingDeviceAllocator::DeviceStats getDeviceStats(c10::DeviceIndex index) override
+    {
+        MemoryFigures f = memory_figures(index);
+        c10::CachingDeviceAllocator::DeviceStats st;
+        const size_t all = (size_t)c10::CachingDeviceAllocator::StatType::AGGREGATE;
+        st.allocated_bytes[all].current = st.active_bytes[all].current = f.allocated;
+        st.allocated_bytes[all].peak = st.active_bytes[all].peak = f.peak;
+        st.reserved_bytes[all].current = f.allocated + f.cached;
+        st.reserved_bytes[all].peak = std::max(f.peak, f.allocated + f.cached);
+        return st;
+    }
+    void resetAccumulatedStats(c10::DeviceIndex) override {} /* none are counted */
+    void resetPeakStats(c10::DeviceIndex index) override { memory_figures(index, true); }
+    /* clops' view: the device's memory less what clops holds (OpenCL has no
+     * query for the memory other processes use). */
+    std::pair<size_t, size_t> getMemoryInfo(c10::DeviceIndex index) override
+    {
+        MemoryFigures f = memory_figures(index);
+        int64_t held = f.allocated + f.cached;
+        return {(size_t)std::max<int64_t>(f.total - held, 0), (size_t)f.total};
+    }
+#endif
 };
 
 static ClopsAllocator g_allocator;
@@ -462,6 +509,8 @@ struct ClopsHooks final : at::PrivateUse1HooksInterface {
     {
         resize_storage_bytes(storage, newsize);
     }
+    bool isPinnedPtr(const void *data) const override { return is_pinned_ptr(data); }
+    c10::Allocator *getPinnedMemoryAllocator() const override { return pinned_allocator(); }
 };
 
 /* ---- the minimal op set ------------------------------------------------------------ */
@@ -561,6 +610,17 @@ static at::Tensor op_copy_from(const at::Tensor &src, const at::Tensor &dst, boo
         clops_status st = clops_tensor_from_host(d, host.data_ptr(), host.nbytes());
         clops_tensor_release(d);
         check(st, "copy to device");
+        return dst;
+    }
+    /* Straight into a contiguous CPU tensor of the same dtype and sizes
+     * (t.cpu(), the staging of torch.distributed): no temporary, whose
+     * fresh pages cost as much as the read itself. */
+    if (dst.device().is_cpu() && dst.scalar_type() == src.scalar_type() &&
+        dst.sizes() == src.sizes() && dst.is_contiguous()) {
+        clops_tensor *s = to_clops(src);
+        clops_status st = clops_tensor_to_host(s, dst.data_ptr(), dst.nbytes());
+        clops_tensor_release(s);
+        check(st, "copy to host");
         return dst;
     }
     /* To the host, then (for another device) by that device's own copy. */
@@ -839,6 +899,12 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)
     m.def("discovery_note", [] { return std::string(clops_device_discovery_note()); });
     m.def("memory_allocated", [](int i) { return memory_stat(i, false); });
     m.def("memory_cached", [](int i) { return memory_stat(i, true); });
+    /* whether torch.accelerator's memory functions reach clops' allocator */
+    m.def("device_allocator", [] { return (bool)CLOPS_DEVICE_ALLOCATOR; });
+    m.def("memory_figures", [](int i, bool reset_peak) {
+        MemoryFigures f = memory_figures(i, reset_peak);
+        return std::vector<int64_t>{f.allocated, f.cached, f.peak, f.total};
+    });
     m.def("empty_cache", [] { check(clops_empty_cache(nullptr), "empty_cache"); });
     m.def("default_generator", [](int i) { return default_generator((c10::DeviceIndex)i); });
     m.def("schema_mismatches", &schema_mismatches);

@@ -16,6 +16,7 @@ fallback, counted per op; CLOPS_FALLBACK=warn prints each once, CLOPS_FALLBACK=e
 refuses them.  See docs/torch.md.
 """
 import atexit
+import collections
 import os
 import threading
 import types
@@ -109,6 +110,47 @@ def memory_reserved(device=None):
 def empty_cache():
     """Returns cached, unused device buffers to the driver."""
     _C.empty_cache()
+
+
+def max_memory_allocated(device=None):
+    """The most bytes held by live tensors at once since the start or the
+    last reset_peak_memory_stats (clops' allocator counts in its size
+    classes, as memory_allocated does)."""
+    return _C.memory_figures(_index(device), False)[2]
+
+
+def reset_peak_memory_stats(device=None):
+    """Makes max_memory_allocated start again from memory_allocated."""
+    _C.memory_figures(_index(device), True)
+
+
+def max_memory_reserved(device=None):
+    """At least the most bytes the allocator held (clops counts the peak of
+    its live tensors, not of its cache): the larger of max_memory_allocated
+    and memory_reserved."""
+    allocated, cached, peak, _ = _C.memory_figures(_index(device), False)
+    return max(peak, allocated + cached)
+
+
+def memory_stats(device=None):
+    """The figures clops' allocator keeps, under the names of
+    torch.cuda.memory_stats: allocated_bytes / active_bytes (current, peak)
+    and reserved_bytes (current, and max_memory_reserved as peak).  clops
+    counts no allocation events: the other keys of CUDA's are absent."""
+    allocated, cached, peak, _ = _C.memory_figures(_index(device), False)
+    reserved = allocated + cached
+    return collections.OrderedDict([
+        ("active_bytes.all.current", allocated), ("active_bytes.all.peak", peak),
+        ("allocated_bytes.all.current", allocated), ("allocated_bytes.all.peak", peak),
+        ("reserved_bytes.all.current", reserved),
+        ("reserved_bytes.all.peak", max(peak, reserved))])
+
+
+def mem_get_info(device=None):
+    """(free, total) bytes: the device's memory, and that less what clops
+    holds (OpenCL cannot tell what other processes use)."""
+    allocated, cached, _, total = _C.memory_figures(_index(device), False)
+    return max(total - allocated - cached, 0), total
 
 
 def default_generator(device=None):
@@ -297,7 +339,9 @@ _cuda_backward.install()
 
 _module = types.ModuleType("torch.clops")
 for _name in ("is_available device_count current_device set_device device synchronize get_device_name "
-              "memory_allocated memory_reserved empty_cache default_generator manual_seed "
+              "memory_allocated memory_reserved empty_cache max_memory_allocated "
+              "reset_peak_memory_stats max_memory_reserved memory_stats mem_get_info "
+              "default_generator manual_seed "
               "manual_seed_all seed initial_seed get_rng_state set_rng_state is_initialized "
               "_is_in_bad_fork fallback_counts reset_fallback_counts set_fallback_policy "
               "get_fallback_policy schema_mismatches registered_ops fallback_table "
@@ -326,6 +370,12 @@ def _inductor_call(self, model_, inputs_):
 
 
 torch._TorchCompileInductorWrapper.__call__ = _inductor_call
+
+# torch.distributed: the backend "clops", gloo on host copies of the device's
+# tensors (_distributed.py; docs/torch.md, "Distributed").
+from . import _distributed  # noqa: E402
+
+_distributed.register()
 
 if os.environ.get("CLOPS_DEBUG_SCHEMAS"):
     for _line in schema_mismatches():
