@@ -1153,6 +1153,59 @@ static bool small_int(int64_t v)
     return v >= 0 && v <= (1 << 28);
 }
 
+/* Whether cv's geometry (nsp spatial dims) keeps every index the kernels
+ * derive in int; *taps and *ls: the kernel taps and the rows' positions. */
+static bool conv_fits(const gemm_conv *cv, int nsp, int64_t *taps, int64_t *ls)
+{
+    bool fits = nsp >= 1 && nsp <= 3 && small_int(cv->cg);
+    *taps = 1, *ls = 1;
+    for (int i = 0; i < 3 && fits; i++) {
+        fits = small_int(cv->k[i]) && small_int(cv->out[i]) && small_int(cv->in[i]) &&
+               small_int(cv->s[i]) && small_int(cv->p[i]) && small_int(cv->d[i]) &&
+               cv->out[i] * cv->s[i] + cv->p[i] + cv->k[i] * cv->d[i] < (1 << 29) &&
+               cv->in[i] * cv->s[i] + cv->p[i] + cv->k[i] * cv->d[i] < (1 << 29);
+        *taps *= cv->k[i];
+        *ls *= cv->out[i];
+    }
+    return fits;
+}
+
+/*
+ * The image cv->x of g's im2col view (A): its offset, strides (spatial
+ * dims padded in front with stride 0), group stride and the geometry.
+ * Returns whether its channels are its unit-stride direction
+ * (channels-last), and in *cp whether a tap's channels of a group are
+ * 16-byte chunks of ce elements there (cp.async staging: unit channel
+ * stride, channels per group, offset and the other strides multiples of
+ * ce).
+ */
+static bool conv_image(const gemm_conv *cv, int64_t ce, gemm_geom *g, int *cp)
+{
+    const clops_tensor *x = cv->x;
+    int nsp = x->ndim - 2;
+    g->x_s[0] = x->strides[0];
+    g->x_s[1] = x->strides[1];
+    for (int i = 0; i < 3; i++)
+        g->x_s[2 + i] = i < 3 - nsp ? 0 : x->strides[2 + i - (3 - nsp)];
+    g->off[0] = x->offset;
+    g->sb[0] = cv->groups > 1 ? cv->cg * x->strides[1] : 0;
+    const int64_t *geo[6] = {cv->k, cv->out, cv->in, cv->s, cv->p, cv->d};
+    g->cv[0] = (cl_int)cv->cg;
+    for (int a = 0; a < 6; a++)
+        for (int i = 0; i < 3; i++)
+            g->cv[1 + 3 * a + i] = (cl_int)geo[a][i];
+    int64_t csx = llabs(x->strides[1]), smin = INT64_MAX;
+    for (int i = 2; i < x->ndim; i++)
+        if (x->sizes[i] > 1 && llabs(x->strides[i]) < smin)
+            smin = llabs(x->strides[i]);
+    bool cl = x->sizes[1] > 1 && csx <= smin;
+    bool aligned = x->strides[1] == 1 && cv->cg % ce == 0 && x->offset % ce == 0;
+    for (int i = 0; i < x->ndim && aligned; i++)
+        aligned = x->sizes[i] == 1 || x->strides[i] % ce == 0 || i == 1;
+    *cp = cl && aligned;
+    return cl;
+}
+
 clops_status gemm_engine_conv(const char *op, const gemm_conv *cv, const gemm_epilogue *epi,
                               bool *done)
 {
@@ -1163,17 +1216,8 @@ clops_status gemm_engine_conv(const char *op, const gemm_conv *cv, const gemm_ep
     bool tf32 = false;
     if (!engine_takes(d, dt, conv_precision_now(), &tf32) || x->dtype != dt || w->dtype != dt)
         return CLOPS_OK;
-    int nsp = y->ndim - 2;
-    int64_t taps = 1, ls = 1;
-    bool fits = nsp >= 1 && nsp <= 3 && x->ndim == y->ndim && small_int(cv->cg);
-    for (int i = 0; i < 3 && fits; i++) {
-        fits = small_int(cv->k[i]) && small_int(cv->out[i]) && small_int(cv->in[i]) &&
-               small_int(cv->s[i]) && small_int(cv->p[i]) && small_int(cv->d[i]) &&
-               cv->out[i] * cv->s[i] + cv->p[i] + cv->k[i] * cv->d[i] < (1 << 29) &&
-               cv->in[i] * cv->s[i] + cv->p[i] + cv->k[i] * cv->d[i] < (1 << 29);
-        taps *= cv->k[i];
-        ls *= cv->out[i];
-    }
+    int64_t taps, ls;
+    bool fits = x->ndim == y->ndim && conv_fits(cv, y->ndim - 2, &taps, &ls);
     int64_t m = 0, k = 0, pix = 0, rpix = 0;
     fits = fits && geom_mul(cv->samples, ls, &m);
     fits = fits && geom_mul(taps, cv->cg, &k) && m <= GEMM_DIM_MAX && k <= GEMM_DIM_MAX &&
@@ -1199,13 +1243,14 @@ clops_status gemm_engine_conv(const char *op, const gemm_conv *cv, const gemm_ep
     geom_plain(&g);
     g.m = (cl_int)m, g.n = (cl_int)cv->n, g.k = (cl_int)k;
     g.batch = cv->groups;
-    /* The image's strides, spatial dims padded in front with stride 0. */
-    g.x_s[0] = x->strides[0];
-    g.x_s[1] = x->strides[1];
-    for (int i = 0; i < 3; i++)
-        g.x_s[2 + i] = i < 3 - nsp ? 0 : x->strides[2 + i - (3 - nsp)];
-    g.off[0] = x->offset;
-    g.sb[0] = cv->groups > 1 ? cv->cg * x->strides[1] : 0;
+    int64_t ce = 16 / (int64_t)clops_dtype_size(dt);
+    int a_cp = 0;
+    /* Which way A's elements run: along K (channels) in channels-last
+     * images, else along M; the FMA atoms read the hints from A's
+     * "strides". */
+    int a_uk = conv_image(cv, ce, &g, &a_cp);
+    g.s1[0] = a_uk ? 2 : 1;
+    g.s2[0] = a_uk ? 1 : 2;
     g.off[1] = w->offset;
     g.sb[1] = cv->groups > 1 ? cv->w_sg : 0;
     g.s1[1] = cv->w_sk;
@@ -1215,21 +1260,6 @@ clops_status gemm_engine_conv(const char *op, const gemm_conv *cv, const gemm_ep
     g.s1[2] = pix;
     g.s2[2] = y->strides[1];
     g.c_img = y->strides[0];
-    const int64_t *geo[6] = {cv->k, cv->out, cv->in, cv->s, cv->p, cv->d};
-    g.cv[0] = (cl_int)cv->cg;
-    for (int a = 0; a < 6; a++)
-        for (int i = 0; i < 3; i++)
-            g.cv[1 + 3 * a + i] = (cl_int)geo[a][i];
-    /* Which way A's elements run: along K (channels) when the channel
-     * stride is the smallest of the image's (channels-last), else along M;
-     * the FMA atoms read the hints from A's "strides". */
-    int64_t csx = llabs(x->strides[1]), smin = INT64_MAX;
-    for (int i = 2; i < x->ndim; i++)
-        if (x->sizes[i] > 1 && llabs(x->strides[i]) < smin)
-            smin = llabs(x->strides[i]);
-    int a_uk = x->sizes[1] > 1 && csx <= smin;
-    g.s1[0] = a_uk ? 2 : 1;
-    g.s2[0] = a_uk ? 1 : 2;
     if ((st = epi_setup(op, epi, y, m, cv->n * cv->groups, &g)))
         return st;
     if (epi && epi->bias) {
@@ -1245,11 +1275,6 @@ clops_status gemm_engine_conv(const char *op, const gemm_conv *cv, const gemm_ep
         g.r_sn = r->strides[1];
         g.r_img = r->strides[0];
     }
-    int64_t ce = 16 / (int64_t)clops_dtype_size(dt);
-    bool aligned = x->strides[1] == 1 && cv->cg % ce == 0 && x->offset % ce == 0;
-    for (int i = 0; i < x->ndim && aligned; i++)
-        aligned = x->sizes[i] == 1 || x->strides[i] % ce == 0 || i == 1;
-    int a_cp = a_uk && aligned;
     int b_un = 0, b_cp = 0;
     staging_of(k, cv->n, cv->w_sk, cv->w_sn, cv->w_sg, cv->groups, w->offset, ce, &b_un, &b_cp);
     return engine_launch(op, d, dt, tf32, cv->transposed ? 2 : 1, &g, a_uk, a_cp, b_un, b_cp, 1.0f,
@@ -1266,17 +1291,9 @@ clops_status gemm_engine_conv_weight(const char *op, const gemm_conv *cv, clops_
     bool tf32 = false;
     if (!engine_takes(d, dt, conv_precision_now(), &tf32) || x->dtype != dt || y->dtype != dt)
         return CLOPS_OK;
-    int nsp = x->ndim - 2;
-    int64_t taps = 1, ls = 1;
-    bool fits = nsp >= 1 && nsp <= 3 && y->ndim == x->ndim && dw->ndim == x->ndim &&
-                small_int(cv->cg) && small_int(cv->n);
-    for (int i = 0; i < 3 && fits; i++) {
-        fits = small_int(cv->k[i]) && small_int(cv->out[i]) && small_int(cv->in[i]) &&
-               small_int(cv->s[i]) && small_int(cv->p[i]) && small_int(cv->d[i]) &&
-               cv->out[i] * cv->s[i] + cv->p[i] + cv->k[i] * cv->d[i] < (1 << 29);
-        taps *= cv->k[i];
-        ls *= cv->out[i];
-    }
+    int64_t taps, ls;
+    bool fits = y->ndim == x->ndim && dw->ndim == x->ndim &&
+                conv_fits(cv, x->ndim - 2, &taps, &ls);
     /* M = (tap, channel), N = the small image's channels of a group, K =
      * (sample, position): the small image's and the weight's spatial dims
      * must merge into one stride each. */
@@ -1301,12 +1318,13 @@ clops_status gemm_engine_conv_weight(const char *op, const gemm_conv *cv, clops_
     geom_plain(&g);
     g.m = (cl_int)m, g.n = (cl_int)cv->n, g.k = (cl_int)k;
     g.batch = cv->groups;
-    g.x_s[0] = x->strides[0];
-    g.x_s[1] = x->strides[1];
-    for (int i = 0; i < 3; i++)
-        g.x_s[2 + i] = i < 3 - nsp ? 0 : x->strides[2 + i - (3 - nsp)];
-    g.off[0] = x->offset;
-    g.sb[0] = cv->groups > 1 ? cv->cg * x->strides[1] : 0;
+    int64_t ce = 16 / (int64_t)clops_dtype_size(dt);
+    int a_cp = 0;
+    /* A's elements run along M (channels) in channels-last images, else
+     * along K (positions); the FMA atoms read the hint from A's "strides". */
+    bool cl = conv_image(cv, ce, &g, &a_cp);
+    g.s1[0] = cl ? 1 : 2;
+    g.s2[0] = cl ? 2 : 1;
     /* B: the small image, row k = (sample, position), column = channel. */
     g.off[1] = y->offset;
     g.sb[1] = cv->groups > 1 ? cv->n * y->strides[1] : 0;
@@ -1319,23 +1337,9 @@ clops_status gemm_engine_conv_weight(const char *op, const gemm_conv *cv, clops_
     g.s1[2] = dw->strides[1];
     g.s2[2] = dw->strides[0];
     g.c_img = wpix;
-    const int64_t *geo[6] = {cv->k, cv->out, cv->in, cv->s, cv->p, cv->d};
-    g.cv[0] = (cl_int)cv->cg;
-    for (int a = 0; a < 6; a++)
-        for (int i = 0; i < 3; i++)
-            g.cv[1 + 3 * a + i] = (cl_int)geo[a][i];
-    /* A's elements run along M (channels) in channels-last images, else
-     * along K (positions); the FMA atoms read the hint from A's "strides". */
-    int64_t csx = llabs(x->strides[1]), smin = INT64_MAX;
-    for (int i = 2; i < x->ndim; i++)
-        if (x->sizes[i] > 1 && llabs(x->strides[i]) < smin)
-            smin = llabs(x->strides[i]);
-    bool cl = x->sizes[1] > 1 && csx <= smin;
-    g.s1[0] = cl ? 1 : 2;
-    g.s2[0] = cl ? 2 : 1;
     int b_un = 0, b_cp = 0;
-    int64_t ce = 16 / (int64_t)clops_dtype_size(dt);
     staging_of(k, cv->n, ypix, y->strides[1], g.sb[1], cv->groups, y->offset, ce, &b_un, &b_cp);
+    (void)a_cp;
     return engine_launch(op, d, dt, tf32, 3, &g, !cl, 0, b_un, 0, 1.0f, 0.0f, done);
 }
 
