@@ -332,9 +332,6 @@ static inline long conv_at(long base, int p0, int p1, int p2, long coff, int q0,
 #if GEMM_CONV && defined(GEMM_SKINNY)
 #error "the im2col view of GEMM_CONV is not skinny"
 #endif
-#if GEMM_CONV == 3 && defined(GEMM_MMA)
-#error "the weight gradient's view (GEMM_CONV 3) has no mma.sync staging"
-#endif
 
 /* ------------------------------------------------------------------------ */
 #ifdef GEMM_FMA
@@ -914,8 +911,129 @@ static inline void gemm_plain(__local gemm_t *dst, __global const gemm_t *P, lon
  * contiguous and 16-byte aligned (the host checks: cv_cg a multiple of CE,
  * unit channel stride, aligned strides and offset), so a chunk is one
  * cp.async or, outside the image, zeros.
+ *
+ * GEMM_CONV 3 (a weight gradient) stages the transposed view: its rows
+ * are (tap, channel), fixed per work item, so their terms are computed
+ * once; the (sample, position) of each K tile's columns per tile.  M-major
+ * tiles (channels-last images): a chunk is CE channels of one tap at one
+ * position, one cp.async when A_CP (as above); K-major tiles (NCHW): CE
+ * positions of one (tap, channel), plain loads.
  */
-#if GEMM_CONV
+#if GEMM_CONV == 3
+#define APC XN(BM)
+#if A_UK
+#define STAGE_A_SETUP                                                                       \
+    long acf[APC];                                                                          \
+    int aq0[APC], aq1[APC], aq2[APC], ao[APC], ac[APC], av[APC];                            \
+    for (int i = 0; i < APC; i++) {                                                         \
+        int q = lid + i * MMA_WG, r = q / BKC, c = q % BKC;                                 \
+        ao[i] = KMAJ(r, c);                                                                 \
+        ac[i] = c * CE;                                                                     \
+        av[i] = m0 + r < M;                                                                 \
+        CONV_COL(av[i] ? m0 + r : 0, acf[i], aq0[i], aq1[i], aq2[i]);                       \
+    }
+#define STAGE_A_RUN(tile, k0)                                                               \
+    for (int i = 0; i < APC; i++) {                                                         \
+        for (int e = 0; e < CE; e++)                                                        \
+        {                                                                                   \
+            int kk_ = (k0) + ac[i] + e;                                                     \
+            long x_ = -1, b_;                                                               \
+            int p0_, p1_, p2_;                                                              \
+            if (av[i] && kk_ < K) {                                                         \
+                CONV_ROW(koff_ + kk_, b_, p0_, p1_, p2_);                                   \
+                x_ = CONV_AT(b_, p0_, p1_, p2_, acf[i], aq0[i], aq1[i], aq2[i]);            \
+            }                                                                               \
+            (tile)[ao[i] + e] = x_ >= 0 ? A[x_] : (gemm_t)0;                                \
+        }                                                                                   \
+    }
+#else /* M-major */
+#define STAGE_A_SETUP                                                                       \
+    long acf[APC];                                                                          \
+    int aq0[APC], aq1[APC], aq2[APC], ao[APC], ar[APC], ag[APC];                            \
+    for (int i = 0; i < APC; i++) {                                                         \
+        int q = lid + i * MMA_WG, r = q / (BM / CE), c = q % (BM / CE);                     \
+        ao[i] = XMAJ(r, c, BM);                                                             \
+        ar[i] = r;                                                                          \
+        ag[i] = m0 + c * CE;                                                                \
+        CONV_COL(ag[i] < M ? ag[i] : 0, acf[i], aq0[i], aq1[i], aq2[i]);                    \
+    }
+#if A_CP
+#define STAGE_A_RUN(tile, k0)                                                               \
+    for (int i = 0; i < APC; i++) {                                                         \
+        int kk_ = (k0) + ar[i], p0_, p1_, p2_;                                              \
+        long x_ = -1, b_;                                                                   \
+        if (kk_ < K && ag[i] < M) {                                                         \
+            CONV_ROW(koff_ + kk_, b_, p0_, p1_, p2_);                                       \
+            x_ = CONV_AT(b_, p0_, p1_, p2_, acf[i], aq0[i], aq1[i], aq2[i]);                \
+        }                                                                                   \
+        mma_cp16((tile) + ao[i], x_ >= 0 ? A + x_ : A, x_ >= 0 ? 16 : 0);                   \
+    }
+#else
+#define STAGE_A_RUN(tile, k0)                                                               \
+    for (int i = 0; i < APC; i++) {                                                         \
+        int kk_ = (k0) + ar[i], p0_ = 0, p1_ = 0, p2_ = 0;                                  \
+        long b_ = 0;                                                                        \
+        if (kk_ < K)                                                                        \
+            CONV_ROW(koff_ + kk_, b_, p0_, p1_, p2_);                                       \
+        for (int e = 0; e < CE; e++)                                                        \
+        {                                                                                   \
+            long x_ = -1, cf_;                                                              \
+            int q0_, q1_, q2_;                                                              \
+            if (kk_ < K && ag[i] + e < M) {                                                 \
+                CONV_COL(ag[i] + e, cf_, q0_, q1_, q2_);                                    \
+                x_ = CONV_AT(b_, p0_, p1_, p2_, cf_, q0_, q1_, q2_);                        \
+            }                                                                               \
+            (tile)[ao[i] + e] = x_ >= 0 ? A[x_] : (gemm_t)0;                                \
+        }                                                                                   \
+    }
+#endif
+#endif
+/* B: the small image, row k = (sample, position) at B_KROW(k).  N-major
+ * tiles (channels-last): CE channels at one position, one cp.async when
+ * B_CP (unit channel stride; the host checks the alignment of the offset
+ * and of the sample, position and group strides); K-major tiles (NCHW): CE
+ * positions of one channel, plain loads. */
+#define BPC XN(BN)
+#if B_UK
+#define STAGE_B_SETUP                                                                       \
+    long bq[BPC];                                                                           \
+    int bo[BPC], bc[BPC];                                                                   \
+    for (int i = 0; i < BPC; i++) {                                                         \
+        int q = lid + i * MMA_WG, r = q / BKC, c = q % BKC;                                 \
+        bo[i] = KMAJ(r, c);                                                                 \
+        bc[i] = c * CE;                                                                     \
+        bq[i] = n0 + r < N ? bbase + (long)(n0 + r) * b_sn : -1;                            \
+    }
+#define STAGE_B_RUN(tile, k0)                                                               \
+    for (int i = 0; i < BPC; i++) {                                                         \
+        for (int e = 0; e < CE; e++)                                                        \
+        {                                                                                   \
+            int kk_ = (k0) + bc[i] + e;                                                     \
+            (tile)[bo[i] + e] = bq[i] >= 0 && kk_ < K ? B[bq[i] + B_KROW(kk_)] : (gemm_t)0;  \
+        }                                                                                   \
+    }
+#else
+#define STAGE_B_SETUP                                                                       \
+    long bq[BPC];                                                                           \
+    int bo[BPC], br[BPC], bl[BPC];                                                          \
+    for (int i = 0; i < BPC; i++) {                                                         \
+        int q = lid + i * MMA_WG, r = q / (BN / CE), c = q % (BN / CE), g = n0 + c * CE;    \
+        bo[i] = XMAJ(r, c, BN);                                                             \
+        br[i] = r;                                                                          \
+        bl[i] = N - g;                                                                      \
+        bq[i] = bbase + (long)(g < N ? g : 0) * b_sn;                                       \
+    }
+#define STAGE_B_RUN(tile, k0)                                                               \
+    for (int i = 0; i < BPC; i++) {                                                         \
+        int kk_ = (k0) + br[i], n_ = kk_ < K ? clamp(bl[i], 0, CE) : 0;                     \
+        long at_ = bq[i] + (n_ ? B_KROW(kk_) : 0);                                          \
+        if (B_CP)                                                                           \
+            mma_cp16((tile) + bo[i], n_ ? B + at_ : B, n_ * (int)sizeof(gemm_t));           \
+        else                                                                                \
+            gemm_plain((tile) + bo[i], B, at_, b_sn, n_);                                   \
+    }
+#endif
+#elif GEMM_CONV
 #define APC XN(BM)
 #if A_UK
 #define STAGE_A_SETUP                                                                       \
@@ -986,12 +1104,16 @@ static inline void gemm_plain(__local gemm_t *dst, __global const gemm_t *P, lon
 #define STAGE_A_SETUP STAGE_SETUP(a, BM, A_UK, A_CP, abase, a_sm, a_sk, M, m0)
 #define STAGE_A_RUN(tile, k0) STAGE_RUN(a, BM, A_UK, A_CP, A, tile, k0, a_sm, a_sk)
 #endif
+#if GEMM_CONV != 3
+#define STAGE_B_SETUP STAGE_SETUP(b, BN, B_UK, B_CP, bbase, b_sn, b_sk, N, n0)
+#define STAGE_B_RUN(tile, k0) STAGE_RUN(b, BN, B_UK, B_CP, B, tile, k0, b_sn, b_sk)
+#endif
 
 /* Both operands' K tile kt into stage slot s. */
 #define STAGE_TILE(s, kt)                                                                   \
     do {                                                                                    \
         STAGE_A_RUN(As + (s) * A_TILE, (kt) * BK);                                          \
-        STAGE_RUN(b, BN, B_UK, B_CP, B, Bs + (s) * B_TILE, (kt) * BK, b_sn, b_sk)           \
+        STAGE_B_RUN(Bs + (s) * B_TILE, (kt) * BK);                                          \
     } while (0)
 
 /*
@@ -1109,7 +1231,7 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
     const int m0 = tm * BM, n0 = tn * BN;
     const int ktiles = (K + BK - 1) / BK;
     STAGE_A_SETUP
-    STAGE_SETUP(b, BN, B_UK, B_CP, bbase, b_sn, b_sk, N, n0)
+    STAGE_B_SETUP
     const int fg = lane >> 2, ft = lane & 3;
 
     float acc[MT][NT][4];

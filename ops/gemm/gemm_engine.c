@@ -1011,18 +1011,17 @@ static clops_status engine_launch(const char *op, clops_device *d, clops_dtype d
                                   int b_cp, float alpha, float beta, bool *done)
 {
     gemm_cfg cfg;
-    /* The weight gradient's view has no mma.sync staging yet (the FMA
-     * atom runs it; TF32 falls back to CLBlast's float32 below). */
-    bool mma = (dt == CLOPS_FLOAT16 || dt == CLOPS_BFLOAT16 || tf32) && g->k > 0 &&
-               has_mma(d) && conv != 3;
+    bool mma = (dt == CLOPS_FLOAT16 || dt == CLOPS_BFLOAT16 || tf32) && g->k > 0 && has_mma(d);
     if (mma) {
         /* Deep products keep 128 x 128 blocks and split K instead (H100:
          * 1024 x 768 x 16384, 149 against 106 TFLOP/s), unless even 16
          * parts would not fill the device (256 x 256 x 16384: 61 with
-         * 128 x 128 blocks, 77 with 64 x 128); convolutions do not split. */
+         * 128 x 128 blocks, 77 with 64 x 128); convolutions do not split,
+         * but for weight gradients (conv 3). */
         int64_t blocks = g->batch * ops_cdiv(g->m, 128) * ops_cdiv(g->n, 128);
         int64_t units = d->info.compute_units ? d->info.compute_units : 1;
-        bool small = blocks < units && (g->k < 4096 || blocks * 8 < units || conv);
+        bool small =
+            blocks < units && (g->k < 4096 || blocks * 8 < units || (conv && conv != 3));
         mma = mma_config(d, dt, a_uk, !b_un, a_cp, b_cp, small, &cfg) && mma_checked(d, &cfg);
     }
     /* TF32 not possible here (K == 0, or its check failed): CLBlast's
@@ -1337,10 +1336,16 @@ clops_status gemm_engine_conv_weight(const char *op, const gemm_conv *cv, clops_
     g.s1[2] = dw->strides[1];
     g.s2[2] = dw->strides[0];
     g.c_img = wpix;
+    /* The mma atom's staging (cl_kernels/gemm.cl GEMM_CONV 3): A M-major
+     * in channels-last images, with cp.async when a tap's channels are
+     * 16-byte chunks (as the forward's); B N-major when the small image's
+     * channels are its unit stride, with cp.async when its rows (sample
+     * and position strides) are aligned too; K-major tiles use plain
+     * loads. */
     int b_un = 0, b_cp = 0;
     staging_of(k, cv->n, ypix, y->strides[1], g.sb[1], cv->groups, y->offset, ce, &b_un, &b_cp);
-    (void)a_cp;
-    return engine_launch(op, d, dt, tf32, 3, &g, !cl, 0, b_un, 0, 1.0f, 0.0f, done);
+    b_cp = b_cp && b_un && (cv->samples <= 1 || g.b_img % ce == 0);
+    return engine_launch(op, d, dt, tf32, 3, &g, !cl, a_cp, b_un, b_cp, 1.0f, 0.0f, done);
 }
 
 const char *gemm_engine_path(const clops_device *d, clops_dtype dt)
