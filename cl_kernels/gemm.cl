@@ -489,17 +489,25 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_cpu(GEMM_ARGS,
 #if GEMM_CONV == 3
             {
                 /* Row r of A is one (tap, channel): its terms once, then
-                 * its element at each of the slice's (sample, position). */
+                 * its element at each of the slice's (sample, position);
+                 * rows of the tap of the row before them (the channel is
+                 * the fastest) reuse its position check and address. */
                 long coff[RM];
                 int q0[RM], q1[RM], q2[RM];
-                for (int r = 0; r < RM; r++)
+                bool same[RM];
+                for (int r = 0; r < RM; r++) {
                     CONV_COL(min(m0 + mi * RM + r, M - 1), coff[r], q0[r], q1[r], q2[r]);
+                    same[r] = r > 0 && q0[r] == q0[r - 1] && q1[r] == q1[r - 1] &&
+                              q2[r] == q2[r - 1];
+                }
                 for (int k = 0; k < kc; k++) {
                     const long xb = Xb[k];
                     const int p0 = Xp[3 * k], p1 = Xp[3 * k + 1], p2 = Xp[3 * k + 2];
+                    long xt = -1;
                     for (int r = 0; r < RM; r++) {
-                        long x = CONV_AT(xb, p0, p1, p2, coff[r], q0[r], q1[r], q2[r]);
-                        Ap[r * KC + k] = x < 0 ? 0.0f : GLD(A, x);
+                        if (!same[r])
+                            xt = CONV_AT(xb, p0, p1, p2, 0, q0[r], q1[r], q2[r]);
+                        Ap[r * KC + k] = xt < 0 ? 0.0f : GLD(A, xt + coff[r]);
                     }
                 }
             }
