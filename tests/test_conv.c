@@ -342,6 +342,42 @@ static uint64_t engine_calls(void)
     return st.fma_calls + st.cpu_calls + st.mma_calls;
 }
 
+/* A case's input x, weight w and grad_output g on a device (x and g
+ * channels-last when cl; x0, g0 their contiguous originals) and their
+ * CPU copies. */
+typedef struct conv_operands {
+    clops_tensor *x0, *x, *w, *g0, *g, *xc, *wc, *gc;
+} conv_operands;
+
+static conv_operands make_operands(clops_device *dev, const conv_case *c, clops_dtype dt, bool cl,
+                                   uint64_t seed)
+{
+    int ndim = 2 + c->nsp;
+    int64_t xs[5], ws[5], ys[5];
+    case_shapes(c, xs, ws, ys);
+    conv_operands o;
+    o.x0 = ct_random(dev, dt, ndim, xs, CT_CONTIGUOUS, PW_DOMAIN_SMALL, seed);
+    o.w = ct_random(dev, dt, ndim, ws, CT_CONTIGUOUS, PW_DOMAIN_SMALL, seed + 1);
+    o.g0 = ct_random(dev, dt, ndim, ys, CT_CONTIGUOUS, PW_DOMAIN_SMALL, seed + 3);
+    o.x = cl ? channels_last(o.x0) : o.x0;
+    o.g = cl ? channels_last(o.g0) : o.g0;
+    o.xc = ct_to_cpu(o.x);
+    o.wc = ct_to_cpu(o.w);
+    o.gc = ct_to_cpu(o.g);
+    return o;
+}
+
+static void release_operands(conv_operands *o)
+{
+    if (o->x != o->x0)
+        clops_tensor_release(o->x);
+    if (o->g != o->g0)
+        clops_tensor_release(o->g);
+    clops_tensor *all[] = {o->x0, o->w, o->g0, o->xc, o->wc, o->gc};
+    for (size_t i = 0; i < CT_COUNT(all); i++)
+        clops_tensor_release(all[i]);
+}
+
 /*
  * The implicit-GEMM path (ops/conv/conv_gemm.c, cl_kernels/gemm.cl
  * GEMM_CONV): forward with the fused bias, transposed forward, the input
@@ -386,23 +422,15 @@ static void test_implicit_gemm_paths(void **state)
                     ct_set_case("implicit case %zu %s %s%s", ci, li ? "channels-last" : "NCHW",
                                 clops_dtype_name(dt), tf32 ? " (conv precision high)" : "");
                     int n = c->nsp, ndim = 2 + n;
-                    int64_t xs[5], ws[5], ys[5];
-                    case_shapes(c, xs, ws, ys);
                     uint64_t seed = 700 + ci * 10 + ti;
-                    clops_tensor *x0 =
-                        ct_random(devs[di], dt, ndim, xs, CT_CONTIGUOUS, PW_DOMAIN_SMALL, seed);
-                    clops_tensor *x = li ? channels_last(x0) : x0;
-                    clops_tensor *w = ct_random(devs[di], dt, ndim, ws, CT_CONTIGUOUS,
-                                                PW_DOMAIN_SMALL, seed + 1);
+                    conv_operands op = make_operands(devs[di], c, dt, li, seed);
+                    clops_tensor *x = op.x, *w = op.w, *g = op.g;
+                    clops_tensor *xc = op.xc, *wc = op.wc, *gc = op.gc;
                     clops_tensor *b = c->bias ? ct_random(devs[di], dt, 1, &c->cout,
                                                           CT_CONTIGUOUS, PW_DOMAIN_SMALL,
                                                           seed + 2)
                                               : NULL;
-                    clops_tensor *g0 =
-                        ct_random(devs[di], dt, ndim, ys, CT_CONTIGUOUS, PW_DOMAIN_SMALL, seed + 3);
-                    clops_tensor *g = li ? channels_last(g0) : g0;
-                    clops_tensor *xc = ct_to_cpu(x), *wc = ct_to_cpu(w),
-                                 *bc = b ? ct_to_cpu(b) : NULL, *gc = ct_to_cpu(g);
+                    clops_tensor *bc = b ? ct_to_cpu(b) : NULL;
                     clops_tensor *y[2] = {NULL, NULL}, *yc = NULL;
                     bool fused = gemm_engine_convolves(devs[di], dt);
                     uint64_t before = engine_calls();
@@ -449,14 +477,11 @@ static void test_implicit_gemm_paths(void **state)
                     CT_ASSERT_CLOSE(o[1][0], o[0][0], CT_TOL_EXACT);
                     CT_ASSERT_CLOSE(o[0][1], oc[1], wgrad_tol(c, dt, tf32));
                     CT_ASSERT_CLOSE(o[1][1], o[0][1], CT_TOL_EXACT);
-                    clops_tensor *all[] = {x0, w, b, g0, xc, wc, bc, gc, y[0], y[1], yc,
-                                           o[0][0], o[1][0], oc[0], o[0][1], o[1][1], oc[1]};
+                    clops_tensor *all[] = {b,       bc,      y[0],    y[1],    yc,      o[0][0],
+                                           o[1][0], oc[0],   o[0][1], o[1][1], oc[1]};
                     for (size_t i = 0; i < CT_COUNT(all); i++)
                         clops_tensor_release(all[i]);
-                    if (li) {
-                        clops_tensor_release(x);
-                        clops_tensor_release(g);
-                    }
+                    release_operands(&op);
                 }
     }
     CT_OK(clops_set_float32_conv_precision(NULL));
@@ -487,30 +512,20 @@ static void test_implicit_weight_gradient_splits(void **state)
     int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
     for (int di = 0; di < nd; di++) {
         ct_set_device(devs[di]);
-        for (size_t ci = 0; ci < CT_COUNT(cases); ci++)
-            for (int li = 0; li < 2; li++)
-                for (size_t ti = 0; ti < CT_COUNT(dts); ti++) {
+        for (size_t ti = 0; ti < CT_COUNT(dts); ti++)
+            for (size_t ci = 0; ci < CT_COUNT(cases); ci++)
+                for (int li = 0; li < 2; li++) {
                     const conv_case *c = &cases[ci];
                     clops_dtype dt = dts[ti];
                     if (dt != CLOPS_FLOAT32 && (ci + (size_t)li + ti) % 2)
                         continue; /* half types: half the cases suffice */
-                    int n = c->nsp, ndim = 2 + n;
-                    int64_t xs[5], ws[5], ys[5];
-                    case_shapes(c, xs, ws, ys);
-                    uint64_t seed = 900 + ci * 10 + ti;
-                    clops_tensor *x0 =
-                        ct_random(devs[di], dt, ndim, xs, CT_CONTIGUOUS, PW_DOMAIN_SMALL, seed);
-                    clops_tensor *g0 =
-                        ct_random(devs[di], dt, ndim, ys, CT_CONTIGUOUS, PW_DOMAIN_SMALL, seed + 1);
-                    clops_tensor *w = ct_random(devs[di], dt, ndim, ws, CT_CONTIGUOUS,
-                                                PW_DOMAIN_SMALL, seed + 2);
-                    clops_tensor *x = li ? channels_last(x0) : x0;
-                    clops_tensor *g = li ? channels_last(g0) : g0;
-                    clops_tensor *xc = ct_to_cpu(x), *gc = ct_to_cpu(g), *wc = ct_to_cpu(w);
+                    int n = c->nsp;
+                    conv_operands op = make_operands(devs[di], c, dt, li, 900 + ci * 10 + ti);
+                    clops_tensor *x = op.x, *w = op.w, *g = op.g;
                     const bool mask[3] = {false, true, false};
                     clops_tensor *oc[3] = {NULL, NULL, NULL};
-                    CT_OK(clops_convolution_backward(gc, xc, wc, &c->cout, 1, c->stride, n,
-                                                     c->pad, n, c->dil, n, c->transposed,
+                    CT_OK(clops_convolution_backward(op.gc, op.xc, op.wc, &c->cout, 1, c->stride,
+                                                     n, c->pad, n, c->dil, n, c->transposed,
                                                      c->outpad, n, c->groups, mask, 3, &oc[0],
                                                      &oc[1], &oc[2]));
                     bool engine = gemm_engine_convolves(devs[di], dt);
@@ -543,13 +558,8 @@ static void test_implicit_weight_gradient_splits(void **state)
                         clops_tensor_release(o[1][1]);
                     }
                     CT_OK(clops_debug_set("gemm.splits", 0));
-                    clops_tensor *all[] = {x0, g0, w, xc, gc, wc, oc[1]};
-                    for (size_t i = 0; i < CT_COUNT(all); i++)
-                        clops_tensor_release(all[i]);
-                    if (li) {
-                        clops_tensor_release(x);
-                        clops_tensor_release(g);
-                    }
+                    clops_tensor_release(oc[1]);
+                    release_operands(&op);
                 }
     }
     ct_clear_context();

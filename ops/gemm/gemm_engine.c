@@ -1205,6 +1205,35 @@ static bool conv_image(const gemm_conv *cv, int64_t ce, gemm_geom *g, int *cp)
     return cl;
 }
 
+/*
+ * The common start of a convolution product, m x cv->n x k per group, A
+ * the view of cv->x, B in b's buffer, C in c's: the dtype check; *done
+ * when there is nothing to compute; else g set up for it (A by conv_image:
+ * *cl whether the image is channels-last, *a_cp its cp.async staging).
+ */
+static clops_status conv_start(const char *op, const gemm_conv *cv, const clops_tensor *b,
+                               const clops_tensor *c, int64_t m, int64_t k, gemm_geom *g,
+                               bool *cl, int *a_cp, bool *done)
+{
+    clops_device *d = c->storage->device;
+    clops_status st = blas_check_dtype(gemm_engine_cl, op, c->dtype, d);
+    if (st)
+        return st;
+    if (cv->groups == 0 || m == 0 || cv->n == 0) {
+        *done = true;
+        return CLOPS_OK;
+    }
+    memset(g, 0, sizeof *g);
+    g->mem[0] = k ? mem_of(cv->x) : mem_of(c);
+    g->mem[1] = k ? mem_of(b) : mem_of(c);
+    g->mem[2] = mem_of(c);
+    geom_plain(g);
+    g->m = (cl_int)m, g->n = (cl_int)cv->n, g->k = (cl_int)k;
+    g->batch = cv->groups;
+    *cl = conv_image(cv, 16 / (int64_t)clops_dtype_size(c->dtype), g, a_cp);
+    return CLOPS_OK;
+}
+
 clops_status gemm_engine_conv(const char *op, const gemm_conv *cv, const gemm_epilogue *epi,
                               bool *done)
 {
@@ -1227,27 +1256,17 @@ clops_status gemm_engine_conv(const char *op, const gemm_conv *cv, const gemm_ep
                memcmp(r->sizes, y->sizes, sizeof(int64_t) * (size_t)y->ndim) == 0;
     if (!fits)
         return CLOPS_OK;
-    clops_status st = blas_check_dtype(gemm_engine_cl, op, dt, d);
-    if (st)
-        return st;
-    if (cv->groups == 0 || m == 0 || cv->n == 0) {
-        *done = true;
-        return CLOPS_OK;
-    }
     gemm_geom g;
-    memset(&g, 0, sizeof g);
-    g.mem[0] = k ? mem_of(x) : mem_of(y);
-    g.mem[1] = k ? mem_of(w) : mem_of(y);
-    g.mem[2] = mem_of(y);
-    geom_plain(&g);
-    g.m = (cl_int)m, g.n = (cl_int)cv->n, g.k = (cl_int)k;
-    g.batch = cv->groups;
-    int64_t ce = 16 / (int64_t)clops_dtype_size(dt);
+    bool cl = false;
     int a_cp = 0;
+    clops_status st = conv_start(op, cv, w, y, m, k, &g, &cl, &a_cp, done);
+    if (st || *done)
+        return st;
+    int64_t ce = 16 / (int64_t)clops_dtype_size(dt);
     /* Which way A's elements run: along K (channels) in channels-last
      * images, else along M; the FMA atoms read the hints from A's
      * "strides". */
-    int a_uk = conv_image(cv, ce, &g, &a_cp);
+    int a_uk = cl;
     g.s1[0] = a_uk ? 2 : 1;
     g.s2[0] = a_uk ? 1 : 2;
     g.off[1] = w->offset;
@@ -1302,26 +1321,15 @@ clops_status gemm_engine_conv_weight(const char *op, const gemm_conv *cv, clops_
            gemm_merged_stride(y, &ypix) && gemm_merged_stride(dw, &wpix);
     if (!fits)
         return CLOPS_OK;
-    clops_status st = blas_check_dtype(gemm_engine_cl, op, dt, d);
-    if (st)
-        return st;
-    if (cv->groups == 0 || m == 0 || cv->n == 0) {
-        *done = true;
-        return CLOPS_OK;
-    }
     gemm_geom g;
-    memset(&g, 0, sizeof g);
-    g.mem[0] = k ? mem_of(x) : mem_of(dw);
-    g.mem[1] = k ? mem_of(y) : mem_of(dw);
-    g.mem[2] = mem_of(dw);
-    geom_plain(&g);
-    g.m = (cl_int)m, g.n = (cl_int)cv->n, g.k = (cl_int)k;
-    g.batch = cv->groups;
-    int64_t ce = 16 / (int64_t)clops_dtype_size(dt);
+    bool cl = false;
     int a_cp = 0;
+    clops_status st = conv_start(op, cv, y, dw, m, k, &g, &cl, &a_cp, done);
+    if (st || *done)
+        return st;
+    int64_t ce = 16 / (int64_t)clops_dtype_size(dt);
     /* A's elements run along M (channels) in channels-last images, else
      * along K (positions); the FMA atoms read the hint from A's "strides". */
-    bool cl = conv_image(cv, ce, &g, &a_cp);
     g.s1[0] = cl ? 1 : 2;
     g.s2[0] = cl ? 2 : 1;
     /* B: the small image, row k = (sample, position), column = channel. */
