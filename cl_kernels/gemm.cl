@@ -37,6 +37,16 @@
  *                  product: a transposed convolution, an input gradient).
  *                  C's (and R's) rows are (sample, position) too.  Taps
  *                  outside the image are zeros.
+ *                  3: the weight gradient ("to weight"): A is the transposed
+ *                  view, row m = (tap, channel of the group), column k =
+ *                  (sample, position of the small image), positions as in
+ *                  1; B is the small image, row k at (k / Ls) * b_img +
+ *                  (k % Ls) * b_sk (Ls its positions), column n (a channel
+ *                  of the group) at n * b_sn; C is the weight, row m at
+ *                  (m / cv_cg) * c_img + (m % cv_cg) * c_sm (tap stride
+ *                  c_img, channel stride c_sm).  K = samples * Ls is long:
+ *                  this mode splits along K (GEMM_SPLIT), a split's k
+ *                  offset kept in koff_ rather than in the operands' bases.
  *
  * The fused epilogue (GEMM_EPILOGUE) is chosen at run time by the argument
  * epi (a uniform branch in the store, so that one program serves every
@@ -89,10 +99,14 @@ typedef ushort gemm_t;
         long x_sh, long x_sw, int cv_cg, int cv_kd, int cv_kh, int cv_kw, int cv_od,        \
         int cv_oh, int cv_ow, int cv_id, int cv_ih, int cv_iw, int cv_sd, int cv_sh,        \
         int cv_sw, int cv_pd, int cv_ph, int cv_pw, int cv_dd, int cv_dh, int cv_dw,        \
-        long c_img, long r_img
+        long c_img, long r_img, long b_img
 
-/* Row gm of C (R): a plain row, or (sample, position) of a convolution. */
-#if GEMM_CONV
+/* Row gm of C (R): a plain row, (sample, position) of a convolution, or
+ * (tap, channel) of a weight gradient. */
+#if GEMM_CONV == 3
+#define CONV_LS (cv_od * cv_oh * cv_ow)
+#define ROW_OF(gm, sm, img) ((long)((gm) / cv_cg) * (img) + (long)((gm) % cv_cg) * (sm))
+#elif GEMM_CONV
 #define CONV_LS (cv_od * cv_oh * cv_ow)
 #define ROW_OF(gm, sm, img) ((long)((gm) / CONV_LS) * (img) + (long)((gm) % CONV_LS) * (sm))
 #else
@@ -204,8 +218,9 @@ static inline float gemm_act(float x, int act)
     GEMM_TILE_OF((long)get_group_id(0) - split_ * gps_, bat, tm, tn);                       \
     const long kb_ = split_ * kper;                                                         \
     K = (int)min((long)K - kb_, (long)kper);                                                \
-    const long abase = a_off + bat * a_sb + kb_ * a_sk;                                     \
-    const long bbase = b_off + bat * b_sb + kb_ * b_sk;                                     \
+    const long abase = a_off + bat * a_sb + (GEMM_CONV == 3 ? 0 : kb_ * a_sk);              \
+    const long bbase = b_off + bat * b_sb + (GEMM_CONV == 3 ? 0 : kb_ * b_sk);              \
+    const int koff_ = (int)kb_;                                                             \
     const long cbase = c_off + bat * c_sb;                                                  \
     const long wbase = (split_ * nbatch + bat) * M * N;                                     \
     const bool partial_ = true
@@ -217,25 +232,27 @@ static inline float gemm_act(float x, int act)
     const long abase = a_off + bat * a_sb, bbase = b_off + bat * b_sb;                      \
     const long cbase = c_off + bat * c_sb, wbase = 0;                                       \
     const bool partial_ = false;                                                            \
-    (void)wbase, (void)splits, (void)kper, (void)nbatch, (void)W
+    const int koff_ = 0;                                                                    \
+    (void)wbase, (void)splits, (void)kper, (void)nbatch, (void)W, (void)koff_
 #endif
 
 /* --- the im2col view of GEMM_CONV -------------------------------------------- */
 #if GEMM_CONV
-/* Row m of A: the image's sample base (abase + n * x_sn) and the three
- * position terms p0..p2 (GEMM_CONV 1: o * stride - pad; 2: i + pad); a row
- * past M gets terms no tap brings into the image. */
+/* Row m of A (GEMM_CONV 3: column m): the image's sample base (abase + n *
+ * x_sn) and the three position terms p0..p2 (GEMM_CONV 1 and 3: o * stride
+ * - pad; 2: i + pad); a row past M gets terms no tap brings into the image
+ * (GEMM_CONV 3: the callers keep k below K). */
 #define CONV_ROW(m, base, p0, p1, p2)                                                       \
     do {                                                                                    \
         int m_ = (m), n_ = m_ / CONV_LS, o_ = m_ - n_ * CONV_LS;                            \
         int w_ = o_ % cv_ow, t_ = o_ / cv_ow, h_ = t_ % cv_oh, d_ = t_ / cv_oh;             \
         base = abase + (long)n_ * x_sn;                                                     \
-        if (GEMM_CONV == 1) {                                                               \
+        if (GEMM_CONV != 2) {                                                               \
             p0 = d_ * cv_sd - cv_pd, p1 = h_ * cv_sh - cv_ph, p2 = w_ * cv_sw - cv_pw;      \
         } else {                                                                            \
             p0 = d_ + cv_pd, p1 = h_ + cv_ph, p2 = w_ + cv_pw;                              \
         }                                                                                   \
-        if (m_ >= M)                                                                        \
+        if (GEMM_CONV != 3 && m_ >= M)                                                      \
             p0 = GEMM_CONV == 1 ? -0x3fffffff : 0x3fffffff;                                 \
     } while (0)
 
@@ -248,11 +265,11 @@ static inline float gemm_act(float x, int act)
         q0 = (t_ / cv_kh) * cv_dd, q1 = (t_ % cv_kh) * cv_dh, q2 = w_ * cv_dw;              \
     } while (0)
 
-/* One image position term: pos (GEMM_CONV 1: p + q; 2: (p - q) / stride)
- * and whether it lies in the image. */
+/* One image position term: pos (GEMM_CONV 1, 3: p + q; 2: (p - q) /
+ * stride) and whether it lies in the image. */
 static inline bool conv_pos(int p, int q, int st, int lim, int *pos)
 {
-#if GEMM_CONV == 1
+#if GEMM_CONV != 2
     *pos = p + q;
     return (uint)*pos < (uint)lim;
 #else
@@ -279,12 +296,20 @@ static inline long conv_at(long base, int p0, int p1, int p2, long coff, int q0,
             x_sd, x_sh, x_sw)
 
 /* v = A[gm, gk] (gm < M, gk < K) as a float, 0 outside the image. */
+#if GEMM_CONV == 3
+#define A_VIEW_RC(gm, gk, base_, p0_, p1_, p2_, coff_, q0_, q1_, q2_)                       \
+    CONV_ROW(koff_ + (gk), base_, p0_, p1_, p2_);                                           \
+    CONV_COL(gm, coff_, q0_, q1_, q2_)
+#else
+#define A_VIEW_RC(gm, gk, base_, p0_, p1_, p2_, coff_, q0_, q1_, q2_)                       \
+    CONV_ROW(gm, base_, p0_, p1_, p2_);                                                     \
+    CONV_COL(gk, coff_, q0_, q1_, q2_)
+#endif
 #define A_LOAD_TO(v, gm, gk)                                                                \
     do {                                                                                    \
         long base_, coff_, x_;                                                              \
         int p0_, p1_, p2_, q0_, q1_, q2_;                                                   \
-        CONV_ROW(gm, base_, p0_, p1_, p2_);                                                 \
-        CONV_COL(gk, coff_, q0_, q1_, q2_);                                                 \
+        A_VIEW_RC(gm, gk, base_, p0_, p1_, p2_, coff_, q0_, q1_, q2_);                      \
         x_ = CONV_AT(base_, p0_, p1_, p2_, coff_, q0_, q1_, q2_);                           \
         v = x_ < 0 ? 0.0f : GLD(A, x_);                                                     \
     } while (0)
@@ -292,8 +317,20 @@ static inline long conv_at(long base, int p0, int p1, int p2, long coff, int q0,
 #define A_LOAD_TO(v, gm, gk) (v = GLD(A, abase + (long)(gm) * a_sm + (long)(gk) * a_sk))
 #endif
 
-#if GEMM_CONV && (GEMM_SPLIT || defined(GEMM_SKINNY))
-#error "the im2col view of GEMM_CONV is neither split nor skinny"
+/* The offset of B's row k (of this split): the small image's (sample,
+ * position) for GEMM_CONV 3. */
+#if GEMM_CONV == 3
+#define B_KROW(k)                                                                           \
+    ((long)((koff_ + (k)) / CONV_LS) * b_img + (long)((koff_ + (k)) % CONV_LS) * b_sk)
+#else
+#define B_KROW(k) ((long)(k) * b_sk)
+#endif
+
+#if (GEMM_CONV == 1 || GEMM_CONV == 2) && GEMM_SPLIT
+#error "the im2col view of GEMM_CONV 1 and 2 is not split"
+#endif
+#if GEMM_CONV && defined(GEMM_SKINNY)
+#error "the im2col view of GEMM_CONV is not skinny"
 #endif
 
 /* ------------------------------------------------------------------------ */
@@ -331,7 +368,7 @@ __kernel __attribute__((reqd_work_group_size(FMA_WG, 1, 1))) void gemm_fma(GEMM_
             int kk = b_uk ? q % BK : q / BN, nn = b_uk ? q / BK : q % BN;
             int gn = n0 + nn, gk = k0 + kk;
             Bs[kk][nn] =
-                gn < N && gk < K ? GLD(B, bbase + (long)gk * b_sk + (long)gn * b_sn) : 0.0f;
+                gn < N && gk < K ? GLD(B, bbase + B_KROW(gk) + (long)gn * b_sn) : 0.0f;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll 4
@@ -401,29 +438,44 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_cpu(GEMM_ARGS,
      * by every panel. */
     __local float Ap[RM * KC];
 #endif
+#if GEMM_CONV == 3
+    /* The slice's columns of A (rows of B): B's row offsets and the image
+     * sample bases and position terms, decomposed once per slice. */
+    __local long Brow[KC], Xb[KC];
+    __local int Xp[3 * KC];
+#define CPU_BROW(k) Brow[k]
+#else
+#define CPU_BROW(k) ((long)(k0 + (k)) * b_sk)
+#endif
     GEMM_BEGIN(bat, tm, tn);
     const int m0 = tm * RM * mb, n0 = tn * CBN;
     for (int k0 = 0; k0 < K || k0 == 0; k0 += KC) {
         const int kc = min(KC, K - k0);
+#if GEMM_CONV == 3
+        for (int k = 0; k < kc; k++) {
+            Brow[k] = B_KROW(k0 + k);
+            CONV_ROW(koff_ + k0 + k, Xb[k], Xp[3 * k], Xp[3 * k + 1], Xp[3 * k + 2]);
+        }
+#endif
         for (int p = 0; p < CBN / 16; p++) {
             const int nb = n0 + p * 16;
             __local float *dst = Bp + (p / NV) * (KC * RN) + (p % NV) * 16;
             if (b_sn == 1 && nb + 16 <= N) {
                 for (int k = 0; k < kc; k++)
-                    vstore16(GLD16(B, bbase + (long)(k0 + k) * b_sk + nb), 0, dst + k * RN);
+                    vstore16(GLD16(B, bbase + CPU_BROW(k) + nb), 0, dst + k * RN);
             } else if (b_uk) {
                 for (int j = 0; j < 16; j++) {
-                    const long base = bbase + (long)(nb + j) * b_sn + (long)k0 * b_sk;
+                    const long base = bbase + (long)(nb + j) * b_sn;
                     if (nb + j < N)
                         for (int k = 0; k < kc; k++)
-                            dst[k * RN + j] = GLD(B, base + (long)k * b_sk);
+                            dst[k * RN + j] = GLD(B, base + CPU_BROW(k));
                     else
                         for (int k = 0; k < kc; k++)
                             dst[k * RN + j] = 0.0f;
                 }
             } else {
                 for (int k = 0; k < kc; k++) {
-                    const long base = bbase + (long)(k0 + k) * b_sk + (long)nb * b_sn;
+                    const long base = bbase + CPU_BROW(k) + (long)nb * b_sn;
                     for (int j = 0; j < 16; j++)
                         dst[k * RN + j] = nb + j < N ? GLD(B, base + (long)j * b_sn) : 0.0f;
                 }
@@ -434,7 +486,33 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_cpu(GEMM_ARGS,
 #pragma unroll
             for (int r = 0; r < RM; r++)
                 arow[r] = abase + (long)min(m0 + mi * RM + r, M - 1) * a_sm + (long)k0 * a_sk;
-#if GEMM_CONV
+#if GEMM_CONV == 3
+            {
+                /* Row r of A is one (tap, channel): its terms once, then
+                 * its element at each of the slice's (sample, position);
+                 * rows of the tap of the row before them (the channel is
+                 * the fastest) reuse its position check and address. */
+                long coff[RM];
+                int q0[RM], q1[RM], q2[RM];
+                bool same[RM];
+                for (int r = 0; r < RM; r++) {
+                    CONV_COL(min(m0 + mi * RM + r, M - 1), coff[r], q0[r], q1[r], q2[r]);
+                    same[r] = r > 0 && q0[r] == q0[r - 1] && q1[r] == q1[r - 1] &&
+                              q2[r] == q2[r - 1];
+                }
+                for (int k = 0; k < kc; k++) {
+                    const long xb = Xb[k];
+                    const int p0 = Xp[3 * k], p1 = Xp[3 * k + 1], p2 = Xp[3 * k + 2];
+                    long xt = -1;
+                    for (int r = 0; r < RM; r++) {
+                        if (!same[r])
+                            xt = CONV_AT(xb, p0, p1, p2, 0, q0[r], q1[r], q2[r]);
+                        Ap[r * KC + k] = xt < 0 ? 0.0f : GLD(A, xt + coff[r]);
+                    }
+                }
+            }
+#define CPU_A(r, k) Ap[(r) * KC + (k)]
+#elif GEMM_CONV
             {
                 long rb[RM];
                 int rp0[RM], rp1[RM], rp2[RM];
@@ -841,8 +919,129 @@ static inline void gemm_plain(__local gemm_t *dst, __global const gemm_t *P, lon
  * contiguous and 16-byte aligned (the host checks: cv_cg a multiple of CE,
  * unit channel stride, aligned strides and offset), so a chunk is one
  * cp.async or, outside the image, zeros.
+ *
+ * GEMM_CONV 3 (a weight gradient) stages the transposed view: its rows
+ * are (tap, channel), fixed per work item, so their terms are computed
+ * once; the (sample, position) of each K tile's columns per tile.  M-major
+ * tiles (channels-last images): a chunk is CE channels of one tap at one
+ * position, one cp.async when A_CP (as above); K-major tiles (NCHW): CE
+ * positions of one (tap, channel), plain loads.
  */
-#if GEMM_CONV
+#if GEMM_CONV == 3
+#define APC XN(BM)
+#if A_UK
+#define STAGE_A_SETUP                                                                       \
+    long acf[APC];                                                                          \
+    int aq0[APC], aq1[APC], aq2[APC], ao[APC], ac[APC], av[APC];                            \
+    for (int i = 0; i < APC; i++) {                                                         \
+        int q = lid + i * MMA_WG, r = q / BKC, c = q % BKC;                                 \
+        ao[i] = KMAJ(r, c);                                                                 \
+        ac[i] = c * CE;                                                                     \
+        av[i] = m0 + r < M;                                                                 \
+        CONV_COL(av[i] ? m0 + r : 0, acf[i], aq0[i], aq1[i], aq2[i]);                       \
+    }
+#define STAGE_A_RUN(tile, k0)                                                               \
+    for (int i = 0; i < APC; i++) {                                                         \
+        for (int e = 0; e < CE; e++)                                                        \
+        {                                                                                   \
+            int kk_ = (k0) + ac[i] + e;                                                     \
+            long x_ = -1, b_;                                                               \
+            int p0_, p1_, p2_;                                                              \
+            if (av[i] && kk_ < K) {                                                         \
+                CONV_ROW(koff_ + kk_, b_, p0_, p1_, p2_);                                   \
+                x_ = CONV_AT(b_, p0_, p1_, p2_, acf[i], aq0[i], aq1[i], aq2[i]);            \
+            }                                                                               \
+            (tile)[ao[i] + e] = x_ >= 0 ? A[x_] : (gemm_t)0;                                \
+        }                                                                                   \
+    }
+#else /* M-major */
+#define STAGE_A_SETUP                                                                       \
+    long acf[APC];                                                                          \
+    int aq0[APC], aq1[APC], aq2[APC], ao[APC], ar[APC], ag[APC];                            \
+    for (int i = 0; i < APC; i++) {                                                         \
+        int q = lid + i * MMA_WG, r = q / (BM / CE), c = q % (BM / CE);                     \
+        ao[i] = XMAJ(r, c, BM);                                                             \
+        ar[i] = r;                                                                          \
+        ag[i] = m0 + c * CE;                                                                \
+        CONV_COL(ag[i] < M ? ag[i] : 0, acf[i], aq0[i], aq1[i], aq2[i]);                    \
+    }
+#if A_CP
+#define STAGE_A_RUN(tile, k0)                                                               \
+    for (int i = 0; i < APC; i++) {                                                         \
+        int kk_ = (k0) + ar[i], p0_, p1_, p2_;                                              \
+        long x_ = -1, b_;                                                                   \
+        if (kk_ < K && ag[i] < M) {                                                         \
+            CONV_ROW(koff_ + kk_, b_, p0_, p1_, p2_);                                       \
+            x_ = CONV_AT(b_, p0_, p1_, p2_, acf[i], aq0[i], aq1[i], aq2[i]);                \
+        }                                                                                   \
+        mma_cp16((tile) + ao[i], x_ >= 0 ? A + x_ : A, x_ >= 0 ? 16 : 0);                   \
+    }
+#else
+#define STAGE_A_RUN(tile, k0)                                                               \
+    for (int i = 0; i < APC; i++) {                                                         \
+        int kk_ = (k0) + ar[i], p0_ = 0, p1_ = 0, p2_ = 0;                                  \
+        long b_ = 0;                                                                        \
+        if (kk_ < K)                                                                        \
+            CONV_ROW(koff_ + kk_, b_, p0_, p1_, p2_);                                       \
+        for (int e = 0; e < CE; e++)                                                        \
+        {                                                                                   \
+            long x_ = -1, cf_;                                                              \
+            int q0_, q1_, q2_;                                                              \
+            if (kk_ < K && ag[i] + e < M) {                                                 \
+                CONV_COL(ag[i] + e, cf_, q0_, q1_, q2_);                                    \
+                x_ = CONV_AT(b_, p0_, p1_, p2_, cf_, q0_, q1_, q2_);                        \
+            }                                                                               \
+            (tile)[ao[i] + e] = x_ >= 0 ? A[x_] : (gemm_t)0;                                \
+        }                                                                                   \
+    }
+#endif
+#endif
+/* B: the small image, row k = (sample, position) at B_KROW(k).  N-major
+ * tiles (channels-last): CE channels at one position, one cp.async when
+ * B_CP (unit channel stride; the host checks the alignment of the offset
+ * and of the sample, position and group strides); K-major tiles (NCHW): CE
+ * positions of one channel, plain loads. */
+#define BPC XN(BN)
+#if B_UK
+#define STAGE_B_SETUP                                                                       \
+    long bq[BPC];                                                                           \
+    int bo[BPC], bc[BPC];                                                                   \
+    for (int i = 0; i < BPC; i++) {                                                         \
+        int q = lid + i * MMA_WG, r = q / BKC, c = q % BKC;                                 \
+        bo[i] = KMAJ(r, c);                                                                 \
+        bc[i] = c * CE;                                                                     \
+        bq[i] = n0 + r < N ? bbase + (long)(n0 + r) * b_sn : -1;                            \
+    }
+#define STAGE_B_RUN(tile, k0)                                                               \
+    for (int i = 0; i < BPC; i++) {                                                         \
+        for (int e = 0; e < CE; e++)                                                        \
+        {                                                                                   \
+            int kk_ = (k0) + bc[i] + e;                                                     \
+            (tile)[bo[i] + e] = bq[i] >= 0 && kk_ < K ? B[bq[i] + B_KROW(kk_)] : (gemm_t)0;  \
+        }                                                                                   \
+    }
+#else
+#define STAGE_B_SETUP                                                                       \
+    long bq[BPC];                                                                           \
+    int bo[BPC], br[BPC], bl[BPC];                                                          \
+    for (int i = 0; i < BPC; i++) {                                                         \
+        int q = lid + i * MMA_WG, r = q / (BN / CE), c = q % (BN / CE), g = n0 + c * CE;    \
+        bo[i] = XMAJ(r, c, BN);                                                             \
+        br[i] = r;                                                                          \
+        bl[i] = N - g;                                                                      \
+        bq[i] = bbase + (long)(g < N ? g : 0) * b_sn;                                       \
+    }
+#define STAGE_B_RUN(tile, k0)                                                               \
+    for (int i = 0; i < BPC; i++) {                                                         \
+        int kk_ = (k0) + br[i], n_ = kk_ < K ? clamp(bl[i], 0, CE) : 0;                     \
+        long at_ = bq[i] + (n_ ? B_KROW(kk_) : 0);                                          \
+        if (B_CP)                                                                           \
+            mma_cp16((tile) + bo[i], n_ ? B + at_ : B, n_ * (int)sizeof(gemm_t));           \
+        else                                                                                \
+            gemm_plain((tile) + bo[i], B, at_, b_sn, n_);                                   \
+    }
+#endif
+#elif GEMM_CONV
 #define APC XN(BM)
 #if A_UK
 #define STAGE_A_SETUP                                                                       \
@@ -913,12 +1112,16 @@ static inline void gemm_plain(__local gemm_t *dst, __global const gemm_t *P, lon
 #define STAGE_A_SETUP STAGE_SETUP(a, BM, A_UK, A_CP, abase, a_sm, a_sk, M, m0)
 #define STAGE_A_RUN(tile, k0) STAGE_RUN(a, BM, A_UK, A_CP, A, tile, k0, a_sm, a_sk)
 #endif
+#if GEMM_CONV != 3
+#define STAGE_B_SETUP STAGE_SETUP(b, BN, B_UK, B_CP, bbase, b_sn, b_sk, N, n0)
+#define STAGE_B_RUN(tile, k0) STAGE_RUN(b, BN, B_UK, B_CP, B, tile, k0, b_sn, b_sk)
+#endif
 
 /* Both operands' K tile kt into stage slot s. */
 #define STAGE_TILE(s, kt)                                                                   \
     do {                                                                                    \
         STAGE_A_RUN(As + (s) * A_TILE, (kt) * BK);                                          \
-        STAGE_RUN(b, BN, B_UK, B_CP, B, Bs + (s) * B_TILE, (kt) * BK, b_sn, b_sk)           \
+        STAGE_B_RUN(Bs + (s) * B_TILE, (kt) * BK);                                          \
     } while (0)
 
 /*
@@ -1036,7 +1239,7 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
     const int m0 = tm * BM, n0 = tn * BN;
     const int ktiles = (K + BK - 1) / BK;
     STAGE_A_SETUP
-    STAGE_SETUP(b, BN, B_UK, B_CP, bbase, b_sn, b_sk, N, n0)
+    STAGE_B_SETUP
     const int fg = lane >> 2, ft = lane & 3;
 
     float acc[MT][NT][4];

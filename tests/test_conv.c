@@ -17,6 +17,7 @@
 
 #include "clops/matmul.h"
 #include "clops/ops.h"
+#include "core/debug.h"
 #include "core/tensor_impl.h"
 #include "ops/gemm/gemm.h"
 #include "ops/tensor/tensor.h"
@@ -320,6 +321,19 @@ static clops_tensor *channels_last(const clops_tensor *t)
     return v;
 }
 
+/* The tolerance of c's weight gradient in dt: sums of N * (small
+ * positions) products below 4 in size (TF32: operands rounded to 11
+ * significant bits). */
+static ct_tol wgrad_tol(const conv_case *c, clops_dtype dt, bool tf32)
+{
+    double terms = (double)c->N;
+    for (int i = 0; i < c->nsp; i++)
+        terms *= (double)(c->transposed ? c->in[i] : out_size(c, i));
+    return tf32                 ? ct_tol_ulp_atol(64, terms * 4 * 0x1p-10)
+           : dt == CLOPS_FLOAT32 ? ct_tol_ulp_atol(64, 1e-5 + terms * 1e-6)
+                                 : ct_tol_ulp_atol(4, 2e-2 + terms * 1e-4);
+}
+
 /* Engine launches so far (every atom). */
 static uint64_t engine_calls(void)
 {
@@ -328,10 +342,46 @@ static uint64_t engine_calls(void)
     return st.fma_calls + st.cpu_calls + st.mma_calls;
 }
 
+/* A case's input x, weight w and grad_output g on a device (x and g
+ * channels-last when cl; x0, g0 their contiguous originals) and their
+ * CPU copies. */
+typedef struct conv_operands {
+    clops_tensor *x0, *x, *w, *g0, *g, *xc, *wc, *gc;
+} conv_operands;
+
+static conv_operands make_operands(clops_device *dev, const conv_case *c, clops_dtype dt, bool cl,
+                                   uint64_t seed)
+{
+    int ndim = 2 + c->nsp;
+    int64_t xs[5], ws[5], ys[5];
+    case_shapes(c, xs, ws, ys);
+    conv_operands o;
+    o.x0 = ct_random(dev, dt, ndim, xs, CT_CONTIGUOUS, PW_DOMAIN_SMALL, seed);
+    o.w = ct_random(dev, dt, ndim, ws, CT_CONTIGUOUS, PW_DOMAIN_SMALL, seed + 1);
+    o.g0 = ct_random(dev, dt, ndim, ys, CT_CONTIGUOUS, PW_DOMAIN_SMALL, seed + 3);
+    o.x = cl ? channels_last(o.x0) : o.x0;
+    o.g = cl ? channels_last(o.g0) : o.g0;
+    o.xc = ct_to_cpu(o.x);
+    o.wc = ct_to_cpu(o.w);
+    o.gc = ct_to_cpu(o.g);
+    return o;
+}
+
+static void release_operands(conv_operands *o)
+{
+    if (o->x != o->x0)
+        clops_tensor_release(o->x);
+    if (o->g != o->g0)
+        clops_tensor_release(o->g);
+    clops_tensor *all[] = {o->x0, o->w, o->g0, o->xc, o->wc, o->gc};
+    for (size_t i = 0; i < CT_COUNT(all); i++)
+        clops_tensor_release(all[i]);
+}
+
 /*
  * The implicit-GEMM path (ops/conv/conv_gemm.c, cl_kernels/gemm.cl
- * GEMM_CONV): forward with the fused bias, transposed forward and the input
- * gradient, channels-last (channel counts multiples of 8: the cp.async
+ * GEMM_CONV): forward with the fused bias, transposed forward, the input
+ * gradient and the weight gradient (GEMM_CONV 3), channels-last (channel counts multiples of 8: the cp.async
  * staging of the matrix-unit atom) and NCHW inputs (plain loads), stride,
  * padding, dilation, groups, 1-D/2-D/3-D, against the CPU reference; the
  * engine must have run (where it takes the dtype) and a second run must
@@ -372,23 +422,15 @@ static void test_implicit_gemm_paths(void **state)
                     ct_set_case("implicit case %zu %s %s%s", ci, li ? "channels-last" : "NCHW",
                                 clops_dtype_name(dt), tf32 ? " (conv precision high)" : "");
                     int n = c->nsp, ndim = 2 + n;
-                    int64_t xs[5], ws[5], ys[5];
-                    case_shapes(c, xs, ws, ys);
                     uint64_t seed = 700 + ci * 10 + ti;
-                    clops_tensor *x0 =
-                        ct_random(devs[di], dt, ndim, xs, CT_CONTIGUOUS, PW_DOMAIN_SMALL, seed);
-                    clops_tensor *x = li ? channels_last(x0) : x0;
-                    clops_tensor *w = ct_random(devs[di], dt, ndim, ws, CT_CONTIGUOUS,
-                                                PW_DOMAIN_SMALL, seed + 1);
+                    conv_operands op = make_operands(devs[di], c, dt, li, seed);
+                    clops_tensor *x = op.x, *w = op.w, *g = op.g;
+                    clops_tensor *xc = op.xc, *wc = op.wc, *gc = op.gc;
                     clops_tensor *b = c->bias ? ct_random(devs[di], dt, 1, &c->cout,
                                                           CT_CONTIGUOUS, PW_DOMAIN_SMALL,
                                                           seed + 2)
                                               : NULL;
-                    clops_tensor *g0 =
-                        ct_random(devs[di], dt, ndim, ys, CT_CONTIGUOUS, PW_DOMAIN_SMALL, seed + 3);
-                    clops_tensor *g = li ? channels_last(g0) : g0;
-                    clops_tensor *xc = ct_to_cpu(x), *wc = ct_to_cpu(w),
-                                 *bc = b ? ct_to_cpu(b) : NULL, *gc = ct_to_cpu(g);
+                    clops_tensor *bc = b ? ct_to_cpu(b) : NULL;
                     clops_tensor *y[2] = {NULL, NULL}, *yc = NULL;
                     bool fused = gemm_engine_convolves(devs[di], dt);
                     uint64_t before = engine_calls();
@@ -417,8 +459,8 @@ static void test_implicit_gemm_paths(void **state)
                                       "result channel stride %lld for a %s input",
                                       (long long)y[0]->strides[1], li ? "channels-last" : "NCHW");
                     /* The input gradient: the other direction of the same
-                     * geometry. */
-                    const bool mask[3] = {true, false, false};
+                     * geometry; the weight gradient: its third product. */
+                    const bool mask[3] = {true, true, false};
                     clops_tensor *o[2][3] = {{NULL}}, *oc[3] = {NULL, NULL, NULL};
                     for (int r = 0; r < 2; r++)
                         CT_OK(clops_convolution_backward(
@@ -433,17 +475,93 @@ static void test_implicit_gemm_paths(void **state)
                     if (ndim >= 4)
                         CT_ASSERT((o[0][0]->strides[1] == 1) == (li == 1));
                     CT_ASSERT_CLOSE(o[1][0], o[0][0], CT_TOL_EXACT);
-                    clops_tensor *all[] = {x0, w, b, g0, xc, wc, bc, gc, y[0], y[1], yc,
-                                           o[0][0], o[1][0], oc[0]};
+                    CT_ASSERT_CLOSE(o[0][1], oc[1], wgrad_tol(c, dt, tf32));
+                    CT_ASSERT_CLOSE(o[1][1], o[0][1], CT_TOL_EXACT);
+                    clops_tensor *all[] = {b,       bc,      y[0],    y[1],    yc,      o[0][0],
+                                           o[1][0], oc[0],   o[0][1], o[1][1], oc[1]};
                     for (size_t i = 0; i < CT_COUNT(all); i++)
                         clops_tensor_release(all[i]);
-                    if (li) {
-                        clops_tensor_release(x);
-                        clops_tensor_release(g);
-                    }
+                    release_operands(&op);
                 }
     }
     CT_OK(clops_set_float32_conv_precision(NULL));
+    ct_clear_context();
+}
+
+/*
+ * The weight gradient on the engine (GEMM_CONV 3) with a long reduction
+ * (K = N * positions in the thousands) split along K: unsplit and forced
+ * into 3 parts (the debug setting gemm.splits) and left to the engine,
+ * channels-last and NCHW, every dtype the engine takes, against the CPU
+ * reference; the engine (and, when forced, the split launch) must have
+ * run, and each configuration gives the same bits twice.
+ */
+static void test_implicit_weight_gradient_splits(void **state)
+{
+    (void)state;
+    static const conv_case cases[] = {
+        /* nsp N cin cout groups in k stride pad dil outpad transposed bias */
+        {2, 3, 5, 7, 1, {30, 31}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, false, false, 0},
+        {2, 2, 3, 16, 1, {41, 37}, {7, 7}, {2, 2}, {3, 3}, {1, 1}, {0, 0}, false, false, 0},
+        {2, 2, 16, 12, 4, {29, 23}, {3, 3}, {1, 2}, {2, 1}, {2, 1}, {0, 0}, false, false, 0},
+        {1, 4, 8, 9, 1, {301}, {5}, {1}, {2}, {3}, {0}, false, false, 0},
+        {2, 2, 8, 6, 2, {17, 16}, {3, 2}, {2, 2}, {1, 0}, {1, 1}, {1, 1}, true, false, 0},
+    };
+    static const clops_dtype dts[] = {CLOPS_FLOAT32, CLOPS_FLOAT16, CLOPS_BFLOAT16};
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < nd; di++) {
+        ct_set_device(devs[di]);
+        for (size_t ti = 0; ti < CT_COUNT(dts); ti++)
+            for (size_t ci = 0; ci < CT_COUNT(cases); ci++)
+                for (int li = 0; li < 2; li++) {
+                    const conv_case *c = &cases[ci];
+                    clops_dtype dt = dts[ti];
+                    if (dt != CLOPS_FLOAT32 && (ci + (size_t)li + ti) % 2)
+                        continue; /* half types: half the cases suffice */
+                    int n = c->nsp;
+                    conv_operands op = make_operands(devs[di], c, dt, li, 900 + ci * 10 + ti);
+                    clops_tensor *x = op.x, *w = op.w, *g = op.g;
+                    const bool mask[3] = {false, true, false};
+                    clops_tensor *oc[3] = {NULL, NULL, NULL};
+                    CT_OK(clops_convolution_backward(op.gc, op.xc, op.wc, &c->cout, 1, c->stride,
+                                                     n, c->pad, n, c->dil, n, c->transposed,
+                                                     c->outpad, n, c->groups, mask, 3, &oc[0],
+                                                     &oc[1], &oc[2]));
+                    bool engine = gemm_engine_convolves(devs[di], dt);
+                    /* 0: the engine's choice, then 1 and 3 parts. */
+                    for (int sp = 0; sp < 3; sp++) {
+                        int splits = sp == 0 ? 0 : sp == 1 ? 1 : 3;
+                        ct_set_case("weight gradient case %zu %s %s splits %d", ci,
+                                    li ? "channels-last" : "NCHW", clops_dtype_name(dt), splits);
+                        CT_OK(clops_debug_set("gemm.splits", splits));
+                        gemm_engine_stats s0, s1;
+                        gemm_engine_get_stats(&s0);
+                        clops_tensor *o[2][3] = {{NULL}};
+                        for (int r = 0; r < 2; r++)
+                            CT_OK(clops_convolution_backward(
+                                g, x, w, &c->cout, 1, c->stride, n, c->pad, n, c->dil, n,
+                                c->transposed, c->outpad, n, c->groups, mask, 3, &o[r][0],
+                                &o[r][1], &o[r][2]));
+                        gemm_engine_get_stats(&s1);
+                        if (engine) {
+                            CT_ASSERT_MSG(s1.fma_calls + s1.cpu_calls + s1.mma_calls >=
+                                              s0.fma_calls + s0.cpu_calls + s0.mma_calls + 2,
+                                          "the engine did not run the weight gradient");
+                            if (splits == 3)
+                                CT_ASSERT_MSG(s1.split_calls >= s0.split_calls + 2,
+                                              "the weight gradient was not split");
+                        }
+                        CT_ASSERT_CLOSE(o[0][1], oc[1], wgrad_tol(c, dt, false));
+                        CT_ASSERT_CLOSE(o[1][1], o[0][1], CT_TOL_EXACT);
+                        clops_tensor_release(o[0][1]);
+                        clops_tensor_release(o[1][1]);
+                    }
+                    CT_OK(clops_debug_set("gemm.splits", 0));
+                    clops_tensor_release(oc[1]);
+                    release_operands(&op);
+                }
+    }
     ct_clear_context();
 }
 
@@ -536,6 +654,7 @@ int main(void)
         cmocka_unit_test(test_half_types_match_the_reference),
         cmocka_unit_test(test_reference_gradients_match_finite_differences),
         cmocka_unit_test(test_implicit_gemm_paths),
+        cmocka_unit_test(test_implicit_weight_gradient_splits),
         cmocka_unit_test(test_results_are_deterministic),
         cmocka_unit_test(test_bad_arguments_are_refused),
     };

@@ -21,6 +21,8 @@
  * cl_kernels/conv.cl for all three products; a 1x1 kernel with stride 1 and
  * no padding (im2col would be a permuted copy) runs "to small" and "to big"
  * as GEMMs straight on the images' memory, batched over (sample, group).
+ * Before all this, the matrix engine's implicit GEMM takes every product
+ * it can (implicit_product, below: no column buffer at all).
  * docs/conv.md.
  */
 #include <stdatomic.h>
@@ -320,7 +322,9 @@ static clops_status product_chunks(tmps *c, const char *op, const conv_geom *g, 
  * The implicit-GEMM path: "to small" and "to big" as one launch of the
  * matrix engine (gemm_engine_conv) that reads the source image as its
  * im2col view on the fly (no column buffer), with the bias fused into the
- * store.  Per group the engine's K runs over (tap, source channel) with the
+ * store; "to weight" as one product (gemm_engine_conv_weight: the
+ * transposed view of B times S, split along its long K = N * Ls, written
+ * straight into W).  Per group the engine's K runs over (tap, source channel) with the
  * channel fastest, so the weight is seen as [G, n, taps, cg] (n destination
  * channels, cg source channels per group) and copied into that order
  * unless it already is (cg == 1, or a 1x1 kernel "to small").  *done false:
@@ -336,6 +340,21 @@ static clops_status implicit_product(tmps *c, const char *op, const conv_geom *g
     if (!gemm_engine_convolves(y->storage->device, y->dtype))
         return CLOPS_OK;
     int64_t G = g->groups, csg = g->Cs / G, cbg = g->Cb / G, taps = g->K;
+    if (dir == CONV_TO_WEIGHT) {
+        /* W [Cs, cbg, taps] = sum over (sample, small position) of S
+         * times B's window: M = (tap, big channel), N = small channels,
+         * K = (sample, position), written straight into W. */
+        gemm_conv cv = {.x = B, .y = S, .groups = G, .samples = g->N, .cg = cbg, .n = csg};
+        for (int i = 0; i < 3; i++) {
+            cv.k[i] = g->k[i];
+            cv.out[i] = g->small[i];
+            cv.in[i] = g->big[i];
+            cv.s[i] = g->s[i];
+            cv.p[i] = g->p[i];
+            cv.d[i] = g->d[i];
+        }
+        return gemm_engine_conv_weight(op, &cv, (clops_tensor *)Wc, done);
+    }
     int64_t cg = small ? cbg : csg, n = small ? csg : cbg;
     /* Wc is contiguous [Cs, cbg, taps]: element (group, dest, tap, source). */
     int64_t sz[4] = {G, n, taps, cg}, st[4];
@@ -408,8 +427,7 @@ static clops_status product_widened(const char *op, const conv_geom *g, conv_dir
 }
 
 /* Whether a product goes to the implicit-GEMM path first: an OpenCL
- * device, "to small" or "to big", something to sum, not depthwise (its
- * direct kernels stay). */
+ * device, something to sum, not depthwise (its direct kernels stay). */
 static bool implicit_candidate(const conv_geom *g, conv_dir dir, const clops_tensor *dst)
 {
     /* CLOPS_CONV_IMPLICIT=0 keeps every product on im2col + GEMM (for
@@ -424,7 +442,7 @@ static bool implicit_candidate(const conv_geom *g, conv_dir dir, const clops_ten
     }
     if (o)
         return false;
-    return dir != CONV_TO_WEIGHT && !kit_is_host(dst->storage->device) && g->Cb != g->groups &&
+    return !kit_is_host(dst->storage->device) && g->Cb != g->groups &&
            tensor_numel(dst) > 0 && g->N > 0 && g->K > 0 && g->Cb > 0 && g->Cs > 0 && g->Ls > 0;
 }
 
@@ -433,10 +451,15 @@ clops_status conv_product(const char *op, const conv_geom *g, conv_dir dir, clop
 {
     tmps c = {.n = 0};
     clops_status s = CLOPS_OK;
-    if (implicit_candidate(g, dir, dir == CONV_TO_SMALL ? S : B)) {
+    clops_tensor *dst0 = dir == CONV_TO_SMALL ? S : dir == CONV_TO_BIG ? B : W;
+    if (implicit_candidate(g, dir, dst0)) {
         clops_tensor *Wi = NULL;
         bool done = false;
-        s = core_contiguous(W, &Wi);
+        /* The weight gradient is written where it is. */
+        if (dir == CONV_TO_WEIGHT)
+            Wi = clops_tensor_retain(W);
+        else
+            s = core_contiguous(W, &Wi);
         if (!s)
             s = implicit_product(&c, op, g, dir, S, B, Wi, bias, &done);
         for (int i = 0; i < c.n; i++)

@@ -156,6 +156,22 @@ bool gemm_merged_stride(const clops_tensor *t, int64_t *pix);
 clops_status gemm_engine_conv(const char *op, const gemm_conv *cv, const gemm_epilogue *epi,
                               bool *done);
 
+/*
+ * The weight gradient of a convolution through the engine (GEMM_CONV 3):
+ * dw [Cs, Cb/groups, k...] (any strides whose spatial dims merge) =
+ * sum over (sample, position) of the small image cv->y [N, Cs, small...]
+ * times the big image cv->x [N, Cb, big...] at position o * s - p + j * d
+ * (a plain convolution's grad_output and input; a transposed one's input
+ * and grad_output), without a column buffer; the long reduction is split
+ * along K where the device would otherwise idle (partials summed in a
+ * fixed order).  cv->cg = Cb/groups, cv->n = Cs/groups, cv->out the small
+ * sizes, cv->in the big ones; cv->w, the weight strides and transposed
+ * are not read.  *done false: the engine does not take it (nothing was
+ * written).
+ */
+clops_status gemm_engine_conv_weight(const char *op, const gemm_conv *cv, clops_tensor *dw,
+                                     bool *done);
+
 /* What gemm_engine_cl did since the process started (all devices). */
 typedef struct gemm_engine_stats {
     uint64_t fma_calls;       /* the GPU FMA atom */

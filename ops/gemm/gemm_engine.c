@@ -188,7 +188,8 @@ typedef struct gemm_cfg {
     int ms, vec;         /* skinny: rows of A (<= 16), vector width of B's loads (1: none) */
     int split;           /* the program of split launches (GEMM_SPLIT) */
     int wg;              /* work items per group */
-    int conv;            /* 0 a plain product; 1, 2: A is an im2col view (GEMM_CONV) */
+    int conv;            /* 0 a plain product; 1, 2: A is an im2col view, 3: its transpose
+                            and B a small image (a weight gradient; GEMM_CONV) */
 } gemm_cfg;
 
 static const char *const kind_names[] = {"fma", "cpu", "mma", "skinny", "reduce"};
@@ -310,7 +311,8 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
                  c->split ? "/split" : "");
     if (c->conv) {
         size_t l = strlen(pname);
-        snprintf(pname + l, sizeof pname - l, "%s", c->conv == 1 ? "/conv" : "/conv-t");
+        snprintf(pname + l, sizeof pname - l, "%s",
+                 c->conv == 1 ? "/conv" : c->conv == 2 ? "/conv-t" : "/conv-w");
     }
     static const char *const knames[] = {"gemm_fma", "gemm_cpu", "gemm_mma", "gemm_skinny",
                                          "gemm_reduce"};
@@ -408,10 +410,11 @@ typedef struct gemm_geom {
     cl_float e_scale;
     /* GEMM_CONV: the image's strides (sample, channel, 3 spatial), the
      * geometry (cg, taps 3, out 3, in 3, stride 3, pad 3, dilation 3) and
-     * the sample strides of C and R */
+     * the sample strides of C and R (GEMM_CONV 3: C's tap stride) and of
+     * B (GEMM_CONV 3) */
     cl_long x_s[5];
     cl_int cv[19];
-    cl_long c_img, r_img;
+    cl_long c_img, r_img, b_img;
 } gemm_geom;
 
 /* No epilogue, no convolution: harmless values for the unused arguments. */
@@ -425,7 +428,7 @@ static void geom_plain(gemm_geom *g)
         g->x_s[i] = 0;
     for (int i = 0; i < 19; i++)
         g->cv[i] = 1;
-    g->c_img = g->r_img = 0;
+    g->c_img = g->r_img = g->b_img = 0;
 }
 
 
@@ -492,10 +495,10 @@ static clops_status gemm_launch_split(clops_device *d, host_kernel *k, const gem
         A(g->cv[3]), A(g->cv[4]), A(g->cv[5]), A(g->cv[6]), A(g->cv[7]), A(g->cv[8]),
         A(g->cv[9]), A(g->cv[10]), A(g->cv[11]), A(g->cv[12]), A(g->cv[13]), A(g->cv[14]),
         A(g->cv[15]), A(g->cv[16]), A(g->cv[17]), A(g->cv[18]), A(g->c_img), A(g->r_img),
-                       A(a_uk),      A(b_uk),      A(mb)};
+                       A(g->b_img),  A(a_uk),      A(b_uk),     A(mb)};
 #undef A
-    /* 65 common arguments (GEMM_ARGS), then the atoms' own. */
-    int nargs = cfg->kind == GK_FMA ? 67 : cfg->kind == GK_CPU ? 68 : 65;
+    /* 66 common arguments (GEMM_ARGS), then the atoms' own. */
+    int nargs = cfg->kind == GK_FMA ? 68 : cfg->kind == GK_CPU ? 69 : 66;
     return host_launch_local(d, k, nargs, args, (size_t)groups * (size_t)cfg->wg,
                              (size_t)cfg->wg);
 }
@@ -784,9 +787,10 @@ static void staging_of(int64_t r, int64_t cc, int64_t sr, int64_t sc, int64_t sb
  * How many parts K of product g is split into (its partial sums added in
  * split order by gemm_reduce), with *kper the length of each but the last:
  * the debug setting gemm.splits when set; otherwise only the mma and
- * skinny paths split, when their groups (`groups` for the whole K) fill
- * fewer than the device's compute units twice over and K is deep: parts
- * of at least 512, at most 16 of them.  1: not split.
+ * skinny paths and weight gradients (GEMM_CONV 3, every atom: K is the
+ * batch times the positions) split, when their groups (`groups` for the
+ * whole K) fill fewer than the device's compute units twice over and K is
+ * deep: parts of at least 512, at most 16 of them.  1: not split.
  */
 static int split_count(const clops_device *d, const gemm_cfg *cfg, const gemm_geom *g,
                        int64_t groups, cl_int *kper)
@@ -796,7 +800,8 @@ static int split_count(const clops_device *d, const gemm_cfg *cfg, const gemm_ge
     int64_t cu = d->info.compute_units ? d->info.compute_units : 1;
     if (forced > 0)
         want = forced;
-    else if ((cfg->kind == GK_MMA || cfg->kind == GK_SKINNY) && groups < cu && k >= 1024)
+    else if ((cfg->kind == GK_MMA || cfg->kind == GK_SKINNY || cfg->conv == 3) &&
+             groups < cu && k >= 1024)
         want = ops_cdiv(2 * cu, groups);
     if (want > k / 256)
         want = k / 256;
@@ -823,7 +828,9 @@ static clops_status gemm_run(clops_device *d, const gemm_cfg *cfg, const gemm_ge
 {
     host_kernel *kern = NULL;
     cl_int kper = g->k;
-    int splits = g->k > 0 && !cfg->conv ? split_count(d, cfg, g, groups, &kper) : 1;
+    int splits = g->k > 0 && (!cfg->conv || cfg->conv == 3)
+                     ? split_count(d, cfg, g, groups, &kper)
+                     : 1;
     gemm_cfg sc = *cfg;
     sc.split = splits > 1;
     clops_status st = gemm_kernel(d, &sc, &kern);
@@ -835,6 +842,7 @@ static clops_status gemm_run(clops_device *d, const gemm_cfg *cfg, const gemm_ge
     memset(&rc, 0, sizeof rc);
     rc.kind = GK_REDUCE;
     rc.dt = cfg->dt;
+    rc.conv = cfg->conv; /* the rows of C of a weight gradient */
     host_kernel *red = NULL;
     if ((st = gemm_kernel(d, &rc, &red)))
         return st;
@@ -861,9 +869,10 @@ static clops_status gemm_run(clops_device *d, const gemm_cfg *cfg, const gemm_ge
         A(g->x_s[2]), A(g->x_s[3]), A(g->x_s[4]), A(g->cv[0]), A(g->cv[1]), A(g->cv[2]),
         A(g->cv[3]), A(g->cv[4]), A(g->cv[5]), A(g->cv[6]), A(g->cv[7]), A(g->cv[8]),
         A(g->cv[9]), A(g->cv[10]), A(g->cv[11]), A(g->cv[12]), A(g->cv[13]), A(g->cv[14]),
-        A(g->cv[15]), A(g->cv[16]), A(g->cv[17]), A(g->cv[18]), A(g->c_img), A(g->r_img)};
+        A(g->cv[15]), A(g->cv[16]), A(g->cv[17]), A(g->cv[18]), A(g->c_img), A(g->r_img),
+        A(g->b_img)};
 #undef A
-        st = host_launch_local(d, red, 65, args, ops_cdiv((int64_t)items, (int64_t)wg) * wg, wg);
+        st = host_launch_local(d, red, 66, args, ops_cdiv((int64_t)items, (int64_t)wg) * wg, wg);
     }
     host_free(w);
     return st;
@@ -994,8 +1003,8 @@ static clops_status epi_setup(const char *op, const gemm_epilogue *epi, const cl
 /*
  * Chooses the atom for a product of dt on d with A staged (a_uk, a_cp) and
  * B (b_un, b_cp) as staging_of says, and runs it (gemm_run: split along K
- * where that pays, never for a convolution's im2col view).  *done false:
- * the engine leaves the product to CLBlast.
+ * where that pays, never for a convolution's im2col view, but for a weight
+ * gradient's).  *done false: the engine leaves the product to CLBlast.
  */
 static clops_status engine_launch(const char *op, clops_device *d, clops_dtype dt, bool tf32,
                                   int conv, gemm_geom *g, int a_uk, int a_cp, int b_un,
@@ -1007,10 +1016,12 @@ static clops_status engine_launch(const char *op, clops_device *d, clops_dtype d
         /* Deep products keep 128 x 128 blocks and split K instead (H100:
          * 1024 x 768 x 16384, 149 against 106 TFLOP/s), unless even 16
          * parts would not fill the device (256 x 256 x 16384: 61 with
-         * 128 x 128 blocks, 77 with 64 x 128); convolutions do not split. */
+         * 128 x 128 blocks, 77 with 64 x 128); convolutions do not split,
+         * but for weight gradients (conv 3). */
         int64_t blocks = g->batch * ops_cdiv(g->m, 128) * ops_cdiv(g->n, 128);
         int64_t units = d->info.compute_units ? d->info.compute_units : 1;
-        bool small = blocks < units && (g->k < 4096 || blocks * 8 < units || conv);
+        bool small =
+            blocks < units && (g->k < 4096 || blocks * 8 < units || (conv && conv != 3));
         mma = mma_config(d, dt, a_uk, !b_un, a_cp, b_cp, small, &cfg) && mma_checked(d, &cfg);
     }
     /* TF32 not possible here (K == 0, or its check failed): CLBlast's
@@ -1141,6 +1152,88 @@ static bool small_int(int64_t v)
     return v >= 0 && v <= (1 << 28);
 }
 
+/* Whether cv's geometry (nsp spatial dims) keeps every index the kernels
+ * derive in int; *taps and *ls: the kernel taps and the rows' positions. */
+static bool conv_fits(const gemm_conv *cv, int nsp, int64_t *taps, int64_t *ls)
+{
+    bool fits = nsp >= 1 && nsp <= 3 && small_int(cv->cg);
+    *taps = 1, *ls = 1;
+    for (int i = 0; i < 3 && fits; i++) {
+        fits = small_int(cv->k[i]) && small_int(cv->out[i]) && small_int(cv->in[i]) &&
+               small_int(cv->s[i]) && small_int(cv->p[i]) && small_int(cv->d[i]) &&
+               cv->out[i] * cv->s[i] + cv->p[i] + cv->k[i] * cv->d[i] < (1 << 29) &&
+               cv->in[i] * cv->s[i] + cv->p[i] + cv->k[i] * cv->d[i] < (1 << 29);
+        *taps *= cv->k[i];
+        *ls *= cv->out[i];
+    }
+    return fits;
+}
+
+/*
+ * The image cv->x of g's im2col view (A): its offset, strides (spatial
+ * dims padded in front with stride 0), group stride and the geometry.
+ * Returns whether its channels are its unit-stride direction
+ * (channels-last), and in *cp whether a tap's channels of a group are
+ * 16-byte chunks of ce elements there (cp.async staging: unit channel
+ * stride, channels per group, offset and the other strides multiples of
+ * ce).
+ */
+static bool conv_image(const gemm_conv *cv, int64_t ce, gemm_geom *g, int *cp)
+{
+    const clops_tensor *x = cv->x;
+    int nsp = x->ndim - 2;
+    g->x_s[0] = x->strides[0];
+    g->x_s[1] = x->strides[1];
+    for (int i = 0; i < 3; i++)
+        g->x_s[2 + i] = i < 3 - nsp ? 0 : x->strides[2 + i - (3 - nsp)];
+    g->off[0] = x->offset;
+    g->sb[0] = cv->groups > 1 ? cv->cg * x->strides[1] : 0;
+    const int64_t *geo[6] = {cv->k, cv->out, cv->in, cv->s, cv->p, cv->d};
+    g->cv[0] = (cl_int)cv->cg;
+    for (int a = 0; a < 6; a++)
+        for (int i = 0; i < 3; i++)
+            g->cv[1 + 3 * a + i] = (cl_int)geo[a][i];
+    int64_t csx = llabs(x->strides[1]), smin = INT64_MAX;
+    for (int i = 2; i < x->ndim; i++)
+        if (x->sizes[i] > 1 && llabs(x->strides[i]) < smin)
+            smin = llabs(x->strides[i]);
+    bool cl = x->sizes[1] > 1 && csx <= smin;
+    bool aligned = x->strides[1] == 1 && cv->cg % ce == 0 && x->offset % ce == 0;
+    for (int i = 0; i < x->ndim && aligned; i++)
+        aligned = x->sizes[i] == 1 || x->strides[i] % ce == 0 || i == 1;
+    *cp = cl && aligned;
+    return cl;
+}
+
+/*
+ * The common start of a convolution product, m x cv->n x k per group, A
+ * the view of cv->x, B in b's buffer, C in c's: the dtype check; *done
+ * when there is nothing to compute; else g set up for it (A by conv_image:
+ * *cl whether the image is channels-last, *a_cp its cp.async staging).
+ */
+static clops_status conv_start(const char *op, const gemm_conv *cv, const clops_tensor *b,
+                               const clops_tensor *c, int64_t m, int64_t k, gemm_geom *g,
+                               bool *cl, int *a_cp, bool *done)
+{
+    clops_device *d = c->storage->device;
+    clops_status st = blas_check_dtype(gemm_engine_cl, op, c->dtype, d);
+    if (st)
+        return st;
+    if (cv->groups == 0 || m == 0 || cv->n == 0) {
+        *done = true;
+        return CLOPS_OK;
+    }
+    memset(g, 0, sizeof *g);
+    g->mem[0] = k ? mem_of(cv->x) : mem_of(c);
+    g->mem[1] = k ? mem_of(b) : mem_of(c);
+    g->mem[2] = mem_of(c);
+    geom_plain(g);
+    g->m = (cl_int)m, g->n = (cl_int)cv->n, g->k = (cl_int)k;
+    g->batch = cv->groups;
+    *cl = conv_image(cv, 16 / (int64_t)clops_dtype_size(c->dtype), g, a_cp);
+    return CLOPS_OK;
+}
+
 clops_status gemm_engine_conv(const char *op, const gemm_conv *cv, const gemm_epilogue *epi,
                               bool *done)
 {
@@ -1151,17 +1244,8 @@ clops_status gemm_engine_conv(const char *op, const gemm_conv *cv, const gemm_ep
     bool tf32 = false;
     if (!engine_takes(d, dt, conv_precision_now(), &tf32) || x->dtype != dt || w->dtype != dt)
         return CLOPS_OK;
-    int nsp = y->ndim - 2;
-    int64_t taps = 1, ls = 1;
-    bool fits = nsp >= 1 && nsp <= 3 && x->ndim == y->ndim && small_int(cv->cg);
-    for (int i = 0; i < 3 && fits; i++) {
-        fits = small_int(cv->k[i]) && small_int(cv->out[i]) && small_int(cv->in[i]) &&
-               small_int(cv->s[i]) && small_int(cv->p[i]) && small_int(cv->d[i]) &&
-               cv->out[i] * cv->s[i] + cv->p[i] + cv->k[i] * cv->d[i] < (1 << 29) &&
-               cv->in[i] * cv->s[i] + cv->p[i] + cv->k[i] * cv->d[i] < (1 << 29);
-        taps *= cv->k[i];
-        ls *= cv->out[i];
-    }
+    int64_t taps, ls;
+    bool fits = x->ndim == y->ndim && conv_fits(cv, y->ndim - 2, &taps, &ls);
     int64_t m = 0, k = 0, pix = 0, rpix = 0;
     fits = fits && geom_mul(cv->samples, ls, &m);
     fits = fits && geom_mul(taps, cv->cg, &k) && m <= GEMM_DIM_MAX && k <= GEMM_DIM_MAX &&
@@ -1172,28 +1256,19 @@ clops_status gemm_engine_conv(const char *op, const gemm_conv *cv, const gemm_ep
                memcmp(r->sizes, y->sizes, sizeof(int64_t) * (size_t)y->ndim) == 0;
     if (!fits)
         return CLOPS_OK;
-    clops_status st = blas_check_dtype(gemm_engine_cl, op, dt, d);
-    if (st)
-        return st;
-    if (cv->groups == 0 || m == 0 || cv->n == 0) {
-        *done = true;
-        return CLOPS_OK;
-    }
     gemm_geom g;
-    memset(&g, 0, sizeof g);
-    g.mem[0] = k ? mem_of(x) : mem_of(y);
-    g.mem[1] = k ? mem_of(w) : mem_of(y);
-    g.mem[2] = mem_of(y);
-    geom_plain(&g);
-    g.m = (cl_int)m, g.n = (cl_int)cv->n, g.k = (cl_int)k;
-    g.batch = cv->groups;
-    /* The image's strides, spatial dims padded in front with stride 0. */
-    g.x_s[0] = x->strides[0];
-    g.x_s[1] = x->strides[1];
-    for (int i = 0; i < 3; i++)
-        g.x_s[2 + i] = i < 3 - nsp ? 0 : x->strides[2 + i - (3 - nsp)];
-    g.off[0] = x->offset;
-    g.sb[0] = cv->groups > 1 ? cv->cg * x->strides[1] : 0;
+    bool cl = false;
+    int a_cp = 0;
+    clops_status st = conv_start(op, cv, w, y, m, k, &g, &cl, &a_cp, done);
+    if (st || *done)
+        return st;
+    int64_t ce = 16 / (int64_t)clops_dtype_size(dt);
+    /* Which way A's elements run: along K (channels) in channels-last
+     * images, else along M; the FMA atoms read the hints from A's
+     * "strides". */
+    int a_uk = cl;
+    g.s1[0] = a_uk ? 2 : 1;
+    g.s2[0] = a_uk ? 1 : 2;
     g.off[1] = w->offset;
     g.sb[1] = cv->groups > 1 ? cv->w_sg : 0;
     g.s1[1] = cv->w_sk;
@@ -1203,21 +1278,6 @@ clops_status gemm_engine_conv(const char *op, const gemm_conv *cv, const gemm_ep
     g.s1[2] = pix;
     g.s2[2] = y->strides[1];
     g.c_img = y->strides[0];
-    const int64_t *geo[6] = {cv->k, cv->out, cv->in, cv->s, cv->p, cv->d};
-    g.cv[0] = (cl_int)cv->cg;
-    for (int a = 0; a < 6; a++)
-        for (int i = 0; i < 3; i++)
-            g.cv[1 + 3 * a + i] = (cl_int)geo[a][i];
-    /* Which way A's elements run: along K (channels) when the channel
-     * stride is the smallest of the image's (channels-last), else along M;
-     * the FMA atoms read the hints from A's "strides". */
-    int64_t csx = llabs(x->strides[1]), smin = INT64_MAX;
-    for (int i = 2; i < x->ndim; i++)
-        if (x->sizes[i] > 1 && llabs(x->strides[i]) < smin)
-            smin = llabs(x->strides[i]);
-    int a_uk = x->sizes[1] > 1 && csx <= smin;
-    g.s1[0] = a_uk ? 2 : 1;
-    g.s2[0] = a_uk ? 1 : 2;
     if ((st = epi_setup(op, epi, y, m, cv->n * cv->groups, &g)))
         return st;
     if (epi && epi->bias) {
@@ -1233,15 +1293,67 @@ clops_status gemm_engine_conv(const char *op, const gemm_conv *cv, const gemm_ep
         g.r_sn = r->strides[1];
         g.r_img = r->strides[0];
     }
-    int64_t ce = 16 / (int64_t)clops_dtype_size(dt);
-    bool aligned = x->strides[1] == 1 && cv->cg % ce == 0 && x->offset % ce == 0;
-    for (int i = 0; i < x->ndim && aligned; i++)
-        aligned = x->sizes[i] == 1 || x->strides[i] % ce == 0 || i == 1;
-    int a_cp = a_uk && aligned;
     int b_un = 0, b_cp = 0;
     staging_of(k, cv->n, cv->w_sk, cv->w_sn, cv->w_sg, cv->groups, w->offset, ce, &b_un, &b_cp);
     return engine_launch(op, d, dt, tf32, cv->transposed ? 2 : 1, &g, a_uk, a_cp, b_un, b_cp, 1.0f,
                          0.0f, done);
+}
+
+clops_status gemm_engine_conv_weight(const char *op, const gemm_conv *cv, clops_tensor *dw,
+                                     bool *done)
+{
+    *done = false;
+    const clops_tensor *x = cv->x, *y = cv->y;
+    clops_device *d = dw->storage->device;
+    clops_dtype dt = dw->dtype;
+    bool tf32 = false;
+    if (!engine_takes(d, dt, conv_precision_now(), &tf32) || x->dtype != dt || y->dtype != dt)
+        return CLOPS_OK;
+    int64_t taps, ls;
+    bool fits = y->ndim == x->ndim && dw->ndim == x->ndim &&
+                conv_fits(cv, x->ndim - 2, &taps, &ls);
+    /* M = (tap, channel), N = the small image's channels of a group, K =
+     * (sample, position): the small image's and the weight's spatial dims
+     * must merge into one stride each. */
+    int64_t m = 0, k = 0, ypix = 0, wpix = 0;
+    fits = fits && geom_mul(taps, cv->cg, &m) && geom_mul(cv->samples, ls, &k) &&
+           m <= GEMM_DIM_MAX && k <= GEMM_DIM_MAX && cv->n <= GEMM_DIM_MAX &&
+           gemm_merged_stride(y, &ypix) && gemm_merged_stride(dw, &wpix);
+    if (!fits)
+        return CLOPS_OK;
+    gemm_geom g;
+    bool cl = false;
+    int a_cp = 0;
+    clops_status st = conv_start(op, cv, y, dw, m, k, &g, &cl, &a_cp, done);
+    if (st || *done)
+        return st;
+    int64_t ce = 16 / (int64_t)clops_dtype_size(dt);
+    /* A's elements run along M (channels) in channels-last images, else
+     * along K (positions); the FMA atoms read the hint from A's "strides". */
+    g.s1[0] = cl ? 1 : 2;
+    g.s2[0] = cl ? 2 : 1;
+    /* B: the small image, row k = (sample, position), column = channel. */
+    g.off[1] = y->offset;
+    g.sb[1] = cv->groups > 1 ? cv->n * y->strides[1] : 0;
+    g.s1[1] = ypix;
+    g.s2[1] = y->strides[1];
+    g.b_img = y->strides[0];
+    /* C: the weight [Cs, Cb/groups, k...], row m = (tap, channel). */
+    g.off[2] = dw->offset;
+    g.sb[2] = cv->groups > 1 ? cv->n * dw->strides[0] : 0;
+    g.s1[2] = dw->strides[1];
+    g.s2[2] = dw->strides[0];
+    g.c_img = wpix;
+    /* The mma atom's staging (cl_kernels/gemm.cl GEMM_CONV 3): A M-major
+     * in channels-last images, with cp.async when a tap's channels are
+     * 16-byte chunks (as the forward's); B N-major when the small image's
+     * channels are its unit stride, with cp.async when its rows (sample
+     * and position strides) are aligned too; K-major tiles use plain
+     * loads. */
+    int b_un = 0, b_cp = 0;
+    staging_of(k, cv->n, ypix, y->strides[1], g.sb[1], cv->groups, y->offset, ce, &b_un, &b_cp);
+    b_cp = b_cp && b_un && (cv->samples <= 1 || g.b_img % ce == 0);
+    return engine_launch(op, d, dt, tf32, 3, &g, !cl, a_cp, b_un, b_cp, 1.0f, 0.0f, done);
 }
 
 const char *gemm_engine_path(const clops_device *d, clops_dtype dt)
