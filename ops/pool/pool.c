@@ -181,9 +181,16 @@ clops_status pool_run(const char *op, pool_which which, const pool_geom *g, int 
         mems[nt++] = mem_of(ts[i]);
     }
     cl_int16 gi;
+    /* A stride places the windows after the first one only: along a dim of
+     * one output (forward) or grad_output (backward) element it changes
+     * nothing, and PyTorch takes any, so a huge one is sent as 1 there
+     * rather than refused by the 32-bit check below. */
+    int64_t s[3];
+    for (int i = 0; i < 3; i++)
+        s[i] = g->out[i] == 1 ? 1 : g->s[i];
     const int64_t gv[16] = {g->N,    g->C,    g->in[0], g->in[1], g->in[2], g->out[0],
-                            g->out[1], g->out[2], g->k[0], g->k[1], g->k[2], g->s[0],
-                            g->s[1], g->s[2], g->p[0], g->p[1]};
+                            g->out[1], g->out[2], g->k[0], g->k[1], g->k[2], s[0],
+                            s[1], s[2], g->p[0], g->p[1]};
     const int64_t g2v[8] = {g->p[2], g->dil[0], g->dil[1], g->dil[2],
                             g->flag, g->divisor, g->adaptive, g->mode};
     for (int j = 0; j < 24; j++) {
