@@ -504,7 +504,13 @@ clops_status ix_fn_diag_embed(pw_variant variant, clops_tensor *dst, clops_tenso
                          (long long)dim1, (long long)dim2);
     if (st)
         return st;
-    int64_t n = self->sizes[self->ndim - 1] + (offset < 0 ? -offset : offset);
+    int64_t n = 0;
+    if (offset == INT64_MIN ||
+        !geom_add(self->sizes[self->ndim - 1], offset < 0 ? -offset : offset, &n))
+        return clops__fail(CLOPS_INVALID_SHAPE,
+                           "%s: a diagonal of %lld elements at offset %lld needs a size that "
+                           "overflows int64",
+                           op, (long long)self->sizes[self->ndim - 1], (long long)offset);
     int64_t sizes[CLOPS_MAX_DIMS];
     for (int i = 0, j = 0; i < nd; i++)
         sizes[i] = (i == d1 || i == d2) ? n : self->sizes[j++];

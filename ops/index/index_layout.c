@@ -29,6 +29,9 @@ clops_status ix_fn_repeat(pw_variant variant, clops_tensor *dst, clops_tensor *s
                            "%s: Number of dimensions of repeat dims can not be smaller than number "
                            "of dimensions of tensor (%d < %d)",
                            op, repeats_len, self->ndim);
+    if (repeats_len > CLOPS_MAX_DIMS)
+        return clops__fail(CLOPS_INVALID_ARGUMENT, "%s: %d repeat dims, at most %d", op,
+                           repeats_len, CLOPS_MAX_DIMS);
     int n = repeats_len, lead = n - self->ndim;
     int64_t sizes[CLOPS_MAX_DIMS], ssz[CLOPS_MAX_DIMS], sst[CLOPS_MAX_DIMS];
     for (int i = 0; i < n; i++) {
@@ -38,7 +41,10 @@ clops_status ix_fn_repeat(pw_variant variant, clops_tensor *dst, clops_tensor *s
                                (long long)repeats[i]);
         ssz[i] = i < lead ? 1 : self->sizes[i - lead];
         sst[i] = i < lead ? 0 : self->strides[i - lead];
-        sizes[i] = ssz[i] * repeats[i];
+        if (!geom_mul(ssz[i], repeats[i], &sizes[i]))
+            return clops__fail(CLOPS_INVALID_SHAPE,
+                               "%s: size %lld repeated %lld times at dim %d overflows int64", op,
+                               (long long)ssz[i], (long long)repeats[i], i);
     }
     structured_call call;
     clops_tensor *const inputs[1] = {self};
