@@ -11,10 +11,13 @@
  *   int          -1, 0, 2^31, INT64_MAX, INT64_MIN, -2^62 (dims, k,
  *                groups, kernel sizes, strides, paddings, ...);
  *   int[]        one entry (the first and the last) set to each of those,
- *                every entry 0, the list emptied, [2^31, 2^31, 4] (a
+ *                every entry 0, the list emptied, CLOPS_MAX_DIMS + 1
+ *                entries of 1 (longer than any shape), [2^31, 2^31, 4] (a
  *                product that overflows int64) and [2^62, 2^62] (one that
  *                overflows a byte count);
  *   float        NaN, +-inf, 1e300, 0 (scale factors, steps, epsilons);
+ *   Scalar       the same, INT64_MAX and INT64_MIN (arange's end and step,
+ *                fill values, alpha);
  *   Tensor       a zero-size first or last dim, zero dims, one more dim
  *                (a rank the op does not take), and a stride-0 expanded
  *                view of just over 2^31 elements over a one-element base
@@ -247,6 +250,12 @@ static void int_list_mutations(mutations *ms, const chk_case *base, const char *
     }
     if (a->nints > 0 && (c = add(ms, base, "%s = []", name)))
         c->args[arg].nints = 0;
+    if ((c = add(ms, base, "%s = %d entries of 1", name, CLOPS_MAX_DIMS + 1))) {
+        c->args[arg].tag = CLOPS_V_INT_LIST;
+        c->args[arg].nints = CLOPS_MAX_DIMS + 1;
+        for (int j = 0; j < CLOPS_MAX_DIMS + 1; j++)
+            c->args[arg].ints[j] = 1;
+    }
     if ((c = add(ms, base, "%s = [2^31, 2^31, 4]", name))) {
         c->args[arg].tag = CLOPS_V_INT_LIST;
         c->args[arg].nints = 3;
@@ -290,6 +299,15 @@ static void derive(const chk_opinfo *info, const chk_case *base, mutations *ms)
                        (a->tag == CLOPS_V_NONE && sa->type.base == SCHEMA_INT &&
                         sa->type.is_list)) {
                 int_list_mutations(ms, base, name, i);
+            } else if (a->tag == CLOPS_V_SCALAR) {
+                /* Scalars size results too (arange's end and step). */
+                for (size_t v = 0; v < CT_COUNT(hostile_floats); v++)
+                    if ((c = add(ms, base, "%s = %g", name, hostile_floats[v])))
+                        c->args[i].s = clops_scalar_float(hostile_floats[v]);
+                if ((c = add(ms, base, "%s = INT64_MAX", name)))
+                    c->args[i].s = clops_scalar_int(INT64_MAX);
+                if ((c = add(ms, base, "%s = INT64_MIN", name)))
+                    c->args[i].s = clops_scalar_int(INT64_MIN);
             } else if (a->tag == CLOPS_V_FLOAT ||
                        (a->tag == CLOPS_V_NONE && sa->type.base == SCHEMA_FLOAT &&
                         !sa->type.is_list)) {
@@ -332,7 +350,7 @@ static bool template_case(const chk_opinfo *info, chk_case *out)
 }
 
 typedef struct totals {
-    int ops, templated, calls, ok, refused, limits, mismatched, no_message;
+    int ops, templated, calls, ok, refused, host_oom, limits, mismatched, no_message;
 } totals;
 
 /* CLOPS_SIZE_FUZZ: unset, the CI sample; "light", every derived call but
@@ -371,6 +389,10 @@ static void run_mutation(const chk_opinfo *info, const mutation *m, clops_device
             tot->ok++;
         } else {
             tot->refused++;
+            /* Storages above the cap are OUT_OF_MEMORY; a host allocation that
+             * failed (the data limit) is a temporary sized from an argument. */
+            if (st == CLOPS_HOST_OUT_OF_MEMORY && tot->host_oom++ < 40)
+                print_message("host out of memory: %s: %s\n", current_case, clops_last_error());
             if (!clops_last_error()[0]) {
                 tot->no_message++;
                 print_error("no message: %s: %s\n", current_case, clops_status_name(st));
@@ -454,12 +476,13 @@ static void test_hostile_sizes_through_every_schema(void **state)
     free(ms.m);
     free(ops);
     print_message("size fuzz (%s): %d ops, %d with a template case, %d calls on %d device(s) "
-                  "in %.1f s: %d returned OK, %d refused (%d storages above the cap), "
+                  "in %.1f s: %d returned OK, %d refused (%d storages above the cap, %d host "
+                  "allocations failed), "
                   "%d device limits (UNSUPPORTED where the CPU device computes), %d device "
                   "disagreements, %d errors without a message\n",
                   mode == MODE_ALL ? "all derived calls" : mode == MODE_LIGHT ? "light derived calls" : "CI sample", tot.ops, tot.templated, tot.calls,
                   ndev, (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec),
-                  tot.ok, tot.refused, refused_allocations, tot.limits, tot.mismatched, tot.no_message);
+                  tot.ok, tot.refused, refused_allocations, tot.host_oom, tot.limits, tot.mismatched, tot.no_message);
     CT_ASSERT_MSG(tot.templated > 0 || (glob && *glob), "no op had a template case");
     CT_ASSERT_MSG(tot.mismatched == 0 && tot.no_message == 0,
                   "%d derived call(s) gave different statuses on different devices and %d "
@@ -471,18 +494,14 @@ static void test_hostile_sizes_through_every_schema(void **state)
 
 #define I64 CT_I64
 
-/* t's float32 elements (row-major) equal want. */
-static void expect_f32(const clops_tensor *t, const float *want, int64_t n)
+/* t (float32) holds want in row-major order, exactly. */
+static void expect_f32(const clops_tensor *t, const float *want)
 {
     CT_ASSERT(t != NULL);
-    if (!t)
-        return;
-    CT_ASSERT_MSG(clops_tensor_numel(t) == n, "numel %lld, expected %lld",
-                  (long long)clops_tensor_numel(t), (long long)n);
-    float *got = ct_to_host(t);
-    for (int64_t i = 0; got && i < n && clops_tensor_numel(t) == n; i++)
-        CT_ASSERT_MSG(got[i] == want[i], "element %lld is %g, expected %g", (long long)i,
-                      (double)got[i], (double)want[i]);
+    void *got = t ? ct_to_host(t) : NULL;
+    if (got)
+        CT_ASSERT_CLOSE_HOST(got, want, CLOPS_FLOAT32, clops_tensor_ndim(t),
+                             clops_tensor_sizes(t), CT_TOL_EXACT);
     free(got);
 }
 
@@ -540,7 +559,7 @@ static void test_pooling_with_a_huge_stride_computes_the_one_window(void **state
         clops_tensor *y = NULL, *ix = NULL, *gi = NULL;
         ct_set_case("max_pool2d_with_indices, kernel 2, stride [2^31, INT64_MAX]");
         CT_OK(clops_max_pool2d_with_indices(x, k, 2, st, 2, pad, 2, dil, 2, false, &y, &ix));
-        expect_f32(y, (const float[]){5}, 1);
+        expect_f32(y, (const float[]){5});
         int64_t *got = ix ? ct_to_host(ix) : NULL;
         CT_ASSERT_MSG(got && got[0] == 5, "index %lld, expected 5", got ? (long long)got[0] : -1LL);
         free(got);
@@ -549,13 +568,13 @@ static void test_pooling_with_a_huge_stride_computes_the_one_window(void **state
         y = NULL;
         ct_set_case("avg_pool2d, kernel 2, stride [2^31, INT64_MAX]");
         CT_OK(clops_avg_pool2d(x, k, 2, st, 2, pad, 2, false, true, NULL, &y));
-        expect_f32(y, (const float[]){2.5f}, 1);
+        expect_f32(y, (const float[]){2.5f});
         ct_set_case("avg_pool2d_backward, kernel 2, stride [2^31, INT64_MAX]");
         if (y)
             CT_OK(clops_avg_pool2d_backward(y, x, k, 2, st, 2, pad, 2, false, true, NULL, &gi));
         float want[16] = {0};
         want[0] = want[1] = want[4] = want[5] = 2.5f / 4;
-        expect_f32(gi, want, 16);
+        expect_f32(gi, want);
         clops_tensor_release(y);
         clops_tensor_release(gi);
         clops_tensor_release(x);
@@ -642,10 +661,162 @@ static void test_hostile_geometries_are_refused_before_allocation(void **state)
     ct_clear_context();
 }
 
+/* Refused as out of memory by the result's allocation: the message names
+ * the result ("empty([...])"), not a host buffer. */
+static void expect_result_refused(clops_status st)
+{
+    CT_ASSERT_MSG(st == CLOPS_OUT_OF_MEMORY || st == CLOPS_HOST_OUT_OF_MEMORY, "%s (%s)",
+                  clops_status_name(st), clops_last_error());
+    CT_ERROR_CONTAINS("empty([");
+}
+
+/* Ops that built host vectors as long as their result before allocating
+ * it: replication/reflection padding (index vectors), linspace/logspace
+ * (the values), repeat_interleave (the index).  A padding of 2^31 made a
+ * 16 GiB host vector, a length past 2^61 wrapped the byte count of a
+ * malloc that the loop then overran, repeats adding up past int64
+ * overflowed a signed sum.  Now the sums are checked and the result (or
+ * the device index) is allocated first. */
+static void test_results_are_allocated_before_host_vectors_of_their_length(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_devices(devs, CT_MAX_DEVICES);
+    const int64_t t40 = (int64_t)1 << 40, past61 = ((int64_t)1 << 61) + 1;
+    for (int di = 0; di < nd; di++) {
+        clops_device *dev = devs[di];
+        ct_set_device(dev);
+        clops_tensor *x = NULL, *y = NULL;
+        CT_OK(clops_ones(dev, CLOPS_FLOAT32, 2, I64(2, 3), &x));
+        if (!x)
+            continue;
+        ct_set_case("replication_pad1d, padding (2^40, 0)");
+        expect_result_refused(clops_replication_pad1d(x, I64(t40, 0), 2, &y));
+        ct_set_case("replication_pad1d, padding (INT64_MAX, 1)");
+        CT_STATUS(clops_replication_pad1d(x, I64(INT64_MAX, 1), 2, &y), CLOPS_INVALID_SHAPE);
+        CT_ERROR_CONTAINS("overflows int64");
+        ct_set_case("linspace, 2^40 steps");
+        expect_result_refused(clops_linspace(clops_scalar_int(0), clops_scalar_int(1), t40,
+                                             CLOPS_FLOAT32, -1, dev, NULL, &y));
+        ct_set_case("logspace, 2^61 + 1 steps");
+        CT_STATUS(clops_logspace(clops_scalar_int(0), clops_scalar_int(1), past61, 10.0,
+                                 CLOPS_FLOAT32, -1, dev, NULL, &y),
+                  CLOPS_INVALID_SHAPE);
+        const int64_t rmax = INT64_MAX, r61 = ((int64_t)1 << 61) / 3 + 1;
+        ct_set_case("repeat_interleave, repeats INT64_MAX over 6 elements");
+        CT_STATUS(clops_repeat_interleave_self_int(x, &rmax, NULL, NULL, &y), CLOPS_INVALID_SHAPE);
+        CT_ERROR_CONTAINS("more than int64");
+        ct_set_case("repeat_interleave, repeats 2^61 / 3 + 1 over 6 elements");
+        CT_STATUS(clops_repeat_interleave_self_int(x, &r61, NULL, NULL, &y), CLOPS_INVALID_SHAPE);
+        ct_set_case("repeat_interleave, repeats 2^38 over 6 elements");
+        const int64_t r38 = (int64_t)1 << 38;
+        expect_result_refused(clops_repeat_interleave_self_int(x, &r38, NULL, NULL, &y));
+        CT_ASSERT(y == NULL);
+        clops_tensor_release(x);
+    }
+    ct_clear_context();
+}
+
+/* The signed overflows and out-of-bounds reads the fuzz found under UBSan
+ * and ASan (CI's sanitizer build fails on each without its fix): split and
+ * chunk by INT64_MAX (ceil division), split_with_sizes whose sum overflows,
+ * unbind into more pieces than an int counts, repeat by INT64_MAX or with
+ * more repeat dims than a tensor has, diag_embed at offset INT64_MIN/MAX,
+ * native_group_norm with HxW = INT64_MAX, pooling with a dilated kernel
+ * past int64 or a ceil-mode stride of INT64_MAX, layer norm's backward
+ * with a normalized_shape longer than the input. */
+static void test_size_arithmetic_found_by_the_sanitizers(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_devices(devs, CT_MAX_DEVICES);
+    float xv[16];
+    for (int i = 0; i < 16; i++)
+        xv[i] = (float)i;
+    for (int di = 0; di < nd; di++) {
+        clops_device *dev = devs[di];
+        ct_set_device(dev);
+        clops_tensor *v4 = ct_from_values(dev, CLOPS_FLOAT32, 1, I64(4), CT_CONTIGUOUS, xv);
+        clops_tensor *m = ct_from_values(dev, CLOPS_FLOAT32, 2, I64(2, 3), CT_CONTIGUOUS, xv);
+        clops_tensor *img = ct_from_values(dev, CLOPS_FLOAT32, 4, I64(1, 1, 4, 4), CT_CONTIGUOUS,
+                                           xv);
+        clops_tensor *y = NULL, *o1 = NULL, *o2 = NULL;
+        clops_tensor_list l = {NULL, 0};
+
+        ct_set_case("split([4], INT64_MAX): one piece");
+        CT_OK(clops_split(v4, INT64_MAX, 0, &l));
+        CT_ASSERT(l.len == 1 && clops_tensor_numel(l.data[0]) == 4);
+        clops_tensor_list_free(&l);
+        ct_set_case("chunk([4], INT64_MAX): four pieces of one");
+        CT_OK(clops_chunk(v4, INT64_MAX, 0, &l));
+        CT_ASSERT(l.len == 4);
+        clops_tensor_list_free(&l);
+        ct_set_case("split_with_sizes([4], [INT64_MAX, INT64_MAX, 2])");
+        CT_STATUS(clops_split_with_sizes(v4, I64(INT64_MAX, INT64_MAX, 2), 3, 0, &l),
+                  CLOPS_INVALID_ARGUMENT);
+        CT_ERROR_CONTAINS("overflows");
+        ct_set_case("unbind of a stride-0 view of 2^31 elements");
+        clops_tensor *wide = NULL;
+        const int64_t two31 = (int64_t)1 << 31;
+        CT_OK(clops_tensor_from_storage(clops_tensor_storage(v4), CLOPS_FLOAT32, 1, &two31,
+                                        I64(0), 0, &wide));
+        CT_STATUS(clops_unbind(wide, 0, &l), CLOPS_INVALID_ARGUMENT);
+        clops_tensor_release(wide);
+
+        ct_set_case("repeat([2, 3], [INT64_MAX, 1])");
+        CT_STATUS(clops_repeat(m, I64(INT64_MAX, 1), 2, &y), CLOPS_INVALID_SHAPE);
+        CT_ERROR_CONTAINS("overflows int64");
+        int64_t ones[CLOPS_MAX_DIMS + 1];
+        for (int i = 0; i <= CLOPS_MAX_DIMS; i++)
+            ones[i] = 1;
+        ct_set_case("repeat([2, 3], %d ones)", CLOPS_MAX_DIMS + 1);
+        CT_STATUS(clops_repeat(m, ones, CLOPS_MAX_DIMS + 1, &y), CLOPS_INVALID_ARGUMENT);
+        ct_set_case("diag_embed([4], offset INT64_MIN)");
+        CT_STATUS(clops_diag_embed(v4, INT64_MIN, 0, 1, &y), CLOPS_INVALID_SHAPE);
+        ct_set_case("diag_embed([4], offset INT64_MAX)");
+        CT_STATUS(clops_diag_embed(v4, INT64_MAX, 0, 1, &y), CLOPS_INVALID_SHAPE);
+        ct_set_case("native_group_norm([2, 3], HxW INT64_MAX)");
+        CT_STATUS(clops_native_group_norm(m, NULL, NULL, 2, 3, INT64_MAX, 1, 1e-5, &y, &o1, &o2),
+                  CLOPS_INVALID_SHAPE);
+
+        ct_set_case("max_pool2d_with_indices, kernel 2, dilation INT64_MAX");
+        CT_STATUS(clops_max_pool2d_with_indices(img, I64(2, 2), 2, I64(1, 1), 2, I64(0, 0), 2,
+                                                I64(INT64_MAX, 1), 2, false, &y, &o1),
+                  CLOPS_INVALID_SHAPE);
+        CT_ERROR_CONTAINS("effective kernel size");
+        ct_set_case("avg_pool2d, kernel 2, stride INT64_MAX, ceil_mode");
+        CT_OK(clops_avg_pool2d(img, I64(2, 2), 2, I64(INT64_MAX, INT64_MAX), 2, I64(0, 0), 2, true,
+                               true, NULL, &y));
+        expect_f32(y, (const float[]){2.5f});
+        clops_tensor_release(y);
+        y = NULL;
+
+        ct_set_case("native_layer_norm_backward, normalized_shape of 3 dims on a 2-D input");
+        clops_tensor *stat = NULL;
+        CT_OK(clops_zeros(dev, CLOPS_FLOAT32, 2, I64(1, 1), &stat));
+        CT_STATUS(clops_native_layer_norm_backward(m, m, I64(1, 2, 3), 3, stat, stat, NULL, NULL,
+                                                   (const bool[]){true, false, false}, 3, &y, &o1,
+                                                   &o2),
+                  CLOPS_INVALID_SHAPE);
+        ct_set_case("_fused_rms_norm_backward, normalized_shape of 3 dims on a 2-D input");
+        CT_STATUS(clops__fused_rms_norm_backward(m, m, I64(1, 2, 3), 3, stat, NULL,
+                                                 (const bool[]){true, false}, 2, &y, &o1),
+                  CLOPS_INVALID_SHAPE);
+        clops_tensor_release(stat);
+        CT_ASSERT(y == NULL && o1 == NULL && o2 == NULL);
+        clops_tensor_release(v4);
+        clops_tensor_release(m);
+        clops_tensor_release(img);
+    }
+    ct_clear_context();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hostile_geometries_are_refused_before_allocation),
+        cmocka_unit_test(test_results_are_allocated_before_host_vectors_of_their_length),
+        cmocka_unit_test(test_size_arithmetic_found_by_the_sanitizers),
         cmocka_unit_test(test_scatter_into_an_empty_dim_refuses_the_index),
         cmocka_unit_test(test_pooling_with_a_huge_stride_computes_the_one_window),
         cmocka_unit_test(test_hostile_sizes_through_every_schema),
