@@ -167,22 +167,6 @@ clops_status ix_arange_start(clops_scalar start, clops_scalar end, clops_dtype d
     return st ? st : clops_arange(device, dtype, start, end, clops_scalar_int(1), out);
 }
 
-/* Uploads n doubles as a 1-D tensor of dtype on device. */
-static clops_status upload_doubles(clops_device *device, clops_dtype dtype, const double *v,
-                                   int64_t n, clops_tensor **out)
-{
-    clops_device *cpu = NULL;
-    clops_tensor *h = NULL;
-    clops_status st = clops_device_get(0, &cpu);
-    static const double zero = 0;
-    if (st == CLOPS_OK)
-        st = clops_from_host(cpu, CLOPS_FLOAT64, 1, &n, n ? v : &zero, (size_t)n * sizeof *v, &h);
-    if (st == CLOPS_OK)
-        st = core_to_copy(h, dtype, device ? device : cpu, out);
-    clops_tensor_release(h);
-    return st;
-}
-
 static double scalar_as_double(clops_scalar s)
 {
     return s.kind == CLOPS_SCALAR_FLOAT ? s.v.f : s.kind == CLOPS_SCALAR_INT ? (double)s.v.i
@@ -201,11 +185,22 @@ static clops_status spaced(const char *op, clops_scalar start, clops_scalar end,
     if (steps < 0)
         return clops__fail(CLOPS_INVALID_ARGUMENT, "%s: number of steps must be non-negative", op);
     double a = scalar_as_double(start), b = scalar_as_double(end);
-    double *v = malloc((size_t)(steps ? steps : 1) * sizeof *v);
-    if (!v)
-        return clops__fail(CLOPS_HOST_OUT_OF_MEMORY, "%s: out of host memory", op);
     if (dtype == CLOPS_DTYPE_NONE)
         dtype = CLOPS_FLOAT32;
+    /* The result first: a length the device cannot hold is refused before
+     * the host computes that many values (and steps * 8 cannot wrap). */
+    clops_device *cpu = NULL;
+    clops_tensor *res = NULL;
+    st = clops_device_get(0, &cpu);
+    if (st == CLOPS_OK)
+        st = clops_empty(device ? device : cpu, dtype, 1, &steps, &res);
+    if (st)
+        return clops__error_prefix(st, "%s", op);
+    double *v = malloc((size_t)(steps ? steps : 1) * sizeof *v);
+    if (!v) {
+        clops_tensor_release(res);
+        return clops__fail(CLOPS_HOST_OUT_OF_MEMORY, "%s: out of host memory", op);
+    }
     /* PyTorch steps in float for the narrow float dtypes, else in double. */
     bool narrow = dtype == CLOPS_FLOAT32 || dtype == CLOPS_FLOAT16 || dtype == CLOPS_BFLOAT16;
     double step = steps > 1 ? (b - a) / (double)(steps - 1) : 0;
@@ -221,9 +216,20 @@ static clops_status spaced(const char *op, clops_scalar start, clops_scalar end,
                                           : b - step * (double)(steps - 1 - i);
         v[i] = base ? (narrow ? (double)powf((float)*base, (float)x) : pow(*base, x)) : x;
     }
-    st = upload_doubles(device, dtype, v, steps, out);
+    clops_tensor *h = NULL;
+    static const double zero = 0;
+    st = clops_from_host(cpu, CLOPS_FLOAT64, 1, &steps, steps ? v : &zero,
+                         (size_t)steps * sizeof *v, &h);
     free(v);
-    return st;
+    if (st == CLOPS_OK)
+        st = tensor_copy(res, h);
+    clops_tensor_release(h);
+    if (st) {
+        clops_tensor_release(res);
+        return st;
+    }
+    *out = res;
+    return CLOPS_OK;
 }
 
 clops_status ix_linspace(clops_scalar start, clops_scalar end, int64_t steps, clops_dtype dtype,
@@ -362,25 +368,38 @@ static clops_status repeat_index(const char *op, const int64_t *reps, int64_t n,
     for (int64_t i = 0; i < n; i++) {
         if (reps[i] < 0)
             return clops__fail(CLOPS_INVALID_ARGUMENT, "%s: repeats can not be negative", op);
-        total += reps[i];
+        if (!geom_add(total, reps[i], &total))
+            return clops__fail(CLOPS_INVALID_SHAPE,
+                               "%s: the repeats add up to more than int64 holds", op);
     }
     if (output_size && *output_size != total)
         return clops__fail(CLOPS_INVALID_ARGUMENT,
                            "%s: allocated size %lld does not match required size %lld", op,
                            (long long)*output_size, (long long)total);
+    /* The index on the device first: a length it cannot hold is refused
+     * before the host writes that many entries (and total * 8 cannot
+     * wrap). */
+    clops_tensor *idx = NULL;
+    clops_status st = clops_empty(device, CLOPS_INT64, 1, &total, &idx);
+    if (st)
+        return clops__error_prefix(st, "%s", op);
     int64_t *v = malloc((size_t)(total ? total : 1) * sizeof *v);
-    if (!v)
+    if (!v) {
+        clops_tensor_release(idx);
         return clops__fail(CLOPS_HOST_OUT_OF_MEMORY, "%s: out of host memory", op);
+    }
     int64_t k = 0;
     for (int64_t i = 0; i < n; i++)
         for (int64_t j = 0; j < reps[i]; j++)
             v[k++] = i;
-    static const int64_t zero = 0;
-    int64_t len = total;
-    clops_status st = clops_from_host(device, CLOPS_INT64, 1, &len, total ? v : &zero,
-                                      (size_t)total * sizeof *v, out);
+    st = total ? clops_tensor_from_host(idx, v, (size_t)total * sizeof *v) : CLOPS_OK;
     free(v);
-    return st;
+    if (st) {
+        clops_tensor_release(idx);
+        return st;
+    }
+    *out = idx;
+    return CLOPS_OK;
 }
 
 /* repeat_interleave.Tensor(repeats): [0]*repeats[0] + [1]*repeats[1] + ... */
@@ -485,7 +504,13 @@ clops_status ix_fn_diag_embed(pw_variant variant, clops_tensor *dst, clops_tenso
                          (long long)dim1, (long long)dim2);
     if (st)
         return st;
-    int64_t n = self->sizes[self->ndim - 1] + (offset < 0 ? -offset : offset);
+    int64_t n = 0;
+    if (offset == INT64_MIN ||
+        !geom_add(self->sizes[self->ndim - 1], offset < 0 ? -offset : offset, &n))
+        return clops__fail(CLOPS_INVALID_SHAPE,
+                           "%s: a diagonal of %lld elements at offset %lld needs a size that "
+                           "overflows int64",
+                           op, (long long)self->sizes[self->ndim - 1], (long long)offset);
     int64_t sizes[CLOPS_MAX_DIMS];
     for (int i = 0, j = 0; i < nd; i++)
         sizes[i] = (i == d1 || i == d2) ? n : self->sizes[j++];

@@ -208,7 +208,8 @@ static clops_status split_by_size(const char *op, clops_tensor *self, int64_t sp
                            "%s: split_size can only be 0 if dimension size is 0, but got "
                            "dimension size of %lld",
                            op, (long long)size);
-    int64_t n = split_size ? (size + split_size - 1) / split_size : 1;
+    /* ceil(size / split_size), without size + split_size - 1 overflowing */
+    int64_t n = split_size ? size / split_size + (size % split_size != 0) : 1;
     if (n < 1)
         n = 1;
     if (n > 1 << 30)
@@ -245,7 +246,11 @@ clops_status ix_split_with_sizes(clops_tensor *self, const int64_t *split_sizes,
                                "%s: expects split_sizes have only non-negative entries, but got "
                                "split_sizes=%lld at %d",
                                op, (long long)split_sizes[i], i);
-        sum += split_sizes[i];
+        if (!geom_add(sum, split_sizes[i], &sum))
+            return clops__fail(CLOPS_INVALID_ARGUMENT,
+                               "%s: expects split_sizes to sum exactly to %lld (input tensor's "
+                               "size at dimension %d), but their sum overflows int64",
+                               op, (long long)self->sizes[d], d);
     }
     if (sum != self->sizes[d])
         return clops__fail(CLOPS_INVALID_ARGUMENT,
@@ -267,7 +272,7 @@ clops_status ix_chunk(clops_tensor *self, int64_t chunks, int64_t dim, clops_ten
                                                    "0, got: %lld",
                            op, (long long)chunks);
     int64_t size = self->sizes[d];
-    int64_t split_size = (size + chunks - 1) / chunks;
+    int64_t split_size = size / chunks + (size % chunks != 0); /* no size + chunks - 1 */
     if (split_size == 0 && size == 0) {
         /* PyTorch returns `chunks` empty pieces here. */
         if (chunks > 1 << 30)
@@ -289,6 +294,9 @@ clops_status ix_unbind(clops_tensor *self, int64_t dim, clops_tensor_list *out)
     clops_status st = split_dim(op, self, dim, &d);
     if (st)
         return st;
+    if (self->sizes[d] > 1 << 30)
+        return clops__fail(CLOPS_INVALID_ARGUMENT, "%s: too many pieces (%lld)", op,
+                           (long long)self->sizes[d]);
     int n = (int)self->sizes[d];
     clops_tensor **v = calloc(n ? (size_t)n : 1, sizeof *v);
     if (!v)

@@ -29,6 +29,9 @@ clops_status ix_fn_repeat(pw_variant variant, clops_tensor *dst, clops_tensor *s
                            "%s: Number of dimensions of repeat dims can not be smaller than number "
                            "of dimensions of tensor (%d < %d)",
                            op, repeats_len, self->ndim);
+    if (repeats_len > CLOPS_MAX_DIMS)
+        return clops__fail(CLOPS_INVALID_ARGUMENT, "%s: %d repeat dims, at most %d", op,
+                           repeats_len, CLOPS_MAX_DIMS);
     int n = repeats_len, lead = n - self->ndim;
     int64_t sizes[CLOPS_MAX_DIMS], ssz[CLOPS_MAX_DIMS], sst[CLOPS_MAX_DIMS];
     for (int i = 0; i < n; i++) {
@@ -38,7 +41,10 @@ clops_status ix_fn_repeat(pw_variant variant, clops_tensor *dst, clops_tensor *s
                                (long long)repeats[i]);
         ssz[i] = i < lead ? 1 : self->sizes[i - lead];
         sst[i] = i < lead ? 0 : self->strides[i - lead];
-        sizes[i] = ssz[i] * repeats[i];
+        if (!geom_mul(ssz[i], repeats[i], &sizes[i]))
+            return clops__fail(CLOPS_INVALID_SHAPE,
+                               "%s: size %lld repeated %lld times at dim %d overflows int64", op,
+                               (long long)ssz[i], (long long)repeats[i], i);
     }
     structured_call call;
     clops_tensor *const inputs[1] = {self};
@@ -314,49 +320,59 @@ static clops_status pad_common(const char *op, bool reflect, int npad, pw_varian
                            "%s: expected %dD or %dD (batch mode) tensor with possibly 0 batch size "
                            "and other non-zero dimensions for input, but got: %dD",
                            op, npad + 1, npad + 2, self->ndim);
-    int64_t sizes[CLOPS_MAX_DIMS];
+    int64_t sizes[CLOPS_MAX_DIMS], lo[2], n[2];
     memcpy(sizes, self->sizes, sizeof(int64_t) * (size_t)self->ndim);
     pad_ctx c = {op, self, npad, {NULL, NULL}};
-    clops_status st = CLOPS_OK;
+    for (int k = 0; k < npad; k++) {
+        int d = self->ndim - npad + k;
+        int64_t hi = pad[2 * (npad - 1 - k) + 1];
+        lo[k] = pad[2 * (npad - 1 - k)];
+        n[k] = self->sizes[d];
+        if (reflect && (lo[k] >= n[k] || hi >= n[k]))
+            return clops__fail(CLOPS_INVALID_ARGUMENT,
+                               "%s: Padding size should be less than the corresponding input "
+                               "dimension, but got: padding (%lld, %lld) at dimension %d of input "
+                               "of size %lld",
+                               op, (long long)lo[k], (long long)hi, d, (long long)n[k]);
+        if (!geom_add(n[k], lo[k], &sizes[d]) || !geom_add(sizes[d], hi, &sizes[d]))
+            return clops__fail(CLOPS_INVALID_SHAPE,
+                               "%s: input size %lld at dimension %d with padding (%lld, %lld) "
+                               "gives an output size that overflows int64",
+                               op, (long long)n[k], d, (long long)lo[k], (long long)hi);
+        if (sizes[d] < 1 || n[k] < 1)
+            return clops__fail(CLOPS_INVALID_SHAPE,
+                               "%s: input size %lld at dimension %d with padding (%lld, %lld) "
+                               "gives output size %lld, which is invalid",
+                               op, (long long)n[k], d, (long long)lo[k], (long long)hi,
+                               (long long)sizes[d]);
+    }
+    /* The result first: a size the device cannot hold is refused before
+     * the host builds index vectors of that length. */
+    structured_call call;
+    clops_tensor *const inputs[1] = {self};
+    clops_status st = structured_begin(&call, op, variant, dst, self->storage->device,
+                                       self->dtype, self->ndim, sizes, inputs, 1);
+    if (st)
+        return st;
     for (int k = 0; k < npad && st == CLOPS_OK; k++) {
         int d = self->ndim - npad + k;
-        int64_t lo = pad[2 * (npad - 1 - k)], hi = pad[2 * (npad - 1 - k) + 1], n = self->sizes[d];
-        sizes[d] = n + lo + hi;
-        if (reflect && (lo >= n || hi >= n))
-            st = clops__fail(CLOPS_INVALID_ARGUMENT,
-                             "%s: Padding size should be less than the corresponding input "
-                             "dimension, but got: padding (%lld, %lld) at dimension %d of input "
-                             "of size %lld",
-                             op, (long long)lo, (long long)hi, d, (long long)n);
-        else if (sizes[d] < 1 || n < 1)
-            st = clops__fail(CLOPS_INVALID_SHAPE,
-                             "%s: input size %lld at dimension %d with padding (%lld, %lld) "
-                             "gives output size %lld, which is invalid",
-                             op, (long long)n, d, (long long)lo, (long long)hi,
-                             (long long)sizes[d]);
-        int64_t *v = st ? NULL : malloc((size_t)sizes[d] * sizeof *v);
-        if (st == CLOPS_OK && !v)
+        int64_t *v = malloc((size_t)sizes[d] * sizeof *v);
+        if (!v)
             st = clops__fail(CLOPS_HOST_OUT_OF_MEMORY, "%s: out of host memory", op);
         for (int64_t o = 0; v && o < sizes[d]; o++)
-            v[o] = pad_source(reflect, o, lo, n);
+            v[o] = pad_source(reflect, o, lo[k], n[k]);
         if (st == CLOPS_OK)
             st = clops_from_host(self->storage->device, CLOPS_INT64, 1, &sizes[d], v,
                                  (size_t)sizes[d] * sizeof *v, &c.idx[k]);
         free(v);
     }
     if (st == CLOPS_OK) {
-        structured_call call;
-        clops_tensor *const inputs[1] = {self};
-        st = structured_begin(&call, op, variant, dst, self->storage->device, self->dtype,
-                              self->ndim, sizes, inputs, 1);
-        if (st == CLOPS_OK) {
-            ix_plan p;
-            st = build_pad(&p, call.target, &c);
-            if (st == CLOPS_OK)
-                st = ix_gather_run(&p);
-            st = structured_finish(&call, st, out);
-        }
+        ix_plan p;
+        st = build_pad(&p, call.target, &c);
+        if (st == CLOPS_OK)
+            st = ix_gather_run(&p);
     }
+    st = structured_finish(&call, st, out);
     clops_tensor_release(c.idx[0]);
     clops_tensor_release(c.idx[1]);
     return st;

@@ -269,8 +269,14 @@ clops_status ix_scatter_lines(const char *op, clops_tensor *self, int dim,
     g.src_off = src->offset;
     g.mode = mode;
     g.include_self = include_self;
-    if (g.nlines == 0 || g.idx_len == 0 || g.self_len == 0)
+    if (g.nlines == 0 || g.idx_len == 0)
         return CLOPS_OK;
+    /* An empty line of self takes no index value: the host path reads the
+     * index and names the first one out of bounds, as PyTorch does. */
+    if (g.self_len == 0) {
+        *used = false;
+        return CLOPS_OK;
+    }
     /* CPU devices: whole lines per work item (ix_lines_cpu_<dtype>). */
     bool cpu = kit_is_cpu(d);
     host_kkey key = {{(0x24ull << 56) | ((uint64_t)cpu << 16) | (uint64_t)self->dtype, 0, 0, 0}};

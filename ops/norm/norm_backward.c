@@ -265,7 +265,11 @@ clops_status norm_native_layer_norm_backward(clops_tensor *grad_out, clops_tenso
                                              int output_mask_len, clops_tensor **out0,
                                              clops_tensor **out1, clops_tensor **out2)
 {
-    for (int i = 0; i < normalized_shape_len && i < input->ndim; i++)
+    if (normalized_shape_len < 0 || normalized_shape_len > input->ndim)
+        return clops__fail(CLOPS_INVALID_SHAPE,
+                           "native_layer_norm_backward: normalized_shape has %d dims, the input %d",
+                           normalized_shape_len, input->ndim);
+    for (int i = 0; i < normalized_shape_len; i++)
         if (input->sizes[input->ndim - normalized_shape_len + i] != normalized_shape[i])
             return clops__fail(CLOPS_INVALID_SHAPE,
                                "native_layer_norm_backward: normalized_shape does not match the "
@@ -284,7 +288,11 @@ clops_status norm_fused_rms_norm_backward(clops_tensor *grad_out, clops_tensor *
                                           int output_mask_len, clops_tensor **out0,
                                           clops_tensor **out1)
 {
-    for (int i = 0; i < normalized_shape_len && i < input->ndim; i++)
+    if (normalized_shape_len < 0 || normalized_shape_len > input->ndim)
+        return clops__fail(CLOPS_INVALID_SHAPE,
+                           "_fused_rms_norm_backward: normalized_shape has %d dims, the input %d",
+                           normalized_shape_len, input->ndim);
+    for (int i = 0; i < normalized_shape_len; i++)
         if (input->sizes[input->ndim - normalized_shape_len + i] != normalized_shape[i])
             return clops__fail(CLOPS_INVALID_SHAPE,
                                "_fused_rms_norm_backward: normalized_shape does not match the "

@@ -46,8 +46,9 @@ static clops_status gn_check(const char *op, const clops_tensor *x, const clops_
         return clops__fail(CLOPS_INVALID_ARGUMENT,
                            "%s: expected a floating input with at least 2 dims, got %s %s (on %s)",
                            op, a, clops_dtype_name(x->dtype), dev);
+    int64_t nc = 0, nchw = 0;
     if (group <= 0 || C % group != 0 || x->sizes[0] != N || x->sizes[1] != C ||
-        N * C * HxW != tensor_numel(x))
+        !geom_mul(N, C, &nc) || !geom_mul(nc, HxW, &nchw) || nchw != tensor_numel(x))
         return clops__fail(CLOPS_INVALID_SHAPE,
                            "%s: Expected number of channels in input to be divisible by "
                            "num_groups and N * C * HxW to be the input's size, but got input of "

@@ -71,12 +71,25 @@ static clops_status get_kernel(clops_device *d, pool_which which, clops_dtype dt
 int64_t pool_out_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dil,
                       bool ceil_mode)
 {
-    int64_t num = in + 2 * pad - dil * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0);
-    int64_t q = num / stride;
-    if (num % stride != 0 && ((num < 0) != (stride < 0)))
-        q--; /* div_rtn: round toward -inf */
-    int64_t out = q + 1;
-    if (ceil_mode && (out - 1) * stride >= in + pad)
+    /* PyTorch's (in + 2 pad - dil (k - 1) - 1 [+ stride - 1]) / stride + 1,
+     * rounded toward -inf, in an order that cannot overflow for the
+     * arguments pool_geometry lets through (in >= 1, k, stride, dil >= 1,
+     * 0 <= 2 pad <= dil (k - 1) + 1, that effective kernel within int64). */
+    int64_t ek = dil * (k - 1) + 1;
+    int64_t base = in - ek + 2 * pad;
+    int64_t q;
+    if (ceil_mode && base >= 0)
+        q = base / stride + (base % stride != 0);
+    else {
+        int64_t num = ceil_mode ? base + (stride - 1) : base;
+        q = num / stride;
+        if (num % stride != 0 && num < 0)
+            q--; /* div_rtn: round toward -inf */
+    }
+    int64_t out = q + 1, reach = 0, limit = 0;
+    /* the last window must start inside the input or its left padding */
+    bool reach_fits = geom_mul(q, stride, &reach), limit_fits = geom_add(in, pad, &limit);
+    if (ceil_mode && (!reach_fits || (limit_fits && reach >= limit)))
         out--;
     return out;
 }
@@ -181,9 +194,16 @@ clops_status pool_run(const char *op, pool_which which, const pool_geom *g, int 
         mems[nt++] = mem_of(ts[i]);
     }
     cl_int16 gi;
+    /* A stride places the windows after the first one only: along a dim of
+     * one output (forward) or grad_output (backward) element it changes
+     * nothing, and PyTorch takes any, so a huge one is sent as 1 there
+     * rather than refused by the 32-bit check below. */
+    int64_t s[3];
+    for (int i = 0; i < 3; i++)
+        s[i] = g->out[i] == 1 ? 1 : g->s[i];
     const int64_t gv[16] = {g->N,    g->C,    g->in[0], g->in[1], g->in[2], g->out[0],
-                            g->out[1], g->out[2], g->k[0], g->k[1], g->k[2], g->s[0],
-                            g->s[1], g->s[2], g->p[0], g->p[1]};
+                            g->out[1], g->out[2], g->k[0], g->k[1], g->k[2], s[0],
+                            s[1], s[2], g->p[0], g->p[1]};
     const int64_t g2v[8] = {g->p[2], g->dil[0], g->dil[1], g->dil[2],
                             g->flag, g->divisor, g->adaptive, g->mode};
     for (int j = 0; j < 24; j++) {

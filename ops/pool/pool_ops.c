@@ -102,7 +102,13 @@ static clops_status pool_geometry(const char *op, const clops_tensor *x, int nsp
                                "stride=%lld, padding=%lld, dilation=%lld",
                                op, (long long)g->k[d], (long long)g->s[d], (long long)g->p[d],
                                (long long)g->dil[d]);
-        if (g->p[d] > ((g->k[d] - 1) * g->dil[d] + 1) / 2)
+        int64_t ek = 0; /* the effective kernel size, (k - 1) * dilation + 1 */
+        if (!geom_mul(g->k[d] - 1, g->dil[d], &ek) || !geom_add(ek, 1, &ek))
+            return clops__fail(CLOPS_INVALID_SHAPE,
+                               "%s: kernel_size=%lld with dilation=%lld gives an effective "
+                               "kernel size that overflows int64",
+                               op, (long long)g->k[d], (long long)g->dil[d]);
+        if (g->p[d] > ek / 2)
             return clops__fail(CLOPS_INVALID_ARGUMENT,
                                "%s: pad should be at most half of effective kernel size, but "
                                "got pad=%lld, kernel_size=%lld and dilation=%lld",

@@ -185,8 +185,10 @@ typedef struct chk_argval {
     bool b;
     clops_dtype dtype;
     int nints; /* entries of ints, or of bools for a bool list */
-    int64_t ints[CLOPS_MAX_DIMS];
-    bool bools[CLOPS_MAX_DIMS];
+    /* One entry more than a shape holds: the size fuzz's over-long lists
+     * (tests/test_size_fuzz.c); the cases themselves use CLOPS_MAX_DIMS. */
+    int64_t ints[CLOPS_MAX_DIMS + 1];
+    bool bools[CLOPS_MAX_DIMS + 1];
     char str[32];
 } chk_argval;
 

@@ -1,0 +1,364 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * tests/test_big.c: tensors of more than 2^31 elements (issue 33), behind
+ * CLOPS_TEST_BIG=1 (about 4.5 GiB of memory at the peak: never more than two
+ * 2 GiB tensors at a time; skipped otherwise).
+ *
+ * x is a uint8 tensor of N = 251 * 8,559,815 = 2,148,513,565 elements
+ * (2^31 + 1,030,317), x[i] = i % 251, built on the device by repeat(); one
+ * element past 2^31, x[N - 2], is set to 255.  On every device (the CPU
+ * device and each OpenCL device; CLOPS_TEST_DEVICES selects) the test runs
+ *
+ *   pointwise      x + 5 (add.Scalar) and x > 249, x > 254 (gt.Scalar, bool)
+ *   reductions     sum, amax, argmax, any and count_nonzero over all of x
+ *                  and of the bool tensors (the only true element of x > 254
+ *                  lies past 2^31)
+ *   copies         x[7:] (a storage offset) cloned, and cast to
+ *                  bool (_to_copy)
+ *   indexing       index_select and gather at positions past 2^31
+ *   scan           cumsum with dtype uint8 (wrapping, as PyTorch's)
+ *
+ * and checks each result at sampled positions (both sides of 2^31, the ends,
+ * random ones) against values computed on the host.  Each step prints its
+ * wall time and the growth of the process's peak RSS over the step
+ * (VmHWM, reset before it).  docs/reliability.md lists the figures.
+ * Sorting is left out: sort's int64 indices alone would take 16 GiB.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clops/ops.h"
+#include "support/clops_test.h"
+
+#define PERIOD 251
+#define REPEATS 8559815
+#define N ((int64_t)PERIOD * REPEATS)
+#define PLANT (N - 2)
+#define PLANT_VALUE 255
+#define TWO31 ((int64_t)1 << 31)
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The process's peak RSS in KiB (VmHWM), and its reset. */
+static long hwm_kib(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long v = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmHWM: %ld kB", &v) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return v;
+}
+
+static void hwm_reset(void)
+{
+    int fd = open("/proc/self/clear_refs", O_WRONLY);
+    if (fd >= 0) {
+        ssize_t w = write(fd, "5", 1);
+        (void)w;
+        close(fd);
+    }
+}
+
+static double step_t0;
+static long step_rss0, run_peak;
+
+static void step_begin(const char *what)
+{
+    ct_set_case("%s", what);
+    hwm_reset();
+    step_rss0 = hwm_kib();
+    step_t0 = now_s();
+}
+
+static void step_end(const char *what, clops_device *dev)
+{
+    CT_OK(clops_device_synchronize(dev));
+    long hwm = hwm_kib();
+    run_peak = hwm > run_peak ? hwm : run_peak;
+    print_message("%-10s %-44s %7.2f s, peak RSS +%ld MiB\n", ct_device_name(dev), what,
+                  now_s() - step_t0, (hwm - step_rss0) / 1024);
+}
+
+/* The value of x at i. */
+static int64_t xval(int64_t i)
+{
+    return i == PLANT ? PLANT_VALUE : i % PERIOD;
+}
+
+/* Element i of a 1-D contiguous tensor t as an int64 (through a one-element
+ * view, so nothing of t's size is read back). */
+static int64_t at(const clops_tensor *t, int64_t i)
+{
+    clops_tensor *v = NULL;
+    clops_scalar s;
+    int64_t r = INT64_MIN;
+    if (!t)
+        return r;
+    CT_OK(clops_tensor_from_storage(clops_tensor_storage(t), clops_tensor_dtype(t), 0, NULL, NULL,
+                                    clops_tensor_storage_offset(t) + i * clops_tensor_stride(t, 0),
+                                    &v));
+    if (v && clops_tensor_item(v, &s) == CLOPS_OK)
+        r = s.kind == CLOPS_SCALAR_BOOL ? (int64_t)s.v.b
+            : s.kind == CLOPS_SCALAR_INT ? s.v.i
+                                         : (int64_t)s.v.f;
+    clops_tensor_release(v);
+    return r;
+}
+
+/* A 0-dim result as an int64. */
+static int64_t item(const clops_tensor *t)
+{
+    clops_scalar s;
+    if (!t || clops_tensor_item(t, &s) != CLOPS_OK)
+        return INT64_MIN;
+    return s.kind == CLOPS_SCALAR_BOOL ? (int64_t)s.v.b
+           : s.kind == CLOPS_SCALAR_INT ? s.v.i
+                                        : (int64_t)s.v.f;
+}
+
+/* *t (a 0-dim result) is want; *t is released. */
+static void expect_item(clops_tensor **t, int64_t want, const char *what)
+{
+    int64_t got = item(*t);
+    CT_ASSERT_MSG(got == want, "%s is %lld, expected %lld", what, (long long)got,
+                  (long long)want);
+    clops_tensor_release(*t);
+    *t = NULL;
+}
+
+/* Sampled positions: the ends, both sides of 2^31 and of the planted
+ * element, and random ones. */
+#define NSAMPLES 24
+static void samples(int64_t len, int64_t *pos)
+{
+    const int64_t fixed[10] = {0, 1, 250, 251, TWO31 - 1, TWO31, TWO31 + 1, PLANT - 1, PLANT, N - 1};
+    ct_rng r = ct_rng_seeded(33);
+    for (int i = 0; i < NSAMPLES; i++) {
+        int64_t p = i < 10 ? fixed[i] : ct_rng_range(&r, 0, len - 1);
+        pos[i] = p < len ? p : len - 1;
+    }
+}
+
+/* t[p] == want(p) at the sampled positions. */
+static void expect_samples(const clops_tensor *t, int64_t (*want)(int64_t), const char *what)
+{
+    CT_ASSERT_MSG(t != NULL, "%s: no result", what);
+    if (!t)
+        return;
+    int64_t len = clops_tensor_numel(t);
+    int64_t pos[NSAMPLES];
+    samples(len, pos);
+    for (int i = 0; i < NSAMPLES; i++) {
+        int64_t got = at(t, pos[i]), w = want(pos[i]);
+        CT_ASSERT_MSG(got == w, "%s: element %lld is %lld, expected %lld", what,
+                      (long long)pos[i], (long long)got, (long long)w);
+    }
+}
+
+static int64_t want_plus5(int64_t i)
+{
+    return (xval(i) + 5) & 0xff; /* uint8 wraps, as in PyTorch */
+}
+
+static int64_t want_gt249(int64_t i)
+{
+    return xval(i) > 249;
+}
+
+static int64_t want_shift7(int64_t i)
+{
+    return xval(i + 7);
+}
+
+static int64_t want_shift7_bool(int64_t i)
+{
+    return xval(i + 7) != 0;
+}
+
+/* cumsum of x up to i inclusive, modulo 256. */
+static int64_t want_cumsum_u8(int64_t i)
+{
+    int64_t n = i + 1, q = n / PERIOD, r = n % PERIOD;
+    uint64_t s = (uint64_t)q * (PERIOD * (PERIOD - 1) / 2) + (uint64_t)(r * (r - 1) / 2);
+    if (i >= PLANT)
+        s += (uint64_t)(PLANT_VALUE - PLANT % PERIOD);
+    return (int64_t)(s % 256);
+}
+
+static void big_on(clops_device *dev)
+{
+    ct_set_device(dev);
+    clops_tensor *pat = NULL, *x = NULL, *t = NULL, *u = NULL, *v = NULL, *idx = NULL;
+
+    step_begin("x = repeat(arange(251), 8559815)");
+    CT_OK(clops_arange(dev, CLOPS_UINT8, clops_scalar_int(0), clops_scalar_int(PERIOD),
+                       clops_scalar_int(1), &pat));
+    if (pat)
+        CT_OK(clops_repeat(pat, (const int64_t[]){REPEATS}, 1, &x));
+    clops_tensor_release(pat);
+    if (!x)
+        return;
+    step_end("x = repeat(arange(251)) [uint8, 2^31 + 1e6]", dev);
+    CT_ASSERT(clops_tensor_numel(x) == N);
+    {
+        clops_tensor *p = NULL;
+        const uint8_t pv = PLANT_VALUE;
+        CT_OK(clops_tensor_from_storage(clops_tensor_storage(x), CLOPS_UINT8, 0, NULL, NULL,
+                                        PLANT, &p));
+        if (p)
+            CT_OK(clops_tensor_from_host(p, &pv, 1));
+        clops_tensor_release(p);
+    }
+    expect_samples(x, xval, "x");
+
+    step_begin("x + 5");
+    CT_OK(clops_add_scalar(x, clops_scalar_int(5), clops_scalar_int(1), &t));
+    step_end("x + 5 (add.Scalar)", dev);
+    expect_samples(t, want_plus5, "x + 5");
+    clops_tensor_release(t);
+    t = NULL;
+
+    int64_t sum = (int64_t)REPEATS * (PERIOD * (PERIOD - 1) / 2) + PLANT_VALUE - PLANT % PERIOD;
+    step_begin("sum(x)");
+    CT_OK(clops_sum(x, CLOPS_DTYPE_NONE, &t));
+    step_end("sum(x) -> int64", dev);
+    expect_item(&t, sum, "sum(x)");
+
+    step_begin("amax(x)");
+    CT_OK(clops_amax(x, NULL, 0, false, &t));
+    step_end("amax(x)", dev);
+    expect_item(&t, PLANT_VALUE, "amax(x)");
+
+    step_begin("argmax(x)");
+    CT_OK(clops_argmax(x, NULL, false, &t));
+    step_end("argmax(x) (the maximum lies past 2^31)", dev);
+    expect_item(&t, PLANT, "argmax(x)");
+
+    step_begin("x > 249");
+    CT_OK(clops_gt_scalar(x, clops_scalar_int(249), &t));
+    step_end("x > 249 (gt.Scalar -> bool)", dev);
+    expect_samples(t, want_gt249, "x > 249");
+    step_begin("any(x > 249)");
+    CT_OK(clops_any(t, &u));
+    step_end("any(bool)", dev);
+    expect_item(&u, 1, "any(x > 249)");
+    step_begin("sum(x > 249)");
+    CT_OK(clops_sum(t, CLOPS_DTYPE_NONE, &u));
+    step_end("sum(bool) -> int64", dev);
+    /* value 250 once per period, except where the planted 255 replaced one */
+    int64_t count = REPEATS + (PLANT % PERIOD == 250 ? 0 : 1);
+    expect_item(&u, count, "sum(x > 249)");
+    step_begin("count_nonzero(x > 249)");
+    CT_OK(clops_count_nonzero(t, NULL, &u));
+    step_end("count_nonzero(bool)", dev);
+    expect_item(&u, count, "count_nonzero(x > 249)");
+    clops_tensor_release(t);
+    t = NULL;
+
+    CT_OK(clops_narrow(x, 0, 7, N - 7, &v));
+    step_begin("clone(x[7:])");
+    if (v)
+        CT_OK(clops_clone(v, -1, &t));
+    step_end("clone(x[7:]) (from storage offset 7)", dev);
+    CT_ASSERT(t == NULL || clops_tensor_storage_offset(t) == 0);
+    expect_samples(t, want_shift7, "clone(x[7:])");
+    clops_tensor_release(t);
+    t = NULL;
+    step_begin("_to_copy(x[7:], bool)");
+    if (v)
+        CT_OK(clops__to_copy(v, CLOPS_BOOL, -1, NULL, NULL, false, -1, &t));
+    step_end("x[7:] cast to bool (_to_copy)", dev);
+    expect_samples(t, want_shift7_bool, "bool(x[7:])");
+    clops_tensor_release(t);
+    t = NULL;
+    clops_tensor_release(v);
+    v = NULL;
+
+    const int64_t iv[6] = {N - 1, TWO31, TWO31 + 1, 5, PLANT, TWO31 - 1};
+    idx = ct_from_values(dev, CLOPS_INT64, 1, CT_I64(6), CT_CONTIGUOUS, iv);
+    step_begin("index_select");
+    CT_OK(clops_index_select(x, 0, idx, &t));
+    step_end("index_select at positions past 2^31", dev);
+    step_begin("gather");
+    CT_OK(clops_gather(x, 0, idx, false, &u));
+    step_end("gather at positions past 2^31", dev);
+    for (int i = 0; i < 6; i++) {
+        CT_ASSERT_MSG(at(t, i) == xval(iv[i]), "index_select[%d] = %lld, expected %lld", i,
+                      (long long)at(t, i), (long long)xval(iv[i]));
+        CT_ASSERT_MSG(at(u, i) == xval(iv[i]), "gather[%d] = %lld, expected %lld", i,
+                      (long long)at(u, i), (long long)xval(iv[i]));
+    }
+    clops_tensor_release(t);
+    clops_tensor_release(u);
+    clops_tensor_release(idx);
+    t = u = NULL;
+
+    step_begin("cumsum");
+    CT_OK(clops_cumsum(x, 0, CLOPS_UINT8, &t));
+    step_end("cumsum(x, dtype=uint8)", dev);
+    expect_samples(t, want_cumsum_u8, "cumsum");
+    clops_tensor_release(t);
+    t = NULL;
+
+    /* The only true element lies past 2^31. */
+    CT_OK(clops_gt_scalar(x, clops_scalar_int(254), &t));
+    clops_tensor_release(x); /* at most two 2 GiB tensors at a time */
+    x = NULL;
+    step_begin("any(x > 254)");
+    CT_OK(clops_any(t, &u));
+    step_end("any(bool), one true element past 2^31", dev);
+    expect_item(&u, 1, "any(x > 254)");
+    step_begin("uint8(x > 254)");
+    clops_tensor *tu = NULL;
+    CT_OK(clops__to_copy(t, CLOPS_UINT8, -1, NULL, NULL, false, -1, &tu));
+    step_end("bool -> uint8 (_to_copy)", dev);
+    clops_tensor_release(t);
+    t = NULL;
+    step_begin("argmax(uint8(x > 254))");
+    if (tu)
+        CT_OK(clops_argmax(tu, NULL, false, &u));
+    step_end("argmax, the one 1 past 2^31", dev);
+    expect_item(&u, PLANT, "argmax(uint8(x > 254))");
+    clops_tensor_release(tu);
+
+    CT_OK(clops_empty_cache(dev));
+    print_message("%-10s the process's peak RSS over the steps: %ld MiB\n", ct_device_name(dev),
+                  run_peak / 1024);
+    run_peak = 0;
+    ct_clear_context();
+}
+
+static void test_more_than_2_31_elements(void **state)
+{
+    (void)state;
+    const char *v = getenv("CLOPS_TEST_BIG");
+    if (!v || strcmp(v, "1") != 0) {
+        print_message("skipped: set CLOPS_TEST_BIG=1 (about 5 GiB of memory, minutes)\n");
+        skip();
+    }
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < nd; di++)
+        big_on(devs[di]);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_more_than_2_31_elements),
+    };
+    return cmocka_run_group_tests(tests, NULL, ct_teardown_group);
+}
