@@ -447,6 +447,14 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_cpu(GEMM_ARGS,
 #else
 #define CPU_BROW(k) ((long)(k0 + (k)) * b_sk)
 #endif
+#if GEMM_CONV == 1 || GEMM_CONV == 2
+    /* The slice's runs of columns (one tap's channels each), decomposed
+     * once per slice for every row block: at a run's first column k, the
+     * channel offset Kc[k] and Kq[4k..4k+3] = the tap's terms and the run's
+     * length (a small channel count, the RGB stem's 3, makes many runs). */
+    __local long Kc[KC];
+    __local int Kq[4 * KC];
+#endif
     GEMM_BEGIN(bat, tm, tn);
     const int m0 = tm * RM * mb, n0 = tn * CBN;
     for (int k0 = 0; k0 < K || k0 == 0; k0 += KC) {
@@ -455,6 +463,12 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_cpu(GEMM_ARGS,
         for (int k = 0; k < kc; k++) {
             Brow[k] = B_KROW(k0 + k);
             CONV_ROW(koff_ + k0 + k, Xb[k], Xp[3 * k], Xp[3 * k + 1], Xp[3 * k + 2]);
+        }
+#elif GEMM_CONV
+        for (int k = 0; k < kc;) {
+            CONV_COL(k0 + k, Kc[k], Kq[4 * k], Kq[4 * k + 1], Kq[4 * k + 2]);
+            Kq[4 * k + 3] = min(kc - k, cv_cg - (k0 + k) % cv_cg);
+            k += Kq[4 * k + 3];
         }
 #endif
         for (int p = 0; p < CBN / 16; p++) {
@@ -522,10 +536,9 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_cpu(GEMM_ARGS,
                  * position is checked once, then the run is copied
                  * through the channel stride. */
                 for (int k = 0; k < kc;) {
-                    long coff;
-                    int q0, q1, q2;
-                    CONV_COL(k0 + k, coff, q0, q1, q2);
-                    const int run = min(kc - k, cv_cg - (k0 + k) % cv_cg);
+                    const long coff = Kc[k];
+                    const int q0 = Kq[4 * k], q1 = Kq[4 * k + 1], q2 = Kq[4 * k + 2];
+                    const int run = Kq[4 * k + 3];
                     for (int r = 0; r < RM; r++) {
                         long x = CONV_AT(rb[r], rp0[r], rp1[r], rp2[r], coff, q0, q1, q2);
                         __local float *ap = Ap + r * KC + k;

@@ -20,8 +20,11 @@
  * (plain forward = to small; its input gradient = to big and weight
  * gradient = to weight; transposed: the other way round.)  The CPU device
  * runs them as direct loops in double (ref/conv.c, ref/ref_conv.h: the oracle of the
- * tests); OpenCL devices as GEMMs over im2col columns (ops/conv/conv_gemm.c,
- * kernels in cl_kernels/conv.cl launched by ops/conv/conv_launch.c).
+ * tests); OpenCL devices as implicit GEMMs of the matrix engine where it
+ * takes the dtype (all three products, gemm_engine_conv and
+ * gemm_engine_conv_weight), else as GEMMs over im2col columns
+ * (ops/conv/conv_gemm.c, kernels in cl_kernels/conv.cl launched by
+ * ops/conv/conv_launch.c).
  */
 #ifndef CLOPS_OPS_CONV_H
 #define CLOPS_OPS_CONV_H

@@ -379,8 +379,12 @@ static void fma_config(const clops_device *d, clops_dtype dt, gemm_cfg *c)
         c->kc = 256;
         c->bm = c->rm * c->mb;
         c->bn = 16 * c->nv * c->nb;
-        while (c->kc > 16 &&
-               (uint64_t)(c->bn * c->kc + c->bm * c->bn) * 4 > d->info.local_mem_bytes)
+        /* __local: B's panels and the block's sums; convolutions' A rows
+         * (RM x KC floats) and per-slice column tables (28 bytes a
+         * column at most, cl_kernels/gemm.cl). */
+        while (c->kc > 16 && (uint64_t)(c->bn * c->kc + c->bm * c->bn + c->rm * c->kc) * 4 +
+                                     (uint64_t)c->kc * 28 >
+                                 d->info.local_mem_bytes)
             c->kc /= 2;
         c->wg = 1;
         return;

@@ -100,3 +100,25 @@ def test_weight_only_backward_matches_cpu(dev):
     F.conv2d(x.to(dev), dw, stride=2).sum().backward()
     assert conv_fallbacks() == {}
     assert_close(dw.grad, w.grad, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_channels_last_training_gradients_match_cpu(dev, dtype):
+    """Channels-last model weights and inputs (model.to(memory_format=
+    torch.channels_last)) through autograd: both gradients, the weight's a
+    long reduction over batch and positions (the engine's weight gradient,
+    split along K where the device would idle)."""
+    x = randn(4, 16, 21, 19, seed=10).to(dtype).to(memory_format=torch.channels_last)
+    w = randn(24, 16, 3, 3, seed=11).to(dtype).to(memory_format=torch.channels_last)
+    g = randn(4, 24, 11, 10, seed=12).to(dtype)
+    x.requires_grad_(True)
+    w.requires_grad_(True)
+    F.conv2d(x, w, stride=2, padding=1).backward(g)
+    dx, dw = [t.detach().to(dev).requires_grad_(True) for t in (x, w)]
+    torch.clops.reset_fallback_counts()
+    F.conv2d(dx, dw, stride=2, padding=1).backward(g.to(dev))
+    assert conv_fallbacks() == {}
+    tol = 1e-4 if dtype == torch.float32 else 5e-2
+    # The weight gradient sums 4 * 11 * 10 products per element.
+    assert_close(dw.grad, w.grad, rtol=tol, atol=tol * 10)
+    assert_close(dx.grad, x.grad, rtol=tol, atol=tol)
