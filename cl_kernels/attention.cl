@@ -19,13 +19,15 @@
  *   attn_bwd_dkv  one work-group per (batch, key/value head, BT key rows):
  *                 dK and dV accumulate in registers over every query head
  *                 of the group and every query tile, in a fixed order (no
- *                 atomics: the same bits every run).
+ *                 atomics: the same bits every run); with dsg, writes dS
+ *                 (each element once: the additive mask's gradient).
  *   attn_bwd_dq   one work-group per (batch, query head, BT query rows):
  *                 dQ over the key tiles.
  *
  * Tensors are addressed through their own element strides (b, h, row,
  * col); the mask is bool (bm) or additive of T (am) with broadcast
- * strides 0.  Dropout element n = ((b * Hq + h) * L + i) * S + j keeps
+ * strides 0.  causal masks (i, j) when j > i + coff (coff 0: top-left
+ * alignment; S - L: bottom-right).  Dropout element n = ((b * Hq + h) * L + i) * S + j keeps
  * when word n % 4 of Philox counter roff + n / 4 is >= thr (thr 0: off).
  */
 #define LD(p, i) CLOPS_LD(KIND, float, p, i)
@@ -50,11 +52,11 @@ static inline float attn_keep(ulong n, ulong roff, uint k_0, uint k_1, ulong thr
 
 /* The masked, scaled score of (i, j) from the dot product s. */
 static inline float attn_score(float s, long i, long j, long L, long S, float scale, int causal,
-                               int mkind, __global const uchar *bm, __global const T *am,
-                               long mb, long m_2, long m_3)
+                               long coff, int mkind, __global const uchar *bm,
+                               __global const T *am, long mb, long m_2, long m_3)
 {
     s *= scale;
-    if (i >= L || j >= S || (causal && j > i))
+    if (i >= L || j >= S || (causal && j > i + coff))
         return -INFINITY;
     if (mkind == 1 && !bm[mb + i * m_2 + j * m_3])
         return -INFINITY;
@@ -78,8 +80,8 @@ static inline float attn_score(float s, long i, long j, long L, long S, float sc
     __global const T *q, ATTN_GEOM(q), __global const T *k, ATTN_GEOM(k), __global const T *v, \
         ATTN_GEOM(v), __global const uchar *bm, __global const T *am, ATTN_GEOM(m),             \
         __global T *o, ATTN_GEOM(o), __global float *lse, long Hq, long G, long L, long S,      \
-        long E, long Ev, long nqt, float scale, int causal, int mkind, ulong thr, float dscale, \
-        uint sk0, uint sk1, ulong roff
+        long E, long Ev, long nqt, float scale, int causal, long coff, int mkind, ulong thr,     \
+        float dscale, uint sk0, uint sk1, ulong roff
 #define ATTN_FWD_SETUP(BQR)                                                                     \
     long gid_ = get_group_id(0);                                                                \
     long qt = gid_ % nqt, bh = gid_ / nqt;                                                      \
@@ -107,7 +109,7 @@ __kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void attn_fwd(ATTN_FWD_
     float acc[OPT];
     for (int u = 0; u < OPT; u++)
         acc[u] = 0.0f;
-    long kend = causal ? min(S, i0 + BQ) : S;
+    long kend = causal ? min(S, i0 + BQ + coff) : S;
     for (long j0 = 0; j0 < kend; j0 += BK) {
         barrier(CLK_LOCAL_MEM_FENCE);
         ATTN_LOAD_TILE(kv, BK, k, j0, S, E, k_2, k_3)
@@ -117,7 +119,8 @@ __kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void attn_fwd(ATTN_FWD_
             float s = 0.0f;
             for (int e = 0; e < D; e++)
                 s = fma(qs[r * DS + e], kv[c * DS + e], s);
-            ss[x] = attn_score(s, i0 + r, j0 + c, L, S, scale, causal, mkind, bm, am, mb, m_2, m_3);
+            ss[x] = attn_score(s, i0 + r, j0 + c, L, S, scale, causal, coff, mkind, bm, am, mb,
+                               m_2, m_3);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         /* value tile into kv while the rows update their statistics */
@@ -186,15 +189,18 @@ __kernel void attn_bwd_pre(__global const T *gout, ATTN_GEOM(g), __global const 
             s = fma(qs[r * DS + e], ks[c * DS + e], s);                                           \
             dp = fma(dos[r * DS + e], vs[c * DS + e], dp);                                        \
         }                                                                                       \
-        s = attn_score(s, i, j, L, S, scale, causal, mkind, bm, am, mb, m_2, m_3);                \
+        s = attn_score(s, i, j, L, S, scale, causal, coff, mkind, bm, am, mb, m_2, m_3);          \
         float lv = lr[r];                                                                       \
         float p = (lv == -INFINITY || s == -INFINITY) ? 0.0f : exp(s - lv);                     \
         float z = (thr && i < L && j < S)                                                       \
                       ? attn_keep((ulong)((bh * L + i) * S + j), roff, sk0, sk1, thr, dscale)   \
                       : 1.0f;                                                                   \
+        float d_ = p * (dp * z - dr[r]);                                                        \
         if (WITH_P)                                                                             \
             ps[x] = p * z;                                                                      \
-        ds[x] = p * (dp * z - dr[r]);                                                           \
+        if (WITH_P && wds && i < L && j < S)                                                    \
+            dsg[(bh * L + i) * S + j] = d_;                                                     \
+        ds[x] = d_;                                                                             \
     }
 
 #define ATTN_BWD_ARGS                                                                           \
@@ -202,8 +208,9 @@ __kernel void attn_bwd_pre(__global const T *gout, ATTN_GEOM(g), __global const 
         ATTN_GEOM(v), __global const uchar *bm, __global const T *am, ATTN_GEOM(m),             \
         __global const T *gout, ATTN_GEOM(g), __global const float *lse,                          \
         __global const float *Dv, __global T *gr, ATTN_GEOM(r), __global T *gr2, ATTN_GEOM(s),  \
-        long Hq, long G, long L, long S, long E, long Ev, long ntile, float scale, int causal,  \
-        int mkind, ulong thr, float dscale, uint sk0, uint sk1, ulong roff
+        __global float *dsg, int wds, long Hq, long G, long L, long S, long E, long Ev,         \
+        long ntile, float scale, int causal, long coff, int mkind, ulong thr, float dscale,     \
+        uint sk0, uint sk1, ulong roff
 
 /* Loads the query-side tile of (b, h) at rows i0: q, dO, logsumexp, D. */
 #define ATTN_LOAD_QSIDE()                                                                       \
@@ -233,7 +240,7 @@ __kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void attn_bwd_dkv(ATTN_
     long nqt = (L + BT - 1) / BT;
     for (long h = hk * G; h < (hk + 1) * G; h++) {
         long bh = b * Hq + h, mb = m_o + b * m_0 + h * m_1;
-        for (long qt = causal ? j0 / BT : 0; qt < nqt; qt++) {
+        for (long qt = causal ? max(j0 - coff, 0L) / BT : 0; qt < nqt; qt++) {
             long i0 = qt * BT;
             barrier(CLK_LOCAL_MEM_FENCE);
             ATTN_LOAD_QSIDE()
@@ -276,7 +283,7 @@ __kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void attn_bwd_dq(ATTN_B
     float dq[KPT];
     for (int u = 0; u < KPT; u++)
         dq[u] = 0.0f;
-    long kend = causal ? min(S, i0 + BT) : S;
+    long kend = causal ? min(S, i0 + BT + coff) : S;
     for (long j0 = 0; j0 < kend; j0 += BT) {
         barrier(CLK_LOCAL_MEM_FENCE);
         ATTN_LOAD_TILE(ks, BT, (k + k_o + b * k_0 + hk * k_1), j0, S, E, k_2, k_3)
@@ -294,6 +301,8 @@ __kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void attn_bwd_dq(ATTN_B
     }
     (void)ps;
     (void)gr2;
+    (void)dsg;
+    (void)wds;
     for (int u = 0; u < KPT; u++) {
         int x = t + u * NT, r = x / D, e = x % D;
         long i = i0 + r;
@@ -391,7 +400,7 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void attn_fwd_mma(ATTN
         oa[n][0] = oa[n][1] = oa[n][2] = oa[n][3] = 0.0f;
     float mr[2] = {-INFINITY, -INFINITY}, lsum[2] = {0.0f, 0.0f};
     long rowi[2] = {i0 + warp * 16 + g, i0 + warp * 16 + g + 8};
-    long kend = causal ? min(S, i0 + MBQ) : S;
+    long kend = causal ? min(S, i0 + MBQ + coff) : S;
     for (long j0 = 0; j0 < kend; j0 += MBK) {
         barrier(CLK_LOCAL_MEM_FENCE);
         ATTN_LOAD_BITS(ks, MBK, k, j0, S, E, k_2, k_3)
@@ -418,7 +427,7 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void attn_fwd_mma(ATTN
             for (int e = 0; e < 4; e++) {
                 int rr = e >> 1;
                 float x = attn_score(s[n][e], rowi[rr], j0 + n * 8 + 2 * t + (e & 1), L, S,
-                                     scale, causal, mkind, bm, am, mb, m_2, m_3);
+                                     scale, causal, coff, mkind, bm, am, mb, m_2, m_3);
                 s[n][e] = x;
                 mx[rr] = fmax(mx[rr], x);
             }

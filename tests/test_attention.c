@@ -3,8 +3,9 @@
  * tests/test_attention.c: fused scaled-dot-product attention
  * (ops/attention/, cl_kernels/attention.cl) against the CPU reference
  * (ref/attention.c) on every OpenCL device: forward (output, logsumexp)
- * and backward (dQ, dK, dV) over the feature matrix — no mask, causal with
- * L != S, bool and additive masks with broadcasting, dropout from one
+ * and backward (dQ, dK, dV, and an additive mask's gradient summed over
+ * its broadcast dims) over the feature matrix — no mask, causal with
+ * L != S aligned top-left and bottom-right, bool and additive masks with broadcasting, dropout from one
  * generator state (the same stream on both sides), grouped-query heads,
  * head dims from 8 to 256 and different for value, odd lengths, ranks 2 to
  * 4, strided inputs — in float32, float16 and bfloat16; fully masked rows
@@ -30,20 +31,31 @@ typedef struct attn_case {
     bool causal;
     double dropout;
     ct_layout layout;
+    bool lower_right; /* causal diagonal at the bottom-right corner */
+    bool mask_grad;   /* the backward returns the additive mask's gradient */
 } attn_case;
 
 static const attn_case cases[] = {
-    {"plain", 4, 2, 3, 3, 17, 17, 16, 16, 0, 0, {0}, false, 0.0, CT_CONTIGUOUS},
-    {"causal L<S gqa", 4, 2, 4, 2, 13, 21, 40, 24, 0, 0, {0}, true, 0.0, CT_TRANSPOSED},
-    {"causal L>S", 3, 1, 2, 2, 19, 7, 8, 8, 0, 0, {0}, true, 0.0, CT_CONTIGUOUS},
-    {"bool mask LxS", 4, 2, 2, 1, 9, 33, 32, 32, 1, 2, {9, 33}, false, 0.0, CT_SLICED},
+    {"plain", 4, 2, 3, 3, 17, 17, 16, 16, 0, 0, {0}, false, 0.0, CT_CONTIGUOUS, false, false},
+    {"causal L<S gqa", 4, 2, 4, 2, 13, 21, 40, 24, 0, 0, {0}, true, 0.0, CT_TRANSPOSED, false, false},
+    {"causal L>S", 3, 1, 2, 2, 19, 7, 8, 8, 0, 0, {0}, true, 0.0, CT_CONTIGUOUS, false, false},
+    {"bool mask LxS", 4, 2, 2, 1, 9, 33, 32, 32, 1, 2, {9, 33}, false, 0.0, CT_SLICED, false, false},
     {"additive mask Bx1x1xS", 4, 2, 3, 3, 18, 20, 64, 48, 2, 4, {2, 1, 1, 20}, false, 0.0,
-     CT_CONTIGUOUS},
-    {"dropout gqa", 4, 1, 6, 2, 21, 19, 24, 24, 0, 0, {0}, false, 0.3, CT_CONTIGUOUS},
+     CT_CONTIGUOUS, false, false},
+    {"dropout gqa", 4, 1, 6, 2, 21, 19, 24, 24, 0, 0, {0}, false, 0.3, CT_CONTIGUOUS, false, false},
     {"dropout causal mask", 4, 2, 2, 2, 11, 11, 16, 16, 1, 3, {2, 11, 11}, true, 0.5,
-     CT_TRANSPOSED},
-    {"head dim 256", 4, 1, 2, 2, 10, 12, 256, 200, 0, 0, {0}, true, 0.0, CT_CONTIGUOUS},
-    {"head dim 128 rank 2", 2, 1, 1, 1, 37, 29, 128, 96, 2, 2, {37, 29}, false, 0.0, CT_OFFSET},
+     CT_TRANSPOSED, false, false},
+    {"head dim 256", 4, 1, 2, 2, 10, 12, 256, 200, 0, 0, {0}, true, 0.0, CT_CONTIGUOUS, false, false},
+    {"head dim 128 rank 2", 2, 1, 1, 1, 37, 29, 128, 96, 2, 2, {37, 29}, false, 0.0, CT_OFFSET,
+     false, true},
+    {"lower-right L<S gqa", 4, 2, 4, 2, 13, 37, 40, 24, 0, 0, {0}, true, 0.0, CT_TRANSPOSED,
+     true, false},
+    {"lower-right L>S", 3, 1, 2, 2, 19, 7, 8, 8, 0, 0, {0}, true, 0.0, CT_CONTIGUOUS, true,
+     false},
+    {"lower-right dropout mask grad", 4, 2, 2, 2, 11, 20, 16, 16, 2, 3, {2, 11, 20}, true, 0.25,
+     CT_SLICED, true, true},
+    {"mask grad Bx1x1xS", 4, 2, 3, 3, 18, 20, 64, 48, 2, 4, {2, 1, 1, 20}, false, 0.0,
+     CT_CONTIGUOUS, false, true},
 };
 
 /* The sizes of query ([.., Hq, L, E]), key, value of a case in its rank. */
@@ -89,32 +101,43 @@ static void check_case(clops_device *d, const attn_case *c, clops_dtype dt, clop
     clops_tensor *mc = m ? ct_to_cpu(m) : NULL;
     clops_tensor *o = NULL, *l = NULL, *r = NULL, *oc = NULL, *lc = NULL, *rc = NULL;
     CT_OK(clops_generator_manual_seed(g, 1234));
-    CT_OK(clops__fused_attention(q, k, v, m, c->dropout, c->causal, NULL, g, &o, &l, &r));
+    CT_OK(clops__fused_attention(q, k, v, m, c->dropout, c->causal, NULL, g, c->lower_right, &o,
+                                 &l, &r));
     CT_OK(clops_generator_manual_seed(g, 1234));
-    CT_OK(clops__fused_attention(qc, kc, vc, mc, c->dropout, c->causal, NULL, g, &oc, &lc, &rc));
+    CT_OK(clops__fused_attention(qc, kc, vc, mc, c->dropout, c->causal, NULL, g, c->lower_right,
+                                 &oc, &lc, &rc));
     bool f32 = dt == CLOPS_FLOAT32;
     ct_tol tol = f32 ? ct_tol_ulp_atol(64, 1e-5) : ct_tol_ulp_atol(4, 4e-3);
     CT_ASSERT_CLOSE(o, oc, tol);
     CT_ASSERT_CLOSE(l, lc, ct_tol_ulp_atol(64, 2e-6));
     CT_ASSERT_CLOSE(r, rc, CT_TOL_EXACT);
     clops_tensor *gq = NULL, *gk = NULL, *gv = NULL, *gqc = NULL, *gkc = NULL, *gvc = NULL;
-    clops_tensor *gq2 = NULL, *gk2 = NULL, *gv2 = NULL;
+    clops_tensor *gq2 = NULL, *gk2 = NULL, *gv2 = NULL, *gm = NULL, *gmc = NULL, *gm2 = NULL;
     CT_OK(clops__fused_attention_backward(go, q, k, v, o, l, r, m, c->dropout, c->causal, NULL,
-                                          &gq, &gk, &gv));
+                                          c->lower_right, c->mask_grad, &gq, &gk, &gv, &gm));
     CT_OK(clops__fused_attention_backward(goc, qc, kc, vc, oc, lc, rc, mc, c->dropout, c->causal,
-                                          NULL, &gqc, &gkc, &gvc));
+                                          NULL, c->lower_right, c->mask_grad, &gqc, &gkc, &gvc,
+                                          &gmc));
     ct_tol gtol = f32 ? ct_tol_ulp_atol(256, 1e-4) : ct_tol_ulp_atol(4, dt == CLOPS_BFLOAT16 ? 5e-2 : 1e-2);
     CT_ASSERT_CLOSE(gq, gqc, gtol);
     CT_ASSERT_CLOSE(gk, gkc, gtol);
     CT_ASSERT_CLOSE(gv, gvc, gtol);
+    CT_ASSERT((gm != NULL) == c->mask_grad && (gmc != NULL) == c->mask_grad);
+    if (c->mask_grad) {
+        CT_ASSERT(gm->ndim == c->mask_ndim && gm->dtype == dt &&
+                  memcmp(gm->sizes, c->msz, sizeof(int64_t) * (size_t)c->mask_ndim) == 0);
+        CT_ASSERT_CLOSE(gm, gmc, gtol);
+    }
     /* the backward twice: the same bits */
     CT_OK(clops__fused_attention_backward(go, q, k, v, o, l, r, m, c->dropout, c->causal, NULL,
-                                          &gq2, &gk2, &gv2));
+                                          c->lower_right, c->mask_grad, &gq2, &gk2, &gv2, &gm2));
     CT_ASSERT_CLOSE(gq2, gq, CT_TOL_EXACT);
     CT_ASSERT_CLOSE(gk2, gk, CT_TOL_EXACT);
     CT_ASSERT_CLOSE(gv2, gv, CT_TOL_EXACT);
-    clops_tensor *rel[] = {q,  k,  v,   go,  m,   qc,  kc,  vc,  goc, mc,  o,  l,  r,   oc,
-                           lc, rc, gq,  gk,  gv,  gqc, gkc, gvc, gq2, gk2, gv2};
+    if (c->mask_grad)
+        CT_ASSERT_CLOSE(gm2, gm, CT_TOL_EXACT);
+    clops_tensor *rel[] = {q,  k,  v,  go,  m,   qc,  kc,  vc,  goc, mc,  o,   l,   r,  oc,
+                           lc, rc, gq, gk,  gv,  gqc, gkc, gvc, gq2, gk2, gv2, gm,  gmc, gm2};
     for (size_t i = 0; i < CT_COUNT(rel); i++)
         clops_tensor_release(rel[i]);
 }
@@ -131,7 +154,7 @@ static void test_kernels_match_the_reference(void **state)
         CT_OK(clops_generator_create(devs[di], &g));
         for (size_t ci = 0; ci < CT_COUNT(cases); ci++)
             for (size_t ti = 0; ti < CT_COUNT(dts); ti++)
-                if (ct_device_supports(devs[di], dts[ti]) && (ti == 0 || (ci % 3 == ti && ci < 6)))
+                if (ct_device_supports(devs[di], dts[ti]) && (ti == 0 || (ci % 3 == ti && (ci < 6 || ci >= 9))))
                     check_case(devs[di], &cases[ci], dts[ti], g);
         clops_generator_release(g);
     }
@@ -163,10 +186,12 @@ static void test_masked_rows_and_nan(void **state)
         clops_tensor *m = ct_from_values(d, CLOPS_BOOL, 2, CT_I64(L, S), CT_CONTIGUOUS, mv);
         clops_tensor *go = ct_random(d, CLOPS_FLOAT32, 2, CT_I64(L, E), CT_CONTIGUOUS,
                                      PW_DOMAIN_SMALL, 3);
-        clops_tensor *o = NULL, *l = NULL, *r = NULL, *gq = NULL, *gk = NULL, *gv = NULL;
-        CT_OK(clops__fused_attention(q, k, k, m, 0.0, false, NULL, NULL, &o, &l, &r));
-        CT_OK(clops__fused_attention_backward(go, q, k, k, o, l, r, m, 0.0, false, NULL, &gq, &gk,
-                                              &gv));
+        clops_tensor *o = NULL, *l = NULL, *r = NULL, *gq = NULL, *gk = NULL, *gv = NULL,
+                     *gm = NULL;
+        CT_OK(clops__fused_attention(q, k, k, m, 0.0, false, NULL, NULL, false, &o, &l, &r));
+        CT_OK(clops__fused_attention_backward(go, q, k, k, o, l, r, m, 0.0, false, NULL, false,
+                                              false, &gq, &gk, &gv, &gm));
+        CT_ASSERT(gm == NULL);
         float *oh = ct_to_host(o), *lh = ct_to_host(l), *gh = ct_to_host(gq);
         for (int c = 0; c < E; c++) {
             CT_ASSERT(oh[1 * E + c] == 0.0f && gh[1 * E + c] == 0.0f);
@@ -209,7 +234,7 @@ static void test_sdpa_and_refusals(void **state)
         clops_tensor *o = NULL, *o2 = NULL, *l = NULL, *r = NULL;
         double scale = 0.3;
         CT_OK(clops_scaled_dot_product_attention(q, k, k, NULL, 0.0, true, &scale, true, &o));
-        CT_OK(clops__fused_attention(q, k, k, NULL, 0.0, true, &scale, NULL, &o2, &l, &r));
+        CT_OK(clops__fused_attention(q, k, k, NULL, 0.0, true, &scale, NULL, false, &o2, &l, &r));
         CT_ASSERT_CLOSE(o, o2, CT_TOL_EXACT);
         CT_STATUS(clops_scaled_dot_product_attention(q, k, k, NULL, 0.0, false, NULL, false, &o),
                   CLOPS_INVALID_SHAPE);
@@ -218,21 +243,29 @@ static void test_sdpa_and_refusals(void **state)
                   CLOPS_INVALID_ARGUMENT);
         CT_ERROR_CONTAINS("is_causal");
         clops_tensor *x = NULL, *y = NULL, *z = NULL;
-        CT_STATUS(clops__fused_attention(q, k3, k3, NULL, 0.0, false, NULL, NULL, &x, &y, &z),
+        CT_STATUS(clops__fused_attention(q, k3, k3, NULL, 0.0, false, NULL, NULL, false, &x, &y, &z),
                   CLOPS_INVALID_SHAPE);
         CT_ERROR_CONTAINS("must divide");
-        CT_STATUS(clops__fused_attention(q, kh, kh, NULL, 0.0, false, NULL, NULL, &x, &y, &z),
+        CT_STATUS(clops__fused_attention(q, kh, kh, NULL, 0.0, false, NULL, NULL, false, &x, &y, &z),
                   CLOPS_INVALID_DTYPE);
         CT_ERROR_CONTAINS("same dtype");
-        CT_STATUS(clops__fused_attention(big, big, big, NULL, 0.0, false, NULL, NULL, &x, &y, &z),
+        CT_STATUS(clops__fused_attention(big, big, big, NULL, 0.0, false, NULL, NULL, false, &x, &y, &z),
                   CLOPS_UNSUPPORTED);
         CT_ERROR_CONTAINS("up to 256");
-        CT_STATUS(clops__fused_attention(q, k, k, bm, 0.0, false, NULL, NULL, &x, &y, &z),
+        CT_STATUS(clops__fused_attention(q, k, k, bm, 0.0, false, NULL, NULL, false, &x, &y, &z),
                   CLOPS_INVALID_SHAPE);
         CT_ERROR_CONTAINS("does not broadcast");
-        CT_STATUS(clops__fused_attention(q, k, k, NULL, 1.5, false, NULL, NULL, &x, &y, &z),
+        CT_STATUS(clops__fused_attention(q, k, k, NULL, 1.5, false, NULL, NULL, false, &x, &y, &z),
                   CLOPS_INVALID_ARGUMENT);
-        CT_ASSERT(x == NULL && y == NULL && z == NULL);
+        CT_STATUS(clops__fused_attention(q, k, k, NULL, 0.0, false, NULL, NULL, true, &x, &y, &z),
+                  CLOPS_INVALID_ARGUMENT);
+        CT_ERROR_CONTAINS("causal_lower_right");
+        clops_tensor *w = NULL;
+        CT_STATUS(clops__fused_attention_backward(o2, q, k, k, o2, l, r, NULL, 0.0, true, &scale,
+                                                  false, true, &x, &y, &z, &w),
+                  CLOPS_INVALID_ARGUMENT);
+        CT_ERROR_CONTAINS("additive");
+        CT_ASSERT(x == NULL && y == NULL && z == NULL && w == NULL);
         clops_tensor *rel[] = {q, k, k3, kh, big, bm, o, o2, l, r};
         for (size_t i = 0; i < CT_COUNT(rel); i++)
             clops_tensor_release(rel[i]);

@@ -166,6 +166,7 @@ static void arg_tail(attn_args *g, const attn_problem *p)
 {
     arg_float(g, (float)p->scale);
     arg_int(g, p->causal);
+    arg_long(g, p->causal_off);
     arg_int(g, (int)p->mask_kind);
     arg_ulong(g, p->dropout_p > 0 ? (p->thr ? p->thr : 0) : 0);
     arg_float(g, p->drop_scale);
@@ -410,6 +411,8 @@ static void bwd_args(attn_args *g, const attn_problem *p, cl_mem dv, const attn_
     arg_mem(g, dv);
     arg_view(g, r, q);
     arg_view(g, s, q);
+    arg_mem(g, p->ds ? mem_of(p->ds) : dv);
+    arg_int(g, p->ds != NULL);
     arg_long(g, p->Hq);
     arg_long(g, p->Hq / p->Hkv);
     arg_long(g, p->L);
@@ -504,11 +507,13 @@ static clops_status same_device(const char *op, const char *name, const clops_te
 
 /*
  * Checks query, key, value, the mask and dropout_p and fills p's geometry
- * (q, k, v, mask views; B, Hq, Hkv, L, S, E, Ev), scale and causality.
+ * (q, k, v, mask views; B, Hq, Hkv, L, S, E, Ev), scale and causality
+ * (the diagonal at the top-left corner, or at the bottom-right one with
+ * lower_right: PyTorch's causal_lower_right).
  */
 static clops_status check_problem(attn_problem *p, clops_tensor *q, clops_tensor *k,
                                   clops_tensor *v, clops_tensor *mask, double dropout_p,
-                                  bool causal, const double *scale)
+                                  bool causal, bool lower_right, const double *scale)
 {
     const char *op = p->op;
     char a[200], b[200], c[200];
@@ -597,7 +602,13 @@ static clops_status check_problem(attn_problem *p, clops_tensor *q, clops_tensor
         return clops__fail(CLOPS_INVALID_ARGUMENT,
                            "%s: dropout probability has to be between 0 and 1, but got %g", op,
                            dropout_p);
+    if (lower_right && !causal)
+        return clops__fail(CLOPS_INVALID_ARGUMENT,
+                           "%s: causal_lower_right aligns the causal mask of is_causal=True; "
+                           "is_causal is False",
+                           op);
     p->causal = causal;
+    p->causal_off = lower_right ? p->S - p->L : 0;
     p->scale = scale ? *scale : 1.0 / sqrt((double)p->E);
     p->dropout_p = dropout_p;
     p->thr = (uint64_t)floor(dropout_p * 4294967296.0);
@@ -661,14 +672,14 @@ static clops_status rng_state_read(const char *op, clops_tensor *t, uint64_t *se
 clops_status attention_fused_forward(clops_tensor *query, clops_tensor *key, clops_tensor *value,
                                      clops_tensor *attn_mask, double dropout_p, bool is_causal,
                                      const double *scale, clops_generator *generator,
-                                     clops_tensor **output, clops_tensor **logsumexp,
-                                     clops_tensor **rng_state)
+                                     bool causal_lower_right, clops_tensor **output,
+                                     clops_tensor **logsumexp, clops_tensor **rng_state)
 {
     attn_problem p;
     memset(&p, 0, sizeof p);
     p.op = "_fused_attention";
-    clops_status st =
-        check_problem(&p, query, key, value, attn_mask, dropout_p, is_causal, scale);
+    clops_status st = check_problem(&p, query, key, value, attn_mask, dropout_p, is_causal,
+                                    causal_lower_right, scale);
     if (st)
         return st;
     clops_device *d = query->storage->device;
@@ -697,19 +708,66 @@ clops_status attention_fused_forward(clops_tensor *query, clops_tensor *key, clo
     return CLOPS_OK;
 }
 
+/* The float32 [B, Hq, L, S] dS of p, zero (causal tiles the kernels skip
+ * stay zero). */
+static clops_status ds_new(attn_problem *p, clops_device *d)
+{
+    int64_t sz[4] = {p->B, p->Hq, p->L, p->S}, n;
+    if (!geom_mul(p->B, p->Hq, &n) || !geom_mul(n, p->L, &n) || !geom_mul(n, p->S, &n) ||
+        !geom_mul(n, 4, &n))
+        return clops__fail(CLOPS_INVALID_SHAPE,
+                           "%s: the gradient of attn_mask needs the %lld x %lld x %lld x %lld "
+                           "scores' gradient, too large",
+                           p->op, (long long)p->B, (long long)p->Hq, (long long)p->L,
+                           (long long)p->S);
+    clops_status st = tensor_new(d, CLOPS_FLOAT32, 4, sz, NULL, &p->ds);
+    if (!st)
+        st = tensor_fill(p->ds, clops_scalar_float(0.0));
+    return st;
+}
+
+/* The gradient of the additive mask from dS: summed over the dims the mask
+ * broadcasts (a fixed-order reduction: the same bits every run), in the
+ * mask's dtype and shape. */
+static clops_status mask_grad(const attn_problem *p, const clops_tensor *mask,
+                              clops_tensor **out)
+{
+    int64_t dims[4];
+    int nd = 0;
+    for (int i = 0; i < 4; i++)
+        if (size4(mask, i) == 1 && p->ds->sizes[i] != 1)
+            dims[nd++] = i;
+    clops_tensor *r = NULL;
+    clops_status st = nd ? reduce_sum_dim(PW_FUNCTIONAL, NULL, p->ds, dims, nd, true, mask->dtype,
+                                          &r)
+                         : core_to_copy(p->ds, mask->dtype, NULL, &r);
+    if (!st)
+        st = core_reshape(r, mask->sizes, mask->ndim, out);
+    clops_tensor_release(r);
+    return st;
+}
+
 clops_status attention_fused_backward(clops_tensor *grad_out, clops_tensor *query,
                                       clops_tensor *key, clops_tensor *value, clops_tensor *out,
                                       clops_tensor *logsumexp, clops_tensor *rng_state,
                                       clops_tensor *attn_mask, double dropout_p, bool is_causal,
-                                      const double *scale, clops_tensor **grad_query,
-                                      clops_tensor **grad_key, clops_tensor **grad_value)
+                                      const double *scale, bool causal_lower_right,
+                                      bool attn_mask_grad, clops_tensor **grad_query,
+                                      clops_tensor **grad_key, clops_tensor **grad_value,
+                                      clops_tensor **grad_attn_mask)
 {
     attn_problem p;
     memset(&p, 0, sizeof p);
     p.op = "_fused_attention_backward";
     char a[200], b[200];
-    clops_status st =
-        check_problem(&p, query, key, value, attn_mask, dropout_p, is_causal, scale);
+    *grad_attn_mask = NULL;
+    clops_status st = check_problem(&p, query, key, value, attn_mask, dropout_p, is_causal,
+                                    causal_lower_right, scale);
+    if (!st && attn_mask_grad && p.mask_kind != ATTN_MASK_ADD)
+        st = clops__fail(CLOPS_INVALID_ARGUMENT,
+                         "%s: attn_mask_grad needs an additive (floating-point) attn_mask, got "
+                         "%s",
+                         p.op, attn_mask ? clops_dtype_name(attn_mask->dtype) : "None");
     if (!st)
         st = same_device(p.op, "grad_out", grad_out, query);
     if (!st)
@@ -744,7 +802,7 @@ clops_status attention_fused_backward(clops_tensor *grad_out, clops_tensor *quer
     if (st)
         return st;
     clops_device *d = query->storage->device;
-    clops_tensor *lse = NULL, *gq = NULL, *gk = NULL, *gv = NULL;
+    clops_tensor *lse = NULL, *gq = NULL, *gk = NULL, *gv = NULL, *gm = NULL;
     st = core_contiguous(logsumexp, &lse);
     if (!st)
         st = tensor_new(d, query->dtype, query->ndim, query->sizes, NULL, &gq);
@@ -752,6 +810,8 @@ clops_status attention_fused_backward(clops_tensor *grad_out, clops_tensor *quer
         st = tensor_new(d, key->dtype, key->ndim, key->sizes, NULL, &gk);
     if (!st)
         st = tensor_new(d, value->dtype, value->ndim, value->sizes, NULL, &gv);
+    if (!st && attn_mask_grad)
+        st = ds_new(&p, d);
     if (!st) {
         p.lse = lse;
         view4(&p.out, out);
@@ -761,7 +821,10 @@ clops_status attention_fused_backward(clops_tensor *grad_out, clops_tensor *quer
         view4(&p.gv, gv);
         st = kit_run(&bwd_launches, d, &p);
     }
+    if (!st && attn_mask_grad)
+        st = mask_grad(&p, attn_mask, &gm);
     clops_tensor_release(lse);
+    clops_tensor_release(p.ds);
     if (st) {
         clops_tensor_release(gq);
         clops_tensor_release(gk);
@@ -771,6 +834,7 @@ clops_status attention_fused_backward(clops_tensor *grad_out, clops_tensor *quer
     *grad_query = gq;
     *grad_key = gk;
     *grad_value = gv;
+    *grad_attn_mask = gm;
     return CLOPS_OK;
 }
 
@@ -791,7 +855,7 @@ clops_status attention_sdpa(clops_tensor *query, clops_tensor *key, clops_tensor
                            (long long)key->sizes[key->ndim - 3]);
     clops_tensor *lse = NULL, *rs = NULL;
     clops_status st = attention_fused_forward(query, key, value, attn_mask, dropout_p, is_causal,
-                                              scale, NULL, out, &lse, &rs);
+                                              scale, NULL, false, out, &lse, &rs);
     clops_tensor_release(lse);
     clops_tensor_release(rs);
     return st;
