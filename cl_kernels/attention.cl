@@ -7,7 +7,8 @@
  *
  * Defines from the host: T (storage type), KIND (its kit_load_store), D
  * (the head dimension padded: 32, 64, 128 or 256), BQ and BK (forward
- * query and key tiles), BT (backward tile), NT (work-group size).
+ * query and key tiles: 16 x 16, or for decoding 1, 2 or 4 query rows
+ * against 32 to 128 keys), BT (backward tile), NT (work-group size).
  *
  *   attn_fwd      one work-group per (batch, query head, BQ query rows):
  *                 the query tile stays in __local, key tiles and then value
@@ -15,6 +16,10 @@
  *                 (running max and sum per row, float32) rescale the output
  *                 accumulators held in registers; writes out and the row
  *                 logsumexp.
+ *                 Split-KV (decoding: few query rows, long S): several
+ *                 work-groups per query tile over chunks of the keys write
+ *                 partial (output, max, sum); attn_fwd_combine merges them
+ *                 in a fixed order.
  *   attn_bwd_pre  D_i = dO_i . O_i per row.
  *   attn_bwd_dkv  one work-group per (batch, key/value head, BT key rows):
  *                 dK and dV accumulate in registers over every query head
@@ -37,7 +42,9 @@
  * a warp reading one column of different rows hit different banks. */
 #define DS (D + 1)
 
-#define OPT (BQ * D / NT) /* forward output accumulators per item */
+/* forward output accumulators per item (decoding programs have BQ * D <
+ * NT: items past BQ * D idle in the P.V step) */
+#define OPT ((BQ * D + NT - 1) / NT)
 #define KPT (BT * D / NT) /* backward accumulators per item */
 
 #define ATTN_GEOM(n) long n##_o, long n##_0, long n##_1, long n##_2, long n##_3
@@ -74,16 +81,16 @@ static inline float attn_score(float s, long i, long j, long L, long S, float sc
     }
 
 /* The forward kernels' arguments, and their first steps: the work-group's
- * (batch, head, first query row i0 of BQR rows), the tensors moved to
- * their (b, h) planes, the mask's plane offset mb. */
+ * (batch, head, first query row i0 of BQR rows) from its index gi_, the
+ * tensors moved to their (b, h) planes, the mask's plane offset mb. */
 #define ATTN_FWD_ARGS                                                                           \
     __global const T *q, ATTN_GEOM(q), __global const T *k, ATTN_GEOM(k), __global const T *v, \
         ATTN_GEOM(v), __global const uchar *bm, __global const T *am, ATTN_GEOM(m),             \
         __global T *o, ATTN_GEOM(o), __global float *lse, long Hq, long G, long L, long S,      \
         long E, long Ev, long nqt, float scale, int causal, long coff, int mkind, ulong thr,     \
         float dscale, uint sk0, uint sk1, ulong roff
-#define ATTN_FWD_SETUP(BQR)                                                                     \
-    long gid_ = get_group_id(0);                                                                \
+#define ATTN_FWD_SETUP(BQR, gi_)                                                                \
+    long gid_ = (gi_);                                                                          \
     long qt = gid_ % nqt, bh = gid_ / nqt;                                                      \
     long b = bh / Hq, h = bh % Hq, hk = h / G;                                                  \
     long i0 = qt * (BQR);                                                                       \
@@ -93,14 +100,20 @@ static inline float attn_score(float s, long i, long j, long L, long S, float sc
     o += o_o + b * o_0 + h * o_1;                                                               \
     long mb = m_o + b * m_0 + h * m_1;
 
-__kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void attn_fwd(ATTN_FWD_ARGS)
+/* nsplit > 1 (split-KV): work-group index = tile * nsplit + sp runs keys
+ * [sp * kchunk, (sp + 1) * kchunk) and writes its unnormalized output, row
+ * max and row sum to part (attn_fwd_combine's layout) instead of o and
+ * lse. */
+__kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void
+attn_fwd(ATTN_FWD_ARGS, long nsplit, long kchunk, __global float *part)
 {
     __local float qs[BQ * DS];
     __local float kv[BK * DS];
     __local float ss[BQ * BK];
     __local float mrow[BQ], lrow[BQ], arow[BQ];
     int t = get_local_id(0);
-    ATTN_FWD_SETUP(BQ)
+    long sp = get_group_id(0) % nsplit;
+    ATTN_FWD_SETUP(BQ, get_group_id(0) / nsplit)
     ATTN_LOAD_TILE(qs, BQ, q, i0, L, E, q_2, q_3)
     if (t < BQ) {
         mrow[t] = -INFINITY;
@@ -109,8 +122,8 @@ __kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void attn_fwd(ATTN_FWD_
     float acc[OPT];
     for (int u = 0; u < OPT; u++)
         acc[u] = 0.0f;
-    long kend = causal ? min(S, i0 + BQ + coff) : S;
-    for (long j0 = 0; j0 < kend; j0 += BK) {
+    long kend = min(causal ? min(S, i0 + BQ + coff) : S, (sp + 1) * kchunk);
+    for (long j0 = sp * kchunk; j0 < kend; j0 += BK) {
         barrier(CLK_LOCAL_MEM_FENCE);
         ATTN_LOAD_TILE(kv, BK, k, j0, S, E, k_2, k_3)
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -146,7 +159,7 @@ __kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void attn_fwd(ATTN_FWD_
             arow[t] = al;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        for (int u = 0; u < OPT; u++) {
+        for (int u = 0; u < OPT && t + u * NT < BQ * D; u++) {
             int x = t + u * NT, r = x / D, c = x % D;
             float a = acc[u] * arow[r];
             for (int jj = 0; jj < BK; jj++)
@@ -155,7 +168,21 @@ __kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void attn_fwd(ATTN_FWD_
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (int u = 0; u < OPT; u++) {
+    if (nsplit > 1) {
+        long R = get_num_groups(0) / (nsplit * nqt) * L; /* rows B * Hq * L */
+        __global float *po = part + (sp * R + bh * L) * Ev;
+        for (int u = 0; u < OPT && t + u * NT < BQ * D; u++) {
+            int x = t + u * NT, r = x / D, c = x % D;
+            if (i0 + r < L && c < Ev)
+                po[(i0 + r) * Ev + c] = acc[u];
+        }
+        if (t < BQ && i0 + t < L) {
+            part[nsplit * R * Ev + sp * R + bh * L + i0 + t] = mrow[t];
+            part[nsplit * R * (Ev + 1) + sp * R + bh * L + i0 + t] = lrow[t];
+        }
+        return;
+    }
+    for (int u = 0; u < OPT && t + u * NT < BQ * D; u++) {
         int x = t + u * NT, r = x / D, c = x % D;
         long i = i0 + r;
         float l = lrow[r];
@@ -164,6 +191,35 @@ __kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void attn_fwd(ATTN_FWD_
     }
     if (t < BQ && i0 + t < L)
         lse[bh * L + i0 + t] = lrow[t] == 0.0f ? -INFINITY : mrow[t] + log(lrow[t]);
+}
+
+/* The split-KV combine: row r (of R = B * Hq * L) from the nsplit partial
+ * results of attn_fwd, in split order (the same bits every run): part
+ * holds the outputs [nsplit][R][Ev], then the row maxima [nsplit][R], then
+ * the row sums [nsplit][R]. */
+__kernel void attn_fwd_combine(__global const float *part, __global T *o, ATTN_GEOM(o),
+                               __global float *lse, long Hq, long L, long Ev, long nsplit, long R)
+{
+    long ev = max(Ev, 1L);
+    __global const float *pm = part + nsplit * R * Ev, *pl = pm + nsplit * R;
+    for (long x = get_global_id(0); x < R * ev; x += get_global_size(0)) {
+        long r = x / ev, c = x % ev;
+        float m = -INFINITY;
+        for (long s = 0; s < nsplit; s++)
+            m = fmax(m, pm[s * R + r]);
+        float mu = m == -INFINITY ? 0.0f : m, l = 0.0f, a = 0.0f;
+        for (long s = 0; s < nsplit; s++) {
+            float w = exp(pm[s * R + r] - mu);
+            l = fma(pl[s * R + r], w, l);
+            if (c < Ev)
+                a = fma(part[(s * R + r) * Ev + c], w, a);
+        }
+        long i = r % L, bh = r / L, b = bh / Hq, h = bh % Hq;
+        if (c < Ev)
+            ST(o, o_o + b * o_0 + h * o_1 + i * o_2 + c * o_3, l == 0.0f ? 0.0f : a / l);
+        if (c == 0)
+            lse[r] = l == 0.0f ? -INFINITY : m + log(l);
+    }
 }
 
 __kernel void attn_bwd_pre(__global const T *gout, ATTN_GEOM(g), __global const T *o, ATTN_GEOM(o),
@@ -386,7 +442,7 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void attn_fwd_mma(ATTN
     __local ushort vs[MBK * DSM] __attribute__((aligned(16)));
     const int lid = get_local_id(0), lane = lid & 31, warp = lid >> 5;
     const int g = lane >> 2, t = lane & 3, lr = lane & 7, lm = lane >> 3;
-    ATTN_FWD_SETUP(MBQ)
+    ATTN_FWD_SETUP(MBQ, get_group_id(0))
     ATTN_LOAD_BITS(qs, MBQ, q, i0, L, E, q_2, q_3)
     barrier(CLK_LOCAL_MEM_FENCE);
     uint qa[KS][4];

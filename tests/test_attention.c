@@ -8,7 +8,8 @@
  * L != S aligned top-left and bottom-right, bool and additive masks with broadcasting, dropout from one
  * generator state (the same stream on both sides), grouped-query heads,
  * head dims from 8 to 256 and different for value, odd lengths, ranks 2 to
- * 4, strided inputs — in float32, float16 and bfloat16; fully masked rows
+ * 4, strided inputs, decoding shapes (the split-KV forward) — in float32,
+ * float16 and bfloat16; fully masked rows
  * (zeros, logsumexp -inf, zero gradients), NaN propagation, the backward's
  * run-to-run determinism, and the refusals.  The standard layout sweeps
  * are the operator suite's (test_check_attention).
@@ -56,6 +57,13 @@ static const attn_case cases[] = {
      CT_SLICED, true, true},
     {"mask grad Bx1x1xS", 4, 2, 3, 3, 18, 20, 64, 48, 2, 4, {2, 1, 1, 20}, false, 0.0,
      CT_CONTIGUOUS, false, true},
+    /* few (batch, head) tiles over a long S: the split-KV forward */
+    {"decode split-KV gqa", 4, 1, 2, 1, 1, 1500, 64, 64, 0, 0, {0}, false, 0.0, CT_CONTIGUOUS,
+     false, false},
+    {"decode split-KV lower-right dropout mask", 4, 1, 2, 2, 5, 1100, 32, 32, 1, 2, {5, 1100},
+     true, 0.2, CT_TRANSPOSED, true, false},
+    {"decode 3 rows split-KV mask grad", 4, 2, 1, 1, 3, 900, 128, 100, 2, 4, {2, 1, 1, 900},
+     false, 0.0, CT_CONTIGUOUS, false, true},
 };
 
 /* The sizes of query ([.., Hq, L, E]), key, value of a case in its rank. */
