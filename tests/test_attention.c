@@ -5,14 +5,14 @@
  * (ref/attention.c) on every OpenCL device: forward (output, logsumexp)
  * and backward (dQ, dK, dV, and an additive mask's gradient summed over
  * its broadcast dims) over the feature matrix — no mask, causal with
- * L != S aligned top-left and bottom-right, bool and additive masks with broadcasting, dropout from one
- * generator state (the same stream on both sides), grouped-query heads,
- * head dims from 8 to 256 and different for value, odd lengths, ranks 2 to
- * 4, strided inputs, decoding shapes (the split-KV forward) — in float32,
- * float16 and bfloat16; fully masked rows
- * (zeros, logsumexp -inf, zero gradients), NaN propagation, the backward's
- * run-to-run determinism, and the refusals.  The standard layout sweeps
- * are the operator suite's (test_check_attention).
+ * L != S aligned top-left and bottom-right, bool and additive masks with
+ * broadcasting, dropout from one generator state (the same stream on both
+ * sides), grouped-query heads, head dims from 8 to 256 and different for
+ * value, odd lengths, ranks 2 to 4, strided inputs, decoding shapes (the
+ * split-KV forward) — in float32, float16 and bfloat16; fully masked rows
+ * (zeros, logsumexp -inf, zero gradients) and NaN propagation, also in a
+ * decoding tile; the backward's run-to-run determinism, and the refusals.
+ * The standard layout sweeps are the operator suite's (test_check_attention).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -38,15 +38,18 @@ typedef struct attn_case {
 
 static const attn_case cases[] = {
     {"plain", 4, 2, 3, 3, 17, 17, 16, 16, 0, 0, {0}, false, 0.0, CT_CONTIGUOUS, false, false},
-    {"causal L<S gqa", 4, 2, 4, 2, 13, 21, 40, 24, 0, 0, {0}, true, 0.0, CT_TRANSPOSED, false, false},
+    {"causal L<S gqa", 4, 2, 4, 2, 13, 21, 40, 24, 0, 0, {0}, true, 0.0, CT_TRANSPOSED, false,
+     false},
     {"causal L>S", 3, 1, 2, 2, 19, 7, 8, 8, 0, 0, {0}, true, 0.0, CT_CONTIGUOUS, false, false},
-    {"bool mask LxS", 4, 2, 2, 1, 9, 33, 32, 32, 1, 2, {9, 33}, false, 0.0, CT_SLICED, false, false},
+    {"bool mask LxS", 4, 2, 2, 1, 9, 33, 32, 32, 1, 2, {9, 33}, false, 0.0, CT_SLICED, false,
+     false},
     {"additive mask Bx1x1xS", 4, 2, 3, 3, 18, 20, 64, 48, 2, 4, {2, 1, 1, 20}, false, 0.0,
      CT_CONTIGUOUS, false, false},
     {"dropout gqa", 4, 1, 6, 2, 21, 19, 24, 24, 0, 0, {0}, false, 0.3, CT_CONTIGUOUS, false, false},
     {"dropout causal mask", 4, 2, 2, 2, 11, 11, 16, 16, 1, 3, {2, 11, 11}, true, 0.5,
      CT_TRANSPOSED, false, false},
-    {"head dim 256", 4, 1, 2, 2, 10, 12, 256, 200, 0, 0, {0}, true, 0.0, CT_CONTIGUOUS, false, false},
+    {"head dim 256", 4, 1, 2, 2, 10, 12, 256, 200, 0, 0, {0}, true, 0.0, CT_CONTIGUOUS, false,
+     false},
     {"head dim 128 rank 2", 2, 1, 1, 1, 37, 29, 128, 96, 2, 2, {37, 29}, false, 0.0, CT_OFFSET,
      false, true},
     {"lower-right L<S gqa", 4, 2, 4, 2, 13, 37, 40, 24, 0, 0, {0}, true, 0.0, CT_TRANSPOSED,
@@ -162,7 +165,8 @@ static void test_kernels_match_the_reference(void **state)
         CT_OK(clops_generator_create(devs[di], &g));
         for (size_t ci = 0; ci < CT_COUNT(cases); ci++)
             for (size_t ti = 0; ti < CT_COUNT(dts); ti++)
-                if (ct_device_supports(devs[di], dts[ti]) && (ti == 0 || (ci % 3 == ti && (ci < 6 || ci >= 9))))
+                if (ct_device_supports(devs[di], dts[ti]) &&
+                    (ti == 0 || (ci % 3 == ti && (ci < 6 || ci >= 9))))
                     check_case(devs[di], &cases[ci], dts[ti], g);
         clops_generator_release(g);
     }
@@ -175,44 +179,57 @@ static void test_kernels_match_the_reference(void **state)
 static void test_masked_rows_and_nan(void **state)
 {
     (void)state;
+    /* (L, S, the fully masked row, the NaN row): a 16-row tile, and a
+     * decoding tile over a long S (the split-KV forward and its combine
+     * where the device has more than one compute unit). */
+    static const int64_t shapes[][4] = {{5, 6, 1, 3}, {2, 700, 0, 1}};
     clops_device *devs[CT_MAX_DEVICES];
     int n = ct_devices(devs, CT_MAX_DEVICES);
     for (int di = 0; di < n; di++) {
         ct_set_device(devs[di]);
         clops_device *d = devs[di];
-        const int64_t L = 5, S = 6, E = 8;
-        float qv[5 * 8];
-        for (int i = 0; i < L * E; i++)
-            qv[i] = (float)((i * 37) % 11) / 11.0f - 0.5f;
-        qv[3 * E + 2] = NAN;
-        unsigned char mv[5 * 6];
-        for (int i = 0; i < L * S; i++)
-            mv[i] = (unsigned char)(i / S != 1); /* row 1 fully masked */
-        clops_tensor *q = ct_from_values(d, CLOPS_FLOAT32, 2, CT_I64(L, E), CT_CONTIGUOUS, qv);
-        clops_tensor *k = ct_random(d, CLOPS_FLOAT32, 2, CT_I64(S, E), CT_CONTIGUOUS,
-                                    PW_DOMAIN_SMALL, 2);
-        clops_tensor *m = ct_from_values(d, CLOPS_BOOL, 2, CT_I64(L, S), CT_CONTIGUOUS, mv);
-        clops_tensor *go = ct_random(d, CLOPS_FLOAT32, 2, CT_I64(L, E), CT_CONTIGUOUS,
-                                     PW_DOMAIN_SMALL, 3);
-        clops_tensor *o = NULL, *l = NULL, *r = NULL, *gq = NULL, *gk = NULL, *gv = NULL,
-                     *gm = NULL;
-        CT_OK(clops__fused_attention(q, k, k, m, 0.0, false, NULL, NULL, false, &o, &l, &r));
-        CT_OK(clops__fused_attention_backward(go, q, k, k, o, l, r, m, 0.0, false, NULL, false,
-                                              false, &gq, &gk, &gv, &gm));
-        CT_ASSERT(gm == NULL);
-        float *oh = ct_to_host(o), *lh = ct_to_host(l), *gh = ct_to_host(gq);
-        for (int c = 0; c < E; c++) {
-            CT_ASSERT(oh[1 * E + c] == 0.0f && gh[1 * E + c] == 0.0f);
-            CT_ASSERT(isnan(oh[3 * E + c]));
-            CT_ASSERT(isfinite(oh[0 * E + c]) && isfinite(oh[4 * E + c]));
+        for (size_t si = 0; si < CT_COUNT(shapes); si++) {
+            const int64_t L = shapes[si][0], S = shapes[si][1], E = 8;
+            const int64_t mr = shapes[si][2], nr = shapes[si][3];
+            ct_set_case("L %lld S %lld", (long long)L, (long long)S);
+            float *qv = malloc(sizeof(float) * (size_t)(L * E));
+            unsigned char *mv = malloc((size_t)(L * S));
+            CT_ASSERT(qv && mv);
+            for (int64_t i = 0; i < L * E; i++)
+                qv[i] = (float)((i * 37) % 11) / 11.0f - 0.5f;
+            qv[nr * E + 2] = NAN;
+            for (int64_t i = 0; i < L * S; i++)
+                mv[i] = (unsigned char)(i / S != mr); /* row mr fully masked */
+            clops_tensor *q = ct_from_values(d, CLOPS_FLOAT32, 2, CT_I64(L, E), CT_CONTIGUOUS, qv);
+            clops_tensor *k = ct_random(d, CLOPS_FLOAT32, 2, CT_I64(S, E), CT_CONTIGUOUS,
+                                        PW_DOMAIN_SMALL, 2);
+            clops_tensor *m = ct_from_values(d, CLOPS_BOOL, 2, CT_I64(L, S), CT_CONTIGUOUS, mv);
+            clops_tensor *go = ct_random(d, CLOPS_FLOAT32, 2, CT_I64(L, E), CT_CONTIGUOUS,
+                                         PW_DOMAIN_SMALL, 3);
+            free(qv);
+            free(mv);
+            clops_tensor *o = NULL, *l = NULL, *r = NULL, *gq = NULL, *gk = NULL, *gv = NULL,
+                         *gm = NULL;
+            CT_OK(clops__fused_attention(q, k, k, m, 0.0, false, NULL, NULL, false, &o, &l, &r));
+            CT_OK(clops__fused_attention_backward(go, q, k, k, o, l, r, m, 0.0, false, NULL,
+                                                  false, false, &gq, &gk, &gv, &gm));
+            CT_ASSERT(gm == NULL);
+            float *oh = ct_to_host(o), *lh = ct_to_host(l), *gh = ct_to_host(gq);
+            for (int64_t c = 0; c < E; c++) {
+                CT_ASSERT(oh[mr * E + c] == 0.0f && gh[mr * E + c] == 0.0f);
+                CT_ASSERT(isnan(oh[nr * E + c]));
+                for (int64_t i = 0; i < L; i++)
+                    if (i != mr && i != nr)
+                        CT_ASSERT(isfinite(oh[i * E + c]));
+            }
+            CT_ASSERT(isinf(lh[mr]) && lh[mr] < 0);
+            free(oh);
+            free(lh);
+            free(gh);
+            clops_tensor *rel[] = {q, k, m, go, o, l, r, gq, gk, gv};
+            for (size_t i = 0; i < CT_COUNT(rel); i++)
+                clops_tensor_release(rel[i]);
         }
-        CT_ASSERT(isinf(lh[1]) && lh[1] < 0);
-        free(oh);
-        free(lh);
-        free(gh);
-        clops_tensor *rel[] = {q, k, m, go, o, l, r, gq, gk, gv};
-        for (size_t i = 0; i < CT_COUNT(rel); i++)
-            clops_tensor_release(rel[i]);
     }
     ct_clear_context();
 }
@@ -251,13 +268,16 @@ static void test_sdpa_and_refusals(void **state)
                   CLOPS_INVALID_ARGUMENT);
         CT_ERROR_CONTAINS("is_causal");
         clops_tensor *x = NULL, *y = NULL, *z = NULL;
-        CT_STATUS(clops__fused_attention(q, k3, k3, NULL, 0.0, false, NULL, NULL, false, &x, &y, &z),
+        CT_STATUS(clops__fused_attention(q, k3, k3, NULL, 0.0, false, NULL, NULL, false, &x, &y,
+                                         &z),
                   CLOPS_INVALID_SHAPE);
         CT_ERROR_CONTAINS("must divide");
-        CT_STATUS(clops__fused_attention(q, kh, kh, NULL, 0.0, false, NULL, NULL, false, &x, &y, &z),
+        CT_STATUS(clops__fused_attention(q, kh, kh, NULL, 0.0, false, NULL, NULL, false, &x, &y,
+                                         &z),
                   CLOPS_INVALID_DTYPE);
         CT_ERROR_CONTAINS("same dtype");
-        CT_STATUS(clops__fused_attention(big, big, big, NULL, 0.0, false, NULL, NULL, false, &x, &y, &z),
+        CT_STATUS(clops__fused_attention(big, big, big, NULL, 0.0, false, NULL, NULL, false, &x, &y,
+                                         &z),
                   CLOPS_UNSUPPORTED);
         CT_ERROR_CONTAINS("up to 256");
         CT_STATUS(clops__fused_attention(q, k, k, bm, 0.0, false, NULL, NULL, false, &x, &y, &z),

@@ -199,6 +199,25 @@ def test_sdpa_causal_lower_right_fused(dev, no_fallback, ci, dtype):
         assert not res[0][0][..., : qs[-2] - ks[-2], :].cpu().any()
 
 
+@pytest.mark.filterwarnings("ignore:Lower right causal bias")
+@pytest.mark.parametrize("lower_right", [False, True])
+def test_sdpa_decoding_matches_cpu(dev, no_fallback, lower_right):
+    """One and three query tokens against a long KV cache: the decoding
+    tiles and, on a device with few (batch, head) tiles per compute unit,
+    the split-KV forward (docs/attention.md)."""
+    from torch.nn.attention.bias import causal_lower_right
+    g = torch.Generator().manual_seed(60 + lower_right)
+    L = 3 if lower_right else 1
+    q = torch.randn(1, 4, L, 64, generator=g)
+    k, v = (torch.randn(1, 2, 1500, 64, generator=g) for _ in range(2))
+    m = causal_lower_right(L, 1500) if lower_right else None
+    o = F.scaled_dot_product_attention(q.to(dev), k.to(dev), v.to(dev), attn_mask=m,
+                                       enable_gqa=True)
+    ref = F.scaled_dot_product_attention(q.double(), k.double(), v.double(), attn_mask=m,
+                                         enable_gqa=True)
+    assert_close(o, ref.float(), atol=2e-5, rtol=1e-4)
+
+
 @pytest.mark.parametrize("need_weights", [False, True])
 @pytest.mark.parametrize("padding", [False, True])
 def test_multihead_attention_eval_fast_path(dev, no_fallback, need_weights, padding):
