@@ -379,34 +379,14 @@ __kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void attn_bwd_dq(ATTN_B
  * accumulators (each row's four lanes combined with shfl.sync), and P,
  * rounded to the input type, is the A operand of O += P V (V through
  * ldmatrix.trans).  Same masks and causality as attn_fwd; no dropout (the
- * host runs attn_fwd then).
+ * host runs attn_fwd then).  The ldmatrix and mma.sync atoms are
+ * cl_kernels/mma.clh's (the host puts it in front of these programs).
  */
 #define MBQ 64
 #define MBK 32
 #define DSM (D + 8)
 #define NB (D / 8)
 #define KS (D / 16)
-
-static inline uint attn_saddr(__local const ushort *p)
-{
-    return (uint)(size_t)p;
-}
-
-#define ATTN_LDSM(r, addr)                                                                      \
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"               \
-                 : "=r"((r)[0]), "=r"((r)[1]), "=r"((r)[2]), "=r"((r)[3])                       \
-                 : "r"(addr)                                                                    \
-                 : "memory")
-#define ATTN_LDSM_T(r, addr)                                                                    \
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"         \
-                 : "=r"((r)[0]), "=r"((r)[1]), "=r"((r)[2]), "=r"((r)[3])                       \
-                 : "r"(addr)                                                                    \
-                 : "memory")
-#define ATTN_MMA_OP(c, a, b0, b1)                                                               \
-    asm("mma.sync.aligned.m16n8k16.row.col.f32." MMA_TY "." MMA_TY                              \
-        ".f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"                            \
-        : "+f"((c)[0]), "+f"((c)[1]), "+f"((c)[2]), "+f"((c)[3])                                \
-        : "r"((a)[0]), "r"((a)[1]), "r"((a)[2]), "r"((a)[3]), "r"(b0), "r"(b1))
 
 static inline float attn_shfl_xor(float v, int m)
 {
@@ -448,7 +428,7 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void attn_fwd_mma(ATTN
     uint qa[KS][4];
 #pragma unroll
     for (int kk = 0; kk < KS; kk++)
-        ATTN_LDSM(qa[kk], attn_saddr(qs + (warp * 16 + (lm & 1) * 8 + lr) * DSM + kk * 16 +
+        MMA_LDSM_X4(qa[kk], mma_saddr(qs + (warp * 16 + (lm & 1) * 8 + lr) * DSM + kk * 16 +
                                      (lm >> 1) * 8));
     float oa[NB][4];
 #pragma unroll
@@ -471,10 +451,10 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void attn_fwd_mma(ATTN
 #pragma unroll
             for (int p = 0; p < MBK / 16; p++) {
                 uint bb[4];
-                ATTN_LDSM(bb, attn_saddr(ks + (p * 16 + (lm >> 1) * 8 + lr) * DSM + kk * 16 +
+                MMA_LDSM_X4(bb, mma_saddr(ks + (p * 16 + (lm >> 1) * 8 + lr) * DSM + kk * 16 +
                                          (lm & 1) * 8));
-                ATTN_MMA_OP(s[2 * p], qa[kk], bb[0], bb[1]);
-                ATTN_MMA_OP(s[2 * p + 1], qa[kk], bb[2], bb[3]);
+                MMA_M16N8K16(s[2 * p], qa[kk], bb, MMA_TY);
+                MMA_M16N8K16(s[2 * p + 1], qa[kk], bb + 2, MMA_TY);
             }
         float mx[2] = {mr[0], mr[1]};
 #pragma unroll
@@ -526,10 +506,10 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void attn_fwd_mma(ATTN
 #pragma unroll
             for (int p = 0; p < NB / 2; p++) {
                 uint vb[4];
-                ATTN_LDSM_T(vb, attn_saddr(vs + (kk * 16 + (lm & 1) * 8 + lr) * DSM + p * 16 +
+                MMA_LDSM_X4_T(vb, mma_saddr(vs + (kk * 16 + (lm & 1) * 8 + lr) * DSM + p * 16 +
                                            (lm >> 1) * 8));
-                ATTN_MMA_OP(oa[2 * p], pa, vb[0], vb[1]);
-                ATTN_MMA_OP(oa[2 * p + 1], pa, vb[2], vb[3]);
+                MMA_M16N8K16(oa[2 * p], pa, vb, MMA_TY);
+                MMA_M16N8K16(oa[2 * p + 1], pa, vb + 2, MMA_TY);
             }
         }
     }

@@ -114,7 +114,7 @@ static clops_status attn_kernel(clops_device *d, int which, clops_dtype dt, int 
     attn_prog ctx = {dt, dp, bq, mma};
     kit_program p = {.name = pname,
                      .title = title,
-                     .headers = {"random_math.clh", NULL},
+                     .headers = {"random_math.clh", mma ? "mma.clh" : NULL, NULL},
                      .write = write_defines,
                      .file = "attention.cl",
                      .ctx = &ctx};
