@@ -7,7 +7,8 @@
  *
  * Defines from the host: T (storage type), KIND (its kit_load_store), D
  * (the head dimension padded: 32, 64, 128 or 256), BQ and BK (forward
- * query and key tiles), BT (backward tile), NT (work-group size).
+ * query and key tiles: 16 x 16, or for decoding 1, 2 or 4 query rows
+ * against 32 to 128 keys), BT (backward tile), NT (work-group size).
  *
  *   attn_fwd      one work-group per (batch, query head, BQ query rows):
  *                 the query tile stays in __local, key tiles and then value
@@ -15,17 +16,23 @@
  *                 (running max and sum per row, float32) rescale the output
  *                 accumulators held in registers; writes out and the row
  *                 logsumexp.
+ *                 Split-KV (decoding: few query rows, long S): several
+ *                 work-groups per query tile over chunks of the keys write
+ *                 partial (output, max, sum); attn_fwd_combine merges them
+ *                 in a fixed order.
  *   attn_bwd_pre  D_i = dO_i . O_i per row.
  *   attn_bwd_dkv  one work-group per (batch, key/value head, BT key rows):
  *                 dK and dV accumulate in registers over every query head
  *                 of the group and every query tile, in a fixed order (no
- *                 atomics: the same bits every run).
+ *                 atomics: the same bits every run); with dsg, writes dS
+ *                 (each element once: the additive mask's gradient).
  *   attn_bwd_dq   one work-group per (batch, query head, BT query rows):
  *                 dQ over the key tiles.
  *
  * Tensors are addressed through their own element strides (b, h, row,
  * col); the mask is bool (bm) or additive of T (am) with broadcast
- * strides 0.  Dropout element n = ((b * Hq + h) * L + i) * S + j keeps
+ * strides 0.  causal masks (i, j) when j > i + coff (coff 0: top-left
+ * alignment; S - L: bottom-right).  Dropout element n = ((b * Hq + h) * L + i) * S + j keeps
  * when word n % 4 of Philox counter roff + n / 4 is >= thr (thr 0: off).
  */
 #define LD(p, i) CLOPS_LD(KIND, float, p, i)
@@ -35,7 +42,9 @@
  * a warp reading one column of different rows hit different banks. */
 #define DS (D + 1)
 
-#define OPT (BQ * D / NT) /* forward output accumulators per item */
+/* forward output accumulators per item (decoding programs have BQ * D <
+ * NT: items past BQ * D idle in the P.V step) */
+#define OPT ((BQ * D + NT - 1) / NT)
 #define KPT (BT * D / NT) /* backward accumulators per item */
 
 #define ATTN_GEOM(n) long n##_o, long n##_0, long n##_1, long n##_2, long n##_3
@@ -50,11 +59,11 @@ static inline float attn_keep(ulong n, ulong roff, uint k_0, uint k_1, ulong thr
 
 /* The masked, scaled score of (i, j) from the dot product s. */
 static inline float attn_score(float s, long i, long j, long L, long S, float scale, int causal,
-                               int mkind, __global const uchar *bm, __global const T *am,
-                               long mb, long m_2, long m_3)
+                               long coff, int mkind, __global const uchar *bm,
+                               __global const T *am, long mb, long m_2, long m_3)
 {
     s *= scale;
-    if (i >= L || j >= S || (causal && j > i))
+    if (i >= L || j >= S || (causal && j > i + coff))
         return -INFINITY;
     if (mkind == 1 && !bm[mb + i * m_2 + j * m_3])
         return -INFINITY;
@@ -72,16 +81,16 @@ static inline float attn_score(float s, long i, long j, long L, long S, float sc
     }
 
 /* The forward kernels' arguments, and their first steps: the work-group's
- * (batch, head, first query row i0 of BQR rows), the tensors moved to
- * their (b, h) planes, the mask's plane offset mb. */
+ * (batch, head, first query row i0 of BQR rows) from its index gi_, the
+ * tensors moved to their (b, h) planes, the mask's plane offset mb. */
 #define ATTN_FWD_ARGS                                                                           \
     __global const T *q, ATTN_GEOM(q), __global const T *k, ATTN_GEOM(k), __global const T *v, \
         ATTN_GEOM(v), __global const uchar *bm, __global const T *am, ATTN_GEOM(m),             \
         __global T *o, ATTN_GEOM(o), __global float *lse, long Hq, long G, long L, long S,      \
-        long E, long Ev, long nqt, float scale, int causal, int mkind, ulong thr, float dscale, \
-        uint sk0, uint sk1, ulong roff
-#define ATTN_FWD_SETUP(BQR)                                                                     \
-    long gid_ = get_group_id(0);                                                                \
+        long E, long Ev, long nqt, float scale, int causal, long coff, int mkind, ulong thr,     \
+        float dscale, uint sk0, uint sk1, ulong roff
+#define ATTN_FWD_SETUP(BQR, gi_)                                                                \
+    long gid_ = (gi_);                                                                          \
     long qt = gid_ % nqt, bh = gid_ / nqt;                                                      \
     long b = bh / Hq, h = bh % Hq, hk = h / G;                                                  \
     long i0 = qt * (BQR);                                                                       \
@@ -91,14 +100,20 @@ static inline float attn_score(float s, long i, long j, long L, long S, float sc
     o += o_o + b * o_0 + h * o_1;                                                               \
     long mb = m_o + b * m_0 + h * m_1;
 
-__kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void attn_fwd(ATTN_FWD_ARGS)
+/* nsplit > 1 (split-KV): work-group index = tile * nsplit + sp runs keys
+ * [sp * kchunk, (sp + 1) * kchunk) and writes its unnormalized output, row
+ * max and row sum to part (attn_fwd_combine's layout) instead of o and
+ * lse. */
+__kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void
+attn_fwd(ATTN_FWD_ARGS, long nsplit, long kchunk, __global float *part)
 {
     __local float qs[BQ * DS];
     __local float kv[BK * DS];
     __local float ss[BQ * BK];
     __local float mrow[BQ], lrow[BQ], arow[BQ];
     int t = get_local_id(0);
-    ATTN_FWD_SETUP(BQ)
+    long sp = get_group_id(0) % nsplit;
+    ATTN_FWD_SETUP(BQ, get_group_id(0) / nsplit)
     ATTN_LOAD_TILE(qs, BQ, q, i0, L, E, q_2, q_3)
     if (t < BQ) {
         mrow[t] = -INFINITY;
@@ -107,8 +122,8 @@ __kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void attn_fwd(ATTN_FWD_
     float acc[OPT];
     for (int u = 0; u < OPT; u++)
         acc[u] = 0.0f;
-    long kend = causal ? min(S, i0 + BQ) : S;
-    for (long j0 = 0; j0 < kend; j0 += BK) {
+    long kend = min(causal ? min(S, i0 + BQ + coff) : S, (sp + 1) * kchunk);
+    for (long j0 = sp * kchunk; j0 < kend; j0 += BK) {
         barrier(CLK_LOCAL_MEM_FENCE);
         ATTN_LOAD_TILE(kv, BK, k, j0, S, E, k_2, k_3)
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -117,7 +132,8 @@ __kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void attn_fwd(ATTN_FWD_
             float s = 0.0f;
             for (int e = 0; e < D; e++)
                 s = fma(qs[r * DS + e], kv[c * DS + e], s);
-            ss[x] = attn_score(s, i0 + r, j0 + c, L, S, scale, causal, mkind, bm, am, mb, m_2, m_3);
+            ss[x] = attn_score(s, i0 + r, j0 + c, L, S, scale, causal, coff, mkind, bm, am, mb,
+                               m_2, m_3);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         /* value tile into kv while the rows update their statistics */
@@ -143,7 +159,7 @@ __kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void attn_fwd(ATTN_FWD_
             arow[t] = al;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        for (int u = 0; u < OPT; u++) {
+        for (int u = 0; u < OPT && t + u * NT < BQ * D; u++) {
             int x = t + u * NT, r = x / D, c = x % D;
             float a = acc[u] * arow[r];
             for (int jj = 0; jj < BK; jj++)
@@ -152,7 +168,21 @@ __kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void attn_fwd(ATTN_FWD_
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (int u = 0; u < OPT; u++) {
+    if (nsplit > 1) {
+        long R = get_num_groups(0) / (nsplit * nqt) * L; /* rows B * Hq * L */
+        __global float *po = part + (sp * R + bh * L) * Ev;
+        for (int u = 0; u < OPT && t + u * NT < BQ * D; u++) {
+            int x = t + u * NT, r = x / D, c = x % D;
+            if (i0 + r < L && c < Ev)
+                po[(i0 + r) * Ev + c] = acc[u];
+        }
+        if (t < BQ && i0 + t < L) {
+            part[nsplit * R * Ev + sp * R + bh * L + i0 + t] = mrow[t];
+            part[nsplit * R * (Ev + 1) + sp * R + bh * L + i0 + t] = lrow[t];
+        }
+        return;
+    }
+    for (int u = 0; u < OPT && t + u * NT < BQ * D; u++) {
         int x = t + u * NT, r = x / D, c = x % D;
         long i = i0 + r;
         float l = lrow[r];
@@ -161,6 +191,35 @@ __kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void attn_fwd(ATTN_FWD_
     }
     if (t < BQ && i0 + t < L)
         lse[bh * L + i0 + t] = lrow[t] == 0.0f ? -INFINITY : mrow[t] + log(lrow[t]);
+}
+
+/* The split-KV combine: row r (of R = B * Hq * L) from the nsplit partial
+ * results of attn_fwd, in split order (the same bits every run): part
+ * holds the outputs [nsplit][R][Ev], then the row maxima [nsplit][R], then
+ * the row sums [nsplit][R]. */
+__kernel void attn_fwd_combine(__global const float *part, __global T *o, ATTN_GEOM(o),
+                               __global float *lse, long Hq, long L, long Ev, long nsplit, long R)
+{
+    long ev = max(Ev, 1L);
+    __global const float *pm = part + nsplit * R * Ev, *pl = pm + nsplit * R;
+    for (long x = get_global_id(0); x < R * ev; x += get_global_size(0)) {
+        long r = x / ev, c = x % ev;
+        float m = -INFINITY;
+        for (long s = 0; s < nsplit; s++)
+            m = fmax(m, pm[s * R + r]);
+        float mu = m == -INFINITY ? 0.0f : m, l = 0.0f, a = 0.0f;
+        for (long s = 0; s < nsplit; s++) {
+            float w = exp(pm[s * R + r] - mu);
+            l = fma(pl[s * R + r], w, l);
+            if (c < Ev)
+                a = fma(part[(s * R + r) * Ev + c], w, a);
+        }
+        long i = r % L, bh = r / L, b = bh / Hq, h = bh % Hq;
+        if (c < Ev)
+            ST(o, o_o + b * o_0 + h * o_1 + i * o_2 + c * o_3, l == 0.0f ? 0.0f : a / l);
+        if (c == 0)
+            lse[r] = l == 0.0f ? -INFINITY : m + log(l);
+    }
 }
 
 __kernel void attn_bwd_pre(__global const T *gout, ATTN_GEOM(g), __global const T *o, ATTN_GEOM(o),
@@ -186,15 +245,18 @@ __kernel void attn_bwd_pre(__global const T *gout, ATTN_GEOM(g), __global const 
             s = fma(qs[r * DS + e], ks[c * DS + e], s);                                           \
             dp = fma(dos[r * DS + e], vs[c * DS + e], dp);                                        \
         }                                                                                       \
-        s = attn_score(s, i, j, L, S, scale, causal, mkind, bm, am, mb, m_2, m_3);                \
+        s = attn_score(s, i, j, L, S, scale, causal, coff, mkind, bm, am, mb, m_2, m_3);          \
         float lv = lr[r];                                                                       \
         float p = (lv == -INFINITY || s == -INFINITY) ? 0.0f : exp(s - lv);                     \
         float z = (thr && i < L && j < S)                                                       \
                       ? attn_keep((ulong)((bh * L + i) * S + j), roff, sk0, sk1, thr, dscale)   \
                       : 1.0f;                                                                   \
+        float d_ = p * (dp * z - dr[r]);                                                        \
         if (WITH_P)                                                                             \
             ps[x] = p * z;                                                                      \
-        ds[x] = p * (dp * z - dr[r]);                                                           \
+        if (WITH_P && wds && i < L && j < S)                                                    \
+            dsg[(bh * L + i) * S + j] = d_;                                                     \
+        ds[x] = d_;                                                                             \
     }
 
 #define ATTN_BWD_ARGS                                                                           \
@@ -202,8 +264,9 @@ __kernel void attn_bwd_pre(__global const T *gout, ATTN_GEOM(g), __global const 
         ATTN_GEOM(v), __global const uchar *bm, __global const T *am, ATTN_GEOM(m),             \
         __global const T *gout, ATTN_GEOM(g), __global const float *lse,                          \
         __global const float *Dv, __global T *gr, ATTN_GEOM(r), __global T *gr2, ATTN_GEOM(s),  \
-        long Hq, long G, long L, long S, long E, long Ev, long ntile, float scale, int causal,  \
-        int mkind, ulong thr, float dscale, uint sk0, uint sk1, ulong roff
+        __global float *dsg, int wds, long Hq, long G, long L, long S, long E, long Ev,         \
+        long ntile, float scale, int causal, long coff, int mkind, ulong thr, float dscale,     \
+        uint sk0, uint sk1, ulong roff
 
 /* Loads the query-side tile of (b, h) at rows i0: q, dO, logsumexp, D. */
 #define ATTN_LOAD_QSIDE()                                                                       \
@@ -233,7 +296,7 @@ __kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void attn_bwd_dkv(ATTN_
     long nqt = (L + BT - 1) / BT;
     for (long h = hk * G; h < (hk + 1) * G; h++) {
         long bh = b * Hq + h, mb = m_o + b * m_0 + h * m_1;
-        for (long qt = causal ? j0 / BT : 0; qt < nqt; qt++) {
+        for (long qt = causal ? max(j0 - coff, 0L) / BT : 0; qt < nqt; qt++) {
             long i0 = qt * BT;
             barrier(CLK_LOCAL_MEM_FENCE);
             ATTN_LOAD_QSIDE()
@@ -276,7 +339,7 @@ __kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void attn_bwd_dq(ATTN_B
     float dq[KPT];
     for (int u = 0; u < KPT; u++)
         dq[u] = 0.0f;
-    long kend = causal ? min(S, i0 + BT) : S;
+    long kend = causal ? min(S, i0 + BT + coff) : S;
     for (long j0 = 0; j0 < kend; j0 += BT) {
         barrier(CLK_LOCAL_MEM_FENCE);
         ATTN_LOAD_TILE(ks, BT, (k + k_o + b * k_0 + hk * k_1), j0, S, E, k_2, k_3)
@@ -294,6 +357,8 @@ __kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void attn_bwd_dq(ATTN_B
     }
     (void)ps;
     (void)gr2;
+    (void)dsg;
+    (void)wds;
     for (int u = 0; u < KPT; u++) {
         int x = t + u * NT, r = x / D, e = x % D;
         long i = i0 + r;
@@ -314,34 +379,14 @@ __kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void attn_bwd_dq(ATTN_B
  * accumulators (each row's four lanes combined with shfl.sync), and P,
  * rounded to the input type, is the A operand of O += P V (V through
  * ldmatrix.trans).  Same masks and causality as attn_fwd; no dropout (the
- * host runs attn_fwd then).
+ * host runs attn_fwd then).  The ldmatrix and mma.sync atoms are
+ * cl_kernels/mma.clh's (the host puts it in front of these programs).
  */
 #define MBQ 64
 #define MBK 32
 #define DSM (D + 8)
 #define NB (D / 8)
 #define KS (D / 16)
-
-static inline uint attn_saddr(__local const ushort *p)
-{
-    return (uint)(size_t)p;
-}
-
-#define ATTN_LDSM(r, addr)                                                                      \
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"               \
-                 : "=r"((r)[0]), "=r"((r)[1]), "=r"((r)[2]), "=r"((r)[3])                       \
-                 : "r"(addr)                                                                    \
-                 : "memory")
-#define ATTN_LDSM_T(r, addr)                                                                    \
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"         \
-                 : "=r"((r)[0]), "=r"((r)[1]), "=r"((r)[2]), "=r"((r)[3])                       \
-                 : "r"(addr)                                                                    \
-                 : "memory")
-#define ATTN_MMA_OP(c, a, b0, b1)                                                               \
-    asm("mma.sync.aligned.m16n8k16.row.col.f32." MMA_TY "." MMA_TY                              \
-        ".f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"                            \
-        : "+f"((c)[0]), "+f"((c)[1]), "+f"((c)[2]), "+f"((c)[3])                                \
-        : "r"((a)[0]), "r"((a)[1]), "r"((a)[2]), "r"((a)[3]), "r"(b0), "r"(b1))
 
 static inline float attn_shfl_xor(float v, int m)
 {
@@ -377,13 +422,13 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void attn_fwd_mma(ATTN
     __local ushort vs[MBK * DSM] __attribute__((aligned(16)));
     const int lid = get_local_id(0), lane = lid & 31, warp = lid >> 5;
     const int g = lane >> 2, t = lane & 3, lr = lane & 7, lm = lane >> 3;
-    ATTN_FWD_SETUP(MBQ)
+    ATTN_FWD_SETUP(MBQ, get_group_id(0))
     ATTN_LOAD_BITS(qs, MBQ, q, i0, L, E, q_2, q_3)
     barrier(CLK_LOCAL_MEM_FENCE);
     uint qa[KS][4];
 #pragma unroll
     for (int kk = 0; kk < KS; kk++)
-        ATTN_LDSM(qa[kk], attn_saddr(qs + (warp * 16 + (lm & 1) * 8 + lr) * DSM + kk * 16 +
+        MMA_LDSM_X4(qa[kk], mma_saddr(qs + (warp * 16 + (lm & 1) * 8 + lr) * DSM + kk * 16 +
                                      (lm >> 1) * 8));
     float oa[NB][4];
 #pragma unroll
@@ -391,7 +436,7 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void attn_fwd_mma(ATTN
         oa[n][0] = oa[n][1] = oa[n][2] = oa[n][3] = 0.0f;
     float mr[2] = {-INFINITY, -INFINITY}, lsum[2] = {0.0f, 0.0f};
     long rowi[2] = {i0 + warp * 16 + g, i0 + warp * 16 + g + 8};
-    long kend = causal ? min(S, i0 + MBQ) : S;
+    long kend = causal ? min(S, i0 + MBQ + coff) : S;
     for (long j0 = 0; j0 < kend; j0 += MBK) {
         barrier(CLK_LOCAL_MEM_FENCE);
         ATTN_LOAD_BITS(ks, MBK, k, j0, S, E, k_2, k_3)
@@ -406,10 +451,10 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void attn_fwd_mma(ATTN
 #pragma unroll
             for (int p = 0; p < MBK / 16; p++) {
                 uint bb[4];
-                ATTN_LDSM(bb, attn_saddr(ks + (p * 16 + (lm >> 1) * 8 + lr) * DSM + kk * 16 +
+                MMA_LDSM_X4(bb, mma_saddr(ks + (p * 16 + (lm >> 1) * 8 + lr) * DSM + kk * 16 +
                                          (lm & 1) * 8));
-                ATTN_MMA_OP(s[2 * p], qa[kk], bb[0], bb[1]);
-                ATTN_MMA_OP(s[2 * p + 1], qa[kk], bb[2], bb[3]);
+                MMA_M16N8K16(s[2 * p], qa[kk], bb, MMA_TY);
+                MMA_M16N8K16(s[2 * p + 1], qa[kk], bb + 2, MMA_TY);
             }
         float mx[2] = {mr[0], mr[1]};
 #pragma unroll
@@ -418,7 +463,7 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void attn_fwd_mma(ATTN
             for (int e = 0; e < 4; e++) {
                 int rr = e >> 1;
                 float x = attn_score(s[n][e], rowi[rr], j0 + n * 8 + 2 * t + (e & 1), L, S,
-                                     scale, causal, mkind, bm, am, mb, m_2, m_3);
+                                     scale, causal, coff, mkind, bm, am, mb, m_2, m_3);
                 s[n][e] = x;
                 mx[rr] = fmax(mx[rr], x);
             }
@@ -461,10 +506,10 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void attn_fwd_mma(ATTN
 #pragma unroll
             for (int p = 0; p < NB / 2; p++) {
                 uint vb[4];
-                ATTN_LDSM_T(vb, attn_saddr(vs + (kk * 16 + (lm & 1) * 8 + lr) * DSM + p * 16 +
+                MMA_LDSM_X4_T(vb, mma_saddr(vs + (kk * 16 + (lm & 1) * 8 + lr) * DSM + p * 16 +
                                            (lm >> 1) * 8));
-                ATTN_MMA_OP(oa[2 * p], pa, vb[0], vb[1]);
-                ATTN_MMA_OP(oa[2 * p + 1], pa, vb[2], vb[3]);
+                MMA_M16N8K16(oa[2 * p], pa, vb, MMA_TY);
+                MMA_M16N8K16(oa[2 * p + 1], pa, vb + 2, MMA_TY);
             }
         }
     }

@@ -7,8 +7,9 @@
  * in float64; results are rounded once into their dtype.  The backward
  * forms the full probability matrix of one (b, h) and applies the chain
  * rule: dV = Pd^T dO, dP = (dO V^T) * z, dS = P * (dP - rowsum(P * dP)),
- * dQ = scale dS K, dK = scale dS^T Q; key/value heads shared by a group of
- * query heads (GQA) sum their group's contributions.
+ * dQ = scale dS K, dK = scale dS^T Q, and dS itself (the gradient of an
+ * additive mask before its broadcast dims are summed); key/value heads
+ * shared by a group of query heads (GQA) sum their group's contributions.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -44,7 +45,7 @@ static void st(const attn_view *v, int64_t b, int64_t h, int64_t r, int64_t c, d
 /* The score s[b, h, i, j] with mask and causality applied. */
 static double score(const attn_problem *p, int64_t b, int64_t h, int64_t i, int64_t j)
 {
-    if (p->causal && j > i)
+    if (p->causal && j > i + p->causal_off)
         return -INFINITY;
     if (p->mask_kind == ATTN_MASK_BOOL && ld(&p->mask, b, h, i, j) == 0.0)
         return -INFINITY;
@@ -168,6 +169,12 @@ clops_status ref_attention_backward(const attn_problem *p)
                     }
                     for (int64_t j = 0; j < p->S; j++)
                         dS[i * p->S + j] = P[i * p->S + j] * (dS[i * p->S + j] - D);
+                    if (p->ds) {
+                        float *o = (float *)p->ds->storage->host_ptr + p->ds->offset +
+                                   ((b * p->Hq + h) * p->L + i) * p->S;
+                        for (int64_t j = 0; j < p->S; j++)
+                            o[j] = (float)dS[i * p->S + j];
+                    }
                     for (int64_t e = 0; e < p->E; e++) {
                         double g = 0;
                         for (int64_t j = 0; j < p->S; j++)

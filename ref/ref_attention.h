@@ -14,7 +14,9 @@
  *
  * The semantics are PyTorch's math path (torch.nn.functional.
  * scaled_dot_product_attention): s = scale * q.k + mask (bool false and
- * causal positions j > i, top-left aligned, are -inf), p = softmax(s) over
+ * causal positions j > i + causal_off are -inf: causal_off 0 is the top-left
+ * alignment of is_causal, S - L the bottom-right one of causal_lower_right),
+ * p = softmax(s) over
  * j, a row with every position masked gives p = 0 (the _safe_softmax
  * convention) and logsumexp -inf, dropout keeps p with clops' dropout
  * stream (docs/random.md) and scales kept values by 1 / (1 - dropout_p),
@@ -46,6 +48,7 @@ typedef struct attn_problem {
     attn_view q, k, v, mask, out;
     attn_mask_kind mask_kind;
     bool causal;
+    int64_t causal_off; /* causal: (i, j) masked when j > i + causal_off */
     double scale;
     /* dropout: on when dropout_p > 0 */
     double dropout_p;
@@ -55,6 +58,8 @@ typedef struct attn_problem {
     clops_tensor *lse; /* float32 contiguous [B, Hq, L] */
     /* backward only */
     attn_view go, gq, gk, gv;
+    clops_tensor *ds; /* NULL, or float32 contiguous [B, Hq, L, S]: dS, the
+                       * gradient of the scores (of an additive mask) */
 } attn_problem;
 
 /* Philox counters the dropout of p uses: ceil(B * Hq * L * S / 4). */
@@ -63,8 +68,8 @@ uint64_t attn_dropout_counters(const attn_problem *p);
 /* The forward on host tensors: out and lse (float64 arithmetic, one
  * rounding into the output dtype). */
 clops_status ref_attention_forward(const attn_problem *p);
-/* The backward on host tensors: gq, gk, gv from go, q, k, v (out and lse
- * are recomputed from the definition, not read). */
+/* The backward on host tensors: gq, gk, gv (and ds when set) from go, q,
+ * k, v (out and lse are recomputed from the definition, not read). */
 clops_status ref_attention_backward(const attn_problem *p);
 
 #endif /* CLOPS_REF_REF_ATTENTION_H */

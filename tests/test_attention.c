@@ -3,14 +3,16 @@
  * tests/test_attention.c: fused scaled-dot-product attention
  * (ops/attention/, cl_kernels/attention.cl) against the CPU reference
  * (ref/attention.c) on every OpenCL device: forward (output, logsumexp)
- * and backward (dQ, dK, dV) over the feature matrix — no mask, causal with
- * L != S, bool and additive masks with broadcasting, dropout from one
- * generator state (the same stream on both sides), grouped-query heads,
- * head dims from 8 to 256 and different for value, odd lengths, ranks 2 to
- * 4, strided inputs — in float32, float16 and bfloat16; fully masked rows
- * (zeros, logsumexp -inf, zero gradients), NaN propagation, the backward's
- * run-to-run determinism, and the refusals.  The standard layout sweeps
- * are the operator suite's (test_check_attention).
+ * and backward (dQ, dK, dV, and an additive mask's gradient summed over
+ * its broadcast dims) over the feature matrix — no mask, causal with
+ * L != S aligned top-left and bottom-right, bool and additive masks with
+ * broadcasting, dropout from one generator state (the same stream on both
+ * sides), grouped-query heads, head dims from 8 to 256 and different for
+ * value, odd lengths, ranks 2 to 4, strided inputs, decoding shapes (the
+ * split-KV forward) — in float32, float16 and bfloat16; fully masked rows
+ * (zeros, logsumexp -inf, zero gradients) and NaN propagation, also in a
+ * decoding tile; the backward's run-to-run determinism, and the refusals.
+ * The standard layout sweeps are the operator suite's (test_check_attention).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -30,20 +32,41 @@ typedef struct attn_case {
     bool causal;
     double dropout;
     ct_layout layout;
+    bool lower_right; /* causal diagonal at the bottom-right corner */
+    bool mask_grad;   /* the backward returns the additive mask's gradient */
 } attn_case;
 
 static const attn_case cases[] = {
-    {"plain", 4, 2, 3, 3, 17, 17, 16, 16, 0, 0, {0}, false, 0.0, CT_CONTIGUOUS},
-    {"causal L<S gqa", 4, 2, 4, 2, 13, 21, 40, 24, 0, 0, {0}, true, 0.0, CT_TRANSPOSED},
-    {"causal L>S", 3, 1, 2, 2, 19, 7, 8, 8, 0, 0, {0}, true, 0.0, CT_CONTIGUOUS},
-    {"bool mask LxS", 4, 2, 2, 1, 9, 33, 32, 32, 1, 2, {9, 33}, false, 0.0, CT_SLICED},
+    {"plain", 4, 2, 3, 3, 17, 17, 16, 16, 0, 0, {0}, false, 0.0, CT_CONTIGUOUS, false, false},
+    {"causal L<S gqa", 4, 2, 4, 2, 13, 21, 40, 24, 0, 0, {0}, true, 0.0, CT_TRANSPOSED, false,
+     false},
+    {"causal L>S", 3, 1, 2, 2, 19, 7, 8, 8, 0, 0, {0}, true, 0.0, CT_CONTIGUOUS, false, false},
+    {"bool mask LxS", 4, 2, 2, 1, 9, 33, 32, 32, 1, 2, {9, 33}, false, 0.0, CT_SLICED, false,
+     false},
     {"additive mask Bx1x1xS", 4, 2, 3, 3, 18, 20, 64, 48, 2, 4, {2, 1, 1, 20}, false, 0.0,
-     CT_CONTIGUOUS},
-    {"dropout gqa", 4, 1, 6, 2, 21, 19, 24, 24, 0, 0, {0}, false, 0.3, CT_CONTIGUOUS},
+     CT_CONTIGUOUS, false, false},
+    {"dropout gqa", 4, 1, 6, 2, 21, 19, 24, 24, 0, 0, {0}, false, 0.3, CT_CONTIGUOUS, false, false},
     {"dropout causal mask", 4, 2, 2, 2, 11, 11, 16, 16, 1, 3, {2, 11, 11}, true, 0.5,
-     CT_TRANSPOSED},
-    {"head dim 256", 4, 1, 2, 2, 10, 12, 256, 200, 0, 0, {0}, true, 0.0, CT_CONTIGUOUS},
-    {"head dim 128 rank 2", 2, 1, 1, 1, 37, 29, 128, 96, 2, 2, {37, 29}, false, 0.0, CT_OFFSET},
+     CT_TRANSPOSED, false, false},
+    {"head dim 256", 4, 1, 2, 2, 10, 12, 256, 200, 0, 0, {0}, true, 0.0, CT_CONTIGUOUS, false,
+     false},
+    {"head dim 128 rank 2", 2, 1, 1, 1, 37, 29, 128, 96, 2, 2, {37, 29}, false, 0.0, CT_OFFSET,
+     false, true},
+    {"lower-right L<S gqa", 4, 2, 4, 2, 13, 37, 40, 24, 0, 0, {0}, true, 0.0, CT_TRANSPOSED,
+     true, false},
+    {"lower-right L>S", 3, 1, 2, 2, 19, 7, 8, 8, 0, 0, {0}, true, 0.0, CT_CONTIGUOUS, true,
+     false},
+    {"lower-right dropout mask grad", 4, 2, 2, 2, 11, 20, 16, 16, 2, 3, {2, 11, 20}, true, 0.25,
+     CT_SLICED, true, true},
+    {"mask grad Bx1x1xS", 4, 2, 3, 3, 18, 20, 64, 48, 2, 4, {2, 1, 1, 20}, false, 0.0,
+     CT_CONTIGUOUS, false, true},
+    /* few (batch, head) tiles over a long S: the split-KV forward */
+    {"decode split-KV gqa", 4, 1, 2, 1, 1, 1500, 64, 64, 0, 0, {0}, false, 0.0, CT_CONTIGUOUS,
+     false, false},
+    {"decode split-KV lower-right dropout mask", 4, 1, 2, 2, 5, 1100, 32, 32, 1, 2, {5, 1100},
+     true, 0.2, CT_TRANSPOSED, true, false},
+    {"decode 3 rows split-KV mask grad", 4, 2, 1, 1, 3, 900, 128, 100, 2, 4, {2, 1, 1, 900},
+     false, 0.0, CT_CONTIGUOUS, false, true},
 };
 
 /* The sizes of query ([.., Hq, L, E]), key, value of a case in its rank. */
@@ -89,32 +112,43 @@ static void check_case(clops_device *d, const attn_case *c, clops_dtype dt, clop
     clops_tensor *mc = m ? ct_to_cpu(m) : NULL;
     clops_tensor *o = NULL, *l = NULL, *r = NULL, *oc = NULL, *lc = NULL, *rc = NULL;
     CT_OK(clops_generator_manual_seed(g, 1234));
-    CT_OK(clops__fused_attention(q, k, v, m, c->dropout, c->causal, NULL, g, &o, &l, &r));
+    CT_OK(clops__fused_attention(q, k, v, m, c->dropout, c->causal, NULL, g, c->lower_right, &o,
+                                 &l, &r));
     CT_OK(clops_generator_manual_seed(g, 1234));
-    CT_OK(clops__fused_attention(qc, kc, vc, mc, c->dropout, c->causal, NULL, g, &oc, &lc, &rc));
+    CT_OK(clops__fused_attention(qc, kc, vc, mc, c->dropout, c->causal, NULL, g, c->lower_right,
+                                 &oc, &lc, &rc));
     bool f32 = dt == CLOPS_FLOAT32;
     ct_tol tol = f32 ? ct_tol_ulp_atol(64, 1e-5) : ct_tol_ulp_atol(4, 4e-3);
     CT_ASSERT_CLOSE(o, oc, tol);
     CT_ASSERT_CLOSE(l, lc, ct_tol_ulp_atol(64, 2e-6));
     CT_ASSERT_CLOSE(r, rc, CT_TOL_EXACT);
     clops_tensor *gq = NULL, *gk = NULL, *gv = NULL, *gqc = NULL, *gkc = NULL, *gvc = NULL;
-    clops_tensor *gq2 = NULL, *gk2 = NULL, *gv2 = NULL;
+    clops_tensor *gq2 = NULL, *gk2 = NULL, *gv2 = NULL, *gm = NULL, *gmc = NULL, *gm2 = NULL;
     CT_OK(clops__fused_attention_backward(go, q, k, v, o, l, r, m, c->dropout, c->causal, NULL,
-                                          &gq, &gk, &gv));
+                                          c->lower_right, c->mask_grad, &gq, &gk, &gv, &gm));
     CT_OK(clops__fused_attention_backward(goc, qc, kc, vc, oc, lc, rc, mc, c->dropout, c->causal,
-                                          NULL, &gqc, &gkc, &gvc));
+                                          NULL, c->lower_right, c->mask_grad, &gqc, &gkc, &gvc,
+                                          &gmc));
     ct_tol gtol = f32 ? ct_tol_ulp_atol(256, 1e-4) : ct_tol_ulp_atol(4, dt == CLOPS_BFLOAT16 ? 5e-2 : 1e-2);
     CT_ASSERT_CLOSE(gq, gqc, gtol);
     CT_ASSERT_CLOSE(gk, gkc, gtol);
     CT_ASSERT_CLOSE(gv, gvc, gtol);
+    CT_ASSERT((gm != NULL) == c->mask_grad && (gmc != NULL) == c->mask_grad);
+    if (c->mask_grad) {
+        CT_ASSERT(gm->ndim == c->mask_ndim && gm->dtype == dt &&
+                  memcmp(gm->sizes, c->msz, sizeof(int64_t) * (size_t)c->mask_ndim) == 0);
+        CT_ASSERT_CLOSE(gm, gmc, gtol);
+    }
     /* the backward twice: the same bits */
     CT_OK(clops__fused_attention_backward(go, q, k, v, o, l, r, m, c->dropout, c->causal, NULL,
-                                          &gq2, &gk2, &gv2));
+                                          c->lower_right, c->mask_grad, &gq2, &gk2, &gv2, &gm2));
     CT_ASSERT_CLOSE(gq2, gq, CT_TOL_EXACT);
     CT_ASSERT_CLOSE(gk2, gk, CT_TOL_EXACT);
     CT_ASSERT_CLOSE(gv2, gv, CT_TOL_EXACT);
-    clops_tensor *rel[] = {q,  k,  v,   go,  m,   qc,  kc,  vc,  goc, mc,  o,  l,  r,   oc,
-                           lc, rc, gq,  gk,  gv,  gqc, gkc, gvc, gq2, gk2, gv2};
+    if (c->mask_grad)
+        CT_ASSERT_CLOSE(gm2, gm, CT_TOL_EXACT);
+    clops_tensor *rel[] = {q,  k,  v,  go,  m,   qc,  kc,  vc,  goc, mc,  o,   l,   r,  oc,
+                           lc, rc, gq, gk,  gv,  gqc, gkc, gvc, gq2, gk2, gv2, gm,  gmc, gm2};
     for (size_t i = 0; i < CT_COUNT(rel); i++)
         clops_tensor_release(rel[i]);
 }
@@ -131,7 +165,8 @@ static void test_kernels_match_the_reference(void **state)
         CT_OK(clops_generator_create(devs[di], &g));
         for (size_t ci = 0; ci < CT_COUNT(cases); ci++)
             for (size_t ti = 0; ti < CT_COUNT(dts); ti++)
-                if (ct_device_supports(devs[di], dts[ti]) && (ti == 0 || (ci % 3 == ti && ci < 6)))
+                if (ct_device_supports(devs[di], dts[ti]) &&
+                    (ti == 0 || (ci % 3 == ti && (ci < 6 || ci >= 9))))
                     check_case(devs[di], &cases[ci], dts[ti], g);
         clops_generator_release(g);
     }
@@ -144,42 +179,57 @@ static void test_kernels_match_the_reference(void **state)
 static void test_masked_rows_and_nan(void **state)
 {
     (void)state;
+    /* (L, S, the fully masked row, the NaN row): a 16-row tile, and a
+     * decoding tile over a long S (the split-KV forward and its combine
+     * where the device has more than one compute unit). */
+    static const int64_t shapes[][4] = {{5, 6, 1, 3}, {2, 700, 0, 1}};
     clops_device *devs[CT_MAX_DEVICES];
     int n = ct_devices(devs, CT_MAX_DEVICES);
     for (int di = 0; di < n; di++) {
         ct_set_device(devs[di]);
         clops_device *d = devs[di];
-        const int64_t L = 5, S = 6, E = 8;
-        float qv[5 * 8];
-        for (int i = 0; i < L * E; i++)
-            qv[i] = (float)((i * 37) % 11) / 11.0f - 0.5f;
-        qv[3 * E + 2] = NAN;
-        unsigned char mv[5 * 6];
-        for (int i = 0; i < L * S; i++)
-            mv[i] = (unsigned char)(i / S != 1); /* row 1 fully masked */
-        clops_tensor *q = ct_from_values(d, CLOPS_FLOAT32, 2, CT_I64(L, E), CT_CONTIGUOUS, qv);
-        clops_tensor *k = ct_random(d, CLOPS_FLOAT32, 2, CT_I64(S, E), CT_CONTIGUOUS,
-                                    PW_DOMAIN_SMALL, 2);
-        clops_tensor *m = ct_from_values(d, CLOPS_BOOL, 2, CT_I64(L, S), CT_CONTIGUOUS, mv);
-        clops_tensor *go = ct_random(d, CLOPS_FLOAT32, 2, CT_I64(L, E), CT_CONTIGUOUS,
-                                     PW_DOMAIN_SMALL, 3);
-        clops_tensor *o = NULL, *l = NULL, *r = NULL, *gq = NULL, *gk = NULL, *gv = NULL;
-        CT_OK(clops__fused_attention(q, k, k, m, 0.0, false, NULL, NULL, &o, &l, &r));
-        CT_OK(clops__fused_attention_backward(go, q, k, k, o, l, r, m, 0.0, false, NULL, &gq, &gk,
-                                              &gv));
-        float *oh = ct_to_host(o), *lh = ct_to_host(l), *gh = ct_to_host(gq);
-        for (int c = 0; c < E; c++) {
-            CT_ASSERT(oh[1 * E + c] == 0.0f && gh[1 * E + c] == 0.0f);
-            CT_ASSERT(isnan(oh[3 * E + c]));
-            CT_ASSERT(isfinite(oh[0 * E + c]) && isfinite(oh[4 * E + c]));
+        for (size_t si = 0; si < CT_COUNT(shapes); si++) {
+            const int64_t L = shapes[si][0], S = shapes[si][1], E = 8;
+            const int64_t mr = shapes[si][2], nr = shapes[si][3];
+            ct_set_case("L %lld S %lld", (long long)L, (long long)S);
+            float *qv = malloc(sizeof(float) * (size_t)(L * E));
+            unsigned char *mv = malloc((size_t)(L * S));
+            CT_ASSERT(qv && mv);
+            for (int64_t i = 0; i < L * E; i++)
+                qv[i] = (float)((i * 37) % 11) / 11.0f - 0.5f;
+            qv[nr * E + 2] = NAN;
+            for (int64_t i = 0; i < L * S; i++)
+                mv[i] = (unsigned char)(i / S != mr); /* row mr fully masked */
+            clops_tensor *q = ct_from_values(d, CLOPS_FLOAT32, 2, CT_I64(L, E), CT_CONTIGUOUS, qv);
+            clops_tensor *k = ct_random(d, CLOPS_FLOAT32, 2, CT_I64(S, E), CT_CONTIGUOUS,
+                                        PW_DOMAIN_SMALL, 2);
+            clops_tensor *m = ct_from_values(d, CLOPS_BOOL, 2, CT_I64(L, S), CT_CONTIGUOUS, mv);
+            clops_tensor *go = ct_random(d, CLOPS_FLOAT32, 2, CT_I64(L, E), CT_CONTIGUOUS,
+                                         PW_DOMAIN_SMALL, 3);
+            free(qv);
+            free(mv);
+            clops_tensor *o = NULL, *l = NULL, *r = NULL, *gq = NULL, *gk = NULL, *gv = NULL,
+                         *gm = NULL;
+            CT_OK(clops__fused_attention(q, k, k, m, 0.0, false, NULL, NULL, false, &o, &l, &r));
+            CT_OK(clops__fused_attention_backward(go, q, k, k, o, l, r, m, 0.0, false, NULL,
+                                                  false, false, &gq, &gk, &gv, &gm));
+            CT_ASSERT(gm == NULL);
+            float *oh = ct_to_host(o), *lh = ct_to_host(l), *gh = ct_to_host(gq);
+            for (int64_t c = 0; c < E; c++) {
+                CT_ASSERT(oh[mr * E + c] == 0.0f && gh[mr * E + c] == 0.0f);
+                CT_ASSERT(isnan(oh[nr * E + c]));
+                for (int64_t i = 0; i < L; i++)
+                    if (i != mr && i != nr)
+                        CT_ASSERT(isfinite(oh[i * E + c]));
+            }
+            CT_ASSERT(isinf(lh[mr]) && lh[mr] < 0);
+            free(oh);
+            free(lh);
+            free(gh);
+            clops_tensor *rel[] = {q, k, m, go, o, l, r, gq, gk, gv};
+            for (size_t i = 0; i < CT_COUNT(rel); i++)
+                clops_tensor_release(rel[i]);
         }
-        CT_ASSERT(isinf(lh[1]) && lh[1] < 0);
-        free(oh);
-        free(lh);
-        free(gh);
-        clops_tensor *rel[] = {q, k, m, go, o, l, r, gq, gk, gv};
-        for (size_t i = 0; i < CT_COUNT(rel); i++)
-            clops_tensor_release(rel[i]);
     }
     ct_clear_context();
 }
@@ -209,7 +259,7 @@ static void test_sdpa_and_refusals(void **state)
         clops_tensor *o = NULL, *o2 = NULL, *l = NULL, *r = NULL;
         double scale = 0.3;
         CT_OK(clops_scaled_dot_product_attention(q, k, k, NULL, 0.0, true, &scale, true, &o));
-        CT_OK(clops__fused_attention(q, k, k, NULL, 0.0, true, &scale, NULL, &o2, &l, &r));
+        CT_OK(clops__fused_attention(q, k, k, NULL, 0.0, true, &scale, NULL, false, &o2, &l, &r));
         CT_ASSERT_CLOSE(o, o2, CT_TOL_EXACT);
         CT_STATUS(clops_scaled_dot_product_attention(q, k, k, NULL, 0.0, false, NULL, false, &o),
                   CLOPS_INVALID_SHAPE);
@@ -218,21 +268,32 @@ static void test_sdpa_and_refusals(void **state)
                   CLOPS_INVALID_ARGUMENT);
         CT_ERROR_CONTAINS("is_causal");
         clops_tensor *x = NULL, *y = NULL, *z = NULL;
-        CT_STATUS(clops__fused_attention(q, k3, k3, NULL, 0.0, false, NULL, NULL, &x, &y, &z),
+        CT_STATUS(clops__fused_attention(q, k3, k3, NULL, 0.0, false, NULL, NULL, false, &x, &y,
+                                         &z),
                   CLOPS_INVALID_SHAPE);
         CT_ERROR_CONTAINS("must divide");
-        CT_STATUS(clops__fused_attention(q, kh, kh, NULL, 0.0, false, NULL, NULL, &x, &y, &z),
+        CT_STATUS(clops__fused_attention(q, kh, kh, NULL, 0.0, false, NULL, NULL, false, &x, &y,
+                                         &z),
                   CLOPS_INVALID_DTYPE);
         CT_ERROR_CONTAINS("same dtype");
-        CT_STATUS(clops__fused_attention(big, big, big, NULL, 0.0, false, NULL, NULL, &x, &y, &z),
+        CT_STATUS(clops__fused_attention(big, big, big, NULL, 0.0, false, NULL, NULL, false, &x, &y,
+                                         &z),
                   CLOPS_UNSUPPORTED);
         CT_ERROR_CONTAINS("up to 256");
-        CT_STATUS(clops__fused_attention(q, k, k, bm, 0.0, false, NULL, NULL, &x, &y, &z),
+        CT_STATUS(clops__fused_attention(q, k, k, bm, 0.0, false, NULL, NULL, false, &x, &y, &z),
                   CLOPS_INVALID_SHAPE);
         CT_ERROR_CONTAINS("does not broadcast");
-        CT_STATUS(clops__fused_attention(q, k, k, NULL, 1.5, false, NULL, NULL, &x, &y, &z),
+        CT_STATUS(clops__fused_attention(q, k, k, NULL, 1.5, false, NULL, NULL, false, &x, &y, &z),
                   CLOPS_INVALID_ARGUMENT);
-        CT_ASSERT(x == NULL && y == NULL && z == NULL);
+        CT_STATUS(clops__fused_attention(q, k, k, NULL, 0.0, false, NULL, NULL, true, &x, &y, &z),
+                  CLOPS_INVALID_ARGUMENT);
+        CT_ERROR_CONTAINS("causal_lower_right");
+        clops_tensor *w = NULL;
+        CT_STATUS(clops__fused_attention_backward(o2, q, k, k, o2, l, r, NULL, 0.0, true, &scale,
+                                                  false, true, &x, &y, &z, &w),
+                  CLOPS_INVALID_ARGUMENT);
+        CT_ERROR_CONTAINS("additive");
+        CT_ASSERT(x == NULL && y == NULL && z == NULL && w == NULL);
         clops_tensor *rel[] = {q, k, k3, kh, big, bm, o, o2, l, r};
         for (size_t i = 0; i < CT_COUNT(rel); i++)
             clops_tensor_release(rel[i]);

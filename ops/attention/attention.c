@@ -17,6 +17,7 @@
  */
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,12 +35,14 @@ static void view4(attn_view *v, clops_tensor *t);
 
 /* ---- kernels ------------------------------------------------------------------------ */
 
-enum { ATTN_K_FWD, ATTN_K_PRE, ATTN_K_DKV, ATTN_K_DQ, ATTN_K_FWD_MMA };
+enum { ATTN_K_FWD, ATTN_K_PRE, ATTN_K_DKV, ATTN_K_DQ, ATTN_K_FWD_MMA, ATTN_K_COMBINE };
 
 #define ATTN_NT 128
 #define ATTN_BQ 16
 #define ATTN_BK 16
 #define ATTN_MMA_BQ 64 /* query rows of an attn_fwd_mma work-group (MBQ) */
+#define ATTN_SPLIT_MIN 256 /* the fewest keys of one split-KV chunk */
+#define ATTN_DEC_MAXL 4    /* query lengths up to this run attn_fwd's decoding tiles */
 
 /* The padded head dimension of a problem: 32, 64, 128 or 256. */
 static int attn_dpad(const attn_problem *p)
@@ -51,6 +54,21 @@ static int attn_dpad(const attn_problem *p)
     return dp;
 }
 
+/* attn_fwd's query tile for query length L: 16 rows, or for decoding
+ * (L <= ATTN_DEC_MAXL) L rounded up to 1, 2 or 4. */
+static int attn_fwd_bq(int64_t L)
+{
+    return L > ATTN_DEC_MAXL ? ATTN_BQ : L <= 1 ? 1 : L <= 2 ? 2 : 4;
+}
+
+/* attn_fwd's key tile for query tile bq and padded head dimension dp: 16,
+ * or with decoding tiles 8192 / dp keys, at most 128 (about 33 KiB of
+ * __local memory). */
+static int attn_fwd_bk(int bq, int dp)
+{
+    return bq == ATTN_BQ ? ATTN_BK : 8192 / dp < 128 ? 8192 / dp : 128;
+}
+
 /* The backward tile for padded head dimension dp (local memory: four
  * tiles of dp floats a row). */
 static int attn_bt(int dp)
@@ -60,7 +78,7 @@ static int attn_bt(int dp)
 
 typedef struct attn_prog {
     clops_dtype dt;
-    int dp;
+    int dp, bq; /* attn_fwd's query tile (attn_fwd_bq) */
     bool mma; /* the attn_fwd_mma program (KIT_MMA devices) */
 } attn_prog;
 
@@ -70,36 +88,40 @@ static clops_status write_defines(const void *vctx, const clops_device *d, strbu
     const attn_prog *c = vctx;
     sb_printf(sb, "#define T %s\n#define KIND %d\n#define D %d\n#define BQ %d\n#define BK %d\n"
                   "#define BT %d\n#define NT %d\n",
-              kit_cl_storage(c->dt), (int)kit_load_store(c->dt), c->dp, ATTN_BQ, ATTN_BK,
-              attn_bt(c->dp), ATTN_NT);
+              kit_cl_storage(c->dt), (int)kit_load_store(c->dt), c->dp, c->bq,
+              attn_fwd_bk(c->bq, c->dp), attn_bt(c->dp), ATTN_NT);
     if (c->mma)
         sb_printf(sb, "#define ATTN_MMA 1\n#define MMA_TY \"%s\"\n",
                   c->dt == CLOPS_FLOAT16 ? "f16" : "bf16");
     return CLOPS_OK;
 }
 
-static clops_status attn_kernel(clops_device *d, int which, clops_dtype dt, int dp, const char *op,
-                                host_kernel **k)
+/* Kernel `which` of the program of (dt, dp, bq: the forward's query tile,
+ * ATTN_BQ but for the decoding programs). */
+static clops_status attn_kernel(clops_device *d, int which, clops_dtype dt, int dp, int bq,
+                                const char *op, host_kernel **k)
 {
-    static const char *const names[] = {"attn_fwd", "attn_bwd_pre", "attn_bwd_dkv", "attn_bwd_dq",
-                                        "attn_fwd_mma"};
+    static const char *const names[] = {"attn_fwd",    "attn_bwd_pre",    "attn_bwd_dkv",
+                                        "attn_bwd_dq", "attn_fwd_mma", "attn_fwd_combine"};
     bool mma = which == ATTN_K_FWD_MMA;
-    host_kkey key = {{(0x41ull << 56) | ((uint64_t)which << 16) | (uint64_t)dt, (uint64_t)dp, 0, 0}};
+    host_kkey key = {{(0x41ull << 56) | ((uint64_t)which << 16) | (uint64_t)dt, (uint64_t)dp,
+                      (uint64_t)bq, 0}};
     char pname[64], title[96];
-    snprintf(pname, sizeof pname, "attention%s/%s/d%d", mma ? "-mma" : "", clops_dtype_name(dt), dp);
+    snprintf(pname, sizeof pname, "attention%s/%s/d%d%s", mma ? "-mma" : "", clops_dtype_name(dt),
+             dp, bq == ATTN_BQ ? "" : bq == 1 ? "/q1" : bq == 2 ? "/q2" : "/q4");
     snprintf(title, sizeof title, "clops attention program %s, head dim %d (ops/attention/attention.c)",
              clops_dtype_name(dt), dp);
-    attn_prog ctx = {dt, dp, mma};
+    attn_prog ctx = {dt, dp, bq, mma};
     kit_program p = {.name = pname,
                      .title = title,
-                     .headers = {"random_math.clh", NULL},
+                     .headers = {"random_math.clh", mma ? "mma.clh" : NULL, NULL},
                      .write = write_defines,
                      .file = "attention.cl",
                      .ctx = &ctx};
     clops_status st = kit_kernel(d, &key, &p, names[which], 0, op, k);
     /* The work-group kernels are launched with exactly ATTN_NT items
      * (reqd_work_group_size); the device must allow that many. */
-    if (!st && which != ATTN_K_PRE && (*k)->wg_size < ATTN_NT)
+    if (!st && which != ATTN_K_PRE && which != ATTN_K_COMBINE && (*k)->wg_size < ATTN_NT)
         st = clops__fail(CLOPS_UNSUPPORTED, "%s: kernel %s needs work-groups of %d items; %s allows %zu",
                          op, names[which], ATTN_NT, d->label, (*k)->wg_size);
     return st;
@@ -166,6 +188,7 @@ static void arg_tail(attn_args *g, const attn_problem *p)
 {
     arg_float(g, (float)p->scale);
     arg_int(g, p->causal);
+    arg_long(g, p->causal_off);
     arg_int(g, (int)p->mask_kind);
     arg_ulong(g, p->dropout_p > 0 ? (p->thr ? p->thr : 0) : 0);
     arg_float(g, p->drop_scale);
@@ -194,20 +217,63 @@ static clops_status fwd_host(void *vp)
     return ref_attention_forward(vp);
 }
 
-/* The forward on an OpenCL device: attn_fwd (FMA), or attn_fwd_mma. */
+/*
+ * How many split-KV chunks the FMA forward runs per query tile: 1 unless
+ * the query fits one tile (decoding) and its (batch, head) tiles alone
+ * would leave the device idle (fewer than 2 work-groups per compute unit
+ * on a CPU device, 8 on a GPU), then enough chunks of at least
+ * ATTN_SPLIT_MIN keys to reach that.  CLOPS_ATTN_SPLIT=0 (read once per
+ * process) keeps one chunk, for benchmarks that compare the two.
+ */
+static int64_t attn_nsplit(const attn_problem *p, const clops_device *d)
+{
+    static atomic_int off = -1;
+    int o = atomic_load_explicit(&off, memory_order_relaxed);
+    if (o < 0) {
+        const char *env = host_env("CLOPS_ATTN_SPLIT");
+        o = env && strcmp(env, "0") == 0;
+        atomic_store_explicit(&off, o, memory_order_relaxed);
+    }
+    if (o || p->L > ATTN_BQ)
+        return 1;
+    int64_t cu = d->info.compute_units > 0 ? (int64_t)d->info.compute_units : 1;
+    int64_t want = cu * (kit_kind_of(d) == KIT_CPU ? 2 : 8), groups = p->B * p->Hq;
+    if (groups >= want)
+        return 1;
+    int64_t n = (want + groups - 1) / groups, most = p->S / ATTN_SPLIT_MIN;
+    return n < most ? n : most > 1 ? most : 1;
+}
+
+/* The forward on an OpenCL device: attn_fwd (FMA; split-KV with
+ * attn_fwd_combine after it), or attn_fwd_mma. */
 static clops_status fwd_launch(const attn_problem *p, bool mma)
 {
     clops_device *d = p->q.t->storage->device;
     if (p->B * p->Hq * p->L == 0)
         return CLOPS_OK;
-    int dp = attn_dpad(p), bq = mma ? ATTN_MMA_BQ : ATTN_BQ;
+    int dp = attn_dpad(p), pq = attn_fwd_bq(p->L), bq = mma ? ATTN_MMA_BQ : pq;
+    int64_t nsplit = mma ? 1 : attn_nsplit(p, d), kchunk = p->S > 0 ? p->S : 1;
+    if (nsplit > 1) {
+        int64_t bk = attn_fwd_bk(pq, dp);
+        kchunk = (p->S + nsplit - 1) / nsplit;
+        kchunk = (kchunk + bk - 1) / bk * bk;
+        nsplit = (p->S + kchunk - 1) / kchunk;
+    }
     host_kernel *k = NULL;
-    clops_status st = attn_kernel(d, mma ? ATTN_K_FWD_MMA : ATTN_K_FWD, p->q.t->dtype, dp, p->op,
-                                  &k);
-    int64_t nqt = (p->L + bq - 1) / bq;
+    clops_status st = attn_kernel(d, mma ? ATTN_K_FWD_MMA : ATTN_K_FWD, p->q.t->dtype, dp,
+                                  mma ? ATTN_BQ : pq, p->op, &k);
+    int64_t nqt = (p->L + bq - 1) / bq, rows = p->B * p->Hq * p->L, pn;
     size_t global = 0;
     if (!st)
-        st = attn_global(p, nqt, p->B, p->Hq, &global);
+        st = attn_global(p, nqt * nsplit, p->B, p->Hq, &global);
+    if (!st && nsplit > 1 &&
+        (!geom_mul(rows, p->Ev + 2, &pn) || !geom_mul(pn, nsplit, &pn)))
+        st = clops__fail(CLOPS_INVALID_SHAPE, "%s: %lld split-KV partial results of %lld rows "
+                                              "are too many",
+                         p->op, (long long)nsplit, (long long)rows);
+    clops_tensor *part = NULL;
+    if (!st && nsplit > 1)
+        st = tensor_new(d, CLOPS_FLOAT32, 1, &pn, NULL, &part);
     if (st)
         return st;
     cl_mem q = mem_of(p->q.t);
@@ -227,7 +293,29 @@ static clops_status fwd_launch(const attn_problem *p, bool mma)
     arg_long(&g, p->Ev);
     arg_long(&g, nqt);
     arg_tail(&g, p);
-    return host_launch_local(d, k, g.n, g.a, global, ATTN_NT);
+    if (!mma) {
+        arg_long(&g, nsplit);
+        arg_long(&g, kchunk);
+        arg_mem(&g, part ? mem_of(part) : mem_of(p->lse));
+    }
+    st = host_launch_local(d, k, g.n, g.a, global, ATTN_NT);
+    if (!st && nsplit > 1)
+        st = attn_kernel(d, ATTN_K_COMBINE, p->q.t->dtype, dp, pq, p->op, &k);
+    if (!st && nsplit > 1) {
+        g.n = 0;
+        arg_mem(&g, mem_of(part));
+        arg_view(&g, &p->out, q);
+        arg_mem(&g, mem_of(p->lse));
+        arg_long(&g, p->Hq);
+        arg_long(&g, p->L);
+        arg_long(&g, p->Ev);
+        arg_long(&g, nsplit);
+        arg_long(&g, rows);
+        st = host_launch(d, k, g.n, g.a,
+                         host_grid_size(d, k, (uint64_t)rows * (uint64_t)(p->Ev > 0 ? p->Ev : 1)));
+    }
+    clops_tensor_release(part);
+    return st;
 }
 
 static clops_status fwd_cl(void *vp)
@@ -238,7 +326,7 @@ static clops_status fwd_cl(void *vp)
 /* ---- the tensor-core forward (KIT_MMA) and its known-answer check ----------------------- */
 
 /* Whether attn_fwd_mma takes p: 16-bit inputs, no dropout, head dims up
- * to 128. */
+ * to 128 (fwd_mma leaves decoding and split-KV to attn_fwd). */
 static bool mma_fits(const attn_problem *p)
 {
     clops_dtype dt = p->q.t->dtype;
@@ -383,7 +471,8 @@ static clops_status fwd_mma(void *vp)
 {
     attn_problem *p = vp;
     clops_device *d = p->q.t->storage->device;
-    if (mma_fits(p) && mma_checked(d, p->q.t->dtype, attn_dpad(p)))
+    if (mma_fits(p) && p->L > ATTN_DEC_MAXL && attn_nsplit(p, d) == 1 &&
+        mma_checked(d, p->q.t->dtype, attn_dpad(p)))
         return fwd_launch(p, true);
     return fwd_launch(p, false);
 }
@@ -410,6 +499,8 @@ static void bwd_args(attn_args *g, const attn_problem *p, cl_mem dv, const attn_
     arg_mem(g, dv);
     arg_view(g, r, q);
     arg_view(g, s, q);
+    arg_mem(g, p->ds ? mem_of(p->ds) : dv);
+    arg_int(g, p->ds != NULL);
     arg_long(g, p->Hq);
     arg_long(g, p->Hq / p->Hkv);
     arg_long(g, p->L);
@@ -432,7 +523,7 @@ static clops_status bwd_cl(void *vp)
     clops_status st = tensor_new(d, CLOPS_FLOAT32, 1, &rows, NULL, &Dt);
     cl_mem dv = Dt ? mem_of(Dt) : NULL, q = mem_of(p->q.t);
     if (!st && rows > 0)
-        st = attn_kernel(d, ATTN_K_PRE, dt, dp, p->op, &k);
+        st = attn_kernel(d, ATTN_K_PRE, dt, dp, ATTN_BQ, p->op, &k);
     if (!st && rows > 0) {
         attn_args g;
         g.n = 0;
@@ -448,7 +539,7 @@ static clops_status bwd_cl(void *vp)
     int64_t nkt = (p->S + bt - 1) / bt, nqt = (p->L + bt - 1) / bt;
     size_t global = 0;
     if (!st && nkt > 0)
-        st = attn_kernel(d, ATTN_K_DKV, dt, dp, p->op, &k);
+        st = attn_kernel(d, ATTN_K_DKV, dt, dp, ATTN_BQ, p->op, &k);
     if (!st && nkt > 0)
         st = attn_global(p, nkt, p->B, p->Hkv, &global);
     if (!st && nkt > 0 && p->B * p->Hkv > 0) {
@@ -457,7 +548,7 @@ static clops_status bwd_cl(void *vp)
         st = host_launch_local(d, k, g.n, g.a, global, ATTN_NT);
     }
     if (!st && rows > 0)
-        st = attn_kernel(d, ATTN_K_DQ, dt, dp, p->op, &k);
+        st = attn_kernel(d, ATTN_K_DQ, dt, dp, ATTN_BQ, p->op, &k);
     if (!st && rows > 0)
         st = attn_global(p, nqt, p->B, p->Hq, &global);
     if (!st && rows > 0) {
@@ -504,11 +595,13 @@ static clops_status same_device(const char *op, const char *name, const clops_te
 
 /*
  * Checks query, key, value, the mask and dropout_p and fills p's geometry
- * (q, k, v, mask views; B, Hq, Hkv, L, S, E, Ev), scale and causality.
+ * (q, k, v, mask views; B, Hq, Hkv, L, S, E, Ev), scale and causality
+ * (the diagonal at the top-left corner, or at the bottom-right one with
+ * lower_right: PyTorch's causal_lower_right).
  */
 static clops_status check_problem(attn_problem *p, clops_tensor *q, clops_tensor *k,
                                   clops_tensor *v, clops_tensor *mask, double dropout_p,
-                                  bool causal, const double *scale)
+                                  bool causal, bool lower_right, const double *scale)
 {
     const char *op = p->op;
     char a[200], b[200], c[200];
@@ -597,7 +690,13 @@ static clops_status check_problem(attn_problem *p, clops_tensor *q, clops_tensor
         return clops__fail(CLOPS_INVALID_ARGUMENT,
                            "%s: dropout probability has to be between 0 and 1, but got %g", op,
                            dropout_p);
+    if (lower_right && !causal)
+        return clops__fail(CLOPS_INVALID_ARGUMENT,
+                           "%s: causal_lower_right aligns the causal mask of is_causal=True; "
+                           "is_causal is False",
+                           op);
     p->causal = causal;
+    p->causal_off = lower_right ? p->S - p->L : 0;
     p->scale = scale ? *scale : 1.0 / sqrt((double)p->E);
     p->dropout_p = dropout_p;
     p->thr = (uint64_t)floor(dropout_p * 4294967296.0);
@@ -661,14 +760,14 @@ static clops_status rng_state_read(const char *op, clops_tensor *t, uint64_t *se
 clops_status attention_fused_forward(clops_tensor *query, clops_tensor *key, clops_tensor *value,
                                      clops_tensor *attn_mask, double dropout_p, bool is_causal,
                                      const double *scale, clops_generator *generator,
-                                     clops_tensor **output, clops_tensor **logsumexp,
-                                     clops_tensor **rng_state)
+                                     bool causal_lower_right, clops_tensor **output,
+                                     clops_tensor **logsumexp, clops_tensor **rng_state)
 {
     attn_problem p;
     memset(&p, 0, sizeof p);
     p.op = "_fused_attention";
-    clops_status st =
-        check_problem(&p, query, key, value, attn_mask, dropout_p, is_causal, scale);
+    clops_status st = check_problem(&p, query, key, value, attn_mask, dropout_p, is_causal,
+                                    causal_lower_right, scale);
     if (st)
         return st;
     clops_device *d = query->storage->device;
@@ -697,19 +796,66 @@ clops_status attention_fused_forward(clops_tensor *query, clops_tensor *key, clo
     return CLOPS_OK;
 }
 
+/* The float32 [B, Hq, L, S] dS of p, zero (causal tiles the kernels skip
+ * stay zero). */
+static clops_status ds_new(attn_problem *p, clops_device *d)
+{
+    int64_t sz[4] = {p->B, p->Hq, p->L, p->S}, n;
+    if (!geom_mul(p->B, p->Hq, &n) || !geom_mul(n, p->L, &n) || !geom_mul(n, p->S, &n) ||
+        !geom_mul(n, 4, &n))
+        return clops__fail(CLOPS_INVALID_SHAPE,
+                           "%s: the gradient of attn_mask needs the %lld x %lld x %lld x %lld "
+                           "scores' gradient, too large",
+                           p->op, (long long)p->B, (long long)p->Hq, (long long)p->L,
+                           (long long)p->S);
+    clops_status st = tensor_new(d, CLOPS_FLOAT32, 4, sz, NULL, &p->ds);
+    if (!st)
+        st = tensor_fill(p->ds, clops_scalar_float(0.0));
+    return st;
+}
+
+/* The gradient of the additive mask from dS: summed over the dims the mask
+ * broadcasts (a fixed-order reduction: the same bits every run), in the
+ * mask's dtype and shape. */
+static clops_status mask_grad(const attn_problem *p, const clops_tensor *mask,
+                              clops_tensor **out)
+{
+    int64_t dims[4];
+    int nd = 0;
+    for (int i = 0; i < 4; i++)
+        if (size4(mask, i) == 1 && p->ds->sizes[i] != 1)
+            dims[nd++] = i;
+    clops_tensor *r = NULL;
+    clops_status st = nd ? reduce_sum_dim(PW_FUNCTIONAL, NULL, p->ds, dims, nd, true, mask->dtype,
+                                          &r)
+                         : core_to_copy(p->ds, mask->dtype, NULL, &r);
+    if (!st)
+        st = core_reshape(r, mask->sizes, mask->ndim, out);
+    clops_tensor_release(r);
+    return st;
+}
+
 clops_status attention_fused_backward(clops_tensor *grad_out, clops_tensor *query,
                                       clops_tensor *key, clops_tensor *value, clops_tensor *out,
                                       clops_tensor *logsumexp, clops_tensor *rng_state,
                                       clops_tensor *attn_mask, double dropout_p, bool is_causal,
-                                      const double *scale, clops_tensor **grad_query,
-                                      clops_tensor **grad_key, clops_tensor **grad_value)
+                                      const double *scale, bool causal_lower_right,
+                                      bool attn_mask_grad, clops_tensor **grad_query,
+                                      clops_tensor **grad_key, clops_tensor **grad_value,
+                                      clops_tensor **grad_attn_mask)
 {
     attn_problem p;
     memset(&p, 0, sizeof p);
     p.op = "_fused_attention_backward";
     char a[200], b[200];
-    clops_status st =
-        check_problem(&p, query, key, value, attn_mask, dropout_p, is_causal, scale);
+    *grad_attn_mask = NULL;
+    clops_status st = check_problem(&p, query, key, value, attn_mask, dropout_p, is_causal,
+                                    causal_lower_right, scale);
+    if (!st && attn_mask_grad && p.mask_kind != ATTN_MASK_ADD)
+        st = clops__fail(CLOPS_INVALID_ARGUMENT,
+                         "%s: attn_mask_grad needs an additive (floating-point) attn_mask, got "
+                         "%s",
+                         p.op, attn_mask ? clops_dtype_name(attn_mask->dtype) : "None");
     if (!st)
         st = same_device(p.op, "grad_out", grad_out, query);
     if (!st)
@@ -744,7 +890,7 @@ clops_status attention_fused_backward(clops_tensor *grad_out, clops_tensor *quer
     if (st)
         return st;
     clops_device *d = query->storage->device;
-    clops_tensor *lse = NULL, *gq = NULL, *gk = NULL, *gv = NULL;
+    clops_tensor *lse = NULL, *gq = NULL, *gk = NULL, *gv = NULL, *gm = NULL;
     st = core_contiguous(logsumexp, &lse);
     if (!st)
         st = tensor_new(d, query->dtype, query->ndim, query->sizes, NULL, &gq);
@@ -752,6 +898,8 @@ clops_status attention_fused_backward(clops_tensor *grad_out, clops_tensor *quer
         st = tensor_new(d, key->dtype, key->ndim, key->sizes, NULL, &gk);
     if (!st)
         st = tensor_new(d, value->dtype, value->ndim, value->sizes, NULL, &gv);
+    if (!st && attn_mask_grad)
+        st = ds_new(&p, d);
     if (!st) {
         p.lse = lse;
         view4(&p.out, out);
@@ -761,7 +909,10 @@ clops_status attention_fused_backward(clops_tensor *grad_out, clops_tensor *quer
         view4(&p.gv, gv);
         st = kit_run(&bwd_launches, d, &p);
     }
+    if (!st && attn_mask_grad)
+        st = mask_grad(&p, attn_mask, &gm);
     clops_tensor_release(lse);
+    clops_tensor_release(p.ds);
     if (st) {
         clops_tensor_release(gq);
         clops_tensor_release(gk);
@@ -771,6 +922,7 @@ clops_status attention_fused_backward(clops_tensor *grad_out, clops_tensor *quer
     *grad_query = gq;
     *grad_key = gk;
     *grad_value = gv;
+    *grad_attn_mask = gm;
     return CLOPS_OK;
 }
 
@@ -791,7 +943,7 @@ clops_status attention_sdpa(clops_tensor *query, clops_tensor *key, clops_tensor
                            (long long)key->sizes[key->ndim - 3]);
     clops_tensor *lse = NULL, *rs = NULL;
     clops_status st = attention_fused_forward(query, key, value, attn_mask, dropout_p, is_causal,
-                                              scale, NULL, out, &lse, &rs);
+                                              scale, NULL, false, out, &lse, &rs);
     clops_tensor_release(lse);
     clops_tensor_release(rs);
     return st;

@@ -9,12 +9,16 @@
  * ops/attention/) covers the call — float32/float16/bfloat16, ranks 2 to
  * 4, head dims up to 256, key/value heads equal to or (enable_gqa)
  * dividing the query heads, a bool or same-dtype additive mask that
- * broadcasts and needs no gradient, not is_causal together with a mask —
+ * broadcasts (its gradient, when it needs one, comes from the fused
+ * backward), not is_causal together with a mask —
  * and "math" otherwise (PyTorch's composite of matmuls and softmax, also
  * on the device).  The overrideable path is
  * _scaled_dot_product_fused_attention_overrideable and its backward,
  * registered here on clops' forward and backward: the output, the float32
  * logsumexp, and the dropout stream's (seed, offset) as philox_seed.
+ * _efficient_attention_forward and its backward (custom_mask_type: the
+ * causal alignment) run on the same kernels: bottom-right causal attention
+ * (causal_lower_right) reaches them (clops/torch/_attention.py).
  *
  * _native_multi_head_attention (nn.MultiheadAttention and
  * nn.TransformerEncoderLayer in eval mode under no_grad) runs its
@@ -84,7 +88,7 @@ bool fused_covers(const at::Tensor &q, const at::Tensor &k, const at::Tensor &v,
             return false;
     }
     if (mask && mask->defined()) {
-        if (is_causal || mask->requires_grad() || !mask->device().is_privateuseone())
+        if (is_causal || !mask->device().is_privateuseone())
             return false;
         if (mask->scalar_type() != at::kBool && mask->scalar_type() != st)
             return false;
@@ -127,7 +131,7 @@ sdpa_overrideable(const at::Tensor &query, const at::Tensor &key, const at::Tens
     clops_tensor *o = nullptr, *l = nullptr, *r = nullptr;
     double sc = scale ? *scale : 0.0;
     check(clops__fused_attention(q.t, k.t, v.t, m.t, dropout_p, is_causal, scale ? &sc : nullptr,
-                                 nullptr, &o, &l, &r),
+                                 nullptr, false, &o, &l, &r),
           "_fused_attention");
     Ref ro(o), rl(l), rr(r);
     at::Tensor out = from_clops(o), lse = from_clops(l), rng = from_clops(r);
@@ -141,6 +145,50 @@ sdpa_overrideable(const at::Tensor &query, const at::Tensor &key, const at::Tens
             rng,
             none,
             at::empty({0}, query.options())};
+}
+
+/* clops' fused backward: dQ, dK, dV, and the additive mask's gradient when
+ * mask_grad (undefined otherwise). */
+std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor>
+fused_backward(const at::Tensor &grad_out, const at::Tensor &query, const at::Tensor &key,
+               const at::Tensor &value, const at::Tensor &attn_bias, bool mask_grad,
+               const at::Tensor &out, const at::Tensor &logsumexp, double dropout_p,
+               bool is_causal, bool lower_right, const at::Tensor &rng_state,
+               std::optional<double> scale)
+{
+    mask_grad = mask_grad && attn_bias.defined() && attn_bias.is_floating_point();
+    at::Tensor go = grad_out.contiguous();
+    Ref g(to_clops(go)), q(to_clops(query)), k(to_clops(key)), v(to_clops(value)),
+        o(to_clops(out)), l(to_clops(logsumexp)), r(to_clops(rng_state)),
+        m(attn_bias.defined() ? to_clops(attn_bias) : nullptr);
+    clops_tensor *gq = nullptr, *gk = nullptr, *gv = nullptr, *gm = nullptr;
+    double sc = scale ? *scale : 0.0;
+    check(clops__fused_attention_backward(g.t, q.t, k.t, v.t, o.t, l.t, r.t, m.t, dropout_p,
+                                          is_causal, scale ? &sc : nullptr, lower_right,
+                                          mask_grad, &gq, &gk, &gv, &gm),
+          "_fused_attention_backward");
+    Ref a(gq), b(gk), c(gv), d(gm);
+    return {from_clops(gq), from_clops(gk), from_clops(gv), gm ? from_clops(gm) : at::Tensor()};
+}
+
+/* What clops' fused kernel does not take of the efficient-attention ops. */
+void efficient_checks(const at::Tensor &query, const std::optional<at::Tensor> &cu_seqlens_q,
+                      const std::optional<at::Tensor> &cu_seqlens_k,
+                      const std::optional<at::Tensor> &seqlen_k,
+                      std::optional<int64_t> window_size, int64_t custom_mask_type)
+{
+    TORCH_CHECK(query.dim() == 4, "clops: _efficient_attention_forward expects 4-D [B, M, H, K] "
+                                  "inputs, got query ",
+                query.sizes());
+    TORCH_CHECK(!(cu_seqlens_q && cu_seqlens_q->defined()) &&
+                    !(cu_seqlens_k && cu_seqlens_k->defined()) &&
+                    !(seqlen_k && seqlen_k->defined()) && !window_size,
+                "clops: _efficient_attention_forward takes no variable-length batches "
+                "(cu_seqlens_q/cu_seqlens_k/seqlen_k) or window_size");
+    TORCH_CHECK(custom_mask_type >= 0 && custom_mask_type <= 2,
+                "clops: _efficient_attention_forward: custom_mask_type must be 0 (none), 1 "
+                "(causal, top-left) or 2 (causal, bottom-right), got ",
+                custom_mask_type);
 }
 
 std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor>
@@ -158,19 +206,75 @@ sdpa_overrideable_backward(const at::Tensor &grad_out, const at::Tensor &query,
     (void)max_q;
     (void)max_k;
     (void)philox_offset;
-    TORCH_CHECK(!grad_input_mask[3] || !attn_bias.defined(),
-                "clops: the fused attention computes no gradient of attn_mask");
-    at::Tensor go = grad_out.contiguous();
-    Ref g(to_clops(go)), q(to_clops(query)), k(to_clops(key)), v(to_clops(value)),
-        o(to_clops(out)), l(to_clops(logsumexp)), r(to_clops(philox_seed)),
-        m(attn_bias.defined() ? to_clops(attn_bias) : nullptr);
-    clops_tensor *gq = nullptr, *gk = nullptr, *gv = nullptr;
+    return fused_backward(grad_out, query, key, value, attn_bias, grad_input_mask[3], out,
+                          logsumexp, dropout_p, is_causal, false, philox_seed, scale);
+}
+
+/* PyTorch's memory-efficient attention ops, on clops' fused kernel: the
+ * interface that carries the causal alignment (custom_mask_type 1:
+ * top-left, 2: bottom-right), which the CausalBias of
+ * torch.nn.attention.bias.causal_lower_right reaches on the device
+ * (clops/torch/_attention.py).  Inputs and outputs are [B, M, H, K]; no
+ * variable-length batches or sliding windows. */
+std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, c10::SymInt, c10::SymInt>
+efficient_attention(const at::Tensor &query, const at::Tensor &key, const at::Tensor &value,
+                    const std::optional<at::Tensor> &bias,
+                    const std::optional<at::Tensor> &cu_seqlens_q,
+                    const std::optional<at::Tensor> &cu_seqlens_k,
+                    std::optional<c10::SymInt> max_seqlen_q,
+                    std::optional<c10::SymInt> max_seqlen_k, double dropout_p,
+                    int64_t custom_mask_type, bool compute_log_sumexp,
+                    std::optional<double> scale, const std::optional<at::Tensor> &seqlen_k,
+                    std::optional<int64_t> window_size)
+{
+    (void)max_seqlen_q;
+    (void)max_seqlen_k;
+    (void)compute_log_sumexp;
+    efficient_checks(query, cu_seqlens_q, cu_seqlens_k, seqlen_k, window_size, custom_mask_type);
+    at::Tensor qt = query.transpose(1, 2), kt = key.transpose(1, 2), vt = value.transpose(1, 2);
+    TORCH_CHECK(fused_covers(qt, kt, vt, bias, false, true),
+                "clops: _efficient_attention_forward: the fused kernel does not take query ",
+                query.sizes(), " key ", key.sizes(), " value ", value.sizes(), " of ",
+                query.scalar_type(), " with this bias (docs/attention.md)");
+    Ref q(to_clops(qt)), k(to_clops(kt)), v(to_clops(vt)), m(opt_clops(bias));
+    clops_tensor *o = nullptr, *l = nullptr, *r = nullptr;
     double sc = scale ? *scale : 0.0;
-    check(clops__fused_attention_backward(g.t, q.t, k.t, v.t, o.t, l.t, r.t, m.t, dropout_p,
-                                          is_causal, scale ? &sc : nullptr, &gq, &gk, &gv),
-          "_fused_attention_backward");
-    Ref a(gq), b(gk), c(gv);
-    return {from_clops(gq), from_clops(gk), from_clops(gv), at::Tensor()};
+    check(clops__fused_attention(q.t, k.t, v.t, m.t, dropout_p, custom_mask_type != 0,
+                                 scale ? &sc : nullptr, nullptr, custom_mask_type == 2, &o, &l, &r),
+          "_fused_attention");
+    Ref ro(o), rl(l), rr(r);
+    return {from_clops(o).transpose(1, 2),
+            from_clops(l),
+            from_clops(r),
+            at::empty({0}, query.options().dtype(at::kLong)),
+            c10::SymInt(query.size(1)),
+            c10::SymInt(key.size(1))};
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> efficient_attention_backward(
+    const at::Tensor &grad_out, const at::Tensor &query, const at::Tensor &key,
+    const at::Tensor &value, const std::optional<at::Tensor> &bias, const at::Tensor &out,
+    const std::optional<at::Tensor> &cu_seqlens_q, const std::optional<at::Tensor> &cu_seqlens_k,
+    c10::SymInt max_seqlen_q, c10::SymInt max_seqlen_k, const at::Tensor &logsumexp,
+    double dropout_p, const at::Tensor &philox_seed, const at::Tensor &philox_offset,
+    int64_t custom_mask_type, bool bias_requires_grad, std::optional<double> scale,
+    std::optional<int64_t> num_splits_key, std::optional<int64_t> window_size,
+    bool shared_storage_dqdkdv)
+{
+    (void)max_seqlen_q;
+    (void)max_seqlen_k;
+    (void)philox_offset;
+    (void)num_splits_key;
+    (void)shared_storage_dqdkdv;
+    efficient_checks(query, cu_seqlens_q, cu_seqlens_k, std::nullopt, window_size,
+                     custom_mask_type);
+    at::Tensor b = bias ? *bias : at::Tensor();
+    auto g = fused_backward(grad_out.transpose(1, 2), query.transpose(1, 2), key.transpose(1, 2),
+                            value.transpose(1, 2), b, bias_requires_grad, out.transpose(1, 2),
+                            logsumexp, dropout_p, custom_mask_type != 0, custom_mask_type == 2,
+                            philox_seed, scale);
+    return {std::get<0>(g).transpose(1, 2), std::get<1>(g).transpose(1, 2),
+            std::get<2>(g).transpose(1, 2), std::get<3>(g)};
 }
 
 /* The native multi-head attention mask (true: masked out) as an SDPA
@@ -290,6 +394,8 @@ void register_attention()
     m->impl("_scaled_dot_product_fused_attention_overrideable", TORCH_FN(sdpa_overrideable));
     m->impl("_scaled_dot_product_fused_attention_overrideable_backward",
             TORCH_FN(sdpa_overrideable_backward));
+    m->impl("_efficient_attention_forward", TORCH_FN(efficient_attention));
+    m->impl("_efficient_attention_backward", TORCH_FN(efficient_attention_backward));
     m->impl("_native_multi_head_attention", TORCH_FN(native_mha));
     m->impl("_transformer_encoder_layer_fwd", TORCH_FN(encoder_layer_fwd));
 }

@@ -2,9 +2,11 @@
 """Scaled-dot-product attention on the clops device: F.scaled_dot_product_attention
 reaches clops' fused kernel (_scaled_dot_product_fused_attention_overrideable,
 python/csrc/attention.cpp) for every case it covers — masks (bool, additive,
-broadcast), causal with L != S, grouped-query heads, head dims up to 256,
-odd lengths, strided inputs, float32/float16/bfloat16 — and matches PyTorch's
-CPU math path, forward and backward, with no CPU fallback; dropout gives the
+broadcast, additive masks needing a gradient), causal with L != S, grouped-query
+heads, head dims up to 256, odd lengths, strided inputs,
+float32/float16/bfloat16; bottom-right causal (causal_lower_right) through
+_efficient_attention_forward — and matches PyTorch's CPU math path, forward and
+backward, with no CPU fallback; dropout gives the
 same bits for the same seed; what the kernel does not cover runs PyTorch's
 math path on the device.  nn.MultiheadAttention and nn.TransformerEncoderLayer
 in eval mode under no_grad (the _native_multi_head_attention and
@@ -18,6 +20,7 @@ import clops.torch  # noqa: F401
 from conftest import assert_close
 
 FUSED = "ScaledDotProductFusedAttentionOverrideableBackward0"
+EFFICIENT = "EfficientAttentionBackward0"
 
 # (q shape, k shape, v shape, mask: None | ("bool"|"add", shape), is_causal, enable_gqa)
 CASES = [
@@ -35,12 +38,12 @@ TOL = {torch.float32: dict(atol=2e-5, rtol=1e-4),
        torch.bfloat16: dict(atol=6e-2, rtol=3e-2)}
 
 
-def reaches_fused(t, depth=4):
+def reaches_fused(t, depth=4, name=FUSED):
     """Whether t's autograd graph has the fused op within a few nodes (3-D
     inputs are unsqueezed to 4-D around it)."""
     fns = [t.grad_fn]
     for _ in range(depth):
-        if any(f is not None and f.name() == FUSED for f in fns):
+        if any(f is not None and f.name() == name for f in fns):
             return True
         fns = [n for f in fns if f is not None for n, _ in f.next_functions]
     return False
@@ -122,12 +125,97 @@ def test_sdpa_uncovered_cases_run_math_on_device(dev, no_fallback):
     o = F.scaled_dot_product_attention(q_, k_, v_)
     assert not reaches_fused(o)
     assert_close(o, F.scaled_dot_product_attention(q, k, v), atol=1e-5, rtol=1e-4)
-    m = torch.randn(5, 5, generator=g)
-    md = m.to(dev).requires_grad_(True)                                    # mask needing a gradient
-    q2, k2, v2 = (t[..., :16].contiguous() for t in (q, k, v))
-    o2 = F.scaled_dot_product_attention(q2.to(dev), k2.to(dev), v2.to(dev), attn_mask=md)
-    o2.sum().backward()
-    assert md.grad is not None and md.grad.device == dev
+    o.sum().backward()
+    assert q_.grad is not None and q_.grad.device == dev
+
+
+# (q shape, k shape, mask shape, is_causal-free additive mask needing a gradient)
+MASK_GRAD_CASES = [
+    ((2, 3, 9, 16), (2, 3, 13, 16), (9, 13)),
+    ((2, 3, 9, 16), (2, 3, 13, 16), (2, 1, 1, 13)),
+    ((2, 3, 9, 32), (2, 3, 13, 32), (2, 3, 9, 13)),
+    ((11, 24), (7, 24), (11, 1)),
+]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("ci", range(len(MASK_GRAD_CASES)))
+def test_sdpa_additive_mask_gradient_fused(dev, no_fallback, ci, dtype):
+    if dtype != torch.float32 and ci != 1:
+        pytest.skip("bfloat16 on one case (time)")
+    qs, ks, ms = MASK_GRAD_CASES[ci]
+    g = torch.Generator().manual_seed(20 + ci)
+    q, k, v = (torch.randn(s, generator=g).to(dtype) for s in (qs, ks, ks))
+    m = torch.randn(ms, generator=g).to(dtype)
+    go = torch.randn(qs, generator=g).to(dtype)
+    grads = []
+    for device, cast in ((dev, lambda t: t), ("cpu", lambda t: t.double())):
+        ts = [cast(t).to(device).detach().requires_grad_(True) for t in (q, k, v, m)]
+        o = F.scaled_dot_product_attention(*ts[:3], attn_mask=ts[3])
+        if device == dev:
+            assert reaches_fused(o)
+        o.backward(cast(go).to(device))
+        grads.append([o] + [t.grad for t in ts])
+    for a, b in zip(*grads):
+        assert a.device == dev and a.dtype == dtype and a.shape == b.shape
+        assert_close(a, b.to(dtype), **TOL[dtype])
+    # the mask's gradient is a fixed-order reduction: the same bits twice
+    ts = [t.to(dev).detach().requires_grad_(True) for t in (q, k, v, m)]
+    F.scaled_dot_product_attention(*ts[:3], attn_mask=ts[3]).backward(go.to(dev))
+    assert torch.equal(ts[3].grad.cpu(), grads[0][4].cpu())
+
+
+LOWER_RIGHT_CASES = [
+    ((2, 3, 5, 16), (2, 3, 23, 16), (2, 3, 23, 16), False),   # L < S: decode-like
+    ((1, 4, 21, 40), (1, 2, 13, 40), (1, 2, 13, 24), True),   # L > S: first rows masked, GQA
+    ((2, 2, 17, 64), (2, 2, 40, 64), (2, 2, 40, 64), False),
+]
+
+
+@pytest.mark.filterwarnings("ignore:Lower right causal bias")   # PyTorch's, for L > S
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
+@pytest.mark.parametrize("ci", range(len(LOWER_RIGHT_CASES)))
+def test_sdpa_causal_lower_right_fused(dev, no_fallback, ci, dtype):
+    from torch.nn.attention.bias import causal_lower_right
+    if dtype != torch.float32 and ci != 2:
+        pytest.skip("float16 on one case (time)")
+    qs, ks, vs, gqa = LOWER_RIGHT_CASES[ci]
+    g = torch.Generator().manual_seed(40 + ci)
+    q, k, v = (torch.randn(s, generator=g).to(dtype) for s in (qs, ks, vs))
+    go = torch.randn(qs[:-1] + vs[-1:], generator=g).to(dtype)
+    bias = causal_lower_right(qs[-2], ks[-2])
+    res = []
+    for device, cast in ((dev, lambda t: t), ("cpu", lambda t: t.double())):
+        ts = [cast(t).to(device).detach().requires_grad_(True) for t in (q, k, v)]
+        o = F.scaled_dot_product_attention(*ts, attn_mask=bias, enable_gqa=gqa)
+        if device == dev:
+            assert reaches_fused(o, name=EFFICIENT)
+        o.backward(cast(go).to(device))
+        res.append([o] + [t.grad for t in ts])
+    for a, b in zip(*res):
+        assert a.device == dev and a.dtype == dtype and a.shape == b.shape
+        assert_close(a, b.to(dtype), **TOL[dtype])
+    if qs[-2] > ks[-2]:   # rows above the diagonal's start attend to nothing: zeros
+        assert not res[0][0][..., : qs[-2] - ks[-2], :].cpu().any()
+
+
+@pytest.mark.filterwarnings("ignore:Lower right causal bias")
+@pytest.mark.parametrize("lower_right", [False, True])
+def test_sdpa_decoding_matches_cpu(dev, no_fallback, lower_right):
+    """One and three query tokens against a long KV cache: the decoding
+    tiles and, on a device with few (batch, head) tiles per compute unit,
+    the split-KV forward (docs/attention.md)."""
+    from torch.nn.attention.bias import causal_lower_right
+    g = torch.Generator().manual_seed(60 + lower_right)
+    L = 3 if lower_right else 1
+    q = torch.randn(1, 4, L, 64, generator=g)
+    k, v = (torch.randn(1, 2, 1500, 64, generator=g) for _ in range(2))
+    m = causal_lower_right(L, 1500) if lower_right else None
+    o = F.scaled_dot_product_attention(q.to(dev), k.to(dev), v.to(dev), attn_mask=m,
+                                       enable_gqa=True)
+    ref = F.scaled_dot_product_attention(q.double(), k.double(), v.double(), attn_mask=m,
+                                         enable_gqa=True)
+    assert_close(o, ref.float(), atol=2e-5, rtol=1e-4)
 
 
 @pytest.mark.parametrize("need_weights", [False, True])

@@ -27,6 +27,7 @@ import torch
 torch.utils.rename_privateuse1_backend("clops")
 
 from . import _C  # noqa: E402  (the backend must be named before the bridge loads)
+from . import _attention  # noqa: E402
 from . import _cuda_backward  # noqa: E402
 
 _C._init()
@@ -336,6 +337,10 @@ if not os.environ.get("CLOPS_KEEP_MODULE_CONVERSION"):
 # A CUDA backward cannot run once clops is PyTorch's accelerator: a clear
 # error instead of the engine's internal assert (_cuda_backward.py says why).
 _cuda_backward.install()
+
+# Bottom-right causal attention (causal_lower_right) on the fused kernel
+# instead of a materialized mask (_attention.py).
+_attention.install()
 
 _module = types.ModuleType("torch.clops")
 for _name in ("is_available device_count current_device set_device device synchronize get_device_name "
