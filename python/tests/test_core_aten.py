@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
 """Core ATen overloads that had no clops kernel and no decomposition
 (python/tools/core_aten_coverage.py): copy, select_scatter, slice_scatter,
-_adaptive_avg_pool3d, _cdist_forward,
-_pdist_forward, _embedding_bag and grid_sampler_2d run on the device with no CPU fallback
-and match PyTorch's CPU results, errors included (docs/torch.md, "Core ATen")."""
+reflection_pad3d, replication_pad3d, _adaptive_avg_pool3d, _cdist_forward,
+_pdist_forward, _embedding_bag and grid_sampler_2d run on the device with no
+CPU fallback and match PyTorch's CPU results, errors included (docs/torch.md,
+"Core ATen")."""
 import math
 
 import pytest
@@ -71,6 +72,32 @@ def test_scatter_backward(dev, no_fallback):
         grads.append((a.grad, b.grad))
     assert_close(grads[1][0], grads[0][0])
     assert_close(grads[1][1], grads[0][1])
+
+
+PAD_CASES = [(m, (2, 3, 4, 5), (1, 2, 0, 3, 2, 1)) for m in ("reflect", "replicate")] + \
+    [(m, (1, 2, 3, 4, 5), (4, 0, 1, 3, 2, 2)) for m in ("reflect", "replicate")] + \
+    [("replicate", (2, 3, 4, 5), (-1, 2, 1, 0, 2, -1))]    # negative pads crop
+
+
+@pytest.mark.parametrize("mode,shape,pad", PAD_CASES)
+def test_pad3d(dev, no_fallback, mode, shape, pad):
+    torch.manual_seed(0)
+    x = torch.randn(*shape)
+    want, got = both(dev, lambda a: F.pad(a, pad, mode=mode), x)
+    assert_close(got, want)
+    for dtype in (torch.float64, torch.int64):
+        xd = (x * 10).to(dtype)
+        want, got = both(dev, lambda a: F.pad(a, pad, mode=mode), xd)
+        assert_close(got, want)
+
+
+def test_pad3d_errors(dev):
+    # clops ops: the bridge raises clops' invalid-argument errors as ValueError
+    x = torch.zeros(1, 2, 3, 3, device=dev)
+    with pytest.raises(ValueError, match="Padding size should be less than"):
+        aten.reflection_pad3d(x, [3, 0, 0, 0, 0, 0])
+    with pytest.raises(ValueError, match="expected 4D or 5D"):
+        aten.replication_pad3d(torch.zeros(2, 3, 3, device=dev), [1, 1, 1, 1, 1, 1])
 
 
 @pytest.mark.parametrize("shape,out", [((2, 3, 7, 9, 10), (3, 4, 5)), ((3, 8, 8, 8), (2, 2, 2)),
