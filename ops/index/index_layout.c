@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/index/index_layout.c: layout ops of the indexing family built from views
- * and strided copies: repeat, roll and constant_pad_nd.
+ * and strided copies: repeat, roll, constant_pad_nd, and reflection and
+ * replication padding of 1 to 3 trailing dims.
  *
  * repeat views its result as [r0, s0, r1, s1, ...] and copies self,
  * expanded along the r dims, into it (PyTorch's own formulation); roll
