@@ -229,3 +229,16 @@ def test_grid_sample_errors(dev):
     with pytest.raises(RuntimeError, match="same dtype"):
         aten.grid_sampler_2d(x, torch.zeros(1, 2, 2, 2, device=dev, dtype=torch.float64), 0, 0,
                              False)
+
+
+def test_integer_dtypes_refused_as_on_the_cpu(dev):
+    i = torch.zeros(1, 2, 2, 2, dtype=torch.long)
+    for fn in (lambda x: aten._adaptive_avg_pool3d(x, [1, 1, 1]),
+               lambda x: aten._pdist_forward(x.view(2, 4), 2.0),
+               lambda x: aten.grid_sampler_2d(x[0:1, 0:1], torch.zeros(1, 1, 1, 2).to(x), 0, 0,
+                                              False)):
+        with pytest.raises(RuntimeError) as want:
+            fn(i)
+        with pytest.raises(RuntimeError) as got:
+            fn(i.to(dev))
+        assert str(got.value) == str(want.value)

@@ -62,8 +62,7 @@ def _adaptive_check(self, output_size, op):
         raise RuntimeError(f"{op}: elements of output_size must be greater than or equal to 0 "
                            f"but received {{{', '.join(str(s) for s in output_size)}}}")
     if not self.dtype.is_floating_point:
-        raise RuntimeError(f'"{op}_cpu" not implemented for '
-                           f"'{str(self.dtype).replace('torch.', '').capitalize()}'")
+        raise RuntimeError(f'"{op}_cpu" not implemented for \'{_dtype_name(self)}\'')
 
 
 def _adaptive_avg_pool3d(self, output_size):
@@ -140,8 +139,14 @@ def _slice_scatter(self, src, dim=0, start=None, end=None, step=1):
                          lambda t: torch.ops.aten.slice.Tensor(t, dim, start, end, step))
 
 
+_C10_NAMES = {torch.int64: "Long", torch.int32: "Int", torch.int16: "Short", torch.int8: "Char",
+              torch.uint8: "Byte", torch.bool: "Bool", torch.float32: "Float",
+              torch.float64: "Double", torch.float16: "Half", torch.bfloat16: "BFloat16"}
+
+
 def _dtype_name(t):
-    return str(t.dtype).replace("torch.", "").capitalize()
+    """The dtype's name in PyTorch's messages (c10's ScalarType name)."""
+    return _C10_NAMES.get(t.dtype, str(t.dtype).replace("torch.", ""))
 
 
 def _pnorm_of_diffs(diff, p):
@@ -206,7 +211,7 @@ def _pdist_forward(self, p=2):
     if self.dim() != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {self.dim()}D")
     if not self.dtype.is_floating_point:
-        raise RuntimeError(f"pdist only supports floating-point dtypes")
+        raise RuntimeError(f'"pdist" not implemented for \'{_dtype_name(self)}\'')
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
     n, m = self.shape
@@ -356,7 +361,8 @@ def _grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corner
         raise RuntimeError(f"grid_sampler(): interpolation mode {interpolation_mode} or padding "
                            f"mode {padding_mode} is not 0, 1 or 2")
     if not input.dtype.is_floating_point:
-        raise RuntimeError(f'"grid_sampler_2d_cpu" not implemented for \'{_dtype_name(input)}\'')
+        raise RuntimeError('"grid_sampler_2d_cpu_kernel_impl" not implemented for '
+                           f"'{_dtype_name(input)}'")
     n, c, h, w = input.shape
     ho, wo = grid.shape[1], grid.shape[2]
     flat = input.reshape(n, c, h * w)
