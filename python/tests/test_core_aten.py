@@ -242,3 +242,22 @@ def test_integer_dtypes_refused_as_on_the_cpu(dev):
         with pytest.raises(RuntimeError) as got:
             fn(i.to(dev))
         assert str(got.value) == str(want.value)
+
+
+@pytest.mark.parametrize("mode,padding_idx,freq", [
+    (m, p, f) for m in ("sum", "mean", "max") for p, f in ((None, False), (2, False), (None, True))
+    if not (m == "max" and f)])   # F.embedding_bag refuses max with scale_grad_by_freq
+def test_embedding_bag_backward(dev, no_fallback, mode, padding_idx, freq):
+    torch.manual_seed(0)
+    w = torch.randn(10, 3, dtype=torch.float64)
+    idx = torch.tensor([1, 2, 4, 5, 4, 3, 2, 9, 0, 2])
+    off = torch.tensor([0, 4, 4, 7])
+    grads = []
+    for where in ("cpu", dev):
+        leaf = w.to(where).detach().requires_grad_(True)
+        y = F.embedding_bag(idx.to(where), leaf, off.to(where), mode=mode,
+                            padding_idx=padding_idx, scale_grad_by_freq=freq)
+        g = torch.linspace(-1, 1, y.numel(), dtype=torch.float64).reshape(y.shape).to(where)
+        (y * g).sum().backward()
+        grads.append(leaf.grad)
+    assert_close(grads[1], grads[0])

@@ -225,6 +225,16 @@ def _pdist_forward(self, p=2):
     return _pnorm_of_diffs(diff, p).contiguous()
 
 
+def _offset2bag(off, n, nb):
+    """offset2bag[i], the bag of index i of n: a 1 at each of the nb bags'
+    starts (offsets, int64), summed cumulatively."""
+    starts = torch.zeros(n + 1, dtype=torch.int64, device=off.device)
+    if nb > 1:
+        starts.index_add_(0, off[1:nb].clamp(max=n),
+                          torch.ones(nb - 1, dtype=torch.int64, device=off.device))
+    return starts[:n].cumsum(0)
+
+
 def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False,
                    per_sample_weights=None, include_last_offset=False, padding_idx=-1):
     for name, t in (("indices", indices), ("offsets", offsets)):
@@ -270,12 +280,7 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
             raise RuntimeError(f"Index {pos} of input takes value {bad} which is not in the "
                                f"valid range [0, {rows})")
     dev, d = weight.device, weight.shape[1]
-    # offset2bag[i]: the bag of index i (a 1 at each bag's start, a cumulative sum).
-    starts = torch.zeros(n + 1, dtype=torch.int64, device=dev)
-    if nb > 1:
-        starts.index_add_(0, off[1:nb].clamp(max=n), torch.ones(nb - 1, dtype=torch.int64,
-                                                                 device=dev))
-    offset2bag = starts[:n].cumsum(0)
+    offset2bag = _offset2bag(off, n, nb)
     valid = idx != padding_idx if padding_idx >= 0 else torch.ones(n, dtype=torch.bool,
                                                                    device=dev)
     vals = weight.index_select(0, idx)
@@ -310,6 +315,59 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
     zeros = torch.zeros(nb, dtype=torch.int64, device=dev)
     o2b = offset2bag if padding_idx >= 0 else torch.empty(0, dtype=torch.int64, device=dev)
     return out, o2b, zeros, zeros.clone()
+
+
+def _embedding_bag_dense_backward(grad, indices, offset2bag, bag_size, maximum_indices,
+                                  num_weights, scale_grad_by_freq, mode, per_sample_weights,
+                                  padding_idx=-1):
+    """The weight gradient of _embedding_bag (PyTorch's _embedding_bag_backward
+    has recomputed an empty offset2bag from the offsets before it calls this)."""
+    dev, d = grad.device, grad.shape[1]
+    idx = indices.to(torch.int64)
+    n = idx.shape[0]
+    out = torch.zeros(num_weights, d, dtype=grad.dtype, device=dev)
+    if n == 0:
+        return out
+    if mode == 2:
+        nb = grad.shape[0]
+        sel = maximum_indices.to(torch.int64).reshape(nb, d)
+        keep = (bag_size > 0).unsqueeze(1)
+        if padding_idx >= 0:
+            keep = keep & (sel != padding_idx)
+        g = torch.where(keep, grad, torch.zeros((), dtype=grad.dtype, device=dev))
+        if scale_grad_by_freq:
+            counts = torch.zeros(num_weights, dtype=grad.dtype, device=dev).index_add_(
+                0, idx, torch.ones(n, dtype=grad.dtype, device=dev))
+            g = g / counts.index_select(0, sel.reshape(-1)).clamp(min=1).view(nb, d)
+        return out.scatter_add_(0, sel, g)
+    o2b = offset2bag.to(torch.int64)
+    rows = grad.index_select(0, o2b)
+    if mode == 1:
+        rows = rows / bag_size.index_select(0, o2b).clamp(min=1).to(grad.dtype).unsqueeze(1)
+    if per_sample_weights is not None:
+        rows = rows * per_sample_weights.unsqueeze(1)
+    if scale_grad_by_freq:
+        counts = torch.zeros(num_weights, dtype=grad.dtype, device=dev).index_add_(
+            0, idx, torch.ones(n, dtype=grad.dtype, device=dev))
+        rows = rows / counts.index_select(0, idx).unsqueeze(1)
+    if padding_idx >= 0:
+        rows = torch.where((idx != padding_idx).unsqueeze(1), rows,
+                           torch.zeros((), dtype=rows.dtype, device=dev))
+    return out.index_add_(0, idx, rows)
+
+
+def _embedding_bag_backward(grad, indices, offsets, offset2bag, bag_size, maximum_indices,
+                            num_weights, scale_grad_by_freq, mode, sparse, per_sample_weights,
+                            padding_idx=-1):
+    if sparse:
+        raise NotImplementedError("clops: embedding_bag(sparse=True) needs a sparse gradient, "
+                                  "which the clops device does not have: use sparse=False")
+    if offset2bag.numel() == 0 and indices.numel() > 0:
+        # PyTorch's CPU forward leaves it empty for mode sum; recompute it
+        offset2bag = _offset2bag(offsets.to(torch.int64), indices.shape[0], grad.shape[0])
+    return _embedding_bag_dense_backward(grad, indices, offset2bag, bag_size, maximum_indices,
+                                         num_weights, scale_grad_by_freq, mode,
+                                         per_sample_weights, padding_idx)
 
 
 def _reflect(coord, twice_low, twice_high):
@@ -431,6 +489,8 @@ _OPS = {
     "_cdist_forward": _cdist_forward,
     "_pdist_forward": _pdist_forward,
     "_embedding_bag": _embedding_bag,
+    "_embedding_bag_backward": _embedding_bag_backward,
+    "_embedding_bag_dense_backward": _embedding_bag_dense_backward,
     "grid_sampler_2d": _grid_sampler_2d,
 }
 
