@@ -261,3 +261,19 @@ def test_embedding_bag_backward(dev, no_fallback, mode, padding_idx, freq):
         (y * g).sum().backward()
         grads.append(leaf.grad)
     assert_close(grads[1], grads[0])
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+@pytest.mark.parametrize("shape,pad", [((2, 3, 7), (2, 3)), ((2, 3, 5, 6), (1, 2, 4, 0)),
+                                       ((1, 2, 3, 4, 5), (1, 2, 0, 2, 2, 1))])
+def test_pad_backward(dev, no_fallback, mode, shape, pad):
+    torch.manual_seed(0)
+    x = torch.randn(*shape, dtype=torch.float64)
+    grads = []
+    for where in ("cpu", dev):
+        leaf = x.to(where).detach().requires_grad_(True)
+        y = F.pad(leaf, pad, mode=mode)
+        g = torch.linspace(-1, 1, y.numel(), dtype=torch.float64).reshape(y.shape).to(where)
+        (y * g).sum().backward()
+        grads.append(leaf.grad)
+    assert_close(grads[1], grads[0])

@@ -480,6 +480,34 @@ def _grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corner
             tap(x0, y1, False) * wsw + tap(x1, y1, False) * wse)
 
 
+def _pad_backward(reflect, npad):
+    """reflection_padNd_backward / replication_padNd_backward: the padding is a
+    gather per padded dim (output position -> input position, the map clops'
+    forward uses), so its gradient is an index_add_ per dim, last dim first."""
+    def backward(grad_output, self, padding):
+        padding = [int(p) for p in padding]
+        g = grad_output
+        for k in reversed(range(npad)):
+            d = self.dim() - npad + k
+            lo = padding[2 * (npad - 1 - k)]
+            n = self.shape[d]
+            src = []
+            for o in range(g.shape[d]):
+                i = o - lo
+                if reflect:
+                    i = -i if i < 0 else i
+                    i = 2 * (n - 1) - i if i >= n else i
+                else:
+                    i = min(max(i, 0), n - 1)
+                src.append(i)
+            shape = list(g.shape)
+            shape[d] = n
+            idx = torch.tensor(src, dtype=torch.int64).to(g.device)
+            g = torch.zeros(shape, dtype=g.dtype, device=g.device).index_add_(d, idx, g)
+        return g
+    return backward
+
+
 _OPS = {
     "copy": _copy,
     "select_scatter": _select_scatter,
@@ -493,6 +521,9 @@ _OPS = {
     "_embedding_bag_dense_backward": _embedding_bag_dense_backward,
     "grid_sampler_2d": _grid_sampler_2d,
 }
+for _nd in (1, 2, 3):
+    _OPS[f"reflection_pad{_nd}d_backward"] = _pad_backward(True, _nd)
+    _OPS[f"replication_pad{_nd}d_backward"] = _pad_backward(False, _nd)
 
 
 def register():
