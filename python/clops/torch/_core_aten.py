@@ -22,7 +22,14 @@ python/tools/core_aten_coverage.py counts what is still missing.
 - _embedding_bag: sum/mean/max bags from embedding rows gathered by
   index_select and reduced by index_add / scatter_reduce over offset2bag,
   with per_sample_weights, include_last_offset and padding_idx; it returns
-  offset2bag, bag_size and max_indices as PyTorch's CUDA kernel does.
+  offset2bag, bag_size and max_indices as PyTorch's CPU kernel does, and
+  its weight gradient (_embedding_bag_backward / _dense_backward) is an
+  index_add_ (scatter_add_ at max_indices for max).
+- grid_sampler_2d: PyTorch's unnormalize / padding (zeros, border,
+  reflection) / interpolation (bilinear, nearest, bicubic) formulas, the
+  taps fetched by gather.
+- reflection/replication_pad{1,2,3}d_backward (not core, but CPU-only in
+  PyTorch): one index_add_ per padded dim with the forward's map.
 
 These are registered for PrivateUse1 only where clops binds no kernel of its
 own, so an op that later gets a clops kernel takes over silently.
@@ -317,6 +324,12 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
     return out, o2b, zeros, zeros.clone()
 
 
+def _index_counts(idx, num_weights, dtype):
+    """How often each of num_weights rows occurs in idx (scale_grad_by_freq)."""
+    ones = torch.ones(idx.shape[0], dtype=dtype, device=idx.device)
+    return torch.zeros(num_weights, dtype=dtype, device=idx.device).index_add_(0, idx, ones)
+
+
 def _embedding_bag_dense_backward(grad, indices, offset2bag, bag_size, maximum_indices,
                                   num_weights, scale_grad_by_freq, mode, per_sample_weights,
                                   padding_idx=-1):
@@ -336,8 +349,7 @@ def _embedding_bag_dense_backward(grad, indices, offset2bag, bag_size, maximum_i
             keep = keep & (sel != padding_idx)
         g = torch.where(keep, grad, torch.zeros((), dtype=grad.dtype, device=dev))
         if scale_grad_by_freq:
-            counts = torch.zeros(num_weights, dtype=grad.dtype, device=dev).index_add_(
-                0, idx, torch.ones(n, dtype=grad.dtype, device=dev))
+            counts = _index_counts(idx, num_weights, grad.dtype)
             g = g / counts.index_select(0, sel.reshape(-1)).clamp(min=1).view(nb, d)
         return out.scatter_add_(0, sel, g)
     o2b = offset2bag.to(torch.int64)
@@ -347,9 +359,7 @@ def _embedding_bag_dense_backward(grad, indices, offset2bag, bag_size, maximum_i
     if per_sample_weights is not None:
         rows = rows * per_sample_weights.unsqueeze(1)
     if scale_grad_by_freq:
-        counts = torch.zeros(num_weights, dtype=grad.dtype, device=dev).index_add_(
-            0, idx, torch.ones(n, dtype=grad.dtype, device=dev))
-        rows = rows / counts.index_select(0, idx).unsqueeze(1)
+        rows = rows / _index_counts(idx, num_weights, grad.dtype).index_select(0, idx).unsqueeze(1)
     if padding_idx >= 0:
         rows = torch.where((idx != padding_idx).unsqueeze(1), rows,
                            torch.zeros((), dtype=rows.dtype, device=dev))
