@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops/index/index_layout.c: layout ops of the indexing family built from views
- * and strided copies: repeat, roll and constant_pad_nd.
+ * and strided copies: repeat, roll, constant_pad_nd, and reflection and
+ * replication padding of 1 to 3 trailing dims.
  *
  * repeat views its result as [r0, s0, r1, s1, ...] and copies self,
  * expanded along the r dims, into it (PyTorch's own formulation); roll
@@ -269,8 +270,8 @@ clops_status ix_fn_constant_pad_nd(pw_variant variant, clops_tensor *dst, clops_
 typedef struct pad_ctx {
     const char *op;
     const clops_tensor *self;
-    int npad;                 /* padded trailing dims: 1 or 2 */
-    clops_tensor *idx[2];     /* per padded dim: output position -> input position */
+    int npad;                 /* padded trailing dims: 1 to 3 */
+    clops_tensor *idx[3];     /* per padded dim: output position -> input position */
 } pad_ctx;
 
 /* Source position of output position o of a padded dim (pads lo, size n). */
@@ -320,9 +321,9 @@ static clops_status pad_common(const char *op, bool reflect, int npad, pw_varian
                            "%s: expected %dD or %dD (batch mode) tensor with possibly 0 batch size "
                            "and other non-zero dimensions for input, but got: %dD",
                            op, npad + 1, npad + 2, self->ndim);
-    int64_t sizes[CLOPS_MAX_DIMS], lo[2], n[2];
+    int64_t sizes[CLOPS_MAX_DIMS], lo[3], n[3];
     memcpy(sizes, self->sizes, sizeof(int64_t) * (size_t)self->ndim);
-    pad_ctx c = {op, self, npad, {NULL, NULL}};
+    pad_ctx c = {op, self, npad, {NULL, NULL, NULL}};
     for (int k = 0; k < npad; k++) {
         int d = self->ndim - npad + k;
         int64_t hi = pad[2 * (npad - 1 - k) + 1];
@@ -373,8 +374,8 @@ static clops_status pad_common(const char *op, bool reflect, int npad, pw_varian
             st = ix_gather_run(&p);
     }
     st = structured_finish(&call, st, out);
-    clops_tensor_release(c.idx[0]);
-    clops_tensor_release(c.idx[1]);
+    for (int k = 0; k < 3; k++)
+        clops_tensor_release(c.idx[k]);
     return st;
 }
 
@@ -401,5 +402,18 @@ clops_status ix_fn_replication_pad2d(pw_variant variant, clops_tensor *dst, clop
                                      const int64_t *padding, int padding_len, clops_tensor **out)
 {
     return pad_common("replication_pad2d", false, 2, variant, dst, self, padding, padding_len,
+                      out);
+}
+
+clops_status ix_fn_reflection_pad3d(pw_variant variant, clops_tensor *dst, clops_tensor *self,
+                                    const int64_t *padding, int padding_len, clops_tensor **out)
+{
+    return pad_common("reflection_pad3d", true, 3, variant, dst, self, padding, padding_len, out);
+}
+
+clops_status ix_fn_replication_pad3d(pw_variant variant, clops_tensor *dst, clops_tensor *self,
+                                     const int64_t *padding, int padding_len, clops_tensor **out)
+{
+    return pad_common("replication_pad3d", false, 3, variant, dst, self, padding, padding_len,
                       out);
 }

@@ -385,3 +385,9 @@ _distributed.register()
 if os.environ.get("CLOPS_DEBUG_SCHEMAS"):
     for _line in schema_mismatches():
         print("clops: not bound:", _line)
+
+# Core ATen ops clops runs as compositions of its own kernels (_core_aten.py;
+# docs/torch.md, "Core ATen").
+from . import _core_aten  # noqa: E402
+
+_core_aten.register()

@@ -1,0 +1,553 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Core ATen ops the device "clops" runs as compositions of its own kernels.
+
+PyTorch gives these core-tagged overloads no decomposition a new backend
+inherits (only CPU/CUDA kernels, or a CompositeExplicitAutogradNonFunctional
+kernel that PrivateUse1 does not get), and clops has no kernel of the same
+name.  Each is written here as PyTorch writes it, over ops clops binds, so
+nothing reaches the CPU fallback; docs/torch.md ("Core ATen") lists them and
+python/tools/core_aten_coverage.py counts what is still missing.
+
+- copy, select_scatter, slice_scatter: PyTorch's own formulation (a copy of
+  self with src copied into the view).
+- _adaptive_avg_pool3d and its backward: per dim, a 0/1 matrix of the
+  adaptive windows (start = floor(i*n/m), end = ceil((i+1)*n/m)) contracts
+  that dim by a GEMM; the sums are divided by the window volumes.  Half and
+  bfloat16 are computed in float32 and rounded once, as PyTorch's CPU kernel
+  accumulates them.
+- _cdist_forward: p=2 through PyTorch's GEMM formulation (_euclidean_dist)
+  where PyTorch uses it (compute_mode 1, or 0 with more than 25 rows on
+  either side), other p from the differences directly; _pdist_forward: the
+  differences of the pairs i < j.
+- _embedding_bag: sum/mean/max bags from embedding rows gathered by
+  index_select and reduced by index_add / scatter_reduce over offset2bag,
+  with per_sample_weights, include_last_offset and padding_idx; it returns
+  offset2bag, bag_size and max_indices as PyTorch's CPU kernel does, and
+  its weight gradient (_embedding_bag_backward / _dense_backward) is an
+  index_add_ (scatter_add_ at max_indices for max).
+- grid_sampler_2d: PyTorch's unnormalize / padding (zeros, border,
+  reflection) / interpolation (bilinear, nearest, bicubic) formulas, the
+  taps fetched by gather.
+- reflection/replication_pad{1,2,3}d_backward (not core, but CPU-only in
+  PyTorch): one index_add_ per padded dim with the forward's map.
+
+These are registered for PrivateUse1 only where clops binds no kernel of its
+own, so an op that later gets a clops kernel takes over silently.
+"""
+import math
+
+import torch
+
+_LIB = None
+
+
+def _window_matrix(n, m, device):
+    """The (m, n) 0/1 matrix of adaptive pooling's windows of a dim of size n
+    pooled to m, and the (m,) window lengths, on device (built on the host:
+    it is data, like the index vectors of reflection padding)."""
+    mat = torch.zeros(m, n, dtype=torch.float32)
+    lens = torch.empty(m, dtype=torch.float32)
+    for i in range(m):
+        s = (i * n) // m
+        e = -((-(i + 1) * n) // m)
+        mat[i, s:e] = 1
+        lens[i] = e - s
+    return mat.to(device), lens.to(device)
+
+
+def _adaptive_check(self, output_size, op):
+    if self.dim() not in (4, 5):
+        raise RuntimeError(f"{op}(): Expected 4D or 5D tensor, but got {list(self.shape)}")
+    if len(output_size) != 3:
+        raise RuntimeError(f"{op}: output_size must be 3")
+    for i in range(1, self.dim()):
+        if self.shape[i] == 0:
+            raise RuntimeError(
+                f"{op}(): Expected input to have non-zero size for non-batch dimensions, "
+                f"but input has sizes {list(self.shape)} with dimension {i} being empty")
+    if any(s < 0 for s in output_size):
+        raise RuntimeError(f"{op}: elements of output_size must be greater than or equal to 0 "
+                           f"but received {{{', '.join(str(s) for s in output_size)}}}")
+    if not self.dtype.is_floating_point:
+        raise RuntimeError(f'"{op}_cpu" not implemented for \'{_dtype_name(self)}\'')
+
+
+def _adaptive_avg_pool3d(self, output_size):
+    output_size = [int(s) for s in output_size]
+    _adaptive_check(self, output_size, "adaptive_avg_pool3d")
+    x = self.to(torch.float32) if self.dtype in (torch.float16, torch.bfloat16) else self
+    cnt = None
+    for k, m in enumerate(output_size):
+        d = x.dim() - 3 + k
+        mat, lens = _window_matrix(x.shape[d], m, x.device)
+        mat, lens = mat.to(x.dtype), lens.to(x.dtype)
+        x = torch.matmul(x.movedim(d, -1), mat.t()).movedim(-1, d)
+        shape = [1, 1, 1]
+        shape[k] = m
+        cnt = lens.view(shape) if cnt is None else cnt * lens.view(shape)
+    out = x / cnt
+    return out.to(self.dtype).contiguous()
+
+
+def _adaptive_avg_pool3d_backward(grad_output, self):
+    _adaptive_check(self, [grad_output.shape[-3], grad_output.shape[-2], grad_output.shape[-1]],
+                    "adaptive_avg_pool3d_backward")
+    g = grad_output.to(torch.float32) if self.dtype in (torch.float16, torch.bfloat16) \
+        else grad_output.to(self.dtype)
+    cnt = None
+    mats = []
+    for k in range(3):
+        d = g.dim() - 3 + k
+        mat, lens = _window_matrix(self.shape[d], g.shape[d], g.device)
+        mats.append(mat.to(g.dtype))
+        shape = [1, 1, 1]
+        shape[k] = g.shape[d]
+        lens = lens.to(g.dtype).view(shape)
+        cnt = lens if cnt is None else cnt * lens
+    g = g / cnt
+    for k in range(3):
+        d = g.dim() - 3 + k
+        g = torch.matmul(g.movedim(d, -1), mats[k]).movedim(-1, d)
+    return g.to(self.dtype).contiguous()
+
+
+def _empty_preserving_strides(self):
+    """An uninitialized tensor like self with self's strides where they
+    overlap nowhere (PyTorch's clone_preserve_strides), else contiguous."""
+    if torch._debug_has_internal_overlap(self) == 0:
+        return torch.empty_strided(self.shape, self.stride(), dtype=self.dtype,
+                                   device=self.device)
+    return torch.empty(self.shape, dtype=self.dtype, device=self.device)
+
+
+def _copy(self, src, non_blocking=False):
+    out = _empty_preserving_strides(self)
+    out.copy_(src, non_blocking=non_blocking)
+    return out
+
+
+def _scatter_into(self, src, view_of):
+    out = _empty_preserving_strides(self)
+    out.copy_(self)
+    view = view_of(out)
+    if view.shape != src.shape:
+        raise RuntimeError("expected src to have a size equal to the slice of self. "
+                           f"src size = {list(src.shape)}, slice size = {list(view.shape)}")
+    view.copy_(src)
+    return out
+
+
+def _select_scatter(self, src, dim, index):
+    return _scatter_into(self, src, lambda t: torch.ops.aten.select.int(t, dim, index))
+
+
+def _slice_scatter(self, src, dim=0, start=None, end=None, step=1):
+    return _scatter_into(self, src,
+                         lambda t: torch.ops.aten.slice.Tensor(t, dim, start, end, step))
+
+
+_C10_NAMES = {torch.int64: "Long", torch.int32: "Int", torch.int16: "Short", torch.int8: "Char",
+              torch.uint8: "Byte", torch.bool: "Bool", torch.float32: "Float",
+              torch.float64: "Double", torch.float16: "Half", torch.bfloat16: "BFloat16"}
+
+
+def _dtype_name(t):
+    """The dtype's name in PyTorch's messages (c10's ScalarType name)."""
+    return _C10_NAMES.get(t.dtype, str(t.dtype).replace("torch.", ""))
+
+
+def _pnorm_of_diffs(diff, p):
+    """The p-norm over the last dim of the absolute differences diff."""
+    if p == 0:
+        return (diff != 0).sum(-1).to(diff.dtype)
+    if math.isinf(p):
+        return diff.amax(-1)
+    if p == 1:
+        return diff.sum(-1)
+    if p == 2:
+        return diff.mul(diff).sum(-1).sqrt()
+    return diff.pow(p).sum(-1).pow(1.0 / p)
+
+
+def _euclidean_dist(x1, x2):
+    """PyTorch's _euclidean_dist: |a|^2 - 2ab + |b|^2 by one GEMM."""
+    x1_norm = x1.pow(2).sum(-1, keepdim=True)
+    x2_norm = x2.pow(2).sum(-1, keepdim=True)
+    x1_ = torch.cat([x1.mul(-2), x1_norm, torch.ones_like(x1_norm)], -1)
+    x2_ = torch.cat([x2, torch.ones_like(x2_norm), x2_norm], -1)
+    return torch.matmul(x1_, x2_.mT).clamp_min_(0).sqrt_()
+
+
+def _cdist_forward(x1, x2, p, compute_mode=None):
+    if x1.dim() < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.dim()}D")
+    if x2.dim() < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X2 got: {x2.dim()}D")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError("X1 and X2 must have the same number of columns. "
+                           f"X1: {x1.shape[-1]} X2: {x2.shape[-1]}")
+    if not x1.dtype.is_floating_point:
+        raise RuntimeError(f"cdist only supports floating-point dtypes, X1 got: {_dtype_name(x1)}")
+    if not x2.dtype.is_floating_point:
+        raise RuntimeError(f"cdist only supports floating-point dtypes, X2 got: {_dtype_name(x2)}")
+    if x1.dtype != x2.dtype:
+        raise RuntimeError("expected scalar type " + _dtype_name(x1) + " but found " +
+                           _dtype_name(x2))
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    mode = 0 if compute_mode is None else compute_mode
+    if mode not in (0, 1, 2):
+        raise RuntimeError(f"possible modes: 0, 1, 2, but was: {mode}")
+    r1, r2, c = x1.shape[-2], x2.shape[-2], x1.shape[-1]
+    batch = torch.broadcast_shapes(x1.shape[:-2], x2.shape[:-2])
+    a = x1.expand(*batch, r1, c)
+    b = x2.expand(*batch, r2, c)
+    if r1 == 0 or r2 == 0:
+        return torch.empty(*batch, r1, r2, dtype=x1.dtype, device=x1.device)
+    if c == 0:
+        return torch.zeros(*batch, r1, r2, dtype=x1.dtype, device=x1.device)
+    if p == 2 and (mode == 1 or (mode == 0 and (r1 > 25 or r2 > 25))):
+        return _euclidean_dist(a, b).contiguous()
+    diff = (a.unsqueeze(-2) - b.unsqueeze(-3)).abs()
+    return _pnorm_of_diffs(diff, p).contiguous()
+
+
+def _pdist_forward(self, p=2):
+    if not self.is_contiguous():
+        raise RuntimeError("_pdist_forward requires contiguous input")
+    if self.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {self.dim()}D")
+    if not self.dtype.is_floating_point:
+        raise RuntimeError(f'"pdist" not implemented for \'{_dtype_name(self)}\'')
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    n, m = self.shape
+    count = n * (n - 1) // 2 if n > 1 else 0
+    if count == 0:
+        return torch.empty(0, dtype=self.dtype, device=self.device)
+    if m == 0:
+        return torch.zeros(count, dtype=self.dtype, device=self.device)
+    ij = torch.triu_indices(n, n, 1).to(self.device)
+    diff = (self.index_select(0, ij[0]) - self.index_select(0, ij[1])).abs()
+    return _pnorm_of_diffs(diff, p).contiguous()
+
+
+def _offset2bag(off, n, nb):
+    """offset2bag[i], the bag of index i of n: a 1 at each of the nb bags'
+    starts (offsets, int64), summed cumulatively."""
+    starts = torch.zeros(n + 1, dtype=torch.int64, device=off.device)
+    if nb > 1:
+        starts.index_add_(0, off[1:nb].clamp(max=n),
+                          torch.ones(nb - 1, dtype=torch.int64, device=off.device))
+    return starts[:n].cumsum(0)
+
+
+def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False,
+                   per_sample_weights=None, include_last_offset=False, padding_idx=-1):
+    for name, t in (("indices", indices), ("offsets", offsets)):
+        if t.dtype not in (torch.int32, torch.int64):
+            raise RuntimeError(
+                f"Expected tensor for argument #1 '{name}' to have one of the following scalar "
+                f"types: Long, Int; but got {t.type()} instead (while checking arguments for "
+                "embedding_bag)")
+    if weight.dim() != 2:
+        raise RuntimeError(f"embedding_bag: weight has to be a 2D Tensor, but got Tensor of "
+                           f"dimension {weight.dim()}")
+    if indices.dim() != 1 or offsets.dim() != 1:
+        raise RuntimeError("embedding_bag: input has to be a 1D or 2D Tensor, and offsets a 1D "
+                           f"Tensor, but got input {indices.dim()}D and offsets {offsets.dim()}D")
+    if mode not in (0, 1, 2):
+        raise RuntimeError(f"embedding_bag: mode {mode} is not 0 (sum), 1 (mean) or 2 (max)")
+    if per_sample_weights is not None:
+        if mode != 0:
+            raise RuntimeError("embedding_bag: per_sample_weights only supported with mode='sum'")
+        if per_sample_weights.dtype != weight.dtype:
+            raise RuntimeError(f"expected scalar type {_dtype_name(weight)} but found "
+                               f"{_dtype_name(per_sample_weights)}")
+        if per_sample_weights.shape != indices.shape:
+            raise RuntimeError("embedding_bag: per_sample_weights must have the shape of the "
+                               f"indices {list(indices.shape)}, got "
+                               f"{list(per_sample_weights.shape)}")
+    n, rows = indices.shape[0], weight.shape[0]
+    idx = indices.to(torch.int64)
+    off = offsets.to(torch.int64)
+    nb = off.shape[0] - 1 if include_last_offset else off.shape[0]
+    if include_last_offset and nb < 0:
+        raise RuntimeError("include_last_offset: numBags should be at least 1")
+    if off.shape[0] > 0:
+        first = int(off[0].item())
+        if first != 0:
+            raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the "
+                               f"mini-batch has to start from position 0. However, got {first}")
+    if n > 0:
+        lo, hi = int(idx.min().item()), int(idx.max().item())
+        if lo < 0 or hi >= rows:
+            bad = lo if lo < 0 else hi
+            pos = int((idx == bad).nonzero()[0, 0].item())
+            raise RuntimeError(f"Index {pos} of input takes value {bad} which is not in the "
+                               f"valid range [0, {rows})")
+    dev, d = weight.device, weight.shape[1]
+    offset2bag = _offset2bag(off, n, nb)
+    valid = idx != padding_idx if padding_idx >= 0 else torch.ones(n, dtype=torch.bool,
+                                                                   device=dev)
+    vals = weight.index_select(0, idx)
+    if per_sample_weights is not None:
+        vals = vals * per_sample_weights.unsqueeze(1)
+    counts = torch.zeros(nb, dtype=torch.int64, device=dev).index_add_(0, offset2bag,
+                                                                      valid.to(torch.int64))
+    if mode == 2:
+        neg = torch.full((), float("-inf"), dtype=weight.dtype, device=dev)
+        masked = torch.where(valid.unsqueeze(1), vals, neg)
+        bag_idx = offset2bag.unsqueeze(1).expand(n, d)
+        out = torch.full((nb, d), float("-inf"), dtype=weight.dtype, device=dev)
+        out.scatter_reduce_(0, bag_idx, masked, "amax", include_self=True)
+        # The first index of each bag holding its maximum, as PyTorch's CPU kernel keeps.
+        hit = (masked == out.index_select(0, offset2bag)) & valid.unsqueeze(1)
+        pos = torch.arange(n, dtype=torch.int64, device=dev).unsqueeze(1).expand(n, d)
+        pos = torch.where(hit, pos, torch.full((), n, dtype=torch.int64, device=dev))
+        first = torch.full((nb, d), n, dtype=torch.int64, device=dev)
+        first.scatter_reduce_(0, bag_idx, pos, "amin", include_self=True)
+        empty = (counts == 0).unsqueeze(1)
+        out = torch.where(empty, torch.zeros((), dtype=weight.dtype, device=dev), out)
+        idx_pad = torch.cat([idx, torch.zeros(1, dtype=torch.int64, device=dev)])
+        max_indices = idx_pad.index_select(0, first.reshape(-1)).view(nb, d)
+        return out, offset2bag, counts, max_indices
+    vals = torch.where(valid.unsqueeze(1), vals, torch.zeros((), dtype=vals.dtype, device=dev))
+    out = torch.zeros(nb, d, dtype=weight.dtype, device=dev).index_add_(0, offset2bag, vals)
+    if mode == 1:
+        out = out / counts.clamp(min=1).to(weight.dtype).unsqueeze(1)
+        return out, offset2bag, counts, counts.clone()
+    # mode sum: PyTorch's CPU kernel returns an empty offset2bag and zero bag sizes
+    # unless padding_idx is set (its backward recomputes them).
+    zeros = torch.zeros(nb, dtype=torch.int64, device=dev)
+    o2b = offset2bag if padding_idx >= 0 else torch.empty(0, dtype=torch.int64, device=dev)
+    return out, o2b, zeros, zeros.clone()
+
+
+def _index_counts(idx, num_weights, dtype):
+    """How often each of num_weights rows occurs in idx (scale_grad_by_freq)."""
+    ones = torch.ones(idx.shape[0], dtype=dtype, device=idx.device)
+    return torch.zeros(num_weights, dtype=dtype, device=idx.device).index_add_(0, idx, ones)
+
+
+def _embedding_bag_dense_backward(grad, indices, offset2bag, bag_size, maximum_indices,
+                                  num_weights, scale_grad_by_freq, mode, per_sample_weights,
+                                  padding_idx=-1):
+    """The weight gradient of _embedding_bag (PyTorch's _embedding_bag_backward
+    has recomputed an empty offset2bag from the offsets before it calls this)."""
+    dev, d = grad.device, grad.shape[1]
+    idx = indices.to(torch.int64)
+    n = idx.shape[0]
+    out = torch.zeros(num_weights, d, dtype=grad.dtype, device=dev)
+    if n == 0:
+        return out
+    if mode == 2:
+        nb = grad.shape[0]
+        sel = maximum_indices.to(torch.int64).reshape(nb, d)
+        keep = (bag_size > 0).unsqueeze(1)
+        if padding_idx >= 0:
+            keep = keep & (sel != padding_idx)
+        g = torch.where(keep, grad, torch.zeros((), dtype=grad.dtype, device=dev))
+        if scale_grad_by_freq:
+            counts = _index_counts(idx, num_weights, grad.dtype)
+            g = g / counts.index_select(0, sel.reshape(-1)).clamp(min=1).view(nb, d)
+        return out.scatter_add_(0, sel, g)
+    o2b = offset2bag.to(torch.int64)
+    rows = grad.index_select(0, o2b)
+    if mode == 1:
+        rows = rows / bag_size.index_select(0, o2b).clamp(min=1).to(grad.dtype).unsqueeze(1)
+    if per_sample_weights is not None:
+        rows = rows * per_sample_weights.unsqueeze(1)
+    if scale_grad_by_freq:
+        rows = rows / _index_counts(idx, num_weights, grad.dtype).index_select(0, idx).unsqueeze(1)
+    if padding_idx >= 0:
+        rows = torch.where((idx != padding_idx).unsqueeze(1), rows,
+                           torch.zeros((), dtype=rows.dtype, device=dev))
+    return out.index_add_(0, idx, rows)
+
+
+def _embedding_bag_backward(grad, indices, offsets, offset2bag, bag_size, maximum_indices,
+                            num_weights, scale_grad_by_freq, mode, sparse, per_sample_weights,
+                            padding_idx=-1):
+    if sparse:
+        raise NotImplementedError("clops: embedding_bag(sparse=True) needs a sparse gradient, "
+                                  "which the clops device does not have: use sparse=False")
+    if offset2bag.numel() == 0 and indices.numel() > 0:
+        # PyTorch's CPU forward leaves it empty for mode sum; recompute it
+        offset2bag = _offset2bag(offsets.to(torch.int64), indices.shape[0], grad.shape[0])
+    return _embedding_bag_dense_backward(grad, indices, offset2bag, bag_size, maximum_indices,
+                                         num_weights, scale_grad_by_freq, mode,
+                                         per_sample_weights, padding_idx)
+
+
+def _reflect(coord, twice_low, twice_high):
+    """PyTorch's reflect_coordinates: coord reflected into [low, high]."""
+    if twice_low == twice_high:
+        return torch.zeros_like(coord)
+    lo = twice_low / 2
+    span = (twice_high - twice_low) / 2
+    c = (coord - lo).abs()
+    extra = torch.fmod(c, span)
+    flips = torch.floor(c / span)
+    even = torch.remainder(flips, 2) == 0
+    return torch.where(even, extra + lo, span - extra + lo)
+
+
+def _grid_coord(coord, size, padding_mode, align_corners):
+    """PyTorch's compute_coordinates: padding applied to an unnormalized coord."""
+    if padding_mode == 1:
+        return coord.clamp(0, size - 1)
+    if padding_mode == 2:
+        if align_corners:
+            coord = _reflect(coord, 0, 2 * (size - 1))
+        else:
+            coord = _reflect(coord, -1, 2 * size - 1)
+        return coord.clamp(0, size - 1)
+    return coord
+
+
+def _grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
+    if input.dim() != 4 or grid.dim() != 4:
+        raise RuntimeError("grid_sampler(): expected 4D input and grid with same number of "
+                           f"dimensions, but got input with sizes {list(input.shape)} and grid "
+                           f"with sizes {list(grid.shape)}")
+    if input.dtype != grid.dtype:
+        raise RuntimeError("grid_sampler(): expected input and grid to have same dtype, but "
+                           f"input has {input.dtype} and grid has {grid.dtype}")
+    if input.shape[0] != grid.shape[0]:
+        raise RuntimeError("grid_sampler(): expected grid and input to have same batch size, "
+                           f"but got input with sizes {list(input.shape)} and grid with sizes "
+                           f"{list(grid.shape)}")
+    if grid.shape[-1] != 2:
+        raise RuntimeError("grid_sampler(): expected grid to have size 2 in last dimension, but "
+                           f"got grid with sizes {list(grid.shape)}")
+    if input.shape[2] == 0 or input.shape[3] == 0:
+        raise RuntimeError("grid_sampler(): expected input to have non-empty spatial "
+                           f"dimensions, but input has sizes {list(input.shape)} with dimension "
+                           f"{2 if input.shape[2] == 0 else 3} being empty")
+    if interpolation_mode not in (0, 1, 2) or padding_mode not in (0, 1, 2):
+        raise RuntimeError(f"grid_sampler(): interpolation mode {interpolation_mode} or padding "
+                           f"mode {padding_mode} is not 0, 1 or 2")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError('"grid_sampler_2d_cpu_kernel_impl" not implemented for '
+                           f"'{_dtype_name(input)}'")
+    n, c, h, w = input.shape
+    ho, wo = grid.shape[1], grid.shape[2]
+    flat = input.reshape(n, c, h * w)
+
+    def unnormalize(g, size):
+        if align_corners:
+            return (g + 1) / 2 * (size - 1)
+        return ((g + 1) * size - 1) / 2
+
+    def tap(ix, iy, bounded):
+        """input at integer coords (ix, iy) of shape (n, ho, wo): (n, c, ho, wo),
+        zero where out of bounds (bounded: pad the coords first, bicubic's way)."""
+        if bounded:
+            ix = _grid_coord(ix, w, padding_mode, align_corners)
+            iy = _grid_coord(iy, h, padding_mode, align_corners)
+        ok = (ix >= 0) & (ix <= w - 1) & (iy >= 0) & (iy <= h - 1)
+        xi = ix.clamp(0, w - 1).to(torch.int64)
+        yi = iy.clamp(0, h - 1).to(torch.int64)
+        lin = (yi * w + xi).reshape(n, 1, ho * wo).expand(n, c, ho * wo)
+        v = torch.gather(flat, 2, lin).reshape(n, c, ho, wo)
+        return torch.where(ok.unsqueeze(1), v, torch.zeros((), dtype=v.dtype, device=v.device))
+
+    gx = unnormalize(grid[..., 0], w)
+    gy = unnormalize(grid[..., 1], h)
+    if interpolation_mode == 2:
+        x0, y0 = torch.floor(gx), torch.floor(gy)
+        tx, ty = gx - x0, gy - y0
+
+        def cubic(t):
+            a = -0.75
+            t1, t2, t3 = t + 1, 1 - t, 2 - t
+            return [((a * t1 - 5 * a) * t1 + 8 * a) * t1 - 4 * a,
+                    ((a + 2) * t - (a + 3)) * t * t + 1,
+                    ((a + 2) * t2 - (a + 3)) * t2 * t2 + 1,
+                    ((a * t3 - 5 * a) * t3 + 8 * a) * t3 - 4 * a]
+        wx, wy = cubic(tx), cubic(ty)
+        out = None
+        for j in range(4):
+            row = None
+            for i in range(4):
+                term = tap(x0 - 1 + i, y0 - 1 + j, True) * wx[i].unsqueeze(1)
+                row = term if row is None else row + term
+            term = row * wy[j].unsqueeze(1)
+            out = term if out is None else out + term
+        return out
+    gx = _grid_coord(gx, w, padding_mode, align_corners)
+    gy = _grid_coord(gy, h, padding_mode, align_corners)
+    if interpolation_mode == 1:
+        return tap(torch.round(gx), torch.round(gy), False)
+    x0, y0 = torch.floor(gx), torch.floor(gy)
+    x1, y1 = x0 + 1, y0 + 1
+    wnw = ((x1 - gx) * (y1 - gy)).unsqueeze(1)
+    wne = ((gx - x0) * (y1 - gy)).unsqueeze(1)
+    wsw = ((x1 - gx) * (gy - y0)).unsqueeze(1)
+    wse = ((gx - x0) * (gy - y0)).unsqueeze(1)
+    return (tap(x0, y0, False) * wnw + tap(x1, y0, False) * wne +
+            tap(x0, y1, False) * wsw + tap(x1, y1, False) * wse)
+
+
+def _pad_backward(reflect, npad):
+    """reflection_padNd_backward / replication_padNd_backward: the padding is a
+    gather per padded dim (output position -> input position, the map clops'
+    forward uses), so its gradient is an index_add_ per dim, last dim first."""
+    def backward(grad_output, self, padding):
+        padding = [int(p) for p in padding]
+        g = grad_output
+        for k in reversed(range(npad)):
+            d = self.dim() - npad + k
+            lo = padding[2 * (npad - 1 - k)]
+            n = self.shape[d]
+            src = []
+            for o in range(g.shape[d]):
+                i = o - lo
+                if reflect:
+                    i = -i if i < 0 else i
+                    i = 2 * (n - 1) - i if i >= n else i
+                else:
+                    i = min(max(i, 0), n - 1)
+                src.append(i)
+            shape = list(g.shape)
+            shape[d] = n
+            idx = torch.tensor(src, dtype=torch.int64).to(g.device)
+            g = torch.zeros(shape, dtype=g.dtype, device=g.device).index_add_(d, idx, g)
+        return g
+    return backward
+
+
+_OPS = {
+    "copy": _copy,
+    "select_scatter": _select_scatter,
+    "slice_scatter": _slice_scatter,
+    "_adaptive_avg_pool3d": _adaptive_avg_pool3d,
+    "_adaptive_avg_pool3d_backward": _adaptive_avg_pool3d_backward,
+    "_cdist_forward": _cdist_forward,
+    "_pdist_forward": _pdist_forward,
+    "_embedding_bag": _embedding_bag,
+    "_embedding_bag_backward": _embedding_bag_backward,
+    "_embedding_bag_dense_backward": _embedding_bag_dense_backward,
+    "grid_sampler_2d": _grid_sampler_2d,
+}
+for _nd in (1, 2, 3):
+    _OPS[f"reflection_pad{_nd}d_backward"] = _pad_backward(True, _nd)
+    _OPS[f"replication_pad{_nd}d_backward"] = _pad_backward(False, _nd)
+
+
+def register():
+    """Registers the compositions for PrivateUse1 where clops binds nothing."""
+    global _LIB
+    if _LIB is not None:
+        return
+    _LIB = torch.library.Library("aten", "IMPL")
+    for name, fn in _OPS.items():
+        if torch._C._dispatch_has_kernel_for_dispatch_key("aten::" + name, "PrivateUse1"):
+            continue
+        _LIB.impl(name, fn, "PrivateUse1")
+
+
+def registered():
+    """The op names this module implements."""
+    return sorted(_OPS)
