@@ -166,6 +166,26 @@ report_device *report_find_device(const report *r, int index)
     return pos < 0 ? NULL : &r->devices[pos];
 }
 
+int report_ndevices_clops(const report *r)
+{
+    int n = 0;
+    for (int i = 0; i < r->ndevices; i++)
+        n += !r->devices[i].torch;
+    return n;
+}
+
+int report_single_clops_device(const report *r)
+{
+    int pos = -1;
+    for (int i = 0; i < r->ndevices; i++)
+        if (!r->devices[i].torch) {
+            if (pos >= 0)
+                return -1;
+            pos = i;
+        }
+    return pos;
+}
+
 int report_device_pos(const report *r, int index)
 {
     for (int i = 0; i < r->ndevices; i++)
@@ -408,6 +428,15 @@ cJSON *report_to_json(const report *r)
         rj_num(m, "compile_total_s", d->compile_total_s, &ok);
         rj_num(m, "fma_peak_gflops", d->fma_peak_gflops, &ok);
         rj_num(m, "mma_peak_gflops", d->mma_peak_gflops, &ok);
+        if (d->torch) {
+            /* A PyTorch column: "type": "torch" and how it ran. */
+            cJSON *type = cJSON_CreateString("torch");
+            if (!type || !cJSON_ReplaceItemInObjectCaseSensitive(o, "type", type)) {
+                cJSON_Delete(type);
+                ok = false;
+            }
+            rj_str(o, "settings", d->settings, &ok);
+        }
     }
     for (int i = 0; ok && i < r->nchecks; i++) {
         const report_check *c = &r->checks[i];
@@ -566,6 +595,12 @@ static clops_status rj_read_device(const cJSON *o, const char *name, int i, repo
         d->fma_peak_gflops = rj_get_num(m, "fma_peak_gflops");
         d->mma_peak_gflops = rj_get_num(m, "mma_peak_gflops");
         d->compile_total_s = rj_get_num(m, "compile_total_s");
+    }
+    if (strcmp(type, "torch") == 0) {
+        d->torch = true;
+        if (!rj_get_str(o, "settings", d->settings, sizeof d->settings))
+            return clops__fail(CLOPS_INVALID_ARGUMENT, "%s: devices[%d]: 'settings' is not a "
+                               "string", name, i);
     }
     return CLOPS_OK;
 }

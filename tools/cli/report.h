@@ -71,7 +71,18 @@ typedef struct report_device {
     double compile_total_s;   /* all program builds during the run, s */
     double fma_peak_gflops;   /* float32 multiply-adds in registers, GFLOP/s (NAN: none) */
     double mma_peak_gflops;   /* bfloat16 mma.sync in registers, GFLOP/s (NAN: none) */
+    /* PyTorch beside the devices (`compare --torch`): a column, not a clops
+     * device.  Its index is REPORT_TORCH_INDEX and up, info names the
+     * PyTorch version (driver_version) and the device it ran on (name),
+     * settings says how it ran (version, device, threads, TF32 and cuDNN
+     * flags, timing).  It has bench results only; the device table, the
+     * correctness matrix and the fallback lists leave it out. */
+    bool torch;
+    char settings[400];
 } report_device;
+
+/* The clops index of the first PyTorch column (the next ones follow). */
+#define REPORT_TORCH_INDEX 1000
 
 /* One (op, dtype, case, device) correctness result. */
 typedef struct report_check {
@@ -222,6 +233,11 @@ static inline const report_cell *report_matrix_cell(const report_matrix *m, int 
 }
 /* Position of the device with clops index `index` in r->devices, or -1. */
 int report_device_pos(const report *r, int index);
+/* The clops devices of r (its PyTorch columns left out). */
+int report_ndevices_clops(const report *r);
+/* Position of the one clops device of r, or -1 when it has none or several
+ * (the summaries then place that device against its ceilings). */
+int report_single_clops_device(const report *r);
 
 /* Bench results grouped by (op, dtype, case) with one entry per device. */
 typedef struct report_bench_row {
@@ -259,6 +275,7 @@ bool report_bench_is_compute(const report_bench *b);
 typedef struct report_family_perf {
     char family[32];
     int rows;                                 /* rows measured on 2+ devices (1 alone) */
+    int measured[REPORT_SUM_MAX_DEVICES];     /* rows measured on device j */
     int wins[REPORT_SUM_MAX_DEVICES];         /* rows where device j was the fastest */
     int compared[REPORT_SUM_MAX_DEVICES];     /* rows measured on j and the baseline */
     double speedup[REPORT_SUM_MAX_DEVICES];   /* geometric mean of t_baseline / t_j */

@@ -72,6 +72,7 @@ void report_perf_summarize(const report *r, const report_bench_table *t, report_
         for (int j = 0; j < nd; j++) {
             const report_bench *b = row->per_device[j];
             double q = b ? b->ratio_to_peak : NAN;
+            fp->measured[j] += report_bench_measured(b);
             if (!report_bench_measured(b) || !isfinite(q) || q <= 0)
                 continue;
             if (fp->ceiling_rows[j] == 0 || q < fp->of_ceiling_min[j])
