@@ -522,3 +522,8 @@ void host_kcache_get_stats(clops_device *d, host_kcache_stats *out)
     pthread_mutex_unlock(&c->lock);
     pthread_mutex_unlock(&c->build_lock);
 }
+
+const char *host_kernel_program_name(const host_kernel *k)
+{
+    return k && k->program ? k->program->name : "";
+}

@@ -716,6 +716,59 @@ static void a_torch_column_beside_one_device(void **state)
     report_free(&r);
 }
 
+/* The engine path of matrix, convolution and attention rows in words. */
+static void engine_paths_are_named(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *family, *launches, *path;
+    } cases[] = {
+        {"matrix", "gemm/mma/float16/a-k/b-n/128x128-w64x64-s3:gemm_mma", "mma 128x128-w64x64-s3"},
+        {"matrix", "gemm/mma/bfloat16/a-m-plain/b-k/64x64-w32x32-s4/split:gemm_mma, "
+                   "gemm/reduce/bfloat16:gemm_reduce",
+         "mma 64x64-w32x32-s4, split-K"},
+        {"matrix", "gemm/fma/float32:gemm_fma", "FMA"},
+        {"matrix", "gemm/cpu/float32:gemm_cpu", "FMA (CPU atom)"},
+        {"matrix", "gemm/skinny/float32/m4/b-n/v4:gemm_skinny", "skinny"},
+        {"matrix", "CLBlast", "CLBlast"},
+        {"matrix", "pw/copy/all-dtypes/i32:pw_copy, CLBlast", "CLBlast"},
+        {"conv", "gemm/cpu/float32/conv:gemm_cpu", "implicit GEMM, FMA (CPU atom)"},
+        {"conv", "conv/float32-i32:conv_im2col, gemm/fma/float32:gemm_fma", "im2col + GEMM, FMA"},
+        {"conv", "conv/float32-i32:conv_im2col, CLBlast", "im2col + GEMM, CLBlast"},
+        {"conv", "conv/float32-i32:conv_depthwise", "depthwise"},
+        {"attention", "attention-mma/float16/d64:attn_fwd", "fused, mma"},
+        {"attention", "attention/float32/d256:attn_fwd", "fused, FMA"},
+        {"pointwise", "pw/add/float32:pw_add", ""},
+        {"matrix", "", ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        report_bench b;
+        report_bench_init(&b);
+        snprintf(b.family, sizeof b.family, "%s", cases[i].family);
+        snprintf(b.launches, sizeof b.launches, "%s", cases[i].launches);
+        char buf[96];
+        assert_string_equal(report_engine_path(&b, buf, sizeof buf), cases[i].path);
+    }
+    /* Shown beside the row's figures in both documents, kept in report.json. */
+    report r;
+    one_device_model(&r);
+    snprintf(r.benches[3].launches, sizeof r.benches[3].launches,
+             "gemm/mma/float16/a-k/b-n/64x64-w32x32-s4:gemm_mma");
+    char *md = render(&r, report_render_md);
+    assert_non_null(strstr(md, "40.0 GFLOP/s · mma 64x64-w32x32-s4 |"));
+    free(md);
+    char *html = render(&r, report_render_html);
+    assert_non_null(strstr(html, "<span class=\"sub\">mma 64x64-w32x32-s4</span>"));
+    free(html);
+    cJSON *j = json_of(&r);
+    report back;
+    assert_int_equal(report_from_json(j, "test", &back), CLOPS_OK);
+    assert_string_equal(back.benches[3].launches, r.benches[3].launches);
+    report_free(&back);
+    cJSON_Delete(j);
+    report_free(&r);
+}
+
 static void devices_side_by_side_with_a_summary(void **state)
 {
     report r;
@@ -955,6 +1008,7 @@ int main(void)
         cmocka_unit_test(the_copy_peak_is_the_fastest_copy_measured),
         cmocka_unit_test(one_device_summary_is_against_the_ceiling),
         cmocka_unit_test(a_torch_column_beside_one_device),
+        cmocka_unit_test(engine_paths_are_named),
         cmocka_unit_test(empty_report_renders),
         cmocka_unit_test(writes_a_report_folder_and_reads_it_back),
         cmocka_unit_test(refuses_malformed_report_json),

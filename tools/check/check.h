@@ -397,6 +397,10 @@ typedef struct chk_bench_result {
     double warm_first_call_s;     /* filled by the caller (first call, warm cache) */
     int reps;
     char message[512];
+    /* The kernels the measured call launched, "program:kernel" (host
+     * launch log) comma-separated in launch order, and "CLBlast" when it
+     * handed a product to CLBlast: the engine path of the row. */
+    char launches[400];
     /* With sz->describe, the measured call as JSON (chk_prepared_json:
      * every argument as materialised on the device, for the PyTorch side
      * of `clops compare --torch`); NULL otherwise or when nothing ran.

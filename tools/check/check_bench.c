@@ -50,6 +50,7 @@
 #include <unistd.h>
 
 #include "host/host.h"
+#include "ops/gemm/gemm.h"
 #include "ops/kit/kit.h"
 #include "tools/check/check_internal.h"
 
@@ -764,6 +765,20 @@ static void bench_result_init(chk_bench_result *out, const clops_op *op, clops_d
     out->reps = reps > 0 ? reps : DEFAULT_REPS;
 }
 
+/* The launch log as text: "program:kernel, ...", then "CLBlast". */
+static void launches_text(const host_launch_log *log, bool clblast, char *buf, size_t cap)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int i = 0; i <= log->n && n < cap; i++) {
+        const char *name = i < log->n ? log->names[i] : clblast ? "CLBlast" : NULL;
+        if (name)
+            n += (size_t)snprintf(buf + n, cap - n, "%s%s", n ? ", " : "", name);
+    }
+    if (log->more && n < cap)
+        snprintf(buf + n, cap - n, ", %d more", log->more);
+}
+
 /* Times case c of info on d into out (device_us, bytes, GB/s and its
  * ratio to fig's copy peak, GFLOP/s for matrix products); the op's own
  * failure is returned, with out's figures NAN. */
@@ -775,8 +790,17 @@ static clops_status measure_case(const chk_opinfo *info, const chk_case *c, clop
     clops_clear_error();
     clops_status op_st = chk_prepare(info, c, d, true, &p);
     double per_call = NAN, out_bytes = 0;
+    /* Which kernels the calls launch: the engine path of the row. */
+    host_launch_log log;
+    gemm_engine_stats g0, g1;
+    gemm_engine_get_stats(&g0);
+    host_launch_log_open(&log);
     if (op_st == CLOPS_OK)
         op_st = time_calls(p, out->reps, &per_call, &out_bytes);
+    host_launch_log_close();
+    gemm_engine_get_stats(&g1);
+    launches_text(&log, g1.clblast_calls > g0.clblast_calls, out->launches,
+                  sizeof out->launches);
     /* After the first calls: an out= tensor the op resized has its final
      * shape. */
     if (op_st == CLOPS_OK && describe && !(out->call = chk_prepared_json(p))) {

@@ -475,6 +475,7 @@ cJSON *report_to_json(const report *r)
         rj_num(o, "warm_first_call_s", b->warm_first_call_s, &ok);
         rj_num(o, "reps", b->reps, &ok);
         rj_str(o, "message", b->message, &ok);
+        rj_str(o, "launches", b->launches, &ok);
     }
     report_summary s = report_summarize(r);
     cJSON *sum = cJSON_AddObjectToObject(root, "summary");
@@ -662,6 +663,9 @@ static clops_status rj_read_result(const cJSON *o, const char *name, int i, repo
         b.kernel = k;
         memcpy(b.kernel_name, kernel_name, sizeof b.kernel_name);
         rj_get_str(o, "family", b.family, sizeof b.family);
+        if (!rj_get_str(o, "launches", b.launches, sizeof b.launches))
+            return clops__fail(CLOPS_INVALID_ARGUMENT, "%s: results[%d]: 'launches' is not a "
+                               "string", name, i);
         b.bytes = rj_get_num(o, "bytes_per_call");
         b.flop = rj_get_num(o, "flop_per_call");
         b.gbs = rj_get_num(o, "gbs");

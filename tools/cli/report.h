@@ -120,6 +120,10 @@ typedef struct report_bench {
     double warm_first_call_s;        /* first call in a new process, warm cache, s */
     int reps;                        /* repetitions behind the medians */
     char *message;
+    /* The kernels the calls launched ("gemm/mma/float16/a-k/b-n/128x128-
+     * w64x64-s3:gemm_mma, ..."; "CLBlast" for products it ran); "" if
+     * unknown.  report_engine_path says it in words. */
+    char launches[400];
 } report_bench;
 
 typedef struct report {
@@ -316,6 +320,13 @@ void report_perf_summarize(const report *r, const report_bench_table *t, report_
 bool report_perf_compares(const report_perf_summary *s);
 void report_op_lists(const report *r, const report_matrix *m, const report_bench_table *t,
                      report_op_lists_t *out);
+
+/* The engine path of a matrix, convolution or attention row in words,
+ * from its launches: "mma 128x128-w64x64-s3", "FMA", "FMA (CPU atom)",
+ * "skinny", "CLBlast", with ", split-K"; convolutions "implicit GEMM, ..."
+ * or "im2col + GEMM, ..." or "depthwise"; attention "fused, mma" or
+ * "fused, FMA".  "" for other families and unknown launches.  Returns buf. */
+char *report_engine_path(const report_bench *b, char *buf, size_t cap);
 
 /* Formats a figure: "-" for NAN, else printf with `fmt`.  Returns buf. */
 char *report_fmt(double v, const char *fmt, char *buf, size_t cap);

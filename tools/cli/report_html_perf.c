@@ -381,6 +381,12 @@ static void perf_cells(const report *r, const report_bench *b, const report_benc
     sb_printf(sb, "<td class=\"num dv\">%s", report_fmt(b->device_us, "%.1f", buf, sizeof buf));
     if (b->kernel == REPORT_KERNEL_FALLBACK)
         sb_append(sb, " <span class=\"pill cpu\">CPU</span>");
+    char path[96];
+    if (report_engine_path(b, path, sizeof path)[0]) {
+        sb_append(sb, "<span class=\"sub\">");
+        html_esc(sb, path);
+        sb_append(sb, "</span>");
+    }
     sb_append(sb, "</td>");
     if (report_bench_is_compute(b)) {
         sb_printf(sb, "<td class=\"num\">%s GFLOP/s</td>",
@@ -419,7 +425,9 @@ void html_perf(const report *r, const report_bench_table *t, strbuf *sb)
         html_esc(sb, r->devices[base].label);
         sb_append(sb, " (its time over the device&#39;s)");
     }
-    sb_append(sb, ".</p>\n");
+    sb_append(sb, "; under the time of matrix products, convolutions and attention the "
+                  "engine path that ran (mma with its tile configuration, FMA, CLBlast; "
+                  "implicit GEMM or im2col).</p>\n");
     if (t->nrows == 0) {
         sb_append(sb, "<p class=\"none\">No performance results in this report.</p></section>\n");
         return;

@@ -240,7 +240,9 @@ static void md_bench(const report *r, const report_bench_table *t, strbuf *sb)
         return;
     sb_printf(sb, "## Performance\n\n"
                   "Every device on the same shapes: median time per call, achieved GB/s (with "
-                  "the share of the device's copy peak) or GFLOP/s%s%s%s.\n\n|",
+                  "the share of the device's copy peak) or GFLOP/s%s%s%s; matrix products, "
+                  "convolutions and attention name the engine path that ran (mma with its "
+                  "tile configuration, FMA, CLBlast; implicit GEMM or im2col).\n\n|",
               r->ndevices > 1 ? ", and the speed relative to " : "",
               r->ndevices > 1 ? r->devices[report_baseline_pos(r)].label : "",
               r->ndevices > 1 ? " (its time over the device's)" : "");
@@ -264,7 +266,9 @@ static void md_bench(const report *r, const report_bench_table *t, strbuf *sb)
         md_cell(sb, f->case_name);
         for (int j = 0; j < r->ndevices; j++) {
             const report_bench *b = t->rows[k].per_device[j];
-            char buf[160], a[32], p[32], tm[32], xs[32], x[40] = "";
+            char buf[300], a[32], p[32], tm[32], xs[32], x[140] = "", path[96] = "";
+            if (b)
+                report_engine_path(b, path, sizeof path);
             const report_bench *base = t->rows[k].per_device[report_baseline_pos(r)];
             report_fmt(b ? b->device_us : NAN, "%.1f", tm, sizeof tm);
             report_fmt(report_bench_measured(b) && report_bench_measured(base)
@@ -274,6 +278,10 @@ static void md_bench(const report *r, const report_bench_table *t, strbuf *sb)
             /* One device: no speed against itself. */
             if (r->ndevices > 1)
                 snprintf(x, sizeof x, " · %s", xs);
+            if (path[0]) {
+                size_t len = strlen(x);
+                snprintf(x + len, sizeof x - len, " · %s", path);
+            }
             if (!b)
                 snprintf(buf, sizeof buf, "-");
             else if (b->status != REPORT_PASS)

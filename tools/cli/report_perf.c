@@ -160,3 +160,54 @@ void report_op_lists(const report *r, const report_matrix *m, const report_bench
     }
     (void)r;
 }
+
+/* The words of one gemm program name ("gemm/mma/float16/a-k/b-n/CONFIG[/split]"). */
+static void gemm_words(const char *prog, char *buf, size_t cap)
+{
+    char kind[16] = "";
+    sscanf(prog, "gemm/%15[^/]", kind);
+    bool split = strstr(prog, "/split") != NULL;
+    if (strcmp(kind, "mma") == 0) {
+        /* the configuration is the component after b-... */
+        const char *cfg = strstr(prog, "/b-");
+        cfg = cfg ? strchr(cfg + 1, '/') : NULL;
+        int len = cfg ? (int)strcspn(cfg + 1, "/:") : 0;
+        snprintf(buf, cap, "mma %.*s%s", len, cfg ? cfg + 1 : "", split ? ", split-K" : "");
+    } else {
+        snprintf(buf, cap, "%s%s",
+                 strcmp(kind, "fma") == 0    ? "FMA"
+                 : strcmp(kind, "cpu") == 0  ? "FMA (CPU atom)"
+                 : kind[0]                   ? kind
+                                             : "GEMM",
+                 split ? ", split-K" : "");
+    }
+}
+
+char *report_engine_path(const report_bench *b, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    const char *fam = b->family;
+    if (!b->launches[0] || (strcmp(fam, "matrix") != 0 && strcmp(fam, "conv") != 0 &&
+                            strcmp(fam, "attention") != 0))
+        return buf;
+    char gemm[96] = "";
+    bool clblast = strstr(b->launches, "CLBlast") != NULL;
+    bool im2col = strstr(b->launches, ":conv_im2col") || strstr(b->launches, ":conv_col2im");
+    bool depthwise = strstr(b->launches, ":conv_depthwise") != NULL;
+    const char *g = strstr(b->launches, "gemm/");
+    if (g)
+        gemm_words(g, gemm, sizeof gemm);
+    else if (clblast)
+        snprintf(gemm, sizeof gemm, "CLBlast");
+    if (strstr(b->launches, "attention-mma/"))
+        snprintf(buf, cap, "fused, mma");
+    else if (strncmp(b->launches, "attention/", 10) == 0 || strstr(b->launches, ", attention/"))
+        snprintf(buf, cap, "fused, FMA");
+    else if (strcmp(fam, "conv") == 0 && depthwise)
+        snprintf(buf, cap, "depthwise");
+    else if (strcmp(fam, "conv") == 0 && gemm[0])
+        snprintf(buf, cap, "%s, %s", im2col ? "im2col + GEMM" : "implicit GEMM", gemm);
+    else if (gemm[0])
+        snprintf(buf, cap, "%s%s", gemm, clblast && g ? " + CLBlast" : "");
+    return buf;
+}

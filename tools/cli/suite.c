@@ -451,6 +451,7 @@ static int bench_one(const cli_suite *s, const clops_op *op, clops_device *d,
         snprintf(rb.case_name, sizeof rb.case_name, "%s", b.case_name);
         snprintf(rb.kernel_name, sizeof rb.kernel_name, "%s", b.kernel_name);
         snprintf(rb.family, sizeof rb.family, "%s", op_family(op));
+        snprintf(rb.launches, sizeof rb.launches, "%s", b.launches);
         rb.device = b.device;
         rb.status = (report_status)b.status;
         rb.kernel = (report_kernel)b.kernel;
