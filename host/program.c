@@ -311,9 +311,28 @@ static cl_program load_program(clops_device *d, host_dkey key, const char *optio
 
 /* Writes the request's source into src and its build options and disk key;
  * the source is checked against the compiler limits first. */
+/*
+ * The lines in front of every program for CPU devices.  Clang-based CPU
+ * compilers (POCL's) warn on every call that passes or returns a 16-wide
+ * vector (float16, uint16: vload16, our register tiles) without AVX-512
+ * ("AVX vector argument of type 'float16' without 'avx512f' enabled
+ * changes the ABI", -Wpsabi): the callee is POCL's builtin library built
+ * for the same target in the same module, so the ABI never differs, but
+ * the compiler prints "N warnings generated." to the process's standard
+ * error for each such program, in the middle of `clops compare`'s output.
+ * POCL refuses -Wno-psabi as a build option; the pragma (clang only) stays
+ * inside the program.  #line 1 keeps the line numbers of build logs.
+ */
+static const char cpu_prelude[] = "#ifdef __clang__\n"
+                                  "#pragma clang diagnostic ignored \"-Wpsabi\"\n"
+                                  "#endif\n"
+                                  "#line 1\n";
+
 static clops_status make_source(clops_device *d, const host_kernel_request *req, strbuf *src,
                                 char *options, size_t cap, host_dkey *key)
 {
+    if (!d->info.is_gpu)
+        sb_append(src, cpu_prelude);
     clops_status st = req->gen_source(req->ctx, d, src);
     if (st == CLOPS_OK)
         st = sb_finish(src, "kernel source");

@@ -697,6 +697,29 @@ static void test_compare_torch_column(void **state)
     unsetenv("CLOPS_TORCH_HELPER");
 }
 
+/* Building programs with 16-wide vectors (layer norm's and the CPU GEMM's)
+ * on a cold cache prints nothing: POCL's compiler would print "N warnings
+ * generated." to our standard error for each (-Wpsabi on CPUs without
+ * AVX-512), in the middle of the main job's output. */
+static void test_cold_builds_print_no_compiler_warnings(void **state)
+{
+    (void)state;
+    const char *old = getenv("CLOPS_CACHE_DIR");
+    char *saved = old ? strdup(old) : NULL;
+    setenv("CLOPS_CACHE_DIR", path_of("cold-cache"), 1);
+    run_out r = clops_run("warmup", "--op", "native_layer_norm,mm", "--dtype", "float32",
+                          "--jobs", "1", NULL);
+    if (saved)
+        setenv("CLOPS_CACHE_DIR", saved, 1);
+    else
+        unsetenv("CLOPS_CACHE_DIR");
+    free(saved);
+    EXPECT_EXIT(r, 0);
+    CT_ASSERT_MSG(strstr(r.out, "programs built"), "%s", r.out);
+    CT_ASSERT_MSG(!strstr(r.err, "warning"), "%s", r.err);
+    run_free(&r);
+}
+
 /* ops --json: one op result per device with schema, tags and kernels. */
 static void test_ops_json_lists_kernels(void **state)
 {
@@ -853,6 +876,7 @@ int main(void)
         cmocka_unit_test(test_check_json_has_the_documented_fields),
         cmocka_unit_test(test_compare_writes_the_report),
         cmocka_unit_test(test_compare_torch_column),
+        cmocka_unit_test(test_cold_builds_print_no_compiler_warnings),
         cmocka_unit_test(test_ops_json_lists_kernels),
         cmocka_unit_test(test_bench_and_warmup_report_times),
         cmocka_unit_test(test_bench_cases_json_rows),
