@@ -21,7 +21,11 @@ about 2 ms, the median of `reps` batches, one synchronisation per batch).
 
 RESULTS.json gets the settings (PyTorch version, device, threads, TF32 and
 cuDNN flags) and one result per case: us_per_call, or a status and a
-message (an op aten does not have, an argument PyTorch refuses).  When torch
+message (an op aten does not have, an argument PyTorch refuses).  With
+"models" in the document it also times a model's forward step (GPT-2 with
+random weights, transformers) on the peer and, through the clops PyTorch
+device (`import clops.torch`) when it is installed, on the compared clops
+devices, with clops' CPU fallbacks per step: the model table.  When torch
 cannot be imported the script prints one line saying why and exits with
 status 3, writing nothing: `clops compare` then leaves the column out.
 """
@@ -152,6 +156,90 @@ class Call:
         return self.op(**self.kw)
 
 
+# GPT-2's smallest published size (124M parameters, random weights: no
+# download), and the 2-layer configuration of python/examples/run_model.py
+# for tests.
+GPT2_SIZES = {"124m": {}, "small": {"n_layer": 2, "n_head": 2, "n_embd": 64, "vocab_size": 1000,
+                                   "n_positions": 128, "bos_token_id": 0, "eos_token_id": 0}}
+
+
+def model_rows(torch, spec, peer, cuda, reps):
+    """The model table: spec["model"] ("gpt2") of spec["size"] on the peer
+    (cpu or cuda) and on each clops device of spec["clops_devices"]
+    (clops:K through the clops PyTorch device, when it is importable): time
+    per forward step (the median of `reps` steps after one untimed step),
+    and on clops the CPU fallback calls per step and their ops."""
+    import statistics
+    import time
+    rows = []
+    size = spec.get("size", "124m")
+    batch, seq = int(spec.get("batch", 1)), int(spec.get("seq", 128))
+    name = f"GPT-2 {size} forward, batch {batch}, sequence {seq}, float32"
+    try:
+        import transformers
+        transformers.logging.set_verbosity_error()
+        cfg = transformers.GPT2Config(resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0,
+                                      **GPT2_SIZES[size])
+        torch.manual_seed(0)
+        model = transformers.GPT2LMHeadModel(cfg).eval()
+        x = torch.randint(0, cfg.vocab_size, (batch, seq),
+                          generator=torch.Generator().manual_seed(1))
+    except Exception as e:  # no transformers, or a version that refuses the config
+        return [{"model": name, "device": d["index"], "status": "skip",
+                 "message": f"transformers: {type(e).__name__}: {e}".splitlines()[0][:300]}
+                for d in [{"index": spec["peer_index"]}] + spec.get("clops_devices", [])]
+    targets = [(spec["peer_index"], peer)]
+    clops_err = None
+    if spec.get("clops_devices"):
+        try:
+            import clops.torch  # noqa: F401  (registers the clops device)
+        except Exception as e:
+            clops_err = f"the clops PyTorch device is not importable ({type(e).__name__}: {e})"
+        for d in spec["clops_devices"]:
+            targets.append((d["index"], None if clops_err else d["torch"]))
+    for index, where in targets:
+        row = {"model": name, "device": index}
+        if where is None:
+            row.update(status="skip", message=clops_err)
+            rows.append(row)
+            continue
+        dev = torch.device(where)
+        if dev.type == "clops":
+            def sync():
+                torch.clops.synchronize()
+        elif dev.type == "cuda":
+            sync = torch.cuda.synchronize
+        else:
+            def sync():
+                return None
+        try:
+            m = model.to(dev)
+            xd = x.to(dev)
+            with torch.no_grad():
+                m(xd)
+                sync()
+                if dev.type == "clops":
+                    torch.clops.reset_fallback_counts()
+                times = []
+                for _ in range(max(1, reps)):
+                    t0 = time.perf_counter()
+                    m(xd)
+                    sync()
+                    times.append(time.perf_counter() - t0)
+            row.update(status="pass", ms_per_step=statistics.median(times) * 1e3,
+                       steps=len(times))
+            if dev.type == "clops":
+                counts = torch.clops.fallback_counts()
+                row["fallbacks_per_step"] = sum(counts.values()) / len(times)
+                row["fallback_ops"] = sorted(counts)
+            model.to("cpu")
+        except Exception as e:
+            row.update(status="error",
+                       message=f"{type(e).__name__}: {e}".splitlines()[0][:300])
+        rows.append(row)
+    return rows
+
+
 def settings(torch, dev, cuda, threads, precision):
     """What the column was measured with, for the report."""
     s = {"torch": torch.__version__, "device": "cuda" if cuda else "cpu",
@@ -220,6 +308,8 @@ def main(argv):
     out = {"format": FORMAT_OUT, "version": 1, "settings": settings(torch, dev, cuda, threads,
                                                                     precision),
            "note": note, "results": results}
+    if doc.get("models"):
+        out["models"] = model_rows(torch, doc["models"], dev, cuda, min(reps, 5))
     tmp = argv[2] + ".tmp"
     with open(tmp, "w") as f:
         json.dump(out, f, indent=1)

@@ -603,11 +603,16 @@ static const char fake_torch_helper[] =
     "    assert c['bytes'] == 8 * t['sizes'][0] * t['sizes'][1] and c['flop'] is None, c\n"
     "    res.append({'index': i, 'status': 'pass', 'us_per_call': 250.0, 'reps': 2})\n"
     "res.append({'index': 99, 'status': 'pass', 'us_per_call': 1.0})\n"
+    "m = doc['models']\n"
+    "assert m['model'] == 'gpt2' and m['size'] == '124m' and m['peer_index'] == 1000, m\n"
+    "assert m['clops_devices'] == [], m  # the CPU device has no clops:K\n"
+    "models = [{'model': 'GPT-2 fake', 'device': 1000, 'status': 'pass', 'ms_per_step': 12.5},\n"
+    "          {'model': 'GPT-2 fake', 'device': 4242, 'status': 'pass', 'ms_per_step': 1.0}]\n"
     "st = {'torch': '9.9.9-fake', 'device': 'cpu', 'device_name': 'CPU', 'threads': 3,\n"
     "      'float32_matmul_precision': 'highest', 'tf32_matmul': False, 'tf32_cudnn': False,\n"
     "      'cudnn': True, 'deterministic': False}\n"
     "json.dump({'format': 'clops-torch-results', 'version': 1, 'settings': st, 'note': '',\n"
-    "           'results': res}, open(sys.argv[2], 'w'))\n";
+    "           'results': res, 'models': models}, open(sys.argv[2], 'w'))\n";
 
 /* compare --torch: the bench's calls go to the PyTorch helper (here a fake
  * one), whose times become a `torch` column the speeds refer to; without
@@ -629,7 +634,8 @@ static void test_compare_torch_column(void **state)
                       strstr(r.err, "PyTorch 9.9.9-fake on the CPU (CPU, 3 threads)"),
                   "%s", r.err);
     /* The one device against its ceilings, then against PyTorch. */
-    CT_ASSERT_MSG(strstr(r.out, "speed = torch's time / the device's") &&
+    CT_ASSERT_MSG(strstr(r.out, "GPT-2 fake, time per step:\n  torch      12.5 ms/step") &&
+                      strstr(r.out, "speed = torch's time / the device's") &&
                       strstr(r.out, "faster than PyTorch") && strstr(r.out, "and PyTorch in"),
                   "%s", r.out);
     run_free(&r);
@@ -662,11 +668,18 @@ static void test_compare_torch_column(void **state)
     CT_ASSERT(get(mine, "bytes_per_call")->valuedouble == bytes &&
               fabs(get(mine, "gbs")->valuedouble - bytes / 250e3) < 1e-9 * bytes);
     CT_ASSERT(cJSON_IsNull(get(mine, "ratio_to_peak")));
+    /* The model table: the peer's row (the stray device 4242 is dropped). */
+    const cJSON *models = get(doc, "models");
+    CT_ASSERT(cJSON_GetArraySize(models) == 1);
+    CT_ASSERT(get(models->child, "device")->valueint == 1000 &&
+              get(models->child, "ms_per_step")->valuedouble == 12.5 &&
+              strcmp(get(models->child, "status")->valuestring, "pass") == 0);
     cJSON_Delete(doc);
     snprintf(p, sizeof p, "%s/report.md", dir);
     char *md = slurp(p);
     CT_ASSERT_MSG(strstr(md, "PyTorch column **torch**: PyTorch 9.9.9-fake") &&
-                      strstr(md, "| torch (CPU) |") && strstr(md, "250.0 µs"),
+                      strstr(md, "| torch (CPU) |") && strstr(md, "250.0 µs") &&
+                      strstr(md, "## Models") && strstr(md, "| GPT-2 fake | - | 12.5 ms/step |"),
                   "%s", md);
     free(md);
     /* No torch: one line, no column, exit 0. */

@@ -647,6 +647,21 @@ static void a_torch_column_beside_one_device(void **state)
     }
     assert_int_equal(report_ndevices_clops(&r), 1);
     assert_int_equal(report_single_clops_device(&r), 0);
+    /* The model table: clops with two CPU fallbacks per step, PyTorch. */
+    report_model mr;
+    report_model_init(&mr);
+    snprintf(mr.model, sizeof mr.model, "GPT-2 124m forward");
+    mr.device = 1;
+    mr.status = REPORT_PASS;
+    mr.ms_per_step = 812.25;
+    mr.fallbacks_per_step = 2;
+    mr.message = "aten::foo.default";
+    assert_int_equal(report_add_model(&r, &mr), CLOPS_OK);
+    mr.device = REPORT_TORCH_INDEX;
+    mr.ms_per_step = 400;
+    mr.fallbacks_per_step = NAN;
+    mr.message = NULL;
+    assert_int_equal(report_add_model(&r, &mr), CLOPS_OK);
     report_bench_table t;
     assert_int_equal(report_bench_table_build(&r, &t), CLOPS_OK);
     report_perf_summary ps;
@@ -684,6 +699,8 @@ static void a_torch_column_beside_one_device(void **state)
     assert_int_equal(count_of(md, "| 1000 |"), 0);
     assert_int_equal(count_of(md, "torch (CPU)"), 1);
     assert_null(strstr(md, "**torch** (CPU):"));
+    assert_non_null(strstr(md, "| GPT-2 124m forward | 812.2 ms/step, 2 CPU fallbacks/step "
+                               "(aten::foo.default) | 400.0 ms/step |"));
     free(md);
     char *html = render(&r, report_render_html);
     assert_non_null(strstr(html, "Each op family against the device&#39;s ceiling"));
@@ -693,6 +710,7 @@ static void a_torch_column_beside_one_device(void **state)
     assert_non_null(strstr(html, "134.2 GB/s</td>"));
     assert_non_null(strstr(html, "<div class=\"num\">1</div><div class=\"lbl\">devices"));
     assert_null(strstr(html, "<td class=\"num\">1000</td>"));
+    assert_non_null(strstr(html, "<td class=\"num\">400.0 ms/step</td>"));
     free(html);
     /* report.json: "type": "torch" with its settings, read back as such. */
     cJSON *j = json_of(&r);
@@ -707,6 +725,9 @@ static void a_torch_column_beside_one_device(void **state)
     assert_int_equal(back.ndevices, 2);
     assert_true(back.devices[1].torch && !back.devices[0].torch);
     assert_string_equal(back.devices[1].settings, td->settings);
+    assert_int_equal(back.nmodels, 2);
+    assert_string_equal(back.models[0].message, "aten::foo.default");
+    assert_true(isnan(back.models[1].fallbacks_per_step));
     char *md1 = render(&r, report_render_md), *md2 = render(&back, report_render_md);
     assert_string_equal(md1, md2);
     free(md1);

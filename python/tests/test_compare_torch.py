@@ -119,7 +119,8 @@ def test_compare_has_a_torch_column(tmp_path):
     exe = os.path.join(os.environ.get("CLOPS_BUILD_DIR", os.path.join(ROOT, "build")), "clops")
     if not os.access(exe, os.X_OK):
         pytest.skip(f"no clops program at {exe}")
-    env = dict(os.environ, CLOPS_PYTHON=sys.executable, CLOPS_PROGRESS="off")
+    env = dict(os.environ, CLOPS_PYTHON=sys.executable, CLOPS_PROGRESS="off",
+               CLOPS_TORCH_MODEL="small")
     env.pop("CLOPS_TORCH_HELPER", None)
     out = tmp_path / "report"
     p = subprocess.run([exe, "compare", "--torch", "--no-check", "--op", "mm,neg",
@@ -139,3 +140,12 @@ def test_compare_has_a_torch_column(tmp_path):
     mm = [r for r in rows if r["op"] == "mm"]
     assert mm and mm[0]["gflops"] > 0 and mm[0]["flop_per_call"] > 0
     assert "PyTorch column" in (out / "report.md").read_text()
+    # The model table: GPT-2 (the 2-layer test size) on PyTorch and, through
+    # the clops PyTorch device, on the compared OpenCL device.
+    models = {m["device"]: m for m in doc["models"]}
+    assert models[idx]["status"] == "pass" and models[idx]["ms_per_step"] > 0
+    ocl = [d["index"] for d in doc["devices"] if d["type"] == "opencl"]
+    for i in ocl:
+        assert models[i]["status"] == "pass", models[i]
+        assert models[i]["fallbacks_per_step"] >= 0
+    assert "## Models" in (out / "report.md").read_text()

@@ -146,6 +146,18 @@ static void print_perf_summary(const report *r, FILE *f)
         cli_table_print(&tb, f, "  ");
         cli_table_free(&tb);
     }
+    const char *models[16];
+    int nm = report_model_names(r, models, 16);
+    for (int i = 0; i < nm; i++) {
+        fprintf(f, "\n%s, time per step:\n", models[i]);
+        for (int j = 0; j < r->ndevices; j++) {
+            const report_model *m = report_model_at(r, models[i], j);
+            char buf[600];
+            if (m)
+                fprintf(f, "  %-10s %s\n", r->devices[j].label,
+                        report_model_text(m, buf, sizeof buf));
+        }
+    }
     if (ps.nfamilies > 0 && ps.ndevices > 0) {
         if (ps.above_peak)
             fprintf(f, "  %d result%s above a ceiling (see the report)\n", ps.above_peak,

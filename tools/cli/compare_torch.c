@@ -199,6 +199,78 @@ static double num_of(const cJSON *o, const char *key)
     return cJSON_IsNumber(it) ? it->valuedouble : NAN;
 }
 
+/* Asks the helper for the model table: GPT-2 (CLOPS_TORCH_MODEL: 124m, the
+ * default, or small; none: no table) on the peer (column index idx) and,
+ * with the_clops, on every compared OpenCL device through the clops
+ * PyTorch device (opencl:K is clops:K).  False when out of memory. */
+static bool add_models_spec(cJSON *doc, const cli_suite *s, int idx, bool the_clops)
+{
+    const char *size = getenv("CLOPS_TORCH_MODEL");
+    if (!size || !*size)
+        size = "124m";
+    if (strcmp(size, "none") == 0)
+        return true;
+    cJSON *m = cJSON_AddObjectToObject(doc, "models");
+    cJSON *devs = m ? cJSON_AddArrayToObject(m, "clops_devices") : NULL;
+    bool ok = devs && cJSON_AddStringToObject(m, "model", "gpt2") &&
+              cJSON_AddStringToObject(m, "size", size) && cJSON_AddNumberToObject(m, "batch", 1) &&
+              cJSON_AddNumberToObject(m, "seq", 128) &&
+              cJSON_AddNumberToObject(m, "peer_index", idx);
+    for (int k = 0; ok && the_clops && k < s->ndev; k++) {
+        const char *label = clops_device_label(s->devs[k]);
+        int K = -1;
+        if (clops_device_get_info(s->devs[k])->type != CLOPS_DEVICE_OPENCL ||
+            sscanf(label, "opencl:%d", &K) != 1)
+            continue;
+        char where[32];
+        snprintf(where, sizeof where, "clops:%d", K);
+        cJSON *d = cJSON_CreateObject();
+        ok = d && cJSON_AddItemToArray(devs, d) &&
+             cJSON_AddNumberToObject(d, "index", clops_device_get_info(s->devs[k])->index) &&
+             cJSON_AddStringToObject(d, "torch", where);
+        if (!ok && d && !d->prev)
+            cJSON_Delete(d);
+    }
+    return ok;
+}
+
+/* Adds the helper's model rows to r (device indices checked). */
+static clops_status add_models(report *r, const cJSON *res)
+{
+    const cJSON *models = cJSON_GetObjectItemCaseSensitive(res, "models");
+    clops_status st = CLOPS_OK;
+    for (const cJSON *o = cJSON_IsArray(models) ? models->child : NULL; o && !st; o = o->next) {
+        double dev = num_of(o, "device");
+        if (!(dev == floor(dev)) || !report_find_device(r, (int)dev))
+            continue;
+        report_model m;
+        report_model_init(&m);
+        snprintf(m.model, sizeof m.model, "%s", str_of(o, "model"));
+        m.device = (int)dev;
+        const char *status = str_of(o, "status");
+        double ms = num_of(o, "ms_per_step");
+        char msg[1024] = "";
+        if (strcmp(status, "pass") == 0 && isfinite(ms) && ms > 0) {
+            m.status = REPORT_PASS;
+            m.ms_per_step = ms;
+            m.fallbacks_per_step = num_of(o, "fallbacks_per_step");
+            const cJSON *ops = cJSON_GetObjectItemCaseSensitive(o, "fallback_ops");
+            size_t n = 0;
+            for (const cJSON *e = cJSON_IsArray(ops) ? ops->child : NULL; e && n < sizeof msg;
+                 e = e->next)
+                if (cJSON_IsString(e))
+                    n += (size_t)snprintf(msg + n, sizeof msg - n, "%s%s", n ? ", " : "",
+                                          e->valuestring);
+        } else {
+            m.status = strcmp(status, "skip") == 0 ? REPORT_SKIP : REPORT_ERROR;
+            snprintf(msg, sizeof msg, "%s", str_of(o, "message"));
+        }
+        m.message = msg[0] ? msg : NULL;
+        st = report_add_model(r, &m);
+    }
+    return st;
+}
+
 /* The settings line of a PyTorch column. */
 static void settings_text(const cJSON *st, const char *note, char *buf, size_t cap)
 {
@@ -356,6 +428,10 @@ int cli_compare_torch(const cli_suite *s, const cJSON *calls, int reps, report *
     for (int j = 0; j < npeers && rc == CLI_EXIT_OK; j++) {
         int ncases = 0;
         cJSON *doc = cases_document(s, calls, peers[j], reps, &ncases);
+        if (doc && !add_models_spec(doc, s, REPORT_TORCH_INDEX + j, j == 0)) {
+            cJSON_Delete(doc);
+            doc = NULL;
+        }
         if (!doc) {
             rc = cli_status_error(CLOPS__HOST_OOM("the torch cases"), "compare --torch");
             break;
@@ -380,6 +456,8 @@ int cli_compare_torch(const cli_suite *s, const cJSON *calls, int reps, report *
             snprintf(label, sizeof label, "torch");
         int measured = 0;
         clops_status st = add_column(r, REPORT_TORCH_INDEX + j, label, doc, res, &measured);
+        if (st == CLOPS_OK)
+            st = add_models(r, res);
         if (st)
             rc = cli_status_error(st, "compare --torch");
         else

@@ -126,6 +126,17 @@ typedef struct report_bench {
     char launches[400];
 } report_bench;
 
+/* One model on one column (`compare --torch`): time per forward step and,
+ * on a clops device, the CPU fallbacks per step. */
+typedef struct report_model {
+    char model[96];           /* "GPT-2 124m forward, batch 1, sequence 128, float32" */
+    int device;               /* clops index, or a PyTorch column's */
+    report_status status;     /* pass (measured), skip or error */
+    double ms_per_step;       /* median, NAN unless pass */
+    double fallbacks_per_step; /* CPU fallback calls per step (clops devices), else NAN */
+    char *message;            /* the fallback ops, or why it did not run; may be NULL */
+} report_model;
+
 typedef struct report {
     char clops_version[32];
     char command[16];     /* "compare", "check", "bench" */
@@ -141,6 +152,8 @@ typedef struct report {
     int nchecks, checks_cap;
     report_bench *benches;
     int nbenches, benches_cap;
+    report_model *models;
+    int nmodels, models_cap;
 } report;
 
 /* Counts over the check results.  failed counts fail and error; errors is
@@ -181,6 +194,10 @@ void report_bench_init(report_bench *b);
 /* Copies a result into the report (message duplicated). */
 clops_status report_add_check(report *r, const report_check *c);
 clops_status report_add_bench(report *r, const report_bench *b);
+/* Copies a model row into the report (message duplicated); *m with every
+ * figure NAN from report_model_init. */
+void report_model_init(report_model *m);
+clops_status report_add_model(report *r, const report_model *m);
 report_summary report_summarize(const report *r);
 
 /* --- JSON -------------------------------------------------------------------------- */
@@ -327,6 +344,14 @@ void report_op_lists(const report *r, const report_matrix *m, const report_bench
  * or "im2col + GEMM, ..." or "depthwise"; attention "fused, mma" or
  * "fused, FMA".  "" for other families and unknown launches.  Returns buf. */
 char *report_engine_path(const report_bench *b, char *buf, size_t cap);
+
+/* The distinct models of r's model rows, in order (at most cap; returns
+ * how many), and one model row's cell text: "1234.5 ms/step, 0 CPU
+ * fallbacks/step", "skip: why".  Returns buf. */
+int report_model_names(const report *r, const char **names, int cap);
+char *report_model_text(const report_model *m, char *buf, size_t cap);
+/* The model row of `model` on the device at position j, or NULL. */
+const report_model *report_model_at(const report *r, const char *model, int j);
 
 /* Formats a figure: "-" for NAN, else printf with `fmt`.  Returns buf. */
 char *report_fmt(double v, const char *fmt, char *buf, size_t cap);

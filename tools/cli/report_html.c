@@ -324,6 +324,41 @@ static void html_matrix(const report *r, const report_matrix *m, strbuf *sb)
     sb_append(sb, "</tbody></table></div></section>\n");
 }
 
+/* The model table (compare --torch). */
+static void html_models(const report *r, strbuf *sb)
+{
+    const char *names[16];
+    int n = report_model_names(r, names, 16);
+    if (n == 0)
+        return;
+    sb_append(sb, "<section class=\"panel\" id=\"models\"><h2>Models</h2>\n<p class=\"hint\">"
+                  "A whole model&#39;s forward step on each device (through the clops PyTorch "
+                  "device) and on PyTorch: the median time per step, and the CPU fallback "
+                  "calls per step with their ops.</p>\n<div class=\"scroll\"><table><thead>"
+                  "<tr><th>Model</th>");
+    for (int j = 0; j < r->ndevices; j++) {
+        sb_printf(sb, "<th class=\"num\"><span class=\"dot\" style=\"background:%s\"></span>",
+                  html_color(j));
+        html_esc(sb, r->devices[j].label);
+        sb_append(sb, "</th>");
+    }
+    sb_append(sb, "</tr></thead><tbody>\n");
+    for (int i = 0; i < n; i++) {
+        sb_append(sb, "<tr><td class=\"op\">");
+        html_esc(sb, names[i]);
+        sb_append(sb, "</td>");
+        for (int j = 0; j < r->ndevices; j++) {
+            const report_model *m = report_model_at(r, names[i], j);
+            char buf[600];
+            sb_printf(sb, "<td class=\"num%s\">", m && m->status == REPORT_PASS ? "" : " na");
+            html_esc(sb, m ? report_model_text(m, buf, sizeof buf) : "-");
+            sb_append(sb, "</td>");
+        }
+        sb_append(sb, "</tr>\n");
+    }
+    sb_append(sb, "</tbody></table></div></section>\n");
+}
+
 /* The ops that ran on the CPU fallback, per device. */
 static void html_fallbacks(const report *r, const report_matrix *m, strbuf *sb)
 {
@@ -416,6 +451,7 @@ clops_status report_render_html(const report *r, strbuf *sb)
     }
     html_head(r, &m, sb);
     html_summary(r, &m, &t, sb);
+    html_models(r, sb);
     html_devices(r, sb);
     html_matrix(r, &m, sb);
     html_charts(r, &t, sb);

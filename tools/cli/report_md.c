@@ -233,6 +233,37 @@ static void md_summary(const report *r, const report_matrix *m, const report_ben
               ol.nfallback ? ol.fallback : "none");
 }
 
+/* The model table: time per forward step per column, with clops' CPU
+ * fallbacks. */
+static void md_models(const report *r, strbuf *sb)
+{
+    const char *names[16];
+    int n = report_model_names(r, names, 16);
+    if (n == 0)
+        return;
+    sb_append(sb, "## Models\n\nA whole model's forward step on each device (through the "
+                  "clops PyTorch device) and on PyTorch: the median time per step, and the CPU "
+                  "fallback calls per step with their ops.\n\n|");
+    md_cell(sb, "Model");
+    for (int j = 0; j < r->ndevices; j++)
+        md_cell(sb, r->devices[j].label);
+    sb_append(sb, "\n| --- |");
+    for (int j = 0; j < r->ndevices; j++)
+        sb_append(sb, " ---: |");
+    sb_putc(sb, '\n');
+    for (int i = 0; i < n; i++) {
+        sb_append(sb, "|");
+        md_cell(sb, names[i]);
+        for (int j = 0; j < r->ndevices; j++) {
+            const report_model *m = report_model_at(r, names[i], j);
+            char buf[600];
+            md_cell(sb, m ? report_model_text(m, buf, sizeof buf) : "-");
+        }
+        sb_putc(sb, '\n');
+    }
+    sb_putc(sb, '\n');
+}
+
 /* Bandwidth and call costs, one row per (op, dtype, case). */
 static void md_bench(const report *r, const report_bench_table *t, strbuf *sb)
 {
@@ -422,6 +453,7 @@ clops_status report_render_md(const report *r, strbuf *sb)
               m.nops == 1 ? "" : "s", nclops, nclops == 1 ? "" : "s",
               nclops < r->ndevices ? ", timed beside PyTorch" : "");
     md_summary(r, &m, &t, sb);
+    md_models(r, sb);
     md_devices(r, sb);
     md_matrix(r, &m, sb);
     md_bench(r, &t, sb);

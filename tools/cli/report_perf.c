@@ -211,3 +211,40 @@ char *report_engine_path(const report_bench *b, char *buf, size_t cap)
         snprintf(buf, cap, "%s%s", gemm, clblast && g ? " + CLBlast" : "");
     return buf;
 }
+
+int report_model_names(const report *r, const char **names, int cap)
+{
+    int n = 0;
+    for (int i = 0; i < r->nmodels; i++) {
+        bool seen = false;
+        for (int k = 0; k < n; k++)
+            seen |= strcmp(names[k], r->models[i].model) == 0;
+        if (!seen && n < cap)
+            names[n++] = r->models[i].model;
+    }
+    return n;
+}
+
+const report_model *report_model_at(const report *r, const char *model, int j)
+{
+    for (int i = 0; i < r->nmodels; i++)
+        if (strcmp(r->models[i].model, model) == 0 &&
+            report_device_pos(r, r->models[i].device) == j)
+            return &r->models[i];
+    return NULL;
+}
+
+char *report_model_text(const report_model *m, char *buf, size_t cap)
+{
+    if (m->status != REPORT_PASS) {
+        snprintf(buf, cap, "%s%s%.200s", report_status_name(m->status), m->message ? ": " : "",
+                 m->message ? m->message : "");
+        return buf;
+    }
+    int n = snprintf(buf, cap, "%.1f ms/step", m->ms_per_step);
+    if (isfinite(m->fallbacks_per_step) && n > 0 && (size_t)n < cap)
+        snprintf(buf + n, cap - (size_t)n, ", %.0f CPU fallback%s/step%s%.200s%s",
+                 m->fallbacks_per_step, m->fallbacks_per_step == 1 ? "" : "s",
+                 m->message ? " (" : "", m->message ? m->message : "", m->message ? ")" : "");
+    return buf;
+}
