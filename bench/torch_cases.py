@@ -289,7 +289,9 @@ def main(argv):
     reps = int(doc.get("reps") or 10)
     sync = torch.cuda.synchronize if cuda else (lambda: None)
     results = []
-    for i, case in enumerate(doc.get("cases", [])):
+    cases = doc.get("cases", [])
+    progress = bool(doc.get("progress"))
+    for i, case in enumerate(cases):
         r = {"index": i, "op": case.get("op"), "dtype": case.get("dtype"),
              "case": case.get("case")}
         try:
@@ -303,12 +305,20 @@ def main(argv):
         except (RuntimeError, ValueError, TypeError, IndexError, KeyError) as e:
             r.update(status="error", message=f"{type(e).__name__}: {e}".splitlines()[0][:400])
         results.append(r)
+        if progress:
+            what = (f"ok ({r['us_per_call']:.1f} us/call)" if r["status"] == "pass" else
+                    f"{r['status']}: {r.get('message', '')[:120]}")
+            print(f"torch: [{i + 1}/{len(cases)}] {case.get('op')} {what}", file=sys.stderr,
+                  flush=True)
         if cuda:
             torch.cuda.empty_cache()
     out = {"format": FORMAT_OUT, "version": 1, "settings": settings(torch, dev, cuda, threads,
                                                                     precision),
            "note": note, "results": results}
     if doc.get("models"):
+        if progress:
+            print(f"torch: the model table ({doc['models'].get('model')} "
+                  f"{doc['models'].get('size')})", file=sys.stderr, flush=True)
         out["models"] = model_rows(torch, doc["models"], dev, cuda, min(reps, 5))
     tmp = argv[2] + ".tmp"
     with open(tmp, "w") as f:

@@ -682,6 +682,11 @@ static void test_compare_torch_column(void **state)
                       strstr(md, "## Models") && strstr(md, "| GPT-2 fake | - | 12.5 ms/step |"),
                   "%s", md);
     free(md);
+    /* Nothing to time. */
+    r = clops_run("compare", "--op", "abs.out", "--torch", "--no-bench", NULL);
+    EXPECT_EXIT(r, 2);
+    CT_ASSERT_MSG(strstr(r.err, "--torch times the benchmarks"), "%s", r.err);
+    run_free(&r);
     /* No torch: one line, no column, exit 0. */
     static const char no_torch[] = "import sys\nprint('PyTorch is not importable with "
                                    "python3 (ModuleNotFoundError)')\nsys.exit(3)\n";

@@ -203,7 +203,11 @@ static int run_compare(const cli_args *args)
     int base = 0;
     const char *bv = cli_value(args, "baseline");
     bool base_torch = bv && strcmp(bv, "torch") == 0;
-    bool torch = (cli_flag(args, "torch") || base_torch) && do_bench;
+    bool torch = cli_flag(args, "torch") || base_torch;
+    if (torch && !do_bench) {
+        free(cs.devs);
+        return cli_usage_error(cmd, "--torch times the benchmarks, and --no-bench leaves none");
+    }
     if (base_torch)
         bv = NULL;
     if (bv) {

@@ -88,6 +88,13 @@ static int cpu_threads(const cli_suite *s)
     return 0;
 }
 
+/* Whether the helper prints a line per case (CLOPS_PROGRESS is not off). */
+static bool progress_wanted(void)
+{
+    const char *p = getenv("CLOPS_PROGRESS");
+    return !p || strcmp(p, "off") != 0;
+}
+
 /* Whether calls[0..i) holds a call with the same op, dtype and case as c
  * for the same peer. */
 static bool seen_before(const cJSON *calls, const cJSON *c, const char *peer,
@@ -126,6 +133,7 @@ static cJSON *cases_document(const cli_suite *s, const cJSON *calls, const char 
               cJSON_AddNumberToObject(doc, "threads", strcmp(peer, "cpu") == 0 ? cpu_threads(s)
                                                                                : 0) &&
               cJSON_AddNumberToObject(doc, "reps", reps) &&
+              cJSON_AddBoolToObject(doc, "progress", progress_wanted()) &&
               cJSON_AddStringToObject(doc, "float32_matmul_precision",
                                       clops_get_float32_matmul_precision());
     *ncases = 0;

@@ -151,7 +151,10 @@ static void html_head(const report *r, const report_matrix *m, strbuf *sb)
     sb_append(sb, " &middot; host <b>");
     html_esc(sb, r->host[0] ? r->host : "?");
     sb_printf(sb, "</b> &middot; %s</p>\n", cli_fmt_seconds(r->wall_s, wall, sizeof wall));
-    sb_append(sb, "<nav class=\"toc\"><a href=\"#summary\">Summary</a><a href=\"#devices\">"
+    sb_append(sb, "<nav class=\"toc\"><a href=\"#summary\">Summary</a>");
+    if (r->nmodels)
+        sb_append(sb, "<a href=\"#models\">Models</a>");
+    sb_append(sb, "<a href=\"#devices\">"
                   "Devices</a><a href=\"#matrix\">Correctness</a><a href=\"#bandwidth\">"
                   "Charts</a><a href=\"#perf\">Performance</a><a href=\"#fallbacks\">CPU "
                   "fallbacks</a><a href=\"#skips\">Skipped</a><a href=\"#failures\">"
