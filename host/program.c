@@ -322,6 +322,8 @@ static cl_program load_program(clops_device *d, host_dkey key, const char *optio
  * error for each such program, in the middle of `clops compare`'s output.
  * POCL refuses -Wno-psabi as a build option; the pragma (clang only) stays
  * inside the program.  #line 1 keeps the line numbers of build logs.
+ * build_from_source hands it to the driver as a first string: the source
+ * clops checks, hashes and dumps is the family's own.
  */
 static const char cpu_prelude[] = "#ifdef __clang__\n"
                                   "#pragma clang diagnostic ignored \"-Wpsabi\"\n"
@@ -331,8 +333,6 @@ static const char cpu_prelude[] = "#ifdef __clang__\n"
 static clops_status make_source(clops_device *d, const host_kernel_request *req, strbuf *src,
                                 char *options, size_t cap, host_dkey *key)
 {
-    if (!d->info.is_gpu)
-        sb_append(src, cpu_prelude);
     clops_status st = req->gen_source(req->ctx, d, src);
     if (st == CLOPS_OK)
         st = sb_finish(src, "kernel source");
@@ -352,7 +352,13 @@ static clops_status build_from_source(clops_device *d, const host_kernel_request
 {
     cl_int err = CL_SUCCESS;
     const char *text = sb_str(src);
-    cl_program prog = clCreateProgramWithSource(d->context, 1, &text, &src->len, &err);
+    /* CPU devices: the prelude in front (not part of the source's key or
+     * of the dumps: it changes no binary, and #line 1 keeps the lines). */
+    const char *parts[2] = {cpu_prelude, text};
+    size_t lens[2] = {sizeof cpu_prelude - 1, src->len};
+    int first = d->info.is_gpu ? 1 : 0;
+    cl_program prog = clCreateProgramWithSource(d->context, (cl_uint)(2 - first), parts + first,
+                                                lens + first, &err);
     if (!prog || err != CL_SUCCESS) {
         if (prog)
             clReleaseProgram(prog);
