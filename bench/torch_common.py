@@ -6,7 +6,12 @@ are not op rows: torch_gemm.py), so that the PyTorch and clops figures of one jo
 the same way as the C benchmarks' time_calls (bench/bench_common.h): one
 warm-up call, then the median over `batches` batches of `reps` calls,
 timed with CUDA events on the GPU and perf_counter on the CPU.  torch is
-imported where it is used, so torch_family.py --list runs without it."""
+imported where it is used, so torch_family.py --list runs without it.
+
+time_like_clops is the other method: the one of `clops bench` and
+`clops compare` (time_calls in tools/check/check_bench.c), for the PyTorch
+column of `clops compare --torch` (torch_cases.py)."""
+import math
 import statistics
 import time
 
@@ -57,3 +62,28 @@ def bench_device(args):
     if not cuda and args.threads > 0:
         torch.set_num_threads(args.threads)
     return cuda, "cuda" if cuda else "cpu"
+
+
+def time_like_clops(fn, reps, sync):
+    """Median seconds per call of fn() as tools/check/check_bench.c's
+    time_calls takes it: two untimed calls, one timed call that sizes a
+    batch to last about 2 ms (1 to 64 calls), then `reps` batches on the
+    wall clock, each ended by one sync() (torch.cuda.synchronize on the
+    GPU, nothing on the CPU); the median of the batches' time per call."""
+    fn()
+    sync()
+    fn()
+    sync()
+    t0 = time.perf_counter()
+    fn()
+    sync()
+    one = time.perf_counter() - t0
+    batch = min(64, max(1, math.ceil(2e-3 / one))) if one > 0 else 64
+    times = []
+    for _ in range(max(1, reps)):
+        t0 = time.perf_counter()
+        for _ in range(batch):
+            fn()
+        sync()
+        times.append((time.perf_counter() - t0) / batch)
+    return statistics.median(times), batch

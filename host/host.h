@@ -218,6 +218,21 @@ typedef struct host_kcache_stats {
     double build_seconds;   /* total time in clBuildProgram */
 } host_kcache_stats;
 void host_kcache_get_stats(clops_device *d, host_kcache_stats *out);
+/* The name of the program k belongs to ("gemm/mma/float16/a-k/b-n/..."). */
+const char *host_kernel_program_name(const host_kernel *k);
+
+/* Which kernels the calling thread launches while a log is open (what
+ * `clops bench` names as the engine path of a row): the distinct
+ * "program:kernel" names in launch order, the first HOST_LOG_MAX of them
+ * (`more` counts the rest).  One log per thread; closing it stops the
+ * recording.  Launches from other threads are not recorded. */
+#define HOST_LOG_MAX 8
+typedef struct host_launch_log {
+    int n, more;
+    char names[HOST_LOG_MAX][160];
+} host_launch_log;
+void host_launch_log_open(host_launch_log *log);
+void host_launch_log_close(void);
 
 /* --- source limits (host/source_check.c) ------------------------------ */
 

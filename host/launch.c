@@ -7,7 +7,39 @@
  * reused by the next command without waiting.  Launches do not wait; reads to
  * host memory do.
  */
+#include <stdio.h>
+#include <string.h>
+
 #include "host/host.h"
+
+/* The open launch log of this thread (host_launch_log_open), or NULL. */
+static _Thread_local host_launch_log *launch_log;
+
+void host_launch_log_open(host_launch_log *log)
+{
+    memset(log, 0, sizeof *log);
+    launch_log = log;
+}
+
+void host_launch_log_close(void)
+{
+    launch_log = NULL;
+}
+
+/* Records k in the open log (once per name). */
+static void log_launch(host_launch_log *log, const host_kernel *k)
+{
+    char name[sizeof log->names[0]];
+    snprintf(name, sizeof name, "%.95s:%.63s", host_kernel_program_name(k), k->name);
+    for (int i = 0; i < log->n; i++)
+        if (strcmp(log->names[i], name) == 0)
+            return;
+    if (log->n == HOST_LOG_MAX) {
+        log->more++;
+        return;
+    }
+    memcpy(log->names[log->n++], name, sizeof name);
+}
 
 size_t host_grid_size(const clops_device *d, const host_kernel *k, uint64_t n)
 {
@@ -64,6 +96,8 @@ clops_status host_launch_local(clops_device *d, host_kernel *k, int nargs, const
         return clops__error_prefix(st, "%s", k->name);
     }
     atomic_fetch_add_explicit(&d->launches, 1, memory_order_relaxed);
+    if (launch_log)
+        log_launch(launch_log, k);
     return CLOPS_OK;
 }
 

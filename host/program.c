@@ -311,6 +311,25 @@ static cl_program load_program(clops_device *d, host_dkey key, const char *optio
 
 /* Writes the request's source into src and its build options and disk key;
  * the source is checked against the compiler limits first. */
+/*
+ * The lines in front of every program for CPU devices.  Clang-based CPU
+ * compilers (POCL's) warn on every call that passes or returns a 16-wide
+ * vector (float16, uint16: vload16, our register tiles) without AVX-512
+ * ("AVX vector argument of type 'float16' without 'avx512f' enabled
+ * changes the ABI", -Wpsabi): the callee is POCL's builtin library built
+ * for the same target in the same module, so the ABI never differs, but
+ * the compiler prints "N warnings generated." to the process's standard
+ * error for each such program, in the middle of `clops compare`'s output.
+ * POCL refuses -Wno-psabi as a build option; the pragma (clang only) stays
+ * inside the program.  #line 1 keeps the line numbers of build logs.
+ * build_from_source hands it to the driver as a first string: the source
+ * clops checks, hashes and dumps is the family's own.
+ */
+static const char cpu_prelude[] = "#ifdef __clang__\n"
+                                  "#pragma clang diagnostic ignored \"-Wpsabi\"\n"
+                                  "#endif\n"
+                                  "#line 1\n";
+
 static clops_status make_source(clops_device *d, const host_kernel_request *req, strbuf *src,
                                 char *options, size_t cap, host_dkey *key)
 {
@@ -333,7 +352,13 @@ static clops_status build_from_source(clops_device *d, const host_kernel_request
 {
     cl_int err = CL_SUCCESS;
     const char *text = sb_str(src);
-    cl_program prog = clCreateProgramWithSource(d->context, 1, &text, &src->len, &err);
+    /* CPU devices: the prelude in front (not part of the source's key or
+     * of the dumps: it changes no binary, and #line 1 keeps the lines). */
+    const char *parts[2] = {cpu_prelude, text};
+    size_t lens[2] = {sizeof cpu_prelude - 1, src->len};
+    int first = d->info.is_gpu ? 1 : 0;
+    cl_program prog = clCreateProgramWithSource(d->context, (cl_uint)(2 - first), parts + first,
+                                                lens + first, &err);
     if (!prog || err != CL_SUCCESS) {
         if (prog)
             clReleaseProgram(prog);
@@ -521,4 +546,9 @@ void host_kcache_get_stats(clops_device *d, host_kcache_stats *out)
     *out = c->stats;
     pthread_mutex_unlock(&c->lock);
     pthread_mutex_unlock(&c->build_lock);
+}
+
+const char *host_kernel_program_name(const host_kernel *k)
+{
+    return k && k->program ? k->program->name : "";
 }

@@ -68,6 +68,10 @@ static void test_a_matrix_product_counts_flop(void **state)
     assert_true(fabs(b.flop - 2.0 * 256 * 256 * 256) < 1);
     assert_true(isfinite(b.gflops) && b.gflops > 0);
     assert_true(isnan(b.ratio_to_peak));
+    /* The engine path: clops' engine launched one of its GEMM programs, or
+     * CLBlast took the product (CLOPS_GEMM_ENGINE=clblast). */
+    assert_true(strncmp(b.launches, "gemm/", 5) == 0 || strstr(b.launches, "CLBlast"));
+    assert_null(b.call); /* nothing asked for the call's description */
 }
 
 static void test_bytes_are_honest_and_under_the_copy_peak(void **state)

@@ -582,6 +582,162 @@ static void test_compare_writes_the_report(void **state)
     run_free(&r);
 }
 
+/* The fake PyTorch helper of test_compare_torch_column: checks the
+ * torch-cases document clops wrote and answers every case with 250 us per
+ * call, the settings a real run reports, and `skip` for an op aten lacks. */
+static const char fake_torch_helper[] =
+    "import json, sys\n"
+    "doc = json.load(open(sys.argv[1]))\n"
+    "assert doc['format'] == 'clops-torch-cases' and doc['version'] == 1, doc\n"
+    "assert doc['device'] == 'cpu' and doc['reps'] == 2, doc\n"
+    "assert doc['float32_matmul_precision'] == 'highest', doc\n"
+    "res = []\n"
+    "for i, c in enumerate(doc['cases']):\n"
+    "    assert c['op'] == 'abs.out' and c['dtype'] == 'float32', c\n"
+    "    assert c['family'] == 'pointwise', c\n"
+    "    a = {x['name']: x for x in c['args']}\n"
+    "    t, o = a['self'], a['out']\n"
+    "    assert o['kind'] == 'tensor' and o['role'] == 'out' and o['sizes'] == t['sizes'], o\n"
+    "    assert t['kind'] == 'tensor' and t['role'] == 'input' and t['dtype'] == 'float32', t\n"
+    "    assert len(t['sizes']) == len(t['strides']) == 2 and t['strides'][1] == 1, t\n"
+    "    assert c['bytes'] == 8 * t['sizes'][0] * t['sizes'][1] and c['flop'] is None, c\n"
+    "    res.append({'index': i, 'status': 'pass', 'us_per_call': 250.0, 'reps': 2})\n"
+    "res.append({'index': 99, 'status': 'pass', 'us_per_call': 1.0})\n"
+    "m = doc['models']\n"
+    "assert m['model'] == 'gpt2' and m['size'] == '124m' and m['peer_index'] == 1000, m\n"
+    "assert m['clops_devices'] == [], m  # the CPU device has no clops:K\n"
+    "models = [{'model': 'GPT-2 fake', 'device': 1000, 'status': 'pass', 'ms_per_step': 12.5},\n"
+    "          {'model': 'GPT-2 fake', 'device': 4242, 'status': 'pass', 'ms_per_step': 1.0}]\n"
+    "st = {'torch': '9.9.9-fake', 'device': 'cpu', 'device_name': 'CPU', 'threads': 3,\n"
+    "      'float32_matmul_precision': 'highest', 'tf32_matmul': False, 'tf32_cudnn': False,\n"
+    "      'cudnn': True, 'deterministic': False}\n"
+    "json.dump({'format': 'clops-torch-results', 'version': 1, 'settings': st, 'note': '',\n"
+    "           'results': res, 'models': models}, open(sys.argv[2], 'w'))\n";
+
+/* compare --torch: the bench's calls go to the PyTorch helper (here a fake
+ * one), whose times become a `torch` column the speeds refer to; without
+ * torch or Python, one line says so and the report has no such column. */
+static void test_compare_torch_column(void **state)
+{
+    (void)state;
+    if (system("python3 -c pass >/dev/null 2>&1") != 0)
+        skip(); /* no Python: nothing to run the helper with */
+    const char *helper = write_bytes("fake_torch.py", fake_torch_helper,
+                                     sizeof fake_torch_helper - 1);
+    const char *dir = path_of("torch-report");
+    setenv("CLOPS_TORCH_HELPER", helper, 1);
+    setenv("CLOPS_PYTHON", "python3", 1);
+    run_out r = clops_run("compare", "--op", "abs.out", "--device", "cpu", "--no-check",
+                          "--reps", "2", "--torch", "--out", dir, NULL);
+    EXPECT_EXIT(r, 0);
+    CT_ASSERT_MSG(strstr(r.err, "torch: 1 case on PyTorch CPU") &&
+                      strstr(r.err, "PyTorch 9.9.9-fake on the CPU (CPU, 3 threads)"),
+                  "%s", r.err);
+    /* The one device against its ceilings, then against PyTorch. */
+    CT_ASSERT_MSG(strstr(r.out, "GPT-2 fake, time per step:\n  torch      12.5 ms/step") &&
+                      strstr(r.out, "speed = torch's time / the device's") &&
+                      strstr(r.out, "faster than PyTorch") && strstr(r.out, "and PyTorch in"),
+                  "%s", r.out);
+    run_free(&r);
+    char p[800];
+    snprintf(p, sizeof p, "%s/report.json", dir);
+    cJSON *doc = read_json(p);
+    const cJSON *res = check_envelope(doc, "compare");
+    CT_ASSERT(get(doc, "baseline_device")->valueint == 1000);
+    const cJSON *torch = NULL;
+    for (const cJSON *d = get(doc, "devices")->child; d; d = d->next)
+        if (strcmp(get(d, "type")->valuestring, "torch") == 0)
+            torch = d;
+    CT_ASSERT(torch && get(torch, "index")->valueint == 1000 &&
+              strcmp(get(torch, "label")->valuestring, "torch") == 0 &&
+              strstr(get(torch, "settings")->valuestring, "TF32 matmul off"));
+    const cJSON *mine = NULL, *clops_row = NULL;
+    int torch_rows = 0;
+    for (const cJSON *o = res->child; o; o = o->next)
+        if (get(o, "device")->valueint == 1000)
+            mine = o, torch_rows++;
+        else
+            clops_row = o;
+    /* One row (the helper's stray index 99 is ignored), timed by the
+     * helper, with the clops row's bytes over the helper's time. */
+    CT_ASSERT(torch_rows == 1 && clops_row);
+    CT_ASSERT(strcmp(get(mine, "status")->valuestring, "pass") == 0 &&
+              strcmp(get(mine, "case")->valuestring, get(clops_row, "case")->valuestring) == 0 &&
+              get(mine, "device_us_per_call")->valuedouble == 250.0);
+    double bytes = get(clops_row, "bytes_per_call")->valuedouble;
+    CT_ASSERT(get(mine, "bytes_per_call")->valuedouble == bytes &&
+              fabs(get(mine, "gbs")->valuedouble - bytes / 250e3) < 1e-9 * bytes);
+    CT_ASSERT(cJSON_IsNull(get(mine, "ratio_to_peak")));
+    /* The model table: the peer's row (the stray device 4242 is dropped). */
+    const cJSON *models = get(doc, "models");
+    CT_ASSERT(cJSON_GetArraySize(models) == 1);
+    CT_ASSERT(get(models->child, "device")->valueint == 1000 &&
+              get(models->child, "ms_per_step")->valuedouble == 12.5 &&
+              strcmp(get(models->child, "status")->valuestring, "pass") == 0);
+    cJSON_Delete(doc);
+    snprintf(p, sizeof p, "%s/report.md", dir);
+    char *md = slurp(p);
+    CT_ASSERT_MSG(strstr(md, "PyTorch column **torch**: PyTorch 9.9.9-fake") &&
+                      strstr(md, "| torch (CPU) |") && strstr(md, "250.0 µs") &&
+                      strstr(md, "## Models") && strstr(md, "| GPT-2 fake | - | 12.5 ms/step |"),
+                  "%s", md);
+    free(md);
+    /* Nothing to time. */
+    r = clops_run("compare", "--op", "abs.out", "--torch", "--no-bench", NULL);
+    EXPECT_EXIT(r, 2);
+    CT_ASSERT_MSG(strstr(r.err, "--torch times the benchmarks"), "%s", r.err);
+    run_free(&r);
+    /* No torch: one line, no column, exit 0. */
+    static const char no_torch[] = "import sys\nprint('PyTorch is not importable with "
+                                   "python3 (ModuleNotFoundError)')\nsys.exit(3)\n";
+    setenv("CLOPS_TORCH_HELPER", write_bytes("no_torch.py", no_torch, sizeof no_torch - 1), 1);
+    r = clops_run("compare", "--op", "abs.out", "--device", "cpu", "--no-check", "--reps", "1",
+                  "--baseline", "torch", "--out", dir, NULL);
+    EXPECT_EXIT(r, 0);
+    CT_ASSERT_MSG(strstr(r.err, "compare: no PyTorch column: PyTorch is not importable"), "%s",
+                  r.err);
+    CT_ASSERT_MSG(!strstr(r.out, "PyTorch") && !strstr(r.out, "torch's"), "%s", r.out);
+    run_free(&r);
+    snprintf(p, sizeof p, "%s/report.json", dir);
+    doc = read_json(p);
+    CT_ASSERT(cJSON_GetArraySize(get(doc, "devices")) == 1 &&
+              cJSON_IsNull(get(doc, "baseline_device")));
+    cJSON_Delete(doc);
+    /* No Python. */
+    setenv("CLOPS_PYTHON", "no-such-python-clops", 1);
+    r = clops_run("compare", "--op", "abs.out", "--device", "cpu", "--no-check", "--reps", "1",
+                  "--torch", "--out", dir, NULL);
+    EXPECT_EXIT(r, 0);
+    CT_ASSERT_MSG(strstr(r.err, "no PyTorch column: no-such-python-clops not found"), "%s",
+                  r.err);
+    run_free(&r);
+    unsetenv("CLOPS_PYTHON");
+    unsetenv("CLOPS_TORCH_HELPER");
+}
+
+/* Building programs with 16-wide vectors (layer norm's and the CPU GEMM's)
+ * on a cold cache prints nothing: POCL's compiler would print "N warnings
+ * generated." to our standard error for each (-Wpsabi on CPUs without
+ * AVX-512), in the middle of the main job's output. */
+static void test_cold_builds_print_no_compiler_warnings(void **state)
+{
+    (void)state;
+    const char *old = getenv("CLOPS_CACHE_DIR");
+    char *saved = old ? strdup(old) : NULL;
+    setenv("CLOPS_CACHE_DIR", path_of("cold-cache"), 1);
+    run_out r = clops_run("warmup", "--op", "native_layer_norm,mm", "--dtype", "float32",
+                          "--jobs", "1", NULL);
+    if (saved)
+        setenv("CLOPS_CACHE_DIR", saved, 1);
+    else
+        unsetenv("CLOPS_CACHE_DIR");
+    free(saved);
+    EXPECT_EXIT(r, 0);
+    CT_ASSERT_MSG(strstr(r.out, "programs built"), "%s", r.out);
+    CT_ASSERT_MSG(!strstr(r.err, "warning"), "%s", r.err);
+    run_free(&r);
+}
+
 /* ops --json: one op result per device with schema, tags and kernels. */
 static void test_ops_json_lists_kernels(void **state)
 {
@@ -737,6 +893,8 @@ int main(void)
         cmocka_unit_test(test_run_parses_arguments_by_schema_type),
         cmocka_unit_test(test_check_json_has_the_documented_fields),
         cmocka_unit_test(test_compare_writes_the_report),
+        cmocka_unit_test(test_compare_torch_column),
+        cmocka_unit_test(test_cold_builds_print_no_compiler_warnings),
         cmocka_unit_test(test_ops_json_lists_kernels),
         cmocka_unit_test(test_bench_and_warmup_report_times),
         cmocka_unit_test(test_bench_cases_json_rows),

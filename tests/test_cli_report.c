@@ -603,6 +603,193 @@ static void one_device_summary_is_against_the_ceiling(void **state)
     report_free(&r);
 }
 
+/* One POCL device and a PyTorch column beside it: the column takes part in
+ * the performance tables, summaries and JSON, not in the device table,
+ * correctness matrix, call costs or fallback lists. */
+static void a_torch_column_beside_one_device(void **state)
+{
+    (void)state;
+    report r;
+    one_device_model(&r);
+    report_check c;
+    report_check_init(&c);
+    snprintf(c.op, sizeof c.op, "add.Tensor");
+    snprintf(c.dtype, sizeof c.dtype, "float32");
+    snprintf(c.case_name, sizeof c.case_name, "5x7 contiguous");
+    c.device = 1;
+    c.status = REPORT_PASS;
+    assert_int_equal(report_add_check(&r, &c), CLOPS_OK);
+    clops_device_info in;
+    memset(&in, 0, sizeof in);
+    in.index = REPORT_TORCH_INDEX;
+    snprintf(in.name, sizeof in.name, "CPU");
+    snprintf(in.platform_name, sizeof in.platform_name, "PyTorch");
+    snprintf(in.driver_version, sizeof in.driver_version, "2.15.0");
+    report_device *td;
+    assert_int_equal(report_add_device(&r, &in, "torch", &td), CLOPS_OK);
+    td->torch = true;
+    snprintf(td->settings, sizeof td->settings, "PyTorch 2.15.0 on the CPU (CPU, 16 threads)");
+    r.baseline = REPORT_TORCH_INDEX;
+    /* PyTorch twice as fast as clops on add, half as fast on mm. */
+    int n = r.nbenches;
+    for (int i = 0; i < n; i++) {
+        report_bench b = r.benches[i];
+        if (strcmp(b.op, "add.Tensor") != 0 && strcmp(b.op, "mm") != 0)
+            continue;
+        b.device = REPORT_TORCH_INDEX;
+        b.device_us = strcmp(b.op, "mm") == 0 ? 2000 : 500;
+        b.gbs = isfinite(b.bytes) ? b.bytes / b.device_us / 1e3 : NAN;
+        b.gflops = isfinite(b.flop) ? b.flop / b.device_us / 1e3 : NAN;
+        b.ratio_to_peak = NAN;
+        snprintf(b.kernel_name, sizeof b.kernel_name, "aten::%.80s", b.op);
+        b.message = NULL;
+        assert_int_equal(report_add_bench(&r, &b), CLOPS_OK);
+    }
+    assert_int_equal(report_ndevices_clops(&r), 1);
+    assert_int_equal(report_single_clops_device(&r), 0);
+    /* The model table: clops with two CPU fallbacks per step, PyTorch. */
+    report_model mr;
+    report_model_init(&mr);
+    snprintf(mr.model, sizeof mr.model, "GPT-2 124m forward");
+    mr.device = 1;
+    mr.status = REPORT_PASS;
+    mr.ms_per_step = 812.25;
+    mr.fallbacks_per_step = 2;
+    mr.message = "aten::foo.default";
+    assert_int_equal(report_add_model(&r, &mr), CLOPS_OK);
+    mr.device = REPORT_TORCH_INDEX;
+    mr.ms_per_step = 400;
+    mr.fallbacks_per_step = NAN;
+    mr.message = NULL;
+    assert_int_equal(report_add_model(&r, &mr), CLOPS_OK);
+    report_bench_table t;
+    assert_int_equal(report_bench_table_build(&r, &t), CLOPS_OK);
+    report_perf_summary ps;
+    report_perf_summarize(&r, &t, &ps);
+    report_bench_table_free(&t);
+    assert_true(report_perf_compares(&ps));
+    assert_int_equal(ps.baseline, 1);
+    for (int f = 0; f < ps.nfamilies; f++) {
+        const report_family_perf *fp = &ps.fam[f];
+        if (strcmp(fp->family, "pointwise") == 0) {
+            /* add: clops takes 1000 us, PyTorch 500: clops at 0.5x. */
+            assert_true(fabs(fp->speedup[0] - 0.5) < 1e-12);
+            assert_int_equal(fp->rows, 1);
+            assert_int_equal(fp->measured[0], 2);
+            assert_int_equal(fp->fastest, 1);
+        }
+        if (strcmp(fp->family, "matrix") == 0)
+            assert_true(fabs(fp->speedup[0] - 2.0) < 1e-12);
+        /* PyTorch has no ceiling. */
+        assert_int_equal(fp->ceiling_rows[1], 0);
+    }
+    char *md = render(&r, report_render_md);
+    /* Both summaries: the device against its ceilings, then against PyTorch. */
+    assert_non_null(strstr(md, "**opencl:0 against its ceilings**"));
+    assert_non_null(strstr(md, "| pointwise | 2 | "));
+    assert_non_null(strstr(md, "speed: torch's time over the device's, geometric mean; above "
+                               "1.00x: faster than PyTorch"));
+    assert_non_null(strstr(md, "| pointwise | torch (1 of 1) | 0.50x | 1.00x |"));
+    assert_non_null(strstr(md, "| matrix | opencl:0 (1 of 1) | 2.00x | 1.00x |"));
+    assert_non_null(strstr(md, "over 4 ops on 1 device, timed beside PyTorch."));
+    assert_non_null(strstr(md, "PyTorch column **torch**: PyTorch 2.15.0 on the CPU"));
+    /* The performance table has the column; the other tables do not. */
+    assert_non_null(strstr(md, "| opencl:0 (cpu-x86-64-AMD EPYC 9454 (16 cores)) | torch (CPU) |"));
+    assert_non_null(strstr(md, "500.0 µs · 134.2 GB/s · 1.00x"));
+    assert_int_equal(count_of(md, "| 1000 |"), 0);
+    assert_int_equal(count_of(md, "torch (CPU)"), 1);
+    assert_null(strstr(md, "**torch** (CPU):"));
+    assert_non_null(strstr(md, "| GPT-2 124m forward | 812.2 ms/step, 2 CPU fallbacks/step "
+                               "(aten::foo.default) | 400.0 ms/step |"));
+    free(md);
+    char *html = render(&r, report_render_html);
+    assert_non_null(strstr(html, "Each op family against the device&#39;s ceiling"));
+    assert_non_null(strstr(html, "Fastest per op family"));
+    assert_non_null(strstr(html, "here PyTorch"));
+    assert_non_null(strstr(html, "<b>PyTorch column torch:</b> PyTorch 2.15.0 on the CPU"));
+    assert_non_null(strstr(html, "134.2 GB/s</td>"));
+    assert_non_null(strstr(html, "<div class=\"num\">1</div><div class=\"lbl\">devices"));
+    assert_null(strstr(html, "<td class=\"num\">1000</td>"));
+    assert_non_null(strstr(html, "<td class=\"num\">400.0 ms/step</td>"));
+    free(html);
+    /* report.json: "type": "torch" with its settings, read back as such. */
+    cJSON *j = json_of(&r);
+    cJSON *devs = cJSON_GetObjectItemCaseSensitive(j, "devices");
+    cJSON *tj = cJSON_GetArrayItem(devs, 1);
+    assert_string_equal(str_of(tj, "type"), "torch");
+    assert_string_equal(str_of(tj, "settings"), td->settings);
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(j, "baseline_device")->valueint,
+                     REPORT_TORCH_INDEX);
+    report back;
+    assert_int_equal(report_from_json(j, "test", &back), CLOPS_OK);
+    assert_int_equal(back.ndevices, 2);
+    assert_true(back.devices[1].torch && !back.devices[0].torch);
+    assert_string_equal(back.devices[1].settings, td->settings);
+    assert_int_equal(back.nmodels, 2);
+    assert_string_equal(back.models[0].message, "aten::foo.default");
+    assert_true(isnan(back.models[1].fallbacks_per_step));
+    char *md1 = render(&r, report_render_md), *md2 = render(&back, report_render_md);
+    assert_string_equal(md1, md2);
+    free(md1);
+    free(md2);
+    report_free(&back);
+    cJSON_Delete(j);
+    report_free(&r);
+}
+
+/* The engine path of matrix, convolution and attention rows in words. */
+static void engine_paths_are_named(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *family, *launches, *path;
+    } cases[] = {
+        {"matrix", "gemm/mma/float16/a-k/b-n/128x128-w64x64-s3:gemm_mma", "mma 128x128-w64x64-s3"},
+        {"matrix", "gemm/mma/bfloat16/a-m-plain/b-k/64x64-w32x32-s4/split:gemm_mma, "
+                   "gemm/reduce/bfloat16:gemm_reduce",
+         "mma 64x64-w32x32-s4, split-K"},
+        {"matrix", "gemm/fma/float32:gemm_fma", "FMA"},
+        {"matrix", "gemm/cpu/float32:gemm_cpu", "FMA (CPU atom)"},
+        {"matrix", "gemm/skinny/float32/m4/b-n/v4:gemm_skinny", "skinny"},
+        {"matrix", "CLBlast", "CLBlast"},
+        {"matrix", "pw/copy/all-dtypes/i32:pw_copy, CLBlast", "CLBlast"},
+        {"conv", "gemm/cpu/float32/conv:gemm_cpu", "implicit GEMM, FMA (CPU atom)"},
+        {"conv", "conv/float32-i32:conv_im2col, gemm/fma/float32:gemm_fma", "im2col + GEMM, FMA"},
+        {"conv", "conv/float32-i32:conv_im2col, CLBlast", "im2col + GEMM, CLBlast"},
+        {"conv", "conv/float32-i32:conv_depthwise", "depthwise"},
+        {"attention", "attention-mma/float16/d64:attn_fwd", "fused, mma"},
+        {"attention", "attention/float32/d256:attn_fwd", "fused, FMA"},
+        {"pointwise", "pw/add/float32:pw_add", ""},
+        {"matrix", "", ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        report_bench b;
+        report_bench_init(&b);
+        snprintf(b.family, sizeof b.family, "%s", cases[i].family);
+        snprintf(b.launches, sizeof b.launches, "%s", cases[i].launches);
+        char buf[96];
+        assert_string_equal(report_engine_path(&b, buf, sizeof buf), cases[i].path);
+    }
+    /* Shown beside the row's figures in both documents, kept in report.json. */
+    report r;
+    one_device_model(&r);
+    snprintf(r.benches[3].launches, sizeof r.benches[3].launches,
+             "gemm/mma/float16/a-k/b-n/64x64-w32x32-s4:gemm_mma");
+    char *md = render(&r, report_render_md);
+    assert_non_null(strstr(md, "40.0 GFLOP/s · mma 64x64-w32x32-s4 |"));
+    free(md);
+    char *html = render(&r, report_render_html);
+    assert_non_null(strstr(html, "<span class=\"sub\">mma 64x64-w32x32-s4</span>"));
+    free(html);
+    cJSON *j = json_of(&r);
+    report back;
+    assert_int_equal(report_from_json(j, "test", &back), CLOPS_OK);
+    assert_string_equal(back.benches[3].launches, r.benches[3].launches);
+    report_free(&back);
+    cJSON_Delete(j);
+    report_free(&r);
+}
+
 static void devices_side_by_side_with_a_summary(void **state)
 {
     report r;
@@ -841,6 +1028,8 @@ int main(void)
         cmocka_unit_test(devices_side_by_side_with_a_summary),
         cmocka_unit_test(the_copy_peak_is_the_fastest_copy_measured),
         cmocka_unit_test(one_device_summary_is_against_the_ceiling),
+        cmocka_unit_test(a_torch_column_beside_one_device),
+        cmocka_unit_test(engine_paths_are_named),
         cmocka_unit_test(empty_report_renders),
         cmocka_unit_test(writes_a_report_folder_and_reads_it_back),
         cmocka_unit_test(refuses_malformed_report_json),

@@ -362,6 +362,7 @@ typedef struct chk_bench_sizes {
     uint64_t max_alloc_bytes;  /* the smallest largest-allocation of the devices */
     uint64_t mem_bytes;        /* the smallest global memory of the devices */
     int64_t side;              /* matrix side of ops with shape hints */
+    bool describe;             /* chk_bench_op fills its result's `call` */
 } chk_bench_sizes;
 
 /* The common sizes of devs (figs[k] measured on devs[k]). */
@@ -398,6 +399,15 @@ typedef struct chk_bench_result {
     double warm_first_call_s;     /* filled by the caller (first call, warm cache) */
     int reps;
     char message[512];
+    /* The kernels the measured call launched, "program:kernel" (host
+     * launch log) comma-separated in launch order, and "CLBlast" when it
+     * handed a product to CLBlast: the engine path of the row. */
+    char launches[400];
+    /* With sz->describe, the measured call as JSON (chk_prepared_json:
+     * every argument as materialised on the device, for the PyTorch side
+     * of `clops compare --torch`); NULL otherwise or when nothing ran.
+     * The caller owns it (cJSON_Delete). */
+    cJSON *call;
 } chk_bench_result;
 
 /*

@@ -50,6 +50,7 @@
 #include <unistd.h>
 
 #include "host/host.h"
+#include "ops/gemm/gemm.h"
 #include "ops/kit/kit.h"
 #include "tools/check/check_internal.h"
 
@@ -710,6 +711,7 @@ void chk_bench_sizes_for(clops_device *const *devs, const chk_device_figures *fi
     out->size_peak_gbs = NAN;
     out->max_alloc_bytes = out->mem_bytes = UINT64_MAX;
     out->side = 2048;
+    out->describe = false;
     for (int k = 0; k < n; k++) {
         const clops_device_info *in = clops_device_get_info(devs[k]);
         double pk = figs ? figs[k].copy_peak_gbs : NAN;
@@ -763,18 +765,49 @@ static void bench_result_init(chk_bench_result *out, const clops_op *op, clops_d
     out->reps = reps > 0 ? reps : DEFAULT_REPS;
 }
 
+/* The launch log as text: "program:kernel, ...", then "CLBlast". */
+static void launches_text(const host_launch_log *log, bool clblast, char *buf, size_t cap)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int i = 0; i <= log->n && n < cap; i++) {
+        const char *name = i < log->n ? log->names[i] : clblast ? "CLBlast" : NULL;
+        if (name)
+            n += (size_t)snprintf(buf + n, cap - n, "%s%s", n ? ", " : "", name);
+    }
+    if (log->more && n < cap)
+        snprintf(buf + n, cap - n, ", %d more", log->more);
+}
+
 /* Times case c of info on d into out (device_us, bytes, GB/s and its
  * ratio to fig's copy peak, GFLOP/s for matrix products); the op's own
  * failure is returned, with out's figures NAN. */
 static clops_status measure_case(const chk_opinfo *info, const chk_case *c, clops_device *d,
-                                 const chk_device_figures *fig, chk_bench_result *out)
+                                 const chk_device_figures *fig, bool describe,
+                                 chk_bench_result *out)
 {
     chk_prepared *p = NULL;
     clops_clear_error();
     clops_status op_st = chk_prepare(info, c, d, true, &p);
     double per_call = NAN, out_bytes = 0;
+    /* Which kernels the calls launch: the engine path of the row. */
+    host_launch_log log;
+    gemm_engine_stats g0, g1;
+    gemm_engine_get_stats(&g0);
+    host_launch_log_open(&log);
     if (op_st == CLOPS_OK)
         op_st = time_calls(p, out->reps, &per_call, &out_bytes);
+    host_launch_log_close();
+    gemm_engine_get_stats(&g1);
+    launches_text(&log, g1.clblast_calls > g0.clblast_calls, out->launches,
+                  sizeof out->launches);
+    /* After the first calls: an out= tensor the op resized has its final
+     * shape. */
+    if (op_st == CLOPS_OK && describe && !(out->call = chk_prepared_json(p))) {
+        chk_prepared_free(p);
+        return clops__fail(CLOPS_HOST_OUT_OF_MEMORY, "bench: the call of %s as JSON",
+                           info->name);
+    }
     if (op_st == CLOPS_OK) {
         double bytes = chk_prepared_input_bytes(p) + out_bytes;
         out->device_us = per_call * 1e6;
@@ -832,6 +865,8 @@ static clops_status measure_case(const chk_opinfo *info, const chk_case *c, clop
 static void bench_failed(clops_status op_st, chk_bench_result *out)
 {
     bool refused = op_st == CLOPS_INVALID_DTYPE || op_st == CLOPS_UNSUPPORTED;
+    cJSON_Delete(out->call);
+    out->call = NULL;
     out->status = refused ? CHK_SKIP : CHK_ERROR;
     snprintf(out->message, sizeof out->message, "%s%s",
              refused ? "not supported for this dtype: " : "", clops_last_error());
@@ -860,7 +895,7 @@ clops_status chk_bench_op(const clops_op *op, clops_device *d, clops_dtype dt,
         return CLOPS_OK;
     }
     snprintf(out->case_name, sizeof out->case_name, "%s", big.name);
-    clops_status op_st = measure_case(&info, &big, d, fig, out);
+    clops_status op_st = measure_case(&info, &big, d, fig, sz && sz->describe, out);
     if (op_st == CLOPS_OK) {
         chk_prepared *p = NULL;
         op_st = chk_prepare(&info, &small, d, false, &p);
@@ -910,7 +945,7 @@ clops_status chk_bench_check_case(const chk_opinfo *info, const chk_case *c, clo
     bench_result_init(out, info->op, d, c->dtype_label, reps);
     out->kernel = chk_resolve_kernel(info->op, d, out->kernel_name, sizeof out->kernel_name);
     snprintf(out->case_name, sizeof out->case_name, "%s", c->name);
-    clops_status op_st = measure_case(info, c, d, fig, out);
+    clops_status op_st = measure_case(info, c, d, fig, false, out);
     if (op_st == CLOPS_OK) {
         out->status = CHK_PASS;
         return CLOPS_OK;

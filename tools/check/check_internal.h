@@ -59,6 +59,12 @@ clops_status chk_prepared_call(chk_prepared *p, bool sync, double *out_bytes);
  * input the `unread` hint names counts nothing). */
 double chk_prepared_input_bytes(const chk_prepared *p);
 void chk_prepared_free(chk_prepared *p);
+/* The call p makes, as the object of one case of the torch-cases document
+ * (docs/json-format.md#torch-cases): per schema argument its name and
+ * kind, a tensor's dtype, sizes, strides, role and value domain as
+ * materialised on the device, a value's contents.  NULL when out of
+ * memory. */
+cJSON *chk_prepared_json(const chk_prepared *p);
 
 /* --- runs and verdicts (check_run.c, check_verdict.c) --------------------------- */
 

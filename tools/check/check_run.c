@@ -632,3 +632,178 @@ clops_status chk_call_case(const chk_opinfo *info, const chk_case *c, clops_devi
     chk_prepared_free(p);
     return st;
 }
+
+/* --- the call as JSON (the PyTorch side of `clops compare --torch`) ------------------ */
+
+/* A tensor's dtype, sizes and strides (elements) as the call sees it. */
+static cJSON *tensor_json(const clops_tensor *t, const chk_tspec *spec, const char *role)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    bool ok = cJSON_AddStringToObject(o, "kind", "tensor") &&
+              cJSON_AddStringToObject(o, "role", role) &&
+              cJSON_AddStringToObject(o, "dtype", clops_dtype_name(clops_tensor_dtype(t)));
+    cJSON *sizes = cJSON_AddArrayToObject(o, "sizes");
+    cJSON *strides = cJSON_AddArrayToObject(o, "strides");
+    ok = ok && sizes && strides;
+    for (int d = 0; ok && d < clops_tensor_ndim(t); d++) {
+        cJSON *a = cJSON_CreateNumber((double)clops_tensor_size(t, d));
+        cJSON *b = cJSON_CreateNumber((double)clops_tensor_stride(t, d));
+        ok = cJSON_AddItemToArray(sizes, a) && cJSON_AddItemToArray(strides, b);
+        if (!ok) {
+            cJSON_Delete(a);
+            cJSON_Delete(b);
+        }
+    }
+    if (ok && spec)
+        ok = cJSON_AddStringToObject(o, "domain", chk_domain_name(spec->domain)) &&
+             cJSON_AddBoolToObject(o, "on_cpu", spec->on_cpu);
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* A boxed value (not a tensor) as {"kind", "value"}. */
+static cJSON *value_json(const clops_value *v)
+{
+    cJSON *o = cJSON_CreateObject(), *val = NULL;
+    if (!o)
+        return NULL;
+    const char *kind = "none";
+    switch (v->tag) {
+    case CLOPS_V_SCALAR:
+        kind = "scalar";
+        val = v->v.s.kind == CLOPS_SCALAR_BOOL  ? cJSON_CreateBool(v->v.s.v.b)
+              : v->v.s.kind == CLOPS_SCALAR_INT ? cJSON_CreateNumber((double)v->v.s.v.i)
+                                                : cJSON_CreateNumber(v->v.s.v.f);
+        if (val && v->v.s.kind == CLOPS_SCALAR_FLOAT && !isfinite(v->v.s.v.f)) {
+            cJSON_Delete(val); /* JSON has no infinities or NaN */
+            val = cJSON_CreateString(isnan(v->v.s.v.f) ? "nan" : v->v.s.v.f > 0 ? "inf" : "-inf");
+        }
+        if (val && !cJSON_AddStringToObject(o, "scalar_type",
+                                            v->v.s.kind == CLOPS_SCALAR_BOOL  ? "bool"
+                                            : v->v.s.kind == CLOPS_SCALAR_INT ? "int"
+                                                                              : "float")) {
+            cJSON_Delete(val);
+            val = NULL;
+        }
+        break;
+    case CLOPS_V_INT:
+        kind = "int";
+        val = cJSON_CreateNumber((double)v->v.i);
+        break;
+    case CLOPS_V_ENUM:
+        kind = "enum";
+        val = cJSON_CreateNumber((double)v->v.i);
+        break;
+    case CLOPS_V_FLOAT:
+        kind = "float";
+        val = isfinite(v->v.f) ? cJSON_CreateNumber(v->v.f)
+                               : cJSON_CreateString(isnan(v->v.f) ? "nan"
+                                                    : v->v.f > 0  ? "inf"
+                                                                  : "-inf");
+        break;
+    case CLOPS_V_BOOL:
+        kind = "bool";
+        val = cJSON_CreateBool(v->v.b);
+        break;
+    case CLOPS_V_INT_LIST:
+        kind = "int_list";
+        val = cJSON_CreateArray();
+        for (int k = 0; val && k < v->v.ints.len; k++)
+            if (!cJSON_AddItemToArray(val, cJSON_CreateNumber((double)v->v.ints.data[k]))) {
+                cJSON_Delete(val);
+                val = NULL;
+            }
+        break;
+    case CLOPS_V_FLOAT_LIST:
+        kind = "float_list";
+        val = cJSON_CreateArray();
+        for (int k = 0; val && k < v->v.floats.len; k++)
+            if (!cJSON_AddItemToArray(val, cJSON_CreateNumber(v->v.floats.data[k]))) {
+                cJSON_Delete(val);
+                val = NULL;
+            }
+        break;
+    case CLOPS_V_BOOL_LIST:
+        kind = "bool_list";
+        val = cJSON_CreateArray();
+        for (int k = 0; val && k < v->v.bools.len; k++)
+            if (!cJSON_AddItemToArray(val, cJSON_CreateBool(v->v.bools.data[k]))) {
+                cJSON_Delete(val);
+                val = NULL;
+            }
+        break;
+    case CLOPS_V_DTYPE:
+        kind = "dtype";
+        val = cJSON_CreateString(clops_dtype_name(v->v.dtype));
+        break;
+    case CLOPS_V_STRING:
+        kind = "string";
+        val = cJSON_CreateString(v->v.str);
+        break;
+    case CLOPS_V_DEVICE:
+        kind = "device";
+        val = cJSON_CreateNull();
+        break;
+    case CLOPS_V_GENERATOR:
+        kind = "generator";
+        val = cJSON_CreateNull();
+        break;
+    default:
+        val = cJSON_CreateNull();
+        break;
+    }
+    if (!val || !cJSON_AddStringToObject(o, "kind", kind) ||
+        !cJSON_AddItemToObject(o, "value", val)) {
+        cJSON_Delete(val);
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+cJSON *chk_prepared_json(const chk_prepared *p)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON *args = o ? cJSON_AddArrayToObject(o, "args") : NULL;
+    bool ok = args && cJSON_AddStringToObject(o, "op", p->info->name) &&
+              cJSON_AddStringToObject(o, "dtype", p->c.dtype_label) &&
+              cJSON_AddStringToObject(o, "case", p->c.name);
+    for (int i = 0; ok && i < p->c.nargs; i++) {
+        const chk_argval *a = &p->c.args[i];
+        const clops_value *v = &p->ra.vals[i];
+        cJSON *arg = NULL;
+        if (a->role == CHK_ROLE_LIST) {
+            arg = cJSON_CreateObject();
+            cJSON *items = arg ? cJSON_AddArrayToObject(arg, "value") : NULL;
+            ok = items && cJSON_AddStringToObject(arg, "kind", "tensor_list");
+            for (int k = 0; ok && k < a->nlist; k++) {
+                const clops_tensor *t = p->ra.lists[i][k];
+                cJSON *e = t ? tensor_json(t, &a->list[k], "input") : value_json(&(clops_value){0});
+                ok = e && cJSON_AddItemToArray(items, e);
+                if (!ok)
+                    cJSON_Delete(e);
+            }
+        } else if (v->tag == CLOPS_V_TENSOR) {
+            arg = tensor_json(v->v.t, a->role == CHK_ROLE_OUT ? NULL : &a->t,
+                              a->role == CHK_ROLE_OUT       ? "out"
+                              : a->role == CHK_ROLE_MUTATED ? "mutated"
+                                                            : "input");
+        } else {
+            arg = value_json(v);
+        }
+        ok = ok && arg && cJSON_AddStringToObject(arg, "name", p->info->schema->args[i].name) &&
+             cJSON_AddItemToArray(args, arg);
+        if (!ok)
+            cJSON_Delete(arg);
+    }
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}

@@ -4,14 +4,16 @@
  * every device found, written as report.html, report.md and report.json.
  *
  *     clops compare [--out DIR] [--full] [--set SET] [--device SEL]... [--op GLOB]...
- *                   [--dtype LIST]... [--reps N] [--baseline DEVICE] [--no-bench]
- *                   [--no-check]
+ *                   [--dtype LIST]... [--reps N] [--baseline DEVICE|torch] [--torch]
+ *                   [--no-bench] [--no-check]
  *
  * It names the devices first, runs the checks, measures every device's
  * copy peak and then benchmarks every op at the same shapes on every
  * device, and ends with a short performance summary (the fastest device
  * per op family, each device's speed relative to the baseline) above the
- * counts and the report's path.
+ * counts and the report's path.  With --torch, PyTorch runs the same calls
+ * on each device's peer (compare_torch.c) and becomes a column beside the
+ * devices, the one the speeds refer to unless --baseline names a device.
  */
 #include <math.h>
 #include <stdio.h>
@@ -19,6 +21,7 @@
 #include <string.h>
 
 #include "tools/cli/cli.h"
+#include "tools/cli/compare_torch.h"
 #include "tools/cli/suite.h"
 
 static const cli_option compare_options[] = {
@@ -30,7 +33,10 @@ static const cli_option compare_options[] = {
     CLI_OPTION_DTYPE,
     {"reps", 'r', CLI_OPT_VALUE, "N", "bench repetitions behind each median (default 10)"},
     {"baseline", 0, CLI_OPT_VALUE, "DEVICE",
-     "the device speed ratios refer to (default: the first device)"},
+     "the device speed ratios refer to (default: the first device, or PyTorch with --torch); "
+     "'torch' implies --torch"},
+    {"torch", 0, CLI_OPT_FLAG, NULL,
+     "also time every benchmark with PyTorch (CUDA beside NVIDIA, else the CPU) as a column"},
     {"no-bench", 0, CLI_OPT_FLAG, NULL, "check only"},
     {"no-check", 0, CLI_OPT_FLAG, NULL, "bench only"},
     CLI_OPTION_END,
@@ -53,9 +59,10 @@ static void print_devices(clops_device *const *devs, int n, int base)
  * ceilings its rows reach (geometric mean, lowest and highest): bandwidth
  * rows against the copy peak, compute rows (matrix products, convolution)
  * against the arithmetic peak of their dtype. */
-static void print_ceiling_summary(const report *r, const report_perf_summary *ps, FILE *f)
+static void print_ceiling_summary(const report *r, const report_perf_summary *ps, int pos,
+                                  FILE *f)
 {
-    const report_device *d = &r->devices[0];
+    const report_device *d = &r->devices[pos];
     char pk[32], fm[32], mm[32];
     fprintf(f, "\nPerformance of %s against its ceilings (copy peak %s GB/s, %s; FMA peak %s "
                "GFLOP/s; mma peak %s GFLOP/s; GB/s over the copy peak, GFLOP/s over the "
@@ -70,17 +77,17 @@ static void print_ceiling_summary(const report *r, const report_perf_summary *ps
     for (int i = 0; i < ps->nfamilies; i++) {
         const report_family_perf *fp = &ps->fam[i];
         char rows[16], q[3][32];
-        snprintf(rows, sizeof rows, "%d", fp->rows);
-        report_fmt(100.0 * fp->of_ceiling[0], "%.0f%%", q[0], sizeof q[0]);
-        report_fmt(100.0 * fp->of_ceiling_min[0], "%.0f%%", q[1], sizeof q[1]);
-        report_fmt(100.0 * fp->of_ceiling_max[0], "%.0f%%", q[2], sizeof q[2]);
+        snprintf(rows, sizeof rows, "%d", fp->measured[pos]);
+        report_fmt(100.0 * fp->of_ceiling[pos], "%.0f%%", q[0], sizeof q[0]);
+        report_fmt(100.0 * fp->of_ceiling_min[pos], "%.0f%%", q[1], sizeof q[1]);
+        report_fmt(100.0 * fp->of_ceiling_max[pos], "%.0f%%", q[2], sizeof q[2]);
         const char *row[] = {fp->family, rows, q[0], q[1], q[2]};
         cli_table_row(&tb, row);
     }
     cli_table_print(&tb, f, "  ");
     cli_table_free(&tb);
     for (int i = 0; i < ps->nfamilies; i++)
-        if (ps->fam[i].ceiling_rows[0] == 0) {
+        if (ps->fam[i].ceiling_rows[pos] == 0) {
             fprintf(f, "  (\"-\": no rows against a ceiling: views move no data, and float64 "
                        "products and CPU devices have no measured arithmetic peak)\n");
             break;
@@ -97,12 +104,14 @@ static void print_perf_summary(const report *r, FILE *f)
         return;
     report_perf_summary ps;
     report_perf_summarize(r, &t, &ps);
-    if (ps.nfamilies > 0 && ps.ndevices > 0 && !report_perf_compares(&ps))
-        print_ceiling_summary(r, &ps, f);
+    int one = report_single_clops_device(r);
+    if (ps.nfamilies > 0 && one >= 0 && one < ps.ndevices)
+        print_ceiling_summary(r, &ps, one, f);
     if (ps.nfamilies > 0 && report_perf_compares(&ps)) {
+        const report_device *bd = &r->devices[ps.baseline];
         fprintf(f, "\nPerformance (same shapes on every device; speed = %s's time / the "
-                   "device's, geometric mean):\n",
-                r->devices[ps.baseline].label);
+                   "device's, geometric mean%s):\n",
+                bd->label, bd->torch ? "; above 1.00x: faster than PyTorch" : "");
         cli_table tb;
         const char *h[3 + REPORT_SUM_MAX_DEVICES] = {"family", "ops", "fastest"};
         char align[4 + REPORT_SUM_MAX_DEVICES] = "lrl";
@@ -136,6 +145,18 @@ static void print_perf_summary(const report *r, FILE *f)
         }
         cli_table_print(&tb, f, "  ");
         cli_table_free(&tb);
+    }
+    const char *models[16];
+    int nm = report_model_names(r, models, 16);
+    for (int i = 0; i < nm; i++) {
+        fprintf(f, "\n%s, time per step:\n", models[i]);
+        for (int j = 0; j < r->ndevices; j++) {
+            const report_model *m = report_model_at(r, models[i], j);
+            char buf[600];
+            if (m)
+                fprintf(f, "  %-10s %s\n", r->devices[j].label,
+                        report_model_text(m, buf, sizeof buf));
+        }
     }
     if (ps.nfamilies > 0 && ps.ndevices > 0) {
         if (ps.above_peak)
@@ -181,6 +202,14 @@ static int run_compare(const cli_args *args)
     bs.ndev = cs.ndev;
     int base = 0;
     const char *bv = cli_value(args, "baseline");
+    bool base_torch = bv && strcmp(bv, "torch") == 0;
+    bool torch = cli_flag(args, "torch") || base_torch;
+    if (torch && !do_bench) {
+        free(cs.devs);
+        return cli_usage_error(cmd, "--torch times the benchmarks, and --no-bench leaves none");
+    }
+    if (base_torch)
+        bv = NULL;
     if (bv) {
         clops_device *bd = NULL;
         base = -1;
@@ -194,7 +223,13 @@ static int run_compare(const cli_args *args)
                                    bv);
         }
     }
-    print_devices(cs.devs, cs.ndev, base);
+    print_devices(cs.devs, cs.ndev, torch && !bv ? -1 : base);
+    if (torch && !bv)
+        fprintf(stderr, "  %-10s PyTorch on each device's peer  [baseline]\n", "torch");
+    if (torch && !(bs.calls = cJSON_CreateArray())) {
+        free(cs.devs);
+        return cli_status_error(CLOPS__HOST_OOM("the calls of the bench"), "compare");
+    }
     const clops_op **ops = NULL;
     int n = 0;
     report r;
@@ -209,6 +244,12 @@ static int run_compare(const cli_args *args)
         rc = cli_suite_check(&cs, ops, n, false, &r);
     if (rc == CLI_EXIT_OK && do_bench)
         rc = cli_suite_bench(&bs, ops, n, reps, true, &r);
+    if (rc == CLI_EXIT_OK && torch) {
+        rc = cli_compare_torch(&bs, bs.calls, reps, &r);
+        if (!bv && report_find_device(&r, REPORT_TORCH_INDEX))
+            r.baseline = REPORT_TORCH_INDEX;
+    }
+    cJSON_Delete(bs.calls);
     r.wall_s = cli_now() - t0;
     if (rc == CLI_EXIT_OK) {
         clops_status st = report_write_dir(&r, dir);
@@ -221,9 +262,10 @@ static int run_compare(const cli_args *args)
             if (do_bench)
                 print_perf_summary(&r, stdout);
             char secs[32];
-            printf("\n%d ops on %d device%s in %s: %d passed, %d failed (%d errors), %d "
+            printf("\n%d ops on %d device%s%s in %s: %d passed, %d failed (%d errors), %d "
                    "skipped\nReport written to %s/report.html (also report.md, report.json)\n",
                    n, cs.ndev, cs.ndev == 1 ? "" : "s",
+                   report_ndevices_clops(&r) < r.ndevices ? " and PyTorch" : "",
                    cli_fmt_seconds(r.wall_s, secs, sizeof secs),
                    sum.passed, sum.failed, sum.errors, sum.skipped, dir);
             if (sum.failed > 0)
@@ -240,7 +282,8 @@ const cli_command cli_cmd_compare = {
     .name = "compare",
     .summary = "check + bench on every device, written as report.html, report.md, report.json",
     .usage = "clops compare [--out DIR] [--full] [--set SET] [--device SEL]... [--op GLOB]... "
-             "[--dtype LIST]... [--reps N] [--baseline DEVICE] [--no-bench] [--no-check]",
+             "[--dtype LIST]... [--reps N] [--baseline DEVICE|torch] [--torch] [--no-bench] "
+             "[--no-check]",
     .help = "Runs `clops check` and then `clops bench` on every OpenCL device (or the "
             "--device selection; the CPU when there is no OpenCL device) and writes into DIR "
             "(default ./clops-report): report.html (self-contained: inline CSS and SVG, "
@@ -251,7 +294,11 @@ const cli_command cli_cmd_compare = {
             "benchmarks; --full runs every op, dtype and case.  Every device is benchmarked at "
             "the same shapes, so each op has one row with a column per device (time, GB/s or "
             "GFLOP/s, speed relative to the first device or --baseline).  Ends with a short "
-            "performance summary and where the report is.  "
+            "performance summary and where the report is.  --torch also times every "
+            "benchmark with PyTorch on each device's peer (CUDA beside an NVIDIA GPU when "
+            "torch.cuda is available, else the CPU with the threads of the CPU device), as a "
+            "column the speeds refer to (unless --baseline names a device); without Python or "
+            "torch one line says so and the report has no such column.  "
             "Exit status 1 when a check failed (the report is written anyway).",
     .options = compare_options,
     .min_pos = 0,

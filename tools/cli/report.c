@@ -99,8 +99,11 @@ void report_free(report *r)
         free(r->checks[i].message);
     for (int i = 0; i < r->nbenches; i++)
         free(r->benches[i].message);
+    for (int i = 0; i < r->nmodels; i++)
+        free(r->models[i].message);
     free(r->checks);
     free(r->benches);
+    free(r->models);
     free(r->devices);
     free(r->note);
     memset(r, 0, sizeof *r);
@@ -166,6 +169,26 @@ report_device *report_find_device(const report *r, int index)
     return pos < 0 ? NULL : &r->devices[pos];
 }
 
+int report_ndevices_clops(const report *r)
+{
+    int n = 0;
+    for (int i = 0; i < r->ndevices; i++)
+        n += !r->devices[i].torch;
+    return n;
+}
+
+int report_single_clops_device(const report *r)
+{
+    int pos = -1;
+    for (int i = 0; i < r->ndevices; i++)
+        if (!r->devices[i].torch) {
+            if (pos >= 0)
+                return -1;
+            pos = i;
+        }
+    return pos;
+}
+
 int report_device_pos(const report *r, int index)
 {
     for (int i = 0; i < r->ndevices; i++)
@@ -224,6 +247,26 @@ clops_status report_add_bench(report *r, const report_bench *b)
     if (b->message && !d->message)
         return CLOPS__HOST_OOM("report message");
     r->nbenches++;
+    return CLOPS_OK;
+}
+
+void report_model_init(report_model *m)
+{
+    memset(m, 0, sizeof *m);
+    m->status = REPORT_SKIP;
+    m->ms_per_step = m->fallbacks_per_step = NAN;
+}
+
+clops_status report_add_model(report *r, const report_model *m)
+{
+    if (!rj_grow((void **)&r->models, &r->models_cap, r->nmodels, sizeof *r->models))
+        return CLOPS__HOST_OOM("report models");
+    report_model *d = &r->models[r->nmodels];
+    *d = *m;
+    d->message = rj_strdup(m->message);
+    if (m->message && !d->message)
+        return CLOPS__HOST_OOM("report message");
+    r->nmodels++;
     return CLOPS_OK;
 }
 
@@ -408,6 +451,15 @@ cJSON *report_to_json(const report *r)
         rj_num(m, "compile_total_s", d->compile_total_s, &ok);
         rj_num(m, "fma_peak_gflops", d->fma_peak_gflops, &ok);
         rj_num(m, "mma_peak_gflops", d->mma_peak_gflops, &ok);
+        if (d->torch) {
+            /* A PyTorch column: "type": "torch" and how it ran. */
+            cJSON *type = cJSON_CreateString("torch");
+            if (!type || !cJSON_ReplaceItemInObjectCaseSensitive(o, "type", type)) {
+                cJSON_Delete(type);
+                ok = false;
+            }
+            rj_str(o, "settings", d->settings, &ok);
+        }
     }
     for (int i = 0; ok && i < r->nchecks; i++) {
         const report_check *c = &r->checks[i];
@@ -446,6 +498,25 @@ cJSON *report_to_json(const report *r)
         rj_num(o, "warm_first_call_s", b->warm_first_call_s, &ok);
         rj_num(o, "reps", b->reps, &ok);
         rj_str(o, "message", b->message, &ok);
+        rj_str(o, "launches", b->launches, &ok);
+    }
+    cJSON *models = r->nmodels ? cJSON_AddArrayToObject(root, "models") : NULL;
+    if (r->nmodels && !models)
+        ok = false;
+    for (int i = 0; ok && i < r->nmodels; i++) {
+        const report_model *m = &r->models[i];
+        cJSON *o = cJSON_CreateObject();
+        if (!o || !cJSON_AddItemToArray(models, o)) {
+            cJSON_Delete(o);
+            ok = false;
+            break;
+        }
+        rj_str(o, "model", m->model, &ok);
+        rj_num(o, "device", m->device, &ok);
+        rj_str(o, "status", report_status_name(m->status), &ok);
+        rj_num(o, "ms_per_step", m->ms_per_step, &ok);
+        rj_num(o, "fallbacks_per_step", m->fallbacks_per_step, &ok);
+        rj_str(o, "message", m->message, &ok);
     }
     report_summary s = report_summarize(r);
     cJSON *sum = cJSON_AddObjectToObject(root, "summary");
@@ -567,6 +638,12 @@ static clops_status rj_read_device(const cJSON *o, const char *name, int i, repo
         d->mma_peak_gflops = rj_get_num(m, "mma_peak_gflops");
         d->compile_total_s = rj_get_num(m, "compile_total_s");
     }
+    if (strcmp(type, "torch") == 0) {
+        d->torch = true;
+        if (!rj_get_str(o, "settings", d->settings, sizeof d->settings))
+            return clops__fail(CLOPS_INVALID_ARGUMENT, "%s: devices[%d]: 'settings' is not a "
+                               "string", name, i);
+    }
     return CLOPS_OK;
 }
 
@@ -627,6 +704,9 @@ static clops_status rj_read_result(const cJSON *o, const char *name, int i, repo
         b.kernel = k;
         memcpy(b.kernel_name, kernel_name, sizeof b.kernel_name);
         rj_get_str(o, "family", b.family, sizeof b.family);
+        if (!rj_get_str(o, "launches", b.launches, sizeof b.launches))
+            return clops__fail(CLOPS_INVALID_ARGUMENT, "%s: results[%d]: 'launches' is not a "
+                               "string", name, i);
         b.bytes = rj_get_num(o, "bytes_per_call");
         b.flop = rj_get_num(o, "flop_per_call");
         b.gbs = rj_get_num(o, "gbs");
@@ -644,6 +724,29 @@ static clops_status rj_read_result(const cJSON *o, const char *name, int i, repo
     return clops__fail(CLOPS_INVALID_ARGUMENT,
                        "%s: results[%d]: 'kind' must be \"check\" or \"bench\", not \"%s\"", name,
                        i, kind);
+}
+
+/* Reads one model row into the report. */
+static clops_status rj_read_model(const cJSON *o, const char *name, int i, report *r)
+{
+    report_model m;
+    report_model_init(&m);
+    char status[16], message[1024];
+    if (!cJSON_IsObject(o) || !rj_get_str(o, "model", m.model, sizeof m.model) ||
+        !rj_get_str(o, "status", status, sizeof status) ||
+        !rj_get_str(o, "message", message, sizeof message) ||
+        !rj_get_int(o, "device", &m.device) || !report_status_from_name(status, &m.status))
+        return clops__fail(CLOPS_INVALID_ARGUMENT,
+                           "%s: models[%d]: missing or bad 'model', 'device', 'status' or "
+                           "'message'",
+                           name, i);
+    if (!report_find_device(r, m.device))
+        return clops__fail(CLOPS_INVALID_ARGUMENT,
+                           "%s: models[%d]: device %d is not in 'devices'", name, i, m.device);
+    m.ms_per_step = rj_get_num(o, "ms_per_step");
+    m.fallbacks_per_step = rj_get_num(o, "fallbacks_per_step");
+    m.message = cJSON_IsString(cJSON_GetObjectItemCaseSensitive(o, "message")) ? message : NULL;
+    return report_add_model(r, &m);
 }
 
 clops_status report_from_json(const cJSON *root, const char *name, report *r)
@@ -680,6 +783,11 @@ clops_status report_from_json(const cJSON *root, const char *name, report *r)
     i = 0;
     for (const cJSON *o = res->child; o; o = o->next, i++)
         if ((st = rj_read_result(o, name, i, r)))
+            goto fail;
+    const cJSON *models = cJSON_GetObjectItemCaseSensitive(root, "models");
+    i = 0;
+    for (const cJSON *o = cJSON_IsArray(models) ? models->child : NULL; o; o = o->next, i++)
+        if ((st = rj_read_model(o, name, i, r)))
             goto fail;
     return CLOPS_OK;
 fail:

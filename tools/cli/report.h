@@ -71,7 +71,18 @@ typedef struct report_device {
     double compile_total_s;   /* all program builds during the run, s */
     double fma_peak_gflops;   /* float32 multiply-adds in registers, GFLOP/s (NAN: none) */
     double mma_peak_gflops;   /* bfloat16 mma.sync in registers, GFLOP/s (NAN: none) */
+    /* PyTorch beside the devices (`compare --torch`): a column, not a clops
+     * device.  Its index is REPORT_TORCH_INDEX and up, info names the
+     * PyTorch version (driver_version) and the device it ran on (name),
+     * settings says how it ran (version, device, threads, TF32 and cuDNN
+     * flags, timing).  It has bench results only; the device table, the
+     * correctness matrix and the fallback lists leave it out. */
+    bool torch;
+    char settings[400];
 } report_device;
+
+/* The clops index of the first PyTorch column (the next ones follow). */
+#define REPORT_TORCH_INDEX 1000
 
 /* One (op, dtype, case, device) correctness result. */
 typedef struct report_check {
@@ -109,7 +120,22 @@ typedef struct report_bench {
     double warm_first_call_s;        /* first call in a new process, warm cache, s */
     int reps;                        /* repetitions behind the medians */
     char *message;
+    /* The kernels the calls launched ("gemm/mma/float16/a-k/b-n/128x128-
+     * w64x64-s3:gemm_mma, ..."; "CLBlast" for products it ran); "" if
+     * unknown.  report_engine_path says it in words. */
+    char launches[400];
 } report_bench;
+
+/* One model on one column (`compare --torch`): time per forward step and,
+ * on a clops device, the CPU fallbacks per step. */
+typedef struct report_model {
+    char model[96];           /* "GPT-2 124m forward, batch 1, sequence 128, float32" */
+    int device;               /* clops index, or a PyTorch column's */
+    report_status status;     /* pass (measured), skip or error */
+    double ms_per_step;       /* median, NAN unless pass */
+    double fallbacks_per_step; /* CPU fallback calls per step (clops devices), else NAN */
+    char *message;            /* the fallback ops, or why it did not run; may be NULL */
+} report_model;
 
 typedef struct report {
     char clops_version[32];
@@ -126,6 +152,8 @@ typedef struct report {
     int nchecks, checks_cap;
     report_bench *benches;
     int nbenches, benches_cap;
+    report_model *models;
+    int nmodels, models_cap;
 } report;
 
 /* Counts over the check results.  failed counts fail and error; errors is
@@ -166,6 +194,10 @@ void report_bench_init(report_bench *b);
 /* Copies a result into the report (message duplicated). */
 clops_status report_add_check(report *r, const report_check *c);
 clops_status report_add_bench(report *r, const report_bench *b);
+/* Copies a model row into the report (message duplicated); *m with every
+ * figure NAN from report_model_init. */
+void report_model_init(report_model *m);
+clops_status report_add_model(report *r, const report_model *m);
 report_summary report_summarize(const report *r);
 
 /* --- JSON -------------------------------------------------------------------------- */
@@ -222,6 +254,11 @@ static inline const report_cell *report_matrix_cell(const report_matrix *m, int 
 }
 /* Position of the device with clops index `index` in r->devices, or -1. */
 int report_device_pos(const report *r, int index);
+/* The clops devices of r (its PyTorch columns left out). */
+int report_ndevices_clops(const report *r);
+/* Position of the one clops device of r, or -1 when it has none or several
+ * (the summaries then place that device against its ceilings). */
+int report_single_clops_device(const report *r);
 
 /* Bench results grouped by (op, dtype, case) with one entry per device. */
 typedef struct report_bench_row {
@@ -259,6 +296,7 @@ bool report_bench_is_compute(const report_bench *b);
 typedef struct report_family_perf {
     char family[32];
     int rows;                                 /* rows measured on 2+ devices (1 alone) */
+    int measured[REPORT_SUM_MAX_DEVICES];     /* rows measured on device j */
     int wins[REPORT_SUM_MAX_DEVICES];         /* rows where device j was the fastest */
     int compared[REPORT_SUM_MAX_DEVICES];     /* rows measured on j and the baseline */
     double speedup[REPORT_SUM_MAX_DEVICES];   /* geometric mean of t_baseline / t_j */
@@ -299,6 +337,21 @@ void report_perf_summarize(const report *r, const report_bench_table *t, report_
 bool report_perf_compares(const report_perf_summary *s);
 void report_op_lists(const report *r, const report_matrix *m, const report_bench_table *t,
                      report_op_lists_t *out);
+
+/* The engine path of a matrix, convolution or attention row in words,
+ * from its launches: "mma 128x128-w64x64-s3", "FMA", "FMA (CPU atom)",
+ * "skinny", "CLBlast", with ", split-K"; convolutions "implicit GEMM, ..."
+ * or "im2col + GEMM, ..." or "depthwise"; attention "fused, mma" or
+ * "fused, FMA".  "" for other families and unknown launches.  Returns buf. */
+char *report_engine_path(const report_bench *b, char *buf, size_t cap);
+
+/* The distinct models of r's model rows, in order (at most cap; returns
+ * how many), and one model row's cell text: "1234.5 ms/step, 0 CPU
+ * fallbacks/step", "skip: why".  Returns buf. */
+int report_model_names(const report *r, const char **names, int cap);
+char *report_model_text(const report_model *m, char *buf, size_t cap);
+/* The model row of `model` on the device at position j, or NULL. */
+const report_model *report_model_at(const report *r, const char *model, int j);
 
 /* Formats a figure: "-" for NAN, else printf with `fmt`.  Returns buf. */
 char *report_fmt(double v, const char *fmt, char *buf, size_t cap);

@@ -132,8 +132,8 @@ static void html_head(const report *r, const report_matrix *m, strbuf *sb)
     char wall[32];
     sb_append(sb, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                   "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
-    sb_printf(sb, "<title>clops report: %d devices, %d ops</title>\n<style>\n", r->ndevices,
-              m->nops);
+    sb_printf(sb, "<title>clops report: %d devices, %d ops</title>\n<style>\n",
+              report_ndevices_clops(r), m->nops);
     sb_append(sb, html_css);
     sb_append(sb, "</style>\n</head>\n<body>\n<header class=\"top\"><div class=\"wrap\">\n"
                   "<h1>clops operator report</h1>\n<p class=\"meta\">clops <b>");
@@ -151,7 +151,10 @@ static void html_head(const report *r, const report_matrix *m, strbuf *sb)
     sb_append(sb, " &middot; host <b>");
     html_esc(sb, r->host[0] ? r->host : "?");
     sb_printf(sb, "</b> &middot; %s</p>\n", cli_fmt_seconds(r->wall_s, wall, sizeof wall));
-    sb_append(sb, "<nav class=\"toc\"><a href=\"#summary\">Summary</a><a href=\"#devices\">"
+    sb_append(sb, "<nav class=\"toc\"><a href=\"#summary\">Summary</a>");
+    if (r->nmodels)
+        sb_append(sb, "<a href=\"#models\">Models</a>");
+    sb_append(sb, "<a href=\"#devices\">"
                   "Devices</a><a href=\"#matrix\">Correctness</a><a href=\"#bandwidth\">"
                   "Charts</a><a href=\"#perf\">Performance</a><a href=\"#fallbacks\">CPU "
                   "fallbacks</a><a href=\"#skips\">Skipped</a><a href=\"#failures\">"
@@ -160,7 +163,7 @@ static void html_head(const report *r, const report_matrix *m, strbuf *sb)
     struct {
         const char *cls, *label;
         int value;
-    } cards[] = {{"", "devices", r->ndevices},        {"", "ops", m->nops},
+    } cards[] = {{"", "devices", report_ndevices_clops(r)},        {"", "ops", m->nops},
                  {"ok", "cases passed", s.passed},    {s.failed ? "bad" : "", "failed", s.failed},
                  {"", "skipped", s.skipped},          {fallbacks ? "warn" : "", "CPU fallbacks",
                                                        fallbacks}};
@@ -207,6 +210,8 @@ static void html_devices(const report *r, strbuf *sb)
     for (int j = 0; j < r->ndevices; j++) {
         const report_device *d = &r->devices[j];
         char mem[32];
+        if (d->torch)
+            continue; /* a PyTorch column: its settings follow the table */
         sb_printf(sb, "<tr><td class=\"num\">%d</td><td class=\"dev\">", d->info.index);
         html_device_name(sb, d, j);
         sb_append(sb, "</td><td class=\"plat\">");
@@ -246,6 +251,16 @@ static void html_devices(const report *r, strbuf *sb)
         html_esc(sb, r->note);
         sb_append(sb, "</p>\n");
     }
+    for (int j = 0; j < r->ndevices; j++)
+        if (r->devices[j].torch) {
+            sb_printf(sb, "<p class=\"note\"><span class=\"dot\" style=\"background:%s\">"
+                          "</span><b>PyTorch column ",
+                      html_color(j));
+            html_esc(sb, r->devices[j].label);
+            sb_append(sb, ":</b> ");
+            html_esc(sb, r->devices[j].settings);
+            sb_append(sb, ".</p>\n");
+        }
     sb_append(sb, "</section>\n");
 }
 
@@ -293,6 +308,8 @@ static void html_matrix(const report *r, const report_matrix *m, strbuf *sb)
     }
     sb_append(sb, "<div class=\"scroll\"><table><thead><tr><th>Op</th>");
     for (int j = 0; j < r->ndevices; j++) {
+        if (r->devices[j].torch)
+            continue; /* PyTorch is timed, not checked */
         sb_append(sb, "<th>");
         html_device_name(sb, &r->devices[j], j);
         sb_append(sb, "</th>");
@@ -303,7 +320,43 @@ static void html_matrix(const report *r, const report_matrix *m, strbuf *sb)
         html_esc(sb, m->ops[i]);
         sb_append(sb, "</td>");
         for (int j = 0; j < r->ndevices; j++)
-            html_matrix_cell(sb, report_matrix_cell(m, i, j));
+            if (!r->devices[j].torch)
+                html_matrix_cell(sb, report_matrix_cell(m, i, j));
+        sb_append(sb, "</tr>\n");
+    }
+    sb_append(sb, "</tbody></table></div></section>\n");
+}
+
+/* The model table (compare --torch). */
+static void html_models(const report *r, strbuf *sb)
+{
+    const char *names[16];
+    int n = report_model_names(r, names, 16);
+    if (n == 0)
+        return;
+    sb_append(sb, "<section class=\"panel\" id=\"models\"><h2>Models</h2>\n<p class=\"hint\">"
+                  "A whole model&#39;s forward step on each device (through the clops PyTorch "
+                  "device) and on PyTorch: the median time per step, and the CPU fallback "
+                  "calls per step with their ops.</p>\n<div class=\"scroll\"><table><thead>"
+                  "<tr><th>Model</th>");
+    for (int j = 0; j < r->ndevices; j++) {
+        sb_printf(sb, "<th class=\"num\"><span class=\"dot\" style=\"background:%s\"></span>",
+                  html_color(j));
+        html_esc(sb, r->devices[j].label);
+        sb_append(sb, "</th>");
+    }
+    sb_append(sb, "</tr></thead><tbody>\n");
+    for (int i = 0; i < n; i++) {
+        sb_append(sb, "<tr><td class=\"op\">");
+        html_esc(sb, names[i]);
+        sb_append(sb, "</td>");
+        for (int j = 0; j < r->ndevices; j++) {
+            const report_model *m = report_model_at(r, names[i], j);
+            char buf[600];
+            sb_printf(sb, "<td class=\"num%s\">", m && m->status == REPORT_PASS ? "" : " na");
+            html_esc(sb, m ? report_model_text(m, buf, sizeof buf) : "-");
+            sb_append(sb, "</td>");
+        }
         sb_append(sb, "</tr>\n");
     }
     sb_append(sb, "</tbody></table></div></section>\n");
@@ -318,7 +371,7 @@ static void html_fallbacks(const report *r, const report_matrix *m, strbuf *sb)
                   "back.</p>\n");
     for (int j = 0; j < r->ndevices; j++) {
         const report_device *d = &r->devices[j];
-        if (d->info.type == CLOPS_DEVICE_CPU)
+        if (d->info.type == CLOPS_DEVICE_CPU || d->torch)
             continue;
         int n = 0;
         for (int i = 0; i < m->nops; i++)
@@ -401,6 +454,7 @@ clops_status report_render_html(const report *r, strbuf *sb)
     }
     html_head(r, &m, sb);
     html_summary(r, &m, &t, sb);
+    html_models(r, sb);
     html_devices(r, sb);
     html_matrix(r, &m, sb);
     html_charts(r, &t, sb);

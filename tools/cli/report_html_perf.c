@@ -34,14 +34,16 @@ void html_summary(const report *r, const report_matrix *m, const report_bench_ta
     report_perf_summarize(r, t, &ps);
     report_op_lists_t ol;
     report_op_lists(r, m, t, &ol);
-    bool one = ps.nfamilies > 0 && ps.ndevices > 0 && !report_perf_compares(&ps);
+    int pos = report_single_clops_device(r);
+    bool one = ps.nfamilies > 0 && pos >= 0 && pos < ps.ndevices;
+    bool vs = ps.nfamilies > 0 && report_perf_compares(&ps);
     sb_printf(sb, "<section class=\"panel\" id=\"summary\"><h2>Summary</h2>\n"
                   "<div class=\"sum\"><div><h3>%s</h3>\n",
               one ? "Each op family against the device&#39;s ceiling"
                   : "Fastest device per op family");
-    if (ps.nfamilies == 0 || ps.ndevices == 0) {
+    if (ps.nfamilies == 0 || ps.ndevices == 0)
         sb_append(sb, "<p class=\"none\">No benchmarks in this report.</p>");
-    } else if (one) {
+    if (one) {
         /* One device: its speed against itself says nothing; the share of
          * its copy peak says how much of the memory system the ops use. */
         sb_append(sb, "<table><thead><tr><th>Family</th><th class=\"num\">Ops</th>"
@@ -51,19 +53,19 @@ void html_summary(const report *r, const report_matrix *m, const report_bench_ta
             const report_family_perf *fp = &ps.fam[f];
             sb_append(sb, "<tr><td>");
             html_esc(sb, fp->family);
-            sb_printf(sb, "</td><td class=\"num\">%d</td>", fp->rows);
-            html_num(sb, 100.0 * fp->of_ceiling[0], "%.0f%%");
-            html_num(sb, 100.0 * fp->of_ceiling_min[0], "%.0f%%");
-            html_num(sb, 100.0 * fp->of_ceiling_max[0], "%.0f%%");
+            sb_printf(sb, "</td><td class=\"num\">%d</td>", fp->measured[pos]);
+            html_num(sb, 100.0 * fp->of_ceiling[pos], "%.0f%%");
+            html_num(sb, 100.0 * fp->of_ceiling_min[pos], "%.0f%%");
+            html_num(sb, 100.0 * fp->of_ceiling_max[pos], "%.0f%%");
             sb_append(sb, "</tr>\n");
         }
         char pk[32];
         sb_append(sb, "</tbody></table><p class=\"hint\">Per op family: the achieved GB/s over "
                       "the copy peak of ");
-        html_esc(sb, r->devices[0].label);
-        sb_printf(sb, " (%s GB/s, set by ", report_fmt(r->devices[0].copy_peak_gbs, "%.1f", pk,
+        html_esc(sb, r->devices[pos].label);
+        sb_printf(sb, " (%s GB/s, set by ", report_fmt(r->devices[pos].copy_peak_gbs, "%.1f", pk,
                                                          sizeof pk));
-        html_esc(sb, r->devices[0].copy_peak_kernel[0] ? r->devices[0].copy_peak_kernel
+        html_esc(sb, r->devices[pos].copy_peak_kernel[0] ? r->devices[pos].copy_peak_kernel
                                                        : "an unknown kernel");
         char fm[32], mm[32];
         sb_printf(sb, "), and the achieved GFLOP/s of matrix products and convolutions over the "
@@ -71,9 +73,13 @@ void html_summary(const report *r, const report_matrix *m, const report_bench_ta
                       "register-only loops), geometric mean, lowest and highest. &quot;-&quot;: "
                       "no rows against a ceiling, as views move no data and float64 products "
                       "have no measured arithmetic peak.</p>",
-                  report_fmt(r->devices[0].fma_peak_gflops, "%.0f", fm, sizeof fm),
-                  report_fmt(r->devices[0].mma_peak_gflops, "%.0f", mm, sizeof mm));
-    } else {
+                  report_fmt(r->devices[pos].fma_peak_gflops, "%.0f", fm, sizeof fm),
+                  report_fmt(r->devices[pos].mma_peak_gflops, "%.0f", mm, sizeof mm));
+    }
+    if (vs) {
+        const report_device *bd = &r->devices[ps.baseline];
+        if (one)
+            sb_append(sb, "<h3>Fastest per op family</h3>\n");
         sb_append(sb, "<table><thead><tr><th>Family</th><th>Fastest</th>");
         for (int j = 0; j < ps.ndevices; j++) {
             sb_append(sb, "<th class=\"num\">");
@@ -102,7 +108,10 @@ void html_summary(const report *r, const report_matrix *m, const report_bench_ta
         }
         sb_append(sb, "</tbody></table><p class=\"hint\">Per device: the geometric mean of "
                       "the baseline&#39;s time over the device&#39;s, on the same shapes "
-                      "(above 1: faster than the baseline).</p>");
+                      "(above 1: faster than the baseline");
+        if (bd->torch)
+            sb_append(sb, ", here PyTorch: see its settings under Devices");
+        sb_append(sb, ").</p>");
     }
     sb_printf(sb, "</div><div><h3>Ops failing anywhere (%d)</h3><p class=\"%s\">",
               ol.nfailing, ol.nfailing ? "op" : "none");
@@ -329,8 +338,11 @@ void html_charts(const report *r, const report_bench_table *t, strbuf *sb)
         html_esc(sb, r->devices[j].label);
         sb_append(sb, " ");
         html_esc(sb, r->devices[j].info.name);
-        sb_printf(sb, " (copy peak %s GB/s)</span>",
-                  report_fmt(r->devices[j].copy_peak_gbs, "%.1f", peak, sizeof peak));
+        if (r->devices[j].torch)
+            sb_append(sb, " (PyTorch)</span>");
+        else
+            sb_printf(sb, " (copy peak %s GB/s)</span>",
+                      report_fmt(r->devices[j].copy_peak_gbs, "%.1f", peak, sizeof peak));
     }
     sb_append(sb, "</div>\n");
     if (bw)
@@ -369,6 +381,12 @@ static void perf_cells(const report *r, const report_bench *b, const report_benc
     sb_printf(sb, "<td class=\"num dv\">%s", report_fmt(b->device_us, "%.1f", buf, sizeof buf));
     if (b->kernel == REPORT_KERNEL_FALLBACK)
         sb_append(sb, " <span class=\"pill cpu\">CPU</span>");
+    char path[96];
+    if (report_engine_path(b, path, sizeof path)[0]) {
+        sb_append(sb, "<span class=\"sub\">");
+        html_esc(sb, path);
+        sb_append(sb, "</span>");
+    }
     sb_append(sb, "</td>");
     if (report_bench_is_compute(b)) {
         sb_printf(sb, "<td class=\"num\">%s GFLOP/s</td>",
@@ -377,6 +395,8 @@ static void perf_cells(const report *r, const report_bench *b, const report_benc
         sb_printf(sb, "<td class=\"num above\">%s GB/s<span class=\"sub\">above copy peak"
                       "</span></td>",
                   report_fmt(b->gbs, "%.1f", buf, sizeof buf));
+    } else if (isfinite(b->gbs) && !isfinite(b->ratio_to_peak)) {
+        sb_printf(sb, "<td class=\"num\">%s GB/s</td>", report_fmt(b->gbs, "%.1f", buf, sizeof buf));
     } else if (isfinite(b->gbs)) {
         char p[32];
         sb_printf(sb, "<td class=\"num\">%s GB/s<span class=\"sub\">%s of peak</span></td>",
@@ -405,7 +425,9 @@ void html_perf(const report *r, const report_bench_table *t, strbuf *sb)
         html_esc(sb, r->devices[base].label);
         sb_append(sb, " (its time over the device&#39;s)");
     }
-    sb_append(sb, ".</p>\n");
+    sb_append(sb, "; under the time of matrix products, convolutions and attention the "
+                  "engine path that ran (mma with its tile configuration, FMA, CLBlast; "
+                  "implicit GEMM or im2col).</p>\n");
     if (t->nrows == 0) {
         sb_append(sb, "<p class=\"none\">No performance results in this report.</p></section>\n");
         return;
@@ -442,6 +464,8 @@ void html_perf(const report *r, const report_bench_table *t, strbuf *sb)
                   "process with the cache filled (s).</p>\n<div class=\"scroll\"><table><thead>"
                   "<tr><th>Op</th>");
     for (int j = 0; j < t->ndevices; j++) {
+        if (r->devices[j].torch)
+            continue;
         sb_append(sb, "<th class=\"num dv\">");
         html_esc(sb, r->devices[j].label);
         sb_append(sb, " host &micro;s</th><th class=\"num\">cold s</th><th class=\"num\">warm s"
@@ -455,6 +479,8 @@ void html_perf(const report *r, const report_bench_table *t, strbuf *sb)
         for (int j = 0; j < t->ndevices; j++) {
             const report_bench *b = t->rows[k].per_device[j];
             char buf[32];
+            if (r->devices[j].torch)
+                continue;
             sb_printf(sb, "<td class=\"num dv%s\">%s</td>", b ? "" : " na",
                       report_fmt(b ? b->host_us : NAN, "%.1f", buf, sizeof buf));
             html_num(sb, b ? b->cold_compile_s : NAN, "%.2f");

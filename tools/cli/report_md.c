@@ -62,6 +62,8 @@ static void md_devices(const report *r, strbuf *sb)
     for (int i = 0; i < r->ndevices; i++) {
         const report_device *d = &r->devices[i];
         char buf[300];
+        if (d->torch)
+            continue; /* a PyTorch column: its settings follow the table */
         sb_append(sb, "|");
         snprintf(buf, sizeof buf, "%d", d->info.index);
         md_cell(sb, buf);
@@ -86,6 +88,10 @@ static void md_devices(const report *r, strbuf *sb)
     }
     if (r->note && *r->note)
         sb_printf(sb, "\nDevice discovery: %s\n", r->note);
+    for (int i = 0; i < r->ndevices; i++)
+        if (r->devices[i].torch)
+            sb_printf(sb, "\nPyTorch column **%s**: %s.\n", r->devices[i].label,
+                      r->devices[i].settings);
     sb_putc(sb, '\n');
 }
 
@@ -127,18 +133,23 @@ static void md_matrix(const report *r, const report_matrix *m, strbuf *sb)
     md_cell(sb, "Op");
     for (int j = 0; j < r->ndevices; j++) {
         char t[128];
+        if (r->devices[j].torch)
+            continue; /* PyTorch is timed, not checked */
         md_device_title(&r->devices[j], t, sizeof t);
         md_cell(sb, t);
     }
     sb_append(sb, "\n| --- |");
     for (int j = 0; j < r->ndevices; j++)
-        sb_append(sb, " --- |");
+        if (!r->devices[j].torch)
+            sb_append(sb, " --- |");
     sb_putc(sb, '\n');
     for (int i = 0; i < m->nops; i++) {
         sb_append(sb, "|");
         md_cell(sb, m->ops[i]);
         for (int j = 0; j < r->ndevices; j++) {
             char buf[160];
+            if (r->devices[j].torch)
+                continue;
             md_matrix_text(report_matrix_cell(m, i, j), buf, sizeof buf);
             md_cell(sb, buf);
         }
@@ -156,9 +167,10 @@ static void md_summary(const report *r, const report_matrix *m, const report_ben
     report_perf_summarize(r, t, &ps);
     report_op_lists_t ol;
     report_op_lists(r, m, t, &ol);
-    if (ps.nfamilies > 0 && ps.ndevices > 0 && !report_perf_compares(&ps)) {
+    int one = report_single_clops_device(r);
+    if (ps.nfamilies > 0 && one >= 0 && one < ps.ndevices) {
         /* One device: each family against the device's ceiling. */
-        const report_device *d = &r->devices[0];
+        const report_device *d = &r->devices[one];
         char pk[32], fm[32], mm[32], q[32];
         sb_printf(sb,
                   "**%s against its ceilings** (copy peak %s GB/s, set by %s; FMA peak %s "
@@ -176,17 +188,19 @@ static void md_summary(const report *r, const report_matrix *m, const report_ben
             const report_family_perf *fp = &ps.fam[f];
             sb_append(sb, "|");
             md_cell(sb, fp->family);
-            sb_printf(sb, " %d |", fp->rows);
-            md_cell(sb, report_fmt(100.0 * fp->of_ceiling[0], "%.0f%%", q, sizeof q));
-            md_cell(sb, report_fmt(100.0 * fp->of_ceiling_min[0], "%.0f%%", q, sizeof q));
-            md_cell(sb, report_fmt(100.0 * fp->of_ceiling_max[0], "%.0f%%", q, sizeof q));
+            sb_printf(sb, " %d |", fp->measured[one]);
+            md_cell(sb, report_fmt(100.0 * fp->of_ceiling[one], "%.0f%%", q, sizeof q));
+            md_cell(sb, report_fmt(100.0 * fp->of_ceiling_min[one], "%.0f%%", q, sizeof q));
+            md_cell(sb, report_fmt(100.0 * fp->of_ceiling_max[one], "%.0f%%", q, sizeof q));
             sb_putc(sb, '\n');
         }
     }
     if (ps.nfamilies > 0 && report_perf_compares(&ps)) {
-        sb_printf(sb, "**Fastest device per op family** (speed: %s's time over the device's, "
-                      "geometric mean):\n\n| Family | Fastest |",
-                  r->devices[ps.baseline].label);
+        const report_device *bd = &r->devices[ps.baseline];
+        sb_printf(sb, "%s**Fastest device per op family** (speed: %s's time over the device's, "
+                      "geometric mean%s):\n\n| Family | Fastest |",
+                  one >= 0 ? "\n" : "", bd->label,
+                  bd->torch ? "; above 1.00x: faster than PyTorch" : "");
         for (int j = 0; j < ps.ndevices; j++)
             md_cell(sb, r->devices[j].label);
         sb_append(sb, "\n| --- | --- |");
@@ -219,6 +233,37 @@ static void md_summary(const report *r, const report_matrix *m, const report_ben
               ol.nfallback ? ol.fallback : "none");
 }
 
+/* The model table: time per forward step per column, with clops' CPU
+ * fallbacks. */
+static void md_models(const report *r, strbuf *sb)
+{
+    const char *names[16];
+    int n = report_model_names(r, names, 16);
+    if (n == 0)
+        return;
+    sb_append(sb, "## Models\n\nA whole model's forward step on each device (through the "
+                  "clops PyTorch device) and on PyTorch: the median time per step, and the CPU "
+                  "fallback calls per step with their ops.\n\n|");
+    md_cell(sb, "Model");
+    for (int j = 0; j < r->ndevices; j++)
+        md_cell(sb, r->devices[j].label);
+    sb_append(sb, "\n| --- |");
+    for (int j = 0; j < r->ndevices; j++)
+        sb_append(sb, " ---: |");
+    sb_putc(sb, '\n');
+    for (int i = 0; i < n; i++) {
+        sb_append(sb, "|");
+        md_cell(sb, names[i]);
+        for (int j = 0; j < r->ndevices; j++) {
+            const report_model *m = report_model_at(r, names[i], j);
+            char buf[600];
+            md_cell(sb, m ? report_model_text(m, buf, sizeof buf) : "-");
+        }
+        sb_putc(sb, '\n');
+    }
+    sb_putc(sb, '\n');
+}
+
 /* Bandwidth and call costs, one row per (op, dtype, case). */
 static void md_bench(const report *r, const report_bench_table *t, strbuf *sb)
 {
@@ -226,7 +271,9 @@ static void md_bench(const report *r, const report_bench_table *t, strbuf *sb)
         return;
     sb_printf(sb, "## Performance\n\n"
                   "Every device on the same shapes: median time per call, achieved GB/s (with "
-                  "the share of the device's copy peak) or GFLOP/s%s%s%s.\n\n|",
+                  "the share of the device's copy peak) or GFLOP/s%s%s%s; matrix products, "
+                  "convolutions and attention name the engine path that ran (mma with its "
+                  "tile configuration, FMA, CLBlast; implicit GEMM or im2col).\n\n|",
               r->ndevices > 1 ? ", and the speed relative to " : "",
               r->ndevices > 1 ? r->devices[report_baseline_pos(r)].label : "",
               r->ndevices > 1 ? " (its time over the device's)" : "");
@@ -250,7 +297,9 @@ static void md_bench(const report *r, const report_bench_table *t, strbuf *sb)
         md_cell(sb, f->case_name);
         for (int j = 0; j < r->ndevices; j++) {
             const report_bench *b = t->rows[k].per_device[j];
-            char buf[160], a[32], p[32], tm[32], xs[32], x[40] = "";
+            char buf[300], a[32], p[32], tm[32], xs[32], x[140] = "", path[96] = "";
+            if (b)
+                report_engine_path(b, path, sizeof path);
             const report_bench *base = t->rows[k].per_device[report_baseline_pos(r)];
             report_fmt(b ? b->device_us : NAN, "%.1f", tm, sizeof tm);
             report_fmt(report_bench_measured(b) && report_bench_measured(base)
@@ -260,6 +309,10 @@ static void md_bench(const report *r, const report_bench_table *t, strbuf *sb)
             /* One device: no speed against itself. */
             if (r->ndevices > 1)
                 snprintf(x, sizeof x, " · %s", xs);
+            if (path[0]) {
+                size_t len = strlen(x);
+                snprintf(x + len, sizeof x - len, " · %s", path);
+            }
             if (!b)
                 snprintf(buf, sizeof buf, "-");
             else if (b->status != REPORT_PASS)
@@ -267,6 +320,9 @@ static void md_bench(const report *r, const report_bench_table *t, strbuf *sb)
             else if (report_bench_is_compute(b))
                 snprintf(buf, sizeof buf, "%s µs · %s GFLOP/s%s", tm,
                          report_fmt(b->gflops, "%.1f", a, sizeof a), x);
+            else if (!isfinite(b->ratio_to_peak)) /* no ceiling (a PyTorch column) */
+                snprintf(buf, sizeof buf, "%s µs · %s GB/s%s", tm,
+                         report_fmt(b->gbs, "%.1f", a, sizeof a), x);
             else if (report_bench_above_peak(r, b))
                 snprintf(buf, sizeof buf, "%s µs · %s GB/s (above copy peak)%s", tm,
                          report_fmt(b->gbs, "%.1f", a, sizeof a), x);
@@ -286,10 +342,12 @@ static void md_bench(const report *r, const report_bench_table *t, strbuf *sb)
     md_cell(sb, "dtype");
     md_cell(sb, "case");
     for (int j = 0; j < r->ndevices; j++)
-        md_cell(sb, r->devices[j].label);
+        if (!r->devices[j].torch)
+            md_cell(sb, r->devices[j].label);
     sb_append(sb, "\n| --- | --- | --- |");
     for (int j = 0; j < r->ndevices; j++)
-        sb_append(sb, " ---: |");
+        if (!r->devices[j].torch)
+            sb_append(sb, " ---: |");
     sb_putc(sb, '\n');
     for (int k = 0; k < t->nrows; k++) {
         const report_bench *f = t->rows[k].first;
@@ -300,6 +358,8 @@ static void md_bench(const report *r, const report_bench_table *t, strbuf *sb)
         for (int j = 0; j < r->ndevices; j++) {
             const report_bench *b = t->rows[k].per_device[j];
             char buf[128], h[32], c[32], w[32];
+            if (r->devices[j].torch)
+                continue;
             if (!b)
                 snprintf(buf, sizeof buf, "-");
             else
@@ -320,7 +380,7 @@ static void md_fallbacks(const report *r, const report_matrix *m, strbuf *sb)
     sb_append(sb, "## Ops that fell back to the CPU\n\n");
     for (int j = 0; j < r->ndevices; j++) {
         const report_device *d = &r->devices[j];
-        if (d->info.type == CLOPS_DEVICE_CPU)
+        if (d->info.type == CLOPS_DEVICE_CPU || d->torch)
             continue;
         int n = 0;
         sb_printf(sb, "- **%s** (%s):", d->label, d->info.name);
@@ -388,9 +448,12 @@ clops_status report_render_md(const report *r, strbuf *sb)
     sb_printf(sb, "**Summary:** %d passed, %d failed", s.passed, s.failed);
     if (s.errors)
         sb_printf(sb, " (%d error%s)", s.errors, s.errors == 1 ? "" : "s");
-    sb_printf(sb, ", %d skipped, over %d op%s on %d device%s.\n\n", s.skipped, m.nops,
-              m.nops == 1 ? "" : "s", r->ndevices, r->ndevices == 1 ? "" : "s");
+    int nclops = report_ndevices_clops(r);
+    sb_printf(sb, ", %d skipped, over %d op%s on %d device%s%s.\n\n", s.skipped, m.nops,
+              m.nops == 1 ? "" : "s", nclops, nclops == 1 ? "" : "s",
+              nclops < r->ndevices ? ", timed beside PyTorch" : "");
     md_summary(r, &m, &t, sb);
+    md_models(r, sb);
     md_devices(r, sb);
     md_matrix(r, &m, sb);
     md_bench(r, &t, sb);

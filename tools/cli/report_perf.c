@@ -72,6 +72,7 @@ void report_perf_summarize(const report *r, const report_bench_table *t, report_
         for (int j = 0; j < nd; j++) {
             const report_bench *b = row->per_device[j];
             double q = b ? b->ratio_to_peak : NAN;
+            fp->measured[j] += report_bench_measured(b);
             if (!report_bench_measured(b) || !isfinite(q) || q <= 0)
                 continue;
             if (fp->ceiling_rows[j] == 0 || q < fp->of_ceiling_min[j])
@@ -158,4 +159,92 @@ void report_op_lists(const report *r, const report_matrix *m, const report_bench
                 list_add(out->fallback, sizeof out->fallback, out->nfallback, m->ops[i]);
     }
     (void)r;
+}
+
+/* The words of one gemm program name ("gemm/mma/float16/a-k/b-n/CONFIG[/split]"). */
+static void gemm_words(const char *prog, char *buf, size_t cap)
+{
+    char kind[16] = "";
+    sscanf(prog, "gemm/%15[^/]", kind);
+    bool split = strstr(prog, "/split") != NULL;
+    if (strcmp(kind, "mma") == 0) {
+        /* the configuration is the component after b-... */
+        const char *cfg = strstr(prog, "/b-");
+        cfg = cfg ? strchr(cfg + 1, '/') : NULL;
+        int len = cfg ? (int)strcspn(cfg + 1, "/:") : 0;
+        snprintf(buf, cap, "mma %.*s%s", len, cfg ? cfg + 1 : "", split ? ", split-K" : "");
+    } else {
+        snprintf(buf, cap, "%s%s",
+                 strcmp(kind, "fma") == 0    ? "FMA"
+                 : strcmp(kind, "cpu") == 0  ? "FMA (CPU atom)"
+                 : kind[0]                   ? kind
+                                             : "GEMM",
+                 split ? ", split-K" : "");
+    }
+}
+
+char *report_engine_path(const report_bench *b, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    const char *fam = b->family;
+    if (!b->launches[0] || (strcmp(fam, "matrix") != 0 && strcmp(fam, "conv") != 0 &&
+                            strcmp(fam, "attention") != 0))
+        return buf;
+    char gemm[96] = "";
+    bool clblast = strstr(b->launches, "CLBlast") != NULL;
+    bool im2col = strstr(b->launches, ":conv_im2col") || strstr(b->launches, ":conv_col2im");
+    bool depthwise = strstr(b->launches, ":conv_depthwise") != NULL;
+    const char *g = strstr(b->launches, "gemm/");
+    if (g)
+        gemm_words(g, gemm, sizeof gemm);
+    else if (clblast)
+        snprintf(gemm, sizeof gemm, "CLBlast");
+    if (strstr(b->launches, "attention-mma/"))
+        snprintf(buf, cap, "fused, mma");
+    else if (strncmp(b->launches, "attention/", 10) == 0 || strstr(b->launches, ", attention/"))
+        snprintf(buf, cap, "fused, FMA");
+    else if (strcmp(fam, "conv") == 0 && depthwise)
+        snprintf(buf, cap, "depthwise");
+    else if (strcmp(fam, "conv") == 0 && gemm[0])
+        snprintf(buf, cap, "%s, %s", im2col ? "im2col + GEMM" : "implicit GEMM", gemm);
+    else if (gemm[0])
+        snprintf(buf, cap, "%s%s", gemm, clblast && g ? " + CLBlast" : "");
+    return buf;
+}
+
+int report_model_names(const report *r, const char **names, int cap)
+{
+    int n = 0;
+    for (int i = 0; i < r->nmodels; i++) {
+        bool seen = false;
+        for (int k = 0; k < n; k++)
+            seen |= strcmp(names[k], r->models[i].model) == 0;
+        if (!seen && n < cap)
+            names[n++] = r->models[i].model;
+    }
+    return n;
+}
+
+const report_model *report_model_at(const report *r, const char *model, int j)
+{
+    for (int i = 0; i < r->nmodels; i++)
+        if (strcmp(r->models[i].model, model) == 0 &&
+            report_device_pos(r, r->models[i].device) == j)
+            return &r->models[i];
+    return NULL;
+}
+
+char *report_model_text(const report_model *m, char *buf, size_t cap)
+{
+    if (m->status != REPORT_PASS) {
+        snprintf(buf, cap, "%s%s%.200s", report_status_name(m->status), m->message ? ": " : "",
+                 m->message ? m->message : "");
+        return buf;
+    }
+    int n = snprintf(buf, cap, "%.1f ms/step", m->ms_per_step);
+    if (isfinite(m->fallbacks_per_step) && n > 0 && (size_t)n < cap)
+        snprintf(buf + n, cap - (size_t)n, ", %.0f CPU fallback%s/step%s%.200s%s",
+                 m->fallbacks_per_step, m->fallbacks_per_step == 1 ? "" : "s",
+                 m->message ? " (" : "", m->message ? m->message : "", m->message ? ")" : "");
+    return buf;
 }

@@ -401,6 +401,30 @@ static const char *op_family(const clops_op *op)
     return family && family[0] ? family : "other";
 }
 
+/* Appends a measured call (taken over) to calls with the row's device,
+ * family and models of bytes and flop. */
+static clops_status add_call(cJSON *calls, cJSON *call, const report_bench *rb)
+{
+    /* The row's dtype (the engine's label names a mixed case's dtypes). */
+    cJSON *dtype = cJSON_CreateString(rb->dtype);
+    if (!dtype || !cJSON_ReplaceItemInObjectCaseSensitive(call, "dtype", dtype)) {
+        cJSON_Delete(dtype);
+        cJSON_Delete(call);
+        return CLOPS__HOST_OOM("the calls of the bench");
+    }
+    bool ok = cJSON_AddNumberToObject(call, "device", rb->device) &&
+              cJSON_AddStringToObject(call, "family", rb->family) &&
+              (isfinite(rb->bytes) ? cJSON_AddNumberToObject(call, "bytes", rb->bytes)
+                                   : cJSON_AddNullToObject(call, "bytes")) &&
+              (isfinite(rb->flop) ? cJSON_AddNumberToObject(call, "flop", rb->flop)
+                                  : cJSON_AddNullToObject(call, "flop"));
+    if (!ok || !cJSON_AddItemToArray(calls, call)) {
+        cJSON_Delete(call);
+        return CLOPS__HOST_OOM("the calls of the bench");
+    }
+    return CLOPS_OK;
+}
+
 /* Benchmarks ops[i] on d in every dtype of s at sizes sz into r; *ok false
  * when it errored.  Returns an exit code. */
 static int bench_one(const cli_suite *s, const clops_op *op, clops_device *d,
@@ -427,6 +451,7 @@ static int bench_one(const cli_suite *s, const clops_op *op, clops_device *d,
         snprintf(rb.case_name, sizeof rb.case_name, "%s", b.case_name);
         snprintf(rb.kernel_name, sizeof rb.kernel_name, "%s", b.kernel_name);
         snprintf(rb.family, sizeof rb.family, "%s", op_family(op));
+        snprintf(rb.launches, sizeof rb.launches, "%s", b.launches);
         rb.device = b.device;
         rb.status = (report_status)b.status;
         rb.kernel = (report_kernel)b.kernel;
@@ -441,6 +466,10 @@ static int bench_one(const cli_suite *s, const clops_op *op, clops_device *d,
         rb.message = b.message[0] ? b.message : NULL;
         *ok &= b.status != CHK_ERROR;
         st = report_add_bench(r, &rb);
+        if (st == CLOPS_OK && b.call)
+            st = add_call(s->calls, b.call, &rb);
+        else
+            cJSON_Delete(b.call);
         if (st)
             return cli_status_error(st, "building the report");
     }
@@ -507,6 +536,7 @@ int cli_suite_bench(const cli_suite *s, const clops_op *const *ops, int n, int r
     }
     /* Matrix products at 256 on a CPU are too small for a GPU: the GPUs
      * also run them at 2048 (a second row). */
+    sz.describe = s->calls != NULL;
     gpu_sz = sz;
     gpu_sz.side = 2048;
     cli_progress_start(&p, CLI_PROGRESS_AUTO, "bench", "ops", n * s->ndev);

@@ -24,6 +24,10 @@ typedef struct cli_suite {
                               int32, int64 or bool for ops that refuse float32) */
     clops_device **devs;
     int ndev;
+    /* Non-NULL (a cJSON array): cli_suite_bench appends every measured call
+     * (chk_bench_result.call) with "device" (its clops index), "family",
+     * "bytes" and "flop", for the PyTorch side of `compare --torch`. */
+    cJSON *calls;
 } cli_suite;
 
 /*

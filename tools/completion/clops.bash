@@ -55,8 +55,12 @@ _clops()
         return
     fi
     case $prev in
-    -d | --device | --baseline)
+    -d | --device)
         COMPREPLY=($(compgen -W "$(_clops_devices "$exe")" -- "$cur"))
+        return
+        ;;
+    --baseline)
+        COMPREPLY=($(compgen -W "$(_clops_devices "$exe")"$'\n'torch -- "$cur"))
         return
         ;;
     --op | --table)
