@@ -26,9 +26,11 @@ graph by rewriting it:
 
 Each eager op's expression is the very text clops' own kernel uses (read
 from the inventory), with the operand conversions, scalar roundings and
-result dtype of the eager call, each op one statement (so the compiler
-contracts nothing across former op boundaries): float32 and bfloat16
-results equal eager clops bit for bit (python/tests/test_compile.py).
+result dtype of the eager call, each op one statement, in a program built
+without contraction like every pointwise program (codegen_pointwise/emit.c:
+no compiler fuses a multiply of one op into the next op's add): float32 and
+bfloat16 results equal eager clops bit for bit on every device
+(python/tests/test_compile.py).
 
 The generated ops are named by a hash of their code, registered once per
 process, and their kernels specialise on dtypes and rank like every
