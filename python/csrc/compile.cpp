@@ -6,7 +6,9 @@
  * "none": each operand in its own dtype, the expression converts, the
  * result dtype fixed) and calling them on PyTorch tensors without going
  * through PyTorch's dispatcher (a compiled graph has done autograd and
- * functionalization already), and the device counters (kernel launches,
+ * functionalization already), the matrix product with a fused epilogue
+ * it lowers a product and its pointwise consumers onto
+ * (_clops_addmm_epilogue), and the device counters (kernel launches,
  * program builds) the model runner and the cache test read.
  */
 #include <map>
@@ -86,6 +88,43 @@ at::Tensor fused_call(int id, const std::vector<at::Tensor> &inputs,
         sync_geometry(*out, owned[owned.size() - 2]);
         return *out;
     }
+    return from_clops(ret.v.t);
+}
+
+at::Tensor addmm_epilogue(const std::optional<at::Tensor> &self, const at::Tensor &mat1,
+                          const at::Tensor &mat2, const std::optional<at::Tensor> &residual,
+                          double beta, double alpha, int64_t activation, bool residual_after)
+{
+    static const clops_op *op = [] {
+        const clops_op *o = nullptr;
+        check(clops_op_find("_clops_addmm_epilogue", &o), "finding _clops_addmm_epilogue");
+        return o;
+    }();
+    sync_matmul_precision(false);
+    std::vector<clops_tensor *> owned;
+    struct Release {
+        std::vector<clops_tensor *> &v;
+        ~Release()
+        {
+            for (clops_tensor *t : v)
+                clops_tensor_release(t);
+        }
+    } release{owned};
+    auto tensor = [&](const at::Tensor &t) {
+        owned.push_back(to_clops(t));
+        return clops_value_tensor(owned.back());
+    };
+    clops_value args[8] = {self ? tensor(*self) : clops_value_none(),
+                           tensor(mat1),
+                           tensor(mat2),
+                           residual ? tensor(*residual) : clops_value_none(),
+                           clops_value_scalar(clops_scalar_float(beta)),
+                           clops_value_scalar(clops_scalar_float(alpha)),
+                           clops_value_int(activation),
+                           clops_value_bool(residual_after)};
+    clops_value ret = clops_value_none();
+    check(clops_call_boxed(op, args, 8, &ret, 1), "_clops_addmm_epilogue");
+    owned.push_back(ret.v.t); /* from_clops takes its own reference */
     return from_clops(ret.v.t);
 }
 
