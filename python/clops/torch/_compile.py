@@ -20,9 +20,18 @@ graph by rewriting it:
   pointwise engine's limit): a producer that would bring a fifth starts a
   group of its own.  Views of a group's inputs run eagerly before it (they
   launch nothing); a view of an intermediate ends the group.
+* Epilogue fusion (first).  An addmm/mm whose result (through at most one
+  view) feeds only an activation and/or a residual add, or a pointwise
+  group computing an engine activation of it alone (GPT-2's tanh GELU
+  formula, recognised by evaluating the group on float64 probes), becomes
+  one _clops_addmm_epilogue call: the matrix engine's fused epilogue
+  (ops/gemm/gemm.h gemm_epilogue).
 * Everything else (matrix products, norms, reductions, views, random ops,
   ops with symbolic scalars) runs eagerly through the dispatcher, so every
   graph runs.
+* Traced layouts (last).  A new result whose traced (meta) layout is not
+  contiguous is copied into it where clops' op laid it out otherwise (the
+  fused attention's output), so the graph's views of it hold.
 
 Each eager op's expression is the very text clops' own kernel uses (read
 from the inventory), with the operand conversions, scalar roundings and
@@ -37,7 +46,8 @@ process, and their kernels specialise on dtypes and rank like every
 pointwise kernel, hitting clops' kernel cache (in memory, and on disk or in
 POCL's own cache): shapes stay kernel arguments, so a new sequence length
 compiles nothing new.  CLOPS_COMPILE_DEBUG=1 prints every group and its
-generated code.  docs/torch.md describes the rules.
+generated code and every epilogue lowering, =2 the graphs' code too.
+docs/torch.md describes the rules.
 """
 import hashlib
 import math
