@@ -849,11 +849,27 @@ void pw_program_name(const pw_spec *s, const clops_device *d, char *buf, size_t 
 }
 
 /* The generated part of spec's program (a kit_program's write()): the
- * op's helpers and every kernel of spec's group. */
+ * op's helpers and every kernel of spec's group, without contraction.
+ *
+ * No contraction: every multiply and add of an expression rounds as
+ * written, on every device.  OpenCL's default (FP_CONTRACT ON) leaves it to
+ * the compiler, and compilers differ: POCL's clang fuses a multiply and an
+ * add of one expression into an fma where the CPU has one, NVIDIA's
+ * compiler fuses them across statements too.  An op fused by
+ * torch.compile(backend="clops") (python/clops/torch/_compile.py) is the
+ * eager ops' expressions, one statement each, in one kernel; eager rounds
+ * every op's result to memory.  With contraction allowed, NVIDIA fused a
+ * multiply of one op into the add of the next (1 ulp from eager), and a
+ * fused kernel could not keep an op's inner contraction (eager's) while
+ * forbidding it at the op's boundary.  Off everywhere, the fused kernel is
+ * eager's arithmetic by the language's rules, and an op's bits are the same
+ * on every conforming device (lerp, addcmul and addcdiv asked for this in
+ * their helpers already). */
 static clops_status write_body(const void *ctx, const clops_device *d, strbuf *sb)
 {
     const pw_spec *s = ctx;
     clops_status st = CLOPS_OK;
+    sb_append(sb, "\n#pragma OPENCL FP_CONTRACT OFF\n");
     if (s->op->helpers) {
         sb_printf(sb, "\n/* ---- helpers of %s ---- */\n", s->op->name);
         sb_append(sb, s->op->helpers);

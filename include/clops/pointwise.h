@@ -24,7 +24,10 @@
  * converted to the compute type; parameters are `p0`, `p1`, ... in the order
  * of `params`; `$T` is the compute type's OpenCL name (float, double, int,
  * ...), so `($T)0.5` or `fmax(a, ($T)0)` work for every dtype.  The value of
- * the expression is converted to the output dtype.
+ * the expression is converted to the output dtype.  The program is built
+ * with `#pragma OPENCL FP_CONTRACT OFF` (every multiply and add rounds as
+ * written, the same bits on every device); write `fma(x, y, z)` where one
+ * rounding is wanted.
  */
 #ifndef CLOPS_POINTWISE_H
 #define CLOPS_POINTWISE_H

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "codegen_pointwise/ops_binary.h"
 #include "codegen_pointwise/ops_unary.h"
 #include "dispatch/structured.h"
 #include "host/host.h"
@@ -440,15 +441,36 @@ static clops_status bmm_impl(blas_gemm_fn engine, pw_variant variant, clops_tens
     return structured_finish(&call, st, out);
 }
 
-/* t = act(t) in place through the pointwise engine (relu or exact gelu,
- * the activations of _addmm_activation). */
+/* t = act(t) in place through the pointwise engine: the unfused epilogue
+ * (the ops PyTorch would run: relu, hardtanh(0, 6), hardswish, silu, gelu,
+ * gelu(approximate='tanh'), sigmoid). */
 static clops_status activate(clops_tensor *t, gemm_act act)
 {
     if (act == GEMM_ACT_NONE || tensor_numel(t) == 0)
         return CLOPS_OK;
+    if (act == GEMM_ACT_RELU6) {
+        const pw_operand o[3] = {pw_tensor(t), pw_scalar(clops_scalar_int(0)),
+                                 pw_scalar(clops_scalar_int(6))};
+        return pw_run(&pw_op_clamp, PW_INPLACE, o, NULL, NULL, NULL, NULL);
+    }
+    const pw_op *f = act == GEMM_ACT_GELU        ? &pw_op_gelu
+                     : act == GEMM_ACT_GELU_TANH ? &pw_op_gelu_tanh
+                     : act == GEMM_ACT_SILU      ? &pw_op_silu
+                     : act == GEMM_ACT_SIGMOID   ? &pw_op_sigmoid
+                     : act == GEMM_ACT_HARDSWISH ? &pw_op_hardswish
+                                                 : &pw_op_relu;
     const pw_operand o[1] = {pw_tensor(t)};
-    return pw_run(act == GEMM_ACT_GELU ? &pw_op_gelu : &pw_op_relu, PW_INPLACE, o, NULL, NULL,
-                  NULL, NULL);
+    return pw_run(f, PW_INPLACE, o, NULL, NULL, NULL, NULL);
+}
+
+/* t += r in place through the pointwise engine (the unfused residual). */
+static clops_status add_residual(clops_tensor *t, clops_tensor *r)
+{
+    if (!r || tensor_numel(t) == 0)
+        return CLOPS_OK;
+    const pw_operand o[2] = {pw_tensor(t), pw_tensor(r)};
+    const clops_scalar one = clops_scalar_int(1);
+    return pw_run(&pw_op_add, PW_INPLACE, o, &one, NULL, NULL, NULL);
 }
 
 /*
@@ -462,25 +484,32 @@ static clops_status activate(clops_tensor *t, gemm_act act)
 static clops_status addmm_fused(blas_gemm_fn engine, const char *op, clops_tensor *self,
                                 clops_tensor *selfx, clops_tensor *mat1, clops_tensor *mat2,
                                 clops_tensor *target, clops_scalar beta, clops_scalar alpha,
-                                gemm_act act, bool *done)
+                                gemm_act act, clops_tensor *residual, bool residual_after,
+                                bool *done)
 {
     *done = false;
-    bool vec = !gemm_scalar_is_zero(beta) && (selfx->strides[0] == 0 || selfx->strides[1] == 0) &&
-               !gemm_same_view(target, self);
-    if (engine != gemm_engine_cl || (!vec && act == GEMM_ACT_NONE) ||
+    bool vec = selfx && !gemm_scalar_is_zero(beta) &&
+               (selfx->strides[0] == 0 || selfx->strides[1] == 0) && !gemm_same_view(target, self);
+    if (engine != gemm_engine_cl || (!vec && act == GEMM_ACT_NONE && !residual) ||
         !gemm_engine_fuses(target->storage->device, target->dtype) ||
         may_overlap(target, mat1) || may_overlap(target, mat2) ||
-        (vec && may_overlap(target, selfx)))
+        (vec && may_overlap(target, selfx)) ||
+        (residual && may_overlap(target, residual) && !gemm_same_view(target, residual)))
         return CLOPS_OK;
-    const clops_tensor *t2[3] = {mat1, mat2, target};
-    clops_tensor *v[3] = {NULL, NULL, NULL}, *bias = NULL;
+    const clops_tensor *t2[4] = {mat1, mat2, target, residual};
+    clops_tensor *v[4] = {NULL, NULL, NULL, NULL}, *bias = NULL;
     clops_status st = CLOPS_OK;
-    for (int i = 0; i < 3 && !st; i++) {
+    for (int i = 0; i < 4 && !st; i++) {
+        if (!t2[i])
+            continue;
         int64_t sz[3] = {1, t2[i]->sizes[0], t2[i]->sizes[1]};
         int64_t str[3] = {0, t2[i]->strides[0], t2[i]->strides[1]};
         st = gemm_view(t2[i], 3, sz, str, t2[i]->offset, &v[i]);
     }
-    gemm_epilogue epi = {.act = act, .bias_scale = clops_scalar_to_double(beta)};
+    gemm_epilogue epi = {.act = act,
+                         .bias_scale = clops_scalar_to_double(beta),
+                         .residual = v[3],
+                         .residual_after = residual_after};
     if (!st && vec) {
         epi.bias_rows = selfx->strides[1] == 0 && selfx->strides[0] != 0;
         int64_t n = selfx->sizes[epi.bias_rows ? 0 : 1];
@@ -494,26 +523,30 @@ static clops_status addmm_fused(blas_gemm_fn engine, const char *op, clops_tenso
         st = gemm_engine_epi(op, v[0], v[1], v[2], alpha,
                              vec || gemm_scalar_is_zero(beta) ? clops_scalar_int(0) : beta, &epi,
                              done);
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
         clops_tensor_release(v[i]);
     clops_tensor_release(bias);
     return st;
 }
 
 /* addmm(self, mat1, mat2, beta, alpha) = beta * self + alpha * mat1 @ mat2,
- * and _addmm_activation: act of it (relu, or gelu when use_gelu). */
+ * _addmm_activation: act of it (relu, or gelu when use_gelu), and
+ * _clops_addmm_epilogue: with a residual added before or after act, and
+ * self NULL for none (mm). */
 static clops_status addmm_impl(blas_gemm_fn engine, const char *op, gemm_act act,
                                pw_variant variant, clops_tensor *dst, clops_tensor *self,
                                clops_tensor *mat1, clops_tensor *mat2, clops_scalar beta,
-                               clops_scalar alpha, clops_tensor **out)
+                               clops_scalar alpha, clops_tensor *residual, bool residual_after,
+                               clops_tensor **out)
 {
-    clops_tensor *ts[] = {self, mat1, mat2};
-    static const char *const nm[] = {"self", "mat1", "mat2"};
+    clops_tensor *ts[] = {self, mat1, mat2, residual};
+    static const char *const nm[] = {"self", "mat1", "mat2", "residual"};
+    static const bool optional[] = {true, false, false, true};
     clops_device *dev = NULL;
-    clops_status st = gemm_check_devices(op, ts, NULL, 3, &dev);
+    clops_status st = gemm_check_devices(op, ts, optional, 4, &dev);
     if (st)
         return st;
-    if (self->dtype != mat2->dtype)
+    if (self && self->dtype != mat2->dtype)
         return FAIL(CLOPS_INVALID_DTYPE,
                     "self and mat2 must have the same dtype, but got %s and %s",
                     gemm_scalartype_name(self->dtype), gemm_scalartype_name(mat2->dtype));
@@ -530,31 +563,44 @@ static clops_status addmm_impl(blas_gemm_fn engine, const char *op, gemm_act act
                     "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
                     (long long)mat1->sizes[0], (long long)mat1->sizes[1], (long long)mat2->sizes[0],
                     (long long)mat2->sizes[1]);
+    int64_t shape[2] = {mat1->sizes[0], mat2->sizes[1]};
+    if (residual && residual->dtype != mat2->dtype)
+        return FAIL(CLOPS_INVALID_DTYPE, "residual and mat2 must have the same dtype, but got %s and %s",
+                    gemm_scalartype_name(residual->dtype), gemm_scalartype_name(mat2->dtype));
+    if (residual && (residual->ndim != 2 || residual->sizes[0] != shape[0] ||
+                     residual->sizes[1] != shape[1]))
+        return FAIL(CLOPS_INVALID_SHAPE, "the residual must have the product's shape [%lld, %lld]",
+                    (long long)shape[0], (long long)shape[1]);
     clops_dtype dt = mat1->dtype;
     if ((st = blas_check_dtype(engine, op, dt, dev)) ||
         (st = gemm_check_out_dtype(op, variant, dst, dt)))
         return st;
-    int64_t shape[2] = {mat1->sizes[0], mat2->sizes[1]};
+    if (!self)
+        beta = clops_scalar_int(0);
     clops_tensor *selfx = NULL;
-    st = core_expand(self, shape, 2, false, &selfx);
+    st = self ? core_expand(self, shape, 2, false, &selfx) : CLOPS_OK;
     if (st)
         return clops__error_prefix(st, "%s", op);
     structured_call call;
-    st = structured_begin(&call, op, variant, dst, dev, dt, 2, shape, ts, 3);
+    st = structured_begin(&call, op, variant, dst, dev, dt, 2, shape, ts, 4);
     if (st) {
         clops_tensor_release(selfx);
         return st;
     }
     bool done = false;
     st = addmm_fused(engine, op, variant == PW_INPLACE ? self : selfx, selfx, mat1, mat2,
-                     call.target, beta, alpha, act, &done);
-    if (st == CLOPS_OK && !done)
+                     call.target, beta, alpha, act, residual, residual_after, &done);
+    if (st == CLOPS_OK && !done && self)
         st = gemm_seed(call.target, variant == PW_INPLACE ? self : selfx, beta);
     if (st == CLOPS_OK && !done)
         st = gemm_run_nd(engine, op, 0, mat1, mat2, call.target, alpha,
                          gemm_scalar_is_zero(beta) ? clops_scalar_int(0) : beta);
+    if (st == CLOPS_OK && !done && !residual_after)
+        st = add_residual(call.target, residual);
     if (st == CLOPS_OK && !done)
         st = activate(call.target, act);
+    if (st == CLOPS_OK && !done && residual_after)
+        st = add_residual(call.target, residual);
     clops_tensor_release(selfx);
     return structured_finish(&call, st, out);
 }
@@ -730,7 +776,7 @@ clops_status gemm_addmm(pw_variant variant, clops_tensor *dst, clops_tensor *sel
                         clops_scalar alpha, clops_tensor **out)
 {
     return addmm_impl(gemm_engine_of(self), "addmm", GEMM_ACT_NONE, variant, dst, self, mat1,
-                      mat2, beta, alpha, out);
+                      mat2, beta, alpha, NULL, false, out);
 }
 
 clops_status gemm_addmm_activation(pw_variant variant, clops_tensor *dst, clops_tensor *self,
@@ -739,7 +785,22 @@ clops_status gemm_addmm_activation(pw_variant variant, clops_tensor *dst, clops_
 {
     return addmm_impl(gemm_engine_of(self), "_addmm_activation",
                       use_gelu ? GEMM_ACT_GELU : GEMM_ACT_RELU, variant, dst, self, mat1, mat2,
-                      beta, alpha, out);
+                      beta, alpha, NULL, false, out);
+}
+
+clops_status gemm_addmm_epilogue(pw_variant variant, clops_tensor *dst, clops_tensor *self,
+                                 clops_tensor *mat1, clops_tensor *mat2, clops_tensor *residual,
+                                 clops_scalar beta, clops_scalar alpha, int64_t activation,
+                                 bool residual_after, clops_tensor **out)
+{
+    static const char op[] = "_clops_addmm_epilogue";
+    if (activation < 0 || activation >= GEMM_ACT_COUNT)
+        return clops__fail(CLOPS_INVALID_ARGUMENT,
+                           "%s: activation %lld is not one of 0 (none) to %d (ops/gemm/gemm.h "
+                           "gemm_act)",
+                           op, (long long)activation, GEMM_ACT_COUNT - 1);
+    return addmm_impl(gemm_engine_of(mat1), op, (gemm_act)activation, variant, dst, self, mat1,
+                      mat2, beta, alpha, residual, residual_after, out);
 }
 
 clops_status gemm_baddbmm(pw_variant variant, clops_tensor *dst, clops_tensor *self,

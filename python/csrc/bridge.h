@@ -92,6 +92,15 @@ int fused_register(const std::string &name, int n_in, const std::string &expr,
  * variant), else into a new tensor of the broadcast shape. */
 at::Tensor fused_call(int id, const std::vector<at::Tensor> &inputs,
                       const std::optional<at::Tensor> &out);
+/* _clops_addmm_epilogue (dispatch/inventory/gemm.yaml) on clops tensors:
+ * act(beta * self + alpha * mat1 @ mat2 [+ residual]) [+ residual after],
+ * the matrix engine's fused epilogue where it takes the dtype. */
+at::Tensor addmm_epilogue(const std::optional<at::Tensor> &self, const at::Tensor &mat1,
+                          const at::Tensor &mat2, const std::optional<at::Tensor> &residual,
+                          double beta, double alpha, int64_t activation, bool residual_after);
+/* Gives clops' GEMM engine PyTorch's float32 matmul precision (and, with
+ * conv, the convolution precision) before a product (generic.cpp). */
+void sync_matmul_precision(bool conv);
 /* [launches, programs built, programs loaded from disk, build seconds] of a
  * clops device since the process started (clops_device_get_counters). */
 std::vector<double> device_counters(int index);

@@ -6,7 +6,9 @@
  * "none": each operand in its own dtype, the expression converts, the
  * result dtype fixed) and calling them on PyTorch tensors without going
  * through PyTorch's dispatcher (a compiled graph has done autograd and
- * functionalization already), and the device counters (kernel launches,
+ * functionalization already), the matrix product with a fused epilogue
+ * it lowers a product and its pointwise consumers onto
+ * (_clops_addmm_epilogue), and the device counters (kernel launches,
  * program builds) the model runner and the cache test read.
  */
 #include <map>
@@ -52,6 +54,26 @@ int fused_register(const std::string &name, int n_in, const std::string &expr,
     return id;
 }
 
+/* The clops tensors of one call (views of its PyTorch tensors, and its
+ * result), released when the call returns or throws. */
+struct Owned {
+    std::vector<clops_tensor *> v;
+    Owned() = default;
+    Owned(const Owned &) = delete;
+    Owned &operator=(const Owned &) = delete;
+    ~Owned()
+    {
+        for (clops_tensor *t : v)
+            clops_tensor_release(t);
+    }
+    /* A boxed argument viewing t. */
+    clops_value arg(const at::Tensor &t)
+    {
+        v.push_back(to_clops(t));
+        return clops_value_tensor(v.back());
+    }
+};
+
 at::Tensor fused_call(int id, const std::vector<at::Tensor> &inputs,
                       const std::optional<at::Tensor> &out)
 {
@@ -62,30 +84,43 @@ at::Tensor fused_call(int id, const std::vector<at::Tensor> &inputs,
         op = out ? g_fused_outs[(size_t)id] : g_fused_ops[(size_t)id];
     }
     std::vector<clops_value> args;
-    std::vector<clops_tensor *> owned;
-    struct Release {
-        std::vector<clops_tensor *> &v;
-        ~Release()
-        {
-            for (clops_tensor *t : v)
-                clops_tensor_release(t);
-        }
-    } release{owned};
-    for (const at::Tensor &t : inputs) {
-        owned.push_back(to_clops(t));
-        args.push_back(clops_value_tensor(owned.back()));
-    }
-    if (out) {
-        owned.push_back(to_clops(*out));
-        args.push_back(clops_value_tensor(owned.back()));
-    }
+    Owned owned;
+    for (const at::Tensor &t : inputs)
+        args.push_back(owned.arg(t));
+    if (out)
+        args.push_back(owned.arg(*out));
     clops_value ret = clops_value_none();
     check(clops_call_boxed(op, args.data(), (int)args.size(), &ret, 1), clops_op_name(op));
-    owned.push_back(ret.v.t); /* released with the views */
+    owned.v.push_back(ret.v.t); /* released with the views */
     if (out) {
-        sync_geometry(*out, owned[owned.size() - 2]);
+        sync_geometry(*out, owned.v[owned.v.size() - 2]);
         return *out;
     }
+    return from_clops(ret.v.t);
+}
+
+at::Tensor addmm_epilogue(const std::optional<at::Tensor> &self, const at::Tensor &mat1,
+                          const at::Tensor &mat2, const std::optional<at::Tensor> &residual,
+                          double beta, double alpha, int64_t activation, bool residual_after)
+{
+    static const clops_op *op = [] {
+        const clops_op *o = nullptr;
+        check(clops_op_find("_clops_addmm_epilogue", &o), "finding _clops_addmm_epilogue");
+        return o;
+    }();
+    sync_matmul_precision(false);
+    Owned owned;
+    clops_value args[8] = {self ? owned.arg(*self) : clops_value_none(),
+                           owned.arg(mat1),
+                           owned.arg(mat2),
+                           residual ? owned.arg(*residual) : clops_value_none(),
+                           clops_value_scalar(clops_scalar_float(beta)),
+                           clops_value_scalar(clops_scalar_float(alpha)),
+                           clops_value_int(activation),
+                           clops_value_bool(residual_after)};
+    clops_value ret = clops_value_none();
+    check(clops_call_boxed(op, args, 8, &ret, 1), "_clops_addmm_epilogue");
+    owned.v.push_back(ret.v.t); /* from_clops takes its own reference */
     return from_clops(ret.v.t);
 }
 

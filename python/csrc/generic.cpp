@@ -224,7 +224,7 @@ static const char *torch_conv_precision()
  * before every matrix product and convolution, and for convolutions also
  * the convolution precision (cuDNN's allow_tf32): a read of PyTorch's
  * setting, and a write to clops only when the two differ. */
-static void sync_matmul_precision(bool conv)
+void sync_matmul_precision(bool conv)
 {
     const char *want = torch_matmul_precision();
     if (strcmp(clops_get_float32_matmul_precision(), want) != 0)

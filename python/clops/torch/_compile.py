@@ -20,22 +20,34 @@ graph by rewriting it:
   pointwise engine's limit): a producer that would bring a fifth starts a
   group of its own.  Views of a group's inputs run eagerly before it (they
   launch nothing); a view of an intermediate ends the group.
+* Epilogue fusion (first).  An addmm/mm whose result (through at most one
+  view) feeds only an activation and/or a residual add, or a pointwise
+  group computing an engine activation of it alone (GPT-2's tanh GELU
+  formula, recognised by evaluating the group on float64 probes), becomes
+  one _clops_addmm_epilogue call: the matrix engine's fused epilogue
+  (ops/gemm/gemm.h gemm_epilogue).
 * Everything else (matrix products, norms, reductions, views, random ops,
   ops with symbolic scalars) runs eagerly through the dispatcher, so every
   graph runs.
+* Traced layouts (last).  A new result whose traced (meta) layout is not
+  contiguous is copied into it where clops' op laid it out otherwise (the
+  fused attention's output), so the graph's views of it hold.
 
 Each eager op's expression is the very text clops' own kernel uses (read
 from the inventory), with the operand conversions, scalar roundings and
-result dtype of the eager call, each op one statement (so the compiler
-contracts nothing across former op boundaries): float32 and bfloat16
-results equal eager clops bit for bit (python/tests/test_compile.py).
+result dtype of the eager call, each op one statement, in a program built
+without contraction like every pointwise program (codegen_pointwise/emit.c:
+no compiler fuses a multiply of one op into the next op's add): float32 and
+bfloat16 results equal eager clops bit for bit on every device
+(python/tests/test_compile.py).
 
 The generated ops are named by a hash of their code, registered once per
 process, and their kernels specialise on dtypes and rank like every
 pointwise kernel, hitting clops' kernel cache (in memory, and on disk or in
 POCL's own cache): shapes stay kernel arguments, so a new sequence length
 compiles nothing new.  CLOPS_COMPILE_DEBUG=1 prints every group and its
-generated code.  docs/torch.md describes the rules.
+generated code and every epilogue lowering, =2 the graphs' code too.
+docs/torch.md describes the rules.
 """
 import hashlib
 import math
@@ -510,6 +522,7 @@ def _fusible(node):
 
 _MAX_OPERANDS = 4
 _DEBUG = bool(os.environ.get("CLOPS_COMPILE_DEBUG"))
+_DEBUG_GRAPHS = os.environ.get("CLOPS_COMPILE_DEBUG") == "2"   # and the graphs' code
 
 
 class _Group:
@@ -631,10 +644,307 @@ def _layout(val):
     return tuple(shape), tuple(strides), val.dtype
 
 
+# --------------------------------------------------------------------------
+# Epilogue fusion: a matrix product and its pointwise consumers as one
+# engine GEMM (_clops_addmm_epilogue, the matrix engine's fused epilogue).
+
+# The activations the engine's epilogue applies (ops/gemm/gemm.h gemm_act).
+_EPI_ACTS = {aten.relu.default: 1, aten.hardswish.default: 3, aten.silu.default: 4,
+             aten.sigmoid.default: 7}
+_EPI_VIEWS = (aten.view.default, aten._unsafe_view.default)
+_EPI_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
+
+
+def _epi_act(node, x):
+    """The gemm_act number of node when it is an activation of x alone."""
+    if node.op != "call_function" or not node.args or node.args[0] is not x:
+        return None
+    if node.target in _EPI_ACTS and len(node.args) == 1 and not node.kwargs:
+        return _EPI_ACTS[node.target]
+    if node.target == aten.gelu.default and len(node.args) == 1:
+        approx = node.kwargs.get("approximate", "none")
+        return {"none": 5, "tanh": 6}.get(approx)
+    return None
+
+
+def _epi_residual(node, x):
+    """The other operand of node when node is x + other (alpha 1) of x's
+    shape and dtype (no broadcast, no promotion), else None."""
+    if node.op != "call_function" or node.target != aten.add.Tensor or len(node.args) != 2:
+        return None
+    if node.kwargs.get("alpha", 1) != 1:
+        return None
+    a, b = node.args
+    r = b if a is x else a if b is x else None
+    if not isinstance(r, torch.fx.Node) or r is x:
+        return None
+    rv, xv = _meta(r), _meta(x)
+    if (not isinstance(rv, torch.Tensor) or rv.device.type != "clops" or rv.dtype != xv.dtype
+            or not _static(rv.shape) or tuple(rv.shape) != tuple(xv.shape)):
+        return None
+    return r
+
+
+def _only_user(node):
+    users = list(node.users)
+    return users[0] if len(users) == 1 else None
+
+
+def _epilogue_plan(p):
+    """For a matrix product node p (addmm or mm), the chain of its consumers
+    the engine's epilogue can take: (nodes to replace in order, residual
+    node or None, activation, residual after the activation, the view's
+    shape or None), or None."""
+    if p.op != "call_function" or p.target not in (aten.addmm.default, aten.mm.default):
+        return None
+    val = _meta(p)
+    if (not isinstance(val, torch.Tensor) or val.device.type != "clops"
+            or val.dtype not in _EPI_DTYPES or not _static(val.shape)):
+        return None
+    for k in ("beta", "alpha"):
+        if type(p.kwargs.get(k, 1)) not in (int, float):
+            return None
+    chain = [p]
+    cur = p
+    view = None
+    u = _only_user(cur)
+    if u is not None and u.op == "call_function" and u.target in _EPI_VIEWS and u.args[0] is cur:
+        uv = _meta(u)
+        if not isinstance(uv, torch.Tensor) or not _static(uv.shape):
+            return None
+        view = tuple(uv.shape)
+        chain.append(u)
+        cur = u
+    c = _only_user(cur)
+    if c is None:
+        return None
+    residual, act, after = None, 0, False
+    a = _epi_act(c, cur)
+    if a is not None:
+        act = a
+        chain.append(c)
+        d = _only_user(c)
+        r = _epi_residual(d, c) if d is not None else None
+        if r is not None:
+            residual, after = r, True
+            chain.append(d)
+    else:
+        r = _epi_residual(c, cur)
+        if r is None:
+            return None
+        residual = r
+        chain.append(c)
+        d = _only_user(c)
+        a = _epi_act(d, c) if d is not None else None
+        if a is not None:
+            act = a
+            chain.append(d)
+    end = _meta(chain[-1])
+    # the result is written contiguously: eager's layout must be that
+    if (not isinstance(end, torch.Tensor) or end.dtype != val.dtype or not _static(end.stride())
+            or not end.is_contiguous()):
+        return None
+    if residual is not None and residual in chain:
+        return None
+    return chain, residual, act, after, view
+
+
+def _run_epilogue(self, mat1, mat2, residual, beta, alpha, act, after):
+    """_clops_addmm_epilogue on the graph's tensors (self None for mm)."""
+    return _C.addmm_epilogue(self, mat1, mat2, residual, float(beta), float(alpha), act, after)
+
+
+def _emit_epilogue(gm, p, chain, residual, act, after, view, label):
+    """Replaces the nodes of chain (p, its view, its consumers; the last one's
+    value is the result) by one _clops_addmm_epilogue call (and the view of
+    its [M, N] result)."""
+    end = chain[-1]
+    m, n = _meta(p).shape
+    if p.target == aten.addmm.default:
+        self_, mat1, mat2 = p.args[:3]
+        beta, alpha = p.kwargs.get("beta", 1), p.kwargs.get("alpha", 1)
+    else:
+        (mat1, mat2), self_, beta, alpha = p.args[:2], None, 0, 1
+    g = gm.graph
+    with g.inserting_before(end):
+        res = residual
+        if residual is not None and view is not None:
+            res = g.call_function(aten.reshape.default, (residual, [m, n]))
+            res.meta = {"val": _meta(residual).reshape(m, n)}
+        new = g.call_function(_run_epilogue, (self_, mat1, mat2, res, beta, alpha, act, after))
+        new.meta = dict(p.meta)
+        out = new
+        if view is not None:
+            out = g.call_function(aten.view.default, (new, list(view)))
+    out.meta = dict(end.meta)
+    end.replace_all_uses_with(out)
+    for x in reversed(chain):
+        g.erase_node(x)
+    if _DEBUG:
+        print(f"clops compile [{label}]: epilogue: {len(chain)} nodes from {p.name} "
+              f"[{', '.join(str(x.target).replace('aten.', '') for x in chain)}] as one "
+              f"_clops_addmm_epilogue (activation {act}, residual "
+              f"{'none' if residual is None else ('after' if after else 'before')})",
+              file=sys.stderr)
+
+
+def _lower_epilogues(gm, label):
+    """Rewrites each addmm/mm whose only consumer chain is [view], then an
+    activation and/or a residual add, into one _clops_addmm_epilogue call."""
+    n = 0
+    for p in list(gm.graph.nodes):
+        plan = _epilogue_plan(p)
+        if plan is not None:
+            chain, residual, act, after, view = plan
+            _emit_epilogue(gm, p, chain, residual, act, after, view, label)
+            n += 1
+    return n
+
+
+# The engine's activations as functions (float64), to recognise a pointwise
+# group that computes one of them written out (GPT-2's tanh GELU formula).
+_ACT_REFS = {
+    1: lambda x: x.clamp_min(0),
+    3: lambda x: x * (x + 3).clamp(0, 6) / 6,
+    4: lambda x: x * torch.sigmoid(x),
+    5: lambda x: 0.5 * x * (1 + torch.erf(x / math.sqrt(2.0))),
+    6: lambda x: 0.5 * x * (1 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3))),
+    7: torch.sigmoid,
+}
+
+
+def _group_activation(g, x):
+    """The gemm_act number of the engine activation that group g computes
+    of its one input x: the group's ops evaluated in float64 on 641 points
+    of [-10, 10] equal the activation's formula within 1e-6 relative (the
+    constants written to a few digits fail).  None when no activation does."""
+    from torch._subclasses.fake_tensor import unset_fake_temporarily
+    # the backend runs under the graph's fake mode: the probes are real
+    with unset_fake_temporarily():
+        try:
+            probes = torch.linspace(-10.0, 10.0, 641, dtype=torch.float64)
+            env = {x: probes}
+            for m in g.order:
+                if m.target == aten._to_copy.default:
+                    return None
+                args = torch.fx.node.map_arg(m.args, lambda a: env[a])
+                kwargs = torch.fx.node.map_arg(m.kwargs, lambda a: env[a])
+                env[m] = m.target(*args, **kwargs)
+            out = env[g.root]
+            if (not isinstance(out, torch.Tensor) or out.dtype != torch.float64
+                    or out.shape != probes.shape):
+                return None
+            for act, ref in _ACT_REFS.items():
+                if torch.allclose(out, ref(probes), rtol=1e-6, atol=1e-12):
+                    return act
+        except Exception:   # an op the probe cannot evaluate: no match
+            return None
+    return None
+
+
+def _group_as_epilogue(gm, g, label):
+    """Lowers a pointwise group whose one input is (a view of) a matrix
+    product used by nothing else, and which computes an engine activation,
+    onto the product's epilogue; True when done."""
+    inputs = g.inputs()
+    if len(inputs) != 1:
+        return False
+    x = inputs[0]
+    if any(u not in g.members for u in x.users):
+        return False
+    p, view = x, None
+    if x.op == "call_function" and x.target in _EPI_VIEWS:
+        p = x.args[0]
+        if not isinstance(p, torch.fx.Node) or list(p.users) != [x]:
+            return False
+        xv = _meta(x)
+        if not isinstance(xv, torch.Tensor) or not _static(xv.shape):
+            return False
+        view = tuple(xv.shape)
+    if not isinstance(p, torch.fx.Node) or p.op != "call_function" or \
+            p.target not in (aten.addmm.default, aten.mm.default):
+        return False
+    val, end = _meta(p), _meta(g.root)
+    if (not isinstance(val, torch.Tensor) or val.device.type != "clops"
+            or val.dtype not in _EPI_DTYPES or not _static(val.shape)
+            or any(type(p.kwargs.get(k, 1)) not in (int, float) for k in ("beta", "alpha"))
+            or not isinstance(end, torch.Tensor) or end.dtype != val.dtype
+            or tuple(end.shape) != tuple(_meta(x).shape) or not _static(end.stride())
+            or not end.is_contiguous()):
+        return False
+    act = _group_activation(g, x)
+    if act is None:
+        return False
+    chain = [p] + ([x] if view is not None else []) + list(g.order)
+    _emit_epilogue(gm, p, chain, None, act, False, view, label)
+    return True
+
+
+# --------------------------------------------------------------------------
+# Layouts the graph was traced with.
+
+def _as_layout(x, strides):
+    """x itself when it has the strides the graph was traced with, else a
+    copy laid out so (the graph's views of it were traced on those
+    strides)."""
+    if x.stride() == strides:
+        return x
+    out = torch.empty_strided(x.shape, strides, dtype=x.dtype, device=x.device)
+    return out.copy_(x)
+
+
+def _returns_new(node):
+    """Whether node's value is a new tensor of an ATen op (not a view or an
+    in-place result): an op's own result, or an item of one."""
+    import operator
+    if node.op != "call_function":
+        return False
+    t = node.target
+    if t is operator.getitem:
+        src = node.args[0]
+        return isinstance(src, torch.fx.Node) and _returns_new(src)
+    if not isinstance(t, torch._ops.OpOverload):
+        return False
+    return all(r.alias_info is None for r in t._schema.returns)
+
+
+def _guard_layouts(gm):
+    """Makes every new tensor whose traced layout is not contiguous come out
+    in that layout at run time.  Fake tensors give an op the strides of
+    PyTorch's meta function, and the graph's later views are traced on
+    them: clops' fused attention (_scaled_dot_product_fused_attention_
+    overrideable) writes its output contiguously where the meta function
+    lays it out as [B, L, H, E], so HF GPT-2's transpose(1, 2).contiguous()
+    traced as a view and failed ("view size is not compatible") on PyTorch
+    2.11, whose GPT-2 graph takes that path.  A contiguous traced layout is
+    left alone (clops' ops give it wherever PyTorch's do)."""
+    from torch._prims_common import is_non_overlapping_and_dense_or_false as dense
+    n = 0
+    for node in list(gm.graph.nodes):
+        val = node.meta.get("val")
+        if (not isinstance(val, torch.Tensor) or val.device.type != "clops"
+                or not _returns_new(node) or val.numel() <= 1 or not _static(val.shape)
+                or not _static(val.stride()) or val.is_contiguous()
+                or not dense(val)):
+            continue
+        with gm.graph.inserting_after(node):
+            fix = gm.graph.call_function(_as_layout, (node, tuple(val.stride())))
+        fix.meta = dict(node.meta)
+        node.replace_all_uses_with(fix, delete_user_cb=lambda u: u is not fix)
+        n += 1
+    return n
+
+
 def _rewrite(gm, label):
+    if _DEBUG_GRAPHS:
+        print(f"clops compile [{label}]: the graph AOT autograd gave:\n{gm.code}", file=sys.stderr)
+    nepi = _lower_epilogues(gm, label)
     groups = _groups(gm)
     nfused = 0
     for g in groups:
+        if _group_as_epilogue(gm, g, label):
+            nepi += 1
+            continue
         try:
             name, n_in, expr, helpers, result, inputs = _generate(g)
         except (_Unfusable, KeyError, ValueError, TypeError) as e:
@@ -665,10 +975,14 @@ def _rewrite(gm, label):
         for m in reversed(g.order):
             gm.graph.erase_node(m)
         nfused += 1
+    nguard = _guard_layouts(gm)
     gm.graph.lint()
     gm.recompile()
+    if _DEBUG_GRAPHS:
+        print(f"clops compile [{label}]: rewritten:\n{gm.code}", file=sys.stderr)
     if _DEBUG:
-        print(f"clops compile [{label}]: {nfused} fused kernels", file=sys.stderr)
+        print(f"clops compile [{label}]: {nfused} fused kernels, {nepi} epilogues, "
+              f"{nguard} layout guards", file=sys.stderr)
     return gm
 
 
