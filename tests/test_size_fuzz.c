@@ -499,6 +499,9 @@ static void test_hostile_sizes_through_every_schema(void **state)
 
 #define I64 CT_I64
 
+/* 0, 1, ..., 15: the values of the small inputs below. */
+static const float xv[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+
 /* t (float32) holds want in row-major order, exactly. */
 static void expect_f32(const clops_tensor *t, const float *want)
 {
@@ -552,9 +555,6 @@ static void test_pooling_with_a_huge_stride_computes_the_one_window(void **state
     (void)state;
     clops_device *devs[CT_MAX_DEVICES];
     int nd = ct_devices(devs, CT_MAX_DEVICES);
-    float xv[16];
-    for (int i = 0; i < 16; i++)
-        xv[i] = (float)i;
     const int64_t k[2] = {2, 2}, st[2] = {(int64_t)1 << 31, INT64_MAX}, pad[2] = {0, 0},
                   dil[2] = {1, 1};
     for (int di = 0; di < nd; di++) {
@@ -735,9 +735,6 @@ static void test_size_arithmetic_found_by_the_sanitizers(void **state)
     (void)state;
     clops_device *devs[CT_MAX_DEVICES];
     int nd = ct_devices(devs, CT_MAX_DEVICES);
-    float xv[16];
-    for (int i = 0; i < 16; i++)
-        xv[i] = (float)i;
     for (int di = 0; di < nd; di++) {
         clops_device *dev = devs[di];
         ct_set_device(dev);
