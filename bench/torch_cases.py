@@ -138,19 +138,45 @@ def aten_op(torch, name):
     return getattr(packet, overload or "default")
 
 
+def sdpa(torch):
+    """clops' _fused_attention as a PyTorch user runs it: the public
+    torch.nn.functional.scaled_dot_product_attention (PyTorch picks its
+    kernel: flash, cuDNN, memory-efficient or math), grouped-query attention
+    when the key/value heads are fewer, PyTorch's lower-right causal bias for
+    causal_lower_right.  clops' op also returns the logsumexp (saved for
+    backward); PyTorch under no_grad does not compute it."""
+    def call(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
+             generator=None, causal_lower_right=False):
+        del generator  # PyTorch draws dropout from the device's default generator
+        if causal_lower_right:
+            from torch.nn.attention.bias import causal_lower_right as lower_right
+            attn_mask, is_causal = lower_right(query.shape[-2], key.shape[-2]), False
+        return torch.nn.functional.scaled_dot_product_attention(
+            query, key, value, attn_mask=attn_mask, dropout_p=dropout_p, is_causal=is_causal,
+            scale=scale, enable_gqa=query.shape[-3] != key.shape[-3])
+    return call
+
+
+# clops' own ops (no aten overload of that name) and the PyTorch call users
+# run for them.
+CLOPS_OWN = {"_fused_attention": sdpa}
+
+
 class Call:
-    """One case's aten call with its arguments made on dev."""
+    """One case's aten call (or, for an op of clops' own, the PyTorch call
+    of CLOPS_OWN) with its arguments made on dev."""
 
     def __init__(self, torch, case, dev, seed):
-        self.op = aten_op(torch, case["op"])
-        schema = {a.name: a for a in self.op._schema.arguments}
+        own = CLOPS_OWN.get(case["op"])
+        self.op = own(torch) if own else aten_op(torch, case["op"])
+        schema = None if own else {a.name: a for a in self.op._schema.arguments}
         gen = torch.Generator(device="cpu").manual_seed(seed)
         self.kw = {}
         for arg in case["args"]:
             name = arg["name"]
-            if name not in schema:
+            if schema is not None and name not in schema:
                 raise ValueError(f"'{name}' is no argument of aten::{case['op']}")
-            self.kw[name] = arg_value(torch, arg, schema[name], dev, gen)
+            self.kw[name] = arg_value(torch, arg, schema[name] if schema else None, dev, gen)
 
     def __call__(self):
         return self.op(**self.kw)

@@ -149,3 +149,36 @@ def test_compare_has_a_torch_column(tmp_path):
         assert models[i]["status"] == "pass", models[i]
         assert models[i]["fallbacks_per_step"] >= 0
     assert "## Models" in (out / "report.md").read_text()
+
+
+def test_clops_own_attention_op_is_timed_as_pytorch_sdpa(tmp_path):
+    """_fused_attention (clops' own op, no aten overload of that name) is
+    timed as torch.nn.functional.scaled_dot_product_attention, with
+    grouped-query heads and the lower-right causal bias as the case has
+    them; the call the helper makes gives PyTorch's SDPA result."""
+    def attn(causal, lower_right):
+        return {"op": "_fused_attention", "dtype": "float32", "case": "gqa", "family": "attention",
+                "bytes": 0, "flop": None,
+                "args": [tensor("query", [1, 4, 5, 8], [160, 40, 8, 1], domain="small"),
+                         tensor("key", [1, 2, 7, 8], [112, 56, 8, 1], domain="small"),
+                         tensor("value", [1, 2, 7, 8], [112, 56, 8, 1], domain="small"),
+                         {"name": "attn_mask", "kind": "none", "value": None},
+                         {"name": "dropout_p", "kind": "float", "value": 0.0},
+                         {"name": "is_causal", "kind": "bool", "value": causal},
+                         {"name": "scale", "kind": "none", "value": None},
+                         {"name": "generator", "kind": "none", "value": None},
+                         {"name": "causal_lower_right", "kind": "bool", "value": lower_right}]}
+    res = run_helper(tmp_path, [attn(False, False), attn(True, True)])
+    for r in res["results"]:
+        assert r["status"] == "pass", r
+    import torch
+    sys.path.insert(0, os.path.dirname(HELPER))
+    import torch_cases
+    call = torch_cases.Call(torch, attn(True, True), "cpu", 7)
+    q, k, v = call.kw["query"], call.kw["key"], call.kw["value"]
+    k2, v2 = k.repeat_interleave(2, dim=1), v.repeat_interleave(2, dim=1)
+    s = (q @ k2.transpose(-1, -2)) / 8 ** 0.5
+    # lower-right: query row i sees keys j <= i + (S - L)
+    keep = torch.ones(5, 7, dtype=torch.bool).tril(diagonal=7 - 5)
+    want = torch.softmax(s.masked_fill(~keep, float("-inf")), -1) @ v2
+    torch.testing.assert_close(call(), want)
