@@ -189,6 +189,8 @@ static inline float gemm_act(float x, int act)
     do {                                                                                    \
         long per_ = (long)tiles_m * tiles_n;                                                \
         bat = (long)((g) / per_);                                                           \
+        /* idx32: r_ < groups <= INT32_MAX / 16, checked in                                 \
+           ops/gemm/gemm_engine.c (engine_launch) */                                        \
         int r_ = (int)((g) - bat * per_);                                                   \
         int span_ = GEMM_RASTER * tiles_n;                                                            \
         int first_ = (r_ / span_) * GEMM_RASTER;                                                      \
@@ -613,6 +615,8 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_cpu(GEMM_ARGS,
     }
     for (int m = 0; m < RM * mb && m0 + m < M; m++)
         for (int n = 0; n < CBN && n0 + n < N; n++)
+            /* idx32: columns n0 + n < N <= GEMM_DIM_MAX, checked in
+               ops/gemm/gemm_engine.c (gemm_engine_epi) */
             GEMM_STORE(Cacc[m * CBN + n], m0 + m, n0 + n);
 }
 #endif /* GEMM_CPU */
@@ -686,10 +690,14 @@ __kernel __attribute__((reqd_work_group_size(SK_WG, 1, 1))) void gemm_skinny(GEM
         float bb[SK_VEC];
         const long row = bbase + (long)kk * b_sk;
         if (n0 + SK_VEC <= N) {
+            /* idx32: columns n0 + e < N + SK_VEC <= GEMM_DIM_MAX, checked in
+               ops/gemm/gemm_engine.c (gemm_engine_epi) */
             SK_LDV(bb, B + row + n0);
         } else {
 #pragma unroll
             for (int e = 0; e < SK_VEC; e++)
+                /* idx32: columns n0 + e < N <= GEMM_DIM_MAX, checked in
+                   ops/gemm/gemm_engine.c (gemm_engine_epi) */
                 bb[e] = n0 + e < N ? GLD(B, row + n0 + e) : 0.0f;
         }
 #pragma unroll
@@ -713,6 +721,8 @@ __kernel __attribute__((reqd_work_group_size(SK_WG, 1, 1))) void gemm_skinny(GEM
         for (int j = 0; j < 8; j++)
             sum += Red[p * 8 + j];
         if (m < M && gn < N)
+            /* idx32: columns gn < N <= GEMM_DIM_MAX, checked in
+               ops/gemm/gemm_engine.c (gemm_engine_epi) */
             GEMM_STORE(sum, m, gn);
     }
 }
@@ -1134,6 +1144,8 @@ static inline void gemm_plain(__local gemm_t *dst, __global const gemm_t *P, lon
 #define STAGE_TILE(s, kt)                                                                   \
     do {                                                                                    \
         STAGE_A_RUN(As + (s) * A_TILE, (kt) * BK);                                          \
+        /* idx32: kt * BK < K + BK <= GEMM_DIM_MAX + BK, checked in                         \
+           ops/gemm/gemm_engine.c (gemm_engine_epi) */                                      \
         STAGE_B_RUN(Bs + (s) * B_TILE, (kt) * BK);                                          \
     } while (0)
 

@@ -10,7 +10,9 @@
  * long8 {offset, sN, sC, sD, sH, sW} (element strides: channels-last and
  * other strided inputs are read in place); 2-D ops have D = 1.  The int16 g
  * holds {N, C, ID, IH, IW, OD, OH, OW, kd, kh, kw, sd, sh, sw, pd, ph} and
- * the int8 g2 {pw, dd, dh, dw, flag, divisor, adaptive, mode}.  Every item
+ * the int8 g2 {pw, dd, dh, dw, flag, -, adaptive, mode}; the average
+ * kernels take divisor_override (0 for none) as a long after g2, as
+ * PyTorch's int64 (issue 33: any value, not only int32's).  Every item
  * computes whole output elements (forward) or whole input-gradient elements
  * (backward, gather-style: it sums over the windows that cover its element
  * in a fixed order), so results are deterministic and no atomics are used.
@@ -201,8 +203,9 @@ inline void avg_win(int o, int I, int O, int k, int s, int p, int adaptive, int 
     *hi = min(en, I);
 }
 
-/* The divisor of average window (oz, oy, ox); 0 for an empty window. */
-inline int avg_div(int oz, int oy, int ox, int16 g, int8 g2)
+/* The divisor of average window (oz, oy, ox), in 64 bits as PyTorch's
+ * (a window's volume may pass 2^31); 0 for an empty window. */
+inline long avg_div(int oz, int oy, int ox, int16 g, int8 g2, long dvo)
 {
     int zl, zh, zf, yl, yh, yf, xl, xh, xf;
     avg_win(oz, g.s2, g.s5, g.s8, g.sb, g.se, g2.s6, &zl, &zh, &zf);
@@ -210,17 +213,17 @@ inline int avg_div(int oz, int oy, int ox, int16 g, int8 g2)
     avg_win(ox, g.s4, g.s7, g.sa, g.sd, g2.s0, g2.s6, &xl, &xh, &xf);
     if (zl >= zh || yl >= yh || xl >= xh)
         return 0;
-    if (g2.s5)
-        return g2.s5;
+    if (dvo)
+        return dvo;
     if (g2.s4 && !g2.s6)
-        return zf * yf * xf;
-    return (zh - zl) * (yh - yl) * (xh - xl);
+        return (long)zf * yf * xf;
+    return (long)(zh - zl) * (yh - yl) * (xh - xl);
 }
 
 /* average pooling forward (count_include_pad in g2.s4, divisor_override in
- * g2.s5, adaptive windows when g2.s6). */
+ * dvo, adaptive windows when g2.s6). */
 __kernel void pool_avg_fwd(global const DT *x, long8 xg, global DT *y, long8 yg, int16 g, int8 g2,
-                           int cl)
+                           long dvo, int cl)
 {
     long total = (long)g.s0 * g.s1 * g.s5 * g.s6 * g.s7;
     for (long i = get_global_id(0); i < total; i += get_global_size(0)) {
@@ -229,7 +232,7 @@ __kernel void pool_avg_fwd(global const DT *x, long8 xg, global DT *y, long8 yg,
         avg_win((int)oz, g.s2, g.s5, g.s8, g.sb, g.se, g2.s6, &zl, &zh, &zf);
         avg_win((int)oy, g.s3, g.s6, g.s9, g.sc, g.sf, g2.s6, &yl, &yh, &yf);
         avg_win((int)ox, g.s4, g.s7, g.sa, g.sd, g2.s0, g2.s6, &xl, &xh, &xf);
-        int dv = avg_div((int)oz, (int)oy, (int)ox, g, g2);
+        long dv = avg_div((int)oz, (int)oy, (int)ox, g, g2, dvo);
         CT acc = 0;
         for (int zz = zl; zz < zh; zz++)
             for (int yy = yl; yy < yh; yy++)
@@ -242,7 +245,7 @@ __kernel void pool_avg_fwd(global const DT *x, long8 xg, global DT *y, long8 yg,
 /* average pooling backward: each input element sums grad / divisor over
  * the windows covering it. */
 __kernel void pool_avg_bwd(global const DT *go, long8 gg, global DT *gi, long8 og, int16 g,
-                           int8 g2, int cl)
+                           int8 g2, long dvo, int cl)
 {
     long total = (long)g.s0 * g.s1 * g.s2 * g.s3 * g.s4;
     for (long i = get_global_id(0); i < total; i += get_global_size(0)) {
@@ -264,7 +267,7 @@ __kernel void pool_avg_bwd(global const DT *go, long8 gg, global DT *gi, long8 o
                     int ox = cover_at(e, xf, (int)ixx, g.s7, g.sd, g2.s0, 1, g2.s6);
                     if (ox < 0)
                         continue;
-                    int dv = avg_div(oz, oy, ox, g, g2);
+                    long dv = avg_div(oz, oy, ox, g, g2, dvo);
                     if (dv)
                         acc += LD(go, AT(gg, n, c, oz, oy, ox)) / (CT)dv;
                 }
@@ -517,6 +520,8 @@ pool_max_fwd_planes_cpu(global const DT *x, long8 xg, global DT *y, long8 yg, gl
                     if (ox >= oxlo && ox + 3 <= oxhi && g.s4 - 1 - (kx - 1) * dx + px >= 0) {
                         MAX_WINDOW(oz, oy, ox)
                         PCAT(CT, 4) m = (PCAT(CT, 4))(-(CT)INFINITY);
+                        /* idx32: 3 * sx <= W - 1 + pw < 2^31 on this path (ox + 3 <= oxhi),
+                           W and pw checked to fit int in ops/pool/pool.c (pool_run) */
                         const long4 lane = (long4)(0, sx, 2 * sx, 3 * sx);
                         long4 best = (long4)(((long)z0 * g.s3 + y0) * g.s4 + x0) + lane;
                         for (int a = 0; a < zn; a++) {
@@ -533,6 +538,8 @@ pool_max_fwd_planes_cpu(global const DT *x, long8 xg, global DT *y, long8 yg, gl
                                     PCAT(CT, 4)
                                     v = (PCAT(CT, 4))(LD(xr, xx * xg.s5),
                                                       LD(xr, (xx + sx) * xg.s5),
+                                                      /* idx32: xx + 3 * sx <= W - 1 + pw < 2^31 on this path (ox + 3 <= oxhi),
+                                                         W and pw checked to fit int in ops/pool/pool.c (pool_run) */
                                                       LD(xr, (xx + 2 * sx) * xg.s5),
                                                       LD(xr, (xx + 3 * sx) * xg.s5));
                                     __typeof__(v > m) take = (v > m) | isnan(v);
@@ -590,8 +597,8 @@ pool_max_fwd_planes_cpu(global const DT *x, long8 xg, global DT *y, long8 yg, gl
 }
 
 __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void
-pool_avg_fwd_cpu(global const DT *x, long8 xg, global DT *y, long8 yg, int16 g, int8 g2, int cl,
-                 long planes, long per)
+pool_avg_fwd_cpu(global const DT *x, long8 xg, global DT *y, long8 yg, int16 g, int8 g2,
+                 long dvo, int cl, long planes, long per)
 {
     const long p0 = (long)get_global_id(0) * per, p1 = min(p0 + per, planes);
     for (long p = p0; p < p1; p++) {
@@ -605,7 +612,7 @@ pool_avg_fwd_cpu(global const DT *x, long8 xg, global DT *y, long8 yg, int16 g, 
                     avg_win(oz, g.s2, g.s5, g.s8, g.sb, g.se, g2.s6, &zl, &zh, &zf);
                     avg_win(oy, g.s3, g.s6, g.s9, g.sc, g.sf, g2.s6, &yl, &yh, &yf);
                     avg_win(ox, g.s4, g.s7, g.sa, g.sd, g2.s0, g2.s6, &xl, &xh, &xf);
-                    int dv = avg_div(oz, oy, ox, g, g2);
+                    long dv = avg_div(oz, oy, ox, g, g2, dvo);
                     CT acc = 0;
                     for (int zz = zl; zz < zh; zz++)
                         for (int yy = yl; yy < yh; yy++) {
@@ -835,7 +842,7 @@ pool_max_bwd_cpu(global const DT *go, long8 gg, global const long *ix, long8 ig,
  * window (clamped to the input, as in the forward). */
 __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void
 pool_avg_bwd_cpu(global const DT *go, long8 gg, global DT *gi, long8 og, int16 g, int8 g2,
-                 int cl, long planes, long per)
+                 long dvo, int cl, long planes, long per)
 {
     const long p0 = (long)get_global_id(0) * per, p1 = min(p0 + per, planes);
     for (long p = p0; p < p1; p++) {
@@ -848,7 +855,7 @@ pool_avg_bwd_cpu(global const DT *go, long8 gg, global DT *gi, long8 og, int16 g
                 int yl, yh, yf;
                 avg_win(oy, g.s3, g.s6, g.s9, g.sc, g.sf, g2.s6, &yl, &yh, &yf);
                 for (int ox = 0; ox < g.s7; ox++) {
-                    const int dv = avg_div(oz, oy, ox, g, g2);
+                    const long dv = avg_div(oz, oy, ox, g, g2, dvo);
                     if (!dv)
                         continue;
                     int xl, xh, xf;

@@ -13,7 +13,9 @@
  *
  * The host (ops/sort/sort.c) prepends pw_prelude.clh and defines T (storage
  * type), KEY (uint or ulong), TOKEY(v) (storage value -> ascending key),
- * WG (work-group size) and LMAX (block length, a power of two).
+ * WG (work-group size), LMAX (block length, a power of two) and POS, the
+ * type of a position in its line, with POS_MAX: int, or long for lines of
+ * more than 2^31-1 elements (issue 33; a program of its own).
  *
  *   sort_block   one work-group per (line, block of LMAX elements): loads
  *                the block's pairs, bitonic-sorts them in local memory;
@@ -68,12 +70,12 @@ ulong sort_key_f64(ulong u)
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 sort_block(__global const T *src, long soff, long s_o, long s_n, long s_i, long n, long inner,
-           long nblk, int desc, __global KEY *kout, __global int *iout, __global T *vals,
+           long nblk, int desc, __global KEY *kout, __global POS *iout, __global T *vals,
            long voff, long v_o, long v_n, long v_i, __global long *idx, long xoff, long x_o,
            long x_n, long x_i, int want_vals, int want_idx)
 {
     __local KEY lk[LMAX];
-    __local int li[LMAX];
+    __local POS li[LMAX];
     const int lid = (int)get_local_id(0);
     const long g = (long)get_group_id(0);
     const long line = g / nblk, b = g % nblk;
@@ -88,10 +90,10 @@ sort_block(__global const T *src, long soff, long s_o, long s_n, long s_i, long 
     for (int j = lid; j < p; j += WG) {
         if (j < m) {
             lk[j] = LOAD_KEY(src, sbase, k0 + j, s_n, desc);
-            li[j] = (int)(k0 + j);
+            li[j] = (POS)(k0 + j);
         } else {
             lk[j] = (KEY)~(KEY)0;
-            li[j] = 0x7fffffff;
+            li[j] = POS_MAX;
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -102,7 +104,7 @@ sort_block(__global const T *src, long soff, long s_o, long s_n, long s_i, long 
                 int l = i + j;
                 bool up = (i & k) == 0;
                 KEY ka = lk[i], kb = lk[l];
-                int ia = li[i], ib = li[l];
+                POS ia = li[i], ib = li[l];
                 if (PAIR_GT(ka, ia, kb, ib) == up) {
                     lk[i] = kb;
                     lk[l] = ka;
@@ -117,7 +119,7 @@ sort_block(__global const T *src, long soff, long s_o, long s_n, long s_i, long 
         const long vbase = LINE_BASE(voff, line, inner, v_o, v_i);
         const long xbase = LINE_BASE(xoff, line, inner, x_o, x_i);
         for (int j = lid; j < m; j += WG) {
-            int at = li[j];
+            POS at = li[j];
             if (want_vals)
                 vals[vbase + j * v_n] = src[sbase + at * s_n];
             if (want_idx)
@@ -131,8 +133,8 @@ sort_block(__global const T *src, long soff, long s_o, long s_n, long s_i, long 
     }
 }
 
-__kernel void sort_merge(__global const KEY *kin, __global const int *iin, __global KEY *kout,
-                         __global int *iout, long n, long lines, long w)
+__kernel void sort_merge(__global const KEY *kin, __global const POS *iin, __global KEY *kout,
+                         __global POS *iout, long n, long lines, long w)
 {
     const long g = (long)get_global_id(0);
     if (g >= lines * n)
@@ -165,7 +167,7 @@ __kernel void sort_merge(__global const KEY *kin, __global const int *iin, __glo
     iout[line * n + r0 + pos] = iin[line * n + j];
 }
 
-__kernel void sort_write(__global const int *iin, __global const T *src, long soff, long s_o,
+__kernel void sort_write(__global const POS *iin, __global const T *src, long soff, long s_o,
                          long s_n, long s_i, long n, long inner, long lines, __global T *vals,
                          long voff, long v_o, long v_n, long v_i, __global long *idx, long xoff,
                          long x_o, long x_n, long x_i, int want_vals, int want_idx)
@@ -174,7 +176,7 @@ __kernel void sort_write(__global const int *iin, __global const T *src, long so
     if (g >= lines * n)
         return;
     const long line = g / n, j = g % n;
-    const int at = iin[g];
+    const POS at = iin[g];
     if (want_vals)
         vals[LINE_BASE(voff, line, inner, v_o, v_i) + j * v_n] =
             src[LINE_BASE(soff, line, inner, s_o, s_i) + at * s_n];
@@ -590,13 +592,13 @@ sort_topk(__global const T *src, long soff, long s_o, long s_n, long s_i, long n
  */
 __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void
 sort_block_cpu(__global const T *src, long soff, long s_o, long s_n, long s_i, long n,
-               long inner, long nblk, int desc, __global KEY *kout, __global int *iout,
+               long inner, long nblk, int desc, __global KEY *kout, __global POS *iout,
                __global T *vals, long voff, long v_o, long v_n, long v_i, __global long *idx,
                long xoff, long x_o, long x_n, long x_i, int want_vals, int want_idx, long units,
                long per)
 {
     __local KEY ka[LMAXC], kb[LMAXC];
-    __local int ia[LMAXC], ib[LMAXC];
+    __local POS ia[LMAXC], ib[LMAXC];
     __local uint hist[KBYTES][256];
     const long u0 = (long)get_global_id(0) * per;
     const long u1 = u0 + per < units ? u0 + per : units;
@@ -611,12 +613,12 @@ sort_block_cpu(__global const T *src, long soff, long s_o, long s_n, long s_i, l
         for (int j = 0; j < m; j++) {
             const KEY key = LOAD_KEY(src, sbase, k0 + j, s_n, desc);
             ka[j] = key;
-            ia[j] = (int)(k0 + j);
+            ia[j] = (POS)(k0 + j);
             for (int q = 0; q < KBYTES; q++)
                 hist[q][(uint)(key >> (8 * q)) & 255u]++;
         }
         __local KEY *sk = ka, *dk = kb;
-        __local int *si = ia, *di = ib;
+        __local POS *si = ia, *di = ib;
         for (int q = 0; q < KBYTES; q++) {
             __local uint *hq = hist[q];
             if (hq[(uint)(sk[0] >> (8 * q)) & 255u] == (uint)m)
@@ -636,7 +638,7 @@ sort_block_cpu(__global const T *src, long soff, long s_o, long s_n, long s_i, l
             __local KEY *tk = sk;
             sk = dk;
             dk = tk;
-            __local int *ti = si;
+            __local POS *ti = si;
             si = di;
             di = ti;
         }
@@ -665,8 +667,8 @@ sort_block_cpu(__global const T *src, long soff, long s_o, long s_n, long s_i, l
  * from A), then merges serially.  Equal keys take A first: A's positions
  * are all below B's, so this is the (key, position) order. */
 __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void
-sort_merge_cpu(__global const KEY *kin, __global const int *iin, __global KEY *kout,
-               __global int *iout, long n, long w, long runs, long cpr, long units, long per)
+sort_merge_cpu(__global const KEY *kin, __global const POS *iin, __global KEY *kout,
+               __global POS *iout, long n, long w, long runs, long cpr, long units, long per)
 {
     const long u0 = (long)get_global_id(0) * per;
     const long u1 = u0 + per < units ? u0 + per : units;
@@ -681,7 +683,7 @@ sort_merge_cpu(__global const KEY *kin, __global const int *iin, __global KEY *k
         if (d0 >= d1)
             continue;
         __global const KEY *ka = kin + line * n + r0, *kb = ka + la;
-        __global const int *pa = iin + line * n + r0, *pb = pa + la;
+        __global const POS *pa = iin + line * n + r0, *pb = pa + la;
         long lo = d0 > lb ? d0 - lb : 0, hi = d0 < la ? d0 : la;
         while (lo < hi) {
             const long mid = lo + ((hi - lo) >> 1);
@@ -692,7 +694,7 @@ sort_merge_cpu(__global const KEY *kin, __global const int *iin, __global KEY *k
         }
         long i = lo, j = d0 - lo;
         __global KEY *ko = kout + line * n + r0;
-        __global int *io = iout + line * n + r0;
+        __global POS *io = iout + line * n + r0;
         for (long o = d0; o < d1; o++) {
             const bool take_a = j >= lb || (i < la && ka[i] <= kb[j]);
             if (take_a) {
@@ -708,7 +710,7 @@ sort_merge_cpu(__global const KEY *kin, __global const int *iin, __global KEY *k
 
 /* Sifts pair (key, pos) down from the root of the max-heap hk/hp of sz
  * pairs (ordered by PAIR_GT). */
-void topk_sift_down(__local KEY *hk, __local int *hp, int sz, KEY key, int pos)
+void topk_sift_down(__local KEY *hk, __local POS *hp, int sz, KEY key, POS pos)
 {
     int c = 0;
     for (;;) {
@@ -733,7 +735,7 @@ sort_topk_cpu(__global const T *src, long soff, long s_o, long s_n, long s_i, lo
               __global long *idx, long xoff, long x_o, long x_n, long x_i, long lines, long per)
 {
     __local KEY hk[TKC_KMAX];
-    __local int hp[TKC_KMAX];
+    __local POS hp[TKC_KMAX];
     const long l0 = (long)get_global_id(0) * per;
     const long l1 = l0 + per < lines ? l0 + per : lines;
     for (long line = l0; line < l1; line++) {
@@ -757,11 +759,11 @@ sort_topk_cpu(__global const T *src, long soff, long s_o, long s_n, long s_i, lo
         for (long j = k; j < n; j++) {
             const KEY key = LOAD_KEY(src, sbase, j, s_n, desc);
             if (key < hk[0])
-                topk_sift_down(hk, hp, k, key, (int)j);
+                topk_sift_down(hk, hp, k, key, (POS)j);
         }
         for (int e = k - 1; e > 0; e--) {
             const KEY rk = hk[0];
-            const int rp = hp[0];
+            const POS rp = hp[0];
             topk_sift_down(hk, hp, e, hk[e], hp[e]);
             hk[e] = rk;
             hp[e] = rp;

@@ -37,6 +37,9 @@
     X(RANDOM_GROUPS, "random.groups",                                                              \
       "number of work-groups of every random kernel launch (0: the default, as random.wg); "       \
       "the values never depend on the geometry, which tests show with these two")                  \
+    X(SORT_WIDE_POSITIONS, "sort.wide_positions",                                                  \
+      "1: the sort kernels keep 64-bit positions for every line, the path of lines longer than "   \
+      "2^31-1 elements (ops/sort/sort.c); tests run it on small lines against the 32-bit one")     \
     X(GEMM_CANARY_FAIL, "gemm.canary_fail",                                                        \
       "1: the GEMM engine treats every OpenCL device as having a matrix-unit atom and fails its "   \
       "known-answer check on purpose, so products fall back to the FMA atom with one warning "    \

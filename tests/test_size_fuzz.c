@@ -55,6 +55,7 @@
 #include <unistd.h>
 
 #include "clops/ops.h"
+#include "core/debug.h"
 #include "core/hooks.h"
 #include "core/tensor_impl.h"
 #include "dispatch/dispatch.h"
@@ -587,6 +588,143 @@ static void test_pooling_with_a_huge_stride_computes_the_one_window(void **state
     ct_clear_context();
 }
 
+/* avg_pool2d/3d (and backward) with a divisor_override outside int32:
+ * PyTorch divides by the int64; the OpenCL kernels took it in their int8
+ * geometry and refused it as UNSUPPORTED (it is a long argument of its
+ * own now).  And a window volume past 2^31 (count_include_pad), which the
+ * kernels multiplied in int.  Powers of two keep every quotient exact. */
+static void test_avg_pool_divides_by_an_int64_divisor_override(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_devices(devs, CT_MAX_DEVICES);
+    const int64_t k[3] = {2, 2, 1}, pad[3] = {0, 0, 0};
+    const int64_t dvs[3] = {(int64_t)1 << 33, -((int64_t)1 << 32), (int64_t)1 << 62};
+    for (int di = 0; di < nd; di++) {
+        ct_set_device(devs[di]);
+        clops_tensor *x = ct_from_values(devs[di], CLOPS_FLOAT32, 4, I64(1, 1, 4, 4),
+                                         CT_CONTIGUOUS, xv);
+        for (int v = 0; v < 3; v++) {
+            const double dv = (double)dvs[v];
+            clops_tensor *y = NULL, *gi = NULL, *x3 = NULL, *y3 = NULL;
+            ct_set_case("avg_pool2d, kernel 2, stride 2, divisor_override %lld",
+                        (long long)dvs[v]);
+            CT_OK(clops_avg_pool2d(x, k, 2, k, 2, pad, 2, false, true, &dvs[v], &y));
+            const float want[4] = {(float)(10 / dv), (float)(18 / dv), (float)(42 / dv),
+                                   (float)(50 / dv)};
+            expect_f32(y, want);
+            ct_set_case("avg_pool2d_backward, kernel 2, stride 2, divisor_override %lld",
+                        (long long)dvs[v]);
+            if (y)
+                CT_OK(clops_avg_pool2d_backward(y, x, k, 2, k, 2, pad, 2, false, true, &dvs[v],
+                                                &gi));
+            float wg[16];
+            for (int i = 0; i < 16; i++)
+                wg[i] = (float)((double)want[(i / 8) * 2 + (i % 4) / 2] / dv);
+            expect_f32(gi, wg);
+            ct_set_case("avg_pool3d, kernel [2, 2, 1], divisor_override %lld",
+                        (long long)dvs[v]);
+            CT_OK(clops_view(x, I64(1, 4, 4, 1), 4, &x3));
+            if (x3)
+                CT_OK(clops_avg_pool3d(x3, k, 3, k, 3, pad, 3, false, true, &dvs[v], &y3));
+            expect_f32(y3, want);
+            clops_tensor_release(y);
+            clops_tensor_release(gi);
+            clops_tensor_release(x3);
+            clops_tensor_release(y3);
+        }
+        clops_tensor_release(x);
+        /* A padded window of 2^16 x 2^16 over one element: the divisor of
+         * count_include_pad, 2^32, wrapped to 0 in the kernels' int. */
+        const int64_t kb[2] = {65536, 65536}, pb[2] = {32768, 32768};
+        clops_tensor *one = NULL, *y = NULL, *gi = NULL;
+        CT_OK(clops_full(devs[di], CLOPS_FLOAT32, 4, I64(1, 1, 1, 1),
+                         clops_scalar_float(8589934592.0), &one));
+        ct_set_case("avg_pool2d, kernel 2^16, padding 2^15, count_include_pad (divisor 2^32)");
+        CT_OK(clops_avg_pool2d(one, kb, 2, kb, 2, pb, 2, false, true, NULL, &y));
+        expect_f32(y, (const float[]){2});
+        ct_set_case("avg_pool2d_backward, kernel 2^16, padding 2^15 (divisor 2^32)");
+        if (y)
+            CT_OK(clops_avg_pool2d_backward(y, one, kb, 2, kb, 2, pb, 2, false, true, NULL, &gi));
+        expect_f32(gi, (const float[]){0x1p-31f});
+        clops_tensor_release(one);
+        clops_tensor_release(y);
+        clops_tensor_release(gi);
+    }
+    ct_clear_context();
+}
+
+/* The results of t and u are the same bytes (same dtype and shape). */
+static void expect_same_bytes(const clops_tensor *t, const clops_tensor *u, const char *what)
+{
+    CT_ASSERT(t != NULL && u != NULL);
+    if (!t || !u)
+        return;
+    size_t nb = (size_t)clops_tensor_numel(t) * clops_dtype_size(clops_tensor_dtype(t));
+    void *a = ct_to_host(t), *b = ct_to_host(u);
+    CT_ASSERT_MSG(clops_tensor_numel(t) == clops_tensor_numel(u) && memcmp(a, b, nb) == 0,
+                  "%s: 64-bit positions give other results than 32-bit ones", what);
+    free(a);
+    free(b);
+}
+
+/* Lines longer than 2^31-1 elements sort with 64-bit positions (POS long,
+ * cl_kernels/sort.cl; the 32-bit ones refused them as UNSUPPORTED).  The
+ * sort.wide_positions setting takes that path on every line, so here it
+ * runs on lines of 20,000 (several blocks and merge passes on every
+ * device, strided lines too) and must give the 32-bit path's bytes: sort
+ * (values and indices, ascending and descending), argsort and topk (the
+ * CPU devices' heap).  tests/test_big.c sorts a line of 2^31 + 2^20. */
+static void test_sort_with_64_bit_positions_matches_32_bit(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    enum { LEN = 20000 };
+    float *v = malloc(sizeof(float) * 2 * LEN);
+    uint32_t r = 12345;
+    for (int i = 0; i < 2 * LEN; i++) {
+        r = r * 1664525u + 1013904223u;
+        v[i] = (float)((r >> 8) % 997) - 400.0f; /* many equal keys: stability shows */
+    }
+    const bool stable = true;
+    for (int di = 0; di < nd; di++) {
+        ct_set_device(devs[di]);
+        clops_tensor *x = ct_from_values(devs[di], CLOPS_FLOAT32, 2, I64(2, LEN), CT_CONTIGUOUS, v);
+        clops_tensor *xt = NULL;
+        CT_OK(clops_view(x, I64(LEN, 2), 2, &xt)); /* lines of LEN along dim 0: stride 2 */
+        clops_tensor *res[2][7] = {{NULL}};
+        for (int w = 0; w < 2; w++) {
+            CT_OK(clops_debug_set("sort.wide_positions", w));
+            ct_set_case("sort.stable along dim 1 of [2, %d], %s positions", (int)LEN,
+                        w ? "64-bit" : "32-bit");
+            CT_OK(clops_sort_stable(x, &stable, 1, false, &res[w][0], &res[w][1]));
+            ct_set_case("sort.stable descending along dim 0 of [%d, 2], %s positions", (int)LEN,
+                        w ? "64-bit" : "32-bit");
+            CT_OK(clops_sort_stable(xt, &stable, 0, true, &res[w][2], &res[w][3]));
+            ct_set_case("argsort along dim 1, %s positions", w ? "64-bit" : "32-bit");
+            CT_OK(clops_argsort(x, 1, true, &res[w][4]));
+            ct_set_case("topk 7 along dim 1, %s positions", w ? "64-bit" : "32-bit");
+            CT_OK(clops_topk(x, 7, 1, true, true, &res[w][5], &res[w][6]));
+        }
+        CT_OK(clops_debug_set("sort.wide_positions", 0));
+        static const char *const what[7] = {"sort values",          "sort indices",
+                                            "strided sort values",  "strided sort indices",
+                                            "argsort",              "topk values",
+                                            "topk indices"};
+        for (int k = 0; k < 7; k++) {
+            ct_set_case("%s", what[k]);
+            expect_same_bytes(res[0][k], res[1][k], what[k]);
+            clops_tensor_release(res[0][k]);
+            clops_tensor_release(res[1][k]);
+        }
+        clops_tensor_release(xt);
+        clops_tensor_release(x);
+    }
+    free(v);
+    ct_clear_context();
+}
+
 /* Geometries that only metadata can describe: shapes whose element or byte
  * count overflows, a storage just above the device's largest allocation,
  * views whose extent overflows or leaves the storage, and a legitimate
@@ -821,6 +959,8 @@ int main(void)
         cmocka_unit_test(test_size_arithmetic_found_by_the_sanitizers),
         cmocka_unit_test(test_scatter_into_an_empty_dim_refuses_the_index),
         cmocka_unit_test(test_pooling_with_a_huge_stride_computes_the_one_window),
+        cmocka_unit_test(test_avg_pool_divides_by_an_int64_divisor_override),
+        cmocka_unit_test(test_sort_with_64_bit_positions_matches_32_bit),
         cmocka_unit_test(test_hostile_sizes_through_every_schema),
     };
     return cmocka_run_group_tests(tests, NULL, ct_teardown_group);

@@ -204,8 +204,10 @@ clops_status pool_run(const char *op, pool_which which, const pool_geom *g, int 
     const int64_t gv[16] = {g->N,    g->C,    g->in[0], g->in[1], g->in[2], g->out[0],
                             g->out[1], g->out[2], g->k[0], g->k[1], g->k[2], s[0],
                             s[1], s[2], g->p[0], g->p[1]};
+    /* divisor_override travels as a long of its own (average kernels'
+     * dvo): PyTorch takes any int64. */
     const int64_t g2v[8] = {g->p[2], g->dil[0], g->dil[1], g->dil[2],
-                            g->flag, g->divisor, g->adaptive, g->mode};
+                            g->flag, 0,        g->adaptive, g->mode};
     for (int j = 0; j < 24; j++) {
         int64_t v = j < 16 ? gv[j] : g2v[j - 16];
         if (v > INT32_MAX || v < INT32_MIN)
@@ -236,6 +238,9 @@ clops_status pool_run(const char *op, pool_which which, const pool_geom *g, int 
     }
     args[na++] = (host_arg){sizeof gi, &gi};
     args[na++] = (host_arg){sizeof g2, &g2};
+    cl_long dvo = g->divisor;
+    if (which == POOL_AVG_FWD || which == POOL_AVG_BWD)
+        args[na++] = (host_arg){sizeof dvo, &dvo};
     if (which == POOL_UP_FWD || which == POOL_UP_BWD) {
         args[na++] = (host_arg){sizeof nsc, &nsc};
         if (dt == CLOPS_FLOAT64)

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/debug.h"
 #include "host/host.h"
 #include "ops/tensor/tensor.h"
 #include "ops/kit/kit.h"
@@ -25,7 +26,8 @@
 
 /* Kernel-cache family tag (pointwise 1, scan 2). */
 #define SORT_KEY_FAMILY (3ull << 56)
-/* Block length of sort_block (a power of two; LMAX pairs fit in 24 KiB). */
+/* Block length of sort_block (a power of two; LMAX pairs fit in 24 KiB),
+ * halved with 64-bit positions. */
 #define SORT_LMAX 2048
 /* Longest block of sort_block_cpu (CPU devices; a power of two), and the
  * shortest worth its own kernel (below it the device's local memory is too
@@ -40,22 +42,37 @@
  * and histograms fill at most half the local memory; 0 when not a CPU
  * device or below SORT_LMAXC_MIN.  Any block length gives the same result
  * (the stable order is unique). */
-static int64_t sort_cpu_block(const clops_device *d, size_t size)
+static int64_t sort_cpu_block(const clops_device *d, size_t size, bool wide)
 {
     if (!kit_is_cpu(d))
         return 0;
-    size_t ks = size == 8 ? 8 : 4;
+    size_t ks = size == 8 ? 8 : 4, ps = wide ? 8 : 4;
     int64_t l = SORT_LMAXC_MAX;
     while (l >= SORT_LMAXC_MIN &&
-           (uint64_t)(2 * l * (int64_t)(ks + 4)) + 256 * 4 * size > d->info.local_mem_bytes / 2)
+           (uint64_t)(2 * l * (int64_t)(ks + ps)) + 256 * 4 * size > d->info.local_mem_bytes / 2)
         l /= 2;
     return l >= SORT_LMAXC_MIN ? l : 0;
 }
 
+/* wide: positions in a line are 64-bit (POS long), for lines of more than
+ * 2^31-1 elements (or every line, with the sort.wide_positions setting). */
 typedef struct sort_spec {
     clops_dtype dt;
     int wg;
+    bool wide;
 } sort_spec;
+
+/* Whether lines of n elements need 64-bit positions. */
+static bool sort_wide(int64_t n)
+{
+    return n > INT32_MAX || clops_debug_get(CLOPS_DEBUG_SORT_WIDE_POSITIONS);
+}
+
+/* Block length of sort_block. */
+static int64_t sort_lmax(bool wide)
+{
+    return wide ? SORT_LMAX / 2 : SORT_LMAX;
+}
 
 /* The key expression of a dtype's storage value v (ascending order). */
 static const char *key_expr(clops_dtype dt)
@@ -91,8 +108,9 @@ static clops_status write_defines(const void *ctx, const clops_device *d, strbuf
     const char *t = kit_cl_bits(s->dt);
     sb_printf(sb, "#define T %s\n#define KEY %s\n#define TOKEY(v) %s\n#define WG %d\n", t,
               clops_dtype_size(s->dt) == 8 ? "ulong" : "uint", key_expr(s->dt), s->wg);
-    sb_printf(sb, "#define LMAX %d\n", SORT_LMAX);
-    int64_t lc = sort_cpu_block(d, clops_dtype_size(s->dt));
+    sb_printf(sb, "#define LMAX %d\n#define POS %s\n#define POS_MAX %s\n", (int)sort_lmax(s->wide),
+              s->wide ? "long" : "int", s->wide ? "0x7fffffffffffffffL" : "0x7fffffff");
+    int64_t lc = sort_cpu_block(d, clops_dtype_size(s->dt), s->wide);
     if (lc)
         sb_printf(sb,
                   "#define LMAXC %lld\n#define KBYTES %d\n#define TKC_KMAX %d\n"
@@ -130,11 +148,11 @@ static clops_status get_kernel(clops_device *d, const sort_spec *s, int which, h
         "sort_mode",     "sort_uflags",  "sort_ucompact", "sort_ucounts", "sort_ugather",
         "sort_ucompose", "sort_bincount", "sort_histc",    "sort_topk",     "sort_block_cpu",
         "sort_topk_cpu", "sort_merge_cpu"};
-    host_kkey key = {{SORT_KEY_FAMILY | ((uint64_t)s->dt << 24) | ((uint64_t)which << 16) |
-                          (uint64_t)s->wg,
+    host_kkey key = {{SORT_KEY_FAMILY | ((uint64_t)s->wide << 32) | ((uint64_t)s->dt << 24) |
+                          ((uint64_t)which << 16) | (uint64_t)s->wg,
                       0, 0, 0}};
     char pname[64];
-    snprintf(pname, sizeof pname, "sort/%s", kit_dtype_tag(s->dt));
+    snprintf(pname, sizeof pname, "sort/%s%s", kit_dtype_tag(s->dt), s->wide ? "-pos64" : "");
     bool fixed_wg = which == SORT_K_BLOCK || which == SORT_K_MODE || which == SORT_K_TOPK;
     kit_program p = {.name = pname, .write = write_defines, .file = "sort.cl", .ctx = s};
     return kit_kernel(d, &key, &p, names[which], fixed_wg ? s->wg : 0, NULL, out);
@@ -143,7 +161,7 @@ static clops_status get_kernel(clops_device *d, const sort_spec *s, int which, h
 clops_status sort_kernel(clops_device *d, clops_dtype dt, sort_kid which, host_kernel **out,
                          int *wg)
 {
-    sort_spec spec = {dt, ops_wg_pow2(d, 256)};
+    sort_spec spec = {dt, ops_wg_pow2(d, 256), false};
     if (wg)
         *wg = spec.wg;
     return get_kernel(d, &spec, (int)which, out);
@@ -154,12 +172,12 @@ static clops_status run_cl(clops_tensor *src, const ops_lines *gs, bool desc, cl
                            const ops_lines *gv, clops_tensor *idx, const ops_lines *gx)
 {
     clops_device *d = src->storage->device;
-    sort_spec spec = {src->dtype, ops_wg_pow2(d, 256)};
     int64_t n = gs->n, lines = gs->outer * gs->inner;
+    sort_spec spec = {src->dtype, ops_wg_pow2(d, 256), sort_wide(n)};
     /* CPU devices: radix-sorted blocks of lc, one work item per run of
      * blocks. */
-    int64_t lc = sort_cpu_block(d, clops_dtype_size(src->dtype));
-    int64_t blk = lc ? lc : SORT_LMAX;
+    int64_t lc = sort_cpu_block(d, clops_dtype_size(src->dtype), spec.wide);
+    int64_t blk = lc ? lc : sort_lmax(spec.wide);
     int64_t nblk = ops_cdiv(n, blk);
     host_kernel *kb = NULL, *km = NULL, *kw = NULL;
     clops_status st = get_kernel(d, &spec, lc ? SORT_K_BLOCK_CPU : SORT_K_BLOCK, &kb);
@@ -169,12 +187,12 @@ static clops_status run_cl(clops_tensor *src, const ops_lines *gs, bool desc, cl
         st = get_kernel(d, &spec, 2, &kw);
     if (st)
         return st;
-    size_t ks = clops_dtype_size(src->dtype) == 8 ? 8 : 4;
+    size_t ks = clops_dtype_size(src->dtype) == 8 ? 8 : 4, ps = spec.wide ? 8 : 4;
     size_t cnt = (size_t)(lines * n);
     host_block *k0 = NULL, *k1 = NULL, *i0 = NULL, *i1 = NULL;
     if (nblk > 1) {
         if ((st = host_alloc(d, cnt * ks, &k0)) || (st = host_alloc(d, cnt * ks, &k1)) ||
-            (st = host_alloc(d, cnt * 4, &i0)) || (st = host_alloc(d, cnt * 4, &i1)))
+            (st = host_alloc(d, cnt * ps, &i0)) || (st = host_alloc(d, cnt * ps, &i1)))
             goto done;
     }
     cl_mem msrc = src->storage->block->mem;
@@ -246,9 +264,6 @@ clops_status sort_run(const char *op, clops_tensor *src, int dim, bool descendin
     clops_status st = check_dtype_on_device(op, src->dtype, d);
     if (st)
         return st;
-    if (src->ndim && src->sizes[dim] > INT32_MAX)
-        return clops__fail(CLOPS_UNSUPPORTED, "%s: lines of more than 2^31-1 elements (%lld)",
-                           op, (long long)src->sizes[dim]);
     clops_tensor *s = NULL, *tv = NULL, *tx = NULL;
     ops_lines gs, gv, gx;
     if (!ops_lines_of(src, dim, &gs)) {
@@ -297,16 +312,21 @@ clops_status sort_topk_select(clops_tensor *src, int dim, int64_t k, bool larges
         *done = st == CLOPS_OK;
         return st;
     }
-    bool cpu = !kit_is_host(d) && sort_cpu_block(d, clops_dtype_size(src->dtype)) > 0;
+    /* CPU devices select with a heap per line: lines past 2^31-1 elements
+     * take 64-bit positions (O(k) memory where the sort would take 24
+     * bytes an element). */
+    const bool wide = sort_wide(n);
+    bool cpu = !kit_is_host(d) && sort_cpu_block(d, clops_dtype_size(src->dtype), wide) > 0;
     if (kit_is_host(d) || k < 1 || !ops_lines_of(src, dim, &gs) ||
         !ops_lines_of(vals, dim, &gv) || !ops_lines_of(idx, dim, &gx))
         return CLOPS_OK;
-    if (cpu ? k > SORT_TOPK_CPU_KMAX || n > INT32_MAX
+    if (cpu ? k > SORT_TOPK_CPU_KMAX
             : clops_dtype_size(src->dtype) > 4 || n > SORT_TOPK_NMAX || k > SORT_TOPK_KMAX)
         return CLOPS_OK;
     host_kernel *kt = NULL;
-    int wg = 0;
-    clops_status st = sort_kernel(d, src->dtype, cpu ? SORT_K_TOPK_CPU : SORT_K_TOPK, &kt, &wg);
+    sort_spec spec = {src->dtype, ops_wg_pow2(d, 256), cpu && wide};
+    int wg = spec.wg;
+    clops_status st = get_kernel(d, &spec, cpu ? SORT_K_TOPK_CPU : SORT_K_TOPK, &kt);
     if (st)
         return st;
     cl_mem msrc = sort_mem(src), mval = sort_mem(vals), midx = sort_mem(idx);
@@ -355,7 +375,7 @@ clops_status sort_pick_median(const char *op, clops_tensor *sv, clops_tensor *si
         }
         return CLOPS_OK;
     }
-    sort_spec spec = {sv->dtype, ops_wg_pow2(d, 256)};
+    sort_spec spec = {sv->dtype, ops_wg_pow2(d, 256), false};
     host_kernel *k = NULL;
     clops_status st = get_kernel(d, &spec, 3, &k);
     if (st)
@@ -416,7 +436,7 @@ clops_status sort_search_run(clops_tensor *bd, clops_tensor *v, clops_tensor *so
                          total, right, out->storage->host_ptr);
         return CLOPS_OK;
     }
-    sort_spec spec = {v->dtype, ops_wg_pow2(d, 256)};
+    sort_spec spec = {v->dtype, ops_wg_pow2(d, 256), false};
     host_kernel *k = NULL;
     clops_status st = get_kernel(d, &spec, 4, &k);
     if (st)
