@@ -25,6 +25,11 @@
  *                  take 16 GiB, the merge passes' key/position pairs
  *                  another 48 GiB, about 70 GiB in all)
  *
+ * A second test reduces a stride-0 view of 2^31 + 3.4e7 elements over
+ * 16 KiB (sum, amax, argmax, count_nonzero: the strided walk) on the
+ * OpenCL devices.  Neither runs in .ci/run: on a 7 GiB runner POCL's
+ * largest buffer is 2 GiB, below x (docs/reliability.md).
+ *
  * and checks each result at sampled positions (both sides of 2^31, the ends,
  * random ones) against values computed on the host.  Each step prints its
  * wall time and the growth of the process's peak RSS over the step
@@ -396,16 +401,93 @@ static void big_on(clops_device *dev, bool with_sort)
     ct_clear_context();
 }
 
+/* CLOPS_TEST_BIG: 0 unset (the tests skip), 1 for "1", 2 for "sort". */
+static int big_mode(void)
+{
+    const char *v = getenv("CLOPS_TEST_BIG");
+    if (v && strcmp(v, "1") == 0)
+        return 1;
+    if (v && strcmp(v, "sort") == 0)
+        return 2;
+    print_message("skipped: set CLOPS_TEST_BIG=1 (about 5 GiB of memory, minutes), or "
+                  "CLOPS_TEST_BIG=sort to sort x too (about 70 GiB)\n");
+    return 0;
+}
+
+/*
+ * Views of more than 2^31 elements over a small storage, on the OpenCL
+ * devices: the reductions' strided walk (x above is contiguous).  No
+ * large buffer, but each pass walks 2^31 elements through their strides
+ * (about 16 s of CPU per pass on POCL), hence behind CLOPS_TEST_BIG too.
+ * v is [64, 135805, 251] with strides [251, 0, 1] over 64 rows
+ * of 251 bytes, v[b, m, c] = c, except row 63's column 7, 255: 2,181,571,520
+ * elements, the first 255 at flat index 2,147,484,472 (past 2^31).  The
+ * reductions over all of it walk the strides with 64-bit flat indices.
+ */
+#define VK 64
+#define VM 135805
+#define VN ((int64_t)VK * VM * PERIOD)
+static void test_reductions_over_a_view_past_2_31_elements(void **state)
+{
+    (void)state;
+    if (!big_mode())
+        skip();
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    uint8_t *rows = malloc((size_t)VK * PERIOD);
+    for (int i = 0; i < VK * PERIOD; i++)
+        rows[i] = (uint8_t)(i % PERIOD);
+    rows[(VK - 1) * PERIOD + 7] = PLANT_VALUE;
+    const int64_t first = (int64_t)(VK - 1) * VM * PERIOD + 7;
+    for (int di = 0; di < nd; di++) {
+        clops_device *dev = devs[di];
+        ct_set_device(dev);
+        clops_storage *st = NULL;
+        clops_tensor *flat = NULL, *v = NULL, *t = NULL;
+        CT_OK(clops_storage_new(dev, (size_t)VK * PERIOD, &st));
+        if (st)
+            CT_OK(clops_tensor_from_storage(st, CLOPS_UINT8, 1, CT_I64(VK * PERIOD), CT_I64(1), 0,
+                                            &flat));
+        if (flat)
+            CT_OK(clops_tensor_from_host(flat, rows, (size_t)VK * PERIOD));
+        if (st)
+            CT_OK(clops_tensor_from_storage(st, CLOPS_UINT8, 3, CT_I64(VK, VM, PERIOD),
+                                            CT_I64(PERIOD, 0, 1), 0, &v));
+        clops_tensor_release(flat);
+        clops_storage_release(st);
+        if (!v)
+            continue;
+        CT_ASSERT(clops_tensor_numel(v) == VN && first > TWO31);
+        step_begin("sum(v)");
+        CT_OK(clops_sum(v, CLOPS_DTYPE_NONE, &t));
+        step_end("sum of a [64, 135805, 251] stride-0 view", dev);
+        expect_item(&t, VN / PERIOD * (PERIOD * (PERIOD - 1) / 2) + (int64_t)VM * (PLANT_VALUE - 7),
+                    "sum(v)");
+        step_begin("amax(v)");
+        CT_OK(clops_amax(v, NULL, 0, false, &t));
+        step_end("amax of the view", dev);
+        expect_item(&t, PLANT_VALUE, "amax(v)");
+        step_begin("argmax(v)");
+        CT_OK(clops_argmax(v, NULL, false, &t));
+        step_end("argmax of the view (first maximum past 2^31)", dev);
+        expect_item(&t, first, "argmax(v)");
+        step_begin("count_nonzero(v)");
+        CT_OK(clops_count_nonzero(v, NULL, &t));
+        step_end("count_nonzero of the view", dev);
+        expect_item(&t, VN - VN / PERIOD, "count_nonzero(v)");
+        clops_tensor_release(v);
+    }
+    free(rows);
+    ct_clear_context();
+}
+
 static void test_more_than_2_31_elements(void **state)
 {
     (void)state;
-    const char *v = getenv("CLOPS_TEST_BIG");
-    bool with_sort = v && strcmp(v, "sort") == 0;
-    if (!v || (strcmp(v, "1") != 0 && !with_sort)) {
-        print_message("skipped: set CLOPS_TEST_BIG=1 (about 5 GiB of memory, minutes), or "
-                      "CLOPS_TEST_BIG=sort to sort x too (about 70 GiB)\n");
+    int mode = big_mode();
+    if (!mode)
         skip();
-    }
+    bool with_sort = mode == 2;
     clops_device *devs[CT_MAX_DEVICES];
     int nd = ct_devices(devs, CT_MAX_DEVICES);
     for (int di = 0; di < nd; di++)
@@ -415,6 +497,7 @@ static void test_more_than_2_31_elements(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_reductions_over_a_view_past_2_31_elements),
         cmocka_unit_test(test_more_than_2_31_elements),
     };
     return cmocka_run_group_tests(tests, NULL, ct_teardown_group);
