@@ -772,33 +772,31 @@ def narrow_arith(n):
     return None
 
 
-def tainted_vars(n, taint, out=None):
-    out = [] if out is None else out
-    if n is None:
-        return out
-    if n.op == "var" and n.kind == "n" and n.name in taint:
-        out.append((n.name, n.tok))
-    # a variable scaled by a 64-bit stride is a coordinate, not an offset
-    if n.op not in ("index", "call") and not (n.op == "*" and n.kind == "w"):
-        for k in n.kids:
-            tainted_vars(k, taint, out)
-    return out
-
-
-def additive_vars(n, names, out=None):
-    """The variables of `names` that are terms of n's sums (not factors)."""
+def vars_in(n, names, kids_of, out=None):
+    """The 32-bit variables of `names` in n, walking the children kids_of(node)
+    gives: [(name, token)]."""
     out = [] if out is None else out
     if n is None:
         return out
     if n.op == "var" and n.kind == "n" and n.name in names:
         out.append((n.name, n.tok))
-    elif n.op in ("+", "-", "()", "cast"):
-        for k in n.kids:
-            additive_vars(k, names, out)
-    elif n.op == "?:":
-        for k in n.kids[1:]:
-            additive_vars(k, names, out)
+    for k in kids_of(n):
+        vars_in(k, names, kids_of, out)
     return out
+
+
+def tainted_vars(n, taint):
+    """Every use in n but inside subscripts and calls, and but as a factor of
+    a 64-bit product (a variable scaled by a 64-bit stride is a coordinate,
+    not an offset)."""
+    return vars_in(n, taint, lambda m: [] if m.op in ("index", "call") or
+                   (m.op == "*" and m.kind == "w") else m.kids)
+
+
+def additive_vars(n, names):
+    """The uses in n that are terms of its sums (not factors)."""
+    return vars_in(n, names, lambda m: m.kids if m.op in ("+", "-", "()", "cast")
+                   else m.kids[1:] if m.op == "?:" else [])
 
 
 # ---- statements ----
