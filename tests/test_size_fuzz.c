@@ -600,57 +600,75 @@ static void test_avg_pool_divides_by_an_int64_divisor_override(void **state)
     int nd = ct_devices(devs, CT_MAX_DEVICES);
     const int64_t k[3] = {2, 2, 1}, pad[3] = {0, 0, 0};
     const int64_t dvs[3] = {(int64_t)1 << 33, -((int64_t)1 << 32), (int64_t)1 << 62};
+    /* 1 channel, and 64 (enough planes for CPU devices' plane kernels);
+     * every channel holds xv. */
+    enum { CMAX = 64 };
+    float *xs = malloc(sizeof(float) * 16 * CMAX), *want = malloc(sizeof(float) * 4 * CMAX),
+          *wg = malloc(sizeof(float) * 16 * CMAX);
+    for (int i = 0; i < 16 * CMAX; i++)
+        xs[i] = xv[i % 16];
     for (int di = 0; di < nd; di++) {
         ct_set_device(devs[di]);
-        clops_tensor *x = ct_from_values(devs[di], CLOPS_FLOAT32, 4, I64(1, 1, 4, 4),
-                                         CT_CONTIGUOUS, xv);
-        for (int v = 0; v < 3; v++) {
-            const double dv = (double)dvs[v];
-            clops_tensor *y = NULL, *gi = NULL, *x3 = NULL, *y3 = NULL;
-            ct_set_case("avg_pool2d, kernel 2, stride 2, divisor_override %lld",
-                        (long long)dvs[v]);
-            CT_OK(clops_avg_pool2d(x, k, 2, k, 2, pad, 2, false, true, &dvs[v], &y));
-            const float want[4] = {(float)(10 / dv), (float)(18 / dv), (float)(42 / dv),
-                                   (float)(50 / dv)};
+        for (int64_t C = 1; C <= CMAX; C *= CMAX) {
+            clops_tensor *x = ct_from_values(devs[di], CLOPS_FLOAT32, 4, I64(1, C, 4, 4),
+                                             CT_CONTIGUOUS, xs);
+            for (int v = 0; v < 3; v++) {
+                const double dv = (double)dvs[v], sums[4] = {10, 18, 42, 50};
+                for (int i = 0; i < 4 * C; i++)
+                    want[i] = (float)(sums[i % 4] / dv);
+                for (int i = 0; i < 16 * C; i++)
+                    wg[i] = (float)((double)want[(i % 16) / 8 * 2 + (i % 4) / 2] / dv);
+                clops_tensor *y = NULL, *gi = NULL, *x3 = NULL, *y3 = NULL;
+                ct_set_case("avg_pool2d of [1, %lld, 4, 4], kernel 2, stride 2, "
+                            "divisor_override %lld", (long long)C, (long long)dvs[v]);
+                CT_OK(clops_avg_pool2d(x, k, 2, k, 2, pad, 2, false, true, &dvs[v], &y));
+                expect_f32(y, want);
+                ct_set_case("avg_pool2d_backward of [1, %lld, 4, 4], divisor_override %lld",
+                            (long long)C, (long long)dvs[v]);
+                if (y)
+                    CT_OK(clops_avg_pool2d_backward(y, x, k, 2, k, 2, pad, 2, false, true,
+                                                    &dvs[v], &gi));
+                expect_f32(gi, wg);
+                ct_set_case("avg_pool3d of [%lld, 4, 4, 1], kernel [2, 2, 1], "
+                            "divisor_override %lld", (long long)C, (long long)dvs[v]);
+                CT_OK(clops_view(x, I64(C, 4, 4, 1), 4, &x3));
+                if (x3)
+                    CT_OK(clops_avg_pool3d(x3, k, 3, k, 3, pad, 3, false, true, &dvs[v], &y3));
+                expect_f32(y3, want);
+                clops_tensor_release(y);
+                clops_tensor_release(gi);
+                clops_tensor_release(x3);
+                clops_tensor_release(y3);
+            }
+            clops_tensor_release(x);
+            /* A padded window of 2^16 x 2^16 over one element: the divisor
+             * of count_include_pad, 2^32, wrapped to 0 in the kernels' int. */
+            const int64_t kb[2] = {65536, 65536}, pb[2] = {32768, 32768};
+            clops_tensor *one = NULL, *y = NULL, *gi = NULL;
+            CT_OK(clops_full(devs[di], CLOPS_FLOAT32, 4, I64(1, C, 1, 1),
+                             clops_scalar_float(8589934592.0), &one));
+            ct_set_case("avg_pool2d of [1, %lld, 1, 1], kernel 2^16, padding 2^15, "
+                        "count_include_pad (divisor 2^32)", (long long)C);
+            CT_OK(clops_avg_pool2d(one, kb, 2, kb, 2, pb, 2, false, true, NULL, &y));
+            for (int i = 0; i < C; i++) {
+                want[i] = 2;
+                wg[i] = 0x1p-31f;
+            }
             expect_f32(y, want);
-            ct_set_case("avg_pool2d_backward, kernel 2, stride 2, divisor_override %lld",
-                        (long long)dvs[v]);
+            ct_set_case("avg_pool2d_backward of [1, %lld, 1, 1], kernel 2^16, padding 2^15",
+                        (long long)C);
             if (y)
-                CT_OK(clops_avg_pool2d_backward(y, x, k, 2, k, 2, pad, 2, false, true, &dvs[v],
+                CT_OK(clops_avg_pool2d_backward(y, one, kb, 2, kb, 2, pb, 2, false, true, NULL,
                                                 &gi));
-            float wg[16];
-            for (int i = 0; i < 16; i++)
-                wg[i] = (float)((double)want[(i / 8) * 2 + (i % 4) / 2] / dv);
             expect_f32(gi, wg);
-            ct_set_case("avg_pool3d, kernel [2, 2, 1], divisor_override %lld",
-                        (long long)dvs[v]);
-            CT_OK(clops_view(x, I64(1, 4, 4, 1), 4, &x3));
-            if (x3)
-                CT_OK(clops_avg_pool3d(x3, k, 3, k, 3, pad, 3, false, true, &dvs[v], &y3));
-            expect_f32(y3, want);
+            clops_tensor_release(one);
             clops_tensor_release(y);
             clops_tensor_release(gi);
-            clops_tensor_release(x3);
-            clops_tensor_release(y3);
         }
-        clops_tensor_release(x);
-        /* A padded window of 2^16 x 2^16 over one element: the divisor of
-         * count_include_pad, 2^32, wrapped to 0 in the kernels' int. */
-        const int64_t kb[2] = {65536, 65536}, pb[2] = {32768, 32768};
-        clops_tensor *one = NULL, *y = NULL, *gi = NULL;
-        CT_OK(clops_full(devs[di], CLOPS_FLOAT32, 4, I64(1, 1, 1, 1),
-                         clops_scalar_float(8589934592.0), &one));
-        ct_set_case("avg_pool2d, kernel 2^16, padding 2^15, count_include_pad (divisor 2^32)");
-        CT_OK(clops_avg_pool2d(one, kb, 2, kb, 2, pb, 2, false, true, NULL, &y));
-        expect_f32(y, (const float[]){2});
-        ct_set_case("avg_pool2d_backward, kernel 2^16, padding 2^15 (divisor 2^32)");
-        if (y)
-            CT_OK(clops_avg_pool2d_backward(y, one, kb, 2, kb, 2, pb, 2, false, true, NULL, &gi));
-        expect_f32(gi, (const float[]){0x1p-31f});
-        clops_tensor_release(one);
-        clops_tensor_release(y);
-        clops_tensor_release(gi);
     }
+    free(xs);
+    free(want);
+    free(wg);
     ct_clear_context();
 }
 
