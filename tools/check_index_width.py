@@ -811,7 +811,8 @@ def split_statements(toks):
             if cur:
                 out.append(cur)
             cur = []
-            out.append([t]) if t.t != ";" else None
+            if t.t != ";":
+                out.append([t])
             i += 1
             continue
         if not cur and t.t in ("if", "while", "switch") and i + 1 < len(toks) and toks[i + 1].t == "(":
@@ -1084,7 +1085,7 @@ def main(argv):
     trunc = "--trunc" in args
     args = [a for a in args if a not in ("--list", "--trunc")]
     if len(args) > 1 or any(a.startswith("-") for a in args):
-        print(__doc__.split("\n\n")[-2])
+        print(next(p for p in __doc__.split("\n\n") if p.startswith("Usage:")))
         return 2
     root = args[0] if args else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     kdir = os.path.join(root, "cl_kernels")
