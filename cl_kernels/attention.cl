@@ -447,22 +447,23 @@ attn_bwd_dmask(ATTN_BWD_ARGS, long B, long mB, long mH, long mL, long mS)
  * 128 query rows per work-group (MBQ): 8 warps of 16 rows (MR = 1, the
  * host's default), or 4 warps of 32 rows (MR = 2 atoms of 16 rows, each
  * key/value fragment from __local feeding two mma.sync; slower on the
- * H100);
- * key/value tiles of MBK rows (64 for head dims up to 64, else 32) in
- * __local, double-buffered: while the warps compute on one tile, the next
- * one is in flight through cp.async (16-byte copies, zero-filled past the
- * rows and columns), when every view has a unit last stride and 16-byte
- * aligned rows (`vec`, decided by the host); other layouts load element
- * by element (still one tile ahead).  Rows are padded by 8 elements:
- * 16-byte aligned for ldmatrix and cp.async, conflict-free.  The query
- * tile is staged in the same __local memory, its fragments kept in
+ * H100).  Key/value tiles of MBK rows (64 for head dims up to 64, else 32)
+ * in __local, double-buffered: while the warps compute on one tile, the
+ * next one is in flight through cp.async (16-byte copies, zero-filled past
+ * the rows and columns), when every view has a unit last stride and
+ * 16-byte aligned rows (`vec`, decided by the host); other layouts load
+ * element by element (still one tile ahead).  Rows are padded by 8
+ * elements: 16-byte aligned for ldmatrix and cp.async, conflict-free.  The
+ * query tile is staged in the same __local memory, its fragments kept in
  * registers.  S = Q Kᵀ is two m16n8k16 per 16 keys and k-step; the online
- * softmax runs on the accumulators (each row's four lanes combined with
- * shfl.sync; native_exp: ex2.approx), and P, rounded to the input type,
- * is the A operand of O += P V (V through ldmatrix.trans).  A warp skips
- * the key tiles that causality masks for all its rows and takes a
- * mask-free path on tiles that are visible to all its rows.  Same masks
- * and causality as attn_fwd; no dropout (the host runs attn_fwd then).
+ * softmax runs on the accumulators in log2 units (each row's four lanes
+ * combined with shfl.sync; native_exp2: ex2.approx), and P, rounded to the
+ * input type, is the A operand of O += P V (V through ldmatrix.trans).  A
+ * warp skips the key tiles that causality masks for all its rows and takes
+ * a mask-free path on tiles that are visible to all its rows.  Work-groups
+ * take query tiles last first (the longest causal rows start first).  Same
+ * masks and causality as attn_fwd; no dropout (the host runs attn_fwd
+ * then).
  * The ldmatrix, mma.sync and cp.async atoms are cl_kernels/mma.clh's (the
  * host puts it in front of these programs).
  */
@@ -522,7 +523,12 @@ __kernel __attribute__((reqd_work_group_size(MNT, 1, 1))) void attn_fwd_mma(ATTN
     __local ushort sm[MSMEM] __attribute__((aligned(16)));
     const int lid = get_local_id(0), lane = lid & 31, warp = lid >> 5;
     const int g = lane >> 2, t = lane & 3, lr = lane & 7, lm = lane >> 3;
-    ATTN_FWD_SETUP(MBQ, get_group_id(0))
+    /* query tiles slowest and last first: with causality the long tiles
+     * start first and the short ones fill the last wave */
+    long nbh_ = get_num_groups(0) / nqt, gid0_ = get_group_id(0);
+    ATTN_FWD_SETUP(MBQ, gid0_ % nbh_ * nqt + (nqt - 1 - gid0_ / nbh_))
+    /* scores in log2 units (exp2 of the softmax; lse converted back) */
+    const float sl2 = scale * M_LOG2E_F;
     ATTN_LOAD_BITS(sm, MBQ, q, i0, L, E, q_2, q_3)
     MMA_CP_COMMIT();
     MMA_CP_WAIT(0);
@@ -601,7 +607,7 @@ __kernel __attribute__((reqd_work_group_size(MNT, 1, 1))) void attn_fwd_mma(ATTN
                     for (int n = 0; n < MBK / 8; n++)
 #pragma unroll
                         for (int e = 0; e < 4; e++) {
-                            s[m][n][e] *= scale;
+                            s[m][n][e] *= sl2;
                             mx[e >> 1] = fmax(mx[e >> 1], s[m][n][e]);
                         }
                 } else {
@@ -612,7 +618,8 @@ __kernel __attribute__((reqd_work_group_size(MNT, 1, 1))) void attn_fwd_mma(ATTN
                             int rr = e >> 1;
                             float x = attn_score(s[m][n][e], rowi[m][rr],
                                                  j0 + n * 8 + 2 * t + (e & 1), L, S, scale,
-                                                 causal, coff, mkind, bm, am, mb, m_2, m_3);
+                                                 causal, coff, mkind, bm, am, mb, m_2, m_3) *
+                                      M_LOG2E_F;
                             s[m][n][e] = x;
                             mx[rr] = fmax(mx[rr], x);
                         }
@@ -623,13 +630,13 @@ __kernel __attribute__((reqd_work_group_size(MNT, 1, 1))) void attn_fwd_mma(ATTN
                     mx[rr] = fmax(mx[rr], attn_shfl_xor(mx[rr], 1));
                     mx[rr] = fmax(mx[rr], attn_shfl_xor(mx[rr], 2));
                     mu[rr] = mx[rr] == -INFINITY ? 0.0f : mx[rr];
-                    al[rr] = mx[rr] == -INFINITY ? 1.0f : native_exp(mr[m][rr] - mu[rr]);
+                    al[rr] = mx[rr] == -INFINITY ? 1.0f : native_exp2(mr[m][rr] - mu[rr]);
                 }
 #pragma unroll
                 for (int n = 0; n < MBK / 8; n++)
 #pragma unroll
                     for (int e = 0; e < 4; e++) {
-                        float p = native_exp(s[m][n][e] - mu[e >> 1]);
+                        float p = native_exp2(s[m][n][e] - mu[e >> 1]);
                         ls[e >> 1] += p;
                         s[m][n][e] = p;
                     }
@@ -688,8 +695,9 @@ __kernel __attribute__((reqd_work_group_size(MNT, 1, 1))) void attn_fwd_mma(ATTN
         if (t == 0)
             for (int rr = 0; rr < 2; rr++)
                 if (rowi[m][rr] < L)
-                    lse[bh * L + rowi[m][rr]] =
-                        lsum[m][rr] == 0.0f ? -INFINITY : mr[m][rr] + log(lsum[m][rr]);
+                    lse[bh * L + rowi[m][rr]] = lsum[m][rr] == 0.0f
+                                                    ? -INFINITY
+                                                    : (mr[m][rr] + log2(lsum[m][rr])) * M_LN2_F;
     }
     (void)thr;
     (void)dscale;

@@ -56,8 +56,8 @@ enum {
 /* attn_fwd_mma's 16-row atoms per warp (MR): 1 (8 warps of 16 rows).
  * CLOPS_ATTN_MMA_MR=2 (read once per process) gives 4 warps of 32 rows,
  * each key/value fragment read from __local serving two mma.sync:
- * measured slower on the H100 (GPT-2 bf16 266 against 188 us, Llama 771
- * against 596 us; docs/attention.md). */
+ * measured slower on the H100 in one job (GPT-2 bf16 266 against 188 us,
+ * Llama 771 against 596 us; docs/benchmarks.md). */
 static int attn_mma_mr(void)
 {
     static atomic_int env = -1;
