@@ -28,6 +28,9 @@
  *                 (each element once: the additive mask's gradient).
  *   attn_bwd_dq   one work-group per (batch, query head, BT query rows):
  *                 dQ over the key tiles.
+ *   attn_bwd_dmask the gradient of a broadcast additive mask: one
+ *                 work-group per tile of it recomputes and sums dS over
+ *                 the broadcast dims in a fixed order.
  *
  * Tensors are addressed through their own element strides (b, h, row,
  * col); the mask is bool (bm) or additive of T (am) with broadcast
@@ -367,26 +370,112 @@ __kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void attn_bwd_dq(ATTN_B
     }
 }
 
+/*
+ * attn_bwd_dmask: the gradient of a broadcast additive mask, dS summed
+ * over the dims the mask broadcasts, without the [B, Hq, L, S] dS: dsg is
+ * the float32 [mB, mH, mL, mS] result (each of mB, mH, mL, mS is the
+ * problem's size or 1 where the mask broadcasts).  One work-group per
+ * BT x BT tile of it (a tile of one row or column where mL or mS is 1):
+ * it recomputes dS = P o (dP o z - D) for every (b, h, query tile, key
+ * tile) that folds onto its tile, in a fixed order (b, h, query tile, key
+ * tile; causal tiles past the diagonal skipped), accumulating per item in
+ * registers, then sums its rows (mL == 1) and columns (mS == 1) in index
+ * order: the same bits every run, no atomics.  gr, gr2 and wds unused.
+ */
+#define DMPT ((BT * BT + NT - 1) / NT)
+__kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void
+attn_bwd_dmask(ATTN_BWD_ARGS, long B, long mB, long mH, long mL, long mS)
+{
+    __local float ks[BT * DS], vs[BT * DS], qs[BT * DS], dos[BT * DS];
+    __local float ps[1], ds[BT * BT], lr[BT], dr[BT];
+    int t = get_local_id(0);
+    long nqt = (L + BT - 1) / BT, nkt = (S + BT - 1) / BT;
+    long nit = mL == 1 ? 1 : nqt, njt = mS == 1 ? 1 : nkt;
+    long g = get_group_id(0);
+    long jt = g % njt, it = g / njt % nit, mh = g / (njt * nit) % mH, mbi = g / (njt * nit * mH);
+    float acc[DMPT];
+    for (int u = 0; u < DMPT; u++)
+        acc[u] = 0.0f;
+    for (long b = mB == 1 ? 0 : mbi; b < (mB == 1 ? B : mbi + 1); b++)
+        for (long h = mH == 1 ? 0 : mh; h < (mH == 1 ? Hq : mh + 1); h++) {
+            long hk = h / G, bh = b * Hq + h, mb = m_o + b * m_0 + h * m_1;
+            for (long qt = mL == 1 ? 0 : it; qt < (mL == 1 ? nqt : it + 1); qt++) {
+                long i0 = qt * BT;
+                barrier(CLK_LOCAL_MEM_FENCE);
+                ATTN_LOAD_QSIDE()
+                for (long kt = mS == 1 ? 0 : jt; kt < (mS == 1 ? nkt : jt + 1); kt++) {
+                    long j0 = kt * BT;
+                    if (causal && j0 > i0 + BT - 1 + coff)
+                        break; /* this tile and the later ones: every position masked */
+                    barrier(CLK_LOCAL_MEM_FENCE);
+                    ATTN_LOAD_TILE(ks, BT, (k + k_o + b * k_0 + hk * k_1), j0, S, E, k_2, k_3)
+                    ATTN_LOAD_TILE(vs, BT, (v + v_o + b * v_0 + hk * v_1), j0, S, Ev, v_2, v_3)
+                    barrier(CLK_LOCAL_MEM_FENCE);
+                    ATTN_BWD_TILE(0)
+                    for (int u = 0; u < DMPT && t + u * NT < BT * BT; u++)
+                        acc[u] += ds[t + u * NT];
+                }
+            }
+        }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int u = 0; u < DMPT && t + u * NT < BT * BT; u++)
+        ds[t + u * NT] = acc[u];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int nr = mL == 1 ? 1 : BT, nc = mS == 1 ? 1 : BT;
+    for (int x = t; x < nr * nc; x += NT) {
+        int r = x / nc, c = x % nc;
+        long i = mL == 1 ? 0 : it * BT + r, j = mS == 1 ? 0 : jt * BT + c;
+        float a = 0.0f;
+        for (int rr = mL == 1 ? 0 : r; rr < (mL == 1 ? BT : r + 1); rr++)
+            for (int cc = mS == 1 ? 0 : c; cc < (mS == 1 ? BT : c + 1); cc++)
+                a += ds[rr * BT + cc];
+        if (i < mL && j < mS)
+            dsg[((mbi * mH + mh) * mL + i) * mS + j] = a;
+    }
+    (void)ps;
+    (void)gr;
+    (void)gr2;
+    (void)wds;
+    (void)ntile;
+}
+
 #ifdef ATTN_MMA
 /*
  * attn_fwd_mma: the forward on NVIDIA's tensor cores (mma.sync m16n8k16,
  * bfloat16 or float16 in, float32 accumulation; built only into the
- * programs of KIT_MMA devices, after the host's known-answer check).  Four
- * warps per work-group, 16 query rows each (MBQ = 64); key/value tiles of
- * MBK = 32 rows in __local (rows padded by 8 elements: 16-byte aligned for
- * ldmatrix, conflict-free).  Q fragments stay in registers; S = Q Kᵀ is
- * two m16n8k16 per 16 keys and k-step; the online softmax runs on the
- * accumulators (each row's four lanes combined with shfl.sync), and P,
- * rounded to the input type, is the A operand of O += P V (V through
- * ldmatrix.trans).  Same masks and causality as attn_fwd; no dropout (the
- * host runs attn_fwd then).  The ldmatrix and mma.sync atoms are
- * cl_kernels/mma.clh's (the host puts it in front of these programs).
+ * programs of KIT_MMA devices, after the host's known-answer check).
+ * 128 query rows per work-group (MBQ): 8 warps of 16 rows (MR = 1, the
+ * host's default), or 4 warps of 32 rows (MR = 2 atoms of 16 rows, each
+ * key/value fragment from __local feeding two mma.sync; slower on the
+ * H100).  Key/value tiles of MBK rows (64 for head dims up to 64, else 32)
+ * in __local, double-buffered: while the warps compute on one tile, the
+ * next one is in flight through cp.async (16-byte copies, zero-filled past
+ * the rows and columns), when every view has a unit last stride and
+ * 16-byte aligned rows (`vec`, decided by the host); other layouts load
+ * element by element (still one tile ahead).  Rows are padded by 8
+ * elements: 16-byte aligned for ldmatrix and cp.async, conflict-free.  The
+ * query tile is staged in the same __local memory, its fragments kept in
+ * registers.  S = Q Kᵀ is two m16n8k16 per 16 keys and k-step; the online
+ * softmax runs on the accumulators in log2 units (each row's four lanes
+ * combined with shfl.sync; native_exp2: ex2.approx), and P, rounded to the
+ * input type, is the A operand of O += P V (V through ldmatrix.trans).  A
+ * warp skips the key tiles that causality masks for all its rows and takes
+ * a mask-free path on tiles that are visible to all its rows.  Work-groups
+ * take query tiles last first (the longest causal rows start first).  Same
+ * masks and causality as attn_fwd; no dropout (the host runs attn_fwd
+ * then).
+ * The ldmatrix, mma.sync and cp.async atoms are cl_kernels/mma.clh's (the
+ * host puts it in front of these programs).
  */
-#define MBQ 64
-#define MBK 32
+/* MR (from the host): 16-row atoms per warp, 1 or 2 */
+#define MWARPS (8 / MR) /* warps per work-group */
+#define MNT (MWARPS * 32)
+#define MBQ (MWARPS * 16 * MR) /* 128 query rows */
+#define MBK (D <= 64 ? 64 : 32)
 #define DSM (D + 8)
 #define NB (D / 8)
 #define KS (D / 16)
+#define MSMEM (MBQ * DSM > 4 * MBK * DSM ? MBQ * DSM : 4 * MBK * DSM)
 
 static inline float attn_shfl_xor(float v, int m)
 {
@@ -405,129 +494,211 @@ static inline uint attn_pack(float lo, float hi)
     return r;
 }
 
-/* rows [r0, r0 + R) of a [rows, cols] view of 16-bit values into dst[R * DSM]. */
+/* rows [r0, r0 + R) of a [rows, cols] view of 16-bit values into
+ * dst[R * DSM]: by cp.async when vec (unit column stride, 16-byte aligned
+ * rows; the copies are committed by the caller), else element by
+ * element; zero past rows and cols. */
 #define ATTN_LOAD_BITS(dst, R, p, r_0, rows, cols, sr, sc)                                      \
-    for (int x_ = get_local_id(0); x_ < (R) * D; x_ += 128) {                                   \
-        int r_ = x_ / D, c_ = x_ % D;                                                           \
-        long i_ = (r_0) + r_;                                                                   \
-        dst[r_ * DSM + c_] = (i_ < (rows) && c_ < (cols))                                       \
-                                 ? ((__global const ushort *)(p))[i_ * (sr) + c_ * (sc)]        \
-                                 : (ushort)0;                                                   \
+    if (vec) {                                                                                  \
+        for (int x_ = get_local_id(0); x_ < (R) * (D / 8); x_ += MNT) {                         \
+            int r_ = x_ / (D / 8), c_ = x_ % (D / 8) * 8;                                       \
+            long i_ = (r_0) + r_;                                                               \
+            int nb_ = i_ < (rows) ? (int)clamp(((long)(cols) - c_) * 2, 0L, 16L) : 0;           \
+            mma_cp16((dst) + r_ * DSM + c_,                                                     \
+                     (__global const ushort *)(p) + (nb_ ? i_ * (sr) + c_ : 0), nb_);           \
+        }                                                                                       \
+    } else {                                                                                    \
+        for (int x_ = get_local_id(0); x_ < (R) * D; x_ += MNT) {                               \
+            int r_ = x_ / D, c_ = x_ % D;                                                       \
+            long i_ = (r_0) + r_;                                                               \
+            (dst)[r_ * DSM + c_] = (i_ < (rows) && c_ < (cols))                                 \
+                                       ? ((__global const ushort *)(p))[i_ * (sr) + c_ * (sc)]  \
+                                       : (ushort)0;                                             \
+        }                                                                                       \
     }
 
-__kernel __attribute__((reqd_work_group_size(128, 1, 1))) void attn_fwd_mma(ATTN_FWD_ARGS)
+__kernel __attribute__((reqd_work_group_size(MNT, 1, 1))) void attn_fwd_mma(ATTN_FWD_ARGS,
+                                                                            int vec)
 {
-    __local ushort qs[MBQ * DSM] __attribute__((aligned(16)));
-    __local ushort ks[MBK * DSM] __attribute__((aligned(16)));
-    __local ushort vs[MBK * DSM] __attribute__((aligned(16)));
+    __local ushort sm[MSMEM] __attribute__((aligned(16)));
     const int lid = get_local_id(0), lane = lid & 31, warp = lid >> 5;
     const int g = lane >> 2, t = lane & 3, lr = lane & 7, lm = lane >> 3;
-    ATTN_FWD_SETUP(MBQ, get_group_id(0))
-    ATTN_LOAD_BITS(qs, MBQ, q, i0, L, E, q_2, q_3)
+    /* query tiles slowest and last first: with causality the long tiles
+     * start first and the short ones fill the last wave */
+    long nbh_ = get_num_groups(0) / nqt, gid0_ = get_group_id(0);
+    ATTN_FWD_SETUP(MBQ, gid0_ % nbh_ * nqt + (nqt - 1 - gid0_ / nbh_))
+    /* scores in log2 units (exp2 of the softmax; lse converted back) */
+    const float sl2 = scale * M_LOG2E_F;
+    ATTN_LOAD_BITS(sm, MBQ, q, i0, L, E, q_2, q_3)
+    MMA_CP_COMMIT();
+    MMA_CP_WAIT(0);
     barrier(CLK_LOCAL_MEM_FENCE);
-    uint qa[KS][4];
+    long w0 = i0 + warp * 16 * MR; /* the warp's first query row */
+    uint qa[MR][KS][4];
 #pragma unroll
-    for (int kk = 0; kk < KS; kk++)
-        MMA_LDSM_X4(qa[kk], mma_saddr(qs + (warp * 16 + (lm & 1) * 8 + lr) * DSM + kk * 16 +
-                                     (lm >> 1) * 8));
-    float oa[NB][4];
-#pragma unroll
-    for (int n = 0; n < NB; n++)
-        oa[n][0] = oa[n][1] = oa[n][2] = oa[n][3] = 0.0f;
-    float mr[2] = {-INFINITY, -INFINITY}, lsum[2] = {0.0f, 0.0f};
-    long rowi[2] = {i0 + warp * 16 + g, i0 + warp * 16 + g + 8};
-    long kend = causal ? min(S, i0 + MBQ + coff) : S;
-    for (long j0 = 0; j0 < kend; j0 += MBK) {
-        barrier(CLK_LOCAL_MEM_FENCE);
-        ATTN_LOAD_BITS(ks, MBK, k, j0, S, E, k_2, k_3)
-        ATTN_LOAD_BITS(vs, MBK, v, j0, S, Ev, v_2, v_3)
-        barrier(CLK_LOCAL_MEM_FENCE);
-        float s[MBK / 8][4];
-#pragma unroll
-        for (int n = 0; n < MBK / 8; n++)
-            s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.0f;
+    for (int m = 0; m < MR; m++)
 #pragma unroll
         for (int kk = 0; kk < KS; kk++)
+            MMA_LDSM_X4(qa[m][kk], mma_saddr(sm + ((warp * MR + m) * 16 + (lm & 1) * 8 + lr) * DSM +
+                                            kk * 16 + (lm >> 1) * 8));
+    barrier(CLK_LOCAL_MEM_FENCE); /* the query tile's memory holds key/value tiles next */
+    float oa[MR][NB][4];
+    float mr[MR][2], lsum[MR][2];
+    long rowi[MR][2];
 #pragma unroll
-            for (int p = 0; p < MBK / 16; p++) {
-                uint bb[4];
-                MMA_LDSM_X4(bb, mma_saddr(ks + (p * 16 + (lm >> 1) * 8 + lr) * DSM + kk * 16 +
-                                         (lm & 1) * 8));
-                MMA_M16N8K16(s[2 * p], qa[kk], bb, MMA_TY);
-                MMA_M16N8K16(s[2 * p + 1], qa[kk], bb + 2, MMA_TY);
-            }
-        float mx[2] = {mr[0], mr[1]};
+    for (int m = 0; m < MR; m++) {
 #pragma unroll
-        for (int n = 0; n < MBK / 8; n++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) {
-                int rr = e >> 1;
-                float x = attn_score(s[n][e], rowi[rr], j0 + n * 8 + 2 * t + (e & 1), L, S,
-                                     scale, causal, coff, mkind, bm, am, mb, m_2, m_3);
-                s[n][e] = x;
-                mx[rr] = fmax(mx[rr], x);
-            }
-        float mu[2], al[2], ls[2] = {0.0f, 0.0f};
-#pragma unroll
-        for (int rr = 0; rr < 2; rr++) {
-            mx[rr] = fmax(mx[rr], attn_shfl_xor(mx[rr], 1));
-            mx[rr] = fmax(mx[rr], attn_shfl_xor(mx[rr], 2));
-            mu[rr] = mx[rr] == -INFINITY ? 0.0f : mx[rr];
-            al[rr] = mx[rr] == -INFINITY ? 1.0f : exp(mr[rr] - mu[rr]);
+        for (int n = 0; n < NB; n++)
+            oa[m][n][0] = oa[m][n][1] = oa[m][n][2] = oa[m][n][3] = 0.0f;
+        mr[m][0] = mr[m][1] = -INFINITY;
+        lsum[m][0] = lsum[m][1] = 0.0f;
+        rowi[m][0] = w0 + m * 16 + g;
+        rowi[m][1] = w0 + m * 16 + g + 8;
+    }
+    long kend = causal ? min(S, i0 + MBQ + coff) : S;
+    long ntile = kend > 0 ? (kend + MBK - 1) / MBK : 0;
+    if (ntile > 0) {
+        ATTN_LOAD_BITS(sm, MBK, k, 0, S, E, k_2, k_3)
+        ATTN_LOAD_BITS(sm + MBK * DSM, MBK, v, 0, S, Ev, v_2, v_3)
+        MMA_CP_COMMIT();
+    }
+    for (long jt = 0; jt < ntile; jt++) {
+        long j0 = jt * MBK;
+        __local ushort *ks = sm + (jt & 1) * 2 * MBK * DSM, *vs = ks + MBK * DSM;
+        if (jt + 1 < ntile) {
+            __local ushort *kn = sm + ((jt + 1) & 1) * 2 * MBK * DSM;
+            ATTN_LOAD_BITS(kn, MBK, k, j0 + MBK, S, E, k_2, k_3)
+            ATTN_LOAD_BITS(kn + MBK * DSM, MBK, v, j0 + MBK, S, Ev, v_2, v_3)
+            MMA_CP_COMMIT();
+            MMA_CP_WAIT(1);
+        } else {
+            MMA_CP_WAIT(0);
         }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        /* causal: skip a tile every row of this warp masks */
+        if (!(causal && j0 > w0 + 16 * MR - 1 + coff)) {
+            float s[MR][MBK / 8][4];
 #pragma unroll
-        for (int n = 0; n < MBK / 8; n++)
+            for (int m = 0; m < MR; m++)
 #pragma unroll
-            for (int e = 0; e < 4; e++) {
-                float p = exp(s[n][e] - mu[e >> 1]);
-                ls[e >> 1] += p;
-                s[n][e] = p;
+                for (int n = 0; n < MBK / 8; n++)
+                    s[m][n][0] = s[m][n][1] = s[m][n][2] = s[m][n][3] = 0.0f;
+#pragma unroll
+            for (int kk = 0; kk < KS; kk++)
+#pragma unroll
+                for (int p = 0; p < MBK / 16; p++) {
+                    uint bb[4];
+                    MMA_LDSM_X4(bb, mma_saddr(ks + (p * 16 + (lm >> 1) * 8 + lr) * DSM +
+                                             kk * 16 + (lm & 1) * 8));
+#pragma unroll
+                    for (int m = 0; m < MR; m++) {
+                        MMA_M16N8K16(s[m][2 * p], qa[m][kk], bb, MMA_TY);
+                        MMA_M16N8K16(s[m][2 * p + 1], qa[m][kk], bb + 2, MMA_TY);
+                    }
+                }
+            /* every (row, key) of the tile visible to the warp's rows: only
+             * the scale */
+            bool plain = mkind == 0 && j0 + MBK <= S && !(causal && j0 + MBK - 1 > w0 + coff);
+#pragma unroll
+            for (int m = 0; m < MR; m++) {
+                float mx[2] = {mr[m][0], mr[m][1]};
+                if (plain) {
+#pragma unroll
+                    for (int n = 0; n < MBK / 8; n++)
+#pragma unroll
+                        for (int e = 0; e < 4; e++) {
+                            s[m][n][e] *= sl2;
+                            mx[e >> 1] = fmax(mx[e >> 1], s[m][n][e]);
+                        }
+                } else {
+#pragma unroll
+                    for (int n = 0; n < MBK / 8; n++)
+#pragma unroll
+                        for (int e = 0; e < 4; e++) {
+                            int rr = e >> 1;
+                            float x = attn_score(s[m][n][e], rowi[m][rr],
+                                                 j0 + n * 8 + 2 * t + (e & 1), L, S, scale,
+                                                 causal, coff, mkind, bm, am, mb, m_2, m_3) *
+                                      M_LOG2E_F;
+                            s[m][n][e] = x;
+                            mx[rr] = fmax(mx[rr], x);
+                        }
+                }
+                float mu[2], al[2], ls[2] = {0.0f, 0.0f};
+#pragma unroll
+                for (int rr = 0; rr < 2; rr++) {
+                    mx[rr] = fmax(mx[rr], attn_shfl_xor(mx[rr], 1));
+                    mx[rr] = fmax(mx[rr], attn_shfl_xor(mx[rr], 2));
+                    mu[rr] = mx[rr] == -INFINITY ? 0.0f : mx[rr];
+                    al[rr] = mx[rr] == -INFINITY ? 1.0f : native_exp2(mr[m][rr] - mu[rr]);
+                }
+#pragma unroll
+                for (int n = 0; n < MBK / 8; n++)
+#pragma unroll
+                    for (int e = 0; e < 4; e++) {
+                        float p = native_exp2(s[m][n][e] - mu[e >> 1]);
+                        ls[e >> 1] += p;
+                        s[m][n][e] = p;
+                    }
+#pragma unroll
+                for (int rr = 0; rr < 2; rr++) {
+                    ls[rr] += attn_shfl_xor(ls[rr], 1);
+                    ls[rr] += attn_shfl_xor(ls[rr], 2);
+                    lsum[m][rr] = lsum[m][rr] * al[rr] + ls[rr];
+                    mr[m][rr] = mx[rr];
+                }
+#pragma unroll
+                for (int n = 0; n < NB; n++) {
+                    oa[m][n][0] *= al[0];
+                    oa[m][n][1] *= al[0];
+                    oa[m][n][2] *= al[1];
+                    oa[m][n][3] *= al[1];
+                }
             }
 #pragma unroll
-        for (int rr = 0; rr < 2; rr++) {
-            ls[rr] += attn_shfl_xor(ls[rr], 1);
-            ls[rr] += attn_shfl_xor(ls[rr], 2);
-            lsum[rr] = lsum[rr] * al[rr] + ls[rr];
-            mr[rr] = mx[rr];
-        }
+            for (int kk = 0; kk < MBK / 16; kk++) {
+                uint pa[MR][4];
 #pragma unroll
-        for (int n = 0; n < NB; n++) {
-            oa[n][0] *= al[0];
-            oa[n][1] *= al[0];
-            oa[n][2] *= al[1];
-            oa[n][3] *= al[1];
-        }
+                for (int m = 0; m < MR; m++) {
+                    pa[m][0] = attn_pack(s[m][2 * kk][0], s[m][2 * kk][1]);
+                    pa[m][1] = attn_pack(s[m][2 * kk][2], s[m][2 * kk][3]);
+                    pa[m][2] = attn_pack(s[m][2 * kk + 1][0], s[m][2 * kk + 1][1]);
+                    pa[m][3] = attn_pack(s[m][2 * kk + 1][2], s[m][2 * kk + 1][3]);
+                }
 #pragma unroll
-        for (int kk = 0; kk < MBK / 16; kk++) {
-            uint pa[4] = {attn_pack(s[2 * kk][0], s[2 * kk][1]),
-                          attn_pack(s[2 * kk][2], s[2 * kk][3]),
-                          attn_pack(s[2 * kk + 1][0], s[2 * kk + 1][1]),
-                          attn_pack(s[2 * kk + 1][2], s[2 * kk + 1][3])};
+                for (int p = 0; p < NB / 2; p++) {
+                    uint vb[4];
+                    MMA_LDSM_X4_T(vb, mma_saddr(vs + (kk * 16 + (lm & 1) * 8 + lr) * DSM +
+                                               p * 16 + (lm >> 1) * 8));
 #pragma unroll
-            for (int p = 0; p < NB / 2; p++) {
-                uint vb[4];
-                MMA_LDSM_X4_T(vb, mma_saddr(vs + (kk * 16 + (lm & 1) * 8 + lr) * DSM + p * 16 +
-                                           (lm >> 1) * 8));
-                MMA_M16N8K16(oa[2 * p], pa, vb, MMA_TY);
-                MMA_M16N8K16(oa[2 * p + 1], pa, vb + 2, MMA_TY);
+                    for (int m = 0; m < MR; m++) {
+                        MMA_M16N8K16(oa[m][2 * p], pa[m], vb, MMA_TY);
+                        MMA_M16N8K16(oa[m][2 * p + 1], pa[m], vb + 2, MMA_TY);
+                    }
+                }
             }
         }
+        barrier(CLK_LOCAL_MEM_FENCE); /* this buffer is refilled two tiles on */
     }
 #pragma unroll
-    for (int n = 0; n < NB; n++)
+    for (int m = 0; m < MR; m++) {
 #pragma unroll
-        for (int e = 0; e < 4; e++) {
-            int rr = e >> 1, c = n * 8 + 2 * t + (e & 1);
-            long i = rowi[rr];
-            float l = lsum[rr];
-            if (i < L && c < Ev)
-                ST(o, i * o_2 + c * o_3, l == 0.0f ? 0.0f : oa[n][e] / l);
-        }
-    if (t == 0)
-        for (int rr = 0; rr < 2; rr++)
-            if (rowi[rr] < L)
-                lse[bh * L + rowi[rr]] =
-                    lsum[rr] == 0.0f ? -INFINITY : mr[rr] + log(lsum[rr]);
+        for (int n = 0; n < NB; n++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                int rr = e >> 1, c = n * 8 + 2 * t + (e & 1);
+                long i = rowi[m][rr];
+                float l = lsum[m][rr];
+                if (i < L && c < Ev)
+                    ST(o, i * o_2 + c * o_3, l == 0.0f ? 0.0f : oa[m][n][e] / l);
+            }
+        if (t == 0)
+            for (int rr = 0; rr < 2; rr++)
+                if (rowi[m][rr] < L)
+                    lse[bh * L + rowi[m][rr]] = lsum[m][rr] == 0.0f
+                                                    ? -INFINITY
+                                                    : (mr[m][rr] + log2(lsum[m][rr])) * M_LN2_F;
+    }
     (void)thr;
     (void)dscale;
     (void)sk0;

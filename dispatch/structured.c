@@ -9,8 +9,7 @@
 #include "dispatch/structured.h"
 #include "host/host.h"
 
-/* True when t covers a dense block of memory in some dimension order. */
-static bool non_overlapping_dense(const clops_tensor *t)
+bool structured_non_overlapping_dense(const clops_tensor *t)
 {
     int idx[CLOPS_MAX_DIMS];
     int n = 0;
@@ -56,14 +55,14 @@ clops_status structured_check_overlap(const char *opname, const clops_tensor *ds
                                "tensor refers to a single memory location; clone() the tensor "
                                "before performing the operation",
                                opname);
-    if (!non_overlapping_dense(dst))
+    if (!structured_non_overlapping_dense(dst))
         return CLOPS_OK;
     int64_t es = (int64_t)clops_dtype_size(dst->dtype);
     int64_t d0 = dst->offset * es, d1 = d0 + numel * es;
     for (int j = 0; j < n; j++) {
         const clops_tensor *t = inputs[j];
         if (!t || t->storage != dst->storage || tensor_numel(t) == 0 || same_view(t, dst) ||
-            !non_overlapping_dense(t))
+            !structured_non_overlapping_dense(t))
             continue;
         int64_t ts = (int64_t)clops_dtype_size(t->dtype);
         int64_t t0 = t->offset * ts, t1 = t0 + tensor_numel(t) * ts;

@@ -54,4 +54,9 @@ clops_status structured_finish(structured_call *call, clops_status st, clops_ten
 clops_status structured_check_overlap(const char *opname, const clops_tensor *dst,
                                       clops_tensor *const *inputs, int n);
 
+/* True when t covers a dense block of memory in some dimension order
+ * (PyTorch's is_non_overlapping_and_dense: its dims of size other than 1,
+ * ordered by stride, have the strides of a contiguous tensor). */
+bool structured_non_overlapping_dense(const clops_tensor *t);
+
 #endif /* CLOPS_DISPATCH_STRUCTURED_H */

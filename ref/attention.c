@@ -7,8 +7,8 @@
  * in float64; results are rounded once into their dtype.  The backward
  * forms the full probability matrix of one (b, h) and applies the chain
  * rule: dV = Pd^T dO, dP = (dO V^T) * z, dS = P * (dP - rowsum(P * dP)),
- * dQ = scale dS K, dK = scale dS^T Q, and dS itself (the gradient of an
- * additive mask before its broadcast dims are summed); key/value heads
+ * dQ = scale dS K, dK = scale dS^T Q, and dS summed over the dims an
+ * additive mask broadcasts (the mask's gradient); key/value heads
  * shared by a group of query heads (GQA) sum their group's contributions.
  */
 #include <math.h>
@@ -151,6 +151,21 @@ clops_status ref_attention_backward(const attn_problem *p)
                            "%s: no host memory for the %lld x %lld probabilities", p->op,
                            (long long)p->L, (long long)p->S);
     double *Z = P + ls, *dS = Z + ls, *acc = dS + ls; /* acc: dK [S, E] then dV [S, Ev] */
+    /* The mask's gradient [mB, mH, mL, mS] (ref_attention.h), summed in
+     * float64 in (b, h, i, j) order, rounded once at the end. */
+    const int64_t *mz = p->ds ? p->ds->sizes : NULL;
+    size_t mn = 0;
+    double *M = NULL;
+    if (p->ds) {
+        mn = (size_t)(mz[0] * mz[1] * mz[2] * mz[3]);
+        M = calloc(mn ? mn : 1, sizeof(double));
+        if (!M) {
+            free(P);
+            return clops__fail(CLOPS_OUT_OF_MEMORY,
+                               "%s: no host memory for the mask's gradient (%zu elements)", p->op,
+                               mn);
+        }
+    }
     for (int64_t b = 0; b < p->B; b++)
         for (int64_t hk = 0; hk < p->Hkv; hk++) {
             memset(acc, 0, kd * sizeof(double));
@@ -169,11 +184,13 @@ clops_status ref_attention_backward(const attn_problem *p)
                     }
                     for (int64_t j = 0; j < p->S; j++)
                         dS[i * p->S + j] = P[i * p->S + j] * (dS[i * p->S + j] - D);
-                    if (p->ds) {
-                        float *o = (float *)p->ds->storage->host_ptr + p->ds->offset +
-                                   ((b * p->Hq + h) * p->L + i) * p->S;
+                    if (M) {
+                        int64_t row = (((mz[0] == 1 ? 0 : b) * mz[1] + (mz[1] == 1 ? 0 : h)) *
+                                           mz[2] +
+                                       (mz[2] == 1 ? 0 : i)) *
+                                      mz[3];
                         for (int64_t j = 0; j < p->S; j++)
-                            o[j] = (float)dS[i * p->S + j];
+                            M[row + (mz[3] == 1 ? 0 : j)] += dS[i * p->S + j];
                     }
                     for (int64_t e = 0; e < p->E; e++) {
                         double g = 0;
@@ -204,6 +221,12 @@ clops_status ref_attention_backward(const attn_problem *p)
                     st(&p->gv, b, hk, j, c, acc[p->S * p->E + j * p->Ev + c]);
             }
         }
+    if (M) {
+        float *o = (float *)p->ds->storage->host_ptr + p->ds->offset;
+        for (size_t x = 0; x < mn; x++)
+            o[x] = (float)M[x];
+    }
+    free(M);
     free(P);
     return CLOPS_OK;
 }

@@ -58,8 +58,11 @@ typedef struct attn_problem {
     clops_tensor *lse; /* float32 contiguous [B, Hq, L] */
     /* backward only */
     attn_view go, gq, gk, gv;
-    clops_tensor *ds; /* NULL, or float32 contiguous [B, Hq, L, S]: dS, the
-                       * gradient of the scores (of an additive mask) */
+    clops_tensor *ds; /* NULL, or float32 contiguous [mB, mH, mL, mS]: the
+                       * gradient of an additive mask, dS (the gradient of
+                       * the scores) summed over the dims the mask
+                       * broadcasts; each of mB, mH, mL, mS is B, Hq, L, S
+                       * or 1 (a broadcast dim) */
 } attn_problem;
 
 /* Philox counters the dropout of p uses: ceil(B * Hq * L * S / 4). */

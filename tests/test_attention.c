@@ -60,6 +60,18 @@ static const attn_case cases[] = {
      CT_SLICED, true, true},
     {"mask grad Bx1x1xS", 4, 2, 3, 3, 18, 20, 64, 48, 2, 4, {2, 1, 1, 20}, false, 0.0,
      CT_CONTIGUOUS, false, true},
+    /* mask gradients reduced over broadcast dims by attn_bwd_dmask (in
+     * float32 and one 16-bit type each, by their index: with 16-bit inputs
+     * the gradients take the rounding of out, which grows with the rows a
+     * key gradient sums) */
+    {"mask grad LxS causal", 4, 2, 2, 2, 9, 23, 32, 32, 2, 2, {9, 23}, true, 0.0, CT_TRANSPOSED,
+     false, true},
+    {"mask grad 1xHx1x1 lower-right", 4, 2, 3, 3, 21, 9, 16, 16, 2, 4, {1, 3, 1, 1}, true, 0.0,
+     CT_SLICED, true, true},
+    {"mask grad Bx1xLx1 dropout gqa", 4, 2, 4, 2, 13, 17, 16, 24, 2, 4, {2, 1, 13, 1}, false,
+     0.2, CT_CONTIGUOUS, false, true},
+    {"mask grad head dim 256 1x1x1xS", 4, 1, 2, 1, 11, 12, 256, 256, 2, 4, {1, 1, 1, 12}, false,
+     0.0, CT_CONTIGUOUS, false, true},
     /* few (batch, head) tiles over a long S: the split-KV forward */
     {"decode split-KV gqa", 4, 1, 2, 1, 1, 1500, 64, 64, 0, 0, {0}, false, 0.0, CT_CONTIGUOUS,
      false, false},
@@ -137,7 +149,14 @@ static void check_case(clops_device *d, const attn_case *c, clops_dtype dt, clop
     if (c->mask_grad) {
         CT_ASSERT(gm->ndim == c->mask_ndim && gm->dtype == dt &&
                   memcmp(gm->sizes, c->msz, sizeof(int64_t) * (size_t)c->mask_ndim) == 0);
-        CT_ASSERT_CLOSE(gm, gmc, gtol);
+        /* each element sums the dS of the positions the mask broadcasts
+         * over, each off by the 16-bit rounding of out (D = dO . O) */
+        double terms = (double)(c->B * c->Hq * c->L * c->S) / (double)ct_numel(c->mask_ndim,
+                                                                             c->msz);
+        ct_tol mtol = f32 ? gtol
+                          : ct_tol_ulp_atol(4, (dt == CLOPS_BFLOAT16 ? 5e-2 : 1e-2) *
+                                                   sqrt(terms > 1 ? terms : 1));
+        CT_ASSERT_CLOSE(gm, gmc, mtol);
     }
     /* the backward twice: the same bits */
     CT_OK(clops__fused_attention_backward(go, q, k, v, o, l, r, m, c->dropout, c->causal, NULL,
@@ -234,6 +253,84 @@ static void test_masked_rows_and_nan(void **state)
     ct_clear_context();
 }
 
+/* Whether t has exactly these strides. */
+static bool has_strides(const clops_tensor *t, const int64_t *want)
+{
+    return memcmp(t->strides, want, sizeof(int64_t) * (size_t)t->ndim) == 0;
+}
+
+/* Results are laid out as PyTorch lays them out: the output like query
+ * (a [B, H, L, E] view of [B, L, H, E] memory, as transformers split
+ * heads, gives [B, L, H, Ev] memory: the meta function's
+ * alloc_with_matching_layout, CUDA's flash kernel), the gradients like
+ * query, key and value (empty_like: their strides when dense, else dense
+ * strides in their dimension order), the mask's gradient like the mask;
+ * the values match those of contiguous inputs. */
+static void test_result_layouts(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int n = ct_devices(devs, CT_MAX_DEVICES);
+    const int64_t B = 2, L = 9, H = 3, E = 16, Ev = 8;
+    const int64_t perm[4] = {0, 2, 1, 3};
+    for (int di = 0; di < n; di++) {
+        ct_set_device(devs[di]);
+        clops_device *d = devs[di];
+        /* q, k: [B, L, H, E] memory seen as [B, H, L, E]; v: [B, L, 2H, Ev]
+         * sliced to H heads (not dense); the mask [H, L, 1] transposed. */
+        clops_tensor *qb = ct_random(d, CLOPS_FLOAT32, 4, CT_I64(B, L, H, E), CT_CONTIGUOUS,
+                                     PW_DOMAIN_SMALL, 1);
+        clops_tensor *kb = ct_random(d, CLOPS_FLOAT32, 4, CT_I64(B, L, H, E), CT_CONTIGUOUS,
+                                     PW_DOMAIN_SMALL, 2);
+        clops_tensor *vb = ct_random(d, CLOPS_FLOAT32, 4, CT_I64(B, L, 2 * H, Ev),
+                                     CT_CONTIGUOUS, PW_DOMAIN_SMALL, 3);
+        clops_tensor *mb = ct_random(d, CLOPS_FLOAT32, 3, CT_I64(L, 1, H), CT_CONTIGUOUS,
+                                     PW_DOMAIN_SMALL, 4);
+        clops_tensor *q = NULL, *k = NULL, *vs = NULL, *v = NULL, *m = NULL;
+        CT_OK(clops_permute(qb, perm, 4, &q));
+        CT_OK(clops_permute(kb, perm, 4, &k));
+        int64_t h0 = 0, h1 = H;
+        CT_OK(clops_slice(vb, 2, &h0, &h1, 1, &vs));
+        CT_OK(clops_permute(vs, perm, 4, &v));
+        CT_OK(clops_permute(mb, CT_I64(2, 0, 1), 3, &m));
+        clops_tensor *o = NULL, *l = NULL, *r = NULL, *o2 = NULL, *l2 = NULL, *r2 = NULL;
+        CT_OK(clops__fused_attention(q, k, v, m, 0.0, true, NULL, NULL, true, &o, &l, &r));
+        CT_ASSERT(has_strides(o, CT_I64(L * H * Ev, Ev, H * Ev, 1)));
+        clops_tensor *o3 = NULL, *l3 = NULL, *r3 = NULL;
+        CT_OK(clops__fused_attention(q, k, k, NULL, 0.0, false, NULL, NULL, false, &o3, &l3, &r3));
+        CT_ASSERT(has_strides(o3, q->strides));
+        clops_tensor *qc = NULL, *kc = NULL, *vc = NULL, *mc = NULL;
+        CT_OK(clops_contiguous(q, 0, &qc));
+        CT_OK(clops_contiguous(k, 0, &kc));
+        CT_OK(clops_contiguous(v, 0, &vc));
+        CT_OK(clops_contiguous(m, 0, &mc));
+        CT_OK(clops__fused_attention(qc, kc, vc, mc, 0.0, true, NULL, NULL, true, &o2, &l2, &r2));
+        CT_ASSERT(clops_tensor_is_contiguous(o2));
+        CT_ASSERT_CLOSE(o, o2, CT_TOL_EXACT);
+        clops_tensor *go = ct_random(d, CLOPS_FLOAT32, 4, CT_I64(B, H, L, Ev), CT_CONTIGUOUS,
+                                     PW_DOMAIN_SMALL, 5);
+        clops_tensor *gq = NULL, *gk = NULL, *gv = NULL, *gm = NULL;
+        clops_tensor *gq2 = NULL, *gk2 = NULL, *gv2 = NULL, *gm2 = NULL;
+        CT_OK(clops__fused_attention_backward(go, q, k, v, o, l, r, m, 0.0, true, NULL, true,
+                                              true, &gq, &gk, &gv, &gm));
+        CT_ASSERT(has_strides(gq, q->strides) && has_strides(gk, k->strides));
+        CT_ASSERT(has_strides(gv, CT_I64(L * H * Ev, Ev, H * Ev, 1)));
+        CT_ASSERT(gm->ndim == 3 && has_strides(gm, m->strides));
+        CT_OK(clops__fused_attention_backward(go, qc, kc, vc, o2, l2, r2, mc, 0.0, true, NULL,
+                                              true, true, &gq2, &gk2, &gv2, &gm2));
+        CT_ASSERT_CLOSE(gq, gq2, CT_TOL_EXACT);
+        CT_ASSERT_CLOSE(gk, gk2, CT_TOL_EXACT);
+        CT_ASSERT_CLOSE(gv, gv2, CT_TOL_EXACT);
+        CT_ASSERT_CLOSE(gm, gm2, CT_TOL_EXACT);
+        clops_tensor *rel[] = {qb, kb, vb, mb, q,  k,   vs,  v,   m,   o,   l,   r,  o2, l2,
+                               r2, o3, l3, r3, qc, kc,  vc,  mc,  go,  gq,  gk,  gv, gm, gq2,
+                               gk2, gv2, gm2};
+        for (size_t i = 0; i < CT_COUNT(rel); i++)
+            clops_tensor_release(rel[i]);
+    }
+    ct_clear_context();
+}
+
 /* scaled_dot_product_attention equals the fused op's output, and GQA needs
  * enable_gqa, as in PyTorch. */
 static void test_sdpa_and_refusals(void **state)
@@ -307,6 +404,7 @@ int main(void)
         cmocka_unit_test(test_kernels_match_the_reference),
         cmocka_unit_test(test_masked_rows_and_nan),
         cmocka_unit_test(test_sdpa_and_refusals),
+        cmocka_unit_test(test_result_layouts),
     };
     return cmocka_run_group_tests(tests, NULL, ct_teardown_group);
 }

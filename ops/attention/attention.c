@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codegen_pointwise/pw.h"
 #include "dispatch/structured.h"
 #include "host/host.h"
 #include "ops/attention/attention.h"
@@ -35,14 +36,45 @@ static void view4(attn_view *v, clops_tensor *t);
 
 /* ---- kernels ------------------------------------------------------------------------ */
 
-enum { ATTN_K_FWD, ATTN_K_PRE, ATTN_K_DKV, ATTN_K_DQ, ATTN_K_FWD_MMA, ATTN_K_COMBINE };
+enum {
+    ATTN_K_FWD,
+    ATTN_K_PRE,
+    ATTN_K_DKV,
+    ATTN_K_DQ,
+    ATTN_K_FWD_MMA,
+    ATTN_K_COMBINE,
+    ATTN_K_DMASK
+};
 
 #define ATTN_NT 128
 #define ATTN_BQ 16
 #define ATTN_BK 16
-#define ATTN_MMA_BQ 64 /* query rows of an attn_fwd_mma work-group (MBQ) */
+#define ATTN_MMA_BQ 128 /* query rows of an attn_fwd_mma work-group (MBQ) */
 #define ATTN_SPLIT_MIN 256 /* the fewest keys of one split-KV chunk */
 #define ATTN_DEC_MAXL 4    /* query lengths up to this run attn_fwd's decoding tiles */
+
+/* attn_fwd_mma's 16-row atoms per warp (MR): 1 (8 warps of 16 rows).
+ * CLOPS_ATTN_MMA_MR=2 (read once per process) gives 4 warps of 32 rows,
+ * each key/value fragment read from __local serving two mma.sync:
+ * measured slower on the H100 in one job (GPT-2 bf16 266 against 188 us,
+ * Llama 771 against 596 us; docs/benchmarks.md). */
+static int attn_mma_mr(void)
+{
+    static atomic_int env = -1;
+    int e = atomic_load_explicit(&env, memory_order_relaxed);
+    if (e < 0) {
+        const char *v = host_env("CLOPS_ATTN_MMA_MR");
+        e = v && strcmp(v, "1") == 0 ? 1 : v && strcmp(v, "2") == 0 ? 2 : 0;
+        atomic_store_explicit(&env, e, memory_order_relaxed);
+    }
+    return e ? e : 1;
+}
+
+/* attn_fwd_mma's work items (MNT): 128 query rows, 8 / MR warps. */
+static int attn_mma_nt(void)
+{
+    return 256 / attn_mma_mr();
+}
 
 /* The padded head dimension of a problem: 32, 64, 128 or 256. */
 static int attn_dpad(const attn_problem *p)
@@ -91,8 +123,8 @@ static clops_status write_defines(const void *vctx, const clops_device *d, strbu
               kit_cl_storage(c->dt), (int)kit_load_store(c->dt), c->dp, c->bq,
               attn_fwd_bk(c->bq, c->dp), attn_bt(c->dp), ATTN_NT);
     if (c->mma)
-        sb_printf(sb, "#define ATTN_MMA 1\n#define MMA_TY \"%s\"\n",
-                  c->dt == CLOPS_FLOAT16 ? "f16" : "bf16");
+        sb_printf(sb, "#define ATTN_MMA 1\n#define MMA_TY \"%s\"\n#define MR %d\n",
+                  c->dt == CLOPS_FLOAT16 ? "f16" : "bf16", attn_mma_mr());
     return CLOPS_OK;
 }
 
@@ -102,13 +134,15 @@ static clops_status attn_kernel(clops_device *d, int which, clops_dtype dt, int 
                                 const char *op, host_kernel **k)
 {
     static const char *const names[] = {"attn_fwd",    "attn_bwd_pre",    "attn_bwd_dkv",
-                                        "attn_bwd_dq", "attn_fwd_mma", "attn_fwd_combine"};
+                                        "attn_bwd_dq", "attn_fwd_mma", "attn_fwd_combine",
+                                        "attn_bwd_dmask"};
     bool mma = which == ATTN_K_FWD_MMA;
     host_kkey key = {{(0x41ull << 56) | ((uint64_t)which << 16) | (uint64_t)dt, (uint64_t)dp,
-                      (uint64_t)bq, 0}};
+                      (uint64_t)bq, mma ? (uint64_t)attn_mma_mr() : 0}};
     char pname[64], title[96];
-    snprintf(pname, sizeof pname, "attention%s/%s/d%d%s", mma ? "-mma" : "", clops_dtype_name(dt),
-             dp, bq == ATTN_BQ ? "" : bq == 1 ? "/q1" : bq == 2 ? "/q2" : "/q4");
+    const char *kind = !mma ? "" : attn_mma_mr() == 2 ? "-mma2" : "-mma";
+    snprintf(pname, sizeof pname, "attention%s/%s/d%d%s", kind, clops_dtype_name(dt), dp,
+             bq == ATTN_BQ ? "" : bq == 1 ? "/q1" : bq == 2 ? "/q2" : "/q4");
     snprintf(title, sizeof title, "clops attention program %s, head dim %d (ops/attention/attention.c)",
              clops_dtype_name(dt), dp);
     attn_prog ctx = {dt, dp, bq, mma};
@@ -120,10 +154,12 @@ static clops_status attn_kernel(clops_device *d, int which, clops_dtype dt, int 
                      .ctx = &ctx};
     clops_status st = kit_kernel(d, &key, &p, names[which], 0, op, k);
     /* The work-group kernels are launched with exactly ATTN_NT items
-     * (reqd_work_group_size); the device must allow that many. */
-    if (!st && which != ATTN_K_PRE && which != ATTN_K_COMBINE && (*k)->wg_size < ATTN_NT)
+     * (attn_mma_nt for attn_fwd_mma: reqd_work_group_size); the device
+     * must allow that many. */
+    int nt = mma ? attn_mma_nt() : ATTN_NT;
+    if (!st && which != ATTN_K_PRE && which != ATTN_K_COMBINE && (*k)->wg_size < (size_t)nt)
         st = clops__fail(CLOPS_UNSUPPORTED, "%s: kernel %s needs work-groups of %d items; %s allows %zu",
-                         op, names[which], ATTN_NT, d->label, (*k)->wg_size);
+                         op, names[which], nt, d->label, (*k)->wg_size);
     return st;
 }
 
@@ -197,12 +233,12 @@ static void arg_tail(attn_args *g, const attn_problem *p)
     arg_ulong(g, p->offset);
 }
 
-/* Work items of `groups` work-groups, checked. */
-static clops_status attn_global(const attn_problem *p, int64_t a, int64_t b, int64_t c,
+/* Work items of a x b x c work-groups of nt items, checked. */
+static clops_status attn_global(const attn_problem *p, int64_t a, int64_t b, int64_t c, int nt,
                                 size_t *out)
 {
     int64_t n;
-    if (!geom_mul(a, b, &n) || !geom_mul(n, c, &n) || !geom_mul(n, ATTN_NT, &n) ||
+    if (!geom_mul(a, b, &n) || !geom_mul(n, c, &n) || !geom_mul(n, nt, &n) ||
         (uint64_t)n > SIZE_MAX)
         return clops__fail(CLOPS_INVALID_SHAPE, "%s: too many work-groups (%lld x %lld x %lld)",
                            p->op, (long long)a, (long long)b, (long long)c);
@@ -244,6 +280,15 @@ static int64_t attn_nsplit(const attn_problem *p, const clops_device *d)
     return n < most ? n : most > 1 ? most : 1;
 }
 
+/* Whether attn_fwd_mma may load view v's rows by 16-byte cp.async copies:
+ * unit column stride, and every row of every (batch, head) plane starting
+ * on a multiple of 8 elements (16 bytes of 16-bit values). */
+static bool mma_vec(const attn_view *v)
+{
+    return v->st[3] == 1 && v->t->offset % 8 == 0 && v->st[0] % 8 == 0 && v->st[1] % 8 == 0 &&
+           v->st[2] % 8 == 0;
+}
+
 /* The forward on an OpenCL device: attn_fwd (FMA; split-KV with
  * attn_fwd_combine after it), or attn_fwd_mma. */
 static clops_status fwd_launch(const attn_problem *p, bool mma)
@@ -265,7 +310,7 @@ static clops_status fwd_launch(const attn_problem *p, bool mma)
     int64_t nqt = (p->L + bq - 1) / bq, rows = p->B * p->Hq * p->L, pn;
     size_t global = 0;
     if (!st)
-        st = attn_global(p, nqt * nsplit, p->B, p->Hq, &global);
+        st = attn_global(p, nqt * nsplit, p->B, p->Hq, mma ? attn_mma_nt() : ATTN_NT, &global);
     if (!st && nsplit > 1 &&
         (!geom_mul(rows, p->Ev + 2, &pn) || !geom_mul(pn, nsplit, &pn)))
         st = clops__fail(CLOPS_INVALID_SHAPE, "%s: %lld split-KV partial results of %lld rows "
@@ -297,8 +342,10 @@ static clops_status fwd_launch(const attn_problem *p, bool mma)
         arg_long(&g, nsplit);
         arg_long(&g, kchunk);
         arg_mem(&g, part ? mem_of(part) : mem_of(p->lse));
+    } else {
+        arg_int(&g, mma_vec(&p->q) && mma_vec(&p->k) && mma_vec(&p->v));
     }
-    st = host_launch_local(d, k, g.n, g.a, global, ATTN_NT);
+    st = host_launch_local(d, k, g.n, g.a, global, mma ? attn_mma_nt() : ATTN_NT);
     if (!st && nsplit > 1)
         st = attn_kernel(d, ATTN_K_COMBINE, p->q.t->dtype, dp, pq, p->op, &k);
     if (!st && nsplit > 1) {
@@ -360,7 +407,7 @@ static clops_status canary_tensor(clops_device *d, clops_dtype dt, int ndim, con
  * compares; why says what differed. */
 static bool mma_canary(clops_device *d, clops_dtype dt, int dp, char *why, size_t cap)
 {
-    const int64_t L = 70, S = 45;
+    const int64_t L = 150, S = 140; /* two query tiles, several key tiles */
     int64_t qs[4] = {1, 2, L, dp}, ks[4] = {1, 1, S, dp}, ls[3] = {1, 2, L};
     clops_tensor *q = NULL, *k = NULL, *v = NULL, *o[2] = {NULL, NULL}, *l[2] = {NULL, NULL};
     clops_status st = canary_tensor(d, dt, 4, qs, 1, &q);
@@ -484,6 +531,15 @@ static clops_status bwd_host(void *vp)
     return ref_attention_backward(vp);
 }
 
+/* Whether p's mask-gradient buffer is the whole [B, Hq, L, S] dS (the
+ * mask broadcasts over nothing): attn_bwd_dkv writes it then, else
+ * attn_bwd_dmask reduces into it. */
+static bool ds_full(const attn_problem *p)
+{
+    const int64_t *z = p->ds->sizes;
+    return z[0] == p->B && z[1] == p->Hq && z[2] == p->L && z[3] == p->S;
+}
+
 /* The common arguments of attn_bwd_dkv and attn_bwd_dq. */
 static void bwd_args(attn_args *g, const attn_problem *p, cl_mem dv, const attn_view *r,
                      const attn_view *s, int64_t ntile)
@@ -500,7 +556,7 @@ static void bwd_args(attn_args *g, const attn_problem *p, cl_mem dv, const attn_
     arg_view(g, r, q);
     arg_view(g, s, q);
     arg_mem(g, p->ds ? mem_of(p->ds) : dv);
-    arg_int(g, p->ds != NULL);
+    arg_int(g, p->ds && ds_full(p));
     arg_long(g, p->Hq);
     arg_long(g, p->Hq / p->Hkv);
     arg_long(g, p->L);
@@ -509,6 +565,29 @@ static void bwd_args(attn_args *g, const attn_problem *p, cl_mem dv, const attn_
     arg_long(g, p->Ev);
     arg_long(g, ntile);
     arg_tail(g, p);
+}
+
+/* attn_bwd_dmask: a broadcast mask's gradient into p->ds, one work-group
+ * per tile of it. */
+static clops_status dmask_launch(const attn_problem *p, cl_mem dv)
+{
+    clops_device *d = p->q.t->storage->device;
+    int dp = attn_dpad(p), bt = attn_bt(dp);
+    const int64_t *z = p->ds->sizes;
+    int64_t nit = z[2] == 1 ? 1 : (p->L + bt - 1) / bt, njt = z[3] == 1 ? 1 : (p->S + bt - 1) / bt;
+    host_kernel *k = NULL;
+    size_t global = 0;
+    clops_status st = attn_kernel(d, ATTN_K_DMASK, p->q.t->dtype, dp, ATTN_BQ, p->op, &k);
+    if (!st)
+        st = attn_global(p, z[0] * z[1], nit, njt, ATTN_NT, &global);
+    if (st)
+        return st;
+    attn_args g;
+    bwd_args(&g, p, dv, &p->gq, &p->gq, 0);
+    arg_long(&g, p->B);
+    for (int i = 0; i < 4; i++)
+        arg_long(&g, z[i]);
+    return host_launch_local(d, k, g.n, g.a, global, ATTN_NT);
 }
 
 static clops_status bwd_cl(void *vp)
@@ -541,16 +620,18 @@ static clops_status bwd_cl(void *vp)
     if (!st && nkt > 0)
         st = attn_kernel(d, ATTN_K_DKV, dt, dp, ATTN_BQ, p->op, &k);
     if (!st && nkt > 0)
-        st = attn_global(p, nkt, p->B, p->Hkv, &global);
+        st = attn_global(p, nkt, p->B, p->Hkv, ATTN_NT, &global);
     if (!st && nkt > 0 && p->B * p->Hkv > 0) {
         attn_args g;
         bwd_args(&g, p, dv ? dv : q, &p->gk, &p->gv, nkt);
         st = host_launch_local(d, k, g.n, g.a, global, ATTN_NT);
     }
+    if (!st && p->ds && !ds_full(p) && tensor_numel(p->ds) > 0)
+        st = dmask_launch(p, dv ? dv : q);
     if (!st && rows > 0)
         st = attn_kernel(d, ATTN_K_DQ, dt, dp, ATTN_BQ, p->op, &k);
     if (!st && rows > 0)
-        st = attn_global(p, nqt, p->B, p->Hq, &global);
+        st = attn_global(p, nqt, p->B, p->Hq, ATTN_NT, &global);
     if (!st && rows > 0) {
         attn_args g;
         bwd_args(&g, p, dv, &p->gq, &p->gq, nqt);
@@ -716,6 +797,60 @@ static clops_status new_like_rows(clops_device *d, const clops_tensor *t, clops_
     return tensor_new(d, dt, n, sz, NULL, out);
 }
 
+/*
+ * A new tensor of dtype dt with t's sizes but the last one `last`, laid
+ * out as PyTorch lays out the results of the attention ops "like" t (so
+ * the kernels, which write through strides, give PyTorch's strides and a
+ * compiled graph's traced layout): with t's own sizes, empty_like's
+ * preserve_format (t's strides when t is non-overlapping and dense, else
+ * dense strides in t's dimension order: the meta functions' grad_query,
+ * grad_key, grad_value and, for Ev == E, the output); with another last
+ * size, alloc_with_matching_layout of the meta function of
+ * _scaled_dot_product_fused_attention_overrideable (PyTorch 2.15: dims
+ * innermost-first by ascending stride, a stride 0 outermost, ties in dim
+ * order).  A query [B, H, L, E] viewed from [B, L, H, E] memory (every
+ * transformer that splits heads with a transpose) gives an output of
+ * [B, L, H, Ev] memory order, as CUDA's flash kernel writes it.
+ */
+static clops_status new_like(clops_device *d, const clops_tensor *t, clops_dtype dt, int64_t last,
+                             clops_tensor **out)
+{
+    int n = t->ndim;
+    int64_t sz[4], st[4];
+    memcpy(sz, t->sizes, sizeof(int64_t) * (size_t)n);
+    sz[n - 1] = last;
+    if (last == t->sizes[n - 1] && structured_non_overlapping_dense(t))
+        return tensor_new(d, dt, n, sz, t->strides, out);
+    if (last == t->sizes[n - 1]) {
+        const clops_tensor *in[1] = {t};
+        pw_output_strides(in, 1, n, sz, st);
+        return tensor_new(d, dt, n, sz, st, out);
+    }
+    int perm[4];
+    for (int i = 0; i < n; i++)
+        perm[i] = i;
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0; j--) {
+            uint64_t a = t->strides[perm[j]] ? (uint64_t)t->strides[perm[j]] : UINT64_MAX;
+            uint64_t b = t->strides[perm[j - 1]] ? (uint64_t)t->strides[perm[j - 1]] : UINT64_MAX;
+            if (a >= b)
+                break;
+            int x = perm[j];
+            perm[j] = perm[j - 1];
+            perm[j - 1] = x;
+        }
+    int64_t run = 1;
+    for (int i = 0; i < n; i++) {
+        st[perm[i]] = run;
+        if (!geom_mul(run, sz[perm[i]] > 0 ? sz[perm[i]] : 1, &run)) {
+            char a[200];
+            return clops__fail(CLOPS_INVALID_SHAPE, "attention: a result of shape %s is too large",
+                               clops__fmt_shape(a, sizeof a, n, sz));
+        }
+    }
+    return tensor_new(d, dt, n, sz, st, out);
+}
+
 /* Writes (seed, offset) into a new int64 [2] tensor on d. */
 static clops_status rng_state_new(clops_device *d, uint64_t seed, uint64_t offset,
                                   clops_tensor **out)
@@ -772,7 +907,7 @@ clops_status attention_fused_forward(clops_tensor *query, clops_tensor *key, clo
         return st;
     clops_device *d = query->storage->device;
     clops_tensor *out = NULL, *lse = NULL, *rs = NULL;
-    st = new_like_rows(d, query, query->dtype, p.Ev, &out);
+    st = new_like(d, query, query->dtype, p.Ev, &out);
     if (!st)
         st = new_like_rows(d, query, CLOPS_FLOAT32, -1, &lse);
     if (!st && dropout_p > 0 && p.B * p.Hq * p.L * p.S > 0)
@@ -796,43 +931,41 @@ clops_status attention_fused_forward(clops_tensor *query, clops_tensor *key, clo
     return CLOPS_OK;
 }
 
-/* The float32 [B, Hq, L, S] dS of p, zero (causal tiles the kernels skip
- * stay zero). */
-static clops_status ds_new(attn_problem *p, clops_device *d)
+/* p's mask-gradient buffer: float32 contiguous [mB, mH, mL, mS], each the
+ * problem's size (B, Hq, L, S) or 1 where the mask broadcasts (size 1);
+ * zero when it is the whole dS (causal tiles the kernels skip stay zero). */
+static clops_status ds_new(attn_problem *p, clops_device *d, const clops_tensor *mask)
 {
-    int64_t sz[4] = {p->B, p->Hq, p->L, p->S}, n;
-    if (!geom_mul(p->B, p->Hq, &n) || !geom_mul(n, p->L, &n) || !geom_mul(n, p->S, &n) ||
-        !geom_mul(n, 4, &n))
-        return clops__fail(CLOPS_INVALID_SHAPE,
-                           "%s: the gradient of attn_mask needs the %lld x %lld x %lld x %lld "
-                           "scores' gradient, too large",
-                           p->op, (long long)p->B, (long long)p->Hq, (long long)p->L,
-                           (long long)p->S);
+    int64_t full[4] = {p->B, p->Hq, p->L, p->S}, sz[4];
+    for (int i = 0; i < 4; i++)
+        sz[i] = size4(mask, i) == 1 ? 1 : full[i];
     clops_status st = tensor_new(d, CLOPS_FLOAT32, 4, sz, NULL, &p->ds);
-    if (!st)
+    if (!st && ds_full(p))
         st = tensor_fill(p->ds, clops_scalar_float(0.0));
     return st;
 }
 
-/* The gradient of the additive mask from dS: summed over the dims the mask
- * broadcasts (a fixed-order reduction: the same bits every run), in the
- * mask's dtype and shape. */
+/* The gradient of the additive mask from p's buffer (already summed over
+ * the broadcast dims, in a fixed order): in the mask's dtype and shape,
+ * laid out like the mask (PyTorch's empty_like(attn_bias)). */
 static clops_status mask_grad(const attn_problem *p, const clops_tensor *mask,
                               clops_tensor **out)
 {
-    int64_t dims[4];
-    int nd = 0;
-    for (int i = 0; i < 4; i++)
-        if (size4(mask, i) == 1 && p->ds->sizes[i] != 1)
-            dims[nd++] = i;
-    clops_tensor *r = NULL;
-    clops_status st = nd ? reduce_sum_dim(PW_FUNCTIONAL, NULL, p->ds, dims, nd, true, mask->dtype,
-                                          &r)
-                         : core_to_copy(p->ds, mask->dtype, NULL, &r);
+    clops_tensor *r = NULL, *g = NULL;
+    clops_status st = core_reshape(p->ds, mask->sizes, mask->ndim, &r);
+    if (!st && mask->ndim == 0)
+        st = tensor_new(r->storage->device, mask->dtype, 0, NULL, NULL, &g);
+    else if (!st)
+        st = new_like(r->storage->device, mask, mask->dtype, mask->sizes[mask->ndim - 1], &g);
     if (!st)
-        st = core_reshape(r, mask->sizes, mask->ndim, out);
+        st = core_copy_(g, r, false);
     clops_tensor_release(r);
-    return st;
+    if (st) {
+        clops_tensor_release(g);
+        return st;
+    }
+    *out = g;
+    return CLOPS_OK;
 }
 
 clops_status attention_fused_backward(clops_tensor *grad_out, clops_tensor *query,
@@ -893,13 +1026,13 @@ clops_status attention_fused_backward(clops_tensor *grad_out, clops_tensor *quer
     clops_tensor *lse = NULL, *gq = NULL, *gk = NULL, *gv = NULL, *gm = NULL;
     st = core_contiguous(logsumexp, &lse);
     if (!st)
-        st = tensor_new(d, query->dtype, query->ndim, query->sizes, NULL, &gq);
+        st = new_like(d, query, query->dtype, p.E, &gq);
     if (!st)
-        st = tensor_new(d, key->dtype, key->ndim, key->sizes, NULL, &gk);
+        st = new_like(d, key, key->dtype, p.E, &gk);
     if (!st)
-        st = tensor_new(d, value->dtype, value->ndim, value->sizes, NULL, &gv);
+        st = new_like(d, value, value->dtype, p.Ev, &gv);
     if (!st && attn_mask_grad)
-        st = ds_new(&p, d);
+        st = ds_new(&p, d, attn_mask);
     if (!st) {
         p.lse = lse;
         view4(&p.out, out);

@@ -135,6 +135,11 @@ sdpa_overrideable(const at::Tensor &query, const at::Tensor &key, const at::Tens
           "_fused_attention");
     Ref ro(o), rl(l), rr(r);
     at::Tensor out = from_clops(o), lse = from_clops(l), rng = from_clops(r);
+    /* PyTorch's meta function gives a 3-D query's logsumexp a batch dim of
+     * 1 ([1, H, L]); the output is laid out like query by clops' op, as
+     * the meta function lays it out (alloc_with_matching_layout). */
+    if (query.dim() == 3)
+        lse = lse.unsqueeze(0);
     at::Tensor none = at::empty({0}, query.options().dtype(at::kLong));
     return {out,
             lse,
@@ -157,9 +162,13 @@ fused_backward(const at::Tensor &grad_out, const at::Tensor &query, const at::Te
                std::optional<double> scale)
 {
     mask_grad = mask_grad && attn_bias.defined() && attn_bias.is_floating_point();
-    at::Tensor go = grad_out.contiguous();
-    Ref g(to_clops(go)), q(to_clops(query)), k(to_clops(key)), v(to_clops(value)),
-        o(to_clops(out)), l(to_clops(logsumexp)), r(to_clops(rng_state)),
+    /* grad_out is read through its strides; the logsumexp of a 3-D query
+     * comes back as the forward gave it to PyTorch, [1, H, L]. */
+    at::Tensor lse = logsumexp;
+    if (lse.dim() == query.dim() && query.dim() == 3 && lse.size(0) == 1)
+        lse = lse.squeeze(0);
+    Ref g(to_clops(grad_out)), q(to_clops(query)), k(to_clops(key)), v(to_clops(value)),
+        o(to_clops(out)), l(to_clops(lse)), r(to_clops(rng_state)),
         m(attn_bias.defined() ? to_clops(attn_bias) : nullptr);
     clops_tensor *gq = nullptr, *gk = nullptr, *gv = nullptr, *gm = nullptr;
     double sc = scale ? *scale : 0.0;

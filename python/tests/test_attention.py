@@ -135,6 +135,10 @@ MASK_GRAD_CASES = [
     ((2, 3, 9, 16), (2, 3, 13, 16), (2, 1, 1, 13)),
     ((2, 3, 9, 32), (2, 3, 13, 32), (2, 3, 9, 13)),
     ((11, 24), (7, 24), (11, 1)),
+    ((2, 3, 9, 16), (2, 3, 13, 16), (1, 3, 1, 1)),
+    ((2, 3, 9, 16), (2, 3, 13, 16), (2, 1, 9, 1)),
+    ((2, 3, 21, 16), (2, 3, 19, 16), (1, 1, 1, 19)),
+    ((2, 3, 9, 16), (2, 3, 13, 16), (1,)),
 ]
 
 
@@ -267,3 +271,69 @@ def test_small_vit_eval_runs_on_the_device(dev, no_fallback):
         torch.clops.reset_fallback_counts()
         out = vit.to(dev)(x.to(dev))
     assert_close(out, ref, atol=1e-4, rtol=1e-4)
+
+
+def meta_like(t):
+    return torch.empty_strided(t.shape, t.stride(), dtype=t.dtype, device="meta")
+
+
+def heads(x, n):
+    """[B, L, n * E] as [B, n, L, E]: the view transformers split heads with."""
+    b, l, c = x.shape
+    return x.view(b, l, n, c // n).transpose(1, 2)
+
+
+def layout_cases(dtype):
+    g = torch.Generator().manual_seed(7)
+    r = lambda *s: torch.randn(*s, generator=g).to(dtype)  # noqa: E731
+    qkv = r(2, 11, 3 * 4 * 16)  # GPT-2: one projection split into q, k, v (not dense)
+    yield tuple(heads(t, 4) for t in qkv.split(64, -1))
+    yield r(2, 4, 11, 16), r(2, 4, 13, 16), r(2, 4, 13, 16)  # contiguous
+    # [B, L, H, E] memory, value with another head dim; 3-D (logsumexp [1, H, L])
+    yield (heads(r(2, 11, 64), 4), heads(r(2, 13, 64), 4), heads(r(2, 13, 32), 4))
+    yield r(11, 4, 16).transpose(0, 1), r(4, 13, 16), r(13, 4, 8).transpose(0, 1)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_sdpa_results_in_pytorchs_layout(dev, no_fallback, dtype):
+    """The fused op's output, logsumexp and gradients have the shapes and
+    strides of PyTorch's meta functions for the same call (the layout a
+    compiled graph is traced with: the output like query, [B, L, H, E]
+    memory for heads split by a transpose), and the values of PyTorch's CPU
+    math path."""
+    fwd = torch.ops.aten._scaled_dot_product_fused_attention_overrideable
+    bwd = torch.ops.aten._scaled_dot_product_fused_attention_overrideable_backward
+    for q, k, v in layout_cases(dtype):
+        res = fwd(q.to(dev), k.to(dev), v.to(dev), None, 0.0, True)
+        meta = fwd(meta_like(q), meta_like(k), meta_like(v), None, 0.0, True)
+        for a, b in ((res[0], meta[0]), (res[1], meta[1])):
+            assert a.shape == b.shape and a.stride() == b.stride(), (a.stride(), b.stride())
+        ref = F.scaled_dot_product_attention(q.double(), k.double(), v.double(), is_causal=True)
+        assert_close(res[0], ref.to(dtype), **TOL[dtype])
+        o = F.scaled_dot_product_attention(q.to(dev), k.to(dev), v.to(dev), is_causal=True)
+        assert o.stride() == meta[0].stride()
+        go = torch.randn(o.shape, dtype=torch.float32).to(dtype)
+        args = lambda qq, kk, vv, oo, ll, gg: (  # noqa: E731
+            gg, qq, kk, vv, None, [True, True, True, False], oo, ll, None, None,
+            q.size(-2), k.size(-2), 0.0, True, res[6], res[7])
+        grads = bwd(*args(q.to(dev), k.to(dev), v.to(dev), res[0], res[1], go.to(dev)))
+        mgrads = bwd(*args(meta_like(q), meta_like(k), meta_like(v), meta[0], meta[1],
+                           meta_like(go)))
+        for a, b in zip(grads[:3], mgrads[:3]):
+            assert a.shape == b.shape and a.stride() == b.stride(), (a.stride(), b.stride())
+        ts = [t.double().requires_grad_(True) for t in (q, k, v)]
+        F.scaled_dot_product_attention(*ts, is_causal=True).backward(go.double())
+        for a, t in zip(grads[:3], ts):
+            assert_close(a, t.grad.to(dtype), **TOL[dtype])
+
+
+def test_sdpa_output_needs_no_copy_to_merge_heads(dev, no_fallback):
+    """GPT-2's attention: heads split by a transpose, merged back by
+    transpose(1, 2).contiguous().view(...): the fused output is already in
+    that memory order, so the merge is a view of it (PyTorch's layout)."""
+    qkv = torch.randn(2, 11, 3 * 64).to(dev)
+    q, k, v = (heads(t, 4) for t in qkv.split(64, -1))
+    o = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    merged = o.transpose(1, 2)
+    assert merged.is_contiguous()
+    assert merged.contiguous().data_ptr() == o.data_ptr()
