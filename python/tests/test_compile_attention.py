@@ -45,7 +45,9 @@ def launches():
 @pytest.fixture
 def lowered(monkeypatch):
     """Counts the attention calls compiled graphs make (_run_attention is
-    what _emit_attention puts into the graph)."""
+    what _emit_attention puts into the graph), with lowering on whatever
+    the device (on CPU devices it is off by default, _att_wanted)."""
+    monkeypatch.setenv("CLOPS_COMPILE_ATTENTION", "1")
     calls = []
     inner = C._run_attention
 
@@ -189,6 +191,25 @@ def test_a_pre_transposed_key(dev, lowered, no_fallback):
     q, k, v = qkv(dev, torch.float32)
     kt = k.transpose(-2, -1).contiguous()
     check(lambda q, kt, v: torch.softmax(q @ kt * 0.25, -1) @ v, (q, kt, v), lowered)
+
+
+def test_attention_is_lowered_by_default_on_gpus_only(dev, lowered, monkeypatch, no_fallback):
+    """Unset, CLOPS_COMPILE_ATTENTION lowers on GPUs, where the fused kernel
+    pays, and not on CPU devices, where it is slower than the written-out
+    ops (docs/torch.md); =0 never lowers."""
+    q, k, v = qkv(dev, torch.float32)
+    gpu = C._C.device_is_gpu(dev.index or 0)
+    assert gpu == torch.clops.get_device_name(dev).startswith(("NVIDIA", "AMD", "Intel(R) Arc"))
+    for setting, want in ((None, 1 if gpu else 0), ("0", 0)):
+        if setting is None:
+            monkeypatch.delenv("CLOPS_COMPILE_ATTENTION")
+        else:
+            monkeypatch.setenv("CLOPS_COMPILE_ATTENTION", setting)
+        torch._dynamo.reset()
+        lowered.clear()
+        with torch.no_grad():
+            torch.compile(causal_fill, backend="clops", dynamic=False)(q, k, v)
+        assert len(lowered) == want, (setting, len(lowered))
 
 
 # -- left alone ------------------------------------------------------------------

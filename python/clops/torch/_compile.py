@@ -20,7 +20,12 @@ graph by rewriting it:
   pointwise engine's limit): a producer that would bring a fifth starts a
   group of its own.  Views of a group's inputs run eagerly before it (they
   launch nothing); a view of an intermediate ends the group.
-* Epilogue fusion (first).  An addmm/mm whose result (through at most one
+* Attention lowering (first of all).  Attention written out (bmm of q and
+  k^T, a scale, an additive/masked_fill/where mask, softmax, bmm with v;
+  HF's eager attention, nanoGPT) becomes one scaled_dot_product_attention
+  call on clops' fused kernel, when every intermediate serves the next
+  step alone and the kernel takes the shapes, dtypes and mask (_att_plan).
+* Epilogue fusion (next).  An addmm/mm whose result (through at most one
   view) feeds only an activation and/or a residual add, or a pointwise
   group computing an engine activation of it alone (GPT-2's tanh GELU
   formula, recognised by evaluating the group on float64 probes), becomes
@@ -86,11 +91,15 @@ def _inventory():
     global _INVENTORY
     if _INVENTORY is None:
         import yaml
+        # libyaml's parser where PyYAML has it: the pure-Python one takes
+        # 1-3.5 s for these files, most of a warm process's first compile
+        # (bench/compile_first_call.py), libyaml's a tenth of that
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
         records, bindings = {}, {}
         d = _inventory_dir()
         for f in ("pointwise_unary.yaml", "pointwise_binary.yaml"):
             with open(os.path.join(d, f)) as fh:
-                for e in yaml.safe_load(fh) or []:
+                for e in yaml.load(fh, Loader=loader) or []:
                     if not isinstance(e, dict):
                         continue
                     if "pointwise_op" in e:
@@ -1222,18 +1231,98 @@ def _emit_attention(gm, plan, label):
               f"mask {mask})", file=sys.stderr)
 
 
+_ATT_GPU = {}
+
+
+def _att_wanted(plan):
+    """Whether to lower on the query's device: CLOPS_COMPILE_ATTENTION=1
+    always, =0 never, unset on GPUs only.  On CPU devices (POCL) the fused
+    kernel is far slower than the written-out products and softmax (one
+    GPT-2 124M attention, [1, 12, 128, 64] float32 with a mask: 100 ms
+    fused, 2.3 ms written out, 2-core VM), so it stays as written there."""
+    force = os.environ.get("CLOPS_COMPILE_ATTENTION")
+    if force:
+        return force != "0"
+    index = _att_tensor(plan["query"]).device.index or 0
+    if index not in _ATT_GPU:
+        _ATT_GPU[index] = bool(_C.device_is_gpu(index))
+    return _ATT_GPU[index]
+
+
 def _lower_attention(gm, label):
     """Rewrites each attention written out as matmul, scale, mask, softmax
-    and matmul (_att_plan) into one scaled_dot_product_attention call."""
+    and matmul (_att_plan) into one scaled_dot_product_attention call, on
+    devices where that pays (_att_wanted)."""
     n = 0
     for sm in list(gm.graph.nodes):
         if getattr(sm, "_erased", False):
             continue
         plan = _att_plan(sm)
+        if plan is not None and not _att_wanted(plan):
+            if _DEBUG:
+                print(f"clops compile [{label}]: attention at {sm.name} left as written "
+                      f"(a CPU device; CLOPS_COMPILE_ATTENTION=1 lowers it)", file=sys.stderr)
+            continue
         if plan is not None:
             _emit_attention(gm, plan, label)
             n += 1
     return n
+
+
+# --------------------------------------------------------------------------
+# The fused ops on record for `clops warmup` (tools/cli/cmd_warmup.c).
+
+_recorded = set()
+
+
+def _cache_dir():
+    """clops' cache folder as host/diskcache.c host_cache_dir finds it; None
+    when the cache is off (CLOPS_CACHE=0)."""
+    if os.environ.get("CLOPS_CACHE") == "0":
+        return None
+    if os.environ.get("CLOPS_CACHE_DIR"):
+        return os.environ["CLOPS_CACHE_DIR"]
+    if os.environ.get("XDG_CACHE_HOME"):
+        return os.path.join(os.environ["XDG_CACHE_HOME"], "clops")
+    if os.environ.get("HOME"):
+        return os.path.join(os.environ["HOME"], ".cache", "clops")
+    return None
+
+
+def _record_fused(name, n_in, expr, helpers, result, inputs, rank):
+    """Records a fused op and the signature it is called with (its operands'
+    dtypes, the result's rank) in <cache>/fused/<name>.json, so that `clops
+    warmup` builds its program in a later process, before any graph runs
+    (after a driver update has emptied the kernel cache, say).  A file is
+    replaced whole (write, then rename); failures only skip the record."""
+    import json
+    sig = {"dtypes": [_NAMES[_meta(x).dtype] for x in inputs], "rank": int(rank)}
+    key = (name, tuple(sig["dtypes"]), sig["rank"])
+    cache = _cache_dir()
+    if key in _recorded or cache is None:
+        return
+    _recorded.add(key)
+    folder = os.path.join(cache, "fused")
+    path = os.path.join(folder, name + ".json")
+    try:
+        try:
+            with open(path) as fh:
+                doc = json.load(fh)
+        except (OSError, ValueError):
+            doc = {"name": name, "inputs": n_in, "expr": expr, "helpers": helpers,
+                   "result": result, "signatures": []}
+        if sig in doc.get("signatures", []):
+            return
+        doc.setdefault("signatures", []).append(sig)
+        os.makedirs(folder, exist_ok=True)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "w") as fh:
+            json.dump(doc, fh, indent=1)
+        os.replace(tmp, path)
+    except OSError as e:
+        if _DEBUG:
+            print(f"clops compile: could not record {name} for clops warmup: {e}",
+                  file=sys.stderr)
 
 
 # --------------------------------------------------------------------------
@@ -1319,6 +1408,7 @@ def _rewrite(gm, label):
                           file=sys.stderr)
                 continue
             _registered[name] = op_id
+        _record_fused(name, n_in, expr, helpers, result, inputs, _meta(g.root).dim())
         if _DEBUG:
             ops = ", ".join(str(m.target).replace("aten.", "") for m in g.order)
             print(f"clops compile [{label}]: {name}: {len(g.order)} ops [{ops}] -> "
