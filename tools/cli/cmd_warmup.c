@@ -542,12 +542,12 @@ const cli_command cli_cmd_warmup = {
             "selected device (default: every OpenCL device) without checking values, which "
             "builds every program and creates every kernel those cases need, in --jobs "
             "processes at once (default: one per online CPU), each calling a share of the ops; "
-            "the binaries go "
-            "to the disk cache (clops' own, or POCL's cache under <cache>/pocl on POCL "
-            "devices), with the fused ops torch.compile(backend=\"clops\") recorded under "
-            "<cache>/fused (one call per recorded signature).  It reports the time of that "
-            "cold pass and of the same pass in a fresh child process with the cache filled: what the first calls of a new process cost "
-            "after a warm-up.  With CLOPS_CACHE=0 there is nothing to warm and it says so.",
+            "the binaries go to the disk cache (clops' own, or POCL's cache under "
+            "<cache>/pocl on POCL devices).  It also calls the fused ops that "
+            "torch.compile(backend=\"clops\") recorded under <cache>/fused, once per recorded "
+            "signature.  It reports the time of that cold pass and of the same pass in a "
+            "fresh child process with the cache filled: what the first calls of a new process "
+            "cost after a warm-up.  With CLOPS_CACHE=0 there is nothing to warm and it says so.",
     .options = warmup_options,
     .min_pos = 0,
     .max_pos = 0,
