@@ -104,6 +104,8 @@ void sync_matmul_precision(bool conv);
 /* [launches, programs built, programs loaded from disk, build seconds] of a
  * clops device since the process started (clops_device_get_counters). */
 std::vector<double> device_counters(int index);
+/* Whether device `index` is a GPU (CL_DEVICE_TYPE_GPU). */
+bool device_is_gpu(int index);
 
 /* Memory of one clops device (memory.cpp): bytes handed out to storages,
  * bytes in the allocator's cache, the most handed out at once since the

@@ -8,8 +8,9 @@
  * through PyTorch's dispatcher (a compiled graph has done autograd and
  * functionalization already), the matrix product with a fused epilogue
  * it lowers a product and its pointwise consumers onto
- * (_clops_addmm_epilogue), and the device counters (kernel launches,
- * program builds) the model runner and the cache test read.
+ * (_clops_addmm_epilogue), the device counters (kernel launches,
+ * program builds) the model runner and the cache test read, and whether a
+ * device is a GPU (where attention lowering pays).
  */
 #include <map>
 #include <mutex>
@@ -122,6 +123,11 @@ at::Tensor addmm_epilogue(const std::optional<at::Tensor> &self, const at::Tenso
     check(clops_call_boxed(op, args, 8, &ret, 1), "_clops_addmm_epilogue");
     owned.v.push_back(ret.v.t); /* from_clops takes its own reference */
     return from_clops(ret.v.t);
+}
+
+bool device_is_gpu(int index)
+{
+    return clops_device_get_info(clops_dev((c10::DeviceIndex)index))->is_gpu;
 }
 
 std::vector<double> device_counters(int index)

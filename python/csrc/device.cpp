@@ -925,5 +925,6 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)
           pybind11::arg("out") = pybind11::none());
     m.def("addmm_epilogue", &addmm_epilogue);
     m.def("device_counters", &device_counters);
+    m.def("device_is_gpu", &device_is_gpu);
     m.def("_quiesce_autograd_workers", &quiesce_autograd_workers);
 }

@@ -7,6 +7,7 @@ the time per step and which ops ran on the CPU for lack of a clops kernel.
     python python/examples/run_model.py --model resnet18 --device cpu --train
     python python/examples/run_model.py --model gpt2 --size 124m --batch 8 --seq 512 --device cuda
     python python/examples/run_model.py --model gpt2 --device clops --profile prof.json
+    python python/examples/run_model.py --model gpt2 --attn eager --compile
 
 --compile runs the same steps eagerly and through torch.compile (backend
 "clops" on the clops device, Inductor elsewhere, or the backend named:
@@ -39,6 +40,7 @@ def build(args):
             cfg = transformers.GPT2Config(n_layer=2, n_head=2, n_embd=64, vocab_size=1000,
                                           n_positions=128, resid_pdrop=0.0, embd_pdrop=0.0,
                                           attn_pdrop=0.0)
+        cfg._attn_implementation = args.attn
         torch.manual_seed(0)
         model = transformers.GPT2LMHeadModel(cfg)
         g = torch.Generator().manual_seed(1)
@@ -100,6 +102,9 @@ def main():
     p.add_argument("--seq", type=int, default=32, help="GPT-2 sequence length")
     p.add_argument("--image", type=int, default=64, help="ResNet-18 image side")
     p.add_argument("--dtype", choices=["float32", "bfloat16"], default="float32")
+    p.add_argument("--attn", choices=["sdpa", "eager"], default="sdpa",
+                   help="GPT-2's attention: F.scaled_dot_product_attention (transformers' "
+                        "default) or written out as matmul, softmax, matmul")
     p.add_argument("--train", action="store_true", help="time a training step (AdamW/SGD)")
     p.add_argument("--steps", type=int, default=3)
     p.add_argument("--warmup", type=int, default=1)
@@ -164,7 +169,8 @@ def main():
         what = "training step" if args.train else "forward"
         for i, (label, _) in enumerate(steps):
             t = times[i]
-            line = (f"{args.model} ({args.size}, batch {args.batch}, {args.dtype}) {what} on "
+            attn = f", {args.attn} attention" if args.model == "gpt2" else ""
+            line = (f"{args.model} ({args.size}, batch {args.batch}, {args.dtype}{attn}) {what} on "
                     f"{device}{label}: {min(t) * 1e3:.1f} ms/step (best of {args.steps}), "
                     f"mean {sum(t) / len(t) * 1e3:.1f} ms; output {shapes[i]} sum {sums[i]:.6g}")
             if device.type == "clops":

@@ -5,11 +5,14 @@ Random pointwise graphs with broadcasts and views in float32 and bfloat16
 give the same bits compiled as eager on the clops device, in fewer kernel
 launches; an MLP and a GPT-2 block train through compile with eager's
 gradients; graph breaks, new sequence lengths (no new kernels), repeated
-runs (same bits) and a second process (kernels from the disk cache) work;
+runs (same bits) and a second process (kernels from the disk cache) work,
+and `clops warmup` rebuilds the fused kernels a compiled graph recorded;
 Inductor refuses the device with a message naming the clops backend.
 """
+import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -418,6 +421,42 @@ def test_a_second_process_takes_the_kernels_from_the_disk_cache(tmp_path):
     assert runs[0][0] >= 1, runs            # the fused kernel was compiled...
     assert runs[1][0] == 0 and runs[1][1] >= 1, runs   # ...and then only loaded
     assert runs[0][2] == runs[1][2]
+
+
+def test_clops_warmup_builds_the_fused_kernels_a_compiled_graph_recorded(
+        dev, tmp_path, monkeypatch):
+    """A compiled graph records its fused ops under <cache>/fused; `clops
+    warmup` on a cache folder holding only those records (a driver update
+    emptied the kernel cache, say) builds them, so a new process's compiled
+    call builds nothing."""
+    import clops.torch._compile as C
+    root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+    exe = os.path.join(os.environ.get("CLOPS_BUILD_DIR", os.path.join(root, "build")), "clops")
+    if not os.access(exe, os.X_OK):
+        pytest.skip(f"no clops program at {exe}")
+    # this process records SECOND_PROCESS's fused op into the new folder
+    monkeypatch.setenv("CLOPS_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(C, "_recorded", set())
+    scope = {}
+    exec(SECOND_PROCESS.split("# from host memory")[0], scope)   # its fn
+    x, y = torch.randn(6, 8).to(dev), torch.randn(8).to(dev)
+    torch.compile(scope["fn"], backend="clops", dynamic=False)(x, y)
+    torch._dynamo.reset()
+    records = list((tmp_path / "fused").glob("clops_fused_*.json"))
+    assert [p.name for p in tmp_path.iterdir()] == ["fused"] and len(records) == 1, records
+    doc = json.loads(records[0].read_text())
+    assert doc["signatures"] == [{"dtypes": ["float32", "float32"], "rank": 2}], doc
+    env = dict(os.environ, CLOPS_CACHE_DIR=str(tmp_path), CLOPS_CACHE_POCL="1",
+               CLOPS_PROGRESS="off")
+    r = subprocess.run([exe, "warmup", "--op", "neg", "--dtype", "float32", "--jobs", "1"],
+                       env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "1 calls of fused ops" in r.stdout, r.stdout
+    r = subprocess.run([sys.executable, "-c", SECOND_PROCESS], env=env, capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    built, loaded = (int(v) for v in r.stdout.split()[-3:-1])
+    assert built == 0 and loaded >= 1, (built, loaded)   # the fused kernel only loaded
 
 
 def test_inductor_refuses_the_device_naming_the_clops_backend(dev):

@@ -17,7 +17,16 @@
  * calling thread), so N processes fill one shared cache up to N times as
  * fast.  Then a child process (`--child`) runs the whole pass with the
  * cache filled, and the two times are reported side by side.
+ *
+ * The pass also builds the fused pointwise ops that torch.compile(backend=
+ * "clops") generated in earlier processes and recorded in the cache folder
+ * (<cache>/fused/<name>.json, python/clops/torch/_compile.py
+ * _record_fused): each is registered and called once per recorded
+ * signature (operand dtypes, rank) on zero tensors, which builds its
+ * program, so a compiled model's first call after a cache wipe (a driver
+ * update, a new machine image with the records copied) builds nothing.
  */
+#include <dirent.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -25,6 +34,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clops/dispatch.h"
+#include "clops/pointwise.h"
 #include "host/host.h"
 #include "tools/cli/cli.h"
 #include "tools/cli/progress.h"
@@ -49,7 +60,145 @@ typedef struct pass_figures {
     double seconds;
     uint64_t programs_built, programs_loaded, kernels;
     int calls, failed_calls;
+    int fused_calls; /* of them, fused ops recorded by torch.compile */
 } pass_figures;
+
+/* A recorded fused op's file, whole (NULL: unreadable or over 1 MiB). */
+static char *read_record(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    enum { MAX_RECORD = 1 << 20 };
+    char *text = malloc(MAX_RECORD + 1);
+    size_t n = text ? fread(text, 1, MAX_RECORD + 1, f) : 0;
+    bool ok = text && !ferror(f) && n <= MAX_RECORD;
+    fclose(f);
+    if (!ok) {
+        free(text);
+        return NULL;
+    }
+    text[n] = '\0';
+    return text;
+}
+
+/* Whether name is a generated fused op's name: clops_fused_ and hex digits. */
+static bool fused_name(const char *name)
+{
+    static const char prefix[] = "clops_fused_";
+    if (!name || strncmp(name, prefix, sizeof prefix - 1) != 0 || strlen(name) > 64)
+        return false;
+    const char *c = name + sizeof prefix - 1;
+    if (!*c)
+        return false;
+    for (; *c; c++)
+        if (!strchr("0123456789abcdef", *c))
+            return false;
+    return true;
+}
+
+/* The fused op a record defines, registered in this process if it is not
+ * yet (NULL: a malformed record, or registration failed). */
+static const clops_op *fused_op(const cJSON *doc, int *n_in)
+{
+    const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(doc, "name"));
+    const char *expr = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(doc, "expr"));
+    const char *helpers = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(doc, "helpers"));
+    const char *result = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(doc, "result"));
+    const cJSON *inputs = cJSON_GetObjectItemCaseSensitive(doc, "inputs");
+    if (!fused_name(name) || !expr || !result || !cJSON_IsNumber(inputs) ||
+        inputs->valuedouble < 1 || inputs->valuedouble > 4)
+        return NULL;
+    *n_in = (int)inputs->valuedouble;
+    const clops_op *op = NULL;
+    if (clops_op_find(name, &op) == CLOPS_OK)
+        return op;
+    clops_clear_error();
+    char schema[160];
+    int len = snprintf(schema, sizeof schema, "%s(", name);
+    for (int j = 0; j < *n_in; j++)
+        len += snprintf(schema + len, sizeof schema - (size_t)len, "%sTensor %c", j ? ", " : "",
+                        'a' + j);
+    snprintf(schema + len, sizeof schema - (size_t)len, ") -> Tensor");
+    clops_pointwise_def def = {.schema = schema,
+                               .expr = expr,
+                               .helpers = helpers && *helpers ? helpers : NULL,
+                               .promotion = "none",
+                               .result = result,
+                               .variants = true};
+    if (clops_pointwise_register(&def, &op) != CLOPS_OK) {
+        clops_clear_error();
+        return NULL;
+    }
+    return op;
+}
+
+/* Calls op on zero tensors of one recorded signature ({"dtypes": [...],
+ * "rank": r}: every size 2) on d. */
+static clops_status fused_call(const clops_op *op, int n_in, const cJSON *sig, clops_device *d)
+{
+    const cJSON *dts = cJSON_GetObjectItemCaseSensitive(sig, "dtypes");
+    const cJSON *rank = cJSON_GetObjectItemCaseSensitive(sig, "rank");
+    if (!cJSON_IsArray(dts) || cJSON_GetArraySize(dts) != n_in || !cJSON_IsNumber(rank) ||
+        rank->valuedouble < 0 || rank->valuedouble > 8)
+        return CLOPS_INVALID_ARGUMENT; /* 2^8 elements at most */
+    int64_t sizes[8] = {2, 2, 2, 2, 2, 2, 2, 2};
+    clops_tensor *ts[4] = {NULL};
+    clops_value args[4], ret = clops_value_none();
+    clops_status st = CLOPS_OK;
+    for (int j = 0; j < n_in && !st; j++) {
+        clops_dtype dt;
+        st = clops_dtype_from_name(cJSON_GetStringValue(cJSON_GetArrayItem(dts, j)), &dt);
+        if (!st)
+            st = clops_zeros(d, dt, (int)rank->valuedouble, sizes, &ts[j]);
+        args[j] = clops_value_tensor(ts[j]);
+    }
+    if (!st)
+        st = clops_call_boxed(op, args, n_in, &ret, 1);
+    if (!st)
+        clops_tensor_release(ret.v.t);
+    for (int j = 0; j < n_in; j++)
+        clops_tensor_release(ts[j]);
+    return st;
+}
+
+/* Builds every fused op recorded under <cache>/fused on d (one call per
+ * signature, counted in pf). */
+static void warm_fused(clops_device *d, pass_figures *pf)
+{
+    char root[4000], dir[4096], path[4400];
+    if (!host_cache_dir(root, sizeof root))
+        return;
+    snprintf(dir, sizeof dir, "%s/fused", root);
+    DIR *dp = opendir(dir);
+    if (!dp)
+        return;
+    struct dirent *e;
+    while ((e = readdir(dp)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        char *text = read_record(path);
+        cJSON *doc = text ? cJSON_Parse(text) : NULL;
+        free(text);
+        int n_in = 0;
+        const clops_op *op = doc ? fused_op(doc, &n_in) : NULL;
+        const cJSON *sigs = op ? cJSON_GetObjectItemCaseSensitive(doc, "signatures") : NULL;
+        const cJSON *sig;
+        cJSON_ArrayForEach(sig, sigs)
+        {
+            pf->calls++;
+            pf->fused_calls++;
+            if (fused_call(op, n_in, sig, d) != CLOPS_OK) {
+                pf->failed_calls++;
+                clops_clear_error();
+            }
+        }
+        cJSON_Delete(doc);
+    }
+    closedir(dp);
+}
 
 /* Calls every case of ops[i] on d once, for the i with i % nshard == shard. */
 static int warm_pass(const cli_suite *s, const clops_op *const *ops, int n, int shard, int nshard,
@@ -88,6 +237,8 @@ static int warm_pass(const cli_suite *s, const clops_op *const *ops, int n, int 
         if (p)
             cli_progress_end(p, true, NULL);
     }
+    if (shard == 0)
+        warm_fused(d, pf);
     pf->seconds = cli_now() - t0;
     if (!host_is_cpu(d)) {
         host_kcache_get_stats(d, &after);
@@ -108,6 +259,7 @@ static cJSON *pass_json(const clops_device *d, const pass_figures *pf)
     cJSON_AddNumberToObject(o, "programs_loaded", (double)pf->programs_loaded);
     cJSON_AddNumberToObject(o, "kernels", (double)pf->kernels);
     cJSON_AddNumberToObject(o, "calls", pf->calls);
+    cJSON_AddNumberToObject(o, "fused_calls", pf->fused_calls);
     return o;
 }
 
@@ -176,6 +328,8 @@ static bool run_child(char *const *argv, pass_figures *pf)
         pf->kernels = (uint64_t)cJSON_GetNumberValue(
             cJSON_GetObjectItemCaseSensitive(w, "kernels"));
         pf->calls = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(w, "calls"));
+        pf->fused_calls =
+            (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(w, "fused_calls"));
     }
     cJSON_Delete(doc);
     return ok;
@@ -238,6 +392,7 @@ static int parallel_pass(const cli_args *args, const cli_suite *s, const clops_d
         pf->programs_loaded += j[k].pf.programs_loaded;
         pf->kernels += j[k].pf.kernels;
         pf->calls += j[k].pf.calls;
+        pf->fused_calls += j[k].pf.fused_calls;
     }
     pf->seconds = cli_now() - t0;
     if (rc)
@@ -306,7 +461,7 @@ static int run_warmup(const cli_args *args)
     if (!arr)
         rc = rc ? rc : CLI_EXIT_RUNTIME;
     bool child = cli_flag(args, "child");
-    int jobs = child ? 1 : jobs_option(args), shard = 0, nshard = 1;
+    int jobs = child ? 1 : jobs_option(args), shard = 0, nshard = 1, fused_total = 0;
     if (!rc && (jobs == 0 || !shard_option(args, &shard, &nshard)))
         rc = CLI_EXIT_USAGE;
     cli_table t;
@@ -328,6 +483,7 @@ static int run_warmup(const cli_args *args)
         }
         if (rc)
             break;
+        fused_total += cold.fused_calls;
         cJSON *o = pass_json(s.devs[k], &cold);
         if (!child) {
             bool have_warm = child_pass(args, &s, s.devs[k], &warm);
@@ -363,6 +519,10 @@ static int run_warmup(const cli_args *args)
         printf("cold: building (or, on POCL, compiling through POCL's cache) every program, in "
                "--jobs processes at once; warm: a fresh process running the same calls with the "
                "cache filled.\n");
+        if (fused_total)
+            printf("Included: %d calls of fused ops torch.compile(backend=\"clops\") recorded "
+                   "under %s/fused.\n",
+                   fused_total, dir);
     }
     if (rc == CLI_EXIT_OK && json)
         rc = cli_json_write(doc, json);
@@ -382,11 +542,12 @@ const cli_command cli_cmd_warmup = {
             "selected device (default: every OpenCL device) without checking values, which "
             "builds every program and creates every kernel those cases need, in --jobs "
             "processes at once (default: one per online CPU), each calling a share of the ops; "
-            "the binaries go "
-            "to the disk cache (clops' own, or POCL's cache under <cache>/pocl on POCL "
-            "devices).  It reports the time of that cold pass and of the same pass in a fresh "
-            "child process with the cache filled: what the first calls of a new process cost "
-            "after a warm-up.  With CLOPS_CACHE=0 there is nothing to warm and it says so.",
+            "the binaries go to the disk cache (clops' own, or POCL's cache under "
+            "<cache>/pocl on POCL devices).  It also calls the fused ops that "
+            "torch.compile(backend=\"clops\") recorded under <cache>/fused, once per recorded "
+            "signature.  It reports the time of that cold pass and of the same pass in a "
+            "fresh child process with the cache filled: what the first calls of a new process "
+            "cost after a warm-up.  With CLOPS_CACHE=0 there is nothing to warm and it says so.",
     .options = warmup_options,
     .min_pos = 0,
     .max_pos = 0,

@@ -20,7 +20,12 @@ graph by rewriting it:
   pointwise engine's limit): a producer that would bring a fifth starts a
   group of its own.  Views of a group's inputs run eagerly before it (they
   launch nothing); a view of an intermediate ends the group.
-* Epilogue fusion (first).  An addmm/mm whose result (through at most one
+* Attention lowering (first of all).  Attention written out (bmm of q and
+  k^T, a scale, an additive/masked_fill/where mask, softmax, bmm with v;
+  HF's eager attention, nanoGPT) becomes one scaled_dot_product_attention
+  call on clops' fused kernel, when every intermediate serves the next
+  step alone and the kernel takes the shapes, dtypes and mask (_att_plan).
+* Epilogue fusion (next).  An addmm/mm whose result (through at most one
   view) feeds only an activation and/or a residual add, or a pointwise
   group computing an engine activation of it alone (GPT-2's tanh GELU
   formula, recognised by evaluating the group on float64 probes), becomes
@@ -86,11 +91,15 @@ def _inventory():
     global _INVENTORY
     if _INVENTORY is None:
         import yaml
+        # libyaml's parser where PyYAML has it: the pure-Python one takes
+        # 1-3.5 s for these files, most of a warm process's first compile
+        # (bench/compile_first_call.py), libyaml's a tenth of that
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
         records, bindings = {}, {}
         d = _inventory_dir()
         for f in ("pointwise_unary.yaml", "pointwise_binary.yaml"):
             with open(os.path.join(d, f)) as fh:
-                for e in yaml.safe_load(fh) or []:
+                for e in yaml.load(fh, Loader=loader) or []:
                     if not isinstance(e, dict):
                         continue
                     if "pointwise_op" in e:
@@ -881,6 +890,442 @@ def _group_as_epilogue(gm, g, label):
 
 
 # --------------------------------------------------------------------------
+# Attention pattern lowering: attention written out (HF's eager attention,
+# BERT, T5, ViT, nanoGPT) as one scaled_dot_product_attention call, which
+# clops runs on its fused kernel (python/csrc/attention.cpp).
+
+_ATT_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
+_ATT_RESHAPES = (aten.view.default, aten._unsafe_view.default, aten.reshape.default)
+_ATT_CASTS = (aten._to_copy.default,)
+
+
+def _att_call(node, *targets):
+    return (isinstance(node, torch.fx.Node) and node.op == "call_function"
+            and node.target in targets)
+
+
+def _att_tensor(node):
+    """node's meta tensor when it is a clops tensor of static shape and
+    strides, else None."""
+    v = _meta(node)
+    if (isinstance(v, torch.Tensor) and v.device.type == "clops" and _static(v.shape)
+            and _static(v.stride())):
+        return v
+    return None
+
+
+def _att_shape(node):
+    v = _att_tensor(node)
+    return tuple(v.shape) if v is not None else None
+
+
+def _att_peel(node, shape, chain):
+    """The tensor of shape `shape` (batch dimensions, then a matrix) that a
+    bmm operand `node` ([N, M, K]) holds: what matmul of [..., M, K] tensors
+    makes of it, a reshape (view/_unsafe_view) of a contiguous clone of an
+    expand to its own shape, each step optional.  The nodes passed through
+    (used by the next step alone) go to chain; None when node is none of
+    that."""
+    x = node
+    steps = ((_ATT_RESHAPES, None), ((aten.clone.default,), "clone"),
+             ((aten.expand.default,), "expand"))
+    for targets, kind in steps:
+        if not _att_call(x, *targets) or len(x.users) != 1:
+            continue
+        src = x.args[0]
+        if _att_tensor(x) is None or _att_tensor(src) is None:
+            return None
+        if kind == "clone" and (set(x.kwargs) - {"memory_format"} or x.kwargs.get(
+                "memory_format") not in (None, torch.preserve_format, torch.contiguous_format)):
+            return None
+        if kind is not None and _att_shape(src) != _att_shape(x):
+            return None
+        chain.append(x)
+        x = src
+    return x if _att_shape(x) == tuple(shape) else None
+
+
+def _att_cast(node):
+    """The dtype a _to_copy node casts to when it changes nothing else (one
+    user), else None."""
+    if (not _att_call(node, *_ATT_CASTS) or len(node.args) != 1 or len(node.users) != 1
+            or set(node.kwargs) - {"dtype", "layout", "device"}
+            or node.kwargs.get("layout", torch.strided) != torch.strided):
+        return None
+    v, src = _att_tensor(node), _att_tensor(node.args[0])
+    if v is None or src is None or v.device != src.device:
+        return None
+    return node.kwargs.get("dtype")
+
+
+def _att_number(x):
+    """A Python number, or the value of a 0-dim full()/scalar_tensor() node."""
+    if type(x) in (int, float):
+        return float(x)
+    if (_att_call(x, aten.full.default) and list(x.args[0]) == []
+            and type(x.args[1]) in (int, float)):
+        return float(x.args[1])
+    if _att_call(x, aten.scalar_tensor.default) and type(x.args[0]) in (int, float):
+        return float(x.args[0])
+    return None
+
+
+def _att_product(x, chain):
+    """(bmm node, its [*batch, M, N] result node) when x is a bmm or a view
+    of one to [*batch, M, N] (matmul of 3-D or 4-D tensors)."""
+    if _att_call(x, aten.bmm.default):
+        return x, x
+    if not _att_call(x, *_ATT_RESHAPES) or not _att_call(x.args[0], aten.bmm.default):
+        return None
+    b, v, bv = x.args[0], _att_shape(x), _att_shape(x.args[0])
+    if v is None or bv is None or len(b.users) != 1 or len(v) not in (3, 4):
+        return None
+    if v[-2:] != bv[1:] or math.prod(v[:-2]) != bv[0]:
+        return None
+    chain.append(x)
+    return b, x
+
+
+def _att_scores(x, chain):
+    """(first bmm, scale) when x is bmm(q, k^T) [viewed to 4-D] [times or
+    divided by a number]."""
+    scale = 1.0
+    if _att_call(x, aten.mul.Tensor, aten.div.Tensor) and len(x.users) == 1:
+        a, b = x.args[:2]
+        c, s = _att_number(b), a
+        if c is None and x.target == aten.mul.Tensor:
+            c, s = _att_number(a), b
+        if c is None or c == 0 or not math.isfinite(c) or not isinstance(s, torch.fx.Node):
+            return None
+        scale = c if x.target == aten.mul.Tensor else 1.0 / c
+        chain.append(x)
+        chain.extend(y for y in (a, b) if isinstance(y, torch.fx.Node) and y is not s)
+        x = s
+    found = _att_product(x, chain)
+    if found is None or len(x.users) != 1:
+        return None
+    chain.append(found[0])
+    return found[0], scale
+
+
+def _att_ones(node):
+    """Whether node is a bool tensor of ones: ones(), full(True)."""
+    v = _att_tensor(node)
+    if v is None or v.dtype != torch.bool:
+        return False
+    return _att_call(node, aten.ones.default) or (
+        _att_call(node, aten.full.default) and node.args[1] in (True, 1))
+
+
+def _att_triangle(node, target, diagonal, lq, lk, chain):
+    """Whether node is target(ones, diagonal) of [.., lq, lk], lq == lk:
+    tril(ones) keeps what top-left causal attention keeps, triu(ones, 1)
+    is what it masks out (node and the ones go to chain)."""
+    if lq != lk or not _att_call(node, target) or len(node.users) != 1:
+        return False
+    d = node.args[1] if len(node.args) > 1 else node.kwargs.get("diagonal", 0)
+    if d != diagonal or not _att_ones(node.args[0]) or _att_shape(node)[-2:] != (lq, lk):
+        return False
+    chain += [node, node.args[0]]
+    return True
+
+
+def _att_plan(sm):
+    """For a softmax node sm, the attention around it, or None (the graph is
+    left alone):
+        scores = bmm(q, k^T) [viewed to 4-D] [* c | / c]
+                 [+ mask | masked_fill(m, -inf) | where(keep, ., -inf)] [to float32]
+        out = bmm(softmax(scores, -1) [to q's dtype], v) [viewed to 4-D]
+    every intermediate used by the next step alone (so nothing else, such as
+    a backward pass, needs it), q, k, v of one dtype (float32, float16,
+    bfloat16) with static shapes, head dims up to 256, a float mask of q's
+    dtype or a bool mask broadcasting to the scores (python/csrc/attention.cpp
+    fused_covers)."""
+    if not _att_call(sm, aten._softmax.default, aten._safe_softmax.default):
+        return None
+    safe = sm.target == aten._safe_softmax.default
+    smv = _att_tensor(sm)
+    if smv is None or smv.dim() not in (3, 4) or len(sm.users) != 1:
+        return None
+    rank = smv.dim()
+    dim = sm.args[1] if len(sm.args) > 1 else sm.kwargs.get("dim")
+    if not isinstance(dim, int) or dim % rank != rank - 1:
+        return None
+    if (safe and (sm.kwargs.get("dtype") is not None or len(sm.args) > 2)) or (
+            not safe and len(sm.args) > 2 and sm.args[2]):
+        return None   # a dtype argument, half_to_float
+    chain = [sm]
+    lq, lk = smv.shape[-2:]
+    # forward: [cast to q's dtype], then the second product
+    p, down = sm, None
+    u = _only_user(p)
+    if _att_cast(u) is not None:
+        down, p = u, u
+        chain.append(u)
+    b2, end = None, None
+    x = p
+    for _ in range(3):   # expand, view, bmm
+        x = _only_user(x)
+        if x is None:
+            return None
+        if _att_call(x, aten.bmm.default):
+            b2 = x
+            break
+    if b2 is None or len(b2.users) != 1 or b2.args[0] is b2.args[1]:
+        return None
+    sub = []
+    if _att_peel(b2.args[0], tuple(_att_shape(p)), sub) is not p:
+        return None
+    u = _only_user(b2)
+    if _att_call(u, *_ATT_RESHAPES) and _att_product(u, []) is not None:
+        end = u
+        chain += sub + [b2]
+    else:
+        end = b2
+        chain += sub
+    out_shape = _att_shape(end)
+    if out_shape is None or len(out_shape) != rank or out_shape[:-1] != tuple(smv.shape[:-1]):
+        return None
+    batch, ev = out_shape[:-2], out_shape[-1]
+    value = _att_peel(b2.args[1], batch + (lk, ev), chain)
+    if value is None:
+        return None
+    # backward: [cast to float32], [mask], scores
+    x, up = sm.args[0], None
+    if _att_cast(x) is not None:
+        up = x
+        chain.append(x)
+        x = x.args[0]
+    mask, kind = None, None
+    found = None
+    if _att_call(x, aten.add.Tensor) and len(x.users) == 1 and x.kwargs.get("alpha", 1) == 1:
+        for s, m in ((x.args[0], x.args[1]), (x.args[1], x.args[0])):
+            sub = []
+            if isinstance(m, torch.fx.Node) and isinstance(s, torch.fx.Node):
+                found = _att_scores(s, sub)
+                if found is not None:
+                    chain += [x] + sub
+                    mask, kind = m, "add"
+                    break
+    elif _att_call(x, aten.masked_fill.Scalar) and len(x.users) == 1:
+        if x.args[2] != float("-inf"):
+            return None
+        chain.append(x)
+        mask, kind = x.args[1], "fill"
+        found = _att_scores(x.args[0], chain)
+    elif _att_call(x, aten.where.self) and len(x.users) == 1:
+        if _att_number(x.args[2]) != float("-inf") or not isinstance(x.args[1], torch.fx.Node):
+            return None
+        chain.append(x)
+        if isinstance(x.args[2], torch.fx.Node):
+            chain.append(x.args[2])
+        mask, kind = x.args[0], "where"
+        found = _att_scores(x.args[1], chain)
+    else:
+        found = _att_scores(x, chain)
+    if found is None:
+        return None
+    b1, scale = found
+    if _att_shape(b1) != (math.prod(batch), lq, lk) or b1.args[0] is b1.args[1]:
+        return None
+    e = _att_shape(b1.args[0])[-1]
+    query = _att_peel(b1.args[0], batch + (lq, e), chain)
+    key_t = _att_peel(b1.args[1], batch + (e, lk), chain)
+    if query is None or key_t is None:
+        return None
+    dt = _att_tensor(query).dtype
+    if (dt not in _ATT_DTYPES or any(_att_tensor(t).dtype != dt for t in (key_t, value))
+            or e > 256 or ev > 256):
+        return None
+    # dtypes: scores and probabilities in q's dtype, or in float32 between
+    # the two casts (softmax(x.float()).to(q.dtype))
+    if up is not None:
+        if (dt == torch.float32 or _att_cast(up) != torch.float32 or down is None
+                or _att_cast(down) != dt or _att_tensor(up.args[0]).dtype != dt):
+            return None
+    elif down is not None or smv.dtype != dt:
+        return None
+    sshape = tuple(_att_tensor(sm.args[0]).shape)
+    # the mask as SDPA takes it (true: attend, or added), or causal
+    causal, negate = False, False
+    if mask is not None:
+        mv = _att_tensor(mask)
+        if mv is None or mv.dim() > 4:
+            return None
+        try:
+            if tuple(torch.broadcast_shapes(tuple(mv.shape), sshape)) != sshape:
+                return None
+        except RuntimeError:
+            return None
+        if kind == "add":
+            if mv.dtype != dt:
+                return None
+        elif mv.dtype != torch.bool:
+            return None
+        elif kind == "fill":
+            if _att_triangle(mask, aten.triu.default, 1, lq, lk, chain):
+                mask, causal = None, True
+            elif (_att_call(mask, aten.bitwise_not.default, aten.logical_not.default)
+                  and len(mask.users) == 1 and _att_tensor(mask.args[0]) is not None
+                  and _att_tensor(mask.args[0]).dtype == torch.bool):
+                chain.append(mask)
+                mask = mask.args[0]
+            else:
+                negate = True
+        if mask is not None and not negate and kind != "add" and _att_triangle(
+                mask, aten.tril.default, 0, lq, lk, chain):
+            mask, causal = None, True
+    # the key: k^T's source transposed back (or k^T transposed)
+    key = None
+    if _att_call(key_t, aten.transpose.int) and len(key_t.users) == 1:
+        r = len(_att_shape(key_t))
+        if {key_t.args[1] % r, key_t.args[2] % r} == {r - 2, r - 1}:
+            chain.append(key_t)
+            key = key_t.args[0]
+    return dict(query=query, key=key, key_t=key_t if key is None else None, value=value,
+                mask=mask, negate=negate, causal=causal, scale=scale, end=end, chain=chain,
+                dtype=dt, softmax="_safe_softmax" if safe else "_softmax")
+
+
+def _run_attention(query, key, value, mask, scale, is_causal, strides):
+    """scaled_dot_product_attention (clops' fused kernel where it takes the
+    call: the matcher checked its conditions) with the result in the layout
+    the graph was traced with (the written-out pattern's bmm result:
+    contiguous)."""
+    out = aten.scaled_dot_product_attention.default(query, key, value, mask, 0.0, is_causal,
+                                                     scale=scale)
+    return _as_layout(out, strides)
+
+
+def _emit_attention(gm, plan, label):
+    g = gm.graph
+    end = plan["end"]
+    with g.inserting_before(end):
+        key = plan["key"]
+        if key is None:
+            kt = plan["key_t"]
+            r = len(_att_shape(kt))
+            key = g.call_function(aten.transpose.int, (kt, r - 2, r - 1))
+            key.meta = {"val": _meta(kt).transpose(r - 2, r - 1)}
+        mask = plan["mask"]
+        if plan["negate"]:
+            m = g.call_function(aten.logical_not.default, (mask,))
+            m.meta = {"val": torch.logical_not(_meta(mask))}
+            mask = m
+        new = g.call_function(_run_attention, (
+            plan["query"], key, plan["value"], mask, plan["scale"], plan["causal"],
+            tuple(_meta(end).stride())))
+    new.meta = dict(end.meta)
+    end.replace_all_uses_with(new)
+    dead = [end] + [n for n in plan["chain"] if n is not end]
+    order = {n: i for i, n in enumerate(g.nodes)}
+    for n in sorted(set(dead), key=order.get, reverse=True):
+        if not n.users:
+            g.erase_node(n)
+    if _DEBUG:
+        mask = ("causal" if plan["causal"] else "none" if plan["mask"] is None else
+                f"{'not ' if plan['negate'] else ''}{plan['mask'].name}")
+        print(f"clops compile [{label}]: attention: {plan['softmax']} at "
+              f"{plan['chain'][0].name} and {len(plan['chain'])} nodes around it as one "
+              f"scaled_dot_product_attention ({plan['dtype']}, scale {plan['scale']:.6g}, "
+              f"mask {mask})", file=sys.stderr)
+
+
+_ATT_GPU = {}
+
+
+def _att_wanted(plan):
+    """Whether to lower on the query's device: CLOPS_COMPILE_ATTENTION=1
+    always, =0 never, unset on GPUs only.  On CPU devices (POCL) the fused
+    kernel is far slower than the written-out products and softmax (one
+    GPT-2 124M attention, [1, 12, 128, 64] float32 with a mask: 100 ms
+    fused, 2.3 ms written out, 2-core VM), so it stays as written there."""
+    force = os.environ.get("CLOPS_COMPILE_ATTENTION")
+    if force:
+        return force != "0"
+    index = _att_tensor(plan["query"]).device.index or 0
+    if index not in _ATT_GPU:
+        _ATT_GPU[index] = bool(_C.device_is_gpu(index))
+    return _ATT_GPU[index]
+
+
+def _lower_attention(gm, label):
+    """Rewrites each attention written out as matmul, scale, mask, softmax
+    and matmul (_att_plan) into one scaled_dot_product_attention call, on
+    devices where that pays (_att_wanted)."""
+    n = 0
+    for sm in list(gm.graph.nodes):
+        if getattr(sm, "_erased", False):
+            continue
+        plan = _att_plan(sm)
+        if plan is not None and not _att_wanted(plan):
+            if _DEBUG:
+                print(f"clops compile [{label}]: attention at {sm.name} left as written "
+                      f"(a CPU device; CLOPS_COMPILE_ATTENTION=1 lowers it)", file=sys.stderr)
+            continue
+        if plan is not None:
+            _emit_attention(gm, plan, label)
+            n += 1
+    return n
+
+
+# --------------------------------------------------------------------------
+# The fused ops on record for `clops warmup` (tools/cli/cmd_warmup.c).
+
+_recorded = set()
+
+
+def _cache_dir():
+    """clops' cache folder as host/diskcache.c host_cache_dir finds it; None
+    when the cache is off (CLOPS_CACHE=0)."""
+    if os.environ.get("CLOPS_CACHE") == "0":
+        return None
+    if os.environ.get("CLOPS_CACHE_DIR"):
+        return os.environ["CLOPS_CACHE_DIR"]
+    if os.environ.get("XDG_CACHE_HOME"):
+        return os.path.join(os.environ["XDG_CACHE_HOME"], "clops")
+    if os.environ.get("HOME"):
+        return os.path.join(os.environ["HOME"], ".cache", "clops")
+    return None
+
+
+def _record_fused(name, n_in, expr, helpers, result, inputs, rank):
+    """Records a fused op and the signature it is called with (its operands'
+    dtypes, the result's rank) in <cache>/fused/<name>.json, so that `clops
+    warmup` builds its program in a later process, before any graph runs
+    (after a driver update has emptied the kernel cache, say).  A file is
+    replaced whole (write, then rename); failures only skip the record."""
+    import json
+    sig = {"dtypes": [_NAMES[_meta(x).dtype] for x in inputs], "rank": int(rank)}
+    key = (name, tuple(sig["dtypes"]), sig["rank"])
+    cache = _cache_dir()
+    if key in _recorded or cache is None:
+        return
+    _recorded.add(key)
+    folder = os.path.join(cache, "fused")
+    path = os.path.join(folder, name + ".json")
+    try:
+        try:
+            with open(path) as fh:
+                doc = json.load(fh)
+        except (OSError, ValueError):
+            doc = {"name": name, "inputs": n_in, "expr": expr, "helpers": helpers,
+                   "result": result, "signatures": []}
+        if sig in doc.get("signatures", []):
+            return
+        doc.setdefault("signatures", []).append(sig)
+        os.makedirs(folder, exist_ok=True)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "w") as fh:
+            json.dump(doc, fh, indent=1)
+        os.replace(tmp, path)
+    except OSError as e:
+        if _DEBUG:
+            print(f"clops compile: could not record {name} for clops warmup: {e}",
+                  file=sys.stderr)
+
+
+# --------------------------------------------------------------------------
 # Layouts the graph was traced with.
 
 def _as_layout(x, strides):
@@ -938,6 +1383,7 @@ def _guard_layouts(gm):
 def _rewrite(gm, label):
     if _DEBUG_GRAPHS:
         print(f"clops compile [{label}]: the graph AOT autograd gave:\n{gm.code}", file=sys.stderr)
+    natt = _lower_attention(gm, label)
     nepi = _lower_epilogues(gm, label)
     groups = _groups(gm)
     nfused = 0
@@ -962,6 +1408,7 @@ def _rewrite(gm, label):
                           file=sys.stderr)
                 continue
             _registered[name] = op_id
+        _record_fused(name, n_in, expr, helpers, result, inputs, _meta(g.root).dim())
         if _DEBUG:
             ops = ", ".join(str(m.target).replace("aten.", "") for m in g.order)
             print(f"clops compile [{label}]: {name}: {len(g.order)} ops [{ops}] -> "
@@ -981,8 +1428,8 @@ def _rewrite(gm, label):
     if _DEBUG_GRAPHS:
         print(f"clops compile [{label}]: rewritten:\n{gm.code}", file=sys.stderr)
     if _DEBUG:
-        print(f"clops compile [{label}]: {nfused} fused kernels, {nepi} epilogues, "
-              f"{nguard} layout guards", file=sys.stderr)
+        print(f"clops compile [{label}]: {natt} attentions, {nfused} fused kernels, "
+              f"{nepi} epilogues, {nguard} layout guards", file=sys.stderr)
     return gm
 
 

@@ -1,0 +1,301 @@
+# SPDX-License-Identifier: Apache-2.0
+"""torch.compile(backend="clops"): attention written out by hand lowered onto
+scaled_dot_product_attention (clops/torch/_compile.py, _att_plan).
+
+Each pattern (scaled, divided, unscaled, a causal masked_fill, an additive
+mask, a bool mask through where, softmax in float32 between two casts; 3-D
+and 4-D; float32 and bfloat16) gives eager's result within the tolerance of
+the fused kernel against PyTorch's SDPA, in one attention call, and in fewer
+launches; graphs the kernel would not compute as eager does are left alone
+(same bits as eager); HF GPT-2 with attn_implementation="eager" compiles
+every layer's attention onto the fused kernel.
+"""
+import math
+
+import pytest
+import torch
+
+import clops.torch  # noqa: F401
+import clops.torch._compile as C
+from conftest import assert_close
+
+F = torch.nn.functional
+
+# How PyTorch's SDPA tests judge a fused kernel: against the float64 result
+# of the same inputs, its error at most a few times the written-out ops' own
+# error in the dtype (eager bfloat16 rounds the scores and probabilities,
+# the kernel keeps them in float32), plus a floor of the dtype's rounding.
+FUDGE, FLOOR = 3.0, {torch.float32: 1e-5, torch.bfloat16: 1e-2}
+
+
+def sdpa_close(fn, args, got, want):
+    """got (compiled) within FUDGE times eager's error (want) against fn in
+    float64 on the CPU."""
+    ref = fn(*[a.cpu().double() if a.is_floating_point() else a.cpu() for a in args])
+    err = (got.cpu().double() - ref).abs().max().item()
+    err_eager = (want.cpu().double() - ref).abs().max().item()
+    assert err <= FUDGE * err_eager + FLOOR[want.dtype], (err, err_eager)
+    return err, err_eager
+
+
+def launches():
+    return torch.clops.device_counters()["launches"]
+
+
+@pytest.fixture
+def lowered(monkeypatch):
+    """Counts the attention calls compiled graphs make (_run_attention is
+    what _emit_attention puts into the graph), with lowering on whatever
+    the device (on CPU devices it is off by default, _att_wanted)."""
+    monkeypatch.setenv("CLOPS_COMPILE_ATTENTION", "1")
+    calls = []
+    inner = C._run_attention
+
+    def counted(*args):
+        calls.append(args)
+        return inner(*args)
+    monkeypatch.setattr(C, "_run_attention", counted)
+    torch._dynamo.reset()
+    yield calls
+    torch._dynamo.reset()
+
+
+def scaled(q, k, v):
+    return torch.softmax((q @ k.transpose(-2, -1)) * q.size(-1) ** -0.5, dim=-1) @ v
+
+
+def divided(q, k, v):
+    s = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(q.size(-1))
+    return torch.matmul(F.softmax(s, dim=-1), v)
+
+
+def unscaled(q, k, v):   # T5
+    return torch.softmax(q @ k.transpose(3, 2), dim=-1) @ v
+
+
+def causal_fill(q, k, v):   # a GPT-2 block written by hand
+    t = q.size(-2)
+    keep = torch.ones(t, t, dtype=torch.bool, device=q.device).tril()
+    s = (q @ k.transpose(-2, -1)) * 0.125
+    return torch.softmax(s.masked_fill(~keep, float("-inf")), dim=-1) @ v
+
+
+def causal_triu(q, k, v):
+    t = q.size(-2)
+    masked = torch.ones(t, t, dtype=torch.bool, device=q.device).triu(1)
+    s = (q @ k.transpose(-2, -1)) / 4
+    return torch.softmax(s.masked_fill(masked, float("-inf")), dim=-1) @ v
+
+
+def float32_softmax(q, k, v):   # HF llama/T5 eager: softmax(dtype=float32).to(q.dtype)
+    s = (q @ k.transpose(-2, -1)) * 0.25
+    return F.softmax(s, dim=-1, dtype=torch.float32).to(q.dtype) @ v
+
+
+PATTERNS = {"scaled": scaled, "divided": divided, "unscaled": unscaled,
+            "causal_fill": causal_fill, "causal_triu": causal_triu,
+            "float32_softmax": float32_softmax}
+
+
+def qkv(dev, dtype, b=2, h=4, lq=16, lk=16, e=16, seed=0, transposed=True):
+    """q, k, v as a model has them: [B, L, H, E] projections transposed."""
+    g = torch.Generator().manual_seed(seed)
+    if transposed:
+        return [torch.randn(b, n, h, e, generator=g).to(dev, dtype).transpose(1, 2)
+                for n in (lq, lk, lk)]
+    return [torch.randn(b, h, n, e, generator=g).to(dev, dtype) for n in (lq, lk, lk)]
+
+
+def check(fn, args, lowered, n_attention=1):
+    with torch.no_grad():
+        before = launches()
+        want = fn(*args)
+        n_eager = launches() - before
+        compiled = torch.compile(fn, backend="clops", dynamic=False)
+        compiled(*args)
+        lowered.clear()
+        before = launches()
+        got = compiled(*args)
+        n = launches() - before
+    assert len(lowered) == n_attention, len(lowered)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert got.stride() == want.stride()
+    err, err_eager = sdpa_close(fn, args, got, want)
+    print(f"\n{getattr(fn, '__name__', fn)} {want.dtype}: error {err:.3g} compiled, "
+          f"{err_eager:.3g} eager; {n} launches compiled, {n_eager} eager")
+    assert n < n_eager, (n, n_eager)
+    with torch.no_grad():   # the same bits every run
+        assert torch.equal(compiled(*args).cpu(), got.cpu())
+    return n, n_eager
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("name", sorted(PATTERNS))
+def test_written_out_attention_becomes_one_sdpa_call(dev, name, dtype, lowered, no_fallback):
+    if name == "float32_softmax" and dtype == torch.float32:
+        pytest.skip("the casts are no-ops in float32: the scaled pattern")
+    check(PATTERNS[name], qkv(dev, dtype), lowered)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_an_additive_mask_and_a_bool_mask_through_where(dev, dtype, lowered, no_fallback):
+    """BERT/GPT-2's additive padding mask ([B, 1, 1, S], the dtype's minimum
+    where masked) and a [L, S] bool mask through where (every row keeps its
+    diagonal, so no row is fully masked: there softmax gives NaN, the
+    kernel 0, docs/torch.md)."""
+    q, k, v = qkv(dev, dtype, lk=16)
+    pad = torch.zeros(2, 1, 1, 16)
+    pad[0, ..., 12:] = torch.finfo(dtype).min
+    pad = pad.to(dev, dtype)
+    g = torch.Generator().manual_seed(5)
+    keep = (torch.rand(16, 16, generator=g) < 0.6) | torch.eye(16, dtype=torch.bool)
+    keep = keep.to(dev)
+
+    def additive(q, k, v, m):
+        s = q @ k.transpose(-1, -2) / 4.0
+        return torch.softmax(s + m, dim=-1) @ v
+
+    def where(q, k, v, keep):
+        s = (q @ k.transpose(-1, -2)) * 0.3
+        return torch.softmax(torch.where(keep, s, float("-inf")), dim=-1) @ v
+
+    def buffer(q, k, v, keep):   # nanoGPT: masked_fill(bias[..] == 0, -inf)
+        s = (q @ k.transpose(-1, -2)) * 0.3
+        return torch.softmax(s.masked_fill(keep == 0, float("-inf")), dim=-1) @ v
+
+    for fn, args in ((additive, (q, k, v, pad)), (where, (q, k, v, keep)),
+                     (buffer, (q, k, v, keep))):
+        lowered.clear()
+        torch._dynamo.reset()
+        check(fn, args, lowered)
+
+
+def test_3d_inputs_other_lengths_and_value_width(dev, lowered, no_fallback):
+    """[B*H, L, E] inputs (bmm directly), a key length other than the
+    query's, a value width other than the head dim, a mask broadcasting
+    over rows."""
+    g = torch.Generator().manual_seed(3)
+    q = torch.randn(6, 10, 32, generator=g).to(dev)
+    k = torch.randn(6, 24, 32, generator=g).to(dev)
+    v = torch.randn(6, 24, 8, generator=g).to(dev)
+    m = torch.randn(6, 1, 24, generator=g).to(dev)
+
+    def fn(q, k, v, m):
+        return torch.softmax(torch.bmm(q, k.transpose(1, 2)) * 0.2 + m, dim=-1).bmm(v)
+    check(fn, (q, k, v, m), lowered)
+
+
+def test_a_pre_transposed_key(dev, lowered, no_fallback):
+    """q @ kt with kt [B, H, E, S] a tensor of its own: the key is kt
+    transposed back (a view)."""
+    q, k, v = qkv(dev, torch.float32)
+    kt = k.transpose(-2, -1).contiguous()
+    check(lambda q, kt, v: torch.softmax(q @ kt * 0.25, -1) @ v, (q, kt, v), lowered)
+
+
+def test_attention_is_lowered_by_default_on_gpus_only(dev, lowered, monkeypatch, no_fallback):
+    """Unset, CLOPS_COMPILE_ATTENTION lowers on GPUs, where the fused kernel
+    pays, and not on CPU devices, where it is slower than the written-out
+    ops (docs/torch.md); =0 never lowers."""
+    q, k, v = qkv(dev, torch.float32)
+    gpu = C._C.device_is_gpu(dev.index or 0)
+    assert gpu == torch.clops.get_device_name(dev).startswith(("NVIDIA", "AMD", "Intel(R) Arc"))
+    for setting, want in ((None, 1 if gpu else 0), ("0", 0)):
+        if setting is None:
+            monkeypatch.delenv("CLOPS_COMPILE_ATTENTION")
+        else:
+            monkeypatch.setenv("CLOPS_COMPILE_ATTENTION", setting)
+        torch._dynamo.reset()
+        lowered.clear()
+        with torch.no_grad():
+            torch.compile(causal_fill, backend="clops", dynamic=False)(q, k, v)
+        assert len(lowered) == want, (setting, len(lowered))
+
+
+# -- left alone ------------------------------------------------------------------
+
+def not_lowered(fn, args, lowered):
+    """fn compiled lowers nothing and gives eager's bits."""
+    with torch.no_grad():
+        want = fn(*args)
+        got = torch.compile(fn, backend="clops", dynamic=False)(*args)
+    assert lowered == [], len(lowered)
+    for a, b in zip(got if isinstance(got, tuple) else (got,),
+                    want if isinstance(want, tuple) else (want,)):
+        torch.testing.assert_close(a.cpu(), b.cpu(), rtol=0, atol=0, equal_nan=True)
+
+
+def test_patterns_the_kernel_would_change_are_left_alone(dev, lowered, no_fallback):
+    q, k, v = qkv(dev, torch.float32)
+    m = torch.randn(16, 16).to(dev)
+    mask = (torch.randn(16, 16) > 0).to(dev)
+    cases = {
+        # the probabilities are a result too (a backward pass would save them)
+        "probabilities used": lambda q, k, v: (lambda p: (p @ v, p))(
+            torch.softmax(q @ k.transpose(-2, -1), -1)),
+        # scaled after the mask: (s + m) * c is not s * c + m
+        "mask, then scale": lambda q, k, v: torch.softmax(
+            (q @ k.transpose(-2, -1) + m) * 0.5, -1) @ v,
+        # a finite fill value is not a mask
+        "finite fill": lambda q, k, v: torch.softmax(
+            (q @ k.transpose(-2, -1)).masked_fill(mask, -1e4), -1) @ v,
+        # softmax over another dimension
+        "softmax dim": lambda q, k, v: torch.softmax(q @ k.transpose(-2, -1), -2) @ v,
+        # a scale that is a tensor of the graph
+        "tensor scale": lambda q, k, v: torch.softmax(
+            (q @ k.transpose(-2, -1)) * k.amax(), -1) @ v,
+    }
+    for name, fn in cases.items():
+        not_lowered(fn, (q, k, v), lowered)
+        torch._dynamo.reset()
+    # head dims beyond the kernel's 256
+    q, k, v = qkv(dev, torch.float32, lq=4, lk=4, e=264, h=1, b=1)
+    not_lowered(scaled, (q, k, v), lowered)
+    # float16 scores of float32 inputs... and a float64 graph
+    q, k, v = qkv(dev, torch.float64, lq=8, lk=8, e=8)
+    not_lowered(scaled, (q, k, v), lowered)
+
+
+def test_training_keeps_the_pattern_and_eagers_gradients(dev, lowered, no_fallback):
+    """With gradients the forward graph saves the probabilities for the
+    backward: the pattern stays, and the gradients are eager's."""
+    q, k, v = (t.detach().requires_grad_() for t in qkv(dev, torch.float32, transposed=False))
+
+    def grads(fn):
+        for t in (q, k, v):
+            t.grad = None
+        fn(q, k, v).square().sum().backward()
+        return [t.grad.clone() for t in (q, k, v)]
+    want = grads(causal_fill)
+    got = grads(torch.compile(causal_fill, backend="clops", dynamic=False))
+    assert lowered == []
+    for a, b in zip(got, want):
+        assert_close(a, b, rtol=1e-5, atol=1e-6)
+
+
+# -- HF GPT-2, eager attention ----------------------------------------------------
+
+def test_hf_gpt2_eager_attention_compiles_onto_the_fused_kernel(dev, lowered, no_fallback):
+    transformers = pytest.importorskip("transformers")
+    cfg = transformers.GPT2Config(n_layer=2, n_head=2, n_embd=64, vocab_size=1000,
+                                  n_positions=128, resid_pdrop=0.0, embd_pdrop=0.0,
+                                  attn_pdrop=0.0)
+    cfg._attn_implementation = "eager"
+    torch.manual_seed(0)
+    model = transformers.GPT2LMHeadModel(cfg).eval().to(dev)
+    ids = torch.randint(0, 1000, (2, 16), generator=torch.Generator().manual_seed(1)).to(dev)
+    with torch.no_grad():
+        before = launches()
+        want = model(ids).logits
+        n_eager = launches() - before
+        compiled = torch.compile(model, backend="clops", dynamic=False)
+        compiled(ids)
+        lowered.clear()
+        before = launches()
+        got = compiled(ids).logits
+        n = launches() - before
+    assert len(lowered) == cfg.n_layer, len(lowered)
+    assert_close(got, want, rtol=1e-4, atol=1e-4)
+    assert n < n_eager, (n, n_eager)
+    print(f"\nHF GPT-2 (2 layers, eager attention) forward: {n_eager} launches eager, "
+          f"{n} compiled")
