@@ -30,6 +30,10 @@ python/tools/core_aten_coverage.py counts what is still missing.
   taps fetched by gather.
 - reflection/replication_pad{1,2,3}d_backward (not core, but CPU-only in
   PyTorch): one index_add_ per padded dim with the forward's map.
+- The backwards of cdist, pdist, grid_sampler_2d and embedding_bag's
+  per_sample_weights (not core, CPU/CUDA-only in PyTorch): PyTorch's
+  formulas, the scatters by index_add_ / scatter_add_ (clops' deterministic
+  segment plans); _embedding_bag_forward_only is _embedding_bag.
 
 These are registered for PrivateUse1 only where clops binds no kernel of its
 own, so an op that later gets a clops kernel takes over silently.
@@ -471,32 +475,6 @@ def _embedding_bag_forward_only(weight, indices, offsets, scale_grad_by_freq=Fal
                           per_sample_weights, include_last_offset, padding_idx)
 
 
-def _reflect(coord, twice_low, twice_high):
-    """PyTorch's reflect_coordinates: coord reflected into [low, high]."""
-    if twice_low == twice_high:
-        return torch.zeros_like(coord)
-    lo = twice_low / 2
-    span = (twice_high - twice_low) / 2
-    c = (coord - lo).abs()
-    extra = torch.fmod(c, span)
-    flips = torch.floor(c / span)
-    even = torch.remainder(flips, 2) == 0
-    return torch.where(even, extra + lo, span - extra + lo)
-
-
-def _grid_coord(coord, size, padding_mode, align_corners):
-    """PyTorch's compute_coordinates: padding applied to an unnormalized coord."""
-    if padding_mode == 1:
-        return coord.clamp(0, size - 1)
-    if padding_mode == 2:
-        if align_corners:
-            coord = _reflect(coord, 0, 2 * (size - 1))
-        else:
-            coord = _reflect(coord, -1, 2 * size - 1)
-        return coord.clamp(0, size - 1)
-    return coord
-
-
 def _grid_check(input, grid, interpolation_mode, padding_mode):
     if input.dim() != 4 or grid.dim() != 4:
         raise RuntimeError("grid_sampler(): expected 4D input and grid with same number of "
@@ -555,12 +533,12 @@ def _reflect_set_grad(coord, twice_low, twice_high):
     return torch.where(even, extra + lo, span - extra + lo), torch.where(even, sign, -sign)
 
 
-def _source_index_set_grad(g, size, padding_mode, align_corners):
-    """PyTorch's grid_sampler_compute_source_index_set_grad: the source
-    coordinate of normalized g and d(coordinate)/dg."""
-    coord, mult = _unnormalize(g, size, align_corners)
+def _pad_set_grad(coord, size, padding_mode, align_corners):
+    """PyTorch's compute_coordinates (padding applied to an unnormalized
+    coord) with its derivative: (coord, d coord / d input), the derivative
+    None for zeros padding (1)."""
     if padding_mode == 0:
-        return coord, torch.full((), mult, dtype=g.dtype, device=g.device)
+        return coord, None
     grad = None
     if padding_mode == 2:
         if align_corners:
@@ -568,7 +546,21 @@ def _source_index_set_grad(g, size, padding_mode, align_corners):
         else:
             coord, grad = _reflect_set_grad(coord, -1, 2 * size - 1)
     coord, clip = _clip_set_grad(coord, size)
-    grad = clip if grad is None else grad * clip
+    return coord, clip if grad is None else grad * clip
+
+
+def _grid_coord(coord, size, padding_mode, align_corners):
+    """PyTorch's compute_coordinates: padding applied to an unnormalized coord."""
+    return _pad_set_grad(coord, size, padding_mode, align_corners)[0]
+
+
+def _source_index_set_grad(g, size, padding_mode, align_corners):
+    """PyTorch's grid_sampler_compute_source_index_set_grad: the source
+    coordinate of normalized g and d(coordinate)/dg."""
+    coord, mult = _unnormalize(g, size, align_corners)
+    coord, grad = _pad_set_grad(coord, size, padding_mode, align_corners)
+    if grad is None:
+        return coord, torch.full((), mult, dtype=g.dtype, device=g.device)
     return coord, grad * mult
 
 
