@@ -13,12 +13,13 @@
  * concurrently and never requires it.
  *
  * An event is a marker enqueued on the device's queue (clEnqueueMarkerWith-
- * WaitList): it completes when everything enqueued before it has, so
+ * WaitList; for a timing event a 1-byte fill, whose timestamps every driver
+ * reports): it completes when everything enqueued before it has, so
  * query/synchronize/wait mean what they mean for CUDA.  Waiting on an event
  * of the same device needs no command (one in-order queue); an event of
  * another device (another OpenCL context, whose events a queue cannot wait
  * on) is waited for on the host.  Timing events (enable_timing=True) read
- * the markers' CL_PROFILING_COMMAND_END: clops creates its queues with
+ * their commands' CL_PROFILING_COMMAND_END: clops creates its queues with
  * CL_QUEUE_PROFILING_ENABLE (host/device.c; CLOPS_QUEUE_PROFILING=0 turns it
  * off, and elapsed_time then says so).
  */
@@ -28,6 +29,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <mutex>
+#include <new>
+#include <utility>
 #include <vector>
 
 #define CL_TARGET_OPENCL_VERSION 120
@@ -143,22 +147,60 @@ static void event_clear(ClopsEvent *e)
     e->queue = nullptr;
 }
 
+/* A 1-byte buffer per OpenCL context (never released: it retains its
+ * context, so the key cannot be reused by another one), for the commands of
+ * timing events. */
+static cl_mem stamp_buffer(cl_command_queue q)
+{
+    static std::mutex lock;
+    static std::vector<std::pair<cl_context, cl_mem>> buffers;
+    cl_context ctx = nullptr;
+    cl_check(clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof ctx, &ctx, nullptr),
+             "event record: queue context");
+    std::lock_guard<std::mutex> g(lock);
+    for (auto &b : buffers)
+        if (b.first == ctx)
+            return b.second;
+    cl_int err = CL_SUCCESS;
+    cl_mem m = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 1, nullptr, &err);
+    cl_check(err, "event record: timing buffer");
+    buffers.emplace_back(ctx, m);
+    return m;
+}
+
+/* The command an event records: a marker, or for a timing event a 1-byte
+ * fill, a real command whose timestamps every driver reports (some give
+ * markers none or zeros: AMD's and Intel's older runtimes); on an in-order
+ * queue both complete after everything enqueued before them. */
+static cl_event enqueue_stamp(cl_command_queue q, bool timing)
+{
+    cl_event ev = nullptr;
+    if (!timing) {
+        cl_check(clEnqueueMarkerWithWaitList(q, 0, nullptr, &ev), "event record: marker");
+        return ev;
+    }
+    const cl_uchar zero = 0;
+    cl_check(clEnqueueFillBuffer(q, stamp_buffer(q), &zero, 1, 0, 1, 0, nullptr, &ev),
+             "event record: timing command");
+    return ev;
+}
+
 void event_record(void **event, const c10::Stream &s, c10::DeviceIndex index,
                   c10::EventFlag flag)
 {
     TORCH_CHECK(index == -1 || index == s.device_index(), "clops: event of device index ",
                 num(index), " recorded on a stream of device index ", num(s.device_index()));
     cl_command_queue q = queue_of(s.device_index());
-    cl_event ev = nullptr;
-    cl_check(clEnqueueMarkerWithWaitList(q, 0, nullptr, &ev), "event record: marker");
     auto *e = static_cast<ClopsEvent *>(*event);
+    bool timing = e ? e->timing : flag == c10::EventFlag::BACKEND_DEFAULT;
+    cl_event ev = enqueue_stamp(q, timing);
     if (!e) {
         e = new (std::nothrow) ClopsEvent();
         if (!e) {
             clReleaseEvent(ev);
             TORCH_CHECK(false, "clops: event record: out of host memory");
         }
-        e->timing = flag == c10::EventFlag::BACKEND_DEFAULT;
+        e->timing = timing;
         *event = e;
     }
     event_clear(e);
@@ -223,7 +265,9 @@ static cl_ulong event_end_ns(ClopsEvent *e, const char *which)
     cl_check(clWaitForEvents(1, &e->marker), "elapsed_time: wait");
     cl_ulong t = 0;
     cl_check(clGetEventProfilingInfo(e->marker, CL_PROFILING_COMMAND_END, sizeof t, &t, nullptr),
-             "elapsed_time: the marker's profiling end");
+             "elapsed_time: the event's profiling end");
+    TORCH_CHECK(t != 0, "clops: elapsed_time: the driver gave the ", which,
+                " event's command no timestamp");
     return t;
 }
 
