@@ -210,9 +210,13 @@ def test_embedding_bag_errors(dev):
         aten._embedding_bag(w, idx + 9, torch.tensor([0], device=dev), False, 0)
 
 
-@pytest.mark.parametrize("align_corners", [False, True])
-@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
-@pytest.mark.parametrize("mode", ["bilinear", "nearest", "bicubic"])
+# every interpolation x padding x align_corners of grid_sample
+GRID_CASES = pytest.mark.parametrize("mode,padding_mode,align_corners", [
+    (m, p, a) for m in ("bilinear", "nearest", "bicubic")
+    for p in ("zeros", "border", "reflection") for a in (False, True)])
+
+
+@GRID_CASES
 def test_grid_sample(dev, no_fallback, mode, padding_mode, align_corners):
     torch.manual_seed(0)
     x = torch.randn(2, 3, 5, 7, dtype=torch.float64)
@@ -331,9 +335,7 @@ def test_pdist_backward(dev, no_fallback, p):
         assert torch.autograd.gradcheck(lambda t: F.pdist(t, p), (a,))
 
 
-@pytest.mark.parametrize("align_corners", [False, True])
-@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
-@pytest.mark.parametrize("mode", ["bilinear", "nearest", "bicubic"])
+@GRID_CASES
 def test_grid_sample_backward(dev, no_fallback, mode, padding_mode, align_corners):
     torch.manual_seed(0)
     x = torch.randn(2, 3, 5, 7, dtype=torch.float64)
