@@ -28,9 +28,11 @@
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <mutex>
 #include <new>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -112,7 +114,10 @@ c10::Stream stream_new(c10::Device d)
 }
 
 /* Whether everything enqueued on the device so far has finished: a marker
- * and its status (the queue is flushed so the marker can complete). */
+ * and its status (the queue is flushed so the marker can complete).  Even
+ * on an idle queue the driver needs a moment to complete the new marker (a
+ * worker thread of POCL's has to run), so its status is polled for up to
+ * 10 ms: an idle queue answers true, a busy one false after at most that. */
 bool stream_query(const c10::Stream &s)
 {
     cl_command_queue q = queue_of(s.device_index());
@@ -120,8 +125,13 @@ bool stream_query(const c10::Stream &s)
     cl_check(clEnqueueMarkerWithWaitList(q, 0, nullptr, &ev), "stream query: marker");
     cl_int st = CL_QUEUED;
     cl_int err = clFlush(q);
-    if (err == CL_SUCCESS)
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(10);
+    while (err == CL_SUCCESS) {
         err = clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
+        if (err != CL_SUCCESS || st <= CL_COMPLETE || std::chrono::steady_clock::now() > deadline)
+            break;
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
     clReleaseEvent(ev);
     cl_check(err, "stream query");
     TORCH_CHECK(st >= 0, "clops: stream query: the device's queue failed (", num(st), ")");

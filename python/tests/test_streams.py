@@ -134,7 +134,7 @@ def test_backward_on_another_stream(dev, no_fallback):
 def test_profiling_off_says_so():
     code = ("import torch, clops.torch\n"
             "a = torch.clops.Event(enable_timing=True); b = torch.clops.Event(enable_timing=True)\n"
-            "a.record(); b.record()\n"
+            "a.record(); b.record(); b.synchronize()\n"
             "try:\n    a.elapsed_time(b)\nexcept RuntimeError as e:\n    print('ERR', e)\n")
     env = dict(os.environ, CLOPS_QUEUE_PROFILING="0")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
