@@ -337,7 +337,17 @@ static clops_device *make_cl_device(cl_platform_id p, cl_device_id id, int cl_in
         free(d);
         return NULL;
     }
-    d->queue = clCreateCommandQueue(d->context, id, 0, &err);
+    /* Profiling on, so a caller's marker events carry timestamps (the
+     * PyTorch bridge's timing events, torch.clops.Event(enable_timing=True));
+     * its cost on a chain of small kernels is below the noise
+     * (docs/torch.md, "Streams and events").  CLOPS_QUEUE_PROFILING=0 turns
+     * it off (for A/B runs). */
+    const char *prof = host_env("CLOPS_QUEUE_PROFILING");
+    cl_command_queue_properties qprops =
+        prof && strcmp(prof, "0") == 0 ? 0 : CL_QUEUE_PROFILING_ENABLE;
+    d->queue = clCreateCommandQueue(d->context, id, qprops, &err);
+    if ((!d->queue || err != CL_SUCCESS) && qprops) /* profiling is mandatory in 1.2; still */
+        d->queue = clCreateCommandQueue(d->context, id, 0, &err);
     if (!d->queue || err != CL_SUCCESS) {
         note_append("device '%s' skipped: clCreateCommandQueue: %s", in->name,
                     host_cl_error_name(err));

@@ -120,6 +120,20 @@ MemoryFigures memory_figures(int index, bool reset_peak = false);
 c10::Allocator *pinned_allocator();
 bool is_pinned_ptr(const void *p);
 
+/* Streams and events (stream.cpp): every stream of a device runs on its
+ * one in-order queue; events are markers on it, timed by the queue's
+ * profiling. */
+c10::Stream stream_current(c10::Device d);
+c10::Stream stream_exchange(c10::Stream s);
+c10::Stream stream_new(c10::Device d);
+bool stream_query(const c10::Stream &s);
+void event_record(void **event, const c10::Stream &s, c10::DeviceIndex index, c10::EventFlag flag);
+void event_block(void *event, const c10::Stream &s);
+bool event_query(void *event);
+void event_synchronize(void *event);
+void event_destroy(void *event) noexcept;
+double event_elapsed(void *start, void *end);
+
 /* Generic registration (generic.cpp), called once at import. */
 void register_generic_ops();
 /* PyTorch's autocast op lists for the AutocastPrivateUse1 key (autocast.cpp),

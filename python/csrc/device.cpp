@@ -339,30 +339,40 @@ struct ClopsGuardImpl final : c10::impl::DeviceGuardImplInterface {
         if (d.index() >= 0)
             tls_current = d.index();
     }
-    /* One in-order queue per device: every stream is the default stream. */
-    c10::Stream getStream(c10::Device d) const override
+    /* Streams and events: stream.cpp (every stream of a device runs on its
+     * one in-order queue; events are markers, timed by its profiling). */
+    c10::Stream getStream(c10::Device d) const override { return stream_current(d); }
+    c10::Stream getDefaultStream(c10::Device d) const override
     {
         return c10::Stream(c10::Stream::DEFAULT, d);
     }
-    c10::Stream exchangeStream(c10::Stream s) const override
+    c10::Stream getStreamFromGlobalPool(c10::Device d, bool) const override
     {
-        return c10::Stream(c10::Stream::DEFAULT, s.device());
+        return stream_new(d);
     }
+    c10::Stream getNewStream(c10::Device d, int) const override { return stream_new(d); }
+    c10::Stream exchangeStream(c10::Stream s) const override { return stream_exchange(s); }
     c10::DeviceIndex deviceCount() const noexcept override
     {
         return (c10::DeviceIndex)device_count();
     }
-    /* Events order work on one in-order queue, so recording and waiting
-     * need nothing; a query finishes the queue. */
-    void record(void **event, const c10::Stream &, const c10::DeviceIndex,
-                const c10::EventFlag) const override
+    void record(void **event, const c10::Stream &s, const c10::DeviceIndex index,
+                const c10::EventFlag flag) const override
     {
-        *event = reinterpret_cast<void *>(1);
+        event_record(event, s, index, flag);
     }
-    void block(void *, const c10::Stream &) const override {}
-    bool queryEvent(void *) const override { return true; }
-    void destroyEvent(void *, const c10::DeviceIndex) const noexcept override {}
-    bool queryStream(const c10::Stream &) const override { return true; }
+    void block(void *event, const c10::Stream &s) const override { event_block(event, s); }
+    bool queryEvent(void *event) const override { return event_query(event); }
+    void synchronizeEvent(void *event) const override { event_synchronize(event); }
+    double elapsedTime(void *start, void *end, const c10::DeviceIndex) const override
+    {
+        return event_elapsed(start, end);
+    }
+    void destroyEvent(void *event, const c10::DeviceIndex) const noexcept override
+    {
+        event_destroy(event);
+    }
+    bool queryStream(const c10::Stream &s) const override { return stream_query(s); }
     void synchronizeStream(const c10::Stream &s) const override
     {
         check(clops_device_synchronize(clops_dev(s.device_index())), "synchronize");
@@ -893,6 +903,14 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)
     m.def("set_device", [](int i) { set_current_device((c10::DeviceIndex)i); });
     m.def("synchronize", [](int i) {
         check(clops_device_synchronize(clops_dev((c10::DeviceIndex)i)), "synchronize");
+    });
+    m.def("current_stream", [](int i) {
+        return (int64_t)stream_current(c10::Device(c10::DeviceType::PrivateUse1, i)).id();
+    });
+    /* makes stream `id` current on device i; returns the previous id */
+    m.def("set_stream", [](int64_t id, int i) {
+        c10::Device d(c10::DeviceType::PrivateUse1, (c10::DeviceIndex)i);
+        return (int64_t)stream_exchange(c10::Stream(c10::Stream::UNSAFE, d, id)).id();
     });
     m.def("device_name", &device_name);
     m.def("device_label", [](int i) { return std::string(clops_device_label(clops_dev(i))); });

@@ -210,9 +210,13 @@ def test_embedding_bag_errors(dev):
         aten._embedding_bag(w, idx + 9, torch.tensor([0], device=dev), False, 0)
 
 
-@pytest.mark.parametrize("align_corners", [False, True])
-@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
-@pytest.mark.parametrize("mode", ["bilinear", "nearest", "bicubic"])
+# every interpolation x padding x align_corners of grid_sample
+GRID_CASES = pytest.mark.parametrize("mode,padding_mode,align_corners", [
+    (m, p, a) for m in ("bilinear", "nearest", "bicubic")
+    for p in ("zeros", "border", "reflection") for a in (False, True)])
+
+
+@GRID_CASES
 def test_grid_sample(dev, no_fallback, mode, padding_mode, align_corners):
     torch.manual_seed(0)
     x = torch.randn(2, 3, 5, 7, dtype=torch.float64)
@@ -277,3 +281,111 @@ def test_pad_backward(dev, no_fallback, mode, shape, pad):
         (y * g).sum().backward()
         grads.append(leaf.grad)
     assert_close(grads[1], grads[0])
+
+
+def grads_on(dev, fn, *xs):
+    """The gradients of (fn(*xs) * a fixed weight).sum() for the floating
+    tensors xs, on the CPU and on the device."""
+    out = []
+    for where in ("cpu", dev):
+        leaves = [x.to(where).detach().requires_grad_(x.dtype.is_floating_point)
+                  if isinstance(x, torch.Tensor) else x for x in xs]
+        y = fn(*leaves)
+        g = torch.linspace(-1, 1, y.numel(), dtype=y.dtype).reshape(y.shape).to(where)
+        (y * g).sum().backward()
+        out.append([t.grad for t in leaves
+                    if isinstance(t, torch.Tensor) and t.dtype.is_floating_point])
+    return out
+
+
+@pytest.mark.parametrize("p", [0.0, 0.5, 1.0, 2.0, 3.5, math.inf])
+def test_cdist_backward(dev, no_fallback, p):
+    torch.manual_seed(0)
+    x1 = torch.randn(2, 5, 6, dtype=torch.float64)
+    x2 = torch.randn(1, 7, 6, dtype=torch.float64)      # broadcast over the batch
+    x2[0, 0] = x1[0, 1]                                   # a zero distance
+    x2[0, 1, :3] = x1[1, 2, :3]                           # zero differences
+    want, got = grads_on(dev, lambda a, b: torch.cdist(
+        a, b, p, compute_mode="donot_use_mm_for_euclid_dist"), x1, x2)
+    for g, e in zip(got, want):
+        assert g.shape == e.shape
+        assert_close(g, e)
+
+
+def test_cdist_backward_gradcheck(dev, no_fallback):
+    torch.manual_seed(0)
+    for p in (1.5, 2.0, 3.0):
+        a = torch.randn(3, 4, dtype=torch.float64, device=dev, requires_grad=True)
+        b = torch.randn(5, 4, dtype=torch.float64, device=dev, requires_grad=True)
+        assert torch.autograd.gradcheck(
+            lambda x, y: torch.cdist(x, y, p, compute_mode="donot_use_mm_for_euclid_dist"),
+            (a, b))
+
+
+@pytest.mark.parametrize("p", [0.0, 0.5, 1.0, 2.0, 3.5, math.inf])
+def test_pdist_backward(dev, no_fallback, p):
+    torch.manual_seed(0)
+    x = torch.randn(7, 5, dtype=torch.float64)
+    x[3] = x[1]                                           # a zero distance
+    x[5, :2] = x[0, :2]
+    want, got = grads_on(dev, lambda a: F.pdist(a, p), x)
+    assert_close(got[0], want[0])
+    a = torch.randn(4, 3, dtype=torch.float64, device=dev, requires_grad=True)
+    if p not in (0.0, 0.5, math.inf):                     # smooth at random points
+        assert torch.autograd.gradcheck(lambda t: F.pdist(t, p), (a,))
+
+
+@GRID_CASES
+def test_grid_sample_backward(dev, no_fallback, mode, padding_mode, align_corners):
+    torch.manual_seed(0)
+    x = torch.randn(2, 3, 5, 7, dtype=torch.float64)
+    grid = torch.rand(2, 4, 6, 2, dtype=torch.float64) * 3 - 1.5   # some outside [-1, 1]
+
+    def fn(a, g):
+        return F.grid_sample(a, g, mode=mode, padding_mode=padding_mode,
+                             align_corners=align_corners)
+    want, got = grads_on(dev, fn, x, grid)
+    for g, e in zip(got, want):
+        assert g.shape == e.shape
+        assert_close(g, e)
+    # only one of the two gradients asked for (output_mask)
+    for needs in ((True, False), (False, True)):
+        grads = []
+        for where in ("cpu", dev):
+            a = x.to(where).requires_grad_(needs[0])
+            g = grid.to(where).requires_grad_(needs[1])
+            grads.append(torch.autograd.grad(fn(a, g).sum(), a if needs[0] else g)[0])
+        assert_close(grads[1], grads[0])
+
+
+def test_grid_sample_backward_float32(dev, no_fallback):
+    torch.manual_seed(0)
+    x = torch.randn(1, 2, 6, 6)
+    grid = torch.rand(1, 5, 5, 2) * 2.2 - 1.1
+    want, got = grads_on(dev, lambda a, g: F.grid_sample(a, g, align_corners=False), x, grid)
+    for g, e in zip(got, want):
+        assert_close(g, e, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("padding_idx,last", [(None, False), (2, False), (None, True)])
+def test_embedding_bag_per_sample_weights_backward(dev, no_fallback, padding_idx, last):
+    torch.manual_seed(0)
+    w = torch.randn(10, 3, dtype=torch.float64)
+    idx = torch.tensor([1, 2, 4, 5, 4, 3, 2, 9, 0, 2])
+    off = torch.tensor([0, 4, 4, 7, 10] if last else [0, 4, 4, 7])
+    psw = torch.rand(10, dtype=torch.float64)
+    want, got = grads_on(dev, lambda a, i, o, s: F.embedding_bag(
+        i, a, o, mode="sum", per_sample_weights=s, padding_idx=padding_idx,
+        include_last_offset=last), w, idx, off, psw)
+    for g, e in zip(got, want):
+        assert_close(g, e)
+
+
+def test_embedding_bag_forward_only(dev, no_fallback):
+    torch.manual_seed(0)
+    w = torch.randn(10, 3)
+    idx = torch.tensor([1, 2, 4, 5, 4, 3])
+    off = torch.tensor([0, 2, 2])
+    for mode in ("sum", "mean", "max"):
+        want, got = both(dev, lambda a, i, o: F.embedding_bag(i, a, o, mode=mode), w, idx, off)
+        assert_close(got, want)

@@ -97,6 +97,91 @@ def get_device_name(device=None):
     return _C.device_name(_index(device))
 
 
+# Streams and events (python/csrc/stream.cpp): every stream of a device runs
+# on the device's one in-order OpenCL queue, so work on different streams is
+# ordered as on one; events are markers on that queue, timed by its
+# profiling (docs/torch.md, "Streams and events").
+class Stream(torch.Stream):
+    """A stream of a clops device (torch.Stream(device="clops")): it has an
+    id of its own and can be made current, waited on and queried; its work
+    shares the device's one in-order queue with every other stream's."""
+
+    def __new__(cls, device=None, priority=0, **kwargs):
+        if kwargs:
+            return super().__new__(cls, priority=priority, **kwargs)
+        return super().__new__(cls, device=torch.device("clops", _index(device)),
+                               priority=priority)
+
+
+def Event(enable_timing=False, blocking=False, interprocess=False, device=None):
+    """An event of the clops device: torch.Event(device="clops", ...) (a
+    plain torch.Event, which PyTorch's elapsed_time and wait_event require):
+    a marker on the device's queue; with enable_timing=True,
+    elapsed_time(end) gives the milliseconds between two recorded events, as
+    CUDA's."""
+    if interprocess:
+        raise RuntimeError("clops: interprocess events are not supported")
+    return torch.Event(device=torch.device("clops", _index(device)), enable_timing=enable_timing,
+                       blocking=blocking)
+
+
+_DEVICE_TYPE = None
+
+
+def _stream_of(stream_id, index):
+    global _DEVICE_TYPE
+    if _DEVICE_TYPE is None:
+        _DEVICE_TYPE = torch.Stream(device=torch.device("clops", index)).device_type
+    return Stream(stream_id=stream_id, device_index=index, device_type=_DEVICE_TYPE)
+
+
+def current_stream(device=None):
+    """This thread's current stream of the device (the default stream unless
+    set_stream or a `with stream(s)` block chose another)."""
+    i = _index(device)
+    return _stream_of(_C.current_stream(i), i)
+
+
+def default_stream(device=None):
+    """The device's default stream (id 0)."""
+    return _stream_of(0, _index(device))
+
+
+def set_stream(stream):
+    """Makes `stream` the current stream of its device for this thread."""
+    if stream is not None:
+        _C.set_stream(stream.stream_id, stream.device_index)
+
+
+class StreamContext:
+    """Context manager that makes `stream` current (and its device) for the
+    block, as torch.cuda.stream does; None does nothing."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.prev = None
+        self.prev_device = None
+
+    def __enter__(self):
+        if self.stream is None:
+            return self.stream
+        self.prev_device = _C.current_device()
+        _C.set_device(self.stream.device_index)
+        self.prev = _C.set_stream(self.stream.stream_id, self.stream.device_index)
+        return self.stream
+
+    def __exit__(self, *exc):
+        if self.stream is not None:
+            _C.set_stream(self.prev, self.stream.device_index)
+            _C.set_device(self.prev_device)
+        return False
+
+
+def stream(stream):
+    """`with torch.clops.stream(s):` runs the block with s as current stream."""
+    return StreamContext(stream)
+
+
 def memory_allocated(device=None):
     """Bytes of device memory held by live tensors (clops' allocator)."""
     return _C.memory_allocated(_index(device))
@@ -350,7 +435,8 @@ for _name in ("is_available device_count current_device set_device device synchr
               "manual_seed_all seed initial_seed get_rng_state set_rng_state is_initialized "
               "_is_in_bad_fork fallback_counts reset_fallback_counts set_fallback_policy "
               "get_fallback_policy schema_mismatches registered_ops fallback_table "
-              "get_amp_supported_dtype is_bf16_supported device_counters").split():
+              "get_amp_supported_dtype is_bf16_supported device_counters "
+              "Stream Event current_stream default_stream set_stream StreamContext stream").split():
     setattr(_module, _name, globals()[_name])
 torch._register_device_module("clops", _module)
 torch.utils.generate_methods_for_privateuse1_backend(for_tensor=True, for_module=True,

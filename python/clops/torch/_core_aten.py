@@ -30,6 +30,10 @@ python/tools/core_aten_coverage.py counts what is still missing.
   taps fetched by gather.
 - reflection/replication_pad{1,2,3}d_backward (not core, but CPU-only in
   PyTorch): one index_add_ per padded dim with the forward's map.
+- The backwards of cdist, pdist, grid_sampler_2d and embedding_bag's
+  per_sample_weights (not core, CPU/CUDA-only in PyTorch): PyTorch's
+  formulas, the scatters by index_add_ / scatter_add_ (clops' deterministic
+  segment plans); _embedding_bag_forward_only is _embedding_bag.
 
 These are registered for PrivateUse1 only where clops binds no kernel of its
 own, so an op that later gets a clops kernel takes over silently.
@@ -232,6 +236,69 @@ def _pdist_forward(self, p=2):
     return _pnorm_of_diffs(diff, p).contiguous()
 
 
+def _dist_backward_terms(diff, grad, dist, p):
+    """d dist / d x_i times grad for each pair, from diff = x_i - x_j
+    (..., c) and the pair's grad and dist (..., 1): PyTorch's Distance
+    kernels' backward cases (p = 0, 1, < 2, 2, inf, general), zero where the
+    distance is zero."""
+    dt, dev = diff.dtype, diff.device
+    zero = torch.zeros((), dtype=dt, device=dev)
+    if p == 0:
+        return torch.zeros_like(diff)
+    sign = (diff > 0).to(dt) - (diff < 0).to(dt)
+    if p == 1:
+        return grad * sign
+    if math.isinf(p):
+        # 1 where |diff| is the distance: 1 - min(1, ceil(||diff| - dist|))
+        hit = 1 - ((diff.abs() - dist).abs().ceil()).clamp_max(1)
+        return grad * sign * hit
+    if p == 2:
+        r = grad * diff / dist
+    elif p < 2:
+        r = sign * diff.abs().pow(p - 1) * grad / dist.pow(p - 1)
+    else:
+        r = diff * diff.abs().pow(p - 2) * grad / dist.pow(p - 1)
+    r = torch.where(dist == 0, zero, r)
+    if p < 1:
+        r = torch.where(diff == 0, zero, r)
+    return r
+
+
+def _cdist_backward(grad, x1, x2, p, cdist):
+    """The gradient of _cdist_forward with respect to x1 (autograd asks again
+    with the operands swapped for x2): per pair (i, j) the distance's
+    derivative, summed over j.  Shaped as x1 broadcast to the batch."""
+    r1, r2, c = x1.shape[-2], x2.shape[-2], x1.shape[-1]
+    batch = torch.broadcast_shapes(x1.shape[:-2], x2.shape[:-2])
+    a = x1.expand(*batch, r1, c)
+    b = x2.expand(*batch, r2, c)
+    if r1 == 0 or r2 == 0 or c == 0 or a.numel() == 0:
+        return torch.zeros_like(x1)
+    if p == 0:
+        return torch.zeros(*batch, r1, c, dtype=x1.dtype, device=x1.device)
+    diff = a.unsqueeze(-2) - b.unsqueeze(-3)                     # (*, r1, r2, c)
+    terms = _dist_backward_terms(diff, grad.unsqueeze(-1), cdist.unsqueeze(-1), p)
+    return terms.sum(-2).contiguous()
+
+
+def _pdist_backward(grad, self, p, pdist):
+    """The gradient of _pdist_forward: each pair's derivative added to its
+    first row and subtracted from its second, by one index_add_ (clops'
+    segment plan: deterministic)."""
+    if not self.is_contiguous():
+        raise RuntimeError("_pdist_backward requires self to be contiguous")
+    if not pdist.is_contiguous():
+        raise RuntimeError("_pdist_backward requires pdist to be contiguous")
+    n, m = self.shape
+    out = torch.zeros(n, m, dtype=self.dtype, device=self.device)
+    if n <= 1 or m == 0 or p == 0:
+        return out
+    ij = torch.triu_indices(n, n, 1).to(self.device)
+    diff = self.index_select(0, ij[0]) - self.index_select(0, ij[1])
+    terms = _dist_backward_terms(diff, grad.unsqueeze(-1), pdist.unsqueeze(-1), p)
+    return out.index_add_(0, torch.cat([ij[0], ij[1]]), torch.cat([terms, -terms]))
+
+
 def _offset2bag(off, n, nb):
     """offset2bag[i], the bag of index i of n: a 1 at each of the nb bags'
     starts (offsets, int64), summed cumulatively."""
@@ -380,33 +447,35 @@ def _embedding_bag_backward(grad, indices, offsets, offset2bag, bag_size, maximu
                                          per_sample_weights, padding_idx)
 
 
-def _reflect(coord, twice_low, twice_high):
-    """PyTorch's reflect_coordinates: coord reflected into [low, high]."""
-    if twice_low == twice_high:
-        return torch.zeros_like(coord)
-    lo = twice_low / 2
-    span = (twice_high - twice_low) / 2
-    c = (coord - lo).abs()
-    extra = torch.fmod(c, span)
-    flips = torch.floor(c / span)
-    even = torch.remainder(flips, 2) == 0
-    return torch.where(even, extra + lo, span - extra + lo)
+def _embedding_bag_per_sample_weights_backward(grad, weight, indices, offsets, offset2bag, mode,
+                                               padding_idx=-1):
+    """The gradient of per_sample_weights: for index i, the dot product of
+    its bag's output gradient and its embedding row (zero at padding_idx)."""
+    if mode != 0:
+        raise RuntimeError("embedding_bag_backward: per_sample_weights only supported for "
+                           "mode='sum'")
+    idx = indices.to(torch.int64)
+    n = idx.shape[0]
+    if n == 0:
+        return torch.zeros(0, dtype=grad.dtype, device=grad.device)
+    if offset2bag.numel() == 0:
+        offset2bag = _offset2bag(offsets.to(torch.int64), n, grad.shape[0])
+    rows = grad.index_select(0, offset2bag.to(torch.int64))
+    out = (rows * weight.index_select(0, idx)).sum(1)
+    if padding_idx >= 0:
+        out = torch.where(idx != padding_idx, out,
+                          torch.zeros((), dtype=out.dtype, device=out.device))
+    return out
 
 
-def _grid_coord(coord, size, padding_mode, align_corners):
-    """PyTorch's compute_coordinates: padding applied to an unnormalized coord."""
-    if padding_mode == 1:
-        return coord.clamp(0, size - 1)
-    if padding_mode == 2:
-        if align_corners:
-            coord = _reflect(coord, 0, 2 * (size - 1))
-        else:
-            coord = _reflect(coord, -1, 2 * size - 1)
-        return coord.clamp(0, size - 1)
-    return coord
+def _embedding_bag_forward_only(weight, indices, offsets, scale_grad_by_freq=False, mode=0,
+                                sparse=False, per_sample_weights=None, include_last_offset=False,
+                                padding_idx=-1):
+    return _embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse,
+                          per_sample_weights, include_last_offset, padding_idx)
 
 
-def _grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
+def _grid_check(input, grid, interpolation_mode, padding_mode):
     if input.dim() != 4 or grid.dim() != 4:
         raise RuntimeError("grid_sampler(): expected 4D input and grid with same number of "
                            f"dimensions, but got input with sizes {list(input.shape)} and grid "
@@ -431,42 +500,126 @@ def _grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corner
     if not input.dtype.is_floating_point:
         raise RuntimeError('"grid_sampler_2d_cpu_kernel_impl" not implemented for '
                            f"'{_dtype_name(input)}'")
+
+
+def _unnormalize(g, size, align_corners):
+    """PyTorch's grid_sampler_unnormalize, and its derivative (a number)."""
+    if align_corners:
+        return (g + 1) / 2 * (size - 1), (size - 1) / 2
+    return ((g + 1) * size - 1) / 2, size / 2
+
+
+def _clip_set_grad(coord, size):
+    """PyTorch's clip_coordinates_set_grad: the clipped coord and its
+    derivative, 0 at and beyond the ends (NaN passes with derivative 1)."""
+    inside = ~((coord <= 0) | (coord >= size - 1))
+    return coord.clamp(0, size - 1), inside.to(coord.dtype)
+
+
+def _reflect_set_grad(coord, twice_low, twice_high):
+    """PyTorch's reflect_coordinates_set_grad: the reflected coord and its
+    derivative (+1 or -1)."""
+    if twice_low == twice_high:
+        return torch.zeros_like(coord), torch.zeros_like(coord)
+    lo = twice_low / 2
+    span = (twice_high - twice_low) / 2
+    c = coord - lo
+    neg = c < 0
+    sign = torch.where(neg, torch.full((), -1.0, dtype=c.dtype, device=c.device),
+                       torch.ones((), dtype=c.dtype, device=c.device))
+    c = torch.where(neg, -c, c)
+    extra = torch.fmod(c, span)
+    even = torch.remainder(torch.floor(c / span), 2) == 0
+    return torch.where(even, extra + lo, span - extra + lo), torch.where(even, sign, -sign)
+
+
+def _pad_set_grad(coord, size, padding_mode, align_corners):
+    """PyTorch's compute_coordinates (padding applied to an unnormalized
+    coord) with its derivative: (coord, d coord / d input), the derivative
+    None for zeros padding (1)."""
+    if padding_mode == 0:
+        return coord, None
+    grad = None
+    if padding_mode == 2:
+        if align_corners:
+            coord, grad = _reflect_set_grad(coord, 0, 2 * (size - 1))
+        else:
+            coord, grad = _reflect_set_grad(coord, -1, 2 * size - 1)
+    coord, clip = _clip_set_grad(coord, size)
+    return coord, clip if grad is None else grad * clip
+
+
+def _grid_coord(coord, size, padding_mode, align_corners):
+    """PyTorch's compute_coordinates: padding applied to an unnormalized coord."""
+    return _pad_set_grad(coord, size, padding_mode, align_corners)[0]
+
+
+def _source_index_set_grad(g, size, padding_mode, align_corners):
+    """PyTorch's grid_sampler_compute_source_index_set_grad: the source
+    coordinate of normalized g and d(coordinate)/dg."""
+    coord, mult = _unnormalize(g, size, align_corners)
+    coord, grad = _pad_set_grad(coord, size, padding_mode, align_corners)
+    if grad is None:
+        return coord, torch.full((), mult, dtype=g.dtype, device=g.device)
+    return coord, grad * mult
+
+
+def _tap_index(ix, iy, h, w, bounded, padding_mode, align_corners):
+    """The flat index (y*w + x, int64) of integer coords (ix, iy) and where
+    they lie inside the (h, w) input (bounded: padded first, bicubic's
+    get_value_bounded); out-of-bounds indices are clamped into range."""
+    if bounded:
+        ix = _grid_coord(ix, w, padding_mode, align_corners)
+        iy = _grid_coord(iy, h, padding_mode, align_corners)
+    ok = (ix >= 0) & (ix <= w - 1) & (iy >= 0) & (iy <= h - 1)
+    xi = ix.clamp(0, w - 1).to(torch.int64)
+    yi = iy.clamp(0, h - 1).to(torch.int64)
+    return yi * w + xi, ok
+
+
+def _tap_values(flat, lin, ok):
+    """flat (n, c, h*w) at the flat indices lin (n, ho, wo): (n, c, ho, wo),
+    zero where ok is false."""
+    n, c = flat.shape[0], flat.shape[1]
+    ho, wo = lin.shape[1], lin.shape[2]
+    v = torch.gather(flat, 2, lin.reshape(n, 1, ho * wo).expand(n, c, ho * wo))
+    v = v.reshape(n, c, ho, wo)
+    return torch.where(ok.unsqueeze(1), v, torch.zeros((), dtype=v.dtype, device=v.device))
+
+
+def _cubic(t):
+    """PyTorch's get_cubic_upsample_coefficients (A = -0.75) at offset t."""
+    a = -0.75
+    t1, t2, t3 = t + 1, 1 - t, 2 - t
+    return [((a * t1 - 5 * a) * t1 + 8 * a) * t1 - 4 * a,
+            ((a + 2) * t - (a + 3)) * t * t + 1,
+            ((a + 2) * t2 - (a + 3)) * t2 * t2 + 1,
+            ((a * t3 - 5 * a) * t3 + 8 * a) * t3 - 4 * a]
+
+
+def _cubic_grad(t):
+    """PyTorch's get_cubic_coefficients_grad at offset t."""
+    a = -0.75
+    x0, x1, x2, x3 = -1 - t, -t, 1 - t, 2 - t
+    return [(-3 * a * x0 - 10 * a) * x0 - 8 * a,
+            (-3 * (a + 2) * x1 - 2 * (a + 3)) * x1,
+            (3 * (a + 2) * x2 - 2 * (a + 3)) * x2,
+            (3 * a * x3 - 10 * a) * x3 + 8 * a]
+
+
+def _grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
+    _grid_check(input, grid, interpolation_mode, padding_mode)
     n, c, h, w = input.shape
-    ho, wo = grid.shape[1], grid.shape[2]
     flat = input.reshape(n, c, h * w)
 
-    def unnormalize(g, size):
-        if align_corners:
-            return (g + 1) / 2 * (size - 1)
-        return ((g + 1) * size - 1) / 2
-
     def tap(ix, iy, bounded):
-        """input at integer coords (ix, iy) of shape (n, ho, wo): (n, c, ho, wo),
-        zero where out of bounds (bounded: pad the coords first, bicubic's way)."""
-        if bounded:
-            ix = _grid_coord(ix, w, padding_mode, align_corners)
-            iy = _grid_coord(iy, h, padding_mode, align_corners)
-        ok = (ix >= 0) & (ix <= w - 1) & (iy >= 0) & (iy <= h - 1)
-        xi = ix.clamp(0, w - 1).to(torch.int64)
-        yi = iy.clamp(0, h - 1).to(torch.int64)
-        lin = (yi * w + xi).reshape(n, 1, ho * wo).expand(n, c, ho * wo)
-        v = torch.gather(flat, 2, lin).reshape(n, c, ho, wo)
-        return torch.where(ok.unsqueeze(1), v, torch.zeros((), dtype=v.dtype, device=v.device))
+        return _tap_values(flat, *_tap_index(ix, iy, h, w, bounded, padding_mode, align_corners))
 
-    gx = unnormalize(grid[..., 0], w)
-    gy = unnormalize(grid[..., 1], h)
+    gx = _unnormalize(grid[..., 0], w, align_corners)[0]
+    gy = _unnormalize(grid[..., 1], h, align_corners)[0]
     if interpolation_mode == 2:
         x0, y0 = torch.floor(gx), torch.floor(gy)
-        tx, ty = gx - x0, gy - y0
-
-        def cubic(t):
-            a = -0.75
-            t1, t2, t3 = t + 1, 1 - t, 2 - t
-            return [((a * t1 - 5 * a) * t1 + 8 * a) * t1 - 4 * a,
-                    ((a + 2) * t - (a + 3)) * t * t + 1,
-                    ((a + 2) * t2 - (a + 3)) * t2 * t2 + 1,
-                    ((a * t3 - 5 * a) * t3 + 8 * a) * t3 - 4 * a]
-        wx, wy = cubic(tx), cubic(ty)
+        wx, wy = _cubic(gx - x0), _cubic(gy - y0)
         out = None
         for j in range(4):
             row = None
@@ -488,6 +641,82 @@ def _grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corner
     wse = ((gx - x0) * (gy - y0)).unsqueeze(1)
     return (tap(x0, y0, False) * wnw + tap(x1, y0, False) * wne +
             tap(x0, y1, False) * wsw + tap(x1, y1, False) * wse)
+
+
+def _grid_sampler_2d_backward(grad_output, input, grid, interpolation_mode, padding_mode,
+                              align_corners, output_mask):
+    """PyTorch's grid_sampler_2d_backward formulas: the input gradient is
+    grad_output times each tap's weight, added into the taps' input positions
+    by one scatter_add_ (clops' segment plan: deterministic); the grid
+    gradient is the sum over channels of each tap's value times its weight's
+    derivative, times the coordinate's derivative (unnormalize, clip,
+    reflect).  Nearest interpolation has a zero grid gradient, as in
+    PyTorch."""
+    _grid_check(input, grid, interpolation_mode, padding_mode)
+    n, c, h, w = input.shape
+    ho, wo = grid.shape[1], grid.shape[2]
+    want_input, want_grid = bool(output_mask[0]), bool(output_mask[1])
+    g = grad_output
+    flat = input.reshape(n, c, h * w)
+    zero = torch.zeros((), dtype=input.dtype, device=input.device)
+    taps = []      # (flat index, in-bounds mask, weight (n, ho, wo)) per tap
+    gix = giy = None
+
+    def add_grid(vx, vy):
+        nonlocal gix, giy
+        gix = vx if gix is None else gix + vx
+        giy = vy if giy is None else giy + vy
+
+    if interpolation_mode == 2:
+        ix, mx = _unnormalize(grid[..., 0], w, align_corners)
+        iy, my = _unnormalize(grid[..., 1], h, align_corners)
+        x0, y0 = torch.floor(ix), torch.floor(iy)
+        tx, ty = ix - x0, iy - y0
+        wx, wy, dwx, dwy = _cubic(tx), _cubic(ty), _cubic_grad(tx), _cubic_grad(ty)
+        for j in range(4):
+            for i in range(4):
+                lin, ok = _tap_index(x0 - 1 + i, y0 - 1 + j, h, w, True, padding_mode,
+                                     align_corners)
+                taps.append((lin, ok, wx[i] * wy[j]))
+                if want_grid:
+                    vg = (_tap_values(flat, lin, ok) * g).sum(1)
+                    add_grid(-(vg * (dwx[i] * wy[j])), -(vg * (dwy[j] * wx[i])))
+    else:
+        ix, mx = _source_index_set_grad(grid[..., 0], w, padding_mode, align_corners)
+        iy, my = _source_index_set_grad(grid[..., 1], h, padding_mode, align_corners)
+        if interpolation_mode == 1:
+            lin, ok = _tap_index(torch.round(ix), torch.round(iy), h, w, False, padding_mode,
+                                 align_corners)
+            taps.append((lin, ok, None))
+        else:
+            x0, y0 = torch.floor(ix), torch.floor(iy)
+            x1, y1 = x0 + 1, y0 + 1
+            dx0, dx1, dy0, dy1 = ix - x0, x1 - ix, iy - y0, y1 - iy
+            for xs, ys, wgt, sx, sy in ((x0, y0, dx1 * dy1, -dy1, -dx1),
+                                        (x1, y0, dx0 * dy1, dy1, -dx0),
+                                        (x0, y1, dx1 * dy0, -dy0, dx1),
+                                        (x1, y1, dx0 * dy0, dy0, dx0)):
+                lin, ok = _tap_index(xs, ys, h, w, False, padding_mode, align_corners)
+                taps.append((lin, ok, wgt))
+                if want_grid:
+                    vg = (_tap_values(flat, lin, ok) * g).sum(1)
+                    add_grid(vg * sx, vg * sy)
+    grad_input = grad_grid = None
+    if want_input:
+        idx, vals = [], []
+        for lin, ok, wgt in taps:
+            v = g if wgt is None else g * wgt.unsqueeze(1)
+            vals.append(torch.where(ok.unsqueeze(1), v, zero).reshape(n, c, ho * wo))
+            idx.append(lin.reshape(n, 1, ho * wo).expand(n, c, ho * wo))
+        grad_input = torch.zeros(n, c, h * w, dtype=input.dtype, device=input.device)
+        grad_input.scatter_add_(2, torch.cat(idx, 2), torch.cat(vals, 2))
+        grad_input = grad_input.view(n, c, h, w)
+    if want_grid:
+        if gix is None:    # nearest
+            grad_grid = torch.zeros_like(grid, memory_format=torch.contiguous_format)
+        else:
+            grad_grid = torch.stack([gix * mx, giy * my], -1)
+    return grad_input, grad_grid
 
 
 def _pad_backward(reflect, npad):
@@ -530,6 +759,11 @@ _OPS = {
     "_embedding_bag_backward": _embedding_bag_backward,
     "_embedding_bag_dense_backward": _embedding_bag_dense_backward,
     "grid_sampler_2d": _grid_sampler_2d,
+    "grid_sampler_2d_backward": _grid_sampler_2d_backward,
+    "_cdist_backward": _cdist_backward,
+    "_pdist_backward": _pdist_backward,
+    "_embedding_bag_per_sample_weights_backward": _embedding_bag_per_sample_weights_backward,
+    "_embedding_bag_forward_only": _embedding_bag_forward_only,
 }
 for _nd in (1, 2, 3):
     _OPS[f"reflection_pad{_nd}d_backward"] = _pad_backward(True, _nd)
