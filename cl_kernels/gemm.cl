@@ -1387,8 +1387,8 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
  * through the PTX route), 16-bit operands, float32 accumulation.  The
  * staging is gemm_mma's (STAGE_SETUP / STAGE_RUN: cp.async for aligned
  * operands, plain loads otherwise, zeros past the edges) into STAGES slots
- * of BK = 16, 32 or 64 deep tiles (BKC 2, 4, 8) in wgmma's canonical
- * layouts: K-major tiles with the 32-, 64- or 128-byte swizzle (KMAJ),
+ * of BK = 16 or 32 deep tiles (BKC 2, 4) in wgmma's canonical layouts:
+ * K-major tiles with the 32- or 64-byte swizzle (KMAJ),
  * M/N-major ones with the 128-byte swizzle (XMAJ above), each slot aligned
  * to 1024 bytes.  Warpgroup w owns
  * rows w * BM / WGS .. of the block: per 16-deep step, MH wgmma.m64nBNk16
@@ -1402,12 +1402,11 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
  * 1 - WG_DEPTH: the slot refilled in iteration kt held tile kt - 1 -
  * WG_DEPTH, whose products every warpgroup finished before the barrier.
  */
-#if (BKC != 2 && BKC != 4 && BKC != 8) || GEMM_DT == 0
-#error "gemm_wgmma: 16-bit operands in BK = 16, 32 or 64 tiles only"
+#if (BKC != 2 && BKC != 4) || GEMM_DT == 0
+#error "gemm_wgmma: 16-bit operands in BK = 16 or 32 tiles only"
 #endif
-/* The K-major tiles' swizzle: rows of BK * 2 bytes (32: mode 3, 64: 2,
- * 128: 1). */
-#define WG_KSWZ (BKC == 2 ? 3u : BKC == 4 ? 2u : 1u)
+/* The K-major tiles' swizzle: rows of BK * 2 bytes (32: mode 3, 64: 2). */
+#define WG_KSWZ (BKC == 2 ? 3u : 2u)
 #ifndef WG_DEPTH
 #define WG_DEPTH 0
 #endif
@@ -1417,14 +1416,12 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
 #error "gemm_wgmma: STAGES - 1 - WG_DEPTH must be at least 1"
 #endif
 #define WG_ACC (BN / 2)
-#if BN == 64
-#define WG_MMA(d, da, db, ta, tb) WG_MMA_N64(d, da, db, MMA_TY, ta, tb)
-#elif BN == 128
+#if BN == 128
 #define WG_MMA(d, da, db, ta, tb) WG_MMA_N128(d, da, db, MMA_TY, ta, tb)
 #elif BN == 256
 #define WG_MMA(d, da, db, ta, tb) WG_MMA_N256(d, da, db, MMA_TY, ta, tb)
 #else
-#error "gemm_wgmma: BN must be 64, 128 or 256"
+#error "gemm_wgmma: BN must be 128 or 256"
 #endif
 #if A_UK
 #define WG_TA "0"

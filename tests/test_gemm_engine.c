@@ -679,6 +679,12 @@ static void addmm_activation_matches_the_cpu(void **state)
     ct_clear_context();
 }
 
+/* NVIDIA compute capability 9.0 (H100, H200): where wgmma runs. */
+static bool is_hopper(const clops_device *d)
+{
+    return d->info.vendor == CLOPS_VENDOR_NVIDIA && d->nv_cc_major == 9 && d->nv_cc_minor == 0;
+}
+
 /* Hopper's wgmma atom is tried only on NVIDIA devices of compute
  * capability 9.0 (nowhere else, POCL included: no wgmma launch is counted
  * there), and there by default for products that fill the device with
@@ -706,8 +712,7 @@ static void wgmma_is_chosen_by_capability(void **state)
     for (int di = 0; di < nd; di++) {
         clops_device *d = devs[di];
         ct_set_device(d);
-        bool hopper = d->info.vendor == CLOPS_VENDOR_NVIDIA && d->nv_cc_major == 9 &&
-                      d->nv_cc_minor == 0;
+        bool hopper = is_hopper(d);
         /* A product of more 128 x 128 blocks than compute units. */
         int64_t side = 128;
         while ((side / 128) * (side / 128) < (int64_t)d->info.compute_units)
@@ -800,8 +805,7 @@ static void the_ptx_route_builds_on_hopper_and_fails_clearly_elsewhere(void **st
     for (int di = 0; di < nd; di++) {
         clops_device *d = devs[di];
         ct_set_device(d);
-        bool hopper = d->info.vendor == CLOPS_VENDOR_NVIDIA && d->nv_cc_major == 9 &&
-                      d->nv_cc_minor == 0;
+        bool hopper = is_hopper(d);
         bool nvidia = d->info.vendor == CLOPS_VENDOR_NVIDIA;
         if (nvidia && !hopper)
             continue; /* (sm_90a code does not run there) */
