@@ -848,10 +848,20 @@ __kernel void gemm_reduce(GEMM_ARGS)
 #define COPY_LATE 0
 #endif
 #define BK (BKC * CE)
+#ifndef GEMM_WGMMA
+#define GEMM_WGMMA 0
+#endif
+#if GEMM_WGMMA
+/* gemm_wgmma: WGS warpgroups, each owning BM / WGS rows of the block (MH
+ * products of 64 rows) and all BN columns. */
+#define MMA_WG (WGS * 128)
+#define MH (BM / WGS / 64)
+#else
 #define WARPS ((BM / WM) * (BN / WN))
 #define MMA_WG (WARPS * 32)
 #define MT (WM / 16)
 #define NT (WN / 8)
+#endif
 #define A_TILE (BM * BK)
 #define B_TILE (BN * BK)
 #if GEMM_DT == 1
@@ -862,12 +872,26 @@ __kernel void gemm_reduce(GEMM_ARGS)
 
 /* Element index of chunk c of row r in a K-major / an M- or N-major tile,
  * and of element e of row r in an M- or N-major tile. */
-#if BKC == 4
+#if BKC == 2
+/* (gemm_wgmma only: wgmma's 32-byte swizzle) */
+#define KMAJ(r, c) ((r) * BK + (((c) ^ (((r) >> 2) & 1)) * CE))
+#elif BKC == 4
 #define KMAJ(r, c) ((r) * BK + (((c) ^ (((r) >> 1) & 3)) * CE))
 #else
 #define KMAJ(r, c) ((r) * BK + (((c) ^ ((r) & 7)) * CE))
 #endif
+#if GEMM_WGMMA
+/* gemm_wgmma's M/N-major tiles: wgmma's 128-byte-swizzled atoms (8 k-rows
+ * of 64 elements, 1024 bytes, chunk c of k-row r at c ^ r; cl_kernels/
+ * wgmma.clh), those of the next 64 rows (BK / 8) atoms further, those of
+ * the next 8 k-rows the next atom.  (The K-major tiles of BKC 4 above are
+ * already wgmma's 64-byte-swizzled layout.) */
+#define XMAJ(r, c, rows)                                                                    \
+    (((((c) >> 3) * (BK / 8) + ((r) >> 3)) << 9) + (((r) & 7) << 6) +                       \
+     ((((c) & 7) ^ ((r) & 7)) * CE))
+#else
 #define XMAJ(r, c, rows) ((r) * (rows) + (((c) ^ ((r) & 7)) * CE))
+#endif
 #define XIDX(r, e, rows) (XMAJ(r, (e) / CE, rows) + (e) % CE)
 
 /* CE elements P[base + e * step], e < n (0..CE), zeros after them, into
@@ -1149,6 +1173,7 @@ static inline void gemm_plain(__local gemm_t *dst, __global const gemm_t *P, lon
         STAGE_B_RUN(Bs + (s) * B_TILE, (kt) * BK);                                          \
     } while (0)
 
+#if !GEMM_WGMMA
 /*
  * LOAD_A / LOAD_B: a lane's part of the A fragment i and the B fragments
  * 2p, 2p + 1 of the KSTEP-deep step at kk (in load_frags).  The lane's row
@@ -1368,4 +1393,142 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
                 }
         }
 }
+#else /* GEMM_WGMMA */
+/*
+ * gemm_wgmma: Hopper's warpgroup products (cl_kernels/wgmma.clh, built
+ * through the PTX route), 16-bit operands, float32 accumulation.  The
+ * staging is gemm_mma's (STAGE_SETUP / STAGE_RUN: cp.async for aligned
+ * operands, plain loads otherwise, zeros past the edges) into STAGES slots
+ * of BK = 16 or 32 deep tiles (BKC 2, 4) in wgmma's canonical layouts:
+ * K-major tiles with the 32- or 64-byte swizzle (KMAJ),
+ * M/N-major ones with the 128-byte swizzle (XMAJ above), each slot aligned
+ * to 1024 bytes.  Warpgroup w owns
+ * rows w * BM / WGS .. of the block: per 16-deep step, MH wgmma.m64nBNk16
+ * products (A from its rows, B the whole tile).
+ *
+ * The pipeline: tile kt is in slot kt % STAGES.  Iteration kt waits for
+ * its own copies of tile kt (cp.async.wait_group), fences them for the
+ * tensor cores (fence.proxy.async) and meets the other items at a barrier;
+ * issues tile kt's products; stages tile kt + PREF into its slot; and waits
+ * until at most WG_DEPTH groups of products are pending.  PREF = STAGES -
+ * 1 - WG_DEPTH: the slot refilled in iteration kt held tile kt - 1 -
+ * WG_DEPTH, whose products every warpgroup finished before the barrier.
+ */
+#if (BKC != 2 && BKC != 4) || GEMM_DT == 0
+#error "gemm_wgmma: 16-bit operands in BK = 16 or 32 tiles only"
+#endif
+/* The K-major tiles' swizzle: rows of BK * 2 bytes (32: mode 3, 64: 2). */
+#define WG_KSWZ (BKC == 2 ? 3u : 2u)
+#ifndef WG_DEPTH
+#define WG_DEPTH 0
+#endif
+#define PREF (STAGES - 1 - WG_DEPTH)
+#define PREF_WAIT (PREF - 1)
+#if PREF < 1
+#error "gemm_wgmma: STAGES - 1 - WG_DEPTH must be at least 1"
+#endif
+#define WG_ACC (BN / 2)
+#if BN == 128
+#define WG_MMA(d, da, db, ta, tb) WG_MMA_N128(d, da, db, MMA_TY, ta, tb)
+#elif BN == 256
+#define WG_MMA(d, da, db, ta, tb) WG_MMA_N256(d, da, db, MMA_TY, ta, tb)
+#else
+#error "gemm_wgmma: BN must be 128 or 256"
+#endif
+#if A_UK
+#define WG_TA "0"
+#else
+#define WG_TA "1"
+#endif
+#if B_UK
+#define WG_TB "0"
+#else
+#define WG_TB "1"
+#endif
+
+/* The descriptor of the 16-deep step ks of rows r0 (a multiple of 64) ..
+ * of a tile at __local address t: K-major tiles BK * 2 bytes a row, 8-row
+ * groups 16 * BK bytes apart, the step 32 bytes in; M/N-major tiles 64-row
+ * blocks (BK / 8) * 1024 bytes apart, 8-k-row atoms 1024 apart. */
+static inline ulong wg_tile_desc(uint t, int r0, int ks, int kmajor)
+{
+    return kmajor ? wg_desc(t + (uint)r0 * (BK * 2u) + (uint)ks * 32u, 16u, BK * 16u, WG_KSWZ)
+                  : wg_desc(t + (uint)(r0 / 64) * (BK / 8) * 1024u + (uint)ks * 2048u,
+                            (BK / 8) * 1024u, 1024u, 1u);
+}
+
+__kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_wgmma(GEMM_ARGS)
+{
+    __local gemm_t As[STAGES * A_TILE] __attribute__((aligned(1024)));
+    __local gemm_t Bs[STAGES * B_TILE] __attribute__((aligned(1024)));
+    const int lid = (int)get_local_id(0);
+    const int lane = lid & 31, warp = lid >> 5;
+    const int wg = warp >> 2;
+    GEMM_BEGIN(bat, tm, tn);
+    const int m0 = tm * BM, n0 = tn * BN;
+    const int ktiles = (K + BK - 1) / BK;
+    STAGE_A_SETUP
+    STAGE_B_SETUP
+    const uint as0 = mma_saddr(As), bs0 = mma_saddr(Bs);
+
+    float acc[MH][WG_ACC];
+#pragma unroll
+    for (int h = 0; h < MH; h++)
+#pragma unroll
+        for (int e = 0; e < WG_ACC; e++)
+            acc[h][e] = 0.0f;
+
+#pragma unroll
+    for (int s = 0; s < PREF; s++) {
+        if (s < ktiles)
+            STAGE_TILE(s, s);
+        MMA_CP_COMMIT();
+    }
+    for (int kt = 0; kt < ktiles; kt++) {
+        MMA_CP_WAIT(PREF_WAIT);
+        WG_PROXY_FENCE();
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const int s = kt % STAGES;
+        const uint at = as0 + (uint)(s * A_TILE * 2), bt = bs0 + (uint)(s * B_TILE * 2);
+        WG_FENCE();
+#pragma unroll
+        for (int ks = 0; ks < BK / 16; ks++) {
+            const ulong db = wg_tile_desc(bt, 0, ks, B_UK);
+#pragma unroll
+            for (int h = 0; h < MH; h++) {
+                const ulong da = wg_tile_desc(at, (wg * MH + h) * 64, ks, A_UK);
+                WG_MMA(acc[h], da, db, WG_TA, WG_TB);
+            }
+        }
+        WG_COMMIT();
+        const int nk = kt + PREF;
+        if (nk < ktiles)
+            STAGE_TILE(nk % STAGES, nk);
+        MMA_CP_COMMIT();
+        WG_WAIT(WG_DEPTH);
+    }
+    WG_WAIT(0);
+    MMA_CP_WAIT(0);
+
+    /* acc[h][4j + e]: row 16 * (warp % 4) + g (+ 8 for e >= 2), column 8j +
+     * 2t + (e & 1) of the warpgroup's 64 x BN product h. */
+    const int fg = lane >> 2, ft = lane & 3;
+#pragma unroll
+    for (int h = 0; h < MH; h++)
+#pragma unroll
+        for (int e2 = 0; e2 < 2; e2++) {
+            int gm = m0 + (wg * MH + h) * 64 + (warp & 3) * 16 + fg + 8 * e2;
+            if (gm >= M)
+                continue;
+#pragma unroll
+            for (int j = 0; j < BN / 8; j++)
+#pragma unroll
+                for (int e1 = 0; e1 < 2; e1++) {
+                    int gn = n0 + j * 8 + 2 * ft + e1;
+                    if (gn < N)
+                        GEMM_STORE(acc[h][4 * j + 2 * e2 + e1], gm, gn);
+                }
+        }
+}
+#endif /* GEMM_WGMMA */
 #endif /* GEMM_MMA */

@@ -194,6 +194,12 @@ typedef struct host_kernel_request {
     clops_status (*gen_source)(void *ctx, const clops_device *d, strbuf *sb);
     void *ctx;
     const char *build_options; /* extra options after the defaults; may be NULL */
+    /* NULL, or the PTX route's target ("sm_90a"; NVIDIA devices only): the
+     * program is built from source, its PTX read back, the `.target` line
+     * made this target and every "//@" removed (instructions the driver's
+     * own target rejects, written as PTX comments), and the PTX built again;
+     * that program is the one kept and cached (host/program.c). */
+    const char *ptx_target;
 } host_kernel_request;
 
 /* The options every program of device d is built with, then extra (may be

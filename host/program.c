@@ -21,6 +21,9 @@
  * asks for clops' cache there too; every other driver, whose binaries are
  * ready after the build, uses clops' cache.
  *
+ * A request may name a PTX target (ptx_route below): the program is then
+ * built from source, its PTX patched for that target and built again.
+ *
  * Builds on one device are serialised by a build lock, so two threads that
  * miss on the same program never build it twice; lookups never wait for a
  * build of another program except for the short table lock.
@@ -309,6 +312,104 @@ static cl_program load_program(clops_device *d, host_dkey key, const char *optio
     return p;
 }
 
+/*
+ * The PTX route (host_kernel_request.ptx_target): NVIDIA's OpenCL compiler
+ * writes PTX for the device's own target (`.target sm_90` on an H100) and
+ * rejects instructions of the architecture-specific target (sm_90a:
+ * wgmma, setmaxnreg), but builds PTX handed back to it as a binary.  So the
+ * kernels write those instructions behind "//@" (a PTX comment), and here
+ * the built program's PTX is read back (CL_PROGRAM_BINARIES), its
+ * `.target` line given `target`, every "//@" removed, and the text built
+ * again with clCreateProgramWithBinary.  Every step that fails says which
+ * one and why; the caller falls back to another kernel.
+ */
+static clops_status ptx_patch(const char *ptx, size_t n, const char *target, char **out,
+                              size_t *out_len)
+{
+    size_t tl = strlen(target);
+    /* The text grows only at the .target line. */
+    char *buf = malloc(n + tl + 2);
+    if (!buf)
+        return CLOPS__HOST_OOM("PTX route");
+    size_t w = 0, i = 0;
+    int targets = 0;
+    while (i < n && ptx[i]) {
+        bool line_start = i == 0 || ptx[i - 1] == '\n';
+        if (line_start && !targets && i + 8 <= n && strncmp(ptx + i, ".target ", 8) == 0) {
+            /* ".target sm_90[, options]": the first token becomes target. */
+            memcpy(buf + w, ".target ", 8);
+            w += 8;
+            i += 8;
+            while (i < n && ptx[i] == ' ')
+                i++;
+            while (i < n && ptx[i] && ptx[i] != ',' && ptx[i] != ' ' && ptx[i] != '\n' &&
+                   ptx[i] != '\r')
+                i++;
+            memcpy(buf + w, target, tl);
+            w += tl;
+            targets++;
+            continue;
+        }
+        if (i + 3 <= n && strncmp(ptx + i, "//@", 3) == 0) {
+            i += 3;
+            continue;
+        }
+        buf[w++] = ptx[i++];
+    }
+    buf[w] = '\0';
+    if (!targets) {
+        free(buf);
+        return clops__fail(CLOPS_BUILD_FAILURE,
+                           "the program's binary is not PTX text (no .target line)");
+    }
+    *out = buf;
+    *out_len = w;
+    return CLOPS_OK;
+}
+
+static clops_status ptx_route(clops_device *d, cl_program built, const host_kernel_request *req,
+                              const char *options, host_dkey key, cl_program *out)
+{
+    unsigned char *bin = NULL;
+    size_t n = 0;
+    char *ptx = NULL;
+    size_t len = 0;
+    clops_status st = program_binary(d, built, &bin, &n);
+    if (st == CLOPS_OK && n == 0)
+        st = clops__fail(CLOPS_BUILD_FAILURE, "the driver returned no program binary");
+    if (st == CLOPS_OK)
+        st = ptx_patch((const char *)bin, n, req->ptx_target, &ptx, &len);
+    free(bin);
+    if (st)
+        return clops__error_prefix(st, "program '%s', PTX route to %s on %s", req->program_name,
+                                   req->ptx_target, d->label);
+    cl_int err = CL_SUCCESS, bstatus = CL_SUCCESS;
+    size_t size = len + 1;
+    const unsigned char *bp = (const unsigned char *)ptx;
+    cl_program p = clCreateProgramWithBinary(d->context, 1, &d->id, &size, &bp, &bstatus, &err);
+    if (!p || err != CL_SUCCESS || bstatus != CL_SUCCESS) {
+        if (p)
+            clReleaseProgram(p);
+        free(ptx);
+        st = host_cl_fail(err != CL_SUCCESS ? err : bstatus,
+                          "clCreateProgramWithBinary (patched PTX)", d);
+        return clops__error_prefix(st, "program '%s', PTX route to %s", req->program_name,
+                                   req->ptx_target);
+    }
+    err = clBuildProgram(p, 1, &d->id, options, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        char name[160];
+        snprintf(name, sizeof name, "%s (PTX for %s)", req->program_name, req->ptx_target);
+        st = build_failed(d, p, err, name, key, ptx);
+        clReleaseProgram(p);
+        free(ptx);
+        return st;
+    }
+    free(ptx);
+    *out = p;
+    return CLOPS_OK;
+}
+
 /* Writes the request's source into src and its build options and disk key;
  * the source is checked against the compiler limits first. */
 /*
@@ -341,7 +442,14 @@ static clops_status make_source(clops_device *d, const host_kernel_request *req,
     if (st)
         return st;
     host_build_options(d, req->build_options, options, cap);
-    *key = host_disk_key(d, sb_str(src), src->len, options);
+    if (req->ptx_target) {
+        /* The route's program is not the source's: another key. */
+        char routed[600];
+        snprintf(routed, sizeof routed, "%s ptx-route:%s", options, req->ptx_target);
+        *key = host_disk_key(d, sb_str(src), src->len, routed);
+    } else {
+        *key = host_disk_key(d, sb_str(src), src->len, options);
+    }
     return CLOPS_OK;
 }
 
@@ -369,6 +477,14 @@ static clops_status build_from_source(clops_device *d, const host_kernel_request
         clops_status st = build_failed(d, prog, err, req->program_name, key, text);
         clReleaseProgram(prog);
         return st;
+    }
+    if (req->ptx_target) {
+        cl_program routed = NULL;
+        clops_status st = ptx_route(d, prog, req, options, key, &routed);
+        clReleaseProgram(prog);
+        if (st)
+            return st;
+        prog = routed;
     }
     d->kcache->stats.programs_built++;
     *out = prog;

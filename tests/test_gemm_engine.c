@@ -405,6 +405,7 @@ static void a_failed_known_answer_check_falls_back_to_fma(void **state)
         check_product(d, CLOPS_BFLOAT16, &p, true, false, false);
         check_product(d, CLOPS_BFLOAT16, &p, true, false, false);
         gemm_engine_get_stats(&s1);
+        /* (A product this small does not try wgmma on Hopper.) */
         CT_ASSERT(s1.canary_runs == s0.canary_runs + 1);
         CT_ASSERT(s1.canary_failures == s0.canary_failures + 1);
         CT_ASSERT(s1.mma_calls == s0.mma_calls);
@@ -678,6 +679,163 @@ static void addmm_activation_matches_the_cpu(void **state)
     ct_clear_context();
 }
 
+/* NVIDIA compute capability 9.0 (H100, H200): where wgmma runs. */
+static bool is_hopper(const clops_device *d)
+{
+    return d->info.vendor == CLOPS_VENDOR_NVIDIA && d->nv_cc_major == 9 && d->nv_cc_minor == 0;
+}
+
+/* Hopper's wgmma atom is tried only on NVIDIA devices of compute
+ * capability 9.0 (nowhere else, POCL included: no wgmma launch is counted
+ * there), and there by default for products that fill the device with
+ * 128 x 128 blocks.  Where it runs, every wgmma configuration (forced with
+ * gemm.config: the default in every layout, aligned (cp.async) and odd
+ * (plain loads), in float16 and bfloat16; the others in bfloat16, K-major
+ * and M/N-major, aligned) matches the reference with M, N and K off the
+ * tiles, batched and broadcast; switched off (CLOPS_GEMM_WGMMA=0, gemm_engine_set_wgmma), the
+ * products run on mma.sync, correctly. */
+static void wgmma_is_chosen_by_capability(void **state)
+{
+    (void)state;
+    static const pcase cases[] = {
+        {1, 136, 72, 80, true, false, false, 1.0, 0.0},
+        {3, 70, 150, 48, true, true, false, 0.5, 1.5},
+        {2, 129, 17, 41, false, false, true, 1.0, 1.0},
+        {1, 200, 264, 520, true, false, false, -1.0, 0.5},
+    };
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    int count = gemm_engine_config_count(), first = 0;
+    while (first < count && strncmp(gemm_engine_config_name(first), "wg", 2) != 0)
+        first++;
+    CT_ASSERT(first < count);
+    for (int di = 0; di < nd; di++) {
+        clops_device *d = devs[di];
+        ct_set_device(d);
+        bool hopper = is_hopper(d);
+        /* A product of more 128 x 128 blocks than compute units. */
+        int64_t side = 128;
+        while ((side / 128) * (side / 128) < (int64_t)d->info.compute_units)
+            side += 128;
+        pcase big = {1, side + 5, side + 3, 40, true, false, false, 1.0, 0.0};
+        for (size_t t = 1; t < CT_COUNT(dtypes); t++) {
+            ct_set_case("%s: wgmma a candidate only on compute capability 9.0",
+                        clops_dtype_name(dtypes[t]));
+            CT_ASSERT(gemm_engine_wgmma_candidate(d, dtypes[t]) == hopper);
+            CT_ASSERT(!gemm_engine_wgmma_candidate(d, CLOPS_FLOAT32));
+            for (int cfg = hopper ? first : count; cfg < count; cfg++) {
+                CT_OK(clops_debug_set("gemm.config", cfg + 1));
+                gemm_engine_stats s0, s1;
+                gemm_engine_get_stats(&s0);
+                uint64_t runs = 0;
+                /* (Each configuration, layout and staging is a program of
+                 * its own: the other configurations in two layouts,
+                 * aligned, and in bfloat16 only.) */
+                if (cfg != first && dtypes[t] != CLOPS_BFLOAT16)
+                    continue;
+                for (int lay = 0; lay < 4; lay++) {
+                    if (cfg != first && (lay == 1 || lay == 2))
+                        continue;
+                    for (size_t ci = 0; ci < CT_COUNT(cases); ci++) {
+                        const pcase *pc = &cases[ci];
+                        if (cfg != first && !pc->aligned)
+                            continue;
+                        runs++;
+                        ct_set_case("%s, wgmma config %s, %s, %s, [%lld] %lldx%lldx%lld, %s",
+                                    clops_dtype_name(dtypes[t]), gemm_engine_config_name(cfg),
+                                    lay_names[lay >> 1], lay_names_b[lay & 1],
+                                    (long long)pc->batch, (long long)pc->m, (long long)pc->n,
+                                    (long long)pc->k, pc->aligned ? "aligned" : "odd offsets");
+                        check_product(d, dtypes[t], pc, lay >> 1, lay & 1, false);
+                    }
+                }
+                gemm_engine_get_stats(&s1);
+                /* (no product here is skinny: M, N > 16) */
+                CT_ASSERT_MSG(s1.wgmma_calls - s0.wgmma_calls == runs, "%llu wgmma launches",
+                              (unsigned long long)(s1.wgmma_calls - s0.wgmma_calls));
+                CT_ASSERT(s1.canary_failures == s0.canary_failures);
+            }
+            CT_OK(clops_debug_set("gemm.config", 0));
+            for (int on = 1; on >= 0; on--) {
+                ct_set_case("%s, %lldx%lldx%lld, wgmma %s", clops_dtype_name(dtypes[t]),
+                            (long long)big.m, (long long)big.n, (long long)big.k,
+                            on ? "on" : "switched off");
+                gemm_engine_set_wgmma(on != 0);
+                CT_ASSERT(gemm_engine_wgmma_candidate(d, dtypes[t]) == (hopper && on));
+                const char *path = gemm_engine_path(d, dtypes[t]);
+                gemm_engine_stats s0, s1;
+                gemm_engine_get_stats(&s0);
+                check_product(d, dtypes[t], &big, true, true, false);
+                check_product(d, dtypes[t], &cases[0], false, false, false);
+                gemm_engine_get_stats(&s1);
+                gemm_engine_set_wgmma(true);
+                /* The big product on wgmma where it is on; the small one on
+                 * mma.sync (or the device's own path) either way. */
+                CT_ASSERT(s1.wgmma_calls - s0.wgmma_calls == (hopper && on ? 1u : 0u));
+                CT_ASSERT(path_calls(&s1, path) == path_calls(&s0, path) + 2);
+            }
+        }
+    }
+    ct_clear_context();
+}
+
+/* A program source whose only instruction the driver's own target
+ * rejects is hidden behind "//@" (cl_kernels/wgmma.clh's convention). */
+static clops_status ptx_route_source(void *ctx, const clops_device *d, strbuf *sb)
+{
+    (void)ctx;
+    /* (inline PTX only for NVIDIA's compiler) */
+    sb_printf(sb, "__kernel void routed(__global int *o)\n{\n%s    o[get_global_id(0)] = 42;\n}\n",
+              d->info.vendor == CLOPS_VENDOR_NVIDIA
+                  ? "    asm volatile(\"//@wgmma.fence.sync.aligned;\" ::: \"memory\");\n"
+                  : "");
+    return CLOPS_OK;
+}
+
+/* The program layer's PTX route (host_kernel_request.ptx_target): on
+ * Hopper a program with an sm_90a instruction builds and runs; on every
+ * other device the request fails with a build failure that names the
+ * route (POCL's binaries are not PTX text), and nothing is cached.  (The
+ * engine's own use, gemm_wgmma, is checked by the tests above.) */
+static void the_ptx_route_builds_on_hopper_and_fails_clearly_elsewhere(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < nd; di++) {
+        clops_device *d = devs[di];
+        ct_set_device(d);
+        bool hopper = is_hopper(d);
+        bool nvidia = d->info.vendor == CLOPS_VENDOR_NVIDIA;
+        if (nvidia && !hopper)
+            continue; /* (sm_90a code does not run there) */
+        ct_set_case("PTX route to sm_90a, %s", hopper ? "Hopper" : "not NVIDIA");
+        host_kernel_request req = {"test/ptx-route", "routed", ptx_route_source, NULL, NULL,
+                                   "sm_90a"};
+        host_kkey key = {{0x50545852u, 1, 2, 3}};
+        host_kernel *k = NULL;
+        clops_status st = host_kernel_get(d, &key, &req, &k);
+        if (!hopper) {
+            CT_ASSERT(st == CLOPS_BUILD_FAILURE);
+            CT_ASSERT_MSG(strstr(clops_last_error(), "PTX route") != NULL, "%s",
+                          clops_last_error());
+            CT_ASSERT(host_kernel_lookup(d, &key) == NULL);
+            continue;
+        }
+        CT_OK(st);
+        host_block *o = NULL;
+        CT_OK(host_alloc(d, 128 * sizeof(int), &o));
+        host_arg args[] = {{sizeof o->mem, &o->mem}};
+        CT_OK(host_launch_local(d, k, 1, args, 128, 128));
+        int h[128] = {0};
+        CT_OK(host_read(d, o->mem, 0, h, sizeof h));
+        for (int i = 0; i < 128; i++)
+            CT_ASSERT(h[i] == 42);
+        host_free(o);
+    }
+    ct_clear_context();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -691,6 +849,8 @@ int main(void)
         cmocka_unit_test(a_failed_known_answer_check_falls_back_to_fma),
         cmocka_unit_test(fused_epilogues_match_the_host),
         cmocka_unit_test(addmm_activation_matches_the_cpu),
+        cmocka_unit_test(wgmma_is_chosen_by_capability),
+        cmocka_unit_test(the_ptx_route_builds_on_hopper_and_fails_clearly_elsewhere),
     };
     return cmocka_run_group_tests(tests, NULL, ct_teardown_group);
 }

@@ -280,7 +280,7 @@ static void *kernel_worker(void *arg)
     for (const char *p = nonce; *p; p++)
         key.w[2] = key.w[2] * 131 + (unsigned char)*p;
     host_kernel_request req = {"test/threads-race", w->which ? "race1" : "race0",
-                               gen_race_source, NULL, NULL};
+                               gen_race_source, NULL, NULL, NULL};
     pthread_barrier_wait(w->start);
     clops_status st = host_kernel_get(w->dev, &key, &req, &w->kernel);
     if (st)

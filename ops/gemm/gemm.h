@@ -176,7 +176,8 @@ clops_status gemm_engine_conv_weight(const char *op, const gemm_conv *cv, clops_
 typedef struct gemm_engine_stats {
     uint64_t fma_calls;       /* the GPU FMA atom */
     uint64_t cpu_calls;       /* the CPU-device FMA atom */
-    uint64_t mma_calls;       /* the mma.sync atom */
+    uint64_t mma_calls;       /* the matrix-unit atoms (mma.sync and wgmma) */
+    uint64_t wgmma_calls;     /* ... of which Hopper's wgmma (also in mma_calls) */
     uint64_t clblast_calls;   /* handed to CLBlast */
     uint64_t canary_runs;     /* known-answer checks of matrix-unit configs */
     uint64_t canary_failures; /* ... that failed (the FMA atom took over) */
@@ -192,11 +193,19 @@ void gemm_engine_get_stats(gemm_engine_stats *out);
 void gemm_engine_set_enabled(bool on);
 bool gemm_engine_enabled(void);
 
+/* Hopper's wgmma atom (float16 / bfloat16 on NVIDIA devices of compute
+ * capability 9.0, through the PTX route): on unless CLOPS_GEMM_WGMMA=0 at
+ * start or switched off here (tests, benchmarks).  _candidate: whether a
+ * product of dt on d would try it (before its known-answer check). */
+void gemm_engine_set_wgmma(bool on);
+bool gemm_engine_wgmma_candidate(const clops_device *d, clops_dtype dt);
+
 /* The path a dtype takes on a device, in words: "mma", "fma", "cpu" or
  * "clblast" (before layout and known-answer checks). */
 const char *gemm_engine_path(const clops_device *d, clops_dtype dt);
 
-/* The mma.sync tile configurations (the debug setting gemm.config = i + 1
+/* The matrix-unit tile configurations, mma.sync's and then wgmma's ("wg"
+ * names; forced only where wgmma is a candidate) (the debug setting gemm.config = i + 1
  * forces configuration i): how many, and the name of one (NULL out of
  * range), e.g. "128x128-w64x64-s3". */
 int gemm_engine_config_count(void);

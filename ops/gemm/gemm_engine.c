@@ -9,12 +9,18 @@
  * through its offset and strides (transposed, sliced, step-sliced and
  * broadcast views need no copies) and loads float16/bfloat16 natively:
  *
+ *   gemm_wgmma float16 and bfloat16 on NVIDIA devices of compute capability
+ *              9.0 (Hopper): warpgroup products (wgmma) from __local tiles,
+ *              built through the program layer's PTX route (sm_90a), once
+ *              the configuration passed its known-answer check, unless
+ *              CLOPS_GEMM_WGMMA=0; where it fails, gemm_mma;
  *   gemm_mma   float16 and bfloat16 on NVIDIA devices of compute capability
  *              >= 8.0 (and float32 as TF32 under the "high" and "medium"
  *              precision modes), once the (dtype, layout, staging) configuration has
  *              passed its known-answer check on the device: operands with
  *              16-byte aligned rows, offsets and batch strides are staged
- *              with cp.async, others with plain loads through their strides;
+ *              with cp.async, others with plain loads through their strides
+ *              (gemm_wgmma stages the same way);
  *   gemm_cpu   float32, float16 and bfloat16 on CPU devices (POCL): packed
  *              panels, float16-vector register tiles, no barriers;
  *   gemm_fma   float16 and bfloat16 on other GPUs, and where a known-answer
@@ -30,8 +36,9 @@
  * The program of each (kind, dtype[, layout], tile configuration) is a
  * kit_program (gemm_defines, then cl_kernels/gemm.cl) built and cached by
  * kit_kernel; the atom follows the kit's device kind (KIT_CPU: the CPU
- * atom, KIT_GPU: the FMA atom, KIT_MMA: mma.sync after its known-answer
- * check, the FMA atom otherwise).
+ * atom, KIT_GPU: the FMA atom, KIT_MMA: wgmma on compute capability 9.0,
+ * else or where its check failed mma.sync, after its known-answer check,
+ * the FMA atom otherwise).
  */
 #include <limits.h>
 #include <pthread.h>
@@ -60,6 +67,7 @@ static atomic_int precision_mode = -1; /* -1: not read from the environment yet 
 /* -2: not read from the environment yet, -1: follow precision_mode */
 static atomic_int conv_precision_mode = -2;
 static atomic_int engine_enabled = -1; /* -1: not read from the environment yet */
+static atomic_int wgmma_enabled = -1;  /* -1: not read from the environment yet */
 
 /* Index of a precision name, or -1. */
 static int precision_index(const char *s)
@@ -153,16 +161,35 @@ bool gemm_engine_enabled(void)
     return engine_on();
 }
 
+static bool wgmma_on(void)
+{
+    int e = atomic_load(&wgmma_enabled);
+    if (e < 0) {
+        const char *v = host_env("CLOPS_GEMM_WGMMA");
+        int expect = -1;
+        atomic_compare_exchange_strong(&wgmma_enabled, &expect,
+                                       v && strcmp(v, "0") == 0 ? 0 : 1);
+        e = atomic_load(&wgmma_enabled);
+    }
+    return e == 1;
+}
+
+void gemm_engine_set_wgmma(bool on)
+{
+    atomic_store(&wgmma_enabled, on ? 1 : 0);
+}
+
 /* --- counters --------------------------------------------------------------- */
 
-static atomic_uint_fast64_t n_fma, n_cpu, n_mma, n_clblast, n_canary_runs, n_canary_fails, n_skinny,
-    n_split;
+static atomic_uint_fast64_t n_fma, n_cpu, n_mma, n_wgmma, n_clblast, n_canary_runs, n_canary_fails,
+    n_skinny, n_split;
 
 void gemm_engine_get_stats(gemm_engine_stats *out)
 {
     out->fma_calls = atomic_load(&n_fma);
     out->cpu_calls = atomic_load(&n_cpu);
     out->mma_calls = atomic_load(&n_mma);
+    out->wgmma_calls = atomic_load(&n_wgmma);
     out->clblast_calls = atomic_load(&n_clblast);
     out->canary_runs = atomic_load(&n_canary_runs);
     out->canary_failures = atomic_load(&n_canary_fails);
@@ -183,6 +210,8 @@ typedef struct gemm_cfg {
     int bk, tm, tn;      /* fma */
     int rm, nv, mb, nb, kc; /* cpu */
     int wm, wn, stages;  /* mma */
+    int wgs, depth;      /* wgmma: warpgroups (0: the mma.sync atom), product groups left
+                            pending across a K tile */
     int bkc, frag_db, late, raster, shape; /* mma: K chunks, fragment double-buffering, copies
                                               after the first step, raster, mma_shapes index */
     int ms, vec;         /* skinny: rows of A (<= 16), vector width of B's loads (1: none) */
@@ -208,23 +237,35 @@ static const char *const kind_names[] = {"fma", "cpu", "mma", "skinny", "reduce"
 typedef struct mma_shape {
     const char *name;
     int bm, bn, wm, wn, stages, bkc, frag_db, late, raster;
+    int wgs, depth; /* wgmma (gemm_wgmma): warpgroups, WG_DEPTH; 0: mma.sync */
 } mma_shape;
 
 static const mma_shape mma_shapes[] = {
-    {"128x128-w64x64-s3", 128, 128, 64, 64, 3, 4, 0, 0, 8},
-    {"64x64-w32x32-s4", 64, 64, 32, 32, 4, 4, 0, 0, 8},
-    {"128x128-w64x64-s3-late", 128, 128, 64, 64, 3, 4, 0, 1, 8},
-    {"64x64-w32x32-s4-late", 64, 64, 32, 32, 4, 4, 0, 1, 8},
-    {"128x128-w64x64-s3-db", 128, 128, 64, 64, 3, 4, 1, 0, 8},
-    {"128x128-w64x64-s3-db-late", 128, 128, 64, 64, 3, 4, 1, 1, 8},
-    {"64x128-w32x64-s4", 64, 128, 32, 64, 4, 4, 0, 0, 8},
-    {"64x128-w32x64-s4-late", 64, 128, 32, 64, 4, 4, 0, 1, 8},
-    {"128x256-w64x64-s2-late", 128, 256, 64, 64, 2, 4, 0, 1, 8},
-    {"256x128-w64x64-s2-late", 256, 128, 64, 64, 2, 4, 0, 1, 8},
-    {"128x128-w64x32-s3-late", 128, 128, 64, 32, 3, 4, 0, 1, 8},
-    {"64x128-w32x64-bk64-s2-late", 64, 128, 32, 64, 2, 8, 0, 1, 8},
-    {"64x64-w32x32-bk64-s3-late", 64, 64, 32, 32, 3, 8, 0, 1, 8},
+    {"128x128-w64x64-s3", 128, 128, 64, 64, 3, 4, 0, 0, 8, 0, 0},
+    {"64x64-w32x32-s4", 64, 64, 32, 32, 4, 4, 0, 0, 8, 0, 0},
+    {"128x128-w64x64-s3-late", 128, 128, 64, 64, 3, 4, 0, 1, 8, 0, 0},
+    {"64x64-w32x32-s4-late", 64, 64, 32, 32, 4, 4, 0, 1, 8, 0, 0},
+    {"128x128-w64x64-s3-db", 128, 128, 64, 64, 3, 4, 1, 0, 8, 0, 0},
+    {"128x128-w64x64-s3-db-late", 128, 128, 64, 64, 3, 4, 1, 1, 8, 0, 0},
+    {"64x128-w32x64-s4", 64, 128, 32, 64, 4, 4, 0, 0, 8, 0, 0},
+    {"64x128-w32x64-s4-late", 64, 128, 32, 64, 4, 4, 0, 1, 8, 0, 0},
+    {"128x256-w64x64-s2-late", 128, 256, 64, 64, 2, 4, 0, 1, 8, 0, 0},
+    {"256x128-w64x64-s2-late", 256, 128, 64, 64, 2, 4, 0, 1, 8, 0, 0},
+    {"128x128-w64x32-s3-late", 128, 128, 64, 32, 3, 4, 0, 1, 8, 0, 0},
+    {"64x128-w32x64-bk64-s2-late", 64, 128, 32, 64, 2, 8, 0, 1, 8, 0, 0},
+    {"64x64-w32x32-bk64-s3-late", 64, 64, 32, 32, 3, 8, 0, 1, 8, 0, 0},
+    /* wgmma (Hopper, cl_kernels/gemm.cl GEMM_WGMMA): warpgroups (wgs) each
+     * of BM / wgs rows (wm) and all BN columns, BK 32 (bkc 4) or 16
+     * ("-k16"); the first is the default of products with at least as many
+     * 128 x 128 blocks as compute units (H100, 4096^3 in bfloat16: 361
+     * TFLOP/s; 64 x 128 blocks 306-330, 128 x 256 with BK 16 and 4 stages
+     * 225-238; docs/gemm.md has the others tried). */
+    {"wg128x128-s3", 128, 128, 64, 128, 3, 4, 0, 0, 8, 2, 0},
+    {"wg64x128-s4", 64, 128, 64, 128, 4, 4, 0, 0, 8, 1, 0},
+    {"wg128x256-k16-s4", 128, 256, 64, 256, 4, 2, 0, 0, 8, 2, 0},
 };
+/* The first wgmma configuration, the default one. */
+#define WG_FIRST 13
 #define MMA_SHAPES ((int)(sizeof mma_shapes / sizeof mma_shapes[0]))
 
 int gemm_engine_config_count(void)
@@ -261,6 +302,9 @@ static clops_status gemm_defines(const void *ctx, const clops_device *d, strbuf 
                   c->rm, c->nv, c->mb, c->nb, c->kc);
         break;
     case GK_MMA:
+        if (c->wgs)
+            sb_printf(defs, "#define GEMM_WGMMA 1\n#define WGS %d\n#define WG_DEPTH %d\n", c->wgs,
+                      c->depth);
         sb_printf(defs, "#define GEMM_MMA 1\n#define BM %d\n#define BN %d\n#define WM %d\n"
                          "#define WN %d\n#define STAGES %d\n#define WAIT_GROUPS %d\n"
                          "#define A_UK %d\n#define B_UK %d\n#define A_CP %d\n#define B_CP %d\n"
@@ -293,13 +337,15 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
                           ((uint64_t)c->tm << 16) | ((uint64_t)c->tn << 8) | (uint64_t)c->stages,
                       ((uint64_t)c->rm << 48) | ((uint64_t)c->nv << 40) | ((uint64_t)c->mb << 32) |
                           ((uint64_t)c->nb << 24) | (uint64_t)c->kc,
-                      ((uint64_t)c->bkc << 40) | ((uint64_t)c->frag_db << 36) |
+                      ((uint64_t)c->wgs << 52) | ((uint64_t)c->depth << 48) |
+                          ((uint64_t)c->bkc << 40) | ((uint64_t)c->frag_db << 36) |
                           ((uint64_t)c->late << 32) |
                           ((uint64_t)c->raster << 24) | ((uint64_t)c->wm << 12) | (uint64_t)c->wn}};
     char pname[128];
     bool mma = c->kind == GK_MMA;
     if (mma)
-        snprintf(pname, sizeof pname, "gemm/mma/%s/a-%s%s/b-%s%s/%s%s", clops_dtype_name(c->dt),
+        snprintf(pname, sizeof pname, "gemm/%s/%s/a-%s%s/b-%s%s/%s%s", c->wgs ? "wgmma" : "mma",
+                 clops_dtype_name(c->dt),
                  c->a_uk ? "k" : "m", c->a_cp ? "" : "-plain", c->b_uk ? "k" : "n",
                  c->b_cp ? "" : "-plain", mma_shapes[c->shape].name, c->split ? "/split" : "");
     else if (c->kind == GK_SKINNY)
@@ -316,13 +362,17 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
     }
     static const char *const knames[] = {"gemm_fma", "gemm_cpu", "gemm_mma", "gemm_skinny",
                                          "gemm_reduce"};
-    /* The matrix-unit atoms (inline PTX) only in the mma programs. */
+    /* The matrix-unit atoms (inline PTX) only in the mma programs; wgmma's
+     * (sm_90a) through the PTX route. */
+    bool wg = mma && c->wgs;
     kit_program prog = {.name = pname,
-                        .headers = {mma ? "mma.clh" : NULL},
+                        .headers = {mma ? "mma.clh" : NULL, wg ? "wgmma.clh" : NULL},
                         .write = gemm_defines,
                         .file = "gemm.cl",
-                        .ctx = c};
-    clops_status st = kit_kernel(d, &key, &prog, knames[c->kind], 0, NULL, out);
+                        .ctx = c,
+                        .ptx_target = wg ? "sm_90a" : NULL};
+    clops_status st =
+        kit_kernel(d, &key, &prog, wg ? "gemm_wgmma" : knames[c->kind], 0, NULL, out);
     /* Work-groups of one always run; the GPU atoms need their whole group. */
     if (st == CLOPS_OK && c->wg > 1 && (*out)->wg_size < (size_t)c->wg)
         return clops__fail(CLOPS_UNSUPPORTED, "%s needs work-groups of %d items; %s allows %zu",
@@ -334,7 +384,7 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
  * blocks than compute units); false when __local memory cannot hold two
  * stages or the device runs smaller work-groups. */
 static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk, int a_cp,
-                       int b_cp, bool small, gemm_cfg *c)
+                       int b_cp, bool small, bool wgmma, gemm_cfg *c)
 {
     memset(c, 0, sizeof *c);
     c->kind = GK_MMA;
@@ -347,17 +397,27 @@ static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk
      * blocks (4 warps of 32 x 32): square 1024 in bfloat16 82 TFLOP/s on
      * the H100 (132 units) against 52 with 128 x 128 and 60 with 64 x 128
      * (bench_gemm --sweep, docs/gemm.md). */
+    /* A forced configuration of the other atom is ignored. */
     int forced = (int)clops_debug_get(CLOPS_DEBUG_GEMM_CONFIG);
-    c->shape = forced > 0 && forced <= MMA_SHAPES ? forced - 1 : small ? 1 : 0;
+    if (forced > 0 && forced <= MMA_SHAPES && (mma_shapes[forced - 1].wgs != 0) == wgmma)
+        c->shape = forced - 1;
+    else
+        c->shape = wgmma ? WG_FIRST : small ? 1 : 0;
     const mma_shape *sh = &mma_shapes[c->shape];
     c->bm = sh->bm, c->bn = sh->bn, c->wm = sh->wm, c->wn = sh->wn, c->stages = sh->stages;
     c->bkc = sh->bkc, c->frag_db = sh->frag_db, c->late = sh->late, c->raster = sh->raster;
+    c->wgs = sh->wgs, c->depth = sh->depth;
     /* A stage: bkc 16-byte chunks of every row of A's and B's tiles. */
     uint64_t stage = (uint64_t)(c->bm + c->bn) * (uint64_t)c->bkc * 16;
     while (c->stages > 2 && stage * (uint64_t)c->stages > d->info.local_mem_bytes)
         c->stages--;
-    c->wg = (c->bm / c->wm) * (c->bn / c->wn) * 32;
-    return stage * (uint64_t)c->stages <= d->info.local_mem_bytes &&
+    /* wgmma: at least one stage prefetched beyond the pending products. */
+    if (c->wgs && c->stages - 1 - c->depth < 1)
+        c->depth = 0;
+    c->wg = c->wgs ? c->wgs * 128 : (c->bm / c->wm) * (c->bn / c->wn) * 32;
+    /* The staging gives every item whole 16-byte chunks of both tiles. */
+    return (c->bm * c->bkc) % c->wg == 0 && (c->bn * c->bkc) % c->wg == 0 &&
+           stage * (uint64_t)c->stages <= d->info.local_mem_bytes &&
            (size_t)c->wg <= d->info.max_work_group_size;
 }
 
@@ -738,12 +798,14 @@ static bool mma_checked(clops_device *d, const gemm_cfg *cfg)
             if (!pass) {
                 atomic_fetch_add(&n_canary_fails, 1);
                 fprintf(stderr,
-                        "clops: warning: the GEMM engine's mma.sync atom failed its known-answer "
+                        "clops: warning: the GEMM engine's %s atom failed its known-answer "
                         "check on %s (%s) for %s with A %s-major%s and B %s-major%s, tiles %s: "
-                        "%s; using the FMA atom there\n",
-                        d->label, d->info.name, clops_dtype_name(c->dt), c->a_uk ? "K" : "M",
+                        "%s; using the %s atom there\n",
+                        c->wgs ? "wgmma" : "mma.sync", d->label, d->info.name,
+                        clops_dtype_name(c->dt), c->a_uk ? "K" : "M",
                         c->a_cp ? "" : " (plain loads)", c->b_uk ? "K" : "N",
-                        c->b_cp ? "" : " (plain loads)", mma_shapes[c->shape].name, why);
+                        c->b_cp ? "" : " (plain loads)", mma_shapes[c->shape].name, why,
+                        c->wgs ? "mma.sync" : "FMA");
             }
         }
         ok = st == 1;
@@ -759,6 +821,15 @@ static bool has_mma(const clops_device *d)
 {
     return kit_kind_of(d) == KIT_MMA ||
            clops_debug_get(CLOPS_DEBUG_GEMM_CANARY_FAIL) != 0;
+}
+
+/* wgmma needs sm_90a: NVIDIA's compute capability 9.0 exactly (later
+ * architectures do not run sm_90a code). */
+bool gemm_engine_wgmma_candidate(const clops_device *d, clops_dtype dt)
+{
+    return (dt == CLOPS_FLOAT16 || dt == CLOPS_BFLOAT16) && engine_on() && wgmma_on() &&
+           kit_kind_of(d) == KIT_MMA && d->info.vendor == CLOPS_VENDOR_NVIDIA &&
+           d->nv_cc_major == 9 && d->nv_cc_minor == 0;
 }
 
 /*
@@ -1026,7 +1097,19 @@ static clops_status engine_launch(const char *op, clops_device *d, clops_dtype d
         int64_t units = d->info.compute_units ? d->info.compute_units : 1;
         bool small =
             blocks < units && (g->k < 4096 || blocks * 8 < units || (conv && conv != 3));
-        mma = mma_config(d, dt, a_uk, !b_un, a_cp, b_cp, small, &cfg) && mma_checked(d, &cfg);
+        /* Hopper: wgmma for plain products that fill the device with
+         * 128 x 128 blocks (H100, bfloat16: 4096^3 350-362 TFLOP/s against
+         * mma.sync's 223; square 1024, fewer blocks, 71-73 with wgmma's 64 x
+         * 128 blocks against mma.sync's 82-83 with 64 x 64), or a forced
+         * wgmma configuration; mma.sync where its check failed. */
+        int forced = (int)clops_debug_get(CLOPS_DEBUG_GEMM_CONFIG);
+        bool wg_forced = forced > 0 && forced <= MMA_SHAPES && mma_shapes[forced - 1].wgs;
+        bool wg = !conv && (!small || wg_forced) && gemm_engine_wgmma_candidate(d, dt) &&
+                  mma_config(d, dt, a_uk, !b_un, a_cp, b_cp, small, true, &cfg) &&
+                  mma_checked(d, &cfg);
+        if (!wg)
+            mma = mma_config(d, dt, a_uk, !b_un, a_cp, b_cp, small, false, &cfg) &&
+                  mma_checked(d, &cfg);
     }
     /* TF32 not possible here (K == 0, or its check failed): CLBlast's
      * float32, as "highest". */
@@ -1042,11 +1125,15 @@ static clops_status engine_launch(const char *op, clops_device *d, clops_dtype d
         return CLOPS_OK;
     atomic_uint_fast64_t *ctr = cfg.kind == GK_MMA ? &n_mma : cfg.kind == GK_CPU ? &n_cpu : &n_fma;
     atomic_fetch_add(ctr, 1);
+    if (cfg.wgs)
+        atomic_fetch_add(&n_wgmma, 1);
     clops_status st = gemm_run(d, &cfg, g, groups, alpha, beta);
     if (st == CLOPS_UNSUPPORTED) {
         /* The device runs smaller work-groups of this kernel than it
          * needs (registers): CLBlast takes the product. */
         atomic_fetch_sub(ctr, 1);
+        if (cfg.wgs)
+            atomic_fetch_sub(&n_wgmma, 1);
         return CLOPS_OK;
     }
     *done = true;

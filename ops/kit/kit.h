@@ -90,6 +90,7 @@ typedef struct kit_program {
     bool (*copy)(const void *ctx, int i, strbuf *sb);
     const void *ctx;
     const char *build_options; /* after host_build_options' defaults */
+    const char *ptx_target;    /* NULL, or the PTX route's target (host_kernel_request) */
 } kit_program;
 
 /* The whole source of p for device d into sb. */
