@@ -62,9 +62,11 @@
 
 /* The per-channel weight index of element j of row `row`: j itself for
  * layer and rms norm (G = D = 1); for group norm's rows of C / group * HxW
- * elements (G = group, D = HxW) the channel (row % G) * (n / D) + j / D. */
-#define NORM_WIDX(row, j, G, D, n)                                                         \
-    ((G) == 1 && (D) == 1 ? (j) : ((row) % (G)) * ((n) / (D)) + (j) / (D))
+ * elements (G = group, D = HxW) the channel (row % G) * (n / D) + j / D:
+ * NORM_WIDX(NORM_WBASE(row, G, D, n), j, D, n), the base once per row. */
+#define NORM_WBASE(row, G, D, n) ((G) == 1 ? 0 : ((row) % (G)) * ((n) / (D)))
+#define NORM_WIDX(wb, j, D, n)                                                             \
+    ((wb) + ((D) == 1 ? (j) : (n) <= 0xffffffffL ? (long)((uint)(j) / (uint)(D)) : (j) / (D)))
 
 /* Row residency of softmax: where RES > 0 (ops/norm/norm.c sizes it to the
  * device's local memory, for 4- and 8-byte inputs) and a row has at most
@@ -239,9 +241,10 @@ norm_layer(global const TIN_T *x, long xoff, global const CT *w, long woff, glob
         mean[row] = m;
         rstd[row] = rs;
     }
+    long wb = NORM_WBASE(row, G, D, n);
     for (long j = lane; j < n; j += L) {
         CT v = (LDX(x, xoff + base + j) - m) * rs;
-        long wj = NORM_WIDX(row, j, G, D, n);
+        long wj = NORM_WIDX(wb, j, D, n);
         if (flags & 1)
             v *= w[woff + wj];
         if (flags & 2)
@@ -295,13 +298,14 @@ norm_layer_backward(global const TIN_T *g, long goff, global const TIN_T *x, lon
     NORM_ROW
     bool rms = (flags & 4) != 0, hw = (flags & 1) != 0;
     CT mu = (CT)0, rs = (CT)0, s1 = (CT)0, s2 = (CT)0;
+    long wb = NORM_WBASE(row, G, D, n);
     if (live) {
         mu = rms ? (CT)0 : mean[moff + row];
         rs = rstd[roff + row];
         for (long j = lane; j < n; j += L) {
             CT gv = LDX(g, goff + base + j);
             if (hw)
-                gv *= w[woff + NORM_WIDX(row, j, G, D, n)];
+                gv *= w[woff + NORM_WIDX(wb, j, D, n)];
             CT xh = (LDX(x, xoff + base + j) - mu) * rs;
             s1 += gv;
             s2 += gv * xh;
@@ -314,7 +318,7 @@ norm_layer_backward(global const TIN_T *g, long goff, global const TIN_T *x, lon
     for (long j = lane; j < n; j += L) {
         CT gv = LDX(g, goff + base + j);
         if (hw)
-            gv *= w[woff + NORM_WIDX(row, j, G, D, n)];
+            gv *= w[woff + NORM_WIDX(wb, j, D, n)];
         CT xh = (LDX(x, xoff + base + j) - mu) * rs;
         STY(dx, dxoff + base + j, rs * (gv - a - xh * q));
     }
@@ -884,21 +888,23 @@ __kernel void norm_layer_backward_cpu(global const TIN_T *g, long goff, global c
         global TOUT_T *dr = dx + dxoff + base;
         CT mu = rms ? (CT)0 : mean[moff + row], rs = rstd[roff + row];
         CT s1 = (CT)0, s2 = (CT)0;
-        for (long j = 0; j < n; j++) {
-            CT gv = LDX(gr, j);
-            if (hw)
-                gv *= w[woff + NORM_WIDX(row, j, G, D, n)];
-            CT xh = (LDX(xr, j) - mu) * rs;
-            s1 += gv;
-            s2 += gv * xh;
+        /* runs of D elements sharing a weight (D = 1 for layer norm) */
+        long ch = woff + NORM_WBASE(row, G, D, n);
+        for (long j0 = 0, c = ch; j0 < n; j0 += D, c++) {
+            CT wv = hw ? w[c] : (CT)1;
+            for (long j = j0; j < j0 + D; j++) {
+                CT gv = LDX(gr, j) * wv, xh = (LDX(xr, j) - mu) * rs;
+                s1 += gv;
+                s2 += gv * xh;
+            }
         }
         CT a = rms ? (CT)0 : s1 / (CT)n, q = s2 / (CT)n;
-        for (long j = 0; j < n; j++) {
-            CT gv = LDX(gr, j);
-            if (hw)
-                gv *= w[woff + NORM_WIDX(row, j, G, D, n)];
-            CT xh = (LDX(xr, j) - mu) * rs;
-            STY(dr, j, rs * (gv - a - xh * q));
+        for (long j0 = 0, c = ch; j0 < n; j0 += D, c++) {
+            CT wv = hw ? w[c] : (CT)1;
+            for (long j = j0; j < j0 + D; j++) {
+                CT gv = LDX(gr, j) * wv, xh = (LDX(xr, j) - mu) * rs;
+                STY(dr, j, rs * (gv - a - xh * q));
+            }
         }
     }
 }
@@ -935,8 +941,8 @@ __kernel void norm_layer_wgrad_cpu(global const TIN_T *g, long goff, global cons
 }
 
 /* norm_chan_partial on a CPU device: item (c, p) walks part p of channel c
- * plane run by plane run, one Welford state (mode 0) or the two sums
- * (mode 1). */
+ * plane run by plane run: each run's mean and squared deviations merged
+ * into the part's state (mode 0), or the two sums (mode 1). */
 __kernel void norm_chan_partial_cpu(global const TIN_T *x, long xoff, global const TIN_T *g,
                                     long goff, global const CT *mu, long muoff, long mdiv, long A,
                                     long C, long S, long P, int mode, global CT *o1,
@@ -961,12 +967,27 @@ __kernel void norm_chan_partial_cpu(global const TIN_T *x, long xoff, global con
                 m2 += gv * (LDX(xr, i) - mc);
             }
         } else {
+            /* the run's mean and squared deviations in two passes (it is
+             * in cache for the second), merged by Chan's formula: no
+             * division per element, loops the compiler vectorises */
+            CT rs = (CT)0, rq = (CT)0;
+            for (long i = 0; i < k; i++)
+                rs += LDX(xr, i);
+            CT rm = rs / (CT)k;
             for (long i = 0; i < k; i++) {
-                CT v = LDX(xr, i);
-                cnt++;
-                CT d = v - m;
-                m += d / (CT)cnt;
-                m2 += d * (v - m);
+                CT d = LDX(xr, i) - rm;
+                rq += d * d;
+            }
+            if (cnt == 0) {
+                m = rm;
+                m2 = rq;
+                cnt = k;
+            } else {
+                long nn = cnt + k;
+                CT d = rm - m, f = (CT)k / (CT)nn;
+                m += d * f;
+                m2 += rq + d * d * (CT)cnt * f;
+                cnt = nn;
             }
         }
         e += k;
