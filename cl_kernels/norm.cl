@@ -941,8 +941,10 @@ __kernel void norm_layer_wgrad_cpu(global const TIN_T *g, long goff, global cons
 }
 
 /* norm_chan_partial on a CPU device: item (c, p) walks part p of channel c
- * plane run by plane run: each run's mean and squared deviations merged
- * into the part's state (mode 0), or the two sums (mode 1). */
+ * plane run by plane run, the runs' aligned middles as NV-wide vectors:
+ * each run's mean and squared deviations (two passes, the run in cache for
+ * the second) merged into the part's state by Chan's formula (mode 0), or
+ * the two sums (mode 1).  No division per element. */
 __kernel void norm_chan_partial_cpu(global const TIN_T *x, long xoff, global const TIN_T *g,
                                     long goff, global const CT *mu, long muoff, long mdiv, long A,
                                     long C, long S, long P, int mode, global CT *o1,
@@ -953,28 +955,75 @@ __kernel void norm_chan_partial_cpu(global const TIN_T *x, long xoff, global con
         return;
     long c = grp / P, p = grp - c * P;
     long AS = A * S, CS = C * S, E = (AS + P - 1) / P, e = p * E, e1 = min(AS, p * E + E);
-    global const TIN_T *xc = x + xoff + c * S;
-    global const TIN_T *gc = g + goff + c * S;
     CT m = (CT)0, m2 = (CT)0, mc = mode ? mu[muoff + c / mdiv] : (CT)0;
     long cnt = 0;
     while (e < e1) {
-        long a = e / S, s = e - a * S, k = min(e1 - e, S - s);
-        global const TIN_T *xr = xc + a * CS + s, *gr = gc + a * CS + s;
+        long a = e / S, s = e - a * S, k = min(e1 - e, S - s), o = a * CS + c * S + s;
+        global const TIN_T *xr = x + xoff + o, *gr = g + goff + o;
+        /* the run's aligned middle as NV-wide vectors (x and g in phase) */
+        long h0, h1;
+        NORM_VSPAN(xoff + o, goff + o, 1, k, h0, h1);
+        if (!mode && (xoff + o) % NV != 0)
+            h0 = h1 = k;
         if (mode) {
-            for (long i = 0; i < k; i++) {
+            CT s1 = (CT)0, s2 = (CT)0;
+            for (long i = 0; i < h0; i++) {
                 CT gv = LDX(gr, i);
-                m += gv;
-                m2 += gv * (LDX(xr, i) - mc);
+                s1 += gv;
+                s2 += gv * (LDX(xr, i) - mc);
             }
+            if (h1 > h0) {
+                CTV v1 = (CTV)0, v2 = (CTV)0;
+                for (long i = h0; i < h1; i += NV) {
+                    CTV gv = LDXV(gr, i);
+                    v1 += gv;
+                    v2 += gv * (LDXV(xr, i) - mc);
+                }
+                CT t1, t2;
+                HFOLD(v1, HADD, HADD, t1);
+                HFOLD(v2, HADD, HADD, t2);
+                s1 += t1;
+                s2 += t2;
+            }
+            for (long i = h1; i < k; i++) {
+                CT gv = LDX(gr, i);
+                s1 += gv;
+                s2 += gv * (LDX(xr, i) - mc);
+            }
+            m += s1;
+            m2 += s2;
         } else {
             /* the run's mean and squared deviations in two passes (it is
-             * in cache for the second), merged by Chan's formula: no
-             * division per element, loops the compiler vectorises */
+             * in cache for the second), merged by Chan's formula */
             CT rs = (CT)0, rq = (CT)0;
-            for (long i = 0; i < k; i++)
+            for (long i = 0; i < h0; i++)
+                rs += LDX(xr, i);
+            if (h1 > h0) {
+                CTV v = (CTV)0;
+                for (long i = h0; i < h1; i += NV)
+                    v += LDXV(xr, i);
+                CT t;
+                HFOLD(v, HADD, HADD, t);
+                rs += t;
+            }
+            for (long i = h1; i < k; i++)
                 rs += LDX(xr, i);
             CT rm = rs / (CT)k;
-            for (long i = 0; i < k; i++) {
+            for (long i = 0; i < h0; i++) {
+                CT d = LDX(xr, i) - rm;
+                rq += d * d;
+            }
+            if (h1 > h0) {
+                CTV v = (CTV)0;
+                for (long i = h0; i < h1; i += NV) {
+                    CTV d = LDXV(xr, i) - rm;
+                    v += d * d;
+                }
+                CT t;
+                HFOLD(v, HADD, HADD, t);
+                rq += t;
+            }
+            for (long i = h1; i < k; i++) {
                 CT d = LDX(xr, i) - rm;
                 rq += d * d;
             }
