@@ -886,12 +886,60 @@ __kernel void norm_layer_backward_cpu(global const TIN_T *g, long goff, global c
         long base = row * n;
         global const TIN_T *gr = g + goff + base, *xr = x + xoff + base;
         global TOUT_T *dr = dx + dxoff + base;
+        global const CT *wr = w + woff;
         CT mu = rms ? (CT)0 : mean[moff + row], rs = rstd[roff + row];
         CT s1 = (CT)0, s2 = (CT)0;
-        /* runs of D elements sharing a weight (D = 1 for layer norm) */
-        long ch = woff + NORM_WBASE(row, G, D, n);
+        if (G == 1 && D == 1) {
+            /* layer/rms norm: the middle of the row as NV-wide vectors,
+             * aligned in dx (vload reads g, x and w at any offset) */
+            long h0, h1;
+            NORM_VSPAN(dxoff + base, dxoff + base, 1, n, h0, h1);
+            for (long j = 0; j < h0; j++) {
+                CT gv = LDX(gr, j) * (hw ? wr[j] : (CT)1), xh = (LDX(xr, j) - mu) * rs;
+                s1 += gv;
+                s2 += gv * xh;
+            }
+            if (h1 > h0) {
+                CTV v1 = (CTV)0, v2 = (CTV)0;
+                for (long j = h0; j < h1; j += NV) {
+                    CTV gv = LDXV(gr, j), xh = (LDXV(xr, j) - mu) * rs;
+                    if (hw)
+                        gv *= VLOADN(0, wr + j);
+                    v1 += gv;
+                    v2 += gv * xh;
+                }
+                CT t1, t2;
+                HFOLD(v1, HADD, HADD, t1);
+                HFOLD(v2, HADD, HADD, t2);
+                s1 += t1;
+                s2 += t2;
+            }
+            for (long j = h1; j < n; j++) {
+                CT gv = LDX(gr, j) * (hw ? wr[j] : (CT)1), xh = (LDX(xr, j) - mu) * rs;
+                s1 += gv;
+                s2 += gv * xh;
+            }
+            CT a = rms ? (CT)0 : s1 / (CT)n, q = s2 / (CT)n;
+            for (long j = 0; j < h0; j++) {
+                CT gv = LDX(gr, j) * (hw ? wr[j] : (CT)1), xh = (LDX(xr, j) - mu) * rs;
+                STY(dr, j, rs * (gv - a - xh * q));
+            }
+            for (long j = h0; j < h1; j += NV) {
+                CTV gv = LDXV(gr, j), xh = (LDXV(xr, j) - mu) * rs;
+                if (hw)
+                    gv *= VLOADN(0, wr + j);
+                STYV(dr, j, rs * (gv - a - xh * q));
+            }
+            for (long j = h1; j < n; j++) {
+                CT gv = LDX(gr, j) * (hw ? wr[j] : (CT)1), xh = (LDX(xr, j) - mu) * rs;
+                STY(dr, j, rs * (gv - a - xh * q));
+            }
+            continue;
+        }
+        /* group norm: runs of D elements sharing a weight */
+        long ch = NORM_WBASE(row, G, D, n);
         for (long j0 = 0, c = ch; j0 < n; j0 += D, c++) {
-            CT wv = hw ? w[c] : (CT)1;
+            CT wv = hw ? wr[c] : (CT)1;
             for (long j = j0; j < j0 + D; j++) {
                 CT gv = LDX(gr, j) * wv, xh = (LDX(xr, j) - mu) * rs;
                 s1 += gv;
@@ -900,7 +948,7 @@ __kernel void norm_layer_backward_cpu(global const TIN_T *g, long goff, global c
         }
         CT a = rms ? (CT)0 : s1 / (CT)n, q = s2 / (CT)n;
         for (long j0 = 0, c = ch; j0 < n; j0 += D, c++) {
-            CT wv = hw ? w[c] : (CT)1;
+            CT wv = hw ? wr[c] : (CT)1;
             for (long j = j0; j < j0 + D; j++) {
                 CT gv = LDX(gr, j) * wv, xh = (LDX(xr, j) - mu) * rs;
                 STY(dr, j, rs * (gv - a - xh * q));
@@ -911,7 +959,8 @@ __kernel void norm_layer_backward_cpu(global const TIN_T *g, long goff, global c
 
 /* norm_layer_wgrad on a CPU device: item p walks its block of R rows row by
  * row (contiguous reads) and accumulates the partial sums of every column
- * into pw[p * n + j] and pb[p * n + j], in row order. */
+ * into pw[p * n + j] and pb[p * n + j], in row order, NV columns at a time
+ * (vload/vstore: any offset). */
 __kernel void norm_layer_wgrad_cpu(global const TIN_T *g, long goff, global const TIN_T *x,
                                    long xoff, global const CT *mean, long moff,
                                    global const CT *rstd, long roff, int flags, global CT *pw,
@@ -920,7 +969,7 @@ __kernel void norm_layer_wgrad_cpu(global const TIN_T *g, long goff, global cons
     long p = (long)get_global_id(0);
     if (p * R >= rows)
         return;
-    long r1 = min(rows, (p + 1) * R);
+    long r1 = min(rows, (p + 1) * R), nv = n / NV * NV;
     bool rms = (flags & 4) != 0, hb = (flags & 2) != 0;
     global CT *w = pw + p * n, *b = pb + p * n;
     for (long j = 0; j < n; j++) {
@@ -931,7 +980,13 @@ __kernel void norm_layer_wgrad_cpu(global const TIN_T *g, long goff, global cons
     for (long r = p * R; r < r1; r++) {
         global const TIN_T *gr = g + goff + r * n, *xr = x + xoff + r * n;
         CT mu = rms ? (CT)0 : mean[moff + r], rs = rstd[roff + r];
-        for (long j = 0; j < n; j++) {
+        for (long j = 0; j < nv; j += NV) {
+            CTV gv = LDXV(gr, j);
+            VSTOREN(VLOADN(0, w + j) + gv * ((LDXV(xr, j) - mu) * rs), 0, w + j);
+            if (hb)
+                VSTOREN(VLOADN(0, b + j) + gv, 0, b + j);
+        }
+        for (long j = nv; j < n; j++) {
             CT gv = LDX(gr, j);
             w[j] += gv * ((LDX(xr, j) - mu) * rs);
             if (hb)
@@ -1043,6 +1098,43 @@ __kernel void norm_chan_partial_cpu(global const TIN_T *x, long xoff, global con
     }
     o1[grp] = m;
     o2[grp] = m2;
+}
+
+/* norm_chan_apply on a CPU device: work item i takes elements [i * chunk,
+ * (i + 1) * chunk) plane run by plane run (a plane: S elements of one
+ * channel), the channel's numbers loaded once per run, the runs' aligned
+ * middles as NV-wide vectors. */
+__kernel void norm_chan_apply_cpu(global const TIN_T *av, long aoff, global const TIN_T *bv,
+                                  long boff, global const CT *k0, global const CT *k1,
+                                  global const CT *k2, global const CT *mu, int flags,
+                                  global TOUT_T *out, long ooff, long total, long C, long S,
+                                  long chunk)
+{
+    long e = (long)get_global_id(0) * chunk, e1 = min(total, e + chunk);
+    bool hb = (flags & 1) != 0;
+    while (e < e1) {
+        long p = e / S, n = min(e1, (p + 1) * S) - e, c = p % C;
+        CT c0 = k0[c], c1 = k1[c], c2 = hb ? k2[c] : (CT)0, m = hb ? mu[c] : (CT)0;
+        global const TIN_T *ar = av + aoff + e, *br = bv + boff + e;
+        global TOUT_T *orow = out + ooff + e;
+        long h0, h1;
+        NORM_VSPAN(aoff + e, ooff + e, 1, n, h0, h1);
+        if (hb && (boff - aoff) % NV != 0)
+            h0 = h1 = n;
+        for (long i = 0; i < h0; i++)
+            STY(orow, i, hb ? c0 + LDX(ar, i) * c1 + (LDX(br, i) - m) * c2
+                            : c0 + LDX(ar, i) * c1);
+        for (long i = h0; i < h1; i += NV) {
+            CTV v = (CTV)c0 + LDXV(ar, i) * c1;
+            if (hb)
+                v += (LDXV(br, i) - m) * c2;
+            STYV(orow, i, v);
+        }
+        for (long i = h1; i < n; i++)
+            STY(orow, i, hb ? c0 + LDX(ar, i) * c1 + (LDX(br, i) - m) * c2
+                            : c0 + LDX(ar, i) * c1);
+        e += n;
+    }
 }
 
 /*

@@ -89,7 +89,8 @@ clops_status norm_get_kernel(clops_device *d, int which, clops_dtype in, clops_d
         [NORM_K_CHAN_PARTIAL_CPU] = "norm_chan_partial_cpu",
         [NORM_K_CHAN_FOLD_FWD] = "norm_chan_fold_fwd",
         [NORM_K_CHAN_FOLD_BWD] = "norm_chan_fold_bwd",
-        [NORM_K_CHAN_APPLY] = "norm_chan_apply"};
+        [NORM_K_CHAN_APPLY] = "norm_chan_apply",
+        [NORM_K_CHAN_APPLY_CPU] = "norm_chan_apply_cpu"};
     /* the kernels with reqd_work_group_size(RWG) */
     static const bool needs_wg[NORM_K_COUNT] = {
         [NORM_K_SOFTMAX] = true,       [NORM_K_SOFTMAX_BACKWARD] = true,

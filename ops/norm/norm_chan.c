@@ -199,13 +199,22 @@ clops_status norm_chan_apply(const char *op, clops_tensor *a, clops_tensor *b, c
                              clops_tensor *out, int64_t C, int64_t S)
 {
     clops_device *d = a->storage->device;
+    bool cpu = kit_is_cpu(d);
     host_kernel *k = NULL;
-    clops_status st = norm_get_kernel(d, NORM_K_CHAN_APPLY, a->dtype, out->dtype, op, &k);
+    clops_status st = norm_get_kernel(d, cpu ? NORM_K_CHAN_APPLY_CPU : NORM_K_CHAN_APPLY,
+                                      a->dtype, out->dtype, op, &k);
     if (st)
         return st;
     int64_t total = tensor_numel(out);
     if (total == 0)
         return CLOPS_OK;
+    /* CPU devices: chunks of whole 16-element vectors, at least
+     * HOST_MIN_CHUNK, at most d->max_chunks items (norm_affine's split) */
+    int64_t items = d->max_chunks ? (int64_t)d->max_chunks : 1;
+    int64_t chunk = ops_cdiv(total, items);
+    if (chunk < HOST_MIN_CHUNK)
+        chunk = HOST_MIN_CHUNK;
+    cl_long cchunk = ops_cdiv(chunk, 16) * 16;
     cl_mem am = mem_of(a), bm = b ? mem_of(b) : am, m0 = mem_of(k0), m1 = mem_of(k1),
            m2 = k2 ? mem_of(k2) : m0, mm = mu ? mem_of(mu) : m0, om = mem_of(out);
     cl_long ao = a->offset, bo = b ? b->offset : 0, oo = out->offset, ctot = total, cC = C,
@@ -215,6 +224,9 @@ clops_status norm_chan_apply(const char *op, clops_tensor *a, clops_tensor *b, c
                        {sizeof bo, &bo}, {sizeof m0, &m0},     {sizeof m1, &m1},
                        {sizeof m2, &m2}, {sizeof mm, &mm},     {sizeof flags, &flags},
                        {sizeof om, &om}, {sizeof oo, &oo},     {sizeof ctot, &ctot},
-                       {sizeof cC, &cC}, {sizeof cS, &cS}};
-    return host_launch_items(d, k, (int)(sizeof args / sizeof args[0]), args, (uint64_t)total);
+                       {sizeof cC, &cC}, {sizeof cS, &cS}, {sizeof cchunk, &cchunk}};
+    int na = (int)(sizeof args / sizeof args[0]);
+    if (cpu)
+        return host_launch_local(d, k, na, args, (size_t)ops_cdiv(total, cchunk), 1);
+    return host_launch_items(d, k, na - 1, args, (uint64_t)total);
 }
