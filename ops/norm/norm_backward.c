@@ -439,6 +439,10 @@ static clops_status as_param(const clops_tensor *t, clops_tensor *s, clops_tenso
 {
     clops_tensor *v = NULL;
     clops_status st = core_reshape(s, t->sizes, t->ndim, &v);
+    if (!st && v->dtype == t->dtype) {
+        *out = v; /* a view of the fresh sum: no copy */
+        return CLOPS_OK;
+    }
     if (!st)
         st = core_to_copy(v, t->dtype, NULL, out);
     clops_tensor_release(v);

@@ -166,14 +166,20 @@ static clops_status bn_run_fused(const char *op, clops_tensor *x, clops_tensor *
         st = norm_kept(&T, tensor_new(dev, ct, 1, &C, NULL, &scale), &scale);
     if (!st)
         st = norm_kept(&T, tensor_new(dev, ct, 1, &C, NULL, &shift), &shift);
-    if (!st && training) {
+    /* save_mean/save_invstd written by the fold where they are dense from
+     * offset 0 in the compute type (the functional forms' targets) */
+    bool sm_direct = training && sm && si && sm->dtype == ct && si->dtype == ct &&
+                     sm->offset == 0 && si->offset == 0 && norm_dense(sm) && norm_dense(si);
+    if (!st && training && sm_direct) {
+        mean = sm;
+        invstd = si;
+    } else if (!st && training) {
         st = norm_kept(&T, tensor_new(dev, ct, 1, &C, NULL, &mean), &mean);
         if (!st)
             st = norm_kept(&T, tensor_new(dev, ct, 1, &C, NULL, &invstd), &invstd);
-        if (!st)
-            st = norm_chan_partials(&T, op, 0, xc, NULL, NULL, 1, s3[0], C, s3[2], 0, &o1, &o2,
-                                    &P);
     }
+    if (!st && training)
+        st = norm_chan_partials(&T, op, 0, xc, NULL, NULL, 1, s3[0], C, s3[2], 0, &o1, &o2, &P);
     bool update = training && rm && rv;
     if (!st)
         st = norm_chan_fold_fwd(op, o1, o2, P, AS, C, training, eps, momentum, wc, bc, rmc, rvc,
@@ -182,7 +188,7 @@ static clops_status bn_run_fused(const char *op, clops_tensor *x, clops_tensor *
         st = core_copy_(rm, rmc, false);
     if (!st && update && rvc != rv)
         st = core_copy_(rv, rvc, false);
-    if (!st && training && sm && C > 0) {
+    if (!st && training && sm && !sm_direct && C > 0) {
         st = core_copy_(sm, mean, false);
         if (!st)
             st = core_copy_(si, invstd, false);
@@ -501,9 +507,11 @@ static clops_status bn_backward_fused(const char *op, clops_tensor *grad, clops_
     }
     clops_dtype pdt = weight ? weight->dtype : ct;
     if (!st && mask[1])
-        st = core_to_copy(dwc, pdt, NULL, &dw);
+        st = pdt == ct ? (dw = clops_tensor_retain(dwc), CLOPS_OK)
+                       : core_to_copy(dwc, pdt, NULL, &dw);
     if (!st && mask[2])
-        st = core_to_copy(dbc, pdt, NULL, &db);
+        st = pdt == ct ? (db = clops_tensor_retain(dbc), CLOPS_OK)
+                       : core_to_copy(dbc, pdt, NULL, &db);
     norm_release(&T);
     if (st) {
         clops_tensor_release(dx);
