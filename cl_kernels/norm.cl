@@ -60,6 +60,23 @@
     bool live = row < rows;                                                                \
     long base = live ? (row / inner) * n * inner + row % inner : 0;
 
+/* Merges the Welford state (bn, bm, bm2) — count, mean, sum of squared
+ * deviations — into (cnt, m, m2) by Chan's formula. */
+#define NORM_CHAN_MERGE(cnt, m, m2, bn, bm, bm2)                                           \
+    do {                                                                                   \
+        if ((cnt) == 0) {                                                                  \
+            m = (bm);                                                                      \
+            m2 = (bm2);                                                                    \
+            cnt = (bn);                                                                    \
+        } else {                                                                           \
+            long nn_ = (cnt) + (bn);                                                       \
+            CT d_ = (bm) - m, f_ = (CT)(bn) / (CT)nn_;                                     \
+            m += d_ * f_;                                                                  \
+            m2 += (bm2) + d_ * d_ * (CT)(cnt) * f_;                                        \
+            cnt = nn_;                                                                     \
+        }                                                                                  \
+    } while (0)
+
 /* The per-channel weight index of element j of row `row`: j itself for
  * layer and rms norm (G = D = 1); for group norm's rows of C / group * HxW
  * elements (G = group, D = HxW) the channel (row % G) * (n / D) + j / D:
@@ -214,17 +231,7 @@ norm_layer(global const TIN_T *x, long xoff, global const CT *w, long woff, glob
             if (rms) {
                 m2 += bm2;
             } else if (bn > 0) {
-                if (cnt == 0) {
-                    m = bm;
-                    m2 = bm2;
-                    cnt = bn;
-                } else {
-                    long nn = cnt + bn;
-                    CT d = bm - m, f = (CT)bn / (CT)nn;
-                    m += d * f;
-                    m2 += bm2 + d * d * (CT)cnt * f;
-                    cnt = nn;
-                }
+                NORM_CHAN_MERGE(cnt, m, m2, bn, bm, bm2);
             }
             lmean[lid] = m;
             lm2[lid] = m2;
@@ -411,17 +418,7 @@ norm_chan_partial(global const TIN_T *x, long xoff, global const TIN_T *g, long 
                 m += bm;
                 m2 += bm2;
             } else if (bn > 0) {
-                if (cnt == 0) {
-                    m = bm;
-                    m2 = bm2;
-                    cnt = bn;
-                } else {
-                    long nn = cnt + bn;
-                    CT d = bm - m, f = (CT)bn / (CT)nn;
-                    m += d * f;
-                    m2 += bm2 + d * d * (CT)cnt * f;
-                    cnt = nn;
-                }
+                NORM_CHAN_MERGE(cnt, m, m2, bn, bm, bm2);
             }
             l1[lid] = m;
             l2[lid] = m2;
@@ -462,18 +459,7 @@ __kernel void norm_chan_fold_fwd(global const CT *o1, global const CT *o2, long 
                 long bn = min(E, AS - p * E);
                 if (bn <= 0)
                     break;
-                CT bm = o1[c * P + p], bm2 = o2[c * P + p];
-                if (cnt == 0) {
-                    m = bm;
-                    m2 = bm2;
-                    cnt = bn;
-                } else {
-                    long nn = cnt + bn;
-                    CT d = bm - m, f = (CT)bn / (CT)nn;
-                    m += d * f;
-                    m2 += bm2 + d * d * (CT)cnt * f;
-                    cnt = nn;
-                }
+                NORM_CHAN_MERGE(cnt, m, m2, bn, o1[c * P + p], o2[c * P + p]);
             }
             var = m2 / (CT)AS;
         } else {
@@ -1082,17 +1068,7 @@ __kernel void norm_chan_partial_cpu(global const TIN_T *x, long xoff, global con
                 CT d = LDX(xr, i) - rm;
                 rq += d * d;
             }
-            if (cnt == 0) {
-                m = rm;
-                m2 = rq;
-                cnt = k;
-            } else {
-                long nn = cnt + k;
-                CT d = rm - m, f = (CT)k / (CT)nn;
-                m += d * f;
-                m2 += rq + d * d * (CT)cnt * f;
-                cnt = nn;
-            }
+            NORM_CHAN_MERGE(cnt, m, m2, k, rm, rq);
         }
         e += k;
     }

@@ -68,6 +68,11 @@ typedef struct norm_tmps {
     int n;
 } norm_tmps;
 
+/* Hands three results over: on st == CLOPS_OK *o0..*o2 get r0..r2 (o2 may
+ * be NULL when r2 is NULL), else r0..r2 are released; returns st. */
+clops_status norm_hand3(clops_status st, clops_tensor *r0, clops_tensor *r1, clops_tensor *r2,
+                        clops_tensor **o0, clops_tensor **o1, clops_tensor **o2);
+
 /* Keeps t in c for norm_release; returns t. */
 clops_tensor *norm_keep(norm_tmps *c, clops_tensor *t);
 /* Releases every tensor kept in c. */

@@ -41,6 +41,23 @@ clops_tensor *norm_keep(norm_tmps *c, clops_tensor *t)
     return t;
 }
 
+/* Hands three results over (ops/norm/norm.h). */
+clops_status norm_hand3(clops_status st, clops_tensor *r0, clops_tensor *r1, clops_tensor *r2,
+                        clops_tensor **o0, clops_tensor **o1, clops_tensor **o2)
+{
+    if (st) {
+        clops_tensor_release(r0);
+        clops_tensor_release(r1);
+        clops_tensor_release(r2);
+        return st;
+    }
+    *o0 = r0;
+    *o1 = r1;
+    if (o2)
+        *o2 = r2;
+    return CLOPS_OK;
+}
+
 /* Releases every tensor kept in c. */
 void norm_release(norm_tmps *c)
 {
@@ -250,17 +267,7 @@ static clops_status rows_backward_composite(const char *op, bool rms, clops_tens
     if (!st && !rms && mask[2] && bias)
         st = lead_sum(g, nsl, bias->dtype, &db);
     norm_release(&c);
-    if (st) {
-        clops_tensor_release(dx);
-        clops_tensor_release(dw);
-        clops_tensor_release(db);
-        return st;
-    }
-    *o0 = dx;
-    *o1 = dw;
-    if (o2)
-        *o2 = db;
-    return CLOPS_OK;
+    return norm_hand3(st, dx, dw, db, o0, o1, o2);
 }
 
 /* ---- the fused path (OpenCL devices) -------------------------------------- */
@@ -491,17 +498,7 @@ clops_status norm_rows_backward(const char *op, bool rms, clops_tensor *grad, cl
         st = as_param(bias, sb, &db);
     clops_tensor_release(sw);
     clops_tensor_release(sb);
-    if (st) {
-        clops_tensor_release(dx);
-        clops_tensor_release(dw);
-        clops_tensor_release(db);
-        return st;
-    }
-    *o0 = dx;
-    *o1 = dw;
-    if (o2)
-        *o2 = db;
-    return CLOPS_OK;
+    return norm_hand3(st, dx, dw, db, o0, o1, o2);
 }
 
 clops_status norm_native_layer_norm_backward(clops_tensor *grad_out, clops_tensor *input,

@@ -513,16 +513,7 @@ static clops_status bn_backward_fused(const char *op, clops_tensor *grad, clops_
         st = pdt == ct ? (db = clops_tensor_retain(dbc), CLOPS_OK)
                        : core_to_copy(dbc, pdt, NULL, &db);
     norm_release(&T);
-    if (st) {
-        clops_tensor_release(dx);
-        clops_tensor_release(dw);
-        clops_tensor_release(db);
-        return st;
-    }
-    *out0 = dx;
-    *out1 = dw;
-    *out2 = db;
-    return CLOPS_OK;
+    return norm_hand3(st, dx, dw, db, out0, out1, out2);
 }
 
 /*
@@ -664,16 +655,7 @@ clops_status norm_native_batch_norm_backward(clops_tensor *grad_out, clops_tenso
     if (!st && output_mask[2])
         st = core_to_copy(sdy, pdt, NULL, &db);
     norm_release(&T);
-    if (st) {
-        clops_tensor_release(dx);
-        clops_tensor_release(dw);
-        clops_tensor_release(db);
-        return st;
-    }
-    *out0 = dx;
-    *out1 = dw;
-    *out2 = db;
-    return CLOPS_OK;
+    return norm_hand3(st, dx, dw, db, out0, out1, out2);
 }
 
 clops_status norm_native_batch_norm_backward_out(

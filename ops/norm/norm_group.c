@@ -328,16 +328,7 @@ static clops_status gn_backward_fused(const char *op, clops_tensor *grad, clops_
         }
     }
     norm_release(&T);
-    if (st) {
-        clops_tensor_release(dx);
-        clops_tensor_release(dw);
-        clops_tensor_release(db);
-        return st;
-    }
-    *out0 = dx;
-    *out1 = dw;
-    *out2 = db;
-    return CLOPS_OK;
+    return norm_hand3(st, dx, dw, db, out0, out1, out2);
 }
 
 clops_status norm_native_group_norm_backward(clops_tensor *grad_out, clops_tensor *input,
@@ -437,16 +428,7 @@ clops_status norm_native_group_norm_backward(clops_tensor *grad_out, clops_tenso
         }
     }
     norm_release(&T);
-    if (st) {
-        clops_tensor_release(dx);
-        clops_tensor_release(dw);
-        clops_tensor_release(db);
-        return st;
-    }
-    *out0 = dx;
-    *out1 = dw;
-    *out2 = db;
-    return CLOPS_OK;
+    return norm_hand3(st, dx, dw, db, out0, out1, out2);
 }
 
 clops_status norm_native_group_norm_backward_out(clops_tensor *grad_out, clops_tensor *input,
