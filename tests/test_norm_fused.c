@@ -127,6 +127,18 @@ static void test_row_backward_matches_the_cpu_device(void **state)
                                                                mask, 3, &rc[0], &rc[1],
                                                                &rc[2]));
                     }
+                    if (!rms && affine) {
+                        /* output_mask asking for dweight only: dx and dbias None */
+                        const bool m1[3] = {false, true, false};
+                        clops_tensor *p[3] = {NULL};
+                        CT_OK(clops_native_layer_norm_backward(g, x, ns, nsl, f[1], f[2], w, b,
+                                                               m1, 3, &p[0], &p[1], &p[2]));
+                        ct_set_case("dweight alone");
+                        CT_ASSERT(p[0] == NULL && p[2] == NULL && p[1] != NULL);
+                        if (p[1])
+                            CT_ASSERT_CLOSE(p[1], r[1], CT_TOL_EXACT);
+                        release_n(p, 3);
+                    }
                     static const char *const names[3] = {"dx", "dweight", "dbias"};
                     for (int i = 0; i < 3; i++)
                         same_and_close(r[i], r2[i], rc[i], i ? tol_sum(dt) : tol_of(dt),
