@@ -342,12 +342,60 @@ static void test_group_norm_matches_the_cpu_device(void **state)
     ct_clear_context();
 }
 
+/* Zero channels (the kernels launch nothing) and zero-size planes: the
+ * CPU device's shapes and no error. */
+static void test_empty_channels_and_planes(void **state)
+{
+    (void)state;
+    static const int64_t shapes[][3] = {{2, 0, 3}, {2, 3, 0}};
+    clops_device *devs[CT_MAX_DEVICES];
+    int n = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    const bool mask[3] = {true, true, true};
+    for (int di = 0; di < n; di++) {
+        ct_set_device(devs[di]);
+        for (size_t si = 0; si < CT_COUNT(shapes); si++) {
+            ct_set_case("batch_norm of shape %zu", si);
+            const int64_t *sz = shapes[si], C = sz[1];
+            clops_tensor *x = ct_random(devs[di], CLOPS_FLOAT32, 3, sz, CT_CONTIGUOUS,
+                                        PW_DOMAIN_SMALL, 5);
+            clops_tensor *w = ct_random(devs[di], CLOPS_FLOAT32, 1, &C, CT_CONTIGUOUS,
+                                        PW_DOMAIN_SMALL, 6);
+            clops_tensor *rv = ct_random(devs[di], CLOPS_FLOAT32, 1, &C, CT_CONTIGUOUS,
+                                         PW_DOMAIN_POSITIVE, 7);
+            clops_tensor *o[3] = {NULL}, *r[3] = {NULL}, *r2[3] = {NULL};
+            CT_OK(clops_native_batch_norm(x, w, w, w, rv, false, 0.1, 1e-5, &o[0], &o[1], &o[2]));
+            CT_OK(clops_native_batch_norm_backward(x, x, w, w, rv, NULL, NULL, false, 1e-5, mask,
+                                                   3, &r[0], &r[1], &r[2]));
+            CT_OK(clops_native_batch_norm_backward(x, x, w, w, rv, w, rv, true, 1e-5, mask, 3,
+                                                   &r2[0], &r2[1], &r2[2]));
+            CT_ASSERT(o[0] && clops_tensor_numel(o[0]) == 0 && r[0] &&
+                      clops_tensor_numel(r[0]) == 0 && r[1] && clops_tensor_numel(r[1]) == C &&
+                      r2[2] && clops_tensor_numel(r2[2]) == C);
+            if (C > 0) {
+                /* no elements: dweight and dbias are zeros */
+                clops_tensor *z = NULL;
+                CT_OK(clops_zeros_like(r2[2], CLOPS_DTYPE_NONE, -1, NULL, NULL, -1, &z));
+                CT_ASSERT_CLOSE(r2[1], z, CT_TOL_EXACT);
+                CT_ASSERT_CLOSE(r2[2], z, CT_TOL_EXACT);
+                clops_tensor_release(z);
+            }
+            clops_tensor *ts[] = {x, w, rv};
+            release_n(ts, 3);
+            release_n(o, 3);
+            release_n(r, 3);
+            release_n(r2, 3);
+        }
+    }
+    ct_clear_context();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_row_backward_matches_the_cpu_device),
         cmocka_unit_test(test_batch_norm_matches_the_cpu_device),
         cmocka_unit_test(test_group_norm_matches_the_cpu_device),
+        cmocka_unit_test(test_empty_channels_and_planes),
     };
     return cmocka_run_group_tests(tests, NULL, ct_teardown_group);
 }

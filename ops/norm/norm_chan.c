@@ -111,7 +111,7 @@ clops_status norm_chan_partials(norm_tmps *T, const char *op, int mode, clops_te
     clops_status st = norm_kept(T, tensor_new(d, ct, 2, ps, NULL, &j.o1), &j.o1);
     if (!st)
         st = norm_kept(T, tensor_new(d, ct, 2, ps, NULL, &j.o2), &j.o2);
-    if (!st)
+    if (!st && C * P > 0)
         st = kit_run(&partial_launches, d, &j);
     if (st)
         return st;
@@ -144,6 +144,8 @@ clops_status norm_chan_fold_fwd(const char *op, clops_tensor *o1, clops_tensor *
     clops_dtype ct = scale->dtype;
     bool dbl = ct == CLOPS_FLOAT64;
     host_kernel *k = NULL;
+    if (C == 0)
+        return CLOPS_OK;
     clops_status st = norm_get_kernel(d, NORM_K_CHAN_FOLD_FWD, ct, ct, op, &k);
     if (st)
         return st;
@@ -176,6 +178,8 @@ clops_status norm_chan_fold_bwd(const char *op, clops_tensor *o1, clops_tensor *
     clops_dtype ct = iw->dtype;
     bool dbl = ct == CLOPS_FLOAT64;
     host_kernel *k = NULL;
+    if (C == 0)
+        return CLOPS_OK;
     clops_status st = norm_get_kernel(d, NORM_K_CHAN_FOLD_BWD, ct, ct, op, &k);
     if (st)
         return st;
