@@ -60,6 +60,31 @@
     bool live = row < rows;                                                                \
     long base = live ? (row / inner) * n * inner + row % inner : 0;
 
+/* Merges the Welford state (bn, bm, bm2) — count, mean, sum of squared
+ * deviations — into (cnt, m, m2) by Chan's formula. */
+#define NORM_CHAN_MERGE(cnt, m, m2, bn, bm, bm2)                                           \
+    do {                                                                                   \
+        if ((cnt) == 0) {                                                                  \
+            m = (bm);                                                                      \
+            m2 = (bm2);                                                                    \
+            cnt = (bn);                                                                    \
+        } else {                                                                           \
+            long nn_ = (cnt) + (bn);                                                       \
+            CT d_ = (bm) - m, f_ = (CT)(bn) / (CT)nn_;                                     \
+            m += d_ * f_;                                                                  \
+            m2 += (bm2) + d_ * d_ * (CT)(cnt) * f_;                                        \
+            cnt = nn_;                                                                     \
+        }                                                                                  \
+    } while (0)
+
+/* The per-channel weight index of element j of row `row`: j itself for
+ * layer and rms norm (G = D = 1); for group norm's rows of C / group * HxW
+ * elements (G = group, D = HxW) the channel (row % G) * (n / D) + j / D:
+ * NORM_WIDX(NORM_WBASE(row, G, D, n), j, D, n), the base once per row. */
+#define NORM_WBASE(row, G, D, n) ((G) == 1 ? 0 : ((row) % (G)) * ((n) / (D)))
+#define NORM_WIDX(wb, j, D, n)                                                             \
+    ((wb) + ((D) == 1 ? (j) : (n) <= 0xffffffffL ? (long)((uint)(j) / (uint)(D)) : (j) / (D)))
+
 /* Row residency of softmax: where RES > 0 (ops/norm/norm.c sizes it to the
  * device's local memory, for 4- and 8-byte inputs) and a row has at most
  * L * RES elements, the row stays in local memory (RES slots per lane of
@@ -172,7 +197,7 @@ norm_softmax_backward(global const TIN_T *g, long goff, global const TIN_T *yv, 
  * rstd[row] (compute type). */
 __kernel __attribute__((reqd_work_group_size(RWG, 1, 1))) void
 norm_layer(global const TIN_T *x, long xoff, global const CT *w, long woff, global const CT *b,
-           long boff, int flags,
+           long boff, long G, long D, int flags,
            global TOUT_T *y, long yoff, global CT *mean, global CT *rstd, long rows, long n,
            int L, CT eps)
 {
@@ -206,17 +231,7 @@ norm_layer(global const TIN_T *x, long xoff, global const CT *w, long woff, glob
             if (rms) {
                 m2 += bm2;
             } else if (bn > 0) {
-                if (cnt == 0) {
-                    m = bm;
-                    m2 = bm2;
-                    cnt = bn;
-                } else {
-                    long nn = cnt + bn;
-                    CT d = bm - m, f = (CT)bn / (CT)nn;
-                    m += d * f;
-                    m2 += bm2 + d * d * (CT)cnt * f;
-                    cnt = nn;
-                }
+                NORM_CHAN_MERGE(cnt, m, m2, bn, bm, bm2);
             }
             lmean[lid] = m;
             lm2[lid] = m2;
@@ -233,13 +248,290 @@ norm_layer(global const TIN_T *x, long xoff, global const CT *w, long woff, glob
         mean[row] = m;
         rstd[row] = rs;
     }
+    long wb = NORM_WBASE(row, G, D, n);
     for (long j = lane; j < n; j += L) {
         CT v = (LDX(x, xoff + base + j) - m) * rs;
+        long wj = NORM_WIDX(wb, j, D, n);
         if (flags & 1)
-            v *= w[woff + j];
+            v *= w[woff + wj];
         if (flags & 2)
-            v += b[boff + j];
+            v += b[boff + wj];
         STY(y, yoff + base + j, v);
+    }
+}
+
+/* ---- fused backward and channel kernels (issue 30) ------------------------ */
+
+/* Merges the per-lane sums a, b of a row's L lanes (lanes of one row are
+ * neighbours in the work-group) through l1, l2; every lane gets the row's
+ * sums.  A fixed tree: the same bits every run. */
+#define NORM_TREE2(l1, l2, a, b)                                                           \
+    do {                                                                                   \
+        l1[lid] = a;                                                                       \
+        l2[lid] = b;                                                                       \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                      \
+        for (int h_ = L / 2; h_ > 0; h_ >>= 1) {                                           \
+            if (lane < h_) {                                                               \
+                a += l1[lid + h_];                                                         \
+                b += l2[lid + h_];                                                         \
+                l1[lid] = a;                                                               \
+                l2[lid] = b;                                                               \
+            }                                                                              \
+            barrier(CLK_LOCAL_MEM_FENCE);                                                  \
+        }                                                                                  \
+        a = l1[lid - lane];                                                                \
+        b = l2[lid - lane];                                                                \
+    } while (0)
+
+#if !NORM_CPU
+/*
+ * The input gradient of layer norm (flags & 4 == 0) or rms norm (flags & 4)
+ * in one kernel, L lanes per row of n contiguous elements: with gw = g * w
+ * (flags & 1; w in the compute type, indexed by NORM_WIDX) and xhat =
+ * (x - mean) * rstd (rms: x * rstd), pass 1 sums gw and gw * xhat per
+ * lane, a tree merges them, pass 2 writes
+ *   dx = rstd * (gw - sum(gw) / n - xhat * sum(gw * xhat) / n)
+ * (rms: without the sum(gw) term).  mean and rstd: one compute-type value
+ * per row.
+ */
+__kernel __attribute__((reqd_work_group_size(RWG, 1, 1))) void
+norm_layer_backward(global const TIN_T *g, long goff, global const TIN_T *x, long xoff,
+                    global const CT *mean, long moff, global const CT *rstd, long roff,
+                    global const CT *w, long woff, long G, long D, int flags, global TOUT_T *dx,
+                    long dxoff, long rows, long n, int L)
+{
+    local CT l1[RWG], l2[RWG];
+    long inner = 1;
+    NORM_ROW
+    bool rms = (flags & 4) != 0, hw = (flags & 1) != 0;
+    CT mu = (CT)0, rs = (CT)0, s1 = (CT)0, s2 = (CT)0;
+    long wb = NORM_WBASE(row, G, D, n);
+    if (live) {
+        mu = rms ? (CT)0 : mean[moff + row];
+        rs = rstd[roff + row];
+        for (long j = lane; j < n; j += L) {
+            CT gv = LDX(g, goff + base + j);
+            if (hw)
+                gv *= w[woff + NORM_WIDX(wb, j, D, n)];
+            CT xh = (LDX(x, xoff + base + j) - mu) * rs;
+            s1 += gv;
+            s2 += gv * xh;
+        }
+    }
+    NORM_TREE2(l1, l2, s1, s2);
+    if (!live)
+        return;
+    CT a = rms ? (CT)0 : s1 / (CT)n, q = s2 / (CT)n;
+    for (long j = lane; j < n; j += L) {
+        CT gv = LDX(g, goff + base + j);
+        if (hw)
+            gv *= w[woff + NORM_WIDX(wb, j, D, n)];
+        CT xh = (LDX(x, xoff + base + j) - mu) * rs;
+        STY(dx, dxoff + base + j, rs * (gv - a - xh * q));
+    }
+}
+
+/*
+ * Stage 1 of layer/rms norm's weight and bias gradients: item (p, j) sums
+ * g * xhat and g over rows [p * R, (p + 1) * R) of column j into pw[p * n +
+ * j] and pb[p * n + j] (flags & 2: the bias part too; flags & 4: rms, no
+ * mean).  Neighbouring items read neighbouring columns.  The host folds the
+ * P partials of a column in a fixed order (a sum over dim 0).
+ */
+__kernel void norm_layer_wgrad(global const TIN_T *g, long goff, global const TIN_T *x, long xoff,
+                               global const CT *mean, long moff, global const CT *rstd,
+                               long roff, int flags, global CT *pw, global CT *pb, long rows,
+                               long n, long R)
+{
+    long gid = (long)get_global_id(0);
+    long p = gid / n, j = gid - p * n;
+    if (p * R >= rows)
+        return;
+    long r1 = min(rows, (p + 1) * R);
+    bool rms = (flags & 4) != 0;
+    CT sw = (CT)0, sb = (CT)0;
+    for (long r = p * R; r < r1; r++) {
+        CT gv = LDX(g, goff + r * n + j);
+        CT xh = (LDX(x, xoff + r * n + j) - (rms ? (CT)0 : mean[moff + r])) * rstd[roff + r];
+        sw += gv * xh;
+        sb += gv;
+    }
+    pw[gid] = sw;
+    if (flags & 2)
+        pb[gid] = sb;
+}
+
+/*
+ * Stage 1 of per-channel statistics over x seen as [A, C, S] (NCHW: [N, C,
+ * H*W]; channels-last or 2-dim: [N*H*W, C, 1]): work-group (c, p) takes
+ * part p of the A * S elements of channel c (P parts of E = ceil(A*S / P),
+ * lanes striding by RWG).  mode 0: a Welford state per lane merged by
+ * Chan's formula, the part's mean into o1[c * P + p] and its sum of squared
+ * deviations into o2 (the count is the host's: the part's size); mode 1:
+ * the sums of g and of g * (x - mu[c / mdiv]) (batch and group norm's
+ * backward).  The order is fixed by the shape.
+ */
+__kernel __attribute__((reqd_work_group_size(RWG, 1, 1))) void
+norm_chan_partial(global const TIN_T *x, long xoff, global const TIN_T *g, long goff,
+                  global const CT *mu, long muoff, long mdiv, long A, long C, long S, long P,
+                  int mode, global CT *o1, global CT *o2)
+{
+    local CT l1[RWG], l2[RWG];
+    local long lc[RWG];
+    int lid = (int)get_local_id(0);
+    long grp = (long)get_group_id(0), c = grp / P, p = grp - c * P;
+    long AS = A * S, CS = C * S, E = (AS + P - 1) / P, e = p * E + lid,
+         e1 = min(AS, p * E + E);
+    long a = e / S, s = e - a * S;
+    global const TIN_T *xc = x + xoff + c * S;
+    global const TIN_T *gc = g + goff + c * S;
+    CT m = (CT)0, m2 = (CT)0, mc = mode ? mu[muoff + c / mdiv] : (CT)0;
+    long cnt = 0;
+    for (; e < e1; e += RWG) {
+        long off = a * CS + s;
+        CT v = LDX(xc, off);
+        if (mode) {
+            CT gv = LDX(gc, off);
+            m += gv;
+            m2 += gv * (v - mc);
+        } else {
+            cnt++;
+            CT d = v - m;
+            m += d / (CT)cnt;
+            m2 += d * (v - m);
+        }
+        s += RWG;
+        if (s >= S) {
+            a += s / S;
+            s %= S;
+        }
+    }
+    l1[lid] = m;
+    l2[lid] = m2;
+    lc[lid] = cnt;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int h = RWG / 2; h > 0; h >>= 1) {
+        if (lid < h) {
+            CT bm = l1[lid + h], bm2 = l2[lid + h];
+            long bn = lc[lid + h];
+            if (mode) {
+                m += bm;
+                m2 += bm2;
+            } else if (bn > 0) {
+                NORM_CHAN_MERGE(cnt, m, m2, bn, bm, bm2);
+            }
+            l1[lid] = m;
+            l2[lid] = m2;
+            lc[lid] = cnt;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) {
+        o1[grp] = m;
+        o2[grp] = m2;
+    }
+}
+#endif /* !NORM_CPU */
+
+/*
+ * Stage 2 of batch norm's forward, one item per channel: folds the P
+ * partial (mean, m2) states of channel c (part p holding min(E, AS - p * E)
+ * elements) in order by Chan's formula (flags & 4, training) or reads the
+ * running stats (evaluation), then writes scale = invstd * w and shift = b
+ * - mean * scale (flags 1 and 2: w, b given), in training the batch mean
+ * and invstd, and with flags & 8 updates running_mean/running_var in place:
+ * (1 - momentum) * running + momentum * stat, the variance unbiased (NaN
+ * for one element, as PyTorch).  Everything in the compute type.
+ */
+__kernel void norm_chan_fold_fwd(global const CT *o1, global const CT *o2, long P, long AS, long C,
+                                 int flags, CT eps, CT momentum, global const CT *w, long woff,
+                                 global const CT *b, long boff, global CT *rm, long rmoff,
+                                 global CT *rv, long rvoff, global CT *mean, global CT *invstd,
+                                 global CT *scale, global CT *shift)
+{
+    CLOPS_ITEMS(long, c, C)
+    {
+        CT m = (CT)0, var;
+        if (flags & 4) {
+            long E = (AS + P - 1) / P, cnt = 0;
+            CT m2 = (CT)0;
+            for (long p = 0; p < P; p++) {
+                long bn = min(E, AS - p * E);
+                if (bn <= 0)
+                    break;
+                NORM_CHAN_MERGE(cnt, m, m2, bn, o1[c * P + p], o2[c * P + p]);
+            }
+            var = m2 / (CT)AS;
+        } else {
+            m = rm[rmoff + c];
+            var = rv[rvoff + c];
+        }
+        CT inv = (CT)1 / sqrt(var + eps);
+        CT sc = (flags & 1) ? inv * w[woff + c] : inv;
+        CT sh = ((flags & 2) ? b[boff + c] : (CT)0) - m * sc;
+        scale[c] = sc;
+        shift[c] = sh;
+        if (flags & 4) {
+            mean[c] = m;
+            invstd[c] = inv;
+        }
+        if (flags & 8) {
+            CT u = AS > 1 ? var * ((CT)AS / (CT)(AS - 1)) : (CT)NAN;
+            rm[rmoff + c] = ((CT)1 - momentum) * rm[rmoff + c] + momentum * m;
+            rv[rvoff + c] = ((CT)1 - momentum) * rv[rvoff + c] + momentum * u;
+        }
+    }
+}
+
+/*
+ * Stage 2 of batch norm's backward, one item per channel: sum_dy and dot =
+ * sum(dy * (x - mean)) folded from the P partials in order; invstd the
+ * saved one (flags & 4, training) or 1 / sqrt(running_var + eps); iw =
+ * invstd * w (flags & 1).  Writes dw = dot * invstd, db = sum_dy and the
+ * coefficients of dx = c0 + dy * iw + (x - mean) * q: in training c0 =
+ * -sum_dy * iw / n and q = -dot * invstd^2 * iw / n, in evaluation 0.
+ */
+__kernel void norm_chan_fold_bwd(global const CT *o1, global const CT *o2, long P, long C,
+                                 int flags, CT n, CT eps, global const CT *w, long woff,
+                                 global const CT *sd, long sdoff, global CT *iw, global CT *c0,
+                                 global CT *q, global CT *dw, global CT *db)
+{
+    CLOPS_ITEMS(long, c, C)
+    {
+        CT sg = (CT)0, dot = (CT)0;
+        for (long p = 0; p < P; p++) {
+            sg += o1[c * P + p];
+            dot += o2[c * P + p];
+        }
+        CT inv = (flags & 4) ? sd[sdoff + c] : (CT)1 / sqrt(sd[sdoff + c] + eps);
+        CT k = (flags & 1) ? inv * w[woff + c] : inv;
+        iw[c] = k;
+        dw[c] = dot * inv;
+        db[c] = sg;
+        c0[c] = (flags & 4) ? sg * k * (-(CT)1 / n) : (CT)0;
+        q[c] = (flags & 4) ? dot * inv * inv * k * (-(CT)1 / n) : (CT)0;
+    }
+}
+
+/*
+ * The per-channel pass of batch norm over [A, C, S] (element e's channel is
+ * (e / S) % C): out = k0[c] + a * k1[c], plus (b - mu[c]) * k2[c] with
+ * flags & 1.  Forward: a = x, k1 = scale, k0 = shift; backward: a = dy, b =
+ * x, k1 = invstd * w, k0 = c0, k2 = q (norm_chan_fold_bwd).
+ */
+__kernel void norm_chan_apply(global const TIN_T *av, long aoff, global const TIN_T *bv, long boff,
+                              global const CT *k0, global const CT *k1, global const CT *k2,
+                              global const CT *mu, int flags, global TOUT_T *out, long ooff,
+                              long total, long C, long S)
+{
+    bool narrow = total <= 0xffffffffL;
+    CLOPS_ITEMS(long, e, total)
+    {
+        long c = narrow ? (long)(((uint)e / (uint)S) % (uint)C) : (e / S) % C;
+        CT v = k0[c] + LDX(av, aoff + e) * k1[c];
+        if (flags & 1)
+            v += (LDX(bv, boff + e) - mu[c]) * k2[c];
+        STY(out, ooff + e, v);
     }
 }
 
@@ -563,6 +855,261 @@ __kernel void norm_layer_cpu(global const TIN_T *x, long xoff, global const CT *
                 v += b[boff + j];
             STY(yr, j, v);
         }
+    }
+}
+
+/* norm_layer_backward's rows on a CPU device (the same arguments, `per`
+ * rows per work item in place of L): the same two passes per row. */
+__kernel void norm_layer_backward_cpu(global const TIN_T *g, long goff, global const TIN_T *x,
+                                      long xoff, global const CT *mean, long moff,
+                                      global const CT *rstd, long roff, global const CT *w,
+                                      long woff, long G, long D, int flags, global TOUT_T *dx,
+                                      long dxoff, long rows, long n, long per)
+{
+    long it = (long)get_global_id(0);
+    bool rms = (flags & 4) != 0, hw = (flags & 1) != 0;
+    for (long row = it * per; row < min(rows, (it + 1) * per); row++) {
+        long base = row * n;
+        global const TIN_T *gr = g + goff + base, *xr = x + xoff + base;
+        global TOUT_T *dr = dx + dxoff + base;
+        global const CT *wr = w + woff;
+        CT mu = rms ? (CT)0 : mean[moff + row], rs = rstd[roff + row];
+        CT s1 = (CT)0, s2 = (CT)0;
+        if (G == 1 && D == 1) {
+            /* layer/rms norm: the middle of the row as NV-wide vectors,
+             * aligned in dx (vload reads g, x and w at any offset) */
+            long h0, h1;
+            NORM_VSPAN(dxoff + base, dxoff + base, 1, n, h0, h1);
+            for (long j = 0; j < h0; j++) {
+                CT gv = LDX(gr, j) * (hw ? wr[j] : (CT)1), xh = (LDX(xr, j) - mu) * rs;
+                s1 += gv;
+                s2 += gv * xh;
+            }
+            if (h1 > h0) {
+                CTV v1 = (CTV)0, v2 = (CTV)0;
+                for (long j = h0; j < h1; j += NV) {
+                    CTV gv = LDXV(gr, j), xh = (LDXV(xr, j) - mu) * rs;
+                    if (hw)
+                        gv *= VLOADN(0, wr + j);
+                    v1 += gv;
+                    v2 += gv * xh;
+                }
+                CT t1, t2;
+                HFOLD(v1, HADD, HADD, t1);
+                HFOLD(v2, HADD, HADD, t2);
+                s1 += t1;
+                s2 += t2;
+            }
+            for (long j = h1; j < n; j++) {
+                CT gv = LDX(gr, j) * (hw ? wr[j] : (CT)1), xh = (LDX(xr, j) - mu) * rs;
+                s1 += gv;
+                s2 += gv * xh;
+            }
+            CT a = rms ? (CT)0 : s1 / (CT)n, q = s2 / (CT)n;
+            for (long j = 0; j < h0; j++) {
+                CT gv = LDX(gr, j) * (hw ? wr[j] : (CT)1), xh = (LDX(xr, j) - mu) * rs;
+                STY(dr, j, rs * (gv - a - xh * q));
+            }
+            for (long j = h0; j < h1; j += NV) {
+                CTV gv = LDXV(gr, j), xh = (LDXV(xr, j) - mu) * rs;
+                if (hw)
+                    gv *= VLOADN(0, wr + j);
+                STYV(dr, j, rs * (gv - a - xh * q));
+            }
+            for (long j = h1; j < n; j++) {
+                CT gv = LDX(gr, j) * (hw ? wr[j] : (CT)1), xh = (LDX(xr, j) - mu) * rs;
+                STY(dr, j, rs * (gv - a - xh * q));
+            }
+            continue;
+        }
+        /* group norm: runs of D elements sharing a weight */
+        long ch = NORM_WBASE(row, G, D, n);
+        for (long j0 = 0, c = ch; j0 < n; j0 += D, c++) {
+            CT wv = hw ? wr[c] : (CT)1;
+            for (long j = j0; j < j0 + D; j++) {
+                CT gv = LDX(gr, j) * wv, xh = (LDX(xr, j) - mu) * rs;
+                s1 += gv;
+                s2 += gv * xh;
+            }
+        }
+        CT a = rms ? (CT)0 : s1 / (CT)n, q = s2 / (CT)n;
+        for (long j0 = 0, c = ch; j0 < n; j0 += D, c++) {
+            CT wv = hw ? wr[c] : (CT)1;
+            for (long j = j0; j < j0 + D; j++) {
+                CT gv = LDX(gr, j) * wv, xh = (LDX(xr, j) - mu) * rs;
+                STY(dr, j, rs * (gv - a - xh * q));
+            }
+        }
+    }
+}
+
+/* norm_layer_wgrad on a CPU device: item p walks its block of R rows row by
+ * row (contiguous reads) and accumulates the partial sums of every column
+ * into pw[p * n + j] and pb[p * n + j], in row order, NV columns at a time
+ * (vload/vstore: any offset). */
+__kernel void norm_layer_wgrad_cpu(global const TIN_T *g, long goff, global const TIN_T *x,
+                                   long xoff, global const CT *mean, long moff,
+                                   global const CT *rstd, long roff, int flags, global CT *pw,
+                                   global CT *pb, long rows, long n, long R)
+{
+    long p = (long)get_global_id(0);
+    if (p * R >= rows)
+        return;
+    long r1 = min(rows, (p + 1) * R), nv = n / NV * NV;
+    bool rms = (flags & 4) != 0, hb = (flags & 2) != 0;
+    global CT *w = pw + p * n, *b = pb + p * n;
+    for (long j = 0; j < n; j++) {
+        w[j] = (CT)0;
+        if (hb)
+            b[j] = (CT)0;
+    }
+    for (long r = p * R; r < r1; r++) {
+        global const TIN_T *gr = g + goff + r * n, *xr = x + xoff + r * n;
+        CT mu = rms ? (CT)0 : mean[moff + r], rs = rstd[roff + r];
+        for (long j = 0; j < nv; j += NV) {
+            CTV gv = LDXV(gr, j);
+            VSTOREN(VLOADN(0, w + j) + gv * ((LDXV(xr, j) - mu) * rs), 0, w + j);
+            if (hb)
+                VSTOREN(VLOADN(0, b + j) + gv, 0, b + j);
+        }
+        for (long j = nv; j < n; j++) {
+            CT gv = LDX(gr, j);
+            w[j] += gv * ((LDX(xr, j) - mu) * rs);
+            if (hb)
+                b[j] += gv;
+        }
+    }
+}
+
+/* norm_chan_partial on a CPU device: item (c, p) walks part p of channel c
+ * plane run by plane run, the runs' aligned middles as NV-wide vectors:
+ * each run's mean and squared deviations (two passes, the run in cache for
+ * the second) merged into the part's state by Chan's formula (mode 0), or
+ * the two sums (mode 1).  No division per element. */
+__kernel void norm_chan_partial_cpu(global const TIN_T *x, long xoff, global const TIN_T *g,
+                                    long goff, global const CT *mu, long muoff, long mdiv, long A,
+                                    long C, long S, long P, int mode, global CT *o1,
+                                    global CT *o2)
+{
+    long grp = (long)get_global_id(0);
+    if (grp >= C * P)
+        return;
+    long c = grp / P, p = grp - c * P;
+    long AS = A * S, CS = C * S, E = (AS + P - 1) / P, e = p * E, e1 = min(AS, p * E + E);
+    CT m = (CT)0, m2 = (CT)0, mc = mode ? mu[muoff + c / mdiv] : (CT)0;
+    long cnt = 0;
+    while (e < e1) {
+        long a = e / S, s = e - a * S, k = min(e1 - e, S - s), o = a * CS + c * S + s;
+        global const TIN_T *xr = x + xoff + o, *gr = g + goff + o;
+        /* the run's aligned middle as NV-wide vectors (x and g in phase) */
+        long h0, h1;
+        NORM_VSPAN(xoff + o, goff + o, 1, k, h0, h1);
+        if (!mode && (xoff + o) % NV != 0)
+            h0 = h1 = k;
+        if (mode) {
+            CT s1 = (CT)0, s2 = (CT)0;
+            for (long i = 0; i < h0; i++) {
+                CT gv = LDX(gr, i);
+                s1 += gv;
+                s2 += gv * (LDX(xr, i) - mc);
+            }
+            if (h1 > h0) {
+                CTV v1 = (CTV)0, v2 = (CTV)0;
+                for (long i = h0; i < h1; i += NV) {
+                    CTV gv = LDXV(gr, i);
+                    v1 += gv;
+                    v2 += gv * (LDXV(xr, i) - mc);
+                }
+                CT t1, t2;
+                HFOLD(v1, HADD, HADD, t1);
+                HFOLD(v2, HADD, HADD, t2);
+                s1 += t1;
+                s2 += t2;
+            }
+            for (long i = h1; i < k; i++) {
+                CT gv = LDX(gr, i);
+                s1 += gv;
+                s2 += gv * (LDX(xr, i) - mc);
+            }
+            m += s1;
+            m2 += s2;
+        } else {
+            /* the run's mean and squared deviations in two passes (it is
+             * in cache for the second), merged by Chan's formula */
+            CT rs = (CT)0, rq = (CT)0;
+            for (long i = 0; i < h0; i++)
+                rs += LDX(xr, i);
+            if (h1 > h0) {
+                CTV v = (CTV)0;
+                for (long i = h0; i < h1; i += NV)
+                    v += LDXV(xr, i);
+                CT t;
+                HFOLD(v, HADD, HADD, t);
+                rs += t;
+            }
+            for (long i = h1; i < k; i++)
+                rs += LDX(xr, i);
+            CT rm = rs / (CT)k;
+            for (long i = 0; i < h0; i++) {
+                CT d = LDX(xr, i) - rm;
+                rq += d * d;
+            }
+            if (h1 > h0) {
+                CTV v = (CTV)0;
+                for (long i = h0; i < h1; i += NV) {
+                    CTV d = LDXV(xr, i) - rm;
+                    v += d * d;
+                }
+                CT t;
+                HFOLD(v, HADD, HADD, t);
+                rq += t;
+            }
+            for (long i = h1; i < k; i++) {
+                CT d = LDX(xr, i) - rm;
+                rq += d * d;
+            }
+            NORM_CHAN_MERGE(cnt, m, m2, k, rm, rq);
+        }
+        e += k;
+    }
+    o1[grp] = m;
+    o2[grp] = m2;
+}
+
+/* norm_chan_apply on a CPU device: work item i takes elements [i * chunk,
+ * (i + 1) * chunk) plane run by plane run (a plane: S elements of one
+ * channel), the channel's numbers loaded once per run, the runs' aligned
+ * middles as NV-wide vectors. */
+__kernel void norm_chan_apply_cpu(global const TIN_T *av, long aoff, global const TIN_T *bv,
+                                  long boff, global const CT *k0, global const CT *k1,
+                                  global const CT *k2, global const CT *mu, int flags,
+                                  global TOUT_T *out, long ooff, long total, long C, long S,
+                                  long chunk)
+{
+    long e = (long)get_global_id(0) * chunk, e1 = min(total, e + chunk);
+    bool hb = (flags & 1) != 0;
+    while (e < e1) {
+        long p = e / S, n = min(e1, (p + 1) * S) - e, c = p % C;
+        CT c0 = k0[c], c1 = k1[c], c2 = hb ? k2[c] : (CT)0, m = hb ? mu[c] : (CT)0;
+        global const TIN_T *ar = av + aoff + e, *br = bv + boff + e;
+        global TOUT_T *orow = out + ooff + e;
+        long h0, h1;
+        NORM_VSPAN(aoff + e, ooff + e, 1, n, h0, h1);
+        if (hb && (boff - aoff) % NV != 0)
+            h0 = h1 = n;
+        for (long i = 0; i < h0; i++)
+            STY(orow, i, hb ? c0 + LDX(ar, i) * c1 + (LDX(br, i) - m) * c2
+                            : c0 + LDX(ar, i) * c1);
+        for (long i = h0; i < h1; i += NV) {
+            CTV v = (CTV)c0 + LDXV(ar, i) * c1;
+            if (hb)
+                v += (LDXV(br, i) - m) * c2;
+            STYV(orow, i, v);
+        }
+        for (long i = h1; i < n; i++)
+            STY(orow, i, hb ? c0 + LDX(ar, i) * c1 + (LDX(br, i) - m) * c2
+                            : c0 + LDX(ar, i) * c1);
+        e += n;
     }
 }
 

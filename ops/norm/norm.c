@@ -73,10 +73,31 @@ int norm_resident_flag(void)
 clops_status norm_get_kernel(clops_device *d, int which, clops_dtype in, clops_dtype out,
                             const char *op, host_kernel **k)
 {
-    static const char *const names[] = {"norm_softmax",     "norm_softmax_backward",
-                                        "norm_layer",       "norm_softmax_cpu",
-                                        "norm_layer_cpu",   "norm_softmax_backward_cpu",
-                                        "norm_affine_cpu"};
+    static const char *const names[NORM_K_COUNT] = {
+        [NORM_K_SOFTMAX] = "norm_softmax",
+        [NORM_K_SOFTMAX_BACKWARD] = "norm_softmax_backward",
+        [NORM_K_LAYER] = "norm_layer",
+        [NORM_K_SOFTMAX_CPU] = "norm_softmax_cpu",
+        [NORM_K_LAYER_CPU] = "norm_layer_cpu",
+        [NORM_K_SOFTMAX_BACKWARD_CPU] = "norm_softmax_backward_cpu",
+        [NORM_K_AFFINE_CPU] = "norm_affine_cpu",
+        [NORM_K_LAYER_BACKWARD] = "norm_layer_backward",
+        [NORM_K_LAYER_BACKWARD_CPU] = "norm_layer_backward_cpu",
+        [NORM_K_LAYER_WGRAD] = "norm_layer_wgrad",
+        [NORM_K_LAYER_WGRAD_CPU] = "norm_layer_wgrad_cpu",
+        [NORM_K_CHAN_PARTIAL] = "norm_chan_partial",
+        [NORM_K_CHAN_PARTIAL_CPU] = "norm_chan_partial_cpu",
+        [NORM_K_CHAN_FOLD_FWD] = "norm_chan_fold_fwd",
+        [NORM_K_CHAN_FOLD_BWD] = "norm_chan_fold_bwd",
+        [NORM_K_CHAN_APPLY] = "norm_chan_apply",
+        [NORM_K_CHAN_APPLY_CPU] = "norm_chan_apply_cpu"};
+    /* the kernels with reqd_work_group_size(RWG) */
+    static const bool needs_wg[NORM_K_COUNT] = {
+        [NORM_K_SOFTMAX] = true,       [NORM_K_SOFTMAX_BACKWARD] = true,
+        [NORM_K_LAYER] = true,         [NORM_K_LAYER_BACKWARD] = true,
+        [NORM_K_CHAN_PARTIAL] = true};
+    if (which < 0 || which >= NORM_K_COUNT)
+        return clops__fail(CLOPS_INTERNAL, "%s: no normalization kernel %d", op, which);
     host_kkey key = {{(4ull << 56) | ((uint64_t)which << 16) | ((uint64_t)in << 8) | out,
                       reduce_wg(d), 0, 0}};
     host_kernel *kern = kit_find(d, &key);
@@ -87,14 +108,18 @@ clops_status norm_get_kernel(clops_device *d, int which, clops_dtype in, clops_d
                  "clops normalization program %s -> %s (see ops/norm/norm.c)",
                  clops_dtype_name(in), clops_dtype_name(out));
         gen_ctx g = {in, out};
-        kit_program p = {
-            .name = pname, .title = title, .write = write_defines, .file = "norm.cl", .ctx = &g};
+        kit_program p = {.name = pname,
+                         .title = title,
+                         .headers = {"items.clh"},
+                         .write = write_defines,
+                         .file = "norm.cl",
+                         .ctx = &g};
         clops_status st = kit_build(d, &key, &p, names[which], op, &kern);
         if (st)
             return st;
     }
     clops_status st =
-        kit_need_wg(kern, which < NORM_K_SOFTMAX_CPU ? (int64_t)reduce_wg(d) : 0, d, op);
+        kit_need_wg(kern, needs_wg[which] ? (int64_t)reduce_wg(d) : 0, d, op);
     if (st == CLOPS_OK)
         *k = kern;
     return st;

@@ -35,7 +35,18 @@ enum {
     NORM_K_SOFTMAX_CPU,
     NORM_K_LAYER_CPU,
     NORM_K_SOFTMAX_BACKWARD_CPU,
-    NORM_K_AFFINE_CPU
+    NORM_K_AFFINE_CPU,
+    NORM_K_LAYER_BACKWARD,
+    NORM_K_LAYER_BACKWARD_CPU,
+    NORM_K_LAYER_WGRAD,
+    NORM_K_LAYER_WGRAD_CPU,
+    NORM_K_CHAN_PARTIAL,
+    NORM_K_CHAN_PARTIAL_CPU,
+    NORM_K_CHAN_FOLD_FWD,
+    NORM_K_CHAN_FOLD_BWD,
+    NORM_K_CHAN_APPLY,
+    NORM_K_CHAN_APPLY_CPU,
+    NORM_K_COUNT
 };
 
 /* Kernel `which` (NORM_K_*) of the program for input dtype `in` and output
@@ -56,6 +67,11 @@ typedef struct norm_tmps {
     clops_tensor *t[NORM_TMPS];
     int n;
 } norm_tmps;
+
+/* Hands three results over: on st == CLOPS_OK *o0..*o2 get r0..r2 (o2 may
+ * be NULL when r2 is NULL), else r0..r2 are released; returns st. */
+clops_status norm_hand3(clops_status st, clops_tensor *r0, clops_tensor *r1, clops_tensor *r2,
+                        clops_tensor **o0, clops_tensor **o1, clops_tensor **o2);
 
 /* Keeps t in c for norm_release; returns t. */
 clops_tensor *norm_keep(norm_tmps *c, clops_tensor *t);
@@ -118,6 +134,63 @@ clops_status norm_rows_backward(const char *op, bool rms, clops_tensor *grad,
                                 const bool *mask, clops_tensor **o0, clops_tensor **o1,
                                 clops_tensor **o2);
 
+/*
+ * The fused row backward on an OpenCL device (ops/norm/norm_backward.c):
+ * grad and input of one dtype seen as M rows of N contiguous elements,
+ * mean (NULL for rms) and rstd of M elements, weight of G * (N / D)
+ * elements (entry (r % G) * (N / D) + j / D for element j of row r; 1, 1
+ * for layer norm) or NULL.  *dx (when dx is not NULL): the input gradient,
+ * the input's dtype and shape, one kernel; *sw, *sb (when not NULL): the
+ * column sums of grad * xhat and of grad over the rows ([N], compute
+ * type), per-block partials folded in a fixed order.
+ */
+clops_status norm_rows_backward_fused(const char *op, bool rms, clops_tensor *grad,
+                                      clops_tensor *input, int64_t M, int64_t N,
+                                      clops_tensor *mean, clops_tensor *rstd,
+                                      clops_tensor *weight, int64_t G, int64_t D,
+                                      clops_tensor **dx, clops_tensor **sw, clops_tensor **sb);
+
+/*
+ * The per-channel kernels (ops/norm/norm_chan.c; OpenCL devices only), x
+ * seen as [A, C, S] from its offset, contiguous.
+ *
+ * norm_chan_partials: stage 1 over P parts of each channel's A * S
+ * elements (P <= 0: chosen from the shape and device), into *o1, *o2 [C, P]
+ * of the compute type (kept in T): mode 0 the parts' mean and sum of
+ * squared deviations (Welford); mode 1 the sums of g and of
+ * g * (x - mu[c / mdiv]) (mu contiguous, compute type).  *Pout gets P.
+ */
+clops_status norm_chan_partials(norm_tmps *T, const char *op, int mode, clops_tensor *x,
+                                clops_tensor *g, clops_tensor *mu, int64_t mdiv, int64_t A,
+                                int64_t C, int64_t S, int64_t P, clops_tensor **o1,
+                                clops_tensor **o2, int64_t *Pout);
+/* Stage 2 of batch norm's forward: training folds the partials (AS
+ * elements a channel) into mean and invstd ([C]) and, with update,
+ * updates rm and rv in place; evaluation reads rm and rv.  scale = invstd *
+ * w, shift = b - mean * scale.  Every tensor of the compute type, the
+ * outputs contiguous from offset 0; w, b, rm, rv contiguous (offsets
+ * allowed), w and b may be NULL. */
+clops_status norm_chan_fold_fwd(const char *op, clops_tensor *o1, clops_tensor *o2, int64_t P,
+                                int64_t AS, int64_t C, bool training, double eps,
+                                double momentum, clops_tensor *w, clops_tensor *b,
+                                clops_tensor *rm, clops_tensor *rv, bool update,
+                                clops_tensor *mean, clops_tensor *invstd, clops_tensor *scale,
+                                clops_tensor *shift);
+/* Stage 2 of batch norm's backward: sum_dy and dot from the mode-1
+ * partials; invstd = sd (train) or 1 / sqrt(sd + eps); iw = invstd * w;
+ * dw = dot * invstd, db = sum_dy; c0 and q the coefficients of dx (0 in
+ * evaluation).  n: the elements of a channel. */
+clops_status norm_chan_fold_bwd(const char *op, clops_tensor *o1, clops_tensor *o2, int64_t P,
+                                int64_t C, bool train, double n, double eps, clops_tensor *w,
+                                clops_tensor *sd, clops_tensor *iw, clops_tensor *c0,
+                                clops_tensor *q, clops_tensor *dw, clops_tensor *db);
+/* out = k0[c] + a * k1[c] (+ (b - mu[c]) * k2[c] when b is given) over
+ * [A, C, S] contiguous a, b, out; the [C] operands contiguous from offset
+ * 0 in the compute type. */
+clops_status norm_chan_apply(const char *op, clops_tensor *a, clops_tensor *b, clops_tensor *k0,
+                             clops_tensor *k1, clops_tensor *k2, clops_tensor *mu,
+                             clops_tensor *out, int64_t C, int64_t S);
+
 /* --- shared by the forward ops (ops/norm/norm_layer.c) ------------------------ */
 
 /* True when t is row-major contiguous (size-1 dims aside). */
@@ -132,6 +205,17 @@ bool norm_dense(const clops_tensor *t);
 clops_status norm_layer_rows(const char *op, clops_tensor *x, clops_tensor *w, clops_tensor *b,
                              int64_t M, int64_t N, double eps, bool rms, clops_tensor *y,
                              clops_tensor *mean_t, clops_tensor *rstd_t);
+
+/*
+ * norm_layer_rows with weight and bias per channel (group norm on GPUs): w
+ * and b hold G * (N / D) elements, element j of row r takes entry
+ * (r % G) * (N / D) + j / D (G = group, D = HxW; 1 and 1 is
+ * norm_layer_rows).  Not for the CPU device or CPU-like devices with D > 1.
+ */
+clops_status norm_layer_rows_grouped(const char *op, clops_tensor *x, clops_tensor *w,
+                                     clops_tensor *b, int64_t M, int64_t N, int64_t G, int64_t D,
+                                     double eps, bool rms, clops_tensor *y, clops_tensor *mean_t,
+                                     clops_tensor *rstd_t);
 
 /*
  * The destinations of a three-result op (functional: new tensors; out=: the

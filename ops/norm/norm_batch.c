@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "host/host.h"
+#include "ops/kit/kit.h"
 #include "ops/tensor/tensor.h"
 #include "ops/kernels_generated.h"
 #include "ops/norm/norm.h"
@@ -130,43 +131,122 @@ static clops_status update_running(norm_tmps *T, const char *op, clops_tensor *r
 }
 
 /*
+ * The fused forward on OpenCL devices (ops/norm/norm_chan.c): training
+ * takes the per-channel Welford partials (one launch), their fold with the
+ * running-stat update, scale and shift (one launch over C), then one pass
+ * y = shift + x * scale (norm_chan_apply on GPUs, norm_affine's plane
+ * kernel on CPU devices); evaluation the fold of the running stats and the
+ * pass.  Running stats of another dtype or layout are updated in a
+ * compute-type copy and copied back.
+ */
+static clops_status bn_run_fused(const char *op, clops_tensor *x, clops_tensor *w,
+                                 clops_tensor *b, clops_tensor *rm, clops_tensor *rv,
+                                 bool training, double momentum, double eps, clops_tensor *y,
+                                 clops_tensor *sm, clops_tensor *si)
+{
+    norm_tmps T = {0};
+    clops_device *dev = x->storage->device;
+    clops_dtype ct = stat_dtype(x->dtype);
+    int64_t s3[3];
+    ncs(x, s3);
+    int64_t C = s3[1], AS = s3[0] * s3[2];
+    clops_tensor *xc, *wc = NULL, *bc = NULL, *rmc = NULL, *rvc = NULL, *o1 = NULL, *o2 = NULL,
+                      *mean = NULL, *invstd = NULL, *scale, *shift;
+    int64_t P = 0;
+    clops_status st = norm_kept(&T, core_contiguous(x, &xc), &xc);
+    if (!st && w)
+        st = norm_kept(&T, core_contiguous_as(w, ct, &wc), &wc);
+    if (!st && b)
+        st = norm_kept(&T, core_contiguous_as(b, ct, &bc), &bc);
+    if (!st && rm)
+        st = norm_kept(&T, core_contiguous_as(rm, ct, &rmc), &rmc);
+    if (!st && rv)
+        st = norm_kept(&T, core_contiguous_as(rv, ct, &rvc), &rvc);
+    if (!st)
+        st = norm_kept(&T, tensor_new(dev, ct, 1, &C, NULL, &scale), &scale);
+    if (!st)
+        st = norm_kept(&T, tensor_new(dev, ct, 1, &C, NULL, &shift), &shift);
+    /* save_mean/save_invstd written by the fold where they are dense from
+     * offset 0 in the compute type (the functional forms' targets) */
+    bool sm_direct = training && sm && si && sm->dtype == ct && si->dtype == ct &&
+                     sm->offset == 0 && si->offset == 0 && norm_dense(sm) && norm_dense(si);
+    if (!st && training && sm_direct) {
+        mean = sm;
+        invstd = si;
+    } else if (!st && training) {
+        st = norm_kept(&T, tensor_new(dev, ct, 1, &C, NULL, &mean), &mean);
+        if (!st)
+            st = norm_kept(&T, tensor_new(dev, ct, 1, &C, NULL, &invstd), &invstd);
+    }
+    if (!st && training)
+        st = norm_chan_partials(&T, op, 0, xc, NULL, NULL, 1, s3[0], C, s3[2], 0, &o1, &o2, &P);
+    bool update = training && rm && rv;
+    if (!st)
+        st = norm_chan_fold_fwd(op, o1, o2, P, AS, C, training, eps, momentum, wc, bc, rmc, rvc,
+                                update, mean, invstd, scale, shift);
+    if (!st && update && rmc != rm)
+        st = core_copy_(rm, rmc, false);
+    if (!st && update && rvc != rv)
+        st = core_copy_(rv, rvc, false);
+    if (!st && training && sm && !sm_direct && C > 0) {
+        st = core_copy_(sm, mean, false);
+        if (!st)
+            st = core_copy_(si, invstd, false);
+    }
+    clops_tensor *x3, *yt = y, *y3;
+    if (!st && tensor_numel(x) > 0 && kit_is_cpu(dev)) {
+        clops_tensor *sc3, *sh3;
+        st = norm_view(&T, xc, 3, s3, &x3);
+        if (!st)
+            st = chan3(&T, scale, C, &sc3);
+        if (!st)
+            st = chan3(&T, shift, C, &sh3);
+        if (!st)
+            st = write_affine(&T, y, sh3, x3, sc3);
+    } else if (!st && tensor_numel(x) > 0) {
+        if (!norm_dense(y))
+            st = norm_kept(&T, tensor_new(dev, y->dtype, y->ndim, y->sizes, NULL, &yt), &yt);
+        if (!st)
+            st = norm_view(&T, yt, 3, s3, &y3);
+        if (!st)
+            st = norm_chan_apply(op, xc, NULL, shift, scale, NULL, NULL, y3, C, s3[2]);
+        if (!st && yt != y)
+            st = core_copy_(y, yt, false);
+    }
+    norm_release(&T);
+    return st;
+}
+
+/*
  * The body of every forward form: normalizes x into target y and, when
  * training, writes the batch mean and invstd into sm and si ([C]) and
- * updates rm/rv (either may be NULL).
+ * updates rm/rv (either may be NULL).  OpenCL devices take bn_run_fused;
+ * the CPU device composes the library's operators around the reference
+ * statistics.
  */
 static clops_status bn_run(const char *op, clops_tensor *x, clops_tensor *w, clops_tensor *b,
                            clops_tensor *rm, clops_tensor *rv, bool training, double momentum,
                            double eps, clops_tensor *y, clops_tensor *sm, clops_tensor *si)
 {
+    if (!kit_is_host(x->storage->device))
+        return bn_run_fused(op, x, w, b, rm, rv, training, momentum, eps, y, sm, si);
     norm_tmps T = {0};
     clops_dtype ct = stat_dtype(x->dtype);
     int64_t s3[3];
     ncs(x, s3);
     int64_t C = s3[1], n = s3[0] * s3[2];
-    clops_tensor *xc, *x3, *xs, *mean = NULL, *var = NULL, *invstd, *ve, *scale, *shift, *t;
+    clops_tensor *xc, *x3, *mean = NULL, *var = NULL, *invstd, *ve, *scale, *shift, *t;
     clops_status st = norm_kept(&T, core_contiguous(x, &xc), &xc);
     if (!st)
         st = norm_view(&T, xc, 3, s3, &x3);
     if (!st && training) {
-        const int64_t dims[2] = {0, 2};
-        clops_scalar corr = clops_scalar_int(0);
+        /* the reference statistics (ref/norm.c, double, two passes) */
         clops_device *dev = x->storage->device;
-        if (kit_is_host(dev)) {
-            /* the CPU device: the reference statistics (ref/norm.c) */
-            st = norm_kept(&T, tensor_new(dev, ct, 1, &C, NULL, &mean), &mean);
-            if (!st)
-                st = norm_kept(&T, tensor_new(dev, ct, 1, &C, NULL, &var), &var);
-            if (!st)
-                st = norm_ref_batch_stats(x3, mean, var, s3[0], C, s3[2]);
-        } else {
-            st = norm_as(&T, op, x3, ct, &xs);
-            if (!st)
-                st = reduce_var_mean_correction(xs, dims, 2, &corr, false, &var, &mean);
-            if (!st) {
-                norm_keep(&T, var);
-                norm_keep(&T, mean);
-            }
-        }
+        st = norm_kept(&T, tensor_new(dev, ct, 1, &C, NULL, &mean), &mean);
+        if (!st)
+            st = norm_kept(&T, tensor_new(dev, ct, 1, &C, NULL, &var), &var);
+        if (!st)
+            st = norm_ref_batch_stats(x3, mean, var, s3[0], C, s3[2]);
     } else if (!st) {
         st = norm_as(&T, op, rm, ct, &mean);
         if (!st)
@@ -372,6 +452,71 @@ clops_status norm_native_batch_norm_legit_no_training_out(
 }
 
 /*
+ * The fused backward on OpenCL devices (ops/norm/norm_chan.c): the
+ * per-channel sums of dy and dy * (x - mean) as partials (one launch), their
+ * fold into dweight, dbias and dx's coefficients (one launch over C), then
+ * dx = c0 + dy * invstd * w + (x - mean) * q in one pass.
+ */
+static clops_status bn_backward_fused(const char *op, clops_tensor *grad, clops_tensor *input,
+                                      clops_tensor *weight, clops_tensor *mu, clops_tensor *sd,
+                                      bool train, double eps, const bool *mask,
+                                      clops_tensor **out0, clops_tensor **out1,
+                                      clops_tensor **out2)
+{
+    norm_tmps T = {0};
+    clops_device *dev = input->storage->device;
+    clops_dtype ct = stat_dtype(input->dtype);
+    int64_t s3[3];
+    ncs(input, s3);
+    int64_t C = s3[1], AS = s3[0] * s3[2], P = 0;
+    clops_tensor *xc, *gc, *mc, *sc, *wc = NULL, *o1, *o2, *iw, *c0, *q, *dwc, *dbc, *x3, *g3,
+                                    *d3;
+    clops_tensor *dx = NULL, *dw = NULL, *db = NULL;
+    clops_status st = norm_kept(&T, core_contiguous(input, &xc), &xc);
+    if (!st)
+        st = norm_kept(&T, core_contiguous(grad, &gc), &gc);
+    if (!st)
+        st = norm_kept(&T, core_contiguous_as(mu, ct, &mc), &mc);
+    if (!st)
+        st = norm_kept(&T, core_contiguous_as(sd, ct, &sc), &sc);
+    if (!st && weight)
+        st = norm_kept(&T, core_contiguous_as(weight, ct, &wc), &wc);
+    clops_tensor **cs[5] = {&iw, &c0, &q, &dwc, &dbc};
+    for (int i = 0; i < 5 && !st; i++)
+        st = norm_kept(&T, tensor_new(dev, ct, 1, &C, NULL, cs[i]), cs[i]);
+    if (!st && AS > 0)
+        st = norm_chan_partials(&T, op, 1, xc, gc, mc, 1, s3[0], C, s3[2], 0, &o1, &o2, &P);
+    if (!st && AS > 0)
+        st = norm_chan_fold_bwd(op, o1, o2, P, C, train, (double)AS, eps, wc, sc, iw, c0, q, dwc,
+                                dbc);
+    else if (!st && C > 0)
+        st = tensor_fill(dbc, clops_scalar_int(0));
+    if (!st && AS == 0 && C > 0)
+        st = tensor_fill(dwc, clops_scalar_int(0));
+    if (!st && mask[0]) {
+        st = tensor_new(dev, input->dtype, input->ndim, input->sizes, NULL, &dx);
+        if (!st && AS > 0) {
+            st = norm_view(&T, xc, 3, s3, &x3);
+            if (!st)
+                st = norm_view(&T, gc, 3, s3, &g3);
+            if (!st)
+                st = norm_view(&T, dx, 3, s3, &d3);
+            if (!st)
+                st = norm_chan_apply(op, g3, train ? x3 : NULL, c0, iw, q, mc, d3, C, s3[2]);
+        }
+    }
+    clops_dtype pdt = weight ? weight->dtype : ct;
+    if (!st && mask[1])
+        st = pdt == ct ? (dw = clops_tensor_retain(dwc), CLOPS_OK)
+                       : core_to_copy(dwc, pdt, NULL, &dw);
+    if (!st && mask[2])
+        st = pdt == ct ? (db = clops_tensor_retain(dbc), CLOPS_OK)
+                       : core_to_copy(dbc, pdt, NULL, &db);
+    norm_release(&T);
+    return norm_hand3(st, dx, dw, db, out0, out1, out2);
+}
+
+/*
  * native_batch_norm_backward.  With xmu = x - mean, invstd the saved
  * (train) or running (eval) one, sum_dy and dot = sum(dy * xmu) per
  * channel over (N, *):
@@ -416,6 +561,9 @@ clops_status norm_native_batch_norm_backward(clops_tensor *grad_out, clops_tenso
                            train ? "training" : "evaluation",
                            train ? "save_mean and save_invstd" : "running_mean and running_var",
                            clops_dtype_name(input->dtype), input->storage->device->label);
+    if (!kit_is_host(input->storage->device) && grad_out->dtype == input->dtype)
+        return bn_backward_fused(op, grad_out, input, weight, mu, sd, train, eps, output_mask,
+                                 out0, out1, out2);
     norm_tmps T = {0};
     clops_dtype ct = stat_dtype(input->dtype);
     int64_t s3[3];
@@ -507,16 +655,7 @@ clops_status norm_native_batch_norm_backward(clops_tensor *grad_out, clops_tenso
     if (!st && output_mask[2])
         st = core_to_copy(sdy, pdt, NULL, &db);
     norm_release(&T);
-    if (st) {
-        clops_tensor_release(dx);
-        clops_tensor_release(dw);
-        clops_tensor_release(db);
-        return st;
-    }
-    *out0 = dx;
-    *out1 = dw;
-    *out2 = db;
-    return CLOPS_OK;
+    return norm_hand3(st, dx, dw, db, out0, out1, out2);
 }
 
 clops_status norm_native_batch_norm_backward_out(

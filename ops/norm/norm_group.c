@@ -21,6 +21,7 @@
 
 #include "ops/tensor/tensor.h"
 #include "ops/kernels_generated.h"
+#include "ops/kit/kit.h"
 #include "ops/norm/norm.h"
 #include "ops/reduce/reduce.h"
 
@@ -175,6 +176,16 @@ static clops_status gn_run(const char *op, clops_tensor *x, clops_tensor *w, clo
     int64_t M = N * group, D = C / group * HxW;
     if (!w && !b)
         return norm_layer_rows(op, x, NULL, NULL, M, D, eps, false, y, mean_t, rstd_t);
+    /* GPUs, float16/bfloat16 inputs: the row kernel with the per-channel
+     * weight and bias, one kernel (it replaced the row kernel into a
+     * float32 temporary and an affine pass).  float32/float64 keep
+     * gn_affine: on the H100 the grouped row kernel ran [32, 256, 56, 56]
+     * at 0.74x of PyTorch, var_mean + one pass at 1.04x (docs/norm.md). */
+    clops_device *dev = x->storage->device;
+    if (!kit_is_host(dev) && !kit_is_cpu(dev) && HxW > 0 &&
+        x->dtype != kit_compute_dtype(x->dtype))
+        return norm_layer_rows_grouped(op, x, w, b, M, D, group, HxW, eps, false, y, mean_t,
+                                       rstd_t);
     norm_tmps T = {0};
     clops_dtype ct = x->dtype == CLOPS_FLOAT64 ? CLOPS_FLOAT64 : CLOPS_FLOAT32;
     clops_tensor *wc = NULL, *bc = NULL;
@@ -262,6 +273,69 @@ clops_status norm_native_group_norm_out(clops_tensor *input, clops_tensor *weigh
     return gn_forward(PW_OUT, input, weight, bias, N, C, HxW, group, eps, d, NULL, NULL, NULL);
 }
 
+/*
+ * The fused backward on OpenCL devices: dx by the row backward kernel over
+ * the N * group rows with the weight per channel (norm_rows_backward_fused,
+ * one launch); dweight and dbias from the per-(n, c) plane sums of dy and
+ * dy * (x - mean) (norm_chan_partials over [1, N * C, HxW], one launch),
+ * folded over n: dweight[c] = sum_n rstd[n, g] * sum(dy * (x - mean)),
+ * dbias[c] = sum_n sum(dy).
+ */
+static clops_status gn_backward_fused(const char *op, clops_tensor *grad, clops_tensor *input,
+                                      clops_tensor *mean, clops_tensor *rstd,
+                                      clops_tensor *weight, int64_t N, int64_t C, int64_t HxW,
+                                      int64_t group, const bool *mask, clops_tensor **out0,
+                                      clops_tensor **out1, clops_tensor **out2)
+{
+    norm_tmps T = {0};
+    clops_dtype ct = kit_compute_dtype(input->dtype);
+    int64_t Cg = C / group, M = N * group, P = 0;
+    clops_tensor *dx = NULL, *dw = NULL, *db = NULL;
+    clops_status st = CLOPS_OK;
+    if (mask[0])
+        st = norm_rows_backward_fused(op, false, grad, input, M, Cg * HxW, mean, rstd, weight,
+                                      group, HxW, &dx, NULL, NULL);
+    clops_dtype pdt = weight ? weight->dtype : input->dtype;
+    if (!st && (mask[1] || mask[2])) {
+        clops_tensor *xc, *gc, *mc, *rc, *o1, *o2, *t, *r3, *s, *v;
+        int64_t p3[3] = {N, group, Cg}, r3s[3] = {N, group, 1};
+        const int64_t dim0 = 0, c1[1] = {C};
+        st = norm_kept(&T, core_contiguous(input, &xc), &xc);
+        if (!st)
+            st = norm_kept(&T, core_contiguous(grad, &gc), &gc);
+        if (!st)
+            st = norm_kept(&T, core_contiguous_as(mean, ct, &mc), &mc);
+        if (!st)
+            st = norm_chan_partials(&T, op, 1, xc, gc, mc, Cg, 1, N * C, HxW, 1, &o1, &o2, &P);
+        if (!st && mask[1]) {
+            st = norm_kept(&T, core_contiguous_as(rstd, ct, &rc), &rc);
+            if (!st)
+                st = norm_view(&T, rc, 3, r3s, &r3);
+            if (!st)
+                st = norm_view(&T, o2, 3, p3, &t);
+            if (!st)
+                st = norm_mul(&T, t, r3, &t);
+            if (!st)
+                st = norm_sum(&T, t, &dim0, 1, &s);
+            if (!st)
+                st = norm_view(&T, s, 1, c1, &v);
+            if (!st)
+                st = core_to_copy(v, pdt, NULL, &dw);
+        }
+        if (!st && mask[2]) {
+            st = norm_view(&T, o1, 3, p3, &t);
+            if (!st)
+                st = norm_sum(&T, t, &dim0, 1, &s);
+            if (!st)
+                st = norm_view(&T, s, 1, c1, &v);
+            if (!st)
+                st = core_to_copy(v, pdt, NULL, &db);
+        }
+    }
+    norm_release(&T);
+    return norm_hand3(st, dx, dw, db, out0, out1, out2);
+}
+
 clops_status norm_native_group_norm_backward(clops_tensor *grad_out, clops_tensor *input,
                                              clops_tensor *mean, clops_tensor *rstd,
                                              clops_tensor *weight, int64_t N, int64_t C,
@@ -288,6 +362,10 @@ clops_status norm_native_group_norm_backward(clops_tensor *grad_out, clops_tenso
                            clops_dtype_name(input->dtype), input->storage->device->label);
     if (output_mask_len != 3)
         return clops__fail(CLOPS_INVALID_ARGUMENT, "%s: output_mask needs 3 entries", op);
+    if (!kit_is_host(input->storage->device) && grad_out->dtype == input->dtype &&
+        tensor_numel(input) > 0)
+        return gn_backward_fused(op, grad_out, input, mean, rstd, weight, N, C, HxW, group,
+                                 output_mask, out0, out1, out2);
     norm_tmps T = {0};
     clops_dtype ct = input->dtype == CLOPS_FLOAT64 ? CLOPS_FLOAT64 : CLOPS_FLOAT32;
     int64_t Cg = C / group;
@@ -355,16 +433,7 @@ clops_status norm_native_group_norm_backward(clops_tensor *grad_out, clops_tenso
         }
     }
     norm_release(&T);
-    if (st) {
-        clops_tensor_release(dx);
-        clops_tensor_release(dw);
-        clops_tensor_release(db);
-        return st;
-    }
-    *out0 = dx;
-    *out1 = dw;
-    *out2 = db;
-    return CLOPS_OK;
+    return norm_hand3(st, dx, dw, db, out0, out1, out2);
 }
 
 clops_status norm_native_group_norm_backward_out(clops_tensor *grad_out, clops_tensor *input,

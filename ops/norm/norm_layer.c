@@ -86,7 +86,7 @@ bool norm_dense(const clops_tensor *t)
 /* Launches norm_layer on an OpenCL device. */
 static clops_status launch(const char *op, clops_tensor *x, clops_tensor *w, clops_tensor *b,
                            clops_tensor *y, clops_tensor *mean, clops_tensor *rstd, int64_t M,
-                           int64_t N, double eps, bool rms)
+                           int64_t N, int64_t G, int64_t D, double eps, bool rms)
 {
     clops_device *d = x->storage->device;
     host_kernel *k = NULL;
@@ -107,19 +107,34 @@ static clops_status launch(const char *op, clops_tensor *x, clops_tensor *w, clo
     cl_int flags = (w ? 1 : 0) | (b ? 2 : 0) | (rms ? 4 : 0) | (mean ? 8 : 0), cL = (cl_int)L;
     cl_long xo = x->offset, yo = y->offset, rows = M, n = N, wo = w ? w->offset : 0,
             bo = b ? b->offset : 0;
+    cl_long cG = G, cD = D;
     float fe = (float)eps;
     bool dbl = kit_compute_dtype(x->dtype) == CLOPS_FLOAT64;
-    host_arg args[] = {
-        {sizeof xm, &xm},   {sizeof xo, &xo},      {sizeof wm, &wm}, {sizeof wo, &wo},
-        {sizeof bm, &bm},   {sizeof bo, &bo},      {sizeof flags, &flags},
-        {sizeof ym, &ym},   {sizeof yo, &yo},      {sizeof mm, &mm},
-        {sizeof rm, &rm},   {sizeof rows, &rows},  {sizeof n, &n},
-        kit_is_cpu(d) ? (host_arg){sizeof per, &per} : (host_arg){sizeof cL, &cL},
-        {dbl ? sizeof eps : sizeof fe, dbl ? (const void *)&eps : (const void *)&fe},
-    };
-    if (kit_is_cpu(d))
+    if (kit_is_cpu(d)) {
+        /* norm_layer_cpu has no per-channel weight (group norm takes the
+         * affine pass there: ops/norm/norm_group.c) */
+        if (D != 1)
+            return clops__fail(CLOPS_INTERNAL, "%s: grouped weights on a CPU device", op);
+        host_arg args[] = {
+            {sizeof xm, &xm},   {sizeof xo, &xo},     {sizeof wm, &wm}, {sizeof wo, &wo},
+            {sizeof bm, &bm},   {sizeof bo, &bo},     {sizeof flags, &flags},
+            {sizeof ym, &ym},   {sizeof yo, &yo},     {sizeof mm, &mm},
+            {sizeof rm, &rm},   {sizeof rows, &rows}, {sizeof n, &n},
+            {sizeof per, &per},
+            {dbl ? sizeof eps : sizeof fe, dbl ? (const void *)&eps : (const void *)&fe},
+        };
         return host_launch_local(d, k, (int)(sizeof args / sizeof args[0]), args,
                                  (size_t)((M + per - 1) / per), 1);
+    }
+    host_arg args[] = {
+        {sizeof xm, &xm},   {sizeof xo, &xo},      {sizeof wm, &wm}, {sizeof wo, &wo},
+        {sizeof bm, &bm},   {sizeof bo, &bo},      {sizeof cG, &cG}, {sizeof cD, &cD},
+        {sizeof flags, &flags},
+        {sizeof ym, &ym},   {sizeof yo, &yo},      {sizeof mm, &mm},
+        {sizeof rm, &rm},   {sizeof rows, &rows},  {sizeof n, &n},
+        {sizeof cL, &cL},
+        {dbl ? sizeof eps : sizeof fe, dbl ? (const void *)&eps : (const void *)&fe},
+    };
     int64_t per_group = wg / L;
     return host_launch(d, k, (int)(sizeof args / sizeof args[0]), args,
                        (size_t)((M + per_group - 1) / per_group * wg));
@@ -130,6 +145,17 @@ clops_status norm_layer_rows(const char *op, clops_tensor *x, clops_tensor *w, c
                               int64_t M, int64_t N, double eps, bool rms, clops_tensor *y,
                               clops_tensor *mean_t, clops_tensor *rstd_t)
 {
+    return norm_layer_rows_grouped(op, x, w, b, M, N, 1, 1, eps, rms, y, mean_t, rstd_t);
+}
+
+/* The same with per-channel weights (ops/norm/norm.h). */
+clops_status norm_layer_rows_grouped(const char *op, clops_tensor *x, clops_tensor *w,
+                                     clops_tensor *b, int64_t M, int64_t N, int64_t G, int64_t D,
+                                     double eps, bool rms, clops_tensor *y, clops_tensor *mean_t,
+                                     clops_tensor *rstd_t)
+{
+    if (D != 1 && kit_is_host(x->storage->device))
+        return clops__fail(CLOPS_INTERNAL, "%s: grouped weights on the CPU device", op);
     clops_device *dev = x->storage->device;
     clops_dtype ct = kit_compute_dtype(x->dtype);
     clops_tensor *xc = NULL, *wc = NULL, *bc = NULL, *yt = NULL, *mt = NULL, *rt = NULL;
@@ -160,7 +186,7 @@ clops_status norm_layer_rows(const char *op, clops_tensor *x, clops_tensor *w, c
         if (kit_is_host(dev))
             st = norm_ref_layer(xc, wc, bc, yd, mt, rt, M, N, eps, rms);
         else
-            st = launch(op, xc, wc, bc, yd, mt, rt, M, N, eps, rms);
+            st = launch(op, xc, wc, bc, yd, mt, rt, M, N, G, D, eps, rms);
     }
     if (!st && yt)
         st = core_copy_(y, yt, false);
