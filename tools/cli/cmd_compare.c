@@ -154,13 +154,17 @@ static void print_perf_summary(const report *r, FILE *f)
     }
     const char *models[16];
     int nm = report_model_names(r, models, 16);
+    int width = 10; /* the labels' column ("torch-defaults" is longer) */
+    for (int j = 0; j < r->ndevices; j++)
+        if ((int)strlen(r->devices[j].label) > width)
+            width = (int)strlen(r->devices[j].label);
     for (int i = 0; i < nm; i++) {
         fprintf(f, "\n%s, time per step:\n", models[i]);
         for (int j = 0; j < r->ndevices; j++) {
             const report_model *m = report_model_at(r, models[i], j);
             char buf[600];
             if (m)
-                fprintf(f, "  %-10s %s\n", r->devices[j].label,
+                fprintf(f, "  %-*s %s\n", width, r->devices[j].label,
                         report_model_text(m, buf, sizeof buf));
         }
     }
