@@ -208,6 +208,16 @@ static double num_of(const cJSON *o, const char *key)
     return cJSON_IsNumber(it) ? it->valuedouble : NAN;
 }
 
+/* The strings of a JSON array joined by ", " into buf ("" when none). */
+static void join_strings(const cJSON *arr, char *buf, size_t cap)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (const cJSON *e = cJSON_IsArray(arr) ? arr->child : NULL; e && n < cap; e = e->next)
+        if (cJSON_IsString(e))
+            n += (size_t)snprintf(buf + n, cap - n, "%s%s", n ? ", " : "", e->valuestring);
+}
+
 /* Adds one model's spec (model "gpt2" or "resnet18") to the list. */
 static cJSON *add_model(cJSON *list, const char *model, const char *size, int idx)
 {
@@ -287,13 +297,7 @@ static clops_status add_models(report *r, const cJSON *res)
             m.status = REPORT_PASS;
             m.ms_per_step = ms;
             m.fallbacks_per_step = num_of(o, "fallbacks_per_step");
-            const cJSON *ops = cJSON_GetObjectItemCaseSensitive(o, "fallback_ops");
-            size_t n = 0;
-            for (const cJSON *e = cJSON_IsArray(ops) ? ops->child : NULL; e && n < sizeof msg;
-                 e = e->next)
-                if (cJSON_IsString(e))
-                    n += (size_t)snprintf(msg + n, sizeof msg - n, "%s%s", n ? ", " : "",
-                                          e->valuestring);
+            join_strings(cJSON_GetObjectItemCaseSensitive(o, "fallback_ops"), msg, sizeof msg);
         } else {
             m.status = strcmp(status, "skip") == 0 ? REPORT_SKIP : REPORT_ERROR;
             snprintf(msg, sizeof msg, "%s", str_of(o, "message"));
@@ -312,14 +316,8 @@ static void settings_text(const cJSON *st, const char *note, char *buf, size_t c
     if (!cuda)
         snprintf(threads, sizeof threads, ", %.0f thread%s", num_of(st, "threads"),
                  num_of(st, "threads") == 1 ? "" : "s");
-    char sdpa[96] = "";
-    const cJSON *bk = cJSON_GetObjectItemCaseSensitive(st, "sdpa_backends");
-    size_t n = 0;
-    for (const cJSON *e = cJSON_IsArray(bk) ? bk->child : NULL; e && n < sizeof sdpa;
-         e = e->next)
-        if (cJSON_IsString(e))
-            n += (size_t)snprintf(sdpa + n, sizeof sdpa - n, "%s%s", n ? ", " : "",
-                                  e->valuestring);
+    char sdpa[96];
+    join_strings(cJSON_GetObjectItemCaseSensitive(st, "sdpa_backends"), sdpa, sizeof sdpa);
     bool defaults = strcmp(str_of(st, "mode"), "defaults") == 0;
     snprintf(buf, cap,
              "%s: PyTorch %s on %s (%s%s%s); float32 matmul precision %s, TF32 matmul %s, TF32 "
