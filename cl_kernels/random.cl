@@ -63,6 +63,56 @@
     float v[4];                                                                                  \
     rnd_philox(offset + (ci), k0, k1, w);                                                        \
     rnd_blockf(DIST, w, a, b, c, DIGITS, v);
+/* Philox4x32-10 of the 8 counters ctr .. ctr+7 as vectors (rnd_philox4,
+ * the multiplies' halves from one 64-bit product each), and float32
+ * uniform's values of those 32 elements stored in element order: 8
+ * counters per step where the scalar loop did one (the compiler does not
+ * vectorise that loop across counters). */
+void rnd_philox8(ulong ctr, uint k0, uint k1, uint8 *w0, uint8 *w1, uint8 *w2, uint8 *w3)
+{
+    ulong8 cv = (ulong8)(ctr) + (ulong8)(0, 1, 2, 3, 4, 5, 6, 7);
+    uint8 c0 = convert_uint8(cv), c1 = convert_uint8(cv >> 32), c2 = (uint8)(0u), c3 = c2;
+    for (int r = 0; r < 10; r++) {
+        if (r > 0) {
+            k0 += RND_PHILOX_W0;
+            k1 += RND_PHILOX_W1;
+        }
+        ulong8 p0 = convert_ulong8(c0) * (ulong)RND_PHILOX_M0;
+        ulong8 p1 = convert_ulong8(c2) * (ulong)RND_PHILOX_M1;
+        c0 = convert_uint8(p1 >> 32) ^ c1 ^ (uint8)(k0);
+        c1 = convert_uint8(p1);
+        c2 = convert_uint8(p0 >> 32) ^ c3 ^ (uint8)(k1);
+        c3 = convert_uint8(p0);
+    }
+    *w0 = c0;
+    *w1 = c1;
+    *w2 = c2;
+    *w3 = c3;
+}
+
+float8 rnd_uniform8(uint8 w, float a, float b, float c)
+{
+    float8 x = convert_float8(w >> 8) * 5.9604644775390625e-8f * b + a;
+    return select(x, (float8)(a), x >= (float8)(c));
+}
+
+void rnd_uniform8_store(__global float *out, ulong ctr, uint k0, uint k1, float a, float b,
+                        float c)
+{
+    uint8 w0, w1, w2, w3;
+    rnd_philox8(ctr, k0, k1, &w0, &w1, &w2, &w3);
+    float8 v0 = rnd_uniform8(w0, a, b, c), v1 = rnd_uniform8(w1, a, b, c);
+    float8 v2 = rnd_uniform8(w2, a, b, c), v3 = rnd_uniform8(w3, a, b, c);
+    const uint8 lo = (uint8)(0, 8, 1, 9, 2, 10, 3, 11), hi = (uint8)(4, 12, 5, 13, 6, 14, 7, 15);
+    const uint8 pl = (uint8)(0, 1, 8, 9, 2, 3, 10, 11), ph = (uint8)(4, 5, 12, 13, 6, 7, 14, 15);
+    float8 t0 = shuffle2(v0, v1, lo), t1 = shuffle2(v2, v3, lo);
+    float8 t2 = shuffle2(v0, v1, hi), t3 = shuffle2(v2, v3, hi);
+    vstore8(shuffle2(t0, t1, pl), 0, out);
+    vstore8(shuffle2(t0, t1, ph), 1, out);
+    vstore8(shuffle2(t2, t3, pl), 2, out);
+    vstore8(shuffle2(t2, t3, ph), 3, out);
+}
+
 #define RND_FKERNEL(NAME, DIST, ST, VT, CONV, DIGITS)                                            \
     __kernel void NAME(__global ST *out, ulong out_off, ulong n, ulong offset, uint k0, uint k1,  \
                        float a, float b, float c)                                                \
@@ -71,6 +121,10 @@
         ulong nc = (n + 3) >> 2, per = (nc + get_global_size(0) - 1) / get_global_size(0);       \
         ulong c0 = min((ulong)get_global_id(0) * per, nc), c1 = min(c0 + per, nc);               \
         ulong f1 = max(min(c1, n >> 2), c0);                                                     \
+        if (DIST == RND_UNIFORM && DIGITS == 24 && sizeof(ST) == 4)                              \
+            for (; c0 + 8 <= f1; c0 += 8)                                                        \
+                rnd_uniform8_store((__global float *)out + (c0 << 2), offset + c0, k0, k1, a, b, \
+                                   c);                                                           \
         for (ulong ci = c0; ci < f1; ci++) {                                                     \
             RND_FCOUNTER(ci, DIST, DIGITS)                                                       \
             for (int j = 0; j < 4; j++)                                                          \

@@ -22,7 +22,7 @@
  * downsweep launch (three launches, no inter-group waiting).  Block counts
  * depend on the shape only (not on the device), so one device gives the
  * same bits on every run.  CPU-like devices (KIT_CPU) run every scan with
- * the cols kernel's lanes, longer chunks and fewer of them (SCAN_CPU_*):
+ * the cols kernel, longer chunks and fewer of them (SCAN_CPU_*):
  * POCL runs the rows kernel's barriers and local-memory tiles as loops per
  * region.  Where the lines are adjacent in memory (column scans) their
  * cols kernel is scan_cols_cpu (cummax/cummin: scan_cols): 16 lanes per
@@ -159,7 +159,7 @@ static clops_status write_defines(const void *ctx, const clops_device *d, strbuf
 
 static const char *const kind_names[SCAN_NOPS] = {"sum", "prod", "max", "min", "logsumexp"};
 
-/* One of the program's three kernels. */
+/* One of the program's kernels (scan_cols_cpu: CPU programs only). */
 static clops_status get_kernel(clops_device *d, const scan_spec *s, int which, host_kernel **out)
 {
     static const char *const names[4] = {"scan_rows", "scan_cols", "scan_sums", "scan_cols_cpu"};
