@@ -90,28 +90,36 @@ void rnd_philox8(ulong ctr, uint k0, uint k1, uint8 *w0, uint8 *w1, uint8 *w2, u
     *w3 = c3;
 }
 
-float8 rnd_uniform8(uint8 w, float a, float b, float c)
+/* rnd_blockf's uniform of 8 words (rnd_u01f, or rnd_u01f_digits for
+ * float16/bfloat16, times b plus a; a where that reaches c). */
+float8 rnd_uniform8(uint8 w, float a, float b, float c, int digits)
 {
-    float8 x = convert_float8(w >> 8) * 5.9604644775390625e-8f * b + a;
+    float8 u = digits == 24 ? convert_float8(w >> 8) * 5.9604644775390625e-8f
+                            : convert_float8(w >> (uint)(32 - digits)) *
+                                  as_float((uint)(127 - digits) << 23);
+    float8 x = u * b + a;
     return select(x, (float8)(a), x >= (float8)(c));
 }
 
-void rnd_uniform8_store(__global float *out, ulong ctr, uint k0, uint k1, float a, float b,
-                        float c)
-{
-    uint8 w0, w1, w2, w3;
-    rnd_philox8(ctr, k0, k1, &w0, &w1, &w2, &w3);
-    float8 v0 = rnd_uniform8(w0, a, b, c), v1 = rnd_uniform8(w1, a, b, c);
-    float8 v2 = rnd_uniform8(w2, a, b, c), v3 = rnd_uniform8(w3, a, b, c);
-    const uint8 lo = (uint8)(0, 8, 1, 9, 2, 10, 3, 11), hi = (uint8)(4, 12, 5, 13, 6, 14, 7, 15);
-    const uint8 pl = (uint8)(0, 1, 8, 9, 2, 3, 10, 11), ph = (uint8)(4, 5, 12, 13, 6, 7, 14, 15);
-    float8 t0 = shuffle2(v0, v1, lo), t1 = shuffle2(v2, v3, lo);
-    float8 t2 = shuffle2(v0, v1, hi), t3 = shuffle2(v2, v3, hi);
-    vstore8(shuffle2(t0, t1, pl), 0, out);
-    vstore8(shuffle2(t0, t1, ph), 1, out);
-    vstore8(shuffle2(t2, t3, pl), 2, out);
-    vstore8(shuffle2(t2, t3, ph), 3, out);
-}
+/* The 32 uniform values of counters ctr .. ctr+7 in element order into
+ * out (a float32 output, or a private array for the other storages). */
+#define RND_UNIFORM8(out, ctr, k0, k1, a, b, c, digits)                                          \
+    {                                                                                            \
+        uint8 w0_, w1_, w2_, w3_;                                                                \
+        rnd_philox8((ctr), (k0), (k1), &w0_, &w1_, &w2_, &w3_);                                  \
+        float8 v0_ = rnd_uniform8(w0_, a, b, c, digits), v1_ = rnd_uniform8(w1_, a, b, c, digits); \
+        float8 v2_ = rnd_uniform8(w2_, a, b, c, digits), v3_ = rnd_uniform8(w3_, a, b, c, digits); \
+        const uint8 lo_ = (uint8)(0, 8, 1, 9, 2, 10, 3, 11);                                     \
+        const uint8 hi_ = (uint8)(4, 12, 5, 13, 6, 14, 7, 15);                                   \
+        const uint8 pl_ = (uint8)(0, 1, 8, 9, 2, 3, 10, 11);                                     \
+        const uint8 ph_ = (uint8)(4, 5, 12, 13, 6, 7, 14, 15);                                   \
+        float8 t0_ = shuffle2(v0_, v1_, lo_), t1_ = shuffle2(v2_, v3_, lo_);                     \
+        float8 t2_ = shuffle2(v0_, v1_, hi_), t3_ = shuffle2(v2_, v3_, hi_);                     \
+        vstore8(shuffle2(t0_, t1_, pl_), 0, out);                                                \
+        vstore8(shuffle2(t0_, t1_, ph_), 1, out);                                                \
+        vstore8(shuffle2(t2_, t3_, pl_), 2, out);                                                \
+        vstore8(shuffle2(t2_, t3_, ph_), 3, out);                                                \
+    }
 
 #define RND_FKERNEL(NAME, DIST, ST, VT, CONV, DIGITS)                                            \
     __kernel void NAME(__global ST *out, ulong out_off, ulong n, ulong offset, uint k0, uint k1,  \
@@ -121,10 +129,17 @@ void rnd_uniform8_store(__global float *out, ulong ctr, uint k0, uint k1, float 
         ulong nc = (n + 3) >> 2, per = (nc + get_global_size(0) - 1) / get_global_size(0);       \
         ulong c0 = min((ulong)get_global_id(0) * per, nc), c1 = min(c0 + per, nc);               \
         ulong f1 = max(min(c1, n >> 2), c0);                                                     \
-        if (DIST == RND_UNIFORM && DIGITS == 24 && sizeof(ST) == 4)                              \
+        if (DIST == RND_UNIFORM && DIGITS == 24 && sizeof(ST) == 4) {                            \
             for (; c0 + 8 <= f1; c0 += 8)                                                        \
-                rnd_uniform8_store((__global float *)out + (c0 << 2), offset + c0, k0, k1, a, b, \
-                                   c);                                                           \
+                RND_UNIFORM8((__global float *)out + (c0 << 2), offset + c0, k0, k1, a, b, c, 24) \
+        } else if (DIST == RND_UNIFORM) {                                                        \
+            for (; c0 + 8 <= f1; c0 += 8) {                                                      \
+                float t[32];                                                                     \
+                RND_UNIFORM8(t, offset + c0, k0, k1, a, b, c, DIGITS)                            \
+                for (int e = 0; e < 32; e++)                                                     \
+                    out[(c0 << 2) + (ulong)e] = CONV(t[e]);                                      \
+            }                                                                                    \
+        }                                                                                        \
         for (ulong ci = c0; ci < f1; ci++) {                                                     \
             RND_FCOUNTER(ci, DIST, DIGITS)                                                       \
             for (int j = 0; j < 4; j++)                                                          \
