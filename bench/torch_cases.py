@@ -11,7 +11,11 @@ and per schema argument its kind and, for tensors, dtype, sizes, strides,
 role (input, mutated, out) and value domain exactly as the clops call had
 them; the document also says on which device PyTorch runs ("cuda" beside an
 NVIDIA OpenCL device, else "cpu"), with how many CPU threads, how many
-repetitions, and the float32 matmul precision.  Each case becomes
+repetitions, the float32 matmul precision, and the column's settings:
+"clops" (PyTorch held at clops' precision: that matmul precision, TF32 in
+cuDNN only when it allows TF32) or "defaults" (PyTorch as users run it:
+nothing set, so cuDNN's TF32 convolutions, the default matmul precision and
+every SDPA backend, flash included).  Each case becomes
 torch.ops.aten.<op>.<overload> called with every argument by name, its
 tensors made with the same sizes and strides (torch.as_strided over a
 storage of the right extent, so expanded and transposed layouts are the
@@ -19,11 +23,13 @@ same too) and values drawn from the same domain; it is timed as the C side
 times it (torch_common.time_like_clops: two untimed calls, a batch sized to
 about 2 ms, the median of `reps` batches, one synchronisation per batch).
 
-RESULTS.json gets the settings (PyTorch version, device, threads, TF32 and
-cuDNN flags) and one result per case: us_per_call, or a status and a
+RESULTS.json gets the settings (PyTorch version, device, threads, the
+mode, matmul precision, TF32 and cuDNN flags, the SDPA backends allowed)
+and one result per case: us_per_call, or a status and a
 message (an op aten does not have, an argument PyTorch refuses).  With
-"models" in the document it also times a model's forward step (GPT-2 with
-random weights, transformers) on the peer and, through the clops PyTorch
+"models" in the document (a list) it also times models' forward steps
+(GPT-2 with random weights through transformers, ResNet-18 through
+torchvision) on the peer and, through the clops PyTorch
 device (`import clops.torch`) when it is installed, on the compared clops
 devices, with clops' CPU fallbacks per step: the model table.  When torch
 cannot be imported the script prints one line saying why and exits with
@@ -189,15 +195,8 @@ GPT2_SIZES = {"124m": {}, "small": {"n_layer": 2, "n_head": 2, "n_embd": 64, "vo
                                    "n_positions": 128, "bos_token_id": 0, "eos_token_id": 0}}
 
 
-def model_rows(torch, spec, peer, cuda, reps):
-    """The model table: spec["model"] ("gpt2") of spec["size"] on the peer
-    (cpu or cuda) and on each clops device of spec["clops_devices"]
-    (clops:K through the clops PyTorch device, when it is importable): time
-    per forward step (the median of `reps` steps after one untimed step),
-    and on clops the CPU fallback calls per step and their ops."""
-    import statistics
-    import time
-    rows = []
+def gpt2_model(torch, spec):
+    """GPT-2 of spec["size"] with random weights and its token batch."""
     size = spec.get("size", "124m")
     batch, seq = int(spec.get("batch", 1)), int(spec.get("seq", 128))
     name = f"GPT-2 {size} forward, batch {batch}, sequence {seq}, float32"
@@ -211,8 +210,47 @@ def model_rows(torch, spec, peer, cuda, reps):
         x = torch.randint(0, cfg.vocab_size, (batch, seq),
                           generator=torch.Generator().manual_seed(1))
     except Exception as e:  # no transformers, or a version that refuses the config
+        return name, None, None, f"transformers: {type(e).__name__}: {e}"
+    return name, model, x, None
+
+
+def resnet18_model(torch, spec):
+    """torchvision's ResNet-18 with random weights (eval: batch norm from
+    its running statistics) and an image batch of spec["image"] pixels
+    (python/examples/run_model.py's resnet18)."""
+    batch, image = int(spec.get("batch", 1)), int(spec.get("image", 224))
+    name = f"ResNet-18 forward, batch {batch}, {image}x{image}, float32"
+    try:
+        import torchvision
+        torch.manual_seed(0)
+        model = torchvision.models.resnet18(num_classes=1000).eval()
+        x = torch.randn(batch, 3, image, image, generator=torch.Generator().manual_seed(2))
+    except Exception as e:  # no torchvision
+        return name, None, None, f"torchvision: {type(e).__name__}: {e}"
+    return name, model, x, None
+
+
+MODELS = {"gpt2": gpt2_model, "resnet18": resnet18_model}
+
+
+def model_rows(torch, spec, peer, cuda, reps):
+    """One model of the model table: spec["model"] (gpt2 of spec["size"],
+    resnet18) on the peer (cpu or cuda) and on each clops device of
+    spec["clops_devices"] (clops:K through the clops PyTorch device, when it
+    is importable): time per forward step (the median of `reps` steps after
+    one untimed step), and on clops the CPU fallback calls per step and
+    their ops."""
+    import statistics
+    import time
+    rows = []
+    make = MODELS.get(spec.get("model", "gpt2"))
+    if make is None:
+        return [{"model": str(spec.get("model")), "device": spec["peer_index"],
+                 "status": "skip", "message": f"no model '{spec.get('model')}' here"}]
+    name, model, x, why = make(torch, spec)
+    if model is None:
         return [{"model": name, "device": d["index"], "status": "skip",
-                 "message": f"transformers: {type(e).__name__}: {e}".splitlines()[0][:300]}
+                 "message": why.splitlines()[0][:300]}
                 for d in [{"index": spec["peer_index"]}] + spec.get("clops_devices", [])]
     targets = [(spec["peer_index"], peer)]
     clops_err = None
@@ -266,14 +304,36 @@ def model_rows(torch, spec, peer, cuda, reps):
     return rows
 
 
-def settings(torch, dev, cuda, threads, precision):
+def sdpa_backends(torch):
+    """The scaled_dot_product_attention backends PyTorch may pick."""
+    b = torch.backends.cuda
+    names = [("flash", "flash_sdp_enabled"), ("memory-efficient", "mem_efficient_sdp_enabled"),
+             ("math", "math_sdp_enabled"), ("cuDNN", "cudnn_sdp_enabled")]
+    return [n for n, f in names if hasattr(b, f) and getattr(b, f)()]
+
+
+def apply_settings(torch, mode, precision):
+    """The column's numerics.  "clops": PyTorch held at clops' float32
+    matmul precision (`precision`), TF32 in cuDNN's convolutions only when
+    that precision allows it in matrix products.  "defaults": PyTorch as
+    users run it, nothing set (cuDNN TF32 on, matmul precision "highest"
+    unless the environment changed it, every SDPA backend allowed)."""
+    if mode == "defaults":
+        return
+    torch.set_float32_matmul_precision(precision)
+    torch.backends.cudnn.allow_tf32 = precision != "highest"
+
+
+def settings(torch, cuda, mode):
     """What the column was measured with, for the report."""
-    s = {"torch": torch.__version__, "device": "cuda" if cuda else "cpu",
-         "threads": torch.get_num_threads(), "float32_matmul_precision": precision,
+    s = {"torch": torch.__version__, "device": "cuda" if cuda else "cpu", "mode": mode,
+         "threads": torch.get_num_threads(),
+         "float32_matmul_precision": torch.get_float32_matmul_precision(),
          "tf32_matmul": bool(torch.backends.cuda.matmul.allow_tf32),
          "tf32_cudnn": bool(torch.backends.cudnn.allow_tf32),
          "cudnn": bool(torch.backends.cudnn.enabled),
          "cudnn_benchmark": bool(torch.backends.cudnn.benchmark),
+         "sdpa_backends": sdpa_backends(torch),
          "deterministic": bool(torch.are_deterministic_algorithms_enabled())}
     if cuda:
         s["device_name"] = torch.cuda.get_device_name()
@@ -307,11 +367,11 @@ def main(argv):
     threads = int(doc.get("threads") or 0)
     if not cuda and threads > 0:
         torch.set_num_threads(threads)
-    precision = doc.get("float32_matmul_precision", "highest")
-    torch.set_float32_matmul_precision(precision)
-    # Same numerics as clops' float32: TF32 in convolutions only when the
-    # precision allows it in matrix products.
-    torch.backends.cudnn.allow_tf32 = precision != "highest"
+    mode = doc.get("settings", "clops")
+    if mode not in ("clops", "defaults"):
+        print(f"{argv[1]}: settings '{mode}' is neither 'clops' nor 'defaults'")
+        return 2
+    apply_settings(torch, mode, doc.get("float32_matmul_precision", "highest"))
     reps = int(doc.get("reps") or 10)
     sync = torch.cuda.synchronize if cuda else (lambda: None)
     results = []
@@ -338,14 +398,18 @@ def main(argv):
                   flush=True)
         if cuda:
             torch.cuda.empty_cache()
-    out = {"format": FORMAT_OUT, "version": 1, "settings": settings(torch, dev, cuda, threads,
-                                                                    precision),
+    out = {"format": FORMAT_OUT, "version": 1, "settings": settings(torch, cuda, mode),
            "note": note, "results": results}
-    if doc.get("models"):
+    models = doc.get("models") or []
+    if isinstance(models, dict):  # one model (the document's first version)
+        models = [models]
+    if models:
+        out["models"] = []
+    for spec in models:
         if progress:
-            print(f"torch: the model table ({doc['models'].get('model')} "
-                  f"{doc['models'].get('size')})", file=sys.stderr, flush=True)
-        out["models"] = model_rows(torch, doc["models"], dev, cuda, min(reps, 5))
+            print(f"torch: the model table ({spec.get('model')} {spec.get('size', '')})",
+                  file=sys.stderr, flush=True)
+        out["models"] += model_rows(torch, spec, dev, cuda, min(reps, 5))
     tmp = argv[2] + ".tmp"
     with open(tmp, "w") as f:
         json.dump(out, f, indent=1)

@@ -12,6 +12,7 @@ time_like_clops is the other method: the one of `clops bench` and
 `clops compare` (time_calls in tools/check/check_bench.c), for the PyTorch
 column of `clops compare --torch` (torch_cases.py)."""
 import math
+import os
 import statistics
 import time
 
@@ -34,11 +35,22 @@ def time_call(fn, reps, cuda, batches=5):
             torch.cuda.synchronize()
             times.append(start.elapsed_time(end) / 1e3 / reps)
         else:
-            t0 = time.perf_counter()
+            t0 = cpu_clock()
             for _ in range(reps):
                 fn()
-            times.append((time.perf_counter() - t0) / reps)
+            times.append((cpu_clock() - t0) / reps)
     return statistics.median(times)
+
+
+def cpu_clock():
+    """Seconds on the clock of the CPU timings: perf_counter, or with
+    CLOPS_BENCH_CLOCK=cpu the process's CPU time (all its threads), as
+    bench_common.h's clock does for the clops side; on a machine too loaded
+    for wall times both sides then count the work of a call (run PyTorch
+    with OMP_WAIT_POLICY=PASSIVE so idle OpenMP threads do not spin)."""
+    if os.environ.get("CLOPS_BENCH_CLOCK") == "cpu":
+        return time.process_time()
+    return time.perf_counter()
 
 
 def bench_parser():

@@ -259,7 +259,8 @@ class Row:
                 self.kw[a.name] = make_tensor(torch, fam, row, spec, a.name, dev, gen)
             elif a.name in args:
                 self.kw[a.name] = arg_value(torch, fam, a, args[a.name])
-            elif str(a.type).endswith("?") and a.default_value is None:
+            elif (a.type.kind() == "OptionalType" or str(a.type).endswith("?")) and \
+                    a.default_value is None:
                 self.kw[a.name] = None
         for a, fill in later:
             helper = torch_op(torch, fill["result"])

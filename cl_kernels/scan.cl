@@ -232,3 +232,82 @@ __kernel void scan_sums(__global ACC *sums, __global long *sidx, long lines, lon
         COMBINE_P(carry, carry_i, v, vi);
     }
 }
+
+#if defined(SCAN_CPU) && !SCAN_IDX
+/*
+ * CPU devices (ops/scan/scan.c, KIT_CPU), lines adjacent in memory (a
+ * column scan of a row-major matrix): scan_cols's lanes (line, chunk),
+ * numbered q = blk * lines + line as scan_cols numbers its items, SCAN_SL
+ * of them per work item, walked side by side.  Each lane folds its chunk in
+ * the same order from the same start as scan_cols (same bits).  Where the
+ * SCAN_SL lanes are adjacent lines of one chunk one after another in memory
+ * a step reads and writes them as one run (SCAN_V16: one 16-wide vector of
+ * float or double sums/products; other dtypes and kinds as 16 scalars);
+ * an item whose lanes straddle an outer index or a chunk boundary walks
+ * them one by one per step.  scan_cols walked one line per item down a
+ * column, a cache line per element, one serial chain at a time.
+ */
+#define SCAN_SL 16
+
+__kernel void scan_cols_cpu(__global const T_IN *src, long soff, long s_o, long s_n, long s_i,
+                            __global T_OUT *dst, long doff, long d_o, long d_n, long d_i,
+                            __global long *idx, long xoff, long n, long inner, long lines,
+                            long chunk, long nblk, int mode, __global ACC *sums,
+                            __global long *sidx)
+{
+    (void)idx;
+    (void)xoff;
+    (void)sidx;
+    const long q0 = (long)get_global_id(0) * SCAN_SL, nq = lines * nblk;
+    if (q0 >= nq)
+        return;
+    const int ql = (int)min((long)SCAN_SL, nq - q0);
+    long sb[SCAN_SL], db[SCAN_SL], kb[SCAN_SL], ke[SCAN_SL];
+    ACC carry[SCAN_SL];
+    bool run = ql == SCAN_SL;
+    for (int j = 0; j < SCAN_SL; j++) {
+        const long q = q0 + (j < ql ? j : 0), line = q % lines, blk = q / lines;
+        sb[j] = LINE_BASE(soff, line, inner, s_o, s_i);
+        db[j] = LINE_BASE(doff, line, inner, d_o, d_i);
+        kb[j] = blk * chunk;
+        ke[j] = j < ql ? min(kb[j] + chunk, n) : kb[j];
+        carry[j] = mode == 1 && nblk > 1 ? sums[line * nblk + blk] : IDENT;
+        run = run && kb[j] == kb[0] && sb[j] == sb[0] + j && db[j] == db[0] + j;
+    }
+    long steps = 0;
+    for (int j = 0; j < SCAN_SL; j++)
+        steps = max(steps, ke[j] - kb[j]);
+#ifdef SCAN_V16
+    if (run) {
+        /* SCAN_SL adjacent lines, the same chunk: one vector per step. */
+        SCAN_V16 c = vload16(0, carry);
+        __global const T_IN *ps = src + sb[0] + kb[0] * s_n;
+        __global T_OUT *pd = dst + db[0] + kb[0] * d_n;
+        for (long k = 0; k < steps; k++) {
+            c = COMBINE(c, vload16(0, ps + k * s_n));
+            if (mode == 1)
+                vstore16(c, 0, pd + k * d_n);
+        }
+        vstore16(c, 0, carry);
+    } else
+#endif
+    {
+        (void)run;
+        for (long k = 0; k < steps; k++) {
+            for (int j = 0; j < SCAN_SL; j++) {
+                const long kk = kb[j] + k;
+                if (kk < ke[j]) {
+                    carry[j] = COMBINE(carry[j], LOAD(src, sb[j] + kk * s_n));
+                    if (mode == 1)
+                        STORE(dst, db[j] + kk * d_n, carry[j]);
+                }
+            }
+        }
+    }
+    if (mode == 0)
+        for (int j = 0; j < ql; j++) {
+            const long q = q0 + j;
+            sums[(q % lines) * nblk + q / lines] = carry[j];
+        }
+}
+#endif

@@ -601,16 +601,21 @@ static const char fake_torch_helper[] =
     "    assert t['kind'] == 'tensor' and t['role'] == 'input' and t['dtype'] == 'float32', t\n"
     "    assert len(t['sizes']) == len(t['strides']) == 2 and t['strides'][1] == 1, t\n"
     "    assert c['bytes'] == 8 * t['sizes'][0] * t['sizes'][1] and c['flop'] is None, c\n"
-    "    res.append({'index': i, 'status': 'pass', 'us_per_call': 250.0, 'reps': 2})\n"
+    "    us = 250.0 if doc['settings'] == 'clops' else 125.0\n"
+    "    res.append({'index': i, 'status': 'pass', 'us_per_call': us, 'reps': 2})\n"
     "res.append({'index': 99, 'status': 'pass', 'us_per_call': 1.0})\n"
-    "m = doc['models']\n"
-    "assert m['model'] == 'gpt2' and m['size'] == '124m' and m['peer_index'] == 1000, m\n"
+    "ms = doc['models']\n"
+    "assert [m['model'] for m in ms] == ['gpt2', 'resnet18'], ms\n"
+    "m, idx = ms[0], ms[0]['peer_index']\n"
+    "assert m['size'] == '124m' and idx >= 1000 and ms[1]['peer_index'] == idx, ms\n"
+    "assert m['seq'] == 128 and ms[1]['image'] == 224, ms\n"
     "assert m['clops_devices'] == [], m  # the CPU device has no clops:K\n"
-    "models = [{'model': 'GPT-2 fake', 'device': 1000, 'status': 'pass', 'ms_per_step': 12.5},\n"
+    "models = [{'model': 'GPT-2 fake', 'device': idx, 'status': 'pass', 'ms_per_step': 12.5},\n"
     "          {'model': 'GPT-2 fake', 'device': 4242, 'status': 'pass', 'ms_per_step': 1.0}]\n"
     "st = {'torch': '9.9.9-fake', 'device': 'cpu', 'device_name': 'CPU', 'threads': 3,\n"
-    "      'float32_matmul_precision': 'highest', 'tf32_matmul': False, 'tf32_cudnn': False,\n"
-    "      'cudnn': True, 'deterministic': False}\n"
+    "      'mode': doc['settings'], 'sdpa_backends': ['flash', 'math'],\n"
+    "      'float32_matmul_precision': 'highest', 'tf32_matmul': False,\n"
+    "      'tf32_cudnn': doc['settings'] == 'defaults', 'cudnn': True, 'deterministic': False}\n"
     "json.dump({'format': 'clops-torch-results', 'version': 1, 'settings': st, 'note': '',\n"
     "           'results': res, 'models': models}, open(sys.argv[2], 'w'))\n";
 
@@ -650,7 +655,9 @@ static void test_compare_torch_column(void **state)
             torch = d;
     CT_ASSERT(torch && get(torch, "index")->valueint == 1000 &&
               strcmp(get(torch, "label")->valuestring, "torch") == 0 &&
-              strstr(get(torch, "settings")->valuestring, "TF32 matmul off"));
+              strstr(get(torch, "settings")->valuestring, "TF32 matmul off") &&
+              strstr(get(torch, "settings")->valuestring, "held at clops' precision") &&
+              strstr(get(torch, "settings")->valuestring, "SDPA backends flash, math"));
     const cJSON *mine = NULL, *clops_row = NULL;
     int torch_rows = 0;
     for (const cJSON *o = res->child; o; o = o->next)
@@ -677,7 +684,8 @@ static void test_compare_torch_column(void **state)
     cJSON_Delete(doc);
     snprintf(p, sizeof p, "%s/report.md", dir);
     char *md = slurp(p);
-    CT_ASSERT_MSG(strstr(md, "PyTorch column **torch**: PyTorch 9.9.9-fake") &&
+    CT_ASSERT_MSG(strstr(md, "PyTorch column **torch**: held at clops' precision (--torch): "
+                             "PyTorch 9.9.9-fake") &&
                       strstr(md, "| torch (CPU) |") && strstr(md, "250.0 µs") &&
                       strstr(md, "## Models") && strstr(md, "| GPT-2 fake | - | 12.5 ms/step |"),
                   "%s", md);
@@ -685,8 +693,61 @@ static void test_compare_torch_column(void **state)
     /* Nothing to time. */
     r = clops_run("compare", "--op", "abs.out", "--torch", "--no-bench", NULL);
     EXPECT_EXIT(r, 2);
-    CT_ASSERT_MSG(strstr(r.err, "--torch times the benchmarks"), "%s", r.err);
+    CT_ASSERT_MSG(strstr(r.err, "--torch and --torch-defaults time the benchmarks"), "%s",
+                  r.err);
     run_free(&r);
+    /* Both columns: clops' precision (the baseline) and PyTorch's defaults,
+     * each saying so, each with its own model rows. */
+    r = clops_run("compare", "--op", "abs.out", "--device", "cpu", "--no-check", "--reps", "2",
+                  "--torch", "--torch-defaults", "--out", dir, NULL);
+    EXPECT_EXIT(r, 0);
+    CT_ASSERT_MSG(strstr(r.err, "CPU, PyTorch's default settings") &&
+                      strstr(r.out, "speed = torch's time / the device's"),
+                  "%s%s", r.out, r.err);
+    run_free(&r);
+    snprintf(p, sizeof p, "%s/report.json", dir);
+    doc = read_json(p);
+    res = check_envelope(doc, "compare");
+    CT_ASSERT(get(doc, "baseline_device")->valueint == 1000);
+    const char *labels[2] = {NULL, NULL}, *settings[2] = {NULL, NULL};
+    for (const cJSON *d = get(doc, "devices")->child; d; d = d->next) {
+        int i = get(d, "index")->valueint - 1000;
+        if (strcmp(get(d, "type")->valuestring, "torch") == 0 && i >= 0 && i < 2) {
+            labels[i] = get(d, "label")->valuestring;
+            settings[i] = get(d, "settings")->valuestring;
+        }
+    }
+    CT_ASSERT(labels[0] && strcmp(labels[0], "torch") == 0 && labels[1] &&
+              strcmp(labels[1], "torch-defaults") == 0);
+    CT_ASSERT_MSG(strstr(settings[0], "held at clops' precision") &&
+                      strstr(settings[0], "TF32 cuDNN off") &&
+                      strstr(settings[1], "PyTorch's defaults") &&
+                      strstr(settings[1], "TF32 cuDNN on"),
+                  "%s | %s", settings[0], settings[1]);
+    double us[2] = {0, 0};
+    for (const cJSON *o = res->child; o; o = o->next) {
+        int i = get(o, "device")->valueint - 1000;
+        if (i >= 0 && i < 2)
+            us[i] = get(o, "device_us_per_call")->valuedouble;
+    }
+    CT_ASSERT(us[0] == 250.0 && us[1] == 125.0);
+    CT_ASSERT(cJSON_GetArraySize(get(doc, "models")) == 2);
+    cJSON_Delete(doc);
+    /* --torch-defaults alone: the one column, the baseline. */
+    r = clops_run("compare", "--op", "abs.out", "--device", "cpu", "--no-check", "--reps", "2",
+                  "--torch-defaults", "--out", dir, NULL);
+    EXPECT_EXIT(r, 0);
+    run_free(&r);
+    doc = read_json(p);
+    CT_ASSERT(get(doc, "baseline_device")->valueint == 1000);
+    int ntorch = 0;
+    for (const cJSON *d = get(doc, "devices")->child; d; d = d->next)
+        if (strcmp(get(d, "type")->valuestring, "torch") == 0) {
+            ntorch++;
+            CT_ASSERT(strcmp(get(d, "label")->valuestring, "torch-defaults") == 0);
+        }
+    CT_ASSERT(ntorch == 1);
+    cJSON_Delete(doc);
     /* No torch: one line, no column, exit 0. */
     static const char no_torch[] = "import sys\nprint('PyTorch is not importable with "
                                    "python3 (ModuleNotFoundError)')\nsys.exit(3)\n";

@@ -566,6 +566,11 @@ static void values_do_not_depend_on_the_work_group_size(void **state)
     int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
     static const rcase picks[] = {
         {"rand", CLOPS_FLOAT32, K_RAND, 0, 0},
+        /* CPU devices: one item (geometry {1, 1}) takes the 8-counter
+         * vector loop of uniform, 64-item groups the scalar one. */
+        {"rand", CLOPS_FLOAT16, K_RAND, 0, 0},
+        {"rand", CLOPS_BFLOAT16, K_RAND, 0, 0},
+        {"uniform_(-2, 3) transposed", CLOPS_FLOAT32, K_UNIFORM_T, -2.0, 3.0},
         {"randn", CLOPS_FLOAT16, K_RANDN, 0, 0},
         {"randint", CLOPS_INT64, K_RANDINT, -3, 1000},
         {"random_ full", CLOPS_INT64, K_RANDOM_FULL, 0, 0},

@@ -225,6 +225,70 @@ static void test_deterministic(void **state)
     ct_clear_context();
 }
 
+/* CPU-like OpenCL devices: a scan down the columns of [R, C] (adjacent
+ * lines: scan_cols_cpu's vector runs, items straddling a chunk boundary)
+ * gives the same bits as the scan along the rows of its transposed copy
+ * (scan_cols, a line per item): both fold the same chunks in the same
+ * order.  R x C with C not a multiple of 16, and [20000, 40] split into
+ * chunks (the sums launch). */
+static void test_cpu_columns_equal_rows(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    const int64_t shapes[][2] = {{1000, 300}, {20000, 40}, {37, 16}};
+    const clops_dtype dts[] = {CLOPS_FLOAT32, CLOPS_FLOAT64, CLOPS_FLOAT16, CLOPS_INT32};
+    const scan_op ops[] = {SCAN_SUM, SCAN_PROD, SCAN_LOGSUMEXP};
+    for (int di = 0; di < nd; di++) {
+        if (clops_device_get_info(devs[di])->is_gpu)
+            continue; /* GPUs scan rows with another kernel (other tiles) */
+        ct_set_device(devs[di]);
+        for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+            for (size_t ti = 0; ti < sizeof dts / sizeof dts[0]; ti++)
+                for (size_t oi = 0; oi < sizeof ops / sizeof ops[0]; oi++) {
+                    clops_dtype dt = dts[ti];
+                    scan_op op = ops[oi];
+                    if (!op_takes(op, dt) || !ct_device_supports(devs[di], dt))
+                        continue;
+                    int64_t R = shapes[si][0], C = shapes[si][1];
+                    ct_set_case("%s %s [%lld, %lld] dim 0 vs its transpose dim 1",
+                                op_names[op], clops_dtype_name(dt), (long long)R, (long long)C);
+                    size_t es = clops_dtype_size(dt);
+                    clops_tensor *x = ct_random(devs[di], dt, 2, I64(R, C), CT_CONTIGUOUS,
+                                                domain_of(op), 37);
+                    unsigned char *hx = ct_to_host(x), *ht = malloc((size_t)(R * C) * es);
+                    CT_ASSERT(ht);
+                    for (int64_t i = 0; i < R; i++)
+                        for (int64_t j = 0; j < C; j++)
+                            memcpy(ht + (size_t)(j * R + i) * es, hx + (size_t)(i * C + j) * es,
+                                   es);
+                    clops_tensor *y = ct_from_values(devs[di], dt, 2, I64(C, R), CT_CONTIGUOUS,
+                                                     ht);
+                    clops_tensor *a = NULL, *ai = NULL, *b = NULL, *bi = NULL;
+                    CT_OK(run_op(op, x, 0, &a, &ai));
+                    CT_OK(run_op(op, y, 1, &b, &bi));
+                    unsigned char *ha = ct_to_host(a), *hb = ct_to_host(b);
+                    size_t eo = clops_dtype_size(clops_tensor_dtype(a)); /* int: int64 sums */
+                    int64_t bad = 0;
+                    for (int64_t i = 0; i < R; i++)
+                        for (int64_t j = 0; j < C; j++)
+                            bad += memcmp(ha + (size_t)(i * C + j) * eo,
+                                          hb + (size_t)(j * R + i) * eo, eo) != 0;
+                    CT_ASSERT_MSG(bad == 0, "%lld of %lld elements differ", (long long)bad,
+                                  (long long)(R * C));
+                    free(hx);
+                    free(ht);
+                    free(ha);
+                    free(hb);
+                    clops_tensor_release(x);
+                    clops_tensor_release(y);
+                    clops_tensor_release(a);
+                    clops_tensor_release(b);
+                }
+    }
+    ct_clear_context();
+}
+
 /* The reference against hand-computed results. */
 static void test_reference_by_hand(void **state)
 {
@@ -355,6 +419,7 @@ int main(void)
         cmocka_unit_test(test_lengths),
         cmocka_unit_test(test_stress_many_blocks),
         cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_cpu_columns_equal_rows),
         cmocka_unit_test(test_inplace_and_out),
         cmocka_unit_test(test_errors),
     };

@@ -84,6 +84,46 @@ def test_helper_times_each_case_the_way_clops_does(tmp_path):
     assert by[5]["status"] == "error" and "bogus" in by[5]["message"]
 
 
+def test_helper_settings_clops_precision_or_pytorch_defaults(tmp_path):
+    """--torch holds PyTorch at clops' precision (cuDNN TF32 off with
+    "highest"); --torch-defaults leaves PyTorch's defaults (cuDNN TF32 on,
+    every SDPA backend); each result says which."""
+    clops = run_helper(tmp_path, CASES[:1])["settings"]
+    assert clops["mode"] == "clops" and clops["tf32_cudnn"] is False
+    assert clops["float32_matmul_precision"] == "highest"
+    # clops' precision when it is not PyTorch's: PyTorch follows it
+    high = run_helper(tmp_path, CASES[:1], float32_matmul_precision="high")["settings"]
+    assert high["float32_matmul_precision"] == "high" and high["tf32_cudnn"] is True
+    d = run_helper(tmp_path, CASES[:1], settings="defaults", float32_matmul_precision="high")
+    st = d["settings"]
+    assert st["mode"] == "defaults" and d["results"][0]["status"] == "pass"
+    # PyTorch's documented defaults (a fresh process: this one's conftest
+    # may have changed them)
+    assert st["float32_matmul_precision"] == "highest" and st["tf32_cudnn"] is True
+    assert "flash" in st["sdpa_backends"] and "math" in st["sdpa_backends"]
+
+
+def test_helper_model_table_has_gpt2_and_resnet18(tmp_path):
+    """The model table's models on the peer: GPT-2 and ResNet-18 (the test
+    sizes), each a time per step (skipped with the reason when transformers
+    or torchvision is missing)."""
+    specs = [{"model": "gpt2", "size": "small", "batch": 1, "seq": 16, "peer_index": 1000,
+              "clops_devices": []},
+             {"model": "resnet18", "size": "small", "batch": 1, "image": 32, "peer_index": 1000,
+              "clops_devices": []}]
+    res = run_helper(tmp_path, CASES[:1], models=specs, reps=2)
+    rows = {r["model"].split(" ")[0]: r for r in res["models"]}
+    assert set(rows) == {"GPT-2", "ResNet-18"}, rows
+    r = rows["ResNet-18"]
+    assert r["model"] == "ResNet-18 forward, batch 1, 32x32, float32" and r["device"] == 1000
+    try:
+        import torchvision  # noqa: F401
+    except ImportError:
+        assert r["status"] == "skip" and "torchvision" in r["message"]
+        return
+    assert r["status"] == "pass" and r["ms_per_step"] > 0, r
+
+
 def test_helper_builds_the_described_tensors():
     """The tensors have the sizes, strides, dtypes and value domains of the
     description (what makes the PyTorch row the same call as the clops row)."""
@@ -142,12 +182,16 @@ def test_compare_has_a_torch_column(tmp_path):
     assert "PyTorch column" in (out / "report.md").read_text()
     # The model table: GPT-2 (the 2-layer test size) on PyTorch and, through
     # the clops PyTorch device, on the compared OpenCL device.
-    models = {m["device"]: m for m in doc["models"]}
+    models = {m["device"]: m for m in doc["models"] if m["model"].startswith("GPT-2")}
     assert models[idx]["status"] == "pass" and models[idx]["ms_per_step"] > 0
     ocl = [d["index"] for d in doc["devices"] if d["type"] == "opencl"]
     for i in ocl:
         assert models[i]["status"] == "pass", models[i]
         assert models[i]["fallbacks_per_step"] >= 0
+    # ResNet-18 (32x32 images at the test size) beside GPT-2, on each column
+    resnet = [m for m in doc["models"] if m["model"].startswith("ResNet-18")]
+    assert {m["device"] for m in resnet} == {idx} | set(ocl), resnet
+    assert all(m["status"] in ("pass", "skip") for m in resnet), resnet
     assert "## Models" in (out / "report.md").read_text()
 
 

@@ -5,7 +5,7 @@
  *
  *     clops compare [--out DIR] [--full] [--set SET] [--device SEL]... [--op GLOB]...
  *                   [--dtype LIST]... [--reps N] [--baseline DEVICE|torch] [--torch]
- *                   [--no-bench] [--no-check]
+ *                   [--torch-defaults] [--no-bench] [--no-check]
  *
  * It names the devices first, runs the checks, measures every device's
  * copy peak and then benchmarks every op at the same shapes on every
@@ -13,7 +13,9 @@
  * per op family, each device's speed relative to the baseline) above the
  * counts and the report's path.  With --torch, PyTorch runs the same calls
  * on each device's peer (compare_torch.c) and becomes a column beside the
- * devices, the one the speeds refer to unless --baseline names a device.
+ * devices, the one the speeds refer to unless --baseline names a device;
+ * --torch-defaults adds (or, alone, is) a column of PyTorch with its own
+ * defaults instead of clops' precision.
  */
 #include <math.h>
 #include <stdio.h>
@@ -36,7 +38,11 @@ static const cli_option compare_options[] = {
      "the device speed ratios refer to (default: the first device, or PyTorch with --torch); "
      "'torch' implies --torch"},
     {"torch", 0, CLI_OPT_FLAG, NULL,
-     "also time every benchmark with PyTorch (CUDA beside NVIDIA, else the CPU) as a column"},
+     "also time every benchmark with PyTorch (CUDA beside NVIDIA, else the CPU) as a column, "
+     "held at clops' precision (TF32 off unless the matmul precision allows it)"},
+    {"torch-defaults", 0, CLI_OPT_FLAG, NULL,
+     "a PyTorch column with PyTorch's own defaults, as users run it (cuDNN TF32 convolutions, "
+     "every SDPA backend); with --torch, both columns"},
     {"no-bench", 0, CLI_OPT_FLAG, NULL, "check only"},
     {"no-check", 0, CLI_OPT_FLAG, NULL, "bench only"},
     CLI_OPTION_END,
@@ -148,13 +154,17 @@ static void print_perf_summary(const report *r, FILE *f)
     }
     const char *models[16];
     int nm = report_model_names(r, models, 16);
+    int width = 10; /* the labels' column ("torch-defaults" is longer) */
+    for (int j = 0; j < r->ndevices; j++)
+        if ((int)strlen(r->devices[j].label) > width)
+            width = (int)strlen(r->devices[j].label);
     for (int i = 0; i < nm; i++) {
         fprintf(f, "\n%s, time per step:\n", models[i]);
         for (int j = 0; j < r->ndevices; j++) {
             const report_model *m = report_model_at(r, models[i], j);
             char buf[600];
             if (m)
-                fprintf(f, "  %-10s %s\n", r->devices[j].label,
+                fprintf(f, "  %-*s %s\n", width, r->devices[j].label,
                         report_model_text(m, buf, sizeof buf));
         }
     }
@@ -203,10 +213,13 @@ static int run_compare(const cli_args *args)
     int base = 0;
     const char *bv = cli_value(args, "baseline");
     bool base_torch = bv && strcmp(bv, "torch") == 0;
-    bool torch = cli_flag(args, "torch") || base_torch;
+    unsigned torch_modes = (cli_flag(args, "torch") || base_torch ? CLI_TORCH_CLOPS : 0u) |
+                           (cli_flag(args, "torch-defaults") ? CLI_TORCH_DEFAULTS : 0u);
+    bool torch = torch_modes != 0;
     if (torch && !do_bench) {
         free(cs.devs);
-        return cli_usage_error(cmd, "--torch times the benchmarks, and --no-bench leaves none");
+        return cli_usage_error(cmd, "--torch and --torch-defaults time the benchmarks, and "
+                                    "--no-bench leaves none");
     }
     if (base_torch)
         bv = NULL;
@@ -245,7 +258,7 @@ static int run_compare(const cli_args *args)
     if (rc == CLI_EXIT_OK && do_bench)
         rc = cli_suite_bench(&bs, ops, n, reps, true, &r);
     if (rc == CLI_EXIT_OK && torch) {
-        rc = cli_compare_torch(&bs, bs.calls, reps, &r);
+        rc = cli_compare_torch(&bs, bs.calls, reps, torch_modes, &r);
         if (!bv && report_find_device(&r, REPORT_TORCH_INDEX))
             r.baseline = REPORT_TORCH_INDEX;
     }
@@ -282,8 +295,8 @@ const cli_command cli_cmd_compare = {
     .name = "compare",
     .summary = "check + bench on every device, written as report.html, report.md, report.json",
     .usage = "clops compare [--out DIR] [--full] [--set SET] [--device SEL]... [--op GLOB]... "
-             "[--dtype LIST]... [--reps N] [--baseline DEVICE|torch] [--torch] [--no-bench] "
-             "[--no-check]",
+             "[--dtype LIST]... [--reps N] [--baseline DEVICE|torch] [--torch] "
+             "[--torch-defaults] [--no-bench] [--no-check]",
     .help = "Runs `clops check` and then `clops bench` on every OpenCL device (or the "
             "--device selection; the CPU when there is no OpenCL device) and writes into DIR "
             "(default ./clops-report): report.html (self-contained: inline CSS and SVG, "
@@ -297,7 +310,11 @@ const cli_command cli_cmd_compare = {
             "performance summary and where the report is.  --torch also times every "
             "benchmark with PyTorch on each device's peer (CUDA beside an NVIDIA GPU when "
             "torch.cuda is available, else the CPU with the threads of the CPU device), as a "
-            "column the speeds refer to (unless --baseline names a device); without Python or "
+            "column the speeds refer to (unless --baseline names a device), held at clops' "
+            "precision (TF32 off in matrix products and cuDNN unless clops' matmul precision "
+            "allows it); --torch-defaults adds PyTorch as users run it (its defaults: cuDNN "
+            "TF32 convolutions, every SDPA backend), alone or beside --torch; each column "
+            "states its settings.  Without Python or "
             "torch one line says so and the report has no such column.  "
             "Exit status 1 when a check failed (the report is written anyway).",
     .options = compare_options,

@@ -123,7 +123,7 @@ static bool seen_before(const cJSON *calls, const cJSON *c, const char *peer,
  * torch-cases document (docs/json-format.md#torch-cases).  The cases are
  * references into calls (the document must be freed before calls). */
 static cJSON *cases_document(const cli_suite *s, const cJSON *calls, const char *peer, int reps,
-                             int *ncases)
+                             const char *mode, int *ncases)
 {
     cJSON *doc = cJSON_CreateObject();
     cJSON *cases = doc ? cJSON_AddArrayToObject(doc, "cases") : NULL;
@@ -134,6 +134,7 @@ static cJSON *cases_document(const cli_suite *s, const cJSON *calls, const char 
                                                                                : 0) &&
               cJSON_AddNumberToObject(doc, "reps", reps) &&
               cJSON_AddBoolToObject(doc, "progress", progress_wanted()) &&
+              cJSON_AddStringToObject(doc, "settings", mode) &&
               cJSON_AddStringToObject(doc, "float32_matmul_precision",
                                       clops_get_float32_matmul_precision());
     *ncases = 0;
@@ -207,10 +208,41 @@ static double num_of(const cJSON *o, const char *key)
     return cJSON_IsNumber(it) ? it->valuedouble : NAN;
 }
 
+/* The strings of a JSON array joined by ", " into buf ("" when none). */
+static void join_strings(const cJSON *arr, char *buf, size_t cap)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (const cJSON *e = cJSON_IsArray(arr) ? arr->child : NULL; e && n < cap; e = e->next)
+        if (cJSON_IsString(e))
+            n += (size_t)snprintf(buf + n, cap - n, "%s%s", n ? ", " : "", e->valuestring);
+}
+
+/* Adds one model's spec (model "gpt2" or "resnet18") to the list. */
+static cJSON *add_model(cJSON *list, const char *model, const char *size, int idx)
+{
+    cJSON *m = cJSON_CreateObject();
+    if (!m || !cJSON_AddItemToArray(list, m)) {
+        cJSON_Delete(m);
+        return NULL;
+    }
+    bool small = strcmp(size, "small") == 0;
+    bool ok = cJSON_AddStringToObject(m, "model", model) &&
+              cJSON_AddStringToObject(m, "size", size) &&
+              cJSON_AddNumberToObject(m, "batch", 1) &&
+              cJSON_AddNumberToObject(m, "peer_index", idx);
+    if (ok && strcmp(model, "gpt2") == 0)
+        ok = cJSON_AddNumberToObject(m, "seq", 128) != NULL;
+    else if (ok)
+        ok = cJSON_AddNumberToObject(m, "image", small ? 32 : 224) != NULL;
+    return ok && cJSON_AddArrayToObject(m, "clops_devices") ? m : NULL;
+}
+
 /* Asks the helper for the model table: GPT-2 (CLOPS_TORCH_MODEL: 124m, the
- * default, or small; none: no table) on the peer (column index idx) and,
- * with the_clops, on every compared OpenCL device through the clops
- * PyTorch device (opencl:K is clops:K).  False when out of memory. */
+ * default, or small; none: no table) and ResNet-18 (224x224 images; 32x32
+ * with small) on the peer (column index idx) and, with the_clops, on every
+ * compared OpenCL device through the clops PyTorch device (opencl:K is
+ * clops:K).  False when out of memory. */
 static bool add_models_spec(cJSON *doc, const cli_suite *s, int idx, bool the_clops)
 {
     const char *size = getenv("CLOPS_TORCH_MODEL");
@@ -218,26 +250,29 @@ static bool add_models_spec(cJSON *doc, const cli_suite *s, int idx, bool the_cl
         size = "124m";
     if (strcmp(size, "none") == 0)
         return true;
-    cJSON *m = cJSON_AddObjectToObject(doc, "models");
-    cJSON *devs = m ? cJSON_AddArrayToObject(m, "clops_devices") : NULL;
-    bool ok = devs && cJSON_AddStringToObject(m, "model", "gpt2") &&
-              cJSON_AddStringToObject(m, "size", size) && cJSON_AddNumberToObject(m, "batch", 1) &&
-              cJSON_AddNumberToObject(m, "seq", 128) &&
-              cJSON_AddNumberToObject(m, "peer_index", idx);
-    for (int k = 0; ok && the_clops && k < s->ndev; k++) {
-        const char *label = clops_device_label(s->devs[k]);
-        int K = -1;
-        if (clops_device_get_info(s->devs[k])->type != CLOPS_DEVICE_OPENCL ||
-            sscanf(label, "opencl:%d", &K) != 1)
-            continue;
-        char where[32];
-        snprintf(where, sizeof where, "clops:%d", K);
-        cJSON *d = cJSON_CreateObject();
-        ok = d && cJSON_AddItemToArray(devs, d) &&
-             cJSON_AddNumberToObject(d, "index", clops_device_get_info(s->devs[k])->index) &&
-             cJSON_AddStringToObject(d, "torch", where);
-        if (!ok && d && !d->prev)
-            cJSON_Delete(d);
+    static const char *const models[] = {"gpt2", "resnet18"};
+    cJSON *list = cJSON_AddArrayToObject(doc, "models");
+    bool ok = list != NULL;
+    for (size_t i = 0; ok && i < sizeof models / sizeof models[0]; i++) {
+        cJSON *m = add_model(list, models[i], size, idx);
+        cJSON *devs = m ? cJSON_GetObjectItemCaseSensitive(m, "clops_devices") : NULL;
+        ok = devs != NULL;
+        for (int k = 0; ok && the_clops && k < s->ndev; k++) {
+            const char *label = clops_device_label(s->devs[k]);
+            int K = -1;
+            if (clops_device_get_info(s->devs[k])->type != CLOPS_DEVICE_OPENCL ||
+                sscanf(label, "opencl:%d", &K) != 1)
+                continue;
+            char where[32];
+            snprintf(where, sizeof where, "clops:%d", K);
+            cJSON *d = cJSON_CreateObject();
+            ok = d && cJSON_AddItemToArray(devs, d);
+            if (!ok)
+                cJSON_Delete(d);
+            ok = ok &&
+                 cJSON_AddNumberToObject(d, "index", clops_device_get_info(s->devs[k])->index) &&
+                 cJSON_AddStringToObject(d, "torch", where);
+        }
     }
     return ok;
 }
@@ -262,13 +297,7 @@ static clops_status add_models(report *r, const cJSON *res)
             m.status = REPORT_PASS;
             m.ms_per_step = ms;
             m.fallbacks_per_step = num_of(o, "fallbacks_per_step");
-            const cJSON *ops = cJSON_GetObjectItemCaseSensitive(o, "fallback_ops");
-            size_t n = 0;
-            for (const cJSON *e = cJSON_IsArray(ops) ? ops->child : NULL; e && n < sizeof msg;
-                 e = e->next)
-                if (cJSON_IsString(e))
-                    n += (size_t)snprintf(msg + n, sizeof msg - n, "%s%s", n ? ", " : "",
-                                          e->valuestring);
+            join_strings(cJSON_GetObjectItemCaseSensitive(o, "fallback_ops"), msg, sizeof msg);
         } else {
             m.status = strcmp(status, "skip") == 0 ? REPORT_SKIP : REPORT_ERROR;
             snprintf(msg, sizeof msg, "%s", str_of(o, "message"));
@@ -287,16 +316,22 @@ static void settings_text(const cJSON *st, const char *note, char *buf, size_t c
     if (!cuda)
         snprintf(threads, sizeof threads, ", %.0f thread%s", num_of(st, "threads"),
                  num_of(st, "threads") == 1 ? "" : "s");
+    char sdpa[96];
+    join_strings(cJSON_GetObjectItemCaseSensitive(st, "sdpa_backends"), sdpa, sizeof sdpa);
+    bool defaults = strcmp(str_of(st, "mode"), "defaults") == 0;
     snprintf(buf, cap,
-             "PyTorch %s on %s (%s%s%s); float32 matmul precision %s, TF32 matmul %s, TF32 "
-             "cuDNN %s, cuDNN %s, deterministic algorithms %s; timed as clops times: two "
-             "untimed calls, batches of about 2 ms, the median of the batches%s%s",
+             "%s: PyTorch %s on %s (%s%s%s); float32 matmul precision %s, TF32 matmul %s, TF32 "
+             "cuDNN %s, cuDNN %s, SDPA backends %s, deterministic algorithms %s; timed as clops "
+             "times: two untimed calls, batches of about 2 ms, the median of the batches%s%s",
+             defaults ? "PyTorch's defaults (as users run it; --torch-defaults)"
+                      : "held at clops' precision (--torch)",
              str_of(st, "torch"), cuda ? "CUDA" : "the CPU", str_of(st, "device_name"),
              cuda && str_of(st, "cuda")[0] ? ", CUDA " : "", cuda ? str_of(st, "cuda") : threads,
              str_of(st, "float32_matmul_precision"),
              cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(st, "tf32_matmul")) ? "on" : "off",
              cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(st, "tf32_cudnn")) ? "on" : "off",
              cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(st, "cudnn")) ? "on" : "off",
+             sdpa[0] ? sdpa : "unknown",
              cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(st, "deterministic")) ? "on" : "off",
              note && *note ? "; " : "", note ? note : "");
 }
@@ -404,7 +439,8 @@ static bool run_peer(const char *python, const char *helper, const char *dir, co
     return *res != NULL;
 }
 
-int cli_compare_torch(const cli_suite *s, const cJSON *calls, int reps, report *r)
+int cli_compare_torch(const cli_suite *s, const cJSON *calls, int reps, unsigned modes,
+                      report *r)
 {
     char helper[4200], why[400] = "", dir[4200];
     const char *python = getenv("CLOPS_PYTHON");
@@ -432,47 +468,64 @@ int cli_compare_torch(const cli_suite *s, const cJSON *calls, int reps, report *
         if (!have && npeers < TORCH_MAX_PEERS)
             peers[npeers++] = p;
     }
-    int rc = CLI_EXIT_OK;
-    for (int j = 0; j < npeers && rc == CLI_EXIT_OK; j++) {
-        int ncases = 0;
-        cJSON *doc = cases_document(s, calls, peers[j], reps, &ncases);
-        if (doc && !add_models_spec(doc, s, REPORT_TORCH_INDEX + j, j == 0)) {
-            cJSON_Delete(doc);
-            doc = NULL;
-        }
-        if (!doc) {
-            rc = cli_status_error(CLOPS__HOST_OOM("the torch cases"), "compare --torch");
-            break;
-        }
-        if (ncases == 0) {
-            cJSON_Delete(doc);
+    /* One column per settings mode and peer: clops' precision first. */
+    static const struct {
+        unsigned bit;
+        const char *mode, *label;
+    } kinds[] = {{CLI_TORCH_CLOPS, "clops", "torch"},
+                 {CLI_TORCH_DEFAULTS, "defaults", "torch-defaults"}};
+    int rc = CLI_EXIT_OK, col = 0;
+    bool failed = false;
+    for (size_t m = 0; m < sizeof kinds / sizeof kinds[0] && !failed; m++) {
+        if (!(modes & kinds[m].bit))
             continue;
-        }
-        fprintf(stderr, "torch: %d case%s on PyTorch %s (%s %s)...\n", ncases,
-                ncases == 1 ? "" : "s", strcmp(peers[j], "cuda") == 0 ? "CUDA" : "CPU", python,
-                helper);
-        cJSON *res = NULL;
-        if (!run_peer(python, helper, dir, peers[j], doc, &res, why, sizeof why)) {
-            fprintf(stderr, "compare: no PyTorch column: %s\n", why);
+        for (int j = 0; j < npeers && rc == CLI_EXIT_OK; j++) {
+            int ncases = 0, idx = REPORT_TORCH_INDEX + col;
+            cJSON *doc = cases_document(s, calls, peers[j], reps, kinds[m].mode, &ncases);
+            /* The models run on clops' devices once, with the first column. */
+            if (doc && !add_models_spec(doc, s, idx, col == 0)) {
+                cJSON_Delete(doc);
+                doc = NULL;
+            }
+            if (!doc) {
+                rc = cli_status_error(CLOPS__HOST_OOM("the torch cases"), "compare --torch");
+                break;
+            }
+            if (ncases == 0) {
+                cJSON_Delete(doc);
+                continue;
+            }
+            fprintf(stderr, "torch: %d case%s on PyTorch %s, %s settings (%s %s)...\n", ncases,
+                    ncases == 1 ? "" : "s", strcmp(peers[j], "cuda") == 0 ? "CUDA" : "CPU",
+                    strcmp(kinds[m].mode, "clops") == 0 ? "clops'" : "PyTorch's default",
+                    python, helper);
+            cJSON *res = NULL;
+            if (!run_peer(python, helper, dir, peers[j], doc, &res, why, sizeof why)) {
+                fprintf(stderr, "compare: no PyTorch column: %s\n", why);
+                cJSON_Delete(doc);
+                failed = true; /* the next column would fail the same way */
+                break;
+            }
+            char label[24];
+            if (npeers > 1)
+                snprintf(label, sizeof label, "%s:%s", kinds[m].label, peers[j]);
+            else
+                snprintf(label, sizeof label, "%s", kinds[m].label);
+            int measured = 0;
+            clops_status st = add_column(r, idx, label, doc, res, &measured);
+            if (st == CLOPS_OK)
+                st = add_models(r, res);
+            if (st)
+                rc = cli_status_error(st, "compare --torch");
+            else
+                fprintf(stderr, "torch: %d of %d measured (%s)\n", measured, ncases,
+                        r->devices[r->ndevices - 1].settings);
+            col++;
+            cJSON_Delete(res);
             cJSON_Delete(doc);
-            break; /* the next peer would fail the same way */
         }
-        char label[24];
-        if (npeers > 1)
-            snprintf(label, sizeof label, "torch:%s", peers[j]);
-        else
-            snprintf(label, sizeof label, "torch");
-        int measured = 0;
-        clops_status st = add_column(r, REPORT_TORCH_INDEX + j, label, doc, res, &measured);
-        if (st == CLOPS_OK)
-            st = add_models(r, res);
-        if (st)
-            rc = cli_status_error(st, "compare --torch");
-        else
-            fprintf(stderr, "torch: %d of %d measured (%s)\n", measured, ncases,
-                    r->devices[r->ndevices - 1].settings);
-        cJSON_Delete(res);
-        cJSON_Delete(doc);
+        if (rc != CLI_EXIT_OK)
+            break;
     }
     rmdir(dir);
     return rc;

@@ -8,16 +8,24 @@
 
 #include "tools/cli/suite.h"
 
+/* The PyTorch columns asked for (bits of cli_compare_torch's modes):
+ * PyTorch held at clops' precision (--torch), and PyTorch with its own
+ * defaults, as users run it (--torch-defaults). */
+#define CLI_TORCH_CLOPS 1u
+#define CLI_TORCH_DEFAULTS 2u
+
 /*
  * Times the calls the bench of s measured (s->calls, see cli_suite) with
  * PyTorch on each device's peer (CUDA beside an NVIDIA GPU, else the CPU)
  * through the Python helper torch_cases.py, `reps` batches each, and adds
- * one PyTorch column per peer to r (devices REPORT_TORCH_INDEX and up,
- * labelled "torch", or "torch:cuda" and "torch:cpu" when there are two).
+ * one PyTorch column per peer and mode in `modes` to r (devices
+ * REPORT_TORCH_INDEX and up, clops' precision first: labelled "torch" and
+ * "torch-defaults", with ":cuda" and ":cpu" when there are two peers).
  * When Python, torch or the helper is missing it says so in one line on
  * stderr and adds nothing.  Returns an exit code (runtime errors only:
  * out of memory).
  */
-int cli_compare_torch(const cli_suite *s, const cJSON *calls, int reps, report *r);
+int cli_compare_torch(const cli_suite *s, const cJSON *calls, int reps, unsigned modes,
+                      report *r);
 
 #endif /* CLOPS_TOOLS_CLI_COMPARE_TORCH_H */

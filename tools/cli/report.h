@@ -78,7 +78,7 @@ typedef struct report_device {
      * flags, timing).  It has bench results only; the device table, the
      * correctness matrix and the fallback lists leave it out. */
     bool torch;
-    char settings[400];
+    char settings[768];
 } report_device;
 
 /* The clops index of the first PyTorch column (the next ones follow). */
