@@ -332,7 +332,7 @@ static clops_status product_chunks(tmps *c, const char *op, const conv_geom *g, 
  */
 static clops_status implicit_product(tmps *c, const char *op, const conv_geom *g, conv_dir dir,
                                      clops_tensor *S, clops_tensor *B, const clops_tensor *Wc,
-                                     clops_tensor *bias, bool *done)
+                                     const conv_epi *e, bool *done)
 {
     *done = false;
     bool small = dir == CONV_TO_SMALL;
@@ -373,7 +373,28 @@ static clops_status implicit_product(tmps *c, const char *op, const conv_geom *g
         cv.d[i] = g->d[i];
     }
     clops_status s = CLOPS_OK;
-    if (cg == 1 || (small && taps == 1)) {
+    bool reorder = !(cg == 1 || (small && taps == 1));
+    const clops_tensor *bias = e ? e->bias : NULL;
+    if (conv_epi_affine(e)) {
+        /* The affine folded into the weight (in the engine's order) and
+         * the bias by one launch. */
+        clops_tensor *wr = NULL, *bf = NULL;
+        int64_t cst[4], cout = G * n;
+        contiguous_strides(4, sz, cst);
+        s = buffer(c, Wc, G * n * taps * cg, &wr);
+        if (!s)
+            s = buffer(c, Wc, cout, &bf);
+        if (!s)
+            s = conv_cl_fold(op, Wc, st, wr, reorder ? cst : st, sz, e, bf);
+        if (s)
+            return s;
+        cv.w = wr;
+        bias = bf;
+        if (reorder)
+            cv.w_sg = cst[0], cv.w_sn = cst[1], cv.w_sk = 1;
+        else
+            cv.w_sg = st[0], cv.w_sn = st[1], cv.w_sk = cg == 1 ? st[2] : st[3];
+    } else if (!reorder) {
         cv.w = Wc;
         cv.w_sg = st[0], cv.w_sn = st[1], cv.w_sk = cg == 1 ? st[2] : st[3];
     } else {
@@ -392,8 +413,13 @@ static clops_status implicit_product(tmps *c, const char *op, const conv_geom *g
         cv.w = wr;
         cv.w_sg = cst[0], cv.w_sn = cst[1], cv.w_sk = 1;
     }
-    gemm_epilogue epi = {.bias = bias, .bias_scale = 1.0};
-    return gemm_engine_conv(op, &cv, bias ? &epi : NULL, done);
+    gemm_epilogue epi = {.bias = bias,
+                         .bias_scale = 1.0,
+                         .residual = e ? e->residual : NULL,
+                         .residual_after = e && e->residual_after,
+                         .act = e ? (gemm_act)e->act : GEMM_ACT_NONE};
+    bool any = bias || epi.residual || epi.act != GEMM_ACT_NONE;
+    return gemm_engine_conv(op, &cv, any ? &epi : NULL, done);
 }
 
 /*
@@ -460,8 +486,9 @@ clops_status conv_product(const char *op, const conv_geom *g, conv_dir dir, clop
             Wi = clops_tensor_retain(W);
         else
             s = core_contiguous(W, &Wi);
+        conv_epi eb = {.bias = bias};
         if (!s)
-            s = implicit_product(&c, op, g, dir, S, B, Wi, bias, &done);
+            s = implicit_product(&c, op, g, dir, S, B, Wi, &eb, &done);
         for (int i = 0; i < c.n; i++)
             clops_tensor_release(c.t[i]);
         c.n = 0;
@@ -493,7 +520,8 @@ clops_status conv_product(const char *op, const conv_geom *g, conv_dir dir, clop
         s = conv_ref_product(g, dir, S, B, Wc);
         done = true;
     } else if (dir == CONV_TO_SMALL && g->Cb == g->groups) {
-        s = conv_cl_depthwise(op, g, B, Wc, bias, S);
+        conv_epi eb = {.bias = bias};
+        s = conv_cl_depthwise(op, g, B, Wc, &eb, S);
         bias = NULL;
         done = true;
     } else if (dir == CONV_TO_BIG && g->Cb == g->groups) {
@@ -516,5 +544,107 @@ out:
     for (int i = 0; i < c.n; i++)
         clops_tensor_release(c.t[i]);
     clops_tensor_release(Wt);
+    return s;
+}
+
+/* The product and epilogue e in float32 for a float16/bfloat16
+ * destination: the operands, vectors and residual widened, the
+ * destination narrowed once (what the engine's epilogue does in its
+ * accumulator). */
+static clops_status product_epi_widened(const char *op, const conv_geom *g, conv_dir dir,
+                                        clops_tensor *S, clops_tensor *B, clops_tensor *W,
+                                        const conv_epi *e)
+{
+    const clops_tensor *in[10] = {S, B, W, e->bias, e->scale, e->shift, e->mean, e->var,
+                                  e->residual};
+    clops_tensor *wide[10] = {NULL};
+    int di = dir == CONV_TO_SMALL ? 0 : 1;
+    clops_status s = CLOPS_OK;
+    for (int i = 0; i < 9 && !s; i++) {
+        if (!in[i])
+            continue;
+        if (i == di)
+            s = tensor_new(in[i]->storage->device, CLOPS_FLOAT32, in[i]->ndim, in[i]->sizes,
+                           NULL, &wide[i]);
+        else
+            s = core_to_copy((clops_tensor *)in[i], CLOPS_FLOAT32, NULL, &wide[i]);
+    }
+    conv_epi ew = *e;
+    ew.bias = wide[3], ew.scale = wide[4], ew.shift = wide[5], ew.mean = wide[6];
+    ew.var = wide[7], ew.residual = wide[8];
+    if (!s)
+        s = conv_product_epi(op, g, dir, wide[0], wide[1], wide[2], &ew);
+    if (!s)
+        s = core_copy_(di == 0 ? S : B, wide[di], false);
+    for (int i = 0; i < 9; i++)
+        clops_tensor_release(wide[i]);
+    return s;
+}
+
+clops_status conv_product_epi(const char *op, const conv_geom *g, conv_dir dir, clops_tensor *S,
+                              clops_tensor *B, clops_tensor *W, const conv_epi *e)
+{
+    if (dir == CONV_TO_WEIGHT)
+        return clops__fail(CLOPS_INTERNAL, "%s: a weight gradient takes no epilogue", op);
+    clops_tensor *y = dir == CONV_TO_SMALL ? S : B;
+    clops_device *dev = y->storage->device;
+    if (tensor_numel(y) == 0)
+        return CLOPS_OK;
+    if (kit_is_host(dev)) {
+        conv_ref_epi re = {.bias = e->bias,
+                           .scale = e->scale,
+                           .shift = e->shift,
+                           .mean = e->mean,
+                           .var = e->var,
+                           .eps = e->eps,
+                           .residual = e->residual,
+                           .residual_after = e->residual_after,
+                           .act = e->act};
+        return conv_ref_product_epi(g, dir, S, B, W, &re);
+    }
+    bool affine = conv_epi_affine(e);
+    tmps c = {.n = 0};
+    clops_tensor *Wc = NULL, *wf = NULL, *bf = NULL;
+    clops_status s = core_contiguous(W, &Wc);
+    bool done = false;
+    if (!s && implicit_candidate(g, dir, y))
+        s = implicit_product(&c, op, g, dir, S, B, Wc, e, &done);
+    if (s || done)
+        goto out;
+    if (dir == CONV_TO_SMALL && g->Cb == g->groups && g->N > 0 && g->K > 0) {
+        /* depthwise: the whole epilogue in the direct kernel */
+        s = conv_cl_depthwise(op, g, B, Wc, e, S);
+        goto out;
+    }
+    if ((y->dtype == CLOPS_FLOAT16 || y->dtype == CLOPS_BFLOAT16) &&
+        (e->residual || e->act != GEMM_ACT_NONE || affine)) {
+        s = product_epi_widened(op, g, dir, S, B, W, e);
+        goto out;
+    }
+    if (affine) {
+        /* the fold into a weight of W's layout, then the plain product */
+        int64_t G = g->groups, csg = g->Cs / G, cbg = g->Cb / G, taps = g->K;
+        bool small = dir == CONV_TO_SMALL;
+        int64_t sz[4] = {G, small ? csg : cbg, taps, small ? cbg : csg}, st[4];
+        st[0] = csg * cbg * taps;
+        st[1] = small ? cbg * taps : taps;
+        st[2] = 1;
+        st[3] = small ? taps : cbg * taps;
+        s = tensor_new(dev, Wc->dtype, Wc->ndim, Wc->sizes, NULL, &wf);
+        if (!s)
+            s = buffer(&c, Wc, G * sz[1], &bf);
+        if (!s)
+            s = conv_cl_fold(op, Wc, st, wf, st, sz, e, bf);
+    }
+    if (!s)
+        s = conv_product(op, g, dir, S, B, affine ? wf : Wc,
+                         affine ? bf : (clops_tensor *)e->bias);
+    if (!s)
+        s = gemm_epilogue_unfused(y, e->residual, e->residual_after, (gemm_act)e->act);
+out:
+    for (int i = 0; i < c.n; i++)
+        clops_tensor_release(c.t[i]);
+    clops_tensor_release(Wc);
+    clops_tensor_release(wf);
     return s;
 }
