@@ -337,8 +337,10 @@ static clops_status implicit_product(tmps *c, const char *op, const conv_geom *g
     *done = false;
     bool small = dir == CONV_TO_SMALL;
     clops_tensor *y = small ? S : B;
-    if (!gemm_engine_convolves(y->storage->device, y->dtype))
-        return CLOPS_OK;
+    int64_t pix = 0;
+    if (!gemm_engine_convolves(y->storage->device, y->dtype) ||
+        (e && e->residual && !gemm_merged_stride(e->residual, &pix)))
+        return CLOPS_OK; /* (a residual the engine cannot read: before any fold) */
     int64_t G = g->groups, csg = g->Cs / G, cbg = g->Cb / G, taps = g->K;
     if (dir == CONV_TO_WEIGHT) {
         /* W [Cs, cbg, taps] = sum over (sample, small position) of S
@@ -427,26 +429,36 @@ static clops_status implicit_product(tmps *c, const char *op, const conv_geom *g
  * per-group partial results too, so each result is rounded once): the
  * operands widened, the product run, the destination narrowed.
  */
-static clops_status product_widened(const char *op, const conv_geom *g, conv_dir dir,
-                                    clops_tensor *S, clops_tensor *B, clops_tensor *W,
-                                    clops_tensor *bias)
+/* wide[i] = a float32 copy of in[i] for each of the n tensors (NULL stays
+ * NULL), but wide[di] a new float32 tensor of in[di]'s shape (the
+ * destination, written later). */
+static clops_status widen(const clops_tensor *const *in, int n, int di, clops_tensor **wide)
 {
-    clops_tensor *in[4] = {S, B, W, bias}, *wide[4] = {NULL, NULL, NULL, NULL};
-    int di = dir == CONV_TO_SMALL ? 0 : dir == CONV_TO_BIG ? 1 : 2;
     clops_status s = CLOPS_OK;
-    for (int i = 0; i < 4 && !s; i++) {
+    for (int i = 0; i < n && !s; i++) {
         if (!in[i])
             continue;
         if (i == di)
             s = tensor_new(in[i]->storage->device, CLOPS_FLOAT32, in[i]->ndim, in[i]->sizes,
                            NULL, &wide[i]);
         else
-            s = core_to_copy(in[i], CLOPS_FLOAT32, NULL, &wide[i]);
+            s = core_to_copy((clops_tensor *)in[i], CLOPS_FLOAT32, NULL, &wide[i]);
     }
+    return s;
+}
+
+static clops_status product_widened(const char *op, const conv_geom *g, conv_dir dir,
+                                    clops_tensor *S, clops_tensor *B, clops_tensor *W,
+                                    clops_tensor *bias)
+{
+    const clops_tensor *in[4] = {S, B, W, bias};
+    clops_tensor *wide[4] = {NULL, NULL, NULL, NULL};
+    int di = dir == CONV_TO_SMALL ? 0 : dir == CONV_TO_BIG ? 1 : 2;
+    clops_status s = widen(in, 4, di, wide);
     if (!s)
         s = conv_product(op, g, dir, wide[0], wide[1], wide[2], wide[3]);
     if (!s)
-        s = core_copy_(in[di], wide[di], false);
+        s = core_copy_(di == 0 ? S : di == 1 ? B : W, wide[di], false);
     for (int i = 0; i < 4; i++)
         clops_tensor_release(wide[i]);
     return s;
@@ -555,20 +567,11 @@ static clops_status product_epi_widened(const char *op, const conv_geom *g, conv
                                         clops_tensor *S, clops_tensor *B, clops_tensor *W,
                                         const conv_epi *e)
 {
-    const clops_tensor *in[10] = {S, B, W, e->bias, e->scale, e->shift, e->mean, e->var,
-                                  e->residual};
-    clops_tensor *wide[10] = {NULL};
+    const clops_tensor *in[9] = {S, B, W, e->bias, e->scale, e->shift, e->mean, e->var,
+                                 e->residual};
+    clops_tensor *wide[9] = {NULL};
     int di = dir == CONV_TO_SMALL ? 0 : 1;
-    clops_status s = CLOPS_OK;
-    for (int i = 0; i < 9 && !s; i++) {
-        if (!in[i])
-            continue;
-        if (i == di)
-            s = tensor_new(in[i]->storage->device, CLOPS_FLOAT32, in[i]->ndim, in[i]->sizes,
-                           NULL, &wide[i]);
-        else
-            s = core_to_copy((clops_tensor *)in[i], CLOPS_FLOAT32, NULL, &wide[i]);
-    }
+    clops_status s = widen(in, 9, di, wide);
     conv_epi ew = *e;
     ew.bias = wide[3], ew.scale = wide[4], ew.shift = wide[5], ew.mean = wide[6];
     ew.var = wide[7], ew.residual = wide[8];
