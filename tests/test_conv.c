@@ -713,7 +713,8 @@ static clops_tensor *f64(const clops_tensor *t)
  * float16, bfloat16 (and float64 where the device has it: the fallback of
  * conv + pointwise passes), NCHW and channels-last, plain, grouped,
  * strided/dilated, depthwise, 1x1, transposed, 1-D and 3-D, against the
- * CPU device (the reference, ref/conv.c: double, one rounding), itself
+ * CPU device (the reference, ref/conv.c: double, one rounding; the
+ * channels-last cases with a channels-last weight too), itself
  * checked in float64 against the ops one by one (convolution,
  * _native_batch_norm_legit_no_training, add, the activation ops).  Where
  * the matrix engine takes the call the whole op is at most two launches
@@ -794,13 +795,15 @@ static void test_conv_epilogue_matches_the_ops(void **state)
                     clops_tensor *resc = res ? ct_to_cpu(res) : NULL;
                     double eps = 1e-5;
                     clops_tensor *y[2] = {NULL, NULL}, *yc = NULL;
+                    /* channels-last: the weight too (read where it is) */
+                    clops_tensor *wd = li ? channels_last(op.w) : op.w;
                     bool engine = gemm_engine_convolves(devs[di], dt) && c->cin != c->groups;
                     bool depthwise = c->cin == c->groups && !c->transposed;
                     clops_device_counters k0, k1;
                     for (int r = 0; r < 2; r++) {
                         CT_OK(clops_device_get_counters(devs[di], &k0));
                         CT_OK(clops__clops_conv_epilogue(
-                            op.x, op.w, v[0], c->stride, n, c->pad, n, c->dil, n, c->transposed,
+                            op.x, wd, v[0], c->stride, n, c->pad, n, c->dil, n, c->transposed,
                             c->outpad, n, c->groups, v[1], v[2], v[3], v[4], eps, res, e->act,
                             e->residual == 2, &y[r]));
                         CT_OK(clops_device_get_counters(devs[di], &k1));
@@ -862,6 +865,8 @@ static void test_conv_epilogue_matches_the_ops(void **state)
                         CT_ASSERT_MSG((y[0]->strides[1] == 1) == (li == 1),
                                       "result channel stride %lld for a %s input",
                                       (long long)y[0]->strides[1], li ? "channels-last" : "NCHW");
+                    if (wd != op.w)
+                        clops_tensor_release(wd);
                     clops_tensor *all[] = {y[0], y[1], yc, res, resc, x64, w64, r64, got64, want,
                                            s1, s2};
                     for (size_t i = 0; i < CT_COUNT(all); i++)

@@ -319,6 +319,30 @@ static clops_status product_chunks(tmps *c, const char *op, const conv_geom *g, 
 }
 
 /*
+ * The weight W [Cs, Cb/groups, k...] of a forward product seen as
+ * [G, n, taps, cg] (element (group, destination channel, tap, source
+ * channel); "to small": destination = small channels, "to big": big
+ * ones) through W's own strides, its kernel dims merged into one tap
+ * stride; false when they do not merge.
+ */
+static bool weight_view(const conv_geom *g, bool small, const clops_tensor *W, int64_t *sz,
+                        int64_t *st)
+{
+    int64_t G = g->groups, csg = g->Cs / G, cbg = g->Cb / G, pix = 0;
+    if (!gemm_merged_stride(W, &pix))
+        return false;
+    sz[0] = G;
+    sz[1] = small ? csg : cbg;
+    sz[2] = g->K;
+    sz[3] = small ? cbg : csg;
+    st[0] = csg * W->strides[0];
+    st[1] = W->strides[small ? 0 : 1];
+    st[2] = pix;
+    st[3] = W->strides[small ? 1 : 0];
+    return true;
+}
+
+/*
  * The implicit-GEMM path: "to small" and "to big" as one launch of the
  * matrix engine (gemm_engine_conv) that reads the source image as its
  * im2col view on the fly (no column buffer), with the bias fused into the
@@ -357,13 +381,10 @@ static clops_status implicit_product(tmps *c, const char *op, const conv_geom *g
         }
         return gemm_engine_conv_weight(op, &cv, (clops_tensor *)Wc, done);
     }
-    int64_t cg = small ? cbg : csg, n = small ? csg : cbg;
-    /* Wc is contiguous [Cs, cbg, taps]: element (group, dest, tap, source). */
-    int64_t sz[4] = {G, n, taps, cg}, st[4];
-    st[0] = csg * cbg * taps;
-    st[1] = small ? cbg * taps : taps;
-    st[2] = 1;
-    st[3] = small ? taps : cbg * taps;
+    int64_t sz[4], st[4];
+    if (!weight_view(g, small, Wc, sz, st))
+        return CLOPS_OK;
+    int64_t n = sz[1], cg = sz[3];
     gemm_conv cv = {.x = small ? B : S, .y = y, .transposed = !small, .groups = G,
                     .samples = g->N, .cg = cg, .n = n};
     for (int i = 0; i < 3; i++) {
@@ -378,8 +399,8 @@ static clops_status implicit_product(tmps *c, const char *op, const conv_geom *g
     bool reorder = !(cg == 1 || (small && taps == 1));
     const clops_tensor *bias = e ? e->bias : NULL;
     if (conv_epi_affine(e)) {
-        /* The affine folded into the weight (in the engine's order) and
-         * the bias by one launch. */
+        /* The affine folded into the weight (in the engine's order, from
+         * wherever W lies) and the bias by one launch. */
         clops_tensor *wr = NULL, *bf = NULL;
         int64_t cst[4], cout = G * n;
         contiguous_strides(4, sz, cst);
@@ -387,15 +408,12 @@ static clops_status implicit_product(tmps *c, const char *op, const conv_geom *g
         if (!s)
             s = buffer(c, Wc, cout, &bf);
         if (!s)
-            s = conv_cl_fold(op, Wc, st, wr, reorder ? cst : st, sz, e, bf);
+            s = conv_cl_fold(op, Wc, st, wr, cst, sz, e, bf);
         if (s)
             return s;
         cv.w = wr;
         bias = bf;
-        if (reorder)
-            cv.w_sg = cst[0], cv.w_sn = cst[1], cv.w_sk = 1;
-        else
-            cv.w_sg = st[0], cv.w_sn = st[1], cv.w_sk = cg == 1 ? st[2] : st[3];
+        cv.w_sg = cst[0], cv.w_sn = cst[1], cv.w_sk = 1;
     } else if (!reorder) {
         cv.w = Wc;
         cv.w_sg = st[0], cv.w_sn = st[1], cv.w_sk = cg == 1 ? st[2] : st[3];
@@ -608,7 +626,14 @@ clops_status conv_product_epi(const char *op, const conv_geom *g, conv_dir dir, 
     bool affine = conv_epi_affine(e);
     tmps c = {.n = 0};
     clops_tensor *Wc = NULL, *wf = NULL, *bf = NULL;
-    clops_status s = core_contiguous(W, &Wc);
+    int64_t pix = 0;
+    /* any weight whose kernel dims merge (a channels-last one too) is read
+     * where it is: by the fold, the engine or the depthwise kernel */
+    clops_status s = CLOPS_OK;
+    if (gemm_merged_stride(W, &pix))
+        Wc = clops_tensor_retain(W);
+    else
+        s = core_contiguous(W, &Wc);
     bool done = false;
     if (!s && implicit_candidate(g, dir, y))
         s = implicit_product(&c, op, g, dir, S, B, Wc, e, &done);
@@ -626,18 +651,15 @@ clops_status conv_product_epi(const char *op, const conv_geom *g, conv_dir dir, 
     }
     if (affine) {
         /* the fold into a weight of W's layout, then the plain product */
-        int64_t G = g->groups, csg = g->Cs / G, cbg = g->Cb / G, taps = g->K;
-        bool small = dir == CONV_TO_SMALL;
-        int64_t sz[4] = {G, small ? csg : cbg, taps, small ? cbg : csg}, st[4];
-        st[0] = csg * cbg * taps;
-        st[1] = small ? cbg * taps : taps;
-        st[2] = 1;
-        st[3] = small ? taps : cbg * taps;
+        int64_t sz[4], st[4], wst[4];
+        weight_view(g, dir == CONV_TO_SMALL, Wc, sz, st); /* (Wc's kernel dims merge) */
         s = tensor_new(dev, Wc->dtype, Wc->ndim, Wc->sizes, NULL, &wf);
         if (!s)
-            s = buffer(&c, Wc, G * sz[1], &bf);
+            weight_view(g, dir == CONV_TO_SMALL, wf, sz, wst);
         if (!s)
-            s = conv_cl_fold(op, Wc, st, wf, st, sz, e, bf);
+            s = buffer(&c, Wc, sz[0] * sz[1], &bf);
+        if (!s)
+            s = conv_cl_fold(op, Wc, st, wf, wst, sz, e, bf);
     }
     if (!s)
         s = conv_product(op, g, dir, S, B, affine ? wf : Wc,
