@@ -180,23 +180,28 @@ def compiled_and_eager(model, x, lowered=True):
     return want, n_eager, got, n, again
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
 @pytest.mark.parametrize("channels_last", [False, True])
-def test_a_block_compiles_to_one_call_per_convolution(dev, channels_last, no_fallback):
+def test_a_block_compiles_to_one_call_per_convolution(dev, channels_last, dtype, no_fallback):
     torch.manual_seed(0)
-    model = Block().eval()
-    x = torch.randn(2, 8, 9, 9)
+    model = Block().eval().to(dtype)
+    x = torch.randn(2, 8, 9, 9).to(dtype)
     if channels_last:   # on the CPU, then moved: .to(device) keeps the strides
         model = model.to(memory_format=torch.channels_last)
         x = x.contiguous(memory_format=torch.channels_last)
     model, x = model.to(dev), x.to(dev)
     want, n_eager, got, n, again = compiled_and_eager(model, x)
-    assert got.shape == want.shape and got.stride() == want.stride()
-    assert_close(got, want, rtol=1e-4, atol=1e-4)
+    assert got.shape == want.shape and got.stride() == want.stride() and got.dtype == dtype
+    # bfloat16: eager rounds after each op, the fused call once (and the
+    # folded weight once), through five layers
+    tol = 1e-4 if dtype == torch.float32 else 2e-2
+    scale = want.float().abs().max().item() + 1
+    assert_close(got.float(), want.float(), rtol=tol, atol=tol * scale)
     assert torch.equal(again.cpu(), got.cpu())
     # five convolutions, each one fold (where a batch norm is) and one
     # convolution launch at most, where eager runs conv, BN, activation,
     # add separately (and a weight copy for the engine's order)
-    assert n <= 10 and n < n_eager, (n, n_eager)
+    assert n <= 10 and n < n_eager, (n, n_eager)   # (here: 9 against 38 float32, 57 bfloat16)
 
 
 def _torchvision():
