@@ -201,7 +201,8 @@ def test_a_block_compiles_to_one_call_per_convolution(dev, channels_last, dtype,
     # five convolutions, each one fold (where a batch norm is) and one
     # convolution launch at most, where eager runs conv, BN, activation,
     # add separately (and a weight copy for the engine's order)
-    assert n <= 10 and n < n_eager, (n, n_eager)   # (here: 9 against 38 float32, 57 bfloat16)
+    # (here: 9 against 38 in float32, 57 in bfloat16)
+    assert n <= 10 and n < n_eager, (n, n_eager)
 
 
 def _torchvision():
