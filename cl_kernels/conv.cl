@@ -160,6 +160,38 @@ __kernel void conv_fold(__global const VAL_T *w, long woff, IDX ws0, IDX ws1, ID
     }
 }
 
+/* The epilogue as one pass over a convolution's result y [N, C, D, H, W]
+ * (any strides), in place, where the product ran without it: y += bias
+ * (vhas bit 0), y = y * s_ + t_ (bits 1-4), the residual r before (rmode
+ * 1) or after (rmode 2) the activation act, in ACC, one rounding. */
+__kernel void conv_epilogue_pass(__global VAL_T *y, long yoff, IDX ysn, IDX ysc, IDX ysd,
+                                 IDX ysh, IDX ysw, CONV_VEC_ARGS, __global const VAL_T *r,
+                                 long roff, IDX rsn, IDX rsc, IDX rsd, IDX rsh, IDX rsw,
+                                 int rmode, int act, IDX N, IDX C, IDX D, IDX H, IDX W)
+{
+    IDX total = N * C * D * H * W;
+    for (IDX e = (IDX)get_global_id(0); e < total; e += (IDX)get_global_size(0)) {
+        IDX w = e % W, h = e / W % H, d = e / (W * H) % D, nc = e / (W * H * D);
+        IDX c = nc % C, n = nc / C;
+        IDX yi = yoff + n * ysn + c * ysc + d * ysd + h * ysh + w * ysw;
+        ACC v = LD(y, yi);
+        if (vhas & 1)
+            v += LD(vb, vb_off + c * vb_st);
+        if (vhas & 30) {
+            ACC s_, t_;
+            AFFINE_OF(c, s_, t_);
+            v = v * s_ + t_;
+        }
+        ACC rv = rmode ? LD(r, roff + n * rsn + c * rsc + d * rsd + h * rsh + w * rsw) : 0;
+        if (rmode == 1)
+            v += rv;
+        v = conv_act(v, act);
+        if (rmode == 2)
+            v += rv;
+        ST(y, yi, v);
+    }
+}
+
 /* Depthwise convolution (one big channel per group, Cs = m * C small
  * channels): one item per small element (n, cs, o), the window summed in
  * kernel-position order, then the epilogue: bias[cs] (vhas bit 0), the

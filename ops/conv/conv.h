@@ -82,6 +82,11 @@ clops_status conv_cl_col2im(const char *op, const conv_geom *g, const clops_tens
 clops_status conv_cl_depthwise(const char *op, const conv_geom *g, const clops_tensor *B,
                                const clops_tensor *W, const conv_epi *e, clops_tensor *S);
 
+/* Epilogue e applied in place to a convolution's result y (2 + nsp dims,
+ * any strides) by one pass: the bias, the affine, the residual and the
+ * activation, in the accumulation type, rounded once. */
+clops_status conv_cl_epilogue_pass(const char *op, int nsp, const conv_epi *e, clops_tensor *y);
+
 /* The affine fold of e (conv_epi_affine) into a weight: for w seen as
  * [G, n, taps, cg] through strides ws (destination channel c = g * n + j),
  * wo (strides wos, same dtype) = w * s(c), and bo[c] (contiguous, G * n
@@ -123,7 +128,8 @@ clops_status conv_product(const char *op, const conv_geom *g, conv_dir dir, clop
  * engine's implicit GEMM with the affine folded into the weight and bias
  * (conv_cl_fold) and the rest in the engine's store, depthwise geometry
  * its direct kernel with the whole epilogue, anything else the product and
- * then pointwise passes (float16/bfloat16 in float32, rounded once).
+ * then the epilogue as one pass (conv_cl_epilogue_pass; float16/bfloat16
+ * there in float32, rounded once).
  */
 clops_status conv_product_epi(const char *op, const conv_geom *g, conv_dir dir, clops_tensor *S,
                               clops_tensor *B, clops_tensor *W, const conv_epi *e);

@@ -625,10 +625,11 @@ clops_status conv_product_epi(const char *op, const conv_geom *g, conv_dir dir, 
     }
     bool affine = conv_epi_affine(e);
     tmps c = {.n = 0};
-    clops_tensor *Wc = NULL, *wf = NULL, *bf = NULL;
+    clops_tensor *Wc = NULL;
     int64_t pix = 0;
     /* any weight whose kernel dims merge (a channels-last one too) is read
-     * where it is: by the fold, the engine or the depthwise kernel */
+     * where it is: by the fold, the engine, the depthwise kernel (the
+     * fallback's conv_product makes its own contiguous copy) */
     clops_status s = CLOPS_OK;
     if (gemm_merged_stride(W, &pix))
         Wc = clops_tensor_retain(W);
@@ -644,32 +645,19 @@ clops_status conv_product_epi(const char *op, const conv_geom *g, conv_dir dir, 
         s = conv_cl_depthwise(op, g, B, Wc, e, S);
         goto out;
     }
-    if ((y->dtype == CLOPS_FLOAT16 || y->dtype == CLOPS_BFLOAT16) &&
-        (e->residual || e->act != GEMM_ACT_NONE || affine)) {
+    bool rest = affine || e->residual || e->act != GEMM_ACT_NONE;
+    if ((y->dtype == CLOPS_FLOAT16 || y->dtype == CLOPS_BFLOAT16) && rest) {
         s = product_epi_widened(op, g, dir, S, B, W, e);
         goto out;
     }
-    if (affine) {
-        /* the fold into a weight of W's layout, then the plain product */
-        int64_t sz[4], st[4], wst[4];
-        weight_view(g, dir == CONV_TO_SMALL, Wc, sz, st); /* (Wc's kernel dims merge) */
-        s = tensor_new(dev, Wc->dtype, Wc->ndim, Wc->sizes, NULL, &wf);
-        if (!s)
-            weight_view(g, dir == CONV_TO_SMALL, wf, sz, wst);
-        if (!s)
-            s = buffer(&c, Wc, sz[0] * sz[1], &bf);
-        if (!s)
-            s = conv_cl_fold(op, Wc, st, wf, wst, sz, e, bf);
-    }
-    if (!s)
-        s = conv_product(op, g, dir, S, B, affine ? wf : Wc,
-                         affine ? bf : (clops_tensor *)e->bias);
-    if (!s)
-        s = gemm_epilogue_unfused(y, e->residual, e->residual_after, (gemm_act)e->act);
+    /* the plain product (the original weight), then the rest of the
+     * epilogue, the bias with it, as one pass */
+    s = conv_product(op, g, dir, S, B, Wc, rest ? NULL : (clops_tensor *)e->bias);
+    if (!s && rest)
+        s = conv_cl_epilogue_pass(op, g->nsp, e, y);
 out:
     for (int i = 0; i < c.n; i++)
         clops_tensor_release(c.t[i]);
     clops_tensor_release(Wc);
-    clops_tensor_release(wf);
     return s;
 }

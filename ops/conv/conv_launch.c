@@ -35,13 +35,15 @@ static clops_status write_defines(const void *vctx, const clops_device *d, strbu
 }
 
 /* Kernel `which` (0 im2col, 1 col2im, 2 depthwise, 3 its input gradient, 4
- * its weight gradient's partial sums, 5 the batch-norm fold) for dt on d. */
+ * its weight gradient's partial sums, 5 the batch-norm fold, 6 the epilogue
+ * as a pass) for dt on d. */
 static clops_status get_kernel(clops_device *d, int which, clops_dtype dt, bool wide,
                                const char *op, host_kernel **k)
 {
     static const char *const names[] = {"conv_im2col",          "conv_col2im",
                                         "conv_depthwise",       "conv_depthwise_big",
-                                        "conv_depthwise_weight", "conv_fold"};
+                                        "conv_depthwise_weight", "conv_fold",
+                                        "conv_epilogue_pass"};
     if (dt != CLOPS_FLOAT32 && dt != CLOPS_FLOAT64 && dt != CLOPS_FLOAT16 &&
         dt != CLOPS_BFLOAT16)
         return clops__fail(CLOPS_INVALID_DTYPE, "%s: not implemented for '%s' on %s", op,
@@ -406,6 +408,38 @@ clops_status conv_cl_fold(const char *op, const clops_tensor *w, const int64_t *
     arg_mem(&l, mem_of(bo));
     arg_long(&l, bo->offset);
     return launch(d, k, &l, nw + nb);
+}
+
+clops_status conv_cl_epilogue_pass(const char *op, int nsp, const conv_epi *e, clops_tensor *y)
+{
+    clops_device *d = y->storage->device;
+    int64_t ys[5], rs[5] = {0}, reach = vec_reach(e, y->sizes[1]), total = tensor_numel(y);
+    strides5(y, nsp, ys, &reach);
+    if (e->residual)
+        strides5(e->residual, nsp, rs, &reach);
+    arglist l = {.wide = reach > INT_MAX / 2 || total > INT_MAX / 2};
+    host_kernel *k = NULL;
+    clops_status s = get_kernel(d, 6, y->dtype, l.wide, op, &k);
+    if (s)
+        return s;
+    arg_mem(&l, mem_of(y));
+    arg_long(&l, y->offset);
+    for (int i = 0; i < 5; i++)
+        arg_idx(&l, ys[i]);
+    vec_args(&l, e, y, y->dtype);
+    arg_mem(&l, e->residual ? mem_of(e->residual) : mem_of(y));
+    arg_long(&l, e->residual ? e->residual->offset : 0);
+    for (int i = 0; i < 5; i++)
+        arg_idx(&l, rs[i]);
+    arg_int(&l, e->residual ? (e->residual_after ? 2 : 1) : 0);
+    arg_int(&l, e->act);
+    arg_idx(&l, y->sizes[0]);
+    arg_idx(&l, y->sizes[1]);
+    for (int i = 0; i < CONV_SP; i++) {
+        int src = i - (CONV_SP - nsp);
+        arg_idx(&l, src < 0 ? 1 : y->sizes[2 + src]);
+    }
+    return launch(d, k, &l, total);
 }
 
 clops_status conv_im2col_run(const char *op, const conv_geom *g, const clops_tensor *B,

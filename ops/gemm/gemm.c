@@ -473,18 +473,6 @@ static clops_status add_residual(clops_tensor *t, clops_tensor *r)
     return pw_run(&pw_op_add, PW_INPLACE, o, &one, NULL, NULL, NULL);
 }
 
-clops_status gemm_epilogue_unfused(clops_tensor *t, const clops_tensor *residual,
-                                   bool residual_after, gemm_act act)
-{
-    clops_tensor *r = (clops_tensor *)residual;
-    clops_status st = residual_after ? CLOPS_OK : add_residual(t, r);
-    if (st == CLOPS_OK)
-        st = activate(t, act);
-    if (st == CLOPS_OK && residual_after)
-        st = add_residual(t, r);
-    return st;
-}
-
 /*
  * addmm's product with its epilogue fused into the engine's store, where
  * the engine's kernels take the dtype on the device: a self broadcast

@@ -107,13 +107,6 @@ typedef struct gemm_epilogue {
     gemm_act act;
 } gemm_epilogue;
 
-/* The epilogue's residual and activation as pointwise passes over t in
- * place (residual NULL: none; t += residual, act, or act then += residual
- * when residual_after): what runs where the engine does not fuse
- * (ops/gemm/gemm.c; the convolution family's fallback too). */
-clops_status gemm_epilogue_unfused(clops_tensor *t, const clops_tensor *residual,
-                                   bool residual_after, gemm_act act);
-
 /* Whether the engine would run a product of dtype dt on c's device with a
  * fused epilogue (its own kernels rather than CLBlast: float16/bfloat16 on
  * every OpenCL device, float32 on CPU devices and under TF32). */

@@ -198,11 +198,16 @@ def test_a_block_compiles_to_one_call_per_convolution(dev, channels_last, dtype,
     scale = want.float().abs().max().item() + 1
     assert_close(got.float(), want.float(), rtol=tol, atol=tol * scale)
     assert torch.equal(again.cpu(), got.cpu())
-    # five convolutions, each one fold (where a batch norm is) and one
-    # convolution launch at most, where eager runs conv, BN, activation,
-    # add separately (and a weight copy for the engine's order)
-    # (here: 9 against 38 in float32, 57 in bfloat16)
-    assert n <= 10 and n < n_eager, (n, n_eager)
+    # On the matrix engine (float16/bfloat16, float32 on CPU devices) five
+    # convolutions, each one fold (where a batch norm is) and one GEMM at
+    # most, where eager runs conv, BN, activation, add separately (and a
+    # weight copy for the engine's order): here 9 against 38 in float32, 57
+    # in bfloat16.  Elsewhere (float32 on GPUs: im2col + CLBlast) each
+    # convolution's launches and one epilogue pass.
+    on_engine = os.environ.get("CLOPS_GEMM_ENGINE") != "clblast" and (
+        dtype != torch.float32 or not torch.clops.get_device_name().startswith(
+            ("NVIDIA", "AMD", "Intel(R) Arc")))
+    assert n < n_eager and (n <= 10 or not on_engine), (n, n_eager)
 
 
 def _torchvision():
