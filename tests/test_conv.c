@@ -711,8 +711,8 @@ static clops_tensor *f64(const clops_tensor *t)
  * _clops_conv_epilogue (convolution + bias + eval batch norm or affine +
  * residual before/after + activation) on each OpenCL device in float32,
  * float16, bfloat16 (and float64 where the device has it: the fallback of
- * conv + pointwise passes), NCHW and channels-last, plain, grouped,
- * strided/dilated, depthwise, 1x1, transposed, 1-D and 3-D, against the
+ * the convolution then one epilogue pass), NCHW and channels-last, plain,
+ * grouped, strided/dilated, depthwise, 1x1, transposed, 1-D and 3-D, against the
  * CPU device (the reference, ref/conv.c: double, one rounding; the
  * channels-last cases with a channels-last weight too), itself
  * checked in float64 against the ops one by one (convolution,
