@@ -442,11 +442,6 @@ static clops_status implicit_product(tmps *c, const char *op, const conv_geom *g
     return gemm_engine_conv(op, &cv, any ? &epi : NULL, done);
 }
 
-/*
- * A float16/bfloat16 product computed in float32 (the columns and the
- * per-group partial results too, so each result is rounded once): the
- * operands widened, the product run, the destination narrowed.
- */
 /* wide[i] = a float32 copy of in[i] for each of the n tensors (NULL stays
  * NULL), but wide[di] a new float32 tensor of in[di]'s shape (the
  * destination, written later). */
@@ -465,6 +460,11 @@ static clops_status widen(const clops_tensor *const *in, int n, int di, clops_te
     return s;
 }
 
+/*
+ * A float16/bfloat16 product computed in float32 (the columns and the
+ * per-group partial results too, so each result is rounded once): the
+ * operands widened, the product run, the destination narrowed.
+ */
 static clops_status product_widened(const char *op, const conv_geom *g, conv_dir dir,
                                     clops_tensor *S, clops_tensor *B, clops_tensor *W,
                                     clops_tensor *bias)
