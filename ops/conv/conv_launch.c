@@ -9,7 +9,9 @@
  * cheaper on GPUs), 64-bit otherwise.  Kernels use grid-stride loops over
  * host_grid_size items.
  */
+#include <float.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -153,7 +155,8 @@ static void arg_acc(arglist *l, clops_dtype dt, double x)
         l->v[l->n].d = x;
         l->a[l->n] = (host_arg){sizeof(cl_double), &l->v[l->n].d};
     } else {
-        l->v[l->n].f = (cl_float)x;
+        /* (a value past float's range becomes an infinity, not UB) */
+        l->v[l->n].f = x > FLT_MAX ? INFINITY : x < -FLT_MAX ? -INFINITY : (cl_float)x;
         l->a[l->n] = (host_arg){sizeof(cl_float), &l->v[l->n].f};
     }
     l->n++;
