@@ -135,6 +135,26 @@ static inline ACC conv_act(ACC x, int act)
         t_ = VEC_LD(vt, c, 4, 0) - VEC_LD(vm, c, 8, 0) * s_;                               \
     } while (0)
 
+/* The epilogue on value v of channel c (ACC, in place): bias (vhas bit 0),
+ * the affine (bits 1-4), the residual element at ri added before (rmode 1)
+ * or after (rmode 2) the activation act. */
+#define CONV_EPILOGUE(v, c, ri)                                                            \
+    do {                                                                                   \
+        if (vhas & 1)                                                                      \
+            v += LD(vb, vb_off + (c) * vb_st);                                             \
+        if (vhas & 30) {                                                                   \
+            ACC s_, t_;                                                                    \
+            AFFINE_OF(c, s_, t_);                                                          \
+            v = v * s_ + t_;                                                               \
+        }                                                                                  \
+        ACC rv_ = rmode ? LD(r, ri) : (ACC)0;                                              \
+        if (rmode == 1)                                                                    \
+            v += rv_;                                                                      \
+        v = conv_act(v, act);                                                              \
+        if (rmode == 2)                                                                    \
+            v += rv_;                                                                      \
+    } while (0)
+
 /* The batch-norm fold of the matrix engine's path: for the weight seen as
  * [G, n, taps, cg] through strides ws* (destination channel c = g * n + j),
  * wo[...] = w[...] * s_(c) in wo's strides wo* (the engine's (tap, channel)
@@ -175,19 +195,7 @@ __kernel void conv_epilogue_pass(__global VAL_T *y, long yoff, IDX ysn, IDX ysc,
         IDX c = nc % C, n = nc / C;
         IDX yi = yoff + n * ysn + c * ysc + d * ysd + h * ysh + w * ysw;
         ACC v = LD(y, yi);
-        if (vhas & 1)
-            v += LD(vb, vb_off + c * vb_st);
-        if (vhas & 30) {
-            ACC s_, t_;
-            AFFINE_OF(c, s_, t_);
-            v = v * s_ + t_;
-        }
-        ACC rv = rmode ? LD(r, roff + n * rsn + c * rsc + d * rsd + h * rsh + w * rsw) : 0;
-        if (rmode == 1)
-            v += rv;
-        v = conv_act(v, act);
-        if (rmode == 2)
-            v += rv;
+        CONV_EPILOGUE(v, c, roff + n * rsn + c * rsc + d * rsd + h * rsh + w * rsw);
         ST(y, yi, v);
     }
 }
@@ -230,19 +238,7 @@ __kernel void conv_depthwise(__global const VAL_T *x, long xoff, IDX xsn, IDX xs
                 }
             }
         }
-        if (vhas & 1)
-            acc += LD(vb, vb_off + cs * vb_st);
-        if (vhas & 30) {
-            ACC s_, t_;
-            AFFINE_OF(cs, s_, t_);
-            acc = acc * s_ + t_;
-        }
-        ACC rv = rmode ? LD(r, roff + n * rsn + cs * rsc + od * rsd + oh * rsh + ow * rsw) : 0;
-        if (rmode == 1)
-            acc += rv;
-        acc = conv_act(acc, act);
-        if (rmode == 2)
-            acc += rv;
+        CONV_EPILOGUE(acc, cs, roff + n * rsn + cs * rsc + od * rsd + oh * rsh + ow * rsw);
         ST(y, yoff + n * ysn + cs * ysc + od * ysd + oh * ysh + ow * ysw, acc);
     }
 }
