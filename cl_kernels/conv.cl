@@ -159,21 +159,24 @@ static inline ACC conv_act(ACC x, int act)
  * [G, n, taps, cg] through strides ws* (destination channel c = g * n + j),
  * wo[...] = w[...] * s_(c) in wo's strides wo* (the engine's (tap, channel)
  * order or the weight's own), and the folded bias bo[c] = bias[c] * s_ +
- * t_ for c < G * n (the items past the weight's). */
+ * t_ for c < G * n (the items past the weight's).  One item per (channel,
+ * tap) row of cg elements: s_ is computed once per row. */
 __kernel void conv_fold(__global const VAL_T *w, long woff, IDX ws0, IDX ws1, IDX ws2, IDX ws3,
                         __global VAL_T *wo, long wooff, IDX wo0, IDX wo1, IDX wo2, IDX wo3,
                         IDX G, IDX n, IDX taps, IDX cg, CONV_VEC_ARGS, __global VAL_T *bo,
                         long booff)
 {
-    IDX per = taps * cg, nw = G * n * per, total = nw + G * n;
+    IDX nw = G * n * taps, total = nw + G * n;
     for (IDX e = (IDX)get_global_id(0); e < total; e += (IDX)get_global_size(0)) {
-        IDX c = e < nw ? e / per : e - nw;
+        IDX c = e < nw ? e / taps : e - nw;
         ACC s_, t_;
         AFFINE_OF(c, s_, t_);
         if (e < nw) {
-            IDX i = e % cg, t = e / cg % taps, j = c % n, gg = c / n;
-            ACC v = LD(w, woff + gg * ws0 + j * ws1 + t * ws2 + i * ws3);
-            ST(wo, wooff + gg * wo0 + j * wo1 + t * wo2 + i * wo3, v * s_);
+            IDX t = e % taps, j = c % n, gg = c / n;
+            __global const VAL_T *src = w + woff + gg * ws0 + j * ws1 + t * ws2;
+            long dst = wooff + gg * wo0 + j * wo1 + t * wo2;
+            for (IDX i = 0; i < cg; i++)
+                ST(wo, dst + i * wo3, LD(src, i * ws3) * s_);
         } else {
             ST(bo, booff + c, VEC_LD(vb, c, 1, 0) * s_ + t_);
         }

@@ -410,7 +410,7 @@ clops_status conv_cl_fold(const char *op, const clops_tensor *w, const int64_t *
     vec_args(&l, e, w, w->dtype);
     arg_mem(&l, mem_of(bo));
     arg_long(&l, bo->offset);
-    return launch(d, k, &l, nw + nb);
+    return launch(d, k, &l, dims[0] * dims[1] * dims[2] + nb);
 }
 
 clops_status conv_cl_epilogue_pass(const char *op, int nsp, const conv_epi *e, clops_tensor *y)
