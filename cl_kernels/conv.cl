@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cl_kernels/conv.cl: the device half of the convolution family
- * (ops/conv/conv_launch.c): im2col, col2im and the direct depthwise kernel.
+ * (ops/conv/conv_launch.c): im2col, col2im, the direct depthwise kernels
+ * (the forward one with the fused epilogue of _clops_conv_epilogue) and
+ * the batch-norm fold of that op's matrix-engine path.
  *
  * The host builds one program per dtype with these defined:
  *   RAW_T   storage type moved bit for bit (ushort for float16/bfloat16)
@@ -85,14 +87,133 @@ __kernel void conv_col2im(__global VAL_T *x, long xoff, IDX xsn, IDX xsc, IDX xs
     }
 }
 
+/* The activations of a fused epilogue (_clops_conv_epilogue), numbered and
+ * written as the matrix engine's (cl_kernels/gemm.cl gemm_act, ops/gemm/gemm.h
+ * gemm_act) in the accumulation type; NaN propagates as through PyTorch's. */
+static inline ACC conv_act(ACC x, int act)
+{
+    switch (act) {
+    case 1: /* relu */
+        return x < (ACC)0 ? (ACC)0 : x;
+    case 2: /* relu6 (hardtanh 0, 6) */
+        return x < (ACC)0 ? (ACC)0 : x > (ACC)6 ? (ACC)6 : x;
+    case 3: /* hardswish */
+        return x < (ACC)-3 ? (ACC)0 : x > (ACC)3 ? x : x * (x + (ACC)3) / (ACC)6;
+    case 4: /* silu */
+        return x / ((ACC)1 + exp(-x));
+    case 5: /* gelu, exact */
+        return (ACC)0.5 * x * ((ACC)1 + erf(x * (ACC)0.70710678118654752440));
+    case 6: /* gelu, tanh approximation */
+        return (ACC)0.5 * x *
+               ((ACC)1 + tanh((ACC)0.79788456080286535588 * (x + (ACC)0.044715 * x * x * x)));
+    case 7: /* sigmoid */
+        return (ACC)1 / ((ACC)1 + exp(-x));
+    default:
+        return x;
+    }
+}
+
+/* The per-channel vectors of a fused epilogue: bias, scale, shift, mean and
+ * var (bit i of vhas: vector i is given), each a buffer, an element offset
+ * and a stride, and the batch norm's eps. */
+#define CONV_VEC_ARGS                                                                      \
+    __global const VAL_T *vb, long vb_off, IDX vb_st, __global const VAL_T *vs, long vs_off, \
+        IDX vs_st, __global const VAL_T *vt, long vt_off, IDX vt_st,                       \
+        __global const VAL_T *vm, long vm_off, IDX vm_st, __global const VAL_T *vv,        \
+        long vv_off, IDX vv_st, int vhas, ACC eps
+#define VEC_LD(p, c, bit, dflt) ((vhas & (bit)) ? LD(p, p##_off + (c) * p##_st) : (ACC)(dflt))
+
+/* Channel c's affine y * s_ + t_: s_ = scale * invstd with invstd =
+ * 1 / sqrt(var + eps) (PyTorch's eval batch norm: alpha = invstd * weight,
+ * beta = bias - mean * alpha; scale alone without var), t_ = shift -
+ * mean * s_. */
+#define AFFINE_OF(c, s_, t_)                                                               \
+    do {                                                                                   \
+        s_ = VEC_LD(vs, c, 2, 1);                                                          \
+        if (vhas & 16)                                                                     \
+            s_ = ((ACC)1 / sqrt(VEC_LD(vv, c, 16, 1) + eps)) * s_;                         \
+        t_ = VEC_LD(vt, c, 4, 0) - VEC_LD(vm, c, 8, 0) * s_;                               \
+    } while (0)
+
+/* The epilogue on value v of channel c (ACC, in place): bias (vhas bit 0),
+ * the affine (bits 1-4), the residual element at ri added before (rmode 1)
+ * or after (rmode 2) the activation act. */
+#define CONV_EPILOGUE(v, c, ri)                                                            \
+    do {                                                                                   \
+        if (vhas & 1)                                                                      \
+            v += LD(vb, vb_off + (c) * vb_st);                                             \
+        if (vhas & 30) {                                                                   \
+            ACC s_, t_;                                                                    \
+            AFFINE_OF(c, s_, t_);                                                          \
+            v = v * s_ + t_;                                                               \
+        }                                                                                  \
+        ACC rv_ = rmode ? LD(r, ri) : (ACC)0;                                              \
+        if (rmode == 1)                                                                    \
+            v += rv_;                                                                      \
+        v = conv_act(v, act);                                                              \
+        if (rmode == 2)                                                                    \
+            v += rv_;                                                                      \
+    } while (0)
+
+/* The batch-norm fold of the matrix engine's path: for the weight seen as
+ * [G, n, taps, cg] through strides ws* (destination channel c = g * n + j),
+ * wo[...] = w[...] * s_(c) in wo's strides wo* (the engine's (tap, channel)
+ * order or the weight's own), and the folded bias bo[c] = bias[c] * s_ +
+ * t_ for c < G * n (the items past the weight's).  One item per (channel,
+ * tap) row of cg elements: s_ is computed once per row. */
+__kernel void conv_fold(__global const VAL_T *w, long woff, IDX ws0, IDX ws1, IDX ws2, IDX ws3,
+                        __global VAL_T *wo, long wooff, IDX wo0, IDX wo1, IDX wo2, IDX wo3,
+                        IDX G, IDX n, IDX taps, IDX cg, CONV_VEC_ARGS, __global VAL_T *bo,
+                        long booff)
+{
+    IDX nw = G * n * taps, total = nw + G * n;
+    for (IDX e = (IDX)get_global_id(0); e < total; e += (IDX)get_global_size(0)) {
+        IDX c = e < nw ? e / taps : e - nw;
+        ACC s_, t_;
+        AFFINE_OF(c, s_, t_);
+        if (e < nw) {
+            IDX t = e % taps, j = c % n, gg = c / n;
+            __global const VAL_T *src = w + woff + gg * ws0 + j * ws1 + t * ws2;
+            long dst = wooff + gg * wo0 + j * wo1 + t * wo2;
+            for (IDX i = 0; i < cg; i++)
+                ST(wo, dst + i * wo3, LD(src, i * ws3) * s_);
+        } else {
+            ST(bo, booff + c, VEC_LD(vb, c, 1, 0) * s_ + t_);
+        }
+    }
+}
+
+/* The epilogue as one pass over a convolution's result y [N, C, D, H, W]
+ * (any strides), in place, where the product ran without it: y += bias
+ * (vhas bit 0), y = y * s_ + t_ (bits 1-4), the residual r before (rmode
+ * 1) or after (rmode 2) the activation act, in ACC, one rounding. */
+__kernel void conv_epilogue_pass(__global VAL_T *y, long yoff, IDX ysn, IDX ysc, IDX ysd,
+                                 IDX ysh, IDX ysw, CONV_VEC_ARGS, __global const VAL_T *r,
+                                 long roff, IDX rsn, IDX rsc, IDX rsd, IDX rsh, IDX rsw,
+                                 int rmode, int act, IDX N, IDX C, IDX D, IDX H, IDX W)
+{
+    IDX total = N * C * D * H * W;
+    for (IDX e = (IDX)get_global_id(0); e < total; e += (IDX)get_global_size(0)) {
+        IDX w = e % W, h = e / W % H, d = e / (W * H) % D, nc = e / (W * H * D);
+        IDX c = nc % C, n = nc / C;
+        IDX yi = yoff + n * ysn + c * ysc + d * ysd + h * ysh + w * ysw;
+        ACC v = LD(y, yi);
+        CONV_EPILOGUE(v, c, roff + n * rsn + c * rsc + d * rsd + h * rsh + w * rsw);
+        ST(y, yi, v);
+    }
+}
+
 /* Depthwise convolution (one big channel per group, Cs = m * C small
  * channels): one item per small element (n, cs, o), the window summed in
- * kernel-position order, plus bias[cs] when hasb. */
+ * kernel-position order, then the epilogue: bias[cs] (vhas bit 0), the
+ * affine of AFFINE_OF (bits 1-4), the residual r added before (rmode 1) or
+ * after (rmode 2) the activation act, all in ACC before the one rounding. */
 __kernel void conv_depthwise(__global const VAL_T *x, long xoff, IDX xsn, IDX xsc, IDX xsd,
                              IDX xsh, IDX xsw, __global const VAL_T *w, long woff, IDX wsc,
-                             IDX wsd, IDX wsh, IDX wsw, __global const VAL_T *bias, long boff,
-                             IDX bst, int hasb, __global VAL_T *y, long yoff, IDX ysn, IDX ysc,
-                             IDX ysd, IDX ysh, IDX ysw, IDX Cs, CONV_GEOM_ARGS)
+                             IDX wsd, IDX wsh, IDX wsw, CONV_VEC_ARGS, __global const VAL_T *r,
+                             long roff, IDX rsn, IDX rsc, IDX rsd, IDX rsh, IDX rsw, int rmode,
+                             int act, __global VAL_T *y, long yoff, IDX ysn, IDX ysc, IDX ysd,
+                             IDX ysh, IDX ysw, IDX Cs, CONV_GEOM_ARGS)
 {
     IDX Ls = sD * sH * sW, m = Cs / C;
     IDX total = N * Cs * Ls;
@@ -120,8 +241,7 @@ __kernel void conv_depthwise(__global const VAL_T *x, long xoff, IDX xsn, IDX xs
                 }
             }
         }
-        if (hasb)
-            acc += LD(bias, boff + cs * bst);
+        CONV_EPILOGUE(acc, cs, roff + n * rsn + cs * rsc + od * rsd + oh * rsh + ow * rsw);
         ST(y, yoff + n * ysn + cs * ysc + od * ysd + oh * ysh + ow * ysw, acc);
     }
 }

@@ -9,6 +9,7 @@
  * which use it as the oracle) gets the obvious result with no GEMM or
  * column buffer involved.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -139,12 +140,78 @@ static clops_status geom_check(const char *what, const conv_geom *g, const clops
     return CLOPS_OK;
 }
 
+double conv_ref_act(double x, int act)
+{
+    switch (act) {
+    case 1: /* relu (NaN stays NaN) */
+        return x < 0 ? 0 : x;
+    case 2: /* relu6: hardtanh(0, 6) */
+        return x < 0 ? 0 : x > 6 ? 6 : x;
+    case 3: /* hardswish: x * relu6(x + 3) / 6 */
+        return x * conv_ref_act(x + 3, 2) / 6;
+    case 4: /* silu */
+        return x / (1 + exp(-x));
+    case 5: /* gelu (erf) */
+        return 0.5 * x * (1 + erf(x * 0.70710678118654752440));
+    case 6: /* gelu, tanh approximation */
+        return 0.5 * x * (1 + tanh(0.79788456080286535588 * (x + 0.044715 * x * x * x)));
+    case 7: /* sigmoid */
+        return 1 / (1 + exp(-x));
+    default:
+        return x;
+    }
+}
+
+/* Element c of 1-D host tensor t in double; dflt when t is NULL. */
+static double vec_at(const clops_tensor *t, int64_t c, double dflt)
+{
+    if (!t)
+        return dflt;
+    return ref_load(t->storage->host_ptr, t->offset + c * t->strides[0], t->dtype,
+                    CLOPS_FLOAT64)
+        .f;
+}
+
+/* Applies epilogue e to the destination's doubles y [N, C, L] (L positions
+ * per channel); res the residual's doubles (laid out as y) or NULL. */
+static void apply_epi(const conv_ref_epi *e, double *y, const double *res, int64_t N, int64_t C,
+                      int64_t L)
+{
+    for (int64_t c = 0; c < C; c++) {
+        double b = vec_at(e->bias, c, 0);
+        double s = vec_at(e->scale, c, 1);
+        if (e->var)
+            s = s / sqrt(vec_at(e->var, c, 1) + e->eps);
+        double t = vec_at(e->shift, c, 0) - vec_at(e->mean, c, 0) * s;
+        for (int64_t n = 0; n < N; n++)
+            for (int64_t o = 0; o < L; o++) {
+                int64_t i = (n * C + c) * L + o;
+                double v = (y[i] + b) * s + t;
+                if (res && !e->residual_after)
+                    v += res[i];
+                v = conv_ref_act(v, e->act);
+                if (res && e->residual_after)
+                    v += res[i];
+                y[i] = v;
+            }
+    }
+}
+
 clops_status conv_ref_product(const conv_geom *g, conv_dir dir, clops_tensor *S, clops_tensor *B,
                               clops_tensor *W)
+{
+    return conv_ref_product_epi(g, dir, S, B, W, NULL);
+}
+
+clops_status conv_ref_product_epi(const conv_geom *g, conv_dir dir, clops_tensor *S,
+                                  clops_tensor *B, clops_tensor *W, const conv_ref_epi *e)
 {
     clops_status st = CLOPS_OK;
     if ((st = geom_check("product", g, S, B, W)))
         return st;
+    if (e && dir == CONV_TO_WEIGHT)
+        return clops__fail(CLOPS_INTERNAL, "convolution reference: a weight gradient takes no "
+                                           "epilogue");
     int nsp = g->nsp;
     double *s = doubles_of(S, nsp, dir != CONV_TO_SMALL);
     double *b = doubles_of(B, nsp, dir != CONV_TO_BIG);
@@ -186,6 +253,20 @@ clops_status conv_ref_product(const conv_geom *g, conv_dir dir, clops_tensor *S,
                     }
                 }
             }
+    if (e) {
+        clops_tensor *y = dir == CONV_TO_SMALL ? S : B;
+        double *res = NULL;
+        if (e->residual) {
+            res = doubles_of((clops_tensor *)e->residual, nsp, true);
+            if (!res) {
+                st = CLOPS__HOST_OOM("convolution reference arrays");
+                goto done;
+            }
+        }
+        apply_epi(e, dir == CONV_TO_SMALL ? s : b, res, g->N, y->sizes[1],
+                  dir == CONV_TO_SMALL ? g->Ls : g->Lb);
+        free(res);
+    }
     walk5(dir == CONV_TO_SMALL ? S : dir == CONV_TO_BIG ? B : W, nsp,
           dir == CONV_TO_SMALL ? s : dir == CONV_TO_BIG ? b : w, false);
 done:

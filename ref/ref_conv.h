@@ -50,6 +50,32 @@ typedef struct conv_cols {
  */
 clops_status conv_ref_product(const conv_geom *g, conv_dir dir, clops_tensor *S, clops_tensor *B,
                               clops_tensor *W);
+/*
+ * The pointwise consumers of a forward product (_clops_conv_epilogue), in
+ * double on the destination's values before their one rounding, op by op:
+ *     y += bias[c]
+ *     y = y * s[c] + (shift[c] - mean[c] * s[c]),
+ *         s = scale[c] / sqrt(var[c] + eps) (scale alone without var)
+ *     y += residual (unless residual_after); y = act(y);
+ *     y += residual (when residual_after)
+ * Every tensor may be NULL (none; scale 1, shift and mean 0); the vectors
+ * are 1-D host tensors of the destination's channels, residual a host
+ * tensor of its shape; act numbered as the matrix engine's gemm_act (0 none,
+ * 1 relu, 2 relu6, 3 hardswish, 4 silu, 5 gelu, 6 gelu tanh, 7 sigmoid).
+ */
+typedef struct conv_ref_epi {
+    const clops_tensor *bias, *scale, *shift, *mean, *var, *residual;
+    double eps;
+    bool residual_after;
+    int act;
+} conv_ref_epi;
+
+/* A forward product (CONV_TO_SMALL or CONV_TO_BIG) as conv_ref_product,
+ * followed by epilogue e (NULL: none). */
+clops_status conv_ref_product_epi(const conv_geom *g, conv_dir dir, clops_tensor *S,
+                                  clops_tensor *B, clops_tensor *W, const conv_ref_epi *e);
+/* act (numbered as conv_ref_epi's) of x in double. */
+double conv_ref_act(double x, int act);
 /* im2col of host image B (any strides) into host columns cols (layout l). */
 clops_status conv_ref_im2col(const conv_geom *g, const clops_tensor *B, clops_tensor *cols,
                              conv_cols l);

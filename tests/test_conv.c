@@ -646,6 +646,291 @@ static void test_bad_arguments_are_refused(void **state)
     ct_clear_context();
 }
 
+/* The fused epilogue of one _clops_conv_epilogue case: which parts take
+ * part (bias; the affine: 0 none, 1 an eval batch norm, 2 scale and shift
+ * alone, 3 shift alone; the residual: 0 none, 1 before the activation, 2
+ * after it; its layout) and the activation (gemm_act). */
+typedef struct epi_case {
+    bool bias;
+    int affine, residual, act;
+    ct_layout rlayout;
+} epi_case;
+
+/* x + y of two CPU-device tensors (released), or x when y is NULL. */
+static clops_tensor *plus(clops_tensor *x, clops_tensor *y)
+{
+    if (!y)
+        return x;
+    clops_tensor *o = NULL;
+    CT_OK(clops_add(x, y, clops_scalar_int(1), &o));
+    clops_tensor_release(x);
+    return o;
+}
+
+/* act (gemm_act) of a CPU-device tensor (released) through PyTorch's op. */
+static clops_tensor *activated(clops_tensor *x, int act)
+{
+    clops_tensor *o = NULL;
+    switch (act) {
+    case 0:
+        return x;
+    case 1:
+        CT_OK(clops_relu(x, &o));
+        break;
+    case 2:
+        CT_OK(clops_hardtanh(x, clops_scalar_int(0), clops_scalar_int(6), &o));
+        break;
+    case 3:
+        CT_OK(clops_hardswish(x, &o));
+        break;
+    case 4:
+        CT_OK(clops_silu(x, &o));
+        break;
+    case 5:
+    case 6:
+        CT_OK(clops_gelu(x, act == 6 ? "tanh" : "none", &o));
+        break;
+    default:
+        CT_OK(clops_sigmoid(x, &o));
+        break;
+    }
+    clops_tensor_release(x);
+    return o;
+}
+
+/* float64 copy of a CPU-device tensor (NULL stays NULL). */
+static clops_tensor *f64(const clops_tensor *t)
+{
+    clops_tensor *o = NULL;
+    if (t)
+        CT_OK(core_to_copy((clops_tensor *)t, CLOPS_FLOAT64, NULL, &o));
+    return o;
+}
+
+/*
+ * _clops_conv_epilogue (convolution + bias + eval batch norm or affine +
+ * residual before/after + activation) on each OpenCL device in float32,
+ * float16, bfloat16 (and float64 where the device has it: the fallback of
+ * the convolution then one epilogue pass), NCHW and channels-last, plain,
+ * grouped, strided/dilated, depthwise, 1x1, transposed, 1-D and 3-D, against the
+ * CPU device (the reference, ref/conv.c: double, one rounding; the
+ * channels-last cases with a channels-last weight too), itself
+ * checked in float64 against the ops one by one (convolution,
+ * _native_batch_norm_legit_no_training, add, the activation ops).  Where
+ * the matrix engine takes the call the whole op is at most two launches
+ * (the fold and the engine's GEMM), depthwise one (its direct kernel); the
+ * same bits on a second run.
+ */
+static void test_conv_epilogue_matches_the_ops(void **state)
+{
+    (void)state;
+    static const conv_case cases[] = {
+        /* nsp N cin cout groups in k stride pad dil outpad transposed bias */
+        {2, 2, 8, 12, 1, {7, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, false, true, 0},
+        {2, 2, 6, 4, 2, {9, 8}, {3, 2}, {2, 1}, {1, 0}, {2, 1}, {0, 0}, false, true, 0},
+        {2, 2, 6, 6, 6, {7, 7}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {0, 0}, false, true, 0},
+        {2, 1, 8, 16, 1, {5, 5}, {1, 1}, {1, 1}, {0, 0}, {1, 1}, {0, 0}, false, true, 0},
+        {2, 2, 8, 6, 2, {4, 5}, {3, 3}, {2, 1}, {1, 1}, {1, 1}, {1, 0}, true, true, 0},
+        {1, 2, 4, 6, 1, {11}, {3}, {2}, {1}, {1}, {0}, false, true, 0},
+        {3, 1, 4, 4, 2, {3, 4, 4}, {2, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0},
+         false, true, 0},
+    };
+    static const epi_case epis[] = {
+        {true, 1, 2, 1, CT_CONTIGUOUS},  /* ResNet: conv, BN, relu, + identity */
+        {false, 1, 0, 3, CT_CONTIGUOUS}, /* MobileNet: conv, BN, hardswish */
+        {true, 2, 1, 4, CT_SLICED},      /* residual before, one the engine cannot read */
+        {false, 0, 2, 5, CT_CONTIGUOUS}, {true, 3, 0, 2, CT_CONTIGUOUS},
+        {false, 1, 1, 7, CT_CONTIGUOUS}, {true, 0, 0, 6, CT_CONTIGUOUS},
+    };
+    static const clops_dtype dts[] = {CLOPS_FLOAT32, CLOPS_FLOAT16, CLOPS_BFLOAT16,
+                                      CLOPS_FLOAT64};
+    clops_device *cpu = ct_cpu();
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < nd; di++) {
+        ct_set_device(devs[di]);
+        for (size_t ci = 0; ci < CT_COUNT(cases); ci++)
+            for (size_t ti = 0; ti < CT_COUNT(dts); ti++)
+                for (int li = 0; li < 2; li++) {
+                    const conv_case *c = &cases[ci];
+                    clops_dtype dt = dts[ti];
+                    int n = c->nsp, ndim = 2 + n;
+                    if (!ct_device_supports(devs[di], dt) || (li && ndim < 4) ||
+                        (ti > 0 && (ci + ti + (size_t)li) % 2))
+                        continue; /* other dtypes: half the cases suffice */
+                    const epi_case *e = &epis[(ci + ti + (size_t)li) % CT_COUNT(epis)];
+                    ct_set_case("epilogue case %zu %s %s: bias %d affine %d residual %d (%s) "
+                                "act %d",
+                                ci, li ? "channels-last" : "NCHW", clops_dtype_name(dt), e->bias,
+                                e->affine, e->residual, ct_layout_name(e->rlayout), e->act);
+                    uint64_t seed = 900 + ci * 20 + ti * 4 + (uint64_t)li;
+                    conv_operands op = make_operands(devs[di], c, dt, li, seed);
+                    int64_t xs[5], ws[5], ys[5];
+                    case_shapes(c, xs, ws, ys);
+                    /* the vectors: bias, scale, shift, mean, var (> 0.25) */
+                    clops_tensor *v[5] = {NULL}, *vc[5] = {NULL};
+                    bool has[5] = {e->bias, e->affine == 1 || e->affine == 2, e->affine != 0,
+                                   e->affine == 1, e->affine == 1};
+                    for (int i = 0; i < 5; i++) {
+                        if (!has[i])
+                            continue;
+                        clops_tensor *r = ct_random(devs[di], dt, 1, &c->cout, CT_CONTIGUOUS,
+                                                    PW_DOMAIN_SMALL, seed + 10 + (uint64_t)i);
+                        if (i == 4) {
+                            clops_tensor *a = NULL;
+                            CT_OK(clops_abs(r, &a));
+                            CT_OK(clops_add_scalar(a, clops_scalar_float(0.25), clops_scalar_int(1),
+                                                   &v[i]));
+                            clops_tensor_release(a);
+                            clops_tensor_release(r);
+                        } else {
+                            v[i] = r;
+                        }
+                        vc[i] = ct_to_cpu(v[i]);
+                    }
+                    clops_tensor *res = e->residual ? ct_random(devs[di], dt, ndim, ys,
+                                                                e->rlayout, PW_DOMAIN_SMALL,
+                                                                seed + 20)
+                                                    : NULL;
+                    clops_tensor *resc = res ? ct_to_cpu(res) : NULL;
+                    double eps = 1e-5;
+                    clops_tensor *y[2] = {NULL, NULL}, *yc = NULL;
+                    /* channels-last: the weight too (read where it is) */
+                    clops_tensor *wd = li ? channels_last(op.w) : op.w;
+                    bool engine = gemm_engine_convolves(devs[di], dt) && c->cin != c->groups;
+                    bool depthwise = c->cin == c->groups && !c->transposed;
+                    clops_device_counters k0, k1;
+                    for (int r = 0; r < 2; r++) {
+                        CT_OK(clops_device_get_counters(devs[di], &k0));
+                        CT_OK(clops__clops_conv_epilogue(
+                            op.x, wd, v[0], c->stride, n, c->pad, n, c->dil, n, c->transposed,
+                            c->outpad, n, c->groups, v[1], v[2], v[3], v[4], eps, res, e->act,
+                            e->residual == 2, &y[r]));
+                        CT_OK(clops_device_get_counters(devs[di], &k1));
+                    }
+                    uint64_t launches = k1.launches - k0.launches;
+                    if ((engine && !(e->residual && e->rlayout == CT_SLICED)) || depthwise)
+                        CT_ASSERT_MSG(launches <= (depthwise ? 1u : 2u),
+                                      "%llu launches for a fused convolution",
+                                      (unsigned long long)launches);
+                    CT_OK(clops__clops_conv_epilogue(
+                        op.xc, op.wc, vc[0], c->stride, n, c->pad, n, c->dil, n, c->transposed,
+                        c->outpad, n, c->groups, vc[1], vc[2], vc[3], vc[4], eps, resc, e->act,
+                        e->residual == 2, &yc));
+                    /* the reference in float64 against the ops one by one */
+                    clops_tensor *x64 = f64(op.xc), *w64 = f64(op.wc), *v64[5], *r64 = f64(resc);
+                    for (int i = 0; i < 5; i++)
+                        v64[i] = f64(vc[i]);
+                    clops_tensor *want = NULL, *got64 = NULL, *t = NULL, *s1 = NULL, *s2 = NULL;
+                    CT_OK(clops__clops_conv_epilogue(
+                        x64, w64, v64[0], c->stride, n, c->pad, n, c->dil, n, c->transposed,
+                        c->outpad, n, c->groups, v64[1], v64[2], v64[3], v64[4], eps, r64,
+                        e->act, e->residual == 2, &got64));
+                    CT_OK(clops_convolution(x64, w64, v64[0], c->stride, n, c->pad, n, c->dil,
+                                            n, c->transposed, c->outpad, n, c->groups, &t));
+                    if (e->affine) {
+                        /* scale/shift alone: a batch norm of mean 0, var 1, eps 0 */
+                        clops_tensor *mz = NULL, *vo = NULL;
+                        CT_OK(tensor_new(cpu, CLOPS_FLOAT64, 1, &c->cout, NULL, &mz));
+                        CT_OK(tensor_fill(mz, clops_scalar_int(0)));
+                        CT_OK(tensor_new(cpu, CLOPS_FLOAT64, 1, &c->cout, NULL, &vo));
+                        CT_OK(tensor_fill(vo, clops_scalar_int(1)));
+                        CT_OK(clops__native_batch_norm_legit_no_training(
+                            t, v64[1], v64[2], v64[3] ? v64[3] : mz, v64[4] ? v64[4] : vo, 0.1,
+                            v64[4] ? eps : 0.0, &want, &s1, &s2));
+                        clops_tensor_release(t);
+                        clops_tensor_release(mz);
+                        clops_tensor_release(vo);
+                        t = want;
+                    }
+                    if (e->residual == 1)
+                        t = plus(t, r64);
+                    t = activated(t, e->act);
+                    if (e->residual == 2)
+                        t = plus(t, r64);
+                    want = t;
+                    CT_ASSERT_CLOSE(got64, want, ct_tol_ulp_atol(64, 1e-12));
+                    /* the device against the reference: sums of up to
+                     * cin * taps products below 4, scaled by up to 3 */
+                    double terms = (double)(c->cin > c->cout ? c->cin : c->cout);
+                    for (int i = 0; i < n; i++)
+                        terms *= (double)c->k[i];
+                    ct_tol tol = dt == CLOPS_FLOAT32   ? ct_tol_ulp_atol(64, 1e-5 + terms * 4e-6)
+                                 : dt == CLOPS_FLOAT64 ? ct_tol_ulp_atol(64, 1e-12)
+                                 : dt == CLOPS_FLOAT16 ? ct_tol_ulp_atol(4, 2e-2 + terms * 1e-3)
+                                                       : ct_tol_ulp_atol(4, 1e-1 + terms * 8e-3);
+                    CT_ASSERT_CLOSE(y[0], yc, tol);
+                    CT_ASSERT_CLOSE(y[1], y[0], CT_TOL_EXACT);
+                    if (ndim >= 4)
+                        CT_ASSERT_MSG((y[0]->strides[1] == 1) == (li == 1),
+                                      "result channel stride %lld for a %s input",
+                                      (long long)y[0]->strides[1], li ? "channels-last" : "NCHW");
+                    if (wd != op.w)
+                        clops_tensor_release(wd);
+                    clops_tensor *all[] = {y[0], y[1], yc, res, resc, x64, w64, r64, got64, want,
+                                           s1, s2};
+                    for (size_t i = 0; i < CT_COUNT(all); i++)
+                        clops_tensor_release(all[i]);
+                    for (int i = 0; i < 5; i++) {
+                        clops_tensor_release(v[i]);
+                        clops_tensor_release(vc[i]);
+                        clops_tensor_release(v64[i]);
+                    }
+                    release_operands(&op);
+                }
+    }
+    ct_clear_context();
+}
+
+/* _clops_conv_epilogue's own refusals (the convolution's are
+ * convolution's, above): an activation out of range, vectors of the wrong
+ * size or dtype, a residual of the wrong shape. */
+static void test_conv_epilogue_refusals(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < nd; di++) {
+        ct_set_device(devs[di]);
+        clops_device *d = devs[di];
+        clops_tensor *x = ct_random(d, CLOPS_FLOAT32, 4, CT_I64(2, 3, 5, 4), CT_CONTIGUOUS,
+                                    PW_DOMAIN_SMALL, 1);
+        clops_tensor *w = ct_random(d, CLOPS_FLOAT32, 4, CT_I64(6, 3, 3, 3), CT_CONTIGUOUS,
+                                    PW_DOMAIN_SMALL, 2);
+        clops_tensor *v5 = ct_random(d, CLOPS_FLOAT32, 1, CT_I64(5), CT_CONTIGUOUS,
+                                     PW_DOMAIN_SMALL, 3);
+        clops_tensor *vd = ct_random(d, CLOPS_FLOAT64, 1, CT_I64(6), CT_CONTIGUOUS,
+                                     PW_DOMAIN_SMALL, 4);
+        clops_tensor *r = ct_random(d, CLOPS_FLOAT32, 4, CT_I64(2, 6, 3, 3), CT_CONTIGUOUS,
+                                    PW_DOMAIN_SMALL, 5);
+        clops_tensor *y = NULL;
+        const int64_t one[] = {1}, zero[] = {0};
+        CT_STATUS(clops__clops_conv_epilogue(x, w, NULL, one, 1, zero, 1, one, 1, false, zero, 1,
+                                             1, NULL, NULL, NULL, NULL, 1e-5, NULL, 8, false, &y),
+                  CLOPS_INVALID_ARGUMENT);
+        CT_ERROR_CONTAINS("_clops_conv_epilogue: activation 8 is not one of 0 (none) to 7");
+        CT_STATUS(clops__clops_conv_epilogue(x, w, NULL, one, 1, zero, 1, one, 1, false, zero, 1,
+                                             1, v5, NULL, NULL, NULL, 1e-5, NULL, 0, false, &y),
+                  CLOPS_INVALID_SHAPE);
+        CT_ERROR_CONTAINS("scale must be 1-dimensional with 6 elements (the output channels), "
+                          "but got size [5]");
+        CT_STATUS(clops__clops_conv_epilogue(x, w, NULL, one, 1, zero, 1, one, 1, false, zero, 1,
+                                             1, NULL, NULL, NULL, vd, 1e-5, NULL, 0, false, &y),
+                  CLOPS_INVALID_DTYPE);
+        CT_ERROR_CONTAINS("var must have the input's dtype Float, but got Double");
+        CT_STATUS(clops__clops_conv_epilogue(x, w, NULL, one, 1, zero, 1, one, 1, false, zero, 1,
+                                             1, NULL, NULL, NULL, NULL, 1e-5, r, 1, true, &y),
+                  CLOPS_INVALID_SHAPE);
+        CT_ERROR_CONTAINS("the residual must have the convolution's output shape [2, 6, 3, 2], "
+                          "but got [2, 6, 3, 3]");
+        CT_ASSERT(y == NULL);
+        clops_tensor *all[] = {x, w, v5, vd, r};
+        for (size_t i = 0; i < CT_COUNT(all); i++)
+            clops_tensor_release(all[i]);
+    }
+    ct_clear_context();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -657,6 +942,8 @@ int main(void)
         cmocka_unit_test(test_implicit_weight_gradient_splits),
         cmocka_unit_test(test_results_are_deterministic),
         cmocka_unit_test(test_bad_arguments_are_refused),
+        cmocka_unit_test(test_conv_epilogue_matches_the_ops),
+        cmocka_unit_test(test_conv_epilogue_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, ct_teardown_group);
 }

@@ -343,6 +343,95 @@ clops_status conv_convolution_overrideable(pw_variant variant, clops_tensor *dst
                             output_padding, output_padding_len, groups, out);
 }
 
+clops_status conv_conv_epilogue(pw_variant variant, clops_tensor *dst, clops_tensor *input,
+                                clops_tensor *weight, clops_tensor *bias, const int64_t *stride,
+                                int stride_len, const int64_t *padding, int padding_len,
+                                const int64_t *dilation, int dilation_len, bool transposed,
+                                const int64_t *output_padding, int output_padding_len,
+                                int64_t groups, clops_tensor *scale, clops_tensor *shift,
+                                clops_tensor *mean, clops_tensor *var, double eps,
+                                clops_tensor *residual, int64_t activation, bool residual_after,
+                                clops_tensor **out)
+{
+    static const char op[] = "_clops_conv_epilogue";
+    if (!input || !weight)
+        return clops__fail(CLOPS_INVALID_ARGUMENT, "%s: input and weight must not be None", op);
+    if (activation < 0 || activation >= GEMM_ACT_COUNT)
+        return clops__fail(CLOPS_INVALID_ARGUMENT,
+                           "%s: activation %lld is not one of 0 (none) to %d (ops/gemm/gemm.h "
+                           "gemm_act)",
+                           op, (long long)activation, GEMM_ACT_COUNT - 1);
+    conv_params p = {.op = op, .transposed = transposed, .groups = groups};
+    conv_geom g;
+    int64_t osz[2 + CONV_SP];
+    clops_status st = check_conv(&p, input, weight, bias, stride, stride_len, padding,
+                                 padding_len, dilation, dilation_len, output_padding,
+                                 output_padding_len, &g, osz);
+    if (st)
+        return st;
+    clops_tensor *ts[] = {input, weight, bias, scale, shift, mean, var, residual};
+    static const char *const nm[] = {"input", "weight", "bias", "scale",
+                                     "shift", "mean",   "var",  "residual"};
+    static const bool opt[] = {false, false, true, true, true, true, true, true};
+    clops_device *dev = NULL;
+    if ((st = gemm_check_devices(op, ts, opt, 8, &dev)))
+        return st;
+    char a[200], b[200];
+    int nd = 2 + p.nsp;
+    for (int i = 3; i < 8; i++) {
+        clops_tensor *t = ts[i];
+        if (!t)
+            continue;
+        if (t->dtype != input->dtype)
+            return gemm_failf(CLOPS_INVALID_DTYPE, op, ts, nm, 8,
+                              "%s must have the input's dtype %s, but got %s", nm[i],
+                              gemm_scalartype_name(input->dtype), gemm_scalartype_name(t->dtype));
+        bool ok = i == 7 ? t->ndim == nd && memcmp(t->sizes, osz, sizeof(int64_t) * (size_t)nd) == 0
+                         : t->ndim == 1 && t->sizes[0] == osz[1];
+        if (!ok && i == 7)
+            return gemm_failf(CLOPS_INVALID_SHAPE, op, ts, nm, 8,
+                              "the residual must have the convolution's output shape %s, but "
+                              "got %s",
+                              clops__fmt_shape(a, sizeof a, nd, osz),
+                              clops__fmt_shape(b, sizeof b, t->ndim, t->sizes));
+        if (!ok)
+            return gemm_failf(CLOPS_INVALID_SHAPE, op, ts, nm, 8,
+                              "%s must be 1-dimensional with %lld elements (the output "
+                              "channels), but got size %s",
+                              nm[i], (long long)osz[1],
+                              clops__fmt_shape(a, sizeof a, t->ndim, t->sizes));
+    }
+    clops_tensor *res = NULL;
+    structured_call call;
+    if (variant == PW_FUNCTIONAL &&
+        (st = new_result(dev, input->dtype, nd, osz, input, weight, &res)))
+        return st;
+    st = structured_begin(&call, op, res ? PW_OUT : variant, res ? res : dst, dev, input->dtype,
+                          nd, osz, ts, 8);
+    if (st) {
+        clops_tensor_release(res);
+        return st;
+    }
+    /* (functional only: the residual never overlaps the new result) */
+    conv_epi e = {.bias = bias,
+                  .scale = scale,
+                  .shift = shift,
+                  .mean = mean,
+                  .var = var,
+                  .eps = eps,
+                  .residual = residual,
+                  .residual_after = residual_after,
+                  .act = (int)activation};
+    st = transposed ? conv_product_epi(op, &g, CONV_TO_BIG, input, call.target, weight, &e)
+                    : conv_product_epi(op, &g, CONV_TO_SMALL, call.target, input, weight, &e);
+    st = structured_finish(&call, st, res ? NULL : out);
+    if (res && st == CLOPS_OK)
+        *out = res;
+    else
+        clops_tensor_release(res);
+    return st;
+}
+
 /* grad_bias: grad_output summed over every dim but the channels. */
 static clops_status grad_bias(const char *op, clops_tensor *grad, clops_tensor **out)
 {

@@ -42,6 +42,31 @@
 /* Fills K, Lb and Ls from the other fields. */
 void conv_geom_finish(conv_geom *g);
 
+/*
+ * The fused epilogue of a forward product (_clops_conv_epilogue), per
+ * destination channel c and element y:
+ *     y += bias[c]
+ *     y = y * s + t, s = scale[c] / sqrt(var[c] + eps) (scale alone without
+ *         var; 1 without scale), t = shift[c] - mean[c] * s (0 without)
+ *     y += residual (unless residual_after); y = act(y);
+ *     y += residual (when residual_after)
+ * The vectors are 1-D of the destination's channels and dtype, any stride
+ * (NULL: none), the residual of the destination's shape and dtype; act is
+ * a gemm_act (ops/gemm/gemm.h).  affine() says whether s and t take part.
+ */
+typedef struct conv_epi {
+    const clops_tensor *bias, *scale, *shift, *mean, *var;
+    double eps;
+    const clops_tensor *residual;
+    bool residual_after;
+    int act;
+} conv_epi;
+
+static inline bool conv_epi_affine(const conv_epi *e)
+{
+    return e && (e->scale || e->shift || e->mean || e->var);
+}
+
 /* --- the OpenCL kernels (ops/conv/conv_launch.c) ----------------------------- */
 
 /* im2col / col2im on an OpenCL device: as the reference (B of any strides,
@@ -51,10 +76,24 @@ clops_status conv_cl_im2col(const char *op, const conv_geom *g, const clops_tens
 clops_status conv_cl_col2im(const char *op, const conv_geom *g, const clops_tensor *cols,
                             conv_cols l, clops_tensor *B);
 /* The direct "to small" kernel of depthwise geometry (Cb == groups): S =
- * sum over j of B * W, plus bias[cs] when bias is not NULL; float32
+ * sum over j of B * W, then epilogue e (NULL: none; the bias alone for a
+ * plain convolution) in the accumulator before the one rounding; float32
  * accumulation for float16/bfloat16. */
 clops_status conv_cl_depthwise(const char *op, const conv_geom *g, const clops_tensor *B,
-                               const clops_tensor *W, const clops_tensor *bias, clops_tensor *S);
+                               const clops_tensor *W, const conv_epi *e, clops_tensor *S);
+
+/* Epilogue e applied in place to a convolution's result y (2 + nsp dims,
+ * any strides) by one pass: the bias, the affine, the residual and the
+ * activation, in the accumulation type, rounded once. */
+clops_status conv_cl_epilogue_pass(const char *op, int nsp, const conv_epi *e, clops_tensor *y);
+
+/* The affine fold of e (conv_epi_affine) into a weight: for w seen as
+ * [G, n, taps, cg] through strides ws (destination channel c = g * n + j),
+ * wo (strides wos, same dtype) = w * s(c), and bo[c] (contiguous, G * n
+ * elements) = bias[c] * s(c) + t(c).  One launch. */
+clops_status conv_cl_fold(const char *op, const clops_tensor *w, const int64_t *ws,
+                          clops_tensor *wo, const int64_t *wos, const int64_t *dims,
+                          const conv_epi *e, clops_tensor *bo);
 
 /* The backward products of depthwise geometry: B = the input gradient
  * (to big); part [Cs * K * N] (contiguous, at offset 0) = per-sample
@@ -80,5 +119,19 @@ clops_status conv_col2im_run(const char *op, const conv_geom *g, const clops_ten
  */
 clops_status conv_product(const char *op, const conv_geom *g, conv_dir dir, clops_tensor *S,
                           clops_tensor *B, clops_tensor *W, clops_tensor *bias);
+
+/*
+ * A forward product (CONV_TO_SMALL or CONV_TO_BIG) with epilogue e (its
+ * vectors and residual on the destination's device and dtype; the residual
+ * must not overlap the destination).  The CPU device runs the reference
+ * (ref/conv.c: op by op in double, one rounding); OpenCL devices the matrix
+ * engine's implicit GEMM with the affine folded into the weight and bias
+ * (conv_cl_fold) and the rest in the engine's store, depthwise geometry
+ * its direct kernel with the whole epilogue, anything else the product and
+ * then the epilogue as one pass (conv_cl_epilogue_pass; float16/bfloat16
+ * there in float32, rounded once).
+ */
+clops_status conv_product_epi(const char *op, const conv_geom *g, conv_dir dir, clops_tensor *S,
+                              clops_tensor *B, clops_tensor *W, const conv_epi *e);
 
 #endif /* CLOPS_OPS_CONV_H */

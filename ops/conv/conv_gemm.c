@@ -319,6 +319,30 @@ static clops_status product_chunks(tmps *c, const char *op, const conv_geom *g, 
 }
 
 /*
+ * The weight W [Cs, Cb/groups, k...] of a forward product seen as
+ * [G, n, taps, cg] (element (group, destination channel, tap, source
+ * channel); "to small": destination = small channels, "to big": big
+ * ones) through W's own strides, its kernel dims merged into one tap
+ * stride; false when they do not merge.
+ */
+static bool weight_view(const conv_geom *g, bool small, const clops_tensor *W, int64_t *sz,
+                        int64_t *st)
+{
+    int64_t G = g->groups, csg = g->Cs / G, cbg = g->Cb / G, pix = 0;
+    if (!gemm_merged_stride(W, &pix))
+        return false;
+    sz[0] = G;
+    sz[1] = small ? csg : cbg;
+    sz[2] = g->K;
+    sz[3] = small ? cbg : csg;
+    st[0] = csg * W->strides[0];
+    st[1] = W->strides[small ? 0 : 1];
+    st[2] = pix;
+    st[3] = W->strides[small ? 1 : 0];
+    return true;
+}
+
+/*
  * The implicit-GEMM path: "to small" and "to big" as one launch of the
  * matrix engine (gemm_engine_conv) that reads the source image as its
  * im2col view on the fly (no column buffer), with the bias fused into the
@@ -332,13 +356,15 @@ static clops_status product_chunks(tmps *c, const char *op, const conv_geom *g, 
  */
 static clops_status implicit_product(tmps *c, const char *op, const conv_geom *g, conv_dir dir,
                                      clops_tensor *S, clops_tensor *B, const clops_tensor *Wc,
-                                     clops_tensor *bias, bool *done)
+                                     const conv_epi *e, bool *done)
 {
     *done = false;
     bool small = dir == CONV_TO_SMALL;
     clops_tensor *y = small ? S : B;
-    if (!gemm_engine_convolves(y->storage->device, y->dtype))
-        return CLOPS_OK;
+    int64_t pix = 0;
+    if (!gemm_engine_convolves(y->storage->device, y->dtype) ||
+        (e && e->residual && !gemm_merged_stride(e->residual, &pix)))
+        return CLOPS_OK; /* (a residual the engine cannot read: before any fold) */
     int64_t G = g->groups, csg = g->Cs / G, cbg = g->Cb / G, taps = g->K;
     if (dir == CONV_TO_WEIGHT) {
         /* W [Cs, cbg, taps] = sum over (sample, small position) of S
@@ -355,13 +381,10 @@ static clops_status implicit_product(tmps *c, const char *op, const conv_geom *g
         }
         return gemm_engine_conv_weight(op, &cv, (clops_tensor *)Wc, done);
     }
-    int64_t cg = small ? cbg : csg, n = small ? csg : cbg;
-    /* Wc is contiguous [Cs, cbg, taps]: element (group, dest, tap, source). */
-    int64_t sz[4] = {G, n, taps, cg}, st[4];
-    st[0] = csg * cbg * taps;
-    st[1] = small ? cbg * taps : taps;
-    st[2] = 1;
-    st[3] = small ? taps : cbg * taps;
+    int64_t sz[4], st[4];
+    if (!weight_view(g, small, Wc, sz, st))
+        return CLOPS_OK;
+    int64_t n = sz[1], cg = sz[3];
     gemm_conv cv = {.x = small ? B : S, .y = y, .transposed = !small, .groups = G,
                     .samples = g->N, .cg = cg, .n = n};
     for (int i = 0; i < 3; i++) {
@@ -373,7 +396,25 @@ static clops_status implicit_product(tmps *c, const char *op, const conv_geom *g
         cv.d[i] = g->d[i];
     }
     clops_status s = CLOPS_OK;
-    if (cg == 1 || (small && taps == 1)) {
+    bool reorder = !(cg == 1 || (small && taps == 1));
+    const clops_tensor *bias = e ? e->bias : NULL;
+    if (conv_epi_affine(e)) {
+        /* The affine folded into the weight (in the engine's order, from
+         * wherever W lies) and the bias by one launch. */
+        clops_tensor *wr = NULL, *bf = NULL;
+        int64_t cst[4], cout = G * n;
+        contiguous_strides(4, sz, cst);
+        s = buffer(c, Wc, G * n * taps * cg, &wr);
+        if (!s)
+            s = buffer(c, Wc, cout, &bf);
+        if (!s)
+            s = conv_cl_fold(op, Wc, st, wr, cst, sz, e, bf);
+        if (s)
+            return s;
+        cv.w = wr;
+        bias = bf;
+        cv.w_sg = cst[0], cv.w_sn = cst[1], cv.w_sk = 1;
+    } else if (!reorder) {
         cv.w = Wc;
         cv.w_sg = st[0], cv.w_sn = st[1], cv.w_sk = cg == 1 ? st[2] : st[3];
     } else {
@@ -392,8 +433,31 @@ static clops_status implicit_product(tmps *c, const char *op, const conv_geom *g
         cv.w = wr;
         cv.w_sg = cst[0], cv.w_sn = cst[1], cv.w_sk = 1;
     }
-    gemm_epilogue epi = {.bias = bias, .bias_scale = 1.0};
-    return gemm_engine_conv(op, &cv, bias ? &epi : NULL, done);
+    gemm_epilogue epi = {.bias = bias,
+                         .bias_scale = 1.0,
+                         .residual = e ? e->residual : NULL,
+                         .residual_after = e && e->residual_after,
+                         .act = e ? (gemm_act)e->act : GEMM_ACT_NONE};
+    bool any = bias || epi.residual || epi.act != GEMM_ACT_NONE;
+    return gemm_engine_conv(op, &cv, any ? &epi : NULL, done);
+}
+
+/* wide[i] = a float32 copy of in[i] for each of the n tensors (NULL stays
+ * NULL), but wide[di] a new float32 tensor of in[di]'s shape (the
+ * destination, written later). */
+static clops_status widen(const clops_tensor *const *in, int n, int di, clops_tensor **wide)
+{
+    clops_status s = CLOPS_OK;
+    for (int i = 0; i < n && !s; i++) {
+        if (!in[i])
+            continue;
+        if (i == di)
+            s = tensor_new(in[i]->storage->device, CLOPS_FLOAT32, in[i]->ndim, in[i]->sizes,
+                           NULL, &wide[i]);
+        else
+            s = core_to_copy((clops_tensor *)in[i], CLOPS_FLOAT32, NULL, &wide[i]);
+    }
+    return s;
 }
 
 /*
@@ -405,22 +469,14 @@ static clops_status product_widened(const char *op, const conv_geom *g, conv_dir
                                     clops_tensor *S, clops_tensor *B, clops_tensor *W,
                                     clops_tensor *bias)
 {
-    clops_tensor *in[4] = {S, B, W, bias}, *wide[4] = {NULL, NULL, NULL, NULL};
+    const clops_tensor *in[4] = {S, B, W, bias};
+    clops_tensor *wide[4] = {NULL, NULL, NULL, NULL};
     int di = dir == CONV_TO_SMALL ? 0 : dir == CONV_TO_BIG ? 1 : 2;
-    clops_status s = CLOPS_OK;
-    for (int i = 0; i < 4 && !s; i++) {
-        if (!in[i])
-            continue;
-        if (i == di)
-            s = tensor_new(in[i]->storage->device, CLOPS_FLOAT32, in[i]->ndim, in[i]->sizes,
-                           NULL, &wide[i]);
-        else
-            s = core_to_copy(in[i], CLOPS_FLOAT32, NULL, &wide[i]);
-    }
+    clops_status s = widen(in, 4, di, wide);
     if (!s)
         s = conv_product(op, g, dir, wide[0], wide[1], wide[2], wide[3]);
     if (!s)
-        s = core_copy_(in[di], wide[di], false);
+        s = core_copy_(di == 0 ? S : di == 1 ? B : W, wide[di], false);
     for (int i = 0; i < 4; i++)
         clops_tensor_release(wide[i]);
     return s;
@@ -460,8 +516,9 @@ clops_status conv_product(const char *op, const conv_geom *g, conv_dir dir, clop
             Wi = clops_tensor_retain(W);
         else
             s = core_contiguous(W, &Wi);
+        conv_epi eb = {.bias = bias};
         if (!s)
-            s = implicit_product(&c, op, g, dir, S, B, Wi, bias, &done);
+            s = implicit_product(&c, op, g, dir, S, B, Wi, &eb, &done);
         for (int i = 0; i < c.n; i++)
             clops_tensor_release(c.t[i]);
         c.n = 0;
@@ -493,7 +550,8 @@ clops_status conv_product(const char *op, const conv_geom *g, conv_dir dir, clop
         s = conv_ref_product(g, dir, S, B, Wc);
         done = true;
     } else if (dir == CONV_TO_SMALL && g->Cb == g->groups) {
-        s = conv_cl_depthwise(op, g, B, Wc, bias, S);
+        conv_epi eb = {.bias = bias};
+        s = conv_cl_depthwise(op, g, B, Wc, &eb, S);
         bias = NULL;
         done = true;
     } else if (dir == CONV_TO_BIG && g->Cb == g->groups) {
@@ -516,5 +574,90 @@ out:
     for (int i = 0; i < c.n; i++)
         clops_tensor_release(c.t[i]);
     clops_tensor_release(Wt);
+    return s;
+}
+
+/* The product and epilogue e in float32 for a float16/bfloat16
+ * destination: the operands, vectors and residual widened, the
+ * destination narrowed once (what the engine's epilogue does in its
+ * accumulator). */
+static clops_status product_epi_widened(const char *op, const conv_geom *g, conv_dir dir,
+                                        clops_tensor *S, clops_tensor *B, clops_tensor *W,
+                                        const conv_epi *e)
+{
+    const clops_tensor *in[9] = {S, B, W, e->bias, e->scale, e->shift, e->mean, e->var,
+                                 e->residual};
+    clops_tensor *wide[9] = {NULL};
+    int di = dir == CONV_TO_SMALL ? 0 : 1;
+    clops_status s = widen(in, 9, di, wide);
+    conv_epi ew = *e;
+    ew.bias = wide[3], ew.scale = wide[4], ew.shift = wide[5], ew.mean = wide[6];
+    ew.var = wide[7], ew.residual = wide[8];
+    if (!s)
+        s = conv_product_epi(op, g, dir, wide[0], wide[1], wide[2], &ew);
+    if (!s)
+        s = core_copy_(di == 0 ? S : B, wide[di], false);
+    for (int i = 0; i < 9; i++)
+        clops_tensor_release(wide[i]);
+    return s;
+}
+
+clops_status conv_product_epi(const char *op, const conv_geom *g, conv_dir dir, clops_tensor *S,
+                              clops_tensor *B, clops_tensor *W, const conv_epi *e)
+{
+    if (dir == CONV_TO_WEIGHT)
+        return clops__fail(CLOPS_INTERNAL, "%s: a weight gradient takes no epilogue", op);
+    clops_tensor *y = dir == CONV_TO_SMALL ? S : B;
+    clops_device *dev = y->storage->device;
+    if (tensor_numel(y) == 0)
+        return CLOPS_OK;
+    if (kit_is_host(dev)) {
+        conv_ref_epi re = {.bias = e->bias,
+                           .scale = e->scale,
+                           .shift = e->shift,
+                           .mean = e->mean,
+                           .var = e->var,
+                           .eps = e->eps,
+                           .residual = e->residual,
+                           .residual_after = e->residual_after,
+                           .act = e->act};
+        return conv_ref_product_epi(g, dir, S, B, W, &re);
+    }
+    bool affine = conv_epi_affine(e);
+    tmps c = {.n = 0};
+    clops_tensor *Wc = NULL;
+    int64_t pix = 0;
+    /* any weight whose kernel dims merge (a channels-last one too) is read
+     * where it is: by the fold, the engine, the depthwise kernel (the
+     * fallback's conv_product makes its own contiguous copy) */
+    clops_status s = CLOPS_OK;
+    if (gemm_merged_stride(W, &pix))
+        Wc = clops_tensor_retain(W);
+    else
+        s = core_contiguous(W, &Wc);
+    bool done = false;
+    if (!s && implicit_candidate(g, dir, y))
+        s = implicit_product(&c, op, g, dir, S, B, Wc, e, &done);
+    if (s || done)
+        goto out;
+    if (dir == CONV_TO_SMALL && g->Cb == g->groups && g->N > 0 && g->K > 0) {
+        /* depthwise: the whole epilogue in the direct kernel */
+        s = conv_cl_depthwise(op, g, B, Wc, e, S);
+        goto out;
+    }
+    bool rest = affine || e->residual || e->act != GEMM_ACT_NONE;
+    if ((y->dtype == CLOPS_FLOAT16 || y->dtype == CLOPS_BFLOAT16) && rest) {
+        s = product_epi_widened(op, g, dir, S, B, W, e);
+        goto out;
+    }
+    /* the plain product (the original weight), then the rest of the
+     * epilogue, the bias with it, as one pass */
+    s = conv_product(op, g, dir, S, B, Wc, rest ? NULL : (clops_tensor *)e->bias);
+    if (!s && rest)
+        s = conv_cl_epilogue_pass(op, g->nsp, e, y);
+out:
+    for (int i = 0; i < c.n; i++)
+        clops_tensor_release(c.t[i]);
+    clops_tensor_release(Wc);
     return s;
 }

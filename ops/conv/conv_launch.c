@@ -9,8 +9,11 @@
  * cheaper on GPUs), 64-bit otherwise.  Kernels use grid-stride loops over
  * host_grid_size items.
  */
+#include <float.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "host/host.h"
 #include "ops/conv/conv.h"
@@ -34,12 +37,15 @@ static clops_status write_defines(const void *vctx, const clops_device *d, strbu
 }
 
 /* Kernel `which` (0 im2col, 1 col2im, 2 depthwise, 3 its input gradient, 4
- * its weight gradient's partial sums) for dt on d. */
+ * its weight gradient's partial sums, 5 the batch-norm fold, 6 the epilogue
+ * as a pass) for dt on d. */
 static clops_status get_kernel(clops_device *d, int which, clops_dtype dt, bool wide,
                                const char *op, host_kernel **k)
 {
-    static const char *const names[] = {"conv_im2col", "conv_col2im", "conv_depthwise",
-                                        "conv_depthwise_big", "conv_depthwise_weight"};
+    static const char *const names[] = {"conv_im2col",          "conv_col2im",
+                                        "conv_depthwise",       "conv_depthwise_big",
+                                        "conv_depthwise_weight", "conv_fold",
+                                        "conv_epilogue_pass"};
     if (dt != CLOPS_FLOAT32 && dt != CLOPS_FLOAT64 && dt != CLOPS_FLOAT16 &&
         dt != CLOPS_BFLOAT16)
         return clops__fail(CLOPS_INVALID_DTYPE, "%s: not implemented for '%s' on %s", op,
@@ -87,21 +93,30 @@ static void strides5(const clops_tensor *t, int nsp, int64_t *st, int64_t *reach
         *reach = r;
 }
 
+#define ARG_CAP 96
+
 /* An argument list under construction: values stored in `v` (cl_long or
  * cl_int by index width), pointers into it in `a`. */
 typedef struct arglist {
-    host_arg a[48];
+    host_arg a[ARG_CAP];
     union {
         cl_long l;
         cl_int i;
         cl_mem m;
-    } v[48];
+        cl_float f;
+        cl_double d;
+    } v[ARG_CAP];
     int n;
     bool wide;
+    bool overflow; /* more arguments than ARG_CAP: the launch is refused */
 } arglist;
 
 static void arg_mem(arglist *l, cl_mem m)
 {
+    if (l->n >= ARG_CAP) {
+        l->overflow = true;
+        return;
+    }
     l->v[l->n].m = m;
     l->a[l->n] = (host_arg){sizeof(cl_mem), &l->v[l->n].m};
     l->n++;
@@ -109,6 +124,10 @@ static void arg_mem(arglist *l, cl_mem m)
 
 static void arg_long(arglist *l, int64_t x)
 {
+    if (l->n >= ARG_CAP) {
+        l->overflow = true;
+        return;
+    }
     l->v[l->n].l = x;
     l->a[l->n] = (host_arg){sizeof(cl_long), &l->v[l->n].l};
     l->n++;
@@ -116,8 +135,30 @@ static void arg_long(arglist *l, int64_t x)
 
 static void arg_int(arglist *l, int x)
 {
+    if (l->n >= ARG_CAP) {
+        l->overflow = true;
+        return;
+    }
     l->v[l->n].i = x;
     l->a[l->n] = (host_arg){sizeof(cl_int), &l->v[l->n].i};
+    l->n++;
+}
+
+/* An ACC argument of dtype dt's kernels (double for float64, else float). */
+static void arg_acc(arglist *l, clops_dtype dt, double x)
+{
+    if (l->n >= ARG_CAP) {
+        l->overflow = true;
+        return;
+    }
+    if (dt == CLOPS_FLOAT64) {
+        l->v[l->n].d = x;
+        l->a[l->n] = (host_arg){sizeof(cl_double), &l->v[l->n].d};
+    } else {
+        /* (a value past float's range becomes an infinity, not UB) */
+        l->v[l->n].f = x > FLT_MAX ? INFINITY : x < -FLT_MAX ? -INFINITY : (cl_float)x;
+        l->a[l->n] = (host_arg){sizeof(cl_float), &l->v[l->n].f};
+    }
     l->n++;
 }
 
@@ -156,6 +197,9 @@ static bool needs_wide(const conv_geom *g, int64_t reach)
 /* Launches k over `total` items with the arguments of l. */
 static clops_status launch(clops_device *d, host_kernel *k, const arglist *l, int64_t total)
 {
+    if (l->overflow)
+        return clops__fail(CLOPS_INTERNAL, "convolution kernel: more than %d arguments",
+                           ARG_CAP);
     if (total <= 0)
         return CLOPS_OK;
     return host_launch(d, k, l->n, l->a, host_grid_size(d, k, (uint64_t)total));
@@ -225,24 +269,60 @@ static void dw_args(arglist *l, const clops_tensor *B, const int64_t *bs, const 
     }
 }
 
+/* The largest element index the vectors of e reach over C channels. */
+static int64_t vec_reach(const conv_epi *e, int64_t C)
+{
+    int64_t r = 0;
+    const clops_tensor *v[5] = {e->bias, e->scale, e->shift, e->mean, e->var};
+    for (int i = 0; i < 5; i++)
+        if (v[i] && C > 0) {
+            int64_t x = v[i]->offset + (C - 1) * llabs(v[i]->strides[0]);
+            r = x > r ? x : r;
+        }
+    return r;
+}
+
+/* The CONV_VEC_ARGS of e (any stands in for absent vectors' buffers). */
+static void vec_args(arglist *l, const conv_epi *e, const clops_tensor *any, clops_dtype dt)
+{
+    const clops_tensor *v[5] = {e->bias, e->scale, e->shift, e->mean, e->var};
+    int has = 0;
+    for (int i = 0; i < 5; i++) {
+        arg_mem(l, v[i] ? mem_of(v[i]) : mem_of(any));
+        arg_long(l, v[i] ? v[i]->offset : 0);
+        arg_idx(l, v[i] ? v[i]->strides[0] : 0);
+        has |= v[i] ? 1 << i : 0;
+    }
+    arg_int(l, has);
+    arg_acc(l, dt, e->eps);
+}
+
 clops_status conv_cl_depthwise(const char *op, const conv_geom *g, const clops_tensor *B,
-                               const clops_tensor *W, const clops_tensor *bias, clops_tensor *S)
+                               const clops_tensor *W, const conv_epi *e, clops_tensor *S)
 {
     clops_device *d = B->storage->device;
-    int64_t bs[5], ws[5], ss[5], reach = 0;
+    const conv_epi none = {.eps = 0};
+    if (!e)
+        e = &none;
+    int64_t bs[5], ws[5], ss[5], rs[5] = {0}, reach = vec_reach(e, g->Cs);
     strides5(B, g->nsp, bs, &reach);
     strides5(W, g->nsp, ws, &reach);
     strides5(S, g->nsp, ss, &reach);
+    if (e->residual)
+        strides5(e->residual, g->nsp, rs, &reach);
     arglist l = {.wide = needs_wide(g, reach)};
     host_kernel *k = NULL;
     clops_status s = get_kernel(d, 2, B->dtype, l.wide, op, &k);
     if (s)
         return s;
     dw_args(&l, B, bs, W, ws);
-    arg_mem(&l, bias ? mem_of(bias) : mem_of(W));
-    arg_long(&l, bias ? bias->offset : 0);
-    arg_idx(&l, bias ? bias->strides[0] : 0);
-    arg_int(&l, bias != NULL);
+    vec_args(&l, e, W, B->dtype);
+    arg_mem(&l, e->residual ? mem_of(e->residual) : mem_of(W));
+    arg_long(&l, e->residual ? e->residual->offset : 0);
+    for (int i = 0; i < 5; i++)
+        arg_idx(&l, rs[i]);
+    arg_int(&l, e->residual ? (e->residual_after ? 2 : 1) : 0);
+    arg_int(&l, e->act);
     arg_mem(&l, mem_of(S));
     arg_long(&l, S->offset);
     for (int i = 0; i < 5; i++)
@@ -296,6 +376,73 @@ clops_status conv_cl_depthwise_weight(const char *op, const conv_geom *g, const 
     arg_idx(&l, g->Cs);
     arg_geom(&l, g, g->Cb);
     return launch(d, k, &l, g->Cs * g->K * g->N);
+}
+
+clops_status conv_cl_fold(const char *op, const clops_tensor *w, const int64_t *ws,
+                          clops_tensor *wo, const int64_t *wos, const int64_t *dims,
+                          const conv_epi *e, clops_tensor *bo)
+{
+    clops_device *d = w->storage->device;
+    int64_t nw = dims[0] * dims[1] * dims[2] * dims[3], nb = dims[0] * dims[1];
+    int64_t reach = vec_reach(e, nb), rw = w->offset, ro = wo->offset;
+    for (int i = 0; i < 4; i++)
+        if (dims[i] > 0) {
+            rw += (dims[i] - 1) * llabs(ws[i]);
+            ro += (dims[i] - 1) * llabs(wos[i]);
+        }
+    reach = reach > rw ? reach : rw;
+    reach = reach > ro ? reach : ro;
+    arglist l = {.wide = reach > INT_MAX / 2 || nw + nb > INT_MAX / 2};
+    host_kernel *k = NULL;
+    clops_status s = get_kernel(d, 5, w->dtype, l.wide, op, &k);
+    if (s)
+        return s;
+    arg_mem(&l, mem_of(w));
+    arg_long(&l, w->offset);
+    for (int i = 0; i < 4; i++)
+        arg_idx(&l, ws[i]);
+    arg_mem(&l, mem_of(wo));
+    arg_long(&l, wo->offset);
+    for (int i = 0; i < 4; i++)
+        arg_idx(&l, wos[i]);
+    for (int i = 0; i < 4; i++)
+        arg_idx(&l, dims[i]);
+    vec_args(&l, e, w, w->dtype);
+    arg_mem(&l, mem_of(bo));
+    arg_long(&l, bo->offset);
+    return launch(d, k, &l, dims[0] * dims[1] * dims[2] + nb);
+}
+
+clops_status conv_cl_epilogue_pass(const char *op, int nsp, const conv_epi *e, clops_tensor *y)
+{
+    clops_device *d = y->storage->device;
+    int64_t ys[5], rs[5] = {0}, reach = vec_reach(e, y->sizes[1]), total = tensor_numel(y);
+    strides5(y, nsp, ys, &reach);
+    if (e->residual)
+        strides5(e->residual, nsp, rs, &reach);
+    arglist l = {.wide = reach > INT_MAX / 2 || total > INT_MAX / 2};
+    host_kernel *k = NULL;
+    clops_status s = get_kernel(d, 6, y->dtype, l.wide, op, &k);
+    if (s)
+        return s;
+    arg_mem(&l, mem_of(y));
+    arg_long(&l, y->offset);
+    for (int i = 0; i < 5; i++)
+        arg_idx(&l, ys[i]);
+    vec_args(&l, e, y, y->dtype);
+    arg_mem(&l, e->residual ? mem_of(e->residual) : mem_of(y));
+    arg_long(&l, e->residual ? e->residual->offset : 0);
+    for (int i = 0; i < 5; i++)
+        arg_idx(&l, rs[i]);
+    arg_int(&l, e->residual ? (e->residual_after ? 2 : 1) : 0);
+    arg_int(&l, e->act);
+    arg_idx(&l, y->sizes[0]);
+    arg_idx(&l, y->sizes[1]);
+    for (int i = 0; i < CONV_SP; i++) {
+        int src = i - (CONV_SP - nsp);
+        arg_idx(&l, src < 0 ? 1 : y->sizes[2 + src]);
+    }
+    return launch(d, k, &l, total);
 }
 
 clops_status conv_im2col_run(const char *op, const conv_geom *g, const clops_tensor *B,

@@ -98,6 +98,21 @@ at::Tensor fused_call(int id, const std::vector<at::Tensor> &inputs,
 at::Tensor addmm_epilogue(const std::optional<at::Tensor> &self, const at::Tensor &mat1,
                           const at::Tensor &mat2, const std::optional<at::Tensor> &residual,
                           double beta, double alpha, int64_t activation, bool residual_after);
+/* _clops_conv_epilogue (dispatch/inventory/conv.yaml) on clops tensors:
+ * act(bn(conv(input, weight) + bias) [+ residual]) [+ residual after],
+ * the batch norm folded into the matrix engine's convolution where it
+ * takes the call (docs/conv.md). */
+at::Tensor conv_epilogue(const at::Tensor &input, const at::Tensor &weight,
+                         const std::optional<at::Tensor> &bias, const std::vector<int64_t> &stride,
+                         const std::vector<int64_t> &padding,
+                         const std::vector<int64_t> &dilation, bool transposed,
+                         const std::vector<int64_t> &output_padding, int64_t groups,
+                         const std::optional<at::Tensor> &scale,
+                         const std::optional<at::Tensor> &shift,
+                         const std::optional<at::Tensor> &mean,
+                         const std::optional<at::Tensor> &var, double eps,
+                         const std::optional<at::Tensor> &residual, int64_t activation,
+                         bool residual_after);
 /* Gives clops' GEMM engine PyTorch's float32 matmul precision (and, with
  * conv, the convolution precision) before a product (generic.cpp). */
 void sync_matmul_precision(bool conv);

@@ -8,9 +8,10 @@
  * through PyTorch's dispatcher (a compiled graph has done autograd and
  * functionalization already), the matrix product with a fused epilogue
  * it lowers a product and its pointwise consumers onto
- * (_clops_addmm_epilogue), the device counters (kernel launches,
- * program builds) the model runner and the cache test read, and whether a
- * device is a GPU (where attention lowering pays).
+ * (_clops_addmm_epilogue), the convolution with its bias, eval batch norm,
+ * activation and residual (_clops_conv_epilogue), the device counters
+ * (kernel launches, program builds) the model runner and the cache test
+ * read, and whether a device is a GPU (where attention lowering pays).
  */
 #include <map>
 #include <mutex>
@@ -128,6 +129,54 @@ at::Tensor addmm_epilogue(const std::optional<at::Tensor> &self, const at::Tenso
 bool device_is_gpu(int index)
 {
     return clops_device_get_info(clops_dev((c10::DeviceIndex)index))->is_gpu;
+}
+
+at::Tensor conv_epilogue(const at::Tensor &input, const at::Tensor &weight,
+                         const std::optional<at::Tensor> &bias, const std::vector<int64_t> &stride,
+                         const std::vector<int64_t> &padding,
+                         const std::vector<int64_t> &dilation, bool transposed,
+                         const std::vector<int64_t> &output_padding, int64_t groups,
+                         const std::optional<at::Tensor> &scale,
+                         const std::optional<at::Tensor> &shift,
+                         const std::optional<at::Tensor> &mean,
+                         const std::optional<at::Tensor> &var, double eps,
+                         const std::optional<at::Tensor> &residual, int64_t activation,
+                         bool residual_after)
+{
+    static const clops_op *op = [] {
+        const clops_op *o = nullptr;
+        check(clops_op_find("_clops_conv_epilogue", &o), "finding _clops_conv_epilogue");
+        return o;
+    }();
+    sync_matmul_precision(true);
+    Owned owned;
+    auto opt = [&](const std::optional<at::Tensor> &t) {
+        return t ? owned.arg(*t) : clops_value_none();
+    };
+    auto ints = [](const std::vector<int64_t> &v) {
+        return clops_value_ints(v.data(), (int)v.size());
+    };
+    clops_value args[17] = {owned.arg(input),
+                            owned.arg(weight),
+                            opt(bias),
+                            ints(stride),
+                            ints(padding),
+                            ints(dilation),
+                            clops_value_bool(transposed),
+                            ints(output_padding),
+                            clops_value_int(groups),
+                            opt(scale),
+                            opt(shift),
+                            opt(mean),
+                            opt(var),
+                            clops_value_float(eps),
+                            opt(residual),
+                            clops_value_int(activation),
+                            clops_value_bool(residual_after)};
+    clops_value ret = clops_value_none();
+    check(clops_call_boxed(op, args, 17, &ret, 1), "_clops_conv_epilogue");
+    owned.v.push_back(ret.v.t); /* from_clops takes its own reference */
+    return from_clops(ret.v.t);
 }
 
 std::vector<double> device_counters(int index)

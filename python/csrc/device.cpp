@@ -942,6 +942,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)
     m.def("fused_call", &fused_call, pybind11::arg("id"), pybind11::arg("inputs"),
           pybind11::arg("out") = pybind11::none());
     m.def("addmm_epilogue", &addmm_epilogue);
+    m.def("conv_epilogue", &conv_epilogue);
     m.def("device_counters", &device_counters);
     m.def("device_is_gpu", &device_is_gpu);
     m.def("_quiesce_autograd_workers", &quiesce_autograd_workers);

@@ -810,6 +810,168 @@ def _lower_epilogues(gm, label):
     return n
 
 
+# --------------------------------------------------------------------------
+# Convolution epilogues: a convolution, the eval batch norm after it, an
+# activation and a residual add as one _clops_conv_epilogue call (the batch
+# norm folded into the matrix engine's weight and bias, the rest in its
+# store; docs/conv.md).
+
+_CONV_BN = (aten._native_batch_norm_legit_no_training.default, aten.native_batch_norm.default)
+
+
+def _conv_act(node, x):
+    """_epi_act, plus hardtanh(0, 6) (relu6: gemm_act 2)."""
+    a = _epi_act(node, x)
+    if a is not None:
+        return a
+    if (node.op == "call_function" and node.target == aten.hardtanh.default and node.args
+            and node.args[0] is x and not node.kwargs and len(node.args) == 3
+            and node.args[1] == 0 and node.args[2] == 6):
+        return 2
+    return None
+
+
+def _conv_bn(c, x, dtype, channels):
+    """For a batch-norm node c of x in eval mode (its statistics and affine
+    clops tensors [channels] of dtype, or None for the affine), the nodes
+    it takes (c, its getitem 0 and unused getitems), the getitem 0 (its
+    value) and (weight, bias, mean, var, eps); else None."""
+    import operator
+    if c.op != "call_function" or c.target not in _CONV_BN or not c.args or c.args[0] is not x:
+        return None
+    a = list(c.args) + [None] * 8
+    if c.target == aten.native_batch_norm.default:
+        if a[5] is not False:
+            return None
+        w, b, mean, var, eps = a[1], a[2], a[3], a[4], a[7]
+    else:
+        w, b, mean, var, eps = a[1], a[2], a[3], a[4], a[6]
+    if type(eps) not in (int, float) or c.kwargs:
+        return None
+    for t, optional in ((w, True), (b, True), (mean, False), (var, False)):
+        if t is None and optional:
+            continue
+        v = _meta(t) if isinstance(t, torch.fx.Node) else None
+        if (not isinstance(v, torch.Tensor) or v.device.type != "clops" or v.dtype != dtype
+                or tuple(v.shape) != (channels,)):
+            return None
+    taken, out = [c], None
+    for u in c.users:
+        if (u.op != "call_function" or u.target is not operator.getitem
+                or not isinstance(u.args[1], int)):
+            return None
+        if u.args[1] == 0:
+            out = u
+        elif u.users:
+            return None
+        taken.append(u)
+    if out is None:
+        return None
+    return taken, out, (w, b, mean, var, float(eps))
+
+
+def _conv_epilogue_plan(p):
+    """For a convolution node p, the chain of its consumers
+    _clops_conv_epilogue takes: an eval batch norm, an activation and/or a
+    residual add (before or after it), each the only user of the value
+    before: (nodes to replace, batch-norm arguments or None, residual node
+    or None, activation, residual after the activation), or None when there
+    is nothing to fuse."""
+    if p.op != "call_function" or p.target != aten.convolution.default or len(p.args) != 9:
+        return None
+    val = _meta(p)
+    if (not isinstance(val, torch.Tensor) or val.device.type != "clops"
+            or val.dtype not in _FLOATS or not _static(val.shape) or not _static(val.stride())):
+        return None
+    for lst in p.args[3:6] + (p.args[7],):
+        if not isinstance(lst, (list, tuple)) or not all(type(v) is int for v in lst):
+            return None
+    if type(p.args[8]) is not int or type(p.args[6]) is not bool:
+        return None
+    chain, cur, bn = [p], p, None
+    c = _only_user(cur)
+    if c is not None and c.op == "call_function" and c.target in _CONV_BN:
+        got = _conv_bn(c, cur, val.dtype, val.shape[1])
+        if got is None:
+            return None
+        taken, cur, bn = got
+        chain += taken
+        c = _only_user(cur)
+    residual, act, after = None, 0, False
+    if c is not None:
+        a = _conv_act(c, cur)
+        if a is not None:
+            act = a
+            chain.append(c)
+            d = _only_user(c)
+            r = _epi_residual(d, c) if d is not None else None
+            if r is not None:
+                residual, after = r, True
+                chain.append(d)
+        else:
+            r = _epi_residual(c, cur)
+            if r is not None:
+                residual = r
+                chain.append(c)
+                d = _only_user(c)
+                a = _conv_act(d, c) if d is not None else None
+                if a is not None:
+                    act = a
+                    chain.append(d)
+    if bn is None and residual is None and act == 0:
+        return None
+    end = _meta(chain[-1])
+    # the op lays its result out as the convolution's: eager's must be that
+    if (not isinstance(end, torch.Tensor) or end.dtype != val.dtype
+            or tuple(end.shape) != tuple(val.shape) or not _static(end.stride())
+            or tuple(end.stride()) != tuple(val.stride())):
+        return None
+    if residual is not None and residual in chain:
+        return None
+    return chain, bn, residual, act, after
+
+
+def _run_conv_epilogue(x, w, b, stride, padding, dilation, transposed, output_padding, groups,
+                       scale, shift, mean, var, eps, residual, act, after):
+    """_clops_conv_epilogue on the graph's tensors."""
+    return _C.conv_epilogue(x, w, b, list(stride), list(padding), list(dilation), transposed,
+                            list(output_padding), groups, scale, shift, mean, var, float(eps),
+                            residual, act, after)
+
+
+def _lower_conv_epilogues(gm, label):
+    """Rewrites each convolution whose only consumer chain is an eval batch
+    norm, an activation and/or a residual add into one _clops_conv_epilogue
+    call (none while CLOPS_COMPILE_CONV_EPILOGUES=0, for measurements)."""
+    n = 0
+    g = gm.graph
+    if os.environ.get("CLOPS_COMPILE_CONV_EPILOGUES") == "0":
+        return n
+    for p in list(g.nodes):
+        plan = _conv_epilogue_plan(p)
+        if plan is None:
+            continue
+        chain, bn, residual, act, after = plan
+        end = chain[-1]
+        scale, shift, mean, var, eps = bn if bn is not None else (None, None, None, None, 1e-5)
+        with g.inserting_before(end):
+            new = g.call_function(_run_conv_epilogue,
+                                  tuple(p.args) + (scale, shift, mean, var, eps, residual, act,
+                                                   after))
+        new.meta = dict(end.meta)
+        end.replace_all_uses_with(new)
+        for x in reversed(chain):
+            g.erase_node(x)
+        n += 1
+        if _DEBUG:
+            print(f"clops compile [{label}]: conv epilogue: {len(chain)} nodes from {p.name} "
+                  f"[{', '.join(str(x.target).replace('aten.', '') for x in chain)}] as one "
+                  f"_clops_conv_epilogue (batch norm {'yes' if bn else 'no'}, activation {act}, "
+                  f"residual {'none' if residual is None else ('after' if after else 'before')})",
+                  file=sys.stderr)
+    return n
+
+
 # The engine's activations as functions (float64), to recognise a pointwise
 # group that computes one of them written out (GPT-2's tanh GELU formula).
 _ACT_REFS = {
@@ -1384,7 +1546,7 @@ def _rewrite(gm, label):
     if _DEBUG_GRAPHS:
         print(f"clops compile [{label}]: the graph AOT autograd gave:\n{gm.code}", file=sys.stderr)
     natt = _lower_attention(gm, label)
-    nepi = _lower_epilogues(gm, label)
+    nepi = _lower_epilogues(gm, label) + _lower_conv_epilogues(gm, label)
     groups = _groups(gm)
     nfused = 0
     for g in groups:
