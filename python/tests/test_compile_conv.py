@@ -255,3 +255,30 @@ def test_torchvision_models_compile_to_fewer_launches(dev, name, capsys):
     with capsys.disabled():
         print(f"\n{name}{'' if MODELS else ' (reduced)'} eval, batch 1, {size}x{size}, float32: "
               f"{n_eager} launches eager, {n0} compiled without conv epilogues, {n} with")
+
+
+def test_gpus_lower_only_depthwise_convolutions_by_default(dev, monkeypatch):
+    """The default policy (_conv_epilogue_pays): every convolution on a CPU
+    device, only depthwise ones on a GPU (the H100 measured a dense
+    conv + batch norm + residual + relu slower fused), and
+    CLOPS_COMPILE_CONV_EPILOGUES=1 lowers every match anyway."""
+    from clops.torch import _compile
+
+    def conv_node(cin, cout, groups):
+        g = torch.fx.Graph()
+        x = g.placeholder("x")
+        w = g.placeholder("w")
+        x.meta["val"] = torch.empty(2, cin, 8, 8, device=dev)
+        w.meta["val"] = torch.empty(cout, cin // groups, 3, 3, device=dev)
+        return g.call_function(torch.ops.aten.convolution.default,
+                               (x, w, None, [1, 1], [1, 1], [1, 1], False, [0, 0], groups))
+
+    dense, depthwise = conv_node(16, 32, 1), conv_node(16, 16, 16)
+    grouped = conv_node(16, 32, 4)
+    index = dev.index or 0
+    monkeypatch.setitem(_compile._DEVICE_GPU, index, False)
+    assert _compile._conv_epilogue_pays(dense) and _compile._conv_epilogue_pays(depthwise)
+    monkeypatch.setitem(_compile._DEVICE_GPU, index, True)
+    assert _compile._conv_epilogue_pays(depthwise)
+    assert not _compile._conv_epilogue_pays(dense)
+    assert not _compile._conv_epilogue_pays(grouped)

@@ -939,17 +939,44 @@ def _run_conv_epilogue(x, w, b, stride, padding, dilation, transposed, output_pa
                             residual, act, after)
 
 
+def _conv_epilogue_pays(p):
+    """Whether the fused convolution epilogue is the faster choice for
+    convolution node p by default (CLOPS_COMPILE_CONV_EPILOGUES=1 lowers every
+    match, =0 none): always on CPU devices (POCL: ResNet-18 batch 4, 128x128,
+    173 ms fused against 228 ms, docs/conv.md); on GPUs only for depthwise
+    convolutions, the one kind measured faster fused there.  H100, bf16
+    channels-last, batch 32 (bench/cases/conv_epilogue.yaml, docs/conv.md):
+    ResNet-18 layer-1 3x3 conv + batch norm + residual + relu 378.5 us fused
+    against 215.1 + 90.2 + 15.1 + 10.3 = 330.7 us as separate ops; MobileNetV3
+    depthwise 3x3 + batch norm + hardswish 218.4 us fused against 234.5 us
+    for the convolution alone."""
+    x, w = _meta(p.args[0]), _meta(p.args[1])
+    if not _device_gpu(x.device.index or 0):
+        return True
+    groups = p.args[8]
+    return (not p.args[6] and isinstance(w, torch.Tensor) and w.dim() >= 3
+            and w.shape[1] == 1 and groups > 1 and w.shape[0] % groups == 0
+            and x.shape[1] == groups)
+
+
 def _lower_conv_epilogues(gm, label):
     """Rewrites each convolution whose only consumer chain is an eval batch
     norm, an activation and/or a residual add into one _clops_conv_epilogue
     call (none while CLOPS_COMPILE_CONV_EPILOGUES=0, for measurements)."""
     n = 0
     g = gm.graph
-    if os.environ.get("CLOPS_COMPILE_CONV_EPILOGUES") == "0":
+    force = os.environ.get("CLOPS_COMPILE_CONV_EPILOGUES")
+    if force == "0":
         return n
     for p in list(g.nodes):
         plan = _conv_epilogue_plan(p)
         if plan is None:
+            continue
+        if not force and not _conv_epilogue_pays(p):
+            if _DEBUG:
+                print(f"clops compile [{label}]: conv epilogue at {p.name} left as written "
+                      f"(a GPU and not depthwise; CLOPS_COMPILE_CONV_EPILOGUES=1 lowers it)",
+                      file=sys.stderr)
             continue
         chain, bn, residual, act, after = plan
         end = chain[-1]
@@ -1393,7 +1420,14 @@ def _emit_attention(gm, plan, label):
               f"mask {mask})", file=sys.stderr)
 
 
-_ATT_GPU = {}
+_DEVICE_GPU = {}
+
+
+def _device_gpu(index):
+    """Whether clops device index is a GPU (cached per process)."""
+    if index not in _DEVICE_GPU:
+        _DEVICE_GPU[index] = bool(_C.device_is_gpu(index))
+    return _DEVICE_GPU[index]
 
 
 def _att_wanted(plan):
@@ -1405,10 +1439,7 @@ def _att_wanted(plan):
     force = os.environ.get("CLOPS_COMPILE_ATTENTION")
     if force:
         return force != "0"
-    index = _att_tensor(plan["query"]).device.index or 0
-    if index not in _ATT_GPU:
-        _ATT_GPU[index] = bool(_C.device_is_gpu(index))
-    return _ATT_GPU[index]
+    return _device_gpu(_att_tensor(plan["query"]).device.index or 0)
 
 
 def _lower_attention(gm, label):
