@@ -694,6 +694,28 @@ def _epi_residual(node, x):
     return r
 
 
+def _act_residual(cur, act_of):
+    """The activation and/or residual add (alpha 1, in either order) that
+    consume cur, each the only user of the value before: (the nodes taken,
+    residual node or None, activation number (act_of: the gemm_act number
+    of a node applied to a value, or None), residual after the
+    activation).  Nothing taken: ([], None, 0, False)."""
+    c = _only_user(cur)
+    if c is None:
+        return [], None, 0, False
+    a = act_of(c, cur)
+    if a is not None:
+        d = _only_user(c)
+        r = _epi_residual(d, c) if d is not None else None
+        return ([c, d], r, a, True) if r is not None else ([c], None, a, False)
+    r = _epi_residual(c, cur)
+    if r is None:
+        return [], None, 0, False
+    d = _only_user(c)
+    a = act_of(d, c) if d is not None else None
+    return ([c, d], r, a, False) if a is not None else ([c], r, 0, False)
+
+
 def _only_user(node):
     users = list(node.users)
     return users[0] if len(users) == 1 else None
@@ -724,30 +746,10 @@ def _epilogue_plan(p):
         view = tuple(uv.shape)
         chain.append(u)
         cur = u
-    c = _only_user(cur)
-    if c is None:
+    taken, residual, act, after = _act_residual(cur, _epi_act)
+    if not taken:
         return None
-    residual, act, after = None, 0, False
-    a = _epi_act(c, cur)
-    if a is not None:
-        act = a
-        chain.append(c)
-        d = _only_user(c)
-        r = _epi_residual(d, c) if d is not None else None
-        if r is not None:
-            residual, after = r, True
-            chain.append(d)
-    else:
-        r = _epi_residual(c, cur)
-        if r is None:
-            return None
-        residual = r
-        chain.append(c)
-        d = _only_user(c)
-        a = _epi_act(d, c) if d is not None else None
-        if a is not None:
-            act = a
-            chain.append(d)
+    chain += taken
     end = _meta(chain[-1])
     # the result is written contiguously: eager's layout must be that
     if (not isinstance(end, torch.Tensor) or end.dtype != val.dtype or not _static(end.stride())
@@ -896,28 +898,8 @@ def _conv_epilogue_plan(p):
             return None
         taken, cur, bn = got
         chain += taken
-        c = _only_user(cur)
-    residual, act, after = None, 0, False
-    if c is not None:
-        a = _conv_act(c, cur)
-        if a is not None:
-            act = a
-            chain.append(c)
-            d = _only_user(c)
-            r = _epi_residual(d, c) if d is not None else None
-            if r is not None:
-                residual, after = r, True
-                chain.append(d)
-        else:
-            r = _epi_residual(c, cur)
-            if r is not None:
-                residual = r
-                chain.append(c)
-                d = _only_user(c)
-                a = _conv_act(d, c) if d is not None else None
-                if a is not None:
-                    act = a
-                    chain.append(d)
+    taken, residual, act, after = _act_residual(cur, _conv_act)
+    chain += taken
     if bn is None and residual is None and act == 0:
         return None
     end = _meta(chain[-1])
