@@ -851,10 +851,20 @@ __kernel void gemm_reduce(GEMM_ARGS)
 #ifndef GEMM_WGMMA
 #define GEMM_WGMMA 0
 #endif
+#ifndef WG_WS
+#define WG_WS 0
+#endif
 #if GEMM_WGMMA
 /* gemm_wgmma: WGS warpgroups, each owning BM / WGS rows of the block (MH
- * products of 64 rows) and all BN columns. */
+ * products of 64 rows) and all BN columns.  WG_WS 1 (warp-specialised): a
+ * producer warpgroup before them stages the tiles, so MMA_WG (the items
+ * that stage) is 128 and the work-group WS_WG items. */
+#if WG_WS
+#define MMA_WG 128
+#define WS_WG ((WGS + 1) * 128)
+#else
 #define MMA_WG (WGS * 128)
+#endif
 #define MH (BM / WGS / 64)
 #else
 #define WARPS ((BM / WM) * (BN / WN))
@@ -1457,18 +1467,89 @@ static inline ulong wg_tile_desc(uint t, int r0, int ks, int kmajor)
                             (BK / 8) * 1024u, 1024u, 1u);
 }
 
-__kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_wgmma(GEMM_ARGS)
+#if WG_WS
+/*
+ * The warp-specialised gemm_wgmma (WG_WS 1): warpgroup 0 is the producer,
+ * warpgroups 1 .. WGS the consumers (each as above: BM / WGS rows, MH
+ * products of 64 x BN per 16-deep step).  No work-group barrier in the K
+ * loop: the hand-over of each of the STAGES slots goes through hardware
+ * named barriers (PTX bar.arrive / bar.sync with a thread count, which take
+ * no __local memory: the slots fill NVIDIA's 48 KiB), "full" s (id 1 + s)
+ * and "empty" s (id 1 + STAGES + s), each used by the producer and the
+ * consumers in strict alternation.
+ *
+ * Producer, tile j: once WS_N tiles are in flight, waits for its own
+ * copies of tile j - WS_N (cp.async.wait_group WS_N - 1), fences them for
+ * the tensor cores (fence.proxy.async) and arrives on full[(j - WS_N) %
+ * STAGES]; then, from the second round on, waits on empty[j % STAGES] (the
+ * consumers are done with tile j - STAGES) and stages tile j into the slot
+ * (cp.async, or plain loads through the strides).  At the end it arrives
+ * for the tiles still in flight.  WS_N = STAGES - 1: the consumers find
+ * the next tile ready when they finish one, and at most STAGES tiles are
+ * held.
+ *
+ * Consumers, tile kt: wait on full[kt % STAGES], issue the tile's products
+ * (wgmma.fence, MH * BK / 16 wgmma, commit), wait until at most WG_DEPTH
+ * product groups are pending, and arrive on empty for the tile whose
+ * products are now done (kt - WG_DEPTH), if the producer will refill its
+ * slot (tiles below ktiles - STAGES).  No deadlock: the producer's wait
+ * on empty[j - STAGES] in iteration j needs the consumers past full[j -
+ * STAGES + WG_DEPTH], which it arrived on in iteration j - STAGES +
+ * WG_DEPTH + WS_N <= j, before that wait.  Each element of C is still one
+ * warpgroup's sum in k order: the same bits every run, and the same as the
+ * block-barrier kernel's.
+ */
+#define WS_N (STAGES - 1)
+#define WS_NW (STAGES - 2)
+#if WS_N < 1 || WG_DEPTH > 1 || 2 * STAGES > 15
+#error "gemm_wgmma (warp-specialised): 2..7 stages, WG_DEPTH 0 or 1"
+#endif
+/* A named barrier (id) of the whole work-group: arrive without waiting /
+ * arrive and wait. */
+#define WS_ARRIVE(id) asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(WS_WG) : "memory")
+#define WS_SYNC(id) asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(WS_WG) : "memory")
+#define WG_ITEMS WS_WG
+#else
+#define WG_ITEMS MMA_WG
+#endif
+__kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(GEMM_ARGS)
 {
     __local gemm_t As[STAGES * A_TILE] __attribute__((aligned(1024)));
     __local gemm_t Bs[STAGES * B_TILE] __attribute__((aligned(1024)));
     const int lid = (int)get_local_id(0);
     const int lane = lid & 31, warp = lid >> 5;
-    const int wg = warp >> 2;
     GEMM_BEGIN(bat, tm, tn);
     const int m0 = tm * BM, n0 = tn * BN;
     const int ktiles = (K + BK - 1) / BK;
+#if WG_WS
+    if (warp < 4) {
+        /* The producer (gemm_mma's staging, by MMA_WG = 128 items). */
+        STAGE_A_SETUP
+        STAGE_B_SETUP
+        for (int j = 0; j < ktiles; j++) {
+            if (j >= WS_N) {
+                MMA_CP_WAIT(WS_NW);
+                WG_PROXY_FENCE();
+                WS_ARRIVE(1 + (j - WS_N) % STAGES);
+            }
+            const int s = j % STAGES;
+            if (j >= STAGES)
+                WS_SYNC(1 + STAGES + s);
+            STAGE_TILE(s, j);
+            MMA_CP_COMMIT();
+        }
+        MMA_CP_WAIT(0);
+        WG_PROXY_FENCE();
+        for (int t = max(ktiles - WS_N, 0); t < ktiles; t++)
+            WS_ARRIVE(1 + t % STAGES);
+        return;
+    }
+    const int wg = (warp >> 2) - 1;
+#else
+    const int wg = warp >> 2;
     STAGE_A_SETUP
     STAGE_B_SETUP
+#endif
     const uint as0 = mma_saddr(As), bs0 = mma_saddr(Bs);
 
     float acc[MH][WG_ACC];
@@ -1478,17 +1559,23 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_wgmma(GEM
         for (int e = 0; e < WG_ACC; e++)
             acc[h][e] = 0.0f;
 
+#if !WG_WS
 #pragma unroll
     for (int s = 0; s < PREF; s++) {
         if (s < ktiles)
             STAGE_TILE(s, s);
         MMA_CP_COMMIT();
     }
+#endif
     for (int kt = 0; kt < ktiles; kt++) {
+        const int s = kt % STAGES;
+#if WG_WS
+        WS_SYNC(1 + s);
+#else
         MMA_CP_WAIT(PREF_WAIT);
         WG_PROXY_FENCE();
         barrier(CLK_LOCAL_MEM_FENCE);
-        const int s = kt % STAGES;
+#endif
         const uint at = as0 + (uint)(s * A_TILE * 2), bt = bs0 + (uint)(s * B_TILE * 2);
         WG_FENCE();
 #pragma unroll
@@ -1501,14 +1588,23 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_wgmma(GEM
             }
         }
         WG_COMMIT();
+#if WG_WS
+        WG_WAIT(WG_DEPTH);
+        const int done = kt - WG_DEPTH;
+        if (done >= 0 && done < ktiles - STAGES)
+            WS_ARRIVE(1 + STAGES + done % STAGES);
+#else
         const int nk = kt + PREF;
         if (nk < ktiles)
             STAGE_TILE(nk % STAGES, nk);
         MMA_CP_COMMIT();
         WG_WAIT(WG_DEPTH);
+#endif
     }
     WG_WAIT(0);
+#if !WG_WS
     MMA_CP_WAIT(0);
+#endif
 
     /* acc[h][4j + e]: row 16 * (warp % 4) + g (+ 8 for e >= 2), column 8j +
      * 2t + (e & 1) of the warpgroup's 64 x BN product h. */
