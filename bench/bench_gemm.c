@@ -135,6 +135,10 @@ typedef struct problem {
     clops_tensor *a, *b, *c;
 } problem;
 
+/* --bt: every unbatched B given as a linear layer's weight (W^T, K-major),
+ * the layout TF32 through wgmma takes. */
+static bool all_bt;
+
 static clops_status make_problem(clops_device *d, clops_dtype dt, const shape *s, problem *p)
 {
     memset(p, 0, sizeof *p);
@@ -149,7 +153,7 @@ static clops_status make_problem(clops_device *d, clops_dtype dt, const shape *s
         dims[i][nd - 1] = cols[i];
     }
     clops_status st = random_tensor(d, dt, nd, sa, 1, &p->a);
-    if (st == CLOPS_OK && s->bt) {
+    if (st == CLOPS_OK && (s->bt || (all_bt && nd == 2))) {
         /* B = W^T, W [N, K] row-major: a view with unit stride along K. */
         int64_t sw[2] = {s->n, s->k}, vs[2] = {s->k, s->n}, vst[2] = {1, s->k}, off = 0;
         clops_tensor *w = NULL;
@@ -328,7 +332,7 @@ static void usage(void)
 {
     fprintf(stderr, "usage: bench_gemm [--device SEL]... "
                     "[--dtype float32|float64|float16|bfloat16] [--tune SECONDS] [--big] "
-                    "[--gpt2] [--engine] [--skinny] [--sweep [--sweep-prefix P,..] [--sweep-shape S,..]] "
+                    "[--gpt2] [--engine] [--skinny] [--sweep [--sweep-prefix P,..] [--sweep-shape S,..]] [--bt] "
                     "[--reps-seconds S]\n");
 }
 
@@ -368,6 +372,8 @@ int main(int argc, char **argv)
             sweep = engine = true;
         else if (strcmp(argv[i], "--sweep-prefix") == 0 && i + 1 < argc)
             prefix = argv[++i], sweep = engine = true;
+        else if (strcmp(argv[i], "--bt") == 0)
+            all_bt = true;
         else if (strcmp(argv[i], "--sweep-shape") == 0 && i + 1 < argc)
             sshapes = argv[++i], sweep = engine = true;
         else {

@@ -1406,7 +1406,10 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
 #else /* GEMM_WGMMA */
 /*
  * gemm_wgmma: Hopper's warpgroup products (cl_kernels/wgmma.clh, built
- * through the PTX route), 16-bit operands, float32 accumulation.  The
+ * through the PTX route), 16-bit operands or float32 as TF32 (GEMM_DT 0:
+ * both operands K-major, 8-deep products, each item rounding the chunks it
+ * staged to TF32 with cvt.rna before it publishes them, as the mma.sync
+ * atom rounds its fragments), float32 accumulation.  The
  * staging is gemm_mma's (STAGE_SETUP / STAGE_RUN: cp.async for aligned
  * operands, plain loads otherwise, zeros past the edges) into STAGES slots
  * of BK = 16 or 32 deep tiles (BKC 2, 4) in wgmma's canonical layouts:
@@ -1424,8 +1427,14 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
  * 1 - WG_DEPTH: the slot refilled in iteration kt held tile kt - 1 -
  * WG_DEPTH, whose products every warpgroup finished before the barrier.
  */
-#if (BKC != 2 && BKC != 4) || GEMM_DT == 0
-#error "gemm_wgmma: 16-bit operands in BK = 16 or 32 tiles only"
+#if (BKC != 2 && BKC != 4) || (GEMM_DT == 0 && !(A_UK && B_UK))
+#error "gemm_wgmma: tiles of 2 or 4 chunks a row; float32 (TF32) K-major only"
+#endif
+/* The depth of one product: 16 elements, 8 for TF32 (32 bytes either way). */
+#if GEMM_DT == 0
+#define WG_KSTEP 8
+#else
+#define WG_KSTEP 16
 #endif
 /* The K-major tiles' swizzle: rows of BK * 2 bytes (32: mode 3, 64: 2). */
 #define WG_KSWZ (BKC == 2 ? 3u : 2u)
@@ -1439,9 +1448,17 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
 #endif
 #define WG_ACC (BN / 2)
 #if BN == 128
+#if GEMM_DT == 0
+#define WG_MMA(d, da, db, ta, tb) WG_MMA_N128_TF32(d, da, db)
+#else
 #define WG_MMA(d, da, db, ta, tb) WG_MMA_N128(d, da, db, MMA_TY, ta, tb)
+#endif
 #elif BN == 256
+#if GEMM_DT == 0
+#define WG_MMA(d, da, db, ta, tb) WG_MMA_N256_TF32(d, da, db)
+#else
 #define WG_MMA(d, da, db, ta, tb) WG_MMA_N256(d, da, db, MMA_TY, ta, tb)
+#endif
 #else
 #error "gemm_wgmma: BN must be 128 or 256"
 #endif
@@ -1456,16 +1473,43 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
 #define WG_TB "1"
 #endif
 
-/* The descriptor of the 16-deep step ks of rows r0 (a multiple of 64) ..
- * of a tile at __local address t: K-major tiles BK * 2 bytes a row, 8-row
- * groups 16 * BK bytes apart, the step 32 bytes in; M/N-major tiles 64-row
- * blocks (BK / 8) * 1024 bytes apart, 8-k-row atoms 1024 apart. */
+/* The descriptor of the WG_KSTEP-deep step ks of rows r0 (a multiple of
+ * 64) .. of a tile at __local address t: K-major tiles BKC * 16 bytes a
+ * row, 8-row groups BKC * 128 bytes apart, the step 32 bytes in; M/N-major
+ * tiles (16-bit only) 64-row blocks (BK / 8) * 1024 bytes apart, 8-k-row
+ * atoms 1024 apart. */
 static inline ulong wg_tile_desc(uint t, int r0, int ks, int kmajor)
 {
-    return kmajor ? wg_desc(t + (uint)r0 * (BK * 2u) + (uint)ks * 32u, 16u, BK * 16u, WG_KSWZ)
+    return kmajor ? wg_desc(t + (uint)r0 * (BKC * 16u) + (uint)ks * 32u, 16u, BKC * 128u,
+                            WG_KSWZ)
                   : wg_desc(t + (uint)(r0 / 64) * (BK / 8) * 1024u + (uint)ks * 2048u,
                             (BK / 8) * 1024u, 1024u, 1u);
 }
+
+/* TF32: this item rounds the chunks of slot s it staged (STAGE_SETUP's
+ * offsets ao, bo), once its copies of them are complete, before it fences
+ * them for the tensor cores; 16-bit operands: nothing. */
+#if GEMM_DT == 0
+#define WG_ROUND(s)                                                                         \
+    do {                                                                                    \
+        for (int i = 0; i < XN(BM); i++)                                                    \
+        {                                                                                   \
+            __local float *p_ = As + (s) * A_TILE + ao[i];                                  \
+            float4 v_ = vload4(0, p_);                                                      \
+            vstore4((float4)(wg_tf32(v_.x), wg_tf32(v_.y), wg_tf32(v_.z), wg_tf32(v_.w)),   \
+                    0, p_);                                                                 \
+        }                                                                                   \
+        for (int i = 0; i < XN(BN); i++)                                                    \
+        {                                                                                   \
+            __local float *p_ = Bs + (s) * B_TILE + bo[i];                                  \
+            float4 v_ = vload4(0, p_);                                                      \
+            vstore4((float4)(wg_tf32(v_.x), wg_tf32(v_.y), wg_tf32(v_.z), wg_tf32(v_.w)),   \
+                    0, p_);                                                                 \
+        }                                                                                   \
+    } while (0)
+#else
+#define WG_ROUND(s) ((void)0)
+#endif
 
 #if WG_WS
 /*
@@ -1529,6 +1573,7 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
         for (int j = 0; j < ktiles; j++) {
             if (j >= WS_N) {
                 MMA_CP_WAIT(WS_NW);
+                WG_ROUND((j - WS_N) % STAGES);
                 WG_PROXY_FENCE();
                 WS_ARRIVE(1 + (j - WS_N) % STAGES);
             }
@@ -1539,6 +1584,8 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
             MMA_CP_COMMIT();
         }
         MMA_CP_WAIT(0);
+        for (int t = max(ktiles - WS_N, 0); t < ktiles; t++)
+            WG_ROUND(t % STAGES);
         WG_PROXY_FENCE();
         for (int t = max(ktiles - WS_N, 0); t < ktiles; t++)
             WS_ARRIVE(1 + t % STAGES);
@@ -1573,13 +1620,15 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
         WS_SYNC(1 + s);
 #else
         MMA_CP_WAIT(PREF_WAIT);
+        WG_ROUND(s);
         WG_PROXY_FENCE();
         barrier(CLK_LOCAL_MEM_FENCE);
 #endif
-        const uint at = as0 + (uint)(s * A_TILE * 2), bt = bs0 + (uint)(s * B_TILE * 2);
+        const uint at = as0 + (uint)(s * A_TILE * (int)sizeof(gemm_t)),
+                   bt = bs0 + (uint)(s * B_TILE * (int)sizeof(gemm_t));
         WG_FENCE();
 #pragma unroll
-        for (int ks = 0; ks < BK / 16; ks++) {
+        for (int ks = 0; ks < BK / WG_KSTEP; ks++) {
             const ulong db = wg_tile_desc(bt, 0, ks, B_UK);
 #pragma unroll
             for (int h = 0; h < MH; h++) {

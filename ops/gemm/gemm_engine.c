@@ -179,6 +179,28 @@ void gemm_engine_set_wgmma(bool on)
     atomic_store(&wgmma_enabled, on ? 1 : 0);
 }
 
+/* TF32 through wgmma: off unless CLOPS_GEMM_WGMMA_TF32=1 at start (not yet
+ * run on a GPU, docs/gemm.md). */
+static atomic_int wgmma_tf32_enabled = -1;
+
+static bool wgmma_tf32_on(void)
+{
+    int e = atomic_load(&wgmma_tf32_enabled);
+    if (e < 0) {
+        const char *v = host_env("CLOPS_GEMM_WGMMA_TF32");
+        int expect = -1;
+        atomic_compare_exchange_strong(&wgmma_tf32_enabled, &expect,
+                                       v && strcmp(v, "1") == 0 ? 1 : 0);
+        e = atomic_load(&wgmma_tf32_enabled);
+    }
+    return e == 1;
+}
+
+void gemm_engine_set_wgmma_tf32(bool on)
+{
+    atomic_store(&wgmma_tf32_enabled, on ? 1 : 0);
+}
+
 /* --- counters --------------------------------------------------------------- */
 
 static atomic_uint_fast64_t n_fma, n_cpu, n_mma, n_wgmma, n_clblast, n_canary_runs, n_canary_fails,
@@ -1128,7 +1150,11 @@ static clops_status engine_launch(const char *op, clops_device *d, clops_dtype d
          * wgmma configuration; mma.sync where its check failed. */
         int forced = (int)clops_debug_get(CLOPS_DEBUG_GEMM_CONFIG);
         bool wg_forced = forced > 0 && forced <= MMA_SHAPES && mma_shapes[forced - 1].wgs;
-        bool wg = !conv && (!small || wg_forced) && gemm_engine_wgmma_candidate(d, dt) &&
+        /* (float32 as TF32: both operands K-major, where switched on) */
+        bool wg_dt = gemm_engine_wgmma_candidate(d, dt) ||
+                     (tf32 && a_uk && !b_un && wgmma_tf32_on() &&
+                      gemm_engine_wgmma_candidate(d, CLOPS_BFLOAT16));
+        bool wg = !conv && (!small || wg_forced) && wg_dt &&
                   mma_config(d, dt, a_uk, !b_un, a_cp, b_cp, small, true, &cfg) &&
                   mma_checked(d, &cfg);
         if (!wg)
