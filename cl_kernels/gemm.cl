@@ -1490,22 +1490,17 @@ static inline ulong wg_tile_desc(uint t, int r0, int ks, int kmajor)
  * offsets ao, bo), once its copies of them are complete, before it fences
  * them for the tensor cores; 16-bit operands: nothing. */
 #if GEMM_DT == 0
+static inline void wg_round4(__local float *p)
+{
+    float4 v = vload4(0, p);
+    vstore4((float4)(wg_tf32(v.x), wg_tf32(v.y), wg_tf32(v.z), wg_tf32(v.w)), 0, p);
+}
 #define WG_ROUND(s)                                                                         \
     do {                                                                                    \
         for (int i = 0; i < XN(BM); i++)                                                    \
-        {                                                                                   \
-            __local float *p_ = As + (s) * A_TILE + ao[i];                                  \
-            float4 v_ = vload4(0, p_);                                                      \
-            vstore4((float4)(wg_tf32(v_.x), wg_tf32(v_.y), wg_tf32(v_.z), wg_tf32(v_.w)),   \
-                    0, p_);                                                                 \
-        }                                                                                   \
+            wg_round4(As + (s) * A_TILE + ao[i]);                                           \
         for (int i = 0; i < XN(BN); i++)                                                    \
-        {                                                                                   \
-            __local float *p_ = Bs + (s) * B_TILE + bo[i];                                  \
-            float4 v_ = vload4(0, p_);                                                      \
-            vstore4((float4)(wg_tf32(v_.x), wg_tf32(v_.y), wg_tf32(v_.z), wg_tf32(v_.w)),   \
-                    0, p_);                                                                 \
-        }                                                                                   \
+            wg_round4(Bs + (s) * B_TILE + bo[i]);                                           \
     } while (0)
 #else
 #define WG_ROUND(s) ((void)0)

@@ -138,17 +138,26 @@ const char *clops_get_float32_conv_precision(void)
     return precision_names[conv_precision_now()];
 }
 
-static bool engine_on(void)
+/* A switch read from the environment once: *cell -1 until then; the value
+ * is 1 unless var is set to off_value (off_value NULL: 0 unless var is set
+ * to on_value). */
+static bool env_switch(atomic_int *cell, const char *var, const char *off_value,
+                       const char *on_value)
 {
-    int e = atomic_load(&engine_enabled);
+    int e = atomic_load(cell);
     if (e < 0) {
-        const char *v = host_env("CLOPS_GEMM_ENGINE");
+        const char *v = host_env(var);
+        int want = off_value ? !(v && strcmp(v, off_value) == 0) : (v && strcmp(v, on_value) == 0);
         int expect = -1;
-        atomic_compare_exchange_strong(&engine_enabled, &expect,
-                                       v && strcmp(v, "clblast") == 0 ? 0 : 1);
-        e = atomic_load(&engine_enabled);
+        atomic_compare_exchange_strong(cell, &expect, want);
+        e = atomic_load(cell);
     }
     return e == 1;
+}
+
+static bool engine_on(void)
+{
+    return env_switch(&engine_enabled, "CLOPS_GEMM_ENGINE", "clblast", NULL);
 }
 
 void gemm_engine_set_enabled(bool on)
@@ -163,15 +172,7 @@ bool gemm_engine_enabled(void)
 
 static bool wgmma_on(void)
 {
-    int e = atomic_load(&wgmma_enabled);
-    if (e < 0) {
-        const char *v = host_env("CLOPS_GEMM_WGMMA");
-        int expect = -1;
-        atomic_compare_exchange_strong(&wgmma_enabled, &expect,
-                                       v && strcmp(v, "0") == 0 ? 0 : 1);
-        e = atomic_load(&wgmma_enabled);
-    }
-    return e == 1;
+    return env_switch(&wgmma_enabled, "CLOPS_GEMM_WGMMA", "0", NULL);
 }
 
 void gemm_engine_set_wgmma(bool on)
@@ -185,15 +186,7 @@ static atomic_int wgmma_tf32_enabled = -1;
 
 static bool wgmma_tf32_on(void)
 {
-    int e = atomic_load(&wgmma_tf32_enabled);
-    if (e < 0) {
-        const char *v = host_env("CLOPS_GEMM_WGMMA_TF32");
-        int expect = -1;
-        atomic_compare_exchange_strong(&wgmma_tf32_enabled, &expect,
-                                       v && strcmp(v, "1") == 0 ? 1 : 0);
-        e = atomic_load(&wgmma_tf32_enabled);
-    }
-    return e == 1;
+    return env_switch(&wgmma_tf32_enabled, "CLOPS_GEMM_WGMMA_TF32", NULL, "1");
 }
 
 void gemm_engine_set_wgmma_tf32(bool on)
