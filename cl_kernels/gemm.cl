@@ -1436,7 +1436,7 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
 #else
 #define WG_KSTEP 16
 #endif
-/* The K-major tiles' swizzle: rows of BK * 2 bytes (32: mode 3, 64: 2). */
+/* The K-major tiles' swizzle: rows of BKC * 16 bytes (32: mode 3, 64: 2). */
 #define WG_KSWZ (BKC == 2 ? 3u : 2u)
 #ifndef WG_DEPTH
 #define WG_DEPTH 0
@@ -1528,7 +1528,7 @@ static inline void wg_round4(__local float *p)
  * held.
  *
  * Consumers, tile kt: wait on full[kt % STAGES], issue the tile's products
- * (wgmma.fence, MH * BK / 16 wgmma, commit), wait until at most WG_DEPTH
+ * (wgmma.fence, MH * BK / WG_KSTEP wgmma, commit), wait until at most WG_DEPTH
  * product groups are pending, and arrive on empty for the tile whose
  * products are now done (kt - WG_DEPTH), if the producer will refill its
  * slot (tiles below ktiles - STAGES).  No deadlock: the producer's wait
