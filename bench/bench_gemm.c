@@ -135,6 +135,10 @@ typedef struct problem {
     clops_tensor *a, *b, *c;
 } problem;
 
+/* --bt: every unbatched B given as a linear layer's weight (W^T, K-major),
+ * the layout TF32 through wgmma takes. */
+static bool all_bt;
+
 static clops_status make_problem(clops_device *d, clops_dtype dt, const shape *s, problem *p)
 {
     memset(p, 0, sizeof *p);
@@ -149,7 +153,7 @@ static clops_status make_problem(clops_device *d, clops_dtype dt, const shape *s
         dims[i][nd - 1] = cols[i];
     }
     clops_status st = random_tensor(d, dt, nd, sa, 1, &p->a);
-    if (st == CLOPS_OK && s->bt) {
+    if (st == CLOPS_OK && (s->bt || (all_bt && nd == 2))) {
         /* B = W^T, W [N, K] row-major: a view with unit stride along K. */
         int64_t sw[2] = {s->n, s->k}, vs[2] = {s->k, s->n}, vst[2] = {1, s->k}, off = 0;
         clops_tensor *w = NULL;
@@ -254,18 +258,45 @@ static double diff_vs_clblast(clops_device *d, const shape *s, problem *p)
 /* Every mma configuration (the debug setting gemm.config) on the sweep
  * shapes, TFLOP/s, and its largest difference from CLBlast on square 1024
  * (bfloat16/float16: about K * 2^-8 at most from the two roundings of C). */
-static void sweep_configs(clops_device *d, clops_dtype dt, double rsecs)
+/* Whether name begins with (contains: contains) one of the comma-separated
+ * entries of list (NULL: every name). */
+static bool listed(const char *name, const char *list, bool contains)
+{
+    if (!list)
+        return true;
+    for (const char *p = list; *p;) {
+        size_t n = strcspn(p, ",");
+        char want[128];
+        if (n > 0 && n < sizeof want) {
+            memcpy(want, p, n);
+            want[n] = '\0';
+            if (contains ? strstr(name, want) != NULL : strncmp(name, want, n) == 0)
+                return true;
+        }
+        p += n;
+        if (*p == ',')
+            p++;
+    }
+    return false;
+}
+
+static void sweep_configs(clops_device *d, clops_dtype dt, double rsecs, const char *prefix,
+                          const char *shapes)
 {
     int nsh = (int)(sizeof sweep_shapes / sizeof sweep_shapes[0]);
     printf("| config | max diff vs CLBlast (1024^3) |");
     for (int i = 0; i < nsh; i++)
-        printf(" %s |", sweep_shapes[i].name);
+        if (listed(sweep_shapes[i].name, shapes, true))
+            printf(" %s |", sweep_shapes[i].name);
     printf("\n| --- | ---: |");
     for (int i = 0; i < nsh; i++)
-        printf(" ---: |");
+        if (listed(sweep_shapes[i].name, shapes, true))
+            printf(" ---: |");
     printf("\n");
     fflush(stdout);
     for (int c = 0; c < gemm_engine_config_count(); c++) {
+        if (!listed(gemm_engine_config_name(c), prefix, false))
+            continue;
         clops_debug_set("gemm.config", c + 1);
         gemm_engine_stats s0, s1;
         gemm_engine_get_stats(&s0);
@@ -279,6 +310,8 @@ static void sweep_configs(clops_device *d, clops_dtype dt, double rsecs)
         fflush(stdout);
         for (int i = 0; i < nsh; i++) {
             double t = 0;
+            if (!listed(sweep_shapes[i].name, shapes, true))
+                continue;
             if (make_problem(d, dt, &sweep_shapes[i], &p) == CLOPS_OK)
                 t = measure(d, &sweep_shapes[i], &p, rsecs);
             free_problem(&p);
@@ -299,7 +332,8 @@ static void usage(void)
 {
     fprintf(stderr, "usage: bench_gemm [--device SEL]... "
                     "[--dtype float32|float64|float16|bfloat16] [--tune SECONDS] [--big] "
-                    "[--gpt2] [--engine] [--skinny] [--sweep] [--reps-seconds S]\n");
+                    "[--gpt2] [--engine] [--skinny] [--sweep [--sweep-prefix P,..] [--sweep-shape S,..]] [--bt] "
+                    "[--reps-seconds S]\n");
 }
 
 int main(int argc, char **argv)
@@ -309,6 +343,9 @@ int main(int argc, char **argv)
     clops_dtype dt = CLOPS_FLOAT32;
     double tune = 0, secs = -1;
     bool big = false, gpt2 = false, engine = false, skinny = false, sweep = false;
+    /* --sweep-prefix / --sweep-shape: only the configurations whose names
+     * begin so / the shapes whose names contain one of the strings */
+    const char *prefix = NULL, *sshapes = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--device") == 0 && i + 1 < argc && nsel < 16)
             sels[nsel++] = argv[++i];
@@ -333,6 +370,12 @@ int main(int argc, char **argv)
             skinny = engine = true;
         else if (strcmp(argv[i], "--sweep") == 0)
             sweep = engine = true;
+        else if (strcmp(argv[i], "--sweep-prefix") == 0 && i + 1 < argc)
+            prefix = argv[++i], sweep = engine = true;
+        else if (strcmp(argv[i], "--bt") == 0)
+            all_bt = true;
+        else if (strcmp(argv[i], "--sweep-shape") == 0 && i + 1 < argc)
+            sshapes = argv[++i], sweep = engine = true;
         else {
             usage();
             return 2;
@@ -388,7 +431,7 @@ int main(int argc, char **argv)
         printf("\n## %s (%s, %s)\n", d->label, d->info.name, d->info.driver_version);
         fflush(stdout);
         if (sweep) {
-            sweep_configs(d, dt, rsecs);
+            sweep_configs(d, dt, rsecs, prefix, sshapes);
             continue;
         }
         if (engine) {

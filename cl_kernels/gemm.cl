@@ -851,10 +851,20 @@ __kernel void gemm_reduce(GEMM_ARGS)
 #ifndef GEMM_WGMMA
 #define GEMM_WGMMA 0
 #endif
+#ifndef WG_WS
+#define WG_WS 0
+#endif
 #if GEMM_WGMMA
 /* gemm_wgmma: WGS warpgroups, each owning BM / WGS rows of the block (MH
- * products of 64 rows) and all BN columns. */
+ * products of 64 rows) and all BN columns.  WG_WS 1 (warp-specialised): a
+ * producer warpgroup before them stages the tiles, so MMA_WG (the items
+ * that stage) is 128 and the work-group WS_WG items. */
+#if WG_WS
+#define MMA_WG 128
+#define WS_WG ((WGS + 1) * 128)
+#else
 #define MMA_WG (WGS * 128)
+#endif
 #define MH (BM / WGS / 64)
 #else
 #define WARPS ((BM / WM) * (BN / WN))
@@ -1396,7 +1406,10 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
 #else /* GEMM_WGMMA */
 /*
  * gemm_wgmma: Hopper's warpgroup products (cl_kernels/wgmma.clh, built
- * through the PTX route), 16-bit operands, float32 accumulation.  The
+ * through the PTX route), 16-bit operands or float32 as TF32 (GEMM_DT 0:
+ * both operands K-major, 8-deep products, each item rounding the chunks it
+ * staged to TF32 with cvt.rna before it publishes them, as the mma.sync
+ * atom rounds its fragments), float32 accumulation.  The
  * staging is gemm_mma's (STAGE_SETUP / STAGE_RUN: cp.async for aligned
  * operands, plain loads otherwise, zeros past the edges) into STAGES slots
  * of BK = 16 or 32 deep tiles (BKC 2, 4) in wgmma's canonical layouts:
@@ -1414,10 +1427,16 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
  * 1 - WG_DEPTH: the slot refilled in iteration kt held tile kt - 1 -
  * WG_DEPTH, whose products every warpgroup finished before the barrier.
  */
-#if (BKC != 2 && BKC != 4) || GEMM_DT == 0
-#error "gemm_wgmma: 16-bit operands in BK = 16 or 32 tiles only"
+#if (BKC != 2 && BKC != 4) || (GEMM_DT == 0 && !(A_UK && B_UK))
+#error "gemm_wgmma: tiles of 2 or 4 chunks a row; float32 (TF32) K-major only"
 #endif
-/* The K-major tiles' swizzle: rows of BK * 2 bytes (32: mode 3, 64: 2). */
+/* The depth of one product: 16 elements, 8 for TF32 (32 bytes either way). */
+#if GEMM_DT == 0
+#define WG_KSTEP 8
+#else
+#define WG_KSTEP 16
+#endif
+/* The K-major tiles' swizzle: rows of BKC * 16 bytes (32: mode 3, 64: 2). */
 #define WG_KSWZ (BKC == 2 ? 3u : 2u)
 #ifndef WG_DEPTH
 #define WG_DEPTH 0
@@ -1429,9 +1448,17 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
 #endif
 #define WG_ACC (BN / 2)
 #if BN == 128
+#if GEMM_DT == 0
+#define WG_MMA(d, da, db, ta, tb) WG_MMA_N128_TF32(d, da, db)
+#else
 #define WG_MMA(d, da, db, ta, tb) WG_MMA_N128(d, da, db, MMA_TY, ta, tb)
+#endif
 #elif BN == 256
+#if GEMM_DT == 0
+#define WG_MMA(d, da, db, ta, tb) WG_MMA_N256_TF32(d, da, db)
+#else
 #define WG_MMA(d, da, db, ta, tb) WG_MMA_N256(d, da, db, MMA_TY, ta, tb)
+#endif
 #else
 #error "gemm_wgmma: BN must be 128 or 256"
 #endif
@@ -1446,29 +1473,125 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
 #define WG_TB "1"
 #endif
 
-/* The descriptor of the 16-deep step ks of rows r0 (a multiple of 64) ..
- * of a tile at __local address t: K-major tiles BK * 2 bytes a row, 8-row
- * groups 16 * BK bytes apart, the step 32 bytes in; M/N-major tiles 64-row
- * blocks (BK / 8) * 1024 bytes apart, 8-k-row atoms 1024 apart. */
+/* The descriptor of the WG_KSTEP-deep step ks of rows r0 (a multiple of
+ * 64) .. of a tile at __local address t: K-major tiles BKC * 16 bytes a
+ * row, 8-row groups BKC * 128 bytes apart, the step 32 bytes in; M/N-major
+ * tiles (16-bit only) 64-row blocks (BK / 8) * 1024 bytes apart, 8-k-row
+ * atoms 1024 apart. */
 static inline ulong wg_tile_desc(uint t, int r0, int ks, int kmajor)
 {
-    return kmajor ? wg_desc(t + (uint)r0 * (BK * 2u) + (uint)ks * 32u, 16u, BK * 16u, WG_KSWZ)
+    return kmajor ? wg_desc(t + (uint)r0 * (BKC * 16u) + (uint)ks * 32u, 16u, BKC * 128u,
+                            WG_KSWZ)
                   : wg_desc(t + (uint)(r0 / 64) * (BK / 8) * 1024u + (uint)ks * 2048u,
                             (BK / 8) * 1024u, 1024u, 1u);
 }
 
-__kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_wgmma(GEMM_ARGS)
+/* TF32: this item rounds the chunks of slot s it staged (STAGE_SETUP's
+ * offsets ao, bo), once its copies of them are complete, before it fences
+ * them for the tensor cores; 16-bit operands: nothing. */
+#if GEMM_DT == 0
+static inline void wg_round4(__local float *p)
+{
+    float4 v = vload4(0, p);
+    vstore4((float4)(wg_tf32(v.x), wg_tf32(v.y), wg_tf32(v.z), wg_tf32(v.w)), 0, p);
+}
+#define WG_ROUND(s)                                                                         \
+    do {                                                                                    \
+        for (int i = 0; i < XN(BM); i++)                                                    \
+            wg_round4(As + (s) * A_TILE + ao[i]);                                           \
+        for (int i = 0; i < XN(BN); i++)                                                    \
+            wg_round4(Bs + (s) * B_TILE + bo[i]);                                           \
+    } while (0)
+#else
+#define WG_ROUND(s) ((void)0)
+#endif
+
+#if WG_WS
+/*
+ * The warp-specialised gemm_wgmma (WG_WS 1): warpgroup 0 is the producer,
+ * warpgroups 1 .. WGS the consumers (each as above: BM / WGS rows, MH
+ * products of 64 x BN per 16-deep step).  No work-group barrier in the K
+ * loop: the hand-over of each of the STAGES slots goes through hardware
+ * named barriers (PTX bar.arrive / bar.sync with a thread count, which take
+ * no __local memory: the slots fill NVIDIA's 48 KiB), "full" s (id 1 + s)
+ * and "empty" s (id 1 + STAGES + s), each used by the producer and the
+ * consumers in strict alternation.
+ *
+ * Producer, tile j: once WS_N tiles are in flight, waits for its own
+ * copies of tile j - WS_N (cp.async.wait_group WS_N - 1), fences them for
+ * the tensor cores (fence.proxy.async) and arrives on full[(j - WS_N) %
+ * STAGES]; then, from the second round on, waits on empty[j % STAGES] (the
+ * consumers are done with tile j - STAGES) and stages tile j into the slot
+ * (cp.async, or plain loads through the strides).  At the end it arrives
+ * for the tiles still in flight.  WS_N = STAGES - 1: the consumers find
+ * the next tile ready when they finish one, and at most STAGES tiles are
+ * held.
+ *
+ * Consumers, tile kt: wait on full[kt % STAGES], issue the tile's products
+ * (wgmma.fence, MH * BK / WG_KSTEP wgmma, commit), wait until at most WG_DEPTH
+ * product groups are pending, and arrive on empty for the tile whose
+ * products are now done (kt - WG_DEPTH), if the producer will refill its
+ * slot (tiles below ktiles - STAGES).  No deadlock: the producer's wait
+ * on empty[j - STAGES] in iteration j needs the consumers past full[j -
+ * STAGES + WG_DEPTH], which it arrived on in iteration j - STAGES +
+ * WG_DEPTH + WS_N <= j, before that wait.  Each element of C is still one
+ * warpgroup's sum in k order: the same bits every run, and the same as the
+ * block-barrier kernel's.
+ */
+#define WS_N (STAGES - 1)
+#define WS_NW (STAGES - 2)
+#if WS_N < 1 || WG_DEPTH > 1 || 2 * STAGES > 15
+#error "gemm_wgmma (warp-specialised): 2..7 stages, WG_DEPTH 0 or 1"
+#endif
+/* A named barrier (id) of the whole work-group: arrive without waiting /
+ * arrive and wait. */
+#define WS_ARRIVE(id) asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(WS_WG) : "memory")
+#define WS_SYNC(id) asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(WS_WG) : "memory")
+#define WG_ITEMS WS_WG
+#else
+#define WG_ITEMS MMA_WG
+#endif
+__kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(GEMM_ARGS)
 {
     __local gemm_t As[STAGES * A_TILE] __attribute__((aligned(1024)));
     __local gemm_t Bs[STAGES * B_TILE] __attribute__((aligned(1024)));
     const int lid = (int)get_local_id(0);
     const int lane = lid & 31, warp = lid >> 5;
-    const int wg = warp >> 2;
     GEMM_BEGIN(bat, tm, tn);
     const int m0 = tm * BM, n0 = tn * BN;
     const int ktiles = (K + BK - 1) / BK;
+#if WG_WS
+    if (warp < 4) {
+        /* The producer (gemm_mma's staging, by MMA_WG = 128 items). */
+        STAGE_A_SETUP
+        STAGE_B_SETUP
+        for (int j = 0; j < ktiles; j++) {
+            if (j >= WS_N) {
+                MMA_CP_WAIT(WS_NW);
+                WG_ROUND((j - WS_N) % STAGES);
+                WG_PROXY_FENCE();
+                WS_ARRIVE(1 + (j - WS_N) % STAGES);
+            }
+            const int s = j % STAGES;
+            if (j >= STAGES)
+                WS_SYNC(1 + STAGES + s);
+            STAGE_TILE(s, j);
+            MMA_CP_COMMIT();
+        }
+        MMA_CP_WAIT(0);
+        for (int t = max(ktiles - WS_N, 0); t < ktiles; t++)
+            WG_ROUND(t % STAGES);
+        WG_PROXY_FENCE();
+        for (int t = max(ktiles - WS_N, 0); t < ktiles; t++)
+            WS_ARRIVE(1 + t % STAGES);
+        return;
+    }
+    const int wg = (warp >> 2) - 1;
+#else
+    const int wg = warp >> 2;
     STAGE_A_SETUP
     STAGE_B_SETUP
+#endif
     const uint as0 = mma_saddr(As), bs0 = mma_saddr(Bs);
 
     float acc[MH][WG_ACC];
@@ -1478,21 +1601,29 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_wgmma(GEM
         for (int e = 0; e < WG_ACC; e++)
             acc[h][e] = 0.0f;
 
+#if !WG_WS
 #pragma unroll
     for (int s = 0; s < PREF; s++) {
         if (s < ktiles)
             STAGE_TILE(s, s);
         MMA_CP_COMMIT();
     }
+#endif
     for (int kt = 0; kt < ktiles; kt++) {
+        const int s = kt % STAGES;
+#if WG_WS
+        WS_SYNC(1 + s);
+#else
         MMA_CP_WAIT(PREF_WAIT);
+        WG_ROUND(s);
         WG_PROXY_FENCE();
         barrier(CLK_LOCAL_MEM_FENCE);
-        const int s = kt % STAGES;
-        const uint at = as0 + (uint)(s * A_TILE * 2), bt = bs0 + (uint)(s * B_TILE * 2);
+#endif
+        const uint at = as0 + (uint)(s * A_TILE * (int)sizeof(gemm_t)),
+                   bt = bs0 + (uint)(s * B_TILE * (int)sizeof(gemm_t));
         WG_FENCE();
 #pragma unroll
-        for (int ks = 0; ks < BK / 16; ks++) {
+        for (int ks = 0; ks < BK / WG_KSTEP; ks++) {
             const ulong db = wg_tile_desc(bt, 0, ks, B_UK);
 #pragma unroll
             for (int h = 0; h < MH; h++) {
@@ -1501,14 +1632,23 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_wgmma(GEM
             }
         }
         WG_COMMIT();
+#if WG_WS
+        WG_WAIT(WG_DEPTH);
+        const int done = kt - WG_DEPTH;
+        if (done >= 0 && done < ktiles - STAGES)
+            WS_ARRIVE(1 + STAGES + done % STAGES);
+#else
         const int nk = kt + PREF;
         if (nk < ktiles)
             STAGE_TILE(nk % STAGES, nk);
         MMA_CP_COMMIT();
         WG_WAIT(WG_DEPTH);
+#endif
     }
     WG_WAIT(0);
+#if !WG_WS
     MMA_CP_WAIT(0);
+#endif
 
     /* acc[h][4j + e]: row 16 * (warp % 4) + g (+ 8 for e >= 2), column 8j +
      * 2t + (e & 1) of the warpgroup's 64 x BN product h. */

@@ -203,6 +203,22 @@ static uint64_t path_calls(const gemm_engine_stats *s, const char *path)
 static const char *const lay_names[] = {"A M-major", "A K-major"};
 static const char *const lay_names_b[] = {"B N-major", "B K-major"};
 
+/* The wgmma paths not yet run on a GPU (the warp-specialised
+ * configurations, TF32 through wgmma: docs/gemm.md) are tested only with
+ * CLOPS_TEST_WGMMA_NEW=1, so that a hang there cannot stall a shared GPU
+ * job before their first run. */
+static bool wgmma_new_on(void)
+{
+    const char *v = getenv("CLOPS_TEST_WGMMA_NEW");
+    return v && strcmp(v, "1") == 0;
+}
+
+/* NVIDIA compute capability 9.0 (H100, H200): where wgmma runs. */
+static bool is_hopper(const clops_device *d)
+{
+    return d->info.vendor == CLOPS_VENDOR_NVIDIA && d->nv_cc_major == 9 && d->nv_cc_minor == 0;
+}
+
 /* Every dtype x layout x odd sizes, batches broadcast, offsets aligned and
  * not, beta 0 / 1 / other. */
 static void engine_matches_reference_in_every_layout(void **state)
@@ -288,6 +304,38 @@ static void float32_under_high_precision(void **state)
                               (strcmp(path, "mma") == 0 ? s1.skinny_calls - s0.skinny_calls : 0) ==
                           4 * CT_COUNT(cases),
                       "not every product took the %s path", path);
+        /* TF32 through wgmma (Hopper, switched on; wgmma_new_on): every
+         * wgmma configuration forced, products with both operands K-major
+         * on wgmma (cp.async and plain loads), the others on mma.sync. */
+        if (!is_hopper(d) || !wgmma_new_on())
+            continue;
+        gemm_engine_set_wgmma_tf32(true);
+        int count = gemm_engine_config_count();
+        for (int cfg = 0; cfg < count; cfg++) {
+            if (strncmp(gemm_engine_config_name(cfg), "w", 1) != 0)
+                continue;
+            CT_OK(clops_debug_set("gemm.config", cfg + 1));
+            gemm_engine_get_stats(&s0);
+            uint64_t runs = 0;
+            for (int lay = 0; lay < 4; lay += 3)
+                for (size_t ci = 0; ci < CT_COUNT(cases); ci++) {
+                    const pcase *pc = &cases[ci];
+                    ct_set_case("float32 \"high\" on wgmma %s, %s, %s, %lldx%lldx%lld, %s",
+                                gemm_engine_config_name(cfg), lay_names[lay >> 1],
+                                lay_names_b[lay & 1], (long long)pc->m, (long long)pc->n,
+                                (long long)pc->k, pc->aligned ? "aligned" : "odd offsets");
+                    runs += lay == 3;
+                    tf32_tol = true;
+                    check_product(d, CLOPS_FLOAT32, pc, lay >> 1, lay & 1, false);
+                    tf32_tol = false;
+                }
+            gemm_engine_get_stats(&s1);
+            CT_ASSERT_MSG(s1.wgmma_calls - s0.wgmma_calls == runs, "%llu wgmma launches",
+                          (unsigned long long)(s1.wgmma_calls - s0.wgmma_calls));
+            CT_ASSERT(s1.canary_failures == s0.canary_failures);
+        }
+        CT_OK(clops_debug_set("gemm.config", 0));
+        gemm_engine_set_wgmma_tf32(false);
     }
     CT_OK(clops_set_float32_matmul_precision("highest"));
     ct_clear_context();
@@ -679,21 +727,18 @@ static void addmm_activation_matches_the_cpu(void **state)
     ct_clear_context();
 }
 
-/* NVIDIA compute capability 9.0 (H100, H200): where wgmma runs. */
-static bool is_hopper(const clops_device *d)
-{
-    return d->info.vendor == CLOPS_VENDOR_NVIDIA && d->nv_cc_major == 9 && d->nv_cc_minor == 0;
-}
-
 /* Hopper's wgmma atom is tried only on NVIDIA devices of compute
  * capability 9.0 (nowhere else, POCL included: no wgmma launch is counted
  * there), and there by default for products that fill the device with
  * 128 x 128 blocks.  Where it runs, every wgmma configuration (forced with
  * gemm.config: the default in every layout, aligned (cp.async) and odd
  * (plain loads), in float16 and bfloat16; the others in bfloat16, K-major
- * and M/N-major, aligned) matches the reference with M, N and K off the
- * tiles, batched and broadcast; switched off (CLOPS_GEMM_WGMMA=0, gemm_engine_set_wgmma), the
- * products run on mma.sync, correctly. */
+ * and M/N-major, aligned, but the first warp-specialised one in every
+ * layout and staging; the warp-specialised ones only with
+ * CLOPS_TEST_WGMMA_NEW=1 until their first GPU run) matches the reference
+ * with M, N and K off the tiles, batched and broadcast; switched off
+ * (CLOPS_GEMM_WGMMA=0, gemm_engine_set_wgmma), the products run on
+ * mma.sync, correctly. */
 static void wgmma_is_chosen_by_capability(void **state)
 {
     (void)state;
@@ -724,21 +769,29 @@ static void wgmma_is_chosen_by_capability(void **state)
             CT_ASSERT(gemm_engine_wgmma_candidate(d, dtypes[t]) == hopper);
             CT_ASSERT(!gemm_engine_wgmma_candidate(d, CLOPS_FLOAT32));
             for (int cfg = hopper ? first : count; cfg < count; cfg++) {
+                /* (the warp-specialised ones: wgmma_new_on) */
+                bool ws = strncmp(gemm_engine_config_name(cfg), "ws", 2) == 0;
+                if (ws && !wgmma_new_on())
+                    continue;
+                /* the first of them: every layout and staging */
+                bool all = cfg == first ||
+                           (ws && strncmp(gemm_engine_config_name(cfg - 1), "ws", 2) != 0);
                 CT_OK(clops_debug_set("gemm.config", cfg + 1));
                 gemm_engine_stats s0, s1;
                 gemm_engine_get_stats(&s0);
                 uint64_t runs = 0;
                 /* (Each configuration, layout and staging is a program of
-                 * its own: the other configurations in two layouts,
-                 * aligned, and in bfloat16 only.) */
+                 * its own: the other configurations in bfloat16 only, in
+                 * two layouts, aligned, but the first warp-specialised one
+                 * (its producer is new) in every layout and staging.) */
                 if (cfg != first && dtypes[t] != CLOPS_BFLOAT16)
                     continue;
                 for (int lay = 0; lay < 4; lay++) {
-                    if (cfg != first && (lay == 1 || lay == 2))
+                    if (!all && (lay == 1 || lay == 2))
                         continue;
                     for (size_t ci = 0; ci < CT_COUNT(cases); ci++) {
                         const pcase *pc = &cases[ci];
-                        if (cfg != first && !pc->aligned)
+                        if (!all && !pc->aligned)
                             continue;
                         runs++;
                         ct_set_case("%s, wgmma config %s, %s, %s, [%lld] %lldx%lldx%lld, %s",
@@ -852,5 +905,10 @@ int main(void)
         cmocka_unit_test(wgmma_is_chosen_by_capability),
         cmocka_unit_test(the_ptx_route_builds_on_hopper_and_fails_clearly_elsewhere),
     };
+    /* CLOPS_TEST_FILTER: only the tests whose names match (cmocka's
+     * pattern), for GPU jobs that time one path. */
+    const char *filter = getenv("CLOPS_TEST_FILTER");
+    if (filter && *filter)
+        cmocka_set_test_filter(filter);
     return cmocka_run_group_tests(tests, NULL, ct_teardown_group);
 }

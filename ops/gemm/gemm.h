@@ -199,6 +199,10 @@ bool gemm_engine_enabled(void);
  * product of dt on d would try it (before its known-answer check). */
 void gemm_engine_set_wgmma(bool on);
 bool gemm_engine_wgmma_candidate(const clops_device *d, clops_dtype dt);
+/* float32 as TF32 ("high"/"medium") through wgmma too, for products whose
+ * operands are both K-major, on the same devices: off unless
+ * CLOPS_GEMM_WGMMA_TF32=1 at start or switched on here. */
+void gemm_engine_set_wgmma_tf32(bool on);
 
 /* The path a dtype takes on a device, in words: "mma", "fma", "cpu" or
  * "clblast" (before layout and known-answer checks). */

@@ -138,17 +138,26 @@ const char *clops_get_float32_conv_precision(void)
     return precision_names[conv_precision_now()];
 }
 
-static bool engine_on(void)
+/* A switch read from the environment once: *cell -1 until then; the value
+ * is 1 unless var is set to off_value (off_value NULL: 0 unless var is set
+ * to on_value). */
+static bool env_switch(atomic_int *cell, const char *var, const char *off_value,
+                       const char *on_value)
 {
-    int e = atomic_load(&engine_enabled);
+    int e = atomic_load(cell);
     if (e < 0) {
-        const char *v = host_env("CLOPS_GEMM_ENGINE");
+        const char *v = host_env(var);
+        int want = off_value ? !(v && strcmp(v, off_value) == 0) : (v && strcmp(v, on_value) == 0);
         int expect = -1;
-        atomic_compare_exchange_strong(&engine_enabled, &expect,
-                                       v && strcmp(v, "clblast") == 0 ? 0 : 1);
-        e = atomic_load(&engine_enabled);
+        atomic_compare_exchange_strong(cell, &expect, want);
+        e = atomic_load(cell);
     }
     return e == 1;
+}
+
+static bool engine_on(void)
+{
+    return env_switch(&engine_enabled, "CLOPS_GEMM_ENGINE", "clblast", NULL);
 }
 
 void gemm_engine_set_enabled(bool on)
@@ -163,20 +172,26 @@ bool gemm_engine_enabled(void)
 
 static bool wgmma_on(void)
 {
-    int e = atomic_load(&wgmma_enabled);
-    if (e < 0) {
-        const char *v = host_env("CLOPS_GEMM_WGMMA");
-        int expect = -1;
-        atomic_compare_exchange_strong(&wgmma_enabled, &expect,
-                                       v && strcmp(v, "0") == 0 ? 0 : 1);
-        e = atomic_load(&wgmma_enabled);
-    }
-    return e == 1;
+    return env_switch(&wgmma_enabled, "CLOPS_GEMM_WGMMA", "0", NULL);
 }
 
 void gemm_engine_set_wgmma(bool on)
 {
     atomic_store(&wgmma_enabled, on ? 1 : 0);
+}
+
+/* TF32 through wgmma: off unless CLOPS_GEMM_WGMMA_TF32=1 at start (not yet
+ * run on a GPU, docs/gemm.md). */
+static atomic_int wgmma_tf32_enabled = -1;
+
+static bool wgmma_tf32_on(void)
+{
+    return env_switch(&wgmma_tf32_enabled, "CLOPS_GEMM_WGMMA_TF32", NULL, "1");
+}
+
+void gemm_engine_set_wgmma_tf32(bool on)
+{
+    atomic_store(&wgmma_tf32_enabled, on ? 1 : 0);
 }
 
 /* --- counters --------------------------------------------------------------- */
@@ -212,6 +227,7 @@ typedef struct gemm_cfg {
     int wm, wn, stages;  /* mma */
     int wgs, depth;      /* wgmma: warpgroups (0: the mma.sync atom), product groups left
                             pending across a K tile */
+    int ws;              /* wgmma: warp-specialised (a producer warpgroup, named barriers) */
     int bkc, frag_db, late, raster, shape; /* mma: K chunks, fragment double-buffering, copies
                                               after the first step, raster, mma_shapes index */
     int ms, vec;         /* skinny: rows of A (<= 16), vector width of B's loads (1: none) */
@@ -238,31 +254,39 @@ typedef struct mma_shape {
     const char *name;
     int bm, bn, wm, wn, stages, bkc, frag_db, late, raster;
     int wgs, depth; /* wgmma (gemm_wgmma): warpgroups, WG_DEPTH; 0: mma.sync */
+    int ws;         /* wgmma: warp-specialised (WG_WS): a producer warpgroup besides */
 } mma_shape;
 
 static const mma_shape mma_shapes[] = {
-    {"128x128-w64x64-s3", 128, 128, 64, 64, 3, 4, 0, 0, 8, 0, 0},
-    {"64x64-w32x32-s4", 64, 64, 32, 32, 4, 4, 0, 0, 8, 0, 0},
-    {"128x128-w64x64-s3-late", 128, 128, 64, 64, 3, 4, 0, 1, 8, 0, 0},
-    {"64x64-w32x32-s4-late", 64, 64, 32, 32, 4, 4, 0, 1, 8, 0, 0},
-    {"128x128-w64x64-s3-db", 128, 128, 64, 64, 3, 4, 1, 0, 8, 0, 0},
-    {"128x128-w64x64-s3-db-late", 128, 128, 64, 64, 3, 4, 1, 1, 8, 0, 0},
-    {"64x128-w32x64-s4", 64, 128, 32, 64, 4, 4, 0, 0, 8, 0, 0},
-    {"64x128-w32x64-s4-late", 64, 128, 32, 64, 4, 4, 0, 1, 8, 0, 0},
-    {"128x256-w64x64-s2-late", 128, 256, 64, 64, 2, 4, 0, 1, 8, 0, 0},
-    {"256x128-w64x64-s2-late", 256, 128, 64, 64, 2, 4, 0, 1, 8, 0, 0},
-    {"128x128-w64x32-s3-late", 128, 128, 64, 32, 3, 4, 0, 1, 8, 0, 0},
-    {"64x128-w32x64-bk64-s2-late", 64, 128, 32, 64, 2, 8, 0, 1, 8, 0, 0},
-    {"64x64-w32x32-bk64-s3-late", 64, 64, 32, 32, 3, 8, 0, 1, 8, 0, 0},
+    {"128x128-w64x64-s3", 128, 128, 64, 64, 3, 4, 0, 0, 8, 0, 0, 0},
+    {"64x64-w32x32-s4", 64, 64, 32, 32, 4, 4, 0, 0, 8, 0, 0, 0},
+    {"128x128-w64x64-s3-late", 128, 128, 64, 64, 3, 4, 0, 1, 8, 0, 0, 0},
+    {"64x64-w32x32-s4-late", 64, 64, 32, 32, 4, 4, 0, 1, 8, 0, 0, 0},
+    {"128x128-w64x64-s3-db", 128, 128, 64, 64, 3, 4, 1, 0, 8, 0, 0, 0},
+    {"128x128-w64x64-s3-db-late", 128, 128, 64, 64, 3, 4, 1, 1, 8, 0, 0, 0},
+    {"64x128-w32x64-s4", 64, 128, 32, 64, 4, 4, 0, 0, 8, 0, 0, 0},
+    {"64x128-w32x64-s4-late", 64, 128, 32, 64, 4, 4, 0, 1, 8, 0, 0, 0},
+    {"128x256-w64x64-s2-late", 128, 256, 64, 64, 2, 4, 0, 1, 8, 0, 0, 0},
+    {"256x128-w64x64-s2-late", 256, 128, 64, 64, 2, 4, 0, 1, 8, 0, 0, 0},
+    {"128x128-w64x32-s3-late", 128, 128, 64, 32, 3, 4, 0, 1, 8, 0, 0, 0},
+    {"64x128-w32x64-bk64-s2-late", 64, 128, 32, 64, 2, 8, 0, 1, 8, 0, 0, 0},
+    {"64x64-w32x32-bk64-s3-late", 64, 64, 32, 32, 3, 8, 0, 1, 8, 0, 0, 0},
     /* wgmma (Hopper, cl_kernels/gemm.cl GEMM_WGMMA): warpgroups (wgs) each
      * of BM / wgs rows (wm) and all BN columns, BK 32 (bkc 4) or 16
      * ("-k16"); the first is the default of products with at least as many
      * 128 x 128 blocks as compute units (H100, 4096^3 in bfloat16: 361
      * TFLOP/s; 64 x 128 blocks 306-330, 128 x 256 with BK 16 and 4 stages
      * 225-238; docs/gemm.md has the others tried). */
-    {"wg128x128-s3", 128, 128, 64, 128, 3, 4, 0, 0, 8, 2, 0},
-    {"wg64x128-s4", 64, 128, 64, 128, 4, 4, 0, 0, 8, 1, 0},
-    {"wg128x256-k16-s4", 128, 256, 64, 256, 4, 2, 0, 0, 8, 2, 0},
+    {"wg128x128-s3", 128, 128, 64, 128, 3, 4, 0, 0, 8, 2, 0, 0},
+    {"wg64x128-s4", 64, 128, 64, 128, 4, 4, 0, 0, 8, 1, 0, 0},
+    {"wg128x256-k16-s4", 128, 256, 64, 256, 4, 2, 0, 0, 8, 2, 0, 0},
+    /* Warp-specialised ("ws", WG_WS): a producer warpgroup stages, the wgs
+     * consumer warpgroups multiply, slots handed over through named
+     * barriers instead of a work-group barrier per K tile; "-d1": one
+     * product group left pending. */
+    {"ws128x256-k16-s4", 128, 256, 64, 256, 4, 2, 0, 0, 8, 2, 0, 1},
+    {"ws128x256-k16-s4-d1", 128, 256, 64, 256, 4, 2, 0, 0, 8, 2, 1, 1},
+    {"ws128x128-s3", 128, 128, 64, 128, 3, 4, 0, 0, 8, 2, 0, 1},
 };
 /* The first wgmma configuration, the default one. */
 #define WG_FIRST 13
@@ -303,8 +327,9 @@ static clops_status gemm_defines(const void *ctx, const clops_device *d, strbuf 
         break;
     case GK_MMA:
         if (c->wgs)
-            sb_printf(defs, "#define GEMM_WGMMA 1\n#define WGS %d\n#define WG_DEPTH %d\n", c->wgs,
-                      c->depth);
+            sb_printf(defs, "#define GEMM_WGMMA 1\n#define WGS %d\n#define WG_DEPTH %d\n"
+                            "#define WG_WS %d\n",
+                      c->wgs, c->depth, c->ws);
         sb_printf(defs, "#define GEMM_MMA 1\n#define BM %d\n#define BN %d\n#define WM %d\n"
                          "#define WN %d\n#define STAGES %d\n#define WAIT_GROUPS %d\n"
                          "#define A_UK %d\n#define B_UK %d\n#define A_CP %d\n#define B_CP %d\n"
@@ -337,7 +362,8 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
                           ((uint64_t)c->tm << 16) | ((uint64_t)c->tn << 8) | (uint64_t)c->stages,
                       ((uint64_t)c->rm << 48) | ((uint64_t)c->nv << 40) | ((uint64_t)c->mb << 32) |
                           ((uint64_t)c->nb << 24) | (uint64_t)c->kc,
-                      ((uint64_t)c->wgs << 52) | ((uint64_t)c->depth << 48) |
+                      ((uint64_t)c->ws << 60) | ((uint64_t)c->wgs << 52) |
+                          ((uint64_t)c->depth << 48) |
                           ((uint64_t)c->bkc << 40) | ((uint64_t)c->frag_db << 36) |
                           ((uint64_t)c->late << 32) |
                           ((uint64_t)c->raster << 24) | ((uint64_t)c->wm << 12) | (uint64_t)c->wn}};
@@ -373,10 +399,21 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
                         .ptx_target = wg ? "sm_90a" : NULL};
     clops_status st =
         kit_kernel(d, &key, &prog, wg ? "gemm_wgmma" : knames[c->kind], 0, NULL, out);
-    /* Work-groups of one always run; the GPU atoms need their whole group. */
-    if (st == CLOPS_OK && c->wg > 1 && (*out)->wg_size < (size_t)c->wg)
-        return clops__fail(CLOPS_UNSUPPORTED, "%s needs work-groups of %d items; %s allows %zu",
-                           knames[c->kind], c->wg, d->label, (*out)->wg_size);
+    /* Work-groups of one always run; the GPU atoms need their whole group.
+     * (The kernel's wg_size is its default launch width, at most 256: a
+     * configuration of more items, the warp-specialised wgmma's 384, asks
+     * the driver what this kernel allows.) */
+    if (st == CLOPS_OK && c->wg > 1) {
+        size_t most = (*out)->wg_size;
+        if (most < (size_t)c->wg &&
+            clGetKernelWorkGroupInfo((*out)->kernel, d->id, CL_KERNEL_WORK_GROUP_SIZE,
+                                     sizeof most, &most, NULL) != CL_SUCCESS)
+            most = (*out)->wg_size;
+        if (most < (size_t)c->wg)
+            return clops__fail(CLOPS_UNSUPPORTED,
+                               "%s needs work-groups of %d items; %s allows %zu",
+                               wg ? "gemm_wgmma" : knames[c->kind], c->wg, d->label, most);
+    }
     return st;
 }
 
@@ -406,7 +443,7 @@ static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk
     const mma_shape *sh = &mma_shapes[c->shape];
     c->bm = sh->bm, c->bn = sh->bn, c->wm = sh->wm, c->wn = sh->wn, c->stages = sh->stages;
     c->bkc = sh->bkc, c->frag_db = sh->frag_db, c->late = sh->late, c->raster = sh->raster;
-    c->wgs = sh->wgs, c->depth = sh->depth;
+    c->wgs = sh->wgs, c->depth = sh->depth, c->ws = sh->ws;
     /* A stage: bkc 16-byte chunks of every row of A's and B's tiles. */
     uint64_t stage = (uint64_t)(c->bm + c->bn) * (uint64_t)c->bkc * 16;
     while (c->stages > 2 && stage * (uint64_t)c->stages > d->info.local_mem_bytes)
@@ -414,9 +451,11 @@ static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk
     /* wgmma: at least one stage prefetched beyond the pending products. */
     if (c->wgs && c->stages - 1 - c->depth < 1)
         c->depth = 0;
-    c->wg = c->wgs ? c->wgs * 128 : (c->bm / c->wm) * (c->bn / c->wn) * 32;
-    /* The staging gives every item whole 16-byte chunks of both tiles. */
-    return (c->bm * c->bkc) % c->wg == 0 && (c->bn * c->bkc) % c->wg == 0 &&
+    c->wg = c->wgs ? (c->wgs + c->ws) * 128 : (c->bm / c->wm) * (c->bn / c->wn) * 32;
+    /* The staging gives every item that stages (the producer warpgroup
+     * where warp-specialised) whole 16-byte chunks of both tiles. */
+    int stagers = c->ws ? 128 : c->wg;
+    return (c->bm * c->bkc) % stagers == 0 && (c->bn * c->bkc) % stagers == 0 &&
            stage * (uint64_t)c->stages <= d->info.local_mem_bytes &&
            (size_t)c->wg <= d->info.max_work_group_size;
 }
@@ -1104,7 +1143,11 @@ static clops_status engine_launch(const char *op, clops_device *d, clops_dtype d
          * wgmma configuration; mma.sync where its check failed. */
         int forced = (int)clops_debug_get(CLOPS_DEBUG_GEMM_CONFIG);
         bool wg_forced = forced > 0 && forced <= MMA_SHAPES && mma_shapes[forced - 1].wgs;
-        bool wg = !conv && (!small || wg_forced) && gemm_engine_wgmma_candidate(d, dt) &&
+        /* (float32 as TF32: both operands K-major, where switched on) */
+        bool wg_dt = gemm_engine_wgmma_candidate(d, dt) ||
+                     (tf32 && a_uk && !b_un && wgmma_tf32_on() &&
+                      gemm_engine_wgmma_candidate(d, CLOPS_BFLOAT16));
+        bool wg = !conv && (!small || wg_forced) && wg_dt &&
                   mma_config(d, dt, a_uk, !b_un, a_cp, b_cp, small, true, &cfg) &&
                   mma_checked(d, &cfg);
         if (!wg)
