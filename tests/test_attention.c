@@ -12,6 +12,10 @@
  * split-KV forward) — in float32, float16 and bfloat16; fully masked rows
  * (zeros, logsumexp -inf, zero gradients) and NaN propagation, also in a
  * decoding tile; the backward's run-to-run determinism, and the refusals.
+ * On devices with tensor cores (KIT_MMA) every 16-bit backward up to head
+ * dim 128 must take attn_bwd_dkv_mma/attn_bwd_dq_mma (attention_stats), so
+ * a failed known-answer check fails here instead of hiding behind the FMA
+ * fallback; the last cases span several of their tiles.
  * The standard layout sweeps are the operator suite's (test_check_attention).
  */
 #include <math.h>

@@ -414,6 +414,21 @@ static clops_status canary_tensor(clops_device *d, clops_dtype dt, int ndim, con
     return st;
 }
 
+/* The known-answer checks' problem: causal, two query heads on one
+ * key/value head, query rows L, keys S, head dim dp, on q, k, v. */
+static void canary_problem(attn_problem *p, const char *op, int64_t L, int64_t S, int dp,
+                           clops_tensor *q, clops_tensor *k, clops_tensor *v)
+{
+    memset(p, 0, sizeof *p);
+    p->op = op;
+    p->B = 1, p->Hq = 2, p->Hkv = 1, p->L = L, p->S = S, p->E = p->Ev = dp;
+    p->causal = true;
+    p->scale = 1.0 / sqrt((double)dp);
+    view4(&p->q, q);
+    view4(&p->k, k);
+    view4(&p->v, v);
+}
+
 /* Runs one causal problem through attn_fwd and attn_fwd_mma on d and
  * compares; why says what differed. */
 static bool mma_canary(clops_device *d, clops_dtype dt, int dp, char *why, size_t cap)
@@ -432,19 +447,12 @@ static bool mma_canary(clops_device *d, clops_dtype dt, int dp, char *why, size_
             st = tensor_new(d, CLOPS_FLOAT32, 3, ls, NULL, &l[i]);
     }
     attn_problem p;
-    memset(&p, 0, sizeof p);
-    p.op = "attention known-answer check";
     bool ok = false;
     size_t on = (size_t)(2 * L * dp), es = clops_dtype_size(dt);
     char *ho = NULL;
     float *hl = NULL;
     if (!st) {
-        p.B = 1, p.Hq = 2, p.Hkv = 1, p.L = L, p.S = S, p.E = p.Ev = dp;
-        p.causal = true;
-        p.scale = 1.0 / sqrt((double)dp);
-        view4(&p.q, q);
-        view4(&p.k, k);
-        view4(&p.v, v);
+        canary_problem(&p, "attention known-answer check", L, S, dp, q, k, v);
         for (int i = 0; !st && i < 2; i++) {
             view4(&p.out, o[i]);
             p.lse = l[i];
@@ -534,15 +542,8 @@ static bool mma_bwd_canary(clops_device *d, clops_dtype dt, int dp, char *why, s
         for (int w = 0; !st && w < 3; w++)
             st = tensor_new(d, dt, 4, w == 0 ? qs : ks, NULL, &gr[i][w]);
     attn_problem p;
-    memset(&p, 0, sizeof p);
-    p.op = "attention backward known-answer check";
     if (!st) {
-        p.B = 1, p.Hq = 2, p.Hkv = 1, p.L = L, p.S = S, p.E = p.Ev = dp;
-        p.causal = true;
-        p.scale = 1.0 / sqrt((double)dp);
-        view4(&p.q, q);
-        view4(&p.k, k);
-        view4(&p.v, v);
+        canary_problem(&p, "attention backward known-answer check", L, S, dp, q, k, v);
         view4(&p.out, o);
         view4(&p.go, go);
         p.lse = l;
