@@ -21,7 +21,7 @@ t() { echo "[$(($(date +%s) - T0))s] $*"; }
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | tee "$OUT/gpu.txt"
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCLOPS_WERROR=ON >/dev/null 2>&1
 if ! cmake --build "$BUILD" -j"$(nproc)" --target test_attention test_check_attention \
-    bench_attention >"$OUT/build.log" 2>&1; then
+    bench_family >"$OUT/build.log" 2>&1; then
     tail -30 "$OUT/build.log"
     exit 1
 fi
