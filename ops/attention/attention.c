@@ -780,6 +780,21 @@ static clops_status bwd_cl(void *vp)
     return bwd_launch(vp, false);
 }
 
+/* Whether the environment variable `name` is "0" (a switch turned off),
+ * read once per process into *cache (-1 before).  attn_nsplit reads
+ * CLOPS_ATTN_SPLIT the same way inline (the FMA forward's launch, left as
+ * it is while the CPU launch shape is built beside it). */
+static bool attn_env_off(atomic_int *cache, const char *name)
+{
+    int o = atomic_load_explicit(cache, memory_order_relaxed);
+    if (o < 0) {
+        const char *env = host_env(name);
+        o = env && strcmp(env, "0") == 0;
+        atomic_store_explicit(cache, o, memory_order_relaxed);
+    }
+    return o;
+}
+
 /* Whether attn_bwd_dkv_mma and attn_bwd_dq_mma take p: 16-bit inputs,
  * head dims up to 128 (masks, causality, dropout, GQA and the mask's
  * gradient all are theirs), and CLOPS_ATTN_MMA_BWD is not 0 (read once
@@ -787,14 +802,9 @@ static clops_status bwd_cl(void *vp)
 static bool mma_bwd_fits(const attn_problem *p)
 {
     static atomic_int off = -1;
-    int o = atomic_load_explicit(&off, memory_order_relaxed);
-    if (o < 0) {
-        const char *env = host_env("CLOPS_ATTN_MMA_BWD");
-        o = env && strcmp(env, "0") == 0;
-        atomic_store_explicit(&off, o, memory_order_relaxed);
-    }
     clops_dtype dt = p->q.t->dtype;
-    return !o && (dt == CLOPS_FLOAT16 || dt == CLOPS_BFLOAT16) && attn_dpad(p) <= 128;
+    return !attn_env_off(&off, "CLOPS_ATTN_MMA_BWD") &&
+           (dt == CLOPS_FLOAT16 || dt == CLOPS_BFLOAT16) && attn_dpad(p) <= 128;
 }
 
 static clops_status bwd_mma(void *vp)
