@@ -499,8 +499,11 @@ static inline uint attn_pack(float lo, float hi)
  * rows; the copies are committed by the caller), else element by
  * element; zero past rows and cols. */
 #define ATTN_LOAD_BITS(dst, R, p, r_0, rows, cols, sr, sc)                                      \
+    ATTN_LOAD_BITS_N(dst, R, p, r_0, rows, cols, sr, sc, MNT)
+/* The same by a work-group of NTH items. */
+#define ATTN_LOAD_BITS_N(dst, R, p, r_0, rows, cols, sr, sc, NTH)                               \
     if (vec) {                                                                                  \
-        for (int x_ = get_local_id(0); x_ < (R) * (D / 8); x_ += MNT) {                         \
+        for (int x_ = get_local_id(0); x_ < (R) * (D / 8); x_ += (NTH)) {                       \
             int r_ = x_ / (D / 8), c_ = x_ % (D / 8) * 8;                                       \
             long i_ = (r_0) + r_;                                                               \
             int nb_ = i_ < (rows) ? (int)clamp(((long)(cols) - c_) * 2, 0L, 16L) : 0;           \
@@ -508,7 +511,7 @@ static inline uint attn_pack(float lo, float hi)
                      (__global const ushort *)(p) + (nb_ ? i_ * (sr) + c_ : 0), nb_);           \
         }                                                                                       \
     } else {                                                                                    \
-        for (int x_ = get_local_id(0); x_ < (R) * D; x_ += MNT) {                               \
+        for (int x_ = get_local_id(0); x_ < (R) * D; x_ += (NTH)) {                             \
             int r_ = x_ / D, c_ = x_ % D;                                                       \
             long i_ = (r_0) + r_;                                                               \
             (dst)[r_ * DSM + c_] = (i_ < (rows) && c_ < (cols))                                 \
@@ -704,5 +707,349 @@ __kernel __attribute__((reqd_work_group_size(MNT, 1, 1))) void attn_fwd_mma(ATTN
     (void)sk0;
     (void)sk1;
     (void)roff;
+}
+/*
+ * The backward on the tensor cores (the FlashAttention-2 scheme; float16
+ * or bfloat16 in, float32 accumulation, head dims up to 128; after the
+ * host's known-answer check).  attn_bwd_pre's D_i = dO_i . O_i comes
+ * first.  Every product is one of attn_fwd_mma's two forms: X Yᵀ with X
+ * and Y row-major [row][e] tiles in __local (A and B through ldmatrix),
+ * or C Z with C a float32 accumulator fragment rounded to the input type
+ * (the A operand, as P in the forward) and Z a row-major [k][e] tile (B
+ * through ldmatrix.trans).  Tiles load as in attn_fwd_mma (cp.async when
+ * `vec`, rows padded by 8 elements).  P and dS are rounded to the input
+ * type before their products, as FlashAttention does.
+ *
+ *   attn_bwd_dkv_mma  one work-group per (batch, key/value head, BKV = 64
+ *       keys): BKW = 4 warps of 16 keys, each holding its K and V rows as
+ *       A fragments and dK, dV in registers.  It walks every query head of
+ *       the group and every query tile of BQS rows (from the first the
+ *       block's keys are visible to when causal) in that fixed order, the
+ *       next tile (Q, dO, logsumexp, D) in flight while the warps compute:
+ *       Sᵀ = K Qᵀ, dPᵀ = V dOᵀ, Pᵀ = exp(Sᵀ - lse), dSᵀ = Pᵀ o (dPᵀ o z -
+ *       D), dV += (Pᵀ o z) dO, dK += dSᵀ Q; dK is scaled at the end.  With
+ *       wds it stores each dS element (one work-group computes each).
+ *   attn_bwd_dq_mma   one work-group per (batch, query head, 128 query
+ *       rows): 8 warps of 16 rows hold their Q and dO rows as A fragments
+ *       and dQ in registers; key/value tiles of MBK keys double-buffered
+ *       as in attn_fwd_mma: S = Q Kᵀ, dP = dO Vᵀ, dS = P o (dP o z - D),
+ *       dQ += dS K (K through ldmatrix.trans); scaled at the end.
+ * No atomics: each result element is summed by one warp in a fixed order,
+ * the same bits every run.
+ */
+#define BKW 4
+#define BKN (BKW * 32)          /* attn_bwd_dkv_mma's work items */
+#define BKV (BKW * 16)          /* its keys */
+#define BQS (D <= 64 ? 64 : 32) /* its query rows per step */
+#define BSMEM (2 * BKV * DSM > 4 * BQS * DSM ? 2 * BKV * DSM : 4 * BQS * DSM)
+#define QBW 8
+#define QBN (QBW * 32) /* attn_bwd_dq_mma's work items */
+#define QBQ (QBW * 16) /* its query rows */
+#define QSMEM (QBQ * DSM > 4 * MBK * DSM ? QBQ * DSM : 4 * MBK * DSM)
+
+/* The four registers of an A operand (16 x 16) from the accumulator
+ * fragments c[2 kk] and c[2 kk + 1] (columns 16 kk .. 16 kk + 15),
+ * rounded to the input type. */
+#define ATTN_PACK_A(a, c, kk)                                                                   \
+    (a)[0] = attn_pack((c)[2 * (kk)][0], (c)[2 * (kk)][1]);                                     \
+    (a)[1] = attn_pack((c)[2 * (kk)][2], (c)[2 * (kk)][3]);                                     \
+    (a)[2] = attn_pack((c)[2 * (kk) + 1][0], (c)[2 * (kk) + 1][1]);                             \
+    (a)[3] = attn_pack((c)[2 * (kk) + 1][2], (c)[2 * (kk) + 1][3]);
+
+/* The A fragments (16 rows from `rows`, k-step kk) of a row-major tile. */
+#define ATTN_LDSM_A(r, rows, kk)                                                                \
+    MMA_LDSM_X4(r, mma_saddr((rows) + ((lm & 1) * 8 + lr) * DSM + (kk) * 16 + (lm >> 1) * 8))
+/* The B fragments of X Yᵀ for Y rows 16 p .. 16 p + 15 of tile y, k-step
+ * kk: r[0..1] the first 8 rows, r[2..3] the next 8. */
+#define ATTN_LDSM_BT(r, y, p, kk)                                                               \
+    MMA_LDSM_X4(r, mma_saddr((y) + ((p) * 16 + (lm >> 1) * 8 + lr) * DSM + (kk) * 16 +          \
+                             (lm & 1) * 8))
+/* The B fragments of C Z for Z rows (k) 16 kk .. 16 kk + 15 and columns
+ * 16 p .. 16 p + 15: r[0..1] columns 16 p .., r[2..3] columns 16 p + 8 .. */
+#define ATTN_LDSM_BN(r, z, kk, p)                                                               \
+    MMA_LDSM_X4_T(r, mma_saddr((z) + ((kk) * 16 + (lm & 1) * 8 + lr) * DSM + (p) * 16 +         \
+                               (lm >> 1) * 8))
+
+/* attn_bwd_dkv_mma's step s_ (query head hk * G + s_ / nst, query tile
+ * qt0 + s_ % nst) into buffer s_ & 1: Q, dO (cp.async when vec; the
+ * caller commits), the logsumexp in log2 units and D. */
+#define ATTN_DKV_LOAD(s_)                                                                       \
+    {                                                                                           \
+        long h_ = hk * G + (s_) / nst, i0_ = (qt0 + (s_) % nst) * BQS, bh_ = b * Hq + h_;       \
+        __local ushort *qb_ = sm + ((s_) & 1) * 2 * BQS * DSM;                                  \
+        ATTN_LOAD_BITS_N(qb_, BQS, (q + q_o + b * q_0 + h_ * q_1), i0_, L, E, q_2, q_3, BKN)    \
+        ATTN_LOAD_BITS_N(qb_ + BQS * DSM, BQS, (gout + g_o + b * g_0 + h_ * g_1), i0_, L, Ev,   \
+                         g_2, g_3, BKN)                                                         \
+        for (int x_ = lid; x_ < BQS; x_ += BKN) {                                               \
+            long i_ = i0_ + x_;                                                                 \
+            lq[(s_) & 1][x_] = i_ < L ? lse[bh_ * L + i_] * M_LOG2E_F : -INFINITY;              \
+            dd[(s_) & 1][x_] = i_ < L ? Dv[bh_ * L + i_] : 0.0f;                                \
+        }                                                                                       \
+    }
+
+__kernel __attribute__((reqd_work_group_size(BKN, 1, 1))) void attn_bwd_dkv_mma(ATTN_BWD_ARGS,
+                                                                                int vec)
+{
+    /* gr: dK, gr2: dV */
+    __local ushort sm[BSMEM] __attribute__((aligned(16)));
+    __local float lq[2][BQS], dd[2][BQS];
+    const int lid = get_local_id(0), lane = lid & 31, warp = lid >> 5;
+    const int g = lane >> 2, t = lane & 3, lr = lane & 7, lm = lane >> 3;
+    long gi = get_group_id(0);
+    long kt = gi % ntile, bhk = gi / ntile;
+    long Hkv = Hq / G, b = bhk / Hkv, hk = bhk % Hkv;
+    long j0 = kt * BKV, wj = j0 + warp * 16; /* the block's and the warp's first key */
+    const float sl2 = scale * M_LOG2E_F;
+    ATTN_LOAD_BITS_N(sm, BKV, (k + k_o + b * k_0 + hk * k_1), j0, S, E, k_2, k_3, BKN)
+    ATTN_LOAD_BITS_N(sm + BKV * DSM, BKV, (v + v_o + b * v_0 + hk * v_1), j0, S, Ev, v_2, v_3,
+                     BKN)
+    MMA_CP_COMMIT();
+    MMA_CP_WAIT(0);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint ka[KS][4], va[KS][4];
+#pragma unroll
+    for (int kk = 0; kk < KS; kk++) {
+        ATTN_LDSM_A(ka[kk], sm + warp * 16 * DSM, kk);
+        ATTN_LDSM_A(va[kk], sm + (BKV + warp * 16) * DSM, kk);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE); /* the memory holds query tiles next */
+    float dk[NB][4], dv[NB][4];
+#pragma unroll
+    for (int n = 0; n < NB; n++)
+        for (int e = 0; e < 4; e++)
+            dk[n][e] = dv[n][e] = 0.0f;
+    long rowj[2] = {wj + g, wj + g + 8};
+    long nqt = (L + BQS - 1) / BQS;
+    long qt0 = causal ? min(max(j0 - coff, 0L) / BQS, nqt) : 0;
+    long nst = nqt - qt0, nsteps = nst * G;
+    if (nsteps > 0) {
+        ATTN_DKV_LOAD(0)
+        MMA_CP_COMMIT();
+    }
+    for (long s = 0; s < nsteps; s++) {
+        if (s + 1 < nsteps) {
+            ATTN_DKV_LOAD(s + 1)
+            MMA_CP_COMMIT();
+            MMA_CP_WAIT(1);
+        } else {
+            MMA_CP_WAIT(0);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        long h = hk * G + s / nst, i0 = (qt0 + s % nst) * BQS, bh = b * Hq + h;
+        long mb = m_o + b * m_0 + h * m_1;
+        __local ushort *qs = sm + (s & 1) * 2 * BQS * DSM, *dos = qs + BQS * DSM;
+        __local float *lqs = lq[s & 1], *dds = dd[s & 1];
+        /* a warp whose keys are all past S, or all masked by causality
+         * for this tile, has nothing to add */
+        if (!(wj >= S || (causal && wj > i0 + BQS - 1 + coff))) {
+            float st[BQS / 8][4], pt[BQS / 8][4]; /* Sᵀ, dPᵀ: rows keys, columns queries */
+#pragma unroll
+            for (int n = 0; n < BQS / 8; n++)
+                for (int e = 0; e < 4; e++)
+                    st[n][e] = pt[n][e] = 0.0f;
+#pragma unroll
+            for (int kk = 0; kk < KS; kk++)
+#pragma unroll
+                for (int p = 0; p < BQS / 16; p++) {
+                    uint bb[4];
+                    ATTN_LDSM_BT(bb, qs, p, kk);
+                    MMA_M16N8K16(st[2 * p], ka[kk], bb, MMA_TY);
+                    MMA_M16N8K16(st[2 * p + 1], ka[kk], bb + 2, MMA_TY);
+                    ATTN_LDSM_BT(bb, dos, p, kk);
+                    MMA_M16N8K16(pt[2 * p], va[kk], bb, MMA_TY);
+                    MMA_M16N8K16(pt[2 * p + 1], va[kk], bb + 2, MMA_TY);
+                }
+            /* every (query, key) of the tile visible, no dropout: only the
+             * scale (rows past L have logsumexp -inf: P 0) */
+            bool plain = mkind == 0 && !thr && wj + 16 <= S &&
+                         !(causal && wj + 15 > i0 + coff);
+#pragma unroll
+            for (int n = 0; n < BQS / 8; n++)
+#pragma unroll
+                for (int e = 0; e < 4; e++) {
+                    int c = n * 8 + 2 * t + (e & 1);
+                    long i = i0 + c, j = rowj[e >> 1];
+                    float x = plain ? st[n][e] * sl2
+                                    : attn_score(st[n][e], i, j, L, S, scale, causal, coff,
+                                                 mkind, bm, am, mb, m_2, m_3) *
+                                          M_LOG2E_F;
+                    float lv = lqs[c];
+                    float pv = (lv == -INFINITY || x == -INFINITY) ? 0.0f : native_exp2(x - lv);
+                    float z = (thr && i < L && j < S)
+                                  ? attn_keep((ulong)((bh * L + i) * S + j), roff, sk0, sk1, thr,
+                                              dscale)
+                                  : 1.0f;
+                    float dsv = pv * (pt[n][e] * z - dds[c]);
+                    if (wds && i < L && j < S)
+                        dsg[(bh * L + i) * S + j] = dsv;
+                    st[n][e] = pv * z;
+                    pt[n][e] = dsv;
+                }
+#pragma unroll
+            for (int kk = 0; kk < BQS / 16; kk++) {
+                uint pa[4], da[4];
+                ATTN_PACK_A(pa, st, kk)
+                ATTN_PACK_A(da, pt, kk)
+#pragma unroll
+                for (int p = 0; p < NB / 2; p++) {
+                    uint bb[4];
+                    ATTN_LDSM_BN(bb, dos, kk, p);
+                    MMA_M16N8K16(dv[2 * p], pa, bb, MMA_TY);
+                    MMA_M16N8K16(dv[2 * p + 1], pa, bb + 2, MMA_TY);
+                    ATTN_LDSM_BN(bb, qs, kk, p);
+                    MMA_M16N8K16(dk[2 * p], da, bb, MMA_TY);
+                    MMA_M16N8K16(dk[2 * p + 1], da, bb + 2, MMA_TY);
+                }
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE); /* this buffer is refilled two steps on */
+    }
+#pragma unroll
+    for (int n = 0; n < NB; n++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            int c = n * 8 + 2 * t + (e & 1);
+            long j = rowj[e >> 1];
+            if (j < S && c < E)
+                ST(gr, r_o + b * r_0 + hk * r_1 + j * r_2 + c * r_3, dk[n][e] * scale);
+            if (j < S && c < Ev)
+                ST(gr2, s_o + b * s_0 + hk * s_1 + j * s_2 + c * s_3, dv[n][e]);
+        }
+}
+
+__kernel __attribute__((reqd_work_group_size(QBN, 1, 1))) void attn_bwd_dq_mma(ATTN_BWD_ARGS,
+                                                                               int vec)
+{
+    /* gr: dQ (gr2, dsg, wds unused) */
+    __local ushort sm[QSMEM] __attribute__((aligned(16)));
+    const int lid = get_local_id(0), lane = lid & 31, warp = lid >> 5;
+    const int g = lane >> 2, t = lane & 3, lr = lane & 7, lm = lane >> 3;
+    /* query tiles slowest and last first, as attn_fwd_mma */
+    long nbh = get_num_groups(0) / ntile, gi = get_group_id(0);
+    long qt = ntile - 1 - gi / nbh, bh = gi % nbh;
+    long b = bh / Hq, h = bh % Hq, hk = h / G;
+    long i0 = qt * QBQ, w0 = i0 + warp * 16, mb = m_o + b * m_0 + h * m_1;
+    __global const T *kp = k + k_o + b * k_0 + hk * k_1, *vp = v + v_o + b * v_0 + hk * v_1;
+    const float sl2 = scale * M_LOG2E_F;
+    uint qa[KS][4], oa[KS][4]; /* the warp's Q and dO rows */
+    ATTN_LOAD_BITS_N(sm, QBQ, (q + q_o + b * q_0 + h * q_1), i0, L, E, q_2, q_3, QBN)
+    MMA_CP_COMMIT();
+    MMA_CP_WAIT(0);
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+    for (int kk = 0; kk < KS; kk++)
+        ATTN_LDSM_A(qa[kk], sm + warp * 16 * DSM, kk);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    ATTN_LOAD_BITS_N(sm, QBQ, (gout + g_o + b * g_0 + h * g_1), i0, L, Ev, g_2, g_3, QBN)
+    MMA_CP_COMMIT();
+    MMA_CP_WAIT(0);
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+    for (int kk = 0; kk < KS; kk++)
+        ATTN_LDSM_A(oa[kk], sm + warp * 16 * DSM, kk);
+    barrier(CLK_LOCAL_MEM_FENCE); /* the memory holds key/value tiles next */
+    long rowi[2] = {w0 + g, w0 + g + 8};
+    float lrow[2], drow[2];
+    for (int rr = 0; rr < 2; rr++) {
+        lrow[rr] = rowi[rr] < L ? lse[bh * L + rowi[rr]] * M_LOG2E_F : -INFINITY;
+        drow[rr] = rowi[rr] < L ? Dv[bh * L + rowi[rr]] : 0.0f;
+    }
+    float dq[NB][4];
+#pragma unroll
+    for (int n = 0; n < NB; n++)
+        for (int e = 0; e < 4; e++)
+            dq[n][e] = 0.0f;
+    long kend = causal ? min(S, i0 + QBQ + coff) : S;
+    long ntk = kend > 0 ? (kend + MBK - 1) / MBK : 0;
+    if (ntk > 0) {
+        ATTN_LOAD_BITS_N(sm, MBK, kp, 0, S, E, k_2, k_3, QBN)
+        ATTN_LOAD_BITS_N(sm + MBK * DSM, MBK, vp, 0, S, Ev, v_2, v_3, QBN)
+        MMA_CP_COMMIT();
+    }
+    for (long jt = 0; jt < ntk; jt++) {
+        long j0 = jt * MBK;
+        __local ushort *ks = sm + (jt & 1) * 2 * MBK * DSM, *vs = ks + MBK * DSM;
+        if (jt + 1 < ntk) {
+            __local ushort *kn = sm + ((jt + 1) & 1) * 2 * MBK * DSM;
+            ATTN_LOAD_BITS_N(kn, MBK, kp, j0 + MBK, S, E, k_2, k_3, QBN)
+            ATTN_LOAD_BITS_N(kn + MBK * DSM, MBK, vp, j0 + MBK, S, Ev, v_2, v_3, QBN)
+            MMA_CP_COMMIT();
+            MMA_CP_WAIT(1);
+        } else {
+            MMA_CP_WAIT(0);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        /* rows all past L, or a tile causality masks for all of them */
+        if (!(w0 >= L || (causal && j0 > w0 + 15 + coff))) {
+            float s[MBK / 8][4], dp[MBK / 8][4];
+#pragma unroll
+            for (int n = 0; n < MBK / 8; n++)
+                for (int e = 0; e < 4; e++)
+                    s[n][e] = dp[n][e] = 0.0f;
+#pragma unroll
+            for (int kk = 0; kk < KS; kk++)
+#pragma unroll
+                for (int p = 0; p < MBK / 16; p++) {
+                    uint bb[4];
+                    ATTN_LDSM_BT(bb, ks, p, kk);
+                    MMA_M16N8K16(s[2 * p], qa[kk], bb, MMA_TY);
+                    MMA_M16N8K16(s[2 * p + 1], qa[kk], bb + 2, MMA_TY);
+                    ATTN_LDSM_BT(bb, vs, p, kk);
+                    MMA_M16N8K16(dp[2 * p], oa[kk], bb, MMA_TY);
+                    MMA_M16N8K16(dp[2 * p + 1], oa[kk], bb + 2, MMA_TY);
+                }
+            bool plain = mkind == 0 && !thr && j0 + MBK <= S &&
+                         !(causal && j0 + MBK - 1 > w0 + coff);
+#pragma unroll
+            for (int n = 0; n < MBK / 8; n++)
+#pragma unroll
+                for (int e = 0; e < 4; e++) {
+                    int rr = e >> 1;
+                    long i = rowi[rr], j = j0 + n * 8 + 2 * t + (e & 1);
+                    float x = plain ? s[n][e] * sl2
+                                    : attn_score(s[n][e], i, j, L, S, scale, causal, coff, mkind,
+                                                 bm, am, mb, m_2, m_3) *
+                                          M_LOG2E_F;
+                    float pv = (lrow[rr] == -INFINITY || x == -INFINITY)
+                                   ? 0.0f
+                                   : native_exp2(x - lrow[rr]);
+                    float z = (thr && i < L && j < S)
+                                  ? attn_keep((ulong)((bh * L + i) * S + j), roff, sk0, sk1, thr,
+                                              dscale)
+                                  : 1.0f;
+                    s[n][e] = pv * (dp[n][e] * z - drow[rr]);
+                }
+#pragma unroll
+            for (int kk = 0; kk < MBK / 16; kk++) {
+                uint da[4];
+                ATTN_PACK_A(da, s, kk)
+#pragma unroll
+                for (int p = 0; p < NB / 2; p++) {
+                    uint bb[4];
+                    ATTN_LDSM_BN(bb, ks, kk, p);
+                    MMA_M16N8K16(dq[2 * p], da, bb, MMA_TY);
+                    MMA_M16N8K16(dq[2 * p + 1], da, bb + 2, MMA_TY);
+                }
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE); /* this buffer is refilled two tiles on */
+    }
+#pragma unroll
+    for (int n = 0; n < NB; n++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            int c = n * 8 + 2 * t + (e & 1);
+            long i = rowi[e >> 1];
+            if (i < L && c < E)
+                ST(gr, r_o + b * r_0 + h * r_1 + i * r_2 + c * r_3, dq[n][e] * scale);
+        }
+    (void)gr2;
+    (void)dsg;
+    (void)wds;
+    (void)s_o;
+    (void)s_0;
+    (void)s_1;
+    (void)s_2;
+    (void)s_3;
 }
 #endif /* ATTN_MMA */

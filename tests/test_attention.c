@@ -12,6 +12,10 @@
  * split-KV forward) — in float32, float16 and bfloat16; fully masked rows
  * (zeros, logsumexp -inf, zero gradients) and NaN propagation, also in a
  * decoding tile; the backward's run-to-run determinism, and the refusals.
+ * On devices with tensor cores (KIT_MMA) every 16-bit backward up to head
+ * dim 128 must take attn_bwd_dkv_mma/attn_bwd_dq_mma (attention_stats), so
+ * a failed known-answer check fails here instead of hiding behind the FMA
+ * fallback; the last cases span several of their tiles.
  * The standard layout sweeps are the operator suite's (test_check_attention).
  */
 #include <math.h>
@@ -20,6 +24,8 @@
 
 #include "clops/generator.h"
 #include "clops/ops.h"
+#include "ops/attention/attention.h"
+#include "ops/kit/kit.h"
 #include "support/clops_test.h"
 
 typedef struct attn_case {
@@ -79,7 +85,18 @@ static const attn_case cases[] = {
      true, 0.2, CT_TRANSPOSED, true, false},
     {"decode 3 rows split-KV mask grad", 4, 2, 1, 1, 3, 900, 128, 100, 2, 4, {2, 1, 1, 900},
      false, 0.0, CT_CONTIGUOUS, false, true},
+    /* from here on every dtype: several tiles of the tensor-core backward
+     * (64-key blocks, 32- or 64-row query steps, 128-row dQ tiles) on
+     * KIT_MMA devices — cp.async and element-wise tile loads, the
+     * mask-free path and the masked one, partial tiles */
+    {"mma tiles head dim 128 gqa lower-right", 4, 1, 2, 1, 131, 90, 128, 128, 0, 0, {0}, true,
+     0.0, CT_CONTIGUOUS, true, false},
+    {"mma tiles dropout full mask grad", 4, 1, 2, 2, 100, 77, 64, 48, 2, 4, {1, 2, 100, 77},
+     false, 0.1, CT_CONTIGUOUS, false, true},
+    {"mma tiles bool mask causal gqa", 4, 2, 3, 1, 70, 140, 32, 32, 1, 2, {70, 140}, true, 0.0,
+     CT_TRANSPOSED, false, false},
 };
+#define FIRST_ALL_DTYPES 20 /* cases from here run in every dtype */
 
 /* The sizes of query ([.., Hq, L, E]), key, value of a case in its rank. */
 static void shapes(const attn_case *c, int64_t q[4], int64_t k[4], int64_t v[4])
@@ -105,6 +122,41 @@ static clops_tensor *mask_of(clops_device *d, const attn_case *c, clops_dtype dt
     clops_tensor *t = ct_from_values(d, CLOPS_BOOL, c->mask_ndim, c->msz, CT_CONTIGUOUS, m);
     free(m);
     return t;
+}
+
+/* The largest magnitude of t's elements (its distance from zeros). */
+static double max_abs(const clops_tensor *t)
+{
+    int64_t n = ct_numel(t->ndim, t->sizes);
+    void *z = calloc((size_t)(n > 0 ? n : 1), 8);
+    CT_ASSERT(z != NULL);
+    clops_tensor *zt = ct_from_values(ct_cpu(), t->dtype, t->ndim, t->sizes, CT_CONTIGUOUS, z);
+    free(z);
+    ct_report rep;
+    memset(&rep, 0, sizeof rep);
+    ct_compare(t, zt, CT_TOL_EXACT, &rep);
+    clops_tensor_release(zt);
+    return rep.max_abs_err;
+}
+
+/* The tolerance of a 16-bit gradient against the reference: 4 ULPs with
+ * an absolute floor of `floor`, or a share of the gradient's largest
+ * magnitude — each element sums products whose rounding (the 16-bit out
+ * in D = dO . O; on tensor cores also P and dS rounded to the input type
+ * before their products, as FlashAttention does) scales with the largest
+ * terms, not with the element. */
+static ct_tol grad_tol(clops_dtype dt, double floor, const clops_tensor *ref)
+{
+    double rel = (dt == CLOPS_BFLOAT16 ? 2e-2 : 4e-3) * max_abs(ref);
+    return ct_tol_ulp_atol(4, rel > floor ? rel : floor);
+}
+
+/* Whether the backward of c in dt on d should run on the tensor cores. */
+static bool expect_mma_bwd(const clops_device *d, const attn_case *c, clops_dtype dt)
+{
+    const char *off = getenv("CLOPS_ATTN_MMA_BWD");
+    return kit_kind_of(d) == KIT_MMA && dt != CLOPS_FLOAT32 && c->E <= 128 && c->Ev <= 128 &&
+           !(off && strcmp(off, "0") == 0);
 }
 
 /* Forward and backward of one case on device d and on the CPU reference. */
@@ -136,15 +188,25 @@ static void check_case(clops_device *d, const attn_case *c, clops_dtype dt, clop
     CT_ASSERT_CLOSE(r, rc, CT_TOL_EXACT);
     clops_tensor *gq = NULL, *gk = NULL, *gv = NULL, *gqc = NULL, *gkc = NULL, *gvc = NULL;
     clops_tensor *gq2 = NULL, *gk2 = NULL, *gv2 = NULL, *gm = NULL, *gmc = NULL, *gm2 = NULL;
+    attn_stats s0, s1;
+    attention_stats(&s0);
     CT_OK(clops__fused_attention_backward(go, q, k, v, o, l, r, m, c->dropout, c->causal, NULL,
                                           c->lower_right, c->mask_grad, &gq, &gk, &gv, &gm));
+    attention_stats(&s1);
+    /* KIT_MMA devices run 16-bit head dims up to 128 on the tensor cores
+     * (a failed known-answer check would leave the FMA kernels in charge:
+     * that fails here) */
+    CT_ASSERT_MSG(s1.bwd_mma - s0.bwd_mma == (expect_mma_bwd(d, c, dt) ? 1u : 0u),
+                  "the backward took the %s kernels",
+                  s1.bwd_mma - s0.bwd_mma ? "tensor-core" : "FMA");
     CT_OK(clops__fused_attention_backward(goc, qc, kc, vc, oc, lc, rc, mc, c->dropout, c->causal,
                                           NULL, c->lower_right, c->mask_grad, &gqc, &gkc, &gvc,
                                           &gmc));
-    ct_tol gtol = f32 ? ct_tol_ulp_atol(256, 1e-4) : ct_tol_ulp_atol(4, dt == CLOPS_BFLOAT16 ? 5e-2 : 1e-2);
-    CT_ASSERT_CLOSE(gq, gqc, gtol);
-    CT_ASSERT_CLOSE(gk, gkc, gtol);
-    CT_ASSERT_CLOSE(gv, gvc, gtol);
+    double gfloor = dt == CLOPS_BFLOAT16 ? 5e-2 : 1e-2;
+    ct_tol gtol = f32 ? ct_tol_ulp_atol(256, 1e-4) : ct_tol_ulp_atol(4, gfloor);
+    CT_ASSERT_CLOSE(gq, gqc, f32 ? gtol : grad_tol(dt, gfloor, gqc));
+    CT_ASSERT_CLOSE(gk, gkc, f32 ? gtol : grad_tol(dt, gfloor, gkc));
+    CT_ASSERT_CLOSE(gv, gvc, f32 ? gtol : grad_tol(dt, gfloor, gvc));
     CT_ASSERT((gm != NULL) == c->mask_grad && (gmc != NULL) == c->mask_grad);
     if (c->mask_grad) {
         CT_ASSERT(gm->ndim == c->mask_ndim && gm->dtype == dt &&
@@ -153,9 +215,7 @@ static void check_case(clops_device *d, const attn_case *c, clops_dtype dt, clop
          * over, each off by the 16-bit rounding of out (D = dO . O) */
         double terms = (double)(c->B * c->Hq * c->L * c->S) / (double)ct_numel(c->mask_ndim,
                                                                              c->msz);
-        ct_tol mtol = f32 ? gtol
-                          : ct_tol_ulp_atol(4, (dt == CLOPS_BFLOAT16 ? 5e-2 : 1e-2) *
-                                                   sqrt(terms > 1 ? terms : 1));
+        ct_tol mtol = f32 ? gtol : grad_tol(dt, gfloor * sqrt(terms > 1 ? terms : 1), gmc);
         CT_ASSERT_CLOSE(gm, gmc, mtol);
     }
     /* the backward twice: the same bits */
@@ -185,7 +245,8 @@ static void test_kernels_match_the_reference(void **state)
         for (size_t ci = 0; ci < CT_COUNT(cases); ci++)
             for (size_t ti = 0; ti < CT_COUNT(dts); ti++)
                 if (ct_device_supports(devs[di], dts[ti]) &&
-                    (ti == 0 || (ci % 3 == ti && (ci < 6 || ci >= 9))))
+                    (ti == 0 || ci >= FIRST_ALL_DTYPES ||
+                     (ci % 3 == ti && (ci < 6 || ci >= 9))))
                     check_case(devs[di], &cases[ci], dts[ti], g);
         clops_generator_release(g);
     }

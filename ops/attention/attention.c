@@ -33,6 +33,7 @@
 #include "ref/ref.h"
 
 static void view4(attn_view *v, clops_tensor *t);
+static clops_status bwd_launch(const attn_problem *p, bool mma);
 
 /* ---- kernels ------------------------------------------------------------------------ */
 
@@ -43,13 +44,19 @@ enum {
     ATTN_K_DQ,
     ATTN_K_FWD_MMA,
     ATTN_K_COMBINE,
-    ATTN_K_DMASK
+    ATTN_K_DMASK,
+    ATTN_K_DKV_MMA,
+    ATTN_K_DQ_MMA
 };
 
 #define ATTN_NT 128
 #define ATTN_BQ 16
 #define ATTN_BK 16
 #define ATTN_MMA_BQ 128 /* query rows of an attn_fwd_mma work-group (MBQ) */
+#define ATTN_MMA_BKV 64  /* keys of an attn_bwd_dkv_mma work-group (BKV) */
+#define ATTN_MMA_BKN 128 /* its work items (BKN) */
+#define ATTN_MMA_QBQ 128 /* query rows of an attn_bwd_dq_mma work-group (QBQ) */
+#define ATTN_MMA_QBN 256 /* its work items (QBN) */
 #define ATTN_SPLIT_MIN 256 /* the fewest keys of one split-KV chunk */
 #define ATTN_DEC_MAXL 4    /* query lengths up to this run attn_fwd's decoding tiles */
 
@@ -133,10 +140,10 @@ static clops_status write_defines(const void *vctx, const clops_device *d, strbu
 static clops_status attn_kernel(clops_device *d, int which, clops_dtype dt, int dp, int bq,
                                 const char *op, host_kernel **k)
 {
-    static const char *const names[] = {"attn_fwd",    "attn_bwd_pre",    "attn_bwd_dkv",
-                                        "attn_bwd_dq", "attn_fwd_mma", "attn_fwd_combine",
-                                        "attn_bwd_dmask"};
-    bool mma = which == ATTN_K_FWD_MMA;
+    static const char *const names[] = {"attn_fwd",         "attn_bwd_pre",     "attn_bwd_dkv",
+                                        "attn_bwd_dq",      "attn_fwd_mma",     "attn_fwd_combine",
+                                        "attn_bwd_dmask",   "attn_bwd_dkv_mma", "attn_bwd_dq_mma"};
+    bool mma = which == ATTN_K_FWD_MMA || which == ATTN_K_DKV_MMA || which == ATTN_K_DQ_MMA;
     host_kkey key = {{(0x41ull << 56) | ((uint64_t)which << 16) | (uint64_t)dt, (uint64_t)dp,
                       (uint64_t)bq, mma ? (uint64_t)attn_mma_mr() : 0}};
     char pname[64], title[96];
@@ -154,9 +161,13 @@ static clops_status attn_kernel(clops_device *d, int which, clops_dtype dt, int 
                      .ctx = &ctx};
     clops_status st = kit_kernel(d, &key, &p, names[which], 0, op, k);
     /* The work-group kernels are launched with exactly ATTN_NT items
-     * (attn_mma_nt for attn_fwd_mma: reqd_work_group_size); the device
-     * must allow that many. */
-    int nt = mma ? attn_mma_nt() : ATTN_NT;
+     * (attn_mma_nt for attn_fwd_mma, ATTN_MMA_BKN and ATTN_MMA_QBN for the
+     * tensor-core backward: reqd_work_group_size); the device must allow
+     * that many. */
+    int nt = which == ATTN_K_FWD_MMA   ? attn_mma_nt()
+             : which == ATTN_K_DKV_MMA ? ATTN_MMA_BKN
+             : which == ATTN_K_DQ_MMA  ? ATTN_MMA_QBN
+                                       : ATTN_NT;
     if (!st && which != ATTN_K_PRE && which != ATTN_K_COMBINE && (*k)->wg_size < (size_t)nt)
         st = clops__fail(CLOPS_UNSUPPORTED, "%s: kernel %s needs work-groups of %d items; %s allows %zu",
                          op, names[which], nt, d->label, (*k)->wg_size);
@@ -403,6 +414,21 @@ static clops_status canary_tensor(clops_device *d, clops_dtype dt, int ndim, con
     return st;
 }
 
+/* The known-answer checks' problem: causal, two query heads on one
+ * key/value head, query rows L, keys S, head dim dp, on q, k, v. */
+static void canary_problem(attn_problem *p, const char *op, int64_t L, int64_t S, int dp,
+                           clops_tensor *q, clops_tensor *k, clops_tensor *v)
+{
+    memset(p, 0, sizeof *p);
+    p->op = op;
+    p->B = 1, p->Hq = 2, p->Hkv = 1, p->L = L, p->S = S, p->E = p->Ev = dp;
+    p->causal = true;
+    p->scale = 1.0 / sqrt((double)dp);
+    view4(&p->q, q);
+    view4(&p->k, k);
+    view4(&p->v, v);
+}
+
 /* Runs one causal problem through attn_fwd and attn_fwd_mma on d and
  * compares; why says what differed. */
 static bool mma_canary(clops_device *d, clops_dtype dt, int dp, char *why, size_t cap)
@@ -421,19 +447,12 @@ static bool mma_canary(clops_device *d, clops_dtype dt, int dp, char *why, size_
             st = tensor_new(d, CLOPS_FLOAT32, 3, ls, NULL, &l[i]);
     }
     attn_problem p;
-    memset(&p, 0, sizeof p);
-    p.op = "attention known-answer check";
     bool ok = false;
     size_t on = (size_t)(2 * L * dp), es = clops_dtype_size(dt);
     char *ho = NULL;
     float *hl = NULL;
     if (!st) {
-        p.B = 1, p.Hq = 2, p.Hkv = 1, p.L = L, p.S = S, p.E = p.Ev = dp;
-        p.causal = true;
-        p.scale = 1.0 / sqrt((double)dp);
-        view4(&p.q, q);
-        view4(&p.k, k);
-        view4(&p.v, v);
+        canary_problem(&p, "attention known-answer check", L, S, dp, q, k, v);
         for (int i = 0; !st && i < 2; i++) {
             view4(&p.out, o[i]);
             p.lse = l[i];
@@ -474,18 +493,112 @@ static bool mma_canary(clops_device *d, clops_dtype dt, int dp, char *why, size_
     return ok;
 }
 
-/* Per device: the check state of each (float16/bfloat16, head dim 32/64/128):
- * 0 unchecked, 1 passed, 2 failed. */
+/* Reads t (contiguous, dtype dt) into a new host array of float64 values;
+ * NULL with *st set (or out of memory) on failure. */
+static double *canary_read(clops_tensor *t, clops_status *st)
+{
+    int64_t n = tensor_numel(t);
+    size_t es = clops_dtype_size(t->dtype);
+    char *raw = malloc((size_t)n * es);
+    double *x = malloc((size_t)n * sizeof(double));
+    if (!raw || !x)
+        *st = clops__fail(CLOPS_OUT_OF_MEMORY, "attention: no host memory for a check");
+    else
+        *st = host_read(t->storage->device, mem_of(t), 0, raw, (size_t)n * es);
+    for (int64_t i = 0; !*st && i < n; i++)
+        x[i] = ref_load(raw, i, t->dtype, CLOPS_FLOAT64).f;
+    free(raw);
+    if (*st) {
+        free(x);
+        return NULL;
+    }
+    return x;
+}
+
+/* Runs one causal grouped-query problem (L 150, S 140: two dQ tiles, three
+ * key blocks, three query steps each) through the FMA backward and the
+ * tensor-core backward on d and compares dQ, dK, dV: each within 3e-2 of
+ * the FMA result's largest magnitude (at least 1) — the rounding of P and
+ * dS to 16 bits stays well inside, a fragment or tile addressed wrong does
+ * not.  why says what differed. */
+static bool mma_bwd_canary(clops_device *d, clops_dtype dt, int dp, char *why, size_t cap)
+{
+    const int64_t L = 150, S = 140;
+    int64_t qs[4] = {1, 2, L, dp}, ks[4] = {1, 1, S, dp}, ls[3] = {1, 2, L};
+    clops_tensor *q = NULL, *k = NULL, *v = NULL, *go = NULL, *o = NULL, *l = NULL;
+    clops_tensor *gr[2][3] = {{NULL, NULL, NULL}, {NULL, NULL, NULL}};
+    clops_status st = canary_tensor(d, dt, 4, qs, 1, &q);
+    if (!st)
+        st = canary_tensor(d, dt, 4, ks, 2, &k);
+    if (!st)
+        st = canary_tensor(d, dt, 4, ks, 3, &v);
+    if (!st)
+        st = canary_tensor(d, dt, 4, qs, 4, &go);
+    if (!st)
+        st = tensor_new(d, dt, 4, qs, NULL, &o);
+    if (!st)
+        st = tensor_new(d, CLOPS_FLOAT32, 3, ls, NULL, &l);
+    for (int i = 0; !st && i < 2; i++)
+        for (int w = 0; !st && w < 3; w++)
+            st = tensor_new(d, dt, 4, w == 0 ? qs : ks, NULL, &gr[i][w]);
+    attn_problem p;
+    if (!st) {
+        canary_problem(&p, "attention backward known-answer check", L, S, dp, q, k, v);
+        view4(&p.out, o);
+        view4(&p.go, go);
+        p.lse = l;
+        st = fwd_launch(&p, false);
+    }
+    for (int i = 0; !st && i < 2; i++) {
+        view4(&p.gq, gr[i][0]);
+        view4(&p.gk, gr[i][1]);
+        view4(&p.gv, gr[i][2]);
+        st = bwd_launch(&p, i == 1);
+    }
+    bool ok = false;
+    if (!st) {
+        static const char *const what[3] = {"dQ", "dK", "dV"};
+        ok = true;
+        for (int w = 0; !st && ok && w < 3; w++) {
+            double *a = canary_read(gr[0][w], &st), *b = a ? canary_read(gr[1][w], &st) : NULL;
+            int64_t n = tensor_numel(gr[0][w]);
+            double m = 1.0;
+            for (int64_t i = 0; b && i < n; i++)
+                m = fabs(a[i]) > m ? fabs(a[i]) : m;
+            for (int64_t i = 0; b && ok && i < n; i++)
+                if (!(fabs(a[i] - b[i]) <= 3e-2 * m)) {
+                    ok = false;
+                    snprintf(why, cap, "%s element %lld is %g, the FMA kernel's %g (largest %g)",
+                             what[w], (long long)i, b[i], a[i], m);
+                }
+            free(a);
+            free(b);
+        }
+    }
+    if (st) {
+        ok = false;
+        snprintf(why, cap, "%s", clops_last_error());
+    }
+    clops_tensor *rel[] = {q,        k,        v,        go,       o,        l,
+                           gr[0][0], gr[0][1], gr[0][2], gr[1][0], gr[1][1], gr[1][2]};
+    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++)
+        clops_tensor_release(rel[i]);
+    return ok;
+}
+
+/* Per device: the check state of each (forward/backward, float16/bfloat16,
+ * head dim 32/64/128): 0 unchecked, 1 passed, 2 failed. */
 typedef struct mma_slot {
     const clops_device *d;
-    unsigned char state[2][3];
+    unsigned char state[2][2][3];
 } mma_slot;
 static mma_slot mma_slots[64];
 static pthread_mutex_t mma_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Whether attn_fwd_mma may run for (dt, dp) on d: checked once, a failure
- * warns once and leaves attn_fwd in charge. */
-static bool mma_checked(clops_device *d, clops_dtype dt, int dp)
+/* Whether attn_fwd_mma (bwd: attn_bwd_dkv_mma and attn_bwd_dq_mma) may
+ * run for (dt, dp) on d: checked once, a failure warns once and leaves the
+ * FMA kernels in charge. */
+static bool mma_checked(clops_device *d, clops_dtype dt, int dp, bool bwd)
 {
     pthread_mutex_lock(&mma_lock);
     mma_slot *s = NULL;
@@ -496,17 +609,20 @@ static bool mma_checked(clops_device *d, clops_dtype dt, int dp)
         }
     bool ok = false;
     if (s) {
-        unsigned char *state = &s->state[dt == CLOPS_BFLOAT16][dp <= 32 ? 0 : dp <= 64 ? 1 : 2];
+        unsigned char *state =
+            &s->state[bwd][dt == CLOPS_BFLOAT16][dp <= 32 ? 0 : dp <= 64 ? 1 : 2];
         if (*state == 0) {
             char why[512];
-            bool pass = mma_canary(d, dt, dp, why, sizeof why);
+            bool pass = bwd ? mma_bwd_canary(d, dt, dp, why, sizeof why)
+                            : mma_canary(d, dt, dp, why, sizeof why);
             *state = pass ? 1 : 2;
             if (!pass)
                 fprintf(stderr,
-                        "clops: warning: the attention forward's mma.sync kernel failed its "
+                        "clops: warning: the attention %s's mma.sync kernels failed their "
                         "known-answer check on %s (%s) for %s, head dim %d: %s; using the FMA "
-                        "kernel there\n",
-                        d->label, d->info.name, clops_dtype_name(dt), dp, why);
+                        "kernels there\n",
+                        bwd ? "backward" : "forward", d->label, d->info.name,
+                        clops_dtype_name(dt), dp, why);
         }
         ok = *state == 1;
     }
@@ -519,7 +635,7 @@ static clops_status fwd_mma(void *vp)
     attn_problem *p = vp;
     clops_device *d = p->q.t->storage->device;
     if (mma_fits(p) && p->L > ATTN_DEC_MAXL && attn_nsplit(p, d) == 1 &&
-        mma_checked(d, p->q.t->dtype, attn_dpad(p)))
+        mma_checked(d, p->q.t->dtype, attn_dpad(p), false))
         return fwd_launch(p, true);
     return fwd_launch(p, false);
 }
@@ -590,9 +706,11 @@ static clops_status dmask_launch(const attn_problem *p, cl_mem dv)
     return host_launch_local(d, k, g.n, g.a, global, ATTN_NT);
 }
 
-static clops_status bwd_cl(void *vp)
+/* The backward on an OpenCL device: attn_bwd_pre, then attn_bwd_dkv and
+ * attn_bwd_dq (FMA) or attn_bwd_dkv_mma and attn_bwd_dq_mma (tensor
+ * cores), and attn_bwd_dmask for a broadcast mask's gradient. */
+static clops_status bwd_launch(const attn_problem *p, bool mma)
 {
-    const attn_problem *p = vp;
     clops_device *d = p->q.t->storage->device;
     int dp = attn_dpad(p), bt = attn_bt(dp);
     clops_dtype dt = p->q.t->dtype;
@@ -615,36 +733,93 @@ static clops_status bwd_cl(void *vp)
         arg_long(&g, rows);
         st = host_launch(d, k, g.n, g.a, host_grid_size(d, k, (uint64_t)rows));
     }
-    int64_t nkt = (p->S + bt - 1) / bt, nqt = (p->L + bt - 1) / bt;
+    int kb = mma ? ATTN_MMA_BKV : bt, qb = mma ? ATTN_MMA_QBQ : bt;
+    int knt = mma ? ATTN_MMA_BKN : ATTN_NT, qnt = mma ? ATTN_MMA_QBN : ATTN_NT;
+    int vec = mma && mma_vec(&p->q) && mma_vec(&p->k) && mma_vec(&p->v) && mma_vec(&p->go);
+    int64_t nkt = (p->S + kb - 1) / kb, nqt = (p->L + qb - 1) / qb;
     size_t global = 0;
     if (!st && nkt > 0)
-        st = attn_kernel(d, ATTN_K_DKV, dt, dp, ATTN_BQ, p->op, &k);
+        st = attn_kernel(d, mma ? ATTN_K_DKV_MMA : ATTN_K_DKV, dt, dp, ATTN_BQ, p->op, &k);
     if (!st && nkt > 0)
-        st = attn_global(p, nkt, p->B, p->Hkv, ATTN_NT, &global);
+        st = attn_global(p, nkt, p->B, p->Hkv, knt, &global);
     if (!st && nkt > 0 && p->B * p->Hkv > 0) {
         attn_args g;
         bwd_args(&g, p, dv ? dv : q, &p->gk, &p->gv, nkt);
-        st = host_launch_local(d, k, g.n, g.a, global, ATTN_NT);
+        if (mma)
+            arg_int(&g, vec);
+        st = host_launch_local(d, k, g.n, g.a, global, knt);
     }
     if (!st && p->ds && !ds_full(p) && tensor_numel(p->ds) > 0)
         st = dmask_launch(p, dv ? dv : q);
     if (!st && rows > 0)
-        st = attn_kernel(d, ATTN_K_DQ, dt, dp, ATTN_BQ, p->op, &k);
+        st = attn_kernel(d, mma ? ATTN_K_DQ_MMA : ATTN_K_DQ, dt, dp, ATTN_BQ, p->op, &k);
     if (!st && rows > 0)
-        st = attn_global(p, nqt, p->B, p->Hq, ATTN_NT, &global);
+        st = attn_global(p, nqt, p->B, p->Hq, qnt, &global);
     if (!st && rows > 0) {
         attn_args g;
         bwd_args(&g, p, dv, &p->gq, &p->gq, nqt);
-        st = host_launch_local(d, k, g.n, g.a, global, ATTN_NT);
+        if (mma)
+            arg_int(&g, vec);
+        st = host_launch_local(d, k, g.n, g.a, global, qnt);
     }
     clops_tensor_release(Dt);
     return st;
 }
 
+static atomic_ullong stat_bwd_mma, stat_bwd_fma;
+
+void attention_stats(attn_stats *out)
+{
+    out->bwd_mma = atomic_load(&stat_bwd_mma);
+    out->bwd_fma = atomic_load(&stat_bwd_fma);
+}
+
+static clops_status bwd_cl(void *vp)
+{
+    atomic_fetch_add(&stat_bwd_fma, 1);
+    return bwd_launch(vp, false);
+}
+
+/* Whether the environment variable `name` is "0" (a switch turned off),
+ * read once per process into *cache (-1 before).  attn_nsplit reads
+ * CLOPS_ATTN_SPLIT the same way inline (the FMA forward's launch, left as
+ * it is while the CPU launch shape is built beside it). */
+static bool attn_env_off(atomic_int *cache, const char *name)
+{
+    int o = atomic_load_explicit(cache, memory_order_relaxed);
+    if (o < 0) {
+        const char *env = host_env(name);
+        o = env && strcmp(env, "0") == 0;
+        atomic_store_explicit(cache, o, memory_order_relaxed);
+    }
+    return o;
+}
+
+/* Whether attn_bwd_dkv_mma and attn_bwd_dq_mma take p: 16-bit inputs,
+ * head dims up to 128 (masks, causality, dropout, GQA and the mask's
+ * gradient all are theirs), and CLOPS_ATTN_MMA_BWD is not 0 (read once
+ * per process). */
+static bool mma_bwd_fits(const attn_problem *p)
+{
+    static atomic_int off = -1;
+    clops_dtype dt = p->q.t->dtype;
+    return !attn_env_off(&off, "CLOPS_ATTN_MMA_BWD") &&
+           (dt == CLOPS_FLOAT16 || dt == CLOPS_BFLOAT16) && attn_dpad(p) <= 128;
+}
+
+static clops_status bwd_mma(void *vp)
+{
+    const attn_problem *p = vp;
+    clops_device *d = p->q.t->storage->device;
+    bool mma = mma_bwd_fits(p) && mma_checked(d, p->q.t->dtype, attn_dpad(p), true);
+    atomic_fetch_add(mma ? &stat_bwd_mma : &stat_bwd_fma, 1);
+    return bwd_launch(p, mma);
+}
+
 static const kit_launches fwd_launches = {
     "attention", {[KIT_HOST] = fwd_host, [KIT_GPU] = fwd_cl, [KIT_MMA] = fwd_mma}};
 static const kit_launches bwd_launches = {
-    "attention", {[KIT_HOST] = bwd_host, [KIT_GPU] = bwd_cl}};
+    "attention", {[KIT_HOST] = bwd_host, [KIT_GPU] = bwd_cl, [KIT_MMA] = bwd_mma}};
 
 /* ---- checks and the problem ------------------------------------------------------------ */
 

@@ -9,10 +9,21 @@
 #ifndef CLOPS_OPS_ATTENTION_H
 #define CLOPS_OPS_ATTENTION_H
 
+#include <stdint.h>
+
 #include "core/tensor_impl.h"
 #include "ref/ref_attention.h"
 
 /* The largest head dimension (query/key and value) the fused kernels take. */
 #define ATTN_MAX_HEAD_DIM 256
+
+/* Calls of the backward on OpenCL devices since the process started, by
+ * the kernels that ran: the tensor cores' (attn_bwd_dkv_mma and
+ * attn_bwd_dq_mma, known-answer checks excluded) and the FMA ones (tests
+ * check which path a device took). */
+typedef struct attn_stats {
+    uint64_t bwd_mma, bwd_fma;
+} attn_stats;
+void attention_stats(attn_stats *out);
 
 #endif /* CLOPS_OPS_ATTENTION_H */

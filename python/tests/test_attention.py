@@ -88,6 +88,35 @@ def test_sdpa_fused_matches_cpu(dev, no_fallback, ci, dtype):
         assert_close(a, b.to(dtype), **TOL[dtype])
 
 
+# Several tiles of the tensor-core backward (NVIDIA devices with mma.sync:
+# 64-key blocks, 32/64-row query steps, 128-row dQ tiles; the FMA kernels
+# elsewhere): partial tiles, grouped-query heads, masks, head dims 32-128.
+MMA_CASES = [
+    ((1, 4, 150, 64), (1, 2, 140, 64), (1, 2, 140, 64), None, True, True),
+    ((2, 2, 70, 128), (2, 2, 90, 128), (2, 2, 90, 96), ("add", (2, 1, 70, 90)), False, False),
+    ((1, 2, 66, 32), (1, 2, 130, 32), (1, 2, 130, 32), ("bool", (66, 130)), False, False),
+]
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("ci", range(len(MMA_CASES)))
+def test_sdpa_16bit_backward_tiles(dev, no_fallback, ci, dtype):
+    case = MMA_CASES[ci]
+    (q, k, v, go), m = inputs(case, dtype, 100 + ci)
+    causal, gqa = case[4], case[5]
+    out = run(q, k, v, go, m, causal, gqa, dev)
+    assert reaches_fused(out[0])
+    mm = m.double() if m is not None and m.dtype != torch.bool else m
+    ref = run(q.double(), k.double(), v.double(), go.double(), mm, causal, gqa)
+    assert_close(out[0], ref[0].to(dtype), **TOL[dtype])
+    # a gradient element sums products whose 16-bit rounding (P and dS on
+    # the tensor cores, out in D = dO . O) scales with the largest terms
+    rel = 2e-2 if dtype == torch.bfloat16 else 4e-3
+    for a, b in zip(out[1:], ref[1:]):
+        atol = max(TOL[dtype]["atol"], rel * b.abs().max().item())
+        assert_close(a, b.to(dtype), atol=atol, rtol=TOL[dtype]["rtol"])
+
+
 def test_sdpa_strided_inputs(dev, no_fallback):
     g = torch.Generator().manual_seed(5)
     x = torch.randn(2, 11, 3, 3, 16, generator=g)       # [B, L, 3, H, E]: q, k, v of one projection
