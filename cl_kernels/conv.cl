@@ -88,30 +88,9 @@ __kernel void conv_col2im(__global VAL_T *x, long xoff, IDX xsn, IDX xsc, IDX xs
 }
 
 /* The activations of a fused epilogue (_clops_conv_epilogue), numbered and
- * written as the matrix engine's (cl_kernels/gemm.cl gemm_act, ops/gemm/gemm.h
- * gemm_act) in the accumulation type; NaN propagates as through PyTorch's. */
-static inline ACC conv_act(ACC x, int act)
-{
-    switch (act) {
-    case 1: /* relu */
-        return x < (ACC)0 ? (ACC)0 : x;
-    case 2: /* relu6 (hardtanh 0, 6) */
-        return x < (ACC)0 ? (ACC)0 : x > (ACC)6 ? (ACC)6 : x;
-    case 3: /* hardswish */
-        return x < (ACC)-3 ? (ACC)0 : x > (ACC)3 ? x : x * (x + (ACC)3) / (ACC)6;
-    case 4: /* silu */
-        return x / ((ACC)1 + exp(-x));
-    case 5: /* gelu, exact */
-        return (ACC)0.5 * x * ((ACC)1 + erf(x * (ACC)0.70710678118654752440));
-    case 6: /* gelu, tanh approximation */
-        return (ACC)0.5 * x *
-               ((ACC)1 + tanh((ACC)0.79788456080286535588 * (x + (ACC)0.044715 * x * x * x)));
-    case 7: /* sigmoid */
-        return (ACC)1 / ((ACC)1 + exp(-x));
-    default:
-        return x;
-    }
-}
+ * written as the matrix engine's (cl_kernels/act.clh, ops/gemm/gemm.h
+ * gemm_act) in the accumulation type. */
+CLOPS_ACT_FN(conv_act, ACC)
 
 /* The per-channel vectors of a fused epilogue: bias, scale, shift, mean and
  * var (bit i of vhas: vector i is given), each a buffer, an element offset

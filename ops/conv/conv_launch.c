@@ -65,8 +65,12 @@ static clops_status get_kernel(clops_device *d, int which, clops_dtype dt, bool 
              "clops convolution program %s, %s indices (see ops/conv/conv_launch.c)",
              clops_dtype_name(dt), wide ? "64-bit" : "32-bit");
     gen_ctx g = {dt, wide};
-    kit_program p = {
-        .name = pname, .title = title, .write = write_defines, .file = "conv.cl", .ctx = &g};
+    kit_program p = {.name = pname,
+                     .title = title,
+                     .headers = {"act.clh"},
+                     .write = write_defines,
+                     .file = "conv.cl",
+                     .ctx = &g};
     return kit_build(d, &key, &p, names[which], op, k);
 }
 
