@@ -21,6 +21,26 @@ def torch_rows(doc):
     return {r.get("torch_case", r.get("case")): r for r in rows}
 
 
+def table(clops, tdoc, device=None):
+    """The Markdown table of clops rows (bench_family's JSON list) beside
+    the PyTorch document's rows of the same torch_case, with the ratio."""
+    tmap = torch_rows(tdoc)
+    where = tdoc.get("device", "?") if isinstance(tdoc, dict) else "?"
+    lines = [f"PyTorch on {where}", "",
+             "| device | case | clops us | PyTorch us | PyTorch / clops |",
+             "| --- | --- | ---: | ---: | ---: |"]
+    for r in clops:
+        if device and r["device"] != device:
+            continue
+        t = tmap.get(r.get("torch_case", r["case"]))
+        tu = t["us_per_call"] if t else None
+        ratio = f"{tu / r['us_per_call']:.2f}" if tu and r["us_per_call"] > 0 else ""
+        tus = f"{tu:.1f}" if tu else ""
+        lines.append(f"| {r.get('device_name', r['device'])} | {r['case']} | "
+                     f"{r['us_per_call']:.1f} | {tus} | {ratio} |")
+    return "\n".join(lines)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("clops")
@@ -31,20 +51,7 @@ def main():
         clops = json.load(f)
     with open(args.torch) as f:
         tdoc = json.load(f)
-    tmap = torch_rows(tdoc)
-    where = tdoc.get("device", "?") if isinstance(tdoc, dict) else "?"
-    print(f"PyTorch on {where}\n")
-    print("| device | case | clops us | PyTorch us | PyTorch / clops |")
-    print("| --- | --- | ---: | ---: | ---: |")
-    for r in clops:
-        if args.device and r["device"] != args.device:
-            continue
-        t = tmap.get(r.get("torch_case", r["case"]))
-        tu = t["us_per_call"] if t else None
-        ratio = f"{tu / r['us_per_call']:.2f}" if tu and r["us_per_call"] > 0 else ""
-        tus = f"{tu:.1f}" if tu else ""
-        print(f"| {r.get('device_name', r['device'])} | {r['case']} | {r['us_per_call']:.1f} | "
-              f"{tus} | {ratio} |")
+    print(table(clops, tdoc, args.device))
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ the CPU and --threads sets its thread count).
     python3 bench/torch_family.py --family NAME [--scale S] [--reps N] [--cpu]
                                   [--threads T] [--json FILE] [--case GLOB]
                                   [--cases FILE] [--list]
+                                  [--clops BENCH_FAMILY [--clops-device SEL]]
 
 Each row calls the same aten overload the clops row names
 (torch.ops.aten.<op>), every argument by its schema name: tensors made and
@@ -23,7 +24,13 @@ evaluated shapes without importing torch: the same text as
 `bench_family --family NAME --list`, which tests/test_bench_family.sh
 compares.  The JSON is {"device", "torch", "family", "scale", "results":
 [{"case", "torch_case", "op", "dtype", "us_per_call", "gbs", "gflops",
-"rate", ...}]}, what bench/compare_family.py and compare_torch.py join.
+"rate", ...}]}, what bench/compare_family.py and compare_torch.py join;
+"settings" names PyTorch's backend flags (cuDNN, its TF32, benchmark mode).
+--clops PATH runs clops' bench_family on the same rows in the same job
+after PyTorch's and prints both columns (compare_family.py's table), clops'
+float32 precision set as the PyTorch bridge sets it from this PyTorch's
+flags (docs/conv.md), so one command gives clops beside PyTorch as users
+run it.
 """
 import ast
 import fnmatch
@@ -304,7 +311,41 @@ def parser():
     ap.add_argument("--list", action="store_true", help="print the rows and exit (no torch)")
     ap.add_argument("--no-tf32", action="store_true",
                     help="TF32 off for matmul and cuDNN whatever the descriptor says")
+    ap.add_argument("--clops", metavar="BENCH_FAMILY",
+                    help="also run clops' bench_family (this path) on the same rows, "
+                         "scale and reps, and print both columns with their ratio")
+    ap.add_argument("--clops-device", metavar="SEL", help="bench_family's --device")
+    ap.add_argument("--clops-json", metavar="FILE", help="where to keep clops' rows")
     return ap
+
+
+def clops_side(args, torch):
+    """bench_family (args.clops) on the rows this run timed, with clops'
+    float32 precision as the PyTorch bridge would set it from this run's
+    PyTorch (cudnn.allow_tf32 -> convolutions "high" or "highest", the
+    matmul precision as is) unless the environment sets it; returns
+    (rows, settings text)."""
+    import subprocess
+    import tempfile
+    cmd = [args.clops, "--reps", str(args.reps), "--scale", str(args.scale)]
+    cmd += ["--cases", args.cases] if args.cases else ["--family", args.family]
+    if args.case:
+        cmd += ["--case", args.case]
+    if args.clops_device:
+        cmd += ["--device", args.clops_device]
+    env = dict(os.environ)
+    tf32 = torch.backends.cudnn.enabled and torch.backends.cudnn.allow_tf32
+    env.setdefault("CLOPS_FLOAT32_CONV_PRECISION", "high" if tf32 else "highest")
+    env.setdefault("CLOPS_FLOAT32_MATMUL_PRECISION", torch.get_float32_matmul_precision())
+    settings = (f"clops: CLOPS_FLOAT32_CONV_PRECISION={env['CLOPS_FLOAT32_CONV_PRECISION']}, "
+                f"CLOPS_FLOAT32_MATMUL_PRECISION={env['CLOPS_FLOAT32_MATMUL_PRECISION']}")
+    with tempfile.TemporaryDirectory() as d:
+        path = args.clops_json or os.path.join(d, "clops.json")
+        r = subprocess.run(cmd + ["--json", path], env=env)
+        if r.returncode not in (0, 1):  # 1: some row failed (printed), the rest are there
+            raise SystemExit(f"torch_family: {' '.join(cmd)} exited {r.returncode}")
+        with open(path) as f:
+            return json.load(f), settings
 
 
 def main(argv=None, hook=None):
@@ -334,6 +375,10 @@ def main(argv=None, hook=None):
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = False
     name = torch.cuda.get_device_name() if cuda else f"cpu ({torch.get_num_threads()} threads)"
+    settings = (f"PyTorch: cudnn.enabled={torch.backends.cudnn.enabled}, "
+                f"cudnn.allow_tf32={torch.backends.cudnn.allow_tf32}, "
+                f"cudnn.benchmark={torch.backends.cudnn.benchmark}, "
+                f"matmul.allow_tf32={torch.backends.cuda.matmul.allow_tf32}")
     print(f"torch {torch.__version__} on {name}: family {fam.name}, {fam.sizes_text()}")
     results = []
 
@@ -367,10 +412,16 @@ def main(argv=None, hook=None):
             del call
     if hook:
         hook.run(args, torch, dev, cuda, lambda *a: record(*a))
+    doc = {"device": name, "torch": torch.__version__, "family": fam.name,
+           "scale": args.scale, "sizes": fam.sizes, "settings": settings, "results": results}
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"device": name, "torch": torch.__version__, "family": fam.name,
-                       "scale": args.scale, "sizes": fam.sizes, "results": results}, f, indent=1)
+            json.dump(doc, f, indent=1)
+    if args.clops:
+        from compare_family import table
+        rows, csettings = clops_side(args, torch)
+        print(f"\n{settings}\n{csettings}\n")
+        print(table(rows, doc))
     return 0
 
 

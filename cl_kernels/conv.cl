@@ -88,30 +88,9 @@ __kernel void conv_col2im(__global VAL_T *x, long xoff, IDX xsn, IDX xsc, IDX xs
 }
 
 /* The activations of a fused epilogue (_clops_conv_epilogue), numbered and
- * written as the matrix engine's (cl_kernels/gemm.cl gemm_act, ops/gemm/gemm.h
- * gemm_act) in the accumulation type; NaN propagates as through PyTorch's. */
-static inline ACC conv_act(ACC x, int act)
-{
-    switch (act) {
-    case 1: /* relu */
-        return x < (ACC)0 ? (ACC)0 : x;
-    case 2: /* relu6 (hardtanh 0, 6) */
-        return x < (ACC)0 ? (ACC)0 : x > (ACC)6 ? (ACC)6 : x;
-    case 3: /* hardswish */
-        return x < (ACC)-3 ? (ACC)0 : x > (ACC)3 ? x : x * (x + (ACC)3) / (ACC)6;
-    case 4: /* silu */
-        return x / ((ACC)1 + exp(-x));
-    case 5: /* gelu, exact */
-        return (ACC)0.5 * x * ((ACC)1 + erf(x * (ACC)0.70710678118654752440));
-    case 6: /* gelu, tanh approximation */
-        return (ACC)0.5 * x *
-               ((ACC)1 + tanh((ACC)0.79788456080286535588 * (x + (ACC)0.044715 * x * x * x)));
-    case 7: /* sigmoid */
-        return (ACC)1 / ((ACC)1 + exp(-x));
-    default:
-        return x;
-    }
-}
+ * written as the matrix engine's (cl_kernels/act.clh, ops/gemm/gemm.h
+ * gemm_act) in the accumulation type. */
+CLOPS_ACT_FN(conv_act, ACC)
 
 /* The per-channel vectors of a fused epilogue: bias, scale, shift, mean and
  * var (bit i of vhas: vector i is given), each a buffer, an element offset
@@ -159,23 +138,27 @@ static inline ACC conv_act(ACC x, int act)
  * [G, n, taps, cg] through strides ws* (destination channel c = g * n + j),
  * wo[...] = w[...] * s_(c) in wo's strides wo* (the engine's (tap, channel)
  * order or the weight's own), and the folded bias bo[c] = bias[c] * s_ +
- * t_ for c < G * n (the items past the weight's).  One item per (channel,
- * tap) row of cg elements: s_ is computed once per row. */
+ * t_ for c < G * n (the items past the weight's).  One item per chunk
+ * consecutive elements of a (channel, tap) row of cg (s_ computed once per
+ * item): CPU devices a whole row, GPUs one element (rows of one item each
+ * left a GPU mostly idle: ResNet-18's layer-3 fold took 108 us on the H100,
+ * docs/conv.md). */
 __kernel void conv_fold(__global const VAL_T *w, long woff, IDX ws0, IDX ws1, IDX ws2, IDX ws3,
                         __global VAL_T *wo, long wooff, IDX wo0, IDX wo1, IDX wo2, IDX wo3,
-                        IDX G, IDX n, IDX taps, IDX cg, CONV_VEC_ARGS, __global VAL_T *bo,
-                        long booff)
+                        IDX G, IDX n, IDX taps, IDX cg, IDX chunk, CONV_VEC_ARGS,
+                        __global VAL_T *bo, long booff)
 {
-    IDX nw = G * n * taps, total = nw + G * n;
+    IDX per = (cg + chunk - 1) / chunk, nr = G * n * taps * per, total = nr + G * n;
     for (IDX e = (IDX)get_global_id(0); e < total; e += (IDX)get_global_size(0)) {
-        IDX c = e < nw ? e / taps : e - nw;
+        IDX row = e < nr ? e / per : 0, c = e < nr ? row / taps : e - nr;
         ACC s_, t_;
         AFFINE_OF(c, s_, t_);
-        if (e < nw) {
-            IDX t = e % taps, j = c % n, gg = c / n;
+        if (e < nr) {
+            IDX t = row % taps, j = c % n, gg = c / n, i0 = (e - row * per) * chunk;
+            IDX i1 = min(i0 + chunk, cg);
             __global const VAL_T *src = w + woff + gg * ws0 + j * ws1 + t * ws2;
             long dst = wooff + gg * wo0 + j * wo1 + t * wo2;
-            for (IDX i = 0; i < cg; i++)
+            for (IDX i = i0; i < i1; i++)
                 ST(wo, dst + i * wo3, LD(src, i * ws3) * s_);
         } else {
             ST(bo, booff + c, VEC_LD(vb, c, 1, 0) * s_ + t_);

@@ -113,46 +113,29 @@ typedef ushort gemm_t;
 #define ROW_OF(gm, sm, img) ((long)(gm) * (sm))
 #endif
 
-/* Activation act of the epilogue (numbered as gemm_act in ops/gemm/gemm.h);
- * NaN propagates through each as through PyTorch's. */
-static inline float gemm_act(float x, int act)
-{
-    switch (act) {
-    case 1: /* relu */
-        return x < 0.0f ? 0.0f : x;
-    case 2: /* relu6 (hardtanh 0, 6) */
-        return x < 0.0f ? 0.0f : x > 6.0f ? 6.0f : x;
-    case 3: /* hardswish */
-        return x < -3.0f ? 0.0f : x > 3.0f ? x : x * (x + 3.0f) / 6.0f;
-    case 4: /* silu */
-        return x / (1.0f + exp(-x));
-    case 5: /* gelu, exact */
-        return 0.5f * x * (1.0f + erf(x * 0.70710678118654752f));
-    case 6: /* gelu, tanh approximation */
-        return 0.5f * x * (1.0f + tanh(0.79788456080286536f * (x + 0.044715f * x * x * x)));
-    case 7: /* sigmoid */
-        return 1.0f / (1.0f + exp(-x));
-    default:
-        return x;
-    }
-}
+/* Activation act of the epilogue (numbered as gemm_act in ops/gemm/gemm.h),
+ * in float: cl_kernels/act.clh, shared with the convolution kernels. */
+CLOPS_ACT_FN(gemm_act, float)
+
+/* The epilogue's operands at C[gm, gn]: the bias element (read only when
+ * epi has a bias) and the residual element (only when it has one). */
+#define GEMM_EPI_E(gm, gn) GLD(E, e_off + bat * e_sb + (long)(gm) * e_sm + (long)(gn) * e_sn)
+#define GEMM_EPI_R(gm, gn) GLD(R, r_off + bat * r_sb + ROW_OF(gm, r_sm, r_img) + (long)(gn) * r_sn)
 
 /* The epilogue hook: bias, residual and activation (as epi says) on the
- * float32 value r of C[gm, gn] before its rounding. */
-#define GEMM_EPILOGUE(r, gm, gn)                                                            \
+ * float32 value r of C[gm, gn] before its rounding, ev and rv the bias and
+ * residual elements (GEMM_EPI_E / GEMM_EPI_R, or values read before). */
+#define GEMM_EPILOGUE_V(r, ev, rv)                                                          \
     do {                                                                                    \
         if (epi) {                                                                          \
             int res_ = (epi >> 1) & 3;                                                      \
             if (epi & 1)                                                                    \
-                r += e_scale * GLD(E, e_off + bat * e_sb + (long)(gm) * e_sm +              \
-                                          (long)(gn) * e_sn);                               \
+                r += e_scale * (ev);                                                        \
             if (res_ == 1)                                                                  \
-                r += GLD(R, r_off + bat * r_sb + ROW_OF(gm, r_sm, r_img) +                  \
-                                (long)(gn) * r_sn);                                         \
+                r += (rv);                                                                  \
             r = gemm_act(r, epi >> 3);                                                      \
             if (res_ == 2)                                                                  \
-                r += GLD(R, r_off + bat * r_sb + ROW_OF(gm, r_sm, r_img) +                  \
-                                (long)(gn) * r_sn);                                         \
+                r += (rv);                                                                  \
         }                                                                                   \
     } while (0)
 
@@ -164,20 +147,25 @@ static inline float gemm_act(float x, int act)
  * read when beta is zero); a work-group of a split product (partial_)
  * writes its float32 partial sum to the workspace W instead, and
  * gemm_reduce sums the partials in split order and stores through here.
+ * GEMM_STORE_AT takes C's row index crow (cbase + ROW_OF(gm, c_sm, c_img))
+ * and the epilogue's operands (GEMM_EPILOGUE_V) from the caller.
  */
-#define GEMM_STORE(acc, gm, gn)                                                             \
+#define GEMM_STORE_AT(acc, gm, gn, crow, ev, rv)                                            \
     do {                                                                                    \
         if (partial_) {                                                                     \
             W[wbase + (long)(gm) * N + (gn)] = (acc);                                       \
         } else {                                                                            \
-            long ci_ = cbase + ROW_OF(gm, c_sm, c_img) + (long)(gn) * c_sn;                 \
+            long ci_ = (crow) + (long)(gn) * c_sn;                                          \
             float r_ = alpha * (acc);                                                       \
             if (!beta_zero)                                                                 \
                 r_ += beta * GLD(C, ci_);                                                   \
-            GEMM_EPILOGUE(r_, gm, gn);                                                      \
+            GEMM_EPILOGUE_V(r_, ev, rv);                                                    \
             GST(r_, C, ci_);                                                                \
         }                                                                                   \
     } while (0)
+#define GEMM_STORE(acc, gm, gn)                                                             \
+    GEMM_STORE_AT(acc, gm, gn, cbase + ROW_OF(gm, c_sm, c_img), GEMM_EPI_E(gm, gn),         \
+                  GEMM_EPI_R(gm, gn))
 
 /* Work-group g's batch entry and tile (tm, tn), tiles grouped GEMM_RASTER
  * rows high so that work-groups running together share panels of A and B
@@ -1385,7 +1373,16 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
     MMA_CP_WAIT(0);
 
     /* acc[i][j][e]: row g (+8 for e >= 2), column 2t + (e & 1) of the
-     * 16 x 8 tile (i, j), g = lane / 4, t = lane % 4. */
+     * 16 x 8 tile (i, j), g = lane / 4, t = lane % 4.  Per row of the
+     * lane: C's row index once, and the epilogue's bias and residual
+     * elements of the row (columns past N read column N - 1, never
+     * stored) all read before the row's stores.  Read between the stores,
+     * which may alias them as far as the compiler knows, each waited for
+     * the one before it (and the row index, a division for a convolution,
+     * was computed per element): on the H100 each epilogue piece (bias,
+     * residual, activation) added 100-130 us to ResNet-18's 218 us
+     * layer-1 convolution, 17-23 us now (docs/conv.md "The fused epilogue
+     * on GPUs"). */
 #pragma unroll
     for (int i = 0; i < MT; i++)
 #pragma unroll
@@ -1393,13 +1390,39 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
             int gm = m0 + wm0 + i * 16 + fg + 8 * e2;
             if (gm >= M)
                 continue;
+            const long crow = cbase + ROW_OF(gm, c_sm, c_img);
+            float ev[NT][2], rv[NT][2];
+            if (!partial_ && (epi & 1)) {
+#pragma unroll
+                for (int j = 0; j < NT; j++)
+#pragma unroll
+                    for (int e1 = 0; e1 < 2; e1++)
+                        ev[j][e1] = GEMM_EPI_E(gm, min(n0 + wn0 + j * 8 + 2 * ft + e1, N - 1));
+            } else {
+#pragma unroll
+                for (int j = 0; j < NT; j++)
+                    ev[j][0] = ev[j][1] = 0.0f;
+            }
+            if (!partial_ && (epi & 6)) {
+                const long rrow = r_off + bat * r_sb + ROW_OF(gm, r_sm, r_img);
+#pragma unroll
+                for (int j = 0; j < NT; j++)
+#pragma unroll
+                    for (int e1 = 0; e1 < 2; e1++)
+                        rv[j][e1] =
+                            GLD(R, rrow + (long)min(n0 + wn0 + j * 8 + 2 * ft + e1, N - 1) * r_sn);
+            } else {
+#pragma unroll
+                for (int j = 0; j < NT; j++)
+                    rv[j][0] = rv[j][1] = 0.0f;
+            }
 #pragma unroll
             for (int j = 0; j < NT; j++)
 #pragma unroll
                 for (int e1 = 0; e1 < 2; e1++) {
                     int gn = n0 + wn0 + j * 8 + 2 * ft + e1;
                     if (gn < N)
-                        GEMM_STORE(acc[i][j][2 * e2 + e1], gm, gn);
+                        GEMM_STORE_AT(acc[i][j][2 * e2 + e1], gm, gn, crow, ev[j][e1], rv[j][e1]);
                 }
         }
 }

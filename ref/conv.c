@@ -157,6 +157,8 @@ double conv_ref_act(double x, int act)
         return 0.5 * x * (1 + tanh(0.79788456080286535588 * (x + 0.044715 * x * x * x)));
     case 7: /* sigmoid */
         return 1 / (1 + exp(-x));
+    case 8: /* hardsigmoid: relu6(x + 3) / 6 */
+        return conv_ref_act(x + 3, 2) / 6;
     default:
         return x;
     }

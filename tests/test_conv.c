@@ -690,8 +690,11 @@ static clops_tensor *activated(clops_tensor *x, int act)
     case 6:
         CT_OK(clops_gelu(x, act == 6 ? "tanh" : "none", &o));
         break;
-    default:
+    case 7:
         CT_OK(clops_sigmoid(x, &o));
+        break;
+    default:
+        CT_OK(clops_hardsigmoid(x, &o));
         break;
     }
     clops_tensor_release(x);
@@ -741,6 +744,7 @@ static void test_conv_epilogue_matches_the_ops(void **state)
         {true, 2, 1, 4, CT_SLICED},      /* residual before, one the engine cannot read */
         {false, 0, 2, 5, CT_CONTIGUOUS}, {true, 3, 0, 2, CT_CONTIGUOUS},
         {false, 1, 1, 7, CT_CONTIGUOUS}, {true, 0, 0, 6, CT_CONTIGUOUS},
+        {true, 0, 0, 8, CT_CONTIGUOUS}, /* MobileNet's squeeze-excitation: conv, hardsigmoid */
     };
     static const clops_dtype dts[] = {CLOPS_FLOAT32, CLOPS_FLOAT16, CLOPS_BFLOAT16,
                                       CLOPS_FLOAT64};
@@ -758,7 +762,7 @@ static void test_conv_epilogue_matches_the_ops(void **state)
                     if (!ct_device_supports(devs[di], dt) || (li && ndim < 4) ||
                         (ti > 0 && (ci + ti + (size_t)li) % 2))
                         continue; /* other dtypes: half the cases suffice */
-                    const epi_case *e = &epis[(ci + ti + (size_t)li) % CT_COUNT(epis)];
+                    const epi_case *e = &epis[(2 * ci + ti + (size_t)li) % CT_COUNT(epis)];
                     ct_set_case("epilogue case %zu %s %s: bias %d affine %d residual %d (%s) "
                                 "act %d",
                                 ci, li ? "channels-last" : "NCHW", clops_dtype_name(dt), e->bias,
@@ -906,9 +910,9 @@ static void test_conv_epilogue_refusals(void **state)
         clops_tensor *y = NULL;
         const int64_t one[] = {1}, zero[] = {0};
         CT_STATUS(clops__clops_conv_epilogue(x, w, NULL, one, 1, zero, 1, one, 1, false, zero, 1,
-                                             1, NULL, NULL, NULL, NULL, 1e-5, NULL, 8, false, &y),
+                                             1, NULL, NULL, NULL, NULL, 1e-5, NULL, 9, false, &y),
                   CLOPS_INVALID_ARGUMENT);
-        CT_ERROR_CONTAINS("_clops_conv_epilogue: activation 8 is not one of 0 (none) to 7");
+        CT_ERROR_CONTAINS("_clops_conv_epilogue: activation 9 is not one of 0 (none) to 8");
         CT_STATUS(clops__clops_conv_epilogue(x, w, NULL, one, 1, zero, 1, one, 1, false, zero, 1,
                                              1, v5, NULL, NULL, NULL, 1e-5, NULL, 0, false, &y),
                   CLOPS_INVALID_SHAPE);
@@ -931,8 +935,13 @@ static void test_conv_epilogue_refusals(void **state)
     ct_clear_context();
 }
 
+/* CLOPS_TEST_FILTER (a cmocka glob) runs a subset (the GPU job runs the
+ * epilogue tests first). */
 int main(void)
 {
+    const char *filter = getenv("CLOPS_TEST_FILTER");
+    if (filter && *filter)
+        cmocka_set_test_filter(filter);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_conv_matches_pytorch),
         cmocka_unit_test(test_geometries_match_the_reference),

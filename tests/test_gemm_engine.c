@@ -563,6 +563,8 @@ static double act_ref(int act, double x)
         return 0.5 * x * (1 + tanh(0.79788456080286535588 * (x + 0.044715 * x * x * x)));
     case GEMM_ACT_SIGMOID:
         return 1 / (1 + exp(-x));
+    case GEMM_ACT_HARDSIGMOID:
+        return fmin(fmax(x + 3, 0), 6) / 6;
     default:
         return x;
     }

@@ -90,7 +90,8 @@ clops_status conv_cl_epilogue_pass(const char *op, int nsp, const conv_epi *e, c
 /* The affine fold of e (conv_epi_affine) into a weight: for w seen as
  * [G, n, taps, cg] through strides ws (destination channel c = g * n + j),
  * wo (strides wos, same dtype) = w * s(c), and bo[c] (contiguous, G * n
- * elements) = bias[c] * s(c) + t(c).  One launch. */
+ * elements) = bias[c] * s(c) + t(c).  One launch: a work item per
+ * (channel, tap) row on CPU devices, per element on GPUs. */
 clops_status conv_cl_fold(const char *op, const clops_tensor *w, const int64_t *ws,
                           clops_tensor *wo, const int64_t *wos, const int64_t *dims,
                           const conv_epi *e, clops_tensor *bo);

@@ -65,8 +65,12 @@ static clops_status get_kernel(clops_device *d, int which, clops_dtype dt, bool 
              "clops convolution program %s, %s indices (see ops/conv/conv_launch.c)",
              clops_dtype_name(dt), wide ? "64-bit" : "32-bit");
     gen_ctx g = {dt, wide};
-    kit_program p = {
-        .name = pname, .title = title, .write = write_defines, .file = "conv.cl", .ctx = &g};
+    kit_program p = {.name = pname,
+                     .title = title,
+                     .headers = {"act.clh"},
+                     .write = write_defines,
+                     .file = "conv.cl",
+                     .ctx = &g};
     return kit_build(d, &key, &p, names[which], op, k);
 }
 
@@ -407,10 +411,14 @@ clops_status conv_cl_fold(const char *op, const clops_tensor *w, const int64_t *
         arg_idx(&l, wos[i]);
     for (int i = 0; i < 4; i++)
         arg_idx(&l, dims[i]);
+    /* Elements per work item: a row of cg on CPU devices (s computed once
+     * per row), one on GPUs (every element its own item, coalesced). */
+    int64_t cg = dims[3], chunk = kit_is_cpu(d) && cg > 1 ? cg : 1;
+    arg_idx(&l, chunk);
     vec_args(&l, e, w, w->dtype);
     arg_mem(&l, mem_of(bo));
     arg_long(&l, bo->offset);
-    return launch(d, k, &l, dims[0] * dims[1] * dims[2] + nb);
+    return launch(d, k, &l, dims[0] * dims[1] * dims[2] * ((cg + chunk - 1) / chunk) + nb);
 }
 
 clops_status conv_cl_epilogue_pass(const char *op, int nsp, const conv_epi *e, clops_tensor *y)

@@ -443,7 +443,7 @@ static clops_status bmm_impl(blas_gemm_fn engine, pw_variant variant, clops_tens
 
 /* t = act(t) in place through the pointwise engine: the unfused epilogue
  * (the ops PyTorch would run: relu, hardtanh(0, 6), hardswish, silu, gelu,
- * gelu(approximate='tanh'), sigmoid). */
+ * gelu(approximate='tanh'), sigmoid, hardsigmoid). */
 static clops_status activate(clops_tensor *t, gemm_act act)
 {
     if (act == GEMM_ACT_NONE || tensor_numel(t) == 0)
@@ -458,6 +458,7 @@ static clops_status activate(clops_tensor *t, gemm_act act)
                      : act == GEMM_ACT_SILU      ? &pw_op_silu
                      : act == GEMM_ACT_SIGMOID   ? &pw_op_sigmoid
                      : act == GEMM_ACT_HARDSWISH ? &pw_op_hardswish
+                     : act == GEMM_ACT_HARDSIGMOID ? &pw_op_hardsigmoid
                                                  : &pw_op_relu;
     const pw_operand o[1] = {pw_tensor(t)};
     return pw_run(f, PW_INPLACE, o, NULL, NULL, NULL, NULL);

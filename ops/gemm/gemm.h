@@ -72,7 +72,8 @@ clops_status blas_gemm_opencl(const char *op, const clops_tensor *a, const clops
 clops_status gemm_engine_cl(const char *op, const clops_tensor *a, const clops_tensor *b,
                             clops_tensor *c, clops_scalar alpha, clops_scalar beta);
 
-/* The activations of the fused epilogue (cl_kernels/gemm.cl gemm_act). */
+/* The activations of the fused epilogue (cl_kernels/act.clh: gemm.cl's
+ * gemm_act, conv.cl's conv_act). */
 typedef enum gemm_act {
     GEMM_ACT_NONE,
     GEMM_ACT_RELU,
@@ -82,6 +83,7 @@ typedef enum gemm_act {
     GEMM_ACT_GELU,      /* exact (erf) */
     GEMM_ACT_GELU_TANH, /* approximate='tanh' */
     GEMM_ACT_SIGMOID,
+    GEMM_ACT_HARDSIGMOID, /* relu6(x + 3) / 6 */
     GEMM_ACT_COUNT
 } gemm_act;
 

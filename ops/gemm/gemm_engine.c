@@ -388,11 +388,12 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
     }
     static const char *const knames[] = {"gemm_fma", "gemm_cpu", "gemm_mma", "gemm_skinny",
                                          "gemm_reduce"};
-    /* The matrix-unit atoms (inline PTX) only in the mma programs; wgmma's
+    /* The epilogue's activations (act.clh) in every program; the
+     * matrix-unit atoms (inline PTX) only in the mma programs; wgmma's
      * (sm_90a) through the PTX route. */
     bool wg = mma && c->wgs;
     kit_program prog = {.name = pname,
-                        .headers = {mma ? "mma.clh" : NULL, wg ? "wgmma.clh" : NULL},
+                        .headers = {"act.clh", mma ? "mma.clh" : NULL, wg ? "wgmma.clh" : NULL},
                         .write = gemm_defines,
                         .file = "gemm.cl",
                         .ctx = c,
