@@ -498,6 +498,19 @@ static void the_copy_peak_is_the_fastest_copy_measured(void **state)
     report_raise_peak(&r, &r.devices[0], 40.0, "clEnqueueCopyBuffer, 32 MiB");
     assert_string_equal(r.devices[0].copy_peak_kernel, "clEnqueueCopyBuffer, 32 MiB");
     assert_true(fabs(r.benches[1].ratio_to_peak - 0.25) < 1e-9);
+    /* The arithmetic ceilings likewise: mm's 40 GFLOP/s above an FMA peak
+     * of 30 measured in a busier moment, then below one of 80. */
+    r.devices[0].fma_peak_gflops = 30.0;
+    r.benches[3].ratio_to_peak = 40.0 / 30.0;
+    assert_true(report_bench_above_peak(&r, &r.benches[3]));
+    report_raise_arith_peaks(&r, &r.devices[0], 20.0, NAN); /* lower: kept */
+    assert_true(fabs(r.devices[0].fma_peak_gflops - 30.0) < 1e-9);
+    report_raise_arith_peaks(&r, &r.devices[0], 80.0, NAN);
+    assert_true(fabs(r.devices[0].fma_peak_gflops - 80.0) < 1e-9);
+    assert_true(isnan(r.devices[0].mma_peak_gflops));
+    assert_true(fabs(r.benches[3].ratio_to_peak - 0.5) < 1e-9);
+    assert_false(report_bench_above_peak(&r, &r.benches[3]));
+    assert_true(fabs(r.benches[1].ratio_to_peak - 0.25) < 1e-9); /* bandwidth rows: untouched */
     /* A float16 copy_ is no float32 copy: not a ceiling. */
     report_free(&r);
     one_device_model(&r);

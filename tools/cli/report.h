@@ -188,6 +188,11 @@ void report_raise_peak_to_copy(report *r, report_device *rd);
 /* Raises rd's copy peak to gbs (set by `kernel`) when higher, and the
  * ratios of rd's results with it: the ceiling is the best copy seen. */
 void report_raise_peak(report *r, report_device *rd, double gbs, const char *kernel);
+/* Raises rd's FMA and mma peaks to fma and mma (GFLOP/s) where higher,
+ * and the ratios of rd's compute results against them (float32 rows
+ * against the FMA peak; float16/bfloat16 rows against the mma peak, or
+ * the FMA peak on devices without one). */
+void report_raise_arith_peaks(report *r, report_device *rd, double fma, double mma);
 /* Results with every figure NAN, status skip, kernel none. */
 void report_check_init(report_check *c);
 void report_bench_init(report_bench *b);

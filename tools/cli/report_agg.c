@@ -354,6 +354,26 @@ void report_raise_peak_to_copy(report *r, report_device *rd)
         report_raise_peak(r, rd, best->gbs, "clops' own copy_ (float32, the ops' size)");
 }
 
+void report_raise_arith_peaks(report *r, report_device *rd, double fma, double mma)
+{
+    double old_fma = rd->fma_peak_gflops, old_mma = rd->mma_peak_gflops;
+    if (isfinite(fma) && !(isfinite(old_fma) && fma <= old_fma))
+        rd->fma_peak_gflops = fma;
+    if (isfinite(mma) && !(isfinite(old_mma) && mma <= old_mma))
+        rd->mma_peak_gflops = mma;
+    for (int i = 0; i < r->nbenches; i++) {
+        report_bench *b = &r->benches[i];
+        if (b->device != rd->info.index || !report_bench_is_compute(b) || !isfinite(b->gflops))
+            continue;
+        bool half = strcmp(b->dtype, "float16") == 0 || strcmp(b->dtype, "bfloat16") == 0;
+        double ceiling = half && isfinite(rd->mma_peak_gflops) ? rd->mma_peak_gflops
+                         : half || strcmp(b->dtype, "float32") == 0 ? rd->fma_peak_gflops
+                                                                    : NAN;
+        if (isfinite(ceiling) && ceiling > 0)
+            b->ratio_to_peak = b->gflops / ceiling;
+    }
+}
+
 void report_raise_peak(report *r, report_device *rd, double gbs, const char *kernel)
 {
     if (!isfinite(gbs) || (isfinite(rd->copy_peak_gbs) && gbs <= rd->copy_peak_gbs))
