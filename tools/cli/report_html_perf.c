@@ -47,7 +47,7 @@ void html_summary(const report *r, const report_matrix *m, const report_bench_ta
         /* One device: its speed against itself says nothing; the share of
          * its copy peak says how much of the memory system the ops use. */
         sb_append(sb, "<table><thead><tr><th>Family</th><th class=\"num\">Ops</th>"
-                      "<th class=\"num\">Of copy peak</th><th class=\"num\">Lowest</th>"
+                      "<th class=\"num\">Of ceiling</th><th class=\"num\">Lowest</th>"
                       "<th class=\"num\">Highest</th></tr></thead><tbody>\n");
         for (int f = 0; f < ps.nfamilies; f++) {
             const report_family_perf *fp = &ps.fam[f];
