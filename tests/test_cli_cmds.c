@@ -490,7 +490,9 @@ static void test_compare_writes_the_report(void **state)
 {
     (void)state;
     const char *dir = path_of("report");
-    run_out r = clops_run("compare", "--op", "abs", "--out", dir, "--reps", "2", NULL);
+    /* --no-torch: the same report whether or not python3 imports torch. */
+    run_out r = clops_run("compare", "--op", "abs", "--out", dir, "--reps", "2", "--no-torch",
+                          NULL);
     EXPECT_EXIT(r, 0);
     CT_ASSERT_MSG(strstr(r.out, "Report written to") && strstr(r.out, "report.html"), "%s", r.out);
     /* The devices up front, a performance summary at the end: devices
@@ -748,10 +750,39 @@ static void test_compare_torch_column(void **state)
         }
     CT_ASSERT(ntorch == 1);
     cJSON_Delete(doc);
+    /* Unasked, the column is there when the helper runs (torch importable),
+     * and --no-torch leaves it out; it contradicts --torch. */
+    r = clops_run("compare", "--op", "abs.out", "--device", "cpu", "--no-check", "--reps", "2",
+                  "--out", dir, NULL);
+    EXPECT_EXIT(r, 0);
+    CT_ASSERT_MSG(strstr(r.err, "if python3 imports torch (--no-torch: none)") &&
+                      strstr(r.err, "torch: 1 case on PyTorch CPU") &&
+                      strstr(r.out, "speed = torch's time / the device's"),
+                  "%s%s", r.out, r.err);
+    run_free(&r);
+    r = clops_run("compare", "--op", "abs.out", "--device", "cpu", "--no-check", "--reps", "2",
+                  "--no-torch", "--out", dir, NULL);
+    EXPECT_EXIT(r, 0);
+    CT_ASSERT_MSG(!strstr(r.err, "PyTorch") && !strstr(r.out, "torch's"), "%s%s", r.out, r.err);
+    run_free(&r);
+    doc = read_json(p);
+    CT_ASSERT(cJSON_GetArraySize(get(doc, "devices")) == 1);
+    cJSON_Delete(doc);
+    r = clops_run("compare", "--op", "abs.out", "--no-torch", "--torch-defaults", NULL);
+    EXPECT_EXIT(r, 2);
+    CT_ASSERT_MSG(strstr(r.err, "--no-torch and --torch"), "%s", r.err);
+    run_free(&r);
     /* No torch: one line, no column, exit 0. */
     static const char no_torch[] = "import sys\nprint('PyTorch is not importable with "
                                    "python3 (ModuleNotFoundError)')\nsys.exit(3)\n";
     setenv("CLOPS_TORCH_HELPER", write_bytes("no_torch.py", no_torch, sizeof no_torch - 1), 1);
+    /* Unasked: not a word about it. */
+    r = clops_run("compare", "--op", "abs.out", "--device", "cpu", "--no-check", "--reps", "1",
+                  "--out", dir, NULL);
+    EXPECT_EXIT(r, 0);
+    CT_ASSERT_MSG(!strstr(r.err, "no PyTorch column") && !strstr(r.out, "PyTorch"), "%s%s",
+                  r.out, r.err);
+    run_free(&r);
     r = clops_run("compare", "--op", "abs.out", "--device", "cpu", "--no-check", "--reps", "1",
                   "--baseline", "torch", "--out", dir, NULL);
     EXPECT_EXIT(r, 0);

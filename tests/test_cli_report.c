@@ -498,6 +498,19 @@ static void the_copy_peak_is_the_fastest_copy_measured(void **state)
     report_raise_peak(&r, &r.devices[0], 40.0, "clEnqueueCopyBuffer, 32 MiB");
     assert_string_equal(r.devices[0].copy_peak_kernel, "clEnqueueCopyBuffer, 32 MiB");
     assert_true(fabs(r.benches[1].ratio_to_peak - 0.25) < 1e-9);
+    /* The arithmetic ceilings likewise: mm's 40 GFLOP/s above an FMA peak
+     * of 30 measured in a busier moment, then below one of 80. */
+    r.devices[0].fma_peak_gflops = 30.0;
+    r.benches[3].ratio_to_peak = 40.0 / 30.0;
+    assert_true(report_bench_above_peak(&r, &r.benches[3]));
+    report_raise_arith_peaks(&r, &r.devices[0], 20.0, NAN); /* lower: kept */
+    assert_true(fabs(r.devices[0].fma_peak_gflops - 30.0) < 1e-9);
+    report_raise_arith_peaks(&r, &r.devices[0], 80.0, NAN);
+    assert_true(fabs(r.devices[0].fma_peak_gflops - 80.0) < 1e-9);
+    assert_true(isnan(r.devices[0].mma_peak_gflops));
+    assert_true(fabs(r.benches[3].ratio_to_peak - 0.5) < 1e-9);
+    assert_false(report_bench_above_peak(&r, &r.benches[3]));
+    assert_true(fabs(r.benches[1].ratio_to_peak - 0.25) < 1e-9); /* bandwidth rows: untouched */
     /* A float16 copy_ is no float32 copy: not a ceiling. */
     report_free(&r);
     one_device_model(&r);
@@ -600,6 +613,74 @@ static void one_device_summary_is_against_the_ceiling(void **state)
     assert_true(fabs(back.devices[0].copy_peak_gbs - 20.0) < 1e-9);
     report_free(&back);
     cJSON_Delete(j);
+    report_free(&r);
+}
+
+/* Two devices and PyTorch on both peers (`compare --torch-defaults` on a
+ * GPU host): each OpenCL device is compared with the PyTorch column on its
+ * own peer, CUDA beside the NVIDIA GPU and the CPU beside POCL, not both
+ * with the CUDA column that is the baseline. */
+static void each_device_against_its_own_torch_peer(void **state)
+{
+    (void)state;
+    report r;
+    report_init(&r, "compare");
+    add_device(&r, 1, "opencl:0", CLOPS_VENDOR_POCL, false, "Portable Computing Language",
+               "cpu-x86-64-AMD EPYC 9454 (16 cores)", "5.0", 16.0, 45, 0.9);
+    add_device(&r, 2, "opencl:1", CLOPS_VENDOR_NVIDIA, true, "NVIDIA CUDA", "NVIDIA H100",
+               "580.159.04", 2800.0, 10, 0.1);
+    static const char *const labels[] = {"torch-defaults:cuda", "torch-defaults:cpu"};
+    for (int k = 0; k < 2; k++) {
+        clops_device_info in;
+        memset(&in, 0, sizeof in);
+        in.index = REPORT_TORCH_INDEX + k;
+        snprintf(in.name, sizeof in.name, "%s", k ? "CPU" : "NVIDIA H100");
+        snprintf(in.platform_name, sizeof in.platform_name, "PyTorch");
+        report_device *td;
+        assert_int_equal(report_add_device(&r, &in, labels[k], &td), CLOPS_OK);
+        td->torch = true;
+    }
+    r.baseline = REPORT_TORCH_INDEX;
+    /* add.Tensor: POCL 1000 us, the H100 100, PyTorch CUDA 50, PyTorch CPU 2000. */
+    static const struct {
+        int device;
+        double us;
+    } rows[] = {{1, 1000}, {2, 100}, {REPORT_TORCH_INDEX, 50}, {REPORT_TORCH_INDEX + 1, 2000}};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        report_bench b;
+        report_bench_init(&b);
+        snprintf(b.op, sizeof b.op, "add.Tensor");
+        snprintf(b.dtype, sizeof b.dtype, "float32");
+        snprintf(b.family, sizeof b.family, "pointwise");
+        snprintf(b.case_name, sizeof b.case_name, "[8192, 1024] contiguous");
+        b.device = rows[i].device;
+        b.status = REPORT_PASS;
+        b.kernel = REPORT_KERNEL_DEVICE;
+        b.device_us = rows[i].us;
+        b.reps = 3;
+        assert_int_equal(report_add_bench(&r, &b), CLOPS_OK);
+    }
+    assert_int_equal(report_peer_pos(&r, 0), 3); /* POCL: PyTorch CPU */
+    assert_int_equal(report_peer_pos(&r, 1), 2); /* the H100: PyTorch CUDA */
+    assert_int_equal(report_peer_pos(&r, 3), 2); /* a PyTorch column: the baseline */
+    report_bench_table t;
+    assert_int_equal(report_bench_table_build(&r, &t), CLOPS_OK);
+    report_perf_summary ps;
+    report_perf_summarize(&r, &t, &ps);
+    report_bench_table_free(&t);
+    assert_int_equal(ps.nfamilies, 1);
+    assert_true(fabs(ps.fam[0].speedup[0] - 2.0) < 1e-12); /* 2000 / 1000, not 50 / 1000 */
+    assert_true(fabs(ps.fam[0].speedup[1] - 0.5) < 1e-12);
+    char *md = render(&r, report_render_md);
+    assert_non_null(strstr(md, "each OpenCL device against the PyTorch column of the same "
+                               "settings on its own peer"));
+    assert_non_null(strstr(md, "1000.0 µs · - GB/s · 2.00x"));
+    assert_non_null(strstr(md, "100.0 µs · - GB/s · 0.50x"));
+    free(md);
+    /* One PyTorch peer (no ":cuda"/":cpu" labels): everything against it. */
+    snprintf(r.devices[2].label, sizeof r.devices[2].label, "torch");
+    assert_int_equal(report_peer_pos(&r, 0), 2);
+    assert_string_equal(report_peer_note(&r), "");
     report_free(&r);
 }
 
@@ -1029,6 +1110,7 @@ int main(void)
         cmocka_unit_test(the_copy_peak_is_the_fastest_copy_measured),
         cmocka_unit_test(one_device_summary_is_against_the_ceiling),
         cmocka_unit_test(a_torch_column_beside_one_device),
+        cmocka_unit_test(each_device_against_its_own_torch_peer),
         cmocka_unit_test(engine_paths_are_named),
         cmocka_unit_test(empty_report_renders),
         cmocka_unit_test(writes_a_report_folder_and_reads_it_back),

@@ -59,6 +59,7 @@ static const char *const representative_ops[] = {
     "bmm",
     "linear",
     "convolution",               /* convolution: im2col/implicit GEMM, depthwise */
+    "_fused_attention",          /* fused attention: FMA or tensor-core tiles */
     "max_pool2d_with_indices",   /* pooling with indices */
     "avg_pool2d",                /* window averages, ceil_mode/padding rules */
     "_adaptive_avg_pool2d",      /* adaptive windows */

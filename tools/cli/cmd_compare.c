@@ -5,7 +5,7 @@
  *
  *     clops compare [--out DIR] [--full] [--set SET] [--device SEL]... [--op GLOB]...
  *                   [--dtype LIST]... [--reps N] [--baseline DEVICE|torch] [--torch]
- *                   [--torch-defaults] [--no-bench] [--no-check]
+ *                   [--torch-defaults] [--no-torch] [--no-bench] [--no-check]
  *
  * It names the devices first, runs the checks, measures every device's
  * copy peak and then benchmarks every op at the same shapes on every
@@ -43,6 +43,9 @@ static const cli_option compare_options[] = {
     {"torch-defaults", 0, CLI_OPT_FLAG, NULL,
      "a PyTorch column with PyTorch's own defaults, as users run it (cuDNN TF32 convolutions, "
      "every SDPA backend); with --torch, both columns"},
+    {"no-torch", 0, CLI_OPT_FLAG, NULL,
+     "no PyTorch column (without --torch or --torch-defaults there is one when CLOPS_PYTHON, "
+     "default python3, imports torch)"},
     {"no-bench", 0, CLI_OPT_FLAG, NULL, "check only"},
     {"no-check", 0, CLI_OPT_FLAG, NULL, "bench only"},
     CLI_OPTION_END,
@@ -95,7 +98,7 @@ static void print_ceiling_summary(const report *r, const report_perf_summary *ps
     for (int i = 0; i < ps->nfamilies; i++)
         if (ps->fam[i].ceiling_rows[pos] == 0) {
             fprintf(f, "  (\"-\": no rows against a ceiling: views move no data, and float64 "
-                       "products and CPU devices have no measured arithmetic peak)\n");
+                       "products have no measured arithmetic peak)\n");
             break;
         }
 }
@@ -116,8 +119,9 @@ static void print_perf_summary(const report *r, FILE *f)
     if (ps.nfamilies > 0 && report_perf_compares(&ps)) {
         const report_device *bd = &r->devices[ps.baseline];
         fprintf(f, "\nPerformance (same shapes on every device; speed = %s's time / the "
-                   "device's, geometric mean%s):\n",
-                bd->label, bd->torch ? "; above 1.00x: faster than PyTorch" : "");
+                   "device's, geometric mean%s%s):\n",
+                bd->label, bd->torch ? "; above 1.00x: faster than PyTorch" : "",
+                report_peer_note(r));
         cli_table tb;
         const char *h[3 + REPORT_SUM_MAX_DEVICES] = {"family", "ops", "fastest"};
         char align[4 + REPORT_SUM_MAX_DEVICES] = "lrl";
@@ -221,6 +225,16 @@ static int run_compare(const cli_args *args)
         return cli_usage_error(cmd, "--torch and --torch-defaults time the benchmarks, and "
                                     "--no-bench leaves none");
     }
+    if (torch && cli_flag(args, "no-torch")) {
+        free(cs.devs);
+        return cli_usage_error(cmd, "--no-torch and --torch, --torch-defaults or --baseline "
+                                    "torch contradict each other");
+    }
+    /* Unasked, PyTorch is a column when it is importable (the helper finds
+     * out, after the bench; silently nothing when it is not). */
+    bool torch_auto = !torch && do_bench && !cli_flag(args, "no-torch");
+    if (torch_auto)
+        torch_modes = CLI_TORCH_CLOPS | CLI_TORCH_AUTO;
     if (base_torch)
         bv = NULL;
     if (bv) {
@@ -239,7 +253,13 @@ static int run_compare(const cli_args *args)
     print_devices(cs.devs, cs.ndev, torch && !bv ? -1 : base);
     if (torch && !bv)
         fprintf(stderr, "  %-10s PyTorch on each device's peer  [baseline]\n", "torch");
-    if (torch && !(bs.calls = cJSON_CreateArray())) {
+    if (torch_auto)
+        fprintf(stderr, "  %-10s PyTorch on each device's peer if %s imports torch "
+                        "(--no-torch: none)%s\n",
+                "torch", getenv("CLOPS_PYTHON") && *getenv("CLOPS_PYTHON") ? getenv("CLOPS_PYTHON")
+                                                                          : "python3",
+                bv ? "" : "  [then the baseline]");
+    if ((torch || torch_auto) && !(bs.calls = cJSON_CreateArray())) {
         free(cs.devs);
         return cli_status_error(CLOPS__HOST_OOM("the calls of the bench"), "compare");
     }
@@ -257,7 +277,7 @@ static int run_compare(const cli_args *args)
         rc = cli_suite_check(&cs, ops, n, false, &r);
     if (rc == CLI_EXIT_OK && do_bench)
         rc = cli_suite_bench(&bs, ops, n, reps, true, &r);
-    if (rc == CLI_EXIT_OK && torch) {
+    if (rc == CLI_EXIT_OK && (torch || torch_auto)) {
         rc = cli_compare_torch(&bs, bs.calls, reps, torch_modes, &r);
         if (!bv && report_find_device(&r, REPORT_TORCH_INDEX))
             r.baseline = REPORT_TORCH_INDEX;
@@ -296,7 +316,7 @@ const cli_command cli_cmd_compare = {
     .summary = "check + bench on every device, written as report.html, report.md, report.json",
     .usage = "clops compare [--out DIR] [--full] [--set SET] [--device SEL]... [--op GLOB]... "
              "[--dtype LIST]... [--reps N] [--baseline DEVICE|torch] [--torch] "
-             "[--torch-defaults] [--no-bench] [--no-check]",
+             "[--torch-defaults] [--no-torch] [--no-bench] [--no-check]",
     .help = "Runs `clops check` and then `clops bench` on every OpenCL device (or the "
             "--device selection; the CPU when there is no OpenCL device) and writes into DIR "
             "(default ./clops-report): report.html (self-contained: inline CSS and SVG, "
@@ -315,7 +335,9 @@ const cli_command cli_cmd_compare = {
             "allows it); --torch-defaults adds PyTorch as users run it (its defaults: cuDNN "
             "TF32 convolutions, every SDPA backend), alone or beside --torch; each column "
             "states its settings.  Without Python or "
-            "torch one line says so and the report has no such column.  "
+            "torch one line says so and the report has no such column.  Without --torch, "
+            "--torch-defaults or --no-torch, the --torch column is there when CLOPS_PYTHON "
+            "(default python3) imports torch, and nothing is said when it does not.  "
             "Exit status 1 when a check failed (the report is written anyway).",
     .options = compare_options,
     .min_pos = 0,

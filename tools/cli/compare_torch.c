@@ -400,8 +400,9 @@ static clops_status add_column(report *r, int idx, const char *label, const cJSO
 /* Runs the helper on one peer's cases; false (with *why) when there is no
  * column. */
 static bool run_peer(const char *python, const char *helper, const char *dir, const char *peer,
-                     const cJSON *doc, cJSON **res, char *why, size_t cap)
+                     const cJSON *doc, cJSON **res, char *why, size_t cap, bool *absent)
 {
+    *absent = false;
     char in[4300], out[4300];
     snprintf(in, sizeof in, "%s/cases-%s.json", dir, peer);
     snprintf(out, sizeof out, "%s/results-%s.json", dir, peer);
@@ -420,7 +421,9 @@ static bool run_peer(const char *python, const char *helper, const char *dir, co
         snprintf(why, cap, "cannot run %.100s: %.200s", python, clops_last_error());
     } else if (code == 127) {
         snprintf(why, cap, "%.100s not found (CLOPS_PYTHON names the interpreter)", python);
+        *absent = true;
     } else if (code != 0) {
+        *absent = code == 3; /* the helper's "torch is not importable" */
         char line[300];
         first_line(captured, line, sizeof line);
         if (line[0])
@@ -446,8 +449,10 @@ int cli_compare_torch(const cli_suite *s, const cJSON *calls, int reps, unsigned
     const char *python = getenv("CLOPS_PYTHON");
     if (!python || !*python)
         python = "python3";
+    bool quiet = (modes & CLI_TORCH_AUTO) != 0;
     if (!find_helper(helper, sizeof helper)) {
-        fprintf(stderr, "compare: no PyTorch column: %s not found%s%s\n", TORCH_HELPER,
+        if (!quiet)
+            fprintf(stderr, "compare: no PyTorch column: %s not found%s%s\n", TORCH_HELPER,
                 helper[0] ? " at " : "", helper);
         return CLI_EXIT_OK;
     }
@@ -495,13 +500,16 @@ int cli_compare_torch(const cli_suite *s, const cJSON *calls, int reps, unsigned
                 cJSON_Delete(doc);
                 continue;
             }
-            fprintf(stderr, "torch: %d case%s on PyTorch %s, %s settings (%s %s)...\n", ncases,
-                    ncases == 1 ? "" : "s", strcmp(peers[j], "cuda") == 0 ? "CUDA" : "CPU",
+            fprintf(stderr, "torch: %d case%s on PyTorch %s, %s settings (%s %s%s)...\n",
+                    ncases, ncases == 1 ? "" : "s",
+                    strcmp(peers[j], "cuda") == 0 ? "CUDA" : "CPU",
                     strcmp(kinds[m].mode, "clops") == 0 ? "clops'" : "PyTorch's default",
-                    python, helper);
+                    python, helper, quiet ? "; when it imports torch: --no-torch leaves it out" : "");
             cJSON *res = NULL;
-            if (!run_peer(python, helper, dir, peers[j], doc, &res, why, sizeof why)) {
-                fprintf(stderr, "compare: no PyTorch column: %s\n", why);
+            bool absent = false;
+            if (!run_peer(python, helper, dir, peers[j], doc, &res, why, sizeof why, &absent)) {
+                if (!(quiet && absent))
+                    fprintf(stderr, "compare: no PyTorch column: %s\n", why);
                 cJSON_Delete(doc);
                 failed = true; /* the next column would fail the same way */
                 break;

@@ -13,6 +13,10 @@
  * defaults, as users run it (--torch-defaults). */
 #define CLI_TORCH_CLOPS 1u
 #define CLI_TORCH_DEFAULTS 2u
+/* With CLI_TORCH_CLOPS, unasked (compare without --torch, --torch-defaults
+ * or --no-torch): the column when the interpreter imports torch, and not a
+ * word when it or the helper is missing. */
+#define CLI_TORCH_AUTO 4u
 
 /*
  * Times the calls the bench of s measured (s->calls, see cli_suite) with
@@ -22,7 +26,7 @@
  * REPORT_TORCH_INDEX and up, clops' precision first: labelled "torch" and
  * "torch-defaults", with ":cuda" and ":cpu" when there are two peers).
  * When Python, torch or the helper is missing it says so in one line on
- * stderr and adds nothing.  Returns an exit code (runtime errors only:
+ * stderr (with CLI_TORCH_AUTO: nothing) and adds nothing.  Returns an exit code (runtime errors only:
  * out of memory).
  */
 int cli_compare_torch(const cli_suite *s, const cJSON *calls, int reps, unsigned modes,

@@ -188,6 +188,11 @@ void report_raise_peak_to_copy(report *r, report_device *rd);
 /* Raises rd's copy peak to gbs (set by `kernel`) when higher, and the
  * ratios of rd's results with it: the ceiling is the best copy seen. */
 void report_raise_peak(report *r, report_device *rd, double gbs, const char *kernel);
+/* Raises rd's FMA and mma peaks to fma and mma (GFLOP/s) where higher,
+ * and the ratios of rd's compute results against them (float32 rows
+ * against the FMA peak; float16/bfloat16 rows against the mma peak, or
+ * the FMA peak on devices without one). */
+void report_raise_arith_peaks(report *r, report_device *rd, double fma, double mma);
 /* Results with every figure NAN, status skip, kernel none. */
 void report_check_init(report_check *c);
 void report_bench_init(report_bench *b);
@@ -282,6 +287,17 @@ void report_bench_table_free(report_bench_table *t);
 /* Position in r->devices of the baseline device (the first when unset or
  * absent). */
 int report_baseline_pos(const report *r);
+
+/* Position in r->devices of the column device `pos` is compared with: the
+ * baseline, except when the baseline is a PyTorch column of a report with
+ * two PyTorch peers ("torch:cuda", "torch:cpu"): then each OpenCL device
+ * is compared with the column of the same settings on its own peer (CUDA
+ * beside an NVIDIA GPU, the CPU beside the others). */
+int report_peer_pos(const report *r, int pos);
+
+/* "" or a note saying that the devices are compared with their own PyTorch
+ * peers (report_peer_pos), to append to a "speed = X's time" heading. */
+const char *report_peer_note(const report *r);
 /* Whether a bench result is a compute (GFLOP/s) figure rather than a
  * bandwidth one. */
 bool report_bench_is_compute(const report_bench *b);

@@ -300,6 +300,35 @@ int report_baseline_pos(const report *r)
     return pos >= 0 ? pos : 0;
 }
 
+int report_peer_pos(const report *r, int pos)
+{
+    int base = report_baseline_pos(r);
+    if (pos < 0 || pos >= r->ndevices || base >= r->ndevices || !r->devices[base].torch ||
+        r->devices[pos].torch)
+        return base;
+    const char *bl = r->devices[base].label, *colon = strchr(bl, ':');
+    if (!colon)
+        return base;
+    const clops_device_info *in = &r->devices[pos].info;
+    const char *peer = in->is_gpu && in->vendor == CLOPS_VENDOR_NVIDIA ? "cuda" : "cpu";
+    for (int j = 0; j < r->ndevices; j++) {
+        const char *l = r->devices[j].label;
+        if (r->devices[j].torch && strncmp(l, bl, (size_t)(colon - bl)) == 0 &&
+            l[colon - bl] == ':' && strcmp(l + (colon - bl) + 1, peer) == 0)
+            return j;
+    }
+    return base;
+}
+
+const char *report_peer_note(const report *r)
+{
+    for (int j = 0; j < r->ndevices; j++)
+        if (report_peer_pos(r, j) != report_baseline_pos(r))
+            return "; each OpenCL device against the PyTorch column of the same settings on "
+                   "its own peer: CUDA beside an NVIDIA GPU, the CPU beside a CPU device";
+    return "";
+}
+
 bool report_bench_is_compute(const report_bench *b)
 {
     return isfinite(b->gflops) || isfinite(b->flop);
@@ -323,6 +352,26 @@ void report_raise_peak_to_copy(report *r, report_device *rd)
     }
     if (best)
         report_raise_peak(r, rd, best->gbs, "clops' own copy_ (float32, the ops' size)");
+}
+
+void report_raise_arith_peaks(report *r, report_device *rd, double fma, double mma)
+{
+    double old_fma = rd->fma_peak_gflops, old_mma = rd->mma_peak_gflops;
+    if (isfinite(fma) && !(isfinite(old_fma) && fma <= old_fma))
+        rd->fma_peak_gflops = fma;
+    if (isfinite(mma) && !(isfinite(old_mma) && mma <= old_mma))
+        rd->mma_peak_gflops = mma;
+    for (int i = 0; i < r->nbenches; i++) {
+        report_bench *b = &r->benches[i];
+        if (b->device != rd->info.index || !report_bench_is_compute(b) || !isfinite(b->gflops))
+            continue;
+        bool half = strcmp(b->dtype, "float16") == 0 || strcmp(b->dtype, "bfloat16") == 0;
+        double ceiling = half && isfinite(rd->mma_peak_gflops) ? rd->mma_peak_gflops
+                         : half || strcmp(b->dtype, "float32") == 0 ? rd->fma_peak_gflops
+                                                                    : NAN;
+        if (isfinite(ceiling) && ceiling > 0)
+            b->ratio_to_peak = b->gflops / ceiling;
+    }
 }
 
 void report_raise_peak(report *r, report_device *rd, double gbs, const char *kernel)

@@ -47,7 +47,7 @@ void html_summary(const report *r, const report_matrix *m, const report_bench_ta
         /* One device: its speed against itself says nothing; the share of
          * its copy peak says how much of the memory system the ops use. */
         sb_append(sb, "<table><thead><tr><th>Family</th><th class=\"num\">Ops</th>"
-                      "<th class=\"num\">Of copy peak</th><th class=\"num\">Lowest</th>"
+                      "<th class=\"num\">Of ceiling</th><th class=\"num\">Lowest</th>"
                       "<th class=\"num\">Highest</th></tr></thead><tbody>\n");
         for (int f = 0; f < ps.nfamilies; f++) {
             const report_family_perf *fp = &ps.fam[f];
@@ -111,6 +111,7 @@ void html_summary(const report *r, const report_matrix *m, const report_bench_ta
                       "(above 1: faster than the baseline");
         if (bd->torch)
             sb_append(sb, ", here PyTorch: see its settings under Devices");
+        html_esc(sb, report_peer_note(r));
         sb_append(sb, ").</p>");
     }
     sb_printf(sb, "</div><div><h3>Ops failing anywhere (%d)</h3><p class=\"%s\">",
@@ -423,7 +424,9 @@ void html_perf(const report *r, const report_bench_table *t, strbuf *sb)
     if (vs) {
         sb_append(sb, ", and the speed relative to the baseline ");
         html_esc(sb, r->devices[base].label);
-        sb_append(sb, " (its time over the device&#39;s)");
+        sb_append(sb, " (its time over the device&#39;s");
+        html_esc(sb, report_peer_note(r));
+        sb_append(sb, ")");
     }
     sb_append(sb, "; under the time of matrix products, convolutions and attention the "
                   "engine path that ran (mma with its tile configuration, FMA, CLBlast; "
@@ -455,7 +458,8 @@ void html_perf(const report *r, const report_bench_table *t, strbuf *sb)
         html_esc(sb, f->case_name);
         sb_append(sb, "</span></td>");
         for (int j = 0; j < t->ndevices; j++)
-            perf_cells(r, t->rows[k].per_device[j], t->rows[k].per_device[base], vs, sb);
+            perf_cells(r, t->rows[k].per_device[j],
+                       t->rows[k].per_device[report_peer_pos(r, j)], vs, sb);
         sb_append(sb, "</tr>\n");
     }
     sb_append(sb, "</tbody></table></div>\n<h2>Host cost and first calls</h2>\n<p class=\"hint\">"

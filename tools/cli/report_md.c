@@ -198,9 +198,9 @@ static void md_summary(const report *r, const report_matrix *m, const report_ben
     if (ps.nfamilies > 0 && report_perf_compares(&ps)) {
         const report_device *bd = &r->devices[ps.baseline];
         sb_printf(sb, "%s**Fastest device per op family** (speed: %s's time over the device's, "
-                      "geometric mean%s):\n\n| Family | Fastest |",
+                      "geometric mean%s%s):\n\n| Family | Fastest |",
                   one >= 0 ? "\n" : "", bd->label,
-                  bd->torch ? "; above 1.00x: faster than PyTorch" : "");
+                  bd->torch ? "; above 1.00x: faster than PyTorch" : "", report_peer_note(r));
         for (int j = 0; j < ps.ndevices; j++)
             md_cell(sb, r->devices[j].label);
         sb_append(sb, "\n| --- | --- |");
@@ -271,12 +271,13 @@ static void md_bench(const report *r, const report_bench_table *t, strbuf *sb)
         return;
     sb_printf(sb, "## Performance\n\n"
                   "Every device on the same shapes: median time per call, achieved GB/s (with "
-                  "the share of the device's copy peak) or GFLOP/s%s%s%s; matrix products, "
+                  "the share of the device's copy peak) or GFLOP/s%s%s%s%s%s; matrix products, "
                   "convolutions and attention name the engine path that ran (mma with its "
                   "tile configuration, FMA, CLBlast; implicit GEMM or im2col).\n\n|",
               r->ndevices > 1 ? ", and the speed relative to " : "",
               r->ndevices > 1 ? r->devices[report_baseline_pos(r)].label : "",
-              r->ndevices > 1 ? " (its time over the device's)" : "");
+              r->ndevices > 1 ? " (its time over the device's" : "",
+              r->ndevices > 1 ? report_peer_note(r) : "", r->ndevices > 1 ? ")" : "");
     md_cell(sb, "Op");
     md_cell(sb, "dtype");
     md_cell(sb, "case");
@@ -300,7 +301,7 @@ static void md_bench(const report *r, const report_bench_table *t, strbuf *sb)
             char buf[300], a[32], p[32], tm[32], xs[32], x[140] = "", path[96] = "";
             if (b)
                 report_engine_path(b, path, sizeof path);
-            const report_bench *base = t->rows[k].per_device[report_baseline_pos(r)];
+            const report_bench *base = t->rows[k].per_device[report_peer_pos(r, j)];
             report_fmt(b ? b->device_us : NAN, "%.1f", tm, sizeof tm);
             report_fmt(report_bench_measured(b) && report_bench_measured(base)
                            ? base->device_us / b->device_us

@@ -95,8 +95,9 @@ void report_perf_summarize(const report *r, const report_bench_table *t, report_
             continue;
         fp->rows++;
         fp->wins[best]++;
-        const report_bench *base = row->per_device[s->baseline < nd ? s->baseline : 0];
         for (int j = 0; j < nd; j++) {
+            int bp = report_peer_pos(r, j);
+            const report_bench *base = row->per_device[bp < nd ? bp : 0];
             const report_bench *b = row->per_device[j];
             if (report_bench_measured(b) && report_bench_measured(base)) {
                 logsum[f][j] += log(base->device_us / b->device_us);
