@@ -772,7 +772,8 @@ static void test_histc_counts_in_chunks_of_32_bit_counts(void **state)
     static const int64_t chunks[3] = {997, 1, 0};
     for (int di = 0; di < nd; di++) {
         ct_set_device(devs[di]);
-        clops_tensor *x2 = ct_from_values(devs[di], CLOPS_FLOAT32, 2, I64(LEN, 2), CT_CONTIGUOUS, v);
+        clops_tensor *x2 =
+            ct_from_values(devs[di], CLOPS_FLOAT32, 2, I64(LEN, 2), CT_CONTIGUOUS, v);
         clops_tensor *xt = NULL, *x = NULL;
         const int64_t zero = 0, one = 1;
         CT_OK(clops_slice(x2, 1, &zero, &one, 1, &xt)); /* [LEN, 1], strides [2, 1] */

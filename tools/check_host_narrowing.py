@@ -176,6 +176,21 @@ def split_statements(toks):
     return out
 
 
+def split_top(toks):
+    """A token list split at its top-level commas."""
+    parts, cur, d = [], [], 0
+    for tk in toks:
+        d += tk.t in "([{"
+        d -= tk.t in ")]}"
+        if tk.t == "," and d == 0:
+            parts.append(cur)
+            cur = []
+        else:
+            cur.append(tk)
+    parts.append(cur)
+    return parts
+
+
 class Finder:
     def __init__(self, rel, fields, structs, funcs):
         self.rel, self.fields, self.structs, self.funcs = rel, fields, structs, funcs
@@ -292,21 +307,7 @@ class Finder:
                 self.judge(site, stmts, si, local, ltype)
 
     def declare(self, st, local, ltype, split_commas=False):
-        groups = [st]
-        if split_commas:
-            groups, cur, d = [], [], 0
-            for tk in st:
-                if tk.t in "([":
-                    d += 1
-                elif tk.t in ")]":
-                    d -= 1
-                if tk.t == "," and d == 0:
-                    groups.append(cur)
-                    cur = []
-                else:
-                    cur.append(tk)
-            groups.append(cur)
-        for g in groups:
+        for g in split_top(st) if split_commas else [st]:
             k = 0
             while k < len(g) and g[k].t in ("for", "(", "else", "do"):
                 k += 1
@@ -367,20 +368,8 @@ class Finder:
             words.append(st[k].t)
             k += 1
         decl_kind = type_kind(words) if words and k < len(st) and st[k].kind == "id" else None
-        parts, cur, d = [], [], 0
-        for tk in (st[k:] if decl_kind else st):
-            if tk.t in "([{":
-                d += 1
-            elif tk.t in ")]}":
-                d -= 1
-            if tk.t == "," and d == 0:
-                parts.append(cur)
-                cur = []
-            else:
-                cur.append(tk)
-        parts.append(cur)
         whole = set()
-        for p in parts:
+        for p in split_top(st[k:] if decl_kind else st):
             d = 0
             for j, tk in enumerate(p):
                 if tk.t in "([{":
@@ -609,30 +598,8 @@ def main(argv):
             nfunc += 1
             fd.run(name, params, body)
         findings += fd.findings
-    problems, audited, used = [], [], set()
     marks = {f: host_markers(root, f) for f in files}
-    for (file, line, msg) in findings:
-        mk = marks.get(file, {})
-        hit = [s for s, (_, cover) in mk.items() if line in cover]
-        if hit:
-            used.add((file, hit[0]))
-            audited.append("%s:%d: %s [audited: %s]" % (file, line, msg, mk[hit[0]][0]))
-        else:
-            problems.append("%s:%d: %s" % (file, line, msg))
-    for f, mk in marks.items():
-        for s, (text, _) in mk.items():
-            paths = ciw.MARKER_PATH_RE.findall(text)
-            if not re.search(r"<|<=|\u2264|\bfits?\b", text) or not paths:
-                problems.append("%s:%d: idx32 marker without a bound and the file that checks "
-                                "it: %r" % (f, s, text))
-            elif not all(os.path.exists(os.path.join(root, p)) for p in paths):
-                problems.append("%s:%d: idx32 marker names a missing file: %r" % (f, s, text))
-            elif ciw.missing_function(root, text):
-                problems.append("%s:%d: idx32 marker names a function its file lacks (%s): %r"
-                                % (f, s, ciw.missing_function(root, text), text))
-            elif (f, s) not in used:
-                problems.append("%s:%d: stale idx32 marker (no narrowing here): %r"
-                                % (f, s, text))
+    problems, audited = ciw.apply_markers(root, findings, marks, "no narrowing here")
     key = lambda s: (s.split(":")[0], int(s.split(":")[1]))
     for p in sorted(set(problems), key=key):
         print(p)

@@ -1079,6 +1079,36 @@ def missing_function(root, text):
     return None
 
 
+def apply_markers(root, findings, marks, stale_why):
+    """Sorts findings [(file, line, msg)] into problems and audited
+    exceptions by the markers {file: {line: (text, covered lines)}}, and
+    reports each marker without a bound, naming a missing file or
+    function, or covering no finding (stale_why says what is absent)."""
+    problems, audited, used = [], [], set()
+    for (file, line, msg) in findings:
+        mk = marks.get(file, {})
+        hit = [s for s, (_, cover) in mk.items() if line in cover]
+        if hit:
+            used.add((file, hit[0]))
+            audited.append("%s:%d: %s [audited: %s]" % (file, line, msg, mk[hit[0]][0]))
+        else:
+            problems.append("%s:%d: %s" % (file, line, msg))
+    for rel, mk in marks.items():
+        for s, (text, _) in mk.items():
+            paths = MARKER_PATH_RE.findall(text)
+            if not re.search(r"<|<=|\u2264|\bfits?\b", text) or not paths:
+                problems.append("%s:%d: idx32 marker without a bound and the file that checks "
+                                "it: %r" % (rel, s, text))
+            elif not all(os.path.exists(os.path.join(root, p)) for p in paths):
+                problems.append("%s:%d: idx32 marker names a missing file: %r" % (rel, s, text))
+            elif missing_function(root, text):
+                problems.append("%s:%d: idx32 marker names a function its file lacks (%s): %r"
+                                % (rel, s, missing_function(root, text), text))
+            elif (rel, s) not in used:
+                problems.append("%s:%d: stale idx32 marker (%s): %r" % (rel, s, stale_why, text))
+    return problems, audited
+
+
 def main(argv):
     args = list(argv[1:])
     listing = "--list" in args
@@ -1102,32 +1132,9 @@ def main(argv):
                 preprocess(htoks, prelude, take_else)
         for f in files:
             analyse(root, "cl_kernels/" + f, prelude, ctx, take_else)
-    problems, audited = [], []
-    used = set()
-    marks = {f: markers_of(root, "cl_kernels/" + f) for f in files}
-    for (file, line, msg) in ctx.findings:
-        mk = marks.get(file[len("cl_kernels/"):], {})
-        hit = [s for s, (_, cover) in mk.items() if line in cover]
-        if hit:
-            used.add((file, hit[0]))
-            audited.append("%s:%d: %s [audited: %s]" % (file, line, msg, mk[hit[0]][0]))
-        else:
-            problems.append("%s:%d: %s" % (file, line, msg))
-    for f, mk in marks.items():
-        rel = "cl_kernels/" + f
-        for s, (text, _) in mk.items():
-            paths = MARKER_PATH_RE.findall(text)
-            if not re.search(r"<|<=|\u2264|\bfits?\b", text) or not paths:
-                problems.append("%s:%d: idx32 marker without a bound and the file that checks it: %r"
-                                % (rel, s, text))
-            elif not all(os.path.exists(os.path.join(root, p)) for p in paths):
-                problems.append("%s:%d: idx32 marker names a missing file: %r" % (rel, s, text))
-            elif missing_function(root, text):
-                problems.append("%s:%d: idx32 marker names a function its file lacks (%s): %r"
-                                % (rel, s, missing_function(root, text), text))
-            elif (rel, s) not in used:
-                problems.append("%s:%d: stale idx32 marker (no 32-bit index arithmetic here): %r"
-                                % (rel, s, text))
+    marks = {"cl_kernels/" + f: markers_of(root, "cl_kernels/" + f) for f in files}
+    problems, audited = apply_markers(root, ctx.findings, marks,
+                                      "no 32-bit index arithmetic here")
     key = lambda s: (s.split(":")[0], int(s.split(":")[1]))
     for p in sorted(set(problems), key=key):
         print(p)
