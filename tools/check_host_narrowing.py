@@ -600,12 +600,7 @@ def main(argv):
         findings += fd.findings
     marks = {f: host_markers(root, f) for f in files}
     problems, audited = ciw.apply_markers(root, findings, marks, "no narrowing here")
-    key = lambda s: (s.split(":")[0], int(s.split(":")[1]))
-    for p in sorted(set(problems), key=key):
-        print(p)
-    if listing:
-        for a in sorted(set(audited), key=key):
-            print(a)
+    ciw.print_sorted(problems, audited if listing else [])
     print("check_host_narrowing: %d host files, %d functions; %d finding(s), %d audited "
           "exception(s)" % (len(files), nfunc, len(set(problems)), len(set(audited))))
     return 1 if problems else 0

@@ -1064,7 +1064,8 @@ def markers_of(root, rel):
                 # a comment-only block: the statement below it
                 last = next((e for e in ends if e > end), end + 1)
                 cover.update(range(end + 1, last + 1))
-            text = " ".join(m.group(1).replace("*/", "").replace("\\\n", " ").replace("\\", " ").split())
+            body = re.sub(r"\n\s*\*(?!/)", "\n", m.group(1))   # a block's continuation stars
+            text = " ".join(body.replace("*/", "").replace("\\\n", " ").replace("\\", " ").split())
             out[start] = (text, cover)
     return out
 
@@ -1109,6 +1110,13 @@ def apply_markers(root, findings, marks, stale_why):
     return problems, audited
 
 
+def print_sorted(problems, audited):
+    """Prints the problems, then the audited exceptions, each by file and line."""
+    key = lambda s: (s.split(":")[0], int(s.split(":")[1]))
+    for p in sorted(set(problems), key=key) + sorted(set(audited), key=key):
+        print(p)
+
+
 def main(argv):
     args = list(argv[1:])
     listing = "--list" in args
@@ -1135,12 +1143,7 @@ def main(argv):
     marks = {"cl_kernels/" + f: markers_of(root, "cl_kernels/" + f) for f in files}
     problems, audited = apply_markers(root, ctx.findings, marks,
                                       "no 32-bit index arithmetic here")
-    key = lambda s: (s.split(":")[0], int(s.split(":")[1]))
-    for p in sorted(set(problems), key=key):
-        print(p)
-    if listing:
-        for a in sorted(set(audited), key=key):
-            print(a)
+    print_sorted(problems, audited if listing else [])
     if trunc:
         for (file, line, msg) in sorted(ctx.notes):
             print("%s:%d: note: %s" % (file, line, msg))
