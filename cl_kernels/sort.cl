@@ -404,15 +404,17 @@ __kernel void sort_bincount(__global const long *sv, __global const long *si, lo
     }
 }
 
-/* histc: one work-item per element; PyTorch's bin arithmetic in the
- * input's type (RND rounds float16/bfloat16 after every operation, as
+/* histc: one work-item per element of [off, end); PyTorch's bin arithmetic in
+ * the input's type (RND rounds float16/bfloat16 after every operation, as
  * c10::Half does), elements outside [lo, hi] and NaN skipped, x == hi in the
- * last bin.  Counts are integer atomics: the same result in any order. */
-__kernel void sort_histc(__global const T *x, long n, VT lo, VT hi, long bins,
-                         __global uint *cnt)
+ * last bin.  Counts are integer atomics into cnt's row for this chunk (the
+ * host launches chunks of at most 2^31 - 1 elements, so a row's 32-bit
+ * counts cannot wrap): the same result in any order. */
+__kernel void sort_histc(__global const T *x, long off, long end, VT lo, VT hi, long bins,
+                         __global uint *cnt, long coff)
 {
-    const long g = (long)get_global_id(0);
-    if (g >= n)
+    const long g = off + (long)get_global_id(0);
+    if (g >= end)
         return;
     const VT e = LOADV(x, g);
     if (!(e >= lo && e <= hi))
@@ -422,7 +424,20 @@ __kernel void sort_histc(__global const T *x, long n, VT lo, VT hi, long bins,
         pos = bins - 1;
     if (pos < 0)
         pos = 0;
-    atomic_inc(&cnt[pos]);
+    atomic_inc(&cnt[coff + pos]);
+}
+
+/* histc's counts: bin b of the result is the sum of the chunks' rows
+ * cnt[r * bins + b], r = 0..rows-1, in 64 bits and in row order. */
+__kernel void sort_histc_sum(__global const uint *cnt, long rows, long bins, __global long *acc)
+{
+    const long b = (long)get_global_id(0);
+    if (b >= bins)
+        return;
+    long s = 0;
+    for (long r = 0; r < rows; r++)
+        s += (long)cnt[r * bins + b];
+    acc[b] = s;
 }
 
 /* topk of lines of at most TK_NMAX elements, k <= TK_KMAX, 32-bit keys:

@@ -40,6 +40,9 @@
     X(SORT_WIDE_POSITIONS, "sort.wide_positions",                                                  \
       "1: the sort kernels keep 64-bit positions for every line, the path of lines longer than "   \
       "2^31-1 elements (ops/sort/sort.c); tests run it on small lines against the 32-bit one")     \
+    X(SORT_HISTC_CHUNK, "sort.histc_chunk",                                                        \
+      "N > 0: histc counts on OpenCL devices in chunks of N elements (0: 2^31-1, the most a "      \
+      "chunk's 32-bit counts hold; ops/sort/sort_count.c); tests compare small chunks with one")   \
     X(GEMM_CANARY_FAIL, "gemm.canary_fail",                                                        \
       "1: the GEMM engine treats every OpenCL device as having a matrix-unit atom and fails its "   \
       "known-answer check on purpose, so products fall back to the FMA atom with one warning "    \

@@ -76,8 +76,9 @@ void ref_bincount(const int64_t *sv, const int64_t *si, int64_t n, const void *w
 double ref_round_to(double x, clops_dtype dt);
 
 /* histc counts of n elements of x (a floating dtype) in bins equal bins of
- * [lo, hi] (values of dt), PyTorch's arithmetic in dt. */
+ * [lo, hi] (values of dt), PyTorch's arithmetic in dt; 64-bit counts, so
+ * more than 2^31 - 1 elements in one bin count exactly. */
 void ref_histc(const void *x, clops_dtype dt, int64_t n, double lo, double hi, int64_t bins,
-               uint32_t *cnt);
+               int64_t *cnt);
 
 #endif /* CLOPS_REF_REF_SORT_H */

@@ -134,7 +134,7 @@ double ref_round_to(double x, clops_dtype dt)
 }
 
 void ref_histc(const void *x, clops_dtype dt, int64_t n, double lo, double hi, int64_t bins,
-               uint32_t *cnt)
+               int64_t *cnt)
 {
     for (int64_t g = 0; g < n; g++) {
         double e;

@@ -46,7 +46,7 @@ sort.values_stable,topk.values,kthvalue.values
 cumsum.out,logcumsumexp.out
 index_select.out,gather.out,scatter_add.out,index_add.out,nonzero.out,masked_select.out,embedding
 index.Tensor_out,index_put.out
-searchsorted.Tensor_out,_unique2.out
+searchsorted.Tensor_out,_unique2.out,histc.out
 native_layer_norm.out,native_group_norm.out,native_batch_norm.out,rms_norm
 max_pool2d_with_indices.out,avg_pool2d.out,upsample_bilinear2d.out
 _softmax.out,_log_softmax.out

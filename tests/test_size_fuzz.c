@@ -743,6 +743,67 @@ static void test_sort_with_64_bit_positions_matches_32_bit(void **state)
     ct_clear_context();
 }
 
+/* histc over more than 2^31 - 1 elements (refused as UNSUPPORTED before:
+ * its counts were 32-bit) counts on OpenCL devices in chunks of at most
+ * 2^31 - 1 elements, each into its own row of 32-bit counts, and adds the
+ * rows in 64 bits (sort_histc_sum).  The sort.histc_chunk setting makes the
+ * chunks small, so here 10,007 elements count in 1, 997 and 10,007-element
+ * chunks (10,007, 11 with the last one short, and 1 row) on every device,
+ * contiguous and as a strided view, and every count must be the one computed here: value v
+ * of [0, 100) falls in bin v / 10 of histc(bins=10, min=0, max=100).
+ * tests/test_big.c counts 2^31 + 10^6 elements, most of them in one bin. */
+static void test_histc_counts_in_chunks_of_32_bit_counts(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_devices(devs, CT_MAX_DEVICES);
+    enum { LEN = 10007, BINS = 10 };
+    float *v = malloc(sizeof(float) * 2 * LEN); /* v[2i]: the elements; v[2i+1]: 50 */
+    int64_t want[BINS] = {0};
+    uint32_t r = 777;
+    for (int i = 0; i < LEN; i++) {
+        r = r * 1664525u + 1013904223u;
+        int k = (int)((r >> 8) % 120) - 10; /* some outside [0, 100] */
+        v[2 * i] = (float)k;
+        v[2 * i + 1] = 50.0f;
+        if (k >= 0 && k <= 100)
+            want[k == 100 ? BINS - 1 : k / 10]++;
+    }
+    static const int64_t chunks[3] = {997, 1, 0};
+    for (int di = 0; di < nd; di++) {
+        ct_set_device(devs[di]);
+        clops_tensor *x2 =
+            ct_from_values(devs[di], CLOPS_FLOAT32, 2, I64(LEN, 2), CT_CONTIGUOUS, v);
+        clops_tensor *xt = NULL, *x = NULL;
+        const int64_t zero = 0, one = 1;
+        CT_OK(clops_slice(x2, 1, &zero, &one, 1, &xt)); /* [LEN, 1], strides [2, 1] */
+        if (xt)
+            CT_OK(clops_contiguous(xt, 0, &x));
+        for (int c = 0; c < 3; c++) {
+            CT_OK(clops_debug_set("sort.histc_chunk", chunks[c]));
+            for (int tr = 0; tr < 2; tr++) {
+                ct_set_case("histc of %d float32 (%s), chunks of %lld", (int)LEN,
+                            tr ? "a strided view" : "contiguous", (long long)chunks[c]);
+                clops_tensor *h = NULL;
+                CT_OK(clops_histc(tr ? xt : x, BINS, clops_scalar_float(0), clops_scalar_float(100),
+                                  &h));
+                float *got = h ? ct_to_host(h) : NULL;
+                for (int b = 0; got && b < BINS; b++)
+                    CT_ASSERT_MSG(got[b] == (float)want[b], "bin %d: %g, expected %lld", b,
+                                  (double)got[b], (long long)want[b]);
+                free(got);
+                clops_tensor_release(h);
+            }
+        }
+        CT_OK(clops_debug_set("sort.histc_chunk", 0));
+        clops_tensor_release(xt);
+        clops_tensor_release(x2);
+        clops_tensor_release(x);
+    }
+    free(v);
+    ct_clear_context();
+}
+
 /* Geometries that only metadata can describe: shapes whose element or byte
  * count overflows, a storage just above the device's largest allocation,
  * views whose extent overflows or leaves the storage, and a legitimate
@@ -979,6 +1040,7 @@ int main(void)
         cmocka_unit_test(test_pooling_with_a_huge_stride_computes_the_one_window),
         cmocka_unit_test(test_avg_pool_divides_by_an_int64_divisor_override),
         cmocka_unit_test(test_sort_with_64_bit_positions_matches_32_bit),
+        cmocka_unit_test(test_histc_counts_in_chunks_of_32_bit_counts),
         cmocka_unit_test(test_hostile_sizes_through_every_schema),
     };
     return cmocka_run_group_tests(tests, NULL, ct_teardown_group);

@@ -1064,7 +1064,8 @@ def markers_of(root, rel):
                 # a comment-only block: the statement below it
                 last = next((e for e in ends if e > end), end + 1)
                 cover.update(range(end + 1, last + 1))
-            text = " ".join(m.group(1).replace("*/", "").replace("\\\n", " ").replace("\\", " ").split())
+            body = re.sub(r"\n\s*\*(?!/)", "\n", m.group(1))   # a block's continuation stars
+            text = " ".join(body.replace("*/", "").replace("\\\n", " ").replace("\\", " ").split())
             out[start] = (text, cover)
     return out
 
@@ -1077,6 +1078,43 @@ def missing_function(root, text):
             if not re.search(r"\b%s\s*\(" % re.escape(fn), f.read()):
                 return fn
     return None
+
+
+def apply_markers(root, findings, marks, stale_why):
+    """Sorts findings [(file, line, msg)] into problems and audited
+    exceptions by the markers {file: {line: (text, covered lines)}}, and
+    reports each marker without a bound, naming a missing file or
+    function, or covering no finding (stale_why says what is absent)."""
+    problems, audited, used = [], [], set()
+    for (file, line, msg) in findings:
+        mk = marks.get(file, {})
+        hit = [s for s, (_, cover) in mk.items() if line in cover]
+        if hit:
+            used.add((file, hit[0]))
+            audited.append("%s:%d: %s [audited: %s]" % (file, line, msg, mk[hit[0]][0]))
+        else:
+            problems.append("%s:%d: %s" % (file, line, msg))
+    for rel, mk in marks.items():
+        for s, (text, _) in mk.items():
+            paths = MARKER_PATH_RE.findall(text)
+            if not re.search(r"<|<=|\u2264|\bfits?\b", text) or not paths:
+                problems.append("%s:%d: idx32 marker without a bound and the file that checks "
+                                "it: %r" % (rel, s, text))
+            elif not all(os.path.exists(os.path.join(root, p)) for p in paths):
+                problems.append("%s:%d: idx32 marker names a missing file: %r" % (rel, s, text))
+            elif missing_function(root, text):
+                problems.append("%s:%d: idx32 marker names a function its file lacks (%s): %r"
+                                % (rel, s, missing_function(root, text), text))
+            elif (rel, s) not in used:
+                problems.append("%s:%d: stale idx32 marker (%s): %r" % (rel, s, stale_why, text))
+    return problems, audited
+
+
+def print_sorted(problems, audited):
+    """Prints the problems, then the audited exceptions, each by file and line."""
+    key = lambda s: (s.split(":")[0], int(s.split(":")[1]))
+    for p in sorted(set(problems), key=key) + sorted(set(audited), key=key):
+        print(p)
 
 
 def main(argv):
@@ -1102,38 +1140,10 @@ def main(argv):
                 preprocess(htoks, prelude, take_else)
         for f in files:
             analyse(root, "cl_kernels/" + f, prelude, ctx, take_else)
-    problems, audited = [], []
-    used = set()
-    marks = {f: markers_of(root, "cl_kernels/" + f) for f in files}
-    for (file, line, msg) in ctx.findings:
-        mk = marks.get(file[len("cl_kernels/"):], {})
-        hit = [s for s, (_, cover) in mk.items() if line in cover]
-        if hit:
-            used.add((file, hit[0]))
-            audited.append("%s:%d: %s [audited: %s]" % (file, line, msg, mk[hit[0]][0]))
-        else:
-            problems.append("%s:%d: %s" % (file, line, msg))
-    for f, mk in marks.items():
-        rel = "cl_kernels/" + f
-        for s, (text, _) in mk.items():
-            paths = MARKER_PATH_RE.findall(text)
-            if not re.search(r"<|<=|\u2264|\bfits?\b", text) or not paths:
-                problems.append("%s:%d: idx32 marker without a bound and the file that checks it: %r"
-                                % (rel, s, text))
-            elif not all(os.path.exists(os.path.join(root, p)) for p in paths):
-                problems.append("%s:%d: idx32 marker names a missing file: %r" % (rel, s, text))
-            elif missing_function(root, text):
-                problems.append("%s:%d: idx32 marker names a function its file lacks (%s): %r"
-                                % (rel, s, missing_function(root, text), text))
-            elif (rel, s) not in used:
-                problems.append("%s:%d: stale idx32 marker (no 32-bit index arithmetic here): %r"
-                                % (rel, s, text))
-    key = lambda s: (s.split(":")[0], int(s.split(":")[1]))
-    for p in sorted(set(problems), key=key):
-        print(p)
-    if listing:
-        for a in sorted(set(audited), key=key):
-            print(a)
+    marks = {"cl_kernels/" + f: markers_of(root, "cl_kernels/" + f) for f in files}
+    problems, audited = apply_markers(root, ctx.findings, marks,
+                                      "no 32-bit index arithmetic here")
+    print_sorted(problems, audited if listing else [])
     if trunc:
         for (file, line, msg) in sorted(ctx.notes):
             print("%s:%d: note: %s" % (file, line, msg))

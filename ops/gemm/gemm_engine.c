@@ -549,6 +549,8 @@ static void geom_of(const clops_tensor *a, const clops_tensor *b, const clops_te
         g->s1[i] = t[i]->strides[1];
         g->s2[i] = t[i]->strides[2];
     }
+    /* idx32: M, N, K <= GEMM_DIM_MAX < 2^31, checked in
+     * ops/gemm/gemm_engine.c (gemm_engine_epi) */
     g->m = (cl_int)c->sizes[1];
     g->n = (cl_int)c->sizes[2];
     g->k = (cl_int)a->sizes[2];
@@ -577,6 +579,8 @@ static clops_status gemm_launch_split(clops_device *d, host_kernel *k, const gem
 {
     cl_int mb = cfg->kind == GK_CPU ? cpu_rows(d, cfg, g) : 0;
     int bm = cfg->kind == GK_CPU ? cfg->rm * mb : cfg->kind == GK_SKINNY ? g->m : cfg->bm;
+    /* idx32: tiles and batch <= work-groups <= INT32_MAX / 16, checked in
+     * ops/gemm/gemm_engine.c (engine_launch) and, skinny, (gemm_engine_epi) */
     cl_int tiles_m = (cl_int)ops_cdiv(g->m, bm), tiles_n = (cl_int)ops_cdiv(g->n, cfg->bn);
     uint64_t groups =
         (uint64_t)splits * (uint64_t)g->batch * (uint64_t)tiles_m * (uint64_t)tiles_n;
@@ -971,6 +975,8 @@ static clops_status gemm_run(clops_device *d, const gemm_cfg *cfg, const gemm_ge
         /* gemm_reduce: one item per element of C. */
         size_t wg = red->wg_size < 256 ? red->wg_size : 256;
         cl_int tiles = 1;
+        /* idx32: batch <= work-groups <= INT32_MAX / 16, checked in
+         * ops/gemm/gemm_engine.c (engine_launch) */
         cl_int beta_zero = beta == 0.0f, nb = (cl_int)g->batch, sp = splits;
         cl_float al = alpha, be = beta;
 #define A(x) {sizeof(x), &(x)}
@@ -1324,6 +1330,7 @@ static bool conv_image(const gemm_conv *cv, int64_t ce, gemm_geom *g, int *cp)
     g->off[0] = x->offset;
     g->sb[0] = cv->groups > 1 ? cv->cg * x->strides[1] : 0;
     const int64_t *geo[6] = {cv->k, cv->out, cv->in, cv->s, cv->p, cv->d};
+    /* idx32: every geometry value <= 2^28, checked in ops/gemm/gemm_engine.c (conv_fits) */
     g->cv[0] = (cl_int)cv->cg;
     for (int a = 0; a < 6; a++)
         for (int i = 0; i < 3; i++)
@@ -1363,6 +1370,8 @@ static clops_status conv_start(const char *op, const gemm_conv *cv, const clops_
     g->mem[1] = k ? mem_of(b) : mem_of(c);
     g->mem[2] = mem_of(c);
     geom_plain(g);
+    /* idx32: m, n, k <= GEMM_DIM_MAX < 2^31, checked in
+     * ops/gemm/gemm_engine.c (gemm_engine_conv) */
     g->m = (cl_int)m, g->n = (cl_int)cv->n, g->k = (cl_int)k;
     g->batch = cv->groups;
     *cl = conv_image(cv, 16 / (int64_t)clops_dtype_size(c->dtype), g, a_cp);

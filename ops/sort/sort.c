@@ -147,7 +147,7 @@ static clops_status get_kernel(clops_device *d, const sort_spec *s, int which, h
         "sort_block",    "sort_merge",   "sort_write",   "sort_pick",     "sort_search",
         "sort_mode",     "sort_uflags",  "sort_ucompact", "sort_ucounts", "sort_ugather",
         "sort_ucompose", "sort_bincount", "sort_histc",    "sort_topk",     "sort_block_cpu",
-        "sort_topk_cpu", "sort_merge_cpu"};
+        "sort_topk_cpu", "sort_merge_cpu", "sort_histc_sum"};
     host_kkey key = {{SORT_KEY_FAMILY | ((uint64_t)s->wide << 32) | ((uint64_t)s->dt << 24) |
                           ((uint64_t)which << 16) | (uint64_t)s->wg,
                       0, 0, 0}};

@@ -36,6 +36,7 @@ typedef enum sort_kid {
     SORT_K_BLOCK_CPU,
     SORT_K_TOPK_CPU,
     SORT_K_MERGE_CPU,
+    SORT_K_HISTC_SUM,
     SORT_K_COUNT
 } sort_kid;
 

@@ -11,17 +11,21 @@
  * CPU loop, so the sums are PyTorch's bits, and no atomics are needed.
  * histc has one work-item per element compute PyTorch's bin (its
  * arithmetic in the input's type) and count with 32-bit integer atomics,
- * whose result does not depend on their order; the counts are then
- * converted to the input's dtype.  The CPU device runs ref/sort_select.c.
+ * whose result does not depend on their order, into one row of counts per
+ * chunk of at most 2^31 - 1 elements (so no count wraps); the rows are
+ * summed in 64 bits in a fixed order and converted to the input's dtype.
+ * The CPU device runs ref/sort_select.c (64-bit counts).
  */
 #include <math.h>
 #include <stdio.h>
 
 #include "codegen_pointwise/pw.h"
+#include "core/debug.h"
 #include "host/host.h"
 #include "ops/tensor/tensor.h"
 #include "ops/kernels_generated.h"
 #include "ops/kit/kit.h"
+#include "ops/kit/lines.h"
 #include "ops/sort/sort.h"
 
 /* Element i of a 1-D tensor t (any device), as int64 or double. */
@@ -215,8 +219,6 @@ static clops_status histc_fresh(clops_tensor *self, int64_t bins, clops_scalar m
     clops_status st = check_dtype_on_device(op, self->dtype, self->storage->device);
     if (st)
         return st;
-    if (n > INT32_MAX)
-        return sort_fail(CLOPS_UNSUPPORTED, op, self, "more than 2^31-1 elements");
     double lo = clops_scalar_to_double(min), hi = clops_scalar_to_double(max);
     st = histc_range(self, &lo, &hi);
     if (st)
@@ -224,34 +226,59 @@ static clops_status histc_fresh(clops_tensor *self, int64_t bins, clops_scalar m
     lo = ref_round_to(lo, self->dtype); /* the edges PyTorch's linspace gives */
     hi = ref_round_to(hi, self->dtype);
     clops_device *d = self->storage->device;
-    clops_tensor *x = NULL, *cnt = NULL;
-    st = tensor_new(d, CLOPS_INT32, 1, &bins, NULL, &cnt);
+    clops_tensor *x = NULL, *cnt = NULL, *rows = NULL;
+    st = tensor_new(d, CLOPS_INT64, 1, &bins, NULL, &cnt);
     if (st == CLOPS_OK)
         st = tensor_fill(cnt, clops_scalar_int(0));
     if (st == CLOPS_OK && n > 0)
-        st = core_to_copy(self, CLOPS_DTYPE_NONE, NULL, &x);
+        st = core_contiguous_as(self, self->dtype, &x);
     if (st == CLOPS_OK && n > 0 && kit_is_host(d)) {
         ref_histc(sort_host(x), x->dtype, n, lo, hi, bins, sort_host(cnt));
     } else if (st == CLOPS_OK && n > 0) {
-        host_kernel *k = NULL;
-        st = sort_kernel(d, x->dtype, SORT_K_HISTC, &k, NULL);
-        cl_mem mx = sort_mem(x), mc = sort_mem(cnt);
-        cl_long a_n = n, a_bins = bins;
+        /* Chunks of at most 2^31 - 1 elements (fewer with the
+         * sort.histc_chunk setting) count into rows of 32-bit counts that
+         * cannot wrap; sort_histc_sum adds the rows in 64 bits, in order. */
+        int64_t chunk = clops_debug_get(CLOPS_DEBUG_SORT_HISTC_CHUNK);
+        if (chunk <= 0 || chunk > INT32_MAX)
+            chunk = INT32_MAX;
+        int64_t nrows = ops_cdiv(n, chunk), rsz[2] = {nrows, bins};
+        host_kernel *k = NULL, *ks = NULL;
+        st = tensor_new(d, CLOPS_INT32, 2, rsz, NULL, &rows);
+        if (st == CLOPS_OK)
+            st = tensor_fill(rows, clops_scalar_int(0));
+        if (st == CLOPS_OK)
+            st = sort_kernel(d, x->dtype, SORT_K_HISTC, &k, NULL);
+        if (st == CLOPS_OK)
+            st = sort_kernel(d, x->dtype, SORT_K_HISTC_SUM, &ks, NULL);
+        cl_mem mx = sort_mem(x), mr = sort_mem(rows), mc = sort_mem(cnt);
+        cl_long a_bins = bins, a_rows = nrows;
         cl_float flo = (cl_float)lo, fhi = (cl_float)hi;
         cl_double dlo = lo, dhi = hi;
         bool dbl = x->dtype == CLOPS_FLOAT64;
-        host_arg args[] = {{sizeof mx, &mx},
-                           {sizeof a_n, &a_n},
-                           {dbl ? sizeof dlo : sizeof flo, dbl ? (void *)&dlo : (void *)&flo},
-                           {dbl ? sizeof dhi : sizeof fhi, dbl ? (void *)&dhi : (void *)&fhi},
-                           {sizeof a_bins, &a_bins},
-                           {sizeof mc, &mc}};
+        for (int64_t r = 0; st == CLOPS_OK && r < nrows; r++) {
+            /* elements [a_off, a_end) into row r (a launch may run more
+             * work-items than the chunk has: the kernel stops at a_end) */
+            cl_long a_off = r * chunk, a_coff = r * bins; /* < n, < nrows * bins */
+            cl_long a_end = n - a_off < chunk ? n : a_off + chunk;
+            host_arg args[] = {{sizeof mx, &mx},
+                               {sizeof a_off, &a_off},
+                               {sizeof a_end, &a_end},
+                               {dbl ? sizeof dlo : sizeof flo, dbl ? (void *)&dlo : (void *)&flo},
+                               {dbl ? sizeof dhi : sizeof fhi, dbl ? (void *)&dhi : (void *)&fhi},
+                               {sizeof a_bins, &a_bins},
+                               {sizeof mr, &mr},
+                               {sizeof a_coff, &a_coff}};
+            st = host_launch(d, k, 8, args, (size_t)(a_end - a_off));
+        }
+        host_arg sargs[] = {{sizeof mr, &mr}, {sizeof a_rows, &a_rows}, {sizeof a_bins, &a_bins},
+                            {sizeof mc, &mc}};
         if (st == CLOPS_OK)
-            st = host_launch(d, k, 6, args, (size_t)n);
+            st = host_launch(d, ks, 4, sargs, (size_t)bins);
     }
     if (st == CLOPS_OK)
         st = core_to_copy(cnt, self->dtype, NULL, out);
     clops_tensor_release(x);
+    clops_tensor_release(rows);
     clops_tensor_release(cnt);
     return st;
 }
