@@ -791,20 +791,27 @@ static at::Tensor &op_set_empty(at::Tensor &self)
 }
 
 /* view_as_real / view_as_complex: views over the same storage (clops'
- * geometry, core/view.c), with PyTorch's checks. */
+ * geometry and checks, core/view.c), with PyTorch's own checks first. */
+static at::Tensor clops_view_of(const at::Tensor &self,
+                                clops_status (*view)(clops_tensor *, clops_tensor **),
+                                const char *what)
+{
+    clops_tensor *ct = to_clops(self), *v = nullptr;
+    clops_status st = view(ct, &v);
+    clops_tensor_release(ct);
+    check(st, what);
+    at::Tensor out = from_clops(v, self);
+    clops_tensor_release(v);
+    return out;
+}
+
 static at::Tensor op_view_as_real(const at::Tensor &self)
 {
     TORCH_CHECK(!self.is_conj(),
                 "view_as_real doesn't work on unresolved conjugated tensors.  To resolve the "
                 "conjugate tensor so you can view it as real, use self.resolve_conj()");
     TORCH_CHECK(self.is_complex(), "view_as_real is only supported for complex tensors");
-    clops_tensor *ct = to_clops(self), *rv = nullptr;
-    clops_status st = clops_view_as_real(ct, &rv);
-    clops_tensor_release(ct);
-    check(st, "view_as_real");
-    at::Tensor out = from_clops(rv, self);
-    clops_tensor_release(rv);
-    return out;
+    return clops_view_of(self, clops_view_as_real, "view_as_real");
 }
 
 static at::Tensor op_view_as_complex(const at::Tensor &self)
@@ -813,13 +820,7 @@ static at::Tensor op_view_as_complex(const at::Tensor &self)
                 "view_as_complex is only supported for float and double tensors, but got a "
                 "tensor of scalar type: ",
                 self.scalar_type());
-    clops_tensor *ct = to_clops(self), *cv = nullptr;
-    clops_status st = clops_view_as_complex(ct, &cv);
-    clops_tensor_release(ct);
-    check(st, "view_as_complex");
-    at::Tensor out = from_clops(cv, self);
-    clops_tensor_release(cv);
-    return out;
+    return clops_view_of(self, clops_view_as_complex, "view_as_complex");
 }
 
 /* conj_physical_ and _conj_physical: the imaginary parts negated on the
