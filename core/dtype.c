@@ -21,23 +21,25 @@ static const dtype_entry dtype_table[] = {
 #define DTYPE_ROW(e, name, size) {name, size},
     CLOPS_DTYPE_LIST(DTYPE_ROW)
 #undef DTYPE_ROW
+    {"complex64", 8},
+    {"complex128", 16},
 };
 
-_Static_assert(sizeof dtype_table / sizeof dtype_table[0] == CLOPS_DTYPE_COUNT,
-               "dtype table must match CLOPS_DTYPE_LIST");
+_Static_assert(sizeof dtype_table / sizeof dtype_table[0] == CLOPS_DTYPE_COUNT_ALL,
+               "dtype table must match CLOPS_DTYPE_LIST and the complex dtypes");
 
 const char *clops_dtype_name(clops_dtype dtype)
 {
     if (dtype == CLOPS_DTYPE_NONE)
         return "none";
-    if ((int)dtype < 0 || dtype >= CLOPS_DTYPE_COUNT)
+    if ((int)dtype < 0 || dtype >= CLOPS_DTYPE_COUNT_ALL)
         return "invalid";
     return dtype_table[dtype].name;
 }
 
 size_t clops_dtype_size(clops_dtype dtype)
 {
-    if ((int)dtype < 0 || dtype >= CLOPS_DTYPE_COUNT)
+    if ((int)dtype < 0 || dtype >= CLOPS_DTYPE_COUNT_ALL)
         return 0;
     return dtype_table[dtype].size;
 }
@@ -53,7 +55,9 @@ static const struct {
     {"int", CLOPS_INT32},       {"i32", CLOPS_INT32},      {"short", CLOPS_INT16},
     {"i16", CLOPS_INT16},       {"i8", CLOPS_INT8},        {"u8", CLOPS_UINT8},
     {"byte", CLOPS_UINT8},      {"char", CLOPS_INT8},      {"b8", CLOPS_BOOL},
-    {"torch.float32", CLOPS_FLOAT32},
+    {"torch.float32", CLOPS_FLOAT32}, {"cfloat", CLOPS_COMPLEX64},
+    {"cdouble", CLOPS_COMPLEX128},    {"c64", CLOPS_COMPLEX64},
+    {"c128", CLOPS_COMPLEX128},
 };
 
 clops_status clops_dtype_from_name(const char *name, clops_dtype *out)
@@ -61,7 +65,7 @@ clops_status clops_dtype_from_name(const char *name, clops_dtype *out)
     if (!name || !out)
         return clops__fail(CLOPS_INVALID_ARGUMENT, "clops_dtype_from_name: NULL argument");
     const char *n = strncmp(name, "torch.", 6) == 0 ? name + 6 : name;
-    for (int d = 0; d < CLOPS_DTYPE_COUNT; d++)
+    for (int d = 0; d < CLOPS_DTYPE_COUNT_ALL; d++)
         if (strcasecmp(n, dtype_table[d].name) == 0) {
             *out = (clops_dtype)d;
             return CLOPS_OK;
@@ -73,7 +77,7 @@ clops_status clops_dtype_from_name(const char *name, clops_dtype *out)
         }
     return clops__fail(CLOPS_INVALID_DTYPE,
                        "unknown dtype '%s' (expected one of bool, uint8, int8, int16, int32, int64, "
-                       "float16, bfloat16, float32, float64)",
+                       "float16, bfloat16, float32, float64, complex64, complex128)",
                        name);
 }
 
@@ -83,19 +87,40 @@ bool clops_dtype_is_floating(clops_dtype dtype)
            dtype == CLOPS_FLOAT64;
 }
 
+bool clops_dtype_is_complex(clops_dtype dtype)
+{
+    return dtype == CLOPS_COMPLEX64 || dtype == CLOPS_COMPLEX128;
+}
+
+clops_dtype clops_dtype_to_real(clops_dtype dtype)
+{
+    return dtype == CLOPS_COMPLEX64 ? CLOPS_FLOAT32 : dtype == CLOPS_COMPLEX128 ? CLOPS_FLOAT64 : dtype;
+}
+
+clops_dtype clops_dtype_to_complex(clops_dtype dtype)
+{
+    if (dtype == CLOPS_FLOAT32 || dtype == CLOPS_COMPLEX64)
+        return CLOPS_COMPLEX64;
+    if (dtype == CLOPS_FLOAT64 || dtype == CLOPS_COMPLEX128)
+        return CLOPS_COMPLEX128;
+    return CLOPS_DTYPE_NONE;
+}
+
 bool clops_dtype_is_integral(clops_dtype dtype)
 {
     return dtype == CLOPS_UINT8 || dtype == CLOPS_INT8 || dtype == CLOPS_INT16 ||
            dtype == CLOPS_INT32 || dtype == CLOPS_INT64;
 }
 
-/* 0 bool, 1 integral, 2 floating; -1 for an invalid dtype. */
+/* 0 bool, 1 integral, 2 floating, 3 complex; -1 for an invalid dtype. */
 static int dtype_kind_rank(clops_dtype d)
 {
     if (d == CLOPS_BOOL)
         return 0;
     if (clops_dtype_is_integral(d))
         return 1;
+    if (clops_dtype_is_complex(d))
+        return 3;
     return clops_dtype_is_floating(d) ? 2 : -1;
 }
 
@@ -108,7 +133,7 @@ bool dtype_can_cast(clops_dtype from, clops_dtype to)
 bool clops_dtype_is_signed(clops_dtype dtype)
 {
     return dtype != CLOPS_BOOL && dtype != CLOPS_UINT8 && (int)dtype >= 0 &&
-           dtype < CLOPS_DTYPE_COUNT;
+           dtype < CLOPS_DTYPE_COUNT_ALL;
 }
 
 void dtype_int_range(clops_dtype dtype, int64_t *lo, int64_t *hi)

@@ -135,6 +135,10 @@ clops_status check_dtype_on_device(const char *op, clops_dtype dtype, const clop
  * resulting geometry follow PyTorch. */
 
 clops_status core_view(clops_tensor *self, const int64_t *size, int size_len, clops_tensor **out);
+/* PyTorch's view_as_real / view_as_complex: a complex tensor as pairs of
+ * its real dtype (a last dim of 2) and back, over the same storage. */
+clops_status core_view_as_real(clops_tensor *self, clops_tensor **out);
+clops_status core_view_as_complex(clops_tensor *self, clops_tensor **out);
 clops_status core_as_strided(clops_tensor *self, const int64_t *size, int size_len,
                              const int64_t *stride, int stride_len, const int64_t *storage_offset,
                              clops_tensor **out);

@@ -691,3 +691,78 @@ clops_status core_alias(clops_tensor *self, clops_tensor **out)
     return tensor_make_view("alias", self, self->ndim, self->sizes, self->strides, self->offset,
                             out);
 }
+
+/* PyTorch's view_as_real: a complex tensor as its real dtype with a last
+ * dim of 2 (real, imaginary); sizes and strides doubled, same storage. */
+clops_status core_view_as_real(clops_tensor *self, clops_tensor **out)
+{
+    clops_status st = view_check_self_out("view_as_real", self, out);
+    if (st)
+        return st;
+    if (!clops_dtype_is_complex(self->dtype))
+        return clops__fail(CLOPS_INVALID_DTYPE,
+                           "view_as_real is only supported for complex tensors, got %s",
+                           clops_dtype_name(self->dtype));
+    if (self->ndim >= CLOPS_MAX_DIMS)
+        return clops__fail(CLOPS_INVALID_SHAPE,
+                           "view_as_real: a tensor of %d dims has no room for the (real, "
+                           "imaginary) dim (at most %d dims)",
+                           self->ndim, CLOPS_MAX_DIMS);
+    int64_t sizes[CLOPS_MAX_DIMS], strides[CLOPS_MAX_DIMS], offset;
+    for (int i = 0; i < self->ndim; i++) {
+        sizes[i] = self->sizes[i];
+        if (!geom_mul(self->strides[i], 2, &strides[i]))
+            return clops__fail(CLOPS_INVALID_SHAPE, "view_as_real: stride %lld overflows",
+                               (long long)self->strides[i]);
+    }
+    if (!geom_mul(self->offset, 2, &offset))
+        return clops__fail(CLOPS_INVALID_SHAPE, "view_as_real: offset %lld overflows",
+                           (long long)self->offset);
+    sizes[self->ndim] = 2;
+    strides[self->ndim] = 1;
+    return tensor_make("view_as_real", self->storage, clops_dtype_to_real(self->dtype),
+                       self->ndim + 1, sizes, strides, offset, out);
+}
+
+/* PyTorch's view_as_complex, with its checks and messages. */
+clops_status core_view_as_complex(clops_tensor *self, clops_tensor **out)
+{
+    clops_status st = view_check_self_out("view_as_complex", self, out);
+    if (st)
+        return st;
+    if (self->dtype != CLOPS_FLOAT32 && self->dtype != CLOPS_FLOAT64)
+        return clops__fail(CLOPS_INVALID_DTYPE,
+                           "view_as_complex is only supported for float and double tensors, but "
+                           "got a tensor of scalar type: %s",
+                           clops_dtype_name(self->dtype));
+    if (self->ndim == 0)
+        return clops__fail(CLOPS_INVALID_SHAPE, "Input tensor must have one or more dimensions");
+    if (self->sizes[self->ndim - 1] != 2)
+        return clops__fail(CLOPS_INVALID_SHAPE, "Tensor must have a last dimension of size 2");
+    if (self->strides[self->ndim - 1] != 1)
+        return clops__fail(CLOPS_INVALID_SHAPE, "Tensor must have a last dimension with stride 1");
+    for (int i = 0; i < self->ndim - 1; i++)
+        if (self->strides[i] % 2 != 0)
+            return clops__fail(CLOPS_INVALID_SHAPE,
+                               "Tensor must have a stride divisible by 2 for all but last dimension");
+    if (self->offset % 2 != 0)
+        return clops__fail(CLOPS_INVALID_SHAPE,
+                           "Tensor must have a storage_offset divisible by 2");
+    int64_t sizes[CLOPS_MAX_DIMS], strides[CLOPS_MAX_DIMS];
+    for (int i = 0; i < self->ndim - 1; i++) {
+        sizes[i] = self->sizes[i];
+        strides[i] = self->strides[i] / 2;
+    }
+    return tensor_make("view_as_complex", self->storage, clops_dtype_to_complex(self->dtype),
+                       self->ndim - 1, sizes, strides, self->offset / 2, out);
+}
+
+clops_status clops_view_as_real(clops_tensor *self, clops_tensor **out)
+{
+    return core_view_as_real(self, out);
+}
+
+clops_status clops_view_as_complex(clops_tensor *self, clops_tensor **out)
+{
+    return core_view_as_complex(self, out);
+}

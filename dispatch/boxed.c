@@ -249,7 +249,7 @@ static clops_status fit(const struct clops_op *op, int idx, const schema_arg *a,
             return CLOPS_OK;
         break;
     case SCHEMA_SCALAR_TYPE:
-        if (v->tag == CLOPS_V_DTYPE && (int)v->v.dtype >= 0 && v->v.dtype < CLOPS_DTYPE_COUNT)
+        if (v->tag == CLOPS_V_DTYPE && (int)v->v.dtype >= 0 && v->v.dtype < CLOPS_DTYPE_COUNT_ALL)
             return CLOPS_OK;
         break;
     case SCHEMA_DEVICE:

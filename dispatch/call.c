@@ -71,6 +71,33 @@ static clops_status no_kernel(const struct clops_op *op, const clops_device *dev
                        clops_dispatch_key_name((clops_dispatch_key)dispatch_target_of(dev)), keys);
 }
 
+clops_status dispatch_refuse_complex(const struct clops_op *op, clops_tensor *const *ts, int nts,
+                                     clops_tensor *const *list, int nlist, clops_dtype dtype)
+{
+    if (op->takes_complex)
+        return CLOPS_OK;
+    const clops_tensor *c = NULL;
+    for (int i = 0; i < nts && !c; i++)
+        if (ts[i] && clops_dtype_is_complex(ts[i]->dtype))
+            c = ts[i];
+    for (int i = 0; i < nlist && !c; i++)
+        if (list[i] && clops_dtype_is_complex(list[i]->dtype))
+            c = list[i];
+    if (c)
+        dtype = c->dtype;
+    if (!clops_dtype_is_complex(dtype))
+        return CLOPS_OK;
+    return clops__fail(CLOPS_NOT_IMPLEMENTED,
+                       "%s: dtype %s is not supported by this op on clops (complex tensors have "
+                       "creation, copies, views and the FFT family only; docs/fft.md)",
+                       op->name, clops_dtype_name(dtype));
+}
+
+clops_status dispatch_dtype_arg(int op_id, clops_dtype dtype)
+{
+    return dispatch_refuse_complex(dispatch_op(op_id), NULL, 0, NULL, 0, dtype);
+}
+
 clops_status dispatch_begin(int op_id, clops_tensor *const *ts, int nts, clops_tensor *const *list,
                             int nlist, clops_device *device_arg, dispatch_call *call)
 {
@@ -82,6 +109,8 @@ clops_status dispatch_begin(int op_id, clops_tensor *const *ts, int nts, clops_t
     struct clops_op *op = dispatch_op(op_id);
     clops_device *dev = NULL;
     clops_status st = call_device(op, ts, nts, list, nlist, device_arg, &dev);
+    if (st == CLOPS_OK)
+        st = dispatch_refuse_complex(op, ts, nts, list, nlist, CLOPS_DTYPE_NONE);
     if (st)
         return st;
     int target = dispatch_target_of(dev);
@@ -175,6 +204,15 @@ clops_status clops_call_boxed(const clops_op *cop, clops_value *args, int nargs,
     }
     clops_device *dev = NULL;
     st = call_device(op, ts, nts, list, nlist, device_arg, &dev);
+    for (int i = 0; st == CLOPS_OK && i < s->nargs; i++) {
+        if (full[i].tag == CLOPS_V_TENSOR)
+            st = dispatch_refuse_complex(op, &full[i].v.t, 1, NULL, 0, CLOPS_DTYPE_NONE);
+        else if (full[i].tag == CLOPS_V_TENSOR_LIST)
+            st = dispatch_refuse_complex(op, NULL, 0, full[i].v.tensors.data,
+                                         full[i].v.tensors.len, CLOPS_DTYPE_NONE);
+        else if (full[i].tag == CLOPS_V_DTYPE)
+            st = dispatch_refuse_complex(op, NULL, 0, NULL, 0, full[i].v.dtype);
+    }
     if (st)
         return st;
     int target = dispatch_target_of(dev);

@@ -87,6 +87,11 @@ struct clops_op {
     /* device_check: NoCheck (copies): the call's device is the first tensor
      * argument's; the others may be anywhere. */
     bool no_device_check;
+    /* Takes complex tensors and dtypes: tagged `complex` in the inventory
+     * (copies, factories, fills, the FFT family) or a view (a return in an
+     * argument's alias set, not written).  Every other op refuses them in
+     * dispatch (dispatch_refuse_complex). */
+    bool takes_complex;
     dispatch_kernel *slots[CLOPS_KEY_COUNT];
     _Atomic(dispatch_kernel *) resolved[DISPATCH_NTARGETS];
     /* Defaults per argument, built once from the schema (NONE tag = no
@@ -125,6 +130,16 @@ const char *dispatch_op_family(const clops_op *op);
 /* Resolves the kernel for a call.  ts: tensor arguments (NULL entries
  * skipped), list: a Tensor[] argument; device_arg: a Device argument (or
  * NULL).  On failure nothing needs ending. */
+/* CLOPS_NOT_IMPLEMENTED naming the op and the dtype when a tensor (or a
+ * list's tensor, or dtype, CLOPS_DTYPE_NONE for none) is complex and the op
+ * does not take complex tensors (clops_op.takes_complex); CLOPS_OK
+ * otherwise. */
+clops_status dispatch_refuse_complex(const struct clops_op *op, clops_tensor *const *ts, int nts,
+                                     clops_tensor *const *list, int nlist, clops_dtype dtype);
+/* The same for one ScalarType argument of a typed call (generated
+ * wrappers). */
+clops_status dispatch_dtype_arg(int op_id, clops_dtype dtype);
+
 clops_status dispatch_begin(int op_id, clops_tensor *const *ts, int nts, clops_tensor *const *list,
                             int nlist, clops_device *device_arg, dispatch_call *call);
 /* Runs the call's kernel boxed (args already complete and typed as the

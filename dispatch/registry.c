@@ -200,6 +200,10 @@ static clops_status make_op(const char *text, const char *tags, dispatch_adapter
     }
     strcpy(op->tags, tags ? tags : "");
     op->adapter = adapter;
+    op->takes_complex = clops_op_has_tag(op, "complex");
+    for (int k = 0; k < op->schema->nrets; k++)
+        if (op->schema->rets[k].alias.present && !op->schema->rets[k].alias.is_write)
+            op->takes_complex = true;
     st = dispatch_build_defaults(op);
     if (st)
         goto fail;

@@ -860,10 +860,11 @@ clops_status clops_empty_cache(clops_device *device)
 
 clops_status check_dtype_on_device(const char *op, clops_dtype dtype, const clops_device *device)
 {
-    if (dtype == CLOPS_FLOAT64 && !device->info.fp64)
+    if ((dtype == CLOPS_FLOAT64 || dtype == CLOPS_COMPLEX128) && !device->info.fp64)
         return clops__fail(CLOPS_UNSUPPORTED,
-                           "%s: float64 is not supported on device %s (%s): it lacks cl_khr_fp64; "
-                           "use float32 or another device",
-                           op, device->label, device->info.name);
+                           "%s: %s is not supported on device %s (%s): it lacks cl_khr_fp64; "
+                           "use %s or another device",
+                           op, clops_dtype_name(dtype), device->label, device->info.name,
+                           dtype == CLOPS_FLOAT64 ? "float32" : "complex64");
     return CLOPS_OK;
 }

@@ -77,8 +77,9 @@ static void test_every_dtype_has_its_name_and_size(void **state)
         {CLOPS_INT32, "int32", 4},     {CLOPS_INT64, "int64", 8},
         {CLOPS_FLOAT16, "float16", 2}, {CLOPS_BFLOAT16, "bfloat16", 2},
         {CLOPS_FLOAT32, "float32", 4}, {CLOPS_FLOAT64, "float64", 8},
+        {CLOPS_COMPLEX64, "complex64", 8}, {CLOPS_COMPLEX128, "complex128", 16},
     };
-    assert_int_equal(CT_COUNT(expect), CLOPS_DTYPE_COUNT);
+    assert_int_equal(CT_COUNT(expect), CLOPS_DTYPE_COUNT_ALL);
     for (size_t i = 0; i < CT_COUNT(expect); i++) {
         assert_string_equal(clops_dtype_name(expect[i].dt), expect[i].name);
         assert_int_equal(clops_dtype_size(expect[i].dt), expect[i].size);
@@ -92,10 +93,10 @@ static void test_dtype_none_and_invalid_values_have_names_but_no_size(void **sta
 {
     (void)state;
     assert_string_equal(clops_dtype_name(CLOPS_DTYPE_NONE), "none");
-    assert_string_equal(clops_dtype_name((clops_dtype)CLOPS_DTYPE_COUNT), "invalid");
+    assert_string_equal(clops_dtype_name((clops_dtype)CLOPS_DTYPE_COUNT_ALL), "invalid");
     assert_string_equal(clops_dtype_name((clops_dtype)-7), "invalid");
     assert_int_equal(clops_dtype_size(CLOPS_DTYPE_NONE), 0);
-    assert_int_equal(clops_dtype_size((clops_dtype)CLOPS_DTYPE_COUNT), 0);
+    assert_int_equal(clops_dtype_size((clops_dtype)CLOPS_DTYPE_COUNT_ALL), 0);
 }
 
 static void test_dtype_from_name_accepts_pytorch_aliases_in_any_case(void **state)

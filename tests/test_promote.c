@@ -415,7 +415,11 @@ static void test_can_cast_notable_cases(void **state)
     assert_false(pw_can_cast(F16, B));
     assert_false(pw_can_cast(U8, B));
     assert_false(pw_can_cast(CLOPS_DTYPE_NONE, F32));
-    assert_false(pw_can_cast(F32, CLOPS_DTYPE_COUNT));
+    /* Complex: real to complex is allowed, complex to real is not. */
+    assert_true(pw_can_cast(F32, CLOPS_COMPLEX64));
+    assert_true(pw_can_cast(CLOPS_COMPLEX128, CLOPS_COMPLEX64));
+    assert_false(pw_can_cast(CLOPS_COMPLEX64, F64));
+    assert_false(pw_can_cast(F32, CLOPS_DTYPE_COUNT_ALL));
 }
 
 /* Half types compute in float32; everything else computes in itself. */

@@ -6,7 +6,7 @@
 set -eu
 PACKAGES="build-essential cmake pkg-config git
  ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo
- libclblast-dev libcmocka-dev libxxhash-dev libcjson-dev libyaml-dev
+ libclblast-dev libvkfft-dev libcmocka-dev libxxhash-dev libcjson-dev libyaml-dev
  valgrind oclgrind python3 python3-venv python3-dev groff-base"
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then

@@ -42,7 +42,21 @@ typedef enum clops_dtype {
 #define CLOPS__DTYPE_ENUM(e, name, size) CLOPS_##e,
     CLOPS_DTYPE_LIST(CLOPS__DTYPE_ENUM)
 #undef CLOPS__DTYPE_ENUM
-    CLOPS_DTYPE_COUNT
+    /* The real dtypes: every op family's per-dtype table (the kit's
+     * ops/kit/dtypes.def, type promotion, ...) has one row per dtype below
+     * this value. */
+    CLOPS_DTYPE_COUNT,
+    /* The complex dtypes (PyTorch's complex64 / complex128): interleaved
+     * (real, imaginary) pairs of float32 / float64.  They follow the real
+     * dtypes so that no per-dtype table grows a row: a complex tensor has
+     * creation (empty, zeros, full, fill_, zero_), copies (host and device,
+     * strided, casts to and from the real dtypes), views, and the FFT family
+     * (docs/fft.md); every other op refuses it with CLOPS_NOT_IMPLEMENTED
+     * naming the op and the dtype. */
+    CLOPS_COMPLEX64 = CLOPS_DTYPE_COUNT,
+    CLOPS_COMPLEX128,
+    /* Every dtype, real and complex. */
+    CLOPS_DTYPE_COUNT_ALL
 } clops_dtype;
 
 /* "float32"; "none" for CLOPS_DTYPE_NONE; "invalid" for anything else. */
@@ -55,7 +69,17 @@ CLOPS_API size_t clops_dtype_size(clops_dtype dtype);
  * "double", "short", "bf16", "f32", ...).  CLOPS_INVALID_DTYPE if unknown. */
 CLOPS_API clops_status clops_dtype_from_name(const char *name, clops_dtype *out);
 
+/* False for the complex dtypes, as PyTorch's is_floating_point. */
 CLOPS_API bool clops_dtype_is_floating(clops_dtype dtype);
+/* True for complex64 and complex128. */
+CLOPS_API bool clops_dtype_is_complex(clops_dtype dtype);
+/* The dtype of a complex dtype's parts (complex64: float32); any other dtype
+ * is returned as it is. */
+CLOPS_API clops_dtype clops_dtype_to_real(clops_dtype dtype);
+/* The complex dtype whose parts are `dtype` (float32: complex64, float64:
+ * complex128, a complex dtype: itself); CLOPS_DTYPE_NONE for the others
+ * (PyTorch's complex32 is not a clops dtype). */
+CLOPS_API clops_dtype clops_dtype_to_complex(clops_dtype dtype);
 /* True for the integer types, bool excluded. */
 CLOPS_API bool clops_dtype_is_integral(clops_dtype dtype);
 /* True for bool, int8..int64 and the floating types' signedness as C sees it:

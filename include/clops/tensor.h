@@ -159,6 +159,12 @@ CLOPS_API clops_storage *clops_tensor_storage(const clops_tensor *t);
 CLOPS_API clops_status clops_tensor_from_storage(clops_storage *s, clops_dtype dtype, int ndim,
                                                  const int64_t *sizes, const int64_t *strides,
                                                  int64_t offset, clops_tensor **out);
+/* PyTorch's view_as_real: a complex64/complex128 tensor as float32/float64
+ * with a last dim of 2 (real, imaginary), over the same storage; and
+ * view_as_complex, its inverse (a last dim of 2 with stride 1, the other
+ * strides and the offset even).  Errors as PyTorch's. */
+CLOPS_API clops_status clops_view_as_real(clops_tensor *self, clops_tensor **out);
+CLOPS_API clops_status clops_view_as_complex(clops_tensor *self, clops_tensor **out);
 /* Bytes of device memory handed out to storages and bytes held in the
  * allocator's cache (returned by clops_empty_cache), on one device. */
 CLOPS_API clops_status clops_memory_stats(clops_device *device, size_t *in_use,

@@ -40,9 +40,64 @@ static bool same_geometry(const clops_tensor *a, const clops_tensor *b)
  * instead of clEnqueueCopyBuffer. */
 #define CORE_COPY_KERNEL_MIN ((size_t)1 << 20)
 
+static clops_status copy_same_device(clops_tensor *dst, const clops_tensor *src);
+
+/* One part (0 real, 1 imaginary) of a complex tensor, as a real view. */
+static clops_status complex_part(const clops_tensor *t, int part, clops_tensor **out)
+{
+    clops_tensor *rv = NULL;
+    clops_status st = core_view_as_real((clops_tensor *)t, &rv);
+    if (st == CLOPS_OK)
+        st = core_select(rv, -1, part, out);
+    clops_tensor_release(rv);
+    return st;
+}
+
+/* Copies where either side is complex, over real views of the complex
+ * side(s) (pairs of float32/float64): complex to complex copies both parts
+ * (casting complex64 <-> complex128 as float32 <-> float64), real to complex
+ * writes the real part and zeros the imaginary one, complex to real keeps
+ * the real part (PyTorch discards the imaginary part, with a warning). */
+static clops_status copy_complex(clops_tensor *dst, const clops_tensor *src)
+{
+    bool dc = clops_dtype_is_complex(dst->dtype), sc = clops_dtype_is_complex(src->dtype);
+    clops_tensor *a = NULL, *b = NULL;
+    clops_status st;
+    if (dc && sc) {
+        st = core_view_as_real(dst, &a);
+        if (st == CLOPS_OK)
+            st = core_view_as_real((clops_tensor *)src, &b);
+        if (st == CLOPS_OK)
+            st = copy_same_device(a, b);
+    } else if (dc) {
+        st = complex_part(dst, 0, &a);
+        if (st == CLOPS_OK)
+            st = copy_same_device(a, src);
+        if (st == CLOPS_OK)
+            st = complex_part(dst, 1, &b);
+        if (st == CLOPS_OK)
+            st = tensor_fill(b, clops_scalar_int(0));
+    } else if (dst->dtype == CLOPS_BOOL) {
+        /* bool(z) is true when either part is nonzero: not a copy of one
+         * part, and no complex kernel computes it. */
+        return clops__fail(CLOPS_NOT_IMPLEMENTED,
+                           "copy_: casting %s to bool is not implemented on clops",
+                           clops_dtype_name(src->dtype));
+    } else {
+        st = complex_part(src, 0, &b);
+        if (st == CLOPS_OK)
+            st = copy_same_device(dst, b);
+    }
+    clops_tensor_release(a);
+    clops_tensor_release(b);
+    return st;
+}
+
 /* Same-device copy through the cast op (dst's shape; src broadcast). */
 static clops_status copy_same_device(clops_tensor *dst, const clops_tensor *src)
 {
+    if (clops_dtype_is_complex(dst->dtype) || clops_dtype_is_complex(src->dtype))
+        return copy_complex(dst, src);
     int64_t n = tensor_numel(dst);
     if (n > 0 && dst->dtype == src->dtype && same_geometry(dst, src) &&
         clops_tensor_is_contiguous(dst) && dst->storage != src->storage) {
@@ -84,7 +139,7 @@ clops_status core_copy_(clops_tensor *dst, clops_tensor *src, bool non_blocking)
      * own device first, as PyTorch converts on the host. */
     clops_tensor *conv = NULL;
     clops_status st = CLOPS_OK;
-    if ((src->dtype == CLOPS_FLOAT64 && !dd->info.fp64)) {
+    if ((src->dtype == CLOPS_FLOAT64 || src->dtype == CLOPS_COMPLEX128) && !dd->info.fp64) {
         st = core_to_copy(src, dst->dtype, sd, &conv);
         if (st)
             return st;
@@ -320,6 +375,11 @@ clops_status clops_tensor_item(const clops_tensor *t, clops_scalar *out)
     }
     if (st)
         return st;
+    if (clops_dtype_is_complex(t->dtype))
+        return clops__fail(CLOPS_NOT_IMPLEMENTED,
+                           "item: a %s element is not a clops scalar (read it with "
+                           "clops_tensor_to_host or view_as_real)",
+                           clops_dtype_name(t->dtype));
     if (clops_dtype_is_floating(t->dtype))
         *out = clops_scalar_float(pw_ref_load(&raw, 0, t->dtype, CLOPS_FLOAT64).f);
     else if (t->dtype == CLOPS_BOOL)

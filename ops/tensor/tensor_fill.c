@@ -21,6 +21,24 @@
  * size 1 is filled (PyTorch allows fill_ here, unlike other in-place ops). */
 clops_status tensor_fill(clops_tensor *t, clops_scalar value)
 {
+    if (clops_dtype_is_complex(t->dtype)) {
+        /* A real value: the real parts get it, the imaginary parts 0. */
+        clops_tensor *rv = NULL, *part = NULL;
+        clops_status st = core_view_as_real(t, &rv);
+        if (st == CLOPS_OK)
+            st = core_select(rv, -1, 0, &part);
+        if (st == CLOPS_OK)
+            st = tensor_fill(part, value);
+        clops_tensor_release(part);
+        part = NULL;
+        if (st == CLOPS_OK)
+            st = core_select(rv, -1, 1, &part);
+        if (st == CLOPS_OK)
+            st = tensor_fill(part, clops_scalar_int(0));
+        clops_tensor_release(part);
+        clops_tensor_release(rv);
+        return st;
+    }
     for (int d = 0; d < t->ndim; d++)
         if (t->strides[d] == 0 && t->sizes[d] > 1) {
             int64_t sizes[CLOPS_MAX_DIMS];

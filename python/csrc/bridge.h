@@ -79,6 +79,9 @@ clops_tensor *to_clops(const at::Tensor &t);
  * PyTorch storage (a view); otherwise the clops storage gets a new PyTorch
  * storage.  A tensor on clops' CPU device is copied into a CPU tensor. */
 at::Tensor from_clops(clops_tensor *ct, const at::Tensor &alias = at::Tensor());
+/* A new clops tensor holding t's logical values: its conjugate and negative
+ * bits applied on the device, without dispatching (device.cpp). */
+at::Tensor resolve_bits(const at::Tensor &t);
 /* Gives t the sizes, strides and offset of ct (after clops resized an out=
  * or in-place argument), and its storage the byte size of ct's storage. */
 void sync_geometry(const at::Tensor &t, clops_tensor *ct);

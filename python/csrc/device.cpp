@@ -251,16 +251,20 @@ clops_dtype to_clops_dtype(c10::ScalarType st)
     case c10::kBFloat16: return CLOPS_BFLOAT16;
     case c10::kFloat: return CLOPS_FLOAT32;
     case c10::kDouble: return CLOPS_FLOAT64;
+    case c10::kComplexFloat: return CLOPS_COMPLEX64;
+    case c10::kComplexDouble: return CLOPS_COMPLEX128;
     default: return CLOPS_DTYPE_NONE;
     }
 }
 
 c10::ScalarType to_torch_dtype(clops_dtype dt)
 {
-    static const c10::ScalarType map[] = {c10::kBool, c10::kByte,  c10::kChar,     c10::kShort,
-                                          c10::kInt,  c10::kLong,  c10::kHalf,     c10::kBFloat16,
-                                          c10::kFloat, c10::kDouble};
-    TORCH_CHECK((int)dt >= 0 && dt < CLOPS_DTYPE_COUNT, "clops: invalid dtype ", num(dt));
+    static const c10::ScalarType map[] = {c10::kBool,    c10::kByte,         c10::kChar,
+                                          c10::kShort,   c10::kInt,          c10::kLong,
+                                          c10::kHalf,    c10::kBFloat16,     c10::kFloat,
+                                          c10::kDouble,  c10::kComplexFloat, c10::kComplexDouble};
+    static_assert(sizeof map / sizeof map[0] == CLOPS_DTYPE_COUNT_ALL, "a dtype per clops dtype");
+    TORCH_CHECK((int)dt >= 0 && dt < CLOPS_DTYPE_COUNT_ALL, "clops: invalid dtype ", num(dt));
     return map[dt];
 }
 
@@ -589,11 +593,90 @@ static const at::Tensor &op_resize_(const at::Tensor &self, c10::IntArrayRef siz
     return self;
 }
 
-/* copy_ between any of CPU and clops devices, any dtypes, broadcasting src. */
+/* Applies the physical conjugation (complex dst) and negation a copy owes
+ * dst when its conjugate / negative bits differ from src's; dst holds src's
+ * physical values.  On clops, over the (imaginary part of the) real view. */
+static void fix_bits(const at::Tensor &dst, bool conj, bool neg)
+{
+    conj = conj && dst.is_complex();
+    if (!conj && !neg)
+        return;
+    if (!dst.device().is_privateuseone()) {
+        at::Tensor plain = dst.is_conj() || dst.is_neg() ? at::Tensor() : dst;
+        TORCH_CHECK(plain.defined(), "clops: copy_ into a host tensor with conjugate bits");
+        if (conj)
+            plain.conj_physical_();
+        if (neg)
+            plain.neg_();
+        return;
+    }
+    clops_tensor *d = to_clops(dst), *rv = nullptr, *part = nullptr;
+    clops_status st = CLOPS_OK;
+    if (dst.is_complex())
+        st = clops_view_as_real(d, &rv);
+    else
+        rv = clops_tensor_retain(d);
+    if (st == CLOPS_OK && neg)
+        st = clops_neg_(rv);
+    if (st == CLOPS_OK && conj) {
+        st = clops_select(rv, -1, 1, &part);
+        if (st == CLOPS_OK)
+            st = clops_neg_(part);
+    }
+    clops_tensor_release(part);
+    clops_tensor_release(rv);
+    clops_tensor_release(d);
+    check(st, "copy_ (conjugate / negative bit)");
+}
+
+static at::Tensor copy_physical(const at::Tensor &src, const at::Tensor &dst, bool non_blocking);
+
+at::Tensor resolve_bits(const at::Tensor &t)
+{
+    /* A plain tensor, the stored values copied by clops, the bits applied
+     * by clops: no dispatch (PyTorch's conjugate fallback materialises an
+     * input by clone(), whose clops kernel comes here). */
+    at::Tensor r = at::empty(t.sizes(), t.options());
+    if (t.numel() == 0)
+        return r;
+    clops_tensor *d = to_clops(r), *s = to_clops(t);
+    clops_status st = clops_copy_(d, s, false);
+    clops_tensor_release(d);
+    clops_tensor_release(s);
+    check(st, "resolve_conj");
+    fix_bits(r, t.is_conj(), t.is_neg());
+    return r;
+}
+
+/* copy_ between any of CPU and clops devices, any dtypes, broadcasting src;
+ * PyTorch's conjugate and negative bits (torch.conj, _neg_view) are
+ * honoured as its own copy_ does: the values copied are src's logical ones
+ * and dst's bits are applied. */
 static at::Tensor op_copy_from(const at::Tensor &src, const at::Tensor &dst, bool non_blocking)
 {
     if (dst.numel() == 0)
         return dst;
+    if (!src.device().is_privateuseone() && (src.is_conj() || src.is_neg())) {
+        at::Tensor plain = at::empty(src.sizes(), src.options());
+        plain.copy_(src); /* the host's copy_ applies the bits */
+        return op_copy_from(plain, dst, non_blocking);
+    }
+    if (!dst.device().is_privateuseone() && (dst.is_conj() || dst.is_neg())) {
+        /* A host dst with bits: a plain one, then the host's own copy_. */
+        at::Tensor tmp = at::empty(dst.sizes(), dst.options());
+        op_copy_from(src, tmp, non_blocking);
+        dst.copy_(tmp);
+        return dst;
+    }
+    bool conj = src.is_conj() != dst.is_conj(), neg = src.is_neg() != dst.is_neg();
+    copy_physical(src, dst, non_blocking);
+    fix_bits(dst, conj, neg);
+    return dst;
+}
+
+/* The copy of src's stored values into dst's storage, bits ignored. */
+static at::Tensor copy_physical(const at::Tensor &src, const at::Tensor &dst, bool non_blocking)
+{
     bool src_dev = src.device().is_privateuseone(), dst_dev = dst.device().is_privateuseone();
     if (src_dev && dst_dev) {
         clops_tensor *d = to_clops(dst), *s = nullptr;
@@ -651,6 +734,8 @@ static at::Tensor op_copy_from_and_resize(const at::Tensor &self, const at::Tens
 
 static c10::Scalar op_local_scalar_dense(const at::Tensor &self)
 {
+    if (self.is_complex()) /* a clops_scalar is real: read the pair on the host */
+        return at::_local_scalar_dense(self.cpu());
     clops_tensor *ct = to_clops(self);
     clops_scalar s;
     clops_status st = clops_tensor_item(ct, &s);
@@ -705,8 +790,61 @@ static at::Tensor &op_set_empty(at::Tensor &self)
     return op_set_storage_offset(self, std::move(empty), 0, {0}, {});
 }
 
+/* view_as_real / view_as_complex: views over the same storage (clops'
+ * geometry and checks, core/view.c), with PyTorch's own checks first. */
+static at::Tensor clops_view_of(const at::Tensor &self,
+                                clops_status (*view)(clops_tensor *, clops_tensor **),
+                                const char *what)
+{
+    clops_tensor *ct = to_clops(self), *v = nullptr;
+    clops_status st = view(ct, &v);
+    clops_tensor_release(ct);
+    check(st, what);
+    at::Tensor out = from_clops(v, self);
+    clops_tensor_release(v);
+    return out;
+}
+
+static at::Tensor op_view_as_real(const at::Tensor &self)
+{
+    TORCH_CHECK(!self.is_conj(),
+                "view_as_real doesn't work on unresolved conjugated tensors.  To resolve the "
+                "conjugate tensor so you can view it as real, use self.resolve_conj()");
+    TORCH_CHECK(self.is_complex(), "view_as_real is only supported for complex tensors");
+    return clops_view_of(self, clops_view_as_real, "view_as_real");
+}
+
+static at::Tensor op_view_as_complex(const at::Tensor &self)
+{
+    TORCH_CHECK(self.scalar_type() == at::kFloat || self.scalar_type() == at::kDouble,
+                "view_as_complex is only supported for float and double tensors, but got a "
+                "tensor of scalar type: ",
+                self.scalar_type());
+    return clops_view_of(self, clops_view_as_complex, "view_as_complex");
+}
+
+/* conj_physical_ and _conj_physical: the imaginary parts negated on the
+ * device (PyTorch's CompositeExplicitAutograd versions call a CPU/CUDA
+ * stub).  A conjugate bit on self leaves the physical operation the same. */
+static at::Tensor &op_conj_physical_(at::Tensor &self)
+{
+    if (self.is_complex() && self.numel() > 0)
+        fix_bits(self, true, false);
+    return self;
+}
+
+static at::Tensor op_conj_physical(const at::Tensor &self)
+{
+    at::Tensor r = resolve_bits(self); /* the logical values */
+    return op_conj_physical_(r);
+}
+
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m)
 {
+    m.impl("conj_physical_", TORCH_FN(op_conj_physical_));
+    m.impl("_conj_physical", TORCH_FN(op_conj_physical));
+    m.impl("view_as_real", TORCH_FN(op_view_as_real));
+    m.impl("view_as_complex", TORCH_FN(op_view_as_complex));
     m.impl("empty.memory_format", TORCH_FN(op_empty));
     m.impl("empty_strided", TORCH_FN(op_empty_strided));
     m.impl("as_strided", TORCH_FN(op_as_strided));

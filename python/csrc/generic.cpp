@@ -524,6 +524,8 @@ struct CallState {
     std::deque<std::unique_ptr<bool[]>> bools;
     std::deque<std::vector<clops_tensor *>> lists;
     std::vector<clops_tensor *> arg_tensor; /* clops view per argument (Tensor kinds) */
+    std::vector<at::Tensor> resolved;       /* inputs whose math bits were resolved */
+    bool view_op = false;                   /* bits pass through views */
     clops_device *device = nullptr;
     bool has_double = false; /* a float64 tensor argument (wrapped-number precision) */
     ~CallState()
@@ -541,18 +543,85 @@ struct GenericKernel final : c10::OperatorKernel {
      * whose float32 precision follows PyTorch's setting. */
     bool gemm;
 
+    /* mul/div (functional and in-place) by a real scalar: on a complex
+     * tensor they scale both parts, which clops runs on the real view
+     * (scale_complex); clops' pointwise ops refuse complex operands. */
+    bool complex_scale;
+
     GenericKernel(const clops_op *op_, std::vector<Slot> a, std::vector<Slot> r)
         : op(op_), args(std::move(a)), rets(std::move(r)), name(clops_op_name(op_)),
-          gemm(clops_op_has_tag(op_, "blas") || name.rfind("convolution", 0) == 0)
+          gemm(clops_op_has_tag(op_, "blas") || name.rfind("convolution", 0) == 0),
+          complex_scale(name == "mul.Tensor" || name == "mul_.Tensor" || name == "mul.Scalar" ||
+                        name == "mul_.Scalar" || name == "div.Tensor" || name == "div_.Tensor" ||
+                        name == "div.Scalar" || name == "div_.Scalar")
     {
+    }
+
+    /* A complex clops self times (or over) a real number: the real view
+     * times it, viewed as complex again.  False (stack untouched) when the
+     * call is not of that form. */
+    bool scale_complex(const c10::OperatorHandle &h, torch::jit::Stack *stack)
+    {
+        auto in = torch::jit::last(*stack, 2);
+        if (!in[0].isTensor())
+            return false;
+        const at::Tensor &self = in[0].toTensor();
+        if (!self.defined() || !self.is_complex() || !self.device().is_privateuseone() ||
+            self.is_conj() || self.is_neg())
+            return false;
+        c10::Scalar k;
+        if (in[1].isScalar()) {
+            k = in[1].toScalar();
+        } else if (in[1].isTensor()) {
+            const at::Tensor &o = in[1].toTensor();
+            if (!o.defined() || o.dim() != 0 || !o.device().is_cpu())
+                return false;
+            k = o.item();
+        } else {
+            return false;
+        }
+        if (k.isComplex())
+            return false;
+        bool div = name[0] == 'd', inplace = name.find("_.") != std::string::npos;
+        at::Tensor rv = at::view_as_real(self);
+        c10::IValue result;
+        if (inplace) {
+            if (div)
+                rv.div_(k);
+            else
+                rv.mul_(k);
+            result = self;
+        } else {
+            at::Tensor r = div ? at::div(rv, k) : at::mul(rv, k);
+            if (r.stride(-1) != 1)
+                r = r.contiguous();
+            result = at::view_as_complex(r);
+        }
+        torch::jit::drop(*stack, 2);
+        stack->push_back(std::move(result));
+        (void)h;
+        return true;
     }
 
     /* A clops view of one tensor argument; zero-dim CPU tensors are copied
      * to the call's device (PyTorch lets them mix with device tensors). */
-    clops_tensor *tensor(CallState &cs, const at::Tensor &t)
+    clops_tensor *tensor(CallState &cs, const at::Tensor &t0, bool written = false)
     {
-        if (to_clops_dtype(t.scalar_type()) == CLOPS_DTYPE_NONE)
-            throw NotConvertible{"dtype " + std::string(c10::toString(t.scalar_type()))};
+        if (to_clops_dtype(t0.scalar_type()) == CLOPS_DTYPE_NONE)
+            throw NotConvertible{"dtype " + std::string(c10::toString(t0.scalar_type()))};
+        at::Tensor t = t0;
+        /* PyTorch's lazy conjugate and negative bits (torch.conj,
+         * _neg_view): clops views carry them (the result keeps the input's
+         * key set); any other op gets the values resolved on the device,
+         * or, for a tensor it writes, the CPU fallback. */
+        if ((t.is_conj() || t.is_neg()) && !cs.view_op) {
+            if (written)
+                throw NotConvertible{"a written tensor with a conjugate or negative bit"};
+            if (!t.device().is_privateuseone())
+                throw NotConvertible{"a host tensor with a conjugate or negative bit"};
+            t = resolve_bits(t);
+            cs.resolved.push_back(t);
+        }
         if (t.device().is_privateuseone()) {
             clops_tensor *ct = to_clops(t);
             cs.owned.push_back(ct);
@@ -584,7 +653,7 @@ struct GenericKernel final : c10::OperatorKernel {
             const at::Tensor &t = v.toTensor();
             if (!t.defined())
                 return clops_value_none();
-            clops_tensor *ct = tensor(cs, t);
+            clops_tensor *ct = tensor(cs, t, s.write);
             cs.arg_tensor[idx] = ct;
             return clops_value_tensor(ct);
         }
@@ -721,8 +790,11 @@ struct GenericKernel final : c10::OperatorKernel {
             o = clops_value_none();
         clops_status st;
         {
+            if (complex_scale && scale_complex(h, stack))
+                return;
             CallState cs;
             cs.arg_tensor.assign(n, nullptr);
+            cs.view_op = is_view_op(h);
             for (const auto &v : in)
                 if (v.isTensor() && v.toTensor().defined() &&
                     !v.toTensor().unsafeGetTensorImpl()->is_wrapped_number() &&

@@ -573,6 +573,12 @@ static void emit_wrapper(strbuf *sb, const gen_op *op)
     else
         sb_append(sb, "NULL, 0, ");
     sb_printf(sb, "%s, &call_);\n", device ? device : "NULL");
+    /* A complex dtype argument: refused unless the op takes complex. */
+    for (int i = 0; i < s->nargs; i++)
+        if (s->args[i].type.base == SCHEMA_SCALAR_TYPE && !s->args[i].type.is_list)
+            sb_printf(sb, "    if (st_ == CLOPS_OK && (st_ = dispatch_dtype_arg(CLOPS_OPID_%s, %s)) "
+                          "!= CLOPS_OK) {\n        dispatch_end(&call_);\n        return st_;\n    }\n",
+                      op->ident, s->args[i].name);
     sb_append(sb, "    if (st_)\n        return st_;\n");
     sb_printf(sb, "    if (call_.kernel->typed) {\n        st_ = ((clops__fn_%s)call_.kernel->typed)(",
               op->ident);
