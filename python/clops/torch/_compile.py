@@ -25,6 +25,9 @@ graph by rewriting it:
   HF's eager attention, nanoGPT) becomes one scaled_dot_product_attention
   call on clops' fused kernel, when every intermediate serves the next
   step alone and the kernel takes the shapes, dtypes and mask (_att_plan).
+  In a graph that trains this happens above autograd, on Dynamo's graph
+  traced to ATen before AOT autograd (_lower_attention_above_autograd),
+  so autograd differentiates the fused kernel (its own backward).
 * Epilogue fusion (next).  An addmm/mm whose result (through at most one
   view) feeds only an activation and/or a residual add, or a pointwise
   group computing an engine activation of it alone (GPT-2's tanh GELU
@@ -799,12 +802,37 @@ def _emit_epilogue(gm, p, chain, residual, act, after, view, label):
               file=sys.stderr)
 
 
+# Activations the epilogue computes slower than eager's own kernel on CPU
+# devices: silu, tanh GELU, sigmoid (POCL evaluates exp/tanh in eager
+# kernels with its vector math library, in the GEMM's store per element).
+# POCL on the 2-core VM, [128, 768] x [768, 3072] float32 with bias, CPU
+# time per call: silu 19.3 ms fused against 13.6 ms addmm + silu, tanh
+# GELU 23.4 against 14.5, sigmoid 14.1 against 12.0; relu 11.7 against
+# 11.4 and exact GELU 34.3 against 43.3 pay or tie.
+_EPI_ACTS_SLOW_ON_CPU = (4, 6, 7)
+
+
+def _epi_act_pays(act, p):
+    """Whether the engine's epilogue should take activation act of product
+    node p (CLOPS_COMPILE_EPILOGUE_ACTS=1: always): everywhere but the
+    _EPI_ACTS_SLOW_ON_CPU ones on CPU devices."""
+    if act not in _EPI_ACTS_SLOW_ON_CPU or os.environ.get("CLOPS_COMPILE_EPILOGUE_ACTS") == "1":
+        return True
+    return _device_gpu(_meta(p).device.index or 0)
+
+
 def _lower_epilogues(gm, label):
     """Rewrites each addmm/mm whose only consumer chain is [view], then an
-    activation and/or a residual add, into one _clops_addmm_epilogue call."""
+    activation and/or a residual add, into one _clops_addmm_epilogue call
+    (where the activation pays there, _epi_act_pays)."""
     n = 0
     for p in list(gm.graph.nodes):
         plan = _epilogue_plan(p)
+        if plan is not None and not _epi_act_pays(plan[2], p):
+            if _DEBUG:
+                print(f"clops compile [{label}]: epilogue at {p.name} left as written "
+                      f"(activation {plan[2]} is slower fused on a CPU device)", file=sys.stderr)
+            continue
         if plan is not None:
             chain, residual, act, after, view = plan
             _emit_epilogue(gm, p, chain, residual, act, after, view, label)
@@ -1053,7 +1081,7 @@ def _group_as_epilogue(gm, g, label):
             or not end.is_contiguous()):
         return False
     act = _group_activation(g, x)
-    if act is None:
+    if act is None or not _epi_act_pays(act, p):
         return False
     chain = [p] + ([x] if view is not None else []) + list(g.order)
     _emit_epilogue(gm, p, chain, None, act, False, view, label)
