@@ -19,8 +19,8 @@ vector-vs-scalar built-ins differ in the last float32 bits, and those
 differences pass through every later layer: 1e-4 of the largest logit.
 Gradients: AOT autograd accumulates them in another order: 1e-3 relative,
 1e-5 of each gradient's largest element.  Weights after one AdamW step:
-each moves by about lr * sign(grad), and a gradient element near zero may
-flip sign, so 5% of lr, as test_models.py compares devices.
+each moves by about lr * sign(grad): within 5% of lr where |grad| >= 1e-6
+(100 times AdamW's eps), within 2 lr where a gradient near zero may flip.
 """
 import copy
 import os
@@ -129,7 +129,14 @@ def training(name, dev, full, attn="sdpa"):
         assert_close(g1[n], g, rtol=1e-3, atol=1e-5 * g.abs().max().item(),
                      msg=lambda m: f"grad of {n}: {m}")
     for (n, p), (_, q) in zip(model.named_parameters(), twin.named_parameters()):
-        assert_close(q, p, rtol=0, atol=0.05 * LR, msg=lambda m: f"{n} after the step: {m}")
+        # where |grad| is 100 times AdamW's eps (1e-8) or more the step is
+        # lr * sign(grad) within 1%: 5% of lr; nearer zero (GPT-2 124M's
+        # tied embedding has such elements) the two gradients' last bits
+        # may flip the sign: at most the 2 lr between the two steps
+        big = g0[n].abs() >= 1e-6 if n in g0 else torch.ones_like(p, dtype=torch.bool)
+        d = (q.detach() - p.detach()).abs()
+        assert d[big].max().item() <= 0.05 * LR if big.any() else True, n
+        assert d.max().item() <= 2.01 * LR, n
     # batch-norm statistics (ResNet): the compiled graph updates them as eager
     for (n, b), (_, c) in zip(model.named_buffers(), twin.named_buffers()):
         if b.is_floating_point():
