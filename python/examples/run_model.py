@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Runs GPT-2 (transformers) or ResNet-18 (torchvision) on a device and prints
+"""Runs GPT-2, a Llama-style decoder or BERT (transformers) or ResNet-18
+(torchvision) on a device and prints
 the time per step and which ops ran on the CPU for lack of a clops kernel.
 
     python python/examples/run_model.py --model gpt2 --device clops
@@ -8,6 +9,7 @@ the time per step and which ops ran on the CPU for lack of a clops kernel.
     python python/examples/run_model.py --model gpt2 --size 124m --batch 8 --seq 512 --device cuda
     python python/examples/run_model.py --model gpt2 --device clops --profile prof.json
     python python/examples/run_model.py --model gpt2 --attn eager --compile
+    python python/examples/run_model.py --model llama --compile --train
 
 --compile runs the same steps eagerly and through torch.compile (backend
 "clops" on the clops device, Inductor elsewhere, or the backend named:
@@ -20,8 +22,12 @@ ATen op, so the sum exceeds the step time by the synchronisation cost) and
 writes {op: [calls, seconds]}; python/tools/profile_compare.py sets two such
 files side by side (clops against cuda, say).
 
+--summary FILE appends one JSON line per timed step kind (model, size, dtype,
+mode, device, label, ms, launches, first call seconds) for a table of runs.
+
 Random weights with a fixed seed (no download).  --size small (default) is the
-test configuration (2 layers, 64 wide); 124m is GPT-2's smallest published size.
+test configuration (2 layers, 64 wide); 124m is GPT-2's smallest published
+size, a Llama-style decoder of that size, or BERT-base.
 """
 import argparse
 import json
@@ -31,18 +37,41 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 
+def config(model, size):
+    """The transformers config of a model: `small` (2 layers, 64 wide, the
+    tests' size) or `124m` (GPT-2's smallest published size; for llama a
+    Llama-style decoder of the same width and depth with grouped-query
+    attention, RoPE, RMSNorm and SwiGLU; for bert BERT-base).  Dropout off."""
+    import transformers
+    small = size == "small"
+    if model == "gpt2":
+        if not small:
+            return transformers.GPT2Config(resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0)
+        return transformers.GPT2Config(n_layer=2, n_head=2, n_embd=64, vocab_size=1000,
+                                       n_positions=128, resid_pdrop=0.0, embd_pdrop=0.0,
+                                       attn_pdrop=0.0)
+    if model == "llama":
+        return transformers.LlamaConfig(
+            vocab_size=1000 if small else 32000, hidden_size=64 if small else 768,
+            intermediate_size=128 if small else 2048, num_hidden_layers=2 if small else 12,
+            num_attention_heads=4 if small else 12, num_key_value_heads=2 if small else 4,
+            max_position_embeddings=128 if small else 1024)
+    return transformers.BertConfig(
+        vocab_size=1000 if small else 30522, hidden_size=64 if small else 768,
+        intermediate_size=128 if small else 3072, num_hidden_layers=2 if small else 12,
+        num_attention_heads=4 if small else 12, max_position_embeddings=128 if small else 512,
+        hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
+
+
 def build(args):
-    if args.model == "gpt2":
+    if args.model in ("gpt2", "llama", "bert"):
         import transformers
-        if args.size == "124m":
-            cfg = transformers.GPT2Config(resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0)
-        else:
-            cfg = transformers.GPT2Config(n_layer=2, n_head=2, n_embd=64, vocab_size=1000,
-                                          n_positions=128, resid_pdrop=0.0, embd_pdrop=0.0,
-                                          attn_pdrop=0.0)
+        cfg = config(args.model, args.size)
         cfg._attn_implementation = args.attn
         torch.manual_seed(0)
-        model = transformers.GPT2LMHeadModel(cfg)
+        cls = {"gpt2": transformers.GPT2LMHeadModel, "llama": transformers.LlamaForCausalLM,
+               "bert": transformers.BertForMaskedLM}[args.model]
+        model = cls(cfg)
         g = torch.Generator().manual_seed(1)
         x = torch.randint(0, cfg.vocab_size, (args.batch, args.seq), generator=g)
         return model, x, lambda m, x: m(x, labels=x).loss if args.train else m(x).logits
@@ -95,16 +124,16 @@ def print_profile(times, step_s, top=15):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--model", choices=["gpt2", "resnet18"], default="gpt2")
+    p.add_argument("--model", choices=["gpt2", "llama", "bert", "resnet18"], default="gpt2")
     p.add_argument("--device", default="clops", help="clops, clops:K, cpu, cuda")
     p.add_argument("--size", choices=["small", "124m"], default="small")
     p.add_argument("--batch", type=int, default=2)
-    p.add_argument("--seq", type=int, default=32, help="GPT-2 sequence length")
+    p.add_argument("--seq", type=int, default=32, help="sequence length (transformers models)")
     p.add_argument("--image", type=int, default=64, help="ResNet-18 image side")
     p.add_argument("--dtype", choices=["float32", "bfloat16"], default="float32")
     p.add_argument("--attn", choices=["sdpa", "eager"], default="sdpa",
-                   help="GPT-2's attention: F.scaled_dot_product_attention (transformers' "
-                        "default) or written out as matmul, softmax, matmul")
+                   help="the transformers model's attention: F.scaled_dot_product_attention "
+                        "(transformers' default) or written out as matmul, softmax, matmul")
     p.add_argument("--train", action="store_true", help="time a training step (AdamW/SGD)")
     p.add_argument("--steps", type=int, default=3)
     p.add_argument("--warmup", type=int, default=1)
@@ -112,6 +141,11 @@ def main():
     p.add_argument("--compile", nargs="?", const="default", metavar="BACKEND",
                    help="also time torch.compile(backend=BACKEND): clops on the clops device, "
                         "inductor elsewhere")
+    p.add_argument("--summary", metavar="FILE", help="append one JSON line per step kind")
+    p.add_argument("--clock", choices=["wall", "cpu"], default="wall",
+                   help="time steps by the wall clock, or by the process's CPU time (every "
+                        "thread, POCL's workers included: on a CPU device beside other load "
+                        "the work done, not the waiting)")
     args = p.parse_args()
 
     if args.device.startswith("clops"):
@@ -141,6 +175,8 @@ def main():
                 return fn(model, x)
         return step
 
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
+
     def measure(steps):
         """Times each (label, step) of `steps`, alternating them step by step
         (so a busy machine slows all of them alike); prints one line each and
@@ -159,25 +195,36 @@ def main():
             for i, (_, step) in enumerate(steps):
                 if device.type == "clops":
                     launches0 = torch.clops.device_counters(device)["launches"]
-                t0 = time.perf_counter()
+                t0 = clock()
                 out = step()
                 sync(device)
-                times[i].append(time.perf_counter() - t0)
+                times[i].append(clock() - t0)
                 if device.type == "clops":
                     launches[i] += torch.clops.device_counters(device)["launches"] - launches0
                 sums[i], shapes[i] = out.float().sum().item(), tuple(out.shape)
         what = "training step" if args.train else "forward"
         for i, (label, _) in enumerate(steps):
             t = times[i]
-            attn = f", {args.attn} attention" if args.model == "gpt2" else ""
+            attn = f", {args.attn} attention" if args.model != "resnet18" else ""
+            cpu = " CPU time" if args.clock == "cpu" else ""
             line = (f"{args.model} ({args.size}, batch {args.batch}, {args.dtype}{attn}) {what} on "
-                    f"{device}{label}: {min(t) * 1e3:.1f} ms/step (best of {args.steps}), "
+                    f"{device}{label}: {min(t) * 1e3:.1f} ms{cpu}/step (best of {args.steps}), "
                     f"mean {sum(t) / len(t) * 1e3:.1f} ms; output {shapes[i]} sum {sums[i]:.6g}")
             if device.type == "clops":
                 line += f"; {launches[i] / args.steps:.0f} kernel launches/step"
             if label:
                 line += f"; warmup (compiling) {firsts[i]:.1f} s"
             print(line)
+            if args.summary:
+                with open(args.summary, "a") as f:
+                    f.write(json.dumps({
+                        "model": args.model, "size": args.size, "batch": args.batch,
+                        "seq": args.seq, "dtype": args.dtype, "attn": args.attn,
+                        "mode": "train" if args.train else "forward",
+                        "device": device.type, "label": label.strip(" ()") or "eager",
+                        "ms": min(t) * 1e3, "clock": args.clock, "first_s": firsts[i],
+                        "launches": launches[i] / args.steps if device.type == "clops" else None,
+                    }) + "\n")
         return [min(t) for t in times]
 
     step = stepper(run)

@@ -197,7 +197,11 @@ class Epilogues(torch.nn.Module):
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
-def test_products_and_their_epilogues_become_one_engine_gemm_each(dev, dtype, no_fallback):
+def test_products_and_their_epilogues_become_one_engine_gemm_each(dev, dtype, no_fallback,
+                                                                  monkeypatch):
+    # every activation, also those slower fused on CPU devices (_epi_act_pays)
+    monkeypatch.setenv("CLOPS_COMPILE_EPILOGUE_ACTS", "1")
+    torch._dynamo.reset()
     torch.manual_seed(0)
     model = Epilogues().to(dev, dtype)
     x = torch.randn(2, 8, 48).to(dev, dtype)
@@ -225,6 +229,30 @@ def test_products_and_their_epilogues_become_one_engine_gemm_each(dev, dtype, no
     # the same bits on every run
     with torch.no_grad():
         assert torch.equal(compiled(x).cpu(), got.cpu())
+
+
+def test_cpu_devices_keep_silu_and_tanh_gelu_out_of_the_epilogue(dev, no_fallback, monkeypatch):
+    """By default a CPU device lowers the products with their residual or
+    relu/exact GELU only (silu, tanh GELU, sigmoid are slower in the GEMM's
+    store there, _EPI_ACTS_SLOW_ON_CPU); a GPU lowers all three."""
+    import clops.torch._compile as C
+    monkeypatch.delenv("CLOPS_COMPILE_EPILOGUE_ACTS", raising=False)
+    torch._dynamo.reset()
+    torch.manual_seed(0)
+    model = Epilogues().to(dev)
+    x = torch.randn(2, 8, 48).to(dev)
+    with torch.no_grad():
+        want = model(x)
+        compiled = torch.compile(model, backend="clops", dynamic=False)
+        compiled(x)
+        got, n = run_counted(compiled, x)
+    gpu = C._device_gpu(dev.index or 0)
+    if not gpu:
+        # silu and the tanh GELU stay pointwise: 3 products, 2 activations,
+        # the mm's residual add in its epilogue, the GELU's add fused with it
+        assert n == 5, n
+    assert_close(got, want, rtol=1e-5, atol=1e-5)
+    torch._dynamo.reset()
 
 
 def test_a_residual_before_the_activation_and_the_plain_relu(dev, no_fallback):

@@ -256,34 +256,94 @@ def test_patterns_the_kernel_would_change_are_left_alone(dev, lowered, no_fallba
     not_lowered(scaled, (q, k, v), lowered)
 
 
-def test_training_keeps_the_pattern_and_eagers_gradients(dev, lowered, no_fallback):
-    """With gradients the forward graph saves the probabilities for the
-    backward: the pattern stays, and the gradients are eager's."""
+@pytest.fixture
+def graphs(monkeypatch):
+    """The code of every graph the backend compiles, by label (forward,
+    backward, inference), as rewritten."""
+    seen = {}
+    inner = C._rewrite
+
+    def recorded(gm, label):
+        out = inner(gm, label)
+        seen.setdefault(label, []).append(out.code)
+        return out
+    monkeypatch.setattr(C, "_rewrite", recorded)
+    return seen
+
+
+FUSED_FW = "_scaled_dot_product_fused_attention_overrideable.default"
+FUSED_BW = "_scaled_dot_product_fused_attention_overrideable_backward.default"
+
+
+def count(graphs, label, op):
+    return sum(code.count(op + "(") for code in graphs.get(label, []))
+
+
+def test_training_lowers_above_autograd_onto_the_fused_forward_and_backward(
+        dev, lowered, graphs, monkeypatch, no_fallback):
+    """A graph that trains is lowered before AOT autograd (the probabilities
+    the written-out backward saves would stop the match below it): the
+    forward graph calls the fused kernel, the backward its backward (which
+    takes the forward's logsumexp), and the gradients are SDPA's: within
+    FUDGE times eager's error against float64.  With the lowering off the
+    graphs keep the written-out ops and eager's gradients."""
     q, k, v = (t.detach().requires_grad_() for t in qkv(dev, torch.float32, transposed=False))
 
-    def grads(fn):
-        for t in (q, k, v):
+    def grads(fn, args):
+        for t in args:
             t.grad = None
-        fn(q, k, v).square().sum().backward()
-        return [t.grad.clone() for t in (q, k, v)]
-    want = grads(causal_fill)
-    got = grads(torch.compile(causal_fill, backend="clops", dynamic=False))
-    assert lowered == []
+        fn(*args).square().sum().backward()
+        return [t.grad.clone() for t in args]
+    want = grads(causal_fill, (q, k, v))
+    ref = grads(causal_fill, [t.detach().cpu().double().requires_grad_() for t in (q, k, v)])
+    got = grads(torch.compile(causal_fill, backend="clops", dynamic=False), (q, k, v))
+    assert count(graphs, "forward", FUSED_FW) == 1, graphs.get("forward")
+    assert count(graphs, "backward", FUSED_BW) == 1, graphs.get("backward")
+    assert all("bmm" not in code for code in graphs["forward"] + graphs["backward"])
+    for a, b, r in zip(got, want, ref):
+        err = (a.cpu().double() - r).abs().max().item()
+        err_eager = (b.cpu().double() - r).abs().max().item()
+        assert err <= FUDGE * err_eager + FLOOR[torch.float32], (err, err_eager)
+    # lowering off: the written-out graph and eager's gradients
+    monkeypatch.setenv("CLOPS_COMPILE_ATTENTION", "0")
+    torch._dynamo.reset()
+    graphs.clear()
+    got = grads(torch.compile(causal_fill, backend="clops", dynamic=False), (q, k, v))
+    assert count(graphs, "forward", FUSED_FW) == 0 and count(graphs, "backward", FUSED_BW) == 0
     for a, b in zip(got, want):
         assert_close(a, b, rtol=1e-5, atol=1e-6)
 
 
+def test_training_with_a_probability_used_elsewhere_is_left_alone(dev, lowered, graphs,
+                                                                  no_fallback):
+    """Above autograd the matcher's conditions hold as below: probabilities
+    that are a result too keep the written-out ops."""
+    q, k, v = (t.detach().requires_grad_() for t in qkv(dev, torch.float32, transposed=False))
+
+    def both(q, k, v):
+        p = torch.softmax(q @ k.transpose(-2, -1), -1)
+        return p @ v, p
+    out, p = torch.compile(both, backend="clops", dynamic=False)(q, k, v)
+    (out.sum() + p.square().sum()).backward()
+    assert count(graphs, "forward", FUSED_FW) == 0 and "bmm" in graphs["forward"][0]
+
+
 # -- HF GPT-2, eager attention ----------------------------------------------------
 
-def test_hf_gpt2_eager_attention_compiles_onto_the_fused_kernel(dev, lowered, no_fallback):
+def hf_gpt2(dev, train):
     transformers = pytest.importorskip("transformers")
     cfg = transformers.GPT2Config(n_layer=2, n_head=2, n_embd=64, vocab_size=1000,
                                   n_positions=128, resid_pdrop=0.0, embd_pdrop=0.0,
                                   attn_pdrop=0.0)
     cfg._attn_implementation = "eager"
     torch.manual_seed(0)
-    model = transformers.GPT2LMHeadModel(cfg).eval().to(dev)
+    model = transformers.GPT2LMHeadModel(cfg).train(train).to(dev)
     ids = torch.randint(0, 1000, (2, 16), generator=torch.Generator().manual_seed(1)).to(dev)
+    return model, ids, cfg
+
+
+def test_hf_gpt2_eager_attention_compiles_onto_the_fused_kernel(dev, lowered, no_fallback):
+    model, ids, cfg = hf_gpt2(dev, False)
     with torch.no_grad():
         before = launches()
         want = model(ids).logits
@@ -299,3 +359,34 @@ def test_hf_gpt2_eager_attention_compiles_onto_the_fused_kernel(dev, lowered, no
     assert n < n_eager, (n, n_eager)
     print(f"\nHF GPT-2 (2 layers, eager attention) forward: {n_eager} launches eager, "
           f"{n} compiled")
+
+
+def test_hf_gpt2_eager_attention_trains_through_the_fused_kernels(dev, lowered, graphs,
+                                                                 no_fallback):
+    """GPT-2 with attn_implementation="eager", a training step compiled:
+    every layer's attention runs the fused kernel forward and backward, and
+    the loss and gradients are eager's within the fused kernel's rounding
+    (its float32 sums in another order: 1e-4 relative to each gradient's
+    largest element, the tolerance test_compile.py's GPT-2 block has)."""
+    import copy
+    model, ids, cfg = hf_gpt2(dev, True)
+    twin = copy.deepcopy(model)
+
+    def step(m, fn):
+        m.zero_grad()
+        loss = fn(m, ids)
+        loss.backward()
+        return loss.detach(), {n: p.grad.clone() for n, p in m.named_parameters()
+                               if p.grad is not None}
+
+    def loss_fn(m, x):
+        return m(x, labels=x).loss
+    l0, g0 = step(model, loss_fn)
+    l1, g1 = step(twin, torch.compile(loss_fn, backend="clops", dynamic=False))
+    assert count(graphs, "forward", FUSED_FW) == cfg.n_layer, graphs.get("forward")
+    assert count(graphs, "backward", FUSED_BW) == cfg.n_layer
+    assert_close(l1, l0, rtol=1e-5, atol=1e-6)
+    assert g1.keys() == g0.keys()
+    for n, g in g0.items():
+        assert_close(g1[n], g, rtol=1e-4, atol=1e-4 * g.abs().max().item(),
+                     msg=lambda m: f"grad of {n}: {m}")

@@ -25,6 +25,9 @@ graph by rewriting it:
   HF's eager attention, nanoGPT) becomes one scaled_dot_product_attention
   call on clops' fused kernel, when every intermediate serves the next
   step alone and the kernel takes the shapes, dtypes and mask (_att_plan).
+  In a graph that trains this happens above autograd, on Dynamo's graph
+  traced to ATen before AOT autograd (_lower_attention_above_autograd),
+  so autograd differentiates the fused kernel (its own backward).
 * Epilogue fusion (next).  An addmm/mm whose result (through at most one
   view) feeds only an activation and/or a residual add, or a pointwise
   group computing an engine activation of it alone (GPT-2's tanh GELU
@@ -799,12 +802,37 @@ def _emit_epilogue(gm, p, chain, residual, act, after, view, label):
               file=sys.stderr)
 
 
+# Activations the epilogue computes slower than eager's own kernel on CPU
+# devices: silu, tanh GELU, sigmoid (POCL evaluates exp/tanh in eager
+# kernels with its vector math library, in the GEMM's store per element).
+# POCL on the 2-core VM, [128, 768] x [768, 3072] float32 with bias, CPU
+# time per call: silu 19.3 ms fused against 13.6 ms addmm + silu, tanh
+# GELU 23.4 against 14.5, sigmoid 14.1 against 12.0; relu 11.7 against
+# 11.4 and exact GELU 34.3 against 43.3 pay or tie.
+_EPI_ACTS_SLOW_ON_CPU = (4, 6, 7)
+
+
+def _epi_act_pays(act, p):
+    """Whether the engine's epilogue should take activation act of product
+    node p (CLOPS_COMPILE_EPILOGUE_ACTS=1: always): everywhere but the
+    _EPI_ACTS_SLOW_ON_CPU ones on CPU devices."""
+    if act not in _EPI_ACTS_SLOW_ON_CPU or os.environ.get("CLOPS_COMPILE_EPILOGUE_ACTS") == "1":
+        return True
+    return _device_gpu(_meta(p).device.index or 0)
+
+
 def _lower_epilogues(gm, label):
     """Rewrites each addmm/mm whose only consumer chain is [view], then an
-    activation and/or a residual add, into one _clops_addmm_epilogue call."""
+    activation and/or a residual add, into one _clops_addmm_epilogue call
+    (where the activation pays there, _epi_act_pays)."""
     n = 0
     for p in list(gm.graph.nodes):
         plan = _epilogue_plan(p)
+        if plan is not None and not _epi_act_pays(plan[2], p):
+            if _DEBUG:
+                print(f"clops compile [{label}]: epilogue at {p.name} left as written "
+                      f"(activation {plan[2]} is slower fused on a CPU device)", file=sys.stderr)
+            continue
         if plan is not None:
             chain, residual, act, after, view = plan
             _emit_epilogue(gm, p, chain, residual, act, after, view, label)
@@ -1053,7 +1081,7 @@ def _group_as_epilogue(gm, g, label):
             or not end.is_contiguous()):
         return False
     act = _group_activation(g, x)
-    if act is None:
+    if act is None or not _epi_act_pays(act, p):
         return False
     chain = [p] + ([x] if view is not None else []) + list(g.order)
     _emit_epilogue(gm, p, chain, None, act, False, view, label)
@@ -1424,6 +1452,18 @@ def _att_wanted(plan):
     return _device_gpu(_att_tensor(plan["query"]).device.index or 0)
 
 
+def _att_wanted_on(tensors):
+    """_att_wanted for a graph whose inputs are tensors: whether the first
+    clops tensor among them is on a device where the lowering pays."""
+    force = os.environ.get("CLOPS_COMPILE_ATTENTION")
+    if force:
+        return force != "0"
+    for x in tensors:
+        if isinstance(x, torch.Tensor) and x.device.type == "clops":
+            return _device_gpu(x.device.index or 0)
+    return False
+
+
 def _lower_attention(gm, label):
     """Rewrites each attention written out as matmul, scale, mask, softmax
     and matmul (_att_plan) into one scaled_dot_product_attention call, on
@@ -1618,9 +1658,81 @@ def _compiler(label):
     return compile_graph
 
 
+def _has_softmax(gm):
+    """Whether Dynamo's graph calls a softmax (torch.softmax, F.softmax,
+    Tensor.softmax, their log_ forms excluded)."""
+    for n in gm.graph.nodes:
+        if n.op in ("call_function", "call_method"):
+            name = n.target if isinstance(n.target, str) else getattr(n.target, "__name__", "")
+            if name in ("softmax", "_softmax", "_safe_softmax"):
+                return True
+    return False
+
+
+def _decomposed(op):
+    """op's CompositeImplicitAutograd decomposition (what AOT autograd's
+    trace makes of it below autograd), for make_fx above it."""
+    return lambda *args, **kwargs: op.decompose(*args, **kwargs)
+
+
+# The composite ops a trace above autograd keeps whole, written out as the
+# matcher reads them: matmul as expand/view/bmm, softmax as _softmax,
+# dropout with p = 0 (HF's attn_dropout of a model trained without it) and
+# a cast to the dtype a tensor has as nothing.
+_ABOVE_AUTOGRAD_DECOMPOSED = {op: _decomposed(op) for op in (
+    aten.matmul.default, aten.softmax.int, aten.dropout.default, aten.to.dtype)}
+
+
+def _lower_attention_above_autograd(gm, example_inputs):
+    """Attention written out in a graph that trains: lowered before AOT
+    autograd, so that autograd differentiates scaled_dot_product_attention
+    itself (clops' fused backward, which takes the forward's logsumexp)
+    instead of the written-out ops (whose backward needs the
+    probabilities: a forward that saves them does not match _att_plan).
+
+    Dynamo's graph (torch functions) is traced to ATen above autograd
+    (make_fx with pre_dispatch: nothing differentiated, nothing
+    functionalised, matmul and softmax decomposed to the bmm and _softmax
+    the matcher reads), each attention rewritten
+    (_lower_attention), and the result handed to AOT autograd in place of
+    Dynamo's graph.  Returns the rewritten graph, or gm itself when there
+    is nothing to lower (or the trace fails: the graph then runs as
+    before, the written-out ops and their gradients)."""
+    from torch._guards import detect_fake_mode
+    from torch.fx.experimental.proxy_tensor import make_fx
+    fake_mode = detect_fake_mode(example_inputs)
+    if fake_mode is None:
+        return gm
+    # symbolic shapes: the matcher takes static ones only, nothing to lower
+    for n in gm.graph.find_nodes(op="placeholder"):
+        v = n.meta.get("example_value")
+        if isinstance(v, torch.Tensor) and not (_static(v.shape) and _static(v.stride())):
+            return gm
+    try:
+        with fake_mode:
+            fakes = [fake_mode.from_tensor(x) if isinstance(x, torch.Tensor) else x
+                     for x in example_inputs]
+            pgm = make_fx(gm, decomposition_table=_ABOVE_AUTOGRAD_DECOMPOSED,
+                          pre_dispatch=True)(*fakes)
+    except Exception as e:   # a graph make_fx cannot take: left as Dynamo gave it
+        if _DEBUG:
+            print(f"clops compile [training]: no attention lowering, the trace above "
+                  f"autograd failed: {type(e).__name__}: {e}", file=sys.stderr)
+        return gm
+    if _lower_attention(pgm, "training") == 0:
+        return gm
+    pgm.graph.lint()
+    pgm.recompile()
+    return pgm
+
+
 def clops_backend(gm, example_inputs, **kwargs):
     """torch.compile's backend "clops" (see the module docstring)."""
     from torch._dynamo.backends.common import aot_autograd
+    if (torch.is_grad_enabled() and _has_softmax(gm)
+            and any(isinstance(x, torch.Tensor) and x.requires_grad for x in example_inputs)
+            and _att_wanted_on(example_inputs)):
+        gm = _lower_attention_above_autograd(gm, example_inputs)
     return aot_autograd(fw_compiler=_compiler("forward"), bw_compiler=_compiler("backward"),
                         inference_compiler=_compiler("inference"))(gm, example_inputs, **kwargs)
 
