@@ -137,6 +137,56 @@ loss_nll_finish(global const CT *part, long nparts, global T *out, long ooff, gl
     }
 }
 
+#ifdef LOSS_CPU
+/* loss_tree's halving tree on a private array: v[0] ends with the total. */
+void loss_tree_priv(CT *va, CT *vb)
+{
+    for (int h = RWG / 2; h > 0; h >>= 1)
+        for (int j = 0; j < h; j++) {
+            va[j] += va[j + h];
+            vb[j] += vb[j + h];
+        }
+}
+
+/* CPU devices (ops/loss/loss_nll.c, KIT_CPU): the reduced forward in one
+ * work item, the operations of loss_nll_part (per group, RWG lane sums
+ * strided by RWG, then loss_tree) and loss_nll_finish (lane p % RWG folds
+ * partial p in order, then loss_tree) in the same order (the same bits),
+ * without the partial buffer, the second launch and the host's fill of
+ * the flag (zeroed here: one item, then loss_report as the others). */
+__kernel void loss_nll_cpu(global const T *x, long xoff, global const long *t, long toff,
+                           global const T *w, long woff, int hasw, global T *out, long ooff,
+                           global T *tw, long twoff, int mean, long M, long C, long S,
+                           long ignore, long chunk, long groups, __global int *err)
+{
+    CT la[RWG], lb[RWG], fa[RWG], fb[RWG];
+    err[0] = 0;
+    for (int j = 0; j < RWG; j++)
+        fa[j] = fb[j] = (CT)0;
+    for (long g = 0; g < groups; g++) {
+        long lo = g * chunk, hi = min(lo + chunk, M);
+        for (int j = 0; j < RWG; j++) {
+            CT a = (CT)0, b = (CT)0;
+            for (long i = lo + j; i < hi; i += RWG) {
+                CT l, wt;
+                if (loss_elem(x, xoff, t, toff, w, woff, hasw, i, C, S, ignore, err, &l, &wt)) {
+                    a += l;
+                    b += wt;
+                }
+            }
+            la[j] = a;
+            lb[j] = b;
+        }
+        loss_tree_priv(la, lb);
+        fa[g % RWG] += la[0];
+        fb[g % RWG] += lb[0];
+    }
+    loss_tree_priv(fa, fb);
+    ST(out, ooff, mean ? fa[0] / fb[0] : fa[0]);
+    ST(tw, twoff, fb[0]);
+}
+#endif
+
 /* The backward: grad_input (zero-filled by the host, contiguous [N, C, S])
  * gets -(g / total_weight) * w[t] (mean) or -g * w[t] at [n, t, s]; g is
  * go[i] when per_elem (reduction=none with a batch) else go[0]; a
