@@ -32,9 +32,10 @@ static clops_status write_defines(const void *vctx, const clops_device *d, strbu
     clops_dtype dt = *(const clops_dtype *)vctx;
     sb_printf(sb, "#define RWG %zu\n#define T %s\n#define KIND %d\n#define CT %s\n",
               reduce_wg(d), kit_cl_storage(dt), (int)kit_load_store(dt), kit_cl_compute(dt));
-    /* CPU devices only (GPU programs are unchanged): loss_nll_cpu. */
+    /* CPU devices only (GPU programs are unchanged): loss_nll_cpu,
+     * loss_pw_part_cpu, contiguous element ranges per item. */
     if (kit_is_cpu(d))
-        sb_append(sb, "#define LOSS_CPU 1\n");
+        sb_printf(sb, "#define LOSS_CPU 1\n#define CT8 %s8\n", kit_cl_compute(dt));
     return CLOPS_OK;
 }
 
@@ -44,7 +45,7 @@ clops_status loss_kernel(clops_device *d, int which, clops_dtype dt, const char 
 {
     static const char *const names[] = {"loss_nll_none",     "loss_nll_part", "loss_nll_finish",
                                         "loss_nll_backward", "loss_pw_none",  "loss_pw_part",
-                                        "loss_pw_backward",  "loss_nll_cpu"};
+                                        "loss_pw_backward",  "loss_nll_cpu",  "loss_pw_part_cpu"};
     host_kkey key = {{(0x4Cull << 56) | ((uint64_t)which << 16) | (uint64_t)dt, reduce_wg(d), 0,
                       0}};
     host_kernel *kern = kit_find(d, &key);
@@ -265,8 +266,7 @@ static clops_status forward_cl(const loss_nll *p, clops_tensor *out, clops_tenso
                             {sizeof hasw, &hasw}, {sizeof om, &om}, {sizeof oo, &oo},
                             {sizeof cM, &cM}, {sizeof cC, &cC},     {sizeof cS, &cS},
                             {sizeof ign, &ign}, {sizeof em, &em}};
-            st = host_launch(d, k, (int)(sizeof a / sizeof a[0]), a,
-                             host_grid_size(d, k, (uint64_t)M));
+            st = host_launch_items(d, k, (int)(sizeof a / sizeof a[0]), a, (uint64_t)M);
         }
         if (!st)
             st = tensor_fill(tw, clops_scalar_int(0));
@@ -400,8 +400,7 @@ static clops_status backward_cl(const loss_nll *p, const clops_tensor *go,
                         {sizeof two, &two},   {sizeof mean, &mean}, {sizeof gim, &gim},
                         {sizeof gio, &gio},   {sizeof cM, &cM},   {sizeof cC, &cC},
                         {sizeof cS, &cS},     {sizeof ign, &ign}, {sizeof em, &em}};
-        st = host_launch(d, k, (int)(sizeof a / sizeof a[0]), a,
-                         host_grid_size(d, k, (uint64_t)M));
+        st = host_launch_items(d, k, (int)(sizeof a / sizeof a[0]), a, (uint64_t)M);
     }
     return loss_flag_check(p->op, d, eb, st, p->C);
 }
