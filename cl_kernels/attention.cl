@@ -364,8 +364,15 @@ __kernel void attn_fwd_cpu(ATTN_FWD_ARGS)
     for (int r = 0; r < nr; r++) {
         long i = i0 + r;
         for (int c = 0; c < CDV; c++) {
+            float8 ov8 = lr[r] == 0.0f ? (float8)(0.0f) : acc[r * CDV + c] / lr[r];
+#if KIND == 0
+            if (o_3 == 1 && Ev == D) {
+                vstore8(convert_float8(ov8), 0, o + i * o_2 + c * 8);
+                continue;
+            }
+#endif
             float ov[8];
-            vstore8(lr[r] == 0.0f ? (float8)(0.0f) : acc[r * CDV + c] / lr[r], 0, ov);
+            vstore8(ov8, 0, ov);
             for (int e = 0; e < 8 && c * 8 + e < Ev; e++)
                 ST(o, i * o_2 + (c * 8 + e) * o_3, ov[e]);
         }

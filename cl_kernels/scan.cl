@@ -322,8 +322,10 @@ __kernel void scan_cols_cpu(__global const T_IN *src, long soff, long s_o, long 
  * transposed in registers (scan_t8: lane j of vector k = lane j's element
  * k), combined as 8 vector steps (8 independent chains at once, where
  * scan_cols ran one serial chain per item), transposed back and stored as
- * 8 vectors; the lanes' remainders one element at a time.  cummax/cummin
- * and the 16-bit floats keep scan_cols.  The host defines SCAN_V8 (float8
+ * 8 vectors; the lanes' remainders one element at a time.  The host takes
+ * it for logsumexp (exp and log1p per element: 8 lanes per vector);
+ * memory-bound sums and products keep scan_cols, cummax/cummin and the
+ * 16-bit floats too.  The host defines SCAN_V8 (float8
  * or double8), SCAN_M8 (a uint8 shuffle mask as SCAN_V8's mask type) and
  * COMBINE8 (COMBINE on SCAN_V8 lanes).
  */

@@ -100,12 +100,15 @@ static void io_macros(strbuf *sb, clops_dtype in, clops_dtype out)
                   (int)kit_load_store(out));
 }
 
-/* Whether CPU programs of s have scan_lines_cpu: float32/float64 sums,
- * products and logsumexp into the same dtype. */
+/* Whether CPU programs of s have scan_lines_cpu: float32/float64
+ * logsumexp into the same dtype (its exp and log1p per element dominate:
+ * 8 lanes per vector make it 8x cheaper on POCL 3.1).  Sums and products
+ * keep scan_cols there: memory-bound, they measured 20-25% slower with
+ * the transposes (cumsum rows [2048, 2048] 4.4 -> 5.5 ms, 1-D unchanged). */
 static bool scan_lines_v8(const scan_spec *s)
 {
     return s->in == s->out && (s->out == CLOPS_FLOAT32 || s->out == CLOPS_FLOAT64) &&
-           (s->kind == SCAN_SUM || s->kind == SCAN_PROD || s->kind == SCAN_LOGSUMEXP);
+           s->kind == SCAN_LOGSUMEXP;
 }
 
 /* The defines of scan.cl's header for one (op, input dtype, result
@@ -162,26 +165,23 @@ static clops_status write_defines(const void *ctx, const clops_device *d, strbuf
         break;
     }
     }
-    /* CPU devices: scan_lines_cpu, 8 contiguous lanes as 8-wide vectors. */
+    /* CPU devices: scan_lines_cpu (logsumexp), 8 contiguous lanes as 8-wide
+     * vectors. */
     if (kit_is_cpu(d) && scan_lines_v8(s)) {
         sb_printf(sb, "#define SCAN_V8 %s8\n#define SCAN_M8(m) %s\n", acc,
                   s->out == CLOPS_FLOAT64 ? "convert_ulong8(m)" : "(m)");
-        if (s->kind == SCAN_LOGSUMEXP)
-            sb_printf(sb, "%s8 scan_lse8(%s8 x, %s8 y)\n{\n"
-                          "    %s8 mn = select(fmin(x, y), y, isnan(y)), mx = select(fmax(x, y), y, isnan(y));\n"
-                          "    mn = select(mn, x, isnan(x));\n    mx = select(mx, x, isnan(x));\n"
-                          "    return select(x, mx + log1p(exp(mn - mx)), mn != mx || isfinite(mn));\n}\n"
-                          "#define COMBINE8(a, b) scan_lse8((a), (b))\n"
-                          /* every CPU kernel's scalar steps through the same
-                           * vector exp/log1p (POCL's scalar ones differ from
-                           * its vector ones in the last bit): rows, columns
-                           * and remainders give the same bits */
-                          "#undef COMBINE\n"
-                          "#define COMBINE(a, b) scan_lse8((%s8)(a), (%s8)(b)).s0\n",
-                      acc, acc, acc, acc, acc, acc);
-        else
-            sb_printf(sb, "#define COMBINE8(a, b) ((a) %s (b))\n",
-                      s->kind == SCAN_SUM ? "+" : "*");
+        sb_printf(sb, "%s8 scan_lse8(%s8 x, %s8 y)\n{\n"
+                      "    %s8 mn = select(fmin(x, y), y, isnan(y)), mx = select(fmax(x, y), y, isnan(y));\n"
+                      "    mn = select(mn, x, isnan(x));\n    mx = select(mx, x, isnan(x));\n"
+                      "    return select(x, mx + log1p(exp(mn - mx)), mn != mx || isfinite(mn));\n}\n"
+                      "#define COMBINE8(a, b) scan_lse8((a), (b))\n"
+                      /* every CPU kernel's scalar steps through the same
+                       * vector exp/log1p (POCL's scalar ones differ from
+                       * its vector ones in the last bit): rows, columns
+                       * and remainders give the same bits */
+                      "#undef COMBINE\n"
+                      "#define COMBINE(a, b) scan_lse8((%s8)(a), (%s8)(b)).s0\n",
+                  acc, acc, acc, acc, acc, acc);
     }
     return CLOPS_OK;
 }
@@ -255,8 +255,8 @@ static clops_status run_cl(scan_op kind, clops_tensor *src, const ops_lines *gs,
      * chunks measured 6-8x slower on POCL 3.1. */
     bool lanes = cpu && !with_idx && lines >= SCAN_CPU_LANES &&
                  (gs->inner > 1 ? gs->s_i == 1 && gd->s_i == 1 : gs->s_o == 1 && gd->s_o == 1);
-    /* CPU devices, each line contiguous (rows, a 1-D tensor): 8 lanes per
-     * item as vectors, transposed in registers (scan_lines_cpu). */
+    /* CPU devices, each line contiguous (rows, a 1-D tensor), logsumexp: 8
+     * lanes per item as vectors, transposed in registers (scan_lines_cpu). */
     bool lines8 = cpu && !lanes && scan_lines_v8(&spec) && gs->s_n == 1 && gd->s_n == 1 &&
                   lines * nblk >= 8;
     host_kernel *k = NULL, *ks = NULL;
