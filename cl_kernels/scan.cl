@@ -249,11 +249,14 @@ __kernel void scan_sums(__global ACC *sums, __global long *sidx, long lines, lon
  */
 #define SCAN_SL 16
 
-__kernel void scan_cols_cpu(__global const T_IN *src, long soff, long s_o, long s_n, long s_i,
-                            __global T_OUT *dst, long doff, long d_o, long d_n, long d_i,
-                            __global long *idx, long xoff, long n, long inner, long lines,
-                            long chunk, long nblk, int mode, __global ACC *sums,
-                            __global long *sidx)
+/* scan_cols's arguments, which the CPU kernels take too. */
+#define SCAN_CPU_ARGS                                                                            \
+    __global const T_IN *src, long soff, long s_o, long s_n, long s_i, __global T_OUT *dst,      \
+        long doff, long d_o, long d_n, long d_i, __global long *idx, long xoff, long n,          \
+        long inner, long lines, long chunk, long nblk, int mode, __global ACC *sums,             \
+        __global long *sidx
+
+__kernel void scan_cols_cpu(SCAN_CPU_ARGS)
 {
     (void)idx;
     (void)xoff;
@@ -351,11 +354,7 @@ inline void scan_t8(SCAN_V8 *r)
     }
 }
 
-__kernel void scan_lines_cpu(__global const T_IN *src, long soff, long s_o, long s_n, long s_i,
-                             __global T_OUT *dst, long doff, long d_o, long d_n, long d_i,
-                             __global long *idx, long xoff, long n, long inner, long lines,
-                             long chunk, long nblk, int mode, __global ACC *sums,
-                             __global long *sidx)
+__kernel void scan_lines_cpu(SCAN_CPU_ARGS)
 {
     (void)idx;
     (void)xoff;
