@@ -260,7 +260,7 @@ class Row:
             elif spec is not None and isinstance(spec, dict) and isinstance(
                     spec.get("fill"), dict) and "result" in spec["fill"]:
                 later.append((a, spec["fill"]))
-            elif spec is not None and isinstance(spec, list) and spec and isinstance(spec[0], list):
+            elif spec is not None and isinstance(spec, list) and spec and isinstance(spec[0], (list, dict)):
                 self.kw[a.name] = [make_tensor(torch, fam, row, e, a.name, dev, gen) for e in spec]
             elif spec is not None:
                 self.kw[a.name] = make_tensor(torch, fam, row, spec, a.name, dev, gen)

@@ -225,6 +225,162 @@ __kernel void attn_fwd_combine(__global const float *part, __global T *o, ATTN_G
     }
 }
 
+#ifdef ATTN_CPU
+/*
+ * CPU devices (KIT_CPU: ops/attention/attention.c, fwd_cpu): attn_fwd's
+ * online softmax as one work item per (batch, query head, CRQ = 8 query
+ * rows), no work-group, barrier or __local (POCL runs attn_fwd's 128-item
+ * work-groups as loops per barrier region, with the tiles in memory).
+ * Vectors run across the 8 rows: the queries are transposed once into
+ * qtr[D][8], so a step of CBK = 8 keys is 8 score vectors s[jj] (lane r:
+ * row r), each fma'd over the head dim in order with key elements
+ * broadcast from memory (the same fma chain as attn_fwd's: the same
+ * scores, bit for bit); the rows' maxima, rescale factors, exps and sums
+ * are vector operations across rows (sums in key order, as attn_fwd's);
+ * the output accumulators (8 rows x D / 8 float8) are rescaled and fma'd
+ * over the 8 keys in key order.  Rows past L, keys past S and masked keys
+ * get attn_score's -inf; dropout as attn_fwd (the same Philox elements).
+ */
+#define CRQ 8
+#define CBK 8
+#define CDV (D / 8)
+/* The output update of a key tile: per row, its D / 8 accumulator vectors
+ * rescaled by alr[r] and fma'd over the CBK keys in key order (VROW: value
+ * row jj's vector c). */
+#define ATTN_CPU_PV(VROW)                                                                        \
+    for (int r = 0; r < nr; r++) {                                                               \
+        float8 a_[CDV];                                                                          \
+        _Pragma("unroll") for (int c = 0; c < CDV; c++) a_[c] = acc[r * CDV + c] * alr[r];       \
+        for (int jj = 0; jj < CBK; jj++) {                                                       \
+            float8 pb_ = (float8)(p[jj * CRQ + r]);                                              \
+            _Pragma("unroll") for (int c = 0; c < CDV; c++) a_[c] = fma(pb_, VROW, a_[c]);       \
+        }                                                                                        \
+        _Pragma("unroll") for (int c = 0; c < CDV; c++) acc[r * CDV + c] = a_[c];                \
+    }
+
+__kernel void attn_fwd_cpu(ATTN_FWD_ARGS)
+{
+    ATTN_FWD_SETUP(CRQ, (long)get_global_id(0))
+    float qtr[D * CRQ], vt[CBK * D], p[CBK * CRQ];
+    float8 acc[CRQ * CDV];
+    const int nr = (int)min((long)CRQ, L - i0);
+    const bool vdirect = KIND == 0 && v_3 == 1 && Ev == D;
+    for (int e = 0; e < D; e++)
+        for (int r = 0; r < CRQ; r++)
+            qtr[e * CRQ + r] = r < nr && e < E ? LD(q, (i0 + r) * q_2 + e * q_3) : 0.0f;
+    for (int x = 0; x < CRQ * CDV; x++)
+        acc[x] = (float8)(0.0f);
+    float8 m = (float8)(-INFINITY), l = (float8)(0.0f);
+    const long kend = causal ? min(S, i0 + nr + coff) : S;
+    for (long j0 = 0; j0 < kend; j0 += CBK) {
+        const int nk = (int)min((long)CBK, S - j0);
+        float8 s[CBK];
+#pragma unroll
+        for (int jj = 0; jj < CBK; jj++)
+            s[jj] = (float8)(0.0f);
+        if (nk == CBK) {
+            for (int e = 0; e < E; e++) {
+                float8 qv = vload8(e, qtr);
+#pragma unroll
+                for (int jj = 0; jj < CBK; jj++)
+                    s[jj] = fma(qv, (float8)(LD(k, (j0 + jj) * k_2 + e * k_3)), s[jj]);
+            }
+        } else {
+            for (int e = 0; e < E; e++) {
+                float8 qv = vload8(e, qtr);
+                for (int jj = 0; jj < nk; jj++)
+                    s[jj] = fma(qv, (float8)(LD(k, (j0 + jj) * k_2 + e * k_3)), s[jj]);
+            }
+        }
+        /* the value rows, read in place (float32, unit column stride, no
+         * padding, a whole tile: vdirect) or converted into vt */
+        const bool vin = vdirect && nk == CBK;
+        if (!vin)
+            for (int jj = 0; jj < CBK; jj++)
+                for (int e = 0; e < D; e++)
+                    vt[jj * D + e] = jj < nk && e < Ev ? LD(v, (j0 + jj) * v_2 + e * v_3) : 0.0f;
+        /* whole tile unmasked: every row and key inside, before the diagonal */
+        const bool plain = mkind == 0 && nk == CBK && nr == CRQ &&
+                           (!causal || j0 + CBK - 1 <= i0 + coff);
+        if (plain) {
+#pragma unroll
+            for (int jj = 0; jj < CBK; jj++)
+                s[jj] *= scale;
+        } else if (mkind == 0) {
+            /* attn_score's tests as lane masks: rows past L, keys past S,
+             * keys after the diagonal (j > i + coff: lanes r < j - i0 - coff) */
+            const int8 lane = (int8)(0, 1, 2, 3, 4, 5, 6, 7);
+            const int8 out = lane >= (int8)(nr);
+            for (int jj = 0; jj < CBK; jj++) {
+                long dj = causal ? clamp(j0 + jj - i0 - coff, -1L, (long)CRQ) : -1L;
+                int8 off = out | (lane < (int8)((int)dj)) | (int8)(jj < nk ? 0 : -1);
+                s[jj] = select(s[jj] * scale, (float8)(-INFINITY), off);
+            }
+        } else {
+            for (int jj = 0; jj < CBK; jj++) {
+                float t[CRQ];
+                vstore8(s[jj], 0, t);
+                for (int r = 0; r < CRQ; r++)
+                    t[r] = attn_score(t[r], i0 + r, j0 + jj, L, S, scale, causal, coff, mkind, bm,
+                                      am, mb, m_2, m_3);
+                s[jj] = vload8(0, t);
+            }
+        }
+        float8 mx = m;
+#pragma unroll
+        for (int jj = 0; jj < CBK; jj++)
+            mx = fmax(mx, s[jj]);
+        const int8 none = mx == (float8)(-INFINITY);
+        float8 mu = select(mx, (float8)(0.0f), none);
+        float8 al = select(exp(m - mu), (float8)(1.0f), none);
+        l *= al;
+#pragma unroll
+        for (int jj = 0; jj < CBK; jj++) {
+            float8 pz = exp(s[jj] - mu);
+            l += pz;
+            vstore8(pz, jj, p);
+        }
+        m = mx;
+        if (thr)
+            for (int jj = 0; jj < nk; jj++)
+                for (int r = 0; r < nr; r++)
+                    p[jj * CRQ + r] *= attn_keep((ulong)((bh * L + i0 + r) * S + j0 + jj), roff,
+                                                 sk0, sk1, thr, dscale);
+        float alr[CRQ];
+        vstore8(al, 0, alr);
+#if KIND == 0
+        if (vin) {
+            __global const T *vg = v + j0 * v_2;
+            ATTN_CPU_PV(convert_float8(vload8(c, vg + jj * v_2)))
+        } else
+#endif
+        {
+            ATTN_CPU_PV(vload8(c, vt + jj * D))
+        }
+    }
+    float lr[CRQ], mr[CRQ];
+    vstore8(l, 0, lr);
+    vstore8(m, 0, mr);
+    for (int r = 0; r < nr; r++) {
+        long i = i0 + r;
+        for (int c = 0; c < CDV; c++) {
+            float8 ov8 = lr[r] == 0.0f ? (float8)(0.0f) : acc[r * CDV + c] / lr[r];
+#if KIND == 0
+            if (o_3 == 1 && Ev == D) {
+                vstore8(convert_float8(ov8), 0, o + i * o_2 + c * 8);
+                continue;
+            }
+#endif
+            float ov[8];
+            vstore8(ov8, 0, ov);
+            for (int e = 0; e < 8 && c * 8 + e < Ev; e++)
+                ST(o, i * o_2 + (c * 8 + e) * o_3, ov[e]);
+        }
+        lse[bh * L + i] = lr[r] == 0.0f ? -INFINITY : mr[r] + log(lr[r]);
+    }
+}
+#endif /* ATTN_CPU */
+
 __kernel void attn_bwd_pre(__global const T *gout, ATTN_GEOM(g), __global const T *o, ATTN_GEOM(o),
                            __global float *Dv, long Hq, long L, long Ev, long n)
 {

@@ -101,14 +101,118 @@ float8 rnd_uniform8(uint8 w, float a, float b, float c, int digits)
     return select(x, (float8)(a), x >= (float8)(c));
 }
 
-/* The 32 uniform values of counters ctr .. ctr+7 in element order into
- * out (a float32 output, or a private array for the other storages). */
-#define RND_UNIFORM8(out, ctr, k0, k1, a, b, c, digits)                                          \
+/* rnd_divf, rnd_sqrtf, rnd_logf, rnd_sincos_quarterf and rnd_normal2f of
+ * random_math.clh on 8 lanes: the same operations in the same order per
+ * lane (branches as selects), so each lane's value is the scalar
+ * function's, bit for bit (contraction is off in this program too). */
+RND_FN float8 rnd_divf8(float8 a, float8 b)
+{
+    float8 r = as_float8((uint8)(0x7EF311C7u) - as_uint8(b));
+    for (int i = 0; i < 3; i++) {
+        float8 e = fma(-b, r, (float8)(1.0f));
+        r = fma(r, e, r);
+    }
+    float8 q = a * r;
+    float8 rem = fma(-b, q, a);
+    return fma(rem, r, q);
+}
+
+RND_FN float8 rnd_sqrtf8(float8 x)
+{
+    float8 y = as_float8((uint8)(0x5F3759DFu) - (as_uint8(x) >> 1));
+    for (int i = 0; i < 3; i++) {
+        float8 t = y * y;
+        float8 e = fma(-x, t, (float8)(1.0f));
+        y = fma(y * 0.5f, e, y);
+    }
+    float8 s = x * y;
+    float8 r = fma(-s, s, x);
+    return fma(r, y * 0.5f, s);
+}
+
+RND_FN float8 rnd_logf8(float8 x)
+{
+    uint8 u = as_uint8(x);
+    int8 e = convert_int8(u >> 23) - 127;
+    float8 m = as_float8((u & 0x7FFFFFu) | 0x3F800000u);
+    int8 big = m > 1.41421356f; /* -1 where true */
+    m = select(m, m * 0.5f, big);
+    e -= big;
+    float8 s = rnd_divf8(m - 1.0f, m + 1.0f);
+    float8 z = s * s;
+    float8 p = (float8)(0.09090909090909091f);
+    p = fma(p, z, (float8)(0.1111111111111111f));
+    p = fma(p, z, (float8)(0.14285714285714285f));
+    p = fma(p, z, (float8)(0.2f));
+    p = fma(p, z, (float8)(0.3333333333333333f));
+    float8 s2 = s * 2.0f;
+    float8 r = fma(s2 * z, p, s2);
+    float8 ef = convert_float8(e);
+    return fma(ef, (float8)(0.693145751953125f), fma(ef, (float8)(1.428606820309417e-06f), r));
+}
+
+RND_FN void rnd_sincos_quarterf8(uint8 q, float8 f, float8 *s_out, float8 *c_out)
+{
+    int8 swap = f > 0.5f;
+    f = select(f, 1.0f - f, swap);
+    float8 x = f * 1.5707963267948966f;
+    float8 z = x * x;
+    float8 ps = (float8)(2.7557319223985893e-06f);
+    ps = fma(ps, z, (float8)(-1.984126984126984e-04f));
+    ps = fma(ps, z, (float8)(8.333333333333333e-03f));
+    ps = fma(ps, z, (float8)(-0.16666666666666666f));
+    float8 s0 = fma(x * z, ps, x);
+    float8 pc = (float8)(-2.755731922398589e-07f);
+    pc = fma(pc, z, (float8)(2.48015873015873e-05f));
+    pc = fma(pc, z, (float8)(-1.388888888888889e-03f));
+    pc = fma(pc, z, (float8)(4.1666666666666664e-02f));
+    pc = fma(pc, z, (float8)(-0.5f));
+    float8 c0 = fma(z, pc, (float8)(1.0f));
+    float8 s = select(s0, c0, swap), c = select(c0, s0, swap);
+    int8 q0 = q == 0u, q1 = q == 1u, q2 = q == 2u;
+    *s_out = select(select(select(-c, -s, q2), c, q1), s, q0);
+    *c_out = select(select(select(s, -c, q2), -s, q1), c, q0);
+}
+
+/* rnd_blockf's normal (a = mean, b = std) of counters ctr .. ctr+7: words
+ * (w0, w1) give elements 0 and 1 of each counter, (w2, w3) 2 and 3. */
+RND_FN void rnd_normal8(uint8 w0, uint8 w1, uint8 w2, uint8 w3, float a, float b, float8 *v0,
+                        float8 *v1, float8 *v2, float8 *v3)
+{
+    uint8 wa[2] = {w0, w2}, wb[2] = {w1, w3};
+    float8 z[4];
+    for (int h = 0; h < 2; h++) {
+        float8 u = convert_float8(((wa[h] >> 9) << 1) | 1u) * 5.9604644775390625e-8f;
+        float8 r = rnd_sqrtf8(-2.0f * rnd_logf8(u));
+        float8 s, c;
+        rnd_sincos_quarterf8(wb[h] >> 30, convert_float8((wb[h] >> 6) & 0xFFFFFFu) *
+                                              5.9604644775390625e-8f,
+                             &s, &c);
+        z[2 * h] = r * c;
+        z[2 * h + 1] = r * s;
+    }
+    *v0 = z[0] * b + a;
+    *v1 = z[1] * b + a;
+    *v2 = z[2] * b + a;
+    *v3 = z[3] * b + a;
+}
+
+/* The 32 values of counters ctr .. ctr+7 (float32 uniform or normal: DIST)
+ * in element order into out (a float32 output, or a private array for the
+ * other storages). */
+#define RND_VALUES8(out, DIST, ctr, k0, k1, a, b, c, digits)                                     \
     {                                                                                            \
         uint8 w0_, w1_, w2_, w3_;                                                                \
+        float8 v0_, v1_, v2_, v3_;                                                               \
         rnd_philox8((ctr), (k0), (k1), &w0_, &w1_, &w2_, &w3_);                                  \
-        float8 v0_ = rnd_uniform8(w0_, a, b, c, digits), v1_ = rnd_uniform8(w1_, a, b, c, digits); \
-        float8 v2_ = rnd_uniform8(w2_, a, b, c, digits), v3_ = rnd_uniform8(w3_, a, b, c, digits); \
+        if (DIST == RND_NORMAL) {                                                                \
+            rnd_normal8(w0_, w1_, w2_, w3_, a, b, &v0_, &v1_, &v2_, &v3_);                       \
+        } else {                                                                                 \
+            v0_ = rnd_uniform8(w0_, a, b, c, digits);                                            \
+            v1_ = rnd_uniform8(w1_, a, b, c, digits);                                            \
+            v2_ = rnd_uniform8(w2_, a, b, c, digits);                                            \
+            v3_ = rnd_uniform8(w3_, a, b, c, digits);                                            \
+        }                                                                                        \
         const uint8 lo_ = (uint8)(0, 8, 1, 9, 2, 10, 3, 11);                                     \
         const uint8 hi_ = (uint8)(4, 12, 5, 13, 6, 14, 7, 15);                                   \
         const uint8 pl_ = (uint8)(0, 1, 8, 9, 2, 3, 10, 11);                                     \
@@ -129,13 +233,14 @@ float8 rnd_uniform8(uint8 w, float a, float b, float c, int digits)
         ulong nc = (n + 3) >> 2, per = (nc + get_global_size(0) - 1) / get_global_size(0);       \
         ulong c0 = min((ulong)get_global_id(0) * per, nc), c1 = min(c0 + per, nc);               \
         ulong f1 = max(min(c1, n >> 2), c0);                                                     \
-        if (DIST == RND_UNIFORM && DIGITS == 24 && sizeof(ST) == 4) {                            \
+        if ((DIST == RND_UNIFORM || DIST == RND_NORMAL) && DIGITS == 24 && sizeof(ST) == 4) {   \
             for (; c0 + 8 <= f1; c0 += 8)                                                        \
-                RND_UNIFORM8((__global float *)out + (c0 << 2), offset + c0, k0, k1, a, b, c, 24) \
-        } else if (DIST == RND_UNIFORM) {                                                        \
+                RND_VALUES8((__global float *)out + (c0 << 2), DIST, offset + c0, k0, k1, a, b,  \
+                            c, 24)                                                               \
+        } else if (DIST == RND_UNIFORM || DIST == RND_NORMAL) {                                  \
             for (; c0 + 8 <= f1; c0 += 8) {                                                      \
                 float t[32];                                                                     \
-                RND_UNIFORM8(t, offset + c0, k0, k1, a, b, c, DIGITS)                            \
+                RND_VALUES8(t, DIST, offset + c0, k0, k1, a, b, c, DIGITS)                       \
                 for (int e = 0; e < 32; e++)                                                     \
                     out[(c0 << 2) + (ulong)e] = CONV(t[e]);                                      \
             }                                                                                    \

@@ -249,11 +249,14 @@ __kernel void scan_sums(__global ACC *sums, __global long *sidx, long lines, lon
  */
 #define SCAN_SL 16
 
-__kernel void scan_cols_cpu(__global const T_IN *src, long soff, long s_o, long s_n, long s_i,
-                            __global T_OUT *dst, long doff, long d_o, long d_n, long d_i,
-                            __global long *idx, long xoff, long n, long inner, long lines,
-                            long chunk, long nblk, int mode, __global ACC *sums,
-                            __global long *sidx)
+/* scan_cols's arguments, which the CPU kernels take too. */
+#define SCAN_CPU_ARGS                                                                            \
+    __global const T_IN *src, long soff, long s_o, long s_n, long s_i, __global T_OUT *dst,      \
+        long doff, long d_o, long d_n, long d_i, __global long *idx, long xoff, long n,          \
+        long inner, long lines, long chunk, long nblk, int mode, __global ACC *sums,             \
+        __global long *sidx
+
+__kernel void scan_cols_cpu(SCAN_CPU_ARGS)
 {
     (void)idx;
     (void)xoff;
@@ -303,6 +306,104 @@ __kernel void scan_cols_cpu(__global const T_IN *src, long soff, long s_o, long 
                 }
             }
         }
+    }
+    if (mode == 0)
+        for (int j = 0; j < ql; j++) {
+            const long q = q0 + j;
+            sums[(q % lines) * nblk + q / lines] = carry[j];
+        }
+}
+#endif
+
+#if defined(SCAN_CPU) && defined(SCAN_V8) && !SCAN_IDX
+/*
+ * CPU devices (ops/scan/scan.c, KIT_CPU), each line contiguous in memory
+ * (rows of a row-major matrix, a 1-D tensor's chunks): scan_cols's lanes
+ * (line, chunk), numbered as there, 8 per work item, each lane folded in
+ * the same order from the same start (same bits).  Every 8 steps the 8
+ * lanes' next 8 elements are read as 8 vectors (one per lane, contiguous),
+ * transposed in registers (scan_t8: lane j of vector k = lane j's element
+ * k), combined as 8 vector steps (8 independent chains at once, where
+ * scan_cols ran one serial chain per item), transposed back and stored as
+ * 8 vectors; the lanes' remainders one element at a time.  The host takes
+ * it for logsumexp (exp and log1p per element: 8 lanes per vector);
+ * memory-bound sums and products keep scan_cols, cummax/cummin and the
+ * 16-bit floats too.  The host defines SCAN_V8 (float8
+ * or double8), SCAN_M8 (a uint8 shuffle mask as SCAN_V8's mask type) and
+ * COMBINE8 (COMBINE on SCAN_V8 lanes).
+ */
+inline void scan_t8(SCAN_V8 *r)
+{
+    SCAN_V8 a[8], b[8];
+    const uint8 ev = (uint8)(0, 8, 2, 10, 4, 12, 6, 14), od = (uint8)(1, 9, 3, 11, 5, 13, 7, 15);
+    const uint8 lo2 = (uint8)(0, 1, 8, 9, 4, 5, 12, 13), hi2 = (uint8)(2, 3, 10, 11, 6, 7, 14, 15);
+    const uint8 lo4 = (uint8)(0, 1, 2, 3, 8, 9, 10, 11), hi4 = (uint8)(4, 5, 6, 7, 12, 13, 14, 15);
+    for (int i = 0; i < 8; i += 2) {
+        a[i] = shuffle2(r[i], r[i + 1], SCAN_M8(ev));
+        a[i + 1] = shuffle2(r[i], r[i + 1], SCAN_M8(od));
+    }
+    for (int i = 0; i < 8; i += 4)
+        for (int j = 0; j < 2; j++) {
+            b[i + j] = shuffle2(a[i + j], a[i + j + 2], SCAN_M8(lo2));
+            b[i + j + 2] = shuffle2(a[i + j], a[i + j + 2], SCAN_M8(hi2));
+        }
+    /* b[0..3] hold columns (0,4) (1,5) (2,6) (3,7) of rows 0-3, b[4..7] of rows 4-7 */
+    for (int j = 0; j < 4; j++) {
+        r[j] = shuffle2(b[j], b[j + 4], SCAN_M8(lo4));
+        r[j + 4] = shuffle2(b[j], b[j + 4], SCAN_M8(hi4));
+    }
+}
+
+__kernel void scan_lines_cpu(SCAN_CPU_ARGS)
+{
+    (void)idx;
+    (void)xoff;
+    (void)sidx;
+    (void)s_n;
+    (void)d_n;
+    const long q0 = (long)get_global_id(0) * 8, nq = lines * nblk;
+    if (q0 >= nq)
+        return;
+    const int ql = (int)min(8L, nq - q0);
+    long sb[8], db[8], len[8];
+    ACC carry[8];
+    long common = chunk;
+    for (int j = 0; j < 8; j++) {
+        const long q = q0 + (j < ql ? j : 0), line = q % lines, blk = q / lines;
+        const long kb = blk * chunk;
+        sb[j] = LINE_BASE(soff, line, inner, s_o, s_i) + kb;
+        db[j] = LINE_BASE(doff, line, inner, d_o, d_i) + kb;
+        len[j] = j < ql ? min(chunk, n - kb) : 0;
+        carry[j] = mode == 1 && nblk > 1 && j < ql ? sums[line * nblk + blk] : IDENT;
+        common = min(common, len[j]);
+    }
+    long k0 = 0;
+    if (ql == 8) {
+        SCAN_V8 c = vload8(0, carry), t[8];
+        for (; k0 + 8 <= common; k0 += 8) {
+            for (int j = 0; j < 8; j++)
+                t[j] = vload8(0, src + sb[j] + k0);
+            scan_t8(t);
+            for (int k = 0; k < 8; k++) {
+                c = COMBINE8(c, t[k]);
+                t[k] = c;
+            }
+            if (mode == 1) {
+                scan_t8(t);
+                for (int j = 0; j < 8; j++)
+                    vstore8(t[j], 0, dst + db[j] + k0);
+            }
+        }
+        vstore8(c, 0, carry);
+    }
+    for (int j = 0; j < ql; j++) {
+        ACC cj = carry[j];
+        for (long k = k0; k < len[j]; k++) {
+            cj = COMBINE(cj, LOAD(src, sb[j] + k));
+            if (mode == 1)
+                STORE(dst, db[j] + k, cj);
+        }
+        carry[j] = cj;
     }
     if (mode == 0)
         for (int j = 0; j < ql; j++) {

@@ -46,7 +46,8 @@ enum {
     ATTN_K_COMBINE,
     ATTN_K_DMASK,
     ATTN_K_DKV_MMA,
-    ATTN_K_DQ_MMA
+    ATTN_K_DQ_MMA,
+    ATTN_K_FWD_CPU
 };
 
 #define ATTN_NT 128
@@ -123,7 +124,6 @@ typedef struct attn_prog {
 
 static clops_status write_defines(const void *vctx, const clops_device *d, strbuf *sb)
 {
-    (void)d;
     const attn_prog *c = vctx;
     sb_printf(sb, "#define T %s\n#define KIND %d\n#define D %d\n#define BQ %d\n#define BK %d\n"
                   "#define BT %d\n#define NT %d\n",
@@ -132,6 +132,9 @@ static clops_status write_defines(const void *vctx, const clops_device *d, strbu
     if (c->mma)
         sb_printf(sb, "#define ATTN_MMA 1\n#define MMA_TY \"%s\"\n#define MR %d\n",
                   c->dt == CLOPS_FLOAT16 ? "f16" : "bf16", attn_mma_mr());
+    /* CPU devices only (GPU programs are unchanged): attn_fwd_cpu. */
+    if (kit_is_cpu(d))
+        sb_append(sb, "#define ATTN_CPU 1\n");
     return CLOPS_OK;
 }
 
@@ -142,7 +145,8 @@ static clops_status attn_kernel(clops_device *d, int which, clops_dtype dt, int 
 {
     static const char *const names[] = {"attn_fwd",         "attn_bwd_pre",     "attn_bwd_dkv",
                                         "attn_bwd_dq",      "attn_fwd_mma",     "attn_fwd_combine",
-                                        "attn_bwd_dmask",   "attn_bwd_dkv_mma", "attn_bwd_dq_mma"};
+                                        "attn_bwd_dmask",   "attn_bwd_dkv_mma", "attn_bwd_dq_mma",
+                                        "attn_fwd_cpu"};
     bool mma = which == ATTN_K_FWD_MMA || which == ATTN_K_DKV_MMA || which == ATTN_K_DQ_MMA;
     host_kkey key = {{(0x41ull << 56) | ((uint64_t)which << 16) | (uint64_t)dt, (uint64_t)dp,
                       (uint64_t)bq, mma ? (uint64_t)attn_mma_mr() : 0}};
@@ -163,12 +167,13 @@ static clops_status attn_kernel(clops_device *d, int which, clops_dtype dt, int 
     /* The work-group kernels are launched with exactly ATTN_NT items
      * (attn_mma_nt for attn_fwd_mma, ATTN_MMA_BKN and ATTN_MMA_QBN for the
      * tensor-core backward: reqd_work_group_size); the device must allow
-     * that many. */
+     * that many.  attn_fwd_cpu is launched with work-groups of one item. */
     int nt = which == ATTN_K_FWD_MMA   ? attn_mma_nt()
              : which == ATTN_K_DKV_MMA ? ATTN_MMA_BKN
              : which == ATTN_K_DQ_MMA  ? ATTN_MMA_QBN
                                        : ATTN_NT;
-    if (!st && which != ATTN_K_PRE && which != ATTN_K_COMBINE && (*k)->wg_size < (size_t)nt)
+    if (!st && which != ATTN_K_PRE && which != ATTN_K_COMBINE && which != ATTN_K_FWD_CPU &&
+        (*k)->wg_size < (size_t)nt)
         st = clops__fail(CLOPS_UNSUPPORTED, "%s: kernel %s needs work-groups of %d items; %s allows %zu",
                          op, names[which], nt, d->label, (*k)->wg_size);
     return st;
@@ -300,6 +305,28 @@ static bool mma_vec(const attn_view *v)
            v->st[2] % 8 == 0;
 }
 
+/* The arguments the forward kernels share (ATTN_FWD_ARGS), nqt query tiles
+ * per (batch, head). */
+static void fwd_args(attn_args *g, const attn_problem *p, int64_t nqt)
+{
+    cl_mem q = mem_of(p->q.t);
+    g->n = 0;
+    arg_view(g, &p->q, q);
+    arg_view(g, &p->k, q);
+    arg_view(g, &p->v, q);
+    arg_mask(g, p, q);
+    arg_view(g, &p->out, q);
+    arg_mem(g, mem_of(p->lse));
+    arg_long(g, p->Hq);
+    arg_long(g, p->Hq / p->Hkv);
+    arg_long(g, p->L);
+    arg_long(g, p->S);
+    arg_long(g, p->E);
+    arg_long(g, p->Ev);
+    arg_long(g, nqt);
+    arg_tail(g, p);
+}
+
 /* The forward on an OpenCL device: attn_fwd (FMA; split-KV with
  * attn_fwd_combine after it), or attn_fwd_mma. */
 static clops_status fwd_launch(const attn_problem *p, bool mma)
@@ -334,21 +361,7 @@ static clops_status fwd_launch(const attn_problem *p, bool mma)
         return st;
     cl_mem q = mem_of(p->q.t);
     attn_args g;
-    g.n = 0;
-    arg_view(&g, &p->q, q);
-    arg_view(&g, &p->k, q);
-    arg_view(&g, &p->v, q);
-    arg_mask(&g, p, q);
-    arg_view(&g, &p->out, q);
-    arg_mem(&g, mem_of(p->lse));
-    arg_long(&g, p->Hq);
-    arg_long(&g, p->Hq / p->Hkv);
-    arg_long(&g, p->L);
-    arg_long(&g, p->S);
-    arg_long(&g, p->E);
-    arg_long(&g, p->Ev);
-    arg_long(&g, nqt);
-    arg_tail(&g, p);
+    fwd_args(&g, p, nqt);
     if (!mma) {
         arg_long(&g, nsplit);
         arg_long(&g, kchunk);
@@ -379,6 +392,36 @@ static clops_status fwd_launch(const attn_problem *p, bool mma)
 static clops_status fwd_cl(void *vp)
 {
     return fwd_launch(vp, false);
+}
+
+/* Query rows of an attn_fwd_cpu work item (CRQ in cl_kernels/attention.cl). */
+#define ATTN_CPU_RQ 8
+
+/*
+ * The forward on a CPU device (KIT_CPU): attn_fwd_cpu, one work item per
+ * (batch, query head, ATTN_CPU_RQ query rows), launched as single items.
+ * Head dims above 128 (private tiles of 32 x 256 floats) take attn_fwd.
+ */
+static clops_status fwd_cpu(void *vp)
+{
+    const attn_problem *p = vp;
+    clops_device *d = p->q.t->storage->device;
+    int dp = attn_dpad(p);
+    if (dp > 128)
+        return fwd_launch(p, false);
+    if (p->B * p->Hq * p->L == 0)
+        return CLOPS_OK;
+    int64_t nqt = (p->L + ATTN_CPU_RQ - 1) / ATTN_CPU_RQ;
+    size_t global = 0;
+    host_kernel *k = NULL;
+    clops_status st = attn_kernel(d, ATTN_K_FWD_CPU, p->q.t->dtype, dp, attn_fwd_bq(p->L), p->op, &k);
+    if (!st)
+        st = attn_global(p, nqt, p->B, p->Hq, 1, &global);
+    if (st)
+        return st;
+    attn_args g;
+    fwd_args(&g, p, nqt);
+    return host_launch_local(d, k, g.n, g.a, global, 1);
 }
 
 /* ---- the tensor-core forward (KIT_MMA) and its known-answer check ----------------------- */
@@ -817,7 +860,8 @@ static clops_status bwd_mma(void *vp)
 }
 
 static const kit_launches fwd_launches = {
-    "attention", {[KIT_HOST] = fwd_host, [KIT_GPU] = fwd_cl, [KIT_MMA] = fwd_mma}};
+    "attention",
+    {[KIT_HOST] = fwd_host, [KIT_CPU] = fwd_cpu, [KIT_GPU] = fwd_cl, [KIT_MMA] = fwd_mma}};
 static const kit_launches bwd_launches = {
     "attention", {[KIT_HOST] = bwd_host, [KIT_GPU] = bwd_cl, [KIT_MMA] = bwd_mma}};
 

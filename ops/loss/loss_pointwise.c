@@ -131,8 +131,7 @@ static clops_status forward_cl(const loss_pw *p, clops_tensor *out)
                             {sizeof hasw, &hasw}, {sizeof om, &om}, {sizeof oo, &oo},
                             {sizeof M, &M}, {sizeof mode, &mode}, ct_host_arg(&pa),
                             {sizeof em, &em}};
-            st = host_launch(d, k, (int)(sizeof a / sizeof a[0]), a,
-                             host_grid_size(d, k, (uint64_t)M));
+            st = host_launch_items(d, k, (int)(sizeof a / sizeof a[0]), a, (uint64_t)M);
         }
         return loss_flag_check(p->op, d, eb, st, 0);
     }
@@ -144,14 +143,18 @@ static clops_status forward_cl(const loss_pw *p, clops_tensor *out)
     if (!st)
         st = host_alloc(d, (size_t)(groups > 0 ? groups : 1) * 2 * (pa.dbl ? 8 : 4), &pb);
     cl_mem pm = pb ? pb->mem : NULL;
+    /* CPU devices: each group's lanes and tree in one work item
+     * (loss_pw_part_cpu, the same order). */
+    bool cpu = kit_is_cpu(d);
     if (!st && groups > 0)
-        st = loss_kernel(d, 5, dt, p->op, &k);
+        st = loss_kernel(d, cpu ? 8 : 5, dt, p->op, &k);
     if (!st && groups > 0) {
         host_arg a[] = {{sizeof xm, &xm}, {sizeof ym, &ym}, {sizeof wm, &wm},
                         {sizeof hasw, &hasw}, {sizeof pm, &pm}, {sizeof M, &M},
                         {sizeof chunk, &chunk}, {sizeof mode, &mode}, ct_host_arg(&pa),
                         {sizeof em, &em}};
-        st = host_launch(d, k, (int)(sizeof a / sizeof a[0]), a, (size_t)(groups * wg));
+        st = cpu ? host_launch_local(d, k, (int)(sizeof a / sizeof a[0]), a, (size_t)groups, 1)
+                 : host_launch(d, k, (int)(sizeof a / sizeof a[0]), a, (size_t)(groups * wg));
     }
     if (!st)
         st = loss_kernel(d, 2, dt, p->op, &k);
@@ -230,8 +233,7 @@ static clops_status backward_cl(const loss_pw *p, const clops_tensor *go, double
                     {sizeof wm, &wm},     {sizeof hasw, &hasw}, {sizeof gim, &gim},
                     {sizeof gio, &gio},   {sizeof M, &M},       {sizeof mode, &mode},
                     ct_host_arg(&pa),     ct_host_arg(&na)};
-    return host_launch(d, k, (int)(sizeof a / sizeof a[0]), a,
-                       host_grid_size(d, k, (uint64_t)M));
+    return host_launch_items(d, k, (int)(sizeof a / sizeof a[0]), a, (uint64_t)M);
 }
 
 /* The backward of an elementwise loss, any variant: grad_input of the
