@@ -257,28 +257,38 @@ def test_torchvision_models_compile_to_fewer_launches(dev, name, capsys):
               f"{n_eager} launches eager, {n0} compiled without conv epilogues, {n} with")
 
 
-def test_gpus_lower_only_depthwise_convolutions_by_default(dev, monkeypatch):
-    """The default policy (_conv_epilogue_pays): every convolution on a CPU
-    device, only depthwise ones on a GPU (the H100 measured a dense
-    conv + batch norm + residual + relu slower fused), and
-    CLOPS_COMPILE_CONV_EPILOGUES=1 lowers every match anyway."""
+def test_dense_and_depthwise_convolutions_are_lowered_on_every_device_kind(dev, monkeypatch):
+    """The default: every match is lowered, on CPU devices and on GPUs alike
+    (the GPU gate of the fourth stop, depthwise only, went when the fused
+    dense epilogue measured faster than the separate ops on the H100:
+    _lower_conv_epilogues' docstring); CLOPS_COMPILE_CONV_EPILOGUES=0 none."""
     from clops.torch import _compile
+    calls = []
+    real = _compile._run_conv_epilogue
 
-    def conv_node(cin, cout, groups):
-        g = torch.fx.Graph()
-        x = g.placeholder("x")
-        w = g.placeholder("w")
-        x.meta["val"] = torch.empty(2, cin, 8, 8, device=dev)
-        w.meta["val"] = torch.empty(cout, cin // groups, 3, 3, device=dev)
-        return g.call_function(torch.ops.aten.convolution.default,
-                               (x, w, None, [1, 1], [1, 1], [1, 1], False, [0, 0], groups))
+    def counting(*args):
+        calls.append(args[8])          # groups
+        return real(*args)
 
-    dense, depthwise = conv_node(16, 32, 1), conv_node(16, 16, 16)
-    grouped = conv_node(16, 32, 4)
+    monkeypatch.setattr(_compile, "_run_conv_epilogue", counting)
+    monkeypatch.delenv("CLOPS_COMPILE_CONV_EPILOGUES", raising=False)
+    dense = torch.nn.Sequential(torch.nn.Conv2d(8, 16, 3, padding=1, bias=False), bn_eval(16, 1),
+                                torch.nn.ReLU()).to(dev)
+    depthwise = torch.nn.Sequential(torch.nn.Conv2d(16, 16, 3, padding=1, groups=16, bias=False),
+                                    bn_eval(16, 2), torch.nn.Hardswish()).to(dev)
+    x8 = torch.randn(2, 8, 9, 7, generator=gen(3)).to(dev)
+    x16 = torch.randn(2, 16, 9, 7, generator=gen(4)).to(dev)
     index = dev.index or 0
-    monkeypatch.setitem(_compile._DEVICE_GPU, index, False)
-    assert _compile._conv_epilogue_pays(dense) and _compile._conv_epilogue_pays(depthwise)
-    monkeypatch.setitem(_compile._DEVICE_GPU, index, True)
-    assert _compile._conv_epilogue_pays(depthwise)
-    assert not _compile._conv_epilogue_pays(dense)
-    assert not _compile._conv_epilogue_pays(grouped)
+    for gpu in (False, True):
+        monkeypatch.setitem(_compile._DEVICE_GPU, index, gpu)
+        for setting, want in ((None, [1, 16]), ("0", [])):
+            if setting is not None:
+                monkeypatch.setenv("CLOPS_COMPILE_CONV_EPILOGUES", setting)
+            torch._dynamo.reset()
+            calls.clear()
+            with torch.no_grad():
+                assert_close(torch.compile(dense, backend="clops")(x8), dense(x8), rtol=1e-4, atol=1e-4)
+                assert_close(torch.compile(depthwise, backend="clops")(x16), depthwise(x16),
+                             rtol=1e-4, atol=1e-4)
+            assert calls == want, (gpu, setting, calls)
+            monkeypatch.delenv("CLOPS_COMPILE_CONV_EPILOGUES", raising=False)

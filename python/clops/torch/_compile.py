@@ -949,44 +949,27 @@ def _run_conv_epilogue(x, w, b, stride, padding, dilation, transposed, output_pa
                             residual, act, after)
 
 
-def _conv_epilogue_pays(p):
-    """Whether the fused convolution epilogue is the faster choice for
-    convolution node p by default (CLOPS_COMPILE_CONV_EPILOGUES=1 lowers every
-    match, =0 none): always on CPU devices (POCL: ResNet-18 batch 4, 128x128,
-    173 ms fused against 228 ms, docs/conv.md); on GPUs only for depthwise
-    convolutions, the one kind measured faster fused there.  H100, bf16
-    channels-last, batch 32 (bench/cases/conv_epilogue.yaml, docs/conv.md):
-    ResNet-18 layer-1 3x3 conv + batch norm + residual + relu 378.5 us fused
-    against 215.1 + 90.2 + 15.1 + 10.3 = 330.7 us as separate ops; MobileNetV3
-    depthwise 3x3 + batch norm + hardswish 218.4 us fused against 234.5 us
-    for the convolution alone."""
-    x, w = _meta(p.args[0]), _meta(p.args[1])
-    if not _device_gpu(x.device.index or 0):
-        return True
-    groups = p.args[8]
-    return (not p.args[6] and isinstance(w, torch.Tensor) and w.dim() >= 3
-            and w.shape[1] == 1 and groups > 1 and w.shape[0] % groups == 0
-            and x.shape[1] == groups)
-
-
 def _lower_conv_epilogues(gm, label):
     """Rewrites each convolution whose only consumer chain is an eval batch
     norm, an activation and/or a residual add into one _clops_conv_epilogue
-    call (none while CLOPS_COMPILE_CONV_EPILOGUES=0, for measurements)."""
+    call (none while CLOPS_COMPILE_CONV_EPILOGUES=0, for measurements), on
+    every device: on CPU devices fused is faster (POCL: ResNet-18 batch 4,
+    128x128, 173 ms fused against 228 ms, docs/conv.md), and on GPUs since
+    the engine's store reads a row's bias and residual before its stores
+    (H100, bf16 channels-last, batch 32, bench/cases/conv_epilogue.yaml,
+    the fifth stop's final job: ResNet-18 layer-3 3x3 conv + batch norm +
+    residual + relu 101.9 us fused against 97.9 + 59.9 + 9.8 + 9.5 us as
+    separate ops; MobileNetV3 1x1 16->64 + batch norm + relu 484.5 against
+    405.9 + 325.4 + 42.2; 1x1 120->40 + batch norm + residual 51.0 against
+    38.2 + 69.2 + 10.9; depthwise 3x3 + batch norm + hardswish 219.8
+    against 239.5 for the convolution alone)."""
     n = 0
     g = gm.graph
-    force = os.environ.get("CLOPS_COMPILE_CONV_EPILOGUES")
-    if force == "0":
+    if os.environ.get("CLOPS_COMPILE_CONV_EPILOGUES") == "0":
         return n
     for p in list(g.nodes):
         plan = _conv_epilogue_plan(p)
         if plan is None:
-            continue
-        if not force and not _conv_epilogue_pays(p):
-            if _DEBUG:
-                print(f"clops compile [{label}]: conv epilogue at {p.name} left as written "
-                      f"(a GPU and not depthwise; CLOPS_COMPILE_CONV_EPILOGUES=1 lowers it)",
-                      file=sys.stderr)
             continue
         chain, bn, residual, act, after = plan
         end = chain[-1]
