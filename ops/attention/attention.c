@@ -307,7 +307,10 @@ static bool mma_vec(const attn_view *v)
 
 /* The arguments the forward kernels share (ATTN_FWD_ARGS), nqt query tiles
  * per (batch, head). */
-static void fwd_args(attn_args *g, const attn_problem *p, int64_t nqt)
+/* The leading arguments every forward and backward kernel takes: q, k, v
+ * and the mask, from the start of g; returns q's buffer (the stand-in for
+ * absent tensors). */
+static cl_mem qkv_mask_args(attn_args *g, const attn_problem *p)
 {
     cl_mem q = mem_of(p->q.t);
     g->n = 0;
@@ -315,6 +318,12 @@ static void fwd_args(attn_args *g, const attn_problem *p, int64_t nqt)
     arg_view(g, &p->k, q);
     arg_view(g, &p->v, q);
     arg_mask(g, p, q);
+    return q;
+}
+
+static void fwd_args(attn_args *g, const attn_problem *p, int64_t nqt)
+{
+    cl_mem q = qkv_mask_args(g, p);
     arg_view(g, &p->out, q);
     arg_mem(g, mem_of(p->lse));
     arg_long(g, p->Hq);
@@ -703,12 +712,7 @@ static bool ds_full(const attn_problem *p)
 static void bwd_args(attn_args *g, const attn_problem *p, cl_mem dv, const attn_view *r,
                      const attn_view *s, int64_t ntile)
 {
-    cl_mem q = mem_of(p->q.t);
-    g->n = 0;
-    arg_view(g, &p->q, q);
-    arg_view(g, &p->k, q);
-    arg_view(g, &p->v, q);
-    arg_mask(g, p, q);
+    cl_mem q = qkv_mask_args(g, p);
     arg_view(g, &p->go, q);
     arg_mem(g, mem_of(p->lse));
     arg_mem(g, dv);
