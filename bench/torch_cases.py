@@ -195,6 +195,13 @@ class Call:
                 raise ValueError(f"'{name}' is no argument of aten::{case['op']}")
             self.kw[name] = arg_value(torch, arg, schema[name] if schema else None, dev, gen)
 
+        # ATen's FFT primitives take their dims wrapped (torch.fft's functions
+        # wrap them first; -1 trips an internal assertion): as users reach
+        # them.
+        if case["op"].startswith("_fft_") and isinstance(self.kw.get("dim"), list):
+            nd = self.kw["self"].dim()
+            self.kw["dim"] = [d % nd if nd else d for d in self.kw["dim"]]
+
     def __call__(self):
         return self.op(**self.kw)
 

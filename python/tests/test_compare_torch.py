@@ -165,6 +165,20 @@ def test_helper_repeats_a_block_in_large_tensors():
     assert w.stride() == (1, B) and bool((w > 0).all()) and torch.equal(w[:, 0], w[:, 1])
 
 
+def test_helper_wraps_the_fft_primitives_dims():
+    """aten::_fft_r2c takes wrapped dims (torch.fft.rfft wraps them; -1
+    trips an internal assertion): the helper calls it as users reach it."""
+    sys.path.insert(0, os.path.dirname(HELPER))
+    import torch
+    import torch_cases
+    case = {"op": "_fft_r2c", "args": [tensor("self", [4, 8], [8, 1]),
+                                       {"name": "dim", "kind": "int_list", "value": [-1]},
+                                       {"name": "normalization", "kind": "int", "value": 2},
+                                       {"name": "onesided", "kind": "bool", "value": True}]}
+    call = torch_cases.Call(torch, case, "cpu", 1)
+    assert call.kw["dim"] == [1] and call().shape == (4, 5)
+
+
 def test_helper_says_why_without_a_cases_document(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"format": "something-else"}))
