@@ -39,7 +39,10 @@ import json
 import math
 import os
 import sys
+import time
 import warnings
+
+T_START = time.perf_counter()
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -84,6 +87,13 @@ def fill(torch, n, dtype, domain, gen):
     return v.to(dtype)
 
 
+# Values drawn one by one up to this many; larger tensors repeat the block,
+# as tools/check/check_run.c's make_values repeats CHK_FILL_BLOCK (drawing
+# 64 Mi float64 values on the host and moving them cost more than timing
+# the op).
+FILL_BLOCK = 65536
+
+
 def make_tensor(torch, spec, dev, gen):
     dtype = getattr(torch, spec["dtype"])
     sizes, strides = spec["sizes"], spec["strides"]
@@ -92,7 +102,8 @@ def make_tensor(torch, spec, dev, gen):
     if spec.get("role") == "out":
         base = torch.zeros(n, dtype=dtype, device=where)
     else:
-        base = fill(torch, n, dtype, spec.get("domain", "any"), gen).to(where)
+        block = fill(torch, min(n, FILL_BLOCK), dtype, spec.get("domain", "any"), gen).to(where)
+        base = block.repeat(-(-n // FILL_BLOCK))[:n] if n > FILL_BLOCK else block
     return torch.as_strided(base, sizes, strides)
 
 
@@ -183,6 +194,13 @@ class Call:
             if schema is not None and name not in schema:
                 raise ValueError(f"'{name}' is no argument of aten::{case['op']}")
             self.kw[name] = arg_value(torch, arg, schema[name] if schema else None, dev, gen)
+
+        # ATen's FFT primitives take their dims wrapped (torch.fft's functions
+        # wrap them first; -1 trips an internal assertion): as users reach
+        # them.
+        if case["op"].startswith("_fft_") and isinstance(self.kw.get("dim"), list):
+            nd = self.kw["self"].dim()
+            self.kw["dim"] = [d % nd if nd else d for d in self.kw["dim"]]
 
     def __call__(self):
         return self.op(**self.kw)
@@ -377,6 +395,7 @@ def main(argv):
     results = []
     cases = doc.get("cases", [])
     progress = bool(doc.get("progress"))
+    t_cases = time.perf_counter()
     for i, case in enumerate(cases):
         r = {"index": i, "op": case.get("op"), "dtype": case.get("dtype"),
              "case": case.get("case")}
@@ -400,6 +419,10 @@ def main(argv):
             torch.cuda.empty_cache()
     out = {"format": FORMAT_OUT, "version": 1, "settings": settings(torch, cuda, mode),
            "note": note, "results": results}
+    t_models = time.perf_counter()
+    if progress:
+        print(f"torch: {len(cases)} cases in {t_models - t_cases:.1f} s (torch imported and "
+              f"{dev} started in {t_cases - T_START:.1f} s)", file=sys.stderr, flush=True)
     models = doc.get("models") or []
     if isinstance(models, dict):  # one model (the document's first version)
         models = [models]
@@ -410,6 +433,9 @@ def main(argv):
             print(f"torch: the model table ({spec.get('model')} {spec.get('size', '')})",
                   file=sys.stderr, flush=True)
         out["models"] += model_rows(torch, spec, dev, cuda, min(reps, 5))
+    if progress and models:
+        print(f"torch: the model table in {time.perf_counter() - t_models:.1f} s",
+              file=sys.stderr, flush=True)
     tmp = argv[2] + ".tmp"
     with open(tmp, "w") as f:
         json.dump(out, f, indent=1)

@@ -444,6 +444,66 @@ static void test_cpu_fallback_is_reported(void **state)
                       c.first_fail);
 }
 
+/* The whole storage of a guarded tensor, read back (the caller frees it). */
+static unsigned char *guarded_image(const chk_guarded *g)
+{
+    unsigned char *img = malloc(g->nbytes);
+    CT_ASSERT(img != NULL);
+    CT_OK(clops_tensor_to_host(g->bytes, img, g->nbytes));
+    return img;
+}
+
+/* A large contiguous tensor whose values repeat a block is written one
+ * block at a time and tiled on the device (benchmarks' inputs): the storage
+ * holds the same bytes, guards included, as the image composed on the host;
+ * a large storage without values holds the sentinel everywhere.  On the CPU
+ * device and the first OpenCL device under test. */
+static void test_tiled_guarded_storage_matches_the_composed_one(void **state)
+{
+    (void)state;
+    clops_device *devs[2] = {NULL, opencl_device()};
+    CT_OK(clops_device_get(0, &devs[0]));
+    const int64_t period = 65536, sizes[2] = {300, 1000}; /* 4.6 periods: a partial last tile */
+    const int64_t n = sizes[0] * sizes[1];
+    float *values = malloc((size_t)n * sizeof *values);
+    CT_ASSERT(values != NULL);
+    for (int64_t i = 0; i < n; i++)
+        values[i] = (float)((i % period) * 7 % 1000) - 500.0f;
+    for (int k = 0; k < 2 && devs[k]; k++) {
+        chk_guarded whole, tiled, empty;
+        CT_OK(chk_guarded_new(devs[k], CLOPS_FLOAT32, 2, sizes, CHK_CONTIGUOUS, values, &whole));
+        CT_OK(chk_guarded_new_tiled(devs[k], CLOPS_FLOAT32, 2, sizes, CHK_CONTIGUOUS, values,
+                                    period, &tiled));
+        CT_ASSERT(whole.nbytes == tiled.nbytes);
+        unsigned char *a = guarded_image(&whole), *b = guarded_image(&tiled);
+        size_t first = 0;
+        while (first < whole.nbytes && a[first] == b[first])
+            first++;
+        CT_ASSERT_MSG(first == whole.nbytes, "device %d: byte %zu of %zu differs (%u, %u)", k,
+                      first, whole.nbytes, first < whole.nbytes ? a[first] : 0,
+                      first < whole.nbytes ? b[first] : 0);
+        free(a);
+        free(b);
+        /* An output of 4 MiB: the sentinel tiled from its first 64 KiB. */
+        const int64_t big[1] = {1 << 20};
+        CT_OK(chk_guarded_new(devs[k], CLOPS_FLOAT32, 1, big, CHK_CONTIGUOUS, NULL, &empty));
+        unsigned char *e = guarded_image(&empty);
+        size_t bad = 0;
+        for (size_t i = 0; i < empty.nbytes; i++)
+            bad += e[i] != (unsigned char)(0xA5u ^ (unsigned char)(i * 0x3Bu));
+        CT_ASSERT_MSG(bad == 0, "device %d: %zu of %zu bytes are not the sentinel", k, bad,
+                      empty.nbytes);
+        bool intact = false;
+        CT_OK(chk_guarded_verify(&tiled, &intact, NULL, 0));
+        CT_ASSERT(intact);
+        free(e);
+        chk_guarded_release(&whole);
+        chk_guarded_release(&tiled);
+        chk_guarded_release(&empty);
+    }
+    free(values);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -458,6 +518,7 @@ int main(void)
         cmocka_unit_test(test_an_out_of_bounds_write_fails),
         cmocka_unit_test(test_dtype_support_must_agree),
         cmocka_unit_test(test_cpu_fallback_is_reported),
+        cmocka_unit_test(test_tiled_guarded_storage_matches_the_composed_one),
     };
     return cmocka_run_group_tests(tests, NULL, ct_teardown_group);
 }

@@ -145,6 +145,40 @@ def test_helper_builds_the_described_tensors():
     assert b.dtype == torch.bool
 
 
+def test_helper_repeats_a_block_in_large_tensors():
+    """A tensor over FILL_BLOCK elements repeats one drawn block (as clops'
+    bench inputs do), within its domain and with its strides; the storage
+    behind a strided view reaches every element."""
+    sys.path.insert(0, os.path.dirname(HELPER))
+    import torch
+    import torch_cases
+    B = torch_cases.FILL_BLOCK
+    gen = torch.Generator().manual_seed(3)
+    n = 2 * B + 1000  # a partial last block
+    t = torch_cases.make_tensor(torch, tensor("x", [n], [1], domain="small"), "cpu", gen)
+    assert t.shape == (n,) and t.is_contiguous()
+    assert torch.equal(t[:B], t[B:2 * B]) and torch.equal(t[:1000], t[2 * B:])
+    assert bool((t >= -3).all()) and bool((t <= 3).all())
+    assert int(torch.unique(t[:B]).numel()) > B // 2  # drawn, not constant
+    w = torch_cases.make_tensor(torch, tensor("w", [B, 3], [1, B], domain="positive"), "cpu",
+                                gen)
+    assert w.stride() == (1, B) and bool((w > 0).all()) and torch.equal(w[:, 0], w[:, 1])
+
+
+def test_helper_wraps_the_fft_primitives_dims():
+    """aten::_fft_r2c takes wrapped dims (torch.fft.rfft wraps them; -1
+    trips an internal assertion): the helper calls it as users reach it."""
+    sys.path.insert(0, os.path.dirname(HELPER))
+    import torch
+    import torch_cases
+    case = {"op": "_fft_r2c", "args": [tensor("self", [4, 8], [8, 1]),
+                                       {"name": "dim", "kind": "int_list", "value": [-1]},
+                                       {"name": "normalization", "kind": "int", "value": 2},
+                                       {"name": "onesided", "kind": "bool", "value": True}]}
+    call = torch_cases.Call(torch, case, "cpu", 1)
+    assert call.kw["dim"] == [1] and call().shape == (4, 5)
+
+
 def test_helper_says_why_without_a_cases_document(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"format": "something-else"}))

@@ -398,6 +398,11 @@ typedef struct chk_bench_result {
     double cold_compile_s;        /* filled by the caller (first call, empty cache) */
     double warm_first_call_s;     /* filled by the caller (first call, warm cache) */
     int reps;
+    /* Where the measurement's wall time went (seconds): making the inputs
+     * on the device (the large case and the small one), the first call of
+     * the large case (kernel builds, a cold cache's loads), the timed
+     * calls, and the host-cost calls. */
+    double phase_inputs_s, phase_first_s, phase_timed_s, phase_host_s;
     char message[512];
     /* The kernels the measured call launched, "program:kernel" (host
      * launch log) comma-separated in launch order, and "CLBlast" when it

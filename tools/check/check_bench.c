@@ -682,13 +682,17 @@ bool chk_bench_case(const chk_opinfo *info, clops_dtype dt, int64_t elems, int64
 
 /* --- one op ---------------------------------------------------------------------------- */
 
-/* Median seconds per call of p over reps batches (each at least ~2 ms). */
-static clops_status time_calls(chk_prepared *p, int reps, double *per_call, double *out_bytes)
+/* Median seconds per call of p over reps batches (each at least ~2 ms);
+ * *first_s receives the first call's wall time (the kernels' builds). */
+static clops_status time_calls(chk_prepared *p, int reps, double *per_call, double *out_bytes,
+                               double *first_s)
 {
+    double t0 = now_s();
     clops_status st = chk_prepared_call(p, true, out_bytes);
+    *first_s = now_s() - t0;
     if (st == CLOPS_OK)
         st = chk_prepared_call(p, true, NULL);
-    double t0 = now_s();
+    t0 = now_s();
     if (st == CLOPS_OK)
         st = chk_prepared_call(p, true, NULL);
     double one = now_s() - t0;
@@ -828,7 +832,12 @@ static clops_status measure_case(const chk_opinfo *info, const chk_case *c, clop
 {
     chk_prepared *p = NULL;
     clops_clear_error();
+    double t0 = now_s();
     clops_status op_st = chk_prepare(info, c, d, true, &p);
+    if (op_st == CLOPS_OK)
+        op_st = clops_device_synchronize(d);
+    double t1 = now_s();
+    out->phase_inputs_s += t1 - t0;
     double per_call = NAN, out_bytes = 0;
     /* Which kernels the calls launch: the engine path of the row. */
     host_launch_log log;
@@ -836,7 +845,8 @@ static clops_status measure_case(const chk_opinfo *info, const chk_case *c, clop
     gemm_engine_get_stats(&g0);
     host_launch_log_open(&log);
     if (op_st == CLOPS_OK)
-        op_st = time_calls(p, out->reps, &per_call, &out_bytes);
+        op_st = time_calls(p, out->reps, &per_call, &out_bytes, &out->phase_first_s);
+    out->phase_timed_s += now_s() - t1 - out->phase_first_s;
     host_launch_log_close();
     gemm_engine_get_stats(&g1);
     launches_text(&log, g1.clblast_calls > g0.clblast_calls, out->launches,
@@ -953,10 +963,14 @@ clops_status chk_bench_op(const clops_op *op, clops_device *d, clops_dtype dt,
     clops_status op_st = measure_case(&info, &big, d, fig, sz && sz->describe, out);
     if (op_st == CLOPS_OK) {
         chk_prepared *p = NULL;
+        double t0 = now_s();
         op_st = chk_prepare(&info, &small, d, false, &p);
+        double t1 = now_s();
+        out->phase_inputs_s += t1 - t0;
         if (op_st == CLOPS_OK)
             op_st = host_cost(p, &out->host_us);
         chk_prepared_free(p);
+        out->phase_host_s += now_s() - t1;
     }
     if (op_st == CLOPS_OK)
         out->status = CHK_PASS;

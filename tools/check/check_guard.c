@@ -5,13 +5,18 @@
  * The storage image is composed on the host (sentinel bytes everywhere, the
  * values at the positions of the view's elements) and written with one
  * transfer, so the same bytes land on every device and nothing but the
- * geometry decides where an element lives.
+ * geometry decides where an element lives.  A large image that repeats
+ * (the sentinel of an output, or the values of a benchmark's input, which
+ * repeat a random block: check_run.c's make_values) is written a block at
+ * a time and tiled on the device instead: the same bytes, without
+ * composing and transferring hundreds of MiB on the host.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/tensor_impl.h"
+#include "host/host.h"
 #include "tools/check/check_guard.h"
 
 const char *chk_layout_name(chk_layout layout)
@@ -134,8 +139,100 @@ static void place_values(unsigned char *img, size_t es, int ndim, const int64_t 
     }
 }
 
+/* Fills img[0, n) with the sentinel of the storage bytes [at, at + n):
+ * the pattern repeats every 256 bytes, so one period is computed and the
+ * rest copied in doubling blocks. */
+static void sentinel_fill(unsigned char *img, size_t at, size_t n)
+{
+    size_t first = n < 256 ? n : 256;
+    for (size_t i = 0; i < first; i++)
+        img[i] = sentinel(at + i);
+    for (size_t done = first; done < n;) {
+        size_t k = done < n - done ? done : n - done;
+        memcpy(img + done, img, k);
+        done += k;
+    }
+}
+
+/* Writes n bytes from src at offset off of s (host memory on the CPU device). */
+static clops_status storage_put(clops_storage *s, size_t off, const void *src, size_t n)
+{
+    if (host_is_cpu(s->device)) {
+        memcpy((char *)s->host_ptr + off, src, n);
+        return CLOPS_OK;
+    }
+    return host_write(s->device, s->block->mem, off, src, n);
+}
+
+/* Repeats the first `have` bytes of s's bytes [off, off + n) until they fill
+ * it, doubling on the device: the copies never overlap. */
+static clops_status storage_tile(clops_storage *s, size_t off, size_t have, size_t n)
+{
+    clops_status st = CLOPS_OK;
+    for (size_t done = have; done < n && st == CLOPS_OK;) {
+        size_t k = done < n - done ? done : n - done;
+        if (host_is_cpu(s->device))
+            memcpy((char *)s->host_ptr + off + done, (char *)s->host_ptr + off, k);
+        else
+            st = host_copy_buffer(s->device, s->block->mem, off, s->block->mem, off + done, k);
+        done += k;
+    }
+    return st;
+}
+
+/* Storages without values above this many bytes (the sentinel alone) and
+ * contiguous views whose values repeat a block are written a block at a
+ * time and tiled on the device: composing and transferring a benchmark's
+ * 256 MiB images on the host took longer than measuring the op. */
+#define TILE_MIN_BYTES ((size_t)1 << 20)
+#define TILE_SENTINEL_BYTES ((size_t)1 << 16)
+
+/* Writes the image of a guarded storage whose values (NULL: none) repeat
+ * every `period` elements into s, tiling it on the device. */
+static clops_status write_tiled(clops_storage *s, size_t nbytes, size_t es, int64_t offset,
+                                int64_t numel, const void *values, int64_t period)
+{
+    size_t head = values ? (size_t)offset * es + (size_t)period * es : TILE_SENTINEL_BYTES;
+    if (head > nbytes)
+        head = nbytes;
+    unsigned char *img = malloc(head);
+    if (!img)
+        return clops__fail(CLOPS_HOST_OUT_OF_MEMORY, "chk_guarded_new: %zu bytes", head);
+    sentinel_fill(img, 0, head);
+    if (values)
+        memcpy(img + (size_t)offset * es, values, (size_t)period * es);
+    clops_status st = storage_put(s, 0, img, head);
+    if (st == CLOPS_OK && !values)
+        st = storage_tile(s, 0, head, nbytes);
+    if (st == CLOPS_OK && values) {
+        size_t vbytes = (size_t)numel * es, tail = (size_t)offset * es + vbytes;
+        st = storage_tile(s, (size_t)offset * es, (size_t)period * es, vbytes);
+        if (st == CLOPS_OK && tail < nbytes) {
+            /* the guard after the values: at most the head's size */
+            size_t n = nbytes - tail;
+            if (n > head) {
+                free(img);
+                img = malloc(n);
+                if (!img)
+                    return clops__fail(CLOPS_HOST_OUT_OF_MEMORY, "chk_guarded_new: %zu bytes", n);
+            }
+            sentinel_fill(img, tail, n);
+            st = storage_put(s, tail, img, n);
+        }
+    }
+    free(img);
+    return st;
+}
+
 clops_status chk_guarded_new(clops_device *dev, clops_dtype dt, int ndim, const int64_t *sizes,
-                               chk_layout layout, const void *values, chk_guarded *out)
+                             chk_layout layout, const void *values, chk_guarded *out)
+{
+    return chk_guarded_new_tiled(dev, dt, ndim, sizes, layout, values, 0, out);
+}
+
+clops_status chk_guarded_new_tiled(clops_device *dev, clops_dtype dt, int ndim,
+                                   const int64_t *sizes, chk_layout layout, const void *values,
+                                   int64_t period, chk_guarded *out)
 {
     memset(out, 0, sizeof *out);
     if (ndim < 0 || ndim > CLOPS_MAX_DIMS || (int)layout < 0 || layout >= CHK_LAYOUT_COUNT)
@@ -145,23 +242,9 @@ clops_status chk_guarded_new(clops_device *dev, clops_dtype dt, int ndim, const 
     layout_geometry(layout, ndim, sizes, strides, &inner, &extent);
     int64_t offset = CHK_GUARD_ELEMS + inner;
     int64_t elems = CHK_GUARD_ELEMS + extent + CHK_GUARD_ELEMS;
+    int64_t numel = chk_numel(ndim, sizes);
     size_t es = clops_dtype_size(dt);
     size_t nbytes = (size_t)elems * es;
-    unsigned char *img = malloc(nbytes);
-    if (!img)
-        return clops__fail(CLOPS_HOST_OUT_OF_MEMORY, "chk_guarded_new: %zu bytes", nbytes);
-    for (size_t i = 0; i < nbytes; i++)
-        img[i] = sentinel(i);
-    if (values) {
-        if (layout == CHK_EXPANDED) {
-            int64_t base[CLOPS_MAX_DIMS] = {0}, bstr[CLOPS_MAX_DIMS] = {0};
-            chk_expanded_base(ndim, sizes, base);
-            contiguous_strides(ndim, base, bstr);
-            place_values(img, es, ndim, base, bstr, offset, values);
-        } else {
-            place_values(img, es, ndim, sizes, strides, offset, values);
-        }
-    }
     clops_storage *s = NULL;
     clops_status st = storage_new(dev, nbytes, &s);
     if (st == CLOPS_OK)
@@ -169,12 +252,41 @@ clops_status chk_guarded_new(clops_device *dev, clops_dtype dt, int ndim, const 
     if (st == CLOPS_OK)
         st = tensor_make("chk_guarded_new", s, CLOPS_UINT8, 1, (const int64_t[]){(int64_t)nbytes},
                          (const int64_t[]){1}, 0, &out->bytes);
-    storage_release(s);
-    if (st == CLOPS_OK) {
+    if (st == CLOPS_OK)
         out->nbytes = nbytes;
-        st = clops_tensor_from_host(out->bytes, img, nbytes);
+    bool dense = values && layout == CHK_CONTIGUOUS && inner == 0 && extent == numel;
+    if (st == CLOPS_OK && ((!values && nbytes > TILE_MIN_BYTES) ||
+                           (dense && period > 0 && period < numel))) {
+        st = write_tiled(s, nbytes, es, offset, numel, values, period);
+    } else if (st == CLOPS_OK) {
+        unsigned char *img = malloc(nbytes);
+        if (!img) {
+            st = clops__fail(CLOPS_HOST_OUT_OF_MEMORY, "chk_guarded_new: %zu bytes", nbytes);
+        } else {
+            /* Contiguous views (at an offset or not) cover [offset, offset +
+             * numel) with the values in order: sentinel in the guards only. */
+            bool one_piece = values && (layout == CHK_CONTIGUOUS || layout == CHK_OFFSET);
+            if (one_piece) {
+                sentinel_fill(img, 0, (size_t)offset * es);
+                memcpy(img + (size_t)offset * es, values, (size_t)numel * es);
+                size_t tail = (size_t)(offset + numel) * es;
+                sentinel_fill(img + tail, tail, nbytes - tail);
+            } else {
+                sentinel_fill(img, 0, nbytes);
+            }
+            if (values && !one_piece && layout == CHK_EXPANDED) {
+                int64_t base[CLOPS_MAX_DIMS] = {0}, bstr[CLOPS_MAX_DIMS] = {0};
+                chk_expanded_base(ndim, sizes, base);
+                contiguous_strides(ndim, base, bstr);
+                place_values(img, es, ndim, base, bstr, offset, values);
+            } else if (values && !one_piece) {
+                place_values(img, es, ndim, sizes, strides, offset, values);
+            }
+            st = clops_tensor_from_host(out->bytes, img, nbytes);
+            free(img);
+        }
     }
-    free(img);
+    storage_release(s);
     if (st)
         chk_guarded_release(out);
     return st;

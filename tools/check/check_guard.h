@@ -72,11 +72,23 @@ typedef struct chk_guarded {
  * A tensor of the layout on dev inside a guarded storage.  values (may be
  * NULL: the elements keep the sentinel) holds the logical row-major values:
  * numel elements of dt, or for CHK_EXPANDED the numel of the base
- * (chk_expanded_base).  One transfer writes the whole storage.  On
+ * (chk_expanded_base).  One transfer writes the whole storage (a large
+ * one without values: its first block, tiled on the device).  On
  * failure *out is empty and the status says why.
  */
 clops_status chk_guarded_new(clops_device *dev, clops_dtype dt, int ndim, const int64_t *sizes,
                                chk_layout layout, const void *values, chk_guarded *out);
+
+/*
+ * chk_guarded_new for values that repeat every `period` elements (0: no
+ * repetition known).  A CHK_CONTIGUOUS view of more than `period` elements
+ * reads only the first `period` values and is written one period at a
+ * time, tiled on the device; other layouts read every value.  The bytes
+ * are the same as chk_guarded_new's.
+ */
+clops_status chk_guarded_new_tiled(clops_device *dev, clops_dtype dt, int ndim,
+                                   const int64_t *sizes, chk_layout layout, const void *values,
+                                   int64_t period, chk_guarded *out);
 
 /*
  * Reads the storage back and looks for bytes outside the view's elements

@@ -148,14 +148,17 @@ static void *make_values(const chk_tspec *t)
         memcpy(shape, t->sizes, sizeof(int64_t) * (size_t)t->ndim);
     int64_t n = chk_numel(t->ndim, shape);
     size_t es = clops_dtype_size(t->dtype);
+    /* Large tensors (benchmarks) repeat a random block: the values only
+     * have to be from the domain, and filling them one by one would cost
+     * more than the measurement.  A contiguous one keeps the block alone:
+     * chk_guarded_new_tiled tiles it on the device. */
+    int64_t block = n > CHK_FILL_BLOCK ? CHK_FILL_BLOCK : n;
+    if (t->layout == CHK_CONTIGUOUS)
+        n = block;
     void *buf = malloc(n ? (size_t)n * es : 1);
     if (!buf)
         return NULL;
     chk_rng r = chk_rng_seeded(t->seed);
-    /* Large tensors (benchmarks) repeat a random block: the values only
-     * have to be from the domain, and filling them one by one would cost
-     * more than the measurement. */
-    int64_t block = n > CHK_FILL_BLOCK ? CHK_FILL_BLOCK : n;
     chk_fill(buf, block, t->dtype, t->domain, &r);
     for (int64_t done = block; done < n;) {
         int64_t k = done < n - done ? done : n - done;
@@ -278,8 +281,8 @@ static clops_status materialise(const chk_case *c, const case_values *cv, const 
                 ra->vals[i] = clops_value_none();
                 break;
             }
-            st = chk_guarded_new(t->on_cpu ? cpu : dev, t->dtype, t->ndim, t->sizes, t->layout,
-                                 cv->v[i][0], &ra->g[i]);
+            st = chk_guarded_new_tiled(t->on_cpu ? cpu : dev, t->dtype, t->ndim, t->sizes,
+                                       t->layout, cv->v[i][0], CHK_FILL_BLOCK, &ra->g[i]);
             ra->vals[i] = clops_value_tensor(ra->g[i].t);
             break;
         case CHK_ROLE_OUT:
@@ -298,8 +301,8 @@ static clops_status materialise(const chk_case *c, const case_values *cv, const 
                     ra->lists[i][k] = NULL;
                     continue;
                 }
-                st = chk_guarded_new(dev, lt->dtype, lt->ndim, lt->sizes, lt->layout,
-                                     cv->v[i][k + 1], &ra->lg[i][k]);
+                st = chk_guarded_new_tiled(dev, lt->dtype, lt->ndim, lt->sizes, lt->layout,
+                                           cv->v[i][k + 1], CHK_FILL_BLOCK, &ra->lg[i][k]);
                 ra->lists[i][k] = ra->lg[i][k].t;
             }
             ra->vals[i].tag = CLOPS_V_TENSOR_LIST;

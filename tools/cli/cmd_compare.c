@@ -6,6 +6,7 @@
  *     clops compare [--out DIR] [--full] [--set SET] [--device SEL]... [--op GLOB]...
  *                   [--dtype LIST]... [--reps N] [--baseline DEVICE|torch] [--torch]
  *                   [--torch-defaults] [--no-torch] [--no-bench] [--no-check]
+ *                   [--no-first-calls]
  *
  * It names the devices first, runs the checks, measures every device's
  * copy peak and then benchmarks every op at the same shapes on every
@@ -48,6 +49,9 @@ static const cli_option compare_options[] = {
      "default python3, imports torch)"},
     {"no-bench", 0, CLI_OPT_FLAG, NULL, "check only"},
     {"no-check", 0, CLI_OPT_FLAG, NULL, "bench only"},
+    {"no-first-calls", 0, CLI_OPT_FLAG, NULL,
+     "no cold and warm first-call columns (their two child processes call every op again, "
+     "building every kernel with an empty cache: on POCL as long as the bench)"},
     CLI_OPTION_END,
 };
 
@@ -276,7 +280,7 @@ static int run_compare(const cli_args *args)
     if (rc == CLI_EXIT_OK && do_check)
         rc = cli_suite_check(&cs, ops, n, false, &r);
     if (rc == CLI_EXIT_OK && do_bench)
-        rc = cli_suite_bench(&bs, ops, n, reps, true, &r);
+        rc = cli_suite_bench(&bs, ops, n, reps, !cli_flag(args, "no-first-calls"), &r);
     if (rc == CLI_EXIT_OK && (torch || torch_auto)) {
         rc = cli_compare_torch(&bs, bs.calls, reps, torch_modes, &r);
         if (!bv && report_find_device(&r, REPORT_TORCH_INDEX))
@@ -316,7 +320,7 @@ const cli_command cli_cmd_compare = {
     .summary = "check + bench on every device, written as report.html, report.md, report.json",
     .usage = "clops compare [--out DIR] [--full] [--set SET] [--device SEL]... [--op GLOB]... "
              "[--dtype LIST]... [--reps N] [--baseline DEVICE|torch] [--torch] "
-             "[--torch-defaults] [--no-torch] [--no-bench] [--no-check]",
+             "[--torch-defaults] [--no-torch] [--no-bench] [--no-check] [--no-first-calls]",
     .help = "Runs `clops check` and then `clops bench` on every OpenCL device (or the "
             "--device selection; the CPU when there is no OpenCL device) and writes into DIR "
             "(default ./clops-report): report.html (self-contained: inline CSS and SVG, "

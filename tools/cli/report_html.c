@@ -116,7 +116,11 @@ static const char html_css[] =
     "svg text{font-family:system-ui,-apple-system,'Segoe UI',Roboto,Arial,sans-serif}\n"
     "svg .mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}\n"
     "footer{color:var(--muted);font-size:12px;padding:6px 0 40px}\n"
-    ".sum{display:grid;grid-template-columns:repeat(auto-fit,minmax(320px,1fr));gap:18px}\n"
+    /* The family table keeps its width (four devices and PyTorch columns
+     * are wider than half the page); the lists beside it wrap below. */
+    ".sum{display:flex;flex-wrap:wrap;gap:18px;align-items:flex-start}\n"
+    ".sum>div{flex:1 1 320px}\n"
+    ".sum>div:first-child{flex:0 1 auto}\n"
     ".sum h3{font-size:13.5px;margin:0 0 6px}\n"
     ".above{color:var(--fail);font-weight:600}\n"
     "td.dv{border-left:2px solid #d5d9e0}\n";

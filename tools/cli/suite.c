@@ -429,7 +429,7 @@ static clops_status add_call(cJSON *calls, cJSON *call, const report_bench *rb)
  * when it errored.  Returns an exit code. */
 static int bench_one(const cli_suite *s, const clops_op *op, clops_device *d,
                      const chk_device_figures *fig, const chk_bench_sizes *sz, int reps,
-                     report *r, bool *ok)
+                     report *r, bool *ok, double phase[4])
 {
     for (int dt = 0; dt < CLOPS_DTYPE_COUNT; dt++) {
         if (!(s->dtypes & (1u << dt)))
@@ -441,7 +441,17 @@ static int bench_one(const cli_suite *s, const clops_op *op, clops_device *d,
         for (size_t o = 0; !st && !s->dtypes_given && b.status == CHK_SKIP &&
                            o < sizeof others / sizeof others[0];
              o++)
+        {
+            phase[0] += b.phase_inputs_s;
+            phase[1] += b.phase_first_s;
+            phase[2] += b.phase_timed_s;
+            phase[3] += b.phase_host_s;
             st = chk_bench_op(op, d, others[o], fig, sz, reps, &b);
+        }
+        phase[0] += b.phase_inputs_s;
+        phase[1] += b.phase_first_s;
+        phase[2] += b.phase_timed_s;
+        phase[3] += b.phase_host_s;
         if (st)
             return cli_status_error(st, "benchmarking %s", clops_op_name(op));
         report_bench rb;
@@ -555,18 +565,21 @@ int cli_suite_bench(const cli_suite *s, const clops_op *const *ops, int n, int r
     for (int k = 0; k < s->ndev && rc == CLI_EXIT_OK; k++) {
         clops_device *d = s->devs[k];
         bool gpu2 = clops_device_get_info(d)->is_gpu && sz.side < gpu_sz.side;
+        double phase[4] = {0, 0, 0, 0}, t0 = cli_now();
         for (int i = 0; i < n && rc == CLI_EXIT_OK; i++) {
             char item[CHK_NAME_MAX + 32];
             snprintf(item, sizeof item, "%s on %s", clops_op_name(ops[i]), clops_device_label(d));
             cli_progress_begin(&p, item);
             bool ok = true;
-            rc = bench_one(s, ops[i], d, &figs[k], &sz, reps, r, &ok);
+            rc = bench_one(s, ops[i], d, &figs[k], &sz, reps, r, &ok, phase);
             if (rc == CLI_EXIT_OK && gpu2 && clops_op_has_tag(ops[i], "blas"))
-                rc = bench_one(s, ops[i], d, &figs[k], &gpu_sz, reps, r, &ok);
+                rc = bench_one(s, ops[i], d, &figs[k], &gpu_sz, reps, r, &ok, phase);
             cli_progress_end(&p, ok, ok ? NULL : "error");
         }
+        double t1 = cli_now();
         if (rc == CLI_EXIT_OK && first && !host_is_cpu(d))
             first_calls(s, ops, n, d, r, &p);
+        double t2 = cli_now();
         report_device *rd = report_find_device(r, clops_device_get_info(d)->index);
         if (rd && rc == CLI_EXIT_OK) {
             /* The ceiling is the best copy seen over the run: once more at
@@ -588,6 +601,14 @@ int cli_suite_bench(const cli_suite *s, const clops_op *const *ops, int n, int r
                     report_raise_arith_peaks(r, rd, again.fma_peak_gflops,
                                              again.mma_peak_gflops);
         }
+        /* Where the device's time went: users wait for this too. */
+        if (rc == CLI_EXIT_OK)
+            cli_progress_message(&p, "bench: %s: %.1f s over %d ops: inputs %.1f s, first calls "
+                                     "%.1f s (kernel builds), timed calls %.1f s, host cost "
+                                     "%.1f s; first-call child processes %.1f s; ceilings "
+                                     "again %.1f s",
+                                 clops_device_label(d), t1 - t0, n, phase[0], phase[1],
+                                 phase[2], phase[3], t2 - t1, cli_now() - t2);
         if (rd && !host_is_cpu(d)) {
             host_kcache_stats ks;
             host_kcache_get_stats(d, &ks);
