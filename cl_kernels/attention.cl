@@ -620,13 +620,18 @@ attn_bwd_dmask(ATTN_BWD_ARGS, long B, long mB, long mH, long mL, long mS)
  * next one is in flight through cp.async (16-byte copies, zero-filled past
  * the rows and columns), when every view has a unit last stride and
  * 16-byte aligned rows (`vec`, decided by the host); other layouts load
- * element by element (still one tile ahead).  Rows are padded by 8
- * elements: 16-byte aligned for ldmatrix and cp.async, conflict-free.  The
- * query tile is staged in the same __local memory, its fragments kept in
- * registers.  S = Q Kᵀ is two m16n8k16 per 16 keys and k-step; the online
- * softmax runs on the accumulators in log2 units (each row's four lanes
- * combined with shfl.sync; native_exp2: ex2.approx), and P, rounded to the
- * input type, is the A operand of O += P V (V through ldmatrix.trans).  A
+ * element by element (still one tile ahead).  One barrier per tile: the
+ * tile has landed, and the buffer the warps left behind takes the next
+ * tile.  Rows are padded by 8 elements: 16-byte aligned for ldmatrix and
+ * cp.async, conflict-free.  The query tile is staged in the same __local
+ * memory (beside the first key/value tile when it fits one buffer: MQOV),
+ * its fragments kept in registers.  S = Q Kᵀ is two m16n8k16 per 16 keys
+ * and k-step; the online softmax runs on the accumulators in log2 units
+ * (each row's four lanes combined with shfl.sync; native_exp2:
+ * ex2.approx; on mask-free tiles the scale is folded into the exponent's
+ * fma), and P, rounded to the input type, is the A operand of O += P V (V
+ * through ldmatrix.trans), never through __local.  The output goes out as
+ * 32-bit pairs where its rows allow (`vec` & 2).  A
  * warp skips the key tiles that causality masks for all its rows and takes
  * a mask-free path on tiles that are visible to all its rows.  Work-groups
  * take query tiles last first (the longest causal rows start first).  Same
@@ -928,6 +933,10 @@ __kernel __attribute__((reqd_work_group_size(MNT, 1, 1))) void attn_fwd_mma(ATTN
  *       Sᵀ = K Qᵀ, dPᵀ = V dOᵀ, Pᵀ = exp(Sᵀ - lse), dSᵀ = Pᵀ o (dPᵀ o z -
  *       D), dV += (Pᵀ o z) dO, dK += dSᵀ Q; dK is scaled at the end.  With
  *       wds it stores each dS element (one work-group computes each).
+ *       When the (batch, key/value head, key block) work-groups are too
+ *       few for the device, the host splits a group's G query heads over
+ *       nsp work-groups (G / nsp heads each, in order), which write
+ *       float32 partial sums; attn_bwd_fold adds them in split order.
  *   attn_bwd_dq_mma   one work-group per (batch, query head, 128 query
  *       rows): 8 warps of 16 rows hold their Q and dO rows as A fragments
  *       and dQ in registers; key/value tiles of MBK keys double-buffered

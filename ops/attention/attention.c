@@ -61,10 +61,6 @@ enum {
 #define ATTN_MMA_QBN 256 /* its work items (QBN) */
 #define ATTN_SPLIT_MIN 256 /* the fewest keys of one split-KV chunk */
 #define ATTN_DEC_MAXL 4    /* query lengths up to this run attn_fwd's decoding tiles */
-/* attn_fwd_mma's default register caps (attn_mma_regs): head dims up to
- * 64, and above */
-#define ATTN_MMA_REGS_SMALL 128
-#define ATTN_MMA_REGS_LARGE 0
 
 /* attn_fwd_mma's 16-row atoms per warp (MR): 1 (8 warps of 16 rows).
  * CLOPS_ATTN_MMA_MR=2 (read once per process) gives 4 warps of 32 rows,
@@ -81,27 +77,6 @@ static int attn_mma_mr(void)
         atomic_store_explicit(&env, e, memory_order_relaxed);
     }
     return e ? e : 1;
-}
-
-/* The register cap of the tensor-core forward's programs for padded head
- * dim dp (NVIDIA's -cl-nv-maxrregcount; 0: the compiler's choice).
- * CLOPS_ATTN_MMA_REGS=N (read once per process; 0 for none) overrides
- * the default, for benchmarks.  At 128 registers two work-groups of 256
- * items share an SM, so one's softmax overlaps the other's products. */
-static int attn_mma_regs(int dp)
-{
-    static atomic_int env = -2;
-    int e = atomic_load_explicit(&env, memory_order_relaxed);
-    if (e == -2) {
-        const char *v = host_env("CLOPS_ATTN_MMA_REGS");
-        char *end = NULL;
-        long n = v ? strtol(v, &end, 10) : -1;
-        e = v && end != v && *end == '\0' && n >= 0 && n <= 255 ? (int)n : -1;
-        atomic_store_explicit(&env, e, memory_order_relaxed);
-    }
-    if (e >= 0)
-        return e;
-    return dp <= 64 ? ATTN_MMA_REGS_SMALL : ATTN_MMA_REGS_LARGE;
 }
 
 /* attn_fwd_mma's work items (MNT): 128 query rows, 8 / MR warps. */
@@ -175,19 +150,13 @@ static clops_status attn_kernel(clops_device *d, int which, clops_dtype dt, int 
                                         "attn_fwd_cpu",     "attn_bwd_fold"};
     bool mma = which == ATTN_K_FWD_MMA || which == ATTN_K_DKV_MMA || which == ATTN_K_DQ_MMA ||
                which == ATTN_K_FOLD;
-    /* the forward's register cap (its program holds attn_fwd_mma alone;
-     * the backward's take the compiler's choice) */
-    int regs = which == ATTN_K_FWD_MMA ? attn_mma_regs(dp) : 0;
-    char opts[48] = "";
-    if (regs > 0)
-        snprintf(opts, sizeof opts, "-cl-nv-maxrregcount %d", regs);
     host_kkey key = {{(0x41ull << 56) | ((uint64_t)which << 16) | (uint64_t)dt, (uint64_t)dp,
-                      (uint64_t)bq, mma ? (uint64_t)attn_mma_mr() | (uint64_t)regs << 8 : 0}};
+                      (uint64_t)bq, mma ? (uint64_t)attn_mma_mr() : 0}};
     char pname[64], title[96];
     const char *kind = !mma ? "" : attn_mma_mr() == 2 ? "-mma2" : "-mma";
-    snprintf(pname, sizeof pname, "attention%s/%s/d%d%s%s%s", kind, clops_dtype_name(dt), dp,
+    snprintf(pname, sizeof pname, "attention%s/%s/d%d%s%s", kind, clops_dtype_name(dt), dp,
              bq == ATTN_BQ ? "" : bq == 1 ? "/q1" : bq == 2 ? "/q2" : "/q4",
-             !mma ? "" : which == ATTN_K_FWD_MMA ? "/fwd" : "/bwd", regs > 0 ? "/regcap" : "");
+             !mma ? "" : which == ATTN_K_FWD_MMA ? "/fwd" : "/bwd");
     snprintf(title, sizeof title, "clops attention program %s, head dim %d (ops/attention/attention.c)",
              clops_dtype_name(dt), dp);
     attn_prog ctx = {dt, dp, bq, !mma ? 0 : which == ATTN_K_FWD_MMA ? 1 : 2};
@@ -196,8 +165,7 @@ static clops_status attn_kernel(clops_device *d, int which, clops_dtype dt, int 
                      .headers = {"random_math.clh", mma ? "mma.clh" : NULL, NULL},
                      .write = write_defines,
                      .file = "attention.cl",
-                     .ctx = &ctx,
-                     .build_options = regs > 0 ? opts : NULL};
+                     .ctx = &ctx};
     clops_status st = kit_kernel(d, &key, &p, names[which], 0, op, k);
     /* The work-group kernels are launched with exactly ATTN_NT items
      * (attn_mma_nt for attn_fwd_mma, ATTN_MMA_BKN and ATTN_MMA_QBN for the
