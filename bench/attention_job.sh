@@ -18,6 +18,10 @@
 #   5. copies the PTX the driver cached for the bfloat16 tensor-core
 #      programs to $OUT (ptx-*.ptx: `ptxas -arch=sm_90 -v` there or here
 #      gives registers and spills; the GPU machine has no ptxas).
+# With the argument `python` instead (about 5 minutes, most of it the
+# extension build): builds the PyTorch extension in place against $BUILD
+# and runs python/tests/test_attention.py on the default clops device (the
+# GPU there; its 16-bit cases take the tensor-core kernels).
 set -u
 OUT=${OUT:-attn-job}
 BUILD=${BUILD:-/tmp/b}
@@ -25,6 +29,17 @@ mkdir -p "$OUT"
 export CLOPS_CACHE_DIR=${CLOPS_CACHE_DIR:-/tmp/attn-job-cache}
 T0=$(date +%s)
 t() { echo "[$(($(date +%s) - T0))s] $*"; }
+if [ "${1:-}" = python ]; then
+    (cd python && CLOPS_BUILD_DIR="$BUILD" python3 setup.py build_ext --inplace) \
+        >"$OUT/ext.log" 2>&1 || { tail -30 "$OUT/ext.log"; exit 1; }
+    t extension
+    (cd python/tests && PYTHONPATH=$PWD/.. timeout 300 python3 -m pytest -q -rs \
+        -p no:cacheprovider test_attention.py) >"$OUT/pytest_attention.txt" 2>&1
+    echo "pytest test_attention.py rc $?"
+    tail -15 "$OUT/pytest_attention.txt"
+    t done
+    exit 0
+fi
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | tee "$OUT/gpu.txt"
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCLOPS_WERROR=ON >/dev/null 2>&1
 if ! cmake --build "$BUILD" -j"$(nproc)" --target test_attention bench_family \

@@ -774,6 +774,21 @@ static clops_status dmask_launch(const attn_problem *p, cl_mem dv)
     return host_launch_local(d, k, g.n, g.a, global, ATTN_NT);
 }
 
+/* Whether the environment variable `name` is "0" (a switch turned off),
+ * read once per process into *cache (-1 before).  attn_nsplit reads
+ * CLOPS_ATTN_SPLIT the same way inline (the FMA forward's launch, left as
+ * it is while the CPU launch shape is built beside it). */
+static bool attn_env_off(atomic_int *cache, const char *name)
+{
+    int o = atomic_load_explicit(cache, memory_order_relaxed);
+    if (o < 0) {
+        const char *env = host_env(name);
+        o = env && strcmp(env, "0") == 0;
+        atomic_store_explicit(cache, o, memory_order_relaxed);
+    }
+    return o;
+}
+
 /*
  * How many work-groups attn_bwd_dkv_mma splits a grouped-query group's G
  * query heads over (each then sums G / nsp heads, attn_bwd_fold adds the
@@ -785,14 +800,8 @@ static clops_status dmask_launch(const attn_problem *p, cl_mem dv)
 static int64_t attn_bwd_nsp(const attn_problem *p, const clops_device *d, int64_t nkv)
 {
     static atomic_int off = -1;
-    int o = atomic_load_explicit(&off, memory_order_relaxed);
-    if (o < 0) {
-        const char *env = host_env("CLOPS_ATTN_BWD_SPLIT");
-        o = env && strcmp(env, "0") == 0;
-        atomic_store_explicit(&off, o, memory_order_relaxed);
-    }
     int64_t G = p->Hq / p->Hkv;
-    if (o || G <= 1)
+    if (G <= 1 || attn_env_off(&off, "CLOPS_ATTN_BWD_SPLIT"))
         return 1;
     int64_t cu = d->info.compute_units > 0 ? (int64_t)d->info.compute_units : 1, want = 8 * cu;
     for (int64_t n = 1; n <= G; n++)
@@ -914,21 +923,6 @@ static clops_status bwd_cl(void *vp)
 {
     atomic_fetch_add(&stat_bwd_fma, 1);
     return bwd_launch(vp, false, NULL);
-}
-
-/* Whether the environment variable `name` is "0" (a switch turned off),
- * read once per process into *cache (-1 before).  attn_nsplit reads
- * CLOPS_ATTN_SPLIT the same way inline (the FMA forward's launch, left as
- * it is while the CPU launch shape is built beside it). */
-static bool attn_env_off(atomic_int *cache, const char *name)
-{
-    int o = atomic_load_explicit(cache, memory_order_relaxed);
-    if (o < 0) {
-        const char *env = host_env(name);
-        o = env && strcmp(env, "0") == 0;
-        atomic_store_explicit(cache, o, memory_order_relaxed);
-    }
-    return o;
 }
 
 /* Whether attn_bwd_dkv_mma and attn_bwd_dq_mma take p: 16-bit inputs,
