@@ -22,6 +22,11 @@
 # extension build): builds the PyTorch extension in place against $BUILD
 # and runs python/tests/test_attention.py on the default clops device (the
 # GPU there; its 16-bit cases take the tensor-core kernels).
+# With `ncu` (about 2 minutes, untried: whether Nsight Compute sees
+# OpenCL launches is the first thing it tells): builds bench_family and
+# profiles one GPT-2 bfloat16 launch each of attn_fwd_mma, attn_bwd_dkv_mma
+# and attn_bwd_dq_mma (after the known-answer checks' launches) into
+# $OUT/ncu.txt.
 set -u
 OUT=${OUT:-attn-job}
 BUILD=${BUILD:-/tmp/b}
@@ -38,6 +43,25 @@ if [ "${1:-}" = python ]; then
     echo "pytest test_attention.py rc $?"
     tail -15 "$OUT/pytest_attention.txt"
     t done
+    exit 0
+fi
+if [ "${1:-}" = ncu ]; then
+    cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCLOPS_WERROR=ON >/dev/null 2>&1
+    cmake --build "$BUILD" -j"$(nproc)" --target bench_family >"$OUT/build.log" 2>&1 ||
+        { tail -30 "$OUT/build.log"; exit 1; }
+    t built
+    NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+    for k in attn_fwd_mma attn_bwd_dkv_mma attn_bwd_dq_mma; do
+        c=sdpa_fwd_gpt2_bf16
+        [ $k = attn_fwd_mma ] || c=attn_bwd_gpt2_bf16
+        timeout 120 "$NCU" --clock-control none --target-processes all --kernel-name "$k" \
+            --launch-skip 2 --launch-count 1 --section SpeedOfLight --section Occupancy \
+            --section LaunchStats --section WarpStateStats --section SchedulerStats \
+            --section MemoryWorkloadAnalysis \
+            "$BUILD/bench/bench_attention" --device nvidia --reps 2 --case "$c" 2>&1
+        t "ncu $k"
+    done >"$OUT/ncu.txt"
+    tail -60 "$OUT/ncu.txt"
     exit 0
 fi
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | tee "$OUT/gpu.txt"
