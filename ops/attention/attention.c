@@ -804,8 +804,9 @@ static int64_t attn_bwd_nsp(const attn_problem *p, const clops_device *d, int64_
     if (G <= 1 || attn_env_off(&off, "CLOPS_ATTN_BWD_SPLIT"))
         return 1;
     int64_t cu = d->info.compute_units > 0 ? (int64_t)d->info.compute_units : 1, want = 8 * cu;
+    int64_t all;
     for (int64_t n = 1; n <= G; n++)
-        if (G % n == 0 && (nkv * n >= want || n == G))
+        if (G % n == 0 && (!geom_mul(nkv, n, &all) || all >= want || n == G))
             return n;
     return 1;
 }
@@ -847,8 +848,9 @@ static clops_status bwd_launch(const attn_problem *p, bool mma, int64_t *nsp_out
      * [nsp][B * Hkv][S][dp] for dK, then dV) */
     int64_t nsp = 1, pn = 0;
     clops_tensor *part = NULL;
-    if (!st && mma && nkt > 0 && p->B * p->Hkv > 0)
-        nsp = attn_bwd_nsp(p, d, nkt * p->B * p->Hkv);
+    int64_t nkv;
+    if (!st && mma && nkt > 0 && p->B * p->Hkv > 0 && geom_mul(nkt, p->B * p->Hkv, &nkv))
+        nsp = attn_bwd_nsp(p, d, nkv);
     if (!st && nsp > 1) {
         int64_t all;
         if (!geom_mul(p->B * p->Hkv, p->S, &pn) || !geom_mul(pn, dp, &pn) ||
@@ -863,7 +865,7 @@ static clops_status bwd_launch(const attn_problem *p, bool mma, int64_t *nsp_out
     if (!st && nkt > 0)
         st = attn_kernel(d, mma ? ATTN_K_DKV_MMA : ATTN_K_DKV, dt, dp, ATTN_BQ, p->op, &k);
     if (!st && nkt > 0)
-        st = attn_global(p, nkt * nsp, p->B, p->Hkv, knt, &global);
+        st = attn_global(p, nkt, nsp, p->B * p->Hkv, knt, &global);
     if (!st && nkt > 0 && p->B * p->Hkv > 0) {
         attn_args g;
         bwd_args(&g, p, dv ? dv : q, &p->gk, &p->gv, nkt);
