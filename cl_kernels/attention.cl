@@ -103,6 +103,10 @@ static inline float attn_score(float s, long i, long j, long L, long S, float sc
     o += o_o + b * o_0 + h * o_1;                                                               \
     long mb = m_o + b * m_0 + h * m_1;
 
+/* The FMA kernels: in every program but the tensor-core ones (ATTN_MMA:
+ * programs of their own, which hold only attn_fwd_mma, or the tensor-core
+ * backward's kernels). */
+#ifndef ATTN_MMA
 /* nsplit > 1 (split-KV): work-group index = tile * nsplit + sp runs keys
  * [sp * kchunk, (sp + 1) * kchunk) and writes its unnormalized output, row
  * max and row sum to part (attn_fwd_combine's layout) instead of o and
@@ -224,6 +228,8 @@ __kernel void attn_fwd_combine(__global const float *part, __global T *o, ATTN_G
             lse[r] = l == 0.0f ? -INFINITY : m + log(l);
     }
 }
+
+#endif /* !ATTN_MMA */
 
 #ifdef ATTN_CPU
 /*
@@ -381,6 +387,7 @@ __kernel void attn_fwd_cpu(ATTN_FWD_ARGS)
 }
 #endif /* ATTN_CPU */
 
+#ifndef ATTN_MMA
 __kernel void attn_bwd_pre(__global const T *gout, ATTN_GEOM(g), __global const T *o, ATTN_GEOM(o),
                            __global float *Dv, long Hq, long L, long Ev, long n)
 {
@@ -393,6 +400,8 @@ __kernel void attn_bwd_pre(__global const T *gout, ATTN_GEOM(g), __global const 
         Dv[x] = s;
     }
 }
+
+#endif /* !ATTN_MMA */
 
 /* ds (and ps: the dropped probabilities) of the BT x BT tile at (i0, j0). */
 #define ATTN_BWD_TILE(WITH_P)                                                                   \
@@ -427,6 +436,7 @@ __kernel void attn_bwd_pre(__global const T *gout, ATTN_GEOM(g), __global const 
         long ntile, float scale, int causal, long coff, int mkind, ulong thr, float dscale,     \
         uint sk0, uint sk1, ulong roff
 
+#ifndef ATTN_MMA
 /* Loads the query-side tile of (b, h) at rows i0: q, dO, logsumexp, D. */
 #define ATTN_LOAD_QSIDE()                                                                       \
     ATTN_LOAD_TILE(qs, BT, (q + q_o + b * q_0 + h * q_1), i0, L, E, q_2, q_3)                        \
@@ -595,6 +605,8 @@ attn_bwd_dmask(ATTN_BWD_ARGS, long B, long mB, long mH, long mL, long mS)
     (void)ntile;
 }
 
+#endif /* !ATTN_MMA */
+
 #ifdef ATTN_MMA
 /*
  * attn_fwd_mma: the forward on NVIDIA's tensor cores (mma.sync m16n8k16,
@@ -608,13 +620,18 @@ attn_bwd_dmask(ATTN_BWD_ARGS, long B, long mB, long mH, long mL, long mS)
  * next one is in flight through cp.async (16-byte copies, zero-filled past
  * the rows and columns), when every view has a unit last stride and
  * 16-byte aligned rows (`vec`, decided by the host); other layouts load
- * element by element (still one tile ahead).  Rows are padded by 8
- * elements: 16-byte aligned for ldmatrix and cp.async, conflict-free.  The
- * query tile is staged in the same __local memory, its fragments kept in
- * registers.  S = Q Kᵀ is two m16n8k16 per 16 keys and k-step; the online
- * softmax runs on the accumulators in log2 units (each row's four lanes
- * combined with shfl.sync; native_exp2: ex2.approx), and P, rounded to the
- * input type, is the A operand of O += P V (V through ldmatrix.trans).  A
+ * element by element (still one tile ahead).  One barrier per tile: the
+ * tile has landed, and the buffer the warps left behind takes the next
+ * tile.  Rows are padded by 8 elements: 16-byte aligned for ldmatrix and
+ * cp.async, conflict-free.  The query tile is staged in the same __local
+ * memory (beside the first key/value tile when it fits one buffer: MQOV),
+ * its fragments kept in registers.  S = Q Kᵀ is two m16n8k16 per 16 keys
+ * and k-step; the online softmax runs on the accumulators in log2 units
+ * (each row's four lanes combined with shfl.sync; native_exp2:
+ * ex2.approx; on mask-free tiles the scale is folded into the exponent's
+ * fma), and P, rounded to the input type, is the A operand of O += P V (V
+ * through ldmatrix.trans), never through __local.  The output goes out as
+ * 32-bit pairs where its rows allow (`vec` & 2).  A
  * warp skips the key tiles that causality masks for all its rows and takes
  * a mask-free path on tiles that are visible to all its rows.  Work-groups
  * take query tiles last first (the longest causal rows start first).  Same
@@ -632,6 +649,9 @@ attn_bwd_dmask(ATTN_BWD_ARGS, long B, long mB, long mH, long mL, long mS)
 #define NB (D / 8)
 #define KS (D / 16)
 #define MSMEM (MBQ * DSM > 4 * MBK * DSM ? MBQ * DSM : 4 * MBK * DSM)
+/* the query tile fits one key/value buffer: the first key/value tile loads
+ * beside it */
+#define MQOV (MBQ <= 2 * MBK)
 
 static inline float attn_shfl_xor(float v, int m)
 {
@@ -658,7 +678,7 @@ static inline uint attn_pack(float lo, float hi)
     ATTN_LOAD_BITS_N(dst, R, p, r_0, rows, cols, sr, sc, MNT)
 /* The same by a work-group of NTH items. */
 #define ATTN_LOAD_BITS_N(dst, R, p, r_0, rows, cols, sr, sc, NTH)                               \
-    if (vec) {                                                                                  \
+    if (vec & 1) {                                                                              \
         for (int x_ = get_local_id(0); x_ < (R) * (D / 8); x_ += (NTH)) {                       \
             int r_ = x_ / (D / 8), c_ = x_ % (D / 8) * 8;                                       \
             long i_ = (r_0) + r_;                                                               \
@@ -676,6 +696,7 @@ static inline uint attn_pack(float lo, float hi)
         }                                                                                       \
     }
 
+#if ATTN_MMA == 1 /* the forward's program */
 __kernel __attribute__((reqd_work_group_size(MNT, 1, 1))) void attn_fwd_mma(ATTN_FWD_ARGS,
                                                                             int vec)
 {
@@ -686,11 +707,28 @@ __kernel __attribute__((reqd_work_group_size(MNT, 1, 1))) void attn_fwd_mma(ATTN
      * start first and the short ones fill the last wave */
     long nbh_ = get_num_groups(0) / nqt, gid0_ = get_group_id(0);
     ATTN_FWD_SETUP(MBQ, gid0_ % nbh_ * nqt + (nqt - 1 - gid0_ / nbh_))
-    /* scores in log2 units (exp2 of the softmax; lse converted back) */
+    /* Scores in log2 units (exp2 of the softmax; lse converted back).  On
+     * tiles without masks (`plain`) the scale is folded into the exponent
+     * (exp2(s * sl2 - m), one fma) and the row maxima are taken of the raw
+     * products: the same maxima, as sl2 > 0 (a scale <= 0 takes the masked
+     * path, which scales first). */
     const float sl2 = scale * M_LOG2E_F;
+    const bool pos = sl2 > 0.0f;
+    /* The query tile, and with MQOV the first key/value tile beside it
+     * (buffer 1; the query tile fills buffer 0): tile jt sits in buffer
+     * (jt + MQOV) & 1. */
     ATTN_LOAD_BITS(sm, MBQ, q, i0, L, E, q_2, q_3)
     MMA_CP_COMMIT();
-    MMA_CP_WAIT(0);
+    long kend = causal ? min(S, i0 + MBQ + coff) : S;
+    int ntile = kend > 0 ? (int)((kend + MBK - 1) / MBK) : 0;
+    if (MQOV && ntile > 0) {
+        ATTN_LOAD_BITS(sm + 2 * MBK * DSM, MBK, k, 0, S, E, k_2, k_3)
+        ATTN_LOAD_BITS(sm + 3 * MBK * DSM, MBK, v, 0, S, Ev, v_2, v_3)
+        MMA_CP_COMMIT();
+        MMA_CP_WAIT(1); /* the query tile's copies (the older group) */
+    } else {
+        MMA_CP_WAIT(0);
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
     long w0 = i0 + warp * 16 * MR; /* the warp's first query row */
     uint qa[MR][KS][4];
@@ -700,10 +738,14 @@ __kernel __attribute__((reqd_work_group_size(MNT, 1, 1))) void attn_fwd_mma(ATTN
         for (int kk = 0; kk < KS; kk++)
             MMA_LDSM_X4(qa[m][kk], mma_saddr(sm + ((warp * MR + m) * 16 + (lm & 1) * 8 + lr) * DSM +
                                             kk * 16 + (lm >> 1) * 8));
-    barrier(CLK_LOCAL_MEM_FENCE); /* the query tile's memory holds key/value tiles next */
+    if (!MQOV && ntile > 0) {
+        barrier(CLK_LOCAL_MEM_FENCE); /* the query tile's memory holds key/value tiles next */
+        ATTN_LOAD_BITS(sm, MBK, k, 0, S, E, k_2, k_3)
+        ATTN_LOAD_BITS(sm + MBK * DSM, MBK, v, 0, S, Ev, v_2, v_3)
+        MMA_CP_COMMIT();
+    }
     float oa[MR][NB][4];
     float mr[MR][2], lsum[MR][2];
-    long rowi[MR][2];
 #pragma unroll
     for (int m = 0; m < MR; m++) {
 #pragma unroll
@@ -711,152 +753,156 @@ __kernel __attribute__((reqd_work_group_size(MNT, 1, 1))) void attn_fwd_mma(ATTN
             oa[m][n][0] = oa[m][n][1] = oa[m][n][2] = oa[m][n][3] = 0.0f;
         mr[m][0] = mr[m][1] = -INFINITY;
         lsum[m][0] = lsum[m][1] = 0.0f;
-        rowi[m][0] = w0 + m * 16 + g;
-        rowi[m][1] = w0 + m * 16 + g + 8;
     }
-    long kend = causal ? min(S, i0 + MBQ + coff) : S;
-    long ntile = kend > 0 ? (kend + MBK - 1) / MBK : 0;
-    if (ntile > 0) {
-        ATTN_LOAD_BITS(sm, MBK, k, 0, S, E, k_2, k_3)
-        ATTN_LOAD_BITS(sm + MBK * DSM, MBK, v, 0, S, Ev, v_2, v_3)
-        MMA_CP_COMMIT();
-    }
-    for (long jt = 0; jt < ntile; jt++) {
-        long j0 = jt * MBK;
-        __local ushort *ks = sm + (jt & 1) * 2 * MBK * DSM, *vs = ks + MBK * DSM;
+    /* the last key a row of this warp sees (causal), and the last key every
+     * row of it sees */
+    long wlast = causal ? w0 + 16 * MR - 1 + coff : S;
+    long wfull = causal ? w0 + coff : S;
+    for (int jt = 0; jt < ntile; jt++) {
+        long j0 = (long)jt * MBK;
+        /* One barrier per tile: tile jt has landed (each item's copies
+         * waited for, then the barrier), and every warp is done with tile
+         * jt - 1, whose buffer takes tile jt + 1 now, in flight while the
+         * warps compute on tile jt. */
+        MMA_CP_WAIT(0);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        __local ushort *ks = sm + ((jt + MQOV) & 1) * 2 * MBK * DSM, *vs = ks + MBK * DSM;
         if (jt + 1 < ntile) {
-            __local ushort *kn = sm + ((jt + 1) & 1) * 2 * MBK * DSM;
+            __local ushort *kn = sm + ((jt + 1 + MQOV) & 1) * 2 * MBK * DSM;
             ATTN_LOAD_BITS(kn, MBK, k, j0 + MBK, S, E, k_2, k_3)
             ATTN_LOAD_BITS(kn + MBK * DSM, MBK, v, j0 + MBK, S, Ev, v_2, v_3)
             MMA_CP_COMMIT();
-            MMA_CP_WAIT(1);
-        } else {
-            MMA_CP_WAIT(0);
         }
-        barrier(CLK_LOCAL_MEM_FENCE);
         /* causal: skip a tile every row of this warp masks */
-        if (!(causal && j0 > w0 + 16 * MR - 1 + coff)) {
-            float s[MR][MBK / 8][4];
+        if (j0 > wlast)
+            continue;
+        float s[MR][MBK / 8][4];
 #pragma unroll
-            for (int m = 0; m < MR; m++)
+        for (int m = 0; m < MR; m++)
+#pragma unroll
+            for (int n = 0; n < MBK / 8; n++)
+                s[m][n][0] = s[m][n][1] = s[m][n][2] = s[m][n][3] = 0.0f;
+#pragma unroll
+        for (int kk = 0; kk < KS; kk++)
+#pragma unroll
+            for (int p = 0; p < MBK / 16; p++) {
+                uint bb[4];
+                MMA_LDSM_X4(bb, mma_saddr(ks + (p * 16 + (lm >> 1) * 8 + lr) * DSM + kk * 16 +
+                                          (lm & 1) * 8));
+#pragma unroll
+                for (int m = 0; m < MR; m++) {
+                    MMA_M16N8K16(s[m][2 * p], qa[m][kk], bb, MMA_TY);
+                    MMA_M16N8K16(s[m][2 * p + 1], qa[m][kk], bb + 2, MMA_TY);
+                }
+            }
+        /* every (row, key) of the tile visible to the warp's rows: the raw
+         * products, the scale folded into the exponent */
+        bool plain = pos && mkind == 0 && j0 + MBK <= S && j0 + MBK - 1 <= wfull;
+        float f = plain ? sl2 : 1.0f;
+#pragma unroll
+        for (int m = 0; m < MR; m++) {
+            float mx[2] = {-INFINITY, -INFINITY};
+            if (plain) {
 #pragma unroll
                 for (int n = 0; n < MBK / 8; n++)
-                    s[m][n][0] = s[m][n][1] = s[m][n][2] = s[m][n][3] = 0.0f;
 #pragma unroll
-            for (int kk = 0; kk < KS; kk++)
-#pragma unroll
-                for (int p = 0; p < MBK / 16; p++) {
-                    uint bb[4];
-                    MMA_LDSM_X4(bb, mma_saddr(ks + (p * 16 + (lm >> 1) * 8 + lr) * DSM +
-                                             kk * 16 + (lm & 1) * 8));
-#pragma unroll
-                    for (int m = 0; m < MR; m++) {
-                        MMA_M16N8K16(s[m][2 * p], qa[m][kk], bb, MMA_TY);
-                        MMA_M16N8K16(s[m][2 * p + 1], qa[m][kk], bb + 2, MMA_TY);
-                    }
-                }
-            /* every (row, key) of the tile visible to the warp's rows: only
-             * the scale */
-            bool plain = mkind == 0 && j0 + MBK <= S && !(causal && j0 + MBK - 1 > w0 + coff);
-#pragma unroll
-            for (int m = 0; m < MR; m++) {
-                float mx[2] = {mr[m][0], mr[m][1]};
-                if (plain) {
-#pragma unroll
-                    for (int n = 0; n < MBK / 8; n++)
-#pragma unroll
-                        for (int e = 0; e < 4; e++) {
-                            s[m][n][e] *= sl2;
-                            mx[e >> 1] = fmax(mx[e >> 1], s[m][n][e]);
-                        }
-                } else {
-#pragma unroll
-                    for (int n = 0; n < MBK / 8; n++)
-#pragma unroll
-                        for (int e = 0; e < 4; e++) {
-                            int rr = e >> 1;
-                            float x = attn_score(s[m][n][e], rowi[m][rr],
-                                                 j0 + n * 8 + 2 * t + (e & 1), L, S, scale,
-                                                 causal, coff, mkind, bm, am, mb, m_2, m_3) *
-                                      M_LOG2E_F;
-                            s[m][n][e] = x;
-                            mx[rr] = fmax(mx[rr], x);
-                        }
-                }
-                float mu[2], al[2], ls[2] = {0.0f, 0.0f};
-#pragma unroll
-                for (int rr = 0; rr < 2; rr++) {
-                    mx[rr] = fmax(mx[rr], attn_shfl_xor(mx[rr], 1));
-                    mx[rr] = fmax(mx[rr], attn_shfl_xor(mx[rr], 2));
-                    mu[rr] = mx[rr] == -INFINITY ? 0.0f : mx[rr];
-                    al[rr] = mx[rr] == -INFINITY ? 1.0f : native_exp2(mr[m][rr] - mu[rr]);
-                }
+                    for (int e = 0; e < 4; e++)
+                        mx[e >> 1] = fmax(mx[e >> 1], s[m][n][e]);
+            } else {
 #pragma unroll
                 for (int n = 0; n < MBK / 8; n++)
 #pragma unroll
                     for (int e = 0; e < 4; e++) {
-                        float p = native_exp2(s[m][n][e] - mu[e >> 1]);
-                        ls[e >> 1] += p;
-                        s[m][n][e] = p;
+                        int rr = e >> 1;
+                        float x = attn_score(s[m][n][e], w0 + m * 16 + g + rr * 8,
+                                             j0 + n * 8 + 2 * t + (e & 1), L, S, scale, causal,
+                                             coff, mkind, bm, am, mb, m_2, m_3) *
+                                  M_LOG2E_F;
+                        s[m][n][e] = x;
+                        mx[rr] = fmax(mx[rr], x);
                     }
+            }
+            float mu[2], al[2], ls[2] = {0.0f, 0.0f};
 #pragma unroll
-                for (int rr = 0; rr < 2; rr++) {
-                    ls[rr] += attn_shfl_xor(ls[rr], 1);
-                    ls[rr] += attn_shfl_xor(ls[rr], 2);
-                    lsum[m][rr] = lsum[m][rr] * al[rr] + ls[rr];
-                    mr[m][rr] = mx[rr];
-                }
-#pragma unroll
-                for (int n = 0; n < NB; n++) {
-                    oa[m][n][0] *= al[0];
-                    oa[m][n][1] *= al[0];
-                    oa[m][n][2] *= al[1];
-                    oa[m][n][3] *= al[1];
-                }
+            for (int rr = 0; rr < 2; rr++) {
+                mx[rr] = fmax(mx[rr], attn_shfl_xor(mx[rr], 1));
+                mx[rr] = fmax(mx[rr], attn_shfl_xor(mx[rr], 2));
+                mx[rr] = fmax(mr[m][rr], mx[rr] * f);
+                mu[rr] = mx[rr] == -INFINITY ? 0.0f : mx[rr];
+                al[rr] = mx[rr] == -INFINITY ? 1.0f : native_exp2(mr[m][rr] - mu[rr]);
+                mr[m][rr] = mx[rr];
             }
 #pragma unroll
-            for (int kk = 0; kk < MBK / 16; kk++) {
-                uint pa[MR][4];
+            for (int n = 0; n < MBK / 8; n++)
 #pragma unroll
-                for (int m = 0; m < MR; m++) {
-                    pa[m][0] = attn_pack(s[m][2 * kk][0], s[m][2 * kk][1]);
-                    pa[m][1] = attn_pack(s[m][2 * kk][2], s[m][2 * kk][3]);
-                    pa[m][2] = attn_pack(s[m][2 * kk + 1][0], s[m][2 * kk + 1][1]);
-                    pa[m][3] = attn_pack(s[m][2 * kk + 1][2], s[m][2 * kk + 1][3]);
+                for (int e = 0; e < 4; e++) {
+                    float p = native_exp2(fma(s[m][n][e], f, -mu[e >> 1]));
+                    ls[e >> 1] += p;
+                    s[m][n][e] = p;
                 }
 #pragma unroll
-                for (int p = 0; p < NB / 2; p++) {
-                    uint vb[4];
-                    MMA_LDSM_X4_T(vb, mma_saddr(vs + (kk * 16 + (lm & 1) * 8 + lr) * DSM +
-                                               p * 16 + (lm >> 1) * 8));
+            for (int rr = 0; rr < 2; rr++) {
+                ls[rr] += attn_shfl_xor(ls[rr], 1);
+                ls[rr] += attn_shfl_xor(ls[rr], 2);
+                lsum[m][rr] = lsum[m][rr] * al[rr] + ls[rr];
+            }
 #pragma unroll
-                    for (int m = 0; m < MR; m++) {
-                        MMA_M16N8K16(oa[m][2 * p], pa[m], vb, MMA_TY);
-                        MMA_M16N8K16(oa[m][2 * p + 1], pa[m], vb + 2, MMA_TY);
-                    }
+            for (int n = 0; n < NB; n++) {
+                oa[m][n][0] *= al[0];
+                oa[m][n][1] *= al[0];
+                oa[m][n][2] *= al[1];
+                oa[m][n][3] *= al[1];
+            }
+        }
+#pragma unroll
+        for (int kk = 0; kk < MBK / 16; kk++) {
+            uint pa[MR][4];
+#pragma unroll
+            for (int m = 0; m < MR; m++) {
+                pa[m][0] = attn_pack(s[m][2 * kk][0], s[m][2 * kk][1]);
+                pa[m][1] = attn_pack(s[m][2 * kk][2], s[m][2 * kk][3]);
+                pa[m][2] = attn_pack(s[m][2 * kk + 1][0], s[m][2 * kk + 1][1]);
+                pa[m][3] = attn_pack(s[m][2 * kk + 1][2], s[m][2 * kk + 1][3]);
+            }
+#pragma unroll
+            for (int p = 0; p < NB / 2; p++) {
+                uint vb[4];
+                MMA_LDSM_X4_T(vb, mma_saddr(vs + (kk * 16 + (lm & 1) * 8 + lr) * DSM + p * 16 +
+                                            (lm >> 1) * 8));
+#pragma unroll
+                for (int m = 0; m < MR; m++) {
+                    MMA_M16N8K16(oa[m][2 * p], pa[m], vb, MMA_TY);
+                    MMA_M16N8K16(oa[m][2 * p + 1], pa[m], vb + 2, MMA_TY);
                 }
             }
         }
-        barrier(CLK_LOCAL_MEM_FENCE); /* this buffer is refilled two tiles on */
     }
+    /* vec & 2: the output has a unit column stride and even rows: each
+     * lane's two adjacent columns as one 32-bit store */
 #pragma unroll
     for (int m = 0; m < MR; m++) {
 #pragma unroll
-        for (int n = 0; n < NB; n++)
+        for (int rr = 0; rr < 2; rr++) {
+            long i = w0 + m * 16 + g + rr * 8;
+            float l = lsum[m][rr], il = l == 0.0f ? 0.0f : 1.0f / l;
+            if (i < L) {
 #pragma unroll
-            for (int e = 0; e < 4; e++) {
-                int rr = e >> 1, c = n * 8 + 2 * t + (e & 1);
-                long i = rowi[m][rr];
-                float l = lsum[m][rr];
-                if (i < L && c < Ev)
-                    ST(o, i * o_2 + c * o_3, l == 0.0f ? 0.0f : oa[m][n][e] / l);
+                for (int n = 0; n < NB; n++) {
+                    int c = n * 8 + 2 * t;
+                    float x0 = oa[m][n][2 * rr] * il, x1 = oa[m][n][2 * rr + 1] * il;
+                    if ((vec & 2) && c + 1 < Ev) {
+                        *(__global uint *)((__global ushort *)o + i * o_2 + c) = attn_pack(x0, x1);
+                    } else {
+                        if (c < Ev)
+                            ST(o, i * o_2 + c * o_3, x0);
+                        if (c + 1 < Ev)
+                            ST(o, i * o_2 + (c + 1) * o_3, x1);
+                    }
+                }
+                if (t == 0)
+                    lse[bh * L + i] = l == 0.0f ? -INFINITY : (mr[m][rr] + log2(l)) * M_LN2_F;
             }
-        if (t == 0)
-            for (int rr = 0; rr < 2; rr++)
-                if (rowi[m][rr] < L)
-                    lse[bh * L + rowi[m][rr]] = lsum[m][rr] == 0.0f
-                                                    ? -INFINITY
-                                                    : (mr[m][rr] + log2(lsum[m][rr])) * M_LN2_F;
+        }
     }
     (void)thr;
     (void)dscale;
@@ -864,6 +910,8 @@ __kernel __attribute__((reqd_work_group_size(MNT, 1, 1))) void attn_fwd_mma(ATTN
     (void)sk1;
     (void)roff;
 }
+#endif /* ATTN_MMA == 1 */
+#if ATTN_MMA == 2 /* the backward's program */
 /*
  * The backward on the tensor cores (the FlashAttention-2 scheme; float16
  * or bfloat16 in, float32 accumulation, head dims up to 128; after the
@@ -885,6 +933,10 @@ __kernel __attribute__((reqd_work_group_size(MNT, 1, 1))) void attn_fwd_mma(ATTN
  *       Sᵀ = K Qᵀ, dPᵀ = V dOᵀ, Pᵀ = exp(Sᵀ - lse), dSᵀ = Pᵀ o (dPᵀ o z -
  *       D), dV += (Pᵀ o z) dO, dK += dSᵀ Q; dK is scaled at the end.  With
  *       wds it stores each dS element (one work-group computes each).
+ *       When the (batch, key/value head, key block) work-groups are too
+ *       few for the device, the host splits a group's G query heads over
+ *       nsp work-groups (G / nsp heads each, in order), which write
+ *       float32 partial sums; attn_bwd_fold adds them in split order.
  *   attn_bwd_dq_mma   one work-group per (batch, query head, 128 query
  *       rows): 8 warps of 16 rows hold their Q and dO rows as A fragments
  *       and dQ in registers; key/value tiles of MBK keys double-buffered
@@ -926,12 +978,12 @@ __kernel __attribute__((reqd_work_group_size(MNT, 1, 1))) void attn_fwd_mma(ATTN
     MMA_LDSM_X4_T(r, mma_saddr((z) + ((kk) * 16 + (lm & 1) * 8 + lr) * DSM + (p) * 16 +         \
                                (lm >> 1) * 8))
 
-/* attn_bwd_dkv_mma's step s_ (query head hk * G + s_ / nst, query tile
+/* attn_bwd_dkv_mma's step s_ (query head hk * G + h0s + s_ / nst, query tile
  * qt0 + s_ % nst) into buffer s_ & 1: Q, dO (cp.async when vec; the
  * caller commits), the logsumexp in log2 units and D. */
 #define ATTN_DKV_LOAD(s_)                                                                       \
     {                                                                                           \
-        long h_ = hk * G + (s_) / nst, i0_ = (qt0 + (s_) % nst) * BQS, bh_ = b * Hq + h_;       \
+        long h_ = hk * G + h0s + (s_) / nst, i0_ = (qt0 + (s_) % nst) * BQS, bh_ = b * Hq + h_; \
         __local ushort *qb_ = sm + ((s_) & 1) * 2 * BQS * DSM;                                  \
         ATTN_LOAD_BITS_N(qb_, BQS, (q + q_o + b * q_0 + h_ * q_1), i0_, L, E, q_2, q_3, BKN)    \
         ATTN_LOAD_BITS_N(qb_ + BQS * DSM, BQS, (gout + g_o + b * g_0 + h_ * g_1), i0_, L, Ev,   \
@@ -943,17 +995,20 @@ __kernel __attribute__((reqd_work_group_size(MNT, 1, 1))) void attn_fwd_mma(ATTN
         }                                                                                       \
     }
 
-__kernel __attribute__((reqd_work_group_size(BKN, 1, 1))) void attn_bwd_dkv_mma(ATTN_BWD_ARGS,
-                                                                                int vec)
+__kernel __attribute__((reqd_work_group_size(BKN, 1, 1))) void
+attn_bwd_dkv_mma(ATTN_BWD_ARGS, int vec, long nsp, __global float *part)
 {
-    /* gr: dK, gr2: dV */
+    /* gr: dK, gr2: dV; with nsp > 1 (a grouped-query group's heads split
+     * over nsp work-groups), float32 partial sums into part instead
+     * (attn_bwd_fold's layout), folded by attn_bwd_fold */
     __local ushort sm[BSMEM] __attribute__((aligned(16)));
     __local float lq[2][BQS], dd[2][BQS];
     const int lid = get_local_id(0), lane = lid & 31, warp = lid >> 5;
     const int g = lane >> 2, t = lane & 3, lr = lane & 7, lm = lane >> 3;
-    long gi = get_group_id(0);
-    long kt = gi % ntile, bhk = gi / ntile;
+    long gi = get_group_id(0), nbhk = get_num_groups(0) / (ntile * nsp);
+    long kt = gi % ntile, bhk = gi / ntile % nbhk, sp = gi / ntile / nbhk;
     long Hkv = Hq / G, b = bhk / Hkv, hk = bhk % Hkv;
+    long hps = G / nsp, h0s = sp * hps; /* this work-group's query heads of the group */
     long j0 = kt * BKV, wj = j0 + warp * 16; /* the block's and the warp's first key */
     const float sl2 = scale * M_LOG2E_F;
     ATTN_LOAD_BITS_N(sm, BKV, (k + k_o + b * k_0 + hk * k_1), j0, S, E, k_2, k_3, BKN)
@@ -977,7 +1032,7 @@ __kernel __attribute__((reqd_work_group_size(BKN, 1, 1))) void attn_bwd_dkv_mma(
     long rowj[2] = {wj + g, wj + g + 8};
     long nqt = (L + BQS - 1) / BQS;
     long qt0 = causal ? min(max(j0 - coff, 0L) / BQS, nqt) : 0;
-    long nst = nqt - qt0, nsteps = nst * G;
+    long nst = nqt - qt0, nsteps = nst * hps;
     if (nsteps > 0) {
         ATTN_DKV_LOAD(0)
         MMA_CP_COMMIT();
@@ -991,7 +1046,7 @@ __kernel __attribute__((reqd_work_group_size(BKN, 1, 1))) void attn_bwd_dkv_mma(
             MMA_CP_WAIT(0);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        long h = hk * G + s / nst, i0 = (qt0 + s % nst) * BQS, bh = b * Hq + h;
+        long h = hk * G + h0s + s / nst, i0 = (qt0 + s % nst) * BQS, bh = b * Hq + h;
         long mb = m_o + b * m_0 + h * m_1;
         __local ushort *qs = sm + (s & 1) * 2 * BQS * DSM, *dos = qs + BQS * DSM;
         __local float *lqs = lq[s & 1], *dds = dd[s & 1];
@@ -1066,11 +1121,42 @@ __kernel __attribute__((reqd_work_group_size(BKN, 1, 1))) void attn_bwd_dkv_mma(
         for (int e = 0; e < 4; e++) {
             int c = n * 8 + 2 * t + (e & 1);
             long j = rowj[e >> 1];
-            if (j < S && c < E)
-                ST(gr, r_o + b * r_0 + hk * r_1 + j * r_2 + c * r_3, dk[n][e] * scale);
-            if (j < S && c < Ev)
-                ST(gr2, s_o + b * s_0 + hk * s_1 + j * s_2 + c * s_3, dv[n][e]);
+            if (nsp > 1) {
+                /* the partial sums: [nsp][B * Hkv][S][D] for dK, then dV */
+                long pk = ((sp * nbhk + bhk) * S + j) * D + c;
+                if (j < S) {
+                    part[pk] = dk[n][e];
+                    part[nsp * nbhk * S * D + pk] = dv[n][e];
+                }
+            } else {
+                if (j < S && c < E)
+                    ST(gr, r_o + b * r_0 + hk * r_1 + j * r_2 + c * r_3, dk[n][e] * scale);
+                if (j < S && c < Ev)
+                    ST(gr2, s_o + b * s_0 + hk * s_1 + j * s_2 + c * s_3, dv[n][e]);
+            }
         }
+}
+
+/* dK and dV from attn_bwd_dkv_mma's nsp partial sums (part: [nsp][nbhk =
+ * B * Hkv][S][D] for dK, then the same for dV), summed in split order:
+ * one work item per (b, key/value head, key, column), a fixed order, the
+ * same bits every run. */
+__kernel void attn_bwd_fold(__global const float *part, __global T *gr, ATTN_GEOM(r),
+                            __global T *gr2, ATTN_GEOM(s), long Hkv, long S, long E, long Ev,
+                            long nsp, long n, float scale)
+{
+    for (long x = get_global_id(0); x < n; x += get_global_size(0)) {
+        long c = x % D, j = x / D % S, bhk = x / D / S, b = bhk / Hkv, hk = bhk % Hkv;
+        float sk = 0.0f, sv = 0.0f;
+        for (long sp = 0; sp < nsp; sp++) {
+            sk += part[sp * n + x];
+            sv += part[(nsp + sp) * n + x];
+        }
+        if (c < E)
+            ST(gr, r_o + b * r_0 + hk * r_1 + j * r_2 + c * r_3, sk * scale);
+        if (c < Ev)
+            ST(gr2, s_o + b * s_0 + hk * s_1 + j * s_2 + c * s_3, sv);
+    }
 }
 
 __kernel __attribute__((reqd_work_group_size(QBN, 1, 1))) void attn_bwd_dq_mma(ATTN_BWD_ARGS,
@@ -1208,4 +1294,5 @@ __kernel __attribute__((reqd_work_group_size(QBN, 1, 1))) void attn_bwd_dq_mma(A
     (void)s_2;
     (void)s_3;
 }
+#endif /* ATTN_MMA == 2 */
 #endif /* ATTN_MMA */

@@ -13,7 +13,9 @@
  * (zeros, logsumexp -inf, zero gradients) and NaN propagation, also in a
  * decoding tile; the backward's run-to-run determinism, and the refusals.
  * On devices with tensor cores (KIT_MMA) every 16-bit backward up to head
- * dim 128 must take attn_bwd_dkv_mma/attn_bwd_dq_mma (attention_stats), so
+ * dim 128 must take attn_bwd_dkv_mma/attn_bwd_dq_mma (attention_stats; with
+ * grouped-query heads split over work-groups and folded), every such
+ * forward without dropout and with more than 16 query rows attn_fwd_mma, so
  * a failed known-answer check fails here instead of hiding behind the FMA
  * fallback; the last cases span several of their tiles.
  * The standard layout sweeps are the operator suite's (test_check_attention).
@@ -159,6 +161,24 @@ static bool expect_mma_bwd(const clops_device *d, const attn_case *c, clops_dtyp
            !(off && strcmp(off, "0") == 0);
 }
 
+/* Whether the forward of c in dt on d should run on the tensor cores
+ * (attn_fwd_mma: 16-bit, no dropout, head dims up to 128, more query rows
+ * than one FMA tile, so never the split-KV decoding path). */
+static bool expect_mma_fwd(const clops_device *d, const attn_case *c, clops_dtype dt)
+{
+    return kit_kind_of(d) == KIT_MMA && dt != CLOPS_FLOAT32 && c->E <= 128 && c->Ev <= 128 &&
+           !(c->dropout > 0) && c->L > 16;
+}
+
+/* Whether the tensor-core backward of c should split its grouped-query
+ * heads over work-groups: every case here has far fewer key blocks than
+ * 8 per compute unit of a GPU. */
+static bool expect_split_bwd(const clops_device *d, const attn_case *c, clops_dtype dt)
+{
+    const char *off = getenv("CLOPS_ATTN_BWD_SPLIT");
+    return expect_mma_bwd(d, c, dt) && c->Hq != c->Hkv && !(off && strcmp(off, "0") == 0);
+}
+
 /* Forward and backward of one case on device d and on the CPU reference. */
 static void check_case(clops_device *d, const attn_case *c, clops_dtype dt, clops_generator *g)
 {
@@ -175,9 +195,18 @@ static void check_case(clops_device *d, const attn_case *c, clops_dtype dt, clop
     clops_tensor *qc = ct_to_cpu(q), *kc = ct_to_cpu(k), *vc = ct_to_cpu(v), *goc = ct_to_cpu(go);
     clops_tensor *mc = m ? ct_to_cpu(m) : NULL;
     clops_tensor *o = NULL, *l = NULL, *r = NULL, *oc = NULL, *lc = NULL, *rc = NULL;
+    attn_stats f0, f1;
+    attention_stats(&f0);
     CT_OK(clops_generator_manual_seed(g, 1234));
     CT_OK(clops__fused_attention(q, k, v, m, c->dropout, c->causal, NULL, g, c->lower_right, &o,
                                  &l, &r));
+    attention_stats(&f1);
+    /* KIT_MMA devices run these 16-bit forwards on the tensor cores (a
+     * failed known-answer check would leave attn_fwd in charge: that
+     * fails here) */
+    CT_ASSERT_MSG(f1.fwd_mma - f0.fwd_mma == (expect_mma_fwd(d, c, dt) ? 1u : 0u),
+                  "the forward took the %s kernel",
+                  f1.fwd_mma - f0.fwd_mma ? "tensor-core" : "FMA");
     CT_OK(clops_generator_manual_seed(g, 1234));
     CT_OK(clops__fused_attention(qc, kc, vc, mc, c->dropout, c->causal, NULL, g, c->lower_right,
                                  &oc, &lc, &rc));
@@ -199,6 +228,9 @@ static void check_case(clops_device *d, const attn_case *c, clops_dtype dt, clop
     CT_ASSERT_MSG(s1.bwd_mma - s0.bwd_mma == (expect_mma_bwd(d, c, dt) ? 1u : 0u),
                   "the backward took the %s kernels",
                   s1.bwd_mma - s0.bwd_mma ? "tensor-core" : "FMA");
+    CT_ASSERT_MSG(s1.bwd_split - s0.bwd_split == (expect_split_bwd(d, c, dt) ? 1u : 0u),
+                  "the backward's grouped-query heads were%s split",
+                  s1.bwd_split - s0.bwd_split ? "" : " not");
     CT_OK(clops__fused_attention_backward(goc, qc, kc, vc, oc, lc, rc, mc, c->dropout, c->causal,
                                           NULL, c->lower_right, c->mask_grad, &gqc, &gkc, &gvc,
                                           &gmc));

@@ -33,7 +33,7 @@
 #include "ref/ref.h"
 
 static void view4(attn_view *v, clops_tensor *t);
-static clops_status bwd_launch(const attn_problem *p, bool mma);
+static clops_status bwd_launch(const attn_problem *p, bool mma, int64_t *nsp_out);
 
 /* ---- kernels ------------------------------------------------------------------------ */
 
@@ -47,7 +47,8 @@ enum {
     ATTN_K_DMASK,
     ATTN_K_DKV_MMA,
     ATTN_K_DQ_MMA,
-    ATTN_K_FWD_CPU
+    ATTN_K_FWD_CPU,
+    ATTN_K_FOLD
 };
 
 #define ATTN_NT 128
@@ -119,7 +120,7 @@ static int attn_bt(int dp)
 typedef struct attn_prog {
     clops_dtype dt;
     int dp, bq; /* attn_fwd's query tile (attn_fwd_bq) */
-    bool mma; /* the attn_fwd_mma program (KIT_MMA devices) */
+    int mma; /* KIT_MMA devices' tensor-core programs: 1 attn_fwd_mma, 2 the backward's */
 } attn_prog;
 
 static clops_status write_defines(const void *vctx, const clops_device *d, strbuf *sb)
@@ -130,7 +131,7 @@ static clops_status write_defines(const void *vctx, const clops_device *d, strbu
               kit_cl_storage(c->dt), (int)kit_load_store(c->dt), c->dp, c->bq,
               attn_fwd_bk(c->bq, c->dp), attn_bt(c->dp), ATTN_NT);
     if (c->mma)
-        sb_printf(sb, "#define ATTN_MMA 1\n#define MMA_TY \"%s\"\n#define MR %d\n",
+        sb_printf(sb, "#define ATTN_MMA %d\n#define MMA_TY \"%s\"\n#define MR %d\n", c->mma,
                   c->dt == CLOPS_FLOAT16 ? "f16" : "bf16", attn_mma_mr());
     /* CPU devices only (GPU programs are unchanged): attn_fwd_cpu. */
     if (kit_is_cpu(d))
@@ -146,17 +147,19 @@ static clops_status attn_kernel(clops_device *d, int which, clops_dtype dt, int 
     static const char *const names[] = {"attn_fwd",         "attn_bwd_pre",     "attn_bwd_dkv",
                                         "attn_bwd_dq",      "attn_fwd_mma",     "attn_fwd_combine",
                                         "attn_bwd_dmask",   "attn_bwd_dkv_mma", "attn_bwd_dq_mma",
-                                        "attn_fwd_cpu"};
-    bool mma = which == ATTN_K_FWD_MMA || which == ATTN_K_DKV_MMA || which == ATTN_K_DQ_MMA;
+                                        "attn_fwd_cpu",     "attn_bwd_fold"};
+    bool mma = which == ATTN_K_FWD_MMA || which == ATTN_K_DKV_MMA || which == ATTN_K_DQ_MMA ||
+               which == ATTN_K_FOLD;
     host_kkey key = {{(0x41ull << 56) | ((uint64_t)which << 16) | (uint64_t)dt, (uint64_t)dp,
                       (uint64_t)bq, mma ? (uint64_t)attn_mma_mr() : 0}};
     char pname[64], title[96];
     const char *kind = !mma ? "" : attn_mma_mr() == 2 ? "-mma2" : "-mma";
-    snprintf(pname, sizeof pname, "attention%s/%s/d%d%s", kind, clops_dtype_name(dt), dp,
-             bq == ATTN_BQ ? "" : bq == 1 ? "/q1" : bq == 2 ? "/q2" : "/q4");
+    snprintf(pname, sizeof pname, "attention%s/%s/d%d%s%s", kind, clops_dtype_name(dt), dp,
+             bq == ATTN_BQ ? "" : bq == 1 ? "/q1" : bq == 2 ? "/q2" : "/q4",
+             !mma ? "" : which == ATTN_K_FWD_MMA ? "/fwd" : "/bwd");
     snprintf(title, sizeof title, "clops attention program %s, head dim %d (ops/attention/attention.c)",
              clops_dtype_name(dt), dp);
-    attn_prog ctx = {dt, dp, bq, mma};
+    attn_prog ctx = {dt, dp, bq, !mma ? 0 : which == ATTN_K_FWD_MMA ? 1 : 2};
     kit_program p = {.name = pname,
                      .title = title,
                      .headers = {"random_math.clh", mma ? "mma.clh" : NULL, NULL},
@@ -173,6 +176,7 @@ static clops_status attn_kernel(clops_device *d, int which, clops_dtype dt, int 
              : which == ATTN_K_DQ_MMA  ? ATTN_MMA_QBN
                                        : ATTN_NT;
     if (!st && which != ATTN_K_PRE && which != ATTN_K_COMBINE && which != ATTN_K_FWD_CPU &&
+        which != ATTN_K_FOLD &&
         (*k)->wg_size < (size_t)nt)
         st = clops__fail(CLOPS_UNSUPPORTED, "%s: kernel %s needs work-groups of %d items; %s allows %zu",
                          op, names[which], nt, d->label, (*k)->wg_size);
@@ -305,6 +309,15 @@ static bool mma_vec(const attn_view *v)
            v->st[2] % 8 == 0;
 }
 
+/* Whether attn_fwd_mma may store view v's (output) elements in pairs of
+ * 32 bits: unit column stride, every row of every plane starting on an
+ * even element. */
+static bool out_pairs(const attn_view *v)
+{
+    return v->st[3] == 1 && v->t->offset % 2 == 0 && v->st[0] % 2 == 0 && v->st[1] % 2 == 0 &&
+           v->st[2] % 2 == 0;
+}
+
 /* The arguments the forward kernels share (ATTN_FWD_ARGS), nqt query tiles
  * per (batch, head). */
 /* The leading arguments every forward and backward kernel takes: q, k, v
@@ -376,7 +389,10 @@ static clops_status fwd_launch(const attn_problem *p, bool mma)
         arg_long(&g, kchunk);
         arg_mem(&g, part ? mem_of(part) : mem_of(p->lse));
     } else {
-        arg_int(&g, mma_vec(&p->q) && mma_vec(&p->k) && mma_vec(&p->v));
+        /* bit 0: query, key and value rows by cp.async; bit 1: the
+         * output's column pairs as 32-bit stores */
+        arg_int(&g, (mma_vec(&p->q) && mma_vec(&p->k) && mma_vec(&p->v) ? 1 : 0) |
+                        (out_pairs(&p->out) ? 2 : 0));
     }
     st = host_launch_local(d, k, g.n, g.a, global, mma ? attn_mma_nt() : ATTN_NT);
     if (!st && nsplit > 1)
@@ -434,6 +450,9 @@ static clops_status fwd_cpu(void *vp)
 }
 
 /* ---- the tensor-core forward (KIT_MMA) and its known-answer check ----------------------- */
+
+/* attention_stats' counters */
+static atomic_ullong stat_bwd_mma, stat_bwd_fma, stat_fwd_mma, stat_bwd_split;
 
 /* Whether attn_fwd_mma takes p: 16-bit inputs, no dropout, head dims up
  * to 128 (fwd_mma leaves decoding and split-KV to attn_fwd). */
@@ -605,7 +624,7 @@ static bool mma_bwd_canary(clops_device *d, clops_dtype dt, int dp, char *why, s
         view4(&p.gq, gr[i][0]);
         view4(&p.gk, gr[i][1]);
         view4(&p.gv, gr[i][2]);
-        st = bwd_launch(&p, i == 1);
+        st = bwd_launch(&p, i == 1, NULL);
     }
     bool ok = false;
     if (!st) {
@@ -687,8 +706,10 @@ static clops_status fwd_mma(void *vp)
     attn_problem *p = vp;
     clops_device *d = p->q.t->storage->device;
     if (mma_fits(p) && p->L > ATTN_DEC_MAXL && attn_nsplit(p, d) == 1 &&
-        mma_checked(d, p->q.t->dtype, attn_dpad(p), false))
+        mma_checked(d, p->q.t->dtype, attn_dpad(p), false)) {
+        atomic_fetch_add(&stat_fwd_mma, 1);
         return fwd_launch(p, true);
+    }
     return fwd_launch(p, false);
 }
 
@@ -753,10 +774,48 @@ static clops_status dmask_launch(const attn_problem *p, cl_mem dv)
     return host_launch_local(d, k, g.n, g.a, global, ATTN_NT);
 }
 
+/* Whether the environment variable `name` is "0" (a switch turned off),
+ * read once per process into *cache (-1 before).  attn_nsplit reads
+ * CLOPS_ATTN_SPLIT the same way inline (the FMA forward's launch, left as
+ * it is while the CPU launch shape is built beside it). */
+static bool attn_env_off(atomic_int *cache, const char *name)
+{
+    int o = atomic_load_explicit(cache, memory_order_relaxed);
+    if (o < 0) {
+        const char *env = host_env(name);
+        o = env && strcmp(env, "0") == 0;
+        atomic_store_explicit(cache, o, memory_order_relaxed);
+    }
+    return o;
+}
+
+/*
+ * How many work-groups attn_bwd_dkv_mma splits a grouped-query group's G
+ * query heads over (each then sums G / nsp heads, attn_bwd_fold adds the
+ * partial sums in split order): 1 unless the nkv (batch, key/value head,
+ * key block) work-groups would leave the device short of 8 per compute
+ * unit, then the smallest divisor of G that reaches it (or G).
+ * CLOPS_ATTN_BWD_SPLIT=0 (read once per process) keeps 1, for benchmarks.
+ */
+static int64_t attn_bwd_nsp(const attn_problem *p, const clops_device *d, int64_t nkv)
+{
+    static atomic_int off = -1;
+    int64_t G = p->Hq / p->Hkv;
+    if (G <= 1 || attn_env_off(&off, "CLOPS_ATTN_BWD_SPLIT"))
+        return 1;
+    int64_t cu = d->info.compute_units > 0 ? (int64_t)d->info.compute_units : 1, want = 8 * cu;
+    int64_t all;
+    for (int64_t n = 1; n <= G; n++)
+        if (G % n == 0 && (!geom_mul(nkv, n, &all) || all >= want || n == G))
+            return n;
+    return 1;
+}
+
 /* The backward on an OpenCL device: attn_bwd_pre, then attn_bwd_dkv and
  * attn_bwd_dq (FMA) or attn_bwd_dkv_mma and attn_bwd_dq_mma (tensor
  * cores), and attn_bwd_dmask for a broadcast mask's gradient. */
-static clops_status bwd_launch(const attn_problem *p, bool mma)
+/* *nsp_out (when not NULL): the head split attn_bwd_dkv_mma ran with. */
+static clops_status bwd_launch(const attn_problem *p, bool mma, int64_t *nsp_out)
 {
     clops_device *d = p->q.t->storage->device;
     int dp = attn_dpad(p), bt = attn_bt(dp);
@@ -785,17 +844,58 @@ static clops_status bwd_launch(const attn_problem *p, bool mma)
     int vec = mma && mma_vec(&p->q) && mma_vec(&p->k) && mma_vec(&p->v) && mma_vec(&p->go);
     int64_t nkt = (p->S + kb - 1) / kb, nqt = (p->L + qb - 1) / qb;
     size_t global = 0;
+    /* the tensor-core dK/dV's head split and its partial sums (float32,
+     * [nsp][B * Hkv][S][dp] for dK, then dV) */
+    int64_t nsp = 1, pn = 0;
+    clops_tensor *part = NULL;
+    int64_t nkv;
+    if (!st && mma && nkt > 0 && p->B * p->Hkv > 0 && geom_mul(nkt, p->B * p->Hkv, &nkv))
+        nsp = attn_bwd_nsp(p, d, nkv);
+    if (!st && nsp > 1) {
+        int64_t all;
+        if (!geom_mul(p->B * p->Hkv, p->S, &pn) || !geom_mul(pn, dp, &pn) ||
+            !geom_mul(pn, 2 * nsp, &all))
+            st = clops__fail(CLOPS_INVALID_SHAPE, "%s: %lld partial dK/dV sums of [%lld, %lld, "
+                                                  "%d] are too many",
+                             p->op, (long long)nsp, (long long)(p->B * p->Hkv),
+                             (long long)p->S, dp);
+        else
+            st = tensor_new(d, CLOPS_FLOAT32, 1, &all, NULL, &part);
+    }
     if (!st && nkt > 0)
         st = attn_kernel(d, mma ? ATTN_K_DKV_MMA : ATTN_K_DKV, dt, dp, ATTN_BQ, p->op, &k);
     if (!st && nkt > 0)
-        st = attn_global(p, nkt, p->B, p->Hkv, knt, &global);
+        st = attn_global(p, nkt, nsp, p->B * p->Hkv, knt, &global);
     if (!st && nkt > 0 && p->B * p->Hkv > 0) {
         attn_args g;
         bwd_args(&g, p, dv ? dv : q, &p->gk, &p->gv, nkt);
-        if (mma)
+        if (mma) {
             arg_int(&g, vec);
+            arg_long(&g, nsp);
+            arg_mem(&g, part ? mem_of(part) : dv ? dv : q);
+        }
         st = host_launch_local(d, k, g.n, g.a, global, knt);
     }
+    if (nsp_out)
+        *nsp_out = nsp;
+    if (!st && nsp > 1)
+        st = attn_kernel(d, ATTN_K_FOLD, dt, dp, ATTN_BQ, p->op, &k);
+    if (!st && nsp > 1) {
+        attn_args g;
+        g.n = 0;
+        arg_mem(&g, mem_of(part));
+        arg_view(&g, &p->gk, q);
+        arg_view(&g, &p->gv, q);
+        arg_long(&g, p->Hkv);
+        arg_long(&g, p->S);
+        arg_long(&g, p->E);
+        arg_long(&g, p->Ev);
+        arg_long(&g, nsp);
+        arg_long(&g, pn);
+        arg_float(&g, (float)p->scale);
+        st = host_launch(d, k, g.n, g.a, host_grid_size(d, k, (uint64_t)pn));
+    }
+    clops_tensor_release(part);
     if (!st && p->ds && !ds_full(p) && tensor_numel(p->ds) > 0)
         st = dmask_launch(p, dv ? dv : q);
     if (!st && rows > 0)
@@ -813,33 +913,18 @@ static clops_status bwd_launch(const attn_problem *p, bool mma)
     return st;
 }
 
-static atomic_ullong stat_bwd_mma, stat_bwd_fma;
-
 void attention_stats(attn_stats *out)
 {
     out->bwd_mma = atomic_load(&stat_bwd_mma);
     out->bwd_fma = atomic_load(&stat_bwd_fma);
+    out->fwd_mma = atomic_load(&stat_fwd_mma);
+    out->bwd_split = atomic_load(&stat_bwd_split);
 }
 
 static clops_status bwd_cl(void *vp)
 {
     atomic_fetch_add(&stat_bwd_fma, 1);
-    return bwd_launch(vp, false);
-}
-
-/* Whether the environment variable `name` is "0" (a switch turned off),
- * read once per process into *cache (-1 before).  attn_nsplit reads
- * CLOPS_ATTN_SPLIT the same way inline (the FMA forward's launch, left as
- * it is while the CPU launch shape is built beside it). */
-static bool attn_env_off(atomic_int *cache, const char *name)
-{
-    int o = atomic_load_explicit(cache, memory_order_relaxed);
-    if (o < 0) {
-        const char *env = host_env(name);
-        o = env && strcmp(env, "0") == 0;
-        atomic_store_explicit(cache, o, memory_order_relaxed);
-    }
-    return o;
+    return bwd_launch(vp, false, NULL);
 }
 
 /* Whether attn_bwd_dkv_mma and attn_bwd_dq_mma take p: 16-bit inputs,
@@ -860,7 +945,11 @@ static clops_status bwd_mma(void *vp)
     clops_device *d = p->q.t->storage->device;
     bool mma = mma_bwd_fits(p) && mma_checked(d, p->q.t->dtype, attn_dpad(p), true);
     atomic_fetch_add(mma ? &stat_bwd_mma : &stat_bwd_fma, 1);
-    return bwd_launch(p, mma);
+    int64_t nsp = 1;
+    clops_status st = bwd_launch(p, mma, &nsp);
+    if (!st && nsp > 1)
+        atomic_fetch_add(&stat_bwd_split, 1);
+    return st;
 }
 
 static const kit_launches fwd_launches = {

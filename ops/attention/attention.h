@@ -17,12 +17,14 @@
 /* The largest head dimension (query/key and value) the fused kernels take. */
 #define ATTN_MAX_HEAD_DIM 256
 
-/* Calls of the backward on OpenCL devices since the process started, by
- * the kernels that ran: the tensor cores' (attn_bwd_dkv_mma and
- * attn_bwd_dq_mma, known-answer checks excluded) and the FMA ones (tests
- * check which path a device took). */
+/* Calls on OpenCL devices since the process started, by the kernels that
+ * ran (known-answer checks excluded; tests check which path a device
+ * took): backwards on the tensor cores (attn_bwd_dkv_mma and
+ * attn_bwd_dq_mma) and on the FMA kernels, forwards on the tensor cores
+ * (attn_fwd_mma), and tensor-core backwards whose grouped-query heads
+ * were split over work-groups (attn_bwd_fold after them). */
 typedef struct attn_stats {
-    uint64_t bwd_mma, bwd_fma;
+    uint64_t bwd_mma, bwd_fma, fwd_mma, bwd_split;
 } attn_stats;
 void attention_stats(attn_stats *out);
 

@@ -140,6 +140,13 @@ static clops_status launch(const char *op, clops_tensor *x, clops_tensor *w, clo
                        (size_t)((M + per_group - 1) / per_group * wg));
 }
 
+/* Whether norm_layer may write row statistics straight into t: dense, of
+ * the compute dtype ct, at offset 0 (the kernel indexes it by row). */
+static bool stat_direct(const clops_tensor *t, clops_dtype ct)
+{
+    return t->dtype == ct && t->offset == 0 && norm_dense(t);
+}
+
 /* The row normalization (ops/norm/norm.h). */
 clops_status norm_layer_rows(const char *op, clops_tensor *x, clops_tensor *w, clops_tensor *b,
                               int64_t M, int64_t N, double eps, bool rms, clops_tensor *y,
@@ -177,16 +184,23 @@ clops_status norm_layer_rows_grouped(const char *op, clops_tensor *x, clops_tens
     if (!st && !norm_dense(y))
         st = tensor_new(dev, y->dtype, y->ndim, y->sizes, NULL, &yt);
     const clops_tensor *stat = mean_t ? mean_t : rstd_t;
-    if (!st && mean_t)
+    /* GPUs write the row statistics straight into a dense destination of
+     * the compute dtype at offset 0 (float32 inputs: two copy launches
+     * fewer per call); else through a compute-dtype temporary and a copy */
+    bool direct = !kit_is_host(dev) && !kit_is_cpu(dev);
+    bool mdirect = direct && mean_t && stat_direct(mean_t, ct);
+    bool rdirect = direct && rstd_t && stat_direct(rstd_t, ct);
+    if (!st && mean_t && !mdirect)
         st = tensor_new(dev, ct, stat->ndim, stat->sizes, NULL, &mt);
-    if (!st && rstd_t)
+    if (!st && rstd_t && !rdirect)
         st = tensor_new(dev, ct, stat->ndim, stat->sizes, NULL, &rt);
     if (!st && M > 0 && N > 0) {
         clops_tensor *yd = yt ? yt : y;
         if (kit_is_host(dev))
             st = norm_ref_layer(xc, wc, bc, yd, mt, rt, M, N, eps, rms);
         else
-            st = launch(op, xc, wc, bc, yd, mt, rt, M, N, G, D, eps, rms);
+            st = launch(op, xc, wc, bc, yd, mdirect ? mean_t : mt, rdirect ? rstd_t : rt, M, N,
+                        G, D, eps, rms);
     }
     if (!st && yt)
         st = core_copy_(y, yt, false);
