@@ -20,6 +20,7 @@
 #include "core/debug.h"
 #include "core/tensor_impl.h"
 #include "ops/gemm/gemm.h"
+#include "ops/kit/kit.h"
 #include "ops/tensor/tensor.h"
 #include "support/clops_test.h"
 
@@ -813,8 +814,13 @@ static void test_conv_epilogue_matches_the_ops(void **state)
                         CT_OK(clops_device_get_counters(devs[di], &k1));
                     }
                     uint64_t launches = k1.launches - k0.launches;
+                    /* CPU devices copy an NCHW source of 4+ channels per
+                     * group into channels-last first (one launch more) */
+                    unsigned cap = depthwise ? 1u
+                                   : 2u + (kit_is_cpu(devs[di]) && !li &&
+                                           c->cin / c->groups >= 4);
                     if ((engine && !(e->residual && e->rlayout == CT_SLICED)) || depthwise)
-                        CT_ASSERT_MSG(launches <= (depthwise ? 1u : 2u),
+                        CT_ASSERT_MSG(launches <= cap,
                                       "%llu launches for a fused convolution",
                                       (unsigned long long)launches);
                     CT_OK(clops__clops_conv_epilogue(
