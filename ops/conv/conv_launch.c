@@ -315,6 +315,18 @@ static void vec_args(arglist *l, const conv_epi *e, const clops_tensor *any, clo
     arg_acc(l, dt, e->eps);
 }
 
+/* An image of a 1-D/2-D tiled kernel: its buffer, element offset, and the
+ * sample, channel, H and W strides of its strides5 st. */
+static void arg_image2d(arglist *l, cl_mem m, int64_t off, const int64_t *st)
+{
+    arg_mem(l, m);
+    arg_long(l, off);
+    arg_idx(l, st[0]);
+    arg_idx(l, st[1]);
+    arg_idx(l, st[3]);
+    arg_idx(l, st[4]);
+}
+
 /* The tiled depthwise kernel's tile (cl_kernels/conv.cl DW_CT, DW_TH, DW_TW). */
 enum { DW_CT = 32, DW_TH = 4, DW_TW = 8 };
 
@@ -336,32 +348,18 @@ static clops_status depthwise_tiled(clops_device *d, host_kernel *k, arglist *l,
                            "convolution: depthwise %" PRId64 " x %" PRId64
                            " channels over %" PRId64 " x %" PRId64 " outputs: too many tiles",
                            g->N, g->Cb, g->small[1], g->small[2]);
-    arg_mem(l, mem_of(B));
-    arg_long(l, B->offset);
-    arg_idx(l, bs[0]);
-    arg_idx(l, bs[1]);
-    arg_idx(l, bs[3]);
-    arg_idx(l, bs[4]);
+    arg_image2d(l, mem_of(B), B->offset, bs);
     arg_mem(l, mem_of(W));
     arg_long(l, W->offset);
     arg_idx(l, ws[0]);
     arg_idx(l, ws[3]);
     arg_idx(l, ws[4]);
     vec_args(l, e, W, B->dtype);
-    arg_mem(l, e->residual ? mem_of(e->residual) : mem_of(W));
-    arg_long(l, e->residual ? e->residual->offset : 0);
-    arg_idx(l, rs[0]);
-    arg_idx(l, rs[1]);
-    arg_idx(l, rs[3]);
-    arg_idx(l, rs[4]);
+    arg_image2d(l, e->residual ? mem_of(e->residual) : mem_of(W),
+                e->residual ? e->residual->offset : 0, rs);
     arg_int(l, e->residual ? (e->residual_after ? 2 : 1) : 0);
     arg_int(l, e->act);
-    arg_mem(l, mem_of(S));
-    arg_long(l, S->offset);
-    arg_idx(l, ss[0]);
-    arg_idx(l, ss[1]);
-    arg_idx(l, ss[3]);
-    arg_idx(l, ss[4]);
+    arg_image2d(l, mem_of(S), S->offset, ss);
     arg_idx(l, g->Cb);
     const int64_t *v[] = {g->big, g->small, g->k, g->s, g->p, g->d};
     for (size_t a = 0; a < sizeof v / sizeof v[0]; a++) {
