@@ -318,21 +318,29 @@ static clops_status product_chunks(tmps *c, const char *op, const conv_geom *g, 
     return s;
 }
 
+/* Smaller images keep their strided loads: the copy is one launch more
+ * (a fused convolution promises at most two), and what it saves grows
+ * with the image (ResNet-18's smallest, layer 4 at batch 1, is 25,088
+ * elements). */
+#define CONV_NHWC_COPY_MIN 16384
+
 /*
  * On CPU devices (KIT_CPU) the engine's CPU atom gathers each K-slice of
  * (tap, channel) columns row by row: from a channels-last image a
  * contiguous run of channels, from an NCHW one a load per channel a whole
- * plane apart.  An NCHW source image x (2 + nsp dims) with more than a few
- * channels per group is therefore copied once into channels-last order
- * (one pass over x) and the product reads the copy (*out; x itself where
- * it is already channels-last, or not worth it).  GPUs read x where it is.
+ * plane apart.  An NCHW source image x (2 + nsp dims) of 4 or more
+ * channels per group and CONV_NHWC_COPY_MIN elements is therefore copied
+ * once into channels-last order (one pass over x) and the product reads
+ * the copy (*out; x itself where it is already channels-last, or not
+ * worth it).  GPUs read x where it is.
  */
 static clops_status cpu_channels_last(tmps *c, const clops_tensor *x, int64_t cg,
                                       const clops_tensor **out)
 {
     *out = x;
     int nd = x->ndim;
-    if (!kit_is_cpu(x->storage->device) || cg < 4 || x->strides[1] == 1 || nd < 3)
+    if (!kit_is_cpu(x->storage->device) || cg < 4 || x->strides[1] == 1 || nd < 3 ||
+        tensor_numel(x) < CONV_NHWC_COPY_MIN)
         return CLOPS_OK;
     int64_t st[2 + CONV_SP], L = x->sizes[1];
     for (int i = nd - 1; i >= 2; i--) {
