@@ -229,6 +229,77 @@ __kernel void conv_depthwise(__global const VAL_T *x, long xoff, IDX xsn, IDX xs
     }
 }
 
+/* Depthwise convolution on GPUs for channels-last images (one source
+ * channel per destination channel, 1-D or 2-D; ops/conv/conv_launch.c
+ * conv_cl_depthwise picks it): a work-group of DW_CT x DW_TH items takes
+ * DW_CT consecutive channels of a tile of DW_TH x DW_TW outputs of one
+ * sample.  The tile's input window (WH x WW pixels, zeros outside the
+ * image) is staged once in __local as ACC, the channel fastest (lanes read
+ * consecutive channels of one pixel: coalesced in NHWC memory, and no bank
+ * conflicts); then item (lane, row) sums its DW_TW outputs in registers,
+ * taps in kernel-position order skipping those outside the image (the
+ * order and terms of conv_depthwise), and applies the epilogue before the
+ * one rounding.  The group count is N * cblk * tilesH * tilesW. */
+#define DW_CT 32
+#define DW_TH 4
+#define DW_TW 8
+__kernel __attribute__((reqd_work_group_size(DW_CT * DW_TH, 1, 1))) void
+conv_depthwise_tiled(__global const VAL_T *x, long xoff, IDX xsn, IDX xsc, IDX xsh, IDX xsw,
+                     __global const VAL_T *w, long woff, IDX wsc, IDX wsh, IDX wsw,
+                     CONV_VEC_ARGS, __global const VAL_T *r, long roff, IDX rsn, IDX rsc,
+                     IDX rsh, IDX rsw, int rmode, int act, __global VAL_T *y, long yoff,
+                     IDX ysn, IDX ysc, IDX ysh, IDX ysw, IDX C, IDX bH, IDX bW, IDX sH, IDX sW,
+                     IDX kH, IDX kW, IDX strH, IDX strW, IDX padH, IDX padW, IDX dilH,
+                     IDX dilW, IDX WH, IDX WW, IDX tilesH, IDX tilesW, IDX cblk,
+                     __local ACC *win)
+{
+    IDX lid = (IDX)get_local_id(0), lane = lid % DW_CT, row = lid / DW_CT;
+    IDX gid = (IDX)get_group_id(0);
+    IDX tw = gid % tilesW, th = gid / tilesW % tilesH, cb = gid / (tilesW * tilesH) % cblk;
+    IDX n = gid / (tilesW * tilesH * cblk);
+    IDX c0 = cb * DW_CT, oh0 = th * DW_TH, ow0 = tw * DW_TW;
+    IDX ih0 = oh0 * strH - padH, iw0 = ow0 * strW - padW;
+    __global const VAL_T *xb = x + xoff + n * xsn;
+    for (IDX e = lid; e < WH * WW * DW_CT; e += DW_CT * DW_TH) {
+        IDX cl = e % DW_CT, p = e / DW_CT;
+        IDX c = c0 + cl, ih = ih0 + p / WW, iw = iw0 + p % WW;
+        ACC v = 0;
+        if (c < C && ih >= 0 && ih < bH && iw >= 0 && iw < bW)
+            v = LD(xb, c * xsc + ih * xsh + iw * xsw);
+        win[e] = v;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    IDX c = c0 + lane, oh = oh0 + row;
+    if (c >= C || oh >= sH)
+        return; /* (no barrier follows) */
+    ACC acc[DW_TW];
+    for (int t = 0; t < DW_TW; t++)
+        acc[t] = 0;
+    __global const VAL_T *wb = w + woff + c * wsc;
+    for (IDX jh = 0; jh < kH; jh++) {
+        IDX ph = row * strH + jh * dilH;
+        if (ih0 + ph < 0 || ih0 + ph >= bH)
+            continue;
+        __local const ACC *wr = win + ph * WW * DW_CT + lane;
+        for (IDX jw = 0; jw < kW; jw++) {
+            ACC wv = LD(wb, jh * wsh + jw * wsw);
+            for (int t = 0; t < DW_TW; t++) {
+                IDX pw = t * strW + jw * dilW;
+                if (iw0 + pw >= 0 && iw0 + pw < bW)
+                    acc[t] += wr[pw * DW_CT] * wv;
+            }
+        }
+    }
+    for (int t = 0; t < DW_TW; t++) {
+        IDX ow = ow0 + t;
+        if (ow >= sW)
+            break;
+        ACC v = acc[t];
+        CONV_EPILOGUE(v, c, roff + n * rsn + c * rsc + oh * rsh + ow * rsw);
+        ST(y, yoff + n * ysn + c * ysc + oh * ysh + ow * ysw, v);
+    }
+}
+
 /* The input gradient of a depthwise convolution (its "to big" product):
  * one item per big element (n, c, i), summing S * W over the m small
  * channels of c's group and the kernel positions meeting i, in order. */

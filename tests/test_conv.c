@@ -401,6 +401,9 @@ static void test_implicit_gemm_paths(void **state)
          false, true, 0},
         {2, 2, 16, 8, 1, {5, 6}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 0}, true, true, 0},
         {2, 1, 12, 6, 3, {4, 4}, {2, 3}, {3, 1}, {0, 1}, {1, 2}, {2, 0}, true, false, 0},
+        /* NCHW images past CONV_NHWC_COPY_MIN: CPU devices read
+         * channels-last copies (ops/conv/conv_gemm.c cpu_channels_last) */
+        {2, 2, 16, 16, 1, {24, 24}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, false, true, 0},
     };
     /* The last entry: float32 under the "high" convolution precision (TF32
      * on matrix units; exact float32 where there are none). */

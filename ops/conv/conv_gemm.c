@@ -318,6 +318,48 @@ static clops_status product_chunks(tmps *c, const char *op, const conv_geom *g, 
     return s;
 }
 
+/* Smaller images keep their strided loads: the copy is one launch more
+ * (a fused convolution promises at most two), and what it saves grows
+ * with the image (ResNet-18's smallest, layer 4 at batch 1, is 25,088
+ * elements). */
+#define CONV_NHWC_COPY_MIN 16384
+
+/*
+ * On CPU devices (KIT_CPU) the engine's CPU atom gathers each K-slice of
+ * (tap, channel) columns row by row: from a channels-last image a
+ * contiguous run of channels, from an NCHW one a load per channel a whole
+ * plane apart.  An NCHW source image x (2 + nsp dims) of 4 or more
+ * channels per group and CONV_NHWC_COPY_MIN elements is therefore copied
+ * once into channels-last order (one pass over x) and the product reads
+ * the copy (*out; x itself where it is already channels-last, or not
+ * worth it).  GPUs read x where it is.
+ */
+static clops_status cpu_channels_last(tmps *c, const clops_tensor *x, int64_t cg,
+                                      const clops_tensor **out)
+{
+    *out = x;
+    int nd = x->ndim;
+    if (!kit_is_cpu(x->storage->device) || cg < 4 || x->strides[1] == 1 || nd < 3 ||
+        tensor_numel(x) < CONV_NHWC_COPY_MIN)
+        return CLOPS_OK;
+    int64_t st[2 + CONV_SP], L = x->sizes[1];
+    for (int i = nd - 1; i >= 2; i--) {
+        st[i] = L;
+        L *= x->sizes[i];
+    }
+    st[1] = 1;
+    st[0] = L;
+    clops_tensor *buf = NULL, *v = NULL;
+    clops_status s = buffer(c, x, tensor_numel(x), &buf);
+    if (!s)
+        s = view(c, buf, nd, x->sizes, st, 0, &v);
+    if (!s)
+        s = core_copy_(v, (clops_tensor *)x, false);
+    if (!s)
+        *out = v;
+    return s;
+}
+
 /*
  * The weight W [Cs, Cb/groups, k...] of a forward product seen as
  * [G, n, taps, cg] (element (group, destination channel, tap, source
@@ -385,7 +427,11 @@ static clops_status implicit_product(tmps *c, const char *op, const conv_geom *g
     if (!weight_view(g, small, Wc, sz, st))
         return CLOPS_OK;
     int64_t n = sz[1], cg = sz[3];
-    gemm_conv cv = {.x = small ? B : S, .y = y, .transposed = !small, .groups = G,
+    const clops_tensor *src = small ? B : S;
+    clops_status s = cpu_channels_last(c, src, cg, &src);
+    if (s)
+        return s;
+    gemm_conv cv = {.x = src, .y = y, .transposed = !small, .groups = G,
                     .samples = g->N, .cg = cg, .n = n};
     for (int i = 0; i < 3; i++) {
         cv.k[i] = g->k[i];
@@ -395,7 +441,6 @@ static clops_status implicit_product(tmps *c, const char *op, const conv_geom *g
         cv.p[i] = g->p[i];
         cv.d[i] = g->d[i];
     }
-    clops_status s = CLOPS_OK;
     bool reorder = !(cg == 1 || (small && taps == 1));
     const clops_tensor *bias = e ? e->bias : NULL;
     if (conv_epi_affine(e)) {

@@ -10,10 +10,12 @@
  * host_grid_size items.
  */
 #include <float.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "host/host.h"
 #include "ops/conv/conv.h"
@@ -38,14 +40,15 @@ static clops_status write_defines(const void *vctx, const clops_device *d, strbu
 
 /* Kernel `which` (0 im2col, 1 col2im, 2 depthwise, 3 its input gradient, 4
  * its weight gradient's partial sums, 5 the batch-norm fold, 6 the epilogue
- * as a pass) for dt on d. */
+ * as a pass, 7 the tiled channels-last depthwise kernel of GPUs) for dt on
+ * d. */
 static clops_status get_kernel(clops_device *d, int which, clops_dtype dt, bool wide,
                                const char *op, host_kernel **k)
 {
     static const char *const names[] = {"conv_im2col",          "conv_col2im",
                                         "conv_depthwise",       "conv_depthwise_big",
                                         "conv_depthwise_weight", "conv_fold",
-                                        "conv_epilogue_pass"};
+                                        "conv_epilogue_pass",   "conv_depthwise_tiled"};
     if (dt != CLOPS_FLOAT32 && dt != CLOPS_FLOAT64 && dt != CLOPS_FLOAT16 &&
         dt != CLOPS_BFLOAT16)
         return clops__fail(CLOPS_INVALID_DTYPE, "%s: not implemented for '%s' on %s", op,
@@ -145,6 +148,17 @@ static void arg_int(arglist *l, int x)
     }
     l->v[l->n].i = x;
     l->a[l->n] = (host_arg){sizeof(cl_int), &l->v[l->n].i};
+    l->n++;
+}
+
+/* A __local buffer of `bytes`. */
+static void arg_local(arglist *l, size_t bytes)
+{
+    if (l->n >= ARG_CAP) {
+        l->overflow = true;
+        return;
+    }
+    l->a[l->n] = (host_arg){bytes, NULL};
     l->n++;
 }
 
@@ -301,6 +315,96 @@ static void vec_args(arglist *l, const conv_epi *e, const clops_tensor *any, clo
     arg_acc(l, dt, e->eps);
 }
 
+/* An image of a 1-D/2-D tiled kernel: its buffer, element offset, and the
+ * sample, channel, H and W strides of its strides5 st. */
+static void arg_image2d(arglist *l, cl_mem m, int64_t off, const int64_t *st)
+{
+    arg_mem(l, m);
+    arg_long(l, off);
+    arg_idx(l, st[0]);
+    arg_idx(l, st[1]);
+    arg_idx(l, st[3]);
+    arg_idx(l, st[4]);
+}
+
+/* The tiled depthwise kernel's tile (cl_kernels/conv.cl DW_CT, DW_TH, DW_TW). */
+enum { DW_CT = 32, DW_TH = 4, DW_TW = 8 };
+
+/* Launches the tiled depthwise kernel k (cl_kernels/conv.cl
+ * conv_depthwise_tiled) with a __local window of wbytes: strides bs, ws,
+ * rs, ss as strides5 gives them (H, W at 3, 4). */
+static clops_status depthwise_tiled(clops_device *d, host_kernel *k, arglist *l,
+                                    const conv_geom *g, const clops_tensor *B, const int64_t *bs,
+                                    const clops_tensor *W, const int64_t *ws, const conv_epi *e,
+                                    const int64_t *rs, clops_tensor *S, const int64_t *ss,
+                                    size_t wbytes)
+{
+    int64_t tilesH = (g->small[1] + DW_TH - 1) / DW_TH, tilesW = (g->small[2] + DW_TW - 1) / DW_TW;
+    int64_t cblk = (g->Cb + DW_CT - 1) / DW_CT, groups = 0;
+    if (!geom_mul(g->N, cblk, &groups) || !geom_mul(groups, tilesH, &groups) ||
+        !geom_mul(groups, tilesW, &groups) || groups > (int64_t)(SIZE_MAX / (DW_CT * DW_TH)) ||
+        (!l->wide && groups > INT_MAX / 2))
+        return clops__fail(CLOPS_INVALID_SHAPE,
+                           "convolution: depthwise %" PRId64 " x %" PRId64
+                           " channels over %" PRId64 " x %" PRId64 " outputs: too many tiles",
+                           g->N, g->Cb, g->small[1], g->small[2]);
+    arg_image2d(l, mem_of(B), B->offset, bs);
+    arg_mem(l, mem_of(W));
+    arg_long(l, W->offset);
+    arg_idx(l, ws[0]);
+    arg_idx(l, ws[3]);
+    arg_idx(l, ws[4]);
+    vec_args(l, e, W, B->dtype);
+    arg_image2d(l, e->residual ? mem_of(e->residual) : mem_of(W),
+                e->residual ? e->residual->offset : 0, rs);
+    arg_int(l, e->residual ? (e->residual_after ? 2 : 1) : 0);
+    arg_int(l, e->act);
+    arg_image2d(l, mem_of(S), S->offset, ss);
+    arg_idx(l, g->Cb);
+    const int64_t *v[] = {g->big, g->small, g->k, g->s, g->p, g->d};
+    for (size_t a = 0; a < sizeof v / sizeof v[0]; a++) {
+        arg_idx(l, v[a][1]);
+        arg_idx(l, v[a][2]);
+    }
+    arg_idx(l, (DW_TH - 1) * g->s[1] + (g->k[1] - 1) * g->d[1] + 1);
+    arg_idx(l, (DW_TW - 1) * g->s[2] + (g->k[2] - 1) * g->d[2] + 1);
+    arg_idx(l, tilesH);
+    arg_idx(l, tilesW);
+    arg_idx(l, cblk);
+    arg_local(l, wbytes);
+    if (l->overflow)
+        return clops__fail(CLOPS_INTERNAL, "convolution kernel: more than %d arguments",
+                           ARG_CAP);
+    if (groups == 0)
+        return CLOPS_OK;
+    return host_launch_local(d, k, l->n, l->a, (size_t)groups * (DW_CT * DW_TH),
+                             DW_CT * DW_TH);
+}
+
+/* Whether the forward depthwise product of g from B goes to the tiled
+ * kernel: a GPU (not a CPU device: its one-item-per-element kernel is
+ * vectorised along the positions), a channels-last 1-D/2-D image, one
+ * destination channel per source channel, a window that fits the local
+ * memory; its __local bytes into *bytes.  CLOPS_CONV_DEPTHWISE=direct
+ * keeps conv_depthwise (benchmarks compare the two). */
+static bool dw_tiled(const clops_device *d, const conv_geom *g, const clops_tensor *B,
+                     size_t *bytes)
+{
+    const char *env = host_env("CLOPS_CONV_DEPTHWISE");
+    if ((env && strcmp(env, "direct") == 0) || kit_is_cpu(d) || g->nsp > 2 ||
+        g->Cs != g->Cb || g->Cb < 2 || B->strides[1] != 1)
+        return false;
+    /* the window of a DW_TH x DW_TW tile (H, W: the last two of CONV_SP) */
+    int64_t wh = (DW_TH - 1) * g->s[1] + (g->k[1] - 1) * g->d[1] + 1;
+    int64_t ww = (DW_TW - 1) * g->s[2] + (g->k[2] - 1) * g->d[2] + 1;
+    size_t acc = B->dtype == CLOPS_FLOAT64 ? 8 : 4;
+    uint64_t cap = d->info.local_mem_bytes < 32768 ? d->info.local_mem_bytes : 32768;
+    if (wh > 64 || ww > 64 || (uint64_t)(wh * ww * DW_CT) * acc > cap)
+        return false;
+    *bytes = (size_t)(wh * ww * DW_CT) * acc;
+    return true;
+}
+
 clops_status conv_cl_depthwise(const char *op, const conv_geom *g, const clops_tensor *B,
                                const clops_tensor *W, const conv_epi *e, clops_tensor *S)
 {
@@ -314,11 +418,15 @@ clops_status conv_cl_depthwise(const char *op, const conv_geom *g, const clops_t
     strides5(S, g->nsp, ss, &reach);
     if (e->residual)
         strides5(e->residual, g->nsp, rs, &reach);
+    size_t wbytes = 0;
+    bool tiled = dw_tiled(d, g, B, &wbytes);
     arglist l = {.wide = needs_wide(g, reach)};
     host_kernel *k = NULL;
-    clops_status s = get_kernel(d, 2, B->dtype, l.wide, op, &k);
+    clops_status s = get_kernel(d, tiled ? 7 : 2, B->dtype, l.wide, op, &k);
     if (s)
         return s;
+    if (tiled)
+        return depthwise_tiled(d, k, &l, g, B, bs, W, ws, e, rs, S, ss, wbytes);
     dw_args(&l, B, bs, W, ws);
     vec_args(&l, e, W, B->dtype);
     arg_mem(&l, e->residual ? mem_of(e->residual) : mem_of(W));
