@@ -277,17 +277,20 @@ static const mma_shape mma_shapes[] = {
     {"64x64-w32x32-bk64-s3-late", 64, 64, 32, 32, 3, 8, 0, 1, 8, 0, 0, 0, 0, 0},
     /* wgmma (Hopper, cl_kernels/gemm.cl GEMM_WGMMA): warpgroups (wgs) each
      * of BM / wgs rows (wm) and all BN columns, BK 32 (bkc 4) or 16
-     * ("-k16"); the first is the default of products with at least as many
-     * 128 x 128 blocks as compute units (H100, 4096^3 in bfloat16: 361
-     * TFLOP/s; 64 x 128 blocks 306-330, 128 x 256 with BK 16 and 4 stages
-     * 225-238; docs/gemm.md has the others tried). */
+     * ("-k16"); the first is the default of products with at least twice
+     * as many 128 x 128 blocks as compute units (H100, 4096^3 in bfloat16:
+     * 357-361 TFLOP/s; 64 x 128 blocks 306-330, 128 x 256 with BK 16 and 4
+     * stages 225-238; docs/gemm.md has the others tried), the second of
+     * those with one to two blocks a unit (WG_FEW). */
     {"wg128x128-s3", 128, 128, 64, 128, 3, 4, 0, 0, 8, 2, 0, 0, 0, 0},
     {"wg64x128-s4", 64, 128, 64, 128, 4, 4, 0, 0, 8, 1, 0, 0, 0, 0},
     {"wg128x256-k16-s4", 128, 256, 64, 256, 4, 2, 0, 0, 8, 2, 0, 0, 0, 0},
     /* Warp-specialised ("ws", WG_WS): a producer warpgroup stages, the wgs
      * consumer warpgroups multiply, slots handed over through named
      * barriers instead of a work-group barrier per K tile; "-d1": one
-     * product group left pending. */
+     * product group left pending.  They run and pass the check on the H100
+     * but are slower than the default (4096^3 bfloat16 238-250 TFLOP/s
+     * against 357: one work-group of 384 items per unit, docs/gemm.md). */
     {"ws128x256-k16-s4", 128, 256, 64, 256, 4, 2, 0, 0, 8, 2, 0, 1, 0, 0},
     {"ws128x256-k16-s4-d1", 128, 256, 64, 256, 4, 2, 0, 0, 8, 2, 1, 1, 0, 0},
     {"ws128x128-s3", 128, 128, 64, 128, 3, 4, 0, 0, 8, 2, 0, 1, 0, 0},
@@ -303,8 +306,10 @@ static const mma_shape mma_shapes[] = {
     {"ws128x256-k16-s4-p", 128, 256, 64, 256, 4, 2, 0, 0, 8, 2, 0, 1, 0, 1},
     {"ws128x128-s3-p", 128, 128, 64, 128, 3, 4, 0, 0, 8, 2, 0, 1, 0, 1},
 };
-/* The first wgmma configuration, the default one. */
+/* The first wgmma configuration, the default one; the next, the default of
+ * products with fewer than two 128 x 128 blocks per compute unit. */
 #define WG_FIRST 13
+#define WG_FEW (WG_FIRST + 1)
 #define MMA_SHAPES ((int)(sizeof mma_shapes / sizeof mma_shapes[0]))
 
 int gemm_engine_config_count(void)
@@ -467,10 +472,11 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
 }
 
 /* The mma configuration of a device and dtype (small: fewer 128 x 128
- * blocks than compute units); false when __local memory cannot hold two
- * stages or the device runs smaller work-groups. */
+ * blocks than compute units; few, for wgmma: fewer than twice as many);
+ * false when __local memory cannot hold two stages or the device runs
+ * smaller work-groups. */
 static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk, int a_cp,
-                       int b_cp, bool small, bool wgmma, gemm_cfg *c)
+                       int b_cp, bool small, bool few, bool wgmma, gemm_cfg *c)
 {
     memset(c, 0, sizeof *c);
     c->kind = GK_MMA;
@@ -488,7 +494,7 @@ static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk
     if (forced > 0 && forced <= MMA_SHAPES && (mma_shapes[forced - 1].wgs != 0) == wgmma)
         c->shape = forced - 1;
     else
-        c->shape = wgmma ? WG_FIRST : small ? 1 : 0;
+        c->shape = wgmma ? (few ? WG_FEW : WG_FIRST) : small ? 1 : 0;
     const mma_shape *sh = &mma_shapes[c->shape];
     c->bm = sh->bm, c->bn = sh->bn, c->wm = sh->wm, c->wn = sh->wn, c->stages = sh->stages;
     c->bkc = sh->bkc, c->frag_db = sh->frag_db, c->late = sh->late, c->raster = sh->raster;
@@ -1200,6 +1206,12 @@ static clops_status engine_launch(const char *op, clops_device *d, clops_dtype d
         int64_t units = d->info.compute_units ? d->info.compute_units : 1;
         bool small =
             blocks < units && (g->k < 4096 || blocks * 8 < units || (conv && conv != 3));
+        /* wgmma with fewer than two 128 x 128 blocks per unit (less than
+         * one wave at two work-groups a unit): 64 x 128 blocks, up to four
+         * a unit, spread evenly (H100, bfloat16, GPT-2's 4096 x 768 x 3072:
+         * 255 TFLOP/s against 233, 4096 x 768 x 768 139 either way;
+         * docs/gemm.md). */
+        bool few = blocks < 2 * units;
         /* Hopper: wgmma for plain products that fill the device with
          * 128 x 128 blocks (H100, bfloat16: 4096^3 350-362 TFLOP/s against
          * mma.sync's 223; square 1024, fewer blocks, 71-73 with wgmma's 64 x
@@ -1212,10 +1224,10 @@ static clops_status engine_launch(const char *op, clops_device *d, clops_dtype d
                      (tf32 && a_uk && !b_un && wgmma_tf32_on() &&
                       gemm_engine_wgmma_candidate(d, CLOPS_BFLOAT16));
         bool wg = !conv && (!small || wg_forced) && wg_dt &&
-                  mma_config(d, dt, a_uk, !b_un, a_cp, b_cp, small, true, &cfg) &&
+                  mma_config(d, dt, a_uk, !b_un, a_cp, b_cp, small, few, true, &cfg) &&
                   mma_checked(d, &cfg);
         if (!wg)
-            mma = mma_config(d, dt, a_uk, !b_un, a_cp, b_cp, small, false, &cfg) &&
+            mma = mma_config(d, dt, a_uk, !b_un, a_cp, b_cp, small, few, false, &cfg) &&
                   mma_checked(d, &cfg);
     }
     /* TF32 not possible here (K == 0, or its check failed): CLBlast's
