@@ -373,12 +373,17 @@ static clops_status ptx_patch(const char *ptx, size_t n, const char *target, con
             targets++;
             continue;
         }
-        if (line_start && es == 0 && line_is(ptx + i, n - i, ".entry ")) {
-            /* ".entry name(" */
+        if (line_start && es == 0 &&
+            (line_is(ptx + i, n - i, ".entry ") || line_is(ptx + i, n - i, ".visible .entry "))) {
+            /* "[.visible ].entry name(" */
             size_t j = i;
-            while (j < n && ptx[j] != ' ')
-                j++;
-            while (j < n && ptx[j] == ' ')
+            for (int tok = line_is(ptx + i, n - i, ".visible") ? 2 : 1; tok > 0; tok--) {
+                while (j < n && (ptx[j] == ' ' || ptx[j] == '\t'))
+                    j++;
+                while (j < n && ptx[j] != ' ' && ptx[j] != '\t' && ptx[j] != '\n')
+                    j++;
+            }
+            while (j < n && (ptx[j] == ' ' || ptx[j] == '\t'))
                 j++;
             if (j + kl < n && strncmp(ptx + j, kernel, kl) == 0 &&
                 (ptx[j + kl] == '(' || ptx[j + kl] == ' ' || ptx[j + kl] == '\n' ||
