@@ -270,7 +270,11 @@ static bool listed(const char *name, const char *list, bool contains)
         if (n > 0 && n < sizeof want) {
             memcpy(want, p, n);
             want[n] = '\0';
-            if (contains ? strstr(name, want) != NULL : strncmp(name, want, n) == 0)
+            /* ("name$": that name exactly) */
+            bool exact = !contains && want[n - 1] == '$';
+            if (exact ? strlen(name) == n - 1 && strncmp(name, want, n - 1) == 0
+                      : contains ? strstr(name, want) != NULL
+                                 : strncmp(name, want, n) == 0)
                 return true;
         }
         p += n;
@@ -344,7 +348,8 @@ int main(int argc, char **argv)
     double tune = 0, secs = -1;
     bool big = false, gpt2 = false, engine = false, skinny = false, sweep = false;
     /* --sweep-prefix / --sweep-shape: only the configurations whose names
-     * begin so / the shapes whose names contain one of the strings */
+     * begin so ("name$": that one exactly) / the shapes whose names contain
+     * one of the strings */
     const char *prefix = NULL, *sshapes = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--device") == 0 && i + 1 < argc && nsel < 16)

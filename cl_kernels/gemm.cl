@@ -215,16 +215,18 @@ CLOPS_ACT_FN(gemm_act, float)
     const long wbase = (split_ * nbatch + bat) * M * N;                                     \
     const bool partial_ = true
 #else
-#define GEMM_BEGIN(bat, tm, tn)                                                             \
+#define GEMM_BEGIN(bat, tm, tn) GEMM_BEGIN_AT(get_group_id(0), bat, tm, tn)
+#endif
+/* (Without GEMM_SPLIT: tile g's, for persistent kernels.) */
+#define GEMM_BEGIN_AT(g, bat, tm, tn)                                                       \
     long bat;                                                                               \
     int tm, tn;                                                                             \
-    GEMM_TILE_OF(get_group_id(0), bat, tm, tn);                                             \
+    GEMM_TILE_OF(g, bat, tm, tn);                                                           \
     const long abase = a_off + bat * a_sb, bbase = b_off + bat * b_sb;                      \
     const long cbase = c_off + bat * c_sb, wbase = 0;                                       \
     const bool partial_ = false;                                                            \
     const int koff_ = 0;                                                                    \
     (void)wbase, (void)splits, (void)kper, (void)nbatch, (void)W, (void)koff_
-#endif
 
 /* --- the im2col view of GEMM_CONV -------------------------------------------- */
 #if GEMM_CONV
@@ -841,6 +843,9 @@ __kernel void gemm_reduce(GEMM_ARGS)
 #endif
 #ifndef WG_WS
 #define WG_WS 0
+#endif
+#ifndef WG_PERSIST
+#define WG_PERSIST 0
 #endif
 #if GEMM_WGMMA
 /* gemm_wgmma: WGS warpgroups, each owning BM / WGS rows of the block (MH
@@ -1571,6 +1576,19 @@ static inline void wg_round4(__local float *p)
 #define WS_ARRIVE(id) asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(WS_WG) : "memory")
 #define WS_SYNC(id) asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(WS_WG) : "memory")
 #define WG_ITEMS WS_WG
+/* WG_REGS (sm_90a setmaxnreg, CUTLASS's register split): the producer
+ * gives registers back (down to WS_PREGS) and the consumers take them (up
+ * to WG_REGS); the kernel's entry carries the cap of its 384 items
+ * (.maxntid, host/program.c's PTX route), without which ptxas ignores
+ * both.  The counts must fit 64 K registers: WS_PREGS * 128 + WG_REGS *
+ * 128 * WGS. */
+#ifndef WG_REGS
+#define WG_REGS 0
+#endif
+#define WS_PREGS 104
+#if WG_REGS && (WG_REGS % 8 || WS_PREGS * 128 + WG_REGS * 128 * WGS > WS_WG * (65536 / WS_WG / 8 * 8))
+#error "gemm_wgmma (warp-specialised): WG_REGS a multiple of 8 within 64 K registers"
+#endif
 #else
 #define WG_ITEMS MMA_WG
 #endif
@@ -1580,118 +1598,163 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
     __local gemm_t Bs[STAGES * B_TILE] __attribute__((aligned(1024)));
     const int lid = (int)get_local_id(0);
     const int lane = lid & 31, warp = lid >> 5;
-    GEMM_BEGIN(bat, tm, tn);
-    const int m0 = tm * BM, n0 = tn * BN;
-    const int ktiles = (K + BK - 1) / BK;
+    const uint as0 = mma_saddr(As), bs0 = mma_saddr(Bs);
 #if WG_WS
+    /* The tiles of this work-group: its own (WS_FOR_TILES runs once), or,
+     * persistent (WG_PERSIST), tiles g, g + groups, ...: the K tiles of
+     * all of them are one stream through the slots, so the producer stages
+     * the next tile's while the consumers store this one's. */
+#if WG_PERSIST
+#if GEMM_SPLIT
+#error "gemm_wgmma: persistent programs do not split K"
+#endif
+    const long ntiles_ = (long)nbatch * tiles_m * tiles_n, gstep_ = (long)get_num_groups(0);
+    const long mine_ = (ntiles_ - (long)get_group_id(0) + gstep_ - 1) / gstep_;
+#define WS_FOR_TILES for (long tile_ = get_group_id(0); tile_ < ntiles_; tile_ += gstep_)
+#define WS_BEGIN(bat, tm, tn) GEMM_BEGIN_AT(tile_, bat, tm, tn)
+#define WS_LAST (tile_ + gstep_ >= ntiles_)
+#else
+    const long mine_ = 1;
+#define WS_FOR_TILES for (int once_ = 0; once_ < 1; once_++)
+#define WS_BEGIN(bat, tm, tn) GEMM_BEGIN(bat, tm, tn)
+#define WS_LAST 1
+#endif
+    /* j: the position in the stream of K tiles (slot j % STAGES). */
+    int j = 0;
     if (warp < 4) {
         /* The producer (gemm_mma's staging, by MMA_WG = 128 items). */
-        STAGE_A_SETUP
-        STAGE_B_SETUP
-        for (int j = 0; j < ktiles; j++) {
-            if (j >= WS_N) {
-                MMA_CP_WAIT(WS_NW);
-                WG_ROUND((j - WS_N) % STAGES);
-                WG_PROXY_FENCE();
-                WS_ARRIVE(1 + (j - WS_N) % STAGES);
+#if WG_REGS
+        asm volatile("//@setmaxnreg.dec.sync.aligned.u32 " MMA_STR(WS_PREGS) ";" ::: "memory");
+#endif
+        WS_FOR_TILES {
+            WS_BEGIN(bat, tm, tn);
+            const int m0 = tm * BM, n0 = tn * BN;
+            const int ktiles = (K + BK - 1) / BK;
+            STAGE_A_SETUP
+            STAGE_B_SETUP
+            for (int kt = 0; kt < ktiles; kt++, j++) {
+                if (j >= WS_N) {
+                    MMA_CP_WAIT(WS_NW);
+                    WG_ROUND((j - WS_N) % STAGES);
+                    WG_PROXY_FENCE();
+                    WS_ARRIVE(1 + (j - WS_N) % STAGES);
+                }
+                const int s = j % STAGES;
+                if (j >= STAGES)
+                    WS_SYNC(1 + STAGES + s);
+                STAGE_TILE(s, kt);
+                MMA_CP_COMMIT();
             }
-            const int s = j % STAGES;
-            if (j >= STAGES)
-                WS_SYNC(1 + STAGES + s);
-            STAGE_TILE(s, j);
-            MMA_CP_COMMIT();
+            if (WS_LAST) {
+                /* The tiles still in flight (rounded with this tile's
+                 * offsets in the slots, the same for every tile). */
+                MMA_CP_WAIT(0);
+                for (int t = max(j - WS_N, 0); t < j; t++)
+                    WG_ROUND(t % STAGES);
+                WG_PROXY_FENCE();
+                for (int t = max(j - WS_N, 0); t < j; t++)
+                    WS_ARRIVE(1 + t % STAGES);
+            }
         }
-        MMA_CP_WAIT(0);
-        for (int t = max(ktiles - WS_N, 0); t < ktiles; t++)
-            WG_ROUND(t % STAGES);
-        WG_PROXY_FENCE();
-        for (int t = max(ktiles - WS_N, 0); t < ktiles; t++)
-            WS_ARRIVE(1 + t % STAGES);
         return;
     }
+#if WG_REGS
+    asm volatile("//@setmaxnreg.inc.sync.aligned.u32 " MMA_STR(WG_REGS) ";" ::: "memory");
+#endif
     const int wg = (warp >> 2) - 1;
+    WS_FOR_TILES {
+        WS_BEGIN(bat, tm, tn);
 #else
-    const int wg = warp >> 2;
-    STAGE_A_SETUP
-    STAGE_B_SETUP
+    {
+        GEMM_BEGIN(bat, tm, tn);
 #endif
-    const uint as0 = mma_saddr(As), bs0 = mma_saddr(Bs);
-
-    float acc[MH][WG_ACC];
+        const int m0 = tm * BM, n0 = tn * BN;
+        const int ktiles = (K + BK - 1) / BK;
+#if WG_WS
+        /* The stream's length: its last STAGES tiles are never refilled. */
+        const long jtot = mine_ * ktiles;
+#else
+        const int wg = warp >> 2;
+        STAGE_A_SETUP
+        STAGE_B_SETUP
+#endif
+        float acc[MH][WG_ACC];
 #pragma unroll
-    for (int h = 0; h < MH; h++)
+        for (int h = 0; h < MH; h++)
 #pragma unroll
-        for (int e = 0; e < WG_ACC; e++)
-            acc[h][e] = 0.0f;
-
+            for (int e = 0; e < WG_ACC; e++)
+                acc[h][e] = 0.0f;
 #if !WG_WS
 #pragma unroll
-    for (int s = 0; s < PREF; s++) {
-        if (s < ktiles)
-            STAGE_TILE(s, s);
-        MMA_CP_COMMIT();
-    }
-#endif
-    for (int kt = 0; kt < ktiles; kt++) {
-        const int s = kt % STAGES;
-#if WG_WS
-        WS_SYNC(1 + s);
-#else
-        MMA_CP_WAIT(PREF_WAIT);
-        WG_ROUND(s);
-        WG_PROXY_FENCE();
-        barrier(CLK_LOCAL_MEM_FENCE);
-#endif
-        const uint at = as0 + (uint)(s * A_TILE * (int)sizeof(gemm_t)),
-                   bt = bs0 + (uint)(s * B_TILE * (int)sizeof(gemm_t));
-        WG_FENCE();
-#pragma unroll
-        for (int ks = 0; ks < BK / WG_KSTEP; ks++) {
-            const ulong db = wg_tile_desc(bt, 0, ks, B_UK);
-#pragma unroll
-            for (int h = 0; h < MH; h++) {
-                const ulong da = wg_tile_desc(at, (wg * MH + h) * 64, ks, A_UK);
-                WG_MMA(acc[h], da, db, WG_TA, WG_TB);
-            }
+        for (int s = 0; s < PREF; s++) {
+            if (s < ktiles)
+                STAGE_TILE(s, s);
+            MMA_CP_COMMIT();
         }
-        WG_COMMIT();
+#endif
+        for (int kt = 0; kt < ktiles; kt++) {
 #if WG_WS
-        WG_WAIT(WG_DEPTH);
-        const int done = kt - WG_DEPTH;
-        if (done >= 0 && done < ktiles - STAGES)
-            WS_ARRIVE(1 + STAGES + done % STAGES);
+            const int s = j % STAGES;
+            WS_SYNC(1 + s);
 #else
-        const int nk = kt + PREF;
-        if (nk < ktiles)
-            STAGE_TILE(nk % STAGES, nk);
-        MMA_CP_COMMIT();
-        WG_WAIT(WG_DEPTH);
+            const int s = kt % STAGES;
+            MMA_CP_WAIT(PREF_WAIT);
+            WG_ROUND(s);
+            WG_PROXY_FENCE();
+            barrier(CLK_LOCAL_MEM_FENCE);
 #endif
-    }
-    WG_WAIT(0);
-#if !WG_WS
-    MMA_CP_WAIT(0);
-#endif
-
-    /* acc[h][4j + e]: row 16 * (warp % 4) + g (+ 8 for e >= 2), column 8j +
-     * 2t + (e & 1) of the warpgroup's 64 x BN product h. */
-    const int fg = lane >> 2, ft = lane & 3;
+            const uint at = as0 + (uint)(s * A_TILE * (int)sizeof(gemm_t)),
+                       bt = bs0 + (uint)(s * B_TILE * (int)sizeof(gemm_t));
+            WG_FENCE();
 #pragma unroll
-    for (int h = 0; h < MH; h++)
+            for (int ks = 0; ks < BK / WG_KSTEP; ks++) {
+                const ulong db = wg_tile_desc(bt, 0, ks, B_UK);
 #pragma unroll
-        for (int e2 = 0; e2 < 2; e2++) {
-            int gm = m0 + (wg * MH + h) * 64 + (warp & 3) * 16 + fg + 8 * e2;
-            if (gm >= M)
-                continue;
-#pragma unroll
-            for (int j = 0; j < BN / 8; j++)
-#pragma unroll
-                for (int e1 = 0; e1 < 2; e1++) {
-                    int gn = n0 + j * 8 + 2 * ft + e1;
-                    if (gn < N)
-                        GEMM_STORE(acc[h][4 * j + 2 * e2 + e1], gm, gn);
+                for (int h = 0; h < MH; h++) {
+                    const ulong da = wg_tile_desc(at, (wg * MH + h) * 64, ks, A_UK);
+                    WG_MMA(acc[h], da, db, WG_TA, WG_TB);
                 }
+            }
+            WG_COMMIT();
+#if WG_WS
+            WG_WAIT(WG_DEPTH);
+            const int done = j - WG_DEPTH;
+            if (done >= 0 && done < jtot - STAGES)
+                WS_ARRIVE(1 + STAGES + done % STAGES);
+            j++;
+#else
+            const int nk = kt + PREF;
+            if (nk < ktiles)
+                STAGE_TILE(nk % STAGES, nk);
+            MMA_CP_COMMIT();
+            WG_WAIT(WG_DEPTH);
+#endif
         }
+        WG_WAIT(0);
+#if !WG_WS
+        MMA_CP_WAIT(0);
+#endif
+
+        /* acc[h][4j + e]: row 16 * (warp % 4) + g (+ 8 for e >= 2), column
+         * 8j + 2t + (e & 1) of the warpgroup's 64 x BN product h. */
+        const int fg = lane >> 2, ft = lane & 3;
+#pragma unroll
+        for (int h = 0; h < MH; h++)
+#pragma unroll
+            for (int e2 = 0; e2 < 2; e2++) {
+                int gm = m0 + (wg * MH + h) * 64 + (warp & 3) * 16 + fg + 8 * e2;
+                if (gm >= M)
+                    continue;
+#pragma unroll
+                for (int jn = 0; jn < BN / 8; jn++)
+#pragma unroll
+                    for (int e1 = 0; e1 < 2; e1++) {
+                        int gn = n0 + jn * 8 + 2 * ft + e1;
+                        if (gn < N)
+                            GEMM_STORE(acc[h][4 * jn + 2 * e2 + e1], gm, gn);
+                    }
+            }
+    }
 }
 #endif /* GEMM_WGMMA */
 #endif /* GEMM_MMA */

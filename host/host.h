@@ -198,7 +198,10 @@ typedef struct host_kernel_request {
      * program is built from source, its PTX read back, the `.target` line
      * made this target and every "//@" removed (instructions the driver's
      * own target rejects, written as PTX comments), and the PTX built again;
-     * that program is the one kept and cached (host/program.c). */
+     * that program is the one kept and cached (host/program.c).  Lines
+     * after the target's ("sm_90a\n.maxntid 384, 1, 1\n.minnctapersm 1\n")
+     * are the performance directives of the entry kernel_name, in place of
+     * those the driver wrote (.reqntid, .maxntid, .minnctapersm, .maxnreg). */
     const char *ptx_target;
 } host_kernel_request;
 

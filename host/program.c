@@ -323,16 +323,39 @@ static cl_program load_program(clops_device *d, host_dkey key, const char *optio
  * again with clCreateProgramWithBinary.  Every step that fails says which
  * one and why; the caller falls back to another kernel.
  */
-static clops_status ptx_patch(const char *ptx, size_t n, const char *target, char **out,
-                              size_t *out_len)
+/* Whether the line at l (up to n) begins, after blanks, with word. */
+static bool line_is(const char *l, size_t n, const char *word)
 {
-    size_t tl = strlen(target);
-    /* The text grows only at the .target line. */
-    char *buf = malloc(n + tl + 2);
+    size_t i = 0, wl = strlen(word);
+    while (i < n && (l[i] == ' ' || l[i] == '\t'))
+        i++;
+    return i + wl <= n && strncmp(l + i, word, wl) == 0;
+}
+
+/*
+ * entry (may be NULL): the performance directives of the entry `kernel`
+ * (PTX ISA "Performance-Tuning Directives": .maxntid, .reqntid,
+ * .minnctapersm, .maxnreg), written after its parameter list in place of
+ * the driver's own (NVIDIA's compiler writes `.reqntid` for
+ * reqd_work_group_size).  A register cap at entry (.maxntid with
+ * .minnctapersm 1) is what ptxas needs to honour setmaxnreg.
+ */
+static clops_status ptx_patch(const char *ptx, size_t n, const char *target, const char *kernel,
+                              const char *entry, char **out, size_t *out_len)
+{
+    size_t tl = strlen(target), el = entry ? strlen(entry) : 0;
+    size_t kl = kernel ? strlen(kernel) : 0;
+    /* The text grows only at the .target line and the entry's directives. */
+    if (n > SIZE_MAX - tl - el - 3)
+        return CLOPS__HOST_OOM("PTX route");
+    char *buf = malloc(n + tl + el + 3);
     if (!buf)
         return CLOPS__HOST_OOM("PTX route");
     size_t w = 0, i = 0;
     int targets = 0;
+    /* The entry's state: 0 before it, 1 in its parameters, 2 in its
+     * directives, 3 past them. */
+    int es = entry ? 0 : 3;
     while (i < n && ptx[i]) {
         bool line_start = i == 0 || ptx[i - 1] == '\n';
         if (line_start && !targets && i + 8 <= n && strncmp(ptx + i, ".target ", 8) == 0) {
@@ -350,6 +373,48 @@ static clops_status ptx_patch(const char *ptx, size_t n, const char *target, cha
             targets++;
             continue;
         }
+        if (line_start && es == 0 &&
+            (line_is(ptx + i, n - i, ".entry ") || line_is(ptx + i, n - i, ".visible .entry "))) {
+            /* "[.visible ].entry name(" */
+            size_t j = i;
+            for (int tok = line_is(ptx + i, n - i, ".visible") ? 2 : 1; tok > 0; tok--) {
+                while (j < n && (ptx[j] == ' ' || ptx[j] == '\t'))
+                    j++;
+                while (j < n && ptx[j] != ' ' && ptx[j] != '\t' && ptx[j] != '\n')
+                    j++;
+            }
+            while (j < n && (ptx[j] == ' ' || ptx[j] == '\t'))
+                j++;
+            if (j + kl < n && strncmp(ptx + j, kernel, kl) == 0 &&
+                (ptx[j + kl] == '(' || ptx[j + kl] == ' ' || ptx[j + kl] == '\n' ||
+                 ptx[j + kl] == '\r'))
+                es = 1;
+        } else if (line_start && es == 1 && line_is(ptx + i, n - i, ")")) {
+            /* The parameter list's end: its line, then the directives. */
+            while (i < n && ptx[i] && ptx[i] != '\n')
+                buf[w++] = ptx[i++];
+            if (i < n && ptx[i] == '\n')
+                buf[w++] = ptx[i++];
+            memcpy(buf + w, entry, el);
+            w += el;
+            if (el && entry[el - 1] != '\n')
+                buf[w++] = '\n';
+            es = 2;
+            continue;
+        } else if (line_start && es == 2) {
+            if (line_is(ptx + i, n - i, "{")) {
+                es = 3;
+            } else if (line_is(ptx + i, n - i, ".reqntid") ||
+                       line_is(ptx + i, n - i, ".maxntid") ||
+                       line_is(ptx + i, n - i, ".minnctapersm") ||
+                       line_is(ptx + i, n - i, ".maxnreg")) {
+                while (i < n && ptx[i] && ptx[i] != '\n')
+                    i++;
+                if (i < n && ptx[i] == '\n')
+                    i++;
+                continue;
+            }
+        }
         if (i + 3 <= n && strncmp(ptx + i, "//@", 3) == 0) {
             i += 3;
             continue;
@@ -357,10 +422,14 @@ static clops_status ptx_patch(const char *ptx, size_t n, const char *target, cha
         buf[w++] = ptx[i++];
     }
     buf[w] = '\0';
-    if (!targets) {
+    if (!targets || es != 3) {
         free(buf);
+        if (!targets)
+            return clops__fail(CLOPS_BUILD_FAILURE,
+                               "the program's binary is not PTX text (no .target line)");
         return clops__fail(CLOPS_BUILD_FAILURE,
-                           "the program's binary is not PTX text (no .target line)");
+                           "the program's PTX has no entry '%s' to give its directives",
+                           kernel ? kernel : "");
     }
     *out = buf;
     *out_len = w;
@@ -374,15 +443,24 @@ static clops_status ptx_route(clops_device *d, cl_program built, const host_kern
     size_t n = 0;
     char *ptx = NULL;
     size_t len = 0;
+    /* "target[\ndirectives of the entry]" (host_kernel_request.ptx_target) */
+    char target[32];
+    size_t tl = strcspn(req->ptx_target, "\n");
+    const char *entry = req->ptx_target[tl] ? req->ptx_target + tl + 1 : NULL;
+    if (tl >= sizeof target)
+        return clops__fail(CLOPS_INTERNAL, "program '%s': PTX target '%.*s' too long",
+                           req->program_name, (int)tl, req->ptx_target);
+    memcpy(target, req->ptx_target, tl);
+    target[tl] = '\0';
     clops_status st = program_binary(d, built, &bin, &n);
     if (st == CLOPS_OK && n == 0)
         st = clops__fail(CLOPS_BUILD_FAILURE, "the driver returned no program binary");
     if (st == CLOPS_OK)
-        st = ptx_patch((const char *)bin, n, req->ptx_target, &ptx, &len);
+        st = ptx_patch((const char *)bin, n, target, req->kernel_name, entry, &ptx, &len);
     free(bin);
     if (st)
         return clops__error_prefix(st, "program '%s', PTX route to %s on %s", req->program_name,
-                                   req->ptx_target, d->label);
+                                   target, d->label);
     cl_int err = CL_SUCCESS, bstatus = CL_SUCCESS;
     size_t size = len + 1;
     const unsigned char *bp = (const unsigned char *)ptx;
@@ -394,12 +472,31 @@ static clops_status ptx_route(clops_device *d, cl_program built, const host_kern
         st = host_cl_fail(err != CL_SUCCESS ? err : bstatus,
                           "clCreateProgramWithBinary (patched PTX)", d);
         return clops__error_prefix(st, "program '%s', PTX route to %s", req->program_name,
-                                   req->ptx_target);
+                                   target);
     }
-    err = clBuildProgram(p, 1, &d->id, options, NULL, NULL);
+    /* CLOPS_PTX_VERBOSE (NVIDIA): the routed build's log (ptxas's
+     * registers, spills and shared memory per kernel: -cl-nv-verbose) and
+     * the patched PTX's directives go to the standard error. */
+    bool verbose = host_env("CLOPS_PTX_VERBOSE") != NULL;
+    char vopts[600];
+    snprintf(vopts, sizeof vopts, "%s%s", options, verbose ? " -cl-nv-verbose" : "");
+    err = clBuildProgram(p, 1, &d->id, vopts, NULL, NULL);
+    if (verbose) {
+        size_t ln = 0;
+        char *log = NULL;
+        if (clGetProgramBuildInfo(p, d->id, CL_PROGRAM_BUILD_LOG, 0, NULL, &ln) == CL_SUCCESS &&
+            ln && (log = malloc(ln + 1)) != NULL &&
+            clGetProgramBuildInfo(p, d->id, CL_PROGRAM_BUILD_LOG, ln, log, NULL) == CL_SUCCESS) {
+            log[ln] = '\0';
+            fprintf(stderr, "clops: PTX route, program '%s', entry directives:\n%s\nbuild log:\n%s\n",
+                    req->program_name, entry ? entry : "(the driver's)\n",
+                    log);
+        }
+        free(log);
+    }
     if (err != CL_SUCCESS) {
         char name[160];
-        snprintf(name, sizeof name, "%s (PTX for %s)", req->program_name, req->ptx_target);
+        snprintf(name, sizeof name, "%s (PTX for %s)", req->program_name, target);
         st = build_failed(d, p, err, name, key, ptx);
         clReleaseProgram(p);
         free(ptx);

@@ -14,7 +14,10 @@ consumer reads a slot only while it holds the tile the producer last wrote
 there; the producer never refills a slot whose products may be pending;
 no barrier left half-arrived at the end.  Then two broken protocols (a
 producer one tile deeper, consumers releasing the last tiles too) must
-fail.  Keep the model in step with the kernel's loops.
+fail.  Keep the model in step with the kernel's loops.  (The persistent
+kernel, WG_PERSIST, runs these loops over one stream of the K tiles of all
+its tiles, the consumers storing C between tiles without touching a
+barrier: ktiles here is that stream's length.)
 """
 import random, sys
 

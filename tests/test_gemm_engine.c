@@ -213,6 +213,22 @@ static bool wgmma_new_on(void)
     return v && strcmp(v, "1") == 0;
 }
 
+/* CLOPS_TEST_WGMMA_ONLY=NAME1,NAME2..: only the wgmma configurations named
+ * are forced (GPU jobs short of time run several processes side by side). */
+static bool wgmma_config_listed(const char *name)
+{
+    const char *v = getenv("CLOPS_TEST_WGMMA_ONLY");
+    if (!v || !*v)
+        return true;
+    while (*v) {
+        size_t n = strcspn(v, ",");
+        if (n && strlen(name) == n && strncmp(name, v, n) == 0)
+            return true;
+        v += n + (v[n] == ',');
+    }
+    return false;
+}
+
 /* NVIDIA compute capability 9.0 (H100, H200): where wgmma runs. */
 static bool is_hopper(const clops_device *d)
 {
@@ -312,7 +328,8 @@ static void float32_under_high_precision(void **state)
         gemm_engine_set_wgmma_tf32(true);
         int count = gemm_engine_config_count();
         for (int cfg = 0; cfg < count; cfg++) {
-            if (strncmp(gemm_engine_config_name(cfg), "w", 1) != 0)
+            if (strncmp(gemm_engine_config_name(cfg), "w", 1) != 0 ||
+                !wgmma_config_listed(gemm_engine_config_name(cfg)))
                 continue;
             CT_OK(clops_debug_set("gemm.config", cfg + 1));
             gemm_engine_get_stats(&s0);
@@ -773,7 +790,7 @@ static void wgmma_is_chosen_by_capability(void **state)
             for (int cfg = hopper ? first : count; cfg < count; cfg++) {
                 /* (the warp-specialised ones: wgmma_new_on) */
                 bool ws = strncmp(gemm_engine_config_name(cfg), "ws", 2) == 0;
-                if (ws && !wgmma_new_on())
+                if ((ws && !wgmma_new_on()) || !wgmma_config_listed(gemm_engine_config_name(cfg)))
                     continue;
                 /* the first of them: every layout and staging */
                 bool all = cfg == first ||
@@ -803,6 +820,21 @@ static void wgmma_is_chosen_by_capability(void **state)
                                     (long long)pc->k, pc->aligned ? "aligned" : "odd offsets");
                         check_product(d, dtypes[t], pc, lay >> 1, lay & 1, false);
                     }
+                }
+                /* Persistent ones ("-p"): more tiles than compute units, so
+                 * that work-groups take several, K shorter than the
+                 * pipeline (the stream of K tiles crosses tiles). */
+                size_t nl = strlen(gemm_engine_config_name(cfg));
+                if (nl > 2 && strcmp(gemm_engine_config_name(cfg) + nl - 2, "-p") == 0) {
+                    int64_t cu = (int64_t)d->info.compute_units;
+                    pcase many = {2, 128 * 2 + 77, 256 * (cu / 2 + 1) + 3, 40, true,
+                                  false, true, 1.0, 0.5};
+                    ct_set_case("%s, wgmma config %s, [%lld] %lldx%lldx%lld (broadcast B)",
+                                clops_dtype_name(dtypes[t]), gemm_engine_config_name(cfg),
+                                (long long)many.batch, (long long)many.m, (long long)many.n,
+                                (long long)many.k);
+                    check_product(d, dtypes[t], &many, true, false, false);
+                    runs++;
                 }
                 gemm_engine_get_stats(&s1);
                 /* (no product here is skinny: M, N > 16) */
@@ -864,29 +896,36 @@ static void the_ptx_route_builds_on_hopper_and_fails_clearly_elsewhere(void **st
         bool nvidia = d->info.vendor == CLOPS_VENDOR_NVIDIA;
         if (nvidia && !hopper)
             continue; /* (sm_90a code does not run there) */
-        ct_set_case("PTX route to sm_90a, %s", hopper ? "Hopper" : "not NVIDIA");
-        host_kernel_request req = {"test/ptx-route", "routed", ptx_route_source, NULL, NULL,
-                                   "sm_90a"};
-        host_kkey key = {{0x50545852u, 1, 2, 3}};
-        host_kernel *k = NULL;
-        clops_status st = host_kernel_get(d, &key, &req, &k);
-        if (!hopper) {
-            CT_ASSERT(st == CLOPS_BUILD_FAILURE);
-            CT_ASSERT_MSG(strstr(clops_last_error(), "PTX route") != NULL, "%s",
-                          clops_last_error());
-            CT_ASSERT(host_kernel_lookup(d, &key) == NULL);
-            continue;
+        /* The target alone, then with the entry's directives in place of
+         * the driver's (a misplaced directive does not assemble). */
+        static const char *const targets[] = {"sm_90a",
+                                              "sm_90a\n.maxntid 256, 1, 1\n.minnctapersm 1\n"};
+        for (int ti = 0; ti < 2; ti++) {
+            ct_set_case("PTX route to %s, %s", ti ? "sm_90a with .maxntid" : "sm_90a",
+                        hopper ? "Hopper" : "not NVIDIA");
+            host_kernel_request req = {"test/ptx-route", "routed", ptx_route_source, NULL, NULL,
+                                       targets[ti]};
+            host_kkey key = {{0x50545852u, 1, 2, (uint64_t)(3 + ti)}};
+            host_kernel *k = NULL;
+            clops_status st = host_kernel_get(d, &key, &req, &k);
+            if (!hopper) {
+                CT_ASSERT(st == CLOPS_BUILD_FAILURE);
+                CT_ASSERT_MSG(strstr(clops_last_error(), "PTX route") != NULL, "%s",
+                              clops_last_error());
+                CT_ASSERT(host_kernel_lookup(d, &key) == NULL);
+                continue;
+            }
+            CT_OK(st);
+            host_block *o = NULL;
+            CT_OK(host_alloc(d, 256 * sizeof(int), &o));
+            host_arg args[] = {{sizeof o->mem, &o->mem}};
+            CT_OK(host_launch_local(d, k, 1, args, 256, ti ? 256 : 128));
+            int h[256] = {0};
+            CT_OK(host_read(d, o->mem, 0, h, sizeof h));
+            for (int i = 0; i < 256; i++)
+                CT_ASSERT(h[i] == 42);
+            host_free(o);
         }
-        CT_OK(st);
-        host_block *o = NULL;
-        CT_OK(host_alloc(d, 128 * sizeof(int), &o));
-        host_arg args[] = {{sizeof o->mem, &o->mem}};
-        CT_OK(host_launch_local(d, k, 1, args, 128, 128));
-        int h[128] = {0};
-        CT_OK(host_read(d, o->mem, 0, h, sizeof h));
-        for (int i = 0; i < 128; i++)
-            CT_ASSERT(h[i] == 42);
-        host_free(o);
     }
     ct_clear_context();
 }

@@ -228,6 +228,8 @@ typedef struct gemm_cfg {
     int wgs, depth;      /* wgmma: warpgroups (0: the mma.sync atom), product groups left
                             pending across a K tile */
     int ws;              /* wgmma: warp-specialised (a producer warpgroup, named barriers) */
+    int regs;            /* ws: the consumers' registers after setmaxnreg (0: none) */
+    int persist;         /* ws: persistent, one work-group per compute unit (not split) */
     int bkc, frag_db, late, raster, shape; /* mma: K chunks, fragment double-buffering, copies
                                               after the first step, raster, mma_shapes index */
     int ms, vec;         /* skinny: rows of A (<= 16), vector width of B's loads (1: none) */
@@ -255,41 +257,59 @@ typedef struct mma_shape {
     int bm, bn, wm, wn, stages, bkc, frag_db, late, raster;
     int wgs, depth; /* wgmma (gemm_wgmma): warpgroups, WG_DEPTH; 0: mma.sync */
     int ws;         /* wgmma: warp-specialised (WG_WS): a producer warpgroup besides */
+    int regs;       /* ws: setmaxnreg, the consumers' registers (WG_REGS; 0: none) */
+    int persist;    /* ws: persistent (WG_PERSIST) */
 } mma_shape;
 
 static const mma_shape mma_shapes[] = {
-    {"128x128-w64x64-s3", 128, 128, 64, 64, 3, 4, 0, 0, 8, 0, 0, 0},
-    {"64x64-w32x32-s4", 64, 64, 32, 32, 4, 4, 0, 0, 8, 0, 0, 0},
-    {"128x128-w64x64-s3-late", 128, 128, 64, 64, 3, 4, 0, 1, 8, 0, 0, 0},
-    {"64x64-w32x32-s4-late", 64, 64, 32, 32, 4, 4, 0, 1, 8, 0, 0, 0},
-    {"128x128-w64x64-s3-db", 128, 128, 64, 64, 3, 4, 1, 0, 8, 0, 0, 0},
-    {"128x128-w64x64-s3-db-late", 128, 128, 64, 64, 3, 4, 1, 1, 8, 0, 0, 0},
-    {"64x128-w32x64-s4", 64, 128, 32, 64, 4, 4, 0, 0, 8, 0, 0, 0},
-    {"64x128-w32x64-s4-late", 64, 128, 32, 64, 4, 4, 0, 1, 8, 0, 0, 0},
-    {"128x256-w64x64-s2-late", 128, 256, 64, 64, 2, 4, 0, 1, 8, 0, 0, 0},
-    {"256x128-w64x64-s2-late", 256, 128, 64, 64, 2, 4, 0, 1, 8, 0, 0, 0},
-    {"128x128-w64x32-s3-late", 128, 128, 64, 32, 3, 4, 0, 1, 8, 0, 0, 0},
-    {"64x128-w32x64-bk64-s2-late", 64, 128, 32, 64, 2, 8, 0, 1, 8, 0, 0, 0},
-    {"64x64-w32x32-bk64-s3-late", 64, 64, 32, 32, 3, 8, 0, 1, 8, 0, 0, 0},
+    {"128x128-w64x64-s3", 128, 128, 64, 64, 3, 4, 0, 0, 8, 0, 0, 0, 0, 0},
+    {"64x64-w32x32-s4", 64, 64, 32, 32, 4, 4, 0, 0, 8, 0, 0, 0, 0, 0},
+    {"128x128-w64x64-s3-late", 128, 128, 64, 64, 3, 4, 0, 1, 8, 0, 0, 0, 0, 0},
+    {"64x64-w32x32-s4-late", 64, 64, 32, 32, 4, 4, 0, 1, 8, 0, 0, 0, 0, 0},
+    {"128x128-w64x64-s3-db", 128, 128, 64, 64, 3, 4, 1, 0, 8, 0, 0, 0, 0, 0},
+    {"128x128-w64x64-s3-db-late", 128, 128, 64, 64, 3, 4, 1, 1, 8, 0, 0, 0, 0, 0},
+    {"64x128-w32x64-s4", 64, 128, 32, 64, 4, 4, 0, 0, 8, 0, 0, 0, 0, 0},
+    {"64x128-w32x64-s4-late", 64, 128, 32, 64, 4, 4, 0, 1, 8, 0, 0, 0, 0, 0},
+    {"128x256-w64x64-s2-late", 128, 256, 64, 64, 2, 4, 0, 1, 8, 0, 0, 0, 0, 0},
+    {"256x128-w64x64-s2-late", 256, 128, 64, 64, 2, 4, 0, 1, 8, 0, 0, 0, 0, 0},
+    {"128x128-w64x32-s3-late", 128, 128, 64, 32, 3, 4, 0, 1, 8, 0, 0, 0, 0, 0},
+    {"64x128-w32x64-bk64-s2-late", 64, 128, 32, 64, 2, 8, 0, 1, 8, 0, 0, 0, 0, 0},
+    {"64x64-w32x32-bk64-s3-late", 64, 64, 32, 32, 3, 8, 0, 1, 8, 0, 0, 0, 0, 0},
     /* wgmma (Hopper, cl_kernels/gemm.cl GEMM_WGMMA): warpgroups (wgs) each
      * of BM / wgs rows (wm) and all BN columns, BK 32 (bkc 4) or 16
-     * ("-k16"); the first is the default of products with at least as many
-     * 128 x 128 blocks as compute units (H100, 4096^3 in bfloat16: 361
-     * TFLOP/s; 64 x 128 blocks 306-330, 128 x 256 with BK 16 and 4 stages
-     * 225-238; docs/gemm.md has the others tried). */
-    {"wg128x128-s3", 128, 128, 64, 128, 3, 4, 0, 0, 8, 2, 0, 0},
-    {"wg64x128-s4", 64, 128, 64, 128, 4, 4, 0, 0, 8, 1, 0, 0},
-    {"wg128x256-k16-s4", 128, 256, 64, 256, 4, 2, 0, 0, 8, 2, 0, 0},
+     * ("-k16"); the first is the default of products with at least twice
+     * as many 128 x 128 blocks as compute units (H100, 4096^3 in bfloat16:
+     * 357-361 TFLOP/s; 64 x 128 blocks 306-330, 128 x 256 with BK 16 and 4
+     * stages 225-238; docs/gemm.md has the others tried), the second of
+     * those with one to two blocks a unit (WG_FEW). */
+    {"wg128x128-s3", 128, 128, 64, 128, 3, 4, 0, 0, 8, 2, 0, 0, 0, 0},
+    {"wg64x128-s4", 64, 128, 64, 128, 4, 4, 0, 0, 8, 1, 0, 0, 0, 0},
+    {"wg128x256-k16-s4", 128, 256, 64, 256, 4, 2, 0, 0, 8, 2, 0, 0, 0, 0},
     /* Warp-specialised ("ws", WG_WS): a producer warpgroup stages, the wgs
      * consumer warpgroups multiply, slots handed over through named
      * barriers instead of a work-group barrier per K tile; "-d1": one
-     * product group left pending. */
-    {"ws128x256-k16-s4", 128, 256, 64, 256, 4, 2, 0, 0, 8, 2, 0, 1},
-    {"ws128x256-k16-s4-d1", 128, 256, 64, 256, 4, 2, 0, 0, 8, 2, 1, 1},
-    {"ws128x128-s3", 128, 128, 64, 128, 3, 4, 0, 0, 8, 2, 0, 1},
+     * product group left pending.  They run and pass the check on the H100
+     * but are slower than the default (4096^3 bfloat16 238-250 TFLOP/s
+     * against 357: one work-group of 384 items per unit, docs/gemm.md). */
+    {"ws128x256-k16-s4", 128, 256, 64, 256, 4, 2, 0, 0, 8, 2, 0, 1, 0, 0},
+    {"ws128x256-k16-s4-d1", 128, 256, 64, 256, 4, 2, 0, 0, 8, 2, 1, 1, 0, 0},
+    {"ws128x128-s3", 128, 128, 64, 128, 3, 4, 0, 0, 8, 2, 0, 1, 0, 0},
+    /* "-r": registers moved from the producer to the consumers with
+     * setmaxnreg (104 / 200 of the 168 a item the cap of 384 items gives:
+     * CUTLASS's 40 / 232 spill this producer, which keeps its chunks'
+     * offsets in registers). */
+    {"ws128x256-k16-s4-r", 128, 256, 64, 256, 4, 2, 0, 0, 8, 2, 0, 1, 200, 0},
+    /* "-p": persistent (WG_PERSIST): one work-group per compute unit takes
+     * tiles g, g + units, ..., their K tiles one stream through the slots,
+     * so that a tile's prologue and store overlap the products of the next
+     * (not for split products). */
+    {"ws128x256-k16-s4-p", 128, 256, 64, 256, 4, 2, 0, 0, 8, 2, 0, 1, 0, 1},
+    {"ws128x128-s3-p", 128, 128, 64, 128, 3, 4, 0, 0, 8, 2, 0, 1, 0, 1},
 };
-/* The first wgmma configuration, the default one. */
+/* The first wgmma configuration, the default one; the next, the default of
+ * products with fewer than two 128 x 128 blocks per compute unit. */
 #define WG_FIRST 13
+#define WG_FEW (WG_FIRST + 1)
 #define MMA_SHAPES ((int)(sizeof mma_shapes / sizeof mma_shapes[0]))
 
 int gemm_engine_config_count(void)
@@ -328,8 +348,8 @@ static clops_status gemm_defines(const void *ctx, const clops_device *d, strbuf 
     case GK_MMA:
         if (c->wgs)
             sb_printf(defs, "#define GEMM_WGMMA 1\n#define WGS %d\n#define WG_DEPTH %d\n"
-                            "#define WG_WS %d\n",
-                      c->wgs, c->depth, c->ws);
+                            "#define WG_WS %d\n#define WG_REGS %d\n#define WG_PERSIST %d\n",
+                      c->wgs, c->depth, c->ws, c->regs, c->persist);
         sb_printf(defs, "#define GEMM_MMA 1\n#define BM %d\n#define BN %d\n#define WM %d\n"
                          "#define WN %d\n#define STAGES %d\n#define WAIT_GROUPS %d\n"
                          "#define A_UK %d\n#define B_UK %d\n#define A_CP %d\n#define B_CP %d\n"
@@ -360,9 +380,11 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
                           ((uint64_t)c->ms << 8) | (uint64_t)c->vec,
                       ((uint64_t)c->bm << 48) | ((uint64_t)c->bn << 32) | ((uint64_t)c->bk << 24) |
                           ((uint64_t)c->tm << 16) | ((uint64_t)c->tn << 8) | (uint64_t)c->stages,
-                      ((uint64_t)c->rm << 48) | ((uint64_t)c->nv << 40) | ((uint64_t)c->mb << 32) |
+                      ((uint64_t)c->persist << 60) | ((uint64_t)c->rm << 48) |
+                          ((uint64_t)c->nv << 40) | ((uint64_t)c->mb << 32) |
                           ((uint64_t)c->nb << 24) | (uint64_t)c->kc,
-                      ((uint64_t)c->ws << 60) | ((uint64_t)c->wgs << 52) |
+                      ((uint64_t)c->ws << 60) | ((uint64_t)(c->regs / 8) << 54) |
+                          ((uint64_t)c->wgs << 52) |
                           ((uint64_t)c->depth << 48) |
                           ((uint64_t)c->bkc << 40) | ((uint64_t)c->frag_db << 36) |
                           ((uint64_t)c->late << 32) |
@@ -392,37 +414,69 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
      * matrix-unit atoms (inline PTX) only in the mma programs; wgmma's
      * (sm_90a) through the PTX route. */
     bool wg = mma && c->wgs;
+    /* The warp-specialised kernel's entry in the routed PTX: the driver
+     * writes .reqntid for reqd_work_group_size; a cap for the whole
+     * work-group at one per SM (.maxntid, .minnctapersm 1, as CUDA's
+     * __launch_bounds__(384, 1) writes) makes ptxas fit the registers of
+     * 384 items and honour setmaxnreg.  CLOPS_GEMM_WS_ENTRY=driver keeps the
+     * driver's directives, =maxnreg adds .maxnreg to them (a diagnostic). */
+    char target[96];
+    const char *ws_entry = c->ws ? host_env("CLOPS_GEMM_WS_ENTRY") : NULL;
+    if (!c->ws || (ws_entry && strcmp(ws_entry, "driver") == 0))
+        snprintf(target, sizeof target, "sm_90a");
+    else if (ws_entry && strcmp(ws_entry, "maxnreg") == 0)
+        snprintf(target, sizeof target, "sm_90a\n.reqntid %d, 1, 1\n.maxnreg %d\n", c->wg,
+                 65536 / c->wg / 8 * 8);
+    else
+        snprintf(target, sizeof target, "sm_90a\n.maxntid %d, 1, 1\n.minnctapersm 1\n", c->wg);
     kit_program prog = {.name = pname,
                         .headers = {"act.clh", mma ? "mma.clh" : NULL, wg ? "wgmma.clh" : NULL},
                         .write = gemm_defines,
                         .file = "gemm.cl",
                         .ctx = c,
-                        .ptx_target = wg ? "sm_90a" : NULL};
+                        .ptx_target = wg ? target : NULL};
     clops_status st =
         kit_kernel(d, &key, &prog, wg ? "gemm_wgmma" : knames[c->kind], 0, NULL, out);
     /* Work-groups of one always run; the GPU atoms need their whole group.
-     * (The kernel's wg_size is its default launch width, at most 256: a
-     * configuration of more items, the warp-specialised wgmma's 384, asks
-     * the driver what this kernel allows.) */
-    if (st == CLOPS_OK && c->wg > 1) {
-        size_t most = (*out)->wg_size;
-        if (most < (size_t)c->wg &&
-            clGetKernelWorkGroupInfo((*out)->kernel, d->id, CL_KERNEL_WORK_GROUP_SIZE,
-                                     sizeof most, &most, NULL) != CL_SUCCESS)
-            most = (*out)->wg_size;
-        if (most < (size_t)c->wg)
-            return clops__fail(CLOPS_UNSUPPORTED,
-                               "%s needs work-groups of %d items; %s allows %zu",
-                               wg ? "gemm_wgmma" : knames[c->kind], c->wg, d->label, most);
+     * The kernel's wg_size is its default launch width, at most 256; the
+     * warp-specialised wgmma's 384 items are beyond it, and NVIDIA's driver
+     * answered 256 for CL_KERNEL_WORK_GROUP_SIZE there (engine5's job) even
+     * for a kernel whose registers fit 384 items: those launch with their
+     * width and the driver's launch is the judge (the known-answer check
+     * sees a refusal).  CLOPS_PTX_VERBOSE prints what the driver says. */
+    if (st == CLOPS_OK && c->wg > 1 && c->wg <= 256 && (*out)->wg_size < (size_t)c->wg)
+        return clops__fail(CLOPS_UNSUPPORTED, "%s needs work-groups of %d items; %s allows %zu",
+                           wg ? "gemm_wgmma" : knames[c->kind], c->wg, d->label,
+                           (*out)->wg_size);
+    if (st == CLOPS_OK && c->wg > 256 && host_env("CLOPS_PTX_VERBOSE")) {
+        size_t most = 0, priv = 0, lmem = 0, req[3] = {0, 0, 0};
+        cl_int e1 = clGetKernelWorkGroupInfo((*out)->kernel, d->id, CL_KERNEL_WORK_GROUP_SIZE,
+                                             sizeof most, &most, NULL);
+        cl_int e2 = clGetKernelWorkGroupInfo((*out)->kernel, d->id,
+                                             CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof req, req,
+                                             NULL);
+        cl_ulong pm = 0, lm = 0;
+        cl_int e3 = clGetKernelWorkGroupInfo((*out)->kernel, d->id, CL_KERNEL_PRIVATE_MEM_SIZE,
+                                             sizeof pm, &pm, NULL);
+        cl_int e4 = clGetKernelWorkGroupInfo((*out)->kernel, d->id, CL_KERNEL_LOCAL_MEM_SIZE,
+                                             sizeof lm, &lm, NULL);
+        priv = (size_t)pm, lmem = (size_t)lm;
+        fprintf(stderr,
+                "clops: %s (%d items): CL_KERNEL_WORK_GROUP_SIZE %zu (status %d), "
+                "CL_KERNEL_COMPILE_WORK_GROUP_SIZE %zu,%zu,%zu (%d), PRIVATE_MEM %zu (%d), "
+                "LOCAL_MEM %zu (%d)\n",
+                pname, c->wg, most, (int)e1, req[0], req[1], req[2], (int)e2, priv, (int)e3, lmem,
+                (int)e4);
     }
     return st;
 }
 
 /* The mma configuration of a device and dtype (small: fewer 128 x 128
- * blocks than compute units); false when __local memory cannot hold two
- * stages or the device runs smaller work-groups. */
+ * blocks than compute units; few, for wgmma: fewer than twice as many);
+ * false when __local memory cannot hold two stages or the device runs
+ * smaller work-groups. */
 static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk, int a_cp,
-                       int b_cp, bool small, bool wgmma, gemm_cfg *c)
+                       int b_cp, bool small, bool few, bool wgmma, gemm_cfg *c)
 {
     memset(c, 0, sizeof *c);
     c->kind = GK_MMA;
@@ -440,11 +494,12 @@ static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk
     if (forced > 0 && forced <= MMA_SHAPES && (mma_shapes[forced - 1].wgs != 0) == wgmma)
         c->shape = forced - 1;
     else
-        c->shape = wgmma ? WG_FIRST : small ? 1 : 0;
+        c->shape = wgmma ? (few ? WG_FEW : WG_FIRST) : small ? 1 : 0;
     const mma_shape *sh = &mma_shapes[c->shape];
     c->bm = sh->bm, c->bn = sh->bn, c->wm = sh->wm, c->wn = sh->wn, c->stages = sh->stages;
     c->bkc = sh->bkc, c->frag_db = sh->frag_db, c->late = sh->late, c->raster = sh->raster;
-    c->wgs = sh->wgs, c->depth = sh->depth, c->ws = sh->ws;
+    c->wgs = sh->wgs, c->depth = sh->depth, c->ws = sh->ws, c->regs = sh->regs;
+    c->persist = sh->persist;
     /* A stage: bkc 16-byte chunks of every row of A's and B's tiles. */
     uint64_t stage = (uint64_t)(c->bm + c->bn) * (uint64_t)c->bkc * 16;
     while (c->stages > 2 && stage * (uint64_t)c->stages > d->info.local_mem_bytes)
@@ -584,6 +639,11 @@ static clops_status gemm_launch_split(clops_device *d, host_kernel *k, const gem
     cl_int tiles_m = (cl_int)ops_cdiv(g->m, bm), tiles_n = (cl_int)ops_cdiv(g->n, cfg->bn);
     uint64_t groups =
         (uint64_t)splits * (uint64_t)g->batch * (uint64_t)tiles_m * (uint64_t)tiles_n;
+    /* Persistent: one work-group per compute unit, each taking every
+     * units-th tile (never split: gemm_run). */
+    uint64_t units = d->info.compute_units ? d->info.compute_units : 1;
+    if (cfg->persist && groups > units)
+        groups = units;
     cl_int beta_zero = beta == 0.0f;
     /* K == 0: C = beta * C; a zero alpha keeps a non-finite alpha out. */
     cl_float al = g->k == 0 ? 0.0f : alpha, be = beta;
@@ -952,11 +1012,14 @@ static clops_status gemm_run(clops_device *d, const gemm_cfg *cfg, const gemm_ge
                      : 1;
     gemm_cfg sc = *cfg;
     sc.split = splits > 1;
+    /* (a split product is not persistent) */
+    if (sc.split)
+        sc.persist = 0;
     clops_status st = gemm_kernel(d, &sc, &kern);
     if (st)
         return st;
     if (splits == 1)
-        return gemm_launch(d, kern, cfg, g, alpha, beta);
+        return gemm_launch(d, kern, &sc, g, alpha, beta);
     gemm_cfg rc;
     memset(&rc, 0, sizeof rc);
     rc.kind = GK_REDUCE;
@@ -970,7 +1033,7 @@ static clops_status gemm_run(clops_device *d, const gemm_cfg *cfg, const gemm_ge
     if ((st = host_alloc(d, (size_t)splits * items * sizeof(float), &w)))
         return st;
     atomic_fetch_add(&n_split, 1);
-    st = gemm_launch_split(d, kern, cfg, g, alpha, beta, w->mem, splits, kper);
+    st = gemm_launch_split(d, kern, &sc, g, alpha, beta, w->mem, splits, kper);
     if (st == CLOPS_OK) {
         /* gemm_reduce: one item per element of C. */
         size_t wg = red->wg_size < 256 ? red->wg_size : 256;
@@ -1143,6 +1206,12 @@ static clops_status engine_launch(const char *op, clops_device *d, clops_dtype d
         int64_t units = d->info.compute_units ? d->info.compute_units : 1;
         bool small =
             blocks < units && (g->k < 4096 || blocks * 8 < units || (conv && conv != 3));
+        /* wgmma with fewer than two 128 x 128 blocks per unit (less than
+         * one wave at two work-groups a unit): 64 x 128 blocks, up to four
+         * a unit, spread evenly (H100, bfloat16, GPT-2's 4096 x 768 x 3072:
+         * 255 TFLOP/s against 233, 4096 x 768 x 768 139 either way;
+         * docs/gemm.md). */
+        bool few = blocks < 2 * units;
         /* Hopper: wgmma for plain products that fill the device with
          * 128 x 128 blocks (H100, bfloat16: 4096^3 350-362 TFLOP/s against
          * mma.sync's 223; square 1024, fewer blocks, 71-73 with wgmma's 64 x
@@ -1155,10 +1224,10 @@ static clops_status engine_launch(const char *op, clops_device *d, clops_dtype d
                      (tf32 && a_uk && !b_un && wgmma_tf32_on() &&
                       gemm_engine_wgmma_candidate(d, CLOPS_BFLOAT16));
         bool wg = !conv && (!small || wg_forced) && wg_dt &&
-                  mma_config(d, dt, a_uk, !b_un, a_cp, b_cp, small, true, &cfg) &&
+                  mma_config(d, dt, a_uk, !b_un, a_cp, b_cp, small, few, true, &cfg) &&
                   mma_checked(d, &cfg);
         if (!wg)
-            mma = mma_config(d, dt, a_uk, !b_un, a_cp, b_cp, small, false, &cfg) &&
+            mma = mma_config(d, dt, a_uk, !b_un, a_cp, b_cp, small, few, false, &cfg) &&
                   mma_checked(d, &cfg);
     }
     /* TF32 not possible here (K == 0, or its check failed): CLBlast's
