@@ -101,6 +101,20 @@ typedef struct ix_geom {
  * embedding or index_select row, a cat slab) the run's indices are read
  * once and the run is a plain strided copy; otherwise each element
  * applies its indices as the GPU kernel does. */
+/* One index tensor moving along the innermost dim over a source row of at
+ * most IX_TOUCH_MAX bytes (gather along the last dim): the row's cache
+ * lines are read in order before the run's random loads (the hardware
+ * prefetcher follows the walk; the random loads then hit L1/L2).  Their
+ * OR lands in out[ob], which the run's first element overwrites. */
+#define IX_TOUCH_MAX 65536
+#define IX_TOUCH_ROW(T)                                                                      \
+    if (IX_NIDX == 1 && g.kstride[0] == 1 && run >= 64 &&                                    \
+        g.ksize[0] * (long)sizeof(T) <= IX_TOUCH_MAX) {                                      \
+        T t = (T)0;                                                                          \
+        for (ixt q = 0; q < (ixt)g.ksize[0]; q += 64 / (ixt)sizeof(T))                      \
+            t |= src[sb + q];                                                                \
+        out[ob] = t;                                                                         \
+    }
 #define IX_GATHER_KERNEL(NAME, T, I)                                                         \
     __kernel void NAME(__global T *out, __global const T *src, __global const I *i0,         \
                        __global const I *i1, __global const I *i2, __global const I *i3,     \
@@ -148,6 +162,7 @@ typedef struct ix_geom {
                         out[ob + j * oi] = src[s + j * si];                                  \
             } else {                                                                         \
                 const long row = L ? (long)c[L - 1] : 0;                                     \
+                IX_TOUCH_ROW(T)                                                              \
                 for (ixt j = 0; j < run; j++) {                                              \
                     ixt s = sb + j * si, io[IX_MAXK];                                        \
                     for (int k = 0; k < IX_NIDX; k++)                                        \
