@@ -256,15 +256,29 @@ __kernel void scan_sums(__global ACC *sums, __global long *sidx, long lines, lon
         long inner, long lines, long chunk, long nblk, int mode, __global ACC *sums,             \
         __global long *sidx
 
+/* A CPU kernel's first lane q0 (LANES lanes per work item, numbered as
+ * scan_cols numbers its items) and its number of lanes ql; items past
+ * the last lane return. */
+#define SCAN_CPU_ITEM(LANES)                                                                     \
+    (void)idx;                                                                                   \
+    (void)xoff;                                                                                  \
+    (void)sidx;                                                                                  \
+    const long q0 = (long)get_global_id(0) * (LANES), nq = lines * nblk;                         \
+    if (q0 >= nq)                                                                                \
+        return;                                                                                  \
+    const int ql = (int)min((long)(LANES), nq - q0);
+
+/* mode 0: each lane's total into sums, where scan_cols puts it. */
+#define SCAN_CPU_SUMS_OUT                                                                        \
+    if (mode == 0)                                                                               \
+        for (int j = 0; j < ql; j++) {                                                           \
+            const long q = q0 + j;                                                               \
+            sums[(q % lines) * nblk + q / lines] = carry[j];                                     \
+        }
+
 __kernel void scan_cols_cpu(SCAN_CPU_ARGS)
 {
-    (void)idx;
-    (void)xoff;
-    (void)sidx;
-    const long q0 = (long)get_global_id(0) * SCAN_SL, nq = lines * nblk;
-    if (q0 >= nq)
-        return;
-    const int ql = (int)min((long)SCAN_SL, nq - q0);
+    SCAN_CPU_ITEM(SCAN_SL)
     long sb[SCAN_SL], db[SCAN_SL], kb[SCAN_SL], ke[SCAN_SL];
     ACC carry[SCAN_SL];
     bool run = ql == SCAN_SL;
@@ -307,11 +321,7 @@ __kernel void scan_cols_cpu(SCAN_CPU_ARGS)
             }
         }
     }
-    if (mode == 0)
-        for (int j = 0; j < ql; j++) {
-            const long q = q0 + j;
-            sums[(q % lines) * nblk + q / lines] = carry[j];
-        }
+    SCAN_CPU_SUMS_OUT
 }
 #endif
 
@@ -344,13 +354,7 @@ __kernel void scan_cols_cpu(SCAN_CPU_ARGS)
 
 __kernel void scan_chains_cpu(SCAN_CPU_ARGS)
 {
-    (void)idx;
-    (void)xoff;
-    (void)sidx;
-    const long q0 = (long)get_global_id(0) * SCAN_CL, nq = lines * nblk;
-    if (q0 >= nq)
-        return;
-    const int ql = (int)min((long)SCAN_CL, nq - q0);
+    SCAN_CPU_ITEM(SCAN_CL)
     __global const T_IN *ps[SCAN_CL];
     __global T_OUT *pd[SCAN_CL];
     long len[SCAN_CL];
@@ -391,11 +395,7 @@ __kernel void scan_chains_cpu(SCAN_CPU_ARGS)
         }
         carry[j] = cj;
     }
-    if (mode == 0)
-        for (int j = 0; j < ql; j++) {
-            const long q = q0 + j;
-            sums[(q % lines) * nblk + q / lines] = carry[j];
-        }
+    SCAN_CPU_SUMS_OUT
 }
 #endif
 
@@ -440,15 +440,9 @@ inline void scan_t8(SCAN_V8 *r)
 
 __kernel void scan_lines_cpu(SCAN_CPU_ARGS)
 {
-    (void)idx;
-    (void)xoff;
-    (void)sidx;
     (void)s_n;
     (void)d_n;
-    const long q0 = (long)get_global_id(0) * 8, nq = lines * nblk;
-    if (q0 >= nq)
-        return;
-    const int ql = (int)min(8L, nq - q0);
+    SCAN_CPU_ITEM(8)
     long sb[8], db[8], len[8];
     ACC carry[8];
     long common = chunk;
@@ -489,10 +483,6 @@ __kernel void scan_lines_cpu(SCAN_CPU_ARGS)
         }
         carry[j] = cj;
     }
-    if (mode == 0)
-        for (int j = 0; j < ql; j++) {
-            const long q = q0 + j;
-            sums[(q % lines) * nblk + q / lines] = carry[j];
-        }
+    SCAN_CPU_SUMS_OUT
 }
 #endif
