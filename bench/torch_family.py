@@ -160,7 +160,7 @@ def row_text(fam, row):
     dt = row["dtype"]
     s = f"{row['id']} op={row['op']} dtype={dt}"
     for name, spec in (row.get("inputs") or {}).items():
-        if isinstance(spec, list) and spec and isinstance(spec[0], list):
+        if isinstance(spec, list) and spec and isinstance(spec[0], (list, dict)):
             s += f" {name}={{" + ";".join(spec_text(fam, e, dt) for e in spec) + "}"
         else:
             s += f" {name}=" + spec_text(fam, spec, dt)

@@ -256,15 +256,29 @@ __kernel void scan_sums(__global ACC *sums, __global long *sidx, long lines, lon
         long inner, long lines, long chunk, long nblk, int mode, __global ACC *sums,             \
         __global long *sidx
 
+/* A CPU kernel's first lane q0 (LANES lanes per work item, numbered as
+ * scan_cols numbers its items) and its number of lanes ql; items past
+ * the last lane return. */
+#define SCAN_CPU_ITEM(LANES)                                                                     \
+    (void)idx;                                                                                   \
+    (void)xoff;                                                                                  \
+    (void)sidx;                                                                                  \
+    const long q0 = (long)get_global_id(0) * (LANES), nq = lines * nblk;                         \
+    if (q0 >= nq)                                                                                \
+        return;                                                                                  \
+    const int ql = (int)min((long)(LANES), nq - q0);
+
+/* mode 0: each lane's total into sums, where scan_cols puts it. */
+#define SCAN_CPU_SUMS_OUT                                                                        \
+    if (mode == 0)                                                                               \
+        for (int j = 0; j < ql; j++) {                                                           \
+            const long q = q0 + j;                                                               \
+            sums[(q % lines) * nblk + q / lines] = carry[j];                                     \
+        }
+
 __kernel void scan_cols_cpu(SCAN_CPU_ARGS)
 {
-    (void)idx;
-    (void)xoff;
-    (void)sidx;
-    const long q0 = (long)get_global_id(0) * SCAN_SL, nq = lines * nblk;
-    if (q0 >= nq)
-        return;
-    const int ql = (int)min((long)SCAN_SL, nq - q0);
+    SCAN_CPU_ITEM(SCAN_SL)
     long sb[SCAN_SL], db[SCAN_SL], kb[SCAN_SL], ke[SCAN_SL];
     ACC carry[SCAN_SL];
     bool run = ql == SCAN_SL;
@@ -307,11 +321,81 @@ __kernel void scan_cols_cpu(SCAN_CPU_ARGS)
             }
         }
     }
-    if (mode == 0)
-        for (int j = 0; j < ql; j++) {
-            const long q = q0 + j;
-            sums[(q % lines) * nblk + q / lines] = carry[j];
+    SCAN_CPU_SUMS_OUT
+}
+#endif
+
+#if defined(SCAN_CPU) && !SCAN_IDX
+/*
+ * CPU devices (ops/scan/scan.c, KIT_CPU), lines apart in memory (rows of a
+ * row-major matrix, a 1-D tensor's chunks): scan_cols's lanes (line,
+ * chunk), numbered as there, SCAN_CL per work item, walked side by side as
+ * SCAN_CL independent scalar chains (each lane folded in the same order
+ * from the same start as scan_cols: same bits).  scan_cols ran one serial
+ * chain per item: every element waited for the previous add (perf on the
+ * dev VM: the add's latency took the whole loop in both the chunk-sum pass
+ * and the scan pass of cumsum 1-D); here the SCAN_CL chains overlap, one
+ * load, combine and store per lane per step.  Four lanes, not eight: the
+ * lanes' streams lie a power of two apart (a 1-D scan's 64 KiB chunks,
+ * the 8 KiB rows of [2048, 2048]), so eight loads and eight stores a step
+ * fell in one L1 set and thrashed (measured 3x slower than scan_cols).
+ */
+#define SCAN_CL 4
+#define SCAN_CL_EACH(F) F(0) F(1) F(2) F(3)
+#define SCAN_CL_DECL(j)                                                                          \
+    __global const T_IN *ps##j = ps[j];                                                          \
+    __global T_OUT *pd##j = pd[j];                                                               \
+    ACC c##j = carry[j];
+#define SCAN_CL_STEP0(j) c##j = COMBINE(c##j, LOAD(ps##j, k0 * s_n));
+#define SCAN_CL_STEP1(j)                                                                         \
+    c##j = COMBINE(c##j, LOAD(ps##j, k0 * s_n));                                                 \
+    STORE(pd##j, k0 * d_n, c##j);
+#define SCAN_CL_BACK(j) carry[j] = c##j;
+
+__kernel void scan_chains_cpu(SCAN_CPU_ARGS)
+{
+    SCAN_CPU_ITEM(SCAN_CL)
+    __global const T_IN *ps[SCAN_CL];
+    __global T_OUT *pd[SCAN_CL];
+    long len[SCAN_CL];
+    ACC carry[SCAN_CL];
+    long common = chunk;
+    for (int j = 0; j < SCAN_CL; j++) {
+        const long q = q0 + (j < ql ? j : 0), line = q % lines, blk = q / lines;
+        const long kb = blk * chunk;
+        ps[j] = src + LINE_BASE(soff, line, inner, s_o, s_i) + kb * s_n;
+        pd[j] = dst + LINE_BASE(doff, line, inner, d_o, d_i) + kb * d_n;
+        len[j] = j < ql ? min(chunk, n - kb) : 0;
+        carry[j] = mode == 1 && nblk > 1 && j < ql ? sums[line * nblk + blk] : IDENT;
+        common = min(common, len[j]);
+    }
+    long k0 = 0;
+    if (ql == SCAN_CL) {
+        /* the lanes as named scalars: POCL's CPU target gives private and
+         * global memory one address space, so arrays here would be
+         * reloaded after every store to dst (measured 7x slower) */
+        SCAN_CL_EACH(SCAN_CL_DECL)
+        if (mode == 1) {
+            for (; k0 < common; k0++) {
+                SCAN_CL_EACH(SCAN_CL_STEP1)
+            }
+        } else {
+            for (; k0 < common; k0++) {
+                SCAN_CL_EACH(SCAN_CL_STEP0)
+            }
         }
+        SCAN_CL_EACH(SCAN_CL_BACK)
+    }
+    for (int j = 0; j < ql; j++) {
+        ACC cj = carry[j];
+        for (long k = k0; k < len[j]; k++) {
+            cj = COMBINE(cj, LOAD(ps[j], k * s_n));
+            if (mode == 1)
+                STORE(pd[j], k * d_n, cj);
+        }
+        carry[j] = cj;
+    }
+    SCAN_CPU_SUMS_OUT
 }
 #endif
 
@@ -356,15 +440,9 @@ inline void scan_t8(SCAN_V8 *r)
 
 __kernel void scan_lines_cpu(SCAN_CPU_ARGS)
 {
-    (void)idx;
-    (void)xoff;
-    (void)sidx;
     (void)s_n;
     (void)d_n;
-    const long q0 = (long)get_global_id(0) * 8, nq = lines * nblk;
-    if (q0 >= nq)
-        return;
-    const int ql = (int)min(8L, nq - q0);
+    SCAN_CPU_ITEM(8)
     long sb[8], db[8], len[8];
     ACC carry[8];
     long common = chunk;
@@ -405,10 +483,6 @@ __kernel void scan_lines_cpu(SCAN_CPU_ARGS)
         }
         carry[j] = cj;
     }
-    if (mode == 0)
-        for (int j = 0; j < ql; j++) {
-            const long q = q0 + j;
-            sums[(q % lines) * nblk + q / lines] = carry[j];
-        }
+    SCAN_CPU_SUMS_OUT
 }
 #endif

@@ -38,7 +38,7 @@ static bool same_bits(const clops_tensor *a, const clops_tensor *b)
     return same;
 }
 
-/* scatter_add, index_add, index_put_(accumulate),
+/* scatter_add, index_add, index_put_(accumulate) (rows of 5 and 37),
  * embedding_dense_backward, scatter_reduce (prod, mean, amax, amin, with
  * and without self) and scatter (last duplicate wins) with heavy
  * duplicates: three runs give the same bits, and the device (line scans
@@ -49,7 +49,7 @@ static void test_determinism(void **state)
     (void)state;
     clops_device *devs[CT_MAX_DEVICES];
     int nd = ct_devices(devs, CT_MAX_DEVICES);
-    enum { NOPS = 14 };
+    enum { NOPS = 16 };
     clops_tensor *ref[NOPS] = {NULL};
     for (int d = 0; d < nd; d++) {
         clops_device *dev = devs[d];
@@ -66,6 +66,12 @@ static void test_determinism(void **state)
                                        PW_DOMAIN_UNIT, 6);
         clops_tensor *ids = rand_index(dev, 2, CT_I64(30, 100), 6, 7);
         clops_tensor *idx0 = rand_index(dev, 2, CT_I64(3000, 5), 6, 8);
+        /* rows of 37 contiguous elements: CPU devices fold two blocks of
+         * 16 side by side and a remainder of 5 (cl_kernels/index.cl) */
+        clops_tensor *self37 = ct_random(dev, CLOPS_FLOAT32, 2, CT_I64(6, 37), CT_CONTIGUOUS,
+                                         PW_DOMAIN_UNIT, 9);
+        clops_tensor *rsrc37 = ct_random(dev, CLOPS_FLOAT32, 2, CT_I64(3000, 37), CT_CONTIGUOUS,
+                                         PW_DOMAIN_UNIT, 10);
         clops_tensor *res[NOPS][3] = {{NULL}};
         static const char *const reds[] = {"prod", "mean", "amax", "amin"};
         for (int run = 0; run < 3; run++) {
@@ -79,6 +85,9 @@ static void test_determinism(void **state)
                                                &res[4 + r][run]));
             CT_OK(clops_scatter_src(self, 1, idx, src, &res[12][run]));
             CT_OK(clops_scatter_reduce_two(self, 0, idx0, rsrc, "sum", false, &res[13][run]));
+            CT_OK(clops_index_put(self37, li, 1, rsrc37, true, &res[14][run]));
+            CT_OK(clops_index_add(self37, 0, rows, rsrc37, clops_scalar_float(0.5),
+                                  &res[15][run]));
         }
         for (int k = 0; k < NOPS; k++) {
             ct_set_case("op %d", k);
@@ -100,6 +109,8 @@ static void test_determinism(void **state)
         clops_tensor_release(grad);
         clops_tensor_release(ids);
         clops_tensor_release(idx0);
+        clops_tensor_release(self37);
+        clops_tensor_release(rsrc37);
     }
     for (int k = 0; k < NOPS; k++)
         clops_tensor_release(ref[k]);

@@ -79,7 +79,7 @@ static void compare_ops(clops_device *dev, clops_dtype dt, ct_layout lay, clops_
 {
     clops_device *cpu = ct_cpu();
     clops_device *on[2] = {dev, cpu};
-    clops_tensor *res[2][6] = {{NULL}};
+    clops_tensor *res[2][7] = {{NULL}};
     for (int w = 0; w < 2; w++) {
         clops_tensor *x = ct_random(on[w], dt, 3, CT_I64(5, 7, 6), lay, PW_DOMAIN_ANY, 7);
         int64_t iv[12] = {4, 0, 2, 2, 1, 3, 0, 0, 4, 1, 3, 2};
@@ -99,13 +99,23 @@ static void compare_ops(clops_device *dev, clops_dtype dt, ct_layout lay, clops_
         CT_OK(clops_tril(x, -1, &res[w][4]));
         clops_tensor *const cl[2] = {x, x};
         CT_OK(clops_cat(cl, 2, 1, &res[w][5]));
+        /* gather along a row of 100 with runs of 80: CPU devices read the
+         * source row before the run (cl_kernels/index.cl, IX_TOUCH_ROW) */
+        int64_t gv[3 * 80];
+        for (int j = 0; j < 3 * 80; j++)
+            gv[j] = (j * 37 + 11) % 100;
+        clops_tensor *xr = ct_random(on[w], dt, 2, CT_I64(3, 100), lay, PW_DOMAIN_ANY, 8);
+        clops_tensor *gr = ix_tensor(on[w], idt, 2, CT_I64(3, 80), gv);
+        CT_OK(clops_gather(xr, 1, gr, false, &res[w][6]));
+        clops_tensor_release(xr);
+        clops_tensor_release(gr);
         clops_tensor_release(x);
         clops_tensor_release(i1);
         clops_tensor_release(i2);
         clops_tensor_release(g);
         clops_tensor_release(gsrc);
     }
-    for (int k = 0; k < 6; k++) {
+    for (int k = 0; k < 7; k++) {
         CT_ASSERT_CLOSE(res[0][k], res[1][k], CT_TOL_EXACT);
         clops_tensor_release(res[0][k]);
         clops_tensor_release(res[1][k]);

@@ -27,7 +27,11 @@
  * region.  Where the lines are adjacent in memory (column scans) their
  * cols kernel is scan_cols_cpu (cummax/cummin: scan_cols): 16 lanes per
  * work item side by side as one vector run, the same chunks and order per
- * lane as scan_cols (same bits).
+ * lane as scan_cols (same bits).  Lines apart in memory (rows, a 1-D
+ * tensor's chunks) take scan_chains_cpu: 4 lanes per work item as
+ * independent scalar chains (scan_cols ran one serial chain per item,
+ * bound by the add's latency), the same order per lane (same bits);
+ * logsumexp of float/double takes scan_lines_cpu (8 lanes as vectors).
  */
 #include <stdio.h>
 #include <string.h>
@@ -57,6 +61,8 @@
 #define SCAN_CPU_MIN_CHUNK 4096
 /* Lanes of a scan_cols_cpu work item (SCAN_SL in cl_kernels/scan.cl). */
 #define SCAN_CPU_LANES 16
+/* Lanes of a scan_chains_cpu work item (SCAN_CL in cl_kernels/scan.cl). */
+#define SCAN_CPU_CHAINS 4
 
 /* --- kernel source --------------------------------------------------------- */
 
@@ -192,8 +198,8 @@ static const char *const kind_names[SCAN_NOPS] = {"sum", "prod", "max", "min", "
  * only). */
 static clops_status get_kernel(clops_device *d, const scan_spec *s, int which, host_kernel **out)
 {
-    static const char *const names[5] = {"scan_rows", "scan_cols", "scan_sums", "scan_cols_cpu",
-                                          "scan_lines_cpu"};
+    static const char *const names[6] = {"scan_rows",     "scan_cols",      "scan_sums",
+                                          "scan_cols_cpu", "scan_lines_cpu", "scan_chains_cpu"};
     host_kkey key = {{SCAN_KEY_FAMILY | ((uint64_t)s->kind << 40) | ((uint64_t)s->in << 32) |
                           ((uint64_t)s->out << 24) | ((uint64_t)which << 16) | (uint64_t)s->wg,
                       0, 0, 0}};
@@ -259,8 +265,12 @@ static clops_status run_cl(scan_op kind, clops_tensor *src, const ops_lines *gs,
      * lanes per item as vectors, transposed in registers (scan_lines_cpu). */
     bool lines8 = cpu && !lanes && scan_lines_v8(&spec) && gs->s_n == 1 && gd->s_n == 1 &&
                   lines * nblk >= 8;
+    /* CPU devices, the other scans but cummax/cummin: SCAN_CPU_CHAINS
+     * lanes per item as independent chains (scan_chains_cpu). */
+    bool chains = cpu && !lanes && !lines8 && !with_idx && lines * nblk >= SCAN_CPU_CHAINS;
     host_kernel *k = NULL, *ks = NULL;
-    clops_status st = get_kernel(d, &spec, rows ? 0 : lanes ? 3 : lines8 ? 4 : 1, &k);
+    clops_status st =
+        get_kernel(d, &spec, rows ? 0 : lanes ? 3 : lines8 ? 4 : chains ? 5 : 1, &k);
     if (st == CLOPS_OK && nblk > 1)
         st = get_kernel(d, &spec, 2, &ks);
     if (st)
@@ -309,6 +319,7 @@ static clops_status run_cl(scan_op kind, clops_tensor *src, const ops_lines *gs,
     size_t global = rows    ? (size_t)(lines * nblk) * (size_t)spec.wg
                     : lanes  ? (size_t)ops_cdiv(lines * nblk, SCAN_CPU_LANES)
                     : lines8 ? (size_t)ops_cdiv(lines * nblk, 8)
+                    : chains ? (size_t)ops_cdiv(lines * nblk, SCAN_CPU_CHAINS)
                              : (size_t)(lines * nblk);
     if (nblk > 1) {
         mode = 0;

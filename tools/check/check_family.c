@@ -433,7 +433,9 @@ clops_status chk_fam_row_text(const chk_fam *f, int row, char *buf, size_t cap)
     const cJSON *inputs = member(r, "inputs");
     for (const cJSON *in = inputs ? inputs->child : NULL; in && st == CLOPS_OK; in = in->next) {
         sb_printf(&sb, " %s=", in->string);
-        bool list = cJSON_IsArray(in) && cJSON_IsArray(in->child);
+        /* a list of tensors: its elements are specs (shape lists or
+         * maps), where a tensor's own spec is a list of sizes */
+        bool list = cJSON_IsArray(in) && (cJSON_IsArray(in->child) || cJSON_IsObject(in->child));
         if (list) {
             sb_putc(&sb, '{');
             for (const cJSON *e = in->child; e && st == CLOPS_OK; e = e->next) {
