@@ -1,10 +1,11 @@
 #!/bin/bash
-# conv6 GPU job (issue 31): the tiled channels-last depthwise kernel
+# SPDX-License-Identifier: Apache-2.0
+# bench/conv_depthwise_job.sh: the GPU job of the tiled channels-last depthwise kernel
 # (cl_kernels/conv.cl conv_depthwise_tiled) against the direct one
 # (CLOPS_CONV_DEPTHWISE=direct) and PyTorch/cuDNN on MobileNetV3-Large's
 # depthwise layers (bench/cases/conv_layers.yaml mb3_dw_* rows: bfloat16
 # channels-last, batch 32), plus its test on the NVIDIA device.  Run from
-# the root of a copy of the conv6 tree, $OUT set; BUILD = a Release build
+# the repository root, $OUT set; BUILD = a Release build
 # of this tree (default /tmp/b: only bench_family and test_conv_depthwise
 # are built if missing or stale).  ~45 s wall on the H100 after the build.
 #  1. test_conv_depthwise on the NVIDIA device (the tiled kernel against the
