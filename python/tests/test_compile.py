@@ -283,6 +283,42 @@ def test_a_residual_before_the_activation_and_the_plain_relu(dev, no_fallback):
         assert n == 3 and n_eager == 6, (n, n_eager)
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_hardsigmoid_of_a_product_is_the_epilogue_activation(dev, dtype, no_fallback):
+    """hardsigmoid(x @ W^T + b) is one engine GEMM with the epilogue's
+    activation 8 (relu6(x + 3) / 6, cl_kernels/act.clh), equal to eager's
+    addmm + hardsigmoid within the rounding of the product (float32) or
+    one bfloat16 ulp: the activation is applied to the accumulator before
+    the one rounding, where eager rounds the product first).  The inputs
+    straddle the activation's kinks at -3 and 3, so another activation
+    (hardswish, relu6, relu) misses by far more than the tolerance."""
+    torch._dynamo.reset()
+    torch.manual_seed(3)
+    w = (torch.randn(40, 24) / 2).to(dev, dtype)
+    b = torch.randn(40).to(dev, dtype)
+    x = (torch.randn(16, 24) * 2).to(dev, dtype)
+
+    def fn(x):
+        return F.hardsigmoid(F.linear(x, w, b))
+
+    with torch.no_grad():
+        want, n_eager = run_counted(fn, x)
+        compiled = torch.compile(fn, backend="clops", dynamic=False)
+        compiled(x)
+        got, n = run_counted(compiled, x)
+    pre = F.linear(x, w, b).float()
+    assert (pre < -3).any() and (pre > 3).any() and ((pre > -3) & (pre < 3)).any()
+    # one GEMM where the engine takes the dtype (as in
+    # test_products_and_their_epilogues_become_one_engine_gemm_each)
+    assert n_eager == 2, n_eager
+    if dtype != torch.float32 or on_cpu_device():
+        assert n == 1, n
+    tol = 1e-6 if dtype == torch.float32 else 8e-3
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert_close(got.float(), want.float(), rtol=tol, atol=tol)
+    torch._dynamo.reset()
+
+
 # -- training through compile ---------------------------------------------------
 
 def grads_of(model, x, target, compiled):

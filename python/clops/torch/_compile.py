@@ -662,7 +662,7 @@ def _layout(val):
 
 # The activations the engine's epilogue applies (ops/gemm/gemm.h gemm_act).
 _EPI_ACTS = {aten.relu.default: 1, aten.hardswish.default: 3, aten.silu.default: 4,
-             aten.sigmoid.default: 7}
+             aten.sigmoid.default: 7, aten.hardsigmoid.default: 8}
 _EPI_VIEWS = (aten.view.default, aten._unsafe_view.default)
 _EPI_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 
@@ -1634,10 +1634,73 @@ def _rewrite(gm, label):
 # --------------------------------------------------------------------------
 # The backend.
 
+# The node profile (profile()): None, or {name: [calls, seconds]} while on.
+_PROFILE = None
+
+
+def _node_name(node):
+    """A compiled graph node's name in the profile: the fused kernels by
+    kind, every other call by its ATen overload."""
+    t = node.target
+    if t is _run_fused:
+        return "clops fused pointwise"
+    if t is _run_epilogue:
+        return f"clops addmm epilogue (activation {node.args[6]})"
+    if t is _run_conv_epilogue:
+        return "clops conv epilogue"
+    return str(t)
+
+
+class _TimedGraph(torch.fx.Interpreter):
+    """Runs a compiled graph node by node, the device synchronised before
+    and after every call, each call's time added to _PROFILE."""
+
+    def run_node(self, n):
+        if n.op not in ("call_function", "call_method") or _PROFILE is None:
+            return super().run_node(n)
+        import time
+        torch.clops.synchronize()
+        t0 = time.perf_counter()
+        out = super().run_node(n)
+        torch.clops.synchronize()
+        entry = _PROFILE.setdefault(_node_name(n), [0, 0.0])
+        entry[0] += 1
+        entry[1] += time.perf_counter() - t0
+        return out
+
+
+class profile:
+    """`with profile() as times:` runs every graph compiled by this backend
+    node by node, the device synchronised around each call, and fills
+    times = {name: [calls, seconds]}: the fused pointwise kernels, the
+    epilogue GEMMs and every op left eager by its ATen name (so the sum
+    exceeds the unsynchronised step by the synchronisation cost).  For
+    measurements (run_model.py --compile --profile), not for speed."""
+
+    def __enter__(self):
+        global _PROFILE
+        if _PROFILE is not None:
+            raise RuntimeError("clops compile: profile() is already on")
+        _PROFILE = {}
+        return _PROFILE
+
+    def __exit__(self, *exc):
+        global _PROFILE
+        _PROFILE = None
+        return False
+
+
 def _compiler(label):
     def compile_graph(gm, example_inputs):
         from functorch.compile import make_boxed_func
-        return make_boxed_func(_rewrite(gm, label).forward)
+        gm = _rewrite(gm, label)
+        fast = gm.forward
+
+        def run(*args):
+            if _PROFILE is None:
+                return fast(*args)
+            return _TimedGraph(gm).run(*args)
+        return make_boxed_func(run)
     return compile_graph
 
 
