@@ -527,3 +527,34 @@ def test_inductor_refuses_the_device_naming_the_clops_backend(dev):
     x = torch.randn(4).to(dev)
     with pytest.raises(Exception, match='backend="clops"'):
         torch.compile(lambda t: t * 2 + 1)(x)
+
+
+def test_profile_times_a_compiled_graph_node_by_node(dev, no_fallback):
+    """clops.torch._compile.profile() runs compiled graphs node by node:
+    the same result, each fused kernel, epilogue GEMM and eager op timed
+    under its name, and off again after the block."""
+    import clops.torch._compile as C
+    torch._dynamo.reset()
+    torch.manual_seed(2)
+    w = torch.randn(32, 16).to(dev)
+    b = torch.randn(32).to(dev)
+
+    def fn(x):
+        y = F.hardswish(F.linear(x, w, b))
+        return (y * 2.0 + 1.0).sum(dim=0)
+
+    x = torch.randn(8, 16).to(dev)
+    with torch.no_grad():
+        compiled = torch.compile(fn, backend="clops", dynamic=False)
+        want = compiled(x)
+        with C.profile() as times:
+            got = compiled(x)
+        same(got, want)
+        assert times.get("clops fused pointwise", [0])[0] == 1, times
+        assert times.get("clops addmm epilogue (activation 3)", [0])[0] == 1, times
+        assert times.get("aten.sum.dim_IntList", [0])[0] == 1, times
+        assert all(secs > 0 for _, secs in times.values())
+        calls = dict(times)
+        compiled(x)
+        assert times == calls and C._PROFILE is None
+    torch._dynamo.reset()
