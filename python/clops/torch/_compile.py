@@ -1426,9 +1426,11 @@ def _device_gpu(index):
 def _att_wanted(plan):
     """Whether to lower on the query's device: CLOPS_COMPILE_ATTENTION=1
     always, =0 never, unset on GPUs only.  On CPU devices (POCL) the fused
-    kernel is far slower than the written-out products and softmax (one
-    GPT-2 124M attention, [1, 12, 128, 64] float32 with a mask: 100 ms
-    fused, 2.3 ms written out, 2-core VM), so it stays as written there."""
+    forward (attn_fwd_cpu) no longer loses, but lowering GPT-2 124M's
+    written-out attention gained nothing measurable either (compiled/eager
+    0.99-1.03x with it, 0.97-1.02x without, 128 and 512 tokens, 2-core VM,
+    CPU time; docs/benchmarks.md), and a training graph would need the
+    fused backward on the CPU, unmeasured: it stays as written there."""
     force = os.environ.get("CLOPS_COMPILE_ATTENTION")
     if force:
         return force != "0"
