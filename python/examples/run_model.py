@@ -20,7 +20,10 @@ and prints both times and, on clops, the kernel launches per step of each
 --profile times one more step op by op (the device synchronised around every
 ATen op, so the sum exceeds the step time by the synchronisation cost) and
 writes {op: [calls, seconds]}; python/tools/profile_compare.py sets two such
-files side by side (clops against cuda, say).
+files side by side (clops against cuda, say).  With --compile on clops it
+also times one compiled step node by node (its fused kernels by kind, the
+ops it left eager by name; clops.torch._compile.profile) under
+"compiled_ops".
 
 --summary FILE appends one JSON line per timed step kind (model, size, dtype,
 mode, device, label, ms, launches, first call seconds) for a table of runs.
@@ -242,10 +245,22 @@ def main():
             step()
             sync(device)
         print_profile(prof.times, times[0])
+        record = {"model": args.model, "size": args.size, "batch": args.batch,
+                  "device": str(device), "train": args.train, "step_s": times[0],
+                  "ops": prof.times}
+        if args.compile and backend == "clops":
+            # the compiled step node by node: its fused kernels by kind and
+            # each op it left eager (clops.torch._compile.profile)
+            from clops.torch._compile import profile
+            with profile() as ctimes:
+                steps[1][1]()
+                sync(device)
+            print("compiled step, node by node:")
+            print_profile(ctimes, times[1])
+            record["compiled_step_s"] = times[1]
+            record["compiled_ops"] = {k: tuple(v) for k, v in ctimes.items()}
         with open(args.profile, "w") as f:
-            json.dump({"model": args.model, "size": args.size, "batch": args.batch,
-                       "device": str(device), "train": args.train, "step_s": times[0],
-                       "ops": prof.times}, f, indent=1)
+            json.dump(record, f, indent=1)
     if device.type == "clops":
         counts = torch.clops.fallback_counts()
         calls = sum(counts.values())

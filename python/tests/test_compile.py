@@ -283,6 +283,42 @@ def test_a_residual_before_the_activation_and_the_plain_relu(dev, no_fallback):
         assert n == 3 and n_eager == 6, (n, n_eager)
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_hardsigmoid_of_a_product_is_the_epilogue_activation(dev, dtype, no_fallback):
+    """hardsigmoid(x @ W^T + b) is one engine GEMM with the epilogue's
+    activation 8 (relu6(x + 3) / 6, cl_kernels/act.clh), equal to eager's
+    addmm + hardsigmoid within the rounding of the product (float32) or
+    one bfloat16 ulp: the activation is applied to the accumulator before
+    the one rounding, where eager rounds the product first).  The inputs
+    straddle the activation's kinks at -3 and 3, so another activation
+    (hardswish, relu6, relu) misses by far more than the tolerance."""
+    torch._dynamo.reset()
+    torch.manual_seed(3)
+    w = (torch.randn(40, 24) / 2).to(dev, dtype)
+    b = torch.randn(40).to(dev, dtype)
+    x = (torch.randn(16, 24) * 2).to(dev, dtype)
+
+    def fn(x):
+        return F.hardsigmoid(F.linear(x, w, b))
+
+    with torch.no_grad():
+        want, n_eager = run_counted(fn, x)
+        compiled = torch.compile(fn, backend="clops", dynamic=False)
+        compiled(x)
+        got, n = run_counted(compiled, x)
+    pre = F.linear(x, w, b).float()
+    assert (pre < -3).any() and (pre > 3).any() and ((pre > -3) & (pre < 3)).any()
+    # one GEMM where the engine takes the dtype (as in
+    # test_products_and_their_epilogues_become_one_engine_gemm_each)
+    assert n_eager == 2, n_eager
+    if dtype != torch.float32 or on_cpu_device():
+        assert n == 1, n
+    tol = 1e-6 if dtype == torch.float32 else 8e-3
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert_close(got.float(), want.float(), rtol=tol, atol=tol)
+    torch._dynamo.reset()
+
+
 # -- training through compile ---------------------------------------------------
 
 def grads_of(model, x, target, compiled):
@@ -491,3 +527,34 @@ def test_inductor_refuses_the_device_naming_the_clops_backend(dev):
     x = torch.randn(4).to(dev)
     with pytest.raises(Exception, match='backend="clops"'):
         torch.compile(lambda t: t * 2 + 1)(x)
+
+
+def test_profile_times_a_compiled_graph_node_by_node(dev, no_fallback):
+    """clops.torch._compile.profile() runs compiled graphs node by node:
+    the same result, each fused kernel, epilogue GEMM and eager op timed
+    under its name, and off again after the block."""
+    import clops.torch._compile as C
+    torch._dynamo.reset()
+    torch.manual_seed(2)
+    w = torch.randn(32, 16).to(dev)
+    b = torch.randn(32).to(dev)
+
+    def fn(x):
+        y = F.hardswish(F.linear(x, w, b))
+        return (y * 2.0 + 1.0).sum(dim=0)
+
+    x = torch.randn(8, 16).to(dev)
+    with torch.no_grad():
+        compiled = torch.compile(fn, backend="clops", dynamic=False)
+        want = compiled(x)
+        with C.profile() as times:
+            got = compiled(x)
+        same(got, want)
+        assert times.get("clops fused pointwise", [0])[0] == 1, times
+        assert times.get("clops addmm epilogue (activation 3)", [0])[0] == 1, times
+        assert times.get("aten.sum.dim_IntList", [0])[0] == 1, times
+        assert all(secs > 0 for _, secs in times.values())
+        calls = dict(times)
+        compiled(x)
+        assert times == calls and C._PROFILE is None
+    torch._dynamo.reset()

@@ -390,3 +390,62 @@ def test_hf_gpt2_eager_attention_trains_through_the_fused_kernels(dev, lowered, 
     for n, g in g0.items():
         assert_close(g1[n], g, rtol=1e-4, atol=1e-4 * g.abs().max().item(),
                      msg=lambda m: f"grad of {n}: {m}")
+
+
+# -- causal masks written out (_causal_masks) --------------------------------------
+
+def _keep(q, k, shift):
+    """key j <= query i + shift, built from aranges inside the graph."""
+    i = torch.arange(q.size(-2), device=q.device)
+    j = torch.arange(k.size(-2), device=q.device)
+    return j[None, :] <= i[:, None] + shift
+
+
+MASKS = {
+    "bool": lambda keep, dt: keep,
+    "additive -inf": lambda keep, dt: torch.zeros(keep.shape, dtype=dt, device=keep.device)
+    .masked_fill(~keep, -math.inf),
+    "additive dtype min": lambda keep, dt: torch.zeros(keep.shape, dtype=dt, device=keep.device)
+    .masked_fill(~keep, torch.finfo(dt).min),
+}
+
+
+@pytest.mark.parametrize("style", list(MASKS))
+def test_a_causal_mask_built_in_the_graph_becomes_is_causal(dev, style, no_fallback):
+    """The causal mask computed from no graph input (aranges, a comparison,
+    a fill: what transformers builds under tracing on PyTorch 2.11) is
+    evaluated once at compile time and the attention gets is_causal instead:
+    the same kernel call as eager's is_causal, so the same bits and as few
+    launches (the mask's aranges, comparison and fill gone). A constant
+    mask that is not the causal one (a diagonal shifted by one) stays."""
+    torch._dynamo.reset()
+    torch.manual_seed(5)
+    q, k, v = (torch.randn(2, 4, 16, 32).to(dev) for _ in range(3))
+
+    def attend(shift):
+        def fn(q, k, v):
+            mask = MASKS[style](_keep(q, k, shift), q.dtype)
+            return F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        return fn
+
+    with torch.no_grad():
+        causal = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        before = launches()
+        F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        n_causal = launches() - before
+        for shift in (0, 1):
+            fn = attend(shift)
+            want = fn(q, k, v)
+            compiled = torch.compile(fn, backend="clops", dynamic=False)
+            compiled(q, k, v)
+            before = launches()
+            got = compiled(q, k, v)
+            n = launches() - before
+            assert_close(got, want, rtol=1e-5, atol=1e-5)
+            if shift == 0:
+                assert torch.equal(got.cpu(), causal.cpu())
+                assert n == n_causal, (n, n_causal)
+            else:
+                assert n > n_causal, (n, n_causal)
+                assert not torch.equal(got.cpu(), causal.cpu())
+            torch._dynamo.reset()

@@ -662,7 +662,7 @@ def _layout(val):
 
 # The activations the engine's epilogue applies (ops/gemm/gemm.h gemm_act).
 _EPI_ACTS = {aten.relu.default: 1, aten.hardswish.default: 3, aten.silu.default: 4,
-             aten.sigmoid.default: 7}
+             aten.sigmoid.default: 7, aten.hardsigmoid.default: 8}
 _EPI_VIEWS = (aten.view.default, aten._unsafe_view.default)
 _EPI_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 
@@ -1426,9 +1426,11 @@ def _device_gpu(index):
 def _att_wanted(plan):
     """Whether to lower on the query's device: CLOPS_COMPILE_ATTENTION=1
     always, =0 never, unset on GPUs only.  On CPU devices (POCL) the fused
-    kernel is far slower than the written-out products and softmax (one
-    GPT-2 124M attention, [1, 12, 128, 64] float32 with a mask: 100 ms
-    fused, 2.3 ms written out, 2-core VM), so it stays as written there."""
+    forward (attn_fwd_cpu) no longer loses, but lowering GPT-2 124M's
+    written-out attention gained nothing measurable either (compiled/eager
+    0.99-1.03x with it, 0.97-1.02x without, 128 and 512 tokens, 2-core VM,
+    CPU time; docs/benchmarks.md), and a training graph would need the
+    fused backward on the CPU, unmeasured: it stays as written there."""
     force = os.environ.get("CLOPS_COMPILE_ATTENTION")
     if force:
         return force != "0"
@@ -1578,9 +1580,137 @@ def _guard_layouts(gm):
     return n
 
 
+# ---------------------------------------------------------------------------
+# Causal masks written out.  Under tracing, transformers cannot tell that a
+# model's attention needs no mask (its check reads tensor values), so on
+# some versions (PyTorch 2.11 with transformers 5.x: HF GPT-2 on the H100)
+# the compiled graph builds the causal mask from aranges (le, expand) and
+# hands it to the fused attention as an additive mask (where(mask, 0, -inf)
+# per layer), where eager calls the kernel with is_causal: the masked kernel
+# visits every block (on the H100 16.4 ms against 9.8 ms causal per GPT-2
+# 124M forward, batch 8 x 512).  A mask computed from no graph input is the
+# same tensor on every call: it is evaluated once when the graph is
+# compiled, and when it is the causal mask (top-left, as is_causal), the
+# call gets is_causal and no mask.
+
+_SDPA_FWD = aten._scaled_dot_product_fused_attention_overrideable.default
+
+
+def _input_free(node):
+    """The nodes node is computed from (node included, in graph order) when
+    every one is an ATen op that reads no graph input, mutates nothing, draws
+    no random numbers and has static shapes; else None."""
+    seen, todo = set(), [node]
+    while todo:
+        n = todo.pop()
+        if n in seen:
+            continue
+        t = n.target
+        if n.op != "call_function" or not isinstance(t, torch._ops.OpOverload):
+            return None
+        if t._schema.is_mutable or torch.Tag.nondeterministic_seeded in t.tags:
+            return None
+        v = n.meta.get("val")
+        if not isinstance(v, torch.Tensor) or not _static(v.shape) or not _static(v.stride()):
+            return None
+        seen.add(n)
+        todo.extend(n.all_input_nodes)
+    return [n for n in node.graph.nodes if n in seen]
+
+
+def _evaluate(gm, nodes):
+    """The value of nodes[-1], running nodes (an input-free subgraph of gm,
+    _input_free) once."""
+    g = torch.fx.Graph()
+    env = {}
+    for n in nodes:
+        env[n] = g.node_copy(n, lambda x: env[x])
+    g.output(env[nodes[-1]])
+    with torch.no_grad():
+        return torch.fx.GraphModule(gm, g)().cpu()
+
+
+def _is_causal_mask(mask, lq, lk):
+    """Whether mask (bool: True keeps; or additive: 0 keeps, -inf or the
+    dtype's minimum drops), broadcast to [..., lq, lk], keeps exactly the
+    top-left causal triangle (key j <= query i) in every slice."""
+    if mask.dim() < 2 or tuple(mask.shape[-2:]) != (lq, lk):
+        return False
+    keep = torch.ones(lq, lk, dtype=torch.bool).tril().expand(mask.shape)
+    m = mask
+    if m.dtype == torch.bool:
+        return torch.equal(m, keep)
+    if not m.is_floating_point():
+        return False
+    kept, dropped = m[keep], m[~keep]
+    low = torch.finfo(m.dtype).min
+    return bool((kept == 0).all()) and bool(((dropped == -math.inf) | (dropped == low)).all())
+
+
+def _sdpa_kwargs(node):
+    """A fused attention call's arguments, all by name (None when they do
+    not bind to its schema)."""
+    from torch.fx.operator_schemas import normalize_function
+    r = normalize_function(node.target, node.args, node.kwargs,
+                           normalize_to_only_use_kwargs=True)
+    return None if r is None else dict(r.kwargs)
+
+
+def _causal_masks(gm, label):
+    """Gives each fused attention call whose mask is the causal mask computed
+    from no graph input (and used as attention calls' mask alone) is_causal
+    and no mask; returns how many calls changed."""
+    n = 0
+    masks = {}
+    for node in list(gm.graph.find_nodes(op="call_function", target=_SDPA_FWD)):
+        kw = _sdpa_kwargs(node)
+        if kw is None or not isinstance(kw.get("attn_bias"), torch.fx.Node):
+            continue
+        if kw.get("is_causal") or kw.get("dropout_p"):
+            continue   # already causal, or dropout: left as they are
+        mask = kw["attn_bias"]
+        uses = [(u, _sdpa_kwargs(u) if u.target is _SDPA_FWD else None) for u in mask.users]
+        if any(k is None or k.get("attn_bias") is not mask
+               or any(k.get(a) is mask for a in ("query", "key", "value")) for _, k in uses):
+            continue
+        if mask not in masks:
+            nodes = _input_free(mask)
+            causal = False
+            if nodes is not None:
+                lq, lk = _meta(kw["query"]).shape[-2], _meta(kw["key"]).shape[-2]
+                # on real tensors: the backend compiles inside AOT
+                # autograd's fake mode
+                from torch._subclasses.fake_tensor import unset_fake_temporarily
+                try:
+                    with unset_fake_temporarily():
+                        causal = _is_causal_mask(_evaluate(gm, nodes), lq, lk)
+                except Exception as e:   # cannot evaluate it: left as it is
+                    if _DEBUG:
+                        print(f"clops compile [{label}]: mask {mask.name} not evaluated: "
+                              f"{type(e).__name__}: {e}", file=sys.stderr)
+            masks[mask] = (nodes, causal)
+        nodes, causal = masks[mask]
+        if not causal:
+            continue
+        kw["attn_bias"] = None
+        kw["is_causal"] = True
+        node.args, node.kwargs = (), kw
+        n += 1
+        if _DEBUG:
+            print(f"clops compile [{label}]: attention {node.name}: mask {mask.name} is the "
+                  f"causal mask, computed from no input: is_causal instead", file=sys.stderr)
+    # the masks' subgraphs, where nothing else reads them (they may share nodes)
+    dead = {x for nodes, causal in masks.values() if causal for x in nodes}
+    for x in reversed(list(gm.graph.nodes)):
+        if x in dead and not x.users:
+            gm.graph.erase_node(x)
+    return n
+
+
 def _rewrite(gm, label):
     if _DEBUG_GRAPHS:
         print(f"clops compile [{label}]: the graph AOT autograd gave:\n{gm.code}", file=sys.stderr)
+    ncausal = _causal_masks(gm, label)
     natt = _lower_attention(gm, label)
     nepi = _lower_epilogues(gm, label) + _lower_conv_epilogues(gm, label)
     groups = _groups(gm)
@@ -1626,18 +1756,82 @@ def _rewrite(gm, label):
     if _DEBUG_GRAPHS:
         print(f"clops compile [{label}]: rewritten:\n{gm.code}", file=sys.stderr)
     if _DEBUG:
-        print(f"clops compile [{label}]: {natt} attentions, {nfused} fused kernels, "
-              f"{nepi} epilogues, {nguard} layout guards", file=sys.stderr)
+        print(f"clops compile [{label}]: {natt} attentions, {ncausal} causal masks, "
+              f"{nfused} fused kernels, {nepi} epilogues, {nguard} layout guards",
+              file=sys.stderr)
     return gm
 
 
 # --------------------------------------------------------------------------
 # The backend.
 
+# The node profile (profile()): None, or {name: [calls, seconds]} while on.
+_PROFILE = None
+
+
+def _node_name(node):
+    """A compiled graph node's name in the profile: the fused kernels by
+    kind, every other call by its ATen overload."""
+    t = node.target
+    if t is _run_fused:
+        return "clops fused pointwise"
+    if t is _run_epilogue:
+        return f"clops addmm epilogue (activation {node.args[6]})"
+    if t is _run_conv_epilogue:
+        return "clops conv epilogue"
+    return str(t)
+
+
+class _TimedGraph(torch.fx.Interpreter):
+    """Runs a compiled graph node by node, the device synchronised before
+    and after every call, each call's time added to _PROFILE."""
+
+    def run_node(self, n):
+        if n.op not in ("call_function", "call_method") or _PROFILE is None:
+            return super().run_node(n)
+        import time
+        torch.clops.synchronize()
+        t0 = time.perf_counter()
+        out = super().run_node(n)
+        torch.clops.synchronize()
+        entry = _PROFILE.setdefault(_node_name(n), [0, 0.0])
+        entry[0] += 1
+        entry[1] += time.perf_counter() - t0
+        return out
+
+
+class profile:
+    """`with profile() as times:` runs every graph compiled by this backend
+    node by node, the device synchronised around each call, and fills
+    times = {name: [calls, seconds]}: the fused pointwise kernels, the
+    epilogue GEMMs and every op left eager by its ATen name (so the sum
+    exceeds the unsynchronised step by the synchronisation cost).  For
+    measurements (run_model.py --compile --profile), not for speed."""
+
+    def __enter__(self):
+        global _PROFILE
+        if _PROFILE is not None:
+            raise RuntimeError("clops compile: profile() is already on")
+        _PROFILE = {}
+        return _PROFILE
+
+    def __exit__(self, *exc):
+        global _PROFILE
+        _PROFILE = None
+        return False
+
+
 def _compiler(label):
     def compile_graph(gm, example_inputs):
         from functorch.compile import make_boxed_func
-        return make_boxed_func(_rewrite(gm, label).forward)
+        gm = _rewrite(gm, label)
+        fast = gm.forward
+
+        def run(*args):
+            if _PROFILE is None:
+                return fast(*args)
+            return _TimedGraph(gm).run(*args)
+        return make_boxed_func(run)
     return compile_graph
 
 
