@@ -704,7 +704,10 @@ IX_ISIN_KERNEL(ix_isin_float64, double, double, IX_LD_PLAIN)
  *
  * pos holds the inclusive int64 cumsum of a mask of n elements (row-major
  * over the shape `sizes`): element i is selected when pos[i] differs from
- * the value before it, and then goes to packed row pos[i] - 1.  Every work
+ * the value before it, and then goes to packed row pos[i] - 1.  For
+ * ix_nonzero, element i is element first + i of `sizes` (a chunk of a
+ * larger input scanned on its own: the host places its rows with
+ * flat_off); the masked kernels take first = 0.  Every work
  * item owns elements, so the results are the same bits on every run.
  *   ix_nonzero          writes the coordinates of row r at flat[flat_off +
  *                       r * flat_rs + d * flat_cs] (rows >= limit dropped:
@@ -721,7 +724,7 @@ IX_ISIN_KERNEL(ix_isin_float64, double, double, IX_LD_PLAIN)
 typedef struct ix_cgeom {
     long sizes[IX_CMAXD];
     long st[IX_CMAXD];
-    long ndim, n, flat_off, flat_rs, flat_cs, off, limit, fill;
+    long ndim, n, flat_off, flat_rs, flat_cs, off, limit, fill, first;
 } ix_cgeom;
 
 /* Offset of element i in the strided tensor. */
@@ -741,7 +744,7 @@ __kernel void ix_nonzero(__global long *flat, __global const long *pos, const ix
         long p = pos[i], row = p - 1;
         if (p == (i ? pos[i - 1] : 0) || row >= g.limit)
             continue;
-        long rem = i, base = g.flat_off + row * g.flat_rs;
+        long rem = g.first + i, base = g.flat_off + row * g.flat_rs;
         for (int d = (int)g.ndim - 1; d >= 0; d--) {
             flat[base + d * g.flat_cs] = rem % g.sizes[d];
             rem /= g.sizes[d];

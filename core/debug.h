@@ -43,6 +43,10 @@
     X(SORT_HISTC_CHUNK, "sort.histc_chunk",                                                        \
       "N > 0: histc counts on OpenCL devices in chunks of N elements (0: 2^31-1, the most a "      \
       "chunk's 32-bit counts hold; ops/sort/sort_count.c); tests compare small chunks with one")   \
+    X(INDEX_NONZERO_CHUNK, "index.nonzero_chunk",                                                  \
+      "N > 0: nonzero, argwhere and nonzero_static scan inputs of more than N elements in chunks " \
+      "of about N (0: 2^22 elements; ops/index/index_nonzero.c); tests compare small chunks with " \
+      "one")                                                                                       \
     X(GEMM_CANARY_FAIL, "gemm.canary_fail",                                                        \
       "1: the GEMM engine treats every OpenCL device as having a matrix-unit atom and fails its "   \
       "known-answer check on purpose, so products fall back to the FMA atom with one warning "    \

@@ -194,7 +194,7 @@ clops_status ref_index_compact(const ix_compact *c)
         if (c->mode == IX_CMP_COORDS) {
             if (row >= c->limit)
                 continue;
-            for (int64_t d = c->ndim - 1, rem = i; d >= 0; d--) {
+            for (int64_t d = c->ndim - 1, rem = c->first + i; d >= 0; d--) {
                 coords[fo + d * c->flat_cs] = rem % c->sizes[d];
                 rem /= c->sizes[d];
             }

@@ -92,8 +92,10 @@ clops_status ref_index_segment(const ix_seg *s, int64_t nseg, const int64_t *seg
  * `sizes`; element i is selected when pos[i] steps up, and then maps to
  * packed row pos[i] - 1 of `flat` (offset flat_off, row stride flat_rs,
  * column stride flat_cs).  Modes:
- *   IX_CMP_COORDS   flat[row, d] = coordinate d of i (rows >= limit are
- *                   dropped; with fill, rows count..limit-1 get fill_value);
+ *   IX_CMP_COORDS   flat[row, d] = coordinate d of element first + i of
+ *                   `sizes` (pos covers a chunk of the row-major order that
+ *                   starts there; rows >= limit are dropped; with fill, rows
+ *                   count..limit-1 get fill_value);
  *   IX_CMP_SELECT   flat[row] = strided[i] (strided: st, off);
  *   IX_CMP_SCATTER  strided[i] = flat[row]. */
 typedef enum ix_cmp_mode { IX_CMP_COORDS = 0, IX_CMP_SELECT = 1, IX_CMP_SCATTER = 2 } ix_cmp_mode;
@@ -104,7 +106,7 @@ typedef struct ix_compact {
     int ndim;
     int64_t sizes[CLOPS_MAX_DIMS];
     const clops_tensor *pos;
-    int64_t n;
+    int64_t n, first;
     clops_tensor *flat;
     int64_t flat_off, flat_rs, flat_cs;
     clops_tensor *strided;

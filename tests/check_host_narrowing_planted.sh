@@ -16,18 +16,11 @@ set -eu
 . "$(dirname "$0")/planted_expect.sh"
 src=$1
 py=${2:-python3}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-for d in ops core host include codegen_pointwise dispatch ref; do
-    cp -R "$src/$d" "$tmp/$d"
-done
+planted_copy "$src" ops core host include codegen_pointwise dispatch ref
 mkdir -p "$tmp/tools"
 cp "$src/tools/check_host_narrowing.py" "$src/tools/check_index_width.py" "$tmp/tools/"
-if ! "$py" "$tmp/tools/check_host_narrowing.py" "$tmp" >"$tmp/clean.txt"; then
-    cat "$tmp/clean.txt"
-    echo "FAIL: the unmodified copy of the host sources should pass"
-    exit 1
-fi
+expect_clean "the unmodified copy of the host sources" \
+    "$py" "$tmp/tools/check_host_narrowing.py" "$tmp"
 mkdir -p "$tmp/ops/planted"
 cat >"$tmp/ops/planted/planted.c" <<'C'
 #include <stdlib.h>

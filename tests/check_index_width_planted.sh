@@ -12,16 +12,8 @@ set -eu
 . "$(dirname "$0")/planted_expect.sh"
 src=$1
 py=${2:-python3}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-for d in cl_kernels ops; do
-    cp -R "$src/$d" "$tmp/$d"
-done
-if ! "$py" "$src/tools/check_index_width.py" "$tmp" >"$tmp/clean.txt"; then
-    cat "$tmp/clean.txt"
-    echo "FAIL: the unmodified copy of the kernels should pass"
-    exit 1
-fi
+planted_copy "$src" cl_kernels ops
+expect_clean "the unmodified copy of the kernels" "$py" "$src/tools/check_index_width.py" "$tmp"
 cat >"$tmp/cl_kernels/planted.cl" <<'CL'
 #define LD(p, i) ((p)[i])
 __kernel void planted(__global float *p, int n, int m, long s, __local float *l)

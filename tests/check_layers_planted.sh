@@ -13,16 +13,8 @@ set -eu
 . "$(dirname "$0")/planted_expect.sh"
 src=$1
 py=${2:-python3}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-for d in include core host dispatch codegen_pointwise ops ref tools; do
-    cp -R "$src/$d" "$tmp/$d"
-done
-if ! "$py" "$src/tools/check_layers.py" "$tmp" >"$tmp/clean.txt"; then
-    cat "$tmp/clean.txt"
-    echo "FAIL: the unmodified copy of the tree should pass"
-    exit 1
-fi
+planted_copy "$src" include core host dispatch codegen_pointwise ops ref tools
+expect_clean "the unmodified copy of the tree" "$py" "$src/tools/check_layers.py" "$tmp"
 printf '/* planted */\n#include "clops/status.h"\n#include "dispatch/dispatch.h"\n' \
     >"$tmp/core/planted_backedge.h"
 mkdir -p "$tmp/ops/kit" "$tmp/ops/norm"

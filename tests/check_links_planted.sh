@@ -17,16 +17,11 @@ list=$2
 py=${3:-python3}
 cc=${4:-cc}
 nm=${5:-nm}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
+planted_copy "$src"
 check() {
     "$py" "$src/tools/check_links.py" --nm "$nm" "$@"
 }
-if ! check "@$list" >"$tmp/clean.txt"; then
-    cat "$tmp/clean.txt"
-    echo "FAIL: the library's own objects should pass"
-    exit 1
-fi
+expect_clean "the library's own objects" check "@$list"
 # plant FOLDER NAME SYMBOL: an object at FOLDER/NAME.c.o whose function calls SYMBOL
 plant() {
     mkdir -p "$tmp/objs/$1"

@@ -1,6 +1,33 @@
 # SPDX-License-Identifier: Apache-2.0
 # tests/planted_expect.sh: sourced by the planted-violation tests
-# (check_layers_planted.sh, check_links_planted.sh).
+# (check_layers_planted.sh, check_links_planted.sh,
+# check_index_width_planted.sh, check_host_narrowing_planted.sh).
+#
+# planted_copy SRC DIR...: makes a temporary folder $tmp (removed when the
+# script exits) holding a copy of each DIR of the source tree SRC, where the
+# test then plants its violations.
+planted_copy() {
+    planted_src=$1
+    shift
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT INT TERM
+    for d in "$@"; do
+        cp -R "$planted_src/$d" "$tmp/$d"
+    done
+}
+
+# expect_clean WHAT CMD...: CMD (the check, run before anything is planted)
+# must pass; its output goes to $tmp/clean.txt, printed with a FAIL line
+# naming WHAT (exit 1) otherwise.
+expect_clean() {
+    what=$1
+    shift
+    if ! "$@" >"$tmp/clean.txt"; then
+        cat "$tmp/clean.txt"
+        echo "FAIL: $what should pass"
+        exit 1
+    fi
+}
 #
 # expect_report STATUS FILE PATTERN N LINE...: the check run on the planted
 # violations exited with STATUS, which must be 1; its output FILE (printed

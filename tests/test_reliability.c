@@ -40,6 +40,7 @@
 
 #include "clops/ops.h"
 #include "clops/pointwise.h"
+#include "core/debug.h"
 #include "support/clops_test.h"
 
 #define I64 CT_I64
@@ -279,6 +280,95 @@ static void test_topk_of_a_0_dim_tensor_gives_the_element(void **state)
             clops_tensor_release(i);
         }
         clops_tensor_release(x);
+    }
+    ct_clear_context();
+}
+
+/* --- memory bounds: nonzero in chunks ------------------------------------------ */
+
+/* The coordinates (row-major, [count, ndim]) of the nonzero float32
+ * values of x (NaN counts, -0.0 does not), computed on the host. */
+static int64_t nonzero_host(const float *x, int nd, const int64_t *sizes, int64_t *coords)
+{
+    int64_t n = ct_numel(nd, sizes), count = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (x[i] == 0.0f)
+            continue;
+        for (int64_t d = nd - 1, rem = i; d >= 0; d--) {
+            coords[count * nd + d] = rem % sizes[d];
+            rem /= sizes[d];
+        }
+        count++;
+    }
+    return count;
+}
+
+/* nonzero, argwhere and nonzero_static of inputs larger than a chunk of
+ * the scan (the index.nonzero_chunk setting makes chunks of 1, 7, 64 and
+ * 997 elements: a chunk of whole rows, of part of a row, of several rows,
+ * and the default's one scan) give the coordinates computed on the host:
+ * float32 with NaN and -0.0 in three layouts, a bool mask, on every
+ * device.  Inputs past the chunk run in O(chunk) extra memory
+ * (ops/index/index_nonzero.c; test_big caps it past 2^31 elements). */
+static void test_nonzero_in_chunks_gives_the_coordinates_of_one_scan(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_devices(devs, CT_MAX_DEVICES);
+    const int64_t shapes[3][3] = {{1000, 0, 0}, {6, 5, 11}, {3, 1, 40}};
+    const int ranks[3] = {1, 3, 3};
+    const int64_t chunks[5] = {1, 7, 64, 997, 0};
+    for (int di = 0; di < nd; di++) {
+        ct_set_device(devs[di]);
+        for (int s = 0; s < 3; s++) {
+            int r = ranks[s];
+            const int64_t *sz = shapes[s];
+            int64_t n = ct_numel(r, sz);
+            float *x = malloc(sizeof(float) * (size_t)n);
+            int64_t *want = malloc(sizeof(int64_t) * (size_t)(n * r));
+            CT_ASSERT(x && want);
+            for (int64_t i = 0; x && i < n; i++)
+                x[i] = i % 7 == 3 ? NAN : i % 5 == 1 ? -0.0f : (i * 37) % 11 < 4 ? 0.0f : 1.5f;
+            int64_t count = x && want ? nonzero_host(x, r, sz, want) : 0;
+            for (int lay = 0; x && want && lay < 3; lay++) {
+                ct_layout layout = lay == 0 ? CT_CONTIGUOUS : lay == 1 ? CT_TRANSPOSED : CT_SLICED;
+                clops_tensor *t = ct_from_values(devs[di], CLOPS_FLOAT32, r, sz, layout, x);
+                clops_tensor *b = NULL;
+                CT_OK(clops_ne_scalar(t, clops_scalar_float(0), &b));
+                for (int c = 0; c < 5; c++) {
+                    ct_set_case("shape %d, %s, chunks of %lld", s, ct_layout_name(layout),
+                                (long long)chunks[c]);
+                    CT_OK(clops_debug_set("index.nonzero_chunk", chunks[c]));
+                    clops_tensor *u = NULL, *w = NULL, *z = NULL, *z2 = NULL;
+                    CT_OK(clops_nonzero(t, &u));
+                    expect_i64(u, want, count * r);
+                    CT_OK(clops_argwhere(b, &w));
+                    expect_i64(w, want, count * r);
+                    /* nonzero_static: the first half of the rows; all of
+                     * them and three rows of -5 */
+                    int64_t half = count / 2;
+                    CT_OK(clops_nonzero_static(t, half, -5, &z));
+                    expect_i64(z, want, half * r);
+                    CT_OK(clops_nonzero_static(b, count + 3, -5, &z2));
+                    int64_t *got = z2 ? ct_to_host(z2) : NULL;
+                    CT_ASSERT(z2 && clops_tensor_numel(z2) == (count + 3) * r);
+                    for (int64_t i = 0; got && i < (count + 3) * r; i++)
+                        CT_ASSERT_MSG(got[i] == (i < count * r ? want[i] : -5),
+                                      "nonzero_static element %lld is %lld", (long long)i,
+                                      (long long)got[i]);
+                    free(got);
+                    clops_tensor_release(u);
+                    clops_tensor_release(w);
+                    clops_tensor_release(z);
+                    clops_tensor_release(z2);
+                }
+                CT_OK(clops_debug_set("index.nonzero_chunk", 0));
+                clops_tensor_release(b);
+                clops_tensor_release(t);
+            }
+            free(x);
+            free(want);
+        }
     }
     ct_clear_context();
 }
@@ -543,7 +633,8 @@ static void test_tri_indices_of_huge_matrices_answer_at_once(void **state)
 
 /* Convolutions whose output size overflows int64 (padding INT64_MAX or
  * 2^62, dilation INT64_MAX, transposed stride INT64_MAX) are refused; the
- * old code returned a [1, 6, 1, 1] result after a signed overflow. */
+ * old code returned a [1, 6, 1, 1] result after a signed overflow.  A
+ * padding above 2^62 - 1 is refused with PyTorch's message. */
 static void test_conv_with_absurd_geometry_is_refused(void **state)
 {
     (void)state;
@@ -573,6 +664,8 @@ static void test_conv_with_absurd_geometry_is_refused(void **state)
                           y ? clops_tensor_ndim(y) : -1);
             CT_ASSERT(st == CLOPS_INVALID_SHAPE || st == CLOPS_INVALID_ARGUMENT);
             CT_ERROR_CONTAINS("convolution");
+            if (cases[i].pad > INT64_MAX / 2) /* PyTorch's bound, its words */
+                CT_ERROR_CONTAINS("expected padding to be at most 4611686018427387903");
             clops_tensor_release(y);
         }
         clops_tensor_release(x);
@@ -612,7 +705,8 @@ static void test_index_put_with_extreme_indices_is_refused(void **state)
 }
 
 /* pixel_shuffle / pixel_unshuffle with a factor of 2^32 (whose square
- * overflows int64): refused, never a division by a wrapped zero. */
+ * overflows int64): refused, never a division by a wrapped zero, with
+ * PyTorch's message (its check of the square comes first). */
 static void test_pixel_shuffle_with_huge_factors_is_refused(void **state)
 {
     (void)state;
@@ -626,9 +720,11 @@ static void test_pixel_shuffle_with_huge_factors_is_refused(void **state)
         clops_tensor *y = NULL;
         ct_set_case("pixel_shuffle(2^32) of [1, 4, 2, 2]");
         CT_STATUS(clops_pixel_shuffle(x, r, &y), CLOPS_INVALID_SHAPE);
-        CT_ERROR_CONTAINS("pixel_shuffle");
+        CT_ERROR_CONTAINS("upscale factor is too large, (upscale_factor)^2 overflowed: "
+                          "upscale_factor=4294967296"); /* PyTorch's words */
         ct_set_case("pixel_shuffle(2^32) of [1, 1, 0, 0]");
         CT_STATUS(clops_pixel_shuffle(e, r, &y), CLOPS_INVALID_SHAPE);
+        CT_ERROR_CONTAINS("upscale factor is too large");
         ct_set_case("pixel_unshuffle(2^32) of [1, 1, 0, 0]");
         CT_STATUS(clops_pixel_unshuffle(e, r, &y), CLOPS_INVALID_SHAPE);
         CT_ERROR_CONTAINS("pixel_unshuffle");
@@ -805,6 +901,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_multinomial_reads_rows_in_logical_order),
         cmocka_unit_test(test_layer_norm_of_empty_rows_gives_mean_0_and_rstd_nan),
         cmocka_unit_test(test_topk_of_a_0_dim_tensor_gives_the_element),
+        cmocka_unit_test(test_nonzero_in_chunks_gives_the_coordinates_of_one_scan),
         cmocka_unit_test(test_max_pool_of_half_precision_channels_last),
         cmocka_unit_test(test_transposed_conv_output_padding_positions_hold_the_bias),
         cmocka_unit_test(test_constant_pad_nd_refuses_crops_past_the_dimension),

@@ -743,6 +743,86 @@ static void test_sort_with_64_bit_positions_matches_32_bit(void **state)
     ct_clear_context();
 }
 
+/* topk of lines longer than a GPU selects in one work-group (4,096
+ * elements; k <= 256) selects per chunk of 4,096 and then among the
+ * candidates (topk_tournament, ops/sort/sort_ops.c), where it sorted the
+ * line (24 bytes an element): on every OpenCL device (under
+ * test_size_fuzz_gpu_kernels, CLOPS_CPU_LAUNCH=gridstride, POCL takes the
+ * GPUs' path) the values and indices are the stable sort's first k (many
+ * equal keys; lines of 4,096 q + r with r = 0, r < k and r > k; largest
+ * and smallest; a strided line; float32, int32 and uint8), and a line of
+ * 2^20 float32 takes less than 1 MiB of device memory beyond its result
+ * (the sort took 24 MiB). */
+static void test_topk_of_long_lines_is_the_stable_sorts_first_k(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    enum { BIG = 1 << 20 };
+    float *v = malloc(sizeof(float) * BIG);
+    uint32_t r = 4242;
+    for (int i = 0; v && i < BIG; i++) {
+        r = r * 1664525u + 1013904223u;
+        v[i] = (float)((r >> 8) % 251); /* many equal keys: the tie order shows */
+    }
+    const int64_t lens[4] = {8192, 4099, 20000, 3 * 4096 + 200};
+    const int64_t ks[3] = {1, 7, 256};
+    const clops_dtype dts[3] = {CLOPS_FLOAT32, CLOPS_INT32, CLOPS_UINT8};
+    const bool stable = true;
+    for (int di = 0; v && di < nd; di++) {
+        ct_set_device(devs[di]);
+        for (int t = 0; t < 3; t++) {
+            clops_tensor *xf = ct_from_values(devs[di], CLOPS_FLOAT32, 2, I64(2, 20000),
+                                              CT_CONTIGUOUS, v), *x = NULL;
+            CT_OK(clops__to_copy(xf, dts[t], -1, NULL, NULL, false, -1, &x));
+            for (int li = 0; x && li < 4; li++)
+                for (int ki = 0; ki < 3; ki++)
+                    for (int dir = 0; dir < 2; dir++) {
+                        int64_t len = lens[li], k = ks[ki];
+                        bool strided = li == 2;
+                        ct_set_case("topk %lld of %s lines of %lld, %s%s", (long long)k,
+                                    clops_dtype_name(dts[t]), (long long)len,
+                                    dir ? "largest" : "smallest", strided ? ", strided" : "");
+                        clops_tensor *line = NULL, *sv = NULL, *si = NULL, *tv = NULL,
+                                     *ti = NULL, *fv = NULL, *fi = NULL;
+                        int dim = strided ? 0 : 1;
+                        if (strided) /* [20000, 2]: lines of 20000 along dim 0, stride 2 */
+                            CT_OK(clops_view(x, I64(20000, 2), 2, &line));
+                        else
+                            CT_OK(clops_narrow(x, 1, 0, len, &line));
+                        CT_OK(clops_topk(line, k, dim, dir, true, &tv, &ti));
+                        CT_OK(clops_sort_stable(line, &stable, dim, dir, &sv, &si));
+                        CT_OK(clops_narrow(sv, dim, 0, k, &fv));
+                        CT_OK(clops_narrow(si, dim, 0, k, &fi));
+                        expect_same_bytes(tv, fv, "topk values");
+                        expect_same_bytes(ti, fi, "topk indices");
+                        clops_tensor *const all[] = {line, sv, si, tv, ti, fv, fi};
+                        for (size_t j = 0; j < sizeof all / sizeof all[0]; j++)
+                            clops_tensor_release(all[j]);
+                    }
+            clops_tensor_release(x);
+            clops_tensor_release(xf);
+        }
+        /* memory: a line of 2^20 */
+        ct_set_case("topk 7 of a line of 2^20 float32: extra device memory");
+        clops_tensor *big = ct_from_values(devs[di], CLOPS_FLOAT32, 1, I64(BIG), CT_CONTIGUOUS, v);
+        clops_tensor *tv = NULL, *ti = NULL;
+        size_t used = 0, cached = 0, peak = 0;
+        CT_OK(clops_memory_stats(devs[di], &used, &cached));
+        CT_OK(clops_memory_peak(devs[di], true, &peak));
+        CT_OK(clops_topk(big, 7, 0, true, true, &tv, &ti));
+        CT_OK(clops_memory_peak(devs[di], false, &peak));
+        CT_ASSERT_MSG(peak < used + ((size_t)1 << 20),
+                      "topk 7 of 2^20 elements took %zu bytes beyond the %zu alive before it",
+                      peak - used, used);
+        clops_tensor_release(tv);
+        clops_tensor_release(ti);
+        clops_tensor_release(big);
+    }
+    free(v);
+    ct_clear_context();
+}
+
 /* histc over more than 2^31 - 1 elements (refused as UNSUPPORTED before:
  * its counts were 32-bit) counts on OpenCL devices in chunks of at most
  * 2^31 - 1 elements, each into its own row of 32-bit counts, and adds the
@@ -1040,6 +1120,7 @@ int main(void)
         cmocka_unit_test(test_pooling_with_a_huge_stride_computes_the_one_window),
         cmocka_unit_test(test_avg_pool_divides_by_an_int64_divisor_override),
         cmocka_unit_test(test_sort_with_64_bit_positions_matches_32_bit),
+        cmocka_unit_test(test_topk_of_long_lines_is_the_stable_sorts_first_k),
         cmocka_unit_test(test_histc_counts_in_chunks_of_32_bit_counts),
         cmocka_unit_test(test_hostile_sizes_through_every_schema),
     };

@@ -104,6 +104,11 @@ static clops_status check_conv(conv_params *p, clops_tensor *input, clops_tensor
             return FAIL(CLOPS_INVALID_ARGUMENT, "non-positive stride is not supported");
         if (p->padding[i] < 0)
             return FAIL(CLOPS_INVALID_ARGUMENT, "negative padding is not supported");
+        if (p->padding[i] > INT64_MAX / 2) /* PyTorch's bound and words */
+            return FAIL(CLOPS_INVALID_ARGUMENT,
+                        "Given padding=%lld at dimension %d , expected padding to be at most "
+                        "%lld",
+                        (long long)p->padding[i], i, (long long)(INT64_MAX / 2));
         if (p->dilation[i] <= 0)
             return FAIL(CLOPS_INVALID_ARGUMENT, "dilation should be greater than zero");
         if (p->outpad[i] < 0)

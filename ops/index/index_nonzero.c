@@ -13,22 +13,38 @@
  * the coordinates or the values (or, for masked_scatter, reads them) (cl_kernels/index.cl,
  * ref_index_compact on the CPU device).  No other data crosses to the
  * host, and every element has one writer: the same bits on every run.
+ *
+ * Memory: the scan keeps 8 bytes per element and the mask (when the input
+ * is not bool) 1, so inputs of more than IX_NONZERO_CHUNK elements run
+ * chunk by chunk (nonzero_chunks): the count comes first from
+ * count_nonzero (a reduction, no per-element temporary), then each chunk
+ * (whole rows of the inner dims, a range of the row-major order) is
+ * scanned on its own and compacted at the rows the chunks before it
+ * filled; its count is read back to place the next.  Extra memory: 9 bytes
+ * per element of one chunk (36 MiB) whatever the input's size.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "codegen_pointwise/pw.h"
+#include "core/debug.h"
 #include "host/host.h"
 #include "ops/index/index.h"
 #include "ops/kernels_generated.h"
 #include "ops/kit/kit.h"
+#include "ops/reduce/reduce.h"
 #include "ops/scan/scan.h"
+
+/* Elements of one chunk of nonzero's scan (the index.nonzero_chunk setting
+ * sets another for tests): its temporaries, 9 bytes an element, stay at
+ * 36 MiB however large the input. */
+#define IX_NONZERO_CHUNK ((int64_t)1 << 22)
 
 /* Kernel geometry; mirrors ix_cgeom in cl_kernels/index.cl. */
 typedef struct ix_cgeom {
     int64_t sizes[CLOPS_MAX_DIMS];
     int64_t st[CLOPS_MAX_DIMS];
-    int64_t ndim, n, flat_off, flat_rs, flat_cs, off, limit, fill;
+    int64_t ndim, n, flat_off, flat_rs, flat_cs, off, limit, fill, first;
 } ix_cgeom;
 
 /* Scan positions of t's nonzero elements, and the count (ops/index/index.h). */
@@ -114,6 +130,7 @@ clops_status ix_compact_run(const ix_compact *c)
     g.off = c->off;
     g.limit = c->limit;
     g.fill = c->fill_value;
+    g.first = c->first;
     cl_mem mf = mem_of(c->flat), mp = c->pos ? mem_of(c->pos) : mf;
     clops_status st = CLOPS_OK;
     if (c->mode == IX_CMP_COORDS) {
@@ -135,6 +152,78 @@ clops_status ix_compact_run(const ix_compact *c)
     return st ? clops__error_prefix(st, "%s", c->op) : CLOPS_OK;
 }
 
+/* The elements of a chunk of nonzero's scan. */
+static int64_t nonzero_chunk(void)
+{
+    int64_t c = clops_debug_get(CLOPS_DEBUG_INDEX_NONZERO_CHUNK);
+    return c > 0 ? c : IX_NONZERO_CHUNK;
+}
+
+/* The number of nonzero elements of t, by a reduction (no temporary per
+ * element). */
+static clops_status nonzero_count(clops_tensor *t, int64_t *count)
+{
+    clops_tensor *c = NULL;
+    clops_status st = reduce_count_nonzero(PW_FUNCTIONAL, NULL, t, NULL, &c);
+    if (st == CLOPS_OK)
+        st = clops_tensor_to_host(c, count, sizeof *count);
+    clops_tensor_release(c);
+    return st;
+}
+
+/* Writes the coordinates of self's nonzero elements into rows [0, limit)
+ * of the [rows, ndim] int64 tensor t, chunk by chunk: a chunk is `rows`
+ * whole rows of the dims after d (at most `chunk` elements, at least one
+ * such row) at one index of the dims before d, a range of the row-major
+ * order starting at element `first`.  *written: the rows written (at most
+ * limit). */
+static clops_status nonzero_chunks(const char *op, clops_tensor *self, clops_tensor *t,
+                                   int64_t limit, int64_t chunk, int64_t *written)
+{
+    int nd = self->ndim, d = 0;
+    int64_t inner = tensor_numel(self) / self->sizes[0], outer = 1;
+    while (inner > chunk && d + 1 < nd) {
+        outer *= self->sizes[d];
+        d++;
+        inner /= self->sizes[d];
+    }
+    int64_t rows = inner < chunk ? chunk / inner : 1, base = 0;
+    int64_t vs[CLOPS_MAX_DIMS];
+    memcpy(vs, self->sizes, sizeof(int64_t) * (size_t)nd);
+    for (int j = 0; j < d; j++)
+        vs[j] = 1;
+    clops_status st = CLOPS_OK;
+    for (int64_t o = 0; st == CLOPS_OK && o < outer && base < limit; o++) {
+        int64_t off = self->offset;
+        for (int64_t j = d - 1, rem = o; j >= 0; j--) {
+            off += (rem % self->sizes[j]) * self->strides[j];
+            rem /= self->sizes[j];
+        }
+        for (int64_t r0 = 0; st == CLOPS_OK && r0 < self->sizes[d] && base < limit; r0 += rows) {
+            int64_t voff = off + r0 * self->strides[d], cnt = 0;
+            vs[d] = self->sizes[d] - r0 < rows ? self->sizes[d] - r0 : rows;
+            clops_tensor *view = NULL, *pos = NULL;
+            st = core_as_strided(self, vs, nd, self->strides, nd, &voff, &view);
+            if (st == CLOPS_OK)
+                st = ix_nonzero_positions(op, view, &pos, &cnt);
+            if (st == CLOPS_OK && cnt > 0) {
+                ix_compact c = {.op = op, .mode = IX_CMP_COORDS, .ndim = nd, .pos = pos,
+                                .n = vs[d] * inner, .first = (o * self->sizes[d] + r0) * inner,
+                                .flat = t, .flat_off = t->offset + base * t->strides[0],
+                                .flat_rs = t->strides[0], .flat_cs = t->strides[1],
+                                .limit = limit - base};
+                memcpy(c.sizes, self->sizes, sizeof(int64_t) * (size_t)nd);
+                st = ix_compact_run(&c);
+            }
+            base += cnt;
+            clops_tensor_release(pos);
+            clops_tensor_release(view);
+        }
+    }
+    *written = base < limit ? base : limit;
+    return st;
+}
+
 /* nonzero and nonzero_static: size < 0 for nonzero (the count sizes the
  * result), else nonzero_static's size and fill value. */
 static clops_status nonzero_common(const char *op, pw_variant variant, clops_tensor *dst,
@@ -151,8 +240,10 @@ static clops_status nonzero_common(const char *op, pw_variant variant, clops_ten
         return st;
     bool is_static = size >= 0;
     clops_tensor *pos = NULL;
-    int64_t count = 0;
-    st = ix_nonzero_positions(op, self, &pos, is_static ? NULL : &count);
+    int64_t count = 0, chunk = nonzero_chunk();
+    bool chunked = tensor_numel(self) > chunk;
+    st = chunked ? (is_static ? CLOPS_OK : nonzero_count(self, &count))
+                 : ix_nonzero_positions(op, self, &pos, is_static ? NULL : &count);
     if (st)
         return st;
     int64_t shape[2] = {is_static ? size : count, self->ndim};
@@ -165,6 +256,22 @@ static clops_status nonzero_common(const char *op, pw_variant variant, clops_ten
         return st;
     }
     clops_tensor *t = call.target;
+    if (chunked) {
+        int64_t written = 0;
+        st = nonzero_chunks(op, self, t, shape[0], chunk, &written);
+        if (st == CLOPS_OK && !is_static && written != count)
+            st = clops__fail(CLOPS_INTERNAL, "%s: the chunks found %lld nonzero elements, the "
+                             "count %lld", op, (long long)written, (long long)count);
+        if (st == CLOPS_OK && is_static && written < shape[0] && self->ndim) {
+            /* nonzero_static's padding rows */
+            ix_compact f = {.op = op, .mode = IX_CMP_COORDS, .ndim = self->ndim,
+                            .flat = t, .flat_off = t->offset + written * t->strides[0],
+                            .flat_rs = t->strides[0], .flat_cs = t->strides[1],
+                            .limit = shape[0] - written, .fill = true, .fill_value = fill};
+            st = ix_compact_run(&f);
+        }
+        return structured_finish(&call, st, out);
+    }
     ix_compact c = {.op = op, .mode = IX_CMP_COORDS, .ndim = self->ndim, .pos = pos,
                     .n = tensor_numel(self), .flat = t, .flat_off = t->offset,
                     .flat_rs = t->strides[0], .flat_cs = t->strides[1], .limit = shape[0],

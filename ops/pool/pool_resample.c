@@ -202,13 +202,17 @@ static clops_status shuffle(const char *op, bool up, pw_variant variant, clops_t
      * but 0, and the output must still be a tensor. */
     int64_t r2 = 0, hr = 0, wr = 0, cr2 = 0;
     bool r2_fits = geom_mul(r, r, &r2);
-    if (up && (r2_fits ? C % r2 != 0 : C != 0))
+    if (up && !r2_fits) /* PyTorch's check, before the channels' (a ValueError there) */
+        return clops__fail(CLOPS_INVALID_SHAPE,
+                           "%s: upscale factor is too large, (upscale_factor)^2 overflowed: "
+                           "upscale_factor=%lld (input %s)",
+                           op, (long long)r, clops__fmt_shape(a, sizeof a, nd, self->sizes));
+    if (up && C % r2 != 0)
         return clops__fail(CLOPS_INVALID_SHAPE,
                            "%s expects its input's 'channel' dimension to be divisible by the "
                            "square of upscale_factor, but input.size(-3)=%lld is not divisible "
-                           "by %lld%s (input %s)",
-                           op, (long long)C, (long long)(r2_fits ? r2 : r),
-                           r2_fits ? "" : " squared",
+                           "by %lld (input %s)",
+                           op, (long long)C, (long long)r2,
                            clops__fmt_shape(a, sizeof a, nd, self->sizes));
     if (up ? !r2_fits || !geom_mul(H, r, &hr) || !geom_mul(W, r, &wr)
            : !r2_fits || !geom_mul(C, r2, &cr2))

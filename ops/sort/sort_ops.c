@@ -189,6 +189,105 @@ static clops_status select_sorted(const char *op, clops_tensor *self, int d, boo
     return st;
 }
 
+/* A view of t whose dim d (of n = q * c elements) is split into dims d
+ * (q chunks) and d + 1 (c elements each); its rank is t's plus one. */
+static clops_status split_dim(clops_tensor *t, int d, int64_t q, int64_t c, clops_tensor **out)
+{
+    int64_t sz[CLOPS_MAX_DIMS], st[CLOPS_MAX_DIMS], off = t->offset;
+    for (int j = 0, o = 0; j < t->ndim; j++, o++) {
+        sz[o] = j == d ? q : t->sizes[j];
+        st[o] = j == d ? c * t->strides[j] : t->strides[j];
+        if (j == d) {
+            sz[++o] = c;
+            st[o] = t->strides[j];
+        }
+    }
+    return core_as_strided(t, sz, t->ndim + 1, st, t->ndim + 1, &off, out);
+}
+
+/*
+ * topk of lines longer than GPUs select in one work-group (SORT_TOPK_NMAX;
+ * k <= SORT_TOPK_KMAX, keys of at most 4 bytes) without sorting them (24
+ * bytes an element): each chunk of SORT_TOPK_NMAX elements of a line, and
+ * the shorter last one, selects its own k (sort_topk_select, one
+ * work-group a chunk); these candidates, k a chunk in chunk order, form a
+ * line of about n * k / SORT_TOPK_NMAX elements whose topk (the same way
+ * until it fits one chunk) gives the values and candidate positions p,
+ * and the line positions are (p / k) * SORT_TOPK_NMAX + the candidates'
+ * own positions at p.  The selection takes the first of equal keys in line
+ * order and orders them by position, and candidates keep line order, so
+ * the result is the stable sort's first k, as one selection's is.  Extra
+ * memory: (key size + 8) bytes per candidate, k / 4096 of the line's
+ * (0.75 bytes an element at k = 256, 9 bytes per 4096 elements at k = 1
+ * for uint8).  *done stays false where the device or the layout does not
+ * allow the selection (the caller sorts).
+ */
+static clops_status topk_tournament(clops_tensor *self, int d, int64_t k, bool largest,
+                                    clops_tensor *values, clops_tensor *indices, bool *done)
+{
+    *done = false;
+    const int64_t n = self->sizes[d], c = SORT_TOPK_NMAX;
+    if (n <= c)
+        return sort_topk_select(self, d, k, largest, values, indices, done);
+    if (self->ndim + 1 > CLOPS_MAX_DIMS || k > SORT_TOPK_KMAX)
+        return CLOPS_OK;
+    clops_device *dev = self->storage->device;
+    const int64_t q = n / c, r = n % c, kr = r < k ? r : k, m = q * k + kr;
+    int64_t csz[CLOPS_MAX_DIMS], psz[CLOPS_MAX_DIMS];
+    for (int j = 0; j < self->ndim; j++) {
+        csz[j] = j == d ? m : self->sizes[j];
+        psz[j] = j == d ? k : self->sizes[j];
+    }
+    clops_tensor *cv = NULL, *ci = NULL, *sa = NULL, *va = NULL, *ia = NULL;
+    clops_tensor *sr = NULL, *vr = NULL, *ir = NULL, *p = NULL, *g = NULL, *ch = NULL;
+    bool ok = false;
+    clops_status st = tensor_new(dev, self->dtype, self->ndim, csz, NULL, &cv);
+    if (st == CLOPS_OK)
+        st = tensor_new(dev, CLOPS_INT64, self->ndim, csz, NULL, &ci);
+    /* the q whole chunks: dim d split into (q, c), candidates (q, k) */
+    if (st == CLOPS_OK)
+        st = split_dim(self, d, q, c, &sa);
+    if (st == CLOPS_OK)
+        st = core_narrow(cv, d, 0, q * k, &va);
+    if (st == CLOPS_OK)
+        st = core_narrow(ci, d, 0, q * k, &ia);
+    clops_tensor *va2 = NULL, *ia2 = NULL;
+    if (st == CLOPS_OK)
+        st = split_dim(va, d, q, k, &va2);
+    if (st == CLOPS_OK)
+        st = split_dim(ia, d, q, k, &ia2);
+    if (st == CLOPS_OK)
+        st = sort_topk_select(sa, d + 1, k, largest, va2, ia2, &ok);
+    clops_tensor_release(va2);
+    clops_tensor_release(ia2);
+    /* the last, shorter chunk (candidates q * k on: (p / k) * c is q * c) */
+    if (st == CLOPS_OK && ok && kr > 0) {
+        st = core_narrow(self, d, q * c, r, &sr);
+        if (st == CLOPS_OK)
+            st = core_narrow(cv, d, q * k, kr, &vr);
+        if (st == CLOPS_OK)
+            st = core_narrow(ci, d, q * k, kr, &ir);
+        if (st == CLOPS_OK)
+            st = sort_topk_select(sr, d, kr, largest, vr, ir, &ok);
+    }
+    /* the candidates' topk, then p -> (p / k) * c + ci[p] */
+    if (st == CLOPS_OK && ok)
+        st = tensor_new(dev, CLOPS_INT64, self->ndim, psz, NULL, &p);
+    if (st == CLOPS_OK && ok)
+        st = topk_tournament(cv, d, k, largest, values, p, &ok);
+    if (st == CLOPS_OK && ok)
+        st = ix_fn_gather(PW_FUNCTIONAL, NULL, ci, d, p, false, &g);
+    if (st == CLOPS_OK && ok)
+        st = pw_fn_div_scalar_mode(PW_FUNCTIONAL, NULL, p, clops_scalar_int(k), "floor", &ch);
+    if (st == CLOPS_OK && ok)
+        st = pw_fn_sub_tensor(PW_OUT, indices, g, ch, clops_scalar_int(-c), NULL);
+    clops_tensor *const tmp[] = {cv, ci, sa, va, ia, sr, vr, ir, p, g, ch};
+    for (size_t j = 0; j < sizeof tmp / sizeof tmp[0]; j++)
+        clops_tensor_release(tmp[j]);
+    *done = st == CLOPS_OK && ok;
+    return st;
+}
+
 /* topk into given values/indices (resized). */
 static clops_status topk_into(clops_tensor *self, int64_t k, int64_t dim, bool largest,
                               clops_tensor *values, clops_tensor *indices)
@@ -220,6 +319,8 @@ static clops_status topk_into(clops_tensor *self, int64_t k, int64_t dim, bool l
     bool done = false;
     if ((st = check_dtype_on_device(op, self->dtype, self->storage->device)) ||
         (st = sort_topk_select(self, d, k, largest, values, indices, &done)) || done)
+        return st;
+    if ((st = topk_tournament(self, d, k, largest, values, indices, &done)) || done)
         return st;
     return select_sorted(op, self, d, largest, 0, k, values, indices);
 }

@@ -135,7 +135,7 @@ clops_status clops_arange(clops_device *device, clops_dtype dtype, clops_scalar 
         return clops__fail(CLOPS_INVALID_ARGUMENT, "%s: step must be nonzero", op);
     if ((st_ > 0 && s1 < s0) || (st_ < 0 && s1 > s0))
         return clops__fail(CLOPS_INVALID_ARGUMENT,
-                           "%s: upper bound and larger bound inconsistent with step sign", op);
+                           "%s: upper bound and lower bound inconsistent with step sign", op);
     int64_t n;
     if (all_int) {
         int64_t a = start.kind == CLOPS_SCALAR_BOOL ? start.v.b : start.v.i;

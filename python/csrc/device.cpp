@@ -43,20 +43,81 @@
 
 namespace clops_torch {
 
+/*
+ * PyTorch's exception class for a refusal clops reports with status st and
+ * message msg ("gather: index 5 is out of bounds ...": the op first, then
+ * PyTorch's own words).  PyTorch's class belongs to the check that fails,
+ * so it follows the message, with the op where one message has two classes:
+ *   - RuntimeError (TORCH_CHECK) for argument, shape, dtype, device and
+ *     memory-overlap errors: almost every refusal;
+ *   - IndexError (TORCH_CHECK_INDEX) where PyTorch wraps a dim, indexes, or
+ *     checks a reduction dim's size (the phrases below), and for clops'
+ *     index-out-of-range status, except in the ops that check their index
+ *     arguments with TORCH_CHECK (runtime_index_op: gather, scatter,
+ *     index_add, searchsorted's sorter, topk's k, ...);
+ *   - ValueError (TORCH_CHECK_VALUE) for pixel_shuffle's overflowing square;
+ *   - NotImplementedError for an op, dtype or policy clops has no kernel
+ *     for (PyTorch: "not implemented for 'Bool'", bool negation, ...;
+ *     integer matrix products on OpenCL devices, as on PyTorch's CUDA).
+ * python/tests/test_reliability.py checks each class against PyTorch's CPU.
+ */
+enum class torch_error { runtime, index, value, not_implemented };
+
+static bool contains_any(const std::string &msg, std::initializer_list<const char *> phrases)
+{
+    for (const char *p : phrases)
+        if (msg.find(p) != std::string::npos)
+            return true;
+    return false;
+}
+
+static torch_error torch_error_class(clops_status st, const std::string &msg)
+{
+    if (st == CLOPS_NOT_IMPLEMENTED || st == CLOPS_FALLBACK_DENIED ||
+        contains_any(msg, {"not implemented for '", "not implemented for dtype",
+                           "does not support bool", "OpenCL devices support floating dtypes only",
+                           "the `-` operator, with two bool tensors",
+                           "the `-` operator, on a bool tensor"}))
+        return torch_error::not_implemented;
+    if (contains_any(msg, {"upscale factor is too large"}))
+        return torch_error::value;
+    /* The op, as the message names it ("scatter_add", "index_put_"). */
+    std::string op = msg.substr(0, msg.find_first_of(":. ("));
+    while (!op.empty() && op.back() == '_')
+        op.pop_back();
+    const bool runtime_index_op =
+        op == "gather" || op == "scatter" || op == "scatter_add" || op == "scatter_reduce" ||
+        op == "index_add" || op == "searchsorted" || op == "bucketize" || op == "topk" ||
+        op == "kthvalue" || op == "one_hot" || op == "max" || op == "min";
+    if (contains_any(msg, {"Dimension out of range", "Dimension specified as 0 but tensor has no",
+                           "cannot be applied to a 0-dim tensor", "index out of range in self",
+                           "out of range: tried to access index", "tensors used as indices must",
+                           "too many indices for tensor", "does not match the shape of the indexed",
+                           "start out of range", "to have non-zero size"}) ||
+        (st == CLOPS_INDEX_OUT_OF_RANGE && !runtime_index_op) ||
+        (!runtime_index_op &&
+         msg.find("Expected reduction dim to be specified for input.numel() == 0") !=
+             std::string::npos))
+        return torch_error::index;
+    return torch_error::runtime;
+}
+
 void check(clops_status st, const char *what)
 {
     if (st == CLOPS_OK)
         return;
-    std::string msg = std::string("clops: ") + what + ": " + clops_last_error();
-    if (st == CLOPS_NOT_IMPLEMENTED || st == CLOPS_FALLBACK_DENIED)
+    const std::string detail = clops_last_error();
+    const std::string msg = std::string("clops: ") + what + ": " + detail;
+    switch (torch_error_class(st, detail)) {
+    case torch_error::not_implemented:
         TORCH_CHECK_NOT_IMPLEMENTED(false, msg);
-    if (st == CLOPS_INVALID_DTYPE)
-        TORCH_CHECK_TYPE(false, msg);
-    if (st == CLOPS_INDEX_OUT_OF_RANGE)
+    case torch_error::index:
         TORCH_CHECK_INDEX(false, msg);
-    if (st == CLOPS_INVALID_ARGUMENT || st == CLOPS_INVALID_SHAPE || st == CLOPS_MEMORY_OVERLAP ||
-        st == CLOPS_DEVICE_MISMATCH)
+    case torch_error::value:
         TORCH_CHECK_VALUE(false, msg);
+    case torch_error::runtime:
+        break;
+    }
     TORCH_CHECK(false, msg);
 }
 

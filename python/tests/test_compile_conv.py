@@ -122,10 +122,10 @@ def test_transposed_and_3d_convolutions_take_the_epilogue_too(dev, no_fallback):
 def test_bad_arguments_are_refused(dev):
     x = torch.randn(2, 3, 5, 5).to(dev)
     w = torch.randn(6, 3, 3, 3).to(dev)
-    with pytest.raises(ValueError, match="scale must be 1-dimensional with 6 elements"):
+    with pytest.raises(RuntimeError, match="scale must be 1-dimensional with 6 elements"):
         _C.conv_epilogue(x, w, None, [1], [0], [1], False, [0], 1, torch.ones(5).to(dev),
                          None, None, None, 1e-5, None, 0, False)
-    with pytest.raises(ValueError, match="activation 9 is not one of"):
+    with pytest.raises(RuntimeError, match="activation 9 is not one of"):
         _C.conv_epilogue(x, w, None, [1], [0], [1], False, [0], 1, None, None, None, None,
                          1e-5, None, 9, False)
 
