@@ -101,6 +101,9 @@ def build(args):
             model = torchvision.models.VisionTransformer(
                 image_size=args.image, patch_size=16, num_layers=2, num_heads=2, hidden_dim=64,
                 mlp_dim=128, num_classes=classes)
+        # torchvision zero-initialises the classifier, which would make every
+        # output 0 and the --compare difference meaningless
+        torch.nn.init.normal_(model.heads.head.weight, std=0.02)
     else:
         model = getattr(torchvision.models, args.model)(num_classes=classes)
     g = torch.Generator().manual_seed(2)
