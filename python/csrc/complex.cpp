@@ -471,8 +471,16 @@ bool complex_call(const std::string &name, torch::jit::Stack *stack, size_t n)
     Op op = it->second.op;
     bool creation = op == Op::Full || op == Op::FullLike || op == Op::EmptyLike ||
                     op == Op::ZerosLike || op == Op::OnesLike;
-    if (!creation && !has_complex(in))
+    if (creation) {
+        /* the common real case returns here, without run()'s exception */
+        size_t d = op == Op::Full || op == Op::FullLike ? 2 : 1;
+        bool cx = in[d].isNone() ? has_complex(in.slice(0, d)) /* self, fill_value */
+                                 : c10::isComplexType(in[d].toScalarType());
+        if (!cx)
+            return false;
+    } else if (!has_complex(in)) {
         return false;
+    }
     c10::IValue r;
     try {
         r = run(it->second, in);
