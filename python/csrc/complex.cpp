@@ -306,6 +306,17 @@ at::Tensor like(const at::Tensor &self, const at::TensorOptions &o, const c10::I
     return at::empty(self.sizes(), o.memory_format(mf));
 }
 
+/* The value of a call of form f computing r: r itself, or r written into
+ * self (in place) or into the out= argument (last). */
+c10::IValue deliver(Form f, c10::ArrayRef<c10::IValue> in, const at::Tensor &r)
+{
+    if (f == Form::Functional)
+        return r;
+    const c10::IValue &dst = f == Form::Inplace ? in[0] : in.back();
+    write(dst.toTensor(), r, f == Form::Out);
+    return dst;
+}
+
 bool has_complex(c10::ArrayRef<c10::IValue> in)
 {
     for (const c10::IValue &v : in) {
@@ -347,15 +358,7 @@ c10::IValue run(const Entry &e, c10::ArrayRef<c10::IValue> in)
         if (!c10::isComplexType(rt))
             throw Decline{};
         at::Tensor r = binary(e.op, self, other, k, rt, self.device());
-        if (e.form == Form::Inplace) {
-            write(self, r, false);
-            return self;
-        }
-        if (e.form == Form::Out) {
-            write(in.back().toTensor(), r, true);
-            return in.back();
-        }
-        return r;
+        return deliver(e.form, in, r);
     }
     case Op::Neg:
     case Op::Abs:
@@ -364,15 +367,7 @@ c10::IValue run(const Entry &e, c10::ArrayRef<c10::IValue> in)
         if (!self.is_complex() || !self.device().is_privateuseone())
             throw Decline{};
         at::Tensor r = unary(e.op, self);
-        if (e.form == Form::Inplace) {
-            write(self, r, false);
-            return self;
-        }
-        if (e.form == Form::Out) {
-            write(in.back().toTensor(), r, true);
-            return in.back();
-        }
-        return r;
+        return deliver(e.form, in, r);
     }
     case Op::Fill:
     case Op::FillFn: {
