@@ -165,7 +165,7 @@ if not os.path.exists(lib):
 ext = CppExtension(
     name="clops.torch._C",
     sources=["csrc/device.cpp", "csrc/generic.cpp", "csrc/autocast.cpp", "csrc/attention.cpp",
-             "csrc/compile.cpp", "csrc/memory.cpp", "csrc/stream.cpp"],
+             "csrc/compile.cpp", "csrc/memory.cpp", "csrc/stream.cpp", "csrc/complex.cpp"],
     include_dirs=[os.path.join(ROOT, "include"), os.path.join(build, "generated", "include"),
                   os.path.join(HERE, "csrc")],
     define_macros=[("CLOPS_STATIC", "1")],

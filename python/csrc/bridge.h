@@ -19,6 +19,7 @@
 #pragma once
 
 #include <ATen/ATen.h>
+#include <ATen/core/stack.h>
 #include <c10/core/Allocator.h>
 
 #include <string>
@@ -151,6 +152,13 @@ bool event_query(void *event);
 void event_synchronize(void *event);
 void event_destroy(void *event) noexcept;
 double event_elapsed(void *start, void *end);
+
+/* The complex pointwise basics (complex.cpp): whether `name` (a clops op
+ * name, "add.Tensor") is one of them, and running one on the last n values
+ * of the stack when an operand is complex.  False, stack untouched, when
+ * the call is not one complex.cpp computes (the caller falls back). */
+bool complex_op_known(const std::string &name);
+bool complex_call(const std::string &name, torch::jit::Stack *stack, size_t n);
 
 /* Generic registration (generic.cpp), called once at import. */
 void register_generic_ops();

@@ -547,13 +547,17 @@ struct GenericKernel final : c10::OperatorKernel {
      * tensor they scale both parts, which clops runs on the real view
      * (scale_complex); clops' pointwise ops refuse complex operands. */
     bool complex_scale;
+    /* add, mul, abs, exp, fill_, full, constant_pad_nd, ...: complex
+     * operands run as real kernels over their parts (complex.cpp). */
+    bool complex_known;
 
     GenericKernel(const clops_op *op_, std::vector<Slot> a, std::vector<Slot> r)
         : op(op_), args(std::move(a)), rets(std::move(r)), name(clops_op_name(op_)),
           gemm(clops_op_has_tag(op_, "blas") || name.rfind("convolution", 0) == 0),
           complex_scale(name == "mul.Tensor" || name == "mul_.Tensor" || name == "mul.Scalar" ||
                         name == "mul_.Scalar" || name == "div.Tensor" || name == "div_.Tensor" ||
-                        name == "div.Scalar" || name == "div_.Scalar")
+                        name == "div.Scalar" || name == "div_.Scalar"),
+          complex_known(complex_op_known(name))
     {
     }
 
@@ -791,6 +795,8 @@ struct GenericKernel final : c10::OperatorKernel {
         clops_status st;
         {
             if (complex_scale && scale_complex(h, stack))
+                return;
+            if (complex_known && complex_call(name, stack, n))
                 return;
             CallState cs;
             cs.arg_tensor.assign(n, nullptr);

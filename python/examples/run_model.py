@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Runs GPT-2, a Llama-style decoder or BERT (transformers) or ResNet-18
-(torchvision) on a device and prints
-the time per step and which ops ran on the CPU for lack of a clops kernel.
+"""Runs GPT-2, a Llama-style decoder or BERT (transformers), or ViT-B/16,
+ResNet-18, ResNet-50 or MobileNetV3-Large (torchvision) on a device and
+prints the time per step and which ops ran on the CPU for lack of a clops
+kernel.
 
     python python/examples/run_model.py --model gpt2 --device clops
     python python/examples/run_model.py --model resnet18 --device cpu --train
@@ -10,6 +11,15 @@ the time per step and which ops ran on the CPU for lack of a clops kernel.
     python python/examples/run_model.py --model gpt2 --device clops --profile prof.json
     python python/examples/run_model.py --model gpt2 --attn eager --compile
     python python/examples/run_model.py --model llama --compile --train
+    python python/examples/run_model.py --model vit --autocast --train --compare cpu
+
+--autocast runs the steps under torch.autocast(device, dtype=bfloat16) with
+float32 weights (--dtype stays float32).
+
+--compare DEVICE (cpu, cuda) runs the same steps with the same weights and
+inputs on that PyTorch device too, in the same process, and prints its time
+per step and the largest difference of the outputs (relative to the largest
+output element).
 
 --compile runs the same steps eagerly and through torch.compile (backend
 "clops" on the clops device, Inductor elsewhere, or the backend named:
@@ -29,8 +39,10 @@ ops it left eager by name; clops.torch._compile.profile) under
 mode, device, label, ms, launches, first call seconds) for a table of runs.
 
 Random weights with a fixed seed (no download).  --size small (default) is the
-test configuration (2 layers, 64 wide); 124m is GPT-2's smallest published
-size, a Llama-style decoder of that size, or BERT-base.
+test configuration (2 layers, 64 wide; for vit 2 layers, 64 wide, 16-pixel
+patches; the CNNs with 10 classes); 124m is GPT-2's smallest published
+size, a Llama-style decoder of that size, BERT-base, ViT-B/16 (give
+--image 224) or the CNNs with 1000 classes.
 """
 import argparse
 import json
@@ -66,8 +78,12 @@ def config(model, size):
         hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
 
 
+TRANSFORMERS = ("gpt2", "llama", "bert")
+VISION = ("vit", "resnet18", "resnet50", "mobilenet_v3_large")
+
+
 def build(args):
-    if args.model in ("gpt2", "llama", "bert"):
+    if args.model in TRANSFORMERS:
         import transformers
         cfg = config(args.model, args.size)
         cfg._attn_implementation = args.attn
@@ -80,7 +96,19 @@ def build(args):
         return model, x, lambda m, x: m(x, labels=x).loss if args.train else m(x).logits
     import torchvision
     torch.manual_seed(0)
-    model = torchvision.models.resnet18(num_classes=1000 if args.size == "124m" else 10)
+    classes = 1000 if args.size == "124m" else 10
+    if args.model == "vit":
+        if args.size == "124m":
+            model = torchvision.models.vit_b_16(image_size=args.image, num_classes=classes)
+        else:
+            model = torchvision.models.VisionTransformer(
+                image_size=args.image, patch_size=16, num_layers=2, num_heads=2, hidden_dim=64,
+                mlp_dim=128, num_classes=classes)
+        # torchvision zero-initialises the classifier, which would make every
+        # output 0 and the --compare difference meaningless
+        torch.nn.init.normal_(model.heads.head.weight, std=0.02)
+    else:
+        model = getattr(torchvision.models, args.model)(num_classes=classes)
     g = torch.Generator().manual_seed(2)
     x = torch.randn(args.batch, 3, args.image, args.image, generator=g)
     y = torch.zeros(args.batch, dtype=torch.long)
@@ -127,12 +155,17 @@ def print_profile(times, step_s, top=15):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--model", choices=["gpt2", "llama", "bert", "resnet18"], default="gpt2")
+    p.add_argument("--model", choices=list(TRANSFORMERS) + list(VISION), default="gpt2")
     p.add_argument("--device", default="clops", help="clops, clops:K, cpu, cuda")
     p.add_argument("--size", choices=["small", "124m"], default="small")
     p.add_argument("--batch", type=int, default=2)
     p.add_argument("--seq", type=int, default=32, help="sequence length (transformers models)")
-    p.add_argument("--image", type=int, default=64, help="ResNet-18 image side")
+    p.add_argument("--image", type=int, default=64, help="image side (vision models)")
+    p.add_argument("--autocast", action="store_true",
+                   help="run under torch.autocast(device, dtype=bfloat16), float32 weights")
+    p.add_argument("--compare", metavar="DEVICE",
+                   help="also run PyTorch on DEVICE (cpu, cuda) from the same weights and "
+                        "print its time and the largest output difference")
     p.add_argument("--dtype", choices=["float32", "bfloat16"], default="float32")
     p.add_argument("--attn", choices=["sdpa", "eager"], default="sdpa",
                    help="the transformers model's attention: F.scaled_dot_product_attention "
@@ -151,41 +184,52 @@ def main():
                         "the work done, not the waiting)")
     args = p.parse_args()
 
-    if args.device.startswith("clops"):
+    if args.device.startswith("clops") or (args.compare or "").startswith("clops"):
         import clops.torch  # noqa: F401
-    if args.device.startswith("cuda"):
-        torch.backends.cuda.matmul.allow_tf32 = False
-        torch.backends.cudnn.allow_tf32 = False
+    for d in (args.device, args.compare or ""):
+        if d.startswith("cuda"):
+            torch.backends.cuda.matmul.allow_tf32 = False
+            torch.backends.cudnn.allow_tf32 = False
     device = torch.device(args.device)
     dtype = getattr(torch, args.dtype)
-    model, x, run = build(args)
-    model = model.to(device=device, dtype=dtype)
-    model.train(args.train)
-    x = x.to(device)
-    if x.is_floating_point():
-        x = x.to(dtype)
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-4) if args.train else None
-
-    def stepper(fn):
-        def step():
-            if args.train:
-                opt.zero_grad()
-                loss = fn(model, x)
-                loss.backward()
-                opt.step()
-                return loss
-            with torch.no_grad():
-                return fn(model, x)
-        return step
-
+    model0, x0, run = build(args)
     clock = time.process_time if args.clock == "cpu" else time.perf_counter
 
-    def measure(steps):
+    def on(dev, model):
+        """The model (a copy when it is needed again), its input and its
+        step function on device dev."""
+        model = model.to(device=dev, dtype=dtype)
+        model.train(args.train)
+        x = x0.to(dev)
+        if x.is_floating_point():
+            x = x.to(dtype)
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-4) if args.train else None
+
+        def stepper(fn):
+            def call():
+                if not args.autocast:
+                    return fn(model, x)
+                with torch.autocast(dev.type, dtype=torch.bfloat16):
+                    return fn(model, x)
+
+            def step():
+                if args.train:
+                    opt.zero_grad()
+                    loss = call()
+                    loss.backward()
+                    opt.step()
+                    return loss
+                with torch.no_grad():
+                    return call()
+            return step
+        return stepper
+
+    def measure(steps, device):
         """Times each (label, step) of `steps`, alternating them step by step
         (so a busy machine slows all of them alike); prints one line each and
-        returns the best times."""
+        returns the best times and the last outputs."""
         firsts, times, launches = [], [[] for _ in steps], [0] * len(steps)
-        sums, shapes = [0.0] * len(steps), [()] * len(steps)
+        sums, shapes, outs = [0.0] * len(steps), [()] * len(steps), [None] * len(steps)
         for _, step in steps:
             t0 = time.perf_counter()
             for _ in range(args.warmup):
@@ -205,14 +249,17 @@ def main():
                 if device.type == "clops":
                     launches[i] += torch.clops.device_counters(device)["launches"] - launches0
                 sums[i], shapes[i] = out.float().sum().item(), tuple(out.shape)
+                outs[i] = out.detach().float().cpu()
         what = "training step" if args.train else "forward"
         for i, (label, _) in enumerate(steps):
             t = times[i]
-            attn = f", {args.attn} attention" if args.model != "resnet18" else ""
+            attn = f", {args.attn} attention" if args.model in TRANSFORMERS else ""
+            amp = ", bfloat16 autocast" if args.autocast else ""
             cpu = " CPU time" if args.clock == "cpu" else ""
-            line = (f"{args.model} ({args.size}, batch {args.batch}, {args.dtype}{attn}) {what} on "
-                    f"{device}{label}: {min(t) * 1e3:.1f} ms{cpu}/step (best of {args.steps}), "
-                    f"mean {sum(t) / len(t) * 1e3:.1f} ms; output {shapes[i]} sum {sums[i]:.6g}")
+            line = (f"{args.model} ({args.size}, batch {args.batch}, {args.dtype}{amp}{attn}) "
+                    f"{what} on {device}{label}: {min(t) * 1e3:.1f} ms{cpu}/step (best of "
+                    f"{args.steps}), mean {sum(t) / len(t) * 1e3:.1f} ms; output {shapes[i]} "
+                    f"sum {sums[i]:.6g}")
             if device.type == "clops":
                 line += f"; {launches[i] / args.steps:.0f} kernel launches/step"
             if label:
@@ -223,23 +270,53 @@ def main():
                     f.write(json.dumps({
                         "model": args.model, "size": args.size, "batch": args.batch,
                         "seq": args.seq, "dtype": args.dtype, "attn": args.attn,
+                        "autocast": args.autocast,
                         "mode": "train" if args.train else "forward",
                         "device": device.type, "label": label.strip(" ()") or "eager",
                         "ms": min(t) * 1e3, "clock": args.clock, "first_s": firsts[i],
                         "launches": launches[i] / args.steps if device.type == "clops" else None,
                     }) + "\n")
-        return [min(t) for t in times]
+        return [min(t) for t in times], outs
 
+    def backend_for(dev):
+        if args.compile == "default":
+            return "clops" if dev.type == "clops" else "inductor"
+        return args.compile
+
+    ref = None
+    if args.compare:
+        import copy
+        ref = (torch.device(args.compare), copy.deepcopy(model0))
+    stepper = on(device, model0)
     step = stepper(run)
     steps = [("", step)]
     if args.compile:
-        backend = args.compile
-        if backend == "default":
-            backend = "clops" if device.type == "clops" else "inductor"
-        steps.append((f" (compiled, {backend})", stepper(torch.compile(run, backend=backend))))
-    times = measure(steps)
+        steps.append((f" (compiled, {backend_for(device)})",
+                      stepper(torch.compile(run, backend=backend_for(device)))))
+    times, outs = measure(steps, device)
     if args.compile:
         print(f"compiled/eager speed: {times[0] / times[1]:.2f}x (steps alternated)")
+    if device.type == "clops":
+        counts = torch.clops.fallback_counts()
+        calls = sum(counts.values())
+        print(f"CPU fallbacks per step: {calls / args.steps:.1f} calls, {len(counts)} ops")
+        if counts:
+            print(torch.clops.fallback_table({k: v // args.steps for k, v in counts.items()}))
+    if ref:
+        rdev, rmodel = ref
+        rstepper = on(rdev, rmodel)
+        rsteps = [("", rstepper(run))]
+        if args.compile:
+            rsteps.append((f" (compiled, {backend_for(rdev)})",
+                           rstepper(torch.compile(run, backend=backend_for(rdev)))))
+        rtimes, routs = measure(rsteps, rdev)
+        for i, (label, _) in enumerate(steps):
+            scale = routs[i].abs().max().item() or 1.0
+            diff = (outs[i] - routs[i]).abs().max().item() / scale
+            print(f"{device}{label} against {rdev}{rsteps[i][0]}: speed "
+                  f"{rtimes[i] / times[i]:.2f}x of PyTorch's, largest output difference "
+                  f"{diff:.2e} of the largest output (last of {args.steps} steps"
+                  f"{', weights updated each step' if args.train else ''})")
     if args.profile:
         with OpTimes(device) as prof:
             step()
@@ -248,7 +325,7 @@ def main():
         record = {"model": args.model, "size": args.size, "batch": args.batch,
                   "device": str(device), "train": args.train, "step_s": times[0],
                   "ops": prof.times}
-        if args.compile and backend == "clops":
+        if args.compile and backend_for(device) == "clops":
             # the compiled step node by node: its fused kernels by kind and
             # each op it left eager (clops.torch._compile.profile)
             from clops.torch._compile import profile
@@ -261,12 +338,6 @@ def main():
             record["compiled_ops"] = {k: tuple(v) for k, v in ctimes.items()}
         with open(args.profile, "w") as f:
             json.dump(record, f, indent=1)
-    if device.type == "clops":
-        counts = torch.clops.fallback_counts()
-        calls = sum(counts.values())
-        print(f"CPU fallbacks per step: {calls / args.steps:.1f} calls, {len(counts)} ops")
-        if counts:
-            print(torch.clops.fallback_table({k: v // args.steps for k, v in counts.items()}))
 
 
 if __name__ == "__main__":
