@@ -264,6 +264,15 @@ def test_embedding_bag_backward(dev, no_fallback, mode, padding_idx, freq):
         g = torch.linspace(-1, 1, y.numel(), dtype=torch.float64).reshape(y.shape).to(where)
         (y * g).sum().backward()
         grads.append(leaf.grad)
+    if freq:
+        # PyTorch's CPU embedding_bag divided a row by the count of another
+        # index up to 2.14 (pytorch/pytorch#190063, fixed by #190264; CUDA was
+        # right): the reference is the unscaled CPU gradient over each row's count.
+        leaf = w.detach().requires_grad_(True)
+        y = F.embedding_bag(idx, leaf, off, mode=mode, padding_idx=padding_idx)
+        (y * torch.linspace(-1, 1, y.numel(), dtype=torch.float64).reshape(y.shape)).sum().backward()
+        counts = torch.bincount(idx, minlength=w.shape[0]).clamp(min=1).to(w.dtype)
+        grads[0] = leaf.grad / counts.unsqueeze(1)
     assert_close(grads[1], grads[0])
 
 
