@@ -785,6 +785,60 @@ struct GenericKernel final : c10::OperatorKernel {
         return at::Tensor();
     }
 
+    /* empty_like, zeros_like, ones_like, full_like of a clops-device tensor
+     * whose storage clops did not allocate: a FakeTensor (meta storage,
+     * device clops:K).  These ops read self's geometry alone, and PyTorch's
+     * fake-tensor fallback (run_fallback_kernel: an op without a meta
+     * function, PyTorch 2.11's torch.compile of clops' fused attention)
+     * makes its real inputs with zeros_like(fake, device=fake.device)
+     * under no_dispatch.  The result: empty_like's layout (computed on a
+     * meta tensor of self's geometry), allocated on the device, filled.
+     * False (stack untouched) for any other call. */
+    bool like_without_storage(torch::jit::Stack *stack, size_t n)
+    {
+        bool full = name == "full_like";
+        if (!(name == "empty_like" || name == "zeros_like" || name == "ones_like" || full) ||
+            n != (full ? 7u : 6u))
+            return false;
+        auto in = torch::jit::last(*stack, n);
+        if (!in[0].isTensor())
+            return false;
+        const at::Tensor &self = in[0].toTensor();
+        if (!self.defined() || !self.device().is_privateuseone() || self.is_nested() ||
+            self.layout() != at::kStrided)
+            return false;
+        const c10::DataPtr &dp = self.storage().data_ptr();
+        if (dp.get_deleter() == &storage_deleter && dp.get_context())
+            return false; /* a clops tensor: the ordinary path */
+        size_t k = full ? 2 : 1; /* dtype, layout, device, pin_memory, memory_format */
+        if ((!in[k + 1].isNone() && in[k + 1].toLayout() != at::kStrided) ||
+            (!in[k + 3].isNone() && in[k + 3].toBool()))
+            return false;
+        c10::ScalarType dt = in[k].isNone() ? self.scalar_type() : in[k].toScalarType();
+        c10::Device dev = in[k + 2].isNone() ? self.device() : in[k + 2].toDevice();
+        if (!dev.is_privateuseone())
+            return false;
+        if (!dev.has_index())
+            dev = c10::Device(c10::DeviceType::PrivateUse1, current_device());
+        std::optional<c10::MemoryFormat> mf;
+        if (!in[k + 4].isNone())
+            mf = in[k + 4].toMemoryFormat();
+        at::Tensor shape = at::empty_strided(self.sizes(), self.strides(),
+                                             at::TensorOptions().dtype(dt).device(at::kMeta));
+        at::Tensor lay = at::empty_like(shape, at::TensorOptions().dtype(dt).device(at::kMeta), mf);
+        at::Tensor r = at::empty_strided(lay.sizes(), lay.strides(),
+                                         at::TensorOptions().dtype(dt).device(dev));
+        if (name == "zeros_like")
+            r.zero_();
+        else if (name == "ones_like")
+            r.fill_(1);
+        else if (full)
+            r.fill_(in[1].toScalar());
+        torch::jit::drop(*stack, n);
+        stack->push_back(std::move(r));
+        return true;
+    }
+
     void operator()(const c10::OperatorHandle &h, c10::DispatchKeySet ks, torch::jit::Stack *stack)
     {
         size_t n = args.size();
@@ -797,6 +851,8 @@ struct GenericKernel final : c10::OperatorKernel {
             if (complex_scale && scale_complex(h, stack))
                 return;
             if (complex_known && complex_call(name, stack, n))
+                return;
+            if (like_without_storage(stack, n))
                 return;
             CallState cs;
             cs.arg_tensor.assign(n, nullptr);

