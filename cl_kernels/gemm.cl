@@ -1592,6 +1592,71 @@ static inline void wg_round4(__local float *p)
 #else
 #define WG_ITEMS MMA_WG
 #endif
+
+/* WG_PROBE (bench only, CLOPS_GEMM_PROBE in ops/gemm/gemm_engine.c; the
+ * results are wrong by design and the known-answer check is skipped): bit
+ * 0 runs one K tile whatever K, bit 1 stores nothing (C written only when
+ * the first accumulator is exactly 1234.5, which keeps the products live),
+ * so that timings split a block's time into the K loop, the store and the
+ * rest (launch, tile index, staging set-up, the pipeline's first copies). */
+#ifndef WG_PROBE
+#define WG_PROBE 0
+#endif
+
+/*
+ * WG_CSTAGE (the block-barrier kernel, "-cs" configurations): C goes out
+ * through __local instead of from the accumulators' fragments (whose rows
+ * of 8 items x 2 elements make every store instruction touch 8 rows).
+ * After the K loop the slots are free: per pass (h, 64-column chunk cc),
+ * each warpgroup writes its 64 x 64 float32 sums into its own staging area
+ * (warpgroup 0 the A slots, 1 the B slots; rows WG_CLD floats apart,
+ * padded against bank conflicts), the work-group meets at a barrier, and
+ * each item takes 8 consecutive columns of a row: C = alpha * acc + beta
+ * * C and the epilogue, element by element exactly as GEMM_STORE_AT (the
+ * same bits), then one 16-byte store of the 8 results when C's rows are
+ * unit-stride and 16-byte aligned and the 8 columns lie inside N (a warp
+ * writes 4 whole 128-byte rows), else 8 GEMM_STOREs.
+ */
+#ifndef WG_CSTAGE
+#define WG_CSTAGE 0
+#endif
+#if WG_CSTAGE
+#if WG_WS || WGS > 2 || BN % 64
+#error "gemm_wgmma: the staged store is for the block-barrier kernel of 1-2 warpgroups"
+#endif
+#define WG_CLD 72
+#if 64 * WG_CLD * 4 > STAGES * BN * BKC * 16 || (WGS == 2 && 64 * WG_CLD * 4 > STAGES * BM * BKC * 16)
+#error "gemm_wgmma: the slots cannot hold a 64 x 64 staging area"
+#endif
+/* 8 elements of C at element i (16-byte aligned: one vector access; two
+ * for float32) as float8, and back, rounded as GST rounds. */
+#if GEMM_DT == 0
+#define GLD8(p, i)                                                                          \
+    (float8)(*(__global const float4 *)((p) + (i)), *(__global const float4 *)((p) + (i) + 4))
+#define GST8(v, p, i)                                                                       \
+    do {                                                                                    \
+        *(__global float4 *)((p) + (i)) = (v).lo;                                           \
+        *(__global float4 *)((p) + (i) + 4) = (v).hi;                                       \
+    } while (0)
+#elif GEMM_DT == 1
+#define GLD8(p, i) vload_half8(0, (__global const half *)((p) + (i)))
+#define GST8(v, p, i)                                                                       \
+    do {                                                                                    \
+        ushort8 h_;                                                                         \
+        vstore_half8_rte((v), 0, (__private half *)&h_);                                    \
+        *(__global uint4 *)((p) + (i)) = as_uint4(h_);                                      \
+    } while (0)
+#else
+#define GLD8(p, i) as_float8(convert_uint8(as_ushort8(*(__global const uint4 *)((p) + (i)))) << 16)
+#define GST8(v, p, i)                                                                       \
+    (*(__global uint4 *)((p) + (i)) = as_uint4((ushort8)(                                   \
+         clops_float_to_bf16((v).s0), clops_float_to_bf16((v).s1),                          \
+         clops_float_to_bf16((v).s2), clops_float_to_bf16((v).s3),                          \
+         clops_float_to_bf16((v).s4), clops_float_to_bf16((v).s5),                          \
+         clops_float_to_bf16((v).s6), clops_float_to_bf16((v).s7))))
+#endif
+#endif
+
 __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(GEMM_ARGS)
 {
     __local gemm_t As[STAGES * A_TILE] __attribute__((aligned(1024)));
@@ -1669,7 +1734,7 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
         GEMM_BEGIN(bat, tm, tn);
 #endif
         const int m0 = tm * BM, n0 = tn * BN;
-        const int ktiles = (K + BK - 1) / BK;
+        const int ktiles = WG_PROBE & 1 ? min((K + BK - 1) / BK, 1) : (K + BK - 1) / BK;
 #if WG_WS
         /* The stream's length: its last STAGES tiles are never refilled. */
         const long jtot = mine_ * ktiles;
@@ -1738,6 +1803,78 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
         /* acc[h][4j + e]: row 16 * (warp % 4) + g (+ 8 for e >= 2), column
          * 8j + 2t + (e & 1) of the warpgroup's 64 x BN product h. */
         const int fg = lane >> 2, ft = lane & 3;
+#if WG_PROBE & 2
+#if WG_WS
+#error "WG_PROBE: the block-barrier kernel only"
+#endif
+        if (acc[0][0] != 1234.5f)
+            return;
+#endif
+#if WG_CSTAGE
+        /* Every warpgroup's products done, every copy landed: the slots
+         * are free for the staging areas. */
+        barrier(CLK_LOCAL_MEM_FENCE);
+        __local float *cs_ = (__local float *)(WGS == 2 && wg == 0 ? (__local void *)As
+                                                                   : (__local void *)Bs);
+        const int wl_ = lid & 127;
+        /* 16-byte rows of C: unit-stride, 8-element aligned, not a
+         * convolution's rows nor a split's partials. */
+#if GEMM_CONV
+        const bool cvec_ = false;
+#else
+        const bool cvec_ = !partial_ && c_sn == 1 && (cbase & 7) == 0 && (c_sm & 7) == 0;
+#endif
+#pragma unroll
+        for (int h = 0; h < MH; h++)
+#pragma unroll
+            for (int cc = 0; cc < BN / 64; cc++) {
+#pragma unroll
+                for (int e2 = 0; e2 < 2; e2++)
+#pragma unroll
+                    for (int jn = 0; jn < 8; jn++)
+                        *(__local float2 *)(cs_ + ((warp & 3) * 16 + fg + 8 * e2) * WG_CLD +
+                                            jn * 8 + 2 * ft) =
+                            (float2)(acc[h][4 * (cc * 8 + jn) + 2 * e2],
+                                     acc[h][4 * (cc * 8 + jn) + 2 * e2 + 1]);
+                barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+                for (int q = 0; q < 4; q++) {
+                    const int v_ = wl_ + q * 128, row_ = v_ >> 3, col_ = (v_ & 7) * 8;
+                    const int gm = m0 + (wg * MH + h) * 64 + row_, gn0 = n0 + cc * 64 + col_;
+                    if (gm >= M)
+                        continue;
+                    __local const float4 *ap_ =
+                        (__local const float4 *)(cs_ + row_ * WG_CLD + col_);
+                    const float8 a_ = (float8)(ap_[0], ap_[1]);
+                    const long crow_ = cbase + ROW_OF(gm, c_sm, c_img);
+                    if (cvec_ && gn0 + 8 <= N) {
+                        float8 r8_ = alpha * a_;
+                        if (!beta_zero)
+                            r8_ = r8_ + beta * GLD8(C, crow_ + gn0);
+                        if (epi) {
+                            float rr_[8];
+                            vstore8(r8_, 0, rr_);
+#pragma unroll
+                            for (int e = 0; e < 8; e++)
+                                GEMM_EPILOGUE_V(rr_[e], GEMM_EPI_E(gm, gn0 + e),
+                                                GEMM_EPI_R(gm, gn0 + e));
+                            r8_ = vload8(0, rr_);
+                        }
+                        GST8(r8_, C, crow_ + gn0);
+                    } else {
+                        float aa_[8];
+                        vstore8(a_, 0, aa_);
+#pragma unroll
+                        for (int e = 0; e < 8; e++)
+                            if (gn0 + e < N)
+                                GEMM_STORE_AT(aa_[e], gm, gn0 + e, crow_, GEMM_EPI_E(gm, gn0 + e),
+                                              GEMM_EPI_R(gm, gn0 + e));
+                    }
+                }
+                /* (the next pass writes the same area) */
+                barrier(CLK_LOCAL_MEM_FENCE);
+            }
+#else
 #pragma unroll
         for (int h = 0; h < MH; h++)
 #pragma unroll
@@ -1754,6 +1891,7 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
                             GEMM_STORE(acc[h][4 * jn + 2 * e2 + e1], gm, gn);
                     }
             }
+#endif /* WG_CSTAGE */
     }
 }
 #endif /* GEMM_WGMMA */

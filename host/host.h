@@ -325,6 +325,11 @@ clops_status host_launch(clops_device *d, host_kernel *k, int nargs, const host_
  * multiple of local); for test hooks that vary the launch geometry. */
 clops_status host_launch_local(clops_device *d, host_kernel *k, int nargs, const host_arg *args,
                                size_t global, size_t local);
+/* Counts n kernels a library enqueued on d's queue itself (CLBlast: one
+ * per routine it ran; its own pre- and post-processing kernels are not
+ * visible through its API), so that clops_device_get_counters' launches
+ * include them. */
+void host_count_launches(clops_device *d, uint64_t n);
 /* Work items for an elementwise kernel over n elements with a grid-stride
  * loop: at most d->max_groups groups. */
 size_t host_grid_size(const clops_device *d, const host_kernel *k, uint64_t n);

@@ -101,6 +101,11 @@ clops_status host_launch_local(clops_device *d, host_kernel *k, int nargs, const
     return CLOPS_OK;
 }
 
+void host_count_launches(clops_device *d, uint64_t n)
+{
+    atomic_fetch_add_explicit(&d->launches, n, memory_order_relaxed);
+}
+
 clops_status host_write(clops_device *d, cl_mem dst, size_t offset, const void *src, size_t n)
 {
     if (n == 0)

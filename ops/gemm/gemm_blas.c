@@ -333,6 +333,8 @@ static clops_status call_gemm(const cl_problem *p, const cl_mem *mem, const int6
     if (s != CLBlastSuccess)
         return clops__error_prefix(blas_fail(s, p->f64 ? "CLBlastDgemm" : "CLBlastSgemm", p->d),
                                    "%s", p->op);
+    /* (the device's launch counter: one per routine CLBlast ran) */
+    host_count_launches(p->d, 1);
     return CLOPS_OK;
 }
 
@@ -361,6 +363,7 @@ static clops_status call_batched(const cl_problem *p, const cl_mem *mem, const i
             blas_fail(s, p->f64 ? "CLBlastDgemmStridedBatched" : "CLBlastSgemmStridedBatched",
                       p->d),
             "%s", p->op);
+    host_count_launches(p->d, 1);
     return CLOPS_OK;
 }
 

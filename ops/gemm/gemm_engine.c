@@ -230,6 +230,8 @@ typedef struct gemm_cfg {
     int ws;              /* wgmma: warp-specialised (a producer warpgroup, named barriers) */
     int regs;            /* ws: the consumers' registers after setmaxnreg (0: none) */
     int persist;         /* ws: persistent, one work-group per compute unit (not split) */
+    int cstage;          /* wgmma: C stored through __local in 16-byte rows (WG_CSTAGE) */
+    int probe;           /* wgmma: CLOPS_GEMM_PROBE's bits (WG_PROBE; bench only) */
     int bkc, frag_db, late, raster, shape; /* mma: K chunks, fragment double-buffering, copies
                                               after the first step, raster, mma_shapes index */
     int ms, vec;         /* skinny: rows of A (<= 16), vector width of B's loads (1: none) */
@@ -259,52 +261,60 @@ typedef struct mma_shape {
     int ws;         /* wgmma: warp-specialised (WG_WS): a producer warpgroup besides */
     int regs;       /* ws: setmaxnreg, the consumers' registers (WG_REGS; 0: none) */
     int persist;    /* ws: persistent (WG_PERSIST) */
+    int cstage;     /* wgmma: C through __local, 16-byte stores (WG_CSTAGE) */
 } mma_shape;
 
 static const mma_shape mma_shapes[] = {
-    {"128x128-w64x64-s3", 128, 128, 64, 64, 3, 4, 0, 0, 8, 0, 0, 0, 0, 0},
-    {"64x64-w32x32-s4", 64, 64, 32, 32, 4, 4, 0, 0, 8, 0, 0, 0, 0, 0},
-    {"128x128-w64x64-s3-late", 128, 128, 64, 64, 3, 4, 0, 1, 8, 0, 0, 0, 0, 0},
-    {"64x64-w32x32-s4-late", 64, 64, 32, 32, 4, 4, 0, 1, 8, 0, 0, 0, 0, 0},
-    {"128x128-w64x64-s3-db", 128, 128, 64, 64, 3, 4, 1, 0, 8, 0, 0, 0, 0, 0},
-    {"128x128-w64x64-s3-db-late", 128, 128, 64, 64, 3, 4, 1, 1, 8, 0, 0, 0, 0, 0},
-    {"64x128-w32x64-s4", 64, 128, 32, 64, 4, 4, 0, 0, 8, 0, 0, 0, 0, 0},
-    {"64x128-w32x64-s4-late", 64, 128, 32, 64, 4, 4, 0, 1, 8, 0, 0, 0, 0, 0},
-    {"128x256-w64x64-s2-late", 128, 256, 64, 64, 2, 4, 0, 1, 8, 0, 0, 0, 0, 0},
-    {"256x128-w64x64-s2-late", 256, 128, 64, 64, 2, 4, 0, 1, 8, 0, 0, 0, 0, 0},
-    {"128x128-w64x32-s3-late", 128, 128, 64, 32, 3, 4, 0, 1, 8, 0, 0, 0, 0, 0},
-    {"64x128-w32x64-bk64-s2-late", 64, 128, 32, 64, 2, 8, 0, 1, 8, 0, 0, 0, 0, 0},
-    {"64x64-w32x32-bk64-s3-late", 64, 64, 32, 32, 3, 8, 0, 1, 8, 0, 0, 0, 0, 0},
+    {"128x128-w64x64-s3", 128, 128, 64, 64, 3, 4, 0, 0, 8, 0, 0, 0, 0, 0, 0},
+    {"64x64-w32x32-s4", 64, 64, 32, 32, 4, 4, 0, 0, 8, 0, 0, 0, 0, 0, 0},
+    {"128x128-w64x64-s3-late", 128, 128, 64, 64, 3, 4, 0, 1, 8, 0, 0, 0, 0, 0, 0},
+    {"64x64-w32x32-s4-late", 64, 64, 32, 32, 4, 4, 0, 1, 8, 0, 0, 0, 0, 0, 0},
+    {"128x128-w64x64-s3-db", 128, 128, 64, 64, 3, 4, 1, 0, 8, 0, 0, 0, 0, 0, 0},
+    {"128x128-w64x64-s3-db-late", 128, 128, 64, 64, 3, 4, 1, 1, 8, 0, 0, 0, 0, 0, 0},
+    {"64x128-w32x64-s4", 64, 128, 32, 64, 4, 4, 0, 0, 8, 0, 0, 0, 0, 0, 0},
+    {"64x128-w32x64-s4-late", 64, 128, 32, 64, 4, 4, 0, 1, 8, 0, 0, 0, 0, 0, 0},
+    {"128x256-w64x64-s2-late", 128, 256, 64, 64, 2, 4, 0, 1, 8, 0, 0, 0, 0, 0, 0},
+    {"256x128-w64x64-s2-late", 256, 128, 64, 64, 2, 4, 0, 1, 8, 0, 0, 0, 0, 0, 0},
+    {"128x128-w64x32-s3-late", 128, 128, 64, 32, 3, 4, 0, 1, 8, 0, 0, 0, 0, 0, 0},
+    {"64x128-w32x64-bk64-s2-late", 64, 128, 32, 64, 2, 8, 0, 1, 8, 0, 0, 0, 0, 0, 0},
+    {"64x64-w32x32-bk64-s3-late", 64, 64, 32, 32, 3, 8, 0, 1, 8, 0, 0, 0, 0, 0, 0},
     /* wgmma (Hopper, cl_kernels/gemm.cl GEMM_WGMMA): warpgroups (wgs) each
      * of BM / wgs rows (wm) and all BN columns, BK 32 (bkc 4) or 16
-     * ("-k16"); the first is the default of products with at least twice
-     * as many 128 x 128 blocks as compute units (H100, 4096^3 in bfloat16:
-     * 357-361 TFLOP/s; 64 x 128 blocks 306-330, 128 x 256 with BK 16 and 4
-     * stages 225-238; docs/gemm.md has the others tried), the second of
-     * those with one to two blocks a unit (WG_FEW). */
-    {"wg128x128-s3", 128, 128, 64, 128, 3, 4, 0, 0, 8, 2, 0, 0, 0, 0},
-    {"wg64x128-s4", 64, 128, 64, 128, 4, 4, 0, 0, 8, 1, 0, 0, 0, 0},
-    {"wg128x256-k16-s4", 128, 256, 64, 256, 4, 2, 0, 0, 8, 2, 0, 0, 0, 0},
+     * ("-k16"); "-cs": C staged through __local after the K loop and
+     * written in 16-byte rows (WG_CSTAGE), the epilogue unchanged.  The
+     * first is the default of products with at least twice as many 128 x
+     * 128 blocks as compute units, the second of those with fewer (WG_FEW;
+     * 64 x 128 blocks, up to four a unit).  H200, bfloat16, TFLOP/s (bench/
+     * gemm_store_job.sh, docs/gemm.md): the staged store against the
+     * fragments' own stores, 4096^3 383 / 356, GPT-2's 4096 x 2304 x 768
+     * 249 / 177, 4096 x 3072 x 768 286 / 203; with 64 x 128 blocks 4096 x
+     * 768 x 768 190 / 136 and 4096 x 768 x 3072 288 / 259.  (H100, before:
+     * 128 x 256 with BK 16 and 4 stages 225-238 at 4096^3.) */
+    {"wg128x128-s3-cs", 128, 128, 64, 128, 3, 4, 0, 0, 8, 2, 0, 0, 0, 0, 1},
+    {"wg64x128-s4-cs", 64, 128, 64, 128, 4, 4, 0, 0, 8, 1, 0, 0, 0, 0, 1},
+    {"wg128x128-s3", 128, 128, 64, 128, 3, 4, 0, 0, 8, 2, 0, 0, 0, 0, 0},
+    {"wg64x128-s4", 64, 128, 64, 128, 4, 4, 0, 0, 8, 1, 0, 0, 0, 0, 0},
+    {"wg128x256-k16-s4", 128, 256, 64, 256, 4, 2, 0, 0, 8, 2, 0, 0, 0, 0, 0},
     /* Warp-specialised ("ws", WG_WS): a producer warpgroup stages, the wgs
      * consumer warpgroups multiply, slots handed over through named
      * barriers instead of a work-group barrier per K tile; "-d1": one
      * product group left pending.  They run and pass the check on the H100
      * but are slower than the default (4096^3 bfloat16 238-250 TFLOP/s
      * against 357: one work-group of 384 items per unit, docs/gemm.md). */
-    {"ws128x256-k16-s4", 128, 256, 64, 256, 4, 2, 0, 0, 8, 2, 0, 1, 0, 0},
-    {"ws128x256-k16-s4-d1", 128, 256, 64, 256, 4, 2, 0, 0, 8, 2, 1, 1, 0, 0},
-    {"ws128x128-s3", 128, 128, 64, 128, 3, 4, 0, 0, 8, 2, 0, 1, 0, 0},
+    {"ws128x256-k16-s4", 128, 256, 64, 256, 4, 2, 0, 0, 8, 2, 0, 1, 0, 0, 0},
+    {"ws128x256-k16-s4-d1", 128, 256, 64, 256, 4, 2, 0, 0, 8, 2, 1, 1, 0, 0, 0},
+    {"ws128x128-s3", 128, 128, 64, 128, 3, 4, 0, 0, 8, 2, 0, 1, 0, 0, 0},
     /* "-r": registers moved from the producer to the consumers with
      * setmaxnreg (104 / 200 of the 168 a item the cap of 384 items gives:
      * CUTLASS's 40 / 232 spill this producer, which keeps its chunks'
      * offsets in registers). */
-    {"ws128x256-k16-s4-r", 128, 256, 64, 256, 4, 2, 0, 0, 8, 2, 0, 1, 200, 0},
+    {"ws128x256-k16-s4-r", 128, 256, 64, 256, 4, 2, 0, 0, 8, 2, 0, 1, 200, 0, 0},
     /* "-p": persistent (WG_PERSIST): one work-group per compute unit takes
      * tiles g, g + units, ..., their K tiles one stream through the slots,
      * so that a tile's prologue and store overlap the products of the next
      * (not for split products). */
-    {"ws128x256-k16-s4-p", 128, 256, 64, 256, 4, 2, 0, 0, 8, 2, 0, 1, 0, 1},
-    {"ws128x128-s3-p", 128, 128, 64, 128, 3, 4, 0, 0, 8, 2, 0, 1, 0, 1},
+    {"ws128x256-k16-s4-p", 128, 256, 64, 256, 4, 2, 0, 0, 8, 2, 0, 1, 0, 1, 0},
+    {"ws128x128-s3-p", 128, 128, 64, 128, 3, 4, 0, 0, 8, 2, 0, 1, 0, 1, 0},
 };
 /* The first wgmma configuration, the default one; the next, the default of
  * products with fewer than two 128 x 128 blocks per compute unit. */
@@ -348,8 +358,9 @@ static clops_status gemm_defines(const void *ctx, const clops_device *d, strbuf 
     case GK_MMA:
         if (c->wgs)
             sb_printf(defs, "#define GEMM_WGMMA 1\n#define WGS %d\n#define WG_DEPTH %d\n"
-                            "#define WG_WS %d\n#define WG_REGS %d\n#define WG_PERSIST %d\n",
-                      c->wgs, c->depth, c->ws, c->regs, c->persist);
+                            "#define WG_WS %d\n#define WG_REGS %d\n#define WG_PERSIST %d\n"
+                            "#define WG_CSTAGE %d\n#define WG_PROBE %d\n",
+                      c->wgs, c->depth, c->ws, c->regs, c->persist, c->cstage, c->probe);
         sb_printf(defs, "#define GEMM_MMA 1\n#define BM %d\n#define BN %d\n#define WM %d\n"
                          "#define WN %d\n#define STAGES %d\n#define WAIT_GROUPS %d\n"
                          "#define A_UK %d\n#define B_UK %d\n#define A_CP %d\n#define B_CP %d\n"
@@ -380,7 +391,8 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
                           ((uint64_t)c->ms << 8) | (uint64_t)c->vec,
                       ((uint64_t)c->bm << 48) | ((uint64_t)c->bn << 32) | ((uint64_t)c->bk << 24) |
                           ((uint64_t)c->tm << 16) | ((uint64_t)c->tn << 8) | (uint64_t)c->stages,
-                      ((uint64_t)c->persist << 60) | ((uint64_t)c->rm << 48) |
+                      ((uint64_t)c->probe << 62) | ((uint64_t)c->cstage << 61) |
+                          ((uint64_t)c->persist << 60) | ((uint64_t)c->rm << 48) |
                           ((uint64_t)c->nv << 40) | ((uint64_t)c->mb << 32) |
                           ((uint64_t)c->nb << 24) | (uint64_t)c->kc,
                       ((uint64_t)c->ws << 60) | ((uint64_t)(c->regs / 8) << 54) |
@@ -396,6 +408,10 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
                  clops_dtype_name(c->dt),
                  c->a_uk ? "k" : "m", c->a_cp ? "" : "-plain", c->b_uk ? "k" : "n",
                  c->b_cp ? "" : "-plain", mma_shapes[c->shape].name, c->split ? "/split" : "");
+    if (mma && c->probe) {
+        size_t l = strlen(pname);
+        snprintf(pname + l, sizeof pname - l, "/probe%d", c->probe);
+    }
     else if (c->kind == GK_SKINNY)
         snprintf(pname, sizeof pname, "gemm/skinny/%s/m%d/b-%s/v%d%s%s", clops_dtype_name(c->dt),
                  c->ms, c->b_uk ? "k" : "n", c->vec, c->a_uk ? "/a-vec" : "",
@@ -502,6 +518,15 @@ static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk
     c->bkc = sh->bkc, c->frag_db = sh->frag_db, c->late = sh->late, c->raster = sh->raster;
     c->wgs = sh->wgs, c->depth = sh->depth, c->ws = sh->ws, c->regs = sh->regs;
     c->persist = sh->persist;
+    c->cstage = sh->cstage;
+    /* CLOPS_GEMM_PROBE=1..3 (bench only, the block-barrier wgmma kernel):
+     * WG_PROBE's bits, one K tile (1) and no store (2); wrong results by
+     * design, so the known-answer check passes such programs unrun. */
+    if (c->wgs && !c->ws) {
+        const char *pr = host_env("CLOPS_GEMM_PROBE");
+        if (pr && pr[0] >= '1' && pr[0] <= '3' && !pr[1])
+            c->probe = pr[0] - '0';
+    }
     /* A stage: bkc 16-byte chunks of every row of A's and B's tiles. */
     uint64_t stage = (uint64_t)(c->bm + c->bn) * (uint64_t)c->bkc * 16;
     while (c->stages > 2 && stage * (uint64_t)c->stages > d->info.local_mem_bytes)
@@ -876,6 +901,9 @@ done:
  * check, a few atomic loads and no lock. */
 static bool mma_checked(clops_device *d, const gemm_cfg *cfg)
 {
+    /* (CLOPS_GEMM_PROBE's programs are wrong by design: bench only) */
+    if (cfg->probe)
+        return true;
     /* Convolution programs share the atom and staging of the plain
      * configuration, which is what the check runs. */
     gemm_cfg plain = *cfg;
