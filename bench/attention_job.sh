@@ -22,7 +22,10 @@
 #      routed (CLOPS_ATTN_CTAS=fwd=2,dkv=3,dq=2, CLOPS_TEST_ATTN_ROUTED=1:
 #      it asserts the route's builds ran and passed their known-answer
 #      checks), beside test_norm on the NVIDIA device;
-#   6. everything into $OUT/attn-job.tgz, the summary on the standard
+#   6. the backward's kernels timed one by one with Nsight Compute (GPT-2
+#      bfloat16; gpu__time_duration of the first 16 attention launches,
+#      the known-answer check's among them);
+#   7. everything into $OUT/attn-job.tgz, the summary on the standard
 #      output.
 # With the argument `python` instead (about 5 minutes, most of it the
 # extension build): builds the PyTorch extension in place against $BUILD
@@ -105,4 +108,14 @@ grep -E "PASSED|FAILED|ERROR|warning|took|differ|were|ran the" "$J/test_attentio
 wait $TN
 echo "test_norm rc $?"
 grep -E "PASSED|FAILED|ERROR" "$J/test_norm.txt" | head -10
+t tests
+# the backward's time by kernel (Nsight Compute, if it sees OpenCL
+# launches): GPT-2 bfloat16, the known-answer check's launches first
+NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+if [ -n "$NCU" ]; then
+    timeout 40 "$NCU" --clock-control none --kernel-name regex:'attn_' --launch-count 16 \
+        --metrics gpu__time_duration.sum "$BUILD/bench/bench_attention" --device nvidia \
+        --reps 1 --case attn_bwd_gpt2_bf16 >"$J/ncu.txt" 2>&1
+    grep -E "attn_[a-z_]*|gpu__time_duration" "$J/ncu.txt" | head -40
+fi
 t done
