@@ -142,11 +142,17 @@ typedef struct attn_prog {
  * sets a kernel's count for every head dim, for benchmarks.
  */
 enum { ATTN_R_FWD, ATTN_R_DKV, ATTN_R_DQ };
+/* bench/attention_job.sh on an H200 (2026-11-28, bfloat16, causal; µs,
+ * the driver's build -> routed): the forward GPT-2 (d64) 163.0 -> 123.7,
+ * Llama (d128, 392 bytes of spills) 504.9 -> 487.3; the backward GPT-2
+ * 1264.9 -> 1157.6 with dK/dV at 3 (168 registers) and -> 1167.8 with dQ
+ * at 2, Llama 3313.6 -> 4593.9 and 3583.8 (spills of 1-2 KiB an item).
+ * d32 takes d64's (fewer registers; not timed). */
 static const int attn_ctas_default[3][3] = {
     /* d32 d64 d128 */
-    {2, 2, 1}, /* attn_fwd_mma */
-    {1, 1, 1}, /* attn_bwd_dkv_mma */
-    {1, 1, 1}, /* attn_bwd_dq_mma */
+    {2, 2, 2}, /* attn_fwd_mma */
+    {3, 3, 1}, /* attn_bwd_dkv_mma */
+    {2, 2, 1}, /* attn_bwd_dq_mma */
 };
 
 static int attn_ctas(int kern, int dp)
