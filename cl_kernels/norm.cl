@@ -361,7 +361,9 @@ norm_layer(global const TIN_T *x, long xoff, global const CT *w, long woff, glob
  * Two passes over the registers: mean = sum(x) / n, then var = sum((x -
  * mean)^2) / n (biased; rms: mean(x^2)), rstd = 1 / sqrt(var + eps); each
  * sum a fixed order (NORM_RR_SUM): the same bits every run.  Then y = (x -
- * mean) * rstd * w + b as norm_layer; flags 1, 2, 8 as norm_layer's.
+ * mean) * rstd * w + b as norm_layer; flags 1, 2, 8 as norm_layer's; with
+ * flags & 32 w and b hold the input's storage type (TIN_T), with flags & 64
+ * mean and rstd the output's (TOUT_T), in place of the compute type.
  */
 __kernel __attribute__((reqd_work_group_size(RWG, 1, 1))) void
 norm_layer_rr(global const TIN_T *x, long xoff, global const CT *w, long woff, global const CT *b,
@@ -405,10 +407,16 @@ norm_layer_rr(global const TIN_T *x, long xoff, global const CT *w, long woff, g
     if (!live)
         return;
     if ((flags & 8) && lane == 0) {
-        mean[row] = m;
-        rstd[row] = rs;
+        if (flags & 64) {
+            STY((global TOUT_T *)mean, row, m);
+            STY((global TOUT_T *)rstd, row, rs);
+        } else {
+            mean[row] = m;
+            rstd[row] = rs;
+        }
     }
     global TOUT_T *yr = y + yoff + base;
+    global const TIN_T *wr = (global const TIN_T *)w, *br = (global const TIN_T *)b;
 #pragma unroll
     for (int k = 0; k < RRV; k++) {
         long j = ((long)k * L + lane) * 4;
@@ -419,9 +427,9 @@ norm_layer_rr(global const TIN_T *x, long xoff, global const CT *w, long woff, g
             long jc = j + c < n ? j + c : j;
             CT t = (v[4 * k + c] - m) * rs;
             if (flags & 1)
-                t *= w[woff + jc];
+                t *= (flags & 32) ? LDX(wr, woff + jc) : w[woff + jc];
             if (flags & 2)
-                t += b[boff + jc];
+                t += (flags & 32) ? LDX(br, boff + jc) : b[boff + jc];
             o[c] = t;
         }
         if (vec && j + 3 < n) {

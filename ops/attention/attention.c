@@ -137,7 +137,7 @@ typedef struct attn_prog {
  * `.minnctapersm c`: ptxas then caps the registers at 65536 / (c n) an
  * item (128 for two 256-item forward work-groups), spilling what does not
  * fit.  Per kernel (attn_fwd_mma, attn_bwd_dkv_mma, attn_bwd_dq_mma) and
- * padded head dim (32, 64, 128): measured on the H100 (docs/attention.md).
+ * padded head dim (32, 64, 128): measured on an H200 (docs/attention.md).
  * CLOPS_ATTN_CTAS="fwd=2,dkv=1,dq=1" (read once per process; any subset)
  * sets a kernel's count for every head dim, for benchmarks.
  */

@@ -116,9 +116,11 @@ static int64_t rr_lanes(const clops_device *d, int64_t n, int64_t G, int64_t D)
 
 /* Launches norm_layer (norm_layer_rr where the row fits) on an OpenCL
  * device. */
+/* raw (norm_layer_rr only): 1 weight and bias are in the input's dtype,
+ * 2 mean and rstd in the output's (else both in the compute dtype). */
 static clops_status launch(const char *op, clops_tensor *x, clops_tensor *w, clops_tensor *b,
                            clops_tensor *y, clops_tensor *mean, clops_tensor *rstd, int64_t M,
-                           int64_t N, int64_t G, int64_t D, double eps, bool rms)
+                           int64_t N, int64_t G, int64_t D, double eps, bool rms, int raw)
 {
     clops_device *d = x->storage->device;
     host_kernel *k = NULL;
@@ -168,6 +170,7 @@ static clops_status launch(const char *op, clops_tensor *x, clops_tensor *w, clo
          * weights start on a multiple of 4 elements) */
         if (N % 4 == 0 && xo % 4 == 0 && yo % 4 == 0 && wo % 4 == 0 && bo % 4 == 0)
             flags |= 16;
+        flags |= (raw & 1 ? 32 : 0) | (raw & 2 ? 64 : 0);
         host_arg rargs[] = {
             {sizeof xm, &xm},     {sizeof xo, &xo},   {sizeof wm, &wm},   {sizeof wo, &wo},
             {sizeof bm, &bm},     {sizeof bo, &bo},   {sizeof flags, &flags},
@@ -215,15 +218,30 @@ clops_status norm_layer_rows_grouped(const char *op, clops_tensor *x, clops_tens
     clops_device *dev = x->storage->device;
     clops_dtype ct = kit_compute_dtype(x->dtype);
     clops_tensor *xc = NULL, *wc = NULL, *bc = NULL, *yt = NULL, *mt = NULL, *rt = NULL;
+    /* norm_layer_rr reads weight and bias of the input's dtype as they are
+     * and writes statistics of the output's dtype straight into them: a
+     * 16-bit layer_norm is one launch, not five (two casts, two copies) */
+    bool rr = !kit_is_host(dev) && rr_lanes(dev, N, G, D) > 0;
+    int raw = 0;
+    if (rr && ct != x->dtype && (!w || (w->dtype == x->dtype && norm_dense(w))) &&
+        (!b || (b->dtype == x->dtype && norm_dense(b))))
+        raw |= 1;
+    if (rr && ct != y->dtype && (!mean_t || stat_direct(mean_t, y->dtype)) &&
+        (!rstd_t || stat_direct(rstd_t, y->dtype)))
+        raw |= 2;
     clops_status st = core_contiguous(x, &xc);
-    if (!st && w)
+    if (!st && w && (raw & 1))
+        wc = clops_tensor_retain(w);
+    else if (!st && w)
         st = reduce_cast_input(op, w, ct, &wc);
     if (!st && wc && !norm_dense(wc)) {
         clops_tensor *t = wc;
         st = core_contiguous(t, &wc);
         clops_tensor_release(t);
     }
-    if (!st && b)
+    if (!st && b && (raw & 1))
+        bc = clops_tensor_retain(b);
+    else if (!st && b)
         st = reduce_cast_input(op, b, ct, &bc);
     if (!st && bc && !norm_dense(bc)) {
         clops_tensor *t = bc;
@@ -237,8 +255,8 @@ clops_status norm_layer_rows_grouped(const char *op, clops_tensor *x, clops_tens
      * the compute dtype at offset 0 (float32 inputs: two copy launches
      * fewer per call); else through a compute-dtype temporary and a copy */
     bool direct = !kit_is_host(dev) && !kit_is_cpu(dev);
-    bool mdirect = direct && mean_t && stat_direct(mean_t, ct);
-    bool rdirect = direct && rstd_t && stat_direct(rstd_t, ct);
+    bool mdirect = direct && mean_t && ((raw & 2) || stat_direct(mean_t, ct));
+    bool rdirect = direct && rstd_t && ((raw & 2) || stat_direct(rstd_t, ct));
     if (!st && mean_t && !mdirect)
         st = tensor_new(dev, ct, stat->ndim, stat->sizes, NULL, &mt);
     if (!st && rstd_t && !rdirect)
@@ -249,7 +267,7 @@ clops_status norm_layer_rows_grouped(const char *op, clops_tensor *x, clops_tens
             st = norm_ref_layer(xc, wc, bc, yd, mt, rt, M, N, eps, rms);
         else
             st = launch(op, xc, wc, bc, yd, mdirect ? mean_t : mt, rdirect ? rstd_t : rt, M, N,
-                        G, D, eps, rms);
+                        G, D, eps, rms, raw);
     }
     if (!st && yt)
         st = core_copy_(y, yt, false);
