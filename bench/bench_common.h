@@ -114,7 +114,8 @@ static inline double copy_peak(clops_device *d, int64_t n1, int reps)
     size_t bytes = (size_t)n1 * 4;
     host_block *src = NULL, *dst = NULL;
     host_kkey key = {{0x62656e6368636f70ull, 1, 0, 0}};
-    host_kernel_request req = {"bench/copy4", "bench_copy4", copy_source, NULL, NULL, NULL};
+    host_kernel_request req = {
+        .program_name = "bench/copy4", .kernel_name = "bench_copy4", .gen_source = copy_source};
     double gbs = 0;
     if (host_alloc(d, bytes, &src) == CLOPS_OK && host_alloc(d, bytes, &dst) == CLOPS_OK &&
         host_kernel_get(d, &key, &req, &c.k) == CLOPS_OK) {

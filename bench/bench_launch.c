@@ -133,7 +133,8 @@ static clops_status probe_kernel(clops_device *d, const char *name, host_kernel 
     for (const char *c = name; *c; c++)
         h = (h ^ (unsigned char)*c) * 1099511628211ull;
     host_kkey key = {{0x70726f62656c6e63ull, h, 0, 0}};
-    host_kernel_request req = {"bench/launch-probe", name, probe_source, NULL, NULL, NULL};
+    host_kernel_request req = {
+        .program_name = "bench/launch-probe", .kernel_name = name, .gen_source = probe_source};
     return host_kernel_get(d, &key, &req, out);
 }
 

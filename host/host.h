@@ -198,11 +198,17 @@ typedef struct host_kernel_request {
      * program is built from source, its PTX read back, the `.target` line
      * made this target and every "//@" removed (instructions the driver's
      * own target rejects, written as PTX comments), and the PTX built again;
-     * that program is the one kept and cached (host/program.c).  Lines
-     * after the target's ("sm_90a\n.maxntid 384, 1, 1\n.minnctapersm 1\n")
-     * are the performance directives of the entry kernel_name, in place of
-     * those the driver wrote (.reqntid, .maxntid, .minnctapersm, .maxnreg). */
+     * that program is the one kept and cached (host/program.c).  One token
+     * ("sm_90a"), shorter than 32 characters. */
     const char *ptx_target;
+    /* NULL (the driver's own), or, with ptx_target only, the performance
+     * directives of the entry kernel_name in the routed PTX, one a line
+     * (".maxntid 384, 1, 1\n.minnctapersm 1\n"; PTX ISA "Performance-Tuning
+     * Directives": .maxntid, .reqntid, .minnctapersm, .maxnreg): they
+     * replace every such directive the driver wrote for that entry (it
+     * writes .reqntid for reqd_work_group_size).  Part of the program's
+     * disk-cache key.  CLOPS_PTX_VERBOSE prints them with ptxas's log. */
+    const char *ptx_entry_directives;
 } host_kernel_request;
 
 /* The options every program of device d is built with, then extra (may be

@@ -443,15 +443,8 @@ static clops_status ptx_route(clops_device *d, cl_program built, const host_kern
     size_t n = 0;
     char *ptx = NULL;
     size_t len = 0;
-    /* "target[\ndirectives of the entry]" (host_kernel_request.ptx_target) */
-    char target[32];
-    size_t tl = strcspn(req->ptx_target, "\n");
-    const char *entry = req->ptx_target[tl] ? req->ptx_target + tl + 1 : NULL;
-    if (tl >= sizeof target)
-        return clops__fail(CLOPS_INTERNAL, "program '%s': PTX target '%.*s' too long",
-                           req->program_name, (int)tl, req->ptx_target);
-    memcpy(target, req->ptx_target, tl);
-    target[tl] = '\0';
+    const char *target = req->ptx_target;
+    const char *entry = req->ptx_entry_directives;
     clops_status st = program_binary(d, built, &bin, &n);
     if (st == CLOPS_OK && n == 0)
         st = clops__fail(CLOPS_BUILD_FAILURE, "the driver returned no program binary");
@@ -539,11 +532,26 @@ static clops_status make_source(clops_device *d, const host_kernel_request *req,
     if (st)
         return st;
     host_build_options(d, req->build_options, options, cap);
+    if (req->ptx_entry_directives && !req->ptx_target)
+        return clops__fail(CLOPS_INTERNAL,
+                           "program '%s': PTX entry directives without the PTX route's target",
+                           req->program_name);
     if (req->ptx_target) {
-        /* The route's program is not the source's: another key. */
-        char routed[600];
-        snprintf(routed, sizeof routed, "%s ptx-route:%s", options, req->ptx_target);
-        *key = host_disk_key(d, sb_str(src), src->len, routed);
+        size_t tl = strlen(req->ptx_target);
+        if (tl == 0 || tl >= 32 || strcspn(req->ptx_target, " \t\r\n,") != tl)
+            return clops__fail(CLOPS_INTERNAL, "program '%s': PTX target '%s' is not one token",
+                               req->program_name, req->ptx_target);
+        /* The route's program is not the source's: another key, with the
+         * target and the entry's directives in it. */
+        strbuf routed = STRBUF_INIT;
+        sb_printf(&routed, "%s ptx-route:%s entry:%s", options, req->ptx_target,
+                  req->ptx_entry_directives ? req->ptx_entry_directives : "(driver)");
+        st = sb_finish(&routed, "PTX route key");
+        if (st == CLOPS_OK)
+            *key = host_disk_key(d, sb_str(src), src->len, sb_str(&routed));
+        sb_free(&routed);
+        if (st)
+            return st;
     } else {
         *key = host_disk_key(d, sb_str(src), src->len, options);
     }

@@ -88,7 +88,10 @@ static clops_status get_kernel(clops_device *d, const char *tag, int which, bool
     prog_ctx c = {tag, broken};
     char pname[96];
     snprintf(pname, sizeof pname, "test/%s", tag);
-    host_kernel_request req = {pname, which ? "ct_fill2" : "ct_fill", gen_test_source, &c, NULL, NULL};
+    host_kernel_request req = {.program_name = pname,
+                               .kernel_name = which ? "ct_fill2" : "ct_fill",
+                               .gen_source = gen_test_source,
+                               .ctx = &c};
     host_kkey key = test_key(tag, which);
     return host_kernel_get(d, &key, &req, out);
 }

@@ -70,7 +70,8 @@ static clops_status gen_source(void *vctx, const clops_device *d, strbuf *sb)
 static host_kernel_request request_for(prog_ctx *c, char *pname, size_t cap)
 {
     snprintf(pname, cap, "safety/%s", c->kname);
-    host_kernel_request req = {pname, c->kname, gen_source, c, NULL, NULL};
+    host_kernel_request req = {
+        .program_name = pname, .kernel_name = c->kname, .gen_source = gen_source, .ctx = c};
     return req;
 }
 

@@ -879,11 +879,14 @@ static clops_status ptx_route_source(void *ctx, const clops_device *d, strbuf *s
     return CLOPS_OK;
 }
 
-/* The program layer's PTX route (host_kernel_request.ptx_target): on
- * Hopper a program with an sm_90a instruction builds and runs; on every
- * other device the request fails with a build failure that names the
- * route (POCL's binaries are not PTX text), and nothing is cached.  (The
- * engine's own use, gemm_wgmma, is checked by the tests above.) */
+/* The program layer's PTX route (host_kernel_request.ptx_target and
+ * .ptx_entry_directives): on Hopper a program with an sm_90a instruction
+ * builds and runs, with the driver's entry directives and with its own;
+ * on every other device the request fails with a build failure that names
+ * the route (POCL's binaries are not PTX text), and nothing is cached.
+ * Everywhere, entry directives without a target and a target that is not
+ * one token are refused before anything is built.  (The engine's own use,
+ * gemm_wgmma, is checked by the tests above.) */
 static void the_ptx_route_builds_on_hopper_and_fails_clearly_elsewhere(void **state)
 {
     (void)state;
@@ -896,15 +899,42 @@ static void the_ptx_route_builds_on_hopper_and_fails_clearly_elsewhere(void **st
         bool nvidia = d->info.vendor == CLOPS_VENDOR_NVIDIA;
         if (nvidia && !hopper)
             continue; /* (sm_90a code does not run there) */
+        /* Requests the route must refuse, whatever the device. */
+        static const struct {
+            const char *target, *entry, *says;
+        } bad[] = {
+            {NULL, ".maxntid 256, 1, 1\n", "entry directives without"},
+            {"sm_90a\n.maxntid 256, 1, 1\n", NULL, "not one token"},
+            {"", NULL, "not one token"},
+        };
+        for (size_t bi = 0; bi < sizeof bad / sizeof bad[0]; bi++) {
+            ct_set_case("PTX route refuses request %zu", bi);
+            host_kernel_request req = {.program_name = "test/ptx-route-bad",
+                                       .kernel_name = "routed",
+                                       .gen_source = ptx_route_source,
+                                       .ptx_target = bad[bi].target,
+                                       .ptx_entry_directives = bad[bi].entry};
+            host_kkey key = {{0x50545852u, 2, 2, (uint64_t)bi}};
+            host_kernel *k = NULL;
+            CT_ASSERT(host_kernel_get(d, &key, &req, &k) == CLOPS_INTERNAL);
+            CT_ASSERT_MSG(strstr(clops_last_error(), bad[bi].says) != NULL, "%s",
+                          clops_last_error());
+            CT_ASSERT(host_kernel_lookup(d, &key) == NULL);
+        }
         /* The target alone, then with the entry's directives in place of
-         * the driver's (a misplaced directive does not assemble). */
-        static const char *const targets[] = {"sm_90a",
-                                              "sm_90a\n.maxntid 256, 1, 1\n.minnctapersm 1\n"};
-        for (int ti = 0; ti < 2; ti++) {
-            ct_set_case("PTX route to %s, %s", ti ? "sm_90a with .maxntid" : "sm_90a",
-                        hopper ? "Hopper" : "not NVIDIA");
-            host_kernel_request req = {"test/ptx-route", "routed", ptx_route_source, NULL, NULL,
-                                       targets[ti]};
+         * the driver's (a misplaced directive does not assemble): a cap of
+         * 64 items is what the driver then reports for the kernel. */
+        static const char *const entries[] = {NULL, ".maxntid 256, 1, 1\n.minnctapersm 1\n",
+                                              ".maxntid 64, 1, 1\n"};
+        static const size_t widths[] = {128, 256, 64};
+        for (int ti = 0; ti < 3; ti++) {
+            ct_set_case("PTX route to sm_90a, entry %s, %s",
+                        entries[ti] ? entries[ti] : "(the driver's)", hopper ? "Hopper" : "not NVIDIA");
+            host_kernel_request req = {.program_name = "test/ptx-route",
+                                       .kernel_name = "routed",
+                                       .gen_source = ptx_route_source,
+                                       .ptx_target = "sm_90a",
+                                       .ptx_entry_directives = entries[ti]};
             host_kkey key = {{0x50545852u, 1, 2, (uint64_t)(3 + ti)}};
             host_kernel *k = NULL;
             clops_status st = host_kernel_get(d, &key, &req, &k);
@@ -916,10 +946,13 @@ static void the_ptx_route_builds_on_hopper_and_fails_clearly_elsewhere(void **st
                 continue;
             }
             CT_OK(st);
+            if (ti == 2)
+                CT_ASSERT_MSG(k->wg_size == 64, "kernel with .maxntid 64: work-groups of %zu",
+                              k->wg_size);
             host_block *o = NULL;
             CT_OK(host_alloc(d, 256 * sizeof(int), &o));
             host_arg args[] = {{sizeof o->mem, &o->mem}};
-            CT_OK(host_launch_local(d, k, 1, args, 256, ti ? 256 : 128));
+            CT_OK(host_launch_local(d, k, 1, args, 256, widths[ti]));
             int h[256] = {0};
             CT_OK(host_read(d, o->mem, 0, h, sizeof h));
             for (int i = 0; i < 256; i++)

@@ -171,12 +171,14 @@ static void test_no_source_deeper_than_the_limits_reaches_a_driver(void **state)
         host_kcache_stats before;
         host_kcache_get_stats(devs[k], &before);
         host_kernel *kern = NULL;
-        host_kernel_request deep = {"test/deep", "deep", gen_deep_source, NULL, NULL, NULL};
+        host_kernel_request deep = {
+            .program_name = "test/deep", .kernel_name = "deep", .gen_source = gen_deep_source};
         host_kkey key = {{0xDEE9u, 1, 2, 3}};
         CT_STATUS(host_kernel_get(devs[k], &key, &deep, &kern), CLOPS_BUILD_FAILURE);
         CT_ERROR_CONTAINS("test/deep");
         CT_ERROR_CONTAINS("nested 301 deep at line 2");
-        host_kernel_request longer = {"test/long", "longsum", gen_long_source, NULL, NULL, NULL};
+        host_kernel_request longer = {
+            .program_name = "test/long", .kernel_name = "longsum", .gen_source = gen_long_source};
         host_kkey key2 = {{0x1096u, 1, 2, 3}};
         CT_STATUS(host_kernel_get(devs[k], &key2, &longer, &kern), CLOPS_BUILD_FAILURE);
         CT_ERROR_CONTAINS("a statement of");

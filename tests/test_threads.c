@@ -279,8 +279,9 @@ static void *kernel_worker(void *arg)
     host_kkey key = {{0x7412EADull << 8 | (uint64_t)w->which, (uint64_t)getpid(), 0, 0}};
     for (const char *p = nonce; *p; p++)
         key.w[2] = key.w[2] * 131 + (unsigned char)*p;
-    host_kernel_request req = {"test/threads-race", w->which ? "race1" : "race0",
-                               gen_race_source, NULL, NULL, NULL};
+    host_kernel_request req = {.program_name = "test/threads-race",
+                               .kernel_name = w->which ? "race1" : "race0",
+                               .gen_source = gen_race_source};
     pthread_barrier_wait(w->start);
     clops_status st = host_kernel_get(w->dev, &key, &req, &w->kernel);
     if (st)

@@ -420,21 +420,23 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
      * __launch_bounds__(384, 1) writes) makes ptxas fit the registers of
      * 384 items and honour setmaxnreg.  CLOPS_GEMM_WS_ENTRY=driver keeps the
      * driver's directives, =maxnreg adds .maxnreg to them (a diagnostic). */
-    char target[96];
+    char entry[96];
     const char *ws_entry = c->ws ? host_env("CLOPS_GEMM_WS_ENTRY") : NULL;
-    if (!c->ws || (ws_entry && strcmp(ws_entry, "driver") == 0))
-        snprintf(target, sizeof target, "sm_90a");
+    bool driver_entry = !c->ws || (ws_entry && strcmp(ws_entry, "driver") == 0);
+    if (driver_entry)
+        entry[0] = '\0';
     else if (ws_entry && strcmp(ws_entry, "maxnreg") == 0)
-        snprintf(target, sizeof target, "sm_90a\n.reqntid %d, 1, 1\n.maxnreg %d\n", c->wg,
+        snprintf(entry, sizeof entry, ".reqntid %d, 1, 1\n.maxnreg %d\n", c->wg,
                  65536 / c->wg / 8 * 8);
     else
-        snprintf(target, sizeof target, "sm_90a\n.maxntid %d, 1, 1\n.minnctapersm 1\n", c->wg);
+        snprintf(entry, sizeof entry, ".maxntid %d, 1, 1\n.minnctapersm 1\n", c->wg);
     kit_program prog = {.name = pname,
                         .headers = {"act.clh", mma ? "mma.clh" : NULL, wg ? "wgmma.clh" : NULL},
                         .write = gemm_defines,
                         .file = "gemm.cl",
                         .ctx = c,
-                        .ptx_target = wg ? target : NULL};
+                        .ptx_target = wg ? "sm_90a" : NULL,
+                        .ptx_entry_directives = wg && !driver_entry ? entry : NULL};
     clops_status st =
         kit_kernel(d, &key, &prog, wg ? "gemm_wgmma" : knames[c->kind], 0, NULL, out);
     /* Work-groups of one always run; the GPU atoms need their whole group.

@@ -91,6 +91,9 @@ typedef struct kit_program {
     const void *ctx;
     const char *build_options; /* after host_build_options' defaults */
     const char *ptx_target;    /* NULL, or the PTX route's target (host_kernel_request) */
+    /* NULL, or the routed entry's performance directives (with ptx_target
+     * only; host_kernel_request.ptx_entry_directives) */
+    const char *ptx_entry_directives;
 } kit_program;
 
 /* The whole source of p for device d into sb. */

@@ -51,8 +51,13 @@ static clops_status gen_source(void *ctx, const clops_device *d, strbuf *sb)
 clops_status kit_build(clops_device *d, const host_kkey *key, const kit_program *p,
                        const char *kernel, const char *op, host_kernel **out)
 {
-    host_kernel_request req = {p->name,          kernel, gen_source, (void *)p,
-                               p->build_options, p->ptx_target};
+    host_kernel_request req = {.program_name = p->name,
+                               .kernel_name = kernel,
+                               .gen_source = gen_source,
+                               .ctx = (void *)p,
+                               .build_options = p->build_options,
+                               .ptx_target = p->ptx_target,
+                               .ptx_entry_directives = p->ptx_entry_directives};
     clops_status st = host_kernel_get(d, key, &req, out);
     return st && op ? clops__error_prefix(st, "%s", op) : st;
 }

@@ -177,7 +177,8 @@ static clops_status get_kernel(clops_device *d, const char *name, uint64_t tag, 
     host_kkey key = {{0x63686b62656e6368ull, tag, chk_hash_str(CHK_HASH_INIT, name), 1}};
     char pname[96];
     snprintf(pname, sizeof pname, "check/device-figures/%llx", (unsigned long long)tag);
-    host_kernel_request req = {pname, name, bench_source, sc, NULL, NULL};
+    host_kernel_request req = {
+        .program_name = pname, .kernel_name = name, .gen_source = bench_source, .ctx = sc};
     return host_kernel_get(d, &key, &req, k);
 }
 
@@ -515,8 +516,10 @@ static clops_status time_peak(clops_device *d, bool mma, const char *name, size_
 {
     *gflops = NAN;
     host_kkey key = {{0x63686b7065616b73ull, mma, chk_hash_str(CHK_HASH_INIT, name), 1}};
-    host_kernel_request req = {mma ? "check/ceilings/mma" : "check/ceilings/fma", name,
-                               matrix_source, &mma, NULL, NULL};
+    host_kernel_request req = {.program_name = mma ? "check/ceilings/mma" : "check/ceilings/fma",
+                               .kernel_name = name,
+                               .gen_source = matrix_source,
+                               .ctx = &mma};
     host_kernel *k = NULL;
     clops_status st = host_kernel_get(d, &key, &req, &k);
     if (st)
