@@ -132,8 +132,10 @@ typedef struct attn_prog {
 /*
  * The tensor-core kernels' occupancy: work-groups per SM that ptxas is
  * asked to fit (1: the driver's own build).  Above 1 the program goes
- * through the PTX route (host_kernel_request.ptx_target) with the entry's
- * directives `.reqntid n, 1, 1` (what reqd_work_group_size writes) and
+ * through the PTX route (host_kernel_request.ptx_target: the device's own
+ * sm_<major><minor>) with the entry's directives
+ * (ptx_entry_directives) `.reqntid n, 1, 1` (what reqd_work_group_size
+ * writes) and
  * `.minnctapersm c`: ptxas then caps the registers at 65536 / (c n) an
  * item (128 for two 256-item forward work-groups), spilling what does not
  * fit.  Per kernel (attn_fwd_mma, attn_bwd_dkv_mma, attn_bwd_dq_mma) and
@@ -222,11 +224,12 @@ static clops_status attn_kernel_route(clops_device *d, int which, clops_dtype dt
     /* the routed program's work-groups per SM (1: the driver's build); the
      * fold shares attn_bwd_dkv_mma's program */
     int ctas = routed && prog ? attn_ctas(prog - 1, dp) : 1;
-    char target[96] = "";
-    if (ctas > 1)
-        snprintf(target, sizeof target, "sm_%d%d\n.reqntid %d, 1, 1\n.minnctapersm %d\n",
-                 d->nv_cc_major, d->nv_cc_minor,
+    char target[16] = "", entry[64] = "";
+    if (ctas > 1) {
+        snprintf(target, sizeof target, "sm_%d%d", d->nv_cc_major, d->nv_cc_minor);
+        snprintf(entry, sizeof entry, ".reqntid %d, 1, 1\n.minnctapersm %d\n",
                  prog == 1 ? attn_mma_nt() : prog == 2 ? ATTN_MMA_BKN : ATTN_MMA_QBN, ctas);
+    }
     host_kkey key = {{(0x41ull << 56) | ((uint64_t)which << 16) | (uint64_t)dt, (uint64_t)dp,
                       (uint64_t)bq, mma ? (uint64_t)attn_mma_mr() | (uint64_t)ctas << 8 : 0}};
     /* The entry's directives are attn_bwd_dkv_mma's in the program it
@@ -253,7 +256,8 @@ static clops_status attn_kernel_route(clops_device *d, int which, clops_dtype dt
                      .write = write_defines,
                      .file = "attention.cl",
                      .ctx = &ctx,
-                     .ptx_target = ctas > 1 ? target : NULL};
+                     .ptx_target = ctas > 1 ? target : NULL,
+                     .ptx_entry_directives = ctas > 1 ? entry : NULL};
     clops_status st = kit_kernel(d, &key, &p, names[which], 0, op, k);
     if (!st && which != ATTN_K_PRE && which != ATTN_K_COMBINE && which != ATTN_K_FWD_CPU &&
         which != ATTN_K_FOLD &&
