@@ -911,7 +911,7 @@ __kernel __attribute__((reqd_work_group_size(MNT, 1, 1))) void attn_fwd_mma(ATTN
     (void)roff;
 }
 #endif /* ATTN_MMA == 1 */
-#if ATTN_MMA == 2 /* the backward's program */
+#if ATTN_MMA >= 2 /* the backward's programs: 2 attn_bwd_dkv_mma and attn_bwd_fold, 3 attn_bwd_dq_mma */
 /*
  * The backward on the tensor cores (the FlashAttention-2 scheme; float16
  * or bfloat16 in, float32 accumulation, head dims up to 128; after the
@@ -978,6 +978,7 @@ __kernel __attribute__((reqd_work_group_size(MNT, 1, 1))) void attn_fwd_mma(ATTN
     MMA_LDSM_X4_T(r, mma_saddr((z) + ((kk) * 16 + (lm & 1) * 8 + lr) * DSM + (p) * 16 +         \
                                (lm >> 1) * 8))
 
+#if ATTN_MMA == 2
 /* attn_bwd_dkv_mma's step s_ (query head hk * G + h0s + s_ / nst, query tile
  * qt0 + s_ % nst) into buffer s_ & 1: Q, dO (cp.async when vec; the
  * caller commits), the logsumexp in log2 units and D. */
@@ -1159,6 +1160,8 @@ __kernel void attn_bwd_fold(__global const float *part, __global T *gr, ATTN_GEO
     }
 }
 
+#endif /* ATTN_MMA == 2 */
+#if ATTN_MMA == 3
 __kernel __attribute__((reqd_work_group_size(QBN, 1, 1))) void attn_bwd_dq_mma(ATTN_BWD_ARGS,
                                                                                int vec)
 {
@@ -1294,5 +1297,6 @@ __kernel __attribute__((reqd_work_group_size(QBN, 1, 1))) void attn_bwd_dq_mma(A
     (void)s_2;
     (void)s_3;
 }
-#endif /* ATTN_MMA == 2 */
+#endif /* ATTN_MMA == 3 */
+#endif /* ATTN_MMA >= 2 */
 #endif /* ATTN_MMA */

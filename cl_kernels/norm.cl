@@ -260,6 +260,189 @@ norm_layer(global const TIN_T *x, long xoff, global const CT *w, long woff, glob
     }
 }
 
+/* ---- layer_norm and rms_norm with the row in registers (GPUs) ------------ */
+
+#if !NORM_CPU
+/* The most 4-element groups a lane of norm_layer_rr holds: rows of up to
+ * L * 4 * RRV elements (the host picks L). */
+#define RRV 8
+/* Loads elements j .. j + 3 of row data p (compute type) into v0..v3: one
+ * 16-byte (float), 8-byte (16-bit) or 32-byte (double) load where `vec`
+ * (the host's: n % 4 == 0 and 4-element aligned offsets) and the group is
+ * whole, else element by element with zeros past n. */
+#if IN_KIND == 1
+#define NORM_VLD4(p, j, v) vload_half4(0, (p) + (j))
+#elif IN_KIND == 2
+#define NORM_VLD4(p, j, v)                                                                 \
+    ((ushort4)(*(global const ushort4 *)((p) + (j))))
+#else
+#define NORM_VLD4(p, j, v) (*(global const CLOPS_CAT(TIN_T, 4) *)((p) + (j)))
+#endif
+#define NORM_LD4(p, j, n, vec, v)                                                          \
+    do {                                                                                   \
+        if ((vec) && (j) + 3 < (n)) {                                                      \
+            NORM_LD4_WHOLE(p, j, v);                                                       \
+        } else {                                                                           \
+            for (int c_ = 0; c_ < 4; c_++)                                                 \
+                (v)[c_] = (j) + c_ < (n) ? LDX(p, (j) + c_) : (CT)0;                       \
+        }                                                                                  \
+    } while (0)
+#if IN_KIND == 2
+#define NORM_LD4_WHOLE(p, j, v)                                                            \
+    do {                                                                                   \
+        ushort4 u_ = NORM_VLD4(p, j, v);                                                   \
+        (v)[0] = (CT)clops_bf16_to_float(u_.x);                                            \
+        (v)[1] = (CT)clops_bf16_to_float(u_.y);                                            \
+        (v)[2] = (CT)clops_bf16_to_float(u_.z);                                            \
+        (v)[3] = (CT)clops_bf16_to_float(u_.w);                                            \
+    } while (0)
+#else
+#define NORM_LD4_WHOLE(p, j, v)                                                            \
+    do {                                                                                   \
+        CLOPS_CAT(IN_VT, 4) u_ = NORM_VLD4(p, j, v);                                       \
+        (v)[0] = (CT)u_.x;                                                                 \
+        (v)[1] = (CT)u_.y;                                                                 \
+        (v)[2] = (CT)u_.z;                                                                 \
+        (v)[3] = (CT)u_.w;                                                                 \
+    } while (0)
+#endif
+#if IN_KIND == 1
+#define IN_VT float
+#else
+#define IN_VT TIN_T
+#endif
+/* Stores v[0..3] (compute type) into elements j .. j + 3 of y, as
+ * NORM_LD4 loads. */
+#if OUT_KIND == 1
+#define NORM_ST4_WHOLE(p, j, v)                                                            \
+    vstore_half4_rte((float4)((float)(v)[0], (float)(v)[1], (float)(v)[2], (float)(v)[3]), \
+                     0, (p) + (j))
+#elif OUT_KIND == 2
+#define NORM_ST4_WHOLE(p, j, v)                                                            \
+    (*(global ushort4 *)((p) + (j)) =                                                      \
+         (ushort4)(clops_float_to_bf16((float)(v)[0]), clops_float_to_bf16((float)(v)[1]), \
+                   clops_float_to_bf16((float)(v)[2]), clops_float_to_bf16((float)(v)[3])))
+#else
+#define NORM_ST4_WHOLE(p, j, v)                                                            \
+    (*(global CLOPS_CAT(TOUT_T, 4) *)((p) + (j)) =                                         \
+         (CLOPS_CAT(TOUT_T, 4))((TOUT_T)(v)[0], (TOUT_T)(v)[1], (TOUT_T)(v)[2],            \
+                                (TOUT_T)(v)[3]))
+#endif
+
+/* The sum over a row's L lanes of each lane's s (every lane gets it), in
+ * a fixed order: the lanes' values through l1, summed by every lane in
+ * chunks of up to 32 lanes; with L > 32 each chunk's sum goes through l2
+ * and those are summed in order.  Ends with a barrier (l1, l2 free). */
+#define NORM_RR_SUM(s)                                                                     \
+    do {                                                                                   \
+        l1[lid] = s;                                                                       \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                      \
+        int c_ = L < 32 ? L : 32, k0_ = lid & ~(c_ - 1);                                   \
+        s = (CT)0;                                                                         \
+        for (int i_ = 0; i_ < c_; i_++)                                                    \
+            s += l1[k0_ + i_];                                                             \
+        if (L > 32) {                                                                      \
+            if ((lid & 31) == 0)                                                           \
+                l2[lid >> 5] = s;                                                          \
+            barrier(CLK_LOCAL_MEM_FENCE);                                                  \
+            s = (CT)0;                                                                     \
+            for (int i_ = 0; i_ < L / 32; i_++)                                            \
+                s += l2[((lid - lane) >> 5) + i_];                                         \
+        }                                                                                  \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                      \
+    } while (0)
+
+/*
+ * layer_norm (flags & 4 == 0) or rms_norm (flags & 4) of rows of n <= L *
+ * 4 * RRV contiguous elements, each row read once: L lanes per row (a
+ * power of two up to RWG: 32, a warp, for GPT-2's 768), a lane holding
+ * groups of 4 consecutive elements (group k at (k L + lane) 4), loaded as
+ * one vector where flags & 16 (n % 4 == 0, aligned offsets: the host's).
+ * Two passes over the registers: mean = sum(x) / n, then var = sum((x -
+ * mean)^2) / n (biased; rms: mean(x^2)), rstd = 1 / sqrt(var + eps); each
+ * sum a fixed order (NORM_RR_SUM): the same bits every run.  Then y = (x -
+ * mean) * rstd * w + b as norm_layer; flags 1, 2, 8 as norm_layer's; with
+ * flags & 32 w and b hold the input's storage type (TIN_T), with flags & 64
+ * mean and rstd the output's (TOUT_T), in place of the compute type.
+ */
+__kernel __attribute__((reqd_work_group_size(RWG, 1, 1))) void
+norm_layer_rr(global const TIN_T *x, long xoff, global const CT *w, long woff, global const CT *b,
+              long boff, int flags, global TOUT_T *y, long yoff, global CT *mean,
+              global CT *rstd, long rows, long n, int L, CT eps)
+{
+    local CT l1[RWG], l2[RWG / 32 > 0 ? RWG / 32 : 1];
+    long inner = 1;
+    NORM_ROW
+    bool rms = (flags & 4) != 0, vec = (flags & 16) != 0;
+    global const TIN_T *xr = x + xoff + base;
+    CT v[4 * RRV];
+    CT s = (CT)0;
+#pragma unroll
+    for (int k = 0; k < RRV; k++) {
+        long j = ((long)k * L + lane) * 4;
+        if (live && j < n)
+            NORM_LD4(xr, j, n, vec, v + 4 * k);
+        else
+            v[4 * k] = v[4 * k + 1] = v[4 * k + 2] = v[4 * k + 3] = (CT)0;
+        for (int c = 0; c < 4; c++)
+            s += rms ? v[4 * k + c] * v[4 * k + c] : v[4 * k + c];
+    }
+    NORM_RR_SUM(s);
+    CT m = (CT)0, q = s;
+    if (!rms) {
+        m = s / (CT)n;
+        q = (CT)0;
+#pragma unroll
+        for (int k = 0; k < RRV; k++) {
+            long j = ((long)k * L + lane) * 4;
+            for (int c = 0; c < 4; c++) {
+                CT d = v[4 * k + c] - m;
+                if (j + c < n)
+                    q += d * d;
+            }
+        }
+        NORM_RR_SUM(q);
+    }
+    CT rs = (CT)1 / sqrt(q / (CT)n + eps);
+    if (!live)
+        return;
+    if ((flags & 8) && lane == 0) {
+        if (flags & 64) {
+            STY((global TOUT_T *)mean, row, m);
+            STY((global TOUT_T *)rstd, row, rs);
+        } else {
+            mean[row] = m;
+            rstd[row] = rs;
+        }
+    }
+    global TOUT_T *yr = y + yoff + base;
+    global const TIN_T *wr = (global const TIN_T *)w, *br = (global const TIN_T *)b;
+#pragma unroll
+    for (int k = 0; k < RRV; k++) {
+        long j = ((long)k * L + lane) * 4;
+        if (j >= n)
+            break;
+        CT o[4];
+        for (int c = 0; c < 4; c++) {
+            long jc = j + c < n ? j + c : j;
+            CT t = (v[4 * k + c] - m) * rs;
+            if (flags & 1)
+                t *= (flags & 32) ? LDX(wr, woff + jc) : w[woff + jc];
+            if (flags & 2)
+                t += (flags & 32) ? LDX(br, boff + jc) : b[boff + jc];
+            o[c] = t;
+        }
+        if (vec && j + 3 < n) {
+            NORM_ST4_WHOLE(yr, j, o);
+        } else {
+            for (int c = 0; c < 4; c++)
+                if (j + c < n)
+                    STY(yr, j + c, o[c]);
+        }
+    }
+}
+#endif /* !NORM_CPU */
+
 /* ---- fused backward and channel kernels (issue 30) ------------------------ */
 
 /* Merges the per-lane sums a, b of a row's L lanes (lanes of one row are

@@ -17,7 +17,9 @@
  * grouped-query heads split over work-groups and folded), every such
  * forward without dropout and with more than 16 query rows attn_fwd_mma, so
  * a failed known-answer check fails here instead of hiding behind the FMA
- * fallback; the last cases span several of their tiles.
+ * fallback; the last cases span several of their tiles.  With
+ * CLOPS_TEST_ATTN_ROUTED=1 every tensor-core kernel must have run the PTX
+ * route's build (the GPU job sets CLOPS_ATTN_CTAS to ask for it).
  * The standard layout sweeps are the operator suite's (test_check_attention).
  */
 #include <math.h>
@@ -215,6 +217,16 @@ static void check_case(clops_device *d, const attn_case *c, clops_dtype dt, clop
         CT_ASSERT_MSG(f1.fwd_mma - f0.fwd_mma == (unsigned)want_mma,
                       "the forward took the %s kernel",
                       f1.fwd_mma - f0.fwd_mma ? "tensor-core" : "FMA");
+    /* CLOPS_TEST_ATTN_ROUTED=1 (the GPU job, with CLOPS_ATTN_CTAS asking
+     * for more than one work-group per SM for every kernel): every
+     * tensor-core forward and backward ran the PTX route's build (a route
+     * that failed to build or its known-answer check falls back to the
+     * driver's build: that fails here) */
+    const char *rt = getenv("CLOPS_TEST_ATTN_ROUTED");
+    bool routed = rt && strcmp(rt, "1") == 0;
+    if (routed)
+        CT_ASSERT_MSG(f1.fwd_routed - f0.fwd_routed == f1.fwd_mma - f0.fwd_mma,
+                      "a tensor-core forward ran the driver's build, not the PTX route's");
     CT_OK(clops_generator_manual_seed(g, 1234));
     CT_OK(clops__fused_attention(qc, kc, vc, mc, c->dropout, c->causal, NULL, g, c->lower_right,
                                  &oc, &lc, &rc));
@@ -239,6 +251,9 @@ static void check_case(clops_device *d, const attn_case *c, clops_dtype dt, clop
     CT_ASSERT_MSG(s1.bwd_split - s0.bwd_split == (expect_split_bwd(d, c, dt) ? 1u : 0u),
                   "the backward's grouped-query heads were%s split",
                   s1.bwd_split - s0.bwd_split ? "" : " not");
+    if (routed)
+        CT_ASSERT_MSG(s1.bwd_routed - s0.bwd_routed == s1.bwd_mma - s0.bwd_mma,
+                      "a tensor-core backward ran the driver's build, not the PTX route's");
     CT_OK(clops__fused_attention_backward(goc, qc, kc, vc, oc, lc, rc, mc, c->dropout, c->causal,
                                           NULL, c->lower_right, c->mask_grad, &gqc, &gkc, &gvc,
                                           &gmc));

@@ -33,7 +33,11 @@
 #include "ref/ref.h"
 
 static void view4(attn_view *v, clops_tensor *t);
-static clops_status bwd_launch(const attn_problem *p, bool mma, int64_t *nsp_out);
+/* The launches' kernel choice (`mma`): the FMA kernels, the tensor-core
+ * kernels of the driver's build, or those through the PTX route with
+ * attn_ctas' occupancy (the driver's build where that asks for 1). */
+enum { ATTN_FMA, ATTN_MMA_PLAIN, ATTN_MMA_ROUTED };
+static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out);
 
 /* ---- kernels ------------------------------------------------------------------------ */
 
@@ -120,8 +124,54 @@ static int attn_bt(int dp)
 typedef struct attn_prog {
     clops_dtype dt;
     int dp, bq; /* attn_fwd's query tile (attn_fwd_bq) */
-    int mma; /* KIT_MMA devices' tensor-core programs: 1 attn_fwd_mma, 2 the backward's */
+    /* KIT_MMA devices' tensor-core programs: 1 attn_fwd_mma, 2
+     * attn_bwd_dkv_mma and attn_bwd_fold, 3 attn_bwd_dq_mma */
+    int mma;
 } attn_prog;
+
+/*
+ * The tensor-core kernels' occupancy: work-groups per SM that ptxas is
+ * asked to fit (1: the driver's own build).  Above 1 the program goes
+ * through the PTX route (host_kernel_request.ptx_target: the device's own
+ * sm_<major><minor>) with the entry's directives
+ * (ptx_entry_directives) `.reqntid n, 1, 1` (what reqd_work_group_size
+ * writes) and
+ * `.minnctapersm c`: ptxas then caps the registers at 65536 / (c n) an
+ * item (128 for two 256-item forward work-groups), spilling what does not
+ * fit.  Per kernel (attn_fwd_mma, attn_bwd_dkv_mma, attn_bwd_dq_mma) and
+ * padded head dim (32, 64, 128): measured on an H200 (docs/attention.md).
+ * CLOPS_ATTN_CTAS="fwd=2,dkv=1,dq=1" (read once per process; any subset)
+ * sets a kernel's count for every head dim, for benchmarks.
+ */
+enum { ATTN_R_FWD, ATTN_R_DKV, ATTN_R_DQ };
+/* bench/attention_job.sh on an H200 (2026-11-28, bfloat16, causal; µs,
+ * the driver's build -> routed): the forward GPT-2 (d64) 163.0 -> 123.7,
+ * Llama (d128, 392 bytes of spills) 504.9 -> 487.3; the backward GPT-2
+ * 1264.9 -> 1157.6 with dK/dV at 3 (168 registers) and -> 1167.8 with dQ
+ * at 2, Llama 3313.6 -> 4593.9 and 3583.8 (spills of 1-2 KiB an item).
+ * d32 takes d64's (fewer registers; not timed). */
+static const int attn_ctas_default[3][3] = {
+    /* d32 d64 d128 */
+    {2, 2, 2}, /* attn_fwd_mma */
+    {3, 3, 1}, /* attn_bwd_dkv_mma */
+    {2, 2, 1}, /* attn_bwd_dq_mma */
+};
+
+static int attn_ctas(int kern, int dp)
+{
+    static atomic_int env[3] = {-1, -1, -1};
+    if (atomic_load_explicit(&env[0], memory_order_relaxed) < 0) {
+        const char *v = host_env("CLOPS_ATTN_CTAS");
+        static const char *const names[3] = {"fwd=", "dkv=", "dq="};
+        for (int i = 0; i < 3; i++) {
+            const char *s = v ? strstr(v, names[i]) : NULL;
+            int c = s ? atoi(s + strlen(names[i])) : 0;
+            atomic_store_explicit(&env[i], c >= 1 && c <= 8 ? c : 0, memory_order_relaxed);
+        }
+    }
+    int e = atomic_load_explicit(&env[kern], memory_order_relaxed);
+    return e ? e : attn_ctas_default[kern][dp <= 32 ? 0 : dp <= 64 ? 1 : 2];
+}
 
 static clops_status write_defines(const void *vctx, const clops_device *d, strbuf *sb)
 {
@@ -139,10 +189,21 @@ static clops_status write_defines(const void *vctx, const clops_device *d, strbu
     return CLOPS_OK;
 }
 
+static clops_status attn_kernel_route(clops_device *d, int which, clops_dtype dt, int dp, int bq,
+                                      bool routed, const char *op, host_kernel **k);
+
 /* Kernel `which` of the program of (dt, dp, bq: the forward's query tile,
  * ATTN_BQ but for the decoding programs). */
 static clops_status attn_kernel(clops_device *d, int which, clops_dtype dt, int dp, int bq,
                                 const char *op, host_kernel **k)
+{
+    return attn_kernel_route(d, which, dt, dp, bq, false, op, k);
+}
+
+/* attn_kernel, the tensor-core kernels through the PTX route when routed
+ * and attn_ctas asks for more than one work-group per SM. */
+static clops_status attn_kernel_route(clops_device *d, int which, clops_dtype dt, int dp, int bq,
+                                      bool routed, const char *op, host_kernel **k)
 {
     static const char *const names[] = {"attn_fwd",         "attn_bwd_pre",     "attn_bwd_dkv",
                                         "attn_bwd_dq",      "attn_fwd_mma",     "attn_fwd_combine",
@@ -150,23 +211,8 @@ static clops_status attn_kernel(clops_device *d, int which, clops_dtype dt, int 
                                         "attn_fwd_cpu",     "attn_bwd_fold"};
     bool mma = which == ATTN_K_FWD_MMA || which == ATTN_K_DKV_MMA || which == ATTN_K_DQ_MMA ||
                which == ATTN_K_FOLD;
-    host_kkey key = {{(0x41ull << 56) | ((uint64_t)which << 16) | (uint64_t)dt, (uint64_t)dp,
-                      (uint64_t)bq, mma ? (uint64_t)attn_mma_mr() : 0}};
-    char pname[64], title[96];
-    const char *kind = !mma ? "" : attn_mma_mr() == 2 ? "-mma2" : "-mma";
-    snprintf(pname, sizeof pname, "attention%s/%s/d%d%s%s", kind, clops_dtype_name(dt), dp,
-             bq == ATTN_BQ ? "" : bq == 1 ? "/q1" : bq == 2 ? "/q2" : "/q4",
-             !mma ? "" : which == ATTN_K_FWD_MMA ? "/fwd" : "/bwd");
-    snprintf(title, sizeof title, "clops attention program %s, head dim %d (ops/attention/attention.c)",
-             clops_dtype_name(dt), dp);
-    attn_prog ctx = {dt, dp, bq, !mma ? 0 : which == ATTN_K_FWD_MMA ? 1 : 2};
-    kit_program p = {.name = pname,
-                     .title = title,
-                     .headers = {"random_math.clh", mma ? "mma.clh" : NULL, NULL},
-                     .write = write_defines,
-                     .file = "attention.cl",
-                     .ctx = &ctx};
-    clops_status st = kit_kernel(d, &key, &p, names[which], 0, op, k);
+    /* the tensor-core programs: 1 the forward, 2 dK/dV and the fold, 3 dQ */
+    int prog = !mma ? 0 : which == ATTN_K_FWD_MMA ? 1 : which == ATTN_K_DQ_MMA ? 3 : 2;
     /* The work-group kernels are launched with exactly ATTN_NT items
      * (attn_mma_nt for attn_fwd_mma, ATTN_MMA_BKN and ATTN_MMA_QBN for the
      * tensor-core backward: reqd_work_group_size); the device must allow
@@ -175,6 +221,44 @@ static clops_status attn_kernel(clops_device *d, int which, clops_dtype dt, int 
              : which == ATTN_K_DKV_MMA ? ATTN_MMA_BKN
              : which == ATTN_K_DQ_MMA  ? ATTN_MMA_QBN
                                        : ATTN_NT;
+    /* the routed program's work-groups per SM (1: the driver's build); the
+     * fold shares attn_bwd_dkv_mma's program */
+    int ctas = routed && prog ? attn_ctas(prog - 1, dp) : 1;
+    char target[16] = "", entry[64] = "";
+    if (ctas > 1) {
+        snprintf(target, sizeof target, "sm_%d%d", d->nv_cc_major, d->nv_cc_minor);
+        snprintf(entry, sizeof entry, ".reqntid %d, 1, 1\n.minnctapersm %d\n",
+                 prog == 1 ? attn_mma_nt() : prog == 2 ? ATTN_MMA_BKN : ATTN_MMA_QBN, ctas);
+    }
+    host_kkey key = {{(0x41ull << 56) | ((uint64_t)which << 16) | (uint64_t)dt, (uint64_t)dp,
+                      (uint64_t)bq, mma ? (uint64_t)attn_mma_mr() | (uint64_t)ctas << 8 : 0}};
+    /* The entry's directives are attn_bwd_dkv_mma's in the program it
+     * shares with attn_bwd_fold: that kernel asks first (the route patches
+     * the entry of the kernel that builds the program). */
+    if (which == ATTN_K_FOLD && ctas > 1) {
+        clops_status st = attn_kernel_route(d, ATTN_K_DKV_MMA, dt, dp, bq, routed, op, k);
+        if (st)
+            return st;
+    }
+    char pname[80], title[96], cta[16] = "";
+    const char *kind = !mma ? "" : attn_mma_mr() == 2 ? "-mma2" : "-mma";
+    static const char *const pnames[4] = {"", "/fwd", "/bwd-dkv", "/bwd-dq"};
+    if (ctas > 1)
+        snprintf(cta, sizeof cta, "/cta%d", ctas);
+    snprintf(pname, sizeof pname, "attention%s/%s/d%d%s%s%s", kind, clops_dtype_name(dt), dp,
+             bq == ATTN_BQ ? "" : bq == 1 ? "/q1" : bq == 2 ? "/q2" : "/q4", pnames[prog], cta);
+    snprintf(title, sizeof title, "clops attention program %s, head dim %d (ops/attention/attention.c)",
+             clops_dtype_name(dt), dp);
+    attn_prog ctx = {dt, dp, bq, prog};
+    kit_program p = {.name = pname,
+                     .title = title,
+                     .headers = {"random_math.clh", mma ? "mma.clh" : NULL, NULL},
+                     .write = write_defines,
+                     .file = "attention.cl",
+                     .ctx = &ctx,
+                     .ptx_target = ctas > 1 ? target : NULL,
+                     .ptx_entry_directives = ctas > 1 ? entry : NULL};
+    clops_status st = kit_kernel(d, &key, &p, names[which], 0, op, k);
     if (!st && which != ATTN_K_PRE && which != ATTN_K_COMBINE && which != ATTN_K_FWD_CPU &&
         which != ATTN_K_FOLD &&
         (*k)->wg_size < (size_t)nt)
@@ -351,7 +435,7 @@ static void fwd_args(attn_args *g, const attn_problem *p, int64_t nqt)
 
 /* The forward on an OpenCL device: attn_fwd (FMA; split-KV with
  * attn_fwd_combine after it), or attn_fwd_mma. */
-static clops_status fwd_launch(const attn_problem *p, bool mma)
+static clops_status fwd_launch(const attn_problem *p, int mma)
 {
     clops_device *d = p->q.t->storage->device;
     if (p->B * p->Hq * p->L == 0)
@@ -365,8 +449,8 @@ static clops_status fwd_launch(const attn_problem *p, bool mma)
         nsplit = (p->S + kchunk - 1) / kchunk;
     }
     host_kernel *k = NULL;
-    clops_status st = attn_kernel(d, mma ? ATTN_K_FWD_MMA : ATTN_K_FWD, p->q.t->dtype, dp,
-                                  mma ? ATTN_BQ : pq, p->op, &k);
+    clops_status st = attn_kernel_route(d, mma ? ATTN_K_FWD_MMA : ATTN_K_FWD, p->q.t->dtype, dp,
+                                        mma ? ATTN_BQ : pq, mma == ATTN_MMA_ROUTED, p->op, &k);
     int64_t nqt = (p->L + bq - 1) / bq, rows = p->B * p->Hq * p->L, pn;
     size_t global = 0;
     if (!st)
@@ -416,7 +500,7 @@ static clops_status fwd_launch(const attn_problem *p, bool mma)
 
 static clops_status fwd_cl(void *vp)
 {
-    return fwd_launch(vp, false);
+    return fwd_launch(vp, ATTN_FMA);
 }
 
 /* Query rows of an attn_fwd_cpu work item (CRQ in cl_kernels/attention.cl). */
@@ -433,7 +517,7 @@ static clops_status fwd_cpu(void *vp)
     clops_device *d = p->q.t->storage->device;
     int dp = attn_dpad(p);
     if (dp > 128)
-        return fwd_launch(p, false);
+        return fwd_launch(p, ATTN_FMA);
     if (p->B * p->Hq * p->L == 0)
         return CLOPS_OK;
     int64_t nqt = (p->L + ATTN_CPU_RQ - 1) / ATTN_CPU_RQ;
@@ -452,7 +536,8 @@ static clops_status fwd_cpu(void *vp)
 /* ---- the tensor-core forward (KIT_MMA) and its known-answer check ----------------------- */
 
 /* attention_stats' counters */
-static atomic_ullong stat_bwd_mma, stat_bwd_fma, stat_fwd_mma, stat_bwd_split;
+static atomic_ullong stat_bwd_mma, stat_bwd_fma, stat_fwd_mma, stat_bwd_split, stat_fwd_routed,
+    stat_bwd_routed;
 
 /* Whether attn_fwd_mma takes p: 16-bit inputs, no dropout, head dims up
  * to 128 (fwd_mma leaves decoding and split-KV to attn_fwd). */
@@ -502,7 +587,7 @@ static void canary_problem(attn_problem *p, const char *op, int64_t L, int64_t S
 
 /* Runs one causal problem through attn_fwd and attn_fwd_mma on d and
  * compares; why says what differed. */
-static bool mma_canary(clops_device *d, clops_dtype dt, int dp, char *why, size_t cap)
+static bool mma_canary(clops_device *d, clops_dtype dt, int dp, int mode, char *why, size_t cap)
 {
     const int64_t L = 150, S = 140; /* two query tiles, several key tiles */
     int64_t qs[4] = {1, 2, L, dp}, ks[4] = {1, 1, S, dp}, ls[3] = {1, 2, L};
@@ -527,7 +612,7 @@ static bool mma_canary(clops_device *d, clops_dtype dt, int dp, char *why, size_
         for (int i = 0; !st && i < 2; i++) {
             view4(&p.out, o[i]);
             p.lse = l[i];
-            st = fwd_launch(&p, i == 1);
+            st = fwd_launch(&p, i == 1 ? mode : ATTN_FMA);
         }
     }
     ho = malloc(2 * on * es);
@@ -592,7 +677,8 @@ static double *canary_read(clops_tensor *t, clops_status *st)
  * the FMA result's largest magnitude (at least 1) — the rounding of P and
  * dS to 16 bits stays well inside, a fragment or tile addressed wrong does
  * not.  why says what differed. */
-static bool mma_bwd_canary(clops_device *d, clops_dtype dt, int dp, char *why, size_t cap)
+static bool mma_bwd_canary(clops_device *d, clops_dtype dt, int dp, int mode, char *why,
+                           size_t cap)
 {
     const int64_t L = 150, S = 140;
     int64_t qs[4] = {1, 2, L, dp}, ks[4] = {1, 1, S, dp}, ls[3] = {1, 2, L};
@@ -618,13 +704,13 @@ static bool mma_bwd_canary(clops_device *d, clops_dtype dt, int dp, char *why, s
         view4(&p.out, o);
         view4(&p.go, go);
         p.lse = l;
-        st = fwd_launch(&p, false);
+        st = fwd_launch(&p, ATTN_FMA);
     }
     for (int i = 0; !st && i < 2; i++) {
         view4(&p.gq, gr[i][0]);
         view4(&p.gk, gr[i][1]);
         view4(&p.gv, gr[i][2]);
-        st = bwd_launch(&p, i == 1, NULL);
+        st = bwd_launch(&p, i == 1 ? mode : ATTN_FMA, NULL);
     }
     bool ok = false;
     if (!st) {
@@ -658,7 +744,8 @@ static bool mma_bwd_canary(clops_device *d, clops_dtype dt, int dp, char *why, s
 }
 
 /* Per device: the check state of each (forward/backward, float16/bfloat16,
- * head dim 32/64/128): 0 unchecked, 1 passed, 2 failed. */
+ * head dim 32/64/128): 0 unchecked, else 1 + the kernels' mode (ATTN_FMA:
+ * both builds failed). */
 typedef struct mma_slot {
     const clops_device *d;
     unsigned char state[2][2][3];
@@ -666,10 +753,22 @@ typedef struct mma_slot {
 static mma_slot mma_slots[64];
 static pthread_mutex_t mma_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Whether attn_fwd_mma (bwd: attn_bwd_dkv_mma and attn_bwd_dq_mma) may
- * run for (dt, dp) on d: checked once, a failure warns once and leaves the
- * FMA kernels in charge. */
-static bool mma_checked(clops_device *d, clops_dtype dt, int dp, bool bwd)
+/* Whether the program of a check of (dp, bwd) goes through the PTX route:
+ * attn_ctas asks for more than one work-group per SM for one of its
+ * kernels. */
+static bool mma_wants_route(int dp, bool bwd)
+{
+    return bwd ? attn_ctas(ATTN_R_DKV, dp) > 1 || attn_ctas(ATTN_R_DQ, dp) > 1
+               : attn_ctas(ATTN_R_FWD, dp) > 1;
+}
+
+/* Which kernels (ATTN_FMA, ATTN_MMA_PLAIN, ATTN_MMA_ROUTED) run the forward
+ * (bwd: the backward) for (dt, dp) on d: the tensor-core kernels after
+ * their known-answer check, once per device, dtype and head-dim class —
+ * through the PTX route first where attn_ctas asks for it; a routed build
+ * that fails to build or to pass warns once and the driver's build is
+ * checked; if that fails too, a warning and the FMA kernels. */
+static int mma_checked(clops_device *d, clops_dtype dt, int dp, bool bwd)
 {
     pthread_mutex_lock(&mma_lock);
     mma_slot *s = NULL;
@@ -678,39 +777,48 @@ static bool mma_checked(clops_device *d, clops_dtype dt, int dp, bool bwd)
             s = &mma_slots[i];
             s->d = d;
         }
-    bool ok = false;
+    int mode = ATTN_FMA;
     if (s) {
         unsigned char *state =
             &s->state[bwd][dt == CLOPS_BFLOAT16][dp <= 32 ? 0 : dp <= 64 ? 1 : 2];
         if (*state == 0) {
             char why[512];
-            bool pass = bwd ? mma_bwd_canary(d, dt, dp, why, sizeof why)
-                            : mma_canary(d, dt, dp, why, sizeof why);
-            *state = pass ? 1 : 2;
-            if (!pass)
+            const char *what = bwd ? "backward" : "forward";
+            mode = mma_wants_route(dp, bwd) ? ATTN_MMA_ROUTED : ATTN_MMA_PLAIN;
+            while (mode != ATTN_FMA) {
+                bool pass = bwd ? mma_bwd_canary(d, dt, dp, mode, why, sizeof why)
+                                : mma_canary(d, dt, dp, mode, why, sizeof why);
+                if (pass)
+                    break;
                 fprintf(stderr,
-                        "clops: warning: the attention %s's mma.sync kernels failed their "
-                        "known-answer check on %s (%s) for %s, head dim %d: %s; using the FMA "
-                        "kernels there\n",
-                        bwd ? "backward" : "forward", d->label, d->info.name,
-                        clops_dtype_name(dt), dp, why);
+                        "clops: warning: the attention %s's mma.sync kernels (%s) failed their "
+                        "known-answer check on %s (%s) for %s, head dim %d: %s; using %s "
+                        "there\n",
+                        what, mode == ATTN_MMA_ROUTED ? "PTX route" : "the driver's build",
+                        d->label, d->info.name, clops_dtype_name(dt), dp, why,
+                        mode == ATTN_MMA_ROUTED ? "the driver's build" : "the FMA kernels");
+                mode = mode == ATTN_MMA_ROUTED ? ATTN_MMA_PLAIN : ATTN_FMA;
+            }
+            *state = (unsigned char)(1 + mode);
         }
-        ok = *state == 1;
+        mode = *state - 1;
     }
     pthread_mutex_unlock(&mma_lock);
-    return ok;
+    return mode;
 }
 
 static clops_status fwd_mma(void *vp)
 {
     attn_problem *p = vp;
     clops_device *d = p->q.t->storage->device;
-    if (mma_fits(p) && p->L > ATTN_DEC_MAXL && attn_nsplit(p, d) == 1 &&
-        mma_checked(d, p->q.t->dtype, attn_dpad(p), false)) {
+    int mode = mma_fits(p) && p->L > ATTN_DEC_MAXL && attn_nsplit(p, d) == 1
+                   ? mma_checked(d, p->q.t->dtype, attn_dpad(p), false)
+                   : ATTN_FMA;
+    if (mode != ATTN_FMA)
         atomic_fetch_add(&stat_fwd_mma, 1);
-        return fwd_launch(p, true);
-    }
-    return fwd_launch(p, false);
+    if (mode == ATTN_MMA_ROUTED)
+        atomic_fetch_add(&stat_fwd_routed, 1);
+    return fwd_launch(p, mode);
 }
 
 /* ---- the backward ---------------------------------------------------------------------- */
@@ -815,7 +923,7 @@ static int64_t attn_bwd_nsp(const attn_problem *p, const clops_device *d, int64_
  * attn_bwd_dq (FMA) or attn_bwd_dkv_mma and attn_bwd_dq_mma (tensor
  * cores), and attn_bwd_dmask for a broadcast mask's gradient. */
 /* *nsp_out (when not NULL): the head split attn_bwd_dkv_mma ran with. */
-static clops_status bwd_launch(const attn_problem *p, bool mma, int64_t *nsp_out)
+static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
 {
     clops_device *d = p->q.t->storage->device;
     int dp = attn_dpad(p), bt = attn_bt(dp);
@@ -863,7 +971,8 @@ static clops_status bwd_launch(const attn_problem *p, bool mma, int64_t *nsp_out
             st = tensor_new(d, CLOPS_FLOAT32, 1, &all, NULL, &part);
     }
     if (!st && nkt > 0)
-        st = attn_kernel(d, mma ? ATTN_K_DKV_MMA : ATTN_K_DKV, dt, dp, ATTN_BQ, p->op, &k);
+        st = attn_kernel_route(d, mma ? ATTN_K_DKV_MMA : ATTN_K_DKV, dt, dp, ATTN_BQ,
+                               mma == ATTN_MMA_ROUTED, p->op, &k);
     if (!st && nkt > 0)
         st = attn_global(p, nkt, nsp, p->B * p->Hkv, knt, &global);
     if (!st && nkt > 0 && p->B * p->Hkv > 0) {
@@ -879,7 +988,7 @@ static clops_status bwd_launch(const attn_problem *p, bool mma, int64_t *nsp_out
     if (nsp_out)
         *nsp_out = nsp;
     if (!st && nsp > 1)
-        st = attn_kernel(d, ATTN_K_FOLD, dt, dp, ATTN_BQ, p->op, &k);
+        st = attn_kernel_route(d, ATTN_K_FOLD, dt, dp, ATTN_BQ, mma == ATTN_MMA_ROUTED, p->op, &k);
     if (!st && nsp > 1) {
         attn_args g;
         g.n = 0;
@@ -899,7 +1008,8 @@ static clops_status bwd_launch(const attn_problem *p, bool mma, int64_t *nsp_out
     if (!st && p->ds && !ds_full(p) && tensor_numel(p->ds) > 0)
         st = dmask_launch(p, dv ? dv : q);
     if (!st && rows > 0)
-        st = attn_kernel(d, mma ? ATTN_K_DQ_MMA : ATTN_K_DQ, dt, dp, ATTN_BQ, p->op, &k);
+        st = attn_kernel_route(d, mma ? ATTN_K_DQ_MMA : ATTN_K_DQ, dt, dp, ATTN_BQ,
+                               mma == ATTN_MMA_ROUTED, p->op, &k);
     if (!st && rows > 0)
         st = attn_global(p, nqt, p->B, p->Hq, qnt, &global);
     if (!st && rows > 0) {
@@ -919,12 +1029,14 @@ void attention_stats(attn_stats *out)
     out->bwd_fma = atomic_load(&stat_bwd_fma);
     out->fwd_mma = atomic_load(&stat_fwd_mma);
     out->bwd_split = atomic_load(&stat_bwd_split);
+    out->fwd_routed = atomic_load(&stat_fwd_routed);
+    out->bwd_routed = atomic_load(&stat_bwd_routed);
 }
 
 static clops_status bwd_cl(void *vp)
 {
     atomic_fetch_add(&stat_bwd_fma, 1);
-    return bwd_launch(vp, false, NULL);
+    return bwd_launch(vp, ATTN_FMA, NULL);
 }
 
 /* Whether attn_bwd_dkv_mma and attn_bwd_dq_mma take p: 16-bit inputs,
@@ -943,8 +1055,10 @@ static clops_status bwd_mma(void *vp)
 {
     const attn_problem *p = vp;
     clops_device *d = p->q.t->storage->device;
-    bool mma = mma_bwd_fits(p) && mma_checked(d, p->q.t->dtype, attn_dpad(p), true);
+    int mma = mma_bwd_fits(p) ? mma_checked(d, p->q.t->dtype, attn_dpad(p), true) : ATTN_FMA;
     atomic_fetch_add(mma ? &stat_bwd_mma : &stat_bwd_fma, 1);
+    if (mma == ATTN_MMA_ROUTED)
+        atomic_fetch_add(&stat_bwd_routed, 1);
     int64_t nsp = 1;
     clops_status st = bwd_launch(p, mma, &nsp);
     if (!st && nsp > 1)

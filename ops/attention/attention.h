@@ -22,9 +22,11 @@
  * took): backwards on the tensor cores (attn_bwd_dkv_mma and
  * attn_bwd_dq_mma) and on the FMA kernels, forwards on the tensor cores
  * (attn_fwd_mma), and tensor-core backwards whose grouped-query heads
- * were split over work-groups (attn_bwd_fold after them). */
+ * were split over work-groups (attn_bwd_fold after them); of those on
+ * the tensor cores, the forwards and backwards whose kernels were built
+ * through the PTX route with an occupancy request (docs/attention.md). */
 typedef struct attn_stats {
-    uint64_t bwd_mma, bwd_fma, fwd_mma, bwd_split;
+    uint64_t bwd_mma, bwd_fma, fwd_mma, bwd_split, fwd_routed, bwd_routed;
 } attn_stats;
 void attention_stats(attn_stats *out);
 

@@ -90,12 +90,13 @@ clops_status norm_get_kernel(clops_device *d, int which, clops_dtype in, clops_d
         [NORM_K_CHAN_FOLD_FWD] = "norm_chan_fold_fwd",
         [NORM_K_CHAN_FOLD_BWD] = "norm_chan_fold_bwd",
         [NORM_K_CHAN_APPLY] = "norm_chan_apply",
-        [NORM_K_CHAN_APPLY_CPU] = "norm_chan_apply_cpu"};
+        [NORM_K_CHAN_APPLY_CPU] = "norm_chan_apply_cpu",
+        [NORM_K_LAYER_RR] = "norm_layer_rr"};
     /* the kernels with reqd_work_group_size(RWG) */
     static const bool needs_wg[NORM_K_COUNT] = {
         [NORM_K_SOFTMAX] = true,       [NORM_K_SOFTMAX_BACKWARD] = true,
         [NORM_K_LAYER] = true,         [NORM_K_LAYER_BACKWARD] = true,
-        [NORM_K_CHAN_PARTIAL] = true};
+        [NORM_K_CHAN_PARTIAL] = true,  [NORM_K_LAYER_RR] = true};
     if (which < 0 || which >= NORM_K_COUNT)
         return clops__fail(CLOPS_INTERNAL, "%s: no normalization kernel %d", op, which);
     host_kkey key = {{(4ull << 56) | ((uint64_t)which << 16) | ((uint64_t)in << 8) | out,

@@ -46,6 +46,7 @@ enum {
     NORM_K_CHAN_FOLD_BWD,
     NORM_K_CHAN_APPLY,
     NORM_K_CHAN_APPLY_CPU,
+    NORM_K_LAYER_RR,
     NORM_K_COUNT
 };
 

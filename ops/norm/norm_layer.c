@@ -15,6 +15,7 @@
  */
 #include <float.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -83,19 +84,55 @@ bool norm_dense(const clops_tensor *t)
     return true;
 }
 
-/* Launches norm_layer on an OpenCL device. */
+/* The most elements a row of norm_layer_rr holds: RRV (cl_kernels/norm.cl)
+ * groups of 4 per lane, lanes up to the work-group. */
+#define NORM_RR_PER_LANE 32
+
+/*
+ * norm_layer_rr's lanes per row for rows of n elements on d (0: the row
+ * does not fit, norm_layer takes it): the smallest power of two that
+ * holds the row at NORM_RR_PER_LANE elements a lane — 32 (a warp) for
+ * GPT-2's 768, a whole work-group of 256 for 8192 — on GPUs, for layer
+ * and rms norm (G = D = 1).  CLOPS_NORM_LAYER_RR=0 (read once per process)
+ * keeps norm_layer (the streaming kernel), for benchmarks.
+ */
+static int64_t rr_lanes(const clops_device *d, int64_t n, int64_t G, int64_t D)
+{
+    static atomic_int off = -1;
+    int o = atomic_load_explicit(&off, memory_order_relaxed);
+    if (o < 0) {
+        const char *v = host_env("CLOPS_NORM_LAYER_RR");
+        o = v && strcmp(v, "0") == 0;
+        atomic_store_explicit(&off, o, memory_order_relaxed);
+    }
+    int64_t wg = (int64_t)reduce_wg(d);
+    if (o || kit_is_cpu(d) || G != 1 || D != 1 || n > wg * NORM_RR_PER_LANE)
+        return 0;
+    int64_t L = 1;
+    while (L * NORM_RR_PER_LANE < n)
+        L *= 2;
+    return L;
+}
+
+/* Launches norm_layer (norm_layer_rr where the row fits) on an OpenCL
+ * device. */
+/* raw (norm_layer_rr only): 1 weight and bias are in the input's dtype,
+ * 2 mean and rstd in the output's (else both in the compute dtype). */
 static clops_status launch(const char *op, clops_tensor *x, clops_tensor *w, clops_tensor *b,
                            clops_tensor *y, clops_tensor *mean, clops_tensor *rstd, int64_t M,
-                           int64_t N, int64_t G, int64_t D, double eps, bool rms)
+                           int64_t N, int64_t G, int64_t D, double eps, bool rms, int raw)
 {
     clops_device *d = x->storage->device;
     host_kernel *k = NULL;
-    clops_status st =
-        norm_get_kernel(d, kit_is_cpu(d) ? NORM_K_LAYER_CPU : NORM_K_LAYER, x->dtype, y->dtype, op, &k);
+    int64_t rr = rr_lanes(d, N, G, D);
+    clops_status st = norm_get_kernel(d, kit_is_cpu(d) ? NORM_K_LAYER_CPU
+                                         : rr         ? NORM_K_LAYER_RR
+                                                      : NORM_K_LAYER,
+                                      x->dtype, y->dtype, op, &k);
     if (st)
         return st;
     int64_t wg = (int64_t)reduce_wg(d);
-    int64_t L = reduce_pow2_floor(N / 8 > 1 ? N / 8 : 1);
+    int64_t L = rr ? rr : reduce_pow2_floor(N / 8 > 1 ? N / 8 : 1);
     if (L > wg)
         L = wg;
     /* CPU devices: norm_layer_cpu, `per` rows per work item, in place of L. */
@@ -126,6 +163,23 @@ static clops_status launch(const char *op, clops_tensor *x, clops_tensor *w, clo
         return host_launch_local(d, k, (int)(sizeof args / sizeof args[0]), args,
                                  (size_t)((M + per - 1) / per), 1);
     }
+    int64_t per_group = wg / L;
+    size_t global = (size_t)((M + per_group - 1) / per_group * wg);
+    if (rr) {
+        /* flags & 16: whole groups of 4 as one vector (every row and the
+         * weights start on a multiple of 4 elements) */
+        if (N % 4 == 0 && xo % 4 == 0 && yo % 4 == 0 && wo % 4 == 0 && bo % 4 == 0)
+            flags |= 16;
+        flags |= (raw & 1 ? 32 : 0) | (raw & 2 ? 64 : 0);
+        host_arg rargs[] = {
+            {sizeof xm, &xm},     {sizeof xo, &xo},   {sizeof wm, &wm},   {sizeof wo, &wo},
+            {sizeof bm, &bm},     {sizeof bo, &bo},   {sizeof flags, &flags},
+            {sizeof ym, &ym},     {sizeof yo, &yo},   {sizeof mm, &mm},   {sizeof rm, &rm},
+            {sizeof rows, &rows}, {sizeof n, &n},     {sizeof cL, &cL},
+            {dbl ? sizeof eps : sizeof fe, dbl ? (const void *)&eps : (const void *)&fe},
+        };
+        return host_launch(d, k, (int)(sizeof rargs / sizeof rargs[0]), rargs, global);
+    }
     host_arg args[] = {
         {sizeof xm, &xm},   {sizeof xo, &xo},      {sizeof wm, &wm}, {sizeof wo, &wo},
         {sizeof bm, &bm},   {sizeof bo, &bo},      {sizeof cG, &cG}, {sizeof cD, &cD},
@@ -135,9 +189,7 @@ static clops_status launch(const char *op, clops_tensor *x, clops_tensor *w, clo
         {sizeof cL, &cL},
         {dbl ? sizeof eps : sizeof fe, dbl ? (const void *)&eps : (const void *)&fe},
     };
-    int64_t per_group = wg / L;
-    return host_launch(d, k, (int)(sizeof args / sizeof args[0]), args,
-                       (size_t)((M + per_group - 1) / per_group * wg));
+    return host_launch(d, k, (int)(sizeof args / sizeof args[0]), args, global);
 }
 
 /* Whether norm_layer may write row statistics straight into t: dense, of
@@ -166,15 +218,30 @@ clops_status norm_layer_rows_grouped(const char *op, clops_tensor *x, clops_tens
     clops_device *dev = x->storage->device;
     clops_dtype ct = kit_compute_dtype(x->dtype);
     clops_tensor *xc = NULL, *wc = NULL, *bc = NULL, *yt = NULL, *mt = NULL, *rt = NULL;
+    /* norm_layer_rr reads weight and bias of the input's dtype as they are
+     * and writes statistics of the output's dtype straight into them: a
+     * 16-bit layer_norm is one launch, not five (two casts, two copies) */
+    bool rr = !kit_is_host(dev) && rr_lanes(dev, N, G, D) > 0;
+    int raw = 0;
+    if (rr && ct != x->dtype && (!w || (w->dtype == x->dtype && norm_dense(w))) &&
+        (!b || (b->dtype == x->dtype && norm_dense(b))))
+        raw |= 1;
+    if (rr && ct != y->dtype && (!mean_t || stat_direct(mean_t, y->dtype)) &&
+        (!rstd_t || stat_direct(rstd_t, y->dtype)))
+        raw |= 2;
     clops_status st = core_contiguous(x, &xc);
-    if (!st && w)
+    if (!st && w && (raw & 1))
+        wc = clops_tensor_retain(w);
+    else if (!st && w)
         st = reduce_cast_input(op, w, ct, &wc);
     if (!st && wc && !norm_dense(wc)) {
         clops_tensor *t = wc;
         st = core_contiguous(t, &wc);
         clops_tensor_release(t);
     }
-    if (!st && b)
+    if (!st && b && (raw & 1))
+        bc = clops_tensor_retain(b);
+    else if (!st && b)
         st = reduce_cast_input(op, b, ct, &bc);
     if (!st && bc && !norm_dense(bc)) {
         clops_tensor *t = bc;
@@ -188,8 +255,8 @@ clops_status norm_layer_rows_grouped(const char *op, clops_tensor *x, clops_tens
      * the compute dtype at offset 0 (float32 inputs: two copy launches
      * fewer per call); else through a compute-dtype temporary and a copy */
     bool direct = !kit_is_host(dev) && !kit_is_cpu(dev);
-    bool mdirect = direct && mean_t && stat_direct(mean_t, ct);
-    bool rdirect = direct && rstd_t && stat_direct(rstd_t, ct);
+    bool mdirect = direct && mean_t && ((raw & 2) || stat_direct(mean_t, ct));
+    bool rdirect = direct && rstd_t && ((raw & 2) || stat_direct(rstd_t, ct));
     if (!st && mean_t && !mdirect)
         st = tensor_new(dev, ct, stat->ndim, stat->sizes, NULL, &mt);
     if (!st && rstd_t && !rdirect)
@@ -200,7 +267,7 @@ clops_status norm_layer_rows_grouped(const char *op, clops_tensor *x, clops_tens
             st = norm_ref_layer(xc, wc, bc, yd, mt, rt, M, N, eps, rms);
         else
             st = launch(op, xc, wc, bc, yd, mdirect ? mean_t : mt, rdirect ? rstd_t : rt, M, N,
-                        G, D, eps, rms);
+                        G, D, eps, rms, raw);
     }
     if (!st && yt)
         st = core_copy_(y, yt, false);

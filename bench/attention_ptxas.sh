@@ -1,0 +1,72 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# bench/attention_ptxas.sh: registers and spills of attention's tensor-core
+# kernels without a GPU: clang (OpenCL C -> NVPTX, with libclc's builtins)
+# and CUDA's ptxas for sm_90, for each program (ATTN_MMA 1 forward, 2
+# dK/dV + fold, 3 dQ) and padded head dim, with the driver's directives
+# and with the PTX route's occupancy requests (.minnctapersm c, as
+# ops/attention/attention.c writes them).  Clang's PTX is not NVIDIA's
+# driver's: on 2026-11-28 it gave the forward 156 registers at head dim 64
+# (the driver's build: 160-168) and 52 bytes of spills under a cap of 128
+# (the driver's routed build: 12), 264 at 128 (the driver's: 392) — a
+# guide for where registers go, not the figure.  Run from the repository
+# root on a machine with clang, llvm-link/opt/llc of one LLVM version,
+# libclc's nvptx64--nvidiacl.bc ($CLC, default: unpacked from Debian's
+# libclc-14 into /tmp/attn-ptxas/clc by `apt-get download`) and ptxas
+# ($PTXAS, default: on PATH or /usr/local/cuda/bin).  Arguments: the
+# programs (default "1 2 3") and head dims (default "64 128") as
+# PROGS=... DIMS=... in the environment; bfloat16.
+set -eu
+W=/tmp/attn-ptxas
+mkdir -p "$W"
+PTXAS=${PTXAS:-$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)}
+CLC=${CLC:-$W/clc/usr/lib/clc/nvptx64--nvidiacl.bc}
+if [ ! -f "$CLC" ]; then
+    (cd "$W" && apt-get download libclc-14 >/dev/null 2>&1 && dpkg -x libclc-14_*.deb clc)
+fi
+# the occupancy requests of each program's kernel: work items, then c
+declare -A NT=([1]=256 [2]=128 [3]=256) ENTRY=([1]=attn_fwd_mma [2]=attn_bwd_dkv_mma [3]=attn_bwd_dq_mma)
+for m in ${PROGS:-1 2 3}; do
+    for d in ${DIMS:-64 128}; do
+        s=$W/src_${m}_$d.cl
+        {
+            cat cl_kernels/pw_prelude.clh ref/random_math.clh cl_kernels/mma.clh
+            printf '#define T ushort\n#define KIND 2\n#define D %d\n#define BQ 16\n' "$d"
+            printf '#define BK 16\n#define BT 16\n#define NT 128\n#define ATTN_MMA %d\n' "$m"
+            printf '#define MMA_TY "bf16"\n#define MR 1\n'
+            # native_exp2 as ex2.approx (libclc lowers it to an exp2f call)
+            printf 'static inline float attn_ex2(float x) { float r; '
+            printf '__asm__("ex2.approx.f32 %%0, %%1;" : "=f"(r) : "f"(x)); return r; }\n'
+            printf '#define native_exp2 attn_ex2\n'
+            cat cl_kernels/attention.cl
+        } >"$s"
+        # __OPENCL_VERSION__, asm and the half conversions of the prelude
+        # (unused by these kernels) as clang 14's NVPTX OpenCL needs them
+        clang -x cl -cl-std=CL1.2 -target nvptx64-nvidia-nvcl -Xclang -finclude-default-header \
+            -D__OPENCL_VERSION__=120 -Dasm=__asm__ \
+            "-Dvstore_half_rte(f,o,p)=(*(__private ushort*)(p)=as_uint(f)>>16)" \
+            "-Dvload_half(o,p)=as_float((uint)*(__private const ushort*)(p)<<16)" \
+            -O3 -march=sm_80 -emit-llvm -c -o "$W/k.bc" "$s"
+        llvm-link "$W/k.bc" "$CLC" -o "$W/kl.bc" 2>/dev/null
+        opt -O3 "$W/kl.bc" -o "$W/klo.bc"
+        llc -march=nvptx64 -mcpu=sm_80 -O3 "$W/klo.bc" -o "$W/k.ptx"
+        for c in 1 2 3 4; do
+            dir=".reqntid ${NT[$m]}, 1, 1"
+            [ $c -gt 1 ] && dir="$dir
+.minnctapersm $c"
+            python3 - "$W/k.ptx" "${ENTRY[$m]}" "$dir" >"$W/p.ptx" <<'PY'
+import sys
+f, k, d = sys.argv[1:4]
+t = open(f).read().replace(".target sm_80", ".target sm_90").replace(".version 7.0", ".version 8.0")
+i = t.index(".entry " + k + "(")
+j = t.index("\n)", i) + 1
+j = t.index("\n", j) + 1
+print(t[:j] + d + "\n" + t[j:])
+PY
+            r=$("$PTXAS" -arch=sm_90 -v "$W/p.ptx" -o "$W/p.cubin" 2>&1 |
+                grep -A3 "entry function '${ENTRY[$m]}'" | grep -oE "[0-9]+ bytes spill stores|Used [0-9]+ registers" |
+                tr '\n' ' ')
+            echo "${ENTRY[$m]} d$d ${c} per SM: $r"
+        done
+    done
+done
