@@ -475,8 +475,11 @@ norm_layer_rr(global const TIN_T *x, long xoff, global const CT *w, long woff, g
  * lane, a tree merges them, pass 2 writes
  *   dx = rstd * (gw - sum(gw) / n - xhat * sum(gw * xhat) / n)
  * (rms: without the sum(gw) term).  mean and rstd: one compute-type value
- * per row.
+ * per row, or (flags & 32) one of the input's storage type; w (flags & 64)
+ * of the input's storage type.
  */
+#define NORM_LDSTAT(p, i) ((flags & 32) ? LDX((global const TIN_T *)(p), i) : (p)[i])
+#define NORM_LDW(p, i) ((flags & 64) ? LDX((global const TIN_T *)(p), i) : (p)[i])
 __kernel __attribute__((reqd_work_group_size(RWG, 1, 1))) void
 norm_layer_backward(global const TIN_T *g, long goff, global const TIN_T *x, long xoff,
                     global const CT *mean, long moff, global const CT *rstd, long roff,
@@ -490,12 +493,12 @@ norm_layer_backward(global const TIN_T *g, long goff, global const TIN_T *x, lon
     CT mu = (CT)0, rs = (CT)0, s1 = (CT)0, s2 = (CT)0;
     long wb = NORM_WBASE(row, G, D, n);
     if (live) {
-        mu = rms ? (CT)0 : mean[moff + row];
-        rs = rstd[roff + row];
+        mu = rms ? (CT)0 : NORM_LDSTAT(mean, moff + row);
+        rs = NORM_LDSTAT(rstd, roff + row);
         for (long j = lane; j < n; j += L) {
             CT gv = LDX(g, goff + base + j);
             if (hw)
-                gv *= w[woff + NORM_WIDX(wb, j, D, n)];
+                gv *= NORM_LDW(w, woff + NORM_WIDX(wb, j, D, n));
             CT xh = (LDX(x, xoff + base + j) - mu) * rs;
             s1 += gv;
             s2 += gv * xh;
@@ -508,7 +511,7 @@ norm_layer_backward(global const TIN_T *g, long goff, global const TIN_T *x, lon
     for (long j = lane; j < n; j += L) {
         CT gv = LDX(g, goff + base + j);
         if (hw)
-            gv *= w[woff + NORM_WIDX(wb, j, D, n)];
+            gv *= NORM_LDW(w, woff + NORM_WIDX(wb, j, D, n));
         CT xh = (LDX(x, xoff + base + j) - mu) * rs;
         STY(dx, dxoff + base + j, rs * (gv - a - xh * q));
     }
@@ -518,7 +521,7 @@ norm_layer_backward(global const TIN_T *g, long goff, global const TIN_T *x, lon
  * Stage 1 of layer/rms norm's weight and bias gradients: item (p, j) sums
  * g * xhat and g over rows [p * R, (p + 1) * R) of column j into pw[p * n +
  * j] and pb[p * n + j] (flags & 2: the bias part too; flags & 4: rms, no
- * mean).  Neighbouring items read neighbouring columns.  The host folds the
+ * mean; flags & 32: mean and rstd of the input's storage type).  Neighbouring items read neighbouring columns.  The host folds the
  * P partials of a column in a fixed order (a sum over dim 0).
  */
 __kernel void norm_layer_wgrad(global const TIN_T *g, long goff, global const TIN_T *x, long xoff,
@@ -535,7 +538,8 @@ __kernel void norm_layer_wgrad(global const TIN_T *g, long goff, global const TI
     CT sw = (CT)0, sb = (CT)0;
     for (long r = p * R; r < r1; r++) {
         CT gv = LDX(g, goff + r * n + j);
-        CT xh = (LDX(x, xoff + r * n + j) - (rms ? (CT)0 : mean[moff + r])) * rstd[roff + r];
+        CT xh = (LDX(x, xoff + r * n + j) - (rms ? (CT)0 : NORM_LDSTAT(mean, moff + r))) *
+                NORM_LDSTAT(rstd, roff + r);
         sw += gv * xh;
         sb += gv;
     }

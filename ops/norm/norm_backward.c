@@ -277,6 +277,9 @@ typedef struct rows_bwd_job {
     bool rms;
     clops_tensor *g, *x, *mean, *rstd, *w; /* contiguous; mean/rstd/w compute type */
     int64_t M, N, G, D;
+    /* GPUs: 1 mean and rstd, 2 w of the input's dtype instead (a 16-bit
+     * input's own statistics and weight, read without a cast launch) */
+    int raw;
     clops_tensor *dx;      /* contiguous, the input's dtype; NULL: not asked for */
     clops_tensor *pw, *pb; /* [P, N] partials (compute type); NULL: not asked for */
     int64_t P, R;
@@ -309,7 +312,9 @@ static clops_status rows_bwd_launch(const rows_bwd_job *j, bool cpu)
         int64_t L = reduce_pow2_floor(j->N / 8 > 1 ? j->N / 8 : 1);
         if (L > wg)
             L = wg;
-        cl_int flags = (j->w ? 1 : 0) | (j->rms ? 4 : 0), cL = (cl_int)L;
+        cl_int flags = (j->w ? 1 : 0) | (j->rms ? 4 : 0) | (j->raw & 1 ? 32 : 0) |
+                       (j->raw & 2 ? 64 : 0),
+               cL = (cl_int)L;
         cl_long per = ops_cpu_units_per_item(d, j->M);
         cl_mem dm = mem_of(j->dx);
         cl_long dxo = j->dx->offset;
@@ -334,7 +339,7 @@ static clops_status rows_bwd_launch(const rows_bwd_job *j, bool cpu)
                              ct, j->op, &k);
         if (st)
             return st;
-        cl_int flags = (j->pb ? 2 : 0) | (j->rms ? 4 : 0);
+        cl_int flags = (j->pb ? 2 : 0) | (j->rms ? 4 : 0) | (j->raw & 1 ? 32 : 0);
         cl_mem pwm = mem_of(j->pw), pbm = j->pb ? mem_of(j->pb) : pwm;
         cl_long R = j->R;
         host_arg args[] = {{sizeof gm, &gm},   {sizeof go, &go},   {sizeof xm, &xm},
@@ -388,17 +393,28 @@ clops_status norm_rows_backward_fused(const char *op, bool rms, clops_tensor *gr
     clops_device *dev = input->storage->device;
     clops_dtype ct = kit_compute_dtype(input->dtype);
     norm_tmps T = {0};
-    rows_bwd_job j = {op, rms, NULL, NULL, NULL, NULL, NULL, M, N, G, D, NULL, NULL, NULL, 1, M};
+    rows_bwd_job j = {op, rms, NULL, NULL, NULL, NULL, NULL, M, N, G, D, 0, NULL, NULL, NULL, 1, M};
     clops_tensor *out = NULL;
+    /* GPUs read a 16-bit input's dense statistics and weight as they are
+     * (the CPU kernels take the compute type) */
+    bool gpu = !kit_is_host(dev) && !kit_is_cpu(dev) && ct != input->dtype;
+    if (gpu && (rms || (mean->dtype == input->dtype && norm_dense(mean))) &&
+        rstd->dtype == input->dtype && norm_dense(rstd))
+        j.raw |= 1;
+    if (gpu && weight && weight->dtype == input->dtype && norm_dense(weight))
+        j.raw |= 2;
     clops_status st = norm_kept(&T, core_contiguous(grad, &j.g), &j.g);
     if (!st)
         st = norm_kept(&T, core_contiguous(input, &j.x), &j.x);
     if (!st && !rms)
-        st = norm_kept(&T, core_contiguous_as(mean, ct, &j.mean), &j.mean);
+        st = norm_kept(&T, core_contiguous_as(mean, j.raw & 1 ? mean->dtype : ct, &j.mean),
+                       &j.mean);
     if (!st)
-        st = norm_kept(&T, core_contiguous_as(rstd, ct, &j.rstd), &j.rstd);
+        st = norm_kept(&T, core_contiguous_as(rstd, j.raw & 1 ? rstd->dtype : ct, &j.rstd),
+                       &j.rstd);
     if (!st && weight)
-        st = norm_kept(&T, core_contiguous_as(weight, ct, &j.w), &j.w);
+        st = norm_kept(&T, core_contiguous_as(weight, j.raw & 2 ? weight->dtype : ct, &j.w),
+                       &j.w);
     if (!st && dx)
         st = tensor_new(dev, input->dtype, input->ndim, input->sizes, NULL, &out);
     j.dx = out;
