@@ -356,6 +356,57 @@ def test_sdpa_results_in_pytorchs_layout(dev, no_fallback, dtype):
             assert_close(a, t.grad.to(dtype), **TOL[dtype])
 
 
+def test_the_fused_meta_functions_are_pytorchs():
+    """clops' meta functions of the fused forward and backward give the
+    layouts of PyTorch's own (torch/_meta_registrations.py; 2.15 has both)
+    wherever PyTorch's takes the call, and are the ops' Meta kernels exactly
+    where PyTorch's are missing or refuse 3-D inputs (2.11: no backward, a
+    4-D-only forward), so that fake tensors and torch.compile trace them."""
+    from clops.torch import _attention
+    fwd = torch.ops.aten._scaled_dot_product_fused_attention_overrideable
+    bwd = torch.ops.aten._scaled_dot_product_fused_attention_overrideable_backward
+    pytorch = {op: torch._decomp.meta_table.get(op.default) for op in (fwd, bwd)}
+
+    def layout(res):
+        return [(t.shape, t.stride(), t.dtype, t.device) if isinstance(t, torch.Tensor) else t
+                for t in res]
+
+    def pytorchs(op, args):
+        """PyTorch's own meta function's results, or None where it has none
+        or it refuses the call."""
+        try:
+            return pytorch[op] and pytorch[op](*args)
+        except (IndexError, RuntimeError):
+            return None
+
+    cases = list(layout_cases(torch.float32))
+    q, k, v = cases[1]
+    cases.append((q, k, v, torch.randn(2, 1, 11, 13).expand(2, 4, 11, 13)))
+    cases.append((q, k, v, torch.randn(2, 4, 13, 11).transpose(-1, -2)))
+    takes_3d = True
+    for q, k, v, *bias in cases:
+        bias = meta_like(bias[0]) if bias else None
+        fargs = (meta_like(q), meta_like(k), meta_like(v), bias, 0.0, bias is None)
+        res = _attention.sdpa_overrideable_meta(*fargs)
+        assert layout(fwd(*fargs)) == layout(res)  # the Meta kernel, PyTorch's or clops'
+        theirs = pytorchs(fwd, fargs)
+        if theirs is not None:
+            assert layout(theirs) == layout(res)
+        elif q.dim() == 3:
+            takes_3d = False
+        args = (torch.empty_like(res[0]), *fargs[:3], bias, [True, True, True, bias is not None],
+                res[0], res[1], None, None, q.size(-2), k.size(-2), 0.0, bias is None, res[6],
+                res[7])
+        grads = _attention.sdpa_overrideable_backward_meta(*args)
+        assert (grads[3] is None) == (bias is None)
+        assert layout(bwd(*args)) == layout(grads)
+        theirs = pytorchs(bwd, args)
+        if pytorch[bwd] is not None:
+            assert layout(theirs) == layout(grads)
+    assert (fwd.__name__ in _attention.REPLACED_META) == (pytorch[fwd] is None or not takes_3d)
+    assert (bwd.__name__ in _attention.REPLACED_META) == (pytorch[bwd] is None)
+
+
 def test_sdpa_output_needs_no_copy_to_merge_heads(dev, no_fallback):
     """GPT-2's attention: heads split by a transpose, merged back by
     transpose(1, 2).contiguous().view(...): the fused output is already in

@@ -368,6 +368,20 @@ def test_the_process_group_form_gives_the_same(ranks):
     assert torch.equal(b["reduce_scatter_tensor"], total[2:])
 
 
+def test_the_backend_probe_answers():
+    """Whether PyTorch calls a Python c10d.Backend's methods decides which
+    form the backend takes; the probe answers on every version (PyTorch 2.11
+    binds no c10d.Backend constructor: pybind11's TypeError), and where it
+    says yes the Backend form runs."""
+    from clops.torch import _distributed
+    works = _distributed._python_backends_work()
+    assert works in (True, False)
+    if works:
+        store = dist.HashStore()
+        b = _distributed.ClopsBackend(store, 0, 1, datetime.timedelta(seconds=10))
+        assert b.name() == "clops"
+
+
 def test_backend_registered():
     assert "clops" in dist.Backend.backend_list
     assert dist.Backend.default_device_backend_map["clops"] == "clops"

@@ -272,13 +272,16 @@ class ClopsProcessGroup(_Collectives, dist.ProcessGroup):
 
 def _python_backends_work():
     """True when C++ calls the methods of a Python subclass of c10d.Backend
-    (PyTorch's PyBackend trampoline, 2.15)."""
+    (PyTorch's PyBackend trampoline, 2.15).  Before it, PyTorch either binds
+    no constructor for c10d.Backend (2.11: pybind11's TypeError "No
+    constructor defined!") or calls the base class's method (RuntimeError
+    "getBackendName is not implemented")."""
     class Probe(c10d.Backend):
         def getBackendName(self):  # noqa: N802
             return "probe"
     try:
         return Probe(0, 1).name() == "probe"
-    except RuntimeError:  # the base class's "getBackendName is not implemented"
+    except (RuntimeError, TypeError):
         return False
 
 
