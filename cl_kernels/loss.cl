@@ -369,3 +369,53 @@ __kernel void loss_pw_backward(global const T *go, global const T *x, global con
         ST(gi, gioff + i, r);
     }
 }
+
+#ifdef LOSS_CPU
+/* CPU devices: loss_pw_backward's arithmetic for one element (the same
+ * operations in the same order: the same bits). */
+CT loss_pw_grad(int mode, CT xv, CT yv, CT g, int hasw, CT wv, CT p, CT norm)
+{
+    CT r;
+    if (mode == 0) {
+        r = norm * RND(xv - yv) * g;
+    } else if (mode == 1) {
+        r = g * (xv - yv) / max(((CT)1 - xv) * xv, KIND == 1 ? (CT)0 : (CT)1e-12f);
+        if (hasw)
+            r *= wv;
+        r *= norm;
+    } else {
+        CT d = xv - yv, s = mode == 2 ? (CT)1 : p;
+        if (d <= -p)
+            r = -norm * g * s;
+        else if (d >= p)
+            r = norm * g * s;
+        else
+            r = mode == 2 ? norm * d * g / p : norm * d * g;
+    }
+    return r;
+}
+
+/* loss_pw_backward on CPU devices with grad_output read at i * gstep:
+ * gstep 0 reads a single value (mean and sum reductions), which the GPU
+ * path first copies into a tensor of the full shape (mse_loss_backward
+ * on [256, 4096]: that copy was half of the call). */
+__kernel void loss_pw_backward_cpu(global const T *go, long gstep, global const T *x,
+                                   global const T *y, global const T *w, int hasw, global T *gi,
+                                   long gioff, long M, int mode, CT p, CT norm)
+{
+    if (gstep == 0) {
+        CT g = LD(go, 0);
+        LOSS_ITEMS(i, M) {
+            CT r = loss_pw_grad(mode, LD(x, i), LD(y, i), g, hasw, hasw ? LD(w, i) : (CT)1, p,
+                                norm);
+            ST(gi, gioff + i, r);
+        }
+    } else {
+        LOSS_ITEMS(i, M) {
+            CT r = loss_pw_grad(mode, LD(x, i), LD(y, i), LD(go, i * gstep), hasw,
+                                hasw ? LD(w, i) : (CT)1, p, norm);
+            ST(gi, gioff + i, r);
+        }
+    }
+}
+#endif

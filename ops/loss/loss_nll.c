@@ -45,7 +45,8 @@ clops_status loss_kernel(clops_device *d, int which, clops_dtype dt, const char 
 {
     static const char *const names[] = {"loss_nll_none",     "loss_nll_part", "loss_nll_finish",
                                         "loss_nll_backward", "loss_pw_none",  "loss_pw_part",
-                                        "loss_pw_backward",  "loss_nll_cpu",  "loss_pw_part_cpu"};
+                                        "loss_pw_backward",  "loss_nll_cpu",  "loss_pw_part_cpu",
+                                        "loss_pw_backward_cpu"};
     host_kkey key = {{(0x4Cull << 56) | ((uint64_t)which << 16) | (uint64_t)dt, reduce_wg(d), 0,
                       0}};
     host_kernel *kern = kit_find(d, &key);
