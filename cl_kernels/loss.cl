@@ -228,6 +228,41 @@ __kernel void loss_nll_backward(global const T *go, long gooff, int per_elem, gl
     }
 }
 
+#ifdef LOSS_CPU
+/* loss_nll_backward on CPU devices without the host's zero fill: work
+ * item by item, contiguous ranges of the M / S batch entries n, each
+ * zeroing its [C, S] block of grad_input and then writing its S values as
+ * loss_nll_backward does (the same values: the same bits).  The driver's
+ * buffer fill runs on one thread: on 16 cores it was most of the call. */
+__kernel void loss_nll_backward_cpu(global const T *go, long gooff, int per_elem,
+                                    global const long *t, long toff, global const T *w, long woff,
+                                    int hasw, global const T *tw, long twoff, int mean,
+                                    global T *gi, long gioff, long M, long C, long S, long ignore,
+                                    __global int *err)
+{
+    long CS = C * S;
+    LOSS_ITEMS(n, M / S) {
+        for (long j = gioff + n * CS; j < gioff + (n + 1) * CS; j++)
+            ST(gi, j, (CT)0);
+        for (long i = n * S; i < (n + 1) * S; i++) {
+            long tg = t[toff + i];
+            if (tg == ignore)
+                continue;
+            if (tg < 0 || tg >= C) {
+                loss_report(err, tg);
+                continue;
+            }
+            CT g = LD(go, gooff + (per_elem ? i : 0));
+            CT grad = mean ? -(g / LD(tw, twoff)) : -g;
+            if (hasw)
+                grad = LD(w, woff + tg) * grad;
+            long s = i - n * S;
+            ST(gi, gioff + (n * C + tg) * S + s, grad);
+        }
+    }
+}
+#endif
+
 /* --- elementwise losses (ops/loss/loss_pointwise.c) ----------------------------
  * x, y (and w when hasw) contiguous, already broadcast to M elements of T.
  * mode 0 mse_loss, 1 binary_cross_entropy (an input outside [0, 1] sets
