@@ -48,7 +48,7 @@ prebuilt() { # prebuilt BIN DIR CASES_FROM
     [ -n "$1" ] && [ -x "$1" ] || return 1
     mkdir -p "$2/bench" && cp "$1" "$2/bench/bench_family" || return 1
     if [ -n "$3" ] && [ ! -e "$3/cases" ]; then mkdir -p "$3" && ln -s "$PWD/bench/cases" "$3/cases"; fi
-    timeout 20 "$2/bench/bench_family" --floor --device pocl --reps 1 > /dev/null 2>&1
+    timeout 20 "$2/bench/bench_family" --family loss --list > /dev/null 2>&1
 }
 if ! prebuilt "${BIN:-}" "$B" "${CASES_FROM:-}"; then
     rm -rf "$B"
