@@ -402,8 +402,13 @@ static clops_status backward_cl(const loss_nll *p, const clops_tensor *go,
                         {sizeof two, &two},   {sizeof mean, &mean}, {sizeof gim, &gim},
                         {sizeof gio, &gio},   {sizeof cM, &cM},   {sizeof cC, &cC},
                         {sizeof cS, &cS},     {sizeof ign, &ign}, {sizeof em, &em}};
-        st = host_launch_items(d, k, (int)(sizeof a / sizeof a[0]), a,
-                               (uint64_t)(zero ? p->N : M));
+        /* the zeroing kernel (N >= max_chunks): the device's chunk count
+         * of items (host_launch_items would give a batch of 256 one item:
+         * it counts 4096 elements an item) */
+        if (zero)
+            st = host_launch_local(d, k, (int)(sizeof a / sizeof a[0]), a, d->max_chunks, 1);
+        else
+            st = host_launch_items(d, k, (int)(sizeof a / sizeof a[0]), a, (uint64_t)M);
     }
     return loss_flag_check(p->op, d, eb, st, p->C);
 }
