@@ -482,11 +482,17 @@ static clops_status nll_backward(const char *op, bool two_d, pw_variant variant,
     else if (!st) {
         /* CPU devices: with a batch entry per item of the device's grid
          * at least, loss_nll_backward_cpu zeroes gi's blocks itself, in
-         * parallel; else gi is contiguous, its bytes zeroed as one run by
-         * the driver's buffer fill (POCL 3.1: 7.1 -> 2.2 ms of CPU time
-         * per call against the fill kernel on [256, 50257] float32, but
-         * one thread: 4.9 ms on the 16-core host against PyTorch's 0.6). */
-        bool zero = kit_is_cpu(dev) && p.N * p.S > 0 && p.N >= (int64_t)dev->max_chunks;
+         * parallel, where that is faster; else gi is contiguous, its bytes
+         * zeroed as one run by the driver's buffer fill (POCL 3.1: 7.1 ->
+         * 2.2 ms of CPU time per call against the fill kernel on [256,
+         * 50257] float32, but one thread: 4.9 ms on the 16-core host
+         * against PyTorch's 0.6).  The fill streams past the caches; the
+         * kernel's stores read each line first, so beyond the caches it
+         * needs the cores of 8 compute units or more (2-core VM, 51 MB:
+         * 1.6 -> 3.5 ms of CPU time, kept off there). */
+        size_t gbytes = (size_t)tensor_numel(gi) * clops_dtype_size(gi->dtype);
+        bool zero = kit_is_cpu(dev) && p.N * p.S > 0 && p.N >= (int64_t)dev->max_chunks &&
+                    (dev->max_chunks >= 32 || gbytes <= ((size_t)4 << 20));
         if (zero)
             st = CLOPS_OK;
         else if (kit_is_cpu(dev) && gi->storage->block)
