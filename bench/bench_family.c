@@ -8,6 +8,7 @@
  *
  *     bench_family --family NAME [--device SEL]... [--scale S] [--reps N]
  *                  [--json FILE] [--case GLOB] [--cases FILE] [--list]
+ *     bench_family --floor [--device SEL]... [--reps N]
  *     bench_<family> [same options]   (links to bench_family made by the build:
  *                                      bench_reduce, bench_sort, bench_norm, ...)
  *
@@ -26,6 +27,16 @@
  * and bench/compare_torch.py read).  Exit status 0; 1 when a row failed
  * (its error is printed in its place); 2 for a bad command line or
  * descriptor; 3 when the JSON cannot be written.
+ *
+ * --floor times the driver's own cost per call on each selected device,
+ * no clops op involved (issue 36: the floor of the short CPU rows): an
+ * empty one-item kernel enqueued back to back (one finish per batch), the
+ * same with clFinish after each, with a blocking 8-byte read after each
+ * (what an op that checks a device-side flag waits for), and a buffer
+ * fill + kernel + read (the index family's flag sequence); wall and
+ * process CPU time (POCL's worker threads included) per call, the median
+ * of 5 batches of --reps.  bench/cases/floor_cpu.yaml gives the same
+ * floor through clops' ops, beside PyTorch's.
  */
 #include <fnmatch.h>
 #include <math.h>
@@ -157,12 +168,117 @@ static bool write_json(const char *path, const cJSON *rows)
     return ok;
 }
 
+/* ---- --floor ------------------------------------------------------------- */
+
+typedef struct floor_ctx {
+    clops_device *d;
+    host_kernel *k;
+    host_block *b;
+    int mode; /* 0 enqueue, 1 + finish, 2 + read, 3 fill + enqueue + read */
+} floor_ctx;
+
+static clops_status floor_source(void *ctx, const clops_device *d, strbuf *sb)
+{
+    (void)ctx;
+    (void)d;
+    sb_append(sb, "__kernel void floor_nop(__global int *p) { }\n");
+    return CLOPS_OK;
+}
+
+static clops_status floor_call(floor_ctx *c)
+{
+    clops_status st = CLOPS_OK;
+    if (c->mode == 3)
+        st = host_fill_zero(c->d, c->b->mem, 0, 32);
+    host_arg a[] = {{sizeof c->b->mem, &c->b->mem}};
+    if (!st)
+        st = host_launch_local(c->d, c->k, 1, a, 1, 1);
+    if (!st && c->mode == 1)
+        st = host_finish(c->d);
+    if (!st && c->mode >= 2) {
+        int64_t v = 0;
+        st = host_read(c->d, c->b->mem, 0, &v, sizeof v);
+    }
+    return st;
+}
+
+/* Microseconds on clock id. */
+static double clock_us(clockid_t id)
+{
+    struct timespec t;
+    clock_gettime(id, &t);
+    return (double)t.tv_sec * 1e6 + (double)t.tv_nsec * 1e-3;
+}
+
+/* The --floor table of device d. */
+static int floor_device(clops_device *d, int reps)
+{
+    static const char *const what[] = {"enqueue (back to back)", "enqueue + clFinish",
+                                       "enqueue + blocking read 8 B",
+                                       "fill 32 B + enqueue + read 8 B"};
+    host_kkey key = {{0x666c6f6f72ull << 24, 0, 0, 0}};
+    host_kernel_request req = {"bench/floor", "floor_nop", floor_source, NULL, NULL, NULL};
+    floor_ctx c = {.d = d};
+    clops_status st = host_kernel_get(d, &key, &req, &c.k);
+    if (!st)
+        st = host_alloc(d, 32, &c.b);
+    const clops_device_info *in = clops_device_get_info(d);
+    printf("device %s: %s (%s, driver %s)\n  driver floor per call, %d calls a batch:\n",
+           clops_device_label(d), in->name, in->platform_name, in->driver_version, reps);
+    printf("  %-34s %10s %10s\n", "sequence", "wall us", "CPU us");
+    for (int m = 0; m < 4 && !st; m++) {
+        c.mode = m;
+        double w[5], cpu[5];
+        st = floor_call(&c);
+        if (!st)
+            st = host_finish(d);
+        for (int b = 0; b < 5 && !st; b++) {
+            double w0 = clock_us(CLOCK_MONOTONIC), c0 = clock_us(CLOCK_PROCESS_CPUTIME_ID);
+            for (int r = 0; r < reps && !st; r++)
+                st = floor_call(&c);
+            if (!st)
+                st = host_finish(d);
+            w[b] = (clock_us(CLOCK_MONOTONIC) - w0) / reps;
+            cpu[b] = (clock_us(CLOCK_PROCESS_CPUTIME_ID) - c0) / reps;
+        }
+        if (st)
+            break;
+        qsort(w, 5, sizeof w[0], cmp_double);
+        qsort(cpu, 5, sizeof cpu[0], cmp_double);
+        printf("  %-34s %10.1f %10.1f\n", what[m], w[2], cpu[2]);
+    }
+    host_free(c.b);
+    if (st)
+        printf("  error: %s\n", clops_last_error());
+    fflush(stdout);
+    return st ? 1 : 0;
+}
+
 /* The runner: family NULL takes it from --family. */
 static int bench_family_main(int argc, char **argv, const char *family)
 {
     bench_args args;
+    bool floor = false;
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--floor") == 0) {
+            floor = true;
+            memmove(&argv[i], &argv[i + 1], (size_t)(argc - i) * sizeof argv[0]);
+            argc--;
+            break;
+        }
     if (!bench_parse_args(argc, argv, argv[0], true, &args))
         return 2;
+    if (floor) {
+        int rc = 0, ndev = 0;
+        clops_device_count(&ndev);
+        for (int di = 1; di < ndev; di++) {
+            clops_device *d = bench_selected(&args, di);
+            if (d)
+                rc |= floor_device(d, args.reps);
+        }
+        clops_shutdown();
+        return rc;
+    }
     if (!family)
         family = args.family;
     char path[1024];

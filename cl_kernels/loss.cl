@@ -228,6 +228,51 @@ __kernel void loss_nll_backward(global const T *go, long gooff, int per_elem, gl
     }
 }
 
+#ifdef LOSS_CPU
+/* loss_nll_backward on CPU devices without the host's zero fill: work
+ * item by item, contiguous ranges of the M / S batch entries n, each
+ * zeroing its [C, S] block of grad_input and then writing its S values as
+ * loss_nll_backward does (the same values: the same bits).  The driver's
+ * buffer fill runs on one thread: on 16 cores it was most of the call. */
+__kernel void loss_nll_backward_cpu(global const T *go, long gooff, int per_elem,
+                                    global const long *t, long toff, global const T *w, long woff,
+                                    int hasw, global const T *tw, long twoff, int mean,
+                                    global T *gi, long gioff, long M, long C, long S, long ignore,
+                                    __global int *err)
+{
+    long CS = C * S;
+    LOSS_ITEMS(n, M / S) {
+        long j = gioff + n * CS;
+        const long je = j + CS;
+#if KIND == 0
+        /* 8-wide zero stores (the element loop stayed scalar: 2x the
+         * driver's fill on 2 cores) */
+        for (; j < je && (j & 7) != 0; j++)
+            gi[j] = (T)0;
+        for (; j + 8 <= je; j += 8)
+            vstore8((CT8)(0), 0, gi + j);
+#endif
+        for (; j < je; j++)
+            ST(gi, j, (CT)0);
+        for (long i = n * S; i < (n + 1) * S; i++) {
+            long tg = t[toff + i];
+            if (tg == ignore)
+                continue;
+            if (tg < 0 || tg >= C) {
+                loss_report(err, tg);
+                continue;
+            }
+            CT g = LD(go, gooff + (per_elem ? i : 0));
+            CT grad = mean ? -(g / LD(tw, twoff)) : -g;
+            if (hasw)
+                grad = LD(w, woff + tg) * grad;
+            long s = i - n * S;
+            ST(gi, gioff + (n * C + tg) * S + s, grad);
+        }
+    }
+}
+#endif
+
 /* --- elementwise losses (ops/loss/loss_pointwise.c) ----------------------------
  * x, y (and w when hasw) contiguous, already broadcast to M elements of T.
  * mode 0 mse_loss, 1 binary_cross_entropy (an input outside [0, 1] sets
@@ -369,3 +414,53 @@ __kernel void loss_pw_backward(global const T *go, global const T *x, global con
         ST(gi, gioff + i, r);
     }
 }
+
+#ifdef LOSS_CPU
+/* CPU devices: loss_pw_backward's arithmetic for one element (the same
+ * operations in the same order: the same bits). */
+CT loss_pw_grad(int mode, CT xv, CT yv, CT g, int hasw, CT wv, CT p, CT norm)
+{
+    CT r;
+    if (mode == 0) {
+        r = norm * RND(xv - yv) * g;
+    } else if (mode == 1) {
+        r = g * (xv - yv) / max(((CT)1 - xv) * xv, KIND == 1 ? (CT)0 : (CT)1e-12f);
+        if (hasw)
+            r *= wv;
+        r *= norm;
+    } else {
+        CT d = xv - yv, s = mode == 2 ? (CT)1 : p;
+        if (d <= -p)
+            r = -norm * g * s;
+        else if (d >= p)
+            r = norm * g * s;
+        else
+            r = mode == 2 ? norm * d * g / p : norm * d * g;
+    }
+    return r;
+}
+
+/* loss_pw_backward on CPU devices with grad_output read at i * gstep:
+ * gstep 0 reads a single value (mean and sum reductions), which the GPU
+ * path first copies into a tensor of the full shape (mse_loss_backward
+ * on [256, 4096]: that copy was half of the call). */
+__kernel void loss_pw_backward_cpu(global const T *go, long gstep, global const T *x,
+                                   global const T *y, global const T *w, int hasw, global T *gi,
+                                   long gioff, long M, int mode, CT p, CT norm)
+{
+    if (gstep == 0) {
+        CT g = LD(go, 0);
+        LOSS_ITEMS(i, M) {
+            CT r = loss_pw_grad(mode, LD(x, i), LD(y, i), g, hasw, hasw ? LD(w, i) : (CT)1, p,
+                                norm);
+            ST(gi, gioff + i, r);
+        }
+    } else {
+        LOSS_ITEMS(i, M) {
+            CT r = loss_pw_grad(mode, LD(x, i), LD(y, i), LD(go, i * gstep), hasw,
+                                hasw ? LD(w, i) : (CT)1, p, norm);
+            ST(gi, gioff + i, r);
+        }
+    }
+}
+#endif

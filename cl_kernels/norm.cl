@@ -1022,6 +1022,8 @@ __kernel void norm_layer_cpu(global const TIN_T *x, long xoff, global const CT *
             mean[row] = m;
             rstd[row] = rs;
         }
+        if (flags & 16) /* the statistics alone (group norm's affine path) */
+            continue;
         for (long j = 0; j < n; j++) {
             if (j == h0 && h1 > h0) {
                 for (; j < h1; j += NV) {

@@ -596,15 +596,25 @@ pool_max_fwd_planes_cpu(global const DT *x, long8 xg, global DT *y, long8 yg, gl
     }
 }
 
+/* Average pooling forward by planes: PAVG_PL planes at once, each its own
+ * sum in pool_avg_fwd's order (independent chains, so the adds overlap:
+ * [2, 2048, 7, 7] to 1x1 was one add's latency per element), the window
+ * computed once for the block; a block past the item's last plane repeats
+ * that plane and stores nothing for it. */
+#define PAVG_PL 4
 __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void
 pool_avg_fwd_cpu(global const DT *x, long8 xg, global DT *y, long8 yg, int16 g, int8 g2,
                  long dvo, int cl, long planes, long per)
 {
     const long p0 = (long)get_global_id(0) * per, p1 = min(p0 + per, planes);
-    for (long p = p0; p < p1; p++) {
-        const int n = (int)(p / g.s1), c = (int)(p % g.s1);
-        global const DT *xp = x + AT(xg, n, c, 0, 0, 0);
-        const long yb = AT(yg, n, c, 0, 0, 0);
+    for (long pb = p0; pb < p1; pb += PAVG_PL) {
+        long xb[PAVG_PL], yb[PAVG_PL];
+        for (int k = 0; k < PAVG_PL; k++) {
+            const long p = min(pb + k, p1 - 1);
+            const int n = (int)(p / g.s1), c = (int)(p % g.s1);
+            xb[k] = AT(xg, n, c, 0, 0, 0);
+            yb[k] = AT(yg, n, c, 0, 0, 0);
+        }
         for (int oz = 0; oz < g.s5; oz++)
             for (int oy = 0; oy < g.s6; oy++)
                 for (int ox = 0; ox < g.s7; ox++) {
@@ -613,14 +623,19 @@ pool_avg_fwd_cpu(global const DT *x, long8 xg, global DT *y, long8 yg, int16 g, 
                     avg_win(oy, g.s3, g.s6, g.s9, g.sc, g.sf, g2.s6, &yl, &yh, &yf);
                     avg_win(ox, g.s4, g.s7, g.sa, g.sd, g2.s0, g2.s6, &xl, &xh, &xf);
                     long dv = avg_div(oz, oy, ox, g, g2, dvo);
-                    CT acc = 0;
+                    CT acc[PAVG_PL];
+                    for (int k = 0; k < PAVG_PL; k++)
+                        acc[k] = 0;
                     for (int zz = zl; zz < zh; zz++)
                         for (int yy = yl; yy < yh; yy++) {
-                            global const DT *xr = xp + zz * xg.s3 + yy * xg.s4;
+                            const long r = zz * xg.s3 + yy * xg.s4;
                             for (int xx = xl; xx < xh; xx++)
-                                acc += LD(xr, xx * xg.s5);
+                                for (int k = 0; k < PAVG_PL; k++)
+                                    acc[k] += LD(x, xb[k] + r + xx * xg.s5);
                         }
-                    ST(y, yb + oz * yg.s3 + oy * yg.s4 + ox * yg.s5, dv ? acc / (CT)dv : (CT)0);
+                    const long o = oz * yg.s3 + oy * yg.s4 + ox * yg.s5;
+                    for (int k = 0; k < PAVG_PL && pb + k < p1; k++)
+                        ST(y, yb[k] + o, dv ? acc[k] / (CT)dv : (CT)0);
                 }
     }
 }

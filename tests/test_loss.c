@@ -112,6 +112,11 @@ static void test_kernels_match_the_reference(void **state)
                       ct_tol_ulp_atol(4, 1e-3));
         check_problem(devs[di], CLOPS_FLOAT64, 4, CT_I64(3, 5, 17, 9), true,
                       ct_tol_ulp_atol(1024, 1e-10));
+        /* a batch of at least one entry per item of a CPU device's grid
+         * (up to 64 items on 16 cores): the backward that zeroes grad_input
+         * block by block itself */
+        check_problem(devs[di], CLOPS_FLOAT32, 4, CT_I64(80, 5, 3, 4), true,
+                      ct_tol_ulp_atol(16, 1e-5));
         check_problem(devs[di], CLOPS_BFLOAT16, 4, CT_I64(2, 4, 8, 8), true,
                       ct_tol_ulp_atol(4, 1e-2));
     }

@@ -30,7 +30,9 @@
 
 /* Kernel `which` of the loss program (cl_kernels/loss.cl) for input dtype
  * dt on d: 0 loss_nll_none, 1 loss_nll_part, 2 loss_nll_finish, 3
- * loss_nll_backward, 4 loss_pw_none, 5 loss_pw_part, 6 loss_pw_backward. */
+ * loss_nll_backward, 4 loss_pw_none, 5 loss_pw_part, 6 loss_pw_backward; CPU
+ * devices only: 7 loss_nll_cpu, 8 loss_pw_part_cpu, 9 loss_pw_backward_cpu, 10
+ * loss_nll_backward_cpu. */
 clops_status loss_kernel(clops_device *d, int which, clops_dtype dt, const char *op,
                          host_kernel **k);
 /* The 32-byte device-side flag of a launch sequence, zeroed. */

@@ -45,7 +45,8 @@ clops_status loss_kernel(clops_device *d, int which, clops_dtype dt, const char 
 {
     static const char *const names[] = {"loss_nll_none",     "loss_nll_part", "loss_nll_finish",
                                         "loss_nll_backward", "loss_pw_none",  "loss_pw_part",
-                                        "loss_pw_backward",  "loss_nll_cpu",  "loss_pw_part_cpu"};
+                                        "loss_pw_backward",  "loss_nll_cpu",  "loss_pw_part_cpu",
+                                        "loss_pw_backward_cpu", "loss_nll_backward_cpu"};
     host_kkey key = {{(0x4Cull << 56) | ((uint64_t)which << 16) | (uint64_t)dt, reduce_wg(d), 0,
                       0}};
     host_kernel *kern = kit_find(d, &key);
@@ -374,9 +375,10 @@ static clops_status nll_forward(const char *op, bool two_d, pw_variant variant,
     return st;
 }
 
-/* The OpenCL backward into contiguous, zeroed gi. */
+/* The OpenCL backward into contiguous gi, zeroed unless zero (the CPU
+ * kernel that zeroes each batch entry's block first). */
 static clops_status backward_cl(const loss_nll *p, const clops_tensor *go,
-                                const clops_tensor *twt, clops_tensor *gi)
+                                const clops_tensor *twt, clops_tensor *gi, bool zero)
 {
     clops_device *d = p->x->storage->device;
     int64_t M = p->N * p->S;
@@ -386,7 +388,7 @@ static clops_status backward_cl(const loss_nll *p, const clops_tensor *go,
     host_kernel *k = NULL;
     clops_status st = loss_flag_new(d, &eb);
     if (!st)
-        st = loss_kernel(d, 3, p->x->dtype, p->op, &k);
+        st = loss_kernel(d, zero ? 10 : 3, p->x->dtype, p->op, &k);
     if (!st) {
         cl_mem gm = mem_of(go), tm = mem_of(p->t), wm = p->w ? mem_of(p->w) : gm;
         cl_mem twm = mem_of(twt), gim = mem_of(gi), em = eb->mem;
@@ -400,7 +402,13 @@ static clops_status backward_cl(const loss_nll *p, const clops_tensor *go,
                         {sizeof two, &two},   {sizeof mean, &mean}, {sizeof gim, &gim},
                         {sizeof gio, &gio},   {sizeof cM, &cM},   {sizeof cC, &cC},
                         {sizeof cS, &cS},     {sizeof ign, &ign}, {sizeof em, &em}};
-        st = host_launch_items(d, k, (int)(sizeof a / sizeof a[0]), a, (uint64_t)M);
+        /* the zeroing kernel (N >= max_chunks): the device's chunk count
+         * of items (host_launch_items would give a batch of 256 one item:
+         * it counts 4096 elements an item) */
+        if (zero)
+            st = host_launch_local(d, k, (int)(sizeof a / sizeof a[0]), a, d->max_chunks, 1);
+        else
+            st = host_launch_items(d, k, (int)(sizeof a / sizeof a[0]), a, (uint64_t)M);
     }
     return loss_flag_check(p->op, d, eb, st, p->C);
 }
@@ -472,17 +480,29 @@ static clops_status nll_backward(const char *op, bool two_d, pw_variant variant,
     if (!st && kit_is_host(dev))
         st = loss_ref_nll_backward(&p, go, total_weight, gi);
     else if (!st) {
-        /* CPU devices: gi is contiguous, its bytes zeroed as one run by
-         * the driver's buffer fill (POCL 3.1: 7.1 -> 2.2 ms of CPU time
-         * per call against the fill kernel on [256, 50257] float32). */
-        if (kit_is_cpu(dev) && gi->storage->block)
+        /* CPU devices: with a batch entry per item of the device's grid
+         * at least, loss_nll_backward_cpu zeroes gi's blocks itself, in
+         * parallel, where that is faster; else gi is contiguous, its bytes
+         * zeroed as one run by the driver's buffer fill (POCL 3.1: 7.1 ->
+         * 2.2 ms of CPU time per call against the fill kernel on [256,
+         * 50257] float32, but one thread: 4.9 ms on the 16-core host
+         * against PyTorch's 0.6).  The fill streams past the caches; the
+         * kernel's stores read each line first, so beyond the caches it
+         * needs the cores of 8 compute units or more (2-core VM, 51 MB:
+         * 1.6 -> 3.5 ms of CPU time, kept off there). */
+        size_t gbytes = (size_t)tensor_numel(gi) * clops_dtype_size(gi->dtype);
+        bool zero = kit_is_cpu(dev) && p.N * p.S > 0 && p.N >= (int64_t)dev->max_chunks &&
+                    (dev->max_chunks >= 32 || gbytes <= ((size_t)4 << 20));
+        if (zero)
+            st = CLOPS_OK;
+        else if (kit_is_cpu(dev) && gi->storage->block)
             st = host_fill_zero(dev, gi->storage->block->mem,
                                 (size_t)gi->offset * clops_dtype_size(gi->dtype),
                                 (size_t)tensor_numel(gi) * clops_dtype_size(gi->dtype));
         else
             st = tensor_fill(gi, clops_scalar_int(0));
         if (!st)
-            st = backward_cl(&p, go, total_weight, gi);
+            st = backward_cl(&p, go, total_weight, gi, zero);
     }
     if (!st && gi != c.target)
         st = core_copy_(c.target, gi, false);

@@ -47,9 +47,10 @@ static host_arg ct_host_arg(const ct_arg *c)
 
 /* Checks reduction and the parameter; the result dtype and broadcast
  * shape of (ts[0..n)); contiguous broadcast copies cast to it into
- * cs[0..n) (NULL entries stay NULL). */
+ * cs[0..n) (NULL entries stay NULL), except ts[one] when it has a single
+ * element: cs[one] is then that element alone (one < 0: none). */
 static clops_status prepare(loss_pw *p, int64_t reduction, clops_tensor *const *ts, int n,
-                            bool same_dtype, clops_dtype *dt, int *nd, int64_t *sz,
+                            int one, bool same_dtype, clops_dtype *dt, int *nd, int64_t *sz,
                             clops_tensor **cs)
 {
     const char *op = p->op;
@@ -90,7 +91,10 @@ static clops_status prepare(loss_pw *p, int64_t reduction, clops_tensor *const *
         if (!ts[i])
             continue;
         clops_tensor *e = NULL, *c = NULL;
-        st = core_expand(ts[i], sz, *nd, false, &e);
+        if (i == one && tensor_numel(ts[i]) == 1)
+            st = core_reshape(ts[i], NULL, 0, &e);
+        else
+            st = core_expand(ts[i], sz, *nd, false, &e);
         if (!st)
             st = reduce_cast_input(op, e, *dt, &c);
         /* The kernels read the operands from element 0 of their storage. */
@@ -185,7 +189,7 @@ static clops_status pw_forward(const char *op, loss_pw_mode mode, double param,
     clops_dtype dt = CLOPS_FLOAT32;
     int nd = 0;
     int64_t sz[CLOPS_MAX_DIMS];
-    clops_status st = prepare(&p, reduction, ts, 3, mode == LOSS_BCE, &dt, &nd, sz, cs);
+    clops_status st = prepare(&p, reduction, ts, 3, -1, mode == LOSS_BCE, &dt, &nd, sz, cs);
     structured_call c;
     memset(&c, 0, sizeof c);
     if (!st)
@@ -220,20 +224,34 @@ static clops_status backward_cl(const loss_pw *p, const clops_tensor *go, double
     clops_device *d = p->x->storage->device;
     clops_dtype dt = p->x->dtype;
     host_kernel *k = NULL;
-    clops_status st = loss_kernel(d, 6, dt, p->op, &k);
+    /* CPU devices: loss_pw_backward_cpu, a single-element grad_output
+     * (prepare left it unexpanded) read as one value */
+    bool cpu = kit_is_cpu(d);
+    clops_status st = loss_kernel(d, cpu ? 9 : 6, dt, p->op, &k);
     if (st)
         return st;
     cl_mem gm = go->storage->block->mem, xm = p->x->storage->block->mem;
     cl_mem ym = p->y->storage->block->mem, wm = p->w ? p->w->storage->block->mem : xm;
     cl_mem gim = gi->storage->block->mem;
-    cl_long gio = gi->offset, M = p->M;
+    cl_long gio = gi->offset, M = p->M, gstep = tensor_numel(go) == M ? 1 : 0;
     cl_int hasw = p->w != NULL, mode = (cl_int)p->mode;
-    ct_arg pa = ct_of(dt, p->p), na = ct_of(dt, norm);
-    host_arg a[] = {{sizeof gm, &gm},     {sizeof xm, &xm},     {sizeof ym, &ym},
-                    {sizeof wm, &wm},     {sizeof hasw, &hasw}, {sizeof gim, &gim},
-                    {sizeof gio, &gio},   {sizeof M, &M},       {sizeof mode, &mode},
-                    ct_host_arg(&pa),     ct_host_arg(&na)};
-    return host_launch_items(d, k, (int)(sizeof a / sizeof a[0]), a, (uint64_t)M);
+    ct_arg pa = ct_of(dt, p->p), nrm = ct_of(dt, norm);
+    host_arg a[12];
+    int na = 0;
+    a[na++] = (host_arg){sizeof gm, &gm};
+    if (cpu) /* the GPU kernel has no gstep */
+        a[na++] = (host_arg){sizeof gstep, &gstep};
+    a[na++] = (host_arg){sizeof xm, &xm};
+    a[na++] = (host_arg){sizeof ym, &ym};
+    a[na++] = (host_arg){sizeof wm, &wm};
+    a[na++] = (host_arg){sizeof hasw, &hasw};
+    a[na++] = (host_arg){sizeof gim, &gim};
+    a[na++] = (host_arg){sizeof gio, &gio};
+    a[na++] = (host_arg){sizeof M, &M};
+    a[na++] = (host_arg){sizeof mode, &mode};
+    a[na++] = ct_host_arg(&pa);
+    a[na++] = ct_host_arg(&nrm);
+    return host_launch_items(d, k, na, a, (uint64_t)M);
 }
 
 /* The backward of an elementwise loss, any variant: grad_input of the
@@ -249,7 +267,8 @@ static clops_status pw_backward(const char *op, loss_pw_mode mode, double param,
     clops_dtype dt = CLOPS_FLOAT32;
     int nd = 0;
     int64_t sz[CLOPS_MAX_DIMS];
-    clops_status st = prepare(&p, reduction, ts, 4, mode == LOSS_BCE, &dt, &nd, sz, cs);
+    clops_status st = prepare(&p, reduction, ts, 4, kit_is_cpu(self->storage->device) ? 3 : -1,
+                             mode == LOSS_BCE, &dt, &nd, sz, cs);
     structured_call c;
     memset(&c, 0, sizeof c);
     if (!st)

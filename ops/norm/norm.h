@@ -201,7 +201,8 @@ bool norm_dense(const clops_tensor *t);
  * Layer (or rms) normalization of x seen as M rows of N contiguous
  * elements, without weight and bias when w, b are NULL, into target y (any
  * shape of M * N elements) and the row statistics mean_t, rstd_t (any
- * dtype and shape of M elements, may be NULL).
+ * dtype and shape of M elements, may be NULL).  y NULL on CPU-like
+ * devices: the statistics alone (group norm's affine path there).
  */
 clops_status norm_layer_rows(const char *op, clops_tensor *x, clops_tensor *w, clops_tensor *b,
                              int64_t M, int64_t N, double eps, bool rms, clops_tensor *y,

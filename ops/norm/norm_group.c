@@ -96,29 +96,43 @@ static clops_status gn_affine(norm_tmps *T, const char *op, clops_tensor *x, clo
     clops_tensor *xc, *x2, *x3, *var = NULL, *mean = NULL, *ve, *rstd, *m3, *r3, *scale, *shift,
                                 *t, *s3, *h3, *v;
     clops_status st = norm_kept(T, core_contiguous(x, &xc), &xc);
-    if (!st)
+    if (!st && kit_is_cpu(xc->storage->device)) {
+        /* CPU devices: the statistics by the layer-norm row kernel's two
+         * vectorised passes (sum, then squared deviations), mean and rstd
+         * alone, straight into the targets: var_mean's per-element
+         * update was two thirds of the call on POCL (2-core VM, [2, 256,
+         * 56, 56]).  Another summation order than var_mean's: other
+         * last bits of mean and rstd (docs/norm.md). */
+        st = norm_layer_rows(op, xc, NULL, NULL, rows[0], rows[1], eps, false, NULL, mean_t,
+                             rstd_t);
+        if (!st)
+            st = norm_view(T, mean_t, 3, g3, &m3);
+        if (!st)
+            st = norm_view(T, rstd_t, 3, g3, &r3);
+    } else if (!st) {
         st = norm_view(T, xc, 2, rows, &x2);
-    if (!st)
-        st = reduce_var_mean_correction(x2, &dim1, 1, &corr, false, &var, &mean);
-    if (!st) {
-        norm_keep(T, var);
-        norm_keep(T, mean);
-        st = norm_add_scalar(T, var, eps, &ve);
+        if (!st)
+            st = reduce_var_mean_correction(x2, &dim1, 1, &corr, false, &var, &mean);
+        if (!st) {
+            norm_keep(T, var);
+            norm_keep(T, mean);
+            st = norm_add_scalar(T, var, eps, &ve);
+        }
+        if (!st)
+            st = norm_unary(T, &pw_op_rsqrt, ve, &rstd);
+        if (!st)
+            st = norm_view(T, mean, 3, g3, &m3);
+        if (!st)
+            st = norm_view(T, rstd, 3, g3, &r3);
+        if (!st)
+            st = norm_view(T, mean, mean_t->ndim, mean_t->sizes, &t);
+        if (!st)
+            st = core_copy_(mean_t, t, false);
+        if (!st)
+            st = norm_view(T, rstd, rstd_t->ndim, rstd_t->sizes, &t);
+        if (!st)
+            st = core_copy_(rstd_t, t, false);
     }
-    if (!st)
-        st = norm_unary(T, &pw_op_rsqrt, ve, &rstd);
-    if (!st)
-        st = norm_view(T, mean, 3, g3, &m3);
-    if (!st)
-        st = norm_view(T, rstd, 3, g3, &r3);
-    if (!st)
-        st = norm_view(T, mean, mean_t->ndim, mean_t->sizes, &t);
-    if (!st)
-        st = core_copy_(mean_t, t, false);
-    if (!st)
-        st = norm_view(T, rstd, rstd_t->ndim, rstd_t->sizes, &t);
-    if (!st)
-        st = core_copy_(rstd_t, t, false);
     /* scale [N, group, Cg], shift likewise */
     scale = r3;
     if (!st && w) {

@@ -128,7 +128,7 @@ static clops_status launch(const char *op, clops_tensor *x, clops_tensor *w, clo
     clops_status st = norm_get_kernel(d, kit_is_cpu(d) ? NORM_K_LAYER_CPU
                                          : rr         ? NORM_K_LAYER_RR
                                                       : NORM_K_LAYER,
-                                      x->dtype, y->dtype, op, &k);
+                                      x->dtype, y ? y->dtype : x->dtype, op, &k);
     if (st)
         return st;
     int64_t wg = (int64_t)reduce_wg(d);
@@ -139,10 +139,11 @@ static clops_status launch(const char *op, clops_tensor *x, clops_tensor *w, clo
     cl_long per = ops_cpu_units_per_item(d, M);
     cl_mem xm = x->storage->block->mem;
     cl_mem wm = w ? w->storage->block->mem : xm, bm = b ? b->storage->block->mem : xm;
-    cl_mem ym = y->storage->block->mem;
+    cl_mem ym = y ? y->storage->block->mem : xm;
     cl_mem mm = mean ? mean->storage->block->mem : xm, rm = rstd ? rstd->storage->block->mem : xm;
-    cl_int flags = (w ? 1 : 0) | (b ? 2 : 0) | (rms ? 4 : 0) | (mean ? 8 : 0), cL = (cl_int)L;
-    cl_long xo = x->offset, yo = y->offset, rows = M, n = N, wo = w ? w->offset : 0,
+    cl_int flags = (w ? 1 : 0) | (b ? 2 : 0) | (rms ? 4 : 0) | (mean ? 8 : 0) | (y ? 0 : 16),
+           cL = (cl_int)L;
+    cl_long xo = x->offset, yo = y ? y->offset : 0, rows = M, n = N, wo = w ? w->offset : 0,
             bo = b ? b->offset : 0;
     cl_long cG = G, cD = D;
     float fe = (float)eps;
@@ -152,6 +153,7 @@ static clops_status launch(const char *op, clops_tensor *x, clops_tensor *w, clo
          * affine pass there: ops/norm/norm_group.c) */
         if (D != 1)
             return clops__fail(CLOPS_INTERNAL, "%s: grouped weights on a CPU device", op);
+        /* y NULL: the row statistics alone (flag 16) */
         host_arg args[] = {
             {sizeof xm, &xm},   {sizeof xo, &xo},     {sizeof wm, &wm}, {sizeof wo, &wo},
             {sizeof bm, &bm},   {sizeof bo, &bo},     {sizeof flags, &flags},
@@ -163,6 +165,8 @@ static clops_status launch(const char *op, clops_tensor *x, clops_tensor *w, clo
         return host_launch_local(d, k, (int)(sizeof args / sizeof args[0]), args,
                                  (size_t)((M + per - 1) / per), 1);
     }
+    if (!y)
+        return clops__fail(CLOPS_INTERNAL, "%s: row statistics alone on a GPU", op);
     int64_t per_group = wg / L;
     size_t global = (size_t)((M + per_group - 1) / per_group * wg);
     if (rr) {
@@ -248,7 +252,7 @@ clops_status norm_layer_rows_grouped(const char *op, clops_tensor *x, clops_tens
         st = core_contiguous(t, &bc);
         clops_tensor_release(t);
     }
-    if (!st && !norm_dense(y))
+    if (!st && y && !norm_dense(y))
         st = tensor_new(dev, y->dtype, y->ndim, y->sizes, NULL, &yt);
     const clops_tensor *stat = mean_t ? mean_t : rstd_t;
     /* GPUs write the row statistics straight into a dense destination of
@@ -263,7 +267,9 @@ clops_status norm_layer_rows_grouped(const char *op, clops_tensor *x, clops_tens
         st = tensor_new(dev, ct, stat->ndim, stat->sizes, NULL, &rt);
     if (!st && M > 0 && N > 0) {
         clops_tensor *yd = yt ? yt : y;
-        if (kit_is_host(dev))
+        if (!yd && !kit_is_cpu(dev))
+            st = clops__fail(CLOPS_INTERNAL, "%s: row statistics alone on %s", op, dev->label);
+        else if (kit_is_host(dev))
             st = norm_ref_layer(xc, wc, bc, yd, mt, rt, M, N, eps, rms);
         else
             st = launch(op, xc, wc, bc, yd, mdirect ? mean_t : mt, rdirect ? rstd_t : rt, M, N,
