@@ -26,6 +26,11 @@
 # against PyTorch eager, launches).  Files under $OUT (the tool returns 8):
 # c7_build.log, c7_ref.txt and c7_clops.txt (every row's output),
 # c7_summary.jsonl, c7_table.txt, c7_gpt2_profile.json, c7_pytest.log.
+# C7_ROWS (an extended regex on the row labels gpt2_fp32, gpt2_bf16,
+# gpt2_train, llama_fp32, bert_fp32) runs those rows alone, clops and
+# reference, and C7_INDUCTOR= skips Inductor: C7_ROWS='llama|bert'
+# C7_INDUCTOR= C7_NO_TESTS=1 C7_END=190 gives the two rows the first call
+# (2026-11-28, H200, 217 s) had no time left for (~190 s with the build).
 # On POCL (a check of the script, not figures): C7_SMALL=1 C7_REF=cpu (tiny
 # configs, PyTorch's CPU as the reference; C7_INDUCTOR= skips Inductor,
 # C7_END/C7_TESTS_S larger and C7_TSCALE=3 for the loaded 2-core VM, C7_XDIST=0).
@@ -109,7 +114,7 @@ printf '%s\t%s\t%s\n' \
   ref_gpt2_train 30 "--model gpt2 --batch $BT --seq $LT --steps 5 --train --device $REF $common" \
   ref_llama_fp32 30 "--model llama --batch $B --seq $L --steps 5 --device $REF $common" \
   ref_bert_fp32 30 "--model bert --batch $B --seq $L --steps 5 --device $REF $common" \
-  | sed "s|\$| --summary $S|" > /tmp/c7_ref_rows.txt
+  | sed "s|\$| --summary $S|" | grep -E "^ref_(${C7_ROWS:-.})" > /tmp/c7_ref_rows.txt
 printf '%s\t%s\t%s\n' ref_gpt2_inductor 150 \
   "--model gpt2 --batch $B --seq $L --steps 5 --device $REF --compile inductor $common --summary $S" \
   > /tmp/c7_ind_rows.txt
@@ -167,7 +172,7 @@ if [ -z "$C7_NO_TESTS" ]; then
      test_compile_models.py > $OUT/c7_pytest.log 2>&1; echo "pytest rc $?" >> $OUT/c7_pytest.log) &
   TESTP=$!
 fi
-clops_rows 1 /tmp/c7_warm.jsonl "" 10 > /tmp/c7_warm_all.txt
+clops_rows 1 /tmp/c7_warm.jsonl "" 10 | grep -E "^(${C7_ROWS:-.})" > /tmp/c7_warm_all.txt
 WP=()
 i=0
 while IFS= read -r line; do
@@ -186,7 +191,8 @@ if [ -n "$C7_NO_TESTS" ]; then :; else
 fi
 # 3. the timed clops rows, one after another
 CT=$OUT/c7_clops.txt
-clops_rows $ST $S "--profile $OUT/c7_gpt2_profile.json" ${C7_TSCALE:-1} > /tmp/c7_clops_rows.txt
+clops_rows $ST $S "--profile $OUT/c7_gpt2_profile.json" ${C7_TSCALE:-1} | grep -E "^(${C7_ROWS:-.})" \
+  > /tmp/c7_clops_rows.txt
 PYTHONPATH=$PWD/python $PY /tmp/c7_driver.py $(( t0 + ${C7_END:-215} )) /tmp/c7_clops_rows.txt \
   > $CT 2>&1
 grep -E "ms/step|speed|fallbacks|FAILED|SKIPPED|: [0-9.]+ s$" $CT | cut -c1-250
