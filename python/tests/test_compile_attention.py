@@ -3,7 +3,8 @@
 scaled_dot_product_attention (clops/torch/_compile.py, _att_plan).
 
 Each pattern (scaled, divided, unscaled, a causal masked_fill, an additive
-mask, a bool mask through where, softmax in float32 between two casts; 3-D
+mask, a bool mask through where, softmax in float32 between two casts, a
+clone of the probabilities (dropout that drops nothing on PyTorch 2.11); 3-D
 and 4-D; float32 and bfloat16) gives eager's result within the tolerance of
 the fused kernel against PyTorch's SDPA, in one attention call, and in fewer
 launches; graphs the kernel would not compute as eager does are left alone
@@ -92,9 +93,23 @@ def float32_softmax(q, k, v):   # HF llama/T5 eager: softmax(dtype=float32).to(q
     return F.softmax(s, dim=-1, dtype=torch.float32).to(q.dtype) @ v
 
 
+def eval_dropout(q, k, v):
+    """HF's dropout(p, training=False) after the softmax: PyTorch up to 2.14
+    decomposes it into a clone of the probabilities (2.15 into nothing), so
+    the clone is written here (the GPU host's PyTorch 2.11 graph)."""
+    s = (q @ k.transpose(-2, -1)) * 0.125
+    return torch.softmax(s, dim=-1).clone() @ v
+
+
+def float32_softmax_eval_dropout(q, k, v):   # the casts, then the clone
+    s = (q @ k.transpose(-2, -1)) * 0.25
+    return F.softmax(s, dim=-1, dtype=torch.float32).to(q.dtype).clone() @ v
+
+
 PATTERNS = {"scaled": scaled, "divided": divided, "unscaled": unscaled,
             "causal_fill": causal_fill, "causal_triu": causal_triu,
-            "float32_softmax": float32_softmax}
+            "float32_softmax": float32_softmax, "eval_dropout": eval_dropout,
+            "float32_softmax_eval_dropout": float32_softmax_eval_dropout}
 
 
 def qkv(dev, dtype, b=2, h=4, lq=16, lk=16, e=16, seed=0, transposed=True):
@@ -132,7 +147,7 @@ def check(fn, args, lowered, n_attention=1):
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
 @pytest.mark.parametrize("name", sorted(PATTERNS))
 def test_written_out_attention_becomes_one_sdpa_call(dev, name, dtype, lowered, no_fallback):
-    if name == "float32_softmax" and dtype == torch.float32:
+    if name.startswith("float32_softmax") and dtype == torch.float32:
         pytest.skip("the casts are no-ops in float32: the scaled pattern")
     check(PATTERNS[name], qkv(dev, dtype), lowered)
 
@@ -233,6 +248,9 @@ def test_patterns_the_kernel_would_change_are_left_alone(dev, lowered, no_fallba
         # the probabilities are a result too (a backward pass would save them)
         "probabilities used": lambda q, k, v: (lambda p: (p @ v, p))(
             torch.softmax(q @ k.transpose(-2, -1), -1)),
+        # ... or their copy (dropout that drops nothing, PyTorch 2.11)
+        "copy used": lambda q, k, v: (lambda p: (p @ v, p))(
+            torch.softmax(q @ k.transpose(-2, -1), -1).clone()),
         # scaled after the mask: (s + m) * c is not s * c + m
         "mask, then scale": lambda q, k, v: torch.softmax(
             (q @ k.transpose(-2, -1) + m) * 0.5, -1) @ v,

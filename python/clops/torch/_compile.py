@@ -1127,6 +1127,19 @@ def _att_peel(node, shape, chain):
     return x if _att_shape(x) == tuple(shape) else None
 
 
+def _att_identity_clone(node):
+    """Whether node is a clone that keeps its source's shape and memory
+    format (a plain copy, one user): what dropout that drops nothing
+    becomes."""
+    if not _att_call(node, aten.clone.default) or len(node.users) != 1:
+        return False
+    if set(node.kwargs) - {"memory_format"} or node.kwargs.get("memory_format") not in (
+            None, torch.preserve_format, torch.contiguous_format):
+        return False
+    v, src = _att_tensor(node), _att_tensor(node.args[0])
+    return v is not None and src is not None and v.shape == src.shape
+
+
 def _att_cast(node):
     """The dtype a _to_copy node casts to when it changes nothing else (one
     user), else None."""
@@ -1238,7 +1251,8 @@ def _att_plan(sm):
         return None   # a dtype argument, half_to_float
     chain = [sm]
     lq, lk = smv.shape[-2:]
-    # forward: [cast to q's dtype], then the second product
+    # forward: [cast to q's dtype], [dropout that drops nothing], then the
+    # second product
     p, down = sm, None
     u = _only_user(p)
     if _att_cast(u) is not None:
@@ -1246,7 +1260,7 @@ def _att_plan(sm):
         chain.append(u)
     b2, end = None, None
     x = p
-    for _ in range(3):   # expand, view, bmm
+    for _ in range(4):   # [clone], expand, [clone], view, bmm
         x = _only_user(x)
         if x is None:
             return None
@@ -1256,8 +1270,14 @@ def _att_plan(sm):
     if b2 is None or len(b2.users) != 1 or b2.args[0] is b2.args[1]:
         return None
     sub = []
-    if _att_peel(b2.args[0], tuple(_att_shape(p)), sub) is not p:
-        return None
+    got = _att_peel(b2.args[0], tuple(_att_shape(p)), sub)
+    if got is not p:
+        # dropout in eval mode or with p = 0 (HF's attn_dropout): PyTorch up
+        # to 2.14 decomposes it into a clone of the probabilities (2.15 into
+        # nothing); a copy that changes nothing, used by the product alone
+        if not (_att_identity_clone(got) and got.args[0] is p):
+            return None
+        chain.append(got)
     u = _only_user(b2)
     if _att_call(u, *_ATT_RESHAPES) and _att_product(u, []) is not None:
         end = u
