@@ -217,7 +217,9 @@ static int floor_device(clops_device *d, int reps)
                                        "enqueue + blocking read 8 B",
                                        "fill 32 B + enqueue + read 8 B"};
     host_kkey key = {{0x666c6f6f72ull << 24, 0, 0, 0}};
-    host_kernel_request req = {"bench/floor", "floor_nop", floor_source, NULL, NULL, NULL};
+    host_kernel_request req = {.program_name = "bench/floor",
+                               .kernel_name = "floor_nop",
+                               .gen_source = floor_source};
     floor_ctx c = {.d = d};
     clops_status st = host_kernel_get(d, &key, &req, &c.k);
     if (!st)
