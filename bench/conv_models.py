@@ -48,6 +48,9 @@ CONFIGS = {
 def table(files):
     rows = {}
     for f in files:
+        if not os.path.exists(f):
+            print(f"{f}: missing (that run wrote nothing)")
+            continue
         with open(f) as fh:
             for line in fh:
                 r = json.loads(line)

@@ -45,8 +45,8 @@ if ! ls python/clops/torch/_C*.so >/dev/null 2>&1; then
     wait $CU
     t "built; cuda done"
 else
-    timeout 25 $M --device cuda --json "$OUT/cuda.jsonl" >>"$OUT/models.log" 2>&1
-    t "cuda done"
+    timeout 25 $M --device cuda --json "$OUT/cuda.jsonl" 2>&1 | tee -a "$OUT/models.log"
+    t "cuda rc ${PIPESTATUS[0]}"
 fi
 # the clops run ends by LIMIT seconds after the start (when set: the first
 # call's build shares them) or after CLOPS_S (62) seconds
@@ -55,7 +55,7 @@ CS=${CLOPS_S:-62}
 BG=${BUDGET:-$((CS - 15))}
 t "clops run: $CS s, no new configuration after $BG s"
 timeout $CS $M --device clops --ab CLOPS_CONV_NHWC_COPY=0,1 --json "$OUT/clops.jsonl" \
-    --profile "r18_train_f32:$OUT/prof_r18_train.json" --budget "$BG" \
-    >>"$OUT/models.log" 2>&1
-t "clops rc $?"
+    --profile "r18_train_f32:$OUT/prof_r18_train.json" --budget "$BG" 2>&1 |
+    tee -a "$OUT/models.log"
+t "clops rc ${PIPESTATUS[0]}"
 python3 bench/conv_models.py --table "$OUT/cuda.jsonl" "$OUT/clops.jsonl" | tee -a "$OUT/models.log"
