@@ -517,17 +517,18 @@ static clops_status implicit_product(tmps *c, const char *op, const conv_geom *g
     const clops_tensor *src = small ? B : S;
     /* cgp: the engine's channels per tap (cg, or cg padded with zeros) */
     int64_t cgp = padded_channels(src, g, small, cg, e);
-    clops_status s = cgp ? nhwc_copy(c, src, cgp, &src)
-                         : channels_last_copy(c, src, cg, false, &src);
-    if (s)
-        return s;
-    if (!cgp)
+    bool padded = cgp != 0;
+    if (!padded)
         cgp = cg;
     /* the engine's weight [G, n, taps, cgp] when it is copied (cst) */
     int64_t psz[4] = {G, n, taps, cgp}, cst[4], wn = 0;
-    contiguous_strides(4, psz, cst);
     if (!geom_mul(G * n * taps, cgp, &wn))
         return CLOPS_OK;
+    contiguous_strides(4, psz, cst);
+    clops_status s = padded ? nhwc_copy(c, src, cgp, &src)
+                            : channels_last_copy(c, src, cg, false, &src);
+    if (s)
+        return s;
     gemm_conv cv = {.x = src, .y = y, .transposed = !small, .groups = G,
                     .samples = g->N, .cg = cgp, .n = n};
     for (int i = 0; i < 3; i++) {
@@ -538,18 +539,15 @@ static clops_status implicit_product(tmps *c, const char *op, const conv_geom *g
         cv.p[i] = g->p[i];
         cv.d[i] = g->d[i];
     }
-    bool padded = cgp != cg;
     bool reorder = padded || !(cg == 1 || (small && taps == 1));
     const clops_tensor *bias = e ? e->bias : NULL;
     if (conv_epi_affine(e)) {
         /* The affine folded into the weight (in the engine's order, from
-         * wherever W lies; the padding columns zero) and the bias by one
-         * launch. */
+         * wherever W lies; never padded: padded_channels) and the bias by
+         * one launch. */
         clops_tensor *wr = NULL, *bf = NULL;
         int64_t cout = G * n;
         s = buffer(c, Wc, wn, &wr);
-        if (!s && padded)
-            s = tensor_fill(wr, clops_scalar_int(0));
         if (!s)
             s = buffer(c, Wc, cout, &bf);
         if (!s)
