@@ -645,6 +645,26 @@ static bool implicit_candidate(const conv_geom *g, conv_dir dir, const clops_ten
            tensor_numel(dst) > 0 && g->N > 0 && g->K > 0 && g->Cb > 0 && g->Cs > 0 && g->Ls > 0;
 }
 
+clops_status conv_backward_source(const conv_geom *g, const clops_tensor *go, clops_tensor **out)
+{
+    *out = NULL;
+    clops_device *d = go->storage->device;
+    /* both products' implicit_candidate (its checks but the
+     * destination's size: the input's and the weight's are not 0 when
+     * go's is not) */
+    if (kit_is_cpu(d) || !implicit_candidate(g, CONV_TO_BIG, go) ||
+        !gemm_engine_convolves(d, go->dtype))
+        return CLOPS_OK;
+    tmps c = {.n = 0};
+    const clops_tensor *v = go;
+    clops_status s = channels_last_copy(&c, go, go->sizes[1] / g->groups, true, &v);
+    if (!s && v != go)
+        *out = clops_tensor_retain((clops_tensor *)v);
+    for (int i = 0; i < c.n; i++)
+        clops_tensor_release(c.t[i]);
+    return s;
+}
+
 clops_status conv_product(const char *op, const conv_geom *g, conv_dir dir, clops_tensor *S,
                           clops_tensor *B, clops_tensor *W, clops_tensor *bias)
 {
