@@ -383,7 +383,9 @@ static void release_operands(conv_operands *o)
  * GEMM_CONV): forward with the fused bias, transposed forward, the input
  * gradient and the weight gradient (GEMM_CONV 3), channels-last (channel counts multiples of 8: the cp.async
  * staging of the matrix-unit atom) and NCHW inputs (plain loads), stride,
- * padding, dilation, groups, 1-D/2-D/3-D, against the CPU reference; the
+ * padding, dilation, groups, 1-D/2-D/3-D, against the CPU reference (the
+ * GPU copies and the padded stem seen failing here with a planted
+ * channel offset / channel stride, under CLOPS_CPU_LAUNCH=gridstride); the
  * engine must have run (where it takes the dtype) and a second run must
  * give the same bits.
  */
@@ -401,9 +403,15 @@ static void test_implicit_gemm_paths(void **state)
          false, true, 0},
         {2, 2, 16, 8, 1, {5, 6}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 0}, true, true, 0},
         {2, 1, 12, 6, 3, {4, 4}, {2, 3}, {3, 1}, {0, 1}, {1, 2}, {2, 0}, true, false, 0},
-        /* NCHW images past CONV_NHWC_COPY_MIN: CPU devices read
-         * channels-last copies (ops/conv/conv_gemm.c cpu_channels_last) */
+        /* NCHW images past CONV_NHWC_COPY_MIN: channels-last copies
+         * (ops/conv/conv_gemm.c channels_last_copy; on GPUs the weight
+         * gradient's two images too) */
         {2, 2, 16, 16, 1, {24, 24}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, false, true, 0},
+        /* ResNet's stem shrunk, past CONV_NHWC_COPY_MIN: on GPUs (and POCL
+         * under CLOPS_CPU_LAUNCH=gridstride) the half types' 3 channels
+         * padded to 8 zero channels, image and weight
+         * (ops/conv/conv_gemm.c padded_channels) */
+        {2, 2, 3, 8, 1, {64, 64}, {7, 7}, {2, 2}, {3, 3}, {1, 1}, {0, 0}, false, true, 0},
     };
     /* The last entry: float32 under the "high" convolution precision (TF32
      * on matrix units; exact float32 where there are none). */

@@ -496,19 +496,24 @@ static clops_status backward_impl(const char *op, clops_tensor *grad_output, clo
                           "expected grad_output of size %s (the convolution's output)",
                           clops__fmt_shape(a, sizeof a, 2 + p.nsp, osz));
     clops_device *dev = input->storage->device;
-    clops_tensor *gi = NULL, *gw = NULL, *gb = NULL;
-    if (output_mask[0]) {
+    clops_tensor *gi = NULL, *gw = NULL, *gb = NULL, *goc = NULL;
+    /* one channels-last copy of grad_output for both products (GPUs) */
+    if (output_mask[0] && output_mask[1])
+        st = conv_backward_source(&g, grad_output, &goc);
+    clops_tensor *go = goc ? goc : grad_output;
+    if (!st && output_mask[0]) {
         st = new_result(dev, input->dtype, input->ndim, input->sizes, input, weight, &gi);
         if (!st)
-            st = transposed ? conv_product(op, &g, CONV_TO_SMALL, gi, grad_output, weight, NULL)
-                            : conv_product(op, &g, CONV_TO_BIG, grad_output, gi, weight, NULL);
+            st = transposed ? conv_product(op, &g, CONV_TO_SMALL, gi, go, weight, NULL)
+                            : conv_product(op, &g, CONV_TO_BIG, go, gi, weight, NULL);
     }
     if (!st && output_mask[1]) {
         st = tensor_new(dev, weight->dtype, weight->ndim, weight->sizes, NULL, &gw);
         if (!st)
-            st = transposed ? conv_product(op, &g, CONV_TO_WEIGHT, input, grad_output, gw, NULL)
-                            : conv_product(op, &g, CONV_TO_WEIGHT, grad_output, input, gw, NULL);
+            st = transposed ? conv_product(op, &g, CONV_TO_WEIGHT, input, go, gw, NULL)
+                            : conv_product(op, &g, CONV_TO_WEIGHT, go, input, gw, NULL);
     }
+    clops_tensor_release(goc);
     if (!st && output_mask[2])
         st = grad_bias(op, grad_output, &gb);
     if (st) {

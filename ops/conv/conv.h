@@ -112,6 +112,13 @@ clops_status conv_col2im_run(const char *op, const conv_geom *g, const clops_ten
 
 /* --- one product on any device (ops/conv/conv_gemm.c) ------------------------- */
 
+/* The gradient of the output go of a backward computing both gradients
+ * of geometry g, copied once into channels-last where both products
+ * would otherwise copy it each (GPUs, the matrix engine's dtypes; the
+ * rule of ops/conv/conv_gemm.c channels_last_copy): *out a new tensor
+ * both read, or NULL (read go itself). */
+clops_status conv_backward_source(const conv_geom *g, const clops_tensor *go, clops_tensor **out);
+
 /*
  * One product: S, B and W as conv_ref_product (any strides; the
  * destination already has its final shape), bias (NULL: none) added to the

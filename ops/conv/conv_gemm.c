@@ -324,40 +324,121 @@ static clops_status product_chunks(tmps *c, const char *op, const conv_geom *g, 
  * elements). */
 #define CONV_NHWC_COPY_MIN 16384
 
-/*
- * On CPU devices (KIT_CPU) the engine's CPU atom gathers each K-slice of
- * (tap, channel) columns row by row: from a channels-last image a
- * contiguous run of channels, from an NCHW one a load per channel a whole
- * plane apart.  An NCHW source image x (2 + nsp dims) of 4 or more
- * channels per group and CONV_NHWC_COPY_MIN elements is therefore copied
- * once into channels-last order (one pass over x) and the product reads
- * the copy (*out; x itself where it is already channels-last, or not
- * worth it).  GPUs read x where it is.
- */
-static clops_status cpu_channels_last(tmps *c, const clops_tensor *x, int64_t cg,
-                                      const clops_tensor **out)
+/* Which source images of the engine's products a GPU copies into
+ * channels-last order (CLOPS_CONV_NHWC_COPY, read per call for benchmarks
+ * that compare: "0" none, the strided loads of earlier stops; "fwd" the
+ * forward's and input gradient's source only; anything else, or unset,
+ * those and the weight gradient's two images; padded_channels too).  CPU
+ * devices follow their own rule (channels_last_copy). */
+typedef enum { NHWC_NONE, NHWC_FWD, NHWC_ALL } nhwc_copies;
+
+static nhwc_copies gpu_nhwc_copies(void)
 {
-    *out = x;
+    const char *env = host_env("CLOPS_CONV_NHWC_COPY");
+    if (env && strcmp(env, "0") == 0)
+        return NHWC_NONE;
+    return env && strcmp(env, "fwd") == 0 ? NHWC_FWD : NHWC_ALL;
+}
+
+/* A channels-last copy of image x [N, C, sp...] with cgp >= C channels
+ * (*out): x's in the first C, zeros in the others. */
+static clops_status nhwc_copy(tmps *c, const clops_tensor *x, int64_t cgp,
+                              const clops_tensor **out)
+{
     int nd = x->ndim;
-    if (!kit_is_cpu(x->storage->device) || cg < 4 || x->strides[1] == 1 || nd < 3 ||
-        tensor_numel(x) < CONV_NHWC_COPY_MIN)
-        return CLOPS_OK;
-    int64_t st[2 + CONV_SP], L = x->sizes[1];
+    int64_t sz[2 + CONV_SP], st[2 + CONV_SP], L = cgp, n = 0;
     for (int i = nd - 1; i >= 2; i--) {
         st[i] = L;
+        sz[i] = x->sizes[i];
         L *= x->sizes[i];
     }
     st[1] = 1;
+    sz[1] = cgp;
     st[0] = L;
-    clops_tensor *buf = NULL, *v = NULL;
-    clops_status s = buffer(c, x, tensor_numel(x), &buf);
+    sz[0] = x->sizes[0];
+    clops_tensor *buf = NULL, *v = NULL, *part = NULL;
+    clops_status s = geom_mul(L, sz[0], &n) ? CLOPS_OK
+                                             : clops__fail(CLOPS_INVALID_SHAPE,
+                                                           "convolution: image copy too large");
     if (!s)
-        s = view(c, buf, nd, x->sizes, st, 0, &v);
+        s = buffer(c, x, n, &buf);
+    if (!s && cgp > x->sizes[1])
+        s = tensor_fill(buf, clops_scalar_int(0));
     if (!s)
-        s = core_copy_(v, (clops_tensor *)x, false);
+        s = view(c, buf, nd, sz, st, 0, &v);
+    if (!s)
+        s = view(c, buf, nd, x->sizes, st, 0, &part);
+    if (!s)
+        s = core_copy_(part, (clops_tensor *)x, false);
     if (!s)
         *out = v;
     return s;
+}
+
+/*
+ * An NCHW image x (2 + nsp dims, cg channels per group) read by the
+ * engine's A or B operand is copied once into channels-last order (one
+ * pass over x) where that pays, and the product reads the copy (*out; x
+ * itself where it is already channels-last, or not worth it).
+ *
+ * CPU devices (KIT_CPU): the CPU atom gathers each K-slice of (tap,
+ * channel) columns row by row: from a channels-last image a contiguous
+ * run of channels, from an NCHW one a load per channel a whole plane
+ * apart; 4 or more channels per group pay for the copy (the forward's and
+ * input gradient's source only: the weight gradient's images gained
+ * nothing there, docs/conv.md).
+ *
+ * GPUs: the mma atom stages a tap's channels as 16-byte chunks with
+ * cp.async only from a channels-last image whose channels per group are a
+ * multiple of 16 bytes (gemm_engine.c conv_image), an NCHW one with one
+ * plain load per element a plane apart; the weight gradient's small image
+ * likewise (N-major cp.async rows).  So cg must be a multiple of
+ * 16 / element size (the RGB stem: padded_channels); which images
+ * is gpu_nhwc_copies' switch (wgrad: an image of a weight gradient).
+ */
+static clops_status channels_last_copy(tmps *c, const clops_tensor *x, int64_t cg, bool wgrad,
+                                       const clops_tensor **out)
+{
+    *out = x;
+    int nd = x->ndim;
+    if (cg < 4 || x->strides[1] == 1 || nd < 3 || tensor_numel(x) < CONV_NHWC_COPY_MIN)
+        return CLOPS_OK;
+    if (kit_is_cpu(x->storage->device)) {
+        if (wgrad)
+            return CLOPS_OK;
+    } else {
+        nhwc_copies w = gpu_nhwc_copies();
+        if (w == NHWC_NONE || (wgrad && w != NHWC_ALL) ||
+            cg % (16 / (int64_t)clops_dtype_size(x->dtype)) != 0)
+            return CLOPS_OK;
+    }
+    return nhwc_copy(c, x, x->sizes[1], out);
+}
+
+/*
+ * The channels per group cg of a forward ("to small", one group) product's
+ * source image rounded up to a 16-byte chunk of its dtype on GPUs, where
+ * that at most triples K (0: no padding).  The mma atom stages A with
+ * cp.async only from a channels-last image whose channels per group are
+ * whole 16-byte chunks; ResNet's RGB stem (3 channels, K = 147) read one
+ * element at a time through NCHW strides ran at 0.15-0.27 of cuDNN
+ * (docs/conv.md).  Its image padded to 4 (float32) or 8 (half types)
+ * zero channels and the weight to as many zero columns gives the same sums
+ * (each extra product is 0 * 0) on the cp.async path.  Not for images
+ * under CONV_NHWC_COPY_MIN (the fill and copies are four launches more)
+ * nor with a folded affine (the fused stem of a compiled graph keeps its
+ * strided loads).
+ */
+static int64_t padded_channels(const clops_tensor *x, const conv_geom *g, bool small, int64_t cg,
+                               const conv_epi *e)
+{
+    if (!small || g->groups != 1 || kit_is_cpu(x->storage->device) ||
+        gpu_nhwc_copies() == NHWC_NONE || x->ndim < 3 ||
+        tensor_numel(x) < CONV_NHWC_COPY_MIN || conv_epi_affine(e))
+        return 0;
+    int64_t ce = 16 / (int64_t)clops_dtype_size(x->dtype);
+    int64_t cgp = (cg + ce - 1) / ce * ce;
+    return cg % ce != 0 && cgp <= 3 * cg ? cgp : 0;
 }
 
 /*
@@ -412,7 +493,13 @@ static clops_status implicit_product(tmps *c, const char *op, const conv_geom *g
         /* W [Cs, cbg, taps] = sum over (sample, small position) of S
          * times B's window: M = (tap, big channel), N = small channels,
          * K = (sample, position), written straight into W. */
-        gemm_conv cv = {.x = B, .y = S, .groups = G, .samples = g->N, .cg = cbg, .n = csg};
+        const clops_tensor *bx = B, *sy = S;
+        clops_status s = channels_last_copy(c, B, cbg, true, &bx);
+        if (!s)
+            s = channels_last_copy(c, S, csg, true, &sy);
+        if (s)
+            return s;
+        gemm_conv cv = {.x = bx, .y = sy, .groups = G, .samples = g->N, .cg = cbg, .n = csg};
         for (int i = 0; i < 3; i++) {
             cv.k[i] = g->k[i];
             cv.out[i] = g->small[i];
@@ -428,11 +515,22 @@ static clops_status implicit_product(tmps *c, const char *op, const conv_geom *g
         return CLOPS_OK;
     int64_t n = sz[1], cg = sz[3];
     const clops_tensor *src = small ? B : S;
-    clops_status s = cpu_channels_last(c, src, cg, &src);
+    /* cgp: the engine's channels per tap (cg, or cg padded with zeros) */
+    int64_t cgp = padded_channels(src, g, small, cg, e);
+    bool padded = cgp != 0;
+    if (!padded)
+        cgp = cg;
+    /* the engine's weight [G, n, taps, cgp] when it is copied (cst) */
+    int64_t psz[4] = {G, n, taps, cgp}, cst[4], wn = 0;
+    if (!geom_mul(G * n * taps, cgp, &wn))
+        return CLOPS_OK;
+    contiguous_strides(4, psz, cst);
+    clops_status s = padded ? nhwc_copy(c, src, cgp, &src)
+                            : channels_last_copy(c, src, cg, false, &src);
     if (s)
         return s;
     gemm_conv cv = {.x = src, .y = y, .transposed = !small, .groups = G,
-                    .samples = g->N, .cg = cg, .n = n};
+                    .samples = g->N, .cg = cgp, .n = n};
     for (int i = 0; i < 3; i++) {
         cv.k[i] = g->k[i];
         cv.out[i] = small ? g->small[i] : g->big[i];
@@ -441,15 +539,15 @@ static clops_status implicit_product(tmps *c, const char *op, const conv_geom *g
         cv.p[i] = g->p[i];
         cv.d[i] = g->d[i];
     }
-    bool reorder = !(cg == 1 || (small && taps == 1));
+    bool reorder = padded || !(cg == 1 || (small && taps == 1));
     const clops_tensor *bias = e ? e->bias : NULL;
     if (conv_epi_affine(e)) {
         /* The affine folded into the weight (in the engine's order, from
-         * wherever W lies) and the bias by one launch. */
+         * wherever W lies; never padded: padded_channels) and the bias by
+         * one launch. */
         clops_tensor *wr = NULL, *bf = NULL;
-        int64_t cst[4], cout = G * n;
-        contiguous_strides(4, sz, cst);
-        s = buffer(c, Wc, G * n * taps * cg, &wr);
+        int64_t cout = G * n;
+        s = buffer(c, Wc, wn, &wr);
         if (!s)
             s = buffer(c, Wc, cout, &bf);
         if (!s)
@@ -464,11 +562,11 @@ static clops_status implicit_product(tmps *c, const char *op, const conv_geom *g
         cv.w_sg = st[0], cv.w_sn = st[1], cv.w_sk = cg == 1 ? st[2] : st[3];
     } else {
         clops_tensor *wv = NULL, *wr = NULL, *wrv = NULL;
-        int64_t cst[4];
-        contiguous_strides(4, sz, cst);
         s = view(c, Wc, 4, sz, st, Wc->offset, &wv);
         if (!s)
-            s = buffer(c, Wc, G * n * taps * cg, &wr);
+            s = buffer(c, Wc, wn, &wr);
+        if (!s && padded)
+            s = tensor_fill(wr, clops_scalar_int(0));
         if (!s)
             s = view(c, wr, 4, sz, cst, wr->offset, &wrv);
         if (!s)
@@ -545,6 +643,26 @@ static bool implicit_candidate(const conv_geom *g, conv_dir dir, const clops_ten
         return false;
     return !kit_is_host(dst->storage->device) && g->Cb != g->groups &&
            tensor_numel(dst) > 0 && g->N > 0 && g->K > 0 && g->Cb > 0 && g->Cs > 0 && g->Ls > 0;
+}
+
+clops_status conv_backward_source(const conv_geom *g, const clops_tensor *go, clops_tensor **out)
+{
+    *out = NULL;
+    clops_device *d = go->storage->device;
+    /* both products' implicit_candidate (its checks but the
+     * destination's size: the input's and the weight's are not 0 when
+     * go's is not) */
+    if (kit_is_cpu(d) || !implicit_candidate(g, CONV_TO_BIG, go) ||
+        !gemm_engine_convolves(d, go->dtype))
+        return CLOPS_OK;
+    tmps c = {.n = 0};
+    const clops_tensor *v = go;
+    clops_status s = channels_last_copy(&c, go, go->sizes[1] / g->groups, true, &v);
+    if (!s && v != go)
+        *out = clops_tensor_retain((clops_tensor *)v);
+    for (int i = 0; i < c.n; i++)
+        clops_tensor_release(c.t[i]);
+    return s;
 }
 
 clops_status conv_product(const char *op, const conv_geom *g, conv_dir dir, clops_tensor *S,

@@ -13,6 +13,12 @@ kernel.
     python python/examples/run_model.py --model llama --compile --train
     python python/examples/run_model.py --model vit --autocast --train --compare cpu
 
+--tf32 off switches TF32 off for convolutions and matmuls on both sides
+(cuDNN's and clops' exact float32); by default both follow PyTorch's defaults
+(TF32 allowed for convolutions, not for matmuls).  A CUDA training step
+cannot run in a process that imported clops.torch (docs/torch.md): compare
+training steps with bench/conv_models.py, one process per device.
+
 --autocast runs the steps under torch.autocast(device, dtype=bfloat16) with
 float32 weights (--dtype stays float32).
 
@@ -170,6 +176,10 @@ def main():
     p.add_argument("--attn", choices=["sdpa", "eager"], default="sdpa",
                    help="the transformers model's attention: F.scaled_dot_product_attention "
                         "(transformers' default) or written out as matmul, softmax, matmul")
+    p.add_argument("--tf32", choices=["default", "off"], default="default",
+                   help="default: PyTorch's defaults (cuDNN convolutions may use TF32, "
+                        "matmuls not; the clops bridge follows torch.backends.cudnn.allow_tf32 "
+                        "for its convolutions); off: TF32 off for both, on CUDA and clops")
     p.add_argument("--train", action="store_true", help="time a training step (AdamW/SGD)")
     p.add_argument("--steps", type=int, default=3)
     p.add_argument("--warmup", type=int, default=1)
@@ -186,10 +196,9 @@ def main():
 
     if args.device.startswith("clops") or (args.compare or "").startswith("clops"):
         import clops.torch  # noqa: F401
-    for d in (args.device, args.compare or ""):
-        if d.startswith("cuda"):
-            torch.backends.cuda.matmul.allow_tf32 = False
-            torch.backends.cudnn.allow_tf32 = False
+    if args.tf32 == "off":
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
     device = torch.device(args.device)
     dtype = getattr(torch, args.dtype)
     model0, x0, run = build(args)
