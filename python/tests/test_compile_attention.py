@@ -467,3 +467,46 @@ def test_a_causal_mask_built_in_the_graph_becomes_is_causal(dev, style, no_fallb
                 assert n > n_causal, (n, n_causal)
                 assert not torch.equal(got.cpu(), causal.cpu())
             torch._dynamo.reset()
+
+
+@pytest.mark.parametrize("style", ["bool", "additive dtype min"])
+def test_a_causal_mask_built_in_a_training_graph_is_causal_forward_and_backward(
+        dev, style, graphs, no_fallback):
+    """In a graph that trains, the mask is saved for the backward call below
+    autograd, so the pass runs above it (_lower_attention_above_autograd):
+    autograd then differentiates an is_causal call, and both the fused
+    forward and its backward run causal, no mask built or read: eager
+    is_causal's kernels, so eager is_causal's output and gradients bit for
+    bit. A mask that is not the causal one (shifted by one) stays, masked
+    both ways."""
+    torch._dynamo.reset()
+    torch.manual_seed(6)
+    q, k, v = (torch.randn(2, 4, 16, 32).to(dev).requires_grad_() for _ in range(3))
+
+    def grads(fn):
+        for t in (q, k, v):
+            t.grad = None
+        out = fn(q, k, v)
+        out.square().sum().backward()
+        return [out.detach()] + [t.grad.clone() for t in (q, k, v)]
+
+    want = grads(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True))
+    for shift in (0, 1):
+        graphs.clear()
+
+        def fn(q, k, v):
+            mask = MASKS[style](_keep(q, k, shift), q.dtype)
+            return F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        got = grads(torch.compile(fn, backend="clops", dynamic=False))
+        fw, bw = graphs["forward"][0], graphs["backward"][0]
+        assert count(graphs, "forward", FUSED_FW) == 1 and count(graphs, "backward", FUSED_BW) == 1
+        if shift == 0:
+            # no mask (None after the value) and is_causal, both calls
+            assert "arange" not in fw + bw and "primals_3, None, 0.0, True)" in fw, fw
+            assert "primals_3, None, [" in bw and ", 0.0, True, " in bw, bw
+            for a, b in zip(got, want):
+                assert torch.equal(a.cpu(), b.cpu())
+        else:
+            assert "arange" in fw and "primals_3, None, [" not in bw, bw
+            assert not torch.equal(got[0].cpu(), want[0].cpu())
+        torch._dynamo.reset()

@@ -1676,22 +1676,33 @@ def _sdpa_kwargs(node):
     return None if r is None else dict(r.kwargs)
 
 
+# The attention calls _causal_masks reads, and the name of their mask: the
+# fused call (in AOT autograd's graphs) and scaled_dot_product_attention
+# itself (in the trace above autograd of a graph that trains).
+_SDPA_MASK_ARG = {_SDPA_FWD: "attn_bias",
+                  aten.scaled_dot_product_attention.default: "attn_mask"}
+
+
 def _causal_masks(gm, label):
-    """Gives each fused attention call whose mask is the causal mask computed
+    """Gives each attention call whose mask is the causal mask computed
     from no graph input (and used as attention calls' mask alone) is_causal
     and no mask; returns how many calls changed."""
     n = 0
     masks = {}
-    for node in list(gm.graph.find_nodes(op="call_function", target=_SDPA_FWD)):
+    for node in list(gm.graph.nodes):
+        if node.op != "call_function" or node.target not in _SDPA_MASK_ARG:
+            continue
+        arg = _SDPA_MASK_ARG[node.target]
         kw = _sdpa_kwargs(node)
-        if kw is None or not isinstance(kw.get("attn_bias"), torch.fx.Node):
+        if kw is None or not isinstance(kw.get(arg), torch.fx.Node):
             continue
         if kw.get("is_causal") or kw.get("dropout_p"):
             continue   # already causal, or dropout: left as they are
-        mask = kw["attn_bias"]
-        uses = [(u, _sdpa_kwargs(u) if u.target is _SDPA_FWD else None) for u in mask.users]
-        if any(k is None or k.get("attn_bias") is not mask
-               or any(k.get(a) is mask for a in ("query", "key", "value")) for _, k in uses):
+        mask = kw[arg]
+        uses = [(u, _sdpa_kwargs(u) if u.op == "call_function" and u.target in _SDPA_MASK_ARG
+                 else None) for u in mask.users]
+        if any(k is None or k.get(_SDPA_MASK_ARG[u.target]) is not mask
+               or any(k.get(a) is mask for a in ("query", "key", "value")) for u, k in uses):
             continue
         if mask not in masks:
             nodes = _input_free(mask)
@@ -1712,7 +1723,7 @@ def _causal_masks(gm, label):
         nodes, causal = masks[mask]
         if not causal:
             continue
-        kw["attn_bias"] = None
+        kw[arg] = None
         kw["is_causal"] = True
         node.args, node.kwargs = (), kw
         n += 1
@@ -1866,6 +1877,19 @@ def _has_softmax(gm):
     return False
 
 
+def _has_masked_sdpa(gm):
+    """Whether Dynamo's graph calls F.scaled_dot_product_attention with a
+    mask computed in the graph (PyTorch 2.11's transformers build the causal
+    mask so under tracing; a mask that is a graph input cannot be the
+    causal one this pass finds)."""
+    for n in gm.graph.nodes:
+        if n.op == "call_function" and n.target is torch._C._nn.scaled_dot_product_attention:
+            m = n.kwargs.get("attn_mask", n.args[3] if len(n.args) > 3 else None)
+            if isinstance(m, torch.fx.Node) and m.op != "placeholder":
+                return True
+    return False
+
+
 def _decomposed(op):
     """op's CompositeImplicitAutograd decomposition (what AOT autograd's
     trace makes of it below autograd), for make_fx above it."""
@@ -1880,12 +1904,16 @@ _ABOVE_AUTOGRAD_DECOMPOSED = {op: _decomposed(op) for op in (
     aten.matmul.default, aten.softmax.int, aten.dropout.default, aten.to.dtype)}
 
 
-def _lower_attention_above_autograd(gm, example_inputs):
+def _lower_attention_above_autograd(gm, example_inputs, lower=True):
     """Attention written out in a graph that trains: lowered before AOT
     autograd, so that autograd differentiates scaled_dot_product_attention
     itself (clops' fused backward, which takes the forward's logsumexp)
     instead of the written-out ops (whose backward needs the
-    probabilities: a forward that saves them does not match _att_plan).
+    probabilities: a forward that saves them does not match _att_plan);
+    and a causal mask the graph computes from no input becomes is_causal
+    there (_causal_masks), forward and backward: below autograd the mask is
+    saved for the backward call, so the forward pass cannot drop it.
+    lower=False: the causal masks only.
 
     Dynamo's graph (torch functions) is traced to ATen above autograd
     (make_fx with pre_dispatch: nothing differentiated, nothing
@@ -1916,7 +1944,12 @@ def _lower_attention_above_autograd(gm, example_inputs):
             print(f"clops compile [training]: no attention lowering, the trace above "
                   f"autograd failed: {type(e).__name__}: {e}", file=sys.stderr)
         return gm
-    if _lower_attention(pgm, "training") == 0:
+    # attention written out (where lowering pays on the device), and the
+    # causal masks a graph builds from no input: is_causal here, so that
+    # autograd's backward call is causal too (below autograd the forward
+    # saves the mask for the backward, which then runs masked)
+    n = _lower_attention(pgm, "training") if lower else 0
+    if n + _causal_masks(pgm, "training") == 0:
         return gm
     pgm.graph.lint()
     pgm.recompile()
@@ -1926,10 +1959,11 @@ def _lower_attention_above_autograd(gm, example_inputs):
 def clops_backend(gm, example_inputs, **kwargs):
     """torch.compile's backend "clops" (see the module docstring)."""
     from torch._dynamo.backends.common import aot_autograd
-    if (torch.is_grad_enabled() and _has_softmax(gm)
-            and any(isinstance(x, torch.Tensor) and x.requires_grad for x in example_inputs)
-            and _att_wanted_on(example_inputs)):
-        gm = _lower_attention_above_autograd(gm, example_inputs)
+    if (torch.is_grad_enabled()
+            and any(isinstance(x, torch.Tensor) and x.requires_grad for x in example_inputs)):
+        lower = _has_softmax(gm) and _att_wanted_on(example_inputs)
+        if lower or _has_masked_sdpa(gm):
+            gm = _lower_attention_above_autograd(gm, example_inputs, lower)
     return aot_autograd(fw_compiler=_compiler("forward"), bw_compiler=_compiler("backward"),
                         inference_compiler=_compiler("inference"))(gm, example_inputs, **kwargs)
 
