@@ -15,7 +15,11 @@
 # libclc-14 into /tmp/attn-ptxas/clc by `apt-get download`) and ptxas
 # ($PTXAS, default: on PATH or /usr/local/cuda/bin).  Arguments: the
 # programs (default "1 2 3") and head dims (default "64 128") as
-# PROGS=... DIMS=... in the environment; bfloat16.
+# PROGS=... DIMS=... in the environment; bfloat16.  XM=0 (the default)
+# compiles the lean programs (ATTN_XM 0: no boolean/additive mask or
+# dropout, what GPT-2 and Llama run), XM=1 the general ones (main's
+# kernels before the lean programs); W=... a work folder of one's own
+# (default /tmp/attn-ptxas).
 set -eu
 W=${W:-/tmp/attn-ptxas}
 mkdir -p "$W"
