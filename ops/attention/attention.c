@@ -638,8 +638,9 @@ static clops_status canary_mask(clops_device *d, attn_problem *p, bool on, clops
     return st;
 }
 
-/* mma_canary's problem without (masked 0) or with canary_mask's mask (*m:
- * made on first use). */
+/* Runs one causal problem through attn_fwd and attn_fwd_mma on d and
+ * compares: without a mask (masked 0) or with canary_mask's (*m: made on
+ * first use); why says what differed. */
 static bool mma_canary_one(clops_device *d, clops_dtype dt, int dp, int mode, int masked,
                            clops_tensor **m, char *why, size_t cap)
 {
@@ -704,18 +705,6 @@ static bool mma_canary_one(clops_device *d, clops_dtype dt, int dp, int mode, in
     return ok;
 }
 
-/* Runs one causal problem through attn_fwd and attn_fwd_mma on d and
- * compares, without a mask (the lean program) and with a boolean mask
- * (the general one); why says what differed. */
-static bool mma_canary(clops_device *d, clops_dtype dt, int dp, int mode, char *why, size_t cap)
-{
-    bool ok = true;
-    clops_tensor *m = NULL;
-    for (int masked = 0; ok && masked < 2; masked++)
-        ok = mma_canary_one(d, dt, dp, mode, masked, &m, why, cap);
-    clops_tensor_release(m);
-    return ok;
-}
 
 /* Reads t (contiguous, dtype dt) into a new host array of float64 values;
  * NULL with *st set (or out of memory) on failure. */
@@ -744,7 +733,8 @@ static double *canary_read(clops_tensor *t, clops_status *st)
  * tensor-core backward on d and compares dQ, dK, dV: each within 3e-2 of
  * the FMA result's largest magnitude (at least 1) — the rounding of P and
  * dS to 16 bits stays well inside, a fragment or tile addressed wrong does
- * not.  why says what differed. */
+ * not.  masked: with canary_mask's mask as mma_canary_one.  why says what
+ * differed. */
 static bool mma_bwd_canary_one(clops_device *d, clops_dtype dt, int dp, int mode, int masked,
                                clops_tensor **m, char *why, size_t cap)
 {
@@ -814,15 +804,18 @@ static bool mma_bwd_canary_one(clops_device *d, clops_dtype dt, int dp, int mode
     return ok;
 }
 
-/* mma_bwd_canary_one without a mask (the lean programs), then with
- * canary_mask's boolean mask (the general ones). */
-static bool mma_bwd_canary(clops_device *d, clops_dtype dt, int dp, int mode, char *why,
-                           size_t cap)
+/* A known-answer check (mma_canary_one or mma_bwd_canary_one) without a
+ * mask (the lean programs), then with canary_mask's boolean mask (the
+ * general ones). */
+typedef bool (*canary_fn)(clops_device *d, clops_dtype dt, int dp, int mode, int masked,
+                          clops_tensor **m, char *why, size_t cap);
+static bool mma_canary(canary_fn one, clops_device *d, clops_dtype dt, int dp, int mode,
+                       char *why, size_t cap)
 {
     bool ok = true;
     clops_tensor *m = NULL;
     for (int masked = 0; ok && masked < 2; masked++)
-        ok = mma_bwd_canary_one(d, dt, dp, mode, masked, &m, why, cap);
+        ok = one(d, dt, dp, mode, masked, &m, why, cap);
     clops_tensor_release(m);
     return ok;
 }
@@ -870,8 +863,8 @@ static int mma_checked(clops_device *d, clops_dtype dt, int dp, bool bwd)
             const char *what = bwd ? "backward" : "forward";
             mode = mma_wants_route(dp, bwd) ? ATTN_MMA_ROUTED : ATTN_MMA_PLAIN;
             while (mode != ATTN_FMA) {
-                bool pass = bwd ? mma_bwd_canary(d, dt, dp, mode, why, sizeof why)
-                                : mma_canary(d, dt, dp, mode, why, sizeof why);
+                bool pass = mma_canary(bwd ? mma_bwd_canary_one : mma_canary_one, d, dt, dp,
+                                       mode, why, sizeof why);
                 if (pass)
                     break;
                 fprintf(stderr,
