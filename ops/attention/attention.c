@@ -180,16 +180,11 @@ static int attn_ctas(int kern, int dp)
  * problems without those: on by default; CLOPS_ATTN_MASK_SPLIT=0 (read
  * once per process) gives every problem the general program (ATTN_XM 1,
  * attn_score per element), for benchmarks (bench/attention_mask_job.sh). */
+static bool attn_env_off(atomic_int *cache, const char *name);
 static int attn_msplit(void)
 {
-    static atomic_int env = -1;
-    int e = atomic_load_explicit(&env, memory_order_relaxed);
-    if (e < 0) {
-        const char *v = host_env("CLOPS_ATTN_MASK_SPLIT");
-        e = !(v && strcmp(v, "0") == 0);
-        atomic_store_explicit(&env, e, memory_order_relaxed);
-    }
-    return e;
+    static atomic_int off = -1;
+    return !attn_env_off(&off, "CLOPS_ATTN_MASK_SPLIT");
 }
 
 static clops_status write_defines(const void *vctx, const clops_device *d, strbuf *sb)
