@@ -15,9 +15,13 @@
 # libclc-14 into /tmp/attn-ptxas/clc by `apt-get download`) and ptxas
 # ($PTXAS, default: on PATH or /usr/local/cuda/bin).  Arguments: the
 # programs (default "1 2 3") and head dims (default "64 128") as
-# PROGS=... DIMS=... in the environment; bfloat16.
+# PROGS=... DIMS=... in the environment; bfloat16.  XM=0 (the default)
+# compiles the lean programs (ATTN_XM 0: no boolean/additive mask or
+# dropout, what GPT-2 and Llama run), XM=1 the general ones (main's
+# kernels before the lean programs); W=... a work folder of one's own
+# (default /tmp/attn-ptxas).
 set -eu
-W=/tmp/attn-ptxas
+W=${W:-/tmp/attn-ptxas}
 mkdir -p "$W"
 PTXAS=${PTXAS:-$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)}
 CLC=${CLC:-$W/clc/usr/lib/clc/nvptx64--nvidiacl.bc}
@@ -38,7 +42,8 @@ for m in ${PROGS:-1 2 3}; do
             printf 'static inline float attn_ex2(float x) { float r; '
             printf '__asm__("ex2.approx.f32 %%0, %%1;" : "=f"(r) : "f"(x)); return r; }\n'
             printf '#define native_exp2 attn_ex2\n'
-            cat cl_kernels/attention.cl
+            printf "#define ATTN_XM %d\n" "${XM:-0}"
+            cat cl_kernels/attention_vis.clh cl_kernels/attention.cl
         } >"$s"
         # __OPENCL_VERSION__, asm and the half conversions of the prelude
         # (unused by these kernels) as clang 14's NVPTX OpenCL needs them

@@ -662,6 +662,25 @@ static inline float attn_shfl_xor(float v, int m)
     return as_float(r);
 }
 
+/* ATTN_XM (from the host): 1, the general program of a tensor-core
+ * kernel (boolean and additive masks, dropout, the mask's gradient:
+ * attn_score and attn_keep per element of a masked tile); 0, the lean
+ * program the host runs for problems without them (the mask and dropout
+ * arguments read as 0 and a masked tile tests bounds and causality
+ * through attention_vis.clh's column ranges: the same scores, fewer
+ * registers).  CLOPS_ATTN_MASK_SPLIT=0 gives every problem the general
+ * program. */
+#ifndef ATTN_XM
+#define ATTN_XM 1
+#endif
+#if ATTN_XM
+#define ATTN_LEAN()
+#else
+#define ATTN_LEAN()                                                                             \
+    mkind = 0;                                                                                  \
+    thr = 0;
+#endif
+
 /* Two floats as one register of two 16-bit values (lo in the low half). */
 static inline uint attn_pack(float lo, float hi)
 {
@@ -712,6 +731,7 @@ __kernel __attribute__((reqd_work_group_size(MNT, 1, 1))) void attn_fwd_mma(ATTN
      * (exp2(s * sl2 - m), one fma) and the row maxima are taken of the raw
      * products: the same maxima, as sl2 > 0 (a scale <= 0 takes the masked
      * path, which scales first). */
+    ATTN_LEAN()
     const float sl2 = scale * M_LOG2E_F;
     const bool pos = sl2 > 0.0f;
     /* The query tile, and with MQOV the first key/value tile beside it
@@ -809,15 +829,29 @@ __kernel __attribute__((reqd_work_group_size(MNT, 1, 1))) void attn_fwd_mma(ATTN
                     for (int e = 0; e < 4; e++)
                         mx[e >> 1] = fmax(mx[e >> 1], s[m][n][e]);
             } else {
+#if !ATTN_XM
+                /* row r's visible keys: n * 8 + (e & 1) < end[rr] (the
+                 * lane's 2 t taken off) */
+                int end[2];
+                for (int rr = 0; rr < 2; rr++)
+                    end[rr] = attn_vis_end(m * 16 + g + 8 * rr, L - w0, S - j0,
+                                           causal ? w0 + coff - j0 : ATTN_VIS_ALL) -
+                              2 * t;
+#endif
 #pragma unroll
                 for (int n = 0; n < MBK / 8; n++)
 #pragma unroll
                     for (int e = 0; e < 4; e++) {
                         int rr = e >> 1;
+#if ATTN_XM
                         float x = attn_score(s[m][n][e], w0 + m * 16 + g + rr * 8,
                                              j0 + n * 8 + 2 * t + (e & 1), L, S, scale, causal,
                                              coff, mkind, bm, am, mb, m_2, m_3) *
                                   M_LOG2E_F;
+#else
+                        float x = (n * 8 + (e & 1) < end[rr] ? s[m][n][e] * scale : -INFINITY) *
+                                  M_LOG2E_F;
+#endif
                         s[m][n][e] = x;
                         mx[rr] = fmax(mx[rr], x);
                     }
@@ -1010,6 +1044,10 @@ attn_bwd_dkv_mma(ATTN_BWD_ARGS, int vec, long nsp, __global float *part)
     long kt = gi % ntile, bhk = gi / ntile % nbhk, sp = gi / ntile / nbhk;
     long Hkv = Hq / G, b = bhk / Hkv, hk = bhk % Hkv;
     long hps = G / nsp, h0s = sp * hps; /* this work-group's query heads of the group */
+    ATTN_LEAN()
+#if !ATTN_XM
+    wds = 0; /* dS is written for an additive mask's gradient only */
+#endif
     long j0 = kt * BKV, wj = j0 + warp * 16; /* the block's and the warp's first key */
     const float sl2 = scale * M_LOG2E_F;
     ATTN_LOAD_BITS_N(sm, BKV, (k + k_o + b * k_0 + hk * k_1), j0, S, E, k_2, k_3, BKN)
@@ -1075,16 +1113,33 @@ attn_bwd_dkv_mma(ATTN_BWD_ARGS, int vec, long nsp, __global float *part)
              * scale (rows past L have logsumexp -inf: P 0) */
             bool plain = mkind == 0 && !thr && wj + 16 <= S &&
                          !(causal && wj + 15 > i0 + coff);
+#if !ATTN_XM
+            /* key row r's visible queries: first[rr] <= n * 8 + (e & 1) <
+             * cend (the lane's 2 t taken off) */
+            int first[2], cend = attn_vis_clamp(L - i0) - 2 * t;
+            for (int rr = 0; rr < 2; rr++)
+                first[rr] = attn_vis_first(g + 8 * rr, S - wj,
+                                           causal ? wj - i0 - coff : -ATTN_VIS_ALL) -
+                            2 * t;
+#endif
 #pragma unroll
             for (int n = 0; n < BQS / 8; n++)
 #pragma unroll
                 for (int e = 0; e < 4; e++) {
                     int c = n * 8 + 2 * t + (e & 1);
                     long i = i0 + c, j = rowj[e >> 1];
+#if ATTN_XM
                     float x = plain ? st[n][e] * sl2
                                     : attn_score(st[n][e], i, j, L, S, scale, causal, coff,
                                                  mkind, bm, am, mb, m_2, m_3) *
                                           M_LOG2E_F;
+#else
+                    int cc = n * 8 + (e & 1);
+                    float x = plain ? st[n][e] * sl2
+                                    : (cc >= first[e >> 1] && cc < cend ? st[n][e] * scale
+                                                                        : -INFINITY) *
+                                          M_LOG2E_F;
+#endif
                     float lv = lqs[c];
                     float pv = (lv == -INFINITY || x == -INFINITY) ? 0.0f : native_exp2(x - lv);
                     float z = (thr && i < L && j < S)
@@ -1175,6 +1230,7 @@ __kernel __attribute__((reqd_work_group_size(QBN, 1, 1))) void attn_bwd_dq_mma(A
     long b = bh / Hq, h = bh % Hq, hk = h / G;
     long i0 = qt * QBQ, w0 = i0 + warp * 16, mb = m_o + b * m_0 + h * m_1;
     __global const T *kp = k + k_o + b * k_0 + hk * k_1, *vp = v + v_o + b * v_0 + hk * v_1;
+    ATTN_LEAN()
     const float sl2 = scale * M_LOG2E_F;
     uint qa[KS][4], oa[KS][4]; /* the warp's Q and dO rows */
     ATTN_LOAD_BITS_N(sm, QBQ, (q + q_o + b * q_0 + h * q_1), i0, L, E, q_2, q_3, QBN)
@@ -1245,16 +1301,31 @@ __kernel __attribute__((reqd_work_group_size(QBN, 1, 1))) void attn_bwd_dq_mma(A
                 }
             bool plain = mkind == 0 && !thr && j0 + MBK <= S &&
                          !(causal && j0 + MBK - 1 > w0 + coff);
+#if !ATTN_XM
+            /* row r's visible keys: n * 8 + (e & 1) < end[rr] (as
+             * attn_fwd_mma's) */
+            int end[2];
+            for (int rr = 0; rr < 2; rr++)
+                end[rr] = attn_vis_end(g + 8 * rr, L - w0, S - j0,
+                                       causal ? w0 + coff - j0 : ATTN_VIS_ALL) -
+                          2 * t;
+#endif
 #pragma unroll
             for (int n = 0; n < MBK / 8; n++)
 #pragma unroll
                 for (int e = 0; e < 4; e++) {
                     int rr = e >> 1;
                     long i = rowi[rr], j = j0 + n * 8 + 2 * t + (e & 1);
+#if ATTN_XM
                     float x = plain ? s[n][e] * sl2
                                     : attn_score(s[n][e], i, j, L, S, scale, causal, coff, mkind,
                                                  bm, am, mb, m_2, m_3) *
                                           M_LOG2E_F;
+#else
+                    float x = plain ? s[n][e] * sl2
+                                    : (n * 8 + (e & 1) < end[rr] ? s[n][e] * scale : -INFINITY) *
+                                          M_LOG2E_F;
+#endif
                     float pv = (lrow[rr] == -INFINITY || x == -INFINITY)
                                    ? 0.0f
                                    : native_exp2(x - lrow[rr]);

@@ -20,12 +20,17 @@
  * fallback; the last cases span several of their tiles.  With
  * CLOPS_TEST_ATTN_ROUTED=1 every tensor-core kernel must have run the PTX
  * route's build (the GPU job sets CLOPS_ATTN_CTAS to ask for it).
+ * The lean tensor-core programs' visibility ranges (attention_vis.clh,
+ * compiled here as C) are checked against attn_score's bounds and causal
+ * tests over a grid of tiles, both orientations (the host-only test
+ * test_lean_visibility: a range that drops a masked position fails it).
  * The standard layout sweeps are the operator suite's (test_check_attention).
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cl_kernels/attention_vis.clh"
 #include "clops/generator.h"
 #include "clops/ops.h"
 #include "ops/attention/attention.h"
@@ -514,9 +519,57 @@ static void test_sdpa_and_refusals(void **state)
     ct_clear_context();
 }
 
+/* attn_score's bounds and causal tests of query i, key j. */
+static bool vis_ref(long i, long j, long L, long S, bool causal, long coff)
+{
+    return i < L && j < S && !(causal && j > i + coff);
+}
+
+/* attention_vis.clh's ranges as attn_fwd_mma and attn_bwd_dq_mma use them
+ * (rows queries from i0, columns keys from j0: attn_vis_end) and as
+ * attn_bwd_dkv_mma does (rows keys from j0, columns queries from i0:
+ * attn_vis_first and the column limit), against vis_ref for every element
+ * of 32-row, 64-column tiles around the diagonal, the problem's edges and
+ * limits past the clamps. */
+static void test_lean_visibility(void **state)
+{
+    (void)state;
+    static const long lens[] = {1, 17, 64, 100, 3000};
+    static const long offs[] = {-5000, -70, -1, 0, 1, 33, 5000};
+    static const long firsts[] = {0, 16, 48, 64, 96, 2900, 2990};
+    long bad = 0, checked = 0;
+    for (size_t a = 0; a < CT_COUNT(lens); a++)
+        for (size_t b = 0; b < CT_COUNT(lens); b++)
+            for (size_t o = 0; o < CT_COUNT(offs); o++)
+                for (int causal = 0; causal < 2; causal++)
+                    for (size_t x = 0; x < CT_COUNT(firsts); x++)
+                        for (size_t y = 0; y < CT_COUNT(firsts); y++) {
+                            long L = lens[a], S = lens[b], coff = offs[o];
+                            long i0 = firsts[x], j0 = firsts[y];
+                            for (int r = 0; r < 32; r++) {
+                                int end = attn_vis_end(r, L - i0, S - j0,
+                                                       causal ? i0 + coff - j0 : ATTN_VIS_ALL);
+                                int first = attn_vis_first(r, S - j0,
+                                                           causal ? j0 - i0 - coff
+                                                                  : -ATTN_VIS_ALL);
+                                int cend = attn_vis_clamp(L - i0);
+                                for (int c = 0; c < 64; c++) {
+                                    bool fwd = vis_ref(i0 + r, j0 + c, L, S, causal, coff);
+                                    bool bwd = vis_ref(i0 + c, j0 + r, L, S, causal, coff);
+                                    bad += (c < end) != fwd;
+                                    bad += (c >= first && c < cend) != bwd;
+                                    checked += 2;
+                                }
+                            }
+                        }
+    CT_ASSERT_MSG(bad == 0, "%ld of %ld tile elements' visibility differs from attn_score's", bad,
+                  checked);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_lean_visibility),
         cmocka_unit_test(test_kernels_match_the_reference),
         cmocka_unit_test(test_masked_rows_and_nan),
         cmocka_unit_test(test_sdpa_and_refusals),

@@ -127,6 +127,7 @@ typedef struct attn_prog {
     /* KIT_MMA devices' tensor-core programs: 1 attn_fwd_mma, 2
      * attn_bwd_dkv_mma and attn_bwd_fold, 3 attn_bwd_dq_mma */
     int mma;
+    int xm; /* the tensor-core programs: 1 general, 0 lean (attn_xm) */
 } attn_prog;
 
 /*
@@ -173,6 +174,19 @@ static int attn_ctas(int kern, int dp)
     return e ? e : attn_ctas_default[kern][dp <= 32 ? 0 : dp <= 64 ? 1 : 2];
 }
 
+/* The tensor-core kernels' lean programs (ATTN_XM 0: no boolean or
+ * additive mask, no dropout; masked tiles test bounds and causality
+ * through attention_vis.clh's column ranges, in fewer registers) for the
+ * problems without those: on by default; CLOPS_ATTN_MASK_SPLIT=0 (read
+ * once per process) gives every problem the general program (ATTN_XM 1,
+ * attn_score per element), for benchmarks (bench/attention_mask_job.sh). */
+static bool attn_env_off(atomic_int *cache, const char *name);
+static int attn_msplit(void)
+{
+    static atomic_int off = -1;
+    return !attn_env_off(&off, "CLOPS_ATTN_MASK_SPLIT");
+}
+
 static clops_status write_defines(const void *vctx, const clops_device *d, strbuf *sb)
 {
     const attn_prog *c = vctx;
@@ -181,8 +195,10 @@ static clops_status write_defines(const void *vctx, const clops_device *d, strbu
               kit_cl_storage(c->dt), (int)kit_load_store(c->dt), c->dp, c->bq,
               attn_fwd_bk(c->bq, c->dp), attn_bt(c->dp), ATTN_NT);
     if (c->mma)
-        sb_printf(sb, "#define ATTN_MMA %d\n#define MMA_TY \"%s\"\n#define MR %d\n", c->mma,
-                  c->dt == CLOPS_FLOAT16 ? "f16" : "bf16", attn_mma_mr());
+        sb_printf(sb,
+                  "#define ATTN_MMA %d\n#define MMA_TY \"%s\"\n#define MR %d\n"
+                  "#define ATTN_XM %d\n",
+                  c->mma, c->dt == CLOPS_FLOAT16 ? "f16" : "bf16", attn_mma_mr(), c->xm);
     /* CPU devices only (GPU programs are unchanged): attn_fwd_cpu. */
     if (kit_is_cpu(d))
         sb_append(sb, "#define ATTN_CPU 1\n");
@@ -190,20 +206,21 @@ static clops_status write_defines(const void *vctx, const clops_device *d, strbu
 }
 
 static clops_status attn_kernel_route(clops_device *d, int which, clops_dtype dt, int dp, int bq,
-                                      bool routed, const char *op, host_kernel **k);
+                                      bool routed, int xm, const char *op, host_kernel **k);
 
 /* Kernel `which` of the program of (dt, dp, bq: the forward's query tile,
  * ATTN_BQ but for the decoding programs). */
 static clops_status attn_kernel(clops_device *d, int which, clops_dtype dt, int dp, int bq,
                                 const char *op, host_kernel **k)
 {
-    return attn_kernel_route(d, which, dt, dp, bq, false, op, k);
+    return attn_kernel_route(d, which, dt, dp, bq, false, 1, op, k);
 }
 
 /* attn_kernel, the tensor-core kernels through the PTX route when routed
- * and attn_ctas asks for more than one work-group per SM. */
+ * and attn_ctas asks for more than one work-group per SM, from their lean
+ * program (ATTN_XM 0) when !xm. */
 static clops_status attn_kernel_route(clops_device *d, int which, clops_dtype dt, int dp, int bq,
-                                      bool routed, const char *op, host_kernel **k)
+                                      bool routed, int xm, const char *op, host_kernel **k)
 {
     static const char *const names[] = {"attn_fwd",         "attn_bwd_pre",     "attn_bwd_dkv",
                                         "attn_bwd_dq",      "attn_fwd_mma",     "attn_fwd_combine",
@@ -231,12 +248,13 @@ static clops_status attn_kernel_route(clops_device *d, int which, clops_dtype dt
                  prog == 1 ? attn_mma_nt() : prog == 2 ? ATTN_MMA_BKN : ATTN_MMA_QBN, ctas);
     }
     host_kkey key = {{(0x41ull << 56) | ((uint64_t)which << 16) | (uint64_t)dt, (uint64_t)dp,
-                      (uint64_t)bq, mma ? (uint64_t)attn_mma_mr() | (uint64_t)ctas << 8 : 0}};
+                      (uint64_t)bq, mma ? (uint64_t)attn_mma_mr() | (uint64_t)ctas << 8 | (uint64_t)(xm != 0) << 16
+                          : 0}};
     /* The entry's directives are attn_bwd_dkv_mma's in the program it
      * shares with attn_bwd_fold: that kernel asks first (the route patches
      * the entry of the kernel that builds the program). */
     if (which == ATTN_K_FOLD && ctas > 1) {
-        clops_status st = attn_kernel_route(d, ATTN_K_DKV_MMA, dt, dp, bq, routed, op, k);
+        clops_status st = attn_kernel_route(d, ATTN_K_DKV_MMA, dt, dp, bq, routed, xm, op, k);
         if (st)
             return st;
     }
@@ -245,14 +263,16 @@ static clops_status attn_kernel_route(clops_device *d, int which, clops_dtype dt
     static const char *const pnames[4] = {"", "/fwd", "/bwd-dkv", "/bwd-dq"};
     if (ctas > 1)
         snprintf(cta, sizeof cta, "/cta%d", ctas);
-    snprintf(pname, sizeof pname, "attention%s/%s/d%d%s%s%s", kind, clops_dtype_name(dt), dp,
-             bq == ATTN_BQ ? "" : bq == 1 ? "/q1" : bq == 2 ? "/q2" : "/q4", pnames[prog], cta);
+    snprintf(pname, sizeof pname, "attention%s/%s/d%d%s%s%s%s", kind, clops_dtype_name(dt), dp,
+             bq == ATTN_BQ ? "" : bq == 1 ? "/q1" : bq == 2 ? "/q2" : "/q4", pnames[prog], cta,
+             mma && !xm ? "/lean" : "");
     snprintf(title, sizeof title, "clops attention program %s, head dim %d (ops/attention/attention.c)",
              clops_dtype_name(dt), dp);
-    attn_prog ctx = {dt, dp, bq, prog};
+    attn_prog ctx = {dt, dp, bq, prog, mma ? xm != 0 : 1};
     kit_program p = {.name = pname,
                      .title = title,
-                     .headers = {"random_math.clh", mma ? "mma.clh" : NULL, NULL},
+                     .headers = {"random_math.clh", mma ? "mma.clh" : NULL, mma ? "attention_vis.clh" : NULL,
+                                 NULL},
                      .write = write_defines,
                      .file = "attention.cl",
                      .ctx = &ctx,
@@ -335,6 +355,16 @@ static void arg_tail(attn_args *g, const attn_problem *p)
     arg_uint(g, (uint32_t)p->seed);
     arg_uint(g, (uint32_t)(p->seed >> 32));
     arg_ulong(g, p->offset);
+}
+
+/* Whether a problem needs the tensor-core kernels' general program
+ * (ATTN_XM 1): a boolean or additive mask, dropout, a mask's gradient, or
+ * CLOPS_ATTN_MASK_SPLIT=0; the lean program (which reads those arguments
+ * as 0) otherwise. */
+static int attn_xm(const attn_problem *p)
+{
+    return !attn_msplit() || p->mask_kind != ATTN_MASK_NONE || (p->dropout_p > 0 && p->thr) ||
+           p->ds != NULL;
 }
 
 /* Work items of a x b x c work-groups of nt items, checked. */
@@ -450,7 +480,8 @@ static clops_status fwd_launch(const attn_problem *p, int mma)
     }
     host_kernel *k = NULL;
     clops_status st = attn_kernel_route(d, mma ? ATTN_K_FWD_MMA : ATTN_K_FWD, p->q.t->dtype, dp,
-                                        mma ? ATTN_BQ : pq, mma == ATTN_MMA_ROUTED, p->op, &k);
+                                        mma ? ATTN_BQ : pq, mma == ATTN_MMA_ROUTED, attn_xm(p),
+                                        p->op, &k);
     int64_t nqt = (p->L + bq - 1) / bq, rows = p->B * p->Hq * p->L, pn;
     size_t global = 0;
     if (!st)
@@ -585,9 +616,28 @@ static void canary_problem(attn_problem *p, const char *op, int64_t L, int64_t S
     view4(&p->v, v);
 }
 
+/* The known-answer checks' boolean mask: [L, S] (broadcast over the
+ * heads), a few positions false; masks p with it when on (m: NULL), else
+ * takes it off. */
+static clops_status canary_mask(clops_device *d, attn_problem *p, bool on, clops_tensor **m)
+{
+    int64_t ms[4] = {1, 1, p->L, p->S};
+    clops_status st = on && !*m ? canary_tensor(d, CLOPS_BOOL, 4, ms, 5, m) : CLOPS_OK;
+    if (!st && on) {
+        view4(&p->mask, *m);
+        p->mask.st[0] = p->mask.st[1] = 0;
+    } else {
+        p->mask = (attn_view){0};
+    }
+    p->mask_kind = on ? ATTN_MASK_BOOL : ATTN_MASK_NONE;
+    return st;
+}
+
 /* Runs one causal problem through attn_fwd and attn_fwd_mma on d and
- * compares; why says what differed. */
-static bool mma_canary(clops_device *d, clops_dtype dt, int dp, int mode, char *why, size_t cap)
+ * compares: without a mask (masked 0) or with canary_mask's (*m: made on
+ * first use); why says what differed. */
+static bool mma_canary_one(clops_device *d, clops_dtype dt, int dp, int mode, int masked,
+                           clops_tensor **m, char *why, size_t cap)
 {
     const int64_t L = 150, S = 140; /* two query tiles, several key tiles */
     int64_t qs[4] = {1, 2, L, dp}, ks[4] = {1, 1, S, dp}, ls[3] = {1, 2, L};
@@ -609,11 +659,12 @@ static bool mma_canary(clops_device *d, clops_dtype dt, int dp, int mode, char *
     float *hl = NULL;
     if (!st) {
         canary_problem(&p, "attention known-answer check", L, S, dp, q, k, v);
-        for (int i = 0; !st && i < 2; i++) {
-            view4(&p.out, o[i]);
-            p.lse = l[i];
-            st = fwd_launch(&p, i == 1 ? mode : ATTN_FMA);
-        }
+        st = canary_mask(d, &p, masked, m);
+    }
+    for (int i = 0; !st && i < 2; i++) {
+        view4(&p.out, o[i]);
+        p.lse = l[i];
+        st = fwd_launch(&p, i == 1 ? mode : ATTN_FMA);
     }
     ho = malloc(2 * on * es);
     hl = malloc(2 * (size_t)(2 * L) * sizeof(float));
@@ -638,8 +689,8 @@ static bool mma_canary(clops_device *d, clops_dtype dt, int dp, int mode, char *
                 first = on + (size_t)i;
         ok = bad == 0;
         if (!ok)
-            snprintf(why, cap, "%d results differ from the FMA kernel's (first at %zu)", bad,
-                     first);
+            snprintf(why, cap, "%d results differ from the FMA kernel's (first at %zu%s)", bad,
+                     first, masked ? ", boolean mask" : "");
     }
     free(ho);
     free(hl);
@@ -648,6 +699,7 @@ static bool mma_canary(clops_device *d, clops_dtype dt, int dp, int mode, char *
         clops_tensor_release(rel[i]);
     return ok;
 }
+
 
 /* Reads t (contiguous, dtype dt) into a new host array of float64 values;
  * NULL with *st set (or out of memory) on failure. */
@@ -676,9 +728,10 @@ static double *canary_read(clops_tensor *t, clops_status *st)
  * tensor-core backward on d and compares dQ, dK, dV: each within 3e-2 of
  * the FMA result's largest magnitude (at least 1) — the rounding of P and
  * dS to 16 bits stays well inside, a fragment or tile addressed wrong does
- * not.  why says what differed. */
-static bool mma_bwd_canary(clops_device *d, clops_dtype dt, int dp, int mode, char *why,
-                           size_t cap)
+ * not.  masked: with canary_mask's mask as mma_canary_one.  why says what
+ * differed. */
+static bool mma_bwd_canary_one(clops_device *d, clops_dtype dt, int dp, int mode, int masked,
+                               clops_tensor **m, char *why, size_t cap)
 {
     const int64_t L = 150, S = 140;
     int64_t qs[4] = {1, 2, L, dp}, ks[4] = {1, 1, S, dp}, ls[3] = {1, 2, L};
@@ -704,8 +757,10 @@ static bool mma_bwd_canary(clops_device *d, clops_dtype dt, int dp, int mode, ch
         view4(&p.out, o);
         view4(&p.go, go);
         p.lse = l;
-        st = fwd_launch(&p, ATTN_FMA);
+        st = canary_mask(d, &p, masked, m);
     }
+    if (!st)
+        st = fwd_launch(&p, ATTN_FMA);
     for (int i = 0; !st && i < 2; i++) {
         view4(&p.gq, gr[i][0]);
         view4(&p.gk, gr[i][1]);
@@ -719,14 +774,15 @@ static bool mma_bwd_canary(clops_device *d, clops_dtype dt, int dp, int mode, ch
         for (int w = 0; !st && ok && w < 3; w++) {
             double *a = canary_read(gr[0][w], &st), *b = a ? canary_read(gr[1][w], &st) : NULL;
             int64_t n = tensor_numel(gr[0][w]);
-            double m = 1.0;
+            double mx = 1.0;
             for (int64_t i = 0; b && i < n; i++)
-                m = fabs(a[i]) > m ? fabs(a[i]) : m;
+                mx = fabs(a[i]) > mx ? fabs(a[i]) : mx;
             for (int64_t i = 0; b && ok && i < n; i++)
-                if (!(fabs(a[i] - b[i]) <= 3e-2 * m)) {
+                if (!(fabs(a[i] - b[i]) <= 3e-2 * mx)) {
                     ok = false;
-                    snprintf(why, cap, "%s element %lld is %g, the FMA kernel's %g (largest %g)",
-                             what[w], (long long)i, b[i], a[i], m);
+                    snprintf(why, cap,
+                             "%s element %lld is %g, the FMA kernel's %g (largest %g%s)",
+                             what[w], (long long)i, b[i], a[i], mx, masked ? ", boolean mask" : "");
                 }
             free(a);
             free(b);
@@ -740,6 +796,22 @@ static bool mma_bwd_canary(clops_device *d, clops_dtype dt, int dp, int mode, ch
                            gr[0][0], gr[0][1], gr[0][2], gr[1][0], gr[1][1], gr[1][2]};
     for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++)
         clops_tensor_release(rel[i]);
+    return ok;
+}
+
+/* A known-answer check (mma_canary_one or mma_bwd_canary_one) without a
+ * mask (the lean programs), then with canary_mask's boolean mask (the
+ * general ones). */
+typedef bool (*canary_fn)(clops_device *d, clops_dtype dt, int dp, int mode, int masked,
+                          clops_tensor **m, char *why, size_t cap);
+static bool mma_canary(canary_fn one, clops_device *d, clops_dtype dt, int dp, int mode,
+                       char *why, size_t cap)
+{
+    bool ok = true;
+    clops_tensor *m = NULL;
+    for (int masked = 0; ok && masked < 2; masked++)
+        ok = one(d, dt, dp, mode, masked, &m, why, cap);
+    clops_tensor_release(m);
     return ok;
 }
 
@@ -786,8 +858,8 @@ static int mma_checked(clops_device *d, clops_dtype dt, int dp, bool bwd)
             const char *what = bwd ? "backward" : "forward";
             mode = mma_wants_route(dp, bwd) ? ATTN_MMA_ROUTED : ATTN_MMA_PLAIN;
             while (mode != ATTN_FMA) {
-                bool pass = bwd ? mma_bwd_canary(d, dt, dp, mode, why, sizeof why)
-                                : mma_canary(d, dt, dp, mode, why, sizeof why);
+                bool pass = mma_canary(bwd ? mma_bwd_canary_one : mma_canary_one, d, dt, dp,
+                                       mode, why, sizeof why);
                 if (pass)
                     break;
                 fprintf(stderr,
@@ -972,7 +1044,7 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
     }
     if (!st && nkt > 0)
         st = attn_kernel_route(d, mma ? ATTN_K_DKV_MMA : ATTN_K_DKV, dt, dp, ATTN_BQ,
-                               mma == ATTN_MMA_ROUTED, p->op, &k);
+                               mma == ATTN_MMA_ROUTED, attn_xm(p), p->op, &k);
     if (!st && nkt > 0)
         st = attn_global(p, nkt, nsp, p->B * p->Hkv, knt, &global);
     if (!st && nkt > 0 && p->B * p->Hkv > 0) {
@@ -988,7 +1060,8 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
     if (nsp_out)
         *nsp_out = nsp;
     if (!st && nsp > 1)
-        st = attn_kernel_route(d, ATTN_K_FOLD, dt, dp, ATTN_BQ, mma == ATTN_MMA_ROUTED, p->op, &k);
+        st = attn_kernel_route(d, ATTN_K_FOLD, dt, dp, ATTN_BQ, mma == ATTN_MMA_ROUTED,
+                               attn_xm(p), p->op, &k);
     if (!st && nsp > 1) {
         attn_args g;
         g.n = 0;
@@ -1009,7 +1082,7 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
         st = dmask_launch(p, dv ? dv : q);
     if (!st && rows > 0)
         st = attn_kernel_route(d, mma ? ATTN_K_DQ_MMA : ATTN_K_DQ, dt, dp, ATTN_BQ,
-                               mma == ATTN_MMA_ROUTED, p->op, &k);
+                               mma == ATTN_MMA_ROUTED, attn_xm(p), p->op, &k);
     if (!st && rows > 0)
         st = attn_global(p, nqt, p->B, p->Hq, qnt, &global);
     if (!st && rows > 0) {
