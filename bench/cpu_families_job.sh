@@ -26,6 +26,15 @@
 #   BIN=bin/bench_family CASES_FROM=/path/it/was/built/from/bench \
 #   BASE_BIN=bin/bench_family_base BASE_CASES_FROM=... bash bench/cpu_families_job.sh
 #                                           # prebuilt binaries, this tree and a base beside it
+# (cpu7 left .dev/cpu7 in /work/main with bin/bench_family of this tree, built
+# in /work/wt/cpu5, and bin/bench_family_base of main 984b247, built in
+# /tmp/cpu7-base; the run command, carry [".debs", ".dev/cpu7"], timeout 100:
+#   for f in .debs/*.deb; do dpkg -x $f /; done; ldconfig; cd .dev/cpu7 && O=$OUT;
+#   OUT=/tmp/o BIN=bin/bench_family CASES_FROM=/work/wt/cpu5/bench
+#   BASE_BIN=bin/bench_family_base BASE_CASES_FROM=/tmp/cpu7-base/bench BUDGET=88
+#   bash bench/cpu_families_job.sh > /tmp/o.log 2>&1; tail -5 /tmp/o.log;
+#   tar -czf $O/cpu7.tgz -C /tmp/o .; cp /tmp/o/cpu7.md /tmp/o/host.txt $O/
+# Not run on the host yet: on the 2-core VM end to end, 857 s with BUDGET=900.)
 # $OUT: cpu7.md (every table, in order), json/ (every JSON), host.txt,
 # build.log.  Tested end to end on the 2-core VM with BUDGET=900.
 set -o pipefail
