@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # GPU re-check of the verify engineer's fixes (stop 8) on the GPU host (PyTorch 2.11):
 # test_gemm (tuning_files_are_checked_before_use with the shipped H100/H200 parameters)
 # on NVIDIA, and the Python tests that failed there at 05:10 (test_distributed.py,
