@@ -205,6 +205,28 @@ __kernel void loss_nll_cpu(global const T *x, long xoff, global const long *t, l
  * gets -(g / total_weight) * w[t] (mean) or -g * w[t] at [n, t, s]; g is
  * go[i] when per_elem (reduction=none with a batch) else go[0]; a
  * grid-stride loop. */
+/* Batch entry i = n * S + s of loss_nll_backward and its CPU form: its
+ * one value of grad_input, or the flag for a target out of range. */
+void loss_nll_backward_one(global const T *go, long gooff, int per_elem, global const long *t,
+                           long toff, global const T *w, long woff, int hasw,
+                           global const T *tw, long twoff, int mean, global T *gi, long gioff,
+                           long C, long S, long ignore, __global int *err, long i, long n)
+{
+    long tg = t[toff + i];
+    if (tg == ignore)
+        return;
+    if (tg < 0 || tg >= C) {
+        loss_report(err, tg);
+        return;
+    }
+    CT g = LD(go, gooff + (per_elem ? i : 0));
+    CT grad = mean ? -(g / LD(tw, twoff)) : -g;
+    if (hasw)
+        grad = LD(w, woff + tg) * grad;
+    long s = i - n * S;
+    ST(gi, gioff + (n * C + tg) * S + s, grad);
+}
+
 __kernel void loss_nll_backward(global const T *go, long gooff, int per_elem, global const long *t,
                                 long toff, global const T *w, long woff, int hasw,
                                 global const T *tw, long twoff, int mean, global T *gi,
@@ -212,27 +234,16 @@ __kernel void loss_nll_backward(global const T *go, long gooff, int per_elem, gl
                                 __global int *err)
 {
     LOSS_ITEMS(i, M) {
-        long tg = t[toff + i];
-        if (tg == ignore)
-            continue;
-        if (tg < 0 || tg >= C) {
-            loss_report(err, tg);
-            continue;
-        }
-        CT g = LD(go, gooff + (per_elem ? i : 0));
-        CT grad = mean ? -(g / LD(tw, twoff)) : -g;
-        if (hasw)
-            grad = LD(w, woff + tg) * grad;
-        long n = i / S, s = i - n * S;
-        ST(gi, gioff + (n * C + tg) * S + s, grad);
+        loss_nll_backward_one(go, gooff, per_elem, t, toff, w, woff, hasw, tw, twoff, mean, gi,
+                              gioff, C, S, ignore, err, i, i / S);
     }
 }
 
 #ifdef LOSS_CPU
 /* loss_nll_backward on CPU devices without the host's zero fill: work
  * item by item, contiguous ranges of the M / S batch entries n, each
- * zeroing its [C, S] block of grad_input and then writing its S values as
- * loss_nll_backward does (the same values: the same bits).  The driver's
+ * zeroing its [C, S] block of grad_input and then writing its S values
+ * by loss_nll_backward_one, as loss_nll_backward does (the same bits).  The driver's
  * buffer fill runs on one thread: on 16 cores it was most of the call. */
 __kernel void loss_nll_backward_cpu(global const T *go, long gooff, int per_elem,
                                     global const long *t, long toff, global const T *w, long woff,
@@ -254,21 +265,9 @@ __kernel void loss_nll_backward_cpu(global const T *go, long gooff, int per_elem
 #endif
         for (; j < je; j++)
             ST(gi, j, (CT)0);
-        for (long i = n * S; i < (n + 1) * S; i++) {
-            long tg = t[toff + i];
-            if (tg == ignore)
-                continue;
-            if (tg < 0 || tg >= C) {
-                loss_report(err, tg);
-                continue;
-            }
-            CT g = LD(go, gooff + (per_elem ? i : 0));
-            CT grad = mean ? -(g / LD(tw, twoff)) : -g;
-            if (hasw)
-                grad = LD(w, woff + tg) * grad;
-            long s = i - n * S;
-            ST(gi, gioff + (n * C + tg) * S + s, grad);
-        }
+        for (long i = n * S; i < (n + 1) * S; i++)
+            loss_nll_backward_one(go, gooff, per_elem, t, toff, w, woff, hasw, tw, twoff, mean,
+                                  gi, gioff, C, S, ignore, err, i, n);
     }
 }
 #endif
