@@ -125,20 +125,8 @@ def main():
         x = x0.to(dev)
         opt = torch.optim.AdamW(model.parameters(), lr=1e-4) if train else None
 
-        def step():
-            def call():
-                if not amp:
-                    return run(model, x)
-                with torch.autocast(dev.type, dtype=torch.bfloat16):
-                    return run(model, x)
-            if train:
-                opt.zero_grad()
-                loss = call()
-                loss.backward()
-                opt.step()
-                return loss
-            with torch.no_grad():
-                return call()
+        step = run_model.make_step(model, x, run, opt, train=train, autocast=amp,
+                                   device_type=dev.type)
 
         def set_env(v):
             if env_name is None:

@@ -125,6 +125,30 @@ def build(args):
     return model, x, run
 
 
+
+def make_step(model, x, fn, opt, *, train, autocast, device_type):
+    """One step of model on x through fn(model, x): a training step with
+    opt (zero_grad, the loss fn returns, backward, step) when train, else
+    the output under no_grad; under bfloat16 autocast on device_type when
+    autocast.  run_model.py's steps and bench/conv_models.py's."""
+    def call():
+        if not autocast:
+            return fn(model, x)
+        with torch.autocast(device_type, dtype=torch.bfloat16):
+            return fn(model, x)
+
+    def step():
+        if train:
+            opt.zero_grad()
+            loss = call()
+            loss.backward()
+            opt.step()
+            return loss
+        with torch.no_grad():
+            return call()
+    return step
+
+
 def sync(device):
     if device.type == "clops":
         torch.clops.synchronize()
@@ -215,22 +239,8 @@ def main():
         opt = torch.optim.AdamW(model.parameters(), lr=1e-4) if args.train else None
 
         def stepper(fn):
-            def call():
-                if not args.autocast:
-                    return fn(model, x)
-                with torch.autocast(dev.type, dtype=torch.bfloat16):
-                    return fn(model, x)
-
-            def step():
-                if args.train:
-                    opt.zero_grad()
-                    loss = call()
-                    loss.backward()
-                    opt.step()
-                    return loss
-                with torch.no_grad():
-                    return call()
-            return step
+            return make_step(model, x, fn, opt, train=args.train, autocast=args.autocast,
+                             device_type=dev.type)
         return stepper
 
     def measure(steps, device):
