@@ -412,6 +412,11 @@ static void test_implicit_gemm_paths(void **state)
          * padded to 8 zero channels, image and weight
          * (ops/conv/conv_gemm.c padded_channels) */
         {2, 2, 3, 8, 1, {64, 64}, {7, 7}, {2, 2}, {3, 3}, {1, 1}, {0, 0}, false, true, 0},
+        /* 18,496 rows, 145 blocks of 128 x 128 (more than an H100's or
+         * H200's 132 units) and 16 / 8 channels: on GPUs the forward and
+         * input gradient on conv_tile's 64 x 64 blocks, which the engine
+         * alone takes only for products of fewer blocks than units */
+        {2, 1, 8, 16, 1, {136, 136}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, false, true, 0},
     };
     /* The last entry: float32 under the "high" convolution precision (TF32
      * on matrix units; exact float32 where there are none). */

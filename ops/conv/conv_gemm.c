@@ -340,6 +340,31 @@ static nhwc_copies gpu_nhwc_copies(void)
     return env && strcmp(env, "fwd") == 0 ? NHWC_FWD : NHWC_ALL;
 }
 
+/*
+ * The engine configuration of a forward or input-gradient product with n
+ * destination channels per group on a GPU (gemm_conv.tile: 0 the engine's
+ * choice).  The engine's default blocks are 128 x 128 (64 x 64 only when
+ * the product has fewer 128 x 128 blocks than compute units), so a product
+ * of 64 or fewer output channels (ResNet's first stage, MobileNet's narrow
+ * 1x1 layers) computes at least half of every block in vain: such products
+ * take 64 x 64 blocks ("64x64-w32x32-s4"; H200, ResNet-18 batch 64 float32
+ * forward 9.3 -> 7.8 ms, docs/conv.md).  CLOPS_CONV_TILE (read per call,
+ * for benchmarks that compare): "0" the engine's choice, a configuration
+ * name (gemm_engine_config_name) that one for such products; unset or "1"
+ * 64 x 64.
+ */
+static int conv_tile(const clops_tensor *y, int64_t n)
+{
+    const char *env = host_env("CLOPS_CONV_TILE");
+    if ((env && strcmp(env, "0") == 0) || n > 64 || kit_is_cpu(y->storage->device))
+        return 0;
+    const char *want = !env || strcmp(env, "1") == 0 ? "64x64-w32x32-s4" : env;
+    for (int i = 0; i < gemm_engine_config_count(); i++)
+        if (strcmp(gemm_engine_config_name(i), want) == 0)
+            return i + 1;
+    return 0;
+}
+
 /* A channels-last copy of image x [N, C, sp...] with cgp >= C channels
  * (*out): x's in the first C, zeros in the others. */
 static clops_status nhwc_copy(tmps *c, const clops_tensor *x, int64_t cgp,
@@ -530,7 +555,7 @@ static clops_status implicit_product(tmps *c, const char *op, const conv_geom *g
     if (s)
         return s;
     gemm_conv cv = {.x = src, .y = y, .transposed = !small, .groups = G,
-                    .samples = g->N, .cg = cgp, .n = n};
+                    .samples = g->N, .cg = cgp, .n = n, .tile = conv_tile(y, n)};
     for (int i = 0; i < 3; i++) {
         cv.k[i] = g->k[i];
         cv.out[i] = small ? g->small[i] : g->big[i];

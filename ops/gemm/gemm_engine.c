@@ -494,7 +494,7 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
  * false when __local memory cannot hold two stages or the device runs
  * smaller work-groups. */
 static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk, int a_cp,
-                       int b_cp, bool small, bool few, bool wgmma, gemm_cfg *c)
+                       int b_cp, bool small, bool few, bool wgmma, int want, gemm_cfg *c)
 {
     memset(c, 0, sizeof *c);
     c->kind = GK_MMA;
@@ -511,6 +511,8 @@ static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk
     int forced = (int)clops_debug_get(CLOPS_DEBUG_GEMM_CONFIG);
     if (forced > 0 && forced <= MMA_SHAPES && (mma_shapes[forced - 1].wgs != 0) == wgmma)
         c->shape = forced - 1;
+    else if (want > 0 && want <= MMA_SHAPES && (mma_shapes[want - 1].wgs != 0) == wgmma)
+        c->shape = want - 1; /* the caller's (a convolution's gemm_conv.tile) */
     else
         c->shape = wgmma ? (few ? WG_FEW : WG_FIRST) : small ? 1 : 0;
     const mma_shape *sh = &mma_shapes[c->shape];
@@ -601,6 +603,7 @@ typedef struct gemm_geom {
     cl_long x_s[5];
     cl_int cv[19];
     cl_long c_img, r_img, b_img;
+    int tile; /* the caller's mma.sync configuration, mma_shapes index + 1 (0: none) */
 } gemm_geom;
 
 /* No epilogue, no convolution: harmless values for the unused arguments. */
@@ -615,6 +618,7 @@ static void geom_plain(gemm_geom *g)
     for (int i = 0; i < 19; i++)
         g->cv[i] = 1;
     g->c_img = g->r_img = g->b_img = 0;
+    g->tile = 0;
 }
 
 
@@ -1254,10 +1258,10 @@ static clops_status engine_launch(const char *op, clops_device *d, clops_dtype d
                      (tf32 && a_uk && !b_un && wgmma_tf32_on() &&
                       gemm_engine_wgmma_candidate(d, CLOPS_BFLOAT16));
         bool wg = !conv && (!small || wg_forced) && wg_dt &&
-                  mma_config(d, dt, a_uk, !b_un, a_cp, b_cp, small, few, true, &cfg) &&
+                  mma_config(d, dt, a_uk, !b_un, a_cp, b_cp, small, few, true, g->tile, &cfg) &&
                   mma_checked(d, &cfg);
         if (!wg)
-            mma = mma_config(d, dt, a_uk, !b_un, a_cp, b_cp, small, few, false, &cfg) &&
+            mma = mma_config(d, dt, a_uk, !b_un, a_cp, b_cp, small, few, false, g->tile, &cfg) &&
                   mma_checked(d, &cfg);
     }
     /* TF32 not possible here (K == 0, or its check failed): CLBlast's
@@ -1536,6 +1540,7 @@ clops_status gemm_engine_conv(const char *op, const gemm_conv *cv, const gemm_ep
         g.r_sn = r->strides[1];
         g.r_img = r->strides[0];
     }
+    g.tile = cv->tile;
     int b_un = 0, b_cp = 0;
     staging_of(k, cv->n, cv->w_sk, cv->w_sn, cv->w_sg, cv->groups, w->offset, ce, &b_un, &b_cp);
     return engine_launch(op, d, dt, tf32, cv->transposed ? 2 : 1, &g, a_uk, a_cp, b_un, b_cp, 1.0f,
