@@ -170,7 +170,9 @@ def main():
     p.add_argument("--batch", type=int, default=64)
     p.add_argument("--image", type=int, default=224)
     p.add_argument("--steps", type=int, default=3)
-    p.add_argument("--ab", metavar="NAME=V1,V2", help="clops: each step under each value")
+    p.add_argument("--ab", metavar="NAME=V1,V2",
+                   help="clops: each step under each value of environment variable NAME; "
+                        "NAME1+NAME2=A1+A2,B1+B2 sets several variables per variant")
     p.add_argument("--json", help="append one JSON line per (config, variant)")
     p.add_argument("--profile", metavar="CONFIG:FILE[,CONFIG:FILE]",
                    help="time one more step of CONFIG op by op (the device synchronised "
@@ -222,10 +224,15 @@ def main():
     def set_env(v):
         if env_name is None:
             return
-        if v is None:
-            os.environ.pop(env_name, None)
-        else:
-            os.environ[env_name] = v
+        names = env_name.split("+")
+        vals = v.split("+") if v is not None else [None] * len(names)
+        if len(vals) != len(names):
+            raise SystemExit(f"--ab: {v!r} does not give one value for each of {names}")
+        for name, val in zip(names, vals):
+            if val is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = val
 
     def one(name):
         if args.budget and time.perf_counter() - t_start > args.budget:
@@ -286,7 +293,7 @@ def main():
                 scale = ref.abs().max().item() or 1.0
                 for i, o in enumerate(outs):
                     diffs[i] = (o - ref).abs().max().item() / scale
-                    print(f"  {name} {env_vals[i]}: largest difference from {path} "
+                    print(f"  {name} {env_vals[i] or dev.type}: largest difference from {path} "
                           f"{diffs[i]:.2e} of the largest output", flush=True)
             else:
                 torch.save(outs[0], path)

@@ -34,10 +34,12 @@
 # printed, the ratio table last).
 #   CONFIGS  the configurations (bench/conv_models.py --configs), the
 #            issue's targets first
-#   AB       NAME=V1,V2: clops' variants (default CLOPS_CONV_TILE=0,1:
-#            convolutions of 64 or fewer output channels on the engine's
-#            default 128 x 128 blocks, then on 64 x 64 ones, the default
-#            since conv9; docs/conv.md)
+#   AB       NAME=V1,V2 or NAME1+NAME2=A1+A2,B1+B2: clops' variants
+#            (default CLOPS_CONV_TILE+CLOPS_CONV_DW_SPLIT=0+0,1+0,1+1: the
+#            state before conv9; convolutions of 64 or fewer output
+#            channels on 64 x 64 blocks instead of the engine's 128 x 128;
+#            and the depthwise weight gradient's sums split along the rows
+#            as well -- the defaults since conv9; docs/conv.md)
 #   LIMIT    end the job LIMIT s after its start (default 110)
 #   WARM_S   the warm-up processes' limit (default 45 s)
 #   CUDA_S   PyTorch's column's limit, at the end (default 24 s)
@@ -56,7 +58,7 @@ T0=$(date +%s)
 t() { echo "[$(($(date +%s) - T0)) s] $*" | tee -a "$OUT/models.log"; }
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee -a "$OUT/models.log"
 CFG=${CONFIGS:-r18_fwd_f32,r18_train_f32,mb3_fwd_f32,mb3_train_f32,r50_fwd_bf16,r18_fwd_bf16,r18_train_bf16,mb3_fwd_bf16}
-AB=${AB:-CLOPS_CONV_TILE=0,1}
+AB=${AB:-CLOPS_CONV_TILE+CLOPS_CONV_DW_SPLIT=0+0,1+0,1+1}
 LIMIT=${LIMIT:-110}
 CUDA_S=${CUDA_S:-24}
 REF=${REF:-cuda}

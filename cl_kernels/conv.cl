@@ -342,19 +342,22 @@ __kernel void conv_depthwise_big(__global VAL_T *x, long xoff, IDX xsn, IDX xsc,
 }
 
 /* The weight gradient of a depthwise convolution, first pass: one item per
- * (small channel cs, kernel position j, sample n) summing S * B over the
- * small positions in order into part[(cs * K + j) * N + n]; the host sums
- * the N partials (ops/reduce/reduce.h). */
+ * (small channel cs, kernel position j, sample n, part p of the P parts of
+ * the small rows, P <= sH) summing S * B over its small positions in order
+ * into part[((cs * K + j) * N + n) * P + p]; the host sums the N * P
+ * partials (ops/reduce/reduce.h). */
 __kernel void conv_depthwise_weight(__global const VAL_T *x, long xoff, IDX xsn, IDX xsc,
                                     IDX xsd, IDX xsh, IDX xsw, __global ACC *part,
                                     __global const VAL_T *y, long yoff, IDX ysn, IDX ysc,
-                                    IDX ysd, IDX ysh, IDX ysw, IDX Cs, CONV_GEOM_ARGS)
+                                    IDX ysd, IDX ysh, IDX ysw, IDX Cs, IDX P,
+                                    CONV_GEOM_ARGS)
 {
     IDX K = kD * kH * kW, m = Cs / C;
-    IDX total = Cs * K * N;
+    IDX total = Cs * K * N * P, rows = (sH + P - 1) / P;
     for (IDX e = (IDX)get_global_id(0); e < total; e += (IDX)get_global_size(0)) {
-        IDX n = e % N, r = e / N;
+        IDX pp = e % P, n = e / P % N, r = e / P / N;
         IDX j = r % K, cs = r / K, c = cs / m;
+        IDX oh0 = pp * rows, oh1 = oh0 + rows < sH ? oh0 + rows : sH;
         IDX jw = j % kW, jh = j / kW % kH, jd = j / (kW * kH);
         __global const VAL_T *xb = x + xoff + n * xsn + c * xsc;
         __global const VAL_T *yb = y + yoff + n * ysn + cs * ysc;
@@ -363,7 +366,7 @@ __kernel void conv_depthwise_weight(__global const VAL_T *x, long xoff, IDX xsn,
             IDX id = od * strD - padD + jd * dilD;
             if (id < 0 || id >= bD)
                 continue;
-            for (IDX oh = 0; oh < sH; oh++) {
+            for (IDX oh = oh0; oh < oh1; oh++) {
                 IDX ih = oh * strH - padH + jh * dilH;
                 if (ih < 0 || ih >= bH)
                     continue;

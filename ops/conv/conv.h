@@ -97,12 +97,13 @@ clops_status conv_cl_fold(const char *op, const clops_tensor *w, const int64_t *
                           const conv_epi *e, clops_tensor *bo);
 
 /* The backward products of depthwise geometry: B = the input gradient
- * (to big); part [Cs * K * N] (contiguous, at offset 0) = per-sample
- * partial sums of the weight gradient, element (cs * K + j) * N + n. */
+ * (to big); part [Cs * K * N * P] (contiguous, at offset 0) = partial sums
+ * of the weight gradient per sample and part of the small rows (P <=
+ * the small image's rows), element ((cs * K + j) * N + n) * P + p. */
 clops_status conv_cl_depthwise_big(const char *op, const conv_geom *g, const clops_tensor *S,
                                    const clops_tensor *W, clops_tensor *B);
 clops_status conv_cl_depthwise_weight(const char *op, const conv_geom *g, const clops_tensor *S,
-                                      const clops_tensor *B, clops_tensor *part);
+                                      const clops_tensor *B, int64_t P, clops_tensor *part);
 
 /* im2col / col2im on the tensors' device (reference or kernel). */
 clops_status conv_im2col_run(const char *op, const conv_geom *g, const clops_tensor *B,

@@ -168,20 +168,51 @@ static clops_status gemm_1x1(tmps *c, const char *op, const conv_geom *g, const 
     return s;
 }
 
-/* The weight gradient of depthwise geometry: per-sample partial sums
- * (conv_cl_depthwise_weight), then their sum over the samples. */
+/* Work items the depthwise weight gradient's first pass aims at on GPUs
+ * (a few per lane of a large GPU: an H200's 132 units hold 270,336). */
+#define DW_WEIGHT_ITEMS ((int64_t)1 << 18)
+
+/*
+ * The parts P of the small image's rows that the depthwise weight
+ * gradient's first pass splits each (channel, tap, sample) sum into.  One
+ * item per (channel, tap, sample) gave MobileNetV3's first depthwise layer
+ * at batch 64 9,216 items of 12,544 products each, a few warps per unit
+ * of a GPU.  GPUs (and POCL under the GPU launch policy) split the rows
+ * into up to sH parts until about DW_WEIGHT_ITEMS items, each part of at
+ * least 2 rows; CPU devices keep one part (their cores are few, and one
+ * sum per item streams its plane).  CLOPS_CONV_DW_SPLIT=0 (read per call,
+ * for benchmarks that compare) keeps one part everywhere.
+ */
+static int64_t dw_weight_parts(const conv_geom *g, const clops_tensor *B)
+{
+    const char *env = host_env("CLOPS_CONV_DW_SPLIT");
+    int64_t items = g->Cs * g->K * g->N, rows = g->small[CONV_SP - 2];
+    if ((env && strcmp(env, "0") == 0) || kit_is_cpu(B->storage->device) || items <= 0 ||
+        items >= DW_WEIGHT_ITEMS || rows < 4)
+        return 1;
+    int64_t P = (DW_WEIGHT_ITEMS + items - 1) / items;
+    return P < rows / 2 ? P : rows / 2;
+}
+
+/* The weight gradient of depthwise geometry: partial sums per sample and
+ * part of the rows (conv_cl_depthwise_weight), then their sum. */
 static clops_status depthwise_weight(tmps *c, const char *op, const conv_geom *g, clops_tensor *S,
                                      clops_tensor *B, clops_tensor *Wc)
 {
     clops_tensor *part = NULL, *pv = NULL;
-    clops_status s = buffer(c, B, g->Cs * g->K * g->N, &part);
+    int64_t P = dw_weight_parts(g, B), np = 0;
+    if (!geom_mul(g->Cs * g->K * g->N, P, &np))
+        return clops__fail(CLOPS_INVALID_SHAPE,
+                           "%s: depthwise weight gradient partials too large (%lld x %lld)", op,
+                           (long long)(g->Cs * g->K * g->N), (long long)P);
+    clops_status s = buffer(c, B, np, &part);
     if (!s)
-        s = conv_cl_depthwise_weight(op, g, S, B, part);
+        s = conv_cl_depthwise_weight(op, g, S, B, P, part);
     int64_t sz[2 + CONV_SP + 1], st[2 + CONV_SP + 1];
     int nd = Wc->ndim;
     for (int i = 0; i < nd; i++)
         sz[i] = Wc->sizes[i];
-    sz[nd] = g->N;
+    sz[nd] = g->N * P;
     contiguous_strides(nd + 1, sz, st);
     if (!s)
         s = view(c, part, nd + 1, sz, st, part->offset, &pv);

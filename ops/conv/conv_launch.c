@@ -468,7 +468,7 @@ clops_status conv_cl_depthwise_big(const char *op, const conv_geom *g, const clo
 }
 
 clops_status conv_cl_depthwise_weight(const char *op, const conv_geom *g, const clops_tensor *S,
-                                      const clops_tensor *B, clops_tensor *part)
+                                      const clops_tensor *B, int64_t P, clops_tensor *part)
 {
     clops_device *d = B->storage->device;
     int64_t bs[5], ss[5], reach = tensor_numel(part);
@@ -486,8 +486,9 @@ clops_status conv_cl_depthwise_weight(const char *op, const conv_geom *g, const 
     for (int i = 0; i < 5; i++)
         arg_idx(&l, ss[i]);
     arg_idx(&l, g->Cs);
+    arg_idx(&l, P);
     arg_geom(&l, g, g->Cb);
-    return launch(d, k, &l, g->Cs * g->K * g->N);
+    return launch(d, k, &l, tensor_numel(part));
 }
 
 clops_status conv_cl_fold(const char *op, const clops_tensor *w, const int64_t *ws,
