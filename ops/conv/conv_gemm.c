@@ -380,9 +380,10 @@ static nhwc_copies gpu_nhwc_copies(void)
  * 1x1 layers) computes at least half of every block in vain: such products
  * take 64 x 64 blocks ("64x64-w32x32-s4"; H200, ResNet-18 batch 64 float32
  * forward 9.3 -> 7.8 ms, docs/conv.md).  CLOPS_CONV_TILE (read per call,
- * for benchmarks that compare): "0" the engine's choice, a configuration
- * name (gemm_engine_config_name) that one for such products; unset or "1"
- * 64 x 64.
+ * for benchmarks that compare): "0" the engine's choice, the name of an
+ * mma.sync configuration (gemm_engine_config_name; convolutions do not run
+ * wgmma, whose names are ignored) that one for such products; unset or
+ * "1" 64 x 64.
  */
 static int conv_tile(const clops_tensor *y, int64_t n)
 {
