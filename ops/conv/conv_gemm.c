@@ -186,8 +186,9 @@ static clops_status gemm_1x1(tmps *c, const char *op, const conv_geom *g, const 
 static int64_t dw_weight_parts(const conv_geom *g, const clops_tensor *B)
 {
     const char *env = host_env("CLOPS_CONV_DW_SPLIT");
-    int64_t items = g->Cs * g->K * g->N, rows = g->small[CONV_SP - 2];
-    if ((env && strcmp(env, "0") == 0) || kit_is_cpu(B->storage->device) || items <= 0 ||
+    int64_t items = 0, rows = g->small[CONV_SP - 2];
+    if ((env && strcmp(env, "0") == 0) || kit_is_cpu(B->storage->device) ||
+        !geom_mul(g->Cs, g->K, &items) || !geom_mul(items, g->N, &items) || items <= 0 ||
         items >= DW_WEIGHT_ITEMS || rows < 4)
         return 1;
     int64_t P = (DW_WEIGHT_ITEMS + items - 1) / items;
@@ -201,10 +202,11 @@ static clops_status depthwise_weight(tmps *c, const char *op, const conv_geom *g
 {
     clops_tensor *part = NULL, *pv = NULL;
     int64_t P = dw_weight_parts(g, B), np = 0;
-    if (!geom_mul(g->Cs * g->K * g->N, P, &np))
+    if (!geom_mul(g->Cs, g->K, &np) || !geom_mul(np, g->N, &np) || !geom_mul(np, P, &np))
         return clops__fail(CLOPS_INVALID_SHAPE,
-                           "%s: depthwise weight gradient partials too large (%lld x %lld)", op,
-                           (long long)(g->Cs * g->K * g->N), (long long)P);
+                           "%s: depthwise weight gradient partials of %lld channels x %lld "
+                           "taps x %lld samples x %lld parts overflow",
+                           op, (long long)g->Cs, (long long)g->K, (long long)g->N, (long long)P);
     clops_status s = buffer(c, B, np, &part);
     if (!s)
         s = conv_cl_depthwise_weight(op, g, S, B, P, part);
