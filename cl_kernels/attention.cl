@@ -640,8 +640,12 @@ attn_bwd_dmask(ATTN_BWD_ARGS, long B, long mB, long mH, long mL, long mS)
  * The ldmatrix, mma.sync and cp.async atoms are cl_kernels/mma.clh's (the
  * host puts it in front of these programs).
  */
-/* MR (from the host): 16-row atoms per warp, 1 or 2 */
-#define MWARPS (8 / MR) /* warps per work-group */
+/* MR (from the host): 16-row atoms per warp, 1 or 2; MW (from the host):
+ * warps of 16 rows' worth, 8 (128 query rows) or 4 (64) */
+#ifndef MW
+#define MW 8
+#endif
+#define MWARPS (MW / MR) /* warps per work-group */
 #define MNT (MWARPS * 32)
 #define MBQ (MWARPS * 16 * MR) /* 128 query rows */
 #define MBK (D <= 64 ? 64 : 32)
@@ -979,12 +983,20 @@ __kernel __attribute__((reqd_work_group_size(MNT, 1, 1))) void attn_fwd_mma(ATTN
  * No atomics: each result element is summed by one warp in a fixed order,
  * the same bits every run.
  */
+/* BKW, QBW (from the host): the work-groups' warps, 4 or 8 */
+#ifndef BKW
 #define BKW 4
+#endif
 #define BKN (BKW * 32)          /* attn_bwd_dkv_mma's work items */
 #define BKV (BKW * 16)          /* its keys */
 #define BQS (D <= 64 ? 64 : 32) /* its query rows per step */
-#define BSMEM (2 * BKV * DSM > 4 * BQS * DSM ? 2 * BKV * DSM : 4 * BQS * DSM)
+/* the block's K and V rows staged at once (else K, then V: 128 keys at
+ * head dim 128 would take 68 KiB) */
+#define BK1 (2 * BKV * DSM * 2 <= 36864)
+#define BSMEM ((BK1 ? 2 : 1) * BKV * DSM > 4 * BQS * DSM ? (BK1 ? 2 : 1) * BKV * DSM : 4 * BQS * DSM)
+#ifndef QBW
 #define QBW 8
+#endif
 #define QBN (QBW * 32) /* attn_bwd_dq_mma's work items */
 #define QBQ (QBW * 16) /* its query rows */
 #define QSMEM (QBQ * DSM > 4 * MBK * DSM ? QBQ * DSM : 4 * MBK * DSM)
@@ -1051,17 +1063,27 @@ attn_bwd_dkv_mma(ATTN_BWD_ARGS, int vec, long nsp, __global float *part)
     long j0 = kt * BKV, wj = j0 + warp * 16; /* the block's and the warp's first key */
     const float sl2 = scale * M_LOG2E_F;
     ATTN_LOAD_BITS_N(sm, BKV, (k + k_o + b * k_0 + hk * k_1), j0, S, E, k_2, k_3, BKN)
-    ATTN_LOAD_BITS_N(sm + BKV * DSM, BKV, (v + v_o + b * v_0 + hk * v_1), j0, S, Ev, v_2, v_3,
-                     BKN)
+    if (BK1) {
+        ATTN_LOAD_BITS_N(sm + BKV * DSM, BKV, (v + v_o + b * v_0 + hk * v_1), j0, S, Ev, v_2,
+                         v_3, BKN)
+    }
     MMA_CP_COMMIT();
     MMA_CP_WAIT(0);
     barrier(CLK_LOCAL_MEM_FENCE);
     uint ka[KS][4], va[KS][4];
 #pragma unroll
-    for (int kk = 0; kk < KS; kk++) {
+    for (int kk = 0; kk < KS; kk++)
         ATTN_LDSM_A(ka[kk], sm + warp * 16 * DSM, kk);
-        ATTN_LDSM_A(va[kk], sm + (BKV + warp * 16) * DSM, kk);
+    if (!BK1) { /* V in the memory K leaves */
+        barrier(CLK_LOCAL_MEM_FENCE);
+        ATTN_LOAD_BITS_N(sm, BKV, (v + v_o + b * v_0 + hk * v_1), j0, S, Ev, v_2, v_3, BKN)
+        MMA_CP_COMMIT();
+        MMA_CP_WAIT(0);
+        barrier(CLK_LOCAL_MEM_FENCE);
     }
+#pragma unroll
+    for (int kk = 0; kk < KS; kk++)
+        ATTN_LDSM_A(va[kk], sm + ((BK1 ? BKV : 0) + warp * 16) * DSM, kk);
     barrier(CLK_LOCAL_MEM_FENCE); /* the memory holds query tiles next */
     float dk[NB][4], dv[NB][4];
 #pragma unroll
