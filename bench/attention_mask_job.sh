@@ -4,9 +4,10 @@
 # kernels under several configurations in one job (docs/attention.md,
 # docs/benchmarks.md), run from the repository root after the build in
 # $BUILD (default /tmp/b; bench_attention built) with $OUT set (default
-# ./attn-mask-job); about 8 s per configuration on an H200 with the
-# program cache cold (each configuration builds its programs once, ptxas
-# and the known-answer checks included), then PyTorch's SDPA (~10 s).
+# ./attn-mask-job); on an H200 with the program cache cold about 8 s per
+# configuration (each builds its programs once, ptxas and the
+# known-answer checks included) and 6 s per one in TIMED, then PyTorch's
+# SDPA (~10 s).
 # bfloat16, causal, GPT-2 (d64) and Llama (d128, GQA) rows of
 # bench_attention (forward sdpa_fwd_*, backward attn_bwd_*), µs per call.
 #
@@ -21,8 +22,6 @@
 #   w4c4+q4  forward 4 warps at 4 per SM; dQ 4 warps (64 rows) at 3
 #   mr2+k8q4 forward 4 warps of 32 rows (CLOPS_ATTN_MMA_MR=2) at 2 per SM;
 #            dK/dV 8 warps, dQ 4 warps at 2 per SM
-#   mr2w4    forward 2 warps of 32 rows at 4 per SM; the backward's
-#            defaults (a second base run of the backward: the noise)
 # The last stop's comparison: CONFIGS=$'lean\ngeneral CLOPS_ATTN_MASK_SPLIT=0'.
 # Then PyTorch (bench/torch_attention.py's default SDPA on the same
 # shapes), a table (one row per case, one column per configuration) on
@@ -38,8 +37,7 @@ T0=$(date +%s)
 CONFIGS=${CONFIGS:-"base
 w4c3+k8 CLOPS_ATTN_WARPS=fwd=4,dkv=8 CLOPS_ATTN_CTAS=fwd=3,dkv=1
 w4c4+q4 CLOPS_ATTN_WARPS=fwd=4,dq=4 CLOPS_ATTN_CTAS=fwd=4,dq=3
-mr2+k8q4 CLOPS_ATTN_MMA_MR=2 CLOPS_ATTN_WARPS=dkv=8,dq=4 CLOPS_ATTN_CTAS=fwd=2,dkv=1,dq=2
-mr2w4 CLOPS_ATTN_MMA_MR=2 CLOPS_ATTN_WARPS=fwd=4 CLOPS_ATTN_CTAS=fwd=4"}
+mr2+k8q4 CLOPS_ATTN_MMA_MR=2 CLOPS_ATTN_WARPS=dkv=8,dq=4 CLOPS_ATTN_CTAS=fwd=2,dkv=1,dq=2"}
 names=()
 while read -r name envs; do
     [ -z "$name" ] && continue
@@ -49,6 +47,21 @@ while read -r name envs; do
     awk -v n="$name" '$1 ~ /^(sdpa_fwd|attn_bwd)_.*_bf16$/ {print n, $1, $2}' "$OUT/$name.txt"
     echo "[$(($(date +%s) - T0))s] $name" >&2
 done <<<"$CONFIGS" >"$OUT/rows.txt"
+# where the backward's time goes (CLOPS_ATTN_TIMES=1: each kernel waited
+# for, wall µs; the mean over the calls after the first two) for the
+# configurations named in TIMED (default: the first and the fourth)
+TIMED=${TIMED:-"${names[0]} ${names[3]:-}"}
+while read -r name envs; do
+    case " $TIMED " in *" $name "*) ;; *) continue ;; esac
+    for c in gpt2 llama; do
+        # shellcheck disable=SC2086
+        env CLOPS_ATTN_TIMES=1 $envs timeout ${RUN_S:-45} $B --case "attn_bwd_${c}_bf16" 2>&1 |
+            awk -v n="$name" -v c="$c" '/^clops: attention backward us:/ {
+                if (++k > 2) { for (i = 5; i <= 11; i += 2) s[i] += $(i + 1); m++ } }
+                END { if (m) printf "times %s %s: pre %.1f dkv %.1f fold %.1f dq %.1f (%d calls)\n",
+                      n, c, s[5] / m, s[7] / m, s[9] / m, s[11] / m, m }'
+    done
+done <<<"$CONFIGS" >"$OUT/times.txt"
 timeout ${TORCH_S:-40} python3 bench/torch_attention.py --reps 5 >"$OUT/torch.txt" 2>&1
 awk '$1 ~ /_bf16$/ && $3 == "us" {print "PyTorch", $1, $2}' "$OUT/torch.txt" >>"$OUT/rows.txt"
 # the table: PyTorch's cases are named by bench/torch_attention.py,
@@ -67,6 +80,7 @@ print("| --- |" + " ---: |" * len(cols))
 for k in sorted(t):
     print(f"| {k} | " + " | ".join(t[k].get(c, "-") for c in cols) + " |")
 PY
+cat "$OUT/times.txt"
 # the driver's ptxas figures of each routed program (CLOPS_PTX_VERBOSE)
 # and any warning (a known-answer check that failed names its program)
 for n in "${names[@]}"; do

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "codegen_pointwise/pw.h"
 #include "dispatch/structured.h"
@@ -1044,6 +1045,43 @@ static int64_t attn_bwd_nsp(const attn_problem *p, const clops_device *d, int64_
     return 1;
 }
 
+/*
+ * CLOPS_ATTN_TIMES=1 (read once per process; for benchmarks): the
+ * backward waits for each of its kernels (host_finish) and prints their
+ * wall times on stderr, one line per call ("clops: attention backward
+ * us: pre P dkv K fold F dq Q") — where the backward's time goes, at the
+ * cost of the launches' overlap.  attn_tick(d, t, i) waits and adds the
+ * time since the last tick to t[i].
+ */
+static bool attn_times(void)
+{
+    static atomic_int on = -1;
+    int o = atomic_load_explicit(&on, memory_order_relaxed);
+    if (o < 0) {
+        const char *v = host_env("CLOPS_ATTN_TIMES");
+        o = v && strcmp(v, "1") == 0;
+        atomic_store_explicit(&on, o, memory_order_relaxed);
+    }
+    return o;
+}
+
+static double attn_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+}
+
+static void attn_tick(clops_device *d, double t[5], int i)
+{
+    if (host_finish(d) == CLOPS_OK) {
+        double now = attn_now_us();
+        if (i >= 0)
+            t[i] += now - t[4];
+        t[4] = now;
+    }
+}
+
 /* The backward on an OpenCL device: attn_bwd_pre, then attn_bwd_dkv and
  * attn_bwd_dq (FMA) or attn_bwd_dkv_mma and attn_bwd_dq_mma (tensor
  * cores), and attn_bwd_dmask for a broadcast mask's gradient. */
@@ -1056,6 +1094,11 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
     int64_t rows = p->B * p->Hq * p->L;
     clops_tensor *Dt = NULL;
     host_kernel *k = NULL;
+    /* CLOPS_ATTN_TIMES: pre, dK/dV, fold, dQ, then the last tick */
+    bool timed = attn_times();
+    double tt[5] = {0};
+    if (timed)
+        attn_tick(d, tt, -1);
     clops_status st = tensor_new(d, CLOPS_FLOAT32, 1, &rows, NULL, &Dt);
     cl_mem dv = Dt ? mem_of(Dt) : NULL, q = mem_of(p->q.t);
     if (!st && rows > 0)
@@ -1072,6 +1115,8 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
         arg_long(&g, rows);
         st = host_launch(d, k, g.n, g.a, host_grid_size(d, k, (uint64_t)rows));
     }
+    if (timed && !st)
+        attn_tick(d, tt, 0);
     int kw = attn_warps(ATTN_R_DKV, dp), qw = attn_warps(ATTN_R_DQ, dp);
     int kb = mma ? 16 * kw : bt, qb = mma ? 16 * qw : bt;
     int knt = mma ? 32 * kw : ATTN_NT, qnt = mma ? 32 * qw : ATTN_NT;
@@ -1111,6 +1156,8 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
         }
         st = host_launch_local(d, k, g.n, g.a, global, knt);
     }
+    if (timed && !st)
+        attn_tick(d, tt, 1);
     if (nsp_out)
         *nsp_out = nsp;
     if (!st && nsp > 1)
@@ -1131,6 +1178,8 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
         arg_float(&g, (float)p->scale);
         st = host_launch(d, k, g.n, g.a, host_grid_size(d, k, (uint64_t)pn));
     }
+    if (timed && !st)
+        attn_tick(d, tt, 2);
     clops_tensor_release(part);
     if (!st && p->ds && !ds_full(p) && tensor_numel(p->ds) > 0)
         st = dmask_launch(p, dv ? dv : q);
@@ -1145,6 +1194,11 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
         if (mma)
             arg_int(&g, vec);
         st = host_launch_local(d, k, g.n, g.a, global, qnt);
+    }
+    if (timed && !st) {
+        attn_tick(d, tt, 3);
+        fprintf(stderr, "clops: attention backward us: pre %.1f dkv %.1f fold %.1f dq %.1f\n",
+                tt[0], tt[1], tt[2], tt[3]);
     }
     clops_tensor_release(Dt);
     return st;
