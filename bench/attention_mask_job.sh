@@ -23,6 +23,9 @@
 #   mr2+k8q4 forward 4 warps of 32 rows (CLOPS_ATTN_MMA_MR=2) at 2 per SM;
 #            dK/dV 8 warps, dQ 4 warps at 2 per SM
 # The last stop's comparison: CONFIGS=$'lean\ngeneral CLOPS_ATTN_MASK_SPLIT=0'.
+# CASES (default '*_bf16': both models, both passes) narrows the rows
+# (e.g. '*llama_bf16'), TIMED_MODELS (default "gpt2 llama") the timed
+# backward's models, RUN_S (45) each run's limit, TORCH=0 skips PyTorch.
 # Then PyTorch (bench/torch_attention.py's default SDPA on the same
 # shapes), a table (one row per case, one column per configuration) on
 # the standard output, raw runs in $OUT, and ptxas' registers and spills
@@ -43,7 +46,8 @@ while read -r name envs; do
     [ -z "$name" ] && continue
     names+=("$name")
     # shellcheck disable=SC2086 # the assignments split into words
-    env CLOPS_PTX_VERBOSE=1 $envs timeout ${RUN_S:-45} $B --case '*_bf16' >"$OUT/$name.txt" 2>&1
+    env CLOPS_PTX_VERBOSE=1 $envs timeout ${RUN_S:-45} $B --case "${CASES:-*_bf16}" \
+        >"$OUT/$name.txt" 2>&1
     awk -v n="$name" '$1 ~ /^(sdpa_fwd|attn_bwd)_.*_bf16$/ {print n, $1, $2}' "$OUT/$name.txt"
     echo "[$(($(date +%s) - T0))s] $name" >&2
 done <<<"$CONFIGS" >"$OUT/rows.txt"
@@ -53,7 +57,7 @@ done <<<"$CONFIGS" >"$OUT/rows.txt"
 TIMED=${TIMED:-"${names[0]} ${names[3]:-}"}
 while read -r name envs; do
     case " $TIMED " in *" $name "*) ;; *) continue ;; esac
-    for c in gpt2 llama; do
+    for c in ${TIMED_MODELS:-gpt2 llama}; do
         # shellcheck disable=SC2086
         env CLOPS_ATTN_TIMES=1 $envs timeout ${RUN_S:-45} $B --case "attn_bwd_${c}_bf16" 2>&1 |
             awk -v n="$name" -v c="$c" '/^clops: attention backward us:/ {
@@ -62,8 +66,10 @@ while read -r name envs; do
                       n, c, s[5] / m, s[7] / m, s[9] / m, s[11] / m, m }'
     done
 done <<<"$CONFIGS" >"$OUT/times.txt"
-timeout ${TORCH_S:-40} python3 bench/torch_attention.py --reps 5 >"$OUT/torch.txt" 2>&1
-awk '$1 ~ /_bf16$/ && $3 == "us" {print "PyTorch", $1, $2}' "$OUT/torch.txt" >>"$OUT/rows.txt"
+[ "${TORCH:-1}" = 0 ] || timeout ${TORCH_S:-40} python3 bench/torch_attention.py --reps 5 \
+    >"$OUT/torch.txt" 2>&1
+[ -f "$OUT/torch.txt" ] &&
+    awk '$1 ~ /_bf16$/ && $3 == "us" {print "PyTorch", $1, $2}' "$OUT/torch.txt" >>"$OUT/rows.txt"
 # the table: PyTorch's cases are named by bench/torch_attention.py,
 # matched by model and pass
 python3 - "$OUT/rows.txt" "${names[@]}" PyTorch <<'PY'

@@ -641,18 +641,22 @@ attn_bwd_dmask(ATTN_BWD_ARGS, long B, long mB, long mH, long mL, long mS)
  * host puts it in front of these programs).
  */
 /* MR (from the host): 16-row atoms per warp, 1 or 2; MW (from the host):
- * warps of 16 rows' worth, 8 (128 query rows) or 4 (64) */
+ * 16-row slices per work-group, 4, 8 or 16 (64, 128 or 256 query rows) */
 #ifndef MW
 #define MW 8
 #endif
 #define MWARPS (MW / MR) /* warps per work-group */
 #define MNT (MWARPS * 32)
-#define MBQ (MWARPS * 16 * MR) /* 128 query rows */
+#define MBQ (MWARPS * 16 * MR) /* query rows */
 #define MBK (D <= 64 ? 64 : 32)
 #define DSM (D + 8)
 #define NB (D / 8)
 #define KS (D / 16)
-#define MSMEM (MBQ * DSM > 4 * MBK * DSM ? MBQ * DSM : 4 * MBK * DSM)
+/* the two key/value buffers; the query tile is staged in rounds of MQCH
+ * rows where it would not fit them and 40 KiB (256 rows at head dim 128) */
+#define MKV (4 * MBK * DSM)
+#define MQCH (MBQ * DSM * 2 <= 40960 || MBQ * DSM <= MKV ? MBQ : MKV / DSM)
+#define MSMEM (MQCH * DSM > MKV ? MQCH * DSM : MKV)
 /* the query tile fits one key/value buffer: the first key/value tile loads
  * beside it */
 #define MQOV (MBQ <= 2 * MBK)
@@ -741,10 +745,37 @@ __kernel __attribute__((reqd_work_group_size(MNT, 1, 1))) void attn_fwd_mma(ATTN
     /* The query tile, and with MQOV the first key/value tile beside it
      * (buffer 1; the query tile fills buffer 0): tile jt sits in buffer
      * (jt + MQOV) & 1. */
-    ATTN_LOAD_BITS(sm, MBQ, q, i0, L, E, q_2, q_3)
-    MMA_CP_COMMIT();
     long kend = causal ? min(S, i0 + MBQ + coff) : S;
     int ntile = kend > 0 ? (int)((kend + MBK - 1) / MBK) : 0;
+    long w0 = i0 + warp * 16 * MR; /* the warp's first query row */
+    uint qa[MR][KS][4];
+#if MQCH < MBQ
+    /* the query tile in rounds of MQCH rows, each warp's fragments from
+     * the round holding its rows; then the first key/value tile */
+    for (int r0 = 0; r0 < MBQ; r0 += MQCH) {
+        ATTN_LOAD_BITS(sm, MQCH, q, i0 + r0, L, E, q_2, q_3)
+        MMA_CP_COMMIT();
+        MMA_CP_WAIT(0);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (warp * 16 * MR >= r0 && warp * 16 * MR < r0 + MQCH) {
+#pragma unroll
+            for (int m = 0; m < MR; m++)
+#pragma unroll
+                for (int kk = 0; kk < KS; kk++)
+                    MMA_LDSM_X4(qa[m][kk],
+                                mma_saddr(sm + ((warp * MR + m) * 16 - r0 + (lm & 1) * 8 + lr) * DSM +
+                                          kk * 16 + (lm >> 1) * 8));
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (ntile > 0) {
+        ATTN_LOAD_BITS(sm, MBK, k, 0, S, E, k_2, k_3)
+        ATTN_LOAD_BITS(sm + MBK * DSM, MBK, v, 0, S, Ev, v_2, v_3)
+        MMA_CP_COMMIT();
+    }
+#else
+    ATTN_LOAD_BITS(sm, MBQ, q, i0, L, E, q_2, q_3)
+    MMA_CP_COMMIT();
     if (MQOV && ntile > 0) {
         ATTN_LOAD_BITS(sm + 2 * MBK * DSM, MBK, k, 0, S, E, k_2, k_3)
         ATTN_LOAD_BITS(sm + 3 * MBK * DSM, MBK, v, 0, S, Ev, v_2, v_3)
@@ -754,8 +785,6 @@ __kernel __attribute__((reqd_work_group_size(MNT, 1, 1))) void attn_fwd_mma(ATTN
         MMA_CP_WAIT(0);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    long w0 = i0 + warp * 16 * MR; /* the warp's first query row */
-    uint qa[MR][KS][4];
 #pragma unroll
     for (int m = 0; m < MR; m++)
 #pragma unroll
@@ -768,6 +797,7 @@ __kernel __attribute__((reqd_work_group_size(MNT, 1, 1))) void attn_fwd_mma(ATTN
         ATTN_LOAD_BITS(sm + MBK * DSM, MBK, v, 0, S, Ev, v_2, v_3)
         MMA_CP_COMMIT();
     }
+#endif
     float oa[MR][NB][4];
     float mr[MR][2], lsum[MR][2];
 #pragma unroll

@@ -86,8 +86,10 @@ static int attn_mma_mr(void)
  * attn_bwd_dq_mma's QBW (query rows 16 QBW, QBW warps) — per kernel
  * (ATTN_R_FWD, ATTN_R_DKV, ATTN_R_DQ) and padded head dim (32, 64, 128).
  * CLOPS_ATTN_WARPS="fwd=4,dkv=8,dq=4" (read once per process; any
- * subset; 4 or 8) sets a kernel's count at every head dim, for
- * benchmarks (bench/attention_mask_job.sh).
+ * subset; 4 or 8, and 16 for the forward: 256 query rows, 512 items,
+ * built through the PTX route) sets a kernel's count at every head dim,
+ * for benchmarks (bench/attention_mask_job.sh).  Measured on an H200
+ * (docs/attention.md, "Work-group shapes"): the defaults won.
  */
 enum { ATTN_R_FWD, ATTN_R_DKV, ATTN_R_DQ };
 static const int attn_warps_default[3][3] = {
@@ -121,8 +123,10 @@ static int attn_dclass(int dp)
 static int attn_warps(int kern, int dp)
 {
     static atomic_int env[3] = {-1, -1, -1};
-    int e = attn_env_kern(env, "CLOPS_ATTN_WARPS", kern, 4, 8);
-    return e == 4 || e == 8 ? e : attn_warps_default[kern][attn_dclass(dp)];
+    int e = attn_env_kern(env, "CLOPS_ATTN_WARPS", kern, 4, 16);
+    return e == 4 || e == 8 || (e == 16 && kern == ATTN_R_FWD)
+               ? e
+               : attn_warps_default[kern][attn_dclass(dp)];
 }
 
 /* attn_fwd_mma's query rows per work-group (MBQ: 16 MW) and work items
@@ -212,6 +216,15 @@ static int attn_ctas(int kern, int dp)
     return e ? e : attn_ctas_default[kern][attn_dclass(dp)];
 }
 
+/* Whether kernel kern at padded head dim dp is built through the PTX
+ * route: attn_ctas asks for more than one work-group per SM, or the
+ * forward's work-groups exceed 256 items (CLOPS_ATTN_WARPS=fwd=16: the
+ * entry's `.reqntid 512` has ptxas fit 128 registers an item). */
+static bool attn_routes(int kern, int dp)
+{
+    return attn_ctas(kern, dp) > 1 || (kern == ATTN_R_FWD && attn_mma_nt(dp) > 256);
+}
+
 /* The tensor-core kernels' lean programs (ATTN_XM 0: no boolean or
  * additive mask, no dropout; masked tiles test bounds and causality
  * through attention_vis.clh's column ranges, in fewer registers) for the
@@ -289,20 +302,24 @@ static clops_status attn_kernel_route(clops_device *d, int which, clops_dtype dt
     /* the routed program's work-groups per SM (1: the driver's build); the
      * fold shares attn_bwd_dkv_mma's program */
     int ctas = routed && prog ? attn_ctas(prog - 1, dp) : 1;
+    bool route = routed && prog && attn_routes(prog - 1, dp);
     char target[16] = "", entry[64] = "";
-    if (ctas > 1) {
+    if (route) {
         snprintf(target, sizeof target, "sm_%d%d", d->nv_cc_major, d->nv_cc_minor);
-        snprintf(entry, sizeof entry, ".reqntid %d, 1, 1\n.minnctapersm %d\n",
-                 prog == 1 ? attn_mma_nt(dp) : 32 * warps, ctas);
+        if (ctas > 1)
+            snprintf(entry, sizeof entry, ".reqntid %d, 1, 1\n.minnctapersm %d\n",
+                     prog == 1 ? attn_mma_nt(dp) : 32 * warps, ctas);
+        else
+            snprintf(entry, sizeof entry, ".reqntid %d, 1, 1\n", nt);
     }
     host_kkey key = {{(0x41ull << 56) | ((uint64_t)which << 16) | (uint64_t)dt, (uint64_t)dp,
                       (uint64_t)bq, mma ? (uint64_t)attn_mma_mr() | (uint64_t)ctas << 8 | (uint64_t)(xm != 0) << 16 |
-                                (uint64_t)warps << 20
+                                (uint64_t)route << 17 | (uint64_t)warps << 20
                           : 0}};
     /* The entry's directives are attn_bwd_dkv_mma's in the program it
      * shares with attn_bwd_fold: that kernel asks first (the route patches
      * the entry of the kernel that builds the program). */
-    if (which == ATTN_K_FOLD && ctas > 1) {
+    if (which == ATTN_K_FOLD && route) {
         clops_status st = attn_kernel_route(d, ATTN_K_DKV_MMA, dt, dp, bq, routed, xm, op, k);
         if (st)
             return st;
@@ -310,7 +327,7 @@ static clops_status attn_kernel_route(clops_device *d, int which, clops_dtype dt
     char pname[96], title[96], cta[16] = "", wtag[8] = "";
     const char *kind = !mma ? "" : attn_mma_mr() == 2 ? "-mma2" : "-mma";
     static const char *const pnames[4] = {"", "/fwd", "/bwd-dkv", "/bwd-dq"};
-    if (ctas > 1)
+    if (route)
         snprintf(cta, sizeof cta, "/cta%d", ctas);
     /* the work-group's warps where they are not the first shapes' (8, 4, 8) */
     if (prog && warps != (prog == 2 ? 4 : 8))
@@ -328,8 +345,8 @@ static clops_status attn_kernel_route(clops_device *d, int which, clops_dtype dt
                      .write = write_defines,
                      .file = "attention.cl",
                      .ctx = &ctx,
-                     .ptx_target = ctas > 1 ? target : NULL,
-                     .ptx_entry_directives = ctas > 1 ? entry : NULL};
+                     .ptx_target = route ? target : NULL,
+                     .ptx_entry_directives = route ? entry : NULL};
     clops_status st = kit_kernel(d, &key, &p, names[which], 0, op, k);
     if (!st && which != ATTN_K_PRE && which != ATTN_K_COMBINE && which != ATTN_K_FWD_CPU &&
         which != ATTN_K_FOLD &&
@@ -878,12 +895,11 @@ static mma_slot mma_slots[64];
 static pthread_mutex_t mma_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Whether the program of a check of (dp, bwd) goes through the PTX route:
- * attn_ctas asks for more than one work-group per SM for one of its
- * kernels. */
+ * attn_routes for one of its kernels. */
 static bool mma_wants_route(int dp, bool bwd)
 {
-    return bwd ? attn_ctas(ATTN_R_DKV, dp) > 1 || attn_ctas(ATTN_R_DQ, dp) > 1
-               : attn_ctas(ATTN_R_FWD, dp) > 1;
+    return bwd ? attn_routes(ATTN_R_DKV, dp) || attn_routes(ATTN_R_DQ, dp)
+               : attn_routes(ATTN_R_FWD, dp);
 }
 
 /* Which kernels (ATTN_FMA, ATTN_MMA_PLAIN, ATTN_MMA_ROUTED) run the forward
