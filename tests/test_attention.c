@@ -24,6 +24,9 @@
  * compiled here as C) are checked against attn_score's bounds and causal
  * tests over a grid of tiles, both orientations (the host-only test
  * test_lean_visibility: a range that drops a masked position fails it).
+ * On KIT_MMA devices test_lean_and_general_bits asserts that the lean and
+ * the general tensor-core programs give the same bits on problems both
+ * run.  CLOPS_TEST_FILTER (a cmocka glob) runs a subset.
  * The standard layout sweeps are the operator suite's (test_check_attention).
  */
 #include <math.h>

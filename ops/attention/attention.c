@@ -1022,19 +1022,25 @@ static clops_status dmask_launch(const attn_problem *p, cl_mem dv)
     return host_launch_local(d, k, g.n, g.a, global, ATTN_NT);
 }
 
-/* Whether the environment variable `name` is "0" (a switch turned off),
- * read once per process into *cache (-1 before).  attn_nsplit reads
- * CLOPS_ATTN_SPLIT the same way inline (the FMA forward's launch, left as
- * it is while the CPU launch shape is built beside it). */
-static bool attn_env_off(atomic_int *cache, const char *name)
+/* Whether the environment variable `name` is `val`, read once per
+ * process into *cache (-1 before).  attn_nsplit reads CLOPS_ATTN_SPLIT
+ * the same way inline (the FMA forward's launch, left as it is while the
+ * CPU launch shape is built beside it). */
+static bool attn_env_is(atomic_int *cache, const char *name, const char *val)
 {
     int o = atomic_load_explicit(cache, memory_order_relaxed);
     if (o < 0) {
         const char *env = host_env(name);
-        o = env && strcmp(env, "0") == 0;
+        o = env && strcmp(env, val) == 0;
         atomic_store_explicit(cache, o, memory_order_relaxed);
     }
     return o;
+}
+
+/* Whether the switch `name` is turned off ("0"). */
+static bool attn_env_off(atomic_int *cache, const char *name)
+{
+    return attn_env_is(cache, name, "0");
 }
 
 /*
@@ -1072,13 +1078,7 @@ static int64_t attn_bwd_nsp(const attn_problem *p, const clops_device *d, int64_
 static bool attn_times(void)
 {
     static atomic_int on = -1;
-    int o = atomic_load_explicit(&on, memory_order_relaxed);
-    if (o < 0) {
-        const char *v = host_env("CLOPS_ATTN_TIMES");
-        o = v && strcmp(v, "1") == 0;
-        atomic_store_explicit(&on, o, memory_order_relaxed);
-    }
-    return o;
+    return attn_env_is(&on, "CLOPS_ATTN_TIMES", "1");
 }
 
 static double attn_now_us(void)
