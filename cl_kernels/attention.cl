@@ -745,11 +745,11 @@ __kernel __attribute__((reqd_work_group_size(MNT, 1, 1))) void attn_fwd_mma(ATTN
     /* The query tile, and with MQOV the first key/value tile beside it
      * (buffer 1; the query tile fills buffer 0): tile jt sits in buffer
      * (jt + MQOV) & 1. */
+#if MQCH < MBQ
     long kend = causal ? min(S, i0 + MBQ + coff) : S;
     int ntile = kend > 0 ? (int)((kend + MBK - 1) / MBK) : 0;
     long w0 = i0 + warp * 16 * MR; /* the warp's first query row */
     uint qa[MR][KS][4];
-#if MQCH < MBQ
     /* the query tile in rounds of MQCH rows, each warp's fragments from
      * the round holding its rows; then the first key/value tile */
     for (int r0 = 0; r0 < MBQ; r0 += MQCH) {
@@ -776,6 +776,8 @@ __kernel __attribute__((reqd_work_group_size(MNT, 1, 1))) void attn_fwd_mma(ATTN
 #else
     ATTN_LOAD_BITS(sm, MBQ, q, i0, L, E, q_2, q_3)
     MMA_CP_COMMIT();
+    long kend = causal ? min(S, i0 + MBQ + coff) : S;
+    int ntile = kend > 0 ? (int)((kend + MBK - 1) / MBK) : 0;
     if (MQOV && ntile > 0) {
         ATTN_LOAD_BITS(sm + 2 * MBK * DSM, MBK, k, 0, S, E, k_2, k_3)
         ATTN_LOAD_BITS(sm + 3 * MBK * DSM, MBK, v, 0, S, Ev, v_2, v_3)
@@ -785,6 +787,8 @@ __kernel __attribute__((reqd_work_group_size(MNT, 1, 1))) void attn_fwd_mma(ATTN
         MMA_CP_WAIT(0);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+    long w0 = i0 + warp * 16 * MR; /* the warp's first query row */
+    uint qa[MR][KS][4];
 #pragma unroll
     for (int m = 0; m < MR; m++)
 #pragma unroll
@@ -1054,6 +1058,15 @@ __kernel __attribute__((reqd_work_group_size(MNT, 1, 1))) void attn_fwd_mma(ATTN
     MMA_LDSM_X4_T(r, mma_saddr((z) + ((kk) * 16 + (lm & 1) * 8 + lr) * DSM + (p) * 16 +         \
                                (lm >> 1) * 8))
 
+/* Rows [r_0, r_0 + R) of a view staged into sm by the work-group's NTH
+ * items: the copies waited for, then a barrier (the warps' ldmatrix
+ * reads follow). */
+#define ATTN_STAGE(R, p, r_0, rows, cols, sr, sc, NTH)                                          \
+    ATTN_LOAD_BITS_N(sm, R, p, r_0, rows, cols, sr, sc, NTH)                                    \
+    MMA_CP_COMMIT();                                                                            \
+    MMA_CP_WAIT(0);                                                                             \
+    barrier(CLK_LOCAL_MEM_FENCE);
+
 #if ATTN_MMA == 2
 /* attn_bwd_dkv_mma's step s_ (query head hk * G + h0s + s_ / nst, query tile
  * qt0 + s_ % nst) into buffer s_ & 1: Q, dO (cp.async when vec; the
@@ -1102,18 +1115,18 @@ attn_bwd_dkv_mma(ATTN_BWD_ARGS, int vec, long nsp, __global float *part)
     barrier(CLK_LOCAL_MEM_FENCE);
     uint ka[KS][4], va[KS][4];
 #pragma unroll
-    for (int kk = 0; kk < KS; kk++)
+    for (int kk = 0; kk < KS; kk++) {
         ATTN_LDSM_A(ka[kk], sm + warp * 16 * DSM, kk);
+        if (BK1)
+            ATTN_LDSM_A(va[kk], sm + (BKV + warp * 16) * DSM, kk);
+    }
     if (!BK1) { /* V in the memory K leaves */
         barrier(CLK_LOCAL_MEM_FENCE);
-        ATTN_LOAD_BITS_N(sm, BKV, (v + v_o + b * v_0 + hk * v_1), j0, S, Ev, v_2, v_3, BKN)
-        MMA_CP_COMMIT();
-        MMA_CP_WAIT(0);
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
+        ATTN_STAGE(BKV, (v + v_o + b * v_0 + hk * v_1), j0, S, Ev, v_2, v_3, BKN)
 #pragma unroll
-    for (int kk = 0; kk < KS; kk++)
-        ATTN_LDSM_A(va[kk], sm + ((BK1 ? BKV : 0) + warp * 16) * DSM, kk);
+        for (int kk = 0; kk < KS; kk++)
+            ATTN_LDSM_A(va[kk], sm + warp * 16 * DSM, kk);
+    }
     barrier(CLK_LOCAL_MEM_FENCE); /* the memory holds query tiles next */
     float dk[NB][4], dv[NB][4];
 #pragma unroll
@@ -1285,18 +1298,12 @@ __kernel __attribute__((reqd_work_group_size(QBN, 1, 1))) void attn_bwd_dq_mma(A
     ATTN_LEAN()
     const float sl2 = scale * M_LOG2E_F;
     uint qa[KS][4], oa[KS][4]; /* the warp's Q and dO rows */
-    ATTN_LOAD_BITS_N(sm, QBQ, (q + q_o + b * q_0 + h * q_1), i0, L, E, q_2, q_3, QBN)
-    MMA_CP_COMMIT();
-    MMA_CP_WAIT(0);
-    barrier(CLK_LOCAL_MEM_FENCE);
+    ATTN_STAGE(QBQ, (q + q_o + b * q_0 + h * q_1), i0, L, E, q_2, q_3, QBN)
 #pragma unroll
     for (int kk = 0; kk < KS; kk++)
         ATTN_LDSM_A(qa[kk], sm + warp * 16 * DSM, kk);
     barrier(CLK_LOCAL_MEM_FENCE);
-    ATTN_LOAD_BITS_N(sm, QBQ, (gout + g_o + b * g_0 + h * g_1), i0, L, Ev, g_2, g_3, QBN)
-    MMA_CP_COMMIT();
-    MMA_CP_WAIT(0);
-    barrier(CLK_LOCAL_MEM_FENCE);
+    ATTN_STAGE(QBQ, (gout + g_o + b * g_0 + h * g_1), i0, L, Ev, g_2, g_3, QBN)
 #pragma unroll
     for (int kk = 0; kk < KS; kk++)
         ATTN_LDSM_A(oa[kk], sm + warp * 16 * DSM, kk);
