@@ -29,7 +29,7 @@ if [ ! -f "$CLC" ]; then
     (cd "$W" && apt-get download libclc-14 >/dev/null 2>&1 && dpkg -x libclc-14_*.deb clc)
 fi
 # the occupancy requests of each program's kernel: work items, then c
-declare -A NT=([1]=256 [2]=128 [3]=256) ENTRY=([1]=attn_fwd_mma [2]=attn_bwd_dkv_mma [3]=attn_bwd_dq_mma)
+declare -A NT=([1]=${FWD_NT:-256} [2]=${DKV_NT:-128} [3]=${DQ_NT:-256}) ENTRY=([1]=attn_fwd_mma [2]=attn_bwd_dkv_mma [3]=attn_bwd_dq_mma)
 for m in ${PROGS:-1 2 3}; do
     for d in ${DIMS:-64 128}; do
         s=$W/src_${m}_$d.cl
@@ -37,7 +37,9 @@ for m in ${PROGS:-1 2 3}; do
             cat cl_kernels/pw_prelude.clh ref/random_math.clh cl_kernels/mma.clh
             printf '#define T ushort\n#define KIND 2\n#define D %d\n#define BQ 16\n' "$d"
             printf '#define BK 16\n#define BT 16\n#define NT 128\n#define ATTN_MMA %d\n' "$m"
-            printf '#define MMA_TY "bf16"\n#define MR 1\n'
+            printf '#define MMA_TY "bf16"\n#define MR %d\n' "${MR:-1}"
+            # further defines, e.g. EXTRA='#define MW 4' (with FWD_NT=128)
+            [ -n "${EXTRA:-}" ] && printf '%s\n' "$EXTRA"
             # native_exp2 as ex2.approx (libclc lowers it to an exp2f call)
             printf 'static inline float attn_ex2(float x) { float r; '
             printf '__asm__("ex2.approx.f32 %%0, %%1;" : "=f"(r) : "f"(x)); return r; }\n'

@@ -640,15 +640,23 @@ attn_bwd_dmask(ATTN_BWD_ARGS, long B, long mB, long mH, long mL, long mS)
  * The ldmatrix, mma.sync and cp.async atoms are cl_kernels/mma.clh's (the
  * host puts it in front of these programs).
  */
-/* MR (from the host): 16-row atoms per warp, 1 or 2 */
-#define MWARPS (8 / MR) /* warps per work-group */
+/* MR (from the host): 16-row atoms per warp, 1 or 2; MW (from the host):
+ * 16-row slices per work-group, 4, 8 or 16 (64, 128 or 256 query rows) */
+#ifndef MW
+#define MW 8
+#endif
+#define MWARPS (MW / MR) /* warps per work-group */
 #define MNT (MWARPS * 32)
-#define MBQ (MWARPS * 16 * MR) /* 128 query rows */
+#define MBQ (MWARPS * 16 * MR) /* query rows */
 #define MBK (D <= 64 ? 64 : 32)
 #define DSM (D + 8)
 #define NB (D / 8)
 #define KS (D / 16)
-#define MSMEM (MBQ * DSM > 4 * MBK * DSM ? MBQ * DSM : 4 * MBK * DSM)
+/* the two key/value buffers; the query tile is staged in rounds of MQCH
+ * rows where it would not fit them and 40 KiB (256 rows at head dim 128) */
+#define MKV (4 * MBK * DSM)
+#define MQCH (MBQ * DSM * 2 <= 40960 || MBQ * DSM <= MKV ? MBQ : MKV / DSM)
+#define MSMEM (MQCH * DSM > MKV ? MQCH * DSM : MKV)
 /* the query tile fits one key/value buffer: the first key/value tile loads
  * beside it */
 #define MQOV (MBQ <= 2 * MBK)
@@ -737,6 +745,35 @@ __kernel __attribute__((reqd_work_group_size(MNT, 1, 1))) void attn_fwd_mma(ATTN
     /* The query tile, and with MQOV the first key/value tile beside it
      * (buffer 1; the query tile fills buffer 0): tile jt sits in buffer
      * (jt + MQOV) & 1. */
+#if MQCH < MBQ
+    long kend = causal ? min(S, i0 + MBQ + coff) : S;
+    int ntile = kend > 0 ? (int)((kend + MBK - 1) / MBK) : 0;
+    long w0 = i0 + warp * 16 * MR; /* the warp's first query row */
+    uint qa[MR][KS][4];
+    /* the query tile in rounds of MQCH rows, each warp's fragments from
+     * the round holding its rows; then the first key/value tile */
+    for (int r0 = 0; r0 < MBQ; r0 += MQCH) {
+        ATTN_LOAD_BITS(sm, MQCH, q, i0 + r0, L, E, q_2, q_3)
+        MMA_CP_COMMIT();
+        MMA_CP_WAIT(0);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (warp * 16 * MR >= r0 && warp * 16 * MR < r0 + MQCH) {
+#pragma unroll
+            for (int m = 0; m < MR; m++)
+#pragma unroll
+                for (int kk = 0; kk < KS; kk++)
+                    MMA_LDSM_X4(qa[m][kk],
+                                mma_saddr(sm + ((warp * MR + m) * 16 - r0 + (lm & 1) * 8 + lr) * DSM +
+                                          kk * 16 + (lm >> 1) * 8));
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (ntile > 0) {
+        ATTN_LOAD_BITS(sm, MBK, k, 0, S, E, k_2, k_3)
+        ATTN_LOAD_BITS(sm + MBK * DSM, MBK, v, 0, S, Ev, v_2, v_3)
+        MMA_CP_COMMIT();
+    }
+#else
     ATTN_LOAD_BITS(sm, MBQ, q, i0, L, E, q_2, q_3)
     MMA_CP_COMMIT();
     long kend = causal ? min(S, i0 + MBQ + coff) : S;
@@ -764,6 +801,7 @@ __kernel __attribute__((reqd_work_group_size(MNT, 1, 1))) void attn_fwd_mma(ATTN
         ATTN_LOAD_BITS(sm + MBK * DSM, MBK, v, 0, S, Ev, v_2, v_3)
         MMA_CP_COMMIT();
     }
+#endif
     float oa[MR][NB][4];
     float mr[MR][2], lsum[MR][2];
 #pragma unroll
@@ -979,12 +1017,20 @@ __kernel __attribute__((reqd_work_group_size(MNT, 1, 1))) void attn_fwd_mma(ATTN
  * No atomics: each result element is summed by one warp in a fixed order,
  * the same bits every run.
  */
+/* BKW, QBW (from the host): the work-groups' warps, 4 or 8 */
+#ifndef BKW
 #define BKW 4
+#endif
 #define BKN (BKW * 32)          /* attn_bwd_dkv_mma's work items */
 #define BKV (BKW * 16)          /* its keys */
 #define BQS (D <= 64 ? 64 : 32) /* its query rows per step */
-#define BSMEM (2 * BKV * DSM > 4 * BQS * DSM ? 2 * BKV * DSM : 4 * BQS * DSM)
+/* the block's K and V rows staged at once (else K, then V: 128 keys at
+ * head dim 128 would take 68 KiB) */
+#define BK1 (2 * BKV * DSM * 2 <= 36864)
+#define BSMEM ((BK1 ? 2 : 1) * BKV * DSM > 4 * BQS * DSM ? (BK1 ? 2 : 1) * BKV * DSM : 4 * BQS * DSM)
+#ifndef QBW
 #define QBW 8
+#endif
 #define QBN (QBW * 32) /* attn_bwd_dq_mma's work items */
 #define QBQ (QBW * 16) /* its query rows */
 #define QSMEM (QBQ * DSM > 4 * MBK * DSM ? QBQ * DSM : 4 * MBK * DSM)
@@ -1011,6 +1057,15 @@ __kernel __attribute__((reqd_work_group_size(MNT, 1, 1))) void attn_fwd_mma(ATTN
 #define ATTN_LDSM_BN(r, z, kk, p)                                                               \
     MMA_LDSM_X4_T(r, mma_saddr((z) + ((kk) * 16 + (lm & 1) * 8 + lr) * DSM + (p) * 16 +         \
                                (lm >> 1) * 8))
+
+/* Rows [r_0, r_0 + R) of a view staged into sm by the work-group's NTH
+ * items: the copies waited for, then a barrier (the warps' ldmatrix
+ * reads follow). */
+#define ATTN_STAGE(R, p, r_0, rows, cols, sr, sc, NTH)                                          \
+    ATTN_LOAD_BITS_N(sm, R, p, r_0, rows, cols, sr, sc, NTH)                                    \
+    MMA_CP_COMMIT();                                                                            \
+    MMA_CP_WAIT(0);                                                                             \
+    barrier(CLK_LOCAL_MEM_FENCE);
 
 #if ATTN_MMA == 2
 /* attn_bwd_dkv_mma's step s_ (query head hk * G + h0s + s_ / nst, query tile
@@ -1051,8 +1106,10 @@ attn_bwd_dkv_mma(ATTN_BWD_ARGS, int vec, long nsp, __global float *part)
     long j0 = kt * BKV, wj = j0 + warp * 16; /* the block's and the warp's first key */
     const float sl2 = scale * M_LOG2E_F;
     ATTN_LOAD_BITS_N(sm, BKV, (k + k_o + b * k_0 + hk * k_1), j0, S, E, k_2, k_3, BKN)
-    ATTN_LOAD_BITS_N(sm + BKV * DSM, BKV, (v + v_o + b * v_0 + hk * v_1), j0, S, Ev, v_2, v_3,
-                     BKN)
+    if (BK1) {
+        ATTN_LOAD_BITS_N(sm + BKV * DSM, BKV, (v + v_o + b * v_0 + hk * v_1), j0, S, Ev, v_2,
+                         v_3, BKN)
+    }
     MMA_CP_COMMIT();
     MMA_CP_WAIT(0);
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -1060,7 +1117,15 @@ attn_bwd_dkv_mma(ATTN_BWD_ARGS, int vec, long nsp, __global float *part)
 #pragma unroll
     for (int kk = 0; kk < KS; kk++) {
         ATTN_LDSM_A(ka[kk], sm + warp * 16 * DSM, kk);
-        ATTN_LDSM_A(va[kk], sm + (BKV + warp * 16) * DSM, kk);
+        if (BK1)
+            ATTN_LDSM_A(va[kk], sm + (BKV + warp * 16) * DSM, kk);
+    }
+    if (!BK1) { /* V in the memory K leaves */
+        barrier(CLK_LOCAL_MEM_FENCE);
+        ATTN_STAGE(BKV, (v + v_o + b * v_0 + hk * v_1), j0, S, Ev, v_2, v_3, BKN)
+#pragma unroll
+        for (int kk = 0; kk < KS; kk++)
+            ATTN_LDSM_A(va[kk], sm + warp * 16 * DSM, kk);
     }
     barrier(CLK_LOCAL_MEM_FENCE); /* the memory holds query tiles next */
     float dk[NB][4], dv[NB][4];
@@ -1233,18 +1298,12 @@ __kernel __attribute__((reqd_work_group_size(QBN, 1, 1))) void attn_bwd_dq_mma(A
     ATTN_LEAN()
     const float sl2 = scale * M_LOG2E_F;
     uint qa[KS][4], oa[KS][4]; /* the warp's Q and dO rows */
-    ATTN_LOAD_BITS_N(sm, QBQ, (q + q_o + b * q_0 + h * q_1), i0, L, E, q_2, q_3, QBN)
-    MMA_CP_COMMIT();
-    MMA_CP_WAIT(0);
-    barrier(CLK_LOCAL_MEM_FENCE);
+    ATTN_STAGE(QBQ, (q + q_o + b * q_0 + h * q_1), i0, L, E, q_2, q_3, QBN)
 #pragma unroll
     for (int kk = 0; kk < KS; kk++)
         ATTN_LDSM_A(qa[kk], sm + warp * 16 * DSM, kk);
     barrier(CLK_LOCAL_MEM_FENCE);
-    ATTN_LOAD_BITS_N(sm, QBQ, (gout + g_o + b * g_0 + h * g_1), i0, L, Ev, g_2, g_3, QBN)
-    MMA_CP_COMMIT();
-    MMA_CP_WAIT(0);
-    barrier(CLK_LOCAL_MEM_FENCE);
+    ATTN_STAGE(QBQ, (gout + g_o + b * g_0 + h * g_1), i0, L, Ev, g_2, g_3, QBN)
 #pragma unroll
     for (int kk = 0; kk < KS; kk++)
         ATTN_LDSM_A(oa[kk], sm + warp * 16 * DSM, kk);

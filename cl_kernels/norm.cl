@@ -357,7 +357,8 @@ norm_layer(global const TIN_T *x, long xoff, global const CT *w, long woff, glob
  * 4 * RRV contiguous elements, each row read once: L lanes per row (a
  * power of two up to RWG: 32, a warp, for GPT-2's 768), a lane holding
  * groups of 4 consecutive elements (group k at (k L + lane) 4), loaded as
- * one vector where flags & 16 (n % 4 == 0, aligned offsets: the host's).
+ * one vector where flags & 128 (n % 4 == 0, aligned offsets: the host's;
+ * its own bit: norm_layer_cpu's 16 means "the statistics alone").
  * Two passes over the registers: mean = sum(x) / n, then var = sum((x -
  * mean)^2) / n (biased; rms: mean(x^2)), rstd = 1 / sqrt(var + eps); each
  * sum a fixed order (NORM_RR_SUM): the same bits every run.  Then y = (x -
@@ -373,7 +374,7 @@ norm_layer_rr(global const TIN_T *x, long xoff, global const CT *w, long woff, g
     local CT l1[RWG], l2[RWG / 32 > 0 ? RWG / 32 : 1];
     long inner = 1;
     NORM_ROW
-    bool rms = (flags & 4) != 0, vec = (flags & 16) != 0;
+    bool rms = (flags & 4) != 0, vec = (flags & 128) != 0;
     global const TIN_T *xr = x + xoff + base;
     CT v[4 * RRV];
     CT s = (CT)0;

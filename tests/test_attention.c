@@ -24,6 +24,9 @@
  * compiled here as C) are checked against attn_score's bounds and causal
  * tests over a grid of tiles, both orientations (the host-only test
  * test_lean_visibility: a range that drops a masked position fails it).
+ * On KIT_MMA devices test_lean_and_general_bits asserts that the lean and
+ * the general tensor-core programs give the same bits on problems both
+ * run.  CLOPS_TEST_FILTER (a cmocka glob) runs a subset.
  * The standard layout sweeps are the operator suite's (test_check_attention).
  */
 #include <math.h>
@@ -566,14 +569,89 @@ static void test_lean_visibility(void **state)
                   checked);
 }
 
+/* The lean and the general tensor-core programs (docs/attention.md,
+ * "Masked tiles in fewer registers") on problems both run — causal
+ * (both alignments) and not, odd lengths, grouped-query heads, head dims
+ * 64 and 128 — give the same bits: forward output and logsumexp, dQ, dK,
+ * dV.  Only on devices that run the tensor-core kernels (KIT_MMA; asserted
+ * through attention_stats, so an FMA fallback cannot pass for them);
+ * elsewhere there is nothing to compare. */
+static void test_lean_and_general_bits(void **state)
+{
+    (void)state;
+    static const int64_t probs[][7] = {
+        /* Hq, Hkv, L, S, E, causal, lower_right */
+        {4, 2, 300, 300, 64, 1, 0},
+        {2, 2, 150, 137, 64, 0, 0},
+        {4, 1, 200, 260, 128, 1, 1},
+        {2, 2, 131, 131, 128, 1, 0},
+    };
+    clops_device *devs[CT_MAX_DEVICES];
+    int n = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < n; di++) {
+        clops_device *d = devs[di];
+        if (kit_kind_of(d) != KIT_MMA || !ct_device_supports(d, CLOPS_BFLOAT16))
+            continue;
+        ct_set_device(d);
+        for (size_t pi = 0; pi < CT_COUNT(probs); pi++) {
+            const int64_t *pr = probs[pi];
+            ct_set_case("Hq %lld Hkv %lld L %lld S %lld E %lld%s%s", (long long)pr[0],
+                        (long long)pr[1], (long long)pr[2], (long long)pr[3], (long long)pr[4],
+                        pr[5] ? " causal" : "", pr[6] ? " lower-right" : "");
+            int64_t qs[4] = {1, pr[0], pr[2], pr[4]}, ks[4] = {1, pr[1], pr[3], pr[4]};
+            clops_tensor *q = ct_random(d, CLOPS_BFLOAT16, 4, qs, CT_CONTIGUOUS, PW_DOMAIN_SMALL, 1);
+            clops_tensor *k = ct_random(d, CLOPS_BFLOAT16, 4, ks, CT_CONTIGUOUS, PW_DOMAIN_SMALL, 2);
+            clops_tensor *v = ct_random(d, CLOPS_BFLOAT16, 4, ks, CT_CONTIGUOUS, PW_DOMAIN_SMALL, 3);
+            clops_tensor *go = ct_random(d, CLOPS_BFLOAT16, 4, qs, CT_CONTIGUOUS, PW_DOMAIN_SMALL, 4);
+            clops_tensor *r[2][7] = {{NULL}};
+            for (int gen = 0; gen < 2; gen++) {
+                attention_force_general(gen == 1);
+                attn_stats s0, s1;
+                attention_stats(&s0);
+                clops_tensor **x = r[gen];
+                CT_OK(clops__fused_attention(q, k, v, NULL, 0.0, pr[5] != 0, NULL, NULL,
+                                             pr[6] != 0, &x[0], &x[1], &x[2]));
+                CT_OK(clops__fused_attention_backward(go, q, k, v, x[0], x[1], x[2], NULL, 0.0,
+                                                      pr[5] != 0, NULL, pr[6] != 0, false, &x[3],
+                                                      &x[4], &x[5], &x[6]));
+                attention_stats(&s1);
+                CT_ASSERT_MSG(s1.fwd_mma - s0.fwd_mma == 1 && s1.bwd_mma - s0.bwd_mma == 1,
+                              "the %s programs' run did not take the tensor-core kernels",
+                              gen ? "general" : "lean");
+            }
+            attention_force_general(false);
+            static const char *const what[6] = {"output", "logsumexp", "rng_state",
+                                                "dQ",     "dK",        "dV"};
+            for (int w = 0; w < 6; w++) {
+                ct_set_case("Hq %lld L %lld S %lld E %lld%s%s: %s", (long long)pr[0],
+                            (long long)pr[2], (long long)pr[3], (long long)pr[4],
+                            pr[5] ? " causal" : "", pr[6] ? " lower-right" : "", what[w]);
+                CT_ASSERT_CLOSE(r[1][w], r[0][w], CT_TOL_EXACT);
+            }
+            clops_tensor *rel[] = {q, k, v, go};
+            for (size_t i = 0; i < CT_COUNT(rel); i++)
+                clops_tensor_release(rel[i]);
+            for (int gen = 0; gen < 2; gen++)
+                for (int w = 0; w < 7; w++)
+                    clops_tensor_release(r[gen][w]);
+        }
+    }
+    ct_clear_context();
+}
+
 int main(void)
 {
+    /* CLOPS_TEST_FILTER (a cmocka glob) runs a subset (a GPU job's) */
+    const char *filter = getenv("CLOPS_TEST_FILTER");
+    if (filter && *filter)
+        cmocka_set_test_filter(filter);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lean_visibility),
         cmocka_unit_test(test_kernels_match_the_reference),
         cmocka_unit_test(test_masked_rows_and_nan),
         cmocka_unit_test(test_sdpa_and_refusals),
         cmocka_unit_test(test_result_layouts),
+        cmocka_unit_test(test_lean_and_general_bits),
     };
     return cmocka_run_group_tests(tests, NULL, ct_teardown_group);
 }

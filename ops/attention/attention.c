@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "codegen_pointwise/pw.h"
 #include "dispatch/structured.h"
@@ -58,11 +59,6 @@ enum {
 #define ATTN_NT 128
 #define ATTN_BQ 16
 #define ATTN_BK 16
-#define ATTN_MMA_BQ 128 /* query rows of an attn_fwd_mma work-group (MBQ) */
-#define ATTN_MMA_BKV 64  /* keys of an attn_bwd_dkv_mma work-group (BKV) */
-#define ATTN_MMA_BKN 128 /* its work items (BKN) */
-#define ATTN_MMA_QBQ 128 /* query rows of an attn_bwd_dq_mma work-group (QBQ) */
-#define ATTN_MMA_QBN 256 /* its work items (QBN) */
 #define ATTN_SPLIT_MIN 256 /* the fewest keys of one split-KV chunk */
 #define ATTN_DEC_MAXL 4    /* query lengths up to this run attn_fwd's decoding tiles */
 
@@ -83,10 +79,66 @@ static int attn_mma_mr(void)
     return e ? e : 1;
 }
 
-/* attn_fwd_mma's work items (MNT): 128 query rows, 8 / MR warps. */
-static int attn_mma_nt(void)
+/*
+ * The tensor-core kernels' work-group shapes: `warps` 16-row (or 16-key)
+ * slices per work-group — attn_fwd_mma's MW (query rows 16 MW, MW / MR
+ * warps), attn_bwd_dkv_mma's BKW (keys 16 BKW, BKW warps),
+ * attn_bwd_dq_mma's QBW (query rows 16 QBW, QBW warps) — per kernel
+ * (ATTN_R_FWD, ATTN_R_DKV, ATTN_R_DQ) and padded head dim (32, 64, 128).
+ * CLOPS_ATTN_WARPS="fwd=4,dkv=8,dq=4" (read once per process; any
+ * subset; 4 or 8, and 16 for the forward: 256 query rows, 512 items,
+ * built through the PTX route) sets a kernel's count at every head dim,
+ * for benchmarks (bench/attention_mask_job.sh).  Measured on an H200
+ * (docs/attention.md, "Work-group shapes"): the defaults won.
+ */
+enum { ATTN_R_FWD, ATTN_R_DKV, ATTN_R_DQ };
+static const int attn_warps_default[3][3] = {
+    /* d32 d64 d128 */
+    {8, 8, 8}, /* attn_fwd_mma */
+    {4, 4, 4}, /* attn_bwd_dkv_mma */
+    {8, 8, 8}, /* attn_bwd_dq_mma */
+};
+
+/* The value of `name`=N in a comma-separated environment variable read
+ * once into env[3] (-1 before; 0 where absent or outside lo..hi). */
+static int attn_env_kern(atomic_int env[3], const char *var, int kern, int lo, int hi)
 {
-    return 256 / attn_mma_mr();
+    if (atomic_load_explicit(&env[0], memory_order_relaxed) < 0) {
+        const char *v = host_env(var);
+        static const char *const names[3] = {"fwd=", "dkv=", "dq="};
+        for (int i = 0; i < 3; i++) {
+            const char *s = v ? strstr(v, names[i]) : NULL;
+            int c = s ? atoi(s + strlen(names[i])) : 0;
+            atomic_store_explicit(&env[i], c >= lo && c <= hi ? c : 0, memory_order_relaxed);
+        }
+    }
+    return atomic_load_explicit(&env[kern], memory_order_relaxed);
+}
+
+static int attn_dclass(int dp)
+{
+    return dp <= 32 ? 0 : dp <= 64 ? 1 : 2;
+}
+
+static int attn_warps(int kern, int dp)
+{
+    static atomic_int env[3] = {-1, -1, -1};
+    int e = attn_env_kern(env, "CLOPS_ATTN_WARPS", kern, 4, 16);
+    return e == 4 || e == 8 || (e == 16 && kern == ATTN_R_FWD)
+               ? e
+               : attn_warps_default[kern][attn_dclass(dp)];
+}
+
+/* attn_fwd_mma's query rows per work-group (MBQ: 16 MW) and work items
+ * (MNT: MW / MR warps). */
+static int attn_fwd_rows(int dp)
+{
+    return 16 * attn_warps(ATTN_R_FWD, dp);
+}
+
+static int attn_mma_nt(int dp)
+{
+    return 32 * attn_warps(ATTN_R_FWD, dp) / attn_mma_mr();
 }
 
 /* The padded head dimension of a problem: 32, 64, 128 or 256. */
@@ -144,7 +196,6 @@ typedef struct attn_prog {
  * CLOPS_ATTN_CTAS="fwd=2,dkv=1,dq=1" (read once per process; any subset)
  * sets a kernel's count for every head dim, for benchmarks.
  */
-enum { ATTN_R_FWD, ATTN_R_DKV, ATTN_R_DQ };
 /* bench/attention_job.sh on an H200 (2026-11-28, bfloat16, causal; µs,
  * the driver's build -> routed): the forward GPT-2 (d64) 163.0 -> 123.7,
  * Llama (d128, 392 bytes of spills) 504.9 -> 487.3; the backward GPT-2
@@ -161,17 +212,17 @@ static const int attn_ctas_default[3][3] = {
 static int attn_ctas(int kern, int dp)
 {
     static atomic_int env[3] = {-1, -1, -1};
-    if (atomic_load_explicit(&env[0], memory_order_relaxed) < 0) {
-        const char *v = host_env("CLOPS_ATTN_CTAS");
-        static const char *const names[3] = {"fwd=", "dkv=", "dq="};
-        for (int i = 0; i < 3; i++) {
-            const char *s = v ? strstr(v, names[i]) : NULL;
-            int c = s ? atoi(s + strlen(names[i])) : 0;
-            atomic_store_explicit(&env[i], c >= 1 && c <= 8 ? c : 0, memory_order_relaxed);
-        }
-    }
-    int e = atomic_load_explicit(&env[kern], memory_order_relaxed);
-    return e ? e : attn_ctas_default[kern][dp <= 32 ? 0 : dp <= 64 ? 1 : 2];
+    int e = attn_env_kern(env, "CLOPS_ATTN_CTAS", kern, 1, 8);
+    return e ? e : attn_ctas_default[kern][attn_dclass(dp)];
+}
+
+/* Whether kernel kern at padded head dim dp is built through the PTX
+ * route: attn_ctas asks for more than one work-group per SM, or the
+ * forward's work-groups exceed 256 items (CLOPS_ATTN_WARPS=fwd=16: the
+ * entry's `.reqntid 512` has ptxas fit 128 registers an item). */
+static bool attn_routes(int kern, int dp)
+{
+    return attn_ctas(kern, dp) > 1 || (kern == ATTN_R_FWD && attn_mma_nt(dp) > 256);
 }
 
 /* The tensor-core kernels' lean programs (ATTN_XM 0: no boolean or
@@ -181,10 +232,17 @@ static int attn_ctas(int kern, int dp)
  * once per process) gives every problem the general program (ATTN_XM 1,
  * attn_score per element), for benchmarks (bench/attention_mask_job.sh). */
 static bool attn_env_off(atomic_int *cache, const char *name);
+static atomic_int attn_general_forced;
 static int attn_msplit(void)
 {
     static atomic_int off = -1;
-    return !attn_env_off(&off, "CLOPS_ATTN_MASK_SPLIT");
+    return !attn_env_off(&off, "CLOPS_ATTN_MASK_SPLIT") &&
+           !atomic_load_explicit(&attn_general_forced, memory_order_relaxed);
+}
+
+void attention_force_general(bool on)
+{
+    atomic_store_explicit(&attn_general_forced, on ? 1 : 0, memory_order_relaxed);
 }
 
 static clops_status write_defines(const void *vctx, const clops_device *d, strbuf *sb)
@@ -194,11 +252,14 @@ static clops_status write_defines(const void *vctx, const clops_device *d, strbu
                   "#define BT %d\n#define NT %d\n",
               kit_cl_storage(c->dt), (int)kit_load_store(c->dt), c->dp, c->bq,
               attn_fwd_bk(c->bq, c->dp), attn_bt(c->dp), ATTN_NT);
-    if (c->mma)
+    if (c->mma) {
+        static const char *const wname[3] = {"MW", "BKW", "QBW"};
         sb_printf(sb,
                   "#define ATTN_MMA %d\n#define MMA_TY \"%s\"\n#define MR %d\n"
-                  "#define ATTN_XM %d\n",
-                  c->mma, c->dt == CLOPS_FLOAT16 ? "f16" : "bf16", attn_mma_mr(), c->xm);
+                  "#define ATTN_XM %d\n#define %s %d\n",
+                  c->mma, c->dt == CLOPS_FLOAT16 ? "f16" : "bf16", attn_mma_mr(), c->xm,
+                  wname[c->mma - 1], attn_warps(c->mma - 1, c->dp));
+    }
     /* CPU devices only (GPU programs are unchanged): attn_fwd_cpu. */
     if (kit_is_cpu(d))
         sb_append(sb, "#define ATTN_CPU 1\n");
@@ -231,41 +292,49 @@ static clops_status attn_kernel_route(clops_device *d, int which, clops_dtype dt
     /* the tensor-core programs: 1 the forward, 2 dK/dV and the fold, 3 dQ */
     int prog = !mma ? 0 : which == ATTN_K_FWD_MMA ? 1 : which == ATTN_K_DQ_MMA ? 3 : 2;
     /* The work-group kernels are launched with exactly ATTN_NT items
-     * (attn_mma_nt for attn_fwd_mma, ATTN_MMA_BKN and ATTN_MMA_QBN for the
+     * (attn_mma_nt for attn_fwd_mma, 32 attn_warps for the
      * tensor-core backward: reqd_work_group_size); the device must allow
      * that many.  attn_fwd_cpu is launched with work-groups of one item. */
-    int nt = which == ATTN_K_FWD_MMA   ? attn_mma_nt()
-             : which == ATTN_K_DKV_MMA ? ATTN_MMA_BKN
-             : which == ATTN_K_DQ_MMA  ? ATTN_MMA_QBN
+    int warps = prog ? attn_warps(prog - 1, dp) : 0;
+    int nt = which == ATTN_K_FWD_MMA   ? attn_mma_nt(dp)
+             : which == ATTN_K_DKV_MMA || which == ATTN_K_DQ_MMA ? 32 * warps
                                        : ATTN_NT;
     /* the routed program's work-groups per SM (1: the driver's build); the
      * fold shares attn_bwd_dkv_mma's program */
     int ctas = routed && prog ? attn_ctas(prog - 1, dp) : 1;
+    bool route = routed && prog && attn_routes(prog - 1, dp);
     char target[16] = "", entry[64] = "";
-    if (ctas > 1) {
+    if (route) {
         snprintf(target, sizeof target, "sm_%d%d", d->nv_cc_major, d->nv_cc_minor);
-        snprintf(entry, sizeof entry, ".reqntid %d, 1, 1\n.minnctapersm %d\n",
-                 prog == 1 ? attn_mma_nt() : prog == 2 ? ATTN_MMA_BKN : ATTN_MMA_QBN, ctas);
+        if (ctas > 1)
+            snprintf(entry, sizeof entry, ".reqntid %d, 1, 1\n.minnctapersm %d\n",
+                     prog == 1 ? attn_mma_nt(dp) : 32 * warps, ctas);
+        else
+            snprintf(entry, sizeof entry, ".reqntid %d, 1, 1\n", nt);
     }
     host_kkey key = {{(0x41ull << 56) | ((uint64_t)which << 16) | (uint64_t)dt, (uint64_t)dp,
-                      (uint64_t)bq, mma ? (uint64_t)attn_mma_mr() | (uint64_t)ctas << 8 | (uint64_t)(xm != 0) << 16
+                      (uint64_t)bq, mma ? (uint64_t)attn_mma_mr() | (uint64_t)ctas << 8 | (uint64_t)(xm != 0) << 16 |
+                                (uint64_t)route << 17 | (uint64_t)warps << 20
                           : 0}};
     /* The entry's directives are attn_bwd_dkv_mma's in the program it
      * shares with attn_bwd_fold: that kernel asks first (the route patches
      * the entry of the kernel that builds the program). */
-    if (which == ATTN_K_FOLD && ctas > 1) {
+    if (which == ATTN_K_FOLD && route) {
         clops_status st = attn_kernel_route(d, ATTN_K_DKV_MMA, dt, dp, bq, routed, xm, op, k);
         if (st)
             return st;
     }
-    char pname[80], title[96], cta[16] = "";
+    char pname[96], title[96], cta[16] = "", wtag[8] = "";
     const char *kind = !mma ? "" : attn_mma_mr() == 2 ? "-mma2" : "-mma";
     static const char *const pnames[4] = {"", "/fwd", "/bwd-dkv", "/bwd-dq"};
-    if (ctas > 1)
+    if (route)
         snprintf(cta, sizeof cta, "/cta%d", ctas);
-    snprintf(pname, sizeof pname, "attention%s/%s/d%d%s%s%s%s", kind, clops_dtype_name(dt), dp,
-             bq == ATTN_BQ ? "" : bq == 1 ? "/q1" : bq == 2 ? "/q2" : "/q4", pnames[prog], cta,
-             mma && !xm ? "/lean" : "");
+    /* the work-group's warps where they are not the first shapes' (8, 4, 8) */
+    if (prog && warps != (prog == 2 ? 4 : 8))
+        snprintf(wtag, sizeof wtag, "/w%d", warps);
+    snprintf(pname, sizeof pname, "attention%s/%s/d%d%s%s%s%s%s", kind, clops_dtype_name(dt), dp,
+             bq == ATTN_BQ ? "" : bq == 1 ? "/q1" : bq == 2 ? "/q2" : "/q4", pnames[prog], wtag,
+             cta, mma && !xm ? "/lean" : "");
     snprintf(title, sizeof title, "clops attention program %s, head dim %d (ops/attention/attention.c)",
              clops_dtype_name(dt), dp);
     attn_prog ctx = {dt, dp, bq, prog, mma ? xm != 0 : 1};
@@ -276,8 +345,8 @@ static clops_status attn_kernel_route(clops_device *d, int which, clops_dtype dt
                      .write = write_defines,
                      .file = "attention.cl",
                      .ctx = &ctx,
-                     .ptx_target = ctas > 1 ? target : NULL,
-                     .ptx_entry_directives = ctas > 1 ? entry : NULL};
+                     .ptx_target = route ? target : NULL,
+                     .ptx_entry_directives = route ? entry : NULL};
     clops_status st = kit_kernel(d, &key, &p, names[which], 0, op, k);
     if (!st && which != ATTN_K_PRE && which != ATTN_K_COMBINE && which != ATTN_K_FWD_CPU &&
         which != ATTN_K_FOLD &&
@@ -470,7 +539,7 @@ static clops_status fwd_launch(const attn_problem *p, int mma)
     clops_device *d = p->q.t->storage->device;
     if (p->B * p->Hq * p->L == 0)
         return CLOPS_OK;
-    int dp = attn_dpad(p), pq = attn_fwd_bq(p->L), bq = mma ? ATTN_MMA_BQ : pq;
+    int dp = attn_dpad(p), pq = attn_fwd_bq(p->L), bq = mma ? attn_fwd_rows(dp) : pq;
     int64_t nsplit = mma ? 1 : attn_nsplit(p, d), kchunk = p->S > 0 ? p->S : 1;
     if (nsplit > 1) {
         int64_t bk = attn_fwd_bk(pq, dp);
@@ -485,7 +554,7 @@ static clops_status fwd_launch(const attn_problem *p, int mma)
     int64_t nqt = (p->L + bq - 1) / bq, rows = p->B * p->Hq * p->L, pn;
     size_t global = 0;
     if (!st)
-        st = attn_global(p, nqt * nsplit, p->B, p->Hq, mma ? attn_mma_nt() : ATTN_NT, &global);
+        st = attn_global(p, nqt * nsplit, p->B, p->Hq, mma ? attn_mma_nt(dp) : ATTN_NT, &global);
     if (!st && nsplit > 1 &&
         (!geom_mul(rows, p->Ev + 2, &pn) || !geom_mul(pn, nsplit, &pn)))
         st = clops__fail(CLOPS_INVALID_SHAPE, "%s: %lld split-KV partial results of %lld rows "
@@ -509,7 +578,7 @@ static clops_status fwd_launch(const attn_problem *p, int mma)
         arg_int(&g, (mma_vec(&p->q) && mma_vec(&p->k) && mma_vec(&p->v) ? 1 : 0) |
                         (out_pairs(&p->out) ? 2 : 0));
     }
-    st = host_launch_local(d, k, g.n, g.a, global, mma ? attn_mma_nt() : ATTN_NT);
+    st = host_launch_local(d, k, g.n, g.a, global, mma ? attn_mma_nt(dp) : ATTN_NT);
     if (!st && nsplit > 1)
         st = attn_kernel(d, ATTN_K_COMBINE, p->q.t->dtype, dp, pq, p->op, &k);
     if (!st && nsplit > 1) {
@@ -826,12 +895,11 @@ static mma_slot mma_slots[64];
 static pthread_mutex_t mma_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Whether the program of a check of (dp, bwd) goes through the PTX route:
- * attn_ctas asks for more than one work-group per SM for one of its
- * kernels. */
+ * attn_routes for one of its kernels. */
 static bool mma_wants_route(int dp, bool bwd)
 {
-    return bwd ? attn_ctas(ATTN_R_DKV, dp) > 1 || attn_ctas(ATTN_R_DQ, dp) > 1
-               : attn_ctas(ATTN_R_FWD, dp) > 1;
+    return bwd ? attn_routes(ATTN_R_DKV, dp) || attn_routes(ATTN_R_DQ, dp)
+               : attn_routes(ATTN_R_FWD, dp);
 }
 
 /* Which kernels (ATTN_FMA, ATTN_MMA_PLAIN, ATTN_MMA_ROUTED) run the forward
@@ -954,19 +1022,25 @@ static clops_status dmask_launch(const attn_problem *p, cl_mem dv)
     return host_launch_local(d, k, g.n, g.a, global, ATTN_NT);
 }
 
-/* Whether the environment variable `name` is "0" (a switch turned off),
- * read once per process into *cache (-1 before).  attn_nsplit reads
- * CLOPS_ATTN_SPLIT the same way inline (the FMA forward's launch, left as
- * it is while the CPU launch shape is built beside it). */
-static bool attn_env_off(atomic_int *cache, const char *name)
+/* Whether the environment variable `name` is `val`, read once per
+ * process into *cache (-1 before).  attn_nsplit reads CLOPS_ATTN_SPLIT
+ * the same way inline (the FMA forward's launch, left as it is while the
+ * CPU launch shape is built beside it). */
+static bool attn_env_is(atomic_int *cache, const char *name, const char *val)
 {
     int o = atomic_load_explicit(cache, memory_order_relaxed);
     if (o < 0) {
         const char *env = host_env(name);
-        o = env && strcmp(env, "0") == 0;
+        o = env && strcmp(env, val) == 0;
         atomic_store_explicit(cache, o, memory_order_relaxed);
     }
     return o;
+}
+
+/* Whether the switch `name` is turned off ("0"). */
+static bool attn_env_off(atomic_int *cache, const char *name)
+{
+    return attn_env_is(cache, name, "0");
 }
 
 /*
@@ -983,12 +1057,45 @@ static int64_t attn_bwd_nsp(const attn_problem *p, const clops_device *d, int64_
     int64_t G = p->Hq / p->Hkv;
     if (G <= 1 || attn_env_off(&off, "CLOPS_ATTN_BWD_SPLIT"))
         return 1;
-    int64_t cu = d->info.compute_units > 0 ? (int64_t)d->info.compute_units : 1, want = 8 * cu;
+    /* 32 warps per compute unit: 8 work-groups of 4 warps (or 4 of 8) */
+    int64_t cu = d->info.compute_units > 0 ? (int64_t)d->info.compute_units : 1,
+            want = 32 * cu / attn_warps(ATTN_R_DKV, attn_dpad(p));
     int64_t all;
     for (int64_t n = 1; n <= G; n++)
         if (G % n == 0 && (!geom_mul(nkv, n, &all) || all >= want || n == G))
             return n;
     return 1;
+}
+
+/*
+ * CLOPS_ATTN_TIMES=1 (read once per process; for benchmarks): the
+ * backward waits for each of its kernels (host_finish) and prints their
+ * wall times on stderr, one line per call ("clops: attention backward
+ * us: pre P dkv K fold F dq Q") — where the backward's time goes, at the
+ * cost of the launches' overlap.  attn_tick(d, t, i) waits and adds the
+ * time since the last tick to t[i].
+ */
+static bool attn_times(void)
+{
+    static atomic_int on = -1;
+    return attn_env_is(&on, "CLOPS_ATTN_TIMES", "1");
+}
+
+static double attn_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+}
+
+static void attn_tick(clops_device *d, double t[5], int i)
+{
+    if (host_finish(d) == CLOPS_OK) {
+        double now = attn_now_us();
+        if (i >= 0)
+            t[i] += now - t[4];
+        t[4] = now;
+    }
 }
 
 /* The backward on an OpenCL device: attn_bwd_pre, then attn_bwd_dkv and
@@ -1003,6 +1110,11 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
     int64_t rows = p->B * p->Hq * p->L;
     clops_tensor *Dt = NULL;
     host_kernel *k = NULL;
+    /* CLOPS_ATTN_TIMES: pre, dK/dV, fold, dQ, then the last tick */
+    bool timed = attn_times();
+    double tt[5] = {0};
+    if (timed)
+        attn_tick(d, tt, -1);
     clops_status st = tensor_new(d, CLOPS_FLOAT32, 1, &rows, NULL, &Dt);
     cl_mem dv = Dt ? mem_of(Dt) : NULL, q = mem_of(p->q.t);
     if (!st && rows > 0)
@@ -1019,8 +1131,11 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
         arg_long(&g, rows);
         st = host_launch(d, k, g.n, g.a, host_grid_size(d, k, (uint64_t)rows));
     }
-    int kb = mma ? ATTN_MMA_BKV : bt, qb = mma ? ATTN_MMA_QBQ : bt;
-    int knt = mma ? ATTN_MMA_BKN : ATTN_NT, qnt = mma ? ATTN_MMA_QBN : ATTN_NT;
+    if (timed && !st)
+        attn_tick(d, tt, 0);
+    int kw = attn_warps(ATTN_R_DKV, dp), qw = attn_warps(ATTN_R_DQ, dp);
+    int kb = mma ? 16 * kw : bt, qb = mma ? 16 * qw : bt;
+    int knt = mma ? 32 * kw : ATTN_NT, qnt = mma ? 32 * qw : ATTN_NT;
     int vec = mma && mma_vec(&p->q) && mma_vec(&p->k) && mma_vec(&p->v) && mma_vec(&p->go);
     int64_t nkt = (p->S + kb - 1) / kb, nqt = (p->L + qb - 1) / qb;
     size_t global = 0;
@@ -1057,6 +1172,8 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
         }
         st = host_launch_local(d, k, g.n, g.a, global, knt);
     }
+    if (timed && !st)
+        attn_tick(d, tt, 1);
     if (nsp_out)
         *nsp_out = nsp;
     if (!st && nsp > 1)
@@ -1077,6 +1194,8 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
         arg_float(&g, (float)p->scale);
         st = host_launch(d, k, g.n, g.a, host_grid_size(d, k, (uint64_t)pn));
     }
+    if (timed && !st)
+        attn_tick(d, tt, 2);
     clops_tensor_release(part);
     if (!st && p->ds && !ds_full(p) && tensor_numel(p->ds) > 0)
         st = dmask_launch(p, dv ? dv : q);
@@ -1091,6 +1210,11 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
         if (mma)
             arg_int(&g, vec);
         st = host_launch_local(d, k, g.n, g.a, global, qnt);
+    }
+    if (timed && !st) {
+        attn_tick(d, tt, 3);
+        fprintf(stderr, "clops: attention backward us: pre %.1f dkv %.1f fold %.1f dq %.1f\n",
+                tt[0], tt[1], tt[2], tt[3]);
     }
     clops_tensor_release(Dt);
     return st;

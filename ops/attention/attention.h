@@ -9,6 +9,7 @@
 #ifndef CLOPS_OPS_ATTENTION_H
 #define CLOPS_OPS_ATTENTION_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "core/tensor_impl.h"
@@ -29,5 +30,11 @@ typedef struct attn_stats {
     uint64_t bwd_mma, bwd_fma, fwd_mma, bwd_split, fwd_routed, bwd_routed;
 } attn_stats;
 void attention_stats(attn_stats *out);
+
+/* For tests: on, every problem takes the general tensor-core programs
+ * (ATTN_XM 1), as CLOPS_ATTN_MASK_SPLIT=0 does; off, the lean programs
+ * where they apply again (the default).  test_attention compares the two
+ * programs' bits on a problem both run. */
+void attention_force_general(bool on);
 
 #endif /* CLOPS_OPS_ATTENTION_H */

@@ -170,10 +170,11 @@ static clops_status launch(const char *op, clops_tensor *x, clops_tensor *w, clo
     int64_t per_group = wg / L;
     size_t global = (size_t)((M + per_group - 1) / per_group * wg);
     if (rr) {
-        /* flags & 16: whole groups of 4 as one vector (every row and the
-         * weights start on a multiple of 4 elements) */
+        /* flags & 128: whole groups of 4 as one vector (every row and the
+         * weights start on a multiple of 4 elements); its own bit, apart
+         * from norm_layer_cpu's 16 (the statistics alone) */
         if (N % 4 == 0 && xo % 4 == 0 && yo % 4 == 0 && wo % 4 == 0 && bo % 4 == 0)
-            flags |= 16;
+            flags |= 128;
         flags |= (raw & 1 ? 32 : 0) | (raw & 2 ? 64 : 0);
         host_arg rargs[] = {
             {sizeof xm, &xm},     {sizeof xo, &xo},   {sizeof wm, &wm},   {sizeof wo, &wo},
