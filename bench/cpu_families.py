@@ -32,31 +32,24 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+def rows_of(path, key):
+    """{case: row[key]} of the rows of a bench JSON that have key (a missing
+    or unreadable file: none; launches are absent in JSON of older builds)."""
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    rows = doc["results"] if isinstance(doc, dict) else doc
+    return {row.get("torch_case", row.get("case")): row[key] for row in rows
+            if row.get(key) is not None}
+
+
 def run_json(cmd, path):
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if r.returncode != 0:
         sys.stderr.write(f"# {' '.join(cmd)}: exit {r.returncode}\n{r.stdout[-2000:]}\n")
-    try:
-        with open(path) as f:
-            doc = json.load(f)
-    except (OSError, ValueError):
-        return {}
-    rows = doc["results"] if isinstance(doc, dict) else doc
-    return {row.get("torch_case", row.get("case")): row["us_per_call"] for row in rows
-            if row.get("us_per_call")}
-
-
-def launches_of(path):
-    """Kernel launches per call of each row in a bench_family JSON (absent
-    in JSON of older builds)."""
-    try:
-        with open(path) as f:
-            doc = json.load(f)
-    except (OSError, ValueError):
-        return {}
-    rows = doc["results"] if isinstance(doc, dict) else doc
-    return {row.get("torch_case", row.get("case")): row["launches"] for row in rows
-            if "launches" in row}
+    return rows_of(path, "us_per_call")
 
 
 def main():
@@ -92,7 +85,7 @@ def main():
                                 args.scale, "--reps", args.reps, "--json", path] + case, path)
                 clops[b][fam].append(got)
                 if b == len(args.builds) - 1:
-                    launches[fam].update(launches_of(path))
+                    launches[fam].update(rows_of(path, "launches"))
                 for c in got:
                     if c not in order[fam]:
                         order[fam].append(c)
