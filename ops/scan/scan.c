@@ -225,8 +225,6 @@ static int64_t abs64(int64_t v)
     return v < 0 ? -v : v;
 }
 
-/* Runs the kernels over geometry-compatible src/dst(/idx) on an OpenCL
- * device. */
 /* The work-group size of a CPU scan launch of `global` items: the largest
  * power of two, at least SCAN_CPU_MIN_LOCAL and at most k's default, that
  * gives every compute unit two groups (the default, 256, gave cumsum rows
@@ -241,6 +239,8 @@ static size_t scan_cpu_local(const clops_device *d, const host_kernel *k, size_t
     return local <= k->wg_size ? local : k->wg_size;
 }
 
+/* Runs the kernels over geometry-compatible src/dst(/idx) on an OpenCL
+ * device. */
 static clops_status run_cl(scan_op kind, clops_tensor *src, const ops_lines *gs,
                            clops_tensor *dst, const ops_lines *gd, clops_tensor *idx)
 {
