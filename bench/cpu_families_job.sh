@@ -3,7 +3,8 @@
 # bench/cpu_families_job.sh: issue 36 on the GPU host's 16 CPU cores (POCL
 # 5.0 against PyTorch CPU on the same cores; the GPU is not used): every
 # family row of the issue's table, this tree against a base build, in one
-# call of about 125 s wall:
+# call (82 s wall on the H200 host with prebuilt binaries and the two tests,
+# cpu9; BUDGET caps it, default 125):
 #   1. the driver's floor per call (bench_family --floor: an empty kernel
 #      enqueued back to back, + clFinish, + a blocking 8-byte read, fill +
 #      kernel + read; wall and process CPU time);
@@ -16,7 +17,7 @@
 #      threads, one round (cpu_families.py; PyTorch's time taken beside);
 #   4. optionally the same rows pinned to 2 cores (PINNED="fam:glob ...":
 #      taskset, POCL_CPU_MAX_CU_COUNT=2, PyTorch --threads 2);
-#   0. beside the kernel warm-up (untimed), prebuilt test binaries
+#   and first, beside the kernel warm-up (untimed), prebuilt test binaries
 #      (TESTS="path ...", each under TEST_TIMEOUT s, default 40) on the POCL
 #      device (CLOPS_TEST_DEVICES=pocl): the launch shapes that depend on
 #      the core count checked on this host's POCL.
@@ -39,6 +40,8 @@
 #   TESTS="bin/test_scan bin/test_index_select" BUDGET=125
 #   bash bench/cpu_families_job.sh > /tmp/o.log 2>&1; tail -5 /tmp/o.log;
 #   tar -czf $O/cpu.tgz -C /tmp/o .; cp /tmp/o/families.md /tmp/o/host.txt $O/)
+# In a job that has built this tree there (/tmp/b), without a base:
+#   OUT=DIR BIN=/tmp/b/bench/bench_family CASES_FROM=$PWD/bench BUDGET=85 bash bench/cpu_families_job.sh
 # $OUT: families.md (every table, in order), json/ (every JSON), host.txt
 # (steps and their times), tests.txt, build.log.
 set -o pipefail
