@@ -112,6 +112,13 @@ static bool bench_row(const chk_fam *f, int i, clops_device *d, double peak, int
     double t = 0;
     if (st == CLOPS_OK)
         t = time_calls(d, run_row, r, reps, 5, &st);
+    /* kernel launches of one more call (the per-call floor times them on
+     * CPU devices) */
+    clops_device_counters c0, c1;
+    double launches = NAN;
+    if (st == CLOPS_OK && clops_device_get_counters(d, &c0) == CLOPS_OK &&
+        (st = run_row(r)) == CLOPS_OK && clops_device_get_counters(d, &c1) == CLOPS_OK)
+        launches = (double)(c1.launches - c0.launches);
     if (st) {
         printf("  %-36s error: %s\n", id, clops_last_error());
         chk_fam_row_free(r);
@@ -144,6 +151,7 @@ static bool bench_row(const chk_fam *f, int i, clops_device *d, double peak, int
     add_num(o, "gbs", gbs);
     add_num(o, "peak_gbs", peak);
     add_num(o, "ratio_to_peak", ratio);
+    add_num(o, "launches", launches);
     add_num(o, "flop", flop);
     add_num(o, "gflops", gflops);
     if (isfinite(mkeys)) {

@@ -14,7 +14,8 @@ beside it.
 Prints one Markdown table: for each row, PyTorch's median time over the
 rounds and, for each build, the ratio PyTorch time / clops time of each
 round (PyTorch's time of the same round), then the build's median clops
-time.  --no-torch leaves PyTorch out (the clops times alone: with
+time, and the last build's kernel launches per call (what the per-call
+floor of a CPU device multiplies).  --no-torch leaves PyTorch out (the clops times alone: with
 CLOPS_BENCH_CLOCK=cpu in the environment, CPU time per call, which compares
 two builds on a machine too loaded for wall times).  --out keeps every JSON (default: a temporary folder).  --threads
 defaults to the number of online CPUs (what POCL uses).  --python is the
@@ -31,18 +32,24 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def run_json(cmd, path):
-    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if r.returncode != 0:
-        sys.stderr.write(f"# {' '.join(cmd)}: exit {r.returncode}\n{r.stdout[-2000:]}\n")
+def rows_of(path, key):
+    """{case: row[key]} of the rows of a bench JSON that have key (a missing
+    or unreadable file: none; launches are absent in JSON of older builds)."""
     try:
         with open(path) as f:
             doc = json.load(f)
     except (OSError, ValueError):
         return {}
     rows = doc["results"] if isinstance(doc, dict) else doc
-    return {row.get("torch_case", row.get("case")): row["us_per_call"] for row in rows
-            if row.get("us_per_call")}
+    return {row.get("torch_case", row.get("case")): row[key] for row in rows
+            if row.get(key) is not None}
+
+
+def run_json(cmd, path):
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if r.returncode != 0:
+        sys.stderr.write(f"# {' '.join(cmd)}: exit {r.returncode}\n{r.stdout[-2000:]}\n")
+    return rows_of(path, "us_per_call")
 
 
 def main():
@@ -68,6 +75,7 @@ def main():
     clops = [{f: [] for f in fams} for _ in args.builds]
     torch = {f: [] for f in fams}
     order = {f: [] for f in fams}
+    launches = {f: {} for f in fams}  # of the last build
     for rnd in range(args.rounds):
         for fam in fams:
             for b, build in enumerate(args.builds):
@@ -76,6 +84,8 @@ def main():
                 got = run_json([exe, "--family", fam, "--device", args.device, "--scale",
                                 args.scale, "--reps", args.reps, "--json", path] + case, path)
                 clops[b][fam].append(got)
+                if b == len(args.builds) - 1:
+                    launches[fam].update(rows_of(path, "launches"))
                 for c in got:
                     if c not in order[fam]:
                         order[fam].append(c)
@@ -89,11 +99,11 @@ def main():
             torch[fam].append(run_json(env_cmd, path))
     names = [os.path.basename(os.path.abspath(b)) or b for b in args.builds]
     head = "| family | case | PyTorch us |" + "".join(
-        f" {n}: PyTorch / clops | {n} us |" for n in names)
+        f" {n}: PyTorch / clops | {n} us |" for n in names) + " launches |"
     print(f"# {args.device}, --scale {args.scale}, PyTorch --threads {args.threads}, "
           f"{args.rounds} rounds; JSON in {out}\n")
     print(head)
-    print("| --- | --- | ---: |" + " ---: | ---: |" * len(names))
+    print("| --- | --- | ---: |" + " ---: | ---: |" * len(names) + " ---: |")
     for fam in fams:
         for c in order[fam]:
             tus = [t.get(c) for t in torch[fam]]
@@ -109,7 +119,8 @@ def main():
                     ratios.append(f"{t / us:.2f}" if us and t else "-")
                 med = f"{statistics.median(uss):.0f}" if uss else ""
                 line += f" {' / '.join(ratios)} | {med} |"
-            print(line)
+            nl = launches[fam].get(c)
+            print(line + (f" {nl:.0f} |" if nl is not None else " |"))
 
 
 if __name__ == "__main__":

@@ -1,58 +1,68 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 # bench/cpu_families_job.sh: issue 36 on the GPU host's 16 CPU cores (POCL
-# 5.0 against PyTorch CPU on the same cores; the GPU is not used), the
-# causes of the rows behind, in one call of about 100 s wall:
+# 5.0 against PyTorch CPU on the same cores; the GPU is not used): every
+# family row of the issue's table, this tree against a base build, in one
+# call (82 s wall on the H200 host with prebuilt binaries and the two tests,
+# cpu9; BUDGET caps it, default 125):
 #   1. the driver's floor per call (bench_family --floor: an empty kernel
 #      enqueued back to back, + clFinish, + a blocking 8-byte read, fill +
 #      kernel + read; wall and process CPU time);
 #   2. the per-call floor through clops' ops beside PyTorch's
 #      (bench/cases/floor_cpu.yaml: add, sum, cumsum, index_select of a
 #      few elements, nll_loss forward, which reads its flag back);
-#   3. the kernel-bound rows behind on 16 cores (cumsum / cumprod /
-#      logcumsumexp rows, index_select, group_norm, maxpool backward, the
-#      nll backward over GPT-2's rows) at 16 threads and again pinned to 2
-#      cores (taskset, POCL_CPU_MAX_CU_COUNT=2, PyTorch --threads 2): a
-#      ratio that holds at 2 cores and drops at 16 is the kernel's split
-#      over the cores, not its per-core loop;
-#   4. with the time left, whole families at 16 threads (loss, norm, pool,
-#      scan, index), this tree's table.
-# Wall-clock times (the host is otherwise idle; OMP_WAIT_POLICY=PASSIVE),
-# one round.  Each step runs under the time left of BUDGET seconds, so a
-# slow step loses the later ones, not the results so far.
+#   3. the families whose CPU kernels the tree changes (BOTH, default
+#      scan index pool norm) with the base build beside, then the others
+#      (ONE, default reduce loss sort random) with this tree alone, all
+#      threads, one round (cpu_families.py; PyTorch's time taken beside);
+#   4. optionally the same rows pinned to 2 cores (PINNED="fam:glob ...":
+#      taskset, POCL_CPU_MAX_CU_COUNT=2, PyTorch --threads 2);
+#   and first, beside the kernel warm-up (untimed), prebuilt test binaries
+#      (TESTS="path ...", each under TEST_TIMEOUT s, default 40) on the POCL
+#      device (CLOPS_TEST_DEVICES=pocl): the launch shapes that depend on
+#      the core count checked on this host's POCL.
+# Wall-clock times (the host is otherwise idle; OMP_WAIT_POLICY=PASSIVE).
+# Each step runs under the time left of BUDGET seconds, so a slow step
+# loses the later ones, not the results so far.
 #
 # From this tree's root on the device machine, carrying .debs and the tree:
 #   bash bench/cpu_families_job.sh          # this tree built there (~40 s of the budget)
 #   BIN=bin/bench_family CASES_FROM=/path/it/was/built/from/bench \
-#   BASE_BIN=bin/bench_family_base BASE_CASES_FROM=... bash bench/cpu_families_job.sh
-#                                           # prebuilt binaries, this tree and a base beside it
-# (cpu7 left .dev/cpu7 in /work/main with bin/bench_family of this tree, built
-# in /work/wt/cpu5, and bin/bench_family_base of main 984b247, built in
-# /tmp/cpu7-base; the run command, carry [".debs", ".dev/cpu7"], timeout 100:
-#   for f in .debs/*.deb; do dpkg -x $f /; done; ldconfig; cd .dev/cpu7 && O=$OUT;
+#   BASE_BIN=bin/bench_family_base BASE_CASES_FROM=... TESTS="bin/test_scan" \
+#   bash bench/cpu_families_job.sh          # prebuilt binaries (portable: no -march;
+#                                           # GLIBC 2.35 when built on Debian 12)
+# (cpu9 ran it from .dev/cpu9 in /work/main: bin/bench_family of the cpu9
+# branch built in /work/wt/cpu5, bin/bench_family_base of main 00c1fc4 built in
+# /tmp/cpu9-base, carry [".debs", ".dev/cpu9"], timeout 140:
+#   for f in .debs/*.deb; do dpkg -x $f /; done; ldconfig; cd .dev/cpu9 && O=$OUT;
 #   OUT=/tmp/o BIN=bin/bench_family CASES_FROM=/work/wt/cpu5/bench
-#   BASE_BIN=bin/bench_family_base BASE_CASES_FROM=/tmp/cpu7-base/bench BUDGET=88
+#   BASE_BIN=bin/bench_family_base BASE_CASES_FROM=/tmp/cpu9-base/bench
+#   TESTS="bin/test_scan bin/test_index_select" BUDGET=125
 #   bash bench/cpu_families_job.sh > /tmp/o.log 2>&1; tail -5 /tmp/o.log;
-#   tar -czf $O/cpu7.tgz -C /tmp/o .; cp /tmp/o/cpu7.md /tmp/o/host.txt $O/
-# Not run on the host yet: on the 2-core VM end to end, 857 s with BUDGET=900.)
-# $OUT: cpu7.md (every table, in order), json/ (every JSON), host.txt,
-# build.log.  Tested end to end on the 2-core VM with BUDGET=900.
+#   tar -czf $O/cpu.tgz -C /tmp/o .; cp /tmp/o/families.md /tmp/o/host.txt $O/)
+# In a job that has built this tree there (/tmp/b), without a base:
+#   OUT=DIR BIN=/tmp/b/bench/bench_family CASES_FROM=$PWD/bench BUDGET=85 bash bench/cpu_families_job.sh
+# $OUT: families.md (every table, in order), json/ (every JSON), host.txt
+# (steps and their times), tests.txt, build.log.
 set -o pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT/json"
 t0=$(date +%s)
+BUDGET=${BUDGET:-125}
 left() { echo $(( BUDGET - ($(date +%s) - t0) )); }
-BUDGET=${BUDGET:-95}
 if [ -d .debs ]; then for f in .debs/*.deb; do dpkg -x "$f" / ; done; ldconfig; fi
 PY=${CLOPS_PYTHON:-python3}
 T=$(nproc)
+BOTH=${BOTH-scan index pool norm}
+ONE=${ONE-reduce loss sort random}
+PINNED=${PINNED-}
 { lscpu | grep -E 'Model name|^CPU\(s\)'; echo "nproc $T"; $PY -c "import torch; print('torch', torch.__version__)"; } \
     2>&1 | tee "$OUT/host.txt"
-export CLOPS_CACHE_DIR=${CLOPS_CACHE_DIR:-/tmp/cpu7-cache}
+export CLOPS_CACHE_DIR=${CLOPS_CACHE_DIR:-/tmp/cf-cache}
 # The builds: prebuilt bench_family binaries when they run here (BIN, BASE_BIN:
 # e.g. built on the 2-core VM; their descriptors are read from the path they
 # were built with, CASES_FROM / BASE_CASES_FROM, which gets this tree's
-# bench/cases), else this tree built here (BASE_BIN then left out).
-B=/tmp/cpu7-b; B0=/tmp/cpu7-b0
+# bench/cases), else this tree built here (the base then left out).
+B=/tmp/cf-branch; B0=/tmp/cf-main
 prebuilt() { # prebuilt BIN DIR CASES_FROM
     [ -n "$1" ] && [ -x "$1" ] || return 1
     mkdir -p "$2/bench" && cp "$1" "$2/bench/bench_family" || return 1
@@ -70,20 +80,27 @@ prebuilt "${BASE_BIN:-}" "$B0" "${BASE_CASES_FROM:-}" || B0=
 echo "prebuilt: ${BIN:-none}, base: ${B0:-none}" >> "$OUT/host.txt"
 echo "[$(( $(date +%s) - t0 )) s] built" | tee -a "$OUT/host.txt"
 export OMP_WAIT_POLICY=PASSIVE CUDA_VISIBLE_DEVICES=
-MD="$OUT/cpu7.md"
+MD="$OUT/families.md"
 : > "$MD"
 # 1. the driver's floor
 { echo "## driver floor (bench_family --floor --reps 200)"; echo '```';
   timeout 20 "$B/bench/bench_family" --floor --device pocl --reps 200; echo '```'; } 2>&1 | tee -a "$MD"
-# kernels compiled once (the disk cache), in parallel, before the timed runs
-for fam in floor_cpu scan index norm pool loss; do
+# the tests, and the kernels compiled once (the disk cache), in parallel,
+# before the timed runs
+for t in ${TESTS:-}; do
+    ( CLOPS_TEST_DEVICES=pocl timeout "${TEST_TIMEOUT:-40}" "$t" > "$OUT/$(basename "$t").log" 2>&1
+      echo "$t: rc $? [$(( $(date +%s) - t0 )) s]; $(grep -E 'PASSED|FAILED  \]' "$OUT/$(basename "$t").log" | tail -1)" \
+          >> "$OUT/tests.txt" ) &
+done
+for fam in floor_cpu $BOTH $ONE; do
     for b in $B $B0; do
-        timeout "$(left)" "$b/bench/bench_family" --family $fam --device pocl --scale 4096 \
+        timeout "$(( $(left) / 3 ))" "$b/bench/bench_family" --family $fam --device pocl --scale 4096 \
             --reps 1 > /dev/null 2>&1 &
     done
 done
 wait
 echo "[$(( $(date +%s) - t0 )) s] kernels compiled" | tee -a "$OUT/host.txt"
+[ -f "$OUT/tests.txt" ] && tee -a "$OUT/host.txt" < "$OUT/tests.txt"
 # fam glob threads label builds...: one cpu_families.py call under the time left
 cf() {
     local l; l=$(left)
@@ -101,17 +118,16 @@ cf() {
 }
 # 2. the floor through clops' ops
 cf floor_cpu '*' "$T" floor-${T}t $B
-# 3. the kernel-bound rows: all cores (with the base build beside), 2 cores
-ROWS="scan:*rows* index:index_select* norm:group_norm* pool:maxpool3x3s2_bwd* loss:nll_bwd_mean_gpt2*"
-for p in $ROWS; do
-    cf "${p%%:*}" "${p#*:}" "$T" "${p%%:*}-${T}t" $B0 $B
+# 3. every family: the changed ones beside the base, then the others
+for fam in $BOTH; do
+    cf $fam '*' "$T" "${fam}-${T}t" $B0 $B
 done
-for p in $ROWS; do
-    cf "${p%%:*}" "${p#*:}" 2 "${p%%:*}-2t" $B
+for fam in $ONE; do
+    cf $fam '*' "$T" "${fam}-${T}t" $B
 done
-# 4. whole families with the time left
-for fam in loss norm pool scan index; do
-    cf $fam '*' "$T" "${fam}-all-${T}t" $B0 $B
+# 4. rows pinned to 2 cores
+for p in $PINNED; do
+    cf "${p%%:*}" "${p#*:}" 2 "${p%%:*}-pin2" $B0 $B
 done
 tail -n 3 "$OUT"/*.err 2>/dev/null | grep -v '^$' | tail -20
 echo "[$(( $(date +%s) - t0 )) s] done" | tee -a "$OUT/host.txt"

@@ -1112,15 +1112,33 @@ __kernel void norm_layer_backward_cpu(global const TIN_T *g, long goff, global c
             }
             continue;
         }
-        /* group norm: runs of D elements sharing a weight */
+        /* group norm: runs of D elements sharing a weight; the sums as
+         * NV-wide vector accumulations over each run's whole vectors
+         * (vload: any offset) and scalar ones over its tail, folded at
+         * the end (a fixed order for the shape; the serial scalar chain
+         * took three quarters of the kernel: perf, the dev VM) */
         long ch = NORM_WBASE(row, G, D, n);
+        CTV v1 = (CTV)0, v2 = (CTV)0;
         for (long j0 = 0, c = ch; j0 < n; j0 += D, c++) {
             CT wv = hw ? wr[c] : (CT)1;
-            for (long j = j0; j < j0 + D; j++) {
+            long j = j0;
+            for (; j + NV <= j0 + D; j += NV) {
+                CTV gv = LDXV(gr, j) * wv, xh = (LDXV(xr, j) - mu) * rs;
+                v1 += gv;
+                v2 += gv * xh;
+            }
+            for (; j < j0 + D; j++) {
                 CT gv = LDX(gr, j) * wv, xh = (LDX(xr, j) - mu) * rs;
                 s1 += gv;
                 s2 += gv * xh;
             }
+        }
+        {
+            CT t1, t2;
+            HFOLD(v1, HADD, HADD, t1);
+            HFOLD(v2, HADD, HADD, t2);
+            s1 += t1;
+            s2 += t2;
         }
         CT a = rms ? (CT)0 : s1 / (CT)n, q = s2 / (CT)n;
         for (long j0 = 0, c = ch; j0 < n; j0 += D, c++) {

@@ -653,6 +653,46 @@ pool_avg_fwd_cpu(global const DT *x, long8 xg, global DT *y, long8 yg, int16 g, 
  * channel as pool_max_fwd: the same values and indices.
  */
 #define POOL_CB 64
+#if KIND == 0
+/* Channels cv.. cv + W - 1 of output position (n, oz, oy, ox) as W-wide
+ * vectors, while W channels are left (channels-last input).  The indices
+ * are kept in the comparison's lane type (int for float: planes of at
+ * most INT_MAX elements, `small`), so a tap's blend needs no widening of
+ * the mask (the widening to long was half of the loop: perf, 2-core VM),
+ * and widened to long once at the end. */
+#define POOL_MAXC_BLOCK(W)                                                                   \
+    for (; xg.s2 == 1 && small && cv + (W) <= g.s1; cv += (W)) {                             \
+        PCAT(CT, W) mv = (PCAT(CT, W))(-(CT)INFINITY);                                       \
+        __typeof__(mv > mv) bv = (__typeof__(mv > mv))first;                                 \
+        for (int a = 0; a < zn; a++) {                                                       \
+            int zz = z0 + a * zs;                                                            \
+            if (zz >= g.s2)                                                                  \
+                break;                                                                       \
+            for (int b = 0; b < yn; b++) {                                                   \
+                int yy = y0 + b * ys;                                                        \
+                if (yy >= g.s3)                                                              \
+                    break;                                                                   \
+                for (int e = 0; e < xn; e++) {                                               \
+                    int xx = x0 + e * xs;                                                    \
+                    if (xx >= g.s4)                                                          \
+                        break;                                                               \
+                    PCAT(CT, W) v = PCAT(vload, W)(0, x + AT(xg, n, cv, zz, yy, xx));        \
+                    __typeof__(v > mv) take = (v > mv) | isnan(v);                           \
+                    mv = select(mv, v, take);                                                \
+                    bv = select(bv, (__typeof__(bv))((zz * g.s3 + yy) * g.s4 + xx), take);   \
+                }                                                                            \
+            }                                                                                \
+        }                                                                                    \
+        CT mo[W];                                                                            \
+        long bo[W];                                                                          \
+        PCAT(vstore, W)(mv, 0, mo);                                                          \
+        PCAT(vstore, W)(PCAT(convert_long, W)(bv), 0, bo);                                   \
+        for (int j = 0; j < (W); j++) {                                                      \
+            ST(y, AT(yg, n, cv + j, oz, oy, ox), mo[j]);                                     \
+            ix[AT(ig, n, cv + j, oz, oy, ox)] = bo[j];                                       \
+        }                                                                                    \
+    }
+#endif
 __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void
 pool_max_fwd_cpu(global const DT *x, long8 xg, global DT *y, long8 yg, global long *ix, long8 ig,
                  int16 g, int8 g2, int cl, long units, long per)
@@ -672,42 +712,15 @@ pool_max_fwd_cpu(global const DT *x, long8 xg, global DT *y, long8 yg, global lo
         const long first = ((long)z0 * g.s3 + y0) * g.s4 + x0;
         int cv = 0;
 #if KIND == 0
-        /* float and double: blocks of 8 channels in registers (the running
-         * maxima and indices of the block below live on the stack, stored
-         * and reloaded at every tap), the taps innermost; the same
-         * comparisons per channel in the same order. */
-        for (; xg.s2 == 1 && cv + 8 <= g.s1; cv += 8) {
-            PCAT(CT, 8) mv = (PCAT(CT, 8))(-(CT)INFINITY);
-            long8 bv = (long8)first;
-            for (int a = 0; a < zn; a++) {
-                int zz = z0 + a * zs;
-                if (zz >= g.s2)
-                    break;
-                for (int b = 0; b < yn; b++) {
-                    int yy = y0 + b * ys;
-                    if (yy >= g.s3)
-                        break;
-                    for (int e = 0; e < xn; e++) {
-                        int xx = x0 + e * xs;
-                        if (xx >= g.s4)
-                            break;
-                        PCAT(CT, 8) v = vload8(0, x + AT(xg, n, cv, zz, yy, xx));
-                        __typeof__(v > mv) take = (v > mv) | isnan(v);
-                        mv = select(mv, v, take);
-                        bv = select(bv, (long8)(((long)zz * g.s3 + yy) * g.s4 + xx),
-                                    convert_long8(take));
-                    }
-                }
-            }
-            CT mo[8];
-            long bo[8];
-            vstore8(mv, 0, mo);
-            vstore8(bv, 0, bo);
-            for (int j = 0; j < 8; j++) {
-                ST(y, AT(yg, n, cv + j, oz, oy, ox), mo[j]);
-                ix[AT(ig, n, cv + j, oz, oy, ox)] = bo[j];
-            }
-        }
+        const bool small = (long)g.s2 * g.s3 * g.s4 <= INT_MAX;
+        /* float and double: blocks of 16, then 8, channels in registers
+         * (the running maxima and indices of the block below live on the
+         * stack, stored and reloaded at every tap), the taps innermost;
+         * the same comparisons per channel in the same order.  16 channels
+         * are two independent vector chains per tap: with 8 the loop waited
+         * on each tap's compare and blend (perf, 2-core VM). */
+        POOL_MAXC_BLOCK(16)
+        POOL_MAXC_BLOCK(8)
 #endif
         for (int c0 = cv; c0 < g.s1; c0 += POOL_CB) {
             const int cn = min(POOL_CB, g.s1 - c0);
@@ -793,15 +806,16 @@ inline bool in_win1(int v, int start, int step, int count)
 
 /* max pooling backward: gi[index of output o] += go[o], where the index
  * lies in o's window (as the gather kernel: other indices add nothing).
- * The index is decoded without dividing: its row is the window row whose
- * span holds it (a plane's rows are disjoint), its depth (3-D only) by
- * division. */
+ * The index is decoded without dividing (its row below), its depth (3-D
+ * only) by division. */
 __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void
 pool_max_bwd_cpu(global const DT *go, long8 gg, global const long *ix, long8 ig, global DT *gi,
                  long8 og, int16 g, int8 g2, int cl, long planes, long per)
 {
     const long p0 = (long)get_global_id(0) * per, p1 = min(p0 + per, planes);
     const long hw = (long)g.s3 * g.s4, isz = (long)g.s2 * hw;
+    const float rw = 1.0f / (float)g.s4;
+    const bool small = hw < (1L << 22);
     for (long p = p0; p < p1; p++) {
         const int n = (int)(p / g.s1), c = (int)(p % g.s1);
         zero_plane(gi, og, n, c, g);
@@ -829,18 +843,18 @@ pool_max_bwd_cpu(global const DT *go, long8 gg, global const long *ix, long8 ig,
                     } else if (!z0in) {
                         continue;
                     }
-                    int y = -1, x = 0;
-                    for (int b = 0; b < yn; b++) {
-                        const int yy = y0 + b * ys;
-                        const long xx = r - (long)yy * g.s4;
-                        if (yy >= 0 && yy < g.s3 && xx >= 0 && xx < g.s4) {
-                            y = yy;
-                            x = (int)xx;
-                            break;
-                        }
-                    }
-                    if (y < 0)
+                    /* the row: r / width, in planes under 2^22 elements
+                     * by a multiply by the float reciprocal and a
+                     * correction of one either way (exact there), else by
+                     * division; a search of the window's rows (the index
+                     * lies in one at random) cost a mispredicted branch
+                     * per output (perf: a third of the kernel's samples) */
+                    long y = small ? (long)((float)r * rw) : r / g.s4;
+                    y -= y * g.s4 > r;
+                    y += (y + 1) * g.s4 <= r;
+                    if (!in_win1((int)y, y0, ys, yn))
                         continue;
+                    const int x = (int)(r - y * g.s4);
                     int x0, xs, xn;
                     win(ox, g.s4, g.s7, g.sa, g.sd, g2.s0, g2.s3, g2.s6, &x0, &xs, &xn);
                     if (!in_win1(x, x0, xs, xn))

@@ -146,6 +146,51 @@ static void test_against_reference(void **state)
     ct_clear_context();
 }
 
+/* Results of 4 MiB and more: CPU devices copy contiguous rows with
+ * non-temporal stores there (IX_NT_BYTES in cl_kernels/index.cl):
+ * index_select of 16- and 8-byte-wide rows, a row of odd width (element
+ * by element), embedding and cat, each against the CPU device, bit for
+ * bit. */
+static void test_large_rows(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    for (int d = 0; d < nd; d++) {
+        ct_set_device(devs[d]);
+        static const int64_t widths[] = {1024, 514, 257};
+        for (size_t w = 0; w < CT_COUNT(widths); w++) {
+            ct_set_case("index_select [1500, %lld] float32 rows", (long long)widths[w]);
+            int64_t rows = 1500, nsel = 2100;
+            clops_tensor *x = ct_random(devs[d], CLOPS_FLOAT32, 2, CT_I64(rows, widths[w]),
+                                        CT_CONTIGUOUS, PW_DOMAIN_ANY, 11 + (int)w);
+            int64_t *v = malloc((size_t)nsel * sizeof *v);
+            CT_ASSERT(v != NULL);
+            for (int64_t i = 0; i < nsel; i++)
+                v[i] = (i * 7919 + 13) % rows;
+            clops_tensor *ix = ix_tensor(devs[d], CLOPS_INT64, 1, CT_I64(nsel), v);
+            free(v);
+            clops_tensor *xc = ct_to_cpu(x), *ixc = ct_to_cpu(ix);
+            clops_tensor *r = NULL, *rc = NULL, *e = NULL, *ec = NULL;
+            CT_OK(clops_index_select(x, 0, ix, &r));
+            CT_OK(clops_index_select(xc, 0, ixc, &rc));
+            CT_ASSERT_CLOSE(r, rc, CT_TOL_EXACT);
+            CT_OK(clops_embedding(x, ix, -1, false, false, &e));
+            CT_OK(clops_embedding(xc, ixc, -1, false, false, &ec));
+            CT_ASSERT_CLOSE(e, ec, CT_TOL_EXACT);
+            clops_tensor *parts[2] = {x, r}, *partsc[2] = {xc, rc};
+            clops_tensor *c = NULL, *cc = NULL;
+            CT_OK(clops_cat(parts, 2, 0, &c));
+            CT_OK(clops_cat(partsc, 2, 0, &cc));
+            CT_ASSERT_CLOSE(c, cc, CT_TOL_EXACT);
+            clops_tensor *all[] = {x, ix, xc, ixc, r, rc, e, ec, c, cc};
+            for (size_t k = 0; k < CT_COUNT(all); k++)
+                clops_tensor_release(all[k]);
+        }
+    }
+    ct_clear_context();
+}
+
 /* A plan of 10 dims that cannot be merged runs as several launches. */
 static void test_high_rank(void **state)
 {
@@ -282,6 +327,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_out_of_range),
         cmocka_unit_test(test_against_reference),
+        cmocka_unit_test(test_large_rows),
         cmocka_unit_test(test_high_rank),
         cmocka_unit_test(test_fill_expanded),
         cmocka_unit_test(test_nonzero_large),

@@ -64,6 +64,16 @@
 /* Lanes of a scan_chains_cpu work item (SCAN_CL in cl_kernels/scan.cl). */
 #define SCAN_CPU_CHAINS 4
 
+/* CPU devices: work-groups of the CPU scan kernels of at least this many
+ * items.  Each item's lanes are independent of the group (same bits for
+ * every group size), but POCL 3.1's default work-group method (loopvec)
+ * miscompiles scan_chains_cpu's four named chains in groups of 1 or 2
+ * items: an item's lanes start from another lane's running total
+ * (test_scan fails with groups of 1 or 2 under loopvec, passes under
+ * POCL_WORK_GROUP_METHOD=cbs or repl, and passes with the named chains
+ * taken out; groups of 4 and more pass). */
+#define SCAN_CPU_MIN_LOCAL 4
+
 /* --- kernel source --------------------------------------------------------- */
 
 typedef struct scan_spec {
@@ -215,6 +225,20 @@ static int64_t abs64(int64_t v)
     return v < 0 ? -v : v;
 }
 
+/* The work-group size of a CPU scan launch of `global` items: the largest
+ * power of two, at least SCAN_CPU_MIN_LOCAL and at most k's default, that
+ * gives every compute unit two groups (the default, 256, gave cumsum rows
+ * [2048, 2048] two groups and logcumsumexp rows one: 2 and 1 of 16 cores
+ * worked). */
+static size_t scan_cpu_local(const clops_device *d, const host_kernel *k, size_t global)
+{
+    size_t cu = d->info.compute_units ? d->info.compute_units : 1;
+    size_t local = SCAN_CPU_MIN_LOCAL;
+    while (local * 2 <= k->wg_size && local * 2 * 2 * cu <= global)
+        local *= 2;
+    return local <= k->wg_size ? local : k->wg_size;
+}
+
 /* Runs the kernels over geometry-compatible src/dst(/idx) on an OpenCL
  * device. */
 static clops_status run_cl(scan_op kind, clops_tensor *src, const ops_lines *gs,
@@ -321,9 +345,10 @@ static clops_status run_cl(scan_op kind, clops_tensor *src, const ops_lines *gs,
                     : lines8 ? (size_t)ops_cdiv(lines * nblk, 8)
                     : chains ? (size_t)ops_cdiv(lines * nblk, SCAN_CPU_CHAINS)
                              : (size_t)(lines * nblk);
+    size_t local = cpu && !rows ? scan_cpu_local(d, k, global) : k->wg_size;
     if (nblk > 1) {
         mode = 0;
-        st = host_launch(d, k, nargs, use, global);
+        st = host_launch_local(d, k, nargs, use, global, local);
         if (st == CLOPS_OK) {
             host_arg sargs[] = {{sizeof(cl_mem), &msum},
                                 {sizeof(cl_mem), &msidx},
@@ -334,7 +359,7 @@ static clops_status run_cl(scan_op kind, clops_tensor *src, const ops_lines *gs,
     }
     if (st == CLOPS_OK) {
         mode = 1;
-        st = host_launch(d, k, nargs, use, global);
+        st = host_launch_local(d, k, nargs, use, global, local);
     }
 done:
     host_free(sums);
