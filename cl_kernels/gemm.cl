@@ -1598,7 +1598,10 @@ static inline void wg_round4(__local float *p)
  * 0 runs one K tile whatever K, bit 1 stores nothing (C written only when
  * the first accumulator is exactly 1234.5, which keeps the products live),
  * so that timings split a block's time into the K loop, the store and the
- * rest (launch, tile index, staging set-up, the pipeline's first copies). */
+ * rest (launch, tile index, staging set-up, the pipeline's first copies).
+ * Bits 2-4 split the K loop itself (engine9): bit 2 copies nothing into
+ * the slots (the products read whatever they hold), bit 3 issues no
+ * products, bit 4 leaves out the work-group barrier of each K tile. */
 #ifndef WG_PROBE
 #define WG_PROBE 0
 #endif
@@ -1752,7 +1755,7 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
 #if !WG_WS
 #pragma unroll
         for (int s = 0; s < PREF; s++) {
-            if (s < ktiles)
+            if (s < ktiles && !(WG_PROBE & 4))
                 STAGE_TILE(s, s);
             MMA_CP_COMMIT();
         }
@@ -1766,7 +1769,9 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
             MMA_CP_WAIT(PREF_WAIT);
             WG_ROUND(s);
             WG_PROXY_FENCE();
+#if !(WG_PROBE & 16)
             barrier(CLK_LOCAL_MEM_FENCE);
+#endif
 #endif
             const uint at = as0 + (uint)(s * A_TILE * (int)sizeof(gemm_t)),
                        bt = bs0 + (uint)(s * B_TILE * (int)sizeof(gemm_t));
@@ -1777,7 +1782,11 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
 #pragma unroll
                 for (int h = 0; h < MH; h++) {
                     const ulong da = wg_tile_desc(at, (wg * MH + h) * 64, ks, A_UK);
+#if !(WG_PROBE & 8)
                     WG_MMA(acc[h], da, db, WG_TA, WG_TB);
+#else
+                    (void)da, (void)db;
+#endif
                 }
             }
             WG_COMMIT();
@@ -1789,7 +1798,7 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
             j++;
 #else
             const int nk = kt + PREF;
-            if (nk < ktiles)
+            if (nk < ktiles && !(WG_PROBE & 4))
                 STAGE_TILE(nk % STAGES, nk);
             MMA_CP_COMMIT();
             WG_WAIT(WG_DEPTH);

@@ -295,6 +295,17 @@ static const mma_shape mma_shapes[] = {
     {"wg128x128-s3", 128, 128, 64, 128, 3, 4, 0, 0, 8, 2, 0, 0, 0, 0, 0},
     {"wg64x128-s4", 64, 128, 64, 128, 4, 4, 0, 0, 8, 1, 0, 0, 0, 0, 0},
     {"wg128x256-k16-s4", 128, 256, 64, 256, 4, 2, 0, 0, 8, 2, 0, 0, 0, 0, 0},
+    /* engine9: the K loop's fixed cost per tile (about 0.65 us a tile at
+     * two work-groups a unit, whether BK is 16 or 32: docs/gemm.md) with
+     * the products of tile kt still running across the barrier of tile kt +
+     * 1 ("-d1": WG_DEPTH 1), the prefetch kept by more, shallower stages:
+     * 128 x 128 with BK 16 in 6 stages (prefetch 4; "-s6-cs" the same
+     * without the overlap), 64 x 128 (up to four work-groups a unit) with
+     * BK 32 in 4 stages (prefetch 2) or BK 16 in 8 (prefetch 6). */
+    {"wg128x128-k16-s6-cs", 128, 128, 64, 128, 6, 2, 0, 0, 8, 2, 0, 0, 0, 0, 1},
+    {"wg128x128-k16-s6-d1-cs", 128, 128, 64, 128, 6, 2, 0, 0, 8, 2, 1, 0, 0, 0, 1},
+    {"wg64x128-s4-d1-cs", 64, 128, 64, 128, 4, 4, 0, 0, 8, 1, 1, 0, 0, 0, 1},
+    {"wg64x128-k16-s8-d1-cs", 64, 128, 64, 128, 8, 2, 0, 0, 8, 1, 1, 0, 0, 0, 1},
     /* Warp-specialised ("ws", WG_WS): a producer warpgroup stages, the wgs
      * consumer warpgroups multiply, slots handed over through named
      * barriers instead of a work-group barrier per K tile; "-d1": one
@@ -391,7 +402,8 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
                           ((uint64_t)c->ms << 8) | (uint64_t)c->vec,
                       ((uint64_t)c->bm << 48) | ((uint64_t)c->bn << 32) | ((uint64_t)c->bk << 24) |
                           ((uint64_t)c->tm << 16) | ((uint64_t)c->tn << 8) | (uint64_t)c->stages,
-                      ((uint64_t)c->probe << 62) | ((uint64_t)c->cstage << 61) |
+                      ((uint64_t)(c->probe & 3) << 62) | ((uint64_t)c->cstage << 61) |
+                          ((uint64_t)(c->probe >> 2) << 56) |
                           ((uint64_t)c->persist << 60) | ((uint64_t)c->rm << 48) |
                           ((uint64_t)c->nv << 40) | ((uint64_t)c->mb << 32) |
                           ((uint64_t)c->nb << 24) | (uint64_t)c->kc,
@@ -519,13 +531,16 @@ static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk
     c->wgs = sh->wgs, c->depth = sh->depth, c->ws = sh->ws, c->regs = sh->regs;
     c->persist = sh->persist;
     c->cstage = sh->cstage;
-    /* CLOPS_GEMM_PROBE=1..3 (bench only, the block-barrier wgmma kernel):
-     * WG_PROBE's bits, one K tile (1) and no store (2); wrong results by
-     * design, so the known-answer check passes such programs unrun. */
+    /* CLOPS_GEMM_PROBE=1..31 (bench only, the block-barrier wgmma kernel):
+     * WG_PROBE's bits, one K tile (1), no store (2), no copies into the
+     * slots (4), no products (8), no barrier per K tile (16); wrong results
+     * by design, so the known-answer check passes such programs unrun. */
     if (c->wgs && !c->ws) {
         const char *pr = host_env("CLOPS_GEMM_PROBE");
-        if (pr && pr[0] >= '1' && pr[0] <= '3' && !pr[1])
-            c->probe = pr[0] - '0';
+        char *end = NULL;
+        long pv = pr ? strtol(pr, &end, 10) : 0;
+        if (pr && end != pr && !*end && pv >= 1 && pv <= 31)
+            c->probe = (int)pv;
     }
     /* A stage: bkc 16-byte chunks of every row of A's and B's tiles. */
     uint64_t stage = (uint64_t)(c->bm + c->bn) * (uint64_t)c->bkc * 16;
