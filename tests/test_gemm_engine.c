@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "clops/matmul.h"
 #include "clops/ops.h"
@@ -213,6 +214,21 @@ static bool wgmma_new_on(void)
     return v && strcmp(v, "1") == 0;
 }
 
+/* A wgmma configuration not yet run on a GPU (forced only with
+ * CLOPS_TEST_WGMMA_NEW=1): the warp-specialised ones, and engine9's until
+ * its first GPU job. */
+static bool wgmma_config_new(const char *name)
+{
+    static const char *const unrun[] = {"wg128x128-k16-s6-cs", "wg128x128-k16-s6-d1-cs",
+                                        "wg64x128-s4-d1-cs", "wg64x128-k16-s8-d1-cs"};
+    if (strncmp(name, "ws", 2) == 0)
+        return true;
+    for (size_t i = 0; i < CT_COUNT(unrun); i++)
+        if (strcmp(name, unrun[i]) == 0)
+            return true;
+    return false;
+}
+
 /* CLOPS_TEST_WGMMA_ONLY=NAME1,NAME2..: only the wgmma configurations named
  * are forced (GPU jobs short of time run several processes side by side). */
 static bool wgmma_config_listed(const char *name)
@@ -227,6 +243,28 @@ static bool wgmma_config_listed(const char *name)
         v += n + (v[n] == ',');
     }
     return false;
+}
+
+/* Seconds on a monotonic clock. */
+static double mono_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Where a GPU run of the wgmma test spends its time (engine9: the whole
+ * test must fit a GPU job): one line per configuration and dtype to the
+ * standard error, the wall time and the programs built in it. */
+static void wgmma_time_line(clops_device *d, const char *what, double t0,
+                            const host_kcache_stats *k0)
+{
+    host_kcache_stats k1;
+    host_kcache_get_stats(d, &k1);
+    fprintf(stderr, "test_gemm_engine: %s: %.1f s, %llu programs built in %.1f s, %llu loaded\n",
+            what, mono_seconds() - t0, (unsigned long long)(k1.programs_built - k0->programs_built),
+            k1.build_seconds - k0->build_seconds,
+            (unsigned long long)(k1.programs_loaded - k0->programs_loaded));
 }
 
 /* NVIDIA compute capability 9.0 (H100, H200): where wgmma runs. */
@@ -636,7 +674,9 @@ static void fused_epilogues_match_the_host(void **state)
         for (int cfg = -1; cfg < gemm_engine_config_count(); cfg++) {
         if (cfg >= 0) {
             size_t cl = strlen(gemm_engine_config_name(cfg));
-            if (!is_hopper(d) || cl < 3 || strcmp(gemm_engine_config_name(cfg) + cl - 3, "-cs") != 0)
+            if (!is_hopper(d) || cl < 3 || strcmp(gemm_engine_config_name(cfg) + cl - 3, "-cs") != 0 ||
+                (wgmma_config_new(gemm_engine_config_name(cfg)) && !wgmma_new_on()) ||
+                !wgmma_config_listed(gemm_engine_config_name(cfg)))
                 continue;
         }
         CT_OK(clops_debug_set("gemm.config", cfg + 1));
@@ -841,12 +881,16 @@ static void wgmma_is_chosen_by_capability(void **state)
             for (int cfg = hopper ? first : count; cfg < count; cfg++) {
                 /* (the warp-specialised ones: wgmma_new_on) */
                 bool ws = strncmp(gemm_engine_config_name(cfg), "ws", 2) == 0;
-                if ((ws && !wgmma_new_on()) || !wgmma_config_listed(gemm_engine_config_name(cfg)))
+                if ((wgmma_config_new(gemm_engine_config_name(cfg)) && !wgmma_new_on()) ||
+                    !wgmma_config_listed(gemm_engine_config_name(cfg)))
                     continue;
                 /* the first of them: every layout and staging */
                 bool all = cfg == first ||
                            (ws && strncmp(gemm_engine_config_name(cfg - 1), "ws", 2) != 0);
                 CT_OK(clops_debug_set("gemm.config", cfg + 1));
+                double tc0 = mono_seconds();
+                host_kcache_stats kc0;
+                host_kcache_get_stats(d, &kc0);
                 gemm_engine_stats s0, s1;
                 gemm_engine_get_stats(&s0);
                 uint64_t runs = 0;
@@ -892,8 +936,15 @@ static void wgmma_is_chosen_by_capability(void **state)
                 CT_ASSERT_MSG(s1.wgmma_calls - s0.wgmma_calls == runs, "%llu wgmma launches",
                               (unsigned long long)(s1.wgmma_calls - s0.wgmma_calls));
                 CT_ASSERT(s1.canary_failures == s0.canary_failures);
+                char what[96];
+                snprintf(what, sizeof what, "%s %s, %llu products", gemm_engine_config_name(cfg),
+                         clops_dtype_name(dtypes[t]), (unsigned long long)runs);
+                wgmma_time_line(d, what, tc0, &kc0);
             }
             CT_OK(clops_debug_set("gemm.config", 0));
+            double tb0 = mono_seconds();
+            host_kcache_stats kb0;
+            host_kcache_get_stats(d, &kb0);
             for (int on = 1; on >= 0; on--) {
                 ct_set_case("%s, %lldx%lldx%lld, wgmma %s", clops_dtype_name(dtypes[t]),
                             (long long)big.m, (long long)big.n, (long long)big.k,
@@ -911,6 +962,11 @@ static void wgmma_is_chosen_by_capability(void **state)
                  * mma.sync (or the device's own path) either way. */
                 CT_ASSERT(s1.wgmma_calls - s0.wgmma_calls == (hopper && on ? 1u : 0u));
                 CT_ASSERT(path_calls(&s1, path) == path_calls(&s0, path) + 2);
+            }
+            if (hopper) {
+                char what[96];
+                snprintf(what, sizeof what, "%s default rule, on and off", clops_dtype_name(dtypes[t]));
+                wgmma_time_line(d, what, tb0, &kb0);
             }
         }
     }
