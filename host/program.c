@@ -448,10 +448,6 @@ static clops_status ptx_route(clops_device *d, cl_program built, const host_kern
     clops_status st = program_binary(d, built, &bin, &n);
     if (st == CLOPS_OK && n == 0)
         st = clops__fail(CLOPS_BUILD_FAILURE, "the driver returned no program binary");
-    if (st == CLOPS_OK && host_env("CLOPS_PTX_VERBOSE"))
-        /* (the PTX of the first build: the same whatever ptxas's level) */
-        fprintf(stderr, "clops: PTX route, program '%s': %zu bytes of PTX read back, xxh3 %016llx\n",
-                req->program_name, n, (unsigned long long)XXH3_64bits(bin, n));
     if (st == CLOPS_OK)
         st = ptx_patch((const char *)bin, n, target, req->kernel_name, entry, &ptx, &len);
     free(bin);
@@ -581,21 +577,7 @@ static clops_status build_from_source(clops_device *d, const host_kernel_request
             clReleaseProgram(prog);
         return host_cl_fail(err, "clCreateProgramWithSource", d);
     }
-    /* The PTX route reads back this build's PTX and builds that again: the
-     * first build's machine code is thrown away, so its ptxas runs without
-     * optimisation (-cl-nv-opt-level is passed on to ptxas as --opt-level,
-     * cl_nv_compiler_options; the PTX does not change).  A driver that
-     * refuses the option builds with the plain options.
-     * CLOPS_PTX_FIRST_OPT=3 keeps ptxas's default there (a diagnostic). */
-    const char *fo = req->ptx_target ? host_env("CLOPS_PTX_FIRST_OPT") : NULL;
-    char fopts[600];
-    bool quick = req->ptx_target && d->info.vendor == CLOPS_VENDOR_NVIDIA &&
-                 !(fo && strcmp(fo, "3") == 0) &&
-                 (size_t)snprintf(fopts, sizeof fopts, "%s -cl-nv-opt-level 0", options) <
-                     sizeof fopts;
-    err = clBuildProgram(prog, 1, &d->id, quick ? fopts : options, NULL, NULL);
-    if (quick && err != CL_SUCCESS)
-        err = clBuildProgram(prog, 1, &d->id, options, NULL, NULL);
+    err = clBuildProgram(prog, 1, &d->id, options, NULL, NULL);
     if (err != CL_SUCCESS) {
         clops_status st = build_failed(d, prog, err, req->program_name, key, text);
         clReleaseProgram(prog);
