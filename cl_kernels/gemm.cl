@@ -116,6 +116,22 @@ typedef ushort gemm_t;
 /* Activation act of the epilogue (numbered as gemm_act in ops/gemm/gemm.h),
  * in float: cl_kernels/act.clh, shared with the convolution kernels. */
 CLOPS_ACT_FN(gemm_act, float)
+/* GEMM_ACT_CALL (the tensor-core programs, NVIDIA; the host's switch
+ * CLOPS_GEMM_ACT_CALL): their stores write the epilogue once per element of
+ * a fully unrolled fragment or row loop, and 64-128 copies of the
+ * activations' erf/tanh/exp sequences made a program's PTX about 1 MB and
+ * its build 6-7 s of ptxas alone (engine9's job); one function called from
+ * each (not inlined) keeps one copy.  Products without an activation (act
+ * 0) do not call it.  The other programs keep it inline. */
+#if defined(GEMM_ACT_CALL) && GEMM_ACT_CALL
+__attribute__((noinline)) static float gemm_act_call(float x, int act)
+{
+    return gemm_act(x, act);
+}
+#define GEMM_ACT(x, act) ((act) ? gemm_act_call(x, act) : (x))
+#else
+#define GEMM_ACT(x, act) gemm_act(x, act)
+#endif
 
 /* The epilogue's operands at C[gm, gn]: the bias element (read only when
  * epi has a bias) and the residual element (only when it has one). */
@@ -133,7 +149,7 @@ CLOPS_ACT_FN(gemm_act, float)
                 r += e_scale * (ev);                                                        \
             if (res_ == 1)                                                                  \
                 r += (rv);                                                                  \
-            r = gemm_act(r, epi >> 3);                                                      \
+            r = GEMM_ACT(r, epi >> 3);                                                      \
             if (res_ == 2)                                                                  \
                 r += (rv);                                                                  \
         }                                                                                   \

@@ -214,21 +214,6 @@ static bool wgmma_new_on(void)
     return v && strcmp(v, "1") == 0;
 }
 
-/* A wgmma configuration not yet run on a GPU (forced only with
- * CLOPS_TEST_WGMMA_NEW=1): the warp-specialised ones, and engine9's until
- * its first GPU job. */
-static bool wgmma_config_new(const char *name)
-{
-    static const char *const unrun[] = {"wg128x128-k16-s6-cs", "wg128x128-k16-s6-d1-cs",
-                                        "wg64x128-s4-d1-cs", "wg64x128-k16-s8-d1-cs"};
-    if (strncmp(name, "ws", 2) == 0)
-        return true;
-    for (size_t i = 0; i < CT_COUNT(unrun); i++)
-        if (strcmp(name, unrun[i]) == 0)
-            return true;
-    return false;
-}
-
 /* CLOPS_TEST_WGMMA_ONLY=NAME1,NAME2..: only the wgmma configurations named
  * are forced (GPU jobs short of time run several processes side by side). */
 static bool wgmma_config_listed(const char *name)
@@ -675,7 +660,6 @@ static void fused_epilogues_match_the_host(void **state)
         if (cfg >= 0) {
             size_t cl = strlen(gemm_engine_config_name(cfg));
             if (!is_hopper(d) || cl < 3 || strcmp(gemm_engine_config_name(cfg) + cl - 3, "-cs") != 0 ||
-                (wgmma_config_new(gemm_engine_config_name(cfg)) && !wgmma_new_on()) ||
                 !wgmma_config_listed(gemm_engine_config_name(cfg)))
                 continue;
         }
@@ -881,8 +865,7 @@ static void wgmma_is_chosen_by_capability(void **state)
             for (int cfg = hopper ? first : count; cfg < count; cfg++) {
                 /* (the warp-specialised ones: wgmma_new_on) */
                 bool ws = strncmp(gemm_engine_config_name(cfg), "ws", 2) == 0;
-                if ((wgmma_config_new(gemm_engine_config_name(cfg)) && !wgmma_new_on()) ||
-                    !wgmma_config_listed(gemm_engine_config_name(cfg)))
+                if ((ws && !wgmma_new_on()) || !wgmma_config_listed(gemm_engine_config_name(cfg)))
                     continue;
                 /* the first of them: every layout and staging */
                 bool all = cfg == first ||

@@ -180,6 +180,19 @@ void gemm_engine_set_wgmma(bool on)
     atomic_store(&wgmma_enabled, on ? 1 : 0);
 }
 
+/* The tensor-core programs call the epilogue's activation as a function
+ * (GEMM_ACT_CALL in cl_kernels/gemm.cl: one copy of it instead of one per
+ * unrolled element, a fifth of the PTX and of the build time); on unless
+ * CLOPS_GEMM_ACT_CALL=0 at start, and switched off for the rest of the
+ * process if a driver fails to build a program so (gemm_kernel builds it
+ * again inline). */
+static atomic_int act_call_enabled = -1;
+
+static bool act_call_on(void)
+{
+    return env_switch(&act_call_enabled, "CLOPS_GEMM_ACT_CALL", "0", NULL);
+}
+
 /* TF32 through wgmma: off unless CLOPS_GEMM_WGMMA_TF32=1 at start (not yet
  * run on a GPU, docs/gemm.md). */
 static atomic_int wgmma_tf32_enabled = -1;
@@ -232,6 +245,7 @@ typedef struct gemm_cfg {
     int persist;         /* ws: persistent, one work-group per compute unit (not split) */
     int cstage;          /* wgmma: C stored through __local in 16-byte rows (WG_CSTAGE) */
     int probe;           /* wgmma: CLOPS_GEMM_PROBE's bits (WG_PROBE; bench only) */
+    int act_call;        /* mma: the activation called, not inlined (GEMM_ACT_CALL) */
     int bkc, frag_db, late, raster, shape; /* mma: K chunks, fragment double-buffering, copies
                                               after the first step, raster, mma_shapes index */
     int ms, vec;         /* skinny: rows of A (<= 16), vector width of B's loads (1: none) */
@@ -295,17 +309,6 @@ static const mma_shape mma_shapes[] = {
     {"wg128x128-s3", 128, 128, 64, 128, 3, 4, 0, 0, 8, 2, 0, 0, 0, 0, 0},
     {"wg64x128-s4", 64, 128, 64, 128, 4, 4, 0, 0, 8, 1, 0, 0, 0, 0, 0},
     {"wg128x256-k16-s4", 128, 256, 64, 256, 4, 2, 0, 0, 8, 2, 0, 0, 0, 0, 0},
-    /* engine9: the K loop's fixed cost per tile (about 0.65 us a tile at
-     * two work-groups a unit, whether BK is 16 or 32: docs/gemm.md) with
-     * the products of tile kt still running across the barrier of tile kt +
-     * 1 ("-d1": WG_DEPTH 1), the prefetch kept by more, shallower stages:
-     * 128 x 128 with BK 16 in 6 stages (prefetch 4; "-s6-cs" the same
-     * without the overlap), 64 x 128 (up to four work-groups a unit) with
-     * BK 32 in 4 stages (prefetch 2) or BK 16 in 8 (prefetch 6). */
-    {"wg128x128-k16-s6-cs", 128, 128, 64, 128, 6, 2, 0, 0, 8, 2, 0, 0, 0, 0, 1},
-    {"wg128x128-k16-s6-d1-cs", 128, 128, 64, 128, 6, 2, 0, 0, 8, 2, 1, 0, 0, 0, 1},
-    {"wg64x128-s4-d1-cs", 64, 128, 64, 128, 4, 4, 0, 0, 8, 1, 1, 0, 0, 0, 1},
-    {"wg64x128-k16-s8-d1-cs", 64, 128, 64, 128, 8, 2, 0, 0, 8, 1, 1, 0, 0, 0, 1},
     /* Warp-specialised ("ws", WG_WS): a producer warpgroup stages, the wgs
      * consumer warpgroups multiply, slots handed over through named
      * barriers instead of a work-group barrier per K tile; "-d1": one
@@ -372,6 +375,7 @@ static clops_status gemm_defines(const void *ctx, const clops_device *d, strbuf 
                             "#define WG_WS %d\n#define WG_REGS %d\n#define WG_PERSIST %d\n"
                             "#define WG_CSTAGE %d\n#define WG_PROBE %d\n",
                       c->wgs, c->depth, c->ws, c->regs, c->persist, c->cstage, c->probe);
+        sb_printf(defs, "#define GEMM_ACT_CALL %d\n", c->act_call);
         sb_printf(defs, "#define GEMM_MMA 1\n#define BM %d\n#define BN %d\n#define WM %d\n"
                          "#define WN %d\n#define STAGES %d\n#define WAIT_GROUPS %d\n"
                          "#define A_UK %d\n#define B_UK %d\n#define A_CP %d\n#define B_CP %d\n"
@@ -396,6 +400,7 @@ static clops_status gemm_defines(const void *ctx, const clops_device *d, strbuf 
 static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel **out)
 {
     host_kkey key = {{GEMM_KEY_FAMILY | ((uint64_t)c->kind << 48) | ((uint64_t)c->dt << 40) |
+                          ((uint64_t)c->act_call << 36) |
                           ((uint64_t)c->a_cp << 35) | ((uint64_t)c->b_cp << 34) |
                           ((uint64_t)c->a_uk << 33) | ((uint64_t)c->b_uk << 32) |
                           ((uint64_t)c->conv << 20) | ((uint64_t)c->split << 16) |
@@ -467,6 +472,15 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
                         .ptx_entry_directives = wg && !driver_entry ? entry : NULL};
     clops_status st =
         kit_kernel(d, &key, &prog, wg ? "gemm_wgmma" : knames[c->kind], 0, NULL, out);
+    if (st == CLOPS_BUILD_FAILURE && c->act_call) {
+        /* A driver that cannot build the called activation: every later
+         * program inline, this one again now (a program that fails inline
+         * too fails as before). */
+        atomic_store(&act_call_enabled, 0);
+        gemm_cfg inl = *c;
+        inl.act_call = 0;
+        return gemm_kernel(d, &inl, out);
+    }
     /* Work-groups of one always run; the GPU atoms need their whole group.
      * The kernel's wg_size is its default launch width, at most 256; the
      * warp-specialised wgmma's 384 items are beyond it, and NVIDIA's driver
@@ -531,6 +545,7 @@ static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk
     c->wgs = sh->wgs, c->depth = sh->depth, c->ws = sh->ws, c->regs = sh->regs;
     c->persist = sh->persist;
     c->cstage = sh->cstage;
+    c->act_call = act_call_on();
     /* CLOPS_GEMM_PROBE=1..31 (bench only, the block-barrier wgmma kernel):
      * WG_PROBE's bits, one K tile (1), no store (2), no copies into the
      * slots (4), no products (8), no barrier per K tile (16); wrong results
