@@ -116,13 +116,14 @@ typedef ushort gemm_t;
 /* Activation act of the epilogue (numbered as gemm_act in ops/gemm/gemm.h),
  * in float: cl_kernels/act.clh, shared with the convolution kernels. */
 CLOPS_ACT_FN(gemm_act, float)
-/* GEMM_ACT_CALL (the tensor-core programs, NVIDIA; the host's switch
- * CLOPS_GEMM_ACT_CALL): their stores write the epilogue once per element of
- * a fully unrolled fragment or row loop, and 64-128 copies of the
- * activations' erf/tanh/exp sequences made a program's PTX about 1 MB and
- * its build 6-7 s of ptxas alone (engine9's job); one function called from
- * each (not inlined) keeps one copy.  Products without an activation (act
- * 0) do not call it.  The other programs keep it inline. */
+/* GEMM_ACT_CALL (the wgmma programs that store C through __local, the
+ * host's switch CLOPS_GEMM_ACT_CALL): their store writes the epilogue once
+ * per element of fully unrolled loops, and 128 copies of the activations'
+ * erf/tanh/exp sequences made a program's PTX about 1 MB and its build 6-8
+ * s of ptxas (engine9's job); one function called from each (not inlined)
+ * keeps one copy.  Products without an activation (act 0) do not call it.
+ * Not where the accumulators stay live across the calls (the fragments'
+ * own stores: ptxas then needs far more registers). */
 #if defined(GEMM_ACT_CALL) && GEMM_ACT_CALL
 __attribute__((noinline)) static float gemm_act_call(float x, int act)
 {

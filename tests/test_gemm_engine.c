@@ -238,12 +238,21 @@ static double mono_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Where a GPU run of the wgmma test spends its time (engine9: the whole
- * test must fit a GPU job): one line per configuration and dtype to the
- * standard error, the wall time and the programs built in it. */
+/* CLOPS_TEST_TIMING=1 (GPU jobs: the whole test must fit one): where the
+ * time goes, to the standard error — each test function's wall time, and
+ * in the wgmma test one line per configuration and dtype with the
+ * programs built. */
+static bool timing_on(void)
+{
+    const char *v = getenv("CLOPS_TEST_TIMING");
+    return v && strcmp(v, "1") == 0;
+}
+
 static void wgmma_time_line(clops_device *d, const char *what, double t0,
                             const host_kcache_stats *k0)
 {
+    if (!timing_on())
+        return;
     host_kcache_stats k1;
     host_kcache_get_stats(d, &k1);
     fprintf(stderr, "test_gemm_engine: %s: %.1f s, %llu programs built in %.1f s, %llu loaded\n",
@@ -1057,21 +1066,40 @@ static void the_ptx_route_builds_on_hopper_and_fails_clearly_elsewhere(void **st
     ct_clear_context();
 }
 
+static double test_t0;
+
+static int time_setup(void **state)
+{
+    (void)state;
+    test_t0 = mono_seconds();
+    return 0;
+}
+
+static int time_teardown(void **state)
+{
+    (void)state;
+    if (timing_on())
+        fprintf(stderr, "test_gemm_engine: the running test took %.1f s\n", mono_seconds() - test_t0);
+    return 0;
+}
+
+#define TIMED(f) cmocka_unit_test_setup_teardown(f, time_setup, time_teardown)
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(float32_precision_setting_takes_pytorch_names),
-        cmocka_unit_test(engine_matches_reference_in_every_layout),
-        cmocka_unit_test(empty_reduction_scales_c),
-        cmocka_unit_test(float32_under_high_precision),
-        cmocka_unit_test(the_same_product_gives_the_same_bits),
-        cmocka_unit_test(skinny_and_split_products_match_reference),
-        cmocka_unit_test(ops_reach_the_engine_and_float64_goes_to_clblast),
-        cmocka_unit_test(a_failed_known_answer_check_falls_back_to_fma),
-        cmocka_unit_test(fused_epilogues_match_the_host),
-        cmocka_unit_test(addmm_activation_matches_the_cpu),
-        cmocka_unit_test(wgmma_is_chosen_by_capability),
-        cmocka_unit_test(the_ptx_route_builds_on_hopper_and_fails_clearly_elsewhere),
+        TIMED(float32_precision_setting_takes_pytorch_names),
+        TIMED(engine_matches_reference_in_every_layout),
+        TIMED(empty_reduction_scales_c),
+        TIMED(float32_under_high_precision),
+        TIMED(the_same_product_gives_the_same_bits),
+        TIMED(skinny_and_split_products_match_reference),
+        TIMED(ops_reach_the_engine_and_float64_goes_to_clblast),
+        TIMED(a_failed_known_answer_check_falls_back_to_fma),
+        TIMED(fused_epilogues_match_the_host),
+        TIMED(addmm_activation_matches_the_cpu),
+        TIMED(wgmma_is_chosen_by_capability),
+        TIMED(the_ptx_route_builds_on_hopper_and_fails_clearly_elsewhere),
     };
     /* CLOPS_TEST_FILTER: only the tests whose names match (cmocka's
      * pattern), for GPU jobs that time one path. */

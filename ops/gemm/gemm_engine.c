@@ -180,9 +180,10 @@ void gemm_engine_set_wgmma(bool on)
     atomic_store(&wgmma_enabled, on ? 1 : 0);
 }
 
-/* The tensor-core programs call the epilogue's activation as a function
- * (GEMM_ACT_CALL in cl_kernels/gemm.cl: one copy of it instead of one per
- * unrolled element, a fifth of the PTX and of the build time); on unless
+/* The wgmma programs that store C through __local ("-cs", the defaults)
+ * call the epilogue's activation as a function (GEMM_ACT_CALL in
+ * cl_kernels/gemm.cl: one copy of it instead of one per unrolled element,
+ * a sixth of the PTX, a fifteenth of ptxas's time); on unless
  * CLOPS_GEMM_ACT_CALL=0 at start, and switched off for the rest of the
  * process if a driver fails to build a program so (gemm_kernel builds it
  * again inline). */
@@ -245,7 +246,7 @@ typedef struct gemm_cfg {
     int persist;         /* ws: persistent, one work-group per compute unit (not split) */
     int cstage;          /* wgmma: C stored through __local in 16-byte rows (WG_CSTAGE) */
     int probe;           /* wgmma: CLOPS_GEMM_PROBE's bits (WG_PROBE; bench only) */
-    int act_call;        /* mma: the activation called, not inlined (GEMM_ACT_CALL) */
+    int act_call;        /* wgmma -cs: the activation called, not inlined (GEMM_ACT_CALL) */
     int bkc, frag_db, late, raster, shape; /* mma: K chunks, fragment double-buffering, copies
                                               after the first step, raster, mma_shapes index */
     int ms, vec;         /* skinny: rows of A (<= 16), vector width of B's loads (1: none) */
@@ -545,7 +546,11 @@ static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk
     c->wgs = sh->wgs, c->depth = sh->depth, c->ws = sh->ws, c->regs = sh->regs;
     c->persist = sh->persist;
     c->cstage = sh->cstage;
-    c->act_call = act_call_on();
+    /* (only where C goes out through __local: elsewhere the accumulators
+     * are live across the calls, and ptxas gave the mma.sync and the
+     * fragment-storing wgmma programs 248 / 140 registers instead of 144 /
+     * 110, or spills under a cap) */
+    c->act_call = c->wgs && c->cstage && act_call_on();
     /* CLOPS_GEMM_PROBE=1..31 (bench only, the block-barrier wgmma kernel):
      * WG_PROBE's bits, one K tile (1), no store (2), no copies into the
      * slots (4), no products (8), no barrier per K tile (16); wrong results
