@@ -247,6 +247,8 @@ typedef struct gemm_cfg {
     int cstage;          /* wgmma: C stored through __local in 16-byte rows (WG_CSTAGE) */
     int probe;           /* wgmma: CLOPS_GEMM_PROBE's bits (WG_PROBE; bench only) */
     int act_call;        /* wgmma -cs: the activation called, not inlined (GEMM_ACT_CALL) */
+    int act_any;         /* mma: the program carries the activations (GEMM_ACT_ANY); 0 for
+                            products without one (set by gemm_run from the epilogue) */
     int bkc, frag_db, late, raster, shape; /* mma: K chunks, fragment double-buffering, copies
                                               after the first step, raster, mma_shapes index */
     int ms, vec;         /* skinny: rows of A (<= 16), vector width of B's loads (1: none) */
@@ -376,7 +378,8 @@ static clops_status gemm_defines(const void *ctx, const clops_device *d, strbuf 
                             "#define WG_WS %d\n#define WG_REGS %d\n#define WG_PERSIST %d\n"
                             "#define WG_CSTAGE %d\n#define WG_PROBE %d\n",
                       c->wgs, c->depth, c->ws, c->regs, c->persist, c->cstage, c->probe);
-        sb_printf(defs, "#define GEMM_ACT_CALL %d\n", c->act_call);
+        sb_printf(defs, "#define GEMM_ACT_CALL %d\n#define GEMM_ACT_ANY %d\n", c->act_call,
+                  c->act_any);
         sb_printf(defs, "#define GEMM_MMA 1\n#define BM %d\n#define BN %d\n#define WM %d\n"
                          "#define WN %d\n#define STAGES %d\n#define WAIT_GROUPS %d\n"
                          "#define A_UK %d\n#define B_UK %d\n#define A_CP %d\n#define B_CP %d\n"
@@ -401,7 +404,7 @@ static clops_status gemm_defines(const void *ctx, const clops_device *d, strbuf 
 static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel **out)
 {
     host_kkey key = {{GEMM_KEY_FAMILY | ((uint64_t)c->kind << 48) | ((uint64_t)c->dt << 40) |
-                          ((uint64_t)c->act_call << 36) |
+                          ((uint64_t)c->act_any << 37) | ((uint64_t)c->act_call << 36) |
                           ((uint64_t)c->a_cp << 35) | ((uint64_t)c->b_cp << 34) |
                           ((uint64_t)c->a_uk << 33) | ((uint64_t)c->b_uk << 32) |
                           ((uint64_t)c->conv << 20) | ((uint64_t)c->split << 16) |
@@ -1080,6 +1083,11 @@ static clops_status gemm_run(clops_device *d, const gemm_cfg *cfg, const gemm_ge
     /* (a split product is not persistent) */
     if (sc.split)
         sc.persist = 0;
+    /* The tensor-core programs of products without an activation leave the
+     * activations out (their split programs store no epilogue at all):
+     * inlined into every element of the unrolled stores they were most of
+     * such a program's PTX and of its build (engine9, docs/gemm.md). */
+    sc.act_any = sc.kind == GK_MMA && !sc.split && (g->epi >> 3) != 0;
     clops_status st = gemm_kernel(d, &sc, &kern);
     if (st)
         return st;
