@@ -124,8 +124,9 @@ CLOPS_ACT_FN(gemm_act, float)
  * keeps one copy.  Products without an activation (act 0) do not call it.
  * Not where the accumulators stay live across the calls (the fragments'
  * own stores: ptxas then needs far more registers). */
-/* GEMM_ACT_ANY 0 (mma.sync programs of products without an activation,
- * whose launches pass act 0): no activation code at all. */
+/* GEMM_ACT_ANY 0 (programs that store C from the fragments, mma.sync or
+ * wgmma, for products without an activation, whose launches pass act 0):
+ * no activation code at all. */
 #if defined(GEMM_ACT_ANY) && !GEMM_ACT_ANY
 #define GEMM_ACT(x, act) (x)
 #elif defined(GEMM_ACT_CALL) && GEMM_ACT_CALL

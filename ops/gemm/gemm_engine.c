@@ -248,7 +248,7 @@ typedef struct gemm_cfg {
     int probe;           /* wgmma: CLOPS_GEMM_PROBE's bits (WG_PROBE; bench only) */
     int act_call;        /* wgmma -cs: the activation called, not inlined (GEMM_ACT_CALL) */
     int act_any;         /* mma: the program carries the activations (GEMM_ACT_ANY); 0 for
-                            mma.sync products without one (gemm_run, from the epilogue) */
+                            fragment-storing products without one (gemm_run, the epilogue) */
     int bkc, frag_db, late, raster, shape; /* mma: K chunks, fragment double-buffering, copies
                                               after the first step, raster, mma_shapes index */
     int ms, vec;         /* skinny: rows of A (<= 16), vector width of B's loads (1: none) */
@@ -554,7 +554,7 @@ static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk
      * fragment-storing wgmma programs 248 / 140 registers instead of 144 /
      * 110, or spills under a cap) */
     c->act_call = c->wgs && c->cstage && act_call_on();
-    c->act_any = 1; /* (gemm_run drops them for mma.sync products without one) */
+    c->act_any = 1; /* (gemm_run drops them for fragment-storing products without one) */
     /* CLOPS_GEMM_PROBE=1..31 (bench only, the block-barrier wgmma kernel):
      * WG_PROBE's bits, one K tile (1), no store (2), no copies into the
      * slots (4), no products (8), no barrier per K tile (16); wrong results
@@ -947,9 +947,10 @@ static bool mma_checked(clops_device *d, const gemm_cfg *cfg)
      * configuration, which is what the check runs. */
     gemm_cfg plain = *cfg;
     plain.conv = 0;
-    /* (mma.sync: the program without activations, as the check's product
-     * has none; wgmma's programs always carry them) */
-    plain.act_any = plain.wgs ? 1 : 0;
+    /* (the program without activations where products without one take
+     * it, as the check's product has none; the -cs programs always carry
+     * them) */
+    plain.act_any = plain.cstage ? 1 : 0;
     const gemm_cfg *c = &plain;
     canary_follow_setting();
     unsigned gen = host_generation();
@@ -1087,14 +1088,15 @@ static clops_status gemm_run(clops_device *d, const gemm_cfg *cfg, const gemm_ge
     /* (a split product is not persistent) */
     if (sc.split)
         sc.persist = 0;
-    /* The mma.sync programs of products without an activation leave the
-     * activations out: inlined into every element of the unrolled
-     * fragment stores they were most of such a program's PTX and of its
-     * build (engine9, docs/gemm.md).  (The wgmma programs keep them: the
-     * -cs ones call one copy, GEMM_ACT_CALL; and clang's PTX of the -cs
-     * program without them took 128 registers against 110, the limit of
-     * two work-groups a unit.  Split programs store no epilogue.) */
-    sc.act_any = !(sc.kind == GK_MMA && !sc.wgs && !sc.split && (g->epi >> 3) == 0);
+    /* The programs that store C from the fragments (mma.sync, wgmma
+     * without -cs) leave the activations out for products without one:
+     * inlined into every element of the unrolled stores they were most of
+     * such a program's PTX and of its build (engine9, docs/gemm.md).  (The
+     * -cs wgmma programs, the defaults, keep them and call one copy,
+     * GEMM_ACT_CALL: clang's PTX of the -cs program without them took 128
+     * registers against 110, the edge of two work-groups a unit.  Split
+     * programs store no epilogue.) */
+    sc.act_any = !(sc.kind == GK_MMA && !sc.cstage && !sc.split && (g->epi >> 3) == 0);
     clops_status st = gemm_kernel(d, &sc, &kern);
     if (st)
         return st;
