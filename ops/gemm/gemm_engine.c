@@ -550,9 +550,9 @@ static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk
     c->persist = sh->persist;
     c->cstage = sh->cstage;
     /* (only where C goes out through __local: elsewhere the accumulators
-     * are live across the calls, and ptxas gave the mma.sync and the
-     * fragment-storing wgmma programs 248 / 140 registers instead of 144 /
-     * 110, or spills under a cap) */
+     * are live across the calls, and ptxas, on clang's PTX, gave the
+     * fragment-storing wgmma program 140 registers instead of 110, or
+     * spills under a cap) */
     c->act_call = c->wgs && c->cstage && act_call_on();
     c->act_any = 1; /* (gemm_run drops them for fragment-storing products without one) */
     /* CLOPS_GEMM_PROBE=1..31 (bench only, the block-barrier wgmma kernel):
