@@ -1,9 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 # engine9's GPU job (H100/H200), one call, ~170 s: (1) test_gemm_engine
-# alone on NVIDIA with an empty program cache (every test function; the
-# wgmma test prints one timing line per configuration and dtype: wall time,
-# programs built and their build time), (2) the two wgmma defaults timed
+# alone on NVIDIA with an empty program cache (every test function, each
+# one's wall time and the wgmma test's lines per configuration and dtype:
+# programs built and their build time, CLOPS_TEST_TIMING=1; engine9's
+# first run was cut at 115 s in the ninth function, before the called /
+# left-out activations, GEMM_ACT_CALL / GEMM_ACT_ANY), (2) the two wgmma defaults timed
 # with bench_gemm's usual synchronisation every 4 calls and every 64, (3)
 # where the default's K loop loses (CLOPS_GEMM_PROBE bits: 2 no store, 4 no
 # copies, 8 no products, 16 no barrier per K tile), (4) cuBLAS via PyTorch
