@@ -560,11 +560,12 @@ static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk
      * slots (4), no products (8), no barrier per K tile (16); wrong results
      * by design, so the known-answer check passes such programs unrun. */
     if (c->wgs && !c->ws) {
-        const char *pr = host_env("CLOPS_GEMM_PROBE");
-        char *end = NULL;
-        long pv = pr ? strtol(pr, &end, 10) : 0;
-        if (pr && end != pr && !*end && pv >= 1 && pv <= 31)
-            c->probe = (int)pv;
+        const char *pr = host_env("CLOPS_GEMM_PROBE"), *q = pr;
+        int pv = 0;
+        while (q && *q >= '0' && *q <= '9' && pv <= 31)
+            pv = pv * 10 + (*q++ - '0');
+        if (q && q != pr && !*q && pv >= 1 && pv <= 31)
+            c->probe = pv;
     }
     /* A stage: bkc 16-byte chunks of every row of A's and B's tiles. */
     uint64_t stage = (uint64_t)(c->bm + c->bn) * (uint64_t)c->bkc * 16;
