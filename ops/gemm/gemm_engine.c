@@ -194,6 +194,16 @@ static bool act_call_on(void)
     return env_switch(&act_call_enabled, "CLOPS_GEMM_ACT_CALL", "0", NULL);
 }
 
+/* Fragment-storing programs without the activations for products without
+ * one (GEMM_ACT_ANY 0, gemm_run); on unless CLOPS_GEMM_ACT_TRIM=0 at start
+ * (every program then carries them, as before engine9). */
+static atomic_int act_trim_enabled = -1;
+
+static bool act_trim_on(void)
+{
+    return env_switch(&act_trim_enabled, "CLOPS_GEMM_ACT_TRIM", "0", NULL);
+}
+
 /* TF32 through wgmma: off unless CLOPS_GEMM_WGMMA_TF32=1 at start (not yet
  * run on a GPU, docs/gemm.md). */
 static atomic_int wgmma_tf32_enabled = -1;
@@ -951,7 +961,7 @@ static bool mma_checked(clops_device *d, const gemm_cfg *cfg)
     /* (the program without activations where products without one take
      * it, as the check's product has none; the -cs programs always carry
      * them) */
-    plain.act_any = plain.cstage ? 1 : 0;
+    plain.act_any = plain.cstage || !act_trim_on();
     const gemm_cfg *c = &plain;
     canary_follow_setting();
     unsigned gen = host_generation();
@@ -1097,7 +1107,8 @@ static clops_status gemm_run(clops_device *d, const gemm_cfg *cfg, const gemm_ge
      * GEMM_ACT_CALL: clang's PTX of the -cs program without them took 128
      * registers against 110, the edge of two work-groups a unit.  Split
      * programs store no epilogue.) */
-    sc.act_any = !(sc.kind == GK_MMA && !sc.cstage && !sc.split && (g->epi >> 3) == 0);
+    sc.act_any = !(sc.kind == GK_MMA && !sc.cstage && !sc.split && (g->epi >> 3) == 0 &&
+                   act_trim_on());
     clops_status st = gemm_kernel(d, &sc, &kern);
     if (st)
         return st;
