@@ -6,6 +6,7 @@
  *
  *     bench_gemm [--device SEL]... [--dtype float32|float64|float16|bfloat16]
  *                [--tune SECONDS] [--big] [--gpt2] [--engine] [--reps-seconds S]
+ *                [--sync-every N]
  *
  * Shapes (M x N x K; "b x" for a batch), on GPUs:
  *     square 1024 and 4096 (and 8192 with --big),
@@ -182,6 +183,10 @@ static clops_status run_once(const shape *s, problem *p)
     return s->batch > 1 ? clops_bmm_out(p->a, p->b, p->c) : clops_mm_out(p->a, p->b, p->c);
 }
 
+/* Calls between synchronisations in a timed round (--sync-every; 4 by
+ * default: a queue drain every 4 calls, whose latency the figure pays). */
+static int sync_every = 4;
+
 /* TFLOP/s of a shape: warm-up, then the best of 3 rounds of at least
  * `secs` seconds each.  0 on failure (the error is printed). */
 static double measure(clops_device *d, const shape *s, problem *p, double secs)
@@ -202,7 +207,7 @@ static double measure(clops_device *d, const shape *s, problem *p, double secs)
             if ((st = run_once(s, p)) != CLOPS_OK)
                 break;
             reps++;
-            if (reps % 4 == 0 || el + 0.001 >= secs) {
+            if (reps % sync_every == 0 || el + 0.001 >= secs) {
                 clops_device_synchronize(d);
                 el = now_seconds() - t0;
             }
@@ -337,7 +342,7 @@ static void usage(void)
     fprintf(stderr, "usage: bench_gemm [--device SEL]... "
                     "[--dtype float32|float64|float16|bfloat16] [--tune SECONDS] [--big] "
                     "[--gpt2] [--engine] [--skinny] [--sweep [--sweep-prefix P,..] [--sweep-shape S,..]] [--bt] "
-                    "[--reps-seconds S]\n");
+                    "[--reps-seconds S] [--sync-every N]\n");
 }
 
 int main(int argc, char **argv)
@@ -367,6 +372,13 @@ int main(int argc, char **argv)
             tune = atof(argv[++i]);
         else if (strcmp(argv[i], "--reps-seconds") == 0 && i + 1 < argc)
             secs = atof(argv[++i]);
+        else if (strcmp(argv[i], "--sync-every") == 0 && i + 1 < argc) {
+            sync_every = atoi(argv[++i]);
+            if (sync_every < 1 || sync_every > 1000000) {
+                usage();
+                return 2;
+            }
+        }
         else if (strcmp(argv[i], "--big") == 0)
             big = true;
         else if (strcmp(argv[i], "--gpt2") == 0)

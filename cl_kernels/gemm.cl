@@ -116,6 +116,28 @@ typedef ushort gemm_t;
 /* Activation act of the epilogue (numbered as gemm_act in ops/gemm/gemm.h),
  * in float: cl_kernels/act.clh, shared with the convolution kernels. */
 CLOPS_ACT_FN(gemm_act, float)
+/* GEMM_ACT_CALL (the wgmma programs that store C through __local, the
+ * host's switch CLOPS_GEMM_ACT_CALL): their store writes the epilogue once
+ * per element of fully unrolled loops, and 128 copies of the activations'
+ * erf/tanh/exp sequences made a program's PTX about 1 MB and its build 6-8
+ * s of ptxas (engine9's job); one function called from each (not inlined)
+ * keeps one copy.  Products without an activation (act 0) do not call it.
+ * Not where the accumulators stay live across the calls (the fragments'
+ * own stores: ptxas then needs far more registers). */
+/* GEMM_ACT_ANY 0 (programs that store C from the fragments, mma.sync or
+ * wgmma, for products without an activation, whose launches pass act 0):
+ * no activation code at all. */
+#if defined(GEMM_ACT_ANY) && !GEMM_ACT_ANY
+#define GEMM_ACT(x, act) (x)
+#elif defined(GEMM_ACT_CALL) && GEMM_ACT_CALL
+__attribute__((noinline)) static float gemm_act_call(float x, int act)
+{
+    return gemm_act(x, act);
+}
+#define GEMM_ACT(x, act) ((act) ? gemm_act_call(x, act) : (x))
+#else
+#define GEMM_ACT(x, act) gemm_act(x, act)
+#endif
 
 /* The epilogue's operands at C[gm, gn]: the bias element (read only when
  * epi has a bias) and the residual element (only when it has one). */
@@ -133,7 +155,7 @@ CLOPS_ACT_FN(gemm_act, float)
                 r += e_scale * (ev);                                                        \
             if (res_ == 1)                                                                  \
                 r += (rv);                                                                  \
-            r = gemm_act(r, epi >> 3);                                                      \
+            r = GEMM_ACT(r, epi >> 3);                                                      \
             if (res_ == 2)                                                                  \
                 r += (rv);                                                                  \
         }                                                                                   \
@@ -1598,7 +1620,10 @@ static inline void wg_round4(__local float *p)
  * 0 runs one K tile whatever K, bit 1 stores nothing (C written only when
  * the first accumulator is exactly 1234.5, which keeps the products live),
  * so that timings split a block's time into the K loop, the store and the
- * rest (launch, tile index, staging set-up, the pipeline's first copies). */
+ * rest (launch, tile index, staging set-up, the pipeline's first copies).
+ * Bits 2-4 split the K loop itself (engine9): bit 2 copies nothing into
+ * the slots (the products read whatever they hold), bit 3 issues no
+ * products, bit 4 leaves out the work-group barrier of each K tile. */
 #ifndef WG_PROBE
 #define WG_PROBE 0
 #endif
@@ -1752,7 +1777,7 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
 #if !WG_WS
 #pragma unroll
         for (int s = 0; s < PREF; s++) {
-            if (s < ktiles)
+            if (s < ktiles && !(WG_PROBE & 4))
                 STAGE_TILE(s, s);
             MMA_CP_COMMIT();
         }
@@ -1766,7 +1791,9 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
             MMA_CP_WAIT(PREF_WAIT);
             WG_ROUND(s);
             WG_PROXY_FENCE();
+#if !(WG_PROBE & 16)
             barrier(CLK_LOCAL_MEM_FENCE);
+#endif
 #endif
             const uint at = as0 + (uint)(s * A_TILE * (int)sizeof(gemm_t)),
                        bt = bs0 + (uint)(s * B_TILE * (int)sizeof(gemm_t));
@@ -1777,7 +1804,11 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
 #pragma unroll
                 for (int h = 0; h < MH; h++) {
                     const ulong da = wg_tile_desc(at, (wg * MH + h) * 64, ks, A_UK);
+#if !(WG_PROBE & 8)
                     WG_MMA(acc[h], da, db, WG_TA, WG_TB);
+#else
+                    (void)da, (void)db;
+#endif
                 }
             }
             WG_COMMIT();
@@ -1789,7 +1820,7 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
             j++;
 #else
             const int nk = kt + PREF;
-            if (nk < ktiles)
+            if (nk < ktiles && !(WG_PROBE & 4))
                 STAGE_TILE(nk % STAGES, nk);
             MMA_CP_COMMIT();
             WG_WAIT(WG_DEPTH);

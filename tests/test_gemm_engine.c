@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "clops/matmul.h"
 #include "clops/ops.h"
@@ -227,6 +228,37 @@ static bool wgmma_config_listed(const char *name)
         v += n + (v[n] == ',');
     }
     return false;
+}
+
+/* Seconds on a monotonic clock. */
+static double mono_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* CLOPS_TEST_TIMING=1 (GPU jobs: the whole test must fit one): where the
+ * time goes, to the standard error — each test function's wall time, and
+ * in the wgmma test one line per configuration and dtype with the
+ * programs built. */
+static bool timing_on(void)
+{
+    const char *v = getenv("CLOPS_TEST_TIMING");
+    return v && strcmp(v, "1") == 0;
+}
+
+static void wgmma_time_line(clops_device *d, const char *what, double t0,
+                            const host_kcache_stats *k0)
+{
+    if (!timing_on())
+        return;
+    host_kcache_stats k1;
+    host_kcache_get_stats(d, &k1);
+    fprintf(stderr, "test_gemm_engine: %s: %.1f s, %llu programs built in %.1f s, %llu loaded\n",
+            what, mono_seconds() - t0, (unsigned long long)(k1.programs_built - k0->programs_built),
+            k1.build_seconds - k0->build_seconds,
+            (unsigned long long)(k1.programs_loaded - k0->programs_loaded));
 }
 
 /* NVIDIA compute capability 9.0 (H100, H200): where wgmma runs. */
@@ -636,7 +668,8 @@ static void fused_epilogues_match_the_host(void **state)
         for (int cfg = -1; cfg < gemm_engine_config_count(); cfg++) {
         if (cfg >= 0) {
             size_t cl = strlen(gemm_engine_config_name(cfg));
-            if (!is_hopper(d) || cl < 3 || strcmp(gemm_engine_config_name(cfg) + cl - 3, "-cs") != 0)
+            if (!is_hopper(d) || cl < 3 || strcmp(gemm_engine_config_name(cfg) + cl - 3, "-cs") != 0 ||
+                !wgmma_config_listed(gemm_engine_config_name(cfg)))
                 continue;
         }
         CT_OK(clops_debug_set("gemm.config", cfg + 1));
@@ -847,6 +880,9 @@ static void wgmma_is_chosen_by_capability(void **state)
                 bool all = cfg == first ||
                            (ws && strncmp(gemm_engine_config_name(cfg - 1), "ws", 2) != 0);
                 CT_OK(clops_debug_set("gemm.config", cfg + 1));
+                double tc0 = mono_seconds();
+                host_kcache_stats kc0;
+                host_kcache_get_stats(d, &kc0);
                 gemm_engine_stats s0, s1;
                 gemm_engine_get_stats(&s0);
                 uint64_t runs = 0;
@@ -892,8 +928,15 @@ static void wgmma_is_chosen_by_capability(void **state)
                 CT_ASSERT_MSG(s1.wgmma_calls - s0.wgmma_calls == runs, "%llu wgmma launches",
                               (unsigned long long)(s1.wgmma_calls - s0.wgmma_calls));
                 CT_ASSERT(s1.canary_failures == s0.canary_failures);
+                char what[96];
+                snprintf(what, sizeof what, "%s %s, %llu products", gemm_engine_config_name(cfg),
+                         clops_dtype_name(dtypes[t]), (unsigned long long)runs);
+                wgmma_time_line(d, what, tc0, &kc0);
             }
             CT_OK(clops_debug_set("gemm.config", 0));
+            double tb0 = mono_seconds();
+            host_kcache_stats kb0;
+            host_kcache_get_stats(d, &kb0);
             for (int on = 1; on >= 0; on--) {
                 ct_set_case("%s, %lldx%lldx%lld, wgmma %s", clops_dtype_name(dtypes[t]),
                             (long long)big.m, (long long)big.n, (long long)big.k,
@@ -911,6 +954,11 @@ static void wgmma_is_chosen_by_capability(void **state)
                  * mma.sync (or the device's own path) either way. */
                 CT_ASSERT(s1.wgmma_calls - s0.wgmma_calls == (hopper && on ? 1u : 0u));
                 CT_ASSERT(path_calls(&s1, path) == path_calls(&s0, path) + 2);
+            }
+            if (hopper) {
+                char what[96];
+                snprintf(what, sizeof what, "%s default rule, on and off", clops_dtype_name(dtypes[t]));
+                wgmma_time_line(d, what, tb0, &kb0);
             }
         }
     }
@@ -1018,21 +1066,40 @@ static void the_ptx_route_builds_on_hopper_and_fails_clearly_elsewhere(void **st
     ct_clear_context();
 }
 
+static double test_t0;
+
+static int time_setup(void **state)
+{
+    (void)state;
+    test_t0 = mono_seconds();
+    return 0;
+}
+
+static int time_teardown(void **state)
+{
+    (void)state;
+    if (timing_on())
+        fprintf(stderr, "test_gemm_engine: the running test took %.1f s\n", mono_seconds() - test_t0);
+    return 0;
+}
+
+#define TIMED(f) cmocka_unit_test_setup_teardown(f, time_setup, time_teardown)
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(float32_precision_setting_takes_pytorch_names),
-        cmocka_unit_test(engine_matches_reference_in_every_layout),
-        cmocka_unit_test(empty_reduction_scales_c),
-        cmocka_unit_test(float32_under_high_precision),
-        cmocka_unit_test(the_same_product_gives_the_same_bits),
-        cmocka_unit_test(skinny_and_split_products_match_reference),
-        cmocka_unit_test(ops_reach_the_engine_and_float64_goes_to_clblast),
-        cmocka_unit_test(a_failed_known_answer_check_falls_back_to_fma),
-        cmocka_unit_test(fused_epilogues_match_the_host),
-        cmocka_unit_test(addmm_activation_matches_the_cpu),
-        cmocka_unit_test(wgmma_is_chosen_by_capability),
-        cmocka_unit_test(the_ptx_route_builds_on_hopper_and_fails_clearly_elsewhere),
+        TIMED(float32_precision_setting_takes_pytorch_names),
+        TIMED(engine_matches_reference_in_every_layout),
+        TIMED(empty_reduction_scales_c),
+        TIMED(float32_under_high_precision),
+        TIMED(the_same_product_gives_the_same_bits),
+        TIMED(skinny_and_split_products_match_reference),
+        TIMED(ops_reach_the_engine_and_float64_goes_to_clblast),
+        TIMED(a_failed_known_answer_check_falls_back_to_fma),
+        TIMED(fused_epilogues_match_the_host),
+        TIMED(addmm_activation_matches_the_cpu),
+        TIMED(wgmma_is_chosen_by_capability),
+        TIMED(the_ptx_route_builds_on_hopper_and_fails_clearly_elsewhere),
     };
     /* CLOPS_TEST_FILTER: only the tests whose names match (cmocka's
      * pattern), for GPU jobs that time one path. */

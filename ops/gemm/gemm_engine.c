@@ -180,6 +180,30 @@ void gemm_engine_set_wgmma(bool on)
     atomic_store(&wgmma_enabled, on ? 1 : 0);
 }
 
+/* The wgmma programs that store C through __local ("-cs", the defaults)
+ * call the epilogue's activation as a function (GEMM_ACT_CALL in
+ * cl_kernels/gemm.cl: one copy of it instead of one per unrolled element,
+ * a sixth of the PTX, a fifteenth of ptxas's time); on unless
+ * CLOPS_GEMM_ACT_CALL=0 at start, and switched off for the rest of the
+ * process if a driver fails to build a program so (gemm_kernel builds it
+ * again inline). */
+static atomic_int act_call_enabled = -1;
+
+static bool act_call_on(void)
+{
+    return env_switch(&act_call_enabled, "CLOPS_GEMM_ACT_CALL", "0", NULL);
+}
+
+/* Fragment-storing programs without the activations for products without
+ * one (GEMM_ACT_ANY 0, gemm_run); on unless CLOPS_GEMM_ACT_TRIM=0 at start
+ * (every program then carries them, as before engine9). */
+static atomic_int act_trim_enabled = -1;
+
+static bool act_trim_on(void)
+{
+    return env_switch(&act_trim_enabled, "CLOPS_GEMM_ACT_TRIM", "0", NULL);
+}
+
 /* TF32 through wgmma: off unless CLOPS_GEMM_WGMMA_TF32=1 at start (not yet
  * run on a GPU, docs/gemm.md). */
 static atomic_int wgmma_tf32_enabled = -1;
@@ -232,6 +256,9 @@ typedef struct gemm_cfg {
     int persist;         /* ws: persistent, one work-group per compute unit (not split) */
     int cstage;          /* wgmma: C stored through __local in 16-byte rows (WG_CSTAGE) */
     int probe;           /* wgmma: CLOPS_GEMM_PROBE's bits (WG_PROBE; bench only) */
+    int act_call;        /* wgmma -cs: the activation called, not inlined (GEMM_ACT_CALL) */
+    int act_any;         /* mma: the program carries the activations (GEMM_ACT_ANY); 0 for
+                            fragment-storing products without one (gemm_run, the epilogue) */
     int bkc, frag_db, late, raster, shape; /* mma: K chunks, fragment double-buffering, copies
                                               after the first step, raster, mma_shapes index */
     int ms, vec;         /* skinny: rows of A (<= 16), vector width of B's loads (1: none) */
@@ -361,6 +388,8 @@ static clops_status gemm_defines(const void *ctx, const clops_device *d, strbuf 
                             "#define WG_WS %d\n#define WG_REGS %d\n#define WG_PERSIST %d\n"
                             "#define WG_CSTAGE %d\n#define WG_PROBE %d\n",
                       c->wgs, c->depth, c->ws, c->regs, c->persist, c->cstage, c->probe);
+        sb_printf(defs, "#define GEMM_ACT_CALL %d\n#define GEMM_ACT_ANY %d\n", c->act_call,
+                  c->act_any);
         sb_printf(defs, "#define GEMM_MMA 1\n#define BM %d\n#define BN %d\n#define WM %d\n"
                          "#define WN %d\n#define STAGES %d\n#define WAIT_GROUPS %d\n"
                          "#define A_UK %d\n#define B_UK %d\n#define A_CP %d\n#define B_CP %d\n"
@@ -385,13 +414,15 @@ static clops_status gemm_defines(const void *ctx, const clops_device *d, strbuf 
 static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel **out)
 {
     host_kkey key = {{GEMM_KEY_FAMILY | ((uint64_t)c->kind << 48) | ((uint64_t)c->dt << 40) |
+                          ((uint64_t)c->act_any << 37) | ((uint64_t)c->act_call << 36) |
                           ((uint64_t)c->a_cp << 35) | ((uint64_t)c->b_cp << 34) |
                           ((uint64_t)c->a_uk << 33) | ((uint64_t)c->b_uk << 32) |
                           ((uint64_t)c->conv << 20) | ((uint64_t)c->split << 16) |
                           ((uint64_t)c->ms << 8) | (uint64_t)c->vec,
                       ((uint64_t)c->bm << 48) | ((uint64_t)c->bn << 32) | ((uint64_t)c->bk << 24) |
                           ((uint64_t)c->tm << 16) | ((uint64_t)c->tn << 8) | (uint64_t)c->stages,
-                      ((uint64_t)c->probe << 62) | ((uint64_t)c->cstage << 61) |
+                      ((uint64_t)(c->probe & 3) << 62) | ((uint64_t)c->cstage << 61) |
+                          ((uint64_t)(c->probe >> 2) << 56) |
                           ((uint64_t)c->persist << 60) | ((uint64_t)c->rm << 48) |
                           ((uint64_t)c->nv << 40) | ((uint64_t)c->mb << 32) |
                           ((uint64_t)c->nb << 24) | (uint64_t)c->kc,
@@ -455,6 +486,15 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
                         .ptx_entry_directives = wg && !driver_entry ? entry : NULL};
     clops_status st =
         kit_kernel(d, &key, &prog, wg ? "gemm_wgmma" : knames[c->kind], 0, NULL, out);
+    if (st == CLOPS_BUILD_FAILURE && c->act_call) {
+        /* A driver that cannot build the called activation: every later
+         * program inline, this one again now (a program that fails inline
+         * too fails as before). */
+        atomic_store(&act_call_enabled, 0);
+        gemm_cfg inl = *c;
+        inl.act_call = 0;
+        return gemm_kernel(d, &inl, out);
+    }
     /* Work-groups of one always run; the GPU atoms need their whole group.
      * The kernel's wg_size is its default launch width, at most 256; the
      * warp-specialised wgmma's 384 items are beyond it, and NVIDIA's driver
@@ -521,13 +561,23 @@ static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk
     c->wgs = sh->wgs, c->depth = sh->depth, c->ws = sh->ws, c->regs = sh->regs;
     c->persist = sh->persist;
     c->cstage = sh->cstage;
-    /* CLOPS_GEMM_PROBE=1..3 (bench only, the block-barrier wgmma kernel):
-     * WG_PROBE's bits, one K tile (1) and no store (2); wrong results by
-     * design, so the known-answer check passes such programs unrun. */
+    /* (only where C goes out through __local: elsewhere the accumulators
+     * are live across the calls, and ptxas, on clang's PTX, gave the
+     * fragment-storing wgmma program 140 registers instead of 110, or
+     * spills under a cap) */
+    c->act_call = c->wgs && c->cstage && act_call_on();
+    c->act_any = 1; /* (gemm_run drops them for fragment-storing products without one) */
+    /* CLOPS_GEMM_PROBE=1..31 (bench only, the block-barrier wgmma kernel):
+     * WG_PROBE's bits, one K tile (1), no store (2), no copies into the
+     * slots (4), no products (8), no barrier per K tile (16); wrong results
+     * by design, so the known-answer check passes such programs unrun. */
     if (c->wgs && !c->ws) {
-        const char *pr = host_env("CLOPS_GEMM_PROBE");
-        if (pr && pr[0] >= '1' && pr[0] <= '3' && !pr[1])
-            c->probe = pr[0] - '0';
+        const char *pr = host_env("CLOPS_GEMM_PROBE"), *q = pr;
+        int pv = 0;
+        while (q && *q >= '0' && *q <= '9' && pv <= 31)
+            pv = pv * 10 + (*q++ - '0');
+        if (q && q != pr && !*q && pv >= 1 && pv <= 31)
+            c->probe = pv;
     }
     /* A stage: bkc 16-byte chunks of every row of A's and B's tiles. */
     uint64_t stage = (uint64_t)(c->bm + c->bn) * (uint64_t)c->bkc * 16;
@@ -912,6 +962,10 @@ static bool mma_checked(clops_device *d, const gemm_cfg *cfg)
      * configuration, which is what the check runs. */
     gemm_cfg plain = *cfg;
     plain.conv = 0;
+    /* (the program without activations where products without one take
+     * it, as the check's product has none; the -cs programs always carry
+     * them) */
+    plain.act_any = plain.cstage || !act_trim_on();
     const gemm_cfg *c = &plain;
     canary_follow_setting();
     unsigned gen = host_generation();
@@ -1049,6 +1103,16 @@ static clops_status gemm_run(clops_device *d, const gemm_cfg *cfg, const gemm_ge
     /* (a split product is not persistent) */
     if (sc.split)
         sc.persist = 0;
+    /* The programs that store C from the fragments (mma.sync, wgmma
+     * without -cs) leave the activations out for products without one:
+     * inlined into every element of the unrolled stores they were most of
+     * such a program's PTX and of its build (engine9, docs/gemm.md).  (The
+     * -cs wgmma programs, the defaults, keep them and call one copy,
+     * GEMM_ACT_CALL: clang's PTX of the -cs program without them took 128
+     * registers against 110, the edge of two work-groups a unit.  Split
+     * programs store no epilogue.) */
+    sc.act_any = !(sc.kind == GK_MMA && !sc.cstage && !sc.split && (g->epi >> 3) == 0 &&
+                   act_trim_on());
     clops_status st = gemm_kernel(d, &sc, &kern);
     if (st)
         return st;
