@@ -34,9 +34,13 @@
 # c7_gpt2_train_profile.json, c7_warm.txt (the warm-up rows' output and,
 # with tests, the pytest log).
 # C7_ROWS (an extended regex on the row labels gpt2_fp32, gpt2_bf16,
-# gpt2_train, llama_fp32, bert_fp32, r18_fwd, r18_train; default all but
-# gpt2_bf16, whose target compile7's job met) runs those rows alone, clops
-# and reference; C7_INDUCTOR= skips Inductor.  This stop's call (H200,
+# gpt2_train, gpt2_fusedadamw (the training step with AdamW(fused=True)),
+# llama_fp32, bert_fp32, r18_fwd, r18_train; default all but gpt2_bf16,
+# whose target compile7's job met, and gpt2_fusedadamw) runs those rows
+# alone, clops and reference; C7_INDUCTOR= skips Inductor.  Left for a
+# next call: C7_ROWS='gpt2_train|gpt2_fusedadamw|bert' C7_NO_TESTS=1
+# (~170 s: the fused AdamW and BERT's keep-all mask, both after this
+# call), C7_ROWS=r18 C7_WARM_S=120 C7_NO_TESTS=1 (~220 s).  This stop's call (H200,
 # ~190 s with the build): C7_NO_TESTS=1 bash bench/compile_gpu_job.sh.
 # On POCL (a check of the script, not figures): C7_SMALL=1 C7_REF=cpu (tiny
 # configs, PyTorch's CPU as the reference; C7_INDUCTOR= skips Inductor,
@@ -122,6 +126,7 @@ printf '%s\t%s\t%s\n' \
   ref_gpt2_fp32 30 "--model gpt2 --batch $B --seq $L --steps 5 --device $REF $common" \
   ref_gpt2_bf16 30 "--model gpt2 --batch $B --seq $L --steps 5 --dtype bfloat16 --device $REF $common" \
   ref_gpt2_train 30 "--model gpt2 --batch $BT --seq $LT --steps 5 --train --device $REF $common" \
+  ref_gpt2_fusedadamw 30 "--model gpt2 --batch $BT --seq $LT --steps 5 --train --fused-adamw --device $REF $common" \
   ref_llama_fp32 30 "--model llama --batch $B --seq $L --steps 5 --device $REF $common" \
   ref_bert_fp32 30 "--model bert --batch $B --seq $L --steps 5 --device $REF $common" \
   ref_r18_fwd 30 "--model resnet18 --batch $BI --image $IMG --steps 5 --device $REF $common" \
@@ -138,6 +143,7 @@ clops_rows() {  # steps, summary file, profile folder (none: no profiles), time 
     gpt2_fp32 $((60 * k)) "--model gpt2 --batch $B --seq $L --steps $1 --compile --device clops $common --summary $2 $pf" \
     gpt2_bf16 $((40 * k)) "--model gpt2 --batch $B --seq $L --steps $1 --dtype bfloat16 --compile --device clops $common --summary $2" \
     gpt2_train $((50 * k)) "--model gpt2 --batch $BT --seq $LT --steps $1 --train --compile --device clops $common --summary $2 $pt" \
+    gpt2_fusedadamw $((50 * k)) "--model gpt2 --batch $BT --seq $LT --steps $1 --train --fused-adamw --compile --device clops $common --summary $2" \
     llama_fp32 $((30 * k)) "--model llama --batch $B --seq $L --steps $1 --compile --device clops $common --summary $2" \
     bert_fp32 $((30 * k)) "--model bert --batch $B --seq $L --steps $1 --compile --device clops $common --summary $2" \
     r18_fwd $((30 * k)) "--model resnet18 --batch $BI --image $IMG --steps $1 --compile --device clops $common --summary $2" \
