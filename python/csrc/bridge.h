@@ -92,10 +92,18 @@ void sync_geometry(const at::Tensor &t, clops_tensor *ct);
  * dtype, whose value is `expr` converted to dtype `result`; returns its id. */
 int fused_register(const std::string &name, int n_in, const std::string &expr,
                    const std::string &helpers, const std::string &result);
+/* Registers (once per name) a pointwise op over n_in Tensor operands and
+ * n_params Scalar parameters p0.. (clops_pointwise_register, PyTorch's
+ * default promotion: the operands' common dtype, computed in its compute
+ * type), floating dtypes only; returns its id, called with fused_call
+ * (the fused AdamW, clops/torch/_optim.py). */
+int params_register(const std::string &name, int n_in, int n_params, const std::string &expr,
+                    const std::string &helpers);
 /* Runs fused op `id` on clops tensors: into `out` when given (its .out
- * variant), else into a new tensor of the broadcast shape. */
+ * variant), else into a new tensor of the broadcast shape; `params` are
+ * the op's Scalar parameters (none for fused_register's ops). */
 at::Tensor fused_call(int id, const std::vector<at::Tensor> &inputs,
-                      const std::optional<at::Tensor> &out);
+                      const std::optional<at::Tensor> &out, const std::vector<double> &params = {});
 /* _clops_addmm_epilogue (dispatch/inventory/gemm.yaml) on clops tensors:
  * act(beta * self + alpha * mat1 @ mat2 [+ residual]) [+ residual after],
  * the matrix engine's fused epilogue where it takes the dtype. */

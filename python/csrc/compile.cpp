@@ -26,34 +26,58 @@ static std::map<std::string, int> g_fused_ids;   /* op name -> index */
 static std::vector<const clops_op *> g_fused_ops; /* index -> op */
 static std::vector<const clops_op *> g_fused_outs; /* index -> its .out variant */
 
-int fused_register(const std::string &name, int n_in, const std::string &expr,
-                   const std::string &helpers, const std::string &result)
+/* Registers (once per name) a pointwise op over n_in Tensor operands a..
+ * and n_params Scalar parameters p0.. with the promotion given (and the
+ * result dtype, for promotion "none"), and its .out variant; returns its
+ * index in g_fused_ops. */
+static int register_pointwise(const std::string &name, int n_in, int n_params,
+                              const std::string &expr, const std::string &helpers,
+                              const char *promotion, const char *result)
 {
-    TORCH_CHECK(n_in >= 1 && n_in <= 4, "clops: fused op ", name, " has ", num(n_in),
+    TORCH_CHECK(n_in >= 1 && n_in <= 4, "clops: pointwise op ", name, " has ", num(n_in),
                 " operands; clops_pointwise_register takes 1 to 4");
+    TORCH_CHECK(n_params >= 0 && n_params <= 4, "clops: pointwise op ", name, " has ",
+                num(n_params), " parameters; clops_pointwise_register takes 0 to 4");
     std::lock_guard<std::mutex> lock(g_fused_mu);
     auto it = g_fused_ids.find(name);
     if (it != g_fused_ids.end())
         return it->second;
-    std::string schema = name + "(";
+    std::string schema = name + "(", params;
     for (int j = 0; j < n_in; j++)
         schema += std::string(j ? ", " : "") + "Tensor " + (char)('a' + j);
+    for (int k = 0; k < n_params; k++) {
+        schema += ", Scalar p" + std::to_string(k);
+        params += std::string(k ? "," : "") + "p" + std::to_string(k);
+    }
     schema += ") -> Tensor";
     clops_pointwise_def def = {};
     def.schema = schema.c_str();
     def.expr = expr.c_str();
     def.helpers = helpers.empty() ? nullptr : helpers.c_str();
-    def.promotion = "none";
-    def.result = result.c_str();
-    def.variants = true; /* name.out: writes a destination laid out as eager's */
+    def.params = n_params ? params.c_str() : nullptr;
+    def.promotion = promotion;
+    def.result = result;
+    def.variants = true; /* name.out: writes a given destination (eager's layout, in place) */
     const clops_op *op = nullptr, *out = nullptr;
-    check(clops_pointwise_register(&def, &op), "registering a fused pointwise op");
-    check(clops_op_find((name + ".out").c_str(), &out), "finding a fused op's out variant");
+    check(clops_pointwise_register(&def, &op), "registering a pointwise op");
+    check(clops_op_find((name + ".out").c_str(), &out), "finding a pointwise op's out variant");
     g_fused_ops.push_back(op);
     g_fused_outs.push_back(out);
     int id = (int)g_fused_ops.size() - 1;
     g_fused_ids[name] = id;
     return id;
+}
+
+int fused_register(const std::string &name, int n_in, const std::string &expr,
+                   const std::string &helpers, const std::string &result)
+{
+    return register_pointwise(name, n_in, 0, expr, helpers, "none", result.c_str());
+}
+
+int params_register(const std::string &name, int n_in, int n_params, const std::string &expr,
+                    const std::string &helpers)
+{
+    return register_pointwise(name, n_in, n_params, expr, helpers, "default", nullptr);
 }
 
 /* The clops tensors of one call (views of its PyTorch tensors, and its
@@ -77,7 +101,7 @@ struct Owned {
 };
 
 at::Tensor fused_call(int id, const std::vector<at::Tensor> &inputs,
-                      const std::optional<at::Tensor> &out)
+                      const std::optional<at::Tensor> &out, const std::vector<double> &params)
 {
     const clops_op *op = nullptr;
     {
@@ -89,6 +113,8 @@ at::Tensor fused_call(int id, const std::vector<at::Tensor> &inputs,
     Owned owned;
     for (const at::Tensor &t : inputs)
         args.push_back(owned.arg(t));
+    for (double p : params)
+        args.push_back(clops_value_scalar(clops_scalar_float(p)));
     if (out)
         args.push_back(owned.arg(*out));
     clops_value ret = clops_value_none();

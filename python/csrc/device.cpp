@@ -1180,8 +1180,10 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)
           [] { return std::string(clops_get_float32_conv_precision()); });
     m.def("autograd_device_queues", &autograd_device_queues);
     m.def("fused_register", &fused_register);
+    m.def("params_register", &params_register);
     m.def("fused_call", &fused_call, pybind11::arg("id"), pybind11::arg("inputs"),
-          pybind11::arg("out") = pybind11::none());
+          pybind11::arg("out") = pybind11::none(),
+          pybind11::arg("params") = std::vector<double>());
     m.def("addmm_epilogue", &addmm_epilogue);
     m.def("conv_epilogue", &conv_epilogue);
     m.def("device_counters", &device_counters);

@@ -205,6 +205,9 @@ def main():
                         "matmuls not; the clops bridge follows torch.backends.cudnn.allow_tf32 "
                         "for its convolutions); off: TF32 off for both, on CUDA and clops")
     p.add_argument("--train", action="store_true", help="time a training step (AdamW/SGD)")
+    p.add_argument("--fused-adamw", action="store_true",
+                   help="the training step's AdamW with fused=True (on clops: "
+                        "clops/torch/_optim.py; default: torch.optim's foreach step)")
     p.add_argument("--steps", type=int, default=3)
     p.add_argument("--warmup", type=int, default=1)
     p.add_argument("--profile", metavar="JSON", help="time one more step op by op, write JSON")
@@ -236,7 +239,8 @@ def main():
         x = x0.to(dev)
         if x.is_floating_point():
             x = x.to(dtype)
-        opt = torch.optim.AdamW(model.parameters(), lr=1e-4) if args.train else None
+        fused = {"fused": True} if args.fused_adamw else {}
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-4, **fused) if args.train else None
 
         def stepper(fn):
             return make_step(model, x, fn, opt, train=args.train, autocast=args.autocast,
@@ -290,7 +294,8 @@ def main():
                         "model": args.model, "size": args.size, "batch": args.batch,
                         "seq": args.seq, "dtype": args.dtype, "attn": args.attn,
                         "autocast": args.autocast,
-                        "mode": "train" if args.train else "forward",
+                        "mode": ("train, fused AdamW" if args.fused_adamw else "train")
+                        if args.train else "forward",
                         "device": device.type, "label": label.strip(" ()") or "eager",
                         "ms": min(t) * 1e3, "clock": args.clock, "first_s": firsts[i],
                         "launches": launches[i] / args.steps if device.type == "clops" else None,

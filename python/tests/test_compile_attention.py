@@ -434,8 +434,11 @@ def test_a_causal_mask_built_in_the_graph_becomes_is_causal(dev, style, no_fallb
     a fill: what transformers builds under tracing on PyTorch 2.11) is
     evaluated once at compile time and the attention gets is_causal instead:
     the same kernel call as eager's is_causal, so the same bits and as few
-    launches (the mask's aranges, comparison and fill gone). A constant
-    mask that is not the causal one (a diagonal shifted by one) stays."""
+    launches (the mask's aranges, comparison and fill gone). A mask so
+    built that keeps every score (shifted by the length: BERT's
+    bidirectional mask without padding under tracing on PyTorch 2.11) is
+    dropped: eager's call without a mask, bit for bit. A constant mask that
+    is neither (a diagonal shifted by one) stays."""
     torch._dynamo.reset()
     torch.manual_seed(5)
     q, k, v = (torch.randn(2, 4, 16, 32).to(dev) for _ in range(3))
@@ -451,7 +454,11 @@ def test_a_causal_mask_built_in_the_graph_becomes_is_causal(dev, style, no_fallb
         before = launches()
         F.scaled_dot_product_attention(q, k, v, is_causal=True)
         n_causal = launches() - before
-        for shift in (0, 1):
+        unmasked = F.scaled_dot_product_attention(q, k, v)
+        before = launches()
+        F.scaled_dot_product_attention(q, k, v)
+        n_unmasked = launches() - before
+        for shift in (0, 1, 16):
             fn = attend(shift)
             want = fn(q, k, v)
             compiled = torch.compile(fn, backend="clops", dynamic=False)
@@ -463,9 +470,13 @@ def test_a_causal_mask_built_in_the_graph_becomes_is_causal(dev, style, no_fallb
             if shift == 0:
                 assert torch.equal(got.cpu(), causal.cpu())
                 assert n == n_causal, (n, n_causal)
+            elif shift == 16:
+                assert torch.equal(got.cpu(), unmasked.cpu())
+                assert n == n_unmasked, (n, n_unmasked)
             else:
-                assert n > n_causal, (n, n_causal)
+                assert n > n_causal and n > n_unmasked, (n, n_causal, n_unmasked)
                 assert not torch.equal(got.cpu(), causal.cpu())
+                assert not torch.equal(got.cpu(), unmasked.cpu())
             torch._dynamo.reset()
 
 
@@ -477,8 +488,9 @@ def test_a_causal_mask_built_in_a_training_graph_is_causal_forward_and_backward(
     autograd then differentiates an is_causal call, and both the fused
     forward and its backward run causal, no mask built or read: eager
     is_causal's kernels, so eager is_causal's output and gradients bit for
-    bit. A mask that is not the causal one (shifted by one) stays, masked
-    both ways."""
+    bit. A mask that keeps every score (shifted by the length) is dropped
+    both ways: eager's unmasked output and gradients bit for bit. A mask
+    that is neither (shifted by one) stays, masked both ways."""
     torch._dynamo.reset()
     torch.manual_seed(6)
     q, k, v = (torch.randn(2, 4, 16, 32).to(dev).requires_grad_() for _ in range(3))
@@ -491,7 +503,8 @@ def test_a_causal_mask_built_in_a_training_graph_is_causal_forward_and_backward(
         return [out.detach()] + [t.grad.clone() for t in (q, k, v)]
 
     want = grads(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True))
-    for shift in (0, 1):
+    want_all = grads(lambda q, k, v: F.scaled_dot_product_attention(q, k, v))
+    for shift in (0, 1, 16):
         graphs.clear()
 
         def fn(q, k, v):
@@ -505,6 +518,13 @@ def test_a_causal_mask_built_in_a_training_graph_is_causal_forward_and_backward(
             assert "arange" not in fw + bw and "primals_3, None, 0.0, True)" in fw, fw
             assert "primals_3, None, [" in bw and ", 0.0, True, " in bw, bw
             for a, b in zip(got, want):
+                assert torch.equal(a.cpu(), b.cpu())
+        elif shift == 16:
+            # no mask and not causal, both calls
+            assert "arange" not in fw + bw, fw + bw
+            assert "_overrideable.default(primals_1, primals_2, primals_3)" in fw, fw
+            assert "primals_3, None, [" in bw and ", 0.0, False, " in bw, bw
+            for a, b in zip(got, want_all):
                 assert torch.equal(a.cpu(), b.cpu())
         else:
             assert "arange" in fw and "primals_3, None, [" not in bw, bw

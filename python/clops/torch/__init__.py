@@ -477,3 +477,9 @@ if os.environ.get("CLOPS_DEBUG_SCHEMAS"):
 from . import _core_aten  # noqa: E402
 
 _core_aten.register()
+
+# torch.optim.Adam/AdamW(fused=True) on the device (_optim.py; docs/torch.md,
+# "The fused Adam and AdamW steps").
+from . import _optim  # noqa: E402
+
+_optim.register()

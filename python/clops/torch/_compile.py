@@ -1667,6 +1667,17 @@ def _is_causal_mask(mask, lq, lk):
     return bool((kept == 0).all()) and bool(((dropped == -math.inf) | (dropped == low)).all())
 
 
+def _keeps_all(mask):
+    """Whether mask (bool: True keeps; or additive) keeps every score as it
+    is: all True, or all zeros (a score plus 0 or -0 is the score, the
+    softmax of the scores without a mask).  Transformers build such a mask
+    under tracing where eager passes none (BERT's bidirectional mask with no
+    padding on PyTorch 2.11 / transformers 5.17: arange, ge, expand, where)."""
+    if mask.dtype == torch.bool:
+        return bool(mask.all())
+    return mask.is_floating_point() and bool((mask == 0).all())
+
+
 def _sdpa_kwargs(node):
     """A fused attention call's arguments, all by name (None when they do
     not bind to its schema)."""
@@ -1686,7 +1697,8 @@ _SDPA_MASK_ARG = {_SDPA_FWD: "attn_bias",
 def _causal_masks(gm, label):
     """Gives each attention call whose mask is the causal mask computed
     from no graph input (and used as attention calls' mask alone) is_causal
-    and no mask; returns how many calls changed."""
+    and no mask, and each whose mask so computed keeps every score
+    (_keeps_all) no mask; returns how many calls changed."""
     n = 0
     masks = {}
     for node in list(gm.graph.nodes):
@@ -1706,7 +1718,7 @@ def _causal_masks(gm, label):
             continue
         if mask not in masks:
             nodes = _input_free(mask)
-            causal = False
+            causal = False   # or "all": the mask keeps every score
             if nodes is not None:
                 lq, lk = _meta(kw["query"]).shape[-2], _meta(kw["key"]).shape[-2]
                 # on real tensors: the backend compiles inside AOT
@@ -1714,7 +1726,9 @@ def _causal_masks(gm, label):
                 from torch._subclasses.fake_tensor import unset_fake_temporarily
                 try:
                     with unset_fake_temporarily():
-                        causal = _is_causal_mask(_evaluate(gm, nodes), lq, lk)
+                        value = _evaluate(gm, nodes)
+                        causal = _is_causal_mask(value, lq, lk) or (
+                            "all" if _keeps_all(value) else False)
                 except Exception as e:   # cannot evaluate it: left as it is
                     if _DEBUG:
                         print(f"clops compile [{label}]: mask {mask.name} not evaluated: "
@@ -1724,12 +1738,15 @@ def _causal_masks(gm, label):
         if not causal:
             continue
         kw[arg] = None
-        kw["is_causal"] = True
+        if causal != "all":
+            kw["is_causal"] = True
         node.args, node.kwargs = (), kw
         n += 1
         if _DEBUG:
-            print(f"clops compile [{label}]: attention {node.name}: mask {mask.name} is the "
-                  f"causal mask, computed from no input: is_causal instead", file=sys.stderr)
+            what = ("keeps every score: no mask" if causal == "all"
+                    else "is the causal mask: is_causal instead")
+            print(f"clops compile [{label}]: attention {node.name}: mask {mask.name}, computed "
+                  f"from no input, {what}", file=sys.stderr)
     # the masks' subgraphs, where nothing else reads them (they may share nodes)
     dead = {x for nodes, causal in masks.values() if causal for x in nodes}
     for x in reversed(list(gm.graph.nodes)):
@@ -1787,7 +1804,7 @@ def _rewrite(gm, label):
     if _DEBUG_GRAPHS:
         print(f"clops compile [{label}]: rewritten:\n{gm.code}", file=sys.stderr)
     if _DEBUG:
-        print(f"clops compile [{label}]: {natt} attentions, {ncausal} causal masks, "
+        print(f"clops compile [{label}]: {natt} attentions, {ncausal} constant masks dropped, "
               f"{nfused} fused kernels, {nepi} epilogues, {nguard} layout guards",
               file=sys.stderr)
     return gm
