@@ -1189,6 +1189,38 @@ __kernel void norm_layer_wgrad_cpu(global const TIN_T *g, long goff, global cons
     }
 }
 
+/* The sums of g and of g * (x - mc) over a run of k elements at xr, gr into
+ * s1, s2 (CT, zero on entry): [0, h0) and [h1, k) one by one, the aligned
+ * middle [h0, h1) as NV-wide vectors folded by HFOLD.  One expression for
+ * norm_chan_partial_cpu (mode 1) and norm_group_wgrad_cpu, so a plane's
+ * sums have the same bits in both. */
+#define NORM_GSUMS(xr, gr, h0, h1, k, mc, s1, s2)                                          \
+    do {                                                                                   \
+        for (long i_ = 0; i_ < (h0); i_++) {                                               \
+            CT gv_ = LDX(gr, i_);                                                          \
+            s1 += gv_;                                                                     \
+            s2 += gv_ * (LDX(xr, i_) - (mc));                                              \
+        }                                                                                  \
+        if ((h1) > (h0)) {                                                                 \
+            CTV v1_ = (CTV)0, v2_ = (CTV)0;                                                \
+            for (long i_ = (h0); i_ < (h1); i_ += NV) {                                    \
+                CTV gv_ = LDXV(gr, i_);                                                    \
+                v1_ += gv_;                                                                \
+                v2_ += gv_ * (LDXV(xr, i_) - (mc));                                        \
+            }                                                                              \
+            CT t1_, t2_;                                                                   \
+            HFOLD(v1_, HADD, HADD, t1_);                                                   \
+            HFOLD(v2_, HADD, HADD, t2_);                                                   \
+            s1 += t1_;                                                                     \
+            s2 += t2_;                                                                     \
+        }                                                                                  \
+        for (long i_ = (h1); i_ < (k); i_++) {                                             \
+            CT gv_ = LDX(gr, i_);                                                          \
+            s1 += gv_;                                                                     \
+            s2 += gv_ * (LDX(xr, i_) - (mc));                                              \
+        }                                                                                  \
+    } while (0)
+
 /* norm_chan_partial on a CPU device: item (c, p) walks part p of channel c
  * plane run by plane run, the runs' aligned middles as NV-wide vectors:
  * each run's mean and squared deviations (two passes, the run in cache for
@@ -1216,29 +1248,7 @@ __kernel void norm_chan_partial_cpu(global const TIN_T *x, long xoff, global con
             h0 = h1 = k;
         if (mode) {
             CT s1 = (CT)0, s2 = (CT)0;
-            for (long i = 0; i < h0; i++) {
-                CT gv = LDX(gr, i);
-                s1 += gv;
-                s2 += gv * (LDX(xr, i) - mc);
-            }
-            if (h1 > h0) {
-                CTV v1 = (CTV)0, v2 = (CTV)0;
-                for (long i = h0; i < h1; i += NV) {
-                    CTV gv = LDXV(gr, i);
-                    v1 += gv;
-                    v2 += gv * (LDXV(xr, i) - mc);
-                }
-                CT t1, t2;
-                HFOLD(v1, HADD, HADD, t1);
-                HFOLD(v2, HADD, HADD, t2);
-                s1 += t1;
-                s2 += t2;
-            }
-            for (long i = h1; i < k; i++) {
-                CT gv = LDX(gr, i);
-                s1 += gv;
-                s2 += gv * (LDX(xr, i) - mc);
-            }
+            NORM_GSUMS(xr, gr, h0, h1, k, mc, s1, s2);
             m += s1;
             m2 += s2;
         } else {
@@ -1282,6 +1292,43 @@ __kernel void norm_chan_partial_cpu(global const TIN_T *x, long xoff, global con
     }
     o1[grp] = m;
     o2[grp] = m2;
+}
+
+/*
+ * Group norm's dweight and dbias on a CPU device (ops/norm/norm_group.c),
+ * one launch: item c walks channel c's N planes of S elements (x and g
+ * contiguous [N, C, S]), each plane's sums s1 of g and s2 of g * (x -
+ * mean[n, c / Cg]) by NORM_GSUMS (the bits of norm_chan_partial_cpu with
+ * one part a plane), then in order of n db += s1 and dw += s2 * rstd[n,
+ * c / Cg] (two statements: the product rounded before the add, as the
+ * composed mul and sum were).  mean and rstd contiguous [N, G] of CT;
+ * flags 1: write dw, 2: write db (TOUT_T).
+ */
+__kernel void norm_group_wgrad_cpu(global const TIN_T *x, long xoff, global const TIN_T *g,
+                                   long goff, global const CT *mean, global const CT *rstd,
+                                   long N, long C, long Cg, long S, int flags,
+                                   global TOUT_T *dw, long dwoff, global TOUT_T *db, long dboff)
+{
+    long c = (long)get_global_id(0);
+    if (c >= C)
+        return;
+    long G = C / Cg, gi = c / Cg;
+    CT aw = (CT)0, ab = (CT)0;
+    for (long n = 0; n < N; n++) {
+        long o = (n * C + c) * S;
+        global const TIN_T *xr = x + xoff + o, *gr = g + goff + o;
+        CT mc = mean[n * G + gi], s1 = (CT)0, s2 = (CT)0;
+        long h0, h1;
+        NORM_VSPAN(xoff + o, goff + o, 1, S, h0, h1);
+        NORM_GSUMS(xr, gr, h0, h1, S, mc, s1, s2);
+        CT t = s2 * rstd[n * G + gi];
+        ab += s1;
+        aw += t;
+    }
+    if (flags & 1)
+        STY(dw, dwoff + c, aw);
+    if (flags & 2)
+        STY(db, dboff + c, ab);
 }
 
 /* norm_chan_apply on a CPU device: work item i takes elements [i * chunk,
@@ -1330,8 +1377,8 @@ __kernel void norm_chan_apply_cpu(global const TIN_T *av, long aoff, global cons
  * pointwise addcmul(shift, x, scale) with value 1 (whose 1 * x is exact),
  * without contraction as there, so the bits are the same; the pointwise
  * kernel read the two [*, C, 1] operands through its general strided loop
- * (index arithmetic per element).  Last in the file: the pragma below holds
- * to the end of the program.
+ * (index arithmetic per element).  Last in the file with
+ * norm_group_affine_cpu: the pragma below holds to the end of the program.
  */
 #pragma OPENCL FP_CONTRACT OFF
 __kernel void norm_affine_cpu(global const TIN_T *x, long xoff, global TOUT_T *y, long yoff,
@@ -1342,6 +1389,43 @@ __kernel void norm_affine_cpu(global const TIN_T *x, long xoff, global TOUT_T *y
     while (e < e1) {
         long p = e / S, n = min(e1, (p + 1) * S) - e;
         CT a = sc[soff + p % smod], b = sh[hoff + p % hmod];
+        global const TIN_T *xr = x + xoff + e;
+        global TOUT_T *yr = y + yoff + e;
+        long h0, h1;
+        NORM_VSPAN(xoff + e, yoff + e, 1, n, h0, h1);
+        for (long j = 0; j < h0; j++)
+            STY(yr, j, b + LDX(xr, j) * a);
+        for (long j = h0; j < h1; j += NV)
+            STYV(yr, j, (CTV)b + LDXV(xr, j) * (CTV)a);
+        for (long j = h1; j < n; j++)
+            STY(yr, j, b + LDX(xr, j) * a);
+        e += n;
+    }
+}
+
+/*
+ * Group norm's normalization on a CPU device with its per-channel numbers
+ * computed in place (ops/norm/norm_group.c): plane p = n * C + c of S
+ * contiguous elements takes r = rstd[n, c / Cg], m = mean[n, c / Cg]
+ * (contiguous [N, C / Cg] of CT), scale = r * w[c] (r without a weight),
+ * shift = b[c] - m * scale (-(m * scale) without a bias), y = shift + x *
+ * scale: the expressions, in the same order and rounded the same way, of
+ * the composed path (two muls and a sub into [N, C, 1] tensors, then
+ * norm_affine_cpu), which took four launches.  flags 1: w, 2: b.
+ */
+__kernel void norm_group_affine_cpu(global const TIN_T *x, long xoff, global TOUT_T *y,
+                                    long yoff, global const CT *mean, long moff,
+                                    global const CT *rstd, long roff, global const CT *w,
+                                    long woff, global const CT *bv, long boff, int flags,
+                                    long C, long Cg, long total, long S, long chunk)
+{
+    long e = (long)get_global_id(0) * chunk, e1 = min(total, e + chunk), G = C / Cg;
+    while (e < e1) {
+        long p = e / S, n = min(e1, (p + 1) * S) - e, an = p / C, c = p - an * C;
+        long ng = an * G + c / Cg;
+        CT r = rstd[roff + ng], a = (flags & 1) ? r * w[woff + c] : r;
+        CT t = mean[moff + ng] * a;
+        CT b = (flags & 2) ? bv[boff + c] - t : -t;
         global const TIN_T *xr = x + xoff + e;
         global TOUT_T *yr = y + yoff + e;
         long h0, h1;

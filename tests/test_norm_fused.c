@@ -272,13 +272,17 @@ static void test_batch_norm_matches_the_cpu_device(void **state)
 }
 
 /* group_norm forward (the per-channel affine inside the row kernel on
- * GPUs) and backward against the CPU device, twice. */
+ * GPUs, norm_group_affine_cpu on CPU devices) and backward against the CPU
+ * device, twice.  The one-channel shape takes the composed dweight/dbias
+ * path of CPU devices (fewer channels than compute units), the others
+ * norm_group_wgrad_cpu on this machine's POCL. */
 static void test_group_norm_matches_the_cpu_device(void **state)
 {
     (void)state;
     static const struct {
         int64_t sizes[4], group;
-    } shapes[] = {{{3, 6, 5, 7}, 3}, {{2, 4, 1, 1}, 2}, {{2, 8, 40, 40}, 2}};
+    } shapes[] = {{{3, 6, 5, 7}, 3}, {{2, 4, 1, 1}, 2}, {{2, 8, 40, 40}, 2},
+                  {{3, 1, 17, 3}, 1}, {{2, 40, 5, 7}, 10}};
     clops_device *devs[CT_MAX_DEVICES];
     int n = ct_opencl_devices(devs, CT_MAX_DEVICES);
     for (int di = 0; di < n; di++) {
