@@ -963,6 +963,51 @@ __kernel void norm_softmax_backward_cpu(global const TIN_T *g, long goff, global
     }
 }
 
+/* A row's statistics on a CPU device: xr's n elements, their aligned middle
+ * [h0, h1) as NV-wide vectors; m the mean (0 when rms), rs 1 / sqrt(the
+ * mean squared deviation + eps), into CT variables m, rs.  One expression
+ * for norm_layer_cpu and norm_group_cpu, the same bits in both. */
+#define NORM_ROW_STATS(xr, n, h0, h1, rms, eps, m, rs)                                     \
+    do {                                                                                   \
+        m = (CT)0;                                                                         \
+        if (!rms) {                                                                        \
+            CT s = (CT)0;                                                                  \
+            for (long j = 0; j < h0; j++)                                                  \
+                s += LDX((xr), j);                                                         \
+            if (h1 > h0) {                                                                 \
+                CTV sv = (CTV)0;                                                           \
+                for (long j = h0; j < h1; j += NV)                                         \
+                    sv += LDXV((xr), j);                                                   \
+                CT sh;                                                                     \
+                HFOLD(sv, HADD, HADD, sh);                                                 \
+                s += sh;                                                                   \
+            }                                                                              \
+            for (long j = h1; j < n; j++)                                                  \
+                s += LDX((xr), j);                                                         \
+            m = s / (CT)n;                                                                 \
+        }                                                                                  \
+        CT q = (CT)0;                                                                      \
+        for (long j = 0; j < h0; j++) {                                                    \
+            CT d = LDX((xr), j) - m;                                                       \
+            q += d * d;                                                                    \
+        }                                                                                  \
+        if (h1 > h0) {                                                                     \
+            CTV qv = (CTV)0;                                                               \
+            for (long j = h0; j < h1; j += NV) {                                           \
+                CTV d = LDXV((xr), j) - m;                                                 \
+                qv += d * d;                                                               \
+            }                                                                              \
+            CT qh;                                                                         \
+            HFOLD(qv, HADD, HADD, qh);                                                     \
+            q += qh;                                                                       \
+        }                                                                                  \
+        for (long j = h1; j < n; j++) {                                                    \
+            CT d = LDX((xr), j) - m;                                                       \
+            q += d * d;                                                                    \
+        }                                                                                  \
+        rs = (CT)1 / sqrt(q / (CT)n + (eps));                                              \
+    } while (0)
+
 /* norm_layer's rows on a CPU device (the same arguments plus `per`). */
 __kernel void norm_layer_cpu(global const TIN_T *x, long xoff, global const CT *w, long woff,
                              global const CT *b, long boff, int flags, global TOUT_T *y, long yoff,
@@ -982,43 +1027,8 @@ __kernel void norm_layer_cpu(global const TIN_T *x, long xoff, global const CT *
         bool bv = !(flags & 2) || (boff - (xoff + base)) % NV == 0;
         if (!wv || !bv)
             h0 = h1 = n;
-        CT m = (CT)0;
-        if (!rms) {
-            CT s = (CT)0;
-            for (long j = 0; j < h0; j++)
-                s += LDX(xr, j);
-            if (h1 > h0) {
-                CTV sv = (CTV)0;
-                for (long j = h0; j < h1; j += NV)
-                    sv += LDXV(xr, j);
-                CT sh;
-                HFOLD(sv, HADD, HADD, sh);
-                s += sh;
-            }
-            for (long j = h1; j < n; j++)
-                s += LDX(xr, j);
-            m = s / (CT)n;
-        }
-        CT q = (CT)0;
-        for (long j = 0; j < h0; j++) {
-            CT d = LDX(xr, j) - m;
-            q += d * d;
-        }
-        if (h1 > h0) {
-            CTV qv = (CTV)0;
-            for (long j = h0; j < h1; j += NV) {
-                CTV d = LDXV(xr, j) - m;
-                qv += d * d;
-            }
-            CT qh;
-            HFOLD(qv, HADD, HADD, qh);
-            q += qh;
-        }
-        for (long j = h1; j < n; j++) {
-            CT d = LDX(xr, j) - m;
-            q += d * d;
-        }
-        CT rs = (CT)1 / sqrt(q / (CT)n + eps);
+        CT m, rs;
+        NORM_ROW_STATS(xr, n, h0, h1, rms, eps, m, rs);
         if (flags & 8) {
             mean[row] = m;
             rstd[row] = rs;
@@ -1044,6 +1054,58 @@ __kernel void norm_layer_cpu(global const TIN_T *x, long xoff, global const CT *
             if (flags & 2)
                 v += b[boff + j];
             STY(yr, j, v);
+        }
+    }
+}
+
+/*
+ * Group norm forward on a CPU device in one launch (ops/norm/norm_group.c):
+ * row r = a * G + g of n = Cg * S contiguous elements (Cg planes of S, one
+ * channel each), `per` rows per work item.  The row's statistics by
+ * NORM_ROW_STATS with the vector span of norm_layer_cpu's statistics-alone
+ * call (flag 16, y offset 0), so mean and rstd have its bits; then per
+ * plane c = g * Cg + k: scale = rs * w[c] (rs without a weight), shift =
+ * b[c] - m * scale (-(m * scale) without a bias), y = shift + x * scale as
+ * two statements (no contraction: the bits of norm_group_affine_cpu and of
+ * the pointwise path).  mean, rstd: CT [rows] from moff, roff; flags 1: w,
+ * 2: b.
+ */
+__kernel void norm_group_cpu(global const TIN_T *x, long xoff, global TOUT_T *y, long yoff,
+                             global CT *mean, long moff, global CT *rstd, long roff,
+                             global const CT *w, long woff, global const CT *bv, long boff,
+                             int flags, long rows, long G, long Cg, long S, long per, CT eps)
+{
+    long it = (long)get_global_id(0), n = Cg * S;
+    for (long row = it * per; row < min(rows, (it + 1) * per); row++) {
+        long base = row * n, g = row % G;
+        global const TIN_T *xr = x + xoff + base;
+        long h0, h1;
+        NORM_VSPAN(xoff + base, base, 1, n, h0, h1);
+        CT m, rs;
+        NORM_ROW_STATS(xr, n, h0, h1, false, eps, m, rs);
+        mean[moff + row] = m;
+        rstd[roff + row] = rs;
+        for (long k = 0; k < Cg; k++) {
+            long c = g * Cg + k, o = base + k * S;
+            CT a = (flags & 1) ? rs * w[woff + c] : rs;
+            CT t = m * a;
+            CT sh = (flags & 2) ? bv[boff + c] - t : -t;
+            global const TIN_T *xp = x + xoff + o;
+            global TOUT_T *yp = y + yoff + o;
+            long p0, p1;
+            NORM_VSPAN(xoff + o, yoff + o, 1, S, p0, p1);
+            for (long j = 0; j < p0; j++) {
+                CT u = LDX(xp, j) * a;
+                STY(yp, j, sh + u);
+            }
+            for (long j = p0; j < p1; j += NV) {
+                CTV u = LDXV(xp, j) * (CTV)a;
+                STYV(yp, j, (CTV)sh + u);
+            }
+            for (long j = p1; j < S; j++) {
+                CT u = LDX(xp, j) * a;
+                STY(yp, j, sh + u);
+            }
         }
     }
 }

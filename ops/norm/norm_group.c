@@ -138,6 +138,51 @@ static clops_status gn_affine_cpu(const char *op, clops_tensor *xc, clops_tensor
 }
 
 /*
+ * CPU devices, float32/float64, at least one group row per compute unit: the
+ * whole forward in one launch (norm_group_cpu, cl_kernels/norm.cl): each
+ * row's statistics, then its planes' scale and shift and y, the bits of the
+ * two-launch path below (the same statistics macro and span, the same
+ * expressions).  *done false (nothing launched) when the shape or the
+ * tensors do not fit.
+ */
+static clops_status gn_fused_cpu(const char *op, clops_tensor *xc, clops_tensor *w,
+                                 clops_tensor *b, int64_t M, int64_t group, int64_t Cg,
+                                 int64_t S, double eps, clops_tensor *y, clops_tensor *mean_t,
+                                 clops_tensor *rstd_t, bool *done)
+{
+    clops_device *d = xc->storage->device;
+    clops_dtype ct = xc->dtype;
+    *done = false;
+    if (M * 4 < (int64_t)d->max_chunks || !norm_dense(xc) || !gn_dense_as(y, ct, d) ||
+        !gn_dense_as(mean_t, ct, d) || !gn_dense_as(rstd_t, ct, d) || !gn_dense_as(w, ct, d) ||
+        !gn_dense_as(b, ct, d))
+        return CLOPS_OK;
+    *done = true;
+    host_kernel *k = NULL;
+    clops_status st = norm_get_kernel(d, NORM_K_GROUP_CPU, ct, ct, op, &k);
+    if (st || M == 0)
+        return st;
+    cl_long per = ops_cpu_units_per_item(d, M);
+    cl_mem xm = mem_of(xc), ym = mem_of(y), mm = mem_of(mean_t), rm = mem_of(rstd_t);
+    cl_mem wm = w ? mem_of(w) : mm, bm = b ? mem_of(b) : mm;
+    cl_long xo = xc->offset, yo = y->offset, mo = mean_t->offset, ro = rstd_t->offset,
+            wo = w ? w->offset : 0, bo = b ? b->offset : 0, rows = M, cG = group, cCg = Cg,
+            cS = S;
+    cl_int flags = (w ? 1 : 0) | (b ? 2 : 0);
+    float fe = (float)eps;
+    bool dbl = ct == CLOPS_FLOAT64;
+    const host_arg args[] = {
+        {sizeof xm, &xm},     {sizeof xo, &xo},     {sizeof ym, &ym},   {sizeof yo, &yo},
+        {sizeof mm, &mm},     {sizeof mo, &mo},     {sizeof rm, &rm},   {sizeof ro, &ro},
+        {sizeof wm, &wm},     {sizeof wo, &wo},     {sizeof bm, &bm},   {sizeof bo, &bo},
+        {sizeof flags, &flags}, {sizeof rows, &rows}, {sizeof cG, &cG}, {sizeof cCg, &cCg},
+        {sizeof cS, &cS},     {sizeof per, &per},
+        {dbl ? sizeof eps : sizeof fe, dbl ? (const void *)&eps : (const void *)&fe}};
+    return host_launch_local(d, k, (int)(sizeof args / sizeof args[0]), args,
+                             (size_t)ops_cdiv(M, per), 1);
+}
+
+/*
  * The affine path for float32/float64 inputs: the group statistics by one
  * var_mean over the rows of C / group * HxW, then one addcmul pass
  * x * scale + shift with scale[n, c] = rstd[n, g] * weight[c] and
@@ -163,9 +208,12 @@ static clops_status gn_affine(norm_tmps *T, const char *op, clops_tensor *x, clo
          * update was two thirds of the call on POCL (2-core VM, [2, 256,
          * 56, 56]).  Another summation order than var_mean's: other
          * last bits of mean and rstd (docs/norm.md). */
+        bool done = false;
+        st = gn_fused_cpu(op, xc, w, b, rows[0], group, Cg, HxW, eps, y, mean_t, rstd_t, &done);
+        if (st || done)
+            return st;
         st = norm_layer_rows(op, xc, NULL, NULL, rows[0], rows[1], eps, false, NULL, mean_t,
                              rstd_t);
-        bool done = false;
         if (!st)
             st = gn_affine_cpu(op, xc, w, b, C, Cg, HxW, y, mean_t, rstd_t, &done);
         if (st || done)
