@@ -1443,6 +1443,21 @@ __kernel void norm_chan_apply_cpu(global const TIN_T *av, long aoff, global cons
  * norm_group_affine_cpu: the pragma below holds to the end of the program.
  */
 #pragma OPENCL FP_CONTRACT OFF
+/* y = b + x * a over the run of n elements at e of x and y, its aligned
+ * middle as NV-wide vectors (norm_affine_cpu, norm_group_affine_cpu). */
+#define NORM_AFFINE_RUN(x, xoff, y, yoff, e, n, a, b)                                      \
+    do {                                                                                   \
+        global const TIN_T *xr_ = (x) + (xoff) + (e);                                      \
+        global TOUT_T *yr_ = (y) + (yoff) + (e);                                           \
+        long h0_, h1_;                                                                     \
+        NORM_VSPAN((xoff) + (e), (yoff) + (e), 1, (n), h0_, h1_);                          \
+        for (long j_ = 0; j_ < h0_; j_++)                                                  \
+            STY(yr_, j_, (b) + LDX(xr_, j_) * (a));                                        \
+        for (long j_ = h0_; j_ < h1_; j_ += NV)                                            \
+            STYV(yr_, j_, (CTV)(b) + LDXV(xr_, j_) * (CTV)(a));                            \
+        for (long j_ = h1_; j_ < (n); j_++)                                                \
+            STY(yr_, j_, (b) + LDX(xr_, j_) * (a));                                        \
+    } while (0)
 __kernel void norm_affine_cpu(global const TIN_T *x, long xoff, global TOUT_T *y, long yoff,
                               global const CT *sc, long soff, long smod, global const CT *sh,
                               long hoff, long hmod, long total, long S, long chunk)
@@ -1451,16 +1466,7 @@ __kernel void norm_affine_cpu(global const TIN_T *x, long xoff, global TOUT_T *y
     while (e < e1) {
         long p = e / S, n = min(e1, (p + 1) * S) - e;
         CT a = sc[soff + p % smod], b = sh[hoff + p % hmod];
-        global const TIN_T *xr = x + xoff + e;
-        global TOUT_T *yr = y + yoff + e;
-        long h0, h1;
-        NORM_VSPAN(xoff + e, yoff + e, 1, n, h0, h1);
-        for (long j = 0; j < h0; j++)
-            STY(yr, j, b + LDX(xr, j) * a);
-        for (long j = h0; j < h1; j += NV)
-            STYV(yr, j, (CTV)b + LDXV(xr, j) * (CTV)a);
-        for (long j = h1; j < n; j++)
-            STY(yr, j, b + LDX(xr, j) * a);
+        NORM_AFFINE_RUN(x, xoff, y, yoff, e, n, a, b);
         e += n;
     }
 }
@@ -1488,16 +1494,7 @@ __kernel void norm_group_affine_cpu(global const TIN_T *x, long xoff, global TOU
         CT r = rstd[roff + ng], a = (flags & 1) ? r * w[woff + c] : r;
         CT t = mean[moff + ng] * a;
         CT b = (flags & 2) ? bv[boff + c] - t : -t;
-        global const TIN_T *xr = x + xoff + e;
-        global TOUT_T *yr = y + yoff + e;
-        long h0, h1;
-        NORM_VSPAN(xoff + e, yoff + e, 1, n, h0, h1);
-        for (long j = 0; j < h0; j++)
-            STY(yr, j, b + LDX(xr, j) * a);
-        for (long j = h0; j < h1; j += NV)
-            STYV(yr, j, (CTV)b + LDXV(xr, j) * (CTV)a);
-        for (long j = h1; j < n; j++)
-            STY(yr, j, b + LDX(xr, j) * a);
+        NORM_AFFINE_RUN(x, xoff, y, yoff, e, n, a, b);
         e += n;
     }
 }

@@ -113,13 +113,7 @@ static clops_status gn_affine_cpu(const char *op, clops_tensor *xc, clops_tensor
     clops_status st = norm_get_kernel(d, NORM_K_GROUP_AFFINE_CPU, ct, ct, op, &k);
     if (st || total == 0)
         return st;
-    /* chunks of whole 16-element vectors, at least HOST_MIN_CHUNK, at most
-     * d->max_chunks items (norm_affine's split; it changes no result) */
-    int64_t items = d->max_chunks ? (int64_t)d->max_chunks : 1;
-    int64_t chunk = ops_cdiv(total, items);
-    if (chunk < HOST_MIN_CHUNK)
-        chunk = HOST_MIN_CHUNK;
-    chunk = ops_cdiv(chunk, 16) * 16;
+    int64_t chunk = norm_cpu_chunk(d, total);
     cl_mem xm = mem_of(xc), ym = mem_of(y), mm = mem_of(mean_t), rm = mem_of(rstd_t);
     cl_mem wm = w ? mem_of(w) : mm, bm = b ? mem_of(b) : mm;
     cl_long xo = xc->offset, yo = y->offset, mo = mean_t->offset, ro = rstd_t->offset,
