@@ -774,6 +774,10 @@ RCATN(ushort, NV) norm_bf16v(RCATN(float, NV) f)
  * the first NaN of a lane stays). */
 #define NMAXS(a, b) (((b) > (a) || isnan(b)) && !isnan(a) ? (b) : (a))
 #define NMAXV(a, b) select((a), (b), (((b) > (a)) | isnan(b)) & ~isnan(a))
+/* isnan's lane type for CTV */
+#define NORM_ITV RCATN(RCATN(CT_I_, CT), NV)
+#define CT_I_float int
+#define CT_I_double long
 /* Folds the lanes of v in halves (F on vectors, FS on the last pair). */
 #if NV == 16
 #define HFOLD(v, F, FS, out)                                                               \
@@ -828,9 +832,22 @@ __kernel void norm_softmax_cpu(global const TIN_T *x, long xoff, global TOUT_T *
         for (long j = 0; j < h0; j++)
             m = NMAXS(m, LDX(xr, j * inner));
         if (h1 > h0) {
+            /* a plain compare-and-select per lane and a NaN flag (the
+             * NaN-aware NMAXV packed its lane masks to bytes and back: a
+             * third of the kernel, bfloat16 rows on POCL 3.1); a row with
+             * a NaN takes NMAXV again, so m is the same value either way */
             CTV mv = (CTV)(-(CT)INFINITY);
-            for (long j = h0; j < h1; j += NV)
-                mv = NMAXV(mv, LDXV(xr, j));
+            NORM_ITV nanv = (NORM_ITV)0;
+            for (long j = h0; j < h1; j += NV) {
+                CTV v = LDXV(xr, j);
+                mv = select(mv, v, v > mv);
+                nanv |= isnan(v);
+            }
+            if (any(nanv)) {
+                mv = (CTV)(-(CT)INFINITY);
+                for (long j = h0; j < h1; j += NV)
+                    mv = NMAXV(mv, LDXV(xr, j));
+            }
             CT mh;
             HFOLD(mv, NMAXV, NMAXS, mh);
             m = NMAXS(m, mh);
