@@ -774,6 +774,10 @@ RCATN(ushort, NV) norm_bf16v(RCATN(float, NV) f)
  * the first NaN of a lane stays). */
 #define NMAXS(a, b) (((b) > (a) || isnan(b)) && !isnan(a) ? (b) : (a))
 #define NMAXV(a, b) select((a), (b), (((b) > (a)) | isnan(b)) & ~isnan(a))
+/* isnan's lane type for CTV */
+#define NORM_ITV RCATN(RCATN(CT_I_, CT), NV)
+#define CT_I_float int
+#define CT_I_double long
 /* Folds the lanes of v in halves (F on vectors, FS on the last pair). */
 #if NV == 16
 #define HFOLD(v, F, FS, out)                                                               \
@@ -828,9 +832,22 @@ __kernel void norm_softmax_cpu(global const TIN_T *x, long xoff, global TOUT_T *
         for (long j = 0; j < h0; j++)
             m = NMAXS(m, LDX(xr, j * inner));
         if (h1 > h0) {
+            /* a plain compare-and-select per lane and a NaN flag (the
+             * NaN-aware NMAXV packed its lane masks to bytes and back: a
+             * third of the kernel, bfloat16 rows on POCL 3.1); a row with
+             * a NaN takes NMAXV again, so m is the same value either way */
             CTV mv = (CTV)(-(CT)INFINITY);
-            for (long j = h0; j < h1; j += NV)
-                mv = NMAXV(mv, LDXV(xr, j));
+            NORM_ITV nanv = (NORM_ITV)0;
+            for (long j = h0; j < h1; j += NV) {
+                CTV v = LDXV(xr, j);
+                mv = select(mv, v, v > mv);
+                nanv |= isnan(v);
+            }
+            if (any(nanv)) {
+                mv = (CTV)(-(CT)INFINITY);
+                for (long j = h0; j < h1; j += NV)
+                    mv = NMAXV(mv, LDXV(xr, j));
+            }
             CT mh;
             HFOLD(mv, NMAXV, NMAXS, mh);
             m = NMAXS(m, mh);
@@ -963,6 +980,51 @@ __kernel void norm_softmax_backward_cpu(global const TIN_T *g, long goff, global
     }
 }
 
+/* A row's statistics on a CPU device: xr's n elements, their aligned middle
+ * [h0, h1) as NV-wide vectors; m the mean (0 when rms), rs 1 / sqrt(the
+ * mean squared deviation + eps), into CT variables m, rs.  One expression
+ * for norm_layer_cpu and norm_group_cpu, the same bits in both. */
+#define NORM_ROW_STATS(xr, n, h0, h1, rms, eps, m, rs)                                     \
+    do {                                                                                   \
+        m = (CT)0;                                                                         \
+        if (!rms) {                                                                        \
+            CT s = (CT)0;                                                                  \
+            for (long j = 0; j < h0; j++)                                                  \
+                s += LDX((xr), j);                                                         \
+            if (h1 > h0) {                                                                 \
+                CTV sv = (CTV)0;                                                           \
+                for (long j = h0; j < h1; j += NV)                                         \
+                    sv += LDXV((xr), j);                                                   \
+                CT sh;                                                                     \
+                HFOLD(sv, HADD, HADD, sh);                                                 \
+                s += sh;                                                                   \
+            }                                                                              \
+            for (long j = h1; j < n; j++)                                                  \
+                s += LDX((xr), j);                                                         \
+            m = s / (CT)n;                                                                 \
+        }                                                                                  \
+        CT q = (CT)0;                                                                      \
+        for (long j = 0; j < h0; j++) {                                                    \
+            CT d = LDX((xr), j) - m;                                                       \
+            q += d * d;                                                                    \
+        }                                                                                  \
+        if (h1 > h0) {                                                                     \
+            CTV qv = (CTV)0;                                                               \
+            for (long j = h0; j < h1; j += NV) {                                           \
+                CTV d = LDXV((xr), j) - m;                                                 \
+                qv += d * d;                                                               \
+            }                                                                              \
+            CT qh;                                                                         \
+            HFOLD(qv, HADD, HADD, qh);                                                     \
+            q += qh;                                                                       \
+        }                                                                                  \
+        for (long j = h1; j < n; j++) {                                                    \
+            CT d = LDX((xr), j) - m;                                                       \
+            q += d * d;                                                                    \
+        }                                                                                  \
+        rs = (CT)1 / sqrt(q / (CT)n + (eps));                                              \
+    } while (0)
+
 /* norm_layer's rows on a CPU device (the same arguments plus `per`). */
 __kernel void norm_layer_cpu(global const TIN_T *x, long xoff, global const CT *w, long woff,
                              global const CT *b, long boff, int flags, global TOUT_T *y, long yoff,
@@ -982,43 +1044,8 @@ __kernel void norm_layer_cpu(global const TIN_T *x, long xoff, global const CT *
         bool bv = !(flags & 2) || (boff - (xoff + base)) % NV == 0;
         if (!wv || !bv)
             h0 = h1 = n;
-        CT m = (CT)0;
-        if (!rms) {
-            CT s = (CT)0;
-            for (long j = 0; j < h0; j++)
-                s += LDX(xr, j);
-            if (h1 > h0) {
-                CTV sv = (CTV)0;
-                for (long j = h0; j < h1; j += NV)
-                    sv += LDXV(xr, j);
-                CT sh;
-                HFOLD(sv, HADD, HADD, sh);
-                s += sh;
-            }
-            for (long j = h1; j < n; j++)
-                s += LDX(xr, j);
-            m = s / (CT)n;
-        }
-        CT q = (CT)0;
-        for (long j = 0; j < h0; j++) {
-            CT d = LDX(xr, j) - m;
-            q += d * d;
-        }
-        if (h1 > h0) {
-            CTV qv = (CTV)0;
-            for (long j = h0; j < h1; j += NV) {
-                CTV d = LDXV(xr, j) - m;
-                qv += d * d;
-            }
-            CT qh;
-            HFOLD(qv, HADD, HADD, qh);
-            q += qh;
-        }
-        for (long j = h1; j < n; j++) {
-            CT d = LDX(xr, j) - m;
-            q += d * d;
-        }
-        CT rs = (CT)1 / sqrt(q / (CT)n + eps);
+        CT m, rs;
+        NORM_ROW_STATS(xr, n, h0, h1, rms, eps, m, rs);
         if (flags & 8) {
             mean[row] = m;
             rstd[row] = rs;
@@ -1044,6 +1071,58 @@ __kernel void norm_layer_cpu(global const TIN_T *x, long xoff, global const CT *
             if (flags & 2)
                 v += b[boff + j];
             STY(yr, j, v);
+        }
+    }
+}
+
+/*
+ * Group norm forward on a CPU device in one launch (ops/norm/norm_group.c):
+ * row r = a * G + g of n = Cg * S contiguous elements (Cg planes of S, one
+ * channel each), `per` rows per work item.  The row's statistics by
+ * NORM_ROW_STATS with the vector span of norm_layer_cpu's statistics-alone
+ * call (flag 16, y offset 0), so mean and rstd have its bits; then per
+ * plane c = g * Cg + k: scale = rs * w[c] (rs without a weight), shift =
+ * b[c] - m * scale (-(m * scale) without a bias), y = shift + x * scale as
+ * two statements (no contraction: the bits of norm_group_affine_cpu and of
+ * the pointwise path).  mean, rstd: CT [rows] from moff, roff; flags 1: w,
+ * 2: b.
+ */
+__kernel void norm_group_cpu(global const TIN_T *x, long xoff, global TOUT_T *y, long yoff,
+                             global CT *mean, long moff, global CT *rstd, long roff,
+                             global const CT *w, long woff, global const CT *bv, long boff,
+                             int flags, long rows, long G, long Cg, long S, long per, CT eps)
+{
+    long it = (long)get_global_id(0), n = Cg * S;
+    for (long row = it * per; row < min(rows, (it + 1) * per); row++) {
+        long base = row * n, g = row % G;
+        global const TIN_T *xr = x + xoff + base;
+        long h0, h1;
+        NORM_VSPAN(xoff + base, base, 1, n, h0, h1);
+        CT m, rs;
+        NORM_ROW_STATS(xr, n, h0, h1, false, eps, m, rs);
+        mean[moff + row] = m;
+        rstd[roff + row] = rs;
+        for (long k = 0; k < Cg; k++) {
+            long c = g * Cg + k, o = base + k * S;
+            CT a = (flags & 1) ? rs * w[woff + c] : rs;
+            CT t = m * a;
+            CT sh = (flags & 2) ? bv[boff + c] - t : -t;
+            global const TIN_T *xp = x + xoff + o;
+            global TOUT_T *yp = y + yoff + o;
+            long p0, p1;
+            NORM_VSPAN(xoff + o, yoff + o, 1, S, p0, p1);
+            for (long j = 0; j < p0; j++) {
+                CT u = LDX(xp, j) * a;
+                STY(yp, j, sh + u);
+            }
+            for (long j = p0; j < p1; j += NV) {
+                CTV u = LDXV(xp, j) * (CTV)a;
+                STYV(yp, j, (CTV)sh + u);
+            }
+            for (long j = p1; j < S; j++) {
+                CT u = LDX(xp, j) * a;
+                STY(yp, j, sh + u);
+            }
         }
     }
 }
@@ -1189,6 +1268,38 @@ __kernel void norm_layer_wgrad_cpu(global const TIN_T *g, long goff, global cons
     }
 }
 
+/* The sums of g and of g * (x - mc) over a run of k elements at xr, gr into
+ * s1, s2 (CT, zero on entry): [0, h0) and [h1, k) one by one, the aligned
+ * middle [h0, h1) as NV-wide vectors folded by HFOLD.  One expression for
+ * norm_chan_partial_cpu (mode 1) and norm_group_wgrad_cpu, so a plane's
+ * sums have the same bits in both. */
+#define NORM_GSUMS(xr, gr, h0, h1, k, mc, s1, s2)                                          \
+    do {                                                                                   \
+        for (long i_ = 0; i_ < (h0); i_++) {                                               \
+            CT gv_ = LDX(gr, i_);                                                          \
+            s1 += gv_;                                                                     \
+            s2 += gv_ * (LDX(xr, i_) - (mc));                                              \
+        }                                                                                  \
+        if ((h1) > (h0)) {                                                                 \
+            CTV v1_ = (CTV)0, v2_ = (CTV)0;                                                \
+            for (long i_ = (h0); i_ < (h1); i_ += NV) {                                    \
+                CTV gv_ = LDXV(gr, i_);                                                    \
+                v1_ += gv_;                                                                \
+                v2_ += gv_ * (LDXV(xr, i_) - (mc));                                        \
+            }                                                                              \
+            CT t1_, t2_;                                                                   \
+            HFOLD(v1_, HADD, HADD, t1_);                                                   \
+            HFOLD(v2_, HADD, HADD, t2_);                                                   \
+            s1 += t1_;                                                                     \
+            s2 += t2_;                                                                     \
+        }                                                                                  \
+        for (long i_ = (h1); i_ < (k); i_++) {                                             \
+            CT gv_ = LDX(gr, i_);                                                          \
+            s1 += gv_;                                                                     \
+            s2 += gv_ * (LDX(xr, i_) - (mc));                                              \
+        }                                                                                  \
+    } while (0)
+
 /* norm_chan_partial on a CPU device: item (c, p) walks part p of channel c
  * plane run by plane run, the runs' aligned middles as NV-wide vectors:
  * each run's mean and squared deviations (two passes, the run in cache for
@@ -1216,29 +1327,7 @@ __kernel void norm_chan_partial_cpu(global const TIN_T *x, long xoff, global con
             h0 = h1 = k;
         if (mode) {
             CT s1 = (CT)0, s2 = (CT)0;
-            for (long i = 0; i < h0; i++) {
-                CT gv = LDX(gr, i);
-                s1 += gv;
-                s2 += gv * (LDX(xr, i) - mc);
-            }
-            if (h1 > h0) {
-                CTV v1 = (CTV)0, v2 = (CTV)0;
-                for (long i = h0; i < h1; i += NV) {
-                    CTV gv = LDXV(gr, i);
-                    v1 += gv;
-                    v2 += gv * (LDXV(xr, i) - mc);
-                }
-                CT t1, t2;
-                HFOLD(v1, HADD, HADD, t1);
-                HFOLD(v2, HADD, HADD, t2);
-                s1 += t1;
-                s2 += t2;
-            }
-            for (long i = h1; i < k; i++) {
-                CT gv = LDX(gr, i);
-                s1 += gv;
-                s2 += gv * (LDX(xr, i) - mc);
-            }
+            NORM_GSUMS(xr, gr, h0, h1, k, mc, s1, s2);
             m += s1;
             m2 += s2;
         } else {
@@ -1282,6 +1371,43 @@ __kernel void norm_chan_partial_cpu(global const TIN_T *x, long xoff, global con
     }
     o1[grp] = m;
     o2[grp] = m2;
+}
+
+/*
+ * Group norm's dweight and dbias on a CPU device (ops/norm/norm_group.c),
+ * one launch: item c walks channel c's N planes of S elements (x and g
+ * contiguous [N, C, S]), each plane's sums s1 of g and s2 of g * (x -
+ * mean[n, c / Cg]) by NORM_GSUMS (the bits of norm_chan_partial_cpu with
+ * one part a plane), then in order of n db += s1 and dw += s2 * rstd[n,
+ * c / Cg] (two statements: the product rounded before the add, as the
+ * composed mul and sum were).  mean and rstd contiguous [N, G] of CT;
+ * flags 1: write dw, 2: write db (TOUT_T).
+ */
+__kernel void norm_group_wgrad_cpu(global const TIN_T *x, long xoff, global const TIN_T *g,
+                                   long goff, global const CT *mean, global const CT *rstd,
+                                   long N, long C, long Cg, long S, int flags,
+                                   global TOUT_T *dw, long dwoff, global TOUT_T *db, long dboff)
+{
+    long c = (long)get_global_id(0);
+    if (c >= C)
+        return;
+    long G = C / Cg, gi = c / Cg;
+    CT aw = (CT)0, ab = (CT)0;
+    for (long n = 0; n < N; n++) {
+        long o = (n * C + c) * S;
+        global const TIN_T *xr = x + xoff + o, *gr = g + goff + o;
+        CT mc = mean[n * G + gi], s1 = (CT)0, s2 = (CT)0;
+        long h0, h1;
+        NORM_VSPAN(xoff + o, goff + o, 1, S, h0, h1);
+        NORM_GSUMS(xr, gr, h0, h1, S, mc, s1, s2);
+        CT t = s2 * rstd[n * G + gi];
+        ab += s1;
+        aw += t;
+    }
+    if (flags & 1)
+        STY(dw, dwoff + c, aw);
+    if (flags & 2)
+        STY(db, dboff + c, ab);
 }
 
 /* norm_chan_apply on a CPU device: work item i takes elements [i * chunk,
@@ -1330,10 +1456,25 @@ __kernel void norm_chan_apply_cpu(global const TIN_T *av, long aoff, global cons
  * pointwise addcmul(shift, x, scale) with value 1 (whose 1 * x is exact),
  * without contraction as there, so the bits are the same; the pointwise
  * kernel read the two [*, C, 1] operands through its general strided loop
- * (index arithmetic per element).  Last in the file: the pragma below holds
- * to the end of the program.
+ * (index arithmetic per element).  Last in the file with
+ * norm_group_affine_cpu: the pragma below holds to the end of the program.
  */
 #pragma OPENCL FP_CONTRACT OFF
+/* y = b + x * a over the run of n elements at e of x and y, its aligned
+ * middle as NV-wide vectors (norm_affine_cpu, norm_group_affine_cpu). */
+#define NORM_AFFINE_RUN(x, xoff, y, yoff, e, n, a, b)                                      \
+    do {                                                                                   \
+        global const TIN_T *xr_ = (x) + (xoff) + (e);                                      \
+        global TOUT_T *yr_ = (y) + (yoff) + (e);                                           \
+        long h0_, h1_;                                                                     \
+        NORM_VSPAN((xoff) + (e), (yoff) + (e), 1, (n), h0_, h1_);                          \
+        for (long j_ = 0; j_ < h0_; j_++)                                                  \
+            STY(yr_, j_, (b) + LDX(xr_, j_) * (a));                                        \
+        for (long j_ = h0_; j_ < h1_; j_ += NV)                                            \
+            STYV(yr_, j_, (CTV)(b) + LDXV(xr_, j_) * (CTV)(a));                            \
+        for (long j_ = h1_; j_ < (n); j_++)                                                \
+            STY(yr_, j_, (b) + LDX(xr_, j_) * (a));                                        \
+    } while (0)
 __kernel void norm_affine_cpu(global const TIN_T *x, long xoff, global TOUT_T *y, long yoff,
                               global const CT *sc, long soff, long smod, global const CT *sh,
                               long hoff, long hmod, long total, long S, long chunk)
@@ -1342,16 +1483,35 @@ __kernel void norm_affine_cpu(global const TIN_T *x, long xoff, global TOUT_T *y
     while (e < e1) {
         long p = e / S, n = min(e1, (p + 1) * S) - e;
         CT a = sc[soff + p % smod], b = sh[hoff + p % hmod];
-        global const TIN_T *xr = x + xoff + e;
-        global TOUT_T *yr = y + yoff + e;
-        long h0, h1;
-        NORM_VSPAN(xoff + e, yoff + e, 1, n, h0, h1);
-        for (long j = 0; j < h0; j++)
-            STY(yr, j, b + LDX(xr, j) * a);
-        for (long j = h0; j < h1; j += NV)
-            STYV(yr, j, (CTV)b + LDXV(xr, j) * (CTV)a);
-        for (long j = h1; j < n; j++)
-            STY(yr, j, b + LDX(xr, j) * a);
+        NORM_AFFINE_RUN(x, xoff, y, yoff, e, n, a, b);
+        e += n;
+    }
+}
+
+/*
+ * Group norm's normalization on a CPU device with its per-channel numbers
+ * computed in place (ops/norm/norm_group.c): plane p = n * C + c of S
+ * contiguous elements takes r = rstd[n, c / Cg], m = mean[n, c / Cg]
+ * (contiguous [N, C / Cg] of CT), scale = r * w[c] (r without a weight),
+ * shift = b[c] - m * scale (-(m * scale) without a bias), y = shift + x *
+ * scale: the expressions, in the same order and rounded the same way, of
+ * the composed path (two muls and a sub into [N, C, 1] tensors, then
+ * norm_affine_cpu), which took four launches.  flags 1: w, 2: b.
+ */
+__kernel void norm_group_affine_cpu(global const TIN_T *x, long xoff, global TOUT_T *y,
+                                    long yoff, global const CT *mean, long moff,
+                                    global const CT *rstd, long roff, global const CT *w,
+                                    long woff, global const CT *bv, long boff, int flags,
+                                    long C, long Cg, long total, long S, long chunk)
+{
+    long e = (long)get_global_id(0) * chunk, e1 = min(total, e + chunk), G = C / Cg;
+    while (e < e1) {
+        long p = e / S, n = min(e1, (p + 1) * S) - e, an = p / C, c = p - an * C;
+        long ng = an * G + c / Cg;
+        CT r = rstd[roff + ng], a = (flags & 1) ? r * w[woff + c] : r;
+        CT t = mean[moff + ng] * a;
+        CT b = (flags & 2) ? bv[boff + c] - t : -t;
+        NORM_AFFINE_RUN(x, xoff, y, yoff, e, n, a, b);
         e += n;
     }
 }

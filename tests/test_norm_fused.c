@@ -272,13 +272,18 @@ static void test_batch_norm_matches_the_cpu_device(void **state)
 }
 
 /* group_norm forward (the per-channel affine inside the row kernel on
- * GPUs) and backward against the CPU device, twice. */
+ * GPUs; on CPU devices norm_group_cpu, or norm_layer_cpu's statistics and
+ * norm_group_affine_cpu for the one-row shape, fewer rows than compute
+ * units) and backward against the CPU device, twice.  The one-channel shape
+ * takes the composed dweight/dbias path of CPU devices (fewer channels than
+ * compute units), the others norm_group_wgrad_cpu on this machine's POCL. */
 static void test_group_norm_matches_the_cpu_device(void **state)
 {
     (void)state;
     static const struct {
         int64_t sizes[4], group;
-    } shapes[] = {{{3, 6, 5, 7}, 3}, {{2, 4, 1, 1}, 2}, {{2, 8, 40, 40}, 2}};
+    } shapes[] = {{{3, 6, 5, 7}, 3}, {{2, 4, 1, 1}, 2}, {{2, 8, 40, 40}, 2},
+                  {{3, 1, 17, 3}, 1}, {{2, 40, 5, 7}, 10}, {{1, 6, 9, 11}, 1}};
     clops_device *devs[CT_MAX_DEVICES];
     int n = ct_opencl_devices(devs, CT_MAX_DEVICES);
     for (int di = 0; di < n; di++) {
@@ -289,11 +294,11 @@ static void test_group_norm_matches_the_cpu_device(void **state)
                 continue;
             clops_dtype pt = dt == CLOPS_FLOAT64 ? CLOPS_FLOAT64 : CLOPS_FLOAT32;
             for (size_t si = 0; si < CT_COUNT(shapes); si++)
-                for (int affine = 0; affine < 2; affine++) {
+                for (int affine = 0; affine < 3; affine++) {
                     const int64_t *sz = shapes[si].sizes, C = sz[1], N = sz[0],
                                   HxW = sz[2] * sz[3], G = shapes[si].group;
                     ct_set_case("group_norm %s shape %zu %s", clops_dtype_name(dt), si,
-                                affine ? "affine" : "no affine");
+                                affine == 2 ? "weight only" : affine ? "affine" : "no affine");
                     clops_tensor *x = ct_random(devs[di], dt, 4, sz, CT_CONTIGUOUS,
                                                 PW_DOMAIN_SMALL, 101 + si);
                     clops_tensor *g = ct_random(devs[di], dt, 4, sz, CT_CONTIGUOUS,
@@ -301,7 +306,7 @@ static void test_group_norm_matches_the_cpu_device(void **state)
                     clops_tensor *w = affine ? ct_random(devs[di], pt, 1, &C, CT_CONTIGUOUS,
                                                          PW_DOMAIN_SMALL, 106)
                                              : NULL;
-                    clops_tensor *b = affine ? ct_random(devs[di], pt, 1, &C, CT_CONTIGUOUS,
+                    clops_tensor *b = affine == 1 ? ct_random(devs[di], pt, 1, &C, CT_CONTIGUOUS,
                                                          PW_DOMAIN_SMALL, 107)
                                              : NULL;
                     clops_tensor *xc = ct_to_cpu(x), *gc = ct_to_cpu(g);

@@ -91,7 +91,10 @@ clops_status norm_get_kernel(clops_device *d, int which, clops_dtype in, clops_d
         [NORM_K_CHAN_FOLD_BWD] = "norm_chan_fold_bwd",
         [NORM_K_CHAN_APPLY] = "norm_chan_apply",
         [NORM_K_CHAN_APPLY_CPU] = "norm_chan_apply_cpu",
-        [NORM_K_LAYER_RR] = "norm_layer_rr"};
+        [NORM_K_LAYER_RR] = "norm_layer_rr",
+        [NORM_K_GROUP_AFFINE_CPU] = "norm_group_affine_cpu",
+        [NORM_K_GROUP_WGRAD_CPU] = "norm_group_wgrad_cpu",
+        [NORM_K_GROUP_CPU] = "norm_group_cpu"};
     /* the kernels with reqd_work_group_size(RWG) */
     static const bool needs_wg[NORM_K_COUNT] = {
         [NORM_K_SOFTMAX] = true,       [NORM_K_SOFTMAX_BACKWARD] = true,

@@ -47,6 +47,9 @@ enum {
     NORM_K_CHAN_APPLY,
     NORM_K_CHAN_APPLY_CPU,
     NORM_K_LAYER_RR,
+    NORM_K_GROUP_AFFINE_CPU,
+    NORM_K_GROUP_WGRAD_CPU,
+    NORM_K_GROUP_CPU,
     NORM_K_COUNT
 };
 
@@ -121,6 +124,11 @@ clops_status norm_sum(norm_tmps *c, clops_tensor *t, const int64_t *dims, int nd
  */
 clops_status norm_affine(norm_tmps *c, clops_tensor *shift3, clops_tensor *x3,
                          clops_tensor *scale3, clops_tensor *dst);
+/* The elements per work item of the chunked CPU passes over total elements
+ * (norm_affine_cpu, norm_group_affine_cpu, norm_chan_apply_cpu): whole
+ * 16-element vectors, at least HOST_MIN_CHUNK, at most d->max_chunks items;
+ * launch ops_cdiv(total, chunk) items of one. */
+int64_t norm_cpu_chunk(const clops_device *d, int64_t total);
 
 /*
  * The backward of a row normalization over the last nsl dims of input

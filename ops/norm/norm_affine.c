@@ -66,13 +66,7 @@ static clops_status affine_cpu(void *job)
         norm_get_kernel(d, NORM_K_AFFINE_CPU, x3->dtype, y->dtype, "normalization", &k);
     if (st)
         return st;
-    /* chunks of whole 16-element vectors, at least HOST_MIN_CHUNK, at most
-     * d->max_chunks items (the split changes no result) */
-    int64_t items = d->max_chunks ? (int64_t)d->max_chunks : 1;
-    int64_t chunk = ops_cdiv(total, items);
-    if (chunk < HOST_MIN_CHUNK)
-        chunk = HOST_MIN_CHUNK;
-    chunk = ops_cdiv(chunk, 16) * 16;
+    int64_t chunk = norm_cpu_chunk(d, total);
     cl_mem xm = mem_of(x3), ym = mem_of(y), sm = mem_of(j->scale3), hm = mem_of(j->shift3);
     cl_long xo = x3->offset, yo = y->offset, so = j->scale3->offset, ho = j->shift3->offset;
     cl_long smod = j->scale3->sizes[0] == 1 ? C : A * C;
@@ -90,6 +84,17 @@ static clops_status affine_cpu(void *job)
 static const kit_launches affine_launches = {
     "batch/group normalization",
     {[KIT_HOST] = affine_addcmul, [KIT_CPU] = affine_cpu, [KIT_GPU] = affine_addcmul}};
+
+int64_t norm_cpu_chunk(const clops_device *d, int64_t total)
+{
+    /* whole 16-element vectors, at least HOST_MIN_CHUNK, at most
+     * d->max_chunks items (the split changes no result) */
+    int64_t items = d->max_chunks ? (int64_t)d->max_chunks : 1;
+    int64_t chunk = ops_cdiv(total, items);
+    if (chunk < HOST_MIN_CHUNK)
+        chunk = HOST_MIN_CHUNK;
+    return ops_cdiv(chunk, 16) * 16;
+}
 
 clops_status norm_affine(norm_tmps *c, clops_tensor *shift3, clops_tensor *x3,
                          clops_tensor *scale3, clops_tensor *dst)

@@ -212,13 +212,8 @@ clops_status norm_chan_apply(const char *op, clops_tensor *a, clops_tensor *b, c
     int64_t total = tensor_numel(out);
     if (total == 0)
         return CLOPS_OK;
-    /* CPU devices: chunks of whole 16-element vectors, at least
-     * HOST_MIN_CHUNK, at most d->max_chunks items (norm_affine's split) */
-    int64_t items = d->max_chunks ? (int64_t)d->max_chunks : 1;
-    int64_t chunk = ops_cdiv(total, items);
-    if (chunk < HOST_MIN_CHUNK)
-        chunk = HOST_MIN_CHUNK;
-    cl_long cchunk = ops_cdiv(chunk, 16) * 16;
+    /* CPU devices: norm_affine's split (norm_cpu_chunk) */
+    cl_long cchunk = norm_cpu_chunk(d, total);
     cl_mem am = mem_of(a), bm = b ? mem_of(b) : am, m0 = mem_of(k0), m1 = mem_of(k1),
            m2 = k2 ? mem_of(k2) : m0, mm = mu ? mem_of(mu) : m0, om = mem_of(out);
     cl_long ao = a->offset, bo = b ? b->offset : 0, oo = out->offset, ctot = total, cC = C,

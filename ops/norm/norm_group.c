@@ -22,6 +22,7 @@
 #include "ops/tensor/tensor.h"
 #include "ops/kernels_generated.h"
 #include "ops/kit/kit.h"
+#include "ops/kit/lines.h"
 #include "ops/norm/norm.h"
 #include "ops/reduce/reduce.h"
 
@@ -77,6 +78,104 @@ static clops_status gn_check(const char *op, const clops_tensor *x, const clops_
     return CLOPS_OK;
 }
 
+static cl_mem mem_of(const clops_tensor *t)
+{
+    return t->storage->block ? t->storage->block->mem : NULL;
+}
+
+/* Whether t is NULL or dense in dtype dt on device d (an operand of the CPU
+ * kernels below). */
+static bool gn_dense_as(const clops_tensor *t, clops_dtype dt, const clops_device *d)
+{
+    return !t || (t->dtype == dt && norm_dense(t) && t->storage->device == d);
+}
+
+/*
+ * CPU devices, float32/float64: y = shift + x * scale with scale and shift
+ * per (n, c) computed inside the pass from mean_t, rstd_t, w and b
+ * (norm_group_affine_cpu, cl_kernels/norm.cl; the expressions of the
+ * composed muls and sub, the same bits), one launch instead of four.
+ * *done false (nothing launched) when the tensors do not fit its layout.
+ */
+static clops_status gn_affine_cpu(const char *op, clops_tensor *xc, clops_tensor *w,
+                                  clops_tensor *b, int64_t C, int64_t Cg, int64_t S, clops_tensor *y,
+                                  clops_tensor *mean_t, clops_tensor *rstd_t, bool *done)
+{
+    clops_device *d = xc->storage->device;
+    clops_dtype ct = xc->dtype;
+    *done = false;
+    if (!norm_dense(xc) || !gn_dense_as(y, ct, d) || !gn_dense_as(mean_t, ct, d) ||
+        !gn_dense_as(rstd_t, ct, d) || !gn_dense_as(w, ct, d) || !gn_dense_as(b, ct, d))
+        return CLOPS_OK;
+    *done = true;
+    int64_t total = tensor_numel(xc);
+    host_kernel *k = NULL;
+    clops_status st = norm_get_kernel(d, NORM_K_GROUP_AFFINE_CPU, ct, ct, op, &k);
+    if (st || total == 0)
+        return st;
+    int64_t chunk = norm_cpu_chunk(d, total);
+    cl_mem xm = mem_of(xc), ym = mem_of(y), mm = mem_of(mean_t), rm = mem_of(rstd_t);
+    cl_mem wm = w ? mem_of(w) : mm, bm = b ? mem_of(b) : mm;
+    cl_long xo = xc->offset, yo = y->offset, mo = mean_t->offset, ro = rstd_t->offset,
+            wo = w ? w->offset : 0, bo = b ? b->offset : 0;
+    cl_long cC = C, cCg = Cg, ctotal = total, cS = S, cchunk = chunk;
+    cl_int flags = (w ? 1 : 0) | (b ? 2 : 0);
+    const host_arg args[] = {{sizeof xm, &xm},     {sizeof xo, &xo},     {sizeof ym, &ym},
+                             {sizeof yo, &yo},     {sizeof mm, &mm},     {sizeof mo, &mo},
+                             {sizeof rm, &rm},     {sizeof ro, &ro},
+                             {sizeof wm, &wm},     {sizeof wo, &wo},     {sizeof bm, &bm},
+                             {sizeof bo, &bo},     {sizeof flags, &flags}, {sizeof cC, &cC},
+                             {sizeof cCg, &cCg},   {sizeof ctotal, &ctotal}, {sizeof cS, &cS},
+                             {sizeof cchunk, &cchunk}};
+    return host_launch_local(d, k, (int)(sizeof args / sizeof args[0]), args,
+                             (size_t)ops_cdiv(total, chunk), 1);
+}
+
+/*
+ * CPU devices, float32/float64, at least one group row per compute unit: the
+ * whole forward in one launch (norm_group_cpu, cl_kernels/norm.cl): each
+ * row's statistics, then its planes' scale and shift and y, the bits of the
+ * two-launch path below (the same statistics macro and span, the same
+ * expressions).  *done false (nothing launched) when the shape or the
+ * tensors do not fit.
+ */
+static clops_status gn_fused_cpu(const char *op, clops_tensor *xc, clops_tensor *w,
+                                 clops_tensor *b, int64_t M, int64_t group, int64_t Cg,
+                                 int64_t S, double eps, clops_tensor *y, clops_tensor *mean_t,
+                                 clops_tensor *rstd_t, bool *done)
+{
+    clops_device *d = xc->storage->device;
+    clops_dtype ct = xc->dtype;
+    *done = false;
+    if (M * 4 < (int64_t)d->max_chunks || !norm_dense(xc) || !gn_dense_as(y, ct, d) ||
+        !gn_dense_as(mean_t, ct, d) || !gn_dense_as(rstd_t, ct, d) || !gn_dense_as(w, ct, d) ||
+        !gn_dense_as(b, ct, d))
+        return CLOPS_OK;
+    *done = true;
+    host_kernel *k = NULL;
+    clops_status st = norm_get_kernel(d, NORM_K_GROUP_CPU, ct, ct, op, &k);
+    if (st || M == 0)
+        return st;
+    cl_long per = ops_cpu_units_per_item(d, M);
+    cl_mem xm = mem_of(xc), ym = mem_of(y), mm = mem_of(mean_t), rm = mem_of(rstd_t);
+    cl_mem wm = w ? mem_of(w) : mm, bm = b ? mem_of(b) : mm;
+    cl_long xo = xc->offset, yo = y->offset, mo = mean_t->offset, ro = rstd_t->offset,
+            wo = w ? w->offset : 0, bo = b ? b->offset : 0, rows = M, cG = group, cCg = Cg,
+            cS = S;
+    cl_int flags = (w ? 1 : 0) | (b ? 2 : 0);
+    float fe = (float)eps;
+    bool dbl = ct == CLOPS_FLOAT64;
+    const host_arg args[] = {
+        {sizeof xm, &xm},     {sizeof xo, &xo},     {sizeof ym, &ym},   {sizeof yo, &yo},
+        {sizeof mm, &mm},     {sizeof mo, &mo},     {sizeof rm, &rm},   {sizeof ro, &ro},
+        {sizeof wm, &wm},     {sizeof wo, &wo},     {sizeof bm, &bm},   {sizeof bo, &bo},
+        {sizeof flags, &flags}, {sizeof rows, &rows}, {sizeof cG, &cG}, {sizeof cCg, &cCg},
+        {sizeof cS, &cS},     {sizeof per, &per},
+        {dbl ? sizeof eps : sizeof fe, dbl ? (const void *)&eps : (const void *)&fe}};
+    return host_launch_local(d, k, (int)(sizeof args / sizeof args[0]), args,
+                             (size_t)ops_cdiv(M, per), 1);
+}
+
 /*
  * The affine path for float32/float64 inputs: the group statistics by one
  * var_mean over the rows of C / group * HxW, then one addcmul pass
@@ -103,10 +202,17 @@ static clops_status gn_affine(norm_tmps *T, const char *op, clops_tensor *x, clo
          * update was two thirds of the call on POCL (2-core VM, [2, 256,
          * 56, 56]).  Another summation order than var_mean's: other
          * last bits of mean and rstd (docs/norm.md). */
+        bool done = false;
+        st = gn_fused_cpu(op, xc, w, b, rows[0], group, Cg, HxW, eps, y, mean_t, rstd_t, &done);
+        if (st || done)
+            return st;
         st = norm_layer_rows(op, xc, NULL, NULL, rows[0], rows[1], eps, false, NULL, mean_t,
                              rstd_t);
         if (!st)
-            st = norm_view(T, mean_t, 3, g3, &m3);
+            st = gn_affine_cpu(op, xc, w, b, C, Cg, HxW, y, mean_t, rstd_t, &done);
+        if (st || done)
+            return st;
+        st = norm_view(T, mean_t, 3, g3, &m3);
         if (!st)
             st = norm_view(T, rstd_t, 3, g3, &r3);
     } else if (!st) {
@@ -288,6 +394,59 @@ clops_status norm_native_group_norm_out(clops_tensor *input, clops_tensor *weigh
 }
 
 /*
+ * CPU devices: dweight and dbias in one launch (norm_group_wgrad_cpu, item
+ * c walking channel c's N planes; cl_kernels/norm.cl) into new [C] tensors
+ * of dtype pdt, when the channels fill the device (at least one per
+ * compute unit) and the program's compute type is ct.  A plane's sums have
+ * the bits of norm_chan_partials with one part a plane, folded over n in
+ * order.  *done false (nothing launched) otherwise.
+ */
+static clops_status gn_wgrad_cpu(const char *op, clops_tensor *xc,
+                                 clops_tensor *gc, clops_tensor *mc, clops_tensor *rc,
+                                 int64_t N, int64_t C, int64_t Cg, int64_t HxW, clops_dtype pdt,
+                                 const bool *mask, clops_tensor **dw, clops_tensor **db,
+                                 bool *done)
+{
+    clops_device *d = xc->storage->device;
+    clops_dtype ct = kit_compute_dtype(xc->dtype);
+    *done = false;
+    if (!kit_is_cpu(d) || C * 4 < (int64_t)d->max_chunks || !clops_dtype_is_floating(pdt) ||
+        (pdt == CLOPS_FLOAT64) != (ct == CLOPS_FLOAT64) || !norm_dense(xc) || !norm_dense(gc) ||
+        gc->dtype != xc->dtype || !gn_dense_as(mc, ct, d) || !gn_dense_as(rc, ct, d) ||
+        mc->offset || rc->offset)
+        return CLOPS_OK;
+    *done = true;
+    host_kernel *k = NULL;
+    const int64_t c1[1] = {C};
+    clops_tensor *w = NULL, *b = NULL;
+    clops_status st = norm_get_kernel(d, NORM_K_GROUP_WGRAD_CPU, xc->dtype, pdt, op, &k);
+    if (!st && mask[1])
+        st = tensor_new(d, pdt, 1, c1, NULL, &w);
+    if (!st && mask[2])
+        st = tensor_new(d, pdt, 1, c1, NULL, &b);
+    if (!st && C > 0) {
+        cl_mem xm = mem_of(xc), gm = mem_of(gc), mm = mem_of(mc), rm = mem_of(rc);
+        cl_mem wm = w ? mem_of(w) : mm, bm = b ? mem_of(b) : mm;
+        cl_long xo = xc->offset, go = gc->offset, cN = N, cC = C, cCg = Cg, cS = HxW, zero = 0;
+        cl_int flags = (w ? 1 : 0) | (b ? 2 : 0);
+        const host_arg args[] = {{sizeof xm, &xm}, {sizeof xo, &xo},   {sizeof gm, &gm},
+                                 {sizeof go, &go}, {sizeof mm, &mm},   {sizeof rm, &rm},
+                                 {sizeof cN, &cN}, {sizeof cC, &cC},   {sizeof cCg, &cCg},
+                                 {sizeof cS, &cS}, {sizeof flags, &flags}, {sizeof wm, &wm},
+                                 {sizeof zero, &zero}, {sizeof bm, &bm}, {sizeof zero, &zero}};
+        st = host_launch_local(d, k, (int)(sizeof args / sizeof args[0]), args, (size_t)C, 1);
+    }
+    if (st) {
+        clops_tensor_release(w);
+        clops_tensor_release(b);
+        return st;
+    }
+    *dw = w;
+    *db = b;
+    return CLOPS_OK;
+}
+
+/*
  * The fused backward on OpenCL devices: dx by the row backward kernel over
  * the N * group rows with the weight per channel (norm_rows_backward_fused,
  * one launch); dweight and dbias from the per-(n, c) plane sums of dy and
@@ -319,12 +478,19 @@ static clops_status gn_backward_fused(const char *op, clops_tensor *grad, clops_
             st = norm_kept(&T, core_contiguous(grad, &gc), &gc);
         if (!st)
             st = norm_kept(&T, core_contiguous_as(mean, ct, &mc), &mc);
+        bool done = false;
+        if (!st)
+            st = norm_kept(&T, core_contiguous_as(rstd, ct, &rc), &rc);
+        if (!st)
+            st = gn_wgrad_cpu(op, xc, gc, mc, rc, N, C, Cg, HxW, pdt, mask, &dw, &db, &done);
+        if (st || done) {
+            norm_release(&T);
+            return norm_hand3(st, dx, dw, db, out0, out1, out2);
+        }
         if (!st)
             st = norm_chan_partials(&T, op, 1, xc, gc, mc, Cg, 1, N * C, HxW, 1, &o1, &o2, &P);
         if (!st && mask[1]) {
-            st = norm_kept(&T, core_contiguous_as(rstd, ct, &rc), &rc);
-            if (!st)
-                st = norm_view(&T, rc, 3, r3s, &r3);
+            st = norm_view(&T, rc, 3, r3s, &r3);
             if (!st)
                 st = norm_view(&T, o2, 3, p3, &t);
             if (!st)
