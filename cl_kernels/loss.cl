@@ -385,44 +385,16 @@ __kernel void loss_pw_part_cpu(global const T *x, global const T *y, global cons
 }
 #endif
 
-/* The backward: gi[i] = d loss / d x[i] * g[i] (* w[i]) * norm, norm
- * 1 / numel(self) for mean, else 1 (2 / numel and 2 for mse). */
-__kernel void loss_pw_backward(global const T *go, global const T *x, global const T *y,
-                               global const T *w, int hasw, global T *gi, long gioff, long M,
-                               int mode, CT p, CT norm)
-{
-    LOSS_ITEMS(i, M) {
-        CT xv = LD(x, i), yv = LD(y, i), g = LD(go, i), r;
-        if (mode == 0) {
-            r = norm * RND(xv - yv) * g;
-        } else if (mode == 1) {
-            /* PyTorch's EPSILON (float 1e-12) in the input dtype: 0 for half. */
-            r = g * (xv - yv) / max(((CT)1 - xv) * xv, KIND == 1 ? (CT)0 : (CT)1e-12f);
-            if (hasw)
-                r *= LD(w, i);
-            r *= norm;
-        } else {
-            CT d = xv - yv, s = mode == 2 ? (CT)1 : p;
-            if (d <= -p)
-                r = -norm * g * s;
-            else if (d >= p)
-                r = norm * g * s;
-            else
-                r = mode == 2 ? norm * d * g / p : norm * d * g;
-        }
-        ST(gi, gioff + i, r);
-    }
-}
-
-#ifdef LOSS_CPU
-/* CPU devices: loss_pw_backward's arithmetic for one element (the same
- * operations in the same order: the same bits). */
+/* d loss / d x for one element times g (* w when hasw) * norm: the body of
+ * loss_pw_backward and of its CPU form (the same operations in the same
+ * order: the same bits). */
 CT loss_pw_grad(int mode, CT xv, CT yv, CT g, int hasw, CT wv, CT p, CT norm)
 {
     CT r;
     if (mode == 0) {
         r = norm * RND(xv - yv) * g;
     } else if (mode == 1) {
+        /* PyTorch's EPSILON (float 1e-12) in the input dtype: 0 for half. */
         r = g * (xv - yv) / max(((CT)1 - xv) * xv, KIND == 1 ? (CT)0 : (CT)1e-12f);
         if (hasw)
             r *= wv;
@@ -439,6 +411,19 @@ CT loss_pw_grad(int mode, CT xv, CT yv, CT g, int hasw, CT wv, CT p, CT norm)
     return r;
 }
 
+/* The backward: gi[i] = d loss / d x[i] * g[i] (* w[i]) * norm, norm
+ * 1 / numel(self) for mean, else 1 (2 / numel and 2 for mse). */
+__kernel void loss_pw_backward(global const T *go, global const T *x, global const T *y,
+                               global const T *w, int hasw, global T *gi, long gioff, long M,
+                               int mode, CT p, CT norm)
+{
+    LOSS_ITEMS(i, M) {
+        ST(gi, gioff + i, loss_pw_grad(mode, LD(x, i), LD(y, i), LD(go, i), hasw,
+                                       hasw ? LD(w, i) : (CT)1, p, norm));
+    }
+}
+
+#ifdef LOSS_CPU
 /* loss_pw_backward on CPU devices with grad_output read at i * gstep:
  * gstep 0 reads a single value (mean and sum reductions), which the GPU
  * path first copies into a tensor of the full shape (mse_loss_backward

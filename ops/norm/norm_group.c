@@ -90,6 +90,45 @@ static bool gn_dense_as(const clops_tensor *t, clops_dtype dt, const clops_devic
     return !t || (t->dtype == dt && norm_dense(t) && t->storage->device == d);
 }
 
+/* The operands the forward's CPU kernels (norm_group_affine_cpu,
+ * norm_group_cpu) take first, in their order: x, y, mean, rstd, weight,
+ * bias (buffer and offset each; an absent weight or bias passes mean's
+ * buffer) and the flags (1 weight, 2 bias). */
+typedef struct gn_fwd_io {
+    cl_mem xm, ym, mm, rm, wm, bm;
+    cl_long xo, yo, mo, ro, wo, bo;
+    cl_int flags;
+} gn_fwd_io;
+#define GN_FWD_NARGS 13
+
+/* io of (xc, y, mean_t, rstd_t, w, b), and its GN_FWD_NARGS arguments into
+ * args; false (io untouched) when one of them is not dense in xc's dtype
+ * on xc's device. */
+static bool gn_fwd_io_of(clops_tensor *xc, clops_tensor *w, clops_tensor *b, clops_tensor *y,
+                         clops_tensor *mean_t, clops_tensor *rstd_t, gn_fwd_io *io,
+                         host_arg *args)
+{
+    const clops_device *d = xc->storage->device;
+    clops_dtype ct = xc->dtype;
+    if (!norm_dense(xc) || !gn_dense_as(y, ct, d) || !gn_dense_as(mean_t, ct, d) ||
+        !gn_dense_as(rstd_t, ct, d) || !gn_dense_as(w, ct, d) || !gn_dense_as(b, ct, d))
+        return false;
+    *io = (gn_fwd_io){.xm = mem_of(xc), .ym = mem_of(y), .mm = mem_of(mean_t),
+                      .rm = mem_of(rstd_t), .xo = xc->offset, .yo = y->offset,
+                      .mo = mean_t->offset, .ro = rstd_t->offset, .wo = w ? w->offset : 0,
+                      .bo = b ? b->offset : 0, .flags = (w ? 1 : 0) | (b ? 2 : 0)};
+    io->wm = w ? mem_of(w) : io->mm;
+    io->bm = b ? mem_of(b) : io->mm;
+    const host_arg a[GN_FWD_NARGS] = {
+        {sizeof io->xm, &io->xm}, {sizeof io->xo, &io->xo}, {sizeof io->ym, &io->ym},
+        {sizeof io->yo, &io->yo}, {sizeof io->mm, &io->mm}, {sizeof io->mo, &io->mo},
+        {sizeof io->rm, &io->rm}, {sizeof io->ro, &io->ro}, {sizeof io->wm, &io->wm},
+        {sizeof io->wo, &io->wo}, {sizeof io->bm, &io->bm}, {sizeof io->bo, &io->bo},
+        {sizeof io->flags, &io->flags}};
+    memcpy(args, a, sizeof a);
+    return true;
+}
+
 /*
  * CPU devices, float32/float64: y = shift + x * scale with scale and shift
  * per (n, c) computed inside the pass from mean_t, rstd_t, w and b
@@ -102,31 +141,22 @@ static clops_status gn_affine_cpu(const char *op, clops_tensor *xc, clops_tensor
                                   clops_tensor *mean_t, clops_tensor *rstd_t, bool *done)
 {
     clops_device *d = xc->storage->device;
-    clops_dtype ct = xc->dtype;
+    gn_fwd_io io;
+    host_arg args[GN_FWD_NARGS + 5];
     *done = false;
-    if (!norm_dense(xc) || !gn_dense_as(y, ct, d) || !gn_dense_as(mean_t, ct, d) ||
-        !gn_dense_as(rstd_t, ct, d) || !gn_dense_as(w, ct, d) || !gn_dense_as(b, ct, d))
+    if (!gn_fwd_io_of(xc, w, b, y, mean_t, rstd_t, &io, args))
         return CLOPS_OK;
     *done = true;
     int64_t total = tensor_numel(xc);
     host_kernel *k = NULL;
-    clops_status st = norm_get_kernel(d, NORM_K_GROUP_AFFINE_CPU, ct, ct, op, &k);
+    clops_status st = norm_get_kernel(d, NORM_K_GROUP_AFFINE_CPU, xc->dtype, xc->dtype, op, &k);
     if (st || total == 0)
         return st;
     int64_t chunk = norm_cpu_chunk(d, total);
-    cl_mem xm = mem_of(xc), ym = mem_of(y), mm = mem_of(mean_t), rm = mem_of(rstd_t);
-    cl_mem wm = w ? mem_of(w) : mm, bm = b ? mem_of(b) : mm;
-    cl_long xo = xc->offset, yo = y->offset, mo = mean_t->offset, ro = rstd_t->offset,
-            wo = w ? w->offset : 0, bo = b ? b->offset : 0;
     cl_long cC = C, cCg = Cg, ctotal = total, cS = S, cchunk = chunk;
-    cl_int flags = (w ? 1 : 0) | (b ? 2 : 0);
-    const host_arg args[] = {{sizeof xm, &xm},     {sizeof xo, &xo},     {sizeof ym, &ym},
-                             {sizeof yo, &yo},     {sizeof mm, &mm},     {sizeof mo, &mo},
-                             {sizeof rm, &rm},     {sizeof ro, &ro},
-                             {sizeof wm, &wm},     {sizeof wo, &wo},     {sizeof bm, &bm},
-                             {sizeof bo, &bo},     {sizeof flags, &flags}, {sizeof cC, &cC},
-                             {sizeof cCg, &cCg},   {sizeof ctotal, &ctotal}, {sizeof cS, &cS},
-                             {sizeof cchunk, &cchunk}};
+    const host_arg rest[] = {{sizeof cC, &cC},     {sizeof cCg, &cCg},     {sizeof ctotal, &ctotal},
+                             {sizeof cS, &cS},     {sizeof cchunk, &cchunk}};
+    memcpy(args + GN_FWD_NARGS, rest, sizeof rest);
     return host_launch_local(d, k, (int)(sizeof args / sizeof args[0]), args,
                              (size_t)ops_cdiv(total, chunk), 1);
 }
@@ -145,33 +175,25 @@ static clops_status gn_fused_cpu(const char *op, clops_tensor *xc, clops_tensor 
                                  clops_tensor *rstd_t, bool *done)
 {
     clops_device *d = xc->storage->device;
-    clops_dtype ct = xc->dtype;
+    gn_fwd_io io;
+    host_arg args[GN_FWD_NARGS + 6];
     *done = false;
-    if (M * 4 < (int64_t)d->max_chunks || !norm_dense(xc) || !gn_dense_as(y, ct, d) ||
-        !gn_dense_as(mean_t, ct, d) || !gn_dense_as(rstd_t, ct, d) || !gn_dense_as(w, ct, d) ||
-        !gn_dense_as(b, ct, d))
+    if (M * 4 < (int64_t)d->max_chunks || !gn_fwd_io_of(xc, w, b, y, mean_t, rstd_t, &io, args))
         return CLOPS_OK;
     *done = true;
     host_kernel *k = NULL;
-    clops_status st = norm_get_kernel(d, NORM_K_GROUP_CPU, ct, ct, op, &k);
+    clops_status st = norm_get_kernel(d, NORM_K_GROUP_CPU, xc->dtype, xc->dtype, op, &k);
     if (st || M == 0)
         return st;
     cl_long per = ops_cpu_units_per_item(d, M);
-    cl_mem xm = mem_of(xc), ym = mem_of(y), mm = mem_of(mean_t), rm = mem_of(rstd_t);
-    cl_mem wm = w ? mem_of(w) : mm, bm = b ? mem_of(b) : mm;
-    cl_long xo = xc->offset, yo = y->offset, mo = mean_t->offset, ro = rstd_t->offset,
-            wo = w ? w->offset : 0, bo = b ? b->offset : 0, rows = M, cG = group, cCg = Cg,
-            cS = S;
-    cl_int flags = (w ? 1 : 0) | (b ? 2 : 0);
+    cl_long rows = M, cG = group, cCg = Cg, cS = S;
     float fe = (float)eps;
-    bool dbl = ct == CLOPS_FLOAT64;
-    const host_arg args[] = {
-        {sizeof xm, &xm},     {sizeof xo, &xo},     {sizeof ym, &ym},   {sizeof yo, &yo},
-        {sizeof mm, &mm},     {sizeof mo, &mo},     {sizeof rm, &rm},   {sizeof ro, &ro},
-        {sizeof wm, &wm},     {sizeof wo, &wo},     {sizeof bm, &bm},   {sizeof bo, &bo},
-        {sizeof flags, &flags}, {sizeof rows, &rows}, {sizeof cG, &cG}, {sizeof cCg, &cCg},
-        {sizeof cS, &cS},     {sizeof per, &per},
+    bool dbl = xc->dtype == CLOPS_FLOAT64;
+    const host_arg rest[] = {
+        {sizeof rows, &rows}, {sizeof cG, &cG}, {sizeof cCg, &cCg}, {sizeof cS, &cS},
+        {sizeof per, &per},
         {dbl ? sizeof eps : sizeof fe, dbl ? (const void *)&eps : (const void *)&fe}};
+    memcpy(args + GN_FWD_NARGS, rest, sizeof rest);
     return host_launch_local(d, k, (int)(sizeof args / sizeof args[0]), args,
                              (size_t)ops_cdiv(M, per), 1);
 }
