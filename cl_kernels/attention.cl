@@ -983,7 +983,7 @@ __kernel __attribute__((reqd_work_group_size(MNT, 1, 1))) void attn_fwd_mma(ATTN
     (void)roff;
 }
 #endif /* ATTN_MMA == 1 */
-#if ATTN_MMA >= 2 /* the backward's programs: 2 attn_bwd_dkv_mma and attn_bwd_fold, 3 attn_bwd_dq_mma */
+#if ATTN_MMA == 2 || ATTN_MMA == 3 /* the backward's programs: 2 attn_bwd_dkv_mma and attn_bwd_fold, 3 attn_bwd_dq_mma */
 /*
  * The backward on the tensor cores (the FlashAttention-2 scheme; float16
  * or bfloat16 in, float32 accumulation, head dims up to 128; after the
@@ -1428,5 +1428,297 @@ __kernel __attribute__((reqd_work_group_size(QBN, 1, 1))) void attn_bwd_dq_mma(A
     (void)s_3;
 }
 #endif /* ATTN_MMA == 3 */
-#endif /* ATTN_MMA >= 2 */
+#endif /* ATTN_MMA == 2 || ATTN_MMA == 3 */
+#if ATTN_MMA == 4 /* the wgmma forward's program (sm_90a, through the PTX route) */
+/*
+ * attn_fwd_wg: the forward on Hopper's warpgroup products (wgmma; the
+ * atoms of cl_kernels/wgmma.clh and wgmma_attn.clh), FlashAttention-3's
+ * structure without TMA or warp specialisation, within NVIDIA OpenCL's
+ * 48 KiB of __local memory; bfloat16 or float16, head dims 64 and 128, the
+ * lean problems only (ATTN_XM 0: no boolean or additive mask, no
+ * dropout; the host runs attn_fwd_mma for the others).
+ *
+ * A work-group of WGN warpgroups (128 items each) takes 64 WGN query rows
+ * of one (batch, head); warp w holds rows 16 w .. 16 w + 15 and their Q
+ * fragments in registers (loaded from global memory, the A operand of
+ * every S product).  Key and value tiles of WBK rows go through a ring of
+ * WNS = 4 __local slots in the order K_0, V_0, K_1, V_1, ...: item n in
+ * slot n % 4, K tiles K-major with the 64-byte swizzle (sub-tiles of 32
+ * dims, WBK x 64 bytes each), V tiles N-major with the 128-byte swizzle
+ * (atoms of 8 keys x 64 dims), the canonical layouts gemm_wgmma stages
+ * (cl_kernels/gemm.cl KMAJ, XMAJ); cp.async when every view allows it
+ * (`vec` bit 0), else element by element.
+ *
+ * Step jt (0 .. ntile; one barrier each): the copies of V_{jt-1} and K_jt
+ * have landed (each item waited for its own, fenced them for the tensor
+ * cores' proxy, then the barrier); V_jt and K_{jt+1} go into the slots of
+ * V_{jt-2} and K_{jt-1}, whose products every warpgroup waited for in
+ * step jt - 1.  Each warpgroup then issues S_jt = Q K_jtᵀ (D / 16
+ * products m64nWBKk16, A from registers, B K-major) and O += P_{jt-1}
+ * V_{jt-1} (WBK / 16 products m64nDk16, P from registers, B N-major),
+ * waits for S_jt only, runs the online softmax on its accumulators while
+ * the P V product runs (the intra-warpgroup overlap of FlashAttention-3),
+ * waits for that, rescales O by the new row maxima and rounds P_jt to the
+ * input type as the next step's A operand.  The softmax is attn_fwd_mma's
+ * (log2 units, the scale folded into the exponent on tiles every row of
+ * the warp sees, attention_vis.clh's ranges on the others), so the
+ * logsumexp is the one the backward reads.
+ */
+#ifndef WBK
+#define WBK 64
+#endif
+#ifndef WGN
+#define WGN 2
+#endif
+#define WNT (WGN * 128)
+#define WBQ (WGN * 64)
+#define WNS 4
+#define WSLOT (WBK * D) /* 16-bit elements of one key or value tile */
+#if WBK % 16 || WBK > 128 || (D != 64 && D != 128) || WNS * WSLOT * 2 > 49152
+#error "attn_fwd_wg: key tiles of 16 to 128 rows, head dims 64 or 128, 48 KiB of slots"
+#endif
+#if WBK == 32
+#define WGA_MMA_S WGA_MMA_N32
+#elif WBK == 48
+#define WGA_MMA_S WGA_MMA_N48
+#elif WBK == 64
+#define WGA_MMA_S WGA_MMA_N64
+#elif WBK == 96
+#define WGA_MMA_S WGA_MMA_N96
+#else
+#error "attn_fwd_wg: key tiles of 32, 48, 64 or 96 rows"
+#endif
+#if D == 64
+#define WGA_MMA_O WGA_MMA_N64
+#else
+#define WGA_MMA_O WGA_MMA_N128
+#endif
+/* Element offset in a slot of the 8-element chunk c of key r: K (K-major,
+ * 64-byte swizzle, sub-tiles of 32 dims) and V (N-major, 128-byte
+ * swizzle, atoms of 8 keys x 64 dims, those of the next 64 dims WBK / 8
+ * atoms further). */
+#define WG_KOFF(r, c) (((c) >> 2) * (WBK * 32) + (r) * 32 + ((((c) & 3) ^ (((r) >> 1) & 3)) << 3))
+#define WG_VOFF(r, c)                                                                           \
+    (((((c) >> 3) * (WBK / 8) + ((r) >> 3)) << 9) + (((r) & 7) << 6) +                         \
+     ((((c) & 7) ^ ((r) & 7)) << 3))
+/* Keys [j_0, j_0 + WBK) of a [S, cols] view into a slot, in layout OFF;
+ * zeros past S and cols. */
+#define WG_LOAD(slot, p, j_0, cols, sr, sc, OFF)                                                \
+    if (vec & 1) {                                                                              \
+        for (int x_ = lid; x_ < WBK * (D / 8); x_ += WNT) {                                     \
+            int r_ = x_ / (D / 8), c_ = x_ % (D / 8);                                           \
+            long i_ = (j_0) + r_;                                                               \
+            int nb_ = i_ < S ? (int)clamp(((long)(cols) - c_ * 8) * 2, 0L, 16L) : 0;            \
+            mma_cp16((slot) + OFF(r_, c_),                                                      \
+                     (__global const ushort *)(p) + (nb_ ? i_ * (sr) + c_ * 8 : 0), nb_);       \
+        }                                                                                       \
+    } else {                                                                                    \
+        for (int x_ = lid; x_ < WBK * D; x_ += WNT) {                                           \
+            int r_ = x_ / D, c_ = x_ % D;                                                       \
+            long i_ = (j_0) + r_;                                                               \
+            (slot)[OFF(r_, c_ >> 3) + (c_ & 7)] =                                               \
+                (i_ < S && c_ < (cols)) ? ((__global const ushort *)(p))[i_ * (sr) + c_ * (sc)] \
+                                        : (ushort)0;                                            \
+        }                                                                                       \
+    }
+
+__kernel __attribute__((reqd_work_group_size(WNT, 1, 1))) void attn_fwd_wg(ATTN_FWD_ARGS,
+                                                                           int vec)
+{
+    __local ushort sm[WNS * WSLOT] __attribute__((aligned(1024)));
+    const int lid = get_local_id(0), lane = lid & 31, warp = lid >> 5;
+    const int g = lane >> 2, t = lane & 3;
+    /* query tiles slowest and last first, as attn_fwd_mma */
+    long nbh_ = get_num_groups(0) / nqt, gid0_ = get_group_id(0);
+    ATTN_FWD_SETUP(WBQ, gid0_ % nbh_ * nqt + (nqt - 1 - gid0_ / nbh_))
+    ATTN_LEAN()
+    const float sl2 = scale * M_LOG2E_F;
+    const bool pos = sl2 > 0.0f;
+    long kend = causal ? min(S, i0 + WBQ + coff) : S;
+    int ntile = kend > 0 ? (int)((kend + WBK - 1) / WBK) : 0;
+    const uint sb = mma_saddr(sm);
+    /* K_0 into slot 0, in flight while the Q fragments load */
+    if (ntile > 0) {
+        WG_LOAD(sm, k, 0, E, k_2, k_3, WG_KOFF)
+    }
+    MMA_CP_COMMIT();
+    long w0 = i0 + warp * 16; /* the warp's first query row */
+    const __global ushort *qb = (const __global ushort *)q;
+    uint qa[D / 16][4];
+#pragma unroll
+    for (int kk = 0; kk < D / 16; kk++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            long i = w0 + g + (e & 1) * 8;
+            int c = kk * 16 + 2 * t + (e >> 1) * 8;
+            uint x = 0;
+            if (i < L && (vec & 1) && c + 1 < E) {
+                x = *(const __global uint *)(qb + i * q_2 + c);
+            } else if (i < L) {
+                uint lo = c < E ? qb[i * q_2 + c * q_3] : 0u;
+                uint hi = c + 1 < E ? qb[i * q_2 + (c + 1) * q_3] : 0u;
+                x = lo | hi << 16;
+            }
+            qa[kk][e] = x;
+        }
+    float oa[D / 2];
+#pragma unroll
+    for (int n = 0; n < D / 2; n++)
+        oa[n] = 0.0f;
+    float mr[2] = {-INFINITY, -INFINITY}, lsum[2] = {0.0f, 0.0f}, al[2], s[WBK / 2];
+    uint pa[WBK / 16][4]; /* P_{jt-1}, the A operand of O += P V */
+    long wfull = causal ? w0 + coff : S; /* the last key every row of the warp sees */
+    /* Step jt's start: the copies of V_{jt-1} and K_jt landed and fenced
+     * for the tensor cores, then V_jt and K_{jt+1} into their slots. */
+#define WG_SYNC(jt)                                                                             \
+    MMA_CP_WAIT(0);                                                                             \
+    WG_PROXY_FENCE();                                                                           \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                               \
+    if ((jt) < ntile) {                                                                         \
+        WG_LOAD(sm + (2 * (jt) + 1) % WNS * WSLOT, v, (long)(jt) * WBK, Ev, v_2, v_3, WG_VOFF)   \
+    }                                                                                           \
+    if ((jt) + 1 < ntile) {                                                                     \
+        WG_LOAD(sm + (2 * (jt) + 2) % WNS * WSLOT, k, (long)((jt) + 1) * WBK, E, k_2, k_3,       \
+                WG_KOFF)                                                                        \
+    }                                                                                           \
+    MMA_CP_COMMIT();
+    /* S_jt = Q K_jtᵀ (the first product overwrites s) and O += P V_jt */
+#define WG_ISSUE_S(jt)                                                                          \
+    {                                                                                           \
+        uint ka_ = sb + (uint)((2 * (jt)) % WNS * WSLOT * 2);                                   \
+        _Pragma("unroll") for (int kk = 0; kk < D / 16; kk++)                                   \
+            WGA_MMA_S(s, qa[kk],                                                                \
+                      wg_desc(ka_ + (kk >> 1) * (WBK * 64) + (kk & 1) * 32, 16u, 512u, 2u),     \
+                      MMA_TY, "0", kk > 0);                                                     \
+        WG_COMMIT();                                                                            \
+    }
+#define WG_ISSUE_PV(jt)                                                                         \
+    {                                                                                           \
+        uint va_ = sb + (uint)((2 * (jt) + 1) % WNS * WSLOT * 2);                               \
+        _Pragma("unroll") for (int kk = 0; kk < WBK / 16; kk++)                                 \
+            WGA_MMA_O(oa, pa[kk], wg_desc(va_ + kk * 2048, (WBK / 8) * 1024, 1024u, 1u),        \
+                      MMA_TY, "1", 1);                                                          \
+        WG_COMMIT();                                                                            \
+    }
+    /* The online softmax of S_jt (attn_fwd_mma's, 16 rows of the warp):
+     * the new row maxima, al the factor of the old sums and O, s becomes
+     * P (float32). */
+#define WG_SOFTMAX(jt)                                                                          \
+    {                                                                                           \
+        long j0 = (long)(jt) * WBK;                                                             \
+        bool plain = pos && mkind == 0 && j0 + WBK <= S && j0 + WBK - 1 <= wfull;               \
+        float f = plain ? sl2 : 1.0f;                                                           \
+        float mx[2] = {-INFINITY, -INFINITY};                                                   \
+        if (plain) {                                                                            \
+            _Pragma("unroll") for (int n = 0; n < WBK / 2; n++) mx[(n >> 1) & 1] =              \
+                fmax(mx[(n >> 1) & 1], s[n]);                                                   \
+        } else {                                                                                \
+            /* row r's visible keys: 8 (n / 4) + (n & 1) < end[rr] (the                         \
+             * lane's 2 t taken off) */                                                         \
+            int end[2];                                                                         \
+            for (int rr = 0; rr < 2; rr++)                                                      \
+                end[rr] = attn_vis_end(g + 8 * rr, L - w0, S - j0,                              \
+                                       causal ? w0 + coff - j0 : ATTN_VIS_ALL) -                \
+                          2 * t;                                                                \
+            _Pragma("unroll") for (int n = 0; n < WBK / 2; n++)                                 \
+            {                                                                                   \
+                int rr = (n >> 1) & 1;                                                          \
+                float x = ((n >> 2) * 8 + (n & 1) < end[rr] ? s[n] * scale : -INFINITY) *       \
+                          M_LOG2E_F;                                                            \
+                s[n] = x;                                                                       \
+                mx[rr] = fmax(mx[rr], x);                                                       \
+            }                                                                                   \
+        }                                                                                       \
+        float mu[2], ls[2] = {0.0f, 0.0f};                                                      \
+        _Pragma("unroll") for (int rr = 0; rr < 2; rr++)                                        \
+        {                                                                                       \
+            mx[rr] = fmax(mx[rr], attn_shfl_xor(mx[rr], 1));                                    \
+            mx[rr] = fmax(mx[rr], attn_shfl_xor(mx[rr], 2));                                    \
+            mx[rr] = fmax(mr[rr], mx[rr] * f);                                                  \
+            mu[rr] = mx[rr] == -INFINITY ? 0.0f : mx[rr];                                       \
+            al[rr] = mx[rr] == -INFINITY ? 1.0f : native_exp2(mr[rr] - mu[rr]);                 \
+            mr[rr] = mx[rr];                                                                    \
+        }                                                                                       \
+        _Pragma("unroll") for (int n = 0; n < WBK / 2; n++)                                     \
+        {                                                                                       \
+            float p_ = native_exp2(fma(s[n], f, -mu[(n >> 1) & 1]));                            \
+            ls[(n >> 1) & 1] += p_;                                                             \
+            s[n] = p_;                                                                          \
+        }                                                                                       \
+        _Pragma("unroll") for (int rr = 0; rr < 2; rr++)                                        \
+        {                                                                                       \
+            ls[rr] += attn_shfl_xor(ls[rr], 1);                                                 \
+            ls[rr] += attn_shfl_xor(ls[rr], 2);                                                 \
+            lsum[rr] = lsum[rr] * al[rr] + ls[rr];                                              \
+        }                                                                                       \
+    }
+    /* P rounded to the input type: the next P V product's A operand */
+#define WG_PACK()                                                                               \
+    _Pragma("unroll") for (int kk = 0; kk < WBK / 16; kk++)                                     \
+    {                                                                                           \
+        pa[kk][0] = attn_pack(s[8 * kk], s[8 * kk + 1]);                                        \
+        pa[kk][1] = attn_pack(s[8 * kk + 2], s[8 * kk + 3]);                                    \
+        pa[kk][2] = attn_pack(s[8 * kk + 4], s[8 * kk + 5]);                                    \
+        pa[kk][3] = attn_pack(s[8 * kk + 6], s[8 * kk + 7]);                                    \
+    }
+    /* Straight-line steps (no product behind a branch, which has ptxas
+     * serialise the products): the first tile, the loop, the last P V. */
+    if (ntile > 0) {
+        WG_SYNC(0)
+        WG_FENCE();
+        WG_ISSUE_S(0)
+        WG_WAIT(0);
+        WG_SOFTMAX(0)
+        WG_PACK()
+        for (int jt = 1; jt < ntile; jt++) {
+            WG_SYNC(jt)
+            WG_FENCE();
+            WG_ISSUE_S(jt)
+            WG_ISSUE_PV(jt - 1)
+            WG_WAIT(1); /* S_jt; P_{jt-1} V_{jt-1} may still run */
+            WG_SOFTMAX(jt)
+            WG_WAIT(0);
+#pragma unroll
+            for (int n = 0; n < D / 2; n++)
+                oa[n] *= al[(n >> 1) & 1];
+            WG_PACK()
+        }
+        WG_SYNC(ntile)
+        WG_FENCE();
+        WG_ISSUE_PV(ntile - 1)
+        WG_WAIT(0);
+    }
+    /* as attn_fwd_mma: vec & 2, the output's column pairs as 32-bit stores */
+#pragma unroll
+    for (int rr = 0; rr < 2; rr++) {
+        long i = w0 + g + rr * 8;
+        float l = lsum[rr], il = l == 0.0f ? 0.0f : 1.0f / l;
+        if (i < L) {
+#pragma unroll
+            for (int n = 0; n < D / 8; n++) {
+                int c = n * 8 + 2 * t;
+                float x0 = oa[4 * n + 2 * rr] * il, x1 = oa[4 * n + 2 * rr + 1] * il;
+                if ((vec & 2) && c + 1 < Ev) {
+                    *(__global uint *)((__global ushort *)o + i * o_2 + c) = attn_pack(x0, x1);
+                } else {
+                    if (c < Ev)
+                        ST(o, i * o_2 + c * o_3, x0);
+                    if (c + 1 < Ev)
+                        ST(o, i * o_2 + (c + 1) * o_3, x1);
+                }
+            }
+            if (t == 0)
+                lse[bh * L + i] = l == 0.0f ? -INFINITY : (mr[rr] + log2(l)) * M_LN2_F;
+        }
+    }
+    (void)thr;
+    (void)dscale;
+    (void)sk0;
+    (void)sk1;
+    (void)roff;
+    (void)m_2;
+    (void)m_3;
+    (void)mb;
+}
+#endif /* ATTN_MMA == 4 */
 #endif /* ATTN_MMA */

@@ -235,6 +235,13 @@ static void check_case(clops_device *d, const attn_case *c, clops_dtype dt, clop
     if (routed)
         CT_ASSERT_MSG(f1.fwd_routed - f0.fwd_routed == f1.fwd_mma - f0.fwd_mma,
                       "a tensor-core forward ran the driver's build, not the PTX route's");
+    /* CLOPS_TEST_ATTN_WGMMA=1 (the GPU job on a Hopper, with
+     * CLOPS_ATTN_WGMMA=1): every tensor-core forward of a lean problem (no
+     * mask, no dropout) of head dim 64 or 128 (padded) ran attn_fwd_wg */
+    const char *wt = getenv("CLOPS_TEST_ATTN_WGMMA");
+    int64_t hd = c->E > c->Ev ? c->E : c->Ev;
+    if (wt && strcmp(wt, "1") == 0 && want_mma == 1 && c->mask == 0 && hd > 32 && hd <= 128)
+        CT_ASSERT_MSG(f1.fwd_wg - f0.fwd_wg == 1, "a lean forward did not take attn_fwd_wg");
     CT_OK(clops_generator_manual_seed(g, 1234));
     CT_OK(clops__fused_attention(qc, kc, vc, mc, c->dropout, c->causal, NULL, g, c->lower_right,
                                  &oc, &lc, &rc));
@@ -588,6 +595,8 @@ static void test_lean_and_general_bits(void **state)
     };
     clops_device *devs[CT_MAX_DEVICES];
     int n = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    /* the lean forward on attn_fwd_mma (attn_fwd_wg's bits are its own) */
+    attention_set_wgmma(0);
     for (int di = 0; di < n; di++) {
         clops_device *d = devs[di];
         if (kit_kind_of(d) != KIT_MMA || !ct_device_supports(d, CLOPS_BFLOAT16))
@@ -636,6 +645,108 @@ static void test_lean_and_general_bits(void **state)
                     clops_tensor_release(r[gen][w]);
         }
     }
+    attention_set_wgmma(-1);
+    ct_clear_context();
+}
+
+/* Whether d is a Hopper (NVIDIA compute capability 9.0: sm_90a). */
+static bool is_hopper(const clops_device *d)
+{
+    return kit_kind_of(d) == KIT_MMA && d->info.vendor == CLOPS_VENDOR_NVIDIA &&
+           d->nv_cc_major == 9 && d->nv_cc_minor == 0;
+}
+
+/* The wgmma forward's choice (docs/attention.md, "Hopper's wgmma"): off
+ * unless switched on, then only for 16-bit inputs of head dim 64 or 128
+ * on a Hopper, after its known-answer check — once per device, dtype and
+ * head dim.  Any other device, pretended to be a Hopper, cannot build the
+ * sm_90a program: its check runs once, fails (a warning), the forward
+ * stays with the other kernels, and asking again runs no second check.
+ * On a Hopper the check must pass, and the forwards that then take
+ * attn_fwd_wg (causal both alignments and not, odd lengths, grouped
+ * heads, a transposed layout: element-wise tile loads) match the CPU
+ * reference, output and logsumexp (the backward's input). */
+static void test_wgmma_choice(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int n = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < n; di++) {
+        clops_device *d = devs[di];
+        if (!ct_device_supports(d, CLOPS_BFLOAT16))
+            continue;
+        ct_set_device(d);
+        bool hopper = is_hopper(d);
+        attn_stats s0, s1, s2;
+        attention_stats(&s0);
+        attention_set_wgmma(0);
+        CT_ASSERT_MSG(!attention_wgmma_chosen(d, CLOPS_BFLOAT16, 64), "chosen while off");
+        attention_set_wgmma(1);
+        CT_ASSERT_MSG(!attention_wgmma_chosen(d, CLOPS_BFLOAT16, 32), "chosen at head dim 32");
+        CT_ASSERT_MSG(!attention_wgmma_chosen(d, CLOPS_FLOAT32, 64), "chosen for float32");
+        if (!hopper)
+            CT_ASSERT_MSG(!attention_wgmma_chosen(d, CLOPS_BFLOAT16, 64),
+                          "chosen on a device without sm_90a");
+        attention_stats(&s1);
+        CT_ASSERT_MSG(s1.wg_checks == s0.wg_checks,
+                      "a known-answer check ran where the wgmma forward cannot run");
+        attention_wgmma_pretend(!hopper);
+        bool c1 = attention_wgmma_chosen(d, CLOPS_BFLOAT16, 64);
+        bool c2 = attention_wgmma_chosen(d, CLOPS_BFLOAT16, 64);
+        attention_stats(&s2);
+        attention_wgmma_pretend(false);
+        CT_ASSERT_MSG(c1 == c2, "the choice changed between two asks");
+        CT_ASSERT_MSG(c1 == hopper, "the wgmma forward was %schosen on %s", c1 ? "" : "not ",
+                      hopper ? "a Hopper (its known-answer check failed)" : "another device");
+        if (!hopper)
+            CT_ASSERT_MSG(s2.wg_checks - s1.wg_checks == 1 && s2.wg_fails - s1.wg_fails == 1,
+                          "%llu checks, %llu failed: the failing check must run once",
+                          (unsigned long long)(s2.wg_checks - s1.wg_checks),
+                          (unsigned long long)(s2.wg_fails - s1.wg_fails));
+        if (hopper) {
+            static const int64_t probs[][8] = {
+                /* Hq, Hkv, L, S, E, causal, lower_right, transposed */
+                {4, 2, 300, 300, 64, 1, 0, 0},
+                {2, 2, 150, 137, 64, 0, 0, 1},
+                {4, 1, 200, 260, 128, 1, 1, 0},
+                {2, 2, 131, 131, 128, 1, 0, 1},
+                {2, 1, 77, 45, 100, 1, 1, 0},
+            };
+            for (size_t pi = 0; pi < CT_COUNT(probs); pi++) {
+                const int64_t *pr = probs[pi];
+                for (int ti = 0; ti < 2; ti++) {
+                    clops_dtype dt = ti ? CLOPS_FLOAT16 : CLOPS_BFLOAT16;
+                    ct_set_case("wgmma %s Hq %lld Hkv %lld L %lld S %lld E %lld%s%s%s",
+                                clops_dtype_name(dt), (long long)pr[0], (long long)pr[1],
+                                (long long)pr[2], (long long)pr[3], (long long)pr[4],
+                                pr[5] ? " causal" : "", pr[6] ? " lower-right" : "",
+                                pr[7] ? " transposed" : "");
+                    int64_t qs[4] = {1, pr[0], pr[2], pr[4]}, ks[4] = {1, pr[1], pr[3], pr[4]};
+                    ct_layout lay = pr[7] ? CT_TRANSPOSED : CT_CONTIGUOUS;
+                    clops_tensor *q = ct_random(d, dt, 4, qs, lay, PW_DOMAIN_SMALL, 1);
+                    clops_tensor *k = ct_random(d, dt, 4, ks, lay, PW_DOMAIN_SMALL, 2);
+                    clops_tensor *v = ct_random(d, dt, 4, ks, lay, PW_DOMAIN_SMALL, 3);
+                    clops_tensor *qc = ct_to_cpu(q), *kc = ct_to_cpu(k), *vc = ct_to_cpu(v);
+                    clops_tensor *o = NULL, *l = NULL, *r = NULL, *oc = NULL, *lc = NULL,
+                                 *rc = NULL;
+                    attn_stats f0, f1;
+                    attention_stats(&f0);
+                    CT_OK(clops__fused_attention(q, k, v, NULL, 0.0, pr[5] != 0, NULL, NULL,
+                                                 pr[6] != 0, &o, &l, &r));
+                    attention_stats(&f1);
+                    CT_ASSERT_MSG(f1.fwd_wg - f0.fwd_wg == 1, "the forward did not take attn_fwd_wg");
+                    CT_OK(clops__fused_attention(qc, kc, vc, NULL, 0.0, pr[5] != 0, NULL, NULL,
+                                                 pr[6] != 0, &oc, &lc, &rc));
+                    CT_ASSERT_CLOSE(o, oc, ct_tol_ulp_atol(4, 4e-3));
+                    CT_ASSERT_CLOSE(l, lc, ct_tol_ulp_atol(64, 2e-6));
+                    clops_tensor *rel[] = {q, k, v, qc, kc, vc, o, l, r, oc, lc, rc};
+                    for (size_t i = 0; i < CT_COUNT(rel); i++)
+                        clops_tensor_release(rel[i]);
+                }
+            }
+        }
+        attention_set_wgmma(-1);
+    }
     ct_clear_context();
 }
 
@@ -652,6 +763,7 @@ int main(void)
         cmocka_unit_test(test_sdpa_and_refusals),
         cmocka_unit_test(test_result_layouts),
         cmocka_unit_test(test_lean_and_general_bits),
+        cmocka_unit_test(test_wgmma_choice),
     };
     return cmocka_run_group_tests(tests, NULL, ct_teardown_group);
 }

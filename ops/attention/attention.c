@@ -36,8 +36,9 @@
 static void view4(attn_view *v, clops_tensor *t);
 /* The launches' kernel choice (`mma`): the FMA kernels, the tensor-core
  * kernels of the driver's build, or those through the PTX route with
- * attn_ctas' occupancy (the driver's build where that asks for 1). */
-enum { ATTN_FMA, ATTN_MMA_PLAIN, ATTN_MMA_ROUTED };
+ * attn_ctas' occupancy (the driver's build where that asks for 1); for
+ * the forward also attn_fwd_wg (Hopper's wgmma, ATTN_WG). */
+enum { ATTN_FMA, ATTN_MMA_PLAIN, ATTN_MMA_ROUTED, ATTN_WG };
 static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out);
 
 /* ---- kernels ------------------------------------------------------------------------ */
@@ -61,6 +62,7 @@ enum {
 #define ATTN_BK 16
 #define ATTN_SPLIT_MIN 256 /* the fewest keys of one split-KV chunk */
 #define ATTN_DEC_MAXL 4    /* query lengths up to this run attn_fwd's decoding tiles */
+#define ATTN_WGN 2         /* attn_fwd_wg's warpgroups: 64 query rows each */
 
 /* attn_fwd_mma's 16-row atoms per warp (MR): 1 (8 warps of 16 rows).
  * CLOPS_ATTN_MMA_MR=2 (read once per process) gives 4 warps of 32 rows,
@@ -180,6 +182,7 @@ typedef struct attn_prog {
      * attn_bwd_dkv_mma and attn_bwd_fold, 3 attn_bwd_dq_mma */
     int mma;
     int xm; /* the tensor-core programs: 1 general, 0 lean (attn_xm) */
+    int wbk; /* attn_fwd_wg's key tile (mma 4) */
 } attn_prog;
 
 /*
@@ -252,7 +255,21 @@ static clops_status write_defines(const void *vctx, const clops_device *d, strbu
                   "#define BT %d\n#define NT %d\n",
               kit_cl_storage(c->dt), (int)kit_load_store(c->dt), c->dp, c->bq,
               attn_fwd_bk(c->bq, c->dp), attn_bt(c->dp), ATTN_NT);
-    if (c->mma) {
+    if (c->mma == 4) {
+        /* attn_fwd_wg: the lean program only; its products' atoms
+         * (wgmma_attn.clh) after the kit's headers */
+        const char *wga = NULL;
+        clops_status st = host_cl_source("wgmma_attn.clh", &wga);
+        if (st)
+            return st;
+        sb_printf(sb,
+                  "#define ATTN_MMA 4\n#define MMA_TY \"%s\"\n#define MR 1\n#define ATTN_XM 0\n"
+                  "#define WBK %d\n#define WGN %d\n",
+                  c->dt == CLOPS_FLOAT16 ? "f16" : "bf16", c->wbk, ATTN_WGN);
+        sb_append(sb, "#line 1 \"wgmma_attn.clh\"\n");
+        sb_append(sb, wga);
+        sb_append(sb, "\n");
+    } else if (c->mma) {
         static const char *const wname[3] = {"MW", "BKW", "QBW"};
         sb_printf(sb,
                   "#define ATTN_MMA %d\n#define MMA_TY \"%s\"\n#define MR %d\n"
@@ -337,7 +354,7 @@ static clops_status attn_kernel_route(clops_device *d, int which, clops_dtype dt
              cta, mma && !xm ? "/lean" : "");
     snprintf(title, sizeof title, "clops attention program %s, head dim %d (ops/attention/attention.c)",
              clops_dtype_name(dt), dp);
-    attn_prog ctx = {dt, dp, bq, prog, mma ? xm != 0 : 1};
+    attn_prog ctx = {dt, dp, bq, prog, mma ? xm != 0 : 1, 0};
     kit_program p = {.name = pname,
                      .title = title,
                      .headers = {"random_math.clh", mma ? "mma.clh" : NULL, mma ? "attention_vis.clh" : NULL,
@@ -353,6 +370,120 @@ static clops_status attn_kernel_route(clops_device *d, int which, clops_dtype dt
         (*k)->wg_size < (size_t)nt)
         st = clops__fail(CLOPS_UNSUPPORTED, "%s: kernel %s needs work-groups of %d items; %s allows %zu",
                          op, names[which], nt, d->label, (*k)->wg_size);
+    return st;
+}
+
+/*
+ * The wgmma forward's settings (read once per process): on/off
+ * (CLOPS_ATTN_WGMMA=1; off by default until a GPU job shows it correct and
+ * faster: docs/attention.md), its key tile WBK per padded head dim
+ * (CLOPS_ATTN_WG_BK: 32, 48, 64 or 96 keys; the four __local slots must
+ * fit 48 KiB: at head dim 128 32 or 48), and the work-groups per SM its
+ * PTX route asks ptxas to fit (CLOPS_ATTN_WG_CTAS, 1-4; 1: the driver's
+ * entry directives).
+ */
+static atomic_int attn_wg_set = -1; /* attention_set_wgmma: -1 the environment's */
+static atomic_int attn_wg_fake;     /* attention_wgmma_pretend */
+
+void attention_set_wgmma(int on)
+{
+    atomic_store_explicit(&attn_wg_set, on < 0 ? -1 : on ? 1 : 0, memory_order_relaxed);
+}
+
+void attention_wgmma_pretend(bool on)
+{
+    atomic_store_explicit(&attn_wg_fake, on ? 1 : 0, memory_order_relaxed);
+}
+
+static bool attn_wg_on(void)
+{
+    static atomic_int env = -1;
+    int set = atomic_load_explicit(&attn_wg_set, memory_order_relaxed);
+    if (set >= 0)
+        return set == 1;
+    int e = atomic_load_explicit(&env, memory_order_relaxed);
+    if (e < 0) {
+        const char *v = host_env("CLOPS_ATTN_WGMMA");
+        e = v && strcmp(v, "1") == 0;
+        atomic_store_explicit(&env, e, memory_order_relaxed);
+    }
+    return e == 1;
+}
+
+/* An integer environment setting read once into *cache (-1 before; 0
+ * when absent or outside lo..hi). */
+static int attn_env_int(atomic_int *cache, const char *name, int lo, int hi)
+{
+    int e = atomic_load_explicit(cache, memory_order_relaxed);
+    if (e < 0) {
+        const char *v = host_env(name);
+        int x = v ? atoi(v) : 0;
+        e = x >= lo && x <= hi ? x : 0;
+        atomic_store_explicit(cache, e, memory_order_relaxed);
+    }
+    return e;
+}
+
+static int attn_wg_bk(int dp)
+{
+    static atomic_int env = -1;
+    int e = attn_env_int(&env, "CLOPS_ATTN_WG_BK", 32, 96);
+    bool fits = (e == 32 || e == 48 || e == 64 || e == 96) && 4 * e * dp * 2 <= 49152;
+    return fits ? e : dp <= 64 ? 64 : 48;
+}
+
+static int attn_wg_ctas(void)
+{
+    static atomic_int env = -1;
+    int e = attn_env_int(&env, "CLOPS_ATTN_WG_CTAS", 1, 4);
+    return e ? e : 1;
+}
+
+/* Whether d can run attn_fwd_wg: wgmma needs sm_90a, NVIDIA's compute
+ * capability 9.0 exactly (later architectures do not run sm_90a code),
+ * or a test pretends so. */
+static bool wg_device(const clops_device *d)
+{
+    if (atomic_load_explicit(&attn_wg_fake, memory_order_relaxed))
+        return !kit_is_host(d);
+    return kit_kind_of(d) == KIT_MMA && d->info.vendor == CLOPS_VENDOR_NVIDIA &&
+           d->nv_cc_major == 9 && d->nv_cc_minor == 0;
+}
+
+/* attn_fwd_wg of (dt, dp): its own program (ATTN_MMA 4, lean), always
+ * through the PTX route to sm_90a (the wgmma instructions behind "//@"),
+ * with `.reqntid 256, 1, 1` and `.minnctapersm c` when attn_wg_ctas asks
+ * for more than one work-group per SM. */
+static clops_status wg_kernel(clops_device *d, clops_dtype dt, int dp, const char *op,
+                              host_kernel **k)
+{
+    int wbk = attn_wg_bk(dp), ctas = attn_wg_ctas(), nt = 128 * ATTN_WGN;
+    host_kkey key = {{(0x41ull << 56) | (0x57ull << 40) | (uint64_t)dt, (uint64_t)dp,
+                      (uint64_t)wbk, (uint64_t)ctas << 8 | (uint64_t)ATTN_WGN}};
+    char pname[96], title[96], entry[64] = "", cta[16] = "";
+    if (ctas > 1) {
+        snprintf(entry, sizeof entry, ".reqntid %d, 1, 1\n.minnctapersm %d\n", nt, ctas);
+        snprintf(cta, sizeof cta, "/cta%d", ctas);
+    }
+    snprintf(pname, sizeof pname, "attention-wgmma/%s/d%d/fwd/k%d%s", clops_dtype_name(dt), dp,
+             wbk, cta);
+    snprintf(title, sizeof title,
+             "clops attention wgmma program %s, head dim %d (ops/attention/attention.c)",
+             clops_dtype_name(dt), dp);
+    attn_prog ctx = {dt, dp, ATTN_BQ, 4, 0, wbk};
+    kit_program p = {.name = pname,
+                     .title = title,
+                     .headers = {"random_math.clh", "mma.clh", "wgmma.clh", "attention_vis.clh"},
+                     .write = write_defines,
+                     .file = "attention.cl",
+                     .ctx = &ctx,
+                     .ptx_target = "sm_90a",
+                     .ptx_entry_directives = ctas > 1 ? entry : NULL};
+    clops_status st = kit_kernel(d, &key, &p, "attn_fwd_wg", 0, op, k);
+    if (!st && (*k)->wg_size < (size_t)nt)
+        st = clops__fail(CLOPS_UNSUPPORTED,
+                         "%s: kernel attn_fwd_wg needs work-groups of %d items; %s allows %zu", op,
+                         nt, d->label, (*k)->wg_size);
     return st;
 }
 
@@ -539,7 +670,10 @@ static clops_status fwd_launch(const attn_problem *p, int mma)
     clops_device *d = p->q.t->storage->device;
     if (p->B * p->Hq * p->L == 0)
         return CLOPS_OK;
-    int dp = attn_dpad(p), pq = attn_fwd_bq(p->L), bq = mma ? attn_fwd_rows(dp) : pq;
+    bool wg = mma == ATTN_WG;
+    int dp = attn_dpad(p), pq = attn_fwd_bq(p->L);
+    int bq = wg ? 64 * ATTN_WGN : mma ? attn_fwd_rows(dp) : pq;
+    int nt = wg ? 128 * ATTN_WGN : mma ? attn_mma_nt(dp) : ATTN_NT;
     int64_t nsplit = mma ? 1 : attn_nsplit(p, d), kchunk = p->S > 0 ? p->S : 1;
     if (nsplit > 1) {
         int64_t bk = attn_fwd_bk(pq, dp);
@@ -548,13 +682,14 @@ static clops_status fwd_launch(const attn_problem *p, int mma)
         nsplit = (p->S + kchunk - 1) / kchunk;
     }
     host_kernel *k = NULL;
-    clops_status st = attn_kernel_route(d, mma ? ATTN_K_FWD_MMA : ATTN_K_FWD, p->q.t->dtype, dp,
-                                        mma ? ATTN_BQ : pq, mma == ATTN_MMA_ROUTED, attn_xm(p),
-                                        p->op, &k);
+    clops_status st = wg ? wg_kernel(d, p->q.t->dtype, dp, p->op, &k)
+                         : attn_kernel_route(d, mma ? ATTN_K_FWD_MMA : ATTN_K_FWD, p->q.t->dtype,
+                                             dp, mma ? ATTN_BQ : pq, mma == ATTN_MMA_ROUTED,
+                                             attn_xm(p), p->op, &k);
     int64_t nqt = (p->L + bq - 1) / bq, rows = p->B * p->Hq * p->L, pn;
     size_t global = 0;
     if (!st)
-        st = attn_global(p, nqt * nsplit, p->B, p->Hq, mma ? attn_mma_nt(dp) : ATTN_NT, &global);
+        st = attn_global(p, nqt * nsplit, p->B, p->Hq, nt, &global);
     if (!st && nsplit > 1 &&
         (!geom_mul(rows, p->Ev + 2, &pn) || !geom_mul(pn, nsplit, &pn)))
         st = clops__fail(CLOPS_INVALID_SHAPE, "%s: %lld split-KV partial results of %lld rows "
@@ -578,7 +713,7 @@ static clops_status fwd_launch(const attn_problem *p, int mma)
         arg_int(&g, (mma_vec(&p->q) && mma_vec(&p->k) && mma_vec(&p->v) ? 1 : 0) |
                         (out_pairs(&p->out) ? 2 : 0));
     }
-    st = host_launch_local(d, k, g.n, g.a, global, mma ? attn_mma_nt(dp) : ATTN_NT);
+    st = host_launch_local(d, k, g.n, g.a, global, nt);
     if (!st && nsplit > 1)
         st = attn_kernel(d, ATTN_K_COMBINE, p->q.t->dtype, dp, pq, p->op, &k);
     if (!st && nsplit > 1) {
@@ -637,7 +772,7 @@ static clops_status fwd_cpu(void *vp)
 
 /* attention_stats' counters */
 static atomic_ullong stat_bwd_mma, stat_bwd_fma, stat_fwd_mma, stat_bwd_split, stat_fwd_routed,
-    stat_bwd_routed;
+    stat_bwd_routed, stat_fwd_wg, stat_wg_checks, stat_wg_fails;
 
 /* Whether attn_fwd_mma takes p: 16-bit inputs, no dropout, head dims up
  * to 128 (fwd_mma leaves decoding and split-KV to attn_fwd). */
@@ -890,9 +1025,24 @@ static bool mma_canary(canary_fn one, clops_device *d, clops_dtype dt, int dp, i
 typedef struct mma_slot {
     const clops_device *d;
     unsigned char state[2][2][3];
+    /* attn_fwd_wg's check per (float16/bfloat16, head dim 64/128): 0
+     * unchecked, 1 passed, 2 failed */
+    unsigned char wg[2][2];
 } mma_slot;
 static mma_slot mma_slots[64];
 static pthread_mutex_t mma_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The slot of device d (NULL when the table is full); mma_lock held. */
+static mma_slot *mma_slot_of(const clops_device *d)
+{
+    for (size_t i = 0; i < sizeof mma_slots / sizeof mma_slots[0]; i++)
+        if (mma_slots[i].d == d || !mma_slots[i].d) {
+            mma_slots[i].d = d;
+            return &mma_slots[i];
+        }
+    return NULL;
+}
+
 
 /* Whether the program of a check of (dp, bwd) goes through the PTX route:
  * attn_routes for one of its kernels. */
@@ -911,12 +1061,7 @@ static bool mma_wants_route(int dp, bool bwd)
 static int mma_checked(clops_device *d, clops_dtype dt, int dp, bool bwd)
 {
     pthread_mutex_lock(&mma_lock);
-    mma_slot *s = NULL;
-    for (size_t i = 0; i < sizeof mma_slots / sizeof mma_slots[0] && !s; i++)
-        if (mma_slots[i].d == d || !mma_slots[i].d) {
-            s = &mma_slots[i];
-            s->d = d;
-        }
+    mma_slot *s = mma_slot_of(d);
     int mode = ATTN_FMA;
     if (s) {
         unsigned char *state =
@@ -947,6 +1092,54 @@ static int mma_checked(clops_device *d, clops_dtype dt, int dp, bool bwd)
     return mode;
 }
 
+/*
+ * Whether attn_fwd_wg runs the lean forwards of (dt, dp: 64 or 128) on d:
+ * switched on (attn_wg_on), a Hopper (wg_device), and its known-answer
+ * check passed — once per device, dtype and head dim: mma_canary_one's
+ * causal problem without a mask (L 150, S 140: two query tiles of 128
+ * rows, the second partial; three key tiles of 48 or 64, the last
+ * partial; two query heads on one key/value head) through attn_fwd and
+ * attn_fwd_wg, within 2e-2 (output) and 1e-2 (logsumexp).  A failure (a
+ * build the driver refuses included) warns once and leaves attn_fwd_mma
+ * in charge.
+ */
+static bool wg_checked(clops_device *d, clops_dtype dt, int dp)
+{
+    if (!attn_wg_on() || !wg_device(d) || (dt != CLOPS_FLOAT16 && dt != CLOPS_BFLOAT16) ||
+        (dp != 64 && dp != 128))
+        return false;
+    pthread_mutex_lock(&mma_lock);
+    mma_slot *s = mma_slot_of(d);
+    bool ok = false;
+    if (s) {
+        unsigned char *state = &s->wg[dt == CLOPS_BFLOAT16][dp == 128];
+        if (*state == 0) {
+            char why[512] = "";
+            clops_tensor *m = NULL;
+            atomic_fetch_add(&stat_wg_checks, 1);
+            bool pass = mma_canary_one(d, dt, dp, ATTN_WG, 0, &m, why, sizeof why);
+            clops_tensor_release(m);
+            if (!pass) {
+                atomic_fetch_add(&stat_wg_fails, 1);
+                fprintf(stderr,
+                        "clops: warning: the attention forward's wgmma kernel (attn_fwd_wg) "
+                        "failed its known-answer check on %s (%s) for %s, head dim %d: %s; "
+                        "using attn_fwd_mma there\n",
+                        d->label, d->info.name, clops_dtype_name(dt), dp, why);
+            }
+            *state = pass ? 1 : 2;
+        }
+        ok = *state == 1;
+    }
+    pthread_mutex_unlock(&mma_lock);
+    return ok;
+}
+
+bool attention_wgmma_chosen(clops_device *d, clops_dtype dt, int dp)
+{
+    return wg_checked(d, dt, dp);
+}
+
 static clops_status fwd_mma(void *vp)
 {
     attn_problem *p = vp;
@@ -954,10 +1147,16 @@ static clops_status fwd_mma(void *vp)
     int mode = mma_fits(p) && p->L > ATTN_DEC_MAXL && attn_nsplit(p, d) == 1
                    ? mma_checked(d, p->q.t->dtype, attn_dpad(p), false)
                    : ATTN_FMA;
+    /* Hopper: the lean problems (no mask, no dropout) on attn_fwd_wg where
+     * it is switched on and passed its check */
+    if (mode != ATTN_FMA && !attn_xm(p) && wg_checked(d, p->q.t->dtype, attn_dpad(p)))
+        mode = ATTN_WG;
     if (mode != ATTN_FMA)
         atomic_fetch_add(&stat_fwd_mma, 1);
-    if (mode == ATTN_MMA_ROUTED)
+    if (mode == ATTN_MMA_ROUTED || mode == ATTN_WG)
         atomic_fetch_add(&stat_fwd_routed, 1);
+    if (mode == ATTN_WG)
+        atomic_fetch_add(&stat_fwd_wg, 1);
     return fwd_launch(p, mode);
 }
 
@@ -1228,6 +1427,9 @@ void attention_stats(attn_stats *out)
     out->bwd_split = atomic_load(&stat_bwd_split);
     out->fwd_routed = atomic_load(&stat_fwd_routed);
     out->bwd_routed = atomic_load(&stat_bwd_routed);
+    out->fwd_wg = atomic_load(&stat_fwd_wg);
+    out->wg_checks = atomic_load(&stat_wg_checks);
+    out->wg_fails = atomic_load(&stat_wg_fails);
 }
 
 static clops_status bwd_cl(void *vp)

@@ -25,9 +25,13 @@
  * (attn_fwd_mma), and tensor-core backwards whose grouped-query heads
  * were split over work-groups (attn_bwd_fold after them); of those on
  * the tensor cores, the forwards and backwards whose kernels were built
- * through the PTX route with an occupancy request (docs/attention.md). */
+ * through the PTX route with an occupancy request (docs/attention.md);
+ * of the tensor-core forwards, those on Hopper's warpgroup products
+ * (attn_fwd_wg, fwd_wg); and the wgmma forward's known-answer checks run
+ * (wg_checks) and failed (wg_fails). */
 typedef struct attn_stats {
     uint64_t bwd_mma, bwd_fma, fwd_mma, bwd_split, fwd_routed, bwd_routed;
+    uint64_t fwd_wg, wg_checks, wg_fails;
 } attn_stats;
 void attention_stats(attn_stats *out);
 
@@ -36,5 +40,22 @@ void attention_stats(attn_stats *out);
  * where they apply again (the default).  test_attention compares the two
  * programs' bits on a problem both run. */
 void attention_force_general(bool on);
+
+/* The wgmma forward (attn_fwd_wg, Hopper: NVIDIA compute capability 9.0
+ * exactly; docs/attention.md): off unless CLOPS_ATTN_WGMMA=1 at start.
+ * attention_set_wgmma(1 / 0) turns it on or off for the process, -1 back
+ * to the environment's choice. */
+void attention_set_wgmma(int on);
+
+/* For tests: on, every OpenCL device counts as a Hopper for the wgmma
+ * forward's choice (its program then fails to build on any other device:
+ * the fallback's path). */
+void attention_wgmma_pretend(bool on);
+
+/* For tests: whether a lean forward (no mask, no dropout) in dtype dt of
+ * padded head dim dp (64 or 128) on d runs attn_fwd_wg — the choice
+ * fwd_mma makes, the known-answer check included (once per device, dtype
+ * and head dim; a failure warns once and leaves attn_fwd_mma in charge). */
+bool attention_wgmma_chosen(clops_device *d, clops_dtype dt, int dp);
 
 #endif /* CLOPS_OPS_ATTENTION_H */
