@@ -19,7 +19,7 @@
 # compiles the lean programs (ATTN_XM 0: no boolean/additive mask or
 # dropout, what GPT-2 and Llama run), XM=1 the general ones (main's
 # kernels before the lean programs); W=... a work folder of one's own
-# (default /tmp/attn-ptxas).
+# (default /tmp/attn-ptxas); TY=f16 the float16 products (default bf16).
 # PROGS=4: the wgmma forward (attn_fwd_wg, 256 items; WBK=... its key tile,
 # default 64 at head dim 64, 48 at 128), assembled as the PTX route does:
 # "//@" removed, target sm_90a (c = 1: the driver's directives kept).

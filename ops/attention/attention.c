@@ -432,11 +432,14 @@ static int attn_wg_bk(int dp)
     return fits ? e : dp <= 64 ? 64 : 48;
 }
 
-static int attn_wg_ctas(void)
+/* Default: two work-groups per SM at head dim 64 (clang's PTX: 127
+ * registers unasked, 128 and 4 bytes of spills under the cap), one at 128
+ * (180 registers; two would spill 488 bytes). */
+static int attn_wg_ctas(int dp)
 {
     static atomic_int env = -1;
     int e = attn_env_int(&env, "CLOPS_ATTN_WG_CTAS", 1, 4);
-    return e ? e : 1;
+    return e ? e : dp <= 64 ? 2 : 1;
 }
 
 /* Whether d can run attn_fwd_wg: wgmma needs sm_90a, NVIDIA's compute
@@ -457,7 +460,7 @@ static bool wg_device(const clops_device *d)
 static clops_status wg_kernel(clops_device *d, clops_dtype dt, int dp, const char *op,
                               host_kernel **k)
 {
-    int wbk = attn_wg_bk(dp), ctas = attn_wg_ctas(), nt = 128 * ATTN_WGN;
+    int wbk = attn_wg_bk(dp), ctas = attn_wg_ctas(dp), nt = 128 * ATTN_WGN;
     host_kkey key = {{(0x41ull << 56) | (0x57ull << 40) | (uint64_t)dt, (uint64_t)dp,
                       (uint64_t)wbk, (uint64_t)ctas << 8 | (uint64_t)ATTN_WGN}};
     char pname[96], title[96], entry[64] = "", cta[16] = "";
