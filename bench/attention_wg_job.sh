@@ -5,14 +5,15 @@
 # device call on an H100/H200, run from the repository root with $OUT set:
 #   1. the build in $BUILD (default /tmp/attn; SKIP_BUILD=1 keeps one),
 #      after unpacking .debs/ (the libraries the GPU machine lacks);
-#   2. test_attention's test_wgmma_choice on the GPU: the choice, the
-#      known-answer check, and the wgmma forwards against the CPU reference
-#      (output and logsumexp; bfloat16 and float16, head dims 64 and 128);
-#   3. bench/attention_mask_job.sh's timings of the bfloat16 causal forward
+#   2. bench/attention_mask_job.sh's timings of the bfloat16 causal forward
 #      rows (GPT-2, Llama) for each configuration of CONFIGS — attn_fwd_mma
 #      (the default), attn_fwd_wg at its default key tiles and at 32 keys —
 #      with the driver's ptxas registers and spills (CLOPS_PTX_VERBOSE),
-#      then PyTorch's SDPA on the same shapes, in the same job;
+#      then PyTorch's SDPA on the same shapes, in the same job (each
+#      process runs the known-answer checks first);
+#   3. test_attention's test_wgmma_choice on the GPU: the choice, the
+#      known-answer check, and the wgmma forwards against the CPU reference
+#      (output and logsumexp; bfloat16 and float16, head dims 64 and 128);
 #   4. test_attention's feature matrix (test_kernels_match_the_reference)
 #      with the wgmma forward forced (CLOPS_TEST_ATTN_WGMMA=1 asserts that
 #      every lean 16-bit forward of head dim 64/128 took it), as far as the
@@ -38,17 +39,17 @@ if [ "${SKIP_BUILD:-0}" != 1 ]; then
     log "build rc $?"
 fi
 nvidia-smi --query-gpu=name,driver_version --format=csv >"$OUT/gpu.txt" 2>&1
-log "test_wgmma_choice"
-CLOPS_PTX_VERBOSE=1 CLOPS_TEST_DEVICES=$DEV CLOPS_TEST_FILTER=test_wgmma_choice \
-    timeout "${TEST1_S:-60}" "$BUILD/tests/test_attention" >"$OUT/test_wgmma_choice.txt" 2>&1
-log "test_wgmma_choice rc $?"
 log "timings"
 CONFIGS=${CONFIGS:-"mma
 wg CLOPS_ATTN_WGMMA=1
 wg32 CLOPS_ATTN_WGMMA=1 CLOPS_ATTN_WG_BK=32"} CASES=${CASES:-'sdpa_fwd_*_bf16'} TIMED=none \
     RUN_S=${RUN_S:-25} TORCH_S=${TORCH_S:-40} OUT="$OUT/bench" BUILD="$BUILD" \
-    timeout "${BENCH_S:-150}" bash bench/attention_mask_job.sh >"$OUT/bench_table.txt" 2>&1
+    timeout "${BENCH_S:-120}" bash bench/attention_mask_job.sh >"$OUT/bench_table.txt" 2>&1
 log "timings rc $?"
+log "test_wgmma_choice"
+CLOPS_PTX_VERBOSE=1 CLOPS_TEST_DEVICES=$DEV CLOPS_TEST_FILTER=test_wgmma_choice \
+    timeout "${TEST1_S:-60}" "$BUILD/tests/test_attention" >"$OUT/test_wgmma_choice.txt" 2>&1
+log "test_wgmma_choice rc $?"
 log "test_kernels_match_the_reference (wgmma forced)"
 CLOPS_ATTN_WGMMA=1 CLOPS_TEST_ATTN_WGMMA=1 CLOPS_TEST_DEVICES=$DEV \
     CLOPS_TEST_FILTER=test_kernels_match_the_reference \
