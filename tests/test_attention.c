@@ -656,11 +656,11 @@ static bool is_hopper(const clops_device *d)
            d->nv_cc_major == 9 && d->nv_cc_minor == 0;
 }
 
-/* The wgmma forward's choice (docs/attention.md, "Hopper's wgmma"): off
- * unless switched on, then only for 16-bit inputs of head dim 64 or 128
- * on a Hopper, after its known-answer check — once per device, dtype and
- * head dim.  Any other device, pretended to be a Hopper, cannot build the
- * sm_90a program: its check runs once, fails (a warning), the forward
+/* The wgmma forward's choice (docs/attention.md, "Hopper's wgmma"): by
+ * default at head dim 128 only, switched on at 64 and 128 too, or off;
+ * only for 16-bit inputs on a Hopper, after its known-answer check —
+ * once per device, dtype and head dim.  Any other device, pretended to
+ * be a Hopper, cannot build the sm_90a program: its check runs once, fails (a warning), the forward
  * stays with the other kernels, and asking again runs no second check.
  * On a Hopper the check must pass, and the forwards that then take
  * attn_fwd_wg (causal both alignments and not, odd lengths, grouped
@@ -745,7 +745,26 @@ static void test_wgmma_choice(void **state)
                 }
             }
         }
+        /* the default (no CLOPS_ATTN_WGMMA): head dim 128 only (no check
+         * runs for 64) */
         attention_set_wgmma(-1);
+        if (!getenv("CLOPS_ATTN_WGMMA")) {
+            attention_wgmma_pretend(!hopper);
+            attn_stats a0, a1, a2;
+            attention_stats(&a0);
+            bool d64 = attention_wgmma_chosen(d, CLOPS_FLOAT16, 64);
+            attention_stats(&a1);
+            bool d128 = attention_wgmma_chosen(d, CLOPS_FLOAT16, 128);
+            attention_stats(&a2);
+            attention_wgmma_pretend(false);
+            CT_ASSERT_MSG(!d64 && a1.wg_checks == a0.wg_checks,
+                          "head dim 64 took (or checked) the wgmma forward by default");
+            CT_ASSERT_MSG(d128 == hopper, "by default head dim 128 %s the wgmma forward",
+                          d128 ? "took" : "did not take");
+            if (!hopper)
+                CT_ASSERT_MSG(a2.wg_checks - a1.wg_checks == 1,
+                              "by default head dim 128 ran no known-answer check");
+        }
     }
     ct_clear_context();
 }

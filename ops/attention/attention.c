@@ -374,9 +374,11 @@ static clops_status attn_kernel_route(clops_device *d, int which, clops_dtype dt
 }
 
 /*
- * The wgmma forward's settings (read once per process): on/off
- * (CLOPS_ATTN_WGMMA=1; off by default until a GPU job shows it correct and
- * faster: docs/attention.md), its key tile WBK per padded head dim
+ * The wgmma forward's settings (read once per process): where it runs
+ * (CLOPS_ATTN_WGMMA=1: head dims 64 and 128, =0: nowhere; by default head
+ * dim 128 only: the H200 job of 2026-11-28 found it correct at both and
+ * faster at 128, Llama's forward 423.2 -> 373.0 us, while GPT-2's (64)
+ * tied, 111.0 -> 109.0; docs/attention.md), its key tile WBK per padded head dim
  * (CLOPS_ATTN_WG_BK: 32, 48, 64 or 96 keys; the four __local slots must
  * fit 48 KiB: at head dim 128 32 or 48), and the work-groups per SM its
  * PTX route asks ptxas to fit (CLOPS_ATTN_WG_CTAS, 1-4; 1: the driver's
@@ -395,19 +397,19 @@ void attention_wgmma_pretend(bool on)
     atomic_store_explicit(&attn_wg_fake, on ? 1 : 0, memory_order_relaxed);
 }
 
-static bool attn_wg_on(void)
+static bool attn_wg_on(int dp)
 {
-    static atomic_int env = -1;
+    static atomic_int env = -1; /* 0 off, 1 on, 2 the default */
     int set = atomic_load_explicit(&attn_wg_set, memory_order_relaxed);
     if (set >= 0)
         return set == 1;
     int e = atomic_load_explicit(&env, memory_order_relaxed);
     if (e < 0) {
         const char *v = host_env("CLOPS_ATTN_WGMMA");
-        e = v && strcmp(v, "1") == 0;
+        e = v && strcmp(v, "1") == 0 ? 1 : v && strcmp(v, "0") == 0 ? 0 : 2;
         atomic_store_explicit(&env, e, memory_order_relaxed);
     }
-    return e == 1;
+    return e == 1 || (e == 2 && dp == 128);
 }
 
 /* An integer environment setting read once into *cache (-1 before; 0
@@ -1097,7 +1099,7 @@ static int mma_checked(clops_device *d, clops_dtype dt, int dp, bool bwd)
 
 /*
  * Whether attn_fwd_wg runs the lean forwards of (dt, dp: 64 or 128) on d:
- * switched on (attn_wg_on), a Hopper (wg_device), and its known-answer
+ * switched on for dp (attn_wg_on), a Hopper (wg_device), and its known-answer
  * check passed — once per device, dtype and head dim: mma_canary_one's
  * causal problem without a mask (L 150, S 140: two query tiles of 128
  * rows, the second partial; three key tiles of 48 or 64, the last
@@ -1108,7 +1110,7 @@ static int mma_checked(clops_device *d, clops_dtype dt, int dp, bool bwd)
  */
 static bool wg_checked(clops_device *d, clops_dtype dt, int dp)
 {
-    if (!attn_wg_on() || !wg_device(d) || (dt != CLOPS_FLOAT16 && dt != CLOPS_BFLOAT16) ||
+    if (!attn_wg_on(dp) || !wg_device(d) || (dt != CLOPS_FLOAT16 && dt != CLOPS_BFLOAT16) ||
         (dp != 64 && dp != 128))
         return false;
     pthread_mutex_lock(&mma_lock);

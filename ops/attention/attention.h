@@ -42,9 +42,10 @@ void attention_stats(attn_stats *out);
 void attention_force_general(bool on);
 
 /* The wgmma forward (attn_fwd_wg, Hopper: NVIDIA compute capability 9.0
- * exactly; docs/attention.md): off unless CLOPS_ATTN_WGMMA=1 at start.
- * attention_set_wgmma(1 / 0) turns it on or off for the process, -1 back
- * to the environment's choice. */
+ * exactly; docs/attention.md): at head dim 128 by default, at 64 and 128
+ * with CLOPS_ATTN_WGMMA=1, nowhere with =0 (read at first use).
+ * attention_set_wgmma(1 / 0) turns it on (both head dims) or off for the
+ * process, -1 back to the environment's choice. */
 void attention_set_wgmma(int on);
 
 /* For tests: on, every OpenCL device counts as a Hopper for the wgmma
