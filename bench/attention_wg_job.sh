@@ -4,10 +4,13 @@
 # (attn_fwd_wg, issue 30, attn10; docs/attention.md "Hopper's wgmma"), one
 # device call on an H100/H200, run from the repository root with $OUT set:
 #   1. the build in $BUILD (default /tmp/attn; SKIP_BUILD=1 keeps one),
-#      after unpacking .debs/ (the libraries the GPU machine lacks);
+#      after unpacking .debs/ (the libraries the GPU machine lacks; on
+#      2026-11-28 it lacked vkFFT.h too, which .debs/ did not hold: the
+#      job unpacked `apt-get download libvkfft-dev`'s package as well);
 #   2. bench/attention_mask_job.sh's timings of the bfloat16 causal forward
 #      rows (GPT-2, Llama) for each configuration of CONFIGS — attn_fwd_mma
-#      (the default), attn_fwd_wg at its default key tiles and at 32 keys —
+#      (CLOPS_ATTN_WGMMA=0), attn_fwd_wg at its default key tiles and at 32
+#      keys (=1: both head dims) —
 #      with the driver's ptxas registers and spills (CLOPS_PTX_VERBOSE),
 #      then PyTorch's SDPA on the same shapes, in the same job (each
 #      process runs the known-answer checks first);
@@ -19,7 +22,11 @@
 #      every lean 16-bit forward of head dim 64/128 took it), as far as the
 #      time left allows (TEST2_S).
 # Each step has its own limit; logs go to $OUT as they come.  DEV (default
-# nvidia) is the test device selector.
+# nvidia) is the test device selector.  The fourth stop's job (H200,
+# docs/benchmarks.md) ran it at a4b3dbd, when the wgmma forward was off by
+# default (its "mma" configuration had no assignment): ~150 s after the
+# machine's start, the build 36 s, the timings 33 s, test_wgmma_choice
+# 23 s; the feature matrix was cut at its 60 s.
 set -u
 OUT=${OUT:-attn-wg-job}
 BUILD=${BUILD:-/tmp/attn}
@@ -40,7 +47,7 @@ if [ "${SKIP_BUILD:-0}" != 1 ]; then
 fi
 nvidia-smi --query-gpu=name,driver_version --format=csv >"$OUT/gpu.txt" 2>&1
 log "timings"
-CONFIGS=${CONFIGS:-"mma
+CONFIGS=${CONFIGS:-"mma CLOPS_ATTN_WGMMA=0
 wg CLOPS_ATTN_WGMMA=1
 wg32 CLOPS_ATTN_WGMMA=1 CLOPS_ATTN_WG_BK=32"} CASES=${CASES:-'sdpa_fwd_*_bf16'} TIMED=none \
     RUN_S=${RUN_S:-25} TORCH_S=${TORCH_S:-40} OUT="$OUT/bench" BUILD="$BUILD" \
