@@ -697,6 +697,28 @@ static inline uint attn_pack(float lo, float hi)
     return r;
 }
 
+/* The forwards' output: x0, x1 (row i, columns c, c + 1) through o's
+ * strides, as one 32-bit store where vec & 2 (unit column stride, even
+ * offsets) and both columns lie inside Ev. */
+static inline void attn_out_pair(__global T *o, long i, long o_2, long o_3, int c, long Ev,
+                                 int vec, float x0, float x1)
+{
+    if ((vec & 2) && c + 1 < Ev) {
+        *(__global uint *)((__global ushort *)o + i * o_2 + c) = attn_pack(x0, x1);
+    } else {
+        if (c < Ev)
+            ST(o, i * o_2 + c * o_3, x0);
+        if (c + 1 < Ev)
+            ST(o, i * o_2 + (c + 1) * o_3, x1);
+    }
+}
+
+/* Row i's logsumexp (natural log) from its running maximum m (log2
+ * units) and sum l, written by the row's first lane (t 0). */
+#define ATTN_LSE(i, m, l)                                                                       \
+    if (t == 0)                                                                                 \
+        lse[bh * L + (i)] = (l) == 0.0f ? -INFINITY : ((m) + log2(l)) * M_LN2_F;
+
 /* rows [r0, r0 + R) of a [rows, cols] view of 16-bit values into
  * dst[R * DSM]: by cp.async when vec (unit column stride, 16-byte aligned
  * rows; the copies are committed by the caller), else element by
@@ -959,20 +981,10 @@ __kernel __attribute__((reqd_work_group_size(MNT, 1, 1))) void attn_fwd_mma(ATTN
             float l = lsum[m][rr], il = l == 0.0f ? 0.0f : 1.0f / l;
             if (i < L) {
 #pragma unroll
-                for (int n = 0; n < NB; n++) {
-                    int c = n * 8 + 2 * t;
-                    float x0 = oa[m][n][2 * rr] * il, x1 = oa[m][n][2 * rr + 1] * il;
-                    if ((vec & 2) && c + 1 < Ev) {
-                        *(__global uint *)((__global ushort *)o + i * o_2 + c) = attn_pack(x0, x1);
-                    } else {
-                        if (c < Ev)
-                            ST(o, i * o_2 + c * o_3, x0);
-                        if (c + 1 < Ev)
-                            ST(o, i * o_2 + (c + 1) * o_3, x1);
-                    }
-                }
-                if (t == 0)
-                    lse[bh * L + i] = l == 0.0f ? -INFINITY : (mr[m][rr] + log2(l)) * M_LN2_F;
+                for (int n = 0; n < NB; n++)
+                    attn_out_pair(o, i, o_2, o_3, n * 8 + 2 * t, Ev, vec,
+                                  oa[m][n][2 * rr] * il, oa[m][n][2 * rr + 1] * il);
+                ATTN_LSE(i, mr[m][rr], l)
             }
         }
     }
@@ -1695,20 +1707,10 @@ __kernel __attribute__((reqd_work_group_size(WNT, 1, 1))) void attn_fwd_wg(ATTN_
         float l = lsum[rr], il = l == 0.0f ? 0.0f : 1.0f / l;
         if (i < L) {
 #pragma unroll
-            for (int n = 0; n < D / 8; n++) {
-                int c = n * 8 + 2 * t;
-                float x0 = oa[4 * n + 2 * rr] * il, x1 = oa[4 * n + 2 * rr + 1] * il;
-                if ((vec & 2) && c + 1 < Ev) {
-                    *(__global uint *)((__global ushort *)o + i * o_2 + c) = attn_pack(x0, x1);
-                } else {
-                    if (c < Ev)
-                        ST(o, i * o_2 + c * o_3, x0);
-                    if (c + 1 < Ev)
-                        ST(o, i * o_2 + (c + 1) * o_3, x1);
-                }
-            }
-            if (t == 0)
-                lse[bh * L + i] = l == 0.0f ? -INFINITY : (mr[rr] + log2(l)) * M_LN2_F;
+            for (int n = 0; n < D / 8; n++)
+                attn_out_pair(o, i, o_2, o_3, n * 8 + 2 * t, Ev, vec, oa[4 * n + 2 * rr] * il,
+                              oa[4 * n + 2 * rr + 1] * il);
+            ATTN_LSE(i, mr[rr], l)
         }
     }
     (void)thr;
