@@ -31,6 +31,9 @@
  *   attn_bwd_dmask the gradient of a broadcast additive mask: one
  *                 work-group per tile of it recomputes and sums dS over
  *                 the broadcast dims in a fixed order.
+ * The tensor-core programs (ATTN_MMA, NVIDIA only) follow at the end:
+ * attn_fwd_mma (1), attn_bwd_dkv_mma and attn_bwd_fold (2),
+ * attn_bwd_dq_mma (3), and attn_fwd_wg (4: Hopper's wgmma, sm_90a).
  *
  * Tensors are addressed through their own element strides (b, h, row,
  * col); the mask is bool (bm) or additive of T (am) with broadcast

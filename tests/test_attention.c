@@ -26,7 +26,12 @@
  * test_lean_visibility: a range that drops a masked position fails it).
  * On KIT_MMA devices test_lean_and_general_bits asserts that the lean and
  * the general tensor-core programs give the same bits on problems both
- * run.  CLOPS_TEST_FILTER (a cmocka glob) runs a subset.
+ * run.  test_wgmma_choice checks the wgmma forward's choice (default,
+ * switch, head dims, dtypes), its known-answer check and fallback (on any
+ * device pretended to be a Hopper: the check runs once and fails), and on
+ * a Hopper its forwards against the reference; CLOPS_TEST_ATTN_WGMMA=1
+ * asserts that every lean 16-bit forward of head dim 64/128 took it.
+ * CLOPS_TEST_FILTER (a cmocka glob) runs a subset.
  * The standard layout sweeps are the operator suite's (test_check_attention).
  */
 #include <math.h>
