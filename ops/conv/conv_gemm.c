@@ -540,6 +540,178 @@ static bool weight_view(const conv_geom *g, bool small, const clops_tensor *W, i
 }
 
 /*
+ * The weight gradient with the samples as the engine's groups
+ * (CLOPS_CONV_WSAMPLES, read per call, for benchmarks that compare: "0"
+ * never; unset or "1" the rule below, on GPUs; "all" every weight
+ * gradient whose images allow it and whose partials fit, on every device
+ * (CPU devices included: the tests force it on POCL with it)).
+ *
+ * One product of M = (tap, big channel), N = small channels and K =
+ * (sample, position) has few output blocks where the weight is small, and
+ * the engine splits K into at most 16 parts: ResNet's stem at batch 64
+ * (M 147, N 64, K 802,816) ran as 3 blocks of 64 x 64 times 16 parts, 48
+ * work-groups on an H200's 132 units, each staging 50,176 columns of its
+ * 3-channel NCHW image by plain loads (no 16-byte chunks of channels):
+ * 10.6 ms, ~1.4 TFLOP/s (docs/conv.md).  An image whose samples and
+ * channels merge into one dim (sample stride = channels x channel stride:
+ * NCHW) is the image of N * groups groups of one sample each, so the same
+ * launch computes one partial weight gradient per (sample, group) on
+ * N times as many blocks (the stem: 192 blocks of 12,544 columns), into
+ * float32 partials [N, Cs, Cb/groups, k...], which the reduction family
+ * sums over the samples in a fixed order (the same bits every run).
+ * float16/bfloat16 images are first widened into contiguous float32
+ * copies (exact: their products are exact on TF32 matrix units), so each
+ * partial stays float32 and the result is rounded once; that needs the
+ * engine to take float32 (TF32 under the conv precision "high", PyTorch's
+ * allow_tf32 default; CPU devices always).
+ *
+ * The rule (GPUs): the big image's channels per group are not whole
+ * 16-byte chunks of its dtype (it stays NCHW with plain loads on the
+ * existing path: channels_last_copy), its products have fewer 64 x 64
+ * blocks than the device has compute units, the small image has 1024+
+ * positions per sample, and the partials stay under WS_PARTIALS_MAX
+ * elements.
+ */
+#define WS_PARTIALS_MAX ((int64_t)1 << 26)
+
+typedef enum { WS_OFF, WS_RULE, WS_ALL } ws_mode;
+
+static atomic_uint_fast64_t ws_calls;
+
+uint64_t conv_weight_samples_calls(void)
+{
+    return (uint64_t)atomic_load(&ws_calls);
+}
+
+static ws_mode wsamples_mode(void)
+{
+    const char *env = host_env("CLOPS_CONV_WSAMPLES");
+    if (env && strcmp(env, "0") == 0)
+        return WS_OFF;
+    return env && strcmp(env, "all") == 0 ? WS_ALL : WS_RULE;
+}
+
+/* Whether image t [N, C, sp...] is [1, N * C, sp...] through one channel
+ * stride (its sample stride is C channel strides). */
+static bool samples_merge(const clops_tensor *t)
+{
+    return t->sizes[0] <= 1 || t->strides[0] == t->sizes[1] * t->strides[1];
+}
+
+/* Whether the weight gradient of g (small image S, big image B) runs with
+ * the samples as groups (weight_samples). */
+static bool weight_by_samples(const conv_geom *g, const clops_tensor *S, const clops_tensor *B)
+{
+    ws_mode m = wsamples_mode();
+    clops_device *d = B->storage->device;
+    int64_t G = g->groups, cbg = g->Cb / G, csg = g->Cs / G, rows = 0, parts = 0;
+    if (m == WS_OFF || (m == WS_RULE && kit_is_cpu(d)) || g->N < 2 ||
+        !geom_mul(g->K, cbg, &rows) || !geom_mul(rows, g->Cs, &parts) ||
+        !geom_mul(parts, g->N, &parts) || parts > WS_PARTIALS_MAX)
+        return false;
+    bool half = B->dtype != CLOPS_FLOAT32;
+    if (half ? !gemm_engine_convolves(d, CLOPS_FLOAT32) : !(samples_merge(B) && samples_merge(S)))
+        return false;
+    if (m == WS_ALL)
+        return true;
+    int64_t cu = d->info.compute_units ? (int64_t)d->info.compute_units : 1;
+    int64_t ce = 16 / (int64_t)clops_dtype_size(B->dtype);
+    int64_t blocks = G * ((rows + 63) / 64) * ((csg + 63) / 64);
+    return cbg % ce != 0 && blocks < cu && g->Ls >= 1024;
+}
+
+/* The weight gradient W of g (weight_by_samples): the partials of every
+ * (sample, group) by one engine launch, then their sum over the samples.
+ * *done false: the engine did not take it (nothing written). */
+static clops_status weight_samples(tmps *c, const char *op, const conv_geom *g,
+                                   const clops_tensor *S, const clops_tensor *B, clops_tensor *W,
+                                   bool *done)
+{
+    *done = false;
+    clops_device *d = W->storage->device;
+    int nd = B->ndim;
+    int64_t N = g->N, G = g->groups, cbg = g->Cb / G, csg = g->Cs / G;
+    int64_t wn = g->Cs * cbg * g->K;
+    clops_status s = CLOPS_OK;
+    const clops_tensor *in[2] = {B, S};
+    clops_tensor *mv[2] = {NULL, NULL};
+    for (int i = 0; i < 2 && !s; i++) {
+        const clops_tensor *t = in[i];
+        if (t->dtype != CLOPS_FLOAT32) {
+            clops_tensor *w = NULL;
+            s = core_contiguous_as((clops_tensor *)t, CLOPS_FLOAT32, &w);
+            if (s)
+                break;
+            c->t[c->n++] = w;
+            t = w;
+        }
+        /* [1, N * C, sp...] */
+        int64_t sz[2 + CONV_SP], st[2 + CONV_SP];
+        memcpy(sz, t->sizes, sizeof(int64_t) * (size_t)nd);
+        memcpy(st, t->strides, sizeof(int64_t) * (size_t)nd);
+        sz[1] *= sz[0];
+        sz[0] = 1;
+        st[0] = sz[1] * st[1];
+        s = view(c, t, nd, sz, st, t->offset, &mv[i]);
+    }
+    /* the partials [N * Cs, cbg, k...] and the same seen as [N, Cs * cbg * taps] */
+    int64_t psz[2 + CONV_SP], pst[2 + CONV_SP];
+    memcpy(psz, W->sizes, sizeof(int64_t) * (size_t)nd);
+    psz[0] *= N;
+    contiguous_strides(nd, psz, pst);
+    clops_tensor *part = NULL, *pr = NULL;
+    int64_t rsz[2] = {N, wn}, rst[2] = {wn, 1};
+    if (!s) {
+        s = tensor_new(d, CLOPS_FLOAT32, nd, psz, pst, &part);
+        if (!s)
+            c->t[c->n++] = part;
+    }
+    if (!s)
+        s = view(c, part, 2, rsz, rst, part->offset, &pr);
+    if (s)
+        return s;
+    gemm_conv cv = {.x = mv[0], .y = mv[1], .groups = N * G, .samples = 1, .cg = cbg, .n = csg,
+                    .tile = kit_is_cpu(d) ? 0 : conv_tile_of("64x64-w32x32-s4")};
+    for (int i = 0; i < 3; i++) {
+        cv.k[i] = g->k[i];
+        cv.out[i] = g->small[i];
+        cv.in[i] = g->big[i];
+        cv.s[i] = g->s[i];
+        cv.p[i] = g->p[i];
+        cv.d[i] = g->d[i];
+    }
+    s = gemm_engine_conv_weight(op, &cv, part, done);
+    if (s || !*done)
+        return s;
+    atomic_fetch_add(&ws_calls, 1);
+    /* the sum over the samples: straight into W when it is a contiguous
+     * float32 tensor, else into a float32 buffer copied into W */
+    clops_tensor *acc = NULL;
+    bool direct = W->dtype == CLOPS_FLOAT32 && clops_tensor_is_contiguous(W);
+    if (direct) {
+        s = view(c, W, 1, &wn, (int64_t[]){1}, W->offset, &acc);
+    } else {
+        s = tensor_new(d, CLOPS_FLOAT32, 1, &wn, NULL, &acc);
+        if (!s)
+            c->t[c->n++] = acc;
+    }
+    if (s)
+        return s;
+    reduce_call rc = {.opname = op, .kind = RK_SUM, .x = pr, .y = acc};
+    rc.mask[0] = true;
+    s = reduce_run(&rc);
+    if (!s && !direct) {
+        int64_t wst[2 + CONV_SP];
+        clops_tensor *av = NULL;
+        contiguous_strides(nd, W->sizes, wst);
+        s = view(c, acc, nd, W->sizes, wst, acc->offset, &av);
+        if (!s)
+            s = core_copy_(W, av, false);
+    }
+    return s;
+}
+
+/*
  * The implicit-GEMM path: "to small" and "to big" as one launch of the
  * matrix engine (gemm_engine_conv) that reads the source image as its
  * im2col view on the fly (no column buffer), with the bias fused into the
@@ -567,6 +739,11 @@ static clops_status implicit_product(tmps *c, const char *op, const conv_geom *g
         /* W [Cs, cbg, taps] = sum over (sample, small position) of S
          * times B's window: M = (tap, big channel), N = small channels,
          * K = (sample, position), written straight into W. */
+        if (weight_by_samples(g, S, B)) {
+            clops_status s = weight_samples(c, op, g, S, B, (clops_tensor *)Wc, done);
+            if (s || *done)
+                return s;
+        }
         const clops_tensor *bx = B, *sy = S;
         clops_status s = channels_last_copy(c, B, cbg, true, &bx);
         if (!s)
@@ -728,6 +905,10 @@ clops_status conv_backward_source(const conv_geom *g, const clops_tensor *go, cl
      * go's is not) */
     if (kit_is_cpu(d) || !implicit_candidate(g, CONV_TO_BIG, go) ||
         !gemm_engine_convolves(d, go->dtype))
+        return CLOPS_OK;
+    /* (CLOPS_CONV_WSAMPLES=all: the weight gradient reads go's NCHW
+     * samples as groups; the input gradient makes its own copy) */
+    if (wsamples_mode() == WS_ALL && weight_by_samples(g, go, go))
         return CLOPS_OK;
     tmps c = {.n = 0};
     const clops_tensor *v = go;
