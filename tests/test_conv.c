@@ -588,10 +588,11 @@ static void test_implicit_weight_gradient_splits(void **state)
  * over the samples in a fixed order; the default on GPUs for small-channel
  * images such as ResNet's RGB stem), forced on every device with
  * CLOPS_CONV_WSAMPLES=all: PyTorch's golden cases, the geometry sweep
- * (every output_mask, float32), a stem-like 7x7 stride-2 layer on 3
- * channels and a grouped one in every dtype the engine takes (float16 and
- * bfloat16 widened to float32 partials) against the reference, the same
- * bits twice, and the path must have run.
+ * (every output_mask, float32), and a stem-like 7x7 stride-2 layer on 3
+ * channels, a grouped and a transposed one in every dtype the engine takes
+ * (float16 and bfloat16 widened to float32 partials), with the
+ * sample-interleaved copies and without (CLOPS_CONV_WS_COPY=0), against
+ * the reference, the same bits twice, and the path must have run.
  */
 static void test_weight_gradient_by_samples(void **state)
 {
@@ -625,10 +626,15 @@ static void test_weight_gradient_by_samples(void **state)
             if (!gemm_engine_convolves(devs[di], CLOPS_FLOAT32) ||
                 !gemm_engine_convolves(devs[di], dt))
                 continue;
-            for (size_t ci = 0; ci < CT_COUNT(cases); ci++) {
-                const conv_case *c = &cases[ci];
+            for (size_t ci = 0; ci < 2 * CT_COUNT(cases); ci++) {
+                /* the interleaved float32 copies (the default), then the
+                 * images read where they are (CLOPS_CONV_WS_COPY=0) */
+                bool copy = ci < CT_COUNT(cases);
+                const conv_case *c = &cases[ci % CT_COUNT(cases)];
                 int n = c->nsp;
-                ct_set_case("samples as groups: case %zu %s", ci, clops_dtype_name(dt));
+                setenv("CLOPS_CONV_WS_COPY", copy ? "1" : "0", 1);
+                ct_set_case("samples as groups: case %zu %s%s", ci % CT_COUNT(cases),
+                            clops_dtype_name(dt), copy ? "" : " (no copies)");
                 conv_operands op = make_operands(devs[di], c, dt, 0, 800 + ci * 10 + ti);
                 const bool mask[3] = {false, true, false};
                 clops_tensor *oc[3] = {NULL, NULL, NULL}, *o[2][3] = {{NULL}};
@@ -655,6 +661,7 @@ static void test_weight_gradient_by_samples(void **state)
     }
     CT_ASSERT_MSG(conv_weight_samples_calls() > n0, "the samples path never ran");
     unsetenv("CLOPS_CONV_WSAMPLES");
+    unsetenv("CLOPS_CONV_WS_COPY");
     ct_clear_context();
 }
 

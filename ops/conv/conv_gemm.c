@@ -543,8 +543,8 @@ static bool weight_view(const conv_geom *g, bool small, const clops_tensor *W, i
  * The weight gradient with the samples as the engine's groups
  * (CLOPS_CONV_WSAMPLES, read per call, for benchmarks that compare: "0"
  * never; unset or "1" the rule below, on GPUs; "all" every weight
- * gradient whose images allow it and whose partials fit, on every device
- * (CPU devices included: the tests force it on POCL with it)).
+ * gradient whose scratch fits, on every device (CPU devices included: the
+ * tests force it on POCL with it)).
  *
  * One product of M = (tap, big channel), N = small channels and K =
  * (sample, position) has few output blocks where the weight is small, and
@@ -552,27 +552,38 @@ static bool weight_view(const conv_geom *g, bool small, const clops_tensor *W, i
  * (M 147, N 64, K 802,816) ran as 3 blocks of 64 x 64 times 16 parts, 48
  * work-groups on an H200's 132 units, each staging 50,176 columns of its
  * 3-channel NCHW image by plain loads (no 16-byte chunks of channels):
- * 10.6 ms, ~1.4 TFLOP/s (docs/conv.md).  An image whose samples and
- * channels merge into one dim (sample stride = channels x channel stride:
- * NCHW) is the image of N * groups groups of one sample each, so the same
- * launch computes one partial weight gradient per (sample, group) on
- * N times as many blocks (the stem: 192 blocks of 12,544 columns), into
- * float32 partials [N, Cs, Cb/groups, k...], which the reduction family
- * sums over the samples in a fixed order (the same bits every run).
- * float16/bfloat16 images are first widened into contiguous float32
- * copies (exact: their products are exact on TF32 matrix units), so each
- * partial stays float32 and the result is rounded once; that needs the
- * engine to take float32 (TF32 under the conv precision "high", PyTorch's
- * allow_tf32 default; CPU devices always).
+ * 10.6 ms, ~1.4 TFLOP/s (docs/conv.md).  Here both images are seen as
+ * images of one sample and N * groups groups, group (n, g) being sample
+ * n's channels of group g, so that one launch computes a partial weight
+ * gradient per (sample, group) on N times as many blocks (the stem: 192
+ * blocks of 12,544 columns each), into float32 partials [N, Cs, Cb/groups
+ * (padded), k...] which the reduction family sums over the samples in a
+ * fixed order (the same bits every run; the result rounded once).
+ *
+ * The images (samples_image): by default (CLOPS_CONV_WS_COPY unset or
+ * "1") each is copied once, in float32, into *sample-interleaved
+ * channels-last* order [positions..., N, groups, channels per group]: the
+ * merged image is channels-last, each group's channels contiguous, the
+ * big image's padded with zeros to whole 16-byte chunks (the stem's 3
+ * channels to 4: the extra rows of the partials are dropped by the sum),
+ * so the engine's mma atom stages both operands with cp.async.
+ * CLOPS_CONV_WS_COPY=0 reads the images where they are instead, where
+ * their samples and channels merge into one dim (NCHW: sample stride =
+ * channels x channel stride; float16/bfloat16 widened into contiguous
+ * float32 copies first), with the plain loads of NCHW images.  Both need
+ * the engine to take float32 (TF32 under the conv precision "high",
+ * PyTorch's allow_tf32 default; every CPU device): float16/bfloat16 values
+ * are exact in TF32, so their products are too.
  *
  * The rule (GPUs): the big image's channels per group are not whole
- * 16-byte chunks of its dtype (it stays NCHW with plain loads on the
- * existing path: channels_last_copy), its products have fewer 64 x 64
- * blocks than the device has compute units, the small image has 1024+
- * positions per sample, and the partials stay under WS_PARTIALS_MAX
- * elements.
+ * 16-byte chunks of its dtype (the existing path reads it by plain loads:
+ * channels_last_copy), its products have fewer 64 x 64 blocks than the
+ * device has compute units, the small image has 1024+ positions per
+ * sample, and the partials and copies fit (WS_PARTIALS_MAX,
+ * WS_SCRATCH_MAX).
  */
 #define WS_PARTIALS_MAX ((int64_t)1 << 26)
+#define WS_SCRATCH_MAX ((int64_t)1 << 28)
 
 typedef enum { WS_OFF, WS_RULE, WS_ALL } ws_mode;
 
@@ -591,11 +602,24 @@ static ws_mode wsamples_mode(void)
     return env && strcmp(env, "all") == 0 ? WS_ALL : WS_RULE;
 }
 
+static bool ws_copy(void)
+{
+    const char *env = host_env("CLOPS_CONV_WS_COPY");
+    return !(env && strcmp(env, "0") == 0);
+}
+
 /* Whether image t [N, C, sp...] is [1, N * C, sp...] through one channel
  * stride (its sample stride is C channel strides). */
 static bool samples_merge(const clops_tensor *t)
 {
     return t->sizes[0] <= 1 || t->strides[0] == t->sizes[1] * t->strides[1];
+}
+
+/* The big image's channels per group in the copies: cg rounded up to 4
+ * (16 bytes of float32). */
+static int64_t ws_padded(int64_t cg)
+{
+    return (cg + 3) / 4 * 4;
 }
 
 /* Whether the weight gradient of g (small image S, big image B) runs with
@@ -604,13 +628,20 @@ static bool weight_by_samples(const conv_geom *g, const clops_tensor *S, const c
 {
     ws_mode m = wsamples_mode();
     clops_device *d = B->storage->device;
+    bool copy = ws_copy();
     int64_t G = g->groups, cbg = g->Cb / G, csg = g->Cs / G, rows = 0, parts = 0;
+    int64_t cgp = copy ? ws_padded(cbg) : cbg, big = 0, small = 0, scratch = 0;
     if (m == WS_OFF || (m == WS_RULE && kit_is_cpu(d)) || g->N < 2 ||
-        !geom_mul(g->K, cbg, &rows) || !geom_mul(rows, g->Cs, &parts) ||
-        !geom_mul(parts, g->N, &parts) || parts > WS_PARTIALS_MAX)
+        !geom_mul(g->K, cgp, &rows) || !geom_mul(rows, g->Cs, &parts) ||
+        !geom_mul(parts, g->N, &parts) || parts > WS_PARTIALS_MAX ||
+        !geom_mul(tensor_numel(B) / g->Cb, G * cgp, &big) || !geom_mul(tensor_numel(S), 1, &small))
         return false;
-    bool half = B->dtype != CLOPS_FLOAT32;
-    if (half ? !gemm_engine_convolves(d, CLOPS_FLOAT32) : !(samples_merge(B) && samples_merge(S)))
+    scratch = big + small;
+    if (copy ? scratch > WS_SCRATCH_MAX
+             : B->dtype != CLOPS_FLOAT32 ? scratch > WS_SCRATCH_MAX
+                                         : !(samples_merge(B) && samples_merge(S)))
+        return false;
+    if (B->dtype != CLOPS_FLOAT32 && !gemm_engine_convolves(d, CLOPS_FLOAT32))
         return false;
     if (m == WS_ALL)
         return true;
@@ -620,9 +651,68 @@ static bool weight_by_samples(const conv_geom *g, const clops_tensor *S, const c
     return cbg % ce != 0 && blocks < cu && g->Ls >= 1024;
 }
 
+/*
+ * Image t [N, C = G * cg, sp...] (nd dims) as the engine's image of one
+ * sample and N * G groups of cgp channels, [1, N * G * cgp, sp...]
+ * (*out): copied into float32 [sp..., N, G, cgp] (zeros in channels cg..
+ * cgp) when copy, else t itself (a float32 copy of a half type) through
+ * merged strides (samples_merge; cgp == cg).
+ */
+static clops_status samples_image(tmps *c, const clops_tensor *t, int64_t G, int64_t cg,
+                                  int64_t cgp, bool copy, clops_tensor **out)
+{
+    int nd = t->ndim;
+    int64_t N = t->sizes[0], sz[2 + CONV_SP], st[2 + CONV_SP];
+    clops_status s = CLOPS_OK;
+    if (!copy) {
+        if (t->dtype != CLOPS_FLOAT32) {
+            clops_tensor *w = NULL;
+            if ((s = core_contiguous_as((clops_tensor *)t, CLOPS_FLOAT32, &w)))
+                return s;
+            c->t[c->n++] = w;
+            t = w;
+        }
+        memcpy(sz, t->sizes, sizeof(int64_t) * (size_t)nd);
+        memcpy(st, t->strides, sizeof(int64_t) * (size_t)nd);
+        sz[1] *= N;
+        sz[0] = 1;
+        st[0] = sz[1] * st[1];
+        return view(c, t, nd, sz, st, t->offset, out);
+    }
+    /* positions innermost-last: stride N * G * cgp for the last spatial dim */
+    int64_t lane = N * G * cgp, L = lane;
+    int64_t dsz[3 + CONV_SP], dst[3 + CONV_SP], ssz[3 + CONV_SP], sst[3 + CONV_SP];
+    for (int i = nd - 1; i >= 2; i--) {
+        sz[i] = dsz[i + 1] = ssz[i + 1] = t->sizes[i];
+        st[i] = dst[i + 1] = L;
+        sst[i + 1] = t->strides[i];
+        L *= t->sizes[i];
+    }
+    /* the copy: [N, G, cg, sp...] of t into the buffer */
+    dsz[0] = ssz[0] = N, dsz[1] = ssz[1] = G, dsz[2] = ssz[2] = cg;
+    dst[0] = G * cgp, dst[1] = cgp, dst[2] = 1;
+    sst[0] = t->strides[0], sst[1] = cg * t->strides[1], sst[2] = t->strides[1];
+    clops_tensor *buf = NULL, *dv = NULL, *sv = NULL;
+    if (!(s = tensor_new(t->storage->device, CLOPS_FLOAT32, 1, &L, NULL, &buf)))
+        c->t[c->n++] = buf;
+    if (!s && cgp > cg)
+        s = tensor_fill(buf, clops_scalar_int(0));
+    if (!s)
+        s = view(c, buf, nd + 1, dsz, dst, buf->offset, &dv);
+    if (!s)
+        s = view(c, t, nd + 1, ssz, sst, t->offset, &sv);
+    if (!s)
+        s = core_copy_(dv, sv, false);
+    if (s)
+        return s;
+    sz[0] = 1, sz[1] = lane;
+    st[0] = L, st[1] = 1;
+    return view(c, buf, nd, sz, st, buf->offset, out);
+}
+
 /* The weight gradient W of g (weight_by_samples): the partials of every
  * (sample, group) by one engine launch, then their sum over the samples.
- * *done false: the engine did not take it (nothing written). */
+ * *done false: the engine did not take it (W not written). */
 static clops_status weight_samples(tmps *c, const char *op, const conv_geom *g,
                                    const clops_tensor *S, const clops_tensor *B, clops_tensor *W,
                                    bool *done)
@@ -630,47 +720,29 @@ static clops_status weight_samples(tmps *c, const char *op, const conv_geom *g,
     *done = false;
     clops_device *d = W->storage->device;
     int nd = B->ndim;
-    int64_t N = g->N, G = g->groups, cbg = g->Cb / G, csg = g->Cs / G;
-    int64_t wn = g->Cs * cbg * g->K;
-    clops_status s = CLOPS_OK;
-    const clops_tensor *in[2] = {B, S};
-    clops_tensor *mv[2] = {NULL, NULL};
-    for (int i = 0; i < 2 && !s; i++) {
-        const clops_tensor *t = in[i];
-        if (t->dtype != CLOPS_FLOAT32) {
-            clops_tensor *w = NULL;
-            s = core_contiguous_as((clops_tensor *)t, CLOPS_FLOAT32, &w);
-            if (s)
-                break;
-            c->t[c->n++] = w;
-            t = w;
-        }
-        /* [1, N * C, sp...] */
-        int64_t sz[2 + CONV_SP], st[2 + CONV_SP];
-        memcpy(sz, t->sizes, sizeof(int64_t) * (size_t)nd);
-        memcpy(st, t->strides, sizeof(int64_t) * (size_t)nd);
-        sz[1] *= sz[0];
-        sz[0] = 1;
-        st[0] = sz[1] * st[1];
-        s = view(c, t, nd, sz, st, t->offset, &mv[i]);
-    }
-    /* the partials [N * Cs, cbg, k...] and the same seen as [N, Cs * cbg * taps] */
+    bool copy = ws_copy();
+    int64_t N = g->N, G = g->groups, cbg = g->Cb / G, csg = g->Cs / G, taps = g->K;
+    int64_t cgp = copy ? ws_padded(cbg) : cbg;
+    clops_tensor *bx = NULL, *sy = NULL;
+    clops_status s = samples_image(c, B, G, cbg, cgp, copy, &bx);
+    if (!s)
+        s = samples_image(c, S, G, csg, csg, copy, &sy);
+    /* the partials [N * Cs, cgp, k...] (float32), and their channels below
+     * cbg as [N, Cs, cbg * taps] */
     int64_t psz[2 + CONV_SP], pst[2 + CONV_SP];
     memcpy(psz, W->sizes, sizeof(int64_t) * (size_t)nd);
     psz[0] *= N;
+    psz[1] = cgp;
     contiguous_strides(nd, psz, pst);
     clops_tensor *part = NULL, *pr = NULL;
-    int64_t rsz[2] = {N, wn}, rst[2] = {wn, 1};
-    if (!s) {
-        s = tensor_new(d, CLOPS_FLOAT32, nd, psz, pst, &part);
-        if (!s)
-            c->t[c->n++] = part;
-    }
+    int64_t rsz[3] = {N, g->Cs, cbg * taps}, rst[3] = {g->Cs * cgp * taps, cgp * taps, 1};
+    if (!s && !(s = tensor_new(d, CLOPS_FLOAT32, nd, psz, pst, &part)))
+        c->t[c->n++] = part;
     if (!s)
-        s = view(c, part, 2, rsz, rst, part->offset, &pr);
+        s = view(c, part, 3, rsz, rst, part->offset, &pr);
     if (s)
         return s;
-    gemm_conv cv = {.x = mv[0], .y = mv[1], .groups = N * G, .samples = 1, .cg = cbg, .n = csg,
+    gemm_conv cv = {.x = bx, .y = sy, .groups = N * G, .samples = 1, .cg = cgp, .n = csg,
                     .tile = kit_is_cpu(d) ? 0 : conv_tile_of("64x64-w32x32-s4")};
     for (int i = 0; i < 3; i++) {
         cv.k[i] = g->k[i];
@@ -686,14 +758,13 @@ static clops_status weight_samples(tmps *c, const char *op, const conv_geom *g,
     atomic_fetch_add(&ws_calls, 1);
     /* the sum over the samples: straight into W when it is a contiguous
      * float32 tensor, else into a float32 buffer copied into W */
-    clops_tensor *acc = NULL;
+    clops_tensor *acc = NULL, *av = NULL;
+    int64_t ysz[2] = {g->Cs, cbg * taps}, yst[2] = {cbg * taps, 1};
     bool direct = W->dtype == CLOPS_FLOAT32 && clops_tensor_is_contiguous(W);
     if (direct) {
-        s = view(c, W, 1, &wn, (int64_t[]){1}, W->offset, &acc);
-    } else {
-        s = tensor_new(d, CLOPS_FLOAT32, 1, &wn, NULL, &acc);
-        if (!s)
-            c->t[c->n++] = acc;
+        s = view(c, W, 2, ysz, yst, W->offset, &acc);
+    } else if (!(s = tensor_new(d, CLOPS_FLOAT32, 2, ysz, NULL, &acc))) {
+        c->t[c->n++] = acc;
     }
     if (s)
         return s;
@@ -702,7 +773,6 @@ static clops_status weight_samples(tmps *c, const char *op, const conv_geom *g,
     s = reduce_run(&rc);
     if (!s && !direct) {
         int64_t wst[2 + CONV_SP];
-        clops_tensor *av = NULL;
         contiguous_strides(nd, W->sizes, wst);
         s = view(c, acc, nd, W->sizes, wst, acc->offset, &av);
         if (!s)
