@@ -976,9 +976,10 @@ clops_status conv_backward_source(const conv_geom *g, const clops_tensor *go, cl
     if (kit_is_cpu(d) || !implicit_candidate(g, CONV_TO_BIG, go) ||
         !gemm_engine_convolves(d, go->dtype))
         return CLOPS_OK;
-    /* (CLOPS_CONV_WSAMPLES=all: the weight gradient reads go's NCHW
-     * samples as groups; the input gradient makes its own copy) */
-    if (wsamples_mode() == WS_ALL && weight_by_samples(g, go, go))
+    /* (CLOPS_CONV_WSAMPLES=all with CLOPS_CONV_WS_COPY=0: the weight
+     * gradient reads go's NCHW samples as groups where it is; the input
+     * gradient makes its own copy) */
+    if (wsamples_mode() == WS_ALL && !ws_copy() && weight_by_samples(g, go, go))
         return CLOPS_OK;
     tmps c = {.n = 0};
     const clops_tensor *v = go;
