@@ -575,12 +575,17 @@ static bool weight_view(const conv_geom *g, bool small, const clops_tensor *W, i
  * PyTorch's allow_tf32 default; every CPU device): float16/bfloat16 values
  * are exact in TF32, so their products are too.
  *
- * The rule (GPUs): the big image's channels per group are not whole
- * 16-byte chunks of its dtype (the existing path reads it by plain loads:
- * channels_last_copy), its products have fewer 64 x 64 blocks than the
- * device has compute units, the small image has 1024+ positions per
- * sample, and the partials and copies fit (WS_PARTIALS_MAX,
- * WS_SCRATCH_MAX).
+ * The rule (GPUs): the product has fewer 64 x 64 blocks than the device
+ * has compute units, the small image has 1024+ positions per sample, the
+ * partials and copies fit (WS_PARTIALS_MAX, WS_SCRATCH_MAX), and either
+ * the big image's channels per group are not whole 16-byte chunks of its
+ * dtype (the existing path reads it by plain loads: channels_last_copy)
+ * or the images are float32.  H200, batch 64 (docs/conv.md): the stem
+ * 10.57 -> 1.59 ms (TF32) and 10.84 -> 1.56 ms (bfloat16); the first
+ * stage's 3x3 weight gradient in float32 1.16 -> 0.78 ms, but in bfloat16
+ * its backward 0.80 -> 0.98 ms (the existing path stages bfloat16 chunks
+ * natively; here they are widened), so half types with whole chunks keep
+ * it.
  */
 #define WS_PARTIALS_MAX ((int64_t)1 << 26)
 #define WS_SCRATCH_MAX ((int64_t)1 << 28)
@@ -648,7 +653,7 @@ static bool weight_by_samples(const conv_geom *g, const clops_tensor *S, const c
     int64_t cu = d->info.compute_units ? (int64_t)d->info.compute_units : 1;
     int64_t ce = 16 / (int64_t)clops_dtype_size(B->dtype);
     int64_t blocks = G * ((rows + 63) / 64) * ((csg + 63) / 64);
-    return cbg % ce != 0 && blocks < cu && g->Ls >= 1024;
+    return blocks < cu && g->Ls >= 1024 && (cbg % ce != 0 || B->dtype == CLOPS_FLOAT32);
 }
 
 /*
