@@ -539,6 +539,21 @@ static bool weight_view(const conv_geom *g, bool small, const clops_tensor *W, i
     return true;
 }
 
+/* The engine's geometry of g: out the small image's sizes (a forward,
+ * a weight gradient) or the big one's (a transposed forward, an input
+ * gradient), in the other's. */
+static void engine_geometry(gemm_conv *cv, const conv_geom *g, bool out_small)
+{
+    for (int i = 0; i < 3; i++) {
+        cv->k[i] = g->k[i];
+        cv->out[i] = out_small ? g->small[i] : g->big[i];
+        cv->in[i] = out_small ? g->big[i] : g->small[i];
+        cv->s[i] = g->s[i];
+        cv->p[i] = g->p[i];
+        cv->d[i] = g->d[i];
+    }
+}
+
 /*
  * The weight gradient with the samples as the engine's groups
  * (CLOPS_CONV_WSAMPLES, read per call, for benchmarks that compare: "0"
@@ -749,14 +764,7 @@ static clops_status weight_samples(tmps *c, const char *op, const conv_geom *g,
         return s;
     gemm_conv cv = {.x = bx, .y = sy, .groups = N * G, .samples = 1, .cg = cgp, .n = csg,
                     .tile = kit_is_cpu(d) ? 0 : conv_tile_of("64x64-w32x32-s4")};
-    for (int i = 0; i < 3; i++) {
-        cv.k[i] = g->k[i];
-        cv.out[i] = g->small[i];
-        cv.in[i] = g->big[i];
-        cv.s[i] = g->s[i];
-        cv.p[i] = g->p[i];
-        cv.d[i] = g->d[i];
-    }
+    engine_geometry(&cv, g, true);
     s = gemm_engine_conv_weight(op, &cv, part, done);
     if (s || !*done)
         return s;
@@ -826,14 +834,7 @@ static clops_status implicit_product(tmps *c, const char *op, const conv_geom *g
         if (s)
             return s;
         gemm_conv cv = {.x = bx, .y = sy, .groups = G, .samples = g->N, .cg = cbg, .n = csg};
-        for (int i = 0; i < 3; i++) {
-            cv.k[i] = g->k[i];
-            cv.out[i] = g->small[i];
-            cv.in[i] = g->big[i];
-            cv.s[i] = g->s[i];
-            cv.p[i] = g->p[i];
-            cv.d[i] = g->d[i];
-        }
+        engine_geometry(&cv, g, true);
         return gemm_engine_conv_weight(op, &cv, (clops_tensor *)Wc, done);
     }
     int64_t sz[4], st[4];
@@ -857,14 +858,7 @@ static clops_status implicit_product(tmps *c, const char *op, const conv_geom *g
         return s;
     gemm_conv cv = {.x = src, .y = y, .transposed = !small, .groups = G,
                     .samples = g->N, .cg = cgp, .n = n, .tile = conv_tile(y, n)};
-    for (int i = 0; i < 3; i++) {
-        cv.k[i] = g->k[i];
-        cv.out[i] = small ? g->small[i] : g->big[i];
-        cv.in[i] = small ? g->big[i] : g->small[i];
-        cv.s[i] = g->s[i];
-        cv.p[i] = g->p[i];
-        cv.d[i] = g->d[i];
-    }
+    engine_geometry(&cv, g, small);
     bool reorder = padded || !(cg == 1 || (small && taps == 1));
     const clops_tensor *bias = e ? e->bias : NULL;
     if (conv_epi_affine(e)) {
