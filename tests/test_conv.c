@@ -19,6 +19,7 @@
 #include "clops/ops.h"
 #include "core/debug.h"
 #include "core/tensor_impl.h"
+#include "ops/conv/conv.h"
 #include "ops/gemm/gemm.h"
 #include "ops/tensor/tensor.h"
 #include "support/clops_test.h"
@@ -581,6 +582,89 @@ static void test_implicit_weight_gradient_splits(void **state)
     ct_clear_context();
 }
 
+/*
+ * The weight gradient with the samples as the engine's groups
+ * (ops/conv/conv_gemm.c weight_samples: one partial per sample, summed
+ * over the samples in a fixed order; the default on GPUs for small-channel
+ * images such as ResNet's RGB stem), forced on every device with
+ * CLOPS_CONV_WSAMPLES=all: PyTorch's golden cases, the geometry sweep
+ * (every output_mask, float32), and a stem-like 7x7 stride-2 layer on 3
+ * channels, a grouped and a transposed one in every dtype the engine takes
+ * (float16 and bfloat16 widened to float32 partials), with the
+ * sample-interleaved copies and without (CLOPS_CONV_WS_COPY=0), against
+ * the reference, the same bits twice, and the path must have run.
+ */
+static void test_weight_gradient_by_samples(void **state)
+{
+    (void)state;
+    setenv("CLOPS_CONV_WSAMPLES", "all", 1);
+    uint64_t n0 = conv_weight_samples_calls();
+    ct_replay_golden("golden_conv.json");
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    static const conv_case cases[] = {
+        /* nsp N cin cout groups in k stride pad dil outpad transposed bias */
+        {2, 3, 3, 8, 1, {23, 20}, {7, 7}, {2, 2}, {3, 3}, {1, 1}, {0, 0}, false, false, 0},
+        {2, 2, 6, 4, 2, {13, 11}, {3, 3}, {1, 2}, {1, 0}, {1, 1}, {0, 0}, false, true, 0},
+        {2, 2, 4, 6, 2, {9, 8}, {3, 2}, {2, 2}, {1, 0}, {1, 1}, {1, 1}, true, false, 0},
+    };
+    static const clops_dtype dts[] = {CLOPS_FLOAT32, CLOPS_FLOAT16, CLOPS_BFLOAT16};
+    for (int di = 0; di < nd; di++) {
+        ct_set_device(devs[di]);
+        ct_rng r = ct_rng_seeded(18);
+        for (int i = 0; i < 24; i++) {
+            conv_case c = random_case(&r, i % 6 == 5 ? 2 : 0);
+            check_case(devs[di], &c, CLOPS_FLOAT32, (unsigned)((i + i / 6) % 8) | 2u,
+                       (uint64_t)(700 + i));
+        }
+        /* GPUs: float32 (and the widened half types) on the engine only
+         * under the "high" conv precision (TF32) */
+        bool gpu = !kit_is_cpu(devs[di]);
+        CT_OK(clops_set_float32_conv_precision("high"));
+        for (size_t ti = 0; ti < CT_COUNT(dts); ti++) {
+            clops_dtype dt = dts[ti];
+            if (!gemm_engine_convolves(devs[di], CLOPS_FLOAT32) ||
+                !gemm_engine_convolves(devs[di], dt))
+                continue;
+            for (size_t ci = 0; ci < 2 * CT_COUNT(cases); ci++) {
+                /* the interleaved float32 copies (the default), then the
+                 * images read where they are (CLOPS_CONV_WS_COPY=0) */
+                bool copy = ci < CT_COUNT(cases);
+                const conv_case *c = &cases[ci % CT_COUNT(cases)];
+                int n = c->nsp;
+                setenv("CLOPS_CONV_WS_COPY", copy ? "1" : "0", 1);
+                ct_set_case("samples as groups: case %zu %s%s", ci % CT_COUNT(cases),
+                            clops_dtype_name(dt), copy ? "" : " (no copies)");
+                conv_operands op = make_operands(devs[di], c, dt, 0, 800 + ci * 10 + ti);
+                const bool mask[3] = {false, true, false};
+                clops_tensor *oc[3] = {NULL, NULL, NULL}, *o[2][3] = {{NULL}};
+                CT_OK(clops_convolution_backward(op.gc, op.xc, op.wc, &c->cout, 1, c->stride, n,
+                                                 c->pad, n, c->dil, n, c->transposed, c->outpad,
+                                                 n, c->groups, mask, 3, &oc[0], &oc[1], &oc[2]));
+                uint64_t before = conv_weight_samples_calls();
+                for (int k = 0; k < 2; k++)
+                    CT_OK(clops_convolution_backward(op.g, op.x, op.w, &c->cout, 1, c->stride, n,
+                                                     c->pad, n, c->dil, n, c->transposed,
+                                                     c->outpad, n, c->groups, mask, 3, &o[k][0],
+                                                     &o[k][1], &o[k][2]));
+                CT_ASSERT_MSG(conv_weight_samples_calls() >= before + 2,
+                              "the weight gradient did not run with the samples as groups");
+                CT_ASSERT_CLOSE(o[0][1], oc[1], wgrad_tol(c, dt, gpu && dt == CLOPS_FLOAT32));
+                CT_ASSERT_CLOSE(o[1][1], o[0][1], CT_TOL_EXACT);
+                clops_tensor_release(oc[1]);
+                clops_tensor_release(o[0][1]);
+                clops_tensor_release(o[1][1]);
+                release_operands(&op);
+            }
+        }
+        CT_OK(clops_set_float32_conv_precision(NULL));
+    }
+    CT_ASSERT_MSG(conv_weight_samples_calls() > n0, "the samples path never ran");
+    unsetenv("CLOPS_CONV_WSAMPLES");
+    unsetenv("CLOPS_CONV_WS_COPY");
+    ct_clear_context();
+}
+
 /* The same call twice gives the same bits (no float atomics anywhere). */
 static void test_results_are_deterministic(void **state)
 {
@@ -965,6 +1049,7 @@ int main(void)
         cmocka_unit_test(test_reference_gradients_match_finite_differences),
         cmocka_unit_test(test_implicit_gemm_paths),
         cmocka_unit_test(test_implicit_weight_gradient_splits),
+        cmocka_unit_test(test_weight_gradient_by_samples),
         cmocka_unit_test(test_results_are_deterministic),
         cmocka_unit_test(test_bad_arguments_are_refused),
         cmocka_unit_test(test_conv_epilogue_matches_the_ops),

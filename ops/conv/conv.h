@@ -120,6 +120,11 @@ clops_status conv_col2im_run(const char *op, const conv_geom *g, const clops_ten
  * both read, or NULL (read go itself). */
 clops_status conv_backward_source(const conv_geom *g, const clops_tensor *go, clops_tensor **out);
 
+/* How many weight gradients ran with the samples as the engine's groups
+ * (ops/conv/conv_gemm.c weight_samples) in this process: the tests' check
+ * that the path ran. */
+uint64_t conv_weight_samples_calls(void);
+
 /*
  * One product: S, B and W as conv_ref_product (any strides; the
  * destination already has its final shape), bias (NULL: none) added to the

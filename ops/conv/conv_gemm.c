@@ -539,6 +539,261 @@ static bool weight_view(const conv_geom *g, bool small, const clops_tensor *W, i
     return true;
 }
 
+/* The engine's geometry of g: out the small image's sizes (a forward,
+ * a weight gradient) or the big one's (a transposed forward, an input
+ * gradient), in the other's. */
+static void engine_geometry(gemm_conv *cv, const conv_geom *g, bool out_small)
+{
+    for (int i = 0; i < 3; i++) {
+        cv->k[i] = g->k[i];
+        cv->out[i] = out_small ? g->small[i] : g->big[i];
+        cv->in[i] = out_small ? g->big[i] : g->small[i];
+        cv->s[i] = g->s[i];
+        cv->p[i] = g->p[i];
+        cv->d[i] = g->d[i];
+    }
+}
+
+/*
+ * The weight gradient with the samples as the engine's groups
+ * (CLOPS_CONV_WSAMPLES, read per call, for benchmarks that compare: "0"
+ * never; unset or "1" the rule below, on GPUs; "all" every weight
+ * gradient whose scratch fits, on every device (CPU devices included: the
+ * tests force it on POCL with it)).
+ *
+ * One product of M = (tap, big channel), N = small channels and K =
+ * (sample, position) has few output blocks where the weight is small, and
+ * the engine splits K into at most 16 parts: ResNet's stem at batch 64
+ * (M 147, N 64, K 802,816) ran as 3 blocks of 64 x 64 times 16 parts, 48
+ * work-groups on an H200's 132 units, each staging 50,176 columns of its
+ * 3-channel NCHW image by plain loads (no 16-byte chunks of channels):
+ * 10.6 ms, ~1.4 TFLOP/s (docs/conv.md).  Here both images are seen as
+ * images of one sample and N * groups groups, group (n, g) being sample
+ * n's channels of group g, so that one launch computes a partial weight
+ * gradient per (sample, group) on N times as many blocks (the stem: 192
+ * blocks of 12,544 columns each), into float32 partials [N, Cs, Cb/groups
+ * (padded), k...] which the reduction family sums over the samples in a
+ * fixed order (the same bits every run; the result rounded once).
+ *
+ * The images (samples_image): by default (CLOPS_CONV_WS_COPY unset or
+ * "1") each is copied once, in float32, into *sample-interleaved
+ * channels-last* order [positions..., N, groups, channels per group]: the
+ * merged image is channels-last, each group's channels contiguous, the
+ * big image's padded with zeros to whole 16-byte chunks (the stem's 3
+ * channels to 4: the extra rows of the partials are dropped by the sum),
+ * so the engine's mma atom stages both operands with cp.async.
+ * CLOPS_CONV_WS_COPY=0 reads the images where they are instead, where
+ * their samples and channels merge into one dim (NCHW: sample stride =
+ * channels x channel stride; float16/bfloat16 widened into contiguous
+ * float32 copies first), with the plain loads of NCHW images.  Both need
+ * the engine to take float32 (TF32 under the conv precision "high",
+ * PyTorch's allow_tf32 default; every CPU device): float16/bfloat16 values
+ * are exact in TF32, so their products are too.
+ *
+ * The rule (GPUs): the product has fewer 64 x 64 blocks than the device
+ * has compute units, the small image has 1024+ positions per sample, the
+ * partials and copies fit (WS_PARTIALS_MAX, WS_SCRATCH_MAX), and either
+ * the big image's channels per group are not whole 16-byte chunks of its
+ * dtype (the existing path reads it by plain loads: channels_last_copy)
+ * or the images are float32.  H200, batch 64 (docs/conv.md): the stem
+ * 10.57 -> 1.59 ms (TF32) and 10.84 -> 1.56 ms (bfloat16); the first
+ * stage's 3x3 weight gradient in float32 1.16 -> 0.78 ms, but in bfloat16
+ * its backward 0.80 -> 0.98 ms (the existing path stages bfloat16 chunks
+ * natively; here they are widened), so half types with whole chunks keep
+ * it.
+ */
+#define WS_PARTIALS_MAX ((int64_t)1 << 26)
+#define WS_SCRATCH_MAX ((int64_t)1 << 28)
+
+typedef enum { WS_OFF, WS_RULE, WS_ALL } ws_mode;
+
+static atomic_uint_fast64_t ws_calls;
+
+uint64_t conv_weight_samples_calls(void)
+{
+    return (uint64_t)atomic_load(&ws_calls);
+}
+
+static ws_mode wsamples_mode(void)
+{
+    const char *env = host_env("CLOPS_CONV_WSAMPLES");
+    if (env && strcmp(env, "0") == 0)
+        return WS_OFF;
+    return env && strcmp(env, "all") == 0 ? WS_ALL : WS_RULE;
+}
+
+static bool ws_copy(void)
+{
+    const char *env = host_env("CLOPS_CONV_WS_COPY");
+    return !(env && strcmp(env, "0") == 0);
+}
+
+/* Whether image t [N, C, sp...] is [1, N * C, sp...] through one channel
+ * stride (its sample stride is C channel strides). */
+static bool samples_merge(const clops_tensor *t)
+{
+    return t->sizes[0] <= 1 || t->strides[0] == t->sizes[1] * t->strides[1];
+}
+
+/* The big image's channels per group in the copies: cg rounded up to 4
+ * (16 bytes of float32). */
+static int64_t ws_padded(int64_t cg)
+{
+    return (cg + 3) / 4 * 4;
+}
+
+/* Whether the weight gradient of g (small image S, big image B) runs with
+ * the samples as groups (weight_samples). */
+static bool weight_by_samples(const conv_geom *g, const clops_tensor *S, const clops_tensor *B)
+{
+    ws_mode m = wsamples_mode();
+    clops_device *d = B->storage->device;
+    bool copy = ws_copy();
+    int64_t G = g->groups, cbg = g->Cb / G, csg = g->Cs / G, rows = 0, parts = 0;
+    int64_t cgp = copy ? ws_padded(cbg) : cbg, big = 0, small = 0, scratch = 0;
+    if (m == WS_OFF || (m == WS_RULE && kit_is_cpu(d)) || g->N < 2 ||
+        !geom_mul(g->K, cgp, &rows) || !geom_mul(rows, g->Cs, &parts) ||
+        !geom_mul(parts, g->N, &parts) || parts > WS_PARTIALS_MAX ||
+        !geom_mul(tensor_numel(B) / g->Cb, G * cgp, &big) || !geom_mul(tensor_numel(S), 1, &small))
+        return false;
+    scratch = big + small;
+    if (copy ? scratch > WS_SCRATCH_MAX
+             : B->dtype != CLOPS_FLOAT32 ? scratch > WS_SCRATCH_MAX
+                                         : !(samples_merge(B) && samples_merge(S)))
+        return false;
+    if (B->dtype != CLOPS_FLOAT32 && !gemm_engine_convolves(d, CLOPS_FLOAT32))
+        return false;
+    if (m == WS_ALL)
+        return true;
+    int64_t cu = d->info.compute_units ? (int64_t)d->info.compute_units : 1;
+    int64_t ce = 16 / (int64_t)clops_dtype_size(B->dtype);
+    int64_t blocks = G * ((rows + 63) / 64) * ((csg + 63) / 64);
+    return blocks < cu && g->Ls >= 1024 && (cbg % ce != 0 || B->dtype == CLOPS_FLOAT32);
+}
+
+/*
+ * Image t [N, C = G * cg, sp...] (nd dims) as the engine's image of one
+ * sample and N * G groups of cgp channels, [1, N * G * cgp, sp...]
+ * (*out): copied into float32 [sp..., N, G, cgp] (zeros in channels cg..
+ * cgp) when copy, else t itself (a float32 copy of a half type) through
+ * merged strides (samples_merge; cgp == cg).
+ */
+static clops_status samples_image(tmps *c, const clops_tensor *t, int64_t G, int64_t cg,
+                                  int64_t cgp, bool copy, clops_tensor **out)
+{
+    int nd = t->ndim;
+    int64_t N = t->sizes[0], sz[2 + CONV_SP], st[2 + CONV_SP];
+    clops_status s = CLOPS_OK;
+    if (!copy) {
+        if (t->dtype != CLOPS_FLOAT32) {
+            clops_tensor *w = NULL;
+            if ((s = core_contiguous_as((clops_tensor *)t, CLOPS_FLOAT32, &w)))
+                return s;
+            c->t[c->n++] = w;
+            t = w;
+        }
+        memcpy(sz, t->sizes, sizeof(int64_t) * (size_t)nd);
+        memcpy(st, t->strides, sizeof(int64_t) * (size_t)nd);
+        sz[1] *= N;
+        sz[0] = 1;
+        st[0] = sz[1] * st[1];
+        return view(c, t, nd, sz, st, t->offset, out);
+    }
+    /* positions innermost-last: stride N * G * cgp for the last spatial dim */
+    int64_t lane = N * G * cgp, L = lane;
+    int64_t dsz[3 + CONV_SP], dst[3 + CONV_SP], ssz[3 + CONV_SP], sst[3 + CONV_SP];
+    for (int i = nd - 1; i >= 2; i--) {
+        sz[i] = dsz[i + 1] = ssz[i + 1] = t->sizes[i];
+        st[i] = dst[i + 1] = L;
+        sst[i + 1] = t->strides[i];
+        L *= t->sizes[i];
+    }
+    /* the copy: [N, G, cg, sp...] of t into the buffer */
+    dsz[0] = ssz[0] = N, dsz[1] = ssz[1] = G, dsz[2] = ssz[2] = cg;
+    dst[0] = G * cgp, dst[1] = cgp, dst[2] = 1;
+    sst[0] = t->strides[0], sst[1] = cg * t->strides[1], sst[2] = t->strides[1];
+    clops_tensor *buf = NULL, *dv = NULL, *sv = NULL;
+    if (!(s = tensor_new(t->storage->device, CLOPS_FLOAT32, 1, &L, NULL, &buf)))
+        c->t[c->n++] = buf;
+    if (!s && cgp > cg)
+        s = tensor_fill(buf, clops_scalar_int(0));
+    if (!s)
+        s = view(c, buf, nd + 1, dsz, dst, buf->offset, &dv);
+    if (!s)
+        s = view(c, t, nd + 1, ssz, sst, t->offset, &sv);
+    if (!s)
+        s = core_copy_(dv, sv, false);
+    if (s)
+        return s;
+    sz[0] = 1, sz[1] = lane;
+    st[0] = L, st[1] = 1;
+    return view(c, buf, nd, sz, st, buf->offset, out);
+}
+
+/* The weight gradient W of g (weight_by_samples): the partials of every
+ * (sample, group) by one engine launch, then their sum over the samples.
+ * *done false: the engine did not take it (W not written). */
+static clops_status weight_samples(tmps *c, const char *op, const conv_geom *g,
+                                   const clops_tensor *S, const clops_tensor *B, clops_tensor *W,
+                                   bool *done)
+{
+    *done = false;
+    clops_device *d = W->storage->device;
+    int nd = B->ndim;
+    bool copy = ws_copy();
+    int64_t N = g->N, G = g->groups, cbg = g->Cb / G, csg = g->Cs / G, taps = g->K;
+    int64_t cgp = copy ? ws_padded(cbg) : cbg;
+    clops_tensor *bx = NULL, *sy = NULL;
+    clops_status s = samples_image(c, B, G, cbg, cgp, copy, &bx);
+    if (!s)
+        s = samples_image(c, S, G, csg, csg, copy, &sy);
+    /* the partials [N * Cs, cgp, k...] (float32), and their channels below
+     * cbg as [N, Cs, cbg * taps] */
+    int64_t psz[2 + CONV_SP], pst[2 + CONV_SP];
+    memcpy(psz, W->sizes, sizeof(int64_t) * (size_t)nd);
+    psz[0] *= N;
+    psz[1] = cgp;
+    contiguous_strides(nd, psz, pst);
+    clops_tensor *part = NULL, *pr = NULL;
+    int64_t rsz[3] = {N, g->Cs, cbg * taps}, rst[3] = {g->Cs * cgp * taps, cgp * taps, 1};
+    if (!s && !(s = tensor_new(d, CLOPS_FLOAT32, nd, psz, pst, &part)))
+        c->t[c->n++] = part;
+    if (!s)
+        s = view(c, part, 3, rsz, rst, part->offset, &pr);
+    if (s)
+        return s;
+    gemm_conv cv = {.x = bx, .y = sy, .groups = N * G, .samples = 1, .cg = cgp, .n = csg,
+                    .tile = kit_is_cpu(d) ? 0 : conv_tile_of("64x64-w32x32-s4")};
+    engine_geometry(&cv, g, true);
+    s = gemm_engine_conv_weight(op, &cv, part, done);
+    if (s || !*done)
+        return s;
+    atomic_fetch_add(&ws_calls, 1);
+    /* the sum over the samples: straight into W when it is a contiguous
+     * float32 tensor, else into a float32 buffer copied into W */
+    clops_tensor *acc = NULL, *av = NULL;
+    int64_t ysz[2] = {g->Cs, cbg * taps}, yst[2] = {cbg * taps, 1};
+    bool direct = W->dtype == CLOPS_FLOAT32 && clops_tensor_is_contiguous(W);
+    if (direct) {
+        s = view(c, W, 2, ysz, yst, W->offset, &acc);
+    } else if (!(s = tensor_new(d, CLOPS_FLOAT32, 2, ysz, NULL, &acc))) {
+        c->t[c->n++] = acc;
+    }
+    if (s)
+        return s;
+    reduce_call rc = {.opname = op, .kind = RK_SUM, .x = pr, .y = acc};
+    rc.mask[0] = true;
+    s = reduce_run(&rc);
+    if (!s && !direct) {
+        int64_t wst[2 + CONV_SP];
+        contiguous_strides(nd, W->sizes, wst);
+        s = view(c, acc, nd, W->sizes, wst, acc->offset, &av);
+        if (!s)
+            s = core_copy_(W, av, false);
+    }
+    return s;
+}
+
 /*
  * The implicit-GEMM path: "to small" and "to big" as one launch of the
  * matrix engine (gemm_engine_conv) that reads the source image as its
@@ -567,6 +822,11 @@ static clops_status implicit_product(tmps *c, const char *op, const conv_geom *g
         /* W [Cs, cbg, taps] = sum over (sample, small position) of S
          * times B's window: M = (tap, big channel), N = small channels,
          * K = (sample, position), written straight into W. */
+        if (weight_by_samples(g, S, B)) {
+            clops_status s = weight_samples(c, op, g, S, B, (clops_tensor *)Wc, done);
+            if (s || *done)
+                return s;
+        }
         const clops_tensor *bx = B, *sy = S;
         clops_status s = channels_last_copy(c, B, cbg, true, &bx);
         if (!s)
@@ -574,14 +834,7 @@ static clops_status implicit_product(tmps *c, const char *op, const conv_geom *g
         if (s)
             return s;
         gemm_conv cv = {.x = bx, .y = sy, .groups = G, .samples = g->N, .cg = cbg, .n = csg};
-        for (int i = 0; i < 3; i++) {
-            cv.k[i] = g->k[i];
-            cv.out[i] = g->small[i];
-            cv.in[i] = g->big[i];
-            cv.s[i] = g->s[i];
-            cv.p[i] = g->p[i];
-            cv.d[i] = g->d[i];
-        }
+        engine_geometry(&cv, g, true);
         return gemm_engine_conv_weight(op, &cv, (clops_tensor *)Wc, done);
     }
     int64_t sz[4], st[4];
@@ -605,14 +858,7 @@ static clops_status implicit_product(tmps *c, const char *op, const conv_geom *g
         return s;
     gemm_conv cv = {.x = src, .y = y, .transposed = !small, .groups = G,
                     .samples = g->N, .cg = cgp, .n = n, .tile = conv_tile(y, n)};
-    for (int i = 0; i < 3; i++) {
-        cv.k[i] = g->k[i];
-        cv.out[i] = small ? g->small[i] : g->big[i];
-        cv.in[i] = small ? g->big[i] : g->small[i];
-        cv.s[i] = g->s[i];
-        cv.p[i] = g->p[i];
-        cv.d[i] = g->d[i];
-    }
+    engine_geometry(&cv, g, small);
     bool reorder = padded || !(cg == 1 || (small && taps == 1));
     const clops_tensor *bias = e ? e->bias : NULL;
     if (conv_epi_affine(e)) {
@@ -728,6 +974,11 @@ clops_status conv_backward_source(const conv_geom *g, const clops_tensor *go, cl
      * go's is not) */
     if (kit_is_cpu(d) || !implicit_candidate(g, CONV_TO_BIG, go) ||
         !gemm_engine_convolves(d, go->dtype))
+        return CLOPS_OK;
+    /* (CLOPS_CONV_WSAMPLES=all with CLOPS_CONV_WS_COPY=0: the weight
+     * gradient reads go's NCHW samples as groups where it is; the input
+     * gradient makes its own copy) */
+    if (wsamples_mode() == WS_ALL && !ws_copy() && weight_by_samples(g, go, go))
         return CLOPS_OK;
     tmps c = {.n = 0};
     const clops_tensor *v = go;

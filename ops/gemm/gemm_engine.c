@@ -1665,6 +1665,8 @@ clops_status gemm_engine_conv_weight(const char *op, const gemm_conv *cv, clops_
     int b_un = 0, b_cp = 0;
     staging_of(k, cv->n, ypix, y->strides[1], g.sb[1], cv->groups, y->offset, ce, &b_un, &b_cp);
     b_cp = b_cp && b_un && (cv->samples <= 1 || g.b_img % ce == 0);
+    /* the caller's block (ops/conv/conv_gemm.c weight_samples), 0 the rule */
+    g.tile = cv->tile;
     return engine_launch(op, d, dt, tf32, 3, &g, !cl, a_cp, b_un, b_cp, 1.0f, 0.0f, done);
 }
 
