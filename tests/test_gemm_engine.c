@@ -38,6 +38,7 @@
 #include "host/host.h"
 #include "core/debug.h"
 #include "ops/gemm/gemm.h"
+#include "ops/gemm/gemm_tma.h"
 #include "support/clops_test.h"
 
 static const clops_dtype dtypes[] = {CLOPS_FLOAT32, CLOPS_FLOAT16, CLOPS_BFLOAT16};
@@ -1083,12 +1084,71 @@ static int time_teardown(void **state)
     return 0;
 }
 
+/*
+ * The tensor-map fields of a GEMM operand (ops/gemm/gemm_tma.c: host logic
+ * of bench/probe_tma.c's TMA loads, no device needed): the swizzle each
+ * box width selects, the box's bytes and __local alignment, the refusals
+ * (unaligned address or row stride, empty or oversized dimensions and
+ * boxes, inner bytes no swizzle takes), and the swizzle's permutation as
+ * wgmma's canonical layouts place a 16-byte chunk (the 64-byte one is the
+ * KMAJ layout of the cp.async staging: chunk c of row r at c ^ ((r >> 1) & 3)).
+ */
+static void tma_map_fields_follow_the_encoder_rules(void **state)
+{
+    (void)state;
+    gemm_tma_map2d m;
+    /* A bfloat16 K-major operand of 4096 rows of K = 4096, box 32 x 128. */
+    assert_null(gemm_tma_map2d_plan(&m, 0x7f0000000000ull, 4096, 4096, 4096, 2, 32, 128, 1));
+    assert_int_equal(m.swizzle, GEMM_TMA_SWIZZLE_64B);
+    assert_int_equal(m.box_bytes, 8192);
+    assert_int_equal(m.smem_align, 512);
+    assert_true(m.gstride == 8192 && m.gdim[0] == 4096 && m.gdim[1] == 4096);
+    assert_null(gemm_tma_map2d_plan(&m, 0x1000, 768, 4096, 768, 2, 16, 128, 1));
+    assert_int_equal(m.swizzle, GEMM_TMA_SWIZZLE_32B);
+    assert_int_equal(m.smem_align, 256);
+    assert_null(gemm_tma_map2d_plan(&m, 0x1000, 2304, 768, 2304, 2, 64, 32, 1));
+    assert_int_equal(m.swizzle, GEMM_TMA_SWIZZLE_128B);
+    assert_int_equal(m.smem_align, 1024);
+    assert_int_equal(m.box_bytes, 4096);
+    assert_null(gemm_tma_map2d_plan(&m, 0x1000, 200, 300, 208, 2, 32, 16, 0));
+    assert_int_equal(m.swizzle, GEMM_TMA_SWIZZLE_NONE);
+    assert_int_equal(m.smem_align, 128);
+    /* Refusals: each names what no tensor map can take. */
+    assert_non_null(gemm_tma_map2d_plan(&m, 0x1008, 4096, 4096, 4096, 2, 32, 128, 1));
+    assert_non_null(gemm_tma_map2d_plan(&m, 0x1000, 4095, 4096, 4095, 2, 32, 128, 1));
+    assert_non_null(gemm_tma_map2d_plan(&m, 0x1000, 4096, 4096, 4000, 2, 32, 128, 1));
+    assert_non_null(gemm_tma_map2d_plan(&m, 0x1000, 0, 4096, 4096, 2, 32, 128, 1));
+    assert_non_null(gemm_tma_map2d_plan(&m, 0x1000, 4096, (1ull << 32) + 1, 4096, 2, 32, 128, 1));
+    assert_non_null(gemm_tma_map2d_plan(&m, 0x1000, 4096, 4096, 4096, 2, 32, 257, 1));
+    assert_non_null(gemm_tma_map2d_plan(&m, 0x1000, 4096, 4096, 4096, 2, 24, 128, 1));
+    assert_non_null(gemm_tma_map2d_plan(&m, 0x1000, 4096, 4096, 4096, 2, 4, 128, 0));
+    assert_non_null(gemm_tma_map2d_plan(&m, 0x1000, 4096, 4096, 4096, 3, 32, 128, 1));
+    assert_non_null(gemm_tma_map2d_plan(&m, 0x1000, 64, 4, 1ull << 40, 2, 32, 4, 1));
+    /* The permutations: 64-byte rows (KMAJ, BK 32), 128-byte rows (M/N-major
+     * atoms: chunk c of k-row r at c ^ r), 32-byte rows (BK 16), none. */
+    assert_null(gemm_tma_map2d_plan(&m, 0x1000, 4096, 4096, 4096, 2, 32, 128, 1));
+    for (uint32_t r = 0; r < 128; r++)
+        for (uint32_t c = 0; c < 4; c++)
+            assert_int_equal(gemm_tma_chunk_offset(&m, r, c), r * 64 + ((c ^ ((r >> 1) & 3)) * 16));
+    assert_null(gemm_tma_map2d_plan(&m, 0x1000, 4096, 4096, 4096, 2, 64, 32, 1));
+    for (uint32_t r = 0; r < 32; r++)
+        for (uint32_t c = 0; c < 8; c++)
+            assert_int_equal(gemm_tma_chunk_offset(&m, r, c), r * 128 + ((c ^ (r & 7)) * 16));
+    assert_null(gemm_tma_map2d_plan(&m, 0x1000, 4096, 4096, 4096, 2, 16, 128, 1));
+    for (uint32_t r = 0; r < 128; r++)
+        for (uint32_t c = 0; c < 2; c++)
+            assert_int_equal(gemm_tma_chunk_offset(&m, r, c), r * 32 + ((c ^ ((r >> 2) & 1)) * 16));
+    assert_null(gemm_tma_map2d_plan(&m, 0x1000, 4096, 4096, 4096, 2, 32, 16, 0));
+    assert_int_equal(gemm_tma_chunk_offset(&m, 5, 3), 5 * 64 + 48);
+}
+
 #define TIMED(f) cmocka_unit_test_setup_teardown(f, time_setup, time_teardown)
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         TIMED(float32_precision_setting_takes_pytorch_names),
+        TIMED(tma_map_fields_follow_the_encoder_rules),
         TIMED(engine_matches_reference_in_every_layout),
         TIMED(empty_reduction_scales_c),
         TIMED(float32_under_high_precision),

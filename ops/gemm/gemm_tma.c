@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * ops/gemm/gemm_tma.c: a GEMM operand's two-dimensional tensor map, its
+ * fields and their limits (ops/gemm/gemm_tma.h).  The limits are those
+ * cuTensorMapEncodeTiled documents for a tiled map without interleave.
+ */
+#include "ops/gemm/gemm_tma.h"
+
+#include <stddef.h>
+
+const char *gemm_tma_map2d_plan(gemm_tma_map2d *m, uint64_t addr, uint64_t inner, uint64_t outer,
+                                uint64_t stride_elems, uint32_t elem_bytes, uint32_t box_inner,
+                                uint32_t box_outer, int swizzle)
+{
+    *m = (gemm_tma_map2d){0};
+    if (elem_bytes != 1 && elem_bytes != 2 && elem_bytes != 4 && elem_bytes != 8)
+        return "the element size is not 1, 2, 4 or 8 bytes";
+    if (addr % 16)
+        return "the operand's device address is not a multiple of 16 bytes";
+    if (inner == 0 || outer == 0 || inner > (1ull << 32) || outer > (1ull << 32))
+        return "a dimension is 0 or above 2^32 elements";
+    if (stride_elems < inner)
+        return "the row stride is shorter than a row";
+    if (stride_elems > (1ull << 40) / elem_bytes)
+        return "the row stride is 2^40 bytes or more";
+    uint64_t stride = stride_elems * elem_bytes;
+    if (stride % 16)
+        return "the row stride is not a multiple of 16 bytes";
+    if (box_inner == 0 || box_outer == 0 || box_inner > 256 || box_outer > 256)
+        return "a box dimension is 0 or above 256";
+    uint32_t ib = box_inner * elem_bytes;
+    uint32_t sw = GEMM_TMA_SWIZZLE_NONE;
+    if (swizzle) {
+        if (ib == 32)
+            sw = GEMM_TMA_SWIZZLE_32B;
+        else if (ib == 64)
+            sw = GEMM_TMA_SWIZZLE_64B;
+        else if (ib == 128)
+            sw = GEMM_TMA_SWIZZLE_128B;
+        else
+            return "the box's inner bytes are not 32, 64 or 128 (no swizzle takes them)";
+    } else if (ib % 16) {
+        return "the box's inner bytes are not a multiple of 16";
+    }
+    m->addr = addr;
+    m->gdim[0] = inner;
+    m->gdim[1] = outer;
+    m->gstride = stride;
+    m->box[0] = box_inner;
+    m->box[1] = box_outer;
+    m->elem_bytes = elem_bytes;
+    m->swizzle = sw;
+    m->box_bytes = ib * box_outer;
+    /* The swizzle permutes address bits 4-6 by bits 7-9 of the absolute
+     * __local address: the box must start at a multiple of its repeat
+     * (256, 512, 1024 bytes); unswizzled boxes need 128 bytes. */
+    m->smem_align = sw == GEMM_TMA_SWIZZLE_NONE ? 128u : 128u << sw;
+    return NULL;
+}
+
+uint32_t gemm_tma_chunk_offset(const gemm_tma_map2d *m, uint32_t row, uint32_t chunk)
+{
+    uint32_t ib = m->box[0] * m->elem_bytes;
+    uint32_t off = row * ib + chunk * 16;
+    if (m->swizzle == GEMM_TMA_SWIZZLE_NONE)
+        return off;
+    /* Bits 4 .. 3 + sw of the offset XOR'd with bits 7 .. 6 + sw
+     * (CUTLASS's Swizzle<sw, 4, 3>): 64-byte rows put chunk c of row r at
+     * c ^ ((r >> 1) & 3), 128-byte rows at c ^ (r & 7). */
+    uint32_t mask = (1u << m->swizzle) - 1u;
+    return off ^ (((off >> 7) & mask) << 4);
+}
