@@ -1142,6 +1142,74 @@ static void tma_map_fields_follow_the_encoder_rules(void **state)
     assert_int_equal(gemm_tma_chunk_offset(&m, 5, 3), 5 * 64 + 48);
 }
 
+/*
+ * The "-tma" wgmma configurations (tiles through the tensor-memory
+ * accelerator; forced only) on every device: forced, a bfloat16 product
+ * in the layouts of a plain mm (A K-major, B N-major) and of a linear
+ * layer (B K-major), aligned and with odd offsets (no tensor map: the
+ * default configuration takes it), gives the reference's result and the
+ * bits of the wgmma default wg128x128-s3-cs, forced too (the same products
+ * in the same order).  On
+ * Hopper each runs on wgmma, its known-answer check passed; elsewhere the
+ * forced configuration is ignored (the device's own path both times).
+ */
+static void tma_configurations_match_the_default_bits(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    int count = gemm_engine_config_count();
+    static const pcase cases[] = {
+        {1, 200, 264, 520, true, false, false, 1.0, 0.0},
+        {1, 129, 17, 41, false, false, false, 1.0, 1.0},
+    };
+    /* The wgmma default, forced (these products are small enough for
+     * mma.sync by the size rule). */
+    int dflt = 0;
+    while (dflt < count && strcmp(gemm_engine_config_name(dflt), "wg128x128-s3-cs") != 0)
+        dflt++;
+    CT_ASSERT(dflt < count);
+    for (int di = 0; di < nd; di++) {
+        clops_device *d = devs[di];
+        ct_set_device(d);
+        for (int b_uk = 0; b_uk < 2; b_uk++)
+            for (size_t ci = 0; ci < CT_COUNT(cases); ci++) {
+                const pcase *pc = &cases[ci];
+                CT_OK(clops_debug_set("gemm.config", dflt + 1));
+                ct_set_case("bfloat16 %lldx%lldx%lld, B %s-major, %s, wg128x128-s3-cs",
+                            (long long)pc->m, (long long)pc->n, (long long)pc->k,
+                            b_uk ? "K" : "N", pc->aligned ? "aligned" : "odd offsets");
+                void *want = check_product(d, CLOPS_BFLOAT16, pc, true, b_uk != 0, true);
+                int seen = 0;
+                for (int cfg = 0; cfg < count; cfg++) {
+                    const char *name = gemm_engine_config_name(cfg);
+                    if (!strstr(name, "-tma") || !wgmma_config_listed(name))
+                        continue;
+                    seen++;
+                    CT_OK(clops_debug_set("gemm.config", cfg + 1));
+                    ct_set_case("bfloat16 %lldx%lldx%lld, B %s-major, %s, config %s",
+                                (long long)pc->m, (long long)pc->n, (long long)pc->k,
+                                b_uk ? "K" : "N", pc->aligned ? "aligned" : "odd offsets", name);
+                    gemm_engine_stats s0, s1;
+                    gemm_engine_get_stats(&s0);
+                    void *got = check_product(d, CLOPS_BFLOAT16, pc, true, b_uk != 0, true);
+                    gemm_engine_get_stats(&s1);
+                    CT_ASSERT(s1.canary_failures == s0.canary_failures);
+                    CT_ASSERT(s1.wgmma_calls - s0.wgmma_calls == (is_hopper(d) ? 1u : 0u));
+                    /* (C's view with its sentinels around it, as bits) */
+                    opnd oc = geom(pc->batch, pc->m, pc->n, true, pc->aligned, false);
+                    CT_ASSERT_MSG(memcmp(got, want, (size_t)oc.total * 2) == 0,
+                                  "the bits differ from the default configuration's");
+                    free(got);
+                }
+                CT_ASSERT(seen > 0 || getenv("CLOPS_TEST_WGMMA_ONLY"));
+                free(want);
+            }
+        CT_OK(clops_debug_set("gemm.config", 0));
+    }
+    ct_clear_context();
+}
+
 #define TIMED(f) cmocka_unit_test_setup_teardown(f, time_setup, time_teardown)
 
 int main(void)
@@ -1149,6 +1217,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         TIMED(float32_precision_setting_takes_pytorch_names),
         TIMED(tma_map_fields_follow_the_encoder_rules),
+        TIMED(tma_configurations_match_the_default_bits),
         TIMED(engine_matches_reference_in_every_layout),
         TIMED(empty_reduction_scales_c),
         TIMED(float32_under_high_precision),

@@ -6,7 +6,10 @@
  */
 #include "ops/gemm/gemm_tma.h"
 
+#include <dlfcn.h>
+#include <pthread.h>
 #include <stddef.h>
+#include <string.h>
 
 const char *gemm_tma_map2d_plan(gemm_tma_map2d *m, uint64_t addr, uint64_t inner, uint64_t outer,
                                 uint64_t stride_elems, uint32_t elem_bytes, uint32_t box_inner,
@@ -69,4 +72,47 @@ uint32_t gemm_tma_chunk_offset(const gemm_tma_map2d *m, uint32_t row, uint32_t c
      * c ^ ((r >> 1) & 3), 128-byte rows at c ^ (r & 7). */
     uint32_t mask = (1u << m->swizzle) - 1u;
     return off ^ (((off >> 7) & mask) << 4);
+}
+
+/* libcuda's entry points (CUDA's driver API, cuda.h: CUresult is an int,
+ * the enums ints, cuuint64_t/cuuint32_t the fixed-width types). */
+typedef int (*tma_encode_fn)(void *map, int dtype, uint32_t rank, void *addr, const uint64_t *dims,
+                             const uint64_t *strides, const uint32_t *box,
+                             const uint32_t *estrides, int interleave, int swizzle, int l2,
+                             int oobfill);
+typedef int (*tma_init_fn)(unsigned flags);
+static tma_encode_fn tma_encode_p;
+static tma_init_fn tma_init_p;
+static pthread_once_t tma_once = PTHREAD_ONCE_INIT;
+
+static void tma_load_libcuda(void)
+{
+    /* (kept loaded for the process: the encoder is called per launch) */
+    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        return;
+    tma_encode_p = (tma_encode_fn)(uintptr_t)dlsym(h, "cuTensorMapEncodeTiled");
+    tma_init_p = (tma_init_fn)(uintptr_t)dlsym(h, "cuInit");
+}
+
+bool gemm_tma_encode(const gemm_tma_map2d *m, int l2, void *out)
+{
+    pthread_once(&tma_once, tma_load_libcuda);
+    if (!tma_encode_p)
+        return false;
+    uint64_t dims[2] = {m->gdim[0], m->gdim[1]}, strides[1] = {m->gstride};
+    uint32_t box[2] = {m->box[0], m->box[1]}, es[2] = {1, 1};
+    unsigned char tmp[128] __attribute__((aligned(64)));
+    memset(tmp, 0, sizeof tmp);
+    /* 1: CU_TENSOR_MAP_DATA_TYPE_UINT16; 0: no interleave; 0: zeros past
+     * the edges (CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE). */
+    int e = tma_encode_p(tmp, 1, 2, (void *)(uintptr_t)m->addr, dims, strides, box, es, 0,
+                         (int)m->swizzle, l2, 0);
+    if (e == 3 /* CUDA_ERROR_NOT_INITIALIZED */ && tma_init_p && tma_init_p(0) == 0)
+        e = tma_encode_p(tmp, 1, 2, (void *)(uintptr_t)m->addr, dims, strides, box, es, 0,
+                         (int)m->swizzle, l2, 0);
+    if (e != 0)
+        return false;
+    memcpy(out, tmp, sizeof tmp);
+    return true;
 }

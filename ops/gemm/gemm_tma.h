@@ -13,12 +13,15 @@
  * bytes the 128-byte swizzle (chunk c of row r at c ^ (r & 7)).  Elements
  * past the tensor's edges arrive as zeros.
  *
- * Host logic only (no OpenCL, no CUDA): bench/probe_tma.c encodes maps
- * from these fields; tests/test_gemm_engine.c checks them on every device.
+ * Host logic (no OpenCL): ops/gemm/gemm_engine.c plans the maps of its
+ * "-tma" configurations with it and encodes their templates, bench/
+ * probe_tma.c its probes' maps; tests/test_gemm_engine.c checks the fields
+ * on every device.
  */
 #ifndef CLOPS_OPS_GEMM_TMA_H
 #define CLOPS_OPS_GEMM_TMA_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* The swizzle modes, numbered as CU_TENSOR_MAP_SWIZZLE_* and PTX's
@@ -55,5 +58,15 @@ const char *gemm_tma_map2d_plan(gemm_tma_map2d *m, uint64_t addr, uint64_t inner
  * of box row `row` (the swizzle's permutation; the layout the wgmma
  * descriptors of docs/gemm.md read). */
 uint32_t gemm_tma_chunk_offset(const gemm_tma_map2d *m, uint32_t row, uint32_t chunk);
+
+/*
+ * Encodes m as a CUtensorMap of 16-bit elements (unsigned: the copy engine
+ * moves bits) into out (128 bytes, 64-byte aligned) with libcuda's
+ * host-only cuTensorMapEncodeTiled, loaded once with dlopen("libcuda.so.1")
+ * (cuInit(0) first only if the encoder asks for it); l2 the L2 promotion
+ * (0 none, 3 256 bytes).  False, with nothing written, where there is no
+ * libcuda or it refuses (no NVIDIA driver: every POCL machine).
+ */
+bool gemm_tma_encode(const gemm_tma_map2d *m, int l2, void *out);
 
 #endif
