@@ -38,7 +38,7 @@ BP=$!
 # (1) the probe
 gcc -std=c11 -O2 -I. -DCL_TARGET_OPENCL_VERSION=120 -DCL_USE_DEPRECATED_OPENCL_1_2_APIS \
     bench/probe_tma.c ops/gemm/gemm_tma.c -o /tmp/probe_tma -lOpenCL -ldl -lpthread >> "$S" 2>&1
-timeout "$(cap 45)" /tmp/probe_tma > "$O/probe.txt" 2>&1
+timeout "$(cap 60)" /tmp/probe_tma > "$O/probe.txt" 2>&1
 echo "rc $?" >> "$O/probe.txt"
 log "probe done"
 grep -E "^probe (addr|encode|load|patch|cluster|mcast|build)" "$O/probe.txt" | head -40

@@ -31,8 +31,10 @@
  *             K loop (no products), persistent groups, TFLOP/s of the
  *             products those copies would feed (compare `CLOPS_GEMM_PROBE=10`
  *             of bench_gemm, cp.async copies alone).
- * A kernel that faults loses the context; the probe makes a new one and
- * goes on.
+ * Each step runs in a process of its own (fork, before any OpenCL call in
+ * the parent): a kernel that faults takes the process's NVIDIA OpenCL
+ * device with it.  libcuda's encoder needs a current CUDA context: each
+ * step retains the primary context of CUDA's device 0 when it asks.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -45,6 +47,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <time.h>
 
 #ifdef __APPLE__
@@ -63,6 +67,9 @@ typedef int (*encode_fn)(void *map, int dtype, uint32_t rank, void *addr, const 
                          int interleave, int swizzle, int l2promo, int oobfill);
 typedef int (*init_fn)(unsigned flags);
 typedef int (*errstr_fn)(int err, const char **s);
+typedef int (*devget_fn)(int *dev, int ordinal);
+typedef int (*retain_fn)(void **ctx, int dev);
+typedef int (*setcur_fn)(void *ctx);
 
 static encode_fn cu_encode;
 static init_fn cu_init;
@@ -135,21 +142,6 @@ static bool find_device(void)
     return false;
 }
 
-static void teardown(void)
-{
-    for (int i = 0; i < P_N; i++) {
-        if (kern[i])
-            clReleaseKernel(kern[i]);
-        kern[i] = NULL;
-    }
-    if (q)
-        clReleaseCommandQueue(q);
-    if (ctx)
-        clReleaseContext(ctx);
-    q = NULL;
-    ctx = NULL;
-}
-
 /* A context, a queue and every program that builds (each failure printed
  * once with the driver's log). */
 static bool setup(bool verbose)
@@ -205,7 +197,7 @@ static bool launch(int k, size_t groups, size_t local, const char *what)
     cl_int err = clEnqueueNDRangeKernel(q, kern[k], 1, NULL, &g, &local, 0, NULL, NULL);
     cl_int ferr = err == CL_SUCCESS ? clFinish(q) : CL_SUCCESS;
     if (err != CL_SUCCESS || ferr != CL_SUCCESS) {
-        printf("probe %s: launch failed: clEnqueueNDRangeKernel %d, clFinish %d (context renewed)\n",
+        printf("probe %s: launch failed: clEnqueueNDRangeKernel %d, clFinish %d\n",
                what, err, ferr);
         renew();
         return false;
@@ -305,14 +297,12 @@ static bool probe_addr_(bool verbose)
 /* A new context after a fault, with the test tensor in it. */
 static void renew(void)
 {
-    if (src)
-        clReleaseMemObject(src);
-    src = NULL;
-    src_addr = 0;
-    teardown();
-    if (setup(false))
-        probe_addr_(false);
+    /* (after a fault the process's device is gone: the step ends) */
+    fflush(stdout);
+    _exit(3);
 }
+
+static bool quiet;
 
 static void probe_encode(void)
 {
@@ -324,6 +314,9 @@ static void probe_encode(void)
     cu_encode = (encode_fn)(uintptr_t)dlsym(h, "cuTensorMapEncodeTiled");
     cu_init = (init_fn)(uintptr_t)dlsym(h, "cuInit");
     cu_errstr = (errstr_fn)(uintptr_t)dlsym(h, "cuGetErrorString");
+    devget_fn devget = (devget_fn)(uintptr_t)dlsym(h, "cuDeviceGet");
+    retain_fn retain = (retain_fn)(uintptr_t)dlsym(h, "cuDevicePrimaryCtxRetain");
+    setcur_fn setcur = (setcur_fn)(uintptr_t)dlsym(h, "cuCtxSetCurrent");
     if (!cu_encode) {
         printf("probe encode: libcuda.so.1 has no cuTensorMapEncodeTiled\n");
         return;
@@ -337,11 +330,25 @@ static void probe_encode(void)
     }
     tmap t;
     int e = encode(&m, 0, &t);
-    printf("probe encode: cuTensorMapEncodeTiled before cuInit: %d (%s)\n", e, cu_err(e));
+    if (!quiet)
+        printf("probe encode: cuTensorMapEncodeTiled before cuInit: %d (%s)\n", e, cu_err(e));
     if (e != 0 && cu_init) {
         int ie = cu_init(0);
         e = encode(&m, 0, &t);
-        printf("probe encode: cuInit(0) %d, then cuTensorMapEncodeTiled %d (%s)\n", ie, e, cu_err(e));
+        if (!quiet)
+            printf("probe encode: cuInit(0) %d, then cuTensorMapEncodeTiled %d (%s)\n", ie, e,
+                   cu_err(e));
+    }
+    if (e != 0 && devget && retain && setcur) {
+        /* (the primary context of CUDA's device 0: this machine's one GPU) */
+        int cd = -1;
+        void *cc = NULL;
+        int e1 = devget(&cd, 0), e2 = e1 ? -1 : retain(&cc, cd), e3 = e2 ? -1 : setcur(cc);
+        e = encode(&m, 0, &t);
+        if (!quiet)
+            printf("probe encode: cuDeviceGet %d, cuDevicePrimaryCtxRetain %d, cuCtxSetCurrent %d, "
+                   "then cuTensorMapEncodeTiled %d (%s)\n",
+                   e1, e2, e3, e, cu_err(e));
     }
     if (e != 0)
         cu_encode = NULL;
@@ -382,13 +389,15 @@ static const box_case cases[] = {
     {"none 32x16 at (8, 290)", 32, 16, 8, 290, 0},
 };
 
-static void probe_loads(void)
+static void probe_loads(int only)
 {
     if (!cu_encode || !src_addr) {
         printf("probe load: skipped (%s)\n", src_addr ? "no host encoder" : "no device address");
         return;
     }
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if ((int)i != only)
+            continue;
         const box_case *c = &cases[i];
         char what[96];
         snprintf(what, sizeof what, "load %s", c->name);
@@ -431,14 +440,14 @@ static void dump_map(const char *what, const tmap *t)
 
 /* mode 0: the host's template (encoded for a dummy address) with the
  * address replaced; mode 1: from zeros, every field (minus_one: the
- * sizes and the rank written less one). */
-static tmap patched_map; /* mode 1's map, for the multicast when libcuda is absent */
-static bool patched_ok;
+ * sizes and the rank written less one); + 4: the map made and compared,
+ * no box loaded through it. */
 
 static void probe_patch(int mode, bool minus_one)
 {
     char what[64];
-    snprintf(what, sizeof what, "patch-%s", mode == 0 ? "template" : minus_one ? "zeros-minus-one" : "zeros");
+    snprintf(what, sizeof what, "patch-%s%s", (mode & 1) == 0 ? "template" : minus_one ? "zeros-minus-one" : "zeros",
+             mode & 4 ? " (made only)" : "");
     if (!src_addr) {
         printf("probe %s: skipped (no device address)\n", what);
         return;
@@ -455,11 +464,11 @@ static void probe_patch(int mode, bool minus_one)
         gemm_tma_map2d dummy = m;
         dummy.addr = 0x100000;
         have_want = encode(&m, 0, &want) == 0;
-        if (mode == 0 && encode(&dummy, 0, &tmpl) != 0) {
+        if ((mode & 1) == 0 && encode(&dummy, 0, &tmpl) != 0) {
             printf("probe %s: the template did not encode\n", what);
             return;
         }
-    } else if (mode == 0) {
+    } else if ((mode & 1) == 0) {
         printf("probe %s: skipped (no host encoder)\n", what);
         return;
     }
@@ -483,7 +492,7 @@ static void probe_patch(int mode, bool minus_one)
         ARG(P_PATCH, 7, n);
         ARG(P_PATCH, 8, md);
         if (launch(P_PATCH, 1, 32, what) && rd(out, 16384, got) && rd(db, sizeof res, &res)) {
-            bool ok = check_box(&m, c0, c1, got, what);
+            bool ok = mode & 4 ? true : check_box(&m, c0, c1, got, what);
             if (have_want) {
                 bool same = memcmp(&res, &want, sizeof res) == 0;
                 printf("probe %s: the device's map %s the host's encoding\n", what,
@@ -495,10 +504,7 @@ static void probe_patch(int mode, bool minus_one)
             } else {
                 dump_map(what, &res);
             }
-            if (ok && mode == 1) {
-                patched_map = res;
-                patched_ok = true;
-            }
+            (void)ok;
         }
     }
     if (tb)
@@ -542,12 +548,10 @@ static void probe_mcast(void)
     gemm_tma_map2d m;
     const char *why = gemm_tma_map2d_plan(&m, src_addr, TW, TH, TS, 2, 32, 64, 1);
     tmap t;
-    if (why || !(cu_encode ? encode(&m, 0, &t) == 0 : patched_ok)) {
-        printf("probe mcast: skipped (no tensor map)\n");
+    if (why || !cu_encode || encode(&m, 0, &t) != 0) {
+        printf("probe mcast: skipped (no host encoder)\n");
         return;
     }
-    if (!cu_encode)
-        t = patched_map;
     uint8_t *got = calloc(2, 16384);
     cl_mem mb = buf_new(sizeof t, &t), out = buf_new(2 * 16384, got);
     uint32_t c0 = 176, c1 = 256, n = m.box_bytes;
@@ -677,6 +681,75 @@ static int dump_ptx(const char *dir)
     return 0;
 }
 
+/* The steps, each in a process of its own: a kernel that faults takes the
+ * process's NVIDIA OpenCL device with it (engine10's first job: after a
+ * fault clCreateContext answered -9999). */
+static void step_none(int arg)
+{
+    (void)arg;
+}
+static void step_load(int arg)
+{
+    probe_loads(arg);
+}
+static void step_patch(int arg)
+{
+    probe_patch(arg & 0xff, (arg >> 8) != 0);
+}
+static void step_cluster(int arg)
+{
+    (void)arg;
+    probe_cluster_();
+}
+static void step_mcast(int arg)
+{
+    (void)arg;
+    probe_mcast();
+}
+static void step_stream(int arg)
+{
+    (void)arg;
+    probe_stream();
+}
+
+static int run_step(const char *name, void (*f)(int), int arg, bool first)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0) {
+        printf("probe %s: fork failed: %s\n", name, strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        if (!find_device()) {
+            printf("probe_tma: skipped: no NVIDIA OpenCL device of compute capability 9.x\n");
+            fflush(stdout);
+            _exit(77);
+        }
+        quiet = !first;
+        if (first) {
+            char nm[256] = "", drv[256] = "";
+            clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof nm - 1, nm, NULL);
+            clGetDeviceInfo(dev, CL_DRIVER_VERSION, sizeof drv - 1, drv, NULL);
+            printf("probe_tma: %s, driver %s, %u units\n", nm, drv, units);
+        }
+        if (!setup(first))
+            _exit(1);
+        if (!probe_addr_(first))
+            printf("probe addr: FAILED: no device address\n");
+        probe_encode();
+        f(arg);
+        fflush(stdout);
+        _exit(0);
+    }
+    int st = 0;
+    if (waitpid(pid, &st, 0) < 0)
+        return -1;
+    if (WIFSIGNALED(st))
+        printf("probe %s: the process died (signal %d)\n", name, WTERMSIG(st));
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--dump-ptx") == 0)
@@ -685,29 +758,21 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: probe_tma [--dump-ptx DIR]\n");
         return 2;
     }
-    if (!find_device()) {
-        printf("probe_tma: skipped: no NVIDIA OpenCL device of compute capability 9.x\n");
+    int r = run_step("addr", step_none, 0, true);
+    if (r == 77)
         return 77;
-    }
-    char name[256] = "", drv[256] = "";
-    clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof name - 1, name, NULL);
-    clGetDeviceInfo(dev, CL_DRIVER_VERSION, sizeof drv - 1, drv, NULL);
-    printf("probe_tma: %s, driver %s, %u units\n", name, drv, units);
-    if (!setup(true))
-        return 1;
-    if (!probe_addr_(true))
-        printf("probe addr: FAILED: no device address, the tensor-map probes that need one are skipped\n");
-    probe_encode();
-    probe_loads();
-    probe_patch(0, false);
-    probe_patch(1, false);
-    probe_patch(1, true);
-    probe_cluster_();
-    probe_mcast();
-    probe_stream();
-    if (src)
-        clReleaseMemObject(src);
-    teardown();
+    for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++)
+        run_step("load", step_load, i, false);
+    /* the maps made on the device, compared with the host's, then used */
+    run_step("patch", step_patch, 4, false);
+    run_step("patch", step_patch, 0, false);
+    run_step("patch", step_patch, 5, false);
+    run_step("patch", step_patch, 5 | 256, false);
+    run_step("patch", step_patch, 1, false);
+    run_step("patch", step_patch, 1 | 256, false);
+    run_step("cluster", step_cluster, 0, false);
+    run_step("mcast", step_mcast, 0, false);
+    run_step("stream", step_stream, 0, false);
     printf("probe_tma: done\n");
     return 0;
 }

@@ -112,13 +112,13 @@ static const char ptx_load[] = PTX_HEAD
 
 /*
  * The tensor map made on the device: 32 items copy a 128-byte object into
- * __local memory (mode 0: the host's template; mode 1: zeros), item 0
+ * __local memory (mode & 1 clear: the host's template; set: zeros), item 0
  * rewrites fields with tensormap.replace (mode 0: global_address only;
  * mode 1: every field, values from fields[]: rank, box 0, box 1, dim 0,
  * dim 1, stride 1 (bytes), element strides 0 and 1, swizzle mode), the
  * warp copies it to dst with tensormap.cp_fenceproxy (release, gpu), and
  * item 0 acquires it (fence.proxy.tensormap) and loads one box through it
- * as probe_tma_load does.
+ * as probe_tma_load does (mode & 4: not; the map only).
  */
 static const char ptx_patch[] = PTX_HEAD
     ".visible .entry probe_tma_patch(\n"
@@ -161,7 +161,8 @@ static const char ptx_patch[] = PTX_HEAD
     "  mov.u32 %r11, 0;\n"
     "  mov.u32 %r12, 0;\n"
     "  mov.u32 %r13, 0;\n"
-    "  setp.ne.u32 %p5, %r20, 0;\n"
+    "  and.b32 %r24, %r20, 1;\n"
+    "  setp.ne.u32 %p5, %r24, 0;\n"
     "  mul.wide.u32 %rd14, %r1, 16;\n"
     "  add.u64 %rd15, %rd10, %rd14;\n"
     "  @!%p5 ld.global.v4.u32 {%r10, %r11, %r12, %r13}, [%rd15];\n"
@@ -171,7 +172,8 @@ static const char ptx_patch[] = PTX_HEAD
     "STAGED:\n"
     "  bar.sync 0;\n"
     "  @%p1 bra REPLACED;\n"
-    "  setp.eq.u32 %p5, %r20, 0;\n"
+    "  and.b32 %r24, %r20, 1;\n"
+    "  setp.eq.u32 %p5, %r24, 0;\n"
     "  @%p5 bra ADDRESS;\n"
     "  ld.global.u32 %r23, [%rd11];\n"
     "  tensormap.replace.tile.rank.shared::cta.b1024.b32 [%r21], %r23;\n"
@@ -205,6 +207,9 @@ static const char ptx_patch[] = PTX_HEAD
     "  bar.sync 0;\n"
     "  tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned"
     " [%rd13], [%r21], 128;\n"
+    "  and.b32 %r24, %r20, 4;\n"
+    "  setp.ne.u32 %p9, %r24, 0;\n"
+    "  @%p9 bra DONE;\n"
     "  @%p1 bra WAIT;\n"
     "  mbarrier.init.shared::cta.b64 [%r6], 1;\n"
     "  fence.mbarrier_init.release.cluster;\n"
@@ -216,7 +221,7 @@ static const char ptx_patch[] = PTX_HEAD
     "  bar.sync 0;\n"
     "WAIT1:\n"
     "  mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r6], 0;\n"
-    "  @!%p2 bra WAIT1;\n" PTX_COPY_OUT "  ret;\n"
+    "  @!%p2 bra WAIT1;\n" PTX_COPY_OUT "DONE:\n  ret;\n"
     "}\n";
 
 /* A cluster of two work-groups asked for in the PTX: out[8 * group ..] =

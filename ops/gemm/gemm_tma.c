@@ -81,9 +81,17 @@ typedef int (*tma_encode_fn)(void *map, int dtype, uint32_t rank, void *addr, co
                              const uint32_t *estrides, int interleave, int swizzle, int l2,
                              int oobfill);
 typedef int (*tma_init_fn)(unsigned flags);
+typedef int (*tma_devget_fn)(int *dev, int ordinal);
+typedef int (*tma_retain_fn)(void **ctx, int dev);
+typedef int (*tma_setcur_fn)(void *ctx);
 static tma_encode_fn tma_encode_p;
 static tma_init_fn tma_init_p;
+static tma_devget_fn tma_devget_p;
+static tma_retain_fn tma_retain_p;
+static tma_setcur_fn tma_setcur_p;
 static pthread_once_t tma_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t tma_lock = PTHREAD_MUTEX_INITIALIZER;
+static void *tma_ctx; /* the primary context retained, under tma_lock */
 
 static void tma_load_libcuda(void)
 {
@@ -93,6 +101,26 @@ static void tma_load_libcuda(void)
         return;
     tma_encode_p = (tma_encode_fn)(uintptr_t)dlsym(h, "cuTensorMapEncodeTiled");
     tma_init_p = (tma_init_fn)(uintptr_t)dlsym(h, "cuInit");
+    tma_devget_p = (tma_devget_fn)(uintptr_t)dlsym(h, "cuDeviceGet");
+    tma_retain_p = (tma_retain_fn)(uintptr_t)dlsym(h, "cuDevicePrimaryCtxRetain");
+    tma_setcur_p = (tma_setcur_fn)(uintptr_t)dlsym(h, "cuCtxSetCurrent");
+}
+
+/* The encoder wants an initialised driver and a current context (engine10's
+ * job on the H200: 3, then 201 after cuInit alone): the primary context of
+ * CUDA's device 0, retained once, made current on the calling thread. */
+static bool tma_context(void)
+{
+    void *c = NULL;
+    pthread_mutex_lock(&tma_lock);
+    if (!tma_ctx && tma_init_p && tma_devget_p && tma_retain_p && tma_init_p(0) == 0) {
+        int dev = -1;
+        if (tma_devget_p(&dev, 0) == 0 && tma_retain_p(&c, dev) == 0)
+            tma_ctx = c;
+    }
+    c = tma_ctx;
+    pthread_mutex_unlock(&tma_lock);
+    return c && tma_setcur_p && tma_setcur_p(c) == 0;
 }
 
 bool gemm_tma_encode(const gemm_tma_map2d *m, int l2, void *out)
@@ -108,7 +136,8 @@ bool gemm_tma_encode(const gemm_tma_map2d *m, int l2, void *out)
      * the edges (CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE). */
     int e = tma_encode_p(tmp, 1, 2, (void *)(uintptr_t)m->addr, dims, strides, box, es, 0,
                          (int)m->swizzle, l2, 0);
-    if (e == 3 /* CUDA_ERROR_NOT_INITIALIZED */ && tma_init_p && tma_init_p(0) == 0)
+    /* 3: CUDA_ERROR_NOT_INITIALIZED, 201: CUDA_ERROR_INVALID_CONTEXT */
+    if ((e == 3 || e == 201) && tma_context())
         e = tma_encode_p(tmp, 1, 2, (void *)(uintptr_t)m->addr, dims, strides, box, es, 0,
                          (int)m->swizzle, l2, 0);
     if (e != 0)
