@@ -272,10 +272,11 @@ static bool probe_addr_(bool verbose)
     ARG(P_ADDR, 2, other);
     ARG(P_ADDR, 3, raw);
     bool ok = launch(P_ADDR, 1, 1, "addr") && rd(out, sizeof res, res);
-    if (ok && verbose) {
-        printf("probe addr: src 0x%" PRIx64 " other 0x%" PRIx64 " cvta.to.global 0x%" PRIx64
-               " cvta.global 0x%" PRIx64 "\n",
-               res[0], res[1], res[2], res[3]);
+    if (ok) {
+        if (verbose)
+            printf("probe addr: src 0x%" PRIx64 " other 0x%" PRIx64 " cvta.to.global 0x%" PRIx64
+                   " cvta.global 0x%" PRIx64 "\n",
+                   res[0], res[1], res[2], res[3]);
         /* The second row's first four elements, loaded through the number. */
         raw = res[0] + (uint64_t)TS * 2;
         ARG(P_ADDR, 3, raw);
@@ -283,8 +284,8 @@ static bool probe_addr_(bool verbose)
         memcpy(&want, host + TS, 8);
         ok = launch(P_ADDR, 1, 1, "addr (load through the number)") && rd(out, sizeof res, res);
         if (ok && verbose)
-            printf("probe addr: load through the address as a number: 0x%016" PRIx64 ", expected 0x%016" PRIx64
-                   ": %s\n",
+            printf("probe addr: load through the address as a number: 0x%016" PRIx64
+                   ", expected 0x%016" PRIx64 ": %s\n",
                    res[4], want, res[4] == want ? "OK" : "MISMATCH");
         ok = ok && res[4] == want;
         src_addr = ok ? raw - (uint64_t)TS * 2 : 0;
