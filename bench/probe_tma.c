@@ -205,6 +205,11 @@ static bool launch(int k, size_t groups, size_t local, const char *what)
     return true;
 }
 
+static void rel(cl_mem m)
+{
+    if (m)
+        clReleaseMemObject(m);
+}
 
 static cl_mem buf_new(size_t bytes, const void *init)
 {
@@ -423,10 +428,8 @@ static void probe_loads(int only)
             if (launch(P_LOAD, 1, 128, what) && rd(out, 16384, got))
                 check_box(&m, c->c0, c->c1, got, what);
         }
-        if (mb)
-            clReleaseMemObject(mb);
-        if (out)
-            clReleaseMemObject(out);
+        rel(mb);
+        rel(out);
         free(got);
     }
 }
@@ -508,14 +511,10 @@ static void probe_patch(int mode, bool minus_one)
             (void)ok;
         }
     }
-    if (tb)
-        clReleaseMemObject(tb);
-    if (db)
-        clReleaseMemObject(db);
-    if (out)
-        clReleaseMemObject(out);
-    if (fb)
-        clReleaseMemObject(fb);
+    rel(tb);
+    rel(db);
+    rel(out);
+    rel(fb);
     free(got);
 }
 
@@ -567,10 +566,8 @@ static void probe_mcast(void)
             check_box(&m, c0, c1, got + n, "mcast group 1");
         }
     }
-    if (mb)
-        clReleaseMemObject(mb);
-    if (out)
-        clReleaseMemObject(out);
+    rel(mb);
+    rel(out);
     free(got);
 }
 

@@ -70,34 +70,50 @@ static const char ptx_addr[] = PTX_HEAD
     "  bra COPY;\n"                                                                         \
     "COPIED:\n"
 
+/* The box kernels' parameters (the map, out, the box's coordinates and
+ * bytes) and the start of their body: __local tile and mbarrier,
+ * registers, %r1 the item, %r30 the items, %rd1 map, %rd2 out, %r2 / %r3
+ * the coordinates, %r4 the bytes. */
+#define PTX_BOX_PARAMS                                                                      \
+    "  .param .u64 .ptr .global .align 64 map,\n"                                           \
+    "  .param .u64 .ptr .global .align 16 out,\n"                                           \
+    "  .param .u32 c0, .param .u32 c1, .param .u32 nbytes)\n"
+#define PTX_BOX_HEAD                                                                        \
+    "{\n"                                                                                   \
+    "  .shared .align 1024 .b8 tile[16384];\n"                                              \
+    "  .shared .align 8 .b64 bar;\n"                                                        \
+    "  .reg .pred %p<8>;\n"                                                                 \
+    "  .reg .b16 %rs<4>;\n"                                                                 \
+    "  .reg .b32 %r<40>;\n"                                                                 \
+    "  .reg .b64 %rd<20>;\n"                                                                \
+    "  mov.u32 %r1, %tid.x;\n"                                                              \
+    "  mov.u32 %r30, %ntid.x;\n"                                                            \
+    "  ld.param.u64 %rd1, [map];\n"                                                         \
+    "  ld.param.u64 %rd2, [out];\n"                                                         \
+    "  ld.param.u32 %r2, [c0];\n"                                                           \
+    "  ld.param.u32 %r3, [c1];\n"                                                           \
+    "  ld.param.u32 %r4, [nbytes];\n"
+
+/* %r5 / %r6: the tile's and the mbarrier's __local addresses; item 0
+ * initialises the mbarrier (one arrival) and jumps to INITED, the others
+ * jump there at once (%p1: not item 0). */
+#define PTX_BOX_BAR                                                                         \
+    "  mov.u32 %r5, tile;\n"                                                                \
+    "  mov.u32 %r6, bar;\n"                                                                 \
+    "  setp.ne.u32 %p1, %r1, 0;\n"                                                          \
+    "  @%p1 bra INITED;\n"                                                                  \
+    "  mbarrier.init.shared::cta.b64 [%r6], 1;\n"                                           \
+    "  fence.mbarrier_init.release.cluster;\n"
+
 /* One box through the tensor map at `map` (a buffer the host wrote) into
  * __local memory, waited for on an mbarrier, copied out as it lies. */
 static const char ptx_load[] = PTX_HEAD
     ".visible .entry probe_tma_load(\n"
-    "  .param .u64 .ptr .global .align 64 map,\n"
-    "  .param .u64 .ptr .global .align 16 out,\n"
-    "  .param .u32 c0, .param .u32 c1, .param .u32 nbytes)\n"
+    PTX_BOX_PARAMS
     ".reqntid 128, 1, 1\n"
-    "{\n"
-    "  .shared .align 1024 .b8 tile[16384];\n"
-    "  .shared .align 8 .b64 bar;\n"
-    "  .reg .pred %p<8>;\n"
-    "  .reg .b32 %r<40>;\n"
-    "  .reg .b64 %rd<20>;\n"
-    "  mov.u32 %r1, %tid.x;\n"
-    "  mov.u32 %r30, %ntid.x;\n"
-    "  ld.param.u64 %rd1, [map];\n"
-    "  ld.param.u64 %rd2, [out];\n"
-    "  ld.param.u32 %r2, [c0];\n"
-    "  ld.param.u32 %r3, [c1];\n"
-    "  ld.param.u32 %r4, [nbytes];\n"
+    PTX_BOX_HEAD
     "  mov.u64 %rd9, 0;\n"
-    "  mov.u32 %r5, tile;\n"
-    "  mov.u32 %r6, bar;\n"
-    "  setp.ne.u32 %p1, %r1, 0;\n"
-    "  @%p1 bra INITED;\n"
-    "  mbarrier.init.shared::cta.b64 [%r6], 1;\n"
-    "  fence.mbarrier_init.release.cluster;\n"
+    PTX_BOX_BAR
     "INITED:\n"
     "  bar.sync 0;\n"
     "  @%p1 bra WAIT;\n"
@@ -263,33 +279,13 @@ static const char ptx_cluster[] = PTX_HEAD
  * group copies its copy out at out + group * nbytes. */
 static const char ptx_mcast[] = PTX_HEAD
     ".visible .entry probe_tma_mcast(\n"
-    "  .param .u64 .ptr .global .align 64 map,\n"
-    "  .param .u64 .ptr .global .align 16 out,\n"
-    "  .param .u32 c0, .param .u32 c1, .param .u32 nbytes)\n"
+    PTX_BOX_PARAMS
     ".reqntid 32, 1, 1\n"
     ".reqnctapercluster 2, 1, 1\n"
-    "{\n"
-    "  .shared .align 1024 .b8 tile[16384];\n"
-    "  .shared .align 8 .b64 bar;\n"
-    "  .reg .pred %p<8>;\n"
-    "  .reg .b16 %rs<4>;\n"
-    "  .reg .b32 %r<40>;\n"
-    "  .reg .b64 %rd<20>;\n"
-    "  mov.u32 %r1, %tid.x;\n"
-    "  mov.u32 %r30, %ntid.x;\n"
-    "  ld.param.u64 %rd1, [map];\n"
-    "  ld.param.u64 %rd2, [out];\n"
-    "  ld.param.u32 %r2, [c0];\n"
-    "  ld.param.u32 %r3, [c1];\n"
-    "  ld.param.u32 %r4, [nbytes];\n"
+    PTX_BOX_HEAD
     "  mov.u32 %r14, %ctaid.x;\n"
     "  mul.wide.u32 %rd9, %r14, %r4;\n"
-    "  mov.u32 %r5, tile;\n"
-    "  mov.u32 %r6, bar;\n"
-    "  setp.ne.u32 %p1, %r1, 0;\n"
-    "  @%p1 bra INITED;\n"
-    "  mbarrier.init.shared::cta.b64 [%r6], 1;\n"
-    "  fence.mbarrier_init.release.cluster;\n"
+    PTX_BOX_BAR
     "  mbarrier.arrive.expect_tx.shared::cta.b64 %rd3, [%r6], %r4;\n"
     "INITED:\n"
     "  barrier.cluster.arrive.release.aligned;\n"

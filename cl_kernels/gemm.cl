@@ -1857,28 +1857,19 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
             TMA_BAR_INIT_FENCE();
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-/* Tile kt into slot s (item 0). */
-#if A_UK
-#define TMA_A(s, kt) tma_load(as0 + (uint)((s) * A_TILE * 2), tma_a_, (kt) * BK, m0, tb0_ + 8u * (uint)(s))
-#else
-#define TMA_A(s, kt)                                                                        \
-    for (int q_ = 0; q_ < BM / 64; q_++)                                                    \
-    tma_load(as0 + (uint)((s) * A_TILE * 2 + q_ * BK * 128), tma_a_, m0 + 64 * q_, (kt) * BK,  \
-             tb0_ + 8u * (uint)(s))
-#endif
-#if B_UK
-#define TMA_B(s, kt) tma_load(bs0 + (uint)((s) * B_TILE * 2), tma_b_, (kt) * BK, n0, tb0_ + 8u * (uint)(s))
-#else
-#define TMA_B(s, kt)                                                                        \
-    for (int q_ = 0; q_ < BN / 64; q_++)                                                    \
-    tma_load(bs0 + (uint)((s) * B_TILE * 2 + q_ * BK * 128), tma_b_, n0 + 64 * q_, (kt) * BK,  \
-             tb0_ + 8u * (uint)(s))
-#endif
+/* Tile kt of an operand (unit stride along K: uk) into its slot at t, the
+ * block's rows from r0 (rows of them): one box, or 64-row boxes BK * 128
+ * bytes apart (item 0). */
+#define TMA_BOXES(uk, t, map, r0, rows, kt, bar)                                            \
+    for (int q_ = 0; q_ < ((uk) ? 1 : (rows) / 64); q_++)                                   \
+        tma_load((t) + (uint)(q_ * BK * 128), map, (uk) ? (kt) * BK : (r0) + 64 * q_,       \
+                 (uk) ? (r0) : (kt) * BK, bar)
 #define TMA_STAGE(s, kt)                                                                    \
     do {                                                                                    \
-        TMA_EXPECT(tb0_ + 8u * (uint)(s), (uint)((A_TILE + B_TILE) * 2));                   \
-        TMA_A(s, kt);                                                                       \
-        TMA_B(s, kt);                                                                       \
+        const uint b_ = tb0_ + 8u * (uint)(s);                                              \
+        TMA_EXPECT(b_, (uint)((A_TILE + B_TILE) * 2));                                      \
+        TMA_BOXES(A_UK, as0 + (uint)((s) * A_TILE * 2), tma_a_, m0, BM, kt, b_);            \
+        TMA_BOXES(B_UK, bs0 + (uint)((s) * B_TILE * 2), tma_b_, n0, BN, kt, b_);            \
     } while (0)
 #else
         const int wg = warp >> 2;
