@@ -873,9 +873,11 @@ static void wgmma_is_chosen_by_capability(void **state)
             CT_ASSERT(gemm_engine_wgmma_candidate(d, dtypes[t]) == hopper);
             CT_ASSERT(!gemm_engine_wgmma_candidate(d, CLOPS_FLOAT32));
             for (int cfg = hopper ? first : count; cfg < count; cfg++) {
-                /* (the warp-specialised ones: wgmma_new_on) */
+                /* (the warp-specialised ones: wgmma_new_on; the TMA ones:
+                 * tma_configurations_match_the_default_bits) */
                 bool ws = strncmp(gemm_engine_config_name(cfg), "ws", 2) == 0;
-                if ((ws && !wgmma_new_on()) || !wgmma_config_listed(gemm_engine_config_name(cfg)))
+                if ((ws && !wgmma_new_on()) || !wgmma_config_listed(gemm_engine_config_name(cfg)) ||
+                    strstr(gemm_engine_config_name(cfg), "-tma"))
                     continue;
                 /* the first of them: every layout and staging */
                 bool all = cfg == first ||
@@ -1145,8 +1147,9 @@ static void tma_map_fields_follow_the_encoder_rules(void **state)
 /*
  * The "-tma" wgmma configurations (tiles through the tensor-memory
  * accelerator; forced only) on every device: forced, a bfloat16 product
- * in the layouts of a plain mm (A K-major, B N-major) and of a linear
- * layer (B K-major), aligned and with odd offsets (no tensor map: the
+ * in the layouts of a plain mm (A K-major, B N-major), of a linear layer
+ * (both K-major) and both transposed (M- and N-major: the other kind of
+ * box), aligned and with odd offsets (no tensor map: the
  * default configuration takes it), gives the reference's result and the
  * bits of the wgmma default wg128x128-s3-cs, forced too (the same products
  * in the same order).  On
@@ -1172,14 +1175,19 @@ static void tma_configurations_match_the_default_bits(void **state)
     for (int di = 0; di < nd; di++) {
         clops_device *d = devs[di];
         ct_set_device(d);
-        for (int b_uk = 0; b_uk < 2; b_uk++)
+        /* (A, B) unit-stride along (K, N): mm; (K, K): linear; (M, N):
+         * every box kind of both operands */
+        static const bool lays[3][2] = {{true, false}, {true, true}, {false, false}};
+        for (int li = 0; li < 3; li++)
             for (size_t ci = 0; ci < CT_COUNT(cases); ci++) {
                 const pcase *pc = &cases[ci];
+                const bool a_uk = lays[li][0], b_uk = lays[li][1];
                 CT_OK(clops_debug_set("gemm.config", dflt + 1));
-                ct_set_case("bfloat16 %lldx%lldx%lld, B %s-major, %s, wg128x128-s3-cs",
+                ct_set_case("bfloat16 %lldx%lldx%lld, A %s-major, B %s-major, %s, wg128x128-s3-cs",
                             (long long)pc->m, (long long)pc->n, (long long)pc->k,
-                            b_uk ? "K" : "N", pc->aligned ? "aligned" : "odd offsets");
-                void *want = check_product(d, CLOPS_BFLOAT16, pc, true, b_uk != 0, true);
+                            a_uk ? "K" : "M", b_uk ? "K" : "N",
+                            pc->aligned ? "aligned" : "odd offsets");
+                void *want = check_product(d, CLOPS_BFLOAT16, pc, a_uk, b_uk, true);
                 int seen = 0;
                 for (int cfg = 0; cfg < count; cfg++) {
                     const char *name = gemm_engine_config_name(cfg);
@@ -1187,12 +1195,13 @@ static void tma_configurations_match_the_default_bits(void **state)
                         continue;
                     seen++;
                     CT_OK(clops_debug_set("gemm.config", cfg + 1));
-                    ct_set_case("bfloat16 %lldx%lldx%lld, B %s-major, %s, config %s",
+                    ct_set_case("bfloat16 %lldx%lldx%lld, A %s-major, B %s-major, %s, config %s",
                                 (long long)pc->m, (long long)pc->n, (long long)pc->k,
-                                b_uk ? "K" : "N", pc->aligned ? "aligned" : "odd offsets", name);
+                                a_uk ? "K" : "M", b_uk ? "K" : "N",
+                                pc->aligned ? "aligned" : "odd offsets", name);
                     gemm_engine_stats s0, s1;
                     gemm_engine_get_stats(&s0);
-                    void *got = check_product(d, CLOPS_BFLOAT16, pc, true, b_uk != 0, true);
+                    void *got = check_product(d, CLOPS_BFLOAT16, pc, a_uk, b_uk, true);
                     gemm_engine_get_stats(&s1);
                     CT_ASSERT(s1.canary_failures == s0.canary_failures);
                     CT_ASSERT(s1.wgmma_calls - s0.wgmma_calls == (is_hopper(d) ? 1u : 0u));
