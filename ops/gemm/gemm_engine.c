@@ -355,7 +355,7 @@ static const mma_shape mma_shapes[] = {
      * --sweep-prefix), for 16-bit operands with 16-byte aligned rows
      * (cp.async's condition); others take the default.  H200, bfloat16,
      * against the default in one job: equal at 4096^3 and 8192^3, +28-35%
-     * for 4096 x 768 x 3072 with B N-major, -25-31% with both operands
+     * for 4096 x 768 x 3072 with B N-major, -17-31% with both operands
      * K-major (BK 32 in 2 stages, from the fragments, lost everywhere and
      * was removed); docs/gemm.md, "Hopper: TMA through NVIDIA's OpenCL". */
     {"wg128x128-k16-s5-tma-cs", 128, 128, 64, 128, 5, 2, 0, 0, 8, 2, 0, 0, 0, 0, 1, 1},
