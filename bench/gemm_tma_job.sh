@@ -13,7 +13,9 @@
 # (CLOPS_GEMM_PROBE=10, engine9's split) beside the probe's TMA stream.
 # The tensor maps' source follows the probe: libcuda's templates where
 # they loaded a box correctly, else maps made from zeros
-# (CLOPS_GEMM_TMA_MAP=zeros or zeros-m1) where those did.  Run from a copy
+# (CLOPS_GEMM_TMA_MAP=zeros or zeros-m1) where those did.  (engine10's run,
+# H200, 2026-11-28: 74 s; the templates; docs/gemm.md and docs/benchmarks.md
+# hold its figures, with wg128x128-s2-tma, since removed.)  Run from a copy
 # of the tree: carry [".debs"],
 #   for f in .debs/*.deb; do dpkg -x $f /; done; ldconfig; bash bench/gemm_tma_job.sh
 set -o pipefail
@@ -63,7 +65,7 @@ tail -3 $B.build.log | tee -a "$S"
 log "built"
 G=$B/bench/bench_gemm
 D='wg128x128-s3-cs'
-T='wg128x128-k16-s5-tma-cs wg128x128-k16-s5-d1-tma-cs wg128x128-s2-tma'
+T='wg128x128-k16-s5-tma-cs wg128x128-k16-s5-d1-tma-cs'
 [ "$MAP" = none ] && T=''
 # (4) every program built side by side (and checked), then timed alone
 for c in $D $T; do
