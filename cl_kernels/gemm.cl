@@ -1629,6 +1629,50 @@ static inline void wg_round4(__local float *p)
 #endif
 
 /*
+ * WG_TMA (the block-barrier kernel, 16-bit operands, "-tma"
+ * configurations; issue 29, engine10): the tiles come through the
+ * tensor-memory accelerator instead of every item's cp.async.  Before its K
+ * loop the work-group makes two tensor maps (cl_kernels/wgmma.clh), A's and
+ * B's for its batch (their address is (ulong)(A + abase)): warp 0 writes
+ * the host's templates (tma_ta, tma_tb: CUtensorMaps encoded by
+ * ops/gemm/gemm_tma.c with the operands' sizes and strides; TMA_ZERO 1:
+ * zeros, every field then set here, TMA_M1 the sizes' encoding) into the
+ * first slot, item 0 sets the address, the warp copies them to the
+ * work-group's 256 bytes of W (a scratch buffer of the launch, not C) and
+ * item 0 acquires them and sets up one mbarrier a slot.  In the K loop
+ * item 0 alone issues a tile's copies: one box of A (BK x BM, K-major) or
+ * BM / 64 boxes of 64 x BK (M-major), the same of B, into slot kt % STAGES
+ * with the swizzle that writes the layouts above (K-major rows of BK * 2
+ * bytes: the 32- or 64-byte swizzle; M/N-major 128-byte rows: the 128-byte
+ * one), the slot's mbarrier expecting their bytes; elements past M, N and K
+ * arrive as zeros.  Every item waits for the mbarrier's phase instead of
+ * its own copies, then the barrier and the products as before; item 0
+ * refills the slot the barrier freed.  The products and their order are
+ * the cp.async kernel's: the same bits.  NVIDIA's OpenCL allows 48 KiB of
+ * __local memory, so the mbarriers take 3 x 16 KiB slots of BK 32 out of
+ * reach: BK 32 in 2 stages or BK 16 in 5.
+ */
+#ifndef WG_TMA
+#define WG_TMA 0
+#endif
+#if WG_TMA
+#if WG_WS || GEMM_DT == 0 || GEMM_SPLIT || GEMM_CONV || WG_PROBE
+#error "gemm_wgmma: TMA tiles for the block-barrier kernel of plain 16-bit products"
+#endif
+#ifndef TMA_ZERO
+#define TMA_ZERO 0
+#endif
+#ifndef TMA_M1
+#define TMA_M1 0
+#endif
+/* The K-major boxes' swizzle (TMA's numbering: 1 32 bytes, 2 64 bytes). */
+#define TMA_KSWZ (BKC == 2 ? 1 : 2)
+#define TMA_ARGS , ulong16 tma_ta, ulong16 tma_tb
+#else
+#define TMA_ARGS
+#endif
+
+/*
  * WG_CSTAGE (the block-barrier kernel, "-cs" configurations): C goes out
  * through __local instead of from the accumulators' fragments (whose rows
  * of 8 items x 2 elements make every store instruction touch 8 rows).
@@ -1682,13 +1726,17 @@ static inline void wg_round4(__local float *p)
 #endif
 #endif
 
-__kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(GEMM_ARGS)
+__kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(GEMM_ARGS TMA_ARGS)
 {
     __local gemm_t As[STAGES * A_TILE] __attribute__((aligned(1024)));
     __local gemm_t Bs[STAGES * B_TILE] __attribute__((aligned(1024)));
     const int lid = (int)get_local_id(0);
     const int lane = lid & 31, warp = lid >> 5;
     const uint as0 = mma_saddr(As), bs0 = mma_saddr(Bs);
+#if WG_TMA
+    __local ulong tma_bars_[STAGES] __attribute__((aligned(8)));
+    const uint tb0_ = mma_saddr(tma_bars_);
+#endif
 #if WG_WS
     /* The tiles of this work-group: its own (WS_FOR_TILES runs once), or,
      * persistent (WG_PERSIST), tiles g, g + groups, ...: the K tiles of
@@ -1763,6 +1811,66 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
 #if WG_WS
         /* The stream's length: its last STAGES tiles are never refilled. */
         const long jtot = mine_ * ktiles;
+#elif WG_TMA
+        const int wg = warp >> 2;
+        /* The maps (above): built in slot 0, published to W. */
+        __global uchar *tmg_ = (__global uchar *)W + (size_t)get_group_id(0) * 256;
+        const ulong tma_a_ = (ulong)tmg_, tma_b_ = (ulong)(tmg_ + 128);
+        if (lid == 0) {
+            __local ulong16 *t_ = (__local ulong16 *)As;
+            t_[0] = TMA_ZERO ? (ulong16)0 : tma_ta;
+            t_[1] = TMA_ZERO ? (ulong16)0 : tma_tb;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid == 0) {
+#if TMA_ZERO
+#if A_UK
+            tma_set_fields(as0, (uint)K, (uint)M, (ulong)a_sm * 2u, BK, BM, TMA_M1);
+            TMA_SET_SWIZZLE(as0, TMA_KSWZ);
+#else
+            tma_set_fields(as0, (uint)M, (uint)K, (ulong)a_sk * 2u, 64, BK, TMA_M1);
+            TMA_SET_SWIZZLE(as0, 3);
+#endif
+#if B_UK
+            tma_set_fields(as0 + 128u, (uint)K, (uint)N, (ulong)b_sn * 2u, BK, BN, TMA_M1);
+            TMA_SET_SWIZZLE(as0 + 128u, TMA_KSWZ);
+#else
+            tma_set_fields(as0 + 128u, (uint)N, (uint)K, (ulong)b_sk * 2u, 64, BK, TMA_M1);
+            TMA_SET_SWIZZLE(as0 + 128u, 3);
+#endif
+#endif
+            tma_set_address(as0, (ulong)(A + abase));
+            tma_set_address(as0 + 128u, (ulong)(B + bbase));
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid < 32) {
+            TMA_PUBLISH(tma_a_, as0);
+            TMA_PUBLISH(tma_b_, as0 + 128u);
+            /* (the slot's generic writes before the copy engine's) */
+            WG_PROXY_FENCE();
+        }
+        if (lid == 0) {
+            TMA_ACQUIRE(tma_a_);
+            TMA_ACQUIRE(tma_b_);
+            for (int s = 0; s < STAGES; s++)
+                TMA_BAR_INIT(tb0_ + 8u * (uint)s);
+            TMA_BAR_INIT_FENCE();
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+/* Tile kt of an operand (unit stride along K: uk) into its slot at t, the
+ * block's rows from r0 (rows of them): one box, or 64-row boxes BK * 128
+ * bytes apart (item 0). */
+#define TMA_BOXES(uk, t, map, r0, rows, kt, bar)                                            \
+    for (int q_ = 0; q_ < ((uk) ? 1 : (rows) / 64); q_++)                                   \
+        tma_load((t) + (uint)(q_ * BK * 128), map, (uk) ? (kt) * BK : (r0) + 64 * q_,       \
+                 (uk) ? (r0) : (kt) * BK, bar)
+#define TMA_STAGE(s, kt)                                                                    \
+    do {                                                                                    \
+        const uint b_ = tb0_ + 8u * (uint)(s);                                              \
+        TMA_EXPECT(b_, (uint)((A_TILE + B_TILE) * 2));                                      \
+        TMA_BOXES(A_UK, as0 + (uint)((s) * A_TILE * 2), tma_a_, m0, BM, kt, b_);            \
+        TMA_BOXES(B_UK, bs0 + (uint)((s) * B_TILE * 2), tma_b_, n0, BN, kt, b_);            \
+    } while (0)
 #else
         const int wg = warp >> 2;
         STAGE_A_SETUP
@@ -1774,7 +1882,11 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
 #pragma unroll
             for (int e = 0; e < WG_ACC; e++)
                 acc[h][e] = 0.0f;
-#if !WG_WS
+#if WG_TMA
+        if (lid == 0)
+            for (int s = 0; s < PREF && s < ktiles; s++)
+                TMA_STAGE(s, s);
+#elif !WG_WS
 #pragma unroll
         for (int s = 0; s < PREF; s++) {
             if (s < ktiles && !(WG_PROBE & 4))
@@ -1786,6 +1898,10 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
 #if WG_WS
             const int s = j % STAGES;
             WS_SYNC(1 + s);
+#elif WG_TMA
+            const int s = kt % STAGES;
+            tma_wait(tb0_ + 8u * (uint)s, (uint)(kt / STAGES) & 1u);
+            barrier(CLK_LOCAL_MEM_FENCE);
 #else
             const int s = kt % STAGES;
             MMA_CP_WAIT(PREF_WAIT);
@@ -1818,6 +1934,11 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
             if (done >= 0 && done < jtot - STAGES)
                 WS_ARRIVE(1 + STAGES + done % STAGES);
             j++;
+#elif WG_TMA
+            const int nk = kt + PREF;
+            if (lid == 0 && nk < ktiles)
+                TMA_STAGE(nk % STAGES, nk);
+            WG_WAIT(WG_DEPTH);
 #else
             const int nk = kt + PREF;
             if (nk < ktiles && !(WG_PROBE & 4))

@@ -171,7 +171,7 @@ ext = CppExtension(
     define_macros=[("CLOPS_STATIC", "1")],
     extra_compile_args=["-O2", "-Wall", "-Wno-unused-parameter"],
     extra_objects=[lib],
-    libraries=["OpenCL", "clblast", "xxhash", "m", "pthread"],
+    libraries=["OpenCL", "clblast", "xxhash", "m", "pthread", "dl"],
 )
 
 class BuildWithProgress(BuildExtension):

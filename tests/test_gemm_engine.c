@@ -38,6 +38,7 @@
 #include "host/host.h"
 #include "core/debug.h"
 #include "ops/gemm/gemm.h"
+#include "ops/gemm/gemm_tma.h"
 #include "support/clops_test.h"
 
 static const clops_dtype dtypes[] = {CLOPS_FLOAT32, CLOPS_FLOAT16, CLOPS_BFLOAT16};
@@ -872,9 +873,11 @@ static void wgmma_is_chosen_by_capability(void **state)
             CT_ASSERT(gemm_engine_wgmma_candidate(d, dtypes[t]) == hopper);
             CT_ASSERT(!gemm_engine_wgmma_candidate(d, CLOPS_FLOAT32));
             for (int cfg = hopper ? first : count; cfg < count; cfg++) {
-                /* (the warp-specialised ones: wgmma_new_on) */
+                /* (the warp-specialised ones: wgmma_new_on; the TMA ones:
+                 * tma_configurations_match_the_default_bits) */
                 bool ws = strncmp(gemm_engine_config_name(cfg), "ws", 2) == 0;
-                if ((ws && !wgmma_new_on()) || !wgmma_config_listed(gemm_engine_config_name(cfg)))
+                if ((ws && !wgmma_new_on()) || !wgmma_config_listed(gemm_engine_config_name(cfg)) ||
+                    strstr(gemm_engine_config_name(cfg), "-tma"))
                     continue;
                 /* the first of them: every layout and staging */
                 bool all = cfg == first ||
@@ -1083,12 +1086,147 @@ static int time_teardown(void **state)
     return 0;
 }
 
+/*
+ * The tensor-map fields of a GEMM operand (ops/gemm/gemm_tma.c: host logic
+ * of bench/probe_tma.c's TMA loads, no device needed): the swizzle each
+ * box width selects, the box's bytes and __local alignment, the refusals
+ * (unaligned address or row stride, empty or oversized dimensions and
+ * boxes, inner bytes no swizzle takes), and the swizzle's permutation as
+ * wgmma's canonical layouts place a 16-byte chunk (the 64-byte one is the
+ * KMAJ layout of the cp.async staging: chunk c of row r at c ^ ((r >> 1) & 3)).
+ */
+static void tma_map_fields_follow_the_encoder_rules(void **state)
+{
+    (void)state;
+    gemm_tma_map2d m;
+    /* A bfloat16 K-major operand of 4096 rows of K = 4096, box 32 x 128. */
+    assert_null(gemm_tma_map2d_plan(&m, 0x7f0000000000ull, 4096, 4096, 4096, 2, 32, 128, 1));
+    assert_int_equal(m.swizzle, GEMM_TMA_SWIZZLE_64B);
+    assert_int_equal(m.box_bytes, 8192);
+    assert_int_equal(m.smem_align, 512);
+    assert_true(m.gstride == 8192 && m.gdim[0] == 4096 && m.gdim[1] == 4096);
+    assert_null(gemm_tma_map2d_plan(&m, 0x1000, 768, 4096, 768, 2, 16, 128, 1));
+    assert_int_equal(m.swizzle, GEMM_TMA_SWIZZLE_32B);
+    assert_int_equal(m.smem_align, 256);
+    assert_null(gemm_tma_map2d_plan(&m, 0x1000, 2304, 768, 2304, 2, 64, 32, 1));
+    assert_int_equal(m.swizzle, GEMM_TMA_SWIZZLE_128B);
+    assert_int_equal(m.smem_align, 1024);
+    assert_int_equal(m.box_bytes, 4096);
+    assert_null(gemm_tma_map2d_plan(&m, 0x1000, 200, 300, 208, 2, 32, 16, 0));
+    assert_int_equal(m.swizzle, GEMM_TMA_SWIZZLE_NONE);
+    assert_int_equal(m.smem_align, 128);
+    /* Refusals: each names what no tensor map can take. */
+    assert_non_null(gemm_tma_map2d_plan(&m, 0x1008, 4096, 4096, 4096, 2, 32, 128, 1));
+    assert_non_null(gemm_tma_map2d_plan(&m, 0x1000, 4095, 4096, 4095, 2, 32, 128, 1));
+    assert_non_null(gemm_tma_map2d_plan(&m, 0x1000, 4096, 4096, 4000, 2, 32, 128, 1));
+    assert_non_null(gemm_tma_map2d_plan(&m, 0x1000, 0, 4096, 4096, 2, 32, 128, 1));
+    assert_non_null(gemm_tma_map2d_plan(&m, 0x1000, 4096, (1ull << 32) + 1, 4096, 2, 32, 128, 1));
+    assert_non_null(gemm_tma_map2d_plan(&m, 0x1000, 4096, 4096, 4096, 2, 32, 257, 1));
+    assert_non_null(gemm_tma_map2d_plan(&m, 0x1000, 4096, 4096, 4096, 2, 24, 128, 1));
+    assert_non_null(gemm_tma_map2d_plan(&m, 0x1000, 4096, 4096, 4096, 2, 4, 128, 0));
+    assert_non_null(gemm_tma_map2d_plan(&m, 0x1000, 4096, 4096, 4096, 3, 32, 128, 1));
+    assert_non_null(gemm_tma_map2d_plan(&m, 0x1000, 64, 4, 1ull << 40, 2, 32, 4, 1));
+    /* The permutations: 64-byte rows (KMAJ, BK 32), 128-byte rows (M/N-major
+     * atoms: chunk c of k-row r at c ^ r), 32-byte rows (BK 16), none. */
+    assert_null(gemm_tma_map2d_plan(&m, 0x1000, 4096, 4096, 4096, 2, 32, 128, 1));
+    for (uint32_t r = 0; r < 128; r++)
+        for (uint32_t c = 0; c < 4; c++)
+            assert_int_equal(gemm_tma_chunk_offset(&m, r, c), r * 64 + ((c ^ ((r >> 1) & 3)) * 16));
+    assert_null(gemm_tma_map2d_plan(&m, 0x1000, 4096, 4096, 4096, 2, 64, 32, 1));
+    for (uint32_t r = 0; r < 32; r++)
+        for (uint32_t c = 0; c < 8; c++)
+            assert_int_equal(gemm_tma_chunk_offset(&m, r, c), r * 128 + ((c ^ (r & 7)) * 16));
+    assert_null(gemm_tma_map2d_plan(&m, 0x1000, 4096, 4096, 4096, 2, 16, 128, 1));
+    for (uint32_t r = 0; r < 128; r++)
+        for (uint32_t c = 0; c < 2; c++)
+            assert_int_equal(gemm_tma_chunk_offset(&m, r, c), r * 32 + ((c ^ ((r >> 2) & 1)) * 16));
+    assert_null(gemm_tma_map2d_plan(&m, 0x1000, 4096, 4096, 4096, 2, 32, 16, 0));
+    assert_int_equal(gemm_tma_chunk_offset(&m, 5, 3), 5 * 64 + 48);
+}
+
+/*
+ * The "-tma" wgmma configurations (tiles through the tensor-memory
+ * accelerator; forced only) on every device: forced, a bfloat16 product
+ * in the layouts of a plain mm (A K-major, B N-major), of a linear layer
+ * (both K-major) and both transposed (M- and N-major: the other kind of
+ * box), aligned and with odd offsets (no tensor map: the
+ * default configuration takes it), gives the reference's result and the
+ * bits of the wgmma default wg128x128-s3-cs, forced too (the same products
+ * in the same order).  On
+ * Hopper each runs on wgmma, its known-answer check passed; elsewhere the
+ * forced configuration is ignored (the device's own path both times).
+ */
+static void tma_configurations_match_the_default_bits(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    int count = gemm_engine_config_count();
+    static const pcase cases[] = {
+        {1, 200, 264, 520, true, false, false, 1.0, 0.0},
+        {1, 129, 17, 41, false, false, false, 1.0, 1.0},
+    };
+    /* The wgmma default, forced (these products are small enough for
+     * mma.sync by the size rule). */
+    int dflt = 0;
+    while (dflt < count && strcmp(gemm_engine_config_name(dflt), "wg128x128-s3-cs") != 0)
+        dflt++;
+    CT_ASSERT(dflt < count);
+    for (int di = 0; di < nd; di++) {
+        clops_device *d = devs[di];
+        ct_set_device(d);
+        /* (A, B) unit-stride along (K, N): mm; (K, K): linear; (M, N):
+         * every box kind of both operands */
+        static const bool lays[3][2] = {{true, false}, {true, true}, {false, false}};
+        for (int li = 0; li < 3; li++)
+            for (size_t ci = 0; ci < CT_COUNT(cases); ci++) {
+                const pcase *pc = &cases[ci];
+                const bool a_uk = lays[li][0], b_uk = lays[li][1];
+                CT_OK(clops_debug_set("gemm.config", dflt + 1));
+                ct_set_case("bfloat16 %lldx%lldx%lld, A %s-major, B %s-major, %s, wg128x128-s3-cs",
+                            (long long)pc->m, (long long)pc->n, (long long)pc->k,
+                            a_uk ? "K" : "M", b_uk ? "K" : "N",
+                            pc->aligned ? "aligned" : "odd offsets");
+                void *want = check_product(d, CLOPS_BFLOAT16, pc, a_uk, b_uk, true);
+                int seen = 0;
+                for (int cfg = 0; cfg < count; cfg++) {
+                    const char *name = gemm_engine_config_name(cfg);
+                    if (!strstr(name, "-tma") || !wgmma_config_listed(name))
+                        continue;
+                    seen++;
+                    CT_OK(clops_debug_set("gemm.config", cfg + 1));
+                    ct_set_case("bfloat16 %lldx%lldx%lld, A %s-major, B %s-major, %s, config %s",
+                                (long long)pc->m, (long long)pc->n, (long long)pc->k,
+                                a_uk ? "K" : "M", b_uk ? "K" : "N",
+                                pc->aligned ? "aligned" : "odd offsets", name);
+                    gemm_engine_stats s0, s1;
+                    gemm_engine_get_stats(&s0);
+                    void *got = check_product(d, CLOPS_BFLOAT16, pc, a_uk, b_uk, true);
+                    gemm_engine_get_stats(&s1);
+                    CT_ASSERT(s1.canary_failures == s0.canary_failures);
+                    CT_ASSERT(s1.wgmma_calls - s0.wgmma_calls == (is_hopper(d) ? 1u : 0u));
+                    /* (C's view with its sentinels around it, as bits) */
+                    opnd oc = geom(pc->batch, pc->m, pc->n, true, pc->aligned, false);
+                    CT_ASSERT_MSG(memcmp(got, want, (size_t)oc.total * 2) == 0,
+                                  "the bits differ from the default configuration's");
+                    free(got);
+                }
+                CT_ASSERT(seen > 0 || getenv("CLOPS_TEST_WGMMA_ONLY"));
+                free(want);
+            }
+        CT_OK(clops_debug_set("gemm.config", 0));
+    }
+    ct_clear_context();
+}
+
 #define TIMED(f) cmocka_unit_test_setup_teardown(f, time_setup, time_teardown)
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         TIMED(float32_precision_setting_takes_pytorch_names),
+        TIMED(tma_map_fields_follow_the_encoder_rules),
+        TIMED(tma_configurations_match_the_default_bits),
         TIMED(engine_matches_reference_in_every_layout),
         TIMED(empty_reduction_scales_c),
         TIMED(float32_under_high_precision),

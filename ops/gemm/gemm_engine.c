@@ -51,6 +51,7 @@
 #include "core/debug.h"
 #include "host/host.h"
 #include "ops/gemm/gemm.h"
+#include "ops/gemm/gemm_tma.h"
 #include "ops/kit/kit.h"
 #include "ops/kit/lines.h"
 
@@ -266,6 +267,8 @@ typedef struct gemm_cfg {
     int wg;              /* work items per group */
     int conv;            /* 0 a plain product; 1, 2: A is an im2col view, 3: its transpose
                             and B a small image (a weight gradient; GEMM_CONV) */
+    int tma;             /* wgmma: tiles through the tensor-memory accelerator (WG_TMA) */
+    int tma_zero, tma_m1; /* tma: maps made from zeros (TMA_ZERO), sizes less one (TMA_M1) */
 } gemm_cfg;
 
 static const char *const kind_names[] = {"fma", "cpu", "mma", "skinny", "reduce"};
@@ -289,22 +292,23 @@ typedef struct mma_shape {
     int regs;       /* ws: setmaxnreg, the consumers' registers (WG_REGS; 0: none) */
     int persist;    /* ws: persistent (WG_PERSIST) */
     int cstage;     /* wgmma: C through __local, 16-byte stores (WG_CSTAGE) */
+    int tma;        /* wgmma: tiles through TMA (WG_TMA) */
 } mma_shape;
 
 static const mma_shape mma_shapes[] = {
-    {"128x128-w64x64-s3", 128, 128, 64, 64, 3, 4, 0, 0, 8, 0, 0, 0, 0, 0, 0},
-    {"64x64-w32x32-s4", 64, 64, 32, 32, 4, 4, 0, 0, 8, 0, 0, 0, 0, 0, 0},
-    {"128x128-w64x64-s3-late", 128, 128, 64, 64, 3, 4, 0, 1, 8, 0, 0, 0, 0, 0, 0},
-    {"64x64-w32x32-s4-late", 64, 64, 32, 32, 4, 4, 0, 1, 8, 0, 0, 0, 0, 0, 0},
-    {"128x128-w64x64-s3-db", 128, 128, 64, 64, 3, 4, 1, 0, 8, 0, 0, 0, 0, 0, 0},
-    {"128x128-w64x64-s3-db-late", 128, 128, 64, 64, 3, 4, 1, 1, 8, 0, 0, 0, 0, 0, 0},
-    {"64x128-w32x64-s4", 64, 128, 32, 64, 4, 4, 0, 0, 8, 0, 0, 0, 0, 0, 0},
-    {"64x128-w32x64-s4-late", 64, 128, 32, 64, 4, 4, 0, 1, 8, 0, 0, 0, 0, 0, 0},
-    {"128x256-w64x64-s2-late", 128, 256, 64, 64, 2, 4, 0, 1, 8, 0, 0, 0, 0, 0, 0},
-    {"256x128-w64x64-s2-late", 256, 128, 64, 64, 2, 4, 0, 1, 8, 0, 0, 0, 0, 0, 0},
-    {"128x128-w64x32-s3-late", 128, 128, 64, 32, 3, 4, 0, 1, 8, 0, 0, 0, 0, 0, 0},
-    {"64x128-w32x64-bk64-s2-late", 64, 128, 32, 64, 2, 8, 0, 1, 8, 0, 0, 0, 0, 0, 0},
-    {"64x64-w32x32-bk64-s3-late", 64, 64, 32, 32, 3, 8, 0, 1, 8, 0, 0, 0, 0, 0, 0},
+    {"128x128-w64x64-s3", 128, 128, 64, 64, 3, 4, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0},
+    {"64x64-w32x32-s4", 64, 64, 32, 32, 4, 4, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0},
+    {"128x128-w64x64-s3-late", 128, 128, 64, 64, 3, 4, 0, 1, 8, 0, 0, 0, 0, 0, 0, 0},
+    {"64x64-w32x32-s4-late", 64, 64, 32, 32, 4, 4, 0, 1, 8, 0, 0, 0, 0, 0, 0, 0},
+    {"128x128-w64x64-s3-db", 128, 128, 64, 64, 3, 4, 1, 0, 8, 0, 0, 0, 0, 0, 0, 0},
+    {"128x128-w64x64-s3-db-late", 128, 128, 64, 64, 3, 4, 1, 1, 8, 0, 0, 0, 0, 0, 0, 0},
+    {"64x128-w32x64-s4", 64, 128, 32, 64, 4, 4, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0},
+    {"64x128-w32x64-s4-late", 64, 128, 32, 64, 4, 4, 0, 1, 8, 0, 0, 0, 0, 0, 0, 0},
+    {"128x256-w64x64-s2-late", 128, 256, 64, 64, 2, 4, 0, 1, 8, 0, 0, 0, 0, 0, 0, 0},
+    {"256x128-w64x64-s2-late", 256, 128, 64, 64, 2, 4, 0, 1, 8, 0, 0, 0, 0, 0, 0, 0},
+    {"128x128-w64x32-s3-late", 128, 128, 64, 32, 3, 4, 0, 1, 8, 0, 0, 0, 0, 0, 0, 0},
+    {"64x128-w32x64-bk64-s2-late", 64, 128, 32, 64, 2, 8, 0, 1, 8, 0, 0, 0, 0, 0, 0, 0},
+    {"64x64-w32x32-bk64-s3-late", 64, 64, 32, 32, 3, 8, 0, 1, 8, 0, 0, 0, 0, 0, 0, 0},
     /* wgmma (Hopper, cl_kernels/gemm.cl GEMM_WGMMA): warpgroups (wgs) each
      * of BM / wgs rows (wm) and all BN columns, BK 32 (bkc 4) or 16
      * ("-k16"); "-cs": C staged through __local after the K loop and
@@ -317,31 +321,45 @@ static const mma_shape mma_shapes[] = {
      * 249 / 177, 4096 x 3072 x 768 286 / 203; with 64 x 128 blocks 4096 x
      * 768 x 768 190 / 136 and 4096 x 768 x 3072 288 / 259.  (H100, before:
      * 128 x 256 with BK 16 and 4 stages 225-238 at 4096^3.) */
-    {"wg128x128-s3-cs", 128, 128, 64, 128, 3, 4, 0, 0, 8, 2, 0, 0, 0, 0, 1},
-    {"wg64x128-s4-cs", 64, 128, 64, 128, 4, 4, 0, 0, 8, 1, 0, 0, 0, 0, 1},
-    {"wg128x128-s3", 128, 128, 64, 128, 3, 4, 0, 0, 8, 2, 0, 0, 0, 0, 0},
-    {"wg64x128-s4", 64, 128, 64, 128, 4, 4, 0, 0, 8, 1, 0, 0, 0, 0, 0},
-    {"wg128x256-k16-s4", 128, 256, 64, 256, 4, 2, 0, 0, 8, 2, 0, 0, 0, 0, 0},
+    {"wg128x128-s3-cs", 128, 128, 64, 128, 3, 4, 0, 0, 8, 2, 0, 0, 0, 0, 1, 0},
+    {"wg64x128-s4-cs", 64, 128, 64, 128, 4, 4, 0, 0, 8, 1, 0, 0, 0, 0, 1, 0},
+    {"wg128x128-s3", 128, 128, 64, 128, 3, 4, 0, 0, 8, 2, 0, 0, 0, 0, 0, 0},
+    {"wg64x128-s4", 64, 128, 64, 128, 4, 4, 0, 0, 8, 1, 0, 0, 0, 0, 0, 0},
+    {"wg128x256-k16-s4", 128, 256, 64, 256, 4, 2, 0, 0, 8, 2, 0, 0, 0, 0, 0, 0},
     /* Warp-specialised ("ws", WG_WS): a producer warpgroup stages, the wgs
      * consumer warpgroups multiply, slots handed over through named
      * barriers instead of a work-group barrier per K tile; "-d1": one
      * product group left pending.  They run and pass the check on the H100
      * but are slower than the default (4096^3 bfloat16 238-250 TFLOP/s
      * against 357: one work-group of 384 items per unit, docs/gemm.md). */
-    {"ws128x256-k16-s4", 128, 256, 64, 256, 4, 2, 0, 0, 8, 2, 0, 1, 0, 0, 0},
-    {"ws128x256-k16-s4-d1", 128, 256, 64, 256, 4, 2, 0, 0, 8, 2, 1, 1, 0, 0, 0},
-    {"ws128x128-s3", 128, 128, 64, 128, 3, 4, 0, 0, 8, 2, 0, 1, 0, 0, 0},
+    {"ws128x256-k16-s4", 128, 256, 64, 256, 4, 2, 0, 0, 8, 2, 0, 1, 0, 0, 0, 0},
+    {"ws128x256-k16-s4-d1", 128, 256, 64, 256, 4, 2, 0, 0, 8, 2, 1, 1, 0, 0, 0, 0},
+    {"ws128x128-s3", 128, 128, 64, 128, 3, 4, 0, 0, 8, 2, 0, 1, 0, 0, 0, 0},
     /* "-r": registers moved from the producer to the consumers with
      * setmaxnreg (104 / 200 of the 168 a item the cap of 384 items gives:
      * CUTLASS's 40 / 232 spill this producer, which keeps its chunks'
      * offsets in registers). */
-    {"ws128x256-k16-s4-r", 128, 256, 64, 256, 4, 2, 0, 0, 8, 2, 0, 1, 200, 0, 0},
+    {"ws128x256-k16-s4-r", 128, 256, 64, 256, 4, 2, 0, 0, 8, 2, 0, 1, 200, 0, 0, 0},
     /* "-p": persistent (WG_PERSIST): one work-group per compute unit takes
      * tiles g, g + units, ..., their K tiles one stream through the slots,
      * so that a tile's prologue and store overlap the products of the next
      * (not for split products). */
-    {"ws128x256-k16-s4-p", 128, 256, 64, 256, 4, 2, 0, 0, 8, 2, 0, 1, 0, 1, 0},
-    {"ws128x128-s3-p", 128, 128, 64, 128, 3, 4, 0, 0, 8, 2, 0, 1, 0, 1, 0},
+    {"ws128x256-k16-s4-p", 128, 256, 64, 256, 4, 2, 0, 0, 8, 2, 0, 1, 0, 1, 0, 0},
+    {"ws128x128-s3-p", 128, 128, 64, 128, 3, 4, 0, 0, 8, 2, 0, 1, 0, 1, 0, 0},
+    /* "-tma" (WG_TMA, engine10): the block-barrier kernel with its tiles
+     * copied by the tensor-memory accelerator, issued by one item, instead
+     * of every item's cp.async (engine9: the cp.async copies and the
+     * products barely overlap).  The mbarriers leave no room for 3 stages
+     * of BK 32 in 48 KiB: BK 16 in 5 stages, C through __local ("-d1":
+     * one product group pending).  Forced only (gemm.config, bench_gemm
+     * --sweep-prefix), for 16-bit operands with 16-byte aligned rows
+     * (cp.async's condition); others take the default.  H200, bfloat16,
+     * against the default in one job: equal at 4096^3 and 8192^3, +28-35%
+     * for 4096 x 768 x 3072 with B N-major, -17-31% with both operands
+     * K-major (BK 32 in 2 stages, from the fragments, lost everywhere and
+     * was removed); docs/gemm.md, "Hopper: TMA through NVIDIA's OpenCL". */
+    {"wg128x128-k16-s5-tma-cs", 128, 128, 64, 128, 5, 2, 0, 0, 8, 2, 0, 0, 0, 0, 1, 1},
+    {"wg128x128-k16-s5-d1-tma-cs", 128, 128, 64, 128, 5, 2, 0, 0, 8, 2, 1, 0, 0, 0, 1, 1},
 };
 /* The first wgmma configuration, the default one; the next, the default of
  * products with fewer than two 128 x 128 blocks per compute unit. */
@@ -386,8 +404,10 @@ static clops_status gemm_defines(const void *ctx, const clops_device *d, strbuf 
         if (c->wgs)
             sb_printf(defs, "#define GEMM_WGMMA 1\n#define WGS %d\n#define WG_DEPTH %d\n"
                             "#define WG_WS %d\n#define WG_REGS %d\n#define WG_PERSIST %d\n"
-                            "#define WG_CSTAGE %d\n#define WG_PROBE %d\n",
-                      c->wgs, c->depth, c->ws, c->regs, c->persist, c->cstage, c->probe);
+                            "#define WG_CSTAGE %d\n#define WG_PROBE %d\n#define WG_TMA %d\n"
+                            "#define TMA_ZERO %d\n#define TMA_M1 %d\n",
+                      c->wgs, c->depth, c->ws, c->regs, c->persist, c->cstage, c->probe, c->tma,
+                      c->tma_zero, c->tma_m1);
         sb_printf(defs, "#define GEMM_ACT_CALL %d\n#define GEMM_ACT_ANY %d\n", c->act_call,
                   c->act_any);
         sb_printf(defs, "#define GEMM_MMA 1\n#define BM %d\n#define BN %d\n#define WM %d\n"
@@ -417,11 +437,13 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
                           ((uint64_t)c->act_any << 37) | ((uint64_t)c->act_call << 36) |
                           ((uint64_t)c->a_cp << 35) | ((uint64_t)c->b_cp << 34) |
                           ((uint64_t)c->a_uk << 33) | ((uint64_t)c->b_uk << 32) |
+                          ((uint64_t)c->tma_m1 << 23) | ((uint64_t)c->tma_zero << 22) |
                           ((uint64_t)c->conv << 20) | ((uint64_t)c->split << 16) |
                           ((uint64_t)c->ms << 8) | (uint64_t)c->vec,
                       ((uint64_t)c->bm << 48) | ((uint64_t)c->bn << 32) | ((uint64_t)c->bk << 24) |
                           ((uint64_t)c->tm << 16) | ((uint64_t)c->tn << 8) | (uint64_t)c->stages,
                       ((uint64_t)(c->probe & 3) << 62) | ((uint64_t)c->cstage << 61) |
+                          ((uint64_t)c->tma << 59) |
                           ((uint64_t)(c->probe >> 2) << 56) |
                           ((uint64_t)c->persist << 60) | ((uint64_t)c->rm << 48) |
                           ((uint64_t)c->nv << 40) | ((uint64_t)c->mb << 32) |
@@ -442,6 +464,11 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
     if (mma && c->probe) {
         size_t l = strlen(pname);
         snprintf(pname + l, sizeof pname - l, "/probe%d", c->probe);
+    }
+    if (mma && c->tma && (c->tma_zero || c->tma_m1)) {
+        size_t l = strlen(pname);
+        snprintf(pname + l, sizeof pname - l, "/maps-%s%s", c->tma_zero ? "zero" : "template",
+                 c->tma_m1 ? "-m1" : "");
     }
     else if (c->kind == GK_SKINNY)
         snprintf(pname, sizeof pname, "gemm/skinny/%s/m%d/b-%s/v%d%s%s", clops_dtype_name(c->dt),
@@ -529,12 +556,30 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
     return st;
 }
 
+/* How the "-tma" programs make their tensor maps: from templates that
+ * libcuda encodes on the host (ops/gemm/gemm_tma.c), the address set on
+ * the device; or, without libcuda or with CLOPS_GEMM_TMA_MAP=zeros
+ * (=zeros-m1: the sizes written less one), from zeros, every field set on
+ * the device.  Read at each configuration choice (cheap: the encoder is
+ * loaded once). */
+static void tma_maps(int *zero, int *m1)
+{
+    const char *v = host_env("CLOPS_GEMM_TMA_MAP");
+    gemm_tma_map2d m;
+    unsigned char t[128] __attribute__((aligned(64)));
+    bool lib = !gemm_tma_map2d_plan(&m, 0x10000, 64, 64, 64, 2, 32, 64, 1) &&
+               gemm_tma_encode(&m, 0, t);
+    *zero = (v && strncmp(v, "zeros", 5) == 0) || !lib;
+    *m1 = v && strcmp(v, "zeros-m1") == 0;
+}
+
 /* The mma configuration of a device and dtype (small: fewer 128 x 128
  * blocks than compute units; few, for wgmma: fewer than twice as many);
  * false when __local memory cannot hold two stages or the device runs
  * smaller work-groups. */
 static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk, int a_cp,
-                       int b_cp, bool small, bool few, bool wgmma, int want, gemm_cfg *c)
+                       int b_cp, bool small, bool few, bool wgmma, int want, bool tma_ok,
+                       gemm_cfg *c)
 {
     memset(c, 0, sizeof *c);
     c->kind = GK_MMA;
@@ -555,12 +600,20 @@ static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk
         c->shape = want - 1; /* the caller's (a convolution's gemm_conv.tile) */
     else
         c->shape = wgmma ? (few ? WG_FEW : WG_FIRST) : small ? 1 : 0;
+    /* TMA tiles: 16-bit operands whose rows are 16-byte aligned (what a
+     * tensor map needs of the address and the strides; the rest of its
+     * limits are checked at launch), else the default. */
+    if (mma_shapes[c->shape].tma && (!tma_ok || dt == CLOPS_FLOAT32 || !a_cp || !b_cp))
+        c->shape = few ? WG_FEW : WG_FIRST;
     const mma_shape *sh = &mma_shapes[c->shape];
     c->bm = sh->bm, c->bn = sh->bn, c->wm = sh->wm, c->wn = sh->wn, c->stages = sh->stages;
     c->bkc = sh->bkc, c->frag_db = sh->frag_db, c->late = sh->late, c->raster = sh->raster;
     c->wgs = sh->wgs, c->depth = sh->depth, c->ws = sh->ws, c->regs = sh->regs;
     c->persist = sh->persist;
     c->cstage = sh->cstage;
+    c->tma = sh->tma;
+    if (c->tma)
+        tma_maps(&c->tma_zero, &c->tma_m1);
     /* (only where C goes out through __local: elsewhere the accumulators
      * are live across the calls, and ptxas, on clang's PTX, gave the
      * fragment-storing wgmma program 140 registers instead of 110, or
@@ -571,7 +624,7 @@ static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk
      * WG_PROBE's bits, one K tile (1), no store (2), no copies into the
      * slots (4), no products (8), no barrier per K tile (16); wrong results
      * by design, so the known-answer check passes such programs unrun. */
-    if (c->wgs && !c->ws) {
+    if (c->wgs && !c->ws && !c->tma) {
         const char *pr = host_env("CLOPS_GEMM_PROBE"), *q = pr;
         int pv = 0;
         while (q && *q >= '0' && *q <= '9' && pv <= 31)
@@ -709,6 +762,42 @@ static int cpu_rows(const clops_device *d, const gemm_cfg *cfg, const gemm_geom 
 /* Launches configuration cfg's kernel k over the product g, split along K
  * into `splits` parts of kper (partial sums into w), or whole (splits 1,
  * w any buffer). */
+/*
+ * The two tensor-map templates of a "-tma" launch (A's, B's: each operand
+ * as its unit-stride rows, boxes of the block's tile or of 64 x BK for M-
+ * or N-major operands), encoded with a stand-in address the work-groups
+ * replace (cl_kernels/gemm.cl WG_TMA); zeros for programs that make their
+ * maps from zeros.  CLOPS_UNSUPPORTED where no tensor map describes an
+ * operand (a dimension above 2^32 elements, say): the product goes to
+ * CLBlast, as for a refused work-group size.
+ */
+static clops_status tma_templates(const gemm_cfg *c, const gemm_geom *g,
+                                  unsigned char tmpl[2][128])
+{
+    int bk = c->bkc * 8;
+    gemm_tma_map2d ma, mb;
+    const char *why =
+        c->a_uk ? gemm_tma_map2d_plan(&ma, 0x10000, (uint64_t)g->k, (uint64_t)g->m,
+                                      (uint64_t)g->s1[0], 2, (uint32_t)bk, (uint32_t)c->bm, 1)
+                : gemm_tma_map2d_plan(&ma, 0x10000, (uint64_t)g->m, (uint64_t)g->k,
+                                      (uint64_t)g->s2[0], 2, 64, (uint32_t)bk, 1);
+    if (!why)
+        why = c->b_uk ? gemm_tma_map2d_plan(&mb, 0x10000, (uint64_t)g->k, (uint64_t)g->n,
+                                            (uint64_t)g->s2[1], 2, (uint32_t)bk,
+                                            (uint32_t)c->bn, 1)
+                      : gemm_tma_map2d_plan(&mb, 0x10000, (uint64_t)g->n, (uint64_t)g->k,
+                                            (uint64_t)g->s1[1], 2, 64, (uint32_t)bk, 1);
+    if (why)
+        return clops__fail(CLOPS_UNSUPPORTED, "GEMM tensor map: %s", why);
+    memset(tmpl, 0, 2 * 128);
+    if (c->tma_zero)
+        return CLOPS_OK;
+    /* (L2 promotion of 256 bytes, CUTLASS's for GEMM operands) */
+    if (!gemm_tma_encode(&ma, 3, tmpl[0]) || !gemm_tma_encode(&mb, 3, tmpl[1]))
+        return clops__fail(CLOPS_UNSUPPORTED, "GEMM tensor map: libcuda's encoder refused it");
+    return CLOPS_OK;
+}
+
 static clops_status gemm_launch_split(clops_device *d, host_kernel *k, const gemm_cfg *cfg,
                                       const gemm_geom *g, float alpha, float beta, cl_mem w,
                                       cl_int splits, cl_int kper)
@@ -748,8 +837,31 @@ static clops_status gemm_launch_split(clops_device *d, host_kernel *k, const gem
 #undef A
     /* 66 common arguments (GEMM_ARGS), then the atoms' own. */
     int nargs = cfg->kind == GK_FMA ? 68 : cfg->kind == GK_CPU ? 69 : 66;
-    return host_launch_local(d, k, nargs, args, (size_t)groups * (size_t)cfg->wg,
-                             (size_t)cfg->wg);
+    if (!cfg->tma)
+        return host_launch_local(d, k, nargs, args, (size_t)groups * (size_t)cfg->wg,
+                                 (size_t)cfg->wg);
+    /* TMA: the templates (or zeros) and W, each work-group's 256 bytes for
+     * its two published maps (never a split launch: gemm_run). */
+    unsigned char tmpl[2][128] __attribute__((aligned(64)));
+    clops_status st = tma_templates(cfg, g, tmpl);
+    host_block *scratch = NULL;
+    if (st == CLOPS_OK && groups > SIZE_MAX / 256)
+        st = CLOPS__HOST_OOM("GEMM tensor maps");
+    if (st == CLOPS_OK)
+        st = host_alloc(d, (size_t)groups * 256, &scratch);
+    if (st)
+        return st;
+    host_arg targs[68];
+    memcpy(targs, args, 66 * sizeof targs[0]);
+    targs[23].size = sizeof scratch->mem;
+    targs[23].value = &scratch->mem;
+    targs[66].size = 128;
+    targs[66].value = tmpl[0];
+    targs[67].size = 128;
+    targs[67].value = tmpl[1];
+    st = host_launch_local(d, k, 68, targs, (size_t)groups * (size_t)cfg->wg, (size_t)cfg->wg);
+    host_free(scratch);
+    return st;
 }
 
 static clops_status gemm_launch(clops_device *d, host_kernel *k, const gemm_cfg *cfg,
@@ -992,12 +1104,13 @@ static bool mma_checked(clops_device *d, const gemm_cfg *cfg)
                 fprintf(stderr,
                         "clops: warning: the GEMM engine's %s atom failed its known-answer "
                         "check on %s (%s) for %s with A %s-major%s and B %s-major%s, tiles %s: "
-                        "%s; using the %s atom there\n",
+                        "%s; using the %s there\n",
                         c->wgs ? "wgmma" : "mma.sync", d->label, d->info.name,
                         clops_dtype_name(c->dt), c->a_uk ? "K" : "M",
                         c->a_cp ? "" : " (plain loads)", c->b_uk ? "K" : "N",
                         c->b_cp ? "" : " (plain loads)", mma_shapes[c->shape].name, why,
-                        c->wgs ? "mma.sync" : "FMA");
+                        c->tma ? "cp.async copies of the default tiles"
+                        : c->wgs ? "mma.sync atom" : "FMA atom");
             }
         }
         ok = st == 1;
@@ -1095,7 +1208,7 @@ static clops_status gemm_run(clops_device *d, const gemm_cfg *cfg, const gemm_ge
 {
     host_kernel *kern = NULL;
     cl_int kper = g->k;
-    int splits = g->k > 0 && (!cfg->conv || cfg->conv == 3)
+    int splits = g->k > 0 && (!cfg->conv || cfg->conv == 3) && !cfg->tma
                      ? split_count(d, cfg, g, groups, &kper)
                      : 1;
     gemm_cfg sc = *cfg;
@@ -1322,10 +1435,18 @@ static clops_status engine_launch(const char *op, clops_device *d, clops_dtype d
                      (tf32 && a_uk && !b_un && wgmma_tf32_on() &&
                       gemm_engine_wgmma_candidate(d, CLOPS_BFLOAT16));
         bool wg = !conv && (!small || wg_forced) && wg_dt &&
-                  mma_config(d, dt, a_uk, !b_un, a_cp, b_cp, small, few, true, g->tile, &cfg) &&
-                  mma_checked(d, &cfg);
+                  mma_config(d, dt, a_uk, !b_un, a_cp, b_cp, small, few, true, g->tile, true,
+                             &cfg);
+        /* A "-tma" configuration that failed its check (warned once):
+         * the same product with the cp.async kernel's default. */
+        if (wg && !mma_checked(d, &cfg))
+            wg = cfg.tma &&
+                 mma_config(d, dt, a_uk, !b_un, a_cp, b_cp, small, few, true, g->tile, false,
+                            &cfg) &&
+                 mma_checked(d, &cfg);
         if (!wg)
-            mma = mma_config(d, dt, a_uk, !b_un, a_cp, b_cp, small, few, false, g->tile, &cfg) &&
+            mma = mma_config(d, dt, a_uk, !b_un, a_cp, b_cp, small, few, false, g->tile, true,
+                             &cfg) &&
                   mma_checked(d, &cfg);
     }
     /* TF32 not possible here (K == 0, or its check failed): CLBlast's
