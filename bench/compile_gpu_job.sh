@@ -20,8 +20,9 @@
 #  2. (~45 s) the clops warm-up, nothing timed: each clops row's
 #     configuration in its own process at once (--steps 1: the eager and
 #     compiled kernels built into the clops cache in parallel), beside
-#     test_compile*.py on the GPU unless C7_NO_TESTS=1 (pytest-xdist,
-#     C7_XDIST workers, stopped with SIGINT C7_TESTS_S s after the build).
+#     test_optim.py and test_compile*.py on the GPU unless C7_NO_TESTS=1
+#     (C7_TESTS: the files, from python/tests; pytest-xdist, C7_XDIST
+#     workers, stopped with SIGINT C7_TESTS_S s after the build).
 #  3. (the rest, until C7_END s) the timed clops rows, one process, one row
 #     after another on the idle GPU: GPT-2 fp32 forward and the training
 #     step, each with one eager and one compiled step op by op (--profile),
@@ -211,8 +212,9 @@ TW=$(( $(date +%s) + ${C7_WARM_S:-45} ))
 if [ -z "$C7_NO_TESTS" ]; then
   XD="-n ${C7_XDIST:-6}"; [ "${C7_XDIST:-6}" = 0 ] && XD=
   (cd python/tests && PYTHONPATH=$PWD/.. timeout -s INT -k 20 $(( TE - $(date +%s) )) $PY -m pytest -q -rfE \
-     -p no:cacheprovider $XD --durations=8 test_compile.py test_compile_attention.py test_compile_conv.py \
-     test_compile_models.py > /tmp/c7_pytest.log 2>&1; echo "pytest rc $?" >> /tmp/c7_pytest.log) &
+     -p no:cacheprovider $XD --durations=8 ${C7_TESTS:-test_optim.py test_compile_norm.py test_compile.py \
+     test_compile_attention.py test_compile_conv.py test_compile_models.py} > /tmp/c7_pytest.log 2>&1
+   echo "pytest rc $?" >> /tmp/c7_pytest.log) &
   TESTP=$!
 fi
 clops_rows 1 /tmp/c7_warm.jsonl "" 10 | grep -E "^(${ROWS})" > /tmp/c7_warm_all.txt

@@ -59,9 +59,11 @@ docs/torch.md describes the rules.
 """
 import hashlib
 import math
+import operator
 import os
 import struct
 import sys
+import typing
 
 import torch
 import torch.fx
@@ -1490,6 +1492,201 @@ def _lower_attention(gm, label):
 
 
 # --------------------------------------------------------------------------
+# Prologue fusion: RMSNorm written out (HF's LlamaRMSNorm, T5LayerNorm: a
+# cast to float32, pow(2), mean over the last dimension, + eps, rsqrt, the
+# product, the cast back, the weight) as one call of clops' fused row kernel
+# (_fused_rms_norm: the squares summed as the row is read, no pow or mean
+# result written).
+
+_RMS_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
+
+
+def _rms_cast(node, dtype):
+    """Whether node is _to_copy of a tensor to dtype, nothing else changed."""
+    return (node.op == "call_function" and node.target == aten._to_copy.default
+            and len(node.args) == 1 and set(node.kwargs) <= {"dtype"}
+            and node.kwargs.get("dtype") == dtype)
+
+
+def _rms_other(mul, node):
+    """The operand of binary mul.Tensor node mul that is not node (None when
+    node is not exactly one of them)."""
+    if (mul.op != "call_function" or mul.target != aten.mul.Tensor or mul.kwargs
+            or len(mul.args) != 2):
+        return None
+    a, b = mul.args
+    if a is node and b is not node:
+        return b
+    if b is node and a is not node:
+        return a
+    return None
+
+
+def _rms_plan(mean):
+    """For a mean.dim node: the RMSNorm written out around it, as a dict
+    (input: the tensor normalised, in its own dtype; weight: a node or None;
+    eps; end: the node whose value is the result; chain: the nodes the call
+    replaces), or None.  Accepted: [x = _to_copy(x0, float32)]; p = x ** 2
+    (pow.Tensor_Scalar 2, or x * x); v = mean(p, [-1], keepdim=True); a = v +
+    eps (a number); r = rsqrt(a); h = x * r (either order); [h =
+    _to_copy(h, x0's dtype)]; [y = w * h (either order), w of shape [N] and
+    the result's dtype].  Every intermediate used by the next step alone (x
+    aside), float32, float16 or bfloat16, static shapes, x0 and the result
+    contiguous."""
+    if (mean.op != "call_function" or mean.target != aten.mean.dim or mean.kwargs
+            or len(mean.args) != 3 or mean.args[2] is not True):
+        return None
+    p = mean.args[0]
+    if not isinstance(p, torch.fx.Node) or p.op != "call_function" or len(p.users) != 1:
+        return None
+    if p.target == aten.pow.Tensor_Scalar and not p.kwargs and len(p.args) == 2:
+        x = p.args[0]
+        if not (type(p.args[1]) in (int, float) and p.args[1] == 2):
+            return None
+    elif (p.target == aten.mul.Tensor and not p.kwargs and len(p.args) == 2
+          and p.args[0] is p.args[1]):
+        x = p.args[0]
+    else:
+        return None
+    xv = _meta(x) if isinstance(x, torch.fx.Node) else None
+    if (not isinstance(xv, torch.Tensor) or xv.device.type != "clops"
+            or xv.dtype != torch.float32 or xv.dim() < 1 or not _static(xv.shape)):
+        return None
+    n = xv.shape[-1]
+    dims = mean.args[1]
+    if not (isinstance(dims, (list, tuple)) and len(dims) == 1
+            and dims[0] in (-1, xv.dim() - 1)) or n < 1:
+        return None
+    a = _only_user(mean)
+    if (a is None or a.op != "call_function" or a.target != aten.add.Tensor or a.kwargs
+            or len(a.args) != 2 or a.args[0] is not mean or type(a.args[1]) not in (int, float)
+            or not a.args[1] >= 0):
+        return None
+    eps = float(a.args[1])
+    r = _only_user(a)
+    if r is None or r.op != "call_function" or r.target != aten.rsqrt.default:
+        return None
+    h = _only_user(r)
+    if h is None or _rms_other(h, r) is not x:
+        return None
+    chain = [p, mean, a, r, h]
+    x0, dtype = x, torch.float32
+    if _rms_cast(x, torch.float32) and isinstance(x.args[0], torch.fx.Node):
+        src = _meta(x.args[0])
+        if isinstance(src, torch.Tensor) and src.dtype in (torch.float16, torch.bfloat16):
+            x0, dtype = x.args[0], src.dtype
+    end = h
+    if dtype != torch.float32:
+        c = _only_user(h)
+        if c is not None and _rms_cast(c, dtype):
+            end = c
+            chain.append(c)
+        else:   # the float32 result of a 16-bit input: normalise the float32 x
+            x0, dtype = x, torch.float32
+    weight = None
+    u = _only_user(end)
+    if u is not None:
+        w = _rms_other(u, end)
+        wv = _meta(w) if isinstance(w, torch.fx.Node) else None
+        uv = _meta(u)
+        if (isinstance(wv, torch.Tensor) and wv.device.type == "clops" and wv.dtype == dtype
+                and tuple(wv.shape) == (n,) and isinstance(uv, torch.Tensor)
+                and uv.dtype == dtype and tuple(uv.shape) == tuple(xv.shape)):
+            weight, end = w, u
+            chain.append(u)
+    ev, x0v = _meta(end), _meta(x0)
+    if (not isinstance(ev, torch.Tensor) or ev.dtype != dtype or not _static(ev.stride())
+            or not ev.is_contiguous() or not _static(x0v.stride()) or not x0v.is_contiguous()):
+        return None
+    return {"input": x0, "weight": weight, "eps": eps, "end": end, "chain": chain, "n": n,
+            "dtype": dtype}
+
+
+def _run_rms_norm(x, n, weight, eps):
+    """clops' fused RMSNorm of x's rows of n (_fused_rms_norm), the result."""
+    return _C.rms_norm_fused(x, [n], weight, eps)[0]
+
+
+# Above autograd (graphs that train) the lowering calls clops::rms_norm, an
+# opaque op with a gradient: AOT autograd puts it in the forward graph
+# (saving x, weight and rstd) and its backward, clops' fused
+# _fused_rms_norm_backward, in the backward graph.  (aten::_fused_rms_norm
+# itself would not do: PyTorch implements it as CompositeImplicitAutograd
+# for PrivateUse1, so autograd's trace writes it out again.)
+@torch.library.custom_op("clops::rms_norm", mutates_args=())
+def _rms_norm_op(x: torch.Tensor, weight: typing.Optional[torch.Tensor], n: int,
+                 eps: float) -> typing.Tuple[torch.Tensor, torch.Tensor]:
+    y, rstd = _C.rms_norm_fused(x, [n], weight, eps)
+    return y, rstd
+
+
+@_rms_norm_op.register_fake
+def _rms_norm_fake(x, weight, n, eps):
+    return (torch.empty_like(x, memory_format=torch.contiguous_format),
+            x.new_empty(tuple(x.shape[:-1]) + (1,), dtype=torch.float32))
+
+
+def _rms_norm_setup(ctx, inputs, output):
+    x, weight, n, _ = inputs
+    ctx.save_for_backward(x, weight, output[1])
+    ctx.n = n
+
+
+def _rms_norm_grad(ctx, grad, _grad_rstd):
+    x, weight, rstd = ctx.saved_tensors
+    dx, dw = aten._fused_rms_norm_backward.default(
+        grad.contiguous(), x, [ctx.n], rstd, weight, [True, weight is not None])
+    return dx, dw if weight is not None else None, None, None
+
+
+_rms_norm_op.register_autograd(_rms_norm_grad, setup_context=_rms_norm_setup)
+
+
+def _rms_wanted():
+    """CLOPS_COMPILE_RMS_NORM=0 leaves RMSNorm written out (for comparisons)."""
+    return os.environ.get("CLOPS_COMPILE_RMS_NORM") != "0"
+
+
+def _lower_rms_norms(gm, label, above_autograd=False):
+    """Rewrites each RMSNorm written out (_rms_plan) into one fused call
+    (above autograd: of clops::rms_norm, which autograd differentiates)."""
+    if not _rms_wanted():
+        return 0
+    g = gm.graph
+    k = 0
+    for mean in list(g.nodes):
+        if getattr(mean, "_erased", False):
+            continue
+        plan = _rms_plan(mean)
+        if plan is None:
+            continue
+        end = plan["end"]
+        with g.inserting_before(end):
+            if above_autograd:
+                call = g.call_function(torch.ops.clops.rms_norm.default,
+                                       (plan["input"], plan["weight"], plan["n"], plan["eps"]))
+                new = g.call_function(operator.getitem, (call, 0))
+            else:
+                new = g.call_function(_run_rms_norm, (plan["input"], plan["n"],
+                                                      plan["weight"], plan["eps"]))
+        new.meta = dict(end.meta)
+        end.replace_all_uses_with(new)
+        cast = plan["chain"][0].args[0]   # x = _to_copy(x0): unused now where it is the cast
+        for x in reversed(plan["chain"]):
+            g.erase_node(x)
+        if cast is not plan["input"] and not cast.users:
+            g.erase_node(cast)
+        k += 1
+        if _DEBUG:
+            print(f"clops compile [{label}]: rms norm: {len(plan['chain'])} nodes from "
+                  f"{mean.name} [{', '.join(str(x.target).replace('aten.', '') for x in plan['chain'])}]"
+                  f" as one _fused_rms_norm ({plan['dtype']}, rows of {plan['n']}, eps "
+                  f"{plan['eps']:g}, {'weight' if plan['weight'] is not None else 'no weight'})",
+                  file=sys.stderr)
+    return k
+
+
+# --------------------------------------------------------------------------
 # The fused ops on record for `clops warmup` (tools/cli/cmd_warmup.c).
 
 _recorded = set()
@@ -1760,6 +1957,7 @@ def _rewrite(gm, label):
         print(f"clops compile [{label}]: the graph AOT autograd gave:\n{gm.code}", file=sys.stderr)
     ncausal = _causal_masks(gm, label)
     natt = _lower_attention(gm, label)
+    nrms = _lower_rms_norms(gm, label)
     nepi = _lower_epilogues(gm, label) + _lower_conv_epilogues(gm, label)
     groups = _groups(gm)
     nfused = 0
@@ -1805,7 +2003,7 @@ def _rewrite(gm, label):
         print(f"clops compile [{label}]: rewritten:\n{gm.code}", file=sys.stderr)
     if _DEBUG:
         print(f"clops compile [{label}]: {natt} attentions, {ncausal} constant masks dropped, "
-              f"{nfused} fused kernels, {nepi} epilogues, {nguard} layout guards",
+              f"{nrms} rms norms, {nfused} fused kernels, {nepi} epilogues, {nguard} layout guards",
               file=sys.stderr)
     return gm
 
@@ -1907,6 +2105,17 @@ def _has_masked_sdpa(gm):
     return False
 
 
+def _has_rsqrt(gm):
+    """Whether Dynamo's graph calls rsqrt (RMSNorm written out, which the
+    trace above autograd lowers onto clops::rms_norm)."""
+    for n in gm.graph.nodes:
+        if n.op in ("call_function", "call_method"):
+            name = n.target if isinstance(n.target, str) else getattr(n.target, "__name__", "")
+            if name == "rsqrt":
+                return True
+    return False
+
+
 def _decomposed(op):
     """op's CompositeImplicitAutograd decomposition (what AOT autograd's
     trace makes of it below autograd), for make_fx above it."""
@@ -1921,7 +2130,7 @@ _ABOVE_AUTOGRAD_DECOMPOSED = {op: _decomposed(op) for op in (
     aten.matmul.default, aten.softmax.int, aten.dropout.default, aten.to.dtype)}
 
 
-def _lower_attention_above_autograd(gm, example_inputs, lower=True):
+def _lower_attention_above_autograd(gm, example_inputs, lower=True, rms=False):
     """Attention written out in a graph that trains: lowered before AOT
     autograd, so that autograd differentiates scaled_dot_product_attention
     itself (clops' fused backward, which takes the forward's logsumexp)
@@ -1930,7 +2139,9 @@ def _lower_attention_above_autograd(gm, example_inputs, lower=True):
     and a causal mask the graph computes from no input becomes is_causal
     there (_causal_masks), forward and backward: below autograd the mask is
     saved for the backward call, so the forward pass cannot drop it.
-    lower=False: the causal masks only.
+    lower=False: the causal masks only.  rms: RMSNorms written out become
+    clops::rms_norm there (_lower_rms_norms), whose gradient is clops'
+    fused backward.
 
     Dynamo's graph (torch functions) is traced to ATen above autograd
     (make_fx with pre_dispatch: nothing differentiated, nothing
@@ -1966,6 +2177,7 @@ def _lower_attention_above_autograd(gm, example_inputs, lower=True):
     # autograd's backward call is causal too (below autograd the forward
     # saves the mask for the backward, which then runs masked)
     n = _lower_attention(pgm, "training") if lower else 0
+    n += _lower_rms_norms(pgm, "training", above_autograd=True) if rms else 0
     if n + _causal_masks(pgm, "training") == 0:
         return gm
     pgm.graph.lint()
@@ -1979,8 +2191,9 @@ def clops_backend(gm, example_inputs, **kwargs):
     if (torch.is_grad_enabled()
             and any(isinstance(x, torch.Tensor) and x.requires_grad for x in example_inputs)):
         lower = _has_softmax(gm) and _att_wanted_on(example_inputs)
-        if lower or _has_masked_sdpa(gm):
-            gm = _lower_attention_above_autograd(gm, example_inputs, lower)
+        rms = _rms_wanted() and _has_rsqrt(gm)
+        if lower or rms or _has_masked_sdpa(gm):
+            gm = _lower_attention_above_autograd(gm, example_inputs, lower, rms)
     return aot_autograd(fw_compiler=_compiler("forward"), bw_compiler=_compiler("backward"),
                         inference_compiler=_compiler("inference"))(gm, example_inputs, **kwargs)
 
