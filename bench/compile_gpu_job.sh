@@ -26,8 +26,8 @@
 #  3. (the rest, until C7_END s) the timed clops rows, one process, one row
 #     after another on the idle GPU: GPT-2 fp32 forward and the training
 #     step, each with one eager and one compiled step op by op (--profile),
-#     Llama-style, BERT, ResNet-18 forward and training; eager and compiled
-#     steps alternated, best of C7_STEPS.
+#     BERT, Llama-style, ResNet-18 forward and training; eager and compiled
+#     steps alternated, best of C7_STEPS (C7_PROFILE= : no --profile step).
 # One table at the end (model, mode, ms, ratio against clops eager and
 # against PyTorch eager, launches).  Files under $OUT (the tool returns 8):
 # c7_build.log, c7_ref.txt and c7_clops.txt (every row's output),
@@ -145,8 +145,8 @@ clops_rows() {  # steps, summary file, profile folder (none: no profiles), time 
     gpt2_bf16 $((40 * k)) "--model gpt2 --batch $B --seq $L --steps $1 --dtype bfloat16 --compile --device clops $common --summary $2" \
     gpt2_train $((50 * k)) "--model gpt2 --batch $BT --seq $LT --steps $1 --train --compile --device clops $common --summary $2 $pt" \
     gpt2_fusedadamw $((50 * k)) "--model gpt2 --batch $BT --seq $LT --steps $1 --train --fused-adamw --compile --device clops $common --summary $2" \
-    llama_fp32 $((30 * k)) "--model llama --batch $B --seq $L --steps $1 --compile --device clops $common --summary $2" \
     bert_fp32 $((30 * k)) "--model bert --batch $B --seq $L --steps $1 --compile --device clops $common --summary $2" \
+    llama_fp32 $((30 * k)) "--model llama --batch $B --seq $L --steps $1 --compile --device clops $common --summary $2" \
     r18_fwd $((30 * k)) "--model resnet18 --batch $BI --image $IMG --steps $1 --compile --device clops $common --summary $2" \
     r18_train $((40 * k)) "--model resnet18 --batch $BI --image $IMG --steps $1 --train --compile --device clops $common --summary $2"
 }
@@ -238,7 +238,7 @@ if [ -n "$C7_NO_TESTS" ]; then :; else
 fi
 # 3. the timed clops rows, one after another
 CT=$OUT/c7_clops.txt
-clops_rows $ST $S $OUT ${C7_TSCALE:-1} | grep -E "^(${ROWS})" \
+clops_rows $ST $S "${C7_PROFILE-$OUT}" ${C7_TSCALE:-1} | grep -E "^(${ROWS})" \
   > /tmp/c7_clops_rows.txt
 PYTHONPATH=$PWD/python $PY /tmp/c7_driver.py $(( t0 + ${C7_END:-180} )) /tmp/c7_clops_rows.txt \
   > $CT 2>&1
