@@ -95,6 +95,41 @@ def test_rms_norm_written_out_becomes_one_fused_call(dev, dtype, weight, square,
         assert_close(got.float(), want.float(), rtol=2 ** -7, atol=2 ** -7)
 
 
+class GemmaRMSNorm(torch.nn.Module):
+    """transformers' GemmaRMSNorm: the (1 + weight) factor in float32 before
+    the cast back, so the matcher normalises the float32 cast of x and the
+    cast back stays a node of its own."""
+
+    def __init__(self, n, eps=1e-6):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.randn(n) * 0.1)
+        self.eps = eps
+
+    def forward(self, x):
+        h = x.float()
+        h = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + self.eps)
+        return (h * (1.0 + self.weight.float())).type_as(x)
+
+
+def test_gemma_style_weight_in_float32_before_the_cast(dev):
+    torch.manual_seed(4)
+    m = GemmaRMSNorm(64).to(dev)
+    x = torch.randn(4, 7, 64).to(torch.bfloat16).to(dev)
+    got, want, again, comp_n, eager_n = compiled_and_eager(m, x)
+    # x.float(), the weight's 1 + w, the norm with it, the cast back: as
+    # many launches as the written-out norm between the casts (pow, mean,
+    # one fused kernel taking 1 + w), so the profile shows the norm call
+    assert comp_n <= 4 < eager_n, (comp_n, eager_n)
+    f = torch.compile(m, backend="clops")
+    with torch.no_grad(), clops.torch._compile.profile() as times:
+        f(x)
+    assert times.get("clops rms norm", [0])[0] == 1, times
+    assert "aten.mean.dim" not in times, times
+    torch.testing.assert_close(got.cpu(), again.cpu(), rtol=0, atol=0)
+    assert got.dtype == torch.bfloat16
+    assert_close(got.float(), want.float(), rtol=2 ** -7, atol=2 ** -7)
+
+
 def test_off_switch_and_unmatched_graphs_stay_as_written(dev, monkeypatch):
     torch.manual_seed(1)
     m = RMSNorm(64, torch.float32).to(dev)

@@ -2025,6 +2025,8 @@ def _node_name(node):
         return f"clops addmm epilogue (activation {node.args[6]})"
     if t is _run_conv_epilogue:
         return "clops conv epilogue"
+    if t is _run_rms_norm:
+        return "clops rms norm"
     return str(t)
 
 
