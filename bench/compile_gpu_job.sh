@@ -38,11 +38,15 @@
 # gpt2_train, gpt2_fusedadamw (the training step with AdamW(fused=True)),
 # llama_fp32, bert_fp32, r18_fwd, r18_train; default all but gpt2_bf16,
 # whose target compile7's job met, and gpt2_fusedadamw) runs those rows
-# alone, clops and reference; C7_INDUCTOR= skips Inductor.  Left for a
-# next call: C7_ROWS='gpt2_train|gpt2_fusedadamw|bert' C7_NO_TESTS=1
-# (~170 s: the fused AdamW and BERT's keep-all mask, both after this
-# call), C7_ROWS=r18 C7_WARM_S=120 C7_NO_TESTS=1 (~220 s).  This stop's call (H200,
-# ~190 s with the build): C7_NO_TESTS=1 bash bench/compile_gpu_job.sh.
+# alone, clops and reference; C7_INDUCTOR= skips Inductor.  compile10's
+# call (H200, 161 s on a warm machine, main 792f7c2: the device tool runs
+# the session's checkout, not a helper's worktree) timed gpt2_train and
+# gpt2_fusedadamw; its BERT and Llama rows had 7 s left (build 66 s,
+# warm-up 48).  Left for a next call, from a checkout holding compile10:
+# C7_ROWS='bert|llama' C7_NO_TESTS=1 (~150 s; Llama with the RMSNorm
+# lowering, and CLOPS_COMPILE_RMS_NORM=0 in a second call for the
+# comparison), C7_ROWS=r18 C7_WARM_S=120 C7_NO_TESTS=1 (~220 s), and
+# test_compile_norm.py on NVIDIA (C7_TESTS=test_compile_norm.py).
 # On POCL (a check of the script, not figures): C7_SMALL=1 C7_REF=cpu (tiny
 # configs, PyTorch's CPU as the reference; C7_INDUCTOR= skips Inductor,
 # C7_END/C7_TESTS_S/C7_WARM_S larger and C7_TSCALE=3 for the loaded 2-core
