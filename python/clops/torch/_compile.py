@@ -1952,10 +1952,70 @@ def _causal_masks(gm, label):
     return n
 
 
+# --------------------------------------------------------------------------
+# Key/value caches that start empty: transformers' DynamicCache holds an
+# empty tensor until its first update, so a forward that starts with no
+# past concatenates the new keys and values onto a constant empty tensor
+# (`lift_fresh_copy` of `_tensor_constant`, then `cat`): a copy of every
+# key and value per layer, which the attention call then reads.
+
+_KV_READERS = (_SDPA_FWD, aten.scaled_dot_product_attention.default)
+
+
+def _drop_empty_cats(gm, label):
+    """Replaces each cat whose operands but one are empty (static shapes;
+    the result the one operand's shape and dtype) and whose every user is a
+    fused attention call reading it as its key or value (operand 1 or 2:
+    the kernel takes any strides, mutates nothing) by that operand itself:
+    the same values, no copy.  Returns the number replaced."""
+    g = gm.graph
+    k = 0
+    for c in list(g.nodes):
+        if c.op != "call_function" or c.target != aten.cat.default or not c.args:
+            continue
+        parts = c.args[0]
+        if not isinstance(parts, (list, tuple)) or not all(isinstance(p, torch.fx.Node)
+                                                           for p in parts):
+            continue
+        metas = [_meta(p) for p in parts]
+        cv = _meta(c)
+        if not isinstance(cv, torch.Tensor) or not all(isinstance(m, torch.Tensor) for m in metas):
+            continue
+        if not all(_static(m.shape) for m in metas) or not _static(cv.shape):
+            continue
+        full = [p for p, m in zip(parts, metas) if m.numel() > 0]
+        if len(full) != 1:
+            continue
+        keep = full[0]
+        kv = _meta(keep)
+        if kv.dtype != cv.dtype or tuple(kv.shape) != tuple(cv.shape) or kv.device != cv.device:
+            continue
+        if not c.users or not all(
+                u.op == "call_function" and u.target in _KV_READERS
+                and c not in u.args[:1] and c not in u.args[3:] and c not in u.kwargs.values()
+                for u in c.users):
+            continue
+        c.replace_all_uses_with(keep)
+        g.erase_node(c)
+        for p in parts:
+            if p is not keep and not p.users and p.op == "call_function" \
+                    and p.target == aten.lift_fresh_copy.default:
+                src = p.args[0]
+                g.erase_node(p)
+                if isinstance(src, torch.fx.Node) and src.op == "get_attr" and not src.users:
+                    g.erase_node(src)
+        k += 1
+    if k and _DEBUG:
+        print(f"clops compile [{label}]: {k} concatenations onto an empty cache dropped "
+              f"(the attention reads the keys and values in place)", file=sys.stderr)
+    return k
+
+
 def _rewrite(gm, label):
     if _DEBUG_GRAPHS:
         print(f"clops compile [{label}]: the graph AOT autograd gave:\n{gm.code}", file=sys.stderr)
     ncausal = _causal_masks(gm, label)
+    ncat = _drop_empty_cats(gm, label)
     natt = _lower_attention(gm, label)
     nrms = _lower_rms_norms(gm, label)
     nepi = _lower_epilogues(gm, label) + _lower_conv_epilogues(gm, label)
@@ -2003,8 +2063,8 @@ def _rewrite(gm, label):
         print(f"clops compile [{label}]: rewritten:\n{gm.code}", file=sys.stderr)
     if _DEBUG:
         print(f"clops compile [{label}]: {natt} attentions, {ncausal} constant masks dropped, "
-              f"{nrms} rms norms, {nfused} fused kernels, {nepi} epilogues, {nguard} layout guards",
-              file=sys.stderr)
+              f"{ncat} empty-cache cats dropped, {nrms} rms norms, {nfused} fused kernels, "
+              f"{nepi} epilogues, {nguard} layout guards", file=sys.stderr)
     return gm
 
 
