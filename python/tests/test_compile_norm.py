@@ -220,3 +220,35 @@ def test_training_lowers_above_autograd_onto_the_fused_forward_and_backward(dev,
         scale = e.float().abs().max().item()
         assert_close(g.float(), e.float(), rtol=tol, atol=tol * scale)
         assert_close(o.float(), e.float(), rtol=tol, atol=tol * scale)
+
+
+def test_symbolic_sizes_lower_too_and_a_strided_input_runs_as_written(dev):
+    """Once Dynamo makes the graph dynamic (the rows, at their second
+    size: the width stays a number), the norm is still one fused call;
+    the layout is checked when the graph runs: a strided input takes eager's
+    own ops (its result in eager's layout, eager's bits)."""
+    torch.manual_seed(5)
+    for dtype in (torch.float32, torch.bfloat16):
+        m = RMSNorm(64, dtype).to(dev)
+        torch._dynamo.reset()
+        f = torch.compile(m, backend="clops")
+        with torch.no_grad():
+            for rows in (5, 9, 12):             # static, then symbolic rows
+                x = torch.randn(2, rows, 64).to(dtype).to(dev)
+                f(x)
+                b = launches()
+                got = f(x)
+                n = launches() - b
+                b = launches()
+                clops.torch._C.rms_norm_fused(x, [64], m.weight, m.eps)
+                assert n == launches() - b, (rows, n)
+                want = m(x)
+                assert_close(got.float(), want.float(), rtol=2e-6 if dtype == torch.float32
+                             else 2 ** -7, atol=1e-5 if dtype == torch.float32 else 2 ** -7)
+            xt = torch.randn(2, 64, 7).to(dtype).to(dev).transpose(1, 2)
+            got, want = f(xt), m(xt)
+            assert got.stride() == want.stride()
+            torch.testing.assert_close(got.cpu(), want.cpu(), rtol=0, atol=0)
+        with torch.no_grad(), clops.torch._compile.profile() as times:
+            f(torch.randn(2, 6, 64).to(dtype).to(dev))
+        assert times.get("clops rms norm", [0])[0] == 1, times

@@ -1550,7 +1550,7 @@ def _rms_plan(mean):
         return None
     xv = _meta(x) if isinstance(x, torch.fx.Node) else None
     if (not isinstance(xv, torch.Tensor) or xv.device.type != "clops"
-            or xv.dtype != torch.float32 or xv.dim() < 1 or not _static(xv.shape)):
+            or xv.dtype != torch.float32 or xv.dim() < 1 or type(xv.shape[-1]) is not int):
         return None
     n = xv.shape[-1]
     dims = mean.args[1]
@@ -1595,11 +1595,16 @@ def _rms_plan(mean):
             weight, end = w, u
             chain.append(u)
     ev, x0v = _meta(end), _meta(x0)
-    if (not isinstance(ev, torch.Tensor) or ev.dtype != dtype or not _static(ev.stride())
-            or not ev.is_contiguous() or not _static(x0v.stride()) or not x0v.is_contiguous()):
+    if not isinstance(ev, torch.Tensor) or ev.dtype != dtype:
+        return None
+    # symbolic sizes (a graph Dynamo made dynamic): the layout is checked
+    # when the graph runs (_run_rms_norm_any), reading it here would add
+    # guards
+    dynamic = not (_static(xv.shape) and _static(ev.stride()) and _static(x0v.stride()))
+    if not dynamic and not (ev.is_contiguous() and x0v.is_contiguous()):
         return None
     return {"input": x0, "weight": weight, "eps": eps, "end": end, "chain": chain, "n": n,
-            "dtype": dtype}
+            "dtype": dtype, "dynamic": dynamic, "cast": x0 is not x}
 
 
 def _run_rms_norm(x, n, weight, eps):
@@ -1642,6 +1647,20 @@ def _rms_norm_grad(ctx, grad, _grad_rstd):
 _rms_norm_op.register_autograd(_rms_norm_grad, setup_context=_rms_norm_setup)
 
 
+def _run_rms_norm_any(x, n, weight, eps, cast):
+    """_run_rms_norm for a graph with symbolic sizes: the fused kernel where
+    x is contiguous (its result is then laid out as eager's), else eager's
+    written-out ops (cast: x is 16-bit and was cast to float32 and back),
+    in eager's layout."""
+    if x.is_contiguous():
+        return _C.rms_norm_fused(x, [n], weight, eps)[0]
+    h = x.to(torch.float32) if cast else x
+    h = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + eps)
+    if cast:
+        h = h.to(x.dtype)
+    return weight * h if weight is not None else h
+
+
 def _rms_wanted():
     """CLOPS_COMPILE_RMS_NORM=0 leaves RMSNorm written out (for comparisons)."""
     return os.environ.get("CLOPS_COMPILE_RMS_NORM") != "0"
@@ -1658,7 +1677,7 @@ def _lower_rms_norms(gm, label, above_autograd=False):
         if getattr(mean, "_erased", False):
             continue
         plan = _rms_plan(mean)
-        if plan is None:
+        if plan is None or (above_autograd and plan["dynamic"]):
             continue
         end = plan["end"]
         with g.inserting_before(end):
@@ -1666,6 +1685,10 @@ def _lower_rms_norms(gm, label, above_autograd=False):
                 call = g.call_function(torch.ops.clops.rms_norm.default,
                                        (plan["input"], plan["weight"], plan["n"], plan["eps"]))
                 new = g.call_function(operator.getitem, (call, 0))
+            elif plan["dynamic"]:
+                new = g.call_function(_run_rms_norm_any, (plan["input"], plan["n"],
+                                                          plan["weight"], plan["eps"],
+                                                          plan["cast"]))
             else:
                 new = g.call_function(_run_rms_norm, (plan["input"], plan["n"],
                                                       plan["weight"], plan["eps"]))
@@ -1681,7 +1704,8 @@ def _lower_rms_norms(gm, label, above_autograd=False):
             print(f"clops compile [{label}]: rms norm: {len(plan['chain'])} nodes from "
                   f"{mean.name} [{', '.join(str(x.target).replace('aten.', '') for x in plan['chain'])}]"
                   f" as one _fused_rms_norm ({plan['dtype']}, rows of {plan['n']}, eps "
-                  f"{plan['eps']:g}, {'weight' if plan['weight'] is not None else 'no weight'})",
+                  f"{plan['eps']:g}, {'weight' if plan['weight'] is not None else 'no weight'}"
+                  f"{', symbolic sizes' if plan['dynamic'] else ''})",
                   file=sys.stderr)
     return k
 
@@ -2085,7 +2109,7 @@ def _node_name(node):
         return f"clops addmm epilogue (activation {node.args[6]})"
     if t is _run_conv_epilogue:
         return "clops conv epilogue"
-    if t is _run_rms_norm:
+    if t in (_run_rms_norm, _run_rms_norm_any):
         return "clops rms norm"
     return str(t)
 
