@@ -20,13 +20,14 @@
 #  2. (~45 s) the clops warm-up, nothing timed: each clops row's
 #     configuration in its own process at once (--steps 1: the eager and
 #     compiled kernels built into the clops cache in parallel), beside
-#     test_compile*.py on the GPU unless C7_NO_TESTS=1 (pytest-xdist,
-#     C7_XDIST workers, stopped with SIGINT C7_TESTS_S s after the build).
+#     test_optim.py and test_compile*.py on the GPU unless C7_NO_TESTS=1
+#     (C7_TESTS: the files, from python/tests; pytest-xdist, C7_XDIST
+#     workers, stopped with SIGINT C7_TESTS_S s after the build).
 #  3. (the rest, until C7_END s) the timed clops rows, one process, one row
 #     after another on the idle GPU: GPT-2 fp32 forward and the training
 #     step, each with one eager and one compiled step op by op (--profile),
-#     Llama-style, BERT, ResNet-18 forward and training; eager and compiled
-#     steps alternated, best of C7_STEPS.
+#     BERT, Llama-style, ResNet-18 forward and training; eager and compiled
+#     steps alternated, best of C7_STEPS (C7_PROFILE= : no --profile step).
 # One table at the end (model, mode, ms, ratio against clops eager and
 # against PyTorch eager, launches).  Files under $OUT (the tool returns 8):
 # c7_build.log, c7_ref.txt and c7_clops.txt (every row's output),
@@ -37,11 +38,15 @@
 # gpt2_train, gpt2_fusedadamw (the training step with AdamW(fused=True)),
 # llama_fp32, bert_fp32, r18_fwd, r18_train; default all but gpt2_bf16,
 # whose target compile7's job met, and gpt2_fusedadamw) runs those rows
-# alone, clops and reference; C7_INDUCTOR= skips Inductor.  Left for a
-# next call: C7_ROWS='gpt2_train|gpt2_fusedadamw|bert' C7_NO_TESTS=1
-# (~170 s: the fused AdamW and BERT's keep-all mask, both after this
-# call), C7_ROWS=r18 C7_WARM_S=120 C7_NO_TESTS=1 (~220 s).  This stop's call (H200,
-# ~190 s with the build): C7_NO_TESTS=1 bash bench/compile_gpu_job.sh.
+# alone, clops and reference; C7_INDUCTOR= skips Inductor.  compile10's
+# call (H200, 161 s on a warm machine, main 792f7c2: the device tool runs
+# the session's checkout, not a helper's worktree) timed gpt2_train and
+# gpt2_fusedadamw; its BERT and Llama rows had 7 s left (build 66 s,
+# warm-up 48).  Left for a next call, from a checkout holding compile10:
+# C7_ROWS='bert|llama' C7_NO_TESTS=1 (~150 s; Llama with the RMSNorm
+# lowering, and CLOPS_COMPILE_RMS_NORM=0 in a second call for the
+# comparison), C7_ROWS=r18 C7_WARM_S=120 C7_NO_TESTS=1 (~220 s), and
+# test_compile_norm.py on NVIDIA (C7_TESTS=test_compile_norm.py).
 # On POCL (a check of the script, not figures): C7_SMALL=1 C7_REF=cpu (tiny
 # configs, PyTorch's CPU as the reference; C7_INDUCTOR= skips Inductor,
 # C7_END/C7_TESTS_S/C7_WARM_S larger and C7_TSCALE=3 for the loaded 2-core
@@ -144,8 +149,8 @@ clops_rows() {  # steps, summary file, profile folder (none: no profiles), time 
     gpt2_bf16 $((40 * k)) "--model gpt2 --batch $B --seq $L --steps $1 --dtype bfloat16 --compile --device clops $common --summary $2" \
     gpt2_train $((50 * k)) "--model gpt2 --batch $BT --seq $LT --steps $1 --train --compile --device clops $common --summary $2 $pt" \
     gpt2_fusedadamw $((50 * k)) "--model gpt2 --batch $BT --seq $LT --steps $1 --train --fused-adamw --compile --device clops $common --summary $2" \
-    llama_fp32 $((30 * k)) "--model llama --batch $B --seq $L --steps $1 --compile --device clops $common --summary $2" \
     bert_fp32 $((30 * k)) "--model bert --batch $B --seq $L --steps $1 --compile --device clops $common --summary $2" \
+    llama_fp32 $((30 * k)) "--model llama --batch $B --seq $L --steps $1 --compile --device clops $common --summary $2" \
     r18_fwd $((30 * k)) "--model resnet18 --batch $BI --image $IMG --steps $1 --compile --device clops $common --summary $2" \
     r18_train $((40 * k)) "--model resnet18 --batch $BI --image $IMG --steps $1 --train --compile --device clops $common --summary $2"
 }
@@ -211,8 +216,9 @@ TW=$(( $(date +%s) + ${C7_WARM_S:-45} ))
 if [ -z "$C7_NO_TESTS" ]; then
   XD="-n ${C7_XDIST:-6}"; [ "${C7_XDIST:-6}" = 0 ] && XD=
   (cd python/tests && PYTHONPATH=$PWD/.. timeout -s INT -k 20 $(( TE - $(date +%s) )) $PY -m pytest -q -rfE \
-     -p no:cacheprovider $XD --durations=8 test_compile.py test_compile_attention.py test_compile_conv.py \
-     test_compile_models.py > /tmp/c7_pytest.log 2>&1; echo "pytest rc $?" >> /tmp/c7_pytest.log) &
+     -p no:cacheprovider $XD --durations=8 ${C7_TESTS:-test_optim.py test_compile_norm.py test_compile.py \
+     test_compile_attention.py test_compile_conv.py test_compile_models.py} > /tmp/c7_pytest.log 2>&1
+   echo "pytest rc $?" >> /tmp/c7_pytest.log) &
   TESTP=$!
 fi
 clops_rows 1 /tmp/c7_warm.jsonl "" 10 | grep -E "^(${ROWS})" > /tmp/c7_warm_all.txt
@@ -236,7 +242,7 @@ if [ -n "$C7_NO_TESTS" ]; then :; else
 fi
 # 3. the timed clops rows, one after another
 CT=$OUT/c7_clops.txt
-clops_rows $ST $S $OUT ${C7_TSCALE:-1} | grep -E "^(${ROWS})" \
+clops_rows $ST $S "${C7_PROFILE-$OUT}" ${C7_TSCALE:-1} | grep -E "^(${ROWS})" \
   > /tmp/c7_clops_rows.txt
 PYTHONPATH=$PWD/python $PY /tmp/c7_driver.py $(( t0 + ${C7_END:-180} )) /tmp/c7_clops_rows.txt \
   > $CT 2>&1

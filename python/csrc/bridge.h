@@ -132,6 +132,15 @@ void sync_matmul_precision(bool conv);
  * clops device since the process started (clops_device_get_counters). */
 std::vector<double> device_counters(int index);
 /* Whether device `index` is a GPU (CL_DEVICE_TYPE_GPU). */
+/* _fused_rms_norm (dispatch/inventory/norm.yaml) on clops tensors: clops'
+ * fused row kernel, (y, rstd).  PyTorch implements the op as
+ * CompositeImplicitAutograd for PrivateUse1, so the bridge does not bind it
+ * (docs/torch.md, "Every clops op"): the compiler's RMSNorm lowering calls
+ * it here. */
+std::tuple<at::Tensor, at::Tensor> rms_norm_fused(const at::Tensor &input,
+                                                  const std::vector<int64_t> &normalized_shape,
+                                                  const std::optional<at::Tensor> &weight,
+                                                  double eps);
 bool device_is_gpu(int index);
 
 /* Memory of one clops device (memory.cpp): bytes handed out to storages,

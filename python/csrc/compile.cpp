@@ -13,6 +13,7 @@
  * (kernel launches, program builds) the model runner and the cache test
  * read, and whether a device is a GPU (where attention lowering pays).
  */
+#include <climits>
 #include <map>
 #include <mutex>
 
@@ -150,6 +151,30 @@ at::Tensor addmm_epilogue(const std::optional<at::Tensor> &self, const at::Tenso
     check(clops_call_boxed(op, args, 8, &ret, 1), "_clops_addmm_epilogue");
     owned.v.push_back(ret.v.t); /* from_clops takes its own reference */
     return from_clops(ret.v.t);
+}
+
+std::tuple<at::Tensor, at::Tensor> rms_norm_fused(const at::Tensor &input,
+                                                  const std::vector<int64_t> &normalized_shape,
+                                                  const std::optional<at::Tensor> &weight,
+                                                  double eps)
+{
+    static const clops_op *op = [] {
+        const clops_op *o = nullptr;
+        check(clops_op_find("_fused_rms_norm", &o), "finding _fused_rms_norm");
+        return o;
+    }();
+    if (normalized_shape.size() > (size_t)INT_MAX)
+        throw std::invalid_argument("_fused_rms_norm: normalized_shape too long");
+    Owned owned;
+    clops_value args[4] = {owned.arg(input),
+                           clops_value_ints(normalized_shape.data(), (int)normalized_shape.size()),
+                           weight ? owned.arg(*weight) : clops_value_none(),
+                           clops_value_float(eps)};
+    clops_value ret[2] = {clops_value_none(), clops_value_none()};
+    check(clops_call_boxed(op, args, 4, ret, 2), "_fused_rms_norm");
+    owned.v.push_back(ret[0].v.t); /* from_clops takes its own references */
+    owned.v.push_back(ret[1].v.t);
+    return {from_clops(ret[0].v.t), from_clops(ret[1].v.t)};
 }
 
 bool device_is_gpu(int index)

@@ -1186,6 +1186,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)
           pybind11::arg("params") = std::vector<double>());
     m.def("addmm_epilogue", &addmm_epilogue);
     m.def("conv_epilogue", &conv_epilogue);
+    m.def("rms_norm_fused", &rms_norm_fused);
     m.def("device_counters", &device_counters);
     m.def("device_is_gpu", &device_is_gpu);
     m.def("_quiesce_autograd_workers", &quiesce_autograd_workers);

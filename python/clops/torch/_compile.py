@@ -59,9 +59,11 @@ docs/torch.md describes the rules.
 """
 import hashlib
 import math
+import operator
 import os
 import struct
 import sys
+import typing
 
 import torch
 import torch.fx
@@ -1490,6 +1492,225 @@ def _lower_attention(gm, label):
 
 
 # --------------------------------------------------------------------------
+# Prologue fusion: RMSNorm written out (HF's LlamaRMSNorm, T5LayerNorm: a
+# cast to float32, pow(2), mean over the last dimension, + eps, rsqrt, the
+# product, the cast back, the weight) as one call of clops' fused row kernel
+# (_fused_rms_norm: the squares summed as the row is read, no pow or mean
+# result written).
+
+_RMS_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
+
+
+def _rms_cast(node, dtype):
+    """Whether node is _to_copy of a tensor to dtype, nothing else changed."""
+    return (node.op == "call_function" and node.target == aten._to_copy.default
+            and len(node.args) == 1 and set(node.kwargs) <= {"dtype"}
+            and node.kwargs.get("dtype") == dtype)
+
+
+def _rms_other(mul, node):
+    """The operand of binary mul.Tensor node mul that is not node (None when
+    node is not exactly one of them)."""
+    if (mul.op != "call_function" or mul.target != aten.mul.Tensor or mul.kwargs
+            or len(mul.args) != 2):
+        return None
+    a, b = mul.args
+    if a is node and b is not node:
+        return b
+    if b is node and a is not node:
+        return a
+    return None
+
+
+def _rms_plan(mean):
+    """For a mean.dim node: the RMSNorm written out around it, as a dict
+    (input: the tensor normalised, in its own dtype; weight: a node or None;
+    eps; end: the node whose value is the result; chain: the nodes the call
+    replaces), or None.  Accepted: [x = _to_copy(x0, float32)]; p = x ** 2
+    (pow.Tensor_Scalar 2, or x * x); v = mean(p, [-1], keepdim=True); a = v +
+    eps (a number); r = rsqrt(a); h = x * r (either order); [h =
+    _to_copy(h, x0's dtype)]; [y = w * h (either order), w of shape [N] and
+    the result's dtype].  Every intermediate used by the next step alone (x
+    aside), float32, float16 or bfloat16, static shapes, x0 and the result
+    contiguous."""
+    if (mean.op != "call_function" or mean.target != aten.mean.dim or mean.kwargs
+            or len(mean.args) != 3 or mean.args[2] is not True):
+        return None
+    p = mean.args[0]
+    if not isinstance(p, torch.fx.Node) or p.op != "call_function" or len(p.users) != 1:
+        return None
+    if p.target == aten.pow.Tensor_Scalar and not p.kwargs and len(p.args) == 2:
+        x = p.args[0]
+        if not (type(p.args[1]) in (int, float) and p.args[1] == 2):
+            return None
+    elif (p.target == aten.mul.Tensor and not p.kwargs and len(p.args) == 2
+          and p.args[0] is p.args[1]):
+        x = p.args[0]
+    else:
+        return None
+    xv = _meta(x) if isinstance(x, torch.fx.Node) else None
+    if (not isinstance(xv, torch.Tensor) or xv.device.type != "clops"
+            or xv.dtype != torch.float32 or xv.dim() < 1 or type(xv.shape[-1]) is not int):
+        return None
+    n = xv.shape[-1]
+    dims = mean.args[1]
+    if not (isinstance(dims, (list, tuple)) and len(dims) == 1
+            and dims[0] in (-1, xv.dim() - 1)) or n < 1:
+        return None
+    a = _only_user(mean)
+    if (a is None or a.op != "call_function" or a.target != aten.add.Tensor or a.kwargs
+            or len(a.args) != 2 or a.args[0] is not mean or type(a.args[1]) not in (int, float)
+            or not a.args[1] >= 0):
+        return None
+    eps = float(a.args[1])
+    r = _only_user(a)
+    if r is None or r.op != "call_function" or r.target != aten.rsqrt.default:
+        return None
+    h = _only_user(r)
+    if h is None or _rms_other(h, r) is not x:
+        return None
+    chain = [p, mean, a, r, h]
+    x0, dtype = x, torch.float32
+    if _rms_cast(x, torch.float32) and isinstance(x.args[0], torch.fx.Node):
+        src = _meta(x.args[0])
+        if isinstance(src, torch.Tensor) and src.dtype in (torch.float16, torch.bfloat16):
+            x0, dtype = x.args[0], src.dtype
+    end = h
+    if dtype != torch.float32:
+        c = _only_user(h)
+        if c is not None and _rms_cast(c, dtype):
+            end = c
+            chain.append(c)
+        else:   # the float32 result of a 16-bit input: normalise the float32 x
+            x0, dtype = x, torch.float32
+    weight = None
+    u = _only_user(end)
+    if u is not None:
+        w = _rms_other(u, end)
+        wv = _meta(w) if isinstance(w, torch.fx.Node) else None
+        uv = _meta(u)
+        if (isinstance(wv, torch.Tensor) and wv.device.type == "clops" and wv.dtype == dtype
+                and tuple(wv.shape) == (n,) and isinstance(uv, torch.Tensor)
+                and uv.dtype == dtype and tuple(uv.shape) == tuple(xv.shape)):
+            weight, end = w, u
+            chain.append(u)
+    ev, x0v = _meta(end), _meta(x0)
+    if not isinstance(ev, torch.Tensor) or ev.dtype != dtype:
+        return None
+    # symbolic sizes (a graph Dynamo made dynamic): the layout is checked
+    # when the graph runs (_run_rms_norm_any), reading it here would add
+    # guards
+    dynamic = not (_static(xv.shape) and _static(ev.stride()) and _static(x0v.stride()))
+    if not dynamic and not (ev.is_contiguous() and x0v.is_contiguous()):
+        return None
+    return {"input": x0, "weight": weight, "eps": eps, "end": end, "chain": chain, "n": n,
+            "dtype": dtype, "dynamic": dynamic, "cast": x0 is not x}
+
+
+def _run_rms_norm(x, n, weight, eps):
+    """clops' fused RMSNorm of x's rows of n (_fused_rms_norm), the result."""
+    return _C.rms_norm_fused(x, [n], weight, eps)[0]
+
+
+# Above autograd (graphs that train) the lowering calls clops::rms_norm, an
+# opaque op with a gradient: AOT autograd puts it in the forward graph
+# (saving x, weight and rstd) and its backward, clops' fused
+# _fused_rms_norm_backward, in the backward graph.  (aten::_fused_rms_norm
+# itself would not do: PyTorch implements it as CompositeImplicitAutograd
+# for PrivateUse1, so autograd's trace writes it out again.)
+@torch.library.custom_op("clops::rms_norm", mutates_args=())
+def _rms_norm_op(x: torch.Tensor, weight: typing.Optional[torch.Tensor], n: int,
+                 eps: float) -> typing.Tuple[torch.Tensor, torch.Tensor]:
+    y, rstd = _C.rms_norm_fused(x, [n], weight, eps)
+    return y, rstd
+
+
+@_rms_norm_op.register_fake
+def _rms_norm_fake(x, weight, n, eps):
+    return (torch.empty_like(x, memory_format=torch.contiguous_format),
+            x.new_empty(tuple(x.shape[:-1]) + (1,), dtype=torch.float32))
+
+
+def _rms_norm_setup(ctx, inputs, output):
+    x, weight, n, _ = inputs
+    ctx.save_for_backward(x, weight, output[1])
+    ctx.n = n
+
+
+def _rms_norm_grad(ctx, grad, _grad_rstd):
+    x, weight, rstd = ctx.saved_tensors
+    dx, dw = aten._fused_rms_norm_backward.default(
+        grad.contiguous(), x, [ctx.n], rstd, weight, [True, weight is not None])
+    return dx, dw if weight is not None else None, None, None
+
+
+_rms_norm_op.register_autograd(_rms_norm_grad, setup_context=_rms_norm_setup)
+
+
+def _run_rms_norm_any(x, n, weight, eps, cast):
+    """_run_rms_norm for a graph with symbolic sizes: the fused kernel where
+    x is contiguous (its result is then laid out as eager's), else eager's
+    written-out ops (cast: x is 16-bit and was cast to float32 and back),
+    in eager's layout."""
+    if x.is_contiguous():
+        return _C.rms_norm_fused(x, [n], weight, eps)[0]
+    h = x.to(torch.float32) if cast else x
+    h = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + eps)
+    if cast:
+        h = h.to(x.dtype)
+    return weight * h if weight is not None else h
+
+
+def _rms_wanted():
+    """CLOPS_COMPILE_RMS_NORM=0 leaves RMSNorm written out (for comparisons)."""
+    return os.environ.get("CLOPS_COMPILE_RMS_NORM") != "0"
+
+
+def _lower_rms_norms(gm, label, above_autograd=False):
+    """Rewrites each RMSNorm written out (_rms_plan) into one fused call
+    (above autograd: of clops::rms_norm, which autograd differentiates)."""
+    if not _rms_wanted():
+        return 0
+    g = gm.graph
+    k = 0
+    for mean in list(g.nodes):
+        if getattr(mean, "_erased", False):
+            continue
+        plan = _rms_plan(mean)
+        if plan is None or (above_autograd and plan["dynamic"]):
+            continue
+        end = plan["end"]
+        with g.inserting_before(end):
+            if above_autograd:
+                call = g.call_function(torch.ops.clops.rms_norm.default,
+                                       (plan["input"], plan["weight"], plan["n"], plan["eps"]))
+                new = g.call_function(operator.getitem, (call, 0))
+            elif plan["dynamic"]:
+                new = g.call_function(_run_rms_norm_any, (plan["input"], plan["n"],
+                                                          plan["weight"], plan["eps"],
+                                                          plan["cast"]))
+            else:
+                new = g.call_function(_run_rms_norm, (plan["input"], plan["n"],
+                                                      plan["weight"], plan["eps"]))
+        new.meta = dict(end.meta)
+        end.replace_all_uses_with(new)
+        cast = plan["chain"][0].args[0]   # x = _to_copy(x0): unused now where it is the cast
+        for x in reversed(plan["chain"]):
+            g.erase_node(x)
+        if cast is not plan["input"] and not cast.users:
+            g.erase_node(cast)
+        k += 1
+        if _DEBUG:
+            print(f"clops compile [{label}]: rms norm: {len(plan['chain'])} nodes from "
+                  f"{mean.name} [{', '.join(str(x.target).replace('aten.', '') for x in plan['chain'])}]"
+                  f" as one _fused_rms_norm ({plan['dtype']}, rows of {plan['n']}, eps "
+                  f"{plan['eps']:g}, {'weight' if plan['weight'] is not None else 'no weight'}"
+                  f"{', symbolic sizes' if plan['dynamic'] else ''})",
+                  file=sys.stderr)
+    return k
+
+
+# --------------------------------------------------------------------------
 # The fused ops on record for `clops warmup` (tools/cli/cmd_warmup.c).
 
 _recorded = set()
@@ -1755,11 +1976,72 @@ def _causal_masks(gm, label):
     return n
 
 
+# --------------------------------------------------------------------------
+# Key/value caches that start empty: transformers' DynamicCache holds an
+# empty tensor until its first update, so a forward that starts with no
+# past concatenates the new keys and values onto a constant empty tensor
+# (`lift_fresh_copy` of `_tensor_constant`, then `cat`): a copy of every
+# key and value per layer, which the attention call then reads.
+
+_KV_READERS = (_SDPA_FWD, aten.scaled_dot_product_attention.default)
+
+
+def _drop_empty_cats(gm, label):
+    """Replaces each cat whose operands but one are empty (static shapes;
+    the result the one operand's shape and dtype) and whose every user is a
+    fused attention call reading it as its key or value (operand 1 or 2:
+    the kernel takes any strides, mutates nothing) by that operand itself:
+    the same values, no copy.  Returns the number replaced."""
+    g = gm.graph
+    k = 0
+    for c in list(g.nodes):
+        if c.op != "call_function" or c.target != aten.cat.default or not c.args:
+            continue
+        parts = c.args[0]
+        if not isinstance(parts, (list, tuple)) or not all(isinstance(p, torch.fx.Node)
+                                                           for p in parts):
+            continue
+        metas = [_meta(p) for p in parts]
+        cv = _meta(c)
+        if not isinstance(cv, torch.Tensor) or not all(isinstance(m, torch.Tensor) for m in metas):
+            continue
+        if not all(_static(m.shape) for m in metas) or not _static(cv.shape):
+            continue
+        full = [p for p, m in zip(parts, metas) if m.numel() > 0]
+        if len(full) != 1:
+            continue
+        keep = full[0]
+        kv = _meta(keep)
+        if kv.dtype != cv.dtype or tuple(kv.shape) != tuple(cv.shape) or kv.device != cv.device:
+            continue
+        if not c.users or not all(
+                u.op == "call_function" and u.target in _KV_READERS
+                and c not in u.args[:1] and c not in u.args[3:] and c not in u.kwargs.values()
+                for u in c.users):
+            continue
+        c.replace_all_uses_with(keep)
+        g.erase_node(c)
+        for p in parts:
+            if p is not keep and not p.users and p.op == "call_function" \
+                    and p.target == aten.lift_fresh_copy.default:
+                src = p.args[0]
+                g.erase_node(p)
+                if isinstance(src, torch.fx.Node) and src.op == "get_attr" and not src.users:
+                    g.erase_node(src)
+        k += 1
+    if k and _DEBUG:
+        print(f"clops compile [{label}]: {k} concatenations onto an empty cache dropped "
+              f"(the attention reads the keys and values in place)", file=sys.stderr)
+    return k
+
+
 def _rewrite(gm, label):
     if _DEBUG_GRAPHS:
         print(f"clops compile [{label}]: the graph AOT autograd gave:\n{gm.code}", file=sys.stderr)
     ncausal = _causal_masks(gm, label)
+    ncat = _drop_empty_cats(gm, label)
     natt = _lower_attention(gm, label)
+    nrms = _lower_rms_norms(gm, label)
     nepi = _lower_epilogues(gm, label) + _lower_conv_epilogues(gm, label)
     groups = _groups(gm)
     nfused = 0
@@ -1805,8 +2087,8 @@ def _rewrite(gm, label):
         print(f"clops compile [{label}]: rewritten:\n{gm.code}", file=sys.stderr)
     if _DEBUG:
         print(f"clops compile [{label}]: {natt} attentions, {ncausal} constant masks dropped, "
-              f"{nfused} fused kernels, {nepi} epilogues, {nguard} layout guards",
-              file=sys.stderr)
+              f"{ncat} empty-cache cats dropped, {nrms} rms norms, {nfused} fused kernels, "
+              f"{nepi} epilogues, {nguard} layout guards", file=sys.stderr)
     return gm
 
 
@@ -1827,6 +2109,8 @@ def _node_name(node):
         return f"clops addmm epilogue (activation {node.args[6]})"
     if t is _run_conv_epilogue:
         return "clops conv epilogue"
+    if t in (_run_rms_norm, _run_rms_norm_any):
+        return "clops rms norm"
     return str(t)
 
 
@@ -1907,6 +2191,17 @@ def _has_masked_sdpa(gm):
     return False
 
 
+def _has_rsqrt(gm):
+    """Whether Dynamo's graph calls rsqrt (RMSNorm written out, which the
+    trace above autograd lowers onto clops::rms_norm)."""
+    for n in gm.graph.nodes:
+        if n.op in ("call_function", "call_method"):
+            name = n.target if isinstance(n.target, str) else getattr(n.target, "__name__", "")
+            if name == "rsqrt":
+                return True
+    return False
+
+
 def _decomposed(op):
     """op's CompositeImplicitAutograd decomposition (what AOT autograd's
     trace makes of it below autograd), for make_fx above it."""
@@ -1921,7 +2216,7 @@ _ABOVE_AUTOGRAD_DECOMPOSED = {op: _decomposed(op) for op in (
     aten.matmul.default, aten.softmax.int, aten.dropout.default, aten.to.dtype)}
 
 
-def _lower_attention_above_autograd(gm, example_inputs, lower=True):
+def _lower_attention_above_autograd(gm, example_inputs, lower=True, rms=False):
     """Attention written out in a graph that trains: lowered before AOT
     autograd, so that autograd differentiates scaled_dot_product_attention
     itself (clops' fused backward, which takes the forward's logsumexp)
@@ -1930,7 +2225,9 @@ def _lower_attention_above_autograd(gm, example_inputs, lower=True):
     and a causal mask the graph computes from no input becomes is_causal
     there (_causal_masks), forward and backward: below autograd the mask is
     saved for the backward call, so the forward pass cannot drop it.
-    lower=False: the causal masks only.
+    lower=False: the causal masks only.  rms: RMSNorms written out become
+    clops::rms_norm there (_lower_rms_norms), whose gradient is clops'
+    fused backward.
 
     Dynamo's graph (torch functions) is traced to ATen above autograd
     (make_fx with pre_dispatch: nothing differentiated, nothing
@@ -1966,6 +2263,7 @@ def _lower_attention_above_autograd(gm, example_inputs, lower=True):
     # autograd's backward call is causal too (below autograd the forward
     # saves the mask for the backward, which then runs masked)
     n = _lower_attention(pgm, "training") if lower else 0
+    n += _lower_rms_norms(pgm, "training", above_autograd=True) if rms else 0
     if n + _causal_masks(pgm, "training") == 0:
         return gm
     pgm.graph.lint()
@@ -1979,8 +2277,9 @@ def clops_backend(gm, example_inputs, **kwargs):
     if (torch.is_grad_enabled()
             and any(isinstance(x, torch.Tensor) and x.requires_grad for x in example_inputs)):
         lower = _has_softmax(gm) and _att_wanted_on(example_inputs)
-        if lower or _has_masked_sdpa(gm):
-            gm = _lower_attention_above_autograd(gm, example_inputs, lower)
+        rms = _rms_wanted() and _has_rsqrt(gm)
+        if lower or rms or _has_masked_sdpa(gm):
+            gm = _lower_attention_above_autograd(gm, example_inputs, lower, rms)
     return aot_autograd(fw_compiler=_compiler("forward"), bw_compiler=_compiler("backward"),
                         inference_compiler=_compiler("inference"))(gm, example_inputs, **kwargs)
 
