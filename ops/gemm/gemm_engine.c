@@ -558,19 +558,24 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
 
 /* How the "-tma" programs make their tensor maps: from templates that
  * libcuda encodes on the host (ops/gemm/gemm_tma.c), the address set on
- * the device; or, without libcuda or with CLOPS_GEMM_TMA_MAP=zeros
- * (=zeros-m1: the sizes written less one), from zeros, every field set on
- * the device.  Read at each configuration choice (cheap: the encoder is
- * loaded once). */
-static void tma_maps(int *zero, int *m1)
+ * the device; or, with CLOPS_GEMM_TMA_MAP=zeros (=zeros-m1: the sizes
+ * written less one), from zeros, every field set on the device (the
+ * probe's question: such maps fault on the H200).  False when neither is
+ * asked for and libcuda cannot encode: then the configuration is not
+ * taken (maps from zeros take the process's device down; the cp.async
+ * default runs).  Read at each choice of a "-tma" configuration (cheap:
+ * the encoder is loaded once). */
+static bool tma_maps(int *zero, int *m1)
 {
     const char *v = host_env("CLOPS_GEMM_TMA_MAP");
     gemm_tma_map2d m;
     unsigned char t[128] __attribute__((aligned(64)));
     bool lib = !gemm_tma_map2d_plan(&m, 0x10000, 64, 64, 64, 2, 32, 64, 1) &&
                gemm_tma_encode(&m, 0, t);
-    *zero = (v && strncmp(v, "zeros", 5) == 0) || !lib;
+    bool asked = v && strncmp(v, "zeros", 5) == 0;
+    *zero = asked;
     *m1 = v && strcmp(v, "zeros-m1") == 0;
+    return asked || lib;
 }
 
 /* The mma configuration of a device and dtype (small: fewer 128 x 128
@@ -603,8 +608,11 @@ static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk
     /* TMA tiles: 16-bit operands whose rows are 16-byte aligned (what a
      * tensor map needs of the address and the strides; the rest of its
      * limits are checked at launch), else the default. */
-    if (mma_shapes[c->shape].tma && (!tma_ok || dt == CLOPS_FLOAT32 || !a_cp || !b_cp))
+    if (mma_shapes[c->shape].tma && (!tma_ok || dt == CLOPS_FLOAT32 || !a_cp || !b_cp ||
+                                     !tma_maps(&c->tma_zero, &c->tma_m1))) {
         c->shape = few ? WG_FEW : WG_FIRST;
+        c->tma_zero = c->tma_m1 = 0;
+    }
     const mma_shape *sh = &mma_shapes[c->shape];
     c->bm = sh->bm, c->bn = sh->bn, c->wm = sh->wm, c->wn = sh->wn, c->stages = sh->stages;
     c->bkc = sh->bkc, c->frag_db = sh->frag_db, c->late = sh->late, c->raster = sh->raster;
@@ -612,8 +620,6 @@ static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk
     c->persist = sh->persist;
     c->cstage = sh->cstage;
     c->tma = sh->tma;
-    if (c->tma)
-        tma_maps(&c->tma_zero, &c->tma_m1);
     /* (only where C goes out through __local: elsewhere the accumulators
      * are live across the calls, and ptxas, on clang's PTX, gave the
      * fragment-storing wgmma program 140 registers instead of 110, or
