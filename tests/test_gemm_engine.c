@@ -1219,6 +1219,54 @@ static void tma_configurations_match_the_default_bits(void **state)
     ct_clear_context();
 }
 
+/*
+ * engine11's rule for the wgmma defaults (host logic, no device; the
+ * products take a "-tma" configuration only where libcuda encodes tensor
+ * maps, mma_config): GPT-2's products at 8 x 512 tokens and Llama's on 132
+ * units (H100, H200), in a plain mm's layout (A K-major, B N-major: Conv1D)
+ * and a linear layer's (both K-major), with and without rows aligned for
+ * TMA.  CLOPS_GEMM_TMA_RULE=0: the cp.async defaults everywhere.
+ */
+static void tma_rule_picks_the_measured_defaults(void **state)
+{
+    (void)state;
+    const char *off = getenv("CLOPS_GEMM_TMA_RULE");
+    bool rule = !(off && strcmp(off, "0") == 0);
+    const char *few_tma = rule ? "wg128x128-k16-s5-d1-tma-cs" : "wg64x128-s4-cs";
+    static const struct {
+        int64_t m, n, k;
+        bool a_uk, b_uk, tma;
+        int which; /* 0 the large default, 1 the few-blocks one, 2 few_tma */
+    } cases[] = {
+        {4096, 4096, 4096, true, false, true, 0},   /* square 4096 */
+        {8192, 8192, 8192, true, false, true, 0},   /* square 8192 */
+        {4096, 2304, 768, true, false, true, 0},    /* c_attn */
+        {4096, 3072, 768, true, false, true, 0},    /* c_fc */
+        {4096, 768, 768, true, false, true, 1},     /* c_proj: K 768 */
+        {4096, 768, 3072, true, false, true, 2},    /* mlp c_proj */
+        {4096, 768, 3072, false, false, true, 2},   /* A M-major too */
+        {4096, 768, 3072, true, true, true, 1},     /* linear: both K-major */
+        {4096, 768, 3072, true, false, false, 1},   /* rows not aligned */
+        {4096, 768, 16384, true, false, true, 1},   /* deeper: split K */
+        {4096, 4096, 11008, true, true, true, 0},   /* Llama's down projection */
+    };
+    for (size_t i = 0; i < CT_COUNT(cases); i++) {
+        int64_t blocks = ((cases[i].m + 127) / 128) * ((cases[i].n + 127) / 128);
+        int got = gemm_engine_wgmma_default(blocks, 132, cases[i].k, cases[i].a_uk,
+                                            cases[i].b_uk, cases[i].tma);
+        const char *want = cases[i].which == 0   ? "wg128x128-s3-cs"
+                           : cases[i].which == 1 ? "wg64x128-s4-cs"
+                                                 : few_tma;
+        ct_set_case("%lldx%lldx%lld, A %s-major, B %s-major, %s", (long long)cases[i].m,
+                    (long long)cases[i].n, (long long)cases[i].k, cases[i].a_uk ? "K" : "M",
+                    cases[i].b_uk ? "K" : "N", cases[i].tma ? "aligned" : "not aligned");
+        CT_ASSERT(got >= 0 && got < gemm_engine_config_count());
+        CT_ASSERT_MSG(strcmp(gemm_engine_config_name(got), want) == 0, "the rule picked %s, not %s",
+                      gemm_engine_config_name(got), want);
+    }
+    ct_clear_context();
+}
+
 #define TIMED(f) cmocka_unit_test_setup_teardown(f, time_setup, time_teardown)
 
 int main(void)
@@ -1227,6 +1275,7 @@ int main(void)
         TIMED(float32_precision_setting_takes_pytorch_names),
         TIMED(tma_map_fields_follow_the_encoder_rules),
         TIMED(tma_configurations_match_the_default_bits),
+        TIMED(tma_rule_picks_the_measured_defaults),
         TIMED(engine_matches_reference_in_every_layout),
         TIMED(empty_reduction_scales_c),
         TIMED(float32_under_high_precision),
