@@ -81,13 +81,13 @@ T='wg128x128-k16-s5-tma-cs wg128x128-k16-s5-d1-tma-cs wg128x128-k64-s1-tma-cs wg
 # (3) every program built and checked side by side, the tests beside them
 for c in $D $T; do
     for bt in "" --bt; do
-        CLOPS_PTX_VERBOSE=1 timeout "$(cap 75)" $G --device $DEV --dtype bfloat16 --sweep \
+        CLOPS_PTX_VERBOSE=1 timeout "$(cap 65)" $G --device $DEV --dtype bfloat16 --sweep \
             --sweep-prefix "$c\$" --sweep-shape "square 1024" --reps-seconds 0.001 $bt \
             > "$O/warm-$c$bt.txt" 2>&1 &
     done
 done
 CLOPS_TEST_DEVICES=$DEV CLOPS_TEST_FILTER='tma_*' CLOPS_TEST_TIMING=1 \
-    timeout "$(cap 85)" $B/tests/test_gemm_engine > "$O/test-tma.txt" 2>&1
+    timeout "$(cap 65)" $B/tests/test_gemm_engine > "$O/test-tma.txt" 2>&1
 echo "rc $?" >> "$O/test-tma.txt"
 log "tma tests: $(tail -1 "$O/test-tma.txt"), $(grep -c '\[  FAILED  \]' "$O/test-tma.txt") failed lines"
 wait
@@ -111,7 +111,7 @@ SM=${SHAPES_MM:-square 4096,square 8192,mlp 4096,llama up,c_attn,c_proj,c_fc}
 SB=${SHAPES_BT:-square 4096,mlp 4096,llama up,c_attn,mlp c_proj}
 {
     echo "== mm (A K-major, B N-major)"
-    timeout "$(cap 75)" $G --device $DEV --dtype bfloat16 --sweep --sweep-prefix "$P" \
+    timeout "$(cap 60)" $G --device $DEV --dtype bfloat16 --sweep --sweep-prefix "$P" \
         --sweep-shape "$SM" --reps-seconds 0.03
 } > "$O/bench-mm.txt" 2>&1
 log "timed mm"
