@@ -1232,34 +1232,39 @@ static void tma_rule_picks_the_measured_defaults(void **state)
     (void)state;
     const char *off = getenv("CLOPS_GEMM_TMA_RULE");
     bool rule = !(off && strcmp(off, "0") == 0);
-    const char *few_tma = rule ? "wg128x128-k16-s5-d1-tma-cs" : "wg64x128-s4-cs";
+    static const char *const names[] = {"wg128x128-s3-cs", "wg64x128-s4-cs",
+                                        "wg64x128-k64-s1-tma-cs", "wg128x128-k64-s1-tma-cs",
+                                        "wg64x128-s3-tma-cs-o5"};
     static const struct {
-        int64_t m, n, k;
+        int64_t batch, m, n, k;
         bool a_uk, b_uk, tma;
-        int which; /* 0 the large default, 1 the few-blocks one, 2 few_tma */
+        int rule, plain; /* names[]: with the rule, without it */
     } cases[] = {
-        {4096, 4096, 4096, true, false, true, 0},   /* square 4096 */
-        {8192, 8192, 8192, true, false, true, 0},   /* square 8192 */
-        {4096, 2304, 768, true, false, true, 0},    /* c_attn */
-        {4096, 3072, 768, true, false, true, 0},    /* c_fc */
-        {4096, 768, 768, true, false, true, 1},     /* c_proj: K 768 */
-        {4096, 768, 3072, true, false, true, 2},    /* mlp c_proj */
-        {4096, 768, 3072, false, false, true, 2},   /* A M-major too */
-        {4096, 768, 3072, true, true, true, 1},     /* linear: both K-major */
-        {4096, 768, 3072, true, false, false, 1},   /* rows not aligned */
-        {4096, 768, 16384, true, false, true, 1},   /* deeper: split K */
-        {4096, 4096, 11008, true, true, true, 0},   /* Llama's down projection */
+        {1, 4096, 4096, 4096, true, false, true, 2, 0},   /* square 4096, mm */
+        {1, 4096, 4096, 4096, true, true, true, 3, 0},    /* linear */
+        {1, 4096, 4096, 4096, false, false, true, 2, 0},  /* both transposed */
+        {1, 8192, 8192, 8192, true, false, true, 2, 0},   /* square 8192 */
+        {1, 4096, 4096, 11008, true, true, true, 3, 0},   /* Llama's down projection */
+        {1, 4096, 11008, 4096, true, true, true, 3, 0},   /* Llama's up projection */
+        {1, 4096, 2304, 768, true, false, true, 2, 0},    /* GPT-2's c_attn */
+        {1, 4096, 3072, 768, true, false, true, 2, 0},    /* c_fc */
+        {1, 4096, 768, 768, true, false, true, 2, 1},     /* c_proj: K 768 */
+        {1, 4096, 768, 3072, true, false, true, 4, 1},    /* mlp c_proj */
+        {1, 4096, 768, 3072, true, true, true, 2, 1},     /* as a linear layer */
+        {1, 4096, 768, 3072, true, false, false, 1, 1},   /* rows not aligned */
+        {1, 4096, 4096, 4096, true, false, false, 0, 0},  /* rows not aligned */
+        {1, 4096, 4096, 512, true, false, true, 0, 0},    /* K below 768 */
+        {32, 512, 512, 64, true, false, true, 0, 0},      /* batched */
+        {8, 1024, 1024, 1024, true, false, true, 0, 0},   /* batched */
     };
     for (size_t i = 0; i < CT_COUNT(cases); i++) {
-        int64_t blocks = ((cases[i].m + 127) / 128) * ((cases[i].n + 127) / 128);
-        int got = gemm_engine_wgmma_default(blocks, 132, cases[i].k, cases[i].a_uk,
-                                            cases[i].b_uk, cases[i].tma);
-        const char *want = cases[i].which == 0   ? "wg128x128-s3-cs"
-                           : cases[i].which == 1 ? "wg64x128-s4-cs"
-                                                 : few_tma;
-        ct_set_case("%lldx%lldx%lld, A %s-major, B %s-major, %s", (long long)cases[i].m,
-                    (long long)cases[i].n, (long long)cases[i].k, cases[i].a_uk ? "K" : "M",
-                    cases[i].b_uk ? "K" : "N", cases[i].tma ? "aligned" : "not aligned");
+        int got = gemm_engine_wgmma_default(cases[i].batch, cases[i].m, cases[i].n, cases[i].k,
+                                            132, cases[i].a_uk, cases[i].b_uk, cases[i].tma);
+        const char *want = names[rule ? cases[i].rule : cases[i].plain];
+        ct_set_case("%lld x %lldx%lldx%lld, A %s-major, B %s-major, %s", (long long)cases[i].batch,
+                    (long long)cases[i].m, (long long)cases[i].n, (long long)cases[i].k,
+                    cases[i].a_uk ? "K" : "M", cases[i].b_uk ? "K" : "N",
+                    cases[i].tma ? "aligned" : "not aligned");
         CT_ASSERT(got >= 0 && got < gemm_engine_config_count());
         CT_ASSERT_MSG(strcmp(gemm_engine_config_name(got), want) == 0, "the rule picked %s, not %s",
                       gemm_engine_config_name(got), want);

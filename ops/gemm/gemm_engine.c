@@ -372,7 +372,11 @@ static const mma_shape mma_shapes[] = {
      * "-oN": the entry asks ptxas for N work-groups a unit (.maxntid,
      * .minnctapersm N: wg_occupancy); 64 x 128 blocks of one warpgroup fit
      * 5 (96 registers an item), 128 x 128 blocks no more than 2 (3 caps
-     * them at 80, and ptxas refuses wgmma's 64 accumulators below 90). */
+     * them at 80, and ptxas refuses wgmma's 64 accumulators below 90).
+     * H200, bfloat16, against the cp.async default in one job: 4096^3 463
+     * (64 x 128) / 436 (128 x 128) against 377 in a plain mm, 474 / 480
+     * against 392 as a linear layer; the rule (gemm_engine_wgmma_default)
+     * makes three of them the defaults where TMA tiles can run. */
     {"wg128x128-k64-s1-tma-cs", 128, 128, 64, 128, 1, 8, 0, 0, 8, 2, 0, 0, 0, 0, 1, 1},
     {"wg64x128-k64-s1-tma-cs", 64, 128, 64, 128, 1, 8, 0, 0, 8, 1, 0, 0, 0, 0, 1, 1},
     {"wg64x128-k64-s1-tma-cs-o5", 64, 128, 64, 128, 1, 8, 0, 0, 8, 1, 0, 0, 0, 0, 1, 1},
@@ -634,24 +638,30 @@ static bool tma_rule_on(void)
 
 /*
  * The wgmma default of a 16-bit product (engine11's rule; host logic,
- * tests/test_gemm_engine.c checks it on every device): `blocks` 128 x 128
- * blocks on `units` compute units, K deep, A and B unit-stride along K or
- * not, tma whether TMA tiles can run (16-byte aligned rows; mma_config
- * also asks for a libcuda that encodes maps).  Products with fewer than
- * two blocks a unit whose K is 1536 .. 8192 deep and one operand M- or
- * N-major (GPT-2's mlp c_proj through Conv1D, 4096 x 768 x 3072) take
- * TMA's BK 16 tiles with one product group pending; both operands K-major
- * (a linear layer's weight) keep the cp.async tiles, where TMA's 32-byte
- * box rows lose.  H200 figures in docs/gemm.md, "Hopper: more bytes in
- * flight (engine11)".
+ * tests/test_gemm_engine.c checks it on every device): `batch` products of
+ * m x n x k on `units` compute units, A and B unit-stride along K or not,
+ * tma whether TMA tiles can run (16-byte aligned rows; mma_config also
+ * asks for a libcuda that encodes maps, else the cp.async defaults run).
+ * Unbatched products at least 768 deep take TMA tiles of BK 64 (128-byte
+ * box rows, one stage, "-k64-s1"): 64 x 128 blocks (four work-groups a
+ * unit), 128 x 128 ones where both operands are K-major (a linear layer's
+ * weight); products with fewer than two 128 x 128 blocks a unit and one
+ * M- or N-major operand (GPT-2's Conv1D) at least 1536 deep take 64 x 128
+ * blocks of BK 32 in 3 TMA stages at five work-groups a unit.  H200,
+ * bfloat16, TFLOP/s against each shape's cp.async default in one job:
+ * 4096^3 463 / 377 (mm), 480 / 392 (linear); GPT-2's mlp c_proj 407 / 291;
+ * docs/gemm.md, "Hopper: more bytes in flight (engine11)".
  */
-int gemm_engine_wgmma_default(int64_t blocks, int64_t units, int64_t k, bool a_uk, bool b_uk,
-                              bool tma)
+int gemm_engine_wgmma_default(int64_t batch, int64_t m, int64_t n, int64_t k, int64_t units,
+                              bool a_uk, bool b_uk, bool tma)
 {
+    int64_t blocks = batch * ((m + 127) / 128) * ((n + 127) / 128);
     bool few = blocks < 2 * units;
     int i = -1;
-    if (tma && tma_rule_on() && !(a_uk && b_uk) && few && k >= 1536 && k <= 8192)
-        i = config_index("wg128x128-k16-s5-d1-tma-cs");
+    if (tma && tma_rule_on() && batch == 1 && k >= 768)
+        i = config_index(few && !(a_uk && b_uk) && k >= 1536 ? "wg64x128-s3-tma-cs-o5"
+                         : !few && a_uk && b_uk              ? "wg128x128-k64-s1-tma-cs"
+                                                             : "wg64x128-k64-s1-tma-cs");
     return i >= 0 ? i : few ? WG_FEW : WG_FIRST;
 }
 
@@ -1521,8 +1531,8 @@ static clops_status engine_launch(const char *op, clops_device *d, clops_dtype d
         /* (the wgmma default by engine11's rule: TMA tiles for some
          * shapes, where their maps can be made) */
         int want = g->tile ? g->tile
-                           : 1 + gemm_engine_wgmma_default(blocks, units, g->k, a_uk, !b_un,
-                                                           dt != CLOPS_FLOAT32);
+                           : 1 + gemm_engine_wgmma_default(g->batch, g->m, g->n, g->k, units,
+                                                           a_uk, !b_un, dt != CLOPS_FLOAT32);
         bool wg = !conv && (!small || wg_forced) && wg_dt &&
                   mma_config(d, dt, a_uk, !b_un, a_cp, b_cp, small, few, true, want, true,
                              &cfg);
