@@ -1256,6 +1256,7 @@ static void tma_rule_picks_the_measured_defaults(void **state)
         {1, 4096, 4096, 512, true, false, true, 0, 0},    /* K below 768 */
         {32, 512, 512, 64, true, false, true, 0, 0},      /* batched */
         {8, 1024, 1024, 1024, true, false, true, 0, 0},   /* batched */
+        {1, 1024, 1024, 8192, true, false, true, 1, 1},   /* 64 blocks: split K */
     };
     for (size_t i = 0; i < CT_COUNT(cases); i++) {
         int got = gemm_engine_wgmma_default(cases[i].batch, cases[i].m, cases[i].n, cases[i].k,

@@ -642,10 +642,11 @@ static bool tma_rule_on(void)
  * m x n x k on `units` compute units, A and B unit-stride along K or not,
  * tma whether TMA tiles can run (16-byte aligned rows; mma_config also
  * asks for a libcuda that encodes maps, else the cp.async defaults run).
- * Unbatched products at least 768 deep take TMA tiles of BK 64 (128-byte
- * box rows, one stage, "-k64-s1"): 64 x 128 blocks (four work-groups a
- * unit), 128 x 128 ones where both operands are K-major (a linear layer's
- * weight); products with fewer than two 128 x 128 blocks a unit and one
+ * Unbatched products at least 768 deep with at least as many 128 x 128
+ * blocks as units (fewer split K on the cp.async default; TMA programs do
+ * not split) take TMA tiles of BK 64 (128-byte box rows, one stage,
+ * "-k64-s1"): 64 x 128 blocks (four work-groups a unit), 128 x 128 ones
+ * where both operands are K-major (a linear layer's weight); products with fewer than two 128 x 128 blocks a unit and one
  * M- or N-major operand (GPT-2's Conv1D) at least 1536 deep take 64 x 128
  * blocks of BK 32 in 3 TMA stages at five work-groups a unit.  H200,
  * bfloat16, TFLOP/s against each shape's cp.async default in one job:
@@ -658,7 +659,7 @@ int gemm_engine_wgmma_default(int64_t batch, int64_t m, int64_t n, int64_t k, in
     int64_t blocks = batch * ((m + 127) / 128) * ((n + 127) / 128);
     bool few = blocks < 2 * units;
     int i = -1;
-    if (tma && tma_rule_on() && batch == 1 && k >= 768)
+    if (tma && tma_rule_on() && batch == 1 && k >= 768 && blocks >= units)
         i = config_index(few && !(a_uk && b_uk) && k >= 1536 ? "wg64x128-s3-tma-cs-o5"
                          : !few && a_uk && b_uk              ? "wg128x128-k64-s1-tma-cs"
                                                              : "wg64x128-k64-s1-tma-cs");
