@@ -80,6 +80,7 @@ static const shape sweep_shapes[] = {
     {"square 4096", 1, 4096, 4096, 4096, false},
     {"square 8192", 1, 8192, 8192, 8192, false},
     {"mlp 4096x4096x11008", 1, 4096, 4096, 11008, false},
+    {"llama up 4096x11008x4096", 1, 4096, 11008, 4096, false},
     {"gpt2 c_attn 4096x2304x768", 1, 4096, 2304, 768, false},
     {"gpt2 c_proj 4096x768x768", 1, 4096, 768, 768, false},
     {"gpt2 c_fc 4096x3072x768", 1, 4096, 3072, 768, false},

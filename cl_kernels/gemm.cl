@@ -1477,8 +1477,8 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
  * 1 - WG_DEPTH: the slot refilled in iteration kt held tile kt - 1 -
  * WG_DEPTH, whose products every warpgroup finished before the barrier.
  */
-#if (BKC != 2 && BKC != 4) || (GEMM_DT == 0 && !(A_UK && B_UK))
-#error "gemm_wgmma: tiles of 2 or 4 chunks a row; float32 (TF32) K-major only"
+#if (BKC != 2 && BKC != 4 && !(BKC == 8 && WG_TMA)) || (GEMM_DT == 0 && !(A_UK && B_UK))
+#error "gemm_wgmma: tiles of 2 or 4 chunks a row (8 through TMA); float32 (TF32) K-major only"
 #endif
 /* The depth of one product: 16 elements, 8 for TF32 (32 bytes either way). */
 #if GEMM_DT == 0
@@ -1486,15 +1486,16 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
 #else
 #define WG_KSTEP 16
 #endif
-/* The K-major tiles' swizzle: rows of BKC * 16 bytes (32: mode 3, 64: 2). */
-#define WG_KSWZ (BKC == 2 ? 3u : 2u)
+/* The K-major tiles' swizzle: rows of BKC * 16 bytes (32: mode 3, 64: 2,
+ * 128: 1). */
+#define WG_KSWZ (BKC == 2 ? 3u : BKC == 4 ? 2u : 1u)
 #ifndef WG_DEPTH
 #define WG_DEPTH 0
 #endif
 #define PREF (STAGES - 1 - WG_DEPTH)
 #define PREF_WAIT (PREF - 1)
-#if PREF < 1
-#error "gemm_wgmma: STAGES - 1 - WG_DEPTH must be at least 1"
+#if PREF < 1 && !(WG_TMA && STAGES == 1)
+#error "gemm_wgmma: STAGES - 1 - WG_DEPTH must be at least 1 (TMA: or one stage)"
 #endif
 #define WG_ACC (BN / 2)
 #if BN == 128
@@ -1665,8 +1666,13 @@ static inline void wg_round4(__local float *p)
 #ifndef TMA_M1
 #define TMA_M1 0
 #endif
-/* The K-major boxes' swizzle (TMA's numbering: 1 32 bytes, 2 64 bytes). */
-#define TMA_KSWZ (BKC == 2 ? 1 : 2)
+/* The K-major boxes' swizzle (TMA's numbering: 1 32 bytes, 2 64 bytes, 3
+ * 128 bytes). */
+#define TMA_KSWZ (BKC == 2 ? 1 : BKC == 4 ? 2 : 3)
+/* Tiles staged before the K loop: PREF, or the one slot of a one-stage
+ * program (engine11's BK 64 boxes: 128-byte rows, refilled once the
+ * products of the tile in it are done). */
+#define TMA_PRE (PREF > 0 ? PREF : 1)
 #define TMA_ARGS , ulong16 tma_ta, ulong16 tma_tb
 #else
 #define TMA_ARGS
@@ -1694,9 +1700,9 @@ static inline void wg_round4(__local float *p)
 #error "gemm_wgmma: the staged store is for the block-barrier kernel of 1-2 warpgroups"
 #endif
 #define WG_CLD 72
-#if 64 * WG_CLD * 4 > STAGES * BN * BKC * 16 || (WGS == 2 && 64 * WG_CLD * 4 > STAGES * BM * BKC * 16)
-#error "gemm_wgmma: the slots cannot hold a 64 x 64 staging area"
-#endif
+/* (slots smaller than a 64 x 64 staging area, one stage of BK 64 through
+ * TMA: that warpgroup's array is padded to it) */
+#define WG_CS_MIN (64 * WG_CLD * 4 / (int)sizeof(gemm_t))
 /* 8 elements of C at element i (16-byte aligned: one vector access; two
  * for float32) as float8, and back, rounded as GST rounds. */
 #if GEMM_DT == 0
@@ -1725,11 +1731,16 @@ static inline void wg_round4(__local float *p)
          clops_float_to_bf16((v).s6), clops_float_to_bf16((v).s7))))
 #endif
 #endif
+#ifndef WG_CS_MIN
+#define WG_CS_MIN 0
+#endif
+#define WG_SLOTS(n) ((n) > WG_CS_MIN ? (n) : WG_CS_MIN)
 
 __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(GEMM_ARGS TMA_ARGS)
 {
-    __local gemm_t As[STAGES * A_TILE] __attribute__((aligned(1024)));
-    __local gemm_t Bs[STAGES * B_TILE] __attribute__((aligned(1024)));
+    __local gemm_t As[WGS == 2 ? WG_SLOTS(STAGES * A_TILE) : STAGES * A_TILE]
+        __attribute__((aligned(1024)));
+    __local gemm_t Bs[WG_SLOTS(STAGES * B_TILE)] __attribute__((aligned(1024)));
     const int lid = (int)get_local_id(0);
     const int lane = lid & 31, warp = lid >> 5;
     const uint as0 = mma_saddr(As), bs0 = mma_saddr(Bs);
@@ -1884,7 +1895,7 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
                 acc[h][e] = 0.0f;
 #if WG_TMA
         if (lid == 0)
-            for (int s = 0; s < PREF && s < ktiles; s++)
+            for (int s = 0; s < TMA_PRE && s < ktiles; s++)
                 TMA_STAGE(s, s);
 #elif !WG_WS
 #pragma unroll
@@ -1934,6 +1945,13 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
             if (done >= 0 && done < jtot - STAGES)
                 WS_ARRIVE(1 + STAGES + done % STAGES);
             j++;
+#elif WG_TMA && PREF == 0
+            /* One stage: its products done in every warpgroup, the next
+             * tile into the slot. */
+            WG_WAIT(0);
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (lid == 0 && kt + 1 < ktiles)
+                TMA_STAGE(0, kt + 1);
 #elif WG_TMA
             const int nk = kt + PREF;
             if (lid == 0 && nk < ktiles)

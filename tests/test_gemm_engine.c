@@ -668,8 +668,8 @@ static void fused_epilogues_match_the_host(void **state)
          * and its element stores after. */
         for (int cfg = -1; cfg < gemm_engine_config_count(); cfg++) {
         if (cfg >= 0) {
-            size_t cl = strlen(gemm_engine_config_name(cfg));
-            if (!is_hopper(d) || cl < 3 || strcmp(gemm_engine_config_name(cfg) + cl - 3, "-cs") != 0 ||
+            /* ("-cs" at the end, or before engine11's "-oN") */
+            if (!is_hopper(d) || !strstr(gemm_engine_config_name(cfg), "-cs") ||
                 !wgmma_config_listed(gemm_engine_config_name(cfg)))
                 continue;
         }
@@ -1219,6 +1219,60 @@ static void tma_configurations_match_the_default_bits(void **state)
     ct_clear_context();
 }
 
+/*
+ * engine11's rule for the wgmma defaults (host logic, no device; the
+ * products take a "-tma" configuration only where libcuda encodes tensor
+ * maps, mma_config): GPT-2's products at 8 x 512 tokens and Llama's on 132
+ * units (H100, H200), in a plain mm's layout (A K-major, B N-major: Conv1D)
+ * and a linear layer's (both K-major), with and without rows aligned for
+ * TMA.  CLOPS_GEMM_TMA_RULE=0: the cp.async defaults everywhere.
+ */
+static void tma_rule_picks_the_measured_defaults(void **state)
+{
+    (void)state;
+    const char *off = getenv("CLOPS_GEMM_TMA_RULE");
+    bool rule = !(off && strcmp(off, "0") == 0);
+    static const char *const names[] = {"wg128x128-s3-cs", "wg64x128-s4-cs",
+                                        "wg64x128-k64-s1-tma-cs", "wg128x128-k64-s1-tma-cs",
+                                        "wg64x128-s3-tma-cs-o5"};
+    static const struct {
+        int64_t batch, m, n, k;
+        bool a_uk, b_uk, tma;
+        int rule, plain; /* names[]: with the rule, without it */
+    } cases[] = {
+        {1, 4096, 4096, 4096, true, false, true, 2, 0},   /* square 4096, mm */
+        {1, 4096, 4096, 4096, true, true, true, 3, 0},    /* linear */
+        {1, 4096, 4096, 4096, false, false, true, 2, 0},  /* both transposed */
+        {1, 8192, 8192, 8192, true, false, true, 2, 0},   /* square 8192 */
+        {1, 4096, 4096, 11008, true, true, true, 3, 0},   /* Llama's down projection */
+        {1, 4096, 11008, 4096, true, true, true, 3, 0},   /* Llama's up projection */
+        {1, 4096, 2304, 768, true, false, true, 2, 0},    /* GPT-2's c_attn */
+        {1, 4096, 3072, 768, true, false, true, 2, 0},    /* c_fc */
+        {1, 4096, 768, 768, true, false, true, 2, 1},     /* c_proj: K 768 */
+        {1, 4096, 768, 3072, true, false, true, 4, 1},    /* mlp c_proj */
+        {1, 4096, 768, 3072, true, true, true, 2, 1},     /* as a linear layer */
+        {1, 4096, 768, 3072, true, false, false, 1, 1},   /* rows not aligned */
+        {1, 4096, 4096, 4096, true, false, false, 0, 0},  /* rows not aligned */
+        {1, 4096, 4096, 512, true, false, true, 0, 0},    /* K below 768 */
+        {32, 512, 512, 64, true, false, true, 0, 0},      /* batched */
+        {8, 1024, 1024, 1024, true, false, true, 0, 0},   /* batched */
+        {1, 1024, 1024, 8192, true, false, true, 1, 1},   /* 64 blocks: split K */
+    };
+    for (size_t i = 0; i < CT_COUNT(cases); i++) {
+        int got = gemm_engine_wgmma_default(cases[i].batch, cases[i].m, cases[i].n, cases[i].k,
+                                            132, cases[i].a_uk, cases[i].b_uk, cases[i].tma);
+        const char *want = names[rule ? cases[i].rule : cases[i].plain];
+        ct_set_case("%lld x %lldx%lldx%lld, A %s-major, B %s-major, %s", (long long)cases[i].batch,
+                    (long long)cases[i].m, (long long)cases[i].n, (long long)cases[i].k,
+                    cases[i].a_uk ? "K" : "M", cases[i].b_uk ? "K" : "N",
+                    cases[i].tma ? "aligned" : "not aligned");
+        CT_ASSERT(got >= 0 && got < gemm_engine_config_count());
+        CT_ASSERT_MSG(strcmp(gemm_engine_config_name(got), want) == 0, "the rule picked %s, not %s",
+                      gemm_engine_config_name(got), want);
+    }
+    ct_clear_context();
+}
+
 #define TIMED(f) cmocka_unit_test_setup_teardown(f, time_setup, time_teardown)
 
 int main(void)
@@ -1227,6 +1281,7 @@ int main(void)
         TIMED(float32_precision_setting_takes_pytorch_names),
         TIMED(tma_map_fields_follow_the_encoder_rules),
         TIMED(tma_configurations_match_the_default_bits),
+        TIMED(tma_rule_picks_the_measured_defaults),
         TIMED(engine_matches_reference_in_every_layout),
         TIMED(empty_reduction_scales_c),
         TIMED(float32_under_high_precision),

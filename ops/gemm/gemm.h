@@ -219,6 +219,14 @@ const char *gemm_engine_path(const clops_device *d, clops_dtype dt);
 int gemm_engine_config_count(void);
 const char *gemm_engine_config_name(int i);
 
+/* The wgmma default configuration (an index as above) of `batch`
+ * float16 / bfloat16 products of m x n x k on `units` compute units, A and
+ * B unit-stride along K (a_uk, b_uk) or not; tma: rows aligned for TMA
+ * tiles (the product takes them only where libcuda encodes tensor maps;
+ * CLOPS_GEMM_TMA_RULE=0 at start: never).  Host logic, any device. */
+int gemm_engine_wgmma_default(int64_t batch, int64_t m, int64_t n, int64_t k, int64_t units,
+                              bool a_uk, bool b_uk, bool tma);
+
 /* The engine for a tensor's device: ref_gemm on the CPU device,
  * gemm_engine_cl on OpenCL devices (t may be NULL: the op's device check
  * reports that). */

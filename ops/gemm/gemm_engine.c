@@ -269,6 +269,8 @@ typedef struct gemm_cfg {
                             and B a small image (a weight gradient; GEMM_CONV) */
     int tma;             /* wgmma: tiles through the tensor-memory accelerator (WG_TMA) */
     int tma_zero, tma_m1; /* tma: maps made from zeros (TMA_ZERO), sizes less one (TMA_M1) */
+    int occ;             /* wgmma, block-barrier: work-groups a unit asked of ptxas through the
+                            entry's .minnctapersm (the name's "-oN"; 0: the driver's entry) */
 } gemm_cfg;
 
 static const char *const kind_names[] = {"fma", "cpu", "mma", "skinny", "reduce"};
@@ -360,6 +362,25 @@ static const mma_shape mma_shapes[] = {
      * was removed); docs/gemm.md, "Hopper: TMA through NVIDIA's OpenCL". */
     {"wg128x128-k16-s5-tma-cs", 128, 128, 64, 128, 5, 2, 0, 0, 8, 2, 0, 0, 0, 0, 1, 1},
     {"wg128x128-k16-s5-d1-tma-cs", 128, 128, 64, 128, 5, 2, 0, 0, 8, 2, 1, 0, 0, 0, 1, 1},
+    /* engine11 (issue 29: more bytes in flight per unit; docs/gemm.md,
+     * "Hopper: more bytes in flight (engine11)").  "-k64-s1": TMA boxes of
+     * BK 64, 128-byte rows for K-major operands too (the copy engine's
+     * fastest rows: 785 TFLOP/s of copies alone at 3 groups a unit,
+     * engine10), in one stage (32 KiB at 128 x 128, 24 KiB at 64 x 128)
+     * refilled once its products are done, the overlap coming from the
+     * unit's other work-groups (the -cs staging area padded to 18 KiB).
+     * "-oN": the entry asks ptxas for N work-groups a unit (.maxntid,
+     * .minnctapersm N: wg_occupancy); 64 x 128 blocks of one warpgroup fit
+     * 5 (96 registers an item), 128 x 128 blocks no more than 2 (3 caps
+     * them at 80, and ptxas refuses wgmma's 64 accumulators below 90).
+     * H200, bfloat16, against the cp.async default in one job: 4096^3 463
+     * (64 x 128) / 436 (128 x 128) against 377 in a plain mm, 474 / 480
+     * against 392 as a linear layer; the rule (gemm_engine_wgmma_default)
+     * makes three of them the defaults where TMA tiles can run. */
+    {"wg128x128-k64-s1-tma-cs", 128, 128, 64, 128, 1, 8, 0, 0, 8, 2, 0, 0, 0, 0, 1, 1},
+    {"wg64x128-k64-s1-tma-cs", 64, 128, 64, 128, 1, 8, 0, 0, 8, 1, 0, 0, 0, 0, 1, 1},
+    {"wg64x128-k64-s1-tma-cs-o5", 64, 128, 64, 128, 1, 8, 0, 0, 8, 1, 0, 0, 0, 0, 1, 1},
+    {"wg64x128-s3-tma-cs-o5", 64, 128, 64, 128, 3, 4, 0, 0, 8, 1, 0, 0, 0, 0, 1, 1},
 };
 /* The first wgmma configuration, the default one; the next, the default of
  * products with fewer than two 128 x 128 blocks per compute unit. */
@@ -370,6 +391,17 @@ static const mma_shape mma_shapes[] = {
 int gemm_engine_config_count(void)
 {
     return MMA_SHAPES;
+}
+
+/* The work-groups a unit a configuration's name asks of ptxas ("-oN" at
+ * its end, N 2..9; 0: none). */
+static int wg_occupancy(const char *name)
+{
+    size_t l = strlen(name);
+    return l > 3 && name[l - 3] == '-' && name[l - 2] == 'o' && name[l - 1] >= '2' &&
+                   name[l - 1] <= '9'
+               ? name[l - 1] - '0'
+               : 0;
 }
 
 const char *gemm_engine_config_name(int i)
@@ -451,6 +483,7 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
                       ((uint64_t)c->ws << 60) | ((uint64_t)(c->regs / 8) << 54) |
                           ((uint64_t)c->wgs << 52) |
                           ((uint64_t)c->depth << 48) |
+                          ((uint64_t)c->occ << 44) |
                           ((uint64_t)c->bkc << 40) | ((uint64_t)c->frag_db << 36) |
                           ((uint64_t)c->late << 32) |
                           ((uint64_t)c->raster << 24) | ((uint64_t)c->wm << 12) | (uint64_t)c->wn}};
@@ -496,9 +529,11 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
      * driver's directives, =maxnreg adds .maxnreg to them (a diagnostic). */
     char entry[96];
     const char *ws_entry = c->ws ? host_env("CLOPS_GEMM_WS_ENTRY") : NULL;
-    bool driver_entry = !c->ws || (ws_entry && strcmp(ws_entry, "driver") == 0);
+    bool driver_entry = (!c->ws && !c->occ) || (ws_entry && strcmp(ws_entry, "driver") == 0);
     if (driver_entry)
         entry[0] = '\0';
+    else if (!c->ws) /* "-oN": N work-groups a unit (engine11) */
+        snprintf(entry, sizeof entry, ".maxntid %d, 1, 1\n.minnctapersm %d\n", c->wg, c->occ);
     else if (ws_entry && strcmp(ws_entry, "maxnreg") == 0)
         snprintf(entry, sizeof entry, ".reqntid %d, 1, 1\n.maxnreg %d\n", c->wg,
                  65536 / c->wg / 8 * 8);
@@ -578,6 +613,59 @@ static bool tma_maps(int *zero, int *m1)
     return asked || lib;
 }
 
+/* The index of the configuration named name (-1: none). */
+static int config_index(const char *name)
+{
+    for (int i = 0; i < MMA_SHAPES; i++)
+        if (strcmp(mma_shapes[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+/* Whether the wgmma defaults take TMA tiles where the rule below says so
+ * (CLOPS_GEMM_TMA_RULE=0 at start: never). */
+static bool tma_rule_on(void)
+{
+    static atomic_int on = -1;
+    int v = atomic_load(&on);
+    if (v < 0) {
+        const char *e = host_env("CLOPS_GEMM_TMA_RULE");
+        v = !(e && strcmp(e, "0") == 0);
+        atomic_store(&on, v);
+    }
+    return v;
+}
+
+/*
+ * The wgmma default of a 16-bit product (engine11's rule; host logic,
+ * tests/test_gemm_engine.c checks it on every device): `batch` products of
+ * m x n x k on `units` compute units, A and B unit-stride along K or not,
+ * tma whether TMA tiles can run (16-byte aligned rows; mma_config also
+ * asks for a libcuda that encodes maps, else the cp.async defaults run).
+ * Unbatched products at least 768 deep with at least as many 128 x 128
+ * blocks as units (fewer split K on the cp.async default; TMA programs do
+ * not split) take TMA tiles of BK 64 (128-byte box rows, one stage,
+ * "-k64-s1"): 64 x 128 blocks (four work-groups a unit), 128 x 128 ones
+ * where both operands are K-major (a linear layer's weight); products with fewer than two 128 x 128 blocks a unit and one
+ * M- or N-major operand (GPT-2's Conv1D) at least 1536 deep take 64 x 128
+ * blocks of BK 32 in 3 TMA stages at five work-groups a unit.  H200,
+ * bfloat16, TFLOP/s against each shape's cp.async default in one job:
+ * 4096^3 463 / 377 (mm), 480 / 392 (linear); GPT-2's mlp c_proj 407 / 291;
+ * docs/gemm.md, "Hopper: more bytes in flight (engine11)".
+ */
+int gemm_engine_wgmma_default(int64_t batch, int64_t m, int64_t n, int64_t k, int64_t units,
+                              bool a_uk, bool b_uk, bool tma)
+{
+    int64_t blocks = batch * ((m + 127) / 128) * ((n + 127) / 128);
+    bool few = blocks < 2 * units;
+    int i = -1;
+    if (tma && tma_rule_on() && batch == 1 && k >= 768 && blocks >= units)
+        i = config_index(few && !(a_uk && b_uk) && k >= 1536 ? "wg64x128-s3-tma-cs-o5"
+                         : !few && a_uk && b_uk              ? "wg128x128-k64-s1-tma-cs"
+                                                             : "wg64x128-k64-s1-tma-cs");
+    return i >= 0 ? i : few ? WG_FEW : WG_FIRST;
+}
+
 /* The mma configuration of a device and dtype (small: fewer 128 x 128
  * blocks than compute units; few, for wgmma: fewer than twice as many);
  * false when __local memory cannot hold two stages or the device runs
@@ -620,6 +708,7 @@ static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk
     c->persist = sh->persist;
     c->cstage = sh->cstage;
     c->tma = sh->tma;
+    c->occ = sh->wgs && !sh->ws ? wg_occupancy(sh->name) : 0;
     /* (only where C goes out through __local: elsewhere the accumulators
      * are live across the calls, and ptxas, on clang's PTX, gave the
      * fragment-storing wgmma program 140 registers instead of 110, or
@@ -1440,8 +1529,13 @@ static clops_status engine_launch(const char *op, clops_device *d, clops_dtype d
         bool wg_dt = gemm_engine_wgmma_candidate(d, dt) ||
                      (tf32 && a_uk && !b_un && wgmma_tf32_on() &&
                       gemm_engine_wgmma_candidate(d, CLOPS_BFLOAT16));
+        /* (the wgmma default by engine11's rule: TMA tiles for some
+         * shapes, where their maps can be made) */
+        int want = g->tile ? g->tile
+                           : 1 + gemm_engine_wgmma_default(g->batch, g->m, g->n, g->k, units,
+                                                           a_uk, !b_un, dt != CLOPS_FLOAT32);
         bool wg = !conv && (!small || wg_forced) && wg_dt &&
-                  mma_config(d, dt, a_uk, !b_un, a_cp, b_cp, small, few, true, g->tile, true,
+                  mma_config(d, dt, a_uk, !b_un, a_cp, b_cp, small, few, true, want, true,
                              &cfg);
         /* A "-tma" configuration that failed its check (warned once):
          * the same product with the cp.async kernel's default. */
