@@ -39,6 +39,10 @@ static void view4(attn_view *v, clops_tensor *t);
  * attn_ctas' occupancy (the driver's build where that asks for 1); for
  * the forward also attn_fwd_wg (Hopper's wgmma, ATTN_WG). */
 enum { ATTN_FMA, ATTN_MMA_PLAIN, ATTN_MMA_ROUTED, ATTN_WG };
+/* The backward's modes (ATTN_FMA, ATTN_MMA_PLAIN, ATTN_MMA_ROUTED: dQ and
+ * by default dK/dV) with ATTN_WGB or'ed in: dK/dV on attn_bwd_dkv_wg
+ * (Hopper's wgmma, its program's attn_bwd_fold after it). */
+#define ATTN_WGB 8
 static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out);
 
 /* ---- kernels ------------------------------------------------------------------------ */
@@ -179,10 +183,11 @@ typedef struct attn_prog {
     clops_dtype dt;
     int dp, bq; /* attn_fwd's query tile (attn_fwd_bq) */
     /* KIT_MMA devices' tensor-core programs: 1 attn_fwd_mma, 2
-     * attn_bwd_dkv_mma and attn_bwd_fold, 3 attn_bwd_dq_mma */
+     * attn_bwd_dkv_mma and attn_bwd_fold, 3 attn_bwd_dq_mma; Hopper's: 4
+     * attn_fwd_wg, 5 attn_bwd_dkv_wg and attn_bwd_fold */
     int mma;
     int xm; /* the tensor-core programs: 1 general, 0 lean (attn_xm) */
-    int wbk; /* attn_fwd_wg's key tile (mma 4) */
+    int wbk; /* attn_fwd_wg's key tile (mma 4), attn_bwd_dkv_wg's query step (5) */
 } attn_prog;
 
 /*
@@ -235,6 +240,7 @@ static bool attn_routes(int kern, int dp)
  * once per process) gives every problem the general program (ATTN_XM 1,
  * attn_score per element), for benchmarks (bench/attention_mask_job.sh). */
 static bool attn_env_off(atomic_int *cache, const char *name);
+static bool attn_env_is(atomic_int *cache, const char *name, const char *val);
 static atomic_int attn_general_forced;
 static int attn_msplit(void)
 {
@@ -255,17 +261,19 @@ static clops_status write_defines(const void *vctx, const clops_device *d, strbu
                   "#define BT %d\n#define NT %d\n",
               kit_cl_storage(c->dt), (int)kit_load_store(c->dt), c->dp, c->bq,
               attn_fwd_bk(c->bq, c->dp), attn_bt(c->dp), ATTN_NT);
-    if (c->mma == 4) {
-        /* attn_fwd_wg: the lean program only; its products' atoms
-         * (wgmma_attn.clh) after the kit's headers */
+    if (c->mma >= 4) {
+        /* attn_fwd_wg (4), attn_bwd_dkv_wg (5): the lean programs only;
+         * their products' atoms (wgmma_attn.clh) after the kit's headers */
         const char *wga = NULL;
         clops_status st = host_cl_source("wgmma_attn.clh", &wga);
         if (st)
             return st;
         sb_printf(sb,
-                  "#define ATTN_MMA 4\n#define MMA_TY \"%s\"\n#define MR 1\n#define ATTN_XM 0\n"
+                  "#define ATTN_MMA %d\n#define MMA_TY \"%s\"\n#define MR 1\n#define ATTN_XM 0\n"
                   "#define WBK %d\n#define WGN %d\n",
-                  c->dt == CLOPS_FLOAT16 ? "f16" : "bf16", c->wbk, ATTN_WGN);
+                  c->mma, c->dt == CLOPS_FLOAT16 ? "f16" : "bf16", c->wbk, ATTN_WGN);
+        if (c->mma == 5)
+            sb_printf(sb, "#define WQ %d\n", c->wbk);
         sb_append(sb, "#line 1 \"wgmma_attn.clh\"\n");
         sb_append(sb, wga);
         sb_append(sb, "\n");
@@ -489,6 +497,87 @@ static clops_status wg_kernel(clops_device *d, clops_dtype dt, int dp, const cha
         st = clops__fail(CLOPS_UNSUPPORTED,
                          "%s: kernel attn_fwd_wg needs work-groups of %d items; %s allows %zu", op,
                          nt, d->label, (*k)->wg_size);
+    return st;
+}
+
+/*
+ * The wgmma dK/dV (attn_bwd_dkv_wg, docs/attention.md "Hopper's wgmma"):
+ * off by default; CLOPS_ATTN_WGMMA_BWD=1 (read once per process) runs it
+ * at head dims 64 and 128 on a Hopper after its known-answer check;
+ * attention_set_wgmma_bwd for tests.  CLOPS_ATTN_WG_BWD_CTAS (1-4, for
+ * benchmarks): the work-groups per SM its PTX route asks ptxas to fit
+ * (default 1: `.reqntid 128` alone).
+ */
+static atomic_int attn_wgb_set = -1; /* attention_set_wgmma_bwd: -1 the environment's */
+
+void attention_set_wgmma_bwd(int on)
+{
+    atomic_store_explicit(&attn_wgb_set, on < 0 ? -1 : on ? 1 : 0, memory_order_relaxed);
+}
+
+static bool attn_wgb_on(void)
+{
+    static atomic_int env = -1;
+    int set = atomic_load_explicit(&attn_wgb_set, memory_order_relaxed);
+    if (set >= 0)
+        return set == 1;
+    return attn_env_is(&env, "CLOPS_ATTN_WGMMA_BWD", "1");
+}
+
+/* attn_bwd_dkv_wg's query rows per step (CLOPS_ATTN_WG_BWD_Q: 16, 32,
+ * or at head dim 64 also 64; for benchmarks): by default 64 at head dim
+ * 64, 16 at 128 — with 32, ptxas (CUDA 13, clang's PTX) needs 255
+ * registers, spills 48 bytes and serialises the products (C7512); with 16,
+ * 245 registers and neither. */
+static int attn_wgb_q(int dp)
+{
+    static atomic_int env = -1;
+    int e = attn_env_int(&env, "CLOPS_ATTN_WG_BWD_Q", 16, 64);
+    bool fits = e == 16 || e == 32 || (e == 64 && dp == 64);
+    return fits ? e : dp <= 64 ? 64 : 16;
+}
+
+static int attn_wgb_ctas(void)
+{
+    static atomic_int env = -1;
+    int e = attn_env_int(&env, "CLOPS_ATTN_WG_BWD_CTAS", 1, 4);
+    return e ? e : 1;
+}
+
+/* attn_bwd_dkv_wg of (dt, dp) (fold: the same program's attn_bwd_fold):
+ * its own program (ATTN_MMA 5, lean), always through the PTX route to
+ * sm_90a, `.reqntid 128, 1, 1` and `.minnctapersm c` where
+ * attn_wgb_ctas asks for more than one work-group per SM. */
+static clops_status wgb_kernel(clops_device *d, clops_dtype dt, int dp, bool fold,
+                               const char *op, host_kernel **k)
+{
+    int ctas = attn_wgb_ctas(), wq = attn_wgb_q(dp);
+    host_kkey key = {{(0x41ull << 56) | (0x58ull << 40) | (uint64_t)fold << 32 | (uint64_t)dt,
+                      (uint64_t)dp, (uint64_t)wq, (uint64_t)ctas}};
+    char pname[96], title[96], entry[64] = "", cta[16] = "";
+    if (ctas > 1) {
+        snprintf(entry, sizeof entry, ".reqntid 128, 1, 1\n.minnctapersm %d\n", ctas);
+        snprintf(cta, sizeof cta, "/cta%d", ctas);
+    }
+    snprintf(pname, sizeof pname, "attention-wgmma/%s/d%d/bwd-dkv/q%d%s", clops_dtype_name(dt),
+             dp, wq, cta);
+    snprintf(title, sizeof title,
+             "clops attention wgmma program %s, head dim %d (ops/attention/attention.c)",
+             clops_dtype_name(dt), dp);
+    attn_prog ctx = {dt, dp, ATTN_BQ, 5, 0, wq};
+    kit_program p = {.name = pname,
+                     .title = title,
+                     .headers = {"random_math.clh", "mma.clh", "wgmma.clh", "attention_vis.clh"},
+                     .write = write_defines,
+                     .file = "attention.cl",
+                     .ctx = &ctx,
+                     .ptx_target = "sm_90a",
+                     .ptx_entry_directives = ctas > 1 ? entry : NULL};
+    clops_status st = kit_kernel(d, &key, &p, fold ? "attn_bwd_fold" : "attn_bwd_dkv_wg", 0, op, k);
+    if (!st && !fold && (*k)->wg_size < 128)
+        st = clops__fail(CLOPS_UNSUPPORTED,
+                         "%s: kernel attn_bwd_dkv_wg needs work-groups of 128 items; %s allows %zu",
+                         op, d->label, (*k)->wg_size);
     return st;
 }
 
@@ -777,7 +866,8 @@ static clops_status fwd_cpu(void *vp)
 
 /* attention_stats' counters */
 static atomic_ullong stat_bwd_mma, stat_bwd_fma, stat_fwd_mma, stat_bwd_split, stat_fwd_routed,
-    stat_bwd_routed, stat_fwd_wg, stat_wg_checks, stat_wg_fails;
+    stat_bwd_routed, stat_fwd_wg, stat_wg_checks, stat_wg_fails, stat_bwd_wg, stat_wgb_checks,
+    stat_wgb_fails;
 
 /* Whether attn_fwd_mma takes p: 16-bit inputs, no dropout, head dims up
  * to 128 (fwd_mma leaves decoding and split-KV to attn_fwd). */
@@ -1033,6 +1123,8 @@ typedef struct mma_slot {
     /* attn_fwd_wg's check per (float16/bfloat16, head dim 64/128): 0
      * unchecked, 1 passed, 2 failed */
     unsigned char wg[2][2];
+    /* attn_bwd_dkv_wg's, the same way */
+    unsigned char wgb[2][2];
 } mma_slot;
 static mma_slot mma_slots[64];
 static pthread_mutex_t mma_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -1145,6 +1237,58 @@ bool attention_wgmma_chosen(clops_device *d, clops_dtype dt, int dp)
     return wg_checked(d, dt, dp);
 }
 
+/*
+ * Whether attn_bwd_dkv_wg takes the dK/dV of the lean 16-bit backwards of
+ * (dt, dp: 64 or 128) on d, their dQ on the kernels of mode base: switched
+ * on (attn_wgb_on), a Hopper (wg_device), and its known-answer check
+ * passed — once per device, dtype and head dim: mma_bwd_canary_one's
+ * causal grouped-query problem without a mask (L 150, S 140: three key
+ * blocks of 64, the last partial; two query heads split over two
+ * work-groups on a large device: attn_bwd_fold after it) through the FMA
+ * backward and the one with dK/dV on attn_bwd_dkv_wg, dQ, dK, dV within
+ * 3e-2 of the largest magnitude.  A failure (a build the driver refuses
+ * included) warns once and leaves attn_bwd_dkv_mma in charge.
+ */
+static bool wgb_checked(clops_device *d, clops_dtype dt, int dp, int base)
+{
+    if (!attn_wgb_on() || !wg_device(d) || (dt != CLOPS_FLOAT16 && dt != CLOPS_BFLOAT16) ||
+        (dp != 64 && dp != 128))
+        return false;
+    pthread_mutex_lock(&mma_lock);
+    mma_slot *s = mma_slot_of(d);
+    bool ok = false;
+    if (s) {
+        unsigned char *state = &s->wgb[dt == CLOPS_BFLOAT16][dp == 128];
+        if (*state == 0) {
+            char why[512] = "";
+            clops_tensor *m = NULL;
+            atomic_fetch_add(&stat_wgb_checks, 1);
+            bool pass = mma_bwd_canary_one(d, dt, dp, base | ATTN_WGB, 0, &m, why, sizeof why);
+            clops_tensor_release(m);
+            if (!pass) {
+                atomic_fetch_add(&stat_wgb_fails, 1);
+                fprintf(stderr,
+                        "clops: warning: the attention backward's wgmma kernel (attn_bwd_dkv_wg) "
+                        "failed its known-answer check on %s (%s) for %s, head dim %d: %s; "
+                        "using attn_bwd_dkv_mma there\n",
+                        d->label, d->info.name, clops_dtype_name(dt), dp, why);
+            }
+            *state = pass ? 1 : 2;
+        }
+        ok = *state == 1;
+    }
+    pthread_mutex_unlock(&mma_lock);
+    return ok;
+}
+
+bool attention_wgmma_bwd_chosen(clops_device *d, clops_dtype dt, int dp)
+{
+    if (!attn_wgb_on() || !wg_device(d))
+        return false;
+    int base = kit_kind_of(d) == KIT_MMA ? mma_checked(d, dt, dp, true) : ATTN_FMA;
+    return wgb_checked(d, dt, dp, base);
+}
+
 static clops_status fwd_mma(void *vp)
 {
     attn_problem *p = vp;
@@ -1255,7 +1399,8 @@ static bool attn_env_off(atomic_int *cache, const char *name)
  * unit, then the smallest divisor of G that reaches it (or G).
  * CLOPS_ATTN_BWD_SPLIT=0 (read once per process) keeps 1, for benchmarks.
  */
-static int64_t attn_bwd_nsp(const attn_problem *p, const clops_device *d, int64_t nkv)
+static int64_t attn_bwd_nsp(const attn_problem *p, const clops_device *d, int64_t nkv,
+                            int warps)
 {
     static atomic_int off = -1;
     int64_t G = p->Hq / p->Hkv;
@@ -1263,7 +1408,7 @@ static int64_t attn_bwd_nsp(const attn_problem *p, const clops_device *d, int64_
         return 1;
     /* 32 warps per compute unit: 8 work-groups of 4 warps (or 4 of 8) */
     int64_t cu = d->info.compute_units > 0 ? (int64_t)d->info.compute_units : 1,
-            want = 32 * cu / attn_warps(ATTN_R_DKV, attn_dpad(p));
+            want = 32 * cu / warps;
     int64_t all;
     for (int64_t n = 1; n <= G; n++)
         if (G % n == 0 && (!geom_mul(nkv, n, &all) || all >= want || n == G))
@@ -1308,6 +1453,9 @@ static void attn_tick(clops_device *d, double t[5], int i)
 /* *nsp_out (when not NULL): the head split attn_bwd_dkv_mma ran with. */
 static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
 {
+    /* wgb: dK/dV on attn_bwd_dkv_wg (and its program's fold) */
+    bool wgb = (mma & ATTN_WGB) != 0;
+    mma &= ~ATTN_WGB;
     clops_device *d = p->q.t->storage->device;
     int dp = attn_dpad(p), bt = attn_bt(dp);
     clops_dtype dt = p->q.t->dtype;
@@ -1338,9 +1486,12 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
     if (timed && !st)
         attn_tick(d, tt, 0);
     int kw = attn_warps(ATTN_R_DKV, dp), qw = attn_warps(ATTN_R_DQ, dp);
-    int kb = mma ? 16 * kw : bt, qb = mma ? 16 * qw : bt;
-    int knt = mma ? 32 * kw : ATTN_NT, qnt = mma ? 32 * qw : ATTN_NT;
-    int vec = mma && mma_vec(&p->q) && mma_vec(&p->k) && mma_vec(&p->v) && mma_vec(&p->go);
+    if (wgb)
+        kw = 4; /* one warpgroup of 64 keys */
+    bool kmma = mma || wgb; /* dK/dV on the tensor cores */
+    int kb = kmma ? 16 * kw : bt, qb = mma ? 16 * qw : bt;
+    int knt = kmma ? 32 * kw : ATTN_NT, qnt = mma ? 32 * qw : ATTN_NT;
+    int vec = kmma && mma_vec(&p->q) && mma_vec(&p->k) && mma_vec(&p->v) && mma_vec(&p->go);
     int64_t nkt = (p->S + kb - 1) / kb, nqt = (p->L + qb - 1) / qb;
     size_t global = 0;
     /* the tensor-core dK/dV's head split and its partial sums (float32,
@@ -1348,8 +1499,8 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
     int64_t nsp = 1, pn = 0;
     clops_tensor *part = NULL;
     int64_t nkv;
-    if (!st && mma && nkt > 0 && p->B * p->Hkv > 0 && geom_mul(nkt, p->B * p->Hkv, &nkv))
-        nsp = attn_bwd_nsp(p, d, nkv);
+    if (!st && kmma && nkt > 0 && p->B * p->Hkv > 0 && geom_mul(nkt, p->B * p->Hkv, &nkv))
+        nsp = attn_bwd_nsp(p, d, nkv, kw);
     if (!st && nsp > 1) {
         int64_t all;
         if (!geom_mul(p->B * p->Hkv, p->S, &pn) || !geom_mul(pn, dp, &pn) ||
@@ -1362,14 +1513,15 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
             st = tensor_new(d, CLOPS_FLOAT32, 1, &all, NULL, &part);
     }
     if (!st && nkt > 0)
-        st = attn_kernel_route(d, mma ? ATTN_K_DKV_MMA : ATTN_K_DKV, dt, dp, ATTN_BQ,
-                               mma == ATTN_MMA_ROUTED, attn_xm(p), p->op, &k);
+        st = wgb ? wgb_kernel(d, dt, dp, false, p->op, &k)
+                 : attn_kernel_route(d, mma ? ATTN_K_DKV_MMA : ATTN_K_DKV, dt, dp, ATTN_BQ,
+                                     mma == ATTN_MMA_ROUTED, attn_xm(p), p->op, &k);
     if (!st && nkt > 0)
         st = attn_global(p, nkt, nsp, p->B * p->Hkv, knt, &global);
     if (!st && nkt > 0 && p->B * p->Hkv > 0) {
         attn_args g;
         bwd_args(&g, p, dv ? dv : q, &p->gk, &p->gv, nkt);
-        if (mma) {
+        if (kmma) {
             arg_int(&g, vec);
             arg_long(&g, nsp);
             arg_mem(&g, part ? mem_of(part) : dv ? dv : q);
@@ -1381,8 +1533,9 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
     if (nsp_out)
         *nsp_out = nsp;
     if (!st && nsp > 1)
-        st = attn_kernel_route(d, ATTN_K_FOLD, dt, dp, ATTN_BQ, mma == ATTN_MMA_ROUTED,
-                               attn_xm(p), p->op, &k);
+        st = wgb ? wgb_kernel(d, dt, dp, true, p->op, &k)
+                 : attn_kernel_route(d, ATTN_K_FOLD, dt, dp, ATTN_BQ, mma == ATTN_MMA_ROUTED,
+                                     attn_xm(p), p->op, &k);
     if (!st && nsp > 1) {
         attn_args g;
         g.n = 0;
@@ -1435,6 +1588,9 @@ void attention_stats(attn_stats *out)
     out->fwd_wg = atomic_load(&stat_fwd_wg);
     out->wg_checks = atomic_load(&stat_wg_checks);
     out->wg_fails = atomic_load(&stat_wg_fails);
+    out->bwd_wg = atomic_load(&stat_bwd_wg);
+    out->wgb_checks = atomic_load(&stat_wgb_checks);
+    out->wgb_fails = atomic_load(&stat_wgb_fails);
 }
 
 static clops_status bwd_cl(void *vp)
@@ -1463,6 +1619,12 @@ static clops_status bwd_mma(void *vp)
     atomic_fetch_add(mma ? &stat_bwd_mma : &stat_bwd_fma, 1);
     if (mma == ATTN_MMA_ROUTED)
         atomic_fetch_add(&stat_bwd_routed, 1);
+    /* Hopper: the lean problems' dK/dV on attn_bwd_dkv_wg where it is
+     * switched on and passed its check */
+    if (mma != ATTN_FMA && !attn_xm(p) && wgb_checked(d, p->q.t->dtype, attn_dpad(p), mma)) {
+        mma |= ATTN_WGB;
+        atomic_fetch_add(&stat_bwd_wg, 1);
+    }
     int64_t nsp = 1;
     clops_status st = bwd_launch(p, mma, &nsp);
     if (!st && nsp > 1)
