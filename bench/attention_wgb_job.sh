@@ -14,10 +14,13 @@
 #      spills (CLOPS_PTX_VERBOSE);
 #   3. bench/attention_mask_job.sh's timings of the bfloat16 causal
 #      backward rows (GPT-2, Llama) for each configuration of CONFIGS —
-#      attn_bwd_dkv_mma (the default), attn_bwd_dkv_wg at its default query
-#      steps and at 32 rows — with the split by kernel (CLOPS_ATTN_TIMES)
+#      attn_bwd_dkv_mma (the default), attn_bwd_dkv_wg with K and V in
+#      registers at its default query steps (64 rows at head dim 64, 16 at
+#      128) and at 32, with K and V in __local (CLOPS_ATTN_WG_BWD_KV=1) at
+#      the default steps and at 32 rows (16 at head dim 128) with three
+#      work-groups per SM — with the split by kernel (CLOPS_ATTN_TIMES)
 #      of the first two, then PyTorch's SDPA on the same shapes, in the
-#      same job;
+#      same job; then test_wgmma_bwd_choice with K and V in __local;
 #   4. test_attention's feature matrix (test_kernels_match_the_reference)
 #      with the wgmma dK/dV forced (CLOPS_TEST_ATTN_WGMMA_BWD=1 asserts
 #      that every lean 16-bit backward of head dim 64/128 took it);
@@ -62,10 +65,18 @@ pack
 log "timings"
 CONFIGS=${CONFIGS:-"mma
 wgb CLOPS_ATTN_WGMMA_BWD=1
+wgbkv CLOPS_ATTN_WGMMA_BWD=1 CLOPS_ATTN_WG_BWD_KV=1
+wgbkv3 CLOPS_ATTN_WGMMA_BWD=1 CLOPS_ATTN_WG_BWD_KV=1 CLOPS_ATTN_WG_BWD_Q=32 CLOPS_ATTN_WG_BWD_CTAS=3
 wgb32 CLOPS_ATTN_WGMMA_BWD=1 CLOPS_ATTN_WG_BWD_Q=32"} CASES=${CASES:-'attn_bwd_*_bf16'} \
     TIMED=${TIMED:-"mma wgb"} RUN_S=${RUN_S:-20} TORCH_S=${TORCH_S:-30} OUT="$L/bench" \
     BUILD="$BUILD" timeout "$(lim 90)" bash bench/attention_mask_job.sh >"$L/bench_table.txt" 2>&1
 log "timings rc $?"
+pack
+log "test_wgmma_bwd_choice (K and V in __local)"
+CLOPS_ATTN_WG_BWD_KV=1 CLOPS_PTX_VERBOSE=1 CLOPS_TEST_DEVICES=$DEV \
+    CLOPS_TEST_FILTER=test_wgmma_bwd_choice timeout "$(lim 30)" "$BUILD/tests/test_attention" \
+    >"$L/test_wgmma_bwd_choice_kv.txt" 2>&1
+log "test_wgmma_bwd_choice (K and V in __local) rc $?"
 pack
 log "test_kernels_match_the_reference (wgmma dK/dV forced)"
 CLOPS_ATTN_WGMMA_BWD=1 CLOPS_TEST_ATTN_WGMMA_BWD=1 CLOPS_TEST_DEVICES=$DEV \

@@ -1772,58 +1772,79 @@ __kernel void attn_bwd_fold(__global const float *part, __global T *gr, ATTN_GEO
 #define WQ (D <= 64 ? 64 : 16) /* query rows per step (from the host) */
 #endif
 #define WQT (WQ * D)           /* 16-bit elements of one Q or dO tile */
-#if D != 64 && D != 128
-#error "attn_bwd_dkv_wg: head dims 64 or 128"
+/* WKS (from the host): 1, the block's K and V tiles in __local (the
+ * query side's layout, 64 rows; the A operand of Sᵀ and dPᵀ through a
+ * descriptor, K-major) instead of registers, and the steps' logsumexp
+ * and D read by each lane from global memory: 64 registers fewer at head
+ * dim 128, where 48 KiB then hold 16-row steps only */
+#ifndef WKS
+#define WKS 0
+#endif
+#define WKV (WKS ? 2 * 64 * D : 0) /* 16-bit elements of the K and V tiles */
+#if (D != 64 && D != 128) || (WQ != 16 && WQ != 32 && WQ != 64) || (WKV + 4 * WQT) * 2 > 49152
+#error "attn_bwd_dkv_wg: head dims 64 or 128, steps of 16, 32 or 64 rows, 48 KiB of __local"
 #endif
 #if WQ == 16
 #define WGB_MMA_S WGA_MMA_N16
+#define WGS_MMA_S WGS_MMA_N16
 #elif WQ == 32
 #define WGB_MMA_S WGA_MMA_N32
+#define WGS_MMA_S WGS_MMA_N32
 #else
 #define WGB_MMA_S WGA_MMA_N64
+#define WGS_MMA_S WGS_MMA_N64
 #endif
 #if D == 64
 #define WGB_MMA_G WGA_MMA_N64
 #else
 #define WGB_MMA_G WGA_MMA_N128
 #endif
-/* Element offset of the 8-element chunk c of row r of a query-side tile. */
-#define WGB_OFF(r, c)                                                                           \
-    (((((c) >> 3) * (WQ / 8) + ((r) >> 3)) << 9) + (((r) & 7) << 6) + ((((c) & 7) ^ ((r) & 7)) << 3))
-/* Rows [i_0, i_0 + WQ) of a [L, cols] view into a tile; zeros past L and
- * cols. */
-#define WGB_LOAD(dst, p, i_0, cols, sr, sc)                                                     \
+/* Element offset of the 8-element chunk c of row r of a tile of R rows
+ * (a query-side tile: WQ; the K and V tiles: 64). */
+#define WGB_OFF(r, c, R)                                                                        \
+    (((((c) >> 3) * ((R) / 8) + ((r) >> 3)) << 9) + (((r) & 7) << 6) + ((((c) & 7) ^ ((r) & 7)) << 3))
+/* Rows [i_0, i_0 + R) of a [lim, cols] view into a tile; zeros past lim
+ * and cols. */
+#define WGB_LOAD(dst, p, i_0, lim, cols, sr, sc, R)                                             \
     if (vec & 1) {                                                                              \
-        for (int x_ = lid; x_ < WQ * (D / 8); x_ += 128) {                                      \
+        for (int x_ = lid; x_ < (R) * (D / 8); x_ += 128) {                                     \
             int r_ = x_ / (D / 8), c_ = x_ % (D / 8);                                           \
             long i_ = (i_0) + r_;                                                               \
-            int nb_ = i_ < L ? (int)clamp(((long)(cols) - c_ * 8) * 2, 0L, 16L) : 0;            \
-            mma_cp16((dst) + WGB_OFF(r_, c_),                                                   \
+            int nb_ = i_ < (lim) ? (int)clamp(((long)(cols) - c_ * 8) * 2, 0L, 16L) : 0;        \
+            mma_cp16((dst) + WGB_OFF(r_, c_, R),                                                \
                      (__global const ushort *)(p) + (nb_ ? i_ * (sr) + c_ * 8 : 0), nb_);       \
         }                                                                                       \
     } else {                                                                                    \
-        for (int x_ = lid; x_ < WQ * D; x_ += 128) {                                            \
+        for (int x_ = lid; x_ < (R) * D; x_ += 128) {                                           \
             int r_ = x_ / D, c_ = x_ % D;                                                       \
             long i_ = (i_0) + r_;                                                               \
-            (dst)[WGB_OFF(r_, c_ >> 3) + (c_ & 7)] =                                            \
-                (i_ < L && c_ < (cols)) ? ((__global const ushort *)(p))[i_ * (sr) + c_ * (sc)] \
-                                        : (ushort)0;                                            \
+            (dst)[WGB_OFF(r_, c_ >> 3, R) + (c_ & 7)] =                                         \
+                (i_ < (lim) && c_ < (cols))                                                     \
+                    ? ((__global const ushort *)(p))[i_ * (sr) + c_ * (sc)]                     \
+                    : (ushort)0;                                                                \
         }                                                                                       \
     }
+#if WKS
+#define WGB_LSE_D(s_)
+#else
+#define WGB_LSE_D(s_)                                                                           \
+    for (int x_ = lid; x_ < WQ; x_ += 128) {                                                    \
+        long i_ = i0_ + x_;                                                                     \
+        lq[(s_) & 1][x_] = i_ < L ? lse[bh_ * L + i_] * M_LOG2E_F : -INFINITY;                  \
+        dd[(s_) & 1][x_] = i_ < L ? Dv[bh_ * L + i_] : 0.0f;                                    \
+    }
+#endif
 /* Step s_'s query side (query head hk * G + h0s + s_ / nst, query tile
  * qt0 + s_ % nst) into buffer s_ & 1: Q, dO, the logsumexp in log2 units
  * and D (the caller commits the copies). */
 #define WGB_STEP_LOAD(s_)                                                                       \
     {                                                                                           \
         long h_ = hk * G + h0s + (s_) / nst, i0_ = (qt0 + (s_) % nst) * WQ, bh_ = b * Hq + h_;  \
-        __local ushort *qb_ = sm + ((s_) & 1) * 2 * WQT;                                        \
-        WGB_LOAD(qb_, (q + q_o + b * q_0 + h_ * q_1), i0_, E, q_2, q_3)                         \
-        WGB_LOAD(qb_ + WQT, (gout + g_o + b * g_0 + h_ * g_1), i0_, Ev, g_2, g_3)               \
-        for (int x_ = lid; x_ < WQ; x_ += 128) {                                                \
-            long i_ = i0_ + x_;                                                                 \
-            lq[(s_) & 1][x_] = i_ < L ? lse[bh_ * L + i_] * M_LOG2E_F : -INFINITY;              \
-            dd[(s_) & 1][x_] = i_ < L ? Dv[bh_ * L + i_] : 0.0f;                                \
-        }                                                                                       \
+        __local ushort *qb_ = sm + WKV + ((s_) & 1) * 2 * WQT;                                  \
+        WGB_LOAD(qb_, (q + q_o + b * q_0 + h_ * q_1), i0_, L, E, q_2, q_3, WQ)                  \
+        WGB_LOAD(qb_ + WQT, (gout + g_o + b * g_0 + h_ * g_1), i0_, L, Ev, g_2, g_3, WQ)        \
+        WGB_LSE_D(s_)                                                                           \
+        (void)bh_;                                                                              \
     }
 /* Rows wj + g, wj + g + 8 of a [S, cols] view (p at its (b, head)) as the
  * warp's A fragments of 16-deep step kk: a[0..3] (g, 2t), (g + 8, 2t),
@@ -1852,8 +1873,10 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void
 attn_bwd_dkv_wg(ATTN_BWD_ARGS, int vec, long nsp, __global float *part)
 {
     /* gr: dK, gr2: dV (dsg, wds unused: the lean problems only) */
-    __local ushort sm[4 * WQT] __attribute__((aligned(1024)));
+    __local ushort sm[WKV + 4 * WQT] __attribute__((aligned(1024)));
+#if !WKS
     __local float lq[2][WQ], dd[2][WQ];
+#endif
     const int lid = get_local_id(0), lane = lid & 31, warp = lid >> 5;
     const int g = lane >> 2, t = lane & 3;
     long gi = get_group_id(0), nbhk = get_num_groups(0) / (ntile * nsp);
@@ -1866,10 +1889,15 @@ attn_bwd_dkv_wg(ATTN_BWD_ARGS, int vec, long nsp, __global float *part)
     long nqt = (L + WQ - 1) / WQ;
     long qt0 = causal ? min(max(j0 - coff, 0L) / WQ, nqt) : 0;
     long nst = nqt - qt0, nsteps = nst * hps;
+#if WKS
+    WGB_LOAD(sm, (k + k_o + b * k_0 + hk * k_1), j0, S, E, k_2, k_3, 64)
+    WGB_LOAD(sm + 64 * D, (v + v_o + b * v_0 + hk * v_1), j0, S, Ev, v_2, v_3, 64)
+#endif
     if (nsteps > 0) {
         WGB_STEP_LOAD(0)
     }
     MMA_CP_COMMIT();
+#if !WKS
     uint ka[D / 16][4], va[D / 16][4];
 #pragma unroll
     for (int kk = 0; kk < D / 16; kk++) {
@@ -1878,6 +1906,7 @@ attn_bwd_dkv_wg(ATTN_BWD_ARGS, int vec, long nsp, __global float *part)
         wgb_afrag(va[kk], (__global const ushort *)(v + v_o + b * v_0 + hk * v_1), wj, g, t, kk,
                   S, Ev, v_2, v_3, vec);
     }
+#endif
     float dk[D / 2], dv[D / 2];
 #pragma unroll
     for (int n = 0; n < D / 2; n++)
@@ -1892,22 +1921,51 @@ attn_bwd_dkv_wg(ATTN_BWD_ARGS, int vec, long nsp, __global float *part)
         }
         MMA_CP_COMMIT();
         long i0 = (qt0 + s % nst) * WQ;
-        const uint qa = sb + (uint)((s & 1) * 4 * WQT), oa = qa + 2 * WQT;
-        __local float *lqs = lq[s & 1], *dds = dd[s & 1];
+        const uint qa = sb + (uint)(WKV * 2 + (s & 1) * 4 * WQT), oa = qa + 2 * WQT;
         float st[WQ / 2], pt[WQ / 2]; /* Sᵀ, dPᵀ: rows keys, columns queries */
         WG_FENCE();
+        /* the K-major tiles' 16-deep step kk: 32 bytes into the 128-byte
+         * rows, the next 64 dims R / 8 atoms further */
+#define WGB_KDESC(a_, kk, R) wg_desc((a_) + ((kk) >> 2) * ((R) / 8) * 1024 + ((kk) & 3) * 32, 16u, 1024u, 1u)
 #pragma unroll
-        for (int kk = 0; kk < D / 16; kk++)
-            WGB_MMA_S(st, ka[kk],
-                      wg_desc(qa + (kk >> 2) * (WQ / 8) * 1024 + (kk & 3) * 32, 16u, 1024u, 1u),
-                      MMA_TY, "0", kk > 0);
+        for (int kk = 0; kk < D / 16; kk++) {
+#if WKS
+            WGS_MMA_S(st, WGB_KDESC(sb, kk, 64), WGB_KDESC(qa, kk, WQ), MMA_TY, "0", kk > 0);
+#else
+            WGB_MMA_S(st, ka[kk], WGB_KDESC(qa, kk, WQ), MMA_TY, "0", kk > 0);
+#endif
+        }
         WG_COMMIT();
 #pragma unroll
-        for (int kk = 0; kk < D / 16; kk++)
-            WGB_MMA_S(pt, va[kk],
-                      wg_desc(oa + (kk >> 2) * (WQ / 8) * 1024 + (kk & 3) * 32, 16u, 1024u, 1u),
-                      MMA_TY, "0", kk > 0);
+        for (int kk = 0; kk < D / 16; kk++) {
+#if WKS
+            WGS_MMA_S(pt, WGB_KDESC(sb + 64 * D * 2, kk, 64), WGB_KDESC(oa, kk, WQ), MMA_TY, "0",
+                      kk > 0);
+#else
+            WGB_MMA_S(pt, va[kk], WGB_KDESC(oa, kk, WQ), MMA_TY, "0", kk > 0);
+#endif
+        }
         WG_COMMIT();
+#if WKS
+        /* the lane's query columns' logsumexp (log2 units) and D: column
+         * 8 (x / 4) + 2 t + (x & 1) of accumulator x at [(x / 4) * 2 + (x & 1)] */
+        float lqv[WQ / 4], ddv[WQ / 4];
+        {
+            long bh = b * Hq + hk * G + h0s + s / nst;
+#pragma unroll
+            for (int u = 0; u < WQ / 4; u++) {
+                long i = i0 + (u >> 1) * 8 + 2 * t + (u & 1);
+                lqv[u] = i < L ? lse[bh * L + i] * M_LOG2E_F : -INFINITY;
+                ddv[u] = i < L ? Dv[bh * L + i] : 0.0f;
+            }
+        }
+#define WGB_LQ(x) lqv[((x) >> 2) * 2 + ((x) & 1)]
+#define WGB_DD(x) ddv[((x) >> 2) * 2 + ((x) & 1)]
+#else
+        __local float *lqs = lq[s & 1], *dds = dd[s & 1];
+#define WGB_LQ(x) lqs[((x) >> 2) * 8 + 2 * t + ((x) & 1)]
+#define WGB_DD(x) dds[((x) >> 2) * 8 + 2 * t + ((x) & 1)]
+#endif
         WG_WAIT(1); /* Sᵀ; dPᵀ may still run */
         /* every (query, key) of the step visible to the warp's keys: only
          * the scale (rows past L have logsumexp -inf: P 0) */
@@ -1921,11 +1979,11 @@ attn_bwd_dkv_wg(ATTN_BWD_ARGS, int vec, long nsp, __global float *part)
                         2 * t;
 #pragma unroll
         for (int x = 0; x < WQ / 2; x++) {
-            int c = (x >> 2) * 8 + 2 * t + (x & 1), cc = (x >> 2) * 8 + (x & 1);
+            int cc = (x >> 2) * 8 + (x & 1);
             float y = plain ? st[x] * sl2
                             : (cc >= first[(x >> 1) & 1] && cc < cend ? st[x] * scale : -INFINITY) *
                                   M_LOG2E_F;
-            float lv = lqs[c];
+            float lv = WGB_LQ(x);
             st[x] = (lv == -INFINITY || y == -INFINITY) ? 0.0f : native_exp2(y - lv);
         }
         uint pa[WQ / 16][4], da[WQ / 16][4];
@@ -1945,7 +2003,7 @@ attn_bwd_dkv_wg(ATTN_BWD_ARGS, int vec, long nsp, __global float *part)
         WG_WAIT(1); /* dPᵀ; dV += Pᵀ dO may still run */
 #pragma unroll
         for (int x = 0; x < WQ / 2; x++)
-            pt[x] = st[x] * (pt[x] - dds[(x >> 2) * 8 + 2 * t + (x & 1)]);
+            pt[x] = st[x] * (pt[x] - WGB_DD(x));
 #pragma unroll
         for (int kk = 0; kk < WQ / 16; kk++) {
             da[kk][0] = attn_pack(pt[8 * kk], pt[8 * kk + 1]);

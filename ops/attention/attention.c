@@ -188,6 +188,7 @@ typedef struct attn_prog {
     int mma;
     int xm; /* the tensor-core programs: 1 general, 0 lean (attn_xm) */
     int wbk; /* attn_fwd_wg's key tile (mma 4), attn_bwd_dkv_wg's query step (5) */
+    int wks; /* attn_bwd_dkv_wg: K and V in __local (WKS) */
 } attn_prog;
 
 /*
@@ -273,7 +274,7 @@ static clops_status write_defines(const void *vctx, const clops_device *d, strbu
                   "#define WBK %d\n#define WGN %d\n",
                   c->mma, c->dt == CLOPS_FLOAT16 ? "f16" : "bf16", c->wbk, ATTN_WGN);
         if (c->mma == 5)
-            sb_printf(sb, "#define WQ %d\n", c->wbk);
+            sb_printf(sb, "#define WQ %d\n#define WKS %d\n", c->wbk, c->wks);
         sb_append(sb, "#line 1 \"wgmma_attn.clh\"\n");
         sb_append(sb, wga);
         sb_append(sb, "\n");
@@ -362,7 +363,7 @@ static clops_status attn_kernel_route(clops_device *d, int which, clops_dtype dt
              cta, mma && !xm ? "/lean" : "");
     snprintf(title, sizeof title, "clops attention program %s, head dim %d (ops/attention/attention.c)",
              clops_dtype_name(dt), dp);
-    attn_prog ctx = {dt, dp, bq, prog, mma ? xm != 0 : 1, 0};
+    attn_prog ctx = {dt, dp, bq, prog, mma ? xm != 0 : 1, 0, 0};
     kit_program p = {.name = pname,
                      .title = title,
                      .headers = {"random_math.clh", mma ? "mma.clh" : NULL, mma ? "attention_vis.clh" : NULL,
@@ -483,7 +484,7 @@ static clops_status wg_kernel(clops_device *d, clops_dtype dt, int dp, const cha
     snprintf(title, sizeof title,
              "clops attention wgmma program %s, head dim %d (ops/attention/attention.c)",
              clops_dtype_name(dt), dp);
-    attn_prog ctx = {dt, dp, ATTN_BQ, 4, 0, wbk};
+    attn_prog ctx = {dt, dp, ATTN_BQ, 4, 0, wbk, 0};
     kit_program p = {.name = pname,
                      .title = title,
                      .headers = {"random_math.clh", "mma.clh", "wgmma.clh", "attention_vis.clh"},
@@ -524,16 +525,25 @@ static bool attn_wgb_on(void)
     return attn_env_is(&env, "CLOPS_ATTN_WGMMA_BWD", "1");
 }
 
+/* Whether attn_bwd_dkv_wg keeps the block's K and V in __local (WKS 1)
+ * rather than in registers (CLOPS_ATTN_WG_BWD_KV=1; for benchmarks). */
+static bool attn_wgb_kv(void)
+{
+    static atomic_int env = -1;
+    return attn_env_is(&env, "CLOPS_ATTN_WG_BWD_KV", "1");
+}
+
 /* attn_bwd_dkv_wg's query rows per step (CLOPS_ATTN_WG_BWD_Q: 16, 32,
  * or at head dim 64 also 64; for benchmarks): by default 64 at head dim
- * 64, 16 at 128 — with 32, ptxas (CUDA 13, clang's PTX) needs 255
- * registers, spills 48 bytes and serialises the products (C7512); with 16,
- * 245 registers and neither. */
+ * 64, 16 at 128 — with 32 and K, V in registers, ptxas (CUDA 13, clang's
+ * PTX) needs 255 registers, spills 48 bytes and serialises the products
+ * (C7512); with 16, 245 registers and neither.  With K and V in __local
+ * 16 at head dim 128 (what fits 48 KiB). */
 static int attn_wgb_q(int dp)
 {
     static atomic_int env = -1;
     int e = attn_env_int(&env, "CLOPS_ATTN_WG_BWD_Q", 16, 64);
-    bool fits = e == 16 || e == 32 || (e == 64 && dp == 64);
+    bool fits = (e == 16 || e == 32 || (e == 64 && dp == 64)) && !(attn_wgb_kv() && dp == 128);
     return fits ? e : dp <= 64 ? 64 : 16;
 }
 
@@ -551,20 +561,20 @@ static int attn_wgb_ctas(void)
 static clops_status wgb_kernel(clops_device *d, clops_dtype dt, int dp, bool fold,
                                const char *op, host_kernel **k)
 {
-    int ctas = attn_wgb_ctas(), wq = attn_wgb_q(dp);
+    int ctas = attn_wgb_ctas(), wq = attn_wgb_q(dp), kv = attn_wgb_kv();
     host_kkey key = {{(0x41ull << 56) | (0x58ull << 40) | (uint64_t)fold << 32 | (uint64_t)dt,
-                      (uint64_t)dp, (uint64_t)wq, (uint64_t)ctas}};
+                      (uint64_t)dp, (uint64_t)wq, (uint64_t)ctas | (uint64_t)kv << 8}};
     char pname[96], title[96], entry[64] = "", cta[16] = "";
     if (ctas > 1) {
         snprintf(entry, sizeof entry, ".reqntid 128, 1, 1\n.minnctapersm %d\n", ctas);
         snprintf(cta, sizeof cta, "/cta%d", ctas);
     }
-    snprintf(pname, sizeof pname, "attention-wgmma/%s/d%d/bwd-dkv/q%d%s", clops_dtype_name(dt),
-             dp, wq, cta);
+    snprintf(pname, sizeof pname, "attention-wgmma/%s/d%d/bwd-dkv/q%d%s%s", clops_dtype_name(dt),
+             dp, wq, kv ? "/kvs" : "", cta);
     snprintf(title, sizeof title,
              "clops attention wgmma program %s, head dim %d (ops/attention/attention.c)",
              clops_dtype_name(dt), dp);
-    attn_prog ctx = {dt, dp, ATTN_BQ, 5, 0, wq};
+    attn_prog ctx = {dt, dp, ATTN_BQ, 5, 0, wq, kv};
     kit_program p = {.name = pname,
                      .title = title,
                      .headers = {"random_math.clh", "mma.clh", "wgmma.clh", "attention_vis.clh"},
