@@ -505,9 +505,16 @@ static clops_status wg_kernel(clops_device *d, clops_dtype dt, int dp, const cha
  * The wgmma dK/dV (attn_bwd_dkv_wg, docs/attention.md "Hopper's wgmma"):
  * off by default; CLOPS_ATTN_WGMMA_BWD=1 (read once per process) runs it
  * at head dims 64 and 128 on a Hopper after its known-answer check;
- * attention_set_wgmma_bwd for tests.  CLOPS_ATTN_WG_BWD_CTAS (1-4, for
- * benchmarks): the work-groups per SM its PTX route asks ptxas to fit
- * (default 1: `.reqntid 128` alone).
+ * attention_set_wgmma_bwd for tests.  Its shape (each setting read once
+ * per process; for benchmarks): K and V in __local or registers
+ * (CLOPS_ATTN_WG_BWD_KV=1 / 0), the query rows per step
+ * (CLOPS_ATTN_WG_BWD_Q) and the work-groups per SM its PTX route asks
+ * ptxas to fit (CLOPS_ATTN_WG_BWD_CTAS, 1-4; 1: `.reqntid 128` alone).
+ * The defaults are the fastest of the H200 job of 2026-11-28 (fifth
+ * stop, docs/benchmarks.md): at head dim 64 K and V in __local, 32-row
+ * steps, 3 per SM (GPT-2's backward 486.3 us, attn_bwd_dkv_mma's 503.3);
+ * at 128 K and V in registers, 32-row steps, 1 per SM (Llama's 2035.2;
+ * 16-row steps 2283.3, K and V in __local 2118.0).
  */
 static atomic_int attn_wgb_set = -1; /* attention_set_wgmma_bwd: -1 the environment's */
 
@@ -526,32 +533,38 @@ static bool attn_wgb_on(void)
 }
 
 /* Whether attn_bwd_dkv_wg keeps the block's K and V in __local (WKS 1)
- * rather than in registers (CLOPS_ATTN_WG_BWD_KV=1; for benchmarks). */
-static bool attn_wgb_kv(void)
+ * rather than in registers: CLOPS_ATTN_WG_BWD_KV=1 / 0, by default at
+ * head dim 64. */
+static bool attn_wgb_kv(int dp)
 {
-    static atomic_int env = -1;
-    return attn_env_is(&env, "CLOPS_ATTN_WG_BWD_KV", "1");
+    static atomic_int on = -1, off = -1;
+    return attn_env_is(&on, "CLOPS_ATTN_WG_BWD_KV", "1") ||
+           (dp == 64 && !attn_env_off(&off, "CLOPS_ATTN_WG_BWD_KV"));
 }
 
 /* attn_bwd_dkv_wg's query rows per step (CLOPS_ATTN_WG_BWD_Q: 16, 32,
- * or at head dim 64 also 64; for benchmarks): by default 64 at head dim
- * 64, 16 at 128 — with 32 and K, V in registers, ptxas (CUDA 13, clang's
- * PTX) needs 255 registers, spills 48 bytes and serialises the products
- * (C7512); with 16, 245 registers and neither.  With K and V in __local
- * 16 at head dim 128 (what fits 48 KiB). */
+ * or at head dim 64 also 64): by default 32; with K and V in __local 16
+ * at head dim 128 (what fits 48 KiB).  At head dim 128 with K and V in
+ * registers 32-row steps take 255 registers and the products are
+ * serialised (ptxas C7512: CUDA 13 with clang's PTX, 48 bytes spilled;
+ * the driver's, 8), 16-row steps 245 (the driver's: 255) without — and
+ * were slower on the H200. */
 static int attn_wgb_q(int dp)
 {
     static atomic_int env = -1;
     int e = attn_env_int(&env, "CLOPS_ATTN_WG_BWD_Q", 16, 64);
-    bool fits = (e == 16 || e == 32 || (e == 64 && dp == 64)) && !(attn_wgb_kv() && dp == 128);
-    return fits ? e : dp <= 64 ? 64 : 16;
+    if (attn_wgb_kv(dp) && dp == 128)
+        return 16;
+    return e == 16 || e == 32 || (e == 64 && dp == 64) ? e : 32;
 }
 
-static int attn_wgb_ctas(void)
+/* By default 3 at head dim 64 with K and V in __local (the driver's
+ * ptxas: 160 registers, no spills), else 1. */
+static int attn_wgb_ctas(int dp)
 {
     static atomic_int env = -1;
     int e = attn_env_int(&env, "CLOPS_ATTN_WG_BWD_CTAS", 1, 4);
-    return e ? e : 1;
+    return e ? e : dp == 64 && attn_wgb_kv(dp) ? 3 : 1;
 }
 
 /* attn_bwd_dkv_wg of (dt, dp) (fold: the same program's attn_bwd_fold):
@@ -561,7 +574,7 @@ static int attn_wgb_ctas(void)
 static clops_status wgb_kernel(clops_device *d, clops_dtype dt, int dp, bool fold,
                                const char *op, host_kernel **k)
 {
-    int ctas = attn_wgb_ctas(), wq = attn_wgb_q(dp), kv = attn_wgb_kv();
+    int ctas = attn_wgb_ctas(dp), wq = attn_wgb_q(dp), kv = attn_wgb_kv(dp);
     host_kkey key = {{(0x41ull << 56) | (0x58ull << 40) | (uint64_t)fold << 32 | (uint64_t)dt,
                       (uint64_t)dp, (uint64_t)wq, (uint64_t)ctas | (uint64_t)kv << 8}};
     char pname[96], title[96], entry[64] = "", cta[16] = "";
@@ -1293,7 +1306,10 @@ static bool wgb_checked(clops_device *d, clops_dtype dt, int dp, int base)
 
 bool attention_wgmma_bwd_chosen(clops_device *d, clops_dtype dt, int dp)
 {
-    if (!attn_wgb_on() || !wg_device(d))
+    /* (the tests before mma_checked: a float32 check would fail and take
+     * float16's tensor-core backward slot, as it did on the H200) */
+    if (!attn_wgb_on() || !wg_device(d) || (dt != CLOPS_FLOAT16 && dt != CLOPS_BFLOAT16) ||
+        (dp != 64 && dp != 128))
         return false;
     int base = kit_kind_of(d) == KIT_MMA ? mma_checked(d, dt, dp, true) : ATTN_FMA;
     return wgb_checked(d, dt, dp, base);
