@@ -1422,6 +1422,56 @@ __kernel __attribute__((reqd_work_group_size(QBN, 1, 1))) void attn_bwd_dq_mma(A
 }
 #endif /* ATTN_MMA == 3 */
 #endif /* ATTN_MMA == 2 || ATTN_MMA == 3 */
+#if ATTN_MMA == 4 || ATTN_MMA == 5
+/* Rows [i_0, i_0 + R) of a [lim, cols] view (p) into a tile of the wgmma
+ * programs, the 8-element chunk c of row r at element OFF(r, c); zeros
+ * past lim and cols; by the work-group's NTH items, cp.async when `vec`
+ * bit 0 (the caller commits), else element by element. */
+#define WG_LOAD_TILE(dst, p, i_0, lim, cols, sr, sc, R, OFF, NTH)                               \
+    if (vec & 1) {                                                                              \
+        for (int x_ = lid; x_ < (R) * (D / 8); x_ += (NTH)) {                                   \
+            int r_ = x_ / (D / 8), c_ = x_ % (D / 8);                                           \
+            long i_ = (i_0) + r_;                                                               \
+            int nb_ = i_ < (lim) ? (int)clamp(((long)(cols) - c_ * 8) * 2, 0L, 16L) : 0;        \
+            mma_cp16((dst) + OFF(r_, c_),                                                       \
+                     (__global const ushort *)(p) + (nb_ ? i_ * (sr) + c_ * 8 : 0), nb_);       \
+        }                                                                                       \
+    } else {                                                                                    \
+        for (int x_ = lid; x_ < (R) * D; x_ += (NTH)) {                                         \
+            int r_ = x_ / D, c_ = x_ % D;                                                       \
+            long i_ = (i_0) + r_;                                                               \
+            (dst)[OFF(r_, c_ >> 3) + (c_ & 7)] =                                                \
+                (i_ < (lim) && c_ < (cols))                                                     \
+                    ? ((__global const ushort *)(p))[i_ * (sr) + c_ * (sc)]                     \
+                    : (ushort)0;                                                                \
+        }                                                                                       \
+    }
+
+/* Rows wj + g, wj + g + 8 of a [S, cols] view (p at its (b, head)) as the
+ * warp's A fragments of 16-deep step kk: a[0..3] (g, 2t), (g + 8, 2t), (g,
+ * 2t + 8), (g + 8, 2t + 8) and their next columns; zeros past S and cols.
+ * attn_bwd_dkv_wg's K and V rows; attn_fwd_wg's Q rows take the same loop
+ * inline, the text the H200 checked (through this function clang's PTX
+ * differs). */
+static inline void wg_afrag(uint a[4], __global const ushort *p, long wj, int g, int t, int kk,
+                             long S, long cols, long sr, long sc, int vec)
+{
+#pragma unroll
+    for (int e = 0; e < 4; e++) {
+        long j = wj + g + (e & 1) * 8;
+        int c = kk * 16 + 2 * t + (e >> 1) * 8;
+        uint x = 0;
+        if (j < S && (vec & 1) && c + 1 < cols) {
+            x = *(const __global uint *)(p + j * sr + c);
+        } else if (j < S) {
+            uint lo = c < cols ? p[j * sr + c * sc] : 0u;
+            uint hi = c + 1 < cols ? p[j * sr + (c + 1) * sc] : 0u;
+            x = lo | hi << 16;
+        }
+        a[e] = x;
+    }
+}
+#endif
 #if ATTN_MMA == 4 /* the wgmma forward's program (sm_90a, through the PTX route) */
 /*
  * attn_fwd_wg: the forward on Hopper's warpgroup products (wgmma; the
@@ -1497,23 +1547,7 @@ __kernel __attribute__((reqd_work_group_size(QBN, 1, 1))) void attn_bwd_dq_mma(A
 /* Keys [j_0, j_0 + WBK) of a [S, cols] view into a slot, in layout OFF;
  * zeros past S and cols. */
 #define WG_LOAD(slot, p, j_0, cols, sr, sc, OFF)                                                \
-    if (vec & 1) {                                                                              \
-        for (int x_ = lid; x_ < WBK * (D / 8); x_ += WNT) {                                     \
-            int r_ = x_ / (D / 8), c_ = x_ % (D / 8);                                           \
-            long i_ = (j_0) + r_;                                                               \
-            int nb_ = i_ < S ? (int)clamp(((long)(cols) - c_ * 8) * 2, 0L, 16L) : 0;            \
-            mma_cp16((slot) + OFF(r_, c_),                                                      \
-                     (__global const ushort *)(p) + (nb_ ? i_ * (sr) + c_ * 8 : 0), nb_);       \
-        }                                                                                       \
-    } else {                                                                                    \
-        for (int x_ = lid; x_ < WBK * D; x_ += WNT) {                                           \
-            int r_ = x_ / D, c_ = x_ % D;                                                       \
-            long i_ = (j_0) + r_;                                                               \
-            (slot)[OFF(r_, c_ >> 3) + (c_ & 7)] =                                               \
-                (i_ < S && c_ < (cols)) ? ((__global const ushort *)(p))[i_ * (sr) + c_ * (sc)] \
-                                        : (ushort)0;                                            \
-        }                                                                                       \
-    }
+    WG_LOAD_TILE(slot, p, j_0, S, cols, sr, sc, WBK, OFF, WNT)
 
 __kernel __attribute__((reqd_work_group_size(WNT, 1, 1))) void attn_fwd_wg(ATTN_FWD_ARGS,
                                                                            int vec)
@@ -1536,6 +1570,7 @@ __kernel __attribute__((reqd_work_group_size(WNT, 1, 1))) void attn_fwd_wg(ATTN_
     }
     MMA_CP_COMMIT();
     long w0 = i0 + warp * 16; /* the warp's first query row */
+    /* (wg_afrag's loop, kept inline: the text the H200 checked) */
     const __global ushort *qb = (const __global ushort *)q;
     uint qa[D / 16][4];
 #pragma unroll
@@ -1803,27 +1838,9 @@ __kernel void attn_bwd_fold(__global const float *part, __global T *gr, ATTN_GEO
  * (a query-side tile: WQ; the K and V tiles: 64). */
 #define WGB_OFF(r, c, R)                                                                        \
     (((((c) >> 3) * ((R) / 8) + ((r) >> 3)) << 9) + (((r) & 7) << 6) + ((((c) & 7) ^ ((r) & 7)) << 3))
-/* Rows [i_0, i_0 + R) of a [lim, cols] view into a tile; zeros past lim
- * and cols. */
-#define WGB_LOAD(dst, p, i_0, lim, cols, sr, sc, R)                                             \
-    if (vec & 1) {                                                                              \
-        for (int x_ = lid; x_ < (R) * (D / 8); x_ += 128) {                                     \
-            int r_ = x_ / (D / 8), c_ = x_ % (D / 8);                                           \
-            long i_ = (i_0) + r_;                                                               \
-            int nb_ = i_ < (lim) ? (int)clamp(((long)(cols) - c_ * 8) * 2, 0L, 16L) : 0;        \
-            mma_cp16((dst) + WGB_OFF(r_, c_, R),                                                \
-                     (__global const ushort *)(p) + (nb_ ? i_ * (sr) + c_ * 8 : 0), nb_);       \
-        }                                                                                       \
-    } else {                                                                                    \
-        for (int x_ = lid; x_ < (R) * D; x_ += 128) {                                           \
-            int r_ = x_ / D, c_ = x_ % D;                                                       \
-            long i_ = (i_0) + r_;                                                               \
-            (dst)[WGB_OFF(r_, c_ >> 3, R) + (c_ & 7)] =                                         \
-                (i_ < (lim) && c_ < (cols))                                                     \
-                    ? ((__global const ushort *)(p))[i_ * (sr) + c_ * (sc)]                     \
-                    : (ushort)0;                                                                \
-        }                                                                                       \
-    }
+/* the query-side tiles' and the K and V tiles' layouts */
+#define WGB_QOFF(r, c) WGB_OFF(r, c, WQ)
+#define WGB_KOFF(r, c) WGB_OFF(r, c, 64)
 #if WKS
 #define WGB_LSE_D(s_)
 #else
@@ -1841,34 +1858,13 @@ __kernel void attn_bwd_fold(__global const float *part, __global T *gr, ATTN_GEO
     {                                                                                           \
         long h_ = hk * G + h0s + (s_) / nst, i0_ = (qt0 + (s_) % nst) * WQ, bh_ = b * Hq + h_;  \
         __local ushort *qb_ = sm + WKV + ((s_) & 1) * 2 * WQT;                                  \
-        WGB_LOAD(qb_, (q + q_o + b * q_0 + h_ * q_1), i0_, L, E, q_2, q_3, WQ)                  \
-        WGB_LOAD(qb_ + WQT, (gout + g_o + b * g_0 + h_ * g_1), i0_, L, Ev, g_2, g_3, WQ)        \
+        WG_LOAD_TILE(qb_, (q + q_o + b * q_0 + h_ * q_1), i0_, L, E, q_2, q_3, WQ, WGB_QOFF,    \
+                     128)                                                                       \
+        WG_LOAD_TILE(qb_ + WQT, (gout + g_o + b * g_0 + h_ * g_1), i0_, L, Ev, g_2, g_3, WQ,    \
+                     WGB_QOFF, 128)                                                             \
         WGB_LSE_D(s_)                                                                           \
         (void)bh_;                                                                              \
     }
-/* Rows wj + g, wj + g + 8 of a [S, cols] view (p at its (b, head)) as the
- * warp's A fragments of 16-deep step kk: a[0..3] (g, 2t), (g + 8, 2t),
- * (g, 2t + 8), (g + 8, 2t + 8) and their next columns; zeros past S and
- * cols. */
-static inline void wgb_afrag(uint a[4], __global const ushort *p, long wj, int g, int t, int kk,
-                             long S, long cols, long sr, long sc, int vec)
-{
-#pragma unroll
-    for (int e = 0; e < 4; e++) {
-        long j = wj + g + (e & 1) * 8;
-        int c = kk * 16 + 2 * t + (e >> 1) * 8;
-        uint x = 0;
-        if (j < S && (vec & 1) && c + 1 < cols) {
-            x = *(const __global uint *)(p + j * sr + c);
-        } else if (j < S) {
-            uint lo = c < cols ? p[j * sr + c * sc] : 0u;
-            uint hi = c + 1 < cols ? p[j * sr + (c + 1) * sc] : 0u;
-            x = lo | hi << 16;
-        }
-        a[e] = x;
-    }
-}
-
 __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void
 attn_bwd_dkv_wg(ATTN_BWD_ARGS, int vec, long nsp, __global float *part)
 {
@@ -1890,8 +1886,9 @@ attn_bwd_dkv_wg(ATTN_BWD_ARGS, int vec, long nsp, __global float *part)
     long qt0 = causal ? min(max(j0 - coff, 0L) / WQ, nqt) : 0;
     long nst = nqt - qt0, nsteps = nst * hps;
 #if WKS
-    WGB_LOAD(sm, (k + k_o + b * k_0 + hk * k_1), j0, S, E, k_2, k_3, 64)
-    WGB_LOAD(sm + 64 * D, (v + v_o + b * v_0 + hk * v_1), j0, S, Ev, v_2, v_3, 64)
+    WG_LOAD_TILE(sm, (k + k_o + b * k_0 + hk * k_1), j0, S, E, k_2, k_3, 64, WGB_KOFF, 128)
+    WG_LOAD_TILE(sm + 64 * D, (v + v_o + b * v_0 + hk * v_1), j0, S, Ev, v_2, v_3, 64, WGB_KOFF,
+                 128)
 #endif
     if (nsteps > 0) {
         WGB_STEP_LOAD(0)
@@ -1901,9 +1898,9 @@ attn_bwd_dkv_wg(ATTN_BWD_ARGS, int vec, long nsp, __global float *part)
     uint ka[D / 16][4], va[D / 16][4];
 #pragma unroll
     for (int kk = 0; kk < D / 16; kk++) {
-        wgb_afrag(ka[kk], (__global const ushort *)(k + k_o + b * k_0 + hk * k_1), wj, g, t, kk,
+        wg_afrag(ka[kk], (__global const ushort *)(k + k_o + b * k_0 + hk * k_1), wj, g, t, kk,
                   S, E, k_2, k_3, vec);
-        wgb_afrag(va[kk], (__global const ushort *)(v + v_o + b * v_0 + hk * v_1), wj, g, t, kk,
+        wg_afrag(va[kk], (__global const ushort *)(v + v_o + b * v_0 + hk * v_1), wj, g, t, kk,
                   S, Ev, v_2, v_3, vec);
     }
 #endif
@@ -1987,13 +1984,12 @@ attn_bwd_dkv_wg(ATTN_BWD_ARGS, int vec, long nsp, __global float *part)
             st[x] = (lv == -INFINITY || y == -INFINITY) ? 0.0f : native_exp2(y - lv);
         }
         uint pa[WQ / 16][4], da[WQ / 16][4];
-#pragma unroll
-        for (int kk = 0; kk < WQ / 16; kk++) {
-            pa[kk][0] = attn_pack(st[8 * kk], st[8 * kk + 1]);
-            pa[kk][1] = attn_pack(st[8 * kk + 2], st[8 * kk + 3]);
-            pa[kk][2] = attn_pack(st[8 * kk + 4], st[8 * kk + 5]);
-            pa[kk][3] = attn_pack(st[8 * kk + 6], st[8 * kk + 7]);
-        }
+        /* accumulators x rounded to the input type: the A operand a */
+#define WGB_PACK(a, x)                                                                          \
+    _Pragma("unroll") for (int kk = 0; kk < WQ / 16; kk++)                                      \
+        _Pragma("unroll") for (int e = 0; e < 4; e++)                                           \
+            (a)[kk][e] = attn_pack((x)[8 * kk + 2 * e], (x)[8 * kk + 2 * e + 1]);
+        WGB_PACK(pa, st)
         WG_FENCE();
 #pragma unroll
         for (int kk = 0; kk < WQ / 16; kk++)
@@ -2004,13 +2000,7 @@ attn_bwd_dkv_wg(ATTN_BWD_ARGS, int vec, long nsp, __global float *part)
 #pragma unroll
         for (int x = 0; x < WQ / 2; x++)
             pt[x] = st[x] * (pt[x] - WGB_DD(x));
-#pragma unroll
-        for (int kk = 0; kk < WQ / 16; kk++) {
-            da[kk][0] = attn_pack(pt[8 * kk], pt[8 * kk + 1]);
-            da[kk][1] = attn_pack(pt[8 * kk + 2], pt[8 * kk + 3]);
-            da[kk][2] = attn_pack(pt[8 * kk + 4], pt[8 * kk + 5]);
-            da[kk][3] = attn_pack(pt[8 * kk + 6], pt[8 * kk + 7]);
-        }
+        WGB_PACK(da, pt)
         WG_FENCE();
 #pragma unroll
         for (int kk = 0; kk < WQ / 16; kk++)

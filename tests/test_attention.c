@@ -672,6 +672,80 @@ static bool is_hopper(const clops_device *d)
            d->nv_cc_major == 9 && d->nv_cc_minor == 0;
 }
 
+/* The problems the wgmma kernels run on a Hopper in test_wgmma_choice and
+ * test_wgmma_bwd_choice: causal both alignments and not, odd lengths,
+ * grouped heads, E = 100, a transposed layout (element-wise loads), L <
+ * S unmasked. */
+static const int64_t wg_probs[][8] = {
+    /* Hq, Hkv, L, S, E, causal, lower_right, transposed */
+    {4, 2, 300, 300, 64, 1, 0, 0},  {2, 2, 150, 137, 64, 0, 0, 1}, {4, 1, 200, 260, 128, 1, 1, 0},
+    {2, 2, 131, 131, 128, 1, 0, 1}, {2, 1, 77, 45, 100, 1, 1, 0},  {1, 1, 90, 200, 128, 0, 0, 0},
+};
+
+/* Names the case of wg_probs row pr in dt (what: the kernel), gives the
+ * query and key/value sizes and returns the layout. */
+static ct_layout wg_case(const char *what, const int64_t *pr, clops_dtype dt, int64_t qs[4],
+                         int64_t ks[4])
+{
+    ct_set_case("%s %s Hq %lld Hkv %lld L %lld S %lld E %lld%s%s%s", what, clops_dtype_name(dt),
+                (long long)pr[0], (long long)pr[1], (long long)pr[2], (long long)pr[3],
+                (long long)pr[4], pr[5] ? " causal" : "", pr[6] ? " lower-right" : "",
+                pr[7] ? " transposed" : "");
+    int64_t q[4] = {1, pr[0], pr[2], pr[4]}, k[4] = {1, pr[1], pr[3], pr[4]};
+    memcpy(qs, q, sizeof q);
+    memcpy(ks, k, sizeof k);
+    return pr[7] ? CT_TRANSPOSED : CT_CONTIGUOUS;
+}
+
+/* The choice of the wgmma forward (bwd false) or dK/dV (bwd true) on d,
+ * shared by test_wgmma_choice and test_wgmma_bwd_choice: not while off,
+ * at head dim 32, for float32, on a device without sm_90a (no check runs
+ * there); switched on (left so) and pretended to be a Hopper where d is
+ * none, the same answer twice — taken on a Hopper, else not, its failing
+ * known-answer check run once. */
+static void check_wg_choice(clops_device *d, bool hopper, bool bwd)
+{
+    void (*set)(int) = bwd ? attention_set_wgmma_bwd : attention_set_wgmma;
+    bool (*chosen)(clops_device *, clops_dtype, int) =
+        bwd ? attention_wgmma_bwd_chosen : attention_wgmma_chosen;
+    const char *what = bwd ? "wgmma dK/dV" : "wgmma forward";
+    attn_stats s[3];
+    attention_stats(&s[0]);
+    set(0);
+    CT_ASSERT_MSG(!chosen(d, CLOPS_BFLOAT16, 64), "chosen while off");
+    set(1);
+    CT_ASSERT_MSG(!chosen(d, CLOPS_BFLOAT16, 32), "chosen at head dim 32");
+    CT_ASSERT_MSG(!chosen(d, CLOPS_FLOAT32, 64), "chosen for float32");
+    if (!hopper)
+        CT_ASSERT_MSG(!chosen(d, CLOPS_BFLOAT16, 64), "chosen on a device without sm_90a");
+    attention_stats(&s[1]);
+    uint64_t checks[3], fails[3];
+    for (int i = 0; i < 2; i++) {
+        checks[i] = bwd ? s[i].wgb_checks : s[i].wg_checks;
+        fails[i] = bwd ? s[i].wgb_fails : s[i].wg_fails;
+    }
+    CT_ASSERT_MSG(checks[1] == checks[0], "a known-answer check ran where the %s cannot run",
+                  what);
+    attention_wgmma_pretend(!hopper);
+    /* the backward's at head dim 128 (the forward's 128 is its default,
+     * checked by its test) */
+    int dp = bwd ? 128 : 64;
+    bool c1 = chosen(d, bwd ? CLOPS_FLOAT16 : CLOPS_BFLOAT16, dp);
+    bool c2 = chosen(d, bwd ? CLOPS_FLOAT16 : CLOPS_BFLOAT16, dp);
+    attention_stats(&s[2]);
+    attention_wgmma_pretend(false);
+    checks[2] = bwd ? s[2].wgb_checks : s[2].wg_checks;
+    fails[2] = bwd ? s[2].wgb_fails : s[2].wg_fails;
+    CT_ASSERT_MSG(c1 == c2, "the choice changed between two asks");
+    CT_ASSERT_MSG(c1 == hopper, "the %s was %schosen on %s", what, c1 ? "" : "not ",
+                  hopper ? "a Hopper (its known-answer check failed)" : "another device");
+    if (!hopper)
+        CT_ASSERT_MSG(checks[2] - checks[1] == 1 && fails[2] - fails[1] == 1,
+                      "%llu checks, %llu failed: the failing check must run once",
+                      (unsigned long long)(checks[2] - checks[1]),
+                      (unsigned long long)(fails[2] - fails[1]));
+}
+
 /* The wgmma forward's choice (docs/attention.md, "Hopper's wgmma"): by
  * default at head dim 128 only, switched on at 64 and 128 too, or off;
  * only for 16-bit inputs on a Hopper, after its known-answer check —
@@ -693,52 +767,14 @@ static void test_wgmma_choice(void **state)
             continue;
         ct_set_device(d);
         bool hopper = is_hopper(d);
-        attn_stats s0, s1, s2;
-        attention_stats(&s0);
-        attention_set_wgmma(0);
-        CT_ASSERT_MSG(!attention_wgmma_chosen(d, CLOPS_BFLOAT16, 64), "chosen while off");
-        attention_set_wgmma(1);
-        CT_ASSERT_MSG(!attention_wgmma_chosen(d, CLOPS_BFLOAT16, 32), "chosen at head dim 32");
-        CT_ASSERT_MSG(!attention_wgmma_chosen(d, CLOPS_FLOAT32, 64), "chosen for float32");
-        if (!hopper)
-            CT_ASSERT_MSG(!attention_wgmma_chosen(d, CLOPS_BFLOAT16, 64),
-                          "chosen on a device without sm_90a");
-        attention_stats(&s1);
-        CT_ASSERT_MSG(s1.wg_checks == s0.wg_checks,
-                      "a known-answer check ran where the wgmma forward cannot run");
-        attention_wgmma_pretend(!hopper);
-        bool c1 = attention_wgmma_chosen(d, CLOPS_BFLOAT16, 64);
-        bool c2 = attention_wgmma_chosen(d, CLOPS_BFLOAT16, 64);
-        attention_stats(&s2);
-        attention_wgmma_pretend(false);
-        CT_ASSERT_MSG(c1 == c2, "the choice changed between two asks");
-        CT_ASSERT_MSG(c1 == hopper, "the wgmma forward was %schosen on %s", c1 ? "" : "not ",
-                      hopper ? "a Hopper (its known-answer check failed)" : "another device");
-        if (!hopper)
-            CT_ASSERT_MSG(s2.wg_checks - s1.wg_checks == 1 && s2.wg_fails - s1.wg_fails == 1,
-                          "%llu checks, %llu failed: the failing check must run once",
-                          (unsigned long long)(s2.wg_checks - s1.wg_checks),
-                          (unsigned long long)(s2.wg_fails - s1.wg_fails));
+        check_wg_choice(d, hopper, false);
         if (hopper) {
-            static const int64_t probs[][8] = {
-                /* Hq, Hkv, L, S, E, causal, lower_right, transposed */
-                {4, 2, 300, 300, 64, 1, 0, 0},
-                {2, 2, 150, 137, 64, 0, 0, 1},
-                {4, 1, 200, 260, 128, 1, 1, 0},
-                {2, 2, 131, 131, 128, 1, 0, 1},
-                {2, 1, 77, 45, 100, 1, 1, 0},
-            };
-            for (size_t pi = 0; pi < CT_COUNT(probs); pi++) {
-                const int64_t *pr = probs[pi];
+            for (size_t pi = 0; pi < CT_COUNT(wg_probs); pi++) {
+                const int64_t *pr = wg_probs[pi];
                 for (int ti = 0; ti < 2; ti++) {
                     clops_dtype dt = ti ? CLOPS_FLOAT16 : CLOPS_BFLOAT16;
-                    ct_set_case("wgmma %s Hq %lld Hkv %lld L %lld S %lld E %lld%s%s%s",
-                                clops_dtype_name(dt), (long long)pr[0], (long long)pr[1],
-                                (long long)pr[2], (long long)pr[3], (long long)pr[4],
-                                pr[5] ? " causal" : "", pr[6] ? " lower-right" : "",
-                                pr[7] ? " transposed" : "");
-                    int64_t qs[4] = {1, pr[0], pr[2], pr[4]}, ks[4] = {1, pr[1], pr[3], pr[4]};
-                    ct_layout lay = pr[7] ? CT_TRANSPOSED : CT_CONTIGUOUS;
+                    int64_t qs[4], ks[4];
+                    ct_layout lay = wg_case("wgmma", pr, dt, qs, ks);
                     clops_tensor *q = ct_random(d, dt, 4, qs, lay, PW_DOMAIN_SMALL, 1);
                     clops_tensor *k = ct_random(d, dt, 4, ks, lay, PW_DOMAIN_SMALL, 2);
                     clops_tensor *v = ct_random(d, dt, 4, ks, lay, PW_DOMAIN_SMALL, 3);
@@ -807,57 +843,18 @@ static void test_wgmma_bwd_choice(void **state)
             continue;
         ct_set_device(d);
         bool hopper = is_hopper(d);
-        attn_stats s0, s1, s2;
-        attention_stats(&s0);
         attention_set_wgmma_bwd(-1);
         if (!getenv("CLOPS_ATTN_WGMMA_BWD"))
             CT_ASSERT_MSG(!attention_wgmma_bwd_chosen(d, CLOPS_BFLOAT16, 128),
                           "the wgmma dK/dV was chosen by default");
-        attention_set_wgmma_bwd(0);
-        CT_ASSERT_MSG(!attention_wgmma_bwd_chosen(d, CLOPS_BFLOAT16, 64), "chosen while off");
-        attention_set_wgmma_bwd(1);
-        CT_ASSERT_MSG(!attention_wgmma_bwd_chosen(d, CLOPS_BFLOAT16, 32), "chosen at head dim 32");
-        CT_ASSERT_MSG(!attention_wgmma_bwd_chosen(d, CLOPS_FLOAT32, 64), "chosen for float32");
-        if (!hopper)
-            CT_ASSERT_MSG(!attention_wgmma_bwd_chosen(d, CLOPS_BFLOAT16, 64),
-                          "chosen on a device without sm_90a");
-        attention_stats(&s1);
-        CT_ASSERT_MSG(s1.wgb_checks == s0.wgb_checks,
-                      "a known-answer check ran where the wgmma dK/dV cannot run");
-        attention_wgmma_pretend(!hopper);
-        bool c1 = attention_wgmma_bwd_chosen(d, CLOPS_FLOAT16, 128);
-        bool c2 = attention_wgmma_bwd_chosen(d, CLOPS_FLOAT16, 128);
-        attention_stats(&s2);
-        attention_wgmma_pretend(false);
-        CT_ASSERT_MSG(c1 == c2, "the choice changed between two asks");
-        CT_ASSERT_MSG(c1 == hopper, "the wgmma dK/dV was %schosen on %s", c1 ? "" : "not ",
-                      hopper ? "a Hopper (its known-answer check failed)" : "another device");
-        if (!hopper)
-            CT_ASSERT_MSG(s2.wgb_checks - s1.wgb_checks == 1 && s2.wgb_fails - s1.wgb_fails == 1,
-                          "%llu checks, %llu failed: the failing check must run once",
-                          (unsigned long long)(s2.wgb_checks - s1.wgb_checks),
-                          (unsigned long long)(s2.wgb_fails - s1.wgb_fails));
+        check_wg_choice(d, hopper, true);
         if (hopper) {
-            static const int64_t probs[][8] = {
-                /* Hq, Hkv, L, S, E, causal, lower_right, transposed */
-                {4, 2, 300, 300, 64, 1, 0, 0},
-                {2, 2, 150, 137, 64, 0, 0, 1},
-                {4, 1, 200, 260, 128, 1, 1, 0},
-                {2, 2, 131, 131, 128, 1, 0, 1},
-                {2, 1, 77, 45, 100, 1, 1, 0},
-                {1, 1, 90, 200, 128, 0, 0, 0},
-            };
-            for (size_t pi = 0; pi < CT_COUNT(probs); pi++) {
-                const int64_t *pr = probs[pi];
+            for (size_t pi = 0; pi < CT_COUNT(wg_probs); pi++) {
+                const int64_t *pr = wg_probs[pi];
                 for (int ti = 0; ti < 2; ti++) {
                     clops_dtype dt = ti ? CLOPS_FLOAT16 : CLOPS_BFLOAT16;
-                    ct_set_case("wgmma dK/dV %s Hq %lld Hkv %lld L %lld S %lld E %lld%s%s%s",
-                                clops_dtype_name(dt), (long long)pr[0], (long long)pr[1],
-                                (long long)pr[2], (long long)pr[3], (long long)pr[4],
-                                pr[5] ? " causal" : "", pr[6] ? " lower-right" : "",
-                                pr[7] ? " transposed" : "");
-                    int64_t qs[4] = {1, pr[0], pr[2], pr[4]}, ks[4] = {1, pr[1], pr[3], pr[4]};
-                    ct_layout lay = pr[7] ? CT_TRANSPOSED : CT_CONTIGUOUS;
+                    int64_t qs[4], ks[4];
+                    ct_layout lay = wg_case("wgmma dK/dV", pr, dt, qs, ks);
                     clops_tensor *x[4], *xc[4];
                     for (int i = 0; i < 4; i++) {
                         x[i] = ct_random(d, dt, 4, i == 1 || i == 2 ? ks : qs, lay,

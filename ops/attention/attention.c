@@ -464,6 +464,42 @@ static bool wg_device(const clops_device *d)
            d->nv_cc_major == 9 && d->nv_cc_minor == 0;
 }
 
+/* Kernel kname of the wgmma program ctx (mma 4 or 5) under key, named
+ * "attention-wgmma/<dtype>/d<dp>/<tag>[/cta<c>]": always through the PTX
+ * route to sm_90a (the wgmma instructions behind "//@"), with `.reqntid
+ * nt, 1, 1` and `.minnctapersm ctas` where ctas > 1; nt > 0: the
+ * work-group the kernel needs (0: none, attn_bwd_fold). */
+static clops_status wg_program_kernel(clops_device *d, const host_kkey *key, attn_prog *ctx,
+                                      const char *tag, int ctas, const char *kname, int nt,
+                                      const char *op, host_kernel **k)
+{
+    char pname[128], title[96], entry[64] = "", cta[16] = "";
+    const char *dn = clops_dtype_name(ctx->dt);
+    if (ctas > 1) {
+        snprintf(entry, sizeof entry, ".reqntid %d, 1, 1\n.minnctapersm %d\n",
+                 ctx->mma == 4 ? 128 * ATTN_WGN : 128, ctas);
+        snprintf(cta, sizeof cta, "/cta%d", ctas);
+    }
+    snprintf(pname, sizeof pname, "attention-wgmma/%s/d%d/%s%s", dn, ctx->dp, tag, cta);
+    snprintf(title, sizeof title,
+             "clops attention wgmma program %s, head dim %d (ops/attention/attention.c)", dn,
+             ctx->dp);
+    kit_program p = {.name = pname,
+                     .title = title,
+                     .headers = {"random_math.clh", "mma.clh", "wgmma.clh", "attention_vis.clh"},
+                     .write = write_defines,
+                     .file = "attention.cl",
+                     .ctx = ctx,
+                     .ptx_target = "sm_90a",
+                     .ptx_entry_directives = ctas > 1 ? entry : NULL};
+    clops_status st = kit_kernel(d, key, &p, kname, 0, op, k);
+    if (!st && nt > 0 && (*k)->wg_size < (size_t)nt)
+        st = clops__fail(CLOPS_UNSUPPORTED,
+                         "%s: kernel %s needs work-groups of %d items; %s allows %zu", op, kname,
+                         nt, d->label, (*k)->wg_size);
+    return st;
+}
+
 /* attn_fwd_wg of (dt, dp): its own program (ATTN_MMA 4, lean), always
  * through the PTX route to sm_90a (the wgmma instructions behind "//@"),
  * with `.reqntid 256, 1, 1` and `.minnctapersm c` when attn_wg_ctas asks
@@ -471,34 +507,13 @@ static bool wg_device(const clops_device *d)
 static clops_status wg_kernel(clops_device *d, clops_dtype dt, int dp, const char *op,
                               host_kernel **k)
 {
-    int wbk = attn_wg_bk(dp), ctas = attn_wg_ctas(dp), nt = 128 * ATTN_WGN;
+    int wbk = attn_wg_bk(dp), ctas = attn_wg_ctas(dp);
     host_kkey key = {{(0x41ull << 56) | (0x57ull << 40) | (uint64_t)dt, (uint64_t)dp,
                       (uint64_t)wbk, (uint64_t)ctas << 8 | (uint64_t)ATTN_WGN}};
-    char pname[96], title[96], entry[64] = "", cta[16] = "";
-    if (ctas > 1) {
-        snprintf(entry, sizeof entry, ".reqntid %d, 1, 1\n.minnctapersm %d\n", nt, ctas);
-        snprintf(cta, sizeof cta, "/cta%d", ctas);
-    }
-    snprintf(pname, sizeof pname, "attention-wgmma/%s/d%d/fwd/k%d%s", clops_dtype_name(dt), dp,
-             wbk, cta);
-    snprintf(title, sizeof title,
-             "clops attention wgmma program %s, head dim %d (ops/attention/attention.c)",
-             clops_dtype_name(dt), dp);
+    char tag[32];
+    snprintf(tag, sizeof tag, "fwd/k%d", wbk);
     attn_prog ctx = {dt, dp, ATTN_BQ, 4, 0, wbk, 0};
-    kit_program p = {.name = pname,
-                     .title = title,
-                     .headers = {"random_math.clh", "mma.clh", "wgmma.clh", "attention_vis.clh"},
-                     .write = write_defines,
-                     .file = "attention.cl",
-                     .ctx = &ctx,
-                     .ptx_target = "sm_90a",
-                     .ptx_entry_directives = ctas > 1 ? entry : NULL};
-    clops_status st = kit_kernel(d, &key, &p, "attn_fwd_wg", 0, op, k);
-    if (!st && (*k)->wg_size < (size_t)nt)
-        st = clops__fail(CLOPS_UNSUPPORTED,
-                         "%s: kernel attn_fwd_wg needs work-groups of %d items; %s allows %zu", op,
-                         nt, d->label, (*k)->wg_size);
-    return st;
+    return wg_program_kernel(d, &key, &ctx, tag, ctas, "attn_fwd_wg", 128 * ATTN_WGN, op, k);
 }
 
 /*
@@ -577,31 +592,11 @@ static clops_status wgb_kernel(clops_device *d, clops_dtype dt, int dp, bool fol
     int ctas = attn_wgb_ctas(dp), wq = attn_wgb_q(dp), kv = attn_wgb_kv(dp);
     host_kkey key = {{(0x41ull << 56) | (0x58ull << 40) | (uint64_t)fold << 32 | (uint64_t)dt,
                       (uint64_t)dp, (uint64_t)wq, (uint64_t)ctas | (uint64_t)kv << 8}};
-    char pname[96], title[96], entry[64] = "", cta[16] = "";
-    if (ctas > 1) {
-        snprintf(entry, sizeof entry, ".reqntid 128, 1, 1\n.minnctapersm %d\n", ctas);
-        snprintf(cta, sizeof cta, "/cta%d", ctas);
-    }
-    snprintf(pname, sizeof pname, "attention-wgmma/%s/d%d/bwd-dkv/q%d%s%s", clops_dtype_name(dt),
-             dp, wq, kv ? "/kvs" : "", cta);
-    snprintf(title, sizeof title,
-             "clops attention wgmma program %s, head dim %d (ops/attention/attention.c)",
-             clops_dtype_name(dt), dp);
+    char tag[32];
+    snprintf(tag, sizeof tag, "bwd-dkv/q%d%s", wq, kv ? "/kvs" : "");
     attn_prog ctx = {dt, dp, ATTN_BQ, 5, 0, wq, kv};
-    kit_program p = {.name = pname,
-                     .title = title,
-                     .headers = {"random_math.clh", "mma.clh", "wgmma.clh", "attention_vis.clh"},
-                     .write = write_defines,
-                     .file = "attention.cl",
-                     .ctx = &ctx,
-                     .ptx_target = "sm_90a",
-                     .ptx_entry_directives = ctas > 1 ? entry : NULL};
-    clops_status st = kit_kernel(d, &key, &p, fold ? "attn_bwd_fold" : "attn_bwd_dkv_wg", 0, op, k);
-    if (!st && !fold && (*k)->wg_size < 128)
-        st = clops__fail(CLOPS_UNSUPPORTED,
-                         "%s: kernel attn_bwd_dkv_wg needs work-groups of 128 items; %s allows %zu",
-                         op, d->label, (*k)->wg_size);
-    return st;
+    return wg_program_kernel(d, &key, &ctx, tag, ctas, fold ? "attn_bwd_fold" : "attn_bwd_dkv_wg",
+                             fold ? 0 : 128, op, k);
 }
 
 /* Kernel arguments, kept alive until the launch. */
@@ -1212,6 +1207,48 @@ static int mma_checked(clops_device *d, clops_dtype dt, int dp, bool bwd)
     return mode;
 }
 
+/* Whether d, dt and dp allow the wgmma kernels: a Hopper (wg_device),
+ * 16-bit inputs, padded head dims 64 and 128. */
+static bool wg_fits(const clops_device *d, clops_dtype dt, int dp)
+{
+    return wg_device(d) && (dt == CLOPS_FLOAT16 || dt == CLOPS_BFLOAT16) && (dp == 64 || dp == 128);
+}
+
+/* The known-answer check of attn_fwd_wg (bwd false) or attn_bwd_dkv_wg
+ * (bwd true: dQ on the kernels of mode base) for (d, dt, dp), run once;
+ * whether it passed.  A failure warns once. */
+static bool wg_check_once(clops_device *d, clops_dtype dt, int dp, bool bwd, int base)
+{
+    pthread_mutex_lock(&mma_lock);
+    mma_slot *s = mma_slot_of(d);
+    bool ok = false;
+    if (s) {
+        unsigned char *state =
+            bwd ? &s->wgb[dt == CLOPS_BFLOAT16][dp == 128] : &s->wg[dt == CLOPS_BFLOAT16][dp == 128];
+        if (*state == 0) {
+            char why[512] = "";
+            clops_tensor *m = NULL;
+            atomic_fetch_add(bwd ? &stat_wgb_checks : &stat_wg_checks, 1);
+            bool pass = bwd ? mma_bwd_canary_one(d, dt, dp, base | ATTN_WGB, 0, &m, why, sizeof why)
+                            : mma_canary_one(d, dt, dp, ATTN_WG, 0, &m, why, sizeof why);
+            clops_tensor_release(m);
+            if (!pass) {
+                atomic_fetch_add(bwd ? &stat_wgb_fails : &stat_wg_fails, 1);
+                fprintf(stderr,
+                        "clops: warning: the attention %s's wgmma kernel (%s) failed its "
+                        "known-answer check on %s (%s) for %s, head dim %d: %s; using %s there\n",
+                        bwd ? "backward" : "forward", bwd ? "attn_bwd_dkv_wg" : "attn_fwd_wg",
+                        d->label, d->info.name, clops_dtype_name(dt), dp, why,
+                        bwd ? "attn_bwd_dkv_mma" : "attn_fwd_mma");
+            }
+            *state = pass ? 1 : 2;
+        }
+        ok = *state == 1;
+    }
+    pthread_mutex_unlock(&mma_lock);
+    return ok;
+}
+
 /*
  * Whether attn_fwd_wg runs the lean forwards of (dt, dp: 64 or 128) on d:
  * switched on for dp (attn_wg_on), a Hopper (wg_device), and its known-answer
@@ -1225,34 +1262,7 @@ static int mma_checked(clops_device *d, clops_dtype dt, int dp, bool bwd)
  */
 static bool wg_checked(clops_device *d, clops_dtype dt, int dp)
 {
-    if (!attn_wg_on(dp) || !wg_device(d) || (dt != CLOPS_FLOAT16 && dt != CLOPS_BFLOAT16) ||
-        (dp != 64 && dp != 128))
-        return false;
-    pthread_mutex_lock(&mma_lock);
-    mma_slot *s = mma_slot_of(d);
-    bool ok = false;
-    if (s) {
-        unsigned char *state = &s->wg[dt == CLOPS_BFLOAT16][dp == 128];
-        if (*state == 0) {
-            char why[512] = "";
-            clops_tensor *m = NULL;
-            atomic_fetch_add(&stat_wg_checks, 1);
-            bool pass = mma_canary_one(d, dt, dp, ATTN_WG, 0, &m, why, sizeof why);
-            clops_tensor_release(m);
-            if (!pass) {
-                atomic_fetch_add(&stat_wg_fails, 1);
-                fprintf(stderr,
-                        "clops: warning: the attention forward's wgmma kernel (attn_fwd_wg) "
-                        "failed its known-answer check on %s (%s) for %s, head dim %d: %s; "
-                        "using attn_fwd_mma there\n",
-                        d->label, d->info.name, clops_dtype_name(dt), dp, why);
-            }
-            *state = pass ? 1 : 2;
-        }
-        ok = *state == 1;
-    }
-    pthread_mutex_unlock(&mma_lock);
-    return ok;
+    return attn_wg_on(dp) && wg_fits(d, dt, dp) && wg_check_once(d, dt, dp, false, 0);
 }
 
 bool attention_wgmma_chosen(clops_device *d, clops_dtype dt, int dp)
@@ -1274,42 +1284,14 @@ bool attention_wgmma_chosen(clops_device *d, clops_dtype dt, int dp)
  */
 static bool wgb_checked(clops_device *d, clops_dtype dt, int dp, int base)
 {
-    if (!attn_wgb_on() || !wg_device(d) || (dt != CLOPS_FLOAT16 && dt != CLOPS_BFLOAT16) ||
-        (dp != 64 && dp != 128))
-        return false;
-    pthread_mutex_lock(&mma_lock);
-    mma_slot *s = mma_slot_of(d);
-    bool ok = false;
-    if (s) {
-        unsigned char *state = &s->wgb[dt == CLOPS_BFLOAT16][dp == 128];
-        if (*state == 0) {
-            char why[512] = "";
-            clops_tensor *m = NULL;
-            atomic_fetch_add(&stat_wgb_checks, 1);
-            bool pass = mma_bwd_canary_one(d, dt, dp, base | ATTN_WGB, 0, &m, why, sizeof why);
-            clops_tensor_release(m);
-            if (!pass) {
-                atomic_fetch_add(&stat_wgb_fails, 1);
-                fprintf(stderr,
-                        "clops: warning: the attention backward's wgmma kernel (attn_bwd_dkv_wg) "
-                        "failed its known-answer check on %s (%s) for %s, head dim %d: %s; "
-                        "using attn_bwd_dkv_mma there\n",
-                        d->label, d->info.name, clops_dtype_name(dt), dp, why);
-            }
-            *state = pass ? 1 : 2;
-        }
-        ok = *state == 1;
-    }
-    pthread_mutex_unlock(&mma_lock);
-    return ok;
+    return attn_wgb_on() && wg_fits(d, dt, dp) && wg_check_once(d, dt, dp, true, base);
 }
 
 bool attention_wgmma_bwd_chosen(clops_device *d, clops_dtype dt, int dp)
 {
     /* (the tests before mma_checked: a float32 check would fail and take
      * float16's tensor-core backward slot, as it did on the H200) */
-    if (!attn_wgb_on() || !wg_device(d) || (dt != CLOPS_FLOAT16 && dt != CLOPS_BFLOAT16) ||
-        (dp != 64 && dp != 128))
+    if (!attn_wgb_on() || !wg_fits(d, dt, dp))
         return false;
     int base = kit_kind_of(d) == KIT_MMA ? mma_checked(d, dt, dp, true) : ATTN_FMA;
     return wgb_checked(d, dt, dp, base);
