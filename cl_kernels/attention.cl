@@ -33,7 +33,8 @@
  *                 the broadcast dims in a fixed order.
  * The tensor-core programs (ATTN_MMA, NVIDIA only) follow at the end:
  * attn_fwd_mma (1), attn_bwd_dkv_mma and attn_bwd_fold (2),
- * attn_bwd_dq_mma (3), and attn_fwd_wg (4: Hopper's wgmma, sm_90a).
+ * attn_bwd_dq_mma (3), attn_fwd_wg (4: Hopper's wgmma, sm_90a), and
+ * attn_bwd_dkv_wg with its own attn_bwd_fold (5: wgmma, sm_90a).
  *
  * Tensors are addressed through their own element strides (b, h, row,
  * col); the mask is bool (bm) or additive of T (am) with broadcast
@@ -1804,7 +1805,7 @@ __kernel void attn_bwd_fold(__global const float *part, __global T *gr, ATTN_GEO
  * the same bits every run.
  */
 #ifndef WQ
-#define WQ (D <= 64 ? 64 : 16) /* query rows per step (from the host) */
+#define WQ 32 /* query rows per step (from the host: 16, 32, 64) */
 #endif
 #define WQT (WQ * D)           /* 16-bit elements of one Q or dO tile */
 /* WKS (from the host): 1, the block's K and V tiles in __local (the
