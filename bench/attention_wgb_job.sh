@@ -14,11 +14,10 @@
 #      spills (CLOPS_PTX_VERBOSE);
 #   3. bench/attention_mask_job.sh's timings of the bfloat16 causal
 #      backward rows (GPT-2, Llama) for each configuration of CONFIGS —
-#      attn_bwd_dkv_mma (the default), attn_bwd_dkv_wg with K and V in
-#      registers at its default query steps (64 rows at head dim 64, 16 at
-#      128) and at 32, with K and V in __local (CLOPS_ATTN_WG_BWD_KV=1) at
-#      the default steps and at 32 rows (16 at head dim 128) with three
-#      work-groups per SM — with the split by kernel (CLOPS_ATTN_TIMES)
+#      attn_bwd_dkv_mma (the default), attn_bwd_dkv_wg with its switch's
+#      defaults, with K and V in __local at both head dims
+#      (CLOPS_ATTN_WG_BWD_KV=1), and in registers with 16-row steps — with
+#      the split by kernel (CLOPS_ATTN_TIMES)
 #      of the first two, then PyTorch's SDPA on the same shapes, in the
 #      same job; then test_wgmma_bwd_choice with K and V in __local;
 #   4. test_attention's feature matrix (test_kernels_match_the_reference)
@@ -27,7 +26,11 @@
 #   5. test_check_attention with it forced, as far as the time allows.
 # Logs go to $OUT/logs as they come (with TARBALL=1 a tarball of them,
 # $TGZ, default $OUT/attn.tgz, after every step).  DEV (default nvidia) is the test device
-# selector.
+# selector.  The fifth stop's job (H200, docs/benchmarks.md) ran it at
+# 16e3e03 with five configurations (the shapes were parameters then, the
+# switch's defaults registers and 64 / 16-row steps): ~280 s with the
+# machine's start; build 38 s, test_wgmma_bwd_choice cut at 45 s (cold
+# programs), timings 86 s; the feature matrix and the operator suite cut.
 set -u
 OUT=${OUT:-attn-wgb-job}
 BUILD=${BUILD:-/tmp/attn}
@@ -66,8 +69,7 @@ log "timings"
 CONFIGS=${CONFIGS:-"mma
 wgb CLOPS_ATTN_WGMMA_BWD=1
 wgbkv CLOPS_ATTN_WGMMA_BWD=1 CLOPS_ATTN_WG_BWD_KV=1
-wgbkv3 CLOPS_ATTN_WGMMA_BWD=1 CLOPS_ATTN_WG_BWD_KV=1 CLOPS_ATTN_WG_BWD_Q=32 CLOPS_ATTN_WG_BWD_CTAS=3
-wgb32 CLOPS_ATTN_WGMMA_BWD=1 CLOPS_ATTN_WG_BWD_Q=32"} CASES=${CASES:-'attn_bwd_*_bf16'} \
+wgbreg CLOPS_ATTN_WGMMA_BWD=1 CLOPS_ATTN_WG_BWD_KV=0 CLOPS_ATTN_WG_BWD_Q=16"} CASES=${CASES:-'attn_bwd_*_bf16'} \
     TIMED=${TIMED:-"mma wgb"} RUN_S=${RUN_S:-20} TORCH_S=${TORCH_S:-30} OUT="$L/bench" \
     BUILD="$BUILD" timeout "$(lim 90)" bash bench/attention_mask_job.sh >"$L/bench_table.txt" 2>&1
 log "timings rc $?"
