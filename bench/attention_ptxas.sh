@@ -23,6 +23,7 @@
 # PROGS=4: the wgmma forward (attn_fwd_wg, 256 items; WBK=... its key tile,
 # default 64 at head dim 64, 48 at 128), assembled as the PTX route does:
 # "//@" removed, target sm_90a (c = 1: the driver's directives kept).
+# PROGS=5: the wgmma dK/dV (attn_bwd_dkv_wg, 128 items), the same way.
 set -eu
 W=${W:-/tmp/attn-ptxas}
 mkdir -p "$W"
@@ -32,13 +33,13 @@ if [ ! -f "$CLC" ]; then
     (cd "$W" && apt-get download libclc-14 >/dev/null 2>&1 && dpkg -x libclc-14_*.deb clc)
 fi
 # the occupancy requests of each program's kernel: work items, then c
-declare -A NT=([1]=${FWD_NT:-256} [2]=${DKV_NT:-128} [3]=${DQ_NT:-256} [4]=256) ENTRY=([1]=attn_fwd_mma [2]=attn_bwd_dkv_mma [3]=attn_bwd_dq_mma [4]=attn_fwd_wg)
+declare -A NT=([1]=${FWD_NT:-256} [2]=${DKV_NT:-128} [3]=${DQ_NT:-256} [4]=256 [5]=128) ENTRY=([1]=attn_fwd_mma [2]=attn_bwd_dkv_mma [3]=attn_bwd_dq_mma [4]=attn_fwd_wg [5]=attn_bwd_dkv_wg)
 for m in ${PROGS:-1 2 3}; do
     for d in ${DIMS:-64 128}; do
         s=$W/src_${m}_$d.cl
         {
             cat cl_kernels/pw_prelude.clh ref/random_math.clh cl_kernels/mma.clh
-            [ "$m" = 4 ] && cat cl_kernels/wgmma.clh cl_kernels/wgmma_attn.clh
+            [ "$m" -ge 4 ] && cat cl_kernels/wgmma.clh cl_kernels/wgmma_attn.clh
             [ "$m" = 4 ] && printf '#define WBK %d\n#define WGN 2\n' "${WBK:-$([ "$d" = 64 ] && echo 64 || echo 48)}"
             printf '#define T ushort\n#define KIND 2\n#define D %d\n#define BQ 16\n' "$d"
             printf '#define BK 16\n#define BT 16\n#define NT 128\n#define ATTN_MMA %d\n' "$m"
@@ -49,7 +50,7 @@ for m in ${PROGS:-1 2 3}; do
             printf 'static inline float attn_ex2(float x) { float r; '
             printf '__asm__("ex2.approx.f32 %%0, %%1;" : "=f"(r) : "f"(x)); return r; }\n'
             printf '#define native_exp2 attn_ex2\n'
-            printf "#define ATTN_XM %d\n" "$([ "$m" = 4 ] && echo 0 || echo "${XM:-0}")"
+            printf "#define ATTN_XM %d\n" "$([ "$m" -ge 4 ] && echo 0 || echo "${XM:-0}")"
             cat cl_kernels/attention_vis.clh cl_kernels/attention.cl
         } >"$s"
         # __OPENCL_VERSION__, asm and the half conversions of the prelude
@@ -70,15 +71,15 @@ for m in ${PROGS:-1 2 3}; do
 import sys
 f, k, d = sys.argv[1:4]
 t = open(f).read().replace(".version 7.0", ".version 8.0")
-t = t.replace(".target sm_80", ".target sm_90a" if k == "attn_fwd_wg" else ".target sm_90").replace("//@", "")
+t = t.replace(".target sm_80", ".target sm_90a" if k.endswith("_wg") else ".target sm_90").replace("//@", "")
 i = t.index(".entry " + k + "(")
 j = t.index("\n)", i) + 1
 j = t.index("\n", j) + 1
 print(t[:j] + d + "\n" + t[j:])
 PY
             arch=sm_90
-            [ "$m" = 4 ] && arch=sm_90a
-            [ "$m" = 4 ] && [ $c -gt ${WG_CMAX:-2} ] && continue
+            [ "$m" -ge 4 ] && arch=sm_90a
+            [ "$m" -ge 4 ] && [ $c -gt ${WG_CMAX:-2} ] && continue
             cp "$W/p.ptx" "$W/p_${m}_${d}_$c.ptx"
             r=$("$PTXAS" -arch=$arch -v "$W/p.ptx" -o "$W/p.cubin" 2>&1 |
                 grep -A3 "entry function '${ENTRY[$m]}'" | grep -oE "[0-9]+ bytes spill stores|Used [0-9]+ registers" |

@@ -33,7 +33,8 @@
  *                 the broadcast dims in a fixed order.
  * The tensor-core programs (ATTN_MMA, NVIDIA only) follow at the end:
  * attn_fwd_mma (1), attn_bwd_dkv_mma and attn_bwd_fold (2),
- * attn_bwd_dq_mma (3), and attn_fwd_wg (4: Hopper's wgmma, sm_90a).
+ * attn_bwd_dq_mma (3), attn_fwd_wg (4: Hopper's wgmma, sm_90a), and
+ * attn_bwd_dkv_wg with its own attn_bwd_fold (5: wgmma, sm_90a).
  *
  * Tensors are addressed through their own element strides (b, h, row,
  * col); the mask is bool (bm) or additive of T (am) with broadcast
@@ -1273,28 +1274,6 @@ attn_bwd_dkv_mma(ATTN_BWD_ARGS, int vec, long nsp, __global float *part)
         }
 }
 
-/* dK and dV from attn_bwd_dkv_mma's nsp partial sums (part: [nsp][nbhk =
- * B * Hkv][S][D] for dK, then the same for dV), summed in split order:
- * one work item per (b, key/value head, key, column), a fixed order, the
- * same bits every run. */
-__kernel void attn_bwd_fold(__global const float *part, __global T *gr, ATTN_GEOM(r),
-                            __global T *gr2, ATTN_GEOM(s), long Hkv, long S, long E, long Ev,
-                            long nsp, long n, float scale)
-{
-    for (long x = get_global_id(0); x < n; x += get_global_size(0)) {
-        long c = x % D, j = x / D % S, bhk = x / D / S, b = bhk / Hkv, hk = bhk % Hkv;
-        float sk = 0.0f, sv = 0.0f;
-        for (long sp = 0; sp < nsp; sp++) {
-            sk += part[sp * n + x];
-            sv += part[(nsp + sp) * n + x];
-        }
-        if (c < E)
-            ST(gr, r_o + b * r_0 + hk * r_1 + j * r_2 + c * r_3, sk * scale);
-        if (c < Ev)
-            ST(gr2, s_o + b * s_0 + hk * s_1 + j * s_2 + c * s_3, sv);
-    }
-}
-
 #endif /* ATTN_MMA == 2 */
 #if ATTN_MMA == 3
 __kernel __attribute__((reqd_work_group_size(QBN, 1, 1))) void attn_bwd_dq_mma(ATTN_BWD_ARGS,
@@ -1444,6 +1423,56 @@ __kernel __attribute__((reqd_work_group_size(QBN, 1, 1))) void attn_bwd_dq_mma(A
 }
 #endif /* ATTN_MMA == 3 */
 #endif /* ATTN_MMA == 2 || ATTN_MMA == 3 */
+#if ATTN_MMA == 4 || ATTN_MMA == 5
+/* Rows [i_0, i_0 + R) of a [lim, cols] view (p) into a tile of the wgmma
+ * programs, the 8-element chunk c of row r at element OFF(r, c); zeros
+ * past lim and cols; by the work-group's NTH items, cp.async when `vec`
+ * bit 0 (the caller commits), else element by element. */
+#define WG_LOAD_TILE(dst, p, i_0, lim, cols, sr, sc, R, OFF, NTH)                               \
+    if (vec & 1) {                                                                              \
+        for (int x_ = lid; x_ < (R) * (D / 8); x_ += (NTH)) {                                   \
+            int r_ = x_ / (D / 8), c_ = x_ % (D / 8);                                           \
+            long i_ = (i_0) + r_;                                                               \
+            int nb_ = i_ < (lim) ? (int)clamp(((long)(cols) - c_ * 8) * 2, 0L, 16L) : 0;        \
+            mma_cp16((dst) + OFF(r_, c_),                                                       \
+                     (__global const ushort *)(p) + (nb_ ? i_ * (sr) + c_ * 8 : 0), nb_);       \
+        }                                                                                       \
+    } else {                                                                                    \
+        for (int x_ = lid; x_ < (R) * D; x_ += (NTH)) {                                         \
+            int r_ = x_ / D, c_ = x_ % D;                                                       \
+            long i_ = (i_0) + r_;                                                               \
+            (dst)[OFF(r_, c_ >> 3) + (c_ & 7)] =                                                \
+                (i_ < (lim) && c_ < (cols))                                                     \
+                    ? ((__global const ushort *)(p))[i_ * (sr) + c_ * (sc)]                     \
+                    : (ushort)0;                                                                \
+        }                                                                                       \
+    }
+
+/* Rows wj + g, wj + g + 8 of a [S, cols] view (p at its (b, head)) as the
+ * warp's A fragments of 16-deep step kk: a[0..3] (g, 2t), (g + 8, 2t), (g,
+ * 2t + 8), (g + 8, 2t + 8) and their next columns; zeros past S and cols.
+ * attn_bwd_dkv_wg's K and V rows; attn_fwd_wg's Q rows take the same loop
+ * inline, the text the H200 checked (through this function clang's PTX
+ * differs). */
+static inline void wg_afrag(uint a[4], __global const ushort *p, long wj, int g, int t, int kk,
+                             long S, long cols, long sr, long sc, int vec)
+{
+#pragma unroll
+    for (int e = 0; e < 4; e++) {
+        long j = wj + g + (e & 1) * 8;
+        int c = kk * 16 + 2 * t + (e >> 1) * 8;
+        uint x = 0;
+        if (j < S && (vec & 1) && c + 1 < cols) {
+            x = *(const __global uint *)(p + j * sr + c);
+        } else if (j < S) {
+            uint lo = c < cols ? p[j * sr + c * sc] : 0u;
+            uint hi = c + 1 < cols ? p[j * sr + (c + 1) * sc] : 0u;
+            x = lo | hi << 16;
+        }
+        a[e] = x;
+    }
+}
+#endif
 #if ATTN_MMA == 4 /* the wgmma forward's program (sm_90a, through the PTX route) */
 /*
  * attn_fwd_wg: the forward on Hopper's warpgroup products (wgmma; the
@@ -1519,23 +1548,7 @@ __kernel __attribute__((reqd_work_group_size(QBN, 1, 1))) void attn_bwd_dq_mma(A
 /* Keys [j_0, j_0 + WBK) of a [S, cols] view into a slot, in layout OFF;
  * zeros past S and cols. */
 #define WG_LOAD(slot, p, j_0, cols, sr, sc, OFF)                                                \
-    if (vec & 1) {                                                                              \
-        for (int x_ = lid; x_ < WBK * (D / 8); x_ += WNT) {                                     \
-            int r_ = x_ / (D / 8), c_ = x_ % (D / 8);                                           \
-            long i_ = (j_0) + r_;                                                               \
-            int nb_ = i_ < S ? (int)clamp(((long)(cols) - c_ * 8) * 2, 0L, 16L) : 0;            \
-            mma_cp16((slot) + OFF(r_, c_),                                                      \
-                     (__global const ushort *)(p) + (nb_ ? i_ * (sr) + c_ * 8 : 0), nb_);       \
-        }                                                                                       \
-    } else {                                                                                    \
-        for (int x_ = lid; x_ < WBK * D; x_ += WNT) {                                           \
-            int r_ = x_ / D, c_ = x_ % D;                                                       \
-            long i_ = (j_0) + r_;                                                               \
-            (slot)[OFF(r_, c_ >> 3) + (c_ & 7)] =                                               \
-                (i_ < S && c_ < (cols)) ? ((__global const ushort *)(p))[i_ * (sr) + c_ * (sc)] \
-                                        : (ushort)0;                                            \
-        }                                                                                       \
-    }
+    WG_LOAD_TILE(slot, p, j_0, S, cols, sr, sc, WBK, OFF, WNT)
 
 __kernel __attribute__((reqd_work_group_size(WNT, 1, 1))) void attn_fwd_wg(ATTN_FWD_ARGS,
                                                                            int vec)
@@ -1558,6 +1571,7 @@ __kernel __attribute__((reqd_work_group_size(WNT, 1, 1))) void attn_fwd_wg(ATTN_
     }
     MMA_CP_COMMIT();
     long w0 = i0 + warp * 16; /* the warp's first query row */
+    /* (wg_afrag's loop, kept inline: the text the H200 checked) */
     const __global ushort *qb = (const __global ushort *)q;
     uint qa[D / 16][4];
 #pragma unroll
@@ -1726,4 +1740,311 @@ __kernel __attribute__((reqd_work_group_size(WNT, 1, 1))) void attn_fwd_wg(ATTN_
     (void)mb;
 }
 #endif /* ATTN_MMA == 4 */
+#if ATTN_MMA == 2 || ATTN_MMA == 5
+/* dK and dV from attn_bwd_dkv_mma's (or attn_bwd_dkv_wg's) nsp partial
+ * sums (part: [nsp][nbhk = B * Hkv][S][D] for dK, then the same for dV),
+ * summed in split order: one work item per (b, key/value head, key,
+ * column), a fixed order, the same bits every run.  In both programs, so
+ * the wgmma dK/dV needs no mma.sync program beside it. */
+__kernel void attn_bwd_fold(__global const float *part, __global T *gr, ATTN_GEOM(r),
+                            __global T *gr2, ATTN_GEOM(s), long Hkv, long S, long E, long Ev,
+                            long nsp, long n, float scale)
+{
+    for (long x = get_global_id(0); x < n; x += get_global_size(0)) {
+        long c = x % D, j = x / D % S, bhk = x / D / S, b = bhk / Hkv, hk = bhk % Hkv;
+        float sk = 0.0f, sv = 0.0f;
+        for (long sp = 0; sp < nsp; sp++) {
+            sk += part[sp * n + x];
+            sv += part[(nsp + sp) * n + x];
+        }
+        if (c < E)
+            ST(gr, r_o + b * r_0 + hk * r_1 + j * r_2 + c * r_3, sk * scale);
+        if (c < Ev)
+            ST(gr2, s_o + b * s_0 + hk * s_1 + j * s_2 + c * s_3, sv);
+    }
+}
+#endif /* ATTN_MMA == 2 || ATTN_MMA == 5 */
+#if ATTN_MMA == 5 /* the wgmma dK/dV's program (sm_90a, through the PTX route) */
+/*
+ * attn_bwd_dkv_wg: attn_bwd_dkv_mma on Hopper's warpgroup products
+ * (wgmma; wgmma.clh and wgmma_attn.clh), FlashAttention-3's dK/dV without
+ * TMA or warp specialisation, inside NVIDIA OpenCL's 48 KiB of __local;
+ * bfloat16 or float16, head dims 64 and 128, the lean problems only
+ * (ATTN_XM 0: no mask, no dropout, no dS written).  The same arguments,
+ * work-group geometry (128 items, 64 keys: one warpgroup) and head split
+ * (nsp > 1: float32 partial sums into part, attn_bwd_fold after it) as
+ * attn_bwd_dkv_mma with its default 4 warps, so the host swaps the kernel.
+ *
+ * Warp w holds keys j0 + 16 w .. + 15 and their K and V rows as A
+ * fragments in registers (loaded once from global memory), dK and dV
+ * (64 keys x D each, wgmma's accumulator layout) in registers.  The query
+ * side of every step (query head h, query rows i0 .. i0 + WQ - 1) is a Q
+ * and a dO tile in __local, double-buffered (cp.async when `vec` bit 0,
+ * else element by element; zeros past L, E and Ev), each in one layout
+ * that serves both of its products: 128-byte-swizzled atoms of 8 rows x
+ * 64 dims (1024 bytes, chunk c of row r at c ^ (r & 7); the atoms of the
+ * next 64 dims WQ / 8 atoms further) read K-major by Sᵀ = K Qᵀ and dPᵀ =
+ * V dOᵀ (rows the product's N, 128-byte rows, 8-row groups 1024 bytes
+ * apart, the 16-deep step 32 bytes in) and N-major by dV += Pᵀ dO and dK
+ * += dSᵀ Q (gemm_wgmma's XMAJ, as attn_fwd_wg's V tiles), and the rows'
+ * logsumexp (log2 units) and D.  Step s: its tile has landed (each item
+ * waited for its copies and fenced them for the tensor cores' proxy, then
+ * the barrier), step s + 1's goes into the other buffer (step s - 1's,
+ * whose products every warp waited for); Sᵀ and dPᵀ issued (m64nWQk16, A
+ * from registers, B K-major), Pᵀ = exp2(Sᵀ sl2 - lse) computed on the
+ * accumulators as soon as Sᵀ is done (while dPᵀ runs), rounded to the
+ * input type and issued as dV += Pᵀ dO (m64nDk16, B N-major with the
+ * transpose bit); dSᵀ = Pᵀ o (dPᵀ - D) while that runs, rounded and
+ * issued as dK += dSᵀ Q; the step ends when both are done.  The
+ * accumulator fragments are the A fragments (no shuffle), as Pᵀ in
+ * attn_fwd_wg.  No product sits behind a branch: every warp runs every
+ * step (a step's keys and query rows are masked per element through
+ * attention_vis.clh's ranges; steps wholly past the diagonal are not
+ * taken: the first step is the first query tile the block's keys are
+ * visible to).  Each dK/dV element is summed by one lane in a fixed order:
+ * the same bits every run.
+ */
+#ifndef WQ
+#define WQ 32 /* query rows per step (from the host: 16, 32, 64) */
+#endif
+#define WQT (WQ * D)           /* 16-bit elements of one Q or dO tile */
+/* WKS (from the host): 1, the block's K and V tiles in __local (the
+ * query side's layout, 64 rows; the A operand of Sᵀ and dPᵀ through a
+ * descriptor, K-major) instead of registers, and the steps' logsumexp
+ * and D read by each lane from global memory: 64 registers fewer at head
+ * dim 128, where 48 KiB then hold 16-row steps only */
+#ifndef WKS
+#define WKS 0
+#endif
+#define WKV (WKS ? 2 * 64 * D : 0) /* 16-bit elements of the K and V tiles */
+#if (D != 64 && D != 128) || (WQ != 16 && WQ != 32 && WQ != 64) || (WKV + 4 * WQT) * 2 > 49152
+#error "attn_bwd_dkv_wg: head dims 64 or 128, steps of 16, 32 or 64 rows, 48 KiB of __local"
+#endif
+#if WQ == 16
+#define WGB_MMA_S WGA_MMA_N16
+#define WGS_MMA_S WGS_MMA_N16
+#elif WQ == 32
+#define WGB_MMA_S WGA_MMA_N32
+#define WGS_MMA_S WGS_MMA_N32
+#else
+#define WGB_MMA_S WGA_MMA_N64
+#define WGS_MMA_S WGS_MMA_N64
+#endif
+#if D == 64
+#define WGB_MMA_G WGA_MMA_N64
+#else
+#define WGB_MMA_G WGA_MMA_N128
+#endif
+/* Element offset of the 8-element chunk c of row r of a tile of R rows
+ * (a query-side tile: WQ; the K and V tiles: 64). */
+#define WGB_OFF(r, c, R)                                                                        \
+    (((((c) >> 3) * ((R) / 8) + ((r) >> 3)) << 9) + (((r) & 7) << 6) + ((((c) & 7) ^ ((r) & 7)) << 3))
+/* the query-side tiles' and the K and V tiles' layouts */
+#define WGB_QOFF(r, c) WGB_OFF(r, c, WQ)
+#define WGB_KOFF(r, c) WGB_OFF(r, c, 64)
+#if WKS
+#define WGB_LSE_D(s_)
+#else
+#define WGB_LSE_D(s_)                                                                           \
+    for (int x_ = lid; x_ < WQ; x_ += 128) {                                                    \
+        long i_ = i0_ + x_;                                                                     \
+        lq[(s_) & 1][x_] = i_ < L ? lse[bh_ * L + i_] * M_LOG2E_F : -INFINITY;                  \
+        dd[(s_) & 1][x_] = i_ < L ? Dv[bh_ * L + i_] : 0.0f;                                    \
+    }
+#endif
+/* Step s_'s query side (query head hk * G + h0s + s_ / nst, query tile
+ * qt0 + s_ % nst) into buffer s_ & 1: Q, dO, the logsumexp in log2 units
+ * and D (the caller commits the copies). */
+#define WGB_STEP_LOAD(s_)                                                                       \
+    {                                                                                           \
+        long h_ = hk * G + h0s + (s_) / nst, i0_ = (qt0 + (s_) % nst) * WQ, bh_ = b * Hq + h_;  \
+        __local ushort *qb_ = sm + WKV + ((s_) & 1) * 2 * WQT;                                  \
+        WG_LOAD_TILE(qb_, (q + q_o + b * q_0 + h_ * q_1), i0_, L, E, q_2, q_3, WQ, WGB_QOFF,    \
+                     128)                                                                       \
+        WG_LOAD_TILE(qb_ + WQT, (gout + g_o + b * g_0 + h_ * g_1), i0_, L, Ev, g_2, g_3, WQ,    \
+                     WGB_QOFF, 128)                                                             \
+        WGB_LSE_D(s_)                                                                           \
+        (void)bh_;                                                                              \
+    }
+__kernel __attribute__((reqd_work_group_size(128, 1, 1))) void
+attn_bwd_dkv_wg(ATTN_BWD_ARGS, int vec, long nsp, __global float *part)
+{
+    /* gr: dK, gr2: dV (dsg, wds unused: the lean problems only) */
+    __local ushort sm[WKV + 4 * WQT] __attribute__((aligned(1024)));
+#if !WKS
+    __local float lq[2][WQ], dd[2][WQ];
+#endif
+    const int lid = get_local_id(0), lane = lid & 31, warp = lid >> 5;
+    const int g = lane >> 2, t = lane & 3;
+    long gi = get_group_id(0), nbhk = get_num_groups(0) / (ntile * nsp);
+    long kt = gi % ntile, bhk = gi / ntile % nbhk, sp = gi / ntile / nbhk;
+    long Hkv = Hq / G, b = bhk / Hkv, hk = bhk % Hkv;
+    long hps = G / nsp, h0s = sp * hps; /* this work-group's query heads of the group */
+    ATTN_LEAN()
+    long j0 = kt * 64, wj = j0 + warp * 16; /* the block's and the warp's first key */
+    const float sl2 = scale * M_LOG2E_F;
+    long nqt = (L + WQ - 1) / WQ;
+    long qt0 = causal ? min(max(j0 - coff, 0L) / WQ, nqt) : 0;
+    long nst = nqt - qt0, nsteps = nst * hps;
+#if WKS
+    WG_LOAD_TILE(sm, (k + k_o + b * k_0 + hk * k_1), j0, S, E, k_2, k_3, 64, WGB_KOFF, 128)
+    WG_LOAD_TILE(sm + 64 * D, (v + v_o + b * v_0 + hk * v_1), j0, S, Ev, v_2, v_3, 64, WGB_KOFF,
+                 128)
+#endif
+    if (nsteps > 0) {
+        WGB_STEP_LOAD(0)
+    }
+    MMA_CP_COMMIT();
+#if !WKS
+    uint ka[D / 16][4], va[D / 16][4];
+#pragma unroll
+    for (int kk = 0; kk < D / 16; kk++) {
+        wg_afrag(ka[kk], (__global const ushort *)(k + k_o + b * k_0 + hk * k_1), wj, g, t, kk,
+                  S, E, k_2, k_3, vec);
+        wg_afrag(va[kk], (__global const ushort *)(v + v_o + b * v_0 + hk * v_1), wj, g, t, kk,
+                  S, Ev, v_2, v_3, vec);
+    }
+#endif
+    float dk[D / 2], dv[D / 2];
+#pragma unroll
+    for (int n = 0; n < D / 2; n++)
+        dk[n] = dv[n] = 0.0f;
+    const uint sb = mma_saddr(sm);
+    for (long s = 0; s < nsteps; s++) {
+        MMA_CP_WAIT(0);
+        WG_PROXY_FENCE();
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (s + 1 < nsteps) {
+            WGB_STEP_LOAD(s + 1)
+        }
+        MMA_CP_COMMIT();
+        long i0 = (qt0 + s % nst) * WQ;
+        const uint qa = sb + (uint)(WKV * 2 + (s & 1) * 4 * WQT), oa = qa + 2 * WQT;
+        float st[WQ / 2], pt[WQ / 2]; /* Sᵀ, dPᵀ: rows keys, columns queries */
+        WG_FENCE();
+        /* the K-major tiles' 16-deep step kk: 32 bytes into the 128-byte
+         * rows, the next 64 dims R / 8 atoms further */
+#define WGB_KDESC(a_, kk, R) wg_desc((a_) + ((kk) >> 2) * ((R) / 8) * 1024 + ((kk) & 3) * 32, 16u, 1024u, 1u)
+#pragma unroll
+        for (int kk = 0; kk < D / 16; kk++) {
+#if WKS
+            WGS_MMA_S(st, WGB_KDESC(sb, kk, 64), WGB_KDESC(qa, kk, WQ), MMA_TY, "0", kk > 0);
+#else
+            WGB_MMA_S(st, ka[kk], WGB_KDESC(qa, kk, WQ), MMA_TY, "0", kk > 0);
+#endif
+        }
+        WG_COMMIT();
+#pragma unroll
+        for (int kk = 0; kk < D / 16; kk++) {
+#if WKS
+            WGS_MMA_S(pt, WGB_KDESC(sb + 64 * D * 2, kk, 64), WGB_KDESC(oa, kk, WQ), MMA_TY, "0",
+                      kk > 0);
+#else
+            WGB_MMA_S(pt, va[kk], WGB_KDESC(oa, kk, WQ), MMA_TY, "0", kk > 0);
+#endif
+        }
+        WG_COMMIT();
+#if WKS
+        /* the lane's query columns' logsumexp (log2 units) and D: column
+         * 8 (x / 4) + 2 t + (x & 1) of accumulator x at [(x / 4) * 2 + (x & 1)] */
+        float lqv[WQ / 4], ddv[WQ / 4];
+        {
+            long bh = b * Hq + hk * G + h0s + s / nst;
+#pragma unroll
+            for (int u = 0; u < WQ / 4; u++) {
+                long i = i0 + (u >> 1) * 8 + 2 * t + (u & 1);
+                lqv[u] = i < L ? lse[bh * L + i] * M_LOG2E_F : -INFINITY;
+                ddv[u] = i < L ? Dv[bh * L + i] : 0.0f;
+            }
+        }
+#define WGB_LQ(x) lqv[((x) >> 2) * 2 + ((x) & 1)]
+#define WGB_DD(x) ddv[((x) >> 2) * 2 + ((x) & 1)]
+#else
+        __local float *lqs = lq[s & 1], *dds = dd[s & 1];
+#define WGB_LQ(x) lqs[((x) >> 2) * 8 + 2 * t + ((x) & 1)]
+#define WGB_DD(x) dds[((x) >> 2) * 8 + 2 * t + ((x) & 1)]
+#endif
+        WG_WAIT(1); /* Sᵀ; dPᵀ may still run */
+        /* every (query, key) of the step visible to the warp's keys: only
+         * the scale (rows past L have logsumexp -inf: P 0) */
+        bool plain = wj + 16 <= S && !(causal && wj + 15 > i0 + coff);
+        /* key row r's visible queries: first[rr] <= 8 (x / 4) + (x & 1) <
+         * cend (the lane's 2 t taken off) */
+        int first[2], cend = attn_vis_clamp(L - i0) - 2 * t;
+        for (int rr = 0; rr < 2; rr++)
+            first[rr] = attn_vis_first(g + 8 * rr, S - wj,
+                                       causal ? wj - i0 - coff : -ATTN_VIS_ALL) -
+                        2 * t;
+#pragma unroll
+        for (int x = 0; x < WQ / 2; x++) {
+            int cc = (x >> 2) * 8 + (x & 1);
+            float y = plain ? st[x] * sl2
+                            : (cc >= first[(x >> 1) & 1] && cc < cend ? st[x] * scale : -INFINITY) *
+                                  M_LOG2E_F;
+            float lv = WGB_LQ(x);
+            st[x] = (lv == -INFINITY || y == -INFINITY) ? 0.0f : native_exp2(y - lv);
+        }
+        uint pa[WQ / 16][4], da[WQ / 16][4];
+        /* accumulators x rounded to the input type: the A operand a */
+#define WGB_PACK(a, x)                                                                          \
+    _Pragma("unroll") for (int kk = 0; kk < WQ / 16; kk++)                                      \
+        _Pragma("unroll") for (int e = 0; e < 4; e++)                                           \
+            (a)[kk][e] = attn_pack((x)[8 * kk + 2 * e], (x)[8 * kk + 2 * e + 1]);
+        WGB_PACK(pa, st)
+        WG_FENCE();
+#pragma unroll
+        for (int kk = 0; kk < WQ / 16; kk++)
+            WGB_MMA_G(dv, pa[kk], wg_desc(oa + kk * 2048, (WQ / 8) * 1024, 1024u, 1u), MMA_TY,
+                      "1", 1);
+        WG_COMMIT();
+        WG_WAIT(1); /* dPᵀ; dV += Pᵀ dO may still run */
+#pragma unroll
+        for (int x = 0; x < WQ / 2; x++)
+            pt[x] = st[x] * (pt[x] - WGB_DD(x));
+        WGB_PACK(da, pt)
+        WG_FENCE();
+#pragma unroll
+        for (int kk = 0; kk < WQ / 16; kk++)
+            WGB_MMA_G(dk, da[kk], wg_desc(qa + kk * 2048, (WQ / 8) * 1024, 1024u, 1u), MMA_TY,
+                      "1", 1);
+        WG_COMMIT();
+        WG_WAIT(0);
+    }
+    MMA_CP_WAIT(0);
+    long rowj[2] = {wj + g, wj + g + 8};
+#pragma unroll
+    for (int x = 0; x < D / 2; x++) {
+        int c = (x >> 2) * 8 + 2 * t + (x & 1);
+        long j = rowj[(x >> 1) & 1];
+        if (nsp > 1) {
+            /* the partial sums: [nsp][B * Hkv][S][D] for dK, then dV */
+            long pk = ((sp * nbhk + bhk) * S + j) * D + c;
+            if (j < S) {
+                part[pk] = dk[x];
+                part[nsp * nbhk * S * D + pk] = dv[x];
+            }
+        } else {
+            if (j < S && c < E)
+                ST(gr, r_o + b * r_0 + hk * r_1 + j * r_2 + c * r_3, dk[x] * scale);
+            if (j < S && c < Ev)
+                ST(gr2, s_o + b * s_0 + hk * s_1 + j * s_2 + c * s_3, dv[x]);
+        }
+    }
+    (void)dsg;
+    (void)wds;
+    (void)bm;
+    (void)am;
+    (void)m_o;
+    (void)m_0;
+    (void)m_1;
+    (void)m_2;
+    (void)m_3;
+    (void)thr;
+    (void)dscale;
+    (void)sk0;
+    (void)sk1;
+    (void)roff;
+    (void)mkind;
+}
+#endif /* ATTN_MMA == 5 */
 #endif /* ATTN_MMA */

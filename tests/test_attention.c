@@ -274,6 +274,14 @@ static void check_case(clops_device *d, const attn_case *c, clops_dtype dt, clop
     if (routed)
         CT_ASSERT_MSG(s1.bwd_routed - s0.bwd_routed == s1.bwd_mma - s0.bwd_mma,
                       "a tensor-core backward ran the driver's build, not the PTX route's");
+    /* CLOPS_TEST_ATTN_WGMMA_BWD=1 (the GPU job on a Hopper, with
+     * CLOPS_ATTN_WGMMA_BWD=1): every tensor-core backward of a lean
+     * problem of head dim 64 or 128 (padded) ran its dK/dV on
+     * attn_bwd_dkv_wg */
+    const char *wb = getenv("CLOPS_TEST_ATTN_WGMMA_BWD");
+    if (wb && strcmp(wb, "1") == 0 && expect_mma_bwd(d, c, dt) && c->mask == 0 &&
+        !(c->dropout > 0) && hd > 32 && hd <= 128)
+        CT_ASSERT_MSG(s1.bwd_wg - s0.bwd_wg == 1, "a lean backward did not take attn_bwd_dkv_wg");
     CT_OK(clops__fused_attention_backward(goc, qc, kc, vc, oc, lc, rc, mc, c->dropout, c->causal,
                                           NULL, c->lower_right, c->mask_grad, &gqc, &gkc, &gvc,
                                           &gmc));
@@ -600,8 +608,10 @@ static void test_lean_and_general_bits(void **state)
     };
     clops_device *devs[CT_MAX_DEVICES];
     int n = ct_opencl_devices(devs, CT_MAX_DEVICES);
-    /* the lean forward on attn_fwd_mma (attn_fwd_wg's bits are its own) */
+    /* the lean forward on attn_fwd_mma, dK/dV on attn_bwd_dkv_mma
+     * (attn_fwd_wg's and attn_bwd_dkv_wg's bits are their own) */
     attention_set_wgmma(0);
+    attention_set_wgmma_bwd(0);
     for (int di = 0; di < n; di++) {
         clops_device *d = devs[di];
         if (kit_kind_of(d) != KIT_MMA || !ct_device_supports(d, CLOPS_BFLOAT16))
@@ -651,6 +661,7 @@ static void test_lean_and_general_bits(void **state)
         }
     }
     attention_set_wgmma(-1);
+    attention_set_wgmma_bwd(-1);
     ct_clear_context();
 }
 
@@ -659,6 +670,80 @@ static bool is_hopper(const clops_device *d)
 {
     return kit_kind_of(d) == KIT_MMA && d->info.vendor == CLOPS_VENDOR_NVIDIA &&
            d->nv_cc_major == 9 && d->nv_cc_minor == 0;
+}
+
+/* The problems the wgmma kernels run on a Hopper in test_wgmma_choice and
+ * test_wgmma_bwd_choice: causal both alignments and not, odd lengths,
+ * grouped heads, E = 100, a transposed layout (element-wise loads), L <
+ * S unmasked. */
+static const int64_t wg_probs[][8] = {
+    /* Hq, Hkv, L, S, E, causal, lower_right, transposed */
+    {4, 2, 300, 300, 64, 1, 0, 0},  {2, 2, 150, 137, 64, 0, 0, 1}, {4, 1, 200, 260, 128, 1, 1, 0},
+    {2, 2, 131, 131, 128, 1, 0, 1}, {2, 1, 77, 45, 100, 1, 1, 0},  {1, 1, 90, 200, 128, 0, 0, 0},
+};
+
+/* Names the case of wg_probs row pr in dt (what: the kernel), gives the
+ * query and key/value sizes and returns the layout. */
+static ct_layout wg_case(const char *what, const int64_t *pr, clops_dtype dt, int64_t qs[4],
+                         int64_t ks[4])
+{
+    ct_set_case("%s %s Hq %lld Hkv %lld L %lld S %lld E %lld%s%s%s", what, clops_dtype_name(dt),
+                (long long)pr[0], (long long)pr[1], (long long)pr[2], (long long)pr[3],
+                (long long)pr[4], pr[5] ? " causal" : "", pr[6] ? " lower-right" : "",
+                pr[7] ? " transposed" : "");
+    int64_t q[4] = {1, pr[0], pr[2], pr[4]}, k[4] = {1, pr[1], pr[3], pr[4]};
+    memcpy(qs, q, sizeof q);
+    memcpy(ks, k, sizeof k);
+    return pr[7] ? CT_TRANSPOSED : CT_CONTIGUOUS;
+}
+
+/* The choice of the wgmma forward (bwd false) or dK/dV (bwd true) on d,
+ * shared by test_wgmma_choice and test_wgmma_bwd_choice: not while off,
+ * at head dim 32, for float32, on a device without sm_90a (no check runs
+ * there); switched on (left so) and pretended to be a Hopper where d is
+ * none, the same answer twice — taken on a Hopper, else not, its failing
+ * known-answer check run once. */
+static void check_wg_choice(clops_device *d, bool hopper, bool bwd)
+{
+    void (*set)(int) = bwd ? attention_set_wgmma_bwd : attention_set_wgmma;
+    bool (*chosen)(clops_device *, clops_dtype, int) =
+        bwd ? attention_wgmma_bwd_chosen : attention_wgmma_chosen;
+    const char *what = bwd ? "wgmma dK/dV" : "wgmma forward";
+    attn_stats s[3];
+    attention_stats(&s[0]);
+    set(0);
+    CT_ASSERT_MSG(!chosen(d, CLOPS_BFLOAT16, 64), "chosen while off");
+    set(1);
+    CT_ASSERT_MSG(!chosen(d, CLOPS_BFLOAT16, 32), "chosen at head dim 32");
+    CT_ASSERT_MSG(!chosen(d, CLOPS_FLOAT32, 64), "chosen for float32");
+    if (!hopper)
+        CT_ASSERT_MSG(!chosen(d, CLOPS_BFLOAT16, 64), "chosen on a device without sm_90a");
+    attention_stats(&s[1]);
+    uint64_t checks[3], fails[3];
+    for (int i = 0; i < 2; i++) {
+        checks[i] = bwd ? s[i].wgb_checks : s[i].wg_checks;
+        fails[i] = bwd ? s[i].wgb_fails : s[i].wg_fails;
+    }
+    CT_ASSERT_MSG(checks[1] == checks[0], "a known-answer check ran where the %s cannot run",
+                  what);
+    attention_wgmma_pretend(!hopper);
+    /* the backward's at head dim 128 (the forward's 128 is its default,
+     * checked by its test) */
+    int dp = bwd ? 128 : 64;
+    bool c1 = chosen(d, bwd ? CLOPS_FLOAT16 : CLOPS_BFLOAT16, dp);
+    bool c2 = chosen(d, bwd ? CLOPS_FLOAT16 : CLOPS_BFLOAT16, dp);
+    attention_stats(&s[2]);
+    attention_wgmma_pretend(false);
+    checks[2] = bwd ? s[2].wgb_checks : s[2].wg_checks;
+    fails[2] = bwd ? s[2].wgb_fails : s[2].wg_fails;
+    CT_ASSERT_MSG(c1 == c2, "the choice changed between two asks");
+    CT_ASSERT_MSG(c1 == hopper, "the %s was %schosen on %s", what, c1 ? "" : "not ",
+                  hopper ? "a Hopper (its known-answer check failed)" : "another device");
+    if (!hopper)
+        CT_ASSERT_MSG(checks[2] - checks[1] == 1 && fails[2] - fails[1] == 1,
+                      "%llu checks, %llu failed: the failing check must run once",
+                      (unsigned long long)(checks[2] - checks[1]),
+                      (unsigned long long)(fails[2] - fails[1]));
 }
 
 /* The wgmma forward's choice (docs/attention.md, "Hopper's wgmma"): by
@@ -682,52 +767,14 @@ static void test_wgmma_choice(void **state)
             continue;
         ct_set_device(d);
         bool hopper = is_hopper(d);
-        attn_stats s0, s1, s2;
-        attention_stats(&s0);
-        attention_set_wgmma(0);
-        CT_ASSERT_MSG(!attention_wgmma_chosen(d, CLOPS_BFLOAT16, 64), "chosen while off");
-        attention_set_wgmma(1);
-        CT_ASSERT_MSG(!attention_wgmma_chosen(d, CLOPS_BFLOAT16, 32), "chosen at head dim 32");
-        CT_ASSERT_MSG(!attention_wgmma_chosen(d, CLOPS_FLOAT32, 64), "chosen for float32");
-        if (!hopper)
-            CT_ASSERT_MSG(!attention_wgmma_chosen(d, CLOPS_BFLOAT16, 64),
-                          "chosen on a device without sm_90a");
-        attention_stats(&s1);
-        CT_ASSERT_MSG(s1.wg_checks == s0.wg_checks,
-                      "a known-answer check ran where the wgmma forward cannot run");
-        attention_wgmma_pretend(!hopper);
-        bool c1 = attention_wgmma_chosen(d, CLOPS_BFLOAT16, 64);
-        bool c2 = attention_wgmma_chosen(d, CLOPS_BFLOAT16, 64);
-        attention_stats(&s2);
-        attention_wgmma_pretend(false);
-        CT_ASSERT_MSG(c1 == c2, "the choice changed between two asks");
-        CT_ASSERT_MSG(c1 == hopper, "the wgmma forward was %schosen on %s", c1 ? "" : "not ",
-                      hopper ? "a Hopper (its known-answer check failed)" : "another device");
-        if (!hopper)
-            CT_ASSERT_MSG(s2.wg_checks - s1.wg_checks == 1 && s2.wg_fails - s1.wg_fails == 1,
-                          "%llu checks, %llu failed: the failing check must run once",
-                          (unsigned long long)(s2.wg_checks - s1.wg_checks),
-                          (unsigned long long)(s2.wg_fails - s1.wg_fails));
+        check_wg_choice(d, hopper, false);
         if (hopper) {
-            static const int64_t probs[][8] = {
-                /* Hq, Hkv, L, S, E, causal, lower_right, transposed */
-                {4, 2, 300, 300, 64, 1, 0, 0},
-                {2, 2, 150, 137, 64, 0, 0, 1},
-                {4, 1, 200, 260, 128, 1, 1, 0},
-                {2, 2, 131, 131, 128, 1, 0, 1},
-                {2, 1, 77, 45, 100, 1, 1, 0},
-            };
-            for (size_t pi = 0; pi < CT_COUNT(probs); pi++) {
-                const int64_t *pr = probs[pi];
+            for (size_t pi = 0; pi < CT_COUNT(wg_probs); pi++) {
+                const int64_t *pr = wg_probs[pi];
                 for (int ti = 0; ti < 2; ti++) {
                     clops_dtype dt = ti ? CLOPS_FLOAT16 : CLOPS_BFLOAT16;
-                    ct_set_case("wgmma %s Hq %lld Hkv %lld L %lld S %lld E %lld%s%s%s",
-                                clops_dtype_name(dt), (long long)pr[0], (long long)pr[1],
-                                (long long)pr[2], (long long)pr[3], (long long)pr[4],
-                                pr[5] ? " causal" : "", pr[6] ? " lower-right" : "",
-                                pr[7] ? " transposed" : "");
-                    int64_t qs[4] = {1, pr[0], pr[2], pr[4]}, ks[4] = {1, pr[1], pr[3], pr[4]};
-                    ct_layout lay = pr[7] ? CT_TRANSPOSED : CT_CONTIGUOUS;
+                    int64_t qs[4], ks[4];
+                    ct_layout lay = wg_case("wgmma", pr, dt, qs, ks);
                     clops_tensor *q = ct_random(d, dt, 4, qs, lay, PW_DOMAIN_SMALL, 1);
                     clops_tensor *k = ct_random(d, dt, 4, ks, lay, PW_DOMAIN_SMALL, 2);
                     clops_tensor *v = ct_random(d, dt, 4, ks, lay, PW_DOMAIN_SMALL, 3);
@@ -774,6 +821,89 @@ static void test_wgmma_choice(void **state)
     ct_clear_context();
 }
 
+/* The wgmma dK/dV's choice (docs/attention.md, "Hopper's wgmma"): off by
+ * default; switched on, only for 16-bit inputs at head dims 64 and 128 on
+ * a Hopper, after its known-answer check — once per device, dtype and head
+ * dim.  Any other device, pretended to be a Hopper, cannot build the
+ * sm_90a program: its check runs once, fails (a warning), the backward
+ * keeps attn_bwd_dkv_mma, and asking again runs no second check.  On a
+ * Hopper the check must pass, and the backwards that then take
+ * attn_bwd_dkv_wg (causal both alignments and not, odd lengths, grouped
+ * heads split over work-groups and not, a transposed layout: element-wise
+ * loads) match the CPU reference's dQ, dK and dV and give the same bits
+ * twice. */
+static void test_wgmma_bwd_choice(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int n = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < n; di++) {
+        clops_device *d = devs[di];
+        if (!ct_device_supports(d, CLOPS_BFLOAT16))
+            continue;
+        ct_set_device(d);
+        bool hopper = is_hopper(d);
+        attention_set_wgmma_bwd(-1);
+        if (!getenv("CLOPS_ATTN_WGMMA_BWD"))
+            CT_ASSERT_MSG(!attention_wgmma_bwd_chosen(d, CLOPS_BFLOAT16, 128),
+                          "the wgmma dK/dV was chosen by default");
+        check_wg_choice(d, hopper, true);
+        if (hopper) {
+            for (size_t pi = 0; pi < CT_COUNT(wg_probs); pi++) {
+                const int64_t *pr = wg_probs[pi];
+                for (int ti = 0; ti < 2; ti++) {
+                    clops_dtype dt = ti ? CLOPS_FLOAT16 : CLOPS_BFLOAT16;
+                    int64_t qs[4], ks[4];
+                    ct_layout lay = wg_case("wgmma dK/dV", pr, dt, qs, ks);
+                    clops_tensor *x[4], *xc[4];
+                    for (int i = 0; i < 4; i++) {
+                        x[i] = ct_random(d, dt, 4, i == 1 || i == 2 ? ks : qs, lay,
+                                         PW_DOMAIN_SMALL, i + 1);
+                        xc[i] = ct_to_cpu(x[i]);
+                    }
+                    clops_tensor *o = NULL, *l = NULL, *r = NULL, *oc = NULL, *lc = NULL,
+                                 *rc = NULL, *g[3][4] = {{NULL}};
+                    bool causal = pr[5] != 0, lr = pr[6] != 0;
+                    CT_OK(clops__fused_attention(x[0], x[1], x[2], NULL, 0.0, causal, NULL, NULL,
+                                                 lr, &o, &l, &r));
+                    CT_OK(clops__fused_attention(xc[0], xc[1], xc[2], NULL, 0.0, causal, NULL,
+                                                 NULL, lr, &oc, &lc, &rc));
+                    attn_stats b0, b1;
+                    attention_stats(&b0);
+                    for (int rep = 0; rep < 2; rep++)
+                        CT_OK(clops__fused_attention_backward(x[3], x[0], x[1], x[2], o, l, r,
+                                                              NULL, 0.0, causal, NULL, lr, false,
+                                                              &g[rep][0], &g[rep][1],
+                                                              &g[rep][2], &g[rep][3]));
+                    attention_stats(&b1);
+                    CT_ASSERT_MSG(b1.bwd_wg - b0.bwd_wg == 2,
+                                  "the backward did not take attn_bwd_dkv_wg");
+                    CT_OK(clops__fused_attention_backward(xc[3], xc[0], xc[1], xc[2], oc, lc, rc,
+                                                          NULL, 0.0, causal, NULL, lr, false,
+                                                          &g[2][0], &g[2][1], &g[2][2],
+                                                          &g[2][3]));
+                    double gfloor = dt == CLOPS_BFLOAT16 ? 5e-2 : 1e-2;
+                    for (int w = 0; w < 3; w++) {
+                        CT_ASSERT_CLOSE(g[0][w], g[2][w], grad_tol(dt, gfloor, g[2][w]));
+                        CT_ASSERT_CLOSE(g[1][w], g[0][w], CT_TOL_EXACT);
+                    }
+                    clops_tensor *rel[] = {o, l, r, oc, lc, rc};
+                    for (size_t i = 0; i < CT_COUNT(rel); i++)
+                        clops_tensor_release(rel[i]);
+                    for (int i = 0; i < 4; i++) {
+                        clops_tensor_release(x[i]);
+                        clops_tensor_release(xc[i]);
+                        for (int j = 0; j < 3; j++)
+                            clops_tensor_release(g[j][i]);
+                    }
+                }
+            }
+        }
+        attention_set_wgmma_bwd(-1);
+    }
+    ct_clear_context();
+}
+
 int main(void)
 {
     /* CLOPS_TEST_FILTER (a cmocka glob) runs a subset (a GPU job's) */
@@ -788,6 +918,7 @@ int main(void)
         cmocka_unit_test(test_result_layouts),
         cmocka_unit_test(test_lean_and_general_bits),
         cmocka_unit_test(test_wgmma_choice),
+        cmocka_unit_test(test_wgmma_bwd_choice),
     };
     return cmocka_run_group_tests(tests, NULL, ct_teardown_group);
 }

@@ -39,6 +39,10 @@ static void view4(attn_view *v, clops_tensor *t);
  * attn_ctas' occupancy (the driver's build where that asks for 1); for
  * the forward also attn_fwd_wg (Hopper's wgmma, ATTN_WG). */
 enum { ATTN_FMA, ATTN_MMA_PLAIN, ATTN_MMA_ROUTED, ATTN_WG };
+/* The backward's modes (ATTN_FMA, ATTN_MMA_PLAIN, ATTN_MMA_ROUTED: dQ and
+ * by default dK/dV) with ATTN_WGB or'ed in: dK/dV on attn_bwd_dkv_wg
+ * (Hopper's wgmma, its program's attn_bwd_fold after it). */
+#define ATTN_WGB 8
 static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out);
 
 /* ---- kernels ------------------------------------------------------------------------ */
@@ -179,10 +183,12 @@ typedef struct attn_prog {
     clops_dtype dt;
     int dp, bq; /* attn_fwd's query tile (attn_fwd_bq) */
     /* KIT_MMA devices' tensor-core programs: 1 attn_fwd_mma, 2
-     * attn_bwd_dkv_mma and attn_bwd_fold, 3 attn_bwd_dq_mma */
+     * attn_bwd_dkv_mma and attn_bwd_fold, 3 attn_bwd_dq_mma; Hopper's: 4
+     * attn_fwd_wg, 5 attn_bwd_dkv_wg and attn_bwd_fold */
     int mma;
     int xm; /* the tensor-core programs: 1 general, 0 lean (attn_xm) */
-    int wbk; /* attn_fwd_wg's key tile (mma 4) */
+    int wbk; /* attn_fwd_wg's key tile (mma 4), attn_bwd_dkv_wg's query step (5) */
+    int wks; /* attn_bwd_dkv_wg: K and V in __local (WKS) */
 } attn_prog;
 
 /*
@@ -235,6 +241,7 @@ static bool attn_routes(int kern, int dp)
  * once per process) gives every problem the general program (ATTN_XM 1,
  * attn_score per element), for benchmarks (bench/attention_mask_job.sh). */
 static bool attn_env_off(atomic_int *cache, const char *name);
+static bool attn_env_is(atomic_int *cache, const char *name, const char *val);
 static atomic_int attn_general_forced;
 static int attn_msplit(void)
 {
@@ -255,17 +262,19 @@ static clops_status write_defines(const void *vctx, const clops_device *d, strbu
                   "#define BT %d\n#define NT %d\n",
               kit_cl_storage(c->dt), (int)kit_load_store(c->dt), c->dp, c->bq,
               attn_fwd_bk(c->bq, c->dp), attn_bt(c->dp), ATTN_NT);
-    if (c->mma == 4) {
-        /* attn_fwd_wg: the lean program only; its products' atoms
-         * (wgmma_attn.clh) after the kit's headers */
+    if (c->mma >= 4) {
+        /* attn_fwd_wg (4), attn_bwd_dkv_wg (5): the lean programs only;
+         * their products' atoms (wgmma_attn.clh) after the kit's headers */
         const char *wga = NULL;
         clops_status st = host_cl_source("wgmma_attn.clh", &wga);
         if (st)
             return st;
         sb_printf(sb,
-                  "#define ATTN_MMA 4\n#define MMA_TY \"%s\"\n#define MR 1\n#define ATTN_XM 0\n"
+                  "#define ATTN_MMA %d\n#define MMA_TY \"%s\"\n#define MR 1\n#define ATTN_XM 0\n"
                   "#define WBK %d\n#define WGN %d\n",
-                  c->dt == CLOPS_FLOAT16 ? "f16" : "bf16", c->wbk, ATTN_WGN);
+                  c->mma, c->dt == CLOPS_FLOAT16 ? "f16" : "bf16", c->wbk, ATTN_WGN);
+        if (c->mma == 5)
+            sb_printf(sb, "#define WQ %d\n#define WKS %d\n", c->wbk, c->wks);
         sb_append(sb, "#line 1 \"wgmma_attn.clh\"\n");
         sb_append(sb, wga);
         sb_append(sb, "\n");
@@ -354,7 +363,7 @@ static clops_status attn_kernel_route(clops_device *d, int which, clops_dtype dt
              cta, mma && !xm ? "/lean" : "");
     snprintf(title, sizeof title, "clops attention program %s, head dim %d (ops/attention/attention.c)",
              clops_dtype_name(dt), dp);
-    attn_prog ctx = {dt, dp, bq, prog, mma ? xm != 0 : 1, 0};
+    attn_prog ctx = {dt, dp, bq, prog, mma ? xm != 0 : 1, 0, 0};
     kit_program p = {.name = pname,
                      .title = title,
                      .headers = {"random_math.clh", mma ? "mma.clh" : NULL, mma ? "attention_vis.clh" : NULL,
@@ -455,6 +464,42 @@ static bool wg_device(const clops_device *d)
            d->nv_cc_major == 9 && d->nv_cc_minor == 0;
 }
 
+/* Kernel kname of the wgmma program ctx (mma 4 or 5) under key, named
+ * "attention-wgmma/<dtype>/d<dp>/<tag>[/cta<c>]": always through the PTX
+ * route to sm_90a (the wgmma instructions behind "//@"), with `.reqntid
+ * nt, 1, 1` and `.minnctapersm ctas` where ctas > 1; nt > 0: the
+ * work-group the kernel needs (0: none, attn_bwd_fold). */
+static clops_status wg_program_kernel(clops_device *d, const host_kkey *key, attn_prog *ctx,
+                                      const char *tag, int ctas, const char *kname, int nt,
+                                      const char *op, host_kernel **k)
+{
+    char pname[128], title[96], entry[64] = "", cta[16] = "";
+    const char *dn = clops_dtype_name(ctx->dt);
+    if (ctas > 1) {
+        snprintf(entry, sizeof entry, ".reqntid %d, 1, 1\n.minnctapersm %d\n",
+                 ctx->mma == 4 ? 128 * ATTN_WGN : 128, ctas);
+        snprintf(cta, sizeof cta, "/cta%d", ctas);
+    }
+    snprintf(pname, sizeof pname, "attention-wgmma/%s/d%d/%s%s", dn, ctx->dp, tag, cta);
+    snprintf(title, sizeof title,
+             "clops attention wgmma program %s, head dim %d (ops/attention/attention.c)", dn,
+             ctx->dp);
+    kit_program p = {.name = pname,
+                     .title = title,
+                     .headers = {"random_math.clh", "mma.clh", "wgmma.clh", "attention_vis.clh"},
+                     .write = write_defines,
+                     .file = "attention.cl",
+                     .ctx = ctx,
+                     .ptx_target = "sm_90a",
+                     .ptx_entry_directives = ctas > 1 ? entry : NULL};
+    clops_status st = kit_kernel(d, key, &p, kname, 0, op, k);
+    if (!st && nt > 0 && (*k)->wg_size < (size_t)nt)
+        st = clops__fail(CLOPS_UNSUPPORTED,
+                         "%s: kernel %s needs work-groups of %d items; %s allows %zu", op, kname,
+                         nt, d->label, (*k)->wg_size);
+    return st;
+}
+
 /* attn_fwd_wg of (dt, dp): its own program (ATTN_MMA 4, lean), always
  * through the PTX route to sm_90a (the wgmma instructions behind "//@"),
  * with `.reqntid 256, 1, 1` and `.minnctapersm c` when attn_wg_ctas asks
@@ -462,34 +507,96 @@ static bool wg_device(const clops_device *d)
 static clops_status wg_kernel(clops_device *d, clops_dtype dt, int dp, const char *op,
                               host_kernel **k)
 {
-    int wbk = attn_wg_bk(dp), ctas = attn_wg_ctas(dp), nt = 128 * ATTN_WGN;
+    int wbk = attn_wg_bk(dp), ctas = attn_wg_ctas(dp);
     host_kkey key = {{(0x41ull << 56) | (0x57ull << 40) | (uint64_t)dt, (uint64_t)dp,
                       (uint64_t)wbk, (uint64_t)ctas << 8 | (uint64_t)ATTN_WGN}};
-    char pname[96], title[96], entry[64] = "", cta[16] = "";
-    if (ctas > 1) {
-        snprintf(entry, sizeof entry, ".reqntid %d, 1, 1\n.minnctapersm %d\n", nt, ctas);
-        snprintf(cta, sizeof cta, "/cta%d", ctas);
-    }
-    snprintf(pname, sizeof pname, "attention-wgmma/%s/d%d/fwd/k%d%s", clops_dtype_name(dt), dp,
-             wbk, cta);
-    snprintf(title, sizeof title,
-             "clops attention wgmma program %s, head dim %d (ops/attention/attention.c)",
-             clops_dtype_name(dt), dp);
-    attn_prog ctx = {dt, dp, ATTN_BQ, 4, 0, wbk};
-    kit_program p = {.name = pname,
-                     .title = title,
-                     .headers = {"random_math.clh", "mma.clh", "wgmma.clh", "attention_vis.clh"},
-                     .write = write_defines,
-                     .file = "attention.cl",
-                     .ctx = &ctx,
-                     .ptx_target = "sm_90a",
-                     .ptx_entry_directives = ctas > 1 ? entry : NULL};
-    clops_status st = kit_kernel(d, &key, &p, "attn_fwd_wg", 0, op, k);
-    if (!st && (*k)->wg_size < (size_t)nt)
-        st = clops__fail(CLOPS_UNSUPPORTED,
-                         "%s: kernel attn_fwd_wg needs work-groups of %d items; %s allows %zu", op,
-                         nt, d->label, (*k)->wg_size);
-    return st;
+    char tag[32];
+    snprintf(tag, sizeof tag, "fwd/k%d", wbk);
+    attn_prog ctx = {dt, dp, ATTN_BQ, 4, 0, wbk, 0};
+    return wg_program_kernel(d, &key, &ctx, tag, ctas, "attn_fwd_wg", 128 * ATTN_WGN, op, k);
+}
+
+/*
+ * The wgmma dK/dV (attn_bwd_dkv_wg, docs/attention.md "Hopper's wgmma"):
+ * off by default; CLOPS_ATTN_WGMMA_BWD=1 (read once per process) runs it
+ * at head dims 64 and 128 on a Hopper after its known-answer check;
+ * attention_set_wgmma_bwd for tests.  Its shape (each setting read once
+ * per process; for benchmarks): K and V in __local or registers
+ * (CLOPS_ATTN_WG_BWD_KV=1 / 0), the query rows per step
+ * (CLOPS_ATTN_WG_BWD_Q) and the work-groups per SM its PTX route asks
+ * ptxas to fit (CLOPS_ATTN_WG_BWD_CTAS, 1-4; 1: `.reqntid 128` alone).
+ * The defaults are the fastest of the H200 job of 2026-11-28 (fifth
+ * stop, docs/benchmarks.md): at head dim 64 K and V in __local, 32-row
+ * steps, 3 per SM (GPT-2's backward 486.3 us, attn_bwd_dkv_mma's 503.3);
+ * at 128 K and V in registers, 32-row steps, 1 per SM (Llama's 2035.2;
+ * 16-row steps 2283.3, K and V in __local 2118.0).
+ */
+static atomic_int attn_wgb_set = -1; /* attention_set_wgmma_bwd: -1 the environment's */
+
+void attention_set_wgmma_bwd(int on)
+{
+    atomic_store_explicit(&attn_wgb_set, on < 0 ? -1 : on ? 1 : 0, memory_order_relaxed);
+}
+
+static bool attn_wgb_on(void)
+{
+    static atomic_int env = -1;
+    int set = atomic_load_explicit(&attn_wgb_set, memory_order_relaxed);
+    if (set >= 0)
+        return set == 1;
+    return attn_env_is(&env, "CLOPS_ATTN_WGMMA_BWD", "1");
+}
+
+/* Whether attn_bwd_dkv_wg keeps the block's K and V in __local (WKS 1)
+ * rather than in registers: CLOPS_ATTN_WG_BWD_KV=1 / 0, by default at
+ * head dim 64. */
+static bool attn_wgb_kv(int dp)
+{
+    static atomic_int on = -1, off = -1;
+    return attn_env_is(&on, "CLOPS_ATTN_WG_BWD_KV", "1") ||
+           (dp == 64 && !attn_env_off(&off, "CLOPS_ATTN_WG_BWD_KV"));
+}
+
+/* attn_bwd_dkv_wg's query rows per step (CLOPS_ATTN_WG_BWD_Q: 16, 32,
+ * or at head dim 64 also 64): by default 32; with K and V in __local 16
+ * at head dim 128 (what fits 48 KiB).  At head dim 128 with K and V in
+ * registers 32-row steps take 255 registers and the products are
+ * serialised (ptxas C7512: CUDA 13 with clang's PTX, 48 bytes spilled;
+ * the driver's, 8), 16-row steps 245 (the driver's: 255) without — and
+ * were slower on the H200. */
+static int attn_wgb_q(int dp)
+{
+    static atomic_int env = -1;
+    int e = attn_env_int(&env, "CLOPS_ATTN_WG_BWD_Q", 16, 64);
+    if (attn_wgb_kv(dp) && dp == 128)
+        return 16;
+    return e == 16 || e == 32 || (e == 64 && dp == 64) ? e : 32;
+}
+
+/* By default 3 at head dim 64 with K and V in __local (the driver's
+ * ptxas: 160 registers, no spills), else 1. */
+static int attn_wgb_ctas(int dp)
+{
+    static atomic_int env = -1;
+    int e = attn_env_int(&env, "CLOPS_ATTN_WG_BWD_CTAS", 1, 4);
+    return e ? e : dp == 64 && attn_wgb_kv(dp) ? 3 : 1;
+}
+
+/* attn_bwd_dkv_wg of (dt, dp) (fold: the same program's attn_bwd_fold):
+ * its own program (ATTN_MMA 5, lean), always through the PTX route to
+ * sm_90a, `.reqntid 128, 1, 1` and `.minnctapersm c` where
+ * attn_wgb_ctas asks for more than one work-group per SM. */
+static clops_status wgb_kernel(clops_device *d, clops_dtype dt, int dp, bool fold,
+                               const char *op, host_kernel **k)
+{
+    int ctas = attn_wgb_ctas(dp), wq = attn_wgb_q(dp), kv = attn_wgb_kv(dp);
+    host_kkey key = {{(0x41ull << 56) | (0x58ull << 40) | (uint64_t)fold << 32 | (uint64_t)dt,
+                      (uint64_t)dp, (uint64_t)wq, (uint64_t)ctas | (uint64_t)kv << 8}};
+    char tag[32];
+    snprintf(tag, sizeof tag, "bwd-dkv/q%d%s", wq, kv ? "/kvs" : "");
+    attn_prog ctx = {dt, dp, ATTN_BQ, 5, 0, wq, kv};
+    return wg_program_kernel(d, &key, &ctx, tag, ctas, fold ? "attn_bwd_fold" : "attn_bwd_dkv_wg",
+                             fold ? 0 : 128, op, k);
 }
 
 /* Kernel arguments, kept alive until the launch. */
@@ -777,7 +884,8 @@ static clops_status fwd_cpu(void *vp)
 
 /* attention_stats' counters */
 static atomic_ullong stat_bwd_mma, stat_bwd_fma, stat_fwd_mma, stat_bwd_split, stat_fwd_routed,
-    stat_bwd_routed, stat_fwd_wg, stat_wg_checks, stat_wg_fails;
+    stat_bwd_routed, stat_fwd_wg, stat_wg_checks, stat_wg_fails, stat_bwd_wg, stat_wgb_checks,
+    stat_wgb_fails;
 
 /* Whether attn_fwd_mma takes p: 16-bit inputs, no dropout, head dims up
  * to 128 (fwd_mma leaves decoding and split-KV to attn_fwd). */
@@ -1033,6 +1141,8 @@ typedef struct mma_slot {
     /* attn_fwd_wg's check per (float16/bfloat16, head dim 64/128): 0
      * unchecked, 1 passed, 2 failed */
     unsigned char wg[2][2];
+    /* attn_bwd_dkv_wg's, the same way */
+    unsigned char wgb[2][2];
 } mma_slot;
 static mma_slot mma_slots[64];
 static pthread_mutex_t mma_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -1097,6 +1207,48 @@ static int mma_checked(clops_device *d, clops_dtype dt, int dp, bool bwd)
     return mode;
 }
 
+/* Whether d, dt and dp allow the wgmma kernels: a Hopper (wg_device),
+ * 16-bit inputs, padded head dims 64 and 128. */
+static bool wg_fits(const clops_device *d, clops_dtype dt, int dp)
+{
+    return wg_device(d) && (dt == CLOPS_FLOAT16 || dt == CLOPS_BFLOAT16) && (dp == 64 || dp == 128);
+}
+
+/* The known-answer check of attn_fwd_wg (bwd false) or attn_bwd_dkv_wg
+ * (bwd true: dQ on the kernels of mode base) for (d, dt, dp), run once;
+ * whether it passed.  A failure warns once. */
+static bool wg_check_once(clops_device *d, clops_dtype dt, int dp, bool bwd, int base)
+{
+    pthread_mutex_lock(&mma_lock);
+    mma_slot *s = mma_slot_of(d);
+    bool ok = false;
+    if (s) {
+        unsigned char *state =
+            bwd ? &s->wgb[dt == CLOPS_BFLOAT16][dp == 128] : &s->wg[dt == CLOPS_BFLOAT16][dp == 128];
+        if (*state == 0) {
+            char why[512] = "";
+            clops_tensor *m = NULL;
+            atomic_fetch_add(bwd ? &stat_wgb_checks : &stat_wg_checks, 1);
+            bool pass = bwd ? mma_bwd_canary_one(d, dt, dp, base | ATTN_WGB, 0, &m, why, sizeof why)
+                            : mma_canary_one(d, dt, dp, ATTN_WG, 0, &m, why, sizeof why);
+            clops_tensor_release(m);
+            if (!pass) {
+                atomic_fetch_add(bwd ? &stat_wgb_fails : &stat_wg_fails, 1);
+                fprintf(stderr,
+                        "clops: warning: the attention %s's wgmma kernel (%s) failed its "
+                        "known-answer check on %s (%s) for %s, head dim %d: %s; using %s there\n",
+                        bwd ? "backward" : "forward", bwd ? "attn_bwd_dkv_wg" : "attn_fwd_wg",
+                        d->label, d->info.name, clops_dtype_name(dt), dp, why,
+                        bwd ? "attn_bwd_dkv_mma" : "attn_fwd_mma");
+            }
+            *state = pass ? 1 : 2;
+        }
+        ok = *state == 1;
+    }
+    pthread_mutex_unlock(&mma_lock);
+    return ok;
+}
+
 /*
  * Whether attn_fwd_wg runs the lean forwards of (dt, dp: 64 or 128) on d:
  * switched on for dp (attn_wg_on), a Hopper (wg_device), and its known-answer
@@ -1110,39 +1262,39 @@ static int mma_checked(clops_device *d, clops_dtype dt, int dp, bool bwd)
  */
 static bool wg_checked(clops_device *d, clops_dtype dt, int dp)
 {
-    if (!attn_wg_on(dp) || !wg_device(d) || (dt != CLOPS_FLOAT16 && dt != CLOPS_BFLOAT16) ||
-        (dp != 64 && dp != 128))
-        return false;
-    pthread_mutex_lock(&mma_lock);
-    mma_slot *s = mma_slot_of(d);
-    bool ok = false;
-    if (s) {
-        unsigned char *state = &s->wg[dt == CLOPS_BFLOAT16][dp == 128];
-        if (*state == 0) {
-            char why[512] = "";
-            clops_tensor *m = NULL;
-            atomic_fetch_add(&stat_wg_checks, 1);
-            bool pass = mma_canary_one(d, dt, dp, ATTN_WG, 0, &m, why, sizeof why);
-            clops_tensor_release(m);
-            if (!pass) {
-                atomic_fetch_add(&stat_wg_fails, 1);
-                fprintf(stderr,
-                        "clops: warning: the attention forward's wgmma kernel (attn_fwd_wg) "
-                        "failed its known-answer check on %s (%s) for %s, head dim %d: %s; "
-                        "using attn_fwd_mma there\n",
-                        d->label, d->info.name, clops_dtype_name(dt), dp, why);
-            }
-            *state = pass ? 1 : 2;
-        }
-        ok = *state == 1;
-    }
-    pthread_mutex_unlock(&mma_lock);
-    return ok;
+    return attn_wg_on(dp) && wg_fits(d, dt, dp) && wg_check_once(d, dt, dp, false, 0);
 }
 
 bool attention_wgmma_chosen(clops_device *d, clops_dtype dt, int dp)
 {
     return wg_checked(d, dt, dp);
+}
+
+/*
+ * Whether attn_bwd_dkv_wg takes the dK/dV of the lean 16-bit backwards of
+ * (dt, dp: 64 or 128) on d, their dQ on the kernels of mode base: switched
+ * on (attn_wgb_on), a Hopper (wg_device), and its known-answer check
+ * passed — once per device, dtype and head dim: mma_bwd_canary_one's
+ * causal grouped-query problem without a mask (L 150, S 140: three key
+ * blocks of 64, the last partial; two query heads split over two
+ * work-groups on a large device: attn_bwd_fold after it) through the FMA
+ * backward and the one with dK/dV on attn_bwd_dkv_wg, dQ, dK, dV within
+ * 3e-2 of the largest magnitude.  A failure (a build the driver refuses
+ * included) warns once and leaves attn_bwd_dkv_mma in charge.
+ */
+static bool wgb_checked(clops_device *d, clops_dtype dt, int dp, int base)
+{
+    return attn_wgb_on() && wg_fits(d, dt, dp) && wg_check_once(d, dt, dp, true, base);
+}
+
+bool attention_wgmma_bwd_chosen(clops_device *d, clops_dtype dt, int dp)
+{
+    /* (the tests before mma_checked: a float32 check would fail and take
+     * float16's tensor-core backward slot, as it did on the H200) */
+    if (!attn_wgb_on() || !wg_fits(d, dt, dp))
+        return false;
+    int base = kit_kind_of(d) == KIT_MMA ? mma_checked(d, dt, dp, true) : ATTN_FMA;
+    return wgb_checked(d, dt, dp, base);
 }
 
 static clops_status fwd_mma(void *vp)
@@ -1255,7 +1407,8 @@ static bool attn_env_off(atomic_int *cache, const char *name)
  * unit, then the smallest divisor of G that reaches it (or G).
  * CLOPS_ATTN_BWD_SPLIT=0 (read once per process) keeps 1, for benchmarks.
  */
-static int64_t attn_bwd_nsp(const attn_problem *p, const clops_device *d, int64_t nkv)
+static int64_t attn_bwd_nsp(const attn_problem *p, const clops_device *d, int64_t nkv,
+                            int warps)
 {
     static atomic_int off = -1;
     int64_t G = p->Hq / p->Hkv;
@@ -1263,7 +1416,7 @@ static int64_t attn_bwd_nsp(const attn_problem *p, const clops_device *d, int64_
         return 1;
     /* 32 warps per compute unit: 8 work-groups of 4 warps (or 4 of 8) */
     int64_t cu = d->info.compute_units > 0 ? (int64_t)d->info.compute_units : 1,
-            want = 32 * cu / attn_warps(ATTN_R_DKV, attn_dpad(p));
+            want = 32 * cu / warps;
     int64_t all;
     for (int64_t n = 1; n <= G; n++)
         if (G % n == 0 && (!geom_mul(nkv, n, &all) || all >= want || n == G))
@@ -1308,6 +1461,9 @@ static void attn_tick(clops_device *d, double t[5], int i)
 /* *nsp_out (when not NULL): the head split attn_bwd_dkv_mma ran with. */
 static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
 {
+    /* wgb: dK/dV on attn_bwd_dkv_wg (and its program's fold) */
+    bool wgb = (mma & ATTN_WGB) != 0;
+    mma &= ~ATTN_WGB;
     clops_device *d = p->q.t->storage->device;
     int dp = attn_dpad(p), bt = attn_bt(dp);
     clops_dtype dt = p->q.t->dtype;
@@ -1338,9 +1494,12 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
     if (timed && !st)
         attn_tick(d, tt, 0);
     int kw = attn_warps(ATTN_R_DKV, dp), qw = attn_warps(ATTN_R_DQ, dp);
-    int kb = mma ? 16 * kw : bt, qb = mma ? 16 * qw : bt;
-    int knt = mma ? 32 * kw : ATTN_NT, qnt = mma ? 32 * qw : ATTN_NT;
-    int vec = mma && mma_vec(&p->q) && mma_vec(&p->k) && mma_vec(&p->v) && mma_vec(&p->go);
+    if (wgb)
+        kw = 4; /* one warpgroup of 64 keys */
+    bool kmma = mma || wgb; /* dK/dV on the tensor cores */
+    int kb = kmma ? 16 * kw : bt, qb = mma ? 16 * qw : bt;
+    int knt = kmma ? 32 * kw : ATTN_NT, qnt = mma ? 32 * qw : ATTN_NT;
+    int vec = kmma && mma_vec(&p->q) && mma_vec(&p->k) && mma_vec(&p->v) && mma_vec(&p->go);
     int64_t nkt = (p->S + kb - 1) / kb, nqt = (p->L + qb - 1) / qb;
     size_t global = 0;
     /* the tensor-core dK/dV's head split and its partial sums (float32,
@@ -1348,8 +1507,8 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
     int64_t nsp = 1, pn = 0;
     clops_tensor *part = NULL;
     int64_t nkv;
-    if (!st && mma && nkt > 0 && p->B * p->Hkv > 0 && geom_mul(nkt, p->B * p->Hkv, &nkv))
-        nsp = attn_bwd_nsp(p, d, nkv);
+    if (!st && kmma && nkt > 0 && p->B * p->Hkv > 0 && geom_mul(nkt, p->B * p->Hkv, &nkv))
+        nsp = attn_bwd_nsp(p, d, nkv, kw);
     if (!st && nsp > 1) {
         int64_t all;
         if (!geom_mul(p->B * p->Hkv, p->S, &pn) || !geom_mul(pn, dp, &pn) ||
@@ -1362,14 +1521,15 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
             st = tensor_new(d, CLOPS_FLOAT32, 1, &all, NULL, &part);
     }
     if (!st && nkt > 0)
-        st = attn_kernel_route(d, mma ? ATTN_K_DKV_MMA : ATTN_K_DKV, dt, dp, ATTN_BQ,
-                               mma == ATTN_MMA_ROUTED, attn_xm(p), p->op, &k);
+        st = wgb ? wgb_kernel(d, dt, dp, false, p->op, &k)
+                 : attn_kernel_route(d, mma ? ATTN_K_DKV_MMA : ATTN_K_DKV, dt, dp, ATTN_BQ,
+                                     mma == ATTN_MMA_ROUTED, attn_xm(p), p->op, &k);
     if (!st && nkt > 0)
         st = attn_global(p, nkt, nsp, p->B * p->Hkv, knt, &global);
     if (!st && nkt > 0 && p->B * p->Hkv > 0) {
         attn_args g;
         bwd_args(&g, p, dv ? dv : q, &p->gk, &p->gv, nkt);
-        if (mma) {
+        if (kmma) {
             arg_int(&g, vec);
             arg_long(&g, nsp);
             arg_mem(&g, part ? mem_of(part) : dv ? dv : q);
@@ -1381,8 +1541,9 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
     if (nsp_out)
         *nsp_out = nsp;
     if (!st && nsp > 1)
-        st = attn_kernel_route(d, ATTN_K_FOLD, dt, dp, ATTN_BQ, mma == ATTN_MMA_ROUTED,
-                               attn_xm(p), p->op, &k);
+        st = wgb ? wgb_kernel(d, dt, dp, true, p->op, &k)
+                 : attn_kernel_route(d, ATTN_K_FOLD, dt, dp, ATTN_BQ, mma == ATTN_MMA_ROUTED,
+                                     attn_xm(p), p->op, &k);
     if (!st && nsp > 1) {
         attn_args g;
         g.n = 0;
@@ -1435,6 +1596,9 @@ void attention_stats(attn_stats *out)
     out->fwd_wg = atomic_load(&stat_fwd_wg);
     out->wg_checks = atomic_load(&stat_wg_checks);
     out->wg_fails = atomic_load(&stat_wg_fails);
+    out->bwd_wg = atomic_load(&stat_bwd_wg);
+    out->wgb_checks = atomic_load(&stat_wgb_checks);
+    out->wgb_fails = atomic_load(&stat_wgb_fails);
 }
 
 static clops_status bwd_cl(void *vp)
@@ -1463,6 +1627,12 @@ static clops_status bwd_mma(void *vp)
     atomic_fetch_add(mma ? &stat_bwd_mma : &stat_bwd_fma, 1);
     if (mma == ATTN_MMA_ROUTED)
         atomic_fetch_add(&stat_bwd_routed, 1);
+    /* Hopper: the lean problems' dK/dV on attn_bwd_dkv_wg where it is
+     * switched on and passed its check */
+    if (mma != ATTN_FMA && !attn_xm(p) && wgb_checked(d, p->q.t->dtype, attn_dpad(p), mma)) {
+        mma |= ATTN_WGB;
+        atomic_fetch_add(&stat_bwd_wg, 1);
+    }
     int64_t nsp = 1;
     clops_status st = bwd_launch(p, mma, &nsp);
     if (!st && nsp > 1)

@@ -28,10 +28,13 @@
  * through the PTX route with an occupancy request (docs/attention.md);
  * of the tensor-core forwards, those on Hopper's warpgroup products
  * (attn_fwd_wg, fwd_wg); and the wgmma forward's known-answer checks run
- * (wg_checks) and failed (wg_fails). */
+ * (wg_checks) and failed (wg_fails); of the tensor-core backwards, those
+ * whose dK/dV ran on attn_bwd_dkv_wg (bwd_wg), and its known-answer checks
+ * run (wgb_checks) and failed (wgb_fails). */
 typedef struct attn_stats {
     uint64_t bwd_mma, bwd_fma, fwd_mma, bwd_split, fwd_routed, bwd_routed;
     uint64_t fwd_wg, wg_checks, wg_fails;
+    uint64_t bwd_wg, wgb_checks, wgb_fails;
 } attn_stats;
 void attention_stats(attn_stats *out);
 
@@ -58,5 +61,18 @@ void attention_wgmma_pretend(bool on);
  * fwd_mma makes, the known-answer check included (once per device, dtype
  * and head dim; a failure warns once and leaves attn_fwd_mma in charge). */
 bool attention_wgmma_chosen(clops_device *d, clops_dtype dt, int dp);
+
+/* The wgmma dK/dV (attn_bwd_dkv_wg, Hopper; docs/attention.md): off by
+ * default, at head dims 64 and 128 with CLOPS_ATTN_WGMMA_BWD=1 (read at
+ * first use); attention_set_wgmma_bwd(1 / 0) turns it on or off for the
+ * process, -1 back to the environment's choice.  attention_wgmma_pretend
+ * pretends for it too. */
+void attention_set_wgmma_bwd(int on);
+
+/* For tests: whether the dK/dV of a lean 16-bit backward of padded head
+ * dim dp (64 or 128) on d runs attn_bwd_dkv_wg — the choice bwd_mma makes,
+ * its known-answer check included (once per device, dtype and head dim; a
+ * failure warns once and leaves attn_bwd_dkv_mma in charge). */
+bool attention_wgmma_bwd_chosen(clops_device *d, clops_dtype dt, int dp);
 
 #endif /* CLOPS_OPS_ATTENTION_H */
