@@ -1539,12 +1539,37 @@ static inline ulong wg_tile_desc(uint t, int r0, int ks, int kmajor)
 /* TF32: this item rounds the chunks of slot s it staged (STAGE_SETUP's
  * offsets ao, bo), once its copies of them are complete, before it fences
  * them for the tensor cores; 16-bit operands: nothing. */
+#ifndef WG_X3
+#define WG_X3 0
+#endif
 #if GEMM_DT == 0
 static inline void wg_round4(__local float *p)
 {
     float4 v = vload4(0, p);
     vstore4((float4)(wg_tf32(v.x), wg_tf32(v.y), wg_tf32(v.z), wg_tf32(v.w)), 0, p);
 }
+#if WG_X3
+/*
+ * 3xTF32 (WG_X3 1; 2: the a_lo * b_hi product left out, a planted bug for
+ * the tests' own check, CLOPS_GEMM_3XTF32_DROP): each item splits the
+ * chunks of slot s it staged (ref/tf32_split.clh), hi in place and lo into
+ * the lo slot kt & 1 after the STAGES slots (the block-barrier loop's kt:
+ * the only caller).  Two lo slots suffice because no products stay pending
+ * across a K tile (WG_DEPTH 0): the lo slot written for tile kt was last
+ * read by tile kt - 2's products, which every warpgroup waited for before
+ * the barrier of tile kt - 1, which this item has passed.
+ */
+#if GEMM_DT != 0 || WG_WS || WG_DEPTH || !A_UK || !B_UK
+#error "gemm_wgmma: 3xTF32 for the block-barrier kernel of K-major float32 tiles, WG_DEPTH 0"
+#endif
+#define WG_ROUND(s)                                                                         \
+    do {                                                                                    \
+        for (int i = 0; i < XN(BM); i++)                                                    \
+            tf32_split4(As + (s) * A_TILE + ao[i], As + (STAGES + (kt & 1)) * A_TILE + ao[i]); \
+        for (int i = 0; i < XN(BN); i++)                                                    \
+            tf32_split4(Bs + (s) * B_TILE + bo[i], Bs + (STAGES + (kt & 1)) * B_TILE + bo[i]); \
+    } while (0)
+#else
 #define WG_ROUND(s)                                                                         \
     do {                                                                                    \
         for (int i = 0; i < XN(BM); i++)                                                    \
@@ -1552,6 +1577,7 @@ static inline void wg_round4(__local float *p)
         for (int i = 0; i < XN(BN); i++)                                                    \
             wg_round4(Bs + (s) * B_TILE + bo[i]);                                           \
     } while (0)
+#endif
 #else
 #define WG_ROUND(s) ((void)0)
 #endif
@@ -1728,8 +1754,9 @@ static inline void wg_round4(__local float *p)
 
 __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(GEMM_ARGS TMA_ARGS)
 {
-    __local gemm_t As[STAGES * A_TILE] __attribute__((aligned(1024)));
-    __local gemm_t Bs[STAGES * B_TILE] __attribute__((aligned(1024)));
+    /* (3xTF32: two lo slots after the STAGES slots) */
+    __local gemm_t As[(STAGES + 2 * !!WG_X3) * A_TILE] __attribute__((aligned(1024)));
+    __local gemm_t Bs[(STAGES + 2 * !!WG_X3) * B_TILE] __attribute__((aligned(1024)));
     const int lid = (int)get_local_id(0);
     const int lane = lid & 31, warp = lid >> 5;
     const uint as0 = mma_saddr(As), bs0 = mma_saddr(Bs);
@@ -1913,6 +1940,10 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
 #endif
             const uint at = as0 + (uint)(s * A_TILE * (int)sizeof(gemm_t)),
                        bt = bs0 + (uint)(s * B_TILE * (int)sizeof(gemm_t));
+#if WG_X3
+            const uint alo = as0 + (uint)((STAGES + (kt & 1)) * A_TILE * 4),
+                       blo = bs0 + (uint)((STAGES + (kt & 1)) * B_TILE * 4);
+#endif
             WG_FENCE();
 #pragma unroll
             for (int ks = 0; ks < BK / WG_KSTEP; ks++) {
@@ -1920,6 +1951,15 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
 #pragma unroll
                 for (int h = 0; h < MH; h++) {
                     const ulong da = wg_tile_desc(at, (wg * MH + h) * 64, ks, A_UK);
+#if WG_X3
+                    /* The small terms first: a_hi * b_lo, a_lo * b_hi, then
+                     * a_hi * b_hi, into the same accumulators. */
+                    WG_MMA(acc[h], da, wg_tile_desc(blo, 0, ks, 1), WG_TA, WG_TB);
+#if WG_X3 != 2
+                    WG_MMA(acc[h], wg_tile_desc(alo, (wg * MH + h) * 64, ks, 1), db, WG_TA,
+                           WG_TB);
+#endif
+#endif
 #if !(WG_PROBE & 8)
                     WG_MMA(acc[h], da, db, WG_TA, WG_TB);
 #else
