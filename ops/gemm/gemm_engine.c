@@ -694,7 +694,7 @@ static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk
  * blocks per unit): the block-barrier kernel of the default's blocks (a
  * forced warp-specialised or TMA configuration gives way to the default),
  * BK 8 floats (32-byte rows; 16 would leave one stage), no products pending
- * across a K tile, C stored from the fragments, and stages (4, or
+ * across a K tile, C stored from the fragments, and stages (3, or
  * CLOPS_GEMM_3XTF32_STAGES 2..6 for measurements) as many as 48 KiB of
  * __local memory hold beside the two lo slots (cl_kernels/gemm.cl WG_X3).
  * False when they do not fit.
@@ -712,7 +712,7 @@ static bool x3_config(const clops_device *d, int x3, bool few, gemm_cfg *c)
     c->depth = c->ws = c->regs = c->persist = c->cstage = c->act_call = c->probe = 0;
     c->tma = c->tma_zero = c->tma_m1 = 0;
     const char *v = host_env("CLOPS_GEMM_3XTF32_STAGES");
-    c->stages = v && v[0] >= '2' && v[0] <= '6' && !v[1] ? v[0] - '0' : 4;
+    c->stages = v && v[0] >= '2' && v[0] <= '6' && !v[1] ? v[0] - '0' : 3;
     uint64_t stage = (uint64_t)(c->bm + c->bn) * 2 * 16;
     while (c->stages > 2 && stage * (uint64_t)(c->stages + 2) > d->info.local_mem_bytes)
         c->stages--;
@@ -1204,7 +1204,7 @@ static bool mma_checked(clops_device *d, const gemm_cfg *cfg)
                         clops_dtype_name(c->dt), c->a_uk ? "K" : "M",
                         c->a_cp ? "" : " (plain loads)", c->b_uk ? "K" : "N",
                         c->b_cp ? "" : " (plain loads)", mma_shapes[c->shape].name, why,
-                        c->x3    ? "CLBlast's SGEMM"
+                        c->x3    ? "CLBlast SGEMM"
                         : c->tma ? "cp.async copies of the default tiles"
                         : c->wgs ? "mma.sync atom" : "FMA atom");
             }
