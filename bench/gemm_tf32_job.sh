@@ -15,11 +15,14 @@ set -o pipefail
 DEV=${DEV:-nvidia}
 BUILD=${BUILD:-/tmp/tf32}
 OUT=${OUT:-/tmp/tf32-out}
-L=$OUT/tf32
-mkdir -p $L
+# (the device tool returns at most 8 files: the logs go back as one archive)
+LOGS=${LOGS:-/tmp/tf32-logs}
+L=$LOGS/tf32
+rm -rf $L
+mkdir -p $L $OUT
 t0=$(date +%s)
 el() { echo "[$(($(date +%s) - t0)) s] $*" | tee -a $L/steps.txt; }
-pack() { tar czf $OUT/tf32.tgz -C $OUT tf32 2>/dev/null; }
+pack() { tar czf $OUT/tf32.tgz -C $LOGS tf32 2>/dev/null; }
 (nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 || echo "no nvidia-smi") > $L/gpu.txt
 if [ "$DEV" = nvidia ]; then
     ( timeout 30 python3 bench/torch_gemm.py --dtype float32 --big
@@ -66,12 +69,6 @@ run high-mma CLOPS_FLOAT32_MATMUL_PRECISION=high -- --big --bt
 run high-wgmma CLOPS_FLOAT32_MATMUL_PRECISION=high CLOPS_GEMM_WGMMA_TF32=1 -- --big --bt
 # float32 "highest": 3xTF32 against CLBlast (the engine's column is 3xTF32).
 run highest-3x CLOPS_GEMM_3XTF32=1 -- --big --bt
-run highest-3x-gpt2-bt CLOPS_GEMM_3XTF32=1 -- --gpt2 --bt
-run highest-3x-gpt2 CLOPS_GEMM_3XTF32=1 -- --gpt2
-# GPT-2's products as transformers' Conv1D gives them (B N-major): TF32 on
-# mma.sync, and through wgmma with every layout staged K-major.
-run high-mma-gpt2 CLOPS_FLOAT32_MATMUL_PRECISION=high -- --gpt2
-run high-wgmma-all-gpt2 CLOPS_FLOAT32_MATMUL_PRECISION=high CLOPS_GEMM_WGMMA_TF32=1 CLOPS_GEMM_WGMMA_TF32_ALL=1 -- --gpt2
 # Accuracy against float64 on the same inputs (N(0, 1), K 4096).
 if [ "$DEV" = nvidia ]; then AM=2048 AN=2048 AK=4096; else AM=64 AN=48 AK=300; fi
 mkdir -p /tmp/tf32-acc
@@ -79,6 +76,12 @@ timeout 30 $G --device $DEV --m $AM --n $AN --k $AK --out /tmp/tf32-acc > $L/acc
 timeout 40 ${PY:-python3} bench/gemm_accuracy.py /tmp/tf32-acc $AM $AN $AK >> $L/accuracy.txt 2>&1
 el accuracy
 pack
+run highest-3x-gpt2-bt CLOPS_GEMM_3XTF32=1 -- --gpt2 --bt
+run highest-3x-gpt2 CLOPS_GEMM_3XTF32=1 -- --gpt2
+# GPT-2's products as transformers' Conv1D gives them (B N-major): TF32 on
+# mma.sync, and through wgmma with every layout staged K-major.
+run high-mma-gpt2 CLOPS_FLOAT32_MATMUL_PRECISION=high -- --gpt2
+run high-wgmma-all-gpt2 CLOPS_FLOAT32_MATMUL_PRECISION=high CLOPS_GEMM_WGMMA_TF32=1 CLOPS_GEMM_WGMMA_TF32_ALL=1 -- --gpt2
 # 3xTF32's two geometries forced (the default's 128 x 128 blocks, the few-blocks
 # 64 x 128), with the largest difference from CLBlast at 1024^3 (uniform inputs).
 echo "== sweep: CLOPS_GEMM_3XTF32=1 bench_gemm --device $DEV --dtype float32 --bt --sweep-prefix 'wg128x128-s3-cs\$,wg64x128-s4-cs\$' --sweep-shape 'square 4096,c_attn,mlp c_proj'" >> $L/bench.txt
