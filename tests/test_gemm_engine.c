@@ -320,9 +320,17 @@ static void engine_matches_reference_in_every_layout(void **state)
     ct_clear_context();
 }
 
+static int first_wg_config(void);
+
 /* Under "high", float32 may run as TF32 on matrix units (NVIDIA): every
  * layout, aligned and not, within TF32's tolerance (inputs rounded to 10
- * mantissa bits: K * 2^-10 * 1.5).  Elsewhere float32 keeps its path. */
+ * mantissa bits: K * 2^-10 * 1.5).  Elsewhere float32 keeps its path.  On
+ * Hopper, TF32 through wgmma (on by default since tf32-11's job): the
+ * default rule takes it for a product of K-major operands that fills the
+ * device, and mma.sync with it switched off; the two default wgmma
+ * configurations forced (every configuration with CLOPS_TEST_WGMMA_NEW=1),
+ * products with both operands K-major on wgmma (cp.async and plain loads),
+ * the others on mma.sync. */
 static void float32_under_high_precision(void **state)
 {
     (void)state;
@@ -356,16 +364,32 @@ static void float32_under_high_precision(void **state)
                               (strcmp(path, "mma") == 0 ? s1.skinny_calls - s0.skinny_calls : 0) ==
                           4 * CT_COUNT(cases),
                       "not every product took the %s path", path);
-        /* TF32 through wgmma (Hopper, switched on; wgmma_new_on): every
-         * wgmma configuration forced, products with both operands K-major
-         * on wgmma (cp.async and plain loads), the others on mma.sync. */
-        if (!is_hopper(d) || !wgmma_new_on())
+        if (!is_hopper(d))
             continue;
+        /* A product of more 128 x 128 blocks than compute units. */
+        int64_t side = 128;
+        while ((side / 128) * (side / 128) < (int64_t)d->info.compute_units)
+            side += 128;
+        pcase big = {1, side + 5, side + 3, 40, true, false, false, 1.0, 0.0};
+        for (int on = 1; on >= 0; on--) {
+            ct_set_case("float32 \"high\", %lldx%lldx%lld, TF32 through wgmma %s",
+                        (long long)big.m, (long long)big.n, (long long)big.k,
+                        on ? "on (the default)" : "switched off");
+            gemm_engine_set_wgmma_tf32(on != 0);
+            gemm_engine_get_stats(&s0);
+            tf32_tol = true;
+            check_product(d, CLOPS_FLOAT32, &big, true, true, false);
+            tf32_tol = false;
+            gemm_engine_get_stats(&s1);
+            CT_ASSERT(s1.mma_calls == s0.mma_calls + 1);
+            CT_ASSERT(s1.wgmma_calls == s0.wgmma_calls + (on ? 1u : 0u));
+        }
         gemm_engine_set_wgmma_tf32(true);
-        int count = gemm_engine_config_count();
+        int count = gemm_engine_config_count(), first = first_wg_config();
         for (int cfg = 0; cfg < count; cfg++) {
             if (strncmp(gemm_engine_config_name(cfg), "w", 1) != 0 ||
-                !wgmma_config_listed(gemm_engine_config_name(cfg)))
+                !wgmma_config_listed(gemm_engine_config_name(cfg)) ||
+                (!wgmma_new_on() && cfg != first && cfg != first + 1))
                 continue;
             CT_OK(clops_debug_set("gemm.config", cfg + 1));
             gemm_engine_get_stats(&s0);
@@ -388,7 +412,6 @@ static void float32_under_high_precision(void **state)
             CT_ASSERT(s1.canary_failures == s0.canary_failures);
         }
         CT_OK(clops_debug_set("gemm.config", 0));
-        gemm_engine_set_wgmma_tf32(false);
     }
     CT_OK(clops_set_float32_matmul_precision("highest"));
     ct_clear_context();
@@ -1389,7 +1412,7 @@ static void float32_highest_takes_3xtf32_only_where_checked(void **state)
 }
 
 /*
- * 3xTF32 on Hopper (CLOPS_TEST_WGMMA_NEW=1 until its first GPU run): the
+ * 3xTF32 on Hopper (passed on the H200 in tf32-11's job): the
  * default wgmma configurations forced (their 3xTF32 geometry: 128 x 128 and
  * 64 x 128 blocks), every layout (M-major A and N-major B staged K-major
  * with plain loads), aligned and odd, batched and broadcast, within K *
@@ -1411,7 +1434,7 @@ static void float32_highest_on_3xtf32(void **state)
     for (int di = 0; di < nd; di++) {
         clops_device *d = devs[di];
         ct_set_device(d);
-        if (!is_hopper(d) || !wgmma_new_on())
+        if (!is_hopper(d))
             continue;
         gemm_engine_set_3xtf32(true);
         for (int cfg = first; cfg < first + 2; cfg++) {
