@@ -322,6 +322,38 @@ static void engine_matches_reference_in_every_layout(void **state)
 
 static int first_wg_config(void);
 
+/* float32's products of the precision tests: aligned and odd, batched and
+ * broadcast, M, N and K off the tiles. */
+static const pcase f32_cases[] = {
+    {2, 136, 72, 80, true, false, false, 1.0, 0.0},
+    {3, 127, 33, 65, false, false, true, 1.0, -0.5},
+    {1, 70, 150, 48, true, true, false, 0.5, 1.5},
+};
+
+/* f32_cases on d in the layouts of `lays` (bit 2 * A K-major + B K-major),
+ * within TF32's tolerance (tol 1), 3xTF32's (2) or float32's (0), the case
+ * named after `what`; returns how many had both operands K-major. */
+static uint64_t check_f32_cases(clops_device *d, const char *what, unsigned lays, int tol)
+{
+    uint64_t both = 0;
+    for (int lay = 0; lay < 4; lay++) {
+        if (!(lays >> lay & 1))
+            continue;
+        for (size_t ci = 0; ci < CT_COUNT(f32_cases); ci++) {
+            const pcase *pc = &f32_cases[ci];
+            ct_set_case("float32 %s, %s, %s, %lldx%lldx%lld, %s", what, lay_names[lay >> 1],
+                        lay_names_b[lay & 1], (long long)pc->m, (long long)pc->n,
+                        (long long)pc->k, pc->aligned ? "aligned" : "odd offsets");
+            tf32_tol = tol == 1;
+            x3_tol = tol == 2;
+            check_product(d, CLOPS_FLOAT32, pc, lay >> 1, lay & 1, false);
+            tf32_tol = x3_tol = false;
+            both += lay == 3;
+        }
+    }
+    return both;
+}
+
 /* Under "high", float32 may run as TF32 on matrix units (NVIDIA): every
  * layout, aligned and not, within TF32's tolerance (inputs rounded to 10
  * mantissa bits: K * 2^-10 * 1.5).  Elsewhere float32 keeps its path.  On
@@ -334,11 +366,6 @@ static int first_wg_config(void);
 static void float32_under_high_precision(void **state)
 {
     (void)state;
-    static const pcase cases[] = {
-        {2, 136, 72, 80, true, false, false, 1.0, 0.0},
-        {3, 127, 33, 65, false, false, true, 1.0, -0.5},
-        {1, 70, 150, 48, true, true, false, 0.5, 1.5},
-    };
     clops_device *devs[CT_MAX_DEVICES];
     int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
     CT_OK(clops_set_float32_matmul_precision("high"));
@@ -348,21 +375,13 @@ static void float32_under_high_precision(void **state)
         const char *path = gemm_engine_path(d, CLOPS_FLOAT32);
         gemm_engine_stats s0, s1;
         gemm_engine_get_stats(&s0);
-        for (int lay = 0; lay < 4; lay++)
-            for (size_t ci = 0; ci < CT_COUNT(cases); ci++) {
-                const pcase *pc = &cases[ci];
-                ct_set_case("float32 \"high\" (%s), %s, %s, %lldx%lldx%lld, %s", path,
-                            lay_names[lay >> 1], lay_names_b[lay & 1], (long long)pc->m,
-                            (long long)pc->n, (long long)pc->k,
-                            pc->aligned ? "aligned" : "odd offsets");
-                tf32_tol = strcmp(path, "mma") == 0;
-                check_product(d, CLOPS_FLOAT32, pc, lay >> 1, lay & 1, false);
-                tf32_tol = false;
-            }
+        char what[96];
+        snprintf(what, sizeof what, "\"high\" (%s)", path);
+        check_f32_cases(d, what, 0xF, strcmp(path, "mma") == 0);
         gemm_engine_get_stats(&s1);
         CT_ASSERT_MSG(path_calls(&s1, path) - path_calls(&s0, path) +
                               (strcmp(path, "mma") == 0 ? s1.skinny_calls - s0.skinny_calls : 0) ==
-                          4 * CT_COUNT(cases),
+                          4 * CT_COUNT(f32_cases),
                       "not every product took the %s path", path);
         if (!is_hopper(d))
             continue;
@@ -393,19 +412,9 @@ static void float32_under_high_precision(void **state)
                 continue;
             CT_OK(clops_debug_set("gemm.config", cfg + 1));
             gemm_engine_get_stats(&s0);
-            uint64_t runs = 0;
-            for (int lay = 0; lay < 4; lay += 3)
-                for (size_t ci = 0; ci < CT_COUNT(cases); ci++) {
-                    const pcase *pc = &cases[ci];
-                    ct_set_case("float32 \"high\" on wgmma %s, %s, %s, %lldx%lldx%lld, %s",
-                                gemm_engine_config_name(cfg), lay_names[lay >> 1],
-                                lay_names_b[lay & 1], (long long)pc->m, (long long)pc->n,
-                                (long long)pc->k, pc->aligned ? "aligned" : "odd offsets");
-                    runs += lay == 3;
-                    tf32_tol = true;
-                    check_product(d, CLOPS_FLOAT32, pc, lay >> 1, lay & 1, false);
-                    tf32_tol = false;
-                }
+            snprintf(what, sizeof what, "\"high\" on wgmma %s", gemm_engine_config_name(cfg));
+            /* (A M-major, B N-major: mma.sync; both K-major: wgmma) */
+            uint64_t runs = check_f32_cases(d, what, 0x9, 1);
             gemm_engine_get_stats(&s1);
             CT_ASSERT_MSG(s1.wgmma_calls - s0.wgmma_calls == runs, "%llu wgmma launches",
                           (unsigned long long)(s1.wgmma_calls - s0.wgmma_calls));
@@ -1423,11 +1432,6 @@ static void float32_highest_takes_3xtf32_only_where_checked(void **state)
 static void float32_highest_on_3xtf32(void **state)
 {
     (void)state;
-    static const pcase cases[] = {
-        {2, 136, 72, 80, true, false, false, 1.0, 0.0},
-        {3, 127, 33, 65, false, false, true, 1.0, -0.5},
-        {1, 70, 150, 48, true, true, false, 0.5, 1.5},
-    };
     clops_device *devs[CT_MAX_DEVICES];
     int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
     int first = first_wg_config();
@@ -1440,31 +1444,17 @@ static void float32_highest_on_3xtf32(void **state)
         for (int cfg = first; cfg < first + 2; cfg++) {
             if (!wgmma_config_listed(gemm_engine_config_name(cfg)))
                 continue;
+            char what[96];
+            snprintf(what, sizeof what, "\"highest\" on 3xTF32 %s", gemm_engine_config_name(cfg));
             CT_OK(clops_debug_set("gemm.config", cfg + 1));
-            double tc0 = mono_seconds();
-            host_kcache_stats kc0;
-            host_kcache_get_stats(d, &kc0);
             gemm_engine_stats s0, s1;
             gemm_engine_get_stats(&s0);
-            for (int lay = 0; lay < 4; lay++)
-                for (size_t ci = 0; ci < CT_COUNT(cases); ci++) {
-                    const pcase *pc = &cases[ci];
-                    ct_set_case("float32 \"highest\" on 3xTF32 %s, %s, %s, %lldx%lldx%lld, %s",
-                                gemm_engine_config_name(cfg), lay_names[lay >> 1],
-                                lay_names_b[lay & 1], (long long)pc->m, (long long)pc->n,
-                                (long long)pc->k, pc->aligned ? "aligned" : "odd offsets");
-                    x3_tol = true;
-                    check_product(d, CLOPS_FLOAT32, pc, lay >> 1, lay & 1, false);
-                    x3_tol = false;
-                }
+            check_f32_cases(d, what, 0xF, 2);
             gemm_engine_get_stats(&s1);
-            CT_ASSERT_MSG(s1.wgmma_calls - s0.wgmma_calls == 4 * CT_COUNT(cases),
+            CT_ASSERT_MSG(s1.wgmma_calls - s0.wgmma_calls == 4 * CT_COUNT(f32_cases),
                           "%llu wgmma launches",
                           (unsigned long long)(s1.wgmma_calls - s0.wgmma_calls));
             CT_ASSERT(s1.canary_failures == s0.canary_failures);
-            char what[96];
-            snprintf(what, sizeof what, "3xTF32 %s", gemm_engine_config_name(cfg));
-            wgmma_time_line(d, what, tc0, &kc0);
         }
         CT_OK(clops_debug_set("gemm.config", 0));
         gemm_engine_set_3xtf32(false);
