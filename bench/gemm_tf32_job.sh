@@ -91,6 +91,13 @@ el "sweep rc $?"
 pack
 # Stages of 3xTF32 (4, 48 KiB with the lo slots, against the default 3), where time is left.
 run highest-3x-s4 CLOPS_GEMM_3XTF32=1 CLOPS_GEMM_3XTF32_STAGES=4 -- --big --bt
+# 3xTF32 with promotion (added after tf32-11's run, not yet run): its timing
+# and error against float64 (docs/gemm.md "Hopper: 3xTF32").
+run highest-3x-promote CLOPS_GEMM_3XTF32=1 CLOPS_GEMM_3XTF32_PROMOTE=1 -- --big --bt
+CLOPS_GEMM_3XTF32_PROMOTE=1 timeout 30 $G --device $DEV --m $AM --n $AN --k $AK --out /tmp/tf32-acc > $L/accuracy_promote.txt 2>&1
+timeout 40 ${PY:-python3} bench/gemm_accuracy.py /tmp/tf32-acc $AM $AN $AK >> $L/accuracy_promote.txt 2>&1
+el "accuracy with promotion"
+pack
 wait
 el tests done
 for f in $L/test_*.txt; do echo "== $f"; grep -a '\[  \|FAIL\|rc \|ERROR\|warning\|test_gemm_engine:' $f | tail -12; done

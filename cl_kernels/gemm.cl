@@ -1542,6 +1542,17 @@ static inline ulong wg_tile_desc(uint t, int r0, int ks, int kmajor)
 #ifndef WG_X3
 #define WG_X3 0
 #endif
+/* WG_X3P (3xTF32 with promotion, CLOPS_GEMM_3XTF32_PROMOTE=1; built, not yet
+ * run on a GPU): each K tile's three products go into zeroed registers
+ * (acc_t), added to the running sums with ordinary float32 additions
+ * (rounded to nearest) once they are done, so that the tensor cores'
+ * own accumulation (truncating, docs/gemm.md) spans 24 products, not K. */
+#ifndef WG_X3P
+#define WG_X3P 0
+#endif
+#if WG_X3P && !WG_X3
+#error "gemm_wgmma: WG_X3P is a 3xTF32 mode"
+#endif
 #if GEMM_DT == 0
 static inline void wg_round4(__local float *p)
 {
@@ -1909,6 +1920,13 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
 #pragma unroll
             for (int e = 0; e < WG_ACC; e++)
                 acc[h][e] = 0.0f;
+#if WG_X3P
+        /* (the products' accumulators: one K tile's sums) */
+        float acc_t[MH][WG_ACC];
+#define WG_ACC_T acc_t
+#else
+#define WG_ACC_T acc
+#endif
 #if WG_TMA
         if (lid == 0)
             for (int s = 0; s < PREF && s < ktiles; s++)
@@ -1944,6 +1962,13 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
             const uint alo = as0 + (uint)((STAGES + (kt & 1)) * A_TILE * 4),
                        blo = bs0 + (uint)((STAGES + (kt & 1)) * B_TILE * 4);
 #endif
+#if WG_X3P
+#pragma unroll
+            for (int h = 0; h < MH; h++)
+#pragma unroll
+                for (int e = 0; e < WG_ACC; e++)
+                    acc_t[h][e] = 0.0f;
+#endif
             WG_FENCE();
 #pragma unroll
             for (int ks = 0; ks < BK / WG_KSTEP; ks++) {
@@ -1954,14 +1979,14 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
 #if WG_X3
                     /* The small terms first: a_hi * b_lo, a_lo * b_hi, then
                      * a_hi * b_hi, into the same accumulators. */
-                    WG_MMA(acc[h], da, wg_tile_desc(blo, 0, ks, 1), WG_TA, WG_TB);
+                    WG_MMA(WG_ACC_T[h], da, wg_tile_desc(blo, 0, ks, 1), WG_TA, WG_TB);
 #if WG_X3 != 2
-                    WG_MMA(acc[h], wg_tile_desc(alo, (wg * MH + h) * 64, ks, 1), db, WG_TA,
+                    WG_MMA(WG_ACC_T[h], wg_tile_desc(alo, (wg * MH + h) * 64, ks, 1), db, WG_TA,
                            WG_TB);
 #endif
 #endif
 #if !(WG_PROBE & 8)
-                    WG_MMA(acc[h], da, db, WG_TA, WG_TB);
+                    WG_MMA(WG_ACC_T[h], da, db, WG_TA, WG_TB);
 #else
                     (void)da, (void)db;
 #endif
@@ -1985,6 +2010,18 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
                 STAGE_TILE(nk % STAGES, nk);
             MMA_CP_COMMIT();
             WG_WAIT(WG_DEPTH);
+#if WG_X3P
+            /* (WG_DEPTH 0: the tile's products are done; each register
+             * pinned after the wait, as CUTLASS's warpgroup_fence_operand,
+             * so that no addition is moved above it) */
+#pragma unroll
+            for (int h = 0; h < MH; h++)
+#pragma unroll
+                for (int e = 0; e < WG_ACC; e++) {
+                    asm volatile("" : "+f"(acc_t[h][e])::"memory");
+                    acc[h][e] += acc_t[h][e];
+                }
+#endif
 #endif
         }
         WG_WAIT(0);

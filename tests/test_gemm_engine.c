@@ -1427,7 +1427,9 @@ static void float32_highest_takes_3xtf32_only_where_checked(void **state)
  * with plain loads), aligned and odd, batched and broadcast, within K *
  * 2^-20 * 1.5 of the float64 reference (TF32's is K * 2^-10 * 1.5), each a
  * wgmma launch, no check failing.  CLOPS_GEMM_3XTF32_DROP=1 (the a_lo b_hi
- * product left out, the check skipped) must make it fail.
+ * product left out, the check skipped) must make it fail.  With
+ * CLOPS_TEST_WGMMA_NEW=1 the default configuration again with promotion
+ * (CLOPS_GEMM_3XTF32_PROMOTE=1, not yet run on a GPU).
  */
 static void float32_highest_on_3xtf32(void **state)
 {
@@ -1454,6 +1456,17 @@ static void float32_highest_on_3xtf32(void **state)
             CT_ASSERT_MSG(s1.wgmma_calls - s0.wgmma_calls == 4 * CT_COUNT(f32_cases),
                           "%llu wgmma launches",
                           (unsigned long long)(s1.wgmma_calls - s0.wgmma_calls));
+            CT_ASSERT(s1.canary_failures == s0.canary_failures);
+        }
+        if (wgmma_new_on() && !getenv("CLOPS_GEMM_3XTF32_PROMOTE")) {
+            CT_OK(clops_debug_set("gemm.config", first + 1));
+            setenv("CLOPS_GEMM_3XTF32_PROMOTE", "1", 1);
+            gemm_engine_stats s0, s1;
+            gemm_engine_get_stats(&s0);
+            check_f32_cases(d, "\"highest\" on 3xTF32 with promotion", 0xF, 2);
+            gemm_engine_get_stats(&s1);
+            unsetenv("CLOPS_GEMM_3XTF32_PROMOTE");
+            CT_ASSERT(s1.wgmma_calls - s0.wgmma_calls == 4 * CT_COUNT(f32_cases));
             CT_ASSERT(s1.canary_failures == s0.canary_failures);
         }
         CT_OK(clops_debug_set("gemm.config", 0));

@@ -296,7 +296,8 @@ typedef struct gemm_cfg {
                             and B a small image (a weight gradient; GEMM_CONV) */
     int tma;             /* wgmma: tiles through the tensor-memory accelerator (WG_TMA) */
     int tma_zero, tma_m1; /* tma: maps made from zeros (TMA_ZERO), sizes less one (TMA_M1) */
-    int x3;              /* wgmma, float32: 3xTF32 (WG_X3; 2: a product left out, tests only) */
+    int x3;              /* wgmma, float32: 3xTF32 (WG_X3: 1, 2 a product left out, tests only;
+                            | 4: with promotion, WG_X3P) */
 } gemm_cfg;
 
 static const char *const kind_names[] = {"fma", "cpu", "mma", "skinny", "reduce"};
@@ -446,7 +447,8 @@ static clops_status gemm_defines(const void *ctx, const clops_device *d, strbuf 
                   c->bm, c->bn, c->wm, c->wn, c->stages, c->stages - 2, c->a_uk, c->b_uk,
                   c->a_cp, c->b_cp, c->bkc, c->frag_db, c->late, c->raster);
         if (c->x3)
-            sb_printf(defs, "#define WG_X3 %d\n", c->x3);
+            sb_printf(defs, "#define WG_X3 %d\n#define WG_X3P %d\n", c->x3 & 3,
+                      (c->x3 & 4) != 0);
         break;
     case GK_SKINNY:
         sb_printf(defs,
@@ -467,7 +469,7 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
                           ((uint64_t)c->act_any << 37) | ((uint64_t)c->act_call << 36) |
                           ((uint64_t)c->a_cp << 35) | ((uint64_t)c->b_cp << 34) |
                           ((uint64_t)c->a_uk << 33) | ((uint64_t)c->b_uk << 32) |
-                          ((uint64_t)c->x3 << 38) |
+                          ((uint64_t)(c->x3 & 3) << 38) |
                           ((uint64_t)c->tma_m1 << 23) | ((uint64_t)c->tma_zero << 22) |
                           ((uint64_t)c->conv << 20) | ((uint64_t)c->split << 16) |
                           ((uint64_t)c->ms << 8) | (uint64_t)c->vec,
@@ -484,6 +486,7 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
                           ((uint64_t)c->depth << 48) |
                           ((uint64_t)c->bkc << 40) | ((uint64_t)c->frag_db << 36) |
                           ((uint64_t)c->late << 32) |
+                          ((uint64_t)(c->x3 >> 2) << 46) |
                           ((uint64_t)c->raster << 24) | ((uint64_t)c->wm << 12) | (uint64_t)c->wn}};
     char pname[128];
     bool mma = c->kind == GK_MMA;
@@ -494,8 +497,8 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
                  c->b_cp ? "" : "-plain", mma_shapes[c->shape].name, c->split ? "/split" : "");
     if (mma && c->x3) {
         size_t l = strlen(pname);
-        snprintf(pname + l, sizeof pname - l, "/3xtf32-s%d%s", c->stages,
-                 c->x3 == 2 ? "-drop" : "");
+        snprintf(pname + l, sizeof pname - l, "/3xtf32-s%d%s%s", c->stages,
+                 (c->x3 & 4) ? "-promote" : "", (c->x3 & 3) == 2 ? "-drop" : "");
     }
     if (mma && c->probe) {
         size_t l = strlen(pname);
@@ -958,7 +961,7 @@ static clops_status gemm_launch(clops_device *d, host_kernel *k, const gemm_cfg 
  * host generation) under the lock, its states zeroed before its device is
  * published.
  */
-#define CANARY_STATES (4 * 2 * 2 * 2 * 2 * MMA_SHAPES)
+#define CANARY_STATES (5 * 2 * 2 * 2 * 2 * MMA_SHAPES)
 typedef struct canary_slot {
     _Atomic(const clops_device *) d;
     atomic_uint generation;
@@ -972,8 +975,8 @@ static atomic_llong canary_forced_seen;
 
 static int canary_index(const gemm_cfg *c)
 {
-    /* (3xTF32: a fourth "dtype") */
-    int dt = c->x3 ? 3 : dt_code(c->dt);
+    /* (3xTF32: a fourth "dtype", with promotion a fifth) */
+    int dt = c->x3 ? 3 + ((c->x3 & 4) != 0) : dt_code(c->dt);
     return ((((dt * 2 + c->a_uk) * 2 + c->b_uk) * 2 + c->a_cp) * 2 + c->b_cp) *
                MMA_SHAPES +
            c->shape;
@@ -1165,7 +1168,7 @@ static bool mma_checked(clops_device *d, const gemm_cfg *cfg)
 {
     /* (CLOPS_GEMM_PROBE's programs are wrong by design: bench only; so is
      * CLOPS_GEMM_3XTF32_DROP's, which the tests' tolerance must catch) */
-    if (cfg->probe || cfg->x3 == 2)
+    if (cfg->probe || (cfg->x3 & 3) == 2)
         return true;
     /* Convolution programs share the atom and staging of the plain
      * configuration, which is what the check runs. */
@@ -1440,13 +1443,14 @@ bool gemm_engine_3xtf32_candidate(const clops_device *d)
 }
 
 /* 3xTF32's mode for a product of dt on d under the float32 precision mode
- * `mode`: 0 not taken, 1, or 2 with CLOPS_GEMM_3XTF32_DROP=1 (tests). */
+ * `mode`: 0 not taken, 1, or 2 with CLOPS_GEMM_3XTF32_DROP=1 (tests), plus 4
+ * with CLOPS_GEMM_3XTF32_PROMOTE=1 (not yet run on a GPU: docs/gemm.md). */
 static int x3_takes(const clops_device *d, clops_dtype dt, int mode)
 {
     if (dt != CLOPS_FLOAT32 || mode != 0 || !gemm_engine_3xtf32_candidate(d))
         return 0;
-    const char *v = host_env("CLOPS_GEMM_3XTF32_DROP");
-    return v && strcmp(v, "1") == 0 ? 2 : 1;
+    const char *v = host_env("CLOPS_GEMM_3XTF32_DROP"), *p = host_env("CLOPS_GEMM_3XTF32_PROMOTE");
+    return (v && strcmp(v, "1") == 0 ? 2 : 1) | (p && strcmp(p, "1") == 0 ? 4 : 0);
 }
 
 /* Whether the engine's kernels take dtype dt on d (else CLBlast) under
