@@ -31,6 +31,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clops/matmul.h"
 #include "clops/ops.h"
 #include "core/debug.h"
 #include "core/tensor_impl.h"
@@ -140,6 +141,12 @@ typedef struct problem {
 /* --bt: every unbatched B given as a linear layer's weight (W^T, K-major),
  * the layout TF32 through wgmma takes. */
 static bool all_bt;
+
+/* --paths: each --engine row's engine launches by path (wgmma, mma, other
+ * engine kernels, CLBlast), to the standard error: whether a product took
+ * the path the column names (3xTF32 falls back to CLBlast where it does
+ * not take a shape). */
+static bool show_paths;
 
 static clops_status make_problem(clops_device *d, clops_dtype dt, const shape *s, problem *p)
 {
@@ -342,7 +349,7 @@ static void usage(void)
 {
     fprintf(stderr, "usage: bench_gemm [--device SEL]... "
                     "[--dtype float32|float64|float16|bfloat16] [--tune SECONDS] [--big] "
-                    "[--gpt2] [--engine] [--skinny] [--sweep [--sweep-prefix P,..] [--sweep-shape S,..]] [--bt] "
+                    "[--gpt2] [--engine] [--skinny] [--sweep [--sweep-prefix P,..] [--sweep-shape S,..]] [--bt] [--paths] "
                     "[--reps-seconds S] [--sync-every N]\n");
 }
 
@@ -390,6 +397,8 @@ int main(int argc, char **argv)
             sweep = engine = true;
         else if (strcmp(argv[i], "--sweep-prefix") == 0 && i + 1 < argc)
             prefix = argv[++i], sweep = engine = true;
+        else if (strcmp(argv[i], "--paths") == 0)
+            show_paths = true;
         else if (strcmp(argv[i], "--bt") == 0)
             all_bt = true;
         else if (strcmp(argv[i], "--sweep-shape") == 0 && i + 1 < argc)
@@ -455,12 +464,29 @@ int main(int argc, char **argv)
         if (engine) {
             printf("| shape (b x M x N x K) | engine (%s) TFLOP/s | CLBlast TFLOP/s | "
                    "engine/CLBlast |\n| --- | ---: | ---: | ---: |\n",
-                   gemm_engine_path(d, dt));
+                   dt == CLOPS_FLOAT32 && gemm_engine_3xtf32_candidate(d) &&
+                           strcmp(clops_get_float32_matmul_precision(), "highest") == 0
+                       ? "3xTF32 where it takes the shape, else CLBlast"
+                       : gemm_engine_path(d, dt));
             for (int i = 0; i < ns; i++) {
                 problem p;
                 double te = 0, tb = 0;
+                gemm_engine_stats s0, s1;
+                gemm_engine_get_stats(&s0);
                 if (make_problem(d, dt, &shapes[i], &p) == CLOPS_OK) {
                     te = measure(d, &shapes[i], &p, rsecs);
+                    gemm_engine_get_stats(&s1);
+                    if (show_paths)
+                        fprintf(stderr,
+                                "bench_gemm: %s: engine launches: wgmma %llu, mma %llu, fma/cpu/"
+                                "skinny %llu, CLBlast %llu\n",
+                                shapes[i].name,
+                                (unsigned long long)(s1.wgmma_calls - s0.wgmma_calls),
+                                (unsigned long long)(s1.mma_calls - s0.mma_calls),
+                                (unsigned long long)(s1.fma_calls - s0.fma_calls + s1.cpu_calls -
+                                                     s0.cpu_calls + s1.skinny_calls -
+                                                     s0.skinny_calls),
+                                (unsigned long long)(s1.clblast_calls - s0.clblast_calls));
                     gemm_engine_set_enabled(false);
                     tb = measure(d, &shapes[i], &p, rsecs);
                     gemm_engine_set_enabled(true);

@@ -1540,12 +1540,48 @@ static inline ulong wg_tile_desc(uint t, int r0, int ks, int kmajor)
 /* TF32: this item rounds the chunks of slot s it staged (STAGE_SETUP's
  * offsets ao, bo), once its copies of them are complete, before it fences
  * them for the tensor cores; 16-bit operands: nothing. */
+#ifndef WG_X3
+#define WG_X3 0
+#endif
+/* WG_X3P (3xTF32 with promotion, CLOPS_GEMM_3XTF32_PROMOTE=1; built, not yet
+ * run on a GPU): each K tile's three products go into zeroed registers
+ * (acc_t), added to the running sums with ordinary float32 additions
+ * (rounded to nearest) once they are done, so that the tensor cores'
+ * own accumulation (truncating, docs/gemm.md) spans 24 products, not K. */
+#ifndef WG_X3P
+#define WG_X3P 0
+#endif
+#if WG_X3P && !WG_X3
+#error "gemm_wgmma: WG_X3P is a 3xTF32 mode"
+#endif
 #if GEMM_DT == 0
 static inline void wg_round4(__local float *p)
 {
     float4 v = vload4(0, p);
     vstore4((float4)(wg_tf32(v.x), wg_tf32(v.y), wg_tf32(v.z), wg_tf32(v.w)), 0, p);
 }
+#if WG_X3
+/*
+ * 3xTF32 (WG_X3 1; 2: the a_lo * b_hi product left out, a planted bug for
+ * the tests' own check, CLOPS_GEMM_3XTF32_DROP): each item splits the
+ * chunks of slot s it staged (ref/tf32_split.clh), hi in place and lo into
+ * the lo slot kt & 1 after the STAGES slots (the block-barrier loop's kt:
+ * the only caller).  Two lo slots suffice because no products stay pending
+ * across a K tile (WG_DEPTH 0): the lo slot written for tile kt was last
+ * read by tile kt - 2's products, which every warpgroup waited for before
+ * the barrier of tile kt - 1, which this item has passed.
+ */
+#if GEMM_DT != 0 || WG_WS || WG_DEPTH || !A_UK || !B_UK
+#error "gemm_wgmma: 3xTF32 for the block-barrier kernel of K-major float32 tiles, WG_DEPTH 0"
+#endif
+#define WG_ROUND(s)                                                                         \
+    do {                                                                                    \
+        for (int i = 0; i < XN(BM); i++)                                                    \
+            tf32_split4(As + (s) * A_TILE + ao[i], As + (STAGES + (kt & 1)) * A_TILE + ao[i]); \
+        for (int i = 0; i < XN(BN); i++)                                                    \
+            tf32_split4(Bs + (s) * B_TILE + bo[i], Bs + (STAGES + (kt & 1)) * B_TILE + bo[i]); \
+    } while (0)
+#else
 #define WG_ROUND(s)                                                                         \
     do {                                                                                    \
         for (int i = 0; i < XN(BM); i++)                                                    \
@@ -1553,6 +1589,7 @@ static inline void wg_round4(__local float *p)
         for (int i = 0; i < XN(BN); i++)                                                    \
             wg_round4(Bs + (s) * B_TILE + bo[i]);                                           \
     } while (0)
+#endif
 #else
 #define WG_ROUND(s) ((void)0)
 #endif
@@ -1738,9 +1775,11 @@ static inline void wg_round4(__local float *p)
 
 __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(GEMM_ARGS TMA_ARGS)
 {
-    __local gemm_t As[WGS == 2 ? WG_SLOTS(STAGES * A_TILE) : STAGES * A_TILE]
+    /* (3xTF32: two lo slots after the STAGES slots) */
+#define WG_NSLOT (STAGES + 2 * !!WG_X3)
+    __local gemm_t As[WGS == 2 ? WG_SLOTS(WG_NSLOT * A_TILE) : WG_NSLOT * A_TILE]
         __attribute__((aligned(1024)));
-    __local gemm_t Bs[WG_SLOTS(STAGES * B_TILE)] __attribute__((aligned(1024)));
+    __local gemm_t Bs[WG_SLOTS(WG_NSLOT * B_TILE)] __attribute__((aligned(1024)));
     const int lid = (int)get_local_id(0);
     const int lane = lid & 31, warp = lid >> 5;
     const uint as0 = mma_saddr(As), bs0 = mma_saddr(Bs);
@@ -1893,6 +1932,13 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
 #pragma unroll
             for (int e = 0; e < WG_ACC; e++)
                 acc[h][e] = 0.0f;
+#if WG_X3P
+        /* (the products' accumulators: one K tile's sums) */
+        float acc_t[MH][WG_ACC];
+#define WG_ACC_T acc_t
+#else
+#define WG_ACC_T acc
+#endif
 #if WG_TMA
         if (lid == 0)
             for (int s = 0; s < TMA_PRE && s < ktiles; s++)
@@ -1924,6 +1970,17 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
 #endif
             const uint at = as0 + (uint)(s * A_TILE * (int)sizeof(gemm_t)),
                        bt = bs0 + (uint)(s * B_TILE * (int)sizeof(gemm_t));
+#if WG_X3
+            const uint alo = as0 + (uint)((STAGES + (kt & 1)) * A_TILE * 4),
+                       blo = bs0 + (uint)((STAGES + (kt & 1)) * B_TILE * 4);
+#endif
+#if WG_X3P
+#pragma unroll
+            for (int h = 0; h < MH; h++)
+#pragma unroll
+                for (int e = 0; e < WG_ACC; e++)
+                    acc_t[h][e] = 0.0f;
+#endif
             WG_FENCE();
 #pragma unroll
             for (int ks = 0; ks < BK / WG_KSTEP; ks++) {
@@ -1931,8 +1988,17 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
 #pragma unroll
                 for (int h = 0; h < MH; h++) {
                     const ulong da = wg_tile_desc(at, (wg * MH + h) * 64, ks, A_UK);
+#if WG_X3
+                    /* The small terms first: a_hi * b_lo, a_lo * b_hi, then
+                     * a_hi * b_hi, into the same accumulators. */
+                    WG_MMA(WG_ACC_T[h], da, wg_tile_desc(blo, 0, ks, 1), WG_TA, WG_TB);
+#if WG_X3 != 2
+                    WG_MMA(WG_ACC_T[h], wg_tile_desc(alo, (wg * MH + h) * 64, ks, 1), db, WG_TA,
+                           WG_TB);
+#endif
+#endif
 #if !(WG_PROBE & 8)
-                    WG_MMA(acc[h], da, db, WG_TA, WG_TB);
+                    WG_MMA(WG_ACC_T[h], da, db, WG_TA, WG_TB);
 #else
                     (void)da, (void)db;
 #endif
@@ -1963,6 +2029,18 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
                 STAGE_TILE(nk % STAGES, nk);
             MMA_CP_COMMIT();
             WG_WAIT(WG_DEPTH);
+#if WG_X3P
+            /* (WG_DEPTH 0: the tile's products are done; each register
+             * pinned after the wait, as CUTLASS's warpgroup_fence_operand,
+             * so that no addition is moved above it) */
+#pragma unroll
+            for (int h = 0; h < MH; h++)
+#pragma unroll
+                for (int e = 0; e < WG_ACC; e++) {
+                    asm volatile("" : "+f"(acc_t[h][e])::"memory");
+                    acc[h][e] += acc_t[h][e];
+                }
+#endif
 #endif
         }
         WG_WAIT(0);

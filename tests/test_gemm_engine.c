@@ -27,6 +27,7 @@
  * POCL compiles one program per dtype (the CPU atom takes every layout);
  * shapes stay small so the whole file runs in seconds once compiled.
  */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,7 @@
 #include "ops/gemm/gemm.h"
 #include "ops/gemm/gemm_tma.h"
 #include "support/clops_test.h"
+#include "ref/tf32_split.clh"
 
 static const clops_dtype dtypes[] = {CLOPS_FLOAT32, CLOPS_FLOAT16, CLOPS_BFLOAT16};
 
@@ -132,8 +134,9 @@ static void upload(clops_device *d, clops_dtype dt, const opnd *o, const void *h
     CT_OK(core_as_strided(*base, o->sizes, 3, o->strides, 3, &o->off, view));
 }
 
-/* Products checked with TF32's tolerance (float32_under_high_precision). */
-static bool tf32_tol;
+/* Products checked with TF32's tolerance (float32_under_high_precision),
+ * or 3xTF32's (float32_highest_on_3xtf32: K * 2^-20 * 1.5). */
+static bool tf32_tol, x3_tol;
 
 typedef struct pcase {
     int64_t batch, m, n, k;
@@ -172,7 +175,7 @@ static void *check_product(clops_device *d, clops_dtype dt, const pcase *pc, boo
     CT_OK(ref_gemm("test", ya, yb, yc, al, be));
     double kk = (double)(pc->k > 0 ? pc->k : 1);
     ct_tol tol = ct_tol_ulp_atol(dt == CLOPS_FLOAT32 ? 2 : 1,
-                                 kk * (tf32_tol ? 0x1p-10 : 0x1p-22) * 1.5);
+                                 kk * (tf32_tol ? 0x1p-10 : x3_tol ? 0x1p-20 : 0x1p-22) * 1.5);
     CT_ASSERT_CLOSE(vc, yc, tol);
     /* Memory around C's view is untouched. */
     void *out = ct_to_host(bc);
@@ -317,17 +320,52 @@ static void engine_matches_reference_in_every_layout(void **state)
     ct_clear_context();
 }
 
+static int first_wg_config(void);
+
+/* float32's products of the precision tests: aligned and odd, batched and
+ * broadcast, M, N and K off the tiles. */
+static const pcase f32_cases[] = {
+    {2, 136, 72, 80, true, false, false, 1.0, 0.0},
+    {3, 127, 33, 65, false, false, true, 1.0, -0.5},
+    {1, 70, 150, 48, true, true, false, 0.5, 1.5},
+};
+
+/* f32_cases on d in the layouts of `lays` (bit 2 * A K-major + B K-major),
+ * within TF32's tolerance (tol 1), 3xTF32's (2) or float32's (0), the case
+ * named after `what`; returns how many had both operands K-major. */
+static uint64_t check_f32_cases(clops_device *d, const char *what, unsigned lays, int tol)
+{
+    uint64_t both = 0;
+    for (int lay = 0; lay < 4; lay++) {
+        if (!(lays >> lay & 1))
+            continue;
+        for (size_t ci = 0; ci < CT_COUNT(f32_cases); ci++) {
+            const pcase *pc = &f32_cases[ci];
+            ct_set_case("float32 %s, %s, %s, %lldx%lldx%lld, %s", what, lay_names[lay >> 1],
+                        lay_names_b[lay & 1], (long long)pc->m, (long long)pc->n,
+                        (long long)pc->k, pc->aligned ? "aligned" : "odd offsets");
+            tf32_tol = tol == 1;
+            x3_tol = tol == 2;
+            check_product(d, CLOPS_FLOAT32, pc, lay >> 1, lay & 1, false);
+            tf32_tol = x3_tol = false;
+            both += lay == 3;
+        }
+    }
+    return both;
+}
+
 /* Under "high", float32 may run as TF32 on matrix units (NVIDIA): every
  * layout, aligned and not, within TF32's tolerance (inputs rounded to 10
- * mantissa bits: K * 2^-10 * 1.5).  Elsewhere float32 keeps its path. */
+ * mantissa bits: K * 2^-10 * 1.5).  Elsewhere float32 keeps its path.  On
+ * Hopper, TF32 through wgmma (on by default since tf32-11's job): the
+ * default rule takes it for a product of K-major operands that fills the
+ * device, and mma.sync with it switched off; the two default wgmma
+ * configurations forced (every configuration with CLOPS_TEST_WGMMA_NEW=1),
+ * products with both operands K-major on wgmma (cp.async and plain loads),
+ * the others on mma.sync. */
 static void float32_under_high_precision(void **state)
 {
     (void)state;
-    static const pcase cases[] = {
-        {2, 136, 72, 80, true, false, false, 1.0, 0.0},
-        {3, 127, 33, 65, false, false, true, 1.0, -0.5},
-        {1, 70, 150, 48, true, true, false, 0.5, 1.5},
-    };
     clops_device *devs[CT_MAX_DEVICES];
     int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
     CT_OK(clops_set_float32_matmul_precision("high"));
@@ -337,55 +375,52 @@ static void float32_under_high_precision(void **state)
         const char *path = gemm_engine_path(d, CLOPS_FLOAT32);
         gemm_engine_stats s0, s1;
         gemm_engine_get_stats(&s0);
-        for (int lay = 0; lay < 4; lay++)
-            for (size_t ci = 0; ci < CT_COUNT(cases); ci++) {
-                const pcase *pc = &cases[ci];
-                ct_set_case("float32 \"high\" (%s), %s, %s, %lldx%lldx%lld, %s", path,
-                            lay_names[lay >> 1], lay_names_b[lay & 1], (long long)pc->m,
-                            (long long)pc->n, (long long)pc->k,
-                            pc->aligned ? "aligned" : "odd offsets");
-                tf32_tol = strcmp(path, "mma") == 0;
-                check_product(d, CLOPS_FLOAT32, pc, lay >> 1, lay & 1, false);
-                tf32_tol = false;
-            }
+        char what[96];
+        snprintf(what, sizeof what, "\"high\" (%s)", path);
+        check_f32_cases(d, what, 0xF, strcmp(path, "mma") == 0);
         gemm_engine_get_stats(&s1);
         CT_ASSERT_MSG(path_calls(&s1, path) - path_calls(&s0, path) +
                               (strcmp(path, "mma") == 0 ? s1.skinny_calls - s0.skinny_calls : 0) ==
-                          4 * CT_COUNT(cases),
+                          4 * CT_COUNT(f32_cases),
                       "not every product took the %s path", path);
-        /* TF32 through wgmma (Hopper, switched on; wgmma_new_on): every
-         * wgmma configuration forced, products with both operands K-major
-         * on wgmma (cp.async and plain loads), the others on mma.sync. */
-        if (!is_hopper(d) || !wgmma_new_on())
+        if (!is_hopper(d))
             continue;
+        /* A product of more 128 x 128 blocks than compute units. */
+        int64_t side = 128;
+        while ((side / 128) * (side / 128) < (int64_t)d->info.compute_units)
+            side += 128;
+        pcase big = {1, side + 5, side + 3, 40, true, false, false, 1.0, 0.0};
+        for (int on = 1; on >= 0; on--) {
+            ct_set_case("float32 \"high\", %lldx%lldx%lld, TF32 through wgmma %s",
+                        (long long)big.m, (long long)big.n, (long long)big.k,
+                        on ? "on (the default)" : "switched off");
+            gemm_engine_set_wgmma_tf32(on != 0);
+            gemm_engine_get_stats(&s0);
+            tf32_tol = true;
+            check_product(d, CLOPS_FLOAT32, &big, true, true, false);
+            tf32_tol = false;
+            gemm_engine_get_stats(&s1);
+            CT_ASSERT(s1.mma_calls == s0.mma_calls + 1);
+            CT_ASSERT(s1.wgmma_calls == s0.wgmma_calls + (on ? 1u : 0u));
+        }
         gemm_engine_set_wgmma_tf32(true);
-        int count = gemm_engine_config_count();
+        int count = gemm_engine_config_count(), first = first_wg_config();
         for (int cfg = 0; cfg < count; cfg++) {
             if (strncmp(gemm_engine_config_name(cfg), "w", 1) != 0 ||
-                !wgmma_config_listed(gemm_engine_config_name(cfg)))
+                !wgmma_config_listed(gemm_engine_config_name(cfg)) ||
+                (!wgmma_new_on() && cfg != first && cfg != first + 1))
                 continue;
             CT_OK(clops_debug_set("gemm.config", cfg + 1));
             gemm_engine_get_stats(&s0);
-            uint64_t runs = 0;
-            for (int lay = 0; lay < 4; lay += 3)
-                for (size_t ci = 0; ci < CT_COUNT(cases); ci++) {
-                    const pcase *pc = &cases[ci];
-                    ct_set_case("float32 \"high\" on wgmma %s, %s, %s, %lldx%lldx%lld, %s",
-                                gemm_engine_config_name(cfg), lay_names[lay >> 1],
-                                lay_names_b[lay & 1], (long long)pc->m, (long long)pc->n,
-                                (long long)pc->k, pc->aligned ? "aligned" : "odd offsets");
-                    runs += lay == 3;
-                    tf32_tol = true;
-                    check_product(d, CLOPS_FLOAT32, pc, lay >> 1, lay & 1, false);
-                    tf32_tol = false;
-                }
+            snprintf(what, sizeof what, "\"high\" on wgmma %s", gemm_engine_config_name(cfg));
+            /* (A M-major, B N-major: mma.sync; both K-major: wgmma) */
+            uint64_t runs = check_f32_cases(d, what, 0x9, 1);
             gemm_engine_get_stats(&s1);
             CT_ASSERT_MSG(s1.wgmma_calls - s0.wgmma_calls == runs, "%llu wgmma launches",
                           (unsigned long long)(s1.wgmma_calls - s0.wgmma_calls));
             CT_ASSERT(s1.canary_failures == s0.canary_failures);
         }
         CT_OK(clops_debug_set("gemm.config", 0));
-        gemm_engine_set_wgmma_tf32(false);
     }
     CT_OK(clops_set_float32_matmul_precision("highest"));
     ct_clear_context();
@@ -1273,6 +1308,227 @@ static void tma_rule_picks_the_measured_defaults(void **state)
     ct_clear_context();
 }
 
+/* --- 3xTF32 (float32 "highest" on Hopper's tensor cores) --------------------- */
+
+/* The largest |C - C64| of a 3xTF32 product emulated on the CPU (M x N x K
+ * of uniform values in (-1, 1)): every operand split as the kernel splits
+ * it (ref/tf32_split.clh), per k the products a_hi b_lo, a_lo b_hi, a_hi
+ * b_hi (each exact in float32: 11 x 11 significant bits) added to a float32
+ * sum in that order; terms: bit 0 a_hi b_lo, bit 1 a_lo b_hi, bit 2 a_hi
+ * b_hi (7 the kernel, fewer a planted bug). */
+static double x3_emulated_error(int m, int n, int k, int terms, uint64_t seed)
+{
+    float *a = malloc(sizeof(float) * (size_t)(m * k)), *b = malloc(sizeof(float) * (size_t)(k * n));
+    float *ah = malloc(sizeof(float) * (size_t)(m * k)), *al = malloc(sizeof(float) * (size_t)(m * k));
+    float *bh = malloc(sizeof(float) * (size_t)(k * n)), *bl = malloc(sizeof(float) * (size_t)(k * n));
+    CT_ASSERT(a && b && ah && al && bh && bl);
+    ct_rng rng = ct_rng_seeded(seed);
+    for (int i = 0; i < m * k; i++) {
+        a[i] = (float)(2 * ct_rng_uniform(&rng) - 1);
+        ah[i] = tf32_split(a[i], &al[i]);
+    }
+    for (int i = 0; i < k * n; i++) {
+        b[i] = (float)(2 * ct_rng_uniform(&rng) - 1);
+        bh[i] = tf32_split(b[i], &bl[i]);
+    }
+    double worst = 0;
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++) {
+            volatile float acc = 0.0f; /* (one float32 rounding per addition) */
+            double ref = 0;
+            for (int kk = 0; kk < k; kk++) {
+                const int ia = i * k + kk, ib = kk * n + j;
+                if (terms & 1)
+                    acc = acc + ah[ia] * bl[ib];
+                if (terms & 2)
+                    acc = acc + al[ia] * bh[ib];
+                if (terms & 4)
+                    acc = acc + ah[ia] * bh[ib];
+                ref += (double)a[ia] * b[ib];
+            }
+            double e = fabs((double)acc - ref);
+            if (e > worst)
+                worst = e;
+        }
+    free(a), free(b), free(ah), free(al), free(bh), free(bl);
+    return worst;
+}
+
+/*
+ * The split (ref/tf32_split.clh, the kernel's own source) on the CPU: hi
+ * and lo are TF32 values (low 13 bits zero), x - hi - lo within 2^-22 |x|,
+ * rounding to nearest with ties away from zero, finite near FLT_MAX,
+ * infinities and NaN kept; and the three products, emulated in float32,
+ * within float32's own tolerance (K * 2^-22 * 1.5, docs/gemm.md) of the
+ * float64 product, while leaving out either low product (or both: 1xTF32)
+ * exceeds it: the bound the GPU test tightens TF32's to can tell a kernel
+ * that drops one.
+ */
+static void tf32_split_and_three_products_meet_the_float32_bound(void **state)
+{
+    (void)state;
+    ct_set_case("tf32_split");
+    ct_rng rng = ct_rng_seeded(29);
+    for (int i = 0; i < 100000; i++) {
+        /* random bits: every exponent, both signs (not inf/NaN here) */
+        uint32_t u = (uint32_t)ct_rng_next(&rng);
+        if ((u & 0x7F800000u) == 0x7F800000u)
+            continue;
+        float x = t32_float(u), lo, hi = tf32_split(x, &lo);
+        CT_ASSERT_MSG((t32_bits(hi) & 0x1FFFu) == 0 && (t32_bits(lo) & 0x1FFFu) == 0 &&
+                          isfinite(hi) && isfinite(lo),
+                      "x %08x: hi %08x lo %08x", (unsigned)u, (unsigned)t32_bits(hi),
+                      (unsigned)t32_bits(lo));
+        /* (a lo below 2^-126 is subnormal: TF32's 10 bits there are 2^-136
+         * apart, so tiny x keep 2^-137 absolute) */
+        CT_ASSERT_MSG(fabs((double)x - hi - lo) <= 0x1p-22 * fabs((double)x) + 0x1p-137,
+                      "x %a: hi %a lo %a", (double)x, (double)hi, (double)lo);
+        /* to nearest: |x - hi| at most half of hi's TF32 ulp */
+        CT_ASSERT(fabs((double)x - hi) <= 0x1p-11 * fabs((double)x) + 0x1p-137);
+    }
+    float lo;
+    CT_ASSERT(tf32_split(1.0f + 0x1p-11f, &lo) == 1.0f + 0x1p-10f && lo == -0x1p-11f);
+    CT_ASSERT(tf32_split(-1.0f - 0x1p-11f, &lo) == -1.0f - 0x1p-10f && lo == 0x1p-11f);
+    CT_ASSERT(tf32_split(1.0f + 0x1p-12f, &lo) == 1.0f && lo == 0x1p-12f);
+    CT_ASSERT(tf32_split(FLT_MAX, &lo) == t32_float(0x7F7FE000u) && isfinite(lo));
+    CT_ASSERT(tf32_split(INFINITY, &lo) == INFINITY && lo == 0.0f);
+    CT_ASSERT(isnan(tf32_split(t32_float(0x7F800001u), &lo)) && lo == 0.0f);
+    static const int ks[] = {48, 1000};
+    for (size_t t = 0; t < CT_COUNT(ks); t++) {
+        int k = ks[t];
+        double bound = k * 0x1p-22 * 1.5;
+        ct_set_case("3xTF32 emulated, 48 x 40 x %d", k);
+        double e = x3_emulated_error(48, 40, k, 7, 30 + t);
+        CT_ASSERT_MSG(e <= bound, "error %g, bound %g", e, bound);
+        for (int terms = 4; terms <= 6; terms++) {
+            double d = x3_emulated_error(48, 40, k, terms, 30 + t);
+            CT_ASSERT_MSG(d > bound, "products %d: error %g within the bound %g", terms, d, bound);
+        }
+    }
+}
+
+/* The name of the default wgmma configuration (and of the one of products
+ * with few blocks after it): the first "wg" one. */
+static int first_wg_config(void)
+{
+    int count = gemm_engine_config_count(), first = 0;
+    while (first < count && strncmp(gemm_engine_config_name(first), "wg", 2) != 0)
+        first++;
+    CT_ASSERT(first < count);
+    return first;
+}
+
+/*
+ * Where float32 "highest" goes with 3xTF32 switched on (host logic, every
+ * device): only Hopper is a candidate (or any device while gemm.canary_fail
+ * pretends); "high" is not affected; a configuration whose known-answer
+ * check fails is checked once and leaves its products to CLBlast, correctly
+ * (on POCL the pretended check fails before building anything).
+ */
+static void float32_highest_takes_3xtf32_only_where_checked(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    int wg = first_wg_config();
+    /* (one matrix: CLBlast's plain SGEMM, which the tests before built) */
+    pcase p = {1, 136, 72, 80, true, false, false, 1.0, 0.0};
+    for (int di = 0; di < nd; di++) {
+        clops_device *d = devs[di];
+        ct_set_device(d);
+        ct_set_case("3xTF32 candidates");
+        gemm_engine_set_3xtf32(false);
+        CT_ASSERT(!gemm_engine_3xtf32_candidate(d));
+        gemm_engine_set_3xtf32(true);
+        CT_ASSERT(gemm_engine_3xtf32_candidate(d) == is_hopper(d));
+        /* A forced wgmma configuration, so that the small product tries it. */
+        CT_OK(clops_debug_set("gemm.config", wg + 1));
+        CT_OK(clops_debug_set("gemm.canary_fail", 1));
+        CT_ASSERT(gemm_engine_3xtf32_candidate(d));
+        gemm_engine_stats s0, s1;
+        gemm_engine_get_stats(&s0);
+        for (int i = 0; i < 2; i++) {
+            ct_set_case("float32 \"highest\", 3xTF32 check forced to fail, product %d", i);
+            check_product(d, CLOPS_FLOAT32, &p, true, true, false);
+        }
+        gemm_engine_get_stats(&s1);
+        CT_ASSERT(s1.canary_runs == s0.canary_runs + 1);
+        CT_ASSERT(s1.canary_failures == s0.canary_failures + 1);
+        CT_ASSERT(s1.mma_calls == s0.mma_calls && s1.wgmma_calls == s0.wgmma_calls);
+        CT_ASSERT(s1.clblast_calls == s0.clblast_calls + 2);
+        CT_OK(clops_debug_set("gemm.canary_fail", 0));
+        /* "high": TF32 (or the device's float32 path), never 3xTF32. */
+        CT_OK(clops_set_float32_matmul_precision("high"));
+        ct_set_case("float32 \"high\" with 3xTF32 on");
+        const char *path = gemm_engine_path(d, CLOPS_FLOAT32);
+        gemm_engine_get_stats(&s0);
+        tf32_tol = strcmp(path, "mma") == 0;
+        check_product(d, CLOPS_FLOAT32, &p, true, true, false);
+        tf32_tol = false;
+        gemm_engine_get_stats(&s1);
+        CT_ASSERT(path_calls(&s1, path) == path_calls(&s0, path) + 1);
+        CT_OK(clops_set_float32_matmul_precision("highest"));
+        CT_OK(clops_debug_set("gemm.config", 0));
+        gemm_engine_set_3xtf32(false);
+    }
+    ct_clear_context();
+}
+
+/*
+ * 3xTF32 on Hopper (passed on the H200 in tf32-11's job): the
+ * default wgmma configurations forced (their 3xTF32 geometry: 128 x 128 and
+ * 64 x 128 blocks), every layout (M-major A and N-major B staged K-major
+ * with plain loads), aligned and odd, batched and broadcast, within K *
+ * 2^-20 * 1.5 of the float64 reference (TF32's is K * 2^-10 * 1.5), each a
+ * wgmma launch, no check failing.  CLOPS_GEMM_3XTF32_DROP=1 (the a_lo b_hi
+ * product left out, the check skipped) must make it fail.  With
+ * CLOPS_TEST_WGMMA_NEW=1 the default configuration again with promotion
+ * (CLOPS_GEMM_3XTF32_PROMOTE=1, not yet run on a GPU).
+ */
+static void float32_highest_on_3xtf32(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    int first = first_wg_config();
+    for (int di = 0; di < nd; di++) {
+        clops_device *d = devs[di];
+        ct_set_device(d);
+        if (!is_hopper(d))
+            continue;
+        gemm_engine_set_3xtf32(true);
+        for (int cfg = first; cfg < first + 2; cfg++) {
+            if (!wgmma_config_listed(gemm_engine_config_name(cfg)))
+                continue;
+            char what[96];
+            snprintf(what, sizeof what, "\"highest\" on 3xTF32 %s", gemm_engine_config_name(cfg));
+            CT_OK(clops_debug_set("gemm.config", cfg + 1));
+            gemm_engine_stats s0, s1;
+            gemm_engine_get_stats(&s0);
+            check_f32_cases(d, what, 0xF, 2);
+            gemm_engine_get_stats(&s1);
+            CT_ASSERT_MSG(s1.wgmma_calls - s0.wgmma_calls == 4 * CT_COUNT(f32_cases),
+                          "%llu wgmma launches",
+                          (unsigned long long)(s1.wgmma_calls - s0.wgmma_calls));
+            CT_ASSERT(s1.canary_failures == s0.canary_failures);
+        }
+        if (wgmma_new_on() && !getenv("CLOPS_GEMM_3XTF32_PROMOTE")) {
+            CT_OK(clops_debug_set("gemm.config", first + 1));
+            setenv("CLOPS_GEMM_3XTF32_PROMOTE", "1", 1);
+            gemm_engine_stats s0, s1;
+            gemm_engine_get_stats(&s0);
+            check_f32_cases(d, "\"highest\" on 3xTF32 with promotion", 0xF, 2);
+            gemm_engine_get_stats(&s1);
+            unsetenv("CLOPS_GEMM_3XTF32_PROMOTE");
+            CT_ASSERT(s1.wgmma_calls - s0.wgmma_calls == 4 * CT_COUNT(f32_cases));
+            CT_ASSERT(s1.canary_failures == s0.canary_failures);
+        }
+        CT_OK(clops_debug_set("gemm.config", 0));
+        gemm_engine_set_3xtf32(false);
+    }
+    ct_clear_context();
+}
+
 #define TIMED(f) cmocka_unit_test_setup_teardown(f, time_setup, time_teardown)
 
 int main(void)
@@ -1293,6 +1549,9 @@ int main(void)
         TIMED(addmm_activation_matches_the_cpu),
         TIMED(wgmma_is_chosen_by_capability),
         TIMED(the_ptx_route_builds_on_hopper_and_fails_clearly_elsewhere),
+        TIMED(tf32_split_and_three_products_meet_the_float32_bound),
+        TIMED(float32_highest_takes_3xtf32_only_where_checked),
+        TIMED(float32_highest_on_3xtf32),
     };
     /* CLOPS_TEST_FILTER: only the tests whose names match (cmocka's
      * pattern), for GPU jobs that time one path. */

@@ -204,9 +204,17 @@ bool gemm_engine_enabled(void);
 void gemm_engine_set_wgmma(bool on);
 bool gemm_engine_wgmma_candidate(const clops_device *d, clops_dtype dt);
 /* float32 as TF32 ("high"/"medium") through wgmma too, for products whose
- * operands are both K-major, on the same devices: off unless
- * CLOPS_GEMM_WGMMA_TF32=1 at start or switched on here. */
+ * operands are both K-major, on the same devices: on unless
+ * CLOPS_GEMM_WGMMA_TF32=0 at start or switched off here. */
 void gemm_engine_set_wgmma_tf32(bool on);
+/* 3xTF32 for float32 under "highest" (each operand split into TF32 hi and
+ * lo parts, a_hi b_lo + a_lo b_hi + a_hi b_hi in float32 on wgmma; docs/
+ * gemm.md "Hopper: 3xTF32"): off unless CLOPS_GEMM_3XTF32=1 at start or
+ * switched on here.  _candidate: whether a float32 "highest" product on d
+ * would try it (Hopper, or any device while the debug setting
+ * gemm.canary_fail pretends, whose check then fails: CLBlast). */
+void gemm_engine_set_3xtf32(bool on);
+bool gemm_engine_3xtf32_candidate(const clops_device *d);
 
 /* The path a dtype takes on a device, in words: "mma", "fma", "cpu" or
  * "clblast" (before layout and known-answer checks). */

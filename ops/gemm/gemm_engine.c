@@ -205,18 +205,45 @@ static bool act_trim_on(void)
     return env_switch(&act_trim_enabled, "CLOPS_GEMM_ACT_TRIM", "0", NULL);
 }
 
-/* TF32 through wgmma: off unless CLOPS_GEMM_WGMMA_TF32=1 at start (not yet
- * run on a GPU, docs/gemm.md). */
+/* TF32 through wgmma (products with both operands K-major): on unless
+ * CLOPS_GEMM_WGMMA_TF32=0 at start (tf32-11's job, H200: 134-139 TFLOP/s
+ * against mma.sync's 107-112 at 4096^3 to 8192^3, its test passed;
+ * docs/gemm.md). */
 static atomic_int wgmma_tf32_enabled = -1;
 
 static bool wgmma_tf32_on(void)
 {
-    return env_switch(&wgmma_tf32_enabled, "CLOPS_GEMM_WGMMA_TF32", NULL, "1");
+    return env_switch(&wgmma_tf32_enabled, "CLOPS_GEMM_WGMMA_TF32", "0", NULL);
 }
 
 void gemm_engine_set_wgmma_tf32(bool on)
 {
     atomic_store(&wgmma_tf32_enabled, on ? 1 : 0);
+}
+
+/* TF32 through wgmma for every layout (CLOPS_GEMM_WGMMA_TF32_ALL=1 at
+ * start: M-major A and N-major B staged K-major with plain loads); off
+ * otherwise: GPT-2's products with B N-major lost on four of five against
+ * mma.sync (tf32-11's job, docs/gemm.md). */
+static atomic_int wgmma_tf32_all_enabled = -1;
+
+static bool wgmma_tf32_all_on(void)
+{
+    return env_switch(&wgmma_tf32_all_enabled, "CLOPS_GEMM_WGMMA_TF32_ALL", NULL, "1");
+}
+
+/* 3xTF32 for float32 "highest" on Hopper: off unless CLOPS_GEMM_3XTF32=1
+ * at start (docs/gemm.md "Hopper: 3xTF32"). */
+static atomic_int x3_enabled = -1;
+
+static bool x3_on(void)
+{
+    return env_switch(&x3_enabled, "CLOPS_GEMM_3XTF32", NULL, "1");
+}
+
+void gemm_engine_set_3xtf32(bool on)
+{
+    atomic_store(&x3_enabled, on ? 1 : 0);
 }
 
 /* --- counters --------------------------------------------------------------- */
@@ -271,6 +298,8 @@ typedef struct gemm_cfg {
     int tma_zero, tma_m1; /* tma: maps made from zeros (TMA_ZERO), sizes less one (TMA_M1) */
     int occ;             /* wgmma, block-barrier: work-groups a unit asked of ptxas through the
                             entry's .minnctapersm (the name's "-oN"; 0: the driver's entry) */
+    int x3;              /* wgmma, float32: 3xTF32 (WG_X3: 1, 2 a product left out, tests only;
+                            | 4: with promotion, WG_X3P) */
 } gemm_cfg;
 
 static const char *const kind_names[] = {"fma", "cpu", "mma", "skinny", "reduce"};
@@ -449,6 +478,9 @@ static clops_status gemm_defines(const void *ctx, const clops_device *d, strbuf 
                          "#define GEMM_RASTER %d\n",
                   c->bm, c->bn, c->wm, c->wn, c->stages, c->stages - 2, c->a_uk, c->b_uk,
                   c->a_cp, c->b_cp, c->bkc, c->frag_db, c->late, c->raster);
+        if (c->x3)
+            sb_printf(defs, "#define WG_X3 %d\n#define WG_X3P %d\n", c->x3 & 3,
+                      (c->x3 & 4) != 0);
         break;
     case GK_SKINNY:
         sb_printf(defs,
@@ -469,6 +501,7 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
                           ((uint64_t)c->act_any << 37) | ((uint64_t)c->act_call << 36) |
                           ((uint64_t)c->a_cp << 35) | ((uint64_t)c->b_cp << 34) |
                           ((uint64_t)c->a_uk << 33) | ((uint64_t)c->b_uk << 32) |
+                          ((uint64_t)(c->x3 & 3) << 38) | ((uint64_t)(c->x3 >> 2) << 24) |
                           ((uint64_t)c->tma_m1 << 23) | ((uint64_t)c->tma_zero << 22) |
                           ((uint64_t)c->conv << 20) | ((uint64_t)c->split << 16) |
                           ((uint64_t)c->ms << 8) | (uint64_t)c->vec,
@@ -494,6 +527,11 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
                  clops_dtype_name(c->dt),
                  c->a_uk ? "k" : "m", c->a_cp ? "" : "-plain", c->b_uk ? "k" : "n",
                  c->b_cp ? "" : "-plain", mma_shapes[c->shape].name, c->split ? "/split" : "");
+    if (mma && c->x3) {
+        size_t l = strlen(pname);
+        snprintf(pname + l, sizeof pname - l, "/3xtf32-s%d%s%s", c->stages,
+                 (c->x3 & 4) ? "-promote" : "", (c->x3 & 3) == 2 ? "-drop" : "");
+    }
     if (mma && c->probe) {
         size_t l = strlen(pname);
         snprintf(pname + l, sizeof pname - l, "/probe%d", c->probe);
@@ -540,7 +578,8 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
     else
         snprintf(entry, sizeof entry, ".maxntid %d, 1, 1\n.minnctapersm 1\n", c->wg);
     kit_program prog = {.name = pname,
-                        .headers = {"act.clh", mma ? "mma.clh" : NULL, wg ? "wgmma.clh" : NULL},
+                        .headers = {"act.clh", mma ? "mma.clh" : NULL, wg ? "wgmma.clh" : NULL,
+                                    wg && c->x3 ? "tf32_split.clh" : NULL},
                         .write = gemm_defines,
                         .file = "gemm.cl",
                         .ctx = c,
@@ -740,6 +779,40 @@ static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk
     int stagers = c->ws ? 128 : c->wg;
     return (c->bm * c->bkc) % stagers == 0 && (c->bn * c->bkc) % stagers == 0 &&
            stage * (uint64_t)c->stages <= d->info.local_mem_bytes &&
+           (size_t)c->wg <= d->info.max_work_group_size;
+}
+
+/*
+ * 3xTF32 (x3 1; 2: CLOPS_GEMM_3XTF32_DROP's planted bug) on top of the wgmma
+ * configuration c that mma_config chose (few: fewer than two 128 x 128
+ * blocks per unit): the block-barrier kernel of the default's blocks (a
+ * forced warp-specialised or TMA configuration gives way to the default),
+ * BK 8 floats (32-byte rows; 16 would leave one stage), no products pending
+ * across a K tile, C stored from the fragments, and stages (3, or
+ * CLOPS_GEMM_3XTF32_STAGES 2..6 for measurements) as many as 48 KiB of
+ * __local memory hold beside the two lo slots (cl_kernels/gemm.cl WG_X3).
+ * False when they do not fit.
+ */
+static bool x3_config(const clops_device *d, int x3, bool few, gemm_cfg *c)
+{
+    const mma_shape *sh = &mma_shapes[c->shape];
+    if (sh->ws || sh->tma) {
+        c->shape = few ? WG_FEW : WG_FIRST;
+        sh = &mma_shapes[c->shape];
+        c->bm = sh->bm, c->bn = sh->bn, c->wm = sh->wm, c->wn = sh->wn, c->wgs = sh->wgs;
+    }
+    c->x3 = x3;
+    c->bkc = 2;
+    c->depth = c->ws = c->regs = c->persist = c->cstage = c->act_call = c->probe = 0;
+    c->tma = c->tma_zero = c->tma_m1 = 0;
+    const char *v = host_env("CLOPS_GEMM_3XTF32_STAGES");
+    c->stages = v && v[0] >= '2' && v[0] <= '6' && !v[1] ? v[0] - '0' : 3;
+    uint64_t stage = (uint64_t)(c->bm + c->bn) * 2 * 16;
+    while (c->stages > 2 && stage * (uint64_t)(c->stages + 2) > d->info.local_mem_bytes)
+        c->stages--;
+    c->wg = c->wgs * 128;
+    return c->wgs > 0 && (c->bm * 2) % c->wg == 0 && (c->bn * 2) % c->wg == 0 &&
+           stage * (uint64_t)(c->stages + 2) <= d->info.local_mem_bytes &&
            (size_t)c->wg <= d->info.max_work_group_size;
 }
 
@@ -976,7 +1049,7 @@ static clops_status gemm_launch(clops_device *d, host_kernel *k, const gemm_cfg 
  * host generation) under the lock, its states zeroed before its device is
  * published.
  */
-#define CANARY_STATES (3 * 2 * 2 * 2 * 2 * MMA_SHAPES)
+#define CANARY_STATES (5 * 2 * 2 * 2 * 2 * MMA_SHAPES)
 typedef struct canary_slot {
     _Atomic(const clops_device *) d;
     atomic_uint generation;
@@ -990,7 +1063,9 @@ static atomic_llong canary_forced_seen;
 
 static int canary_index(const gemm_cfg *c)
 {
-    return ((((dt_code(c->dt) * 2 + c->a_uk) * 2 + c->b_uk) * 2 + c->a_cp) * 2 + c->b_cp) *
+    /* (3xTF32: a fourth "dtype", with promotion a fifth) */
+    int dt = c->x3 ? 3 + ((c->x3 & 4) != 0) : dt_code(c->dt);
+    return ((((dt * 2 + c->a_uk) * 2 + c->b_uk) * 2 + c->a_cp) * 2 + c->b_cp) *
                MMA_SHAPES +
            c->shape;
 }
@@ -1060,6 +1135,20 @@ static float canary_value(int i, int j, int salt)
     return (float)((i * 7 + j * 3 + salt) % 5 - 2);
 }
 
+/* 3xTF32's check (c->x3): A's even and B's odd columns of K carry a low
+ * part (a multiple of 2^-12 below TF32's 10 mantissa bits), so every
+ * product but lo * lo, which is zero, is exact and so are the sums
+ * (multiples of 2^-12 below 2^9: 21 bits); a kernel that drops a low part
+ * (1xTF32, or one of the three products) differs. */
+static float canary_x3(const gemm_cfg *c, int row, int kk, int col)
+{
+    if (!c->x3)
+        return 0.0f;
+    if (row >= 0)
+        return kk & 1 ? 0.0f : canary_value(kk, row, 3) * 0x1p-12f;
+    return kk & 1 ? canary_value(col, kk, 4) * 0x1p-12f : 0.0f;
+}
+
 /* v in dtype dt as element i of buf. */
 static void put_value(void *buf, size_t i, clops_dtype dt, float v)
 {
@@ -1106,10 +1195,12 @@ static bool canary_run(clops_device *d, const gemm_cfg *c, char *why, size_t cap
     g.s1[2] = CN, g.s2[2] = 1;
     for (int i = 0; i < CM; i++)
         for (int kk = 0; kk < CK; kk++)
-            put_value(ha, (size_t)(i * g.s1[0] + kk * g.s2[0]), c->dt, canary_value(i, kk, 1));
+            put_value(ha, (size_t)(i * g.s1[0] + kk * g.s2[0]), c->dt,
+                      canary_value(i, kk, 1) + canary_x3(c, i, kk, -1));
     for (int kk = 0; kk < CK; kk++)
         for (int j = 0; j < CN; j++)
-            put_value(hb, (size_t)(kk * g.s1[1] + j * g.s2[1]), c->dt, canary_value(kk, j, 2));
+            put_value(hb, (size_t)(kk * g.s1[1] + j * g.s2[1]), c->dt,
+                      canary_value(kk, j, 2) + canary_x3(c, -1, kk, j));
     if ((st = host_alloc(d, na * es, &ba)) || (st = host_alloc(d, nb * es, &bb)) ||
         (st = host_alloc(d, nc * es, &bc)) || (st = host_write(d, ba->mem, 0, ha, na * es)) ||
         (st = host_write(d, bb->mem, 0, hb, nb * es))) {
@@ -1128,10 +1219,11 @@ static bool canary_run(clops_device *d, const gemm_cfg *c, char *why, size_t cap
     int bad = 0, first = -1;
     for (int i = 0; i < CM; i++)
         for (int j = 0; j < CN; j++) {
-            float s = 0.0f;
+            double s = 0.0;
             for (int kk = 0; kk < CK; kk++)
-                s += canary_value(i, kk, 1) * canary_value(kk, j, 2);
-            put_value(hw, (size_t)(i * CN + j), c->dt, s);
+                s += ((double)canary_value(i, kk, 1) + canary_x3(c, i, kk, -1)) *
+                     ((double)canary_value(kk, j, 2) + canary_x3(c, -1, kk, j));
+            put_value(hw, (size_t)(i * CN + j), c->dt, (float)s);
         }
     if (forced)
         ((unsigned char *)hw)[0] ^= 1;
@@ -1162,8 +1254,9 @@ done:
  * check, a few atomic loads and no lock. */
 static bool mma_checked(clops_device *d, const gemm_cfg *cfg)
 {
-    /* (CLOPS_GEMM_PROBE's programs are wrong by design: bench only) */
-    if (cfg->probe)
+    /* (CLOPS_GEMM_PROBE's programs are wrong by design: bench only; so is
+     * CLOPS_GEMM_3XTF32_DROP's, which the tests' tolerance must catch) */
+    if (cfg->probe || (cfg->x3 & 3) == 2)
         return true;
     /* Convolution programs share the atom and staging of the plain
      * configuration, which is what the check runs. */
@@ -1197,14 +1290,16 @@ static bool mma_checked(clops_device *d, const gemm_cfg *cfg)
             if (!pass) {
                 atomic_fetch_add(&n_canary_fails, 1);
                 fprintf(stderr,
-                        "clops: warning: the GEMM engine's %s atom failed its known-answer "
+                        "clops: warning: the GEMM engine's %s%s atom failed its known-answer "
                         "check on %s (%s) for %s with A %s-major%s and B %s-major%s, tiles %s: "
                         "%s; using the %s there\n",
-                        c->wgs ? "wgmma" : "mma.sync", d->label, d->info.name,
+                        c->x3 ? "3xTF32 " : "", c->wgs ? "wgmma" : "mma.sync", d->label,
+                        d->info.name,
                         clops_dtype_name(c->dt), c->a_uk ? "K" : "M",
                         c->a_cp ? "" : " (plain loads)", c->b_uk ? "K" : "N",
                         c->b_cp ? "" : " (plain loads)", mma_shapes[c->shape].name, why,
-                        c->tma ? "cp.async copies of the default tiles"
+                        c->x3    ? "CLBlast SGEMM"
+                        : c->tma ? "cp.async copies of the default tiles"
                         : c->wgs ? "mma.sync atom" : "FMA atom");
             }
         }
@@ -1428,6 +1523,24 @@ static void skinny_transpose(gemm_geom *g)
     g->m = t.n, g->n = t.m;
 }
 
+bool gemm_engine_3xtf32_candidate(const clops_device *d)
+{
+    return x3_on() && (gemm_engine_wgmma_candidate(d, CLOPS_BFLOAT16) ||
+                       (engine_on() && !kit_is_host(d) &&
+                        clops_debug_get(CLOPS_DEBUG_GEMM_CANARY_FAIL) != 0));
+}
+
+/* 3xTF32's mode for a product of dt on d under the float32 precision mode
+ * `mode`: 0 not taken, 1, or 2 with CLOPS_GEMM_3XTF32_DROP=1 (tests), plus 4
+ * with CLOPS_GEMM_3XTF32_PROMOTE=1 (not yet run on a GPU: docs/gemm.md). */
+static int x3_takes(const clops_device *d, clops_dtype dt, int mode)
+{
+    if (dt != CLOPS_FLOAT32 || mode != 0 || !gemm_engine_3xtf32_candidate(d))
+        return 0;
+    const char *v = host_env("CLOPS_GEMM_3XTF32_DROP"), *p = host_env("CLOPS_GEMM_3XTF32_PROMOTE");
+    return (v && strcmp(v, "1") == 0 ? 2 : 1) | (p && strcmp(p, "1") == 0 ? 4 : 0);
+}
+
 /* Whether the engine's kernels take dtype dt on d (else CLBlast) under
  * float32 precision mode `mode`; *tf32: float32 as TF32 on matrix units. */
 static bool engine_takes(const clops_device *d, clops_dtype dt, int mode, bool *tf32)
@@ -1444,7 +1557,8 @@ static bool engine_takes(const clops_device *d, clops_dtype dt, int mode, bool *
 bool gemm_engine_fuses(const clops_device *d, clops_dtype dt)
 {
     bool tf32;
-    return engine_takes(d, dt, precision_now(), &tf32);
+    int mode = precision_now();
+    return x3_takes(d, dt, mode) || engine_takes(d, dt, mode, &tf32);
 }
 
 bool gemm_engine_convolves(const clops_device *d, clops_dtype dt)
@@ -1525,9 +1639,14 @@ static clops_status engine_launch(const char *op, clops_device *d, clops_dtype d
          * wgmma configuration; mma.sync where its check failed. */
         int forced = (int)clops_debug_get(CLOPS_DEBUG_GEMM_CONFIG);
         bool wg_forced = forced > 0 && forced <= MMA_SHAPES && mma_shapes[forced - 1].wgs;
-        /* (float32 as TF32: both operands K-major, where switched on) */
+        /* (float32 as TF32: both operands K-major, where switched on; with
+         * CLOPS_GEMM_WGMMA_TF32_ALL=1 every layout, the others staged into
+         * K-major tiles with plain loads, as 3xTF32 does) */
+        bool tf32_all = tf32 && wgmma_tf32_all_on();
+        int wa_uk = tf32_all ? 1 : a_uk, wb_uk = tf32_all ? 1 : !b_un;
+        int wa_cp = tf32_all ? a_uk && a_cp : a_cp, wb_cp = tf32_all ? !b_un && b_cp : b_cp;
         bool wg_dt = gemm_engine_wgmma_candidate(d, dt) ||
-                     (tf32 && a_uk && !b_un && wgmma_tf32_on() &&
+                     (tf32 && wa_uk && wb_uk && wgmma_tf32_on() &&
                       gemm_engine_wgmma_candidate(d, CLOPS_BFLOAT16));
         /* (the wgmma default by engine11's rule: TMA tiles for some
          * shapes, where their maps can be made) */
@@ -1535,13 +1654,13 @@ static clops_status engine_launch(const char *op, clops_device *d, clops_dtype d
                            : 1 + gemm_engine_wgmma_default(g->batch, g->m, g->n, g->k, units,
                                                            a_uk, !b_un, dt != CLOPS_FLOAT32);
         bool wg = !conv && (!small || wg_forced) && wg_dt &&
-                  mma_config(d, dt, a_uk, !b_un, a_cp, b_cp, small, few, true, want, true,
+                  mma_config(d, dt, wa_uk, wb_uk, wa_cp, wb_cp, small, few, true, want, true,
                              &cfg);
         /* A "-tma" configuration that failed its check (warned once):
          * the same product with the cp.async kernel's default. */
         if (wg && !mma_checked(d, &cfg))
             wg = cfg.tma &&
-                 mma_config(d, dt, a_uk, !b_un, a_cp, b_cp, small, few, true, g->tile, false,
+                 mma_config(d, dt, wa_uk, wb_uk, wa_cp, wb_cp, small, few, true, g->tile, false,
                             &cfg) &&
                  mma_checked(d, &cfg);
         if (!wg)
@@ -1578,6 +1697,43 @@ static clops_status engine_launch(const char *op, clops_device *d, clops_dtype d
     return st ? clops__error_prefix(st, "%s", op) : CLOPS_OK;
 }
 
+/*
+ * 3xTF32 (x3: x3_takes) for a float32 product g under "highest": gemm_wgmma
+ * with K-major tiles whatever the operands' layouts (an M-major A or
+ * N-major B, or a misaligned one, staged with plain loads through its
+ * strides in K-major order: wgmma's tf32 takes no transposed tiles), for
+ * products that fill the device with 128 x 128 blocks (or a forced wgmma
+ * configuration), once the configuration passed its own known-answer
+ * check; *done false otherwise: CLBlast's SGEMM, as without it.
+ */
+static clops_status x3_launch(const char *op, clops_device *d, int x3, gemm_geom *g, int a_cp,
+                              int b_cp, float alpha, float beta, bool *done)
+{
+    int64_t blocks = g->batch * ops_cdiv(g->m, 128) * ops_cdiv(g->n, 128);
+    int64_t units = d->info.compute_units ? d->info.compute_units : 1;
+    int forced = (int)clops_debug_get(CLOPS_DEBUG_GEMM_CONFIG);
+    bool wg_forced = forced > 0 && forced <= MMA_SHAPES && mma_shapes[forced - 1].wgs;
+    bool small = blocks < units, few = blocks < 2 * units;
+    gemm_cfg cfg;
+    if (g->k == 0 || (small && !wg_forced) ||
+        !mma_config(d, CLOPS_FLOAT32, 1, 1, a_cp, b_cp, small, few, true, 0, false, &cfg) ||
+        !x3_config(d, x3, few, &cfg) || !mma_checked(d, &cfg))
+        return CLOPS_OK;
+    int64_t groups = g->batch * ops_cdiv(g->m, cfg.bm) * ops_cdiv(g->n, cfg.bn);
+    if (groups > INT32_MAX / 16)
+        return CLOPS_OK;
+    atomic_fetch_add(&n_mma, 1);
+    atomic_fetch_add(&n_wgmma, 1);
+    clops_status st = gemm_run(d, &cfg, g, groups, alpha, beta);
+    if (st == CLOPS_UNSUPPORTED) {
+        atomic_fetch_sub(&n_mma, 1);
+        atomic_fetch_sub(&n_wgmma, 1);
+        return CLOPS_OK;
+    }
+    *done = true;
+    return st ? clops__error_prefix(st, "%s", op) : CLOPS_OK;
+}
+
 clops_status gemm_engine_epi(const char *op, const clops_tensor *a, const clops_tensor *b,
                              clops_tensor *c, clops_scalar alpha, clops_scalar beta,
                              const gemm_epilogue *epi, bool *done)
@@ -1586,7 +1742,8 @@ clops_status gemm_engine_epi(const char *op, const clops_tensor *a, const clops_
     clops_device *d = c->storage->device;
     clops_dtype dt = c->dtype;
     bool tf32 = false;
-    if (!engine_takes(d, dt, precision_now(), &tf32))
+    int mode = precision_now(), x3 = x3_takes(d, dt, mode);
+    if (!x3 && !engine_takes(d, dt, mode, &tf32))
         return CLOPS_OK;
     if (a->ndim != 3 || b->ndim != 3 || c->ndim != 3 || a->dtype != dt || b->dtype != dt)
         return clops__fail(CLOPS_INTERNAL, "%s: the GEMM engine needs 3-D views of one dtype",
@@ -1618,7 +1775,7 @@ clops_status gemm_engine_epi(const char *op, const clops_tensor *a, const clops_
     }
     float al = (float)clops_scalar_to_double(alpha), be = (float)clops_scalar_to_double(beta);
     bool tr = false;
-    if (skinny_for(d, dt != CLOPS_FLOAT32 || tf32, m, n, k, &tr) &&
+    if (!x3 && skinny_for(d, dt != CLOPS_FLOAT32 || tf32, m, n, k, &tr) &&
         batch * ops_cdiv(m > n ? m : n, 8) <= INT32_MAX) {
         /* One pass over the wide operand at memory bandwidth. */
         gemm_geom g0 = g;
@@ -1644,6 +1801,8 @@ clops_status gemm_engine_epi(const char *op, const clops_tensor *a, const clops_
                &a_cp);
     staging_of(k, n, b->strides[1], b->strides[2], b->strides[0], batch, b->offset, ce, &b_un,
                &b_cp);
+    if (x3)
+        return x3_launch(op, d, x3, &g, a_uk && a_cp, !b_un && b_cp, al, be, done);
     return engine_launch(op, d, dt, tf32, 0, &g, a_uk, a_cp, b_un, b_cp, al, be, done);
 }
 

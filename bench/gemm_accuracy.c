@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * bench/gemm_accuracy.c: the float32 products of one OpenCL device on the
+ * same random inputs, written out for bench/gemm_accuracy.py, which
+ * compares them (and cuBLAS's, with TF32 off and on) with a float64
+ * reference (issue 29: 3xTF32 must be at least as accurate as an FMA
+ * SGEMM; docs/gemm.md "Hopper: 3xTF32 for \"highest\"").
+ *
+ *     gemm_accuracy [--device SEL] [--m M] [--n N] [--k K] [--bn] --out DIR
+ *
+ * A [M, K] and W [N, K] (N(0, 1), Box-Muller from a fixed seed) go to
+ * DIR/a.f32 and DIR/w.f32; C = A @ B with B = W^T (a linear layer's weight,
+ * K-major) or, with --bn, B = W^T copied into an [K, N] row-major matrix
+ * (N-major), computed
+ *   clblast  the engine off ("highest" as before: CLBlast's SGEMM),
+ *   3xtf32   "highest" with 3xTF32 switched on (gemm_engine_set_3xtf32),
+ *   tf32     "high" (TF32 on the tensor cores),
+ * each to DIR/c_<name>.f32, with the engine's launch counters printed
+ * (so a product that fell back shows).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clops/matmul.h"
+#include "clops/ops.h"
+#include "core/tensor_impl.h"
+#include "host/host.h"
+#include "ops/gemm/gemm.h"
+
+static double normal(uint64_t *s)
+{
+    double u[2];
+    for (int i = 0; i < 2; i++) {
+        *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+        u[i] = ((double)(*s >> 11) + 0.5) / 9007199254740992.0;
+    }
+    return sqrt(-2 * log(u[0])) * cos(6.283185307179586 * u[1]);
+}
+
+static int save(const char *dir, const char *name, const void *p, size_t bytes)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(p, 1, bytes, f) != bytes) {
+        fprintf(stderr, "gemm_accuracy: cannot write %s\n", path);
+        if (f)
+            fclose(f);
+        return 1;
+    }
+    return fclose(f) != 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *sel = "nvidia", *out = NULL;
+    int64_t m = 2048, n = 2048, k = 4096;
+    bool bn = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--device") == 0 && i + 1 < argc)
+            sel = argv[++i];
+        else if (strcmp(argv[i], "--m") == 0 && i + 1 < argc)
+            m = atoll(argv[++i]);
+        else if (strcmp(argv[i], "--n") == 0 && i + 1 < argc)
+            n = atoll(argv[++i]);
+        else if (strcmp(argv[i], "--k") == 0 && i + 1 < argc)
+            k = atoll(argv[++i]);
+        else if (strcmp(argv[i], "--bn") == 0)
+            bn = true;
+        else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc)
+            out = argv[++i];
+        else {
+            fprintf(stderr, "usage: gemm_accuracy [--device SEL] [--m M] [--n N] [--k K] [--bn] "
+                            "--out DIR\n");
+            return 2;
+        }
+    }
+    if (!out || m <= 0 || n <= 0 || k <= 0 || m > 65536 || n > 65536 || k > 65536) {
+        fprintf(stderr, "gemm_accuracy: --out DIR and sizes 1..65536 needed\n");
+        return 2;
+    }
+    clops_device *d = NULL;
+    if (clops_device_find(sel, &d) != CLOPS_OK) {
+        fprintf(stderr, "gemm_accuracy: %s: %s\n", sel, clops_last_error());
+        return 3;
+    }
+    size_t na = (size_t)(m * k), nw = (size_t)(n * k), nc = (size_t)(m * n);
+    float *a = malloc(na * 4), *w = malloc(nw * 4), *bt = malloc(nw * 4), *c = malloc(nc * 4);
+    if (!a || !w || !bt || !c)
+        return 4;
+    uint64_t s = 29;
+    for (size_t i = 0; i < na; i++)
+        a[i] = (float)normal(&s);
+    for (size_t i = 0; i < nw; i++)
+        w[i] = (float)normal(&s);
+    for (int64_t kk = 0; kk < k; kk++)
+        for (int64_t j = 0; j < n; j++)
+            bt[kk * n + j] = w[j * k + kk];
+    if (save(out, "a.f32", a, na * 4) || save(out, "w.f32", w, nw * 4))
+        return 5;
+    int64_t sa[2] = {m, k}, sw[2] = {n, k}, sb[2] = {k, n}, sc[2] = {m, n};
+    int64_t vs[2] = {k, n}, vst[2] = {1, k}, off = 0;
+    clops_tensor *ta = NULL, *tw = NULL, *tb = NULL, *tc = NULL;
+    clops_status st = clops_from_host(d, CLOPS_FLOAT32, 2, sa, a, na * 4, &ta);
+    if (!st && !bn) {
+        st = clops_from_host(d, CLOPS_FLOAT32, 2, sw, w, nw * 4, &tw);
+        if (!st)
+            st = core_as_strided(tw, vs, 2, vst, 2, &off, &tb);
+    } else if (!st) {
+        st = clops_from_host(d, CLOPS_FLOAT32, 2, sb, bt, nw * 4, &tb);
+    }
+    if (!st)
+        st = clops_empty(d, CLOPS_FLOAT32, 2, sc, &tc);
+    if (st) {
+        fprintf(stderr, "gemm_accuracy: %s\n", clops_last_error());
+        return 6;
+    }
+    static const char *const names[] = {"clblast", "3xtf32", "tf32"};
+    printf("gemm_accuracy: %s (%s), %lld x %lld x %lld, B %s\n", d->label, d->info.name,
+           (long long)m, (long long)n, (long long)k, bn ? "N-major" : "K-major (W^T)");
+    for (int r = 0; r < 3; r++) {
+        gemm_engine_set_enabled(r != 0);
+        gemm_engine_set_3xtf32(r == 1);
+        clops_set_float32_matmul_precision(r == 2 ? "high" : "highest");
+        gemm_engine_stats s0, s1;
+        gemm_engine_get_stats(&s0);
+        st = clops_mm_out(ta, tb, tc);
+        if (!st)
+            st = clops_tensor_to_host(tc, c, nc * 4);
+        gemm_engine_get_stats(&s1);
+        if (st) {
+            fprintf(stderr, "gemm_accuracy: %s: %s\n", names[r], clops_last_error());
+            return 7;
+        }
+        printf("%s: wgmma %llu, mma %llu, clblast %llu launches, canary failures %llu\n",
+               names[r], (unsigned long long)(s1.wgmma_calls - s0.wgmma_calls),
+               (unsigned long long)(s1.mma_calls - s0.mma_calls),
+               (unsigned long long)(s1.clblast_calls - s0.clblast_calls),
+               (unsigned long long)(s1.canary_failures - s0.canary_failures));
+        char name[32];
+        snprintf(name, sizeof name, "c_%s.f32", names[r]);
+        if (save(out, name, c, nc * 4))
+            return 5;
+    }
+    gemm_engine_set_enabled(true);
+    gemm_engine_set_3xtf32(false);
+    clops_tensor_release(ta);
+    clops_tensor_release(tw);
+    clops_tensor_release(tb);
+    clops_tensor_release(tc);
+    free(a), free(w), free(bt), free(c);
+    clops_shutdown();
+    return 0;
+}

@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""bench/gemm_accuracy.py: max relative error against a float64 reference of
+the float32 products bench/gemm_accuracy.c wrote (clops' CLBlast, 3xTF32 and
+TF32 paths) and of cuBLAS's on the same inputs (TF32 off: PyTorch's
+"highest"; TF32 on: "high"), as issue 29 asks of 3xTF32 ("at least as
+accurate as an FMA SGEMM against a float64 reference").
+
+    python3 bench/gemm_accuracy.py DIR M N K [--bn]
+
+Error of C: max |C - C64| / max |C64|, and the mean of |C - C64| / max |C64|;
+C64 = A @ W^T in float64 (on the GPU when there is one).
+"""
+import sys
+
+import torch
+
+
+def load(path, rows, cols):
+    return torch.from_file(path, shared=False, size=rows * cols, dtype=torch.float32).reshape(rows, cols)
+
+
+def main():
+    d, m, n, k = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+    dev = "cuda" if torch.cuda.is_available() else "cpu"
+    a = load(f"{d}/a.f32", m, k).to(dev)
+    w = load(f"{d}/w.f32", n, k).to(dev)
+    c64 = a.double() @ w.double().t()
+    scale = c64.abs().max().item()
+    rows = []
+
+    def err(name, c):
+        e = (c.double() - c64).abs()
+        rows.append((name, e.max().item() / scale, e.mean().item() / scale))
+
+    for name in ("clblast", "3xtf32", "tf32"):
+        try:
+            c = load(f"{d}/c_{name}.f32", m, n)
+        except (OSError, RuntimeError) as ex:
+            print(f"clops {name}: missing ({ex})")
+            continue
+        err(f"clops {name}", c.to(dev))
+    b = w.t().contiguous() if "--bn" in sys.argv else w.t()
+    torch.backends.cuda.matmul.allow_tf32 = False
+    err("cuBLAS (TF32 off)", a @ b)
+    torch.backends.cuda.matmul.allow_tf32 = True
+    err("cuBLAS (TF32 on)", a @ b)
+    torch.backends.cuda.matmul.allow_tf32 = False
+    name = torch.cuda.get_device_name() if dev == "cuda" else "cpu"
+    print(f"# max relative error vs float64, {m} x {n} x {k}, N(0,1) inputs, {name}")
+    print("| product | max abs err / max abs C64 | mean abs err / max abs C64 |")
+    print("| --- | ---: | ---: |")
+    for r in rows:
+        print(f"| {r[0]} | {r[1]:.3e} | {r[2]:.3e} |")
+
+
+if __name__ == "__main__":
+    main()
