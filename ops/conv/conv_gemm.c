@@ -395,6 +395,40 @@ static int conv_tile_of(const char *want)
     return 0;
 }
 
+/*
+ * The wgmma configuration of a float32 forward or input-gradient product
+ * on Hopper (TF32: the engine's conv precision "high", PyTorch's
+ * allow_tf32 default), 0 for none.  mma.sync's TF32 atom (m16n8k8) runs
+ * at half its bfloat16 rate, and the engine's wgmma takes TF32 only with
+ * both operands K-major: here A is the source image in channels-last order
+ * (src, after channels_last_copy / the padded stem: a tap's channels are
+ * the unit stride of K) and B the weight in (tap, channel) order (w_sk 1),
+ * which implicit_product already produces.  Blocks of 128 x 128
+ * ("wg128x128-s3-cs") where they number twice the compute units or more,
+ * else 64 x 128 ("wg64x128-s4-cs", as the engine's plain products).
+ * CLOPS_CONV_WGMMA (read per call, for benchmarks that compare): "0" none
+ * (mma.sync, the state before conv11), "1" products of more than 64
+ * destination channels per group (wgmma's blocks are 128 columns wide:
+ * the 64-channel ones keep mma.sync's 64 x 64), "all" every such product.
+ * The engine honours the ask without CLOPS_GEMM_WGMMA_TF32 (its switch for
+ * plain products); each configuration passes its known-answer check first.
+ */
+static int conv_wgmma_tile(const clops_tensor *y, const clops_tensor *src, int64_t cg, int64_t n,
+                           int64_t m, int64_t groups, int64_t w_sk)
+{
+    clops_device *d = y->storage->device;
+    if (y->dtype != CLOPS_FLOAT32 || src->strides[1] != 1 || cg % 4 != 0 || w_sk != 1 ||
+        !gemm_engine_wgmma_candidate(d, CLOPS_BFLOAT16))
+        return 0;
+    const char *env = host_env("CLOPS_CONV_WGMMA");
+    bool all = env && strcmp(env, "all") == 0;
+    if (!env || strcmp(env, "0") == 0 || (!all && n <= 64))
+        return 0;
+    int64_t units = d->info.compute_units ? (int64_t)d->info.compute_units : 1;
+    int64_t blocks = groups * ((m + 127) / 128) * ((n + 127) / 128);
+    return conv_tile_of(blocks < 2 * units ? "wg64x128-s4-cs" : "wg128x128-s3-cs");
+}
+
 static int conv_tile(const clops_tensor *y, int64_t n)
 {
     if (n > 64 || kit_is_cpu(y->storage->device))
@@ -896,6 +930,9 @@ static clops_status implicit_product(tmps *c, const char *op, const conv_geom *g
         cv.w = wr;
         cv.w_sg = cst[0], cv.w_sn = cst[1], cv.w_sk = 1;
     }
+    int wt = conv_wgmma_tile(y, src, cgp, n, g->N * (small ? g->Ls : g->Lb), G, cv.w_sk);
+    if (wt)
+        cv.tile = wt;
     gemm_epilogue epi = {.bias = bias,
                          .bias_scale = 1.0,
                          .residual = e ? e->residual : NULL,

@@ -1436,11 +1436,17 @@ static clops_status engine_launch(const char *op, clops_device *d, clops_dtype d
          * wgmma configuration; mma.sync where its check failed. */
         int forced = (int)clops_debug_get(CLOPS_DEBUG_GEMM_CONFIG);
         bool wg_forced = forced > 0 && forced <= MMA_SHAPES && mma_shapes[forced - 1].wgs;
-        /* (float32 as TF32: both operands K-major, where switched on) */
+        /* A convolution's forward or input gradient that asks for a wgmma
+         * configuration (gemm_conv.tile: ops/conv/conv_gemm.c conv_tile)
+         * takes it as a forced one; other convolutions keep mma.sync. */
+        bool wg_want = conv && conv != 3 && g->tile > 0 && g->tile <= MMA_SHAPES &&
+                       mma_shapes[g->tile - 1].wgs;
+        /* (float32 as TF32: both operands K-major, where switched on or
+         * asked for) */
         bool wg_dt = gemm_engine_wgmma_candidate(d, dt) ||
-                     (tf32 && a_uk && !b_un && wgmma_tf32_on() &&
+                     (tf32 && a_uk && !b_un && (wgmma_tf32_on() || wg_want) &&
                       gemm_engine_wgmma_candidate(d, CLOPS_BFLOAT16));
-        bool wg = !conv && (!small || wg_forced) && wg_dt &&
+        bool wg = (!conv || wg_want) && (!small || wg_forced || wg_want) && wg_dt &&
                   mma_config(d, dt, a_uk, !b_un, a_cp, b_cp, small, few, true, g->tile, true,
                              &cfg);
         /* A "-tma" configuration that failed its check (warned once):
