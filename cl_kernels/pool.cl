@@ -10,7 +10,8 @@
  * long8 {offset, sN, sC, sD, sH, sW} (element strides: channels-last and
  * other strided inputs are read in place); 2-D ops have D = 1.  The int16 g
  * holds {N, C, ID, IH, IW, OD, OH, OW, kd, kh, kw, sd, sh, sw, pd, ph} and
- * the int8 g2 {pw, dd, dh, dw, flag, -, adaptive, mode}; the average
+ * the int8 g2 {pw, dd, dh, dw, flag, range, adaptive, mode} (range:
+ * pool_max_bwd may use cover_dense); the average
  * kernels take divisor_override (0 for none) as a long after g2, as
  * PyTorch's int64 (issue 33: any value, not only int32's).  Every item
  * computes whole output elements (forward) or whole input-gradient elements
@@ -178,7 +179,7 @@ __kernel void pool_max_bwd(global const DT *go, long8 gg, global const long *ix,
                            global DT *gi, long8 og, int16 g, int8 g2, int cl)
 {
     long total = (long)g.s0 * g.s1 * g.s2 * g.s3 * g.s4;
-    const bool dense = !g2.s6 && g2.s1 == 1 && g2.s2 == 1 && g2.s3 == 1;
+    const bool dense = g2.s5 && !g2.s6 && g2.s1 == 1 && g2.s2 == 1 && g2.s3 == 1;
     for (long i = get_global_id(0); i < total; i += get_global_size(0)) {
         SPLIT5(i, g.s1, g.s2, g.s3, g.s4, n, c, iz, iy, ixx)
         long me = ((long)iz * g.s3 + iy) * g.s4 + ixx;
