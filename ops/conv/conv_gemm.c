@@ -409,7 +409,8 @@ static int conv_tile_of(const char *want)
  * CLOPS_CONV_WGMMA (read per call, for benchmarks that compare): "0" none
  * (mma.sync, the state before conv11), "1" products of more than 64
  * destination channels per group (wgmma's blocks are 128 columns wide:
- * the 64-channel ones keep mma.sync's 64 x 64), "all" every such product.
+ * the 64-channel ones keep mma.sync's 64 x 64), "all" every such product,
+ * a configuration's name (gemm_engine_config_name) that one for all.
  * The engine honours the ask without CLOPS_GEMM_WGMMA_TF32 (its switch for
  * plain products); each configuration passes its known-answer check first.
  */
@@ -422,6 +423,8 @@ static int conv_wgmma_tile(const clops_tensor *y, const clops_tensor *src, int64
         return 0;
     const char *env = host_env("CLOPS_CONV_WGMMA");
     bool all = env && strcmp(env, "all") == 0;
+    if (env && !all && strcmp(env, "0") != 0 && strcmp(env, "1") != 0)
+        return conv_tile_of(env); /* a benchmark's configuration, for every product */
     if (!env || strcmp(env, "0") == 0 || (!all && n <= 64))
         return 0;
     int64_t units = d->info.compute_units ? (int64_t)d->info.compute_units : 1;
