@@ -1437,7 +1437,7 @@ static clops_status engine_launch(const char *op, clops_device *d, clops_dtype d
         int forced = (int)clops_debug_get(CLOPS_DEBUG_GEMM_CONFIG);
         bool wg_forced = forced > 0 && forced <= MMA_SHAPES && mma_shapes[forced - 1].wgs;
         /* A convolution's forward or input gradient that asks for a wgmma
-         * configuration (gemm_conv.tile: ops/conv/conv_gemm.c conv_tile)
+         * configuration (gemm_conv.tile: ops/conv/conv_gemm.c conv_wgmma_tile)
          * takes it as a forced one; other convolutions keep mma.sync. */
         bool wg_want = conv && conv != 3 && g->tile > 0 && g->tile <= MMA_SHAPES &&
                        mma_shapes[g->tile - 1].wgs;
