@@ -10,7 +10,8 @@
  * long8 {offset, sN, sC, sD, sH, sW} (element strides: channels-last and
  * other strided inputs are read in place); 2-D ops have D = 1.  The int16 g
  * holds {N, C, ID, IH, IW, OD, OH, OW, kd, kh, kw, sd, sh, sw, pd, ph} and
- * the int8 g2 {pw, dd, dh, dw, flag, -, adaptive, mode}; the average
+ * the int8 g2 {pw, dd, dh, dw, flag, range, adaptive, mode} (range:
+ * pool_max_bwd may use cover_dense); the average
  * kernels take divisor_override (0 for none) as a long after g2, as
  * PyTorch's int64 (issue 33: any value, not only int32's).  Every item
  * computes whole output elements (forward) or whole input-gradient elements
@@ -157,15 +158,48 @@ __kernel void pool_max_fwd(global const DT *x, long8 xg, global DT *y, long8 yg,
     }
 }
 
+/* The outputs whose regular, undilated windows (kernel k, stride s,
+ * padding p) cover input i along one dim: *hi down to *hi - *n + 1, the
+ * order in which cover_at's candidates t = 0, 1, ... name them (two
+ * divisions instead of two per tap). */
+inline void cover_dense(int i, int O, int k, int s, int p, int *hi, int *n)
+{
+    int top = (i + p) / s, low = i + p - k + 1;
+    int lo = low > 0 ? (low + s - 1) / s : 0;
+    *hi = min(top, O - 1);
+    *n = max(*hi - lo + 1, 0);
+}
+
 /* max pooling backward: each input element sums the gradients of the
- * outputs covering it whose index names it. */
+ * outputs covering it whose index names it (in the order of the kernel's
+ * taps: the outputs from the last down; regular windows without dilation,
+ * ResNet's 3x3/2, take cover_dense's ranges, others cover_at's
+ * candidates, the same outputs in the same order). */
 __kernel void pool_max_bwd(global const DT *go, long8 gg, global const long *ix, long8 ig,
                            global DT *gi, long8 og, int16 g, int8 g2, int cl)
 {
     long total = (long)g.s0 * g.s1 * g.s2 * g.s3 * g.s4;
+    const bool dense = g2.s5 && !g2.s6 && g2.s1 == 1 && g2.s2 == 1 && g2.s3 == 1;
     for (long i = get_global_id(0); i < total; i += get_global_size(0)) {
         SPLIT5(i, g.s1, g.s2, g.s3, g.s4, n, c, iz, iy, ixx)
         long me = ((long)iz * g.s3 + iy) * g.s4 + ixx;
+        if (dense) {
+            int zh, zn, yh, yn, xh, xn;
+            cover_dense((int)iz, g.s5, g.s8, g.sb, g.se, &zh, &zn);
+            cover_dense((int)iy, g.s6, g.s9, g.sc, g.sf, &yh, &yn);
+            cover_dense((int)ixx, g.s7, g.sa, g.sd, g2.s0, &xh, &xn);
+            const long ib = AT(ig, n, c, 0, 0, 0), gb = AT(gg, n, c, 0, 0, 0);
+            CT acc = 0;
+            for (int oz = zh; oz > zh - zn; oz--)
+                for (int oy = yh; oy > yh - yn; oy--) {
+                    const long ir = ib + oz * ig.s3 + oy * ig.s4, gr = gb + oz * gg.s3 + oy * gg.s4;
+                    for (int ox = xh; ox > xh - xn; ox--)
+                        if (ix[ir + ox * ig.s5] == me)
+                            acc += LD(go, gr + ox * gg.s5);
+                }
+            ST(gi, AT(og, n, c, iz, iy, ixx), acc);
+            continue;
+        }
         int zf, zc, yf, yc, xf, xc;
         cover((int)iz, g.s2, g.s5, g.s8, g.sb, g.se, g2.s1, g2.s6, &zf, &zc);
         cover((int)iy, g.s3, g.s6, g.s9, g.sc, g.sf, g2.s2, g2.s6, &yf, &yc);

@@ -665,6 +665,104 @@ static void test_weight_gradient_by_samples(void **state)
     ct_clear_context();
 }
 
+/*
+ * float32 forward and input-gradient products on Hopper's wgmma as TF32
+ * (ops/conv/conv_gemm.c conv_wgmma_tile, CLOPS_CONV_WGMMA "all" and "1",
+ * the default rule):
+ * channels-last and NCHW sources (copied channels-last), a bias, groups,
+ * a 1x1 stride-2 kernel (the weight read in place), a transposed
+ * convolution (the engine's gather), the padded 3-channel stem, rows and
+ * columns not multiples of the 128 x 128 / 64 x 128 blocks, against the
+ * CPU reference with TF32's tolerance, the same bits twice, and wgmma
+ * must have run where it is a candidate ("all").  Other devices run the
+ * same cases (the switch changes nothing there).  Passed on the H200
+ * (conv11's job); that job's forward outputs of ResNet-18 were the same
+ * bits with and without wgmma.
+ */
+static void test_conv_wgmma_tf32(void **state)
+{
+    (void)state;
+    static const conv_case cases[] = {
+        /* nsp N cin cout groups in k stride pad dil outpad transposed bias */
+        {2, 2, 16, 136, 1, {20, 20}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, false, true, 0},
+        {2, 2, 32, 72, 1, {24, 24}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {0, 0}, false, false, 0},
+        {2, 1, 16, 144, 2, {13, 11}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, false, true, 0},
+        {2, 4, 64, 80, 1, {17, 17}, {1, 1}, {2, 2}, {0, 0}, {1, 1}, {0, 0}, false, true, 0},
+        {2, 2, 72, 16, 1, {7, 8}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 0}, true, true, 0},
+        {2, 2, 3, 24, 1, {64, 64}, {7, 7}, {2, 2}, {3, 3}, {1, 1}, {0, 0}, false, true, 0},
+        /* 33,800 rows: 265 blocks of 128 x 128 (twice an H200's 132 units
+         * and more), so "wg128x128-s3-cs" */
+        {2, 2, 16, 64, 1, {130, 130}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, false, false, 0},
+    };
+    /* channels-last inputs (the others NCHW, large enough to be copied) */
+    static const bool cls[] = {true, false, true, false, true, false, true};
+    static const char *const modes[] = {"all", "1"};
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    CT_OK(clops_set_float32_conv_precision("high"));
+    for (int di = 0; di < nd; di++) {
+        ct_set_device(devs[di]);
+        bool tf32 = !kit_is_cpu(devs[di]) && gemm_engine_convolves(devs[di], CLOPS_FLOAT32);
+        bool wg = tf32 && gemm_engine_wgmma_candidate(devs[di], CLOPS_BFLOAT16);
+        for (size_t mi = 0; mi < CT_COUNT(modes); mi++)
+            for (size_t ci = 0; ci < CT_COUNT(cases); ci++) {
+                const conv_case *c = &cases[ci];
+                int n = c->nsp;
+                if (ci == 6 && !wg)
+                    continue; /* (wgmma's 128 x 128 blocks only) */
+                bool cl = cls[ci];
+                setenv("CLOPS_CONV_WGMMA", modes[mi], 1);
+                ct_set_case("wgmma TF32 (CLOPS_CONV_WGMMA=%s) case %zu %s", modes[mi], ci,
+                            cl ? "channels-last" : "NCHW");
+                conv_operands op = make_operands(devs[di], c, CLOPS_FLOAT32, cl, 900 + ci);
+                clops_tensor *b = c->bias ? ct_random(devs[di], CLOPS_FLOAT32, 1, &c->cout,
+                                                      CT_CONTIGUOUS, PW_DOMAIN_SMALL, 950 + ci)
+                                          : NULL;
+                clops_tensor *bc = b ? ct_to_cpu(b) : NULL;
+                clops_tensor *y[2] = {NULL, NULL}, *yc = NULL;
+                const bool mask[3] = {true, false, false};
+                clops_tensor *o[2][3] = {{NULL}}, *oc[3] = {NULL, NULL, NULL};
+                gemm_engine_stats s0, s1;
+                gemm_engine_get_stats(&s0);
+                for (int r = 0; r < 2; r++) {
+                    CT_OK(clops_convolution(op.x, op.w, b, c->stride, n, c->pad, n, c->dil, n,
+                                            c->transposed, c->outpad, n, c->groups, &y[r]));
+                    CT_OK(clops_convolution_backward(
+                        op.g, op.x, op.w, &c->cout, 1, c->stride, n, c->pad, n, c->dil, n,
+                        c->transposed, c->outpad, n, c->groups, mask, 3, &o[r][0], &o[r][1],
+                        &o[r][2]));
+                }
+                gemm_engine_get_stats(&s1);
+                if (wg && mi == 0)
+                    CT_ASSERT_MSG(s1.wgmma_calls >= s0.wgmma_calls + 4,
+                                  "wgmma ran %llu of the 4 products",
+                                  (unsigned long long)(s1.wgmma_calls - s0.wgmma_calls));
+                CT_OK(clops_convolution(op.xc, op.wc, bc, c->stride, n, c->pad, n, c->dil, n,
+                                        c->transposed, c->outpad, n, c->groups, &yc));
+                CT_OK(clops_convolution_backward(op.gc, op.xc, op.wc, &c->cout, 1, c->stride, n,
+                                                 c->pad, n, c->dil, n, c->transposed, c->outpad,
+                                                 n, c->groups, mask, 3, &oc[0], &oc[1], &oc[2]));
+                double terms = (double)(c->cin > c->cout ? c->cin : c->cout);
+                for (int i = 0; i < n; i++)
+                    terms *= (double)c->k[i];
+                ct_tol tol = tf32 ? ct_tol_ulp_atol(64, terms * 4 * 0x1p-10)
+                                  : ct_tol_ulp_atol(64, 1e-5 + terms * 1e-6);
+                CT_ASSERT_CLOSE(y[0], yc, tol);
+                CT_ASSERT_CLOSE(y[1], y[0], CT_TOL_EXACT);
+                CT_ASSERT((y[0]->strides[1] == 1) == cl);
+                CT_ASSERT_CLOSE(o[0][0], oc[0], tol);
+                CT_ASSERT_CLOSE(o[1][0], o[0][0], CT_TOL_EXACT);
+                clops_tensor *all[] = {b, bc, y[0], y[1], yc, o[0][0], o[1][0], oc[0]};
+                for (size_t i = 0; i < CT_COUNT(all); i++)
+                    clops_tensor_release(all[i]);
+                release_operands(&op);
+            }
+    }
+    unsetenv("CLOPS_CONV_WGMMA");
+    CT_OK(clops_set_float32_conv_precision(NULL));
+    ct_clear_context();
+}
+
 /* The same call twice gives the same bits (no float atomics anywhere). */
 static void test_results_are_deterministic(void **state)
 {
@@ -1050,6 +1148,7 @@ int main(void)
         cmocka_unit_test(test_implicit_gemm_paths),
         cmocka_unit_test(test_implicit_weight_gradient_splits),
         cmocka_unit_test(test_weight_gradient_by_samples),
+        cmocka_unit_test(test_conv_wgmma_tf32),
         cmocka_unit_test(test_results_are_deterministic),
         cmocka_unit_test(test_bad_arguments_are_refused),
         cmocka_unit_test(test_conv_epilogue_matches_the_ops),

@@ -145,8 +145,8 @@ typedef struct gemm_conv {
     int64_t groups, samples, cg, n; /* n: output channels per group */
     int64_t k[3], out[3], in[3], s[3], p[3], d[3];
     int64_t w_sg, w_sk, w_sn; /* the weight matrix in w's storage (elements) */
-    int tile; /* the caller's mma.sync configuration (gemm_engine_config_name(tile - 1));
-                 0: the engine's choice */
+    int tile; /* the caller's mma.sync configuration (gemm_engine_config_name(tile - 1)),
+                 or a wgmma one (forward / input gradient); 0: the engine's choice */
 } gemm_conv;
 
 /* The stride that merges the spatial dims (2 onwards) of image t into one

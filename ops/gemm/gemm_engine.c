@@ -1639,21 +1639,26 @@ static clops_status engine_launch(const char *op, clops_device *d, clops_dtype d
          * wgmma configuration; mma.sync where its check failed. */
         int forced = (int)clops_debug_get(CLOPS_DEBUG_GEMM_CONFIG);
         bool wg_forced = forced > 0 && forced <= MMA_SHAPES && mma_shapes[forced - 1].wgs;
-        /* (float32 as TF32: both operands K-major, where switched on; with
-         * CLOPS_GEMM_WGMMA_TF32_ALL=1 every layout, the others staged into
-         * K-major tiles with plain loads, as 3xTF32 does) */
+        /* A convolution's forward or input gradient that asks for a wgmma
+         * configuration (gemm_conv.tile: ops/conv/conv_gemm.c conv_wgmma_tile)
+         * takes it as a forced one; other convolutions keep mma.sync. */
+        bool wg_want = conv && conv != 3 && g->tile > 0 && g->tile <= MMA_SHAPES &&
+                       mma_shapes[g->tile - 1].wgs;
+        /* (float32 as TF32: both operands K-major, where switched on or
+         * asked for; with CLOPS_GEMM_WGMMA_TF32_ALL=1 every layout, the
+         * others staged into K-major tiles with plain loads, as 3xTF32 does) */
         bool tf32_all = tf32 && wgmma_tf32_all_on();
         int wa_uk = tf32_all ? 1 : a_uk, wb_uk = tf32_all ? 1 : !b_un;
         int wa_cp = tf32_all ? a_uk && a_cp : a_cp, wb_cp = tf32_all ? !b_un && b_cp : b_cp;
         bool wg_dt = gemm_engine_wgmma_candidate(d, dt) ||
-                     (tf32 && wa_uk && wb_uk && wgmma_tf32_on() &&
+                     (tf32 && wa_uk && wb_uk && (wgmma_tf32_on() || wg_want) &&
                       gemm_engine_wgmma_candidate(d, CLOPS_BFLOAT16));
         /* (the wgmma default by engine11's rule: TMA tiles for some
          * shapes, where their maps can be made) */
         int want = g->tile ? g->tile
                            : 1 + gemm_engine_wgmma_default(g->batch, g->m, g->n, g->k, units,
                                                            a_uk, !b_un, dt != CLOPS_FLOAT32);
-        bool wg = !conv && (!small || wg_forced) && wg_dt &&
+        bool wg = (!conv || wg_want) && (!small || wg_forced || wg_want) && wg_dt &&
                   mma_config(d, dt, wa_uk, wb_uk, wa_cp, wb_cp, small, few, true, want, true,
                              &cfg);
         /* A "-tma" configuration that failed its check (warned once):

@@ -14,6 +14,7 @@
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "host/host.h"
 #include "ops/kit/kit.h"
@@ -206,8 +207,14 @@ clops_status pool_run(const char *op, pool_which which, const pool_geom *g, int 
                             s[1], s[2], g->p[0], g->p[1]};
     /* divisor_override travels as a long of its own (average kernels'
      * dvo): PyTorch takes any int64. */
+    /* g2.s5: max pooling backward may take the covering outputs of
+     * regular undilated windows as a range (pool_max_bwd's cover_dense;
+     * CLOPS_POOL_BWD_RANGE=0, read per call for benchmarks that compare,
+     * keeps the candidate per kernel tap: the same sums either way) */
+    const char *rg = host_env("CLOPS_POOL_BWD_RANGE");
+    const int64_t range = !(rg && strcmp(rg, "0") == 0);
     const int64_t g2v[8] = {g->p[2], g->dil[0], g->dil[1], g->dil[2],
-                            g->flag, 0,        g->adaptive, g->mode};
+                            g->flag, range,    g->adaptive, g->mode};
     for (int j = 0; j < 24; j++) {
         int64_t v = j < 16 ? gv[j] : g2v[j - 16];
         if (v > INT32_MAX || v < INT32_MIN)
