@@ -14,38 +14,8 @@
 # of the tree:
 #   for f in .debs/*.deb; do dpkg -x $f /; done; ldconfig; bash bench/gemm_3x_job.sh
 # Locally (POCL, tiny: a dry run of the script): DEV=pocl BUILD=build bash bench/gemm_3x_job.sh
-set -o pipefail
-DEV=${DEV:-nvidia}
-BUILD=${BUILD:-/tmp/tf32}
-OUT=${OUT:-/tmp/tf32-out}
-# (the device tool returns at most 8 files: the logs go back as one archive)
-LOGS=${LOGS:-/tmp/tf32-logs}
-L=$LOGS/tf32
-rm -rf $L
-mkdir -p $L $OUT
-t0=$(date +%s)
-el() { echo "[$(($(date +%s) - t0)) s] $*" | tee -a $L/steps.txt; }
-pack() { tar czf $OUT/tf32.tgz -C $LOGS tf32 2>/dev/null; }
-(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 || echo "no nvidia-smi") > $L/gpu.txt
-if [ "$DEV" = nvidia ]; then
-    ( timeout 30 python3 bench/torch_gemm.py --dtype float32 --big
-      timeout 30 python3 bench/torch_gemm.py --dtype float32 --gpt2 ) > $L/torch.txt 2>&1 &
-    TP=$!
-    cmake -S . -B $BUILD -DCMAKE_BUILD_TYPE=Release > $L/cmake.txt 2>&1
-    timeout 110 cmake --build $BUILD -j16 --target bench_gemm test_gemm_engine gemm_accuracy > $L/build.txt 2>&1 ||
-        { tail -30 $L/build.txt; pack; exit 1; }
-    wait $TP
-    AM=2048 AN=2048 AK=4096
-else
-    timeout 300 cmake --build $BUILD -j2 --target bench_gemm test_gemm_engine gemm_accuracy > $L/build.txt 2>&1 ||
-        { tail -30 $L/build.txt; exit 1; }
-    AM=64 AN=48 AK=300
-fi
-el built
-pack
-mkdir -p /tmp/tf32-kc
-export CLOPS_CACHE_DIR=/tmp/tf32-kc
-B=$BUILD/bench/bench_gemm T=$BUILD/tests/test_gemm_engine G=$BUILD/bench/gemm_accuracy
+source bench/gemm_job_lib.sh
+job_build "--dtype float32 --big" "--dtype float32 --gpt2"
 # The tests (small products; their cost is the programs' builds, on the CPU).
 export CLOPS_TEST_DEVICES=$DEV CLOPS_TEST_TIMING=1
 ( CLOPS_TEST_WGMMA_NEW=1 CLOPS_TEST_FILTER=float32_highest_on_3xtf32 \
@@ -56,16 +26,6 @@ export CLOPS_TEST_DEVICES=$DEV CLOPS_TEST_TIMING=1
 ( CLOPS_GEMM_3XTF32=1 CLOPS_GEMM_3XTF32_PROMOTE=1 CLOPS_TEST_FILTER='*float32*' \
     timeout 120 $T > $L/test_default.txt 2>&1; echo "rc $?" >> $L/test_default.txt ) &
 unset CLOPS_TEST_DEVICES CLOPS_TEST_TIMING
-R="--engine --device $DEV --dtype float32 --reps-seconds 0.03 --paths"
-run() { # name, env..., -- args
-    local name=$1; shift
-    local envs=()
-    while [ "$1" != "--" ]; do envs+=("$1"); shift; done; shift
-    echo "== $name: ${envs[*]} bench_gemm $R $*" >> $L/bench.txt
-    env "${envs[@]}" timeout 40 $B $R "$@" >> $L/bench.txt 2>&1
-    el "$name rc $?"
-    pack
-}
 acc() { # name, gemm_accuracy's extra args
     local name=$1; shift
     mkdir -p /tmp/tf32-acc
