@@ -6,14 +6,17 @@
  * reference (issue 29: 3xTF32 must be at least as accurate as an FMA
  * SGEMM; docs/gemm.md "Hopper: 3xTF32 for \"highest\"").
  *
- *     gemm_accuracy [--device SEL] [--m M] [--n N] [--k K] [--bn] --out DIR
+ *     gemm_accuracy [--device SEL] [--m M] [--n N] [--k K] [--bn] [--uniform] --out DIR
  *
- * A [M, K] and W [N, K] (N(0, 1), Box-Muller from a fixed seed) go to
+ * A [M, K] and W [N, K] (N(0, 1), Box-Muller from a fixed seed; with
+ * --uniform, uniform(0, 1): operands of one sign, where no cancellation
+ * hides an accumulation's bias) go to
  * DIR/a.f32 and DIR/w.f32; C = A @ B with B = W^T (a linear layer's weight,
  * K-major) or, with --bn, B = W^T copied into an [K, N] row-major matrix
  * (N-major), computed
  *   clblast  the engine off ("highest" as before: CLBlast's SGEMM),
  *   3xtf32   "highest" with 3xTF32 switched on (gemm_engine_set_3xtf32),
+ *   3xtf32p  the same with promotion (CLOPS_GEMM_3XTF32_PROMOTE=1),
  *   tf32     "high" (TF32 on the tensor cores),
  * each to DIR/c_<name>.f32, with the engine's launch counters printed
  * (so a product that fell back shows).
@@ -29,14 +32,16 @@
 #include "host/host.h"
 #include "ops/gemm/gemm.h"
 
+static double uniform(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return ((double)(*s >> 11) + 0.5) / 9007199254740992.0;
+}
+
 static double normal(uint64_t *s)
 {
-    double u[2];
-    for (int i = 0; i < 2; i++) {
-        *s = *s * 6364136223846793005ull + 1442695040888963407ull;
-        u[i] = ((double)(*s >> 11) + 0.5) / 9007199254740992.0;
-    }
-    return sqrt(-2 * log(u[0])) * cos(6.283185307179586 * u[1]);
+    double u0 = uniform(s), u1 = uniform(s);
+    return sqrt(-2 * log(u0)) * cos(6.283185307179586 * u1);
 }
 
 static int save(const char *dir, const char *name, const void *p, size_t bytes)
@@ -57,7 +62,7 @@ int main(int argc, char **argv)
 {
     const char *sel = "nvidia", *out = NULL;
     int64_t m = 2048, n = 2048, k = 4096;
-    bool bn = false;
+    bool bn = false, uni = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--device") == 0 && i + 1 < argc)
             sel = argv[++i];
@@ -69,11 +74,13 @@ int main(int argc, char **argv)
             k = atoll(argv[++i]);
         else if (strcmp(argv[i], "--bn") == 0)
             bn = true;
+        else if (strcmp(argv[i], "--uniform") == 0)
+            uni = true;
         else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc)
             out = argv[++i];
         else {
             fprintf(stderr, "usage: gemm_accuracy [--device SEL] [--m M] [--n N] [--k K] [--bn] "
-                            "--out DIR\n");
+                            "[--uniform] --out DIR\n");
             return 2;
         }
     }
@@ -92,9 +99,9 @@ int main(int argc, char **argv)
         return 4;
     uint64_t s = 29;
     for (size_t i = 0; i < na; i++)
-        a[i] = (float)normal(&s);
+        a[i] = (float)(uni ? uniform(&s) : normal(&s));
     for (size_t i = 0; i < nw; i++)
-        w[i] = (float)normal(&s);
+        w[i] = (float)(uni ? uniform(&s) : normal(&s));
     for (int64_t kk = 0; kk < k; kk++)
         for (int64_t j = 0; j < n; j++)
             bt[kk * n + j] = w[j * k + kk];
@@ -117,13 +124,18 @@ int main(int argc, char **argv)
         fprintf(stderr, "gemm_accuracy: %s\n", clops_last_error());
         return 6;
     }
-    static const char *const names[] = {"clblast", "3xtf32", "tf32"};
-    printf("gemm_accuracy: %s (%s), %lld x %lld x %lld, B %s\n", d->label, d->info.name,
-           (long long)m, (long long)n, (long long)k, bn ? "N-major" : "K-major (W^T)");
-    for (int r = 0; r < 3; r++) {
+    static const char *const names[] = {"clblast", "3xtf32", "3xtf32p", "tf32"};
+    printf("gemm_accuracy: %s (%s), %lld x %lld x %lld, B %s, %s inputs\n", d->label,
+           d->info.name, (long long)m, (long long)n, (long long)k,
+           bn ? "N-major" : "K-major (W^T)", uni ? "uniform(0, 1)" : "N(0, 1)");
+    for (int r = 0; r < 4; r++) {
         gemm_engine_set_enabled(r != 0);
-        gemm_engine_set_3xtf32(r == 1);
-        clops_set_float32_matmul_precision(r == 2 ? "high" : "highest");
+        gemm_engine_set_3xtf32(r == 1 || r == 2);
+        if (r == 2)
+            setenv("CLOPS_GEMM_3XTF32_PROMOTE", "1", 1);
+        else
+            unsetenv("CLOPS_GEMM_3XTF32_PROMOTE");
+        clops_set_float32_matmul_precision(r == 3 ? "high" : "highest");
         gemm_engine_stats s0, s1;
         gemm_engine_get_stats(&s0);
         st = clops_mm_out(ta, tb, tc);

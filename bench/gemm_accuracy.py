@@ -6,7 +6,10 @@ TF32 paths) and of cuBLAS's on the same inputs (TF32 off: PyTorch's
 "highest"; TF32 on: "high"), as issue 29 asks of 3xTF32 ("at least as
 accurate as an FMA SGEMM against a float64 reference").
 
-    python3 bench/gemm_accuracy.py DIR M N K [--bn]
+    python3 bench/gemm_accuracy.py DIR M N K [--bn] [--uniform]
+
+(--uniform: the inputs gemm_accuracy --uniform wrote, uniform(0, 1); only
+the table's title changes.)
 
 Error of C: max |C - C64| / max |C64|, and the mean of |C - C64| / max |C64|;
 C64 = A @ W^T in float64 (on the GPU when there is one).
@@ -33,7 +36,7 @@ def main():
         e = (c.double() - c64).abs()
         rows.append((name, e.max().item() / scale, e.mean().item() / scale))
 
-    for name in ("clblast", "3xtf32", "tf32"):
+    for name in ("clblast", "3xtf32", "3xtf32p", "tf32"):
         try:
             c = load(f"{d}/c_{name}.f32", m, n)
         except (OSError, RuntimeError) as ex:
@@ -47,7 +50,8 @@ def main():
     err("cuBLAS (TF32 on)", a @ b)
     torch.backends.cuda.matmul.allow_tf32 = False
     name = torch.cuda.get_device_name() if dev == "cuda" else "cpu"
-    print(f"# max relative error vs float64, {m} x {n} x {k}, N(0,1) inputs, {name}")
+    dist = "uniform(0,1)" if "--uniform" in sys.argv else "N(0,1)"
+    print(f"# max relative error vs float64, {m} x {n} x {k}, {dist} inputs, {name}")
     print("| product | max abs err / max abs C64 | mean abs err / max abs C64 |")
     print("| --- | ---: | ---: |")
     for r in rows:

@@ -11,38 +11,8 @@
 # parallel with the tests).  Run from a copy of the tree:
 #   for f in .debs/*.deb; do dpkg -x $f /; done; ldconfig; bash bench/gemm_tf32_job.sh
 # Locally (POCL, tiny: a dry run of the script): DEV=pocl BUILD=build bash bench/gemm_tf32_job.sh
-set -o pipefail
-DEV=${DEV:-nvidia}
-BUILD=${BUILD:-/tmp/tf32}
-OUT=${OUT:-/tmp/tf32-out}
-# (the device tool returns at most 8 files: the logs go back as one archive)
-LOGS=${LOGS:-/tmp/tf32-logs}
-L=$LOGS/tf32
-rm -rf $L
-mkdir -p $L $OUT
-t0=$(date +%s)
-el() { echo "[$(($(date +%s) - t0)) s] $*" | tee -a $L/steps.txt; }
-pack() { tar czf $OUT/tf32.tgz -C $LOGS tf32 2>/dev/null; }
-(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 || echo "no nvidia-smi") > $L/gpu.txt
-if [ "$DEV" = nvidia ]; then
-    ( timeout 30 python3 bench/torch_gemm.py --dtype float32 --big
-      timeout 30 python3 bench/torch_gemm.py --dtype float32 --tf32 --big
-      timeout 30 python3 bench/torch_gemm.py --dtype float32 --gpt2
-      timeout 30 python3 bench/torch_gemm.py --dtype float32 --tf32 --gpt2 ) > $L/torch.txt 2>&1 &
-    TP=$!
-    cmake -S . -B $BUILD -DCMAKE_BUILD_TYPE=Release > $L/cmake.txt 2>&1
-    timeout 120 cmake --build $BUILD -j16 --target bench_gemm test_gemm_engine gemm_accuracy > $L/build.txt 2>&1 ||
-        { tail -30 $L/build.txt; pack; exit 1; }
-    wait $TP
-else
-    timeout 300 cmake --build $BUILD -j2 --target bench_gemm test_gemm_engine gemm_accuracy > $L/build.txt 2>&1 ||
-        { tail -30 $L/build.txt; exit 1; }
-fi
-el built
-pack
-mkdir -p /tmp/tf32-kc
-export CLOPS_CACHE_DIR=/tmp/tf32-kc
-B=$BUILD/bench/bench_gemm T=$BUILD/tests/test_gemm_engine G=$BUILD/bench/gemm_accuracy
+source bench/gemm_job_lib.sh
+job_build "--dtype float32 --big" "--dtype float32 --tf32 --big" "--dtype float32 --gpt2" "--dtype float32 --tf32 --gpt2"
 # The tests (small products; their cost is the programs' builds, on the CPU).
 export CLOPS_TEST_DEVICES=$DEV CLOPS_TEST_TIMING=1
 ( CLOPS_TEST_WGMMA_NEW=1 CLOPS_TEST_FILTER=float32_under_high_precision CLOPS_TEST_WGMMA_ONLY=wg128x128-s3-cs,wg64x128-s4-cs \
@@ -54,23 +24,12 @@ export CLOPS_TEST_DEVICES=$DEV CLOPS_TEST_TIMING=1
 ( for f in float32_highest_takes_3xtf32_only_where_checked tf32_split_and_three_products_meet_the_float32_bound; do
     CLOPS_TEST_FILTER=$f timeout 60 $T; echo "rc $?"; done > $L/test_3x_host.txt 2>&1 ) &
 unset CLOPS_TEST_DEVICES CLOPS_TEST_TIMING
-R="--engine --device $DEV --dtype float32 --reps-seconds 0.03 --paths"
-run() { # name, env..., -- args
-    local name=$1; shift
-    local envs=()
-    while [ "$1" != "--" ]; do envs+=("$1"); shift; done; shift
-    echo "== $name: ${envs[*]} bench_gemm $R $*" >> $L/bench.txt
-    env "${envs[@]}" timeout 40 $B $R "$@" >> $L/bench.txt 2>&1
-    el "$name rc $?"
-    pack
-}
 # float32 "high": TF32 through mma.sync, then through wgmma (B K-major).
 run high-mma CLOPS_FLOAT32_MATMUL_PRECISION=high -- --big --bt
 run high-wgmma CLOPS_FLOAT32_MATMUL_PRECISION=high CLOPS_GEMM_WGMMA_TF32=1 -- --big --bt
 # float32 "highest": 3xTF32 against CLBlast (the engine's column is 3xTF32).
 run highest-3x CLOPS_GEMM_3XTF32=1 -- --big --bt
 # Accuracy against float64 on the same inputs (N(0, 1), K 4096).
-if [ "$DEV" = nvidia ]; then AM=2048 AN=2048 AK=4096; else AM=64 AN=48 AK=300; fi
 mkdir -p /tmp/tf32-acc
 timeout 30 $G --device $DEV --m $AM --n $AN --k $AK --out /tmp/tf32-acc > $L/accuracy.txt 2>&1
 timeout 40 ${PY:-python3} bench/gemm_accuracy.py /tmp/tf32-acc $AM $AN $AK >> $L/accuracy.txt 2>&1
@@ -91,13 +50,9 @@ el "sweep rc $?"
 pack
 # Stages of 3xTF32 (4, 48 KiB with the lo slots, against the default 3), where time is left.
 run highest-3x-s4 CLOPS_GEMM_3XTF32=1 CLOPS_GEMM_3XTF32_STAGES=4 -- --big --bt
-# 3xTF32 with promotion (added after tf32-11's run, not yet run): its timing
-# and error against float64 (docs/gemm.md "Hopper: 3xTF32").
+# 3xTF32 with promotion (added after tf32-11's run; run in gemm_3x_job.sh):
+# its timing (its error is gemm_accuracy's c_3xtf32p, above).
 run highest-3x-promote CLOPS_GEMM_3XTF32=1 CLOPS_GEMM_3XTF32_PROMOTE=1 -- --big --bt
-CLOPS_GEMM_3XTF32_PROMOTE=1 timeout 30 $G --device $DEV --m $AM --n $AN --k $AK --out /tmp/tf32-acc > $L/accuracy_promote.txt 2>&1
-timeout 40 ${PY:-python3} bench/gemm_accuracy.py /tmp/tf32-acc $AM $AN $AK >> $L/accuracy_promote.txt 2>&1
-el "accuracy with promotion"
-pack
 wait
 el tests done
 for f in $L/test_*.txt; do echo "== $f"; grep -a '\[  \|FAIL\|rc \|ERROR\|warning\|test_gemm_engine:' $f | tail -12; done
