@@ -1460,7 +1460,7 @@ static inline void wg_afrag(uint a[4], __global const ushort *p, long wj, int g,
 #pragma unroll
     for (int e = 0; e < 4; e++) {
         long j = wj + g + (e & 1) * 8;
-        int c = kk * 16 + 2 * t + (e >> 1) * 8;
+        long c = (long)kk * 16 + (long)t * 2 + (long)(e >> 1) * 8;
         uint x = 0;
         if (j < S && (vec & 1) && c + 1 < cols) {
             x = *(const __global uint *)(p + j * sr + c);
