@@ -19,27 +19,9 @@
 # step (the device tool returns 8 files; a cut call still returns what was
 # done).  DEV / SCALE: the rows' device and batch scale; REF PyTorch's
 # device for the model job (cpu to try it without a GPU).
-set -u
-OUT=${OUT:-/tmp/conv-out}
-BUILD=${BUILD:-/tmp/conv}
-DEV=${DEV:-nvidia}
-TDEV=${TDEV:-nvidia}
-SCALE=${SCALE:-1}
 TOTAL=${TOTAL:-190}
 JOBS=${JOBS:-$(nproc)}
-L="$OUT/logs"
-mkdir -p "$L"
-J="$L/job.txt"
-T0=$(date +%s)
-pack() { tar czf "$OUT/conv.tgz" -C "$L" . 2>/dev/null; }
-t() {
-    echo "[$(($(date +%s) - T0))s] $*" | tee -a "$J"
-    pack
-}
-left() { echo $((T0 + TOTAL - $(date +%s))); }
-(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-    python3 -c 'import torch; print(torch.__version__, torch.backends.cudnn.version())') >>"$J" 2>&1
-t start
+. bench/conv_job_lib.sh
 timeout 80 bash -c "cmake -S . -B $BUILD -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build $BUILD -j$JOBS --target clops_static" >"$L/build.txt" 2>&1
 t "clops_static rc $?"
 EXT=
@@ -60,14 +42,7 @@ P1=$!
 P2=$!
 # per-layer rows: one bench_family process per variant
 C=bench/cases/conv_half_wgmma.yaml
-run_c() {
-    local name=$1 lim=$2
-    shift 2
-    echo "== $name: $*" >>"$L/rows.txt"
-    env "$@" timeout "$lim" "$BUILD/bench/bench_family" --cases $C --device "$DEV" --scale "$SCALE" \
-        --reps 3 --json "$L/c_$name.json" >>"$L/rows.txt" 2>&1
-    t "clops rows $name ($*) rc $?"
-}
+ROWS="$BUILD/bench/bench_family --cases $C --device $DEV --scale $SCALE --reps 3"
 run_c w0 30 CLOPS_CONV_WGMMA_HALF=0
 run_c w1 30 CLOPS_CONV_WGMMA_HALF=1
 [ "$(left)" -gt 120 ] && run_c wall 25 CLOPS_CONV_WGMMA_HALF=all
@@ -84,15 +59,6 @@ if [ -n "$EXT" ]; then
 fi
 # the model job with the time left (its own warm-up, clops' variants
 # alternated step by step, PyTorch's column last)
-LIM=$(($(left) - 3))
-t "model job: LIMIT $LIM"
-if [ "$LIM" -gt 30 ] && ls python/clops/torch/_C*.so >/dev/null 2>&1; then
-    (while sleep 8; do pack; done) &
-    PK=$!
-    OUT="$L/models" BUILD=$BUILD CONFIGS=${CONFIGS:-r50_fwd_bf16,r18_fwd_bf16,r18_train_bf16} \
-        AB=${AB:-CLOPS_CONV_WGMMA_HALF=0,1} LIMIT=$LIM WARM_S=${WARM_S:-$((LIM * 2 / 5))} \
-        CUDA_S=${CUDA_S:-$((LIM / 4))} bash bench/conv_models_job.sh >/dev/null 2>&1
-    kill $PK
-fi
+run_models "${CONFIGS:-r50_fwd_bf16,r18_fwd_bf16,r18_train_bf16}" "${AB:-CLOPS_CONV_WGMMA_HALF=0,1}" 30
 kill $P1 $P2 2>/dev/null
 t "done"
