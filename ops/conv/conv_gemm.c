@@ -441,7 +441,12 @@ static int conv_wgmma_tile(const clops_tensor *y, const clops_tensor *src, int64
  * layer3's 278 -> 242, their input gradients 423 -> 286 and 386 -> 321;
  * on wgmma the first stage's lost (389 -> 413, input gradient 463 -> 536)
  * and so did the last stage's (339 -> 358).  The half types take the same
- * rule (docs/conv.md "Half-type convolutions on wgmma", conv12).
+ * rule (docs/conv.md "Half-type convolutions on wgmma", conv12): H200,
+ * bfloat16 channels-last at batch 64, every layer it moves to wgmma ran
+ * 1.37-2.04x faster (ResNet-50's 1x1 512 -> 128 141 -> 69 us, ResNet-18's
+ * layer-2 3x3 175 -> 107, its input gradient 225 -> 142), and ResNet-50's
+ * bfloat16 forward went 17.6 -> 14.0 ms; the rows it keeps on mma.sync
+ * (64 channels, 3,136 rows of 512) were not measured on wgmma.
  */
 int conv_wgmma_rule(const char *mode, int64_t n, int64_t m, int64_t groups, int64_t units)
 {
