@@ -22,27 +22,9 @@
 # what was done).  TOTAL: the job's whole budget in s (default 215);
 # DEV / TDEV / SCALE / PSCALE: bench device, test devices, size scales of
 # the conv and pool rows; REF: PyTorch's device for the model job.
-set -u
-OUT=${OUT:-/tmp/conv-out}
-BUILD=${BUILD:-/tmp/conv}
-DEV=${DEV:-nvidia}
-TDEV=${TDEV:-nvidia}
-SCALE=${SCALE:-1}
-PSCALE=${PSCALE:-1}
 TOTAL=${TOTAL:-215}
-L="$OUT/logs"
-mkdir -p "$L"
-J="$L/job.txt"
-T0=$(date +%s)
-pack() { tar czf "$OUT/conv.tgz" -C "$L" . 2>/dev/null; }
-t() {
-    echo "[$(($(date +%s) - T0))s] $*" | tee -a "$J"
-    pack
-}
-left() { echo $((T0 + TOTAL - $(date +%s))); }
-(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-    python3 -c 'import torch; print(torch.__version__, torch.backends.cudnn.version())') >>"$J" 2>&1
-t start
+PSCALE=${PSCALE:-1}
+. bench/conv_job_lib.sh
 timeout 110 bash -c "cmake -S . -B $BUILD -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build $BUILD -j$(nproc) --target clops_static bench_family test_conv test_pool test_check_pool" >"$L/build.txt" 2>&1
 t "built rc $? ($(tail -1 "$L/build.txt"))"
 # the extension, beside the GPU steps (its clops_static step finds it built)
@@ -61,13 +43,7 @@ wait $P1 $P2 $P3
 for f in "$L"/t_*.txt; do echo "$f: $(grep -cE '^\[       OK' "$f") ok, $(grep -E 'PASSED|FAILED|checked|^rc' "$f" | tr '\n' ' ')"; done >>"$J"
 t "tests"
 # per-layer rows: one bench_family process per variant
-B="$BUILD/bench/bench_family --cases bench/cases/conv_r18_tf32.yaml --device $DEV --scale $SCALE --reps 3"
-run_c() {
-    local name=$1 lim=$2
-    shift 2
-    env CLOPS_FLOAT32_CONV_PRECISION=high "$@" timeout "$lim" $B --json "$L/c_$name.json" >>"$L/rows.txt" 2>&1
-    t "clops rows $name ($*) rc $?"
-}
+ROWS="env CLOPS_FLOAT32_CONV_PRECISION=high $BUILD/bench/bench_family --cases bench/cases/conv_r18_tf32.yaml --device $DEV --scale $SCALE --reps 3"
 run_c w0 30 CLOPS_CONV_WGMMA=0
 run_c wall 30 CLOPS_CONV_WGMMA=all
 timeout 30 python3 bench/torch_family.py --family conv --cases bench/cases/conv_r18_tf32.yaml --scale "$SCALE" --reps 3 --json "$L/t_conv.json" >>"$L/rows.txt" 2>&1
@@ -86,14 +62,6 @@ wait $EXT
 t "$(tail -1 "$L/ext.txt")"
 # the model job with the time left (its own warm-up, clops' variants
 # alternated step by step, PyTorch's column last)
-LIM=$(($(left) - 3))
-t "model job: LIMIT $LIM"
-if [ "$LIM" -gt 40 ] && ls python/clops/torch/_C*.so >/dev/null 2>&1; then
-    (while sleep 8; do pack; done) &
-    PK=$!
-    OUT="$L/models" BUILD=$BUILD CONFIGS=${CONFIGS:-r18_fwd_f32,r18_train_f32} \
-        AB=${AB:-CLOPS_CONV_WGMMA+CLOPS_POOL_BWD_RANGE=0+0,1+1,all+1} LIMIT=$LIM \
-        WARM_S=${WARM_S:-$((LIM * 2 / 5))} CUDA_S=${CUDA_S:-16} bash bench/conv_models_job.sh >/dev/null 2>&1
-    kill $PK
-fi
+run_models "${CONFIGS:-r18_fwd_f32,r18_train_f32}" \
+    "${AB:-CLOPS_CONV_WGMMA+CLOPS_POOL_BWD_RANGE=0+0,1+1,all+1}" 40 16
 t "done"

@@ -666,22 +666,20 @@ static void test_weight_gradient_by_samples(void **state)
 }
 
 /*
- * float32 forward and input-gradient products on Hopper's wgmma as TF32
- * (ops/conv/conv_gemm.c conv_wgmma_tile, CLOPS_CONV_WGMMA "all" and "1",
- * the default rule):
+ * Forward and input-gradient products on Hopper's wgmma (ops/conv/conv_gemm.c
+ * conv_wgmma_tile) in dtype dt under the switch env (CLOPS_CONV_WGMMA for
+ * float32 as TF32, CLOPS_CONV_WGMMA_HALF for float16 / bfloat16) at "all"
+ * and "1" (the default rule):
  * channels-last and NCHW sources (copied channels-last), a bias, groups,
  * a 1x1 stride-2 kernel (the weight read in place), a transposed
  * convolution (the engine's gather), the padded 3-channel stem, rows and
  * columns not multiples of the 128 x 128 / 64 x 128 blocks, against the
- * CPU reference with TF32's tolerance, the same bits twice, and wgmma
- * must have run where it is a candidate ("all").  Other devices run the
- * same cases (the switch changes nothing there).  Passed on the H200
- * (conv11's job); that job's forward outputs of ResNet-18 were the same
- * bits with and without wgmma.
+ * CPU reference with the dtype's tolerance, the same bits twice, and
+ * wgmma must have run where it is a candidate ("all").  Other devices run
+ * the same cases (the switch changes nothing there).
  */
-static void test_conv_wgmma_tf32(void **state)
+static void wgmma_cases(clops_dtype dt, const char *env)
 {
-    (void)state;
     static const conv_case cases[] = {
         /* nsp N cin cout groups in k stride pad dil outpad transposed bias */
         {2, 2, 16, 136, 1, {20, 20}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, false, true, 0},
@@ -699,11 +697,11 @@ static void test_conv_wgmma_tf32(void **state)
     static const char *const modes[] = {"all", "1"};
     clops_device *devs[CT_MAX_DEVICES];
     int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
-    CT_OK(clops_set_float32_conv_precision("high"));
     for (int di = 0; di < nd; di++) {
         ct_set_device(devs[di]);
-        bool tf32 = !kit_is_cpu(devs[di]) && gemm_engine_convolves(devs[di], CLOPS_FLOAT32);
-        bool wg = tf32 && gemm_engine_wgmma_candidate(devs[di], CLOPS_BFLOAT16);
+        bool gpu = !kit_is_cpu(devs[di]) && gemm_engine_convolves(devs[di], dt);
+        bool tf32 = gpu && dt == CLOPS_FLOAT32;
+        bool wg = gpu && gemm_engine_wgmma_candidate(devs[di], CLOPS_BFLOAT16);
         for (size_t mi = 0; mi < CT_COUNT(modes); mi++)
             for (size_t ci = 0; ci < CT_COUNT(cases); ci++) {
                 const conv_case *c = &cases[ci];
@@ -711,12 +709,12 @@ static void test_conv_wgmma_tf32(void **state)
                 if (ci == 6 && !wg)
                     continue; /* (wgmma's 128 x 128 blocks only) */
                 bool cl = cls[ci];
-                setenv("CLOPS_CONV_WGMMA", modes[mi], 1);
-                ct_set_case("wgmma TF32 (CLOPS_CONV_WGMMA=%s) case %zu %s", modes[mi], ci,
-                            cl ? "channels-last" : "NCHW");
-                conv_operands op = make_operands(devs[di], c, CLOPS_FLOAT32, cl, 900 + ci);
-                clops_tensor *b = c->bias ? ct_random(devs[di], CLOPS_FLOAT32, 1, &c->cout,
-                                                      CT_CONTIGUOUS, PW_DOMAIN_SMALL, 950 + ci)
+                setenv(env, modes[mi], 1);
+                ct_set_case("wgmma %s (%s=%s) case %zu %s", clops_dtype_name(dt), env, modes[mi],
+                            ci, cl ? "channels-last" : "NCHW");
+                conv_operands op = make_operands(devs[di], c, dt, cl, 900 + ci);
+                clops_tensor *b = c->bias ? ct_random(devs[di], dt, 1, &c->cout, CT_CONTIGUOUS,
+                                                      PW_DOMAIN_SMALL, 950 + ci)
                                           : NULL;
                 clops_tensor *bc = b ? ct_to_cpu(b) : NULL;
                 clops_tensor *y[2] = {NULL, NULL}, *yc = NULL;
@@ -745,8 +743,10 @@ static void test_conv_wgmma_tf32(void **state)
                 double terms = (double)(c->cin > c->cout ? c->cin : c->cout);
                 for (int i = 0; i < n; i++)
                     terms *= (double)c->k[i];
-                ct_tol tol = tf32 ? ct_tol_ulp_atol(64, terms * 4 * 0x1p-10)
-                                  : ct_tol_ulp_atol(64, 1e-5 + terms * 1e-6);
+                ct_tol tol = tf32                  ? ct_tol_ulp_atol(64, terms * 4 * 0x1p-10)
+                             : dt == CLOPS_FLOAT32 ? ct_tol_ulp_atol(64, 1e-5 + terms * 1e-6)
+                             : dt == CLOPS_FLOAT16 ? ct_tol_ulp_atol(4, 2e-2 + terms * 1e-3)
+                                                   : ct_tol_ulp_atol(4, 1e-1 + terms * 8e-3);
                 CT_ASSERT_CLOSE(y[0], yc, tol);
                 CT_ASSERT_CLOSE(y[1], y[0], CT_TOL_EXACT);
                 CT_ASSERT((y[0]->strides[1] == 1) == cl);
@@ -758,9 +758,62 @@ static void test_conv_wgmma_tf32(void **state)
                 release_operands(&op);
             }
     }
-    unsetenv("CLOPS_CONV_WGMMA");
-    CT_OK(clops_set_float32_conv_precision(NULL));
+    unsetenv(env);
     ct_clear_context();
+}
+
+/* float32 as TF32 (conv11; passed on the H200 in conv11's job, whose
+ * forward outputs of ResNet-18 were the same bits with and without wgmma). */
+static void test_conv_wgmma_tf32(void **state)
+{
+    (void)state;
+    CT_OK(clops_set_float32_conv_precision("high"));
+    wgmma_cases(CLOPS_FLOAT32, "CLOPS_CONV_WGMMA");
+    CT_OK(clops_set_float32_conv_precision(NULL));
+}
+
+/* bfloat16 and float16 (conv12, CLOPS_CONV_WGMMA_HALF). */
+static void test_conv_wgmma_half(void **state)
+{
+    (void)state;
+    wgmma_cases(CLOPS_BFLOAT16, "CLOPS_CONV_WGMMA_HALF");
+    wgmma_cases(CLOPS_FLOAT16, "CLOPS_CONV_WGMMA_HALF");
+}
+
+/*
+ * The rule's host logic (conv_wgmma_rule; every device: it needs none) on
+ * an H200's 132 units at ResNet's batch 64: the 64-channel first stage
+ * and the last stage's 3,136 rows of 512 channels keep mma.sync, the
+ * second stage takes 128 x 128 blocks, the third 64 x 128; "0" none,
+ * "all" even the narrow ones, a configuration's name that one, an
+ * unknown name none.
+ */
+static void test_conv_wgmma_rule(void **state)
+{
+    (void)state;
+    int big = 0, few = 0;
+    for (int i = 0; i < gemm_engine_config_count(); i++) {
+        if (strcmp(gemm_engine_config_name(i), "wg128x128-s3-cs") == 0)
+            big = i + 1;
+        if (strcmp(gemm_engine_config_name(i), "wg64x128-s4-cs") == 0)
+            few = i + 1;
+    }
+    CT_ASSERT(big > 0 && few > 0 && big != few);
+    static const char *const rule[] = {NULL, "1"};
+    for (size_t i = 0; i < CT_COUNT(rule); i++) {
+        CT_ASSERT(conv_wgmma_rule(rule[i], 64, 200704, 1, 132) == 0);
+        CT_ASSERT(conv_wgmma_rule(rule[i], 128, 50176, 1, 132) == big);
+        CT_ASSERT(conv_wgmma_rule(rule[i], 256, 12544, 1, 132) == few);
+        CT_ASSERT(conv_wgmma_rule(rule[i], 512, 3136, 1, 132) == 0);
+        CT_ASSERT(conv_wgmma_rule(rule[i], 2048, 3136, 1, 132) == big);
+        CT_ASSERT(conv_wgmma_rule(rule[i], 72, 8192, 1, 132) == 0);
+        CT_ASSERT(conv_wgmma_rule(rule[i], 72, 8192, 3, 132) == few);
+    }
+    CT_ASSERT(conv_wgmma_rule("0", 128, 50176, 1, 132) == 0);
+    CT_ASSERT(conv_wgmma_rule("all", 64, 3136, 1, 132) == few);
+    CT_ASSERT(conv_wgmma_rule("all", 64, 200704, 1, 132) == big);
+    CT_ASSERT(conv_wgmma_rule("wg64x128-s4-cs", 16, 1, 1, 132) == few);
+    CT_ASSERT(conv_wgmma_rule("no-such-config", 128, 50176, 1, 132) == 0);
 }
 
 /* The same call twice gives the same bits (no float atomics anywhere). */
@@ -1149,6 +1202,8 @@ int main(void)
         cmocka_unit_test(test_implicit_weight_gradient_splits),
         cmocka_unit_test(test_weight_gradient_by_samples),
         cmocka_unit_test(test_conv_wgmma_tf32),
+        cmocka_unit_test(test_conv_wgmma_half),
+        cmocka_unit_test(test_conv_wgmma_rule),
         cmocka_unit_test(test_results_are_deterministic),
         cmocka_unit_test(test_bad_arguments_are_refused),
         cmocka_unit_test(test_conv_epilogue_matches_the_ops),

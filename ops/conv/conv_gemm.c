@@ -396,47 +396,65 @@ static int conv_tile_of(const char *want)
 }
 
 /*
- * The wgmma configuration of a float32 forward or input-gradient product
- * on Hopper (TF32: the engine's conv precision "high", PyTorch's
- * allow_tf32 default), 0 for none (mma.sync's).  The engine's wgmma takes
- * TF32 only with both operands K-major: here A is the source image in
- * channels-last order (src, after channels_last_copy / the padded stem: a
- * tap's channels are the unit stride of K) and B the weight in (tap,
- * channel) order (w_sk 1), which implicit_product already produces.
- * Blocks of 128 x 128 ("wg128x128-s3-cs") where they number twice the
- * compute units or more, else 64 x 128 ("wg64x128-s4-cs", as the engine's
- * plain products).
- *
- * The rule (CLOPS_CONV_WGMMA unset or "1"): products of more than 64
- * destination channels per group (wgmma's blocks are 128 columns wide: the
- * 64-channel ones keep mma.sync's 64 x 64 blocks) with at least twice as
- * many 64 x 128 blocks as compute units (fewer leave wgmma's larger blocks
- * a partial wave: ResNet's last stage at batch 64, 3,136 rows, keeps
- * mma.sync).  H200, ResNet-18 at batch 64, float32 NCHW, per call
- * (docs/conv.md "Float32 convolutions on wgmma"): layer2's 3x3 forward
- * 307 -> 223 us, layer3's 278 -> 242, their input gradients 423 -> 286
- * and 386 -> 321; on wgmma the first stage's lost (389 -> 413, input
- * gradient 463 -> 536) and so did the last stage's (339 -> 358).
- * CLOPS_CONV_WGMMA (read per call, for benchmarks that compare): "0" none
- * (the state before conv11), "all" every product the staging allows, a
+ * The wgmma configuration of a forward or input-gradient product on
+ * Hopper, 0 for none (mma.sync's): float32 as TF32 (the engine's conv
+ * precision "high", PyTorch's allow_tf32 default) and, since conv12,
+ * float16 / bfloat16.  The engine's wgmma takes TF32 only with both
+ * operands K-major: here A is the source image in channels-last order
+ * (src, after channels_last_copy / the padded stem: a tap's channels are
+ * the unit stride of K, whole 16-byte chunks of them) and B the weight in
+ * (tap, channel) order (w_sk 1), which implicit_product already produces;
+ * the half types take the same staging (the im2col view's cp.async
+ * chunks).  Blocks of 128 x 128 ("wg128x128-s3-cs") where they number
+ * twice the compute units or more, else 64 x 128 ("wg64x128-s4-cs", as
+ * the engine's plain products): conv_wgmma_rule.
+ * CLOPS_CONV_WGMMA (float32) and CLOPS_CONV_WGMMA_HALF (float16 /
+ * bfloat16), read per call for benchmarks that compare: unset or "1" the
+ * rule, "0" none, "all" every product the staging allows, a
  * configuration's name (gemm_engine_config_name) that one for all.  The
- * engine honours the ask without CLOPS_GEMM_WGMMA_TF32 (its switch for
- * plain products); each configuration passes its known-answer check first.
+ * engine honours the ask (for float32 without CLOPS_GEMM_WGMMA_TF32, its
+ * switch for plain products); each configuration passes its known-answer
+ * check first, mma.sync where it fails.
  */
 static int conv_wgmma_tile(const clops_tensor *y, const clops_tensor *src, int64_t cg, int64_t n,
                            int64_t m, int64_t groups, int64_t w_sk)
 {
     clops_device *d = y->storage->device;
-    if (y->dtype != CLOPS_FLOAT32 || src->strides[1] != 1 || cg % 4 != 0 || w_sk != 1 ||
+    bool half = y->dtype == CLOPS_FLOAT16 || y->dtype == CLOPS_BFLOAT16;
+    if ((!half && y->dtype != CLOPS_FLOAT32) || src->strides[1] != 1 ||
+        (cg * (int64_t)clops_dtype_size(y->dtype)) % 16 != 0 || w_sk != 1 ||
         !gemm_engine_wgmma_candidate(d, CLOPS_BFLOAT16))
         return 0;
-    const char *env = host_env("CLOPS_CONV_WGMMA");
-    bool all = env && strcmp(env, "all") == 0;
-    if (env && !all && strcmp(env, "0") != 0 && strcmp(env, "1") != 0)
-        return conv_tile_of(env); /* a benchmark's configuration, for every product */
     int64_t units = d->info.compute_units ? (int64_t)d->info.compute_units : 1;
+    return conv_wgmma_rule(host_env(half ? "CLOPS_CONV_WGMMA_HALF" : "CLOPS_CONV_WGMMA"), n, m,
+                           groups, units);
+}
+
+/*
+ * The rule (mode NULL or "1"): products of more than 64 destination
+ * channels per group (wgmma's blocks are 128 columns wide: the 64-channel
+ * ones keep mma.sync's 64 x 64 blocks) with at least twice as many 64 x
+ * 128 blocks as compute units (fewer leave wgmma's larger blocks a partial
+ * wave: ResNet's last stage at batch 64, 3,136 rows, keeps mma.sync).
+ * H200, ResNet-18 at batch 64, float32 NCHW, per call (docs/conv.md
+ * "Float32 convolutions on wgmma"): layer2's 3x3 forward 307 -> 223 us,
+ * layer3's 278 -> 242, their input gradients 423 -> 286 and 386 -> 321;
+ * on wgmma the first stage's lost (389 -> 413, input gradient 463 -> 536)
+ * and so did the last stage's (339 -> 358).  The half types take the same
+ * rule (docs/conv.md "Half-type convolutions on wgmma", conv12): H200,
+ * bfloat16 channels-last at batch 64, every layer it moves to wgmma ran
+ * 1.37-2.04x faster (ResNet-50's 1x1 512 -> 128 141 -> 69 us, ResNet-18's
+ * layer-2 3x3 175 -> 107, its input gradient 225 -> 142), and ResNet-50's
+ * bfloat16 forward went 17.6 -> 14.0 ms; the rows it keeps on mma.sync
+ * (64 channels, 3,136 rows of 512) were not measured on wgmma.
+ */
+int conv_wgmma_rule(const char *mode, int64_t n, int64_t m, int64_t groups, int64_t units)
+{
+    bool all = mode && strcmp(mode, "all") == 0;
+    if (mode && !all && strcmp(mode, "0") != 0 && strcmp(mode, "1") != 0)
+        return conv_tile_of(mode); /* a benchmark's configuration, for every product */
     int64_t cols = (n + 127) / 128;
-    if ((env && strcmp(env, "0") == 0) ||
+    if ((mode && strcmp(mode, "0") == 0) ||
         (!all && (n <= 64 || groups * ((m + 63) / 64) * cols < 2 * units)))
         return 0;
     int64_t blocks = groups * ((m + 127) / 128) * cols;
