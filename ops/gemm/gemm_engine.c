@@ -663,16 +663,11 @@ static int config_index(const char *name)
 
 /* Whether the wgmma defaults take TMA tiles where the rule below says so
  * (CLOPS_GEMM_TMA_RULE=0 at start: never). */
+static atomic_int tma_rule_enabled = -1;
+
 static bool tma_rule_on(void)
 {
-    static atomic_int on = -1;
-    int v = atomic_load(&on);
-    if (v < 0) {
-        const char *e = host_env("CLOPS_GEMM_TMA_RULE");
-        v = !(e && strcmp(e, "0") == 0);
-        atomic_store(&on, v);
-    }
-    return v;
+    return env_switch(&tma_rule_enabled, "CLOPS_GEMM_TMA_RULE", "0", NULL);
 }
 
 /*
