@@ -652,13 +652,20 @@ static bool tma_maps(int *zero, int *m1)
     return asked || lib;
 }
 
-/* The index of the configuration named name (-1: none). */
-static int config_index(const char *name)
+/* The index of the configuration named name (-1: none), looked up once
+ * into *cell (-2 before: the table is constant, and the rule below runs
+ * for every 16-bit product on Hopper). */
+static int config_index(atomic_int *cell, const char *name)
 {
-    for (int i = 0; i < MMA_SHAPES; i++)
-        if (strcmp(mma_shapes[i].name, name) == 0)
-            return i;
-    return -1;
+    int i = atomic_load(cell);
+    if (i == -2) {
+        i = -1;
+        for (int j = 0; j < MMA_SHAPES && i < 0; j++)
+            if (strcmp(mma_shapes[j].name, name) == 0)
+                i = j;
+        atomic_store(cell, i);
+    }
+    return i;
 }
 
 /* Whether the wgmma defaults take TMA tiles where the rule below says so
@@ -692,11 +699,12 @@ int gemm_engine_wgmma_default(int64_t batch, int64_t m, int64_t n, int64_t k, in
 {
     int64_t blocks = batch * ((m + 127) / 128) * ((n + 127) / 128);
     bool few = blocks < 2 * units;
+    static atomic_int o5 = -2, k64_128 = -2, k64_64 = -2;
     int i = -1;
     if (tma && tma_rule_on() && batch == 1 && k >= 768 && blocks >= units)
-        i = config_index(few && !(a_uk && b_uk) && k >= 1536 ? "wg64x128-s3-tma-cs-o5"
-                         : !few && a_uk && b_uk              ? "wg128x128-k64-s1-tma-cs"
-                                                             : "wg64x128-k64-s1-tma-cs");
+        i = few && !(a_uk && b_uk) && k >= 1536 ? config_index(&o5, "wg64x128-s3-tma-cs-o5")
+            : !few && a_uk && b_uk ? config_index(&k64_128, "wg128x128-k64-s1-tma-cs")
+                                   : config_index(&k64_64, "wg64x128-k64-s1-tma-cs");
     return i >= 0 ? i : few ? WG_FEW : WG_FIRST;
 }
 
