@@ -1539,10 +1539,15 @@ bool gemm_engine_3xtf32_candidate(const clops_device *d)
  * accurate than CLBlast's SGEMM but 0.73-0.81x its speed; docs/gemm.md). */
 static int x3_takes(const clops_device *d, clops_dtype dt, int mode)
 {
+    static atomic_int drop = -1;
     if (dt != CLOPS_FLOAT32 || mode != 0 || !gemm_engine_3xtf32_candidate(d))
         return 0;
-    const char *v = host_env("CLOPS_GEMM_3XTF32_DROP"), *p = host_env("CLOPS_GEMM_3XTF32_PROMOTE");
-    return (v && strcmp(v, "1") == 0 ? 2 : 1) | (p && strcmp(p, "1") == 0 ? 4 : 0);
+    /* (DROP read once, set only from outside by the jobs; PROMOTE per call
+     * on purpose: tests/test_gemm_engine.c and bench/gemm_accuracy.c switch
+     * it between products of one process) */
+    const char *p = host_env("CLOPS_GEMM_3XTF32_PROMOTE");
+    return (env_switch(&drop, "CLOPS_GEMM_3XTF32_DROP", NULL, "1") ? 2 : 1) |
+           (p && strcmp(p, "1") == 0 ? 4 : 0);
 }
 
 /* Whether the engine's kernels take dtype dt on d (else CLBlast) under
