@@ -637,8 +637,11 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
  * probe's question: such maps fault on the H200).  False when neither is
  * asked for and libcuda cannot encode: then the configuration is not
  * taken (maps from zeros take the process's device down; the cp.async
- * default runs).  Read at each choice of a "-tma" configuration (cheap:
- * the encoder is loaded once). */
+ * default runs).  Read at each choice of a "-tma" configuration: since
+ * engine11's rule, every aligned 16-bit product it sends to TMA tiles on
+ * Hopper (a getenv and one encoder call besides the launch's two; the
+ * encoder is loaded once, and asked on the calling thread, whose CUDA
+ * context gemm_tma_encode makes current). */
 static bool tma_maps(int *zero, int *m1)
 {
     const char *v = host_env("CLOPS_GEMM_TMA_MAP");
