@@ -1617,6 +1617,40 @@ static clops_status epi_setup(const char *op, const gemm_epilogue *epi, const cl
 }
 
 /*
+ * Runs the chosen configuration cfg over g (gemm_run), counted by its atom
+ * (and as wgmma); *done false, uncounted, where the groups exceed what a
+ * split launch indexes or the device runs smaller work-groups of the
+ * kernel than it needs: CLBlast takes the product.  (engine_launch and
+ * x3_launch.)
+ */
+static clops_status run_counted(const char *op, clops_device *d, const gemm_cfg *cfg,
+                                const gemm_geom *g, float alpha, float beta, bool *done)
+{
+    int64_t groups = g->batch * ops_cdiv(g->m, cfg->kind == GK_CPU ? cfg->rm * 2 : cfg->bm) *
+                     ops_cdiv(g->n, cfg->bn);
+    /* Split launches multiply the groups by at most 16. */
+    if (groups > INT32_MAX / 16)
+        return CLOPS_OK;
+    atomic_uint_fast64_t *ctr = cfg->kind == GK_MMA   ? &n_mma
+                                : cfg->kind == GK_CPU ? &n_cpu
+                                                      : &n_fma;
+    atomic_fetch_add(ctr, 1);
+    if (cfg->wgs)
+        atomic_fetch_add(&n_wgmma, 1);
+    clops_status st = gemm_run(d, cfg, g, groups, alpha, beta);
+    if (st == CLOPS_UNSUPPORTED) {
+        /* The device runs smaller work-groups of this kernel than it
+         * needs (registers): CLBlast takes the product. */
+        atomic_fetch_sub(ctr, 1);
+        if (cfg->wgs)
+            atomic_fetch_sub(&n_wgmma, 1);
+        return CLOPS_OK;
+    }
+    *done = true;
+    return st ? clops__error_prefix(st, "%s", op) : CLOPS_OK;
+}
+
+/*
  * Chooses the atom for a product of dt on d with A staged (a_uk, a_cp) and
  * B (b_un, b_cp) as staging_of says, and runs it (gemm_run: split along K
  * where that pays, never for a convolution's im2col view, but for a weight
@@ -1692,26 +1726,7 @@ static clops_status engine_launch(const char *op, clops_device *d, clops_dtype d
     if (!mma)
         fma_config(d, dt, &cfg);
     cfg.conv = conv;
-    int64_t groups = g->batch * ops_cdiv(g->m, cfg.kind == GK_CPU ? cfg.rm * 2 : cfg.bm) *
-                     ops_cdiv(g->n, cfg.bn);
-    /* Split launches multiply the groups by at most 16. */
-    if (groups > INT32_MAX / 16)
-        return CLOPS_OK;
-    atomic_uint_fast64_t *ctr = cfg.kind == GK_MMA ? &n_mma : cfg.kind == GK_CPU ? &n_cpu : &n_fma;
-    atomic_fetch_add(ctr, 1);
-    if (cfg.wgs)
-        atomic_fetch_add(&n_wgmma, 1);
-    clops_status st = gemm_run(d, &cfg, g, groups, alpha, beta);
-    if (st == CLOPS_UNSUPPORTED) {
-        /* The device runs smaller work-groups of this kernel than it
-         * needs (registers): CLBlast takes the product. */
-        atomic_fetch_sub(ctr, 1);
-        if (cfg.wgs)
-            atomic_fetch_sub(&n_wgmma, 1);
-        return CLOPS_OK;
-    }
-    *done = true;
-    return st ? clops__error_prefix(st, "%s", op) : CLOPS_OK;
+    return run_counted(op, d, &cfg, g, alpha, beta, done);
 }
 
 /*
@@ -1736,19 +1751,7 @@ static clops_status x3_launch(const char *op, clops_device *d, int x3, gemm_geom
         !mma_config(d, CLOPS_FLOAT32, 1, 1, a_cp, b_cp, small, few, true, 0, false, &cfg) ||
         !x3_config(d, x3, few, &cfg) || !mma_checked(d, &cfg))
         return CLOPS_OK;
-    int64_t groups = g->batch * ops_cdiv(g->m, cfg.bm) * ops_cdiv(g->n, cfg.bn);
-    if (groups > INT32_MAX / 16)
-        return CLOPS_OK;
-    atomic_fetch_add(&n_mma, 1);
-    atomic_fetch_add(&n_wgmma, 1);
-    clops_status st = gemm_run(d, &cfg, g, groups, alpha, beta);
-    if (st == CLOPS_UNSUPPORTED) {
-        atomic_fetch_sub(&n_mma, 1);
-        atomic_fetch_sub(&n_wgmma, 1);
-        return CLOPS_OK;
-    }
-    *done = true;
-    return st ? clops__error_prefix(st, "%s", op) : CLOPS_OK;
+    return run_counted(op, d, &cfg, g, alpha, beta, done);
 }
 
 clops_status gemm_engine_epi(const char *op, const clops_tensor *a, const clops_tensor *b,
