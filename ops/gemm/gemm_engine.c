@@ -522,24 +522,24 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
                           ((uint64_t)c->raster << 24) | ((uint64_t)c->wm << 12) | (uint64_t)c->wn}};
     char pname[128];
     bool mma = c->kind == GK_MMA;
-    if (mma)
+    /* (an mma program's name holds its configuration and variants; the
+     * reports read them: tools/cli/report_perf.c gemm_words) */
+    if (mma) {
         snprintf(pname, sizeof pname, "gemm/%s/%s/a-%s%s/b-%s%s/%s%s", c->wgs ? "wgmma" : "mma",
                  clops_dtype_name(c->dt),
                  c->a_uk ? "k" : "m", c->a_cp ? "" : "-plain", c->b_uk ? "k" : "n",
                  c->b_cp ? "" : "-plain", mma_shapes[c->shape].name, c->split ? "/split" : "");
-    if (mma && c->x3) {
         size_t l = strlen(pname);
-        snprintf(pname + l, sizeof pname - l, "/3xtf32-s%d%s%s", c->stages,
-                 (c->x3 & 4) ? "-promote" : "", (c->x3 & 3) == 2 ? "-drop" : "");
-    }
-    if (mma && c->probe) {
-        size_t l = strlen(pname);
-        snprintf(pname + l, sizeof pname - l, "/probe%d", c->probe);
-    }
-    if (mma && c->tma && (c->tma_zero || c->tma_m1)) {
-        size_t l = strlen(pname);
-        snprintf(pname + l, sizeof pname - l, "/maps-%s%s", c->tma_zero ? "zero" : "template",
-                 c->tma_m1 ? "-m1" : "");
+        if (c->x3)
+            snprintf(pname + l, sizeof pname - l, "/3xtf32-s%d%s%s", c->stages,
+                     (c->x3 & 4) ? "-promote" : "", (c->x3 & 3) == 2 ? "-drop" : "");
+        l = strlen(pname);
+        if (c->probe)
+            snprintf(pname + l, sizeof pname - l, "/probe%d", c->probe);
+        l = strlen(pname);
+        if (c->tma && (c->tma_zero || c->tma_m1))
+            snprintf(pname + l, sizeof pname - l, "/maps-%s%s", c->tma_zero ? "zero" : "template",
+                     c->tma_m1 ? "-m1" : "");
     }
     else if (c->kind == GK_SKINNY)
         snprintf(pname, sizeof pname, "gemm/skinny/%s/m%d/b-%s/v%d%s%s", clops_dtype_name(c->dt),
