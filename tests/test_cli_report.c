@@ -829,6 +829,10 @@ static void engine_paths_are_named(void **state)
         {"matrix", "gemm/mma/bfloat16/a-m-plain/b-k/64x64-w32x32-s4/split:gemm_mma, "
                    "gemm/reduce/bfloat16:gemm_reduce",
          "mma 64x64-w32x32-s4, split-K"},
+        {"matrix", "gemm/wgmma/bfloat16/a-k/b-n/wg128x128-k64-s1-tma-cs:gemm_mma",
+         "wgmma wg128x128-k64-s1-tma-cs"},
+        {"matrix", "gemm/wgmma/float32/a-k/b-k/wg128x128-s3-cs/3xtf32-s3-promote:gemm_mma",
+         "wgmma wg128x128-s3-cs"},
         {"matrix", "gemm/fma/float32:gemm_fma", "FMA"},
         {"matrix", "gemm/cpu/float32:gemm_cpu", "FMA (CPU atom)"},
         {"matrix", "gemm/skinny/float32/m4/b-n/v4:gemm_skinny", "skinny"},

@@ -522,24 +522,24 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
                           ((uint64_t)c->raster << 24) | ((uint64_t)c->wm << 12) | (uint64_t)c->wn}};
     char pname[128];
     bool mma = c->kind == GK_MMA;
-    if (mma)
+    /* (an mma program's name holds its configuration and variants; the
+     * reports read them: tools/cli/report_perf.c gemm_words) */
+    if (mma) {
         snprintf(pname, sizeof pname, "gemm/%s/%s/a-%s%s/b-%s%s/%s%s", c->wgs ? "wgmma" : "mma",
                  clops_dtype_name(c->dt),
                  c->a_uk ? "k" : "m", c->a_cp ? "" : "-plain", c->b_uk ? "k" : "n",
                  c->b_cp ? "" : "-plain", mma_shapes[c->shape].name, c->split ? "/split" : "");
-    if (mma && c->x3) {
         size_t l = strlen(pname);
-        snprintf(pname + l, sizeof pname - l, "/3xtf32-s%d%s%s", c->stages,
-                 (c->x3 & 4) ? "-promote" : "", (c->x3 & 3) == 2 ? "-drop" : "");
-    }
-    if (mma && c->probe) {
-        size_t l = strlen(pname);
-        snprintf(pname + l, sizeof pname - l, "/probe%d", c->probe);
-    }
-    if (mma && c->tma && (c->tma_zero || c->tma_m1)) {
-        size_t l = strlen(pname);
-        snprintf(pname + l, sizeof pname - l, "/maps-%s%s", c->tma_zero ? "zero" : "template",
-                 c->tma_m1 ? "-m1" : "");
+        if (c->x3)
+            snprintf(pname + l, sizeof pname - l, "/3xtf32-s%d%s%s", c->stages,
+                     (c->x3 & 4) ? "-promote" : "", (c->x3 & 3) == 2 ? "-drop" : "");
+        l = strlen(pname);
+        if (c->probe)
+            snprintf(pname + l, sizeof pname - l, "/probe%d", c->probe);
+        l = strlen(pname);
+        if (c->tma && (c->tma_zero || c->tma_m1))
+            snprintf(pname + l, sizeof pname - l, "/maps-%s%s", c->tma_zero ? "zero" : "template",
+                     c->tma_m1 ? "-m1" : "");
     }
     else if (c->kind == GK_SKINNY)
         snprintf(pname, sizeof pname, "gemm/skinny/%s/m%d/b-%s/v%d%s%s", clops_dtype_name(c->dt),
@@ -637,8 +637,11 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
  * probe's question: such maps fault on the H200).  False when neither is
  * asked for and libcuda cannot encode: then the configuration is not
  * taken (maps from zeros take the process's device down; the cp.async
- * default runs).  Read at each choice of a "-tma" configuration (cheap:
- * the encoder is loaded once). */
+ * default runs).  Read at each choice of a "-tma" configuration: since
+ * engine11's rule, every aligned 16-bit product it sends to TMA tiles on
+ * Hopper (a getenv and one encoder call besides the launch's two; the
+ * encoder is loaded once, and asked on the calling thread, whose CUDA
+ * context gemm_tma_encode makes current). */
 static bool tma_maps(int *zero, int *m1)
 {
     const char *v = host_env("CLOPS_GEMM_TMA_MAP");
@@ -652,27 +655,29 @@ static bool tma_maps(int *zero, int *m1)
     return asked || lib;
 }
 
-/* The index of the configuration named name (-1: none). */
-static int config_index(const char *name)
+/* The index of the configuration named name (-1: none), looked up once
+ * into *cell (-2 before: the table is constant, and the rule below runs
+ * for every 16-bit product on Hopper). */
+static int config_index(atomic_int *cell, const char *name)
 {
-    for (int i = 0; i < MMA_SHAPES; i++)
-        if (strcmp(mma_shapes[i].name, name) == 0)
-            return i;
-    return -1;
+    int i = atomic_load(cell);
+    if (i == -2) {
+        i = -1;
+        for (int j = 0; j < MMA_SHAPES && i < 0; j++)
+            if (strcmp(mma_shapes[j].name, name) == 0)
+                i = j;
+        atomic_store(cell, i);
+    }
+    return i;
 }
 
 /* Whether the wgmma defaults take TMA tiles where the rule below says so
  * (CLOPS_GEMM_TMA_RULE=0 at start: never). */
+static atomic_int tma_rule_enabled = -1;
+
 static bool tma_rule_on(void)
 {
-    static atomic_int on = -1;
-    int v = atomic_load(&on);
-    if (v < 0) {
-        const char *e = host_env("CLOPS_GEMM_TMA_RULE");
-        v = !(e && strcmp(e, "0") == 0);
-        atomic_store(&on, v);
-    }
-    return v;
+    return env_switch(&tma_rule_enabled, "CLOPS_GEMM_TMA_RULE", "0", NULL);
 }
 
 /*
@@ -697,11 +702,12 @@ int gemm_engine_wgmma_default(int64_t batch, int64_t m, int64_t n, int64_t k, in
 {
     int64_t blocks = batch * ((m + 127) / 128) * ((n + 127) / 128);
     bool few = blocks < 2 * units;
+    static atomic_int o5 = -2, k64_128 = -2, k64_64 = -2;
     int i = -1;
     if (tma && tma_rule_on() && batch == 1 && k >= 768 && blocks >= units)
-        i = config_index(few && !(a_uk && b_uk) && k >= 1536 ? "wg64x128-s3-tma-cs-o5"
-                         : !few && a_uk && b_uk              ? "wg128x128-k64-s1-tma-cs"
-                                                             : "wg64x128-k64-s1-tma-cs");
+        i = few && !(a_uk && b_uk) && k >= 1536 ? config_index(&o5, "wg64x128-s3-tma-cs-o5")
+            : !few && a_uk && b_uk ? config_index(&k64_128, "wg128x128-k64-s1-tma-cs")
+                                   : config_index(&k64_64, "wg64x128-k64-s1-tma-cs");
     return i >= 0 ? i : few ? WG_FEW : WG_FIRST;
 }
 
@@ -1536,10 +1542,15 @@ bool gemm_engine_3xtf32_candidate(const clops_device *d)
  * accurate than CLBlast's SGEMM but 0.73-0.81x its speed; docs/gemm.md). */
 static int x3_takes(const clops_device *d, clops_dtype dt, int mode)
 {
+    static atomic_int drop = -1;
     if (dt != CLOPS_FLOAT32 || mode != 0 || !gemm_engine_3xtf32_candidate(d))
         return 0;
-    const char *v = host_env("CLOPS_GEMM_3XTF32_DROP"), *p = host_env("CLOPS_GEMM_3XTF32_PROMOTE");
-    return (v && strcmp(v, "1") == 0 ? 2 : 1) | (p && strcmp(p, "1") == 0 ? 4 : 0);
+    /* (DROP read once, set only from outside by the jobs; PROMOTE per call
+     * on purpose: tests/test_gemm_engine.c and bench/gemm_accuracy.c switch
+     * it between products of one process) */
+    const char *p = host_env("CLOPS_GEMM_3XTF32_PROMOTE");
+    return (env_switch(&drop, "CLOPS_GEMM_3XTF32_DROP", NULL, "1") ? 2 : 1) |
+           (p && strcmp(p, "1") == 0 ? 4 : 0);
 }
 
 /* Whether the engine's kernels take dtype dt on d (else CLBlast) under
@@ -1603,6 +1614,40 @@ static clops_status epi_setup(const char *op, const gemm_epilogue *epi, const cl
         g->rmem = mem_of(epi->residual);
     }
     return CLOPS_OK;
+}
+
+/*
+ * Runs the chosen configuration cfg over g (gemm_run), counted by its atom
+ * (and as wgmma); *done false, uncounted, where the groups exceed what a
+ * split launch indexes or the device runs smaller work-groups of the
+ * kernel than it needs: CLBlast takes the product.  (engine_launch and
+ * x3_launch.)
+ */
+static clops_status run_counted(const char *op, clops_device *d, const gemm_cfg *cfg,
+                                const gemm_geom *g, float alpha, float beta, bool *done)
+{
+    int64_t groups = g->batch * ops_cdiv(g->m, cfg->kind == GK_CPU ? cfg->rm * 2 : cfg->bm) *
+                     ops_cdiv(g->n, cfg->bn);
+    /* Split launches multiply the groups by at most 16. */
+    if (groups > INT32_MAX / 16)
+        return CLOPS_OK;
+    atomic_uint_fast64_t *ctr = cfg->kind == GK_MMA   ? &n_mma
+                                : cfg->kind == GK_CPU ? &n_cpu
+                                                      : &n_fma;
+    atomic_fetch_add(ctr, 1);
+    if (cfg->wgs)
+        atomic_fetch_add(&n_wgmma, 1);
+    clops_status st = gemm_run(d, cfg, g, groups, alpha, beta);
+    if (st == CLOPS_UNSUPPORTED) {
+        /* The device runs smaller work-groups of this kernel than it
+         * needs (registers): CLBlast takes the product. */
+        atomic_fetch_sub(ctr, 1);
+        if (cfg->wgs)
+            atomic_fetch_sub(&n_wgmma, 1);
+        return CLOPS_OK;
+    }
+    *done = true;
+    return st ? clops__error_prefix(st, "%s", op) : CLOPS_OK;
 }
 
 /*
@@ -1681,26 +1726,7 @@ static clops_status engine_launch(const char *op, clops_device *d, clops_dtype d
     if (!mma)
         fma_config(d, dt, &cfg);
     cfg.conv = conv;
-    int64_t groups = g->batch * ops_cdiv(g->m, cfg.kind == GK_CPU ? cfg.rm * 2 : cfg.bm) *
-                     ops_cdiv(g->n, cfg.bn);
-    /* Split launches multiply the groups by at most 16. */
-    if (groups > INT32_MAX / 16)
-        return CLOPS_OK;
-    atomic_uint_fast64_t *ctr = cfg.kind == GK_MMA ? &n_mma : cfg.kind == GK_CPU ? &n_cpu : &n_fma;
-    atomic_fetch_add(ctr, 1);
-    if (cfg.wgs)
-        atomic_fetch_add(&n_wgmma, 1);
-    clops_status st = gemm_run(d, &cfg, g, groups, alpha, beta);
-    if (st == CLOPS_UNSUPPORTED) {
-        /* The device runs smaller work-groups of this kernel than it
-         * needs (registers): CLBlast takes the product. */
-        atomic_fetch_sub(ctr, 1);
-        if (cfg.wgs)
-            atomic_fetch_sub(&n_wgmma, 1);
-        return CLOPS_OK;
-    }
-    *done = true;
-    return st ? clops__error_prefix(st, "%s", op) : CLOPS_OK;
+    return run_counted(op, d, &cfg, g, alpha, beta, done);
 }
 
 /*
@@ -1725,19 +1751,7 @@ static clops_status x3_launch(const char *op, clops_device *d, int x3, gemm_geom
         !mma_config(d, CLOPS_FLOAT32, 1, 1, a_cp, b_cp, small, few, true, 0, false, &cfg) ||
         !x3_config(d, x3, few, &cfg) || !mma_checked(d, &cfg))
         return CLOPS_OK;
-    int64_t groups = g->batch * ops_cdiv(g->m, cfg.bm) * ops_cdiv(g->n, cfg.bn);
-    if (groups > INT32_MAX / 16)
-        return CLOPS_OK;
-    atomic_fetch_add(&n_mma, 1);
-    atomic_fetch_add(&n_wgmma, 1);
-    clops_status st = gemm_run(d, &cfg, g, groups, alpha, beta);
-    if (st == CLOPS_UNSUPPORTED) {
-        atomic_fetch_sub(&n_mma, 1);
-        atomic_fetch_sub(&n_wgmma, 1);
-        return CLOPS_OK;
-    }
-    *done = true;
-    return st ? clops__error_prefix(st, "%s", op) : CLOPS_OK;
+    return run_counted(op, d, &cfg, g, alpha, beta, done);
 }
 
 clops_status gemm_engine_epi(const char *op, const clops_tensor *a, const clops_tensor *b,

@@ -64,9 +64,10 @@ uint32_t gemm_tma_chunk_offset(const gemm_tma_map2d *m, uint32_t row, uint32_t c
  * moves bits) into out (128 bytes, 64-byte aligned) with libcuda's
  * host-only cuTensorMapEncodeTiled, loaded once with dlopen("libcuda.so.1");
  * where it asks for a CUDA context (it does), the primary context of CUDA's
- * device 0 is retained once and made current on the calling thread (the
- * "-tma" configurations are forced only; a process with several GPUs
- * would need the OpenCL device's own); l2 the L2 promotion
+ * device 0 is retained once and made current on the calling thread (a
+ * process with several GPUs would need the OpenCL device's own: since
+ * engine11's rule the "-tma" configurations are defaults, not forced only,
+ * so that limit is the default path's on such hosts); l2 the L2 promotion
  * (0 none, 3 256 bytes).  False, with nothing written, where there is no
  * libcuda or it refuses (no NVIDIA driver: every POCL machine).
  */

@@ -162,18 +162,18 @@ void report_op_lists(const report *r, const report_matrix *m, const report_bench
     (void)r;
 }
 
-/* The words of one gemm program name ("gemm/mma/float16/a-k/b-n/CONFIG[/split]"). */
+/* The words of one gemm program name ("gemm/mma/float16/a-k/b-n/CONFIG[/split]", "gemm/wgmma/..."). */
 static void gemm_words(const char *prog, char *buf, size_t cap)
 {
     char kind[16] = "";
     sscanf(prog, "gemm/%15[^/]", kind);
     bool split = strstr(prog, "/split") != NULL;
-    if (strcmp(kind, "mma") == 0) {
+    if (strcmp(kind, "mma") == 0 || strcmp(kind, "wgmma") == 0) {
         /* the configuration is the component after b-... */
         const char *cfg = strstr(prog, "/b-");
         cfg = cfg ? strchr(cfg + 1, '/') : NULL;
         int len = cfg ? (int)strcspn(cfg + 1, "/:") : 0;
-        snprintf(buf, cap, "mma %.*s%s", len, cfg ? cfg + 1 : "", split ? ", split-K" : "");
+        snprintf(buf, cap, "%s %.*s%s", kind, len, cfg ? cfg + 1 : "", split ? ", split-K" : "");
     } else {
         snprintf(buf, cap, "%s%s",
                  strcmp(kind, "fma") == 0    ? "FMA"
