@@ -31,6 +31,11 @@
  * device pretended to be a Hopper: the check runs once and fails), and on
  * a Hopper its forwards against the reference; CLOPS_TEST_ATTN_WGMMA=1
  * asserts that every lean 16-bit forward of head dim 64/128 took it.
+ * test_wgmma_bwd_choice does the same for the wgmma dK/dV
+ * (attn_bwd_dkv_wg: off by default; on a Hopper the backwards' dQ, dK and
+ * dV against the reference and their bits twice), and
+ * CLOPS_TEST_ATTN_WGMMA_BWD=1 asserts that every lean 16-bit backward of
+ * head dim 64/128 ran its dK/dV there.
  * CLOPS_TEST_FILTER (a cmocka glob) runs a subset.
  * The standard layout sweeps are the operator suite's (test_check_attention).
  */
