@@ -31,6 +31,11 @@
  * device pretended to be a Hopper: the check runs once and fails), and on
  * a Hopper its forwards against the reference; CLOPS_TEST_ATTN_WGMMA=1
  * asserts that every lean 16-bit forward of head dim 64/128 took it.
+ * test_wgmma_bwd_choice does the same for the wgmma dK/dV
+ * (attn_bwd_dkv_wg: off by default; on a Hopper the backwards' dQ, dK and
+ * dV against the reference and their bits twice), and
+ * CLOPS_TEST_ATTN_WGMMA_BWD=1 asserts that every lean 16-bit backward of
+ * head dim 64/128 ran its dK/dV there.
  * CLOPS_TEST_FILTER (a cmocka glob) runs a subset.
  * The standard layout sweeps are the operator suite's (test_check_attention).
  */
@@ -682,19 +687,22 @@ static const int64_t wg_probs[][8] = {
     {2, 2, 131, 131, 128, 1, 0, 1}, {2, 1, 77, 45, 100, 1, 1, 0},  {1, 1, 90, 200, 128, 0, 0, 0},
 };
 
-/* Names the case of wg_probs row pr in dt (what: the kernel), gives the
- * query and key/value sizes and returns the layout. */
-static ct_layout wg_case(const char *what, const int64_t *pr, clops_dtype dt, int64_t qs[4],
-                         int64_t ks[4])
+/* Names the case of wg_probs row pr in dt (what: the kernel) and makes its
+ * first n inputs on d in x (q, k, v, then the output's gradient: seeds 1 to
+ * n, in pr's layout) and their CPU copies in xc. */
+static void wg_case(const char *what, const int64_t *pr, clops_dtype dt, clops_device *d, int n,
+                    clops_tensor **x, clops_tensor **xc)
 {
     ct_set_case("%s %s Hq %lld Hkv %lld L %lld S %lld E %lld%s%s%s", what, clops_dtype_name(dt),
                 (long long)pr[0], (long long)pr[1], (long long)pr[2], (long long)pr[3],
                 (long long)pr[4], pr[5] ? " causal" : "", pr[6] ? " lower-right" : "",
                 pr[7] ? " transposed" : "");
-    int64_t q[4] = {1, pr[0], pr[2], pr[4]}, k[4] = {1, pr[1], pr[3], pr[4]};
-    memcpy(qs, q, sizeof q);
-    memcpy(ks, k, sizeof k);
-    return pr[7] ? CT_TRANSPOSED : CT_CONTIGUOUS;
+    int64_t qs[4] = {1, pr[0], pr[2], pr[4]}, ks[4] = {1, pr[1], pr[3], pr[4]};
+    ct_layout lay = pr[7] ? CT_TRANSPOSED : CT_CONTIGUOUS;
+    for (int i = 0; i < n; i++) {
+        x[i] = ct_random(d, dt, 4, i == 1 || i == 2 ? ks : qs, lay, PW_DOMAIN_SMALL, i + 1);
+        xc[i] = ct_to_cpu(x[i]);
+    }
 }
 
 /* The choice of the wgmma forward (bwd false) or dK/dV (bwd true) on d,
@@ -773,25 +781,22 @@ static void test_wgmma_choice(void **state)
                 const int64_t *pr = wg_probs[pi];
                 for (int ti = 0; ti < 2; ti++) {
                     clops_dtype dt = ti ? CLOPS_FLOAT16 : CLOPS_BFLOAT16;
-                    int64_t qs[4], ks[4];
-                    ct_layout lay = wg_case("wgmma", pr, dt, qs, ks);
-                    clops_tensor *q = ct_random(d, dt, 4, qs, lay, PW_DOMAIN_SMALL, 1);
-                    clops_tensor *k = ct_random(d, dt, 4, ks, lay, PW_DOMAIN_SMALL, 2);
-                    clops_tensor *v = ct_random(d, dt, 4, ks, lay, PW_DOMAIN_SMALL, 3);
-                    clops_tensor *qc = ct_to_cpu(q), *kc = ct_to_cpu(k), *vc = ct_to_cpu(v);
+                    clops_tensor *x[3], *xc[3];
+                    wg_case("wgmma", pr, dt, d, 3, x, xc);
                     clops_tensor *o = NULL, *l = NULL, *r = NULL, *oc = NULL, *lc = NULL,
                                  *rc = NULL;
                     attn_stats f0, f1;
                     attention_stats(&f0);
-                    CT_OK(clops__fused_attention(q, k, v, NULL, 0.0, pr[5] != 0, NULL, NULL,
-                                                 pr[6] != 0, &o, &l, &r));
+                    CT_OK(clops__fused_attention(x[0], x[1], x[2], NULL, 0.0, pr[5] != 0, NULL,
+                                                 NULL, pr[6] != 0, &o, &l, &r));
                     attention_stats(&f1);
                     CT_ASSERT_MSG(f1.fwd_wg - f0.fwd_wg == 1, "the forward did not take attn_fwd_wg");
-                    CT_OK(clops__fused_attention(qc, kc, vc, NULL, 0.0, pr[5] != 0, NULL, NULL,
-                                                 pr[6] != 0, &oc, &lc, &rc));
+                    CT_OK(clops__fused_attention(xc[0], xc[1], xc[2], NULL, 0.0, pr[5] != 0,
+                                                 NULL, NULL, pr[6] != 0, &oc, &lc, &rc));
                     CT_ASSERT_CLOSE(o, oc, ct_tol_ulp_atol(4, 4e-3));
                     CT_ASSERT_CLOSE(l, lc, ct_tol_ulp_atol(64, 2e-6));
-                    clops_tensor *rel[] = {q, k, v, qc, kc, vc, o, l, r, oc, lc, rc};
+                    clops_tensor *rel[] = {x[0], x[1], x[2], xc[0], xc[1], xc[2],
+                                           o, l, r, oc, lc, rc};
                     for (size_t i = 0; i < CT_COUNT(rel); i++)
                         clops_tensor_release(rel[i]);
                 }
@@ -853,14 +858,8 @@ static void test_wgmma_bwd_choice(void **state)
                 const int64_t *pr = wg_probs[pi];
                 for (int ti = 0; ti < 2; ti++) {
                     clops_dtype dt = ti ? CLOPS_FLOAT16 : CLOPS_BFLOAT16;
-                    int64_t qs[4], ks[4];
-                    ct_layout lay = wg_case("wgmma dK/dV", pr, dt, qs, ks);
                     clops_tensor *x[4], *xc[4];
-                    for (int i = 0; i < 4; i++) {
-                        x[i] = ct_random(d, dt, 4, i == 1 || i == 2 ? ks : qs, lay,
-                                         PW_DOMAIN_SMALL, i + 1);
-                        xc[i] = ct_to_cpu(x[i]);
-                    }
+                    wg_case("wgmma dK/dV", pr, dt, d, 4, x, xc);
                     clops_tensor *o = NULL, *l = NULL, *r = NULL, *oc = NULL, *lc = NULL,
                                  *rc = NULL, *g[3][4] = {{NULL}};
                     bool causal = pr[5] != 0, lr = pr[6] != 0;

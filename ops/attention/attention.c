@@ -408,17 +408,12 @@ void attention_wgmma_pretend(bool on)
 
 static bool attn_wg_on(int dp)
 {
-    static atomic_int env = -1; /* 0 off, 1 on, 2 the default */
+    static atomic_int on = -1, off = -1;
     int set = atomic_load_explicit(&attn_wg_set, memory_order_relaxed);
     if (set >= 0)
         return set == 1;
-    int e = atomic_load_explicit(&env, memory_order_relaxed);
-    if (e < 0) {
-        const char *v = host_env("CLOPS_ATTN_WGMMA");
-        e = v && strcmp(v, "1") == 0 ? 1 : v && strcmp(v, "0") == 0 ? 0 : 2;
-        atomic_store_explicit(&env, e, memory_order_relaxed);
-    }
-    return e == 1 || (e == 2 && dp == 128);
+    return attn_env_is(&on, "CLOPS_ATTN_WGMMA", "1") ||
+           (dp == 128 && !attn_env_off(&off, "CLOPS_ATTN_WGMMA"));
 }
 
 /* An integer environment setting read once into *cache (-1 before; 0
