@@ -395,6 +395,20 @@ static int conv_tile_of(const char *want)
     return 0;
 }
 
+/* conv_tile_of(name) for a configuration the code names (the table is
+ * fixed): looked up once, kept in *cell (-1 until then). */
+static int conv_tile_named(atomic_int *cell, const char *name)
+{
+    int t = atomic_load_explicit(cell, memory_order_relaxed);
+    if (t < 0) {
+        t = conv_tile_of(name);
+        atomic_store_explicit(cell, t, memory_order_relaxed);
+    }
+    return t;
+}
+
+static atomic_int tile_narrow = -1, tile_wg64 = -1, tile_wg128 = -1;
+
 /*
  * The wgmma configuration of a forward or input-gradient product on
  * Hopper, 0 for none (mma.sync's): float32 as TF32 (the engine's conv
@@ -458,7 +472,8 @@ int conv_wgmma_rule(const char *mode, int64_t n, int64_t m, int64_t groups, int6
         (!all && (n <= 64 || groups * ((m + 63) / 64) * cols < 2 * units)))
         return 0;
     int64_t blocks = groups * ((m + 127) / 128) * cols;
-    return conv_tile_of(blocks < 2 * units ? "wg64x128-s4-cs" : "wg128x128-s3-cs");
+    return blocks < 2 * units ? conv_tile_named(&tile_wg64, "wg64x128-s4-cs")
+                              : conv_tile_named(&tile_wg128, "wg128x128-s3-cs");
 }
 
 static int conv_tile(const clops_tensor *y, int64_t n)
@@ -470,14 +485,7 @@ static int conv_tile(const clops_tensor *y, int64_t n)
         return conv_tile_of(env); /* a benchmark's choice: looked up per call */
     if (env && strcmp(env, "0") == 0)
         return 0;
-    /* the default's index, looked up once */
-    static atomic_int narrow = -1;
-    int t = atomic_load_explicit(&narrow, memory_order_relaxed);
-    if (t < 0) {
-        t = conv_tile_of("64x64-w32x32-s4");
-        atomic_store_explicit(&narrow, t, memory_order_relaxed);
-    }
-    return t;
+    return conv_tile_named(&tile_narrow, "64x64-w32x32-s4"); /* the default */
 }
 
 /* A channels-last copy of image x [N, C, sp...] with cgp >= C channels
@@ -829,7 +837,7 @@ static clops_status weight_samples(tmps *c, const char *op, const conv_geom *g,
     if (s)
         return s;
     gemm_conv cv = {.x = bx, .y = sy, .groups = N * G, .samples = 1, .cg = cgp, .n = csg,
-                    .tile = kit_is_cpu(d) ? 0 : conv_tile_of("64x64-w32x32-s4")};
+                    .tile = kit_is_cpu(d) ? 0 : conv_tile_named(&tile_narrow, "64x64-w32x32-s4")};
     engine_geometry(&cv, g, true);
     s = gemm_engine_conv_weight(op, &cv, part, done);
     if (s || !*done)
