@@ -717,12 +717,14 @@ static int64_t ws_padded(int64_t cg)
 }
 
 /* Whether the weight gradient of g (small image S, big image B) runs with
- * the samples as groups (weight_samples). */
-static bool weight_by_samples(const conv_geom *g, const clops_tensor *S, const clops_tensor *B)
+ * the samples as groups (weight_samples); *copy: CLOPS_CONV_WS_COPY's
+ * choice, read once here for weight_samples. */
+static bool weight_by_samples(const conv_geom *g, const clops_tensor *S, const clops_tensor *B,
+                              bool *copy_out)
 {
     ws_mode m = wsamples_mode();
     clops_device *d = B->storage->device;
-    bool copy = ws_copy();
+    bool copy = *copy_out = ws_copy();
     int64_t G = g->groups, cbg = g->Cb / G, csg = g->Cs / G, rows = 0, parts = 0;
     int64_t cgp = copy ? ws_padded(cbg) : cbg, big = 0, small = 0, scratch = 0;
     if (m == WS_OFF || (m == WS_RULE && kit_is_cpu(d)) || g->N < 2 ||
@@ -804,17 +806,17 @@ static clops_status samples_image(tmps *c, const clops_tensor *t, int64_t G, int
     return view(c, buf, nd, sz, st, buf->offset, out);
 }
 
-/* The weight gradient W of g (weight_by_samples): the partials of every
- * (sample, group) by one engine launch, then their sum over the samples.
- * *done false: the engine did not take it (W not written). */
+/* The weight gradient W of g (weight_by_samples, which gave copy): the
+ * partials of every (sample, group) by one engine launch, then their sum
+ * over the samples.  *done false: the engine did not take it (W not
+ * written). */
 static clops_status weight_samples(tmps *c, const char *op, const conv_geom *g,
-                                   const clops_tensor *S, const clops_tensor *B, clops_tensor *W,
-                                   bool *done)
+                                   const clops_tensor *S, const clops_tensor *B, bool copy,
+                                   clops_tensor *W, bool *done)
 {
     *done = false;
     clops_device *d = W->storage->device;
     int nd = B->ndim;
-    bool copy = ws_copy();
     int64_t N = g->N, G = g->groups, cbg = g->Cb / G, csg = g->Cs / G, taps = g->K;
     int64_t cgp = copy ? ws_padded(cbg) : cbg;
     clops_tensor *bx = NULL, *sy = NULL;
@@ -896,8 +898,9 @@ static clops_status implicit_product(tmps *c, const char *op, const conv_geom *g
         /* W [Cs, cbg, taps] = sum over (sample, small position) of S
          * times B's window: M = (tap, big channel), N = small channels,
          * K = (sample, position), written straight into W. */
-        if (weight_by_samples(g, S, B)) {
-            clops_status s = weight_samples(c, op, g, S, B, (clops_tensor *)Wc, done);
+        bool copy = true;
+        if (weight_by_samples(g, S, B, &copy)) {
+            clops_status s = weight_samples(c, op, g, S, B, copy, (clops_tensor *)Wc, done);
             if (s || *done)
                 return s;
         }
@@ -1055,7 +1058,8 @@ clops_status conv_backward_source(const conv_geom *g, const clops_tensor *go, cl
     /* (CLOPS_CONV_WSAMPLES=all with CLOPS_CONV_WS_COPY=0: the weight
      * gradient reads go's NCHW samples as groups where it is; the input
      * gradient makes its own copy) */
-    if (wsamples_mode() == WS_ALL && !ws_copy() && weight_by_samples(g, go, go))
+    bool copy = true;
+    if (wsamples_mode() == WS_ALL && !ws_copy() && weight_by_samples(g, go, go, &copy))
         return CLOPS_OK;
     tmps c = {.n = 0};
     const clops_tensor *v = go;
