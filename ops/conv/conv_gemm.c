@@ -726,16 +726,17 @@ static bool weight_by_samples(const conv_geom *g, const clops_tensor *S, const c
     clops_device *d = B->storage->device;
     bool copy = *copy_out = ws_copy();
     int64_t G = g->groups, cbg = g->Cb / G, csg = g->Cs / G, rows = 0, parts = 0;
-    int64_t cgp = copy ? ws_padded(cbg) : cbg, big = 0, small = 0, scratch = 0;
+    int64_t cgp = copy ? ws_padded(cbg) : cbg, big = 0;
     if (m == WS_OFF || (m == WS_RULE && kit_is_cpu(d)) || g->N < 2 ||
         !geom_mul(g->K, cgp, &rows) || !geom_mul(rows, g->Cs, &parts) ||
         !geom_mul(parts, g->N, &parts) || parts > WS_PARTIALS_MAX ||
-        !geom_mul(tensor_numel(B) / g->Cb, G * cgp, &big) || !geom_mul(tensor_numel(S), 1, &small))
+        !geom_mul(tensor_numel(B) / g->Cb, G * cgp, &big))
         return false;
-    scratch = big + small;
-    if (copy ? scratch > WS_SCRATCH_MAX
-             : B->dtype != CLOPS_FLOAT32 ? scratch > WS_SCRATCH_MAX
-                                         : !(samples_merge(B) && samples_merge(S)))
+    int64_t scratch = big + tensor_numel(S);
+    /* the copies (and, without them, a half type's float32 copies) fit;
+     * float32 images without copies are read in place */
+    if (copy || B->dtype != CLOPS_FLOAT32 ? scratch > WS_SCRATCH_MAX
+                                          : !(samples_merge(B) && samples_merge(S)))
         return false;
     if (B->dtype != CLOPS_FLOAT32 && !gemm_engine_convolves(d, CLOPS_FLOAT32))
         return false;
