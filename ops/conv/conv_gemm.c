@@ -423,7 +423,8 @@ static atomic_int tile_narrow = -1, tile_wg64 = -1, tile_wg128 = -1;
  * twice the compute units or more, else 64 x 128 ("wg64x128-s4-cs", as
  * the engine's plain products): conv_wgmma_rule.
  * CLOPS_CONV_WGMMA (float32) and CLOPS_CONV_WGMMA_HALF (float16 /
- * bfloat16), read per call for benchmarks that compare: unset or "1" the
+ * bfloat16), read per call for benchmarks that compare (see wsamples_mode
+ * on why per call): unset or "1" the
  * rule, "0" none, "all" every product the staging allows, a
  * configuration's name (gemm_engine_config_name) that one for all.  The
  * engine honours the ask (for float32 without CLOPS_GEMM_WGMMA_TF32, its
@@ -688,6 +689,13 @@ uint64_t conv_weight_samples_calls(void)
     return (uint64_t)atomic_load(&ws_calls);
 }
 
+/* CLOPS_CONV_WSAMPLES and CLOPS_CONV_WS_COPY, as CLOPS_CONV_WGMMA /
+ * CLOPS_CONV_WGMMA_HALF and CLOPS_CONV_TILE above, are read per call, not
+ * cached as ops/gemm/gemm_engine.c's env_switch: bench/conv_models_job.sh
+ * (bench/conv_models.py, AB=NAME=V1,V2) alternates such a switch step by
+ * step in one process (its runs alternated CLOPS_CONV_WGMMA,
+ * CLOPS_CONV_WGMMA_HALF and CLOPS_CONV_WSAMPLES).  Each is one getenv per
+ * product, beside its launches. */
 static ws_mode wsamples_mode(void)
 {
     const char *env = host_env("CLOPS_CONV_WSAMPLES");
