@@ -465,12 +465,11 @@ static int conv_wgmma_tile(const clops_tensor *y, const clops_tensor *src, int64
  */
 int conv_wgmma_rule(const char *mode, int64_t n, int64_t m, int64_t groups, int64_t units)
 {
-    bool all = mode && strcmp(mode, "all") == 0;
-    if (mode && !all && strcmp(mode, "0") != 0 && strcmp(mode, "1") != 0)
+    bool all = mode && strcmp(mode, "all") == 0, off = mode && strcmp(mode, "0") == 0;
+    if (mode && !all && !off && strcmp(mode, "1") != 0)
         return conv_tile_of(mode); /* a benchmark's configuration, for every product */
     int64_t cols = (n + 127) / 128;
-    if ((mode && strcmp(mode, "0") == 0) ||
-        (!all && (n <= 64 || groups * ((m + 63) / 64) * cols < 2 * units)))
+    if (off || (!all && (n <= 64 || groups * ((m + 63) / 64) * cols < 2 * units)))
         return 0;
     int64_t blocks = groups * ((m + 127) / 128) * cols;
     return blocks < 2 * units ? conv_tile_named(&tile_wg64, "wg64x128-s4-cs")
