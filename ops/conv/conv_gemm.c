@@ -395,6 +395,20 @@ static int conv_tile_of(const char *want)
     return 0;
 }
 
+/* conv_tile_of(name) for a configuration the code names (the table is
+ * fixed): looked up once, kept in *cell (-1 until then). */
+static int conv_tile_named(atomic_int *cell, const char *name)
+{
+    int t = atomic_load_explicit(cell, memory_order_relaxed);
+    if (t < 0) {
+        t = conv_tile_of(name);
+        atomic_store_explicit(cell, t, memory_order_relaxed);
+    }
+    return t;
+}
+
+static atomic_int tile_narrow = -1, tile_wg64 = -1, tile_wg128 = -1;
+
 /*
  * The wgmma configuration of a forward or input-gradient product on
  * Hopper, 0 for none (mma.sync's): float32 as TF32 (the engine's conv
@@ -409,7 +423,8 @@ static int conv_tile_of(const char *want)
  * twice the compute units or more, else 64 x 128 ("wg64x128-s4-cs", as
  * the engine's plain products): conv_wgmma_rule.
  * CLOPS_CONV_WGMMA (float32) and CLOPS_CONV_WGMMA_HALF (float16 /
- * bfloat16), read per call for benchmarks that compare: unset or "1" the
+ * bfloat16), read per call for benchmarks that compare (see wsamples_mode
+ * on why per call): unset or "1" the
  * rule, "0" none, "all" every product the staging allows, a
  * configuration's name (gemm_engine_config_name) that one for all.  The
  * engine honours the ask (for float32 without CLOPS_GEMM_WGMMA_TF32, its
@@ -450,15 +465,15 @@ static int conv_wgmma_tile(const clops_tensor *y, const clops_tensor *src, int64
  */
 int conv_wgmma_rule(const char *mode, int64_t n, int64_t m, int64_t groups, int64_t units)
 {
-    bool all = mode && strcmp(mode, "all") == 0;
-    if (mode && !all && strcmp(mode, "0") != 0 && strcmp(mode, "1") != 0)
+    bool all = mode && strcmp(mode, "all") == 0, off = mode && strcmp(mode, "0") == 0;
+    if (mode && !all && !off && strcmp(mode, "1") != 0)
         return conv_tile_of(mode); /* a benchmark's configuration, for every product */
     int64_t cols = (n + 127) / 128;
-    if ((mode && strcmp(mode, "0") == 0) ||
-        (!all && (n <= 64 || groups * ((m + 63) / 64) * cols < 2 * units)))
+    if (off || (!all && (n <= 64 || groups * ((m + 63) / 64) * cols < 2 * units)))
         return 0;
     int64_t blocks = groups * ((m + 127) / 128) * cols;
-    return conv_tile_of(blocks < 2 * units ? "wg64x128-s4-cs" : "wg128x128-s3-cs");
+    return blocks < 2 * units ? conv_tile_named(&tile_wg64, "wg64x128-s4-cs")
+                              : conv_tile_named(&tile_wg128, "wg128x128-s3-cs");
 }
 
 static int conv_tile(const clops_tensor *y, int64_t n)
@@ -470,14 +485,7 @@ static int conv_tile(const clops_tensor *y, int64_t n)
         return conv_tile_of(env); /* a benchmark's choice: looked up per call */
     if (env && strcmp(env, "0") == 0)
         return 0;
-    /* the default's index, looked up once */
-    static atomic_int narrow = -1;
-    int t = atomic_load_explicit(&narrow, memory_order_relaxed);
-    if (t < 0) {
-        t = conv_tile_of("64x64-w32x32-s4");
-        atomic_store_explicit(&narrow, t, memory_order_relaxed);
-    }
-    return t;
+    return conv_tile_named(&tile_narrow, "64x64-w32x32-s4"); /* the default */
 }
 
 /* A channels-last copy of image x [N, C, sp...] with cgp >= C channels
@@ -680,6 +688,13 @@ uint64_t conv_weight_samples_calls(void)
     return (uint64_t)atomic_load(&ws_calls);
 }
 
+/* CLOPS_CONV_WSAMPLES and CLOPS_CONV_WS_COPY, as CLOPS_CONV_WGMMA /
+ * CLOPS_CONV_WGMMA_HALF and CLOPS_CONV_TILE above, are read per call, not
+ * cached as ops/gemm/gemm_engine.c's env_switch: bench/conv_models_job.sh
+ * (bench/conv_models.py, AB=NAME=V1,V2) alternates such a switch step by
+ * step in one process (its runs alternated CLOPS_CONV_WGMMA,
+ * CLOPS_CONV_WGMMA_HALF and CLOPS_CONV_WSAMPLES).  Each is one getenv per
+ * product, beside its launches. */
 static ws_mode wsamples_mode(void)
 {
     const char *env = host_env("CLOPS_CONV_WSAMPLES");
@@ -709,23 +724,26 @@ static int64_t ws_padded(int64_t cg)
 }
 
 /* Whether the weight gradient of g (small image S, big image B) runs with
- * the samples as groups (weight_samples). */
-static bool weight_by_samples(const conv_geom *g, const clops_tensor *S, const clops_tensor *B)
+ * the samples as groups (weight_samples); *copy: CLOPS_CONV_WS_COPY's
+ * choice, read once here for weight_samples. */
+static bool weight_by_samples(const conv_geom *g, const clops_tensor *S, const clops_tensor *B,
+                              bool *copy_out)
 {
     ws_mode m = wsamples_mode();
     clops_device *d = B->storage->device;
-    bool copy = ws_copy();
+    bool copy = *copy_out = ws_copy();
     int64_t G = g->groups, cbg = g->Cb / G, csg = g->Cs / G, rows = 0, parts = 0;
-    int64_t cgp = copy ? ws_padded(cbg) : cbg, big = 0, small = 0, scratch = 0;
+    int64_t cgp = copy ? ws_padded(cbg) : cbg, big = 0;
     if (m == WS_OFF || (m == WS_RULE && kit_is_cpu(d)) || g->N < 2 ||
         !geom_mul(g->K, cgp, &rows) || !geom_mul(rows, g->Cs, &parts) ||
         !geom_mul(parts, g->N, &parts) || parts > WS_PARTIALS_MAX ||
-        !geom_mul(tensor_numel(B) / g->Cb, G * cgp, &big) || !geom_mul(tensor_numel(S), 1, &small))
+        !geom_mul(tensor_numel(B) / g->Cb, G * cgp, &big))
         return false;
-    scratch = big + small;
-    if (copy ? scratch > WS_SCRATCH_MAX
-             : B->dtype != CLOPS_FLOAT32 ? scratch > WS_SCRATCH_MAX
-                                         : !(samples_merge(B) && samples_merge(S)))
+    int64_t scratch = big + tensor_numel(S);
+    /* the copies (and, without them, a half type's float32 copies) fit;
+     * float32 images without copies are read in place */
+    if (copy || B->dtype != CLOPS_FLOAT32 ? scratch > WS_SCRATCH_MAX
+                                          : !(samples_merge(B) && samples_merge(S)))
         return false;
     if (B->dtype != CLOPS_FLOAT32 && !gemm_engine_convolves(d, CLOPS_FLOAT32))
         return false;
@@ -796,17 +814,17 @@ static clops_status samples_image(tmps *c, const clops_tensor *t, int64_t G, int
     return view(c, buf, nd, sz, st, buf->offset, out);
 }
 
-/* The weight gradient W of g (weight_by_samples): the partials of every
- * (sample, group) by one engine launch, then their sum over the samples.
- * *done false: the engine did not take it (W not written). */
+/* The weight gradient W of g (weight_by_samples, which gave copy): the
+ * partials of every (sample, group) by one engine launch, then their sum
+ * over the samples.  *done false: the engine did not take it (W not
+ * written). */
 static clops_status weight_samples(tmps *c, const char *op, const conv_geom *g,
-                                   const clops_tensor *S, const clops_tensor *B, clops_tensor *W,
-                                   bool *done)
+                                   const clops_tensor *S, const clops_tensor *B, bool copy,
+                                   clops_tensor *W, bool *done)
 {
     *done = false;
     clops_device *d = W->storage->device;
     int nd = B->ndim;
-    bool copy = ws_copy();
     int64_t N = g->N, G = g->groups, cbg = g->Cb / G, csg = g->Cs / G, taps = g->K;
     int64_t cgp = copy ? ws_padded(cbg) : cbg;
     clops_tensor *bx = NULL, *sy = NULL;
@@ -829,7 +847,7 @@ static clops_status weight_samples(tmps *c, const char *op, const conv_geom *g,
     if (s)
         return s;
     gemm_conv cv = {.x = bx, .y = sy, .groups = N * G, .samples = 1, .cg = cgp, .n = csg,
-                    .tile = kit_is_cpu(d) ? 0 : conv_tile_of("64x64-w32x32-s4")};
+                    .tile = kit_is_cpu(d) ? 0 : conv_tile_named(&tile_narrow, "64x64-w32x32-s4")};
     engine_geometry(&cv, g, true);
     s = gemm_engine_conv_weight(op, &cv, part, done);
     if (s || !*done)
@@ -888,8 +906,9 @@ static clops_status implicit_product(tmps *c, const char *op, const conv_geom *g
         /* W [Cs, cbg, taps] = sum over (sample, small position) of S
          * times B's window: M = (tap, big channel), N = small channels,
          * K = (sample, position), written straight into W. */
-        if (weight_by_samples(g, S, B)) {
-            clops_status s = weight_samples(c, op, g, S, B, (clops_tensor *)Wc, done);
+        bool copy = true;
+        if (weight_by_samples(g, S, B, &copy)) {
+            clops_status s = weight_samples(c, op, g, S, B, copy, (clops_tensor *)Wc, done);
             if (s || *done)
                 return s;
         }
@@ -1047,7 +1066,8 @@ clops_status conv_backward_source(const conv_geom *g, const clops_tensor *go, cl
     /* (CLOPS_CONV_WSAMPLES=all with CLOPS_CONV_WS_COPY=0: the weight
      * gradient reads go's NCHW samples as groups where it is; the input
      * gradient makes its own copy) */
-    if (wsamples_mode() == WS_ALL && !ws_copy() && weight_by_samples(g, go, go))
+    bool copy = true;
+    if (wsamples_mode() == WS_ALL && !ws_copy() && weight_by_samples(g, go, go, &copy))
         return CLOPS_OK;
     tmps c = {.n = 0};
     const clops_tensor *v = go;

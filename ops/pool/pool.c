@@ -209,10 +209,12 @@ clops_status pool_run(const char *op, pool_which which, const pool_geom *g, int 
      * dvo): PyTorch takes any int64. */
     /* g2.s5: max pooling backward may take the covering outputs of
      * regular undilated windows as a range (pool_max_bwd's cover_dense;
-     * CLOPS_POOL_BWD_RANGE=0, read per call for benchmarks that compare,
-     * keeps the candidate per kernel tap: the same sums either way) */
-    const char *rg = host_env("CLOPS_POOL_BWD_RANGE");
-    const int64_t range = !(rg && strcmp(rg, "0") == 0);
+     * CLOPS_POOL_BWD_RANGE=0 keeps the candidate per kernel tap: the same
+     * sums either way).  Read per call, and by max pooling backward only
+     * (no other kernel reads g2.s5): bench/conv_tf32_job.sh's model runs
+     * alternate it in one process. */
+    const char *rg = which == POOL_MAX_BWD ? host_env("CLOPS_POOL_BWD_RANGE") : NULL;
+    const int64_t range = which == POOL_MAX_BWD && !(rg && strcmp(rg, "0") == 0);
     const int64_t g2v[8] = {g->p[2], g->dil[0], g->dil[1], g->dil[2],
                             g->flag, range,    g->adaptive, g->mode};
     for (int j = 0; j < 24; j++) {

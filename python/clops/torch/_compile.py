@@ -1653,7 +1653,7 @@ def _run_rms_norm_any(x, n, weight, eps, cast):
     written-out ops (cast: x is 16-bit and was cast to float32 and back),
     in eager's layout."""
     if x.is_contiguous():
-        return _C.rms_norm_fused(x, [n], weight, eps)[0]
+        return _run_rms_norm(x, n, weight, eps)
     h = x.to(torch.float32) if cast else x
     h = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + eps)
     if cast:
