@@ -8,10 +8,12 @@
 # job of TOTAL s (default 225):
 #   1. builds clops_static and test_conv in $BUILD (default /tmp/conv), then
 #      bench_family;
-#   2. test_conv's test_conv_wgmma* cases on $TDEV (default nvidia): TF32,
-#      bfloat16 and float16 products on wgmma (under `all`) and on the rule,
-#      against the CPU reference, the bits twice; beside it a warm-up process
-#      of the old kernels' rows (their program builds, untimed);
+#   2. test_conv's test_conv_wgmma* cases on $TDEV (default nvidia), one
+#      process each: TF32, bfloat16 and float16 products on wgmma (under
+#      `all`) and on the rule, against the CPU reference, the bits twice;
+#      with PLANTK (a folder with a planted bug's gemm.cl) the TF32 cases
+#      again under it (they must fail); beside them a warm-up process of the
+#      old kernels' rows (their program builds, untimed);
 #   3. per-layer rows (bench/cases/conv_r18_tf32.yaml: ResNet-18's float32
 #      forward and input-gradient layers at batch 64, TF32 as the bridge maps
 #      cudnn.allow_tf32; first- and third-stage bfloat16 rows), one
@@ -28,19 +30,32 @@ OLDK=$(cd "$OLDK" && pwd)
 timeout 110 bash -c "cmake -S . -B $BUILD -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build $BUILD -j$(nproc) --target clops_static test_conv" >"$L/build.txt" 2>&1
 t "built test_conv rc $? ($(tail -1 "$L/build.txt"))"
 TB="$BUILD/tests"
-(CLOPS_TEST_FILTER='test_conv_wgmma*' CLOPS_TEST_DEVICES=$TDEV timeout ${TEST_S:-75} "$TB/test_conv" >"$L/t_wgmma.txt" 2>&1
-    echo "rc $?" >>"$L/t_wgmma.txt"
-    t "test_conv_wgmma*: $(grep -cE '^\[       OK' "$L/t_wgmma.txt") ok, $(grep -E 'PASSED|FAILED|^rc' "$L/t_wgmma.txt" | tr '\n' ' ')") &
-P1=$!
+# (each test its own process: NVIDIA's driver builds programs in the calling
+# thread, so the cold builds of the three dtypes run side by side)
+ctest_() {
+    local tag=$1 filt=$2
+    shift 2
+    (env "$@" CLOPS_TEST_FILTER="$filt" CLOPS_TEST_DEVICES=$TDEV timeout ${TEST_S:-75} "$TB/test_conv" >"$L/t_$tag.txt" 2>&1
+        echo "rc $?" >>"$L/t_$tag.txt"
+        t "test $tag ($filt $*): $(grep -cE '^\[       OK' "$L/t_$tag.txt") ok, $(grep -E 'PASSED|FAILED|^rc' "$L/t_$tag.txt" | tr '\n' ' ')") &
+    PIDS+=($!)
+}
+PIDS=()
+ctest_ tf32 test_conv_wgmma_tf32
+ctest_ half test_conv_wgmma_half
+ctest_ rule test_conv_wgmma_rule
+# PLANTK: the staging with a planted bug (a tap's column one past the
+# kernel's width): test_conv_wgmma_tf32 must fail under it
+[ -n "${PLANTK:-}" ] && ctest_ planted test_conv_wgmma_tf32 CLOPS_KERNEL_DIR=$(cd "$PLANTK" && pwd)
 timeout 40 cmake --build $BUILD -j$(nproc) --target bench_family >>"$L/build.txt" 2>&1
 t "built bench_family rc $?"
 C=bench/cases/conv_r18_tf32.yaml
 ROWS="env CLOPS_FLOAT32_CONV_PRECISION=high $BUILD/bench/bench_family --cases $C --device $DEV --scale $SCALE --reps 3"
-# the old kernels' programs, built beside the test (untimed)
+# the old kernels' programs, built beside the tests (untimed)
 (CLOPS_KERNEL_DIR=$OLDK CLOPS_FLOAT32_CONV_PRECISION=high timeout 60 $BUILD/bench/bench_family --cases $C \
     --device $DEV --scale $SCALE --reps 1 >"$L/warm_old.txt" 2>&1; t "old warm-up rc $?") &
-P2=$!
-wait $P1 $P2
+PIDS+=($!)
+wait "${PIDS[@]}"
 run_c new1 40
 run_c old1 40 CLOPS_KERNEL_DIR=$OLDK
 echo "== torch" >>"$L/rows.txt"
