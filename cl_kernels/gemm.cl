@@ -1120,6 +1120,15 @@ static inline void gemm_plain(__local gemm_t *dst, __global const gemm_t *P, lon
 #endif
 #elif GEMM_CONV
 #define APC XN(BM)
+/* K-major tiles: each of the item's rows' sample base and position terms. */
+#define CONV_A_ROWS                                                                         \
+    long ab[APC];                                                                           \
+    int ap0[APC], ap1[APC], ap2[APC], ao[APC];                                              \
+    for (int i = 0; i < APC; i++) {                                                         \
+        int q = lid + i * MMA_WG, r = q / BKC;                                              \
+        ao[i] = KMAJ(r, q % BKC);                                                           \
+        CONV_ROW(m0 + r, ab[i], ap0[i], ap1[i], ap2[i]);                                    \
+    }
 #if A_UK && A_CP
 /*
  * K-major tiles with cp.async (channels-last images, a tap's channels in
@@ -1139,14 +1148,9 @@ static inline void conv_col_set(int k, int cg, int kw, int kh, int *c, int *w, i
     *c = k - j * cg, *w = j - t * kw, *h = t % kh, *dd = t / kh;
 }
 #define STAGE_A_SETUP                                                                       \
-    long ab[APC];                                                                           \
-    int ap0[APC], ap1[APC], ap2[APC], ao[APC];                                              \
-    for (int i = 0; i < APC; i++) {                                                         \
-        int q = lid + i * MMA_WG, r = q / BKC;                                              \
-        ao[i] = KMAJ(r, q % BKC);                                                           \
-        CONV_ROW(m0 + r, ab[i], ap0[i], ap1[i], ap2[i]);                                    \
+    CONV_A_ROWS                                                                             \
+    for (int i = 0; i < APC; i++)                                                           \
         ab[i] += (long)ap0[i] * x_sd + (long)ap1[i] * x_sh + (long)ap2[i] * x_sw;           \
-    }                                                                                       \
     int acol_k = (lid % BKC) * CE, acol_c, acol_w, acol_h, acol_d;                          \
     conv_col_set(acol_k, cv_cg, cv_kw, cv_kh, &acol_c, &acol_w, &acol_h, &acol_d);
 #define STAGE_A_RUN(tile, k0)                                                               \
@@ -1193,14 +1197,7 @@ static inline void conv_col_set(int k, int cg, int kw, int kh, int *c, int *w, i
         }                                                                                   \
     }
 #elif A_UK
-#define STAGE_A_SETUP                                                                       \
-    long ab[APC];                                                                           \
-    int ap0[APC], ap1[APC], ap2[APC], ao[APC];                                              \
-    for (int i = 0; i < APC; i++) {                                                         \
-        int q = lid + i * MMA_WG, r = q / BKC;                                              \
-        ao[i] = KMAJ(r, q % BKC);                                                             \
-        CONV_ROW(m0 + r, ab[i], ap0[i], ap1[i], ap2[i]);                                    \
-    }
+#define STAGE_A_SETUP CONV_A_ROWS
 #define STAGE_A_RUN(tile, k0)                                                               \
     for (int i = 0; i < APC; i++) {                                                         \
         for (int e = 0; e < CE; e++)                                                        \
