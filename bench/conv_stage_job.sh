@@ -9,7 +9,7 @@
 #   1. builds clops_static and test_conv in $BUILD (default /tmp/conv), then
 #      bench_family;
 #   2. test_conv's test_conv_wgmma* cases on $TDEV (default nvidia), one
-#      process each: TF32, bfloat16 and float16 products on wgmma (under
+#      process each (TEST_S s): TF32, bfloat16 and float16 products on wgmma (under
 #      `all`) and on the rule, against the CPU reference, the bits twice;
 #      with PLANTK (a folder with a planted bug's gemm.cl) the TF32 cases
 #      again under it (they must fail); beside them a warm-up process of the
@@ -42,7 +42,8 @@ ctest_() {
 }
 PIDS=()
 ctest_ tf32 test_conv_wgmma_tf32
-ctest_ half test_conv_wgmma_half
+ctest_ bf16 test_conv_wgmma_half_bf16
+ctest_ f16 test_conv_wgmma_half_f16
 ctest_ rule test_conv_wgmma_rule
 # PLANTK: the staging with a planted bug (a tap's column one past the
 # kernel's width): test_conv_wgmma_tf32 must fail under it
