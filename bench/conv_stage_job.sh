@@ -22,7 +22,8 @@
 #   4. with the time left, bench/cases/conv_half_wgmma.yaml (bfloat16
 #      channels-last layers of ResNet-18/50) new / old.
 # Everything goes under $OUT/logs, packed into $OUT/conv.tgz after every
-# step.  DEV / SCALE: the rows' device and batch scale.
+# step.  DEV / SCALE: the rows' device and batch scale; CASES / HCASES other
+# case files for steps 3 and 4 (e.g. bench/cases/conv_wgrad.yaml).
 TOTAL=${TOTAL:-225}
 OLDK=${OLDK:?OLDK: a folder with the old cl_kernels/gemm.cl}
 OLDK=$(cd "$OLDK" && pwd)
@@ -50,7 +51,7 @@ ctest_ rule test_conv_wgmma_rule
 [ -n "${PLANTK:-}" ] && ctest_ planted test_conv_wgmma_tf32 CLOPS_KERNEL_DIR=$(cd "$PLANTK" && pwd)
 timeout 40 cmake --build $BUILD -j$(nproc) --target bench_family >>"$L/build.txt" 2>&1
 t "built bench_family rc $?"
-C=bench/cases/conv_r18_tf32.yaml
+C=${CASES:-bench/cases/conv_r18_tf32.yaml}
 ROWS="env CLOPS_FLOAT32_CONV_PRECISION=high $BUILD/bench/bench_family --cases $C --device $DEV --scale $SCALE --reps 3"
 # the old kernels' programs, built beside the tests (untimed)
 (CLOPS_KERNEL_DIR=$OLDK CLOPS_FLOAT32_CONV_PRECISION=high timeout 60 $BUILD/bench/bench_family --cases $C \
@@ -65,7 +66,7 @@ echo "== torch" >>"$L/rows.txt"
 t "torch rows rc $?"
 [ "$(left)" -gt 30 ] && run_c new2 20
 [ "$(left)" -gt 25 ] && run_c old2 20 CLOPS_KERNEL_DIR=$OLDK
-H=bench/cases/conv_half_wgmma.yaml
+H=${HCASES:-bench/cases/conv_half_wgmma.yaml}
 ROWS="$BUILD/bench/bench_family --cases $H --device $DEV --scale $SCALE --reps 3"
 [ "$(left)" -gt 45 ] && run_c hnew 20
 [ "$(left)" -gt 22 ] && run_c hold 20 CLOPS_KERNEL_DIR=$OLDK
