@@ -3,7 +3,9 @@
 # bench/conv_job_lib.sh: what the convolution device jobs share (sourced by
 # bench/conv_tf32_job.sh and bench/conv_half_job.sh after their TOTAL is
 # set): the settings (OUT, BUILD, DEV / TDEV the bench and test devices,
-# SCALE the rows' size scale; L the log folder, J the job's summary),
+# SCALE the rows' size scale; L the log folder, $LOGS or $OUT/logs: a
+# folder outside $OUT keeps the files the device tool returns to the pack,
+# J the job's summary),
 # `pack` (the logs as $OUT/conv.tgz: the device tool returns at most 8
 # files, and a cut call still returns what was packed), `t` (a step's line
 # with the seconds since the start, then pack), `left` (seconds left of
@@ -18,11 +20,14 @@ BUILD=${BUILD:-/tmp/conv}
 DEV=${DEV:-nvidia}
 TDEV=${TDEV:-nvidia}
 SCALE=${SCALE:-1}
-L="$OUT/logs"
+L=${LOGS:-$OUT/logs}
 mkdir -p "$L"
 J="$L/job.txt"
 T0=$(date +%s)
-pack() { tar czf "$OUT/conv.tgz" -C "$L" . 2>/dev/null; }
+pack() {
+    tar czf "$OUT/conv.tgz" -C "$L" . 2>/dev/null
+    [ "$L" = "$OUT/logs" ] || cp "$J" "$OUT/job.txt" 2>/dev/null
+}
 t() {
     echo "[$(($(date +%s) - T0))s] $*" | tee -a "$J"
     pack

@@ -280,7 +280,8 @@ __attribute__((noinline)) static float gemm_act_call(float x, int act)
     } while (0)
 
 /* One image position term: pos (GEMM_CONV 1, 3: p + q; 2: (p - q) /
- * stride) and whether it lies in the image. */
+ * stride, no division for a unit stride: the depth of 2-D images, the
+ * stride-1 dims of a strided layer) and whether it lies in the image. */
 static inline bool conv_pos(int p, int q, int st, int lim, int *pos)
 {
 #if GEMM_CONV != 2
@@ -288,6 +289,10 @@ static inline bool conv_pos(int p, int q, int st, int lim, int *pos)
     return (uint)*pos < (uint)lim;
 #else
     int t = p - q;
+    if (st == 1) {
+        *pos = t;
+        return (uint)t < (uint)lim;
+    }
     *pos = t / st;
     return t >= 0 && t - *pos * st == 0 && *pos < lim;
 #endif
@@ -1115,29 +1120,84 @@ static inline void gemm_plain(__local gemm_t *dst, __global const gemm_t *P, lon
 #endif
 #elif GEMM_CONV
 #define APC XN(BM)
-#if A_UK
-#define STAGE_A_SETUP                                                                       \
+/* K-major tiles: each of the item's rows' sample base and position terms. */
+#define CONV_A_ROWS                                                                         \
     long ab[APC];                                                                           \
     int ap0[APC], ap1[APC], ap2[APC], ao[APC];                                              \
     for (int i = 0; i < APC; i++) {                                                         \
         int q = lid + i * MMA_WG, r = q / BKC;                                              \
-        ao[i] = KMAJ(r, q % BKC);                                                             \
+        ao[i] = KMAJ(r, q % BKC);                                                           \
         CONV_ROW(m0 + r, ab[i], ap0[i], ap1[i], ap2[i]);                                    \
     }
-#if A_CP
+#if A_UK && A_CP
+/*
+ * K-major tiles with cp.async (channels-last images, a tap's channels in
+ * whole 16-byte chunks): every item stages the same chunk column of each
+ * K tile (lid % BKC), so it keeps that column's (channel, tap) in
+ * registers and steps it by BK per tile (no divisions: the tiles are
+ * staged in order; a column behind the state is decomposed again), and
+ * each row's image offset at its position terms (ab: base + p0 * x_sd +
+ * p1 * x_sh + p2 * x_sw), so that a chunk's address is one add of the
+ * column's offset (cs_) after three bounds checks; GEMM_CONV 2 with a
+ * stride above 1 divides per row as before.  Same addresses, same bits
+ * as the per-tile decomposition (CONV_COL and CONV_AT) it replaces.
+ */
+static inline void conv_col_set(int k, int cg, int kw, int kh, int *c, int *w, int *h, int *dd)
+{
+    int j = k / cg, t = j / kw;
+    *c = k - j * cg, *w = j - t * kw, *h = t % kh, *dd = t / kh;
+}
+#define STAGE_A_SETUP                                                                       \
+    CONV_A_ROWS                                                                             \
+    for (int i = 0; i < APC; i++)                                                           \
+        ab[i] += (long)ap0[i] * x_sd + (long)ap1[i] * x_sh + (long)ap2[i] * x_sw;           \
+    int acol_k = (lid % BKC) * CE, acol_c, acol_w, acol_h, acol_d;                          \
+    conv_col_set(acol_k, cv_cg, cv_kw, cv_kh, &acol_c, &acol_w, &acol_h, &acol_d);
 #define STAGE_A_RUN(tile, k0)                                                               \
     {                                                                                       \
-        long coff_ = 0;                                                                     \
-        int q0_ = 0, q1_ = 0, q2_ = 0, kk_ = (k0) + (lid % BKC) * CE;                         \
-        if (kk_ < K)                                                                        \
-            CONV_COL(kk_, coff_, q0_, q1_, q2_);                                            \
+        int kk_ = (k0) + (lid % BKC) * CE;                                                  \
+        if (kk_ < acol_k) {                                                                 \
+            conv_col_set(kk_, cv_cg, cv_kw, cv_kh, &acol_c, &acol_w, &acol_h, &acol_d);     \
+        } else {                                                                            \
+            acol_c += kk_ - acol_k;                                                         \
+            while (acol_c >= cv_cg) {                                                       \
+                acol_c -= cv_cg;                                                            \
+                if (++acol_w == cv_kw) {                                                    \
+                    acol_w = 0;                                                             \
+                    if (++acol_h == cv_kh)                                                  \
+                        acol_h = 0, acol_d++;                                               \
+                }                                                                           \
+            }                                                                               \
+        }                                                                                   \
+        acol_k = kk_;                                                                       \
+        const int q0_ = acol_d * cv_dd, q1_ = acol_h * cv_dh, q2_ = acol_w * cv_dw;         \
+        const long coff_ = (long)acol_c * x_sc;                                             \
+        const long qs_ = (long)q0_ * x_sd + (long)q1_ * x_sh + (long)q2_ * x_sw;            \
+        const long cs_ = GEMM_CONV == 1 ? coff_ + qs_ : coff_ - qs_;                        \
+        const bool unit_ = GEMM_CONV == 1 || (cv_sd == 1 && cv_sh == 1 && cv_sw == 1);      \
         for (int i = 0; i < APC; i++) {                                                     \
-            long x_ = kk_ < K ? CONV_AT(ab[i], ap0[i], ap1[i], ap2[i], coff_, q0_, q1_, q2_) \
-                              : -1;                                                         \
+            long x_ = -1;                                                                   \
+            if (kk_ < K && unit_) {                                                         \
+                int d0_ = GEMM_CONV == 1 ? ap0[i] + q0_ : ap0[i] - q0_;                     \
+                int d1_ = GEMM_CONV == 1 ? ap1[i] + q1_ : ap1[i] - q1_;                     \
+                int d2_ = GEMM_CONV == 1 ? ap2[i] + q2_ : ap2[i] - q2_;                     \
+                if (((uint)d0_ < (uint)cv_id) & ((uint)d1_ < (uint)cv_ih) &                 \
+                    ((uint)d2_ < (uint)cv_iw))                                              \
+                    x_ = ab[i] + cs_;                                                       \
+            } else if (kk_ < K) {                                                           \
+                int i0_, i1_, i2_;                                                          \
+                bool in_ = conv_pos(ap0[i], q0_, cv_sd, cv_id, &i0_);                       \
+                in_ = conv_pos(ap1[i], q1_, cv_sh, cv_ih, &i1_) && in_;                     \
+                in_ = conv_pos(ap2[i], q2_, cv_sw, cv_iw, &i2_) && in_;                     \
+                if (in_)                                                                    \
+                    x_ = ab[i] + coff_ + (long)(i0_ - ap0[i]) * x_sd +                      \
+                         (long)(i1_ - ap1[i]) * x_sh + (long)(i2_ - ap2[i]) * x_sw;         \
+            }                                                                               \
             mma_cp16((tile) + ao[i], x_ >= 0 ? A + x_ : A, x_ >= 0 ? 16 : 0);               \
         }                                                                                   \
     }
-#else
+#elif A_UK
+#define STAGE_A_SETUP CONV_A_ROWS
 #define STAGE_A_RUN(tile, k0)                                                               \
     for (int i = 0; i < APC; i++) {                                                         \
         for (int e = 0; e < CE; e++)                                                        \
@@ -1152,7 +1212,6 @@ static inline void gemm_plain(__local gemm_t *dst, __global const gemm_t *P, lon
             (tile)[ao[i] + e] = x_ >= 0 ? A[x_] : (gemm_t)0;                                \
         }                                                                                   \
     }
-#endif
 #else /* M-major tile of the im2col view: plain loads */
 #define STAGE_A_SETUP                                                                       \
     int ao[APC], ar[APC], ag[APC];                                                          \
