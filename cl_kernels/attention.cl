@@ -392,16 +392,39 @@ __kernel void attn_fwd_cpu(ATTN_FWD_ARGS)
 #endif /* ATTN_CPU */
 
 #ifndef ATTN_MMA
-__kernel void attn_bwd_pre(__global const T *gout, ATTN_GEOM(g), __global const T *o, ATTN_GEOM(o),
-                           __global float *Dv, long Hq, long L, long Ev, long n)
+/* pw (16 or 1) items per row, NT / pw rows per work-group: item l of a
+ * row sums columns l, l + pw, ... in order (16 consecutive columns across
+ * the row's items: coalesced, where one item per row reads a sector of
+ * another row for every column), then the row's first item adds the pw
+ * partial sums in item order: a fixed order, the same bits every run.
+ * pw 1 (CLOPS_ATTN_PRE_W=1, for benchmarks) is the kernel before attn12:
+ * one item per row, its bits.  (attn12: one item per row took 147 us of
+ * Llama's backward on the H200.) */
+__kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void
+attn_bwd_pre(__global const T *gout, ATTN_GEOM(g), __global const T *o, ATTN_GEOM(o),
+             __global float *Dv, long Hq, long L, long Ev, long n, int pw)
 {
-    for (long x = get_global_id(0); x < n; x += get_global_size(0)) {
-        long i = x % L, bh = x / L, b = bh / Hq, h = bh % Hq;
-        long pg = g_o + b * g_0 + h * g_1 + i * g_2, po = o_o + b * o_0 + h * o_1 + i * o_2;
+    __local float red[NT];
+    const int t = get_local_id(0), r = t / pw, l = t % pw;
+    const long rstep = (long)get_num_groups(0) * (NT / pw);
+    for (long x0 = (long)get_group_id(0) * (NT / pw); x0 < n; x0 += rstep) {
+        long x = x0 + r;
         float s = 0.0f;
-        for (long c = 0; c < Ev; c++)
-            s = fma(LD(gout, pg + c * g_3), LD(o, po + c * o_3), s);
-        Dv[x] = s;
+        if (x < n) {
+            long i = x % L, bh = x / L, b = bh / Hq, h = bh % Hq;
+            long pg = g_o + b * g_0 + h * g_1 + i * g_2, po = o_o + b * o_0 + h * o_1 + i * o_2;
+            for (long c = l; c < Ev; c += pw)
+                s = fma(LD(gout, pg + c * g_3), LD(o, po + c * o_3), s);
+        }
+        red[t] = s;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (l == 0 && x < n) {
+            float a = red[t];
+            for (int e = 1; e < pw; e++)
+                a += red[t + e];
+            Dv[x] = a;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
     }
 }
 
@@ -1514,6 +1537,11 @@ static inline void wg_afrag(uint a[4], __global const ushort *p, long wj, int g,
 #ifndef WGN
 #define WGN 2
 #endif
+/* 1: each step's tile copies issued after its products (CLOPS_ATTN_WG_LATE,
+ * attn12), so the products start right after the barrier; 0: before */
+#ifndef WG_LATE
+#define WG_LATE 0
+#endif
 #define WNT (WGN * 128)
 #define WBQ (WGN * 64)
 #define WNS 4
@@ -1603,6 +1631,12 @@ __kernel __attribute__((reqd_work_group_size(WNT, 1, 1))) void attn_fwd_wg(ATTN_
     MMA_CP_WAIT(0);                                                                             \
     WG_PROXY_FENCE();                                                                           \
     barrier(CLK_LOCAL_MEM_FENCE);                                                               \
+    if (!WG_LATE) {                                                                             \
+        WG_LOADS(jt)                                                                            \
+    }
+    /* V_jt and K_{jt+1} into the slots of V_{jt-2} and K_{jt-1}: at the
+     * step's start, or (WG_LATE) once the step's products are issued */
+#define WG_LOADS(jt)                                                                            \
     if ((jt) < ntile) {                                                                         \
         WG_LOAD(sm + (2 * (jt) + 1) % WNS * WSLOT, v, (long)(jt) * WBK, Ev, v_2, v_3, WG_VOFF)   \
     }                                                                                           \
@@ -1696,6 +1730,9 @@ __kernel __attribute__((reqd_work_group_size(WNT, 1, 1))) void attn_fwd_wg(ATTN_
         WG_SYNC(0)
         WG_FENCE();
         WG_ISSUE_S(0)
+        if (WG_LATE) {
+            WG_LOADS(0)
+        }
         WG_WAIT(0);
         WG_SOFTMAX(0)
         WG_PACK()
@@ -1704,6 +1741,9 @@ __kernel __attribute__((reqd_work_group_size(WNT, 1, 1))) void attn_fwd_wg(ATTN_
             WG_FENCE();
             WG_ISSUE_S(jt)
             WG_ISSUE_PV(jt - 1)
+            if (WG_LATE) {
+                WG_LOADS(jt)
+            }
             WG_WAIT(1); /* S_jt; P_{jt-1} V_{jt-1} may still run */
             WG_SOFTMAX(jt)
             WG_WAIT(0);
@@ -1715,6 +1755,9 @@ __kernel __attribute__((reqd_work_group_size(WNT, 1, 1))) void attn_fwd_wg(ATTN_
         WG_SYNC(ntile)
         WG_FENCE();
         WG_ISSUE_PV(ntile - 1)
+        if (WG_LATE) {
+            WG_LOADS(ntile)
+        }
         WG_WAIT(0);
     }
     /* as attn_fwd_mma: vec & 2, the output's column pairs as 32-bit stores */
@@ -1750,17 +1793,27 @@ __kernel void attn_bwd_fold(__global const float *part, __global T *gr, ATTN_GEO
                             __global T *gr2, ATTN_GEOM(s), long Hkv, long S, long E, long Ev,
                             long nsp, long n, float scale)
 {
-    for (long x = get_global_id(0); x < n; x += get_global_size(0)) {
-        long c = x % D, j = x / D % S, bhk = x / D / S, b = bhk / Hkv, hk = bhk % Hkv;
-        float sk = 0.0f, sv = 0.0f;
+    /* four columns an item (D and n are multiples of 4: 16-byte loads,
+     * the row's divisions once per four elements; attn12) */
+    for (long x4 = get_global_id(0); x4 < n / 4; x4 += get_global_size(0)) {
+        long x = x4 * 4, row = x / D;
+        long c0 = x % D, j = row % S, bhk = row / S, b = bhk / Hkv, hk = bhk % Hkv;
+        float4 sk = (float4)(0.0f), sv = (float4)(0.0f);
         for (long sp = 0; sp < nsp; sp++) {
-            sk += part[sp * n + x];
-            sv += part[(nsp + sp) * n + x];
+            sk += vload4(0, part + sp * n + x);
+            sv += vload4(0, part + (nsp + sp) * n + x);
         }
-        if (c < E)
-            ST(gr, r_o + b * r_0 + hk * r_1 + j * r_2 + c * r_3, sk * scale);
-        if (c < Ev)
-            ST(gr2, s_o + b * s_0 + hk * s_1 + j * s_2 + c * s_3, sv);
+        float ks[4], vs[4];
+        vstore4(sk, 0, ks);
+        vstore4(sv, 0, vs);
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            long c = c0 + e;
+            if (c < E)
+                ST(gr, r_o + b * r_0 + hk * r_1 + j * r_2 + c * r_3, ks[e] * scale);
+            if (c < Ev)
+                ST(gr2, s_o + b * s_0 + hk * s_1 + j * s_2 + c * s_3, vs[e]);
+        }
     }
 }
 #endif /* ATTN_MMA == 2 || ATTN_MMA == 5 */

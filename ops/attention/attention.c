@@ -66,7 +66,6 @@ enum {
 #define ATTN_BK 16
 #define ATTN_SPLIT_MIN 256 /* the fewest keys of one split-KV chunk */
 #define ATTN_DEC_MAXL 4    /* query lengths up to this run attn_fwd's decoding tiles */
-#define ATTN_WGN 2         /* attn_fwd_wg's warpgroups: 64 query rows each */
 
 /* attn_fwd_mma's 16-row atoms per warp (MR): 1 (8 warps of 16 rows).
  * CLOPS_ATTN_MMA_MR=2 (read once per process) gives 4 warps of 32 rows,
@@ -189,6 +188,8 @@ typedef struct attn_prog {
     int xm; /* the tensor-core programs: 1 general, 0 lean (attn_xm) */
     int wbk; /* attn_fwd_wg's key tile (mma 4), attn_bwd_dkv_wg's query step (5) */
     int wks; /* attn_bwd_dkv_wg: K and V in __local (WKS) */
+    int wgn; /* attn_fwd_wg's warpgroups of 64 query rows (WGN, attn_wg_n) */
+    int late; /* attn_fwd_wg: tile copies after the products (WG_LATE, attn_wg_late) */
 } attn_prog;
 
 /*
@@ -272,7 +273,9 @@ static clops_status write_defines(const void *vctx, const clops_device *d, strbu
         sb_printf(sb,
                   "#define ATTN_MMA %d\n#define MMA_TY \"%s\"\n#define MR 1\n#define ATTN_XM 0\n"
                   "#define WBK %d\n#define WGN %d\n",
-                  c->mma, c->dt == CLOPS_FLOAT16 ? "f16" : "bf16", c->wbk, ATTN_WGN);
+                  c->mma, c->dt == CLOPS_FLOAT16 ? "f16" : "bf16", c->wbk, c->wgn ? c->wgn : 2);
+        if (c->mma == 4)
+            sb_printf(sb, "#define WG_LATE %d\n", c->late);
         if (c->mma == 5)
             sb_printf(sb, "#define WQ %d\n#define WKS %d\n", c->wbk, c->wks);
         sb_append(sb, "#line 1 \"wgmma_attn.clh\"\n");
@@ -363,7 +366,7 @@ static clops_status attn_kernel_route(clops_device *d, int which, clops_dtype dt
              cta, mma && !xm ? "/lean" : "");
     snprintf(title, sizeof title, "clops attention program %s, head dim %d (ops/attention/attention.c)",
              clops_dtype_name(dt), dp);
-    attn_prog ctx = {dt, dp, bq, prog, mma ? xm != 0 : 1, 0, 0};
+    attn_prog ctx = {dt, dp, bq, prog, mma ? xm != 0 : 1, 0, 0, 0, 0};
     kit_program p = {.name = pname,
                      .title = title,
                      .headers = {"random_math.clh", mma ? "mma.clh" : NULL, mma ? "attention_vis.clh" : NULL,
@@ -374,7 +377,7 @@ static clops_status attn_kernel_route(clops_device *d, int which, clops_dtype dt
                      .ptx_target = route ? target : NULL,
                      .ptx_entry_directives = route ? entry : NULL};
     clops_status st = kit_kernel(d, &key, &p, names[which], 0, op, k);
-    if (!st && which != ATTN_K_PRE && which != ATTN_K_COMBINE && which != ATTN_K_FWD_CPU &&
+    if (!st && which != ATTN_K_COMBINE && which != ATTN_K_FWD_CPU &&
         which != ATTN_K_FOLD &&
         (*k)->wg_size < (size_t)nt)
         st = clops__fail(CLOPS_UNSUPPORTED, "%s: kernel %s needs work-groups of %d items; %s allows %zu",
@@ -441,6 +444,24 @@ static int attn_wg_bk(int dp)
 /* Default: two work-groups per SM at head dim 64 (clang's PTX: 127
  * registers unasked, 128 and 4 bytes of spills under the cap), one at 128
  * (180 registers; two would spill 488 bytes). */
+/* attn_fwd_wg's warpgroups a work-group (CLOPS_ATTN_WG_N, 1-3; default
+ * 2: 128 query rows a work-group, each K/V tile read once per 128 rows),
+ * for benchmarks. */
+static int attn_wg_n(void)
+{
+    static atomic_int env = -1;
+    int e = attn_env_int(&env, "CLOPS_ATTN_WG_N", 1, 3);
+    return e ? e : 2;
+}
+
+/* attn_fwd_wg's tile copies issued after each step's products
+ * (CLOPS_ATTN_WG_LATE=1; default before them), for benchmarks. */
+static int attn_wg_late(void)
+{
+    static atomic_int env = -1;
+    return attn_env_int(&env, "CLOPS_ATTN_WG_LATE", 1, 1);
+}
+
 static int attn_wg_ctas(int dp)
 {
     static atomic_int env = -1;
@@ -472,7 +493,7 @@ static clops_status wg_program_kernel(clops_device *d, const host_kkey *key, att
     const char *dn = clops_dtype_name(ctx->dt);
     if (ctas > 1) {
         snprintf(entry, sizeof entry, ".reqntid %d, 1, 1\n.minnctapersm %d\n",
-                 ctx->mma == 4 ? 128 * ATTN_WGN : 128, ctas);
+                 ctx->mma == 4 ? 128 * ctx->wgn : 128, ctas);
         snprintf(cta, sizeof cta, "/cta%d", ctas);
     }
     snprintf(pname, sizeof pname, "attention-wgmma/%s/d%d/%s%s", dn, ctx->dp, tag, cta);
@@ -502,13 +523,18 @@ static clops_status wg_program_kernel(clops_device *d, const host_kkey *key, att
 static clops_status wg_kernel(clops_device *d, clops_dtype dt, int dp, const char *op,
                               host_kernel **k)
 {
-    int wbk = attn_wg_bk(dp), ctas = attn_wg_ctas(dp);
+    int wbk = attn_wg_bk(dp), ctas = attn_wg_ctas(dp), wgn = attn_wg_n(), late = attn_wg_late();
     host_kkey key = {{(0x41ull << 56) | (0x57ull << 40) | (uint64_t)dt, (uint64_t)dp,
-                      (uint64_t)wbk, (uint64_t)ctas << 8 | (uint64_t)ATTN_WGN}};
+                      (uint64_t)wbk, (uint64_t)ctas << 8 | (uint64_t)wgn | (uint64_t)late << 16}};
     char tag[32];
+    /* the defaults (two warpgroups, copies first) keep attn10's names */
     snprintf(tag, sizeof tag, "fwd/k%d", wbk);
-    attn_prog ctx = {dt, dp, ATTN_BQ, 4, 0, wbk, 0};
-    return wg_program_kernel(d, &key, &ctx, tag, ctas, "attn_fwd_wg", 128 * ATTN_WGN, op, k);
+    if (wgn != 2)
+        snprintf(tag + strlen(tag), sizeof tag - strlen(tag), "/g%d", wgn);
+    if (late)
+        snprintf(tag + strlen(tag), sizeof tag - strlen(tag), "/late");
+    attn_prog ctx = {dt, dp, ATTN_BQ, 4, 0, wbk, 0, wgn, late};
+    return wg_program_kernel(d, &key, &ctx, tag, ctas, "attn_fwd_wg", 128 * wgn, op, k);
 }
 
 /*
@@ -589,7 +615,7 @@ static clops_status wgb_kernel(clops_device *d, clops_dtype dt, int dp, bool fol
                       (uint64_t)dp, (uint64_t)wq, (uint64_t)ctas | (uint64_t)kv << 8}};
     char tag[32];
     snprintf(tag, sizeof tag, "bwd-dkv/q%d%s", wq, kv ? "/kvs" : "");
-    attn_prog ctx = {dt, dp, ATTN_BQ, 5, 0, wq, kv};
+    attn_prog ctx = {dt, dp, ATTN_BQ, 5, 0, wq, kv, 0, 0};
     return wg_program_kernel(d, &key, &ctx, tag, ctas, fold ? "attn_bwd_fold" : "attn_bwd_dkv_wg",
                              fold ? 0 : 128, op, k);
 }
@@ -779,8 +805,8 @@ static clops_status fwd_launch(const attn_problem *p, int mma)
         return CLOPS_OK;
     bool wg = mma == ATTN_WG;
     int dp = attn_dpad(p), pq = attn_fwd_bq(p->L);
-    int bq = wg ? 64 * ATTN_WGN : mma ? attn_fwd_rows(dp) : pq;
-    int nt = wg ? 128 * ATTN_WGN : mma ? attn_mma_nt(dp) : ATTN_NT;
+    int bq = wg ? 64 * attn_wg_n() : mma ? attn_fwd_rows(dp) : pq;
+    int nt = wg ? 128 * attn_wg_n() : mma ? attn_mma_nt(dp) : ATTN_NT;
     int64_t nsplit = mma ? 1 : attn_nsplit(p, d), kchunk = p->S > 0 ? p->S : 1;
     if (nsplit > 1) {
         int64_t bk = attn_fwd_bk(pq, dp);
@@ -1450,6 +1476,15 @@ static void attn_tick(clops_device *d, double t[5], int i)
     }
 }
 
+/* attn_bwd_pre's items per row: 16 (coalesced row reads), or 1
+ * (CLOPS_ATTN_PRE_W=1, read once per process: the kernel before attn12,
+ * for benchmarks). */
+static int attn_pre_w(void)
+{
+    static atomic_int one = -1;
+    return attn_env_is(&one, "CLOPS_ATTN_PRE_W", "1") ? 1 : 16;
+}
+
 /* The backward on an OpenCL device: attn_bwd_pre, then attn_bwd_dkv and
  * attn_bwd_dq (FMA) or attn_bwd_dkv_mma and attn_bwd_dq_mma (tensor
  * cores), and attn_bwd_dmask for a broadcast mask's gradient. */
@@ -1484,7 +1519,14 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
         arg_long(&g, p->L);
         arg_long(&g, p->Ev);
         arg_long(&g, rows);
-        st = host_launch(d, k, g.n, g.a, host_grid_size(d, k, (uint64_t)rows));
+        int pw = attn_pre_w();
+        arg_int(&g, pw);
+        /* work-groups of ATTN_NT items, ATTN_NT / pw rows each,
+         * grid-stride past max_groups */
+        uint64_t groups = ((uint64_t)rows + ATTN_NT / pw - 1) / (uint64_t)(ATTN_NT / pw);
+        if (groups > d->max_groups)
+            groups = d->max_groups ? d->max_groups : 1;
+        st = host_launch_local(d, k, g.n, g.a, (size_t)groups * ATTN_NT, ATTN_NT);
     }
     if (timed && !st)
         attn_tick(d, tt, 0);
@@ -1552,7 +1594,8 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
         arg_long(&g, nsp);
         arg_long(&g, pn);
         arg_float(&g, (float)p->scale);
-        st = host_launch(d, k, g.n, g.a, host_grid_size(d, k, (uint64_t)pn));
+        /* four columns an item (pn: a multiple of dp, itself of 4) */
+        st = host_launch(d, k, g.n, g.a, host_grid_size(d, k, (uint64_t)pn / 4));
     }
     if (timed && !st)
         attn_tick(d, tt, 2);

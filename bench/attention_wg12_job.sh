@@ -1,0 +1,103 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# bench/attention_wg12_job.sh: the GPU job of issue 30's sixth stop (attn12;
+# docs/attention.md "Hopper's wgmma", docs/benchmarks.md), one device call
+# on an H100/H200, run from the repository root with $OUT set, every step
+# under its own limit and all of them under the job's (JOB_S, default
+# 250 s; each step gets what is left of it):
+#   1. the build in $BUILD (default /tmp/attn; SKIP_BUILD=1 keeps one),
+#      after unpacking .debs/ (the libraries the GPU machine lacks);
+#   2. bench/attention_mask_job.sh's timings of the bfloat16 causal forward
+#      rows (GPT-2 d64, Llama d128) for the forward's shapes in FCONFIGS:
+#      attn_fwd_mma (CLOPS_ATTN_WGMMA=0), attn_fwd_wg as it is (=1: both
+#      head dims), with the tile copies after the products
+#      (CLOPS_ATTN_WG_LATE=1), with one warpgroup a work-group at 2 and 3
+#      work-groups an SM (CLOPS_ATTN_WG_N=1, CLOPS_ATTN_WG_CTAS), and with
+#      three at one an SM; the driver's ptxas registers and spills of each;
+#   3. the backward rows for BCONFIGS: the defaults (attn_bwd_pre with 16
+#      items a row, the four-column fold), attn_bwd_pre as before
+#      (CLOPS_ATTN_PRE_W=1), no head split (CLOPS_ATTN_BWD_SPLIT=0: no
+#      fold); the split by kernel (CLOPS_ATTN_TIMES, Llama) of the first
+#      two; then PyTorch's SDPA
+#      (forward and backward) on the same shapes, in the same job;
+#   4. tests on the GPU, in parallel (correctness only, after the
+#      timings): test_kernels_match_the_reference and test_check_attention
+#      with the defaults, test_wgmma_bwd_choice (its fold), and
+#      test_wgmma_choice with one warpgroup a work-group and the late
+#      copies, and with three warpgroups.
+# Every benchmark process runs the known-answer checks of the programs it
+# builds first (a failure warns, "clops: warning", and falls back: the
+# warnings are in the table's log).  Logs go to $OUT/logs as they come
+# (with TARBALL=1 a tarball of them, $TGZ, default $OUT/attn.tgz, after
+# every step).  DEV (default nvidia) is the test device selector.
+set -u
+OUT=${OUT:-attn-wg12-job}
+BUILD=${BUILD:-/tmp/attn}
+DEV=${DEV:-nvidia}
+JOB_S=${JOB_S:-245}
+L=$OUT/logs
+mkdir -p "$L"
+export CLOPS_CACHE_DIR=${CLOPS_CACHE_DIR:-/tmp/attn-wg12-cache}
+T0=$(date +%s)
+log() { echo "[$(($(date +%s) - T0))s] $*" | tee -a "$L/steps.txt"; }
+# the step's limit: its own (seconds), or what is left of the job's
+lim() {
+    local left=$((JOB_S - ($(date +%s) - T0)))
+    [ "$left" -lt "$1" ] && echo $((left > 1 ? left : 1)) || echo "$1"
+}
+pack() { [ "${TARBALL:-0}" = 1 ] && tar czf "${TGZ:-$OUT/attn.tgz}" -C "$OUT" logs; }
+if [ "${SKIP_BUILD:-0}" != 1 ]; then
+    for f in .debs/*.deb; do dpkg -x "$f" /; done
+    ldconfig
+    log configure
+    timeout "$(lim 40)" cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >"$L/cmake.txt" 2>&1
+    log "configure rc $?; build"
+    timeout "$(lim 90)" cmake --build "$BUILD" -j16 --target test_attention bench_family \
+        test_check_attention >"$L/build.txt" 2>&1
+    log "build rc $?"
+    tail -3 "$L/build.txt" >>"$L/steps.txt"
+fi
+nvidia-smi --query-gpu=name,driver_version --format=csv >"$L/gpu.txt" 2>&1
+pack
+W="CLOPS_ATTN_WGMMA=1"
+log "forward timings"
+CONFIGS=${FCONFIGS:-"mma CLOPS_ATTN_WGMMA=0
+wg $W
+late $W CLOPS_ATTN_WG_LATE=1
+g1c2 $W CLOPS_ATTN_WG_N=1 CLOPS_ATTN_WG_CTAS=2
+g1c3 $W CLOPS_ATTN_WG_N=1 CLOPS_ATTN_WG_CTAS=3
+g3 $W CLOPS_ATTN_WG_N=3 CLOPS_ATTN_WG_CTAS=1"} CASES='sdpa_fwd_*_bf16' TIMED=none TORCH=0 \
+    RUN_S=${RUN_S:-20} OUT="$L/fwd" BUILD="$BUILD" \
+    timeout "$(lim 85)" bash bench/attention_mask_job.sh >"$L/fwd_table.txt" 2>&1
+log "forward timings rc $?"
+pack
+log "backward timings"
+CONFIGS=${BCONFIGS:-"base
+pre1 CLOPS_ATTN_PRE_W=1
+nosplit CLOPS_ATTN_BWD_SPLIT=0"} CASES='attn_bwd_*_bf16' TIMED=${TIMED:-"base pre1"} \
+    TIMED_MODELS=${TIMED_MODELS:-llama} \
+    RUN_S=${RUN_S:-20} TORCH_S=${TORCH_S:-30} OUT="$L/bwd" BUILD="$BUILD" \
+    timeout "$(lim 100)" bash bench/attention_mask_job.sh >"$L/bwd_table.txt" 2>&1
+log "backward timings rc $?"
+pack
+log "tests (in parallel)"
+T=$(lim 50)
+t() {
+    local name=$1
+    shift
+    env "$@" CLOPS_TEST_DEVICES="$DEV" timeout "$T" "$BUILD/tests/${TEST:-test_attention}" \
+        >"$L/test_$name.txt" 2>&1
+    echo "[$(($(date +%s) - T0))s] test $name rc $?" >>"$L/steps.txt"
+}
+t matrix CLOPS_TEST_FILTER=test_kernels_match_the_reference &
+TEST=test_check_attention t check &
+t wgb_choice CLOPS_TEST_FILTER=test_wgmma_bwd_choice &
+t wg_g1late CLOPS_ATTN_WG_N=1 CLOPS_ATTN_WG_CTAS=2 CLOPS_ATTN_WG_LATE=1 CLOPS_PTX_VERBOSE=1 \
+    CLOPS_TEST_FILTER=test_wgmma_choice &
+t wg_g3 CLOPS_ATTN_WG_N=3 CLOPS_ATTN_WG_CTAS=1 CLOPS_PTX_VERBOSE=1 \
+    CLOPS_TEST_FILTER=test_wgmma_choice &
+wait
+log "tests done"
+pack
+log done
+pack
