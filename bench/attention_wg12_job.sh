@@ -12,8 +12,12 @@
 #      attn_fwd_mma (CLOPS_ATTN_WGMMA=0), attn_fwd_wg as it is (=1: both
 #      head dims), with the tile copies after the products
 #      (CLOPS_ATTN_WG_LATE=1), with one warpgroup a work-group at 2 and 3
-#      work-groups an SM (CLOPS_ATTN_WG_N=1, CLOPS_ATTN_WG_CTAS), and with
-#      three at one an SM; the driver's ptxas registers and spills of each;
+#      work-groups an SM (CLOPS_ATTN_WG_N=1, CLOPS_ATTN_WG_CTAS; at 4 head
+#      dim 64's 128 registers without spills, head dim 128 spilling), and with
+#      three at one an SM; both shapes of one warpgroup with the late
+#      copies; one warpgroup at 3 an SM with 96-key tiles at head dim 64
+#      (CLOPS_ATTN_WG_BK=96; head dim 128 keeps 48: four 96-key slots do
+#      not fit); the driver's ptxas registers and spills of each;
 #   3. the backward rows for BCONFIGS: the defaults (attn_bwd_pre with 16
 #      items a row, the four-column fold), attn_bwd_pre as before
 #      (CLOPS_ATTN_PRE_W=1), no head split (CLOPS_ATTN_BWD_SPLIT=0: no
@@ -63,12 +67,16 @@ W="CLOPS_ATTN_WGMMA=1"
 log "forward timings"
 CONFIGS=${FCONFIGS:-"mma CLOPS_ATTN_WGMMA=0
 wg $W
-late $W CLOPS_ATTN_WG_LATE=1
 g1c2 $W CLOPS_ATTN_WG_N=1 CLOPS_ATTN_WG_CTAS=2
 g1c3 $W CLOPS_ATTN_WG_N=1 CLOPS_ATTN_WG_CTAS=3
-g3 $W CLOPS_ATTN_WG_N=3 CLOPS_ATTN_WG_CTAS=1"} CASES='sdpa_fwd_*_bf16' TIMED=none TORCH=0 \
+late $W CLOPS_ATTN_WG_LATE=1
+g1c2late $W CLOPS_ATTN_WG_N=1 CLOPS_ATTN_WG_CTAS=2 CLOPS_ATTN_WG_LATE=1
+g1c3late $W CLOPS_ATTN_WG_N=1 CLOPS_ATTN_WG_CTAS=3 CLOPS_ATTN_WG_LATE=1
+g1c3k96 $W CLOPS_ATTN_WG_N=1 CLOPS_ATTN_WG_CTAS=3 CLOPS_ATTN_WG_BK=96
+g3 $W CLOPS_ATTN_WG_N=3 CLOPS_ATTN_WG_CTAS=1
+g1c4 $W CLOPS_ATTN_WG_N=1 CLOPS_ATTN_WG_CTAS=4"} CASES='sdpa_fwd_*_bf16' TIMED=none TORCH=0 \
     RUN_S=${RUN_S:-20} OUT="$L/fwd" BUILD="$BUILD" \
-    timeout "$(lim 85)" bash bench/attention_mask_job.sh >"$L/fwd_table.txt" 2>&1
+    timeout "$(lim 90)" bash bench/attention_mask_job.sh >"$L/fwd_table.txt" 2>&1
 log "forward timings rc $?"
 pack
 log "backward timings"
@@ -81,7 +89,7 @@ nosplit CLOPS_ATTN_BWD_SPLIT=0"} CASES='attn_bwd_*_bf16' TIMED=${TIMED:-"base pr
 log "backward timings rc $?"
 pack
 log "tests (in parallel)"
-T=$(lim 50)
+T=$(lim 45)
 t() {
     local name=$1
     shift
