@@ -444,18 +444,23 @@ static int attn_wg_bk(int dp)
 /* Default: two work-groups per SM at head dim 64 (clang's PTX: 127
  * registers unasked, 128 and 4 bytes of spills under the cap), one at 128
  * (180 registers; two would spill 488 bytes). */
-/* attn_fwd_wg's warpgroups a work-group (CLOPS_ATTN_WG_N, 1-3; default
+/* attn_fwd_wg's warpgroups a work-group (CLOPS_ATTN_WG_N, 1 or 2; default
  * 2: 128 query rows a work-group, each K/V tile read once per 128 rows),
- * for benchmarks. */
+ * for benchmarks.  On the H200 (attn12) one warpgroup at 2-4 work-groups
+ * an SM lost at both head dims (GPT-2 126.7-147.2 us against 108.7,
+ * Llama 444.7-537.8 against 372.9); three (384 items) the driver refused:
+ * at 168 registers its kernel allows 256 items. */
 static int attn_wg_n(void)
 {
     static atomic_int env = -1;
-    int e = attn_env_int(&env, "CLOPS_ATTN_WG_N", 1, 3);
+    int e = attn_env_int(&env, "CLOPS_ATTN_WG_N", 1, 2);
     return e ? e : 2;
 }
 
 /* attn_fwd_wg's tile copies issued after each step's products
- * (CLOPS_ATTN_WG_LATE=1; default before them), for benchmarks. */
+ * (CLOPS_ATTN_WG_LATE=1; default before them), for benchmarks: on the
+ * H200 (attn12) they lost a little (GPT-2 112.2 us against 108.7, Llama
+ * 377.4 against 372.9; 254 registers at head dim 128 against 240). */
 static int attn_wg_late(void)
 {
     static atomic_int env = -1;
