@@ -40,33 +40,10 @@
 # allows), tests 45 s (the feature matrix cut there, with no failure).
 set -u
 OUT=${OUT:-attn-wg12-job}
-BUILD=${BUILD:-/tmp/attn}
-DEV=${DEV:-nvidia}
 JOB_S=${JOB_S:-245}
-L=$OUT/logs
-mkdir -p "$L"
 export CLOPS_CACHE_DIR=${CLOPS_CACHE_DIR:-/tmp/attn-wg12-cache}
-T0=$(date +%s)
-log() { echo "[$(($(date +%s) - T0))s] $*" | tee -a "$L/steps.txt"; }
-# the step's limit: its own (seconds), or what is left of the job's
-lim() {
-    local left=$((JOB_S - ($(date +%s) - T0)))
-    [ "$left" -lt "$1" ] && echo $((left > 1 ? left : 1)) || echo "$1"
-}
-pack() { [ "${TARBALL:-0}" = 1 ] && tar czf "${TGZ:-$OUT/attn.tgz}" -C "$OUT" logs; }
-if [ "${SKIP_BUILD:-0}" != 1 ]; then
-    for f in .debs/*.deb; do dpkg -x "$f" /; done
-    ldconfig
-    log configure
-    timeout "$(lim 40)" cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >"$L/cmake.txt" 2>&1
-    log "configure rc $?; build"
-    timeout "$(lim 90)" cmake --build "$BUILD" -j16 --target test_attention bench_family \
-        test_check_attention >"$L/build.txt" 2>&1
-    log "build rc $?"
-    tail -3 "$L/build.txt" >>"$L/steps.txt"
-fi
-nvidia-smi --query-gpu=name,driver_version --format=csv >"$L/gpu.txt" 2>&1
-pack
+. bench/attention_job_lib.sh
+attn_build test_attention bench_family test_check_attention
 W="CLOPS_ATTN_WGMMA=1"
 log "forward timings"
 CONFIGS=${FCONFIGS:-"mma CLOPS_ATTN_WGMMA=0
@@ -98,7 +75,8 @@ t() {
     shift
     env "$@" CLOPS_TEST_DEVICES="$DEV" timeout "$T" "$BUILD/tests/${TEST:-test_attention}" \
         >"$L/test_$name.txt" 2>&1
-    echo "[$(($(date +%s) - T0))s] test $name rc $?" >>"$L/steps.txt"
+    local rc=$? # (attn12's call printed the date substitution's 0 here)
+    echo "[$(($(date +%s) - T0))s] test $name rc $rc" >>"$L/steps.txt"
 }
 t matrix CLOPS_TEST_FILTER=test_kernels_match_the_reference &
 TEST=test_check_attention t check &
