@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 # bench/attention_job_lib.sh: what the attention device jobs share (sourced
-# by bench/attention_wgb_job.sh and bench/attention_wg12_job.sh after their
-# OUT, JOB_S and CLOPS_CACHE_DIR are set): BUILD (default /tmp/attn), DEV
+# by bench/attention_wgb_job.sh and bench/attention_wg12_job.sh with JOB,
+# the job's name, and JOB_DEF_S, its default limit, set): OUT (default
+# attn-$JOB-job), JOB_S (default JOB_DEF_S), CLOPS_CACHE_DIR (default
+# /tmp/attn-$JOB-cache), BUILD (default /tmp/attn), DEV
 # (default nvidia, the test device selector), L the log folder
 # ($OUT/logs), `log` (a step's line with the seconds since the start into
 # $L/steps.txt), `lim S` (a step's limit: S seconds, or what is left of
@@ -12,6 +14,9 @@
 # unpacked, then the configure and the targets' build in $BUILD, the GPU
 # and driver into $L/gpu.txt).
 set -u
+OUT=${OUT:-attn-$JOB-job}
+JOB_S=${JOB_S:-$JOB_DEF_S}
+export CLOPS_CACHE_DIR=${CLOPS_CACHE_DIR:-/tmp/attn-$JOB-cache}
 BUILD=${BUILD:-/tmp/attn}
 DEV=${DEV:-nvidia}
 L=$OUT/logs

@@ -38,10 +38,7 @@
 # build 39 s, forward 58 s, backward 45 s (the first configuration's
 # Llama row was cut by RUN_S with a cold cache: raise it to 30 when time
 # allows), tests 45 s (the feature matrix cut there, with no failure).
-set -u
-OUT=${OUT:-attn-wg12-job}
-JOB_S=${JOB_S:-245}
-export CLOPS_CACHE_DIR=${CLOPS_CACHE_DIR:-/tmp/attn-wg12-cache}
+JOB=wg12 JOB_DEF_S=245
 . bench/attention_job_lib.sh
 attn_build test_attention bench_family test_check_attention
 W="CLOPS_ATTN_WGMMA=1"

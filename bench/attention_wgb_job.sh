@@ -31,10 +31,7 @@
 # switch's defaults registers and 64 / 16-row steps): ~280 s with the
 # machine's start; build 38 s, test_wgmma_bwd_choice cut at 45 s (cold
 # programs), timings 86 s; the feature matrix and the operator suite cut.
-set -u
-OUT=${OUT:-attn-wgb-job}
-JOB_S=${JOB_S:-215}
-export CLOPS_CACHE_DIR=${CLOPS_CACHE_DIR:-/tmp/attn-wgb-cache}
+JOB=wgb JOB_DEF_S=215
 . bench/attention_job_lib.sh
 attn_build test_attention bench_family test_check_attention
 log "test_wgmma_bwd_choice"
