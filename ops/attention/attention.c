@@ -41,8 +41,10 @@ static void view4(attn_view *v, clops_tensor *t);
 enum { ATTN_FMA, ATTN_MMA_PLAIN, ATTN_MMA_ROUTED, ATTN_WG };
 /* The backward's modes (ATTN_FMA, ATTN_MMA_PLAIN, ATTN_MMA_ROUTED: dQ and
  * by default dK/dV) with ATTN_WGB or'ed in: dK/dV on attn_bwd_dkv_wg
- * (Hopper's wgmma, its program's attn_bwd_fold after it). */
+ * (Hopper's wgmma, its program's attn_bwd_fold after it); with ATTN_WGQ:
+ * dQ on attn_bwd_dq_wg (attn12). */
 #define ATTN_WGB 8
+#define ATTN_WGQ 16
 static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out);
 
 /* ---- kernels ------------------------------------------------------------------------ */
@@ -186,7 +188,8 @@ typedef struct attn_prog {
      * attn_fwd_wg, 5 attn_bwd_dkv_wg and attn_bwd_fold */
     int mma;
     int xm; /* the tensor-core programs: 1 general, 0 lean (attn_xm) */
-    int wbk; /* attn_fwd_wg's key tile (mma 4), attn_bwd_dkv_wg's query step (5) */
+    int wbk; /* attn_fwd_wg's key tile (mma 4), attn_bwd_dkv_wg's query step (5),
+              * attn_bwd_dq_wg's key step (6) */
     int wks; /* attn_bwd_dkv_wg: K and V in __local (WKS) */
     int wgn; /* attn_fwd_wg's warpgroups of 64 query rows (WGN, attn_wg_n) */
     int late; /* attn_fwd_wg: tile copies after the products (WG_LATE, attn_wg_late) */
@@ -264,7 +267,7 @@ static clops_status write_defines(const void *vctx, const clops_device *d, strbu
               kit_cl_storage(c->dt), (int)kit_load_store(c->dt), c->dp, c->bq,
               attn_fwd_bk(c->bq, c->dp), attn_bt(c->dp), ATTN_NT);
     if (c->mma >= 4) {
-        /* attn_fwd_wg (4), attn_bwd_dkv_wg (5): the lean programs only;
+        /* attn_fwd_wg (4), attn_bwd_dkv_wg (5), attn_bwd_dq_wg (6): the lean programs only;
          * their products' atoms (wgmma_attn.clh) after the kit's headers */
         const char *wga = NULL;
         clops_status st = host_cl_source("wgmma_attn.clh", &wga);
@@ -276,6 +279,8 @@ static clops_status write_defines(const void *vctx, const clops_device *d, strbu
                   c->mma, c->dt == CLOPS_FLOAT16 ? "f16" : "bf16", c->wbk, c->wgn ? c->wgn : 2);
         if (c->mma == 4)
             sb_printf(sb, "#define WG_LATE %d\n", c->late);
+        if (c->mma == 6)
+            sb_printf(sb, "#define WK %d\n", c->wbk);
         if (c->mma == 5)
             sb_printf(sb, "#define WQ %d\n#define WKS %d\n", c->wbk, c->wks);
         sb_append(sb, "#line 1 \"wgmma_attn.clh\"\n");
@@ -625,6 +630,64 @@ static clops_status wgb_kernel(clops_device *d, clops_dtype dt, int dp, bool fol
                              fold ? 0 : 128, op, k);
 }
 
+/*
+ * The wgmma dQ (attn_bwd_dq_wg, attn12; docs/attention.md "Hopper's
+ * wgmma: the dQ"): off by default, not yet run on a GPU;
+ * CLOPS_ATTN_WGMMA_DQ=1 (read once per process) runs it at head dims 64
+ * and 128 on a Hopper after its known-answer check;
+ * attention_set_wgmma_dq for tests.  Its shape (each read once per
+ * process; for benchmarks): the keys per step (CLOPS_ATTN_WG_DQ_K: 16,
+ * 32, 48 or 64, what fits four tiles in 48 KiB; default 64 at head dim
+ * 64, 32 at 128) and the work-groups per SM its PTX route asks ptxas to
+ * fit (CLOPS_ATTN_WG_DQ_CTAS, 1-4; default 2: clang's PTX with CUDA 13's
+ * ptxas takes 198 registers at head dim 64, 215 at 128, no spills).
+ */
+static atomic_int attn_wgq_set = -1; /* attention_set_wgmma_dq: -1 the environment's */
+
+void attention_set_wgmma_dq(int on)
+{
+    atomic_store_explicit(&attn_wgq_set, on < 0 ? -1 : on ? 1 : 0, memory_order_relaxed);
+}
+
+static bool attn_wgq_on(void)
+{
+    static atomic_int env = -1;
+    int set = atomic_load_explicit(&attn_wgq_set, memory_order_relaxed);
+    if (set >= 0)
+        return set == 1;
+    return attn_env_is(&env, "CLOPS_ATTN_WGMMA_DQ", "1");
+}
+
+static int attn_wgq_k(int dp)
+{
+    static atomic_int env = -1;
+    int e = attn_env_int(&env, "CLOPS_ATTN_WG_DQ_K", 16, 64);
+    bool fits = e % 16 == 0 && 4 * e * dp * 2 <= 49152;
+    return e && fits ? e : dp <= 64 ? 64 : 32;
+}
+
+static int attn_wgq_ctas(void)
+{
+    static atomic_int env = -1;
+    int e = attn_env_int(&env, "CLOPS_ATTN_WG_DQ_CTAS", 1, 4);
+    return e ? e : 2;
+}
+
+/* attn_bwd_dq_wg of (dt, dp): its own program (ATTN_MMA 6, lean), always
+ * through the PTX route to sm_90a, `.reqntid 128, 1, 1` and
+ * `.minnctapersm c` where attn_wgq_ctas asks for more than one. */
+static clops_status wgq_kernel(clops_device *d, clops_dtype dt, int dp, const char *op,
+                               host_kernel **k)
+{
+    int ctas = attn_wgq_ctas(), wk = attn_wgq_k(dp);
+    host_kkey key = {{(0x41ull << 56) | (0x59ull << 40) | (uint64_t)dt, (uint64_t)dp,
+                      (uint64_t)wk, (uint64_t)ctas}};
+    char tag[32];
+    snprintf(tag, sizeof tag, "bwd-dq/k%d", wk);
+    attn_prog ctx = {dt, dp, ATTN_BQ, 6, 0, wk, 0, 0, 0};
+    return wg_program_kernel(d, &key, &ctx, tag, ctas, "attn_bwd_dq_wg", 128, op, k);
+}
+
 /* Kernel arguments, kept alive until the launch. */
 typedef struct attn_args {
     host_arg a[96];
@@ -911,7 +974,7 @@ static clops_status fwd_cpu(void *vp)
 /* attention_stats' counters */
 static atomic_ullong stat_bwd_mma, stat_bwd_fma, stat_fwd_mma, stat_bwd_split, stat_fwd_routed,
     stat_bwd_routed, stat_fwd_wg, stat_wg_checks, stat_wg_fails, stat_bwd_wg, stat_wgb_checks,
-    stat_wgb_fails;
+    stat_wgb_fails, stat_bwd_wgq, stat_wgq_checks, stat_wgq_fails;
 
 /* Whether attn_fwd_mma takes p: 16-bit inputs, no dropout, head dims up
  * to 128 (fwd_mma leaves decoding and split-KV to attn_fwd). */
@@ -1167,8 +1230,8 @@ typedef struct mma_slot {
     /* attn_fwd_wg's check per (float16/bfloat16, head dim 64/128): 0
      * unchecked, 1 passed, 2 failed */
     unsigned char wg[2][2];
-    /* attn_bwd_dkv_wg's, the same way */
-    unsigned char wgb[2][2];
+    /* attn_bwd_dkv_wg's and attn_bwd_dq_wg's, the same way */
+    unsigned char wgb[2][2], wgq[2][2];
 } mma_slot;
 static mma_slot mma_slots[64];
 static pthread_mutex_t mma_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -1240,32 +1303,45 @@ static bool wg_fits(const clops_device *d, clops_dtype dt, int dp)
     return wg_device(d) && (dt == CLOPS_FLOAT16 || dt == CLOPS_BFLOAT16) && (dp == 64 || dp == 128);
 }
 
-/* The known-answer check of attn_fwd_wg (bwd false) or attn_bwd_dkv_wg
- * (bwd true: dQ on the kernels of mode base) for (d, dt, dp), run once;
- * whether it passed.  A failure warns once. */
-static bool wg_check_once(clops_device *d, clops_dtype dt, int dp, bool bwd, int base)
+/* The wgmma kernels a known-answer check is for (wg_check_once). */
+enum { WGK_FWD, WGK_DKV, WGK_DQ };
+
+/* The known-answer check of attn_fwd_wg (WGK_FWD), attn_bwd_dkv_wg
+ * (WGK_DKV: dQ on the kernels of mode base) or attn_bwd_dq_wg (WGK_DQ:
+ * dK/dV on the kernels of mode base) for (d, dt, dp), run once; whether
+ * it passed.  A failure warns once. */
+static bool wg_check_once(clops_device *d, clops_dtype dt, int dp, int kind, int base)
 {
+    static const char *const kname[3] = {"attn_fwd_wg", "attn_bwd_dkv_wg", "attn_bwd_dq_wg"},
+                             *const other[3] = {"attn_fwd_mma", "attn_bwd_dkv_mma",
+                                                "attn_bwd_dq_mma"};
+    atomic_ullong *checks[3] = {&stat_wg_checks, &stat_wgb_checks, &stat_wgq_checks},
+                  *fails[3] = {&stat_wg_fails, &stat_wgb_fails, &stat_wgq_fails};
     pthread_mutex_lock(&mma_lock);
     mma_slot *s = mma_slot_of(d);
     bool ok = false;
     if (s) {
-        unsigned char *state =
-            bwd ? &s->wgb[dt == CLOPS_BFLOAT16][dp == 128] : &s->wg[dt == CLOPS_BFLOAT16][dp == 128];
+        int bf = dt == CLOPS_BFLOAT16, big = dp == 128;
+        unsigned char *state = kind == WGK_DKV  ? &s->wgb[bf][big]
+                               : kind == WGK_DQ ? &s->wgq[bf][big]
+                                                : &s->wg[bf][big];
         if (*state == 0) {
             char why[512] = "";
             clops_tensor *m = NULL;
-            atomic_fetch_add(bwd ? &stat_wgb_checks : &stat_wg_checks, 1);
-            bool pass = bwd ? mma_bwd_canary_one(d, dt, dp, base | ATTN_WGB, 0, &m, why, sizeof why)
-                            : mma_canary_one(d, dt, dp, ATTN_WG, 0, &m, why, sizeof why);
+            atomic_fetch_add(checks[kind], 1);
+            bool pass = kind == WGK_FWD
+                            ? mma_canary_one(d, dt, dp, ATTN_WG, 0, &m, why, sizeof why)
+                            : mma_bwd_canary_one(d, dt, dp,
+                                                 base | (kind == WGK_DKV ? ATTN_WGB : ATTN_WGQ),
+                                                 0, &m, why, sizeof why);
             clops_tensor_release(m);
             if (!pass) {
-                atomic_fetch_add(bwd ? &stat_wgb_fails : &stat_wg_fails, 1);
+                atomic_fetch_add(fails[kind], 1);
                 fprintf(stderr,
                         "clops: warning: the attention %s's wgmma kernel (%s) failed its "
                         "known-answer check on %s (%s) for %s, head dim %d: %s; using %s there\n",
-                        bwd ? "backward" : "forward", bwd ? "attn_bwd_dkv_wg" : "attn_fwd_wg",
-                        d->label, d->info.name, clops_dtype_name(dt), dp, why,
-                        bwd ? "attn_bwd_dkv_mma" : "attn_fwd_mma");
+                        kind == WGK_FWD ? "forward" : "backward", kname[kind], d->label,
+                        d->info.name, clops_dtype_name(dt), dp, why, other[kind]);
             }
             *state = pass ? 1 : 2;
         }
@@ -1288,7 +1364,7 @@ static bool wg_check_once(clops_device *d, clops_dtype dt, int dp, bool bwd, int
  */
 static bool wg_checked(clops_device *d, clops_dtype dt, int dp)
 {
-    return attn_wg_on(dp) && wg_fits(d, dt, dp) && wg_check_once(d, dt, dp, false, 0);
+    return attn_wg_on(dp) && wg_fits(d, dt, dp) && wg_check_once(d, dt, dp, WGK_FWD, 0);
 }
 
 bool attention_wgmma_chosen(clops_device *d, clops_dtype dt, int dp)
@@ -1310,7 +1386,33 @@ bool attention_wgmma_chosen(clops_device *d, clops_dtype dt, int dp)
  */
 static bool wgb_checked(clops_device *d, clops_dtype dt, int dp, int base)
 {
-    return attn_wgb_on() && wg_fits(d, dt, dp) && wg_check_once(d, dt, dp, true, base);
+    return attn_wgb_on() && wg_fits(d, dt, dp) && wg_check_once(d, dt, dp, WGK_DKV, base);
+}
+
+/*
+ * Whether attn_bwd_dq_wg takes the dQ of the lean 16-bit backwards of
+ * (dt, dp: 64 or 128) on d, their dK/dV on the kernels of mode base:
+ * switched on (attn_wgq_on), a Hopper (wg_device), and its known-answer
+ * check passed — once per device, dtype and head dim: mma_bwd_canary_one's
+ * problem (L 150, S 140: three query tiles of 64, the last partial; keys
+ * in tiles of attn_wgq_k, the last partial; two query heads on one
+ * key/value head) through the FMA backward and the one with dQ on
+ * attn_bwd_dq_wg, dQ, dK, dV within 3e-2 of the largest magnitude.  A
+ * failure (a build the driver refuses included) warns once and leaves
+ * attn_bwd_dq_mma in charge.
+ */
+static bool wgq_checked(clops_device *d, clops_dtype dt, int dp, int base)
+{
+    return attn_wgq_on() && wg_fits(d, dt, dp) && wg_check_once(d, dt, dp, WGK_DQ, base);
+}
+
+bool attention_wgmma_dq_chosen(clops_device *d, clops_dtype dt, int dp)
+{
+    /* (the tests before mma_checked, as attention_wgmma_bwd_chosen) */
+    if (!attn_wgq_on() || !wg_fits(d, dt, dp))
+        return false;
+    int base = kit_kind_of(d) == KIT_MMA ? mma_checked(d, dt, dp, true) : ATTN_FMA;
+    return wgq_checked(d, dt, dp, base);
 }
 
 bool attention_wgmma_bwd_chosen(clops_device *d, clops_dtype dt, int dp)
@@ -1496,9 +1598,10 @@ static int attn_pre_w(void)
 /* *nsp_out (when not NULL): the head split attn_bwd_dkv_mma ran with. */
 static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
 {
-    /* wgb: dK/dV on attn_bwd_dkv_wg (and its program's fold) */
-    bool wgb = (mma & ATTN_WGB) != 0;
-    mma &= ~ATTN_WGB;
+    /* wgb: dK/dV on attn_bwd_dkv_wg (and its program's fold); wgq: dQ on
+     * attn_bwd_dq_wg */
+    bool wgb = (mma & ATTN_WGB) != 0, wgq = (mma & ATTN_WGQ) != 0;
+    mma &= ~(ATTN_WGB | ATTN_WGQ);
     clops_device *d = p->q.t->storage->device;
     int dp = attn_dpad(p), bt = attn_bt(dp);
     clops_dtype dt = p->q.t->dtype;
@@ -1539,9 +1642,10 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
     if (wgb)
         kw = 4; /* one warpgroup of 64 keys */
     bool kmma = mma || wgb; /* dK/dV on the tensor cores */
-    int kb = kmma ? 16 * kw : bt, qb = mma ? 16 * qw : bt;
-    int knt = kmma ? 32 * kw : ATTN_NT, qnt = mma ? 32 * qw : ATTN_NT;
-    int vec = kmma && mma_vec(&p->q) && mma_vec(&p->k) && mma_vec(&p->v) && mma_vec(&p->go);
+    int kb = kmma ? 16 * kw : bt, qb = wgq ? 64 : mma ? 16 * qw : bt;
+    int knt = kmma ? 32 * kw : ATTN_NT, qnt = wgq ? 128 : mma ? 32 * qw : ATTN_NT;
+    int vec = (kmma || wgq) && mma_vec(&p->q) && mma_vec(&p->k) && mma_vec(&p->v) &&
+              mma_vec(&p->go);
     int64_t nkt = (p->S + kb - 1) / kb, nqt = (p->L + qb - 1) / qb;
     size_t global = 0;
     /* the tensor-core dK/dV's head split and its partial sums (float32,
@@ -1608,14 +1712,15 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
     if (!st && p->ds && !ds_full(p) && tensor_numel(p->ds) > 0)
         st = dmask_launch(p, dv ? dv : q);
     if (!st && rows > 0)
-        st = attn_kernel_route(d, mma ? ATTN_K_DQ_MMA : ATTN_K_DQ, dt, dp, ATTN_BQ,
-                               mma == ATTN_MMA_ROUTED, attn_xm(p), p->op, &k);
+        st = wgq ? wgq_kernel(d, dt, dp, p->op, &k)
+                 : attn_kernel_route(d, mma ? ATTN_K_DQ_MMA : ATTN_K_DQ, dt, dp, ATTN_BQ,
+                                     mma == ATTN_MMA_ROUTED, attn_xm(p), p->op, &k);
     if (!st && rows > 0)
         st = attn_global(p, nqt, p->B, p->Hq, qnt, &global);
     if (!st && rows > 0) {
         attn_args g;
         bwd_args(&g, p, dv, &p->gq, &p->gq, nqt);
-        if (mma)
+        if (mma || wgq)
             arg_int(&g, vec);
         st = host_launch_local(d, k, g.n, g.a, global, qnt);
     }
@@ -1642,6 +1747,9 @@ void attention_stats(attn_stats *out)
     out->bwd_wg = atomic_load(&stat_bwd_wg);
     out->wgb_checks = atomic_load(&stat_wgb_checks);
     out->wgb_fails = atomic_load(&stat_wgb_fails);
+    out->bwd_wgq = atomic_load(&stat_bwd_wgq);
+    out->wgq_checks = atomic_load(&stat_wgq_checks);
+    out->wgq_fails = atomic_load(&stat_wgq_fails);
 }
 
 static clops_status bwd_cl(void *vp)
@@ -1670,11 +1778,17 @@ static clops_status bwd_mma(void *vp)
     atomic_fetch_add(mma ? &stat_bwd_mma : &stat_bwd_fma, 1);
     if (mma == ATTN_MMA_ROUTED)
         atomic_fetch_add(&stat_bwd_routed, 1);
-    /* Hopper: the lean problems' dK/dV on attn_bwd_dkv_wg where it is
-     * switched on and passed its check */
-    if (mma != ATTN_FMA && !attn_xm(p) && wgb_checked(d, p->q.t->dtype, attn_dpad(p), mma)) {
+    /* Hopper: the lean problems' dK/dV on attn_bwd_dkv_wg and their dQ on
+     * attn_bwd_dq_wg where each is switched on and passed its check (each
+     * check with the other on the kernels of mode base) */
+    int base = mma;
+    if (mma != ATTN_FMA && !attn_xm(p) && wgb_checked(d, p->q.t->dtype, attn_dpad(p), base)) {
         mma |= ATTN_WGB;
         atomic_fetch_add(&stat_bwd_wg, 1);
+    }
+    if (base != ATTN_FMA && !attn_xm(p) && wgq_checked(d, p->q.t->dtype, attn_dpad(p), base)) {
+        mma |= ATTN_WGQ;
+        atomic_fetch_add(&stat_bwd_wgq, 1);
     }
     int64_t nsp = 1;
     clops_status st = bwd_launch(p, mma, &nsp);
