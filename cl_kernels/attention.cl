@@ -1463,6 +1463,24 @@ __kernel __attribute__((reqd_work_group_size(QBN, 1, 1))) void attn_bwd_dq_mma(A
  * product whose K is the tile's rows: 16-row step kk (two atoms), the next
  * 64 dims R / 8 atoms further. */
 #define WGB_NDESC(a_, kk, R) wg_desc((a_) + (kk) * 2048, ((R) / 8) * 1024, 1024u, 1u)
+/* The backward's arguments the lean wgmma kernels do not use (no mask,
+ * no dropout, no dS written). */
+#define WG_BWD_LEAN_UNUSED()                                                                    \
+    (void)dsg;                                                                                  \
+    (void)wds;                                                                                  \
+    (void)bm;                                                                                   \
+    (void)am;                                                                                   \
+    (void)m_o;                                                                                  \
+    (void)m_0;                                                                                  \
+    (void)m_1;                                                                                  \
+    (void)m_2;                                                                                  \
+    (void)m_3;                                                                                  \
+    (void)thr;                                                                                  \
+    (void)dscale;                                                                               \
+    (void)sk0;                                                                                  \
+    (void)sk1;                                                                                  \
+    (void)roff;                                                                                 \
+    (void)mkind;
 /* Rows [i_0, i_0 + R) of a [lim, cols] view (p) into a tile of the wgmma
  * programs, the 8-element chunk c of row r at element OFF(r, c); zeros
  * past lim and cols; by the work-group's NTH items, cp.async when `vec`
@@ -2094,21 +2112,7 @@ attn_bwd_dkv_wg(ATTN_BWD_ARGS, int vec, long nsp, __global float *part)
                 ST(gr2, s_o + b * s_0 + hk * s_1 + j * s_2 + c * s_3, dv[x]);
         }
     }
-    (void)dsg;
-    (void)wds;
-    (void)bm;
-    (void)am;
-    (void)m_o;
-    (void)m_0;
-    (void)m_1;
-    (void)m_2;
-    (void)m_3;
-    (void)thr;
-    (void)dscale;
-    (void)sk0;
-    (void)sk1;
-    (void)roff;
-    (void)mkind;
+    WG_BWD_LEAN_UNUSED()
 }
 #endif /* ATTN_MMA == 5 */
 #if ATTN_MMA == 6 /* the wgmma dQ's program (sm_90a, through the PTX route) */
@@ -2273,26 +2277,12 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void attn_bwd_dq_wg(AT
             ST(gr, r_o + b * r_0 + h * r_1 + i * r_2 + c * r_3, dq[x] * scale);
     }
     (void)gr2;
-    (void)dsg;
-    (void)wds;
     (void)s_o;
     (void)s_0;
     (void)s_1;
     (void)s_2;
     (void)s_3;
-    (void)bm;
-    (void)am;
-    (void)m_o;
-    (void)m_0;
-    (void)m_1;
-    (void)m_2;
-    (void)m_3;
-    (void)thr;
-    (void)dscale;
-    (void)sk0;
-    (void)sk1;
-    (void)roff;
-    (void)mkind;
+    WG_BWD_LEAN_UNUSED()
 }
 #endif /* ATTN_MMA == 6 */
 #endif /* ATTN_MMA */

@@ -564,18 +564,28 @@ static clops_status wg_kernel(clops_device *d, clops_dtype dt, int dp, const cha
  */
 static atomic_int attn_wgb_set = -1; /* attention_set_wgmma_bwd: -1 the environment's */
 
+/* A test's setting (*set: -1 none, 0 off, 1 on), else the environment's
+ * name=1 (read once into *env): the wgmma backward kernels' switches. */
+static void attn_set_switch(atomic_int *set, int on)
+{
+    atomic_store_explicit(set, on < 0 ? -1 : on ? 1 : 0, memory_order_relaxed);
+}
+
+static bool attn_switch_on(atomic_int *set, atomic_int *env, const char *name)
+{
+    int s = atomic_load_explicit(set, memory_order_relaxed);
+    return s >= 0 ? s == 1 : attn_env_is(env, name, "1");
+}
+
 void attention_set_wgmma_bwd(int on)
 {
-    atomic_store_explicit(&attn_wgb_set, on < 0 ? -1 : on ? 1 : 0, memory_order_relaxed);
+    attn_set_switch(&attn_wgb_set, on);
 }
 
 static bool attn_wgb_on(void)
 {
     static atomic_int env = -1;
-    int set = atomic_load_explicit(&attn_wgb_set, memory_order_relaxed);
-    if (set >= 0)
-        return set == 1;
-    return attn_env_is(&env, "CLOPS_ATTN_WGMMA_BWD", "1");
+    return attn_switch_on(&attn_wgb_set, &env, "CLOPS_ATTN_WGMMA_BWD");
 }
 
 /* Whether attn_bwd_dkv_wg keeps the block's K and V in __local (WKS 1)
@@ -646,16 +656,13 @@ static atomic_int attn_wgq_set = -1; /* attention_set_wgmma_dq: -1 the environme
 
 void attention_set_wgmma_dq(int on)
 {
-    atomic_store_explicit(&attn_wgq_set, on < 0 ? -1 : on ? 1 : 0, memory_order_relaxed);
+    attn_set_switch(&attn_wgq_set, on);
 }
 
 static bool attn_wgq_on(void)
 {
     static atomic_int env = -1;
-    int set = atomic_load_explicit(&attn_wgq_set, memory_order_relaxed);
-    if (set >= 0)
-        return set == 1;
-    return attn_env_is(&env, "CLOPS_ATTN_WGMMA_DQ", "1");
+    return attn_switch_on(&attn_wgq_set, &env, "CLOPS_ATTN_WGMMA_DQ");
 }
 
 static int attn_wgq_k(int dp)
