@@ -23,7 +23,10 @@
 # PROGS=4: the wgmma forward (attn_fwd_wg, 256 items; WBK=... its key tile,
 # default 64 at head dim 64, 48 at 128), assembled as the PTX route does:
 # "//@" removed, target sm_90a (c = 1: the driver's directives kept).
-# PROGS=5: the wgmma dK/dV (attn_bwd_dkv_wg, 128 items), the same way.
+# WGN=...: attn_fwd_wg's warpgroups a work-group (CLOPS_ATTN_WG_N; default 2).
+# PROGS=5: the wgmma dK/dV (attn_bwd_dkv_wg, 128 items), the same way;
+# PROGS=6 the wgmma dQ (attn_bwd_dq_wg, 128 items; EXTRA='#define WK 64'
+# its key tile, default 32).
 set -eu
 W=${W:-/tmp/attn-ptxas}
 mkdir -p "$W"
@@ -33,14 +36,14 @@ if [ ! -f "$CLC" ]; then
     (cd "$W" && apt-get download libclc-14 >/dev/null 2>&1 && dpkg -x libclc-14_*.deb clc)
 fi
 # the occupancy requests of each program's kernel: work items, then c
-declare -A NT=([1]=${FWD_NT:-256} [2]=${DKV_NT:-128} [3]=${DQ_NT:-256} [4]=256 [5]=128) ENTRY=([1]=attn_fwd_mma [2]=attn_bwd_dkv_mma [3]=attn_bwd_dq_mma [4]=attn_fwd_wg [5]=attn_bwd_dkv_wg)
+declare -A NT=([1]=${FWD_NT:-256} [2]=${DKV_NT:-128} [3]=${DQ_NT:-256} [4]=$((128 * ${WGN:-2})) [5]=128 [6]=128) ENTRY=([1]=attn_fwd_mma [2]=attn_bwd_dkv_mma [3]=attn_bwd_dq_mma [4]=attn_fwd_wg [5]=attn_bwd_dkv_wg [6]=attn_bwd_dq_wg)
 for m in ${PROGS:-1 2 3}; do
     for d in ${DIMS:-64 128}; do
         s=$W/src_${m}_$d.cl
         {
             cat cl_kernels/pw_prelude.clh ref/random_math.clh cl_kernels/mma.clh
             [ "$m" -ge 4 ] && cat cl_kernels/wgmma.clh cl_kernels/wgmma_attn.clh
-            [ "$m" = 4 ] && printf '#define WBK %d\n#define WGN 2\n' "${WBK:-$([ "$d" = 64 ] && echo 64 || echo 48)}"
+            [ "$m" = 4 ] && printf '#define WBK %d\n#define WGN %d\n' "${WBK:-$([ "$d" = 64 ] && echo 64 || echo 48)}" "${WGN:-2}"
             printf '#define T ushort\n#define KIND 2\n#define D %d\n#define BQ 16\n' "$d"
             printf '#define BK 16\n#define BT 16\n#define NT 128\n#define ATTN_MMA %d\n' "$m"
             printf '#define MMA_TY "%s"\n#define MR %d\n' "${TY:-bf16}" "${MR:-1}"

@@ -31,35 +31,9 @@
 # switch's defaults registers and 64 / 16-row steps): ~280 s with the
 # machine's start; build 38 s, test_wgmma_bwd_choice cut at 45 s (cold
 # programs), timings 86 s; the feature matrix and the operator suite cut.
-set -u
-OUT=${OUT:-attn-wgb-job}
-BUILD=${BUILD:-/tmp/attn}
-DEV=${DEV:-nvidia}
-JOB_S=${JOB_S:-215}
-L=$OUT/logs
-mkdir -p "$L"
-export CLOPS_CACHE_DIR=${CLOPS_CACHE_DIR:-/tmp/attn-wgb-cache}
-T0=$(date +%s)
-log() { echo "[$(($(date +%s) - T0))s] $*" | tee -a "$L/steps.txt"; }
-# the step's limit: its own (seconds), or what is left of the job's
-lim() {
-    local left=$((JOB_S - ($(date +%s) - T0)))
-    [ "$left" -lt "$1" ] && echo $((left > 1 ? left : 1)) || echo "$1"
-}
-pack() { [ "${TARBALL:-0}" = 1 ] && tar czf "${TGZ:-$OUT/attn.tgz}" -C "$OUT" logs; }
-if [ "${SKIP_BUILD:-0}" != 1 ]; then
-    for f in .debs/*.deb; do dpkg -x "$f" /; done
-    ldconfig
-    log configure
-    timeout "$(lim 40)" cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >"$L/cmake.txt" 2>&1
-    log "configure rc $?; build"
-    timeout "$(lim 90)" cmake --build "$BUILD" -j16 --target test_attention bench_family \
-        test_check_attention >"$L/build.txt" 2>&1
-    log "build rc $?"
-    tail -5 "$L/build.txt" >>"$L/steps.txt"
-fi
-nvidia-smi --query-gpu=name,driver_version --format=csv >"$L/gpu.txt" 2>&1
-pack
+JOB=wgb JOB_DEF_S=215
+. bench/attention_job_lib.sh
+attn_build test_attention bench_family test_check_attention
 log "test_wgmma_bwd_choice"
 CLOPS_PTX_VERBOSE=1 CLOPS_TEST_DEVICES=$DEV CLOPS_TEST_FILTER=test_wgmma_bwd_choice \
     timeout "$(lim 45)" "$BUILD/tests/test_attention" >"$L/test_wgmma_bwd_choice.txt" 2>&1

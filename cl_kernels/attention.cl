@@ -33,8 +33,9 @@
  *                 the broadcast dims in a fixed order.
  * The tensor-core programs (ATTN_MMA, NVIDIA only) follow at the end:
  * attn_fwd_mma (1), attn_bwd_dkv_mma and attn_bwd_fold (2),
- * attn_bwd_dq_mma (3), attn_fwd_wg (4: Hopper's wgmma, sm_90a), and
- * attn_bwd_dkv_wg with its own attn_bwd_fold (5: wgmma, sm_90a).
+ * attn_bwd_dq_mma (3), attn_fwd_wg (4: Hopper's wgmma, sm_90a),
+ * attn_bwd_dkv_wg with its own attn_bwd_fold (5: wgmma, sm_90a), and
+ * attn_bwd_dq_wg (6: wgmma, sm_90a).
  *
  * Tensors are addressed through their own element strides (b, h, row,
  * col); the mask is bool (bm) or additive of T (am) with broadcast
@@ -392,16 +393,39 @@ __kernel void attn_fwd_cpu(ATTN_FWD_ARGS)
 #endif /* ATTN_CPU */
 
 #ifndef ATTN_MMA
-__kernel void attn_bwd_pre(__global const T *gout, ATTN_GEOM(g), __global const T *o, ATTN_GEOM(o),
-                           __global float *Dv, long Hq, long L, long Ev, long n)
+/* pw (16 or 1) items per row, NT / pw rows per work-group: item l of a
+ * row sums columns l, l + pw, ... in order (16 consecutive columns across
+ * the row's items: coalesced, where one item per row reads a sector of
+ * another row for every column), then the row's first item adds the pw
+ * partial sums in item order: a fixed order, the same bits every run.
+ * pw 1 (CLOPS_ATTN_PRE_W=1, for benchmarks) is the kernel before attn12:
+ * one item per row, its bits.  (attn12: one item per row took 147 us of
+ * Llama's backward on the H200.) */
+__kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void
+attn_bwd_pre(__global const T *gout, ATTN_GEOM(g), __global const T *o, ATTN_GEOM(o),
+             __global float *Dv, long Hq, long L, long Ev, long n, int pw)
 {
-    for (long x = get_global_id(0); x < n; x += get_global_size(0)) {
-        long i = x % L, bh = x / L, b = bh / Hq, h = bh % Hq;
-        long pg = g_o + b * g_0 + h * g_1 + i * g_2, po = o_o + b * o_0 + h * o_1 + i * o_2;
+    __local float red[NT];
+    const int t = get_local_id(0), r = t / pw, l = t % pw;
+    const long rstep = (long)get_num_groups(0) * (NT / pw);
+    for (long x0 = (long)get_group_id(0) * (NT / pw); x0 < n; x0 += rstep) {
+        long x = x0 + r;
         float s = 0.0f;
-        for (long c = 0; c < Ev; c++)
-            s = fma(LD(gout, pg + c * g_3), LD(o, po + c * o_3), s);
-        Dv[x] = s;
+        if (x < n) {
+            long i = x % L, bh = x / L, b = bh / Hq, h = bh % Hq;
+            long pg = g_o + b * g_0 + h * g_1 + i * g_2, po = o_o + b * o_0 + h * o_1 + i * o_2;
+            for (long c = l; c < Ev; c += pw)
+                s = fma(LD(gout, pg + c * g_3), LD(o, po + c * o_3), s);
+        }
+        red[t] = s;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (l == 0 && x < n) {
+            float a = red[t];
+            for (int e = 1; e < pw; e++)
+                a += red[t + e];
+            Dv[x] = a;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
     }
 }
 
@@ -1423,7 +1447,40 @@ __kernel __attribute__((reqd_work_group_size(QBN, 1, 1))) void attn_bwd_dq_mma(A
 }
 #endif /* ATTN_MMA == 3 */
 #endif /* ATTN_MMA == 2 || ATTN_MMA == 3 */
-#if ATTN_MMA == 4 || ATTN_MMA == 5
+#if ATTN_MMA == 4 || ATTN_MMA == 5 || ATTN_MMA == 6
+/* Element offset of the 8-element chunk c of row r of a tile of R rows in
+ * the backward's one layout for both its reads: 128-byte-swizzled atoms of
+ * 8 rows x 64 dims (1024 bytes, chunk c of row r at c ^ (r & 7)), the
+ * atoms of the next 64 dims R / 8 atoms further (attn_bwd_dkv_wg's query
+ * side, K and V tiles; attn_bwd_dq_wg's key side). */
+#define WGB_OFF(r, c, R)                                                                        \
+    (((((c) >> 3) * ((R) / 8) + ((r) >> 3)) << 9) + (((r) & 7) << 6) + ((((c) & 7) ^ ((r) & 7)) << 3))
+/* Such a tile of R rows at __local address a_ read K-major, as the B
+ * operand of a product whose N is the tile's rows: the 16-deep step kk 32
+ * bytes into the 128-byte rows, the next 64 dims R / 8 atoms further. */
+#define WGB_KDESC(a_, kk, R) wg_desc((a_) + ((kk) >> 2) * ((R) / 8) * 1024 + ((kk) & 3) * 32, 16u, 1024u, 1u)
+/* The same tile read N-major (the transpose bit), as the B operand of a
+ * product whose K is the tile's rows: 16-row step kk (two atoms), the next
+ * 64 dims R / 8 atoms further. */
+#define WGB_NDESC(a_, kk, R) wg_desc((a_) + (kk) * 2048, ((R) / 8) * 1024, 1024u, 1u)
+/* The backward's arguments the lean wgmma kernels do not use (no mask,
+ * no dropout, no dS written). */
+#define WG_BWD_LEAN_UNUSED()                                                                    \
+    (void)dsg;                                                                                  \
+    (void)wds;                                                                                  \
+    (void)bm;                                                                                   \
+    (void)am;                                                                                   \
+    (void)m_o;                                                                                  \
+    (void)m_0;                                                                                  \
+    (void)m_1;                                                                                  \
+    (void)m_2;                                                                                  \
+    (void)m_3;                                                                                  \
+    (void)thr;                                                                                  \
+    (void)dscale;                                                                               \
+    (void)sk0;                                                                                  \
+    (void)sk1;                                                                                  \
+    (void)roff;                                                                                 \
+    (void)mkind;
 /* Rows [i_0, i_0 + R) of a [lim, cols] view (p) into a tile of the wgmma
  * programs, the 8-element chunk c of row r at element OFF(r, c); zeros
  * past lim and cols; by the work-group's NTH items, cp.async when `vec`
@@ -1514,6 +1571,11 @@ static inline void wg_afrag(uint a[4], __global const ushort *p, long wj, int g,
 #ifndef WGN
 #define WGN 2
 #endif
+/* 1: each step's tile copies issued after its products (CLOPS_ATTN_WG_LATE,
+ * attn12), so the products start right after the barrier; 0: before */
+#ifndef WG_LATE
+#define WG_LATE 0
+#endif
 #define WNT (WGN * 128)
 #define WBQ (WGN * 64)
 #define WNS 4
@@ -1603,6 +1665,12 @@ __kernel __attribute__((reqd_work_group_size(WNT, 1, 1))) void attn_fwd_wg(ATTN_
     MMA_CP_WAIT(0);                                                                             \
     WG_PROXY_FENCE();                                                                           \
     barrier(CLK_LOCAL_MEM_FENCE);                                                               \
+    if (!WG_LATE) {                                                                             \
+        WG_LOADS(jt)                                                                            \
+    }
+    /* V_jt and K_{jt+1} into the slots of V_{jt-2} and K_{jt-1}: at the
+     * step's start, or (WG_LATE) once the step's products are issued */
+#define WG_LOADS(jt)                                                                            \
     if ((jt) < ntile) {                                                                         \
         WG_LOAD(sm + (2 * (jt) + 1) % WNS * WSLOT, v, (long)(jt) * WBK, Ev, v_2, v_3, WG_VOFF)   \
     }                                                                                           \
@@ -1696,6 +1764,9 @@ __kernel __attribute__((reqd_work_group_size(WNT, 1, 1))) void attn_fwd_wg(ATTN_
         WG_SYNC(0)
         WG_FENCE();
         WG_ISSUE_S(0)
+        if (WG_LATE) {
+            WG_LOADS(0)
+        }
         WG_WAIT(0);
         WG_SOFTMAX(0)
         WG_PACK()
@@ -1704,6 +1775,9 @@ __kernel __attribute__((reqd_work_group_size(WNT, 1, 1))) void attn_fwd_wg(ATTN_
             WG_FENCE();
             WG_ISSUE_S(jt)
             WG_ISSUE_PV(jt - 1)
+            if (WG_LATE) {
+                WG_LOADS(jt)
+            }
             WG_WAIT(1); /* S_jt; P_{jt-1} V_{jt-1} may still run */
             WG_SOFTMAX(jt)
             WG_WAIT(0);
@@ -1715,6 +1789,9 @@ __kernel __attribute__((reqd_work_group_size(WNT, 1, 1))) void attn_fwd_wg(ATTN_
         WG_SYNC(ntile)
         WG_FENCE();
         WG_ISSUE_PV(ntile - 1)
+        if (WG_LATE) {
+            WG_LOADS(ntile)
+        }
         WG_WAIT(0);
     }
     /* as attn_fwd_mma: vec & 2, the output's column pairs as 32-bit stores */
@@ -1750,17 +1827,27 @@ __kernel void attn_bwd_fold(__global const float *part, __global T *gr, ATTN_GEO
                             __global T *gr2, ATTN_GEOM(s), long Hkv, long S, long E, long Ev,
                             long nsp, long n, float scale)
 {
-    for (long x = get_global_id(0); x < n; x += get_global_size(0)) {
-        long c = x % D, j = x / D % S, bhk = x / D / S, b = bhk / Hkv, hk = bhk % Hkv;
-        float sk = 0.0f, sv = 0.0f;
+    /* four columns an item (D and n are multiples of 4: 16-byte loads,
+     * the row's divisions once per four elements; attn12) */
+    for (long x4 = get_global_id(0); x4 < n / 4; x4 += get_global_size(0)) {
+        long x = x4 * 4, row = x / D;
+        long c0 = x % D, j = row % S, bhk = row / S, b = bhk / Hkv, hk = bhk % Hkv;
+        float4 sk = (float4)(0.0f), sv = (float4)(0.0f);
         for (long sp = 0; sp < nsp; sp++) {
-            sk += part[sp * n + x];
-            sv += part[(nsp + sp) * n + x];
+            sk += vload4(0, part + sp * n + x);
+            sv += vload4(0, part + (nsp + sp) * n + x);
         }
-        if (c < E)
-            ST(gr, r_o + b * r_0 + hk * r_1 + j * r_2 + c * r_3, sk * scale);
-        if (c < Ev)
-            ST(gr2, s_o + b * s_0 + hk * s_1 + j * s_2 + c * s_3, sv);
+        float ks[4], vs[4];
+        vstore4(sk, 0, ks);
+        vstore4(sv, 0, vs);
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            long c = c0 + e;
+            if (c < E)
+                ST(gr, r_o + b * r_0 + hk * r_1 + j * r_2 + c * r_3, ks[e] * scale);
+            if (c < Ev)
+                ST(gr2, s_o + b * s_0 + hk * s_1 + j * s_2 + c * s_3, vs[e]);
+        }
     }
 }
 #endif /* ATTN_MMA == 2 || ATTN_MMA == 5 */
@@ -1835,11 +1922,8 @@ __kernel void attn_bwd_fold(__global const float *part, __global T *gr, ATTN_GEO
 #else
 #define WGB_MMA_G WGA_MMA_N128
 #endif
-/* Element offset of the 8-element chunk c of row r of a tile of R rows
- * (a query-side tile: WQ; the K and V tiles: 64). */
-#define WGB_OFF(r, c, R)                                                                        \
-    (((((c) >> 3) * ((R) / 8) + ((r) >> 3)) << 9) + (((r) & 7) << 6) + ((((c) & 7) ^ ((r) & 7)) << 3))
-/* the query-side tiles' and the K and V tiles' layouts */
+/* the query-side tiles' and the K and V tiles' layouts (WGB_OFF: a
+ * query-side tile has WQ rows, the K and V tiles 64) */
 #define WGB_QOFF(r, c) WGB_OFF(r, c, WQ)
 #define WGB_KOFF(r, c) WGB_OFF(r, c, 64)
 #if WKS
@@ -1922,9 +2006,7 @@ attn_bwd_dkv_wg(ATTN_BWD_ARGS, int vec, long nsp, __global float *part)
         const uint qa = sb + (uint)(WKV * 2 + (s & 1) * 4 * WQT), oa = qa + 2 * WQT;
         float st[WQ / 2], pt[WQ / 2]; /* Sᵀ, dPᵀ: rows keys, columns queries */
         WG_FENCE();
-        /* the K-major tiles' 16-deep step kk: 32 bytes into the 128-byte
-         * rows, the next 64 dims R / 8 atoms further */
-#define WGB_KDESC(a_, kk, R) wg_desc((a_) + ((kk) >> 2) * ((R) / 8) * 1024 + ((kk) & 3) * 32, 16u, 1024u, 1u)
+        /* the K-major tiles' 16-deep step kk: WGB_KDESC */
 #pragma unroll
         for (int kk = 0; kk < D / 16; kk++) {
 #if WKS
@@ -1994,7 +2076,7 @@ attn_bwd_dkv_wg(ATTN_BWD_ARGS, int vec, long nsp, __global float *part)
         WG_FENCE();
 #pragma unroll
         for (int kk = 0; kk < WQ / 16; kk++)
-            WGB_MMA_G(dv, pa[kk], wg_desc(oa + kk * 2048, (WQ / 8) * 1024, 1024u, 1u), MMA_TY,
+            WGB_MMA_G(dv, pa[kk], WGB_NDESC(oa, kk, WQ), MMA_TY,
                       "1", 1);
         WG_COMMIT();
         WG_WAIT(1); /* dPᵀ; dV += Pᵀ dO may still run */
@@ -2005,7 +2087,7 @@ attn_bwd_dkv_wg(ATTN_BWD_ARGS, int vec, long nsp, __global float *part)
         WG_FENCE();
 #pragma unroll
         for (int kk = 0; kk < WQ / 16; kk++)
-            WGB_MMA_G(dk, da[kk], wg_desc(qa + kk * 2048, (WQ / 8) * 1024, 1024u, 1u), MMA_TY,
+            WGB_MMA_G(dk, da[kk], WGB_NDESC(qa, kk, WQ), MMA_TY,
                       "1", 1);
         WG_COMMIT();
         WG_WAIT(0);
@@ -2030,21 +2112,177 @@ attn_bwd_dkv_wg(ATTN_BWD_ARGS, int vec, long nsp, __global float *part)
                 ST(gr2, s_o + b * s_0 + hk * s_1 + j * s_2 + c * s_3, dv[x]);
         }
     }
-    (void)dsg;
-    (void)wds;
-    (void)bm;
-    (void)am;
-    (void)m_o;
-    (void)m_0;
-    (void)m_1;
-    (void)m_2;
-    (void)m_3;
-    (void)thr;
-    (void)dscale;
-    (void)sk0;
-    (void)sk1;
-    (void)roff;
-    (void)mkind;
+    WG_BWD_LEAN_UNUSED()
 }
 #endif /* ATTN_MMA == 5 */
+#if ATTN_MMA == 6 /* the wgmma dQ's program (sm_90a, through the PTX route) */
+/*
+ * attn_bwd_dq_wg: attn_bwd_dq_mma on Hopper's warpgroup products (wgmma;
+ * wgmma.clh and wgmma_attn.clh), attn_bwd_dkv_wg's scheme turned around
+ * (issue 30, attn12): bfloat16 or float16, head dims 64 and 128, the lean
+ * problems only (ATTN_XM 0: no mask, no dropout).  The same arguments as
+ * attn_bwd_dq_mma; one work-group (128 items: one warpgroup) per (batch,
+ * query head, 64 query rows), query tiles slowest and last first.
+ *
+ * Warp w holds query rows i0 + 16 w .. + 15: their Q and dO rows as A
+ * fragments in registers (loaded once from global memory), their
+ * logsumexp (log2 units) and D in registers, dQ (64 rows x D, wgmma's
+ * accumulator layout) in registers.  Step s is key tile s (WK keys, from
+ * 0 to the last key the block's last row sees): its K and V tiles in
+ * __local, double-buffered (cp.async when `vec` bit 0, else element by
+ * element; zeros past S, E and Ev), in WGB_OFF's layout: read K-major by
+ * S = Q Kᵀ and dP = dO Vᵀ (m64nWKk16, A from registers) and, K, N-major
+ * with the transpose bit by dQ += dS K (m64nDk16, dS from registers).
+ * S and dP are issued together; P = exp2(S sl2 - lse) on the
+ * accumulators once S is done (while dP runs); dS = P o (dP - D) once dP
+ * is, rounded to the input type and issued as dQ's A operand (the
+ * accumulator fragments are the A fragments); the step ends when that is
+ * done.  Masks: attention_vis.clh's ranges per element on the tiles not
+ * every row of the warp sees whole (causal diagonal, the last key tile,
+ * rows past L: logsumexp -inf, P 0).  No product behind a branch: every
+ * warp runs every step.  Each dQ element is summed by one lane in key
+ * order: the same bits every run; dQ is scaled at the end.
+ */
+#ifndef WK
+#define WK 32 /* keys per step (from the host: 16, 32, 48 or 64) */
+#endif
+#define WKT (WK * D) /* 16-bit elements of one K or V tile */
+#if (D != 64 && D != 128) || (WK % 16) || WK > 64 || 4 * WKT * 2 > 49152
+#error "attn_bwd_dq_wg: head dims 64 or 128, steps of 16 to 64 keys, 48 KiB of __local"
+#endif
+#if WK == 16
+#define WGQ_MMA_S WGA_MMA_N16
+#elif WK == 32
+#define WGQ_MMA_S WGA_MMA_N32
+#elif WK == 48
+#define WGQ_MMA_S WGA_MMA_N48
+#else
+#define WGQ_MMA_S WGA_MMA_N64
+#endif
+#if D == 64
+#define WGQ_MMA_G WGA_MMA_N64
+#else
+#define WGQ_MMA_G WGA_MMA_N128
+#endif
+#define WGQ_KOFF(r, c) WGB_OFF(r, c, WK)
+/* key tile kt_'s K and V into buffer kt_ & 1 (the caller commits) */
+#define WGQ_STEP_LOAD(kt_)                                                                      \
+    {                                                                                           \
+        __local ushort *kb_ = sm + ((kt_) & 1) * 2 * WKT;                                       \
+        long j0_ = (long)(kt_) * WK;                                                            \
+        WG_LOAD_TILE(kb_, kp, j0_, S, E, k_2, k_3, WK, WGQ_KOFF, 128)                           \
+        WG_LOAD_TILE(kb_ + WKT, vp, j0_, S, Ev, v_2, v_3, WK, WGQ_KOFF, 128)                    \
+    }
+__kernel __attribute__((reqd_work_group_size(128, 1, 1))) void attn_bwd_dq_wg(ATTN_BWD_ARGS,
+                                                                              int vec)
+{
+    /* gr: dQ (gr2, dsg, wds unused) */
+    __local ushort sm[4 * WKT] __attribute__((aligned(1024)));
+    const int lid = get_local_id(0), lane = lid & 31, warp = lid >> 5;
+    const int g = lane >> 2, t = lane & 3;
+    /* query tiles slowest and last first, as attn_bwd_dq_mma */
+    long nbh = get_num_groups(0) / ntile, gi = get_group_id(0);
+    long qt = ntile - 1 - gi / nbh, bh = gi % nbh;
+    long b = bh / Hq, h = bh % Hq, hk = h / G;
+    long i0 = qt * 64, w0 = i0 + warp * 16; /* the block's and the warp's first row */
+    __global const T *kp = k + k_o + b * k_0 + hk * k_1, *vp = v + v_o + b * v_0 + hk * v_1;
+    ATTN_LEAN()
+    const float sl2 = scale * M_LOG2E_F;
+    long kend = causal ? min(S, i0 + 64 + coff) : S; /* the keys the block's rows see */
+    long nkt = kend > 0 ? (kend + WK - 1) / WK : 0;
+    if (nkt > 0) {
+        WGQ_STEP_LOAD(0)
+    }
+    MMA_CP_COMMIT();
+    uint qa[D / 16][4], oa[D / 16][4];
+#pragma unroll
+    for (int kk = 0; kk < D / 16; kk++) {
+        wg_afrag(qa[kk], (__global const ushort *)(q + q_o + b * q_0 + h * q_1), w0, g, t, kk, L,
+                 E, q_2, q_3, vec);
+        wg_afrag(oa[kk], (__global const ushort *)(gout + g_o + b * g_0 + h * g_1), w0, g, t, kk,
+                 L, Ev, g_2, g_3, vec);
+    }
+    long rowi[2] = {w0 + g, w0 + g + 8};
+    float lrow[2], drow[2];
+    for (int rr = 0; rr < 2; rr++) {
+        lrow[rr] = rowi[rr] < L ? lse[bh * L + rowi[rr]] * M_LOG2E_F : -INFINITY;
+        drow[rr] = rowi[rr] < L ? Dv[bh * L + rowi[rr]] : 0.0f;
+    }
+    float dq[D / 2];
+#pragma unroll
+    for (int n = 0; n < D / 2; n++)
+        dq[n] = 0.0f;
+    const uint sb = mma_saddr(sm);
+    for (long kt = 0; kt < nkt; kt++) {
+        MMA_CP_WAIT(0);
+        WG_PROXY_FENCE();
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (kt + 1 < nkt) {
+            WGQ_STEP_LOAD(kt + 1)
+        }
+        MMA_CP_COMMIT();
+        long j0 = kt * WK;
+        const uint ka = sb + (uint)((kt & 1) * 4 * WKT), va = ka + 2 * WKT;
+        float sa[WK / 2], pa[WK / 2]; /* S, dP: rows queries, columns keys */
+        WG_FENCE();
+#pragma unroll
+        for (int kk = 0; kk < D / 16; kk++)
+            WGQ_MMA_S(sa, qa[kk], WGB_KDESC(ka, kk, WK), MMA_TY, "0", kk > 0);
+        WG_COMMIT();
+#pragma unroll
+        for (int kk = 0; kk < D / 16; kk++)
+            WGQ_MMA_S(pa, oa[kk], WGB_KDESC(va, kk, WK), MMA_TY, "0", kk > 0);
+        WG_COMMIT();
+        WG_WAIT(1); /* S; dP may still run */
+        /* every key of the tile visible to every row of the warp: only the
+         * scale (rows past L have logsumexp -inf: P 0) */
+        bool plain = j0 + WK <= S && !(causal && j0 + WK - 1 > w0 + coff);
+        /* row r's visible keys: 8 (x / 4) + (x & 1) < end[rr] (the lane's
+         * 2 t taken off) */
+        int end[2];
+        for (int rr = 0; rr < 2; rr++)
+            end[rr] = attn_vis_end(g + 8 * rr, L - w0, S - j0,
+                                   causal ? w0 + coff - j0 : ATTN_VIS_ALL) -
+                      2 * t;
+#pragma unroll
+        for (int x = 0; x < WK / 2; x++) {
+            int rr = (x >> 1) & 1, cc = (x >> 2) * 8 + (x & 1);
+            float y = plain ? sa[x] * sl2 : (cc < end[rr] ? sa[x] * scale : -INFINITY) * M_LOG2E_F;
+            float lv = lrow[rr];
+            sa[x] = (lv == -INFINITY || y == -INFINITY) ? 0.0f : native_exp2(y - lv);
+        }
+        WG_WAIT(0); /* dP */
+        uint da[WK / 16][4];
+#pragma unroll
+        for (int x = 0; x < WK / 2; x++)
+            pa[x] = sa[x] * (pa[x] - drow[(x >> 1) & 1]);
+#pragma unroll
+        for (int kk = 0; kk < WK / 16; kk++)
+#pragma unroll
+            for (int e = 0; e < 4; e++)
+                da[kk][e] = attn_pack(pa[8 * kk + 2 * e], pa[8 * kk + 2 * e + 1]);
+        WG_FENCE();
+#pragma unroll
+        for (int kk = 0; kk < WK / 16; kk++)
+            WGQ_MMA_G(dq, da[kk], WGB_NDESC(ka, kk, WK), MMA_TY, "1", 1);
+        WG_COMMIT();
+        WG_WAIT(0);
+    }
+    MMA_CP_WAIT(0);
+#pragma unroll
+    for (int x = 0; x < D / 2; x++) {
+        int c = (x >> 2) * 8 + 2 * t + (x & 1);
+        long i = rowi[(x >> 1) & 1];
+        if (i < L && c < E)
+            ST(gr, r_o + b * r_0 + h * r_1 + i * r_2 + c * r_3, dq[x] * scale);
+    }
+    (void)gr2;
+    (void)s_o;
+    (void)s_0;
+    (void)s_1;
+    (void)s_2;
+    (void)s_3;
+    WG_BWD_LEAN_UNUSED()
+}
+#endif /* ATTN_MMA == 6 */
 #endif /* ATTN_MMA */

@@ -35,7 +35,9 @@
  * (attn_bwd_dkv_wg: off by default; on a Hopper the backwards' dQ, dK and
  * dV against the reference and their bits twice), and
  * CLOPS_TEST_ATTN_WGMMA_BWD=1 asserts that every lean 16-bit backward of
- * head dim 64/128 ran its dK/dV there.
+ * head dim 64/128 ran its dK/dV there; test_wgmma_dq_choice and
+ * CLOPS_TEST_ATTN_WGMMA_DQ=1 the same for the wgmma dQ (attn_bwd_dq_wg,
+ * attn12: off by default, not yet run on a GPU).
  * CLOPS_TEST_FILTER (a cmocka glob) runs a subset.
  * The standard layout sweeps are the operator suite's (test_check_attention).
  */
@@ -283,10 +285,15 @@ static void check_case(clops_device *d, const attn_case *c, clops_dtype dt, clop
      * CLOPS_ATTN_WGMMA_BWD=1): every tensor-core backward of a lean
      * problem of head dim 64 or 128 (padded) ran its dK/dV on
      * attn_bwd_dkv_wg */
-    const char *wb = getenv("CLOPS_TEST_ATTN_WGMMA_BWD");
-    if (wb && strcmp(wb, "1") == 0 && expect_mma_bwd(d, c, dt) && c->mask == 0 &&
-        !(c->dropout > 0) && hd > 32 && hd <= 128)
+    /* (CLOPS_TEST_ATTN_WGMMA_DQ=1 with CLOPS_ATTN_WGMMA_DQ=1: their dQ on
+     * attn_bwd_dq_wg) */
+    const char *wb = getenv("CLOPS_TEST_ATTN_WGMMA_BWD"), *wq = getenv("CLOPS_TEST_ATTN_WGMMA_DQ");
+    bool lean_wg = expect_mma_bwd(d, c, dt) && c->mask == 0 && !(c->dropout > 0) && hd > 32 &&
+                   hd <= 128;
+    if (wb && strcmp(wb, "1") == 0 && lean_wg)
         CT_ASSERT_MSG(s1.bwd_wg - s0.bwd_wg == 1, "a lean backward did not take attn_bwd_dkv_wg");
+    if (wq && strcmp(wq, "1") == 0 && lean_wg)
+        CT_ASSERT_MSG(s1.bwd_wgq - s0.bwd_wgq == 1, "a lean backward did not take attn_bwd_dq_wg");
     CT_OK(clops__fused_attention_backward(goc, qc, kc, vc, oc, lc, rc, mc, c->dropout, c->causal,
                                           NULL, c->lower_right, c->mask_grad, &gqc, &gkc, &gvc,
                                           &gmc));
@@ -711,26 +718,32 @@ static void wg_case(const char *what, const int64_t *pr, clops_dtype dt, clops_d
  * there); switched on (left so) and pretended to be a Hopper where d is
  * none, the same answer twice — taken on a Hopper, else not, its failing
  * known-answer check run once. */
-static void check_wg_choice(clops_device *d, bool hopper, bool bwd)
+enum { WG_FWD, WG_DKV, WG_DQ }; /* the wgmma kernels of check_wg_choice */
+static void check_wg_choice(clops_device *d, bool hopper, int kind)
 {
-    void (*set)(int) = bwd ? attention_set_wgmma_bwd : attention_set_wgmma;
-    bool (*chosen)(clops_device *, clops_dtype, int) =
-        bwd ? attention_wgmma_bwd_chosen : attention_wgmma_chosen;
-    const char *what = bwd ? "wgmma dK/dV" : "wgmma forward";
+    void (*const set[3])(int) = {attention_set_wgmma, attention_set_wgmma_bwd,
+                                 attention_set_wgmma_dq};
+    bool (*const chosen[3])(clops_device *, clops_dtype, int) = {
+        attention_wgmma_chosen, attention_wgmma_bwd_chosen, attention_wgmma_dq_chosen};
+    static const char *const whats[3] = {"wgmma forward", "wgmma dK/dV", "wgmma dQ"};
+    const char *what = whats[kind];
+    bool bwd = kind != WG_FWD;
     attn_stats s[3];
     attention_stats(&s[0]);
-    set(0);
-    CT_ASSERT_MSG(!chosen(d, CLOPS_BFLOAT16, 64), "chosen while off");
-    set(1);
-    CT_ASSERT_MSG(!chosen(d, CLOPS_BFLOAT16, 32), "chosen at head dim 32");
-    CT_ASSERT_MSG(!chosen(d, CLOPS_FLOAT32, 64), "chosen for float32");
+    set[kind](0);
+    CT_ASSERT_MSG(!chosen[kind](d, CLOPS_BFLOAT16, 64), "chosen while off");
+    set[kind](1);
+    CT_ASSERT_MSG(!chosen[kind](d, CLOPS_BFLOAT16, 32), "chosen at head dim 32");
+    CT_ASSERT_MSG(!chosen[kind](d, CLOPS_FLOAT32, 64), "chosen for float32");
     if (!hopper)
-        CT_ASSERT_MSG(!chosen(d, CLOPS_BFLOAT16, 64), "chosen on a device without sm_90a");
+        CT_ASSERT_MSG(!chosen[kind](d, CLOPS_BFLOAT16, 64), "chosen on a device without sm_90a");
     attention_stats(&s[1]);
     uint64_t checks[3], fails[3];
+#define WG_CHECKS(x) (kind == WG_DKV ? (x).wgb_checks : kind == WG_DQ ? (x).wgq_checks : (x).wg_checks)
+#define WG_FAILS(x) (kind == WG_DKV ? (x).wgb_fails : kind == WG_DQ ? (x).wgq_fails : (x).wg_fails)
     for (int i = 0; i < 2; i++) {
-        checks[i] = bwd ? s[i].wgb_checks : s[i].wg_checks;
-        fails[i] = bwd ? s[i].wgb_fails : s[i].wg_fails;
+        checks[i] = WG_CHECKS(s[i]);
+        fails[i] = WG_FAILS(s[i]);
     }
     CT_ASSERT_MSG(checks[1] == checks[0], "a known-answer check ran where the %s cannot run",
                   what);
@@ -738,12 +751,14 @@ static void check_wg_choice(clops_device *d, bool hopper, bool bwd)
     /* the backward's at head dim 128 (the forward's 128 is its default,
      * checked by its test) */
     int dp = bwd ? 128 : 64;
-    bool c1 = chosen(d, bwd ? CLOPS_FLOAT16 : CLOPS_BFLOAT16, dp);
-    bool c2 = chosen(d, bwd ? CLOPS_FLOAT16 : CLOPS_BFLOAT16, dp);
+    bool c1 = chosen[kind](d, bwd ? CLOPS_FLOAT16 : CLOPS_BFLOAT16, dp);
+    bool c2 = chosen[kind](d, bwd ? CLOPS_FLOAT16 : CLOPS_BFLOAT16, dp);
     attention_stats(&s[2]);
     attention_wgmma_pretend(false);
-    checks[2] = bwd ? s[2].wgb_checks : s[2].wg_checks;
-    fails[2] = bwd ? s[2].wgb_fails : s[2].wg_fails;
+    checks[2] = WG_CHECKS(s[2]);
+    fails[2] = WG_FAILS(s[2]);
+#undef WG_CHECKS
+#undef WG_FAILS
     CT_ASSERT_MSG(c1 == c2, "the choice changed between two asks");
     CT_ASSERT_MSG(c1 == hopper, "the %s was %schosen on %s", what, c1 ? "" : "not ",
                   hopper ? "a Hopper (its known-answer check failed)" : "another device");
@@ -775,7 +790,7 @@ static void test_wgmma_choice(void **state)
             continue;
         ct_set_device(d);
         bool hopper = is_hopper(d);
-        check_wg_choice(d, hopper, false);
+        check_wg_choice(d, hopper, WG_FWD);
         if (hopper) {
             for (size_t pi = 0; pi < CT_COUNT(wg_probs); pi++) {
                 const int64_t *pr = wg_probs[pi];
@@ -826,7 +841,7 @@ static void test_wgmma_choice(void **state)
     ct_clear_context();
 }
 
-/* The wgmma dK/dV's choice (docs/attention.md, "Hopper's wgmma"): off by
+/* The wgmma dK/dV's (kind WG_DKV) or dQ's (WG_DQ) choice (docs/attention.md, "Hopper's wgmma"): off by
  * default; switched on, only for 16-bit inputs at head dims 64 and 128 on
  * a Hopper, after its known-answer check — once per device, dtype and head
  * dim.  Any other device, pretended to be a Hopper, cannot build the
@@ -837,9 +852,13 @@ static void test_wgmma_choice(void **state)
  * heads split over work-groups and not, a transposed layout: element-wise
  * loads) match the CPU reference's dQ, dK and dV and give the same bits
  * twice. */
-static void test_wgmma_bwd_choice(void **state)
+static void wg_bwd_choice(int kind)
 {
-    (void)state;
+    void (*set)(int) = kind == WG_DQ ? attention_set_wgmma_dq : attention_set_wgmma_bwd;
+    bool (*chosen)(clops_device *, clops_dtype, int) =
+        kind == WG_DQ ? attention_wgmma_dq_chosen : attention_wgmma_bwd_chosen;
+    const char *env = kind == WG_DQ ? "CLOPS_ATTN_WGMMA_DQ" : "CLOPS_ATTN_WGMMA_BWD";
+    const char *what = kind == WG_DQ ? "wgmma dQ" : "wgmma dK/dV";
     clops_device *devs[CT_MAX_DEVICES];
     int n = ct_opencl_devices(devs, CT_MAX_DEVICES);
     for (int di = 0; di < n; di++) {
@@ -848,18 +867,17 @@ static void test_wgmma_bwd_choice(void **state)
             continue;
         ct_set_device(d);
         bool hopper = is_hopper(d);
-        attention_set_wgmma_bwd(-1);
-        if (!getenv("CLOPS_ATTN_WGMMA_BWD"))
-            CT_ASSERT_MSG(!attention_wgmma_bwd_chosen(d, CLOPS_BFLOAT16, 128),
-                          "the wgmma dK/dV was chosen by default");
-        check_wg_choice(d, hopper, true);
+        set(-1);
+        if (!getenv(env))
+            CT_ASSERT_MSG(!chosen(d, CLOPS_BFLOAT16, 128), "the %s was chosen by default", what);
+        check_wg_choice(d, hopper, kind);
         if (hopper) {
             for (size_t pi = 0; pi < CT_COUNT(wg_probs); pi++) {
                 const int64_t *pr = wg_probs[pi];
                 for (int ti = 0; ti < 2; ti++) {
                     clops_dtype dt = ti ? CLOPS_FLOAT16 : CLOPS_BFLOAT16;
                     clops_tensor *x[4], *xc[4];
-                    wg_case("wgmma dK/dV", pr, dt, d, 4, x, xc);
+                    wg_case(what, pr, dt, d, 4, x, xc);
                     clops_tensor *o = NULL, *l = NULL, *r = NULL, *oc = NULL, *lc = NULL,
                                  *rc = NULL, *g[3][4] = {{NULL}};
                     bool causal = pr[5] != 0, lr = pr[6] != 0;
@@ -875,8 +893,8 @@ static void test_wgmma_bwd_choice(void **state)
                                                               &g[rep][0], &g[rep][1],
                                                               &g[rep][2], &g[rep][3]));
                     attention_stats(&b1);
-                    CT_ASSERT_MSG(b1.bwd_wg - b0.bwd_wg == 2,
-                                  "the backward did not take attn_bwd_dkv_wg");
+                    CT_ASSERT_MSG((kind == WG_DQ ? b1.bwd_wgq - b0.bwd_wgq : b1.bwd_wg - b0.bwd_wg) == 2,
+                                  "the backward did not take the %s", what);
                     CT_OK(clops__fused_attention_backward(xc[3], xc[0], xc[1], xc[2], oc, lc, rc,
                                                           NULL, 0.0, causal, NULL, lr, false,
                                                           &g[2][0], &g[2][1], &g[2][2],
@@ -898,10 +916,31 @@ static void test_wgmma_bwd_choice(void **state)
                 }
             }
         }
-        attention_set_wgmma_bwd(-1);
+        set(-1);
     }
     ct_clear_context();
 }
+
+static void test_wgmma_bwd_choice(void **state)
+{
+    (void)state;
+    wg_bwd_choice(WG_DKV);
+}
+
+/* The wgmma dQ's choice (docs/attention.md, "Hopper's wgmma: the dQ"), as
+ * the dK/dV's above: off by default; switched on, only for 16-bit inputs
+ * at head dims 64 and 128 on a Hopper after its known-answer check, once
+ * per device, dtype and head dim; elsewhere (pretended to be a Hopper)
+ * the check runs once and fails, and the backward keeps attn_bwd_dq_mma.
+ * On a Hopper the backwards that take attn_bwd_dq_wg match the CPU
+ * reference and give the same bits twice. */
+static void test_wgmma_dq_choice(void **state)
+{
+    (void)state;
+    wg_bwd_choice(WG_DQ);
+}
+
+
 
 int main(void)
 {
@@ -918,6 +957,7 @@ int main(void)
         cmocka_unit_test(test_lean_and_general_bits),
         cmocka_unit_test(test_wgmma_choice),
         cmocka_unit_test(test_wgmma_bwd_choice),
+        cmocka_unit_test(test_wgmma_dq_choice),
     };
     return cmocka_run_group_tests(tests, NULL, ct_teardown_group);
 }

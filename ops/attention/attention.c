@@ -41,8 +41,10 @@ static void view4(attn_view *v, clops_tensor *t);
 enum { ATTN_FMA, ATTN_MMA_PLAIN, ATTN_MMA_ROUTED, ATTN_WG };
 /* The backward's modes (ATTN_FMA, ATTN_MMA_PLAIN, ATTN_MMA_ROUTED: dQ and
  * by default dK/dV) with ATTN_WGB or'ed in: dK/dV on attn_bwd_dkv_wg
- * (Hopper's wgmma, its program's attn_bwd_fold after it). */
+ * (Hopper's wgmma, its program's attn_bwd_fold after it); with ATTN_WGQ:
+ * dQ on attn_bwd_dq_wg (attn12). */
 #define ATTN_WGB 8
+#define ATTN_WGQ 16
 static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out);
 
 /* ---- kernels ------------------------------------------------------------------------ */
@@ -66,7 +68,6 @@ enum {
 #define ATTN_BK 16
 #define ATTN_SPLIT_MIN 256 /* the fewest keys of one split-KV chunk */
 #define ATTN_DEC_MAXL 4    /* query lengths up to this run attn_fwd's decoding tiles */
-#define ATTN_WGN 2         /* attn_fwd_wg's warpgroups: 64 query rows each */
 
 /* attn_fwd_mma's 16-row atoms per warp (MR): 1 (8 warps of 16 rows).
  * CLOPS_ATTN_MMA_MR=2 (read once per process) gives 4 warps of 32 rows,
@@ -187,8 +188,11 @@ typedef struct attn_prog {
      * attn_fwd_wg, 5 attn_bwd_dkv_wg and attn_bwd_fold */
     int mma;
     int xm; /* the tensor-core programs: 1 general, 0 lean (attn_xm) */
-    int wbk; /* attn_fwd_wg's key tile (mma 4), attn_bwd_dkv_wg's query step (5) */
+    int wbk; /* attn_fwd_wg's key tile (mma 4), attn_bwd_dkv_wg's query step (5),
+              * attn_bwd_dq_wg's key step (6) */
     int wks; /* attn_bwd_dkv_wg: K and V in __local (WKS) */
+    int wgn; /* attn_fwd_wg's warpgroups of 64 query rows (WGN, attn_wg_n) */
+    int late; /* attn_fwd_wg: tile copies after the products (WG_LATE, attn_wg_late) */
 } attn_prog;
 
 /*
@@ -263,7 +267,7 @@ static clops_status write_defines(const void *vctx, const clops_device *d, strbu
               kit_cl_storage(c->dt), (int)kit_load_store(c->dt), c->dp, c->bq,
               attn_fwd_bk(c->bq, c->dp), attn_bt(c->dp), ATTN_NT);
     if (c->mma >= 4) {
-        /* attn_fwd_wg (4), attn_bwd_dkv_wg (5): the lean programs only;
+        /* attn_fwd_wg (4), attn_bwd_dkv_wg (5), attn_bwd_dq_wg (6): the lean programs only;
          * their products' atoms (wgmma_attn.clh) after the kit's headers */
         const char *wga = NULL;
         clops_status st = host_cl_source("wgmma_attn.clh", &wga);
@@ -272,7 +276,11 @@ static clops_status write_defines(const void *vctx, const clops_device *d, strbu
         sb_printf(sb,
                   "#define ATTN_MMA %d\n#define MMA_TY \"%s\"\n#define MR 1\n#define ATTN_XM 0\n"
                   "#define WBK %d\n#define WGN %d\n",
-                  c->mma, c->dt == CLOPS_FLOAT16 ? "f16" : "bf16", c->wbk, ATTN_WGN);
+                  c->mma, c->dt == CLOPS_FLOAT16 ? "f16" : "bf16", c->wbk, c->wgn ? c->wgn : 2);
+        if (c->mma == 4)
+            sb_printf(sb, "#define WG_LATE %d\n", c->late);
+        if (c->mma == 6)
+            sb_printf(sb, "#define WK %d\n", c->wbk);
         if (c->mma == 5)
             sb_printf(sb, "#define WQ %d\n#define WKS %d\n", c->wbk, c->wks);
         sb_append(sb, "#line 1 \"wgmma_attn.clh\"\n");
@@ -363,7 +371,7 @@ static clops_status attn_kernel_route(clops_device *d, int which, clops_dtype dt
              cta, mma && !xm ? "/lean" : "");
     snprintf(title, sizeof title, "clops attention program %s, head dim %d (ops/attention/attention.c)",
              clops_dtype_name(dt), dp);
-    attn_prog ctx = {dt, dp, bq, prog, mma ? xm != 0 : 1, 0, 0};
+    attn_prog ctx = {dt, dp, bq, prog, mma ? xm != 0 : 1, 0, 0, 0, 0};
     kit_program p = {.name = pname,
                      .title = title,
                      .headers = {"random_math.clh", mma ? "mma.clh" : NULL, mma ? "attention_vis.clh" : NULL,
@@ -374,7 +382,7 @@ static clops_status attn_kernel_route(clops_device *d, int which, clops_dtype dt
                      .ptx_target = route ? target : NULL,
                      .ptx_entry_directives = route ? entry : NULL};
     clops_status st = kit_kernel(d, &key, &p, names[which], 0, op, k);
-    if (!st && which != ATTN_K_PRE && which != ATTN_K_COMBINE && which != ATTN_K_FWD_CPU &&
+    if (!st && which != ATTN_K_COMBINE && which != ATTN_K_FWD_CPU &&
         which != ATTN_K_FOLD &&
         (*k)->wg_size < (size_t)nt)
         st = clops__fail(CLOPS_UNSUPPORTED, "%s: kernel %s needs work-groups of %d items; %s allows %zu",
@@ -441,6 +449,29 @@ static int attn_wg_bk(int dp)
 /* Default: two work-groups per SM at head dim 64 (clang's PTX: 127
  * registers unasked, 128 and 4 bytes of spills under the cap), one at 128
  * (180 registers; two would spill 488 bytes). */
+/* attn_fwd_wg's warpgroups a work-group (CLOPS_ATTN_WG_N, 1 or 2; default
+ * 2: 128 query rows a work-group, each K/V tile read once per 128 rows),
+ * for benchmarks.  On the H200 (attn12) one warpgroup at 2-4 work-groups
+ * an SM lost at both head dims (GPT-2 126.7-147.2 us against 108.7,
+ * Llama 444.7-537.8 against 372.9); three (384 items) the driver refused:
+ * at 168 registers its kernel allows 256 items. */
+static int attn_wg_n(void)
+{
+    static atomic_int env = -1;
+    int e = attn_env_int(&env, "CLOPS_ATTN_WG_N", 1, 2);
+    return e ? e : 2;
+}
+
+/* attn_fwd_wg's tile copies issued after each step's products
+ * (CLOPS_ATTN_WG_LATE=1; default before them), for benchmarks: on the
+ * H200 (attn12) they lost a little (GPT-2 112.2 us against 108.7, Llama
+ * 377.4 against 372.9; 254 registers at head dim 128 against 240). */
+static int attn_wg_late(void)
+{
+    static atomic_int env = -1;
+    return attn_env_int(&env, "CLOPS_ATTN_WG_LATE", 1, 1);
+}
+
 static int attn_wg_ctas(int dp)
 {
     static atomic_int env = -1;
@@ -472,7 +503,7 @@ static clops_status wg_program_kernel(clops_device *d, const host_kkey *key, att
     const char *dn = clops_dtype_name(ctx->dt);
     if (ctas > 1) {
         snprintf(entry, sizeof entry, ".reqntid %d, 1, 1\n.minnctapersm %d\n",
-                 ctx->mma == 4 ? 128 * ATTN_WGN : 128, ctas);
+                 ctx->mma == 4 ? 128 * ctx->wgn : 128, ctas);
         snprintf(cta, sizeof cta, "/cta%d", ctas);
     }
     snprintf(pname, sizeof pname, "attention-wgmma/%s/d%d/%s%s", dn, ctx->dp, tag, cta);
@@ -502,13 +533,18 @@ static clops_status wg_program_kernel(clops_device *d, const host_kkey *key, att
 static clops_status wg_kernel(clops_device *d, clops_dtype dt, int dp, const char *op,
                               host_kernel **k)
 {
-    int wbk = attn_wg_bk(dp), ctas = attn_wg_ctas(dp);
+    int wbk = attn_wg_bk(dp), ctas = attn_wg_ctas(dp), wgn = attn_wg_n(), late = attn_wg_late();
     host_kkey key = {{(0x41ull << 56) | (0x57ull << 40) | (uint64_t)dt, (uint64_t)dp,
-                      (uint64_t)wbk, (uint64_t)ctas << 8 | (uint64_t)ATTN_WGN}};
+                      (uint64_t)wbk, (uint64_t)ctas << 8 | (uint64_t)wgn | (uint64_t)late << 16}};
     char tag[32];
+    /* the defaults (two warpgroups, copies first) keep attn10's names */
     snprintf(tag, sizeof tag, "fwd/k%d", wbk);
-    attn_prog ctx = {dt, dp, ATTN_BQ, 4, 0, wbk, 0};
-    return wg_program_kernel(d, &key, &ctx, tag, ctas, "attn_fwd_wg", 128 * ATTN_WGN, op, k);
+    if (wgn != 2)
+        snprintf(tag + strlen(tag), sizeof tag - strlen(tag), "/g%d", wgn);
+    if (late)
+        snprintf(tag + strlen(tag), sizeof tag - strlen(tag), "/late");
+    attn_prog ctx = {dt, dp, ATTN_BQ, 4, 0, wbk, 0, wgn, late};
+    return wg_program_kernel(d, &key, &ctx, tag, ctas, "attn_fwd_wg", 128 * wgn, op, k);
 }
 
 /*
@@ -528,18 +564,28 @@ static clops_status wg_kernel(clops_device *d, clops_dtype dt, int dp, const cha
  */
 static atomic_int attn_wgb_set = -1; /* attention_set_wgmma_bwd: -1 the environment's */
 
+/* A test's setting (*set: -1 none, 0 off, 1 on), else the environment's
+ * name=1 (read once into *env): the wgmma backward kernels' switches. */
+static void attn_set_switch(atomic_int *set, int on)
+{
+    atomic_store_explicit(set, on < 0 ? -1 : on ? 1 : 0, memory_order_relaxed);
+}
+
+static bool attn_switch_on(atomic_int *set, atomic_int *env, const char *name)
+{
+    int s = atomic_load_explicit(set, memory_order_relaxed);
+    return s >= 0 ? s == 1 : attn_env_is(env, name, "1");
+}
+
 void attention_set_wgmma_bwd(int on)
 {
-    atomic_store_explicit(&attn_wgb_set, on < 0 ? -1 : on ? 1 : 0, memory_order_relaxed);
+    attn_set_switch(&attn_wgb_set, on);
 }
 
 static bool attn_wgb_on(void)
 {
     static atomic_int env = -1;
-    int set = atomic_load_explicit(&attn_wgb_set, memory_order_relaxed);
-    if (set >= 0)
-        return set == 1;
-    return attn_env_is(&env, "CLOPS_ATTN_WGMMA_BWD", "1");
+    return attn_switch_on(&attn_wgb_set, &env, "CLOPS_ATTN_WGMMA_BWD");
 }
 
 /* Whether attn_bwd_dkv_wg keeps the block's K and V in __local (WKS 1)
@@ -589,9 +635,64 @@ static clops_status wgb_kernel(clops_device *d, clops_dtype dt, int dp, bool fol
                       (uint64_t)dp, (uint64_t)wq, (uint64_t)ctas | (uint64_t)kv << 8}};
     char tag[32];
     snprintf(tag, sizeof tag, "bwd-dkv/q%d%s", wq, kv ? "/kvs" : "");
-    attn_prog ctx = {dt, dp, ATTN_BQ, 5, 0, wq, kv};
+    attn_prog ctx = {dt, dp, ATTN_BQ, 5, 0, wq, kv, 0, 0};
     return wg_program_kernel(d, &key, &ctx, tag, ctas, fold ? "attn_bwd_fold" : "attn_bwd_dkv_wg",
                              fold ? 0 : 128, op, k);
+}
+
+/*
+ * The wgmma dQ (attn_bwd_dq_wg, attn12; docs/attention.md "Hopper's
+ * wgmma: the dQ"): off by default, not yet run on a GPU;
+ * CLOPS_ATTN_WGMMA_DQ=1 (read once per process) runs it at head dims 64
+ * and 128 on a Hopper after its known-answer check;
+ * attention_set_wgmma_dq for tests.  Its shape (each read once per
+ * process; for benchmarks): the keys per step (CLOPS_ATTN_WG_DQ_K: 16,
+ * 32, 48 or 64, what fits four tiles in 48 KiB; default 64 at head dim
+ * 64, 32 at 128) and the work-groups per SM its PTX route asks ptxas to
+ * fit (CLOPS_ATTN_WG_DQ_CTAS, 1-4; default 2: clang's PTX with CUDA 13's
+ * ptxas takes 198 registers at head dim 64, 215 at 128, no spills).
+ */
+static atomic_int attn_wgq_set = -1; /* attention_set_wgmma_dq: -1 the environment's */
+
+void attention_set_wgmma_dq(int on)
+{
+    attn_set_switch(&attn_wgq_set, on);
+}
+
+static bool attn_wgq_on(void)
+{
+    static atomic_int env = -1;
+    return attn_switch_on(&attn_wgq_set, &env, "CLOPS_ATTN_WGMMA_DQ");
+}
+
+static int attn_wgq_k(int dp)
+{
+    static atomic_int env = -1;
+    int e = attn_env_int(&env, "CLOPS_ATTN_WG_DQ_K", 16, 64);
+    bool fits = e % 16 == 0 && 4 * e * dp * 2 <= 49152;
+    return e && fits ? e : dp <= 64 ? 64 : 32;
+}
+
+static int attn_wgq_ctas(void)
+{
+    static atomic_int env = -1;
+    int e = attn_env_int(&env, "CLOPS_ATTN_WG_DQ_CTAS", 1, 4);
+    return e ? e : 2;
+}
+
+/* attn_bwd_dq_wg of (dt, dp): its own program (ATTN_MMA 6, lean), always
+ * through the PTX route to sm_90a, `.reqntid 128, 1, 1` and
+ * `.minnctapersm c` where attn_wgq_ctas asks for more than one. */
+static clops_status wgq_kernel(clops_device *d, clops_dtype dt, int dp, const char *op,
+                               host_kernel **k)
+{
+    int ctas = attn_wgq_ctas(), wk = attn_wgq_k(dp);
+    host_kkey key = {{(0x41ull << 56) | (0x59ull << 40) | (uint64_t)dt, (uint64_t)dp,
+                      (uint64_t)wk, (uint64_t)ctas}};
+    char tag[32];
+    snprintf(tag, sizeof tag, "bwd-dq/k%d", wk);
+    attn_prog ctx = {dt, dp, ATTN_BQ, 6, 0, wk, 0, 0, 0};
+    return wg_program_kernel(d, &key, &ctx, tag, ctas, "attn_bwd_dq_wg", 128, op, k);
 }
 
 /* Kernel arguments, kept alive until the launch. */
@@ -779,8 +880,8 @@ static clops_status fwd_launch(const attn_problem *p, int mma)
         return CLOPS_OK;
     bool wg = mma == ATTN_WG;
     int dp = attn_dpad(p), pq = attn_fwd_bq(p->L);
-    int bq = wg ? 64 * ATTN_WGN : mma ? attn_fwd_rows(dp) : pq;
-    int nt = wg ? 128 * ATTN_WGN : mma ? attn_mma_nt(dp) : ATTN_NT;
+    int bq = wg ? 64 * attn_wg_n() : mma ? attn_fwd_rows(dp) : pq;
+    int nt = wg ? 128 * attn_wg_n() : mma ? attn_mma_nt(dp) : ATTN_NT;
     int64_t nsplit = mma ? 1 : attn_nsplit(p, d), kchunk = p->S > 0 ? p->S : 1;
     if (nsplit > 1) {
         int64_t bk = attn_fwd_bk(pq, dp);
@@ -880,7 +981,7 @@ static clops_status fwd_cpu(void *vp)
 /* attention_stats' counters */
 static atomic_ullong stat_bwd_mma, stat_bwd_fma, stat_fwd_mma, stat_bwd_split, stat_fwd_routed,
     stat_bwd_routed, stat_fwd_wg, stat_wg_checks, stat_wg_fails, stat_bwd_wg, stat_wgb_checks,
-    stat_wgb_fails;
+    stat_wgb_fails, stat_bwd_wgq, stat_wgq_checks, stat_wgq_fails;
 
 /* Whether attn_fwd_mma takes p: 16-bit inputs, no dropout, head dims up
  * to 128 (fwd_mma leaves decoding and split-KV to attn_fwd). */
@@ -1136,8 +1237,8 @@ typedef struct mma_slot {
     /* attn_fwd_wg's check per (float16/bfloat16, head dim 64/128): 0
      * unchecked, 1 passed, 2 failed */
     unsigned char wg[2][2];
-    /* attn_bwd_dkv_wg's, the same way */
-    unsigned char wgb[2][2];
+    /* attn_bwd_dkv_wg's and attn_bwd_dq_wg's, the same way */
+    unsigned char wgb[2][2], wgq[2][2];
 } mma_slot;
 static mma_slot mma_slots[64];
 static pthread_mutex_t mma_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -1209,32 +1310,45 @@ static bool wg_fits(const clops_device *d, clops_dtype dt, int dp)
     return wg_device(d) && (dt == CLOPS_FLOAT16 || dt == CLOPS_BFLOAT16) && (dp == 64 || dp == 128);
 }
 
-/* The known-answer check of attn_fwd_wg (bwd false) or attn_bwd_dkv_wg
- * (bwd true: dQ on the kernels of mode base) for (d, dt, dp), run once;
- * whether it passed.  A failure warns once. */
-static bool wg_check_once(clops_device *d, clops_dtype dt, int dp, bool bwd, int base)
+/* The wgmma kernels a known-answer check is for (wg_check_once). */
+enum { WGK_FWD, WGK_DKV, WGK_DQ };
+
+/* The known-answer check of attn_fwd_wg (WGK_FWD), attn_bwd_dkv_wg
+ * (WGK_DKV: dQ on the kernels of mode base) or attn_bwd_dq_wg (WGK_DQ:
+ * dK/dV on the kernels of mode base) for (d, dt, dp), run once; whether
+ * it passed.  A failure warns once. */
+static bool wg_check_once(clops_device *d, clops_dtype dt, int dp, int kind, int base)
 {
+    static const char *const kname[3] = {"attn_fwd_wg", "attn_bwd_dkv_wg", "attn_bwd_dq_wg"},
+                             *const other[3] = {"attn_fwd_mma", "attn_bwd_dkv_mma",
+                                                "attn_bwd_dq_mma"};
+    atomic_ullong *checks[3] = {&stat_wg_checks, &stat_wgb_checks, &stat_wgq_checks},
+                  *fails[3] = {&stat_wg_fails, &stat_wgb_fails, &stat_wgq_fails};
     pthread_mutex_lock(&mma_lock);
     mma_slot *s = mma_slot_of(d);
     bool ok = false;
     if (s) {
-        unsigned char *state =
-            bwd ? &s->wgb[dt == CLOPS_BFLOAT16][dp == 128] : &s->wg[dt == CLOPS_BFLOAT16][dp == 128];
+        int bf = dt == CLOPS_BFLOAT16, big = dp == 128;
+        unsigned char *state = kind == WGK_DKV  ? &s->wgb[bf][big]
+                               : kind == WGK_DQ ? &s->wgq[bf][big]
+                                                : &s->wg[bf][big];
         if (*state == 0) {
             char why[512] = "";
             clops_tensor *m = NULL;
-            atomic_fetch_add(bwd ? &stat_wgb_checks : &stat_wg_checks, 1);
-            bool pass = bwd ? mma_bwd_canary_one(d, dt, dp, base | ATTN_WGB, 0, &m, why, sizeof why)
-                            : mma_canary_one(d, dt, dp, ATTN_WG, 0, &m, why, sizeof why);
+            atomic_fetch_add(checks[kind], 1);
+            bool pass = kind == WGK_FWD
+                            ? mma_canary_one(d, dt, dp, ATTN_WG, 0, &m, why, sizeof why)
+                            : mma_bwd_canary_one(d, dt, dp,
+                                                 base | (kind == WGK_DKV ? ATTN_WGB : ATTN_WGQ),
+                                                 0, &m, why, sizeof why);
             clops_tensor_release(m);
             if (!pass) {
-                atomic_fetch_add(bwd ? &stat_wgb_fails : &stat_wg_fails, 1);
+                atomic_fetch_add(fails[kind], 1);
                 fprintf(stderr,
                         "clops: warning: the attention %s's wgmma kernel (%s) failed its "
                         "known-answer check on %s (%s) for %s, head dim %d: %s; using %s there\n",
-                        bwd ? "backward" : "forward", bwd ? "attn_bwd_dkv_wg" : "attn_fwd_wg",
-                        d->label, d->info.name, clops_dtype_name(dt), dp, why,
-                        bwd ? "attn_bwd_dkv_mma" : "attn_fwd_mma");
+                        kind == WGK_FWD ? "forward" : "backward", kname[kind], d->label,
+                        d->info.name, clops_dtype_name(dt), dp, why, other[kind]);
             }
             *state = pass ? 1 : 2;
         }
@@ -1257,7 +1371,7 @@ static bool wg_check_once(clops_device *d, clops_dtype dt, int dp, bool bwd, int
  */
 static bool wg_checked(clops_device *d, clops_dtype dt, int dp)
 {
-    return attn_wg_on(dp) && wg_fits(d, dt, dp) && wg_check_once(d, dt, dp, false, 0);
+    return attn_wg_on(dp) && wg_fits(d, dt, dp) && wg_check_once(d, dt, dp, WGK_FWD, 0);
 }
 
 bool attention_wgmma_chosen(clops_device *d, clops_dtype dt, int dp)
@@ -1279,7 +1393,33 @@ bool attention_wgmma_chosen(clops_device *d, clops_dtype dt, int dp)
  */
 static bool wgb_checked(clops_device *d, clops_dtype dt, int dp, int base)
 {
-    return attn_wgb_on() && wg_fits(d, dt, dp) && wg_check_once(d, dt, dp, true, base);
+    return attn_wgb_on() && wg_fits(d, dt, dp) && wg_check_once(d, dt, dp, WGK_DKV, base);
+}
+
+/*
+ * Whether attn_bwd_dq_wg takes the dQ of the lean 16-bit backwards of
+ * (dt, dp: 64 or 128) on d, their dK/dV on the kernels of mode base:
+ * switched on (attn_wgq_on), a Hopper (wg_device), and its known-answer
+ * check passed — once per device, dtype and head dim: mma_bwd_canary_one's
+ * problem (L 150, S 140: three query tiles of 64, the last partial; keys
+ * in tiles of attn_wgq_k, the last partial; two query heads on one
+ * key/value head) through the FMA backward and the one with dQ on
+ * attn_bwd_dq_wg, dQ, dK, dV within 3e-2 of the largest magnitude.  A
+ * failure (a build the driver refuses included) warns once and leaves
+ * attn_bwd_dq_mma in charge.
+ */
+static bool wgq_checked(clops_device *d, clops_dtype dt, int dp, int base)
+{
+    return attn_wgq_on() && wg_fits(d, dt, dp) && wg_check_once(d, dt, dp, WGK_DQ, base);
+}
+
+bool attention_wgmma_dq_chosen(clops_device *d, clops_dtype dt, int dp)
+{
+    /* (the tests before mma_checked, as attention_wgmma_bwd_chosen) */
+    if (!attn_wgq_on() || !wg_fits(d, dt, dp))
+        return false;
+    int base = kit_kind_of(d) == KIT_MMA ? mma_checked(d, dt, dp, true) : ATTN_FMA;
+    return wgq_checked(d, dt, dp, base);
 }
 
 bool attention_wgmma_bwd_chosen(clops_device *d, clops_dtype dt, int dp)
@@ -1450,15 +1590,25 @@ static void attn_tick(clops_device *d, double t[5], int i)
     }
 }
 
+/* attn_bwd_pre's items per row: 16 (coalesced row reads), or 1
+ * (CLOPS_ATTN_PRE_W=1, read once per process: the kernel before attn12,
+ * for benchmarks). */
+static int attn_pre_w(void)
+{
+    static atomic_int one = -1;
+    return attn_env_is(&one, "CLOPS_ATTN_PRE_W", "1") ? 1 : 16;
+}
+
 /* The backward on an OpenCL device: attn_bwd_pre, then attn_bwd_dkv and
  * attn_bwd_dq (FMA) or attn_bwd_dkv_mma and attn_bwd_dq_mma (tensor
  * cores), and attn_bwd_dmask for a broadcast mask's gradient. */
 /* *nsp_out (when not NULL): the head split attn_bwd_dkv_mma ran with. */
 static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
 {
-    /* wgb: dK/dV on attn_bwd_dkv_wg (and its program's fold) */
-    bool wgb = (mma & ATTN_WGB) != 0;
-    mma &= ~ATTN_WGB;
+    /* wgb: dK/dV on attn_bwd_dkv_wg (and its program's fold); wgq: dQ on
+     * attn_bwd_dq_wg */
+    bool wgb = (mma & ATTN_WGB) != 0, wgq = (mma & ATTN_WGQ) != 0;
+    mma &= ~(ATTN_WGB | ATTN_WGQ);
     clops_device *d = p->q.t->storage->device;
     int dp = attn_dpad(p), bt = attn_bt(dp);
     clops_dtype dt = p->q.t->dtype;
@@ -1484,7 +1634,14 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
         arg_long(&g, p->L);
         arg_long(&g, p->Ev);
         arg_long(&g, rows);
-        st = host_launch(d, k, g.n, g.a, host_grid_size(d, k, (uint64_t)rows));
+        int pw = attn_pre_w();
+        arg_int(&g, pw);
+        /* work-groups of ATTN_NT items, ATTN_NT / pw rows each,
+         * grid-stride past max_groups */
+        uint64_t groups = ((uint64_t)rows + ATTN_NT / pw - 1) / (uint64_t)(ATTN_NT / pw);
+        if (groups > d->max_groups)
+            groups = d->max_groups ? d->max_groups : 1;
+        st = host_launch_local(d, k, g.n, g.a, (size_t)groups * ATTN_NT, ATTN_NT);
     }
     if (timed && !st)
         attn_tick(d, tt, 0);
@@ -1492,9 +1649,10 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
     if (wgb)
         kw = 4; /* one warpgroup of 64 keys */
     bool kmma = mma || wgb; /* dK/dV on the tensor cores */
-    int kb = kmma ? 16 * kw : bt, qb = mma ? 16 * qw : bt;
-    int knt = kmma ? 32 * kw : ATTN_NT, qnt = mma ? 32 * qw : ATTN_NT;
-    int vec = kmma && mma_vec(&p->q) && mma_vec(&p->k) && mma_vec(&p->v) && mma_vec(&p->go);
+    int kb = kmma ? 16 * kw : bt, qb = wgq ? 64 : mma ? 16 * qw : bt;
+    int knt = kmma ? 32 * kw : ATTN_NT, qnt = wgq ? 128 : mma ? 32 * qw : ATTN_NT;
+    int vec = (kmma || wgq) && mma_vec(&p->q) && mma_vec(&p->k) && mma_vec(&p->v) &&
+              mma_vec(&p->go);
     int64_t nkt = (p->S + kb - 1) / kb, nqt = (p->L + qb - 1) / qb;
     size_t global = 0;
     /* the tensor-core dK/dV's head split and its partial sums (float32,
@@ -1552,7 +1710,8 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
         arg_long(&g, nsp);
         arg_long(&g, pn);
         arg_float(&g, (float)p->scale);
-        st = host_launch(d, k, g.n, g.a, host_grid_size(d, k, (uint64_t)pn));
+        /* four columns an item (pn: a multiple of dp, itself of 4) */
+        st = host_launch(d, k, g.n, g.a, host_grid_size(d, k, (uint64_t)pn / 4));
     }
     if (timed && !st)
         attn_tick(d, tt, 2);
@@ -1560,14 +1719,15 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
     if (!st && p->ds && !ds_full(p) && tensor_numel(p->ds) > 0)
         st = dmask_launch(p, dv ? dv : q);
     if (!st && rows > 0)
-        st = attn_kernel_route(d, mma ? ATTN_K_DQ_MMA : ATTN_K_DQ, dt, dp, ATTN_BQ,
-                               mma == ATTN_MMA_ROUTED, attn_xm(p), p->op, &k);
+        st = wgq ? wgq_kernel(d, dt, dp, p->op, &k)
+                 : attn_kernel_route(d, mma ? ATTN_K_DQ_MMA : ATTN_K_DQ, dt, dp, ATTN_BQ,
+                                     mma == ATTN_MMA_ROUTED, attn_xm(p), p->op, &k);
     if (!st && rows > 0)
         st = attn_global(p, nqt, p->B, p->Hq, qnt, &global);
     if (!st && rows > 0) {
         attn_args g;
         bwd_args(&g, p, dv, &p->gq, &p->gq, nqt);
-        if (mma)
+        if (mma || wgq)
             arg_int(&g, vec);
         st = host_launch_local(d, k, g.n, g.a, global, qnt);
     }
@@ -1594,6 +1754,9 @@ void attention_stats(attn_stats *out)
     out->bwd_wg = atomic_load(&stat_bwd_wg);
     out->wgb_checks = atomic_load(&stat_wgb_checks);
     out->wgb_fails = atomic_load(&stat_wgb_fails);
+    out->bwd_wgq = atomic_load(&stat_bwd_wgq);
+    out->wgq_checks = atomic_load(&stat_wgq_checks);
+    out->wgq_fails = atomic_load(&stat_wgq_fails);
 }
 
 static clops_status bwd_cl(void *vp)
@@ -1622,11 +1785,17 @@ static clops_status bwd_mma(void *vp)
     atomic_fetch_add(mma ? &stat_bwd_mma : &stat_bwd_fma, 1);
     if (mma == ATTN_MMA_ROUTED)
         atomic_fetch_add(&stat_bwd_routed, 1);
-    /* Hopper: the lean problems' dK/dV on attn_bwd_dkv_wg where it is
-     * switched on and passed its check */
-    if (mma != ATTN_FMA && !attn_xm(p) && wgb_checked(d, p->q.t->dtype, attn_dpad(p), mma)) {
+    /* Hopper: the lean problems' dK/dV on attn_bwd_dkv_wg and their dQ on
+     * attn_bwd_dq_wg where each is switched on and passed its check (each
+     * check with the other on the kernels of mode base) */
+    int base = mma;
+    if (mma != ATTN_FMA && !attn_xm(p) && wgb_checked(d, p->q.t->dtype, attn_dpad(p), base)) {
         mma |= ATTN_WGB;
         atomic_fetch_add(&stat_bwd_wg, 1);
+    }
+    if (base != ATTN_FMA && !attn_xm(p) && wgq_checked(d, p->q.t->dtype, attn_dpad(p), base)) {
+        mma |= ATTN_WGQ;
+        atomic_fetch_add(&stat_bwd_wgq, 1);
     }
     int64_t nsp = 1;
     clops_status st = bwd_launch(p, mma, &nsp);

@@ -35,6 +35,7 @@ typedef struct attn_stats {
     uint64_t bwd_mma, bwd_fma, fwd_mma, bwd_split, fwd_routed, bwd_routed;
     uint64_t fwd_wg, wg_checks, wg_fails;
     uint64_t bwd_wg, wgb_checks, wgb_fails;
+    uint64_t bwd_wgq, wgq_checks, wgq_fails; /* attn_bwd_dq_wg's */
 } attn_stats;
 void attention_stats(attn_stats *out);
 
@@ -74,5 +75,18 @@ void attention_set_wgmma_bwd(int on);
  * its known-answer check included (once per device, dtype and head dim; a
  * failure warns once and leaves attn_bwd_dkv_mma in charge). */
 bool attention_wgmma_bwd_chosen(clops_device *d, clops_dtype dt, int dp);
+
+/* The wgmma dQ (attn_bwd_dq_wg, Hopper; docs/attention.md): off by
+ * default, at head dims 64 and 128 with CLOPS_ATTN_WGMMA_DQ=1 (read at
+ * first use); attention_set_wgmma_dq(1 / 0) turns it on or off for the
+ * process, -1 back to the environment's choice.  attention_wgmma_pretend
+ * pretends for it too. */
+void attention_set_wgmma_dq(int on);
+
+/* For tests: whether the dQ of a lean 16-bit backward of padded head dim
+ * dp (64 or 128) on d runs attn_bwd_dq_wg — the choice bwd_mma makes, its
+ * known-answer check included (once per device, dtype and head dim; a
+ * failure warns once and leaves attn_bwd_dq_mma in charge). */
+bool attention_wgmma_dq_chosen(clops_device *d, clops_dtype dt, int dp);
 
 #endif /* CLOPS_OPS_ATTENTION_H */
