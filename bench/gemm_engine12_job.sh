@@ -29,17 +29,14 @@ TMA_CFGS=wg128x128-s3-cs,wg64x128-s4-cs,wg128x128-k64-s1-tma-cs,wg64x128-k64-s1-
 ( { CLOPS_TEST_FILTER='float32_engine_settings*' timeout 30 $T; echo "rc $?"
     CLOPS_TEST_FILTER='tma_configurations*' CLOPS_TEST_WGMMA_ONLY=$TMA_CFGS timeout 150 $T; echo "rc $?"; } \
     > $L/test_tma.txt 2>&1 ) &
-( CLOPS_TEST_WGMMA_NEW=1 CLOPS_TEST_FILTER=float32_under_high_precision CLOPS_TEST_WGMMA_ONLY=$TMA_CFGS \
-    timeout 170 $T > $L/test_high.txt 2>&1; echo "rc $?" >> $L/test_high.txt ) &
+bg_test high 170 CLOPS_TEST_WGMMA_NEW=1 CLOPS_TEST_FILTER=float32_under_high_precision CLOPS_TEST_WGMMA_ONLY=$TMA_CFGS
 for P in 2 4 8; do
-    ( CLOPS_TEST_WGMMA_NEW=1 CLOPS_GEMM_3XTF32_PROMOTE=$P CLOPS_TEST_FILTER=float32_highest_on_3xtf32 \
-        timeout 150 $T > $L/test_3xp$P.txt 2>&1; echo "rc $?" >> $L/test_3xp$P.txt ) &
+    bg_test 3xp$P 150 CLOPS_TEST_WGMMA_NEW=1 CLOPS_GEMM_3XTF32_PROMOTE=$P CLOPS_TEST_FILTER=float32_highest_on_3xtf32
 done
-( CLOPS_GEMM_3XTF32_PROMOTE=4 CLOPS_GEMM_3XTF32_DROP=1 CLOPS_TEST_FILTER=float32_highest_on_3xtf32 \
-    CLOPS_TEST_WGMMA_ONLY=wg128x128-s3-cs timeout 100 $T > $L/test_3xp4_drop.txt 2>&1
-  echo "rc $? (must fail)" >> $L/test_3xp4_drop.txt ) &
-( CLOPS_GEMM_3XTF32=1 CLOPS_GEMM_3XTF32_PROMOTE=4 CLOPS_TEST_FILTER='*float32*' \
-    timeout 170 $T > $L/test_default.txt 2>&1; echo "rc $?" >> $L/test_default.txt ) &
+# (the planted bug: its "rc" must not be 0)
+bg_test 3xp4_drop 100 CLOPS_GEMM_3XTF32_PROMOTE=4 CLOPS_GEMM_3XTF32_DROP=1 \
+    CLOPS_TEST_FILTER=float32_highest_on_3xtf32 CLOPS_TEST_WGMMA_ONLY=wg128x128-s3-cs
+bg_test default 170 CLOPS_GEMM_3XTF32=1 CLOPS_GEMM_3XTF32_PROMOTE=4 CLOPS_TEST_FILTER='*float32*'
 unset CLOPS_TEST_DEVICES CLOPS_TEST_TIMING
 SW="--device $DEV --dtype float32 --bt --reps-seconds 0.03"
 sweep() { # name, limit, shapes, configs, env...
@@ -61,15 +58,7 @@ for P in 4 1 0 8 2; do
     sweep 3x-p$P $TL "$X3_SHAPES" "$X3_CFGS" CLOPS_GEMM_3XTF32=1 CLOPS_GEMM_3XTF32_PROMOTE=$P
 done
 # Max relative error against float64 per P (and CLBlast, TF32, cuBLAS).
-acc() { # name, gemm_accuracy's extra args
-    local name=$1; shift
-    mkdir -p /tmp/engine-acc
-    echo "== gemm_accuracy --m $AM --n $AN --k $AK $*" > $L/acc_$name.txt
-    timeout $TL $G --device $DEV --m $AM --n $AN --k $AK "$@" --out /tmp/engine-acc >> $L/acc_$name.txt 2>&1
-    timeout $TL ${PY:-python3} bench/gemm_accuracy.py /tmp/engine-acc $AM $AN $AK "$@" >> $L/acc_$name.txt 2>&1
-    el "accuracy $name rc $?"
-    pack
-}
+ACC_TL=$TL
 acc normal
 acc uniform --uniform
 # 3xTF32 (promotion every 4 K tiles) against CLBlast's SGEMM in one process;
