@@ -336,8 +336,9 @@ static void sweep_configs(clops_device *d, clops_dtype dt, double rsecs, const c
             fflush(stdout);
         }
         gemm_engine_get_stats(&s1);
-        printf(" (mma %llu, fma %llu, checks failed %llu)\n",
+        printf(" (mma %llu, of them wgmma %llu, fma %llu, checks failed %llu)\n",
                (unsigned long long)(s1.mma_calls - s0.mma_calls),
+               (unsigned long long)(s1.wgmma_calls - s0.wgmma_calls),
                (unsigned long long)(s1.fma_calls - s0.fma_calls),
                (unsigned long long)(s1.canary_failures - s0.canary_failures));
         fflush(stdout);

@@ -26,15 +26,6 @@ export CLOPS_TEST_DEVICES=$DEV CLOPS_TEST_TIMING=1
 ( CLOPS_GEMM_3XTF32=1 CLOPS_GEMM_3XTF32_PROMOTE=1 CLOPS_TEST_FILTER='*float32*' \
     timeout 120 $T > $L/test_default.txt 2>&1; echo "rc $?" >> $L/test_default.txt ) &
 unset CLOPS_TEST_DEVICES CLOPS_TEST_TIMING
-acc() { # name, gemm_accuracy's extra args
-    local name=$1; shift
-    mkdir -p /tmp/tf32-acc
-    echo "== gemm_accuracy --m $AM --n $AN --k $AK $*" > $L/acc_$name.txt
-    timeout 40 $G --device $DEV --m $AM --n $AN --k $AK "$@" --out /tmp/tf32-acc >> $L/acc_$name.txt 2>&1
-    timeout 40 ${PY:-python3} bench/gemm_accuracy.py /tmp/tf32-acc $AM $AN $AK "$@" >> $L/acc_$name.txt 2>&1
-    el "accuracy $name rc $?"
-    pack
-}
 # "highest": 3xTF32 with promotion, then without, against CLBlast (the
 # engine's column is 3xTF32, CLBlast's the same process's SGEMM).
 run highest-3xp CLOPS_GEMM_3XTF32=1 CLOPS_GEMM_3XTF32_PROMOTE=1 -- --big --bt

@@ -16,7 +16,9 @@
  * (N-major), computed
  *   clblast  the engine off ("highest" as before: CLBlast's SGEMM),
  *   3xtf32   "highest" with 3xTF32 switched on (gemm_engine_set_3xtf32),
- *   3xtf32p  the same with promotion (CLOPS_GEMM_3XTF32_PROMOTE=1),
+ *            no promotion (CLOPS_GEMM_3XTF32_PROMOTE=0),
+ *   3xtf32p  the same with promotion every K tile (CLOPS_GEMM_3XTF32_PROMOTE=1),
+ *   3xtf32p2, 3xtf32p4, 3xtf32p8  promotion every 2, 4, 8 K tiles (engine12),
  *   tf32     "high" (TF32 on the tensor cores),
  * each to DIR/c_<name>.f32, with the engine's launch counters printed
  * (so a product that fell back shows).
@@ -124,18 +126,20 @@ int main(int argc, char **argv)
         fprintf(stderr, "gemm_accuracy: %s\n", clops_last_error());
         return 6;
     }
-    static const char *const names[] = {"clblast", "3xtf32", "3xtf32p", "tf32"};
+    static const char *const names[] = {"clblast",  "3xtf32",   "3xtf32p", "3xtf32p2",
+                                        "3xtf32p4", "3xtf32p8", "tf32"};
+    static const char *const period[] = {NULL, "0", "1", "2", "4", "8", NULL};
     printf("gemm_accuracy: %s (%s), %lld x %lld x %lld, B %s, %s inputs\n", d->label,
            d->info.name, (long long)m, (long long)n, (long long)k,
            bn ? "N-major" : "K-major (W^T)", uni ? "uniform(0, 1)" : "N(0, 1)");
-    for (int r = 0; r < 4; r++) {
+    for (int r = 0; r < 7; r++) {
         gemm_engine_set_enabled(r != 0);
-        gemm_engine_set_3xtf32(r == 1 || r == 2);
-        if (r == 2)
-            setenv("CLOPS_GEMM_3XTF32_PROMOTE", "1", 1);
+        gemm_engine_set_3xtf32(period[r] != NULL);
+        if (period[r])
+            setenv("CLOPS_GEMM_3XTF32_PROMOTE", period[r], 1);
         else
             unsetenv("CLOPS_GEMM_3XTF32_PROMOTE");
-        clops_set_float32_matmul_precision(r == 3 ? "high" : "highest");
+        clops_set_float32_matmul_precision(r == 6 ? "high" : "highest");
         gemm_engine_stats s0, s1;
         gemm_engine_get_stats(&s0);
         st = clops_mm_out(ta, tb, tc);

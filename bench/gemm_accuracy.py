@@ -36,7 +36,7 @@ def main():
         e = (c.double() - c64).abs()
         rows.append((name, e.max().item() / scale, e.mean().item() / scale))
 
-    for name in ("clblast", "3xtf32", "3xtf32p", "tf32"):
+    for name in ("clblast", "3xtf32", "3xtf32p", "3xtf32p2", "3xtf32p4", "3xtf32p8", "tf32"):
         try:
             c = load(f"{d}/c_{name}.f32", m, n)
         except (OSError, RuntimeError) as ex:

@@ -6,8 +6,11 @@
 # line with the seconds since the start), `pack` (the logs as one archive
 # in $OUT: the device tool returns at most 8 files), `job_build` (cuBLAS
 # timed by bench/torch_gemm.py with each argument's options while
-# bench_gemm, test_gemm_engine and gemm_accuracy build) and `run` (one
-# bench_gemm timing under an environment: run NAME ENV... -- ARGS).
+# bench_gemm, test_gemm_engine and gemm_accuracy build), `run` (one
+# bench_gemm timing under an environment: run NAME ENV... -- ARGS),
+# `bg_test` (test_gemm_engine in the background under an environment, its
+# log test_NAME.txt: bg_test NAME LIMIT ENV...) and `acc` (gemm_accuracy and
+# bench/gemm_accuracy.py: acc NAME ARGS..., within ACC_TL seconds each).
 set -o pipefail
 DEV=${DEV:-nvidia}
 BUILD=${BUILD:-/tmp/tf32}
@@ -49,5 +52,18 @@ run() { # name, env..., -- args
     echo "== $name: ${envs[*]} bench_gemm $R $*" >> $L/bench.txt
     env "${envs[@]}" timeout 40 $B $R "$@" >> $L/bench.txt 2>&1
     el "$name rc $?"
+    pack
+}
+bg_test() { # name, limit, env...
+    local name=$1 tl=$2; shift 2
+    ( env "$@" timeout $tl $T > $L/test_$name.txt 2>&1; echo "rc $?" >> $L/test_$name.txt ) &
+}
+acc() { # name, gemm_accuracy's extra args
+    local name=$1; shift
+    mkdir -p /tmp/tf32-acc
+    echo "== gemm_accuracy --m $AM --n $AN --k $AK $*" > $L/acc_$name.txt
+    timeout ${ACC_TL:-40} $G --device $DEV --m $AM --n $AN --k $AK "$@" --out /tmp/tf32-acc >> $L/acc_$name.txt 2>&1
+    timeout ${ACC_TL:-40} ${PY:-python3} bench/gemm_accuracy.py /tmp/tf32-acc $AM $AN $AK "$@" >> $L/acc_$name.txt 2>&1
+    el "accuracy $name rc $?"
     pack
 }

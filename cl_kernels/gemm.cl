@@ -1602,17 +1602,19 @@ static inline ulong wg_tile_desc(uint t, int r0, int ks, int kmajor)
 #ifndef WG_X3
 #define WG_X3 0
 #endif
-/* WG_X3P (3xTF32 with promotion, CLOPS_GEMM_3XTF32_PROMOTE=1): each K
- * tile's three products go into zeroed registers (acc_t), added to the
- * running sums with ordinary float32 additions (rounded to nearest) once
- * they are done, so that the tensor cores' own accumulation (truncating,
- * docs/gemm.md) spans 24 products, not K.  On the H200 2.6x more accurate
- * than an FMA SGEMM, but 30% slower than without (tf32-11's second job). */
+/* WG_X3P (3xTF32 with promotion, CLOPS_GEMM_3XTF32_PROMOTE=P): the three
+ * products of every P K tiles (P = WG_X3P: 1, 2, 4 or 8) go into zeroed
+ * registers (acc_t), added to the running sums with ordinary float32
+ * additions (rounded to nearest) once they are done, so that the tensor
+ * cores' own accumulation (truncating, docs/gemm.md) spans 24 P products,
+ * not K.  P 1 on the H200: 2.6x more accurate than an FMA SGEMM, but 30%
+ * slower than without (tf32-11's second job); a larger P pays the 64
+ * additions an item once every P tiles (engine12). */
 #ifndef WG_X3P
 #define WG_X3P 0
 #endif
-#if WG_X3P && !WG_X3
-#error "gemm_wgmma: WG_X3P is a 3xTF32 mode"
+#if WG_X3P && (!WG_X3 || (WG_X3P != 1 && WG_X3P != 2 && WG_X3P != 4 && WG_X3P != 8))
+#error "gemm_wgmma: WG_X3P is a 3xTF32 mode of period 1, 2, 4 or 8 K tiles"
 #endif
 #if GEMM_DT == 0
 static inline void wg_round4(__local float *p)
@@ -1728,7 +1730,10 @@ static inline void wg_round4(__local float *p)
 
 /*
  * WG_TMA (the block-barrier kernel, 16-bit operands, "-tma"
- * configurations; issue 29, engine10): the tiles come through the
+ * configurations; issue 29, engine10; float32 as TF32 since engine12: the
+ * same boxes in bytes, BK half as many elements, K-major only, every item
+ * rounding its share of the slot to TF32 after the mbarrier's phase and
+ * before the barrier): the tiles come through the
  * tensor-memory accelerator instead of every item's cp.async.  Before its K
  * loop the work-group makes two tensor maps (cl_kernels/wgmma.clh), A's and
  * B's for its batch (their address is (ulong)(A + abase)): warp 0 writes
@@ -1754,11 +1759,11 @@ static inline void wg_round4(__local float *p)
 #define WG_TMA 0
 #endif
 #if WG_TMA
-#if WG_WS || GEMM_DT == 0 || GEMM_SPLIT || GEMM_CONV || WG_PROBE
-#error "gemm_wgmma: TMA tiles for the block-barrier kernel of plain 16-bit products"
-#endif
 #ifndef TMA_ZERO
 #define TMA_ZERO 0
+#endif
+#if WG_WS || WG_X3 || GEMM_SPLIT || GEMM_CONV || WG_PROBE || (GEMM_DT == 0 && TMA_ZERO)
+#error "gemm_wgmma: TMA tiles for the block-barrier kernel of plain products (float32: host templates)"
 #endif
 #ifndef TMA_M1
 #define TMA_M1 0
@@ -1977,9 +1982,9 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
 #define TMA_STAGE(s, kt)                                                                    \
     do {                                                                                    \
         const uint b_ = tb0_ + 8u * (uint)(s);                                              \
-        TMA_EXPECT(b_, (uint)((A_TILE + B_TILE) * 2));                                      \
-        TMA_BOXES(A_UK, as0 + (uint)((s) * A_TILE * 2), tma_a_, m0, BM, kt, b_);            \
-        TMA_BOXES(B_UK, bs0 + (uint)((s) * B_TILE * 2), tma_b_, n0, BN, kt, b_);            \
+        TMA_EXPECT(b_, (uint)((A_TILE + B_TILE) * (int)sizeof(gemm_t)));                    \
+        TMA_BOXES(A_UK, as0 + (uint)((s) * A_TILE * (int)sizeof(gemm_t)), tma_a_, m0, BM, kt, b_); \
+        TMA_BOXES(B_UK, bs0 + (uint)((s) * B_TILE * (int)sizeof(gemm_t)), tma_b_, n0, BN, kt, b_); \
     } while (0)
 #else
         const int wg = warp >> 2;
@@ -2018,6 +2023,18 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
 #elif WG_TMA
             const int s = kt % STAGES;
             tma_wait(tb0_ + 8u * (uint)s, (uint)(kt / STAGES) & 1u);
+#if GEMM_DT == 0
+            /* TF32: the slot's floats rounded as the cp.async kernel rounds
+             * them (cvt.rna), each item 16-byte chunks lid, lid + items, ..
+             * of both tiles (elementwise: the swizzle does not matter),
+             * then fenced for the tensor cores; the slot's next TMA refill
+             * follows the barrier after its products. */
+            for (int i = lid; i < A_TILE / 4; i += WG_ITEMS)
+                wg_round4(As + s * A_TILE + 4 * i);
+            for (int i = lid; i < B_TILE / 4; i += WG_ITEMS)
+                wg_round4(Bs + s * B_TILE + 4 * i);
+            WG_PROXY_FENCE();
+#endif
             barrier(CLK_LOCAL_MEM_FENCE);
 #else
             const int s = kt % STAGES;
@@ -2035,11 +2052,13 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
                        blo = bs0 + (uint)((STAGES + (kt & 1)) * B_TILE * 4);
 #endif
 #if WG_X3P
+            if (kt % WG_X3P == 0) {
 #pragma unroll
-            for (int h = 0; h < MH; h++)
+                for (int h = 0; h < MH; h++)
 #pragma unroll
-                for (int e = 0; e < WG_ACC; e++)
-                    acc_t[h][e] = 0.0f;
+                    for (int e = 0; e < WG_ACC; e++)
+                        acc_t[h][e] = 0.0f;
+            }
 #endif
             WG_FENCE();
 #pragma unroll
@@ -2092,14 +2111,17 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
 #if WG_X3P
             /* (WG_DEPTH 0: the tile's products are done; each register
              * pinned after the wait, as CUTLASS's warpgroup_fence_operand,
-             * so that no addition is moved above it) */
+             * so that no addition is moved above it; the last tile of each
+             * period of WG_X3P tiles, and the K loop's last) */
+            if (kt % WG_X3P == WG_X3P - 1 || kt == ktiles - 1) {
 #pragma unroll
-            for (int h = 0; h < MH; h++)
+                for (int h = 0; h < MH; h++)
 #pragma unroll
-                for (int e = 0; e < WG_ACC; e++) {
-                    asm volatile("" : "+f"(acc_t[h][e])::"memory");
-                    acc[h][e] += acc_t[h][e];
-                }
+                    for (int e = 0; e < WG_ACC; e++) {
+                        asm volatile("" : "+f"(acc_t[h][e])::"memory");
+                        acc[h][e] += acc_t[h][e];
+                    }
+            }
 #endif
 #endif
         }

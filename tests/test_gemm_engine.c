@@ -1187,7 +1187,10 @@ static void tma_map_fields_follow_the_encoder_rules(void **state)
  * box), aligned and with odd offsets (no tensor map: the
  * default configuration takes it), gives the reference's result and the
  * bits of the wgmma default wg128x128-s3-cs, forced too (the same products
- * in the same order).  On
+ * in the same order).  Then float32 under "high" (TF32 through TMA boxes,
+ * engine12: both operands K-major, the only layout wgmma's tf32 takes;
+ * the tiles rounded to TF32 in __local memory as the cp.async kernel
+ * rounds its chunks, so the same bits again).  On
  * Hopper each runs on wgmma, its known-answer check passed; elsewhere the
  * forced configuration is ignored (the device's own path both times).
  */
@@ -1210,19 +1213,27 @@ static void tma_configurations_match_the_default_bits(void **state)
     for (int di = 0; di < nd; di++) {
         clops_device *d = devs[di];
         ct_set_device(d);
-        /* (A, B) unit-stride along (K, N): mm; (K, K): linear; (M, N):
-         * every box kind of both operands */
-        static const bool lays[3][2] = {{true, false}, {true, true}, {false, false}};
-        for (int li = 0; li < 3; li++)
+        /* li 0: float32 (TF32), linear (first: the newest path, so that a
+         * GPU job's limit cuts the 16-bit cases instead); then bfloat16 with
+         * (A, B) unit-stride along (K, N): mm; (K, K): linear; (M, N): every
+         * box kind of both operands */
+        static const bool lays[4][2] = {{true, true}, {true, false}, {true, true}, {false, false}};
+        for (int li = 0; li < 4; li++)
             for (size_t ci = 0; ci < CT_COUNT(cases); ci++) {
                 const pcase *pc = &cases[ci];
                 const bool a_uk = lays[li][0], b_uk = lays[li][1];
+                const clops_dtype dt = li == 0 ? CLOPS_FLOAT32 : CLOPS_BFLOAT16;
+                /* (float32 on Hopper's tensor cores: under "high" only; the
+                 * device's own float32 path elsewhere) */
+                bool mu = li == 0 && is_hopper(d);
+                CT_OK(clops_set_float32_matmul_precision(li == 0 ? "high" : "highest"));
                 CT_OK(clops_debug_set("gemm.config", dflt + 1));
-                ct_set_case("bfloat16 %lldx%lldx%lld, A %s-major, B %s-major, %s, wg128x128-s3-cs",
-                            (long long)pc->m, (long long)pc->n, (long long)pc->k,
-                            a_uk ? "K" : "M", b_uk ? "K" : "N",
+                ct_set_case("%s %lldx%lldx%lld, A %s-major, B %s-major, %s, wg128x128-s3-cs",
+                            clops_dtype_name(dt), (long long)pc->m, (long long)pc->n,
+                            (long long)pc->k, a_uk ? "K" : "M", b_uk ? "K" : "N",
                             pc->aligned ? "aligned" : "odd offsets");
-                void *want = check_product(d, CLOPS_BFLOAT16, pc, a_uk, b_uk, true);
+                tf32_tol = mu;
+                void *want = check_product(d, dt, pc, a_uk, b_uk, true);
                 int seen = 0;
                 for (int cfg = 0; cfg < count; cfg++) {
                     const char *name = gemm_engine_config_name(cfg);
@@ -1230,27 +1241,68 @@ static void tma_configurations_match_the_default_bits(void **state)
                         continue;
                     seen++;
                     CT_OK(clops_debug_set("gemm.config", cfg + 1));
-                    ct_set_case("bfloat16 %lldx%lldx%lld, A %s-major, B %s-major, %s, config %s",
-                                (long long)pc->m, (long long)pc->n, (long long)pc->k,
-                                a_uk ? "K" : "M", b_uk ? "K" : "N",
+                    ct_set_case("%s %lldx%lldx%lld, A %s-major, B %s-major, %s, config %s",
+                                clops_dtype_name(dt), (long long)pc->m, (long long)pc->n,
+                                (long long)pc->k, a_uk ? "K" : "M", b_uk ? "K" : "N",
                                 pc->aligned ? "aligned" : "odd offsets", name);
                     gemm_engine_stats s0, s1;
                     gemm_engine_get_stats(&s0);
-                    void *got = check_product(d, CLOPS_BFLOAT16, pc, a_uk, b_uk, true);
+                    void *got = check_product(d, dt, pc, a_uk, b_uk, true);
                     gemm_engine_get_stats(&s1);
                     CT_ASSERT(s1.canary_failures == s0.canary_failures);
                     CT_ASSERT(s1.wgmma_calls - s0.wgmma_calls == (is_hopper(d) ? 1u : 0u));
                     /* (C's view with its sentinels around it, as bits) */
                     opnd oc = geom(pc->batch, pc->m, pc->n, true, pc->aligned, false);
-                    CT_ASSERT_MSG(memcmp(got, want, (size_t)oc.total * 2) == 0,
+                    CT_ASSERT_MSG(memcmp(got, want, (size_t)oc.total * clops_dtype_size(dt)) == 0,
                                   "the bits differ from the default configuration's");
                     free(got);
                 }
+                tf32_tol = false;
                 CT_ASSERT(seen > 0 || getenv("CLOPS_TEST_WGMMA_ONLY"));
                 free(want);
             }
+        CT_OK(clops_set_float32_matmul_precision("highest"));
         CT_OK(clops_debug_set("gemm.config", 0));
     }
+    ct_clear_context();
+}
+
+/*
+ * engine12's settings (host logic, every device): 3xTF32's promotion
+ * period from CLOPS_GEMM_3XTF32_PROMOTE (1, 2, 4, 8; 0 none; anything else
+ * the built-in default, which the unset variable gives too), and the
+ * switch of float32's TMA tiles.
+ */
+static void float32_engine_settings_follow_the_environment(void **state)
+{
+    (void)state;
+    const char *was = getenv("CLOPS_GEMM_3XTF32_PROMOTE");
+    char *keep = was ? strdup(was) : NULL;
+    unsetenv("CLOPS_GEMM_3XTF32_PROMOTE");
+    int dflt = gemm_engine_3xtf32_period();
+    CT_ASSERT(dflt == 0 || dflt == 1 || dflt == 2 || dflt == 4 || dflt == 8);
+    static const struct {
+        const char *v;
+        int want; /* -1: the default */
+    } cases[] = {{"0", 0}, {"1", 1}, {"2", 2}, {"4", 4}, {"8", 8},   {"3", -1},
+                 {"16", -1}, {"", -1}, {"4x", -1}, {"x", -1}, {"-1", -1}};
+    for (size_t i = 0; i < CT_COUNT(cases); i++) {
+        ct_set_case("CLOPS_GEMM_3XTF32_PROMOTE=%s", cases[i].v);
+        setenv("CLOPS_GEMM_3XTF32_PROMOTE", cases[i].v, 1);
+        CT_ASSERT_MSG(gemm_engine_3xtf32_period() == (cases[i].want < 0 ? dflt : cases[i].want),
+                      "period %d", gemm_engine_3xtf32_period());
+    }
+    if (keep)
+        setenv("CLOPS_GEMM_3XTF32_PROMOTE", keep, 1);
+    else
+        unsetenv("CLOPS_GEMM_3XTF32_PROMOTE");
+    free(keep);
+    ct_set_case("the float32 TMA switch");
+    bool on = gemm_engine_tf32_tma();
+    gemm_engine_set_tf32_tma(!on);
+    CT_ASSERT(gemm_engine_tf32_tma() == !on);
+    gemm_engine_set_tf32_tma(on);
+    CT_ASSERT(gemm_engine_tf32_tma() == on);
     ct_clear_context();
 }
 
@@ -1485,7 +1537,8 @@ static void float32_highest_takes_3xtf32_only_where_checked(void **state)
  * default configuration again with promotion (CLOPS_GEMM_3XTF32_PROMOTE=1:
  * passed on the H200 in tf32-11's second job, 28.9 s with the above, and
  * failed with CLOPS_GEMM_3XTF32_DROP=1 beside it, 0.0021 against 1.1e-4);
- * with CLOPS_GEMM_3XTF32_PROMOTE=1 set, every geometry runs with it.
+ * with CLOPS_GEMM_3XTF32_PROMOTE=P set (P 1, 2, 4, 8: engine12's periods),
+ * every geometry runs with it.
  */
 static void float32_highest_on_3xtf32(void **state)
 {
@@ -1499,8 +1552,16 @@ static void float32_highest_on_3xtf32(void **state)
         if (!is_hopper(d))
             continue;
         gemm_engine_set_3xtf32(true);
-        for (int cfg = first; cfg < first + 2; cfg++) {
-            if (!wgmma_config_listed(gemm_engine_config_name(cfg)))
+        /* (with CLOPS_TEST_WGMMA_NEW=1 also engine12's 128 x 128 geometry at
+         * two work-groups a unit, "-o2") */
+        int o2 = first;
+        while (o2 < gemm_engine_config_count() &&
+               strcmp(gemm_engine_config_name(o2), "wg128x128-s3-cs-o2") != 0)
+            o2++;
+        CT_ASSERT(o2 < gemm_engine_config_count());
+        for (int ci = 0; ci < 3; ci++) {
+            int cfg = ci < 2 ? first + ci : o2;
+            if (!wgmma_config_listed(gemm_engine_config_name(cfg)) || (ci == 2 && !wgmma_new_on()))
                 continue;
             char what[96];
             snprintf(what, sizeof what, "\"highest\" on 3xTF32 %s", gemm_engine_config_name(cfg));
@@ -1540,6 +1601,7 @@ int main(void)
         TIMED(tma_map_fields_follow_the_encoder_rules),
         TIMED(tma_configurations_match_the_default_bits),
         TIMED(tma_rule_picks_the_measured_defaults),
+        TIMED(float32_engine_settings_follow_the_environment),
         TIMED(engine_matches_reference_in_every_layout),
         TIMED(empty_reduction_scales_c),
         TIMED(float32_under_high_precision),

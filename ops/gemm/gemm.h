@@ -215,6 +215,17 @@ void gemm_engine_set_wgmma_tf32(bool on);
  * gemm.canary_fail pretends, whose check then fails: CLBlast). */
 void gemm_engine_set_3xtf32(bool on);
 bool gemm_engine_3xtf32_candidate(const clops_device *d);
+/* 3xTF32's promotion period (engine12): every P K tiles of 8 the tile sums
+ * are added to the running sums in float32 outside the tensor cores; P 1,
+ * 2, 4 or 8 from CLOPS_GEMM_3XTF32_PROMOTE=P (read per call), 0 with =0
+ * (no promotion), the built-in default (GEMM_3XTF32_PERIOD) when unset or
+ * any other value.  Host logic, any device. */
+int gemm_engine_3xtf32_period(void);
+/* float32 as TF32 through TMA tiles ("-tma" configurations) where the
+ * wgmma default rule below picks them: on unless CLOPS_GEMM_TF32_TMA=0 at
+ * start or switched off here (engine12). */
+void gemm_engine_set_tf32_tma(bool on);
+bool gemm_engine_tf32_tma(void);
 
 /* The path a dtype takes on a device, in words: "mma", "fma", "cpu" or
  * "clblast" (before layout and known-answer checks). */
@@ -228,7 +239,8 @@ int gemm_engine_config_count(void);
 const char *gemm_engine_config_name(int i);
 
 /* The wgmma default configuration (an index as above) of `batch`
- * float16 / bfloat16 products of m x n x k on `units` compute units, A and
+ * float16 / bfloat16 products (and float32 as TF32 where
+ * gemm_engine_tf32_tma says so) of m x n x k on `units` compute units, A and
  * B unit-stride along K (a_uk, b_uk) or not; tma: rows aligned for TMA
  * tiles (the product takes them only where libcuda encodes tensor maps;
  * CLOPS_GEMM_TMA_RULE=0 at start: never).  Host logic, any device. */

@@ -246,6 +246,40 @@ void gemm_engine_set_3xtf32(bool on)
     atomic_store(&x3_enabled, on ? 1 : 0);
 }
 
+/* 3xTF32's promotion period when CLOPS_GEMM_3XTF32_PROMOTE does not name
+ * one (0: none).  engine12's job (H200) measured P 1, 2, 4 and 8: every
+ * P >= 2 more accurate than P 1 and 4.3-4.5x more accurate than CLBlast's
+ * SGEMM, but at most 0.87x its speed (P 8 with "-o2"), so 3xTF32 stays
+ * forced and its forced default unchanged (docs/gemm.md). */
+#define GEMM_3XTF32_PERIOD 0
+
+/* (read per call on purpose: tests/test_gemm_engine.c and
+ * bench/gemm_accuracy.c switch it between products of one process) */
+int gemm_engine_3xtf32_period(void)
+{
+    const char *p = host_env("CLOPS_GEMM_3XTF32_PROMOTE");
+    if (p && p[0] && strchr("01248", p[0]) && !p[1])
+        return p[0] - '0';
+    return GEMM_3XTF32_PERIOD;
+}
+
+/* float32 as TF32 through TMA tiles where the wgmma default rule picks
+ * them (engine12): on unless CLOPS_GEMM_TF32_TMA=0 at start.  H200, B
+ * K-major, TFLOP/s against the cp.async defaults in one job: 4096^3 164.5
+ * / 135.6, 8192^3 171.1 / 139.1, GPT-2's mlp c_proj 126.8 / 99.8, c_attn
+ * 106.6 / 104.3 (docs/gemm.md, "Hopper: float32 at speed"). */
+static atomic_int tf32_tma_enabled = -1;
+
+bool gemm_engine_tf32_tma(void)
+{
+    return env_switch(&tf32_tma_enabled, "CLOPS_GEMM_TF32_TMA", "0", NULL);
+}
+
+void gemm_engine_set_tf32_tma(bool on)
+{
+    atomic_store(&tf32_tma_enabled, on ? 1 : 0);
+}
+
 /* --- counters --------------------------------------------------------------- */
 
 static atomic_uint_fast64_t n_fma, n_cpu, n_mma, n_wgmma, n_clblast, n_canary_runs, n_canary_fails,
@@ -299,7 +333,8 @@ typedef struct gemm_cfg {
     int occ;             /* wgmma, block-barrier: work-groups a unit asked of ptxas through the
                             entry's .minnctapersm (the name's "-oN"; 0: the driver's entry) */
     int x3;              /* wgmma, float32: 3xTF32 (WG_X3: 1, 2 a product left out, tests only;
-                            | 4: with promotion, WG_X3P) */
+                            | code << 2 with promotion every 1 << (code - 1) K tiles, code
+                            1..4: WG_X3P) */
 } gemm_cfg;
 
 static const char *const kind_names[] = {"fma", "cpu", "mma", "skinny", "reduce"};
@@ -410,6 +445,19 @@ static const mma_shape mma_shapes[] = {
     {"wg64x128-k64-s1-tma-cs", 64, 128, 64, 128, 1, 8, 0, 0, 8, 1, 0, 0, 0, 0, 1, 1},
     {"wg64x128-k64-s1-tma-cs-o5", 64, 128, 64, 128, 1, 8, 0, 0, 8, 1, 0, 0, 0, 0, 1, 1},
     {"wg64x128-s3-tma-cs-o5", 64, 128, 64, 128, 3, 4, 0, 0, 8, 1, 0, 0, 0, 0, 1, 1},
+    /* engine12 (float32 on Hopper's tensor cores; docs/gemm.md, "Hopper:
+     * float32 at speed (engine12)"), forced only: "-s2-tma": two TMA stages
+     * of 32 bytes a row x 4 chunks (BK 16 floats as TF32, 64-byte rows, 16
+     * KiB a stage at 128 x 128; BK 32 in 16-bit types), one tile copied
+     * while the other's products run; "-cs-o2": the cp.async default with
+     * two work-groups a unit asked of ptxas (a cap of 128 registers an item:
+     * 3xTF32 with promotion, 158-163 registers in clang's build, otherwise
+     * runs one a unit).  H200, float32, B K-major: "-s2-tma" as TF32 124.8
+     * TFLOP/s at 4096^3 against the cp.async default's 135.6 and the
+     * rule's BK 32 TMA pick's 164.5; 3xTF32 promoted every 8 tiles 35.4
+     * with "-o2" against 30.2 without (CLBlast 40.9). */
+    {"wg128x128-s2-tma-cs", 128, 128, 64, 128, 2, 4, 0, 0, 8, 2, 0, 0, 0, 0, 1, 1},
+    {"wg128x128-s3-cs-o2", 128, 128, 64, 128, 3, 4, 0, 0, 8, 2, 0, 0, 0, 0, 1, 0},
 };
 /* The first wgmma configuration, the default one; the next, the default of
  * products with fewer than two 128 x 128 blocks per compute unit. */
@@ -480,7 +528,7 @@ static clops_status gemm_defines(const void *ctx, const clops_device *d, strbuf 
                   c->a_cp, c->b_cp, c->bkc, c->frag_db, c->late, c->raster);
         if (c->x3)
             sb_printf(defs, "#define WG_X3 %d\n#define WG_X3P %d\n", c->x3 & 3,
-                      (c->x3 & 4) != 0);
+                      c->x3 >> 2 ? 1 << ((c->x3 >> 2) - 1) : 0);
         break;
     case GK_SKINNY:
         sb_printf(defs,
@@ -531,8 +579,9 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
                  c->b_cp ? "" : "-plain", mma_shapes[c->shape].name, c->split ? "/split" : "");
         size_t l = strlen(pname);
         if (c->x3)
-            snprintf(pname + l, sizeof pname - l, "/3xtf32-s%d%s%s", c->stages,
-                     (c->x3 & 4) ? "-promote" : "", (c->x3 & 3) == 2 ? "-drop" : "");
+            snprintf(pname + l, sizeof pname - l, "/3xtf32-s%d%s%.0d%s", c->stages,
+                     c->x3 >> 2 ? "-promote" : "", c->x3 >> 2 ? 1 << ((c->x3 >> 2) - 1) : 0,
+                     (c->x3 & 3) == 2 ? "-drop" : "");
         l = strlen(pname);
         if (c->probe)
             snprintf(pname + l, sizeof pname - l, "/probe%d", c->probe);
@@ -695,7 +744,10 @@ static bool tma_rule_on(void)
  * blocks of BK 32 in 3 TMA stages at five work-groups a unit.  H200,
  * bfloat16, TFLOP/s against each shape's cp.async default in one job:
  * 4096^3 463 / 377 (mm), 480 / 392 (linear); GPT-2's mlp c_proj 407 / 291;
- * docs/gemm.md, "Hopper: more bytes in flight (engine11)".
+ * docs/gemm.md, "Hopper: more bytes in flight (engine11)".  float32 as
+ * TF32 takes the same rule where gemm_engine_tf32_tma allows (its
+ * operands are both K-major: the BK 32 float boxes of the "-k64-s1"
+ * configurations; engine12, H200: 164.5 against 135.6 at 4096^3).
  */
 int gemm_engine_wgmma_default(int64_t batch, int64_t m, int64_t n, int64_t k, int64_t units,
                               bool a_uk, bool b_uk, bool tma)
@@ -738,11 +790,13 @@ static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk
         c->shape = want - 1; /* the caller's (a convolution's gemm_conv.tile) */
     else
         c->shape = wgmma ? (few ? WG_FEW : WG_FIRST) : small ? 1 : 0;
-    /* TMA tiles: 16-bit operands whose rows are 16-byte aligned (what a
-     * tensor map needs of the address and the strides; the rest of its
-     * limits are checked at launch), else the default. */
-    if (mma_shapes[c->shape].tma && (!tma_ok || dt == CLOPS_FLOAT32 || !a_cp || !b_cp ||
-                                     !tma_maps(&c->tma_zero, &c->tma_m1))) {
+    /* TMA tiles: operands whose rows are 16-byte aligned (what a tensor map
+     * needs of the address and the strides; the rest of its limits are
+     * checked at launch), float32 (TF32, engine12) K-major with the host's
+     * templates, else the default. */
+    if (mma_shapes[c->shape].tma &&
+        (!tma_ok || !a_cp || !b_cp || !tma_maps(&c->tma_zero, &c->tma_m1) ||
+         (dt == CLOPS_FLOAT32 && (!a_uk || !b_uk || c->tma_zero)))) {
         c->shape = few ? WG_FEW : WG_FIRST;
         c->tma_zero = c->tma_m1 = 0;
     }
@@ -948,19 +1002,19 @@ static int cpu_rows(const clops_device *d, const gemm_cfg *cfg, const gemm_geom 
 static clops_status tma_templates(const gemm_cfg *c, const gemm_geom *g,
                                   unsigned char tmpl[2][128])
 {
-    int bk = c->bkc * 8;
+    /* (elements of 2 bytes, or 4 for float32: BK is bkc 16-byte chunks) */
+    uint32_t eb = c->dt == CLOPS_FLOAT32 ? 4 : 2, bk = (uint32_t)c->bkc * 16 / eb;
     gemm_tma_map2d ma, mb;
     const char *why =
         c->a_uk ? gemm_tma_map2d_plan(&ma, 0x10000, (uint64_t)g->k, (uint64_t)g->m,
-                                      (uint64_t)g->s1[0], 2, (uint32_t)bk, (uint32_t)c->bm, 1)
+                                      (uint64_t)g->s1[0], eb, bk, (uint32_t)c->bm, 1)
                 : gemm_tma_map2d_plan(&ma, 0x10000, (uint64_t)g->m, (uint64_t)g->k,
-                                      (uint64_t)g->s2[0], 2, 64, (uint32_t)bk, 1);
+                                      (uint64_t)g->s2[0], eb, 64, bk, 1);
     if (!why)
         why = c->b_uk ? gemm_tma_map2d_plan(&mb, 0x10000, (uint64_t)g->k, (uint64_t)g->n,
-                                            (uint64_t)g->s2[1], 2, (uint32_t)bk,
-                                            (uint32_t)c->bn, 1)
+                                            (uint64_t)g->s2[1], eb, bk, (uint32_t)c->bn, 1)
                       : gemm_tma_map2d_plan(&mb, 0x10000, (uint64_t)g->n, (uint64_t)g->k,
-                                            (uint64_t)g->s1[1], 2, 64, (uint32_t)bk, 1);
+                                            (uint64_t)g->s1[1], eb, 64, bk, 1);
     if (why)
         return clops__fail(CLOPS_UNSUPPORTED, "GEMM tensor map: %s", why);
     memset(tmpl, 0, 2 * 128);
@@ -1055,7 +1109,7 @@ static clops_status gemm_launch(clops_device *d, host_kernel *k, const gemm_cfg 
  * host generation) under the lock, its states zeroed before its device is
  * published.
  */
-#define CANARY_STATES (5 * 2 * 2 * 2 * 2 * MMA_SHAPES)
+#define CANARY_STATES (8 * 2 * 2 * 2 * 2 * MMA_SHAPES)
 typedef struct canary_slot {
     _Atomic(const clops_device *) d;
     atomic_uint generation;
@@ -1069,8 +1123,9 @@ static atomic_llong canary_forced_seen;
 
 static int canary_index(const gemm_cfg *c)
 {
-    /* (3xTF32: a fourth "dtype", with promotion a fifth) */
-    int dt = c->x3 ? 3 + ((c->x3 & 4) != 0) : dt_code(c->dt);
+    /* (3xTF32: a fourth "dtype", with promotion every 1, 2, 4, 8 K tiles
+     * the fifth to eighth) */
+    int dt = c->x3 ? 3 + (c->x3 >> 2) : dt_code(c->dt);
     return ((((dt * 2 + c->a_uk) * 2 + c->b_uk) * 2 + c->a_cp) * 2 + c->b_cp) *
                MMA_SHAPES +
            c->shape;
@@ -1537,20 +1592,18 @@ bool gemm_engine_3xtf32_candidate(const clops_device *d)
 }
 
 /* 3xTF32's mode for a product of dt on d under the float32 precision mode
- * `mode`: 0 not taken, 1, or 2 with CLOPS_GEMM_3XTF32_DROP=1 (tests), plus 4
- * with CLOPS_GEMM_3XTF32_PROMOTE=1 (tf32-11's second job, H200: 2.6x more
+ * `mode`: 0 not taken, 1, or 2 with CLOPS_GEMM_3XTF32_DROP=1 (tests), plus
+ * code << 2 with promotion every P = 1 << (code - 1) K tiles
+ * (gemm_engine_3xtf32_period; P 1 in tf32-11's second job, H200: 2.6x more
  * accurate than CLBlast's SGEMM but 0.73-0.81x its speed; docs/gemm.md). */
 static int x3_takes(const clops_device *d, clops_dtype dt, int mode)
 {
     static atomic_int drop = -1;
     if (dt != CLOPS_FLOAT32 || mode != 0 || !gemm_engine_3xtf32_candidate(d))
         return 0;
-    /* (DROP read once, set only from outside by the jobs; PROMOTE per call
-     * on purpose: tests/test_gemm_engine.c and bench/gemm_accuracy.c switch
-     * it between products of one process) */
-    const char *p = host_env("CLOPS_GEMM_3XTF32_PROMOTE");
-    return (env_switch(&drop, "CLOPS_GEMM_3XTF32_DROP", NULL, "1") ? 2 : 1) |
-           (p && strcmp(p, "1") == 0 ? 4 : 0);
+    /* (DROP read once, set only from outside by the jobs) */
+    int p = gemm_engine_3xtf32_period(), code = p == 8 ? 4 : p == 4 ? 3 : p;
+    return (env_switch(&drop, "CLOPS_GEMM_3XTF32_DROP", NULL, "1") ? 2 : 1) | code << 2;
 }
 
 /* Whether the engine's kernels take dtype dt on d (else CLBlast) under
@@ -1703,7 +1756,9 @@ static clops_status engine_launch(const char *op, clops_device *d, clops_dtype d
          * shapes, where their maps can be made) */
         int want = g->tile ? g->tile
                            : 1 + gemm_engine_wgmma_default(g->batch, g->m, g->n, g->k, units,
-                                                           a_uk, !b_un, dt != CLOPS_FLOAT32);
+                                                           a_uk, !b_un,
+                                                           dt != CLOPS_FLOAT32 ||
+                                                               gemm_engine_tf32_tma());
         bool wg = (!conv || wg_want) && (!small || wg_forced || wg_want) && wg_dt &&
                   mma_config(d, dt, wa_uk, wb_uk, wa_cp, wb_cp, small, few, true, want, true,
                              &cfg);

@@ -60,8 +60,8 @@ const char *gemm_tma_map2d_plan(gemm_tma_map2d *m, uint64_t addr, uint64_t inner
 uint32_t gemm_tma_chunk_offset(const gemm_tma_map2d *m, uint32_t row, uint32_t chunk);
 
 /*
- * Encodes m as a CUtensorMap of 16-bit elements (unsigned: the copy engine
- * moves bits) into out (128 bytes, 64-byte aligned) with libcuda's
+ * Encodes m as a CUtensorMap of unsigned elements of m->elem_bytes (the
+ * copy engine moves bits) into out (128 bytes, 64-byte aligned) with libcuda's
  * host-only cuTensorMapEncodeTiled, loaded once with dlopen("libcuda.so.1");
  * where it asks for a CUDA context (it does), the primary context of CUDA's
  * device 0 is retained once and made current on the calling thread (a
