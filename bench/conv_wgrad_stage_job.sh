@@ -17,12 +17,18 @@
 #     job's end;
 #   - warm-ups (program builds, untimed) of the rows for the new and old
 #     kernels; once both are done, the rows new / old / PyTorch / new / old
-#     (bench/cases/conv_wgrad.yaml at SCALE, default 8: batch 64; float32
-#     as TF32, as the bridge maps cudnn.allow_tf32).  The tests' program
-#     builds run on the CPU beside the rows (their kernels are small).
+#     (bench/cases/conv_wgrad.yaml at SCALE, default 1: batch 8; the
+#     scale divides the batch, 0.125 is batch 64 — conv14's job passed 8
+#     meaning 64 and ran batch 1; float32 as TF32, as the bridge maps
+#     cudnn.allow_tf32).  The tests' program builds run on the CPU beside
+#     the rows and their kernels on the GPU: the rows are not a quiet
+#     machine's (old and new alternate under the same load).
+# Binaries built elsewhere keep that tree's paths: tests that read
+# tests/data (test_weight_gradient_by_samples' golden cases) skip unless
+# the tree sits at the same path.
 # Everything goes under $L (conv_job_lib.sh), packed into $OUT/conv.tgz.
 TOTAL=${TOTAL:-85}
-SCALE=${SCALE:-8}
+SCALE=${SCALE:-1}
 OLDK=${OLDK:?OLDK: a folder with the old cl_kernels/gemm.cl}
 OLDK=$(cd "$OLDK" && pwd)
 . bench/conv_job_lib.sh
