@@ -70,13 +70,6 @@ WP=()
 warm new
 warm old CLOPS_KERNEL_DIR=$OLDK
 wait "${WP[@]}"
-run_c new1 12
-run_c old1 12 CLOPS_KERNEL_DIR=$OLDK
-echo "== torch" >>"$L/rows.txt"
-[ "$(left)" -gt 14 ] && timeout 14 python3 bench/torch_family.py --family conv --cases $C --scale "$SCALE" --reps 3 \
-    --json "$L/t_rows.json" >>"$L/rows.txt" 2>&1
-t "torch rows rc $?"
-[ "$(left)" -gt 12 ] && run_c new2 8
-[ "$(left)" -gt 10 ] && run_c old2 8 CLOPS_KERNEL_DIR=$OLDK
+rows_alt 12 14 8 12 10
 wait "${PIDS[@]}"
 t "done"
