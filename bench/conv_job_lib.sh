@@ -40,6 +40,20 @@ run_c() {
     env "$@" timeout "$lim" $ROWS --json "$L/c_$name.json" >>"$L/rows.txt" 2>&1
     t "clops rows $name ($*) rc $?"
 }
+# `rows_alt L1 TS L2 M2 M3`: the rows ($ROWS, cases $C) new / old
+# (CLOPS_KERNEL_DIR=$OLDK) / PyTorch's column (bench/torch_family.py, TS s
+# if as many are left) / new / old (L2 s each, if more than M2 / M3 s are
+# left); L1 s for the first pair.
+rows_alt() {
+    run_c new1 "$1"
+    run_c old1 "$1" CLOPS_KERNEL_DIR=$OLDK
+    echo "== torch" >>"$L/rows.txt"
+    [ "$(left)" -gt "$2" ] && timeout "$2" python3 bench/torch_family.py --family conv --cases $C --scale "$SCALE" \
+        --reps 3 --json "$L/t_rows.json" >>"$L/rows.txt" 2>&1
+    t "torch rows rc $?"
+    [ "$(left)" -gt "$4" ] && run_c new2 "$3"
+    [ "$(left)" -gt "$5" ] && run_c old2 "$3" CLOPS_KERNEL_DIR=$OLDK
+}
 run_models() {
     local lim=$(($(left) - 3))
     t "model job: LIMIT $lim"

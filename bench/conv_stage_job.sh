@@ -58,14 +58,7 @@ ROWS="env CLOPS_FLOAT32_CONV_PRECISION=high $BUILD/bench/bench_family --cases $C
     --device $DEV --scale $SCALE --reps 1 >"$L/warm_old.txt" 2>&1; t "old warm-up rc $?") &
 PIDS+=($!)
 wait "${PIDS[@]}"
-run_c new1 40
-run_c old1 40 CLOPS_KERNEL_DIR=$OLDK
-echo "== torch" >>"$L/rows.txt"
-[ "$(left)" -gt 25 ] && timeout 25 python3 bench/torch_family.py --family conv --cases $C --scale "$SCALE" --reps 3 \
-    --json "$L/t_rows.json" >>"$L/rows.txt" 2>&1
-t "torch rows rc $?"
-[ "$(left)" -gt 30 ] && run_c new2 20
-[ "$(left)" -gt 25 ] && run_c old2 20 CLOPS_KERNEL_DIR=$OLDK
+rows_alt 40 25 20 30 25
 H=${HCASES:-bench/cases/conv_half_wgmma.yaml}
 ROWS="$BUILD/bench/bench_family --cases $H --device $DEV --scale $SCALE --reps 3"
 [ "$(left)" -gt 45 ] && run_c hnew 20

@@ -1005,6 +1005,32 @@ static inline void gemm_plain(__local gemm_t *dst, __global const gemm_t *P, lon
  * positions of one (tap, channel), plain loads.
  */
 #if GEMM_CONV == 3
+/* (conv13) K row k's (sample n, position d, h, w) of the small image, and
+ * the same moved forward to row to: compares and adds where the step is
+ * below four rows of the image, conv_k_set's divisions otherwise (or
+ * back). */
+static inline void conv_k_set(int k, int ow, int oh, int ls, int *n, int *d, int *h, int *w)
+{
+    int n_ = k / ls, o = k - n_ * ls, t = o / ow;
+    *n = n_, *w = o - t * ow, *h = t % oh, *d = t / oh;
+}
+static inline void conv_k_go(int to, int *k, int *n, int *d, int *h, int *w, int ow, int oh,
+                             int od, int ls)
+{
+    int dk = to - *k;
+    *k = to;
+    if (dk < 0 || dk >= 4 * ow) {
+        conv_k_set(to, ow, oh, ls, n, d, h, w);
+        return;
+    }
+    /* (at most four rows: ResNet's 7- and 14-wide images at BK 16 / 32) */
+    for (*w += dk; *w >= ow; *w -= ow)
+        if (++*h == oh) {
+            *h = 0;
+            if (++*d == od)
+                *d = 0, ++*n;
+        }
+}
 #define APC XN(BM)
 #if A_UK
 #define STAGE_A_SETUP                                                                       \
@@ -1041,17 +1067,34 @@ static inline void gemm_plain(__local gemm_t *dst, __global const gemm_t *P, lon
         ar[i] = r;                                                                          \
         ag[i] = m0 + c * CE;                                                                \
         CONV_COL(ag[i] < M ? ag[i] : 0, acf[i], aq0[i], aq1[i], aq2[i]);                    \
-    }
+    }                                                                                       \
+    int ak_k = koff_ + ar[0], ak_n, ak_d, ak_h, ak_w;                                       \
+    conv_k_set(ak_k, cv_ow, cv_oh, CONV_LS, &ak_n, &ak_d, &ak_h, &ak_w);
 #if A_CP
+/*
+ * (conv13) The item's chunks sit on rows ar[0] + i * (MMA_WG / (BM / CE))
+ * of every K tile: one (sample, d, h, w) state of row ar[0], stepped by BK
+ * per tile and by the rows' step per chunk (conv_k_go: compares and adds
+ * where the step is below four rows of the image, else conv_k_set's
+ * divisions), instead of CONV_ROW's divisions per chunk per tile.  The
+ * same addresses as CONV_ROW + CONV_AT.
+ */
 #define STAGE_A_RUN(tile, k0)                                                               \
-    for (int i = 0; i < APC; i++) {                                                         \
-        int kk_ = (k0) + ar[i], p0_, p1_, p2_;                                              \
-        long x_ = -1, b_;                                                                   \
-        if (kk_ < K && ag[i] < M) {                                                         \
-            CONV_ROW(koff_ + kk_, b_, p0_, p1_, p2_);                                       \
-            x_ = CONV_AT(b_, p0_, p1_, p2_, acf[i], aq0[i], aq1[i], aq2[i]);                \
+    {                                                                                       \
+        conv_k_go(koff_ + (k0) + ar[0], &ak_k, &ak_n, &ak_d, &ak_h, &ak_w, cv_ow, cv_oh,    \
+                  cv_od, CONV_LS);                                                          \
+        int k_ = ak_k, n_ = ak_n, d_ = ak_d, h_ = ak_h, w_ = ak_w;                          \
+        for (int i = 0; i < APC; i++) {                                                     \
+            if (i)                                                                          \
+                conv_k_go(k_ + MMA_WG / (BM / CE), &k_, &n_, &d_, &h_, &w_, cv_ow, cv_oh,   \
+                          cv_od, CONV_LS);                                                  \
+            int kk_ = (k0) + ar[i];                                                         \
+            long x_ = -1;                                                                   \
+            if (kk_ < K && ag[i] < M)                                                       \
+                x_ = CONV_AT(abase + (long)n_ * x_sn, d_ * cv_sd - cv_pd, h_ * cv_sh - cv_ph, \
+                             w_ * cv_sw - cv_pw, acf[i], aq0[i], aq1[i], aq2[i]);           \
+            mma_cp16((tile) + ao[i], x_ >= 0 ? A + x_ : A, x_ >= 0 ? 16 : 0);               \
         }                                                                                   \
-        mma_cp16((tile) + ao[i], x_ >= 0 ? A + x_ : A, x_ >= 0 ? 16 : 0);                   \
     }
 #else
 #define STAGE_A_RUN(tile, k0)                                                               \
@@ -1107,15 +1150,36 @@ static inline void gemm_plain(__local gemm_t *dst, __global const gemm_t *P, lon
         br[i] = r;                                                                          \
         bl[i] = N - g;                                                                      \
         bq[i] = bbase + (long)(g < N ? g : 0) * b_sn;                                       \
+    }                                                                                       \
+    int bk_k = koff_ + br[0], bk_n = bk_k / CONV_LS, bk_o = bk_k - bk_n * CONV_LS;
+/* (conv13) B_KROW from a (sample, position) state of row br[0], stepped as
+ * A's (conv_ko_go), instead of a division per chunk per tile. */
+static inline void conv_ko_go(int to, int *k, int *n, int *o, int ls)
+{
+    int dk = to - *k;
+    *k = to;
+    if (dk < 0 || dk >= ls) {
+        *n = to / ls, *o = to - *n * ls;
+        return;
     }
+    *o += dk;
+    if (*o >= ls)
+        *o -= ls, ++*n;
+}
 #define STAGE_B_RUN(tile, k0)                                                               \
-    for (int i = 0; i < BPC; i++) {                                                         \
-        int kk_ = (k0) + br[i], n_ = kk_ < K ? clamp(bl[i], 0, CE) : 0;                     \
-        long at_ = bq[i] + (n_ ? B_KROW(kk_) : 0);                                          \
-        if (B_CP)                                                                           \
-            mma_cp16((tile) + bo[i], n_ ? B + at_ : B, n_ * (int)sizeof(gemm_t));           \
-        else                                                                                \
-            gemm_plain((tile) + bo[i], B, at_, b_sn, n_);                                   \
+    {                                                                                       \
+        conv_ko_go(koff_ + (k0) + br[0], &bk_k, &bk_n, &bk_o, CONV_LS);                     \
+        int k_ = bk_k, kn_ = bk_n, ko_ = bk_o;                                              \
+        for (int i = 0; i < BPC; i++) {                                                     \
+            if (i)                                                                          \
+                conv_ko_go(k_ + MMA_WG / (BN / CE), &k_, &kn_, &ko_, CONV_LS);              \
+            int kk_ = (k0) + br[i], n_ = kk_ < K ? clamp(bl[i], 0, CE) : 0;                 \
+            long at_ = bq[i] + (n_ ? (long)kn_ * b_img + (long)ko_ * b_sk : 0);             \
+            if (B_CP)                                                                       \
+                mma_cp16((tile) + bo[i], n_ ? B + at_ : B, n_ * (int)sizeof(gemm_t));       \
+            else                                                                            \
+                gemm_plain((tile) + bo[i], B, at_, b_sn, n_);                               \
+        }                                                                                   \
     }
 #endif
 #elif GEMM_CONV
