@@ -37,7 +37,7 @@
  * CLOPS_TEST_ATTN_WGMMA_BWD=1 asserts that every lean 16-bit backward of
  * head dim 64/128 ran its dK/dV there; test_wgmma_dq_choice and
  * CLOPS_TEST_ATTN_WGMMA_DQ=1 the same for the wgmma dQ (attn_bwd_dq_wg,
- * attn12: off by default, not yet run on a GPU).
+ * attn12: off by default; on the H200 in attn13 its checks passed, slower).
  * CLOPS_TEST_FILTER (a cmocka glob) runs a subset; CLOPS_TEST_ATTN_CASES
  * (a glob on the cases' names, e.g. 'mma tiles*') a subset of the feature
  * matrix, and CLOPS_TEST_ATTN_PROGRESS=1 prints each of its cases as it
