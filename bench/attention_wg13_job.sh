@@ -32,7 +32,13 @@
 # (with TARBALL=1 a tarball of them, $TGZ, default $OUT/attn.tgz, after
 # every step).  DEV (default nvidia) is the test device selector, BDEV
 # the benchmark's (a dry run on POCL: DEV=pocl BDEV=pocl with small
-# limits).
+# limits).  attn13's call (H200, docs/benchmarks.md, attn12's section,
+# "Second job") took 113 s after the machine's start: build 43 s, tests
+# 22 s (all four cut there with no failure: each program's first build
+# through NVIDIA's driver takes seconds; test_wgmma_dq_choice needs more
+# than that with a cold cache), PyTorch 14 s, the backward rows 33 s (cut
+# in wgqb's Llama row, before the split: give the job 150 s or more, or
+# run the tests after the timings, to get them).
 JOB=wg13 JOB_DEF_S=112
 . bench/attention_job_lib.sh
 attn_build test_attention
