@@ -25,7 +25,8 @@
 # The last stop's comparison: CONFIGS=$'lean\ngeneral CLOPS_ATTN_MASK_SPLIT=0'.
 # CASES (default '*_bf16': both models, both passes) narrows the rows
 # (e.g. '*llama_bf16'), TIMED_MODELS (default "gpt2 llama") the timed
-# backward's models, RUN_S (45) each run's limit, TORCH=0 skips PyTorch.
+# backward's models, RUN_S (45) each run's limit, TORCH=0 skips PyTorch,
+# BDEV (default nvidia) the benchmark's device (a dry run elsewhere).
 # Then PyTorch (bench/torch_attention.py's default SDPA on the same
 # shapes), a table (one row per case, one column per configuration) on
 # the standard output, raw runs in $OUT, and ptxas' registers and spills
@@ -35,7 +36,7 @@ OUT=${OUT:-attn-mask-job}
 BUILD=${BUILD:-/tmp/b}
 mkdir -p "$OUT"
 export CLOPS_CACHE_DIR=${CLOPS_CACHE_DIR:-/tmp/attn-mask-job-cache}
-B="$BUILD/bench/bench_attention --device nvidia --reps ${REPS:-5}"
+B="$BUILD/bench/bench_attention --device ${BDEV:-nvidia} --reps ${REPS:-5}"
 T0=$(date +%s)
 CONFIGS=${CONFIGS:-"base
 w4c3+k8 CLOPS_ATTN_WARPS=fwd=4,dkv=8 CLOPS_ATTN_CTAS=fwd=3,dkv=1

@@ -37,11 +37,16 @@
  * CLOPS_TEST_ATTN_WGMMA_BWD=1 asserts that every lean 16-bit backward of
  * head dim 64/128 ran its dK/dV there; test_wgmma_dq_choice and
  * CLOPS_TEST_ATTN_WGMMA_DQ=1 the same for the wgmma dQ (attn_bwd_dq_wg,
- * attn12: off by default, not yet run on a GPU).
- * CLOPS_TEST_FILTER (a cmocka glob) runs a subset.
+ * attn12: off by default; on the H200 in attn13 its checks passed, slower).
+ * CLOPS_TEST_FILTER (a cmocka glob) runs a subset; CLOPS_TEST_ATTN_CASES
+ * (a glob on the cases' names, e.g. 'mma tiles*') a subset of the feature
+ * matrix, and CLOPS_TEST_ATTN_PROGRESS=1 prints each of its cases as it
+ * starts (how far a GPU job's cut run got).
  * The standard layout sweeps are the operator suite's (test_check_attention).
  */
+#include <fnmatch.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -211,6 +216,11 @@ static bool expect_split_bwd(const clops_device *d, const attn_case *c, clops_dt
 static void check_case(clops_device *d, const attn_case *c, clops_dtype dt, clops_generator *g)
 {
     ct_set_case("%s %s", c->name, clops_dtype_name(dt));
+    const char *progress = getenv("CLOPS_TEST_ATTN_PROGRESS");
+    if (progress && strcmp(progress, "1") == 0) {
+        fprintf(stderr, "case %s %s\n", c->name, clops_dtype_name(dt));
+        fflush(stderr);
+    }
     int64_t qs[4], ks[4], vs[4], os[4];
     shapes(c, qs, ks, vs);
     memcpy(os, qs, sizeof os);
@@ -333,19 +343,28 @@ static void test_kernels_match_the_reference(void **state)
     clops_device *devs[CT_MAX_DEVICES];
     int n = ct_opencl_devices(devs, CT_MAX_DEVICES);
     const clops_dtype dts[] = {CLOPS_FLOAT32, CLOPS_FLOAT16, CLOPS_BFLOAT16};
+    const char *only = getenv("CLOPS_TEST_ATTN_CASES");
+    int ran = 0;
     for (int di = 0; di < n; di++) {
         ct_set_device(devs[di]);
         clops_generator *g = NULL;
         CT_OK(clops_generator_create(devs[di], &g));
         for (size_t ci = 0; ci < CT_COUNT(cases); ci++)
             for (size_t ti = 0; ti < CT_COUNT(dts); ti++)
-                if (ct_device_supports(devs[di], dts[ti]) &&
+                if ((!only || !*only || fnmatch(only, cases[ci].name, 0) == 0) &&
+                    ct_device_supports(devs[di], dts[ti]) &&
                     (ti == 0 || ci >= FIRST_ALL_DTYPES ||
-                     (ci % 3 == ti && (ci < 6 || ci >= 9))))
+                     (ci % 3 == ti && (ci < 6 || ci >= 9)))) {
                     check_case(devs[di], &cases[ci], dts[ti], g);
+                    ran++;
+                }
         clops_generator_release(g);
     }
     ct_clear_context();
+    /* a glob that names no case ran nothing: a failure, not a pass */
+    CT_ASSERT_MSG(ran > 0 || n == 0,
+                  "no case of the feature matrix matched CLOPS_TEST_ATTN_CASES '%s'",
+                  only ? only : "");
 }
 
 /* A row whose every position is masked: output 0, logsumexp -inf, zero
