@@ -334,8 +334,14 @@ typedef struct gemm_cfg {
                             entry's .minnctapersm (the name's "-oN"; 0: the driver's entry) */
     int x3;              /* wgmma, float32: 3xTF32 (WG_X3: 1, 2 a product left out, tests only;
                             | code << 2 with promotion every 1 << (code - 1) K tiles, code
-                            1..4: WG_X3P) */
+                            1..4: WG_X3P, x3_period) */
 } gemm_cfg;
+
+/* 3xTF32's promotion period of c in K tiles (WG_X3P: 1, 2, 4, 8; 0 none). */
+static int x3_period(const gemm_cfg *c)
+{
+    return c->x3 >> 2 ? 1 << ((c->x3 >> 2) - 1) : 0;
+}
 
 static const char *const kind_names[] = {"fma", "cpu", "mma", "skinny", "reduce"};
 
@@ -527,8 +533,7 @@ static clops_status gemm_defines(const void *ctx, const clops_device *d, strbuf 
                   c->bm, c->bn, c->wm, c->wn, c->stages, c->stages - 2, c->a_uk, c->b_uk,
                   c->a_cp, c->b_cp, c->bkc, c->frag_db, c->late, c->raster);
         if (c->x3)
-            sb_printf(defs, "#define WG_X3 %d\n#define WG_X3P %d\n", c->x3 & 3,
-                      c->x3 >> 2 ? 1 << ((c->x3 >> 2) - 1) : 0);
+            sb_printf(defs, "#define WG_X3 %d\n#define WG_X3P %d\n", c->x3 & 3, x3_period(c));
         break;
     case GK_SKINNY:
         sb_printf(defs,
@@ -580,7 +585,7 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
         size_t l = strlen(pname);
         if (c->x3)
             snprintf(pname + l, sizeof pname - l, "/3xtf32-s%d%s%.0d%s", c->stages,
-                     c->x3 >> 2 ? "-promote" : "", c->x3 >> 2 ? 1 << ((c->x3 >> 2) - 1) : 0,
+                     c->x3 >> 2 ? "-promote" : "", x3_period(c),
                      (c->x3 & 3) == 2 ? "-drop" : "");
         l = strlen(pname);
         if (c->probe)
