@@ -248,8 +248,8 @@ void gemm_engine_set_3xtf32(bool on)
 
 /* 3xTF32's promotion period when CLOPS_GEMM_3XTF32_PROMOTE does not name
  * one (0: none).  engine12's job (H200) measured P 1, 2, 4 and 8: every
- * P >= 2 more accurate than P 1 and 4.3-4.5x more accurate than CLBlast's
- * SGEMM, but at most 0.87x its speed (P 8 with "-o2"), so 3xTF32 stays
+ * P >= 2 more accurate than P 1 and 3.6-4.5x more accurate than CLBlast's
+ * SGEMM (P 4: 4.3-4.5x), but at most 0.87x its speed (P 8 with "-o2"), so 3xTF32 stays
  * forced and its forced default unchanged (docs/gemm.md). */
 #define GEMM_3XTF32_PERIOD 0
 
