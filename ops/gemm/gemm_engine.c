@@ -453,7 +453,7 @@ static const mma_shape mma_shapes[] = {
     {"wg64x128-s3-tma-cs-o5", 64, 128, 64, 128, 3, 4, 0, 0, 8, 1, 0, 0, 0, 0, 1, 1},
     /* engine12 (float32 on Hopper's tensor cores; docs/gemm.md, "Hopper:
      * float32 at speed (engine12)"), forced only: "-s2-tma": two TMA stages
-     * of 32 bytes a row x 4 chunks (BK 16 floats as TF32, 64-byte rows, 16
+     * of 4 16-byte chunks a row (BK 16 floats as TF32, 64-byte rows, 16
      * KiB a stage at 128 x 128; BK 32 in 16-bit types), one tile copied
      * while the other's products run; "-cs-o2": the cp.async default with
      * two work-groups a unit asked of ptxas (a cap of 128 registers an item:
