@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 # bench/conv_job_lib.sh: what the convolution device jobs share (sourced by
-# bench/conv_tf32_job.sh and bench/conv_half_job.sh after their TOTAL is
-# set): the settings (OUT, BUILD, DEV / TDEV the bench and test devices,
+# bench/conv_tf32_job.sh, conv_half_job.sh, conv_stage_job.sh and
+# conv_wgrad_stage_job.sh after their TOTAL is set): the settings (OUT, BUILD, DEV / TDEV the bench and test devices,
 # SCALE the rows' size scale; L the log folder, $LOGS or $OUT/logs: a
 # folder outside $OUT keeps the files the device tool returns to the pack,
 # J the job's summary),
@@ -11,7 +11,7 @@
 # with the seconds since the start, then pack), `left` (seconds left of
 # TOTAL), `run_c NAME LIMIT ENV...` (one bench_family process of
 # the rows, $ROWS: its command line, under ENV, into $L/c_NAME.json and
-# $L/rows.txt), `run_models CONFIGS AB MIN [CUDA_S]` (bench/conv_models_job.sh
+# $L/rows.txt), `rows_alt`, `ctest_` (below), `run_models CONFIGS AB MIN [CUDA_S]` (bench/conv_models_job.sh
 # into $L/models with the time left, if more than MIN s and the extension
 # is built: WARM_S 2/5 of it, CUDA_S a quarter unless given); the GPU, driver, PyTorch and cuDNN go first into the summary.
 set -u
@@ -53,6 +53,19 @@ rows_alt() {
     t "torch rows rc $?"
     [ "$(left)" -gt "$4" ] && run_c new2 "$3"
     [ "$(left)" -gt "$5" ] && run_c old2 "$3" CLOPS_KERNEL_DIR=$OLDK
+}
+# `ctest_ TAG FILTER ENV...`: test_conv ($TB) cases FILTER on $TDEV under
+# ENV in a background process of its own (NVIDIA's driver builds programs
+# in the calling thread, so cold builds run side by side; its pid appended
+# to PIDS), within TEST_S s (unset: the job's time left less 2), its log
+# $L/t_TAG.txt, its line in the summary when it ends.
+ctest_() {
+    local tag=$1 filt=$2
+    shift 2
+    (env "$@" CLOPS_TEST_FILTER="$filt" CLOPS_TEST_DEVICES=$TDEV timeout ${TEST_S:-$(($(left) - 2))} "$TB/test_conv" >"$L/t_$tag.txt" 2>&1
+        echo "rc $?" >>"$L/t_$tag.txt"
+        t "test $tag ($filt $*): $(grep -cE '^\[       OK' "$L/t_$tag.txt") ok, $(grep -E 'PASSED|FAILED|^rc' "$L/t_$tag.txt" | tr '\n' ' ')") &
+    PIDS+=($!)
 }
 run_models() {
     local lim=$(($(left) - 3))

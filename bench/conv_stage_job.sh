@@ -31,16 +31,9 @@ OLDK=$(cd "$OLDK" && pwd)
 timeout 110 bash -c "cmake -S . -B $BUILD -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build $BUILD -j$(nproc) --target clops_static test_conv" >"$L/build.txt" 2>&1
 t "built test_conv rc $? ($(tail -1 "$L/build.txt"))"
 TB="$BUILD/tests"
-# (each test its own process: NVIDIA's driver builds programs in the calling
-# thread, so the cold builds of the three dtypes run side by side)
-ctest_() {
-    local tag=$1 filt=$2
-    shift 2
-    (env "$@" CLOPS_TEST_FILTER="$filt" CLOPS_TEST_DEVICES=$TDEV timeout ${TEST_S:-75} "$TB/test_conv" >"$L/t_$tag.txt" 2>&1
-        echo "rc $?" >>"$L/t_$tag.txt"
-        t "test $tag ($filt $*): $(grep -cE '^\[       OK' "$L/t_$tag.txt") ok, $(grep -E 'PASSED|FAILED|^rc' "$L/t_$tag.txt" | tr '\n' ' ')") &
-    PIDS+=($!)
-}
+# (each test its own process, conv_job_lib.sh's ctest_: the cold builds of
+# the three dtypes run side by side)
+TEST_S=${TEST_S:-75}
 PIDS=()
 ctest_ tf32 test_conv_wgmma_tf32
 ctest_ bf16 test_conv_wgmma_half_bf16

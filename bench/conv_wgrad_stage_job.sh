@@ -41,15 +41,9 @@ else
     t "built rc $? ($(tail -1 "$L/build.txt"))"
     TB=$BUILD/tests BB=$BUILD/bench
 fi
+# (conv_job_lib.sh's ctest_, each test cut at the job's end: TEST_S unset)
+unset TEST_S
 PIDS=()
-ctest_() {
-    local tag=$1 filt=$2
-    shift 2
-    (env "$@" CLOPS_TEST_FILTER="$filt" CLOPS_TEST_DEVICES=$TDEV timeout $(($(left) - 2)) "$TB/test_conv" >"$L/t_$tag.txt" 2>&1
-        echo "rc $?" >>"$L/t_$tag.txt"
-        t "test $tag ($filt $*): $(grep -cE '^\[       OK' "$L/t_$tag.txt") ok, $(grep -E 'PASSED|FAILED|^rc' "$L/t_$tag.txt" | tr '\n' ' ')") &
-    PIDS+=($!)
-}
 ctest_ bf16 test_conv_wgmma_half_bf16
 ctest_ f16 test_conv_wgmma_half_f16
 ctest_ wsplit test_implicit_weight_gradient_splits

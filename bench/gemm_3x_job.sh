@@ -18,13 +18,11 @@ source bench/gemm_job_lib.sh
 job_build "--dtype float32 --big" "--dtype float32 --gpt2"
 # The tests (small products; their cost is the programs' builds, on the CPU).
 export CLOPS_TEST_DEVICES=$DEV CLOPS_TEST_TIMING=1
-( CLOPS_TEST_WGMMA_NEW=1 CLOPS_TEST_FILTER=float32_highest_on_3xtf32 \
-    timeout 120 $T > $L/test_3x.txt 2>&1; echo "rc $?" >> $L/test_3x.txt ) &
+bg_test 3x 120 CLOPS_TEST_WGMMA_NEW=1 CLOPS_TEST_FILTER=float32_highest_on_3xtf32
 ( CLOPS_GEMM_3XTF32_PROMOTE=1 CLOPS_GEMM_3XTF32_DROP=1 CLOPS_TEST_FILTER=float32_highest_on_3xtf32 \
     CLOPS_TEST_WGMMA_ONLY=wg128x128-s3-cs timeout 120 $T > $L/test_3xp_drop.txt 2>&1
   echo "rc $? (must fail)" >> $L/test_3xp_drop.txt ) &
-( CLOPS_GEMM_3XTF32=1 CLOPS_GEMM_3XTF32_PROMOTE=1 CLOPS_TEST_FILTER='*float32*' \
-    timeout 120 $T > $L/test_default.txt 2>&1; echo "rc $?" >> $L/test_default.txt ) &
+bg_test default 120 CLOPS_GEMM_3XTF32=1 CLOPS_GEMM_3XTF32_PROMOTE=1 CLOPS_TEST_FILTER='*float32*'
 unset CLOPS_TEST_DEVICES CLOPS_TEST_TIMING
 # "highest": 3xTF32 with promotion, then without, against CLBlast (the
 # engine's column is 3xTF32, CLBlast's the same process's SGEMM).

@@ -126,20 +126,25 @@ int main(int argc, char **argv)
         fprintf(stderr, "gemm_accuracy: %s\n", clops_last_error());
         return 6;
     }
-    static const char *const names[] = {"clblast",  "3xtf32",   "3xtf32p", "3xtf32p2",
-                                        "3xtf32p4", "3xtf32p8", "tf32"};
-    static const char *const period[] = {NULL, "0", "1", "2", "4", "8", NULL};
+    /* (each run: its name, CLOPS_GEMM_3XTF32_PROMOTE (NULL: 3xTF32 off, the
+     * variable unset) and float32 precision; the engine off for the first) */
+    static const struct {
+        const char *name, *period, *precision;
+    } runs[] = {{"clblast", NULL, "highest"},  {"3xtf32", "0", "highest"},
+                {"3xtf32p", "1", "highest"},   {"3xtf32p2", "2", "highest"},
+                {"3xtf32p4", "4", "highest"},  {"3xtf32p8", "8", "highest"},
+                {"tf32", NULL, "high"}};
     printf("gemm_accuracy: %s (%s), %lld x %lld x %lld, B %s, %s inputs\n", d->label,
            d->info.name, (long long)m, (long long)n, (long long)k,
            bn ? "N-major" : "K-major (W^T)", uni ? "uniform(0, 1)" : "N(0, 1)");
-    for (int r = 0; r < 7; r++) {
+    for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
         gemm_engine_set_enabled(r != 0);
-        gemm_engine_set_3xtf32(period[r] != NULL);
-        if (period[r])
-            setenv("CLOPS_GEMM_3XTF32_PROMOTE", period[r], 1);
+        gemm_engine_set_3xtf32(runs[r].period != NULL);
+        if (runs[r].period)
+            setenv("CLOPS_GEMM_3XTF32_PROMOTE", runs[r].period, 1);
         else
             unsetenv("CLOPS_GEMM_3XTF32_PROMOTE");
-        clops_set_float32_matmul_precision(r == 6 ? "high" : "highest");
+        clops_set_float32_matmul_precision(runs[r].precision);
         gemm_engine_stats s0, s1;
         gemm_engine_get_stats(&s0);
         st = clops_mm_out(ta, tb, tc);
@@ -147,16 +152,16 @@ int main(int argc, char **argv)
             st = clops_tensor_to_host(tc, c, nc * 4);
         gemm_engine_get_stats(&s1);
         if (st) {
-            fprintf(stderr, "gemm_accuracy: %s: %s\n", names[r], clops_last_error());
+            fprintf(stderr, "gemm_accuracy: %s: %s\n", runs[r].name, clops_last_error());
             return 7;
         }
         printf("%s: wgmma %llu, mma %llu, clblast %llu launches, canary failures %llu\n",
-               names[r], (unsigned long long)(s1.wgmma_calls - s0.wgmma_calls),
+               runs[r].name, (unsigned long long)(s1.wgmma_calls - s0.wgmma_calls),
                (unsigned long long)(s1.mma_calls - s0.mma_calls),
                (unsigned long long)(s1.clblast_calls - s0.clblast_calls),
                (unsigned long long)(s1.canary_failures - s0.canary_failures));
         char name[32];
-        snprintf(name, sizeof name, "c_%s.f32", names[r]);
+        snprintf(name, sizeof name, "c_%s.f32", runs[r].name);
         if (save(out, name, c, nc * 4))
             return 5;
     }

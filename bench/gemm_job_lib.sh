@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 # bench/gemm_job_lib.sh: what tf32-11's GPU jobs share (sourced by
-# bench/gemm_tf32_job.sh and bench/gemm_3x_job.sh): the settings (DEV,
+# bench/gemm_tf32_job.sh, bench/gemm_3x_job.sh and engine12's
+# bench/gemm_engine12_job.sh): the settings (DEV,
 # BUILD, OUT, LOGS; AM AN AK, the accuracy harness's sizes), `el` (a step's
 # line with the seconds since the start), `pack` (the logs as one archive
 # in $OUT: the device tool returns at most 8 files), `job_build` (cuBLAS

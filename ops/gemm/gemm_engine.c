@@ -248,8 +248,8 @@ void gemm_engine_set_3xtf32(bool on)
 
 /* 3xTF32's promotion period when CLOPS_GEMM_3XTF32_PROMOTE does not name
  * one (0: none).  engine12's job (H200) measured P 1, 2, 4 and 8: every
- * P >= 2 more accurate than P 1 and 4.3-4.5x more accurate than CLBlast's
- * SGEMM, but at most 0.87x its speed (P 8 with "-o2"), so 3xTF32 stays
+ * P >= 2 more accurate than P 1 and 3.6-4.5x more accurate than CLBlast's
+ * SGEMM (P 4: 4.3-4.5x), but at most 0.87x its speed (P 8 with "-o2"), so 3xTF32 stays
  * forced and its forced default unchanged (docs/gemm.md). */
 #define GEMM_3XTF32_PERIOD 0
 
@@ -334,8 +334,14 @@ typedef struct gemm_cfg {
                             entry's .minnctapersm (the name's "-oN"; 0: the driver's entry) */
     int x3;              /* wgmma, float32: 3xTF32 (WG_X3: 1, 2 a product left out, tests only;
                             | code << 2 with promotion every 1 << (code - 1) K tiles, code
-                            1..4: WG_X3P) */
+                            1..4: WG_X3P, x3_period) */
 } gemm_cfg;
+
+/* 3xTF32's promotion period of c in K tiles (WG_X3P: 1, 2, 4, 8; 0 none). */
+static int x3_period(const gemm_cfg *c)
+{
+    return c->x3 >> 2 ? 1 << ((c->x3 >> 2) - 1) : 0;
+}
 
 static const char *const kind_names[] = {"fma", "cpu", "mma", "skinny", "reduce"};
 
@@ -447,7 +453,7 @@ static const mma_shape mma_shapes[] = {
     {"wg64x128-s3-tma-cs-o5", 64, 128, 64, 128, 3, 4, 0, 0, 8, 1, 0, 0, 0, 0, 1, 1},
     /* engine12 (float32 on Hopper's tensor cores; docs/gemm.md, "Hopper:
      * float32 at speed (engine12)"), forced only: "-s2-tma": two TMA stages
-     * of 32 bytes a row x 4 chunks (BK 16 floats as TF32, 64-byte rows, 16
+     * of 4 16-byte chunks a row (BK 16 floats as TF32, 64-byte rows, 16
      * KiB a stage at 128 x 128; BK 32 in 16-bit types), one tile copied
      * while the other's products run; "-cs-o2": the cp.async default with
      * two work-groups a unit asked of ptxas (a cap of 128 registers an item:
@@ -527,8 +533,7 @@ static clops_status gemm_defines(const void *ctx, const clops_device *d, strbuf 
                   c->bm, c->bn, c->wm, c->wn, c->stages, c->stages - 2, c->a_uk, c->b_uk,
                   c->a_cp, c->b_cp, c->bkc, c->frag_db, c->late, c->raster);
         if (c->x3)
-            sb_printf(defs, "#define WG_X3 %d\n#define WG_X3P %d\n", c->x3 & 3,
-                      c->x3 >> 2 ? 1 << ((c->x3 >> 2) - 1) : 0);
+            sb_printf(defs, "#define WG_X3 %d\n#define WG_X3P %d\n", c->x3 & 3, x3_period(c));
         break;
     case GK_SKINNY:
         sb_printf(defs,
@@ -580,7 +585,7 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
         size_t l = strlen(pname);
         if (c->x3)
             snprintf(pname + l, sizeof pname - l, "/3xtf32-s%d%s%.0d%s", c->stages,
-                     c->x3 >> 2 ? "-promote" : "", c->x3 >> 2 ? 1 << ((c->x3 >> 2) - 1) : 0,
+                     c->x3 >> 2 ? "-promote" : "", x3_period(c),
                      (c->x3 & 3) == 2 ? "-drop" : "");
         l = strlen(pname);
         if (c->probe)
