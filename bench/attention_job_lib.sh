@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 # bench/attention_job_lib.sh: what the attention device jobs share (sourced
-# by bench/attention_wgb_job.sh and bench/attention_wg12_job.sh with JOB,
-# the job's name, and JOB_DEF_S, its default limit, set): OUT (default
+# by bench/attention_wgb_job.sh, bench/attention_wg12_job.sh and
+# bench/attention_wg13_job.sh with JOB, the job's name, and JOB_DEF_S, its
+# default limit, set): OUT (default
 # attn-$JOB-job), JOB_S (default JOB_DEF_S), CLOPS_CACHE_DIR (default
 # /tmp/attn-$JOB-cache), BUILD (default /tmp/attn), DEV
 # (default nvidia, the test device selector), L the log folder

@@ -78,7 +78,7 @@ t() {
 t matrix CLOPS_TEST_FILTER=test_kernels_match_the_reference &
 TEST=test_check_attention t check &
 t wgb_choice CLOPS_TEST_FILTER=test_wgmma_bwd_choice &
-# (added after attn12's call: the wgmma dQ, not yet run on a GPU; its
+# (added after attn12's call: the wgmma dQ, first run by attn13's job; its
 # rows: BCONFIGS=$'base\nwgq CLOPS_ATTN_WGMMA_DQ=1\nwgqb CLOPS_ATTN_WGMMA_DQ=1 CLOPS_ATTN_WGMMA_BWD=1')
 t wgq_choice CLOPS_PTX_VERBOSE=1 CLOPS_TEST_FILTER=test_wgmma_dq_choice &
 t wg_g1late CLOPS_ATTN_WG_N=1 CLOPS_ATTN_WG_CTAS=2 CLOPS_ATTN_WG_LATE=1 CLOPS_PTX_VERBOSE=1 \

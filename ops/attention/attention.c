@@ -642,8 +642,8 @@ static clops_status wgb_kernel(clops_device *d, clops_dtype dt, int dp, bool fol
 
 /*
  * The wgmma dQ (attn_bwd_dq_wg, attn12; docs/attention.md "Hopper's
- * wgmma: the dQ"): off by default, not yet run on a GPU;
- * CLOPS_ATTN_WGMMA_DQ=1 (read once per process) runs it at head dims 64
+ * wgmma: the dQ"): off by default (attn13 on the H200: its checks
+ * passed, slower than attn_bwd_dq_mma on both rows); CLOPS_ATTN_WGMMA_DQ=1 (read once per process) runs it at head dims 64
  * and 128 on a Hopper after its known-answer check;
  * attention_set_wgmma_dq for tests.  Its shape (each read once per
  * process; for benchmarks): the keys per step (CLOPS_ATTN_WG_DQ_K: 16,
