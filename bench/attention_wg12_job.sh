@@ -67,22 +67,15 @@ log "backward timings rc $?"
 pack
 log "tests (in parallel)"
 T=$(lim 45)
-t() {
-    local name=$1
-    shift
-    env "$@" CLOPS_TEST_DEVICES="$DEV" timeout "$T" "$BUILD/tests/${TEST:-test_attention}" \
-        >"$L/test_$name.txt" 2>&1
-    local rc=$? # (attn12's call printed the date substitution's 0 here)
-    echo "[$(($(date +%s) - T0))s] test $name rc $rc" >>"$L/steps.txt"
-}
-t matrix CLOPS_TEST_FILTER=test_kernels_match_the_reference &
-TEST=test_check_attention t check &
-t wgb_choice CLOPS_TEST_FILTER=test_wgmma_bwd_choice &
-# (added after attn12's call: the wgmma dQ, not yet run on a GPU; its
+TB=${TEST:-test_attention}
+attn_test "$TB" matrix CLOPS_TEST_FILTER=test_kernels_match_the_reference &
+attn_test test_check_attention check &
+attn_test "$TB" wgb_choice CLOPS_TEST_FILTER=test_wgmma_bwd_choice &
+# (added after attn12's call: the wgmma dQ, first run by attn13's job; its
 # rows: BCONFIGS=$'base\nwgq CLOPS_ATTN_WGMMA_DQ=1\nwgqb CLOPS_ATTN_WGMMA_DQ=1 CLOPS_ATTN_WGMMA_BWD=1')
-t wgq_choice CLOPS_PTX_VERBOSE=1 CLOPS_TEST_FILTER=test_wgmma_dq_choice &
-t wg_g1late CLOPS_ATTN_WG_N=1 CLOPS_ATTN_WG_CTAS=2 CLOPS_ATTN_WG_LATE=1 CLOPS_PTX_VERBOSE=1 \
-    CLOPS_TEST_FILTER=test_wgmma_choice &
+attn_test "$TB" wgq_choice CLOPS_PTX_VERBOSE=1 CLOPS_TEST_FILTER=test_wgmma_dq_choice &
+attn_test "$TB" wg_g1late CLOPS_ATTN_WG_N=1 CLOPS_ATTN_WG_CTAS=2 CLOPS_ATTN_WG_LATE=1 \
+    CLOPS_PTX_VERBOSE=1 CLOPS_TEST_FILTER=test_wgmma_choice &
 wait
 log "tests done"
 pack

@@ -44,14 +44,7 @@ JOB=wg13 JOB_DEF_S=112
 attn_build test_attention
 log "tests (in parallel) and bench_family's build"
 T=$(lim "${TEST_S:-22}")
-t() {
-    local name=$1
-    shift
-    env "$@" CLOPS_TEST_DEVICES="$DEV" timeout "$T" "$BUILD/tests/test_attention" \
-        >"$L/test_$name.txt" 2>&1
-    local rc=$?
-    echo "[$(($(date +%s) - T0))s] test $name rc $rc" >>"$L/steps.txt"
-}
+t() { attn_test test_attention "$@"; }
 Q="CLOPS_ATTN_WGMMA_DQ=1 CLOPS_TEST_ATTN_WGMMA_DQ=1"
 M="CLOPS_TEST_FILTER=test_kernels_match_the_reference CLOPS_TEST_ATTN_PROGRESS=1"
 t wgq_choice CLOPS_PTX_VERBOSE=1 CLOPS_TEST_FILTER=test_wgmma_dq_choice &

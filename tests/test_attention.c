@@ -731,53 +731,58 @@ static void wg_case(const char *what, const int64_t *pr, clops_dtype dt, clops_d
     }
 }
 
-/* The choice of the wgmma forward (bwd false) or dK/dV (bwd true) on d,
- * shared by test_wgmma_choice and test_wgmma_bwd_choice: not while off,
- * at head dim 32, for float32, on a device without sm_90a (no check runs
- * there); switched on (left so) and pretended to be a Hopper where d is
- * none, the same answer twice — taken on a Hopper, else not, its failing
- * known-answer check run once. */
-enum { WG_FWD, WG_DKV, WG_DQ }; /* the wgmma kernels of check_wg_choice */
+/* The wgmma kernels (kinds) of check_wg_choice and wg_bwd_choice: each
+ * one's switch for tests, its choice, its name in messages, and its
+ * attention_stats counters of known-answer checks and failures. */
+enum { WG_FWD, WG_DKV, WG_DQ };
+static void (*const wg_set[3])(int) = {attention_set_wgmma, attention_set_wgmma_bwd,
+                                       attention_set_wgmma_dq};
+static bool (*const wg_chosen[3])(clops_device *, clops_dtype, int) = {
+    attention_wgmma_chosen, attention_wgmma_bwd_chosen, attention_wgmma_dq_chosen};
+static const char *const wg_what[3] = {"wgmma forward", "wgmma dK/dV", "wgmma dQ"};
+
+static void wg_counts(const attn_stats *s, int kind, uint64_t *checks, uint64_t *fails)
+{
+    *checks = kind == WG_DKV ? s->wgb_checks : kind == WG_DQ ? s->wgq_checks : s->wg_checks;
+    *fails = kind == WG_DKV ? s->wgb_fails : kind == WG_DQ ? s->wgq_fails : s->wg_fails;
+}
+
+/* The choice of the wgmma forward (WG_FWD), dK/dV (WG_DKV) or dQ (WG_DQ)
+ * on d, shared by test_wgmma_choice, test_wgmma_bwd_choice and
+ * test_wgmma_dq_choice: not while off, at head dim 32, for float32, on a
+ * device without sm_90a (no check runs there); switched on (left so) and
+ * pretended to be a Hopper where d is none, the same answer twice — taken
+ * on a Hopper, else not, its failing known-answer check run once. */
 static void check_wg_choice(clops_device *d, bool hopper, int kind)
 {
-    void (*const set[3])(int) = {attention_set_wgmma, attention_set_wgmma_bwd,
-                                 attention_set_wgmma_dq};
-    bool (*const chosen[3])(clops_device *, clops_dtype, int) = {
-        attention_wgmma_chosen, attention_wgmma_bwd_chosen, attention_wgmma_dq_chosen};
-    static const char *const whats[3] = {"wgmma forward", "wgmma dK/dV", "wgmma dQ"};
-    const char *what = whats[kind];
+    void (*set)(int) = wg_set[kind];
+    bool (*chosen)(clops_device *, clops_dtype, int) = wg_chosen[kind];
+    const char *what = wg_what[kind];
     bool bwd = kind != WG_FWD;
     attn_stats s[3];
     attention_stats(&s[0]);
-    set[kind](0);
-    CT_ASSERT_MSG(!chosen[kind](d, CLOPS_BFLOAT16, 64), "chosen while off");
-    set[kind](1);
-    CT_ASSERT_MSG(!chosen[kind](d, CLOPS_BFLOAT16, 32), "chosen at head dim 32");
-    CT_ASSERT_MSG(!chosen[kind](d, CLOPS_FLOAT32, 64), "chosen for float32");
+    set(0);
+    CT_ASSERT_MSG(!chosen(d, CLOPS_BFLOAT16, 64), "chosen while off");
+    set(1);
+    CT_ASSERT_MSG(!chosen(d, CLOPS_BFLOAT16, 32), "chosen at head dim 32");
+    CT_ASSERT_MSG(!chosen(d, CLOPS_FLOAT32, 64), "chosen for float32");
     if (!hopper)
-        CT_ASSERT_MSG(!chosen[kind](d, CLOPS_BFLOAT16, 64), "chosen on a device without sm_90a");
+        CT_ASSERT_MSG(!chosen(d, CLOPS_BFLOAT16, 64), "chosen on a device without sm_90a");
     attention_stats(&s[1]);
     uint64_t checks[3], fails[3];
-#define WG_CHECKS(x) (kind == WG_DKV ? (x).wgb_checks : kind == WG_DQ ? (x).wgq_checks : (x).wg_checks)
-#define WG_FAILS(x) (kind == WG_DKV ? (x).wgb_fails : kind == WG_DQ ? (x).wgq_fails : (x).wg_fails)
-    for (int i = 0; i < 2; i++) {
-        checks[i] = WG_CHECKS(s[i]);
-        fails[i] = WG_FAILS(s[i]);
-    }
+    for (int i = 0; i < 2; i++)
+        wg_counts(&s[i], kind, &checks[i], &fails[i]);
     CT_ASSERT_MSG(checks[1] == checks[0], "a known-answer check ran where the %s cannot run",
                   what);
     attention_wgmma_pretend(!hopper);
     /* the backward's at head dim 128 (the forward's 128 is its default,
      * checked by its test) */
     int dp = bwd ? 128 : 64;
-    bool c1 = chosen[kind](d, bwd ? CLOPS_FLOAT16 : CLOPS_BFLOAT16, dp);
-    bool c2 = chosen[kind](d, bwd ? CLOPS_FLOAT16 : CLOPS_BFLOAT16, dp);
+    bool c1 = chosen(d, bwd ? CLOPS_FLOAT16 : CLOPS_BFLOAT16, dp);
+    bool c2 = chosen(d, bwd ? CLOPS_FLOAT16 : CLOPS_BFLOAT16, dp);
     attention_stats(&s[2]);
     attention_wgmma_pretend(false);
-    checks[2] = WG_CHECKS(s[2]);
-    fails[2] = WG_FAILS(s[2]);
-#undef WG_CHECKS
-#undef WG_FAILS
+    wg_counts(&s[2], kind, &checks[2], &fails[2]);
     CT_ASSERT_MSG(c1 == c2, "the choice changed between two asks");
     CT_ASSERT_MSG(c1 == hopper, "the %s was %schosen on %s", what, c1 ? "" : "not ",
                   hopper ? "a Hopper (its known-answer check failed)" : "another device");
@@ -860,24 +865,23 @@ static void test_wgmma_choice(void **state)
     ct_clear_context();
 }
 
-/* The wgmma dK/dV's (kind WG_DKV) or dQ's (WG_DQ) choice (docs/attention.md, "Hopper's wgmma"): off by
- * default; switched on, only for 16-bit inputs at head dims 64 and 128 on
- * a Hopper, after its known-answer check — once per device, dtype and head
- * dim.  Any other device, pretended to be a Hopper, cannot build the
- * sm_90a program: its check runs once, fails (a warning), the backward
- * keeps attn_bwd_dkv_mma, and asking again runs no second check.  On a
- * Hopper the check must pass, and the backwards that then take
- * attn_bwd_dkv_wg (causal both alignments and not, odd lengths, grouped
- * heads split over work-groups and not, a transposed layout: element-wise
- * loads) match the CPU reference's dQ, dK and dV and give the same bits
- * twice. */
+/* The wgmma dK/dV's (kind WG_DKV; dQ's, WG_DQ: test_wgmma_dq_choice)
+ * choice (docs/attention.md, "Hopper's wgmma"): off by default; switched
+ * on, only for 16-bit inputs at head dims 64 and 128 on a Hopper, after
+ * its known-answer check — once per device, dtype and head dim.  Any
+ * other device, pretended to be a Hopper, cannot build the sm_90a
+ * program: its check runs once, fails (a warning), the backward keeps
+ * attn_bwd_dkv_mma, and asking again runs no second check.  On a Hopper
+ * the check must pass, and the backwards that then take attn_bwd_dkv_wg
+ * (causal both alignments and not, odd lengths, grouped heads split over
+ * work-groups and not, a transposed layout: element-wise loads) match the
+ * CPU reference's dQ, dK and dV and give the same bits twice. */
 static void wg_bwd_choice(int kind)
 {
-    void (*set)(int) = kind == WG_DQ ? attention_set_wgmma_dq : attention_set_wgmma_bwd;
-    bool (*chosen)(clops_device *, clops_dtype, int) =
-        kind == WG_DQ ? attention_wgmma_dq_chosen : attention_wgmma_bwd_chosen;
+    void (*set)(int) = wg_set[kind];
+    bool (*chosen)(clops_device *, clops_dtype, int) = wg_chosen[kind];
     const char *env = kind == WG_DQ ? "CLOPS_ATTN_WGMMA_DQ" : "CLOPS_ATTN_WGMMA_BWD";
-    const char *what = kind == WG_DQ ? "wgmma dQ" : "wgmma dK/dV";
+    const char *what = wg_what[kind];
     clops_device *devs[CT_MAX_DEVICES];
     int n = ct_opencl_devices(devs, CT_MAX_DEVICES);
     for (int di = 0; di < n; di++) {
@@ -958,8 +962,6 @@ static void test_wgmma_dq_choice(void **state)
     (void)state;
     wg_bwd_choice(WG_DQ);
 }
-
-
 
 int main(void)
 {

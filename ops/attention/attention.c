@@ -642,8 +642,8 @@ static clops_status wgb_kernel(clops_device *d, clops_dtype dt, int dp, bool fol
 
 /*
  * The wgmma dQ (attn_bwd_dq_wg, attn12; docs/attention.md "Hopper's
- * wgmma: the dQ"): off by default, not yet run on a GPU;
- * CLOPS_ATTN_WGMMA_DQ=1 (read once per process) runs it at head dims 64
+ * wgmma: the dQ"): off by default (attn13 on the H200: its checks
+ * passed, slower than attn_bwd_dq_mma on both rows); CLOPS_ATTN_WGMMA_DQ=1 (read once per process) runs it at head dims 64
  * and 128 on a Hopper after its known-answer check;
  * attention_set_wgmma_dq for tests.  Its shape (each read once per
  * process; for benchmarks): the keys per step (CLOPS_ATTN_WG_DQ_K: 16,
@@ -1380,56 +1380,50 @@ bool attention_wgmma_chosen(clops_device *d, clops_dtype dt, int dp)
 }
 
 /*
- * Whether attn_bwd_dkv_wg takes the dK/dV of the lean 16-bit backwards of
- * (dt, dp: 64 or 128) on d, their dQ on the kernels of mode base: switched
- * on (attn_wgb_on), a Hopper (wg_device), and its known-answer check
- * passed — once per device, dtype and head dim: mma_bwd_canary_one's
- * causal grouped-query problem without a mask (L 150, S 140: three key
- * blocks of 64, the last partial; two query heads split over two
- * work-groups on a large device: attn_bwd_fold after it) through the FMA
- * backward and the one with dK/dV on attn_bwd_dkv_wg, dQ, dK, dV within
- * 3e-2 of the largest magnitude.  A failure (a build the driver refuses
- * included) warns once and leaves attn_bwd_dkv_mma in charge.
- */
-static bool wgb_checked(clops_device *d, clops_dtype dt, int dp, int base)
-{
-    return attn_wgb_on() && wg_fits(d, dt, dp) && wg_check_once(d, dt, dp, WGK_DKV, base);
-}
-
-/*
- * Whether attn_bwd_dq_wg takes the dQ of the lean 16-bit backwards of
- * (dt, dp: 64 or 128) on d, their dK/dV on the kernels of mode base:
- * switched on (attn_wgq_on), a Hopper (wg_device), and its known-answer
- * check passed — once per device, dtype and head dim: mma_bwd_canary_one's
- * problem (L 150, S 140: three query tiles of 64, the last partial; keys
- * in tiles of attn_wgq_k, the last partial; two query heads on one
- * key/value head) through the FMA backward and the one with dQ on
- * attn_bwd_dq_wg, dQ, dK, dV within 3e-2 of the largest magnitude.  A
- * failure (a build the driver refuses included) warns once and leaves
+ * Whether the wgmma backward kernel of kind (WGK_DKV or WGK_DQ) takes its
+ * part of the lean 16-bit backwards of (dt, dp: 64 or 128) on d, the other
+ * part on the kernels of mode base: switched on (attn_wgb_on, attn_wgq_on),
+ * a Hopper (wg_device), and its known-answer check passed — once per
+ * device, dtype and head dim, through the FMA backward and the one with
+ * that part on the wgmma kernel, dQ, dK, dV within 3e-2 of the largest
+ * magnitude: mma_bwd_canary_one's causal grouped-query problem without a
+ * mask (L 150, S 140).  For attn_bwd_dkv_wg: three key blocks of 64, the
+ * last partial; two query heads split over two work-groups on a large
+ * device (attn_bwd_fold after it).  For attn_bwd_dq_wg: three query tiles
+ * of 64, the last partial; keys in tiles of attn_wgq_k, the last partial;
+ * two query heads on one key/value head.  A failure (a build the driver
+ * refuses included) warns once and leaves attn_bwd_dkv_mma or
  * attn_bwd_dq_mma in charge.
  */
-static bool wgq_checked(clops_device *d, clops_dtype dt, int dp, int base)
+static bool wg_bwd_on(int kind)
 {
-    return attn_wgq_on() && wg_fits(d, dt, dp) && wg_check_once(d, dt, dp, WGK_DQ, base);
+    return kind == WGK_DQ ? attn_wgq_on() : attn_wgb_on();
+}
+
+static bool wg_bwd_checked(clops_device *d, clops_dtype dt, int dp, int kind, int base)
+{
+    return wg_bwd_on(kind) && wg_fits(d, dt, dp) && wg_check_once(d, dt, dp, kind, base);
+}
+
+/* attention_wgmma_bwd_chosen and attention_wgmma_dq_chosen */
+static bool wg_bwd_chosen(clops_device *d, clops_dtype dt, int dp, int kind)
+{
+    /* (the tests before mma_checked: a float32 check would fail and take
+     * float16's tensor-core backward slot, as it did on the H200) */
+    if (!wg_bwd_on(kind) || !wg_fits(d, dt, dp))
+        return false;
+    int base = kit_kind_of(d) == KIT_MMA ? mma_checked(d, dt, dp, true) : ATTN_FMA;
+    return wg_bwd_checked(d, dt, dp, kind, base);
 }
 
 bool attention_wgmma_dq_chosen(clops_device *d, clops_dtype dt, int dp)
 {
-    /* (the tests before mma_checked, as attention_wgmma_bwd_chosen) */
-    if (!attn_wgq_on() || !wg_fits(d, dt, dp))
-        return false;
-    int base = kit_kind_of(d) == KIT_MMA ? mma_checked(d, dt, dp, true) : ATTN_FMA;
-    return wgq_checked(d, dt, dp, base);
+    return wg_bwd_chosen(d, dt, dp, WGK_DQ);
 }
 
 bool attention_wgmma_bwd_chosen(clops_device *d, clops_dtype dt, int dp)
 {
-    /* (the tests before mma_checked: a float32 check would fail and take
-     * float16's tensor-core backward slot, as it did on the H200) */
-    if (!attn_wgb_on() || !wg_fits(d, dt, dp))
-        return false;
-    int base = kit_kind_of(d) == KIT_MMA ? mma_checked(d, dt, dp, true) : ATTN_FMA;
-    return wgb_checked(d, dt, dp, base);
+    return wg_bwd_chosen(d, dt, dp, WGK_DKV);
 }
 
 static clops_status fwd_mma(void *vp)
@@ -1789,11 +1783,13 @@ static clops_status bwd_mma(void *vp)
      * attn_bwd_dq_wg where each is switched on and passed its check (each
      * check with the other on the kernels of mode base) */
     int base = mma;
-    if (mma != ATTN_FMA && !attn_xm(p) && wgb_checked(d, p->q.t->dtype, attn_dpad(p), base)) {
+    if (mma != ATTN_FMA && !attn_xm(p) &&
+        wg_bwd_checked(d, p->q.t->dtype, attn_dpad(p), WGK_DKV, base)) {
         mma |= ATTN_WGB;
         atomic_fetch_add(&stat_bwd_wg, 1);
     }
-    if (base != ATTN_FMA && !attn_xm(p) && wgq_checked(d, p->q.t->dtype, attn_dpad(p), base)) {
+    if (base != ATTN_FMA && !attn_xm(p) &&
+        wg_bwd_checked(d, p->q.t->dtype, attn_dpad(p), WGK_DQ, base)) {
         mma |= ATTN_WGQ;
         atomic_fetch_add(&stat_bwd_wgq, 1);
     }
