@@ -320,6 +320,10 @@ def main():
     times, outs = measure(steps, device)
     if args.compile:
         print(f"compiled/eager speed: {times[0] / times[1]:.2f}x (steps alternated)")
+        scale = outs[0].abs().max().item() or 1.0
+        print(f"compiled against eager: largest output difference "
+              f"{(outs[1] - outs[0]).abs().max().item() / scale:.2e} of the largest output "
+              f"(last of {args.steps} steps{', weights updated each step' if args.train else ''})")
     if device.type == "clops":
         counts = torch.clops.fallback_counts()
         calls = sum(counts.values())
