@@ -169,6 +169,7 @@ clops_rows() {  # steps, summary file, profile folder (none: no profiles), time 
     llama_fp32 $((30 * k)) "--model llama --batch $B --seq $L --steps $1 --compile --device clops $common --summary $2" \
     llama_bf16 $((30 * k)) "--model llama --batch $B --seq $L --steps $1 --dtype bfloat16 --compile --device clops $common --summary $2 $pl" \
     llama_bf16_norm0 $((30 * k)) "CLOPS_COMPILE_RMS_NORM=0 --model llama --batch $B --seq $L --steps $1 --dtype bfloat16 --compile --device clops $common --summary $2" \
+    llama_bf16_rope0 $((30 * k)) "CLOPS_COMPILE_ROPE=0 --model llama --batch $B --seq $L --steps $1 --dtype bfloat16 --compile --device clops $common --summary $2" \
     gpt2_autocast $((40 * k)) "--model gpt2 --batch $B --seq $L --steps $1 --autocast --compile --device clops $common --summary $2" \
     r18_fwd $((30 * k)) "--model resnet18 --batch $BI --image $IMG --steps $1 --compile --device clops $common --summary $2" \
     r18_train $((40 * k)) "--model resnet18 --batch $BI --image $IMG --steps $1 --train --compile --device clops $common --summary $2"
