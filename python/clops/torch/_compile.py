@@ -751,6 +751,13 @@ def _epilogue_plan(p):
         view = tuple(uv.shape)
         chain.append(u)
         cur = u
+    # dropout that drops nothing: PyTorch up to 2.14 decomposes it into a
+    # clone (HF GPT-2's resid_dropout after c_proj in eval on the GPU host's
+    # 2.11: every residual add stayed a pointwise kernel of its own)
+    u = _only_user(cur)
+    if u is not None and u.args and u.args[0] is cur and _att_identity_clone(u):
+        chain.append(u)
+        cur = u
     taken, residual, act, after = _act_residual(cur, _epi_act)
     if not taken:
         return None
