@@ -2265,10 +2265,93 @@ def _drop_empty_cats(gm, label):
     return k
 
 
+def _repeated_kv(node):
+    """(x, n) when node is HF's repeat_kv(x, n) below autograd,
+    view(clone(expand(unsqueeze(x, 2), [B, H, n, L, E])), [B, H * n, L, E])
+    with every step used by the next alone; else None."""
+    if (node.op != "call_function" or node.target not in (
+            aten._unsafe_view.default, aten.view.default, aten.reshape.default)
+            or len(node.users) < 1):
+        return None
+    c = node.args[0]
+    if (not isinstance(c, torch.fx.Node) or c.target != aten.clone.default
+            or len(c.users) != 1 or set(c.kwargs) - {"memory_format"}):
+        return None
+    e = c.args[0]
+    if not isinstance(e, torch.fx.Node) or e.target != aten.expand.default or len(e.users) != 1:
+        return None
+    u = e.args[0]
+    if (not isinstance(u, torch.fx.Node) or u.target != aten.unsqueeze.default
+            or len(u.users) != 1 or u.args[1] not in (2, -3)):
+        return None
+    x = u.args[0]
+    xv, ev, nv = _meta(x), _meta(e), _meta(node)
+    if not all(isinstance(t, torch.Tensor) for t in (xv, ev, nv)) or xv.dim() != 4:
+        return None
+    if not (_static(xv.shape) and _static(ev.shape) and _static(nv.shape)):
+        return None
+    b, h, L, d = xv.shape
+    if ev.dim() != 5 or tuple(ev.shape[:2]) != (b, h) or tuple(ev.shape[3:]) != (L, d):
+        return None
+    n = ev.shape[2]
+    if tuple(nv.shape) != (b, h * n, L, d) or nv.dtype != xv.dtype:
+        return None
+    return x, n
+
+
+def _gqa_wanted():
+    """CLOPS_COMPILE_GQA=0 keeps repeat_kv's copies."""
+    return os.environ.get("CLOPS_COMPILE_GQA") != "0"
+
+
+def _drop_repeated_kv(gm, label):
+    """A fused attention call (_scaled_dot_product_fused_attention_
+    overrideable) whose key and value are both repeat_kv of tensors with
+    fewer heads (HF's grouped-query attention where transformers does not
+    pass enable_gqa: on the GPU host's PyTorch 2.11 and transformers 5.17,
+    two copies per Llama layer) reads the tensors themselves: clops' fused
+    kernel takes grouped-query key and value (query head i reads key/value
+    head i // n, as repeat_kv's copy is laid out), the same bits."""
+    if not _gqa_wanted():
+        return 0
+    g = gm.graph
+    k = 0
+    for node in list(g.nodes):
+        if node.op != "call_function" or node.target != _SDPA_FWD or len(node.args) < 3:
+            continue
+        rk, rv = node.args[1], node.args[2]
+        if not isinstance(rk, torch.fx.Node) or not isinstance(rv, torch.fx.Node) or rk is rv:
+            continue
+        a, b = _repeated_kv(rk), _repeated_kv(rv)
+        if a is None or b is None or a[1] != b[1]:
+            continue
+        if any(u is not node for u in rk.users) or any(u is not node for u in rv.users):
+            continue
+        qv = _meta(node.args[0])
+        if not isinstance(qv, torch.Tensor) or qv.dim() != 4 or qv.shape[1] != _meta(rk).shape[1]:
+            continue
+        args = list(node.args)
+        args[1], args[2] = a[0], b[0]
+        node.args = tuple(args)
+        for r in (rk, rv):
+            chain = [r]
+            while len(chain) < 4:
+                chain.append(chain[-1].args[0])
+            for n in chain:
+                if not n.users:
+                    g.erase_node(n)
+        k += 1
+    if k and _DEBUG:
+        print(f"clops compile [{label}]: {k} attention calls read grouped-query keys and values "
+              f"in place of repeat_kv's copies", file=sys.stderr)
+    return k
+
+
 def _rewrite(gm, label):
     if _DEBUG_GRAPHS:
         print(f"clops compile [{label}]: the graph AOT autograd gave:\n{gm.code}", file=sys.stderr)
     ncausal = _causal_masks(gm, label)
+    ngqa = _drop_repeated_kv(gm, label)
     ncat = _drop_empty_cats(gm, label)
     natt = _lower_attention(gm, label)
     nrms = _lower_rms_norms(gm, label)
@@ -2318,7 +2401,7 @@ def _rewrite(gm, label):
         print(f"clops compile [{label}]: rewritten:\n{gm.code}", file=sys.stderr)
     if _DEBUG:
         print(f"clops compile [{label}]: {natt} attentions, {ncausal} constant masks dropped, "
-              f"{ncat} empty-cache cats dropped, {nrms} rms norms, {nrope} rotary embeddings, {nfused} fused kernels, "
+              f"{ncat} empty-cache cats dropped, {ngqa} repeat_kv pairs dropped, {nrms} rms norms, {nrope} rotary embeddings, {nfused} fused kernels, "
               f"{nepi} epilogues, {nguard} layout guards", file=sys.stderr)
     return gm
 

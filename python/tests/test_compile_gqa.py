@@ -1,0 +1,52 @@
+# SPDX-License-Identifier: Apache-2.0
+"""torch.compile(backend="clops"): grouped-query attention written with
+HF's repeat_kv (unsqueeze, expand, clone, reshape of the key and value
+heads) reads the key and value themselves: clops' fused kernel takes
+grouped-query keys and values, so the copies go, with the same bits
+(CLOPS_COMPILE_GQA=0 keeps them)."""
+import pytest
+import torch
+
+import clops.torch  # noqa: F401
+
+F = torch.nn.functional
+
+
+def repeat_kv(x, n):
+    b, h, L, e = x.shape
+    return x[:, :, None, :, :].expand(b, h, n, L, e).reshape(b, h * n, L, e)
+
+
+def attention(q, k, v):
+    return F.scaled_dot_product_attention(q, repeat_kv(k, 3), repeat_kv(v, 3), is_causal=True)
+
+
+def attention_and_key(q, k, v):   # the repeated key is also a result: kept
+    rk = repeat_kv(k, 3)
+    return F.scaled_dot_product_attention(q, rk, repeat_kv(v, 3), is_causal=True), rk
+
+
+def run(fn, args, monkeypatch, switch):
+    monkeypatch.setenv("CLOPS_COMPILE_GQA", switch)
+    monkeypatch.setenv("CLOPS_COMPILE_ATTENTION", "1")
+    torch._dynamo.reset()
+    f = torch.compile(fn, backend="clops")
+    f(*args)
+    n0 = torch.clops.device_counters()["launches"]
+    out = f(*args)
+    torch.clops.synchronize()
+    return out, torch.clops.device_counters()["launches"] - n0
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_repeat_kv_copies_go_with_the_same_bits(dev, dtype, monkeypatch):
+    g = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(2, h, 10, 16, generator=g).to(dev, dtype) for h in (6, 2, 2))
+    want = attention(q, k, v)
+    on, n_on = run(attention, (q, k, v), monkeypatch, "1")
+    off, n_off = run(attention, (q, k, v), monkeypatch, "0")
+    assert torch.equal(on.cpu(), want.cpu()) and torch.equal(off.cpu(), want.cpu())
+    assert n_on <= n_off - 2, (n_on, n_off)
+    (o, rk), n_kept = run(attention_and_key, (q, k, v), monkeypatch, "1")
+    assert torch.equal(o.cpu(), want.cpu()) and torch.equal(rk.cpu(), repeat_kv(k, 3).cpu())
+    torch._dynamo.reset()
