@@ -8,6 +8,7 @@ import pytest
 import torch
 
 import clops.torch  # noqa: F401
+from test_compile_rope import compiled_launches
 
 F = torch.nn.functional
 
@@ -27,15 +28,7 @@ def attention_and_key(q, k, v):   # the repeated key is also a result: kept
 
 
 def run(fn, args, monkeypatch, switch):
-    monkeypatch.setenv("CLOPS_COMPILE_GQA", switch)
-    monkeypatch.setenv("CLOPS_COMPILE_ATTENTION", "1")
-    torch._dynamo.reset()
-    f = torch.compile(fn, backend="clops")
-    f(*args)
-    n0 = torch.clops.device_counters()["launches"]
-    out = f(*args)
-    torch.clops.synchronize()
-    return out, torch.clops.device_counters()["launches"] - n0
+    return compiled_launches(fn, args, monkeypatch, CLOPS_COMPILE_GQA=switch, CLOPS_COMPILE_ATTENTION="1")
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])

@@ -35,8 +35,12 @@ def case(dev, dtype):
     return q, k, pos, inv_freq
 
 
-def run(fn, args, monkeypatch, switch):
-    monkeypatch.setenv("CLOPS_COMPILE_ROPE", switch)
+def compiled_launches(fn, args, monkeypatch, **env):
+    """fn compiled by the clops backend with the environment variables env
+    set (Dynamo's caches reset first, so the switches read at compile time
+    apply): (its second call's result, that call's kernel launches)."""
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
     torch._dynamo.reset()
     f = torch.compile(fn, backend="clops")
     f(*args)
@@ -44,6 +48,10 @@ def run(fn, args, monkeypatch, switch):
     out = f(*args)
     torch.clops.synchronize()
     return out, torch.clops.device_counters()["launches"] - n0
+
+
+def run(fn, args, monkeypatch, switch):
+    return compiled_launches(fn, args, monkeypatch, CLOPS_COMPILE_ROPE=switch)
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
