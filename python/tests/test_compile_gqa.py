@@ -22,6 +22,12 @@ def attention(q, k, v):
     return F.scaled_dot_product_attention(q, repeat_kv(k, 3), repeat_kv(v, 3), is_causal=True)
 
 
+def attention_masked_in_graph(q, k, v):   # PyTorch 2.11's HF graphs: the call
+    i = torch.arange(q.shape[-2], device=q.device)   # rewritten by name first
+    return F.scaled_dot_product_attention(q, repeat_kv(k, 3), repeat_kv(v, 3),
+                                          attn_mask=i[:, None] >= i[None, :])
+
+
 def attention_and_key(q, k, v):   # the repeated key is also a result: kept
     rk = repeat_kv(k, 3)
     return F.scaled_dot_product_attention(q, rk, repeat_kv(v, 3), is_causal=True), rk
@@ -31,15 +37,16 @@ def run(fn, args, monkeypatch, switch):
     return compiled_launches(fn, args, monkeypatch, CLOPS_COMPILE_GQA=switch, CLOPS_COMPILE_ATTENTION="1")
 
 
+@pytest.mark.parametrize("fn", [attention, attention_masked_in_graph], ids=["is_causal", "mask"])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
-def test_repeat_kv_copies_go_with_the_same_bits(dev, dtype, monkeypatch):
+def test_repeat_kv_copies_go_with_the_same_bits(dev, dtype, fn, monkeypatch):
     g = torch.Generator().manual_seed(0)
     q, k, v = (torch.randn(2, h, 10, 16, generator=g).to(dev, dtype) for h in (6, 2, 2))
-    want = attention(q, k, v)
-    on, n_on = run(attention, (q, k, v), monkeypatch, "1")
-    off, n_off = run(attention, (q, k, v), monkeypatch, "0")
+    want = fn(q, k, v)
+    on, n_on = run(fn, (q, k, v), monkeypatch, "1")
+    off, n_off = run(fn, (q, k, v), monkeypatch, "0")
     assert torch.equal(on.cpu(), want.cpu()) and torch.equal(off.cpu(), want.cpu())
     assert n_on <= n_off - 2, (n_on, n_off)
     (o, rk), n_kept = run(attention_and_key, (q, k, v), monkeypatch, "1")
-    assert torch.equal(o.cpu(), want.cpu()) and torch.equal(rk.cpu(), repeat_kv(k, 3).cpu())
+    assert torch.equal(o.cpu(), attention(q, k, v).cpu()) and torch.equal(rk.cpu(), repeat_kv(k, 3).cpu())
     torch._dynamo.reset()

@@ -2216,6 +2216,17 @@ def _causal_masks(gm, label):
 _KV_READERS = (_SDPA_FWD, aten.scaled_dot_product_attention.default)
 
 
+def _reads_as_kv(u, c):
+    """Whether node u is a fused attention call that reads c as its key or
+    value alone (by position, or by name: _causal_masks rewrites the calls
+    it makes causal with every argument by name, as on PyTorch 2.11 where
+    HF GPT-2's graph builds its causal mask)."""
+    if u.op != "call_function" or u.target not in _KV_READERS:
+        return False
+    kw = _sdpa_kwargs(u)
+    return kw is not None and all(v is not c or k in ("key", "value") for k, v in kw.items())
+
+
 def _drop_empty_cats(gm, label):
     """Replaces each cat whose operands but one are empty (static shapes;
     the result the one operand's shape and dtype) and whose every user is a
@@ -2244,10 +2255,7 @@ def _drop_empty_cats(gm, label):
         kv = _meta(keep)
         if kv.dtype != cv.dtype or tuple(kv.shape) != tuple(cv.shape) or kv.device != cv.device:
             continue
-        if not c.users or not all(
-                u.op == "call_function" and u.target in _KV_READERS
-                and c not in u.args[:1] and c not in u.args[3:] and c not in u.kwargs.values()
-                for u in c.users):
+        if not c.users or not all(_reads_as_kv(u, c) for u in c.users):
             continue
         c.replace_all_uses_with(keep)
         g.erase_node(c)
@@ -2317,9 +2325,12 @@ def _drop_repeated_kv(gm, label):
     g = gm.graph
     k = 0
     for node in list(g.nodes):
-        if node.op != "call_function" or node.target != _SDPA_FWD or len(node.args) < 3:
+        if node.op != "call_function" or node.target != _SDPA_FWD:
             continue
-        rk, rv = node.args[1], node.args[2]
+        kw = _sdpa_kwargs(node)   # by name: _causal_masks' calls pass them so
+        if kw is None:
+            continue
+        rk, rv = kw.get("key"), kw.get("value")
         if not isinstance(rk, torch.fx.Node) or not isinstance(rv, torch.fx.Node) or rk is rv:
             continue
         a, b = _repeated_kv(rk), _repeated_kv(rv)
@@ -2327,12 +2338,11 @@ def _drop_repeated_kv(gm, label):
             continue
         if any(u is not node for u in rk.users) or any(u is not node for u in rv.users):
             continue
-        qv = _meta(node.args[0])
+        qv = _meta(kw["query"])
         if not isinstance(qv, torch.Tensor) or qv.dim() != 4 or qv.shape[1] != _meta(rk).shape[1]:
             continue
-        args = list(node.args)
-        args[1], args[2] = a[0], b[0]
-        node.args = tuple(args)
+        kw["key"], kw["value"] = a[0], b[0]
+        node.args, node.kwargs = (), kw
         for r in (rk, rv):
             chain = [r]
             while len(chain) < 4:
