@@ -36,7 +36,11 @@
 # with tests, the pytest log).
 # C7_ROWS (an extended regex on the row labels gpt2_fp32, gpt2_bf16,
 # gpt2_train, gpt2_fusedadamw (the training step with AdamW(fused=True)),
-# llama_fp32, bert_fp32, r18_fwd, r18_train; default all but gpt2_bf16,
+# llama_fp32, llama_bf16, llama_bf16_norm0 (CLOPS_COMPILE_RMS_NORM=0),
+# llama_bf16_rope0 (CLOPS_COMPILE_ROPE=0), gpt2_autocast, bert_fp32,
+# r18_fwd, r18_train; a row's arguments may start with VAR=value pairs, set
+# for that row alone; C7_ORDER: labels, the timed rows in that order;
+# default all but gpt2_bf16,
 # whose target compile7's job met, and gpt2_fusedadamw) runs those rows
 # alone, clops and reference; C7_INDUCTOR= skips Inductor.  compile10's
 # call (H200, 161 s on a warm machine, main 792f7c2: the device tool runs
