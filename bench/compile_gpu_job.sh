@@ -36,7 +36,11 @@
 # with tests, the pytest log).
 # C7_ROWS (an extended regex on the row labels gpt2_fp32, gpt2_bf16,
 # gpt2_train, gpt2_fusedadamw (the training step with AdamW(fused=True)),
-# llama_fp32, bert_fp32, r18_fwd, r18_train; default all but gpt2_bf16,
+# llama_fp32, llama_bf16, llama_bf16_norm0 (CLOPS_COMPILE_RMS_NORM=0),
+# llama_bf16_rope0 (CLOPS_COMPILE_ROPE=0), gpt2_autocast, bert_fp32,
+# r18_fwd, r18_train; a row's arguments may start with VAR=value pairs, set
+# for that row alone; C7_ORDER: labels, the timed rows in that order;
+# default all but gpt2_bf16,
 # whose target compile7's job met, and gpt2_fusedadamw) runs those rows
 # alone, clops and reference; C7_INDUCTOR= skips Inductor.  compile10's
 # call (H200, 161 s on a warm machine, main 792f7c2: the device tool runs
@@ -81,7 +85,7 @@ export CLOPS_CACHE_DIR=${C7_CACHE:-/tmp/c7_cache}   # not under $OUT: binaries
 # PyTorch and transformers for all), each row within its seconds and before
 # the deadline (argv[1], epoch seconds), its output to stdout
 cat > /tmp/c7_driver.py <<'PYEOF'
-import gc, shlex, signal, sys, time, traceback
+import gc, os, shlex, signal, sys, time, traceback
 sys.path.insert(0, "python/examples")
 import torch
 import run_model
@@ -111,15 +115,28 @@ for line in open(rows):
         print(f"{label} SKIPPED ({left:.0f} s left)", flush=True)
         continue
     t = time.time()
+    saved = {}
     signal.alarm(max(1, int(min(float(secs), left))))
     try:
-        sys.argv = ["run_model.py"] + shlex.split(args)
+        words = shlex.split(args)
+        env = {}
+        while words and "=" in words[0] and not words[0].startswith("-"):
+            k, v = words.pop(0).split("=", 1)   # VAR=value before the arguments:
+            env[k] = v                          # set for this row alone
+        saved.update({k: os.environ.get(k) for k in env})
+        os.environ.update(env)
+        sys.argv = ["run_model.py"] + words
         run_model.main()
     except BaseException as e:   # Late, or the row's own error: the next row runs
         print(f"{label} FAILED: {type(e).__name__}: {e}", flush=True)
         traceback.print_exc(limit=4)
     finally:
         signal.alarm(0)
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
         torch._dynamo.reset()
         gc.collect()
         if torch.cuda.is_available():
@@ -133,6 +150,8 @@ printf '%s\t%s\t%s\n' \
   ref_gpt2_train 30 "--model gpt2 --batch $BT --seq $LT --steps 5 --train --device $REF $common" \
   ref_gpt2_fusedadamw 30 "--model gpt2 --batch $BT --seq $LT --steps 5 --train --fused-adamw --device $REF $common" \
   ref_llama_fp32 30 "--model llama --batch $B --seq $L --steps 5 --device $REF $common" \
+  ref_llama_bf16 30 "--model llama --batch $B --seq $L --steps 5 --dtype bfloat16 --device $REF $common" \
+  ref_gpt2_autocast 30 "--model gpt2 --batch $B --seq $L --steps 5 --autocast --device $REF $common" \
   ref_bert_fp32 30 "--model bert --batch $B --seq $L --steps 5 --device $REF $common" \
   ref_r18_fwd 30 "--model resnet18 --batch $BI --image $IMG --steps 5 --device $REF $common" \
   ref_r18_train 30 "--model resnet18 --batch $BI --image $IMG --steps 5 --train --device $REF $common" \
@@ -142,15 +161,20 @@ printf '%s\t%s\t%s\n' \
   ref_bert_inductor 100 "--model bert --batch $B --seq $L --steps 5 --device $REF --compile inductor $common" \
   | sed "s|\$| --summary $S|" | grep -E "^ref_(${ROWS})" > /tmp/c7_ind_rows.txt
 clops_rows() {  # steps, summary file, profile folder (none: no profiles), time limits times
-  local k=${4:-1} pf= pt=
-  [ -n "$3" ] && pf="--profile $3/c7_gpt2_profile.json" && pt="--profile $3/c7_gpt2_train_profile.json"
+  local k=${4:-1} pf= pt= pb= pl=
+  [ -n "$3" ] && pf="--profile $3/c7_gpt2_profile.json" && pt="--profile $3/c7_gpt2_train_profile.json" \
+    && pb="--profile $3/c7_gpt2_bf16_profile.json" && pl="--profile $3/c7_llama_bf16_profile.json"
   printf '%s\t%s\t%s\n' \
     gpt2_fp32 $((60 * k)) "--model gpt2 --batch $B --seq $L --steps $1 --compile --device clops $common --summary $2 $pf" \
-    gpt2_bf16 $((40 * k)) "--model gpt2 --batch $B --seq $L --steps $1 --dtype bfloat16 --compile --device clops $common --summary $2" \
+    gpt2_bf16 $((40 * k)) "--model gpt2 --batch $B --seq $L --steps $1 --dtype bfloat16 --compile --device clops $common --summary $2 $pb" \
     gpt2_train $((50 * k)) "--model gpt2 --batch $BT --seq $LT --steps $1 --train --compile --device clops $common --summary $2 $pt" \
     gpt2_fusedadamw $((50 * k)) "--model gpt2 --batch $BT --seq $LT --steps $1 --train --fused-adamw --compile --device clops $common --summary $2" \
     bert_fp32 $((30 * k)) "--model bert --batch $B --seq $L --steps $1 --compile --device clops $common --summary $2" \
     llama_fp32 $((30 * k)) "--model llama --batch $B --seq $L --steps $1 --compile --device clops $common --summary $2" \
+    llama_bf16 $((30 * k)) "--model llama --batch $B --seq $L --steps $1 --dtype bfloat16 --compile --device clops $common --summary $2 $pl" \
+    llama_bf16_norm0 $((30 * k)) "CLOPS_COMPILE_RMS_NORM=0 --model llama --batch $B --seq $L --steps $1 --dtype bfloat16 --compile --device clops $common --summary $2" \
+    llama_bf16_rope0 $((30 * k)) "CLOPS_COMPILE_ROPE=0 --model llama --batch $B --seq $L --steps $1 --dtype bfloat16 --compile --device clops $common --summary $2" \
+    gpt2_autocast $((40 * k)) "--model gpt2 --batch $B --seq $L --steps $1 --autocast --compile --device clops $common --summary $2" \
     r18_fwd $((30 * k)) "--model resnet18 --batch $BI --image $IMG --steps $1 --compile --device clops $common --summary $2" \
     r18_train $((40 * k)) "--model resnet18 --batch $BI --image $IMG --steps $1 --train --compile --device clops $common --summary $2"
 }
@@ -244,30 +268,38 @@ fi
 CT=$OUT/c7_clops.txt
 clops_rows $ST $S "${C7_PROFILE-$OUT}" ${C7_TSCALE:-1} | grep -E "^(${ROWS})" \
   > /tmp/c7_clops_rows.txt
+if [ -n "$C7_ORDER" ]; then   # the timed rows in this order (labels), the rest after
+  for l in $C7_ORDER; do grep -P "^$l\t" /tmp/c7_clops_rows.txt; done > /tmp/c7_rows_ordered.txt
+  grep -v -F -f /tmp/c7_rows_ordered.txt /tmp/c7_clops_rows.txt >> /tmp/c7_rows_ordered.txt
+  mv /tmp/c7_rows_ordered.txt /tmp/c7_clops_rows.txt
+fi
 PYTHONPATH=$PWD/python $PY /tmp/c7_driver.py $(( t0 + ${C7_END:-180} )) /tmp/c7_clops_rows.txt \
   > $CT 2>&1
-grep -E "ms/step|speed|fallbacks|FAILED|SKIPPED|: [0-9.]+ s$" $CT | cut -c1-250
+grep -E "ms/step|speed|against|fallbacks|FAILED|SKIPPED|: [0-9.]+ s$" $CT | cut -c1-250
 el measurements
 [ -s "$S" ] && $PY - "$S" <<'PYEOF' | tee $OUT/c7_table.txt
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
-key = lambda r: (r["model"], r["dtype"], r["mode"])
-eager = {key(r): r["ms"] for r in rows if r["device"] == "clops" and r["label"] == "eager"}
+key = lambda r: (r["model"], r["dtype"] + ("+autocast" if r.get("autocast") else ""), r["mode"])
 ref = {key(r): r["ms"] for r in rows if r["device"] != "clops" and r["label"] == "eager"}
-print(f"{'model':8} {'dtype':9} {'mode':8} {'run':22} {'ms':>9} {'vs clops eager':>15} "
+eager = {}   # the clops eager step of the same run (the row before its compiled one)
+print(f"{'model':8} {'dtype':9} {'mode':8} {'run':34} {'ms':>9} {'vs clops eager':>15} "
       f"{'vs torch eager':>15} {'launches':>9} {'first s':>8}")
 for r in rows:
     k = key(r)
-    run = f"{r['device']} {r['label']}"
+    if r["device"] == "clops" and r["label"] == "eager":
+        eager[k] = r["ms"]
+    run = f"{r['device']} {r['label']}" + "".join(f" {k[14:]}={v}" for k, v in r.get("switches", {}).items())
     ce = eager.get(k); te = ref.get(k)
     a = f"{ce / r['ms']:.2f}x" if ce else "-"
     b = f"{te / r['ms']:.2f}x" if te else "-"
     n = f"{r['launches']:.0f}" if r.get("launches") is not None else "-"
     f = f"{r['first_s']:.1f}" if r["label"] != "eager" else "-"
-    print(f"{r['model']:8} {r['dtype']:9} {r['mode']:8} {run:22} {r['ms']:9.2f} {a:>15} {b:>15} "
+    print(f"{r['model']:8} {k[1]:9} {r['mode']:8} {run:34} {r['ms']:9.2f} {a:>15} {b:>15} "
           f"{n:>9} {f:>8}")
 print("(ratio = the other's ms / this row's ms: > 1 is this row faster; first s: the first "
       "compiled call, the kernels built by the warm-up)")
 PYEOF
 grep -E -A16 "op profile|node by node" $CT | cut -c1-120
+grep -E "launches by node kind" $CT | cut -c1-600
 el done

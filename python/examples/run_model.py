@@ -52,6 +52,7 @@ size, a Llama-style decoder of that size, BERT-base, ViT-B/16 (give
 """
 import argparse
 import json
+import os
 import time
 
 import torch
@@ -299,6 +300,8 @@ def main():
                         "device": device.type, "label": label.strip(" ()") or "eager",
                         "ms": min(t) * 1e3, "clock": args.clock, "first_s": firsts[i],
                         "launches": launches[i] / args.steps if device.type == "clops" else None,
+                        "switches": {k: v for k, v in os.environ.items()
+                                     if k.startswith("CLOPS_COMPILE_")},
                     }) + "\n")
         return [min(t) for t in times], outs
 
@@ -320,6 +323,10 @@ def main():
     times, outs = measure(steps, device)
     if args.compile:
         print(f"compiled/eager speed: {times[0] / times[1]:.2f}x (steps alternated)")
+        scale = outs[0].abs().max().item() or 1.0
+        print(f"compiled against eager: largest output difference "
+              f"{(outs[1] - outs[0]).abs().max().item() / scale:.2e} of the largest output "
+              f"(last of {args.steps} steps{', weights updated each step' if args.train else ''})")
     if device.type == "clops":
         counts = torch.clops.fallback_counts()
         calls = sum(counts.values())
@@ -353,13 +360,17 @@ def main():
             # the compiled step node by node: its fused kernels by kind and
             # each op it left eager (clops.torch._compile.profile)
             from clops.torch._compile import profile
-            with profile() as ctimes:
+            claunches = {}
+            with profile(launches=claunches) as ctimes:
                 steps[1][1]()
                 sync(device)
             print("compiled step, node by node:")
             print_profile(ctimes, times[1])
+            print("compiled step, kernel launches by node kind: " + ", ".join(
+                f"{k} {v}" for k, v in sorted(claunches.items(), key=lambda kv: -kv[1]) if v))
             record["compiled_step_s"] = times[1]
             record["compiled_ops"] = {k: tuple(v) for k, v in ctimes.items()}
+            record["compiled_launches"] = claunches
         with open(args.profile, "w") as f:
             json.dump(record, f, indent=1)
 

@@ -277,20 +277,46 @@ def test_a_residual_before_the_activation_and_the_plain_relu(dev, no_fallback):
     def fn(x):
         return torch.relu(F.linear(x, w, b) + r), torch.relu(F.linear(x, w2, b2)) * 2.0
 
-    x = torch.randn(16, 24).to(dev)
+    check_epilogue_launches(fn, torch.randn(16, 24).to(dev), 3, 6)
+
+
+def check_epilogue_launches(fn, x, n_want, n_eager_want):
+    """fn compiled against eager: exact in float32 on a CPU device (within
+    1e-5 elsewhere), and n_want launches against eager's n_eager_want on a
+    CPU device (under CLOPS_CPU_LAUNCH=gridstride the float32 products run
+    on CLBlast: not counted)."""
     want, n_eager = run_counted(fn, x)
     compiled = torch.compile(fn, backend="clops", dynamic=False)
     compiled(x)
     got, n = run_counted(compiled, x)
     for g, w_ in zip(got, want):
+        assert g.shape == w_.shape
         if on_cpu_device():
             same(g, w_)
         else:
             assert_close(g, w_, rtol=1e-5, atol=1e-5)
-    # (the CPU launch policy's counts: under CLOPS_CPU_LAUNCH=gridstride
-    # the float32 products run on CLBlast)
     if on_cpu_device() and os.environ.get("CLOPS_CPU_LAUNCH") != "gridstride":
-        assert n == 3 and n_eager == 6, (n, n_eager)
+        assert n == n_want and n_eager == n_eager_want, (n, n_eager)
+
+
+def test_a_plain_clone_between_product_and_epilogue_is_taken_too(dev, no_fallback):
+    """x @ W^T + b, viewed, cloned (what dropout that drops nothing became
+    up to PyTorch 2.14: HF GPT-2's resid_dropout), plus a residual; and
+    relu of a cloned product: one engine GEMM each, exact in float32 on a
+    CPU device as without the clone."""
+    torch._dynamo.reset()
+    torch.manual_seed(4)
+    w = torch.randn(40, 24).to(dev)
+    b = torch.randn(40).to(dev)
+    w2 = torch.randn(40, 24).to(dev)
+    b2 = torch.randn(40).to(dev)
+    r = torch.randn(2, 8, 40).to(dev)
+
+    def fn(x):
+        return (F.linear(x, w, b).view(2, 8, 40).clone() + r,
+                torch.relu(F.linear(x, w2, b2).clone()) * 2.0)
+
+    check_epilogue_launches(fn, torch.randn(16, 24).to(dev), 3, 5)
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])

@@ -175,3 +175,52 @@ def test_full_size_model_forward_compiled_matches_eager(dev, name):
 @pytest.mark.parametrize("name", MODELS)
 def test_full_size_model_training_step_compiled_matches_eager(dev, name):
     training(name, dev, True)
+
+
+def forward_16bit(name, dev, autocast):
+    """bfloat16 weights (or float32 weights under bfloat16 autocast) through
+    compile: no CPU fallback, and the compiled logits as close to the same
+    model in float64 (from the weights the run reads: rounded to bfloat16
+    for a bfloat16 model) as eager's are, within a half: the fused
+    epilogues apply the activation to the product's float32 accumulator
+    before the one rounding where eager rounds the pre-activation value to
+    bfloat16 first, so the two differ by about an ulp of the dtype at the
+    largest logit (POCL, small models: 3.4e-3 to 6e-3 of it), each about
+    as far from float64 (docs/torch.md)."""
+    model, x, logits, _ = build(name, False)
+    # biases and norm weights start at 0 and 1: random ones, so that a lost
+    # bias or weight shows
+    g = torch.Generator().manual_seed(3)
+    with torch.no_grad():
+        for p in model.parameters():
+            if p.dim() == 1:
+                p.add_(0.2 * torch.randn(p.shape, generator=g))
+    ref = copy.deepcopy(model)
+    if not autocast:
+        model = model.to(torch.bfloat16)
+        ref = ref.to(torch.bfloat16)
+    ref = ref.double().eval()
+    model = model.to(dev).eval()
+    compiled = torch.compile(logits, backend="clops")
+    with torch.no_grad(), torch.autocast(dev.type, dtype=torch.bfloat16, enabled=autocast):
+        torch.clops.reset_fallback_counts()
+        want = logits(model, x.to(dev))
+        no_fallback(f"{name} eager forward")
+        got = compiled(model, x.to(dev))
+        no_fallback(f"{name} compiled forward")
+    assert got.dtype == want.dtype == torch.bfloat16 and got.shape == want.shape
+    with torch.no_grad():
+        exact = logits(ref, x)
+    want, got = want.double().cpu(), got.double().cpu()
+    top = exact.abs().max().item()
+    err_eager = (want - exact).abs().max().item()
+    err_compiled = (got - exact).abs().max().item()
+    assert err_compiled <= 1.5 * err_eager + 2 ** -9 * top, (
+        f"{name}: compiled error {err_compiled:.3g} against float64, eager's {err_eager:.3g}")
+    assert (got - want).abs().max().item() <= 2 ** -6 * top, name
+
+
+@pytest.mark.parametrize("autocast", [False, True], ids=["bfloat16", "autocast"])
+@pytest.mark.parametrize("name", ["gpt2", "llama", "bert"])
+def test_model_forward_in_bfloat16_compiled_is_as_close_as_eager(dev, name, autocast):
+    forward_16bit(name, dev, autocast)

@@ -751,6 +751,13 @@ def _epilogue_plan(p):
         view = tuple(uv.shape)
         chain.append(u)
         cur = u
+    # dropout that drops nothing: PyTorch up to 2.14 decomposes it into a
+    # clone (HF GPT-2's resid_dropout after c_proj in eval on the GPU host's
+    # 2.11: every residual add stayed a pointwise kernel of its own)
+    u = _only_user(cur)
+    if u is not None and u.args and u.args[0] is cur and _att_identity_clone(u):
+        chain.append(u)
+        cur = u
     taken, residual, act, after = _act_residual(cur, _epi_act)
     if not taken:
         return None
@@ -1711,6 +1718,229 @@ def _lower_rms_norms(gm, label, above_autograd=False):
 
 
 # --------------------------------------------------------------------------
+# Rotary embeddings written out.  HF's apply_rotary_pos_emb computes
+# q * cos + rotate_half(q) * sin with rotate_half(q) = cat(-q2, q1) (q1, q2
+# the halves of the last dimension): a neg and a cat per query and key,
+# which no pointwise group takes, before the group of the rest.  Where cos
+# and sin are elementwise functions of cat(f, f) (both halves equal: HF's
+# `emb = cat(freqs, freqs)`), the same values are, with x viewed as
+# [..., 2, h] and c, s the halves of cos and sin,
+#   out[..., 0, :] = x0 * c + x1 * (-s)      (eager: x0 * c + (-x1) * s)
+#   out[..., 1, :] = x0 * s + x1 * c         (eager: x1 * c + x0 * s)
+# so out = x0 * A + x1 * B with A = [c, s], B = [-s, c] per position: one
+# pointwise group of four operands (the two halves of x as broadcast views,
+# A and B), A and B made once per graph for every query and key that share
+# cos and sin.  The same bits: a product with a negated operand is the
+# negated product (rounding is symmetric), and a sum of two terms does not
+# depend on their order.
+
+
+def _rope_half_equal(node, last):
+    """Whether node's value has equal halves along its last dimension
+    (index `last`): elementwise functions of one tensor (numbers besides)
+    down to cat([f, f], -1)."""
+    for _ in range(8):
+        if node.op != "call_function":
+            return False
+        t = node.target
+        if t == aten.cat.default:
+            xs = node.args[0]
+            dim = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim", 0)
+            return (len(xs) == 2 and xs[0] is xs[1] and isinstance(xs[0], torch.fx.Node)
+                    and dim in (-1, _meta(node).dim() - 1))
+        tensors = [x for x in node.args if isinstance(x, torch.fx.Node)]
+        if len(tensors) != 1 or any(isinstance(v, torch.fx.Node) for v in node.kwargs.values()):
+            return False
+        if t == aten.unsqueeze.default:
+            d = node.args[1]
+            nd = _meta(node).dim()
+            if (d % nd) == nd - 1:
+                return False
+        elif t == aten._to_copy.default:
+            if set(node.kwargs) - {"dtype"}:
+                return False
+        elif t not in (aten.cos.default, aten.sin.default, aten.mul.Tensor, aten.mul.Scalar,
+                       aten.div.Tensor, aten.add.Tensor, aten.sub.Tensor):
+            return False
+        node = tensors[0]
+    return False
+
+
+def _rope_plan(cat):
+    """For a cat node, the written-out rotary embedding around it, or None:
+    {x, h, cos, sin, out, nodes to erase}."""
+    if cat.op != "call_function" or cat.target != aten.cat.default:
+        return None
+    xs = cat.args[0]
+    dim = cat.args[1] if len(cat.args) > 1 else cat.kwargs.get("dim", 0)
+    val = _meta(cat)
+    if (len(xs) != 2 or not isinstance(val, torch.Tensor) or val.device.type != "clops"
+            or val.dtype not in _FLOATS or not _static(val.shape)
+            or dim not in (-1, val.dim() - 1)):
+        return None
+    neg, s1 = xs
+    if (not isinstance(neg, torch.fx.Node) or neg.target != aten.neg.default
+            or not isinstance(s1, torch.fx.Node) or s1.target != aten.slice.Tensor):
+        return None
+    s2 = neg.args[0]
+    if not isinstance(s2, torch.fx.Node) or s2.target != aten.slice.Tensor:
+        return None
+    x = s1.args[0]
+    if s2.args[0] is not x or len(neg.users) != 1:
+        return None
+    xv = _meta(x)
+    nd = xv.dim()
+    d = xv.shape[-1]
+    if not isinstance(xv, torch.Tensor) or xv.dtype != val.dtype or d % 2 or d != val.shape[-1]:
+        return None
+    h = d // 2
+
+    def sl(n):   # (dim, start, end, step) of slice.Tensor(x, dim, start, end, step)
+        if n.kwargs:
+            return None
+        a = list(n.args) + [0, None, None, 1][len(n.args) - 1:]
+        if not all(isinstance(v, int) for v in (a[1], a[4])):
+            return None
+        start, end = a[2] or 0, d if a[3] is None else a[3]
+        if not isinstance(start, int) or not isinstance(end, int):
+            return None
+        return (a[1] % nd, start, min(end, d), a[4])
+    if sl(s1) != (nd - 1, 0, h, 1) or sl(s2) != (nd - 1, h, d, 1):
+        return None
+    m2 = _only_user(cat)
+    if m2 is None or m2.target != aten.mul.Tensor or len(m2.args) != 2:
+        return None
+    sin = m2.args[1] if m2.args[0] is cat else m2.args[0]
+    add = _only_user(m2)
+    if (add is None or add.target != aten.add.Tensor or len(add.args) != 2
+            or add.kwargs.get("alpha", 1) != 1):
+        return None
+    m1 = add.args[1] if add.args[0] is m2 else add.args[0]
+    if (not isinstance(m1, torch.fx.Node) or m1.target != aten.mul.Tensor or len(m1.args) != 2
+            or _only_user(m1) is not add or m1 is m2):
+        return None
+    cos = m1.args[1] if m1.args[0] is x else m1.args[0] if m1.args[1] is x else None
+    if not isinstance(cos, torch.fx.Node) or not isinstance(sin, torch.fx.Node):
+        return None
+    for t in (cos, sin):
+        tv = _meta(t)
+        if (not isinstance(tv, torch.Tensor) or tv.dtype != val.dtype or tv.dim() != nd
+                or not _static(tv.shape) or tv.shape[-1] != d
+                or not _rope_half_equal(t, nd - 1)):
+            return None
+    for n in (m1, m2, add):
+        v = _meta(n)
+        if (not isinstance(v, torch.Tensor) or v.dtype != val.dtype
+                or tuple(v.shape) != tuple(xv.shape)):
+            return None
+    return {"x": x, "h": h, "cos": cos, "sin": sin, "out": add,
+            "dead": [add, m2, m1, cat, neg, s2, s1]}
+
+
+def _rope_wanted():
+    """CLOPS_COMPILE_ROPE=0 leaves rotary embeddings written out."""
+    return os.environ.get("CLOPS_COMPILE_ROPE") != "0"
+
+
+def _rope_base(node):
+    """(the node under a chain of unsqueezes of node, those unsqueezes'
+    dims counted from the front, innermost first)."""
+    dims = []
+    while (node.op == "call_function" and node.target == aten.unsqueeze.default
+           and isinstance(node.args[0], torch.fx.Node)):
+        dims.append(node.args[1] % _meta(node).dim())
+        node = node.args[0]
+    return node, tuple(reversed(dims))
+
+
+def _lower_ropes(gm, label):
+    """Rewrites each written-out rotary embedding (_rope_plan) into the
+    four-operand form above, which the pointwise grouping takes whole."""
+    if not _rope_wanted():
+        return 0
+    g = gm.graph
+    tables = {}
+    k = 0
+
+    def fake(a):
+        if isinstance(a, (list, tuple)):
+            return type(a)(fake(v) for v in a)
+        return _meta(a) if isinstance(a, torch.fx.Node) else a
+
+    def call(target, args, where):
+        with g.inserting_after(where):
+            n = g.call_function(target, args)
+        n.meta = {"val": target(*fake(args))}
+        return n
+
+    for cat in list(g.nodes):
+        if getattr(cat, "_erased", False) or cat.op != "call_function":
+            continue
+        plan = _rope_plan(cat)
+        if plan is None:
+            continue
+        x, h, cos, sin, out = plan["x"], plan["h"], plan["cos"], plan["sin"], plan["out"]
+        (cb, cdims), (sb, sdims) = _rope_base(cos), _rope_base(sin)
+        if cdims != sdims or _meta(cb).shape != _meta(sb).shape:
+            continue
+        order = {n: i for i, n in enumerate(g.nodes)}
+        key = (cb, sb)
+        if key not in tables:
+            # A = [c, s] and B = [-s, c] along a new dimension before the
+            # last ([..., 2, h]), once per cos and sin: one where each
+            # (B's neg joins its group), the selector a constant
+            last = max(cb, sb, key=order.get)
+            nb = _meta(cb).dim()
+            c = call(aten.slice.Tensor, (cb, nb - 1, 0, h), last)
+            s_ = call(aten.slice.Tensor, (sb, nb - 1, 0, h), c)
+            cu = call(aten.unsqueeze.default, (c, nb - 1), s_)
+            su = call(aten.unsqueeze.default, (s_, nb - 1), cu)
+            name = "_clops_rope_selector"
+            if not hasattr(gm, name):
+                from torch._subclasses.fake_tensor import unset_fake_temporarily
+                with unset_fake_temporarily():
+                    gm.register_buffer(name, torch.tensor([[True], [False]],
+                                                          device=_meta(cb).device),
+                                       persistent=False)
+            with g.inserting_after(su):
+                sel = g.get_attr(name)
+            fm = getattr(_meta(cb), "fake_mode", None)
+            sel.meta = {"val": fm.from_tensor(getattr(gm, name)) if fm else getattr(gm, name)}
+            a = call(aten.where.self, (sel, cu, su), sel)
+            ns = call(aten.neg.default, (su,), a)
+            b = call(aten.where.self, (sel, ns, cu), ns)
+            tables[key] = (a, b)
+            order = {n: i for i, n in enumerate(g.nodes)}
+        a, b = tables[key]
+        first = max(x, b, key=order.get)
+        for d in cdims:   # cos's own unsqueezes, on [..., 2, h]
+            a = call(aten.unsqueeze.default, (a, d), first)
+            b = call(aten.unsqueeze.default, (b, d), a)
+            first = b
+        xv = call(aten.view.default, (x, list(_meta(x).shape[:-1]) + [2, h]), first)
+        nd = _meta(xv).dim()
+        x0 = call(aten.slice.Tensor, (xv, nd - 2, 0, 1), xv)
+        x1 = call(aten.slice.Tensor, (xv, nd - 2, 1, 2), x0)
+        m1 = call(aten.mul.Tensor, (x0, a), x1)
+        m2 = call(aten.mul.Tensor, (x1, b), m1)
+        sm = call(aten.add.Tensor, (m1, m2), m2)
+        res = call(aten.view.default, (sm, list(_meta(out).shape)), sm)
+        out.replace_all_uses_with(res)
+        for n in plan["dead"]:
+            if not n.users:
+                g.erase_node(n)
+        k += 1
+        if _DEBUG:
+            print(f"clops compile [{label}]: rotary embedding of {x.name} ({_meta(x).dtype}, "
+                  f"halves of {h}) as x0 * [c, s] + x1 * [-s, c]", file=sys.stderr)
+    for n in list(g.nodes):   # cos and sin's unsqueezes that nothing reads now
+        if (n.op == "call_function" and n.target == aten.unsqueeze.default and not n.users
+                and k):
+            g.erase_node(n)
+    return k
+
+
+# --------------------------------------------------------------------------
 # The fused ops on record for `clops warmup` (tools/cli/cmd_warmup.c).
 
 _recorded = set()
@@ -1986,6 +2216,17 @@ def _causal_masks(gm, label):
 _KV_READERS = (_SDPA_FWD, aten.scaled_dot_product_attention.default)
 
 
+def _reads_as_kv(u, c):
+    """Whether node u is a fused attention call that reads c as its key or
+    value alone (by position, or by name: _causal_masks rewrites the calls
+    it makes causal with every argument by name, as on PyTorch 2.11 where
+    HF GPT-2's graph builds its causal mask)."""
+    if u.op != "call_function" or u.target not in _KV_READERS:
+        return False
+    kw = _sdpa_kwargs(u)
+    return kw is not None and all(v is not c or k in ("key", "value") for k, v in kw.items())
+
+
 def _drop_empty_cats(gm, label):
     """Replaces each cat whose operands but one are empty (static shapes;
     the result the one operand's shape and dtype) and whose every user is a
@@ -2014,10 +2255,7 @@ def _drop_empty_cats(gm, label):
         kv = _meta(keep)
         if kv.dtype != cv.dtype or tuple(kv.shape) != tuple(cv.shape) or kv.device != cv.device:
             continue
-        if not c.users or not all(
-                u.op == "call_function" and u.target in _KV_READERS
-                and c not in u.args[:1] and c not in u.args[3:] and c not in u.kwargs.values()
-                for u in c.users):
+        if not c.users or not all(_reads_as_kv(u, c) for u in c.users):
             continue
         c.replace_all_uses_with(keep)
         g.erase_node(c)
@@ -2035,13 +2273,99 @@ def _drop_empty_cats(gm, label):
     return k
 
 
+def _repeated_kv(node):
+    """(x, n) when node is HF's repeat_kv(x, n) below autograd,
+    view(clone(expand(unsqueeze(x, 2), [B, H, n, L, E])), [B, H * n, L, E])
+    with every step used by the next alone; else None."""
+    if (node.op != "call_function" or node.target not in (
+            aten._unsafe_view.default, aten.view.default, aten.reshape.default)
+            or len(node.users) < 1):
+        return None
+    c = node.args[0]
+    if (not isinstance(c, torch.fx.Node) or c.target != aten.clone.default
+            or len(c.users) != 1 or set(c.kwargs) - {"memory_format"}):
+        return None
+    e = c.args[0]
+    if not isinstance(e, torch.fx.Node) or e.target != aten.expand.default or len(e.users) != 1:
+        return None
+    u = e.args[0]
+    if (not isinstance(u, torch.fx.Node) or u.target != aten.unsqueeze.default
+            or len(u.users) != 1 or u.args[1] not in (2, -3)):
+        return None
+    x = u.args[0]
+    xv, ev, nv = _meta(x), _meta(e), _meta(node)
+    if not all(isinstance(t, torch.Tensor) for t in (xv, ev, nv)) or xv.dim() != 4:
+        return None
+    if not (_static(xv.shape) and _static(ev.shape) and _static(nv.shape)):
+        return None
+    b, h, L, d = xv.shape
+    if ev.dim() != 5 or tuple(ev.shape[:2]) != (b, h) or tuple(ev.shape[3:]) != (L, d):
+        return None
+    n = ev.shape[2]
+    if tuple(nv.shape) != (b, h * n, L, d) or nv.dtype != xv.dtype:
+        return None
+    return x, n
+
+
+def _gqa_wanted():
+    """CLOPS_COMPILE_GQA=0 keeps repeat_kv's copies."""
+    return os.environ.get("CLOPS_COMPILE_GQA") != "0"
+
+
+def _drop_repeated_kv(gm, label):
+    """A fused attention call (_scaled_dot_product_fused_attention_
+    overrideable) whose key and value are both repeat_kv of tensors with
+    fewer heads (HF's grouped-query attention where transformers does not
+    pass enable_gqa: on the GPU host's PyTorch 2.11 and transformers 5.17,
+    two copies per Llama layer) reads the tensors themselves: clops' fused
+    kernel takes grouped-query key and value (query head i reads key/value
+    head i // n, as repeat_kv's copy is laid out), the same bits."""
+    if not _gqa_wanted():
+        return 0
+    g = gm.graph
+    k = 0
+    for node in list(g.nodes):
+        if node.op != "call_function" or node.target != _SDPA_FWD:
+            continue
+        kw = _sdpa_kwargs(node)   # by name: _causal_masks' calls pass them so
+        if kw is None:
+            continue
+        rk, rv = kw.get("key"), kw.get("value")
+        if not isinstance(rk, torch.fx.Node) or not isinstance(rv, torch.fx.Node) or rk is rv:
+            continue
+        a, b = _repeated_kv(rk), _repeated_kv(rv)
+        if a is None or b is None or a[1] != b[1]:
+            continue
+        if any(u is not node for u in rk.users) or any(u is not node for u in rv.users):
+            continue
+        qv = _meta(kw["query"])
+        if not isinstance(qv, torch.Tensor) or qv.dim() != 4 or qv.shape[1] != _meta(rk).shape[1]:
+            continue
+        kw["key"], kw["value"] = a[0], b[0]
+        node.args, node.kwargs = (), kw
+        for r in (rk, rv):
+            chain = [r]
+            while len(chain) < 4:
+                chain.append(chain[-1].args[0])
+            for n in chain:
+                if not n.users:
+                    g.erase_node(n)
+        k += 1
+    if k and _DEBUG:
+        print(f"clops compile [{label}]: {k} attention calls read grouped-query keys and values "
+              f"in place of repeat_kv's copies", file=sys.stderr)
+    return k
+
+
 def _rewrite(gm, label):
     if _DEBUG_GRAPHS:
         print(f"clops compile [{label}]: the graph AOT autograd gave:\n{gm.code}", file=sys.stderr)
     ncausal = _causal_masks(gm, label)
+    ngqa = _drop_repeated_kv(gm, label)
     ncat = _drop_empty_cats(gm, label)
     natt = _lower_attention(gm, label)
     nrms = _lower_rms_norms(gm, label)
+    nrope = _lower_ropes(gm, label)
     nepi = _lower_epilogues(gm, label) + _lower_conv_epilogues(gm, label)
     groups = _groups(gm)
     nfused = 0
@@ -2087,7 +2411,7 @@ def _rewrite(gm, label):
         print(f"clops compile [{label}]: rewritten:\n{gm.code}", file=sys.stderr)
     if _DEBUG:
         print(f"clops compile [{label}]: {natt} attentions, {ncausal} constant masks dropped, "
-              f"{ncat} empty-cache cats dropped, {nrms} rms norms, {nfused} fused kernels, "
+              f"{ncat} empty-cache cats dropped, {ngqa} repeat_kv pairs dropped, {nrms} rms norms, {nrope} rotary embeddings, {nfused} fused kernels, "
               f"{nepi} epilogues, {nguard} layout guards", file=sys.stderr)
     return gm
 
@@ -2095,8 +2419,10 @@ def _rewrite(gm, label):
 # --------------------------------------------------------------------------
 # The backend.
 
-# The node profile (profile()): None, or {name: [calls, seconds]} while on.
+# The node profile (profile()): None, or {name: [calls, seconds]} while on;
+# and None, or {name: kernel launches} (profile(launches=...)).
 _PROFILE = None
+_PROFILE_LAUNCHES = None
 
 
 def _node_name(node):
@@ -2123,12 +2449,19 @@ class _TimedGraph(torch.fx.Interpreter):
             return super().run_node(n)
         import time
         torch.clops.synchronize()
+        counted = _PROFILE_LAUNCHES is not None
+        if counted:
+            l0 = torch.clops.device_counters()["launches"]
         t0 = time.perf_counter()
         out = super().run_node(n)
         torch.clops.synchronize()
         entry = _PROFILE.setdefault(_node_name(n), [0, 0.0])
         entry[0] += 1
         entry[1] += time.perf_counter() - t0
+        if counted:
+            name = _node_name(n)
+            _PROFILE_LAUNCHES[name] = (_PROFILE_LAUNCHES.get(name, 0)
+                                       + torch.clops.device_counters()["launches"] - l0)
         return out
 
 
@@ -2138,18 +2471,26 @@ class profile:
     times = {name: [calls, seconds]}: the fused pointwise kernels, the
     epilogue GEMMs and every op left eager by its ATen name (so the sum
     exceeds the unsynchronised step by the synchronisation cost).  For
-    measurements (run_model.py --compile --profile), not for speed."""
+    measurements (run_model.py --compile --profile), not for speed.
+    profile(launches=d) also adds each node's kernel launches to d[name]
+    (the current clops device's counters): what a compiled graph still
+    launches, and where."""
+
+    def __init__(self, launches=None):
+        self.launches = launches
 
     def __enter__(self):
-        global _PROFILE
+        global _PROFILE, _PROFILE_LAUNCHES
         if _PROFILE is not None:
             raise RuntimeError("clops compile: profile() is already on")
         _PROFILE = {}
+        _PROFILE_LAUNCHES = self.launches
         return _PROFILE
 
     def __exit__(self, *exc):
-        global _PROFILE
+        global _PROFILE, _PROFILE_LAUNCHES
         _PROFILE = None
+        _PROFILE_LAUNCHES = None
         return False
 
 
