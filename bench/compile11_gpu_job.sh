@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # compile11's one GPU call (issue 35): bench/compile_gpu_job.sh on this
 # branch's tree: bfloat16 GPT-2 / Llama forward eager vs compiled vs PyTorch
 # CUDA eager, Llama with CLOPS_COMPILE_RMS_NORM=0, GPT-2 fp32 and autocast,
