@@ -1789,9 +1789,11 @@ def _rope_plan(cat):
     if s2.args[0] is not x or len(neg.users) != 1:
         return None
     xv = _meta(x)
+    if not isinstance(xv, torch.Tensor) or xv.dtype != val.dtype:
+        return None
     nd = xv.dim()
     d = xv.shape[-1]
-    if not isinstance(xv, torch.Tensor) or xv.dtype != val.dtype or d % 2 or d != val.shape[-1]:
+    if d % 2 or d != val.shape[-1]:
         return None
     h = d // 2
 
@@ -1933,10 +1935,10 @@ def _lower_ropes(gm, label):
         if _DEBUG:
             print(f"clops compile [{label}]: rotary embedding of {x.name} ({_meta(x).dtype}, "
                   f"halves of {h}) as x0 * [c, s] + x1 * [-s, c]", file=sys.stderr)
-    for n in list(g.nodes):   # cos and sin's unsqueezes that nothing reads now
-        if (n.op == "call_function" and n.target == aten.unsqueeze.default and not n.users
-                and k):
-            g.erase_node(n)
+    if k:
+        for n in list(g.nodes):   # cos and sin's unsqueezes that nothing reads now
+            if n.op == "call_function" and n.target == aten.unsqueeze.default and not n.users:
+                g.erase_node(n)
     return k
 
 
@@ -2455,11 +2457,11 @@ class _TimedGraph(torch.fx.Interpreter):
         t0 = time.perf_counter()
         out = super().run_node(n)
         torch.clops.synchronize()
-        entry = _PROFILE.setdefault(_node_name(n), [0, 0.0])
+        name = _node_name(n)
+        entry = _PROFILE.setdefault(name, [0, 0.0])
         entry[0] += 1
         entry[1] += time.perf_counter() - t0
         if counted:
-            name = _node_name(n)
             _PROFILE_LAUNCHES[name] = (_PROFILE_LAUNCHES.get(name, 0)
                                        + torch.clops.device_counters()["launches"] - l0)
         return out
