@@ -1592,6 +1592,150 @@ static void float32_highest_on_3xtf32(void **state)
     ct_clear_context();
 }
 
+/*
+ * x3-13 (host logic, every device): 3xTF32's programs follow the settings.
+ * CLOPS_GEMM_3XTF32_PASSES parses 0, 2, 4 and "4o" (5), anything else the
+ * built-in default; and the defines of each (period, passes) are the ones
+ * the kernel needs: WG_X3P the period itself for the full-width set (so a
+ * period mapped to the wrong WG_X3P, say 2 and 4 swapped, fails here: the
+ * GPU's accuracy tests pass with either), with passes WG_X3P 1 and the
+ * period in the tile's depth (BKC 2: 8 deep, BKC 4: 16 deep beside one
+ * lo slot), passes only for periods 1 and 2.
+ */
+static void float32_3xtf32_programs_follow_the_settings(void **state)
+{
+    (void)state;
+    const char *was = getenv("CLOPS_GEMM_3XTF32_PASSES");
+    char *keep = was ? strdup(was) : NULL;
+    unsetenv("CLOPS_GEMM_3XTF32_PASSES");
+    int dflt = gemm_engine_3xtf32_passes();
+    CT_ASSERT(dflt == 0 || dflt == 2 || dflt == 4 || dflt == 5);
+    static const struct {
+        const char *v;
+        int want; /* -1: the default */
+    } cases[] = {{"0", 0}, {"2", 2}, {"4", 4}, {"4o", 5}, {"1", -1}, {"8", -1},
+                 {"", -1}, {"2o", -1}, {"4x", -1}, {"o", -1}};
+    for (size_t i = 0; i < CT_COUNT(cases); i++) {
+        ct_set_case("CLOPS_GEMM_3XTF32_PASSES=%s", cases[i].v);
+        setenv("CLOPS_GEMM_3XTF32_PASSES", cases[i].v, 1);
+        CT_ASSERT_MSG(gemm_engine_3xtf32_passes() == (cases[i].want < 0 ? dflt : cases[i].want),
+                      "passes %d", gemm_engine_3xtf32_passes());
+    }
+    if (keep)
+        setenv("CLOPS_GEMM_3XTF32_PASSES", keep, 1);
+    else
+        unsetenv("CLOPS_GEMM_3XTF32_PASSES");
+    free(keep);
+    static const int periods[] = {0, 1, 2, 4, 8}, passes[] = {0, 2, 4, 5};
+    for (int few = 0; few < 2; few++)
+        for (size_t i = 0; i < CT_COUNT(periods); i++)
+            for (size_t j = 0; j < CT_COUNT(passes); j++) {
+                int p = periods[i], h = passes[j];
+                ct_set_case("3xTF32 period %d, passes %d, %s", p, h,
+                            few ? "64 x 128" : "128 x 128");
+                char defs[2048], want[256];
+                CT_OK(gemm_engine_3xtf32_defines(p, h, few != 0, defs, sizeof defs));
+                bool narrow = h && (p == 1 || p == 2);
+                snprintf(want, sizeof want,
+                         "#define WG_X3 1\n#define WG_X3P %d\n#define WG_X3H %d\n"
+                         "#define WG_X3OV %d\n#define WG_X3LO %d\n",
+                         narrow ? 1 : p, narrow ? (h == 5 ? 4 : h) : 0, narrow && h == 5,
+                         narrow && p == 2 ? 1 : 2);
+                CT_ASSERT_MSG(strstr(defs, want) != NULL, "defines:\n%s", defs);
+                /* (BK 16 beside one lo slot: 2 stages of 16 KiB at 128 x 128,
+                 * 3 of 12 KiB at 64 x 128) */
+                snprintf(want, sizeof want, "#define STAGES %d\n", narrow && p == 2 && !few ? 2 : 3);
+                CT_ASSERT_MSG(strstr(defs, want) != NULL, "defines:\n%s", defs);
+                snprintf(want, sizeof want, "#define BKC %d\n", narrow && p == 2 ? 4 : 2);
+                CT_ASSERT_MSG(strstr(defs, want) != NULL, "defines:\n%s", defs);
+            }
+    ct_clear_context();
+}
+
+/*
+ * x3-13 (Hopper): the narrower promotion set gives the full-width set's
+ * bits.  Its column passes run the same products in the same order into
+ * each column's temporary sums and add them to the running sums once per
+ * period as the full-width set does, so for periods 1 and 2 every pass
+ * setting (2, 4, 4 overlapped) must match CLOPS_GEMM_3XTF32_PASSES=0 bit
+ * for bit (and the float64 reference within 3xTF32's tolerance), in the
+ * two default geometries, K-major operands through cp.async and an M-major
+ * A / N-major B at odd offsets through plain loads.
+ */
+static void float32_3xtf32_passes_give_the_full_width_bits(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    int first = first_wg_config();
+    const char *pw = getenv("CLOPS_GEMM_3XTF32_PROMOTE"), *hw = getenv("CLOPS_GEMM_3XTF32_PASSES");
+    char *pkeep = pw ? strdup(pw) : NULL, *hkeep = hw ? strdup(hw) : NULL;
+    static const pcase cases[] = {
+        {1, 300, 272, 1000, true, false, false, 1.0, 0.0},
+        {2, 127, 200, 520, false, false, true, 1.0, -0.5},
+    };
+    static const char *const hs[] = {"2", "4", "4o"};
+    for (int di = 0; di < nd; di++) {
+        clops_device *d = devs[di];
+        ct_set_device(d);
+        if (!is_hopper(d))
+            continue;
+        gemm_engine_set_3xtf32(true);
+        for (int ci = 0; ci < 2; ci++) {
+            CT_OK(clops_debug_set("gemm.config", first + ci + 1));
+            for (int p = 1; p <= 2; p++) {
+                char pv[4];
+                snprintf(pv, sizeof pv, "%d", p);
+                setenv("CLOPS_GEMM_3XTF32_PROMOTE", pv, 1);
+                for (size_t k = 0; k < CT_COUNT(cases); k++) {
+                    const pcase *pc = &cases[k];
+                    bool uk = pc->aligned;
+                    opnd oc = geom(pc->batch, pc->m, pc->n, true, pc->aligned, false);
+                    ct_set_case("%s, period %d, full width, %lldx%lldx%lld",
+                                gemm_engine_config_name(first + ci), p, (long long)pc->m,
+                                (long long)pc->n, (long long)pc->k);
+                    setenv("CLOPS_GEMM_3XTF32_PASSES", "0", 1);
+                    x3_tol = true;
+                    void *r0 = check_product(d, CLOPS_FLOAT32, pc, uk, uk, true);
+                    for (size_t j = 0; j < CT_COUNT(hs); j++) {
+                        ct_set_case("%s, period %d, passes %s, %lldx%lldx%lld",
+                                    gemm_engine_config_name(first + ci), p, hs[j],
+                                    (long long)pc->m, (long long)pc->n, (long long)pc->k);
+                        setenv("CLOPS_GEMM_3XTF32_PASSES", hs[j], 1);
+                        gemm_engine_stats s0, s1;
+                        gemm_engine_get_stats(&s0);
+                        void *r = check_product(d, CLOPS_FLOAT32, pc, uk, uk, true);
+                        gemm_engine_get_stats(&s1);
+                        CT_ASSERT(s1.wgmma_calls - s0.wgmma_calls == 1);
+                        CT_ASSERT(s1.canary_failures == s0.canary_failures);
+                        size_t diff = 0;
+                        for (int64_t i = 0; i < oc.total; i++)
+                            diff += memcmp((float *)r + i, (float *)r0 + i, sizeof(float)) != 0;
+                        CT_ASSERT_MSG(diff == 0, "%zu of %lld elements differ from the full width",
+                                      diff, (long long)oc.total);
+                        free(r);
+                    }
+                    x3_tol = false;
+                    free(r0);
+                }
+            }
+        }
+        CT_OK(clops_debug_set("gemm.config", 0));
+        gemm_engine_set_3xtf32(false);
+    }
+    if (pkeep)
+        setenv("CLOPS_GEMM_3XTF32_PROMOTE", pkeep, 1);
+    else
+        unsetenv("CLOPS_GEMM_3XTF32_PROMOTE");
+    if (hkeep)
+        setenv("CLOPS_GEMM_3XTF32_PASSES", hkeep, 1);
+    else
+        unsetenv("CLOPS_GEMM_3XTF32_PASSES");
+    free(pkeep);
+    free(hkeep);
+    ct_clear_context();
+}
+
 #define TIMED(f) cmocka_unit_test_setup_teardown(f, time_setup, time_teardown)
 
 int main(void)
@@ -1616,6 +1760,8 @@ int main(void)
         TIMED(tf32_split_and_three_products_meet_the_float32_bound),
         TIMED(float32_highest_takes_3xtf32_only_where_checked),
         TIMED(float32_highest_on_3xtf32),
+        TIMED(float32_3xtf32_programs_follow_the_settings),
+        TIMED(float32_3xtf32_passes_give_the_full_width_bits),
     };
     /* CLOPS_TEST_FILTER: only the tests whose names match (cmocka's
      * pattern), for GPU jobs that time one path. */

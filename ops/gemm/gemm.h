@@ -221,6 +221,19 @@ bool gemm_engine_3xtf32_candidate(const clops_device *d);
  * (no promotion), the built-in default (GEMM_3XTF32_PERIOD) when unset or
  * any other value.  Host logic, any device. */
 int gemm_engine_3xtf32_period(void);
+/* 3xTF32's promotion set in column passes (x3-13): 2 or 4 passes of 64 or
+ * 32 columns into one narrower set of temporary accumulators, promotion
+ * every K tile of 8 P deep (P 1 or 2 only; other periods keep the
+ * full-width set), from CLOPS_GEMM_3XTF32_PASSES=2|4 (read per call; 5
+ * for "4o": four passes in two sets, each pass's additions overlapping the
+ * next pass's products), 0 with =0 (the full-width set), the built-in
+ * default when unset or any other value.  Host logic, any device. */
+int gemm_engine_3xtf32_passes(void);
+/* For tests (host logic): the program defines of 3xTF32 with promotion
+ * period `period` (0, 1, 2, 4, 8) and `passes` (gemm_engine_3xtf32_passes'
+ * values) on the default geometry (few: the 64 x 128 one) with 48 KiB of
+ * __local memory, as the engine writes them, into buf. */
+clops_status gemm_engine_3xtf32_defines(int period, int passes, bool few, char *buf, size_t size);
 /* float32 as TF32 through TMA tiles ("-tma" configurations) where the
  * wgmma default rule below picks them: on unless CLOPS_GEMM_TF32_TMA=0 at
  * start or switched off here (engine12). */

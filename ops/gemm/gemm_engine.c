@@ -263,6 +263,22 @@ int gemm_engine_3xtf32_period(void)
     return GEMM_3XTF32_PERIOD;
 }
 
+/* 3xTF32's column passes of the promotion set (x3-13) when
+ * CLOPS_GEMM_3XTF32_PASSES does not name them (0: the full-width set; 5:
+ * "4o", four overlapped). */
+#define GEMM_3XTF32_PASSES 0
+
+/* (read per call, as the period) */
+int gemm_engine_3xtf32_passes(void)
+{
+    const char *p = host_env("CLOPS_GEMM_3XTF32_PASSES");
+    if (p && (strcmp(p, "0") == 0 || strcmp(p, "2") == 0 || strcmp(p, "4") == 0))
+        return p[0] - '0';
+    if (p && strcmp(p, "4o") == 0)
+        return 5;
+    return GEMM_3XTF32_PASSES;
+}
+
 /* float32 as TF32 through TMA tiles where the wgmma default rule picks
  * them (engine12): on unless CLOPS_GEMM_TF32_TMA=0 at start.  H200, B
  * K-major, TFLOP/s against the cp.async defaults in one job: 4096^3 164.5
@@ -333,14 +349,35 @@ typedef struct gemm_cfg {
     int occ;             /* wgmma, block-barrier: work-groups a unit asked of ptxas through the
                             entry's .minnctapersm (the name's "-oN"; 0: the driver's entry) */
     int x3;              /* wgmma, float32: 3xTF32 (WG_X3: 1, 2 a product left out, tests only;
-                            | code << 2 with promotion every 1 << (code - 1) K tiles, code
-                            1..4: WG_X3P, x3_period) */
+                            | code << 2 with promotion every 1 << (code - 1) K tiles of 8
+                            deep, code 1..4: WG_X3P, x3_period; | n << 5 with the promotion
+                            set in column passes, n 1: 2, 2: 4, 3: 4 overlapped: WG_X3H,
+                            WG_X3OV, x3_passes) */
 } gemm_cfg;
 
-/* 3xTF32's promotion period of c in K tiles (WG_X3P: 1, 2, 4, 8; 0 none). */
+/* 3xTF32's promotion period of c in 8-deep K steps (1, 2, 4, 8; 0 none). */
 static int x3_period(const gemm_cfg *c)
 {
-    return c->x3 >> 2 ? 1 << ((c->x3 >> 2) - 1) : 0;
+    return c->x3 >> 2 & 7 ? 1 << ((c->x3 >> 2 & 7) - 1) : 0;
+}
+
+/* 3xTF32's column passes of the promotion set of c (WG_X3H: 2, 4; 0 the
+ * full width, x3-13; *ov: 4 passes overlapped, WG_X3OV).  With passes the
+ * period is one K tile of 8 x the period steps (BK 8 or 16, x3_config),
+ * WG_X3P 1. */
+static int x3_passes(const gemm_cfg *c, bool *ov)
+{
+    int n = c->x3 >> 5 & 3;
+    if (ov)
+        *ov = n == 3;
+    return n == 1 ? 2 : n ? 4 : 0;
+}
+
+/* The lo slots of a 3xTF32 configuration (WG_X3LO): one beside two stages
+ * of BK 16 (48 KiB at 128 x 128), else two. */
+static int x3_lo(const gemm_cfg *c)
+{
+    return c->bkc == 4 ? 1 : 2;
 }
 
 static const char *const kind_names[] = {"fma", "cpu", "mma", "skinny", "reduce"};
@@ -532,8 +569,13 @@ static clops_status gemm_defines(const void *ctx, const clops_device *d, strbuf 
                          "#define GEMM_RASTER %d\n",
                   c->bm, c->bn, c->wm, c->wn, c->stages, c->stages - 2, c->a_uk, c->b_uk,
                   c->a_cp, c->b_cp, c->bkc, c->frag_db, c->late, c->raster);
-        if (c->x3)
-            sb_printf(defs, "#define WG_X3 %d\n#define WG_X3P %d\n", c->x3 & 3, x3_period(c));
+        if (c->x3) {
+            bool ov;
+            int h = x3_passes(c, &ov);
+            sb_printf(defs, "#define WG_X3 %d\n#define WG_X3P %d\n#define WG_X3H %d\n"
+                            "#define WG_X3OV %d\n#define WG_X3LO %d\n",
+                      c->x3 & 3, h ? 1 : x3_period(c), h, ov, x3_lo(c));
+        }
         break;
     case GK_SKINNY:
         sb_printf(defs,
@@ -583,10 +625,13 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
                  c->a_uk ? "k" : "m", c->a_cp ? "" : "-plain", c->b_uk ? "k" : "n",
                  c->b_cp ? "" : "-plain", mma_shapes[c->shape].name, c->split ? "/split" : "");
         size_t l = strlen(pname);
-        if (c->x3)
-            snprintf(pname + l, sizeof pname - l, "/3xtf32-s%d%s%.0d%s", c->stages,
-                     c->x3 >> 2 ? "-promote" : "", x3_period(c),
-                     (c->x3 & 3) == 2 ? "-drop" : "");
+        if (c->x3) {
+            bool ov;
+            int h = x3_passes(c, &ov);
+            snprintf(pname + l, sizeof pname - l, "/3xtf32-s%d%s%.0d%s%.0d%s%s", c->stages,
+                     x3_period(c) ? "-promote" : "", x3_period(c), h ? "-h" : "", h,
+                     ov ? "o" : "", (c->x3 & 3) == 2 ? "-drop" : "");
+        }
         l = strlen(pname);
         if (c->probe)
             snprintf(pname + l, sizeof pname - l, "/probe%d", c->probe);
@@ -856,9 +901,12 @@ static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk
  * across a K tile, C stored from the fragments, and stages (3, or
  * CLOPS_GEMM_3XTF32_STAGES 2..6 for measurements) as many as 48 KiB of
  * __local memory hold beside the two lo slots (cl_kernels/gemm.cl WG_X3).
+ * With column passes (x3_passes, x3-13; BN 128 only, else the full-width
+ * set) the promotion period is one tile: BK 8 for a period of one step,
+ * BK 16 (64-byte rows) for two, in 2 stages beside one lo slot.
  * False when they do not fit.
  */
-static bool x3_config(const clops_device *d, int x3, bool few, gemm_cfg *c)
+static bool x3_fit(uint64_t local_mem, size_t max_wg, int x3, bool few, gemm_cfg *c)
 {
     const mma_shape *sh = &mma_shapes[c->shape];
     if (sh->ws || sh->tma) {
@@ -866,19 +914,24 @@ static bool x3_config(const clops_device *d, int x3, bool few, gemm_cfg *c)
         sh = &mma_shapes[c->shape];
         c->bm = sh->bm, c->bn = sh->bn, c->wm = sh->wm, c->wn = sh->wn, c->wgs = sh->wgs;
     }
-    c->x3 = x3;
-    c->bkc = 2;
+    c->x3 = c->bn == 128 ? x3 : x3 & 31;
+    c->bkc = x3_passes(c, NULL) && x3_period(c) == 2 ? 4 : 2;
     c->depth = c->ws = c->regs = c->persist = c->cstage = c->act_call = c->probe = 0;
     c->tma = c->tma_zero = c->tma_m1 = 0;
     const char *v = host_env("CLOPS_GEMM_3XTF32_STAGES");
     c->stages = v && v[0] >= '2' && v[0] <= '6' && !v[1] ? v[0] - '0' : 3;
-    uint64_t stage = (uint64_t)(c->bm + c->bn) * 2 * 16;
-    while (c->stages > 2 && stage * (uint64_t)(c->stages + 2) > d->info.local_mem_bytes)
+    uint64_t stage = (uint64_t)(c->bm + c->bn) * c->bkc * 16;
+    int lo = x3_lo(c);
+    while (c->stages > 2 && stage * (uint64_t)(c->stages + lo) > local_mem)
         c->stages--;
     c->wg = c->wgs * 128;
-    return c->wgs > 0 && (c->bm * 2) % c->wg == 0 && (c->bn * 2) % c->wg == 0 &&
-           stage * (uint64_t)(c->stages + 2) <= d->info.local_mem_bytes &&
-           (size_t)c->wg <= d->info.max_work_group_size;
+    return c->wgs > 0 && (c->bm * c->bkc) % c->wg == 0 && (c->bn * c->bkc) % c->wg == 0 &&
+           stage * (uint64_t)(c->stages + lo) <= local_mem && (size_t)c->wg <= max_wg;
+}
+
+static bool x3_config(const clops_device *d, int x3, bool few, gemm_cfg *c)
+{
+    return x3_fit(d->info.local_mem_bytes, d->info.max_work_group_size, x3, few, c);
 }
 
 /* The FMA configuration of a device (GPU or CPU kind). */
@@ -1114,7 +1167,7 @@ static clops_status gemm_launch(clops_device *d, host_kernel *k, const gemm_cfg 
  * host generation) under the lock, its states zeroed before its device is
  * published.
  */
-#define CANARY_STATES (8 * 2 * 2 * 2 * 2 * MMA_SHAPES)
+#define CANARY_STATES (14 * 2 * 2 * 2 * 2 * MMA_SHAPES)
 typedef struct canary_slot {
     _Atomic(const clops_device *) d;
     atomic_uint generation;
@@ -1129,8 +1182,12 @@ static atomic_llong canary_forced_seen;
 static int canary_index(const gemm_cfg *c)
 {
     /* (3xTF32: a fourth "dtype", with promotion every 1, 2, 4, 8 K tiles
-     * the fifth to eighth) */
-    int dt = c->x3 ? 3 + (c->x3 >> 2) : dt_code(c->dt);
+     * the fifth to eighth; promotion every 1 or 2 in 2, 4 or 4 overlapped
+     * column passes the ninth to fourteenth) */
+    int code = c->x3 >> 2 & 7;
+    int dt = !c->x3 ? dt_code(c->dt)
+             : c->x3 >> 5 ? 7 + 2 * ((c->x3 >> 5 & 3) - 1) + code
+                          : 3 + code;
     return ((((dt * 2 + c->a_uk) * 2 + c->b_uk) * 2 + c->a_cp) * 2 + c->b_cp) *
                MMA_SHAPES +
            c->shape;
@@ -1600,15 +1657,48 @@ bool gemm_engine_3xtf32_candidate(const clops_device *d)
  * `mode`: 0 not taken, 1, or 2 with CLOPS_GEMM_3XTF32_DROP=1 (tests), plus
  * code << 2 with promotion every P = 1 << (code - 1) K tiles
  * (gemm_engine_3xtf32_period; P 1 in tf32-11's second job, H200: 2.6x more
- * accurate than CLBlast's SGEMM but 0.73-0.81x its speed; docs/gemm.md). */
+ * accurate than CLBlast's SGEMM but 0.73-0.81x its speed; docs/gemm.md),
+ * plus n << 5 with the promotion set in 2^n column passes
+ * (gemm_engine_3xtf32_passes, P 1 or 2; x3-13). */
+static int x3_code(int p, int h, bool drop)
+{
+    int code = p == 8 ? 4 : p == 4 ? 3 : p;
+    /* column passes (x3-13) for periods of one or two 8-deep steps only */
+    if (p != 1 && p != 2)
+        h = 0;
+    return (drop ? 2 : 1) | code << 2 | (h == 5 ? 3 : h == 4 ? 2 : h == 2 ? 1 : 0) << 5;
+}
+
 static int x3_takes(const clops_device *d, clops_dtype dt, int mode)
 {
     static atomic_int drop = -1;
     if (dt != CLOPS_FLOAT32 || mode != 0 || !gemm_engine_3xtf32_candidate(d))
         return 0;
     /* (DROP read once, set only from outside by the jobs) */
-    int p = gemm_engine_3xtf32_period(), code = p == 8 ? 4 : p == 4 ? 3 : p;
-    return (env_switch(&drop, "CLOPS_GEMM_3XTF32_DROP", NULL, "1") ? 2 : 1) | code << 2;
+    return x3_code(gemm_engine_3xtf32_period(), gemm_engine_3xtf32_passes(),
+                   env_switch(&drop, "CLOPS_GEMM_3XTF32_DROP", NULL, "1"));
+}
+
+clops_status gemm_engine_3xtf32_defines(int period, int passes, bool few, char *buf, size_t size)
+{
+    gemm_cfg c;
+    memset(&c, 0, sizeof c);
+    c.kind = GK_MMA;
+    c.dt = CLOPS_FLOAT32;
+    c.a_uk = c.b_uk = c.a_cp = c.b_cp = 1;
+    c.shape = few ? WG_FEW : WG_FIRST;
+    const mma_shape *sh = &mma_shapes[c.shape];
+    c.bm = sh->bm, c.bn = sh->bn, c.wm = sh->wm, c.wn = sh->wn, c.wgs = sh->wgs;
+    c.raster = sh->raster;
+    /* (NVIDIA's 48 KiB of __local memory, 1024 items) */
+    if (!x3_fit(48 * 1024, 1024, x3_code(period, passes, false), few, &c))
+        return clops__fail(CLOPS_INVALID_ARGUMENT, "3xTF32: no configuration fits");
+    strbuf sb = STRBUF_INIT;
+    clops_status st = gemm_defines(&c, NULL, &sb);
+    if (st == CLOPS_OK)
+        snprintf(buf, size, "%s", sb.data ? sb.data : "");
+    sb_free(&sb);
+    return st;
 }
 
 /* Whether the engine's kernels take dtype dt on d (else CLBlast) under
