@@ -1521,7 +1521,7 @@ static void float32_highest_takes_3xtf32_only_where_checked(void **state)
         CT_ASSERT(path_calls(&s1, path) == path_calls(&s0, path) + 1);
         CT_OK(clops_set_float32_matmul_precision("highest"));
         CT_OK(clops_debug_set("gemm.config", 0));
-        gemm_engine_set_3xtf32(false);
+        gemm_engine_reset_3xtf32();
     }
     ct_clear_context();
 }
@@ -1587,7 +1587,7 @@ static void float32_highest_on_3xtf32(void **state)
             CT_ASSERT(s1.canary_failures == s0.canary_failures);
         }
         CT_OK(clops_debug_set("gemm.config", 0));
-        gemm_engine_set_3xtf32(false);
+        gemm_engine_reset_3xtf32();
     }
     ct_clear_context();
 }
@@ -1722,7 +1722,7 @@ static void float32_3xtf32_passes_give_the_full_width_bits(void **state)
             }
         }
         CT_OK(clops_debug_set("gemm.config", 0));
-        gemm_engine_set_3xtf32(false);
+        gemm_engine_reset_3xtf32();
     }
     if (pkeep)
         setenv("CLOPS_GEMM_3XTF32_PROMOTE", pkeep, 1);
@@ -1734,6 +1734,123 @@ static void float32_3xtf32_passes_give_the_full_width_bits(void **state)
         unsetenv("CLOPS_GEMM_3XTF32_PASSES");
     free(pkeep);
     free(hkeep);
+    ct_clear_context();
+}
+
+/*
+ * x3-13's default (host logic, every device): CLOPS_GEMM_3XTF32 read again
+ * after gemm_engine_reset_3xtf32: "0" off everywhere, "1" and unset (the
+ * rule) a candidate on Hopper only; and the rule takes exactly the
+ * products x3-13's job measured faster than CLBlast (GPT-2's and
+ * BERT-base's layers as linear layers: both operands K-major), not the
+ * squares, the MLP, the LM head, attention's batched products, other
+ * layouts, misaligned rows, short K or too few blocks.
+ */
+static void float32_highest_rule_takes_the_measured_products(void **state)
+{
+    (void)state;
+    const char *was = getenv("CLOPS_GEMM_3XTF32");
+    char *keep = was ? strdup(was) : NULL;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    static const char *const vals[] = {"0", "1", NULL};
+    for (int di = 0; di < nd; di++) {
+        ct_set_device(devs[di]);
+        for (size_t i = 0; i < CT_COUNT(vals); i++) {
+            ct_set_case("CLOPS_GEMM_3XTF32=%s", vals[i] ? vals[i] : "(unset)");
+            if (vals[i])
+                setenv("CLOPS_GEMM_3XTF32", vals[i], 1);
+            else
+                unsetenv("CLOPS_GEMM_3XTF32");
+            gemm_engine_reset_3xtf32();
+            CT_ASSERT(gemm_engine_3xtf32_candidate(devs[di]) == (i > 0 && is_hopper(devs[di])));
+        }
+    }
+    if (keep)
+        setenv("CLOPS_GEMM_3XTF32", keep, 1);
+    else
+        unsetenv("CLOPS_GEMM_3XTF32");
+    free(keep);
+    gemm_engine_reset_3xtf32();
+    static const struct {
+        const char *what;
+        int64_t batch, m, n, k;
+        bool a_k, b_k;
+        bool want;
+    } cases[] = {
+        {"GPT-2 c_attn", 1, 4096, 2304, 768, true, true, true},
+        {"GPT-2 c_proj", 1, 4096, 768, 768, true, true, true},
+        {"GPT-2 c_fc", 1, 4096, 3072, 768, true, true, true},
+        {"GPT-2 mlp c_proj", 1, 4096, 768, 3072, true, true, true},
+        {"GPT-2 lm_head", 1, 4096, 50257, 768, true, true, false},
+        {"square 4096", 1, 4096, 4096, 4096, true, true, false},
+        {"square 2048", 1, 2048, 2048, 2048, true, true, false},
+        {"MLP", 1, 4096, 4096, 11008, true, true, false},
+        {"N 3072, K 3072", 1, 4096, 3072, 3072, true, true, false},
+        {"attention", 32, 512, 512, 64, true, true, false},
+        {"batched c_proj", 2, 4096, 768, 768, true, true, false},
+        {"K 512", 1, 4096, 768, 512, true, true, false},
+        {"B N-major (Conv1D)", 1, 4096, 2304, 768, true, false, false},
+        {"A M-major", 1, 4096, 2304, 768, false, true, false},
+        {"too few blocks", 1, 1024, 768, 768, true, true, false},
+    };
+    for (size_t i = 0; i < CT_COUNT(cases); i++) {
+        ct_set_case("the 3xTF32 rule: %s", cases[i].what);
+        CT_ASSERT(gemm_engine_3xtf32_rule(cases[i].batch, cases[i].m, cases[i].n, cases[i].k,
+                                          cases[i].a_k, cases[i].b_k, 132) == cases[i].want);
+    }
+    ct_clear_context();
+}
+
+/*
+ * x3-13's default on Hopper (not run on a GPU by x3-13: its one job ran
+ * before the rule existed): unforced, a product of the rule's class
+ * (4096 x 768 x 768 with both operands K-major) is one wgmma launch within
+ * 3xTF32's tolerance; outside it (K 512, B N-major) CLBlast's; and with
+ * 3xTF32 switched off CLBlast's again.
+ */
+static void float32_highest_default_on_hopper_follows_the_rule(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < nd; di++) {
+        clops_device *d = devs[di];
+        ct_set_device(d);
+        if (!is_hopper(d))
+            continue;
+        gemm_engine_reset_3xtf32();
+        const char *v = getenv("CLOPS_GEMM_3XTF32");
+        if (v && *v) /* (forced or off from outside: not the default) */
+            continue;
+        static const struct {
+            pcase p;
+            bool b_k, off, want;
+        } cases[] = {
+            {{1, 4096, 768, 768, true, false, false, 1.0, 0.0}, true, false, true},
+            {{1, 4096, 768, 512, true, false, false, 1.0, 0.0}, true, false, false},
+            {{1, 4096, 768, 768, true, false, false, 1.0, 0.0}, false, false, false},
+            {{1, 4096, 768, 768, true, false, false, 1.0, 0.0}, true, true, false},
+        };
+        for (size_t i = 0; i < CT_COUNT(cases); i++) {
+            const pcase *pc = &cases[i].p;
+            ct_set_case("float32 \"highest\" %lldx%lldx%lld, B %s%s", (long long)pc->m,
+                        (long long)pc->n, (long long)pc->k, cases[i].b_k ? "K-major" : "N-major",
+                        cases[i].off ? ", 3xTF32 off" : "");
+            if (cases[i].off)
+                gemm_engine_set_3xtf32(false);
+            gemm_engine_stats s0, s1;
+            gemm_engine_get_stats(&s0);
+            x3_tol = true;
+            check_product(d, CLOPS_FLOAT32, pc, true, cases[i].b_k, false);
+            x3_tol = false;
+            gemm_engine_get_stats(&s1);
+            CT_ASSERT(s1.wgmma_calls - s0.wgmma_calls == (cases[i].want ? 1u : 0u));
+            CT_ASSERT(s1.clblast_calls - s0.clblast_calls == (cases[i].want ? 0u : 1u));
+            CT_ASSERT(s1.canary_failures == s0.canary_failures);
+            gemm_engine_reset_3xtf32();
+        }
+    }
     ct_clear_context();
 }
 
@@ -1763,6 +1880,8 @@ int main(void)
         TIMED(float32_highest_on_3xtf32),
         TIMED(float32_3xtf32_programs_follow_the_settings),
         TIMED(float32_3xtf32_passes_give_the_full_width_bits),
+        TIMED(float32_highest_rule_takes_the_measured_products),
+        TIMED(float32_highest_default_on_hopper_follows_the_rule),
     };
     /* CLOPS_TEST_FILTER: only the tests whose names match (cmocka's
      * pattern), for GPU jobs that time one path. */

@@ -232,26 +232,56 @@ static bool wgmma_tf32_all_on(void)
     return env_switch(&wgmma_tf32_all_enabled, "CLOPS_GEMM_WGMMA_TF32_ALL", NULL, "1");
 }
 
-/* 3xTF32 for float32 "highest" on Hopper: off unless CLOPS_GEMM_3XTF32=1
- * at start (docs/gemm.md "Hopper: 3xTF32"). */
+/* 3xTF32 for float32 "highest" on Hopper (docs/gemm.md "Hopper: 3xTF32"):
+ * X3_FORCED for every product it can take (CLOPS_GEMM_3XTF32=1 at start,
+ * gemm_engine_set_3xtf32(true)), X3_OFF (=0), else X3_RULE: the products
+ * of x3_rule only, where x3-13's job measured it faster than CLBlast's
+ * SGEMM and more accurate (GEMM_3XTF32_RULE; 0 would make "unset" off as
+ * before x3-13). */
+enum { X3_OFF = 0, X3_FORCED = 1, X3_RULE = 2 };
+#define GEMM_3XTF32_RULE 1
 static atomic_int x3_enabled = -1;
+
+static int x3_state(void)
+{
+    int e = atomic_load(&x3_enabled);
+    if (e < 0) {
+        const char *v = host_env("CLOPS_GEMM_3XTF32");
+        int want = v && strcmp(v, "1") == 0   ? X3_FORCED
+                   : v && strcmp(v, "0") == 0 ? X3_OFF
+                   : GEMM_3XTF32_RULE         ? X3_RULE
+                                              : X3_OFF;
+        int expect = -1;
+        atomic_compare_exchange_strong(&x3_enabled, &expect, want);
+        e = atomic_load(&x3_enabled);
+    }
+    return e;
+}
 
 static bool x3_on(void)
 {
-    return env_switch(&x3_enabled, "CLOPS_GEMM_3XTF32", NULL, "1");
+    return x3_state() != X3_OFF;
 }
 
 void gemm_engine_set_3xtf32(bool on)
 {
-    atomic_store(&x3_enabled, on ? 1 : 0);
+    atomic_store(&x3_enabled, on ? X3_FORCED : X3_OFF);
+}
+
+void gemm_engine_reset_3xtf32(void)
+{
+    atomic_store(&x3_enabled, -1);
 }
 
 /* 3xTF32's promotion period when CLOPS_GEMM_3XTF32_PROMOTE does not name
  * one (0: none).  engine12's job (H200) measured P 1, 2, 4 and 8: every
  * P >= 2 more accurate than P 1 and 3.6-4.5x more accurate than CLBlast's
- * SGEMM (P 4: 4.3-4.5x), but at most 0.87x its speed (P 8 with "-o2"), so 3xTF32 stays
- * forced and its forced default unchanged (docs/gemm.md). */
-#define GEMM_3XTF32_PERIOD 0
+ * SGEMM (P 4: 4.3-4.5x), but at most 0.87x its speed (P 8 with "-o2", the
+ * full-width set).  x3-13: P 2 in two column passes (below) with two
+ * work-groups a unit, 3.9x / 3.6x more accurate than the SGEMM on N(0, 1)
+ * / uniform(0, 1) operands, 0.97-0.99x its speed at 4096^3, 8192^3 and the
+ * MLP, 1.27-1.44x on GPT-2's products (docs/gemm.md). */
+#define GEMM_3XTF32_PERIOD 2
 
 /* (read per call on purpose: tests/test_gemm_engine.c and
  * bench/gemm_accuracy.c switch it between products of one process) */
@@ -265,8 +295,11 @@ int gemm_engine_3xtf32_period(void)
 
 /* 3xTF32's column passes of the promotion set (x3-13) when
  * CLOPS_GEMM_3XTF32_PASSES does not name them (0: the full-width set; 5:
- * "4o", four overlapped). */
-#define GEMM_3XTF32_PASSES 0
+ * "4o", four overlapped).  H200, P 2, TFLOP/s at 4096^3: 2 passes 41.9
+ * with "-o2" (128 registers, 48-52 bytes of spills; 29.5 without, 138-144
+ * registers: one work-group a unit), 4 passes 40.2, 4 overlapped 39.3, the
+ * full-width set at P 4 34.2 (x3-13's job). */
+#define GEMM_3XTF32_PASSES 2
 
 /* (read per call, as the period) */
 int gemm_engine_3xtf32_passes(void)
@@ -1648,8 +1681,10 @@ static void skinny_transpose(gemm_geom *g)
 
 bool gemm_engine_3xtf32_candidate(const clops_device *d)
 {
+    /* (the canary pretence for forced 3xTF32 only, so that the other
+     * devices' float32 keeps its path under the tests' gemm.canary_fail) */
     return x3_on() && (gemm_engine_wgmma_candidate(d, CLOPS_BFLOAT16) ||
-                       (engine_on() && !kit_is_host(d) &&
+                       (x3_state() == X3_FORCED && engine_on() && !kit_is_host(d) &&
                         clops_debug_get(CLOPS_DEBUG_GEMM_CANARY_FAIL) != 0));
 }
 
@@ -1718,7 +1753,11 @@ bool gemm_engine_fuses(const clops_device *d, clops_dtype dt)
 {
     bool tf32;
     int mode = precision_now();
-    return x3_takes(d, dt, mode) || engine_takes(d, dt, mode, &tf32);
+    /* (3xTF32 under its rule takes some shapes only: their epilogues run
+     * after CLBlast's products as before, the rule's products, a linear
+     * layer's bias seeded into C, still on 3xTF32) */
+    return (x3_state() == X3_FORCED && x3_takes(d, dt, mode)) ||
+           engine_takes(d, dt, mode, &tf32);
 }
 
 bool gemm_engine_convolves(const clops_device *d, clops_dtype dt)
@@ -1880,7 +1919,8 @@ static clops_status engine_launch(const char *op, clops_device *d, clops_dtype d
 }
 
 /*
- * 3xTF32 (x3: x3_takes) for a float32 product g under "highest": gemm_wgmma
+ * 3xTF32 (x3: x3_takes) for a float32 product g under "highest" (not
+ * forced: only the products of gemm_engine_3xtf32_rule): gemm_wgmma
  * with K-major tiles whatever the operands' layouts (an M-major A or
  * N-major B, or a misaligned one, staged with plain loads through its
  * strides in K-major order: wgmma's tf32 takes no transposed tiles), for
@@ -1888,6 +1928,27 @@ static clops_status engine_launch(const char *op, clops_device *d, clops_dtype d
  * configuration), once the configuration passed its own known-answer
  * check; *done false otherwise: CLBlast's SGEMM, as without it.
  */
+bool gemm_engine_3xtf32_rule(int64_t batch, int64_t m, int64_t n, int64_t k, bool a_kmajor,
+                              bool b_kmajor, int64_t units)
+{
+    int64_t blocks = ops_cdiv(m, 128) * ops_cdiv(n, 128);
+    return batch == 1 && a_kmajor && b_kmajor && k >= 768 && k <= 3072 && n <= 3072 &&
+           n * k <= 768 * 3072 && blocks >= units;
+}
+
+/* The "-o2" form of the default 128 x 128 geometry (x3_launch's rule). */
+static int x3_o2_shape(void)
+{
+    static atomic_int idx = -1;
+    int i = atomic_load(&idx);
+    if (i < 0) {
+        for (i = 0; i < MMA_SHAPES && strcmp(mma_shapes[i].name, "wg128x128-s3-cs-o2") != 0; i++)
+            ;
+        atomic_store(&idx, i);
+    }
+    return i;
+}
+
 static clops_status x3_launch(const char *op, clops_device *d, int x3, gemm_geom *g, int a_cp,
                               int b_cp, float alpha, float beta, bool *done)
 {
@@ -1896,10 +1957,21 @@ static clops_status x3_launch(const char *op, clops_device *d, int x3, gemm_geom
     int forced = (int)clops_debug_get(CLOPS_DEBUG_GEMM_CONFIG);
     bool wg_forced = forced > 0 && forced <= MMA_SHAPES && mma_shapes[forced - 1].wgs;
     bool small = blocks < units, few = blocks < 2 * units;
+    /* Not forced: the rule's products only (x3-13), the rest CLBlast's. */
+    bool rule = x3_state() == X3_RULE;
+    if (rule && !gemm_engine_3xtf32_rule(g->batch, g->m, g->n, g->k, a_cp, b_cp, units))
+        return CLOPS_OK;
     gemm_cfg cfg;
     if (g->k == 0 || (small && !wg_forced) ||
-        !mma_config(d, CLOPS_FLOAT32, 1, 1, a_cp, b_cp, small, few, true, 0, false, &cfg) ||
-        !x3_config(d, x3, few, &cfg) || !mma_checked(d, &cfg))
+        !mma_config(d, CLOPS_FLOAT32, 1, 1, a_cp, b_cp, small, few, true, 0, false, &cfg))
+        return CLOPS_OK;
+    if (rule && cfg.shape == WG_FIRST && x3_o2_shape() < MMA_SHAPES) {
+        /* two work-groups a unit asked of ptxas, as measured (P 2 in two
+         * passes: 41.9 TFLOP/s at 4096^3 against 29.5 without) */
+        cfg.shape = x3_o2_shape();
+        cfg.occ = wg_occupancy(mma_shapes[cfg.shape].name);
+    }
+    if (!x3_config(d, x3, few, &cfg) || !mma_checked(d, &cfg))
         return CLOPS_OK;
     return run_counted(op, d, &cfg, g, alpha, beta, done);
 }
