@@ -235,7 +235,7 @@ static bool wgmma_tf32_all_on(void)
 /* 3xTF32 for float32 "highest" on Hopper (docs/gemm.md "Hopper: 3xTF32"):
  * X3_FORCED for every product it can take (CLOPS_GEMM_3XTF32=1 at start,
  * gemm_engine_set_3xtf32(true)), X3_OFF (=0), else X3_RULE: the products
- * of x3_rule only, where x3-13's job measured it faster than CLBlast's
+ * of gemm_engine_3xtf32_rule only, where x3-13's job measured it faster than CLBlast's
  * SGEMM and more accurate (GEMM_3XTF32_RULE; 0 would make "unset" off as
  * before x3-13). */
 enum { X3_OFF = 0, X3_FORCED = 1, X3_RULE = 2 };
@@ -274,42 +274,57 @@ void gemm_engine_reset_3xtf32(void)
 }
 
 /* 3xTF32's promotion period when CLOPS_GEMM_3XTF32_PROMOTE does not name
- * one (0: none).  engine12's job (H200) measured P 1, 2, 4 and 8: every
- * P >= 2 more accurate than P 1 and 3.6-4.5x more accurate than CLBlast's
- * SGEMM (P 4: 4.3-4.5x), but at most 0.87x its speed (P 8 with "-o2", the
- * full-width set).  x3-13: P 2 in two column passes (below) with two
- * work-groups a unit, 3.9x / 3.6x more accurate than the SGEMM on N(0, 1)
- * / uniform(0, 1) operands, 0.97-0.99x its speed at 4096^3, 8192^3 and the
- * MLP, 1.27-1.44x on GPT-2's products (docs/gemm.md). */
-#define GEMM_3XTF32_PERIOD 2
+ * one (0: none), forced (the recorded measurements' meaning); under the
+ * rule GEMM_3XTF32_RULE_PERIOD.  engine12's job (H200) measured P 1, 2, 4
+ * and 8: every P >= 2 more accurate than P 1 and 3.6-4.5x more accurate
+ * than CLBlast's SGEMM (P 4: 4.3-4.5x), but at most 0.87x its speed (P 8
+ * with "-o2", the full-width set).  x3-13: P 2 in two column passes
+ * (below) with two work-groups a unit, 3.9x / 3.6x more accurate than the
+ * SGEMM on N(0, 1) / uniform(0, 1) operands, 0.97-0.99x its speed at
+ * 4096^3, 8192^3 and the MLP, 1.27-1.44x on GPT-2's products
+ * (docs/gemm.md). */
+#define GEMM_3XTF32_PERIOD 0
+#define GEMM_3XTF32_RULE_PERIOD 2
 
 /* (read per call on purpose: tests/test_gemm_engine.c and
  * bench/gemm_accuracy.c switch it between products of one process) */
-int gemm_engine_3xtf32_period(void)
+static int x3_period_or(int dflt)
 {
     const char *p = host_env("CLOPS_GEMM_3XTF32_PROMOTE");
     if (p && p[0] && strchr("01248", p[0]) && !p[1])
         return p[0] - '0';
-    return GEMM_3XTF32_PERIOD;
+    return dflt;
+}
+
+int gemm_engine_3xtf32_period(void)
+{
+    return x3_period_or(GEMM_3XTF32_PERIOD);
 }
 
 /* 3xTF32's column passes of the promotion set (x3-13) when
  * CLOPS_GEMM_3XTF32_PASSES does not name them (0: the full-width set; 5:
- * "4o", four overlapped).  H200, P 2, TFLOP/s at 4096^3: 2 passes 41.9
- * with "-o2" (128 registers, 48-52 bytes of spills; 29.5 without, 138-144
- * registers: one work-group a unit), 4 passes 40.2, 4 overlapped 39.3, the
- * full-width set at P 4 34.2 (x3-13's job). */
-#define GEMM_3XTF32_PASSES 2
+ * "4o", four overlapped), forced; under the rule GEMM_3XTF32_RULE_PASSES.
+ * H200, P 2, TFLOP/s at 4096^3: 2 passes 41.9 with "-o2" (128 registers,
+ * 48-52 bytes of spills; 29.5 without, 138-144 registers: one work-group a
+ * unit), 4 passes 40.2, 4 overlapped 39.3, the full-width set at P 4 34.2
+ * (x3-13's job). */
+#define GEMM_3XTF32_PASSES 0
+#define GEMM_3XTF32_RULE_PASSES 2
 
 /* (read per call, as the period) */
-int gemm_engine_3xtf32_passes(void)
+static int x3_passes_or(int dflt)
 {
     const char *p = host_env("CLOPS_GEMM_3XTF32_PASSES");
     if (p && (strcmp(p, "0") == 0 || strcmp(p, "2") == 0 || strcmp(p, "4") == 0))
         return p[0] - '0';
     if (p && strcmp(p, "4o") == 0)
         return 5;
-    return GEMM_3XTF32_PASSES;
+    return dflt;
+}
+
+int gemm_engine_3xtf32_passes(void)
+{
+    return x3_passes_or(GEMM_3XTF32_PASSES);
 }
 
 /* float32 as TF32 through TMA tiles where the wgmma default rule picks
@@ -1709,8 +1724,11 @@ static int x3_takes(const clops_device *d, clops_dtype dt, int mode)
     static atomic_int drop = -1;
     if (dt != CLOPS_FLOAT32 || mode != 0 || !gemm_engine_3xtf32_candidate(d))
         return 0;
-    /* (DROP read once, set only from outside by the jobs) */
-    return x3_code(gemm_engine_3xtf32_period(), gemm_engine_3xtf32_passes(),
+    /* (DROP read once, set only from outside by the jobs; the rule's own
+     * period and passes unless the environment names them) */
+    bool rule = x3_state() == X3_RULE;
+    return x3_code(x3_period_or(rule ? GEMM_3XTF32_RULE_PERIOD : GEMM_3XTF32_PERIOD),
+                   x3_passes_or(rule ? GEMM_3XTF32_RULE_PASSES : GEMM_3XTF32_PASSES),
                    env_switch(&drop, "CLOPS_GEMM_3XTF32_DROP", NULL, "1"));
 }
 
