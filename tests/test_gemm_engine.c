@@ -1267,6 +1267,43 @@ static void tma_configurations_match_the_default_bits(void **state)
     ct_clear_context();
 }
 
+/* An environment variable's value, saved (NULL: unset) and put back. */
+static char *env_save(const char *var)
+{
+    const char *v = getenv(var);
+    return v ? strdup(v) : NULL;
+}
+
+static void env_restore(const char *var, char *keep)
+{
+    if (keep)
+        setenv(var, keep, 1);
+    else
+        unsetenv(var);
+    free(keep);
+}
+
+typedef struct env_case {
+    const char *v;
+    int want; /* -1: what the unset variable gives */
+} env_case;
+
+/* Each value of var gives get()'s `want`; returns what unset gives. */
+static int env_values_parse(const char *var, int (*get)(void), const env_case *cases, size_t n)
+{
+    char *keep = env_save(var);
+    unsetenv(var);
+    int dflt = get();
+    for (size_t i = 0; i < n; i++) {
+        ct_set_case("%s=%s", var, cases[i].v);
+        setenv(var, cases[i].v, 1);
+        CT_ASSERT_MSG(get() == (cases[i].want < 0 ? dflt : cases[i].want), "%s gives %d", var,
+                      get());
+    }
+    env_restore(var, keep);
+    return dflt;
+}
+
 /*
  * engine12's settings (host logic, every device): 3xTF32's promotion
  * period from CLOPS_GEMM_3XTF32_PROMOTE (1, 2, 4, 8; 0 none; anything else
@@ -1276,27 +1313,12 @@ static void tma_configurations_match_the_default_bits(void **state)
 static void float32_engine_settings_follow_the_environment(void **state)
 {
     (void)state;
-    const char *was = getenv("CLOPS_GEMM_3XTF32_PROMOTE");
-    char *keep = was ? strdup(was) : NULL;
-    unsetenv("CLOPS_GEMM_3XTF32_PROMOTE");
-    int dflt = gemm_engine_3xtf32_period();
+    static const env_case cases[] = {{"0", 0},   {"1", 1},   {"2", 2},  {"4", 4},
+                                     {"8", 8},   {"3", -1},  {"16", -1}, {"", -1},
+                                     {"4x", -1}, {"x", -1},  {"-1", -1}};
+    int dflt = env_values_parse("CLOPS_GEMM_3XTF32_PROMOTE", gemm_engine_3xtf32_period, cases,
+                                CT_COUNT(cases));
     CT_ASSERT(dflt == 0 || dflt == 1 || dflt == 2 || dflt == 4 || dflt == 8);
-    static const struct {
-        const char *v;
-        int want; /* -1: the default */
-    } cases[] = {{"0", 0}, {"1", 1}, {"2", 2}, {"4", 4}, {"8", 8},   {"3", -1},
-                 {"16", -1}, {"", -1}, {"4x", -1}, {"x", -1}, {"-1", -1}};
-    for (size_t i = 0; i < CT_COUNT(cases); i++) {
-        ct_set_case("CLOPS_GEMM_3XTF32_PROMOTE=%s", cases[i].v);
-        setenv("CLOPS_GEMM_3XTF32_PROMOTE", cases[i].v, 1);
-        CT_ASSERT_MSG(gemm_engine_3xtf32_period() == (cases[i].want < 0 ? dflt : cases[i].want),
-                      "period %d", gemm_engine_3xtf32_period());
-    }
-    if (keep)
-        setenv("CLOPS_GEMM_3XTF32_PROMOTE", keep, 1);
-    else
-        unsetenv("CLOPS_GEMM_3XTF32_PROMOTE");
-    free(keep);
     ct_set_case("the float32 TMA switch");
     bool on = gemm_engine_tf32_tma();
     gemm_engine_set_tf32_tma(!on);
@@ -1605,27 +1627,11 @@ static void float32_highest_on_3xtf32(void **state)
 static void float32_3xtf32_programs_follow_the_settings(void **state)
 {
     (void)state;
-    const char *was = getenv("CLOPS_GEMM_3XTF32_PASSES");
-    char *keep = was ? strdup(was) : NULL;
-    unsetenv("CLOPS_GEMM_3XTF32_PASSES");
-    int dflt = gemm_engine_3xtf32_passes();
+    static const env_case cases[] = {{"0", 0},  {"2", 2},   {"4", 4},   {"4o", 5}, {"1", -1},
+                                     {"8", -1}, {"", -1},   {"2o", -1}, {"4x", -1}, {"o", -1}};
+    int dflt = env_values_parse("CLOPS_GEMM_3XTF32_PASSES", gemm_engine_3xtf32_passes, cases,
+                                CT_COUNT(cases));
     CT_ASSERT(dflt == 0 || dflt == 2 || dflt == 4 || dflt == 5);
-    static const struct {
-        const char *v;
-        int want; /* -1: the default */
-    } cases[] = {{"0", 0}, {"2", 2}, {"4", 4}, {"4o", 5}, {"1", -1}, {"8", -1},
-                 {"", -1}, {"2o", -1}, {"4x", -1}, {"o", -1}};
-    for (size_t i = 0; i < CT_COUNT(cases); i++) {
-        ct_set_case("CLOPS_GEMM_3XTF32_PASSES=%s", cases[i].v);
-        setenv("CLOPS_GEMM_3XTF32_PASSES", cases[i].v, 1);
-        CT_ASSERT_MSG(gemm_engine_3xtf32_passes() == (cases[i].want < 0 ? dflt : cases[i].want),
-                      "passes %d", gemm_engine_3xtf32_passes());
-    }
-    if (keep)
-        setenv("CLOPS_GEMM_3XTF32_PASSES", keep, 1);
-    else
-        unsetenv("CLOPS_GEMM_3XTF32_PASSES");
-    free(keep);
     static const int periods[] = {0, 1, 2, 4, 8}, passes[] = {0, 2, 4, 5};
     for (int few = 0; few < 2; few++)
         for (size_t i = 0; i < CT_COUNT(periods); i++)
@@ -1668,8 +1674,8 @@ static void float32_3xtf32_passes_give_the_full_width_bits(void **state)
     clops_device *devs[CT_MAX_DEVICES];
     int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
     int first = first_wg_config();
-    const char *pw = getenv("CLOPS_GEMM_3XTF32_PROMOTE"), *hw = getenv("CLOPS_GEMM_3XTF32_PASSES");
-    char *pkeep = pw ? strdup(pw) : NULL, *hkeep = hw ? strdup(hw) : NULL;
+    char *pkeep = env_save("CLOPS_GEMM_3XTF32_PROMOTE"),
+         *hkeep = env_save("CLOPS_GEMM_3XTF32_PASSES");
     static const pcase cases[] = {
         {1, 300, 272, 1000, true, false, false, 1.0, 0.0},
         {2, 127, 200, 520, false, false, true, 1.0, -0.5},
@@ -1724,16 +1730,8 @@ static void float32_3xtf32_passes_give_the_full_width_bits(void **state)
         CT_OK(clops_debug_set("gemm.config", 0));
         gemm_engine_reset_3xtf32();
     }
-    if (pkeep)
-        setenv("CLOPS_GEMM_3XTF32_PROMOTE", pkeep, 1);
-    else
-        unsetenv("CLOPS_GEMM_3XTF32_PROMOTE");
-    if (hkeep)
-        setenv("CLOPS_GEMM_3XTF32_PASSES", hkeep, 1);
-    else
-        unsetenv("CLOPS_GEMM_3XTF32_PASSES");
-    free(pkeep);
-    free(hkeep);
+    env_restore("CLOPS_GEMM_3XTF32_PROMOTE", pkeep);
+    env_restore("CLOPS_GEMM_3XTF32_PASSES", hkeep);
     ct_clear_context();
 }
 
@@ -1749,8 +1747,7 @@ static void float32_3xtf32_passes_give_the_full_width_bits(void **state)
 static void float32_highest_rule_takes_the_measured_products(void **state)
 {
     (void)state;
-    const char *was = getenv("CLOPS_GEMM_3XTF32");
-    char *keep = was ? strdup(was) : NULL;
+    char *keep = env_save("CLOPS_GEMM_3XTF32");
     clops_device *devs[CT_MAX_DEVICES];
     int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
     static const char *const vals[] = {"0", "1", NULL};
@@ -1766,11 +1763,7 @@ static void float32_highest_rule_takes_the_measured_products(void **state)
             CT_ASSERT(gemm_engine_3xtf32_candidate(devs[di]) == (i > 0 && is_hopper(devs[di])));
         }
     }
-    if (keep)
-        setenv("CLOPS_GEMM_3XTF32", keep, 1);
-    else
-        unsetenv("CLOPS_GEMM_3XTF32");
-    free(keep);
+    env_restore("CLOPS_GEMM_3XTF32", keep);
     gemm_engine_reset_3xtf32();
     static const struct {
         const char *what;
