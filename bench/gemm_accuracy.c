@@ -19,6 +19,9 @@
  *            no promotion (CLOPS_GEMM_3XTF32_PROMOTE=0),
  *   3xtf32p  the same with promotion every K tile (CLOPS_GEMM_3XTF32_PROMOTE=1),
  *   3xtf32p2, 3xtf32p4, 3xtf32p8  promotion every 2, 4, 8 K tiles (engine12),
+ *   3xtf32p1h2, 3xtf32p2h2, 3xtf32p2h4, 3xtf32p2h4o  promotion every 1 or 2
+ *            K tiles of 8 in 2, 4 or 4 overlapped column passes
+ *            (CLOPS_GEMM_3XTF32_PASSES, x3-13; the others with it 0),
  *   tf32     "high" (TF32 on the tensor cores),
  * each to DIR/c_<name>.f32, with the engine's launch counters printed
  * (so a product that fell back shows).
@@ -127,13 +130,16 @@ int main(int argc, char **argv)
         return 6;
     }
     /* (each run: its name, CLOPS_GEMM_3XTF32_PROMOTE (NULL: 3xTF32 off, the
-     * variable unset) and float32 precision; the engine off for the first) */
+     * variable unset), CLOPS_GEMM_3XTF32_PASSES and float32 precision; the
+     * engine off for the first) */
     static const struct {
-        const char *name, *period, *precision;
-    } runs[] = {{"clblast", NULL, "highest"},  {"3xtf32", "0", "highest"},
-                {"3xtf32p", "1", "highest"},   {"3xtf32p2", "2", "highest"},
-                {"3xtf32p4", "4", "highest"},  {"3xtf32p8", "8", "highest"},
-                {"tf32", NULL, "high"}};
+        const char *name, *period, *passes, *precision;
+    } runs[] = {{"clblast", NULL, "0", "highest"},      {"3xtf32", "0", "0", "highest"},
+                {"3xtf32p", "1", "0", "highest"},       {"3xtf32p2", "2", "0", "highest"},
+                {"3xtf32p4", "4", "0", "highest"},      {"3xtf32p8", "8", "0", "highest"},
+                {"3xtf32p1h2", "1", "2", "highest"},    {"3xtf32p2h2", "2", "2", "highest"},
+                {"3xtf32p2h4", "2", "4", "highest"},    {"3xtf32p2h4o", "2", "4o", "highest"},
+                {"tf32", NULL, "0", "high"}};
     printf("gemm_accuracy: %s (%s), %lld x %lld x %lld, B %s, %s inputs\n", d->label,
            d->info.name, (long long)m, (long long)n, (long long)k,
            bn ? "N-major" : "K-major (W^T)", uni ? "uniform(0, 1)" : "N(0, 1)");
@@ -144,6 +150,7 @@ int main(int argc, char **argv)
             setenv("CLOPS_GEMM_3XTF32_PROMOTE", runs[r].period, 1);
         else
             unsetenv("CLOPS_GEMM_3XTF32_PROMOTE");
+        setenv("CLOPS_GEMM_3XTF32_PASSES", runs[r].passes, 1);
         clops_set_float32_matmul_precision(runs[r].precision);
         gemm_engine_stats s0, s1;
         gemm_engine_get_stats(&s0);

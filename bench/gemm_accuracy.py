@@ -36,13 +36,23 @@ def main():
         e = (c.double() - c64).abs()
         rows.append((name, e.max().item() / scale, e.mean().item() / scale))
 
-    for name in ("clblast", "3xtf32", "3xtf32p", "3xtf32p2", "3xtf32p4", "3xtf32p8", "tf32"):
+    names = ("clblast", "3xtf32", "3xtf32p", "3xtf32p2", "3xtf32p4", "3xtf32p8",
+             "3xtf32p1h2", "3xtf32p2h2", "3xtf32p2h4", "3xtf32p2h4o", "tf32")
+    got = {}
+    for name in names:
         try:
             c = load(f"{d}/c_{name}.f32", m, n)
         except (OSError, RuntimeError) as ex:
             print(f"clops {name}: missing ({ex})")
             continue
+        got[name] = c
         err(f"clops {name}", c.to(dev))
+    # the column passes (x3-13) against the full-width set of the same period
+    for name, full in (("3xtf32p1h2", "3xtf32p"), ("3xtf32p2h2", "3xtf32p2"),
+                       ("3xtf32p2h4", "3xtf32p2"), ("3xtf32p2h4o", "3xtf32p2")):
+        if name in got and full in got:
+            same = torch.equal(got[name].view(torch.int32), got[full].view(torch.int32))
+            print(f"clops {name} bits {'==' if same else '!='} {full}")
     b = w.t().contiguous() if "--bn" in sys.argv else w.t()
     torch.backends.cuda.matmul.allow_tf32 = False
     err("cuBLAS (TF32 off)", a @ b)

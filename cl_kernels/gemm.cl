@@ -1680,6 +1680,45 @@ static inline ulong wg_tile_desc(uint t, int r0, int ks, int kmajor)
 #if WG_X3P && (!WG_X3 || (WG_X3P != 1 && WG_X3P != 2 && WG_X3P != 4 && WG_X3P != 8))
 #error "gemm_wgmma: WG_X3P is a 3xTF32 mode of period 1, 2, 4 or 8 K tiles"
 #endif
+/* WG_X3H (x3-13, CLOPS_GEMM_3XTF32_PASSES=H): promotion with a narrower
+ * second accumulator set.  Each K tile's products run in H column passes
+ * of BN / H columns (WG_X3W) one after the other into one temporary set of
+ * BN / (2 H) registers an item (acc_t), each pass's sums added into its
+ * columns of the running float32 sums once its products are done (the
+ * first product of a pass overwrites acc_t: wgmma's scale-d 0); A is read
+ * from __local H times, the tensor work is the same.  The period is one
+ * tile (BK deep: 8 at BKC 2, 16 at BKC 4, so WG_X3P 1 in tiles), so that
+ * the set need not hold a column pass across tiles: 64 (H 2) or 96 (H 4)
+ * registers an item fewer than full-width promotion's second set.
+ * WG_X3LO: the lo slots (2; 1 with a barrier before each tile's split, so
+ * that BK 16 in two stages fits 48 KiB: 3 x 16 KiB at 128 x 128).
+ * WG_X3OV 1 (4 passes only): two sets of BN / 8 registers, pass c's
+ * products issued before pass c - 1's sums are added (wait_group 1), so
+ * the additions overlap the tensor work; the registers of 2 passes. */
+#ifndef WG_X3H
+#define WG_X3H 0
+#endif
+#ifndef WG_X3OV
+#define WG_X3OV 0
+#endif
+#if WG_X3OV && WG_X3H != 4
+#error "gemm_wgmma: WG_X3OV overlaps 4 column passes"
+#endif
+#ifndef WG_X3LO
+#define WG_X3LO 2
+#endif
+#if WG_X3H && (WG_X3P != 1 || (WG_X3H != 2 && WG_X3H != 4) || BN != 128)
+#error "gemm_wgmma: WG_X3H (2 or 4 column passes of BN 128) promotes every tile (WG_X3P 1)"
+#endif
+#if WG_X3 && WG_X3LO != 1 && WG_X3LO != 2
+#error "gemm_wgmma: WG_X3LO is 1 or 2 lo slots"
+#endif
+#define WG_X3W (BN / (WG_X3H ? WG_X3H : 1))
+#if WG_X3W == 64
+#define WG_MMA_X3W(d, da, db, sd) WG_MMA_N64_TF32S(d, da, db, sd)
+#elif WG_X3W == 32
+#define WG_MMA_X3W(d, da, db, sd) WG_MMA_N32_TF32S(d, da, db, sd)
+#endif
 #if GEMM_DT == 0
 static inline void wg_round4(__local float *p)
 {
@@ -1703,9 +1742,9 @@ static inline void wg_round4(__local float *p)
 #define WG_ROUND(s)                                                                         \
     do {                                                                                    \
         for (int i = 0; i < XN(BM); i++)                                                    \
-            tf32_split4(As + (s) * A_TILE + ao[i], As + (STAGES + (kt & 1)) * A_TILE + ao[i]); \
+            tf32_split4(As + (s) * A_TILE + ao[i], As + (STAGES + kt % WG_X3LO) * A_TILE + ao[i]); \
         for (int i = 0; i < XN(BN); i++)                                                    \
-            tf32_split4(Bs + (s) * B_TILE + bo[i], Bs + (STAGES + (kt & 1)) * B_TILE + bo[i]); \
+            tf32_split4(Bs + (s) * B_TILE + bo[i], Bs + (STAGES + kt % WG_X3LO) * B_TILE + bo[i]); \
     } while (0)
 #else
 #define WG_ROUND(s)                                                                         \
@@ -1904,8 +1943,8 @@ static inline void wg_round4(__local float *p)
 
 __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(GEMM_ARGS TMA_ARGS)
 {
-    /* (3xTF32: two lo slots after the STAGES slots) */
-#define WG_NSLOT (STAGES + 2 * !!WG_X3)
+    /* (3xTF32: WG_X3LO lo slots after the STAGES slots) */
+#define WG_NSLOT (STAGES + WG_X3LO * !!WG_X3)
     __local gemm_t As[WGS == 2 ? WG_SLOTS(WG_NSLOT * A_TILE) : WG_NSLOT * A_TILE]
         __attribute__((aligned(1024)));
     __local gemm_t Bs[WG_SLOTS(WG_NSLOT * B_TILE)] __attribute__((aligned(1024)));
@@ -2061,7 +2100,17 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
 #pragma unroll
             for (int e = 0; e < WG_ACC; e++)
                 acc[h][e] = 0.0f;
-#if WG_X3P
+#if WG_X3H
+        /* (one column pass's sums of one K tile, BN / WG_X3H columns; two
+         * such sets with WG_X3OV) */
+        float acc_t[1 + WG_X3OV][WG_X3W / 2];
+#pragma unroll
+        for (int b = 0; b < 1 + WG_X3OV; b++)
+#pragma unroll
+            for (int e = 0; e < WG_X3W / 2; e++)
+                acc_t[b][e] = 0.0f;
+#define WG_ACC_T acc
+#elif WG_X3P
         /* (the products' accumulators: one K tile's sums) */
         float acc_t[MH][WG_ACC];
 #define WG_ACC_T acc_t
@@ -2103,6 +2152,12 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
 #else
             const int s = kt % STAGES;
             MMA_CP_WAIT(PREF_WAIT);
+#if WG_X3 && WG_X3LO == 1
+            /* (one lo slot: every warpgroup's products of the last tile
+             * done before it is written again) */
+            if (kt)
+                barrier(CLK_LOCAL_MEM_FENCE);
+#endif
             WG_ROUND(s);
             WG_PROXY_FENCE();
 #if !(WG_PROBE & 16)
@@ -2112,9 +2167,63 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
             const uint at = as0 + (uint)(s * A_TILE * (int)sizeof(gemm_t)),
                        bt = bs0 + (uint)(s * B_TILE * (int)sizeof(gemm_t));
 #if WG_X3
-            const uint alo = as0 + (uint)((STAGES + (kt & 1)) * A_TILE * 4),
-                       blo = bs0 + (uint)((STAGES + (kt & 1)) * B_TILE * 4);
+            const uint alo = as0 + (uint)((STAGES + kt % WG_X3LO) * A_TILE * 4),
+                       blo = bs0 + (uint)((STAGES + kt % WG_X3LO) * B_TILE * 4);
 #endif
+#if WG_X3H
+            /* The tile's products in WG_X3H column passes into acc_t (above),
+             * each added into its columns once done: acc[h][4j + ..] holds
+             * the 8-column block j, so pass c's blocks are acc[h][c *
+             * WG_X3W / 2 ..].  (WG_DEPTH 0: nothing else pending.) */
+/* pass q's sums (set b) into its columns of acc (each register pinned
+ * after the wait, as below) */
+#define WG_X3_ADD(b, q)                                                                     \
+    _Pragma("unroll") for (int e = 0; e < WG_X3W / 2; e++)                                  \
+    {                                                                                       \
+        asm volatile("" : "+f"(acc_t[b][e])::"memory");                                     \
+        acc[(q) / WG_X3H][(q) % WG_X3H * (WG_X3W / 2) + e] += acc_t[b][e];                  \
+    }
+#pragma unroll
+            for (int q = 0; q < MH * WG_X3H; q++) {
+                const int h = q / WG_X3H, c = q % WG_X3H, b = WG_X3OV ? q & 1 : 0;
+                WG_FENCE();
+#pragma unroll
+                for (int ks = 0; ks < BK / WG_KSTEP; ks++) {
+                    const ulong da = wg_tile_desc(at, (wg * MH + h) * 64, ks, 1),
+                                dl = wg_tile_desc(alo, (wg * MH + h) * 64, ks, 1),
+                                db = wg_tile_desc(bt, c * WG_X3W, ks, 1),
+                                dbl = wg_tile_desc(blo, c * WG_X3W, ks, 1);
+                    WG_MMA_X3W(acc_t[b], da, dbl, ks > 0);
+#if WG_X3 != 2
+                    WG_MMA_X3W(acc_t[b], dl, db, 1);
+#endif
+                    WG_MMA_X3W(acc_t[b], da, db, 1);
+                }
+                WG_COMMIT();
+                if (q == 0) {
+                    /* (the next tile's copies behind the first pass) */
+                    const int nk = kt + PREF;
+                    if (nk < ktiles)
+                        STAGE_TILE(nk % STAGES, nk);
+                    MMA_CP_COMMIT();
+                }
+#if WG_X3OV
+                /* (pass q - 1 done, pass q in flight) */
+                if (q > 0) {
+                    WG_WAIT(1);
+                    WG_X3_ADD(b ^ 1, q - 1)
+                }
+#else
+                WG_WAIT(0);
+                WG_X3_ADD(0, q)
+#endif
+            }
+#if WG_X3OV
+            WG_WAIT(0);
+            WG_X3_ADD((MH * WG_X3H - 1) & 1, MH * WG_X3H - 1)
+#endif
+#undef WG_X3_ADD
+#else
 #if WG_X3P
             if (kt % WG_X3P == 0) {
 #pragma unroll
@@ -2188,6 +2297,7 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
             }
 #endif
 #endif
+#endif /* WG_X3H */
         }
         WG_WAIT(0);
 #if !WG_WS

@@ -1267,6 +1267,43 @@ static void tma_configurations_match_the_default_bits(void **state)
     ct_clear_context();
 }
 
+/* An environment variable's value, saved (NULL: unset) and put back. */
+static char *env_save(const char *var)
+{
+    const char *v = getenv(var);
+    return v ? strdup(v) : NULL;
+}
+
+static void env_restore(const char *var, char *keep)
+{
+    if (keep)
+        setenv(var, keep, 1);
+    else
+        unsetenv(var);
+    free(keep);
+}
+
+typedef struct env_case {
+    const char *v;
+    int want; /* -1: what the unset variable gives */
+} env_case;
+
+/* Each value of var gives get()'s `want`; returns what unset gives. */
+static int env_values_parse(const char *var, int (*get)(void), const env_case *cases, size_t n)
+{
+    char *keep = env_save(var);
+    unsetenv(var);
+    int dflt = get();
+    for (size_t i = 0; i < n; i++) {
+        ct_set_case("%s=%s", var, cases[i].v);
+        setenv(var, cases[i].v, 1);
+        CT_ASSERT_MSG(get() == (cases[i].want < 0 ? dflt : cases[i].want), "%s gives %d", var,
+                      get());
+    }
+    env_restore(var, keep);
+    return dflt;
+}
+
 /*
  * engine12's settings (host logic, every device): 3xTF32's promotion
  * period from CLOPS_GEMM_3XTF32_PROMOTE (1, 2, 4, 8; 0 none; anything else
@@ -1276,27 +1313,12 @@ static void tma_configurations_match_the_default_bits(void **state)
 static void float32_engine_settings_follow_the_environment(void **state)
 {
     (void)state;
-    const char *was = getenv("CLOPS_GEMM_3XTF32_PROMOTE");
-    char *keep = was ? strdup(was) : NULL;
-    unsetenv("CLOPS_GEMM_3XTF32_PROMOTE");
-    int dflt = gemm_engine_3xtf32_period();
+    static const env_case cases[] = {{"0", 0},   {"1", 1},   {"2", 2},  {"4", 4},
+                                     {"8", 8},   {"3", -1},  {"16", -1}, {"", -1},
+                                     {"4x", -1}, {"x", -1},  {"-1", -1}};
+    int dflt = env_values_parse("CLOPS_GEMM_3XTF32_PROMOTE", gemm_engine_3xtf32_period, cases,
+                                CT_COUNT(cases));
     CT_ASSERT(dflt == 0 || dflt == 1 || dflt == 2 || dflt == 4 || dflt == 8);
-    static const struct {
-        const char *v;
-        int want; /* -1: the default */
-    } cases[] = {{"0", 0}, {"1", 1}, {"2", 2}, {"4", 4}, {"8", 8},   {"3", -1},
-                 {"16", -1}, {"", -1}, {"4x", -1}, {"x", -1}, {"-1", -1}};
-    for (size_t i = 0; i < CT_COUNT(cases); i++) {
-        ct_set_case("CLOPS_GEMM_3XTF32_PROMOTE=%s", cases[i].v);
-        setenv("CLOPS_GEMM_3XTF32_PROMOTE", cases[i].v, 1);
-        CT_ASSERT_MSG(gemm_engine_3xtf32_period() == (cases[i].want < 0 ? dflt : cases[i].want),
-                      "period %d", gemm_engine_3xtf32_period());
-    }
-    if (keep)
-        setenv("CLOPS_GEMM_3XTF32_PROMOTE", keep, 1);
-    else
-        unsetenv("CLOPS_GEMM_3XTF32_PROMOTE");
-    free(keep);
     ct_set_case("the float32 TMA switch");
     bool on = gemm_engine_tf32_tma();
     gemm_engine_set_tf32_tma(!on);
@@ -1521,7 +1543,7 @@ static void float32_highest_takes_3xtf32_only_where_checked(void **state)
         CT_ASSERT(path_calls(&s1, path) == path_calls(&s0, path) + 1);
         CT_OK(clops_set_float32_matmul_precision("highest"));
         CT_OK(clops_debug_set("gemm.config", 0));
-        gemm_engine_set_3xtf32(false);
+        gemm_engine_reset_3xtf32();
     }
     ct_clear_context();
 }
@@ -1587,7 +1609,240 @@ static void float32_highest_on_3xtf32(void **state)
             CT_ASSERT(s1.canary_failures == s0.canary_failures);
         }
         CT_OK(clops_debug_set("gemm.config", 0));
-        gemm_engine_set_3xtf32(false);
+        gemm_engine_reset_3xtf32();
+    }
+    ct_clear_context();
+}
+
+/*
+ * x3-13 (host logic, every device): 3xTF32's programs follow the settings.
+ * CLOPS_GEMM_3XTF32_PASSES parses 0, 2, 4 and "4o" (5), anything else the
+ * built-in default; and the defines of each (period, passes) are the ones
+ * the kernel needs: WG_X3P the period itself for the full-width set (so a
+ * period mapped to the wrong WG_X3P, say 2 and 4 swapped, fails here: the
+ * GPU's accuracy tests pass with either), with passes WG_X3P 1 and the
+ * period in the tile's depth (BKC 2: 8 deep, BKC 4: 16 deep beside one
+ * lo slot), passes only for periods 1 and 2.
+ */
+static void float32_3xtf32_programs_follow_the_settings(void **state)
+{
+    (void)state;
+    static const env_case cases[] = {{"0", 0},  {"2", 2},   {"4", 4},   {"4o", 5}, {"1", -1},
+                                     {"8", -1}, {"", -1},   {"2o", -1}, {"4x", -1}, {"o", -1}};
+    int dflt = env_values_parse("CLOPS_GEMM_3XTF32_PASSES", gemm_engine_3xtf32_passes, cases,
+                                CT_COUNT(cases));
+    CT_ASSERT(dflt == 0 || dflt == 2 || dflt == 4 || dflt == 5);
+    static const int periods[] = {0, 1, 2, 4, 8}, passes[] = {0, 2, 4, 5};
+    for (int few = 0; few < 2; few++)
+        for (size_t i = 0; i < CT_COUNT(periods); i++)
+            for (size_t j = 0; j < CT_COUNT(passes); j++) {
+                int p = periods[i], h = passes[j];
+                ct_set_case("3xTF32 period %d, passes %d, %s", p, h,
+                            few ? "64 x 128" : "128 x 128");
+                char defs[2048], want[256];
+                CT_OK(gemm_engine_3xtf32_defines(p, h, few != 0, defs, sizeof defs));
+                bool narrow = h && (p == 1 || p == 2);
+                snprintf(want, sizeof want,
+                         "#define WG_X3 1\n#define WG_X3P %d\n#define WG_X3H %d\n"
+                         "#define WG_X3OV %d\n#define WG_X3LO %d\n",
+                         narrow ? 1 : p, narrow ? (h == 5 ? 4 : h) : 0, narrow && h == 5,
+                         narrow && p == 2 ? 1 : 2);
+                CT_ASSERT_MSG(strstr(defs, want) != NULL, "defines:\n%s", defs);
+                /* (BK 16 beside one lo slot: 2 stages of 16 KiB at 128 x 128,
+                 * 3 of 12 KiB at 64 x 128) */
+                snprintf(want, sizeof want, "#define STAGES %d\n", narrow && p == 2 && !few ? 2 : 3);
+                CT_ASSERT_MSG(strstr(defs, want) != NULL, "defines:\n%s", defs);
+                snprintf(want, sizeof want, "#define BKC %d\n", narrow && p == 2 ? 4 : 2);
+                CT_ASSERT_MSG(strstr(defs, want) != NULL, "defines:\n%s", defs);
+            }
+    ct_clear_context();
+}
+
+/*
+ * x3-13 (Hopper): the narrower promotion set gives the full-width set's
+ * bits.  Its column passes run the same products in the same order into
+ * each column's temporary sums and add them to the running sums once per
+ * period as the full-width set does, so for periods 1 and 2 every pass
+ * setting (2, 4, 4 overlapped) must match CLOPS_GEMM_3XTF32_PASSES=0 bit
+ * for bit (and the float64 reference within 3xTF32's tolerance), in the
+ * two default geometries, K-major operands through cp.async and (128 x 128
+ * only) an M-major A / N-major B at odd offsets through plain loads.
+ */
+static void float32_3xtf32_passes_give_the_full_width_bits(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    int first = first_wg_config();
+    char *pkeep = env_save("CLOPS_GEMM_3XTF32_PROMOTE"),
+         *hkeep = env_save("CLOPS_GEMM_3XTF32_PASSES");
+    static const pcase cases[] = {
+        {1, 300, 272, 1000, true, false, false, 1.0, 0.0},
+        {2, 127, 200, 520, false, false, true, 1.0, -0.5},
+    };
+    static const char *const hs[] = {"2", "4", "4o"};
+    for (int di = 0; di < nd; di++) {
+        clops_device *d = devs[di];
+        ct_set_device(d);
+        if (!is_hopper(d))
+            continue;
+        gemm_engine_set_3xtf32(true);
+        for (int ci = 0; ci < 2; ci++) {
+            CT_OK(clops_debug_set("gemm.config", first + ci + 1));
+            for (int p = 1; p <= 2; p++) {
+                char pv[4];
+                snprintf(pv, sizeof pv, "%d", p);
+                setenv("CLOPS_GEMM_3XTF32_PROMOTE", pv, 1);
+                /* (the 64 x 128 geometry: the K-major case only, for time) */
+                for (size_t k = 0; k < (ci ? 1 : CT_COUNT(cases)); k++) {
+                    const pcase *pc = &cases[k];
+                    bool uk = pc->aligned;
+                    opnd oc = geom(pc->batch, pc->m, pc->n, true, pc->aligned, false);
+                    ct_set_case("%s, period %d, full width, %lldx%lldx%lld",
+                                gemm_engine_config_name(first + ci), p, (long long)pc->m,
+                                (long long)pc->n, (long long)pc->k);
+                    setenv("CLOPS_GEMM_3XTF32_PASSES", "0", 1);
+                    x3_tol = true;
+                    void *r0 = check_product(d, CLOPS_FLOAT32, pc, uk, uk, true);
+                    for (size_t j = 0; j < CT_COUNT(hs); j++) {
+                        ct_set_case("%s, period %d, passes %s, %lldx%lldx%lld",
+                                    gemm_engine_config_name(first + ci), p, hs[j],
+                                    (long long)pc->m, (long long)pc->n, (long long)pc->k);
+                        setenv("CLOPS_GEMM_3XTF32_PASSES", hs[j], 1);
+                        gemm_engine_stats s0, s1;
+                        gemm_engine_get_stats(&s0);
+                        void *r = check_product(d, CLOPS_FLOAT32, pc, uk, uk, true);
+                        gemm_engine_get_stats(&s1);
+                        CT_ASSERT(s1.wgmma_calls - s0.wgmma_calls == 1);
+                        CT_ASSERT(s1.canary_failures == s0.canary_failures);
+                        size_t diff = 0;
+                        for (int64_t i = 0; i < oc.total; i++)
+                            diff += memcmp((float *)r + i, (float *)r0 + i, sizeof(float)) != 0;
+                        CT_ASSERT_MSG(diff == 0, "%zu of %lld elements differ from the full width",
+                                      diff, (long long)oc.total);
+                        free(r);
+                    }
+                    x3_tol = false;
+                    free(r0);
+                }
+            }
+        }
+        CT_OK(clops_debug_set("gemm.config", 0));
+        gemm_engine_reset_3xtf32();
+    }
+    env_restore("CLOPS_GEMM_3XTF32_PROMOTE", pkeep);
+    env_restore("CLOPS_GEMM_3XTF32_PASSES", hkeep);
+    ct_clear_context();
+}
+
+/*
+ * x3-13's default (host logic, every device): CLOPS_GEMM_3XTF32 read again
+ * after gemm_engine_reset_3xtf32: "0" off everywhere, "1" and unset (the
+ * rule) a candidate on Hopper only; and the rule takes exactly the
+ * products x3-13's job measured faster than CLBlast (GPT-2's and
+ * BERT-base's layers as linear layers: both operands K-major), not the
+ * squares, the MLP, the LM head, attention's batched products, other
+ * layouts, misaligned rows, short K or too few blocks.
+ */
+static void float32_highest_rule_takes_the_measured_products(void **state)
+{
+    (void)state;
+    char *keep = env_save("CLOPS_GEMM_3XTF32");
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    static const char *const vals[] = {"0", "1", NULL};
+    for (int di = 0; di < nd; di++) {
+        ct_set_device(devs[di]);
+        for (size_t i = 0; i < CT_COUNT(vals); i++) {
+            ct_set_case("CLOPS_GEMM_3XTF32=%s", vals[i] ? vals[i] : "(unset)");
+            if (vals[i])
+                setenv("CLOPS_GEMM_3XTF32", vals[i], 1);
+            else
+                unsetenv("CLOPS_GEMM_3XTF32");
+            gemm_engine_reset_3xtf32();
+            CT_ASSERT(gemm_engine_3xtf32_candidate(devs[di]) == (i > 0 && is_hopper(devs[di])));
+        }
+    }
+    env_restore("CLOPS_GEMM_3XTF32", keep);
+    gemm_engine_reset_3xtf32();
+    static const struct {
+        const char *what;
+        int64_t batch, m, n, k;
+        bool a_k, b_k;
+        bool want;
+    } cases[] = {
+        {"GPT-2 c_attn", 1, 4096, 2304, 768, true, true, true},
+        {"GPT-2 c_proj", 1, 4096, 768, 768, true, true, true},
+        {"GPT-2 c_fc", 1, 4096, 3072, 768, true, true, true},
+        {"GPT-2 mlp c_proj", 1, 4096, 768, 3072, true, true, true},
+        {"GPT-2 lm_head", 1, 4096, 50257, 768, true, true, false},
+        {"square 4096", 1, 4096, 4096, 4096, true, true, false},
+        {"square 2048", 1, 2048, 2048, 2048, true, true, false},
+        {"MLP", 1, 4096, 4096, 11008, true, true, false},
+        {"N 3072, K 3072", 1, 4096, 3072, 3072, true, true, false},
+        {"attention", 32, 512, 512, 64, true, true, false},
+        {"batched c_proj", 2, 4096, 768, 768, true, true, false},
+        {"K 512", 1, 4096, 768, 512, true, true, false},
+        {"B N-major (Conv1D)", 1, 4096, 2304, 768, true, false, false},
+        {"A M-major", 1, 4096, 2304, 768, false, true, false},
+        {"too few blocks", 1, 1024, 768, 768, true, true, false},
+    };
+    for (size_t i = 0; i < CT_COUNT(cases); i++) {
+        ct_set_case("the 3xTF32 rule: %s", cases[i].what);
+        CT_ASSERT(gemm_engine_3xtf32_rule(cases[i].batch, cases[i].m, cases[i].n, cases[i].k,
+                                          cases[i].a_k, cases[i].b_k, 132) == cases[i].want);
+    }
+    ct_clear_context();
+}
+
+/*
+ * x3-13's default on Hopper (not run on a GPU by x3-13: its one job ran
+ * before the rule existed): unforced, a product of the rule's class
+ * (4096 x 768 x 768 with both operands K-major) is one wgmma launch within
+ * 3xTF32's tolerance; outside it (K 512, B N-major) CLBlast's; and with
+ * 3xTF32 switched off CLBlast's again.
+ */
+static void float32_highest_default_on_hopper_follows_the_rule(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < nd; di++) {
+        clops_device *d = devs[di];
+        ct_set_device(d);
+        if (!is_hopper(d))
+            continue;
+        gemm_engine_reset_3xtf32();
+        const char *v = getenv("CLOPS_GEMM_3XTF32");
+        if (v && *v) /* (forced or off from outside: not the default) */
+            continue;
+        static const struct {
+            pcase p;
+            bool b_k, off, want;
+        } cases[] = {
+            {{1, 4096, 768, 768, true, false, false, 1.0, 0.0}, true, false, true},
+            {{1, 4096, 768, 512, true, false, false, 1.0, 0.0}, true, false, false},
+            {{1, 4096, 768, 768, true, false, false, 1.0, 0.0}, false, false, false},
+            {{1, 4096, 768, 768, true, false, false, 1.0, 0.0}, true, true, false},
+        };
+        for (size_t i = 0; i < CT_COUNT(cases); i++) {
+            const pcase *pc = &cases[i].p;
+            ct_set_case("float32 \"highest\" %lldx%lldx%lld, B %s%s", (long long)pc->m,
+                        (long long)pc->n, (long long)pc->k, cases[i].b_k ? "K-major" : "N-major",
+                        cases[i].off ? ", 3xTF32 off" : "");
+            if (cases[i].off)
+                gemm_engine_set_3xtf32(false);
+            gemm_engine_stats s0, s1;
+            gemm_engine_get_stats(&s0);
+            x3_tol = true;
+            check_product(d, CLOPS_FLOAT32, pc, true, cases[i].b_k, false);
+            x3_tol = false;
+            gemm_engine_get_stats(&s1);
+            CT_ASSERT(s1.wgmma_calls - s0.wgmma_calls == (cases[i].want ? 1u : 0u));
+            CT_ASSERT(s1.clblast_calls - s0.clblast_calls == (cases[i].want ? 0u : 1u));
+            CT_ASSERT(s1.canary_failures == s0.canary_failures);
+            gemm_engine_reset_3xtf32();
+        }
     }
     ct_clear_context();
 }
@@ -1616,6 +1871,10 @@ int main(void)
         TIMED(tf32_split_and_three_products_meet_the_float32_bound),
         TIMED(float32_highest_takes_3xtf32_only_where_checked),
         TIMED(float32_highest_on_3xtf32),
+        TIMED(float32_3xtf32_programs_follow_the_settings),
+        TIMED(float32_3xtf32_passes_give_the_full_width_bits),
+        TIMED(float32_highest_rule_takes_the_measured_products),
+        TIMED(float32_highest_default_on_hopper_follows_the_rule),
     };
     /* CLOPS_TEST_FILTER: only the tests whose names match (cmocka's
      * pattern), for GPU jobs that time one path. */

@@ -209,11 +209,26 @@ bool gemm_engine_wgmma_candidate(const clops_device *d, clops_dtype dt);
 void gemm_engine_set_wgmma_tf32(bool on);
 /* 3xTF32 for float32 under "highest" (each operand split into TF32 hi and
  * lo parts, a_hi b_lo + a_lo b_hi + a_hi b_hi in float32 on wgmma; docs/
- * gemm.md "Hopper: 3xTF32"): off unless CLOPS_GEMM_3XTF32=1 at start or
- * switched on here.  _candidate: whether a float32 "highest" product on d
- * would try it (Hopper, or any device while the debug setting
+ * gemm.md "Hopper: 3xTF32"): forced onto every product it can take with
+ * CLOPS_GEMM_3XTF32=1 at start or switched on here, off with =0 or
+ * switched off here, otherwise (x3-13) the products of
+ * gemm_engine_3xtf32_rule below.  _candidate: whether a float32 "highest"
+ * product on d would try it (Hopper, or any device while the debug setting
  * gemm.canary_fail pretends, whose check then fails: CLBlast). */
 void gemm_engine_set_3xtf32(bool on);
+/* Back to the environment's choice (CLOPS_GEMM_3XTF32: 1 forced, 0 off,
+ * unset: the products of gemm_engine_3xtf32_rule, x3-13). */
+void gemm_engine_reset_3xtf32(void);
+/* x3-13's rule (host logic): 3xTF32 takes a float32 "highest" product on
+ * Hopper by default where x3-13's job (H200) measured it faster than
+ * CLBlast's SGEMM and more accurate: unbatched, both operands K-major with
+ * 16-byte aligned rows (a linear layer's x @ W^T), 768 <= K <= 3072,
+ * N <= 3072 and N * K <= 768 * 3072 (GPT-2's and BERT-base's layers), at
+ * least as many 128 x 128 blocks as compute units (`units`).  Squares,
+ * the MLP and GPT-2's LM head (CLBlast as fast or faster) and batched
+ * products (attention's 32 x 512 x 512 x 64: 0.72x) are not taken. */
+bool gemm_engine_3xtf32_rule(int64_t batch, int64_t m, int64_t n, int64_t k, bool a_kmajor,
+                              bool b_kmajor, int64_t units);
 bool gemm_engine_3xtf32_candidate(const clops_device *d);
 /* 3xTF32's promotion period (engine12): every P K tiles of 8 the tile sums
  * are added to the running sums in float32 outside the tensor cores; P 1,
@@ -221,6 +236,19 @@ bool gemm_engine_3xtf32_candidate(const clops_device *d);
  * (no promotion), the built-in default (GEMM_3XTF32_PERIOD) when unset or
  * any other value.  Host logic, any device. */
 int gemm_engine_3xtf32_period(void);
+/* 3xTF32's promotion set in column passes (x3-13): 2 or 4 passes of 64 or
+ * 32 columns into one narrower set of temporary accumulators, promotion
+ * every K tile of 8 P deep (P 1 or 2 only; other periods keep the
+ * full-width set), from CLOPS_GEMM_3XTF32_PASSES=2|4 (read per call; 5
+ * for "4o": four passes in two sets, each pass's additions overlapping the
+ * next pass's products), 0 with =0 (the full-width set), the built-in
+ * default when unset or any other value.  Host logic, any device. */
+int gemm_engine_3xtf32_passes(void);
+/* For tests (host logic): the program defines of 3xTF32 with promotion
+ * period `period` (0, 1, 2, 4, 8) and `passes` (gemm_engine_3xtf32_passes'
+ * values) on the default geometry (few: the 64 x 128 one) with 48 KiB of
+ * __local memory, as the engine writes them, into buf. */
+clops_status gemm_engine_3xtf32_defines(int period, int passes, bool few, char *buf, size_t size);
 /* float32 as TF32 through TMA tiles ("-tma" configurations) where the
  * wgmma default rule below picks them: on unless CLOPS_GEMM_TF32_TMA=0 at
  * start or switched off here (engine12). */

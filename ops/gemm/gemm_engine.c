@@ -232,35 +232,99 @@ static bool wgmma_tf32_all_on(void)
     return env_switch(&wgmma_tf32_all_enabled, "CLOPS_GEMM_WGMMA_TF32_ALL", NULL, "1");
 }
 
-/* 3xTF32 for float32 "highest" on Hopper: off unless CLOPS_GEMM_3XTF32=1
- * at start (docs/gemm.md "Hopper: 3xTF32"). */
+/* 3xTF32 for float32 "highest" on Hopper (docs/gemm.md "Hopper: 3xTF32"):
+ * X3_FORCED for every product it can take (CLOPS_GEMM_3XTF32=1 at start,
+ * gemm_engine_set_3xtf32(true)), X3_OFF (=0), else X3_RULE: the products
+ * of gemm_engine_3xtf32_rule only, where x3-13's job measured it faster than CLBlast's
+ * SGEMM and more accurate (GEMM_3XTF32_RULE; 0 would make "unset" off as
+ * before x3-13). */
+enum { X3_OFF = 0, X3_FORCED = 1, X3_RULE = 2 };
+#define GEMM_3XTF32_RULE 1
 static atomic_int x3_enabled = -1;
+
+static int x3_state(void)
+{
+    int e = atomic_load(&x3_enabled);
+    if (e < 0) {
+        const char *v = host_env("CLOPS_GEMM_3XTF32");
+        int want = v && strcmp(v, "1") == 0   ? X3_FORCED
+                   : v && strcmp(v, "0") == 0 ? X3_OFF
+                   : GEMM_3XTF32_RULE         ? X3_RULE
+                                              : X3_OFF;
+        int expect = -1;
+        atomic_compare_exchange_strong(&x3_enabled, &expect, want);
+        e = atomic_load(&x3_enabled);
+    }
+    return e;
+}
 
 static bool x3_on(void)
 {
-    return env_switch(&x3_enabled, "CLOPS_GEMM_3XTF32", NULL, "1");
+    return x3_state() != X3_OFF;
 }
 
 void gemm_engine_set_3xtf32(bool on)
 {
-    atomic_store(&x3_enabled, on ? 1 : 0);
+    atomic_store(&x3_enabled, on ? X3_FORCED : X3_OFF);
+}
+
+void gemm_engine_reset_3xtf32(void)
+{
+    atomic_store(&x3_enabled, -1);
 }
 
 /* 3xTF32's promotion period when CLOPS_GEMM_3XTF32_PROMOTE does not name
- * one (0: none).  engine12's job (H200) measured P 1, 2, 4 and 8: every
- * P >= 2 more accurate than P 1 and 3.6-4.5x more accurate than CLBlast's
- * SGEMM (P 4: 4.3-4.5x), but at most 0.87x its speed (P 8 with "-o2"), so 3xTF32 stays
- * forced and its forced default unchanged (docs/gemm.md). */
+ * one (0: none), forced (the recorded measurements' meaning); under the
+ * rule GEMM_3XTF32_RULE_PERIOD.  engine12's job (H200) measured P 1, 2, 4
+ * and 8: every P >= 2 more accurate than P 1 and 3.6-4.5x more accurate
+ * than CLBlast's SGEMM (P 4: 4.3-4.5x), but at most 0.87x its speed (P 8
+ * with "-o2", the full-width set).  x3-13: P 2 in two column passes
+ * (below) with two work-groups a unit, 3.9x / 3.6x more accurate than the
+ * SGEMM on N(0, 1) / uniform(0, 1) operands, 0.97-0.99x its speed at
+ * 4096^3, 8192^3 and the MLP, 1.27-1.44x on GPT-2's products
+ * (docs/gemm.md). */
 #define GEMM_3XTF32_PERIOD 0
+#define GEMM_3XTF32_RULE_PERIOD 2
 
 /* (read per call on purpose: tests/test_gemm_engine.c and
  * bench/gemm_accuracy.c switch it between products of one process) */
-int gemm_engine_3xtf32_period(void)
+static int x3_period_or(int dflt)
 {
     const char *p = host_env("CLOPS_GEMM_3XTF32_PROMOTE");
     if (p && p[0] && strchr("01248", p[0]) && !p[1])
         return p[0] - '0';
-    return GEMM_3XTF32_PERIOD;
+    return dflt;
+}
+
+int gemm_engine_3xtf32_period(void)
+{
+    return x3_period_or(GEMM_3XTF32_PERIOD);
+}
+
+/* 3xTF32's column passes of the promotion set (x3-13) when
+ * CLOPS_GEMM_3XTF32_PASSES does not name them (0: the full-width set; 5:
+ * "4o", four overlapped), forced; under the rule GEMM_3XTF32_RULE_PASSES.
+ * H200, P 2, TFLOP/s at 4096^3: 2 passes 41.9 with "-o2" (128 registers,
+ * 48-52 bytes of spills; 29.5 without, 138-144 registers: one work-group a
+ * unit), 4 passes 40.2, 4 overlapped 39.3, the full-width set at P 4 34.2
+ * (x3-13's job). */
+#define GEMM_3XTF32_PASSES 0
+#define GEMM_3XTF32_RULE_PASSES 2
+
+/* (read per call, as the period) */
+static int x3_passes_or(int dflt)
+{
+    const char *p = host_env("CLOPS_GEMM_3XTF32_PASSES");
+    if (p && (strcmp(p, "0") == 0 || strcmp(p, "2") == 0 || strcmp(p, "4") == 0))
+        return p[0] - '0';
+    if (p && strcmp(p, "4o") == 0)
+        return 5;
+    return dflt;
+}
+
+int gemm_engine_3xtf32_passes(void)
+{
+    return x3_passes_or(GEMM_3XTF32_PASSES);
 }
 
 /* float32 as TF32 through TMA tiles where the wgmma default rule picks
@@ -333,14 +397,35 @@ typedef struct gemm_cfg {
     int occ;             /* wgmma, block-barrier: work-groups a unit asked of ptxas through the
                             entry's .minnctapersm (the name's "-oN"; 0: the driver's entry) */
     int x3;              /* wgmma, float32: 3xTF32 (WG_X3: 1, 2 a product left out, tests only;
-                            | code << 2 with promotion every 1 << (code - 1) K tiles, code
-                            1..4: WG_X3P, x3_period) */
+                            | code << 2 with promotion every 1 << (code - 1) K tiles of 8
+                            deep, code 1..4: WG_X3P, x3_period; | n << 5 with the promotion
+                            set in column passes, n 1: 2, 2: 4, 3: 4 overlapped: WG_X3H,
+                            WG_X3OV, x3_passes) */
 } gemm_cfg;
 
-/* 3xTF32's promotion period of c in K tiles (WG_X3P: 1, 2, 4, 8; 0 none). */
+/* 3xTF32's promotion period of c in 8-deep K steps (1, 2, 4, 8; 0 none). */
 static int x3_period(const gemm_cfg *c)
 {
-    return c->x3 >> 2 ? 1 << ((c->x3 >> 2) - 1) : 0;
+    return c->x3 >> 2 & 7 ? 1 << ((c->x3 >> 2 & 7) - 1) : 0;
+}
+
+/* 3xTF32's column passes of the promotion set of c (WG_X3H: 2, 4; 0 the
+ * full width, x3-13; *ov: 4 passes overlapped, WG_X3OV).  With passes the
+ * period is one K tile of 8 x the period steps (BK 8 or 16, x3_config),
+ * WG_X3P 1. */
+static int x3_passes(const gemm_cfg *c, bool *ov)
+{
+    int n = c->x3 >> 5 & 3;
+    if (ov)
+        *ov = n == 3;
+    return n == 1 ? 2 : n ? 4 : 0;
+}
+
+/* The lo slots of a 3xTF32 configuration (WG_X3LO): one beside two stages
+ * of BK 16 (48 KiB at 128 x 128), else two. */
+static int x3_lo(const gemm_cfg *c)
+{
+    return c->bkc == 4 ? 1 : 2;
 }
 
 static const char *const kind_names[] = {"fma", "cpu", "mma", "skinny", "reduce"};
@@ -532,8 +617,13 @@ static clops_status gemm_defines(const void *ctx, const clops_device *d, strbuf 
                          "#define GEMM_RASTER %d\n",
                   c->bm, c->bn, c->wm, c->wn, c->stages, c->stages - 2, c->a_uk, c->b_uk,
                   c->a_cp, c->b_cp, c->bkc, c->frag_db, c->late, c->raster);
-        if (c->x3)
-            sb_printf(defs, "#define WG_X3 %d\n#define WG_X3P %d\n", c->x3 & 3, x3_period(c));
+        if (c->x3) {
+            bool ov;
+            int h = x3_passes(c, &ov);
+            sb_printf(defs, "#define WG_X3 %d\n#define WG_X3P %d\n#define WG_X3H %d\n"
+                            "#define WG_X3OV %d\n#define WG_X3LO %d\n",
+                      c->x3 & 3, h ? 1 : x3_period(c), h, ov, x3_lo(c));
+        }
         break;
     case GK_SKINNY:
         sb_printf(defs,
@@ -583,10 +673,13 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
                  c->a_uk ? "k" : "m", c->a_cp ? "" : "-plain", c->b_uk ? "k" : "n",
                  c->b_cp ? "" : "-plain", mma_shapes[c->shape].name, c->split ? "/split" : "");
         size_t l = strlen(pname);
-        if (c->x3)
-            snprintf(pname + l, sizeof pname - l, "/3xtf32-s%d%s%.0d%s", c->stages,
-                     c->x3 >> 2 ? "-promote" : "", x3_period(c),
-                     (c->x3 & 3) == 2 ? "-drop" : "");
+        if (c->x3) {
+            bool ov;
+            int h = x3_passes(c, &ov);
+            snprintf(pname + l, sizeof pname - l, "/3xtf32-s%d%s%.0d%s%.0d%s%s", c->stages,
+                     x3_period(c) ? "-promote" : "", x3_period(c), h ? "-h" : "", h,
+                     ov ? "o" : "", (c->x3 & 3) == 2 ? "-drop" : "");
+        }
         l = strlen(pname);
         if (c->probe)
             snprintf(pname + l, sizeof pname - l, "/probe%d", c->probe);
@@ -856,9 +949,12 @@ static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk
  * across a K tile, C stored from the fragments, and stages (3, or
  * CLOPS_GEMM_3XTF32_STAGES 2..6 for measurements) as many as 48 KiB of
  * __local memory hold beside the two lo slots (cl_kernels/gemm.cl WG_X3).
+ * With column passes (x3_passes, x3-13; BN 128 only, else the full-width
+ * set) the promotion period is one tile: BK 8 for a period of one step,
+ * BK 16 (64-byte rows) for two, in 2 stages beside one lo slot.
  * False when they do not fit.
  */
-static bool x3_config(const clops_device *d, int x3, bool few, gemm_cfg *c)
+static bool x3_fit(uint64_t local_mem, size_t max_wg, int x3, bool few, gemm_cfg *c)
 {
     const mma_shape *sh = &mma_shapes[c->shape];
     if (sh->ws || sh->tma) {
@@ -866,19 +962,24 @@ static bool x3_config(const clops_device *d, int x3, bool few, gemm_cfg *c)
         sh = &mma_shapes[c->shape];
         c->bm = sh->bm, c->bn = sh->bn, c->wm = sh->wm, c->wn = sh->wn, c->wgs = sh->wgs;
     }
-    c->x3 = x3;
-    c->bkc = 2;
+    c->x3 = c->bn == 128 ? x3 : x3 & 31;
+    c->bkc = x3_passes(c, NULL) && x3_period(c) == 2 ? 4 : 2;
     c->depth = c->ws = c->regs = c->persist = c->cstage = c->act_call = c->probe = 0;
     c->tma = c->tma_zero = c->tma_m1 = 0;
     const char *v = host_env("CLOPS_GEMM_3XTF32_STAGES");
     c->stages = v && v[0] >= '2' && v[0] <= '6' && !v[1] ? v[0] - '0' : 3;
-    uint64_t stage = (uint64_t)(c->bm + c->bn) * 2 * 16;
-    while (c->stages > 2 && stage * (uint64_t)(c->stages + 2) > d->info.local_mem_bytes)
+    uint64_t stage = (uint64_t)(c->bm + c->bn) * c->bkc * 16;
+    int lo = x3_lo(c);
+    while (c->stages > 2 && stage * (uint64_t)(c->stages + lo) > local_mem)
         c->stages--;
     c->wg = c->wgs * 128;
-    return c->wgs > 0 && (c->bm * 2) % c->wg == 0 && (c->bn * 2) % c->wg == 0 &&
-           stage * (uint64_t)(c->stages + 2) <= d->info.local_mem_bytes &&
-           (size_t)c->wg <= d->info.max_work_group_size;
+    return c->wgs > 0 && (c->bm * c->bkc) % c->wg == 0 && (c->bn * c->bkc) % c->wg == 0 &&
+           stage * (uint64_t)(c->stages + lo) <= local_mem && (size_t)c->wg <= max_wg;
+}
+
+static bool x3_config(const clops_device *d, int x3, bool few, gemm_cfg *c)
+{
+    return x3_fit(d->info.local_mem_bytes, d->info.max_work_group_size, x3, few, c);
 }
 
 /* The FMA configuration of a device (GPU or CPU kind). */
@@ -1114,7 +1215,7 @@ static clops_status gemm_launch(clops_device *d, host_kernel *k, const gemm_cfg 
  * host generation) under the lock, its states zeroed before its device is
  * published.
  */
-#define CANARY_STATES (8 * 2 * 2 * 2 * 2 * MMA_SHAPES)
+#define CANARY_STATES (14 * 2 * 2 * 2 * 2 * MMA_SHAPES)
 typedef struct canary_slot {
     _Atomic(const clops_device *) d;
     atomic_uint generation;
@@ -1129,8 +1230,12 @@ static atomic_llong canary_forced_seen;
 static int canary_index(const gemm_cfg *c)
 {
     /* (3xTF32: a fourth "dtype", with promotion every 1, 2, 4, 8 K tiles
-     * the fifth to eighth) */
-    int dt = c->x3 ? 3 + (c->x3 >> 2) : dt_code(c->dt);
+     * the fifth to eighth; promotion every 1 or 2 in 2, 4 or 4 overlapped
+     * column passes the ninth to fourteenth) */
+    int code = c->x3 >> 2 & 7;
+    int dt = !c->x3 ? dt_code(c->dt)
+             : c->x3 >> 5 ? 7 + 2 * ((c->x3 >> 5 & 3) - 1) + code
+                          : 3 + code;
     return ((((dt * 2 + c->a_uk) * 2 + c->b_uk) * 2 + c->a_cp) * 2 + c->b_cp) *
                MMA_SHAPES +
            c->shape;
@@ -1591,8 +1696,10 @@ static void skinny_transpose(gemm_geom *g)
 
 bool gemm_engine_3xtf32_candidate(const clops_device *d)
 {
+    /* (the canary pretence for forced 3xTF32 only, so that the other
+     * devices' float32 keeps its path under the tests' gemm.canary_fail) */
     return x3_on() && (gemm_engine_wgmma_candidate(d, CLOPS_BFLOAT16) ||
-                       (engine_on() && !kit_is_host(d) &&
+                       (x3_state() == X3_FORCED && engine_on() && !kit_is_host(d) &&
                         clops_debug_get(CLOPS_DEBUG_GEMM_CANARY_FAIL) != 0));
 }
 
@@ -1600,15 +1707,51 @@ bool gemm_engine_3xtf32_candidate(const clops_device *d)
  * `mode`: 0 not taken, 1, or 2 with CLOPS_GEMM_3XTF32_DROP=1 (tests), plus
  * code << 2 with promotion every P = 1 << (code - 1) K tiles
  * (gemm_engine_3xtf32_period; P 1 in tf32-11's second job, H200: 2.6x more
- * accurate than CLBlast's SGEMM but 0.73-0.81x its speed; docs/gemm.md). */
+ * accurate than CLBlast's SGEMM but 0.73-0.81x its speed; docs/gemm.md),
+ * plus n << 5 with the promotion set in 2^n column passes
+ * (gemm_engine_3xtf32_passes, P 1 or 2; x3-13). */
+static int x3_code(int p, int h, bool drop)
+{
+    int code = p == 8 ? 4 : p == 4 ? 3 : p;
+    /* column passes (x3-13) for periods of one or two 8-deep steps only */
+    if (p != 1 && p != 2)
+        h = 0;
+    return (drop ? 2 : 1) | code << 2 | (h == 5 ? 3 : h == 4 ? 2 : h == 2 ? 1 : 0) << 5;
+}
+
 static int x3_takes(const clops_device *d, clops_dtype dt, int mode)
 {
     static atomic_int drop = -1;
     if (dt != CLOPS_FLOAT32 || mode != 0 || !gemm_engine_3xtf32_candidate(d))
         return 0;
-    /* (DROP read once, set only from outside by the jobs) */
-    int p = gemm_engine_3xtf32_period(), code = p == 8 ? 4 : p == 4 ? 3 : p;
-    return (env_switch(&drop, "CLOPS_GEMM_3XTF32_DROP", NULL, "1") ? 2 : 1) | code << 2;
+    /* (DROP read once, set only from outside by the jobs; the rule's own
+     * period and passes unless the environment names them) */
+    bool rule = x3_state() == X3_RULE;
+    return x3_code(x3_period_or(rule ? GEMM_3XTF32_RULE_PERIOD : GEMM_3XTF32_PERIOD),
+                   x3_passes_or(rule ? GEMM_3XTF32_RULE_PASSES : GEMM_3XTF32_PASSES),
+                   env_switch(&drop, "CLOPS_GEMM_3XTF32_DROP", NULL, "1"));
+}
+
+clops_status gemm_engine_3xtf32_defines(int period, int passes, bool few, char *buf, size_t size)
+{
+    gemm_cfg c;
+    memset(&c, 0, sizeof c);
+    c.kind = GK_MMA;
+    c.dt = CLOPS_FLOAT32;
+    c.a_uk = c.b_uk = c.a_cp = c.b_cp = 1;
+    c.shape = few ? WG_FEW : WG_FIRST;
+    const mma_shape *sh = &mma_shapes[c.shape];
+    c.bm = sh->bm, c.bn = sh->bn, c.wm = sh->wm, c.wn = sh->wn, c.wgs = sh->wgs;
+    c.raster = sh->raster;
+    /* (NVIDIA's 48 KiB of __local memory, 1024 items) */
+    if (!x3_fit(48 * 1024, 1024, x3_code(period, passes, false), few, &c))
+        return clops__fail(CLOPS_INVALID_ARGUMENT, "3xTF32: no configuration fits");
+    strbuf sb = STRBUF_INIT;
+    clops_status st = gemm_defines(&c, NULL, &sb);
+    if (st == CLOPS_OK)
+        snprintf(buf, size, "%s", sb.data ? sb.data : "");
+    sb_free(&sb);
+    return st;
 }
 
 /* Whether the engine's kernels take dtype dt on d (else CLBlast) under
@@ -1628,7 +1771,11 @@ bool gemm_engine_fuses(const clops_device *d, clops_dtype dt)
 {
     bool tf32;
     int mode = precision_now();
-    return x3_takes(d, dt, mode) || engine_takes(d, dt, mode, &tf32);
+    /* (3xTF32 under its rule takes some shapes only: their epilogues run
+     * after CLBlast's products as before, the rule's products, a linear
+     * layer's bias seeded into C, still on 3xTF32) */
+    return (x3_state() == X3_FORCED && x3_takes(d, dt, mode)) ||
+           engine_takes(d, dt, mode, &tf32);
 }
 
 bool gemm_engine_convolves(const clops_device *d, clops_dtype dt)
@@ -1790,7 +1937,8 @@ static clops_status engine_launch(const char *op, clops_device *d, clops_dtype d
 }
 
 /*
- * 3xTF32 (x3: x3_takes) for a float32 product g under "highest": gemm_wgmma
+ * 3xTF32 (x3: x3_takes) for a float32 product g under "highest" (not
+ * forced: only the products of gemm_engine_3xtf32_rule): gemm_wgmma
  * with K-major tiles whatever the operands' layouts (an M-major A or
  * N-major B, or a misaligned one, staged with plain loads through its
  * strides in K-major order: wgmma's tf32 takes no transposed tiles), for
@@ -1798,6 +1946,27 @@ static clops_status engine_launch(const char *op, clops_device *d, clops_dtype d
  * configuration), once the configuration passed its own known-answer
  * check; *done false otherwise: CLBlast's SGEMM, as without it.
  */
+bool gemm_engine_3xtf32_rule(int64_t batch, int64_t m, int64_t n, int64_t k, bool a_kmajor,
+                              bool b_kmajor, int64_t units)
+{
+    int64_t blocks = ops_cdiv(m, 128) * ops_cdiv(n, 128);
+    return batch == 1 && a_kmajor && b_kmajor && k >= 768 && k <= 3072 && n <= 3072 &&
+           n * k <= 768 * 3072 && blocks >= units;
+}
+
+/* The "-o2" form of the default 128 x 128 geometry (x3_launch's rule). */
+static int x3_o2_shape(void)
+{
+    static atomic_int idx = -1;
+    int i = atomic_load(&idx);
+    if (i < 0) {
+        for (i = 0; i < MMA_SHAPES && strcmp(mma_shapes[i].name, "wg128x128-s3-cs-o2") != 0; i++)
+            ;
+        atomic_store(&idx, i);
+    }
+    return i;
+}
+
 static clops_status x3_launch(const char *op, clops_device *d, int x3, gemm_geom *g, int a_cp,
                               int b_cp, float alpha, float beta, bool *done)
 {
@@ -1806,10 +1975,21 @@ static clops_status x3_launch(const char *op, clops_device *d, int x3, gemm_geom
     int forced = (int)clops_debug_get(CLOPS_DEBUG_GEMM_CONFIG);
     bool wg_forced = forced > 0 && forced <= MMA_SHAPES && mma_shapes[forced - 1].wgs;
     bool small = blocks < units, few = blocks < 2 * units;
+    /* Not forced: the rule's products only (x3-13), the rest CLBlast's. */
+    bool rule = x3_state() == X3_RULE;
+    if (rule && !gemm_engine_3xtf32_rule(g->batch, g->m, g->n, g->k, a_cp, b_cp, units))
+        return CLOPS_OK;
     gemm_cfg cfg;
     if (g->k == 0 || (small && !wg_forced) ||
-        !mma_config(d, CLOPS_FLOAT32, 1, 1, a_cp, b_cp, small, few, true, 0, false, &cfg) ||
-        !x3_config(d, x3, few, &cfg) || !mma_checked(d, &cfg))
+        !mma_config(d, CLOPS_FLOAT32, 1, 1, a_cp, b_cp, small, few, true, 0, false, &cfg))
+        return CLOPS_OK;
+    if (rule && cfg.shape == WG_FIRST && x3_o2_shape() < MMA_SHAPES) {
+        /* two work-groups a unit asked of ptxas, as measured (P 2 in two
+         * passes: 41.9 TFLOP/s at 4096^3 against 29.5 without) */
+        cfg.shape = x3_o2_shape();
+        cfg.occ = wg_occupancy(mma_shapes[cfg.shape].name);
+    }
+    if (!x3_config(d, x3, few, &cfg) || !mma_checked(d, &cfg))
         return CLOPS_OK;
     return run_counted(op, d, &cfg, g, alpha, beta, done);
 }
