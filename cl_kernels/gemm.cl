@@ -1621,7 +1621,15 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
 #error "gemm_wgmma: STAGES - 1 - WG_DEPTH must be at least 1 (TMA: or one stage)"
 #endif
 #define WG_ACC (BN / 2)
-#if BN == 128
+#if BN == 64
+/* (conv15: 64-wide blocks, a convolution's products of 64 or fewer
+ * destination channels: "wg128x64" / "wg64x64") */
+#if GEMM_DT == 0
+#define WG_MMA(d, da, db, ta, tb) WG_MMA_N64_TF32(d, da, db)
+#else
+#define WG_MMA(d, da, db, ta, tb) WG_MMA_N64(d, da, db, MMA_TY, ta, tb)
+#endif
+#elif BN == 128
 #if GEMM_DT == 0
 #define WG_MMA(d, da, db, ta, tb) WG_MMA_N128_TF32(d, da, db)
 #else
@@ -1634,7 +1642,7 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
 #define WG_MMA(d, da, db, ta, tb) WG_MMA_N256(d, da, db, MMA_TY, ta, tb)
 #endif
 #else
-#error "gemm_wgmma: BN must be 128 or 256"
+#error "gemm_wgmma: BN must be 64, 128 or 256"
 #endif
 #if A_UK
 #define WG_TA "0"

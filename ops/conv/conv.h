@@ -129,9 +129,12 @@ uint64_t conv_weight_samples_calls(void);
  * or input-gradient product of n destination channels per group, m rows
  * and groups groups asks for on a Hopper device of units compute units,
  * 0 for mma.sync, under mode (CLOPS_CONV_WGMMA / CLOPS_CONV_WGMMA_HALF:
- * NULL or "1" the rule, "0", "all", a configuration's name); staging's
- * conditions are the caller's (ops/conv/conv_gemm.c conv_wgmma_tile). */
-int conv_wgmma_rule(const char *mode, int64_t n, int64_t m, int64_t groups, int64_t units);
+ * NULL or "1" the rule, "0", "all", a configuration's name) and, for
+ * n <= 64, narrow (CLOPS_CONV_WGMMA64: NULL or "1" the 64-wide blocks,
+ * "0" as before them, a configuration's name); staging's conditions are
+ * the caller's (ops/conv/conv_gemm.c conv_wgmma_tile). */
+int conv_wgmma_rule(const char *mode, const char *narrow, int64_t n, int64_t m, int64_t groups,
+                    int64_t units);
 
 /*
  * One product: S, B and W as conv_ref_product (any strides; the

@@ -407,7 +407,8 @@ static int conv_tile_named(atomic_int *cell, const char *name)
     return t;
 }
 
-static atomic_int tile_narrow = -1, tile_wg64 = -1, tile_wg128 = -1;
+static atomic_int tile_narrow = -1, tile_wg64 = -1, tile_wg128 = -1, tile_n64 = -1,
+                  tile_n64few = -1;
 
 /*
  * The wgmma configuration of a forward or input-gradient product on
@@ -441,8 +442,8 @@ static int conv_wgmma_tile(const clops_tensor *y, const clops_tensor *src, int64
         !gemm_engine_wgmma_candidate(d, CLOPS_BFLOAT16))
         return 0;
     int64_t units = d->info.compute_units ? (int64_t)d->info.compute_units : 1;
-    return conv_wgmma_rule(host_env(half ? "CLOPS_CONV_WGMMA_HALF" : "CLOPS_CONV_WGMMA"), n, m,
-                           groups, units);
+    return conv_wgmma_rule(host_env(half ? "CLOPS_CONV_WGMMA_HALF" : "CLOPS_CONV_WGMMA"),
+                           host_env("CLOPS_CONV_WGMMA64"), n, m, groups, units);
 }
 
 /*
@@ -463,11 +464,32 @@ static int conv_wgmma_tile(const clops_tensor *y, const clops_tensor *src, int64
  * bfloat16 forward went 17.6 -> 14.0 ms; the rows it keeps on mma.sync
  * (64 channels, 3,136 rows of 512) were not measured on wgmma.
  */
-int conv_wgmma_rule(const char *mode, int64_t n, int64_t m, int64_t groups, int64_t units)
+/*
+ * (conv15) Products of 64 or fewer destination channels per group (ResNet's
+ * first stage and stem, the narrow 1x1 layers) take the 64-wide wgmma
+ * blocks under narrow (CLOPS_CONV_WGMMA64, read per call; unset or "1"):
+ * 128 x 64 ("wg128x64-s3-cs") where those number twice the compute units
+ * or more, else 64 x 64 ("wg64x64-s4-cs"), with at least twice as many
+ * 64 x 64 blocks as units (as the wide rule; "all" drops that); "0" the
+ * state before (mma.sync's 64 x 64 blocks under the rule, the 128-wide
+ * wgmma blocks under "all"); a configuration's name that one for them.
+ * mode "0" or a name overrides narrow.
+ */
+int conv_wgmma_rule(const char *mode, const char *narrow, int64_t n, int64_t m, int64_t groups,
+                    int64_t units)
 {
     bool all = mode && strcmp(mode, "all") == 0, off = mode && strcmp(mode, "0") == 0;
     if (mode && !all && !off && strcmp(mode, "1") != 0)
         return conv_tile_of(mode); /* a benchmark's configuration, for every product */
+    if (!off && n <= 64 && !(narrow && strcmp(narrow, "0") == 0)) {
+        if (narrow && strcmp(narrow, "1") != 0)
+            return conv_tile_of(narrow);
+        if (!all && groups * ((m + 63) / 64) < 2 * units)
+            return 0;
+        return groups * ((m + 127) / 128) < 2 * units
+                   ? conv_tile_named(&tile_n64few, "wg64x64-s4-cs")
+                   : conv_tile_named(&tile_n64, "wg128x64-s3-cs");
+    }
     int64_t cols = (n + 127) / 128;
     if (off || (!all && (n <= 64 || groups * ((m + 63) / 64) * cols < 2 * units)))
         return 0;

@@ -464,6 +464,15 @@ static const mma_shape mma_shapes[] = {
      * with "-o2" against 30.2 without (CLBlast 40.9). */
     {"wg128x128-s2-tma-cs", 128, 128, 64, 128, 2, 4, 0, 0, 8, 2, 0, 0, 0, 0, 1, 1},
     {"wg128x128-s3-cs-o2", 128, 128, 64, 128, 3, 4, 0, 0, 8, 2, 0, 0, 0, 0, 1, 0},
+    /* conv15 (issue 31): 64-wide blocks (wgmma m64n64), asked for by a
+     * convolution's forward or input-gradient product of 64 or fewer
+     * destination channels (ops/conv/conv_gemm.c conv_wgmma_rule; ResNet's
+     * first stage and stem), where the 128-wide blocks computed half of
+     * every block in vain: 128 x 64 in 3 stages (4 would exceed 48 KiB
+     * with the -cs staging area), 64 x 64 where those are fewer than twice
+     * the compute units. */
+    {"wg128x64-s3-cs", 128, 64, 64, 64, 3, 4, 0, 0, 8, 2, 0, 0, 0, 0, 1, 0},
+    {"wg64x64-s4-cs", 64, 64, 64, 64, 4, 4, 0, 0, 8, 1, 0, 0, 0, 0, 1, 0},
 };
 /* The first wgmma configuration, the default one; the next, the default of
  * products with fewer than two 128 x 128 blocks per compute unit. */
