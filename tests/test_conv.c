@@ -799,7 +799,7 @@ static void test_conv_wgmma_half_f16(void **state)
  * "wg64x64-s4-cs", CLOPS_CONV_WGMMA64 naming each) on forward and
  * input-gradient products of 64 or fewer destination channels in dtype
  * dt: ResNet's first-stage 3x3 (channels-last, a bias), a stride-2 layer
- * of 48 columns (a partial block, NCHW copied), the padded 3-channel
+ * of 48 columns (a partial block, NCHW images copied), the padded 3-channel
  * stem, groups of 32, a transposed convolution; against the CPU
  * reference, the bits twice, and at least 4 wgmma launches per case on
  * Hopper.  Other devices run the same cases (no wgmma there).
@@ -809,7 +809,10 @@ static void wgmma_n64_cases(clops_dtype dt)
     static const conv_case cases[] = {
         /* nsp N cin cout groups in k stride pad dil outpad transposed bias */
         {2, 2, 64, 64, 1, {30, 30}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, false, true, 0},
-        {2, 3, 32, 48, 1, {17, 19}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {0, 0}, false, false, 0},
+        /* (grad_output 3 x 48 x 17 x 18: large enough to be copied
+         * channels-last, CONV_NHWC_COPY_MIN; at 9 x 10 the input gradient
+         * read it NCHW, on mma.sync: conv15's job) */
+        {2, 3, 32, 48, 1, {33, 35}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {0, 0}, false, false, 0},
         {2, 2, 3, 64, 1, {64, 64}, {7, 7}, {2, 2}, {3, 3}, {1, 1}, {0, 0}, false, true, 0},
         {2, 2, 64, 64, 2, {12, 12}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, false, false, 0},
         {2, 2, 48, 32, 1, {9, 8}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, true, true, 0},
