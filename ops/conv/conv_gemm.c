@@ -385,7 +385,8 @@ static nhwc_copies gpu_nhwc_copies(void)
  * for benchmarks that compare): "0" the engine's choice, the name of an
  * mma.sync configuration (gemm_engine_config_name; a wgmma name asks for
  * wgmma, as CLOPS_CONV_WGMMA's below) that one for such products; unset or
- * "1" 64 x 64.
+ * "1" 64 x 64.  (On Hopper, where the staging allows, conv_wgmma_tile's
+ * 64-wide wgmma blocks replace it since conv15.)
  */
 static int conv_tile_of(const char *want)
 {
@@ -422,7 +423,8 @@ static atomic_int tile_narrow = -1, tile_wg64 = -1, tile_wg128 = -1, tile_n64 = 
  * the half types take the same staging (the im2col view's cp.async
  * chunks).  Blocks of 128 x 128 ("wg128x128-s3-cs") where they number
  * twice the compute units or more, else 64 x 128 ("wg64x128-s4-cs", as
- * the engine's plain products): conv_wgmma_rule.
+ * the engine's plain products), and since conv15 128 x 64 / 64 x 64 for
+ * products of 64 or fewer destination channels: conv_wgmma_rule.
  * CLOPS_CONV_WGMMA (float32) and CLOPS_CONV_WGMMA_HALF (float16 /
  * bfloat16), read per call for benchmarks that compare (see wsamples_mode
  * on why per call): unset or "1" the
@@ -448,8 +450,8 @@ static int conv_wgmma_tile(const clops_tensor *y, const clops_tensor *src, int64
 
 /*
  * The rule (mode NULL or "1"): products of more than 64 destination
- * channels per group (wgmma's blocks are 128 columns wide: the 64-channel
- * ones keep mma.sync's 64 x 64 blocks) with at least twice as many 64 x
+ * channels per group (the 128-wide blocks; the narrower ones below) with
+ * at least twice as many 64 x
  * 128 blocks as compute units (fewer leave wgmma's larger blocks a partial
  * wave: ResNet's last stage at batch 64, 3,136 rows, keeps mma.sync).
  * H200, ResNet-18 at batch 64, float32 NCHW, per call (docs/conv.md
@@ -466,14 +468,20 @@ static int conv_wgmma_tile(const clops_tensor *y, const clops_tensor *src, int64
  */
 /*
  * (conv15) Products of 64 or fewer destination channels per group (ResNet's
- * first stage and stem, the narrow 1x1 layers) take the 64-wide wgmma
- * blocks under narrow (CLOPS_CONV_WGMMA64, read per call; unset or "1"):
+ * first stage and stem, the narrow 1x1 layers), which the 128-wide blocks
+ * left half empty (conv11: slower than mma.sync's 64 x 64 there), take
+ * the 64-wide wgmma blocks under narrow (CLOPS_CONV_WGMMA64, read per
+ * call; unset or "1"):
  * 128 x 64 ("wg128x64-s3-cs") where those number twice the compute units
  * or more, else 64 x 64 ("wg64x64-s4-cs"), with at least twice as many
  * 64 x 64 blocks as units (as the wide rule; "all" drops that); "0" the
  * state before (mma.sync's 64 x 64 blocks under the rule, the 128-wide
  * wgmma blocks under "all"); a configuration's name that one for them.
- * mode "0" or a name overrides narrow.
+ * mode "0" or a name overrides narrow.  H200, batch 64, us per call
+ * (docs/conv.md "The 64-channel stage on 64-wide wgmma blocks"): float32
+ * NCHW as TF32 stem 705 -> 507, layer 1's 3x3 371 -> 291, its input
+ * gradient 365 -> 308; bfloat16 channels-last 757 -> 509, 213 -> 140,
+ * 207 -> 151.
  */
 int conv_wgmma_rule(const char *mode, const char *narrow, int64_t n, int64_t m, int64_t groups,
                     int64_t units)
