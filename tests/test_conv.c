@@ -730,6 +730,38 @@ static void wgmma_case(clops_device *dev, clops_dtype dt, const conv_case *c, bo
     release_operands(&op);
 }
 
+/*
+ * Cases cases[0 .. nc) (cls: channels-last inputs) in dtype dt under each
+ * of the nm settings modes of the switch env on every device (wgmma_case,
+ * seeds seed + case): case wg_only (-1 none) only where wgmma runs; at
+ * least 4 wgmma launches a case on Hopper under modes[count] (-1: every
+ * mode).
+ */
+static void wgmma_sweep(clops_dtype dt, const char *env, const char *const *modes, size_t nm,
+                        const conv_case *cases, const bool *cls, size_t nc, uint64_t seed,
+                        int wg_only, int count)
+{
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < nd; di++) {
+        ct_set_device(devs[di]);
+        bool wg = !kit_is_cpu(devs[di]) && gemm_engine_convolves(devs[di], dt) &&
+                  gemm_engine_wgmma_candidate(devs[di], CLOPS_BFLOAT16);
+        for (size_t mi = 0; mi < nm; mi++)
+            for (size_t ci = 0; ci < nc; ci++) {
+                if ((int)ci == wg_only && !wg)
+                    continue;
+                setenv(env, modes[mi], 1);
+                ct_set_case("wgmma %s (%s=%s) case %zu %s", clops_dtype_name(dt), env, modes[mi],
+                            ci, cls[ci] ? "channels-last" : "NCHW");
+                bool counted = wg && (count < 0 || (int)mi == count);
+                wgmma_case(devs[di], dt, &cases[ci], cls[ci], seed + ci, counted ? 4 : 0);
+            }
+    }
+    unsetenv(env);
+    ct_clear_context();
+}
+
 static void wgmma_cases(clops_dtype dt, const char *env)
 {
     static const conv_case cases[] = {
@@ -747,24 +779,8 @@ static void wgmma_cases(clops_dtype dt, const char *env)
     /* channels-last inputs (the others NCHW, large enough to be copied) */
     static const bool cls[] = {true, false, true, false, true, false, true};
     static const char *const modes[] = {"all", "1"};
-    clops_device *devs[CT_MAX_DEVICES];
-    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
-    for (int di = 0; di < nd; di++) {
-        ct_set_device(devs[di]);
-        bool gpu = !kit_is_cpu(devs[di]) && gemm_engine_convolves(devs[di], dt);
-        bool wg = gpu && gemm_engine_wgmma_candidate(devs[di], CLOPS_BFLOAT16);
-        for (size_t mi = 0; mi < CT_COUNT(modes); mi++)
-            for (size_t ci = 0; ci < CT_COUNT(cases); ci++) {
-                if (ci == 6 && !wg)
-                    continue; /* (wgmma's 128 x 128 blocks only) */
-                setenv(env, modes[mi], 1);
-                ct_set_case("wgmma %s (%s=%s) case %zu %s", clops_dtype_name(dt), env, modes[mi],
-                            ci, cls[ci] ? "channels-last" : "NCHW");
-                wgmma_case(devs[di], dt, &cases[ci], cls[ci], 900 + ci, wg && mi == 0 ? 4 : 0);
-            }
-    }
-    unsetenv(env);
-    ct_clear_context();
+    /* (case 6: wgmma's 128 x 128 blocks only; wgmma counted under "all") */
+    wgmma_sweep(dt, env, modes, CT_COUNT(modes), cases, cls, CT_COUNT(cases), 900, 6, 0);
 }
 
 /* float32 as TF32 (conv11; passed on the H200 in conv11's job, whose
@@ -819,22 +835,8 @@ static void wgmma_n64_cases(clops_dtype dt)
     };
     static const bool cls[] = {true, false, false, true, true};
     static const char *const modes[] = {"wg128x64-s3-cs", "wg64x64-s4-cs"};
-    clops_device *devs[CT_MAX_DEVICES];
-    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
-    for (int di = 0; di < nd; di++) {
-        ct_set_device(devs[di]);
-        bool wg = !kit_is_cpu(devs[di]) && gemm_engine_convolves(devs[di], dt) &&
-                  gemm_engine_wgmma_candidate(devs[di], CLOPS_BFLOAT16);
-        for (size_t mi = 0; mi < CT_COUNT(modes); mi++)
-            for (size_t ci = 0; ci < CT_COUNT(cases); ci++) {
-                setenv("CLOPS_CONV_WGMMA64", modes[mi], 1);
-                ct_set_case("wgmma n64 %s (%s) case %zu %s", clops_dtype_name(dt), modes[mi], ci,
-                            cls[ci] ? "channels-last" : "NCHW");
-                wgmma_case(devs[di], dt, &cases[ci], cls[ci], 1300 + ci, wg ? 4 : 0);
-            }
-    }
-    unsetenv("CLOPS_CONV_WGMMA64");
-    ct_clear_context();
+    wgmma_sweep(dt, "CLOPS_CONV_WGMMA64", modes, CT_COUNT(modes), cases, cls, CT_COUNT(cases),
+                1300, -1, -1);
 }
 
 static void test_conv_wgmma_n64_tf32(void **state)
