@@ -911,6 +911,132 @@ static void test_conv_wgmma_rule(void **state)
     CT_ASSERT(conv_wgmma_rule("no-such-config", NULL, 128, 50176, 1, 132) == 0);
 }
 
+/*
+ * (conv16) Weight gradients on wgmma (GEMM_CONV 3 in gemm_wgmma,
+ * ops/conv/conv_gemm.c conv_wgrad_tile) in dtype dt under
+ * CLOPS_CONV_WGMMA_WGRAD=mode: 128-wide blocks (136 and 80 channels), the
+ * 64-wide ones (48 channels, stride 2), groups, channels-last and NCHW
+ * images (float32 read in place as K-major tiles; the half types copied
+ * channels-last where large enough: M/N-major cp.async tiles), the 3-channel
+ * stem, K = samples x positions split into parts (up to 2,304 deep: the
+ * engine's deterministic split); against the CPU reference, the bits
+ * twice, and wgmma counted (at least one launch a case) on Hopper.  Other
+ * devices run the same cases (the switch changes nothing there).
+ */
+static void wgrad_wgmma_cases(clops_dtype dt, const char *mode)
+{
+    static const conv_case cases[] = {
+        /* nsp N cin cout groups in k stride pad dil outpad transposed bias */
+        {2, 4, 32, 136, 1, {24, 24}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, false, false, 0},
+        {2, 3, 40, 48, 1, {25, 23}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {0, 0}, false, false, 0},
+        {2, 2, 64, 160, 2, {14, 14}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, false, false, 0},
+        /* (1,024 positions a sample: the samples-as-groups path, on wgmma
+         * under "all" only) */
+        {2, 2, 3, 64, 1, {64, 64}, {7, 7}, {2, 2}, {3, 3}, {1, 1}, {0, 0}, false, false, 0},
+        {2, 4, 64, 80, 1, {17, 17}, {1, 1}, {2, 2}, {0, 0}, {1, 1}, {0, 0}, false, false, 0},
+    };
+    static const bool cls[] = {false, true, false, false, true};
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    const bool mask[3] = {false, true, false};
+    for (int di = 0; di < nd; di++) {
+        ct_set_device(devs[di]);
+        clops_device *dev = devs[di];
+        bool wg = !kit_is_cpu(dev) && gemm_engine_convolves(dev, dt) &&
+                  gemm_engine_wgmma_candidate(dev, CLOPS_BFLOAT16);
+        bool tf32 = !kit_is_cpu(dev) && gemm_engine_convolves(dev, dt) && dt == CLOPS_FLOAT32;
+        setenv("CLOPS_CONV_WGMMA_WGRAD", mode, 1);
+        for (size_t ci = 0; ci < CT_COUNT(cases); ci++) {
+            const conv_case *c = &cases[ci];
+            int n = c->nsp;
+            ct_set_case("wgrad wgmma %s (%s) case %zu %s", clops_dtype_name(dt), mode, ci,
+                        cls[ci] ? "channels-last" : "NCHW");
+            conv_operands op = make_operands(dev, c, dt, cls[ci], 1600 + ci);
+            clops_tensor *o[2][3] = {{NULL}}, *oc[3] = {NULL, NULL, NULL};
+            gemm_engine_stats s0, s1;
+            gemm_engine_get_stats(&s0);
+            for (int r = 0; r < 2; r++)
+                CT_OK(clops_convolution_backward(op.g, op.x, op.w, &c->cout, 1, c->stride, n,
+                                                 c->pad, n, c->dil, n, c->transposed, c->outpad,
+                                                 n, c->groups, mask, 3, &o[r][0], &o[r][1],
+                                                 &o[r][2]));
+            gemm_engine_get_stats(&s1);
+            bool counted = wg && (ci != 3 || strcmp(mode, "all") == 0);
+            CT_ASSERT_MSG(!counted || s1.wgmma_calls >= s0.wgmma_calls + 2,
+                          "wgmma ran %llu of the 2 weight gradients",
+                          (unsigned long long)(s1.wgmma_calls - s0.wgmma_calls));
+            CT_OK(clops_convolution_backward(op.gc, op.xc, op.wc, &c->cout, 1, c->stride, n,
+                                             c->pad, n, c->dil, n, c->transposed, c->outpad, n,
+                                             c->groups, mask, 3, &oc[0], &oc[1], &oc[2]));
+            /* each weight element sums samples x output positions terms */
+            double terms = (double)c->N;
+            for (int i = 0; i < n; i++)
+                terms *= (double)out_size(c, i);
+            ct_tol tol = tf32                  ? ct_tol_ulp_atol(64, terms * 4 * 0x1p-10)
+                         : dt == CLOPS_FLOAT32 ? ct_tol_ulp_atol(64, 1e-5 + terms * 1e-6)
+                         : dt == CLOPS_FLOAT16 ? ct_tol_ulp_atol(4, 2e-2 + terms * 1e-3)
+                                               : ct_tol_ulp_atol(4, 1e-1 + terms * 8e-3);
+            CT_ASSERT_CLOSE(o[0][1], oc[1], tol);
+            CT_ASSERT_CLOSE(o[1][1], o[0][1], CT_TOL_EXACT);
+            clops_tensor *all[] = {o[0][1], o[1][1], oc[1]};
+            for (size_t i = 0; i < CT_COUNT(all); i++)
+                clops_tensor_release(all[i]);
+            release_operands(&op);
+        }
+        unsetenv("CLOPS_CONV_WGMMA_WGRAD");
+    }
+    ct_clear_context();
+}
+
+/* float32 as TF32 (the conv precision "high"), the rule and "all" (the
+ * stem's 1,024 positions a sample take the samples-as-groups path). */
+static void test_conv_wgrad_wgmma_tf32(void **state)
+{
+    (void)state;
+    CT_OK(clops_set_float32_conv_precision("high"));
+    wgrad_wgmma_cases(CLOPS_FLOAT32, "1");
+    wgrad_wgmma_cases(CLOPS_FLOAT32, "all");
+    CT_OK(clops_set_float32_conv_precision(NULL));
+}
+
+static void test_conv_wgrad_wgmma_bf16(void **state)
+{
+    (void)state;
+    wgrad_wgmma_cases(CLOPS_BFLOAT16, "all");
+}
+
+/* The weight-gradient rule's host logic (conv_wgrad_rule; every device):
+ * 128 x 128 blocks above 64 channels, 128 x 64 at 64 or fewer, the
+ * samples path only under "all", "0" none, a name that one. */
+static void test_conv_wgrad_rule(void **state)
+{
+    (void)state;
+    int big = 0, n64 = 0, few = 0;
+    for (int i = 0; i < gemm_engine_config_count(); i++) {
+        if (strcmp(gemm_engine_config_name(i), "wg128x128-s3-cs") == 0)
+            big = i + 1;
+        if (strcmp(gemm_engine_config_name(i), "wg128x64-s3-cs") == 0)
+            n64 = i + 1;
+        if (strcmp(gemm_engine_config_name(i), "wg64x128-s4-cs") == 0)
+            few = i + 1;
+    }
+    CT_ASSERT(big > 0 && n64 > 0 && few > 0);
+    static const char *const rule[] = {NULL, "1", "all"};
+    for (size_t i = 0; i < CT_COUNT(rule); i++) {
+        CT_ASSERT(conv_wgrad_rule(rule[i], 128, false) == big);
+        CT_ASSERT(conv_wgrad_rule(rule[i], 65, false) == big);
+        CT_ASSERT(conv_wgrad_rule(rule[i], 64, false) == n64);
+        CT_ASSERT(conv_wgrad_rule(rule[i], 1, false) == n64);
+        CT_ASSERT(conv_wgrad_rule(rule[i], 64, true) == (i == 2 ? n64 : 0));
+        CT_ASSERT(conv_wgrad_rule(rule[i], 512, true) == (i == 2 ? big : 0));
+    }
+    CT_ASSERT(conv_wgrad_rule("0", 128, false) == 0);
+    CT_ASSERT(conv_wgrad_rule("0", 64, true) == 0);
+    CT_ASSERT(conv_wgrad_rule("wg64x128-s4-cs", 512, false) == few);
+    CT_ASSERT(conv_wgrad_rule("wg64x128-s4-cs", 64, true) == few);
+    CT_ASSERT(conv_wgrad_rule("no-such-config", 128, false) == 0);
+}
+
 /* The same call twice gives the same bits (no float atomics anywhere). */
 static void test_results_are_deterministic(void **state)
 {
@@ -1302,6 +1428,9 @@ int main(void)
         cmocka_unit_test(test_conv_wgmma_n64_tf32),
         cmocka_unit_test(test_conv_wgmma_n64_bf16),
         cmocka_unit_test(test_conv_wgmma_rule),
+        cmocka_unit_test(test_conv_wgrad_wgmma_tf32),
+        cmocka_unit_test(test_conv_wgrad_wgmma_bf16),
+        cmocka_unit_test(test_conv_wgrad_rule),
         cmocka_unit_test(test_results_are_deterministic),
         cmocka_unit_test(test_bad_arguments_are_refused),
         cmocka_unit_test(test_conv_epilogue_matches_the_ops),

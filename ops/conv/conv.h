@@ -136,6 +136,14 @@ uint64_t conv_weight_samples_calls(void);
 int conv_wgmma_rule(const char *mode, const char *narrow, int64_t n, int64_t m, int64_t groups,
                     int64_t units);
 
+/* (conv16) The wgmma configuration a weight gradient of n small-image
+ * channels per group asks for on Hopper, 0 for mma.sync, under mode
+ * (CLOPS_CONV_WGMMA_WGRAD: NULL or "1" the rule, "all" also for the
+ * samples-as-groups path (samples true), "0" none, a configuration's
+ * name); the device's conditions are the caller's (ops/conv/conv_gemm.c
+ * conv_wgrad_tile). */
+int conv_wgrad_rule(const char *mode, int64_t n, bool samples);
+
 /*
  * One product: S, B and W as conv_ref_product (any strides; the
  * destination already has its final shape), bias (NULL: none) added to the

@@ -506,6 +506,44 @@ int conv_wgmma_rule(const char *mode, const char *narrow, int64_t n, int64_t m, 
                               : conv_tile_named(&tile_wg128, "wg128x128-s3-cs");
 }
 
+/*
+ * (conv16) The weight gradient on wgmma (GEMM_CONV 3 in gemm_wgmma): the
+ * configuration a weight gradient of n small-image channels per group
+ * asks for on Hopper, 0 for mma.sync, under mode (CLOPS_CONV_WGMMA_WGRAD,
+ * read per call: NULL or "1" the rule, "all" the rule for the
+ * samples-as-groups path too (weight_samples), "0" none, a configuration's
+ * name that one for both; samples: whether the caller is weight_samples).
+ * The rule: 128 x 128 blocks ("wg128x128-s3-cs") for n > 64, 128 x 64
+ * ("wg128x64-s3-cs") else; the engine's deterministic split along K
+ * (sample, position) fills the device as it does for mma.sync's blocks.
+ * Float32 runs as TF32 with both tiles K-major (plain loads through the
+ * images' strides: the caller leaves NCHW images where they are, their
+ * positions the unit stride of K), the half types with cp.async M/N-major
+ * tiles from channels-last images (or K-major plain loads from NCHW ones).
+ */
+int conv_wgrad_rule(const char *mode, int64_t n, bool samples)
+{
+    if (mode && strcmp(mode, "0") == 0)
+        return 0;
+    bool all = mode && strcmp(mode, "all") == 0;
+    if (mode && !all && strcmp(mode, "1") != 0)
+        return conv_tile_of(mode);
+    if (samples && !all)
+        return 0;
+    return n > 64 ? conv_tile_named(&tile_wg128, "wg128x128-s3-cs")
+                  : conv_tile_named(&tile_n64, "wg128x64-s3-cs");
+}
+
+static int conv_wgrad_tile(const clops_tensor *dw, int64_t n, bool samples)
+{
+    clops_device *d = dw->storage->device;
+    if ((dw->dtype != CLOPS_FLOAT32 && dw->dtype != CLOPS_FLOAT16 &&
+         dw->dtype != CLOPS_BFLOAT16) ||
+        !gemm_engine_wgmma_candidate(d, CLOPS_BFLOAT16))
+        return 0;
+    return conv_wgrad_rule(host_env("CLOPS_CONV_WGMMA_WGRAD"), n, samples);
+}
+
 static int conv_tile(const clops_tensor *y, int64_t n)
 {
     if (n > 64 || kit_is_cpu(y->storage->device))
@@ -876,8 +914,11 @@ static clops_status weight_samples(tmps *c, const char *op, const conv_geom *g,
         s = view(c, part, 3, rsz, rst, part->offset, &pr);
     if (s)
         return s;
+    int wt = conv_wgrad_tile(W, csg, true);
     gemm_conv cv = {.x = bx, .y = sy, .groups = N * G, .samples = 1, .cg = cgp, .n = csg,
-                    .tile = kit_is_cpu(d) ? 0 : conv_tile_named(&tile_narrow, "64x64-w32x32-s4")};
+                    .tile = wt                ? wt
+                            : kit_is_cpu(d) ? 0
+                                            : conv_tile_named(&tile_narrow, "64x64-w32x32-s4")};
     engine_geometry(&cv, g, true);
     s = gemm_engine_conv_weight(op, &cv, part, done);
     if (s || !*done)
@@ -942,13 +983,18 @@ static clops_status implicit_product(tmps *c, const char *op, const conv_geom *g
             if (s || *done)
                 return s;
         }
+        /* (conv16) on wgmma, float32 (TF32, K-major tiles) reads NCHW
+         * images where they are: no channels-last copies */
+        int wt = conv_wgrad_tile(Wc, csg, false);
+        bool in_place = wt && Wc->dtype == CLOPS_FLOAT32;
         const clops_tensor *bx = B, *sy = S;
-        clops_status s = channels_last_copy(c, B, cbg, true, &bx);
-        if (!s)
+        clops_status s = in_place ? CLOPS_OK : channels_last_copy(c, B, cbg, true, &bx);
+        if (!s && !in_place)
             s = channels_last_copy(c, S, csg, true, &sy);
         if (s)
             return s;
-        gemm_conv cv = {.x = bx, .y = sy, .groups = G, .samples = g->N, .cg = cbg, .n = csg};
+        gemm_conv cv = {.x = bx, .y = sy, .groups = G, .samples = g->N, .cg = cbg, .n = csg,
+                        .tile = wt};
         engine_geometry(&cv, g, true);
         return gemm_engine_conv_weight(op, &cv, (clops_tensor *)Wc, done);
     }

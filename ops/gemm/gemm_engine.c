@@ -1752,15 +1752,19 @@ static clops_status engine_launch(const char *op, clops_device *d, clops_dtype d
          * wgmma configuration; mma.sync where its check failed. */
         int forced = (int)clops_debug_get(CLOPS_DEBUG_GEMM_CONFIG);
         bool wg_forced = forced > 0 && forced <= MMA_SHAPES && mma_shapes[forced - 1].wgs;
-        /* A convolution's forward or input gradient that asks for a wgmma
-         * configuration (gemm_conv.tile: ops/conv/conv_gemm.c conv_wgmma_tile)
-         * takes it as a forced one; other convolutions keep mma.sync. */
-        bool wg_want = conv && conv != 3 && g->tile > 0 && g->tile <= MMA_SHAPES &&
+        /* A convolution that asks for a wgmma configuration (gemm_conv.tile:
+         * ops/conv/conv_gemm.c conv_wgmma_tile, since conv16 also
+         * conv_wgrad_tile for weight gradients) takes it as a forced one;
+         * other convolutions keep mma.sync. */
+        bool wg_want = conv && g->tile > 0 && g->tile <= MMA_SHAPES &&
                        mma_shapes[g->tile - 1].wgs;
         /* (float32 as TF32: both operands K-major, where switched on or
          * asked for; with CLOPS_GEMM_WGMMA_TF32_ALL=1 every layout, the
-         * others staged into K-major tiles with plain loads, as 3xTF32 does) */
-        bool tf32_all = tf32 && wgmma_tf32_all_on();
+         * others staged into K-major tiles with plain loads, as 3xTF32 does;
+         * so is a weight gradient's (conv16: GEMM_CONV 3's K-major staging
+         * reads through the images' strides, plain loads whatever their
+         * layout)) */
+        bool tf32_all = tf32 && (wgmma_tf32_all_on() || (conv == 3 && wg_want));
         int wa_uk = tf32_all ? 1 : a_uk, wb_uk = tf32_all ? 1 : !b_un;
         int wa_cp = tf32_all ? a_uk && a_cp : a_cp, wb_cp = tf32_all ? !b_un && b_cp : b_cp;
         bool wg_dt = gemm_engine_wgmma_candidate(d, dt) ||
