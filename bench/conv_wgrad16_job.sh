@@ -50,8 +50,8 @@ TEST_S=$((TOTAL - 12)) ctest_ planted test_conv_wgrad_wgmma_tf32 CLOPS_KERNEL_DI
 TEST_S=$((TOTAL - 12)) ctest_ n64_tf32 test_conv_wgmma_n64_tf32
 C=bench/cases/conv_wgrad16.yaml
 ROWS="env CLOPS_FLOAT32_CONV_PRECISION=high $BF --cases $C --device $DEV --scale $SCALE --reps 3"
-run_c new1 24
-run_c old1 20 CLOPS_CONV_WGMMA_WGRAD=0
+run_c new1 30
+run_c old1 22 CLOPS_CONV_WGMMA_WGRAD=0
 echo "== torch" >>"$L/rows.txt"
 [ "$(left)" -gt 12 ] && timeout 16 python3 bench/torch_family.py --family conv --cases $C --scale "$SCALE" \
     --reps 3 --json "$L/t_rows.json" >>"$L/rows.txt" 2>&1
