@@ -10,7 +10,7 @@
 #      _bf16 (the new kernels against the CPU reference), _tf32 again under
 #      a planted bug (gemm.cl's B descriptor of the GEMM_CONV 3 programs
 #      reading the tile's two K steps swapped, through CLOPS_KERNEL_DIR: it
-#      must fail), conv15's test_conv_wgmma_n64_tf32;
+#      must fail), conv15's test_conv_wgmma_n64_tf32 and _bf16;
 #   3. beside them the rows of bench/cases/conv_wgrad16.yaml (ResNet-18's
 #      weight gradients at batch 64, float32 NCHW as TF32 and bfloat16
 #      channels-last): new (CLOPS_CONV_WGMMA_WGRAD unset) / old (=0) /
@@ -48,6 +48,7 @@ TEST_S=$((TOTAL - 12)) ctest_ wg_tf32 test_conv_wgrad_wgmma_tf32
 TEST_S=$((TOTAL - 12)) ctest_ wg_bf16 test_conv_wgrad_wgmma_bf16
 TEST_S=$((TOTAL - 12)) ctest_ planted test_conv_wgrad_wgmma_tf32 CLOPS_KERNEL_DIR=$PLANTK
 TEST_S=$((TOTAL - 12)) ctest_ n64_tf32 test_conv_wgmma_n64_tf32
+TEST_S=$((TOTAL - 12)) ctest_ n64_bf16 test_conv_wgmma_n64_bf16
 C=bench/cases/conv_wgrad16.yaml
 ROWS="env CLOPS_FLOAT32_CONV_PRECISION=high $BF --cases $C --device $DEV --scale $SCALE --reps 3"
 run_c new1 30
