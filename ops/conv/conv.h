@@ -138,11 +138,12 @@ int conv_wgmma_rule(const char *mode, const char *narrow, int64_t n, int64_t m, 
 
 /* (conv16) The wgmma configuration a weight gradient of n small-image
  * channels per group asks for on Hopper, 0 for mma.sync, under mode
- * (CLOPS_CONV_WGMMA_WGRAD: NULL or "1" the rule, "all" also for the
- * samples-as-groups path (samples true), "0" none, a configuration's
- * name); the device's conditions are the caller's (ops/conv/conv_gemm.c
- * conv_wgrad_tile). */
-int conv_wgrad_rule(const char *mode, int64_t n, bool samples);
+ * (CLOPS_CONV_WGMMA_WGRAD: NULL or "1" the rule (the half types' on the
+ * implicit path), "all" every weight gradient (float32 and the
+ * samples-as-groups path, samples true, too), "0" none, a configuration's
+ * name); half: float16 / bfloat16 images; the device's conditions are the
+ * caller's (ops/conv/conv_gemm.c conv_wgrad_tile). */
+int conv_wgrad_rule(const char *mode, int64_t n, bool samples, bool half);
 
 /*
  * One product: S, B and W as conv_ref_product (any strides; the

@@ -510,25 +510,35 @@ int conv_wgmma_rule(const char *mode, const char *narrow, int64_t n, int64_t m, 
  * (conv16) The weight gradient on wgmma (GEMM_CONV 3 in gemm_wgmma): the
  * configuration a weight gradient of n small-image channels per group
  * asks for on Hopper, 0 for mma.sync, under mode (CLOPS_CONV_WGMMA_WGRAD,
- * read per call: NULL or "1" the rule, "all" the rule for the
- * samples-as-groups path too (weight_samples), "0" none, a configuration's
- * name that one for both; samples: whether the caller is weight_samples).
- * The rule: 128 x 128 blocks ("wg128x128-s3-cs") for n > 64, 128 x 64
- * ("wg128x64-s3-cs") else; the engine's deterministic split along K
- * (sample, position) fills the device as it does for mma.sync's blocks.
- * Float32 runs as TF32 with both tiles K-major (plain loads through the
- * images' strides: the caller leaves NCHW images where they are, their
- * positions the unit stride of K), the half types with cp.async M/N-major
- * tiles from channels-last images (or K-major plain loads from NCHW ones).
+ * read per call: NULL or "1" the rule, "all" the blocks below for every
+ * weight gradient the engine takes (float32 and the samples-as-groups
+ * path, weight_samples, too), "0" none, a configuration's name that one
+ * for all); samples: whether the caller is weight_samples, half: whether
+ * the images are float16 / bfloat16.  The blocks: 128 x 128
+ * ("wg128x128-s3-cs") for n > 64, 128 x 64 ("wg128x64-s3-cs") else; the
+ * engine's deterministic split along K (sample, position) fills the
+ * device as it does for mma.sync's blocks.  The half types take cp.async
+ * M/N-major tiles from channels-last images (or K-major plain loads from
+ * NCHW ones); float32 runs as TF32 with both tiles K-major, plain loads
+ * through the strides of NCHW images read in place (their positions the
+ * unit stride of K).
+ *
+ * The rule (H200, batch 64, us per call, docs/conv.md "The weight
+ * gradient on wgmma"): the half types' weight gradients on the implicit
+ * path take wgmma (bfloat16 channels-last, ResNet-18's 3x3 layers 1-4:
+ * 363 -> 308, 232 -> 163, 142 -> 119, 243 -> 194); float32 keeps mma.sync
+ * (its K-major plain loads lost: layer 2's 532 -> 1,178, layer 4's 510 ->
+ * 1,374), and so does the samples path (the stem 1,280 -> 2,298 in
+ * float32, 1,029 -> 2,057 in bfloat16).
  */
-int conv_wgrad_rule(const char *mode, int64_t n, bool samples)
+int conv_wgrad_rule(const char *mode, int64_t n, bool samples, bool half)
 {
     if (mode && strcmp(mode, "0") == 0)
         return 0;
     bool all = mode && strcmp(mode, "all") == 0;
     if (mode && !all && strcmp(mode, "1") != 0)
         return conv_tile_of(mode);
-    if (samples && !all)
+    if (!all && (samples || !half))
         return 0;
     return n > 64 ? conv_tile_named(&tile_wg128, "wg128x128-s3-cs")
                   : conv_tile_named(&tile_n64, "wg128x64-s3-cs");
@@ -537,11 +547,10 @@ int conv_wgrad_rule(const char *mode, int64_t n, bool samples)
 static int conv_wgrad_tile(const clops_tensor *dw, int64_t n, bool samples)
 {
     clops_device *d = dw->storage->device;
-    if ((dw->dtype != CLOPS_FLOAT32 && dw->dtype != CLOPS_FLOAT16 &&
-         dw->dtype != CLOPS_BFLOAT16) ||
-        !gemm_engine_wgmma_candidate(d, CLOPS_BFLOAT16))
+    bool half = dw->dtype == CLOPS_FLOAT16 || dw->dtype == CLOPS_BFLOAT16;
+    if ((!half && dw->dtype != CLOPS_FLOAT32) || !gemm_engine_wgmma_candidate(d, CLOPS_BFLOAT16))
         return 0;
-    return conv_wgrad_rule(host_env("CLOPS_CONV_WGMMA_WGRAD"), n, samples);
+    return conv_wgrad_rule(host_env("CLOPS_CONV_WGMMA_WGRAD"), n, samples, half);
 }
 
 static int conv_tile(const clops_tensor *y, int64_t n)
