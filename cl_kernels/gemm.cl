@@ -1033,28 +1033,45 @@ static inline void conv_k_go(int to, int *k, int *n, int *d, int *h, int *w, int
 }
 #define APC XN(BM)
 #if A_UK
+/*
+ * (conv16) K-major tiles (the wgmma kernel's TF32 weight gradient, NCHW
+ * images): every chunk of the item's lies in chunk column lid % BKC of the
+ * K tile (MMA_WG is a multiple of BKC), so its CE columns are the same
+ * (sample, position) for all of the item's rows: one (sample, d, h, w)
+ * state of the column, stepped by BK per tile and by one per element
+ * (conv_k_go), instead of CONV_ROW's divisions per element per row.  The
+ * same addresses as CONV_ROW + CONV_AT.
+ */
 #define STAGE_A_SETUP                                                                       \
     long acf[APC];                                                                          \
-    int aq0[APC], aq1[APC], aq2[APC], ao[APC], ac[APC], av[APC];                            \
+    int aq0[APC], aq1[APC], aq2[APC], ao[APC], av[APC];                                     \
     for (int i = 0; i < APC; i++) {                                                         \
         int q = lid + i * MMA_WG, r = q / BKC, c = q % BKC;                                 \
         ao[i] = KMAJ(r, c);                                                                 \
-        ac[i] = c * CE;                                                                     \
         av[i] = m0 + r < M;                                                                 \
         CONV_COL(av[i] ? m0 + r : 0, acf[i], aq0[i], aq1[i], aq2[i]);                       \
-    }
+    }                                                                                       \
+    const int ac_ = (lid % BKC) * CE;                                                       \
+    int ak_k = koff_ + ac_, ak_n, ak_d, ak_h, ak_w;                                         \
+    conv_k_set(ak_k, cv_ow, cv_oh, CONV_LS, &ak_n, &ak_d, &ak_h, &ak_w);
 #define STAGE_A_RUN(tile, k0)                                                               \
-    for (int i = 0; i < APC; i++) {                                                         \
-        for (int e = 0; e < CE; e++)                                                        \
-        {                                                                                   \
-            int kk_ = (k0) + ac[i] + e;                                                     \
-            long x_ = -1, b_;                                                               \
-            int p0_, p1_, p2_;                                                              \
-            if (av[i] && kk_ < K) {                                                         \
-                CONV_ROW(koff_ + kk_, b_, p0_, p1_, p2_);                                   \
-                x_ = CONV_AT(b_, p0_, p1_, p2_, acf[i], aq0[i], aq1[i], aq2[i]);            \
+    {                                                                                       \
+        conv_k_go(koff_ + (k0) + ac_, &ak_k, &ak_n, &ak_d, &ak_h, &ak_w, cv_ow, cv_oh,      \
+                  cv_od, CONV_LS);                                                          \
+        int k_ = ak_k, n_ = ak_n, d_ = ak_d, h_ = ak_h, w_ = ak_w;                          \
+        for (int e = 0; e < CE; e++) {                                                      \
+            if (e)                                                                          \
+                conv_k_go(k_ + 1, &k_, &n_, &d_, &h_, &w_, cv_ow, cv_oh, cv_od, CONV_LS);   \
+            const bool kin_ = (k0) + ac_ + e < K;                                           \
+            const long b_ = abase + (long)n_ * x_sn;                                        \
+            const int p0_ = d_ * cv_sd - cv_pd, p1_ = h_ * cv_sh - cv_ph,                   \
+                      p2_ = w_ * cv_sw - cv_pw;                                             \
+            for (int i = 0; i < APC; i++) {                                                 \
+                long x_ = -1;                                                               \
+                if (av[i] && kin_)                                                          \
+                    x_ = CONV_AT(b_, p0_, p1_, p2_, acf[i], aq0[i], aq1[i], aq2[i]);        \
+                (tile)[ao[i] + e] = x_ >= 0 ? A[x_] : (gemm_t)0;                            \
             }                                                                               \
-            (tile)[ao[i] + e] = x_ >= 0 ? A[x_] : (gemm_t)0;                                \
         }                                                                                   \
     }
 #else /* M-major */
@@ -1121,37 +1138,6 @@ static inline void conv_k_go(int to, int *k, int *n, int *d, int *h, int *w, int
  * B_CP (unit channel stride; the host checks the alignment of the offset
  * and of the sample, position and group strides); K-major tiles (NCHW): CE
  * positions of one channel, plain loads. */
-#define BPC XN(BN)
-#if B_UK
-#define STAGE_B_SETUP                                                                       \
-    long bq[BPC];                                                                           \
-    int bo[BPC], bc[BPC];                                                                   \
-    for (int i = 0; i < BPC; i++) {                                                         \
-        int q = lid + i * MMA_WG, r = q / BKC, c = q % BKC;                                 \
-        bo[i] = KMAJ(r, c);                                                                 \
-        bc[i] = c * CE;                                                                     \
-        bq[i] = n0 + r < N ? bbase + (long)(n0 + r) * b_sn : -1;                            \
-    }
-#define STAGE_B_RUN(tile, k0)                                                               \
-    for (int i = 0; i < BPC; i++) {                                                         \
-        for (int e = 0; e < CE; e++)                                                        \
-        {                                                                                   \
-            int kk_ = (k0) + bc[i] + e;                                                     \
-            (tile)[bo[i] + e] = bq[i] >= 0 && kk_ < K ? B[bq[i] + B_KROW(kk_)] : (gemm_t)0;  \
-        }                                                                                   \
-    }
-#else
-#define STAGE_B_SETUP                                                                       \
-    long bq[BPC];                                                                           \
-    int bo[BPC], br[BPC], bl[BPC];                                                          \
-    for (int i = 0; i < BPC; i++) {                                                         \
-        int q = lid + i * MMA_WG, r = q / (BN / CE), c = q % (BN / CE), g = n0 + c * CE;    \
-        bo[i] = XMAJ(r, c, BN);                                                             \
-        br[i] = r;                                                                          \
-        bl[i] = N - g;                                                                      \
-        bq[i] = bbase + (long)(g < N ? g : 0) * b_sn;                                       \
-    }                                                                                       \
-    int bk_k = koff_ + br[0], bk_n = bk_k / CONV_LS, bk_o = bk_k - bk_n * CONV_LS;
 /* (conv13) B_KROW from a (sample, position) state of row br[0], stepped as
  * A's (conv_ko_go), instead of a division per chunk per tile. */
 static inline void conv_ko_go(int to, int *k, int *n, int *o, int ls)
@@ -1166,6 +1152,48 @@ static inline void conv_ko_go(int to, int *k, int *n, int *o, int ls)
     if (*o >= ls)
         *o -= ls, ++*n;
 }
+#define BPC XN(BN)
+#if B_UK
+/* (conv16) As A's K-major tiles: the item's chunks share chunk column lid
+ * % BKC, so one (sample, position) state of it (conv_ko_go) gives every
+ * element's row offset, instead of B_KROW's division per element per
+ * row. */
+#define STAGE_B_SETUP                                                                       \
+    long bq[BPC];                                                                           \
+    int bo[BPC];                                                                            \
+    for (int i = 0; i < BPC; i++) {                                                         \
+        int q = lid + i * MMA_WG, r = q / BKC, c = q % BKC;                                 \
+        bo[i] = KMAJ(r, c);                                                                 \
+        bq[i] = n0 + r < N ? bbase + (long)(n0 + r) * b_sn : -1;                            \
+    }                                                                                       \
+    const int bc_ = (lid % BKC) * CE;                                                       \
+    int bk_k = koff_ + bc_, bk_n = bk_k / CONV_LS, bk_o = bk_k - bk_n * CONV_LS;
+#define STAGE_B_RUN(tile, k0)                                                               \
+    {                                                                                       \
+        conv_ko_go(koff_ + (k0) + bc_, &bk_k, &bk_n, &bk_o, CONV_LS);                       \
+        int k_ = bk_k, kn_ = bk_n, ko_ = bk_o;                                              \
+        for (int e = 0; e < CE; e++) {                                                      \
+            if (e)                                                                          \
+                conv_ko_go(k_ + 1, &k_, &kn_, &ko_, CONV_LS);                               \
+            const bool kin_ = (k0) + bc_ + e < K;                                           \
+            const long row_ = (long)kn_ * b_img + (long)ko_ * b_sk;                         \
+            for (int i = 0; i < BPC; i++)                                                   \
+                (tile)[bo[i] + e] = bq[i] >= 0 && kin_ ? B[bq[i] + row_] : (gemm_t)0;       \
+        }                                                                                   \
+    }
+#else
+#define STAGE_B_SETUP                                                                       \
+    long bq[BPC];                                                                           \
+    int bo[BPC], br[BPC], bl[BPC];                                                          \
+    for (int i = 0; i < BPC; i++) {                                                         \
+        int q = lid + i * MMA_WG, r = q / (BN / CE), c = q % (BN / CE), g = n0 + c * CE;    \
+        bo[i] = XMAJ(r, c, BN);                                                             \
+        br[i] = r;                                                                          \
+        bl[i] = N - g;                                                                      \
+        bq[i] = bbase + (long)(g < N ? g : 0) * b_sn;                                       \
+    }                                                                                       \
+    int bk_k = koff_ + br[0], bk_n = bk_k / CONV_LS, bk_o = bk_k - bk_n * CONV_LS;
+/* (B_KROW from the state of row br[0], conv_ko_go above) */
 #define STAGE_B_RUN(tile, k0)                                                               \
     {                                                                                       \
         conv_ko_go(koff_ + (k0) + br[0], &bk_k, &bk_n, &bk_o, CONV_LS);                     \
@@ -1621,7 +1649,15 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
 #error "gemm_wgmma: STAGES - 1 - WG_DEPTH must be at least 1 (TMA: or one stage)"
 #endif
 #define WG_ACC (BN / 2)
-#if BN == 128
+#if BN == 64
+/* (conv15: 64-wide blocks, a convolution's products of 64 or fewer
+ * destination channels: "wg128x64" / "wg64x64") */
+#if GEMM_DT == 0
+#define WG_MMA(d, da, db, ta, tb) WG_MMA_N64_TF32(d, da, db)
+#else
+#define WG_MMA(d, da, db, ta, tb) WG_MMA_N64(d, da, db, MMA_TY, ta, tb)
+#endif
+#elif BN == 128
 #if GEMM_DT == 0
 #define WG_MMA(d, da, db, ta, tb) WG_MMA_N128_TF32(d, da, db)
 #else
@@ -1634,7 +1670,7 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
 #define WG_MMA(d, da, db, ta, tb) WG_MMA_N256(d, da, db, MMA_TY, ta, tb)
 #endif
 #else
-#error "gemm_wgmma: BN must be 128 or 256"
+#error "gemm_wgmma: BN must be 64, 128 or 256"
 #endif
 #if A_UK
 #define WG_TA "0"

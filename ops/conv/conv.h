@@ -129,9 +129,21 @@ uint64_t conv_weight_samples_calls(void);
  * or input-gradient product of n destination channels per group, m rows
  * and groups groups asks for on a Hopper device of units compute units,
  * 0 for mma.sync, under mode (CLOPS_CONV_WGMMA / CLOPS_CONV_WGMMA_HALF:
- * NULL or "1" the rule, "0", "all", a configuration's name); staging's
- * conditions are the caller's (ops/conv/conv_gemm.c conv_wgmma_tile). */
-int conv_wgmma_rule(const char *mode, int64_t n, int64_t m, int64_t groups, int64_t units);
+ * NULL or "1" the rule, "0", "all", a configuration's name) and, for
+ * n <= 64, narrow (CLOPS_CONV_WGMMA64: NULL or "1" the 64-wide blocks,
+ * "0" as before them, a configuration's name); staging's conditions are
+ * the caller's (ops/conv/conv_gemm.c conv_wgmma_tile). */
+int conv_wgmma_rule(const char *mode, const char *narrow, int64_t n, int64_t m, int64_t groups,
+                    int64_t units);
+
+/* (conv16) The wgmma configuration a weight gradient of n small-image
+ * channels per group asks for on Hopper, 0 for mma.sync, under mode
+ * (CLOPS_CONV_WGMMA_WGRAD: NULL or "1" the rule (the half types' on the
+ * implicit path), "all" every weight gradient (float32 and the
+ * samples-as-groups path, samples true, too), "0" none, a configuration's
+ * name); half: float16 / bfloat16 images; the device's conditions are the
+ * caller's (ops/conv/conv_gemm.c conv_wgrad_tile). */
+int conv_wgrad_rule(const char *mode, int64_t n, bool samples, bool half);
 
 /*
  * One product: S, B and W as conv_ref_product (any strides; the

@@ -385,7 +385,8 @@ static nhwc_copies gpu_nhwc_copies(void)
  * for benchmarks that compare): "0" the engine's choice, the name of an
  * mma.sync configuration (gemm_engine_config_name; a wgmma name asks for
  * wgmma, as CLOPS_CONV_WGMMA's below) that one for such products; unset or
- * "1" 64 x 64.
+ * "1" 64 x 64.  (On Hopper, where the staging allows, conv_wgmma_tile's
+ * 64-wide wgmma blocks replace it since conv15.)
  */
 static int conv_tile_of(const char *want)
 {
@@ -407,7 +408,8 @@ static int conv_tile_named(atomic_int *cell, const char *name)
     return t;
 }
 
-static atomic_int tile_narrow = -1, tile_wg64 = -1, tile_wg128 = -1;
+static atomic_int tile_narrow = -1, tile_wg64 = -1, tile_wg128 = -1, tile_n64 = -1,
+                  tile_n64few = -1;
 
 /*
  * The wgmma configuration of a forward or input-gradient product on
@@ -421,7 +423,8 @@ static atomic_int tile_narrow = -1, tile_wg64 = -1, tile_wg128 = -1;
  * the half types take the same staging (the im2col view's cp.async
  * chunks).  Blocks of 128 x 128 ("wg128x128-s3-cs") where they number
  * twice the compute units or more, else 64 x 128 ("wg64x128-s4-cs", as
- * the engine's plain products): conv_wgmma_rule.
+ * the engine's plain products), and since conv15 128 x 64 / 64 x 64 for
+ * products of 64 or fewer destination channels: conv_wgmma_rule.
  * CLOPS_CONV_WGMMA (float32) and CLOPS_CONV_WGMMA_HALF (float16 /
  * bfloat16), read per call for benchmarks that compare (see wsamples_mode
  * on why per call): unset or "1" the
@@ -441,14 +444,14 @@ static int conv_wgmma_tile(const clops_tensor *y, const clops_tensor *src, int64
         !gemm_engine_wgmma_candidate(d, CLOPS_BFLOAT16))
         return 0;
     int64_t units = d->info.compute_units ? (int64_t)d->info.compute_units : 1;
-    return conv_wgmma_rule(host_env(half ? "CLOPS_CONV_WGMMA_HALF" : "CLOPS_CONV_WGMMA"), n, m,
-                           groups, units);
+    return conv_wgmma_rule(host_env(half ? "CLOPS_CONV_WGMMA_HALF" : "CLOPS_CONV_WGMMA"),
+                           host_env("CLOPS_CONV_WGMMA64"), n, m, groups, units);
 }
 
 /*
  * The rule (mode NULL or "1"): products of more than 64 destination
- * channels per group (wgmma's blocks are 128 columns wide: the 64-channel
- * ones keep mma.sync's 64 x 64 blocks) with at least twice as many 64 x
+ * channels per group (the 128-wide blocks; the narrower ones below) with
+ * at least twice as many 64 x
  * 128 blocks as compute units (fewer leave wgmma's larger blocks a partial
  * wave: ResNet's last stage at batch 64, 3,136 rows, keeps mma.sync).
  * H200, ResNet-18 at batch 64, float32 NCHW, per call (docs/conv.md
@@ -463,17 +466,91 @@ static int conv_wgmma_tile(const clops_tensor *y, const clops_tensor *src, int64
  * bfloat16 forward went 17.6 -> 14.0 ms; the rows it keeps on mma.sync
  * (64 channels, 3,136 rows of 512) were not measured on wgmma.
  */
-int conv_wgmma_rule(const char *mode, int64_t n, int64_t m, int64_t groups, int64_t units)
+/*
+ * (conv15) Products of 64 or fewer destination channels per group (ResNet's
+ * first stage and stem, the narrow 1x1 layers), which the 128-wide blocks
+ * left half empty (conv11: slower than mma.sync's 64 x 64 there), take
+ * the 64-wide wgmma blocks under narrow (CLOPS_CONV_WGMMA64, read per
+ * call; unset or "1"):
+ * 128 x 64 ("wg128x64-s3-cs") where those number twice the compute units
+ * or more, else 64 x 64 ("wg64x64-s4-cs"), with at least twice as many
+ * 64 x 64 blocks as units (as the wide rule; "all" drops that); "0" the
+ * state before (mma.sync's 64 x 64 blocks under the rule, the 128-wide
+ * wgmma blocks under "all"); a configuration's name that one for them.
+ * mode "0" or a name overrides narrow.  H200, batch 64, us per call
+ * (docs/conv.md "The 64-channel stage on 64-wide wgmma blocks"): float32
+ * NCHW as TF32 stem 705 -> 507, layer 1's 3x3 371 -> 291, its input
+ * gradient 365 -> 308; bfloat16 channels-last 757 -> 509, 213 -> 140,
+ * 207 -> 151.
+ */
+int conv_wgmma_rule(const char *mode, const char *narrow, int64_t n, int64_t m, int64_t groups,
+                    int64_t units)
 {
     bool all = mode && strcmp(mode, "all") == 0, off = mode && strcmp(mode, "0") == 0;
     if (mode && !all && !off && strcmp(mode, "1") != 0)
         return conv_tile_of(mode); /* a benchmark's configuration, for every product */
+    if (!off && n <= 64 && !(narrow && strcmp(narrow, "0") == 0)) {
+        if (narrow && strcmp(narrow, "1") != 0)
+            return conv_tile_of(narrow);
+        if (!all && groups * ((m + 63) / 64) < 2 * units)
+            return 0;
+        return groups * ((m + 127) / 128) < 2 * units
+                   ? conv_tile_named(&tile_n64few, "wg64x64-s4-cs")
+                   : conv_tile_named(&tile_n64, "wg128x64-s3-cs");
+    }
     int64_t cols = (n + 127) / 128;
     if (off || (!all && (n <= 64 || groups * ((m + 63) / 64) * cols < 2 * units)))
         return 0;
     int64_t blocks = groups * ((m + 127) / 128) * cols;
     return blocks < 2 * units ? conv_tile_named(&tile_wg64, "wg64x128-s4-cs")
                               : conv_tile_named(&tile_wg128, "wg128x128-s3-cs");
+}
+
+/*
+ * (conv16) The weight gradient on wgmma (GEMM_CONV 3 in gemm_wgmma): the
+ * configuration a weight gradient of n small-image channels per group
+ * asks for on Hopper, 0 for mma.sync, under mode (CLOPS_CONV_WGMMA_WGRAD,
+ * read per call: NULL or "1" the rule, "all" the blocks below for every
+ * weight gradient the engine takes (float32 and the samples-as-groups
+ * path, weight_samples, too), "0" none, a configuration's name that one
+ * for all); samples: whether the caller is weight_samples, half: whether
+ * the images are float16 / bfloat16.  The blocks: 128 x 128
+ * ("wg128x128-s3-cs") for n > 64, 128 x 64 ("wg128x64-s3-cs") else; the
+ * engine's deterministic split along K (sample, position) fills the
+ * device as it does for mma.sync's blocks.  The half types take cp.async
+ * M/N-major tiles from channels-last images (or K-major plain loads from
+ * NCHW ones); float32 runs as TF32 with both tiles K-major, plain loads
+ * through the strides of NCHW images read in place (their positions the
+ * unit stride of K).
+ *
+ * The rule (H200, batch 64, us per call, docs/conv.md "The weight
+ * gradient on wgmma"): the half types' weight gradients on the implicit
+ * path take wgmma (bfloat16 channels-last, ResNet-18's 3x3 layers 1-4:
+ * 363 -> 308, 232 -> 163, 142 -> 119, 243 -> 194); float32 keeps mma.sync
+ * (its K-major plain loads lost: layer 2's 532 -> 1,178, layer 4's 510 ->
+ * 1,374), and so does the samples path (the stem 1,280 -> 2,298 in
+ * float32, 1,029 -> 2,057 in bfloat16).
+ */
+int conv_wgrad_rule(const char *mode, int64_t n, bool samples, bool half)
+{
+    if (mode && strcmp(mode, "0") == 0)
+        return 0;
+    bool all = mode && strcmp(mode, "all") == 0;
+    if (mode && !all && strcmp(mode, "1") != 0)
+        return conv_tile_of(mode);
+    if (!all && (samples || !half))
+        return 0;
+    return n > 64 ? conv_tile_named(&tile_wg128, "wg128x128-s3-cs")
+                  : conv_tile_named(&tile_n64, "wg128x64-s3-cs");
+}
+
+static int conv_wgrad_tile(const clops_tensor *dw, int64_t n, bool samples)
+{
+    clops_device *d = dw->storage->device;
+    bool half = dw->dtype == CLOPS_FLOAT16 || dw->dtype == CLOPS_BFLOAT16;
+    if ((!half && dw->dtype != CLOPS_FLOAT32) || !gemm_engine_wgmma_candidate(d, CLOPS_BFLOAT16))
+        return 0;
+    return conv_wgrad_rule(host_env("CLOPS_CONV_WGMMA_WGRAD"), n, samples, half);
 }
 
 static int conv_tile(const clops_tensor *y, int64_t n)
@@ -846,8 +923,11 @@ static clops_status weight_samples(tmps *c, const char *op, const conv_geom *g,
         s = view(c, part, 3, rsz, rst, part->offset, &pr);
     if (s)
         return s;
+    int wt = conv_wgrad_tile(W, csg, true);
     gemm_conv cv = {.x = bx, .y = sy, .groups = N * G, .samples = 1, .cg = cgp, .n = csg,
-                    .tile = kit_is_cpu(d) ? 0 : conv_tile_named(&tile_narrow, "64x64-w32x32-s4")};
+                    .tile = wt                ? wt
+                            : kit_is_cpu(d) ? 0
+                                            : conv_tile_named(&tile_narrow, "64x64-w32x32-s4")};
     engine_geometry(&cv, g, true);
     s = gemm_engine_conv_weight(op, &cv, part, done);
     if (s || !*done)
@@ -912,13 +992,18 @@ static clops_status implicit_product(tmps *c, const char *op, const conv_geom *g
             if (s || *done)
                 return s;
         }
+        /* (conv16) on wgmma, float32 (TF32, K-major tiles) reads NCHW
+         * images where they are: no channels-last copies */
+        int wt = conv_wgrad_tile(Wc, csg, false);
+        bool in_place = wt && Wc->dtype == CLOPS_FLOAT32;
         const clops_tensor *bx = B, *sy = S;
-        clops_status s = channels_last_copy(c, B, cbg, true, &bx);
-        if (!s)
+        clops_status s = in_place ? CLOPS_OK : channels_last_copy(c, B, cbg, true, &bx);
+        if (!s && !in_place)
             s = channels_last_copy(c, S, csg, true, &sy);
         if (s)
             return s;
-        gemm_conv cv = {.x = bx, .y = sy, .groups = G, .samples = g->N, .cg = cbg, .n = csg};
+        gemm_conv cv = {.x = bx, .y = sy, .groups = G, .samples = g->N, .cg = cbg, .n = csg,
+                        .tile = wt};
         engine_geometry(&cv, g, true);
         return gemm_engine_conv_weight(op, &cv, (clops_tensor *)Wc, done);
     }

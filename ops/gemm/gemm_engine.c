@@ -549,6 +549,15 @@ static const mma_shape mma_shapes[] = {
      * with "-o2" against 30.2 without (CLBlast 40.9). */
     {"wg128x128-s2-tma-cs", 128, 128, 64, 128, 2, 4, 0, 0, 8, 2, 0, 0, 0, 0, 1, 1},
     {"wg128x128-s3-cs-o2", 128, 128, 64, 128, 3, 4, 0, 0, 8, 2, 0, 0, 0, 0, 1, 0},
+    /* conv15 (issue 31): 64-wide blocks (wgmma m64n64), asked for by a
+     * convolution's forward or input-gradient product of 64 or fewer
+     * destination channels (ops/conv/conv_gemm.c conv_wgmma_rule; ResNet's
+     * first stage and stem), where the 128-wide blocks computed half of
+     * every block in vain: 128 x 64 in 3 stages (4 would exceed 48 KiB
+     * with the -cs staging area), 64 x 64 where those are fewer than twice
+     * the compute units. */
+    {"wg128x64-s3-cs", 128, 64, 64, 64, 3, 4, 0, 0, 8, 2, 0, 0, 0, 0, 1, 0},
+    {"wg64x64-s4-cs", 64, 64, 64, 64, 4, 4, 0, 0, 8, 1, 0, 0, 0, 0, 1, 0},
 };
 /* The first wgmma configuration, the default one; the next, the default of
  * products with fewer than two 128 x 128 blocks per compute unit. */
@@ -1890,15 +1899,19 @@ static clops_status engine_launch(const char *op, clops_device *d, clops_dtype d
          * wgmma configuration; mma.sync where its check failed. */
         int forced = (int)clops_debug_get(CLOPS_DEBUG_GEMM_CONFIG);
         bool wg_forced = forced > 0 && forced <= MMA_SHAPES && mma_shapes[forced - 1].wgs;
-        /* A convolution's forward or input gradient that asks for a wgmma
-         * configuration (gemm_conv.tile: ops/conv/conv_gemm.c conv_wgmma_tile)
-         * takes it as a forced one; other convolutions keep mma.sync. */
-        bool wg_want = conv && conv != 3 && g->tile > 0 && g->tile <= MMA_SHAPES &&
+        /* A convolution that asks for a wgmma configuration (gemm_conv.tile:
+         * ops/conv/conv_gemm.c conv_wgmma_tile, since conv16 also
+         * conv_wgrad_tile for weight gradients) takes it as a forced one;
+         * other convolutions keep mma.sync. */
+        bool wg_want = conv && g->tile > 0 && g->tile <= MMA_SHAPES &&
                        mma_shapes[g->tile - 1].wgs;
         /* (float32 as TF32: both operands K-major, where switched on or
          * asked for; with CLOPS_GEMM_WGMMA_TF32_ALL=1 every layout, the
-         * others staged into K-major tiles with plain loads, as 3xTF32 does) */
-        bool tf32_all = tf32 && wgmma_tf32_all_on();
+         * others staged into K-major tiles with plain loads, as 3xTF32 does;
+         * so is a weight gradient's (conv16: GEMM_CONV 3's K-major staging
+         * reads through the images' strides, plain loads whatever their
+         * layout)) */
+        bool tf32_all = tf32 && (wgmma_tf32_all_on() || (conv == 3 && wg_want));
         int wa_uk = tf32_all ? 1 : a_uk, wb_uk = tf32_all ? 1 : !b_un;
         int wa_cp = tf32_all ? a_uk && a_cp : a_cp, wb_cp = tf32_all ? !b_un && b_cp : b_cp;
         bool wg_dt = gemm_engine_wgmma_candidate(d, dt) ||
