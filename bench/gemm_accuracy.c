@@ -6,7 +6,8 @@
  * reference (issue 29: 3xTF32 must be at least as accurate as an FMA
  * SGEMM; docs/gemm.md "Hopper: 3xTF32 for \"highest\"").
  *
- *     gemm_accuracy [--device SEL] [--m M] [--n N] [--k K] [--bn] [--uniform] --out DIR
+ *     gemm_accuracy [--device SEL] [--m M] [--n N] [--k K] [--bn] [--uniform] [--tf32-only]
+ *                   --out DIR
  *
  * A [M, K] and W [N, K] (N(0, 1), Box-Muller from a fixed seed; with
  * --uniform, uniform(0, 1): operands of one sign, where no cancellation
@@ -19,9 +20,16 @@
  *            no promotion (CLOPS_GEMM_3XTF32_PROMOTE=0),
  *   3xtf32p  the same with promotion every K tile (CLOPS_GEMM_3XTF32_PROMOTE=1),
  *   3xtf32p2, 3xtf32p4, 3xtf32p8  promotion every 2, 4, 8 K tiles (engine12),
- *   tf32     "high" (TF32 on the tensor cores),
+ *   tf32     "high" (TF32 on the tensor cores), each staged tile rounded to
+ *            TF32 (to nearest) by a pass (gemm_engine_set_tf32_trunc(false)),
+ *   tf32trunc  "high" with the float32 bits read as staged (the tensor
+ *            cores truncate; engine13, WG_TF32_TRUNC),
+ *   tf32xt, tf32xttrunc  (--bn only) the same two with the N-major B
+ *            transposed into K-major tiles on wgmma (engine13, WG_XT;
+ *            without it such a B takes mma.sync, rounded),
  * each to DIR/c_<name>.f32, with the engine's launch counters printed
- * (so a product that fell back shows).
+ * (so a product that fell back shows).  --tf32-only: clblast and the tf32
+ * runs, no 3xTF32 (engine13's job: no 3xTF32 programs to build).
  */
 #include <math.h>
 #include <stdio.h>
@@ -64,7 +72,7 @@ int main(int argc, char **argv)
 {
     const char *sel = "nvidia", *out = NULL;
     int64_t m = 2048, n = 2048, k = 4096;
-    bool bn = false, uni = false;
+    bool bn = false, uni = false, tf32_only = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--device") == 0 && i + 1 < argc)
             sel = argv[++i];
@@ -78,11 +86,13 @@ int main(int argc, char **argv)
             bn = true;
         else if (strcmp(argv[i], "--uniform") == 0)
             uni = true;
+        else if (strcmp(argv[i], "--tf32-only") == 0)
+            tf32_only = true;
         else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc)
             out = argv[++i];
         else {
             fprintf(stderr, "usage: gemm_accuracy [--device SEL] [--m M] [--n N] [--k K] [--bn] "
-                            "[--uniform] --out DIR\n");
+                            "[--uniform] [--tf32-only] --out DIR\n");
             return 2;
         }
     }
@@ -128,16 +138,29 @@ int main(int argc, char **argv)
     }
     /* (each run: its name, CLOPS_GEMM_3XTF32_PROMOTE (NULL: 3xTF32 off, the
      * variable unset) and float32 precision; the engine off for the first) */
+    /* (trunc, xt: TF32 read as staged, M/N-major operands transposed on
+     * wgmma; xt runs only with --bn) */
     static const struct {
         const char *name, *period, *precision;
-    } runs[] = {{"clblast", NULL, "highest"},  {"3xtf32", "0", "highest"},
-                {"3xtf32p", "1", "highest"},   {"3xtf32p2", "2", "highest"},
-                {"3xtf32p4", "4", "highest"},  {"3xtf32p8", "8", "highest"},
-                {"tf32", NULL, "high"}};
+        bool trunc, xt;
+    } runs[] = {{"clblast", NULL, "highest", false, false},
+                {"3xtf32", "0", "highest", false, false},
+                {"3xtf32p", "1", "highest", false, false},
+                {"3xtf32p2", "2", "highest", false, false},
+                {"3xtf32p4", "4", "highest", false, false},
+                {"3xtf32p8", "8", "highest", false, false},
+                {"tf32", NULL, "high", false, false},
+                {"tf32trunc", NULL, "high", true, false},
+                {"tf32xt", NULL, "high", false, true},
+                {"tf32xttrunc", NULL, "high", true, true}};
     printf("gemm_accuracy: %s (%s), %lld x %lld x %lld, B %s, %s inputs\n", d->label,
            d->info.name, (long long)m, (long long)n, (long long)k,
            bn ? "N-major" : "K-major (W^T)", uni ? "uniform(0, 1)" : "N(0, 1)");
     for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+        if ((runs[r].xt && !bn) || (tf32_only && runs[r].period))
+            continue;
+        gemm_engine_set_tf32_trunc(runs[r].trunc);
+        gemm_engine_set_wgmma_tf32_xt(runs[r].xt);
         gemm_engine_set_enabled(r != 0);
         gemm_engine_set_3xtf32(runs[r].period != NULL);
         if (runs[r].period)

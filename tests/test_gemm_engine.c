@@ -22,7 +22,8 @@
  *                               4 float32 ulps of 1, times |alpha|)
  * or 2 ulps of the result in float32 (1 ulp in float16/bfloat16: both sides
  * round once, half an ulp each); float32 as TF32 (precision "high")
- * K * 2^-10 * 1.5 (inputs rounded to 10 mantissa bits).
+ * K * 2^-10 * 1.5 (inputs rounded to 10 mantissa bits), twice that where
+ * wgmma reads them truncated (WG_TF32_TRUNC: gemm_engine_tf32_trunc).
  *
  * POCL compiles one program per dtype (the CPU atom takes every layout);
  * shapes stay small so the whole file runs in seconds once compiled.
@@ -174,8 +175,11 @@ static void *check_product(clops_device *d, clops_dtype dt, const pcase *pc, boo
     CT_OK(gemm_engine_cl("test", va, vb, vc, al, be));
     CT_OK(ref_gemm("test", ya, yb, yc, al, be));
     double kk = (double)(pc->k > 0 ? pc->k : 1);
+    /* (TF32 by truncation: each operand's error below one TF32 ulp, not
+     * half of one) */
+    double tf32_u = gemm_engine_tf32_trunc() ? 0x1p-9 : 0x1p-10;
     ct_tol tol = ct_tol_ulp_atol(dt == CLOPS_FLOAT32 ? 2 : 1,
-                                 kk * (tf32_tol ? 0x1p-10 : x3_tol ? 0x1p-20 : 0x1p-22) * 1.5);
+                                 kk * (tf32_tol ? tf32_u : x3_tol ? 0x1p-20 : 0x1p-22) * 1.5);
     CT_ASSERT_CLOSE(vc, yc, tol);
     /* Memory around C's view is untouched. */
     void *out = ct_to_host(bc);
@@ -413,11 +417,13 @@ static void float32_under_high_precision(void **state)
             CT_OK(clops_debug_set("gemm.config", cfg + 1));
             gemm_engine_get_stats(&s0);
             snprintf(what, sizeof what, "\"high\" on wgmma %s", gemm_engine_config_name(cfg));
-            /* (A M-major, B N-major: mma.sync; both K-major: wgmma) */
+            /* (A M-major, B N-major: mma.sync, or wgmma where transposed
+             * tiles are switched on and fit; both K-major: wgmma) */
             uint64_t runs = check_f32_cases(d, what, 0x9, 1);
             gemm_engine_get_stats(&s1);
-            CT_ASSERT_MSG(s1.wgmma_calls - s0.wgmma_calls == runs, "%llu wgmma launches",
-                          (unsigned long long)(s1.wgmma_calls - s0.wgmma_calls));
+            uint64_t wgr = s1.wgmma_calls - s0.wgmma_calls;
+            CT_ASSERT_MSG(gemm_engine_wgmma_tf32_xt() ? wgr >= runs : wgr == runs,
+                          "%llu wgmma launches", (unsigned long long)wgr);
             CT_ASSERT(s1.canary_failures == s0.canary_failures);
         }
         CT_OK(clops_debug_set("gemm.config", 0));
@@ -1592,6 +1598,131 @@ static void float32_highest_on_3xtf32(void **state)
     ct_clear_context();
 }
 
+/*
+ * float32 as TF32 on Hopper (engine13): which conversion each switch gives,
+ * by a known answer, and the transposed tiles against the reference.
+ *  - A's elements 1 + 3 * 2^-12 (below TF32's 10 mantissa bits: to nearest
+ *    1 + 2^-10, truncated 1), B's 1, K 16, a product that fills the device:
+ *    C is exactly 16 * (1 + 2^-10) where the operands are rounded (the
+ *    rounding pass, mma.sync's fragments) and exactly 16 where wgmma reads
+ *    them truncated (gemm_engine_set_tf32_trunc), for B K-major (wgmma) and
+ *    N-major (mma.sync, or wgmma with gemm_engine_set_wgmma_tf32_xt), the
+ *    launches counted.
+ *  - With transposed tiles on, rounded and truncated: the two default wgmma
+ *    configurations forced (every configuration with CLOPS_TEST_WGMMA_NEW=1,
+ *    or those of CLOPS_TEST_WGMMA_ONLY) in every layout, aligned and odd,
+ *    against the reference within TF32's tolerance (truncated: twice it);
+ *    only products whose operands are both M/N-major may miss wgmma (their
+ *    two K-major tiles do not fit 48 KiB beside 128 x 128 slots), and no
+ *    known-answer check fails.
+ * Elsewhere nothing (the float32 tests above cover mma.sync's TF32).
+ */
+static void float32_tf32_conversion_and_transposed_tiles(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    bool trunc0 = gemm_engine_tf32_trunc(), xt0 = gemm_engine_wgmma_tf32_xt();
+    CT_OK(clops_set_float32_matmul_precision("high"));
+    for (int di = 0; di < nd; di++) {
+        clops_device *d = devs[di];
+        if (!is_hopper(d))
+            continue;
+        ct_set_device(d);
+        int64_t side = 128;
+        while ((side / 128) * (side / 128) < 2 * (int64_t)d->info.compute_units)
+            side += 128;
+        const int64_t k = 16;
+        int64_t sa[2] = {side, k}, sb[2] = {k, side}, sw[2] = {side, k}, sc[2] = {side, side};
+        int64_t off = 0;
+        size_t na = (size_t)(side * k);
+        float *ha = malloc(na * 4), *hb = malloc(na * 4), *hc = malloc((size_t)(side * side) * 4);
+        CT_ASSERT(ha && hb && hc);
+        for (size_t i = 0; i < na; i++)
+            ha[i] = 1.0f + 3 * 0x1p-12f, hb[i] = 1.0f;
+        clops_tensor *ta, *tbn, *tw, *tc, *va, *vbn, *vbk, *vc;
+        CT_OK(clops_from_host(d, CLOPS_FLOAT32, 2, sa, ha, na * 4, &ta));
+        CT_OK(clops_from_host(d, CLOPS_FLOAT32, 2, sb, hb, na * 4, &tbn));
+        CT_OK(clops_from_host(d, CLOPS_FLOAT32, 2, sw, hb, na * 4, &tw));
+        CT_OK(clops_empty(d, CLOPS_FLOAT32, 2, sc, &tc));
+        /* (3-D views: A [1, side, k], B [1, k, side] N-major or the
+         * transpose of W [side, k] (K-major), C [1, side, side]) */
+        int64_t s3a[3] = {1, side, k}, s3b[3] = {1, k, side}, s3c[3] = {1, side, side};
+        int64_t t3a[3] = {side * k, k, 1}, t3bn[3] = {k * side, side, 1},
+                t3bk[3] = {k * side, 1, k}, t3c[3] = {side * side, side, 1};
+        CT_OK(core_as_strided(ta, s3a, 3, t3a, 3, &off, &va));
+        CT_OK(core_as_strided(tbn, s3b, 3, t3bn, 3, &off, &vbn));
+        CT_OK(core_as_strided(tw, s3b, 3, t3bk, 3, &off, &vbk));
+        CT_OK(core_as_strided(tc, s3c, 3, t3c, 3, &off, &vc));
+        for (int v = 0; v < 8; v++) {
+            bool trunc = v & 1, xt = v >> 1 & 1, bk = v >> 2 & 1;
+            ct_set_case("float32 \"high\", %lldx%lldx%lld, B %s, TF32 %s, transposed tiles %s",
+                        (long long)side, (long long)side, (long long)k, bk ? "K-major" : "N-major",
+                        trunc ? "truncated" : "rounded", xt ? "on" : "off");
+            gemm_engine_set_tf32_trunc(trunc);
+            gemm_engine_set_wgmma_tf32_xt(xt);
+            clops_tensor *vb = bk ? vbk : vbn;
+            gemm_engine_stats s0, s1;
+            gemm_engine_get_stats(&s0);
+            CT_OK(gemm_engine_cl("test", va, vb, vc, clops_scalar_float(1.0),
+                                 clops_scalar_float(0.0)));
+            gemm_engine_get_stats(&s1);
+            bool wg = bk || xt;
+            CT_ASSERT_MSG(s1.wgmma_calls - s0.wgmma_calls == (wg ? 1u : 0u) &&
+                              s1.mma_calls - s0.mma_calls == 1,
+                          "wgmma %llu, mma %llu launches",
+                          (unsigned long long)(s1.wgmma_calls - s0.wgmma_calls),
+                          (unsigned long long)(s1.mma_calls - s0.mma_calls));
+            CT_OK(clops_tensor_to_host(tc, hc, (size_t)(side * side) * 4));
+            float want = wg && trunc ? (float)k : (float)k * (1.0f + 0x1p-10f);
+            int64_t bad = 0, first = -1;
+            for (int64_t i = 0; i < side * side; i++)
+                if (hc[i] != want) {
+                    bad++;
+                    if (first < 0)
+                        first = i;
+                }
+            CT_ASSERT_MSG(bad == 0, "%lld of %lld elements differ from %.9g (first %lld: %.9g)",
+                          (long long)bad, (long long)(side * side), (double)want,
+                          (long long)first, first >= 0 ? (double)hc[first] : 0.0);
+        }
+        clops_tensor *all[] = {ta, tbn, tw, tc, va, vbn, vbk, vc};
+        for (size_t i = 0; i < CT_COUNT(all); i++)
+            clops_tensor_release(all[i]);
+        free(ha), free(hb), free(hc);
+        /* Transposed tiles against the reference, every layout. */
+        gemm_engine_set_wgmma_tf32_xt(true);
+        int count = gemm_engine_config_count(), first = first_wg_config();
+        for (int trunc = 0; trunc < 2; trunc++) {
+            gemm_engine_set_tf32_trunc(trunc);
+            for (int cfg = 0; cfg < count; cfg++) {
+                if (strncmp(gemm_engine_config_name(cfg), "w", 1) != 0 ||
+                    !wgmma_config_listed(gemm_engine_config_name(cfg)) ||
+                    (!wgmma_new_on() && !getenv("CLOPS_TEST_WGMMA_ONLY") && cfg != first &&
+                     cfg != first + 1))
+                    continue;
+                CT_OK(clops_debug_set("gemm.config", cfg + 1));
+                gemm_engine_stats s0, s1;
+                gemm_engine_get_stats(&s0);
+                char what[96];
+                snprintf(what, sizeof what, "\"high\" on wgmma %s, %s, transposed tiles",
+                         gemm_engine_config_name(cfg), trunc ? "truncated" : "rounded");
+                check_f32_cases(d, what, 0xF, 1);
+                gemm_engine_get_stats(&s1);
+                uint64_t wgr = s1.wgmma_calls - s0.wgmma_calls;
+                CT_ASSERT_MSG(wgr >= 3 * CT_COUNT(f32_cases), "%llu wgmma launches",
+                              (unsigned long long)wgr);
+                CT_ASSERT(s1.canary_failures == s0.canary_failures);
+            }
+        }
+        CT_OK(clops_debug_set("gemm.config", 0));
+    }
+    gemm_engine_set_tf32_trunc(trunc0);
+    gemm_engine_set_wgmma_tf32_xt(xt0);
+    CT_OK(clops_set_float32_matmul_precision("highest"));
+    ct_clear_context();
+}
+
 #define TIMED(f) cmocka_unit_test_setup_teardown(f, time_setup, time_teardown)
 
 int main(void)
@@ -1605,6 +1736,7 @@ int main(void)
         TIMED(engine_matches_reference_in_every_layout),
         TIMED(empty_reduction_scales_c),
         TIMED(float32_under_high_precision),
+        TIMED(float32_tf32_conversion_and_transposed_tiles),
         TIMED(the_same_product_gives_the_same_bits),
         TIMED(skinny_and_split_products_match_reference),
         TIMED(ops_reach_the_engine_and_float64_goes_to_clblast),

@@ -226,6 +226,17 @@ int gemm_engine_3xtf32_period(void);
  * start or switched off here (engine12). */
 void gemm_engine_set_tf32_tma(bool on);
 bool gemm_engine_tf32_tma(void);
+/* float32 as TF32 on wgmma read as staged (the tensor cores truncate to
+ * TF32) instead of rounded to nearest by a pass over each staged tile:
+ * the built-in default unless CLOPS_GEMM_TF32_TRUNC=0|1 at start, or as
+ * switched here (engine13). */
+void gemm_engine_set_tf32_trunc(bool on);
+bool gemm_engine_tf32_trunc(void);
+/* float32 as TF32 on wgmma for M-major A / N-major B operands, transposed
+ * into K-major tiles per K tile: the built-in default unless
+ * CLOPS_GEMM_WGMMA_TF32_XT=0|1 at start, or as switched here (engine13). */
+void gemm_engine_set_wgmma_tf32_xt(bool on);
+bool gemm_engine_wgmma_tf32_xt(void);
 
 /* The path a dtype takes on a device, in words: "mma", "fma", "cpu" or
  * "clblast" (before layout and known-answer checks). */

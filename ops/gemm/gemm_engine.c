@@ -232,6 +232,48 @@ static bool wgmma_tf32_all_on(void)
     return env_switch(&wgmma_tf32_all_enabled, "CLOPS_GEMM_WGMMA_TF32_ALL", NULL, "1");
 }
 
+/* float32 as TF32 on wgmma with the float32 bits read as staged (the
+ * tensor cores truncate them to TF32) instead of a pass that rounds each
+ * staged tile to nearest first (engine13; WG_TF32_TRUNC in
+ * cl_kernels/gemm.cl): GEMM_TF32_TRUNC_DEFAULT, CLOPS_GEMM_TF32_TRUNC=0|1 at
+ * start, gemm_engine_set_tf32_trunc.  Every wgmma TF32 program, the
+ * convolutions' too (mma_config); docs/gemm.md "Hopper: TF32 without the
+ * rounding pass (engine13)". */
+#define GEMM_TF32_TRUNC_DEFAULT 0
+static atomic_int tf32_trunc_enabled = -1;
+
+bool gemm_engine_tf32_trunc(void)
+{
+    return GEMM_TF32_TRUNC_DEFAULT
+               ? env_switch(&tf32_trunc_enabled, "CLOPS_GEMM_TF32_TRUNC", "0", NULL)
+               : env_switch(&tf32_trunc_enabled, "CLOPS_GEMM_TF32_TRUNC", NULL, "1");
+}
+
+void gemm_engine_set_tf32_trunc(bool on)
+{
+    atomic_store(&tf32_trunc_enabled, on ? 1 : 0);
+}
+
+/* float32 as TF32 on wgmma for an M-major A or an N-major B (GPT-2's
+ * Conv1D weights, row-major mm) through landing tiles that each K tile
+ * transposes into K-major ones (engine13; WG_XT in cl_kernels/gemm.cl):
+ * GEMM_TF32_XT_DEFAULT, CLOPS_GEMM_WGMMA_TF32_XT=0|1 at start,
+ * gemm_engine_set_wgmma_tf32_xt. */
+#define GEMM_TF32_XT_DEFAULT 0
+static atomic_int tf32_xt_enabled = -1;
+
+bool gemm_engine_wgmma_tf32_xt(void)
+{
+    return GEMM_TF32_XT_DEFAULT
+               ? env_switch(&tf32_xt_enabled, "CLOPS_GEMM_WGMMA_TF32_XT", "0", NULL)
+               : env_switch(&tf32_xt_enabled, "CLOPS_GEMM_WGMMA_TF32_XT", NULL, "1");
+}
+
+void gemm_engine_set_wgmma_tf32_xt(bool on)
+{
+    atomic_store(&tf32_xt_enabled, on ? 1 : 0);
+}
+
 /* 3xTF32 for float32 "highest" on Hopper: off unless CLOPS_GEMM_3XTF32=1
  * at start (docs/gemm.md "Hopper: 3xTF32"). */
 static atomic_int x3_enabled = -1;
@@ -332,6 +374,8 @@ typedef struct gemm_cfg {
     int tma_zero, tma_m1; /* tma: maps made from zeros (TMA_ZERO), sizes less one (TMA_M1) */
     int occ;             /* wgmma, block-barrier: work-groups a unit asked of ptxas through the
                             entry's .minnctapersm (the name's "-oN"; 0: the driver's entry) */
+    int trunc;           /* wgmma, float32 (not 3xTF32): TF32 by truncation, no rounding
+                            pass (WG_TF32_TRUNC) */
     int x3;              /* wgmma, float32: 3xTF32 (WG_X3: 1, 2 a product left out, tests only;
                             | code << 2 with promotion every 1 << (code - 1) K tiles, code
                             1..4: WG_X3P, x3_period) */
@@ -534,6 +578,8 @@ static clops_status gemm_defines(const void *ctx, const clops_device *d, strbuf 
                   c->a_cp, c->b_cp, c->bkc, c->frag_db, c->late, c->raster);
         if (c->x3)
             sb_printf(defs, "#define WG_X3 %d\n#define WG_X3P %d\n", c->x3 & 3, x3_period(c));
+        if (c->trunc && !c->x3)
+            sb_printf(defs, "#define WG_TF32_TRUNC 1\n");
         break;
     case GK_SKINNY:
         sb_printf(defs,
@@ -555,6 +601,7 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
                           ((uint64_t)c->a_cp << 35) | ((uint64_t)c->b_cp << 34) |
                           ((uint64_t)c->a_uk << 33) | ((uint64_t)c->b_uk << 32) |
                           ((uint64_t)(c->x3 & 3) << 38) | ((uint64_t)(c->x3 >> 2) << 24) |
+                          ((uint64_t)(c->trunc && !c->x3) << 28) |
                           ((uint64_t)c->tma_m1 << 23) | ((uint64_t)c->tma_zero << 22) |
                           ((uint64_t)c->conv << 20) | ((uint64_t)c->split << 16) |
                           ((uint64_t)c->ms << 8) | (uint64_t)c->vec,
@@ -587,6 +634,9 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
             snprintf(pname + l, sizeof pname - l, "/3xtf32-s%d%s%.0d%s", c->stages,
                      c->x3 >> 2 ? "-promote" : "", x3_period(c),
                      (c->x3 & 3) == 2 ? "-drop" : "");
+        l = strlen(pname);
+        if (c->trunc && !c->x3)
+            snprintf(pname + l, sizeof pname - l, "/trunc");
         l = strlen(pname);
         if (c->probe)
             snprintf(pname + l, sizeof pname - l, "/probe%d", c->probe);
@@ -768,6 +818,25 @@ int gemm_engine_wgmma_default(int64_t batch, int64_t m, int64_t n, int64_t k, in
     return i >= 0 ? i : few ? WG_FEW : WG_FIRST;
 }
 
+/* The __local bytes of c's slots (a stage `stage` bytes) and, float32
+ * M/N-major operands on wgmma (WG_XT), of their K-major tiles (xt_bytes,
+ * 0: none): then as cl_kernels/gemm.cl lays them out, the -cs programs'
+ * slots padded to the 64 x 72 float staging area (WG_CS_MIN: A's only with
+ * two warpgroups). */
+static uint64_t xt_local(const gemm_cfg *c, uint64_t stage, uint64_t xt_bytes)
+{
+    if (!xt_bytes)
+        return stage * (uint64_t)c->stages;
+    const uint64_t cs_min = c->cstage ? 64 * 72 * 4 : 0;
+    uint64_t a = (uint64_t)c->bm * c->bkc * 16 * c->stages,
+             b = (uint64_t)c->bn * c->bkc * 16 * c->stages;
+    if (c->wgs == 2 && a < cs_min)
+        a = cs_min;
+    if (b < cs_min)
+        b = cs_min;
+    return a + b + xt_bytes;
+}
+
 /* The mma configuration of a device and dtype (small: fewer 128 x 128
  * blocks than compute units; few, for wgmma: fewer than twice as many);
  * false when __local memory cannot hold two stages or the device runs
@@ -813,6 +882,9 @@ static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk
     c->cstage = sh->cstage;
     c->tma = sh->tma;
     c->occ = sh->wgs && !sh->ws ? wg_occupancy(sh->name) : 0;
+    /* float32 on wgmma: TF32 by truncation where switched on (every wgmma
+     * TF32 program, convolutions' included; 3xTF32 ignores it). */
+    c->trunc = dt == CLOPS_FLOAT32 && sh->wgs && gemm_engine_tf32_trunc();
     /* (only where C goes out through __local: elsewhere the accumulators
      * are live across the calls, and ptxas, on clang's PTX, gave the
      * fragment-storing wgmma program 140 registers instead of 110, or
@@ -831,9 +903,17 @@ static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk
         if (q && q != pr && !*q && pv >= 1 && pv <= 31)
             c->probe = pv;
     }
-    /* A stage: bkc 16-byte chunks of every row of A's and B's tiles. */
+    /* A stage: bkc 16-byte chunks of every row of A's and B's tiles;
+     * float32 M/N-major operands on wgmma (WG_XT) one K-major tile each
+     * besides, no products pending across a K tile, not warp-specialised. */
     uint64_t stage = (uint64_t)(c->bm + c->bn) * (uint64_t)c->bkc * 16;
-    while (c->stages > 2 && stage * (uint64_t)c->stages > d->info.local_mem_bytes)
+    bool xt = dt == CLOPS_FLOAT32 && c->wgs && (!a_uk || !b_uk);
+    uint64_t xt_bytes = xt ? (uint64_t)((a_uk ? 0 : c->bm) + (b_uk ? 0 : c->bn)) * c->bkc * 16 : 0;
+    if (xt && (c->ws || c->tma))
+        return false;
+    if (xt)
+        c->depth = 0;
+    while (c->stages > 2 && xt_local(c, stage, xt_bytes) > d->info.local_mem_bytes)
         c->stages--;
     /* wgmma: at least one stage prefetched beyond the pending products. */
     if (c->wgs && c->stages - 1 - c->depth < 1)
@@ -843,7 +923,7 @@ static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk
      * where warp-specialised) whole 16-byte chunks of both tiles. */
     int stagers = c->ws ? 128 : c->wg;
     return (c->bm * c->bkc) % stagers == 0 && (c->bn * c->bkc) % stagers == 0 &&
-           stage * (uint64_t)c->stages <= d->info.local_mem_bytes &&
+           xt_local(c, stage, xt_bytes) <= d->info.local_mem_bytes &&
            (size_t)c->wg <= d->info.max_work_group_size;
 }
 
@@ -1114,7 +1194,7 @@ static clops_status gemm_launch(clops_device *d, host_kernel *k, const gemm_cfg 
  * host generation) under the lock, its states zeroed before its device is
  * published.
  */
-#define CANARY_STATES (8 * 2 * 2 * 2 * 2 * MMA_SHAPES)
+#define CANARY_STATES (2 * 8 * 2 * 2 * 2 * 2 * MMA_SHAPES)
 typedef struct canary_slot {
     _Atomic(const clops_device *) d;
     atomic_uint generation;
@@ -1131,9 +1211,10 @@ static int canary_index(const gemm_cfg *c)
     /* (3xTF32: a fourth "dtype", with promotion every 1, 2, 4, 8 K tiles
      * the fifth to eighth) */
     int dt = c->x3 ? 3 + (c->x3 >> 2) : dt_code(c->dt);
+    /* (TF32 by truncation: a program of its own, the second half) */
     return ((((dt * 2 + c->a_uk) * 2 + c->b_uk) * 2 + c->a_cp) * 2 + c->b_cp) *
                MMA_SHAPES +
-           c->shape;
+           c->shape + (c->trunc && !c->x3) * (CANARY_STATES / 2);
 }
 
 static int canary_home(const clops_device *d)
@@ -1754,8 +1835,11 @@ static clops_status engine_launch(const char *op, clops_device *d, clops_dtype d
         bool tf32_all = tf32 && wgmma_tf32_all_on();
         int wa_uk = tf32_all ? 1 : a_uk, wb_uk = tf32_all ? 1 : !b_un;
         int wa_cp = tf32_all ? a_uk && a_cp : a_cp, wb_cp = tf32_all ? !b_un && b_cp : b_cp;
+        /* (and, where switched on, M/N-major operands of plain products
+         * transposed into K-major tiles per K tile: WG_XT, engine13) */
+        bool tf32_xt = tf32 && !conv && gemm_engine_wgmma_tf32_xt();
         bool wg_dt = gemm_engine_wgmma_candidate(d, dt) ||
-                     (tf32 && wa_uk && wb_uk && (wgmma_tf32_on() || wg_want) &&
+                     (tf32 && ((wa_uk && wb_uk) || tf32_xt) && (wgmma_tf32_on() || wg_want) &&
                       gemm_engine_wgmma_candidate(d, CLOPS_BFLOAT16));
         /* (the wgmma default by engine11's rule: TMA tiles for some
          * shapes, where their maps can be made) */
