@@ -1309,6 +1309,102 @@ static void float32_engine_settings_follow_the_environment(void **state)
     CT_ASSERT(gemm_engine_tf32_tma() == !on);
     gemm_engine_set_tf32_tma(on);
     CT_ASSERT(gemm_engine_tf32_tma() == on);
+    /* 3xTF32's period reaches its program as WG_X3P (and WG_X3 1): the
+     * mapping from P to the configuration's mode and back (a swapped pair
+     * fails here). */
+    static const int periods[] = {0, 1, 2, 4, 8};
+    for (size_t i = 0; i < CT_COUNT(periods); i++) {
+        ct_set_case("3xTF32's program defines with promotion every %d K tiles", periods[i]);
+        char defs[2048];
+        CT_ASSERT(gemm_engine_3xtf32_defines(periods[i], defs, sizeof defs));
+        const char *x3 = strstr(defs, "#define WG_X3 "), *x3p = strstr(defs, "#define WG_X3P ");
+        CT_ASSERT_MSG(x3 && x3p, "no WG_X3 / WG_X3P in:\n%s", defs);
+        CT_ASSERT(atoi(x3 + strlen("#define WG_X3 ")) == 1);
+        CT_ASSERT_MSG(atoi(x3p + strlen("#define WG_X3P ")) == periods[i], "WG_X3P %d",
+                      atoi(x3p + strlen("#define WG_X3P ")));
+        CT_ASSERT(strstr(defs, "WG_TF32_TRUNC") == NULL);
+    }
+    /* Switches read at start (a job that sets them runs this test first):
+     * CLOPS_GEMM_TF32_TMA=0, CLOPS_GEMM_TF32_TRUNC=0|1,
+     * CLOPS_GEMM_WGMMA_TF32_XT=0|1. */
+    static const struct {
+        const char *var;
+        bool (*get)(void);
+        void (*set)(bool);
+    } sw[] = {{"CLOPS_GEMM_TF32_TMA", gemm_engine_tf32_tma, gemm_engine_set_tf32_tma},
+              {"CLOPS_GEMM_TF32_TRUNC", gemm_engine_tf32_trunc, gemm_engine_set_tf32_trunc},
+              {"CLOPS_GEMM_WGMMA_TF32_XT", gemm_engine_wgmma_tf32_xt,
+               gemm_engine_set_wgmma_tf32_xt}};
+    for (size_t i = 0; i < CT_COUNT(sw); i++) {
+        ct_set_case("%s", sw[i].var);
+        const char *v = getenv(sw[i].var);
+        bool cur = sw[i].get();
+        if (v && (strcmp(v, "0") == 0 || strcmp(v, "1") == 0))
+            CT_ASSERT_MSG(cur == (v[0] == '1'), "%s=%s, the switch reads %d", sw[i].var, v,
+                          (int)cur);
+        sw[i].set(!cur);
+        CT_ASSERT(sw[i].get() == !cur);
+        sw[i].set(cur);
+        CT_ASSERT(sw[i].get() == cur);
+    }
+    ct_clear_context();
+}
+
+/*
+ * The wgmma configuration a float32 product asks for under "high" (host
+ * logic, no device; gemm_engine_wgmma_want): TMA boxes (engine12) for
+ * products of K-major operands where engine11's rule takes them and the
+ * float32 TMA switch is on; the cp.async defaults with it off, and for
+ * every product with an M/N-major operand (float32 boxes take no
+ * transpose) whatever the switch; 16-bit products follow the rule either
+ * way.  132 units (H100, H200).
+ */
+static void float32_tma_default_follows_its_switch(void **state)
+{
+    (void)state;
+    const char *off = getenv("CLOPS_GEMM_TMA_RULE");
+    bool rule = !(off && strcmp(off, "0") == 0), was = gemm_engine_tf32_tma();
+    static const struct {
+        clops_dtype dt;
+        int64_t m, n, k;
+        bool a_uk, b_uk;
+        const char *on, *off; /* float32 TMA on, off (with the rule) */
+    } cases[] = {
+        {CLOPS_FLOAT32, 4096, 4096, 4096, true, true, "wg128x128-k64-s1-tma-cs", "wg128x128-s3-cs"},
+        {CLOPS_FLOAT32, 8192, 8192, 8192, true, true, "wg128x128-k64-s1-tma-cs", "wg128x128-s3-cs"},
+        {CLOPS_FLOAT32, 4096, 3072, 768, true, true, "wg128x128-k64-s1-tma-cs", "wg128x128-s3-cs"},
+        {CLOPS_FLOAT32, 4096, 768, 3072, true, true, "wg64x128-k64-s1-tma-cs", "wg64x128-s4-cs"},
+        {CLOPS_FLOAT32, 4096, 768, 768, true, true, "wg64x128-k64-s1-tma-cs", "wg64x128-s4-cs"},
+        {CLOPS_FLOAT32, 4096, 4096, 4096, true, false, "wg128x128-s3-cs", "wg128x128-s3-cs"},
+        {CLOPS_FLOAT32, 4096, 768, 3072, true, false, "wg64x128-s4-cs", "wg64x128-s4-cs"},
+        {CLOPS_FLOAT32, 4096, 4096, 4096, false, true, "wg128x128-s3-cs", "wg128x128-s3-cs"},
+        {CLOPS_FLOAT32, 4096, 4096, 512, true, true, "wg128x128-s3-cs", "wg128x128-s3-cs"},
+        {CLOPS_BFLOAT16, 4096, 4096, 4096, true, false, "wg64x128-k64-s1-tma-cs",
+         "wg64x128-k64-s1-tma-cs"},
+        {CLOPS_BFLOAT16, 4096, 768, 3072, true, false, "wg64x128-s3-tma-cs-o5",
+         "wg64x128-s3-tma-cs-o5"},
+    };
+    for (int on = 1; on >= 0; on--) {
+        gemm_engine_set_tf32_tma(on != 0);
+        for (size_t i = 0; i < CT_COUNT(cases); i++) {
+            ct_set_case("%s %lldx%lldx%lld, A %s-major, B %s-major, float32 TMA %s",
+                        clops_dtype_name(cases[i].dt), (long long)cases[i].m,
+                        (long long)cases[i].n, (long long)cases[i].k, cases[i].a_uk ? "K" : "M",
+                        cases[i].b_uk ? "K" : "N", on ? "on" : "off");
+            int got = gemm_engine_wgmma_want(cases[i].dt, 1, cases[i].m, cases[i].n, cases[i].k,
+                                             132, cases[i].a_uk, cases[i].b_uk);
+            CT_ASSERT(got >= 0 && got < gemm_engine_config_count());
+            /* (without the rule: the cp.async defaults) */
+            const char *want = !rule ? (cases[i].m * cases[i].n >= 2 * 132 * 128 * 128
+                                            ? "wg128x128-s3-cs"
+                                            : "wg64x128-s4-cs")
+                               : on ? cases[i].on
+                                    : cases[i].off;
+            CT_ASSERT_MSG(strcmp(gemm_engine_config_name(got), want) == 0, "%s, not %s",
+                          gemm_engine_config_name(got), want);
+        }
+    }
+    gemm_engine_set_tf32_tma(was);
     ct_clear_context();
 }
 
@@ -1733,6 +1829,7 @@ int main(void)
         TIMED(tma_configurations_match_the_default_bits),
         TIMED(tma_rule_picks_the_measured_defaults),
         TIMED(float32_engine_settings_follow_the_environment),
+        TIMED(float32_tma_default_follows_its_switch),
         TIMED(engine_matches_reference_in_every_layout),
         TIMED(empty_reduction_scales_c),
         TIMED(float32_under_high_precision),

@@ -221,6 +221,12 @@ bool gemm_engine_3xtf32_candidate(const clops_device *d);
  * (no promotion), the built-in default (GEMM_3XTF32_PERIOD) when unset or
  * any other value.  Host logic, any device. */
 int gemm_engine_3xtf32_period(void);
+/* The program defines (cl_kernels/gemm.cl's #define lines, into buf of cap
+ * bytes) of the default 3xTF32 configuration with promotion every p K
+ * tiles (0, 1, 2, 4, 8), as a float32 "highest" product with
+ * CLOPS_GEMM_3XTF32_PROMOTE=p gets them; false when they do not fit.  Host
+ * logic, any device (tests: WG_X3P must say p). */
+bool gemm_engine_3xtf32_defines(int p, char *buf, size_t cap);
 /* float32 as TF32 through TMA tiles ("-tma" configurations) where the
  * wgmma default rule below picks them: on unless CLOPS_GEMM_TF32_TMA=0 at
  * start or switched off here (engine12). */
@@ -257,6 +263,12 @@ const char *gemm_engine_config_name(int i);
  * CLOPS_GEMM_TMA_RULE=0 at start: never).  Host logic, any device. */
 int gemm_engine_wgmma_default(int64_t batch, int64_t m, int64_t n, int64_t k, int64_t units,
                               bool a_uk, bool b_uk, bool tma);
+/* The wgmma configuration a plain product of dt asks for (the index above,
+ * before mma_config's checks of alignment and tensor maps): the rule with
+ * TMA tiles allowed, for float32 (TF32) only where gemm_engine_tf32_tma
+ * says so and both operands are K-major.  Host logic, any device. */
+int gemm_engine_wgmma_want(clops_dtype dt, int64_t batch, int64_t m, int64_t n, int64_t k,
+                           int64_t units, bool a_uk, bool b_uk);
 
 /* The engine for a tensor's device: ref_gemm on the CPU device,
  * gemm_engine_cl on OpenCL devices (t may be NULL: the op's device check

@@ -837,6 +837,15 @@ static uint64_t xt_local(const gemm_cfg *c, uint64_t stage, uint64_t xt_bytes)
     return a + b + xt_bytes;
 }
 
+int gemm_engine_wgmma_want(clops_dtype dt, int64_t batch, int64_t m, int64_t n, int64_t k,
+                           int64_t units, bool a_uk, bool b_uk)
+{
+    /* (float32's TMA boxes: K-major operands only, as mma_config holds) */
+    return gemm_engine_wgmma_default(batch, m, n, k, units, a_uk, b_uk,
+                                     dt != CLOPS_FLOAT32 ||
+                                         (gemm_engine_tf32_tma() && a_uk && b_uk));
+}
+
 /* The mma configuration of a device and dtype (small: fewer 128 x 128
  * blocks than compute units; few, for wgmma: fewer than twice as many);
  * false when __local memory cannot hold two stages or the device runs
@@ -1677,6 +1686,14 @@ bool gemm_engine_3xtf32_candidate(const clops_device *d)
                         clops_debug_get(CLOPS_DEBUG_GEMM_CANARY_FAIL) != 0));
 }
 
+/* 3xTF32's mode (gemm_cfg.x3) with promotion every p K tiles (p 0, 1, 2,
+ * 4, 8: code 0..4 above), drop: CLOPS_GEMM_3XTF32_DROP's planted bug. */
+static int x3_mode(bool drop, int p)
+{
+    int code = p == 8 ? 4 : p == 4 ? 3 : p;
+    return (drop ? 2 : 1) | code << 2;
+}
+
 /* 3xTF32's mode for a product of dt on d under the float32 precision mode
  * `mode`: 0 not taken, 1, or 2 with CLOPS_GEMM_3XTF32_DROP=1 (tests), plus
  * code << 2 with promotion every P = 1 << (code - 1) K tiles
@@ -1688,8 +1705,28 @@ static int x3_takes(const clops_device *d, clops_dtype dt, int mode)
     if (dt != CLOPS_FLOAT32 || mode != 0 || !gemm_engine_3xtf32_candidate(d))
         return 0;
     /* (DROP read once, set only from outside by the jobs) */
-    int p = gemm_engine_3xtf32_period(), code = p == 8 ? 4 : p == 4 ? 3 : p;
-    return (env_switch(&drop, "CLOPS_GEMM_3XTF32_DROP", NULL, "1") ? 2 : 1) | code << 2;
+    return x3_mode(env_switch(&drop, "CLOPS_GEMM_3XTF32_DROP", NULL, "1"),
+                   gemm_engine_3xtf32_period());
+}
+
+bool gemm_engine_3xtf32_defines(int p, char *buf, size_t cap)
+{
+    gemm_cfg c;
+    memset(&c, 0, sizeof c);
+    c.kind = GK_MMA;
+    c.dt = CLOPS_FLOAT32;
+    c.a_uk = c.b_uk = c.a_cp = c.b_cp = 1;
+    c.shape = WG_FIRST;
+    c.bm = mma_shapes[WG_FIRST].bm, c.bn = mma_shapes[WG_FIRST].bn;
+    c.wm = mma_shapes[WG_FIRST].wm, c.wn = mma_shapes[WG_FIRST].wn;
+    c.wgs = mma_shapes[WG_FIRST].wgs, c.stages = 3, c.bkc = 2, c.raster = 8;
+    c.x3 = x3_mode(false, p);
+    strbuf sb = STRBUF_INIT;
+    bool ok = gemm_defines(&c, NULL, &sb) == CLOPS_OK && sb.len < cap;
+    if (ok)
+        memcpy(buf, sb.data, sb.len + 1);
+    sb_free(&sb);
+    return ok;
 }
 
 /* Whether the engine's kernels take dtype dt on d (else CLBlast) under
@@ -1844,10 +1881,8 @@ static clops_status engine_launch(const char *op, clops_device *d, clops_dtype d
         /* (the wgmma default by engine11's rule: TMA tiles for some
          * shapes, where their maps can be made) */
         int want = g->tile ? g->tile
-                           : 1 + gemm_engine_wgmma_default(g->batch, g->m, g->n, g->k, units,
-                                                           a_uk, !b_un,
-                                                           dt != CLOPS_FLOAT32 ||
-                                                               gemm_engine_tf32_tma());
+                           : 1 + gemm_engine_wgmma_want(dt, g->batch, g->m, g->n, g->k, units,
+                                                        a_uk, !b_un);
         bool wg = (!conv || wg_want) && (!small || wg_forced || wg_want) && wg_dt &&
                   mma_config(d, dt, wa_uk, wb_uk, wa_cp, wb_cp, small, few, true, want, true,
                              &cfg);
