@@ -300,20 +300,23 @@ static bool listed(const char *name, const char *list, bool contains)
 /* --variants (engine13): each configuration's row once per float32 TF32
  * variant of the comma-separated list, switched between rows in the same
  * process: "round" (each staged tile rounded to TF32 by a pass), "trunc"
- * (read as staged: WG_TF32_TRUNC), "xt" and "xt-trunc" (the same with
- * M/N-major operands transposed into K-major tiles: WG_XT), "noxt" (the
- * rounding as set, no transposition); NULL: one row as the environment
- * says.  --sweep-default: a "default" row first (no configuration forced). */
+ * (read as staged: WG_TF32_TRUNC), "tma" (converted by the TMA copy in
+ * TMA configurations), "xt" and "xt-trunc" (round and trunc with M/N-major
+ * operands transposed into K-major tiles: WG_XT), "noxt" (the conversion
+ * as set, no transposition); NULL: one row as the environment says.
+ * --sweep-default: a "default" row first (no configuration forced). */
 static const char *variants;
 static bool sweep_default;
 
 static bool set_variant(const char *v)
 {
-    if (strcmp(v, "round") == 0 || strcmp(v, "trunc") == 0) {
-        gemm_engine_set_tf32_trunc(v[0] == 't');
+    if (strcmp(v, "round") == 0 || strcmp(v, "trunc") == 0 || strcmp(v, "tma") == 0) {
+        gemm_engine_set_tf32_convert(v[0] == 'r'   ? GEMM_TF32_PASS
+                                     : v[1] == 'r' ? GEMM_TF32_TRUNC
+                                                   : GEMM_TF32_TMA);
         gemm_engine_set_wgmma_tf32_xt(false);
     } else if (strcmp(v, "xt") == 0 || strcmp(v, "xt-trunc") == 0) {
-        gemm_engine_set_tf32_trunc(v[2] == '-');
+        gemm_engine_set_tf32_convert(v[2] == '-' ? GEMM_TF32_TRUNC : GEMM_TF32_PASS);
         gemm_engine_set_wgmma_tf32_xt(true);
     } else if (strcmp(v, "noxt") == 0) {
         gemm_engine_set_wgmma_tf32_xt(false);
@@ -410,7 +413,7 @@ static void usage(void)
     fprintf(stderr, "usage: bench_gemm [--device SEL]... "
                     "[--dtype float32|float64|float16|bfloat16] [--tune SECONDS] [--big] "
                     "[--gpt2] [--engine] [--skinny] [--sweep [--sweep-prefix P,..] [--sweep-shape S,..] [--sweep-default] "
-                    "[--variants round,trunc,xt,xt-trunc,noxt]] [--bt] [--paths] "
+                    "[--variants round,trunc,tma,xt,xt-trunc,noxt]] [--bt] [--paths] "
                     "[--reps-seconds S] [--sync-every N]\n");
 }
 

@@ -21,9 +21,12 @@
  *   3xtf32p  the same with promotion every K tile (CLOPS_GEMM_3XTF32_PROMOTE=1),
  *   3xtf32p2, 3xtf32p4, 3xtf32p8  promotion every 2, 4, 8 K tiles (engine12),
  *   tf32     "high" (TF32 on the tensor cores), each staged tile rounded to
- *            TF32 (to nearest) by a pass (gemm_engine_set_tf32_trunc(false)),
+ *            TF32 (to nearest) by a pass (GEMM_TF32_PASS),
  *   tf32trunc  "high" with the float32 bits read as staged (the tensor
- *            cores truncate; engine13, WG_TF32_TRUNC),
+ *            cores truncate; engine13, GEMM_TF32_TRUNC),
+ *   tf32tma  "high" with the TMA copy converting to TF32 where the tiles
+ *            come through TMA (GEMM_TF32_TMA; not --bn: B N-major float32
+ *            takes no TMA tiles),
  *   tf32xt, tf32xttrunc  (--bn only) the same two with the N-major B
  *            transposed into K-major tiles on wgmma (engine13, WG_XT;
  *            without it such a B takes mma.sync, rounded),
@@ -142,24 +145,27 @@ int main(int argc, char **argv)
      * wgmma; xt runs only with --bn) */
     static const struct {
         const char *name, *period, *precision;
-        bool trunc, xt;
-    } runs[] = {{"clblast", NULL, "highest", false, false},
-                {"3xtf32", "0", "highest", false, false},
-                {"3xtf32p", "1", "highest", false, false},
-                {"3xtf32p2", "2", "highest", false, false},
-                {"3xtf32p4", "4", "highest", false, false},
-                {"3xtf32p8", "8", "highest", false, false},
-                {"tf32", NULL, "high", false, false},
-                {"tf32trunc", NULL, "high", true, false},
-                {"tf32xt", NULL, "high", false, true},
-                {"tf32xttrunc", NULL, "high", true, true}};
+        int convert;
+        bool xt;
+    } runs[] = {{"clblast", NULL, "highest", GEMM_TF32_PASS, false},
+                {"3xtf32", "0", "highest", GEMM_TF32_PASS, false},
+                {"3xtf32p", "1", "highest", GEMM_TF32_PASS, false},
+                {"3xtf32p2", "2", "highest", GEMM_TF32_PASS, false},
+                {"3xtf32p4", "4", "highest", GEMM_TF32_PASS, false},
+                {"3xtf32p8", "8", "highest", GEMM_TF32_PASS, false},
+                {"tf32", NULL, "high", GEMM_TF32_PASS, false},
+                {"tf32trunc", NULL, "high", GEMM_TF32_TRUNC, false},
+                {"tf32tma", NULL, "high", GEMM_TF32_TMA, false},
+                {"tf32xt", NULL, "high", GEMM_TF32_PASS, true},
+                {"tf32xttrunc", NULL, "high", GEMM_TF32_TRUNC, true}};
     printf("gemm_accuracy: %s (%s), %lld x %lld x %lld, B %s, %s inputs\n", d->label,
            d->info.name, (long long)m, (long long)n, (long long)k,
            bn ? "N-major" : "K-major (W^T)", uni ? "uniform(0, 1)" : "N(0, 1)");
     for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
-        if ((runs[r].xt && !bn) || (tf32_only && runs[r].period))
+        if ((runs[r].xt && !bn) || (tf32_only && runs[r].period) ||
+            (bn && runs[r].convert == GEMM_TF32_TMA))
             continue;
-        gemm_engine_set_tf32_trunc(runs[r].trunc);
+        gemm_engine_set_tf32_convert(runs[r].convert);
         gemm_engine_set_wgmma_tf32_xt(runs[r].xt);
         gemm_engine_set_enabled(r != 0);
         gemm_engine_set_3xtf32(runs[r].period != NULL);

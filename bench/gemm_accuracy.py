@@ -54,8 +54,7 @@ def table(argv):
         rows.append((name, e.max().item() / scale, e.mean().item() / scale))
 
     names = ["clblast", "3xtf32", "3xtf32p", "3xtf32p2", "3xtf32p4", "3xtf32p8", "tf32", "tf32trunc"]
-    if "--bn" in argv:
-        names += ["tf32xt", "tf32xttrunc"]
+    names += ["tf32xt", "tf32xttrunc"] if "--bn" in argv else ["tf32tma"]
     for name in names:
         try:
             c = load(f"{d}/c_{name}.f32", m, n)

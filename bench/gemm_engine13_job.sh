@@ -18,6 +18,8 @@
 # their own limits; the logs are packed into $OUT/engine.tgz after each.
 # From a copy of the tree:
 #   for f in .debs/*.deb; do dpkg -x $f /; done; ldconfig; bash bench/gemm_engine13_job.sh
+# (Run at 6db0028, where CLOPS_GEMM_TF32_CONVERT=trunc was spelt
+# CLOPS_GEMM_TF32_TRUNC=1.)
 # Locally (POCL, tiny: a dry run of the script):
 #   DEV=pocl BUILD=build OUT=/tmp/e13-out bash bench/gemm_engine13_job.sh
 LOGS=${LOGS:-/tmp/engine-logs}
@@ -33,7 +35,7 @@ nice_test() { # name, limit, env...
     ( env "$@" nice -n 19 timeout $tl $T > $L/test_$name.txt 2>&1; echo "rc $?" >> $L/test_$name.txt ) &
 }
 nice_test conv 100 CLOPS_TEST_FILTER=float32_tf32_conversion_and_transposed_tiles
-nice_test f32 120 CLOPS_GEMM_TF32_TRUNC=1 CLOPS_GEMM_WGMMA_TF32_XT=1 CLOPS_TEST_FILTER='float32_*'
+nice_test f32 120 CLOPS_GEMM_TF32_CONVERT=trunc CLOPS_GEMM_WGMMA_TF32_XT=1 CLOPS_TEST_FILTER='float32_*'
 # (the planted bug: the transposition writes each K chunk into its
 # neighbour's place; its own kernel directory and program cache)
 PK=/tmp/engine-planted; rm -rf $PK; mkdir -p $PK/kc; cp -r cl_kernels $PK/k

@@ -23,7 +23,7 @@
  * or 2 ulps of the result in float32 (1 ulp in float16/bfloat16: both sides
  * round once, half an ulp each); float32 as TF32 (precision "high")
  * K * 2^-10 * 1.5 (inputs rounded to 10 mantissa bits), twice that where
- * wgmma reads them truncated (WG_TF32_TRUNC: gemm_engine_tf32_trunc).
+ * wgmma reads them truncated (GEMM_TF32_TRUNC: gemm_engine_tf32_convert).
  *
  * POCL compiles one program per dtype (the CPU atom takes every layout);
  * shapes stay small so the whole file runs in seconds once compiled.
@@ -177,7 +177,7 @@ static void *check_product(clops_device *d, clops_dtype dt, const pcase *pc, boo
     double kk = (double)(pc->k > 0 ? pc->k : 1);
     /* (TF32 by truncation: each operand's error below one TF32 ulp, not
      * half of one) */
-    double tf32_u = gemm_engine_tf32_trunc() ? 0x1p-9 : 0x1p-10;
+    double tf32_u = gemm_engine_tf32_convert() == GEMM_TF32_TRUNC ? 0x1p-9 : 0x1p-10;
     ct_tol tol = ct_tol_ulp_atol(dt == CLOPS_FLOAT32 ? 2 : 1,
                                  kk * (tf32_tol ? tf32_u : x3_tol ? 0x1p-20 : 0x1p-22) * 1.5);
     CT_ASSERT_CLOSE(vc, yc, tol);
@@ -1325,14 +1325,14 @@ static void float32_engine_settings_follow_the_environment(void **state)
         CT_ASSERT(strstr(defs, "WG_TF32_TRUNC") == NULL);
     }
     /* Switches read at start (a job that sets them runs this test first):
-     * CLOPS_GEMM_TF32_TMA=0, CLOPS_GEMM_TF32_TRUNC=0|1,
-     * CLOPS_GEMM_WGMMA_TF32_XT=0|1. */
+     * CLOPS_GEMM_TF32_TMA=0, CLOPS_GEMM_WGMMA_TF32_XT=0|1,
+     * CLOPS_GEMM_TF32_CONVERT=pass|trunc|tma (another value: the default,
+     * as a mode out of range). */
     static const struct {
         const char *var;
         bool (*get)(void);
         void (*set)(bool);
     } sw[] = {{"CLOPS_GEMM_TF32_TMA", gemm_engine_tf32_tma, gemm_engine_set_tf32_tma},
-              {"CLOPS_GEMM_TF32_TRUNC", gemm_engine_tf32_trunc, gemm_engine_set_tf32_trunc},
               {"CLOPS_GEMM_WGMMA_TF32_XT", gemm_engine_wgmma_tf32_xt,
                gemm_engine_set_wgmma_tf32_xt}};
     for (size_t i = 0; i < CT_COUNT(sw); i++) {
@@ -1347,6 +1347,20 @@ static void float32_engine_settings_follow_the_environment(void **state)
         sw[i].set(cur);
         CT_ASSERT(sw[i].get() == cur);
     }
+    ct_set_case("CLOPS_GEMM_TF32_CONVERT");
+    const char *cv = getenv("CLOPS_GEMM_TF32_CONVERT");
+    int mode = gemm_engine_tf32_convert();
+    static const char *const modes[] = {"pass", "trunc", "tma"};
+    for (int m = GEMM_TF32_PASS; m <= GEMM_TF32_TMA; m++)
+        if (cv && strcmp(cv, modes[m]) == 0)
+            CT_ASSERT_MSG(mode == m, "CLOPS_GEMM_TF32_CONVERT=%s, the mode reads %d", cv, mode);
+    for (int m = GEMM_TF32_PASS; m <= GEMM_TF32_TMA; m++) {
+        gemm_engine_set_tf32_convert(m);
+        CT_ASSERT(gemm_engine_tf32_convert() == m);
+    }
+    gemm_engine_set_tf32_convert(7);
+    CT_ASSERT(gemm_engine_tf32_convert() == GEMM_TF32_PASS);
+    gemm_engine_set_tf32_convert(mode);
     ct_clear_context();
 }
 
@@ -1700,10 +1714,11 @@ static void float32_highest_on_3xtf32(void **state)
  *  - A's elements 1 + 3 * 2^-12 (below TF32's 10 mantissa bits: to nearest
  *    1 + 2^-10, truncated 1), B's 1, K 16, a product that fills the device:
  *    C is exactly 16 * (1 + 2^-10) where the operands are rounded (the
- *    rounding pass, mma.sync's fragments) and exactly 16 where wgmma reads
- *    them truncated (gemm_engine_set_tf32_trunc), for B K-major (wgmma) and
- *    N-major (mma.sync, or wgmma with gemm_engine_set_wgmma_tf32_xt), the
- *    launches counted.
+ *    rounding pass, mma.sync's fragments, the TMA copy's conversion) and
+ *    exactly 16 where wgmma reads them truncated, under each
+ *    gemm_engine_set_tf32_convert mode, for B K-major (wgmma: the
+ *    default cp.async tiles, and TMA tiles forced) and N-major (mma.sync, or
+ *    wgmma with gemm_engine_set_wgmma_tf32_xt), the launches counted.
  *  - With transposed tiles on, rounded and truncated: the two default wgmma
  *    configurations forced (every configuration with CLOPS_TEST_WGMMA_NEW=1,
  *    or those of CLOPS_TEST_WGMMA_ONLY) in every layout, aligned and odd,
@@ -1718,7 +1733,15 @@ static void float32_tf32_conversion_and_transposed_tiles(void **state)
     (void)state;
     clops_device *devs[CT_MAX_DEVICES];
     int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
-    bool trunc0 = gemm_engine_tf32_trunc(), xt0 = gemm_engine_wgmma_tf32_xt();
+    int mode0 = gemm_engine_tf32_convert();
+    bool xt0 = gemm_engine_wgmma_tf32_xt();
+    static const char *const mnames[] = {"rounded by a pass", "truncated",
+                                         "converted by TMA copies"};
+    int tma_cfg = -1;
+    for (int i = 0; i < gemm_engine_config_count(); i++)
+        if (strcmp(gemm_engine_config_name(i), "wg128x128-k64-s1-tma-cs") == 0)
+            tma_cfg = i;
+    CT_ASSERT(tma_cfg >= 0);
     CT_OK(clops_set_float32_matmul_precision("high"));
     for (int di = 0; di < nd; di++) {
         clops_device *d = devs[di];
@@ -1750,13 +1773,19 @@ static void float32_tf32_conversion_and_transposed_tiles(void **state)
         CT_OK(core_as_strided(tbn, s3b, 3, t3bn, 3, &off, &vbn));
         CT_OK(core_as_strided(tw, s3b, 3, t3bk, 3, &off, &vbk));
         CT_OK(core_as_strided(tc, s3c, 3, t3c, 3, &off, &vc));
-        for (int v = 0; v < 8; v++) {
-            bool trunc = v & 1, xt = v >> 1 & 1, bk = v >> 2 & 1;
+        for (int v = 0; v < 3 * 2 * 3; v++) {
+            /* (B: N-major, K-major, K-major with TMA tiles forced) */
+            int mode = v % 3, bl = v / 6;
+            bool xt = v / 3 % 2, bk = bl > 0;
+            if (bl == 2 && xt)
+                continue;
             ct_set_case("float32 \"high\", %lldx%lldx%lld, B %s, TF32 %s, transposed tiles %s",
-                        (long long)side, (long long)side, (long long)k, bk ? "K-major" : "N-major",
-                        trunc ? "truncated" : "rounded", xt ? "on" : "off");
-            gemm_engine_set_tf32_trunc(trunc);
+                        (long long)side, (long long)side, (long long)k,
+                        bl == 2 ? "K-major, TMA tiles forced" : bk ? "K-major" : "N-major",
+                        mnames[mode], xt ? "on" : "off");
+            gemm_engine_set_tf32_convert(mode);
             gemm_engine_set_wgmma_tf32_xt(xt);
+            CT_OK(clops_debug_set("gemm.config", bl == 2 ? tma_cfg + 1 : 0));
             clops_tensor *vb = bk ? vbk : vbn;
             gemm_engine_stats s0, s1;
             gemm_engine_get_stats(&s0);
@@ -1770,7 +1799,7 @@ static void float32_tf32_conversion_and_transposed_tiles(void **state)
                           (unsigned long long)(s1.wgmma_calls - s0.wgmma_calls),
                           (unsigned long long)(s1.mma_calls - s0.mma_calls));
             CT_OK(clops_tensor_to_host(tc, hc, (size_t)(side * side) * 4));
-            float want = wg && trunc ? (float)k : (float)k * (1.0f + 0x1p-10f);
+            float want = wg && mode == GEMM_TF32_TRUNC ? (float)k : (float)k * (1.0f + 0x1p-10f);
             int64_t bad = 0, first = -1;
             for (int64_t i = 0; i < side * side; i++)
                 if (hc[i] != want) {
@@ -1782,6 +1811,7 @@ static void float32_tf32_conversion_and_transposed_tiles(void **state)
                           (long long)bad, (long long)(side * side), (double)want,
                           (long long)first, first >= 0 ? (double)hc[first] : 0.0);
         }
+        CT_OK(clops_debug_set("gemm.config", 0));
         clops_tensor *all[] = {ta, tbn, tw, tc, va, vbn, vbk, vc};
         for (size_t i = 0; i < CT_COUNT(all); i++)
             clops_tensor_release(all[i]);
@@ -1790,7 +1820,7 @@ static void float32_tf32_conversion_and_transposed_tiles(void **state)
         gemm_engine_set_wgmma_tf32_xt(true);
         int count = gemm_engine_config_count(), first = first_wg_config();
         for (int trunc = 0; trunc < 2; trunc++) {
-            gemm_engine_set_tf32_trunc(trunc);
+            gemm_engine_set_tf32_convert(trunc ? GEMM_TF32_TRUNC : GEMM_TF32_PASS);
             for (int cfg = 0; cfg < count; cfg++) {
                 if (strncmp(gemm_engine_config_name(cfg), "w", 1) != 0 ||
                     !wgmma_config_listed(gemm_engine_config_name(cfg)) ||
@@ -1813,7 +1843,7 @@ static void float32_tf32_conversion_and_transposed_tiles(void **state)
         }
         CT_OK(clops_debug_set("gemm.config", 0));
     }
-    gemm_engine_set_tf32_trunc(trunc0);
+    gemm_engine_set_tf32_convert(mode0);
     gemm_engine_set_wgmma_tf32_xt(xt0);
     CT_OK(clops_set_float32_matmul_precision("highest"));
     ct_clear_context();

@@ -232,12 +232,15 @@ bool gemm_engine_3xtf32_defines(int p, char *buf, size_t cap);
  * start or switched off here (engine12). */
 void gemm_engine_set_tf32_tma(bool on);
 bool gemm_engine_tf32_tma(void);
-/* float32 as TF32 on wgmma read as staged (the tensor cores truncate to
- * TF32) instead of rounded to nearest by a pass over each staged tile:
- * the built-in default unless CLOPS_GEMM_TF32_TRUNC=0|1 at start, or as
- * switched here (engine13). */
-void gemm_engine_set_tf32_trunc(bool on);
-bool gemm_engine_tf32_trunc(void);
+/* How float32 operands become TF32 on wgmma (engine13): GEMM_TF32_PASS,
+ * each staged tile rounded to nearest by a pass (the default); _TRUNC, read
+ * as staged (the tensor cores truncate); _TMA, converted by the TMA copy in
+ * the TMA configurations (CU_TENSOR_MAP_DATA_TYPE_TFLOAT32), the pass in
+ * the others.  CLOPS_GEMM_TF32_CONVERT=pass|trunc|tma at start, or as
+ * switched here. */
+enum { GEMM_TF32_PASS = 0, GEMM_TF32_TRUNC = 1, GEMM_TF32_TMA = 2 };
+void gemm_engine_set_tf32_convert(int mode);
+int gemm_engine_tf32_convert(void);
 /* float32 as TF32 on wgmma for M-major A / N-major B operands, transposed
  * into K-major tiles per K tile: the built-in default unless
  * CLOPS_GEMM_WGMMA_TF32_XT=0|1 at start, or as switched here (engine13). */

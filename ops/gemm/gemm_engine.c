@@ -232,26 +232,41 @@ static bool wgmma_tf32_all_on(void)
     return env_switch(&wgmma_tf32_all_enabled, "CLOPS_GEMM_WGMMA_TF32_ALL", NULL, "1");
 }
 
-/* float32 as TF32 on wgmma with the float32 bits read as staged (the
- * tensor cores truncate them to TF32) instead of a pass that rounds each
- * staged tile to nearest first (engine13; WG_TF32_TRUNC in
- * cl_kernels/gemm.cl): GEMM_TF32_TRUNC_DEFAULT, CLOPS_GEMM_TF32_TRUNC=0|1 at
- * start, gemm_engine_set_tf32_trunc.  Every wgmma TF32 program, the
- * convolutions' too (mma_config); docs/gemm.md "Hopper: TF32 without the
- * rounding pass (engine13)". */
-#define GEMM_TF32_TRUNC_DEFAULT 0
-static atomic_int tf32_trunc_enabled = -1;
+/* How wgmma's float32 operands become TF32 (engine13; gemm.h's
+ * GEMM_TF32_*; WG_TF32_TRUNC in cl_kernels/gemm.cl): a pass that rounds
+ * each staged tile to nearest (the default), none (the tensor cores
+ * truncate: 1.5x faster, 2.5x / 13x less accurate than cuBLAS TF32 on N(0,
+ * 1) / uniform(0, 1) operands, engine13's job), or the TMA copy converting
+ * float32 to TF32 in the TMA configurations (CUTLASS's Hopper way; not
+ * measured), the pass in the others.  CLOPS_GEMM_TF32_CONVERT=pass|trunc|
+ * tma at start, gemm_engine_set_tf32_convert.  Every wgmma TF32 program,
+ * the convolutions' too (mma_config); docs/gemm.md "Hopper: TF32 without
+ * the rounding pass, transposed tiles (engine13)". */
+#define GEMM_TF32_CONVERT_DEFAULT GEMM_TF32_PASS
+static atomic_int tf32_convert_mode = -1;
 
-bool gemm_engine_tf32_trunc(void)
+int gemm_engine_tf32_convert(void)
 {
-    return GEMM_TF32_TRUNC_DEFAULT
-               ? env_switch(&tf32_trunc_enabled, "CLOPS_GEMM_TF32_TRUNC", "0", NULL)
-               : env_switch(&tf32_trunc_enabled, "CLOPS_GEMM_TF32_TRUNC", NULL, "1");
+    int m = atomic_load(&tf32_convert_mode);
+    if (m < 0) {
+        const char *v = host_env("CLOPS_GEMM_TF32_CONVERT");
+        int want = !v                          ? GEMM_TF32_CONVERT_DEFAULT
+                   : strcmp(v, "pass") == 0    ? GEMM_TF32_PASS
+                   : strcmp(v, "trunc") == 0   ? GEMM_TF32_TRUNC
+                   : strcmp(v, "tma") == 0     ? GEMM_TF32_TMA
+                                               : GEMM_TF32_CONVERT_DEFAULT;
+        int expect = -1;
+        atomic_compare_exchange_strong(&tf32_convert_mode, &expect, want);
+        m = atomic_load(&tf32_convert_mode);
+    }
+    return m;
 }
 
-void gemm_engine_set_tf32_trunc(bool on)
+void gemm_engine_set_tf32_convert(int mode)
 {
-    atomic_store(&tf32_trunc_enabled, on ? 1 : 0);
+    atomic_store(&tf32_convert_mode, mode >= GEMM_TF32_PASS && mode <= GEMM_TF32_TMA
+                                         ? mode
+                                         : GEMM_TF32_CONVERT_DEFAULT);
 }
 
 /* float32 as TF32 on wgmma for an M-major A or an N-major B (GPT-2's
@@ -374,8 +389,9 @@ typedef struct gemm_cfg {
     int tma_zero, tma_m1; /* tma: maps made from zeros (TMA_ZERO), sizes less one (TMA_M1) */
     int occ;             /* wgmma, block-barrier: work-groups a unit asked of ptxas through the
                             entry's .minnctapersm (the name's "-oN"; 0: the driver's entry) */
-    int trunc;           /* wgmma, float32 (not 3xTF32): TF32 by truncation, no rounding
-                            pass (WG_TF32_TRUNC) */
+    int trunc;           /* wgmma, float32 (not 3xTF32): no rounding pass (WG_TF32_TRUNC):
+                            the tensor cores truncate, or the TMA copy converted */
+    int tma_tf32;        /* tma, float32: the maps convert to TF32 (TFLOAT32) */
     int x3;              /* wgmma, float32: 3xTF32 (WG_X3: 1, 2 a product left out, tests only;
                             | code << 2 with promotion every 1 << (code - 1) K tiles, code
                             1..4: WG_X3P, x3_period) */
@@ -891,9 +907,12 @@ static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk
     c->cstage = sh->cstage;
     c->tma = sh->tma;
     c->occ = sh->wgs && !sh->ws ? wg_occupancy(sh->name) : 0;
-    /* float32 on wgmma: TF32 by truncation where switched on (every wgmma
-     * TF32 program, convolutions' included; 3xTF32 ignores it). */
-    c->trunc = dt == CLOPS_FLOAT32 && sh->wgs && gemm_engine_tf32_trunc();
+    /* float32 on wgmma: the TF32 conversion switched on (every wgmma TF32
+     * program, convolutions' included; 3xTF32 ignores it): the TMA's only
+     * where the tiles come through TMA, else the rounding pass. */
+    int conv = dt == CLOPS_FLOAT32 && sh->wgs ? gemm_engine_tf32_convert() : GEMM_TF32_PASS;
+    c->tma_tf32 = conv == GEMM_TF32_TMA && c->tma;
+    c->trunc = conv == GEMM_TF32_TRUNC || c->tma_tf32;
     /* (only where C goes out through __local: elsewhere the accumulators
      * are live across the calls, and ptxas, on clang's PTX, gave the
      * fragment-storing wgmma program 140 registers instead of 110, or
@@ -1114,6 +1133,7 @@ static clops_status tma_templates(const gemm_cfg *c, const gemm_geom *g,
     memset(tmpl, 0, 2 * 128);
     if (c->tma_zero)
         return CLOPS_OK;
+    ma.tf32 = mb.tf32 = (uint32_t)c->tma_tf32;
     /* (L2 promotion of 256 bytes, CUTLASS's for GEMM operands) */
     if (!gemm_tma_encode(&ma, 3, tmpl[0]) || !gemm_tma_encode(&mb, 3, tmpl[1]))
         return clops__fail(CLOPS_UNSUPPORTED, "GEMM tensor map: libcuda's encoder refused it");
@@ -1203,7 +1223,7 @@ static clops_status gemm_launch(clops_device *d, host_kernel *k, const gemm_cfg 
  * host generation) under the lock, its states zeroed before its device is
  * published.
  */
-#define CANARY_STATES (2 * 8 * 2 * 2 * 2 * 2 * MMA_SHAPES)
+#define CANARY_STATES (3 * 8 * 2 * 2 * 2 * 2 * MMA_SHAPES)
 typedef struct canary_slot {
     _Atomic(const clops_device *) d;
     atomic_uint generation;
@@ -1220,10 +1240,12 @@ static int canary_index(const gemm_cfg *c)
     /* (3xTF32: a fourth "dtype", with promotion every 1, 2, 4, 8 K tiles
      * the fifth to eighth) */
     int dt = c->x3 ? 3 + (c->x3 >> 2) : dt_code(c->dt);
-    /* (TF32 by truncation: a program of its own, the second half) */
+    /* (TF32 without the rounding pass: a program of its own, the second
+     * third; with the TMA's conversion, its maps too, the third) */
+    int conv = c->x3 ? 0 : c->tma_tf32 ? 2 : c->trunc ? 1 : 0;
     return ((((dt * 2 + c->a_uk) * 2 + c->b_uk) * 2 + c->a_cp) * 2 + c->b_cp) *
                MMA_SHAPES +
-           c->shape + (c->trunc && !c->x3) * (CANARY_STATES / 2);
+           c->shape + conv * (CANARY_STATES / 3);
 }
 
 static int canary_home(const clops_device *d)
