@@ -271,28 +271,40 @@ static double diff_vs_clblast(clops_device *d, const shape *s, problem *p)
 /* Every mma configuration (the debug setting gemm.config) on the sweep
  * shapes, TFLOP/s, and its largest difference from CLBlast on square 1024
  * (bfloat16/float16: about K * 2^-8 at most from the two roundings of C). */
+/* The next entry of the comma-separated list at *p into out (cap bytes),
+ * *p moved past it; false at the list's end.  An empty entry or one too
+ * long for out comes back as "". */
+static bool next_entry(const char **p, char *out, size_t cap)
+{
+    if (!**p)
+        return false;
+    size_t n = strcspn(*p, ",");
+    out[0] = '\0';
+    if (n < cap) {
+        memcpy(out, *p, n);
+        out[n] = '\0';
+    }
+    *p += n + ((*p)[n] == ',');
+    return true;
+}
+
 /* Whether name begins with (contains: contains) one of the comma-separated
  * entries of list (NULL: every name). */
 static bool listed(const char *name, const char *list, bool contains)
 {
     if (!list)
         return true;
-    for (const char *p = list; *p;) {
-        size_t n = strcspn(p, ",");
-        char want[128];
-        if (n > 0 && n < sizeof want) {
-            memcpy(want, p, n);
-            want[n] = '\0';
-            /* ("name$": that name exactly) */
-            bool exact = !contains && want[n - 1] == '$';
-            if (exact ? strlen(name) == n - 1 && strncmp(name, want, n - 1) == 0
-                      : contains ? strstr(name, want) != NULL
-                                 : strncmp(name, want, n) == 0)
-                return true;
-        }
-        p += n;
-        if (*p == ',')
-            p++;
+    char want[128];
+    for (const char *p = list; next_entry(&p, want, sizeof want);) {
+        size_t n = strlen(want);
+        if (n == 0)
+            continue;
+        /* ("name$": that name exactly) */
+        bool exact = !contains && want[n - 1] == '$';
+        if (exact ? strlen(name) == n - 1 && strncmp(name, want, n - 1) == 0
+                  : contains ? strstr(name, want) != NULL
+                             : strncmp(name, want, n) == 0)
+            return true;
     }
     return false;
 }
@@ -349,20 +361,13 @@ static void sweep_configs(clops_device *d, clops_dtype dt, double rsecs, const c
             sweep_row(d, dt, rsecs, shapes, c, NULL);
             continue;
         }
-        for (const char *v = variants; *v;) {
-            size_t n = strcspn(v, ",");
-            char one[16];
-            if (n > 0 && n < sizeof one) {
-                memcpy(one, v, n);
-                one[n] = '\0';
-                if (set_variant(one))
-                    sweep_row(d, dt, rsecs, shapes, c, one);
-                else
-                    printf("| %s [%s] | unknown variant |\n", c < 0 ? "default" : gemm_engine_config_name(c), one);
-            }
-            v += n;
-            if (*v == ',')
-                v++;
+        char one[16];
+        for (const char *v = variants; next_entry(&v, one, sizeof one);) {
+            if (set_variant(one))
+                sweep_row(d, dt, rsecs, shapes, c, one);
+            else if (one[0])
+                printf("| %s [%s] | unknown variant |\n",
+                       c < 0 ? "default" : gemm_engine_config_name(c), one);
         }
     }
     clops_debug_set("gemm.config", 0);
