@@ -1710,25 +1710,24 @@ static void float32_highest_on_3xtf32(void **state)
 
 /*
  * float32 as TF32 on Hopper (engine13): which conversion each switch gives,
- * by a known answer, and the transposed tiles against the reference.
- *  - A's elements 1 + 3 * 2^-12 (below TF32's 10 mantissa bits: to nearest
- *    1 + 2^-10, truncated 1), B's 1, K 16, a product that fills the device:
- *    C is exactly 16 * (1 + 2^-10) where the operands are rounded (the
- *    rounding pass, mma.sync's fragments, the TMA copy's conversion) and
- *    exactly 16 where wgmma reads them truncated, under each
- *    gemm_engine_set_tf32_convert mode, for B K-major (wgmma: the
- *    default cp.async tiles, and TMA tiles forced) and N-major (mma.sync, or
- *    wgmma with gemm_engine_set_wgmma_tf32_xt), the launches counted.
- *  - With transposed tiles on, rounded and truncated: the two default wgmma
- *    configurations forced (every configuration with CLOPS_TEST_WGMMA_NEW=1,
- *    or those of CLOPS_TEST_WGMMA_ONLY) in every layout, aligned and odd,
- *    against the reference within TF32's tolerance (truncated: twice it);
- *    only products whose operands are both M/N-major may miss wgmma (their
- *    two K-major tiles do not fit 48 KiB beside 128 x 128 slots), and no
- *    known-answer check fails.
+ * by a known answer (float32_transposed_tiles_match_reference below tests
+ * the transposed tiles against the reference; two tests since engine14, so
+ * that a GPU job can run the known answers alone): A's rows in turn 1 + 3 * 2^-12 (below TF32's 10 mantissa bits: to
+ *    nearest 1 + 2^-10, truncated 1) and two ties (engine14): 1 + 2^-11
+ *    (to even 1, away 1 + 2^-10, truncated 1) and 1 + 3 * 2^-11 (to even
+ *    and away 1 + 2^-9, truncated 1 + 2^-10); B's elements 1, K 16, a
+ *    product that fills the device: C's row is exactly 16 times A's value
+ *    as converted: rounded to nearest, ties away (cvt.rna: the rounding
+ *    pass, mma.sync's fragments), truncated where wgmma reads them as
+ *    staged, and for the TMA copy's conversion (TMA tiles forced under
+ *    "tma") nearest with ties to even or away (which one it is, is
+ *    printed: engine14 measures it), never truncation; under each
+ *    gemm_engine_set_tf32_convert mode, for B K-major (wgmma: the default
+ *    cp.async tiles, and TMA tiles forced) and N-major (mma.sync, or wgmma
+ *    with gemm_engine_set_wgmma_tf32_xt), the launches counted.
  * Elsewhere nothing (the float32 tests above cover mma.sync's TF32).
  */
-static void float32_tf32_conversion_and_transposed_tiles(void **state)
+static void float32_tf32_conversion_known_answers(void **state)
 {
     (void)state;
     clops_device *devs[CT_MAX_DEVICES];
@@ -1757,8 +1756,17 @@ static void float32_tf32_conversion_and_transposed_tiles(void **state)
         size_t na = (size_t)(side * k);
         float *ha = malloc(na * 4), *hb = malloc(na * 4), *hc = malloc((size_t)(side * side) * 4);
         CT_ASSERT(ha && hb && hc);
+        /* (A's values; what each becomes: to nearest with ties away, to
+         * nearest with ties to even, truncated) */
+        static const float av[3] = {1.0f + 3 * 0x1p-12f, 1.0f + 0x1p-11f, 1.0f + 3 * 0x1p-11f};
+        static const float conv[3][3] = {{1.0f + 0x1p-10f, 1.0f + 0x1p-10f, 1.0f},
+                                         {1.0f + 0x1p-10f, 1.0f, 1.0f},
+                                         {1.0f + 0x1p-9f, 1.0f + 0x1p-9f, 1.0f + 0x1p-10f}};
+        enum { AWAY, EVEN, TRUNC };
+        static const char *const rnames[] = {"to nearest, ties away", "to nearest, ties to even",
+                                             "truncated"};
         for (size_t i = 0; i < na; i++)
-            ha[i] = 1.0f + 3 * 0x1p-12f, hb[i] = 1.0f;
+            ha[i] = av[i / (size_t)k % 3], hb[i] = 1.0f;
         clops_tensor *ta, *tbn, *tw, *tc, *va, *vbn, *vbk, *vc;
         CT_OK(clops_from_host(d, CLOPS_FLOAT32, 2, sa, ha, na * 4, &ta));
         CT_OK(clops_from_host(d, CLOPS_FLOAT32, 2, sb, hb, na * 4, &tbn));
@@ -1799,24 +1807,68 @@ static void float32_tf32_conversion_and_transposed_tiles(void **state)
                           (unsigned long long)(s1.wgmma_calls - s0.wgmma_calls),
                           (unsigned long long)(s1.mma_calls - s0.mma_calls));
             CT_OK(clops_tensor_to_host(tc, hc, (size_t)(side * side) * 4));
-            float want = wg && mode == GEMM_TF32_TRUNC ? (float)k : (float)k * (1.0f + 0x1p-10f);
+            /* The TMA copy's conversion as C's first row of each tie shows
+             * it (1 + 2^-11 rounded up: ties away; else 1 + 3 * 2^-11 rounded
+             * up: ties to even; else truncation, which fails); the rest as
+             * cvt.rna or truncation. */
+            int r = wg && mode == GEMM_TF32_TRUNC ? TRUNC : AWAY;
+            if (bl == 2 && mode == GEMM_TF32_TMA) {
+                r = hc[side] == (float)k * conv[1][AWAY]       ? AWAY
+                    : hc[2 * side] == (float)k * conv[2][EVEN] ? EVEN
+                                                               : TRUNC;
+                print_message("  the TMA copy converts float32 to TF32 %s: C %.9g (16 * (1 + 2^-11)), "
+                              "%.9g (16 * (1 + 3 * 2^-11))\n",
+                              rnames[r], (double)hc[side], (double)hc[2 * side]);
+                CT_ASSERT_MSG(r != TRUNC, "the TMA copy truncates float32 to TF32");
+            }
             int64_t bad = 0, first = -1;
             for (int64_t i = 0; i < side * side; i++)
-                if (hc[i] != want) {
+                if (hc[i] != (float)k * conv[i / side % 3][r]) {
                     bad++;
                     if (first < 0)
                         first = i;
                 }
-            CT_ASSERT_MSG(bad == 0, "%lld of %lld elements differ from %.9g (first %lld: %.9g)",
-                          (long long)bad, (long long)(side * side), (double)want,
-                          (long long)first, first >= 0 ? (double)hc[first] : 0.0);
+            CT_ASSERT_MSG(bad == 0, "%lld of %lld elements differ from 16 * A's value %s "
+                          "(first %lld: %.9g against %.9g)",
+                          (long long)bad, (long long)(side * side), rnames[r], (long long)first,
+                          first >= 0 ? (double)hc[first] : 0.0,
+                          first >= 0 ? (double)k * conv[first / side % 3][r] : 0.0);
         }
         CT_OK(clops_debug_set("gemm.config", 0));
         clops_tensor *all[] = {ta, tbn, tw, tc, va, vbn, vbk, vc};
         for (size_t i = 0; i < CT_COUNT(all); i++)
             clops_tensor_release(all[i]);
         free(ha), free(hb), free(hc);
-        /* Transposed tiles against the reference, every layout. */
+    }
+    gemm_engine_set_tf32_convert(mode0);
+    gemm_engine_set_wgmma_tf32_xt(xt0);
+    CT_OK(clops_set_float32_matmul_precision("highest"));
+    ct_clear_context();
+}
+
+/*
+ * float32 as TF32 on Hopper with transposed tiles on (engine13), rounded
+ * and truncated: the two default wgmma configurations forced (every
+ * configuration with CLOPS_TEST_WGMMA_NEW=1, or those of
+ * CLOPS_TEST_WGMMA_ONLY) in every layout, aligned and odd, against the
+ * reference within TF32's tolerance (truncated: twice it); only products
+ * whose operands are both M/N-major may miss wgmma (their two K-major tiles
+ * do not fit 48 KiB beside 128 x 128 slots), and no known-answer check
+ * fails.  Elsewhere nothing.
+ */
+static void float32_transposed_tiles_match_reference(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    int mode0 = gemm_engine_tf32_convert();
+    bool xt0 = gemm_engine_wgmma_tf32_xt();
+    CT_OK(clops_set_float32_matmul_precision("high"));
+    for (int di = 0; di < nd; di++) {
+        clops_device *d = devs[di];
+        if (!is_hopper(d))
+            continue;
+        ct_set_device(d);
         gemm_engine_set_wgmma_tf32_xt(true);
         int count = gemm_engine_config_count(), first = first_wg_config();
         for (int trunc = 0; trunc < 2; trunc++) {
@@ -1863,7 +1915,8 @@ int main(void)
         TIMED(engine_matches_reference_in_every_layout),
         TIMED(empty_reduction_scales_c),
         TIMED(float32_under_high_precision),
-        TIMED(float32_tf32_conversion_and_transposed_tiles),
+        TIMED(float32_tf32_conversion_known_answers),
+        TIMED(float32_transposed_tiles_match_reference),
         TIMED(the_same_product_gives_the_same_bits),
         TIMED(skinny_and_split_products_match_reference),
         TIMED(ops_reach_the_engine_and_float64_goes_to_clblast),
