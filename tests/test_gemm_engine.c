@@ -1196,7 +1196,9 @@ static void tma_map_fields_follow_the_encoder_rules(void **state)
  * in the same order).  Then float32 under "high" (TF32 through TMA boxes,
  * engine12: both operands K-major, the only layout wgmma's tf32 takes;
  * the tiles rounded to TF32 in __local memory as the cp.async kernel
- * rounds its chunks, so the same bits again).  On
+ * rounds its chunks, so the same bits again: under GEMM_TF32_PASS, set
+ * here, since the TMA copy's conversion, the default from engine14 on,
+ * rounds ties to even where the pass rounds them away).  On
  * Hopper each runs on wgmma, its known-answer check passed; elsewhere the
  * forced configuration is ignored (the device's own path both times).
  */
@@ -1216,6 +1218,7 @@ static void tma_configurations_match_the_default_bits(void **state)
     while (dflt < count && strcmp(gemm_engine_config_name(dflt), "wg128x128-s3-cs") != 0)
         dflt++;
     CT_ASSERT(dflt < count);
+    int mode0 = gemm_engine_tf32_convert();
     for (int di = 0; di < nd; di++) {
         clops_device *d = devs[di];
         ct_set_device(d);
@@ -1230,8 +1233,13 @@ static void tma_configurations_match_the_default_bits(void **state)
                 const bool a_uk = lays[li][0], b_uk = lays[li][1];
                 const clops_dtype dt = li == 0 ? CLOPS_FLOAT32 : CLOPS_BFLOAT16;
                 /* (float32 on Hopper's tensor cores: under "high" only; the
-                 * device's own float32 path elsewhere) */
+                 * device's own float32 path elsewhere; with the rounding
+                 * pass in every configuration: the TMA copy's conversion,
+                 * the default since engine14, rounds ties to even where the
+                 * pass and the cp.async default round them away, so their
+                 * bits differ at ties) */
                 bool mu = li == 0 && is_hopper(d);
+                gemm_engine_set_tf32_convert(li == 0 ? GEMM_TF32_PASS : mode0);
                 CT_OK(clops_set_float32_matmul_precision(li == 0 ? "high" : "highest"));
                 CT_OK(clops_debug_set("gemm.config", dflt + 1));
                 ct_set_case("%s %lldx%lldx%lld, A %s-major, B %s-major, %s, wg128x128-s3-cs",
@@ -1270,6 +1278,7 @@ static void tma_configurations_match_the_default_bits(void **state)
         CT_OK(clops_set_float32_matmul_precision("highest"));
         CT_OK(clops_debug_set("gemm.config", 0));
     }
+    gemm_engine_set_tf32_convert(mode0);
     ct_clear_context();
 }
 
@@ -1358,8 +1367,9 @@ static void float32_engine_settings_follow_the_environment(void **state)
         gemm_engine_set_tf32_convert(m);
         CT_ASSERT(gemm_engine_tf32_convert() == m);
     }
+    /* (the default: the TMA copy's conversion since engine14) */
     gemm_engine_set_tf32_convert(7);
-    CT_ASSERT(gemm_engine_tf32_convert() == GEMM_TF32_PASS);
+    CT_ASSERT(gemm_engine_tf32_convert() == GEMM_TF32_TMA);
     gemm_engine_set_tf32_convert(mode);
     ct_clear_context();
 }
@@ -1719,9 +1729,10 @@ static void float32_highest_on_3xtf32(void **state)
  *    product that fills the device: C's row is exactly 16 times A's value
  *    as converted: rounded to nearest, ties away (cvt.rna: the rounding
  *    pass, mma.sync's fragments), truncated where wgmma reads them as
- *    staged, and for the TMA copy's conversion (TMA tiles forced under
- *    "tma") nearest with ties to even or away (which one it is, is
- *    printed: engine14 measures it), never truncation; under each
+ *    staged, and by the TMA copy's conversion (TMA tiles forced under
+ *    "tma") to nearest with ties to even (engine14's H200, passed there
+ *    while it accepted either rounding and printed which: ties to even,
+ *    as cuBLAS TF32 rounds; printed still); under each
  *    gemm_engine_set_tf32_convert mode, for B K-major (wgmma: the default
  *    cp.async tiles, and TMA tiles forced) and N-major (mma.sync, or wgmma
  *    with gemm_engine_set_wgmma_tf32_xt), the launches counted.
@@ -1809,17 +1820,19 @@ static void float32_tf32_conversion_known_answers(void **state)
             CT_OK(clops_tensor_to_host(tc, hc, (size_t)(side * side) * 4));
             /* The TMA copy's conversion as C's first row of each tie shows
              * it (1 + 2^-11 rounded up: ties away; else 1 + 3 * 2^-11 rounded
-             * up: ties to even; else truncation, which fails); the rest as
-             * cvt.rna or truncation. */
+             * up: ties to even; else truncation): ties to even (engine14's
+             * H200, as cuBLAS TF32); the rest as cvt.rna or truncation. */
             int r = wg && mode == GEMM_TF32_TRUNC ? TRUNC : AWAY;
             if (bl == 2 && mode == GEMM_TF32_TMA) {
-                r = hc[side] == (float)k * conv[1][AWAY]       ? AWAY
-                    : hc[2 * side] == (float)k * conv[2][EVEN] ? EVEN
-                                                               : TRUNC;
+                int seen = hc[side] == (float)k * conv[1][AWAY]       ? AWAY
+                           : hc[2 * side] == (float)k * conv[2][EVEN] ? EVEN
+                                                                      : TRUNC;
                 print_message("  the TMA copy converts float32 to TF32 %s: C %.9g (16 * (1 + 2^-11)), "
                               "%.9g (16 * (1 + 3 * 2^-11))\n",
-                              rnames[r], (double)hc[side], (double)hc[2 * side]);
-                CT_ASSERT_MSG(r != TRUNC, "the TMA copy truncates float32 to TF32");
+                              rnames[seen], (double)hc[side], (double)hc[2 * side]);
+                CT_ASSERT_MSG(seen == EVEN, "the TMA copy converts float32 to TF32 %s, not %s",
+                              rnames[seen], rnames[EVEN]);
+                r = EVEN;
             }
             int64_t bad = 0, first = -1;
             for (int64_t i = 0; i < side * side; i++)

@@ -233,11 +233,12 @@ bool gemm_engine_3xtf32_defines(int p, char *buf, size_t cap);
 void gemm_engine_set_tf32_tma(bool on);
 bool gemm_engine_tf32_tma(void);
 /* How float32 operands become TF32 on wgmma (engine13): GEMM_TF32_PASS,
- * each staged tile rounded to nearest by a pass (the default); _TRUNC, read
- * as staged (the tensor cores truncate); _TMA, converted by the TMA copy in
- * the TMA configurations (CU_TENSOR_MAP_DATA_TYPE_TFLOAT32), the pass in
- * the others.  CLOPS_GEMM_TF32_CONVERT=pass|trunc|tma at start, or as
- * switched here. */
+ * each staged tile rounded to nearest (ties away) by a pass; _TRUNC, read
+ * as staged (the tensor cores truncate); _TMA (the default since engine14),
+ * converted by the TMA copy in the TMA configurations
+ * (CU_TENSOR_MAP_DATA_TYPE_TFLOAT32: to nearest, ties to even, as cuBLAS
+ * TF32), the pass in the others.  CLOPS_GEMM_TF32_CONVERT=pass|trunc|tma
+ * at start, or as switched here. */
 enum { GEMM_TF32_PASS = 0, GEMM_TF32_TRUNC = 1, GEMM_TF32_TMA = 2 };
 void gemm_engine_set_tf32_convert(int mode);
 int gemm_engine_tf32_convert(void);

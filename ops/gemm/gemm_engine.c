@@ -234,15 +234,20 @@ static bool wgmma_tf32_all_on(void)
 
 /* How wgmma's float32 operands become TF32 (engine13; gemm.h's
  * GEMM_TF32_*; WG_TF32_TRUNC in cl_kernels/gemm.cl): a pass that rounds
- * each staged tile to nearest (the default), none (the tensor cores
+ * each staged tile to nearest, ties away (cvt.rna), none (the tensor cores
  * truncate: 1.5x faster, 2.5x / 13x less accurate than cuBLAS TF32 on N(0,
  * 1) / uniform(0, 1) operands, engine13's job), or the TMA copy converting
- * float32 to TF32 in the TMA configurations (CUTLASS's Hopper way; not
- * measured), the pass in the others.  CLOPS_GEMM_TF32_CONVERT=pass|trunc|
- * tma at start, gemm_engine_set_tf32_convert.  Every wgmma TF32 program,
- * the convolutions' too (mma_config); docs/gemm.md "Hopper: TF32 without
- * the rounding pass, transposed tiles (engine13)". */
-#define GEMM_TF32_CONVERT_DEFAULT GEMM_TF32_PASS
+ * float32 to TF32 in the TMA configurations (CUTLASS's Hopper way), the
+ * pass in the others: the default since engine14's job (H200): as fast as
+ * truncation (247.3 / 263.3 TFLOP/s at 4096^3 / 8192^3 against the pass's
+ * 164.2 / 170.6), rounding to nearest with ties to even, and cuBLAS TF32's
+ * error to four digits on both operand classes.
+ * CLOPS_GEMM_TF32_CONVERT=pass|trunc|tma at start,
+ * gemm_engine_set_tf32_convert.  Every wgmma TF32 program, the
+ * convolutions' too (mma_config); docs/gemm.md "Hopper: TF32 without the
+ * rounding pass, transposed tiles (engine13)" and "The TMA copy's TF32
+ * conversion as the default (engine14)". */
+#define GEMM_TF32_CONVERT_DEFAULT GEMM_TF32_TMA
 static atomic_int tf32_convert_mode = -1;
 
 int gemm_engine_tf32_convert(void)
