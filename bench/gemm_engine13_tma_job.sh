@@ -16,7 +16,10 @@
 # bench_gemm --sweep process, B K-major, the default configuration (the
 # TMA rule's picks) under each conversion, "round" / "trunc" / "tma".
 # Each step has its own limit; the logs go into $OUT/engine.tgz after each
-# step, and each step's log to stdout as it ends.
+# step, and each step's log to stdout as it ends.  Run at 79d1707 (H200, 84 s
+# on a warm machine; docs/benchmarks.md "The TMA copy's TF32 conversion,
+# measured"), before "tma" became the default: the sweep's rows name their
+# conversion either way.
 #   for f in .debs/*.deb; do dpkg -x $f /; done; ldconfig; bash bench/gemm_engine13_tma_job.sh
 # Locally (POCL, tiny: a dry run of the script):
 #   DEV=pocl BUILD=build OUT=/tmp/e13t-out PY=~/.cache/clops-venv/bin/python bash bench/gemm_engine13_tma_job.sh
