@@ -1720,31 +1720,27 @@ static void float32_highest_on_3xtf32(void **state)
 
 /*
  * float32 as TF32 on Hopper (engine13): which conversion each switch gives,
- * by a known answer (float32_transposed_tiles_match_reference below tests
- * the transposed tiles against the reference; two tests since engine14, so
- * that a GPU job can run the known answers alone): A's rows in turn 1 + 3 * 2^-12 (below TF32's 10 mantissa bits: to
- *    nearest 1 + 2^-10, truncated 1) and two ties (engine14): 1 + 2^-11
- *    (to even 1, away 1 + 2^-10, truncated 1) and 1 + 3 * 2^-11 (to even
- *    and away 1 + 2^-9, truncated 1 + 2^-10); B's elements 1, K 16, a
- *    product that fills the device: C's row is exactly 16 times A's value
- *    as converted: rounded to nearest, ties away (cvt.rna: the rounding
- *    pass, mma.sync's fragments), truncated where wgmma reads them as
- *    staged, and by the TMA copy's conversion (TMA tiles forced under
- *    "tma") to nearest with ties to even (engine14's H200, passed there
- *    while it accepted either rounding and printed which: ties to even,
- *    as cuBLAS TF32 rounds; printed still); under each
- *    gemm_engine_set_tf32_convert mode, for B K-major (wgmma: the default
- *    cp.async tiles, and TMA tiles forced) and N-major (mma.sync, or wgmma
- *    with gemm_engine_set_wgmma_tf32_xt), the launches counted.
- * Elsewhere nothing (the float32 tests above cover mma.sync's TF32).
+ * by a known answer (test float32_tf32_conversion_known_answers; the
+ * transposed tiles against the reference, below, are
+ * float32_transposed_tiles_match_reference: two tests since engine14, so
+ * that a GPU job can run the known answers alone).  A's rows in turn
+ * 1 + 3 * 2^-12 (below TF32's 10 mantissa bits: to nearest 1 + 2^-10,
+ * truncated 1) and two ties (engine14): 1 + 2^-11 (to even 1, away
+ * 1 + 2^-10, truncated 1) and 1 + 3 * 2^-11 (to even and away 1 + 2^-9,
+ * truncated 1 + 2^-10); B's elements 1, K 16, a product that fills the
+ * device: C's row is exactly 16 times A's value as converted, rounded to
+ * nearest with ties away (cvt.rna: the rounding pass, mma.sync's
+ * fragments), truncated where wgmma reads them as staged, and by the TMA
+ * copy's conversion (TMA tiles forced under "tma") to nearest with ties to
+ * even (engine14's H200, where the test accepted either rounding to
+ * nearest and printed which: ties to even, as cuBLAS TF32 rounds; printed
+ * still); under each gemm_engine_set_tf32_convert mode, for B K-major
+ * (wgmma: the default cp.async tiles, and TMA tiles forced) and N-major
+ * (mma.sync, or wgmma with gemm_engine_set_wgmma_tf32_xt), the launches
+ * counted.  (The float32 tests above cover mma.sync's TF32 elsewhere.)
  */
-static void float32_tf32_conversion_known_answers(void **state)
+static void tf32_known_answers(clops_device *d)
 {
-    (void)state;
-    clops_device *devs[CT_MAX_DEVICES];
-    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
-    int mode0 = gemm_engine_tf32_convert();
-    bool xt0 = gemm_engine_wgmma_tf32_xt();
     static const char *const mnames[] = {"rounded by a pass", "truncated",
                                          "converted by TMA copies"};
     int tma_cfg = -1;
@@ -1752,111 +1748,100 @@ static void float32_tf32_conversion_known_answers(void **state)
         if (strcmp(gemm_engine_config_name(i), "wg128x128-k64-s1-tma-cs") == 0)
             tma_cfg = i;
     CT_ASSERT(tma_cfg >= 0);
-    CT_OK(clops_set_float32_matmul_precision("high"));
-    for (int di = 0; di < nd; di++) {
-        clops_device *d = devs[di];
-        if (!is_hopper(d))
+    int64_t side = 128;
+    while ((side / 128) * (side / 128) < 2 * (int64_t)d->info.compute_units)
+        side += 128;
+    const int64_t k = 16;
+    int64_t sa[2] = {side, k}, sb[2] = {k, side}, sw[2] = {side, k}, sc[2] = {side, side};
+    int64_t off = 0;
+    size_t na = (size_t)(side * k);
+    float *ha = malloc(na * 4), *hb = malloc(na * 4), *hc = malloc((size_t)(side * side) * 4);
+    CT_ASSERT(ha && hb && hc);
+    /* (A's values; what each becomes: to nearest with ties away, to
+     * nearest with ties to even, truncated) */
+    static const float av[3] = {1.0f + 3 * 0x1p-12f, 1.0f + 0x1p-11f, 1.0f + 3 * 0x1p-11f};
+    static const float conv[3][3] = {{1.0f + 0x1p-10f, 1.0f + 0x1p-10f, 1.0f},
+                                     {1.0f + 0x1p-10f, 1.0f, 1.0f},
+                                     {1.0f + 0x1p-9f, 1.0f + 0x1p-9f, 1.0f + 0x1p-10f}};
+    enum { AWAY, EVEN, TRUNC };
+    static const char *const rnames[] = {"to nearest, ties away", "to nearest, ties to even",
+                                         "truncated"};
+    for (size_t i = 0; i < na; i++)
+        ha[i] = av[i / (size_t)k % 3], hb[i] = 1.0f;
+    clops_tensor *ta, *tbn, *tw, *tc, *va, *vbn, *vbk, *vc;
+    CT_OK(clops_from_host(d, CLOPS_FLOAT32, 2, sa, ha, na * 4, &ta));
+    CT_OK(clops_from_host(d, CLOPS_FLOAT32, 2, sb, hb, na * 4, &tbn));
+    CT_OK(clops_from_host(d, CLOPS_FLOAT32, 2, sw, hb, na * 4, &tw));
+    CT_OK(clops_empty(d, CLOPS_FLOAT32, 2, sc, &tc));
+    /* (3-D views: A [1, side, k], B [1, k, side] N-major or the
+     * transpose of W [side, k] (K-major), C [1, side, side]) */
+    int64_t s3a[3] = {1, side, k}, s3b[3] = {1, k, side}, s3c[3] = {1, side, side};
+    int64_t t3a[3] = {side * k, k, 1}, t3bn[3] = {k * side, side, 1},
+            t3bk[3] = {k * side, 1, k}, t3c[3] = {side * side, side, 1};
+    CT_OK(core_as_strided(ta, s3a, 3, t3a, 3, &off, &va));
+    CT_OK(core_as_strided(tbn, s3b, 3, t3bn, 3, &off, &vbn));
+    CT_OK(core_as_strided(tw, s3b, 3, t3bk, 3, &off, &vbk));
+    CT_OK(core_as_strided(tc, s3c, 3, t3c, 3, &off, &vc));
+    for (int v = 0; v < 3 * 2 * 3; v++) {
+        /* (B: N-major, K-major, K-major with TMA tiles forced) */
+        int mode = v % 3, bl = v / 6;
+        bool xt = v / 3 % 2, bk = bl > 0;
+        if (bl == 2 && xt)
             continue;
-        ct_set_device(d);
-        int64_t side = 128;
-        while ((side / 128) * (side / 128) < 2 * (int64_t)d->info.compute_units)
-            side += 128;
-        const int64_t k = 16;
-        int64_t sa[2] = {side, k}, sb[2] = {k, side}, sw[2] = {side, k}, sc[2] = {side, side};
-        int64_t off = 0;
-        size_t na = (size_t)(side * k);
-        float *ha = malloc(na * 4), *hb = malloc(na * 4), *hc = malloc((size_t)(side * side) * 4);
-        CT_ASSERT(ha && hb && hc);
-        /* (A's values; what each becomes: to nearest with ties away, to
-         * nearest with ties to even, truncated) */
-        static const float av[3] = {1.0f + 3 * 0x1p-12f, 1.0f + 0x1p-11f, 1.0f + 3 * 0x1p-11f};
-        static const float conv[3][3] = {{1.0f + 0x1p-10f, 1.0f + 0x1p-10f, 1.0f},
-                                         {1.0f + 0x1p-10f, 1.0f, 1.0f},
-                                         {1.0f + 0x1p-9f, 1.0f + 0x1p-9f, 1.0f + 0x1p-10f}};
-        enum { AWAY, EVEN, TRUNC };
-        static const char *const rnames[] = {"to nearest, ties away", "to nearest, ties to even",
-                                             "truncated"};
-        for (size_t i = 0; i < na; i++)
-            ha[i] = av[i / (size_t)k % 3], hb[i] = 1.0f;
-        clops_tensor *ta, *tbn, *tw, *tc, *va, *vbn, *vbk, *vc;
-        CT_OK(clops_from_host(d, CLOPS_FLOAT32, 2, sa, ha, na * 4, &ta));
-        CT_OK(clops_from_host(d, CLOPS_FLOAT32, 2, sb, hb, na * 4, &tbn));
-        CT_OK(clops_from_host(d, CLOPS_FLOAT32, 2, sw, hb, na * 4, &tw));
-        CT_OK(clops_empty(d, CLOPS_FLOAT32, 2, sc, &tc));
-        /* (3-D views: A [1, side, k], B [1, k, side] N-major or the
-         * transpose of W [side, k] (K-major), C [1, side, side]) */
-        int64_t s3a[3] = {1, side, k}, s3b[3] = {1, k, side}, s3c[3] = {1, side, side};
-        int64_t t3a[3] = {side * k, k, 1}, t3bn[3] = {k * side, side, 1},
-                t3bk[3] = {k * side, 1, k}, t3c[3] = {side * side, side, 1};
-        CT_OK(core_as_strided(ta, s3a, 3, t3a, 3, &off, &va));
-        CT_OK(core_as_strided(tbn, s3b, 3, t3bn, 3, &off, &vbn));
-        CT_OK(core_as_strided(tw, s3b, 3, t3bk, 3, &off, &vbk));
-        CT_OK(core_as_strided(tc, s3c, 3, t3c, 3, &off, &vc));
-        for (int v = 0; v < 3 * 2 * 3; v++) {
-            /* (B: N-major, K-major, K-major with TMA tiles forced) */
-            int mode = v % 3, bl = v / 6;
-            bool xt = v / 3 % 2, bk = bl > 0;
-            if (bl == 2 && xt)
-                continue;
-            ct_set_case("float32 \"high\", %lldx%lldx%lld, B %s, TF32 %s, transposed tiles %s",
-                        (long long)side, (long long)side, (long long)k,
-                        bl == 2 ? "K-major, TMA tiles forced" : bk ? "K-major" : "N-major",
-                        mnames[mode], xt ? "on" : "off");
-            gemm_engine_set_tf32_convert(mode);
-            gemm_engine_set_wgmma_tf32_xt(xt);
-            CT_OK(clops_debug_set("gemm.config", bl == 2 ? tma_cfg + 1 : 0));
-            clops_tensor *vb = bk ? vbk : vbn;
-            gemm_engine_stats s0, s1;
-            gemm_engine_get_stats(&s0);
-            CT_OK(gemm_engine_cl("test", va, vb, vc, clops_scalar_float(1.0),
-                                 clops_scalar_float(0.0)));
-            gemm_engine_get_stats(&s1);
-            bool wg = bk || xt;
-            CT_ASSERT_MSG(s1.wgmma_calls - s0.wgmma_calls == (wg ? 1u : 0u) &&
-                              s1.mma_calls - s0.mma_calls == 1,
-                          "wgmma %llu, mma %llu launches",
-                          (unsigned long long)(s1.wgmma_calls - s0.wgmma_calls),
-                          (unsigned long long)(s1.mma_calls - s0.mma_calls));
-            CT_OK(clops_tensor_to_host(tc, hc, (size_t)(side * side) * 4));
-            /* The TMA copy's conversion as C's first row of each tie shows
-             * it (1 + 2^-11 rounded up: ties away; else 1 + 3 * 2^-11 rounded
-             * up: ties to even; else truncation): ties to even (engine14's
-             * H200, as cuBLAS TF32); the rest as cvt.rna or truncation. */
-            int r = wg && mode == GEMM_TF32_TRUNC ? TRUNC : AWAY;
-            if (bl == 2 && mode == GEMM_TF32_TMA) {
-                int seen = hc[side] == (float)k * conv[1][AWAY]       ? AWAY
-                           : hc[2 * side] == (float)k * conv[2][EVEN] ? EVEN
-                                                                      : TRUNC;
-                print_message("  the TMA copy converts float32 to TF32 %s: C %.9g (16 * (1 + 2^-11)), "
-                              "%.9g (16 * (1 + 3 * 2^-11))\n",
-                              rnames[seen], (double)hc[side], (double)hc[2 * side]);
-                CT_ASSERT_MSG(seen == EVEN, "the TMA copy converts float32 to TF32 %s, not %s",
-                              rnames[seen], rnames[EVEN]);
-                r = EVEN;
-            }
-            int64_t bad = 0, first = -1;
-            for (int64_t i = 0; i < side * side; i++)
-                if (hc[i] != (float)k * conv[i / side % 3][r]) {
-                    bad++;
-                    if (first < 0)
-                        first = i;
-                }
-            CT_ASSERT_MSG(bad == 0, "%lld of %lld elements differ from 16 * A's value %s "
-                          "(first %lld: %.9g against %.9g)",
-                          (long long)bad, (long long)(side * side), rnames[r], (long long)first,
-                          first >= 0 ? (double)hc[first] : 0.0,
-                          first >= 0 ? (double)k * conv[first / side % 3][r] : 0.0);
+        ct_set_case("float32 \"high\", %lldx%lldx%lld, B %s, TF32 %s, transposed tiles %s",
+                    (long long)side, (long long)side, (long long)k,
+                    bl == 2 ? "K-major, TMA tiles forced" : bk ? "K-major" : "N-major",
+                    mnames[mode], xt ? "on" : "off");
+        gemm_engine_set_tf32_convert(mode);
+        gemm_engine_set_wgmma_tf32_xt(xt);
+        CT_OK(clops_debug_set("gemm.config", bl == 2 ? tma_cfg + 1 : 0));
+        clops_tensor *vb = bk ? vbk : vbn;
+        gemm_engine_stats s0, s1;
+        gemm_engine_get_stats(&s0);
+        CT_OK(gemm_engine_cl("test", va, vb, vc, clops_scalar_float(1.0),
+                             clops_scalar_float(0.0)));
+        gemm_engine_get_stats(&s1);
+        bool wg = bk || xt;
+        CT_ASSERT_MSG(s1.wgmma_calls - s0.wgmma_calls == (wg ? 1u : 0u) &&
+                          s1.mma_calls - s0.mma_calls == 1,
+                      "wgmma %llu, mma %llu launches",
+                      (unsigned long long)(s1.wgmma_calls - s0.wgmma_calls),
+                      (unsigned long long)(s1.mma_calls - s0.mma_calls));
+        CT_OK(clops_tensor_to_host(tc, hc, (size_t)(side * side) * 4));
+        /* The TMA copy's conversion as C's first row of each tie shows
+         * it (1 + 2^-11 rounded up: ties away; else 1 + 3 * 2^-11 rounded
+         * up: ties to even; else truncation): ties to even (engine14's
+         * H200, as cuBLAS TF32); the rest as cvt.rna or truncation. */
+        int r = wg && mode == GEMM_TF32_TRUNC ? TRUNC : AWAY;
+        if (bl == 2 && mode == GEMM_TF32_TMA) {
+            int seen = hc[side] == (float)k * conv[1][AWAY]       ? AWAY
+                       : hc[2 * side] == (float)k * conv[2][EVEN] ? EVEN
+                                                                  : TRUNC;
+            print_message("  the TMA copy converts float32 to TF32 %s: C %.9g (16 * (1 + 2^-11)), "
+                          "%.9g (16 * (1 + 3 * 2^-11))\n",
+                          rnames[seen], (double)hc[side], (double)hc[2 * side]);
+            CT_ASSERT_MSG(seen == EVEN, "the TMA copy converts float32 to TF32 %s, not %s",
+                          rnames[seen], rnames[EVEN]);
+            r = EVEN;
         }
-        CT_OK(clops_debug_set("gemm.config", 0));
-        clops_tensor *all[] = {ta, tbn, tw, tc, va, vbn, vbk, vc};
-        for (size_t i = 0; i < CT_COUNT(all); i++)
-            clops_tensor_release(all[i]);
-        free(ha), free(hb), free(hc);
+        int64_t bad = 0, first = -1;
+        for (int64_t i = 0; i < side * side; i++)
+            if (hc[i] != (float)k * conv[i / side % 3][r]) {
+                bad++;
+                if (first < 0)
+                    first = i;
+            }
+        CT_ASSERT_MSG(bad == 0, "%lld of %lld elements differ from 16 * A's value %s "
+                      "(first %lld: %.9g against %.9g)",
+                      (long long)bad, (long long)(side * side), rnames[r], (long long)first,
+                      first >= 0 ? (double)hc[first] : 0.0,
+                      first >= 0 ? (double)k * conv[first / side % 3][r] : 0.0);
     }
-    gemm_engine_set_tf32_convert(mode0);
-    gemm_engine_set_wgmma_tf32_xt(xt0);
-    CT_OK(clops_set_float32_matmul_precision("highest"));
-    ct_clear_context();
+    CT_OK(clops_debug_set("gemm.config", 0));
+    clops_tensor *all[] = {ta, tbn, tw, tc, va, vbn, vbk, vc};
+    for (size_t i = 0; i < CT_COUNT(all); i++)
+        clops_tensor_release(all[i]);
+    free(ha), free(hb), free(hc);
 }
 
 /*
@@ -1867,51 +1852,67 @@ static void float32_tf32_conversion_known_answers(void **state)
  * reference within TF32's tolerance (truncated: twice it); only products
  * whose operands are both M/N-major may miss wgmma (their two K-major tiles
  * do not fit 48 KiB beside 128 x 128 slots), and no known-answer check
- * fails.  Elsewhere nothing.
+ * fails.
  */
-static void float32_transposed_tiles_match_reference(void **state)
+static void tf32_transposed_tiles(clops_device *d)
 {
-    (void)state;
+    gemm_engine_set_wgmma_tf32_xt(true);
+    int count = gemm_engine_config_count(), first = first_wg_config();
+    for (int trunc = 0; trunc < 2; trunc++) {
+        gemm_engine_set_tf32_convert(trunc ? GEMM_TF32_TRUNC : GEMM_TF32_PASS);
+        for (int cfg = 0; cfg < count; cfg++) {
+            if (strncmp(gemm_engine_config_name(cfg), "w", 1) != 0 ||
+                !wgmma_config_listed(gemm_engine_config_name(cfg)) ||
+                (!wgmma_new_on() && !getenv("CLOPS_TEST_WGMMA_ONLY") && cfg != first &&
+                 cfg != first + 1))
+                continue;
+            CT_OK(clops_debug_set("gemm.config", cfg + 1));
+            gemm_engine_stats s0, s1;
+            gemm_engine_get_stats(&s0);
+            char what[96];
+            snprintf(what, sizeof what, "\"high\" on wgmma %s, %s, transposed tiles",
+                     gemm_engine_config_name(cfg), trunc ? "truncated" : "rounded");
+            check_f32_cases(d, what, 0xF, 1);
+            gemm_engine_get_stats(&s1);
+            uint64_t wgr = s1.wgmma_calls - s0.wgmma_calls;
+            CT_ASSERT_MSG(wgr >= 3 * CT_COUNT(f32_cases), "%llu wgmma launches",
+                          (unsigned long long)wgr);
+            CT_ASSERT(s1.canary_failures == s0.canary_failures);
+        }
+    }
+}
+
+/* Each part above on every Hopper device under "high" (nothing elsewhere),
+ * the TF32 switches it changes given back after. */
+static void on_hopper_under_high(void (*part)(clops_device *d))
+{
     clops_device *devs[CT_MAX_DEVICES];
     int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
     int mode0 = gemm_engine_tf32_convert();
     bool xt0 = gemm_engine_wgmma_tf32_xt();
     CT_OK(clops_set_float32_matmul_precision("high"));
-    for (int di = 0; di < nd; di++) {
-        clops_device *d = devs[di];
-        if (!is_hopper(d))
-            continue;
-        ct_set_device(d);
-        gemm_engine_set_wgmma_tf32_xt(true);
-        int count = gemm_engine_config_count(), first = first_wg_config();
-        for (int trunc = 0; trunc < 2; trunc++) {
-            gemm_engine_set_tf32_convert(trunc ? GEMM_TF32_TRUNC : GEMM_TF32_PASS);
-            for (int cfg = 0; cfg < count; cfg++) {
-                if (strncmp(gemm_engine_config_name(cfg), "w", 1) != 0 ||
-                    !wgmma_config_listed(gemm_engine_config_name(cfg)) ||
-                    (!wgmma_new_on() && !getenv("CLOPS_TEST_WGMMA_ONLY") && cfg != first &&
-                     cfg != first + 1))
-                    continue;
-                CT_OK(clops_debug_set("gemm.config", cfg + 1));
-                gemm_engine_stats s0, s1;
-                gemm_engine_get_stats(&s0);
-                char what[96];
-                snprintf(what, sizeof what, "\"high\" on wgmma %s, %s, transposed tiles",
-                         gemm_engine_config_name(cfg), trunc ? "truncated" : "rounded");
-                check_f32_cases(d, what, 0xF, 1);
-                gemm_engine_get_stats(&s1);
-                uint64_t wgr = s1.wgmma_calls - s0.wgmma_calls;
-                CT_ASSERT_MSG(wgr >= 3 * CT_COUNT(f32_cases), "%llu wgmma launches",
-                              (unsigned long long)wgr);
-                CT_ASSERT(s1.canary_failures == s0.canary_failures);
-            }
+    for (int di = 0; di < nd; di++)
+        if (is_hopper(devs[di])) {
+            ct_set_device(devs[di]);
+            part(devs[di]);
+            CT_OK(clops_debug_set("gemm.config", 0));
         }
-        CT_OK(clops_debug_set("gemm.config", 0));
-    }
     gemm_engine_set_tf32_convert(mode0);
     gemm_engine_set_wgmma_tf32_xt(xt0);
     CT_OK(clops_set_float32_matmul_precision("highest"));
     ct_clear_context();
+}
+
+static void float32_tf32_conversion_known_answers(void **state)
+{
+    (void)state;
+    on_hopper_under_high(tf32_known_answers);
+}
+
+static void float32_transposed_tiles_match_reference(void **state)
+{
+    (void)state;
+    on_hopper_under_high(tf32_transposed_tiles);
 }
 
 #define TIMED(f) cmocka_unit_test_setup_teardown(f, time_setup, time_teardown)
