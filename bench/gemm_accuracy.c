@@ -21,11 +21,12 @@
  *   3xtf32p  the same with promotion every K tile (CLOPS_GEMM_3XTF32_PROMOTE=1),
  *   3xtf32p2, 3xtf32p4, 3xtf32p8  promotion every 2, 4, 8 K tiles (engine12),
  *   tf32     "high" (TF32 on the tensor cores), each staged tile rounded to
- *            TF32 (to nearest) by a pass (GEMM_TF32_PASS),
+ *            TF32 (to nearest, ties away) by a pass (GEMM_TF32_PASS),
  *   tf32trunc  "high" with the float32 bits read as staged (the tensor
  *            cores truncate; engine13, GEMM_TF32_TRUNC),
- *   tf32tma  "high" with the TMA copy converting to TF32 where the tiles
- *            come through TMA (GEMM_TF32_TMA; not --bn: B N-major float32
+ *   tf32tma  "high" with the TMA copy converting to TF32 (ties to even)
+ *            where the tiles come through TMA (GEMM_TF32_TMA, the default
+ *            since engine14; not --bn: B N-major float32
  *            takes no TMA tiles),
  *   tf32xt, tf32xttrunc  (--bn only) the same two with the N-major B
  *            transposed into K-major tiles on wgmma (engine13, WG_XT;

@@ -64,8 +64,9 @@ uint32_t gemm_tma_chunk_offset(const gemm_tma_map2d *m, uint32_t row, uint32_t c
 /*
  * Encodes m as a CUtensorMap of unsigned elements of m->elem_bytes (the
  * copy engine moves bits; with m->tf32, CU_TENSOR_MAP_DATA_TYPE_TFLOAT32:
- * float32 converted to TF32 on the copy, as CUTLASS's Hopper TF32 kernels
- * load float32) into out (128 bytes, 64-byte aligned) with libcuda's
+ * float32 converted to TF32 on the copy, to nearest with ties to even on
+ * the H200 (engine14), as CUTLASS's Hopper TF32 kernels load float32) into
+ * out (128 bytes, 64-byte aligned) with libcuda's
  * host-only cuTensorMapEncodeTiled, loaded once with dlopen("libcuda.so.1");
  * where it asks for a CUDA context (it does), the primary context of CUDA's
  * device 0 is retained once and made current on the calling thread (a
