@@ -271,31 +271,74 @@ static double diff_vs_clblast(clops_device *d, const shape *s, problem *p)
 /* Every mma configuration (the debug setting gemm.config) on the sweep
  * shapes, TFLOP/s, and its largest difference from CLBlast on square 1024
  * (bfloat16/float16: about K * 2^-8 at most from the two roundings of C). */
+/* The next entry of the comma-separated list at *p into out (cap bytes),
+ * *p moved past it; false at the list's end.  An empty entry or one too
+ * long for out comes back as "". */
+static bool next_entry(const char **p, char *out, size_t cap)
+{
+    if (!**p)
+        return false;
+    size_t n = strcspn(*p, ",");
+    out[0] = '\0';
+    if (n < cap) {
+        memcpy(out, *p, n);
+        out[n] = '\0';
+    }
+    *p += n + ((*p)[n] == ',');
+    return true;
+}
+
 /* Whether name begins with (contains: contains) one of the comma-separated
  * entries of list (NULL: every name). */
 static bool listed(const char *name, const char *list, bool contains)
 {
     if (!list)
         return true;
-    for (const char *p = list; *p;) {
-        size_t n = strcspn(p, ",");
-        char want[128];
-        if (n > 0 && n < sizeof want) {
-            memcpy(want, p, n);
-            want[n] = '\0';
-            /* ("name$": that name exactly) */
-            bool exact = !contains && want[n - 1] == '$';
-            if (exact ? strlen(name) == n - 1 && strncmp(name, want, n - 1) == 0
-                      : contains ? strstr(name, want) != NULL
-                                 : strncmp(name, want, n) == 0)
-                return true;
-        }
-        p += n;
-        if (*p == ',')
-            p++;
+    char want[128];
+    for (const char *p = list; next_entry(&p, want, sizeof want);) {
+        size_t n = strlen(want);
+        if (n == 0)
+            continue;
+        /* ("name$": that name exactly) */
+        bool exact = !contains && want[n - 1] == '$';
+        if (exact ? strlen(name) == n - 1 && strncmp(name, want, n - 1) == 0
+                  : contains ? strstr(name, want) != NULL
+                             : strncmp(name, want, n) == 0)
+            return true;
     }
     return false;
 }
+
+/* --variants (engine13): each configuration's row once per float32 TF32
+ * variant of the comma-separated list, switched between rows in the same
+ * process: "round" (each staged tile rounded to TF32 by a pass), "trunc"
+ * (read as staged: WG_TF32_TRUNC), "tma" (converted by the TMA copy in
+ * TMA configurations), "xt" and "xt-trunc" (round and trunc with M/N-major
+ * operands transposed into K-major tiles: WG_XT), "noxt" (the conversion
+ * as set, no transposition); NULL: one row as the environment says.
+ * --sweep-default: a "default" row first (no configuration forced). */
+static const char *variants;
+static bool sweep_default;
+
+static bool set_variant(const char *v)
+{
+    if (strcmp(v, "round") == 0 || strcmp(v, "trunc") == 0 || strcmp(v, "tma") == 0) {
+        gemm_engine_set_tf32_convert(v[0] == 'r'   ? GEMM_TF32_PASS
+                                     : v[1] == 'r' ? GEMM_TF32_TRUNC
+                                                   : GEMM_TF32_TMA);
+        gemm_engine_set_wgmma_tf32_xt(false);
+    } else if (strcmp(v, "xt") == 0 || strcmp(v, "xt-trunc") == 0) {
+        gemm_engine_set_tf32_convert(v[2] == '-' ? GEMM_TF32_TRUNC : GEMM_TF32_PASS);
+        gemm_engine_set_wgmma_tf32_xt(true);
+    } else if (strcmp(v, "noxt") == 0) {
+        gemm_engine_set_wgmma_tf32_xt(false);
+    } else
+        return false;
+    return true;
+}
+
+static void sweep_row(clops_device *d, clops_dtype dt, double rsecs, const char *shapes, int c,
+                      const char *variant);
 
 static void sweep_configs(clops_device *d, clops_dtype dt, double rsecs, const char *prefix,
                           const char *shapes)
@@ -311,13 +354,36 @@ static void sweep_configs(clops_device *d, clops_dtype dt, double rsecs, const c
             printf(" ---: |");
     printf("\n");
     fflush(stdout);
-    for (int c = 0; c < gemm_engine_config_count(); c++) {
-        if (!listed(gemm_engine_config_name(c), prefix, false))
+    for (int c = sweep_default ? -1 : 0; c < gemm_engine_config_count(); c++) {
+        if (c >= 0 && !listed(gemm_engine_config_name(c), prefix, false))
             continue;
+        if (!variants) {
+            sweep_row(d, dt, rsecs, shapes, c, NULL);
+            continue;
+        }
+        char one[16];
+        for (const char *v = variants; next_entry(&v, one, sizeof one);) {
+            if (set_variant(one))
+                sweep_row(d, dt, rsecs, shapes, c, one);
+            else if (one[0])
+                printf("| %s [%s] | unknown variant |\n",
+                       c < 0 ? "default" : gemm_engine_config_name(c), one);
+        }
+    }
+    clops_debug_set("gemm.config", 0);
+}
+
+/* One row of the sweep: configuration c forced (-1: the default). */
+static void sweep_row(clops_device *d, clops_dtype dt, double rsecs, const char *shapes, int c,
+                      const char *variant)
+{
+    int nsh = (int)(sizeof sweep_shapes / sizeof sweep_shapes[0]);
+    {
         clops_debug_set("gemm.config", c + 1);
         gemm_engine_stats s0, s1;
         gemm_engine_get_stats(&s0);
-        printf("| %s |", gemm_engine_config_name(c));
+        printf("| %s%s%s%s |", c < 0 ? "default" : gemm_engine_config_name(c),
+               variant ? " [" : "", variant ? variant : "", variant ? "]" : "");
         problem p;
         if (make_problem(d, dt, &sweep_shapes[0], &p) == CLOPS_OK)
             printf(" %.3g |", diff_vs_clblast(d, &sweep_shapes[0], &p));
@@ -336,10 +402,11 @@ static void sweep_configs(clops_device *d, clops_dtype dt, double rsecs, const c
             fflush(stdout);
         }
         gemm_engine_get_stats(&s1);
-        printf(" (mma %llu, of them wgmma %llu, fma %llu, checks failed %llu)\n",
+        printf(" (mma %llu, of them wgmma %llu, fma %llu, clblast %llu, checks failed %llu)\n",
                (unsigned long long)(s1.mma_calls - s0.mma_calls),
                (unsigned long long)(s1.wgmma_calls - s0.wgmma_calls),
                (unsigned long long)(s1.fma_calls - s0.fma_calls),
+               (unsigned long long)(s1.clblast_calls - s0.clblast_calls),
                (unsigned long long)(s1.canary_failures - s0.canary_failures));
         fflush(stdout);
     }
@@ -350,7 +417,8 @@ static void usage(void)
 {
     fprintf(stderr, "usage: bench_gemm [--device SEL]... "
                     "[--dtype float32|float64|float16|bfloat16] [--tune SECONDS] [--big] "
-                    "[--gpt2] [--engine] [--skinny] [--sweep [--sweep-prefix P,..] [--sweep-shape S,..]] [--bt] [--paths] "
+                    "[--gpt2] [--engine] [--skinny] [--sweep [--sweep-prefix P,..] [--sweep-shape S,..] [--sweep-default] "
+                    "[--variants round,trunc,tma,xt,xt-trunc,noxt]] [--bt] [--paths] "
                     "[--reps-seconds S] [--sync-every N]\n");
 }
 
@@ -404,6 +472,10 @@ int main(int argc, char **argv)
             all_bt = true;
         else if (strcmp(argv[i], "--sweep-shape") == 0 && i + 1 < argc)
             sshapes = argv[++i], sweep = engine = true;
+        else if (strcmp(argv[i], "--variants") == 0 && i + 1 < argc)
+            variants = argv[++i], sweep = engine = true;
+        else if (strcmp(argv[i], "--sweep-default") == 0)
+            sweep_default = sweep = engine = true;
         else {
             usage();
             return 2;

@@ -6,7 +6,8 @@
  * reference (issue 29: 3xTF32 must be at least as accurate as an FMA
  * SGEMM; docs/gemm.md "Hopper: 3xTF32 for \"highest\"").
  *
- *     gemm_accuracy [--device SEL] [--m M] [--n N] [--k K] [--bn] [--uniform] --out DIR
+ *     gemm_accuracy [--device SEL] [--m M] [--n N] [--k K] [--bn] [--uniform] [--tf32-only]
+ *                   --out DIR
  *
  * A [M, K] and W [N, K] (N(0, 1), Box-Muller from a fixed seed; with
  * --uniform, uniform(0, 1): operands of one sign, where no cancellation
@@ -22,9 +23,20 @@
  *   3xtf32p1h2, 3xtf32p2h2, 3xtf32p2h4, 3xtf32p2h4o  promotion every 1 or 2
  *            K tiles of 8 in 2, 4 or 4 overlapped column passes
  *            (CLOPS_GEMM_3XTF32_PASSES, x3-13; the others with it 0),
- *   tf32     "high" (TF32 on the tensor cores),
+ *   tf32     "high" (TF32 on the tensor cores), each staged tile rounded to
+ *            TF32 (to nearest, ties away) by a pass (GEMM_TF32_PASS),
+ *   tf32trunc  "high" with the float32 bits read as staged (the tensor
+ *            cores truncate; engine13, GEMM_TF32_TRUNC),
+ *   tf32tma  "high" with the TMA copy converting to TF32 (ties to even)
+ *            where the tiles come through TMA (GEMM_TF32_TMA, the default
+ *            since engine14; not --bn: B N-major float32
+ *            takes no TMA tiles),
+ *   tf32xt, tf32xttrunc  (--bn only) the same two with the N-major B
+ *            transposed into K-major tiles on wgmma (engine13, WG_XT;
+ *            without it such a B takes mma.sync, rounded),
  * each to DIR/c_<name>.f32, with the engine's launch counters printed
- * (so a product that fell back shows).
+ * (so a product that fell back shows).  --tf32-only: clblast and the tf32
+ * runs, no 3xTF32 (engine13's job: no 3xTF32 programs to build).
  */
 #include <math.h>
 #include <stdio.h>
@@ -67,7 +79,7 @@ int main(int argc, char **argv)
 {
     const char *sel = "nvidia", *out = NULL;
     int64_t m = 2048, n = 2048, k = 4096;
-    bool bn = false, uni = false;
+    bool bn = false, uni = false, tf32_only = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--device") == 0 && i + 1 < argc)
             sel = argv[++i];
@@ -81,11 +93,13 @@ int main(int argc, char **argv)
             bn = true;
         else if (strcmp(argv[i], "--uniform") == 0)
             uni = true;
+        else if (strcmp(argv[i], "--tf32-only") == 0)
+            tf32_only = true;
         else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc)
             out = argv[++i];
         else {
             fprintf(stderr, "usage: gemm_accuracy [--device SEL] [--m M] [--n N] [--k K] [--bn] "
-                            "[--uniform] --out DIR\n");
+                            "[--uniform] [--tf32-only] --out DIR\n");
             return 2;
         }
     }
@@ -132,18 +146,36 @@ int main(int argc, char **argv)
     /* (each run: its name, CLOPS_GEMM_3XTF32_PROMOTE (NULL: 3xTF32 off, the
      * variable unset), CLOPS_GEMM_3XTF32_PASSES and float32 precision; the
      * engine off for the first) */
+    /* (trunc, xt: TF32 read as staged, M/N-major operands transposed on
+     * wgmma; xt runs only with --bn) */
     static const struct {
         const char *name, *period, *passes, *precision;
-    } runs[] = {{"clblast", NULL, "0", "highest"},      {"3xtf32", "0", "0", "highest"},
-                {"3xtf32p", "1", "0", "highest"},       {"3xtf32p2", "2", "0", "highest"},
-                {"3xtf32p4", "4", "0", "highest"},      {"3xtf32p8", "8", "0", "highest"},
-                {"3xtf32p1h2", "1", "2", "highest"},    {"3xtf32p2h2", "2", "2", "highest"},
-                {"3xtf32p2h4", "2", "4", "highest"},    {"3xtf32p2h4o", "2", "4o", "highest"},
-                {"tf32", NULL, "0", "high"}};
+        int convert;
+        bool xt;
+    } runs[] = {{"clblast", NULL, "0", "highest", GEMM_TF32_PASS, false},
+                {"3xtf32", "0", "0", "highest", GEMM_TF32_PASS, false},
+                {"3xtf32p", "1", "0", "highest", GEMM_TF32_PASS, false},
+                {"3xtf32p2", "2", "0", "highest", GEMM_TF32_PASS, false},
+                {"3xtf32p4", "4", "0", "highest", GEMM_TF32_PASS, false},
+                {"3xtf32p8", "8", "0", "highest", GEMM_TF32_PASS, false},
+                {"3xtf32p1h2", "1", "2", "highest", GEMM_TF32_PASS, false},
+                {"3xtf32p2h2", "2", "2", "highest", GEMM_TF32_PASS, false},
+                {"3xtf32p2h4", "2", "4", "highest", GEMM_TF32_PASS, false},
+                {"3xtf32p2h4o", "2", "4o", "highest", GEMM_TF32_PASS, false},
+                {"tf32", NULL, "0", "high", GEMM_TF32_PASS, false},
+                {"tf32trunc", NULL, "0", "high", GEMM_TF32_TRUNC, false},
+                {"tf32tma", NULL, "0", "high", GEMM_TF32_TMA, false},
+                {"tf32xt", NULL, "0", "high", GEMM_TF32_PASS, true},
+                {"tf32xttrunc", NULL, "0", "high", GEMM_TF32_TRUNC, true}};
     printf("gemm_accuracy: %s (%s), %lld x %lld x %lld, B %s, %s inputs\n", d->label,
            d->info.name, (long long)m, (long long)n, (long long)k,
            bn ? "N-major" : "K-major (W^T)", uni ? "uniform(0, 1)" : "N(0, 1)");
     for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+        if ((runs[r].xt && !bn) || (tf32_only && runs[r].period) ||
+            (bn && runs[r].convert == GEMM_TF32_TMA))
+            continue;
+        gemm_engine_set_tf32_convert(runs[r].convert);
+        gemm_engine_set_wgmma_tf32_xt(runs[r].xt);
         gemm_engine_set_enabled(r != 0);
         gemm_engine_set_3xtf32(runs[r].period != NULL);
         if (runs[r].period)

@@ -2,11 +2,14 @@
 # SPDX-License-Identifier: Apache-2.0
 """bench/gemm_accuracy.py: max relative error against a float64 reference of
 the float32 products bench/gemm_accuracy.c wrote (clops' CLBlast, 3xTF32 and
-TF32 paths) and of cuBLAS's on the same inputs (TF32 off: PyTorch's
+TF32 paths: TF32 rounded by a pass and read as staged, truncated, engine13) and of cuBLAS's on the same inputs (TF32 off: PyTorch's
 "highest"; TF32 on: "high"), as issue 29 asks of 3xTF32 ("at least as
 accurate as an FMA SGEMM against a float64 reference").
 
-    python3 bench/gemm_accuracy.py DIR M N K [--bn] [--uniform]
+    python3 bench/gemm_accuracy.py DIR M N K [--bn] [--uniform] [-- DIR M N K [--bn] [--uniform] ...]
+
+(several sets of arguments separated by "--": one table each, one process,
+so that PyTorch starts once.)
 
 (--uniform: the inputs gemm_accuracy --uniform wrote, uniform(0, 1); only
 the table's title changes.)
@@ -24,7 +27,21 @@ def load(path, rows, cols):
 
 
 def main():
-    d, m, n, k = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+    groups, cur = [], []
+    for a in sys.argv[1:]:
+        if a == "--":
+            groups.append(cur)
+            cur = []
+        else:
+            cur.append(a)
+    groups.append(cur)
+    for g in groups:
+        if g:
+            table(g)
+
+
+def table(argv):
+    d, m, n, k = argv[0], int(argv[1]), int(argv[2]), int(argv[3])
     dev = "cuda" if torch.cuda.is_available() else "cpu"
     a = load(f"{d}/a.f32", m, k).to(dev)
     w = load(f"{d}/w.f32", n, k).to(dev)
@@ -36,8 +53,9 @@ def main():
         e = (c.double() - c64).abs()
         rows.append((name, e.max().item() / scale, e.mean().item() / scale))
 
-    names = ("clblast", "3xtf32", "3xtf32p", "3xtf32p2", "3xtf32p4", "3xtf32p8",
-             "3xtf32p1h2", "3xtf32p2h2", "3xtf32p2h4", "3xtf32p2h4o", "tf32")
+    names = ["clblast", "3xtf32", "3xtf32p", "3xtf32p2", "3xtf32p4", "3xtf32p8",
+             "3xtf32p1h2", "3xtf32p2h2", "3xtf32p2h4", "3xtf32p2h4o", "tf32", "tf32trunc"]
+    names += ["tf32xt", "tf32xttrunc"] if "--bn" in argv else ["tf32tma"]
     got = {}
     for name in names:
         try:
@@ -53,14 +71,14 @@ def main():
         if name in got and full in got:
             same = torch.equal(got[name].view(torch.int32), got[full].view(torch.int32))
             print(f"clops {name} bits {'==' if same else '!='} {full}")
-    b = w.t().contiguous() if "--bn" in sys.argv else w.t()
+    b = w.t().contiguous() if "--bn" in argv else w.t()
     torch.backends.cuda.matmul.allow_tf32 = False
     err("cuBLAS (TF32 off)", a @ b)
     torch.backends.cuda.matmul.allow_tf32 = True
     err("cuBLAS (TF32 on)", a @ b)
     torch.backends.cuda.matmul.allow_tf32 = False
     name = torch.cuda.get_device_name() if dev == "cuda" else "cpu"
-    dist = "uniform(0,1)" if "--uniform" in sys.argv else "N(0,1)"
+    dist = "uniform(0,1)" if "--uniform" in argv else "N(0,1)"
     print(f"# max relative error vs float64, {m} x {n} x {k}, {dist} inputs, {name}")
     print("| product | max abs err / max abs C64 | mean abs err / max abs C64 |")
     print("| --- | ---: | ---: |")

@@ -5,7 +5,7 @@ on the GPU shapes of bench_gemm.c, so a run on the GPU machine compares
 clops/CLBlast with PyTorch on the same GPU in the same session.
 
     python3 bench/torch_gemm.py [--big] [--gpt2] [--dtype float32|float16|bfloat16]
-                                [--tf32] [--cpu [--threads N]] [--json FILE]
+                                [--tf32 [--tf32-ties]] [--cpu [--threads N]] [--json FILE]
 
 Shapes (M x N x K, "b x" for a batch): square 1024 and 4096 (8192 with
 --big), the transformer MLP 4096 x 4096 x 11008 and attention scores
@@ -95,6 +95,28 @@ def best_seconds(fn, min_seconds=0.5, rounds=5):
     return best
 
 
+def tf32_ties(dev):
+    """How cuBLAS's TF32 (mm, B the transpose of a weight, as bench_gemm --bt)
+    converts float32: A's rows in turn 1 + 3 * 2^-12, 1 + 2^-11 and
+    1 + 3 * 2^-11, B's elements 1, K 16, so C's rows are 16 times the values
+    as converted (test_gemm_engine's float32_tf32_conversion_and_transposed_tiles
+    asks the same of clops)."""
+    vals = [1 + 3 * 2.0**-12, 1 + 2.0**-11, 1 + 3 * 2.0**-11]
+    # (what each becomes: to nearest with ties away, with ties to even, truncated)
+    conv = {"ties away": [1 + 2.0**-10, 1 + 2.0**-10, 1 + 2.0**-9],
+            "ties to even": [1 + 2.0**-10, 1.0, 1 + 2.0**-9],
+            "truncation": [1.0, 1.0, 1 + 2.0**-10]}
+    m = n = 4096
+    a = torch.tensor(vals, device=dev).repeat(m // 3 + 1)[:m].reshape(m, 1).expand(m, 16).contiguous()
+    w = torch.ones(n, 16, device=dev)
+    c = (a @ w.t()).cpu()
+    got = [c[i, 0].item() / 16 for i in range(3)]
+    same = [bool((c[i::3] == c[i, 0]).all()) for i in range(3)]
+    kind = [k for k, v in conv.items() if v == got]
+    print(f"  TF32 ties: 16 * conversion of {vals}: {[16 * g for g in got]} "
+          f"(rows alike: {same}): {kind[0] if kind else 'none of ties away / to even / truncation'}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--big", action="store_true", help="include square 8192")
@@ -105,6 +127,8 @@ def main():
     ap.add_argument("--cpu", action="store_true", help="PyTorch's CPU matmul, CPU shapes")
     ap.add_argument("--threads", type=int, default=0, help="CPU threads (--cpu)")
     ap.add_argument("--json", help="write the figures here")
+    ap.add_argument("--tf32-ties", action="store_true",
+                    help="first print how cuBLAS's TF32 rounds ties (with --tf32)")
     args = ap.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = args.tf32
     torch.backends.cudnn.allow_tf32 = args.tf32
@@ -118,6 +142,8 @@ def main():
         dev = torch.device("cuda")
         print(f"PyTorch {torch.__version__} on {torch.cuda.get_device_name()}: {args.dtype}, "
               f"TF32 {'on' if args.tf32 else 'off'}")
+    if args.tf32_ties:
+        tf32_ties(dev)
     rows = []
     shapes = CPU_SHAPES if args.cpu else SKINNY if args.skinny else GPT2 if args.gpt2 else SHAPES
     for name, b, m, n, k in shapes:

@@ -910,7 +910,7 @@ __kernel void gemm_reduce(GEMM_ARGS)
 #else
 #define KMAJ(r, c) ((r) * BK + (((c) ^ ((r) & 7)) * CE))
 #endif
-#if GEMM_WGMMA
+#if GEMM_WGMMA && GEMM_DT != 0
 /* gemm_wgmma's M/N-major tiles: wgmma's 128-byte-swizzled atoms (8 k-rows
  * of 64 elements, 1024 bytes, chunk c of k-row r at c ^ r; cl_kernels/
  * wgmma.clh), those of the next 64 rows (BK / 8) atoms further, those of
@@ -920,6 +920,8 @@ __kernel void gemm_reduce(GEMM_ARGS)
     (((((c) >> 3) * (BK / 8) + ((r) >> 3)) << 9) + (((r) & 7) << 6) +                       \
      ((((c) & 7) ^ ((r) & 7)) * CE))
 #else
+/* (and gemm_wgmma's float32 M/N-major tiles: landing tiles that WG_XT
+ * transposes into K-major ones, never read by wgmma) */
 #define XMAJ(r, c, rows) ((r) * (rows) + (((c) ^ ((r) & 7)) * CE))
 #endif
 #define XIDX(r, e, rows) (XMAJ(r, (e) / CE, rows) + (e) % CE)
@@ -1628,9 +1630,42 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
  * 1 - WG_DEPTH: the slot refilled in iteration kt held tile kt - 1 -
  * WG_DEPTH, whose products every warpgroup finished before the barrier.
  */
-#if (BKC != 2 && BKC != 4 && !(BKC == 8 && WG_TMA)) || (GEMM_DT == 0 && !(A_UK && B_UK))
-#error "gemm_wgmma: tiles of 2 or 4 chunks a row (8 through TMA); float32 (TF32) K-major only"
+#if (BKC != 2 && BKC != 4 && !(BKC == 8 && WG_TMA))
+#error "gemm_wgmma: tiles of 2 or 4 chunks a row (8 through TMA)"
 #endif
+/*
+ * WG_TF32_TRUNC (float32, engine13): the tensor cores read the float32
+ * bits as staged (wgmma's tf32 uses their top 19 bits: truncation toward
+ * zero), with no rounding pass over the staged tiles (WG_ROUND below, the
+ * TMA kernel's per-item pass); 0: each item rounds its share to nearest
+ * (cvt.rna) first.  (3xTF32, WG_X3, splits its operands either way.)
+ *
+ * WG_XT (float32 with an M-major A or an N-major B, engine13): wgmma's
+ * tf32 takes K-major tiles only, so such an operand lands through the
+ * usual staging (cp.async, or plain loads) in its own layout, STAGES
+ * landing slots of k-rows of BM (BN) floats, 16-byte chunk c of k-row r at
+ * c ^ (r & 7) (XMAJ); after the copies of tile kt and a barrier every item
+ * transposes its share (4 floats along K of one row at a time: lanes on
+ * consecutive rows, no bank conflicts) into the one K-major tile of that
+ * operand (Ak, Bk), rounded as WG_TF32_TRUNC says, then fences and meets
+ * the others as before.  One K-major tile suffices: no products are left
+ * pending across a K tile (WG_DEPTH 0), so tile kt - 1's were done in
+ * every warpgroup before tile kt's first barrier.  The block-barrier
+ * cp.async kernel only.
+ */
+#ifndef WG_TF32_TRUNC
+#define WG_TF32_TRUNC 0
+#endif
+#define WG_XT_A (GEMM_DT == 0 && !A_UK)
+#define WG_XT_B (GEMM_DT == 0 && !B_UK)
+#define WG_XT (WG_XT_A || WG_XT_B)
+#if WG_XT && (WG_WS || WG_TMA || WG_DEPTH || GEMM_CONV)
+#error "gemm_wgmma: float32 M/N-major tiles for the block-barrier cp.async kernel, WG_DEPTH 0"
+#endif
+/* The operands' tiles as wgmma reads them: K-major (16-bit M/N-major
+ * tiles read as such). */
+#define WG_AK (A_UK || WG_XT_A)
+#define WG_BK (B_UK || WG_XT_B)
 /* The depth of one product: 16 elements, 8 for TF32 (32 bytes either way). */
 #if GEMM_DT == 0
 #define WG_KSTEP 8
@@ -1782,15 +1817,36 @@ static inline void wg_round4(__local float *p)
         for (int i = 0; i < XN(BN); i++)                                                    \
             tf32_split4(Bs + (s) * B_TILE + bo[i], Bs + (STAGES + kt % WG_X3LO) * B_TILE + bo[i]); \
     } while (0)
+#elif WG_TF32_TRUNC
+#define WG_ROUND(s) ((void)0)
 #else
+/* (K-major operands only: WG_XT rounds the others as it transposes them) */
 #define WG_ROUND(s)                                                                         \
     do {                                                                                    \
-        for (int i = 0; i < XN(BM); i++)                                                    \
+        for (int i = 0; i < XN(BM) * A_UK; i++)                                             \
             wg_round4(As + (s) * A_TILE + ao[i]);                                           \
-        for (int i = 0; i < XN(BN); i++)                                                    \
+        for (int i = 0; i < XN(BN) * B_UK; i++)                                             \
             wg_round4(Bs + (s) * B_TILE + bo[i]);                                           \
     } while (0)
 #endif
+/* WG_XT: landing slot src (k-rows of R floats) into the K-major tile dst,
+ * rounded to TF32 unless WG_TF32_TRUNC; item lid takes row q % R, chunk q
+ * / R for q = lid, lid + WG_ITEMS, ... */
+#if WG_TF32_TRUNC
+#define WG_XT_CVT(x) (x)
+#else
+#define WG_XT_CVT(x) wg_tf32(x)
+#endif
+#define WG_XT_RUN(dst, src, R)                                                              \
+    for (int q_ = lid; q_ < (R) * BKC; q_ += WG_ITEMS) {                                    \
+        const int n_ = q_ % (R), c_ = q_ / (R);                                             \
+        float4 v_;                                                                          \
+        v_.x = WG_XT_CVT((src)[XIDX(4 * c_, n_, R)]);                                       \
+        v_.y = WG_XT_CVT((src)[XIDX(4 * c_ + 1, n_, R)]);                                   \
+        v_.z = WG_XT_CVT((src)[XIDX(4 * c_ + 2, n_, R)]);                                   \
+        v_.w = WG_XT_CVT((src)[XIDX(4 * c_ + 3, n_, R)]);                                   \
+        vstore4(v_, 0, (dst) + KMAJ(n_, c_));                                               \
+    }
 #else
 #define WG_ROUND(s) ((void)0)
 #endif
@@ -1987,6 +2043,15 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
     const int lid = (int)get_local_id(0);
     const int lane = lid & 31, warp = lid >> 5;
     const uint as0 = mma_saddr(As), bs0 = mma_saddr(Bs);
+    /* (WG_XT: the K-major tiles of the transposed operands) */
+#if WG_XT_A
+    __local float Ak[A_TILE] __attribute__((aligned(1024)));
+    const uint ak0 = mma_saddr(Ak);
+#endif
+#if WG_XT_B
+    __local float Bk[B_TILE] __attribute__((aligned(1024)));
+    const uint bk0 = mma_saddr(Bk);
+#endif
 #if WG_TMA
     __local ulong tma_bars_[STAGES] __attribute__((aligned(8)));
     const uint tb0_ = mma_saddr(tma_bars_);
@@ -2172,7 +2237,7 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
 #elif WG_TMA
             const int s = kt % STAGES;
             tma_wait(tb0_ + 8u * (uint)s, (uint)(kt / STAGES) & 1u);
-#if GEMM_DT == 0
+#if GEMM_DT == 0 && !WG_TF32_TRUNC
             /* TF32: the slot's floats rounded as the cp.async kernel rounds
              * them (cvt.rna), each item 16-byte chunks lid, lid + items, ..
              * of both tiles (elementwise: the swizzle does not matter),
@@ -2195,13 +2260,32 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
                 barrier(CLK_LOCAL_MEM_FENCE);
 #endif
             WG_ROUND(s);
+#if WG_XT
+            /* (every item's copies of the landing slot, and every
+             * warpgroup's products of tile kt - 1, done) */
+            barrier(CLK_LOCAL_MEM_FENCE);
+#if WG_XT_A
+            WG_XT_RUN(Ak, As + s * A_TILE, BM);
+#endif
+#if WG_XT_B
+            WG_XT_RUN(Bk, Bs + s * B_TILE, BN);
+#endif
+#endif
             WG_PROXY_FENCE();
 #if !(WG_PROBE & 16)
             barrier(CLK_LOCAL_MEM_FENCE);
 #endif
 #endif
-            const uint at = as0 + (uint)(s * A_TILE * (int)sizeof(gemm_t)),
-                       bt = bs0 + (uint)(s * B_TILE * (int)sizeof(gemm_t));
+#if WG_XT_A
+            const uint at = ak0;
+#else
+            const uint at = as0 + (uint)(s * A_TILE * (int)sizeof(gemm_t));
+#endif
+#if WG_XT_B
+            const uint bt = bk0;
+#else
+            const uint bt = bs0 + (uint)(s * B_TILE * (int)sizeof(gemm_t));
+#endif
 #if WG_X3
             const uint alo = as0 + (uint)((STAGES + kt % WG_X3LO) * A_TILE * 4),
                        blo = bs0 + (uint)((STAGES + kt % WG_X3LO) * B_TILE * 4);
@@ -2272,10 +2356,10 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
             WG_FENCE();
 #pragma unroll
             for (int ks = 0; ks < BK / WG_KSTEP; ks++) {
-                const ulong db = wg_tile_desc(bt, 0, ks, B_UK);
+                const ulong db = wg_tile_desc(bt, 0, ks, WG_BK);
 #pragma unroll
                 for (int h = 0; h < MH; h++) {
-                    const ulong da = wg_tile_desc(at, (wg * MH + h) * 64, ks, A_UK);
+                    const ulong da = wg_tile_desc(at, (wg * MH + h) * 64, ks, WG_AK);
 #if WG_X3
                     /* The small terms first: a_hi * b_lo, a_lo * b_hi, then
                      * a_hi * b_hi, into the same accumulators. */

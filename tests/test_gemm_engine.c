@@ -22,7 +22,8 @@
  *                               4 float32 ulps of 1, times |alpha|)
  * or 2 ulps of the result in float32 (1 ulp in float16/bfloat16: both sides
  * round once, half an ulp each); float32 as TF32 (precision "high")
- * K * 2^-10 * 1.5 (inputs rounded to 10 mantissa bits).
+ * K * 2^-10 * 1.5 (inputs rounded to 10 mantissa bits), twice that where
+ * wgmma reads them truncated (GEMM_TF32_TRUNC: gemm_engine_tf32_convert).
  *
  * POCL compiles one program per dtype (the CPU atom takes every layout);
  * shapes stay small so the whole file runs in seconds once compiled.
@@ -174,8 +175,11 @@ static void *check_product(clops_device *d, clops_dtype dt, const pcase *pc, boo
     CT_OK(gemm_engine_cl("test", va, vb, vc, al, be));
     CT_OK(ref_gemm("test", ya, yb, yc, al, be));
     double kk = (double)(pc->k > 0 ? pc->k : 1);
+    /* (TF32 by truncation: each operand's error below one TF32 ulp, not
+     * half of one) */
+    double tf32_u = gemm_engine_tf32_convert() == GEMM_TF32_TRUNC ? 0x1p-9 : 0x1p-10;
     ct_tol tol = ct_tol_ulp_atol(dt == CLOPS_FLOAT32 ? 2 : 1,
-                                 kk * (tf32_tol ? 0x1p-10 : x3_tol ? 0x1p-20 : 0x1p-22) * 1.5);
+                                 kk * (tf32_tol ? tf32_u : x3_tol ? 0x1p-20 : 0x1p-22) * 1.5);
     CT_ASSERT_CLOSE(vc, yc, tol);
     /* Memory around C's view is untouched. */
     void *out = ct_to_host(bc);
@@ -413,11 +417,13 @@ static void float32_under_high_precision(void **state)
             CT_OK(clops_debug_set("gemm.config", cfg + 1));
             gemm_engine_get_stats(&s0);
             snprintf(what, sizeof what, "\"high\" on wgmma %s", gemm_engine_config_name(cfg));
-            /* (A M-major, B N-major: mma.sync; both K-major: wgmma) */
+            /* (A M-major, B N-major: mma.sync, or wgmma where transposed
+             * tiles are switched on and fit; both K-major: wgmma) */
             uint64_t runs = check_f32_cases(d, what, 0x9, 1);
             gemm_engine_get_stats(&s1);
-            CT_ASSERT_MSG(s1.wgmma_calls - s0.wgmma_calls == runs, "%llu wgmma launches",
-                          (unsigned long long)(s1.wgmma_calls - s0.wgmma_calls));
+            uint64_t wgr = s1.wgmma_calls - s0.wgmma_calls;
+            CT_ASSERT_MSG(gemm_engine_wgmma_tf32_xt() ? wgr >= runs : wgr == runs,
+                          "%llu wgmma launches", (unsigned long long)wgr);
             CT_ASSERT(s1.canary_failures == s0.canary_failures);
         }
         CT_OK(clops_debug_set("gemm.config", 0));
@@ -1190,7 +1196,9 @@ static void tma_map_fields_follow_the_encoder_rules(void **state)
  * in the same order).  Then float32 under "high" (TF32 through TMA boxes,
  * engine12: both operands K-major, the only layout wgmma's tf32 takes;
  * the tiles rounded to TF32 in __local memory as the cp.async kernel
- * rounds its chunks, so the same bits again).  On
+ * rounds its chunks, so the same bits again: under GEMM_TF32_PASS, set
+ * here, since the TMA copy's conversion, the default from engine14 on,
+ * rounds ties to even where the pass rounds them away).  On
  * Hopper each runs on wgmma, its known-answer check passed; elsewhere the
  * forced configuration is ignored (the device's own path both times).
  */
@@ -1210,6 +1218,7 @@ static void tma_configurations_match_the_default_bits(void **state)
     while (dflt < count && strcmp(gemm_engine_config_name(dflt), "wg128x128-s3-cs") != 0)
         dflt++;
     CT_ASSERT(dflt < count);
+    int mode0 = gemm_engine_tf32_convert();
     for (int di = 0; di < nd; di++) {
         clops_device *d = devs[di];
         ct_set_device(d);
@@ -1224,8 +1233,13 @@ static void tma_configurations_match_the_default_bits(void **state)
                 const bool a_uk = lays[li][0], b_uk = lays[li][1];
                 const clops_dtype dt = li == 0 ? CLOPS_FLOAT32 : CLOPS_BFLOAT16;
                 /* (float32 on Hopper's tensor cores: under "high" only; the
-                 * device's own float32 path elsewhere) */
+                 * device's own float32 path elsewhere; with the rounding
+                 * pass in every configuration: the TMA copy's conversion,
+                 * the default since engine14, rounds ties to even where the
+                 * pass and the cp.async default round them away, so their
+                 * bits differ at ties) */
                 bool mu = li == 0 && is_hopper(d);
+                gemm_engine_set_tf32_convert(li == 0 ? GEMM_TF32_PASS : mode0);
                 CT_OK(clops_set_float32_matmul_precision(li == 0 ? "high" : "highest"));
                 CT_OK(clops_debug_set("gemm.config", dflt + 1));
                 ct_set_case("%s %lldx%lldx%lld, A %s-major, B %s-major, %s, wg128x128-s3-cs",
@@ -1264,6 +1278,7 @@ static void tma_configurations_match_the_default_bits(void **state)
         CT_OK(clops_set_float32_matmul_precision("highest"));
         CT_OK(clops_debug_set("gemm.config", 0));
     }
+    gemm_engine_set_tf32_convert(mode0);
     ct_clear_context();
 }
 
@@ -1325,6 +1340,117 @@ static void float32_engine_settings_follow_the_environment(void **state)
     CT_ASSERT(gemm_engine_tf32_tma() == !on);
     gemm_engine_set_tf32_tma(on);
     CT_ASSERT(gemm_engine_tf32_tma() == on);
+    /* 3xTF32's period reaches its program as WG_X3P (and WG_X3 1): the
+     * mapping from P to the configuration's mode and back (a swapped pair
+     * fails here). */
+    static const int periods[] = {0, 1, 2, 4, 8};
+    for (size_t i = 0; i < CT_COUNT(periods); i++) {
+        ct_set_case("3xTF32's program defines with promotion every %d K tiles", periods[i]);
+        char defs[2048];
+        CT_OK(gemm_engine_3xtf32_defines(periods[i], 0, false, defs, sizeof defs));
+        const char *x3 = strstr(defs, "#define WG_X3 "), *x3p = strstr(defs, "#define WG_X3P ");
+        CT_ASSERT_MSG(x3 && x3p, "no WG_X3 / WG_X3P in:\n%s", defs);
+        CT_ASSERT(atoi(x3 + strlen("#define WG_X3 ")) == 1);
+        CT_ASSERT_MSG(atoi(x3p + strlen("#define WG_X3P ")) == periods[i], "WG_X3P %d",
+                      atoi(x3p + strlen("#define WG_X3P ")));
+        CT_ASSERT(strstr(defs, "WG_TF32_TRUNC") == NULL);
+    }
+    /* Switches read at start (a job that sets them runs this test first):
+     * CLOPS_GEMM_TF32_TMA=0, CLOPS_GEMM_WGMMA_TF32_XT=0|1,
+     * CLOPS_GEMM_TF32_CONVERT=pass|trunc|tma (another value: the default,
+     * as a mode out of range). */
+    static const struct {
+        const char *var;
+        bool (*get)(void);
+        void (*set)(bool);
+    } sw[] = {{"CLOPS_GEMM_TF32_TMA", gemm_engine_tf32_tma, gemm_engine_set_tf32_tma},
+              {"CLOPS_GEMM_WGMMA_TF32_XT", gemm_engine_wgmma_tf32_xt,
+               gemm_engine_set_wgmma_tf32_xt}};
+    for (size_t i = 0; i < CT_COUNT(sw); i++) {
+        ct_set_case("%s", sw[i].var);
+        const char *v = getenv(sw[i].var);
+        bool cur = sw[i].get();
+        if (v && (strcmp(v, "0") == 0 || strcmp(v, "1") == 0))
+            CT_ASSERT_MSG(cur == (v[0] == '1'), "%s=%s, the switch reads %d", sw[i].var, v,
+                          (int)cur);
+        sw[i].set(!cur);
+        CT_ASSERT(sw[i].get() == !cur);
+        sw[i].set(cur);
+        CT_ASSERT(sw[i].get() == cur);
+    }
+    ct_set_case("CLOPS_GEMM_TF32_CONVERT");
+    const char *cv = getenv("CLOPS_GEMM_TF32_CONVERT");
+    int mode = gemm_engine_tf32_convert();
+    static const char *const modes[] = {"pass", "trunc", "tma"};
+    for (int m = GEMM_TF32_PASS; m <= GEMM_TF32_TMA; m++)
+        if (cv && strcmp(cv, modes[m]) == 0)
+            CT_ASSERT_MSG(mode == m, "CLOPS_GEMM_TF32_CONVERT=%s, the mode reads %d", cv, mode);
+    for (int m = GEMM_TF32_PASS; m <= GEMM_TF32_TMA; m++) {
+        gemm_engine_set_tf32_convert(m);
+        CT_ASSERT(gemm_engine_tf32_convert() == m);
+    }
+    /* (the default: the TMA copy's conversion since engine14) */
+    gemm_engine_set_tf32_convert(7);
+    CT_ASSERT(gemm_engine_tf32_convert() == GEMM_TF32_TMA);
+    gemm_engine_set_tf32_convert(mode);
+    ct_clear_context();
+}
+
+/*
+ * The wgmma configuration a float32 product asks for under "high" (host
+ * logic, no device; gemm_engine_wgmma_want): TMA boxes (engine12) for
+ * products of K-major operands where engine11's rule takes them and the
+ * float32 TMA switch is on; the cp.async defaults with it off, and for
+ * every product with an M/N-major operand (float32 boxes take no
+ * transpose) whatever the switch; 16-bit products follow the rule either
+ * way.  132 units (H100, H200).
+ */
+static void float32_tma_default_follows_its_switch(void **state)
+{
+    (void)state;
+    const char *off = getenv("CLOPS_GEMM_TMA_RULE");
+    bool rule = !(off && strcmp(off, "0") == 0), was = gemm_engine_tf32_tma();
+    static const struct {
+        clops_dtype dt;
+        int64_t m, n, k;
+        bool a_uk, b_uk;
+        const char *on, *off; /* float32 TMA on, off (with the rule) */
+    } cases[] = {
+        {CLOPS_FLOAT32, 4096, 4096, 4096, true, true, "wg128x128-k64-s1-tma-cs", "wg128x128-s3-cs"},
+        {CLOPS_FLOAT32, 8192, 8192, 8192, true, true, "wg128x128-k64-s1-tma-cs", "wg128x128-s3-cs"},
+        {CLOPS_FLOAT32, 4096, 3072, 768, true, true, "wg128x128-k64-s1-tma-cs", "wg128x128-s3-cs"},
+        {CLOPS_FLOAT32, 4096, 768, 3072, true, true, "wg64x128-k64-s1-tma-cs", "wg64x128-s4-cs"},
+        {CLOPS_FLOAT32, 4096, 768, 768, true, true, "wg64x128-k64-s1-tma-cs", "wg64x128-s4-cs"},
+        {CLOPS_FLOAT32, 4096, 4096, 4096, true, false, "wg128x128-s3-cs", "wg128x128-s3-cs"},
+        {CLOPS_FLOAT32, 4096, 768, 3072, true, false, "wg64x128-s4-cs", "wg64x128-s4-cs"},
+        {CLOPS_FLOAT32, 4096, 4096, 4096, false, true, "wg128x128-s3-cs", "wg128x128-s3-cs"},
+        {CLOPS_FLOAT32, 4096, 4096, 512, true, true, "wg128x128-s3-cs", "wg128x128-s3-cs"},
+        {CLOPS_BFLOAT16, 4096, 4096, 4096, true, false, "wg64x128-k64-s1-tma-cs",
+         "wg64x128-k64-s1-tma-cs"},
+        {CLOPS_BFLOAT16, 4096, 768, 3072, true, false, "wg64x128-s3-tma-cs-o5",
+         "wg64x128-s3-tma-cs-o5"},
+    };
+    for (int on = 1; on >= 0; on--) {
+        gemm_engine_set_tf32_tma(on != 0);
+        for (size_t i = 0; i < CT_COUNT(cases); i++) {
+            ct_set_case("%s %lldx%lldx%lld, A %s-major, B %s-major, float32 TMA %s",
+                        clops_dtype_name(cases[i].dt), (long long)cases[i].m,
+                        (long long)cases[i].n, (long long)cases[i].k, cases[i].a_uk ? "K" : "M",
+                        cases[i].b_uk ? "K" : "N", on ? "on" : "off");
+            int got = gemm_engine_wgmma_want(cases[i].dt, 1, cases[i].m, cases[i].n, cases[i].k,
+                                             132, cases[i].a_uk, cases[i].b_uk);
+            CT_ASSERT(got >= 0 && got < gemm_engine_config_count());
+            /* (without the rule: the cp.async defaults) */
+            const char *want = !rule ? (cases[i].m * cases[i].n >= 2 * 132 * 128 * 128
+                                            ? "wg128x128-s3-cs"
+                                            : "wg64x128-s4-cs")
+                               : on ? cases[i].on
+                                    : cases[i].off;
+            CT_ASSERT_MSG(strcmp(gemm_engine_config_name(got), want) == 0, "%s, not %s",
+                          gemm_engine_config_name(got), want);
+        }
+    }
+    gemm_engine_set_tf32_tma(was);
     ct_clear_context();
 }
 
@@ -1847,6 +1973,203 @@ static void float32_highest_default_on_hopper_follows_the_rule(void **state)
     ct_clear_context();
 }
 
+/*
+ * float32 as TF32 on Hopper (engine13): which conversion each switch gives,
+ * by a known answer (test float32_tf32_conversion_known_answers; the
+ * transposed tiles against the reference, below, are
+ * float32_transposed_tiles_match_reference: two tests since engine14, so
+ * that a GPU job can run the known answers alone).  A's rows in turn
+ * 1 + 3 * 2^-12 (below TF32's 10 mantissa bits: to nearest 1 + 2^-10,
+ * truncated 1) and two ties (engine14): 1 + 2^-11 (to even 1, away
+ * 1 + 2^-10, truncated 1) and 1 + 3 * 2^-11 (to even and away 1 + 2^-9,
+ * truncated 1 + 2^-10); B's elements 1, K 16, a product that fills the
+ * device: C's row is exactly 16 times A's value as converted, rounded to
+ * nearest with ties away (cvt.rna: the rounding pass, mma.sync's
+ * fragments), truncated where wgmma reads them as staged, and by the TMA
+ * copy's conversion (TMA tiles forced under "tma") to nearest with ties to
+ * even (engine14's H200, where the test accepted either rounding to
+ * nearest and printed which: ties to even, as cuBLAS TF32 rounds; printed
+ * still); under each gemm_engine_set_tf32_convert mode, for B K-major
+ * (wgmma: the default cp.async tiles, and TMA tiles forced) and N-major
+ * (mma.sync, or wgmma with gemm_engine_set_wgmma_tf32_xt), the launches
+ * counted.  (The float32 tests above cover mma.sync's TF32 elsewhere.)
+ */
+static void tf32_known_answers(clops_device *d)
+{
+    static const char *const mnames[] = {"rounded by a pass", "truncated",
+                                         "converted by TMA copies"};
+    int tma_cfg = -1;
+    for (int i = 0; i < gemm_engine_config_count(); i++)
+        if (strcmp(gemm_engine_config_name(i), "wg128x128-k64-s1-tma-cs") == 0)
+            tma_cfg = i;
+    CT_ASSERT(tma_cfg >= 0);
+    int64_t side = 128;
+    while ((side / 128) * (side / 128) < 2 * (int64_t)d->info.compute_units)
+        side += 128;
+    const int64_t k = 16;
+    int64_t sa[2] = {side, k}, sb[2] = {k, side}, sw[2] = {side, k}, sc[2] = {side, side};
+    int64_t off = 0;
+    size_t na = (size_t)(side * k);
+    float *ha = malloc(na * 4), *hb = malloc(na * 4), *hc = malloc((size_t)(side * side) * 4);
+    CT_ASSERT(ha && hb && hc);
+    /* (A's values; what each becomes: to nearest with ties away, to
+     * nearest with ties to even, truncated) */
+    static const float av[3] = {1.0f + 3 * 0x1p-12f, 1.0f + 0x1p-11f, 1.0f + 3 * 0x1p-11f};
+    static const float conv[3][3] = {{1.0f + 0x1p-10f, 1.0f + 0x1p-10f, 1.0f},
+                                     {1.0f + 0x1p-10f, 1.0f, 1.0f},
+                                     {1.0f + 0x1p-9f, 1.0f + 0x1p-9f, 1.0f + 0x1p-10f}};
+    enum { AWAY, EVEN, TRUNC };
+    static const char *const rnames[] = {"to nearest, ties away", "to nearest, ties to even",
+                                         "truncated"};
+    for (size_t i = 0; i < na; i++)
+        ha[i] = av[i / (size_t)k % 3], hb[i] = 1.0f;
+    clops_tensor *ta, *tbn, *tw, *tc, *va, *vbn, *vbk, *vc;
+    CT_OK(clops_from_host(d, CLOPS_FLOAT32, 2, sa, ha, na * 4, &ta));
+    CT_OK(clops_from_host(d, CLOPS_FLOAT32, 2, sb, hb, na * 4, &tbn));
+    CT_OK(clops_from_host(d, CLOPS_FLOAT32, 2, sw, hb, na * 4, &tw));
+    CT_OK(clops_empty(d, CLOPS_FLOAT32, 2, sc, &tc));
+    /* (3-D views: A [1, side, k], B [1, k, side] N-major or the
+     * transpose of W [side, k] (K-major), C [1, side, side]) */
+    int64_t s3a[3] = {1, side, k}, s3b[3] = {1, k, side}, s3c[3] = {1, side, side};
+    int64_t t3a[3] = {side * k, k, 1}, t3bn[3] = {k * side, side, 1},
+            t3bk[3] = {k * side, 1, k}, t3c[3] = {side * side, side, 1};
+    CT_OK(core_as_strided(ta, s3a, 3, t3a, 3, &off, &va));
+    CT_OK(core_as_strided(tbn, s3b, 3, t3bn, 3, &off, &vbn));
+    CT_OK(core_as_strided(tw, s3b, 3, t3bk, 3, &off, &vbk));
+    CT_OK(core_as_strided(tc, s3c, 3, t3c, 3, &off, &vc));
+    for (int v = 0; v < 3 * 2 * 3; v++) {
+        /* (B: N-major, K-major, K-major with TMA tiles forced) */
+        int mode = v % 3, bl = v / 6;
+        bool xt = v / 3 % 2, bk = bl > 0;
+        if (bl == 2 && xt)
+            continue;
+        ct_set_case("float32 \"high\", %lldx%lldx%lld, B %s, TF32 %s, transposed tiles %s",
+                    (long long)side, (long long)side, (long long)k,
+                    bl == 2 ? "K-major, TMA tiles forced" : bk ? "K-major" : "N-major",
+                    mnames[mode], xt ? "on" : "off");
+        gemm_engine_set_tf32_convert(mode);
+        gemm_engine_set_wgmma_tf32_xt(xt);
+        CT_OK(clops_debug_set("gemm.config", bl == 2 ? tma_cfg + 1 : 0));
+        clops_tensor *vb = bk ? vbk : vbn;
+        gemm_engine_stats s0, s1;
+        gemm_engine_get_stats(&s0);
+        CT_OK(gemm_engine_cl("test", va, vb, vc, clops_scalar_float(1.0),
+                             clops_scalar_float(0.0)));
+        gemm_engine_get_stats(&s1);
+        bool wg = bk || xt;
+        CT_ASSERT_MSG(s1.wgmma_calls - s0.wgmma_calls == (wg ? 1u : 0u) &&
+                          s1.mma_calls - s0.mma_calls == 1,
+                      "wgmma %llu, mma %llu launches",
+                      (unsigned long long)(s1.wgmma_calls - s0.wgmma_calls),
+                      (unsigned long long)(s1.mma_calls - s0.mma_calls));
+        CT_OK(clops_tensor_to_host(tc, hc, (size_t)(side * side) * 4));
+        /* The TMA copy's conversion as C's first row of each tie shows
+         * it (1 + 2^-11 rounded up: ties away; else 1 + 3 * 2^-11 rounded
+         * up: ties to even; else truncation): ties to even (engine14's
+         * H200, as cuBLAS TF32); the rest as cvt.rna or truncation. */
+        int r = wg && mode == GEMM_TF32_TRUNC ? TRUNC : AWAY;
+        if (bl == 2 && mode == GEMM_TF32_TMA) {
+            int seen = hc[side] == (float)k * conv[1][AWAY]       ? AWAY
+                       : hc[2 * side] == (float)k * conv[2][EVEN] ? EVEN
+                                                                  : TRUNC;
+            print_message("  the TMA copy converts float32 to TF32 %s: C %.9g (16 * (1 + 2^-11)), "
+                          "%.9g (16 * (1 + 3 * 2^-11))\n",
+                          rnames[seen], (double)hc[side], (double)hc[2 * side]);
+            CT_ASSERT_MSG(seen == EVEN, "the TMA copy converts float32 to TF32 %s, not %s",
+                          rnames[seen], rnames[EVEN]);
+            r = EVEN;
+        }
+        int64_t bad = 0, first = -1;
+        for (int64_t i = 0; i < side * side; i++)
+            if (hc[i] != (float)k * conv[i / side % 3][r]) {
+                bad++;
+                if (first < 0)
+                    first = i;
+            }
+        CT_ASSERT_MSG(bad == 0, "%lld of %lld elements differ from 16 * A's value %s "
+                      "(first %lld: %.9g against %.9g)",
+                      (long long)bad, (long long)(side * side), rnames[r], (long long)first,
+                      first >= 0 ? (double)hc[first] : 0.0,
+                      first >= 0 ? (double)k * conv[first / side % 3][r] : 0.0);
+    }
+    CT_OK(clops_debug_set("gemm.config", 0));
+    clops_tensor *all[] = {ta, tbn, tw, tc, va, vbn, vbk, vc};
+    for (size_t i = 0; i < CT_COUNT(all); i++)
+        clops_tensor_release(all[i]);
+    free(ha), free(hb), free(hc);
+}
+
+/*
+ * float32 as TF32 on Hopper with transposed tiles on (engine13), rounded
+ * and truncated: the two default wgmma configurations forced (every
+ * configuration with CLOPS_TEST_WGMMA_NEW=1, or those of
+ * CLOPS_TEST_WGMMA_ONLY) in every layout, aligned and odd, against the
+ * reference within TF32's tolerance (truncated: twice it); only products
+ * whose operands are both M/N-major may miss wgmma (their two K-major tiles
+ * do not fit 48 KiB beside 128 x 128 slots), and no known-answer check
+ * fails.
+ */
+static void tf32_transposed_tiles(clops_device *d)
+{
+    gemm_engine_set_wgmma_tf32_xt(true);
+    int count = gemm_engine_config_count(), first = first_wg_config();
+    for (int trunc = 0; trunc < 2; trunc++) {
+        gemm_engine_set_tf32_convert(trunc ? GEMM_TF32_TRUNC : GEMM_TF32_PASS);
+        for (int cfg = 0; cfg < count; cfg++) {
+            if (strncmp(gemm_engine_config_name(cfg), "w", 1) != 0 ||
+                !wgmma_config_listed(gemm_engine_config_name(cfg)) ||
+                (!wgmma_new_on() && !getenv("CLOPS_TEST_WGMMA_ONLY") && cfg != first &&
+                 cfg != first + 1))
+                continue;
+            CT_OK(clops_debug_set("gemm.config", cfg + 1));
+            gemm_engine_stats s0, s1;
+            gemm_engine_get_stats(&s0);
+            char what[96];
+            snprintf(what, sizeof what, "\"high\" on wgmma %s, %s, transposed tiles",
+                     gemm_engine_config_name(cfg), trunc ? "truncated" : "rounded");
+            check_f32_cases(d, what, 0xF, 1);
+            gemm_engine_get_stats(&s1);
+            uint64_t wgr = s1.wgmma_calls - s0.wgmma_calls;
+            CT_ASSERT_MSG(wgr >= 3 * CT_COUNT(f32_cases), "%llu wgmma launches",
+                          (unsigned long long)wgr);
+            CT_ASSERT(s1.canary_failures == s0.canary_failures);
+        }
+    }
+}
+
+/* Each part above on every Hopper device under "high" (nothing elsewhere),
+ * the TF32 switches it changes given back after. */
+static void on_hopper_under_high(void (*part)(clops_device *d))
+{
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    int mode0 = gemm_engine_tf32_convert();
+    bool xt0 = gemm_engine_wgmma_tf32_xt();
+    CT_OK(clops_set_float32_matmul_precision("high"));
+    for (int di = 0; di < nd; di++)
+        if (is_hopper(devs[di])) {
+            ct_set_device(devs[di]);
+            part(devs[di]);
+            CT_OK(clops_debug_set("gemm.config", 0));
+        }
+    gemm_engine_set_tf32_convert(mode0);
+    gemm_engine_set_wgmma_tf32_xt(xt0);
+    CT_OK(clops_set_float32_matmul_precision("highest"));
+    ct_clear_context();
+}
+
+static void float32_tf32_conversion_known_answers(void **state)
+{
+    (void)state;
+    on_hopper_under_high(tf32_known_answers);
+}
+
+static void float32_transposed_tiles_match_reference(void **state)
+{
+    (void)state;
+    on_hopper_under_high(tf32_transposed_tiles);
+}
+
 #define TIMED(f) cmocka_unit_test_setup_teardown(f, time_setup, time_teardown)
 
 int main(void)
@@ -1857,9 +2180,12 @@ int main(void)
         TIMED(tma_configurations_match_the_default_bits),
         TIMED(tma_rule_picks_the_measured_defaults),
         TIMED(float32_engine_settings_follow_the_environment),
+        TIMED(float32_tma_default_follows_its_switch),
         TIMED(engine_matches_reference_in_every_layout),
         TIMED(empty_reduction_scales_c),
         TIMED(float32_under_high_precision),
+        TIMED(float32_tf32_conversion_known_answers),
+        TIMED(float32_transposed_tiles_match_reference),
         TIMED(the_same_product_gives_the_same_bits),
         TIMED(skinny_and_split_products_match_reference),
         TIMED(ops_reach_the_engine_and_float64_goes_to_clblast),

@@ -254,6 +254,21 @@ clops_status gemm_engine_3xtf32_defines(int period, int passes, bool few, char *
  * start or switched off here (engine12). */
 void gemm_engine_set_tf32_tma(bool on);
 bool gemm_engine_tf32_tma(void);
+/* How float32 operands become TF32 on wgmma (engine13): GEMM_TF32_PASS,
+ * each staged tile rounded to nearest (ties away) by a pass; _TRUNC, read
+ * as staged (the tensor cores truncate); _TMA (the default since engine14),
+ * converted by the TMA copy in the TMA configurations
+ * (CU_TENSOR_MAP_DATA_TYPE_TFLOAT32: to nearest, ties to even, as cuBLAS
+ * TF32), the pass in the others.  CLOPS_GEMM_TF32_CONVERT=pass|trunc|tma
+ * at start, or as switched here. */
+enum { GEMM_TF32_PASS = 0, GEMM_TF32_TRUNC = 1, GEMM_TF32_TMA = 2 };
+void gemm_engine_set_tf32_convert(int mode);
+int gemm_engine_tf32_convert(void);
+/* float32 as TF32 on wgmma for M-major A / N-major B operands, transposed
+ * into K-major tiles per K tile: the built-in default unless
+ * CLOPS_GEMM_WGMMA_TF32_XT=0|1 at start, or as switched here (engine13). */
+void gemm_engine_set_wgmma_tf32_xt(bool on);
+bool gemm_engine_wgmma_tf32_xt(void);
 
 /* The path a dtype takes on a device, in words: "mma", "fma", "cpu" or
  * "clblast" (before layout and known-answer checks). */
@@ -274,6 +289,12 @@ const char *gemm_engine_config_name(int i);
  * CLOPS_GEMM_TMA_RULE=0 at start: never).  Host logic, any device. */
 int gemm_engine_wgmma_default(int64_t batch, int64_t m, int64_t n, int64_t k, int64_t units,
                               bool a_uk, bool b_uk, bool tma);
+/* The wgmma configuration a plain product of dt asks for (the index above,
+ * before mma_config's checks of alignment and tensor maps): the rule with
+ * TMA tiles allowed, for float32 (TF32) only where gemm_engine_tf32_tma
+ * says so and both operands are K-major.  Host logic, any device. */
+int gemm_engine_wgmma_want(clops_dtype dt, int64_t batch, int64_t m, int64_t n, int64_t k,
+                           int64_t units, bool a_uk, bool b_uk);
 
 /* The engine for a tensor's device: ref_gemm on the CPU device,
  * gemm_engine_cl on OpenCL devices (t may be NULL: the op's device check

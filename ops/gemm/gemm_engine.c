@@ -232,6 +232,68 @@ static bool wgmma_tf32_all_on(void)
     return env_switch(&wgmma_tf32_all_enabled, "CLOPS_GEMM_WGMMA_TF32_ALL", NULL, "1");
 }
 
+/* How wgmma's float32 operands become TF32 (engine13; gemm.h's
+ * GEMM_TF32_*; WG_TF32_TRUNC in cl_kernels/gemm.cl): a pass that rounds
+ * each staged tile to nearest, ties away (cvt.rna), none (the tensor cores
+ * truncate: 1.5x faster, 2.5x / 13x less accurate than cuBLAS TF32 on N(0,
+ * 1) / uniform(0, 1) operands, engine13's job), or the TMA copy converting
+ * float32 to TF32 in the TMA configurations (CUTLASS's Hopper way), the
+ * pass in the others: the default since engine14's job (H200): as fast as
+ * truncation (247.3 / 263.3 TFLOP/s at 4096^3 / 8192^3 against the pass's
+ * 164.2 / 170.6), rounding to nearest with ties to even, and cuBLAS TF32's
+ * error to four digits on both operand classes.
+ * CLOPS_GEMM_TF32_CONVERT=pass|trunc|tma at start,
+ * gemm_engine_set_tf32_convert.  Every wgmma TF32 program, the
+ * convolutions' too (mma_config); docs/gemm.md "Hopper: TF32 without the
+ * rounding pass, transposed tiles (engine13)" and "The TMA copy's TF32
+ * conversion as the default (engine14)". */
+#define GEMM_TF32_CONVERT_DEFAULT GEMM_TF32_TMA
+static atomic_int tf32_convert_mode = -1;
+
+int gemm_engine_tf32_convert(void)
+{
+    int m = atomic_load(&tf32_convert_mode);
+    if (m < 0) {
+        const char *v = host_env("CLOPS_GEMM_TF32_CONVERT");
+        int want = !v                          ? GEMM_TF32_CONVERT_DEFAULT
+                   : strcmp(v, "pass") == 0    ? GEMM_TF32_PASS
+                   : strcmp(v, "trunc") == 0   ? GEMM_TF32_TRUNC
+                   : strcmp(v, "tma") == 0     ? GEMM_TF32_TMA
+                                               : GEMM_TF32_CONVERT_DEFAULT;
+        int expect = -1;
+        atomic_compare_exchange_strong(&tf32_convert_mode, &expect, want);
+        m = atomic_load(&tf32_convert_mode);
+    }
+    return m;
+}
+
+void gemm_engine_set_tf32_convert(int mode)
+{
+    atomic_store(&tf32_convert_mode, mode >= GEMM_TF32_PASS && mode <= GEMM_TF32_TMA
+                                         ? mode
+                                         : GEMM_TF32_CONVERT_DEFAULT);
+}
+
+/* float32 as TF32 on wgmma for an M-major A or an N-major B (GPT-2's
+ * Conv1D weights, row-major mm) through landing tiles that each K tile
+ * transposes into K-major ones (engine13; WG_XT in cl_kernels/gemm.cl):
+ * GEMM_TF32_XT_DEFAULT, CLOPS_GEMM_WGMMA_TF32_XT=0|1 at start,
+ * gemm_engine_set_wgmma_tf32_xt. */
+#define GEMM_TF32_XT_DEFAULT 0
+static atomic_int tf32_xt_enabled = -1;
+
+bool gemm_engine_wgmma_tf32_xt(void)
+{
+    return GEMM_TF32_XT_DEFAULT
+               ? env_switch(&tf32_xt_enabled, "CLOPS_GEMM_WGMMA_TF32_XT", "0", NULL)
+               : env_switch(&tf32_xt_enabled, "CLOPS_GEMM_WGMMA_TF32_XT", NULL, "1");
+}
+
+void gemm_engine_set_wgmma_tf32_xt(bool on)
+{
+    atomic_store(&tf32_xt_enabled, on ? 1 : 0);
+}
+
 /* 3xTF32 for float32 "highest" on Hopper (docs/gemm.md "Hopper: 3xTF32"):
  * X3_FORCED for every product it can take (CLOPS_GEMM_3XTF32=1 at start,
  * gemm_engine_set_3xtf32(true)), X3_OFF (=0), else X3_RULE: the products
@@ -396,6 +458,9 @@ typedef struct gemm_cfg {
     int tma_zero, tma_m1; /* tma: maps made from zeros (TMA_ZERO), sizes less one (TMA_M1) */
     int occ;             /* wgmma, block-barrier: work-groups a unit asked of ptxas through the
                             entry's .minnctapersm (the name's "-oN"; 0: the driver's entry) */
+    int trunc;           /* wgmma, float32 (not 3xTF32): no rounding pass (WG_TF32_TRUNC):
+                            the tensor cores truncate, or the TMA copy converted */
+    int tma_tf32;        /* tma, float32: the maps convert to TF32 (TFLOAT32) */
     int x3;              /* wgmma, float32: 3xTF32 (WG_X3: 1, 2 a product left out, tests only;
                             | code << 2 with promotion every 1 << (code - 1) K tiles of 8
                             deep, code 1..4: WG_X3P, x3_period; | n << 5 with the promotion
@@ -633,6 +698,8 @@ static clops_status gemm_defines(const void *ctx, const clops_device *d, strbuf 
                             "#define WG_X3OV %d\n#define WG_X3LO %d\n",
                       c->x3 & 3, h ? 1 : x3_period(c), h, ov, x3_lo(c));
         }
+        if (c->trunc && !c->x3)
+            sb_printf(defs, "#define WG_TF32_TRUNC 1\n");
         break;
     case GK_SKINNY:
         sb_printf(defs,
@@ -654,6 +721,7 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
                           ((uint64_t)c->a_cp << 35) | ((uint64_t)c->b_cp << 34) |
                           ((uint64_t)c->a_uk << 33) | ((uint64_t)c->b_uk << 32) |
                           ((uint64_t)(c->x3 & 3) << 38) | ((uint64_t)(c->x3 >> 2) << 24) |
+                          ((uint64_t)(c->trunc && !c->x3) << 28) |
                           ((uint64_t)c->tma_m1 << 23) | ((uint64_t)c->tma_zero << 22) |
                           ((uint64_t)c->conv << 20) | ((uint64_t)c->split << 16) |
                           ((uint64_t)c->ms << 8) | (uint64_t)c->vec,
@@ -689,6 +757,9 @@ static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel 
                      x3_period(c) ? "-promote" : "", x3_period(c), h ? "-h" : "", h,
                      ov ? "o" : "", (c->x3 & 3) == 2 ? "-drop" : "");
         }
+        l = strlen(pname);
+        if (c->trunc && !c->x3)
+            snprintf(pname + l, sizeof pname - l, "/trunc");
         l = strlen(pname);
         if (c->probe)
             snprintf(pname + l, sizeof pname - l, "/probe%d", c->probe);
@@ -870,6 +941,34 @@ int gemm_engine_wgmma_default(int64_t batch, int64_t m, int64_t n, int64_t k, in
     return i >= 0 ? i : few ? WG_FEW : WG_FIRST;
 }
 
+/* The __local bytes of c's slots (a stage `stage` bytes) and, float32
+ * M/N-major operands on wgmma (WG_XT), of their K-major tiles (xt_bytes,
+ * 0: none): then as cl_kernels/gemm.cl lays them out, the -cs programs'
+ * slots padded to the 64 x 72 float staging area (WG_CS_MIN: A's only with
+ * two warpgroups). */
+static uint64_t xt_local(const gemm_cfg *c, uint64_t stage, uint64_t xt_bytes)
+{
+    if (!xt_bytes)
+        return stage * (uint64_t)c->stages;
+    const uint64_t cs_min = c->cstage ? 64 * 72 * 4 : 0;
+    uint64_t a = (uint64_t)c->bm * c->bkc * 16 * c->stages,
+             b = (uint64_t)c->bn * c->bkc * 16 * c->stages;
+    if (c->wgs == 2 && a < cs_min)
+        a = cs_min;
+    if (b < cs_min)
+        b = cs_min;
+    return a + b + xt_bytes;
+}
+
+int gemm_engine_wgmma_want(clops_dtype dt, int64_t batch, int64_t m, int64_t n, int64_t k,
+                           int64_t units, bool a_uk, bool b_uk)
+{
+    /* (float32's TMA boxes: K-major operands only, as mma_config holds) */
+    return gemm_engine_wgmma_default(batch, m, n, k, units, a_uk, b_uk,
+                                     dt != CLOPS_FLOAT32 ||
+                                         (gemm_engine_tf32_tma() && a_uk && b_uk));
+}
+
 /* The mma configuration of a device and dtype (small: fewer 128 x 128
  * blocks than compute units; few, for wgmma: fewer than twice as many);
  * false when __local memory cannot hold two stages or the device runs
@@ -915,6 +1014,12 @@ static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk
     c->cstage = sh->cstage;
     c->tma = sh->tma;
     c->occ = sh->wgs && !sh->ws ? wg_occupancy(sh->name) : 0;
+    /* float32 on wgmma: the TF32 conversion switched on (every wgmma TF32
+     * program, convolutions' included; 3xTF32 ignores it): the TMA's only
+     * where the tiles come through TMA, else the rounding pass. */
+    int conv = dt == CLOPS_FLOAT32 && sh->wgs ? gemm_engine_tf32_convert() : GEMM_TF32_PASS;
+    c->tma_tf32 = conv == GEMM_TF32_TMA && c->tma;
+    c->trunc = conv == GEMM_TF32_TRUNC || c->tma_tf32;
     /* (only where C goes out through __local: elsewhere the accumulators
      * are live across the calls, and ptxas, on clang's PTX, gave the
      * fragment-storing wgmma program 140 registers instead of 110, or
@@ -933,9 +1038,17 @@ static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk
         if (q && q != pr && !*q && pv >= 1 && pv <= 31)
             c->probe = pv;
     }
-    /* A stage: bkc 16-byte chunks of every row of A's and B's tiles. */
+    /* A stage: bkc 16-byte chunks of every row of A's and B's tiles;
+     * float32 M/N-major operands on wgmma (WG_XT) one K-major tile each
+     * besides, no products pending across a K tile, not warp-specialised. */
     uint64_t stage = (uint64_t)(c->bm + c->bn) * (uint64_t)c->bkc * 16;
-    while (c->stages > 2 && stage * (uint64_t)c->stages > d->info.local_mem_bytes)
+    bool xt = dt == CLOPS_FLOAT32 && c->wgs && (!a_uk || !b_uk);
+    uint64_t xt_bytes = xt ? (uint64_t)((a_uk ? 0 : c->bm) + (b_uk ? 0 : c->bn)) * c->bkc * 16 : 0;
+    if (xt && (c->ws || c->tma))
+        return false;
+    if (xt)
+        c->depth = 0;
+    while (c->stages > 2 && xt_local(c, stage, xt_bytes) > d->info.local_mem_bytes)
         c->stages--;
     /* wgmma: at least one stage prefetched beyond the pending products. */
     if (c->wgs && c->stages - 1 - c->depth < 1)
@@ -945,7 +1058,7 @@ static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk
      * where warp-specialised) whole 16-byte chunks of both tiles. */
     int stagers = c->ws ? 128 : c->wg;
     return (c->bm * c->bkc) % stagers == 0 && (c->bn * c->bkc) % stagers == 0 &&
-           stage * (uint64_t)c->stages <= d->info.local_mem_bytes &&
+           xt_local(c, stage, xt_bytes) <= d->info.local_mem_bytes &&
            (size_t)c->wg <= d->info.max_work_group_size;
 }
 
@@ -1135,6 +1248,7 @@ static clops_status tma_templates(const gemm_cfg *c, const gemm_geom *g,
     memset(tmpl, 0, 2 * 128);
     if (c->tma_zero)
         return CLOPS_OK;
+    ma.tf32 = mb.tf32 = (uint32_t)c->tma_tf32;
     /* (L2 promotion of 256 bytes, CUTLASS's for GEMM operands) */
     if (!gemm_tma_encode(&ma, 3, tmpl[0]) || !gemm_tma_encode(&mb, 3, tmpl[1]))
         return clops__fail(CLOPS_UNSUPPORTED, "GEMM tensor map: libcuda's encoder refused it");
@@ -1224,7 +1338,7 @@ static clops_status gemm_launch(clops_device *d, host_kernel *k, const gemm_cfg 
  * host generation) under the lock, its states zeroed before its device is
  * published.
  */
-#define CANARY_STATES (14 * 2 * 2 * 2 * 2 * MMA_SHAPES)
+#define CANARY_STATES (3 * 14 * 2 * 2 * 2 * 2 * MMA_SHAPES)
 typedef struct canary_slot {
     _Atomic(const clops_device *) d;
     atomic_uint generation;
@@ -1245,9 +1359,12 @@ static int canary_index(const gemm_cfg *c)
     int dt = !c->x3 ? dt_code(c->dt)
              : c->x3 >> 5 ? 7 + 2 * ((c->x3 >> 5 & 3) - 1) + code
                           : 3 + code;
+    /* (TF32 without the rounding pass: a program of its own, the second
+     * third; with the TMA's conversion, its maps too, the third) */
+    int conv = c->x3 ? 0 : c->tma_tf32 ? 2 : c->trunc ? 1 : 0;
     return ((((dt * 2 + c->a_uk) * 2 + c->b_uk) * 2 + c->a_cp) * 2 + c->b_cp) *
                MMA_SHAPES +
-           c->shape;
+           c->shape + conv * (CANARY_STATES / 3);
 }
 
 static int canary_home(const clops_device *d)
@@ -1914,16 +2031,17 @@ static clops_status engine_launch(const char *op, clops_device *d, clops_dtype d
         bool tf32_all = tf32 && (wgmma_tf32_all_on() || (conv == 3 && wg_want));
         int wa_uk = tf32_all ? 1 : a_uk, wb_uk = tf32_all ? 1 : !b_un;
         int wa_cp = tf32_all ? a_uk && a_cp : a_cp, wb_cp = tf32_all ? !b_un && b_cp : b_cp;
+        /* (and, where switched on, M/N-major operands of plain products
+         * transposed into K-major tiles per K tile: WG_XT, engine13) */
+        bool tf32_xt = tf32 && !conv && gemm_engine_wgmma_tf32_xt();
         bool wg_dt = gemm_engine_wgmma_candidate(d, dt) ||
-                     (tf32 && wa_uk && wb_uk && (wgmma_tf32_on() || wg_want) &&
+                     (tf32 && ((wa_uk && wb_uk) || tf32_xt) && (wgmma_tf32_on() || wg_want) &&
                       gemm_engine_wgmma_candidate(d, CLOPS_BFLOAT16));
         /* (the wgmma default by engine11's rule: TMA tiles for some
          * shapes, where their maps can be made) */
         int want = g->tile ? g->tile
-                           : 1 + gemm_engine_wgmma_default(g->batch, g->m, g->n, g->k, units,
-                                                           a_uk, !b_un,
-                                                           dt != CLOPS_FLOAT32 ||
-                                                               gemm_engine_tf32_tma());
+                           : 1 + gemm_engine_wgmma_want(dt, g->batch, g->m, g->n, g->k, units,
+                                                        a_uk, !b_un);
         bool wg = (!conv || wg_want) && (!small || wg_forced || wg_want) && wg_dt &&
                   mma_config(d, dt, wa_uk, wb_uk, wa_cp, wb_cp, small, few, true, want, true,
                              &cfg);

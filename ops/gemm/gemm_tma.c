@@ -134,9 +134,13 @@ bool gemm_tma_encode(const gemm_tma_map2d *m, int l2, void *out)
     memset(tmp, 0, sizeof tmp);
     /* CU_TENSOR_MAP_DATA_TYPE_UINT8, _UINT16, _UINT32, _UINT64 (0, 1, 2, 4:
      * the copy engine moves bits; float32 as TF32 is rounded in __local
-     * memory by the kernel); 0: no interleave; 0: zeros past the edges
+     * memory by the kernel), or _TFLOAT32 (11: the copy converts float32
+     * to TF32, m->tf32); 0: no interleave; 0: zeros past the edges
      * (CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE). */
-    int ty = m->elem_bytes == 1 ? 0 : m->elem_bytes == 2 ? 1 : m->elem_bytes == 4 ? 2 : 4;
+    int ty = m->elem_bytes == 1   ? 0
+             : m->elem_bytes == 2 ? 1
+             : m->elem_bytes == 4 ? (m->tf32 ? 11 : 2)
+                                  : 4;
     int e = tma_encode_p(tmp, ty, 2, (void *)(uintptr_t)m->addr, dims, strides, box, es, 0,
                          (int)m->swizzle, l2, 0);
     /* 3: CUDA_ERROR_NOT_INITIALIZED, 201: CUDA_ERROR_INVALID_CONTEXT */

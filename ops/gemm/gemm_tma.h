@@ -37,6 +37,8 @@ typedef struct gemm_tma_map2d {
     uint32_t swizzle;     /* GEMM_TMA_SWIZZLE_* */
     uint32_t box_bytes;   /* one box's bytes in __local memory */
     uint32_t smem_align;  /* the alignment the box's __local destination needs */
+    uint32_t tf32;        /* 4-byte elements: float32 the copy converts to TF32 (set after
+                             planning; engine13, forced only) */
 } gemm_tma_map2d;
 
 /*
@@ -61,7 +63,10 @@ uint32_t gemm_tma_chunk_offset(const gemm_tma_map2d *m, uint32_t row, uint32_t c
 
 /*
  * Encodes m as a CUtensorMap of unsigned elements of m->elem_bytes (the
- * copy engine moves bits) into out (128 bytes, 64-byte aligned) with libcuda's
+ * copy engine moves bits; with m->tf32, CU_TENSOR_MAP_DATA_TYPE_TFLOAT32:
+ * float32 converted to TF32 on the copy, to nearest with ties to even on
+ * the H200 (engine14), as CUTLASS's Hopper TF32 kernels load float32) into
+ * out (128 bytes, 64-byte aligned) with libcuda's
  * host-only cuTensorMapEncodeTiled, loaded once with dlopen("libcuda.so.1");
  * where it asks for a CUDA context (it does), the primary context of CUDA's
  * device 0 is retained once and made current on the calling thread (a
