@@ -716,12 +716,14 @@ static clops_status gemm_defines(const void *ctx, const clops_device *d, strbuf 
 
 static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel **out)
 {
+    /* (word 0: x3 >> 2 takes bits 24-28, the period's code and, since
+     * x3-13, the column passes; WG_TF32_TRUNC bit 29 of its own) */
     host_kkey key = {{GEMM_KEY_FAMILY | ((uint64_t)c->kind << 48) | ((uint64_t)c->dt << 40) |
                           ((uint64_t)c->act_any << 37) | ((uint64_t)c->act_call << 36) |
                           ((uint64_t)c->a_cp << 35) | ((uint64_t)c->b_cp << 34) |
                           ((uint64_t)c->a_uk << 33) | ((uint64_t)c->b_uk << 32) |
-                          ((uint64_t)(c->x3 & 3) << 38) | ((uint64_t)(c->x3 >> 2) << 24) |
-                          ((uint64_t)(c->trunc && !c->x3) << 28) |
+                          ((uint64_t)(c->x3 & 3) << 38) | ((uint64_t)(c->x3 >> 2 & 31) << 24) |
+                          ((uint64_t)(c->trunc && !c->x3) << 29) |
                           ((uint64_t)c->tma_m1 << 23) | ((uint64_t)c->tma_zero << 22) |
                           ((uint64_t)c->conv << 20) | ((uint64_t)c->split << 16) |
                           ((uint64_t)c->ms << 8) | (uint64_t)c->vec,
@@ -1088,6 +1090,9 @@ static bool x3_fit(uint64_t local_mem, size_t max_wg, int x3, bool few, gemm_cfg
     c->bkc = x3_passes(c, NULL) && x3_period(c) == 2 ? 4 : 2;
     c->depth = c->ws = c->regs = c->persist = c->cstage = c->act_call = c->probe = 0;
     c->tma = c->tma_zero = c->tma_m1 = 0;
+    /* (engine13's TF32 conversion is not 3xTF32's: the split rounds its
+     * parts itself) */
+    c->trunc = c->tma_tf32 = 0;
     const char *v = host_env("CLOPS_GEMM_3XTF32_STAGES");
     c->stages = v && v[0] >= '2' && v[0] <= '6' && !v[1] ? v[0] - '0' : 3;
     uint64_t stage = (uint64_t)(c->bm + c->bn) * c->bkc * 16;
