@@ -943,15 +943,14 @@ int gemm_engine_wgmma_default(int64_t batch, int64_t m, int64_t n, int64_t k, in
     return i >= 0 ? i : few ? WG_FEW : WG_FIRST;
 }
 
-/* The __local bytes of c's slots (a stage `stage` bytes) and, float32
- * M/N-major operands on wgmma (WG_XT), of their K-major tiles (xt_bytes,
- * 0: none): then as cl_kernels/gemm.cl lays them out, the -cs programs'
- * slots padded to the 64 x 72 float staging area (WG_CS_MIN: A's only with
- * two warpgroups). */
-static uint64_t xt_local(const gemm_cfg *c, uint64_t stage, uint64_t xt_bytes)
+/* The __local bytes of c's slots and, float32 M/N-major operands on
+ * wgmma (WG_XT), of their K-major tiles (xt_bytes, 0: none), as
+ * cl_kernels/gemm.cl lays them out: the -cs programs' slots padded to the
+ * 64 x 72 float staging area (WG_CS_MIN: A's only with two warpgroups),
+ * with or without WG_XT (conv15's 64-wide blocks: 128 x 64 in 3 stages
+ * takes 24 + 18 KiB, not the slots' 36). */
+static uint64_t xt_local(const gemm_cfg *c, uint64_t xt_bytes)
 {
-    if (!xt_bytes)
-        return stage * (uint64_t)c->stages;
     const uint64_t cs_min = c->cstage ? 64 * 72 * 4 : 0;
     uint64_t a = (uint64_t)c->bm * c->bkc * 16 * c->stages,
              b = (uint64_t)c->bn * c->bkc * 16 * c->stages;
@@ -1040,17 +1039,17 @@ static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk
         if (q && q != pr && !*q && pv >= 1 && pv <= 31)
             c->probe = pv;
     }
-    /* A stage: bkc 16-byte chunks of every row of A's and B's tiles;
-     * float32 M/N-major operands on wgmma (WG_XT) one K-major tile each
-     * besides, no products pending across a K tile, not warp-specialised. */
-    uint64_t stage = (uint64_t)(c->bm + c->bn) * (uint64_t)c->bkc * 16;
+    /* A stage: bkc 16-byte chunks of every row of A's and B's tiles
+     * (xt_local); float32 M/N-major operands on wgmma (WG_XT) one K-major
+     * tile each besides, no products pending across a K tile, not
+     * warp-specialised. */
     bool xt = dt == CLOPS_FLOAT32 && c->wgs && (!a_uk || !b_uk);
     uint64_t xt_bytes = xt ? (uint64_t)((a_uk ? 0 : c->bm) + (b_uk ? 0 : c->bn)) * c->bkc * 16 : 0;
     if (xt && (c->ws || c->tma))
         return false;
     if (xt)
         c->depth = 0;
-    while (c->stages > 2 && xt_local(c, stage, xt_bytes) > d->info.local_mem_bytes)
+    while (c->stages > 2 && xt_local(c, xt_bytes) > d->info.local_mem_bytes)
         c->stages--;
     /* wgmma: at least one stage prefetched beyond the pending products. */
     if (c->wgs && c->stages - 1 - c->depth < 1)
@@ -1060,7 +1059,7 @@ static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk
      * where warp-specialised) whole 16-byte chunks of both tiles. */
     int stagers = c->ws ? 128 : c->wg;
     return (c->bm * c->bkc) % stagers == 0 && (c->bn * c->bkc) % stagers == 0 &&
-           xt_local(c, stage, xt_bytes) <= d->info.local_mem_bytes &&
+           xt_local(c, xt_bytes) <= d->info.local_mem_bytes &&
            (size_t)c->wg <= d->info.max_work_group_size;
 }
 
