@@ -1342,7 +1342,11 @@ static clops_status gemm_launch(clops_device *d, host_kernel *k, const gemm_cfg 
  * host generation) under the lock, its states zeroed before its device is
  * published.
  */
-#define CANARY_STATES (3 * 14 * 2 * 2 * 2 * 2 * MMA_SHAPES)
+/* (canary_index: 14 "dtypes", the 3 float32 dtypes' and 3xTF32's modes;
+ * 2 x 2 x 2 x 2 layouts and stagings; the shapes; 3 TF32 conversions) */
+#define CANARY_DTS 14
+#define CANARY_CONVS 3
+#define CANARY_STATES (CANARY_CONVS * CANARY_DTS * 2 * 2 * 2 * 2 * MMA_SHAPES)
 typedef struct canary_slot {
     _Atomic(const clops_device *) d;
     atomic_uint generation;
@@ -1366,9 +1370,11 @@ static int canary_index(const gemm_cfg *c)
     /* (TF32 without the rounding pass: a program of its own, the second
      * third; with the TMA's conversion, its maps too, the third) */
     int conv = c->x3 ? 0 : c->tma_tf32 ? 2 : c->trunc ? 1 : 0;
+    if (dt < 0 || dt >= CANARY_DTS)
+        return -1;
     return ((((dt * 2 + c->a_uk) * 2 + c->b_uk) * 2 + c->a_cp) * 2 + c->b_cp) *
                MMA_SHAPES +
-           c->shape + conv * (CANARY_STATES / 3);
+           c->shape + conv * (CANARY_STATES / CANARY_CONVS);
 }
 
 static int canary_home(const clops_device *d)
@@ -1571,6 +1577,10 @@ static bool mma_checked(clops_device *d, const gemm_cfg *cfg)
     canary_follow_setting();
     unsigned gen = host_generation();
     int idx = canary_index(c);
+    /* (a configuration the index does not cover, after a change to gemm_cfg
+     * that canary_index missed, is not run unchecked: not taken) */
+    if (idx < 0 || idx >= CANARY_STATES)
+        return false;
     canary_slot *s = canary_find(d, gen);
     if (s) {
         unsigned char st = atomic_load_explicit(&s->state[idx], memory_order_acquire);
