@@ -1885,7 +1885,10 @@ clops_status gemm_engine_3xtf32_defines(int period, int passes, bool few, char *
     c.raster = sh->raster;
     /* (NVIDIA's 48 KiB of __local memory, 1024 items) */
     if (!x3_fit(48 * 1024, 1024, x3_code(period, passes, false), few, &c))
-        return clops__fail(CLOPS_INVALID_ARGUMENT, "3xTF32: no configuration fits");
+        return clops__fail(CLOPS_INVALID_ARGUMENT,
+                           "gemm_engine_3xtf32_defines: no 3xTF32 configuration of period %d, "
+                           "passes %d on the %s geometry fits 48 KiB",
+                           period, passes, few ? "64 x 128" : "128 x 128");
     strbuf sb = STRBUF_INIT;
     clops_status st = gemm_defines(&c, NULL, &sb);
     if (st == CLOPS_OK)
