@@ -970,6 +970,16 @@ int gemm_engine_wgmma_want(clops_dtype dt, int64_t batch, int64_t m, int64_t n, 
                                          (gemm_engine_tf32_tma() && a_uk && b_uk));
 }
 
+/* float32 on wgmma: the TF32 conversion switched on (every wgmma TF32
+ * program, convolutions' included; 3xTF32's x3_fit clears it): the TMA's
+ * only where the tiles come through TMA, else the rounding pass. */
+static void tf32_conversion(gemm_cfg *c)
+{
+    int conv = c->dt == CLOPS_FLOAT32 && c->wgs ? gemm_engine_tf32_convert() : GEMM_TF32_PASS;
+    c->tma_tf32 = conv == GEMM_TF32_TMA && c->tma;
+    c->trunc = conv == GEMM_TF32_TRUNC || c->tma_tf32;
+}
+
 /* The mma configuration of a device and dtype (small: fewer 128 x 128
  * blocks than compute units; few, for wgmma: fewer than twice as many);
  * false when __local memory cannot hold two stages or the device runs
@@ -1015,12 +1025,7 @@ static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk
     c->cstage = sh->cstage;
     c->tma = sh->tma;
     c->occ = sh->wgs && !sh->ws ? wg_occupancy(sh->name) : 0;
-    /* float32 on wgmma: the TF32 conversion switched on (every wgmma TF32
-     * program, convolutions' included; 3xTF32 ignores it): the TMA's only
-     * where the tiles come through TMA, else the rounding pass. */
-    int conv = dt == CLOPS_FLOAT32 && sh->wgs ? gemm_engine_tf32_convert() : GEMM_TF32_PASS;
-    c->tma_tf32 = conv == GEMM_TF32_TMA && c->tma;
-    c->trunc = conv == GEMM_TF32_TRUNC || c->tma_tf32;
+    tf32_conversion(c);
     /* (only where C goes out through __local: elsewhere the accumulators
      * are live across the calls, and ptxas, on clang's PTX, gave the
      * fragment-storing wgmma program 140 registers instead of 110, or
@@ -1883,6 +1888,8 @@ clops_status gemm_engine_3xtf32_defines(int period, int passes, bool few, char *
     const mma_shape *sh = &mma_shapes[c.shape];
     c.bm = sh->bm, c.bn = sh->bn, c.wm = sh->wm, c.wn = sh->wn, c.wgs = sh->wgs;
     c.raster = sh->raster;
+    /* (the TF32 conversion as mma_config leaves it, which x3_fit clears) */
+    tf32_conversion(&c);
     /* (NVIDIA's 48 KiB of __local memory, 1024 items) */
     if (!x3_fit(48 * 1024, 1024, x3_code(period, passes, false), few, &c))
         return clops__fail(CLOPS_INVALID_ARGUMENT,
