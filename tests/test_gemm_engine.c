@@ -1342,19 +1342,26 @@ static void float32_engine_settings_follow_the_environment(void **state)
     CT_ASSERT(gemm_engine_tf32_tma() == on);
     /* 3xTF32's period reaches its program as WG_X3P (and WG_X3 1): the
      * mapping from P to the configuration's mode and back (a swapped pair
-     * fails here). */
+     * fails here); under every TF32 conversion, none of which a 3xTF32
+     * program takes (its split rounds: no WG_TF32_TRUNC even under trunc;
+     * failed with x3_fit's clearing and gemm_defines' !c->x3 dropped). */
     static const int periods[] = {0, 1, 2, 4, 8};
-    for (size_t i = 0; i < CT_COUNT(periods); i++) {
-        ct_set_case("3xTF32's program defines with promotion every %d K tiles", periods[i]);
+    int conv_keep = gemm_engine_tf32_convert();
+    for (size_t i = 0; i < 3 * CT_COUNT(periods); i++) {
+        int conv = (int)(i / CT_COUNT(periods)), p = periods[i % CT_COUNT(periods)];
+        gemm_engine_set_tf32_convert(conv);
+        ct_set_case("3xTF32's program defines with promotion every %d K tiles, conversion %d", p,
+                    conv);
         char defs[2048];
-        CT_OK(gemm_engine_3xtf32_defines(periods[i], 0, false, defs, sizeof defs));
+        CT_OK(gemm_engine_3xtf32_defines(p, 0, false, defs, sizeof defs));
         const char *x3 = strstr(defs, "#define WG_X3 "), *x3p = strstr(defs, "#define WG_X3P ");
         CT_ASSERT_MSG(x3 && x3p, "no WG_X3 / WG_X3P in:\n%s", defs);
         CT_ASSERT(atoi(x3 + strlen("#define WG_X3 ")) == 1);
-        CT_ASSERT_MSG(atoi(x3p + strlen("#define WG_X3P ")) == periods[i], "WG_X3P %d",
+        CT_ASSERT_MSG(atoi(x3p + strlen("#define WG_X3P ")) == p, "WG_X3P %d",
                       atoi(x3p + strlen("#define WG_X3P ")));
-        CT_ASSERT(strstr(defs, "WG_TF32_TRUNC") == NULL);
+        CT_ASSERT_MSG(strstr(defs, "WG_TF32_TRUNC") == NULL, "defines:\n%s", defs);
     }
+    gemm_engine_set_tf32_convert(conv_keep);
     /* Switches read at start (a job that sets them runs this test first):
      * CLOPS_GEMM_TF32_TMA=0, CLOPS_GEMM_WGMMA_TF32_XT=0|1,
      * CLOPS_GEMM_TF32_CONVERT=pass|trunc|tma (another value: the default,

@@ -213,8 +213,9 @@ void gemm_engine_set_wgmma_tf32(bool on);
  * CLOPS_GEMM_3XTF32=1 at start or switched on here, off with =0 or
  * switched off here, otherwise (x3-13) the products of
  * gemm_engine_3xtf32_rule below.  _candidate: whether a float32 "highest"
- * product on d would try it (Hopper, or any device while the debug setting
- * gemm.canary_fail pretends, whose check then fails: CLBlast). */
+ * product on d would try it (Hopper, or, forced only, any device while the
+ * debug setting gemm.canary_fail pretends, whose check then fails:
+ * CLBlast). */
 void gemm_engine_set_3xtf32(bool on);
 /* Back to the environment's choice (CLOPS_GEMM_3XTF32: 1 forced, 0 off,
  * unset: the products of gemm_engine_3xtf32_rule, x3-13). */

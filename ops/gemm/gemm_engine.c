@@ -716,12 +716,14 @@ static clops_status gemm_defines(const void *ctx, const clops_device *d, strbuf 
 
 static clops_status gemm_kernel(clops_device *d, const gemm_cfg *c, host_kernel **out)
 {
+    /* (word 0: x3 >> 2 takes bits 24-28, the period's code and, since
+     * x3-13, the column passes; WG_TF32_TRUNC bit 29 of its own) */
     host_kkey key = {{GEMM_KEY_FAMILY | ((uint64_t)c->kind << 48) | ((uint64_t)c->dt << 40) |
                           ((uint64_t)c->act_any << 37) | ((uint64_t)c->act_call << 36) |
                           ((uint64_t)c->a_cp << 35) | ((uint64_t)c->b_cp << 34) |
                           ((uint64_t)c->a_uk << 33) | ((uint64_t)c->b_uk << 32) |
-                          ((uint64_t)(c->x3 & 3) << 38) | ((uint64_t)(c->x3 >> 2) << 24) |
-                          ((uint64_t)(c->trunc && !c->x3) << 28) |
+                          ((uint64_t)(c->x3 & 3) << 38) | ((uint64_t)(c->x3 >> 2 & 31) << 24) |
+                          ((uint64_t)(c->trunc && !c->x3) << 29) |
                           ((uint64_t)c->tma_m1 << 23) | ((uint64_t)c->tma_zero << 22) |
                           ((uint64_t)c->conv << 20) | ((uint64_t)c->split << 16) |
                           ((uint64_t)c->ms << 8) | (uint64_t)c->vec,
@@ -941,15 +943,14 @@ int gemm_engine_wgmma_default(int64_t batch, int64_t m, int64_t n, int64_t k, in
     return i >= 0 ? i : few ? WG_FEW : WG_FIRST;
 }
 
-/* The __local bytes of c's slots (a stage `stage` bytes) and, float32
- * M/N-major operands on wgmma (WG_XT), of their K-major tiles (xt_bytes,
- * 0: none): then as cl_kernels/gemm.cl lays them out, the -cs programs'
- * slots padded to the 64 x 72 float staging area (WG_CS_MIN: A's only with
- * two warpgroups). */
-static uint64_t xt_local(const gemm_cfg *c, uint64_t stage, uint64_t xt_bytes)
+/* The __local bytes of c's slots and, float32 M/N-major operands on
+ * wgmma (WG_XT), of their K-major tiles (xt_bytes, 0: none), as
+ * cl_kernels/gemm.cl lays them out: the -cs programs' slots padded to the
+ * 64 x 72 float staging area (WG_CS_MIN: A's only with two warpgroups),
+ * with or without WG_XT (conv15's 64-wide blocks: 128 x 64 in 3 stages
+ * takes 24 + 18 KiB, not the slots' 36). */
+static uint64_t xt_local(const gemm_cfg *c, uint64_t xt_bytes)
 {
-    if (!xt_bytes)
-        return stage * (uint64_t)c->stages;
     const uint64_t cs_min = c->cstage ? 64 * 72 * 4 : 0;
     uint64_t a = (uint64_t)c->bm * c->bkc * 16 * c->stages,
              b = (uint64_t)c->bn * c->bkc * 16 * c->stages;
@@ -967,6 +968,16 @@ int gemm_engine_wgmma_want(clops_dtype dt, int64_t batch, int64_t m, int64_t n, 
     return gemm_engine_wgmma_default(batch, m, n, k, units, a_uk, b_uk,
                                      dt != CLOPS_FLOAT32 ||
                                          (gemm_engine_tf32_tma() && a_uk && b_uk));
+}
+
+/* float32 on wgmma: the TF32 conversion switched on (every wgmma TF32
+ * program, convolutions' included; 3xTF32's x3_fit clears it): the TMA's
+ * only where the tiles come through TMA, else the rounding pass. */
+static void tf32_conversion(gemm_cfg *c)
+{
+    int conv = c->dt == CLOPS_FLOAT32 && c->wgs ? gemm_engine_tf32_convert() : GEMM_TF32_PASS;
+    c->tma_tf32 = conv == GEMM_TF32_TMA && c->tma;
+    c->trunc = conv == GEMM_TF32_TRUNC || c->tma_tf32;
 }
 
 /* The mma configuration of a device and dtype (small: fewer 128 x 128
@@ -1014,12 +1025,7 @@ static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk
     c->cstage = sh->cstage;
     c->tma = sh->tma;
     c->occ = sh->wgs && !sh->ws ? wg_occupancy(sh->name) : 0;
-    /* float32 on wgmma: the TF32 conversion switched on (every wgmma TF32
-     * program, convolutions' included; 3xTF32 ignores it): the TMA's only
-     * where the tiles come through TMA, else the rounding pass. */
-    int conv = dt == CLOPS_FLOAT32 && sh->wgs ? gemm_engine_tf32_convert() : GEMM_TF32_PASS;
-    c->tma_tf32 = conv == GEMM_TF32_TMA && c->tma;
-    c->trunc = conv == GEMM_TF32_TRUNC || c->tma_tf32;
+    tf32_conversion(c);
     /* (only where C goes out through __local: elsewhere the accumulators
      * are live across the calls, and ptxas, on clang's PTX, gave the
      * fragment-storing wgmma program 140 registers instead of 110, or
@@ -1038,17 +1044,17 @@ static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk
         if (q && q != pr && !*q && pv >= 1 && pv <= 31)
             c->probe = pv;
     }
-    /* A stage: bkc 16-byte chunks of every row of A's and B's tiles;
-     * float32 M/N-major operands on wgmma (WG_XT) one K-major tile each
-     * besides, no products pending across a K tile, not warp-specialised. */
-    uint64_t stage = (uint64_t)(c->bm + c->bn) * (uint64_t)c->bkc * 16;
+    /* A stage: bkc 16-byte chunks of every row of A's and B's tiles
+     * (xt_local); float32 M/N-major operands on wgmma (WG_XT) one K-major
+     * tile each besides, no products pending across a K tile, not
+     * warp-specialised. */
     bool xt = dt == CLOPS_FLOAT32 && c->wgs && (!a_uk || !b_uk);
     uint64_t xt_bytes = xt ? (uint64_t)((a_uk ? 0 : c->bm) + (b_uk ? 0 : c->bn)) * c->bkc * 16 : 0;
     if (xt && (c->ws || c->tma))
         return false;
     if (xt)
         c->depth = 0;
-    while (c->stages > 2 && xt_local(c, stage, xt_bytes) > d->info.local_mem_bytes)
+    while (c->stages > 2 && xt_local(c, xt_bytes) > d->info.local_mem_bytes)
         c->stages--;
     /* wgmma: at least one stage prefetched beyond the pending products. */
     if (c->wgs && c->stages - 1 - c->depth < 1)
@@ -1058,7 +1064,7 @@ static bool mma_config(const clops_device *d, clops_dtype dt, int a_uk, int b_uk
      * where warp-specialised) whole 16-byte chunks of both tiles. */
     int stagers = c->ws ? 128 : c->wg;
     return (c->bm * c->bkc) % stagers == 0 && (c->bn * c->bkc) % stagers == 0 &&
-           xt_local(c, stage, xt_bytes) <= d->info.local_mem_bytes &&
+           xt_local(c, xt_bytes) <= d->info.local_mem_bytes &&
            (size_t)c->wg <= d->info.max_work_group_size;
 }
 
@@ -1088,6 +1094,9 @@ static bool x3_fit(uint64_t local_mem, size_t max_wg, int x3, bool few, gemm_cfg
     c->bkc = x3_passes(c, NULL) && x3_period(c) == 2 ? 4 : 2;
     c->depth = c->ws = c->regs = c->persist = c->cstage = c->act_call = c->probe = 0;
     c->tma = c->tma_zero = c->tma_m1 = 0;
+    /* (engine13's TF32 conversion is not 3xTF32's: the split rounds its
+     * parts itself) */
+    c->trunc = c->tma_tf32 = 0;
     const char *v = host_env("CLOPS_GEMM_3XTF32_STAGES");
     c->stages = v && v[0] >= '2' && v[0] <= '6' && !v[1] ? v[0] - '0' : 3;
     uint64_t stage = (uint64_t)(c->bm + c->bn) * c->bkc * 16;
@@ -1338,7 +1347,11 @@ static clops_status gemm_launch(clops_device *d, host_kernel *k, const gemm_cfg 
  * host generation) under the lock, its states zeroed before its device is
  * published.
  */
-#define CANARY_STATES (3 * 14 * 2 * 2 * 2 * 2 * MMA_SHAPES)
+/* (canary_index: 14 "dtypes", the 3 float32 dtypes' and 3xTF32's modes;
+ * 2 x 2 x 2 x 2 layouts and stagings; the shapes; 3 TF32 conversions) */
+#define CANARY_DTS 14
+#define CANARY_CONVS 3
+#define CANARY_STATES (CANARY_CONVS * CANARY_DTS * 2 * 2 * 2 * 2 * MMA_SHAPES)
 typedef struct canary_slot {
     _Atomic(const clops_device *) d;
     atomic_uint generation;
@@ -1362,9 +1375,11 @@ static int canary_index(const gemm_cfg *c)
     /* (TF32 without the rounding pass: a program of its own, the second
      * third; with the TMA's conversion, its maps too, the third) */
     int conv = c->x3 ? 0 : c->tma_tf32 ? 2 : c->trunc ? 1 : 0;
+    if (dt < 0 || dt >= CANARY_DTS)
+        return -1;
     return ((((dt * 2 + c->a_uk) * 2 + c->b_uk) * 2 + c->a_cp) * 2 + c->b_cp) *
                MMA_SHAPES +
-           c->shape + conv * (CANARY_STATES / 3);
+           c->shape + conv * (CANARY_STATES / CANARY_CONVS);
 }
 
 static int canary_home(const clops_device *d)
@@ -1567,6 +1582,10 @@ static bool mma_checked(clops_device *d, const gemm_cfg *cfg)
     canary_follow_setting();
     unsigned gen = host_generation();
     int idx = canary_index(c);
+    /* (a configuration the index does not cover, after a change to gemm_cfg
+     * that canary_index missed, is not run unchecked: not taken) */
+    if (idx < 0 || idx >= CANARY_STATES)
+        return false;
     canary_slot *s = canary_find(d, gen);
     if (s) {
         unsigned char st = atomic_load_explicit(&s->state[idx], memory_order_acquire);
@@ -1869,9 +1888,14 @@ clops_status gemm_engine_3xtf32_defines(int period, int passes, bool few, char *
     const mma_shape *sh = &mma_shapes[c.shape];
     c.bm = sh->bm, c.bn = sh->bn, c.wm = sh->wm, c.wn = sh->wn, c.wgs = sh->wgs;
     c.raster = sh->raster;
+    /* (the TF32 conversion as mma_config leaves it, which x3_fit clears) */
+    tf32_conversion(&c);
     /* (NVIDIA's 48 KiB of __local memory, 1024 items) */
     if (!x3_fit(48 * 1024, 1024, x3_code(period, passes, false), few, &c))
-        return clops__fail(CLOPS_INVALID_ARGUMENT, "3xTF32: no configuration fits");
+        return clops__fail(CLOPS_INVALID_ARGUMENT,
+                           "gemm_engine_3xtf32_defines: no 3xTF32 configuration of period %d, "
+                           "passes %d on the %s geometry fits 48 KiB",
+                           period, passes, few ? "64 x 128" : "128 x 128");
     strbuf sb = STRBUF_INIT;
     clops_status st = gemm_defines(&c, NULL, &sb);
     if (st == CLOPS_OK)

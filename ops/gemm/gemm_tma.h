@@ -38,7 +38,7 @@ typedef struct gemm_tma_map2d {
     uint32_t box_bytes;   /* one box's bytes in __local memory */
     uint32_t smem_align;  /* the alignment the box's __local destination needs */
     uint32_t tf32;        /* 4-byte elements: float32 the copy converts to TF32 (set after
-                             planning; engine13, forced only) */
+                             planning; engine13, the "high" default since engine14) */
 } gemm_tma_map2d;
 
 /*
