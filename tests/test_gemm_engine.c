@@ -1862,6 +1862,87 @@ static void float32_3xtf32_passes_give_the_full_width_bits(void **state)
 }
 
 /*
+ * x3xt14 (Hopper): 3xTF32 with an N-major B (GPT-2's Conv1D weights) gives
+ * the same bits whether B lands in its own layout and each K tile's split
+ * transposes it (gemm_engine_set_3xtf32_nt(true): WG_X3T, cp.async of
+ * 16-byte rows along N where aligned, plain loads along N at an odd
+ * offset) or is staged K-major with plain loads (false, x3-13): the same
+ * floats reach the same K-major hi and lo tiles.  Within 3xTF32's
+ * tolerance of the float64 reference, one wgmma launch each, no check
+ * failing; the rule's period and passes (2 and 2), both default
+ * geometries and the "-o2" one; an M-major A beside it once.
+ */
+static void float32_3xtf32_nmajor_b_gives_the_plain_bits(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    int first = first_wg_config();
+    char *pkeep = env_save("CLOPS_GEMM_3XTF32_PROMOTE"),
+         *hkeep = env_save("CLOPS_GEMM_3XTF32_PASSES");
+    static const struct {
+        pcase p;
+        bool a_uk;
+    } cases[] = {
+        {{1, 300, 272, 1000, true, false, false, 1.0, 0.0}, true},
+        {{1, 127, 200, 520, false, false, false, 1.0, -0.5}, true},
+        {{1, 260, 136, 776, true, false, false, 0.5, 1.0}, false},
+    };
+    for (int di = 0; di < nd; di++) {
+        clops_device *d = devs[di];
+        ct_set_device(d);
+        if (!is_hopper(d))
+            continue;
+        gemm_engine_set_3xtf32(true);
+        setenv("CLOPS_GEMM_3XTF32_PROMOTE", "2", 1);
+        setenv("CLOPS_GEMM_3XTF32_PASSES", "2", 1);
+        int o2 = first;
+        while (o2 < gemm_engine_config_count() &&
+               strcmp(gemm_engine_config_name(o2), "wg128x128-s3-cs-o2") != 0)
+            o2++;
+        CT_ASSERT(o2 < gemm_engine_config_count());
+        for (int ci = 0; ci < 3; ci++) {
+            int cfg = ci < 2 ? first + ci : o2;
+            CT_OK(clops_debug_set("gemm.config", cfg + 1));
+            for (size_t k = 0; k < CT_COUNT(cases); k++) {
+                const pcase *pc = &cases[k].p;
+                opnd oc = geom(pc->batch, pc->m, pc->n, true, pc->aligned, false);
+                void *r[2];
+                for (int nt = 0; nt < 2; nt++) {
+                    ct_set_case("%s, B N-major%s, A %s, %s, %lldx%lldx%lld",
+                                gemm_engine_config_name(cfg), pc->aligned ? "" : " at an odd offset",
+                                cases[k].a_uk ? "K-major" : "M-major",
+                                nt ? "landing + transposing split" : "plain loads K-major",
+                                (long long)pc->m, (long long)pc->n, (long long)pc->k);
+                    gemm_engine_set_3xtf32_nt(nt != 0);
+                    gemm_engine_stats s0, s1;
+                    gemm_engine_get_stats(&s0);
+                    x3_tol = true;
+                    r[nt] = check_product(d, CLOPS_FLOAT32, pc, cases[k].a_uk, false, true);
+                    x3_tol = false;
+                    gemm_engine_get_stats(&s1);
+                    CT_ASSERT(s1.wgmma_calls - s0.wgmma_calls == 1);
+                    CT_ASSERT(s1.canary_failures == s0.canary_failures);
+                }
+                size_t diff = 0;
+                for (int64_t i = 0; i < oc.total; i++)
+                    diff += memcmp((float *)r[0] + i, (float *)r[1] + i, sizeof(float)) != 0;
+                CT_ASSERT_MSG(diff == 0, "%zu of %lld elements differ from the plain loads' bits",
+                              diff, (long long)oc.total);
+                free(r[0]);
+                free(r[1]);
+            }
+        }
+        CT_OK(clops_debug_set("gemm.config", 0));
+        gemm_engine_reset_3xtf32_nt();
+        gemm_engine_reset_3xtf32();
+    }
+    env_restore("CLOPS_GEMM_3XTF32_PROMOTE", pkeep);
+    env_restore("CLOPS_GEMM_3XTF32_PASSES", hkeep);
+    ct_clear_context();
+}
+
+/*
  * x3-13's default (host logic, every device): CLOPS_GEMM_3XTF32 read again
  * after gemm_engine_reset_3xtf32: "0" off everywhere, "1" and unset (the
  * rule) a candidate on Hopper only; and the rule takes exactly the
@@ -1918,15 +1999,35 @@ static void float32_highest_rule_takes_the_measured_products(void **state)
         CT_ASSERT(gemm_engine_3xtf32_rule(cases[i].batch, cases[i].m, cases[i].n, cases[i].k,
                                           cases[i].a_k, cases[i].b_k, 132) == cases[i].want);
     }
+    /* x3xt14: the B operands the rule's b_kmajor admits: K-major and
+     * aligned, and GPT-2's Conv1D weights (N-major, aligned) while the
+     * N-major staging (landing tiles, the split transposing) is on; never
+     * a misaligned one, nor an N-major one on plain loads (x3-13's). */
+    for (int nt = 0; nt < 2; nt++) {
+        ct_set_case("3xTF32's B, N-major staging %s", nt ? "on" : "off");
+        gemm_engine_set_3xtf32_nt(nt != 0);
+        CT_ASSERT(gemm_engine_3xtf32_nt() == (nt != 0));
+        CT_ASSERT(gemm_engine_3xtf32_b_fits(false, true));
+        CT_ASSERT(gemm_engine_3xtf32_b_fits(true, true) == (nt != 0));
+        CT_ASSERT(!gemm_engine_3xtf32_b_fits(true, false));
+        CT_ASSERT(!gemm_engine_3xtf32_b_fits(false, false));
+    }
+    /* (and by default, unless the environment says otherwise) */
+    ct_set_case("3xTF32's N-major staging by default");
+    gemm_engine_reset_3xtf32_nt();
+    const char *ntv = getenv("CLOPS_GEMM_3XTF32_NT");
+    CT_ASSERT(gemm_engine_3xtf32_nt() == !(ntv && strcmp(ntv, "0") == 0));
     ct_clear_context();
 }
 
 /*
  * x3-13's default on Hopper (not run on a GPU by x3-13: its one job ran
  * before the rule existed): unforced, a product of the rule's class
- * (4096 x 768 x 768 with both operands K-major) is one wgmma launch within
- * 3xTF32's tolerance; outside it (K 512, B N-major) CLBlast's; and with
- * 3xTF32 switched off CLBlast's again.
+ * (4096 x 768 x 768 with both operands K-major; since x3xt14 also with B
+ * N-major and aligned, with and without beta, while the N-major staging
+ * is on) is one wgmma launch within 3xTF32's tolerance; outside it (K
+ * 512, B N-major on x3-13's plain loads) CLBlast's; and with 3xTF32
+ * switched off CLBlast's again.
  */
 static void float32_highest_default_on_hopper_follows_the_rule(void **state)
 {
@@ -1942,33 +2043,94 @@ static void float32_highest_default_on_hopper_follows_the_rule(void **state)
         const char *v = getenv("CLOPS_GEMM_3XTF32");
         if (v && *v) /* (forced or off from outside: not the default) */
             continue;
+        /* (x3xt14: B N-major and aligned, GPT-2's Conv1D weight, by the
+         * rule with the N-major staging on, not with it off; a bias added
+         * through beta, as addmm's) */
         static const struct {
             pcase p;
-            bool b_k, off, want;
+            bool b_k, off, want, plain;
         } cases[] = {
-            {{1, 4096, 768, 768, true, false, false, 1.0, 0.0}, true, false, true},
-            {{1, 4096, 768, 512, true, false, false, 1.0, 0.0}, true, false, false},
-            {{1, 4096, 768, 768, true, false, false, 1.0, 0.0}, false, false, false},
-            {{1, 4096, 768, 768, true, false, false, 1.0, 0.0}, true, true, false},
+            {{1, 4096, 768, 768, true, false, false, 1.0, 0.0}, true, false, true, false},
+            {{1, 4096, 768, 512, true, false, false, 1.0, 0.0}, true, false, false, false},
+            {{1, 4096, 768, 768, true, false, false, 1.0, 0.0}, false, false, true, false},
+            {{1, 4096, 768, 768, true, false, false, 1.0, 1.0}, false, false, true, false},
+            {{1, 4096, 768, 768, true, false, false, 1.0, 0.0}, false, false, false, true},
+            {{1, 4096, 768, 768, true, false, false, 1.0, 0.0}, true, true, false, false},
         };
         for (size_t i = 0; i < CT_COUNT(cases); i++) {
             const pcase *pc = &cases[i].p;
-            ct_set_case("float32 \"highest\" %lldx%lldx%lld, B %s%s", (long long)pc->m,
+            ct_set_case("float32 \"highest\" %lldx%lldx%lld, B %s%s%s%s", (long long)pc->m,
                         (long long)pc->n, (long long)pc->k, cases[i].b_k ? "K-major" : "N-major",
+                        pc->beta != 0.0 ? ", beta 1" : "",
+                        cases[i].plain ? ", N-major staging off" : "",
                         cases[i].off ? ", 3xTF32 off" : "");
             if (cases[i].off)
                 gemm_engine_set_3xtf32(false);
+            gemm_engine_set_3xtf32_nt(!cases[i].plain);
             gemm_engine_stats s0, s1;
             gemm_engine_get_stats(&s0);
             x3_tol = true;
             check_product(d, CLOPS_FLOAT32, pc, true, cases[i].b_k, false);
             x3_tol = false;
             gemm_engine_get_stats(&s1);
-            CT_ASSERT(s1.wgmma_calls - s0.wgmma_calls == (cases[i].want ? 1u : 0u));
-            CT_ASSERT(s1.clblast_calls - s0.clblast_calls == (cases[i].want ? 0u : 1u));
+            /* (the N-major cases as gemm_engine_3xtf32_b_fits says: x3xt14's
+             * measured decision, its host test above) */
+            bool want = cases[i].want && (cases[i].b_k || gemm_engine_3xtf32_b_fits(true, true));
+            CT_ASSERT(s1.wgmma_calls - s0.wgmma_calls == (want ? 1u : 0u));
+            CT_ASSERT(s1.clblast_calls - s0.clblast_calls == (want ? 0u : 1u));
             CT_ASSERT(s1.canary_failures == s0.canary_failures);
             gemm_engine_reset_3xtf32();
         }
+        gemm_engine_reset_3xtf32_nt();
+    }
+    ct_clear_context();
+}
+
+/*
+ * x3xt14 (Hopper): GPT-2's Conv1D through the C API, addmm(bias, x, W)
+ * with W [K, N] row-major (B N-major) and a bias vector [N], float32 under
+ * "highest" by default (the rule): one wgmma launch (3xTF32 with the
+ * N-major staging, where gemm_engine_3xtf32_b_fits admits such a B; else
+ * CLBlast's) with the bias epilogue, close to the CPU device's.  2816
+ * rows: 22 x 6 = 132 blocks of 128 x 128, an H100's units (the rule's
+ * "fills the device").
+ */
+static void float32_highest_addmm_bias_on_3xtf32(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < nd; di++) {
+        clops_device *d = devs[di];
+        ct_set_device(d);
+        if (!is_hopper(d) || (getenv("CLOPS_GEMM_3XTF32") && *getenv("CLOPS_GEMM_3XTF32")))
+            continue;
+        gemm_engine_reset_3xtf32();
+        const int64_t m = 2816 * ((d->info.compute_units + 131) / 132), n = 768, k = 768;
+        ct_set_case("addmm(bias [%lld], x [%lld, %lld], W [%lld, %lld])", (long long)n,
+                    (long long)m, (long long)k, (long long)k, (long long)n);
+        clops_tensor *bias = ct_random(d, CLOPS_FLOAT32, 1, CT_I64(n), CT_CONTIGUOUS,
+                                       PW_DOMAIN_SMALL, 51);
+        clops_tensor *x = ct_random(d, CLOPS_FLOAT32, 2, CT_I64(m, k), CT_CONTIGUOUS,
+                                    PW_DOMAIN_SMALL, 52);
+        clops_tensor *w = ct_random(d, CLOPS_FLOAT32, 2, CT_I64(k, n), CT_CONTIGUOUS,
+                                    PW_DOMAIN_SMALL, 53);
+        clops_tensor *bc = ct_to_cpu(bias), *xc = ct_to_cpu(x), *wc = ct_to_cpu(w);
+        clops_tensor *y = NULL, *yc = NULL;
+        gemm_engine_stats s0, s1;
+        gemm_engine_get_stats(&s0);
+        CT_OK(clops_addmm(bias, x, w, clops_scalar_int(1), clops_scalar_int(1), &y));
+        gemm_engine_get_stats(&s1);
+        CT_OK(clops_addmm(bc, xc, wc, clops_scalar_int(1), clops_scalar_int(1), &yc));
+        bool want = gemm_engine_3xtf32_b_fits(true, true);
+        CT_ASSERT_MSG(s1.wgmma_calls - s0.wgmma_calls == (want ? 1u : 0u), "%llu wgmma launches",
+                      (unsigned long long)(s1.wgmma_calls - s0.wgmma_calls));
+        CT_ASSERT(s1.canary_failures == s0.canary_failures);
+        CT_ASSERT_CLOSE(y, yc, ct_tol_ulp_atol(64, 2e-5 * sqrt((double)k)));
+        clops_tensor *all[] = {bias, x, w, bc, xc, wc, y, yc};
+        for (size_t i = 0; i < CT_COUNT(all); i++)
+            clops_tensor_release(all[i]);
+        gemm_engine_reset_3xtf32();
     }
     ct_clear_context();
 }
@@ -2199,8 +2361,10 @@ int main(void)
         TIMED(float32_highest_on_3xtf32),
         TIMED(float32_3xtf32_programs_follow_the_settings),
         TIMED(float32_3xtf32_passes_give_the_full_width_bits),
+        TIMED(float32_3xtf32_nmajor_b_gives_the_plain_bits),
         TIMED(float32_highest_rule_takes_the_measured_products),
         TIMED(float32_highest_default_on_hopper_follows_the_rule),
+        TIMED(float32_highest_addmm_bias_on_3xtf32),
     };
     /* CLOPS_TEST_FILTER: only the tests whose names match (cmocka's
      * pattern), for GPU jobs that time one path. */

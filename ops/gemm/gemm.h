@@ -230,6 +230,21 @@ void gemm_engine_reset_3xtf32(void);
 bool gemm_engine_3xtf32_rule(int64_t batch, int64_t m, int64_t n, int64_t k, bool a_kmajor,
                               bool b_kmajor, int64_t units);
 bool gemm_engine_3xtf32_candidate(const clops_device *d);
+/* 3xTF32's staging of an N-major B (x3xt14; GPT-2's Conv1D weights,
+ * addmm(bias, x, W) with W [K, N]): on, it lands in its own layout
+ * (cp.async of 16-byte rows along N where aligned, else plain loads along
+ * N) and each K tile's split transposes it into K-major hi and lo tiles
+ * (WG_X3T in cl_kernels/gemm.cl); off, plain loads in K-major order
+ * (x3-13).  CLOPS_GEMM_3XTF32_NT=0|1 at start, or as switched here;
+ * _reset: back to the environment's choice. */
+void gemm_engine_set_3xtf32_nt(bool on);
+void gemm_engine_reset_3xtf32_nt(void);
+bool gemm_engine_3xtf32_nt(void);
+/* Whether a B of that layout (b_nmajor: unit stride along N) and
+ * alignment (b_aligned: 16-byte rows and offset) is one that
+ * gemm_engine_3xtf32_rule's b_kmajor admits: K-major and aligned, or,
+ * with the N-major staging on, N-major and aligned (host logic). */
+bool gemm_engine_3xtf32_b_fits(bool b_nmajor, bool b_aligned);
 /* 3xTF32's promotion period (engine12): every P K tiles of 8 the tile sums
  * are added to the running sums in float32 outside the tensor cores; P 1,
  * 2, 4 or 8 from CLOPS_GEMM_3XTF32_PROMOTE=P (read per call), 0 with =0

@@ -2085,6 +2085,33 @@ bool gemm_engine_3xtf32_rule(int64_t batch, int64_t m, int64_t n, int64_t k, boo
            n * k <= 768 * 3072 && blocks >= units;
 }
 
+/* 3xTF32's N-major B staging (x3xt14; gemm.h): GEMM_3XTF32_NT_DEFAULT
+ * unless CLOPS_GEMM_3XTF32_NT=0|1 at start or switched. */
+#define GEMM_3XTF32_NT_DEFAULT 1
+static atomic_int x3_nt_enabled = -1;
+
+bool gemm_engine_3xtf32_nt(void)
+{
+    return GEMM_3XTF32_NT_DEFAULT
+               ? env_switch(&x3_nt_enabled, "CLOPS_GEMM_3XTF32_NT", "0", NULL)
+               : env_switch(&x3_nt_enabled, "CLOPS_GEMM_3XTF32_NT", NULL, "1");
+}
+
+void gemm_engine_set_3xtf32_nt(bool on)
+{
+    atomic_store(&x3_nt_enabled, on ? 1 : 0);
+}
+
+void gemm_engine_reset_3xtf32_nt(void)
+{
+    atomic_store(&x3_nt_enabled, -1);
+}
+
+bool gemm_engine_3xtf32_b_fits(bool b_nmajor, bool b_aligned)
+{
+    return b_aligned && (!b_nmajor || gemm_engine_3xtf32_nt());
+}
+
 /* The "-o2" form of the default 128 x 128 geometry (x3_launch's rule). */
 static int x3_o2_shape(void)
 {
@@ -2099,8 +2126,12 @@ static int x3_o2_shape(void)
 }
 
 static clops_status x3_launch(const char *op, clops_device *d, int x3, gemm_geom *g, int a_cp,
-                              int b_cp, float alpha, float beta, bool *done)
+                              int b_un, int b_cp, float alpha, float beta, bool *done)
 {
+    /* (an N-major B in its own layout, transposed by the split, x3xt14; else
+     * K-major tiles, through cp.async where B is K-major and aligned) */
+    bool nt = b_un && gemm_engine_3xtf32_nt();
+    int b_uk = !nt, b_kcp = nt ? b_cp : !b_un && b_cp;
     int64_t blocks = g->batch * ops_cdiv(g->m, 128) * ops_cdiv(g->n, 128);
     int64_t units = d->info.compute_units ? d->info.compute_units : 1;
     int forced = (int)clops_debug_get(CLOPS_DEBUG_GEMM_CONFIG);
@@ -2108,11 +2139,12 @@ static clops_status x3_launch(const char *op, clops_device *d, int x3, gemm_geom
     bool small = blocks < units, few = blocks < 2 * units;
     /* Not forced: the rule's products only (x3-13), the rest CLBlast's. */
     bool rule = x3_state() == X3_RULE;
-    if (rule && !gemm_engine_3xtf32_rule(g->batch, g->m, g->n, g->k, a_cp, b_cp, units))
+    if (rule && !gemm_engine_3xtf32_rule(g->batch, g->m, g->n, g->k, a_cp,
+                                         gemm_engine_3xtf32_b_fits(b_un, b_cp), units))
         return CLOPS_OK;
     gemm_cfg cfg;
     if (g->k == 0 || (small && !wg_forced) ||
-        !mma_config(d, CLOPS_FLOAT32, 1, 1, a_cp, b_cp, small, few, true, 0, false, &cfg))
+        !mma_config(d, CLOPS_FLOAT32, 1, b_uk, a_cp, b_kcp, small, few, true, 0, false, &cfg))
         return CLOPS_OK;
     if (rule && cfg.shape == WG_FIRST && x3_o2_shape() < MMA_SHAPES) {
         /* two work-groups a unit asked of ptxas, as measured (P 2 in two
@@ -2193,7 +2225,7 @@ clops_status gemm_engine_epi(const char *op, const clops_tensor *a, const clops_
     staging_of(k, n, b->strides[1], b->strides[2], b->strides[0], batch, b->offset, ce, &b_un,
                &b_cp);
     if (x3)
-        return x3_launch(op, d, x3, &g, a_uk && a_cp, !b_un && b_cp, al, be, done);
+        return x3_launch(op, d, x3, &g, a_uk && a_cp, b_un, b_cp, al, be, done);
     return engine_launch(op, d, dt, tf32, 0, &g, a_uk, a_cp, b_un, b_cp, al, be, done);
 }
 
