@@ -71,6 +71,8 @@ rm -rf /tmp/tf32-acc
 acc normal --bn --only clblast,3xtf32p2h2,3xtf32p2h2plain
 rm -rf /tmp/tf32-acc
 acc uniform --bn --uniform --only clblast,3xtf32p2h2,3xtf32p2h2plain
+# (packed every 3 s while they run, so that a cut call still brings them)
+for i in $(seq 1 20); do [ -z "$(jobs -r)" ] && break; sleep 3; pack; done
 wait
 el tests done
 for f in $L/test_*.txt; do echo "== $f"; grep -a '\[  \|FAIL\|rc \|ERROR\|differ\|test_gemm_engine:' $f | tail -16; done
