@@ -2000,17 +2000,39 @@ static void float32_highest_rule_takes_the_measured_products(void **state)
                                           cases[i].a_k, cases[i].b_k, 132) == cases[i].want);
     }
     /* x3xt14: the B operands the rule's b_kmajor admits: K-major and
-     * aligned, and GPT-2's Conv1D weights (N-major, aligned) while the
+     * aligned, and GPT-2's Conv1D weights (N-major, aligned) of the
+     * products its H200 job measured faster than CLBlast with such a B
+     * (c_attn, c_proj, MLP c_proj; not c_fc, N 3072: a tie) while the
      * N-major staging (landing tiles, the split transposing) is on; never
      * a misaligned one, nor an N-major one on plain loads (x3-13's). */
+    static const struct {
+        const char *what;
+        int64_t m, n, k;
+        bool want;
+    } conv1d[] = {
+        {"GPT-2 c_attn", 4096, 2304, 768, true},
+        {"GPT-2 c_proj", 4096, 768, 768, true},
+        {"GPT-2 c_fc", 4096, 3072, 768, false},
+        {"GPT-2 mlp c_proj", 4096, 768, 3072, true},
+        {"GPT-2 lm_head", 4096, 50257, 768, false},
+        {"K 512", 4096, 768, 512, false},
+    };
     for (int nt = 0; nt < 2; nt++) {
         ct_set_case("3xTF32's B, N-major staging %s", nt ? "on" : "off");
         gemm_engine_set_3xtf32_nt(nt != 0);
         CT_ASSERT(gemm_engine_3xtf32_nt() == (nt != 0));
-        CT_ASSERT(gemm_engine_3xtf32_b_fits(false, true));
-        CT_ASSERT(gemm_engine_3xtf32_b_fits(true, true) == (nt != 0));
-        CT_ASSERT(!gemm_engine_3xtf32_b_fits(true, false));
-        CT_ASSERT(!gemm_engine_3xtf32_b_fits(false, false));
+        CT_ASSERT(gemm_engine_3xtf32_b_fits(false, true, 3072));
+        CT_ASSERT(gemm_engine_3xtf32_b_fits(true, true, 2304) == (nt != 0));
+        CT_ASSERT(!gemm_engine_3xtf32_b_fits(true, true, 2305));
+        CT_ASSERT(!gemm_engine_3xtf32_b_fits(true, false, 768));
+        CT_ASSERT(!gemm_engine_3xtf32_b_fits(false, false, 768));
+        for (size_t i = 0; i < CT_COUNT(conv1d); i++) {
+            ct_set_case("the 3xTF32 rule, B N-major (Conv1D), staging %s: %s", nt ? "on" : "off",
+                        conv1d[i].what);
+            bool b_ok = gemm_engine_3xtf32_b_fits(true, true, conv1d[i].n);
+            CT_ASSERT(gemm_engine_3xtf32_rule(1, conv1d[i].m, conv1d[i].n, conv1d[i].k, true,
+                                              b_ok, 132) == (conv1d[i].want && nt));
+        }
     }
     /* (and by default, unless the environment says otherwise) */
     ct_set_case("3xTF32's N-major staging by default");
@@ -2075,7 +2097,8 @@ static void float32_highest_default_on_hopper_follows_the_rule(void **state)
             gemm_engine_get_stats(&s1);
             /* (the N-major cases as gemm_engine_3xtf32_b_fits says: x3xt14's
              * measured decision, its host test above) */
-            bool want = cases[i].want && (cases[i].b_k || gemm_engine_3xtf32_b_fits(true, true));
+            bool want = cases[i].want &&
+                        (cases[i].b_k || gemm_engine_3xtf32_b_fits(true, true, pc->n));
             CT_ASSERT(s1.wgmma_calls - s0.wgmma_calls == (want ? 1u : 0u));
             CT_ASSERT(s1.clblast_calls - s0.clblast_calls == (want ? 0u : 1u));
             CT_ASSERT(s1.canary_failures == s0.canary_failures);
@@ -2122,7 +2145,7 @@ static void float32_highest_addmm_bias_on_3xtf32(void **state)
         CT_OK(clops_addmm(bias, x, w, clops_scalar_int(1), clops_scalar_int(1), &y));
         gemm_engine_get_stats(&s1);
         CT_OK(clops_addmm(bc, xc, wc, clops_scalar_int(1), clops_scalar_int(1), &yc));
-        bool want = gemm_engine_3xtf32_b_fits(true, true);
+        bool want = gemm_engine_3xtf32_b_fits(true, true, n);
         CT_ASSERT_MSG(s1.wgmma_calls - s0.wgmma_calls == (want ? 1u : 0u), "%llu wgmma launches",
                       (unsigned long long)(s1.wgmma_calls - s0.wgmma_calls));
         CT_ASSERT(s1.canary_failures == s0.canary_failures);

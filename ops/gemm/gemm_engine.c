@@ -2070,9 +2070,11 @@ static clops_status engine_launch(const char *op, clops_device *d, clops_dtype d
 /*
  * 3xTF32 (x3: x3_takes) for a float32 product g under "highest" (not
  * forced: only the products of gemm_engine_3xtf32_rule): gemm_wgmma
- * with K-major tiles whatever the operands' layouts (an M-major A or
- * N-major B, or a misaligned one, staged with plain loads through its
- * strides in K-major order: wgmma's tf32 takes no transposed tiles), for
+ * with K-major tiles whatever the operands' layouts (an M-major A, or a
+ * misaligned K-major operand, staged with plain loads through its strides
+ * in K-major order: wgmma's tf32 takes no transposed tiles; an N-major B
+ * since x3xt14 in landing tiles of its own layout that each K tile's split
+ * transposes, gemm_engine_3xtf32_nt, where switched on), for
  * products that fill the device with 128 x 128 blocks (or a forced wgmma
  * configuration), once the configuration passed its own known-answer
  * check; *done false otherwise: CLBlast's SGEMM, as without it.
@@ -2107,9 +2109,15 @@ void gemm_engine_reset_3xtf32_nt(void)
     atomic_store(&x3_nt_enabled, -1);
 }
 
-bool gemm_engine_3xtf32_b_fits(bool b_nmajor, bool b_aligned)
+/* (the widest N-major B the rule takes: x3xt14's job, H200, TFLOP/s
+ * against CLBlast's SGEMM with the same B: c_attn N 2304 31.9 / 24.6,
+ * c_proj 29.0 / 23.7, MLP c_proj 31.7 / 26.5, c_fc N 3072 36.7 / 36.8) */
+#define GEMM_3XTF32_NMAJOR_N_MAX 2304
+
+bool gemm_engine_3xtf32_b_fits(bool b_nmajor, bool b_aligned, int64_t n)
 {
-    return b_aligned && (!b_nmajor || gemm_engine_3xtf32_nt());
+    return b_aligned &&
+           (!b_nmajor || (gemm_engine_3xtf32_nt() && n <= GEMM_3XTF32_NMAJOR_N_MAX));
 }
 
 /* The "-o2" form of the default 128 x 128 geometry (x3_launch's rule). */
@@ -2140,7 +2148,7 @@ static clops_status x3_launch(const char *op, clops_device *d, int x3, gemm_geom
     /* Not forced: the rule's products only (x3-13), the rest CLBlast's. */
     bool rule = x3_state() == X3_RULE;
     if (rule && !gemm_engine_3xtf32_rule(g->batch, g->m, g->n, g->k, a_cp,
-                                         gemm_engine_3xtf32_b_fits(b_un, b_cp), units))
+                                         gemm_engine_3xtf32_b_fits(b_un, b_cp, g->n), units))
         return CLOPS_OK;
     gemm_cfg cfg;
     if (g->k == 0 || (small && !wg_forced) ||
