@@ -1618,6 +1618,16 @@ static int first_wg_config(void)
     return first;
 }
 
+/* The index of the engine configuration named name (asserted to exist). */
+static int config_named(const char *name)
+{
+    int i = 0;
+    while (i < gemm_engine_config_count() && strcmp(gemm_engine_config_name(i), name) != 0)
+        i++;
+    CT_ASSERT_MSG(i < gemm_engine_config_count(), "no configuration %s", name);
+    return i;
+}
+
 /*
  * Where float32 "highest" goes with 3xTF32 switched on (host logic, every
  * device): only Hopper is a candidate (or any device while gemm.canary_fail
@@ -1702,11 +1712,7 @@ static void float32_highest_on_3xtf32(void **state)
         gemm_engine_set_3xtf32(true);
         /* (with CLOPS_TEST_WGMMA_NEW=1 also engine12's 128 x 128 geometry at
          * two work-groups a unit, "-o2") */
-        int o2 = first;
-        while (o2 < gemm_engine_config_count() &&
-               strcmp(gemm_engine_config_name(o2), "wg128x128-s3-cs-o2") != 0)
-            o2++;
-        CT_ASSERT(o2 < gemm_engine_config_count());
+        int o2 = config_named("wg128x128-s3-cs-o2");
         for (int ci = 0; ci < 3; ci++) {
             int cfg = ci < 2 ? first + ci : o2;
             if (!wgmma_config_listed(gemm_engine_config_name(cfg)) || (ci == 2 && !wgmma_new_on()))
@@ -1872,11 +1878,25 @@ static void float32_3xtf32_passes_give_the_full_width_bits(void **state)
  * failing; the rule's period and passes (2 and 2), both default
  * geometries and the "-o2" one; an M-major A beside it once.
  */
-static void float32_3xtf32_nmajor_b_gives_the_plain_bits(void **state)
+/* Each part on every Hopper device (nothing elsewhere), with 3xTF32's
+ * switches and the forced configuration given back after (x3xt14). */
+static void on_hopper_3xtf32(void (*part)(clops_device *d))
 {
-    (void)state;
     clops_device *devs[CT_MAX_DEVICES];
     int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < nd; di++)
+        if (is_hopper(devs[di])) {
+            ct_set_device(devs[di]);
+            part(devs[di]);
+            CT_OK(clops_debug_set("gemm.config", 0));
+            gemm_engine_reset_3xtf32_nt();
+            gemm_engine_reset_3xtf32();
+        }
+    ct_clear_context();
+}
+
+static void x3_nmajor_bits(clops_device *d)
+{
     int first = first_wg_config();
     char *pkeep = env_save("CLOPS_GEMM_3XTF32_PROMOTE"),
          *hkeep = env_save("CLOPS_GEMM_3XTF32_PASSES");
@@ -1888,58 +1908,50 @@ static void float32_3xtf32_nmajor_b_gives_the_plain_bits(void **state)
         {{1, 127, 200, 520, false, false, false, 1.0, -0.5}, true},
         {{1, 260, 136, 776, true, false, false, 0.5, 1.0}, false},
     };
-    for (int di = 0; di < nd; di++) {
-        clops_device *d = devs[di];
-        ct_set_device(d);
-        if (!is_hopper(d))
-            continue;
-        gemm_engine_set_3xtf32(true);
-        setenv("CLOPS_GEMM_3XTF32_PROMOTE", "2", 1);
-        setenv("CLOPS_GEMM_3XTF32_PASSES", "2", 1);
-        int o2 = first;
-        while (o2 < gemm_engine_config_count() &&
-               strcmp(gemm_engine_config_name(o2), "wg128x128-s3-cs-o2") != 0)
-            o2++;
-        CT_ASSERT(o2 < gemm_engine_config_count());
-        for (int ci = 0; ci < 3; ci++) {
-            int cfg = ci < 2 ? first + ci : o2;
-            CT_OK(clops_debug_set("gemm.config", cfg + 1));
-            for (size_t k = 0; k < CT_COUNT(cases); k++) {
-                const pcase *pc = &cases[k].p;
-                opnd oc = geom(pc->batch, pc->m, pc->n, true, pc->aligned, false);
-                void *r[2];
-                for (int nt = 0; nt < 2; nt++) {
-                    ct_set_case("%s, B N-major%s, A %s, %s, %lldx%lldx%lld",
-                                gemm_engine_config_name(cfg), pc->aligned ? "" : " at an odd offset",
-                                cases[k].a_uk ? "K-major" : "M-major",
-                                nt ? "landing + transposing split" : "plain loads K-major",
-                                (long long)pc->m, (long long)pc->n, (long long)pc->k);
-                    gemm_engine_set_3xtf32_nt(nt != 0);
-                    gemm_engine_stats s0, s1;
-                    gemm_engine_get_stats(&s0);
-                    x3_tol = true;
-                    r[nt] = check_product(d, CLOPS_FLOAT32, pc, cases[k].a_uk, false, true);
-                    x3_tol = false;
-                    gemm_engine_get_stats(&s1);
-                    CT_ASSERT(s1.wgmma_calls - s0.wgmma_calls == 1);
-                    CT_ASSERT(s1.canary_failures == s0.canary_failures);
-                }
-                size_t diff = 0;
-                for (int64_t i = 0; i < oc.total; i++)
-                    diff += memcmp((float *)r[0] + i, (float *)r[1] + i, sizeof(float)) != 0;
-                CT_ASSERT_MSG(diff == 0, "%zu of %lld elements differ from the plain loads' bits",
-                              diff, (long long)oc.total);
-                free(r[0]);
-                free(r[1]);
+    gemm_engine_set_3xtf32(true);
+    setenv("CLOPS_GEMM_3XTF32_PROMOTE", "2", 1);
+    setenv("CLOPS_GEMM_3XTF32_PASSES", "2", 1);
+    int o2 = config_named("wg128x128-s3-cs-o2");
+    for (int ci = 0; ci < 3; ci++) {
+        int cfg = ci < 2 ? first + ci : o2;
+        CT_OK(clops_debug_set("gemm.config", cfg + 1));
+        for (size_t k = 0; k < CT_COUNT(cases); k++) {
+            const pcase *pc = &cases[k].p;
+            opnd oc = geom(pc->batch, pc->m, pc->n, true, pc->aligned, false);
+            void *r[2];
+            for (int nt = 0; nt < 2; nt++) {
+                ct_set_case("%s, B N-major%s, A %s, %s, %lldx%lldx%lld",
+                            gemm_engine_config_name(cfg), pc->aligned ? "" : " at an odd offset",
+                            cases[k].a_uk ? "K-major" : "M-major",
+                            nt ? "landing + transposing split" : "plain loads K-major",
+                            (long long)pc->m, (long long)pc->n, (long long)pc->k);
+                gemm_engine_set_3xtf32_nt(nt != 0);
+                gemm_engine_stats s0, s1;
+                gemm_engine_get_stats(&s0);
+                x3_tol = true;
+                r[nt] = check_product(d, CLOPS_FLOAT32, pc, cases[k].a_uk, false, true);
+                x3_tol = false;
+                gemm_engine_get_stats(&s1);
+                CT_ASSERT(s1.wgmma_calls - s0.wgmma_calls == 1);
+                CT_ASSERT(s1.canary_failures == s0.canary_failures);
             }
+            size_t diff = 0;
+            for (int64_t i = 0; i < oc.total; i++)
+                diff += memcmp((float *)r[0] + i, (float *)r[1] + i, sizeof(float)) != 0;
+            CT_ASSERT_MSG(diff == 0, "%zu of %lld elements differ from the plain loads' bits",
+                          diff, (long long)oc.total);
+            free(r[0]);
+            free(r[1]);
         }
-        CT_OK(clops_debug_set("gemm.config", 0));
-        gemm_engine_reset_3xtf32_nt();
-        gemm_engine_reset_3xtf32();
     }
     env_restore("CLOPS_GEMM_3XTF32_PROMOTE", pkeep);
     env_restore("CLOPS_GEMM_3XTF32_PASSES", hkeep);
-    ct_clear_context();
+}
+
+static void float32_3xtf32_nmajor_b_gives_the_plain_bits(void **state)
+{
+    (void)state;
+    on_hopper_3xtf32(x3_nmajor_bits);
 }
 
 /*
@@ -2118,44 +2130,41 @@ static void float32_highest_default_on_hopper_follows_the_rule(void **state)
  * rows: 22 x 6 = 132 blocks of 128 x 128, an H100's units (the rule's
  * "fills the device").
  */
+static void x3_addmm_bias(clops_device *d)
+{
+    if (getenv("CLOPS_GEMM_3XTF32") && *getenv("CLOPS_GEMM_3XTF32"))
+        return; /* (forced or off from outside: not the default) */
+    gemm_engine_reset_3xtf32();
+    const int64_t m = 2816 * ((d->info.compute_units + 131) / 132), n = 768, k = 768;
+    ct_set_case("addmm(bias [%lld], x [%lld, %lld], W [%lld, %lld])", (long long)n, (long long)m,
+                (long long)k, (long long)k, (long long)n);
+    clops_tensor *bias =
+        ct_random(d, CLOPS_FLOAT32, 1, CT_I64(n), CT_CONTIGUOUS, PW_DOMAIN_SMALL, 51);
+    clops_tensor *x =
+        ct_random(d, CLOPS_FLOAT32, 2, CT_I64(m, k), CT_CONTIGUOUS, PW_DOMAIN_SMALL, 52);
+    clops_tensor *w =
+        ct_random(d, CLOPS_FLOAT32, 2, CT_I64(k, n), CT_CONTIGUOUS, PW_DOMAIN_SMALL, 53);
+    clops_tensor *bc = ct_to_cpu(bias), *xc = ct_to_cpu(x), *wc = ct_to_cpu(w);
+    clops_tensor *y = NULL, *yc = NULL;
+    gemm_engine_stats s0, s1;
+    gemm_engine_get_stats(&s0);
+    CT_OK(clops_addmm(bias, x, w, clops_scalar_int(1), clops_scalar_int(1), &y));
+    gemm_engine_get_stats(&s1);
+    CT_OK(clops_addmm(bc, xc, wc, clops_scalar_int(1), clops_scalar_int(1), &yc));
+    bool want = gemm_engine_3xtf32_b_fits(true, true, n);
+    CT_ASSERT_MSG(s1.wgmma_calls - s0.wgmma_calls == (want ? 1u : 0u), "%llu wgmma launches",
+                  (unsigned long long)(s1.wgmma_calls - s0.wgmma_calls));
+    CT_ASSERT(s1.canary_failures == s0.canary_failures);
+    CT_ASSERT_CLOSE(y, yc, ct_tol_ulp_atol(64, 2e-5 * sqrt((double)k)));
+    clops_tensor *all[] = {bias, x, w, bc, xc, wc, y, yc};
+    for (size_t i = 0; i < CT_COUNT(all); i++)
+        clops_tensor_release(all[i]);
+}
+
 static void float32_highest_addmm_bias_on_3xtf32(void **state)
 {
     (void)state;
-    clops_device *devs[CT_MAX_DEVICES];
-    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
-    for (int di = 0; di < nd; di++) {
-        clops_device *d = devs[di];
-        ct_set_device(d);
-        if (!is_hopper(d) || (getenv("CLOPS_GEMM_3XTF32") && *getenv("CLOPS_GEMM_3XTF32")))
-            continue;
-        gemm_engine_reset_3xtf32();
-        const int64_t m = 2816 * ((d->info.compute_units + 131) / 132), n = 768, k = 768;
-        ct_set_case("addmm(bias [%lld], x [%lld, %lld], W [%lld, %lld])", (long long)n,
-                    (long long)m, (long long)k, (long long)k, (long long)n);
-        clops_tensor *bias = ct_random(d, CLOPS_FLOAT32, 1, CT_I64(n), CT_CONTIGUOUS,
-                                       PW_DOMAIN_SMALL, 51);
-        clops_tensor *x = ct_random(d, CLOPS_FLOAT32, 2, CT_I64(m, k), CT_CONTIGUOUS,
-                                    PW_DOMAIN_SMALL, 52);
-        clops_tensor *w = ct_random(d, CLOPS_FLOAT32, 2, CT_I64(k, n), CT_CONTIGUOUS,
-                                    PW_DOMAIN_SMALL, 53);
-        clops_tensor *bc = ct_to_cpu(bias), *xc = ct_to_cpu(x), *wc = ct_to_cpu(w);
-        clops_tensor *y = NULL, *yc = NULL;
-        gemm_engine_stats s0, s1;
-        gemm_engine_get_stats(&s0);
-        CT_OK(clops_addmm(bias, x, w, clops_scalar_int(1), clops_scalar_int(1), &y));
-        gemm_engine_get_stats(&s1);
-        CT_OK(clops_addmm(bc, xc, wc, clops_scalar_int(1), clops_scalar_int(1), &yc));
-        bool want = gemm_engine_3xtf32_b_fits(true, true, n);
-        CT_ASSERT_MSG(s1.wgmma_calls - s0.wgmma_calls == (want ? 1u : 0u), "%llu wgmma launches",
-                      (unsigned long long)(s1.wgmma_calls - s0.wgmma_calls));
-        CT_ASSERT(s1.canary_failures == s0.canary_failures);
-        CT_ASSERT_CLOSE(y, yc, ct_tol_ulp_atol(64, 2e-5 * sqrt((double)k)));
-        clops_tensor *all[] = {bias, x, w, bc, xc, wc, y, yc};
-        for (size_t i = 0; i < CT_COUNT(all); i++)
-            clops_tensor_release(all[i]);
-        gemm_engine_reset_3xtf32();
-    }
-    ct_clear_context();
+    on_hopper_3xtf32(x3_addmm_bias);
 }
 
 /*
