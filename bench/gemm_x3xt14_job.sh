@@ -22,7 +22,10 @@
 # against float64 (gemm_accuracy --bn --only clblast,3xtf32p2h2,
 # 3xtf32p2h2plain, N(0, 1) and uniform(0, 1); bench/gemm_accuracy.py
 # prints cuBLAS's beside them).  Each step has its own limit; the logs go
-# into $OUT/engine.tgz after each.
+# into $OUT/engine.tgz after each.  Run at 728e314 (H200, a cold machine,
+# cut at the call's 80 s: built in 37 s, the nmajor sweep's last row and
+# the tests' ends not reached; docs/benchmarks.md "Matrix engine, 3xTF32
+# with an N-major B"); a next run wants ~130 s for the tests to finish.
 #   for f in .debs/*.deb; do dpkg -x $f /; done; ldconfig; git apply .dev/engine/branch.patch && bash bench/gemm_x3xt14_job.sh
 # Locally (POCL, tiny: a dry run of the script):
 #   DEV=pocl BUILD=build OUT=/tmp/x3xt14-out PY=~/.cache/clops-venv/bin/python bash bench/gemm_x3xt14_job.sh
