@@ -315,7 +315,10 @@ static bool listed(const char *name, const char *list, bool contains)
  * (read as staged: WG_TF32_TRUNC), "tma" (converted by the TMA copy in
  * TMA configurations), "xt" and "xt-trunc" (round and trunc with M/N-major
  * operands transposed into K-major tiles: WG_XT), "noxt" (the conversion
- * as set, no transposition); NULL: one row as the environment says.
+ * as set, no transposition), "x3nt" and "x3plain" (3xTF32's N-major B in
+ * landing tiles that the split transposes, or plain loads in K-major
+ * order: gemm_engine_set_3xtf32_nt, x3xt14); NULL: one row as the
+ * environment says.
  * --sweep-default: a "default" row first (no configuration forced). */
 static const char *variants;
 static bool sweep_default;
@@ -332,6 +335,8 @@ static bool set_variant(const char *v)
         gemm_engine_set_wgmma_tf32_xt(true);
     } else if (strcmp(v, "noxt") == 0) {
         gemm_engine_set_wgmma_tf32_xt(false);
+    } else if (strcmp(v, "x3nt") == 0 || strcmp(v, "x3plain") == 0) {
+        gemm_engine_set_3xtf32_nt(v[2] == 'n');
     } else
         return false;
     return true;
@@ -418,7 +423,7 @@ static void usage(void)
     fprintf(stderr, "usage: bench_gemm [--device SEL]... "
                     "[--dtype float32|float64|float16|bfloat16] [--tune SECONDS] [--big] "
                     "[--gpt2] [--engine] [--skinny] [--sweep [--sweep-prefix P,..] [--sweep-shape S,..] [--sweep-default] "
-                    "[--variants round,trunc,tma,xt,xt-trunc,noxt]] [--bt] [--paths] "
+                    "[--variants round,trunc,tma,xt,xt-trunc,noxt,x3nt,x3plain]] [--bt] [--paths] "
                     "[--reps-seconds S] [--sync-every N]\n");
 }
 

@@ -7,7 +7,7 @@
  * SGEMM; docs/gemm.md "Hopper: 3xTF32 for \"highest\"").
  *
  *     gemm_accuracy [--device SEL] [--m M] [--n N] [--k K] [--bn] [--uniform] [--tf32-only]
- *                   --out DIR
+ *                   [--only NAME,..] --out DIR
  *
  * A [M, K] and W [N, K] (N(0, 1), Box-Muller from a fixed seed; with
  * --uniform, uniform(0, 1): operands of one sign, where no cancellation
@@ -22,7 +22,11 @@
  *   3xtf32p2, 3xtf32p4, 3xtf32p8  promotion every 2, 4, 8 K tiles (engine12),
  *   3xtf32p1h2, 3xtf32p2h2, 3xtf32p2h4, 3xtf32p2h4o  promotion every 1 or 2
  *            K tiles of 8 in 2, 4 or 4 overlapped column passes
- *            (CLOPS_GEMM_3XTF32_PASSES, x3-13; the others with it 0),
+ *            (CLOPS_GEMM_3XTF32_PASSES, x3-13; the others with it 0);
+ *            with --bn the N-major B in landing tiles that the split
+ *            transposes (x3xt14, gemm_engine_set_3xtf32_nt),
+ *   3xtf32p2h2plain  (--bn only) 3xtf32p2h2 with x3-13's staging of the
+ *            N-major B (plain loads in K-major order): the same bits,
  *   tf32     "high" (TF32 on the tensor cores), each staged tile rounded to
  *            TF32 (to nearest, ties away) by a pass (GEMM_TF32_PASS),
  *   tf32trunc  "high" with the float32 bits read as staged (the tensor
@@ -36,7 +40,9 @@
  *            without it such a B takes mma.sync, rounded),
  * each to DIR/c_<name>.f32, with the engine's launch counters printed
  * (so a product that fell back shows).  --tf32-only: clblast and the tf32
- * runs, no 3xTF32 (engine13's job: no 3xTF32 programs to build).
+ * runs, no 3xTF32 (engine13's job: no 3xTF32 programs to build); --only
+ * NAME,..: those runs only (x3xt14's job: clblast, 3xtf32p2h2 and
+ * 3xtf32p2h2plain).
  */
 #include <math.h>
 #include <stdio.h>
@@ -75,9 +81,23 @@ static int save(const char *dir, const char *name, const void *p, size_t bytes)
     return fclose(f) != 0;
 }
 
+/* Whether name is an entry of the comma-separated list (--only). */
+static bool listed(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ',');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        if (l == n && strncmp(p, name, n) == 0)
+            return true;
+        p += l + (e != NULL);
+    }
+    return false;
+}
+
 int main(int argc, char **argv)
 {
-    const char *sel = "nvidia", *out = NULL;
+    const char *sel = "nvidia", *out = NULL, *only = NULL;
     int64_t m = 2048, n = 2048, k = 4096;
     bool bn = false, uni = false, tf32_only = false;
     for (int i = 1; i < argc; i++) {
@@ -95,11 +115,13 @@ int main(int argc, char **argv)
             uni = true;
         else if (strcmp(argv[i], "--tf32-only") == 0)
             tf32_only = true;
+        else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+            only = argv[++i];
         else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc)
             out = argv[++i];
         else {
             fprintf(stderr, "usage: gemm_accuracy [--device SEL] [--m M] [--n N] [--k K] [--bn] "
-                            "[--uniform] [--tf32-only] --out DIR\n");
+                            "[--uniform] [--tf32-only] [--only NAME,..] --out DIR\n");
             return 2;
         }
     }
@@ -151,31 +173,33 @@ int main(int argc, char **argv)
     static const struct {
         const char *name, *period, *passes, *precision;
         int convert;
-        bool xt;
-    } runs[] = {{"clblast", NULL, "0", "highest", GEMM_TF32_PASS, false},
-                {"3xtf32", "0", "0", "highest", GEMM_TF32_PASS, false},
-                {"3xtf32p", "1", "0", "highest", GEMM_TF32_PASS, false},
-                {"3xtf32p2", "2", "0", "highest", GEMM_TF32_PASS, false},
-                {"3xtf32p4", "4", "0", "highest", GEMM_TF32_PASS, false},
-                {"3xtf32p8", "8", "0", "highest", GEMM_TF32_PASS, false},
-                {"3xtf32p1h2", "1", "2", "highest", GEMM_TF32_PASS, false},
-                {"3xtf32p2h2", "2", "2", "highest", GEMM_TF32_PASS, false},
-                {"3xtf32p2h4", "2", "4", "highest", GEMM_TF32_PASS, false},
-                {"3xtf32p2h4o", "2", "4o", "highest", GEMM_TF32_PASS, false},
-                {"tf32", NULL, "0", "high", GEMM_TF32_PASS, false},
-                {"tf32trunc", NULL, "0", "high", GEMM_TF32_TRUNC, false},
-                {"tf32tma", NULL, "0", "high", GEMM_TF32_TMA, false},
-                {"tf32xt", NULL, "0", "high", GEMM_TF32_PASS, true},
-                {"tf32xttrunc", NULL, "0", "high", GEMM_TF32_TRUNC, true}};
+        bool xt, plain;
+    } runs[] = {{"clblast", NULL, "0", "highest", GEMM_TF32_PASS, false, false},
+                {"3xtf32", "0", "0", "highest", GEMM_TF32_PASS, false, false},
+                {"3xtf32p", "1", "0", "highest", GEMM_TF32_PASS, false, false},
+                {"3xtf32p2", "2", "0", "highest", GEMM_TF32_PASS, false, false},
+                {"3xtf32p4", "4", "0", "highest", GEMM_TF32_PASS, false, false},
+                {"3xtf32p8", "8", "0", "highest", GEMM_TF32_PASS, false, false},
+                {"3xtf32p1h2", "1", "2", "highest", GEMM_TF32_PASS, false, false},
+                {"3xtf32p2h2", "2", "2", "highest", GEMM_TF32_PASS, false, false},
+                {"3xtf32p2h4", "2", "4", "highest", GEMM_TF32_PASS, false, false},
+                {"3xtf32p2h4o", "2", "4o", "highest", GEMM_TF32_PASS, false, false},
+                {"3xtf32p2h2plain", "2", "2", "highest", GEMM_TF32_PASS, false, true},
+                {"tf32", NULL, "0", "high", GEMM_TF32_PASS, false, false},
+                {"tf32trunc", NULL, "0", "high", GEMM_TF32_TRUNC, false, false},
+                {"tf32tma", NULL, "0", "high", GEMM_TF32_TMA, false, false},
+                {"tf32xt", NULL, "0", "high", GEMM_TF32_PASS, true, false},
+                {"tf32xttrunc", NULL, "0", "high", GEMM_TF32_TRUNC, true, false}};
     printf("gemm_accuracy: %s (%s), %lld x %lld x %lld, B %s, %s inputs\n", d->label,
            d->info.name, (long long)m, (long long)n, (long long)k,
            bn ? "N-major" : "K-major (W^T)", uni ? "uniform(0, 1)" : "N(0, 1)");
     for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
-        if ((runs[r].xt && !bn) || (tf32_only && runs[r].period) ||
-            (bn && runs[r].convert == GEMM_TF32_TMA))
+        if (((runs[r].xt || runs[r].plain) && !bn) || (tf32_only && runs[r].period) ||
+            (bn && runs[r].convert == GEMM_TF32_TMA) || (only && !listed(only, runs[r].name)))
             continue;
         gemm_engine_set_tf32_convert(runs[r].convert);
         gemm_engine_set_wgmma_tf32_xt(runs[r].xt);
+        gemm_engine_set_3xtf32_nt(!runs[r].plain);
         gemm_engine_set_enabled(r != 0);
         gemm_engine_set_3xtf32(runs[r].period != NULL);
         if (runs[r].period)

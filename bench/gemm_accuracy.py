@@ -55,7 +55,7 @@ def table(argv):
 
     names = ["clblast", "3xtf32", "3xtf32p", "3xtf32p2", "3xtf32p4", "3xtf32p8",
              "3xtf32p1h2", "3xtf32p2h2", "3xtf32p2h4", "3xtf32p2h4o", "tf32", "tf32trunc"]
-    names += ["tf32xt", "tf32xttrunc"] if "--bn" in argv else ["tf32tma"]
+    names += ["3xtf32p2h2plain", "tf32xt", "tf32xttrunc"] if "--bn" in argv else ["tf32tma"]
     got = {}
     for name in names:
         try:
@@ -65,9 +65,11 @@ def table(argv):
             continue
         got[name] = c
         err(f"clops {name}", c.to(dev))
-    # the column passes (x3-13) against the full-width set of the same period
+    # the column passes (x3-13) against the full-width set of the same period;
+    # (--bn) x3-13's plain-load staging of the N-major B against x3xt14's
     for name, full in (("3xtf32p1h2", "3xtf32p"), ("3xtf32p2h2", "3xtf32p2"),
-                       ("3xtf32p2h4", "3xtf32p2"), ("3xtf32p2h4o", "3xtf32p2")):
+                       ("3xtf32p2h4", "3xtf32p2"), ("3xtf32p2h4o", "3xtf32p2"),
+                       ("3xtf32p2h2plain", "3xtf32p2h2")):
         if name in got and full in got:
             same = torch.equal(got[name].view(torch.int32), got[full].view(torch.int32))
             print(f"clops {name} bits {'==' if same else '!='} {full}")

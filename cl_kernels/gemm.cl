@@ -1656,8 +1656,16 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
 #ifndef WG_TF32_TRUNC
 #define WG_TF32_TRUNC 0
 #endif
+#ifndef WG_X3
+#define WG_X3 0
+#endif
+/* WG_X3T (3xTF32 with an N-major B, x3xt14): B lands in its own layout as
+ * WG_XT's does (cp.async of 16-byte rows along N, or plain loads along N),
+ * and the split (WG_X3_SPLIT_B below) transposes it into the same slot:
+ * hi K-major in place, lo into the lo slot, so no K-major tile besides. */
+#define WG_X3T (GEMM_DT == 0 && WG_X3 && !B_UK)
 #define WG_XT_A (GEMM_DT == 0 && !A_UK)
-#define WG_XT_B (GEMM_DT == 0 && !B_UK)
+#define WG_XT_B (GEMM_DT == 0 && !B_UK && !WG_X3)
 #define WG_XT (WG_XT_A || WG_XT_B)
 #if WG_XT && (WG_WS || WG_TMA || WG_DEPTH || GEMM_CONV)
 #error "gemm_wgmma: float32 M/N-major tiles for the block-barrier cp.async kernel, WG_DEPTH 0"
@@ -1665,7 +1673,7 @@ __kernel __attribute__((reqd_work_group_size(MMA_WG, 1, 1))) void gemm_mma(GEMM_
 /* The operands' tiles as wgmma reads them: K-major (16-bit M/N-major
  * tiles read as such). */
 #define WG_AK (A_UK || WG_XT_A)
-#define WG_BK (B_UK || WG_XT_B)
+#define WG_BK (B_UK || WG_XT_B || WG_X3T)
 /* The depth of one product: 16 elements, 8 for TF32 (32 bytes either way). */
 #if GEMM_DT == 0
 #define WG_KSTEP 8
@@ -1734,9 +1742,6 @@ static inline ulong wg_tile_desc(uint t, int r0, int ks, int kmajor)
 /* TF32: this item rounds the chunks of slot s it staged (STAGE_SETUP's
  * offsets ao, bo), once its copies of them are complete, before it fences
  * them for the tensor cores; 16-bit operands: nothing. */
-#ifndef WG_X3
-#define WG_X3 0
-#endif
 /* WG_X3P (3xTF32 with promotion, CLOPS_GEMM_3XTF32_PROMOTE=P): the three
  * products of every P K tiles (P = WG_X3P: 1, 2, 4 or 8) go into zeroed
  * registers (acc_t), added to the running sums with ordinary float32
@@ -1807,16 +1812,49 @@ static inline void wg_round4(__local float *p)
  * read by tile kt - 2's products, which every warpgroup waited for before
  * the barrier of tile kt - 1, which this item has passed.
  */
-#if GEMM_DT != 0 || WG_WS || WG_DEPTH || !A_UK || !B_UK
-#error "gemm_wgmma: 3xTF32 for the block-barrier kernel of K-major float32 tiles, WG_DEPTH 0"
+#if GEMM_DT != 0 || WG_WS || WG_DEPTH || !A_UK
+#error "gemm_wgmma: 3xTF32 for the block-barrier kernel of K-major float32 A tiles, WG_DEPTH 0"
 #endif
 #define WG_ROUND(s)                                                                         \
     do {                                                                                    \
         for (int i = 0; i < XN(BM); i++)                                                    \
             tf32_split4(As + (s) * A_TILE + ao[i], As + (STAGES + kt % WG_X3LO) * A_TILE + ao[i]); \
-        for (int i = 0; i < XN(BN); i++)                                                    \
+        for (int i = 0; i < XN(BN) * B_UK; i++)                                             \
             tf32_split4(Bs + (s) * B_TILE + bo[i], Bs + (STAGES + kt % WG_X3LO) * B_TILE + bo[i]); \
     } while (0)
+#if WG_X3T
+/*
+ * WG_X3T: the N-major landing slot s (k-rows of BN floats, XMAJ) into
+ * K-major hi (in place) and lo (the lo slot) tiles.  Every item reads its
+ * WG_X3T_N 4-deep column pieces (item lid: row q % BN, chunk q / BN for q
+ * = lid, lid + WG_ITEMS, ..: lanes on consecutive rows, as WG_XT_RUN)
+ * into registers (WG_X3T_READ, once every item's copies of the slot
+ * landed), and after a barrier (no item reads the slot any more) writes
+ * their split (WG_X3T_WRITE): the same floats in the same K-major places
+ * as plain loads in K-major order would have staged and WG_ROUND split.
+ */
+#define WG_X3T_N (BN * BKC / WG_ITEMS)
+#define WG_X3T_READ(s)                                                                      \
+    float4 x3t_v[WG_X3T_N];                                                                 \
+    _Pragma("unroll") for (int i = 0; i < WG_X3T_N; i++)                                    \
+    {                                                                                       \
+        const int q_ = lid + i * WG_ITEMS, n_ = q_ % BN, c_ = q_ / BN;                      \
+        __local const float *src_ = Bs + (s) * B_TILE;                                      \
+        x3t_v[i] = (float4)(src_[XIDX(4 * c_, n_, BN)], src_[XIDX(4 * c_ + 1, n_, BN)],     \
+                            src_[XIDX(4 * c_ + 2, n_, BN)], src_[XIDX(4 * c_ + 3, n_, BN)]);\
+    }
+#define WG_X3T_WRITE(s)                                                                     \
+    _Pragma("unroll") for (int i = 0; i < WG_X3T_N; i++)                                    \
+    {                                                                                       \
+        const int q_ = lid + i * WG_ITEMS, n_ = q_ % BN, c_ = q_ / BN;                      \
+        float l0_, l1_, l2_, l3_;                                                           \
+        const float4 h_ = (float4)(tf32_split(x3t_v[i].x, &l0_), tf32_split(x3t_v[i].y, &l1_), \
+                                   tf32_split(x3t_v[i].z, &l2_), tf32_split(x3t_v[i].w, &l3_)); \
+        vstore4(h_, 0, Bs + (s) * B_TILE + KMAJ(n_, c_));                                   \
+        vstore4((float4)(l0_, l1_, l2_, l3_), 0,                                            \
+                Bs + (STAGES + kt % WG_X3LO) * B_TILE + KMAJ(n_, c_));                      \
+    }
+#endif
 #elif WG_TF32_TRUNC
 #define WG_ROUND(s) ((void)0)
 #else
@@ -2253,13 +2291,22 @@ __kernel __attribute__((reqd_work_group_size(WG_ITEMS, 1, 1))) void gemm_wgmma(G
 #else
             const int s = kt % STAGES;
             MMA_CP_WAIT(PREF_WAIT);
-#if WG_X3 && WG_X3LO == 1
+#if WG_X3 && (WG_X3LO == 1 || WG_X3T)
             /* (one lo slot: every warpgroup's products of the last tile
-             * done before it is written again) */
-            if (kt)
+             * done before it is written again; WG_X3T: every item's copies
+             * of B's landing slot done) */
+            if (kt || WG_X3T)
                 barrier(CLK_LOCAL_MEM_FENCE);
 #endif
+#if WG_X3T
+            WG_X3T_READ(s)
+#endif
             WG_ROUND(s);
+#if WG_X3T
+            /* (every item's reads of the landing slot done) */
+            barrier(CLK_LOCAL_MEM_FENCE);
+            WG_X3T_WRITE(s)
+#endif
 #if WG_XT
             /* (every item's copies of the landing slot, and every
              * warpgroup's products of tile kt - 1, done) */

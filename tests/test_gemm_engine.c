@@ -1625,6 +1625,16 @@ static int first_wg_config(void)
     return first;
 }
 
+/* The index of the engine configuration named name (asserted to exist). */
+static int config_named(const char *name)
+{
+    int i = 0;
+    while (i < gemm_engine_config_count() && strcmp(gemm_engine_config_name(i), name) != 0)
+        i++;
+    CT_ASSERT_MSG(i < gemm_engine_config_count(), "no configuration %s", name);
+    return i;
+}
+
 /*
  * Where float32 "highest" goes with 3xTF32 switched on (host logic, every
  * device): only Hopper is a candidate (or any device while gemm.canary_fail
@@ -1709,11 +1719,7 @@ static void float32_highest_on_3xtf32(void **state)
         gemm_engine_set_3xtf32(true);
         /* (with CLOPS_TEST_WGMMA_NEW=1 also engine12's 128 x 128 geometry at
          * two work-groups a unit, "-o2") */
-        int o2 = first;
-        while (o2 < gemm_engine_config_count() &&
-               strcmp(gemm_engine_config_name(o2), "wg128x128-s3-cs-o2") != 0)
-            o2++;
-        CT_ASSERT(o2 < gemm_engine_config_count());
+        int o2 = config_named("wg128x128-s3-cs-o2");
         for (int ci = 0; ci < 3; ci++) {
             int cfg = ci < 2 ? first + ci : o2;
             if (!wgmma_config_listed(gemm_engine_config_name(cfg)) || (ci == 2 && !wgmma_new_on()))
@@ -1869,6 +1875,93 @@ static void float32_3xtf32_passes_give_the_full_width_bits(void **state)
 }
 
 /*
+ * x3xt14 (Hopper): 3xTF32 with an N-major B (GPT-2's Conv1D weights) gives
+ * the same bits whether B lands in its own layout and each K tile's split
+ * transposes it (gemm_engine_set_3xtf32_nt(true): WG_X3T, cp.async of
+ * 16-byte rows along N where aligned, plain loads along N at an odd
+ * offset) or is staged K-major with plain loads (false, x3-13): the same
+ * floats reach the same K-major hi and lo tiles.  Within 3xTF32's
+ * tolerance of the float64 reference, one wgmma launch each, no check
+ * failing; the rule's period and passes (2 and 2), both default
+ * geometries and the "-o2" one; an M-major A beside it once.
+ */
+/* Each part on every Hopper device (nothing elsewhere), with 3xTF32's
+ * switches and the forced configuration given back after (x3xt14). */
+static void on_hopper_3xtf32(void (*part)(clops_device *d))
+{
+    clops_device *devs[CT_MAX_DEVICES];
+    int nd = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < nd; di++)
+        if (is_hopper(devs[di])) {
+            ct_set_device(devs[di]);
+            part(devs[di]);
+            CT_OK(clops_debug_set("gemm.config", 0));
+            gemm_engine_reset_3xtf32_nt();
+            gemm_engine_reset_3xtf32();
+        }
+    ct_clear_context();
+}
+
+static void x3_nmajor_bits(clops_device *d)
+{
+    int first = first_wg_config();
+    char *pkeep = env_save("CLOPS_GEMM_3XTF32_PROMOTE"),
+         *hkeep = env_save("CLOPS_GEMM_3XTF32_PASSES");
+    static const struct {
+        pcase p;
+        bool a_uk;
+    } cases[] = {
+        {{1, 300, 272, 1000, true, false, false, 1.0, 0.0}, true},
+        {{1, 127, 200, 520, false, false, false, 1.0, -0.5}, true},
+        {{1, 260, 136, 776, true, false, false, 0.5, 1.0}, false},
+    };
+    gemm_engine_set_3xtf32(true);
+    setenv("CLOPS_GEMM_3XTF32_PROMOTE", "2", 1);
+    setenv("CLOPS_GEMM_3XTF32_PASSES", "2", 1);
+    int o2 = config_named("wg128x128-s3-cs-o2");
+    for (int ci = 0; ci < 3; ci++) {
+        int cfg = ci < 2 ? first + ci : o2;
+        CT_OK(clops_debug_set("gemm.config", cfg + 1));
+        for (size_t k = 0; k < CT_COUNT(cases); k++) {
+            const pcase *pc = &cases[k].p;
+            opnd oc = geom(pc->batch, pc->m, pc->n, true, pc->aligned, false);
+            void *r[2];
+            for (int nt = 0; nt < 2; nt++) {
+                ct_set_case("%s, B N-major%s, A %s, %s, %lldx%lldx%lld",
+                            gemm_engine_config_name(cfg), pc->aligned ? "" : " at an odd offset",
+                            cases[k].a_uk ? "K-major" : "M-major",
+                            nt ? "landing + transposing split" : "plain loads K-major",
+                            (long long)pc->m, (long long)pc->n, (long long)pc->k);
+                gemm_engine_set_3xtf32_nt(nt != 0);
+                gemm_engine_stats s0, s1;
+                gemm_engine_get_stats(&s0);
+                x3_tol = true;
+                r[nt] = check_product(d, CLOPS_FLOAT32, pc, cases[k].a_uk, false, true);
+                x3_tol = false;
+                gemm_engine_get_stats(&s1);
+                CT_ASSERT(s1.wgmma_calls - s0.wgmma_calls == 1);
+                CT_ASSERT(s1.canary_failures == s0.canary_failures);
+            }
+            size_t diff = 0;
+            for (int64_t i = 0; i < oc.total; i++)
+                diff += memcmp((float *)r[0] + i, (float *)r[1] + i, sizeof(float)) != 0;
+            CT_ASSERT_MSG(diff == 0, "%zu of %lld elements differ from the plain loads' bits",
+                          diff, (long long)oc.total);
+            free(r[0]);
+            free(r[1]);
+        }
+    }
+    env_restore("CLOPS_GEMM_3XTF32_PROMOTE", pkeep);
+    env_restore("CLOPS_GEMM_3XTF32_PASSES", hkeep);
+}
+
+static void float32_3xtf32_nmajor_b_gives_the_plain_bits(void **state)
+{
+    (void)state;
+    on_hopper_3xtf32(x3_nmajor_bits);
+}
+
+/*
  * x3-13's default (host logic, every device): CLOPS_GEMM_3XTF32 read again
  * after gemm_engine_reset_3xtf32: "0" off everywhere, "1" and unset (the
  * rule) a candidate on Hopper only; and the rule takes exactly the
@@ -1925,15 +2018,57 @@ static void float32_highest_rule_takes_the_measured_products(void **state)
         CT_ASSERT(gemm_engine_3xtf32_rule(cases[i].batch, cases[i].m, cases[i].n, cases[i].k,
                                           cases[i].a_k, cases[i].b_k, 132) == cases[i].want);
     }
+    /* x3xt14: the B operands the rule's b_kmajor admits: K-major and
+     * aligned, and GPT-2's Conv1D weights (N-major, aligned) of the
+     * products its H200 job measured faster than CLBlast with such a B
+     * (c_attn, c_proj, MLP c_proj; not c_fc, N 3072: a tie) while the
+     * N-major staging (landing tiles, the split transposing) is on; never
+     * a misaligned one, nor an N-major one on plain loads (x3-13's). */
+    static const struct {
+        const char *what;
+        int64_t m, n, k;
+        bool want;
+    } conv1d[] = {
+        {"GPT-2 c_attn", 4096, 2304, 768, true},
+        {"GPT-2 c_proj", 4096, 768, 768, true},
+        {"GPT-2 c_fc", 4096, 3072, 768, false},
+        {"GPT-2 mlp c_proj", 4096, 768, 3072, true},
+        {"GPT-2 lm_head", 4096, 50257, 768, false},
+        {"K 512", 4096, 768, 512, false},
+    };
+    for (int nt = 0; nt < 2; nt++) {
+        ct_set_case("3xTF32's B, N-major staging %s", nt ? "on" : "off");
+        gemm_engine_set_3xtf32_nt(nt != 0);
+        CT_ASSERT(gemm_engine_3xtf32_nt() == (nt != 0));
+        CT_ASSERT(gemm_engine_3xtf32_b_fits(false, true, 3072));
+        CT_ASSERT(gemm_engine_3xtf32_b_fits(true, true, 2304) == (nt != 0));
+        CT_ASSERT(!gemm_engine_3xtf32_b_fits(true, true, 2305));
+        CT_ASSERT(!gemm_engine_3xtf32_b_fits(true, false, 768));
+        CT_ASSERT(!gemm_engine_3xtf32_b_fits(false, false, 768));
+        for (size_t i = 0; i < CT_COUNT(conv1d); i++) {
+            ct_set_case("the 3xTF32 rule, B N-major (Conv1D), staging %s: %s", nt ? "on" : "off",
+                        conv1d[i].what);
+            bool b_ok = gemm_engine_3xtf32_b_fits(true, true, conv1d[i].n);
+            CT_ASSERT(gemm_engine_3xtf32_rule(1, conv1d[i].m, conv1d[i].n, conv1d[i].k, true,
+                                              b_ok, 132) == (conv1d[i].want && nt));
+        }
+    }
+    /* (and by default, unless the environment says otherwise) */
+    ct_set_case("3xTF32's N-major staging by default");
+    gemm_engine_reset_3xtf32_nt();
+    const char *ntv = getenv("CLOPS_GEMM_3XTF32_NT");
+    CT_ASSERT(gemm_engine_3xtf32_nt() == !(ntv && strcmp(ntv, "0") == 0));
     ct_clear_context();
 }
 
 /*
  * x3-13's default on Hopper (not run on a GPU by x3-13: its one job ran
  * before the rule existed): unforced, a product of the rule's class
- * (4096 x 768 x 768 with both operands K-major) is one wgmma launch within
- * 3xTF32's tolerance; outside it (K 512, B N-major) CLBlast's; and with
- * 3xTF32 switched off CLBlast's again.
+ * (4096 x 768 x 768 with both operands K-major; since x3xt14 also with B
+ * N-major and aligned, with and without beta, while the N-major staging
+ * is on) is one wgmma launch within 3xTF32's tolerance; outside it (K
+ * 512, B N-major on x3-13's plain loads) CLBlast's; and with 3xTF32
+ * switched off CLBlast's again.
  */
 static void float32_highest_default_on_hopper_follows_the_rule(void **state)
 {
@@ -1949,35 +2084,94 @@ static void float32_highest_default_on_hopper_follows_the_rule(void **state)
         const char *v = getenv("CLOPS_GEMM_3XTF32");
         if (v && *v) /* (forced or off from outside: not the default) */
             continue;
+        /* (x3xt14: B N-major and aligned, GPT-2's Conv1D weight, by the
+         * rule with the N-major staging on, not with it off; a bias added
+         * through beta, as addmm's) */
         static const struct {
             pcase p;
-            bool b_k, off, want;
+            bool b_k, off, want, plain;
         } cases[] = {
-            {{1, 4096, 768, 768, true, false, false, 1.0, 0.0}, true, false, true},
-            {{1, 4096, 768, 512, true, false, false, 1.0, 0.0}, true, false, false},
-            {{1, 4096, 768, 768, true, false, false, 1.0, 0.0}, false, false, false},
-            {{1, 4096, 768, 768, true, false, false, 1.0, 0.0}, true, true, false},
+            {{1, 4096, 768, 768, true, false, false, 1.0, 0.0}, true, false, true, false},
+            {{1, 4096, 768, 512, true, false, false, 1.0, 0.0}, true, false, false, false},
+            {{1, 4096, 768, 768, true, false, false, 1.0, 0.0}, false, false, true, false},
+            {{1, 4096, 768, 768, true, false, false, 1.0, 1.0}, false, false, true, false},
+            {{1, 4096, 768, 768, true, false, false, 1.0, 0.0}, false, false, false, true},
+            {{1, 4096, 768, 768, true, false, false, 1.0, 0.0}, true, true, false, false},
         };
         for (size_t i = 0; i < CT_COUNT(cases); i++) {
             const pcase *pc = &cases[i].p;
-            ct_set_case("float32 \"highest\" %lldx%lldx%lld, B %s%s", (long long)pc->m,
+            ct_set_case("float32 \"highest\" %lldx%lldx%lld, B %s%s%s%s", (long long)pc->m,
                         (long long)pc->n, (long long)pc->k, cases[i].b_k ? "K-major" : "N-major",
+                        pc->beta != 0.0 ? ", beta 1" : "",
+                        cases[i].plain ? ", N-major staging off" : "",
                         cases[i].off ? ", 3xTF32 off" : "");
             if (cases[i].off)
                 gemm_engine_set_3xtf32(false);
+            gemm_engine_set_3xtf32_nt(!cases[i].plain);
             gemm_engine_stats s0, s1;
             gemm_engine_get_stats(&s0);
             x3_tol = true;
             check_product(d, CLOPS_FLOAT32, pc, true, cases[i].b_k, false);
             x3_tol = false;
             gemm_engine_get_stats(&s1);
-            CT_ASSERT(s1.wgmma_calls - s0.wgmma_calls == (cases[i].want ? 1u : 0u));
-            CT_ASSERT(s1.clblast_calls - s0.clblast_calls == (cases[i].want ? 0u : 1u));
+            /* (the N-major cases as gemm_engine_3xtf32_b_fits says: x3xt14's
+             * measured decision, its host test above) */
+            bool want = cases[i].want &&
+                        (cases[i].b_k || gemm_engine_3xtf32_b_fits(true, true, pc->n));
+            CT_ASSERT(s1.wgmma_calls - s0.wgmma_calls == (want ? 1u : 0u));
+            CT_ASSERT(s1.clblast_calls - s0.clblast_calls == (want ? 0u : 1u));
             CT_ASSERT(s1.canary_failures == s0.canary_failures);
             gemm_engine_reset_3xtf32();
         }
+        gemm_engine_reset_3xtf32_nt();
     }
     ct_clear_context();
+}
+
+/*
+ * x3xt14 (Hopper): GPT-2's Conv1D through the C API, addmm(bias, x, W)
+ * with W [K, N] row-major (B N-major) and a bias vector [N], float32 under
+ * "highest" by default (the rule): one wgmma launch (3xTF32 with the
+ * N-major staging, where gemm_engine_3xtf32_b_fits admits such a B; else
+ * CLBlast's) with the bias epilogue, close to the CPU device's.  2816
+ * rows: 22 x 6 = 132 blocks of 128 x 128, an H100's units (the rule's
+ * "fills the device").
+ */
+static void x3_addmm_bias(clops_device *d)
+{
+    if (getenv("CLOPS_GEMM_3XTF32") && *getenv("CLOPS_GEMM_3XTF32"))
+        return; /* (forced or off from outside: not the default) */
+    gemm_engine_reset_3xtf32();
+    const int64_t m = 2816 * ((d->info.compute_units + 131) / 132), n = 768, k = 768;
+    ct_set_case("addmm(bias [%lld], x [%lld, %lld], W [%lld, %lld])", (long long)n, (long long)m,
+                (long long)k, (long long)k, (long long)n);
+    clops_tensor *bias =
+        ct_random(d, CLOPS_FLOAT32, 1, CT_I64(n), CT_CONTIGUOUS, PW_DOMAIN_SMALL, 51);
+    clops_tensor *x =
+        ct_random(d, CLOPS_FLOAT32, 2, CT_I64(m, k), CT_CONTIGUOUS, PW_DOMAIN_SMALL, 52);
+    clops_tensor *w =
+        ct_random(d, CLOPS_FLOAT32, 2, CT_I64(k, n), CT_CONTIGUOUS, PW_DOMAIN_SMALL, 53);
+    clops_tensor *bc = ct_to_cpu(bias), *xc = ct_to_cpu(x), *wc = ct_to_cpu(w);
+    clops_tensor *y = NULL, *yc = NULL;
+    gemm_engine_stats s0, s1;
+    gemm_engine_get_stats(&s0);
+    CT_OK(clops_addmm(bias, x, w, clops_scalar_int(1), clops_scalar_int(1), &y));
+    gemm_engine_get_stats(&s1);
+    CT_OK(clops_addmm(bc, xc, wc, clops_scalar_int(1), clops_scalar_int(1), &yc));
+    bool want = gemm_engine_3xtf32_b_fits(true, true, n);
+    CT_ASSERT_MSG(s1.wgmma_calls - s0.wgmma_calls == (want ? 1u : 0u), "%llu wgmma launches",
+                  (unsigned long long)(s1.wgmma_calls - s0.wgmma_calls));
+    CT_ASSERT(s1.canary_failures == s0.canary_failures);
+    CT_ASSERT_CLOSE(y, yc, ct_tol_ulp_atol(64, 2e-5 * sqrt((double)k)));
+    clops_tensor *all[] = {bias, x, w, bc, xc, wc, y, yc};
+    for (size_t i = 0; i < CT_COUNT(all); i++)
+        clops_tensor_release(all[i]);
+}
+
+static void float32_highest_addmm_bias_on_3xtf32(void **state)
+{
+    (void)state;
+    on_hopper_3xtf32(x3_addmm_bias);
 }
 
 /*
@@ -2206,8 +2400,10 @@ int main(void)
         TIMED(float32_highest_on_3xtf32),
         TIMED(float32_3xtf32_programs_follow_the_settings),
         TIMED(float32_3xtf32_passes_give_the_full_width_bits),
+        TIMED(float32_3xtf32_nmajor_b_gives_the_plain_bits),
         TIMED(float32_highest_rule_takes_the_measured_products),
         TIMED(float32_highest_default_on_hopper_follows_the_rule),
+        TIMED(float32_highest_addmm_bias_on_3xtf32),
     };
     /* CLOPS_TEST_FILTER: only the tests whose names match (cmocka's
      * pattern), for GPU jobs that time one path. */

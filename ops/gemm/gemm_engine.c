@@ -2094,9 +2094,11 @@ static clops_status engine_launch(const char *op, clops_device *d, clops_dtype d
 /*
  * 3xTF32 (x3: x3_takes) for a float32 product g under "highest" (not
  * forced: only the products of gemm_engine_3xtf32_rule): gemm_wgmma
- * with K-major tiles whatever the operands' layouts (an M-major A or
- * N-major B, or a misaligned one, staged with plain loads through its
- * strides in K-major order: wgmma's tf32 takes no transposed tiles), for
+ * with K-major tiles whatever the operands' layouts (an M-major A, or a
+ * misaligned K-major operand, staged with plain loads through its strides
+ * in K-major order: wgmma's tf32 takes no transposed tiles; an N-major B
+ * since x3xt14 in landing tiles of its own layout that each K tile's split
+ * transposes, gemm_engine_3xtf32_nt, where switched on), for
  * products that fill the device with 128 x 128 blocks (or a forced wgmma
  * configuration), once the configuration passed its own known-answer
  * check; *done false otherwise: CLBlast's SGEMM, as without it.
@@ -2107,6 +2109,39 @@ bool gemm_engine_3xtf32_rule(int64_t batch, int64_t m, int64_t n, int64_t k, boo
     int64_t blocks = ops_cdiv(m, 128) * ops_cdiv(n, 128);
     return batch == 1 && a_kmajor && b_kmajor && k >= 768 && k <= 3072 && n <= 3072 &&
            n * k <= 768 * 3072 && blocks >= units;
+}
+
+/* 3xTF32's N-major B staging (x3xt14; gemm.h): GEMM_3XTF32_NT_DEFAULT
+ * unless CLOPS_GEMM_3XTF32_NT=0|1 at start or switched. */
+#define GEMM_3XTF32_NT_DEFAULT 1
+static atomic_int x3_nt_enabled = -1;
+
+bool gemm_engine_3xtf32_nt(void)
+{
+    return GEMM_3XTF32_NT_DEFAULT
+               ? env_switch(&x3_nt_enabled, "CLOPS_GEMM_3XTF32_NT", "0", NULL)
+               : env_switch(&x3_nt_enabled, "CLOPS_GEMM_3XTF32_NT", NULL, "1");
+}
+
+void gemm_engine_set_3xtf32_nt(bool on)
+{
+    atomic_store(&x3_nt_enabled, on ? 1 : 0);
+}
+
+void gemm_engine_reset_3xtf32_nt(void)
+{
+    atomic_store(&x3_nt_enabled, -1);
+}
+
+/* (the widest N-major B the rule takes: x3xt14's job, H200, TFLOP/s
+ * against CLBlast's SGEMM with the same B: c_attn N 2304 31.9 / 24.6,
+ * c_proj 29.0 / 23.7, MLP c_proj 31.7 / 26.5, c_fc N 3072 36.7 / 36.8) */
+#define GEMM_3XTF32_NMAJOR_N_MAX 2304
+
+bool gemm_engine_3xtf32_b_fits(bool b_nmajor, bool b_aligned, int64_t n)
+{
+    return b_aligned &&
+           (!b_nmajor || (gemm_engine_3xtf32_nt() && n <= GEMM_3XTF32_NMAJOR_N_MAX));
 }
 
 /* The "-o2" form of the default 128 x 128 geometry (x3_launch's rule). */
@@ -2123,8 +2158,12 @@ static int x3_o2_shape(void)
 }
 
 static clops_status x3_launch(const char *op, clops_device *d, int x3, gemm_geom *g, int a_cp,
-                              int b_cp, float alpha, float beta, bool *done)
+                              int b_un, int b_cp, float alpha, float beta, bool *done)
 {
+    /* (an N-major B in its own layout, transposed by the split, x3xt14; else
+     * K-major tiles, through cp.async where B is K-major and aligned) */
+    bool nt = b_un && gemm_engine_3xtf32_nt();
+    int b_uk = !nt, b_kcp = nt ? b_cp : !b_un && b_cp;
     int64_t blocks = g->batch * ops_cdiv(g->m, 128) * ops_cdiv(g->n, 128);
     int64_t units = d->info.compute_units ? d->info.compute_units : 1;
     int forced = (int)clops_debug_get(CLOPS_DEBUG_GEMM_CONFIG);
@@ -2132,11 +2171,12 @@ static clops_status x3_launch(const char *op, clops_device *d, int x3, gemm_geom
     bool small = blocks < units, few = blocks < 2 * units;
     /* Not forced: the rule's products only (x3-13), the rest CLBlast's. */
     bool rule = x3_state() == X3_RULE;
-    if (rule && !gemm_engine_3xtf32_rule(g->batch, g->m, g->n, g->k, a_cp, b_cp, units))
+    if (rule && !gemm_engine_3xtf32_rule(g->batch, g->m, g->n, g->k, a_cp,
+                                         gemm_engine_3xtf32_b_fits(b_un, b_cp, g->n), units))
         return CLOPS_OK;
     gemm_cfg cfg;
     if (g->k == 0 || (small && !wg_forced) ||
-        !mma_config(d, CLOPS_FLOAT32, 1, 1, a_cp, b_cp, small, few, true, 0, false, &cfg))
+        !mma_config(d, CLOPS_FLOAT32, 1, b_uk, a_cp, b_kcp, small, few, true, 0, false, &cfg))
         return CLOPS_OK;
     if (rule && cfg.shape == WG_FIRST && x3_o2_shape() < MMA_SHAPES) {
         /* two work-groups a unit asked of ptxas, as measured (P 2 in two
@@ -2217,7 +2257,7 @@ clops_status gemm_engine_epi(const char *op, const clops_tensor *a, const clops_
     staging_of(k, n, b->strides[1], b->strides[2], b->strides[0], batch, b->offset, ce, &b_un,
                &b_cp);
     if (x3)
-        return x3_launch(op, d, x3, &g, a_uk && a_cp, !b_un && b_cp, al, be, done);
+        return x3_launch(op, d, x3, &g, a_uk && a_cp, b_un, b_cp, al, be, done);
     return engine_launch(op, d, dt, tf32, 0, &g, a_uk, a_cp, b_un, b_cp, al, be, done);
 }
 
