@@ -2285,4 +2285,269 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void attn_bwd_dq_wg(AT
     WG_BWD_LEAN_UNUSED()
 }
 #endif /* ATTN_MMA == 6 */
+#if ATTN_MMA == 7 /* the float32 forward's program (mma.sync tf32, 3xTF32) */
+/*
+ * attn_fwd_tf32 (attn14): the float32 forward on the tensor cores, as
+ * PyTorch's own float32 SDPA on sm80+ runs (the memory-efficient kernel,
+ * whose products are CUTLASS's OpMultiplyAddFastF32: 3xTF32 on
+ * mma.sync m16n8k8).  Each operand x is split as hi = tf32(x), lo =
+ * tf32(x - hi) (cvt.rna: ref/tf32_split.clh's split) and a product is
+ * lo·hi + hi·lo + hi·hi, accumulated in float32: about float32's
+ * accuracy (the lo·lo term, < 2^-22 relative, is dropped).
+ * The FlashAttention-2 structure of attn_fwd_mma, lean problems only
+ * (ATTN_XM 0: no mask, no dropout; causal or not): TW warps of 16 query
+ * rows (the host's default 4: 64 rows), their query fragments read from
+ * global memory once (the tile would not fit __local beside the key/value
+ * tiles in float32) and kept split in registers (TQPRE 1) or as floats
+ * split at each use (TQPRE 0, head dim 128: registers); key/value tiles of
+ * TBK rows in __local, double-buffered through cp.async (16-byte copies,
+ * zero-filled) when every view allows it (`vec` & 1), rows padded by 4
+ * floats (16-byte aligned, conflict-free for the fragment loads below).
+ * S = Q Kᵀ: B fragments K[j0 + g][kk + t], K[j0 + g][kk + t + 4].  P V
+ * without shuffles: in P's accumulator layout a lane holds keys 2t and
+ * 2t + 1 of each 8-key block, so the product's k index t stands for key
+ * 2t and t + 4 for key 2t + 1 (A = {c0, c2, c1, c3}), and V's B fragment
+ * reads rows 2t and 2t + 1 to match.  The online softmax is
+ * attn_fwd_mma's (log2 units, ex2.approx, the scale folded into the
+ * exponent on unmasked tiles, lse saved).
+ */
+#ifndef TW
+#define TW 4
+#endif
+#ifndef TBK
+#define TBK (D <= 64 ? 32 : 16)
+#endif
+#ifndef TQPRE
+#define TQPRE (D <= 64)
+#endif
+#define TNT (TW * 32)
+#define TBQ (TW * 16)
+#define TDS (D + 4)
+#define TNB (D / 8)
+#if 4 * TBK * TDS * 4 > 49152 || TBK % 8 || (D != 64 && D != 128)
+#error "attn_fwd_tf32: the key/value tiles do not fit 48 KiB, or a head dim it does not take"
+#endif
+
+/* x as hi (tf32(x)) and lo (tf32(x - hi)), the bits of two TF32 values. */
+static inline void attn_t3(float x, uint *hi, uint *lo)
+{
+    uint h, l;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(h) : "f"(x));
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(l) : "f"(x - as_float(h)));
+    *hi = h;
+    *lo = l;
+}
+
+/* d += a b in 3xTF32: a and b split (ah, al, bh, bl), the small products first. */
+#define ATTN_T3_MMA(d, ah, al, bh, bl)                                                          \
+    MMA_M16N8K8_TF32(d, al, bh);                                                                \
+    MMA_M16N8K8_TF32(d, ah, bl);                                                                \
+    MMA_M16N8K8_TF32(d, ah, bh)
+
+/* rows [r0, r0 + R) of a [rows, cols] float32 view into dst[R * TDS]:
+ * by cp.async when vec & 1 (committed by the caller), else element by
+ * element; zero past rows and cols. */
+#define ATTN_LOAD_F32(dst, R, p, r_0, rows, cols, sr, sc)                                       \
+    if (vec & 1) {                                                                              \
+        for (int x_ = get_local_id(0); x_ < (R) * (D / 4); x_ += TNT) {                         \
+            int r_ = x_ / (D / 4), c_ = x_ % (D / 4) * 4;                                       \
+            long i_ = (r_0) + r_;                                                               \
+            int nb_ = i_ < (rows) ? (int)clamp(((long)(cols) - c_) * 4, 0L, 16L) : 0;           \
+            mma_cp16((dst) + r_ * TDS + c_,                                                     \
+                     (__global const float *)(p) + (nb_ ? i_ * (sr) + c_ : 0), nb_);            \
+        }                                                                                       \
+    } else {                                                                                    \
+        for (int x_ = get_local_id(0); x_ < (R) * D; x_ += TNT) {                               \
+            int r_ = x_ / D, c_ = x_ % D;                                                       \
+            long i_ = (r_0) + r_;                                                               \
+            (dst)[r_ * TDS + c_] = (i_ < (rows) && c_ < (cols))                                 \
+                                       ? ((__global const float *)(p))[i_ * (sr) + c_ * (sc)]   \
+                                       : 0.0f;                                                  \
+        }                                                                                       \
+    }
+
+__kernel __attribute__((reqd_work_group_size(TNT, 1, 1))) void attn_fwd_tf32(ATTN_FWD_ARGS,
+                                                                             int vec)
+{
+    __local float sm[4 * TBK * TDS] __attribute__((aligned(16)));
+    const int lid = get_local_id(0), lane = lid & 31, warp = lid >> 5;
+    const int g = lane >> 2, t = lane & 3;
+    long nbh_ = get_num_groups(0) / nqt, gid0_ = get_group_id(0);
+    ATTN_FWD_SETUP(TBQ, gid0_ % nbh_ * nqt + (nqt - 1 - gid0_ / nbh_))
+    ATTN_LEAN()
+    const float sl2 = scale * M_LOG2E_F;
+    const bool pos = sl2 > 0.0f;
+    long kend = causal ? min(S, i0 + TBQ + coff) : S;
+    int ntile = kend > 0 ? (int)((kend + TBK - 1) / TBK) : 0;
+    if (ntile > 0) {
+        ATTN_LOAD_F32(sm, TBK, k, 0, S, E, k_2, k_3)
+        ATTN_LOAD_F32(sm + TBK * TDS, TBK, v, 0, S, Ev, v_2, v_3)
+        MMA_CP_COMMIT();
+    }
+    long w0 = i0 + warp * 16; /* the warp's first query row */
+    /* the query fragments (A of m16n8k8: rows g, g + 8, columns t, t + 4
+     * of each 8-column step) from global memory */
+#if TQPRE
+    uint qh[TNB][4], ql[TNB][4];
+#else
+    float qf[TNB][4];
+#endif
+#pragma unroll
+    for (int kk = 0; kk < TNB; kk++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            long i = w0 + g + (e & 1) * 8;
+            int c = kk * 8 + t + (e >> 1) * 4;
+            float x = i < L && c < E ? LD(q, i * q_2 + c * q_3) : 0.0f;
+#if TQPRE
+            attn_t3(x, &qh[kk][e], &ql[kk][e]);
+#else
+            qf[kk][e] = x;
+#endif
+        }
+    float oa[TNB][4];
+#pragma unroll
+    for (int n = 0; n < TNB; n++)
+        oa[n][0] = oa[n][1] = oa[n][2] = oa[n][3] = 0.0f;
+    float mr[2] = {-INFINITY, -INFINITY}, lsum[2] = {0.0f, 0.0f};
+    long wlast = causal ? w0 + 15 + coff : S;
+    long wfull = causal ? w0 + coff : S;
+    for (int jt = 0; jt < ntile; jt++) {
+        long j0 = (long)jt * TBK;
+        /* one barrier per tile (attn_fwd_mma's scheme): tile jt landed,
+         * tile jt - 1's buffer takes tile jt + 1 */
+        MMA_CP_WAIT(0);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        __local float *ks = sm + (jt & 1) * 2 * TBK * TDS, *vs = ks + TBK * TDS;
+        if (jt + 1 < ntile) {
+            __local float *kn = sm + ((jt + 1) & 1) * 2 * TBK * TDS;
+            ATTN_LOAD_F32(kn, TBK, k, j0 + TBK, S, E, k_2, k_3)
+            ATTN_LOAD_F32(kn + TBK * TDS, TBK, v, j0 + TBK, S, Ev, v_2, v_3)
+            MMA_CP_COMMIT();
+        }
+        if (j0 > wlast)
+            continue;
+        float s[TBK / 8][4];
+#pragma unroll
+        for (int n = 0; n < TBK / 8; n++)
+            s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.0f;
+#pragma unroll
+        for (int kk = 0; kk < TNB; kk++) {
+            uint ah[4], al[4];
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+#if TQPRE
+                ah[e] = qh[kk][e];
+                al[e] = ql[kk][e];
+#else
+                attn_t3(qf[kk][e], &ah[e], &al[e]);
+#endif
+            }
+#pragma unroll
+            for (int n = 0; n < TBK / 8; n++) {
+                uint bh[2], bl[2];
+                __local const float *kr = ks + (n * 8 + g) * TDS + kk * 8 + t;
+                attn_t3(kr[0], &bh[0], &bl[0]);
+                attn_t3(kr[4], &bh[1], &bl[1]);
+                ATTN_T3_MMA(s[n], ah, al, bh, bl);
+            }
+        }
+        bool plain = pos && j0 + TBK <= S && j0 + TBK - 1 <= wfull;
+        float f = plain ? sl2 : 1.0f;
+        float mx[2] = {-INFINITY, -INFINITY};
+        if (plain) {
+#pragma unroll
+            for (int n = 0; n < TBK / 8; n++)
+#pragma unroll
+                for (int e = 0; e < 4; e++)
+                    mx[e >> 1] = fmax(mx[e >> 1], s[n][e]);
+        } else {
+            int end[2];
+            for (int rr = 0; rr < 2; rr++)
+                end[rr] = attn_vis_end(g + 8 * rr, L - w0, S - j0,
+                                       causal ? w0 + coff - j0 : ATTN_VIS_ALL) -
+                          2 * t;
+#pragma unroll
+            for (int n = 0; n < TBK / 8; n++)
+#pragma unroll
+                for (int e = 0; e < 4; e++) {
+                    int rr = e >> 1;
+                    float x = (n * 8 + (e & 1) < end[rr] ? s[n][e] * scale : -INFINITY) *
+                              M_LOG2E_F;
+                    s[n][e] = x;
+                    mx[rr] = fmax(mx[rr], x);
+                }
+        }
+        float mu[2], al2[2], ls[2] = {0.0f, 0.0f};
+#pragma unroll
+        for (int rr = 0; rr < 2; rr++) {
+            mx[rr] = fmax(mx[rr], attn_shfl_xor(mx[rr], 1));
+            mx[rr] = fmax(mx[rr], attn_shfl_xor(mx[rr], 2));
+            mx[rr] = fmax(mr[rr], mx[rr] * f);
+            mu[rr] = mx[rr] == -INFINITY ? 0.0f : mx[rr];
+            al2[rr] = mx[rr] == -INFINITY ? 1.0f : native_exp2(mr[rr] - mu[rr]);
+            mr[rr] = mx[rr];
+        }
+#pragma unroll
+        for (int n = 0; n < TBK / 8; n++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                float p = native_exp2(fma(s[n][e], f, -mu[e >> 1]));
+                ls[e >> 1] += p;
+                s[n][e] = p;
+            }
+#pragma unroll
+        for (int rr = 0; rr < 2; rr++) {
+            ls[rr] += attn_shfl_xor(ls[rr], 1);
+            ls[rr] += attn_shfl_xor(ls[rr], 2);
+            lsum[rr] = lsum[rr] * al2[rr] + ls[rr];
+        }
+#pragma unroll
+        for (int n = 0; n < TNB; n++) {
+            oa[n][0] *= al2[0];
+            oa[n][1] *= al2[0];
+            oa[n][2] *= al2[1];
+            oa[n][3] *= al2[1];
+        }
+        /* O += P V: k index t is key 2t, t + 4 key 2t + 1 (above) */
+#pragma unroll
+        for (int kk = 0; kk < TBK / 8; kk++) {
+            uint ph[4], pl[4];
+            attn_t3(s[kk][0], &ph[0], &pl[0]);
+            attn_t3(s[kk][2], &ph[1], &pl[1]);
+            attn_t3(s[kk][1], &ph[2], &pl[2]);
+            attn_t3(s[kk][3], &ph[3], &pl[3]);
+            __local const float *vr = vs + (kk * 8 + 2 * t) * TDS + g;
+#pragma unroll
+            for (int n = 0; n < TNB; n++) {
+                uint bh[2], bl[2];
+                attn_t3(vr[n * 8], &bh[0], &bl[0]);
+                attn_t3(vr[TDS + n * 8], &bh[1], &bl[1]);
+                ATTN_T3_MMA(oa[n], ph, pl, bh, bl);
+            }
+        }
+    }
+#pragma unroll
+    for (int rr = 0; rr < 2; rr++) {
+        long i = w0 + g + rr * 8;
+        float l = lsum[rr], il = l == 0.0f ? 0.0f : 1.0f / l;
+        if (i < L) {
+#pragma unroll
+            for (int n = 0; n < TNB; n++) {
+                int c = n * 8 + 2 * t;
+                if (c < Ev)
+                    ST(o, i * o_2 + c * o_3, oa[n][2 * rr] * il);
+                if (c + 1 < Ev)
+                    ST(o, i * o_2 + (c + 1) * o_3, oa[n][2 * rr + 1] * il);
+            }
+            ATTN_LSE(i, mr[rr], l)
+        }
+    }
+    (void)thr;
+    (void)dscale;
+    (void)sk0;
+    (void)sk1;
+    (void)roff;
+}
+#endif /* ATTN_MMA == 7 */
 #endif /* ATTN_MMA */

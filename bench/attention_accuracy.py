@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""bench/attention_accuracy.py: the error against a float64 reference of the
+float32 attention forwards bench/attention_accuracy.c wrote (clops' FMA
+kernel, attn_fwd, and its 3xTF32 kernel, attn_fwd_tf32) and of PyTorch's
+float32 kernels on the same inputs: the memory-efficient kernel (PyTorch's
+default for float32 on sm80+; key/value heads repeated for grouped-query
+shapes) and the math path (float32 matmuls, "highest"), as issue 30 asks
+of the 3xTF32 forward (attn14: no worse than PyTorch's efficient kernel).
+
+    python3 bench/attention_accuracy.py DIR B HQ HKV L D
+
+Error of O: max |O - O64| and mean |O - O64|, each also over max |O64|;
+O64 = softmax(Q K^T / sqrt(D), causal) V in float64 (on the GPU when there is one).
+"""
+import math
+import sys
+
+import torch
+
+
+def load(path, shape):
+    n = math.prod(shape)
+    return torch.from_file(path, shared=False, size=n, dtype=torch.float32).reshape(shape)
+
+
+def main():
+    d = sys.argv[1]
+    b, hq, hkv, l, dh = (int(x) for x in sys.argv[2:7])
+    dev = "cuda" if torch.cuda.is_available() else "cpu"
+    torch.set_float32_matmul_precision("highest")
+    q = load(f"{d}/q.f32", (b, hq, l, dh)).to(dev)
+    k = load(f"{d}/k.f32", (b, hkv, l, dh)).to(dev)
+    v = load(f"{d}/v.f32", (b, hkv, l, dh)).to(dev)
+    g = hq // hkv
+    ke, ve = k.repeat_interleave(g, dim=1), v.repeat_interleave(g, dim=1)
+    mask = torch.ones(l, l, dtype=torch.bool, device=dev).tril()
+    o64 = torch.empty(b, hq, l, dh, dtype=torch.float64, device=dev)
+    for i in range(b):  # one batch at a time: the float64 scores of Llama's shape are 2 GiB
+        s = (q[i].double() @ ke[i].double().transpose(-1, -2)) / math.sqrt(dh)
+        s = s.masked_fill(~mask, float("-inf"))
+        o64[i] = torch.softmax(s, dim=-1) @ ve[i].double()
+        del s
+    scale = o64.abs().max().item()
+    print(f"{torch.cuda.get_device_name() if dev == 'cuda' else dev}, torch {torch.__version__}; "
+          f"B {b} Hq {hq} Hkv {hkv} L {l} D {dh} causal; max |O64| {scale:.4g}")
+    print(f"{'forward':34s} {'max abs':>10s} {'mean abs':>10s} {'max/|O|':>10s} {'mean/|O|':>10s}")
+
+    def err(name, o):
+        e = (o.double() - o64).abs()
+        mx, mn = e.max().item(), e.mean().item()
+        print(f"{name:34s} {mx:10.3e} {mn:10.3e} {mx / scale:10.3e} {mn / scale:10.3e}")
+
+    for name in ("fma", "tf32"):
+        try:
+            o = load(f"{d}/o_{name}.f32", (b, hq, l, dh))
+        except (OSError, RuntimeError) as ex:
+            print(f"clops {name}: missing ({ex})")
+            continue
+        err(f"clops {'attn_fwd (FMA)' if name == 'fma' else 'attn_fwd_tf32 (3xTF32)'}", o.to(dev))
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    import torch.nn.functional as F
+    for label, be in (("PyTorch efficient (float32)", SDPBackend.EFFICIENT_ATTENTION),
+                      ("PyTorch math (float32)", SDPBackend.MATH)):
+        try:
+            with sdpa_kernel(be):
+                o = F.scaled_dot_product_attention(q, ke, ve, is_causal=True)
+            err(label, o)
+        except RuntimeError as ex:
+            print(f"{label}: error {ex}")
+    try:
+        o = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=g > 1)
+        err("PyTorch default (float32)", o)
+    except RuntimeError as ex:
+        print(f"PyTorch default: error {ex}")
+
+
+if __name__ == "__main__":
+    main()
