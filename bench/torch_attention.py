@@ -59,34 +59,27 @@ def main():
             flop = 2.0 * B * H * L * L * D
             tag = "f32" if dt == torch.float32 else "bf16"
             backend = o.grad_fn.name() if o.grad_fn is not None else "?"
-            for kind, fn, fl in (("fwd", fwd, flop), ("bwd", bwd, 2.5 * flop)):
-                try:
-                    s = time_call(fn, reps, cuda)
-                except RuntimeError as e:
-                    print(f"  {kind}_{name}_{tag}: error {e}")
-                    continue
-                case = f"{'sdpa_fwd' if kind == 'fwd' else 'attn_bwd'}_{name}_{tag}"
-                results.append({"case": case, "us_per_call": s * 1e6, "gflops": fl / s / 1e9,
-                                "backend": backend})
-                print(f"  {case:28s} {s * 1e6:12.1f} us {fl / s / 1e12:9.2f} TFLOP/s   ({backend})")
+            fs = f"sdpa_fwd_{name}_{tag}"
+            runs = [(fs, fwd, flop, backend), (f"attn_bwd_{name}_{tag}", bwd, 2.5 * flop, backend)]
             if args.efficient and dt == torch.float32:
                 from torch.nn.attention import SDPBackend, sdpa_kernel
                 ke = k.detach().repeat_interleave(H // Hkv, dim=1)
                 ve = v.detach().repeat_interleave(H // Hkv, dim=1)
                 qd = q.detach()
 
-                def eff():
+                def eff(qd=qd, ke=ke, ve=ve):
                     with sdpa_kernel(SDPBackend.EFFICIENT_ATTENTION):
                         return F.scaled_dot_product_attention(qd, ke, ve, is_causal=True)
+                runs.append((fs + "_efficient", eff, flop, "efficient, forced"))
+            for case, fn, fl, be in runs:
                 try:
-                    s = time_call(eff, reps, cuda)
+                    s = time_call(fn, reps, cuda)
                 except RuntimeError as e:
-                    print(f"  sdpa_fwd_{name}_f32_efficient: error {e}")
+                    print(f"  {case}: error {e}")
                     continue
-                case = f"sdpa_fwd_{name}_f32_efficient"
-                results.append({"case": case, "us_per_call": s * 1e6, "gflops": flop / s / 1e9,
-                                "backend": "efficient (forced)"})
-                print(f"  {case:28s} {s * 1e6:12.1f} us {flop / s / 1e12:9.2f} TFLOP/s   (efficient, forced)")
+                results.append({"case": case, "us_per_call": s * 1e6, "gflops": fl / s / 1e9,
+                                "backend": be})
+                print(f"  {case:28s} {s * 1e6:12.1f} us {fl / s / 1e12:9.2f} TFLOP/s   ({be})")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"device": str(dev), "torch": torch.__version__, "results": results}, f,
