@@ -2320,6 +2320,15 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void attn_bwd_dq_wg(AT
 #ifndef TQPRE
 #define TQPRE (D <= 64)
 #endif
+/* TPROMO (from the host, CLOPS_ATTN_TF32_PROMOTE): 0, the three products
+ * of each 8-wide k step accumulate in the running accumulator (S over the
+ * head dim, O over every key); 1, into a fresh one added to it in float32
+ * (round to nearest): the tensor cores' accumulation rounds toward zero
+ * (the 25-element errors of attn14's job, all short in magnitude), as the
+ * GEMM engine's 3xTF32 promotion found (docs/gemm.md). */
+#ifndef TPROMO
+#define TPROMO 0
+#endif
 #define TNT (TW * 32)
 #define TBQ (TW * 16)
 #define TDS (D + 4)
@@ -2343,6 +2352,19 @@ static inline void attn_t3(float x, uint *hi, uint *lo)
     MMA_M16N8K8_TF32(d, al, bh);                                                                \
     MMA_M16N8K8_TF32(d, ah, bl);                                                                \
     MMA_M16N8K8_TF32(d, ah, bh)
+#if TPROMO
+#define ATTN_T3_ACC(d, ah, al, bh, bl)                                                          \
+    {                                                                                           \
+        float z_[4] = {0.0f, 0.0f, 0.0f, 0.0f};                                                 \
+        ATTN_T3_MMA(z_, ah, al, bh, bl);                                                        \
+        (d)[0] += z_[0];                                                                        \
+        (d)[1] += z_[1];                                                                        \
+        (d)[2] += z_[2];                                                                        \
+        (d)[3] += z_[3];                                                                        \
+    }
+#else
+#define ATTN_T3_ACC(d, ah, al, bh, bl) ATTN_T3_MMA(d, ah, al, bh, bl)
+#endif
 
 /* rows [r0, r0 + R) of a [rows, cols] float32 view into dst[R * TDS]:
  * by cp.async when vec & 1 (committed by the caller), else element by
@@ -2449,7 +2471,7 @@ __kernel __attribute__((reqd_work_group_size(TNT, 1, 1))) void attn_fwd_tf32(ATT
                 __local const float *kr = ks + (n * 8 + g) * TDS + kk * 8 + t;
                 attn_t3(kr[0], &bh[0], &bl[0]);
                 attn_t3(kr[4], &bh[1], &bl[1]);
-                ATTN_T3_MMA(s[n], ah, al, bh, bl);
+                ATTN_T3_ACC(s[n], ah, al, bh, bl);
             }
         }
         bool plain = pos && j0 + TBK <= S && j0 + TBK - 1 <= wfull;
@@ -2523,7 +2545,7 @@ __kernel __attribute__((reqd_work_group_size(TNT, 1, 1))) void attn_fwd_tf32(ATT
                 uint bh[2], bl[2];
                 attn_t3(vr[n * 8], &bh[0], &bl[0]);
                 attn_t3(vr[TDS + n * 8], &bh[1], &bl[1]);
-                ATTN_T3_MMA(oa[n], ph, pl, bh, bl);
+                ATTN_T3_ACC(oa[n], ph, pl, bh, bl);
             }
         }
     }

@@ -193,8 +193,8 @@ typedef struct attn_prog {
     int wks; /* attn_bwd_dkv_wg: K and V in __local (WKS) */
     int wgn; /* attn_fwd_wg's warpgroups of 64 query rows (WGN, attn_wg_n) */
     int late; /* attn_fwd_wg: tile copies after the products (WG_LATE, attn_wg_late) */
-    int qpre; /* attn_fwd_tf32 (mma 7): its query fragments split once (TQPRE); wgn its
-               * warps (TW), wbk its key tile (TBK) */
+    int t3f; /* attn_fwd_tf32 (mma 7): bit 0 its query fragments split once (TQPRE), bit 1
+              * its products promoted (TPROMO); wgn its warps (TW), wbk its key tile (TBK) */
 } attn_prog;
 
 /*
@@ -268,7 +268,12 @@ static clops_status write_defines(const void *vctx, const clops_device *d, strbu
                   "#define BT %d\n#define NT %d\n",
               kit_cl_storage(c->dt), (int)kit_load_store(c->dt), c->dp, c->bq,
               attn_fwd_bk(c->bq, c->dp), attn_bt(c->dp), ATTN_NT);
-    if (c->mma >= 4) {
+    if (c->mma == 7) {
+        sb_printf(sb,
+                  "#define ATTN_MMA 7\n#define MMA_TY \"bf16\"\n#define MR 1\n#define ATTN_XM 0\n"
+                  "#define TW %d\n#define TBK %d\n#define TQPRE %d\n#define TPROMO %d\n",
+                  c->wgn, c->wbk, c->t3f & 1, c->t3f >> 1 & 1);
+    } else if (c->mma >= 4) {
         /* attn_fwd_wg (4), attn_bwd_dkv_wg (5), attn_bwd_dq_wg (6): the lean programs only;
          * their products' atoms (wgmma_attn.clh) after the kit's headers */
         const char *wga = NULL;
@@ -288,11 +293,6 @@ static clops_status write_defines(const void *vctx, const clops_device *d, strbu
         sb_append(sb, "#line 1 \"wgmma_attn.clh\"\n");
         sb_append(sb, wga);
         sb_append(sb, "\n");
-    } else if (c->mma == 7) {
-        sb_printf(sb,
-                  "#define ATTN_MMA 7\n#define MMA_TY \"bf16\"\n#define MR 1\n#define ATTN_XM 0\n"
-                  "#define TW %d\n#define TBK %d\n#define TQPRE %d\n",
-                  c->wgn, c->wbk, c->qpre);
     } else if (c->mma) {
         static const char *const wname[3] = {"MW", "BKW", "QBW"};
         sb_printf(sb,
@@ -565,7 +565,9 @@ static clops_status wg_kernel(clops_device *d, clops_dtype dt, int dp, const cha
  * whose four float32 tiles fit 48 KiB; default 32 at head dim 64, 16 at
  * 128), CLOPS_ATTN_TF32_QPRE=1/2 the query fragments split once and kept
  * (1) or split at each use (2; default: kept at head dim 64, split at
- * 128: registers).
+ * 128: registers), CLOPS_ATTN_TF32_PROMOTE=1 each k step's three products
+ * into a fresh accumulator added in float32 (TPROMO; default off: the
+ * kernel attn14's job measured).
  */
 #define ATTN_TF32_DEFAULT 0
 static atomic_int attn_t3_set = -1; /* attention_set_tf32: -1 the environment's */
@@ -606,6 +608,12 @@ static int attn_t3_qpre(int dp)
     return e ? e == 1 : dp <= 64;
 }
 
+static int attn_t3_promote(void)
+{
+    static atomic_int env = -1;
+    return attn_env_int(&env, "CLOPS_ATTN_TF32_PROMOTE", 1, 1);
+}
+
 /* Whether d can run attn_fwd_tf32: an NVIDIA device of compute
  * capability 8.0 or later (mma.sync's tf32 atom, cp.async) whose kernels
  * take the tensor-core programs (KIT_MMA). */
@@ -619,13 +627,13 @@ static bool t3_device(const clops_device *d)
  * the driver's build. */
 static clops_status t3_kernel(clops_device *d, int dp, const char *op, host_kernel **k)
 {
-    int w = attn_t3_w(), bk = attn_t3_bk(dp), qpre = attn_t3_qpre(dp);
+    int w = attn_t3_w(), bk = attn_t3_bk(dp), f = attn_t3_qpre(dp) | attn_t3_promote() << 1;
     host_kkey key = {{(0x41ull << 56) | (0x54ull << 40) | (uint64_t)CLOPS_FLOAT32, (uint64_t)dp,
-                      (uint64_t)bk, (uint64_t)w | (uint64_t)qpre << 8}};
+                      (uint64_t)bk, (uint64_t)w | (uint64_t)f << 8}};
     char pname[96];
-    snprintf(pname, sizeof pname, "attention-tf32/float32/d%d/fwd/w%d/k%d%s", dp, w, bk,
-             qpre ? "" : "/qs");
-    attn_prog ctx = {CLOPS_FLOAT32, dp, ATTN_BQ, 7, 0, bk, 0, w, 0, qpre};
+    snprintf(pname, sizeof pname, "attention-tf32/float32/d%d/fwd/w%d/k%d%s%s", dp, w, bk,
+             f & 1 ? "" : "/qs", f & 2 ? "/promote" : "");
+    attn_prog ctx = {CLOPS_FLOAT32, dp, ATTN_BQ, 7, 0, bk, 0, w, 0, f};
     kit_program p = {.name = pname,
                      .title = "clops attention float32 tensor-core program (ops/attention/attention.c)",
                      .headers = {"random_math.clh", "mma.clh", "attention_vis.clh", NULL},
