@@ -8,13 +8,16 @@
  * worse than PyTorch's own float32 kernel's; docs/attention.md "The
  * float32 forward on the tensor cores").
  *
- *     attention_accuracy [--device SEL] [--b B] [--hq H] [--hkv H] [--l L] [--d D] --out DIR
+ *     attention_accuracy [--device SEL] [--b B] [--hq H] [--hkv H] [--l L] [--d D]
+ *                        [--name NAME] --out DIR
  *
  * Query [B, Hq, L, D], key and value [B, Hkv, L, D] (N(0, 1), Box-Muller
  * from a fixed seed) go to DIR/q.f32, k.f32, v.f32; the causal forward
  * (scale 1/sqrt(D)) with attn_fwd_tf32 off (the FMA kernel, attn_fwd) to
  * DIR/o_fma.f32 and on (attention_set_tf32) to DIR/o_tf32.f32, with the
- * launch counters printed (a forward that fell back shows).
+ * launch counters printed (a forward that fell back shows).  --name NAME:
+ * only the 3xTF32 forward, to DIR/o_NAME.f32 (a run under other
+ * CLOPS_ATTN_TF32_* settings beside the first, on the same inputs).
  */
 #include <math.h>
 #include <stdio.h>
@@ -54,7 +57,7 @@ static int save(const char *dir, const char *name, const void *p, size_t bytes)
 
 int main(int argc, char **argv)
 {
-    const char *sel = "nvidia", *out = NULL;
+    const char *sel = "nvidia", *out = NULL, *only = NULL;
     int64_t b = 8, hq = 12, hkv = 12, l = 1024, dh = 64;
     for (int i = 1; i < argc; i++) {
         int64_t *dst = strcmp(argv[i], "--b") == 0     ? &b
@@ -69,9 +72,11 @@ int main(int argc, char **argv)
             sel = argv[++i];
         else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc)
             out = argv[++i];
+        else if (strcmp(argv[i], "--name") == 0 && i + 1 < argc && strlen(argv[i + 1]) < 16)
+            only = argv[++i];
         else {
             fprintf(stderr, "usage: attention_accuracy [--device SEL] [--b B] [--hq H] [--hkv H] "
-                            "[--l L] [--d D] --out DIR\n");
+                            "[--l L] [--d D] [--name NAME] --out DIR\n");
             return 2;
         }
     }
@@ -115,8 +120,8 @@ int main(int argc, char **argv)
            "N(0, 1) inputs\n",
            d->label, d->info.name, (long long)b, (long long)hq, (long long)hkv, (long long)l,
            (long long)dh);
-    static const char *const names[2] = {"fma", "tf32"};
-    for (int r = 0; r < 2; r++) {
+    const char *const names[2] = {"fma", only ? only : "tf32"};
+    for (int r = only ? 1 : 0; r < 2; r++) {
         attention_set_tf32(r);
         attn_stats s0, s1;
         attention_stats(&s0);

@@ -10,10 +10,15 @@ of the 3xTF32 forward (attn14: no worse than PyTorch's efficient kernel).
 
     python3 bench/attention_accuracy.py DIR B HQ HKV L D
 
+(DIR/o_NAME.f32 beyond o_fma and o_tf32, attention_accuracy --name NAME's,
+are compared too.)
+
 Error of O: max |O - O64| and mean |O - O64|, each also over max |O64|;
 O64 = softmax(Q K^T / sqrt(D), causal) V in float64 (on the GPU when there is one).
 """
+import glob
 import math
+import os
 import sys
 
 import torch
@@ -51,13 +56,16 @@ def main():
         mx, mn = e.max().item(), e.mean().item()
         print(f"{name:34s} {mx:10.3e} {mn:10.3e} {mx / scale:10.3e} {mn / scale:10.3e}")
 
-    for name in ("fma", "tf32"):
+    names = ["fma", "tf32"] + sorted(os.path.basename(f)[2:-4] for f in glob.glob(f"{d}/o_*.f32")
+                                      if os.path.basename(f) not in ("o_fma.f32", "o_tf32.f32"))
+    for name in names:
         try:
             o = load(f"{d}/o_{name}.f32", (b, hq, l, dh))
         except (OSError, RuntimeError) as ex:
             print(f"clops {name}: missing ({ex})")
             continue
-        err(f"clops {'attn_fwd (FMA)' if name == 'fma' else 'attn_fwd_tf32 (3xTF32)'}", o.to(dev))
+        label = {"fma": "attn_fwd (FMA)", "tf32": "attn_fwd_tf32 (3xTF32)"}.get(name, f"attn_fwd_tf32 {name}")
+        err(f"clops {label}", o.to(dev))
     from torch.nn.attention import SDPBackend, sdpa_kernel
     import torch.nn.functional as F
     for label, be in (("PyTorch efficient (float32)", SDPBackend.EFFICIENT_ATTENTION),

@@ -11,7 +11,8 @@
 #      one), after unpacking .debs/;
 #   2. tests on the GPU, in parallel, each cut at TEST_S (default 40 s):
 #      test_tf32_forward (its known-answer checks at head dims 64 and 128,
-#      six problems against the CPU reference); the same with a planted
+#      six problems against the CPU reference), and with the products
+#      promoted (CLOPS_ATTN_TF32_PROMOTE=1); the same with a planted
 #      bug (the kernels read from a copy of cl_kernels/ whose 3xTF32
 #      product drops its hi*lo term, CLOPS_KERNEL_DIR): it must fail;
 #      test_kernels_match_the_reference with the kernel on
@@ -20,18 +21,21 @@
 #      test_check_attention with it on;
 #   4. errors against float64 (bench/attention_accuracy.c writes clops'
 #      FMA and 3xTF32 outputs on N(0, 1) inputs, bench/attention_accuracy.py
-#      compares them and PyTorch's efficient and math kernels) on GPT-2's
-#      and Llama's shapes;
+#      compares them, the promoted products' (CLOPS_ATTN_TF32_PROMOTE=1)
+#      and PyTorch's efficient and math kernels) on GPT-2's and Llama's
+#      shapes;
 #   3. PyTorch's float32 forward (bench/torch_attention.py, its default,
 #      and the efficient kernel forced), then clops' float32 forward rows
 #      (bench_attention, sdpa_fwd_{gpt2,llama}_f32): the FMA kernel
-#      (CLOPS_ATTN_TF32=0) and attn_fwd_tf32's defaults;
+#      (CLOPS_ATTN_TF32=0), attn_fwd_tf32's defaults and promoted;
 #   4. (below);
 #   5. attn_fwd_tf32's other shapes (CLOPS_ATTN_TF32_W / _BK / _QPRE).
 # Logs go to $OUT/logs as they come (with TARBALL=1 a tarball of them,
 # $TGZ, default $OUT/attn.tgz, after every step).  DEV (default nvidia)
 # is the test device selector, BDEV the benchmark's (a dry run on POCL:
-# DEV=pocl BDEV=pocl SMALL=1 with small limits).
+# DEV=pocl BDEV=pocl SMALL=1 with small limits).  attn14's call (H200,
+# 2026-11-28, warm machine) took 121 s: build 40 s, tests 40 s (the matrix
+# cut there), PyTorch 8 s, rows 2 s each, accuracy 15 s.
 JOB=tf32 JOB_DEF_S=215
 . bench/attention_job_lib.sh
 BDEV=${BDEV:-nvidia}
@@ -51,11 +55,12 @@ open(p, "w").write(s.replace(old, "(void)0;"))
 PY
 t() { attn_test "$@"; }
 t test_attention tf32 CLOPS_TEST_FILTER=test_tf32_forward &
+t test_attention tf32_promote CLOPS_ATTN_TF32_PROMOTE=1 CLOPS_CACHE_DIR=/tmp/attn-tf32-p-cache CLOPS_TEST_FILTER=test_tf32_forward &
 t test_attention tf32_bug CLOPS_KERNEL_DIR="$BUG" CLOPS_CACHE_DIR=/tmp/attn-tf32-bug-cache CLOPS_TEST_FILTER=test_tf32_forward &
 t test_attention matrix CLOPS_ATTN_TF32=1 CLOPS_TEST_ATTN_TF32=1 CLOPS_TEST_FILTER=test_kernels_match_the_reference CLOPS_TEST_ATTN_PROGRESS=1 &
 t test_check_attention check CLOPS_ATTN_TF32=1 &
 wait
-for n in tf32 tf32_bug matrix check; do
+for n in tf32 tf32_promote tf32_bug matrix check; do
     echo "== $n: $(grep -c '\[       OK \]' "$L/test_$n.txt") OK, $(grep -c '\[  FAILED  \]' "$L/test_$n.txt") FAILED; $(tail -1 "$L/test_$n.txt")" >>"$L/steps.txt"
     grep -E "FAIL|rror|warning" "$L/test_$n.txt" | head -6 >>"$L/steps.txt"
 done
@@ -81,6 +86,7 @@ rows() {
 }
 rows fma 'sdpa_fwd_*_f32' CLOPS_ATTN_TF32=0
 rows tf32 'sdpa_fwd_*_f32' CLOPS_ATTN_TF32=1
+rows promote 'sdpa_fwd_*_f32' CLOPS_ATTN_TF32=1 CLOPS_ATTN_TF32_PROMOTE=1
 log "accuracy"
 A=/tmp/attn-tf32-acc
 mkdir -p "$A"
@@ -89,6 +95,9 @@ SH_G="8 12 12 1024 64" SH_L="2 32 8 2048 128"
 for sh in "$SH_G" "$SH_L"; do
     set -- $sh
     timeout "$(lim 25)" "$BUILD/bench/attention_accuracy" --device "$BDEV" --b $1 --hq $2 --hkv $3 --l $4 --d $5 --out "$A" >>"$L/accuracy.txt" 2>&1
+    echo "rc $?" >>"$L/accuracy.txt"
+    # the promoted products (CLOPS_ATTN_TF32_PROMOTE=1) on the same inputs
+    CLOPS_ATTN_TF32_PROMOTE=1 timeout "$(lim 25)" "$BUILD/bench/attention_accuracy" --device "$BDEV" --b $1 --hq $2 --hkv $3 --l $4 --d $5 --name promote --out "$A" >>"$L/accuracy.txt" 2>&1
     echo "rc $?" >>"$L/accuracy.txt"
     timeout "$(lim 30)" python3 bench/attention_accuracy.py "$A" $1 $2 $3 $4 $5 >>"$L/accuracy.txt" 2>&1
     echo "rc $?" >>"$L/accuracy.txt"
