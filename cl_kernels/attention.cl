@@ -755,21 +755,25 @@ static inline void attn_out_pair(__global T *o, long i, long o_2, long o_3, int 
     ATTN_LOAD_BITS_N(dst, R, p, r_0, rows, cols, sr, sc, MNT)
 /* The same by a work-group of NTH items. */
 #define ATTN_LOAD_BITS_N(dst, R, p, r_0, rows, cols, sr, sc, NTH)                               \
+    ATTN_LOAD_ROWS(ushort, 2, DSM, dst, R, p, r_0, rows, cols, sr, sc, NTH)
+/* The same for elements of type ET, EB bytes each, rows of RS elements
+ * in dst (attn_fwd_tf32's float32 tiles too). */
+#define ATTN_LOAD_ROWS(ET, EB, RS, dst, R, p, r_0, rows, cols, sr, sc, NTH)                     \
     if (vec & 1) {                                                                              \
-        for (int x_ = get_local_id(0); x_ < (R) * (D / 8); x_ += (NTH)) {                       \
-            int r_ = x_ / (D / 8), c_ = x_ % (D / 8) * 8;                                       \
+        for (int x_ = get_local_id(0); x_ < (R) * (D / (16 / EB)); x_ += (NTH)) {               \
+            int r_ = x_ / (D / (16 / EB)), c_ = x_ % (D / (16 / EB)) * (16 / EB);               \
             long i_ = (r_0) + r_;                                                               \
-            int nb_ = i_ < (rows) ? (int)clamp(((long)(cols) - c_) * 2, 0L, 16L) : 0;           \
-            mma_cp16((dst) + r_ * DSM + c_,                                                     \
-                     (__global const ushort *)(p) + (nb_ ? i_ * (sr) + c_ : 0), nb_);           \
+            int nb_ = i_ < (rows) ? (int)clamp(((long)(cols) - c_) * EB, 0L, 16L) : 0;          \
+            mma_cp16((dst) + r_ * (RS) + c_,                                                    \
+                     (__global const ET *)(p) + (nb_ ? i_ * (sr) + c_ : 0), nb_);               \
         }                                                                                       \
     } else {                                                                                    \
         for (int x_ = get_local_id(0); x_ < (R) * D; x_ += (NTH)) {                             \
             int r_ = x_ / D, c_ = x_ % D;                                                       \
             long i_ = (r_0) + r_;                                                               \
-            (dst)[r_ * DSM + c_] = (i_ < (rows) && c_ < (cols))                                 \
-                                       ? ((__global const ushort *)(p))[i_ * (sr) + c_ * (sc)]  \
-                                       : (ushort)0;                                             \
+            (dst)[r_ * (RS) + c_] = (i_ < (rows) && c_ < (cols))                                \
+                                        ? ((__global const ET *)(p))[i_ * (sr) + c_ * (sc)]     \
+                                        : (ET)0;                                                \
         }                                                                                       \
     }
 
@@ -2370,23 +2374,7 @@ static inline void attn_t3(float x, uint *hi, uint *lo)
  * by cp.async when vec & 1 (committed by the caller), else element by
  * element; zero past rows and cols. */
 #define ATTN_LOAD_F32(dst, R, p, r_0, rows, cols, sr, sc)                                       \
-    if (vec & 1) {                                                                              \
-        for (int x_ = get_local_id(0); x_ < (R) * (D / 4); x_ += TNT) {                         \
-            int r_ = x_ / (D / 4), c_ = x_ % (D / 4) * 4;                                       \
-            long i_ = (r_0) + r_;                                                               \
-            int nb_ = i_ < (rows) ? (int)clamp(((long)(cols) - c_) * 4, 0L, 16L) : 0;           \
-            mma_cp16((dst) + r_ * TDS + c_,                                                     \
-                     (__global const float *)(p) + (nb_ ? i_ * (sr) + c_ : 0), nb_);            \
-        }                                                                                       \
-    } else {                                                                                    \
-        for (int x_ = get_local_id(0); x_ < (R) * D; x_ += TNT) {                               \
-            int r_ = x_ / D, c_ = x_ % D;                                                       \
-            long i_ = (r_0) + r_;                                                               \
-            (dst)[r_ * TDS + c_] = (i_ < (rows) && c_ < (cols))                                 \
-                                       ? ((__global const float *)(p))[i_ * (sr) + c_ * (sc)]   \
-                                       : 0.0f;                                                  \
-        }                                                                                       \
-    }
+    ATTN_LOAD_ROWS(float, 4, TDS, dst, R, p, r_0, rows, cols, sr, sc, TNT)
 
 __kernel __attribute__((reqd_work_group_size(TNT, 1, 1))) void attn_fwd_tf32(ATTN_FWD_ARGS,
                                                                              int vec)
