@@ -38,6 +38,11 @@
  * head dim 64/128 ran its dK/dV there; test_wgmma_dq_choice and
  * CLOPS_TEST_ATTN_WGMMA_DQ=1 the same for the wgmma dQ (attn_bwd_dq_wg,
  * attn12: off by default; on the H200 in attn13 its checks passed, slower).
+ * test_tf32_forward checks the float32 forward on the tensor cores
+ * (attn_fwd_tf32, 3xTF32, attn14: off by default) — its choice, checks,
+ * and on NVIDIA devices of compute capability >= 8.0 its forwards against
+ * the reference; CLOPS_TEST_ATTN_TF32=1 (with CLOPS_ATTN_TF32=1) asserts
+ * that every lean float32 forward of head dim 64/128 took it.
  * CLOPS_TEST_FILTER (a cmocka glob) runs a subset; CLOPS_TEST_ATTN_CASES
  * (a glob on the cases' names, e.g. 'mma tiles*') a subset of the feature
  * matrix, and CLOPS_TEST_ATTN_PROGRESS=1 prints each of its cases as it
