@@ -93,14 +93,18 @@ mkdir -p "$A"
 SH_G="8 12 12 1024 64" SH_L="2 32 8 2048 128"
 [ "${SMALL:-0}" = 1 ] && SH_G="1 2 2 100 64" SH_L="1 4 2 90 128"
 for sh in "$SH_G" "$SH_L"; do
-    set -- $sh
-    timeout "$(lim 25)" "$BUILD/bench/attention_accuracy" --device "$BDEV" --b $1 --hq $2 --hkv $3 --l $4 --d $5 --out "$A" >>"$L/accuracy.txt" 2>&1
-    echo "rc $?" >>"$L/accuracy.txt"
-    # the promoted products (CLOPS_ATTN_TF32_PROMOTE=1) on the same inputs
-    CLOPS_ATTN_TF32_PROMOTE=1 timeout "$(lim 25)" "$BUILD/bench/attention_accuracy" --device "$BDEV" --b $1 --hq $2 --hkv $3 --l $4 --d $5 --name promote --out "$A" >>"$L/accuracy.txt" 2>&1
-    echo "rc $?" >>"$L/accuracy.txt"
-    timeout "$(lim 30)" python3 bench/attention_accuracy.py "$A" $1 $2 $3 $4 $5 >>"$L/accuracy.txt" 2>&1
-    echo "rc $?" >>"$L/accuracy.txt"
+    read -r b hq hkv ln dh <<<"$sh"
+    sz=(--b "$b" --hq "$hq" --hkv "$hkv" --l "$ln" --d "$dh")
+    {
+        timeout "$(lim 25)" "$BUILD/bench/attention_accuracy" --device "$BDEV" "${sz[@]}" --out "$A" 2>&1
+        echo "rc $?"
+        # the promoted products (CLOPS_ATTN_TF32_PROMOTE=1) on the same inputs
+        CLOPS_ATTN_TF32_PROMOTE=1 timeout "$(lim 25)" "$BUILD/bench/attention_accuracy" --device "$BDEV" \
+            "${sz[@]}" --name promote --out "$A" 2>&1
+        echo "rc $?"
+        timeout "$(lim 30)" python3 bench/attention_accuracy.py "$A" "$b" "$hq" "$hkv" "$ln" "$dh" 2>&1
+        echo "rc $?"
+    } >>"$L/accuracy.txt"
     log "accuracy $sh"
     pack
 done
@@ -112,5 +116,5 @@ rows w2 'sdpa_fwd_*_f32' CLOPS_ATTN_TF32=1 CLOPS_ATTN_TF32_W=2
 rows d64k16 sdpa_fwd_gpt2_f32 CLOPS_ATTN_TF32=1 CLOPS_ATTN_TF32_BK=16
 rows d64qs sdpa_fwd_gpt2_f32 CLOPS_ATTN_TF32=1 CLOPS_ATTN_TF32_QPRE=2
 rows d128k8 sdpa_fwd_llama_f32 CLOPS_ATTN_TF32=1 CLOPS_ATTN_TF32_BK=8
-log done
+log "done"
 pack
