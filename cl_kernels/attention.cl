@@ -747,6 +747,82 @@ static inline void attn_out_pair(__global T *o, long i, long o_2, long o_3, int 
     if (t == 0)                                                                                 \
         lse[bh * L + (i)] = (l) == 0.0f ? -INFINITY : ((m) + log2(l)) * M_LN2_F;
 
+/* The dropout arguments the tensor-core forwards do not read (the host
+ * runs attn_fwd for dropout). */
+#define ATTN_FWD_UNUSED()                                                                       \
+    (void)thr;                                                                                  \
+    (void)dscale;                                                                               \
+    (void)sk0;                                                                                  \
+    (void)sk1;                                                                                  \
+    (void)roff;
+/* The first steps of attn_fwd_wg and attn_fwd_tf32: the work-group's
+ * query tile of BQR rows (tiles slowest and last first, as attn_fwd_mma:
+ * with causality the long tiles start first), the lean arguments, the
+ * scale in log2 units (sl2; pos: positive), the key tiles of BKN keys the
+ * tile needs (ntile). */
+#define ATTN_FWD_TILES(BQR, BKN)                                                                \
+    long nbh_ = get_num_groups(0) / nqt, gid0_ = get_group_id(0);                               \
+    ATTN_FWD_SETUP(BQR, gid0_ % nbh_ * nqt + (nqt - 1 - gid0_ / nbh_))                          \
+    ATTN_LEAN()                                                                                 \
+    const float sl2 = scale * M_LOG2E_F;                                                        \
+    const bool pos = sl2 > 0.0f;                                                                \
+    long kend = causal ? min(S, i0 + (BQR) + coff) : S;                                         \
+    int ntile = kend > 0 ? (int)((kend + (BKN) - 1) / (BKN)) : 0;
+/* The online softmax of the scores of key tile jt (BKN keys; attn_fwd_mma's
+ * steps, 16 rows of a warp), shared by attn_fwd_wg and attn_fwd_tf32:
+ * s[BKN / 2] holds a lane's scores in the accumulators' layout (s[n]: row
+ * g + 8 ((n >> 1) & 1), key 8 (n >> 2) + 2 t + (n & 1)); the new row
+ * maxima mr, al the factor of the old sums lsum and of O, s becomes P
+ * (float32). */
+#define ATTN_SOFTMAX(jt, BKN)                                                                   \
+    {                                                                                           \
+        long j0 = (long)(jt) * (BKN);                                                           \
+        bool plain = pos && mkind == 0 && j0 + (BKN) <= S && j0 + (BKN) - 1 <= wfull;           \
+        float f = plain ? sl2 : 1.0f;                                                           \
+        float mx[2] = {-INFINITY, -INFINITY};                                                   \
+        if (plain) {                                                                            \
+            _Pragma("unroll") for (int n = 0; n < (BKN) / 2; n++) mx[(n >> 1) & 1] =            \
+                fmax(mx[(n >> 1) & 1], s[n]);                                                   \
+        } else {                                                                                \
+            /* row r's visible keys: 8 (n / 4) + (n & 1) < end[rr] (the                         \
+             * lane's 2 t taken off) */                                                         \
+            int end[2];                                                                         \
+            for (int rr = 0; rr < 2; rr++)                                                      \
+                end[rr] = attn_vis_end(g + 8 * rr, L - w0, S - j0,                              \
+                                       causal ? w0 + coff - j0 : ATTN_VIS_ALL) -                \
+                          2 * t;                                                                \
+            _Pragma("unroll") for (int n = 0; n < (BKN) / 2; n++)                               \
+            {                                                                                   \
+                int rr = (n >> 1) & 1;                                                          \
+                float x = ((n >> 2) * 8 + (n & 1) < end[rr] ? s[n] * scale : -INFINITY) *       \
+                          M_LOG2E_F;                                                            \
+                s[n] = x;                                                                       \
+                mx[rr] = fmax(mx[rr], x);                                                       \
+            }                                                                                   \
+        }                                                                                       \
+        float mu[2], ls[2] = {0.0f, 0.0f};                                                      \
+        _Pragma("unroll") for (int rr = 0; rr < 2; rr++)                                        \
+        {                                                                                       \
+            mx[rr] = fmax(mx[rr], attn_shfl_xor(mx[rr], 1));                                    \
+            mx[rr] = fmax(mx[rr], attn_shfl_xor(mx[rr], 2));                                    \
+            mx[rr] = fmax(mr[rr], mx[rr] * f);                                                  \
+            mu[rr] = mx[rr] == -INFINITY ? 0.0f : mx[rr];                                       \
+            al[rr] = mx[rr] == -INFINITY ? 1.0f : native_exp2(mr[rr] - mu[rr]);                 \
+            mr[rr] = mx[rr];                                                                    \
+        }                                                                                       \
+        _Pragma("unroll") for (int n = 0; n < (BKN) / 2; n++)                                   \
+        {                                                                                       \
+            float p_ = native_exp2(fma(s[n], f, -mu[(n >> 1) & 1]));                            \
+            ls[(n >> 1) & 1] += p_;                                                             \
+            s[n] = p_;                                                                          \
+        }                                                                                       \
+        _Pragma("unroll") for (int rr = 0; rr < 2; rr++)                                        \
+        {                                                                                       \
+            ls[rr] += attn_shfl_xor(ls[rr], 1);                                                 \
+            ls[rr] += attn_shfl_xor(ls[rr], 2);                                                 \
+            lsum[rr] = lsum[rr] * al[rr] + ls[rr];                                              \
+        }                                                                                       \
+    }
 /* rows [r0, r0 + R) of a [rows, cols] view of 16-bit values into
  * dst[R * DSM]: by cp.async when vec (unit column stride, 16-byte aligned
  * rows; the copies are committed by the caller), else element by
@@ -1020,11 +1096,7 @@ __kernel __attribute__((reqd_work_group_size(MNT, 1, 1))) void attn_fwd_mma(ATTN
             }
         }
     }
-    (void)thr;
-    (void)dscale;
-    (void)sk0;
-    (void)sk1;
-    (void)roff;
+    ATTN_FWD_UNUSED()
 }
 #endif /* ATTN_MMA == 1 */
 #if ATTN_MMA == 2 || ATTN_MMA == 3 /* the backward's programs: 2 attn_bwd_dkv_mma and attn_bwd_fold, 3 attn_bwd_dq_mma */
@@ -1622,14 +1694,7 @@ __kernel __attribute__((reqd_work_group_size(WNT, 1, 1))) void attn_fwd_wg(ATTN_
     __local ushort sm[WNS * WSLOT] __attribute__((aligned(1024)));
     const int lid = get_local_id(0), lane = lid & 31, warp = lid >> 5;
     const int g = lane >> 2, t = lane & 3;
-    /* query tiles slowest and last first, as attn_fwd_mma */
-    long nbh_ = get_num_groups(0) / nqt, gid0_ = get_group_id(0);
-    ATTN_FWD_SETUP(WBQ, gid0_ % nbh_ * nqt + (nqt - 1 - gid0_ / nbh_))
-    ATTN_LEAN()
-    const float sl2 = scale * M_LOG2E_F;
-    const bool pos = sl2 > 0.0f;
-    long kend = causal ? min(S, i0 + WBQ + coff) : S;
-    int ntile = kend > 0 ? (int)((kend + WBK - 1) / WBK) : 0;
+    ATTN_FWD_TILES(WBQ, WBK)
     const uint sb = mma_saddr(sm);
     /* K_0 into slot 0, in flight while the Q fragments load */
     if (ntile > 0) {
@@ -1701,58 +1766,8 @@ __kernel __attribute__((reqd_work_group_size(WNT, 1, 1))) void attn_fwd_wg(ATTN_
                       MMA_TY, "1", 1);                                                          \
         WG_COMMIT();                                                                            \
     }
-    /* The online softmax of S_jt (attn_fwd_mma's, 16 rows of the warp):
-     * the new row maxima, al the factor of the old sums and O, s becomes
-     * P (float32). */
-#define WG_SOFTMAX(jt)                                                                          \
-    {                                                                                           \
-        long j0 = (long)(jt) * WBK;                                                             \
-        bool plain = pos && mkind == 0 && j0 + WBK <= S && j0 + WBK - 1 <= wfull;               \
-        float f = plain ? sl2 : 1.0f;                                                           \
-        float mx[2] = {-INFINITY, -INFINITY};                                                   \
-        if (plain) {                                                                            \
-            _Pragma("unroll") for (int n = 0; n < WBK / 2; n++) mx[(n >> 1) & 1] =              \
-                fmax(mx[(n >> 1) & 1], s[n]);                                                   \
-        } else {                                                                                \
-            /* row r's visible keys: 8 (n / 4) + (n & 1) < end[rr] (the                         \
-             * lane's 2 t taken off) */                                                         \
-            int end[2];                                                                         \
-            for (int rr = 0; rr < 2; rr++)                                                      \
-                end[rr] = attn_vis_end(g + 8 * rr, L - w0, S - j0,                              \
-                                       causal ? w0 + coff - j0 : ATTN_VIS_ALL) -                \
-                          2 * t;                                                                \
-            _Pragma("unroll") for (int n = 0; n < WBK / 2; n++)                                 \
-            {                                                                                   \
-                int rr = (n >> 1) & 1;                                                          \
-                float x = ((n >> 2) * 8 + (n & 1) < end[rr] ? s[n] * scale : -INFINITY) *       \
-                          M_LOG2E_F;                                                            \
-                s[n] = x;                                                                       \
-                mx[rr] = fmax(mx[rr], x);                                                       \
-            }                                                                                   \
-        }                                                                                       \
-        float mu[2], ls[2] = {0.0f, 0.0f};                                                      \
-        _Pragma("unroll") for (int rr = 0; rr < 2; rr++)                                        \
-        {                                                                                       \
-            mx[rr] = fmax(mx[rr], attn_shfl_xor(mx[rr], 1));                                    \
-            mx[rr] = fmax(mx[rr], attn_shfl_xor(mx[rr], 2));                                    \
-            mx[rr] = fmax(mr[rr], mx[rr] * f);                                                  \
-            mu[rr] = mx[rr] == -INFINITY ? 0.0f : mx[rr];                                       \
-            al[rr] = mx[rr] == -INFINITY ? 1.0f : native_exp2(mr[rr] - mu[rr]);                 \
-            mr[rr] = mx[rr];                                                                    \
-        }                                                                                       \
-        _Pragma("unroll") for (int n = 0; n < WBK / 2; n++)                                     \
-        {                                                                                       \
-            float p_ = native_exp2(fma(s[n], f, -mu[(n >> 1) & 1]));                            \
-            ls[(n >> 1) & 1] += p_;                                                             \
-            s[n] = p_;                                                                          \
-        }                                                                                       \
-        _Pragma("unroll") for (int rr = 0; rr < 2; rr++)                                        \
-        {                                                                                       \
-            ls[rr] += attn_shfl_xor(ls[rr], 1);                                                 \
-            ls[rr] += attn_shfl_xor(ls[rr], 2);                                                 \
-            lsum[rr] = lsum[rr] * al[rr] + ls[rr];                                              \
-        }                                                                                       \
-    }
+    /* The online softmax of S_jt (ATTN_SOFTMAX's, WBK keys) */
+#define WG_SOFTMAX(jt) ATTN_SOFTMAX(jt, WBK)
     /* P rounded to the input type: the next P V product's A operand */
 #define WG_PACK()                                                                               \
     _Pragma("unroll") for (int kk = 0; kk < WBK / 16; kk++)                                     \
@@ -1811,11 +1826,7 @@ __kernel __attribute__((reqd_work_group_size(WNT, 1, 1))) void attn_fwd_wg(ATTN_
             ATTN_LSE(i, mr[rr], l)
         }
     }
-    (void)thr;
-    (void)dscale;
-    (void)sk0;
-    (void)sk1;
-    (void)roff;
+    ATTN_FWD_UNUSED()
     (void)m_2;
     (void)m_3;
     (void)mb;
@@ -2382,13 +2393,7 @@ __kernel __attribute__((reqd_work_group_size(TNT, 1, 1))) void attn_fwd_tf32(ATT
     __local float sm[4 * TBK * TDS] __attribute__((aligned(16)));
     const int lid = get_local_id(0), lane = lid & 31, warp = lid >> 5;
     const int g = lane >> 2, t = lane & 3;
-    long nbh_ = get_num_groups(0) / nqt, gid0_ = get_group_id(0);
-    ATTN_FWD_SETUP(TBQ, gid0_ % nbh_ * nqt + (nqt - 1 - gid0_ / nbh_))
-    ATTN_LEAN()
-    const float sl2 = scale * M_LOG2E_F;
-    const bool pos = sl2 > 0.0f;
-    long kend = causal ? min(S, i0 + TBQ + coff) : S;
-    int ntile = kend > 0 ? (int)((kend + TBK - 1) / TBK) : 0;
+    ATTN_FWD_TILES(TBQ, TBK)
     if (ntile > 0) {
         ATTN_LOAD_F32(sm, TBK, k, 0, S, E, k_2, k_3)
         ATTN_LOAD_F32(sm + TBK * TDS, TBK, v, 0, S, Ev, v_2, v_3)
@@ -2437,20 +2442,22 @@ __kernel __attribute__((reqd_work_group_size(TNT, 1, 1))) void attn_fwd_tf32(ATT
         }
         if (j0 > wlast)
             continue;
-        float s[TBK / 8][4];
+        /* S in the accumulators' layout: s[4 n + e] is element e of the
+         * 8-key block n (ATTN_SOFTMAX's) */
+        float s[TBK / 2], al[2];
 #pragma unroll
-        for (int n = 0; n < TBK / 8; n++)
-            s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.0f;
+        for (int n = 0; n < TBK / 2; n++)
+            s[n] = 0.0f;
 #pragma unroll
         for (int kk = 0; kk < TNB; kk++) {
-            uint ah[4], al[4];
+            uint ah[4], al_[4];
 #pragma unroll
             for (int e = 0; e < 4; e++) {
 #if TQPRE
                 ah[e] = qh[kk][e];
-                al[e] = ql[kk][e];
+                al_[e] = ql[kk][e];
 #else
-                attn_t3(qf[kk][e], &ah[e], &al[e]);
+                attn_t3(qf[kk][e], &ah[e], &al_[e]);
 #endif
             }
 #pragma unroll
@@ -2459,74 +2466,25 @@ __kernel __attribute__((reqd_work_group_size(TNT, 1, 1))) void attn_fwd_tf32(ATT
                 __local const float *kr = ks + (n * 8 + g) * TDS + kk * 8 + t;
                 attn_t3(kr[0], &bh[0], &bl[0]);
                 attn_t3(kr[4], &bh[1], &bl[1]);
-                ATTN_T3_ACC(s[n], ah, al, bh, bl);
+                ATTN_T3_ACC(s + 4 * n, ah, al_, bh, bl);
             }
         }
-        bool plain = pos && j0 + TBK <= S && j0 + TBK - 1 <= wfull;
-        float f = plain ? sl2 : 1.0f;
-        float mx[2] = {-INFINITY, -INFINITY};
-        if (plain) {
-#pragma unroll
-            for (int n = 0; n < TBK / 8; n++)
-#pragma unroll
-                for (int e = 0; e < 4; e++)
-                    mx[e >> 1] = fmax(mx[e >> 1], s[n][e]);
-        } else {
-            int end[2];
-            for (int rr = 0; rr < 2; rr++)
-                end[rr] = attn_vis_end(g + 8 * rr, L - w0, S - j0,
-                                       causal ? w0 + coff - j0 : ATTN_VIS_ALL) -
-                          2 * t;
-#pragma unroll
-            for (int n = 0; n < TBK / 8; n++)
-#pragma unroll
-                for (int e = 0; e < 4; e++) {
-                    int rr = e >> 1;
-                    float x = (n * 8 + (e & 1) < end[rr] ? s[n][e] * scale : -INFINITY) *
-                              M_LOG2E_F;
-                    s[n][e] = x;
-                    mx[rr] = fmax(mx[rr], x);
-                }
-        }
-        float mu[2], al2[2], ls[2] = {0.0f, 0.0f};
-#pragma unroll
-        for (int rr = 0; rr < 2; rr++) {
-            mx[rr] = fmax(mx[rr], attn_shfl_xor(mx[rr], 1));
-            mx[rr] = fmax(mx[rr], attn_shfl_xor(mx[rr], 2));
-            mx[rr] = fmax(mr[rr], mx[rr] * f);
-            mu[rr] = mx[rr] == -INFINITY ? 0.0f : mx[rr];
-            al2[rr] = mx[rr] == -INFINITY ? 1.0f : native_exp2(mr[rr] - mu[rr]);
-            mr[rr] = mx[rr];
-        }
-#pragma unroll
-        for (int n = 0; n < TBK / 8; n++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) {
-                float p = native_exp2(fma(s[n][e], f, -mu[e >> 1]));
-                ls[e >> 1] += p;
-                s[n][e] = p;
-            }
-#pragma unroll
-        for (int rr = 0; rr < 2; rr++) {
-            ls[rr] += attn_shfl_xor(ls[rr], 1);
-            ls[rr] += attn_shfl_xor(ls[rr], 2);
-            lsum[rr] = lsum[rr] * al2[rr] + ls[rr];
-        }
+        ATTN_SOFTMAX(jt, TBK)
 #pragma unroll
         for (int n = 0; n < TNB; n++) {
-            oa[n][0] *= al2[0];
-            oa[n][1] *= al2[0];
-            oa[n][2] *= al2[1];
-            oa[n][3] *= al2[1];
+            oa[n][0] *= al[0];
+            oa[n][1] *= al[0];
+            oa[n][2] *= al[1];
+            oa[n][3] *= al[1];
         }
         /* O += P V: k index t is key 2t, t + 4 key 2t + 1 (above) */
 #pragma unroll
         for (int kk = 0; kk < TBK / 8; kk++) {
             uint ph[4], pl[4];
-            attn_t3(s[kk][0], &ph[0], &pl[0]);
-            attn_t3(s[kk][2], &ph[1], &pl[1]);
-            attn_t3(s[kk][1], &ph[2], &pl[2]);
-            attn_t3(s[kk][3], &ph[3], &pl[3]);
+            attn_t3(s[4 * kk], &ph[0], &pl[0]);
+            attn_t3(s[4 * kk + 2], &ph[1], &pl[1]);
+            attn_t3(s[4 * kk + 1], &ph[2], &pl[2]);
+            attn_t3(s[4 * kk + 3], &ph[3], &pl[3]);
             __local const float *vr = vs + (kk * 8 + 2 * t) * TDS + g;
 #pragma unroll
             for (int n = 0; n < TNB; n++) {
@@ -2553,11 +2511,7 @@ __kernel __attribute__((reqd_work_group_size(TNT, 1, 1))) void attn_fwd_tf32(ATT
             ATTN_LSE(i, mr[rr], l)
         }
     }
-    (void)thr;
-    (void)dscale;
-    (void)sk0;
-    (void)sk1;
-    (void)roff;
+    ATTN_FWD_UNUSED()
 }
 #endif /* ATTN_MMA == 7 */
 #endif /* ATTN_MMA */
