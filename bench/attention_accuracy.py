@@ -14,6 +14,8 @@ of the 3xTF32 forward (attn14: no worse than PyTorch's efficient kernel).
 are compared too.)
 
 Error of O: max |O - O64| and mean |O - O64|, each also over max |O64|;
+bias: the mean of (O - O64) sign(O64) over the mean |O - O64| (attn15:
+near -1 when the errors are short in magnitude, near 0 when unbiased);
 O64 = softmax(Q K^T / sqrt(D), causal) V in float64 (on the GPU when there is one).
 """
 import glob
@@ -49,12 +51,15 @@ def main():
     scale = o64.abs().max().item()
     print(f"{torch.cuda.get_device_name() if dev == 'cuda' else dev}, torch {torch.__version__}; "
           f"B {b} Hq {hq} Hkv {hkv} L {l} D {dh} causal; max |O64| {scale:.4g}")
-    print(f"{'forward':34s} {'max abs':>10s} {'mean abs':>10s} {'max/|O|':>10s} {'mean/|O|':>10s}")
+    print(f"{'forward':34s} {'max abs':>10s} {'mean abs':>10s} {'max/|O|':>10s} {'mean/|O|':>10s} "
+          f"{'bias':>6s}")
 
     def err(name, o):
-        e = (o.double() - o64).abs()
+        dv = o.double() - o64
+        e = dv.abs()
         mx, mn = e.max().item(), e.mean().item()
-        print(f"{name:34s} {mx:10.3e} {mn:10.3e} {mx / scale:10.3e} {mn / scale:10.3e}")
+        bias = (dv * o64.sign()).mean().item() / mn if mn > 0 else 0.0
+        print(f"{name:34s} {mx:10.3e} {mn:10.3e} {mx / scale:10.3e} {mn / scale:10.3e} {bias:6.2f}")
 
     names = ["fma", "tf32"] + sorted(os.path.basename(f)[2:-4] for f in glob.glob(f"{d}/o_*.f32")
                                       if os.path.basename(f) not in ("o_fma.f32", "o_tf32.f32"))

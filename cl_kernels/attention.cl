@@ -2335,12 +2335,15 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void attn_bwd_dq_wg(AT
 #ifndef TQPRE
 #define TQPRE (D <= 64)
 #endif
-/* TPROMO (from the host, CLOPS_ATTN_TF32_PROMOTE): 0, the three products
- * of each 8-wide k step accumulate in the running accumulator (S over the
- * head dim, O over every key); 1, into a fresh one added to it in float32
- * (round to nearest): the tensor cores' accumulation rounds toward zero
- * (the 25-element errors of attn14's job, all short in magnitude), as the
- * GEMM engine's 3xTF32 promotion found (docs/gemm.md). */
+/* TPROMO (from the host, CLOPS_ATTN_TF32_PROMOTE): where the three
+ * products' running sums leave the tensor cores, whose float32
+ * accumulation rounds toward zero (attn14's job: the errors all short in
+ * magnitude; docs/gemm.md's 3xTF32 promotion found the same).  0: never (S
+ * over the head dim and O over every key in the accumulators); 1
+ * (attn14's): every 8-wide k step of both into a fresh accumulator added
+ * in float32; 2 (attn15's): O by key tile: each tile's P V into zeroed
+ * accumulators, O = al O + tile by fma (O never crosses tiles in the
+ * tensor cores; the rescale is the fma); 3: 2 and S's k steps as 1. */
 #ifndef TPROMO
 #define TPROMO 0
 #endif
@@ -2348,8 +2351,8 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void attn_bwd_dq_wg(AT
 #define TBQ (TW * 16)
 #define TDS (D + 4)
 #define TNB (D / 8)
-#if 4 * TBK * TDS * 4 > 49152 || TBK % 8 || (D != 64 && D != 128)
-#error "attn_fwd_tf32: the key/value tiles do not fit 48 KiB, or a head dim it does not take"
+#if 4 * TBK * TDS * 4 > 49152 || TBK % 8 || (D != 64 && D != 128) || TPROMO < 0 || TPROMO > 3
+#error "attn_fwd_tf32: the key/value tiles do not fit 48 KiB, or a head dim or TPROMO it does not take"
 #endif
 
 /* x as hi (tf32(x)) and lo (tf32(x - hi)), the bits of two TF32 values. */
@@ -2367,8 +2370,8 @@ static inline void attn_t3(float x, uint *hi, uint *lo)
     MMA_M16N8K8_TF32(d, al, bh);                                                                \
     MMA_M16N8K8_TF32(d, ah, bl);                                                                \
     MMA_M16N8K8_TF32(d, ah, bh)
-#if TPROMO
-#define ATTN_T3_ACC(d, ah, al, bh, bl)                                                          \
+/* d += a b, the products into a fresh accumulator added in float32 */
+#define ATTN_T3_PROMO(d, ah, al, bh, bl)                                                        \
     {                                                                                           \
         float z_[4] = {0.0f, 0.0f, 0.0f, 0.0f};                                                 \
         ATTN_T3_MMA(z_, ah, al, bh, bl);                                                        \
@@ -2377,6 +2380,8 @@ static inline void attn_t3(float x, uint *hi, uint *lo)
         (d)[2] += z_[2];                                                                        \
         (d)[3] += z_[3];                                                                        \
     }
+#if TPROMO & 1
+#define ATTN_T3_ACC(d, ah, al, bh, bl) ATTN_T3_PROMO(d, ah, al, bh, bl)
 #else
 #define ATTN_T3_ACC(d, ah, al, bh, bl) ATTN_T3_MMA(d, ah, al, bh, bl)
 #endif
@@ -2470,6 +2475,35 @@ __kernel __attribute__((reqd_work_group_size(TNT, 1, 1))) void attn_fwd_tf32(ATT
             }
         }
         ATTN_SOFTMAX(jt, TBK)
+#if TPROMO >= 2
+        /* O = al O + P V, the tile's products in zeroed accumulators: P
+         * split once (k index t is key 2t, t + 4 key 2t + 1, above), then
+         * each 8-column block of O over the tile's keys */
+        uint ph[TBK / 8][4], pl[TBK / 8][4];
+#pragma unroll
+        for (int kk = 0; kk < TBK / 8; kk++) {
+            attn_t3(s[4 * kk], &ph[kk][0], &pl[kk][0]);
+            attn_t3(s[4 * kk + 2], &ph[kk][1], &pl[kk][1]);
+            attn_t3(s[4 * kk + 1], &ph[kk][2], &pl[kk][2]);
+            attn_t3(s[4 * kk + 3], &ph[kk][3], &pl[kk][3]);
+        }
+#pragma unroll
+        for (int n = 0; n < TNB; n++) {
+            float z[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+            for (int kk = 0; kk < TBK / 8; kk++) {
+                uint bh[2], bl[2];
+                __local const float *vr = vs + (kk * 8 + 2 * t) * TDS + g + n * 8;
+                attn_t3(vr[0], &bh[0], &bl[0]);
+                attn_t3(vr[TDS], &bh[1], &bl[1]);
+                ATTN_T3_MMA(z, ph[kk], pl[kk], bh, bl);
+            }
+            oa[n][0] = fma(oa[n][0], al[0], z[0]);
+            oa[n][1] = fma(oa[n][1], al[0], z[1]);
+            oa[n][2] = fma(oa[n][2], al[1], z[2]);
+            oa[n][3] = fma(oa[n][3], al[1], z[3]);
+        }
+#else
 #pragma unroll
         for (int n = 0; n < TNB; n++) {
             oa[n][0] *= al[0];
@@ -2494,6 +2528,7 @@ __kernel __attribute__((reqd_work_group_size(TNT, 1, 1))) void attn_fwd_tf32(ATT
                 ATTN_T3_ACC(oa[n], ph, pl, bh, bl);
             }
         }
+#endif
     }
 #pragma unroll
     for (int rr = 0; rr < 2; rr++) {

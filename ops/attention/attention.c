@@ -193,8 +193,9 @@ typedef struct attn_prog {
     int wks; /* attn_bwd_dkv_wg: K and V in __local (WKS) */
     int wgn; /* attn_fwd_wg's warpgroups of 64 query rows (WGN, attn_wg_n) */
     int late; /* attn_fwd_wg: tile copies after the products (WG_LATE, attn_wg_late) */
-    int t3f; /* attn_fwd_tf32 (mma 7): bit 0 its query fragments split once (TQPRE), bit 1
-              * its products promoted (TPROMO); wgn its warps (TW), wbk its key tile (TBK) */
+    int t3f; /* attn_fwd_tf32 (mma 7): bit 0 its query fragments split once (TQPRE), bits
+              * 1-2 where its products are promoted (TPROMO 0-3); wgn its warps (TW), wbk
+              * its key tile (TBK) */
 } attn_prog;
 
 /*
@@ -272,7 +273,7 @@ static clops_status write_defines(const void *vctx, const clops_device *d, strbu
         sb_printf(sb,
                   "#define ATTN_MMA 7\n#define MMA_TY \"bf16\"\n#define MR 1\n#define ATTN_XM 0\n"
                   "#define TW %d\n#define TBK %d\n#define TQPRE %d\n#define TPROMO %d\n",
-                  c->wgn, c->wbk, c->t3f & 1, c->t3f >> 1 & 1);
+                  c->wgn, c->wbk, c->t3f & 1, c->t3f >> 1 & 3);
     } else if (c->mma >= 4) {
         /* attn_fwd_wg (4), attn_bwd_dkv_wg (5), attn_bwd_dq_wg (6): the lean programs only;
          * their products' atoms (wgmma_attn.clh) after the kit's headers */
@@ -611,7 +612,7 @@ static int attn_t3_qpre(int dp)
 static int attn_t3_promote(void)
 {
     static atomic_int env = -1;
-    return attn_env_int(&env, "CLOPS_ATTN_TF32_PROMOTE", 1, 1);
+    return attn_env_int(&env, "CLOPS_ATTN_TF32_PROMOTE", 1, 3);
 }
 
 /* Whether d can run attn_fwd_tf32: an NVIDIA device of compute
