@@ -39,9 +39,10 @@
  * CLOPS_TEST_ATTN_WGMMA_DQ=1 the same for the wgmma dQ (attn_bwd_dq_wg,
  * attn12: off by default; on the H200 in attn13 its checks passed, slower).
  * test_tf32_forward checks the float32 forward on the tensor cores
- * (attn_fwd_tf32, 3xTF32, attn14: off by default) — its choice, checks,
+ * (attn_fwd_tf32, 3xTF32, attn14; on by default since attn15) — its
+ * default (on every device), choice, checks,
  * and on NVIDIA devices of compute capability >= 8.0 its forwards against
- * the reference; CLOPS_TEST_ATTN_TF32=1 (with CLOPS_ATTN_TF32=1) asserts
+ * the reference; CLOPS_TEST_ATTN_TF32=1 asserts
  * that every lean float32 forward of head dim 64/128 took it.
  * CLOPS_TEST_FILTER (a cmocka glob) runs a subset; CLOPS_TEST_ATTN_CASES
  * (a glob on the cases' names, e.g. 'mma tiles*') a subset of the feature
@@ -1003,6 +1004,16 @@ static void test_wgmma_dq_choice(void **state)
 static void test_tf32_forward(void **state)
 {
     (void)state;
+    /* the default (attn15): on, its sums promoted at level 3, unless the
+     * environment says otherwise */
+    const char *on_env = getenv("CLOPS_ATTN_TF32"), *pr_env = getenv("CLOPS_ATTN_TF32_PROMOTE");
+    attention_set_tf32(-1);
+    CT_ASSERT_MSG(attention_tf32_on() == !(on_env && strcmp(on_env, "0") == 0),
+                  "attn_fwd_tf32 %s by default (CLOPS_ATTN_TF32 %s)",
+                  attention_tf32_on() ? "on" : "off", on_env ? on_env : "unset");
+    if (!pr_env)
+        CT_ASSERT_MSG(attention_tf32_promote() == 3, "attn_fwd_tf32's default promotion %d",
+                      attention_tf32_promote());
     clops_device *devs[CT_MAX_DEVICES];
     int n = ct_opencl_devices(devs, CT_MAX_DEVICES);
     for (int di = 0; di < n; di++) {
@@ -1045,9 +1056,10 @@ static void test_tf32_forward(void **state)
                               "the forward did not take attn_fwd_tf32");
                 CT_OK(clops__fused_attention(xc[0], xc[1], xc[2], NULL, 0.0, pr[5] != 0, NULL,
                                              NULL, pr[6] != 0, &oc, &lc, &rc));
-                /* 3xTF32 without promotion: attn14's H200 job measured 1.24e-5
-                 * (104 ULP, short in magnitude: the tensor cores' accumulation)
-                 * on the third problem against check_case's 1e-5 */
+                /* 3xTF32 without promotion (CLOPS_ATTN_TF32_PROMOTE=0): attn14's
+                 * H200 job measured 1.24e-5 (104 ULP, short in magnitude: the
+                 * tensor cores' accumulation) on the third problem against
+                 * check_case's 1e-5; promoted (the default) it passed 3e-5 */
                 CT_ASSERT_CLOSE(o, oc, ct_tol_ulp_atol(64, 3e-5));
                 CT_ASSERT_CLOSE(l, lc, ct_tol_ulp_atol(64, 2e-6));
                 clops_tensor *rel[] = {x[0], x[1], x[2], xc[0], xc[1], xc[2], o, l, r, oc, lc, rc};

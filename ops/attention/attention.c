@@ -566,11 +566,13 @@ static clops_status wg_kernel(clops_device *d, clops_dtype dt, int dp, const cha
  * whose four float32 tiles fit 48 KiB; default 32 at head dim 64, 16 at
  * 128), CLOPS_ATTN_TF32_QPRE=1/2 the query fragments split once and kept
  * (1) or split at each use (2; default: kept at head dim 64, split at
- * 128: registers), CLOPS_ATTN_TF32_PROMOTE=1 each k step's three products
- * into a fresh accumulator added in float32 (TPROMO; default off: the
- * kernel attn14's job measured).
+ * 128: registers), CLOPS_ATTN_TF32_PROMOTE=0-3 where the products' sums
+ * leave the tensor cores (TPROMO; default 3: S's every k step, O's every
+ * key tile — attn15's H200 job: 0.4-0.6x the efficient kernel's error
+ * where 0, attn14's kernel, had 2.3-9.8x).
  */
-#define ATTN_TF32_DEFAULT 0
+#define ATTN_TF32_DEFAULT 1
+#define ATTN_TF32_PROMOTE_DEFAULT 3
 static atomic_int attn_t3_set = -1; /* attention_set_tf32: -1 the environment's */
 
 void attention_set_tf32(int on)
@@ -612,7 +614,24 @@ static int attn_t3_qpre(int dp)
 static int attn_t3_promote(void)
 {
     static atomic_int env = -1;
-    return attn_env_int(&env, "CLOPS_ATTN_TF32_PROMOTE", 1, 3);
+    int e = atomic_load_explicit(&env, memory_order_relaxed);
+    if (e < 0) {
+        const char *v = host_env("CLOPS_ATTN_TF32_PROMOTE");
+        int x = v && *v ? atoi(v) : -1;
+        e = x >= 0 && x <= 3 ? x : ATTN_TF32_PROMOTE_DEFAULT;
+        atomic_store_explicit(&env, e, memory_order_relaxed);
+    }
+    return e;
+}
+
+bool attention_tf32_on(void)
+{
+    return attn_t3_on();
+}
+
+int attention_tf32_promote(void)
+{
+    return attn_t3_promote();
 }
 
 /* Whether d can run attn_fwd_tf32: an NVIDIA device of compute
