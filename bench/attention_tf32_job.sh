@@ -24,7 +24,8 @@
 #      float32 forward of head dim 64/128 must take it) as far as it gets;
 #      meanwhile
 #   4. errors against float64 (bench/attention_accuracy.c writes clops' FMA
-#      and 3xTF32 outputs on N(0, 1) inputs, --name p1/p2/p3 the promoted
+#      and unpromoted 3xTF32 outputs on N(0, 1) inputs (PROMOTE 0; attn15's
+#      job ran the default then, 0), --name p1/p2/p3 the promoted
 #      forms', bench/attention_accuracy.py compares them and PyTorch's
 #      efficient, math and default kernels) on GPT-2's and Llama's shapes;
 #   5. (the tests awaited) clops' float32 forward rows (bench_attention,
@@ -79,7 +80,9 @@ for sh in "$SH_G" "$SH_L"; do
     read -r b hq hkv ln dh <<<"$sh"
     sz=(--b "$b" --hq "$hq" --hkv "$hkv" --l "$ln" --d "$dh")
     {
-        timeout "$(lim 10)" "$BUILD/bench/attention_accuracy" --device "$BDEV" "${sz[@]}" --out "$A" 2>&1
+        # o_tf32: unpromoted (attn14's kernel; the default is 3 since attn15)
+        CLOPS_ATTN_TF32_PROMOTE=0 timeout "$(lim 10)" "$BUILD/bench/attention_accuracy" --device "$BDEV" \
+            "${sz[@]}" --out "$A" 2>&1
         echo "rc $?"
         # the promoted forms on the same inputs
         for p in 1 2 3; do
