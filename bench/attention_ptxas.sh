@@ -36,7 +36,7 @@ if [ ! -f "$CLC" ]; then
     (cd "$W" && apt-get download libclc-14 >/dev/null 2>&1 && dpkg -x libclc-14_*.deb clc)
 fi
 # the occupancy requests of each program's kernel: work items, then c
-declare -A NT=([1]=${FWD_NT:-256} [2]=${DKV_NT:-128} [3]=${DQ_NT:-256} [4]=$((128 * ${WGN:-2})) [5]=128 [6]=128) ENTRY=([1]=attn_fwd_mma [2]=attn_bwd_dkv_mma [3]=attn_bwd_dq_mma [4]=attn_fwd_wg [5]=attn_bwd_dkv_wg [6]=attn_bwd_dq_wg)
+declare -A NT=([1]=${FWD_NT:-256} [2]=${DKV_NT:-128} [3]=${DQ_NT:-256} [4]=$((128 * ${WGN:-2})) [5]=128 [6]=128 [7]=128) ENTRY=([1]=attn_fwd_mma [2]=attn_bwd_dkv_mma [3]=attn_bwd_dq_mma [4]=attn_fwd_wg [5]=attn_bwd_dkv_wg [6]=attn_bwd_dq_wg [7]=attn_fwd_tf32)
 for m in ${PROGS:-1 2 3}; do
     for d in ${DIMS:-64 128}; do
         s=$W/src_${m}_$d.cl

@@ -747,6 +747,82 @@ static inline void attn_out_pair(__global T *o, long i, long o_2, long o_3, int 
     if (t == 0)                                                                                 \
         lse[bh * L + (i)] = (l) == 0.0f ? -INFINITY : ((m) + log2(l)) * M_LN2_F;
 
+/* The dropout arguments the tensor-core forwards do not read (the host
+ * runs attn_fwd for dropout). */
+#define ATTN_FWD_UNUSED()                                                                       \
+    (void)thr;                                                                                  \
+    (void)dscale;                                                                               \
+    (void)sk0;                                                                                  \
+    (void)sk1;                                                                                  \
+    (void)roff;
+/* The first steps of attn_fwd_wg and attn_fwd_tf32: the work-group's
+ * query tile of BQR rows (tiles slowest and last first, as attn_fwd_mma:
+ * with causality the long tiles start first), the lean arguments, the
+ * scale in log2 units (sl2; pos: positive), the key tiles of BKN keys the
+ * tile needs (ntile). */
+#define ATTN_FWD_TILES(BQR, BKN)                                                                \
+    long nbh_ = get_num_groups(0) / nqt, gid0_ = get_group_id(0);                               \
+    ATTN_FWD_SETUP(BQR, gid0_ % nbh_ * nqt + (nqt - 1 - gid0_ / nbh_))                          \
+    ATTN_LEAN()                                                                                 \
+    const float sl2 = scale * M_LOG2E_F;                                                        \
+    const bool pos = sl2 > 0.0f;                                                                \
+    long kend = causal ? min(S, i0 + (BQR) + coff) : S;                                         \
+    int ntile = kend > 0 ? (int)((kend + (BKN) - 1) / (BKN)) : 0;
+/* The online softmax of the scores of key tile jt (BKN keys; attn_fwd_mma's
+ * steps, 16 rows of a warp), shared by attn_fwd_wg and attn_fwd_tf32:
+ * s[BKN / 2] holds a lane's scores in the accumulators' layout (s[n]: row
+ * g + 8 ((n >> 1) & 1), key 8 (n >> 2) + 2 t + (n & 1)); the new row
+ * maxima mr, al the factor of the old sums lsum and of O, s becomes P
+ * (float32). */
+#define ATTN_SOFTMAX(jt, BKN)                                                                   \
+    {                                                                                           \
+        long j0 = (long)(jt) * (BKN);                                                           \
+        bool plain = pos && mkind == 0 && j0 + (BKN) <= S && j0 + (BKN) - 1 <= wfull;           \
+        float f = plain ? sl2 : 1.0f;                                                           \
+        float mx[2] = {-INFINITY, -INFINITY};                                                   \
+        if (plain) {                                                                            \
+            _Pragma("unroll") for (int n = 0; n < (BKN) / 2; n++) mx[(n >> 1) & 1] =            \
+                fmax(mx[(n >> 1) & 1], s[n]);                                                   \
+        } else {                                                                                \
+            /* row r's visible keys: 8 (n / 4) + (n & 1) < end[rr] (the                         \
+             * lane's 2 t taken off) */                                                         \
+            int end[2];                                                                         \
+            for (int rr = 0; rr < 2; rr++)                                                      \
+                end[rr] = attn_vis_end(g + 8 * rr, L - w0, S - j0,                              \
+                                       causal ? w0 + coff - j0 : ATTN_VIS_ALL) -                \
+                          2 * t;                                                                \
+            _Pragma("unroll") for (int n = 0; n < (BKN) / 2; n++)                               \
+            {                                                                                   \
+                int rr = (n >> 1) & 1;                                                          \
+                float x = ((n >> 2) * 8 + (n & 1) < end[rr] ? s[n] * scale : -INFINITY) *       \
+                          M_LOG2E_F;                                                            \
+                s[n] = x;                                                                       \
+                mx[rr] = fmax(mx[rr], x);                                                       \
+            }                                                                                   \
+        }                                                                                       \
+        float mu[2], ls[2] = {0.0f, 0.0f};                                                      \
+        _Pragma("unroll") for (int rr = 0; rr < 2; rr++)                                        \
+        {                                                                                       \
+            mx[rr] = fmax(mx[rr], attn_shfl_xor(mx[rr], 1));                                    \
+            mx[rr] = fmax(mx[rr], attn_shfl_xor(mx[rr], 2));                                    \
+            mx[rr] = fmax(mr[rr], mx[rr] * f);                                                  \
+            mu[rr] = mx[rr] == -INFINITY ? 0.0f : mx[rr];                                       \
+            al[rr] = mx[rr] == -INFINITY ? 1.0f : native_exp2(mr[rr] - mu[rr]);                 \
+            mr[rr] = mx[rr];                                                                    \
+        }                                                                                       \
+        _Pragma("unroll") for (int n = 0; n < (BKN) / 2; n++)                                   \
+        {                                                                                       \
+            float p_ = native_exp2(fma(s[n], f, -mu[(n >> 1) & 1]));                            \
+            ls[(n >> 1) & 1] += p_;                                                             \
+            s[n] = p_;                                                                          \
+        }                                                                                       \
+        _Pragma("unroll") for (int rr = 0; rr < 2; rr++)                                        \
+        {                                                                                       \
+            ls[rr] += attn_shfl_xor(ls[rr], 1);                                                 \
+            ls[rr] += attn_shfl_xor(ls[rr], 2);                                                 \
+            lsum[rr] = lsum[rr] * al[rr] + ls[rr];                                              \
+        }                                                                                       \
+    }
 /* rows [r0, r0 + R) of a [rows, cols] view of 16-bit values into
  * dst[R * DSM]: by cp.async when vec (unit column stride, 16-byte aligned
  * rows; the copies are committed by the caller), else element by
@@ -755,21 +831,25 @@ static inline void attn_out_pair(__global T *o, long i, long o_2, long o_3, int 
     ATTN_LOAD_BITS_N(dst, R, p, r_0, rows, cols, sr, sc, MNT)
 /* The same by a work-group of NTH items. */
 #define ATTN_LOAD_BITS_N(dst, R, p, r_0, rows, cols, sr, sc, NTH)                               \
+    ATTN_LOAD_ROWS(ushort, 2, DSM, dst, R, p, r_0, rows, cols, sr, sc, NTH)
+/* The same for elements of type ET, EB bytes each, rows of RS elements
+ * in dst (attn_fwd_tf32's float32 tiles too). */
+#define ATTN_LOAD_ROWS(ET, EB, RS, dst, R, p, r_0, rows, cols, sr, sc, NTH)                     \
     if (vec & 1) {                                                                              \
-        for (int x_ = get_local_id(0); x_ < (R) * (D / 8); x_ += (NTH)) {                       \
-            int r_ = x_ / (D / 8), c_ = x_ % (D / 8) * 8;                                       \
+        for (int x_ = get_local_id(0); x_ < (R) * (D / (16 / EB)); x_ += (NTH)) {               \
+            int r_ = x_ / (D / (16 / EB)), c_ = x_ % (D / (16 / EB)) * (16 / EB);               \
             long i_ = (r_0) + r_;                                                               \
-            int nb_ = i_ < (rows) ? (int)clamp(((long)(cols) - c_) * 2, 0L, 16L) : 0;           \
-            mma_cp16((dst) + r_ * DSM + c_,                                                     \
-                     (__global const ushort *)(p) + (nb_ ? i_ * (sr) + c_ : 0), nb_);           \
+            int nb_ = i_ < (rows) ? (int)clamp(((long)(cols) - c_) * EB, 0L, 16L) : 0;          \
+            mma_cp16((dst) + r_ * (RS) + c_,                                                    \
+                     (__global const ET *)(p) + (nb_ ? i_ * (sr) + c_ : 0), nb_);               \
         }                                                                                       \
     } else {                                                                                    \
         for (int x_ = get_local_id(0); x_ < (R) * D; x_ += (NTH)) {                             \
             int r_ = x_ / D, c_ = x_ % D;                                                       \
             long i_ = (r_0) + r_;                                                               \
-            (dst)[r_ * DSM + c_] = (i_ < (rows) && c_ < (cols))                                 \
-                                       ? ((__global const ushort *)(p))[i_ * (sr) + c_ * (sc)]  \
-                                       : (ushort)0;                                             \
+            (dst)[r_ * (RS) + c_] = (i_ < (rows) && c_ < (cols))                                \
+                                        ? ((__global const ET *)(p))[i_ * (sr) + c_ * (sc)]     \
+                                        : (ET)0;                                                \
         }                                                                                       \
     }
 
@@ -1016,11 +1096,7 @@ __kernel __attribute__((reqd_work_group_size(MNT, 1, 1))) void attn_fwd_mma(ATTN
             }
         }
     }
-    (void)thr;
-    (void)dscale;
-    (void)sk0;
-    (void)sk1;
-    (void)roff;
+    ATTN_FWD_UNUSED()
 }
 #endif /* ATTN_MMA == 1 */
 #if ATTN_MMA == 2 || ATTN_MMA == 3 /* the backward's programs: 2 attn_bwd_dkv_mma and attn_bwd_fold, 3 attn_bwd_dq_mma */
@@ -1618,14 +1694,7 @@ __kernel __attribute__((reqd_work_group_size(WNT, 1, 1))) void attn_fwd_wg(ATTN_
     __local ushort sm[WNS * WSLOT] __attribute__((aligned(1024)));
     const int lid = get_local_id(0), lane = lid & 31, warp = lid >> 5;
     const int g = lane >> 2, t = lane & 3;
-    /* query tiles slowest and last first, as attn_fwd_mma */
-    long nbh_ = get_num_groups(0) / nqt, gid0_ = get_group_id(0);
-    ATTN_FWD_SETUP(WBQ, gid0_ % nbh_ * nqt + (nqt - 1 - gid0_ / nbh_))
-    ATTN_LEAN()
-    const float sl2 = scale * M_LOG2E_F;
-    const bool pos = sl2 > 0.0f;
-    long kend = causal ? min(S, i0 + WBQ + coff) : S;
-    int ntile = kend > 0 ? (int)((kend + WBK - 1) / WBK) : 0;
+    ATTN_FWD_TILES(WBQ, WBK)
     const uint sb = mma_saddr(sm);
     /* K_0 into slot 0, in flight while the Q fragments load */
     if (ntile > 0) {
@@ -1697,58 +1766,8 @@ __kernel __attribute__((reqd_work_group_size(WNT, 1, 1))) void attn_fwd_wg(ATTN_
                       MMA_TY, "1", 1);                                                          \
         WG_COMMIT();                                                                            \
     }
-    /* The online softmax of S_jt (attn_fwd_mma's, 16 rows of the warp):
-     * the new row maxima, al the factor of the old sums and O, s becomes
-     * P (float32). */
-#define WG_SOFTMAX(jt)                                                                          \
-    {                                                                                           \
-        long j0 = (long)(jt) * WBK;                                                             \
-        bool plain = pos && mkind == 0 && j0 + WBK <= S && j0 + WBK - 1 <= wfull;               \
-        float f = plain ? sl2 : 1.0f;                                                           \
-        float mx[2] = {-INFINITY, -INFINITY};                                                   \
-        if (plain) {                                                                            \
-            _Pragma("unroll") for (int n = 0; n < WBK / 2; n++) mx[(n >> 1) & 1] =              \
-                fmax(mx[(n >> 1) & 1], s[n]);                                                   \
-        } else {                                                                                \
-            /* row r's visible keys: 8 (n / 4) + (n & 1) < end[rr] (the                         \
-             * lane's 2 t taken off) */                                                         \
-            int end[2];                                                                         \
-            for (int rr = 0; rr < 2; rr++)                                                      \
-                end[rr] = attn_vis_end(g + 8 * rr, L - w0, S - j0,                              \
-                                       causal ? w0 + coff - j0 : ATTN_VIS_ALL) -                \
-                          2 * t;                                                                \
-            _Pragma("unroll") for (int n = 0; n < WBK / 2; n++)                                 \
-            {                                                                                   \
-                int rr = (n >> 1) & 1;                                                          \
-                float x = ((n >> 2) * 8 + (n & 1) < end[rr] ? s[n] * scale : -INFINITY) *       \
-                          M_LOG2E_F;                                                            \
-                s[n] = x;                                                                       \
-                mx[rr] = fmax(mx[rr], x);                                                       \
-            }                                                                                   \
-        }                                                                                       \
-        float mu[2], ls[2] = {0.0f, 0.0f};                                                      \
-        _Pragma("unroll") for (int rr = 0; rr < 2; rr++)                                        \
-        {                                                                                       \
-            mx[rr] = fmax(mx[rr], attn_shfl_xor(mx[rr], 1));                                    \
-            mx[rr] = fmax(mx[rr], attn_shfl_xor(mx[rr], 2));                                    \
-            mx[rr] = fmax(mr[rr], mx[rr] * f);                                                  \
-            mu[rr] = mx[rr] == -INFINITY ? 0.0f : mx[rr];                                       \
-            al[rr] = mx[rr] == -INFINITY ? 1.0f : native_exp2(mr[rr] - mu[rr]);                 \
-            mr[rr] = mx[rr];                                                                    \
-        }                                                                                       \
-        _Pragma("unroll") for (int n = 0; n < WBK / 2; n++)                                     \
-        {                                                                                       \
-            float p_ = native_exp2(fma(s[n], f, -mu[(n >> 1) & 1]));                            \
-            ls[(n >> 1) & 1] += p_;                                                             \
-            s[n] = p_;                                                                          \
-        }                                                                                       \
-        _Pragma("unroll") for (int rr = 0; rr < 2; rr++)                                        \
-        {                                                                                       \
-            ls[rr] += attn_shfl_xor(ls[rr], 1);                                                 \
-            ls[rr] += attn_shfl_xor(ls[rr], 2);                                                 \
-            lsum[rr] = lsum[rr] * al[rr] + ls[rr];                                              \
-        }                                                                                       \
-    }
+    /* The online softmax of S_jt (ATTN_SOFTMAX's, WBK keys) */
+#define WG_SOFTMAX(jt) ATTN_SOFTMAX(jt, WBK)
     /* P rounded to the input type: the next P V product's A operand */
 #define WG_PACK()                                                                               \
     _Pragma("unroll") for (int kk = 0; kk < WBK / 16; kk++)                                     \
@@ -1807,11 +1826,7 @@ __kernel __attribute__((reqd_work_group_size(WNT, 1, 1))) void attn_fwd_wg(ATTN_
             ATTN_LSE(i, mr[rr], l)
         }
     }
-    (void)thr;
-    (void)dscale;
-    (void)sk0;
-    (void)sk1;
-    (void)roff;
+    ATTN_FWD_UNUSED()
     (void)m_2;
     (void)m_3;
     (void)mb;
@@ -2285,4 +2300,253 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void attn_bwd_dq_wg(AT
     WG_BWD_LEAN_UNUSED()
 }
 #endif /* ATTN_MMA == 6 */
+#if ATTN_MMA == 7 /* the float32 forward's program (mma.sync tf32, 3xTF32) */
+/*
+ * attn_fwd_tf32 (attn14): the float32 forward on the tensor cores, as
+ * PyTorch's own float32 SDPA on sm80+ runs (the memory-efficient kernel,
+ * whose products are CUTLASS's OpMultiplyAddFastF32: 3xTF32 on
+ * mma.sync m16n8k8).  Each operand x is split as hi = tf32(x), lo =
+ * tf32(x - hi) (cvt.rna: ref/tf32_split.clh's split) and a product is
+ * lo·hi + hi·lo + hi·hi, accumulated in float32: about float32's
+ * accuracy (the lo·lo term, < 2^-22 relative, is dropped).
+ * The FlashAttention-2 structure of attn_fwd_mma, lean problems only
+ * (ATTN_XM 0: no mask, no dropout; causal or not): TW warps of 16 query
+ * rows (the host's default 4: 64 rows), their query fragments read from
+ * global memory once (the tile would not fit __local beside the key/value
+ * tiles in float32) and kept split in registers (TQPRE 1) or as floats
+ * split at each use (TQPRE 0, head dim 128: registers); key/value tiles of
+ * TBK rows in __local, double-buffered through cp.async (16-byte copies,
+ * zero-filled) when every view allows it (`vec` & 1), rows padded by 4
+ * floats (16-byte aligned, conflict-free for the fragment loads below).
+ * S = Q Kᵀ: B fragments K[j0 + g][kk + t], K[j0 + g][kk + t + 4].  P V
+ * without shuffles: in P's accumulator layout a lane holds keys 2t and
+ * 2t + 1 of each 8-key block, so the product's k index t stands for key
+ * 2t and t + 4 for key 2t + 1 (A = {c0, c2, c1, c3}), and V's B fragment
+ * reads rows 2t and 2t + 1 to match.  The online softmax is
+ * attn_fwd_mma's (log2 units, ex2.approx, the scale folded into the
+ * exponent on unmasked tiles, lse saved).
+ */
+#ifndef TW
+#define TW 4
+#endif
+#ifndef TBK
+#define TBK (D <= 64 ? 32 : 16)
+#endif
+#ifndef TQPRE
+#define TQPRE (D <= 64)
+#endif
+/* TPROMO (from the host, CLOPS_ATTN_TF32_PROMOTE): where the three
+ * products' running sums leave the tensor cores, whose float32
+ * accumulation rounds toward zero (attn14's job: the errors all short in
+ * magnitude; docs/gemm.md's 3xTF32 promotion found the same).  0: never (S
+ * over the head dim and O over every key in the accumulators); 1
+ * (attn14's): every 8-wide k step of both into a fresh accumulator added
+ * in float32; 2 (attn15's): O by key tile: each tile's P V into zeroed
+ * accumulators, O = al O + tile by fma (O never crosses tiles in the
+ * tensor cores; the rescale is the fma); 3: 2 and S's k steps as 1. */
+#ifndef TPROMO
+#define TPROMO 0
+#endif
+#define TNT (TW * 32)
+#define TBQ (TW * 16)
+#define TDS (D + 4)
+#define TNB (D / 8)
+#if 4 * TBK * TDS * 4 > 49152 || TBK % 8 || (D != 64 && D != 128) || TPROMO < 0 || TPROMO > 3
+#error "attn_fwd_tf32: the key/value tiles do not fit 48 KiB, or a head dim or TPROMO it does not take"
+#endif
+
+/* x as hi (tf32(x)) and lo (tf32(x - hi)), the bits of two TF32 values. */
+static inline void attn_t3(float x, uint *hi, uint *lo)
+{
+    uint h, l;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(h) : "f"(x));
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(l) : "f"(x - as_float(h)));
+    *hi = h;
+    *lo = l;
+}
+
+/* d += a b in 3xTF32: a and b split (ah, al, bh, bl), the small products first. */
+#define ATTN_T3_MMA(d, ah, al, bh, bl)                                                          \
+    MMA_M16N8K8_TF32(d, al, bh);                                                                \
+    MMA_M16N8K8_TF32(d, ah, bl);                                                                \
+    MMA_M16N8K8_TF32(d, ah, bh)
+/* d += a b, the products into a fresh accumulator added in float32 */
+#define ATTN_T3_PROMO(d, ah, al, bh, bl)                                                        \
+    {                                                                                           \
+        float z_[4] = {0.0f, 0.0f, 0.0f, 0.0f};                                                 \
+        ATTN_T3_MMA(z_, ah, al, bh, bl);                                                        \
+        (d)[0] += z_[0];                                                                        \
+        (d)[1] += z_[1];                                                                        \
+        (d)[2] += z_[2];                                                                        \
+        (d)[3] += z_[3];                                                                        \
+    }
+#if TPROMO & 1
+#define ATTN_T3_ACC(d, ah, al, bh, bl) ATTN_T3_PROMO(d, ah, al, bh, bl)
+#else
+#define ATTN_T3_ACC(d, ah, al, bh, bl) ATTN_T3_MMA(d, ah, al, bh, bl)
+#endif
+
+/* rows [r0, r0 + R) of a [rows, cols] float32 view into dst[R * TDS]:
+ * by cp.async when vec & 1 (committed by the caller), else element by
+ * element; zero past rows and cols. */
+#define ATTN_LOAD_F32(dst, R, p, r_0, rows, cols, sr, sc)                                       \
+    ATTN_LOAD_ROWS(float, 4, TDS, dst, R, p, r_0, rows, cols, sr, sc, TNT)
+
+__kernel __attribute__((reqd_work_group_size(TNT, 1, 1))) void attn_fwd_tf32(ATTN_FWD_ARGS,
+                                                                             int vec)
+{
+    __local float sm[4 * TBK * TDS] __attribute__((aligned(16)));
+    const int lid = get_local_id(0), lane = lid & 31, warp = lid >> 5;
+    const int g = lane >> 2, t = lane & 3;
+    ATTN_FWD_TILES(TBQ, TBK)
+    if (ntile > 0) {
+        ATTN_LOAD_F32(sm, TBK, k, 0, S, E, k_2, k_3)
+        ATTN_LOAD_F32(sm + TBK * TDS, TBK, v, 0, S, Ev, v_2, v_3)
+        MMA_CP_COMMIT();
+    }
+    long w0 = i0 + warp * 16; /* the warp's first query row */
+    /* the query fragments (A of m16n8k8: rows g, g + 8, columns t, t + 4
+     * of each 8-column step) from global memory */
+#if TQPRE
+    uint qh[TNB][4], ql[TNB][4];
+#else
+    float qf[TNB][4];
+#endif
+#pragma unroll
+    for (int kk = 0; kk < TNB; kk++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            long i = w0 + g + (e & 1) * 8;
+            int c = kk * 8 + t + (e >> 1) * 4;
+            float x = i < L && c < E ? LD(q, i * q_2 + c * q_3) : 0.0f;
+#if TQPRE
+            attn_t3(x, &qh[kk][e], &ql[kk][e]);
+#else
+            qf[kk][e] = x;
+#endif
+        }
+    float oa[TNB][4];
+#pragma unroll
+    for (int n = 0; n < TNB; n++)
+        oa[n][0] = oa[n][1] = oa[n][2] = oa[n][3] = 0.0f;
+    float mr[2] = {-INFINITY, -INFINITY}, lsum[2] = {0.0f, 0.0f};
+    long wlast = causal ? w0 + 15 + coff : S;
+    long wfull = causal ? w0 + coff : S;
+    for (int jt = 0; jt < ntile; jt++) {
+        long j0 = (long)jt * TBK;
+        /* one barrier per tile (attn_fwd_mma's scheme): tile jt landed,
+         * tile jt - 1's buffer takes tile jt + 1 */
+        MMA_CP_WAIT(0);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        __local float *ks = sm + (jt & 1) * 2 * TBK * TDS, *vs = ks + TBK * TDS;
+        if (jt + 1 < ntile) {
+            __local float *kn = sm + ((jt + 1) & 1) * 2 * TBK * TDS;
+            ATTN_LOAD_F32(kn, TBK, k, j0 + TBK, S, E, k_2, k_3)
+            ATTN_LOAD_F32(kn + TBK * TDS, TBK, v, j0 + TBK, S, Ev, v_2, v_3)
+            MMA_CP_COMMIT();
+        }
+        if (j0 > wlast)
+            continue;
+        /* S in the accumulators' layout: s[4 n + e] is element e of the
+         * 8-key block n (ATTN_SOFTMAX's) */
+        float s[TBK / 2], al[2];
+#pragma unroll
+        for (int n = 0; n < TBK / 2; n++)
+            s[n] = 0.0f;
+#pragma unroll
+        for (int kk = 0; kk < TNB; kk++) {
+            uint ah[4], al_[4];
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+#if TQPRE
+                ah[e] = qh[kk][e];
+                al_[e] = ql[kk][e];
+#else
+                attn_t3(qf[kk][e], &ah[e], &al_[e]);
+#endif
+            }
+#pragma unroll
+            for (int n = 0; n < TBK / 8; n++) {
+                uint bh[2], bl[2];
+                __local const float *kr = ks + (n * 8 + g) * TDS + kk * 8 + t;
+                attn_t3(kr[0], &bh[0], &bl[0]);
+                attn_t3(kr[4], &bh[1], &bl[1]);
+                ATTN_T3_ACC(s + 4 * n, ah, al_, bh, bl);
+            }
+        }
+        ATTN_SOFTMAX(jt, TBK)
+#if TPROMO >= 2
+        /* O = al O + P V, the tile's products in zeroed accumulators: P
+         * split once (k index t is key 2t, t + 4 key 2t + 1, above), then
+         * each 8-column block of O over the tile's keys */
+        uint ph[TBK / 8][4], pl[TBK / 8][4];
+#pragma unroll
+        for (int kk = 0; kk < TBK / 8; kk++) {
+            attn_t3(s[4 * kk], &ph[kk][0], &pl[kk][0]);
+            attn_t3(s[4 * kk + 2], &ph[kk][1], &pl[kk][1]);
+            attn_t3(s[4 * kk + 1], &ph[kk][2], &pl[kk][2]);
+            attn_t3(s[4 * kk + 3], &ph[kk][3], &pl[kk][3]);
+        }
+#pragma unroll
+        for (int n = 0; n < TNB; n++) {
+            float z[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+            for (int kk = 0; kk < TBK / 8; kk++) {
+                uint bh[2], bl[2];
+                __local const float *vr = vs + (kk * 8 + 2 * t) * TDS + g + n * 8;
+                attn_t3(vr[0], &bh[0], &bl[0]);
+                attn_t3(vr[TDS], &bh[1], &bl[1]);
+                ATTN_T3_MMA(z, ph[kk], pl[kk], bh, bl);
+            }
+            oa[n][0] = fma(oa[n][0], al[0], z[0]);
+            oa[n][1] = fma(oa[n][1], al[0], z[1]);
+            oa[n][2] = fma(oa[n][2], al[1], z[2]);
+            oa[n][3] = fma(oa[n][3], al[1], z[3]);
+        }
+#else
+#pragma unroll
+        for (int n = 0; n < TNB; n++) {
+            oa[n][0] *= al[0];
+            oa[n][1] *= al[0];
+            oa[n][2] *= al[1];
+            oa[n][3] *= al[1];
+        }
+        /* O += P V: k index t is key 2t, t + 4 key 2t + 1 (above) */
+#pragma unroll
+        for (int kk = 0; kk < TBK / 8; kk++) {
+            uint ph[4], pl[4];
+            attn_t3(s[4 * kk], &ph[0], &pl[0]);
+            attn_t3(s[4 * kk + 2], &ph[1], &pl[1]);
+            attn_t3(s[4 * kk + 1], &ph[2], &pl[2]);
+            attn_t3(s[4 * kk + 3], &ph[3], &pl[3]);
+            __local const float *vr = vs + (kk * 8 + 2 * t) * TDS + g;
+#pragma unroll
+            for (int n = 0; n < TNB; n++) {
+                uint bh[2], bl[2];
+                attn_t3(vr[n * 8], &bh[0], &bl[0]);
+                attn_t3(vr[TDS + n * 8], &bh[1], &bl[1]);
+                ATTN_T3_ACC(oa[n], ph, pl, bh, bl);
+            }
+        }
+#endif
+    }
+#pragma unroll
+    for (int rr = 0; rr < 2; rr++) {
+        long i = w0 + g + rr * 8;
+        float l = lsum[rr], il = l == 0.0f ? 0.0f : 1.0f / l;
+        if (i < L) {
+#pragma unroll
+            for (int n = 0; n < TNB; n++) {
+                int c = n * 8 + 2 * t;
+                if (c < Ev)
+                    ST(o, i * o_2 + c * o_3, oa[n][2 * rr] * il);
+                if (c + 1 < Ev)
+                    ST(o, i * o_2 + (c + 1) * o_3, oa[n][2 * rr + 1] * il);
+            }
+            ATTN_LSE(i, mr[rr], l)
+        }
+    }
+    ATTN_FWD_UNUSED()
+}
+#endif /* ATTN_MMA == 7 */
 #endif /* ATTN_MMA */

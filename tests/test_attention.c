@@ -38,6 +38,12 @@
  * head dim 64/128 ran its dK/dV there; test_wgmma_dq_choice and
  * CLOPS_TEST_ATTN_WGMMA_DQ=1 the same for the wgmma dQ (attn_bwd_dq_wg,
  * attn12: off by default; on the H200 in attn13 its checks passed, slower).
+ * test_tf32_forward checks the float32 forward on the tensor cores
+ * (attn_fwd_tf32, 3xTF32, attn14; on by default since attn15) — its
+ * default (on every device), choice, checks,
+ * and on NVIDIA devices of compute capability >= 8.0 its forwards against
+ * the reference; CLOPS_TEST_ATTN_TF32=1 asserts
+ * that every lean float32 forward of head dim 64/128 took it.
  * CLOPS_TEST_FILTER (a cmocka glob) runs a subset; CLOPS_TEST_ATTN_CASES
  * (a glob on the cases' names, e.g. 'mma tiles*') a subset of the feature
  * matrix, and CLOPS_TEST_ATTN_PROGRESS=1 prints each of its cases as it
@@ -212,6 +218,13 @@ static bool expect_split_bwd(const clops_device *d, const attn_case *c, clops_dt
     return expect_mma_bwd(d, c, dt) && c->Hq != c->Hkv && !(off && strcmp(off, "0") == 0);
 }
 
+/* Whether d can run attn_fwd_tf32: NVIDIA, compute capability >= 8.0. */
+static bool tf32_device(const clops_device *d)
+{
+    return kit_kind_of(d) == KIT_MMA && d->info.vendor == CLOPS_VENDOR_NVIDIA &&
+           d->nv_cc_major >= 8;
+}
+
 /* Forward and backward of one case on device d and on the CPU reference. */
 static void check_case(clops_device *d, const attn_case *c, clops_dtype dt, clops_generator *g)
 {
@@ -264,11 +277,24 @@ static void check_case(clops_device *d, const attn_case *c, clops_dtype dt, clop
     int64_t hd = c->E > c->Ev ? c->E : c->Ev;
     if (wt && strcmp(wt, "1") == 0 && want_mma == 1 && c->mask == 0 && hd > 32 && hd <= 128)
         CT_ASSERT_MSG(f1.fwd_wg - f0.fwd_wg == 1, "a lean forward did not take attn_fwd_wg");
+    /* CLOPS_TEST_ATTN_TF32=1 (the GPU job, with CLOPS_ATTN_TF32=1): every
+     * lean float32 forward (no mask, no dropout) of more than 4 query rows
+     * and head dim 64 or 128 (padded) ran attn_fwd_tf32, no other did */
+    const char *tt = getenv("CLOPS_TEST_ATTN_TF32");
+    if (tt && strcmp(tt, "1") == 0)
+        CT_ASSERT_MSG(f1.fwd_tf32 - f0.fwd_tf32 ==
+                          (tf32_device(d) && dt == CLOPS_FLOAT32 && c->mask == 0 && !(c->dropout > 0) && c->L > 4 &&
+                                   hd > 32 && hd <= 128
+                               ? 1u
+                               : 0u),
+                      "attn_fwd_tf32 %s", f1.fwd_tf32 - f0.fwd_tf32 ? "ran" : "did not run");
     CT_OK(clops_generator_manual_seed(g, 1234));
     CT_OK(clops__fused_attention(qc, kc, vc, mc, c->dropout, c->causal, NULL, g, c->lower_right,
                                  &oc, &lc, &rc));
     bool f32 = dt == CLOPS_FLOAT32;
-    ct_tol tol = f32 ? ct_tol_ulp_atol(64, 1e-5) : ct_tol_ulp_atol(4, 4e-3);
+    /* (attn_fwd_tf32, CLOPS_ATTN_TF32=1: test_tf32_forward's 3e-5) */
+    ct_tol tol = f32 ? ct_tol_ulp_atol(64, f1.fwd_tf32 > f0.fwd_tf32 ? 3e-5 : 1e-5)
+                     : ct_tol_ulp_atol(4, 4e-3);
     CT_ASSERT_CLOSE(o, oc, tol);
     CT_ASSERT_CLOSE(l, lc, ct_tol_ulp_atol(64, 2e-6));
     CT_ASSERT_CLOSE(r, rc, CT_TOL_EXACT);
@@ -963,6 +989,108 @@ static void test_wgmma_dq_choice(void **state)
     wg_bwd_choice(WG_DQ);
 }
 
+/* The float32 forward on the tensor cores (attn_fwd_tf32, attn14;
+ * docs/attention.md "The float32 forward on the tensor cores"): not while
+ * off, not at head dims 32 or 256, nowhere but on NVIDIA devices of
+ * compute capability 8.0 or later (no known-answer check runs elsewhere);
+ * switched on there, its check passes once per head dim (asking again
+ * runs none), and wg_probs' forwards (causal both alignments and not,
+ * grouped heads, odd lengths, E = 100 padded to 128, transposed layouts:
+ * element-wise tile loads) take it and match the CPU reference, output
+ * within 3e-5 (or 64 ULP; 3xTF32's accumulation on the tensor cores:
+ * check_case's 1e-5 for the FMA kernel failed once at 1.24e-5) and
+ * logsumexp within check_case's tolerance; a boolean-masked problem keeps
+ * attn_fwd.  Cheap on other devices (no kernel runs). */
+static void test_tf32_forward(void **state)
+{
+    (void)state;
+    /* the default (attn15): on, its sums promoted at level 3, unless the
+     * environment says otherwise */
+    const char *on_env = getenv("CLOPS_ATTN_TF32"), *pr_env = getenv("CLOPS_ATTN_TF32_PROMOTE");
+    attention_set_tf32(-1);
+    CT_ASSERT_MSG(attention_tf32_on() == !(on_env && strcmp(on_env, "0") == 0),
+                  "attn_fwd_tf32 %s by default (CLOPS_ATTN_TF32 %s)",
+                  attention_tf32_on() ? "on" : "off", on_env ? on_env : "unset");
+    if (!pr_env)
+        CT_ASSERT_MSG(attention_tf32_promote() == 3, "attn_fwd_tf32's default promotion %d",
+                      attention_tf32_promote());
+    clops_device *devs[CT_MAX_DEVICES];
+    int n = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < n; di++) {
+        clops_device *d = devs[di];
+        ct_set_device(d);
+        bool cap = tf32_device(d);
+        attn_stats s0, s1, s2;
+        attention_stats(&s0);
+        attention_set_tf32(0);
+        CT_ASSERT_MSG(!attention_tf32_chosen(d, 64), "attn_fwd_tf32 chosen while off");
+        attention_set_tf32(1);
+        CT_ASSERT_MSG(!attention_tf32_chosen(d, 32) && !attention_tf32_chosen(d, 256),
+                      "attn_fwd_tf32 chosen at head dim 32 or 256");
+        if (!cap)
+            CT_ASSERT_MSG(!attention_tf32_chosen(d, 64) && !attention_tf32_chosen(d, 128),
+                          "attn_fwd_tf32 chosen on a device without mma.sync tf32");
+        attention_stats(&s1);
+        CT_ASSERT_MSG(s1.tf32_checks - s0.tf32_checks == 0,
+                      "a known-answer check ran where attn_fwd_tf32 cannot run");
+        if (cap) {
+            for (int dp = 64; dp <= 128; dp *= 2)
+                CT_ASSERT_MSG(attention_tf32_chosen(d, dp) && attention_tf32_chosen(d, dp),
+                              "attn_fwd_tf32 failed its known-answer check at head dim %d", dp);
+            attention_stats(&s2);
+            CT_ASSERT_MSG(s2.tf32_fails == s1.tf32_fails && s2.tf32_checks - s1.tf32_checks <= 2,
+                          "%llu known-answer checks, %llu failed",
+                          (unsigned long long)(s2.tf32_checks - s1.tf32_checks),
+                          (unsigned long long)(s2.tf32_fails - s1.tf32_fails));
+            for (size_t pi = 0; pi < CT_COUNT(wg_probs); pi++) {
+                const int64_t *pr = wg_probs[pi];
+                clops_tensor *x[3], *xc[3];
+                wg_case("attn_fwd_tf32", pr, CLOPS_FLOAT32, d, 3, x, xc);
+                clops_tensor *o = NULL, *l = NULL, *r = NULL, *oc = NULL, *lc = NULL, *rc = NULL;
+                attn_stats f0, f1;
+                attention_stats(&f0);
+                CT_OK(clops__fused_attention(x[0], x[1], x[2], NULL, 0.0, pr[5] != 0, NULL, NULL,
+                                             pr[6] != 0, &o, &l, &r));
+                attention_stats(&f1);
+                CT_ASSERT_MSG(f1.fwd_tf32 - f0.fwd_tf32 == 1,
+                              "the forward did not take attn_fwd_tf32");
+                CT_OK(clops__fused_attention(xc[0], xc[1], xc[2], NULL, 0.0, pr[5] != 0, NULL,
+                                             NULL, pr[6] != 0, &oc, &lc, &rc));
+                /* 3xTF32 without promotion (CLOPS_ATTN_TF32_PROMOTE=0): attn14's
+                 * H200 job measured 1.24e-5 (104 ULP, short in magnitude: the
+                 * tensor cores' accumulation) on the third problem against
+                 * check_case's 1e-5; promoted (the default) it passed 3e-5 */
+                CT_ASSERT_CLOSE(o, oc, ct_tol_ulp_atol(64, 3e-5));
+                CT_ASSERT_CLOSE(l, lc, ct_tol_ulp_atol(64, 2e-6));
+                clops_tensor *rel[] = {x[0], x[1], x[2], xc[0], xc[1], xc[2], o, l, r, oc, lc, rc};
+                for (size_t i = 0; i < CT_COUNT(rel); i++)
+                    clops_tensor_release(rel[i]);
+            }
+            /* a boolean mask: the general problems keep attn_fwd */
+            const attn_case *mc = &cases[3];
+            int64_t qs[4], ks[4], vs[4];
+            shapes(mc, qs, ks, vs);
+            clops_tensor *q = ct_random(d, CLOPS_FLOAT32, mc->ndim, qs, CT_CONTIGUOUS,
+                                        PW_DOMAIN_SMALL, 1);
+            clops_tensor *k = ct_random(d, CLOPS_FLOAT32, mc->ndim, ks, CT_CONTIGUOUS,
+                                        PW_DOMAIN_SMALL, 2);
+            clops_tensor *v = ct_random(d, CLOPS_FLOAT32, mc->ndim, vs, CT_CONTIGUOUS,
+                                        PW_DOMAIN_SMALL, 3);
+            clops_tensor *m = mask_of(d, mc, CLOPS_FLOAT32), *o = NULL, *l = NULL, *r = NULL;
+            attn_stats f0, f1;
+            attention_stats(&f0);
+            CT_OK(clops__fused_attention(q, k, v, m, 0.0, false, NULL, NULL, false, &o, &l, &r));
+            attention_stats(&f1);
+            CT_ASSERT_MSG(f1.fwd_tf32 == f0.fwd_tf32, "a masked forward took attn_fwd_tf32");
+            clops_tensor *rel[] = {q, k, v, m, o, l, r};
+            for (size_t i = 0; i < CT_COUNT(rel); i++)
+                clops_tensor_release(rel[i]);
+        }
+        attention_set_tf32(-1);
+    }
+    ct_clear_context();
+}
+
 int main(void)
 {
     /* CLOPS_TEST_FILTER (a cmocka glob) runs a subset (a GPU job's) */
@@ -979,6 +1107,7 @@ int main(void)
         cmocka_unit_test(test_wgmma_choice),
         cmocka_unit_test(test_wgmma_bwd_choice),
         cmocka_unit_test(test_wgmma_dq_choice),
+        cmocka_unit_test(test_tf32_forward),
     };
     return cmocka_run_group_tests(tests, NULL, ct_teardown_group);
 }

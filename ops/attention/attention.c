@@ -38,7 +38,7 @@ static void view4(attn_view *v, clops_tensor *t);
  * kernels of the driver's build, or those through the PTX route with
  * attn_ctas' occupancy (the driver's build where that asks for 1); for
  * the forward also attn_fwd_wg (Hopper's wgmma, ATTN_WG). */
-enum { ATTN_FMA, ATTN_MMA_PLAIN, ATTN_MMA_ROUTED, ATTN_WG };
+enum { ATTN_FMA, ATTN_MMA_PLAIN, ATTN_MMA_ROUTED, ATTN_WG, ATTN_TF32 };
 /* The backward's modes (ATTN_FMA, ATTN_MMA_PLAIN, ATTN_MMA_ROUTED: dQ and
  * by default dK/dV) with ATTN_WGB or'ed in: dK/dV on attn_bwd_dkv_wg
  * (Hopper's wgmma, its program's attn_bwd_fold after it); with ATTN_WGQ:
@@ -193,6 +193,9 @@ typedef struct attn_prog {
     int wks; /* attn_bwd_dkv_wg: K and V in __local (WKS) */
     int wgn; /* attn_fwd_wg's warpgroups of 64 query rows (WGN, attn_wg_n) */
     int late; /* attn_fwd_wg: tile copies after the products (WG_LATE, attn_wg_late) */
+    int t3f; /* attn_fwd_tf32 (mma 7): bit 0 its query fragments split once (TQPRE), bits
+              * 1-2 where its products are promoted (TPROMO 0-3); wgn its warps (TW), wbk
+              * its key tile (TBK) */
 } attn_prog;
 
 /*
@@ -266,7 +269,12 @@ static clops_status write_defines(const void *vctx, const clops_device *d, strbu
                   "#define BT %d\n#define NT %d\n",
               kit_cl_storage(c->dt), (int)kit_load_store(c->dt), c->dp, c->bq,
               attn_fwd_bk(c->bq, c->dp), attn_bt(c->dp), ATTN_NT);
-    if (c->mma >= 4) {
+    if (c->mma == 7) {
+        sb_printf(sb,
+                  "#define ATTN_MMA 7\n#define MMA_TY \"bf16\"\n#define MR 1\n#define ATTN_XM 0\n"
+                  "#define TW %d\n#define TBK %d\n#define TQPRE %d\n#define TPROMO %d\n",
+                  c->wgn, c->wbk, c->t3f & 1, c->t3f >> 1 & 3);
+    } else if (c->mma >= 4) {
         /* attn_fwd_wg (4), attn_bwd_dkv_wg (5), attn_bwd_dq_wg (6): the lean programs only;
          * their products' atoms (wgmma_attn.clh) after the kit's headers */
         const char *wga = NULL;
@@ -371,7 +379,7 @@ static clops_status attn_kernel_route(clops_device *d, int which, clops_dtype dt
              cta, mma && !xm ? "/lean" : "");
     snprintf(title, sizeof title, "clops attention program %s, head dim %d (ops/attention/attention.c)",
              clops_dtype_name(dt), dp);
-    attn_prog ctx = {dt, dp, bq, prog, mma ? xm != 0 : 1, 0, 0, 0, 0};
+    attn_prog ctx = {dt, dp, bq, prog, mma ? xm != 0 : 1, 0, 0, 0, 0, 0};
     kit_program p = {.name = pname,
                      .title = title,
                      .headers = {"random_math.clh", mma ? "mma.clh" : NULL, mma ? "attention_vis.clh" : NULL,
@@ -543,8 +551,121 @@ static clops_status wg_kernel(clops_device *d, clops_dtype dt, int dp, const cha
         snprintf(tag + strlen(tag), sizeof tag - strlen(tag), "/g%d", wgn);
     if (late)
         snprintf(tag + strlen(tag), sizeof tag - strlen(tag), "/late");
-    attn_prog ctx = {dt, dp, ATTN_BQ, 4, 0, wbk, 0, wgn, late};
+    attn_prog ctx = {dt, dp, ATTN_BQ, 4, 0, wbk, 0, wgn, late, 0};
     return wg_program_kernel(d, &key, &ctx, tag, ctas, "attn_fwd_wg", 128 * wgn, op, k);
+}
+
+/*
+ * The float32 forward on the tensor cores (attn_fwd_tf32, attn14; 3xTF32
+ * on mma.sync m16n8k8, docs/attention.md "The float32 forward on the
+ * tensor cores").  Where it runs: CLOPS_ATTN_TF32=1 on, =0 off (read once
+ * per process; attention_set_tf32 for tests), by default ATTN_TF32_DEFAULT.
+ * Its shape, each read once per process, for benchmarks:
+ * CLOPS_ATTN_TF32_W warps of 16 query rows a work-group (2, 4 or 8;
+ * default 4), CLOPS_ATTN_TF32_BK keys a tile (8 to 64, a multiple of 8
+ * whose four float32 tiles fit 48 KiB; default 32 at head dim 64, 16 at
+ * 128), CLOPS_ATTN_TF32_QPRE=1/2 the query fragments split once and kept
+ * (1) or split at each use (2; default: kept at head dim 64, split at
+ * 128: registers), CLOPS_ATTN_TF32_PROMOTE=0-3 where the products' sums
+ * leave the tensor cores (TPROMO; default 3: S's every k step, O's every
+ * key tile — attn15's H200 job: 0.4-0.6x the efficient kernel's error
+ * where 0, attn14's kernel, had 2.3-9.8x).
+ */
+#define ATTN_TF32_DEFAULT 1
+#define ATTN_TF32_PROMOTE_DEFAULT 3
+static atomic_int attn_t3_set = -1; /* attention_set_tf32: -1 the environment's */
+
+void attention_set_tf32(int on)
+{
+    atomic_store_explicit(&attn_t3_set, on < 0 ? -1 : on ? 1 : 0, memory_order_relaxed);
+}
+
+static bool attn_t3_on(void)
+{
+    static atomic_int on = -1, off = -1;
+    int s = atomic_load_explicit(&attn_t3_set, memory_order_relaxed);
+    if (s >= 0)
+        return s == 1;
+    return attn_env_is(&on, "CLOPS_ATTN_TF32", "1") ||
+           (ATTN_TF32_DEFAULT && !attn_env_off(&off, "CLOPS_ATTN_TF32"));
+}
+
+static int attn_t3_w(void)
+{
+    static atomic_int env = -1;
+    int e = attn_env_int(&env, "CLOPS_ATTN_TF32_W", 2, 8);
+    return e == 2 || e == 4 || e == 8 ? e : 4;
+}
+
+static int attn_t3_bk(int dp)
+{
+    static atomic_int env = -1;
+    int e = attn_env_int(&env, "CLOPS_ATTN_TF32_BK", 8, 64);
+    return e % 8 == 0 && e && 4 * e * (dp + 4) * 4 <= 49152 ? e : dp <= 64 ? 32 : 16;
+}
+
+static int attn_t3_qpre(int dp)
+{
+    static atomic_int env = -1;
+    int e = attn_env_int(&env, "CLOPS_ATTN_TF32_QPRE", 1, 2);
+    return e ? e == 1 : dp <= 64;
+}
+
+static int attn_t3_promote(void)
+{
+    static atomic_int env = -1;
+    int e = atomic_load_explicit(&env, memory_order_relaxed);
+    if (e < 0) {
+        const char *v = host_env("CLOPS_ATTN_TF32_PROMOTE");
+        int x = v && *v ? atoi(v) : -1;
+        e = x >= 0 && x <= 3 ? x : ATTN_TF32_PROMOTE_DEFAULT;
+        atomic_store_explicit(&env, e, memory_order_relaxed);
+    }
+    return e;
+}
+
+bool attention_tf32_on(void)
+{
+    return attn_t3_on();
+}
+
+int attention_tf32_promote(void)
+{
+    return attn_t3_promote();
+}
+
+/* Whether d can run attn_fwd_tf32: an NVIDIA device of compute
+ * capability 8.0 or later (mma.sync's tf32 atom, cp.async) whose kernels
+ * take the tensor-core programs (KIT_MMA). */
+static bool t3_device(const clops_device *d)
+{
+    return kit_kind_of(d) == KIT_MMA && d->info.vendor == CLOPS_VENDOR_NVIDIA &&
+           d->nv_cc_major >= 8;
+}
+
+/* attn_fwd_tf32 of padded head dim dp: its own program (ATTN_MMA 7, lean),
+ * the driver's build. */
+static clops_status t3_kernel(clops_device *d, int dp, const char *op, host_kernel **k)
+{
+    int w = attn_t3_w(), bk = attn_t3_bk(dp), f = attn_t3_qpre(dp) | attn_t3_promote() << 1;
+    host_kkey key = {{(0x41ull << 56) | (0x54ull << 40) | (uint64_t)CLOPS_FLOAT32, (uint64_t)dp,
+                      (uint64_t)bk, (uint64_t)w | (uint64_t)f << 8}};
+    char pname[96];
+    snprintf(pname, sizeof pname, "attention-tf32/float32/d%d/fwd/w%d/k%d%s%s", dp, w, bk,
+             f & 1 ? "" : "/qs", f & 2 ? "/promote" : "");
+    attn_prog ctx = {CLOPS_FLOAT32, dp, ATTN_BQ, 7, 0, bk, 0, w, 0, f};
+    kit_program p = {.name = pname,
+                     .title = "clops attention float32 tensor-core program (ops/attention/attention.c)",
+                     .headers = {"random_math.clh", "mma.clh", "attention_vis.clh", NULL},
+                     .write = write_defines,
+                     .file = "attention.cl",
+                     .ctx = &ctx};
+    clops_status st = kit_kernel(d, &key, &p, "attn_fwd_tf32", 0, op, k);
+    if (!st && (*k)->wg_size < (size_t)(32 * w))
+        st = clops__fail(CLOPS_UNSUPPORTED,
+                         "%s: kernel attn_fwd_tf32 needs work-groups of %d items; %s allows %zu",
+                         op, 32 * w, d->label, (*k)->wg_size);
+    return st;
 }
 
 /*
@@ -635,7 +756,7 @@ static clops_status wgb_kernel(clops_device *d, clops_dtype dt, int dp, bool fol
                       (uint64_t)dp, (uint64_t)wq, (uint64_t)ctas | (uint64_t)kv << 8}};
     char tag[32];
     snprintf(tag, sizeof tag, "bwd-dkv/q%d%s", wq, kv ? "/kvs" : "");
-    attn_prog ctx = {dt, dp, ATTN_BQ, 5, 0, wq, kv, 0, 0};
+    attn_prog ctx = {dt, dp, ATTN_BQ, 5, 0, wq, kv, 0, 0, 0};
     return wg_program_kernel(d, &key, &ctx, tag, ctas, fold ? "attn_bwd_fold" : "attn_bwd_dkv_wg",
                              fold ? 0 : 128, op, k);
 }
@@ -691,7 +812,7 @@ static clops_status wgq_kernel(clops_device *d, clops_dtype dt, int dp, const ch
                       (uint64_t)wk, (uint64_t)ctas}};
     char tag[32];
     snprintf(tag, sizeof tag, "bwd-dq/k%d", wk);
-    attn_prog ctx = {dt, dp, ATTN_BQ, 6, 0, wk, 0, 0, 0};
+    attn_prog ctx = {dt, dp, ATTN_BQ, 6, 0, wk, 0, 0, 0, 0};
     return wg_program_kernel(d, &key, &ctx, tag, ctas, "attn_bwd_dq_wg", 128, op, k);
 }
 
@@ -831,6 +952,15 @@ static bool mma_vec(const attn_view *v)
            v->st[2] % 8 == 0;
 }
 
+/* Whether attn_fwd_tf32 may load view v's float32 rows by 16-byte
+ * cp.async copies: unit column stride, every row starting on a multiple
+ * of 4 elements. */
+static bool t3_vec(const attn_view *v)
+{
+    return v->st[3] == 1 && v->t->offset % 4 == 0 && v->st[0] % 4 == 0 && v->st[1] % 4 == 0 &&
+           v->st[2] % 4 == 0;
+}
+
 /* Whether attn_fwd_mma may store view v's (output) elements in pairs of
  * 32 bits: unit column stride, every row of every plane starting on an
  * even element. */
@@ -878,10 +1008,10 @@ static clops_status fwd_launch(const attn_problem *p, int mma)
     clops_device *d = p->q.t->storage->device;
     if (p->B * p->Hq * p->L == 0)
         return CLOPS_OK;
-    bool wg = mma == ATTN_WG;
+    bool wg = mma == ATTN_WG, t3 = mma == ATTN_TF32;
     int dp = attn_dpad(p), pq = attn_fwd_bq(p->L);
-    int bq = wg ? 64 * attn_wg_n() : mma ? attn_fwd_rows(dp) : pq;
-    int nt = wg ? 128 * attn_wg_n() : mma ? attn_mma_nt(dp) : ATTN_NT;
+    int bq = t3 ? 16 * attn_t3_w() : wg ? 64 * attn_wg_n() : mma ? attn_fwd_rows(dp) : pq;
+    int nt = t3 ? 32 * attn_t3_w() : wg ? 128 * attn_wg_n() : mma ? attn_mma_nt(dp) : ATTN_NT;
     int64_t nsplit = mma ? 1 : attn_nsplit(p, d), kchunk = p->S > 0 ? p->S : 1;
     if (nsplit > 1) {
         int64_t bk = attn_fwd_bk(pq, dp);
@@ -890,7 +1020,8 @@ static clops_status fwd_launch(const attn_problem *p, int mma)
         nsplit = (p->S + kchunk - 1) / kchunk;
     }
     host_kernel *k = NULL;
-    clops_status st = wg ? wg_kernel(d, p->q.t->dtype, dp, p->op, &k)
+    clops_status st = t3   ? t3_kernel(d, dp, p->op, &k)
+                      : wg ? wg_kernel(d, p->q.t->dtype, dp, p->op, &k)
                          : attn_kernel_route(d, mma ? ATTN_K_FWD_MMA : ATTN_K_FWD, p->q.t->dtype,
                                              dp, mma ? ATTN_BQ : pq, mma == ATTN_MMA_ROUTED,
                                              attn_xm(p), p->op, &k);
@@ -915,6 +1046,10 @@ static clops_status fwd_launch(const attn_problem *p, int mma)
         arg_long(&g, nsplit);
         arg_long(&g, kchunk);
         arg_mem(&g, part ? mem_of(part) : mem_of(p->lse));
+    } else if (t3) {
+        /* bit 0: key and value rows by cp.async (float32: rows on 16-byte
+         * boundaries, 4 elements) */
+        arg_int(&g, t3_vec(&p->k) && t3_vec(&p->v) ? 1 : 0);
     } else {
         /* bit 0: query, key and value rows by cp.async; bit 1: the
          * output's column pairs as 32-bit stores */
@@ -981,7 +1116,8 @@ static clops_status fwd_cpu(void *vp)
 /* attention_stats' counters */
 static atomic_ullong stat_bwd_mma, stat_bwd_fma, stat_fwd_mma, stat_bwd_split, stat_fwd_routed,
     stat_bwd_routed, stat_fwd_wg, stat_wg_checks, stat_wg_fails, stat_bwd_wg, stat_wgb_checks,
-    stat_wgb_fails, stat_bwd_wgq, stat_wgq_checks, stat_wgq_fails;
+    stat_wgb_fails, stat_bwd_wgq, stat_wgq_checks, stat_wgq_fails, stat_fwd_tf32, stat_tf32_checks,
+    stat_tf32_fails;
 
 /* Whether attn_fwd_mma takes p: 16-bit inputs, no dropout, head dims up
  * to 128 (fwd_mma leaves decoding and split-KV to attn_fwd). */
@@ -1091,14 +1227,17 @@ static bool mma_canary_one(clops_device *d, clops_dtype dt, int dp, int mode, in
     } else {
         int bad = 0;
         size_t first = 0;
+        /* 16-bit inputs: the rounding of P to the input type; 3xTF32
+         * (float32, attn_fwd_tf32): float32's accuracy, ~1e-6 here */
+        double tol = mode == ATTN_TF32 ? 5e-5 : 2e-2, ltol = mode == ATTN_TF32 ? 5e-5 : 1e-2;
         for (size_t i = 0; i < on; i++) {
             double a = ref_load(ho, (int64_t)i, dt, CLOPS_FLOAT64).f;
             double b = ref_load(ho + on * es, (int64_t)i, dt, CLOPS_FLOAT64).f;
-            if (!(fabs(a - b) <= 2e-2 + 2e-2 * fabs(a)) && bad++ == 0)
+            if (!(fabs(a - b) <= tol + tol * fabs(a)) && bad++ == 0)
                 first = i;
         }
         for (int64_t i = 0; i < 2 * L; i++)
-            if (!(fabs(hl[i] - hl[2 * L + i]) <= 1e-2 * (1 + fabs(hl[i]))) && bad++ == 0)
+            if (!(fabs(hl[i] - hl[2 * L + i]) <= ltol * (1 + fabs(hl[i]))) && bad++ == 0)
                 first = on + (size_t)i;
         ok = bad == 0;
         if (!ok)
@@ -1239,6 +1378,8 @@ typedef struct mma_slot {
     unsigned char wg[2][2];
     /* attn_bwd_dkv_wg's and attn_bwd_dq_wg's, the same way */
     unsigned char wgb[2][2], wgq[2][2];
+    /* attn_fwd_tf32's per head dim 64/128, the same way */
+    unsigned char t3[2];
 } mma_slot;
 static mma_slot mma_slots[64];
 static pthread_mutex_t mma_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -1426,10 +1567,62 @@ bool attention_wgmma_bwd_chosen(clops_device *d, clops_dtype dt, int dp)
     return wg_bwd_chosen(d, dt, dp, WGK_DKV);
 }
 
+/* Whether attn_fwd_tf32 takes p on d: float32, padded head dim 64 or
+ * 128, no mask, dropout or mask gradient (the lean problems), more than
+ * ATTN_DEC_MAXL query rows, switched on. */
+static bool t3_fits(const attn_problem *p, clops_device *d)
+{
+    int dp = attn_dpad(p);
+    return p->q.t->dtype == CLOPS_FLOAT32 && (dp == 64 || dp == 128) && !(p->dropout_p > 0) &&
+           !attn_xm(p) && p->L > ATTN_DEC_MAXL && t3_device(d) && attn_t3_on();
+}
+
+/* Whether attn_fwd_tf32 runs (dp) on d: its known-answer check
+ * (mma_canary_one against attn_fwd, within 5e-5) passed, once per device
+ * and head dim; a failure (a build the driver refuses included) warns
+ * once and leaves attn_fwd in charge. */
+static bool t3_checked(clops_device *d, int dp)
+{
+    pthread_mutex_lock(&mma_lock);
+    mma_slot *s = mma_slot_of(d);
+    bool ok = false;
+    if (s) {
+        unsigned char *state = &s->t3[dp == 128];
+        if (*state == 0) {
+            char why[512];
+            clops_tensor *m = NULL;
+            atomic_fetch_add(&stat_tf32_checks, 1);
+            bool pass = mma_canary_one(d, CLOPS_FLOAT32, dp, ATTN_TF32, 0, &m, why, sizeof why);
+            clops_tensor_release(m);
+            if (!pass) {
+                atomic_fetch_add(&stat_tf32_fails, 1);
+                fprintf(stderr,
+                        "clops: warning: the attention forward's float32 tensor-core kernel "
+                        "(attn_fwd_tf32) failed its known-answer check on %s (%s), head dim %d: "
+                        "%s; using the FMA kernel there\n",
+                        d->label, d->info.name, dp, why);
+            }
+            *state = pass ? 1 : 2;
+        }
+        ok = *state == 1;
+    }
+    pthread_mutex_unlock(&mma_lock);
+    return ok;
+}
+
+bool attention_tf32_chosen(clops_device *d, int dp)
+{
+    return (dp == 64 || dp == 128) && t3_device(d) && attn_t3_on() && t3_checked(d, dp);
+}
+
 static clops_status fwd_mma(void *vp)
 {
     attn_problem *p = vp;
     clops_device *d = p->q.t->storage->device;
+    if (t3_fits(p, d) && t3_checked(d, attn_dpad(p))) {
+        atomic_fetch_add(&stat_fwd_tf32, 1);
+        return fwd_launch(p, ATTN_TF32);
+    }
     int mode = mma_fits(p) && p->L > ATTN_DEC_MAXL && attn_nsplit(p, d) == 1
                    ? mma_checked(d, p->q.t->dtype, attn_dpad(p), false)
                    : ATTN_FMA;
@@ -1751,6 +1944,9 @@ void attention_stats(attn_stats *out)
     out->bwd_wgq = atomic_load(&stat_bwd_wgq);
     out->wgq_checks = atomic_load(&stat_wgq_checks);
     out->wgq_fails = atomic_load(&stat_wgq_fails);
+    out->fwd_tf32 = atomic_load(&stat_fwd_tf32);
+    out->tf32_checks = atomic_load(&stat_tf32_checks);
+    out->tf32_fails = atomic_load(&stat_tf32_fails);
 }
 
 static clops_status bwd_cl(void *vp)

@@ -36,6 +36,7 @@ typedef struct attn_stats {
     uint64_t fwd_wg, wg_checks, wg_fails;
     uint64_t bwd_wg, wgb_checks, wgb_fails;
     uint64_t bwd_wgq, wgq_checks, wgq_fails; /* attn_bwd_dq_wg's */
+    uint64_t fwd_tf32, tf32_checks, tf32_fails; /* attn_fwd_tf32's (float32, 3xTF32) */
 } attn_stats;
 void attention_stats(attn_stats *out);
 
@@ -88,5 +89,20 @@ void attention_set_wgmma_dq(int on);
  * known-answer check included (once per device, dtype and head dim; a
  * failure warns once and leaves attn_bwd_dq_mma in charge). */
 bool attention_wgmma_dq_chosen(clops_device *d, clops_dtype dt, int dp);
+
+/* The float32 forward on the tensor cores (attn_fwd_tf32: 3xTF32 on
+ * mma.sync, NVIDIA compute capability >= 8.0; docs/attention.md): on by
+ * default (attn15) for the lean float32 problems at padded head dims 64
+ * and 128; CLOPS_ATTN_TF32=0 (read once per process) or attention_set_tf32
+ * (1 on, 0 off, -1 back to the environment's and the default) turns it
+ * off.  attention_tf32_on: that setting; attention_tf32_promote: where its
+ * products' sums leave the tensor cores (CLOPS_ATTN_TF32_PROMOTE, default
+ * 3).  attention_tf32_chosen: whether it runs for dp on d, its
+ * known-answer check included (once per device and head dim; a failure
+ * warns once and leaves attn_fwd in charge). */
+void attention_set_tf32(int on);
+bool attention_tf32_on(void);
+int attention_tf32_promote(void);
+bool attention_tf32_chosen(clops_device *d, int dp);
 
 #endif /* CLOPS_OPS_ATTENTION_H */
