@@ -635,6 +635,249 @@ attn_bwd_dmask(ATTN_BWD_ARGS, long B, long mB, long mH, long mL, long mS)
 
 #endif /* !ATTN_MMA */
 
+#ifdef ATTN_CPU
+/*
+ * The backward on CPU devices (KIT_CPU: ops/attention/attention.c,
+ * bwd_cpu): attn_bwd_dkv and attn_bwd_dq as single work items, no
+ * work-group, barrier or __local (POCL runs their 128-item work-groups as
+ * loops per barrier region, with the tiles in memory: 28-50x slower than
+ * attn_fwd_cpu at B 1, H 12, L 256).  CRQ = 8 rows of a side per item,
+ * vectors across them:
+ *   attn_bwd_dkv_cpu  one item per (batch, key/value head, 8 keys): the
+ *                     keys and values transposed once into ktr/vtr[D][8];
+ *                     a step of 8 query rows (every query head of the
+ *                     group, query rows in order, from the causal
+ *                     diagonal on) gives 8 score and 8 dP vectors (lane c:
+ *                     key c, fma'd over the head dim in order, as
+ *                     attn_bwd_dkv's), P and dS as vector operations,
+ *                     then per key dK and dV (D / 8 float8 each) fma'd
+ *                     over the 8 rows in row order: every (key, column)
+ *                     sum in query-row order, as attn_bwd_dkv's.
+ *   attn_bwd_dq_cpu   one item per (batch, query head, 8 query rows): the
+ *                     queries and dO transposed into qtr/dtr[D][8]; a step
+ *                     of 8 keys gives 8 score and dP vectors (lane r: row
+ *                     r), dS, then per row dQ fma'd over the keys in key
+ *                     order, as attn_bwd_dq's.
+ * Masks past the lanes' tests and dropout per element (attn_score,
+ * attn_keep: the same elements); dS written for a full additive mask's
+ * gradient (wds) by attn_bwd_dkv_cpu, each element once.  No atomics, a
+ * fixed order: the same bits every run.
+ */
+/* rows [r0, r0 + CRQ) of a [rows, cols] view transposed into dst[D][CRQ],
+ * zero-padded */
+#define ATTN_CPU_TR(dst, p, r_0, rows, cols, sr, sc)                                            \
+    for (int e_ = 0; e_ < D; e_++)                                                               \
+        for (int r_ = 0; r_ < CRQ; r_++)                                                         \
+            dst[e_ * CRQ + r_] = (r_0) + r_ < (rows) && e_ < (cols)                              \
+                                     ? LD(p, ((r_0) + r_) * (sr) + e_ * (sc))                    \
+                                     : 0.0f;
+/* rows [r0, r0 + CRQ) of a [rows, cols] view into dst[CRQ][D], zero-padded */
+#define ATTN_CPU_ROWS(dst, p, r_0, rows, cols, sr, sc)                                          \
+    for (int r_ = 0; r_ < CRQ; r_++)                                                             \
+        for (int e_ = 0; e_ < D; e_++)                                                           \
+            dst[r_ * D + e_] = (r_0) + r_ < (rows) && e_ < (cols)                                \
+                                   ? LD(p, ((r_0) + r_) * (sr) + e_ * (sc))                      \
+                                   : 0.0f;
+
+__kernel void attn_bwd_dkv_cpu(ATTN_BWD_ARGS)
+{
+    /* gr: dK, gr2: dV */
+    long g = get_global_id(0);
+    long kt = g % ntile, bhk = g / ntile;
+    long Hkv = Hq / G, b = bhk / Hkv, hk = bhk % Hkv;
+    long j0 = kt * CRQ;
+    const int nk = (int)min((long)CRQ, S - j0);
+    float ktr[D * CRQ], vtr[D * CRQ], qb[CRQ * D], db[CRQ * D], pp[CRQ * CRQ], dd[CRQ * CRQ];
+    float8 dk[CRQ * CDV], dv[CRQ * CDV];
+    ATTN_CPU_TR(ktr, (k + k_o + b * k_0 + hk * k_1), j0, S, E, k_2, k_3)
+    ATTN_CPU_TR(vtr, (v + v_o + b * v_0 + hk * v_1), j0, S, Ev, v_2, v_3)
+    for (int x = 0; x < CRQ * CDV; x++)
+        dk[x] = dv[x] = (float8)(0.0f);
+    const int8 lane = (int8)(0, 1, 2, 3, 4, 5, 6, 7);
+    const int8 kout = lane >= (int8)(nk);
+    for (long h = hk * G; h < (hk + 1) * G; h++) {
+        long bh = b * Hq + h, mb = m_o + b * m_0 + h * m_1;
+        __global const T *qh = q + q_o + b * q_0 + h * q_1;
+        __global const T *gh = gout + g_o + b * g_0 + h * g_1;
+        for (long i0 = causal ? max(j0 - coff, 0L) : 0; i0 < L; i0 += CRQ) {
+            const int ni = (int)min((long)CRQ, L - i0);
+            ATTN_CPU_ROWS(qb, qh, i0, L, E, q_2, q_3)
+            ATTN_CPU_ROWS(db, gh, i0, L, Ev, g_2, g_3)
+            for (int ii = 0; ii < CRQ; ii++) {
+                float8 s = (float8)(0.0f), dp = (float8)(0.0f);
+                if (ii < ni) {
+                    for (int e = 0; e < D; e++) {
+                        s = fma((float8)(qb[ii * D + e]), vload8(e, ktr), s);
+                        dp = fma((float8)(db[ii * D + e]), vload8(e, vtr), dp);
+                    }
+                }
+                long i = i0 + ii;
+                /* attn_score: rows past L, keys past S, the diagonal */
+                if (mkind == 0) {
+                    long dj = causal ? clamp(i + coff - j0, -1L, (long)CRQ) : (long)CRQ;
+                    int8 off = kout | (lane > (int8)((int)dj)) | (int8)(ii < ni ? 0 : -1);
+                    s = select(s * scale, (float8)(-INFINITY), off);
+                } else {
+                    float t[CRQ];
+                    vstore8(s, 0, t);
+                    for (int c = 0; c < CRQ; c++)
+                        t[c] = attn_score(t[c], i, j0 + c, L, S, scale, causal, coff, mkind, bm,
+                                          am, mb, m_2, m_3);
+                    s = vload8(0, t);
+                }
+                float lv = ii < ni ? lse[bh * L + i] : -INFINITY;
+                float drv = ii < ni ? Dv[bh * L + i] : 0.0f;
+                float8 p = select(exp(s - (float8)(lv)), (float8)(0.0f),
+                                  (int8)(lv == -INFINITY ? -1 : 0) | (s == (float8)(-INFINITY)));
+                float8 z = (float8)(1.0f);
+                if (thr && ii < ni) {
+                    float zt[CRQ];
+                    for (int c = 0; c < CRQ; c++)
+                        zt[c] = c < nk ? attn_keep((ulong)((bh * L + i) * S + j0 + c), roff, sk0,
+                                                   sk1, thr, dscale)
+                                       : 1.0f;
+                    z = vload8(0, zt);
+                }
+                float8 d_ = p * (dp * z - (float8)(drv));
+                vstore8(p * z, ii, pp);
+                vstore8(d_, ii, dd);
+                if (wds && ii < ni)
+                    for (int c = 0; c < nk; c++)
+                        dsg[(bh * L + i) * S + j0 + c] = dd[ii * CRQ + c];
+            }
+            /* per key: dK and dV over the step's rows in row order */
+            for (int c = 0; c < nk; c++) {
+                float8 a_[CDV], w_[CDV];
+#pragma unroll
+                for (int u = 0; u < CDV; u++) {
+                    a_[u] = dk[c * CDV + u];
+                    w_[u] = dv[c * CDV + u];
+                }
+                for (int ii = 0; ii < ni; ii++) {
+                    float8 ds8 = (float8)(dd[ii * CRQ + c]), p8 = (float8)(pp[ii * CRQ + c]);
+#pragma unroll
+                    for (int u = 0; u < CDV; u++) {
+                        a_[u] = fma(ds8, vload8(u, qb + ii * D), a_[u]);
+                        w_[u] = fma(p8, vload8(u, db + ii * D), w_[u]);
+                    }
+                }
+#pragma unroll
+                for (int u = 0; u < CDV; u++) {
+                    dk[c * CDV + u] = a_[u];
+                    dv[c * CDV + u] = w_[u];
+                }
+            }
+        }
+    }
+    for (int c = 0; c < nk; c++) {
+        long j = j0 + c;
+        float ok[D], ov[D];
+        for (int u = 0; u < CDV; u++) {
+            vstore8(dk[c * CDV + u] * scale, u, ok);
+            vstore8(dv[c * CDV + u], u, ov);
+        }
+        for (int e = 0; e < E; e++)
+            ST(gr, r_o + b * r_0 + hk * r_1 + j * r_2 + e * r_3, ok[e]);
+        for (int e = 0; e < Ev; e++)
+            ST(gr2, s_o + b * s_0 + hk * s_1 + j * s_2 + e * s_3, ov[e]);
+    }
+}
+
+__kernel void attn_bwd_dq_cpu(ATTN_BWD_ARGS)
+{
+    /* gr: dQ (gr2 unused) */
+    long g = get_global_id(0);
+    long qt = g % ntile, bh = g / ntile;
+    long b = bh / Hq, h = bh % Hq, hk = h / G;
+    long i0 = qt * CRQ, mb = m_o + b * m_0 + h * m_1;
+    const int ni = (int)min((long)CRQ, L - i0);
+    float qtr[D * CRQ], dtr[D * CRQ], kb[CRQ * D], vb[CRQ * D], dd[CRQ * CRQ];
+    float8 dq[CRQ * CDV];
+    ATTN_CPU_TR(qtr, (q + q_o + b * q_0 + h * q_1), i0, L, E, q_2, q_3)
+    ATTN_CPU_TR(dtr, (gout + g_o + b * g_0 + h * g_1), i0, L, Ev, g_2, g_3)
+    __global const T *kh = k + k_o + b * k_0 + hk * k_1;
+    __global const T *vh = v + v_o + b * v_0 + hk * v_1;
+    for (int x = 0; x < CRQ * CDV; x++)
+        dq[x] = (float8)(0.0f);
+    const int8 lane = (int8)(0, 1, 2, 3, 4, 5, 6, 7);
+    const int8 rout = lane >= (int8)(ni);
+    float lt[CRQ], dt[CRQ];
+    for (int r = 0; r < CRQ; r++) {
+        lt[r] = r < ni ? lse[bh * L + i0 + r] : -INFINITY;
+        dt[r] = r < ni ? Dv[bh * L + i0 + r] : 0.0f;
+    }
+    const float8 lv = vload8(0, lt), drv = vload8(0, dt);
+    const int8 lnone = lv == (float8)(-INFINITY);
+    const long kend = causal ? min(S, i0 + ni + coff) : S;
+    for (long j0 = 0; j0 < kend; j0 += CRQ) {
+        const int nk = (int)min((long)CRQ, S - j0);
+        ATTN_CPU_ROWS(kb, kh, j0, S, E, k_2, k_3)
+        ATTN_CPU_ROWS(vb, vh, j0, S, Ev, v_2, v_3)
+        for (int jj = 0; jj < CRQ; jj++) {
+            float8 s = (float8)(0.0f), dp = (float8)(0.0f);
+            if (jj < nk) {
+                for (int e = 0; e < D; e++) {
+                    s = fma(vload8(e, qtr), (float8)(kb[jj * D + e]), s);
+                    dp = fma(vload8(e, dtr), (float8)(vb[jj * D + e]), dp);
+                }
+            }
+            long j = j0 + jj;
+            if (mkind == 0) {
+                /* keys after the diagonal: j > i + coff, lanes r < j - i0 - coff */
+                long dj = causal ? clamp(j - i0 - coff, -1L, (long)CRQ) : -1L;
+                int8 off = rout | (lane < (int8)((int)dj)) | (int8)(jj < nk ? 0 : -1);
+                s = select(s * scale, (float8)(-INFINITY), off);
+            } else {
+                float t[CRQ];
+                vstore8(s, 0, t);
+                for (int r = 0; r < CRQ; r++)
+                    t[r] = attn_score(t[r], i0 + r, j, L, S, scale, causal, coff, mkind, bm, am, mb,
+                                      m_2, m_3);
+                s = vload8(0, t);
+            }
+            float8 p = select(exp(s - lv), (float8)(0.0f), lnone | (s == (float8)(-INFINITY)));
+            float8 z = (float8)(1.0f);
+            if (thr && jj < nk) {
+                float zt[CRQ];
+                for (int r = 0; r < CRQ; r++)
+                    zt[r] = r < ni ? attn_keep((ulong)((bh * L + i0 + r) * S + j), roff, sk0, sk1,
+                                               thr, dscale)
+                                   : 1.0f;
+                z = vload8(0, zt);
+            }
+            vstore8(p * (dp * z - drv), jj, dd);
+        }
+        /* per row: dQ over the step's keys in key order */
+        for (int r = 0; r < ni; r++) {
+            float8 a_[CDV];
+#pragma unroll
+            for (int u = 0; u < CDV; u++)
+                a_[u] = dq[r * CDV + u];
+            for (int jj = 0; jj < nk; jj++) {
+                float8 ds8 = (float8)(dd[jj * CRQ + r]);
+#pragma unroll
+                for (int u = 0; u < CDV; u++)
+                    a_[u] = fma(ds8, vload8(u, kb + jj * D), a_[u]);
+            }
+#pragma unroll
+            for (int u = 0; u < CDV; u++)
+                dq[r * CDV + u] = a_[u];
+        }
+    }
+    (void)gr2;
+    (void)dsg;
+    (void)wds;
+    for (int r = 0; r < ni; r++) {
+        long i = i0 + r;
+        float oq[D];
+        for (int u = 0; u < CDV; u++)
+            vstore8(dq[r * CDV + u] * scale, u, oq);
+        for (int e = 0; e < E; e++)
+            ST(gr, r_o + b * r_0 + h * r_1 + i * r_2 + e * r_3, oq[e]);
+    }
+}
+#endif /* ATTN_CPU */
+
 #ifdef ATTN_MMA
 /*
  * attn_fwd_mma: the forward on NVIDIA's tensor cores (mma.sync m16n8k16,

@@ -45,6 +45,9 @@ enum { ATTN_FMA, ATTN_MMA_PLAIN, ATTN_MMA_ROUTED, ATTN_WG };
  * dQ on attn_bwd_dq_wg (attn12). */
 #define ATTN_WGB 8
 #define ATTN_WGQ 16
+/* ATTN_CPUB (with ATTN_FMA): dK/dV and dQ on attn_bwd_dkv_cpu and
+ * attn_bwd_dq_cpu (CPU devices, bwd_cpu). */
+#define ATTN_CPUB 32
 static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out);
 
 /* ---- kernels ------------------------------------------------------------------------ */
@@ -60,7 +63,9 @@ enum {
     ATTN_K_DKV_MMA,
     ATTN_K_DQ_MMA,
     ATTN_K_FWD_CPU,
-    ATTN_K_FOLD
+    ATTN_K_FOLD,
+    ATTN_K_DKV_CPU,
+    ATTN_K_DQ_CPU
 };
 
 #define ATTN_NT 128
@@ -320,7 +325,8 @@ static clops_status attn_kernel_route(clops_device *d, int which, clops_dtype dt
     static const char *const names[] = {"attn_fwd",         "attn_bwd_pre",     "attn_bwd_dkv",
                                         "attn_bwd_dq",      "attn_fwd_mma",     "attn_fwd_combine",
                                         "attn_bwd_dmask",   "attn_bwd_dkv_mma", "attn_bwd_dq_mma",
-                                        "attn_fwd_cpu",     "attn_bwd_fold"};
+                                        "attn_fwd_cpu",     "attn_bwd_fold",    "attn_bwd_dkv_cpu",
+                                        "attn_bwd_dq_cpu"};
     bool mma = which == ATTN_K_FWD_MMA || which == ATTN_K_DKV_MMA || which == ATTN_K_DQ_MMA ||
                which == ATTN_K_FOLD;
     /* the tensor-core programs: 1 the forward, 2 dK/dV and the fold, 3 dQ */
@@ -328,7 +334,8 @@ static clops_status attn_kernel_route(clops_device *d, int which, clops_dtype dt
     /* The work-group kernels are launched with exactly ATTN_NT items
      * (attn_mma_nt for attn_fwd_mma, 32 attn_warps for the
      * tensor-core backward: reqd_work_group_size); the device must allow
-     * that many.  attn_fwd_cpu is launched with work-groups of one item. */
+     * that many.  attn_fwd_cpu, attn_bwd_dkv_cpu and attn_bwd_dq_cpu are
+     * launched with work-groups of one item. */
     int warps = prog ? attn_warps(prog - 1, dp) : 0;
     int nt = which == ATTN_K_FWD_MMA   ? attn_mma_nt(dp)
              : which == ATTN_K_DKV_MMA || which == ATTN_K_DQ_MMA ? 32 * warps
@@ -383,7 +390,7 @@ static clops_status attn_kernel_route(clops_device *d, int which, clops_dtype dt
                      .ptx_entry_directives = route ? entry : NULL};
     clops_status st = kit_kernel(d, &key, &p, names[which], 0, op, k);
     if (!st && which != ATTN_K_COMBINE && which != ATTN_K_FWD_CPU &&
-        which != ATTN_K_FOLD &&
+        which != ATTN_K_FOLD && which != ATTN_K_DKV_CPU && which != ATTN_K_DQ_CPU &&
         (*k)->wg_size < (size_t)nt)
         st = clops__fail(CLOPS_UNSUPPORTED, "%s: kernel %s needs work-groups of %d items; %s allows %zu",
                          op, names[which], nt, d->label, (*k)->wg_size);
@@ -1602,7 +1609,8 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
     /* wgb: dK/dV on attn_bwd_dkv_wg (and its program's fold); wgq: dQ on
      * attn_bwd_dq_wg */
     bool wgb = (mma & ATTN_WGB) != 0, wgq = (mma & ATTN_WGQ) != 0;
-    mma &= ~(ATTN_WGB | ATTN_WGQ);
+    bool cpu = (mma & ATTN_CPUB) != 0; /* single items of ATTN_CPU_RQ rows */
+    mma &= ~(ATTN_WGB | ATTN_WGQ | ATTN_CPUB);
     clops_device *d = p->q.t->storage->device;
     int dp = attn_dpad(p), bt = attn_bt(dp);
     clops_dtype dt = p->q.t->dtype;
@@ -1643,8 +1651,9 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
     if (wgb)
         kw = 4; /* one warpgroup of 64 keys */
     bool kmma = mma || wgb; /* dK/dV on the tensor cores */
-    int kb = kmma ? 16 * kw : bt, qb = wgq ? 64 : mma ? 16 * qw : bt;
-    int knt = kmma ? 32 * kw : ATTN_NT, qnt = wgq ? 128 : mma ? 32 * qw : ATTN_NT;
+    int kb = kmma ? 16 * kw : cpu ? ATTN_CPU_RQ : bt;
+    int qb = wgq ? 64 : mma ? 16 * qw : cpu ? ATTN_CPU_RQ : bt;
+    int knt = kmma ? 32 * kw : cpu ? 1 : ATTN_NT, qnt = wgq ? 128 : mma ? 32 * qw : cpu ? 1 : ATTN_NT;
     int vec = (kmma || wgq) && mma_vec(&p->q) && mma_vec(&p->k) && mma_vec(&p->v) &&
               mma_vec(&p->go);
     int64_t nkt = (p->S + kb - 1) / kb, nqt = (p->L + qb - 1) / qb;
@@ -1669,7 +1678,7 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
     }
     if (!st && nkt > 0)
         st = wgb ? wgb_kernel(d, dt, dp, false, p->op, &k)
-                 : attn_kernel_route(d, mma ? ATTN_K_DKV_MMA : ATTN_K_DKV, dt, dp, ATTN_BQ,
+                 : attn_kernel_route(d, mma ? ATTN_K_DKV_MMA : cpu ? ATTN_K_DKV_CPU : ATTN_K_DKV, dt, dp, ATTN_BQ,
                                      mma == ATTN_MMA_ROUTED, attn_xm(p), p->op, &k);
     if (!st && nkt > 0)
         st = attn_global(p, nkt, nsp, p->B * p->Hkv, knt, &global);
@@ -1714,7 +1723,7 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
         st = dmask_launch(p, dv ? dv : q);
     if (!st && rows > 0)
         st = wgq ? wgq_kernel(d, dt, dp, p->op, &k)
-                 : attn_kernel_route(d, mma ? ATTN_K_DQ_MMA : ATTN_K_DQ, dt, dp, ATTN_BQ,
+                 : attn_kernel_route(d, mma ? ATTN_K_DQ_MMA : cpu ? ATTN_K_DQ_CPU : ATTN_K_DQ, dt, dp, ATTN_BQ,
                                      mma == ATTN_MMA_ROUTED, attn_xm(p), p->op, &k);
     if (!st && rows > 0)
         st = attn_global(p, nqt, p->B, p->Hq, qnt, &global);
@@ -1757,6 +1766,21 @@ static clops_status bwd_cl(void *vp)
 {
     atomic_fetch_add(&stat_bwd_fma, 1);
     return bwd_launch(vp, ATTN_FMA, NULL);
+}
+
+/* The backward on a CPU device (KIT_CPU): attn_bwd_pre, then
+ * attn_bwd_dkv_cpu and attn_bwd_dq_cpu as single items of ATTN_CPU_RQ
+ * keys or query rows (and attn_bwd_dmask for a broadcast mask's
+ * gradient).  Head dims above 128 take the work-group kernels, as the
+ * forward does.  CLOPS_ATTN_CPU_BWD=0 (read once per process) keeps the
+ * work-group kernels, for benchmarks that compare the two. */
+static clops_status bwd_cpu(void *vp)
+{
+    static atomic_int off = -1;
+    const attn_problem *p = vp;
+    atomic_fetch_add(&stat_bwd_fma, 1);
+    bool cpu = attn_dpad(p) <= 128 && !attn_env_off(&off, "CLOPS_ATTN_CPU_BWD");
+    return bwd_launch(p, ATTN_FMA | (cpu ? ATTN_CPUB : 0), NULL);
 }
 
 /* Whether attn_bwd_dkv_mma and attn_bwd_dq_mma take p: 16-bit inputs,
@@ -1804,7 +1828,8 @@ static const kit_launches fwd_launches = {
     "attention",
     {[KIT_HOST] = fwd_host, [KIT_CPU] = fwd_cpu, [KIT_GPU] = fwd_cl, [KIT_MMA] = fwd_mma}};
 static const kit_launches bwd_launches = {
-    "attention", {[KIT_HOST] = bwd_host, [KIT_GPU] = bwd_cl, [KIT_MMA] = bwd_mma}};
+    "attention",
+    {[KIT_HOST] = bwd_host, [KIT_CPU] = bwd_cpu, [KIT_GPU] = bwd_cl, [KIT_MMA] = bwd_mma}};
 
 /* ---- checks and the problem ------------------------------------------------------------ */
 
