@@ -679,6 +679,84 @@ attn_bwd_dmask(ATTN_BWD_ARGS, long B, long mB, long mH, long mL, long mS)
                                    ? LD(p, ((r_0) + r_) * (sr) + e_ * (sc))                      \
                                    : 0.0f;
 
+/* A step of attn_bwd_dkv_cpu: the query rows [i0, i0 + ni) of head h
+ * against the item's keys.  QE(ii, e), DE(ii, e): row ii's q and dO
+ * elements; QV(ii, u), DV(ii, u): their float8 u (zero past E, Ev). */
+#define ATTN_DKV_STEP(QE, DE, QV, DV)                                                            \
+    float8 ss[CRQ], dps[CRQ];                                                                    \
+    _Pragma("unroll") for (int ii = 0; ii < CRQ; ii++) ss[ii] = dps[ii] = (float8)(0.0f);       \
+    /* 16 chains at once (rows past ni: zeros, masked below) */                                  \
+    for (int e = 0; e < D; e++) {                                                                \
+        float8 kv_ = vload8(e, ktr), vv_ = vload8(e, vtr);                                       \
+        _Pragma("unroll") for (int ii = 0; ii < CRQ; ii++) {                                     \
+            ss[ii] = fma((float8)(QE(ii, e)), kv_, ss[ii]);                                      \
+            dps[ii] = fma((float8)(DE(ii, e)), vv_, dps[ii]);                                    \
+        }                                                                                        \
+    }                                                                                            \
+    for (int ii = 0; ii < CRQ; ii++) {                                                           \
+        float8 s = ss[ii], dp = dps[ii];                                                         \
+        long i = i0 + ii;                                                                        \
+        /* attn_score: rows past L, keys past S, the diagonal (lanes c > i + coff - j0) */       \
+        if (mkind == 0) {                                                                        \
+            long dj = causal ? clamp(i + coff - j0, -1L, (long)CRQ) : (long)CRQ;                 \
+            int8 off = kout | (lane > (int8)((int)dj)) | (int8)(ii < ni ? 0 : -1);               \
+            s = select(s * scale, (float8)(-INFINITY), off);                                     \
+        } else {                                                                                 \
+            float t[CRQ];                                                                        \
+            vstore8(s, 0, t);                                                                    \
+            for (int c = 0; c < CRQ; c++)                                                        \
+                t[c] = attn_score(t[c], i, j0 + c, L, S, scale, causal, coff, mkind, bm, am, mb, \
+                                  m_2, m_3);                                                     \
+            s = vload8(0, t);                                                                    \
+        }                                                                                        \
+        float lv = ii < ni ? lse[bh * L + i] : -INFINITY;                                        \
+        float drv = ii < ni ? Dv[bh * L + i] : 0.0f;                                             \
+        float8 p = select(exp(s - (float8)(lv)), (float8)(0.0f),                                 \
+                          (int8)(lv == -INFINITY ? -1 : 0) | (s == (float8)(-INFINITY)));        \
+        float8 z = (float8)(1.0f);                                                               \
+        if (thr && ii < ni) {                                                                    \
+            float zt[CRQ];                                                                       \
+            for (int c = 0; c < CRQ; c++)                                                        \
+                zt[c] = c < nk ? attn_keep((ulong)((bh * L + i) * S + j0 + c), roff, sk0, sk1,   \
+                                           thr, dscale)                                          \
+                               : 1.0f;                                                           \
+            z = vload8(0, zt);                                                                   \
+        }                                                                                        \
+        float8 d_ = p * (dp * z - (float8)(drv));                                                \
+        vstore8(p * z, ii, pp);                                                                  \
+        vstore8(d_, ii, dd);                                                                     \
+        if (wds && ii < ni)                                                                      \
+            for (int c = 0; c < nk; c++)                                                         \
+                dsg[(bh * L + i) * S + j0 + c] = dd[ii * CRQ + c];                               \
+    }                                                                                            \
+    /* per key: dK and dV over the step's rows in row order */                                   \
+    for (int c = 0; c < nk; c++) {                                                               \
+        float8 a_[CDV], w_[CDV];                                                                 \
+        _Pragma("unroll") for (int u = 0; u < CDV; u++) {                                        \
+            a_[u] = dk[c * CDV + u];                                                             \
+            w_[u] = dv[c * CDV + u];                                                             \
+        }                                                                                        \
+        for (int ii = 0; ii < ni; ii++) {                                                        \
+            float8 ds8 = (float8)(dd[ii * CRQ + c]), p8 = (float8)(pp[ii * CRQ + c]);            \
+            _Pragma("unroll") for (int u = 0; u < CDV; u++) {                                    \
+                a_[u] = fma(ds8, QV(ii, u), a_[u]);                                              \
+                w_[u] = fma(p8, DV(ii, u), w_[u]);                                               \
+            }                                                                                    \
+        }                                                                                        \
+        _Pragma("unroll") for (int u = 0; u < CDV; u++) {                                        \
+            dk[c * CDV + u] = a_[u];                                                             \
+            dv[c * CDV + u] = w_[u];                                                             \
+        }                                                                                        \
+    }
+#define ATTN_QBE(ii_, e_) qb[(ii_) * D + (e_)]
+#define ATTN_DBE(ii_, e_) db[(ii_) * D + (e_)]
+#define ATTN_QBV(ii_, u_) vload8(u_, qb + (ii_) * D)
+#define ATTN_DBV(ii_, u_) vload8(u_, db + (ii_) * D)
+#define ATTN_QGE(ii_, e_) qr[(ii_) * q_2 + (e_)]
+#define ATTN_DGE(ii_, e_) gq_[(ii_) * g_2 + (e_)]
+#define ATTN_QGV(ii_, u_) convert_float8(vload8(u_, qr + (ii_) * q_2))
+#define ATTN_DGV(ii_, u_) convert_float8(vload8(u_, gq_ + (ii_) * g_2))
+
 __kernel void attn_bwd_dkv_cpu(ATTN_BWD_ARGS)
 {
     /* gr: dK, gr2: dV */
@@ -695,77 +773,24 @@ __kernel void attn_bwd_dkv_cpu(ATTN_BWD_ARGS)
         dk[x] = dv[x] = (float8)(0.0f);
     const int8 lane = (int8)(0, 1, 2, 3, 4, 5, 6, 7);
     const int8 kout = lane >= (int8)(nk);
+    /* q and dO rows read in place: float32, unit column stride, no padding */
+    const bool direct = KIND == 0 && q_3 == 1 && g_3 == 1 && E == D && Ev == D;
     for (long h = hk * G; h < (hk + 1) * G; h++) {
         long bh = b * Hq + h, mb = m_o + b * m_0 + h * m_1;
         __global const T *qh = q + q_o + b * q_0 + h * q_1;
         __global const T *gh = gout + g_o + b * g_0 + h * g_1;
         for (long i0 = causal ? max(j0 - coff, 0L) : 0; i0 < L; i0 += CRQ) {
             const int ni = (int)min((long)CRQ, L - i0);
-            ATTN_CPU_ROWS(qb, qh, i0, L, E, q_2, q_3)
-            ATTN_CPU_ROWS(db, gh, i0, L, Ev, g_2, g_3)
-            for (int ii = 0; ii < CRQ; ii++) {
-                float8 s = (float8)(0.0f), dp = (float8)(0.0f);
-                if (ii < ni) {
-                    for (int e = 0; e < D; e++) {
-                        s = fma((float8)(qb[ii * D + e]), vload8(e, ktr), s);
-                        dp = fma((float8)(db[ii * D + e]), vload8(e, vtr), dp);
-                    }
-                }
-                long i = i0 + ii;
-                /* attn_score: rows past L, keys past S, the diagonal */
-                if (mkind == 0) {
-                    long dj = causal ? clamp(i + coff - j0, -1L, (long)CRQ) : (long)CRQ;
-                    int8 off = kout | (lane > (int8)((int)dj)) | (int8)(ii < ni ? 0 : -1);
-                    s = select(s * scale, (float8)(-INFINITY), off);
-                } else {
-                    float t[CRQ];
-                    vstore8(s, 0, t);
-                    for (int c = 0; c < CRQ; c++)
-                        t[c] = attn_score(t[c], i, j0 + c, L, S, scale, causal, coff, mkind, bm,
-                                          am, mb, m_2, m_3);
-                    s = vload8(0, t);
-                }
-                float lv = ii < ni ? lse[bh * L + i] : -INFINITY;
-                float drv = ii < ni ? Dv[bh * L + i] : 0.0f;
-                float8 p = select(exp(s - (float8)(lv)), (float8)(0.0f),
-                                  (int8)(lv == -INFINITY ? -1 : 0) | (s == (float8)(-INFINITY)));
-                float8 z = (float8)(1.0f);
-                if (thr && ii < ni) {
-                    float zt[CRQ];
-                    for (int c = 0; c < CRQ; c++)
-                        zt[c] = c < nk ? attn_keep((ulong)((bh * L + i) * S + j0 + c), roff, sk0,
-                                                   sk1, thr, dscale)
-                                       : 1.0f;
-                    z = vload8(0, zt);
-                }
-                float8 d_ = p * (dp * z - (float8)(drv));
-                vstore8(p * z, ii, pp);
-                vstore8(d_, ii, dd);
-                if (wds && ii < ni)
-                    for (int c = 0; c < nk; c++)
-                        dsg[(bh * L + i) * S + j0 + c] = dd[ii * CRQ + c];
-            }
-            /* per key: dK and dV over the step's rows in row order */
-            for (int c = 0; c < nk; c++) {
-                float8 a_[CDV], w_[CDV];
-#pragma unroll
-                for (int u = 0; u < CDV; u++) {
-                    a_[u] = dk[c * CDV + u];
-                    w_[u] = dv[c * CDV + u];
-                }
-                for (int ii = 0; ii < ni; ii++) {
-                    float8 ds8 = (float8)(dd[ii * CRQ + c]), p8 = (float8)(pp[ii * CRQ + c]);
-#pragma unroll
-                    for (int u = 0; u < CDV; u++) {
-                        a_[u] = fma(ds8, vload8(u, qb + ii * D), a_[u]);
-                        w_[u] = fma(p8, vload8(u, db + ii * D), w_[u]);
-                    }
-                }
-#pragma unroll
-                for (int u = 0; u < CDV; u++) {
-                    dk[c * CDV + u] = a_[u];
-                    dv[c * CDV + u] = w_[u];
-                }
+#if KIND == 0
+            if (direct && ni == CRQ) {
+                __global const T *qr = qh + i0 * q_2, *gq_ = gh + i0 * g_2;
+                ATTN_DKV_STEP(ATTN_QGE, ATTN_DGE, ATTN_QGV, ATTN_DGV)
+            } else
+#endif
+            {
+                ATTN_CPU_ROWS(qb, qh, i0, L, E, q_2, q_3)
+                ATTN_CPU_ROWS(db, gh, i0, L, Ev, g_2, g_3)
+                ATTN_DKV_STEP(ATTN_QBE, ATTN_DBE, ATTN_QBV, ATTN_DBV)
             }
         }
     }
@@ -782,6 +807,65 @@ __kernel void attn_bwd_dkv_cpu(ATTN_BWD_ARGS)
             ST(gr2, s_o + b * s_0 + hk * s_1 + j * s_2 + e * s_3, ov[e]);
     }
 }
+
+/* A step of attn_bwd_dq_cpu: the keys [j0, j0 + nk) against the item's
+ * rows.  KE(jj, e), VE(jj, e): key jj's k and v elements; KV(jj, u): k's
+ * float8 u (zero past E). */
+#define ATTN_DQ_STEP(KE, VE, KV)                                                                 \
+    float8 ss[CRQ], dps[CRQ];                                                                    \
+    _Pragma("unroll") for (int jj = 0; jj < CRQ; jj++) ss[jj] = dps[jj] = (float8)(0.0f);       \
+    /* 16 chains at once (keys past nk: zeros, masked below) */                                  \
+    for (int e = 0; e < D; e++) {                                                                \
+        float8 qv_ = vload8(e, qtr), dv_ = vload8(e, dtr);                                       \
+        _Pragma("unroll") for (int jj = 0; jj < CRQ; jj++) {                                     \
+            ss[jj] = fma(qv_, (float8)(KE(jj, e)), ss[jj]);                                      \
+            dps[jj] = fma(dv_, (float8)(VE(jj, e)), dps[jj]);                                    \
+        }                                                                                        \
+    }                                                                                            \
+    for (int jj = 0; jj < CRQ; jj++) {                                                           \
+        float8 s = ss[jj], dp = dps[jj];                                                         \
+        long j = j0 + jj;                                                                        \
+        if (mkind == 0) {                                                                        \
+            /* keys after the diagonal: j > i + coff, lanes r < j - i0 - coff */                 \
+            long dj = causal ? clamp(j - i0 - coff, -1L, (long)CRQ) : -1L;                       \
+            int8 off = rout | (lane < (int8)((int)dj)) | (int8)(jj < nk ? 0 : -1);               \
+            s = select(s * scale, (float8)(-INFINITY), off);                                     \
+        } else {                                                                                 \
+            float t[CRQ];                                                                        \
+            vstore8(s, 0, t);                                                                    \
+            for (int r = 0; r < CRQ; r++)                                                        \
+                t[r] = attn_score(t[r], i0 + r, j, L, S, scale, causal, coff, mkind, bm, am, mb, \
+                                  m_2, m_3);                                                     \
+            s = vload8(0, t);                                                                    \
+        }                                                                                        \
+        float8 p = select(exp(s - lv), (float8)(0.0f), lnone | (s == (float8)(-INFINITY)));      \
+        float8 z = (float8)(1.0f);                                                               \
+        if (thr && jj < nk) {                                                                    \
+            float zt[CRQ];                                                                       \
+            for (int r = 0; r < CRQ; r++)                                                        \
+                zt[r] = r < ni ? attn_keep((ulong)((bh * L + i0 + r) * S + j), roff, sk0, sk1,   \
+                                           thr, dscale)                                          \
+                               : 1.0f;                                                           \
+            z = vload8(0, zt);                                                                   \
+        }                                                                                        \
+        vstore8(p * (dp * z - drv), jj, dd);                                                     \
+    }                                                                                            \
+    /* per row: dQ over the step's keys in key order */                                          \
+    for (int r = 0; r < ni; r++) {                                                               \
+        float8 a_[CDV];                                                                          \
+        _Pragma("unroll") for (int u = 0; u < CDV; u++) a_[u] = dq[r * CDV + u];                 \
+        for (int jj = 0; jj < nk; jj++) {                                                        \
+            float8 ds8 = (float8)(dd[jj * CRQ + r]);                                             \
+            _Pragma("unroll") for (int u = 0; u < CDV; u++) a_[u] = fma(ds8, KV(jj, u), a_[u]);  \
+        }                                                                                        \
+        _Pragma("unroll") for (int u = 0; u < CDV; u++) dq[r * CDV + u] = a_[u];                 \
+    }
+#define ATTN_KBE(jj_, e_) kb[(jj_) * D + (e_)]
+#define ATTN_VBE(jj_, e_) vb[(jj_) * D + (e_)]
+#define ATTN_KBV(jj_, u_) vload8(u_, kb + (jj_) * D)
+#define ATTN_KGE(jj_, e_) kr[(jj_) * k_2 + (e_)]
+#define ATTN_VGE(jj_, e_) vr[(jj_) * v_2 + (e_)]
+#define ATTN_KGV(jj_, u_) convert_float8(vload8(u_, kr + (jj_) * k_2))
 
 __kernel void attn_bwd_dq_cpu(ATTN_BWD_ARGS)
 {
@@ -808,60 +892,21 @@ __kernel void attn_bwd_dq_cpu(ATTN_BWD_ARGS)
     }
     const float8 lv = vload8(0, lt), drv = vload8(0, dt);
     const int8 lnone = lv == (float8)(-INFINITY);
+    /* k and v rows read in place: float32, unit column stride, no padding */
+    const bool direct = KIND == 0 && k_3 == 1 && v_3 == 1 && E == D && Ev == D;
     const long kend = causal ? min(S, i0 + ni + coff) : S;
     for (long j0 = 0; j0 < kend; j0 += CRQ) {
         const int nk = (int)min((long)CRQ, S - j0);
-        ATTN_CPU_ROWS(kb, kh, j0, S, E, k_2, k_3)
-        ATTN_CPU_ROWS(vb, vh, j0, S, Ev, v_2, v_3)
-        for (int jj = 0; jj < CRQ; jj++) {
-            float8 s = (float8)(0.0f), dp = (float8)(0.0f);
-            if (jj < nk) {
-                for (int e = 0; e < D; e++) {
-                    s = fma(vload8(e, qtr), (float8)(kb[jj * D + e]), s);
-                    dp = fma(vload8(e, dtr), (float8)(vb[jj * D + e]), dp);
-                }
-            }
-            long j = j0 + jj;
-            if (mkind == 0) {
-                /* keys after the diagonal: j > i + coff, lanes r < j - i0 - coff */
-                long dj = causal ? clamp(j - i0 - coff, -1L, (long)CRQ) : -1L;
-                int8 off = rout | (lane < (int8)((int)dj)) | (int8)(jj < nk ? 0 : -1);
-                s = select(s * scale, (float8)(-INFINITY), off);
-            } else {
-                float t[CRQ];
-                vstore8(s, 0, t);
-                for (int r = 0; r < CRQ; r++)
-                    t[r] = attn_score(t[r], i0 + r, j, L, S, scale, causal, coff, mkind, bm, am, mb,
-                                      m_2, m_3);
-                s = vload8(0, t);
-            }
-            float8 p = select(exp(s - lv), (float8)(0.0f), lnone | (s == (float8)(-INFINITY)));
-            float8 z = (float8)(1.0f);
-            if (thr && jj < nk) {
-                float zt[CRQ];
-                for (int r = 0; r < CRQ; r++)
-                    zt[r] = r < ni ? attn_keep((ulong)((bh * L + i0 + r) * S + j), roff, sk0, sk1,
-                                               thr, dscale)
-                                   : 1.0f;
-                z = vload8(0, zt);
-            }
-            vstore8(p * (dp * z - drv), jj, dd);
-        }
-        /* per row: dQ over the step's keys in key order */
-        for (int r = 0; r < ni; r++) {
-            float8 a_[CDV];
-#pragma unroll
-            for (int u = 0; u < CDV; u++)
-                a_[u] = dq[r * CDV + u];
-            for (int jj = 0; jj < nk; jj++) {
-                float8 ds8 = (float8)(dd[jj * CRQ + r]);
-#pragma unroll
-                for (int u = 0; u < CDV; u++)
-                    a_[u] = fma(ds8, vload8(u, kb + jj * D), a_[u]);
-            }
-#pragma unroll
-            for (int u = 0; u < CDV; u++)
-                dq[r * CDV + u] = a_[u];
+#if KIND == 0
+        if (direct && nk == CRQ) {
+            __global const T *kr = kh + j0 * k_2, *vr = vh + j0 * v_2;
+            ATTN_DQ_STEP(ATTN_KGE, ATTN_VGE, ATTN_KGV)
+        } else
+#endif
+        {
+            ATTN_CPU_ROWS(kb, kh, j0, S, E, k_2, k_3)
+            ATTN_CPU_ROWS(vb, vh, j0, S, Ev, v_2, v_3)
+            ATTN_DQ_STEP(ATTN_KBE, ATTN_VBE, ATTN_KBV)
         }
     }
     (void)gr2;
