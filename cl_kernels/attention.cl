@@ -850,7 +850,9 @@ __kernel void attn_bwd_dkv_cpu(ATTN_BWD_ARGS)
         }                                                                                        \
         vstore8(p * (dp * z - drv), jj, dd);                                                     \
     }                                                                                            \
-    /* per row: dQ over the step's keys in key order */                                          \
+    ATTN_DQ_UPDATE(KV)
+/* per row: dQ over the step's keys in key order */
+#define ATTN_DQ_UPDATE(KV)                                                                       \
     for (int r = 0; r < ni; r++) {                                                               \
         float8 a_[CDV];                                                                          \
         _Pragma("unroll") for (int u = 0; u < CDV; u++) a_[u] = dq[r * CDV + u];                 \
@@ -897,6 +899,25 @@ __kernel void attn_bwd_dq_cpu(ATTN_BWD_ARGS)
     const long kend = causal ? min(S, i0 + ni + coff) : S;
     for (long j0 = 0; j0 < kend; j0 += CRQ) {
         const int nk = (int)min((long)CRQ, S - j0);
+        if (wds == 2) {
+            /* dS from attn_bwd_dkv_cpu (the same elements: the same fma
+             * chains and exps); past the diagonal it wrote nothing: 0 */
+            for (int jj = 0; jj < nk; jj++)
+                for (int r = 0; r < ni; r++)
+                    dd[jj * CRQ + r] = causal && j0 + jj > i0 + r + coff
+                                           ? 0.0f
+                                           : dsg[(bh * L + i0 + r) * S + j0 + jj];
+#if KIND == 0
+            if (k_3 == 1 && E == D && nk == CRQ) {
+                __global const T *kr = kh + j0 * k_2;
+                ATTN_DQ_UPDATE(ATTN_KGV)
+                continue;
+            }
+#endif
+            ATTN_CPU_ROWS(kb, kh, j0, S, E, k_2, k_3)
+            ATTN_DQ_UPDATE(ATTN_KBV)
+            continue;
+        }
 #if KIND == 0
         if (direct && nk == CRQ) {
             __global const T *kr = kh + j0 * k_2, *vr = vh + j0 * v_2;
@@ -910,8 +931,6 @@ __kernel void attn_bwd_dq_cpu(ATTN_BWD_ARGS)
         }
     }
     (void)gr2;
-    (void)dsg;
-    (void)wds;
     for (int r = 0; r < ni; r++) {
         long i = i0 + r;
         float oq[D];

@@ -955,6 +955,8 @@ static clops_status fwd_cl(void *vp)
 
 /* Query rows of an attn_fwd_cpu work item (CRQ in cl_kernels/attention.cl). */
 #define ATTN_CPU_RQ 8
+/* The most bytes of the CPU backward's dS scratch (bwd_launch). */
+#define ATTN_CPU_DS_MAX ((int64_t)64 << 20)
 
 /*
  * The forward on a CPU device (KIT_CPU): attn_fwd_cpu, one work item per
@@ -1469,9 +1471,10 @@ static bool ds_full(const attn_problem *p)
     return z[0] == p->B && z[1] == p->Hq && z[2] == p->L && z[3] == p->S;
 }
 
-/* The common arguments of attn_bwd_dkv and attn_bwd_dq. */
-static void bwd_args(attn_args *g, const attn_problem *p, cl_mem dv, const attn_view *r,
-                     const attn_view *s, int64_t ntile)
+/* The common arguments of attn_bwd_dkv and attn_bwd_dq; dsc (not NULL):
+ * the CPU backward's dS scratch (dsg, wds 2). */
+static void bwd_args_ds(attn_args *g, const attn_problem *p, cl_mem dv, const attn_view *r,
+                        const attn_view *s, int64_t ntile, cl_mem dsc)
 {
     cl_mem q = qkv_mask_args(g, p);
     arg_view(g, &p->go, q);
@@ -1479,8 +1482,8 @@ static void bwd_args(attn_args *g, const attn_problem *p, cl_mem dv, const attn_
     arg_mem(g, dv);
     arg_view(g, r, q);
     arg_view(g, s, q);
-    arg_mem(g, p->ds ? mem_of(p->ds) : dv);
-    arg_int(g, p->ds && ds_full(p));
+    arg_mem(g, dsc ? dsc : p->ds ? mem_of(p->ds) : dv);
+    arg_int(g, dsc ? 2 : p->ds && ds_full(p));
     arg_long(g, p->Hq);
     arg_long(g, p->Hq / p->Hkv);
     arg_long(g, p->L);
@@ -1489,6 +1492,12 @@ static void bwd_args(attn_args *g, const attn_problem *p, cl_mem dv, const attn_
     arg_long(g, p->Ev);
     arg_long(g, ntile);
     arg_tail(g, p);
+}
+
+static void bwd_args(attn_args *g, const attn_problem *p, cl_mem dv, const attn_view *r,
+                     const attn_view *s, int64_t ntile)
+{
+    bwd_args_ds(g, p, dv, r, s, ntile, NULL);
 }
 
 /* attn_bwd_dmask: a broadcast mask's gradient into p->ds, one work-group
@@ -1662,6 +1671,15 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
      * [nsp][B * Hkv][S][dp] for dK, then dV) */
     int64_t nsp = 1, pn = 0;
     clops_tensor *part = NULL;
+    /* the CPU backward's dS ([B * Hq][L][S] float32, up to
+     * ATTN_CPU_DS_MAX bytes; not with a full mask's gradient, which dK/dV
+     * writes itself): attn_bwd_dkv_cpu writes it, attn_bwd_dq_cpu reads it
+     * instead of computing the scores and dP again */
+    clops_tensor *dsc = NULL;
+    int64_t dsn;
+    if (!st && cpu && !(p->ds && ds_full(p)) && rows > 0 && geom_mul(rows, p->S, &dsn) &&
+        dsn > 0 && dsn <= ATTN_CPU_DS_MAX / 4)
+        st = tensor_new(d, CLOPS_FLOAT32, 1, &dsn, NULL, &dsc);
     int64_t nkv;
     if (!st && kmma && nkt > 0 && p->B * p->Hkv > 0 && geom_mul(nkt, p->B * p->Hkv, &nkv))
         nsp = attn_bwd_nsp(p, d, nkv, kw);
@@ -1684,7 +1702,7 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
         st = attn_global(p, nkt, nsp, p->B * p->Hkv, knt, &global);
     if (!st && nkt > 0 && p->B * p->Hkv > 0) {
         attn_args g;
-        bwd_args(&g, p, dv ? dv : q, &p->gk, &p->gv, nkt);
+        bwd_args_ds(&g, p, dv ? dv : q, &p->gk, &p->gv, nkt, dsc ? mem_of(dsc) : NULL);
         if (kmma) {
             arg_int(&g, vec);
             arg_long(&g, nsp);
@@ -1729,7 +1747,7 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
         st = attn_global(p, nqt, p->B, p->Hq, qnt, &global);
     if (!st && rows > 0) {
         attn_args g;
-        bwd_args(&g, p, dv, &p->gq, &p->gq, nqt);
+        bwd_args_ds(&g, p, dv, &p->gq, &p->gq, nqt, dsc ? mem_of(dsc) : NULL);
         if (mma || wgq)
             arg_int(&g, vec);
         st = host_launch_local(d, k, g.n, g.a, global, qnt);
@@ -1739,6 +1757,7 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
         fprintf(stderr, "clops: attention backward us: pre %.1f dkv %.1f fold %.1f dq %.1f\n",
                 tt[0], tt[1], tt[2], tt[3]);
     }
+    clops_tensor_release(dsc);
     clops_tensor_release(Dt);
     return st;
 }
