@@ -259,6 +259,12 @@ static int attn_msplit(void)
            !atomic_load_explicit(&attn_general_forced, memory_order_relaxed);
 }
 
+static atomic_int attn_cpu_bwd_mode;
+void attention_force_cpu_bwd(int mode)
+{
+    atomic_store_explicit(&attn_cpu_bwd_mode, mode, memory_order_relaxed);
+}
+
 void attention_force_general(bool on)
 {
     atomic_store_explicit(&attn_general_forced, on ? 1 : 0, memory_order_relaxed);
@@ -990,7 +996,7 @@ static clops_status fwd_cpu(void *vp)
 /* attention_stats' counters */
 static atomic_ullong stat_bwd_mma, stat_bwd_fma, stat_fwd_mma, stat_bwd_split, stat_fwd_routed,
     stat_bwd_routed, stat_fwd_wg, stat_wg_checks, stat_wg_fails, stat_bwd_wg, stat_wgb_checks,
-    stat_wgb_fails, stat_bwd_wgq, stat_wgq_checks, stat_wgq_fails;
+    stat_wgb_fails, stat_bwd_wgq, stat_wgq_checks, stat_wgq_fails, stat_bwd_cpu, stat_bwd_cpu_ds;
 
 /* Whether attn_fwd_mma takes p: 16-bit inputs, no dropout, head dims up
  * to 128 (fwd_mma leaves decoding and split-KV to attn_fwd). */
@@ -1678,8 +1684,12 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
     clops_tensor *dsc = NULL;
     int64_t dsn;
     if (!st && cpu && !(p->ds && ds_full(p)) && rows > 0 && geom_mul(rows, p->S, &dsn) &&
-        dsn > 0 && dsn <= ATTN_CPU_DS_MAX / 4)
+        dsn > 0 && dsn <= ATTN_CPU_DS_MAX / 4 &&
+        atomic_load_explicit(&attn_cpu_bwd_mode, memory_order_relaxed) == 0) {
         st = tensor_new(d, CLOPS_FLOAT32, 1, &dsn, NULL, &dsc);
+        if (!st)
+            atomic_fetch_add(&stat_bwd_cpu_ds, 1);
+    }
     int64_t nkv;
     if (!st && kmma && nkt > 0 && p->B * p->Hkv > 0 && geom_mul(nkt, p->B * p->Hkv, &nkv))
         nsp = attn_bwd_nsp(p, d, nkv, kw);
@@ -1779,6 +1789,8 @@ void attention_stats(attn_stats *out)
     out->bwd_wgq = atomic_load(&stat_bwd_wgq);
     out->wgq_checks = atomic_load(&stat_wgq_checks);
     out->wgq_fails = atomic_load(&stat_wgq_fails);
+    out->bwd_cpu = atomic_load(&stat_bwd_cpu);
+    out->bwd_cpu_ds = atomic_load(&stat_bwd_cpu_ds);
 }
 
 static clops_status bwd_cl(void *vp)
@@ -1798,7 +1810,10 @@ static clops_status bwd_cpu(void *vp)
     static atomic_int off = -1;
     const attn_problem *p = vp;
     atomic_fetch_add(&stat_bwd_fma, 1);
-    bool cpu = attn_dpad(p) <= 128 && !attn_env_off(&off, "CLOPS_ATTN_CPU_BWD");
+    bool cpu = attn_dpad(p) <= 128 && !attn_env_off(&off, "CLOPS_ATTN_CPU_BWD") &&
+               atomic_load_explicit(&attn_cpu_bwd_mode, memory_order_relaxed) != 2;
+    if (cpu)
+        atomic_fetch_add(&stat_bwd_cpu, 1);
     return bwd_launch(p, ATTN_FMA | (cpu ? ATTN_CPUB : 0), NULL);
 }
 
