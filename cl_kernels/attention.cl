@@ -663,36 +663,40 @@ attn_bwd_dmask(ATTN_BWD_ARGS, long B, long mB, long mH, long mL, long mS)
  * gradient (wds) by attn_bwd_dkv_cpu, each element once.  No atomics, a
  * fixed order: the same bits every run.
  */
-/* rows [r0, r0 + CRQ) of a [rows, cols] view transposed into dst[D][CRQ],
- * zero-padded */
-#define ATTN_CPU_TR(dst, p, r_0, rows, cols, sr, sc)                                            \
-    for (int e_ = 0; e_ < D; e_++)                                                               \
-        for (int r_ = 0; r_ < CRQ; r_++)                                                         \
-            dst[e_ * CRQ + r_] = (r_0) + r_ < (rows) && e_ < (cols)                              \
-                                     ? LD(p, ((r_0) + r_) * (sr) + e_ * (sc))                    \
-                                     : 0.0f;
-/* rows [r0, r0 + CRQ) of a [rows, cols] view into dst[CRQ][D], zero-padded */
-#define ATTN_CPU_ROWS(dst, p, r_0, rows, cols, sr, sc)                                          \
+/* rows [r0, r0 + CRQ) of a [rows, cols] view into dst, zero-padded:
+ * transposed (ATTN_CPU_TR: dst[D][CRQ]) or not (ATTN_CPU_ROWS: dst[CRQ][D]) */
+#define ATTN_CPU_COPY(dst, TRANS, p, r_0, rows, cols, sr, sc)                                   \
     for (int r_ = 0; r_ < CRQ; r_++)                                                             \
         for (int e_ = 0; e_ < D; e_++)                                                           \
-            dst[r_ * D + e_] = (r_0) + r_ < (rows) && e_ < (cols)                                \
-                                   ? LD(p, ((r_0) + r_) * (sr) + e_ * (sc))                      \
-                                   : 0.0f;
+            dst[(TRANS) ? e_ * CRQ + r_ : r_ * D + e_] =                                         \
+                (r_0) + r_ < (rows) && e_ < (cols) ? LD(p, ((r_0) + r_) * (sr) + e_ * (sc))      \
+                                                   : 0.0f;
+#define ATTN_CPU_TR(dst, ...) ATTN_CPU_COPY(dst, 1, __VA_ARGS__)
+#define ATTN_CPU_ROWS(dst, ...) ATTN_CPU_COPY(dst, 0, __VA_ARGS__)
+
+/* The scores ss[x] and dP dps[x] of a step's 8 rows or keys x (lanes: the
+ * item's 8 keys or rows, transposed in AT[D][8], BT[D][8]): 16 fma chains
+ * at once over the head dim in order; AE(x, e), BE(x, e) the step's
+ * elements, broadcast (x past the step's end: zeros, masked after).
+ * FMA(a, b, c) puts the operands in attn_bwd_dkv's / attn_bwd_dq's order. */
+#define ATTN_BCAST_L(a, b, c) fma(a, b, c)
+#define ATTN_BCAST_R(a, b, c) fma(b, a, c)
+#define ATTN_CPU_SDP(AE, BE, AT, BT, FMA)                                                        \
+    float8 ss[CRQ], dps[CRQ];                                                                    \
+    _Pragma("unroll") for (int x_ = 0; x_ < CRQ; x_++) ss[x_] = dps[x_] = (float8)(0.0f);       \
+    for (int e = 0; e < D; e++) {                                                                \
+        float8 at_ = vload8(e, AT), bt_ = vload8(e, BT);                                         \
+        _Pragma("unroll") for (int x_ = 0; x_ < CRQ; x_++) {                                     \
+            ss[x_] = FMA((float8)(AE(x_, e)), at_, ss[x_]);                                      \
+            dps[x_] = FMA((float8)(BE(x_, e)), bt_, dps[x_]);                                    \
+        }                                                                                        \
+    }
 
 /* A step of attn_bwd_dkv_cpu: the query rows [i0, i0 + ni) of head h
  * against the item's keys.  QE(ii, e), DE(ii, e): row ii's q and dO
  * elements; QV(ii, u), DV(ii, u): their float8 u (zero past E, Ev). */
 #define ATTN_DKV_STEP(QE, DE, QV, DV)                                                            \
-    float8 ss[CRQ], dps[CRQ];                                                                    \
-    _Pragma("unroll") for (int ii = 0; ii < CRQ; ii++) ss[ii] = dps[ii] = (float8)(0.0f);       \
-    /* 16 chains at once (rows past ni: zeros, masked below) */                                  \
-    for (int e = 0; e < D; e++) {                                                                \
-        float8 kv_ = vload8(e, ktr), vv_ = vload8(e, vtr);                                       \
-        _Pragma("unroll") for (int ii = 0; ii < CRQ; ii++) {                                     \
-            ss[ii] = fma((float8)(QE(ii, e)), kv_, ss[ii]);                                      \
-            dps[ii] = fma((float8)(DE(ii, e)), vv_, dps[ii]);                                    \
-        }                                                                                        \
-    }                                                                                            \
+    ATTN_CPU_SDP(QE, DE, ktr, vtr, ATTN_BCAST_L)                                                 \
     for (int ii = 0; ii < CRQ; ii++) {                                                           \
         float8 s = ss[ii], dp = dps[ii];                                                         \
         long i = i0 + ii;                                                                        \
@@ -812,16 +816,7 @@ __kernel void attn_bwd_dkv_cpu(ATTN_BWD_ARGS)
  * rows.  KE(jj, e), VE(jj, e): key jj's k and v elements; KV(jj, u): k's
  * float8 u (zero past E). */
 #define ATTN_DQ_STEP(KE, VE, KV)                                                                 \
-    float8 ss[CRQ], dps[CRQ];                                                                    \
-    _Pragma("unroll") for (int jj = 0; jj < CRQ; jj++) ss[jj] = dps[jj] = (float8)(0.0f);       \
-    /* 16 chains at once (keys past nk: zeros, masked below) */                                  \
-    for (int e = 0; e < D; e++) {                                                                \
-        float8 qv_ = vload8(e, qtr), dv_ = vload8(e, dtr);                                       \
-        _Pragma("unroll") for (int jj = 0; jj < CRQ; jj++) {                                     \
-            ss[jj] = fma(qv_, (float8)(KE(jj, e)), ss[jj]);                                      \
-            dps[jj] = fma(dv_, (float8)(VE(jj, e)), dps[jj]);                                    \
-        }                                                                                        \
-    }                                                                                            \
+    ATTN_CPU_SDP(KE, VE, qtr, dtr, ATTN_BCAST_R)                                                 \
     for (int jj = 0; jj < CRQ; jj++) {                                                           \
         float8 s = ss[jj], dp = dps[jj];                                                         \
         long j = j0 + jj;                                                                        \
