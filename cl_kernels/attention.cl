@@ -31,6 +31,9 @@
  *   attn_bwd_dmask the gradient of a broadcast additive mask: one
  *                 work-group per tile of it recomputes and sums dS over
  *                 the broadcast dims in a fixed order.
+ * CPU devices (ATTN_CPU) take attn_fwd_cpu, attn_bwd_dkv_cpu and
+ * attn_bwd_dq_cpu instead: single work items, vectors across 8 rows or
+ * keys, no __local or barriers.
  * The tensor-core programs (ATTN_MMA, NVIDIA only) follow at the end:
  * attn_fwd_mma (1), attn_bwd_dkv_mma and attn_bwd_fold (2),
  * attn_bwd_dq_mma (3), attn_fwd_wg (4: Hopper's wgmma, sm_90a),
