@@ -732,27 +732,39 @@ attn_bwd_dmask(ATTN_BWD_ARGS, long B, long mB, long mH, long mL, long mS)
         float8 d_ = p * (dp * z - (float8)(drv));                                                \
         vstore8(p * z, ii, pp);                                                                  \
         vstore8(d_, ii, dd);                                                                     \
-        if (wds && ii < ni)                                                                      \
-            for (int c = 0; c < nk; c++)                                                         \
-                dsg[(bh * L + i) * S + j0 + c] = dd[ii * CRQ + c];                               \
+        if (wds && ii < ni) {                                                                    \
+            if (nk == CRQ)                                                                       \
+                vstore8(d_, 0, dsg + (bh * L + i) * S + j0);                                     \
+            else                                                                                 \
+                for (int c = 0; c < nk; c++)                                                     \
+                    dsg[(bh * L + i) * S + j0 + c] = dd[ii * CRQ + c];                           \
+        }                                                                                        \
     }                                                                                            \
     /* per key: dK and dV over the step's rows in row order */                                   \
-    for (int c = 0; c < nk; c++) {                                                               \
-        float8 a_[CDV], w_[CDV];                                                                 \
+    ATTN_CPU_KEYS(dk, dd, QV)                                                                    \
+    ATTN_CPU_KEYS(dv, pp, DV)
+/* ACC[c] (8 keys' D / 8 float8) += W[ii][c] * V(ii, .) over the step's rows
+ * in row order, two keys at a time (one load of V(ii, u) for both; an odd
+ * last key runs twice, the same sums) */
+#define ATTN_CPU_KEYS(ACC, W, V)                                                                 \
+    for (int c = 0; c < nk; c += 2) {                                                            \
+        const int c1 = c + 1 < nk ? c + 1 : c;                                                   \
+        float8 a0_[CDV], a1_[CDV];                                                               \
         _Pragma("unroll") for (int u = 0; u < CDV; u++) {                                        \
-            a_[u] = dk[c * CDV + u];                                                             \
-            w_[u] = dv[c * CDV + u];                                                             \
+            a0_[u] = ACC[c * CDV + u];                                                           \
+            a1_[u] = ACC[c1 * CDV + u];                                                          \
         }                                                                                        \
         for (int ii = 0; ii < ni; ii++) {                                                        \
-            float8 ds8 = (float8)(dd[ii * CRQ + c]), p8 = (float8)(pp[ii * CRQ + c]);            \
+            float8 b0_ = (float8)(W[ii * CRQ + c]), b1_ = (float8)(W[ii * CRQ + c1]);            \
             _Pragma("unroll") for (int u = 0; u < CDV; u++) {                                    \
-                a_[u] = fma(ds8, QV(ii, u), a_[u]);                                              \
-                w_[u] = fma(p8, DV(ii, u), w_[u]);                                               \
+                float8 x_ = V(ii, u);                                                            \
+                a0_[u] = fma(b0_, x_, a0_[u]);                                                   \
+                a1_[u] = fma(b1_, x_, a1_[u]);                                                   \
             }                                                                                    \
         }                                                                                        \
         _Pragma("unroll") for (int u = 0; u < CDV; u++) {                                        \
-            dk[c * CDV + u] = a_[u];                                                             \
-            dv[c * CDV + u] = w_[u];                                                             \
+            ACC[c1 * CDV + u] = a1_[u];                                                          \
+            ACC[c * CDV + u] = a0_[u];                                                           \
         }                                                                                        \
     }
 #define ATTN_QBE(ii_, e_) qb[(ii_) * D + (e_)]
@@ -848,19 +860,21 @@ __kernel void attn_bwd_dkv_cpu(ATTN_BWD_ARGS)
         }                                                                                        \
         vstore8(p * (dp * z - drv), jj, dd);                                                     \
     }                                                                                            \
-    ATTN_DQ_UPDATE(KV)
+    ATTN_DQ_UPDATE(KV, ATTN_DDX)
 /* per row: dQ over the step's keys in key order */
-#define ATTN_DQ_UPDATE(KV)                                                                       \
+#define ATTN_DQ_UPDATE(KV, DS)                                                                   \
     for (int r = 0; r < ni; r++) {                                                               \
         float8 a_[CDV];                                                                          \
         _Pragma("unroll") for (int u = 0; u < CDV; u++) a_[u] = dq[r * CDV + u];                 \
         for (int jj = 0; jj < nk; jj++) {                                                        \
-            float8 ds8 = (float8)(dd[jj * CRQ + r]);                                             \
+            float8 ds8 = (float8)(DS(jj, r));                                                    \
             _Pragma("unroll") for (int u = 0; u < CDV; u++) a_[u] = fma(ds8, KV(jj, u), a_[u]);  \
         }                                                                                        \
         _Pragma("unroll") for (int u = 0; u < CDV; u++) dq[r * CDV + u] = a_[u];                 \
     }
 #define ATTN_KBE(jj_, e_) kb[(jj_) * D + (e_)]
+#define ATTN_DDX(jj_, r_) dd[(jj_) * CRQ + (r_)]
+#define ATTN_DGX(jj_, r_) dg[(r_) * S + (jj_)]
 #define ATTN_VBE(jj_, e_) vb[(jj_) * D + (e_)]
 #define ATTN_KBV(jj_, u_) vload8(u_, kb + (jj_) * D)
 #define ATTN_KGE(jj_, e_) kr[(jj_) * k_2 + (e_)]
@@ -899,21 +913,31 @@ __kernel void attn_bwd_dq_cpu(ATTN_BWD_ARGS)
         const int nk = (int)min((long)CRQ, S - j0);
         if (wds == 2) {
             /* dS from attn_bwd_dkv_cpu (the same elements: the same fma
-             * chains and exps); past the diagonal it wrote nothing: 0 */
-            for (int jj = 0; jj < nk; jj++)
-                for (int r = 0; r < ni; r++)
-                    dd[jj * CRQ + r] = causal && j0 + jj > i0 + r + coff
-                                           ? 0.0f
-                                           : dsg[(bh * L + i0 + r) * S + j0 + jj];
+             * chains and exps), read in place; on the diagonal's steps
+             * copied, 0 past the diagonal (it wrote nothing there) */
+            __global const float *dg = dsg + (bh * L + i0) * S + j0;
+            const bool diag = causal && j0 + nk - 1 > i0 + coff;
+            if (diag)
+                for (int jj = 0; jj < nk; jj++)
+                    for (int r = 0; r < ni; r++)
+                        dd[jj * CRQ + r] = j0 + jj > i0 + r + coff ? 0.0f : dg[r * S + jj];
 #if KIND == 0
             if (k_3 == 1 && E == D && nk == CRQ) {
                 __global const T *kr = kh + j0 * k_2;
-                ATTN_DQ_UPDATE(ATTN_KGV)
+                if (diag) {
+                    ATTN_DQ_UPDATE(ATTN_KGV, ATTN_DDX)
+                } else {
+                    ATTN_DQ_UPDATE(ATTN_KGV, ATTN_DGX)
+                }
                 continue;
             }
 #endif
             ATTN_CPU_ROWS(kb, kh, j0, S, E, k_2, k_3)
-            ATTN_DQ_UPDATE(ATTN_KBV)
+            if (diag) {
+                ATTN_DQ_UPDATE(ATTN_KBV, ATTN_DDX)
+            } else {
+                ATTN_DQ_UPDATE(ATTN_KBV, ATTN_DGX)
+            }
             continue;
         }
 #if KIND == 0
