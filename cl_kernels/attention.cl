@@ -31,6 +31,9 @@
  *   attn_bwd_dmask the gradient of a broadcast additive mask: one
  *                 work-group per tile of it recomputes and sums dS over
  *                 the broadcast dims in a fixed order.
+ * CPU devices (ATTN_CPU) take attn_fwd_cpu, attn_bwd_dkv_cpu and
+ * attn_bwd_dq_cpu instead: single work items, vectors across 8 rows or
+ * keys, no __local or barriers.
  * The tensor-core programs (ATTN_MMA, NVIDIA only) follow at the end:
  * attn_fwd_mma (1), attn_bwd_dkv_mma and attn_bwd_fold (2),
  * attn_bwd_dq_mma (3), attn_fwd_wg (4: Hopper's wgmma, sm_90a),
@@ -634,6 +637,332 @@ attn_bwd_dmask(ATTN_BWD_ARGS, long B, long mB, long mH, long mL, long mS)
 }
 
 #endif /* !ATTN_MMA */
+
+#ifdef ATTN_CPU
+/*
+ * The backward on CPU devices (KIT_CPU: ops/attention/attention.c,
+ * bwd_cpu): attn_bwd_dkv and attn_bwd_dq as single work items, no
+ * work-group, barrier or __local (POCL runs their 128-item work-groups as
+ * loops per barrier region, with the tiles in memory: 28-50x slower than
+ * attn_fwd_cpu at B 1, H 12, L 256).  CRQ = 8 rows of a side per item,
+ * vectors across them:
+ *   attn_bwd_dkv_cpu  one item per (batch, key/value head, 8 keys): the
+ *                     keys and values transposed once into ktr/vtr[D][8];
+ *                     a step of 8 query rows (every query head of the
+ *                     group, query rows in order, from the causal
+ *                     diagonal on) gives 8 score and 8 dP vectors (lane c:
+ *                     key c, fma'd over the head dim in order, as
+ *                     attn_bwd_dkv's), P and dS as vector operations,
+ *                     then per key dK and dV (D / 8 float8 each) fma'd
+ *                     over the 8 rows in row order: every (key, column)
+ *                     sum in query-row order, as attn_bwd_dkv's.
+ *   attn_bwd_dq_cpu   one item per (batch, query head, 8 query rows): the
+ *                     queries and dO transposed into qtr/dtr[D][8]; a step
+ *                     of 8 keys gives 8 score and dP vectors (lane r: row
+ *                     r), dS, then per row dQ fma'd over the keys in key
+ *                     order, as attn_bwd_dq's.
+ * Masks past the lanes' tests and dropout per element (attn_score,
+ * attn_keep: the same elements); dS written for a full additive mask's
+ * gradient (wds) by attn_bwd_dkv_cpu, each element once.  No atomics, a
+ * fixed order: the same bits every run.
+ */
+/* rows [r0, r0 + CRQ) of a [rows, cols] view into dst, zero-padded:
+ * transposed (ATTN_CPU_TR: dst[D][CRQ]) or not (ATTN_CPU_ROWS: dst[CRQ][D]) */
+#define ATTN_CPU_COPY(dst, TRANS, p, r_0, rows, cols, sr, sc)                                   \
+    for (int r_ = 0; r_ < CRQ; r_++)                                                             \
+        for (int e_ = 0; e_ < D; e_++)                                                           \
+            dst[(TRANS) ? e_ * CRQ + r_ : r_ * D + e_] =                                         \
+                (r_0) + r_ < (rows) && e_ < (cols) ? LD(p, ((r_0) + r_) * (sr) + e_ * (sc))      \
+                                                   : 0.0f;
+#define ATTN_CPU_TR(dst, ...) ATTN_CPU_COPY(dst, 1, __VA_ARGS__)
+#define ATTN_CPU_ROWS(dst, ...) ATTN_CPU_COPY(dst, 0, __VA_ARGS__)
+
+/* The scores ss[x] and dP dps[x] of a step's 8 rows or keys x (lanes: the
+ * item's 8 keys or rows, transposed in AT[D][8], BT[D][8]): 16 fma chains
+ * at once over the head dim in order; AE(x, e), BE(x, e) the step's
+ * elements, broadcast (x past the step's end: zeros, masked after).
+ * FMA(a, b, c) puts the operands in attn_bwd_dkv's / attn_bwd_dq's order. */
+#define ATTN_BCAST_L(a, b, c) fma(a, b, c)
+#define ATTN_BCAST_R(a, b, c) fma(b, a, c)
+#define ATTN_CPU_SDP(AE, BE, AT, BT, FMA)                                                        \
+    float8 ss[CRQ], dps[CRQ];                                                                    \
+    _Pragma("unroll") for (int x_ = 0; x_ < CRQ; x_++) ss[x_] = dps[x_] = (float8)(0.0f);       \
+    for (int e = 0; e < D; e++) {                                                                \
+        float8 at_ = vload8(e, AT), bt_ = vload8(e, BT);                                         \
+        _Pragma("unroll") for (int x_ = 0; x_ < CRQ; x_++) {                                     \
+            ss[x_] = FMA((float8)(AE(x_, e)), at_, ss[x_]);                                      \
+            dps[x_] = FMA((float8)(BE(x_, e)), bt_, dps[x_]);                                    \
+        }                                                                                        \
+    }
+
+/* A step of attn_bwd_dkv_cpu: the query rows [i0, i0 + ni) of head h
+ * against the item's keys.  QE(ii, e), DE(ii, e): row ii's q and dO
+ * elements; QV(ii, u), DV(ii, u): their float8 u (zero past E, Ev). */
+#define ATTN_DKV_STEP(QE, DE, QV, DV)                                                            \
+    ATTN_CPU_SDP(QE, DE, ktr, vtr, ATTN_BCAST_L)                                                 \
+    for (int ii = 0; ii < CRQ; ii++) {                                                           \
+        float8 s = ss[ii], dp = dps[ii];                                                         \
+        long i = i0 + ii;                                                                        \
+        /* attn_score: rows past L, keys past S, the diagonal (lanes c > i + coff - j0) */       \
+        if (mkind == 0) {                                                                        \
+            long dj = causal ? clamp(i + coff - j0, -1L, (long)CRQ) : (long)CRQ;                 \
+            int8 off = kout | (lane > (int8)((int)dj)) | (int8)(ii < ni ? 0 : -1);               \
+            s = select(s * scale, (float8)(-INFINITY), off);                                     \
+        } else {                                                                                 \
+            float t[CRQ];                                                                        \
+            vstore8(s, 0, t);                                                                    \
+            for (int c = 0; c < CRQ; c++)                                                        \
+                t[c] = attn_score(t[c], i, j0 + c, L, S, scale, causal, coff, mkind, bm, am, mb, \
+                                  m_2, m_3);                                                     \
+            s = vload8(0, t);                                                                    \
+        }                                                                                        \
+        float lv = ii < ni ? lse[bh * L + i] : -INFINITY;                                        \
+        float drv = ii < ni ? Dv[bh * L + i] : 0.0f;                                             \
+        float8 p = select(exp(s - (float8)(lv)), (float8)(0.0f),                                 \
+                          (int8)(lv == -INFINITY ? -1 : 0) | (s == (float8)(-INFINITY)));        \
+        float8 z = (float8)(1.0f);                                                               \
+        if (thr && ii < ni) {                                                                    \
+            float zt[CRQ];                                                                       \
+            for (int c = 0; c < CRQ; c++)                                                        \
+                zt[c] = c < nk ? attn_keep((ulong)((bh * L + i) * S + j0 + c), roff, sk0, sk1,   \
+                                           thr, dscale)                                          \
+                               : 1.0f;                                                           \
+            z = vload8(0, zt);                                                                   \
+        }                                                                                        \
+        float8 d_ = p * (dp * z - (float8)(drv));                                                \
+        vstore8(p * z, ii, pp);                                                                  \
+        vstore8(d_, ii, dd);                                                                     \
+        if (wds && ii < ni) {                                                                    \
+            if (nk == CRQ)                                                                       \
+                vstore8(d_, 0, dsg + (bh * L + i) * S + j0);                                     \
+            else                                                                                 \
+                for (int c = 0; c < nk; c++)                                                     \
+                    dsg[(bh * L + i) * S + j0 + c] = dd[ii * CRQ + c];                           \
+        }                                                                                        \
+    }                                                                                            \
+    /* per key: dK and dV over the step's rows in row order */                                   \
+    ATTN_CPU_KEYS(dk, dd, QV)                                                                    \
+    ATTN_CPU_KEYS(dv, pp, DV)
+/* ACC[c] (8 keys' D / 8 float8) += W[ii][c] * V(ii, .) over the step's rows
+ * in row order, two keys at a time (one load of V(ii, u) for both; an odd
+ * last key runs twice, the same sums) */
+#define ATTN_CPU_KEYS(ACC, W, V)                                                                 \
+    for (int c = 0; c < nk; c += 2) {                                                            \
+        const int c1 = c + 1 < nk ? c + 1 : c;                                                   \
+        float8 a0_[CDV], a1_[CDV];                                                               \
+        _Pragma("unroll") for (int u = 0; u < CDV; u++) {                                        \
+            a0_[u] = ACC[c * CDV + u];                                                           \
+            a1_[u] = ACC[c1 * CDV + u];                                                          \
+        }                                                                                        \
+        for (int ii = 0; ii < ni; ii++) {                                                        \
+            float8 b0_ = (float8)(W[ii * CRQ + c]), b1_ = (float8)(W[ii * CRQ + c1]);            \
+            _Pragma("unroll") for (int u = 0; u < CDV; u++) {                                    \
+                float8 x_ = V(ii, u);                                                            \
+                a0_[u] = fma(b0_, x_, a0_[u]);                                                   \
+                a1_[u] = fma(b1_, x_, a1_[u]);                                                   \
+            }                                                                                    \
+        }                                                                                        \
+        _Pragma("unroll") for (int u = 0; u < CDV; u++) {                                        \
+            ACC[c1 * CDV + u] = a1_[u];                                                          \
+            ACC[c * CDV + u] = a0_[u];                                                           \
+        }                                                                                        \
+    }
+#define ATTN_QBE(ii_, e_) qb[(ii_) * D + (e_)]
+#define ATTN_DBE(ii_, e_) db[(ii_) * D + (e_)]
+#define ATTN_QBV(ii_, u_) vload8(u_, qb + (ii_) * D)
+#define ATTN_DBV(ii_, u_) vload8(u_, db + (ii_) * D)
+#define ATTN_QGE(ii_, e_) qr[(ii_) * q_2 + (e_)]
+#define ATTN_DGE(ii_, e_) gq_[(ii_) * g_2 + (e_)]
+#define ATTN_QGV(ii_, u_) convert_float8(vload8(u_, qr + (ii_) * q_2))
+#define ATTN_DGV(ii_, u_) convert_float8(vload8(u_, gq_ + (ii_) * g_2))
+
+__kernel void attn_bwd_dkv_cpu(ATTN_BWD_ARGS)
+{
+    /* gr: dK, gr2: dV */
+    long g = get_global_id(0);
+    long kt = g % ntile, bhk = g / ntile;
+    long Hkv = Hq / G, b = bhk / Hkv, hk = bhk % Hkv;
+    long j0 = kt * CRQ;
+    const int nk = (int)min((long)CRQ, S - j0);
+    float ktr[D * CRQ], vtr[D * CRQ], qb[CRQ * D], db[CRQ * D], pp[CRQ * CRQ], dd[CRQ * CRQ];
+    float8 dk[CRQ * CDV], dv[CRQ * CDV];
+    ATTN_CPU_TR(ktr, (k + k_o + b * k_0 + hk * k_1), j0, S, E, k_2, k_3)
+    ATTN_CPU_TR(vtr, (v + v_o + b * v_0 + hk * v_1), j0, S, Ev, v_2, v_3)
+    for (int x = 0; x < CRQ * CDV; x++)
+        dk[x] = dv[x] = (float8)(0.0f);
+    const int8 lane = (int8)(0, 1, 2, 3, 4, 5, 6, 7);
+    const int8 kout = lane >= (int8)(nk);
+    /* q and dO rows read in place: float32, unit column stride, no padding */
+    const bool direct = KIND == 0 && q_3 == 1 && g_3 == 1 && E == D && Ev == D;
+    for (long h = hk * G; h < (hk + 1) * G; h++) {
+        long bh = b * Hq + h, mb = m_o + b * m_0 + h * m_1;
+        __global const T *qh = q + q_o + b * q_0 + h * q_1;
+        __global const T *gh = gout + g_o + b * g_0 + h * g_1;
+        for (long i0 = causal ? max(j0 - coff, 0L) : 0; i0 < L; i0 += CRQ) {
+            const int ni = (int)min((long)CRQ, L - i0);
+#if KIND == 0
+            if (direct && ni == CRQ) {
+                __global const T *qr = qh + i0 * q_2, *gq_ = gh + i0 * g_2;
+                ATTN_DKV_STEP(ATTN_QGE, ATTN_DGE, ATTN_QGV, ATTN_DGV)
+            } else
+#endif
+            {
+                ATTN_CPU_ROWS(qb, qh, i0, L, E, q_2, q_3)
+                ATTN_CPU_ROWS(db, gh, i0, L, Ev, g_2, g_3)
+                ATTN_DKV_STEP(ATTN_QBE, ATTN_DBE, ATTN_QBV, ATTN_DBV)
+            }
+        }
+    }
+    for (int c = 0; c < nk; c++) {
+        long j = j0 + c;
+        float ok[D], ov[D];
+        for (int u = 0; u < CDV; u++) {
+            vstore8(dk[c * CDV + u] * scale, u, ok);
+            vstore8(dv[c * CDV + u], u, ov);
+        }
+        for (int e = 0; e < E; e++)
+            ST(gr, r_o + b * r_0 + hk * r_1 + j * r_2 + e * r_3, ok[e]);
+        for (int e = 0; e < Ev; e++)
+            ST(gr2, s_o + b * s_0 + hk * s_1 + j * s_2 + e * s_3, ov[e]);
+    }
+}
+
+/* A step of attn_bwd_dq_cpu: the keys [j0, j0 + nk) against the item's
+ * rows.  KE(jj, e), VE(jj, e): key jj's k and v elements; KV(jj, u): k's
+ * float8 u (zero past E). */
+#define ATTN_DQ_STEP(KE, VE, KV)                                                                 \
+    ATTN_CPU_SDP(KE, VE, qtr, dtr, ATTN_BCAST_R)                                                 \
+    for (int jj = 0; jj < CRQ; jj++) {                                                           \
+        float8 s = ss[jj], dp = dps[jj];                                                         \
+        long j = j0 + jj;                                                                        \
+        if (mkind == 0) {                                                                        \
+            /* keys after the diagonal: j > i + coff, lanes r < j - i0 - coff */                 \
+            long dj = causal ? clamp(j - i0 - coff, -1L, (long)CRQ) : -1L;                       \
+            int8 off = rout | (lane < (int8)((int)dj)) | (int8)(jj < nk ? 0 : -1);               \
+            s = select(s * scale, (float8)(-INFINITY), off);                                     \
+        } else {                                                                                 \
+            float t[CRQ];                                                                        \
+            vstore8(s, 0, t);                                                                    \
+            for (int r = 0; r < CRQ; r++)                                                        \
+                t[r] = attn_score(t[r], i0 + r, j, L, S, scale, causal, coff, mkind, bm, am, mb, \
+                                  m_2, m_3);                                                     \
+            s = vload8(0, t);                                                                    \
+        }                                                                                        \
+        float8 p = select(exp(s - lv), (float8)(0.0f), lnone | (s == (float8)(-INFINITY)));      \
+        float8 z = (float8)(1.0f);                                                               \
+        if (thr && jj < nk) {                                                                    \
+            float zt[CRQ];                                                                       \
+            for (int r = 0; r < CRQ; r++)                                                        \
+                zt[r] = r < ni ? attn_keep((ulong)((bh * L + i0 + r) * S + j), roff, sk0, sk1,   \
+                                           thr, dscale)                                          \
+                               : 1.0f;                                                           \
+            z = vload8(0, zt);                                                                   \
+        }                                                                                        \
+        vstore8(p * (dp * z - drv), jj, dd);                                                     \
+    }                                                                                            \
+    ATTN_DQ_UPDATE(KV, ATTN_DDX)
+/* per row: dQ over the step's keys in key order */
+#define ATTN_DQ_UPDATE(KV, DS)                                                                   \
+    for (int r = 0; r < ni; r++) {                                                               \
+        float8 a_[CDV];                                                                          \
+        _Pragma("unroll") for (int u = 0; u < CDV; u++) a_[u] = dq[r * CDV + u];                 \
+        for (int jj = 0; jj < nk; jj++) {                                                        \
+            float8 ds8 = (float8)(DS(jj, r));                                                    \
+            _Pragma("unroll") for (int u = 0; u < CDV; u++) a_[u] = fma(ds8, KV(jj, u), a_[u]);  \
+        }                                                                                        \
+        _Pragma("unroll") for (int u = 0; u < CDV; u++) dq[r * CDV + u] = a_[u];                 \
+    }
+#define ATTN_KBE(jj_, e_) kb[(jj_) * D + (e_)]
+#define ATTN_DDX(jj_, r_) dd[(jj_) * CRQ + (r_)]
+#define ATTN_DGX(jj_, r_) dg[(r_) * S + (jj_)]
+#define ATTN_VBE(jj_, e_) vb[(jj_) * D + (e_)]
+#define ATTN_KBV(jj_, u_) vload8(u_, kb + (jj_) * D)
+#define ATTN_KGE(jj_, e_) kr[(jj_) * k_2 + (e_)]
+#define ATTN_VGE(jj_, e_) vr[(jj_) * v_2 + (e_)]
+#define ATTN_KGV(jj_, u_) convert_float8(vload8(u_, kr + (jj_) * k_2))
+
+__kernel void attn_bwd_dq_cpu(ATTN_BWD_ARGS)
+{
+    /* gr: dQ (gr2 unused) */
+    long g = get_global_id(0);
+    long qt = g % ntile, bh = g / ntile;
+    long b = bh / Hq, h = bh % Hq, hk = h / G;
+    long i0 = qt * CRQ, mb = m_o + b * m_0 + h * m_1;
+    const int ni = (int)min((long)CRQ, L - i0);
+    float qtr[D * CRQ], dtr[D * CRQ], kb[CRQ * D], vb[CRQ * D], dd[CRQ * CRQ];
+    float8 dq[CRQ * CDV];
+    ATTN_CPU_TR(qtr, (q + q_o + b * q_0 + h * q_1), i0, L, E, q_2, q_3)
+    ATTN_CPU_TR(dtr, (gout + g_o + b * g_0 + h * g_1), i0, L, Ev, g_2, g_3)
+    __global const T *kh = k + k_o + b * k_0 + hk * k_1;
+    __global const T *vh = v + v_o + b * v_0 + hk * v_1;
+    for (int x = 0; x < CRQ * CDV; x++)
+        dq[x] = (float8)(0.0f);
+    const int8 lane = (int8)(0, 1, 2, 3, 4, 5, 6, 7);
+    const int8 rout = lane >= (int8)(ni);
+    float lt[CRQ], dt[CRQ];
+    for (int r = 0; r < CRQ; r++) {
+        lt[r] = r < ni ? lse[bh * L + i0 + r] : -INFINITY;
+        dt[r] = r < ni ? Dv[bh * L + i0 + r] : 0.0f;
+    }
+    const float8 lv = vload8(0, lt), drv = vload8(0, dt);
+    const int8 lnone = lv == (float8)(-INFINITY);
+    /* k and v rows read in place: float32, unit column stride, no padding */
+    const bool direct = KIND == 0 && k_3 == 1 && v_3 == 1 && E == D && Ev == D;
+    const long kend = causal ? min(S, i0 + ni + coff) : S;
+    for (long j0 = 0; j0 < kend; j0 += CRQ) {
+        const int nk = (int)min((long)CRQ, S - j0);
+        if (wds == 2) {
+            /* dS from attn_bwd_dkv_cpu (the same elements: the same fma
+             * chains and exps), read in place; on the diagonal's steps
+             * copied, 0 past the diagonal (it wrote nothing there) */
+            __global const float *dg = dsg + (bh * L + i0) * S + j0;
+            const bool diag = causal && j0 + nk - 1 > i0 + coff;
+            if (diag)
+                for (int jj = 0; jj < nk; jj++)
+                    for (int r = 0; r < ni; r++)
+                        dd[jj * CRQ + r] = j0 + jj > i0 + r + coff ? 0.0f : dg[r * S + jj];
+#if KIND == 0
+            if (k_3 == 1 && E == D && nk == CRQ) {
+                __global const T *kr = kh + j0 * k_2;
+                if (diag) {
+                    ATTN_DQ_UPDATE(ATTN_KGV, ATTN_DDX)
+                } else {
+                    ATTN_DQ_UPDATE(ATTN_KGV, ATTN_DGX)
+                }
+                continue;
+            }
+#endif
+            ATTN_CPU_ROWS(kb, kh, j0, S, E, k_2, k_3)
+            if (diag) {
+                ATTN_DQ_UPDATE(ATTN_KBV, ATTN_DDX)
+            } else {
+                ATTN_DQ_UPDATE(ATTN_KBV, ATTN_DGX)
+            }
+            continue;
+        }
+#if KIND == 0
+        if (direct && nk == CRQ) {
+            __global const T *kr = kh + j0 * k_2, *vr = vh + j0 * v_2;
+            ATTN_DQ_STEP(ATTN_KGE, ATTN_VGE, ATTN_KGV)
+        } else
+#endif
+        {
+            ATTN_CPU_ROWS(kb, kh, j0, S, E, k_2, k_3)
+            ATTN_CPU_ROWS(vb, vh, j0, S, Ev, v_2, v_3)
+            ATTN_DQ_STEP(ATTN_KBE, ATTN_VBE, ATTN_KBV)
+        }
+    }
+    (void)gr2;
+    for (int r = 0; r < ni; r++) {
+        long i = i0 + r;
+        float oq[D];
+        for (int u = 0; u < CDV; u++)
+            vstore8(dq[r * CDV + u] * scale, u, oq);
+        for (int e = 0; e < E; e++)
+            ST(gr, r_o + b * r_0 + h * r_1 + i * r_2 + e * r_3, oq[e]);
+    }
+}
+#endif /* ATTN_CPU */
 
 #ifdef ATTN_MMA
 /*

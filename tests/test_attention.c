@@ -225,6 +225,9 @@ static bool tf32_device(const clops_device *d)
            d->nv_cc_major >= 8;
 }
 
+/* attention_force_cpu_bwd's mode while check_case runs (test_cpu_backward) */
+static int cpu_bwd_mode;
+
 /* Forward and backward of one case on device d and on the CPU reference. */
 static void check_case(clops_device *d, const attn_case *c, clops_dtype dt, clops_generator *g)
 {
@@ -317,6 +320,12 @@ static void check_case(clops_device *d, const attn_case *c, clops_dtype dt, clop
     if (routed)
         CT_ASSERT_MSG(s1.bwd_routed - s0.bwd_routed == s1.bwd_mma - s0.bwd_mma,
                       "a tensor-core backward ran the driver's build, not the PTX route's");
+    /* CPU devices run head dims up to 128 on attn_bwd_dkv_cpu and
+     * attn_bwd_dq_cpu (mode 2: the work-group kernels) */
+    if (kit_kind_of(d) == KIT_CPU)
+        CT_ASSERT_MSG(s1.bwd_cpu - s0.bwd_cpu == (hd <= 128 && cpu_bwd_mode != 2 ? 1u : 0u),
+                      "the backward took the %s kernels on a CPU device",
+                      s1.bwd_cpu - s0.bwd_cpu ? "single-item" : "work-group");
     /* CLOPS_TEST_ATTN_WGMMA_BWD=1 (the GPU job on a Hopper, with
      * CLOPS_ATTN_WGMMA_BWD=1): every tensor-core backward of a lean
      * problem of head dim 64 or 128 (padded) ran its dK/dV on
@@ -361,6 +370,94 @@ static void check_case(clops_device *d, const attn_case *c, clops_dtype dt, clop
                            lc, rc, gq, gk,  gv,  gqc, gkc, gvc, gq2, gk2, gv2, gm,  gmc, gm2};
     for (size_t i = 0; i < CT_COUNT(rel); i++)
         clops_tensor_release(rel[i]);
+}
+
+/* The CPU backward's paths (attn_bwd_dkv_cpu and attn_bwd_dq_cpu with
+ * the dS scratch, without it, and the work-group kernels), each against
+ * the reference, on rows read in place (float32, contiguous, head dim 64)
+ * and copied; the scratch's dQ and the recomputed one: the same bits. */
+static const attn_case cpu_cases[] = {
+    {"cpu causal gqa", 4, 1, 4, 2, 19, 21, 64, 64, 0, 0, {0}, true, 0.0, CT_CONTIGUOUS, false,
+     false},
+    {"cpu dropout additive mask", 4, 1, 2, 2, 17, 16, 64, 64, 2, 4, {1, 2, 17, 16}, false, 0.2,
+     CT_CONTIGUOUS, false, false},
+    {"cpu lower-right L>S transposed", 3, 1, 2, 2, 12, 9, 24, 40, 0, 0, {0}, true, 0.0,
+     CT_TRANSPOSED, true, false},
+};
+
+/* test_cpu_backward's teardown: the default mode again, also after a
+ * failure */
+static int cpu_bwd_reset(void **state)
+{
+    (void)state;
+    cpu_bwd_mode = 0;
+    attention_force_cpu_bwd(0);
+    return 0;
+}
+
+static void test_cpu_backward(void **state)
+{
+    (void)state;
+    clops_device *devs[CT_MAX_DEVICES];
+    int n = ct_opencl_devices(devs, CT_MAX_DEVICES);
+    for (int di = 0; di < n; di++) {
+        clops_device *d = devs[di];
+        if (kit_kind_of(d) != KIT_CPU)
+            continue;
+        ct_set_device(d);
+        clops_generator *g = NULL;
+        CT_OK(clops_generator_create(d, &g));
+        for (size_t ci = 0; ci < CT_COUNT(cpu_cases); ci++) {
+            const attn_case *c = &cpu_cases[ci];
+            clops_dtype dt = ci == 2 ? CLOPS_FLOAT16 : CLOPS_FLOAT32;
+            if (!ct_device_supports(d, dt))
+                continue;
+            for (int mode = 0; mode < 3; mode++) {
+                cpu_bwd_mode = mode;
+                attention_force_cpu_bwd(mode);
+                check_case(d, c, dt, g);
+            }
+            /* the scratch's dQ against the recomputed one: the same bits */
+            int64_t qs[4], ks[4], vs[4];
+            shapes(c, qs, ks, vs);
+            clops_tensor *q = ct_random(d, dt, c->ndim, qs, c->layout, PW_DOMAIN_SMALL, 1);
+            clops_tensor *k = ct_random(d, dt, c->ndim, ks, c->layout, PW_DOMAIN_SMALL, 2);
+            clops_tensor *v = ct_random(d, dt, c->ndim, vs, c->layout, PW_DOMAIN_SMALL, 3);
+            int64_t os[4];
+            memcpy(os, qs, sizeof os);
+            os[c->ndim - 1] = c->Ev;
+            clops_tensor *go = ct_random(d, dt, c->ndim, os, c->layout, PW_DOMAIN_SMALL, 4);
+            clops_tensor *m = mask_of(d, c, dt);
+            clops_tensor *o = NULL, *l = NULL, *r = NULL, *gq[2] = {0}, *gk[2] = {0},
+                         *gv[2] = {0}, *gm[2] = {0};
+            CT_OK(clops_generator_manual_seed(g, 99));
+            CT_OK(clops__fused_attention(q, k, v, m, c->dropout, c->causal, NULL, g,
+                                         c->lower_right, &o, &l, &r));
+            for (int mode = 0; mode < 2; mode++) {
+                attn_stats s0, s1;
+                attention_stats(&s0);
+                attention_force_cpu_bwd(mode);
+                CT_OK(clops__fused_attention_backward(go, q, k, v, o, l, r, m, c->dropout,
+                                                      c->causal, NULL, c->lower_right, false,
+                                                      &gq[mode], &gk[mode], &gv[mode],
+                                                      &gm[mode]));
+                attention_stats(&s1);
+                CT_ASSERT_MSG(s1.bwd_cpu_ds - s0.bwd_cpu_ds == (mode == 0 ? 1u : 0u),
+                              "the backward's dS scratch was%s used", mode ? "" : " not");
+            }
+            CT_ASSERT_CLOSE(gq[1], gq[0], CT_TOL_EXACT);
+            CT_ASSERT_CLOSE(gk[1], gk[0], CT_TOL_EXACT);
+            CT_ASSERT_CLOSE(gv[1], gv[0], CT_TOL_EXACT);
+            clops_tensor *rel[] = {q, k, v, go, m, o, l, r, gq[0], gk[0], gv[0], gm[0],
+                                   gq[1], gk[1], gv[1], gm[1]};
+            for (size_t i = 0; i < CT_COUNT(rel); i++)
+                clops_tensor_release(rel[i]);
+        }
+        cpu_bwd_mode = 0;
+        attention_force_cpu_bwd(0);
+        clops_generator_release(g);
+    }
+    ct_clear_context();
 }
 
 static void test_kernels_match_the_reference(void **state)
@@ -1100,6 +1197,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lean_visibility),
         cmocka_unit_test(test_kernels_match_the_reference),
+        cmocka_unit_test_teardown(test_cpu_backward, cpu_bwd_reset),
         cmocka_unit_test(test_masked_rows_and_nan),
         cmocka_unit_test(test_sdpa_and_refusals),
         cmocka_unit_test(test_result_layouts),

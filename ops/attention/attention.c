@@ -45,6 +45,9 @@ enum { ATTN_FMA, ATTN_MMA_PLAIN, ATTN_MMA_ROUTED, ATTN_WG, ATTN_TF32 };
  * dQ on attn_bwd_dq_wg (attn12). */
 #define ATTN_WGB 8
 #define ATTN_WGQ 16
+/* ATTN_CPUB (with ATTN_FMA): dK/dV and dQ on attn_bwd_dkv_cpu and
+ * attn_bwd_dq_cpu (CPU devices, bwd_cpu). */
+#define ATTN_CPUB 32
 static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out);
 
 /* ---- kernels ------------------------------------------------------------------------ */
@@ -60,7 +63,9 @@ enum {
     ATTN_K_DKV_MMA,
     ATTN_K_DQ_MMA,
     ATTN_K_FWD_CPU,
-    ATTN_K_FOLD
+    ATTN_K_FOLD,
+    ATTN_K_DKV_CPU,
+    ATTN_K_DQ_CPU
 };
 
 #define ATTN_NT 128
@@ -257,6 +262,12 @@ static int attn_msplit(void)
            !atomic_load_explicit(&attn_general_forced, memory_order_relaxed);
 }
 
+static atomic_int attn_cpu_bwd_mode;
+void attention_force_cpu_bwd(int mode)
+{
+    atomic_store_explicit(&attn_cpu_bwd_mode, mode, memory_order_relaxed);
+}
+
 void attention_force_general(bool on)
 {
     atomic_store_explicit(&attn_general_forced, on ? 1 : 0, memory_order_relaxed);
@@ -328,7 +339,8 @@ static clops_status attn_kernel_route(clops_device *d, int which, clops_dtype dt
     static const char *const names[] = {"attn_fwd",         "attn_bwd_pre",     "attn_bwd_dkv",
                                         "attn_bwd_dq",      "attn_fwd_mma",     "attn_fwd_combine",
                                         "attn_bwd_dmask",   "attn_bwd_dkv_mma", "attn_bwd_dq_mma",
-                                        "attn_fwd_cpu",     "attn_bwd_fold"};
+                                        "attn_fwd_cpu",     "attn_bwd_fold",    "attn_bwd_dkv_cpu",
+                                        "attn_bwd_dq_cpu"};
     bool mma = which == ATTN_K_FWD_MMA || which == ATTN_K_DKV_MMA || which == ATTN_K_DQ_MMA ||
                which == ATTN_K_FOLD;
     /* the tensor-core programs: 1 the forward, 2 dK/dV and the fold, 3 dQ */
@@ -336,7 +348,8 @@ static clops_status attn_kernel_route(clops_device *d, int which, clops_dtype dt
     /* The work-group kernels are launched with exactly ATTN_NT items
      * (attn_mma_nt for attn_fwd_mma, 32 attn_warps for the
      * tensor-core backward: reqd_work_group_size); the device must allow
-     * that many.  attn_fwd_cpu is launched with work-groups of one item. */
+     * that many.  attn_fwd_cpu, attn_bwd_dkv_cpu and attn_bwd_dq_cpu are
+     * launched with work-groups of one item. */
     int warps = prog ? attn_warps(prog - 1, dp) : 0;
     int nt = which == ATTN_K_FWD_MMA   ? attn_mma_nt(dp)
              : which == ATTN_K_DKV_MMA || which == ATTN_K_DQ_MMA ? 32 * warps
@@ -391,7 +404,7 @@ static clops_status attn_kernel_route(clops_device *d, int which, clops_dtype dt
                      .ptx_entry_directives = route ? entry : NULL};
     clops_status st = kit_kernel(d, &key, &p, names[which], 0, op, k);
     if (!st && which != ATTN_K_COMBINE && which != ATTN_K_FWD_CPU &&
-        which != ATTN_K_FOLD &&
+        which != ATTN_K_FOLD && which != ATTN_K_DKV_CPU && which != ATTN_K_DQ_CPU &&
         (*k)->wg_size < (size_t)nt)
         st = clops__fail(CLOPS_UNSUPPORTED, "%s: kernel %s needs work-groups of %d items; %s allows %zu",
                          op, names[which], nt, d->label, (*k)->wg_size);
@@ -1083,6 +1096,8 @@ static clops_status fwd_cl(void *vp)
 
 /* Query rows of an attn_fwd_cpu work item (CRQ in cl_kernels/attention.cl). */
 #define ATTN_CPU_RQ 8
+/* The most bytes of the CPU backward's dS scratch (bwd_launch). */
+#define ATTN_CPU_DS_MAX ((int64_t)64 << 20)
 
 /*
  * The forward on a CPU device (KIT_CPU): attn_fwd_cpu, one work item per
@@ -1117,7 +1132,7 @@ static clops_status fwd_cpu(void *vp)
 static atomic_ullong stat_bwd_mma, stat_bwd_fma, stat_fwd_mma, stat_bwd_split, stat_fwd_routed,
     stat_bwd_routed, stat_fwd_wg, stat_wg_checks, stat_wg_fails, stat_bwd_wg, stat_wgb_checks,
     stat_wgb_fails, stat_bwd_wgq, stat_wgq_checks, stat_wgq_fails, stat_fwd_tf32, stat_tf32_checks,
-    stat_tf32_fails;
+    stat_tf32_fails, stat_bwd_cpu, stat_bwd_cpu_ds;
 
 /* Whether attn_fwd_mma takes p: 16-bit inputs, no dropout, head dims up
  * to 128 (fwd_mma leaves decoding and split-KV to attn_fwd). */
@@ -1655,9 +1670,10 @@ static bool ds_full(const attn_problem *p)
     return z[0] == p->B && z[1] == p->Hq && z[2] == p->L && z[3] == p->S;
 }
 
-/* The common arguments of attn_bwd_dkv and attn_bwd_dq. */
-static void bwd_args(attn_args *g, const attn_problem *p, cl_mem dv, const attn_view *r,
-                     const attn_view *s, int64_t ntile)
+/* The common arguments of attn_bwd_dkv and attn_bwd_dq; dsc (not NULL):
+ * the CPU backward's dS scratch (dsg, wds 2). */
+static void bwd_args_ds(attn_args *g, const attn_problem *p, cl_mem dv, const attn_view *r,
+                        const attn_view *s, int64_t ntile, cl_mem dsc)
 {
     cl_mem q = qkv_mask_args(g, p);
     arg_view(g, &p->go, q);
@@ -1665,8 +1681,8 @@ static void bwd_args(attn_args *g, const attn_problem *p, cl_mem dv, const attn_
     arg_mem(g, dv);
     arg_view(g, r, q);
     arg_view(g, s, q);
-    arg_mem(g, p->ds ? mem_of(p->ds) : dv);
-    arg_int(g, p->ds && ds_full(p));
+    arg_mem(g, dsc ? dsc : p->ds ? mem_of(p->ds) : dv);
+    arg_int(g, dsc ? 2 : p->ds && ds_full(p));
     arg_long(g, p->Hq);
     arg_long(g, p->Hq / p->Hkv);
     arg_long(g, p->L);
@@ -1675,6 +1691,12 @@ static void bwd_args(attn_args *g, const attn_problem *p, cl_mem dv, const attn_
     arg_long(g, p->Ev);
     arg_long(g, ntile);
     arg_tail(g, p);
+}
+
+static void bwd_args(attn_args *g, const attn_problem *p, cl_mem dv, const attn_view *r,
+                     const attn_view *s, int64_t ntile)
+{
+    bwd_args_ds(g, p, dv, r, s, ntile, NULL);
 }
 
 /* attn_bwd_dmask: a broadcast mask's gradient into p->ds, one work-group
@@ -1795,7 +1817,8 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
     /* wgb: dK/dV on attn_bwd_dkv_wg (and its program's fold); wgq: dQ on
      * attn_bwd_dq_wg */
     bool wgb = (mma & ATTN_WGB) != 0, wgq = (mma & ATTN_WGQ) != 0;
-    mma &= ~(ATTN_WGB | ATTN_WGQ);
+    bool cpu = (mma & ATTN_CPUB) != 0; /* single items of ATTN_CPU_RQ rows */
+    mma &= ~(ATTN_WGB | ATTN_WGQ | ATTN_CPUB);
     clops_device *d = p->q.t->storage->device;
     int dp = attn_dpad(p), bt = attn_bt(dp);
     clops_dtype dt = p->q.t->dtype;
@@ -1836,8 +1859,9 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
     if (wgb)
         kw = 4; /* one warpgroup of 64 keys */
     bool kmma = mma || wgb; /* dK/dV on the tensor cores */
-    int kb = kmma ? 16 * kw : bt, qb = wgq ? 64 : mma ? 16 * qw : bt;
-    int knt = kmma ? 32 * kw : ATTN_NT, qnt = wgq ? 128 : mma ? 32 * qw : ATTN_NT;
+    int kb = kmma ? 16 * kw : cpu ? ATTN_CPU_RQ : bt;
+    int qb = wgq ? 64 : mma ? 16 * qw : cpu ? ATTN_CPU_RQ : bt;
+    int knt = kmma ? 32 * kw : cpu ? 1 : ATTN_NT, qnt = wgq ? 128 : mma ? 32 * qw : cpu ? 1 : ATTN_NT;
     int vec = (kmma || wgq) && mma_vec(&p->q) && mma_vec(&p->k) && mma_vec(&p->v) &&
               mma_vec(&p->go);
     int64_t nkt = (p->S + kb - 1) / kb, nqt = (p->L + qb - 1) / qb;
@@ -1846,6 +1870,19 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
      * [nsp][B * Hkv][S][dp] for dK, then dV) */
     int64_t nsp = 1, pn = 0;
     clops_tensor *part = NULL;
+    /* the CPU backward's dS ([B * Hq][L][S] float32, up to
+     * ATTN_CPU_DS_MAX bytes; not with a full mask's gradient, which dK/dV
+     * writes itself): attn_bwd_dkv_cpu writes it, attn_bwd_dq_cpu reads it
+     * instead of computing the scores and dP again */
+    clops_tensor *dsc = NULL;
+    int64_t dsn;
+    if (!st && cpu && !(p->ds && ds_full(p)) && rows > 0 && geom_mul(rows, p->S, &dsn) &&
+        dsn > 0 && dsn <= ATTN_CPU_DS_MAX / 4 &&
+        atomic_load_explicit(&attn_cpu_bwd_mode, memory_order_relaxed) == 0) {
+        st = tensor_new(d, CLOPS_FLOAT32, 1, &dsn, NULL, &dsc);
+        if (!st)
+            atomic_fetch_add(&stat_bwd_cpu_ds, 1);
+    }
     int64_t nkv;
     if (!st && kmma && nkt > 0 && p->B * p->Hkv > 0 && geom_mul(nkt, p->B * p->Hkv, &nkv))
         nsp = attn_bwd_nsp(p, d, nkv, kw);
@@ -1862,13 +1899,13 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
     }
     if (!st && nkt > 0)
         st = wgb ? wgb_kernel(d, dt, dp, false, p->op, &k)
-                 : attn_kernel_route(d, mma ? ATTN_K_DKV_MMA : ATTN_K_DKV, dt, dp, ATTN_BQ,
+                 : attn_kernel_route(d, mma ? ATTN_K_DKV_MMA : cpu ? ATTN_K_DKV_CPU : ATTN_K_DKV, dt, dp, ATTN_BQ,
                                      mma == ATTN_MMA_ROUTED, attn_xm(p), p->op, &k);
     if (!st && nkt > 0)
         st = attn_global(p, nkt, nsp, p->B * p->Hkv, knt, &global);
     if (!st && nkt > 0 && p->B * p->Hkv > 0) {
         attn_args g;
-        bwd_args(&g, p, dv ? dv : q, &p->gk, &p->gv, nkt);
+        bwd_args_ds(&g, p, dv ? dv : q, &p->gk, &p->gv, nkt, dsc ? mem_of(dsc) : NULL);
         if (kmma) {
             arg_int(&g, vec);
             arg_long(&g, nsp);
@@ -1907,13 +1944,13 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
         st = dmask_launch(p, dv ? dv : q);
     if (!st && rows > 0)
         st = wgq ? wgq_kernel(d, dt, dp, p->op, &k)
-                 : attn_kernel_route(d, mma ? ATTN_K_DQ_MMA : ATTN_K_DQ, dt, dp, ATTN_BQ,
+                 : attn_kernel_route(d, mma ? ATTN_K_DQ_MMA : cpu ? ATTN_K_DQ_CPU : ATTN_K_DQ, dt, dp, ATTN_BQ,
                                      mma == ATTN_MMA_ROUTED, attn_xm(p), p->op, &k);
     if (!st && rows > 0)
         st = attn_global(p, nqt, p->B, p->Hq, qnt, &global);
     if (!st && rows > 0) {
         attn_args g;
-        bwd_args(&g, p, dv, &p->gq, &p->gq, nqt);
+        bwd_args_ds(&g, p, dv, &p->gq, &p->gq, nqt, dsc ? mem_of(dsc) : NULL);
         if (mma || wgq)
             arg_int(&g, vec);
         st = host_launch_local(d, k, g.n, g.a, global, qnt);
@@ -1923,6 +1960,7 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
         fprintf(stderr, "clops: attention backward us: pre %.1f dkv %.1f fold %.1f dq %.1f\n",
                 tt[0], tt[1], tt[2], tt[3]);
     }
+    clops_tensor_release(dsc);
     clops_tensor_release(Dt);
     return st;
 }
@@ -1947,12 +1985,32 @@ void attention_stats(attn_stats *out)
     out->fwd_tf32 = atomic_load(&stat_fwd_tf32);
     out->tf32_checks = atomic_load(&stat_tf32_checks);
     out->tf32_fails = atomic_load(&stat_tf32_fails);
+    out->bwd_cpu = atomic_load(&stat_bwd_cpu);
+    out->bwd_cpu_ds = atomic_load(&stat_bwd_cpu_ds);
 }
 
 static clops_status bwd_cl(void *vp)
 {
     atomic_fetch_add(&stat_bwd_fma, 1);
     return bwd_launch(vp, ATTN_FMA, NULL);
+}
+
+/* The backward on a CPU device (KIT_CPU): attn_bwd_pre, then
+ * attn_bwd_dkv_cpu and attn_bwd_dq_cpu as single items of ATTN_CPU_RQ
+ * keys or query rows (and attn_bwd_dmask for a broadcast mask's
+ * gradient).  Head dims above 128 take the work-group kernels, as the
+ * forward does.  CLOPS_ATTN_CPU_BWD=0 (read once per process) keeps the
+ * work-group kernels, for benchmarks that compare the two. */
+static clops_status bwd_cpu(void *vp)
+{
+    static atomic_int off = -1;
+    const attn_problem *p = vp;
+    atomic_fetch_add(&stat_bwd_fma, 1);
+    bool cpu = attn_dpad(p) <= 128 && !attn_env_off(&off, "CLOPS_ATTN_CPU_BWD") &&
+               atomic_load_explicit(&attn_cpu_bwd_mode, memory_order_relaxed) != 2;
+    if (cpu)
+        atomic_fetch_add(&stat_bwd_cpu, 1);
+    return bwd_launch(p, ATTN_FMA | (cpu ? ATTN_CPUB : 0), NULL);
 }
 
 /* Whether attn_bwd_dkv_mma and attn_bwd_dq_mma take p: 16-bit inputs,
@@ -2000,7 +2058,8 @@ static const kit_launches fwd_launches = {
     "attention",
     {[KIT_HOST] = fwd_host, [KIT_CPU] = fwd_cpu, [KIT_GPU] = fwd_cl, [KIT_MMA] = fwd_mma}};
 static const kit_launches bwd_launches = {
-    "attention", {[KIT_HOST] = bwd_host, [KIT_GPU] = bwd_cl, [KIT_MMA] = bwd_mma}};
+    "attention",
+    {[KIT_HOST] = bwd_host, [KIT_CPU] = bwd_cpu, [KIT_GPU] = bwd_cl, [KIT_MMA] = bwd_mma}};
 
 /* ---- checks and the problem ------------------------------------------------------------ */
 

@@ -37,6 +37,9 @@ typedef struct attn_stats {
     uint64_t bwd_wg, wgb_checks, wgb_fails;
     uint64_t bwd_wgq, wgq_checks, wgq_fails; /* attn_bwd_dq_wg's */
     uint64_t fwd_tf32, tf32_checks, tf32_fails; /* attn_fwd_tf32's (float32, 3xTF32) */
+    /* backwards on attn_bwd_dkv_cpu / attn_bwd_dq_cpu (CPU devices), and
+     * of those, the ones whose dQ read dS from the scratch */
+    uint64_t bwd_cpu, bwd_cpu_ds;
 } attn_stats;
 void attention_stats(attn_stats *out);
 
@@ -45,6 +48,12 @@ void attention_stats(attn_stats *out);
  * where they apply again (the default).  test_attention compares the two
  * programs' bits on a problem both run. */
 void attention_force_general(bool on);
+
+/* For tests: the backward on CPU devices: 0 attn_bwd_dkv_cpu and
+ * attn_bwd_dq_cpu with the dS scratch where it fits (the default), 1 the
+ * same kernels without the scratch (dQ computes the scores and dP again),
+ * 2 the work-group kernels (as CLOPS_ATTN_CPU_BWD=0). */
+void attention_force_cpu_bwd(int mode);
 
 /* The wgmma forward (attn_fwd_wg, Hopper: NVIDIA compute capability 9.0
  * exactly; docs/attention.md): at head dim 128 by default, at 64 and 128
