@@ -24,36 +24,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "accuracy_io.h"
 #include "clops/ops.h"
 #include "core/tensor_impl.h"
 #include "host/host.h"
 #include "ops/attention/attention.h"
 
-static double uniform(uint64_t *s)
-{
-    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
-    return ((double)(*s >> 11) + 0.5) / 9007199254740992.0;
-}
-
-static double normal(uint64_t *s)
-{
-    double u0 = uniform(s), u1 = uniform(s);
-    return sqrt(-2 * log(u0)) * cos(6.283185307179586 * u1);
-}
-
-static int save(const char *dir, const char *name, const void *p, size_t bytes)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "wb");
-    if (!f || fwrite(p, 1, bytes, f) != bytes) {
-        fprintf(stderr, "attention_accuracy: cannot write %s\n", path);
-        if (f)
-            fclose(f);
-        return 1;
-    }
-    return fclose(f) != 0;
-}
+#define PROG "attention_accuracy"
 
 int main(int argc, char **argv)
 {
@@ -97,13 +74,13 @@ int main(int argc, char **argv)
         return 4;
     uint64_t s = 30;
     for (size_t i = 0; i < nq; i++)
-        q[i] = (float)normal(&s);
+        q[i] = (float)acc_normal(&s);
     for (size_t i = 0; i < nk; i++)
-        k[i] = (float)normal(&s);
+        k[i] = (float)acc_normal(&s);
     for (size_t i = 0; i < nk; i++)
-        v[i] = (float)normal(&s);
-    if (save(out, "q.f32", q, nq * 4) || save(out, "k.f32", k, nk * 4) ||
-        save(out, "v.f32", v, nk * 4))
+        v[i] = (float)acc_normal(&s);
+    if (acc_save(PROG, out, "q.f32", q, nq * 4) || acc_save(PROG, out, "k.f32", k, nk * 4) ||
+        acc_save(PROG, out, "v.f32", v, nk * 4))
         return 5;
     int64_t sq[4] = {b, hq, l, dh}, sk[4] = {b, hkv, l, dh};
     clops_tensor *tq = NULL, *tk = NULL, *tv = NULL;
@@ -143,7 +120,7 @@ int main(int argc, char **argv)
                (unsigned long long)(s1.tf32_fails - s0.tf32_fails));
         char name[32];
         snprintf(name, sizeof name, "o_%s.f32", names[r]);
-        if (save(out, name, o, nq * 4))
+        if (acc_save(PROG, out, name, o, nq * 4))
             return 5;
     }
     attention_set_tf32(-1);

@@ -49,37 +49,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "accuracy_io.h"
 #include "clops/matmul.h"
 #include "clops/ops.h"
 #include "core/tensor_impl.h"
 #include "host/host.h"
 #include "ops/gemm/gemm.h"
 
-static double uniform(uint64_t *s)
-{
-    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
-    return ((double)(*s >> 11) + 0.5) / 9007199254740992.0;
-}
-
-static double normal(uint64_t *s)
-{
-    double u0 = uniform(s), u1 = uniform(s);
-    return sqrt(-2 * log(u0)) * cos(6.283185307179586 * u1);
-}
-
-static int save(const char *dir, const char *name, const void *p, size_t bytes)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "wb");
-    if (!f || fwrite(p, 1, bytes, f) != bytes) {
-        fprintf(stderr, "gemm_accuracy: cannot write %s\n", path);
-        if (f)
-            fclose(f);
-        return 1;
-    }
-    return fclose(f) != 0;
-}
+#define PROG "gemm_accuracy"
 
 /* Whether name is an entry of the comma-separated list (--only). */
 static bool listed(const char *list, const char *name)
@@ -140,13 +117,13 @@ int main(int argc, char **argv)
         return 4;
     uint64_t s = 29;
     for (size_t i = 0; i < na; i++)
-        a[i] = (float)(uni ? uniform(&s) : normal(&s));
+        a[i] = (float)(uni ? acc_uniform(&s) : acc_normal(&s));
     for (size_t i = 0; i < nw; i++)
-        w[i] = (float)(uni ? uniform(&s) : normal(&s));
+        w[i] = (float)(uni ? acc_uniform(&s) : acc_normal(&s));
     for (int64_t kk = 0; kk < k; kk++)
         for (int64_t j = 0; j < n; j++)
             bt[kk * n + j] = w[j * k + kk];
-    if (save(out, "a.f32", a, na * 4) || save(out, "w.f32", w, nw * 4))
+    if (acc_save(PROG, out, "a.f32", a, na * 4) || acc_save(PROG, out, "w.f32", w, nw * 4))
         return 5;
     int64_t sa[2] = {m, k}, sw[2] = {n, k}, sb[2] = {k, n}, sc[2] = {m, n};
     int64_t vs[2] = {k, n}, vst[2] = {1, k}, off = 0;
@@ -225,7 +202,7 @@ int main(int argc, char **argv)
                (unsigned long long)(s1.canary_failures - s0.canary_failures));
         char name[32];
         snprintf(name, sizeof name, "c_%s.f32", runs[r].name);
-        if (save(out, name, c, nc * 4))
+        if (acc_save(PROG, out, name, c, nc * 4))
             return 5;
     }
     gemm_engine_set_enabled(true);
