@@ -59,7 +59,12 @@
       "in a fixed order by a second kernel (1: never split; 0: by shape)")                         \
     X(GEMM_SKINNY, "gemm.skinny",                                                                  \
       "1: the GEMM engine's skinny path (M or N <= 16) on every OpenCL device, CPU devices too; "  \
-      "2: never (0: on GPUs)")
+      "2: never (0: on GPUs)")                                                                     \
+    X(ATTENTION_CPU_BWD, "attention.cpu_bwd",                                                      \
+      "attention's backward on CPU devices (ops/attention/attention.c): 0 attn_bwd_dkv_cpu and "   \
+      "attn_bwd_dq_cpu with the dS scratch where it fits, 1 the same without it (dQ computes the " \
+      "scores and dP again), 2 the work-group kernels (as CLOPS_ATTN_CPU_BWD=0), 3 as 0 but the " \
+      "scratch's allocation fails as out of memory (the backward recomputes, as 1)")
 
 typedef enum clops_debug_key {
 #define CLOPS__DEBUG_ENUM(e, name, meaning) CLOPS_DEBUG_##e,

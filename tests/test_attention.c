@@ -58,6 +58,7 @@
 
 #include "cl_kernels/attention_vis.clh"
 #include "clops/generator.h"
+#include "core/debug.h"
 #include "clops/ops.h"
 #include "ops/attention/attention.h"
 #include "ops/kit/kit.h"
@@ -225,7 +226,7 @@ static bool tf32_device(const clops_device *d)
            d->nv_cc_major >= 8;
 }
 
-/* attention_force_cpu_bwd's mode while check_case runs (test_cpu_backward) */
+/* the debug setting attention.cpu_bwd while check_case runs (test_cpu_backward) */
 static int cpu_bwd_mode;
 
 /* Forward and backward of one case on device d and on the CPU reference. */
@@ -391,8 +392,7 @@ static int cpu_bwd_reset(void **state)
 {
     (void)state;
     cpu_bwd_mode = 0;
-    attention_force_cpu_bwd(0);
-    return 0;
+    return clops_debug_set("attention.cpu_bwd", 0) == CLOPS_OK ? 0 : -1;
 }
 
 static void test_cpu_backward(void **state)
@@ -414,7 +414,7 @@ static void test_cpu_backward(void **state)
                 continue;
             for (int mode = 0; mode < 3; mode++) {
                 cpu_bwd_mode = mode;
-                attention_force_cpu_bwd(mode);
+                CT_OK(clops_debug_set("attention.cpu_bwd", mode));
                 check_case(d, c, dt, g);
             }
             /* the scratch's dQ against the recomputed one: the same bits */
@@ -428,33 +428,41 @@ static void test_cpu_backward(void **state)
             os[c->ndim - 1] = c->Ev;
             clops_tensor *go = ct_random(d, dt, c->ndim, os, c->layout, PW_DOMAIN_SMALL, 4);
             clops_tensor *m = mask_of(d, c, dt);
-            clops_tensor *o = NULL, *l = NULL, *r = NULL, *gq[2] = {0}, *gk[2] = {0},
-                         *gv[2] = {0}, *gm[2] = {0};
+            clops_tensor *o = NULL, *l = NULL, *r = NULL, *gq[3] = {0}, *gk[3] = {0},
+                         *gv[3] = {0}, *gm[3] = {0};
             CT_OK(clops_generator_manual_seed(g, 99));
             CT_OK(clops__fused_attention(q, k, v, m, c->dropout, c->causal, NULL, g,
                                          c->lower_right, &o, &l, &r));
-            for (int mode = 0; mode < 2; mode++) {
+            /* 0 the scratch, 1 without it, 2 (the setting's 3) its
+             * allocation failing: the call recomputes, succeeds and leaves
+             * the last error message as it was */
+            for (int mode = 0; mode < 3; mode++) {
                 attn_stats s0, s1;
                 attention_stats(&s0);
-                attention_force_cpu_bwd(mode);
+                CT_OK(clops_debug_set("attention.cpu_bwd", mode == 2 ? 3 : mode));
+                clops_clear_error();
                 CT_OK(clops__fused_attention_backward(go, q, k, v, o, l, r, m, c->dropout,
                                                       c->causal, NULL, c->lower_right, false,
                                                       &gq[mode], &gk[mode], &gv[mode],
                                                       &gm[mode]));
+                CT_ASSERT_MSG(clops_last_error()[0] == '\0', "mode %d left the error '%s'", mode,
+                              clops_last_error());
                 attention_stats(&s1);
                 CT_ASSERT_MSG(s1.bwd_cpu_ds - s0.bwd_cpu_ds == (mode == 0 ? 1u : 0u),
                               "the backward's dS scratch was%s used", mode ? "" : " not");
             }
-            CT_ASSERT_CLOSE(gq[1], gq[0], CT_TOL_EXACT);
-            CT_ASSERT_CLOSE(gk[1], gk[0], CT_TOL_EXACT);
-            CT_ASSERT_CLOSE(gv[1], gv[0], CT_TOL_EXACT);
+            for (int mode = 1; mode < 3; mode++) {
+                CT_ASSERT_CLOSE(gq[mode], gq[0], CT_TOL_EXACT);
+                CT_ASSERT_CLOSE(gk[mode], gk[0], CT_TOL_EXACT);
+                CT_ASSERT_CLOSE(gv[mode], gv[0], CT_TOL_EXACT);
+            }
             clops_tensor *rel[] = {q, k, v, go, m, o, l, r, gq[0], gk[0], gv[0], gm[0],
-                                   gq[1], gk[1], gv[1], gm[1]};
+                                   gq[1], gk[1], gv[1], gm[1], gq[2], gk[2], gv[2], gm[2]};
             for (size_t i = 0; i < CT_COUNT(rel); i++)
                 clops_tensor_release(rel[i]);
         }
         cpu_bwd_mode = 0;
-        attention_force_cpu_bwd(0);
+        CT_OK(clops_debug_set("attention.cpu_bwd", 0));
         clops_generator_release(g);
     }
     ct_clear_context();

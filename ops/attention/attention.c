@@ -24,6 +24,7 @@
 #include <time.h>
 
 #include "codegen_pointwise/pw.h"
+#include "core/debug.h"
 #include "dispatch/structured.h"
 #include "host/host.h"
 #include "ops/attention/attention.h"
@@ -260,12 +261,6 @@ static int attn_msplit(void)
     static atomic_int off = -1;
     return !attn_env_off(&off, "CLOPS_ATTN_MASK_SPLIT") &&
            !atomic_load_explicit(&attn_general_forced, memory_order_relaxed);
-}
-
-static atomic_int attn_cpu_bwd_mode;
-void attention_force_cpu_bwd(int mode)
-{
-    atomic_store_explicit(&attn_cpu_bwd_mode, mode, memory_order_relaxed);
 }
 
 void attention_force_general(bool on)
@@ -664,8 +659,9 @@ static clops_status t3_kernel(clops_device *d, int dp, const char *op, host_kern
     host_kkey key = {{(0x41ull << 56) | (0x54ull << 40) | (uint64_t)CLOPS_FLOAT32, (uint64_t)dp,
                       (uint64_t)bk, (uint64_t)w | (uint64_t)f << 8}};
     char pname[96];
-    snprintf(pname, sizeof pname, "attention-tf32/float32/d%d/fwd/w%d/k%d%s%s", dp, w, bk,
-             f & 1 ? "" : "/qs", f & 2 ? "/promote" : "");
+    /* every define in the name (TPROMO is f's bits 1-2: 0-3) */
+    snprintf(pname, sizeof pname, "attention-tf32/float32/d%d/fwd/w%d/k%d%s/p%d", dp, w, bk,
+             f & 1 ? "" : "/qs", f >> 1 & 3);
     attn_prog ctx = {CLOPS_FLOAT32, dp, ATTN_BQ, 7, 0, bk, 0, w, 0, f};
     kit_program p = {.name = pname,
                      .title = "clops attention float32 tensor-core program (ops/attention/attention.c)",
@@ -1875,13 +1871,24 @@ static clops_status bwd_launch(const attn_problem *p, int mma, int64_t *nsp_out)
      * writes itself): attn_bwd_dkv_cpu writes it, attn_bwd_dq_cpu reads it
      * instead of computing the scores and dP again */
     clops_tensor *dsc = NULL;
-    int64_t dsn;
+    int64_t dsn, dbg = clops_debug_get(CLOPS_DEBUG_ATTENTION_CPU_BWD);
     if (!st && cpu && !(p->ds && ds_full(p)) && rows > 0 && geom_mul(rows, p->S, &dsn) &&
-        dsn > 0 && dsn <= ATTN_CPU_DS_MAX / 4 &&
-        atomic_load_explicit(&attn_cpu_bwd_mode, memory_order_relaxed) == 0) {
-        st = tensor_new(d, CLOPS_FLOAT32, 1, &dsn, NULL, &dsc);
-        if (!st)
+        dsn > 0 && dsn <= ATTN_CPU_DS_MAX / 4 && (dbg == 0 || dbg == 3)) {
+        /* the scratch is an optimisation: where it cannot be had, dQ
+         * recomputes the scores and dP (the same bits), and the caller's
+         * last error message stays as it was */
+        static _Thread_local char keep[CLOPS__ERROR_CAP];
+        snprintf(keep, sizeof keep, "%s", clops_last_error());
+        clops_status ds_st =
+            dbg == 3 ? clops__fail(CLOPS_OUT_OF_MEMORY, "%s: the dS scratch (attention.cpu_bwd 3)",
+                                   p->op)
+                     : tensor_new(d, CLOPS_FLOAT32, 1, &dsn, NULL, &dsc);
+        if (ds_st == CLOPS_OK)
             atomic_fetch_add(&stat_bwd_cpu_ds, 1);
+        else if (ds_st == CLOPS_OUT_OF_MEMORY || ds_st == CLOPS_HOST_OUT_OF_MEMORY)
+            clops__fail(CLOPS_OK, "%s", keep);
+        else
+            st = ds_st;
     }
     int64_t nkv;
     if (!st && kmma && nkt > 0 && p->B * p->Hkv > 0 && geom_mul(nkt, p->B * p->Hkv, &nkv))
@@ -2007,7 +2014,7 @@ static clops_status bwd_cpu(void *vp)
     const attn_problem *p = vp;
     atomic_fetch_add(&stat_bwd_fma, 1);
     bool cpu = attn_dpad(p) <= 128 && !attn_env_off(&off, "CLOPS_ATTN_CPU_BWD") &&
-               atomic_load_explicit(&attn_cpu_bwd_mode, memory_order_relaxed) != 2;
+               clops_debug_get(CLOPS_DEBUG_ATTENTION_CPU_BWD) != 2;
     if (cpu)
         atomic_fetch_add(&stat_bwd_cpu, 1);
     return bwd_launch(p, ATTN_FMA | (cpu ? ATTN_CPUB : 0), NULL);

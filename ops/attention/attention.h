@@ -49,12 +49,6 @@ void attention_stats(attn_stats *out);
  * programs' bits on a problem both run. */
 void attention_force_general(bool on);
 
-/* For tests: the backward on CPU devices: 0 attn_bwd_dkv_cpu and
- * attn_bwd_dq_cpu with the dS scratch where it fits (the default), 1 the
- * same kernels without the scratch (dQ computes the scores and dP again),
- * 2 the work-group kernels (as CLOPS_ATTN_CPU_BWD=0). */
-void attention_force_cpu_bwd(int mode);
-
 /* The wgmma forward (attn_fwd_wg, Hopper: NVIDIA compute capability 9.0
  * exactly; docs/attention.md): at head dim 128 by default, at 64 and 128
  * with CLOPS_ATTN_WGMMA=1, nowhere with =0 (read at first use).
