@@ -1116,9 +1116,11 @@ static void test_tf32_forward(void **state)
     CT_ASSERT_MSG(attention_tf32_on() == !(on_env && strcmp(on_env, "0") == 0),
                   "attn_fwd_tf32 %s by default (CLOPS_ATTN_TF32 %s)",
                   attention_tf32_on() ? "on" : "off", on_env ? on_env : "unset");
-    if (!pr_env)
-        CT_ASSERT_MSG(attention_tf32_promote() == 3, "attn_fwd_tf32's default promotion %d",
-                      attention_tf32_promote());
+    /* one digit 0-3 sets it; anything else keeps the default */
+    bool pr_set = pr_env && pr_env[0] >= '0' && pr_env[0] <= '3' && pr_env[1] == '\0';
+    CT_ASSERT_MSG(attention_tf32_promote() == (pr_set ? pr_env[0] - '0' : 3),
+                  "attn_fwd_tf32's promotion %d (CLOPS_ATTN_TF32_PROMOTE %s)",
+                  attention_tf32_promote(), pr_env ? pr_env : "unset");
     clops_device *devs[CT_MAX_DEVICES];
     int n = ct_opencl_devices(devs, CT_MAX_DEVICES);
     for (int di = 0; di < n; di++) {

@@ -624,9 +624,11 @@ static int attn_t3_promote(void)
     static atomic_int env = -1;
     int e = atomic_load_explicit(&env, memory_order_relaxed);
     if (e < 0) {
+        /* one digit 0-3 exactly: anything else (atoi would read "x" as 0,
+         * the least accurate form) keeps the default */
         const char *v = host_env("CLOPS_ATTN_TF32_PROMOTE");
-        int x = v && *v ? atoi(v) : -1;
-        e = x >= 0 && x <= 3 ? x : ATTN_TF32_PROMOTE_DEFAULT;
+        bool one = v && v[0] >= '0' && v[0] <= '3' && v[1] == '\0';
+        e = one ? v[0] - '0' : ATTN_TF32_PROMOTE_DEFAULT;
         atomic_store_explicit(&env, e, memory_order_relaxed);
     }
     return e;
