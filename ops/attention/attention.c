@@ -308,7 +308,8 @@ static clops_status write_defines(const void *vctx, const clops_device *d, strbu
                   c->mma, c->dt == CLOPS_FLOAT16 ? "f16" : "bf16", attn_mma_mr(), c->xm,
                   wname[c->mma - 1], attn_warps(c->mma - 1, c->dp));
     }
-    /* CPU devices only (GPU programs are unchanged): attn_fwd_cpu. */
+    /* CPU devices only (GPU programs are unchanged): attn_fwd_cpu,
+     * attn_bwd_dkv_cpu, attn_bwd_dq_cpu. */
     if (kit_is_cpu(d))
         sb_append(sb, "#define ATTN_CPU 1\n");
     return CLOPS_OK;
