@@ -1363,7 +1363,7 @@ static void float32_engine_settings_follow_the_environment(void **state)
     }
     gemm_engine_set_tf32_convert(conv_keep);
     /* Switches read at start (a job that sets them runs this test first):
-     * CLOPS_GEMM_TF32_TMA=0, CLOPS_GEMM_WGMMA_TF32_XT=0|1,
+     * CLOPS_GEMM_TF32_TMA=0, CLOPS_GEMM_WGMMA_TF32_XT=0|1, CLOPS_GEMM_3XTF32_NT=0|1,
      * CLOPS_GEMM_TF32_CONVERT=pass|trunc|tma (another value: the default,
      * as a mode out of range). */
     static const struct {
@@ -1372,7 +1372,8 @@ static void float32_engine_settings_follow_the_environment(void **state)
         void (*set)(bool);
     } sw[] = {{"CLOPS_GEMM_TF32_TMA", gemm_engine_tf32_tma, gemm_engine_set_tf32_tma},
               {"CLOPS_GEMM_WGMMA_TF32_XT", gemm_engine_wgmma_tf32_xt,
-               gemm_engine_set_wgmma_tf32_xt}};
+               gemm_engine_set_wgmma_tf32_xt},
+              {"CLOPS_GEMM_3XTF32_NT", gemm_engine_3xtf32_nt, gemm_engine_set_3xtf32_nt}};
     for (size_t i = 0; i < CT_COUNT(sw); i++) {
         ct_set_case("%s", sw[i].var);
         const char *v = getenv(sw[i].var);
@@ -1385,6 +1386,20 @@ static void float32_engine_settings_follow_the_environment(void **state)
         sw[i].set(cur);
         CT_ASSERT(sw[i].get() == cur);
     }
+    /* CLOPS_GEMM_3XTF32: 1 forced, 0 off, anything else (unset included)
+     * the rule's products (x3-13's default) */
+    ct_set_case("CLOPS_GEMM_3XTF32");
+    const char *xv = getenv("CLOPS_GEMM_3XTF32");
+    int xwant = xv && strcmp(xv, "1") == 0 ? 1 : xv && strcmp(xv, "0") == 0 ? 0 : 2;
+    gemm_engine_reset_3xtf32();
+    CT_ASSERT_MSG(gemm_engine_3xtf32_state() == xwant, "CLOPS_GEMM_3XTF32=%s, the state reads %d",
+                  xv ? xv : "(unset)", gemm_engine_3xtf32_state());
+    gemm_engine_set_3xtf32(true);
+    CT_ASSERT(gemm_engine_3xtf32_state() == 1);
+    gemm_engine_set_3xtf32(false);
+    CT_ASSERT(gemm_engine_3xtf32_state() == 0);
+    gemm_engine_reset_3xtf32();
+    CT_ASSERT(gemm_engine_3xtf32_state() == xwant);
     ct_set_case("CLOPS_GEMM_TF32_CONVERT");
     const char *cv = getenv("CLOPS_GEMM_TF32_CONVERT");
     int mode = gemm_engine_tf32_convert();

@@ -220,6 +220,9 @@ void gemm_engine_set_3xtf32(bool on);
 /* Back to the environment's choice (CLOPS_GEMM_3XTF32: 1 forced, 0 off,
  * unset: the products of gemm_engine_3xtf32_rule, x3-13). */
 void gemm_engine_reset_3xtf32(void);
+/* The state those give (host logic): 0 off, 1 forced, 2 the products of
+ * gemm_engine_3xtf32_rule (the default). */
+int gemm_engine_3xtf32_state(void);
 /* x3-13's rule (host logic): 3xTF32 takes a float32 "highest" product on
  * Hopper by default where x3-13's job (H200) measured it faster than
  * CLBlast's SGEMM and more accurate: unbatched, both operands K-major with

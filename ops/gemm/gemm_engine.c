@@ -156,6 +156,33 @@ static bool env_switch(atomic_int *cell, const char *var, const char *off_value,
     return e == 1;
 }
 
+/* A switch of several modes: var's value (read once, at the first call,
+ * into cell) among names[0..n) gives values[i], anything else (unset
+ * included) dflt. */
+static int env_mode(atomic_int *cell, const char *var, const char *const *names,
+                    const int *values, int n, int dflt)
+{
+    int e = atomic_load(cell);
+    if (e < 0) {
+        const char *v = host_env(var);
+        int want = dflt;
+        for (int i = 0; v && i < n; i++)
+            if (strcmp(v, names[i]) == 0)
+                want = values[i];
+        int expect = -1;
+        atomic_compare_exchange_strong(cell, &expect, want);
+        e = atomic_load(cell);
+    }
+    return e;
+}
+
+/* An on/off switch whose default is dflt: var=0 turns a default-on switch
+ * off, var=1 a default-off one on (env_switch). */
+static bool env_switch_default(atomic_int *cell, const char *var, bool dflt)
+{
+    return dflt ? env_switch(cell, var, "0", NULL) : env_switch(cell, var, NULL, "1");
+}
+
 static bool engine_on(void)
 {
     return env_switch(&engine_enabled, "CLOPS_GEMM_ENGINE", "clblast", NULL);
@@ -252,19 +279,10 @@ static atomic_int tf32_convert_mode = -1;
 
 int gemm_engine_tf32_convert(void)
 {
-    int m = atomic_load(&tf32_convert_mode);
-    if (m < 0) {
-        const char *v = host_env("CLOPS_GEMM_TF32_CONVERT");
-        int want = !v                          ? GEMM_TF32_CONVERT_DEFAULT
-                   : strcmp(v, "pass") == 0    ? GEMM_TF32_PASS
-                   : strcmp(v, "trunc") == 0   ? GEMM_TF32_TRUNC
-                   : strcmp(v, "tma") == 0     ? GEMM_TF32_TMA
-                                               : GEMM_TF32_CONVERT_DEFAULT;
-        int expect = -1;
-        atomic_compare_exchange_strong(&tf32_convert_mode, &expect, want);
-        m = atomic_load(&tf32_convert_mode);
-    }
-    return m;
+    static const char *const names[] = {"pass", "trunc", "tma"};
+    static const int modes[] = {GEMM_TF32_PASS, GEMM_TF32_TRUNC, GEMM_TF32_TMA};
+    return env_mode(&tf32_convert_mode, "CLOPS_GEMM_TF32_CONVERT", names, modes, 3,
+                    GEMM_TF32_CONVERT_DEFAULT);
 }
 
 void gemm_engine_set_tf32_convert(int mode)
@@ -284,9 +302,7 @@ static atomic_int tf32_xt_enabled = -1;
 
 bool gemm_engine_wgmma_tf32_xt(void)
 {
-    return GEMM_TF32_XT_DEFAULT
-               ? env_switch(&tf32_xt_enabled, "CLOPS_GEMM_WGMMA_TF32_XT", "0", NULL)
-               : env_switch(&tf32_xt_enabled, "CLOPS_GEMM_WGMMA_TF32_XT", NULL, "1");
+    return env_switch_default(&tf32_xt_enabled, "CLOPS_GEMM_WGMMA_TF32_XT", GEMM_TF32_XT_DEFAULT);
 }
 
 void gemm_engine_set_wgmma_tf32_xt(bool on)
@@ -306,18 +322,10 @@ static atomic_int x3_enabled = -1;
 
 static int x3_state(void)
 {
-    int e = atomic_load(&x3_enabled);
-    if (e < 0) {
-        const char *v = host_env("CLOPS_GEMM_3XTF32");
-        int want = v && strcmp(v, "1") == 0   ? X3_FORCED
-                   : v && strcmp(v, "0") == 0 ? X3_OFF
-                   : GEMM_3XTF32_RULE         ? X3_RULE
-                                              : X3_OFF;
-        int expect = -1;
-        atomic_compare_exchange_strong(&x3_enabled, &expect, want);
-        e = atomic_load(&x3_enabled);
-    }
-    return e;
+    static const char *const names[] = {"1", "0"};
+    static const int states[] = {X3_FORCED, X3_OFF};
+    return env_mode(&x3_enabled, "CLOPS_GEMM_3XTF32", names, states, 2,
+                    GEMM_3XTF32_RULE ? X3_RULE : X3_OFF);
 }
 
 static bool x3_on(void)
@@ -333,6 +341,11 @@ void gemm_engine_set_3xtf32(bool on)
 void gemm_engine_reset_3xtf32(void)
 {
     atomic_store(&x3_enabled, -1);
+}
+
+int gemm_engine_3xtf32_state(void)
+{
+    return x3_state();
 }
 
 /* 3xTF32's promotion period when CLOPS_GEMM_3XTF32_PROMOTE does not name
@@ -2118,9 +2131,7 @@ static atomic_int x3_nt_enabled = -1;
 
 bool gemm_engine_3xtf32_nt(void)
 {
-    return GEMM_3XTF32_NT_DEFAULT
-               ? env_switch(&x3_nt_enabled, "CLOPS_GEMM_3XTF32_NT", "0", NULL)
-               : env_switch(&x3_nt_enabled, "CLOPS_GEMM_3XTF32_NT", NULL, "1");
+    return env_switch_default(&x3_nt_enabled, "CLOPS_GEMM_3XTF32_NT", GEMM_3XTF32_NT_DEFAULT);
 }
 
 void gemm_engine_set_3xtf32_nt(bool on)
